@@ -1,0 +1,52 @@
+"""coordqa: measure how well language models coordinate with partners.
+
+The public API is re-exported here and loaded lazily (PEP 562), so ``import coordqa`` and
+``coordqa --help`` do not pay for datasets, litellm or the game engines until they are used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+try:
+    __version__ = version("coordqa")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0.0.0+unknown"
+
+_EXPORTS = {
+    "Choice": "coordqa.choices",
+    "choose": "coordqa.choices",
+    "load_dataset": "coordqa.dataset",
+    "dataset_fingerprint": "coordqa.dataset",
+    "evaluate": "coordqa.evaluate",
+    "EvalConfig": "coordqa.evaluate",
+    "RunStore": "coordqa.store",
+    "open_run": "coordqa.store",
+    "get_model": "coordqa.llm",
+    "GenerateConfig": "coordqa.llm",
+    "CallPolicy": "coordqa.llm",
+    "Message": "coordqa.llm",
+    "make_game": "coordqa.games",
+    "make_player": "coordqa.games",
+    "play_episode": "coordqa.games",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+if TYPE_CHECKING:
+    from coordqa.choices import Choice, choose
+    from coordqa.dataset import dataset_fingerprint, load_dataset
+    from coordqa.evaluate import EvalConfig, evaluate
+    from coordqa.games import make_game, make_player, play_episode
+    from coordqa.llm import CallPolicy, GenerateConfig, Message, get_model
+    from coordqa.store import RunStore, open_run
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'coordqa' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,21 @@
+"""How the CLI reports errors: a coordqa error is one red line and exit code 2, not a traceback."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from coordqa.errors import CoordqaError
+
+
+def run_app(app: typer.Typer) -> None:
+    """Run ``app``; print :class:`CoordqaError` messages plainly and exit with status 2."""
+    try:
+        app()
+    except CoordqaError as error:
+        message = Text.assemble(("error: ", "bold red"), str(error))
+        Console(stderr=True).print(message, highlight=False)
+        sys.exit(2)

@@ -1,0 +1,264 @@
+"""The game protocol shared by the four games, and the player interface every player implements.
+
+A game is a small stateful environment for two players (Alice = 0, Bob = 1) that speaks text:
+``describe`` renders the working-memory text a player sees, ``legal_actions`` lists the text
+actions an LLM may choose, and ``step`` advances the game with the moves of the players who must
+act now. Every move is a string: a text action from ``legal_actions`` or, for games with a lower
+engine level (Overcooked), one of the game's primitive move names. Because moves are strings,
+trajectories are plain JSON and replay exactly.
+
+Why stateful plus snapshot/restore, rather than pure functions of a state: the engines
+(overcooked-ai, hanabi-learning-environment) are stateful objects; ``snapshot()`` gives a JSON
+form of the full state, and ``restore()`` rebuilds it exactly, which is all a QA scenario or a
+replayed trajectory needs.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from coordqa.registry import Registry
+
+PLAYER_NAMES = ("Alice", "Bob")
+"""Display names of player 0 and player 1, used in every description."""
+
+JsonDict = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one call to :meth:`Game.step` did."""
+
+    executed: dict[int, str]
+    """The engine-level move each player actually performed this step (for Overcooked a primitive
+    such as ``"north"`` or ``"interact"``; for the other games the text action itself). Replaying
+    these from the initial snapshot reproduces the episode exactly."""
+    reward: float
+    """Shared reward earned this step."""
+    completed: dict[int, str] = field(default_factory=dict)
+    """Text actions that finished this step, per player (an Overcooked medium-level action ends
+    over several timesteps; other games complete every move at once)."""
+    failed: dict[int, str] = field(default_factory=dict)
+    """Text actions that ended unfinished this step because they became impossible, per player."""
+    events: list[str] = field(default_factory=list)
+    """Human-readable events (``"Alice delivered a soup"``, ``"the thief was caught"``)."""
+    terminal: bool = False
+    """Whether the game is over after this step."""
+
+
+class Game(abc.ABC):
+    """One game instance: rules, current state, text rendering and grounding.
+
+    Subclasses register themselves with ``@GAMES.register("name")`` and are built through
+    :func:`make_game`.
+    """
+
+    name: ClassVar[str]
+    """Registry name, e.g. ``"overcooked"``."""
+    version: ClassVar[str]
+    """Bumped whenever rules, descriptions or action lists change (recorded in run manifests)."""
+    layouts: ClassVar[tuple[str, ...]]
+    """Layouts or maps this game accepts (``("default",)`` for single-map games)."""
+
+    def __init__(self, layout: str | None = None, seed: int = 0, **options: Any) -> None:
+        """Create the game on ``layout`` (the game's default when None), seeded, then reset it."""
+        self.layout = layout or self.layouts[0]
+        self.seed = seed
+        self.options = dict(options)
+
+    @abc.abstractmethod
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new episode (with a new seed when given)."""
+
+    @abc.abstractmethod
+    def players_to_act(self) -> list[int]:
+        """Players who must choose a move now (Hanabi: the player on turn; Overcooked: players
+        with no medium-level action in progress; Collab games: both)."""
+
+    @abc.abstractmethod
+    def legal_actions(self, player: int) -> list[str]:
+        """The text actions ``player`` may choose now, in a stable order."""
+
+    @abc.abstractmethod
+    def describe(self, player: int) -> str:
+        """Working-memory text of the current state for ``player`` (deterministic)."""
+
+    @abc.abstractmethod
+    def game_description(self) -> str:
+        """Long-term memory: rules, conventions, objective and action space, as a prompt text."""
+
+    @abc.abstractmethod
+    def step(self, moves: Mapping[int, str]) -> StepResult:
+        """Advance the game with the moves of ``players_to_act()``.
+
+        Raises:
+            GameError: a move is not legal, or a player who must act gave none.
+        """
+
+    @abc.abstractmethod
+    def is_terminal(self) -> bool:
+        """Whether the episode is over."""
+
+    @abc.abstractmethod
+    def score(self) -> float:
+        """The shared score so far (game-specific scale)."""
+
+    @abc.abstractmethod
+    def metrics(self) -> dict[str, float]:
+        """Game-specific episode metrics (deliveries, bombs, captured, turns, ...)."""
+
+    @abc.abstractmethod
+    def snapshot(self) -> JsonDict:
+        """The full state as JSON-serialisable data, including layout, seed and step count."""
+
+    @abc.abstractmethod
+    def restore(self, snapshot: Mapping[str, Any]) -> None:
+        """Make this game's state exactly the one ``snapshot`` describes."""
+
+    @classmethod
+    def from_snapshot(cls, snapshot: Mapping[str, Any]) -> Game:
+        """Build a game from a snapshot produced by :meth:`snapshot`."""
+        game = cls(layout=snapshot.get("layout"), seed=int(snapshot.get("seed", 0)))
+        game.restore(snapshot)
+        return game
+
+    def replay_step(self, executed: Mapping[int, str]) -> StepResult:
+        """Advance with stored engine moves (a trajectory's ``executed``); by default ``step``.
+
+        Games whose text actions span several engine steps (Overcooked) override this to apply
+        the primitive moves directly.
+        """
+        return self.step(executed)
+
+    def engine_moves(self, player: int) -> list[str]:
+        """Primitive engine moves ``player`` may make now; by default the text actions."""
+        return self.legal_actions(player)
+
+    def last_actions(self, player: int) -> list[str]:
+        """``player``'s completed text actions so far, oldest first (episodic memory)."""
+        return []
+
+
+GAMES: Registry[type[Game]] = Registry("game")
+"""Every game class, by name."""
+
+
+def make_game(name: str, layout: str | None = None, seed: int = 0, **options: Any) -> Game:
+    """Build a registered game; unknown names and layouts get a helpful error."""
+    import coordqa.games  # noqa: F401  (registers the built-in games)
+
+    cls = GAMES.get(name)
+    if layout is not None and layout not in cls.layouts:
+        from coordqa.errors import UnknownNameError
+        from coordqa.registry import suggest
+
+        close = suggest(layout, list(cls.layouts))
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise UnknownNameError(
+            f"unknown layout {layout!r} for {name}.{hint} Available: {', '.join(cls.layouts)}."
+        )
+    return cls(layout=layout, seed=seed, **options)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a player is given when asked to move.
+
+    Scripted players may read ``game`` directly (they run in-process and need structured state);
+    LLM agents use only ``description()`` and ``legal_actions``, exactly like a QA question.
+    """
+
+    game: Game
+    """The live game (read it, never step it)."""
+    player: int
+    """The index of the player being asked (0 = Alice, 1 = Bob)."""
+    legal_actions: Sequence[str]
+    """The text actions allowed now."""
+
+    def description(self) -> str:
+        """The working-memory text for this player."""
+        return self.game.describe(self.player)
+
+
+class Player(abc.ABC):
+    """A participant in a game: scripted bot, neural partner or LLM agent.
+
+    ``act`` is async so LLM agents can await model calls while other episodes run; scripted
+    players derive from :class:`ScriptedPlayer` and implement the synchronous ``choose``.
+    """
+
+    name: ClassVar[str] = "player"
+    """Registry name of this kind of player."""
+
+    def reset(self, game: Game, player: int, seed: int) -> None:
+        """Called before each episode with the game, this player's index and a seed."""
+
+    @abc.abstractmethod
+    async def act(self, observation: Observation) -> str:
+        """Choose a move: a text action from ``observation.legal_actions`` or an engine move."""
+
+    def observe(self, game: Game, player: int, result: StepResult) -> None:
+        """Called after every step (for every player, acting or not) with what happened."""
+
+
+class ScriptedPlayer(Player):
+    """A player whose decision is a plain computation (no awaiting)."""
+
+    @abc.abstractmethod
+    def choose(self, observation: Observation) -> str:
+        """Pick a move for the observation."""
+
+    async def act(self, observation: Observation) -> str:
+        """Run :meth:`choose` (scripted players never block the event loop for long)."""
+        return self.choose(observation)
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A registered kind of player: which games it plays and how to build one."""
+
+    name: str
+    """Registry name (e.g. ``"hanabi-convention"``)."""
+    games: tuple[str, ...]
+    """Games this player can play."""
+    factory: Any
+    """Callable ``factory(game_name, layout, **options) -> Player``."""
+    description: str = ""
+    """One line for ``coordqa games list`` / ``coordqa partners list``."""
+    kind: str = "scripted"
+    """``scripted``, ``bc``, ``sad``, ``obl``, ``llm``..."""
+
+
+PLAYERS: Registry[PlayerSpec] = Registry("player")
+"""Every player kind, by name. Partners and agents register here too."""
+
+
+def register_player(
+    name: str, games: Sequence[str], description: str = "", kind: str = "scripted"
+) -> Any:
+    """Decorator registering a player factory (a class or a function) under ``name``."""
+
+    def decorate(factory: Any) -> Any:
+        PLAYERS.add(name, PlayerSpec(name, tuple(games), factory, description, kind))
+        return factory
+
+    return decorate
+
+
+def make_player(name: str, game: str, layout: str | None = None, **options: Any) -> Player:
+    """Build a registered player for ``game``; a player that cannot play it is an error."""
+    import coordqa.games  # noqa: F401  (registers the built-in players)
+    from coordqa.errors import ConfigError
+
+    spec = PLAYERS.get(name)
+    if game not in spec.games:
+        fits = [n for n, s in PLAYERS.items() if game in s.games]
+        raise ConfigError(
+            f"player {name!r} cannot play {game} (it plays {', '.join(spec.games)}). "
+            f"Players for {game}: {', '.join(fits)}."
+        )
+    player: Player = spec.factory(game, layout, **options)
+    return player

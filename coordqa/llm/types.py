@@ -1,0 +1,124 @@
+"""Value types of the model gateway: messages, sampling parameters, call policy, usage, replies.
+
+Sampling parameters (:class:`GenerateConfig`) change what a model says and are part of the cache
+key; the call policy (:class:`CallPolicy`: concurrency, retries, timeouts) changes only how we
+ask, and is not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message."""
+
+    role: Role
+    """Who speaks: ``system``, ``user`` or ``assistant``."""
+    content: str
+    """The text."""
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    """Sampling parameters sent to the model (None: the provider's default)."""
+
+    temperature: float | None = None
+    """Sampling temperature."""
+    top_p: float | None = None
+    """Nucleus sampling mass."""
+    max_tokens: int | None = None
+    """Cap on completion tokens."""
+    seed: int | None = None
+    """Provider-side sampling seed, where supported."""
+
+
+@dataclass(frozen=True)
+class CallPolicy:
+    """How calls are made: limits, retries and timeouts. Bounded by default."""
+
+    concurrency: int = 8
+    """Calls in flight at once per connection (provider plus api_base)."""
+    requests_per_minute: float | None = None
+    """Optional request rate limit per connection."""
+    tokens_per_minute: float | None = None
+    """Optional token rate limit per connection (prompt plus completion, estimated)."""
+    timeout_s: float = 120.0
+    """Timeout of one attempt."""
+    max_attempts: int = 6
+    """Attempts per call, the first included."""
+    max_total_s: float = 900.0
+    """Give up on a call after this long, whatever attempts remain."""
+    backoff_initial_s: float = 1.0
+    """First backoff delay; doubled each retry, with full jitter."""
+    backoff_max_s: float = 60.0
+    """Upper bound of a single backoff delay (Retry-After is honoured up to max_total_s)."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens and cost of one or more calls. ``cost`` is None when a price is unknown, never 0."""
+
+    prompt_tokens: int = 0
+    """Tokens sent."""
+    completion_tokens: int = 0
+    """Tokens received."""
+    cost: float | None = None
+    """US dollars, where litellm knows the price."""
+    calls: int = 0
+    """Number of model calls counted."""
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        """Sum two usages; the cost stays known only if both are known (or one has no calls)."""
+        if self.calls == 0:
+            cost = other.cost
+        elif other.calls == 0:
+            cost = self.cost
+        elif self.cost is None or other.cost is None:
+            cost = None
+        else:
+            cost = self.cost + other.cost
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            cost,
+            self.calls + other.calls,
+        )
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The outcome of one model call after retries.
+
+    Exactly one of ``text`` and ``error`` is set: a call that still fails after its retries is an
+    error outcome, never an answer.
+    """
+
+    text: str | None
+    """The model's reply text (None when the call failed)."""
+    error: str | None = None
+    """Why the call failed for good (None on success)."""
+    usage: Usage = field(default_factory=Usage)
+    """Tokens and cost of this call."""
+    latency_s: float = 0.0
+    """Wall time of the call, retries and waits included."""
+    attempts: int = 1
+    """Attempts made (0 when served from the cache)."""
+    cached: bool = False
+    """Whether the reply came from the response cache."""
+    model: str = ""
+    """The model string that answered."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the call produced a reply text."""
+        return self.error is None and self.text is not None
