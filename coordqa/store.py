@@ -1,0 +1,465 @@
+"""Run directories: one format for QA runs, agentic runs and played games.
+
+A run is a directory holding
+
+- ``manifest.json``: a :class:`RunManifest` saying what was run (package version, command line,
+  configuration, dataset fingerprint, run fingerprint), rewritten atomically;
+- append-only JSONL *streams* (``samples.jsonl``, ``calls.jsonl``...): every record is written as
+  soon as it exists, flushed and fsynced, so a killed process loses at most the line it was
+  writing. A record counts as written when its newline is on disk: a truncated last line is
+  ignored on read (and counted in :attr:`RunStore.warnings`) and cut off before the next append,
+  never repaired into something that was not written;
+- derived files (scores, summaries, tables) rewritten atomically from the streams, so they can
+  always be rebuilt without calling a model.
+
+Resuming is the caller's job (it reads the streams and skips keys already present); the store's
+part is to refuse resuming a run whose configuration differs from the one being started
+(:meth:`RunStore.open_or_create`), so two different experiments never mix in one directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from coordqa.errors import StoreError
+
+try:  # POSIX only; elsewhere two writers on one run are not detected
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "DatasetInfo",
+    "RunKind",
+    "RunManifest",
+    "RunStore",
+    "content_hash",
+    "open_run",
+]
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+"""Version of the run directory format; bumped when a reader of the old format would misread it."""
+
+MANIFEST = "manifest.json"
+_LOCK = ".lock"
+_STREAM_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+RunKind = Literal["qa", "agentic", "play"]
+RunStatus = Literal["created", "running", "finished", "interrupted"]
+
+
+def content_hash(obj: Any) -> str:
+    """SHA-256 of the canonical JSON form of ``obj`` (sorted keys, no whitespace).
+
+    Used for run fingerprints and configuration hashes, so two equal configurations hash the
+    same whatever their key order.
+
+    >>> content_hash({"b": 1, "a": 2}) == content_hash({"a": 2, "b": 1})
+    True
+    """
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _package_version() -> str:
+    from coordqa import __version__
+
+    return __version__
+
+
+class DatasetInfo(BaseModel):
+    """The dataset a run used, identified by content rather than by path."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    """What the user asked for (a bundled name or a path)."""
+    fingerprint: str
+    """Content fingerprint of the (filtered) questions."""
+    version: str | None = None
+    """The dataset's declared version."""
+    num_questions: int
+    """Questions in the run after filtering."""
+
+
+class RunManifest(BaseModel):
+    """What a run is: enough to reproduce it and to refuse resuming it with other settings.
+
+    ``config`` holds everything that changes results (model, api_base, sampling, trials, filters,
+    prompt layout, seeds); a resumed run must have exactly the same ``config``, dataset
+    fingerprint and ``fingerprint``. ``runtime`` holds settings that only change how the run is
+    executed (concurrency, cache, retries) and may differ between sessions.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    """Run directory format version (:data:`SCHEMA_VERSION` when written)."""
+    kind: RunKind
+    """``qa``, ``agentic`` or ``play``."""
+    coordqa_version: str = Field(default_factory=_package_version)
+    """Version of coordqa that created the run."""
+    created_at: datetime = Field(default_factory=_now)
+    """When the run directory was created (UTC)."""
+    started_at: datetime | None = None
+    """When the latest session (first run or resume) started."""
+    finished_at: datetime | None = None
+    """When the run last finished all its work (None while unfinished)."""
+    status: RunStatus = "created"
+    """``created``, ``running``, ``finished`` or ``interrupted`` (a killed run stays running)."""
+    sessions: int = 0
+    """How many times the run was started (1 + number of resumes)."""
+    command: list[str] = Field(default_factory=lambda: list(sys.argv))
+    """The command line of the session that created the run."""
+    config: dict[str, Any]
+    """Everything that changes results; must match exactly to resume."""
+    runtime: dict[str, Any] = Field(default_factory=dict)
+    """Execution settings that may change between sessions (concurrency, cache, retries)."""
+    dataset: DatasetInfo | None = None
+    """The dataset, for runs that use one."""
+    fingerprint: str
+    """Hash of the config, the dataset and every question, prompt and answer key of the run."""
+
+    def mismatches(self, other: RunManifest) -> list[str]:
+        """Human-readable differences that forbid resuming this run as ``other``."""
+        problems: list[str] = []
+        if self.kind != other.kind:
+            problems.append(f"kind: {self.kind!r} != {other.kind!r}")
+        for key in sorted(set(self.config) | set(other.config)):
+            mine, theirs = self.config.get(key), other.config.get(key)
+            if mine != theirs:
+                problems.append(f"{key}: stored {mine!r}, requested {theirs!r}")
+        stored_fp = self.dataset.fingerprint if self.dataset else None
+        requested_fp = other.dataset.fingerprint if other.dataset else None
+        if stored_fp != requested_fp:
+            problems.append(f"dataset fingerprint: stored {stored_fp}, requested {requested_fp}")
+        if not problems and self.fingerprint != other.fingerprint:
+            problems.append(
+                f"run fingerprint: stored {self.fingerprint[:12]}, requested "
+                f"{other.fingerprint[:12]} (questions, prompts or answer keys changed)"
+            )
+        return problems
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a fsynced temporary file and ``os.replace``."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _dumps(record: Any, where: str) -> str:
+    try:
+        return json.dumps(record, ensure_ascii=False, allow_nan=False, default=_json_default)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(
+            f"cannot store a record in {where}: {exc}. Records must be JSON data "
+            "(dict, list, str, int, finite float, bool, None, datetime, Path)."
+        ) from exc
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+class RunStore:
+    """A run directory opened for reading and appending.
+
+    Create one with :meth:`create`, :meth:`open_or_create` or :func:`open_run`. Appending takes an
+    exclusive lock on the directory (POSIX), so two processes never write the same run at once;
+    reading needs no lock. Use it as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, path: Path, manifest: RunManifest) -> None:
+        """Wrap an existing run directory; prefer the constructors below."""
+        self.path = path
+        self.manifest = manifest
+        self.warnings: list[str] = []
+        """Problems met while reading (truncated last lines), for the caller to show."""
+        self._writers: dict[str, IO[bytes]] = {}
+        self._lock: IO[bytes] | None = None
+
+    # -- constructors -----------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], manifest: RunManifest) -> RunStore:
+        """Create a new run at ``path`` (which must not hold a run yet)."""
+        root = Path(path)
+        if (root / MANIFEST).exists():
+            raise StoreError(
+                f"{root} already holds a run; open it with open_run(), or choose another --out"
+            )
+        root.mkdir(parents=True, exist_ok=True)
+        store = cls(root, manifest)
+        store.write_json(MANIFEST, manifest.model_dump(mode="json"))
+        return store
+
+    @classmethod
+    def open_or_create(cls, path: str | os.PathLike[str], manifest: RunManifest) -> RunStore:
+        """Resume the run at ``path`` if it has the same configuration, or create it.
+
+        Raises:
+            StoreError: the directory holds a run with another configuration, dataset or set
+                of questions (the message lists the differences and the fix).
+        """
+        root = Path(path)
+        if not (root / MANIFEST).exists():
+            return cls.create(root, manifest)
+        store = open_run(root)
+        problems = store.manifest.mismatches(manifest)
+        if problems:
+            raise StoreError(
+                f"{root} holds a run with a different configuration ("
+                + "; ".join(problems)
+                + "). Use another --out directory, or the same options as that run to resume it."
+            )
+        store.update_manifest(runtime=manifest.runtime)
+        return store
+
+    # -- manifest ---------------------------------------------------------------------------
+
+    def update_manifest(self, **changes: Any) -> RunManifest:
+        """Change manifest fields and rewrite ``manifest.json`` atomically."""
+        data = self.manifest.model_dump()
+        data.update(changes)
+        try:
+            self.manifest = RunManifest.model_validate(data)
+        except ValidationError as exc:
+            raise StoreError(f"invalid manifest update {sorted(changes)}: {exc}") from exc
+        self.write_json(MANIFEST, self.manifest.model_dump(mode="json"))
+        return self.manifest
+
+    def mark_started(self) -> None:
+        """Record the start of a session (first run or resume)."""
+        self.update_manifest(
+            started_at=_now(),
+            finished_at=None,
+            status="running",
+            sessions=self.manifest.sessions + 1,
+        )
+
+    def mark_finished(self) -> None:
+        """Record that the run completed all its work."""
+        self.update_manifest(finished_at=_now(), status="finished")
+
+    def mark_interrupted(self) -> None:
+        """Record that the session was stopped before the end (Ctrl-C)."""
+        self.update_manifest(status="interrupted")
+
+    # -- streams ----------------------------------------------------------------------------
+
+    def stream_path(self, stream: str) -> Path:
+        """The file of a JSONL stream (``<stream>.jsonl``)."""
+        if not _STREAM_NAME.match(stream):
+            raise StoreError(
+                f"invalid stream name {stream!r}: use lowercase letters, digits and '_' "
+                "(for example 'samples' or 'calls')"
+            )
+        return self.path / f"{stream}.jsonl"
+
+    def append(self, stream: str, record: Mapping[str, Any]) -> None:
+        """Append one record to ``stream``, durable (flushed and fsynced) when this returns."""
+        line = (_dumps(dict(record), self.stream_path(stream).name) + "\n").encode("utf-8")
+        handle = self._writer(stream)
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+    def records(self, stream: str) -> list[dict[str, Any]]:
+        """All complete records of ``stream`` in write order (``[]`` when it does not exist).
+
+        A last line without its newline was being written when the process died: it is skipped
+        and a warning is added to :attr:`warnings`. An unreadable line before the end means the
+        file was damaged by something else, and raises :class:`StoreError`.
+        """
+        return list(self.iter_records(stream))
+
+    def iter_records(self, stream: str) -> Iterator[dict[str, Any]]:
+        """Like :meth:`records`, one record at a time."""
+        path = self.stream_path(stream)
+        if not path.exists():
+            return
+        data = path.read_bytes()
+        lines = data.split(b"\n")
+        tail = lines.pop()  # b"" when the file ends with a newline
+        if tail:
+            message = (
+                f"{path.name}: ignored an incomplete last line ({len(tail)} bytes), "
+                "left by an interrupted write"
+            )
+            self.warnings.append(message)
+            logger.warning("%s: %s", self.path, message)
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise StoreError(
+                    f"{path}: line {number} is not valid JSON ({exc.msg}); the file was damaged "
+                    "outside coordqa. Restore it or start a new run with another --out."
+                ) from exc
+            if not isinstance(record, dict):
+                raise StoreError(f"{path}: line {number} is not a JSON object")
+            yield record
+
+    def _writer(self, stream: str) -> IO[bytes]:
+        handle = self._writers.get(stream)
+        if handle is not None:
+            return handle
+        self._acquire_lock()
+        path = self.stream_path(stream)
+        handle = open(path, "ab+")  # noqa: SIM115 - kept open across appends, closed in close()
+        _cut_incomplete_tail(handle)
+        self._writers[stream] = handle
+        return handle
+
+    def _acquire_lock(self) -> None:
+        if self._lock is not None or fcntl is None:
+            return
+        handle = open(self.path / _LOCK, "ab")  # noqa: SIM115 - held until close()
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise StoreError(
+                f"{self.path} is being written by another process; wait for it to finish "
+                "or choose another --out"
+            ) from None
+        self._lock = handle
+
+    # -- whole files ------------------------------------------------------------------------
+
+    def file(self, name: str) -> Path:
+        """Path of a file inside the run directory (for derived outputs such as figures)."""
+        if Path(name).is_absolute() or ".." in Path(name).parts:
+            raise StoreError(f"file name {name!r} must be relative and stay inside the run")
+        return self.path / name
+
+    def write_json(self, name: str, obj: Any) -> Path:
+        """Write ``obj`` as indented JSON to ``name``, atomically (temp file + rename)."""
+        path = self.file(name)
+        text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False, default=_json_default)
+        _atomic_write_bytes(path, (text + "\n").encode("utf-8"))
+        return path
+
+    def write_jsonl(self, name: str, records: list[Mapping[str, Any]]) -> Path:
+        """Replace a derived JSONL file (not a stream) with ``records``, atomically."""
+        path = self.file(name)
+        body = "".join(_dumps(dict(r), name) + "\n" for r in records)
+        _atomic_write_bytes(path, body.encode("utf-8"))
+        return path
+
+    def read_json(self, name: str) -> Any:
+        """Read a JSON file of the run; a missing or unreadable file is a :class:`StoreError`."""
+        path = self.file(name)
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise StoreError(f"{path} does not exist") from None
+        except (OSError, json.JSONDecodeError) as exc:
+            raise StoreError(f"{path} cannot be read as JSON: {exc}") from exc
+
+    # -- lifetime ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close stream files and release the write lock."""
+        for handle in self._writers.values():
+            handle.close()
+        self._writers.clear()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _cut_incomplete_tail(handle: IO[bytes]) -> None:
+    """Truncate a trailing partial line, so the next record starts on a line of its own."""
+    size = handle.seek(0, os.SEEK_END)
+    if size == 0:
+        return
+    block = 4096
+    position = size
+    while position > 0:
+        start = max(0, position - block)
+        handle.seek(start)
+        chunk = handle.read(position - start)
+        if position == size and chunk.endswith(b"\n"):
+            return
+        newline = chunk.rfind(b"\n")
+        if newline >= 0:
+            handle.truncate(start + newline + 1)
+            break
+        position = start
+    else:
+        handle.truncate(0)
+    handle.flush()
+    os.fsync(handle.fileno())
+    handle.seek(0, os.SEEK_END)
+
+
+def open_run(path: str | os.PathLike[str]) -> RunStore:
+    """Open an existing run directory.
+
+    Raises:
+        StoreError: the directory or its manifest is missing, unreadable, or from a newer
+            coordqa.
+    """
+    root = Path(path)
+    manifest_path = root / MANIFEST
+    if not root.is_dir():
+        raise StoreError(f"run directory {root} does not exist; check the path")
+    if not manifest_path.exists():
+        raise StoreError(f"{root} is not a coordqa run: it has no {MANIFEST}")
+    try:
+        data = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{manifest_path} is corrupt ({exc}); it cannot be resumed") from exc
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{root} was written with run format {version}, newer than this coordqa "
+            f"understands ({SCHEMA_VERSION}); upgrade coordqa (pip install -U coordqa)"
+        )
+    try:
+        manifest = RunManifest.model_validate(data)
+    except ValidationError as exc:
+        raise StoreError(f"{manifest_path} is not a valid run manifest: {exc}") from exc
+    return RunStore(root, manifest)

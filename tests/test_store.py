@@ -1,0 +1,180 @@
+"""The run store: manifests, durable append-only streams, truncated lines, resume checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from coordqa.errors import StoreError
+from coordqa.store import DatasetInfo, RunManifest, RunStore, content_hash, open_run
+
+
+def manifest(**config: object) -> RunManifest:
+    cfg = {"model": "random", "trials": 3, **config}
+    dataset = DatasetInfo(name="example", fingerprint="abc", version="1", num_questions=2)
+    return RunManifest(kind="qa", config=cfg, dataset=dataset, fingerprint=content_hash(cfg))
+
+
+def test_create_append_and_reopen(tmp_path: Path) -> None:
+    with RunStore.create(tmp_path / "run", manifest()) as store:
+        store.append("samples", {"key": 1, "text": "é"})
+        store.append("samples", {"key": 2})
+    reopened = open_run(tmp_path / "run")
+    assert [r["key"] for r in reopened.records("samples")] == [1, 2]
+    assert reopened.records("samples")[0]["text"] == "é"
+    assert reopened.records("calls") == []
+    assert reopened.manifest.config == {"model": "random", "trials": 3}
+    assert reopened.manifest.schema_version == 1
+    assert reopened.manifest.dataset is not None and reopened.manifest.dataset.fingerprint == "abc"
+
+
+def test_create_refuses_existing_run(tmp_path: Path) -> None:
+    RunStore.create(tmp_path, manifest()).close()
+    with pytest.raises(StoreError, match="already holds a run"):
+        RunStore.create(tmp_path, manifest())
+
+
+def test_truncated_last_line_is_ignored_then_cut_before_next_append(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path, manifest())
+    store.append("samples", {"key": 1})
+    store.close()
+    with open(tmp_path / "samples.jsonl", "ab") as handle:
+        handle.write(b'{"key": 2, "te')  # a write cut by SIGKILL
+    reader = open_run(tmp_path)
+    assert reader.records("samples") == [{"key": 1}]
+    assert len(reader.warnings) == 1 and "incomplete last line" in reader.warnings[0]
+
+    writer = open_run(tmp_path)
+    writer.append("samples", {"key": 3})
+    writer.close()
+    assert (tmp_path / "samples.jsonl").read_text() == '{"key": 1}\n{"key": 3}\n'
+    assert open_run(tmp_path).warnings == []
+
+
+def test_complete_json_without_newline_counts_as_unwritten(tmp_path: Path) -> None:
+    RunStore.create(tmp_path, manifest()).close()
+    (tmp_path / "calls.jsonl").write_bytes(b'{"a": 1}')
+    store = open_run(tmp_path)
+    assert store.records("calls") == []
+    store.append("calls", {"b": 2})
+    assert store.records("calls") == [{"b": 2}]
+
+
+def test_damaged_middle_line_is_an_error(tmp_path: Path) -> None:
+    RunStore.create(tmp_path, manifest()).close()
+    (tmp_path / "samples.jsonl").write_bytes(b'{"a": 1}\nnot json\n{"b": 2}\n')
+    with pytest.raises(StoreError, match="line 2 is not valid JSON"):
+        open_run(tmp_path).records("samples")
+
+
+def test_non_json_record_and_bad_stream_name_are_rejected(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path, manifest())
+    with pytest.raises(StoreError, match="JSON data"):
+        store.append("samples", {"x": float("nan")})
+    with pytest.raises(StoreError, match="invalid stream name"):
+        store.append("../evil", {"x": 1})
+    assert store.records("samples") == []
+
+
+def test_open_or_create_resumes_same_config_and_refuses_another(tmp_path: Path) -> None:
+    first = RunStore.open_or_create(tmp_path, manifest())
+    first.append("samples", {"k": 1})
+    first.close()
+    resumed = RunStore.open_or_create(tmp_path, manifest())
+    assert resumed.records("samples") == [{"k": 1}]
+    resumed.close()
+    with pytest.raises(StoreError) as info:
+        RunStore.open_or_create(tmp_path, manifest(trials=5))
+    message = str(info.value)
+    assert "trials: stored 3, requested 5" in message
+    assert "another --out" in message
+
+
+def test_runtime_settings_may_change_on_resume(tmp_path: Path) -> None:
+    RunStore.open_or_create(tmp_path, manifest()).close()
+    changed = manifest()
+    changed.runtime["concurrency"] = 64
+    store = RunStore.open_or_create(tmp_path, changed)
+    assert open_run(tmp_path).manifest.runtime == {"concurrency": 64}
+    store.close()
+
+
+def test_open_run_errors(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="does not exist"):
+        open_run(tmp_path / "missing")
+    with pytest.raises(StoreError, match="no manifest.json"):
+        open_run(tmp_path)
+    (tmp_path / "manifest.json").write_text("{broken")
+    with pytest.raises(StoreError, match="corrupt"):
+        open_run(tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps({"schema_version": 99}))
+    with pytest.raises(StoreError, match="newer"):
+        open_run(tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps({"kind": "qa"}))
+    with pytest.raises(StoreError, match="not a valid run manifest"):
+        open_run(tmp_path)
+
+
+def test_manifest_lifecycle_and_atomic_json(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path, manifest())
+    store.mark_started()
+    assert open_run(tmp_path).manifest.status == "running"
+    store.mark_finished()
+    final = open_run(tmp_path).manifest
+    assert final.status == "finished" and final.sessions == 1 and final.finished_at is not None
+    store.write_json("summary.json", {"accuracy": 0.5})
+    assert store.read_json("summary.json") == {"accuracy": 0.5}
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+    with pytest.raises(StoreError, match="does not exist"):
+        store.read_json("absent.json")
+    with pytest.raises(StoreError, match="stay inside"):
+        store.file("../outside.json")
+
+
+def test_second_writer_process_is_refused(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path, manifest())
+    store.append("samples", {"k": 1})
+    script = textwrap.dedent(
+        f"""
+        from coordqa.store import open_run
+        from coordqa.errors import StoreError
+        try:
+            open_run({str(tmp_path)!r}).append("samples", {{"k": 2}})
+        except StoreError as e:
+            print("refused:", e)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert "refused" in out.stdout and "another process" in out.stdout
+    store.close()
+    assert open_run(tmp_path).records("samples") == [{"k": 1}]
+
+
+def test_killed_writer_loses_at_most_the_line_being_written(tmp_path: Path) -> None:
+    """A writer SIGKILLed in a loop leaves only whole records (plus maybe one cut line)."""
+    RunStore.create(tmp_path, manifest()).close()
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from coordqa.store import open_run
+        store = open_run({str(tmp_path)!r})
+        for i in range(100000):
+            store.append("samples", {{"i": i, "pad": "x" * 500}})
+            if i == 50:
+                print("ready", flush=True)
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ready"
+    proc.kill()
+    proc.wait()
+    records = open_run(tmp_path).records("samples")
+    assert len(records) > 50
+    assert [r["i"] for r in records] == list(range(len(records)))
