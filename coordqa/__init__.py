@@ -33,7 +33,24 @@ _EXPORTS = {
     "play_episode": "coordqa.games",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "CallPolicy",
+    "Choice",
+    "EvalConfig",
+    "GenerateConfig",
+    "Message",
+    "RunStore",
+    "__version__",
+    "choose",
+    "dataset_fingerprint",
+    "evaluate",
+    "get_model",
+    "load_dataset",
+    "make_game",
+    "make_player",
+    "open_run",
+    "play_episode",
+]
 
 if TYPE_CHECKING:
     from coordqa.choices import Choice, choose

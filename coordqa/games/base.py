@@ -75,8 +75,11 @@ class Game(abc.ABC):
 
     @abc.abstractmethod
     def players_to_act(self) -> list[int]:
-        """Players who must choose a move now (Hanabi: the player on turn; Overcooked: players
-        with no medium-level action in progress; Collab games: both)."""
+        """Players who must choose a move now.
+
+        Hanabi: the player on turn; Overcooked: players with no medium-level action in
+        progress; Collab games: both.
+        """
 
     @abc.abstractmethod
     def legal_actions(self, player: int) -> list[str]:
@@ -193,14 +196,14 @@ class Player(abc.ABC):
     name: ClassVar[str] = "player"
     """Registry name of this kind of player."""
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
+    def reset(self, game: Game, player: int, seed: int) -> None:  # noqa: B027 (optional hook)
         """Called before each episode with the game, this player's index and a seed."""
 
     @abc.abstractmethod
     async def act(self, observation: Observation) -> str:
         """Choose a move: a text action from ``observation.legal_actions`` or an engine move."""
 
-    def observe(self, game: Game, player: int, result: StepResult) -> None:
+    def observe(self, game: Game, player: int, result: StepResult) -> None:  # noqa: B027
         """Called after every step (for every player, acting or not) with what happened."""
 
 

@@ -128,7 +128,7 @@ async def play_episode(
                 for p in to_act
             )
         )
-        decisions = dict(zip(to_act, chosen))
+        decisions = dict(zip(to_act, chosen, strict=True))
         result = game.step(decisions)
         trajectory.steps.append(_record(decisions, result))
         for index, player in enumerate(players):
@@ -151,8 +151,9 @@ def _record(decisions: dict[int, str], result: StepResult) -> StepRecord:
 
 
 def replay(trajectory: Trajectory) -> Game:
-    """Re-simulate a trajectory from its initial snapshot and check every step's reward and the
-    final score, metrics and state.
+    """Re-simulate a trajectory from its initial snapshot and check it.
+
+    Every step's reward, and the final score, metrics and state, must match what is stored.
 
     Raises:
         GameError: the stored trajectory does not match what the engine does.

@@ -1,0 +1,139 @@
+"""Turning scenarios into dataset rows: rendering, solving, deterministic option shuffling.
+
+Rows are rendered by ``coordqa.games`` (the same descriptions agents see) and answered by the
+builders' solvers; nothing is typed in by hand. Options are shuffled with a generator seeded by
+the question id, so rebuilding gives byte-identical files and the position of the right answer
+carries no signal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Iterable, Iterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from coordqa.scenarios.builder import BUILDERS
+from coordqa.scenarios.model import QuestionDraft, Scenario
+
+DATASET_NAME = "coordinationqa"
+DATASET_VERSION = "1.0.0"
+SOURCE = "coordqa-v1"
+GAME_ORDER = ("overcooked", "hanabi", "collab_capture", "collab_escape")
+"""Order of the games in the curated list and in the built dataset."""
+
+
+def curated_scenarios() -> list[Scenario]:
+    """The curated scenarios of CoordinationQA v1, in dataset order."""
+    folder = resources.files("coordqa.scenarios").joinpath("curated")
+    scenarios: list[Scenario] = []
+    for game in GAME_ORDER:
+        entry = folder.joinpath(f"{game}.json")
+        if entry.is_file():
+            scenarios.extend(Scenario.from_dict(item) for item in json.loads(entry.read_text()))
+    return scenarios
+
+
+def question_id(scenario: Scenario, draft: QuestionDraft) -> str:
+    """``<scenario id>-<type>``, e.g. ``hanabi-07-ToM``."""
+    return f"{scenario.scenario_id}-{draft.question_type}"
+
+
+def shuffled(draft: QuestionDraft, qid: str) -> tuple[list[str], list[int]]:
+    """Shuffle a draft's options deterministically.
+
+    Returns the options in a pseudo-random order seeded by the question id, and the correct
+    indices remapped to that order.
+    """
+    seed = int.from_bytes(hashlib.sha256(qid.encode()).digest()[:8], "big")
+    order = list(range(len(draft.options)))
+    random.Random(seed).shuffle(order)
+    options = [draft.options[i] for i in order]
+    correct = sorted(order.index(i) for i in draft.correct)
+    return options, correct
+
+
+def scenario_snapshot(scenario: Scenario) -> str:
+    """The JSON stored in a row's ``snapshot`` column: enough to rebuild and re-solve it."""
+    payload = {
+        "scenario_id": scenario.scenario_id,
+        "game": scenario.game,
+        "layout": scenario.layout,
+        "player": scenario.player,
+        "kinds": scenario.kinds,
+        "reached_by": scenario.reached_by,
+        "snapshot": scenario.snapshot,
+    }
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"))
+
+
+def scenario_from_row(row: dict[str, Any]) -> Scenario:
+    """Inverse of :func:`scenario_snapshot`, from a dataset row."""
+    return Scenario.from_dict(json.loads(row["snapshot"]))
+
+
+def scenario_rows(
+    scenario: Scenario, *, source: str = SOURCE, version: str = DATASET_VERSION
+) -> list[dict[str, Any]]:
+    """The three dataset rows (EC, ToM, JP) of one scenario.
+
+    Raises:
+        ScenarioRejected: the builder finds the state ambiguous.
+    """
+    builder = BUILDERS.get(scenario.game)
+    game = builder.restore(scenario)
+    built = builder.questions(game, scenario)
+    common = {
+        "scenario_id": scenario.scenario_id,
+        "game": scenario.game,
+        "layout": scenario.layout,
+        "game_description": game.game_description(),
+        "state_description": game.describe(scenario.player),
+        "concept": built.concept,
+        "source": source,
+        "version": version,
+        "snapshot": scenario_snapshot(scenario),
+    }
+    rows = []
+    for draft in built.drafts():
+        qid = question_id(scenario, draft)
+        options, correct = shuffled(draft, qid)
+        rows.append(
+            {
+                **common,
+                "question_id": qid,
+                "question_type": draft.question_type,
+                "question": draft.question,
+                "options": options,
+                "correct": correct,
+                "rationale": draft.rationale,
+                "tags": [f"kind:{draft.kind}", f"builder:{scenario.game}-v{builder.version}"],
+            }
+        )
+    return rows
+
+
+def build_rows(scenarios: Iterable[Scenario], **labels: str) -> Iterator[dict[str, Any]]:
+    """Rows of every scenario in order (see :func:`scenario_rows`)."""
+    for scenario in scenarios:
+        yield from scenario_rows(scenario, **labels)
+
+
+def build_dataset(out_dir: str | Path | None = None) -> Path:
+    """Build CoordinationQA v1 from the curated list and return the folder written.
+
+    ``out_dir`` defaults to the package's bundled data folder.
+
+    Raises:
+        ScenarioRejected: a curated scenario no longer gives an unambiguous question.
+    """
+    from coordqa.dataset import bundled_dataset_dir, save_dataset
+    from coordqa.scenarios.card import dataset_card
+
+    rows = list(build_rows(curated_scenarios()))
+    target = Path(out_dir) if out_dir is not None else bundled_dataset_dir()
+    save_dataset(rows, target, card=dataset_card(rows))
+    return target

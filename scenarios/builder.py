@@ -1,0 +1,48 @@
+"""The per-game scenario builder contract and its registry.
+
+Each game has one builder that (1) proposes candidate states by seeded scripted play, and (2)
+turns a state into its EC, ToM and JP questions with solvers, rejecting states whose answers are
+not clear. The same ``questions`` function builds the dataset, validates it and generates fresh
+scenarios, so the three can never disagree.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterator
+from typing import ClassVar
+
+from coordqa.scenarios.model import Scenario, ScenarioQuestions
+
+from coordqa.games import GAMES, Game
+from coordqa.registry import Registry
+
+
+class ScenarioBuilder(abc.ABC):
+    """Builds questions for one game."""
+
+    game: ClassVar[str]
+    """Game registry name."""
+    version: ClassVar[str]
+    """Bumped whenever a question builder or solver changes an option or an answer key."""
+
+    @abc.abstractmethod
+    def questions(self, game: Game, scenario: Scenario) -> ScenarioQuestions:
+        """Compute the three questions for the state of ``game`` seen by ``scenario.player``.
+
+        Raises:
+            ScenarioRejected: an answer would be ambiguous (no option beats the others by the
+                builder's stated margin), or the state offers no meaningful question.
+        """
+
+    @abc.abstractmethod
+    def candidates(self, seed: int) -> Iterator[Scenario]:
+        """Yield candidate scenarios reached by seeded play (finite, deterministic per seed)."""
+
+    def restore(self, scenario: Scenario) -> Game:
+        """Rebuild the scenario's game state from its snapshot."""
+        return GAMES.get(scenario.game).from_snapshot(scenario.snapshot)
+
+
+BUILDERS: Registry[ScenarioBuilder] = Registry("scenario builder")
+"""One builder per game, by game name."""
