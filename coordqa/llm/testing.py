@@ -1,0 +1,291 @@
+"""A local OpenAI-compatible chat server for tests and benchmarks.
+
+Model code is tested at the HTTP boundary: a real litellm ``openai/<anything>`` model is pointed at
+this server with ``api_base=server.base_url``, so retries, timeouts, limits and the cache are
+exercised through the same client stack that talks to real providers. Faults (429 with
+Retry-After, 500, slow replies, broken 200 bodies, client errors) are scripted per request index.
+
+The server binds to ``127.0.0.1`` on a free port, serves from daemon threads, answers each request
+exactly once and stops when its ``with`` block ends. Nothing in it loops without bound: a slow
+reply waits at most ``Fault.sleep_s`` and wakes early when the server stops.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+from coordqa.errors import ConfigError
+
+Responder = Callable[[dict[str, Any], int], str]
+"""Computes the reply text from the request body and the request's index (0-based)."""
+
+FaultKind = Literal["status", "slow", "invalid_json", "no_choices", "empty_content"]
+
+_CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What goes wrong with one request. Build one with the class methods."""
+
+    kind: FaultKind
+    """``status``: an error status; ``slow``: a normal reply after ``sleep_s``; the others: a 200
+    reply whose body is invalid JSON, lacks ``choices``, or has empty content."""
+    status: int = 200
+    """HTTP status of a ``status`` fault."""
+    retry_after: str | None = None
+    """Value of the Retry-After header, if any (seconds, as the header's text)."""
+    sleep_s: float = 0.0
+    """Delay before a ``slow`` reply; longer than the client timeout simulates a timeout."""
+
+    @classmethod
+    def rate_limit(cls, retry_after: float | None = 1.0) -> Fault:
+        """A 429 Too Many Requests, with a Retry-After header unless ``retry_after`` is None."""
+        header = None if retry_after is None else f"{retry_after:g}"
+        return cls("status", status=429, retry_after=header)
+
+    @classmethod
+    def error(cls, status: int = 500) -> Fault:
+        """An error status (500 for a server error, 400/401 for permanent client errors)."""
+        return cls("status", status=status)
+
+    @classmethod
+    def slow(cls, sleep_s: float) -> Fault:
+        """A reply delayed by ``sleep_s`` seconds (a timeout when it exceeds the client's)."""
+        return cls("slow", sleep_s=sleep_s)
+
+    @classmethod
+    def invalid_json(cls) -> Fault:
+        """A 200 reply whose body is not JSON."""
+        return cls("invalid_json")
+
+    @classmethod
+    def no_choices(cls) -> Fault:
+        """A 200 reply whose JSON body has no ``choices``."""
+        return cls("no_choices")
+
+    @classmethod
+    def empty_content(cls) -> Fault:
+        """A 200 reply whose message content is empty."""
+        return cls("empty_content")
+
+
+def _default_responder(body: dict[str, Any], index: int) -> str:
+    """Reply with a fixed answer, whatever was asked."""
+    return "Answer: A"
+
+
+def _fault_table(faults: Mapping[int, Fault] | Sequence[Fault | None] | None) -> dict[int, Fault]:
+    """Normalise a fault script (mapping by request index, or a list with None for 'no fault')."""
+    if faults is None:
+        return {}
+    if isinstance(faults, Mapping):
+        table = dict(faults)
+    else:
+        table = {index: fault for index, fault in enumerate(faults) if fault is not None}
+    for index, fault in table.items():
+        if not isinstance(fault, Fault):
+            raise ConfigError(
+                f"faults[{index}] is {fault!r}; expected a Fault (e.g. Fault.error(500)) or None"
+            )
+    return table
+
+
+def _word_count(text: str) -> int:
+    """A stand-in for a tokenizer: the number of whitespace-separated words."""
+    return len(text.split())
+
+
+class LocalOpenAIServer:
+    """An OpenAI-compatible ``/v1/chat/completions`` endpoint on 127.0.0.1, for tests.
+
+    Example:
+        >>> with LocalOpenAIServer(faults={0: Fault.error(500)}) as server:  # doctest: +SKIP
+        ...     model = get_model("openai/test-model", api_base=server.base_url)
+    """
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        latency_s: float = 0.0,
+        faults: Mapping[int, Fault] | Sequence[Fault | None] | None = None,
+    ) -> None:
+        """Configure the server; it starts when the ``with`` block is entered.
+
+        Args:
+            responder: computes the reply text from (request body, request index); the default
+                always replies ``Answer: A``.
+            latency_s: delay added to every reply (to measure concurrency and throughput).
+            faults: per request index (0-based, in arrival order), what goes wrong; a mapping
+                ``{index: Fault}`` or a list with ``None`` for requests served normally.
+        """
+        if latency_s < 0:
+            raise ConfigError(f"latency_s must be >= 0, got {latency_s}")
+        self.responder: Responder = responder or _default_responder
+        self.latency_s = latency_s
+        self._faults = _fault_table(faults)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._requests: list[dict[str, Any]] = []
+        self._in_flight = 0
+        self._max_in_flight = 0
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The ``api_base`` to give a litellm ``openai/<name>`` model, e.g. ``http://127.0.0.1:PORT/v1``."""
+        if self._httpd is None:
+            raise ConfigError("LocalOpenAIServer is not running; use it in a `with` block")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """A copy of the JSON bodies received so far, in arrival order."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def count(self) -> int:
+        """The number of chat requests received so far."""
+        with self._lock:
+            return len(self._requests)
+
+    @property
+    def max_in_flight(self) -> int:
+        """The largest number of requests the server was handling at the same moment."""
+        with self._lock:
+            return self._max_in_flight
+
+    def __enter__(self) -> LocalOpenAIServer:
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, name="LocalOpenAIServer", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _admit(self, body: dict[str, Any]) -> int:
+        """Record a request and return its index."""
+        with self._lock:
+            self._requests.append(body)
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+            return len(self._requests) - 1
+
+    def _finish(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def _wait(self, seconds: float) -> None:
+        """Sleep, waking early when the server stops."""
+        if seconds > 0:
+            self._stop.wait(seconds)
+
+    def respond(self, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+        """Compute (status, headers, body bytes) for one chat request (called by the handler)."""
+        index = self._admit(body)
+        try:
+            self._wait(self.latency_s)
+            fault = self._faults.get(index)
+            if fault is not None and fault.kind == "slow":
+                self._wait(fault.sleep_s)
+            return self._reply(body, index, fault)
+        finally:
+            self._finish()
+
+    def _reply(
+        self, body: dict[str, Any], index: int, fault: Fault | None
+    ) -> tuple[int, dict[str, str], bytes]:
+        if fault is not None and fault.kind == "status":
+            headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
+            error = {"error": {"message": f"scripted fault {fault.status}", "type": "test_fault"}}
+            return fault.status, headers, json.dumps(error).encode()
+        if fault is not None and fault.kind == "invalid_json":
+            return 200, {}, b'{"id": "broken", "choices": [{'
+        text = "" if fault is not None and fault.kind == "empty_content" else None
+        if text is None:
+            text = self.responder(body, index)
+        payload = _completion(body, index, text)
+        if fault is not None and fault.kind == "no_choices":
+            del payload["choices"]
+        return 200, {}, json.dumps(payload).encode()
+
+
+def _completion(body: dict[str, Any], index: int, text: str) -> dict[str, Any]:
+    """An OpenAI chat.completion object with word counts standing in for token counts."""
+    prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
+    prompt_tokens, completion_tokens = _word_count(prompt), _word_count(text)
+    return {
+        "id": f"chatcmpl-local-{index}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "local"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    """A request handler class bound to ``server``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        timeout = 30
+
+        def do_POST(self) -> None:  # noqa: N802 (the name http.server dispatches to)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            if self.path not in _CHAT_PATHS:
+                self._send(404, {}, b'{"error": {"message": "not found"}}')
+                return
+            try:
+                body = json.loads(raw)
+            except json.JSONDecodeError:
+                self._send(400, {}, b'{"error": {"message": "request body is not JSON"}}')
+                return
+            self._send(*server.respond(body))
+
+        def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True  # the client gave up (a timeout): nothing to send
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (base signature)
+            """Stay quiet: tests assert on ``requests``, not on the server log."""
+
+    return Handler
