@@ -1,0 +1,210 @@
+"""Analysis numbers on hand-made score tables and run stores, checked by hand and against scipy."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from coordqa.analysis import (
+    accuracy_table,
+    analyze_run,
+    compare_runs,
+    correlate,
+    jp_failures,
+    load_scores,
+    summarize_failures,
+)
+from coordqa.errors import StoreError
+from coordqa.store import DatasetInfo, RunManifest, RunStore
+
+
+def row(qid: str, qtype: str, trial: int, status: str, correct: bool, **extra: Any) -> dict:
+    return {
+        "question_id": qid,
+        "scenario_id": extra.get("scenario", qid.split("-")[0]),
+        "game": extra.get("game", "hanabi"),
+        "question_type": qtype,
+        "trial": trial,
+        "status": status,
+        "correct": correct,
+        "n_options": extra.get("n_options", 4),
+        "n_correct": extra.get("n_correct", 1),
+    }
+
+
+def make_run(path: Path, model: str, rows: list[dict], questions: int, trials: int) -> Path:
+    cfg = {"model": model, "trials": trials}
+    info = DatasetInfo(name="t", fingerprint="f", num_questions=questions)
+    manifest = RunManifest(kind="qa", config=cfg, dataset=info, fingerprint=model)
+    with RunStore.create(path, manifest) as store:
+        store.write_jsonl("scores.jsonl", rows)
+    return path
+
+
+def test_accuracy_mean_over_trials_and_se_ddof1() -> None:
+    # EC: 2 questions x 3 trials, per-trial accuracy 1.0, 0.5, 0.0
+    rows = [
+        row("s1-ec", "EC", 0, "answered", True),
+        row("s2-ec", "EC", 0, "answered", True),
+        row("s1-ec", "EC", 1, "answered", True),
+        row("s2-ec", "EC", 1, "answered", False),
+        row("s1-ec", "EC", 2, "ambiguous", False),
+        row("s2-ec", "EC", 2, "no_answer", False),
+    ]
+    table = accuracy_table(pd.DataFrame(rows)).set_index("question_type")
+    per_trial = np.array([1.0, 0.5, 0.0])
+    assert table.at["EC", "accuracy"] == pytest.approx(per_trial.mean())
+    assert table.at["EC", "se"] == pytest.approx(per_trial.std(ddof=1) / math.sqrt(3))
+    assert table.at["EC", "n_trials"] == 3
+    assert table.at["EC", "ambiguous"] == 1 and table.at["EC", "no_answer"] == 1
+    assert table.at["EC", "random_baseline"] == pytest.approx(0.25)
+
+
+def test_errors_are_excluded_from_denominator_and_counted() -> None:
+    rows = [
+        row("a", "JP", 0, "answered", True),
+        row("b", "JP", 0, "error", False),
+        row("a", "JP", 1, "answered", False),
+        row("b", "JP", 1, "answered", True),
+    ]
+    table = accuracy_table(pd.DataFrame(rows)).set_index("question_type")
+    assert table.at["JP", "accuracy"] == pytest.approx((1.0 + 0.5) / 2)
+    assert table.at["JP", "error"] == 1
+    assert table.at["JP", "answered"] == 3
+
+
+def test_se_is_nan_with_one_trial_and_accuracy_nan_when_all_errors() -> None:
+    rows = [
+        row("a", "EC", 0, "answered", True),
+        row("b", "ToM", 0, "error", False),
+    ]
+    table = accuracy_table(pd.DataFrame(rows)).set_index("question_type")
+    assert table.at["EC", "accuracy"] == 1.0
+    assert math.isnan(table.at["EC", "se"])
+    assert math.isnan(table.at["ToM", "accuracy"]) and table.at["ToM", "n_trials"] == 0
+    assert list(table.index) == ["EC", "ToM"]
+
+
+def test_random_baseline_uses_number_of_correct_options() -> None:
+    rows = [
+        row("a", "JP", 0, "answered", True, n_options=4, n_correct=2),
+        row("a", "JP", 1, "answered", True, n_options=4, n_correct=2),
+        row("b", "JP", 0, "answered", True, n_options=10, n_correct=1),
+    ]
+    table = accuracy_table(pd.DataFrame(rows), by=()).iloc[0]
+    assert table["random_baseline"] == pytest.approx((0.5 + 0.1) / 2)
+
+
+def test_game_by_type_table() -> None:
+    rows = [
+        row("a", "EC", 0, "answered", True, game="hanabi"),
+        row("b", "EC", 0, "answered", False, game="overcooked"),
+    ]
+    table = accuracy_table(pd.DataFrame(rows), by=("game", "question_type"))
+    assert table[["game", "accuracy"]].values.tolist() == [["hanabi", 1.0], ["overcooked", 0.0]]
+
+
+def test_unknown_status_is_rejected() -> None:
+    with pytest.raises(StoreError, match="unknown sample status"):
+        accuracy_table(pd.DataFrame([row("a", "EC", 0, "maybe", True)]))
+
+
+def scenario_rows(scenario: str, trial: int, ec: bool, tom: bool, jp: bool) -> list[dict]:
+    return [
+        row(f"{scenario}-ec", "EC", trial, "answered", ec, scenario=scenario),
+        row(f"{scenario}-tom", "ToM", trial, "answered", tom, scenario=scenario),
+        row(f"{scenario}-jp", "JP", trial, "answered", jp, scenario=scenario),
+    ]
+
+
+def test_synthesis_failures_per_scenario_and_trial() -> None:
+    rows = [
+        *scenario_rows("s1", 0, True, True, False),  # synthesis failure
+        *scenario_rows("s1", 1, True, False, False),  # component failure
+        *scenario_rows("s2", 0, False, False, True),  # jp correct
+        *scenario_rows("s2", 1, True, True, False),  # synthesis failure
+    ]
+    rows[-1]["status"] = "error"  # s2 trial 1 JP failed to call: incomplete, not a failure
+    failures = jp_failures(pd.DataFrame(rows))
+    by_key = failures.set_index(["scenario_id", "trial"])["category"].to_dict()
+    assert by_key == {
+        ("s1", 0): "synthesis_failure",
+        ("s1", 1): "component_failure",
+        ("s2", 0): "jp_correct",
+        ("s2", 1): "incomplete",
+    }
+    summary = summarize_failures(failures)
+    assert summary["synthesis_failure"] == 1 and summary["component_failure"] == 1
+    assert summary["jp_wrong"] == 2 and summary["synthesis_share"] == 0.5
+
+
+def test_correlate_matches_scipy_and_needs_three_points() -> None:
+    x = [0.9, 0.7, 0.5, 0.8]
+    y = [0.4, 0.35, 0.1, 0.2]
+    result = correlate(x, y, ("EC", "JP"))
+    assert result.n == 4
+    assert result.pearson_r == pytest.approx(stats.pearsonr(x, y).statistic)
+    assert result.pearson_p == pytest.approx(stats.pearsonr(x, y).pvalue)
+    assert result.spearman_rho == pytest.approx(stats.spearmanr(x, y).statistic)
+    assert result.spearman_p == pytest.approx(stats.spearmanr(x, y).pvalue)
+    small = correlate([0.1, 0.2], [0.3, 0.4], ("EC", "JP"))
+    assert math.isnan(small.pearson_r) and small.n == 2 and "at least 3" in small.note
+    nan_dropped = correlate([0.1, float("nan"), 0.3, 0.5], [0.2, 0.1, 0.3, 0.4], ("EC", "JP"))
+    assert nan_dropped.n == 3
+    constant = correlate([0.5, 0.5, 0.5], [0.1, 0.2, 0.3], ("EC", "JP"))
+    assert math.isnan(constant.spearman_rho) and "constant" in constant.note
+
+
+def test_analyze_run_reports_missing_and_errors(tmp_path: Path) -> None:
+    rows = [row("a", "EC", 0, "answered", True), row("b", "EC", 0, "error", False)]
+    run = make_run(tmp_path / "r", "m", rows, questions=2, trials=2)
+    analysis = analyze_run(run)
+    assert analysis.expected_samples == 4 and analysis.stored_samples == 2
+    assert analysis.missing == 2 and analysis.errors == 1 and not analysis.complete
+    summary = analysis.to_json()
+    assert summary["by_type"][0]["se"] is None  # NaN written as null, never 0
+    assert summary["overall"]["error"] == 1
+
+
+def test_load_scores_without_scores_file_says_how_to_fix(tmp_path: Path) -> None:
+    manifest = RunManifest(kind="qa", config={"model": "m"}, fingerprint="x")
+    RunStore.create(tmp_path, manifest).close()
+    with pytest.raises(StoreError, match="coordqa score"):
+        load_scores(tmp_path)
+
+
+def test_compare_runs_one_point_per_model(tmp_path: Path) -> None:
+    accuracies = {"m1": (1, 1, 0), "m2": (1, 0, 0), "m3": (0, 1, 1), "m4": (1, 1, 1)}
+    runs = []
+    for model, (ec, tom, jp) in accuracies.items():
+        rows = scenario_rows("s1", 0, bool(ec), bool(tom), bool(jp))
+        rows += scenario_rows("s1", 1, True, True, True)
+        runs.append(make_run(tmp_path / model, model, rows, questions=3, trials=2))
+    report = compare_runs(runs, sizes={"m1": 7e9, "m3": 70e9})
+    models = report.models.set_index("model")
+    assert models.at["m1", "JP"] == pytest.approx(0.5)
+    assert models.at["m2", "EC"] == pytest.approx(1.0) and models.at["m2", "ToM"] == 0.5
+    assert models.at["m1", "size"] == 7e9 and math.isnan(models.at["m2", "size"])
+    ec_jp = report.correlations[0]
+    expected = stats.pearsonr(models["EC"], models["JP"])
+    assert ec_jp.n == 4 and ec_jp.pearson_r == pytest.approx(expected.statistic)
+    failures = report.failures.set_index("model")
+    assert failures.at["m1", "synthesis_failure"] == 1
+    assert failures.at["m2", "component_failure"] == 1
+    assert failures.at["m4", "jp_correct"] == 2
+    assert len(report.failures_by_scenario) == 8
+
+
+def test_same_model_twice_is_labelled_by_run(tmp_path: Path) -> None:
+    rows = scenario_rows("s1", 0, True, True, True)
+    a = make_run(tmp_path / "a", "m", rows, 3, 1)
+    b = make_run(tmp_path / "b", "m", rows, 3, 1)
+    report = compare_runs([a, b])
+    assert list(report.models["model"]) == ["m (a)", "m (b)"]
+    assert all(math.isnan(c.pearson_r) for c in report.correlations)
