@@ -1,1 +1,269 @@
-"""Being written."""
+"""Collab Escape: two agents fix two generators and flee through a gate while a killer hunts them.
+
+Rules (``shared/facts/games.md``; the choices marked *ours* are this engine's):
+
+* Map (ours, symmetric): 1-2, 1-10, 2-3, 3-4, 3-8, 4-5, 5-6, 6-7, 7-8, 8-9, 9-10.
+* Start: Alice in Room 1, Bob in Room 2, the killer in Room 6.
+* Generators in Rooms 1 and 6. "Fix generator in Room N" is allowed in an unfixed generator's
+  room. A generator is fixed after 2 consecutive turns in which it was worked on; a turn in which
+  nobody works on a half-fixed generator resets it to 0 (ours: two agents fixing the same generator
+  in one turn count as one turn of work). When both are fixed, the exit gate in Room 7 opens.
+* Each turn the killer first decides, from the rooms at the start of the turn: if exactly one
+  agent is in an adjacent room it will move to that agent's room; if both are, it keeps the agent
+  it chased on the previous turn (Alice when it chased no one); otherwise it will move to a random
+  adjacent room. Then both agents act at once ("Move to Room N" to an adjacent room, fix, "Wait").
+  If the gate is open and an agent stands in Room 7, the agents escape at once. Otherwise the killer
+  moves (it never stays) and kills when it ends the turn in an agent's room.
+* Randomness (ours): the killer's random move is the ``k``-th adjacent room (ascending), ``k`` a
+  hash of the game seed and the turn number, so a snapshot needs no generator state.
+* The episode ends at escape, at a kill, or after 50 turns (ours). Score: 1 for an escape.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from coordqa.games.base import GAMES, PLAYER_NAMES, JsonDict
+from coordqa.games.rooms import STAY, RoomAction, RoomGame, RoomGraph
+
+GRAPH = RoomGraph(
+    [(1, 2), (1, 10), (2, 3), (3, 4), (3, 8), (4, 5), (5, 6), (6, 7), (7, 8), (8, 9), (9, 10)]
+)
+"""The map: a ten-room ring with the shortcut 3-8."""
+
+GENERATORS = (1, 6)
+"""Rooms with a generator, in the order of :attr:`EscapeState.progress`."""
+
+GATE = 7
+"""The room of the exit gate."""
+
+FIX_TURNS = 2
+"""Consecutive turns of work a generator needs."""
+
+TURN_LIMIT = 50
+
+
+class EscapeState(NamedTuple):
+    """Everything that decides the future of a Collab Escape episode (besides the seed)."""
+
+    alice: int
+    """Alice's room."""
+    bob: int
+    """Bob's room."""
+    killer: int
+    """The killer's room."""
+    target: int | None = None
+    """The agent (0 or 1) the killer chased on the previous turn; None when it wandered."""
+    progress: tuple[int, int] = (0, 0)
+    """Consecutive turns of work on the generators in Rooms 1 and 6 (2 = fixed)."""
+    turn: int = 0
+    """Turns played."""
+    escaped: bool = False
+    """Whether an agent went through the open gate."""
+    killed: bool = False
+    """Whether the killer caught an agent."""
+
+    def agents(self) -> tuple[int, int]:
+        """Alice's and Bob's rooms."""
+        return (self.alice, self.bob)
+
+    def gate_open(self) -> bool:
+        """Whether both generators are fixed."""
+        return all(p >= FIX_TURNS for p in self.progress)
+
+    def over(self) -> bool:
+        """Escaped, killed or out of turns."""
+        return self.escaped or self.killed or self.turn >= TURN_LIMIT
+
+
+INITIAL = EscapeState(alice=1, bob=2, killer=6)
+
+
+def agent_options(state: EscapeState, player: int) -> tuple[RoomAction, ...]:
+    """Moves to adjacent rooms, fixing an unfixed generator here, then waiting."""
+    if state.over():
+        return ()
+    room = state.agents()[player]
+    moves = [RoomAction("move", n) for n in GRAPH.neighbours(room)]
+    fix = [
+        RoomAction("fix", room)
+        for g, p in zip(GENERATORS, state.progress, strict=True)
+        if g == room and p < FIX_TURNS
+    ]
+    return (*moves, *fix, STAY)
+
+
+def chase_target(state: EscapeState) -> int | None:
+    """The agent the killer will move onto this turn, or None when it moves at random."""
+    near = GRAPH.neighbours(state.killer)
+    adjacent = [i for i, room in enumerate(state.agents()) if room in near]
+    if len(adjacent) == 1:
+        return adjacent[0]
+    if len(adjacent) == 2:
+        return 0 if state.target is None else state.target
+    return None
+
+
+def killer_destinations(state: EscapeState) -> tuple[int, ...]:
+    """Rooms the killer may end in this turn: the chased agent's room, or each neighbour."""
+    target = chase_target(state)
+    if target is not None:
+        return (state.agents()[target],)
+    return GRAPH.neighbours(state.killer)
+
+
+def random_pick(seed: int, turn: int, choices: int) -> int:
+    """Deterministic stand-in for a random index in ``range(choices)`` on ``turn`` of seed ``seed``.
+
+    A counter-based generator: hashing (seed, turn) makes every turn's draw independent of the
+    past, so snapshots restore exactly without a random-state blob.
+    """
+    digest = hashlib.blake2b(f"collab_escape:{seed}:{turn}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % choices
+
+
+def resolve_escape(
+    state: EscapeState, actions: tuple[RoomAction, RoomAction], pick: int
+) -> tuple[EscapeState, list[str]]:
+    """One turn, with the killer's random move given as the index ``pick`` into its options."""
+    target = chase_target(state)
+    new = tuple(
+        a.room if a.kind == "move" else room
+        for a, room in zip(actions, state.agents(), strict=True)
+    )
+    worked = {a.room for a in actions if a.kind == "fix"}
+    progress = tuple(
+        p if p >= FIX_TURNS else (p + 1 if g in worked else 0)
+        for g, p in zip(GENERATORS, state.progress, strict=True)
+    )
+    events = [
+        f"the generator in Room {g} is fixed"
+        for g, p, q in zip(GENERATORS, state.progress, progress, strict=True)
+        if q >= FIX_TURNS > p
+    ]
+    moved = EscapeState(
+        new[0], new[1], state.killer, target, (progress[0], progress[1]), state.turn + 1
+    )
+    if moved.gate_open() and GATE in new:
+        events.append(f"{PLAYER_NAMES[new.index(GATE)]} escaped through the gate in Room {GATE}")
+        return moved._replace(escaped=True), events
+    destinations = killer_destinations(state)
+    killer = destinations[pick % len(destinations)]
+    killed = killer in new
+    if killed:
+        events.append(f"the killer caught {PLAYER_NAMES[new.index(killer)]} in Room {killer}")
+    return moved._replace(killer=killer, killed=killed), events
+
+
+@GAMES.register("collab_escape")
+class CollabEscape(RoomGame):
+    """Collab Escape as a two-player text game (see the module docstring for the rules)."""
+
+    name = "collab_escape"
+    version = "1"
+    turn_limit = TURN_LIMIT
+    state: EscapeState
+
+    def initial_state(self) -> EscapeState:
+        """The facts' start: Alice 1, Bob 2, killer 6, nothing fixed."""
+        return INITIAL
+
+    def options_for(self, state: EscapeState, player: int) -> tuple[RoomAction, ...]:
+        """See :func:`agent_options`."""
+        return agent_options(state, player)
+
+    def resolve(
+        self, state: EscapeState, actions: tuple[RoomAction, RoomAction]
+    ) -> tuple[EscapeState, list[str]]:
+        """See :func:`resolve_escape`; the killer's random move comes from the seed and turn."""
+        options = len(killer_destinations(state))
+        return resolve_escape(state, actions, random_pick(self.seed, state.turn, options))
+
+    def is_terminal(self) -> bool:
+        """Escaped, killed, or the turn limit reached."""
+        return self.state.over()
+
+    def won(self) -> bool:
+        """Whether the agents escaped."""
+        return self.state.escaped
+
+    def metrics(self) -> dict[str, float]:
+        """``escaped`` and ``killed`` (0/1) and ``turns`` played."""
+        return {
+            "escaped": float(self.state.escaped),
+            "killed": float(self.state.killed),
+            "turns": float(self.state.turn),
+        }
+
+    def describe(self, player: int) -> str:
+        """My room, partner's room, killer's room and intent, generators and gate, turn, actions."""
+        state = self.state
+        me, partner = state.agents()[player], state.agents()[1 - player]
+        lines = [
+            f"I am {PLAYER_NAMES[player]}. I am in Room {me}.",
+            f"{PLAYER_NAMES[1 - player]} is in Room {partner}.",
+            f"The killer is in Room {state.killer}.",
+            self._intent_text(player),
+        ]
+        for room, progress in zip(GENERATORS, state.progress, strict=True):
+            if progress >= FIX_TURNS:
+                lines.append(f"The generator in Room {room} is fixed.")
+            else:
+                lines.append(
+                    f"The generator in Room {room} is not fixed ({progress} of {FIX_TURNS} "
+                    "consecutive fix turns done)."
+                )
+        gate = "open" if state.gate_open() else "closed"
+        lines.append(f"The exit gate in Room {GATE} is {gate}.")
+        return "\n".join([*lines, *self.memory_lines(player)])
+
+    def _intent_text(self, player: int) -> str:
+        if self.is_terminal():
+            return "The game is over."
+        target = chase_target(self.state)
+        if target is None:
+            return "The killer is not chasing anyone: it will move to a random adjacent room."
+        who = "me" if target == player else PLAYER_NAMES[target]
+        room = self.state.agents()[target]
+        return f"The killer is chasing {who}: it will move to Room {room} next."
+
+    def game_description(self) -> str:
+        """The rules as the agents are told them."""
+        return (
+            "Collab Escape. Alice and Bob must escape from a killer in a house of 10 rooms. "
+            f"Rooms are connected as follows: {GRAPH.connections_text()}. There are generators "
+            f"in Room {GENERATORS[0]} and Room {GENERATORS[1]}; each needs {FIX_TURNS} "
+            "consecutive turns of fixing by an agent standing in its room, and a generator "
+            "nobody works on for a turn loses its progress. When both generators are fixed, the "
+            f"exit gate in Room {GATE} opens, and you escape as soon as one of you stands in "
+            f"Room {GATE}. Each turn the killer decides first: if exactly one of you is in a "
+            "room next to it, it will move into that person's current room; if both are, it "
+            "keeps chasing the one it chased last turn (Alice if nobody); otherwise it moves to a "
+            "random adjacent room. It never stays. You are told where the killer is and whom it "
+            "chases. Then you both act at the same time, then the killer moves. If the killer "
+            f"ends a turn in your room you lose. You have {TURN_LIMIT} turns. Actions: 'Move to "
+            "Room N' (an adjacent room), 'Fix generator in Room N' (the room you are in), 'Wait'."
+        )
+
+    def state_to_json(self, state: EscapeState) -> JsonDict:
+        """All fields; progress as a list."""
+        data = state._asdict()
+        data["progress"] = list(state.progress)
+        return data
+
+    def state_from_json(self, data: Mapping[str, Any]) -> EscapeState:
+        """Inverse of :meth:`state_to_json`."""
+        target = data["target"]
+        progress = [int(p) for p in data["progress"]]
+        return EscapeState(
+            alice=int(data["alice"]),
+            bob=int(data["bob"]),
+            killer=int(data["killer"]),
+            target=None if target is None else int(target),
+            progress=(progress[0], progress[1]),
+            turn=int(data["turn"]),
+            escaped=bool(data["escaped"]),
+            killed=bool(data["killed"]),
+        )

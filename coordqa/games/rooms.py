@@ -1,0 +1,280 @@
+"""What Collab Capture and Collab Escape share: room maps, text actions, simultaneous moves.
+
+Both games are played on a small undirected graph of numbered rooms. Their rules are pure
+functions of an immutable state (a ``NamedTuple``); the :class:`RoomGame` base class holds one
+such state, checks moves against :meth:`RoomGame.legal_actions`, keeps each agent's action
+history and writes snapshots. Keeping the rules pure lets the planning players enumerate
+exactly the transitions the engine performs (one source of truth for the rules).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple
+
+from coordqa.errors import ConfigError, GameError
+from coordqa.games.base import PLAYER_NAMES, Game, JsonDict, StepResult
+
+WAIT = "Wait"
+"""The text action for staying in place (both games)."""
+
+RECENT_ACTIONS = 5
+"""How many of an agent's own past actions its description lists."""
+
+Door = tuple[int, int]
+"""A door, named by the connection it sits on (lower room first)."""
+
+
+class RoomAction(NamedTuple):
+    """A parsed text action: what kind and in which room."""
+
+    kind: str
+    """``"move"``, ``"press"``, ``"fix"`` or ``"wait"``."""
+    room: int
+    """The destination room (move) or the room of the button/generator; 0 for wait."""
+
+    def text(self) -> str:
+        """The text form an LLM sees, e.g. ``"Move to Room 5"``."""
+        return _TEXTS[self.kind].format(room=self.room)
+
+
+_TEXTS = {
+    "move": "Move to Room {room}",
+    "press": "Press button in Room {room}",
+    "fix": "Fix generator in Room {room}",
+    "wait": WAIT,
+}
+
+STAY = RoomAction("wait", 0)
+"""The parsed form of :data:`WAIT`."""
+
+
+def door(a: int, b: int) -> Door:
+    """The door on connection ``a``-``b`` (order-free).
+
+    >>> door(4, 3)
+    (3, 4)
+    """
+    return (a, b) if a < b else (b, a)
+
+
+class RoomGraph:
+    """An undirected map of numbered rooms; closed doors remove their connection.
+
+    Distances are breadth-first and memoised per (source, closed doors), since both games ask
+    for the same few distance tables many times per turn.
+    """
+
+    def __init__(self, edges: Iterable[tuple[int, int]]) -> None:
+        """Build the graph from its connections."""
+        self.edges = tuple(sorted(door(a, b) for a, b in edges))
+        adjacency: dict[int, set[int]] = {}
+        for a, b in self.edges:
+            adjacency.setdefault(a, set()).add(b)
+            adjacency.setdefault(b, set()).add(a)
+        self.rooms = tuple(sorted(adjacency))
+        self._adjacent = {room: tuple(sorted(n)) for room, n in adjacency.items()}
+        self._distances: dict[tuple[int, frozenset[Door]], dict[int, int]] = {}
+
+    def neighbours(self, room: int, closed: frozenset[Door] = frozenset()) -> tuple[int, ...]:
+        """Rooms reachable from ``room`` in one move, ascending, skipping closed doors."""
+        return tuple(n for n in self._adjacent[room] if door(room, n) not in closed)
+
+    def distances(self, source: int, closed: frozenset[Door] = frozenset()) -> dict[int, int]:
+        """Shortest-path lengths from ``source``; rooms cut off by closed doors are absent."""
+        key = (source, closed)
+        known = self._distances.get(key)
+        if known is None:
+            known = {source: 0}
+            frontier = deque([source])
+            while frontier:
+                room = frontier.popleft()
+                for nxt in self.neighbours(room, closed):
+                    if nxt not in known:
+                        known[nxt] = known[room] + 1
+                        frontier.append(nxt)
+            self._distances[key] = known
+        return known
+
+    def distance(self, a: int, b: int, closed: frozenset[Door] = frozenset()) -> float:
+        """Shortest-path length from ``a`` to ``b``; ``inf`` when closed doors cut them apart."""
+        return self.distances(a, closed).get(b, float("inf"))
+
+    def steps_toward(
+        self, source: int, goal: int, closed: frozenset[Door] = frozenset()
+    ) -> list[int]:
+        """The neighbours of ``source`` that lie on a shortest path to ``goal`` (ascending)."""
+        here = self.distance(source, goal, closed)
+        return [n for n in self.neighbours(source, closed) if self.distance(n, goal, closed) < here]
+
+    def connections_text(self) -> str:
+        """The map as text: ``"1-2, 1-10, 2-3, ..."``."""
+        return ", ".join(f"{a}-{b}" for a, b in self.edges)
+
+
+def parse_action(text: str, legal: Sequence[str]) -> RoomAction:
+    """Map a legal text action back to its parsed form.
+
+    Raises:
+        GameError: ``text`` is not one of ``legal``.
+    """
+    if text not in legal:
+        raise GameError(f"illegal move {text!r}; legal moves now: {', '.join(legal)}.")
+    if text == WAIT:
+        return STAY
+    for kind, template in _TEXTS.items():
+        prefix = template.split("{", 1)[0]
+        if kind != "wait" and text.startswith(prefix):
+            return RoomAction(kind, int(text[len(prefix) :]))
+    raise GameError(f"cannot parse the action {text!r}")
+
+
+class RoomGame(Game):
+    """Common machinery of the two room games: simultaneous moves, histories and snapshots.
+
+    Subclasses define the immutable state type, the initial state, the legal actions and the
+    pure turn function :meth:`resolve`; this class turns them into the :class:`Game` protocol.
+    """
+
+    layouts: ClassVar[tuple[str, ...]] = ("default",)
+    turn_limit: ClassVar[int]
+    """Turns after which the episode ends without a win."""
+
+    def __init__(self, layout: str | None = None, seed: int = 0, **options: Any) -> None:
+        """Create the game; room games take no options (an unknown one is an error)."""
+        super().__init__(layout, seed, **options)
+        if options:
+            raise ConfigError(
+                f"{self.name} takes no options, got {', '.join(sorted(options))}; remove them."
+            )
+        if self.layout not in self.layouts:
+            raise ConfigError(
+                f"unknown layout {self.layout!r} for {self.name}; available: "
+                f"{', '.join(self.layouts)}."
+            )
+        self.reset()
+
+    # --- what subclasses provide -------------------------------------------------------------
+    @abc.abstractmethod
+    def initial_state(self) -> Any:
+        """The state at the start of an episode."""
+
+    @abc.abstractmethod
+    def options_for(self, state: Any, player: int) -> tuple[RoomAction, ...]:
+        """The actions ``player`` may take in ``state`` (empty once the game is over)."""
+
+    @abc.abstractmethod
+    def resolve(self, state: Any, actions: tuple[RoomAction, RoomAction]) -> tuple[Any, list[str]]:
+        """Apply one turn (this game's seed decides any randomness); return state and events."""
+
+    @abc.abstractmethod
+    def state_from_json(self, data: Mapping[str, Any]) -> Any:
+        """Inverse of ``state_to_json``."""
+
+    @abc.abstractmethod
+    def state_to_json(self, state: Any) -> JsonDict:
+        """The state as JSON-serialisable data."""
+
+    @abc.abstractmethod
+    def won(self) -> bool:
+        """Whether the agents have won."""
+
+    # --- the Game protocol ---------------------------------------------------------------------
+    def reset(self, seed: int | None = None) -> None:
+        """Start again from the initial state (with a new seed when given)."""
+        if seed is not None:
+            self.seed = seed
+        self.state = self.initial_state()
+        self.history: tuple[list[str], list[str]] = ([], [])
+
+    def players_to_act(self) -> list[int]:
+        """Both agents choose every turn, until the game ends."""
+        return [] if self.is_terminal() else [0, 1]
+
+    def legal_actions(self, player: int) -> list[str]:
+        """``player``'s text actions now, in the order moves, button/generator, wait."""
+        _check_player(player)
+        return [action.text() for action in self.options_for(self.state, player)]
+
+    def step(self, moves: Mapping[int, str]) -> StepResult:
+        """Play one turn with both agents' moves (simultaneous)."""
+        if self.is_terminal():
+            raise GameError(
+                f"{self.name} is over (turn {self.state.turn}); reset it to play again."
+            )
+        if set(moves) != {0, 1}:
+            raise GameError(f"{self.name} needs a move from players 0 and 1, got {sorted(moves)}.")
+        parsed = (
+            parse_action(moves[0], self.legal_actions(0)),
+            parse_action(moves[1], self.legal_actions(1)),
+        )
+        self.state, events = self.resolve(self.state, parsed)
+        for player in (0, 1):
+            self.history[player].append(moves[player])
+        return StepResult(
+            executed={0: moves[0], 1: moves[1]},
+            reward=1.0 if self.won() else 0.0,
+            completed={0: moves[0], 1: moves[1]},
+            events=events,
+            terminal=self.is_terminal(),
+        )
+
+    def score(self) -> float:
+        """1 when the agents won, else 0."""
+        return 1.0 if self.won() else 0.0
+
+    def last_actions(self, player: int) -> list[str]:
+        """``player``'s actions so far, oldest first."""
+        _check_player(player)
+        return list(self.history[player])
+
+    def snapshot(self) -> JsonDict:
+        """Game name, version, layout, seed, the state and both action histories."""
+        return {
+            "game": self.name,
+            "version": self.version,
+            "layout": self.layout,
+            "seed": self.seed,
+            "state": self.state_to_json(self.state),
+            "history": [list(self.history[0]), list(self.history[1])],
+        }
+
+    def restore(self, snapshot: Mapping[str, Any]) -> None:
+        """Load a snapshot written by :meth:`snapshot` of this game and version."""
+        if snapshot.get("game") != self.name or snapshot.get("version") != self.version:
+            raise GameError(
+                f"snapshot is for {snapshot.get('game')!r} version {snapshot.get('version')!r}; "
+                f"this game is {self.name!r} version {self.version!r}."
+            )
+        try:
+            state = self.state_from_json(snapshot["state"])
+            history = (
+                [str(a) for a in snapshot["history"][0]],
+                [str(a) for a in snapshot["history"][1]],
+            )
+            seed = int(snapshot["seed"])
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise GameError(f"malformed {self.name} snapshot: {exc!r}") from exc
+        self.layout = str(snapshot.get("layout", self.layouts[0]))
+        self.seed = seed
+        self.state = state
+        self.history = history
+
+    # --- text helpers for subclasses -----------------------------------------------------------
+    def memory_lines(self, player: int) -> list[str]:
+        """The turn counter and the episodic part of a description (own and partner's actions)."""
+        partner = PLAYER_NAMES[1 - player]
+        recent = self.history[player][-RECENT_ACTIONS:]
+        last = self.history[1 - player][-1:] or ["none yet"]
+        return [
+            f"Turn {self.state.turn} of {self.turn_limit}.",
+            f"My recent actions (oldest first): {', '.join(recent) if recent else 'none yet'}.",
+            f"{partner}'s last action: {last[0]}.",
+        ]
+
+
+def _check_player(player: int) -> None:
+    if player not in (0, 1):
+        raise GameError(f"player must be 0 (Alice) or 1 (Bob), got {player!r}.")
