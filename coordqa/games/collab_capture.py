@@ -18,11 +18,32 @@ Rules (``shared/facts/games.md``; the choices marked *ours* are this engine's):
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from coordqa.games.base import GAMES, PLAYER_NAMES, JsonDict
-from coordqa.games.rooms import STAY, Door, RoomAction, RoomGame, RoomGraph, door
+from coordqa.errors import GameError
+from coordqa.games.base import (
+    GAMES,
+    PLAYER_NAMES,
+    Game,
+    JsonDict,
+    Observation,
+    Player,
+    ScriptedPlayer,
+    register_player,
+)
+from coordqa.games.rooms import (
+    STAY,
+    Door,
+    JointPlanner,
+    PlanningModel,
+    RoomAction,
+    RoomGame,
+    RoomGraph,
+    door,
+    no_options,
+)
 
 GRAPH = RoomGraph([(1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 1), (5, 7), (7, 8), (6, 9)])
 """The house: a ring of six rooms with dead ends 5-7-8 and 6-9."""
@@ -189,3 +210,87 @@ class CollabCapture(RoomGame):
             turn=int(data["turn"]),
             captured=bool(data["captured"]),
         )
+
+
+class CaptureModel(PlanningModel):
+    """Collab Capture as a joint decision problem (the thief is deterministic)."""
+
+    turn_limit = TURN_LIMIT
+
+    def options(self, state: CaptureState, player: int) -> tuple[RoomAction, ...]:
+        """See :func:`agent_options`."""
+        return agent_options(state, player)
+
+    def outcomes(
+        self, state: CaptureState, actions: tuple[RoomAction, RoomAction]
+    ) -> list[tuple[float, CaptureState]]:
+        """The single next state."""
+        return [(1.0, resolve_capture(state, actions)[0])]
+
+    def result(self, state: CaptureState) -> float | None:
+        """1.0 once captured."""
+        return 1.0 if state.captured else None
+
+
+def _capture_game(observation: Observation) -> CollabCapture:
+    game = observation.game
+    if not isinstance(game, CollabCapture):
+        raise GameError(f"this player plays collab_capture, not {game.name}.")
+    return game
+
+
+class CapturePlanner(JointPlanner):
+    """Shortest joint plan to a capture, knowing the thief's policy exactly."""
+
+    name = "capture-planner"
+    model = CaptureModel()
+    game_class = CollabCapture
+
+
+class CaptureGreedy(ScriptedPlayer):
+    """The greedy chaser: one step along a shortest open path to the thief's current room.
+
+    Ties between equally short first steps are broken with the player's seed. With no open
+    path it presses the button of its room if there is one, and otherwise waits.
+    """
+
+    name = "capture-greedy"
+
+    def __init__(self) -> None:
+        """Start with seed 0 (``reset`` reseeds per episode)."""
+        self.rng = random.Random(0)
+
+    def reset(self, game: Game, player: int, seed: int) -> None:
+        """Reseed the tie-breaker."""
+        self.rng = random.Random(seed)
+
+    def choose(self, observation: Observation) -> str:
+        """Step toward the thief."""
+        state = _capture_game(observation).state
+        room = state.agents()[observation.player]
+        steps = GRAPH.steps_toward(room, state.thief, state.closed)
+        if steps:
+            return RoomAction("move", self.rng.choice(steps)).text()
+        if room in BUTTONS:
+            return RoomAction("press", room).text()
+        return STAY.text()
+
+
+@register_player(
+    "capture-planner",
+    games=["collab_capture"],
+    description="plans the shortest joint capture, modelling the thief exactly (deterministic)",
+)
+def _make_capture_planner(game: str, layout: str | None, **options: Any) -> Player:
+    no_options("capture-planner", options)
+    return CapturePlanner()
+
+
+@register_player(
+    "capture-greedy",
+    games=["collab_capture"],
+    description="moves along a shortest open path toward the thief (seeded tie-breaks)",
+)
+def _make_capture_greedy(game: str, layout: str | None, **options: Any) -> Player:
+    no_options("capture-greedy", options)
+    return CaptureGreedy()

@@ -22,11 +22,30 @@ Rules (``shared/facts/games.md``; the choices marked *ours* are this engine's):
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from coordqa.games.base import GAMES, PLAYER_NAMES, JsonDict
-from coordqa.games.rooms import STAY, RoomAction, RoomGame, RoomGraph
+from coordqa.errors import GameError
+from coordqa.games.base import (
+    GAMES,
+    PLAYER_NAMES,
+    Game,
+    JsonDict,
+    Observation,
+    Player,
+    ScriptedPlayer,
+    register_player,
+)
+from coordqa.games.rooms import (
+    STAY,
+    JointPlanner,
+    PlanningModel,
+    RoomAction,
+    RoomGame,
+    RoomGraph,
+    no_options,
+)
 
 GRAPH = RoomGraph(
     [(1, 2), (1, 10), (2, 3), (3, 4), (3, 8), (4, 5), (5, 6), (6, 7), (7, 8), (8, 9), (9, 10)]
@@ -267,3 +286,108 @@ class CollabEscape(RoomGame):
             escaped=bool(data["escaped"]),
             killed=bool(data["killed"]),
         )
+
+
+class EscapeModel(PlanningModel):
+    """Collab Escape as a joint decision problem; the killer's random moves are uniform."""
+
+    turn_limit = TURN_LIMIT
+
+    def options(self, state: EscapeState, player: int) -> tuple[RoomAction, ...]:
+        """See :func:`agent_options`."""
+        return agent_options(state, player)
+
+    def outcomes(
+        self, state: EscapeState, actions: tuple[RoomAction, RoomAction]
+    ) -> list[tuple[float, EscapeState]]:
+        """One outcome per room the killer may end in, equally likely."""
+        count = len(killer_destinations(state))
+        return [(1.0 / count, resolve_escape(state, actions, pick)[0]) for pick in range(count)]
+
+    def result(self, state: EscapeState) -> float | None:
+        """1.0 escaped, 0.0 killed, None while playing."""
+        if state.escaped:
+            return 1.0
+        return 0.0 if state.killed else None
+
+
+def _escape_state(observation: Observation) -> EscapeState:
+    game = observation.game
+    if not isinstance(game, CollabEscape):
+        raise GameError(f"this player plays collab_escape, not {game.name}.")
+    return game.state
+
+
+class EscapePlanner(JointPlanner):
+    """The joint plan with the highest escape probability, then the fastest.
+
+    Exact dynamic programming over the killer's policy, its random moves taken as uniform (the
+    planner does not peek at the seed).
+    """
+
+    name = "escape-planner"
+    model = EscapeModel()
+    game_class = CollabEscape
+
+
+class EscapeGreedy(ScriptedPlayer):
+    """A simple greedy generator-fixer that flees when chased.
+
+    In order: when the killer is chasing me, move to the adjacent room farthest from the killer;
+    else fix the generator I stand on if it is not fixed; else, when the gate is open, step toward
+    Room 7; else step toward the nearest unfixed generator (preferring one my partner is not in).
+    It never looks ahead, so it walks next to the killer and is chased off half-fixed
+    generators. Ties are broken with the player's seed.
+    """
+
+    name = "escape-greedy"
+
+    def __init__(self) -> None:
+        """Start with seed 0 (``reset`` reseeds per episode)."""
+        self.rng = random.Random(0)
+
+    def reset(self, game: Game, player: int, seed: int) -> None:
+        """Reseed the tie-breaker."""
+        self.rng = random.Random(seed)
+
+    def choose(self, observation: Observation) -> str:
+        """Flee, fix, or walk to the goal."""
+        state = _escape_state(observation)
+        me = observation.player
+        room = state.agents()[me]
+        if chase_target(state) == me:
+            away = GRAPH.distances(state.killer)
+            options = GRAPH.neighbours(room)
+            far = max(away[n] for n in options)
+            return RoomAction(
+                "move", self.rng.choice([n for n in options if away[n] == far])
+            ).text()
+        unfixed = [g for g, p in zip(GENERATORS, state.progress, strict=True) if p < FIX_TURNS]
+        if room in unfixed:
+            return RoomAction("fix", room).text()
+        goal = GATE if not unfixed else self._nearest(room, unfixed, state.agents()[1 - me])
+        return RoomAction("move", self.rng.choice(GRAPH.steps_toward(room, goal))).text()
+
+    def _nearest(self, room: int, generators: list[int], partner: int) -> int:
+        free = [g for g in generators if g != partner] or generators
+        return min(free, key=lambda g: (GRAPH.distance(room, g), g))
+
+
+@register_player(
+    "escape-planner",
+    games=["collab_escape"],
+    description="maximises the escape probability, planning over the killer exactly (deterministic)",
+)
+def _make_escape_planner(game: str, layout: str | None, **options: Any) -> Player:
+    no_options("escape-planner", options)
+    return EscapePlanner()
+
+
+@register_player(
+    "escape-greedy",
+    games=["collab_escape"],
+    description="greedy generator-fixer that flees when chased, no lookahead (seeded tie-breaks)",
+)
+def _make_escape_greedy(game: str, layout: str | None, **options: Any) -> Player:
+    no_options("escape-greedy", options)
+    return EscapeGreedy()

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from coordqa.errors import ConfigError, GameError
-from coordqa.games.base import PLAYER_NAMES, Game, JsonDict, StepResult
+from coordqa.games.base import PLAYER_NAMES, Game, JsonDict, Observation, ScriptedPlayer, StepResult
 
 WAIT = "Wait"
 """The text action for staying in place (both games)."""
@@ -80,6 +80,8 @@ class RoomGraph:
 
     def neighbours(self, room: int, closed: frozenset[Door] = frozenset()) -> tuple[int, ...]:
         """Rooms reachable from ``room`` in one move, ascending, skipping closed doors."""
+        if not closed:
+            return self._adjacent[room]
         return tuple(n for n in self._adjacent[room] if door(room, n) not in closed)
 
     def distances(self, source: int, closed: frozenset[Door] = frozenset()) -> dict[int, int]:
@@ -275,6 +277,144 @@ class RoomGame(Game):
         ]
 
 
+def no_options(player: str, options: Mapping[str, Any]) -> None:
+    """Scripted room-game players take no options; passing one is a mistake worth reporting."""
+    if options:
+        raise ConfigError(f"player {player!r} takes no options, got {', '.join(sorted(options))}.")
+
+
 def _check_player(player: int) -> None:
     if player not in (0, 1):
         raise GameError(f"player must be 0 (Alice) or 1 (Bob), got {player!r}.")
+
+
+class PlanningModel(abc.ABC):
+    """The rules of a room game as a joint decision problem, for :class:`JointPlanner`.
+
+    States are the game's own immutable states; ``outcomes`` must call the same pure rule
+    functions as the engine, so the planner never disagrees with the game.
+    """
+
+    turn_limit: int
+    """The game's turn limit (the planning horizon from turn 0)."""
+
+    @abc.abstractmethod
+    def options(self, state: Any, player: int) -> tuple[RoomAction, ...]:
+        """Legal actions of ``player`` in ``state``, in the game's order."""
+
+    @abc.abstractmethod
+    def outcomes(
+        self, state: Any, actions: tuple[RoomAction, RoomAction]
+    ) -> list[tuple[float, Any]]:
+        """(probability, next state) pairs of one turn; the game's randomness, marginalised."""
+
+    @abc.abstractmethod
+    def result(self, state: Any) -> float | None:
+        """1.0 for a won state, 0.0 for a lost one (turn limit aside), None while playing."""
+
+
+class _Solution(NamedTuple):
+    """A solved game from one root: which joint action is best, per state and turns left."""
+
+    index: dict[Any, int]
+    """State (with turn 0) -> row."""
+    joint: list[tuple[int, int]]
+    """Joint-action id -> (Alice's option index, Bob's option index)."""
+    best: Any
+    """``best[turns_left, row]``: the joint-action id to play (numpy int array)."""
+
+
+DISCOUNT = 0.999
+"""Per-turn discount of a win: maximise the win probability first, then win sooner."""
+
+
+def solve(model: PlanningModel, root: Any) -> _Solution:
+    """Exact finite-horizon dynamic programming over joint actions from ``root``.
+
+    Enumerates every state reachable from ``root`` (turn counter dropped: the rules do not
+    depend on it except through the limit, which becomes the horizon), then runs one backward
+    induction step per turn of the limit, vectorised with numpy.
+    """
+    import numpy as np
+
+    start = root._replace(turn=0)
+    index: dict[Any, int] = {start: 0}
+    order = [start]
+    joint: list[tuple[int, int]] = []
+    first: list[int] = []
+    out_joint: list[int] = []
+    out_prob: list[float] = []
+    out_win: list[float] = []
+    out_next: list[int] = []
+    for state in order:  # grows while we enumerate (breadth-first)
+        first.append(len(joint))
+        options = [model.options(state, p) for p in (0, 1)]
+        for i, a in enumerate(options[0]):
+            for j, b in enumerate(options[1]):
+                for prob, after in model.outcomes(state, (a, b)):
+                    after = after._replace(turn=0)
+                    result = model.result(after)
+                    row = -1
+                    if result is None:
+                        row = index.setdefault(after, len(order))
+                        if row == len(order):
+                            order.append(after)
+                    out_joint.append(len(joint))
+                    out_prob.append(prob)
+                    out_win.append(result or 0.0)
+                    out_next.append(row)
+                joint.append((i, j))
+    starts = np.asarray(first)
+    owner = np.repeat(np.arange(len(order)), np.diff(np.append(starts, len(joint))))
+    o_joint, o_prob = np.asarray(out_joint), np.asarray(out_prob)
+    o_win, o_next = np.asarray(out_win), np.asarray(out_next)
+    ids = np.arange(len(joint))
+    value = np.zeros(len(order) + 1)  # the extra last entry stands for "game over"
+    best = np.zeros((model.turn_limit + 1, len(order)), dtype=np.int32)
+    for left in range(1, model.turn_limit + 1):
+        gain = o_prob * (o_win + DISCOUNT * value[o_next])
+        q = np.bincount(o_joint, weights=gain, minlength=len(joint))
+        top = np.maximum.reduceat(q, starts)
+        choice = np.where(q >= top[owner] - 1e-12, ids, len(joint))
+        best[left] = np.minimum.reduceat(choice, starts)
+        value[:-1] = top
+    return _Solution(index, joint, best)
+
+
+class JointPlanner(ScriptedPlayer):
+    """Plays its part of the best joint plan, assuming the partner runs the same planner.
+
+    Both agents solve the same problem with the same tie-breaking, so they agree on the joint
+    action without talking. With another partner it still plays the best joint continuation from
+    whatever state it finds (it re-plans every turn). Deterministic: no seed is used.
+    """
+
+    model: ClassVar[PlanningModel]
+    game_class: ClassVar[type[RoomGame]]
+
+    def choose(self, observation: Observation) -> str:
+        """The own component of the optimal joint action for the current state."""
+        game = observation.game
+        if not isinstance(game, self.game_class):
+            raise GameError(f"{self.name} plays {self.game_class.name}, not {game.name}.")
+        state = game.state
+        solution = _solution(self.model, game.initial_state())
+        if state._replace(turn=0) not in solution.index:
+            solution = _solution(self.model, state._replace(turn=0))
+        row = solution.index[state._replace(turn=0)]
+        plan = solution.joint[int(solution.best[self.model.turn_limit - state.turn, row])]
+        return self.model.options(state, observation.player)[plan[observation.player]].text()
+
+
+_SOLVED: dict[tuple[int, Any], _Solution] = {}
+_SOLVED_MAX = 8
+
+
+def _solution(model: PlanningModel, root: Any) -> _Solution:
+    """Solve once per (model, root) per process; a handful of roots at most are kept."""
+    key = (id(model), root)
+    if key not in _SOLVED:
+        if len(_SOLVED) >= _SOLVED_MAX:
+            _SOLVED.pop(next(iter(_SOLVED)))
+        _SOLVED[key] = solve(model, root)
+    return _SOLVED[key]
