@@ -1,0 +1,259 @@
+"""``hanabi-convention``: a scripted player that follows the conventions the LLM is told.
+
+The game description (:mod:`coordqa.games.hanabi.conventions`) gives basic H-group conventions.
+This player follows them with one precise clue-reading rule, which it uses both to read its
+partner's reveals and to choose its own (it simulates the reading on a copy of the engine state):
+
+- The *chop* is the oldest card no reveal has touched.
+- A reveal's *focus* is the chop if the reveal newly touches it, else the newest card it newly
+  touches. A reveal that touches no new card carries no instruction.
+- A rank-5 reveal is a save clue. Any other reveal is a save clue if, after it, the focus cannot
+  be playable now (judged from the engine's hint knowledge and the public board only, so both
+  players reach the same reading); otherwise it is a play clue: the focus is to be played.
+
+Priorities on its turn: play a card known to be playable; play a card marked by a play clue
+(not at one life); give a play clue on a playable partner card; save the partner's chop (5s,
+unique 2s, critical cards) when the partner has nothing to play; discard a known-useless card,
+else the chop; when nothing else is allowed (8 tokens), give a clue the partner reads harmlessly.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from coordqa.games.base import Game, Observation, ScriptedPlayer, StepResult
+from coordqa.games.hanabi import engine
+from coordqa.games.hanabi.knowledge import (
+    Board,
+    CardKnowledge,
+    chance,
+    hand_knowledge,
+    possible_cards,
+    surely,
+)
+from coordqa.games.hanabi.view import View, as_hanabi
+
+PLAY = "play"
+SAVE = "save"
+LOW_TOKENS = 2
+"""With this few reveal tokens or fewer, no play clue is given to a partner who already has a
+card to play (tokens are kept for saves)."""
+
+
+@dataclass(frozen=True)
+class ClueReading:
+    """How a reveal is read under the convention."""
+
+    focus: int | None
+    """The focused card position, or None when the reveal touched no new card."""
+    kind: str
+    """``"play"``, ``"save"`` or ``""`` (no instruction)."""
+
+
+def read_clue(
+    clued_before: list[bool],
+    knowledge_after: list[CardKnowledge],
+    touched: tuple[int, ...],
+    rank_five: bool,
+    board: Board,
+) -> ClueReading:
+    """Read a reveal by the convention in the module docstring (public information only)."""
+    newly = [i for i in touched if not clued_before[i]]
+    if not newly:
+        return ClueReading(None, "")
+    chop = clued_before.index(False)
+    focus = chop if chop in newly else max(newly)
+    if rank_five:
+        return ClueReading(focus, SAVE)
+    cards = possible_cards(knowledge_after[focus], board.unseen())
+    if not any(board.playable(card) for card in cards):
+        return ClueReading(focus, SAVE)
+    return ClueReading(focus, PLAY)
+
+
+def chop_index(clued: list[bool]) -> int | None:
+    """The oldest untouched card, or None when every card has been touched."""
+    return clued.index(False) if False in clued else None
+
+
+class ConventionPlayer(ScriptedPlayer):
+    """Plays by the basic H-group conventions of the game description (see module docstring)."""
+
+    name = "hanabi-convention"
+
+    def __init__(self) -> None:
+        """Create an unseated player; :meth:`reset` seats it."""
+        self.me = 0
+        self.rng = random.Random(0)
+        self.marks: list[list[str]] = [[], []]
+        self.clued: list[list[bool]] = [[], []]
+
+    def reset(self, game: Game, player: int, seed: int) -> None:
+        """Seat the player and read the current hands."""
+        self.me = player
+        self.rng = random.Random(seed)
+        self.clued = self._engine_clued(game)
+        self.marks = [[""] * len(hand) for hand in self.clued]
+
+    def observe(self, game: Game, player: int, result: StepResult) -> None:
+        """Update clue marks: drop played/discarded cards, read the partner's (or own) reveal."""
+        hanabi = as_hanabi(game)
+        turn = hanabi.turns[-1]
+        if turn.card is not None:
+            index = int(turn.action.rsplit(" ", 1)[-1])
+            del self.marks[turn.player][index]
+        else:
+            target = 1 - turn.player
+            rank_five = turn.action == engine.reveal_rank_text(turn.player, 4)
+            after = self._knowledge(game, target)
+            board = Board.of(hanabi.state)
+            reading = read_clue(self.clued[target], after, turn.touched, rank_five, board)
+            if reading.focus is not None and self.marks[target][reading.focus] != PLAY:
+                self.marks[target][reading.focus] = reading.kind
+        self.clued = self._engine_clued(game)
+        for marks, clued in zip(self.marks, self.clued, strict=True):
+            marks.extend([""] * (len(clued) - len(marks)))
+
+    def _knowledge(self, game: Game, player: int) -> list[CardKnowledge]:
+        return hand_knowledge(as_hanabi(game).state, self.me)[(player - self.me) % 2]
+
+    def _engine_clued(self, game: Game) -> list[list[bool]]:
+        return [[k.clued for k in self._knowledge(game, p)] for p in (0, 1)]
+
+    def choose(self, observation: Observation) -> str:
+        """The first applicable priority (module docstring), else a random legal action."""
+        view = View(as_hanabi(observation.game), self.me)
+        for option in (
+            self._play_known,
+            self._play_clued,
+            self._give_play_clue,
+            self._give_save_clue,
+            self._discard,
+            self._harmless_clue,
+        ):
+            action = option(view)
+            if action is not None and action in view.legal:
+                return action
+        return self.rng.choice(view.legal)
+
+    def _play_known(self, view: View) -> str | None:
+        for index, cards in enumerate(view.own_possible):
+            if surely(cards, view.board.playable):
+                return engine.play_text(index)
+        return None
+
+    def _play_clued(self, view: View) -> str | None:
+        if view.lives <= 1:
+            return None
+        for index, mark in enumerate(self.marks[self.me]):
+            if mark == PLAY and any(view.board.playable(c) for c in view.own_possible[index]):
+                return engine.play_text(index)
+        return None
+
+    def _partner_has_play(self, view: View) -> bool:
+        """The partner will play a card next turn (a play mark or a publicly known play)."""
+        return any(
+            (mark == PLAY or surely(cards, view.board.playable)) and view.board.playable(card)
+            for mark, cards, card in zip(
+                self.marks[view.partner], view.partner_possible, view.partner_hand, strict=True
+            )
+        )
+
+    def _read(self, view: View, text: str) -> tuple[ClueReading, tuple[int, ...]]:
+        """How the partner would read reveal ``text`` (simulated on a copy of the state)."""
+        move = view.game.text_to_move(text, view.me)
+        after_state = view.state.copy()
+        after_state.apply_move(move)
+        after = hand_knowledge(after_state, view.me)[1]
+        touched = tuple(i for i in range(len(view.partner_hand)) if text in view.reveal_texts(i))
+        rank_five = text == engine.reveal_rank_text(view.me, 4)
+        return read_clue(self.clued[view.partner], after, touched, rank_five, view.board), touched
+
+    def _reveals(self, view: View) -> list[str]:
+        return [t for t in view.legal if t.startswith("Reveal")] if view.can_reveal() else []
+
+    def _touch_value(self, view: View, touched: tuple[int, ...]) -> float:
+        """Newly touched useful cards count for, useless or duplicate ones against, a clue."""
+        clued = self.clued[view.partner]
+        kept = {card for card, c in zip(view.partner_hand, clued, strict=True) if c}
+        value = 0.0
+        for index in touched:
+            card = view.partner_hand[index]
+            if clued[index]:
+                continue
+            if view.board.useless(card) or card in kept:
+                value -= 2
+            else:
+                value += 1 + view.board.playable(card)
+            kept.add(card)
+        return value
+
+    def _give_play_clue(self, view: View) -> str | None:
+        if self._partner_has_play(view) and view.info_tokens <= LOW_TOKENS:
+            return None
+        pending = {
+            card
+            for card, mark in zip(view.partner_hand, self.marks[view.partner], strict=True)
+            if mark == PLAY
+        }
+        best: tuple[float, str] | None = None
+        for text in self._reveals(view):
+            reading, touched = self._read(view, text)
+            if reading.kind != PLAY or reading.focus is None:
+                continue
+            card = view.partner_hand[reading.focus]
+            if not view.board.playable(card) or card in pending:
+                continue
+            value = self._touch_value(view, touched) - 0.1 * card[1]
+            if best is None or value > best[0]:
+                best = (value, text)
+        return best[1] if best else None
+
+    def _needs_save(self, view: View, index: int) -> bool:
+        card = view.partner_hand[index]
+        if view.board.useless(card):
+            return False
+        others = [c for i, c in enumerate(view.partner_hand) if i != index]
+        if card in others:
+            return False
+        return card[1] == 4 or view.board.critical(card) or card[1] == 1
+
+    def _give_save_clue(self, view: View) -> str | None:
+        chop = chop_index(self.clued[view.partner])
+        if chop is None or self._partner_has_play(view) or not self._needs_save(view, chop):
+            return None
+        best: tuple[float, str] | None = None
+        playable = view.board.playable(view.partner_hand[chop])
+        for text in self._reveals(view):
+            reading, touched = self._read(view, text)
+            if reading.focus != chop or (reading.kind == PLAY and not playable):
+                continue
+            value = self._touch_value(view, touched)
+            if best is None or value > best[0]:
+                best = (value, text)
+        return best[1] if best else None
+
+    def _discard(self, view: View) -> str | None:
+        if not view.can_discard():
+            return None
+        for index, cards in enumerate(view.own_possible):
+            if surely(cards, view.board.useless):
+                return engine.discard_text(index)
+        chop = chop_index(self.clued[self.me])
+        if chop is not None:
+            return engine.discard_text(chop)
+        odds = [
+            chance(cards, view.unseen, view.board.useless) - (mark == PLAY)
+            for cards, mark in zip(view.own_possible, self.marks[self.me], strict=True)
+        ]
+        return engine.discard_text(max(range(len(odds)), key=lambda i: odds[i]))
+
+    def _harmless_clue(self, view: View) -> str | None:
+        for text in self._reveals(view):
+            reading, _ = self._read(view, text)
+            if reading.kind != PLAY or (
+                reading.focus is not None and view.board.playable(view.partner_hand[reading.focus])
+            ):
+                return text
+        return None

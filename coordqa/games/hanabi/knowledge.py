@@ -1,0 +1,138 @@
+"""What can be deduced about cards from the engine's hint knowledge and the visible cards.
+
+The engine (``HanabiCardKnowledge``) records which colours and ranks each card may still have,
+given every hint so far. These helpers combine that with card counting (discards, fireworks and,
+for a player's private view, the partner's hand) to answer the questions every strategy asks:
+is this card surely playable, surely useless, the last copy? No Hanabi rule is re-implemented
+here beyond the deck composition and "a card plays when its rank is one above its stack".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from coordqa.games.hanabi.engine import COLORS, COPIES, RANKS
+
+Card = tuple[int, int]
+"""(colour index, rank index) as the engine numbers them."""
+
+
+@dataclass(frozen=True)
+class CardKnowledge:
+    """A plain copy of the engine's ``HanabiCardKnowledge`` for one card.
+
+    pyhanabi's knowledge objects point into the observation that made them and dangle once it is
+    freed, so they are copied out while the observation is alive (see :func:`hand_knowledge`).
+    """
+
+    colors: tuple[int, ...]
+    """Colour indices the card may still have (``color_plausible``)."""
+    ranks: tuple[int, ...]
+    """Rank indices the card may still have (``rank_plausible``)."""
+    color: int | None
+    """The colour index if a reveal named it directly, else None."""
+    rank: int | None
+    """The rank index if a reveal named it directly, else None."""
+
+    @classmethod
+    def of(cls, knowledge: Any) -> CardKnowledge:
+        """Copy a pyhanabi ``HanabiCardKnowledge``."""
+        return cls(
+            tuple(c for c in range(len(COLORS)) if knowledge.color_plausible(c)),
+            tuple(r for r in range(len(RANKS)) if knowledge.rank_plausible(r)),
+            knowledge.color(),
+            knowledge.rank(),
+        )
+
+    @property
+    def clued(self) -> bool:
+        """Whether a reveal has ever touched this card."""
+        return self.color is not None or self.rank is not None
+
+
+def hand_knowledge(state: Any, viewer: int) -> tuple[list[CardKnowledge], list[CardKnowledge]]:
+    """The engine's knowledge of (``viewer``'s own hand, the partner's hand).
+
+    Hints are public, so both players agree on both lists.
+    """
+    observation = state.observation(viewer)
+    own, partner = observation.card_knowledge()
+    return [CardKnowledge.of(k) for k in own], [CardKnowledge.of(k) for k in partner]
+
+
+@dataclass(frozen=True)
+class Board:
+    """The public cards: fireworks and discards, with the questions asked about them."""
+
+    fireworks: tuple[int, ...]
+    """Height of each colour's stack (0 = empty), in engine colour order."""
+    discards: tuple[Card, ...]
+    """Discarded (and misplayed) cards."""
+
+    @classmethod
+    def of(cls, state_or_observation: Any) -> Board:
+        """The board of a pyhanabi state or observation."""
+        return cls(
+            tuple(state_or_observation.fireworks()),
+            tuple((c.color(), c.rank()) for c in state_or_observation.discard_pile()),
+        )
+
+    def playable(self, card: Card) -> bool:
+        """The card goes on its stack now."""
+        return self.fireworks[card[0]] == card[1]
+
+    def discarded(self, card: Card) -> int:
+        """Copies of ``card`` in the discard pile."""
+        return self.discards.count(card)
+
+    def useless(self, card: Card) -> bool:
+        """The card can never score: already played, or a lower card of its colour is gone."""
+        color, rank = card
+        if rank < self.fireworks[color]:
+            return True
+        return any(
+            self.discarded((color, lower)) == COPIES[lower]
+            for lower in range(self.fireworks[color], rank)
+        )
+
+    def critical(self, card: Card) -> bool:
+        """The card is still needed and every other copy has been discarded."""
+        return not self.useless(card) and self.discarded(card) == COPIES[card[1]] - 1
+
+    def unseen(self, visible: Iterable[Card] = ()) -> dict[Card, int]:
+        """Copies of each card not on the stacks, not discarded and not in ``visible``."""
+        counts = {
+            (c, r): COPIES[r] - self.discarded((c, r)) - (1 if r < self.fireworks[c] else 0)
+            for c in range(len(COLORS))
+            for r in range(len(RANKS))
+        }
+        for card in visible:
+            counts[card] -= 1
+        return counts
+
+
+def possible_cards(knowledge: CardKnowledge, unseen: dict[Card, int]) -> list[Card]:
+    """Identities this card can have: hint-plausible and with an unseen copy left.
+
+    Falls back to the hint-plausible identities alone when counting rules all of them out, which
+    happens only if ``unseen`` came from a view that includes the card itself.
+    """
+    plausible = [(c, r) for c in knowledge.colors for r in knowledge.ranks]
+    counted = [card for card in plausible if unseen[card] > 0]
+    return counted or plausible
+
+
+def surely(cards: Sequence[Card], test: Any) -> bool:
+    """``test`` holds for every possible identity (and there is at least one)."""
+    return bool(cards) and all(test(card) for card in cards)
+
+
+def chance(cards: Sequence[Card], unseen: dict[Card, int], test: Any) -> float:
+    """Probability that ``test`` holds, weighting each identity by its unseen copies."""
+    weights = [max(unseen[card], 0) for card in cards]
+    total = sum(weights)
+    if total == 0:
+        return 1.0 if surely(cards, test) else 0.0
+    return sum(w for card, w in zip(cards, weights, strict=True) if test(card)) / total

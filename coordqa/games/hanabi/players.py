@@ -1,0 +1,61 @@
+"""Registration of the scripted Hanabi players (convention bot and Walton-Rivers rule agents)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from coordqa.errors import ConfigError
+from coordqa.games.base import Game, Observation, Player, ScriptedPlayer, register_player
+from coordqa.games.hanabi.convention_player import ConventionPlayer
+from coordqa.games.hanabi.rules import AGENTS, RuleAgent
+from coordqa.games.hanabi.view import View, as_hanabi
+
+
+class RulePlayer(ScriptedPlayer):
+    """A Walton-Rivers rule agent seated at a Hanabi game; its randomness is seeded by reset."""
+
+    def __init__(self, agent: RuleAgent) -> None:
+        """Wrap ``agent``'s priority list."""
+        self.agent = agent
+        self.me = 0
+        self.rng = random.Random(0)
+
+    def reset(self, game: Game, player: int, seed: int) -> None:
+        """Seat the player; its random choices restart from ``seed``."""
+        self.me = player
+        self.rng = random.Random(seed)
+
+    def choose(self, observation: Observation) -> str:
+        """The first action the agent's rules propose."""
+        return self.agent.decide(View(as_hanabi(observation.game), self.me), self.rng)
+
+
+def _no_options(name: str, options: dict[str, Any]) -> None:
+    if options:
+        raise ConfigError(f"player {name!r} takes no options, got {sorted(options)}")
+
+
+def _rule_factory(agent: RuleAgent) -> Any:
+    def factory(game_name: str, layout: str | None = None, **options: Any) -> Player:
+        _no_options(agent.name, options)
+        return RulePlayer(agent)
+
+    return factory
+
+
+@register_player(
+    "hanabi-convention",
+    games=["hanabi"],
+    description="Follows the basic H-group conventions given to LLMs (play/save clues, chop)",
+)
+def convention_factory(game_name: str, layout: str | None = None, **options: Any) -> Player:
+    """Build a :class:`ConventionPlayer`."""
+    _no_options("hanabi-convention", options)
+    return ConventionPlayer()
+
+
+for _agent in AGENTS:
+    register_player(_agent.name, games=["hanabi"], description=_agent.description)(
+        _rule_factory(_agent)
+    )
