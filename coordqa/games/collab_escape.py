@@ -376,7 +376,7 @@ class EscapeGreedy(ScriptedPlayer):
 @register_player(
     "escape-planner",
     games=["collab_escape"],
-    description="maximises the escape probability, planning over the killer exactly (deterministic)",
+    description="maximises the escape probability by exact planning (deterministic)",
 )
 def _make_escape_planner(game: str, layout: str | None, **options: Any) -> Player:
     no_options("escape-planner", options)
