@@ -1,5 +1,67 @@
-"""The gateway to language models (in progress): value types and the local test server."""
+"""The gateway to language models: every model call in coordqa goes through here.
 
-from coordqa.llm.types import CallPolicy, GenerateConfig, Message, Reply, Usage
+``get_model(name)`` returns a :class:`Model` for a built-in offline model (``random``,
+``scripted``) or any litellm model string (``openai/...``, ``anthropic/...``, ``gemini/...``,
+``ollama/...``, ``hosted_vllm/...``). ``await model.generate(messages, config, trial=, role=)``
+returns a :class:`Reply`: cached, rate- and concurrency-limited, retried within bounds, and
+accounted per role in ``model.usage``. Importing this package does not import litellm.
+"""
 
-__all__ = ["CallPolicy", "GenerateConfig", "Message", "Reply", "Usage"]
+from coordqa.llm.cache import CACHE_DIR_ENV, ResponseCache, cache_key, default_cache_dir
+from coordqa.llm.gateway import (
+    DEFAULT_CONFIG,
+    DEFAULT_POLICY,
+    CacheOption,
+    Model,
+    ScriptedModel,
+    get_model,
+)
+from coordqa.llm.ledger import UsageLedger, UsageTotals
+from coordqa.llm.limits import Limiter, LimiterRegistry, Limits, LocalLimiter, limit, limiters
+from coordqa.llm.offline import NO_OPTIONS_REPLY, default_policy, option_letters
+from coordqa.llm.providers import PROVIDERS, BrokenReply, Completion, Provider, provider
+from coordqa.llm.types import (
+    CallPolicy,
+    GenerateConfig,
+    Message,
+    Reply,
+    RetryDecision,
+    Role,
+    Usage,
+)
+
+__all__ = [
+    "CACHE_DIR_ENV",
+    "DEFAULT_CONFIG",
+    "DEFAULT_POLICY",
+    "NO_OPTIONS_REPLY",
+    "PROVIDERS",
+    "BrokenReply",
+    "CacheOption",
+    "CallPolicy",
+    "Completion",
+    "GenerateConfig",
+    "Limiter",
+    "LimiterRegistry",
+    "Limits",
+    "LocalLimiter",
+    "Message",
+    "Model",
+    "Provider",
+    "Reply",
+    "ResponseCache",
+    "RetryDecision",
+    "Role",
+    "ScriptedModel",
+    "Usage",
+    "UsageLedger",
+    "UsageTotals",
+    "cache_key",
+    "default_cache_dir",
+    "default_policy",
+    "get_model",
+    "limit",
+    "limiters",
+    "option_letters",
+    "provider",
+]

@@ -10,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from coordqa.errors import ConfigError
+
 Role = Literal["system", "user", "assistant"]
+ROLES: tuple[Role, ...] = ("system", "user", "assistant")
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,12 @@ class GenerateConfig:
     max_tokens: int | None = None
     """Cap on completion tokens."""
     seed: int | None = None
-    """Provider-side sampling seed, where supported."""
+    """Provider-side sampling seed, where supported (offline ``random`` seeds with it too)."""
+
+    def __post_init__(self) -> None:
+        _check_range(self, "temperature", 0.0)
+        _check_range(self, "top_p", 0.0, 1.0, open_low=True)
+        _check_range(self, "max_tokens", 1)
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,57 @@ class CallPolicy:
     """First backoff delay; doubled each retry, with full jitter."""
     backoff_max_s: float = 60.0
     """Upper bound of a single backoff delay (Retry-After is honoured up to max_total_s)."""
+
+    def __post_init__(self) -> None:
+        _check_range(self, "concurrency", 1)
+        _check_range(self, "requests_per_minute", 0, open_low=True)
+        _check_range(self, "tokens_per_minute", 0, open_low=True)
+        _check_range(self, "timeout_s", 0, open_low=True)
+        _check_range(self, "max_attempts", 1)
+        _check_range(self, "max_total_s", 0, open_low=True)
+        _check_range(self, "backoff_initial_s", 0)
+        _check_range(self, "backoff_max_s", 0)
+
+
+RetryKind = Literal["no", "transient", "rate_limit"]
+
+
+@dataclass(frozen=True)
+class RetryDecision:
+    """A provider's verdict on a failed attempt: give up, or retry (after ``retry_after``)."""
+
+    kind: RetryKind
+    """``no``: permanent (bad request, auth); ``transient``: retry with backoff; ``rate_limit``:
+    retry, waiting at least ``retry_after`` when the provider said how long."""
+    reason: str = ""
+    """Short explanation, kept in the error text of a call that fails for good."""
+    retry_after: float | None = None
+    """Seconds the provider asked us to wait (the Retry-After header), if it said."""
+
+    @property
+    def retry(self) -> bool:
+        """Whether another attempt may succeed."""
+        return self.kind != "no"
+
+
+def _check_range(
+    owner: object,
+    field_name: str,
+    low: float,
+    high: float | None = None,
+    *,
+    open_low: bool = False,
+) -> None:
+    """Raise ConfigError unless the field is None or within [low, high] (or (low, high])."""
+    name = f"{type(owner).__name__}.{field_name}"
+    value = getattr(owner, field_name)
+    if value is None:
+        return
+    too_low = value <= low if open_low else value < low
+    if too_low or (high is not None and value > high):
+        bound = f"> {low}" if open_low else f">= {low}"
+        allowed = f"{bound} and <= {high}" if high is not None else bound
+        raise ConfigError(f"{name} must be {allowed}, got {value!r}")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,177 @@
+"""The response cache: re-running an evaluation makes zero model calls.
+
+Replies are stored on disk in SQLite (WAL mode, so several processes can read and write at once)
+under a key that covers exactly what changes the output: the model, its ``api_base``, the messages,
+the sampling parameters and the trial index. Concurrency, retry and timeout settings are left out,
+since they change how we ask, not what is answered; the trial index is in, so repeated trials are
+not all served one cached answer. Errors are never stored.
+
+The default location is the user cache directory (``<user cache>/coordqa/responses``), or
+``$COORDQA_CACHE_DIR`` when set; never inside the package.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from coordqa.errors import ConfigError
+from coordqa.llm.types import GenerateConfig, Message, Usage
+
+CACHE_DIR_ENV = "COORDQA_CACHE_DIR"
+"""Environment variable that overrides the default cache directory."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses_v1 (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    text TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    cost REAL
+)
+"""
+
+
+def fingerprint(payload: Any) -> str:
+    """The sha256 hex digest of ``payload`` as canonical JSON (sorted keys, no spaces).
+
+    >>> fingerprint({"b": 1, "a": [1, 2]}) == fingerprint({"a": [1, 2], "b": 1})
+    True
+    """
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def messages_payload(messages: Sequence[Message]) -> list[list[str]]:
+    """Messages as plain data, for hashing."""
+    return [[message.role, message.content] for message in messages]
+
+
+def cache_key(
+    model: str,
+    api_base: str | None,
+    messages: Sequence[Message],
+    config: GenerateConfig,
+    trial: int,
+) -> str:
+    """The cache key of one call: what changes the reply, and nothing else."""
+    return fingerprint(
+        {
+            "model": model,
+            "api_base": api_base,
+            "messages": messages_payload(messages),
+            "config": dataclasses.asdict(config),
+            "trial": trial,
+        }
+    )
+
+
+def default_cache_dir() -> Path:
+    """``$COORDQA_CACHE_DIR`` if set, else ``<user cache dir>/coordqa/responses``."""
+    override = os.environ.get(CACHE_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return platformdirs.user_cache_path("coordqa") / "responses"
+
+
+@dataclass(frozen=True)
+class CachedReply:
+    """A stored successful reply."""
+
+    text: str
+    """The reply text."""
+    usage: Usage
+    """What the original call used (not spent again on a hit)."""
+
+
+class ResponseCache:
+    """Successful replies on disk, by :func:`cache_key`. Safe to share between processes."""
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        """Use ``directory`` (default: :func:`default_cache_dir`); nothing is opened until used."""
+        self.directory = Path(directory).expanduser() if directory else default_cache_dir()
+        self.path = self.directory / "responses.sqlite3"
+        self._connection: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._connection is None:
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                connection = sqlite3.connect(
+                    self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+                )
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=NORMAL")
+                connection.execute(_SCHEMA)
+            except (OSError, sqlite3.Error) as exc:
+                raise ConfigError(
+                    f"cannot open the response cache at {self.path}: {exc}. Set "
+                    f"{CACHE_DIR_ENV} to a writable directory, or pass cache=None to disable it."
+                ) from exc
+            self._connection = connection
+        return self._connection
+
+    def get(self, key: str) -> CachedReply | None:
+        """The stored reply for ``key``, or None."""
+        with self._lock:
+            row = (
+                self._connect()
+                .execute(
+                    "SELECT text, prompt_tokens, completion_tokens, cost FROM responses_v1 "
+                    "WHERE key = ?",
+                    (key,),
+                )
+                .fetchone()
+            )
+        if row is None:
+            return None
+        text, prompt_tokens, completion_tokens, cost = row
+        return CachedReply(text, Usage(prompt_tokens, completion_tokens, cost, calls=1))
+
+    def put(self, key: str, model: str, text: str, usage: Usage) -> None:
+        """Store a successful reply (errors are never passed here)."""
+        with self._lock:
+            self._connect().execute(
+                "INSERT OR REPLACE INTO responses_v1 VALUES (?, ?, ?, ?, ?, ?)",
+                (key, model, text, usage.prompt_tokens, usage.completion_tokens, usage.cost),
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            (count,) = self._connect().execute("SELECT COUNT(*) FROM responses_v1").fetchone()
+        return int(count)
+
+    def clear(self) -> int:
+        """Delete every stored reply; return how many there were."""
+        with self._lock:
+            cursor = self._connect().execute("DELETE FROM responses_v1")
+        return cursor.rowcount
+
+    def close(self) -> None:
+        """Close the database connection (it reopens on next use)."""
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle only the location, so a cache can be sent to worker processes."""
+        return {"directory": self.directory}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["directory"])  # type: ignore[misc]
+
+    def __repr__(self) -> str:
+        return f"ResponseCache({str(self.directory)!r})"

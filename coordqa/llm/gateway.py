@@ -1,0 +1,254 @@
+"""The model gateway: every model call in coordqa goes through :meth:`Model.generate`.
+
+A :class:`Model` wraps one provider and adds, the same way for every provider: a check of its
+configuration before the first call, the response cache, keyed concurrency and rate limits, the
+bounded retry loop, and usage accounting per role. Provider failures come back as
+``Reply(text=None, error=...)``; configuration errors raise :class:`~coordqa.errors.ModelError`.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Sequence
+from typing import Literal
+
+from coordqa.errors import ConfigError
+from coordqa.llm import offline as _offline  # noqa: F401 (registers the offline models)
+from coordqa.llm.cache import ResponseCache, cache_key
+from coordqa.llm.ledger import UsageLedger
+from coordqa.llm.limits import LimiterRegistry, Limits, limiters
+from coordqa.llm.offline import Script, ScriptedProvider
+from coordqa.llm.providers import Completion, Provider, create_provider
+from coordqa.llm.retry import call_with_retries
+from coordqa.llm.types import ROLES, CallPolicy, GenerateConfig, Message, Reply
+
+DEFAULT_CONFIG = GenerateConfig()
+"""Sampling parameters used when none are given: every one left to the provider."""
+
+DEFAULT_POLICY = CallPolicy()
+"""Call policy used when none is given: bounded attempts, timeouts and total time."""
+
+CacheOption = ResponseCache | None | Literal["default"]
+"""``"default"``: the user cache directory (or ``$COORDQA_CACHE_DIR``); None: no cache."""
+
+
+def estimate_tokens(messages: Sequence[Message], config: GenerateConfig) -> int:
+    """A rough token count for the per-minute token budget: 4 characters a token, plus the cap.
+
+    >>> estimate_tokens([Message("user", "x" * 40)], GenerateConfig(max_tokens=10))
+    21
+    """
+    prompt = sum(len(m.content) for m in messages) // 4 + 1
+    return prompt + (config.max_tokens or 0)
+
+
+def _validated(messages: Sequence[Message]) -> tuple[Message, ...]:
+    if isinstance(messages, str | Message) or not messages:
+        raise ConfigError(
+            "messages must be a non-empty sequence of Message, e.g. [Message('user', 'Hi')]"
+        )
+    for index, message in enumerate(messages):
+        if not isinstance(message, Message) or message.role not in ROLES:
+            raise ConfigError(
+                f"messages[{index}] is {message!r}; expected Message(role, content) with role "
+                f"one of {', '.join(ROLES)}"
+            )
+    return tuple(messages)
+
+
+class Model:
+    """A language model behind the gateway: cached, limited, retried and accounted."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        policy: CallPolicy = DEFAULT_POLICY,
+        cache: ResponseCache | None = None,
+        ledger: UsageLedger | None = None,
+        limiter_registry: LimiterRegistry | None = None,
+    ) -> None:
+        """Wrap ``provider``. Most code should call :func:`get_model` instead.
+
+        Args:
+            provider: answers one request at a time.
+            policy: limits, retries and timeouts.
+            cache: where successful replies are stored (None: not cached).
+            ledger: usage totals to add to (share one between models to total a run).
+            limiter_registry: where the connection's limiter lives (default: the process-wide one).
+        """
+        self.provider = provider
+        self.policy = policy
+        self.cache = cache if provider.cacheable else None
+        self.usage = ledger if ledger is not None else UsageLedger()
+        self._limiters = limiter_registry or limiters
+        self._limits = Limits.from_policy(policy)
+        self._jitter = random.Random()
+        self._checked = False
+        self._check_lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        """The model string, e.g. ``openai/gpt-4o-mini`` or ``random``."""
+        return self.provider.name
+
+    @property
+    def api_base(self) -> str | None:
+        """The endpoint, when one was given."""
+        return self.provider.api_base
+
+    def connection_key(self) -> str:
+        """The provider plus endpoint; calls with the same key share limits."""
+        return self.provider.connection_key()
+
+    def check(self) -> None:
+        """Raise ModelError now if the model cannot be used (unknown provider, missing key).
+
+        Runs once; :meth:`generate` calls it before the first question is sent.
+        """
+        with self._check_lock:
+            if not self._checked:
+                self.provider.check()
+                self._checked = True
+
+    async def generate(
+        self,
+        messages: Sequence[Message],
+        config: GenerateConfig = DEFAULT_CONFIG,
+        *,
+        trial: int = 0,
+        role: str = "default",
+    ) -> Reply:
+        """Ask the model; return its reply or, after bounded retries, an error reply.
+
+        Args:
+            messages: the conversation, last message last.
+            config: sampling parameters (part of the cache key).
+            trial: the repetition index (part of the cache key and of ``random``'s seed).
+            role: who asks, for usage accounting (``qa``, ``tom``, ``action``, ``verifier`` ...).
+
+        Raises:
+            ModelError: the model is misconfigured (raised before anything is sent).
+            ConfigError: ``messages`` is not a non-empty sequence of Message.
+        """
+        messages = _validated(messages)
+        self.check()
+        key = None
+        if self.cache is not None:
+            key = cache_key(self.name, self.api_base, messages, config, trial)
+            hit = self.cache.get(key)
+            if hit is not None:
+                reply = Reply(hit.text, usage=hit.usage, attempts=0, cached=True, model=self.name)
+                self.usage.record(self.name, role, reply)
+                return reply
+        reply = await self._call(messages, config, trial)
+        if key is not None and self.cache is not None and reply.ok and reply.text is not None:
+            self.cache.put(key, self.name, reply.text, reply.usage)
+        self.usage.record(self.name, role, reply)
+        return reply
+
+    async def _call(
+        self, messages: tuple[Message, ...], config: GenerateConfig, trial: int
+    ) -> Reply:
+        """One call under the connection's limits, with the retry policy."""
+        limiter = self._limiters.get(self.connection_key(), self._limits)
+        tokens = estimate_tokens(messages, config)
+
+        async def attempt(timeout_s: float) -> Completion:
+            completion = await self.provider.complete(
+                messages, config, trial=trial, timeout_s=timeout_s
+            )
+            await limiter.settle(tokens, completion.usage.total_tokens)
+            return completion
+
+        async def admit() -> None:
+            await limiter.admit(tokens)
+
+        async with limiter.slot():
+            started = time.monotonic()
+            outcome = await call_with_retries(
+                attempt,
+                self.provider.should_retry,
+                self.policy,
+                before_attempt=admit,
+                rng=self._jitter,
+            )
+            latency = time.monotonic() - started
+        if outcome.value is None:
+            return Reply(
+                None, outcome.error, latency_s=latency, attempts=outcome.attempts, model=self.name
+            )
+        completion = outcome.value
+        return Reply(
+            completion.text,
+            usage=completion.usage,
+            latency_s=latency,
+            attempts=outcome.attempts,
+            model=self.name,
+        )
+
+    def __repr__(self) -> str:
+        base = f", api_base={self.api_base!r}" if self.api_base else ""
+        return f"Model({self.name!r}{base})"
+
+
+class ScriptedModel(Model):
+    """A deterministic model for tests: replays ``script`` (a list, or a function of messages).
+
+    Replies in a list are used in order, shared by all calls; one call too many raises
+    ModelError (a test that asks more than it scripted should fail loudly). A list item that is
+    an exception is raised as a provider failure, to test error handling. Never cached.
+    """
+
+    def __init__(
+        self,
+        script: Script,
+        *,
+        name: str = "scripted",
+        policy: CallPolicy = DEFAULT_POLICY,
+        ledger: UsageLedger | None = None,
+    ) -> None:
+        """Create the model; ``name`` is what replies and usage report."""
+        super().__init__(ScriptedProvider(script, name), policy=policy, ledger=ledger)
+
+
+def get_model(
+    name: str | Model,
+    *,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    policy: CallPolicy = DEFAULT_POLICY,
+    cache: CacheOption = "default",
+    ledger: UsageLedger | None = None,
+) -> Model:
+    """The model called ``name``: a built-in (``random``, ``scripted``) or any litellm string.
+
+    Args:
+        name: ``random``, ``scripted``, or ``<litellm provider>/<model>`` such as
+            ``openai/gpt-4o-mini``, ``anthropic/...``, ``gemini/...``, ``ollama/llama3``,
+            ``hosted_vllm/<model>``. A Model is returned as is (with no other argument).
+        api_base: the endpoint, for self-hosted or OpenAI-compatible servers.
+        api_key: the API key (default: the provider's usual environment variable).
+        policy: limits, retries and timeouts.
+        cache: ``"default"`` (user cache dir or ``$COORDQA_CACHE_DIR``), a ResponseCache, or None.
+        ledger: usage totals to add to (default: a new ledger for this model).
+
+    Raises:
+        ModelError: ``name`` is neither a built-in nor of the form ``provider/model``. Unknown
+            litellm providers and missing keys are reported by ``Model.check()``.
+    """
+    if isinstance(name, Model):
+        given = (api_base, api_key, ledger) != (None, None, None)
+        if given or policy is not DEFAULT_POLICY or cache != "default":
+            raise ConfigError(
+                f"get_model({name!r}) got a Model and other arguments; configure the Model itself"
+            )
+        return name
+    provider = create_provider(name, api_base, api_key)
+    if cache == "default":
+        response_cache = ResponseCache() if provider.cacheable else None
+    else:
+        response_cache = cache
+    return Model(provider, policy=policy, cache=response_cache, ledger=ledger)

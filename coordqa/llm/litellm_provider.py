@@ -1,0 +1,194 @@
+"""Real models through litellm: any ``<provider>/<model>`` string litellm knows.
+
+litellm is imported on first use (it takes seconds to import), with its model price map read from
+the installed package (``LITELLM_LOCAL_MODEL_COST_MAP``) rather than downloaded. Its retries are
+switched off (``num_retries=0``, ``max_retries=0``) so that :mod:`coordqa.llm.retry` is the only
+retry loop.
+
+API keys come from the provider's usual environment variables (``OPENAI_API_KEY``,
+``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY`` ...) or ``api_key=``. When ``api_base`` points an
+OpenAI-compatible provider (:data:`KEY_OPTIONAL_WITH_API_BASE`) at a server of your own (vLLM,
+Ollama, llama.cpp, LM Studio), a key is optional: if none is set, the placeholder
+:data:`PLACEHOLDER_KEY` is sent, since such servers usually ignore it and the OpenAI client
+refuses to send none. A server that does check keys then answers 401, reported as an error reply.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+from coordqa.errors import MissingDependencyError, ModelError
+from coordqa.llm.providers import BrokenReply, Completion, Provider
+from coordqa.llm.retry import parse_retry_after
+from coordqa.llm.types import GenerateConfig, Message, RetryDecision, Usage
+from coordqa.registry import suggest
+
+KEY_OPTIONAL_WITH_API_BASE = frozenset(
+    {
+        "openai",
+        "openai_like",
+        "custom_openai",
+        "hosted_vllm",
+        "ollama",
+        "ollama_chat",
+        "lm_studio",
+        "llamafile",
+    }
+)
+"""litellm providers that need no API key when ``api_base`` names the server."""
+
+PLACEHOLDER_KEY = "no-key"
+"""Sent to a keyless OpenAI-compatible server, because the OpenAI client requires some key."""
+
+_TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
+_SAMPLING_FIELDS = ("temperature", "top_p", "max_tokens", "seed")
+
+
+def import_litellm() -> ModuleType:
+    """Import litellm (once), configured for offline price lookup and quiet logs."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "litellm is needed for real models; install it with `pip install litellm` "
+            "(offline models 'random' and 'scripted' work without it)"
+        ) from exc
+    litellm.suppress_debug_info = True
+    logger = logging.getLogger("LiteLLM")
+    if logger.level == logging.NOTSET:
+        logger.setLevel(logging.ERROR)  # its per-event-loop notices would flood test output
+    return litellm
+
+
+def price(litellm: ModuleType, model: str, response: Any) -> float | None:
+    """The cost in US dollars of one response, or None when litellm has no price for the model.
+
+    The only place a call is priced. litellm raises for models it has no price for; that is
+    "unknown", never 0.
+    """
+    try:
+        cost = litellm.completion_cost(completion_response=response, model=model)
+    except Exception:  # litellm raises several types for "not mapped"; all mean "unknown"
+        return None
+    return None if cost is None else float(cost)
+
+
+def reply_text(response: Any) -> str:
+    """The text of the first choice; a missing choice or empty text is a :class:`BrokenReply`."""
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise BrokenReply("the response has no choices")
+    message = getattr(choices[0], "message", None)
+    content = getattr(message, "content", None)
+    if not isinstance(content, str) or not content.strip():
+        raise BrokenReply(f"the response's message content is empty ({content!r})")
+    return content
+
+
+def _response_usage(litellm: ModuleType, model: str, response: Any) -> Usage:
+    usage = getattr(response, "usage", None)
+    prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+    completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    return Usage(prompt_tokens, completion_tokens, price(litellm, model, response), calls=1)
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """The Retry-After of a failed response, in seconds, if the provider sent one."""
+    for headers in (
+        getattr(exc, "litellm_response_headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ):
+        if headers is None:
+            continue
+        milliseconds = headers.get("retry-after-ms")
+        if milliseconds is not None:
+            seconds = parse_retry_after(milliseconds)
+            return None if seconds is None else seconds / 1000.0
+        seconds = parse_retry_after(headers.get("retry-after"))
+        if seconds is not None:
+            return seconds
+    return None
+
+
+class LiteLLMProvider(Provider):
+    """A model reached through ``litellm.acompletion``."""
+
+    def __init__(self, name: str, api_base: str | None, api_key: str | None) -> None:
+        """Remember the model string, endpoint and explicit key; nothing is imported yet."""
+        super().__init__(name, api_base)
+        self.prefix = name.split("/", 1)[0]
+        self._api_key = api_key
+        self._key_to_send = api_key
+
+    def connection_key(self) -> str:
+        """Litellm provider plus endpoint: calls to one host share limits, two hosts do not."""
+        return f"{self.prefix}@{self.api_base or 'default'}"
+
+    def check(self) -> None:
+        """Raise ModelError for a provider litellm does not know or a missing API key."""
+        litellm = import_litellm()
+        known = sorted(str(getattr(p, "value", p)) for p in litellm.provider_list)
+        if self.prefix not in known:
+            close = suggest(self.prefix, known)
+            hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+            raise ModelError(
+                f"unknown litellm provider {self.prefix!r} in model {self.name!r}.{hint} "
+                f"litellm knows {len(known)} providers, e.g. openai, anthropic, gemini, ollama, "
+                "hosted_vllm (full list: https://docs.litellm.ai/docs/providers)."
+            )
+        if self._api_key:
+            return
+        env = litellm.validate_environment(model=self.name, api_base=self.api_base)
+        missing = [str(key) for key in env.get("missing_keys") or []]
+        if not missing:
+            return
+        if self.api_base and self.prefix in KEY_OPTIONAL_WITH_API_BASE:
+            self._key_to_send = PLACEHOLDER_KEY
+            return
+        raise ModelError(
+            f"model {self.name!r} cannot be used: set the environment variable "
+            f"{' or '.join(missing)} (or pass api_key=... / api_base=... to get_model)."
+        )
+
+    async def complete(
+        self, messages: Sequence[Message], config: GenerateConfig, *, trial: int, timeout_s: float
+    ) -> Completion:
+        """One ``litellm.acompletion`` call, without litellm's retries."""
+        litellm = import_litellm()
+        kwargs: dict[str, Any] = {
+            "model": self.name,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "timeout": timeout_s,
+            "num_retries": 0,
+            "max_retries": 0,
+            "drop_params": True,
+        }
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._key_to_send:
+            kwargs["api_key"] = self._key_to_send
+        for name in _SAMPLING_FIELDS:
+            value = getattr(config, name)
+            if value is not None:
+                kwargs[name] = value
+        response = await litellm.acompletion(**kwargs)
+        return Completion(reply_text(response), _response_usage(litellm, self.name, response))
+
+    def should_retry(self, exc: Exception) -> RetryDecision:
+        """Rate limits and server-side failures are retried; other client errors are not."""
+        status = getattr(exc, "status_code", None)
+        if status == 429 or type(exc).__name__ == "RateLimitError":
+            return RetryDecision("rate_limit", "rate limited (429)", _retry_after(exc))
+        if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
+            return RetryDecision("transient", f"HTTP {status}")
+        if isinstance(status, int) and 400 <= status < 500:
+            return RetryDecision("no", f"HTTP {status} is a permanent client error")
+        litellm = import_litellm()
+        if isinstance(exc, litellm.Timeout | litellm.APIConnectionError):
+            return RetryDecision("transient", "connection failure or timeout")
+        return super().should_retry(exc)

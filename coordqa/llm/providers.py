@@ -1,0 +1,99 @@
+"""The provider contract and the provider registry.
+
+A provider turns messages into one completion, once: no retries, no cache, no limits (the gateway,
+:class:`~coordqa.llm.gateway.Model`, adds those uniformly). It also classifies its own failures
+(:meth:`Provider.should_retry`) and names its connection (:meth:`Provider.connection_key`), so
+limits are shared per host.
+
+Built-in offline models register here by name with :func:`provider`; any other name of the form
+``<litellm provider>/<model>`` goes to litellm, whose own provider list is checked by
+``Model.check()``. One registry, one source of truth.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from coordqa.errors import ModelError
+from coordqa.llm.types import GenerateConfig, Message, RetryDecision, Usage
+from coordqa.registry import Registry
+
+
+class BrokenReply(Exception):
+    """A provider answered "success" with a body we cannot use (no choices, empty content).
+
+    Classified as transient: the same request usually works on the next try.
+    """
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One successful provider response."""
+
+    text: str
+    """The reply text (never empty)."""
+    usage: Usage
+    """Tokens and cost of this response."""
+
+
+class Provider(abc.ABC):
+    """One model behind one endpoint. Subclasses implement :meth:`complete`."""
+
+    cacheable: bool = True
+    """Whether replies may be stored in the response cache (False for deterministic offline
+    models, where caching would only cost disk, and for scripts consumed in order)."""
+
+    def __init__(self, name: str, api_base: str | None = None) -> None:
+        """Name the model (the string given to ``get_model``) and its endpoint, if any."""
+        self.name = name
+        self.api_base = api_base
+
+    def connection_key(self) -> str:
+        """The limiter key: provider plus endpoint, so two hosts never share a slot."""
+        return f"{self.name}@{self.api_base or 'default'}"
+
+    def check(self) -> None:  # noqa: B027 (optional hook: most offline providers need no check)
+        """Raise ModelError if the model cannot be used (unknown provider, missing key)."""
+
+    @abc.abstractmethod
+    async def complete(
+        self, messages: Sequence[Message], config: GenerateConfig, *, trial: int, timeout_s: float
+    ) -> Completion:
+        """Ask once. Raise on failure (classified by :meth:`should_retry`), never retry here."""
+
+    def should_retry(self, exc: Exception) -> RetryDecision:
+        """Classify a failed attempt. Subclasses extend this for their own exception types."""
+        if isinstance(exc, BrokenReply):
+            return RetryDecision("transient", "the provider returned an unusable reply")
+        if isinstance(exc, asyncio.TimeoutError | TimeoutError):
+            return RetryDecision("transient", "timeout")
+        return RetryDecision("no", "not a known transient failure")
+
+
+ProviderFactory = Callable[[str, str | None, str | None], Provider]
+"""Builds a provider from (model name, api_base, api_key)."""
+
+PROVIDERS: Registry[ProviderFactory] = Registry("model")
+"""Built-in models by name. Names with a ``/`` that are not here go to litellm."""
+
+
+def provider(name: str) -> Callable[[ProviderFactory], ProviderFactory]:
+    """Register a provider factory under ``name`` (e.g. ``@provider("random")``)."""
+    return PROVIDERS.register(name)
+
+
+def create_provider(name: str, api_base: str | None, api_key: str | None) -> Provider:
+    """The provider for model ``name``: a registered one, or litellm for ``prefix/model``."""
+    if name in PROVIDERS:
+        return PROVIDERS.get(name)(name, api_base, api_key)
+    if "/" in name and not name.startswith("/"):
+        from coordqa.llm.litellm_provider import LiteLLMProvider
+
+        return LiteLLMProvider(name, api_base, api_key)
+    raise ModelError(
+        f"{PROVIDERS.unknown_message(name)} For a litellm model give its provider prefix, e.g. "
+        "'openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest' or 'ollama/llama3'."
+    )
