@@ -1,0 +1,616 @@
+"""The CoordinationQA dataset: schema, validation, loading, saving and content fingerprints.
+
+One row per question. The schema (:data:`COLUMNS`, and ``FEATURES`` for Hugging Face
+``datasets``) is the contract between the scenario builders that write datasets, the importers,
+the evaluator that reads them and the leaderboard that re-scores submissions; every dataset is
+validated on load and on save, so a malformed row fails loudly at the boundary instead of
+becoming a silently mis-scored question.
+
+``datasets`` and ``pyarrow`` take seconds to import, so they are imported inside the functions
+that need them (``FEATURES`` is built on first access): ``coordqa --help`` never pays for them.
+Loading is fully in memory (:meth:`datasets.Dataset.from_list`): it neither reads nor writes the
+Hugging Face cache and never touches the network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from coordqa.errors import ConfigError, DatasetError, UnknownNameError
+from coordqa.registry import Registry
+from coordqa.store import content_hash
+
+if TYPE_CHECKING:
+    import datasets
+
+__all__ = [
+    "COLUMNS",
+    "FEATURES",
+    "GAMES",
+    "QUESTION_TYPES",
+    "Row",
+    "build_example_dataset",
+    "bundled_dataset_dir",
+    "dataset_card",
+    "dataset_fingerprint",
+    "filter_dataset",
+    "load_dataset",
+    "load_rows",
+    "question_hash",
+    "save_dataset",
+    "target_hash",
+    "validate_row",
+    "validate_rows",
+]
+
+GAMES = ("overcooked", "hanabi", "collab_capture", "collab_escape")
+"""Games a question can come from."""
+
+QUESTION_TYPES = ("EC", "ToM", "JP")
+"""Environment comprehension, theory of mind, joint planning."""
+
+STRING_COLUMNS = (
+    "question_id",
+    "scenario_id",
+    "game",
+    "layout",
+    "question_type",
+    "game_description",
+    "state_description",
+    "question",
+    "rationale",
+    "concept",
+    "source",
+    "version",
+    "snapshot",
+)
+"""Columns holding one string each."""
+
+LIST_COLUMNS: Mapping[str, type] = {"options": str, "correct": int, "tags": str}
+"""Columns holding a list, with the type of their items."""
+
+COLUMNS = (
+    "question_id",
+    "scenario_id",
+    "game",
+    "layout",
+    "question_type",
+    "game_description",
+    "state_description",
+    "question",
+    "options",
+    "correct",
+    "rationale",
+    "concept",
+    "tags",
+    "source",
+    "version",
+    "snapshot",
+)
+"""Every column, in file order."""
+
+HASH_EXCLUDED = ("question_id", "source", "version")
+"""Labels left out of :func:`question_hash`: renaming or re-versioning a dataset does not change
+what a question asks, so stored results stay comparable."""
+
+DATA_FILE = "data.parquet"
+CARD_FILE = "README.md"
+DATA_DIR = Path(__file__).resolve().parent / "data"
+"""Where the bundled datasets live inside the package."""
+
+EXAMPLE_SOURCE = DATA_DIR / "example" / "questions.jsonl"
+"""Hand-written source of the example dataset; its parquet is built by
+:func:`build_example_dataset`."""
+EXAMPLE_CARD_BODY = DATA_DIR / "example" / "card_body.md"
+
+Row = Mapping[str, Any]
+"""One question: a mapping from every name in :data:`COLUMNS` to its value."""
+
+_BUNDLED: Registry[str] = Registry("bundled dataset")
+_BUNDLED.add("coordinationqa", "coordinationqa")
+_BUNDLED.add("example", "example")
+_GAME_NAMES: Registry[str] = Registry("game")
+_TYPE_NAMES: Registry[str] = Registry("question type")
+for _game in GAMES:
+    _GAME_NAMES.add(_game, _game)
+for _type in QUESTION_TYPES:
+    _TYPE_NAMES.add(_type, _type)
+
+if TYPE_CHECKING:
+    FEATURES: datasets.Features
+
+
+@cache
+def features() -> datasets.Features:
+    """The Hugging Face ``Features`` of a CoordinationQA dataset (also as ``FEATURES``)."""
+    import datasets
+
+    string = datasets.Value("string")
+    columns: dict[str, Any] = {name: string for name in STRING_COLUMNS}
+    columns["options"] = datasets.Sequence(string)
+    columns["correct"] = datasets.Sequence(datasets.Value("int32"))
+    columns["tags"] = datasets.Sequence(string)
+    return datasets.Features({name: columns[name] for name in COLUMNS})
+
+
+def __getattr__(name: str) -> Any:
+    """Build ``FEATURES`` on first access, so importing this module does not import datasets."""
+    if name == "FEATURES":
+        return features()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# Validation
+
+
+def _where(row: Row, number: int | None) -> str:
+    qid = row.get("question_id")
+    parts = [f"row {number}"] if number is not None else []
+    if isinstance(qid, str) and qid:
+        parts.append(f"question_id {qid!r}")
+    return " ".join(parts) if parts else "row"
+
+
+def _normalized(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _check_columns(row: Row, where: str) -> None:
+    missing = [name for name in COLUMNS if name not in row]
+    if missing:
+        raise DatasetError(
+            f"{where}: missing column(s) {', '.join(map(repr, missing))}; "
+            f"a CoordinationQA row has the columns {', '.join(COLUMNS)}"
+        )
+    unexpected = sorted(set(row) - set(COLUMNS))
+    if unexpected:
+        raise DatasetError(
+            f"{where}: unexpected column(s) {', '.join(map(repr, unexpected))}; "
+            f"allowed: {', '.join(COLUMNS)}"
+        )
+    for name in STRING_COLUMNS:
+        if not isinstance(row[name], str):
+            raise DatasetError(
+                f"{where}: column {name!r} must be a string, got {type(row[name]).__name__} "
+                f"{row[name]!r}"
+            )
+    for name, item_type in LIST_COLUMNS.items():
+        value = row[name]
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise DatasetError(
+                f"{where}: column {name!r} must be a list, got {type(value).__name__} {value!r}"
+            )
+        for item in value:
+            if not isinstance(item, item_type) or isinstance(item, bool):
+                raise DatasetError(
+                    f"{where}: column {name!r} must hold {item_type.__name__} values, got "
+                    f"{item!r} in {list(value)!r}"
+                )
+
+
+def _check_options(row: Row, where: str) -> None:
+    options = row["options"]
+    if len(options) < 2:
+        raise DatasetError(
+            f"{where}: column 'options' has {len(options)} option(s); a question needs at least 2"
+        )
+    first_seen: dict[str, int] = {}
+    for index, option in enumerate(options):
+        key = _normalized(option)
+        if not key:
+            raise DatasetError(
+                f"{where}: column 'options': option {index} is empty; remove it or give it text"
+            )
+        if key in first_seen:
+            raise DatasetError(
+                f"{where}: column 'options': option {index} {option!r} duplicates option "
+                f"{first_seen[key]}; every option of a question must differ"
+            )
+        first_seen[key] = index
+
+
+def _check_correct(row: Row, where: str) -> None:
+    correct = row["correct"]
+    count = len(row["options"])
+    if not correct:
+        raise DatasetError(
+            f"{where}: column 'correct' is empty; give the 0-based index of at least one option"
+        )
+    for index in correct:
+        if not 0 <= index < count:
+            raise DatasetError(
+                f"{where}: column 'correct': index {index} is out of range for {count} options "
+                f"(allowed 0..{count - 1})"
+            )
+    if len(set(correct)) != len(correct):
+        raise DatasetError(f"{where}: column 'correct' repeats an index: {list(correct)}")
+
+
+def validate_row(row: Row, number: int | None = None) -> None:
+    """Check one row against the schema; ``number`` (1-based) is used in the error message.
+
+    Raises:
+        DatasetError: naming the row and the column that is wrong.
+    """
+    if not isinstance(row, Mapping):
+        raise DatasetError(f"row {number}: expected a mapping of columns, got {type(row)!r}")
+    where = _where(row, number)
+    _check_columns(row, where)
+    if not row["question_id"].strip():
+        raise DatasetError(f"{where}: column 'question_id' is empty")
+    if row["game"] not in _GAME_NAMES:
+        raise DatasetError(f"{where}: column 'game': {_GAME_NAMES.unknown_message(row['game'])}")
+    if row["question_type"] not in _TYPE_NAMES:
+        message = _TYPE_NAMES.unknown_message(row["question_type"])
+        raise DatasetError(f"{where}: column 'question_type': {message}")
+    if not row["question"].strip():
+        raise DatasetError(f"{where}: column 'question' is empty")
+    _check_options(row, where)
+    _check_correct(row, where)
+    if row["snapshot"]:
+        try:
+            json.loads(row["snapshot"])
+        except ValueError as exc:
+            raise DatasetError(f"{where}: column 'snapshot' is not valid JSON: {exc}") from exc
+
+
+def validate_rows(rows: Iterable[Row]) -> None:
+    """Check every row (:func:`validate_row`) and that question ids are unique.
+
+    Raises:
+        DatasetError: naming the first bad row (number and question_id) and column.
+    """
+    seen: dict[str, int] = {}
+    for number, row in enumerate(rows, start=1):
+        validate_row(row, number)
+        qid = row["question_id"]
+        if qid in seen:
+            raise DatasetError(
+                f"row {number}: column 'question_id': {qid!r} is already used by row "
+                f"{seen[qid]}; question ids must be unique"
+            )
+        seen[qid] = number
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+
+
+def bundled_dataset_dir(name: str = "coordinationqa") -> Path:
+    """The package folder of a bundled dataset (it may not exist for ``coordinationqa``)."""
+    return DATA_DIR / _BUNDLED.get(name)
+
+
+def _resolve(name_or_path: str | os.PathLike[str] | None) -> Path:
+    if name_or_path is None:
+        name_or_path = "coordinationqa"
+    if isinstance(name_or_path, str) and name_or_path in _BUNDLED:
+        folder = bundled_dataset_dir(name_or_path)
+        if not (folder / DATA_FILE).is_file():
+            if name_or_path == "coordinationqa":
+                raise DatasetError(
+                    "the CoordinationQA v1 dataset is not bundled in this version of coordqa; "
+                    "pass the path of a dataset folder, .parquet or .jsonl file, or 'example' "
+                    "for the small demo dataset"
+                )
+            raise DatasetError(f"the bundled dataset {name_or_path!r} is missing from {folder}")
+        return folder
+    path = Path(name_or_path).expanduser()
+    if path.exists():
+        return path
+    text = os.fspath(name_or_path)
+    looks_like_path = (
+        not isinstance(name_or_path, str)
+        or os.sep in text
+        or "/" in text
+        or path.suffix in (".parquet", ".jsonl")
+    )
+    if looks_like_path:
+        raise DatasetError(f"no dataset at {path}: the path does not exist")
+    raise UnknownNameError(
+        f"{_BUNDLED.unknown_message(text)} Or pass the path of a dataset folder, .parquet or "
+        f".jsonl file."
+    )
+
+
+def _read_parquet(path: Path) -> list[dict[str, Any]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_table(path).to_pylist()  # type: ignore[no-any-return]
+    except (OSError, pa.ArrowException) as exc:
+        raise DatasetError(f"cannot read {path} as parquet: {exc}") from exc
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except ValueError as exc:
+                raise DatasetError(f"{path}, line {line_number}: invalid JSON: {exc}") from exc
+    return rows
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    if path.is_dir():
+        files = sorted(path.rglob("*.parquet"))
+        if not files:
+            raise DatasetError(f"no .parquet file in the folder {path}")
+        return [row for file in files for row in _read_parquet(file)]
+    if path.suffix == ".parquet":
+        return _read_parquet(path)
+    if path.suffix == ".jsonl":
+        return _read_jsonl(path)
+    raise DatasetError(f"cannot load {path}: expected a folder, a .parquet file or a .jsonl file")
+
+
+def load_rows(name_or_path: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+    """The validated rows of a dataset as plain dicts (see :func:`load_dataset` for the names).
+
+    Cheaper than :func:`load_dataset` when no ``datasets.Dataset`` is needed.
+    """
+    path = _resolve(name_or_path)
+    rows = _read(path)
+    if not rows:
+        raise DatasetError(f"{path} holds no questions")
+    try:
+        validate_rows(rows)
+    except DatasetError as exc:
+        raise DatasetError(f"{path}: {exc}") from exc
+    return rows
+
+
+def load_dataset(name_or_path: str | os.PathLike[str] | None = None) -> datasets.Dataset:
+    """Load and validate a CoordinationQA dataset, in memory and offline.
+
+    Args:
+        name_or_path: ``None`` or ``"coordinationqa"`` for the bundled v1 dataset,
+            ``"example"`` for the small demo dataset, or the path of a folder of parquet files
+            (as written by :func:`save_dataset`), a ``.parquet`` file or a ``.jsonl`` file.
+
+    Raises:
+        DatasetError: the dataset is missing or a row breaks the schema.
+        UnknownNameError: an unknown bundled name (with suggestions).
+    """
+    import datasets
+
+    return datasets.Dataset.from_list(load_rows(name_or_path), features=features())
+
+
+# --------------------------------------------------------------------------------------------
+# Fingerprints
+
+
+def _plain(row: Row) -> dict[str, Any]:
+    """A row as JSON-ready values (lists, Python ints), whatever container it came in."""
+    plain: dict[str, Any] = {name: row[name] for name in STRING_COLUMNS}
+    plain["options"] = [str(option) for option in row["options"]]
+    plain["correct"] = [int(index) for index in row["correct"]]
+    plain["tags"] = [str(tag) for tag in row["tags"]]
+    return plain
+
+
+def dataset_fingerprint(dataset: Iterable[Row]) -> str:
+    """SHA-256 of every row's content, independent of file format and row order.
+
+    Rows are sorted by question id and hashed as canonical JSON, so a parquet file, its JSONL
+    source and a reordered copy share a fingerprint, while any change to any field changes it.
+    """
+    rows = sorted((_plain(row) for row in dataset), key=lambda row: row["question_id"])
+    return content_hash(rows)
+
+
+def question_hash(row: Row) -> str:
+    """Hash of everything a question says (all columns but :data:`HASH_EXCLUDED`)."""
+    plain = _plain(row)
+    return content_hash({name: plain[name] for name in COLUMNS if name not in HASH_EXCLUDED})
+
+
+def target_hash(row: Row) -> str:
+    """Hash of the answer key: the options and the correct indices."""
+    plain = _plain(row)
+    return content_hash({"options": plain["options"], "correct": sorted(plain["correct"])})
+
+
+# --------------------------------------------------------------------------------------------
+# Filtering
+
+
+def _canonical_names(
+    names: Iterable[str] | None, registry: Registry[str], allowed: Sequence[str]
+) -> set[str] | None:
+    if names is None:
+        return None
+    if isinstance(names, str):
+        names = [names]
+    by_folded = {name.casefold(): name for name in allowed}
+    chosen = set()
+    for name in names:
+        canonical = by_folded.get(name.casefold())
+        if canonical is None:
+            raise UnknownNameError(registry.unknown_message(name))
+        chosen.add(canonical)
+    return chosen
+
+
+def filter_dataset(
+    ds: datasets.Dataset,
+    games: Iterable[str] | None = None,
+    types: Iterable[str] | None = None,
+    limit: int | None = None,
+) -> datasets.Dataset:
+    """The questions of ``ds`` from the given games and types, in order, at most ``limit``.
+
+    Names are matched case-insensitively (``"tom"`` is ``ToM``); ``None`` keeps everything. The
+    result may be empty: whether that is an error is the caller's decision.
+
+    Raises:
+        UnknownNameError: a game or type that does not exist (with suggestions).
+        ConfigError: ``limit`` is below 1.
+    """
+    wanted_games = _canonical_names(games, _GAME_NAMES, GAMES)
+    wanted_types = _canonical_names(types, _TYPE_NAMES, QUESTION_TYPES)
+    if limit is not None and limit < 1:
+        raise ConfigError(f"limit must be at least 1, got {limit}; leave it out to keep all")
+    indices = [
+        index
+        for index, (game, kind) in enumerate(zip(ds["game"], ds["question_type"], strict=True))
+        if (wanted_games is None or game in wanted_games)
+        and (wanted_types is None or kind in wanted_types)
+    ][:limit]
+    return ds.select(indices)
+
+
+# --------------------------------------------------------------------------------------------
+# Saving and dataset cards
+
+
+def _counts_table(rows: Sequence[Row]) -> str:
+    counts = Counter((row["game"], row["question_type"]) for row in rows)
+    lines = [
+        "| game | " + " | ".join(QUESTION_TYPES) + " | total |",
+        "|---" * (len(QUESTION_TYPES) + 2) + "|",
+    ]
+    for game in GAMES:
+        per_type = [counts[(game, kind)] for kind in QUESTION_TYPES]
+        if sum(per_type):
+            cells = " | ".join(str(count) for count in per_type)
+            lines.append(f"| {game} | {cells} | {sum(per_type)} |")
+    return "\n".join(lines)
+
+
+def dataset_card(rows: Sequence[Row], *, pretty_name: str, body: str, license: str = "mit") -> str:
+    """A complete dataset card: Hugging Face YAML header, ``body``, then a contents section.
+
+    The header (license, configs pointing at ``data.parquet``, features, split size) and the
+    contents (counts per game and type, fingerprint) are computed from ``rows``, so a card can
+    never disagree with the data it describes.
+    """
+    import yaml
+
+    header = {
+        "license": license,
+        "pretty_name": pretty_name,
+        "language": ["en"],
+        "task_categories": ["multiple-choice", "question-answering"],
+        "tags": ["coordination", "theory-of-mind", "multi-agent", "llm-evaluation"],
+        "size_categories": ["n<1K" if len(rows) < 1000 else "1K<n<10K"],
+        "configs": [
+            {"config_name": "default", "data_files": [{"split": "train", "path": DATA_FILE}]}
+        ],
+        "dataset_info": {
+            # Private helper, but the only way to write features exactly as the installed
+            # datasets version reads them back.
+            "features": features()._to_yaml_list(),
+            "splits": [{"name": "train", "num_examples": len(rows)}],
+        },
+    }
+    scenarios = len({row["scenario_id"] for row in rows})
+    contents = (
+        f"## Contents\n\n{len(rows)} questions from {scenarios} scenarios.\n\n"
+        f"{_counts_table(rows)}\n\n"
+        f"Content fingerprint (`coordqa.dataset.dataset_fingerprint`): "
+        f"`{dataset_fingerprint(rows)}`\n"
+    )
+    yaml_text = yaml.safe_dump(header, sort_keys=False, allow_unicode=True)
+    return f"---\n{yaml_text}---\n\n{body.strip()}\n\n{contents}"
+
+
+def _rows_of(dataset_or_rows: datasets.Dataset | Iterable[Row]) -> list[dict[str, Any]]:
+    return [dict(row) for row in dataset_or_rows]
+
+
+def _parquet_bytes(rows: Sequence[Row]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist([_plain(row) for row in rows], schema=features().arrow_schema)
+    sink = pa.BufferOutputStream()
+    # Parquet written by one pyarrow version holds no timestamps or random ids, so identical
+    # rows give identical bytes; the explicit settings keep that true if defaults change.
+    pq.write_table(table, sink, compression="zstd", use_dictionary=True, write_statistics=True)
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.chmod(temporary, 0o644)  # mkstemp makes private files; datasets are meant to be read
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def save_dataset(
+    dataset_or_rows: datasets.Dataset | Iterable[Row],
+    out_dir: str | os.PathLike[str],
+    *,
+    card: str | None = None,
+) -> Path:
+    """Validate and write a dataset folder: ``data.parquet`` and a ``README.md`` dataset card.
+
+    Rows keep their given order. Writing the same rows twice gives byte-identical files.
+
+    Args:
+        dataset_or_rows: a ``datasets.Dataset`` or any iterable of rows.
+        out_dir: the folder to write (created if needed).
+        card: the card text. A complete card (starting with a ``---`` YAML header, as
+            :func:`dataset_card` makes) is written as is; otherwise it is used as the body of a
+            card made by :func:`dataset_card`; ``None`` writes a generic card.
+
+    Returns:
+        The folder, which :func:`load_dataset` accepts.
+
+    Raises:
+        DatasetError: a row breaks the schema, there are no rows, or the folder holds other
+            parquet files that a later load would mix in.
+    """
+    rows = _rows_of(dataset_or_rows)
+    if not rows:
+        raise DatasetError("cannot save a dataset with no questions")
+    validate_rows(rows)
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    strangers = [p for p in sorted(folder.rglob("*.parquet")) if p != folder / DATA_FILE]
+    if strangers:
+        raise DatasetError(
+            f"{folder} already holds other parquet files ({', '.join(map(str, strangers))}) "
+            f"that loading the folder would mix in; remove them or choose an empty folder"
+        )
+    if card is None or not card.startswith("---"):
+        body = card or "A question set in the CoordinationQA format, written by coordqa."
+        card = dataset_card(rows, pretty_name=folder.name, body=body)
+    _atomic_write(folder / DATA_FILE, _parquet_bytes(rows))
+    _atomic_write(folder / CARD_FILE, card.encode("utf-8"))
+    return folder
+
+
+def build_example_dataset(out_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Rebuild the example dataset's parquet and card from its hand-written JSONL source.
+
+    ``out_dir`` defaults to the bundled ``coordqa/data/example`` folder (for maintainers after
+    editing ``questions.jsonl``); tests pass a temporary folder and compare.
+    """
+    rows = load_rows(EXAMPLE_SOURCE)
+    card = dataset_card(
+        rows,
+        pretty_name="CoordinationQA format example (not CoordinationQA v1)",
+        body=EXAMPLE_CARD_BODY.read_text(encoding="utf-8"),
+    )
+    return save_dataset(rows, out_dir or bundled_dataset_dir("example"), card=card)
