@@ -1,9 +1,126 @@
-"""CLI commands (being written)."""
+"""``coordqa partners``: list the neural partners, train BC/HP models, register SAD/OBL weights."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+partners_app = typer.Typer(
+    help="Neural partners: BC/human-proxy (Overcooked) and SAD/OBL (Hanabi).",
+    no_args_is_help=True,
+)
+
+STATUS_STYLE = {"ready": "green", "needs training": "yellow", "needs weights": "yellow"}
+
+
+@partners_app.command("list")
+def list_command(
+    name: Annotated[str | None, typer.Argument(help="Show only this partner.")] = None,
+    game: Annotated[str | None, typer.Option("--game", help="Only this game's partners.")] = None,
+) -> None:
+    """List partners: game, kind, status and where their weights come from."""
+    from coordqa.agentic.partners import list_partners, partner_info
+
+    rows = [partner_info(name)] if name else list_partners()
+    if game:
+        rows = [row for row in rows if row.game == game]
+    table = Table("name", "game", "kind", "status", "weights / how to get them")
+    for row in rows:
+        style = STATUS_STYLE.get(row.status, "red")
+        where = row.source + (f"\n[dim]{row.hint}[/dim]" if row.hint else "")
+        table.add_row(row.name, row.game, row.kind, f"[{style}]{row.status}[/{style}]", where)
+    Console().print(table)
+
+
+@partners_app.command("train-bc")
+def train_bc_command(
+    layout: Annotated[str | None, typer.Option("--layout", help="Overcooked layout.")] = None,
+    split: Annotated[
+        str, typer.Option("--split", help="train -> bc-<layout>, test -> hp-<layout>.")
+    ] = "train",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the split and training.")] = 0,
+    all_models: Annotated[
+        bool, typer.Option("--all", help="Train BC and HP on all five layouts.")
+    ] = False,
+) -> None:
+    """Train behaviour-cloned partners from the human data shipped with overcooked-ai."""
+    from coordqa.agentic.partners.bc import TrainConfig
+    from coordqa.agentic.partners.overcooked_data import LAYOUT_DATA_NAMES, SPLIT_FILES
+    from coordqa.errors import ConfigError
+
+    if all_models == (layout is not None):
+        raise ConfigError("give either --layout LAYOUT (with --split) or --all")
+    configs = (
+        [TrainConfig(lay, spl, seed) for lay in LAYOUT_DATA_NAMES for spl in SPLIT_FILES]
+        if all_models
+        else [TrainConfig(layout, split, seed)]
+    )
+    summary = Table("partner", "samples", "epochs", "val. accuracy", "seconds", "checkpoint")
+    for config in configs:
+        meta, path = _train_with_progress(config)
+        summary.add_row(
+            meta["name"],
+            str(meta["samples"]),
+            f"{meta['epochs']} (best {meta['best_epoch']})",
+            f"{meta['val_accuracy']:.3f}",
+            f"{meta['featurise_seconds'] + meta['train_seconds']:.0f}",
+            str(path),
+        )
+    Console().print(summary)
+
+
+def _train_with_progress(config: Any) -> tuple[dict[str, Any], Path]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from coordqa.agentic.partners.bc import EpochReport, partner_name, train_bc
+
+    label = partner_name(config.layout, config.split)
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[note]}"),
+    )
+    with Progress(*columns) as progress:
+        task = progress.add_task(label, total=config.max_epochs, note="featurising human data")
+
+        def report(epoch: EpochReport) -> None:
+            progress.update(
+                task,
+                completed=epoch.epoch,
+                note=f"val. loss {epoch.val_loss:.3f}, acc. {epoch.val_accuracy:.3f}",
+            )
+
+        path, meta = train_bc(config, progress=report)
+        progress.update(task, total=meta["epochs"], note=f"early stop, best {meta['best_epoch']}")
+    return meta, path
+
+
+@partners_app.command("add-hanabi")
+def add_hanabi_command(
+    path: Annotated[Path, typer.Argument(help="A SAD/OBL .pthw file, or a folder of them.")],
+    name: Annotated[str | None, typer.Option("--name", help="Name for a single file.")] = None,
+    kind: Annotated[
+        str | None, typer.Option("--kind", help="sad or obl (read from the file if omitted).")
+    ] = None,
+    skip_connect: Annotated[
+        bool, typer.Option("--skip-connect", help="SAD variant with a skip connection.")
+    ] = False,
+) -> None:
+    """Register the authors' SAD/OBL weights (checked by loading) so partners can use them."""
+    from coordqa.agentic.partners import add_hanabi
+
+    added = add_hanabi(path, name=name, kind=kind, skip_connect=skip_connect)
+    table = Table("name", "kind", "file")
+    for entry in added:
+        table.add_row(entry.name, entry.kind, str(entry.path))
+    Console().print(table)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
+    """Add the ``partners`` sub-app to the root app."""
+    app.add_typer(partners_app, name="partners")

@@ -1,0 +1,246 @@
+"""Behaviour-cloned Overcooked partners: BC (human train split) and human proxy HP (test split).
+
+Training follows the reproduction of Carroll et al. (2019) in the overcooked_ai repository: an
+MLP 96 -> 64 -> 64 -> 6 on ``featurize_state`` features, cross-entropy, Adam 1e-3, batch 64, up
+to 100 epochs, early stopping on a 15% validation split, torch on one CPU thread. The result is
+saved as a small ``.npz`` (weights plus JSON metadata): playing needs only numpy, so a trained
+partner plays even where torch is not installed, and the file is independent of torch versions.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from coordqa.agentic.partners.overcooked_data import (
+    ACTION_NAMES,
+    SPLIT_FILES,
+    check_layout,
+    load_human_data,
+)
+from coordqa.agentic.partners.paths import data_dir
+
+from coordqa.errors import ConfigError, MissingDependencyError
+
+PACKAGED_DIR = Path(__file__).parent / "checkpoints"
+"""Checkpoints shipped with coordqa (used when the user has not trained their own)."""
+
+KIND_OF_SPLIT = {"train": "bc", "test": "hp"}
+"""Which partner kind each human-data split trains."""
+
+
+def partner_name(layout: str, split: str) -> str:
+    """``bc-<layout>`` for the train split, ``hp-<layout>`` for the test split."""
+    return f"{KIND_OF_SPLIT[split]}-{layout}"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """What to train and how (defaults are the published recipe)."""
+
+    layout: str
+    """Overcooked layout (our name, e.g. ``forced_coordination``)."""
+    split: str = "train"
+    """``train`` -> BC partner, ``test`` -> human proxy."""
+    seed: int = 0
+    """Seeds the validation split, initial weights and batch order."""
+    max_epochs: int = 100
+    """Upper bound on epochs; early stopping usually ends sooner."""
+    patience: int = 10
+    """Stop after this many epochs without a better validation loss (best weights are kept)."""
+    batch_size: int = 64
+    """Minibatch size."""
+    learning_rate: float = 1e-3
+    """Adam learning rate."""
+    validation_fraction: float = 0.15
+    """Share of samples held out for early stopping."""
+    hidden: int = 64
+    """Width of both hidden layers."""
+    limit: int | None = None
+    """Use only the first ``limit`` timesteps of the layout (quick tests)."""
+
+
+@dataclass(frozen=True)
+class EpochReport:
+    """Progress of one finished epoch, handed to the training callback."""
+
+    epoch: int
+    """1-based epoch number."""
+    max_epochs: int
+    """The configured upper bound."""
+    train_loss: float
+    """Mean training cross-entropy of the epoch."""
+    val_loss: float
+    """Validation cross-entropy after the epoch."""
+    val_accuracy: float
+    """Validation accuracy after the epoch."""
+
+
+@dataclass
+class BCCheckpoint:
+    """Weights of a trained MLP and the metadata that says how it was made."""
+
+    weights: list[np.ndarray]
+    """``[w1, b1, w2, b2, w3, b3]`` with ``w`` shaped ``[in, out]``."""
+    meta: dict[str, Any]
+    """name, layout, split, seed, epochs, val_accuracy, data_hash, samples, train_seconds..."""
+
+    def save(self, path: Path) -> None:
+        """Write atomically as ``.npz`` (arrays plus a JSON ``meta`` string)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        arrays = {f"p{i}": w for i, w in enumerate(self.weights)}
+        partial = path.with_suffix(".tmp.npz")
+        np.savez(partial, meta=np.array(json.dumps(self.meta)), **arrays)
+        partial.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> BCCheckpoint:
+        """Read a checkpoint written by :meth:`save`."""
+        with np.load(path) as data:
+            count = sum(1 for key in data.files if key.startswith("p"))
+            weights = [data[f"p{i}"] for i in range(count)]
+            meta = json.loads(str(data["meta"]))
+        return cls(weights, meta)
+
+    @staticmethod
+    def read_meta(path: Path) -> dict[str, Any]:
+        """Only the metadata (cheap: the weight arrays are not read)."""
+        with np.load(path) as data:
+            meta: dict[str, Any] = json.loads(str(data["meta"]))
+        return meta
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        """Softmax action probabilities for a ``[96]`` or ``[n, 96]`` feature array."""
+        hidden = features
+        layers = list(zip(self.weights[::2], self.weights[1::2], strict=True))
+        for index, (weight, bias) in enumerate(layers):
+            hidden = hidden @ weight + bias
+            if index < len(layers) - 1:
+                hidden = np.maximum(hidden, 0.0)
+        shifted = np.exp(hidden - hidden.max(axis=-1, keepdims=True))
+        probs: np.ndarray = shifted / shifted.sum(axis=-1, keepdims=True)
+        return probs
+
+
+def user_checkpoint(name: str) -> Path:
+    """Where ``coordqa partners train-bc`` writes the checkpoint of partner ``name``."""
+    return data_dir() / f"{name}.npz"
+
+
+def find_checkpoint(name: str) -> Path | None:
+    """The checkpoint partner ``name`` plays with: the user's own, else the packaged one."""
+    for path in (user_checkpoint(name), PACKAGED_DIR / f"{name}.npz"):
+        if path.is_file():
+            return path
+    return None
+
+
+def train_bc(
+    config: TrainConfig,
+    progress: Callable[[EpochReport], None] | None = None,
+    output: Path | None = None,
+) -> tuple[Path, dict[str, Any]]:
+    """Train one BC/HP partner and save it; return the checkpoint path and its metadata.
+
+    Args:
+        config: layout, split, seed and hyper-parameters.
+        progress: called after every epoch (the CLI draws its progress bar from it).
+        output: checkpoint path; defaults to :func:`user_checkpoint` of the partner's name.
+    """
+    torch = _import_torch()
+    check_layout(config.layout)
+    if config.split not in SPLIT_FILES:
+        raise ConfigError(f"unknown split {config.split!r}: use train (BC) or test (HP)")
+    started = time.perf_counter()
+    data = load_human_data(config.layout, config.split, limit=config.limit)
+    featurise_seconds = time.perf_counter() - started
+    torch.set_num_threads(1)
+    torch.manual_seed(config.seed)
+    order = np.random.default_rng(config.seed).permutation(len(data.actions))
+    n_val = max(1, int(round(config.validation_fraction * len(order))))
+    features = torch.from_numpy(data.features)
+    actions = torch.from_numpy(data.actions)
+    val_x, val_y = features[order[:n_val]], actions[order[:n_val]]
+    train_x, train_y = features[order[n_val:]], actions[order[n_val:]]
+    model = _mlp(torch, features.shape[1], config.hidden, len(ACTION_NAMES))
+    optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    generator = torch.Generator().manual_seed(config.seed)
+    best: tuple[float, float, int, dict[str, Any]] | None = None
+    epoch = 0
+    for epoch in range(1, config.max_epochs + 1):
+        model.train()
+        total = 0.0
+        for batch in torch.randperm(len(train_y), generator=generator).split(config.batch_size):
+            optimiser.zero_grad()
+            loss = loss_fn(model(train_x[batch]), train_y[batch])
+            loss.backward()
+            optimiser.step()
+            total += float(loss.detach()) * len(batch)
+        model.eval()
+        with torch.no_grad():
+            logits = model(val_x)
+            val_loss = float(loss_fn(logits, val_y))
+            val_acc = float((logits.argmax(dim=1) == val_y).float().mean())
+        if progress is not None:
+            progress(EpochReport(epoch, config.max_epochs, total / len(train_y), val_loss, val_acc))
+        if best is None or val_loss < best[0]:
+            state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            best = (val_loss, val_acc, epoch, state)
+        elif epoch - best[2] >= config.patience:
+            break
+    if best is None:
+        raise ConfigError(f"max_epochs must be at least 1, got {config.max_epochs}")
+    val_loss, val_acc, best_epoch, state = best
+    weights = [
+        state[key].numpy().T.copy() if key.endswith("weight") else state[key].numpy().copy()
+        for key in state
+    ]
+    name = partner_name(config.layout, config.split)
+    meta = {
+        "name": name,
+        "kind": KIND_OF_SPLIT[config.split],
+        "layout": config.layout,
+        "split": config.split,
+        "seed": config.seed,
+        "data_hash": data.data_hash,
+        "samples": int(len(data.actions)),
+        "epochs": epoch,
+        "best_epoch": best_epoch,
+        "val_loss": val_loss,
+        "val_accuracy": val_acc,
+        "featurise_seconds": round(featurise_seconds, 2),
+        "train_seconds": round(time.perf_counter() - started - featurise_seconds, 2),
+        "config": asdict(config),
+        "torch": torch.__version__,
+    }
+    path = output or user_checkpoint(name)
+    BCCheckpoint(weights, meta).save(path)
+    return path, meta
+
+
+def _mlp(torch: Any, inputs: int, hidden: int, outputs: int) -> Any:
+    nn = torch.nn
+    return nn.Sequential(
+        nn.Linear(inputs, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, outputs),
+    )
+
+
+def _import_torch() -> Any:
+    try:
+        import torch
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "training BC partners needs PyTorch: pip install 'coordqa[partners]' "
+            "(for the CPU build: pip install torch --index-url https://download.pytorch.org/whl/cpu)"
+        ) from exc
+    return torch

@@ -1,0 +1,87 @@
+"""A BC or human-proxy partner playing our Overcooked game through primitive moves.
+
+Each step the partner featurises the live state from its own seat, samples a move from the
+network's softmax with its own seeded generator, and applies the 2019 "unstuck" rule: when its
+position and orientation were the same at its last 3 decisions, the moves it made at those
+decisions get probability zero (the rest is renormalised), so two cloned humans facing each
+other in a corridor do not freeze for the rest of the episode.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import numpy as np
+from coordqa.agentic.partners.bc import BCCheckpoint
+from coordqa.agentic.partners.overcooked_data import ACTION_NAMES
+from coordqa.agentic.partners.overcooked_env import game_planner
+
+from coordqa.errors import GameError
+from coordqa.games.base import Game, Observation, ScriptedPlayer
+
+STUCK_WINDOW = 3
+"""Decisions with an unchanged position and orientation that count as stuck."""
+
+
+def unstuck(probs: np.ndarray, poses: list[Any], actions: list[int]) -> np.ndarray:
+    """Apply the unstuck rule to ``probs`` given the recent poses (current last) and moves.
+
+    >>> p = np.full(6, 1 / 6)
+    >>> unstuck(p, [(1, 1)] * 3, [4, 4, 0]).round(2).tolist()
+    [0.0, 0.25, 0.25, 0.25, 0.0, 0.25]
+    """
+    if len(poses) < STUCK_WINDOW or len(set(poses[-STUCK_WINDOW:])) != 1:
+        return probs
+    adjusted = probs.copy()
+    adjusted[actions[-STUCK_WINDOW:]] = 0.0
+    total = adjusted.sum()
+    if total <= 0.0:
+        adjusted = np.ones_like(probs)
+        adjusted[actions[-STUCK_WINDOW:]] = 0.0
+        total = adjusted.sum()
+    result: np.ndarray = adjusted / total
+    return result
+
+
+class BCPlayer(ScriptedPlayer):
+    """Samples primitive Overcooked moves from a behaviour-cloned policy."""
+
+    name = "bc"
+
+    def __init__(self, checkpoint: BCCheckpoint) -> None:
+        """Play with ``checkpoint`` (trained for ``checkpoint.meta["layout"]``)."""
+        self.checkpoint = checkpoint
+        self.layout = str(checkpoint.meta["layout"])
+        self._rng = np.random.default_rng(0)
+        self._poses: deque[Any] = deque(maxlen=STUCK_WINDOW)
+        self._actions: deque[int] = deque(maxlen=STUCK_WINDOW)
+
+    def reset(self, game: Game, player: int, seed: int) -> None:
+        """Seed the sampler and forget the previous episode's history."""
+        if game.layout != self.layout:
+            raise GameError(
+                f"{self.checkpoint.meta['name']} was trained on {self.layout}, not "
+                f"{game.layout}: use bc-{game.layout} / hp-{game.layout}"
+            )
+        self._rng = np.random.default_rng(seed)
+        self._poses.clear()
+        self._actions.clear()
+
+    def action_probabilities(self, game: Game, player: int) -> np.ndarray:
+        """The network's move distribution for ``player`` in ``game``'s current state."""
+        mdp, planner = game_planner(game)
+        state: Any = game.state  # type: ignore[attr-defined]
+        features = mdp.featurize_state(state, planner, num_pots=2)[player]
+        return self.checkpoint.probabilities(np.asarray(features, dtype=np.float32))
+
+    def choose(self, observation: Observation) -> str:
+        """Sample a primitive move (after the unstuck rule)."""
+        game, player = observation.game, observation.player
+        probs = self.action_probabilities(game, player)
+        me = game.state.players[player]  # type: ignore[attr-defined]
+        self._poses.append((me.position, me.orientation))
+        probs = unstuck(probs, list(self._poses), list(self._actions))
+        action = int(self._rng.choice(len(ACTION_NAMES), p=probs))
+        self._actions.append(action)
+        return ACTION_NAMES[action]

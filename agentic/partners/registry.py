@@ -1,0 +1,407 @@
+"""Every neural partner by name: what it plays, whether it is ready, and where its weights are.
+
+BC and human-proxy partners exist for the five classic Overcooked layouts; they are ready once a
+checkpoint exists (trained by the user, or shipped with coordqa). SAD and OBL partners exist once
+their published weight files are registered: one file at a time with ``coordqa partners
+add-hanabi`` (kept in ``hanabi.json`` in the partners data folder), or a whole folder of them,
+registered once or given in ``COORDQA_HANABI_WEIGHTS``. The aliases ``sad`` and ``obl`` always
+exist and play the first registered net of their kind (by name), so a grid can name them before
+any file is registered and get a clear "needs weights" error instead of an unknown name.
+
+Every partner is registered as a player even when torch is missing; building one is what fails.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from coordqa.agentic.partners.bc import PACKAGED_DIR, BCCheckpoint, find_checkpoint, partner_name
+from coordqa.agentic.partners.overcooked_data import LAYOUT_DATA_NAMES, SPLIT_FILES
+from coordqa.agentic.partners.paths import data_dir
+
+from coordqa.errors import ConfigError
+from coordqa.games.base import PLAYERS, Player, register_player
+
+HANABI_WEIGHTS_ENV = "COORDQA_HANABI_WEIGHTS"
+"""A folder searched for ``*.pthw`` files (in addition to registered ones)."""
+REGISTRATIONS_VERSION = 1
+ALIASES = {"sad": "sad", "obl": "obl"}
+"""Alias name -> the kind of net it plays."""
+
+
+class PartnerNotReadyError(ConfigError):
+    """A partner exists but cannot play yet (not trained, weights not registered or missing)."""
+
+
+@dataclass(frozen=True)
+class PartnerInfo:
+    """One row of ``coordqa partners list``."""
+
+    name: str
+    """Player name, usable in ``coordqa play`` and grids."""
+    game: str
+    """``overcooked`` or ``hanabi``."""
+    kind: str
+    """``bc``, ``hp``, ``sad`` or ``obl``."""
+    status: str
+    """``ready``, ``needs training``, ``needs weights`` or ``needs torch``."""
+    source: str
+    """Where the weights come from (a file, or how to obtain them)."""
+    hint: str = ""
+    """What to do to make a partner that is not ready playable."""
+    layout: str | None = None
+    """The Overcooked layout a BC/HP partner was trained for."""
+
+
+@dataclass(frozen=True)
+class HanabiEntry:
+    """A registered SAD/OBL weights file."""
+
+    name: str
+    """Partner name."""
+    path: Path
+    """The ``.pthw`` file."""
+    kind: str
+    """``sad`` or ``obl`` (detected from the file's keys when it was registered)."""
+    skip_connect: bool = False
+    """SAD variant with a skip connection around the LSTM (invisible in the weights)."""
+
+
+# --- Hanabi registrations --------------------------------------------------------------------
+
+
+def registrations_file() -> Path:
+    """``hanabi.json`` in the partners data folder."""
+    return data_dir() / "hanabi.json"
+
+
+def _read_registrations() -> dict[str, Any]:
+    path = registrations_file()
+    if not path.is_file():
+        return {"version": REGISTRATIONS_VERSION, "nets": {}, "directories": []}
+    try:
+        data: dict[str, Any] = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not valid JSON ({exc}); fix or delete it and register the files again"
+        ) from exc
+    data.setdefault("nets", {})
+    data.setdefault("directories", [])
+    return data
+
+
+def _write_registrations(data: dict[str, Any]) -> None:
+    path = registrations_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".tmp")
+    partial.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    partial.replace(path)
+
+
+def name_from_path(relative: Path) -> tuple[str, str]:
+    """A partner name and a kind guess for a file found in a weights folder.
+
+    The authors' layouts get short names: ``sad_2p_3.pthw`` -> ``sad-2p-3``,
+    ``icml_OBL1/..._BELIEF_a/model0.pthw`` -> ``obl1-a``, ``op/<method>/M4.pthw`` ->
+    ``op-<method>-m4``; anything else is its lower-cased path with ``-`` separators.
+
+    >>> name_from_path(Path("icml_OBL4/OFF_BELIEF1_SHUFFLE_COLOR0_LOAD1_BZA0_BELIEF_c/model0.pthw"))
+    ('obl4-c', 'obl')
+    >>> name_from_path(Path("sad_models/sad_2p_10.pthw"))
+    ('sad-2p-10', 'sad')
+    """
+    text = relative.as_posix()
+    if match := re.search(r"sad_2p_(\d+)\.pthw$", text):
+        return f"sad-2p-{match.group(1)}", "sad"
+    if (level := re.search(r"OBL(\d)", text)) and (seed := re.search(r"BELIEF_([a-e])/", text)):
+        return f"obl{level.group(1)}-{seed.group(1)}", "obl"
+    if match := re.search(r"op/([^/]+)/M(\d+)\.pthw$", text):
+        return f"op-{match.group(1).lower()}-m{match.group(2)}", "sad"
+    slug = re.sub(r"[^a-z0-9]+", "-", str(relative.with_suffix("")).lower()).strip("-")
+    return slug, "obl" if "obl" in slug else "sad"
+
+
+def _directory_entries(directory: Path) -> dict[str, HanabiEntry]:
+    if not directory.is_dir():
+        raise ConfigError(f"Hanabi weights folder {directory} does not exist")
+    entries: dict[str, HanabiEntry] = {}
+    for path in sorted(directory.rglob("*.pthw")):
+        name, kind = name_from_path(path.relative_to(directory))
+        if name in entries:
+            raise ConfigError(
+                f"two weight files in {directory} map to the partner name {name!r}: "
+                f"{entries[name].path} and {path}; register one of them by hand with --name"
+            )
+        entries[name] = HanabiEntry(name, path, kind)
+    return entries
+
+
+def hanabi_entries() -> dict[str, HanabiEntry]:
+    """Every registered SAD/OBL net by name (explicit registrations win over folder scans)."""
+    data = _read_registrations()
+    folders = [Path(d) for d in data["directories"]]
+    if os.environ.get(HANABI_WEIGHTS_ENV):
+        folders.append(Path(os.environ[HANABI_WEIGHTS_ENV]))
+    entries: dict[str, HanabiEntry] = {}
+    for folder in folders:
+        entries.update(_directory_entries(folder))
+    for name, item in data["nets"].items():
+        entries[name] = HanabiEntry(
+            name, Path(item["path"]), item["kind"], bool(item.get("skip_connect", False))
+        )
+    return entries
+
+
+def add_hanabi(
+    path: Path, name: str | None = None, kind: str | None = None, skip_connect: bool = False
+) -> list[HanabiEntry]:
+    """Register a weights file (checked by loading it) or a folder of them; persist it.
+
+    Returns the entries the registration added, and registers them as players at once.
+    """
+    from coordqa.agentic.partners.hanabi_nets import load_hanabi_net
+
+    path = path.expanduser().resolve()
+    data = _read_registrations()
+    if path.is_dir():
+        if name is not None or kind is not None:
+            raise ConfigError(
+                "--name and --kind apply to one file; a folder's files are named "
+                "after their paths (see `coordqa partners list`)"
+            )
+        added = list(_directory_entries(path).values())
+        if str(path) not in data["directories"]:
+            data["directories"].append(str(path))
+    else:
+        if name is None:
+            raise ConfigError(
+                f"give the partner a name: coordqa partners add-hanabi {path} --name NAME"
+            )
+        _check_new_name(name, data)
+        loaded = load_hanabi_net(path, kind, skip_connect)
+        entry = HanabiEntry(name, path, loaded.shape.kind, skip_connect)
+        data["nets"][name] = {
+            "path": str(path),
+            "kind": entry.kind,
+            "skip_connect": skip_connect,
+        }
+        added = [entry]
+    _write_registrations(data)
+    register_partners()
+    return added
+
+
+def _check_new_name(name: str, data: dict[str, Any]) -> None:
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+        raise ConfigError(f"partner name {name!r} must be letters, digits, '-', '_' or '.'")
+    if name in data["nets"]:
+        return
+    if name in PLAYERS or name in ALIASES:
+        raise ConfigError(f"{name!r} is already a player name; pick another --name")
+
+
+# --- Building players ------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_net(path: Path, mtime: float, kind: str, skip_connect: bool) -> Any:
+    from coordqa.agentic.partners.hanabi_nets import load_hanabi_net
+
+    return load_hanabi_net(path, kind, skip_connect)
+
+
+def _resolve_hanabi(name: str) -> HanabiEntry:
+    entries = hanabi_entries()
+    if name in ALIASES:
+        of_kind = sorted(n for n, e in entries.items() if e.kind == ALIASES[name])
+        if not of_kind:
+            raise PartnerNotReadyError(
+                f"partner {name!r} needs weights: {_needs_weights_hint(ALIASES[name])}"
+            )
+        return entries[of_kind[0]]
+    if name not in entries:
+        raise PartnerNotReadyError(
+            f"Hanabi partner {name!r} is no longer registered; see `coordqa partners list`"
+        )
+    return entries[name]
+
+
+def build_hanabi_partner(name: str) -> Player:
+    """A SAD/OBL player for registered net (or alias) ``name``."""
+    from coordqa.agentic.partners.hanabi_players import HanabiNetPlayer
+
+    entry = _resolve_hanabi(name)
+    if not entry.path.is_file():
+        raise PartnerNotReadyError(
+            f"weights of Hanabi partner {name!r} are missing: {entry.path} does not exist "
+            "(re-register with `coordqa partners add-hanabi PATH --name NAME`)"
+        )
+    net = _cached_net(entry.path, entry.path.stat().st_mtime, entry.kind, entry.skip_connect)
+    return HanabiNetPlayer(net, name)
+
+
+def build_bc_partner(name: str) -> Player:
+    """A BC/HP player from the user's checkpoint or the packaged one."""
+    from coordqa.agentic.partners.bc_player import BCPlayer
+
+    path = find_checkpoint(name)
+    if path is None:
+        raise PartnerNotReadyError(f"partner {name!r} needs training: {_needs_training_hint(name)}")
+    return BCPlayer(BCCheckpoint.load(path))
+
+
+def _needs_training_hint(name: str) -> str:
+    kind, layout = name.split("-", 1)
+    split = "train" if kind == "bc" else "test"
+    return f"train it (about a minute): coordqa partners train-bc --layout {layout} --split {split}"
+
+
+def _needs_weights_hint(kind: str) -> str:
+    return (
+        f"download the authors' {kind.upper()} files (see the README), then: coordqa partners "
+        f"add-hanabi PATH --name NAME --kind {kind} (or set {HANABI_WEIGHTS_ENV} to their folder)"
+    )
+
+
+def _factory(build: Callable[[str], Player], name: str, layout: str | None = None) -> Any:
+    def factory(game: str, game_layout: str | None = None, **options: Any) -> Player:
+        if options:
+            raise ConfigError(f"partner {name!r} takes no options, got {sorted(options)}")
+        if layout is not None and game_layout not in (None, layout):
+            raise ConfigError(
+                f"partner {name!r} plays Overcooked layout {layout}, not {game_layout}; use "
+                f"{name.split('-', 1)[0]}-{game_layout}"
+            )
+        return build(name)
+
+    return factory
+
+
+_OURS: set[str] = set()
+"""Names this module registered (registration runs again after ``add_hanabi``)."""
+
+
+def register_partners() -> None:
+    """Register every BC/HP partner, the ``sad``/``obl`` aliases and all registered nets."""
+    pending: list[tuple[str, str, str, str, Any]] = []
+    for layout in LAYOUT_DATA_NAMES:
+        for split in SPLIT_FILES:
+            name = partner_name(layout, split)
+            who = "behaviour-cloned human" if split == "train" else "human proxy (test split)"
+            pending.append(
+                (
+                    name,
+                    "overcooked",
+                    name.split("-")[0],
+                    f"{who} on {layout}",
+                    _factory(build_bc_partner, name, layout),
+                )
+            )
+    for alias, kind in ALIASES.items():
+        pending.append(
+            (
+                alias,
+                "hanabi",
+                kind,
+                f"first registered {kind.upper()} net",
+                _factory(build_hanabi_partner, alias),
+            )
+        )
+    for name, entry in hanabi_entries().items():
+        pending.append(
+            (
+                name,
+                "hanabi",
+                entry.kind,
+                f"{entry.kind.upper()} net {entry.path.name}",
+                _factory(build_hanabi_partner, name),
+            )
+        )
+    for name, game, kind, description, factory in pending:
+        if name not in _OURS:
+            register_player(name, games=[game], description=description, kind=kind)(factory)
+            _OURS.add(name)
+
+
+# --- Listing ---------------------------------------------------------------------------------
+
+
+def list_partners() -> list[PartnerInfo]:
+    """Every partner with its status and the origin of its weights."""
+    rows: list[PartnerInfo] = []
+    for layout in LAYOUT_DATA_NAMES:
+        for split in SPLIT_FILES:
+            rows.append(_bc_info(partner_name(layout, split), layout, split))
+    entries = hanabi_entries()
+    torch_ok = importlib.util.find_spec("torch") is not None
+    for alias, kind in ALIASES.items():
+        first = sorted(n for n, e in entries.items() if e.kind == kind)
+        if first:
+            rows.append(_hanabi_info(alias, entries[first[0]], torch_ok, f"alias of {first[0]}: "))
+        else:
+            rows.append(
+                PartnerInfo(
+                    alias,
+                    "hanabi",
+                    kind,
+                    "needs weights",
+                    "not registered",
+                    _needs_weights_hint(kind),
+                )
+            )
+    for name in sorted(entries):
+        rows.append(_hanabi_info(name, entries[name], torch_ok))
+    return rows
+
+
+def _bc_info(name: str, layout: str, split: str) -> PartnerInfo:
+    kind = name.split("-")[0]
+    path = find_checkpoint(name)
+    if path is None:
+        return PartnerInfo(
+            name,
+            "overcooked",
+            kind,
+            "needs training",
+            f"human data ({SPLIT_FILES[split]})",
+            _needs_training_hint(name),
+            layout,
+        )
+    meta = BCCheckpoint.read_meta(path)
+    where = "shipped with coordqa" if path.parent == PACKAGED_DIR else str(path)
+    source = (
+        f"{where} (trained on {SPLIT_FILES[split]}, seed {meta.get('seed')}, "
+        f"val. accuracy {float(meta.get('val_accuracy', float('nan'))):.3f})"
+    )
+    return PartnerInfo(name, "overcooked", kind, "ready", source, layout=layout)
+
+
+def _hanabi_info(name: str, entry: HanabiEntry, torch_ok: bool, prefix: str = "") -> PartnerInfo:
+    status, hint = "ready", ""
+    if not entry.path.is_file():
+        status = "needs weights"
+        hint = f"file gone; register it again: coordqa partners add-hanabi PATH --name {name}"
+    elif not torch_ok:
+        status, hint = "needs torch", "pip install 'coordqa[partners]'"
+    return PartnerInfo(name, "hanabi", entry.kind, status, f"{prefix}{entry.path}", hint)
+
+
+def partner_info(name: str) -> PartnerInfo:
+    """The listing row of ``name``; an unknown name lists the partners and suggests the closest."""
+    rows = {row.name: row for row in list_partners()}
+    if name not in rows:
+        from coordqa.errors import UnknownNameError
+        from coordqa.registry import suggest
+
+        close = suggest(name, list(rows))
+        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise UnknownNameError(f"unknown partner {name!r}.{hint} Available: {', '.join(rows)}.")
+    return rows[name]
