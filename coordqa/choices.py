@@ -293,7 +293,7 @@ def _option_problem(text: str, norm: str, seen: dict[str, int]) -> str | None:
     """Say why an option text cannot be offered, or None when it can."""
     if not norm:
         return "is not a non-blank string"
-    if "\n" in text or "\r" in text:
+    if len(text.splitlines()) > 1:
         return "spans several lines"
     if norm in seen:
         return f"duplicates option {seen[norm]}"

@@ -1,0 +1,359 @@
+"""Adversarial replies, validation and the value type of coordqa.choices."""
+
+from __future__ import annotations
+
+import doctest
+import json
+
+import pytest
+
+import coordqa.choices
+from coordqa.choices import (
+    FUZZY_THRESHOLD,
+    METHODS,
+    Choice,
+    choose,
+    format_options,
+    is_correct,
+    option_letter,
+)
+from coordqa.errors import ConfigError
+
+# Option lists as the four games offer them (Overcooked includes an option that is a prefix of
+# another; Hanabi has 9 options so that "I" is a valid letter).
+OVERCOOKED = [
+    "pick up onion from o0",  # A
+    "pick up onion",  # B
+    "place onion in c0",  # C
+    "place onion in c1",  # D
+    "wait",  # E
+    "move away",  # F
+]
+HANABI = [
+    "Play my Card 0",  # A
+    "Play my Card 1",  # B
+    "Discard my Card 0",  # C
+    "Discard my Card 1",  # D
+    "Reveal Bob's Red color cards",  # E
+    "Reveal Bob's Blue color cards",  # F
+    "Reveal Bob's rank 1 cards",  # G
+    "Reveal Bob's rank 2 cards",  # H
+    "Play my Card 4",  # I
+]
+CAPTURE = ["Stay in Room 1", "Move to Room 2", "Move to Room 6", "Press the button in Room 1"]
+ESCAPE = ["Move to Room 2", "Move to Room 10", "Fix generator in Room 1", "Wait"]
+EC_COUNT = ["4 or more", "3", "2", "1", "0"]
+YES_NO = ["Yes", "No"]
+# Options that contain letters and parentheses themselves.
+TRICKY = ["Plan B", "Take route (A)", "wait (do nothing)"]
+JP_19 = [f"Move to Room {n}" for n in range(1, 20)]
+
+NO = ("no_answer", ())
+
+
+def chosen(index: int) -> tuple[str, tuple[int, ...]]:
+    return ("chosen", (index,))
+
+
+def ambiguous(*indices: int) -> tuple[str, tuple[int, ...]]:
+    return ("ambiguous", indices)
+
+
+CASES = [
+    # --- accepted letter formats
+    ("Answer: C", OVERCOOKED, chosen(2)),
+    ("Action: C", OVERCOOKED, chosen(2)),
+    ("C.", OVERCOOKED, chosen(2)),
+    ("(C)", OVERCOOKED, chosen(2)),
+    ("C)", OVERCOOKED, chosen(2)),
+    ("**C**", OVERCOOKED, chosen(2)),
+    ("C", OVERCOOKED, chosen(2)),
+    ("answer: c", OVERCOOKED, chosen(2)),
+    ("ACTION: d", OVERCOOKED, chosen(3)),
+    ("**Answer:** `E`", OVERCOOKED, chosen(4)),
+    ("_Action_: *F*", OVERCOOKED, chosen(5)),
+    ("Final Answer: [B]", OVERCOOKED, chosen(1)),
+    ("The answer is C", OVERCOOKED, chosen(2)),
+    ("The best action is (D).", OVERCOOKED, chosen(3)),
+    ("Option C", OVERCOOKED, chosen(2)),
+    ("I choose (B)", OVERCOOKED, chosen(1)),
+    ("I'd go with option E", OVERCOOKED, chosen(4)),
+    ("Answer:\n\n**E**", OVERCOOKED, chosen(4)),
+    ("Answer:C", OVERCOOKED, chosen(2)),
+    ("Answer: C, because c0 is empty", OVERCOOKED, chosen(2)),
+    ("Answer: C - it fills the pot", OVERCOOKED, chosen(2)),
+    # --- a bare letter on the final (or first) line
+    ("Let me think about the pots first.\nC", OVERCOOKED, chosen(2)),
+    ("c0 needs onions and o0 is close.\n\n(A)", OVERCOOKED, chosen(0)),
+    ("D\n\nExplanation: c1 is the pot that still needs an onion.", OVERCOOKED, chosen(3)),
+    ("Bob is at o0.\nC. place onion in c0", OVERCOOKED, chosen(2)),
+    # --- option text itself, exact and fuzzy
+    ("place onion in c0", OVERCOOKED, chosen(2)),
+    ("Place onion in C0.", OVERCOOKED, chosen(2)),
+    ("`place onion in c1`", OVERCOOKED, chosen(3)),
+    ("Place the onion into c0.", OVERCOOKED, chosen(2)),
+    ("plce onion in c1", OVERCOOKED, chosen(3)),
+    ("pickup onion from o0", OVERCOOKED, chosen(0)),
+    ("Action: play card 1", HANABI, chosen(1)),
+    ("Reveal Bob's rde color cards", HANABI, chosen(4)),
+    ("Fix the generator in Room 1", ESCAPE, chosen(2)),
+    ("press button in room 1", CAPTURE, chosen(3)),
+    ("Action: I will play my card 1 now", HANABI, chosen(1)),
+    ("I'll move to room 6 to cut the thief off", CAPTURE, chosen(2)),
+    ("Answer: 2", EC_COUNT, chosen(2)),
+    ("Answer: Yes, Bob can reach room 7.", YES_NO, chosen(0)),
+    ("Answer: 4 or more", EC_COUNT, chosen(0)),
+    # --- ids and digits matter: a different or absent option is never picked by similarity
+    ("place onion in c2", OVERCOOKED, NO),
+    ("Action: Reveal Bob's rank 3 cards", HANABI, NO),
+    ("Reveal Bob's rank 1 card", HANABI, chosen(6)),
+    ("Reveal Bob's Green color cards", HANABI, NO),
+    ("Action: Discard my Card 4", HANABI, NO),
+    ("Action: Move to Room 1", ESCAPE, NO),
+    ("Move to Room 16", JP_19, chosen(15)),
+    ("Reveal Bob's color cards", HANABI, ambiguous(4, 5)),
+    # --- prefix options: the longer text wins when it is what the reply says
+    ("Action: pick up onion from o0", OVERCOOKED, chosen(0)),
+    ("Action: I will pick up onion from o0 now", OVERCOOKED, chosen(0)),
+    ("pick up onion", OVERCOOKED, chosen(1)),
+    ("Action: pick up onion", OVERCOOKED, chosen(1)),
+    # --- letter and text together
+    ("Answer: C. place onion in c0", OVERCOOKED, chosen(2)),
+    ("Answer: C (place onion in c0)", OVERCOOKED, chosen(2)),
+    ("Answer: C. pick up onion from o0", OVERCOOKED, ambiguous(0, 2)),
+    ("Answer: A. pick up onion", OVERCOOKED, ambiguous(0, 1)),
+    # --- chain of thought with other letters and options before the answer
+    ("(B) is bad, so Answer: D", OVERCOOKED, chosen(3)),
+    ("Option A wastes time. B. is also bad. I considered E.\nAction: F", OVERCOOKED, chosen(5)),
+    (
+        "Explanation: wait is pointless, and c1 is full.\nAction: place onion in c0",
+        OVERCOOKED,
+        chosen(2),
+    ),
+    ("Answer: B\nHmm, actually the pot c1 needs it more.\nAnswer: D", OVERCOOKED, chosen(3)),
+    ("Answer: D\nTo double-check: D fills c1.\nFinal answer: D", OVERCOOKED, chosen(3)),
+    ("If I choose B, Bob is blocked. Therefore, the answer is C.", OVERCOOKED, chosen(2)),
+    ("Moving to room 10 is blocked by the killer.\nAction: Move to Room 2", ESCAPE, chosen(0)),
+    ("My last action: wait\nBob's action: move away\nAnswer: C", OVERCOOKED, chosen(2)),
+    # --- must not be fooled
+    ("OK.", OVERCOOKED, NO),
+    ("I.", OVERCOOKED, NO),  # out of range with 6 options
+    ("OK. Then I. think. Answer: B", HANABI, chosen(1)),
+    ("Then I. hesitated.", HANABI, NO),
+    ("OK, so c0 is empty. E.g. the pot needs onions.", OVERCOOKED, NO),
+    ("(B) is bad.", OVERCOOKED, NO),
+    ("B is bad", OVERCOOKED, NO),
+    ("A good move is to keep going.", OVERCOOKED, NO),
+    ("Action: A good move is to wait.", OVERCOOKED, chosen(4)),
+    ("I think so.", HANABI, NO),
+    ("Answer: Z", OVERCOOKED, NO),
+    ("Answer: E", CAPTURE, NO),
+    ("Answer: B or C", OVERCOOKED, ambiguous(1, 2)),
+    ("B and D", OVERCOOKED, ambiguous(1, 3)),
+    ("Answer: either (A) or (C)", OVERCOOKED, ambiguous(0, 2)),
+    ("Action: place onion in c0 or place onion in c1", OVERCOOKED, ambiguous(2, 3)),
+    ("I don't know.", OVERCOOKED, NO),
+    ("Explanation: both pots look full.\nAnswer: none of these", OVERCOOKED, NO),
+    ("", OVERCOOKED, NO),
+    (None, OVERCOOKED, NO),
+    ("   \n\t\n  ", OVERCOOKED, NO),
+    ("My last action: wait\nWhat should I do next?", OVERCOOKED, NO),
+    # --- a reply that only repeats the question (state, question, the lettered list)
+    (
+        "c0 contains 2 out of 3 onions.\nWhat is the best next action?\nAvailable Actions:\n"
+        + format_options(OVERCOOKED),
+        OVERCOOKED,
+        NO,
+    ),
+    ("Available Actions:\n" + format_options(ESCAPE) + "\n\nAction: B", ESCAPE, chosen(1)),
+    # --- whitespace-only lines do not shift anything
+    ("Explanation: c1 is closer.\n   \n\n\t\nAction: place onion in c1", OVERCOOKED, chosen(3)),
+    ("\n\n  \nD\n  \n", OVERCOOKED, chosen(3)),
+    # --- options containing letters and parentheses themselves
+    ("Plan B", TRICKY, chosen(0)),
+    ("B", TRICKY, chosen(1)),
+    ("Answer: (A)", TRICKY, chosen(0)),
+    ("Answer: Take route (A)", TRICKY, chosen(1)),
+    ("Action: wait (do nothing)", TRICKY, chosen(2)),
+    # --- many options: letters beyond D, and "I" as a letter only where it is one
+    ("Answer: S", JP_19, chosen(18)),
+    ("Answer: T", JP_19, NO),
+    ("I", HANABI, chosen(8)),
+    ("Action: I. Play my Card 4", HANABI, chosen(8)),
+]
+
+
+@pytest.mark.parametrize(("reply", "options", "expected"), CASES)
+def test_adversarial_replies(reply: str | None, options: list[str], expected: tuple) -> None:
+    choice = choose(reply, options)
+    assert (choice.outcome, choice.candidates) == expected, choice
+    assert choice.method in METHODS
+    assert (choice.method == "none") == (choice.outcome == "no_answer")
+
+
+def test_table_is_large_and_covers_every_game() -> None:
+    assert len(CASES) >= 60
+    lists = {id(options) for _reply, options, _expected in CASES}
+    assert {id(OVERCOOKED), id(HANABI), id(CAPTURE), id(ESCAPE)} <= lists
+    assert {expected[0] for _reply, _options, expected in CASES} == {
+        "chosen",
+        "ambiguous",
+        "no_answer",
+    }
+
+
+@pytest.mark.parametrize(
+    ("reply", "method"),
+    [
+        ("place onion in c0", "option_text_exact"),
+        ("Answer: C", "marker_letter"),
+        ("Action: place onion in c0 now", "marker_text"),
+        ("Action: place the onion into c0", "marker_fuzzy"),
+        ("Hmm.\nC", "final_line_letter"),
+        ("Hmm.\nplace onion in c0!", "final_line_text"),
+        ("Hmm.\nplace the onion into c0", "final_line_fuzzy"),
+        ("C\nbecause c0 is empty", "first_line_letter"),
+        ("no idea", "none"),
+    ],
+)
+def test_method_records_which_rule_decided(reply: str, method: str) -> None:
+    choice = choose(reply, OVERCOOKED)
+    assert choice.method == method
+    assert (choice.score is not None) == method.endswith("_fuzzy")
+
+
+def test_fuzzy_score_and_threshold() -> None:
+    loose = choose("Place the onion into c0.", OVERCOOKED)
+    assert loose.chosen and loose.score == pytest.approx(85.0)
+    assert FUZZY_THRESHOLD <= loose.score
+    strict = choose("Place the onion into c0.", OVERCOOKED, fuzzy_threshold=90)
+    assert strict.outcome == "no_answer"
+
+
+@pytest.mark.parametrize("threshold", [0, -1, 100.5])
+def test_threshold_outside_range_is_rejected(threshold: float) -> None:
+    with pytest.raises(ConfigError, match="fuzzy_threshold"):
+        choose("C", OVERCOOKED, fuzzy_threshold=threshold)
+
+
+# --- the original scorer's pitfalls (facts/coordinationqa.md), one test each
+
+
+def test_original_pitfall_first_capital_letter_with_period_anywhere() -> None:
+    reply = "OK. (B) is bad and I. would not do it.\nAnswer: D"
+    assert choose(reply, HANABI).index == 3
+
+
+def test_original_pitfall_bare_answer_line_was_rejected() -> None:
+    assert choose("Answer: B", OVERCOOKED).index == 1
+
+
+def test_original_pitfall_whitespace_only_option_lines() -> None:
+    with pytest.raises(ConfigError, match="option 1"):
+        choose("A", ["wait", "   ", "move away"])
+    assert choose("move away", ["wait", "move away"]).index == 1
+
+
+def test_original_pitfall_failures_became_a_fixed_wrong_letter() -> None:
+    choice = choose("I cannot decide.", OVERCOOKED)
+    assert choice == Choice("no_answer", None, (), "none")
+    assert not is_correct(choice, [0])
+
+
+# --- option validation
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ([], "1 to 26 options"),
+        ([f"Move to Room {n}" for n in range(27)], "1 to 26 options"),
+        (["wait", ""], "option 1"),
+        (["wait", "!!!"], "non-blank"),
+        (["Wait", "wait."], "duplicates option 0"),
+        (["pick up  onion", "Pick up onion!"], "duplicates option 0"),
+        (["wait", "B"], "letter answer"),
+        (["Option C", "wait"], "letter answer"),
+        (["(a)", "wait"], "letter answer"),
+        (["wait", "move\naway"], "several lines"),
+        (["wait", 3], "non-blank string"),
+    ],
+)
+def test_invalid_options_raise(options: list, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        choose("A", options)
+    with pytest.raises(ConfigError, match=message):
+        format_options(options)
+
+
+# --- letters, the lettered list, the value type
+
+
+def test_option_letter() -> None:
+    assert [option_letter(i) for i in (0, 1, 25)] == ["A", "B", "Z"]
+    for bad in (-1, 26):
+        with pytest.raises(ConfigError, match="A-Z"):
+            option_letter(bad)
+
+
+def test_format_options_round_trips_through_choose() -> None:
+    text = format_options(HANABI)
+    assert text.splitlines()[4] == "E. Reveal Bob's Red color cards"
+    assert len(text.splitlines()) == len(HANABI)
+    for line in text.splitlines():
+        assert choose(line, HANABI).index == ord(line[0]) - ord("A")
+
+
+@pytest.mark.parametrize(
+    "choice",
+    [
+        Choice("chosen", 2, (2,), "marker_letter"),
+        Choice("ambiguous", None, (1, 3), "final_line_letter"),
+        Choice("chosen", 0, (0,), "option_text_exact"),
+        Choice("chosen", 1, (1,), "marker_fuzzy", 88.0),
+        Choice("no_answer", None, (), "none"),
+    ],
+)
+def test_choice_json_round_trip(choice: Choice) -> None:
+    assert Choice.from_dict(json.loads(json.dumps(choice.to_dict()))) == choice
+
+
+@pytest.mark.parametrize(
+    ("outcome", "index", "candidates", "method"),
+    [
+        ("chosen", None, (1,), "marker_letter"),
+        ("chosen", 2, (1,), "marker_letter"),
+        ("chosen", 1, (1, 2), "marker_letter"),
+        ("ambiguous", None, (1,), "marker_letter"),
+        ("ambiguous", 1, (1, 2), "marker_letter"),
+        ("no_answer", None, (0,), "none"),
+        ("maybe", None, (), "none"),
+        ("chosen", 1, (1,), "guessed"),
+    ],
+)
+def test_inconsistent_choice_is_rejected(
+    outcome: str, index: int | None, candidates: tuple[int, ...], method: str
+) -> None:
+    with pytest.raises(ConfigError, match="inconsistent Choice"):
+        Choice(outcome, index, candidates, method)  # type: ignore[arg-type]
+
+
+def test_from_dict_rejects_missing_keys() -> None:
+    with pytest.raises(ConfigError, match="keys"):
+        Choice.from_dict({"outcome": "chosen", "index": 1})
+
+
+def test_is_correct() -> None:
+    assert is_correct(choose("Answer: D", OVERCOOKED), [3])
+    assert is_correct(choose("Answer: D", OVERCOOKED), [1, 3])
+    assert not is_correct(choose("Answer: C", OVERCOOKED), [3])
+    assert not is_correct(choose("Answer: C or D", OVERCOOKED), [2, 3])
+    assert not is_correct(choose("", OVERCOOKED), [3])
+    with pytest.raises(ConfigError, match="at least one"):
+        is_correct(choose("Answer: D", OVERCOOKED), [])
+
+
+def test_doctests() -> None:
+    result = doctest.testmod(coordqa.choices)
+    assert result.attempted >= 10
+    assert result.failed == 0

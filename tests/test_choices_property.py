@@ -1,0 +1,66 @@
+"""Property-based tests of coordqa.choices.
+
+Option texts are arbitrary Unicode strings, restricted only to the ones :func:`choose` accepts:
+non-blank, single-line, distinct after normalisation and not themselves a letter reference ("B",
+"(c)", "Option A"). That restriction is the documented contract, not a convenience: an option
+literally "B" cannot be told apart from the letter answer "B", so such lists are rejected with
+ConfigError (tested in test_choices.py) instead of being scored by an arbitrary precedence.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coordqa.choices import MAX_OPTIONS, Choice, _normalise, choose, option_letter
+from coordqa.errors import ConfigError
+
+DECORATIONS = ["{}", "{}.", "({})", "{})", "Answer: {}", "Action: {}", "**{}**"]
+
+
+def _accepted(text: str) -> bool:
+    try:
+        choose(None, [text])
+    except ConfigError:
+        return False
+    return True
+
+
+option_text = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=30).filter(
+    _accepted
+)
+option_lists = st.lists(option_text, min_size=1, max_size=MAX_OPTIONS, unique_by=_normalise)
+
+
+@settings(max_examples=300, deadline=None)
+@given(options=option_lists, data=st.data())
+def test_reply_that_is_one_options_text_chooses_it(options: list[str], data: st.DataObject) -> None:
+    index = data.draw(st.integers(0, len(options) - 1))
+    choice = choose(options[index], options)
+    assert choice == Choice("chosen", index, (index,), "option_text_exact")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    options=option_lists,
+    data=st.data(),
+    decoration=st.sampled_from(DECORATIONS),
+    lower=st.booleans(),
+)
+def test_reply_that_is_one_options_letter_chooses_it(
+    options: list[str], data: st.DataObject, decoration: str, lower: bool
+) -> None:
+    index = data.draw(st.integers(0, len(options) - 1))
+    letter = option_letter(index).lower() if lower else option_letter(index)
+    choice = choose(decoration.format(letter), options)
+    assert choice.outcome == "chosen"
+    assert choice.index == index
+    assert choice.method.endswith("_letter")
+
+
+@settings(max_examples=300, deadline=None)
+@given(reply=st.text(max_size=200), options=option_lists)
+def test_any_reply_gives_a_consistent_choice(reply: str, options: list[str]) -> None:
+    choice = choose(reply, options)
+    assert all(0 <= i < len(options) for i in choice.candidates)
+    assert Choice.from_dict(choice.to_dict()) == choice
