@@ -1,0 +1,294 @@
+"""Play many episodes of a game with named players and summarise them.
+
+The library behind ``coordqa play`` and ``coordqa games show``.
+
+Episodes ``0..N-1`` use seeds ``seed + i``. With a run directory every finished episode is
+appended to the ``trajectories`` stream of a run of kind ``play`` as soon as it ends; running the
+same command again resumes, re-checking each stored episode by replay (style rule 11) instead of
+playing it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from coordqa.errors import ConfigError, GameError
+from coordqa.games.base import GAMES, PLAYERS, Game, Observation, make_game, make_player
+from coordqa.games.episode import Trajectory, play_episode, replay
+
+DEFAULT_PLAYERS: dict[str, tuple[str, str]] = {
+    "overcooked": ("planner", "planner"),
+    "hanabi": ("hanabi-convention", "hanabi-convention"),
+    "collab_capture": ("capture-planner", "capture-planner"),
+    "collab_escape": ("escape-planner", "escape-planner"),
+}
+"""Each game's best scripted pair: the players ``coordqa play`` uses when none are named."""
+
+STREAM = "trajectories"
+"""Run-store stream holding one record per finished episode."""
+
+
+@dataclass(frozen=True)
+class PlayConfig:
+    """What to play: everything that changes the results of a ``play`` run."""
+
+    game: str
+    """Game registry name."""
+    players: tuple[str, str] | None = None
+    """Player registry names for Alice and Bob; None means :data:`DEFAULT_PLAYERS`."""
+    layout: str | None = None
+    """Layout or map (the game's default when None)."""
+    episodes: int = 10
+    """Number of episodes."""
+    seed: int = 0
+    """Seed of episode 0; episode ``i`` uses ``seed + i``."""
+
+
+@dataclass(frozen=True)
+class MeanSE:
+    """A mean with its standard error over ``n`` episodes (SE is NaN when n < 2)."""
+
+    mean: float
+    """Sample mean."""
+    se: float
+    """Standard error of the mean; NaN with fewer than two values (no spread to measure)."""
+    n: int
+    """Number of values."""
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> MeanSE:
+        """Summarise ``values`` (NaN mean for an empty list: no data is not zero)."""
+        if not values:
+            return cls(math.nan, math.nan, 0)
+        se = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.nan
+        return cls(statistics.fmean(values), se, len(values))
+
+    def __str__(self) -> str:
+        return f"{self.mean:.2f} ± {self.se:.2f} (n={self.n})"
+
+
+@dataclass
+class PlaySummary:
+    """The outcome of :func:`play`."""
+
+    game: str
+    """Game name."""
+    game_version: str
+    """Game version at play time."""
+    layout: str
+    """Layout played."""
+    players: tuple[str, str]
+    """Player names (Alice, Bob)."""
+    trajectories: list[Trajectory] = field(default_factory=list)
+    """Every episode, in episode order."""
+    resumed: int = 0
+    """Episodes loaded (and replay-checked) from the run directory instead of played."""
+    run_dir: Path | None = None
+    """The run directory, when one was used."""
+
+    @property
+    def score(self) -> MeanSE:
+        """Mean ± SE of the episode scores."""
+        return MeanSE.of([t.score for t in self.trajectories])
+
+    def metrics(self) -> dict[str, MeanSE]:
+        """Mean ± SE of every game metric (``captured`` gives the capture rate, and so on)."""
+        names = sorted({name for t in self.trajectories for name in t.metrics})
+        return {
+            n: MeanSE.of([t.metrics[n] for t in self.trajectories if n in t.metrics]) for n in names
+        }
+
+    def turns_when_won(self) -> MeanSE | None:
+        """Mean ± SE of ``turns`` over won episodes (score > 0): turns to capture or to escape.
+
+        None for games without a ``turns`` metric.
+        """
+        if not any("turns" in t.metrics for t in self.trajectories):
+            return None
+        return MeanSE.of([t.metrics["turns"] for t in self.trajectories if t.score > 0])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (written to ``summary.json`` in the run directory)."""
+
+        def plain(value: MeanSE | None) -> dict[str, Any] | None:
+            if value is None:
+                return None
+            return {"mean": _finite(value.mean), "se": _finite(value.se), "n": value.n}
+
+        return {
+            "game": self.game,
+            "game_version": self.game_version,
+            "layout": self.layout,
+            "players": list(self.players),
+            "episodes": len(self.trajectories),
+            "score": plain(self.score),
+            "metrics": {name: plain(value) for name, value in self.metrics().items()},
+            "turns_when_won": plain(self.turns_when_won()),
+        }
+
+
+def _finite(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def default_players(game: str) -> tuple[str, str]:
+    """The default pair for ``game``, or an error listing the players that can play it."""
+    GAMES.get(game)
+    if game in DEFAULT_PLAYERS:
+        return DEFAULT_PLAYERS[game]
+    fits = [name for name, spec in PLAYERS.items() if game in spec.games]
+    raise ConfigError(
+        f"{game} has no default players; choose two with --players A,B "
+        f"(players for {game}: {', '.join(fits) or 'none registered'})."
+    )
+
+
+def resolve(config: PlayConfig) -> PlayConfig:
+    """Fill in defaults and check every name, before anything is played or written.
+
+    Raises:
+        UnknownNameError: an unknown game, layout or player (with suggestions).
+        ConfigError: a player that cannot play this game, or fewer than one episode.
+    """
+    import coordqa.games  # noqa: F401  (registers the built-in games and players)
+
+    if config.episodes < 1:
+        raise ConfigError(f"episodes must be at least 1, got {config.episodes}.")
+    players = config.players or default_players(config.game)
+    game = make_game(config.game, config.layout, config.seed)
+    for name in players:
+        make_player(name, config.game, game.layout)
+    return PlayConfig(
+        config.game, (players[0], players[1]), game.layout, config.episodes, config.seed
+    )
+
+
+async def play_async(
+    config: PlayConfig,
+    out: str | Path | None = None,
+    on_episode: Callable[[int, Trajectory], None] | None = None,
+) -> PlaySummary:
+    """Play (or resume) the episodes of ``config``; see :func:`play`."""
+    config = resolve(config)
+    players = config.players or default_players(config.game)
+    game = make_game(config.game, config.layout, config.seed)
+    summary = PlaySummary(config.game, game.version, game.layout, players)
+    store = _open_store(config, game, out) if out is not None else None
+    try:
+        stored = _stored_episodes(store) if store is not None else {}
+        for episode in range(config.episodes):
+            if episode in stored:
+                trajectory = stored[episode]
+                summary.resumed += 1
+            else:
+                pair = [make_player(name, config.game, game.layout) for name in players]
+                trajectory = await play_episode(
+                    make_game(config.game, config.layout, config.seed + episode),
+                    pair,
+                    seed=config.seed + episode,
+                    player_names=list(players),
+                )
+                if store is not None:
+                    store.append(STREAM, {"episode": episode, "trajectory": trajectory.to_dict()})
+            summary.trajectories.append(trajectory)
+            if on_episode is not None:
+                on_episode(episode, trajectory)
+        if store is not None:
+            summary.run_dir = store.path
+            store.write_json("summary.json", summary.to_dict())
+            store.mark_finished()
+    finally:
+        if store is not None:
+            store.close()
+    return summary
+
+
+def play(
+    config: PlayConfig,
+    out: str | Path | None = None,
+    on_episode: Callable[[int, Trajectory], None] | None = None,
+) -> PlaySummary:
+    """Play ``config.episodes`` episodes and summarise them (score, metrics, turns when won).
+
+    Args:
+        config: game, players, layout, episodes and seed.
+        out: a run directory to store trajectories in (created, or resumed when it holds the
+            same configuration).
+        on_episode: called after each episode (played or loaded) with its index and trajectory.
+    """
+    return asyncio.run(play_async(config, out, on_episode))
+
+
+def _open_store(config: PlayConfig, game: Game, out: str | Path) -> Any:
+    from coordqa.store import RunManifest, RunStore, content_hash
+
+    settings = {
+        "game": config.game,
+        "game_version": game.version,
+        "layout": game.layout,
+        "players": list(config.players or ()),
+        "episodes": config.episodes,
+        "seed": config.seed,
+    }
+    manifest = RunManifest(kind="play", config=settings, fingerprint=content_hash(settings))
+    store = RunStore.open_or_create(out, manifest)
+    store.mark_started()
+    return store
+
+
+def _stored_episodes(store: Any) -> dict[int, Trajectory]:
+    """Finished episodes of a resumed run, each verified by replaying it."""
+    episodes: dict[int, Trajectory] = {}
+    for record in store.records(STREAM):
+        trajectory = Trajectory.from_dict(record["trajectory"])
+        try:
+            replay(trajectory)
+        except GameError as exc:
+            raise GameError(
+                f"{store.path}: stored episode {record['episode']} does not replay ({exc}); "
+                "the engine changed or the file was edited. Use another --out."
+            ) from exc
+        episodes[int(record["episode"])] = trajectory
+    return episodes
+
+
+def advance(
+    game_name: str,
+    layout: str | None = None,
+    seed: int = 0,
+    steps: int = 0,
+    players: tuple[str, str] | None = None,
+) -> Game:
+    """A game after ``steps`` steps played by ``players`` (default pair), for ``games show``.
+
+    Stops early when the game ends.
+    """
+    if steps < 0:
+        raise ConfigError(f"steps must be 0 or more, got {steps}.")
+    config = resolve(PlayConfig(game_name, players, layout, 1, seed))
+    return asyncio.run(_advance(config, steps))
+
+
+async def _advance(config: PlayConfig, steps: int) -> Game:
+    game = make_game(config.game, config.layout, config.seed)
+    names = config.players or default_players(config.game)
+    pair = [make_player(name, config.game, game.layout) for name in names]
+    for index, player in enumerate(pair):
+        player.reset(game, index, config.seed + index)
+    for _ in range(steps):
+        if game.is_terminal():
+            break
+        to_act = game.players_to_act()
+        chosen = await asyncio.gather(
+            *(pair[p].act(Observation(game, p, tuple(game.legal_actions(p)))) for p in to_act)
+        )
+        result = game.step(dict(zip(to_act, chosen, strict=True)))
+        for index, player in enumerate(pair):
+            player.observe(game, index, result)
+    return game
