@@ -1,9 +1,152 @@
-"""CLI commands (being written)."""
+"""``coordqa games list``, ``coordqa games show`` and ``coordqa play``.
+
+Thin: each command parses options, calls one library function (the registries,
+:func:`coordqa.games.play.advance`, :func:`coordqa.games.play.play`) and renders the result
+with rich. The games package is imported inside the commands so ``coordqa --help`` stays fast.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from coordqa.errors import ConfigError
+
+console = Console()
+
+_AS = {"alice": 0, "bob": 1}
+
+
+def parse_pair(value: str | None) -> tuple[str, str] | None:
+    """Parse ``--players A,B`` (one name means the same player for both)."""
+    if value is None:
+        return None
+    names = [item.strip() for item in value.split(",") if item.strip()]
+    if len(names) == 1:
+        names = names * 2
+    if len(names) != 2:
+        raise ConfigError(
+            f"--players takes two player names separated by a comma (Alice's, Bob's), "
+            f"got {value!r}; e.g. --players capture-planner,capture-greedy."
+        )
+    return (names[0], names[1])
+
+
+def games_list() -> None:
+    """List games with their version, layouts and registered players."""
+    from coordqa.games import GAMES, PLAYERS
+    from coordqa.games.play import DEFAULT_PLAYERS
+
+    table = Table(title="Games")
+    for column in ("game", "version", "layouts", "players", "default pair"):
+        table.add_column(column)
+    for name, cls in GAMES.items():
+        players = [p for p, spec in PLAYERS.items() if name in spec.games]
+        default = DEFAULT_PLAYERS.get(name)
+        table.add_row(
+            name,
+            cls.version,
+            ", ".join(cls.layouts),
+            ", ".join(players) or "-",
+            _pair_text(default),
+        )
+    console.print(table)
+
+
+def _pair_text(pair: tuple[str, str] | None) -> str:
+    if pair is None:
+        return "-"
+    return f"{pair[0]} (both)" if pair[0] == pair[1] else f"{pair[0]}, {pair[1]}"
+
+
+def games_show(
+    game: Annotated[str, typer.Argument(help="Game name (see `coordqa games list`).")],
+    layout: Annotated[str | None, typer.Option(help="Layout or map.")] = None,
+    seed: Annotated[int, typer.Option(help="Episode seed.")] = 0,
+    steps: Annotated[int, typer.Option(help="Steps to play before showing the state.")] = 0,
+    players: Annotated[
+        str | None, typer.Option(help="Players for Alice,Bob (default: the game's best pair).")
+    ] = None,
+    as_: Annotated[str, typer.Option("--as", help="Whose view to show: alice or bob.")] = "alice",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print snapshot, description and actions as JSON.")
+    ] = False,
+) -> None:
+    """Play STEPS steps, then print a player's description and legal actions."""
+    from coordqa.games.play import advance
+
+    if as_.lower() not in _AS:
+        raise ConfigError(f"--as must be alice or bob, got {as_!r}.")
+    player = _AS[as_.lower()]
+    state = advance(game, layout, seed, steps, parse_pair(players))
+    actions = state.legal_actions(player) if player in state.players_to_act() else []
+    if as_json:
+        payload = {
+            "snapshot": state.snapshot(),
+            "description": state.describe(player),
+            "actions": actions,
+        }
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    console.rule(f"{state.name} ({state.layout}), seed {seed}, after {steps} step(s)")
+    console.print(state.describe(player), highlight=False, markup=False)
+    if state.is_terminal():
+        console.print(f"\nThe game is over. Score: {state.score()}. Metrics: {state.metrics()}")
+        return
+    console.print("\nAvailable Actions:", style="bold")
+    for action in actions or ["(not this player's turn)"]:
+        console.print(f"  {action}", highlight=False, markup=False)
+
+
+def play_command(
+    game: Annotated[str, typer.Argument(help="Game name (see `coordqa games list`).")],
+    episodes: Annotated[int, typer.Option(help="Number of episodes.")] = 10,
+    seed: Annotated[int, typer.Option(help="Seed of episode 0 (episode i uses seed + i).")] = 0,
+    players: Annotated[
+        str | None, typer.Option(help="Players for Alice,Bob (default: the game's best pair).")
+    ] = None,
+    layout: Annotated[str | None, typer.Option(help="Layout or map.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Run directory for trajectories (resumes when it exists)."),
+    ] = None,
+) -> None:
+    """Play episodes with scripted (or other registered) players and print score and metrics."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from coordqa.games.play import PlayConfig, play, resolve
+
+    config = resolve(PlayConfig(game, parse_pair(players), layout, episodes, seed))
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console
+    ) as progress:
+        task = progress.add_task(f"{game} episodes", total=episodes)
+        summary = play(config, out, on_episode=lambda _i, _t: progress.advance(task))
+    table = Table(title=f"{summary.game} v{summary.game_version} ({summary.layout})")
+    table.add_column("measure")
+    table.add_column("mean ± SE", justify="right")
+    table.add_row("score", str(summary.score))
+    for name, value in summary.metrics().items():
+        table.add_row(name, str(value))
+    won = summary.turns_when_won()
+    if won is not None:
+        table.add_row("turns when won", str(won))
+    console.print(table)
+    console.print(f"players: {', '.join(summary.players)}; episodes: {len(summary.trajectories)}")
+    if summary.run_dir is not None:
+        resumed = f" ({summary.resumed} resumed)" if summary.resumed else ""
+        console.print(f"trajectories: {summary.run_dir / 'trajectories.jsonl'}{resumed}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
+    """Add ``games list``, ``games show`` and the top-level ``play`` command."""
+    games = typer.Typer(help="The four games: list them, show a state.", no_args_is_help=True)
+    games.command("list")(games_list)
+    games.command("show")(games_show)
+    app.add_typer(games, name="games")
+    app.command("play")(play_command)

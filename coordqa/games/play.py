@@ -70,7 +70,9 @@ class MeanSE:
         return cls(statistics.fmean(values), se, len(values))
 
     def __str__(self) -> str:
-        return f"{self.mean:.2f} ± {self.se:.2f} (n={self.n})"
+        """``"0.75 ± 0.10 (n=20)"``; NaN parts are written ``NaN``."""
+        mean, se = (f"{v:.2f}" if not math.isnan(v) else "NaN" for v in (self.mean, self.se))
+        return f"{mean} ± {se} (n={self.n})"
 
 
 @dataclass
