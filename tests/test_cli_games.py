@@ -1,0 +1,88 @@
+"""``coordqa games list|show`` and ``coordqa play`` through Typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from coordqa.cli import app
+from coordqa.cli.games import parse_pair
+from coordqa.errors import ConfigError, UnknownNameError
+
+runner = CliRunner()
+
+
+def test_games_list_names_games_versions_and_players() -> None:
+    result = runner.invoke(app, ["games", "list"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    for text in ("collab_capture", "collab_escape", "capture-planner", "escape-greedy", "default"):
+        assert text in result.output
+
+
+def test_games_show_text() -> None:
+    result = runner.invoke(
+        app,
+        ["games", "show", "collab_escape", "--steps", "2", "--as", "bob"],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "I am Bob." in result.output and "Turn 2 of 50." in result.output
+    assert "Available Actions:" in result.output and "Wait" in result.output
+
+
+def test_games_show_json_with_players() -> None:
+    args = [
+        "games",
+        "show",
+        "collab_capture",
+        "--steps",
+        "1",
+        "--players",
+        "capture-greedy",
+        "--json",
+    ]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert set(payload) == {"snapshot", "description", "actions"}
+    assert payload["snapshot"]["state"]["turn"] == 1
+    assert payload["actions"][-1] == "Wait"
+    assert payload["description"].startswith("I am Alice.")
+
+
+def test_games_show_at_the_end_has_no_actions() -> None:
+    result = runner.invoke(app, ["games", "show", "collab_capture", "--steps", "9", "--json"])
+    assert json.loads(result.output)["actions"] == []
+
+
+def test_play_prints_metrics_and_stores_trajectories(tmp_path: Path) -> None:
+    out = tmp_path / "play"
+    args = ["play", "collab_escape", "--episodes", "2", "--seed", "4", "--out", str(out)]
+    result = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "escaped" in result.output and "turns when won" in result.output
+    assert "± " in result.output
+    assert len((out / "trajectories.jsonl").read_text().splitlines()) == 2
+    resumed = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert "(2 resumed)" in resumed.output
+
+
+def test_unknown_names_raise_helpful_errors() -> None:
+    result = runner.invoke(app, ["play", "collab_captur", "--episodes", "1"])
+    assert isinstance(result.exception, UnknownNameError)
+    assert "collab_capture" in str(result.exception)
+    result = runner.invoke(app, ["games", "show", "collab_capture", "--layout", "huge"])
+    assert isinstance(result.exception, UnknownNameError)
+    result = runner.invoke(app, ["games", "show", "collab_capture", "--as", "carol"])
+    assert isinstance(result.exception, ConfigError)
+
+
+def test_parse_pair() -> None:
+    assert parse_pair("a,b") == ("a", "b")
+    assert parse_pair("a") == ("a", "a")
+    assert parse_pair(None) is None
+    with pytest.raises(ConfigError, match="two player names"):
+        parse_pair("a,b,c")
