@@ -595,7 +595,7 @@ def save_dataset(
         )
     if card is None or not card.startswith("---"):
         body = card or "A question set in the CoordinationQA format, written by coordqa."
-        card = dataset_card(rows, pretty_name=folder.name, body=body)
+        card = dataset_card(rows, pretty_name="CoordinationQA-format dataset", body=body)
     _atomic_write(folder / DATA_FILE, _parquet_bytes(rows))
     _atomic_write(folder / CARD_FILE, card.encode("utf-8"))
     return folder

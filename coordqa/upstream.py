@@ -326,8 +326,13 @@ def read_source(
         response = http.get(text)
         response.raise_for_status()
     except httpx.HTTPError as exc:
+        reason = (
+            f"HTTP status {exc.response.status_code}"
+            if isinstance(exc, httpx.HTTPStatusError)
+            else f"{type(exc).__name__}: {exc}"
+        )
         raise DatasetError(
-            f"cannot download {text}: {exc}. If this machine is offline, download the CSV "
+            f"cannot download {text}: {reason}. If this machine is offline, download the CSV "
             f"elsewhere and pass its local path."
         ) from exc
     finally:
