@@ -134,6 +134,7 @@ class LocalOpenAIServer:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._requests: list[dict[str, Any]] = []
+        self._authorizations: list[str] = []
         self._in_flight = 0
         self._max_in_flight = 0
         self._httpd: ThreadingHTTPServer | None = None
@@ -154,6 +155,12 @@ class LocalOpenAIServer:
             return list(self._requests)
 
     @property
+    def authorizations(self) -> list[str]:
+        """The Authorization header of each request ('' when absent), in arrival order."""
+        with self._lock:
+            return list(self._authorizations)
+
+    @property
     def count(self) -> int:
         """The number of chat requests received so far."""
         with self._lock:
@@ -169,7 +176,10 @@ class LocalOpenAIServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="LocalOpenAIServer", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},  # so that leaving the `with` block is quick
+            name="LocalOpenAIServer",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -182,10 +192,11 @@ class LocalOpenAIServer:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def _admit(self, body: dict[str, Any]) -> int:
+    def _admit(self, body: dict[str, Any], authorization: str) -> int:
         """Record a request and return its index."""
         with self._lock:
             self._requests.append(body)
+            self._authorizations.append(authorization)
             self._in_flight += 1
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
             return len(self._requests) - 1
@@ -199,9 +210,11 @@ class LocalOpenAIServer:
         if seconds > 0:
             self._stop.wait(seconds)
 
-    def respond(self, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+    def respond(
+        self, body: dict[str, Any], authorization: str = ""
+    ) -> tuple[int, dict[str, str], bytes]:
         """Compute (status, headers, body bytes) for one chat request (called by the handler)."""
-        index = self._admit(body)
+        index = self._admit(body, authorization)
         try:
             self._wait(self.latency_s)
             fault = self._faults.get(index)
@@ -271,7 +284,7 @@ def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 self._send(400, {}, b'{"error": {"message": "request body is not JSON"}}')
                 return
-            self._send(*server.respond(body))
+            self._send(*server.respond(body, self.headers.get("Authorization", "")))
 
         def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
             try:

@@ -1,0 +1,44 @@
+"""Shared fixtures. Every test gets its own response-cache directory, so nothing is written to
+the user's cache and no test sees another's cached replies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from coordqa.llm import CACHE_DIR_ENV, CallPolicy
+from coordqa.llm.testing import LocalOpenAIServer
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Point the default response cache at a fresh temporary directory."""
+    directory = tmp_path_factory.mktemp("coordqa-cache")
+    monkeypatch.setenv(CACHE_DIR_ENV, str(directory))
+    return directory
+
+
+@pytest.fixture
+def fast_policy() -> CallPolicy:
+    """A call policy with instant retries and short timeouts, for tests of failing calls."""
+    return CallPolicy(
+        timeout_s=2.0, max_attempts=4, max_total_s=30.0, backoff_initial_s=0.0, backoff_max_s=0.0
+    )
+
+
+@pytest.fixture
+def openai_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A dummy OPENAI_API_KEY, so litellm 'openai/...' models pass Model.check()."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    return "sk-test-dummy"
+
+
+@pytest.fixture
+def local_server(openai_key: str) -> Iterator[LocalOpenAIServer]:
+    """A running LocalOpenAIServer that answers 'Answer: A' (use base_url as api_base)."""
+    with LocalOpenAIServer() as server:
+        yield server

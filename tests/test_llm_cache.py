@@ -1,0 +1,99 @@
+"""The response cache: identical re-runs make no request; trials and errors are kept apart."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from coordqa.llm import (
+    CallPolicy,
+    GenerateConfig,
+    Message,
+    ResponseCache,
+    cache_key,
+    default_cache_dir,
+    get_model,
+)
+from coordqa.llm.testing import Fault, LocalOpenAIServer
+
+QUESTIONS = [[Message("user", f"Question {i}?\nA. yes\nB. no")] for i in range(3)]
+
+
+def run_all(model, trials: int = 1) -> list:
+    async def main() -> list:
+        return [
+            await model.generate(q, trial=t, role="qa") for q in QUESTIONS for t in range(trials)
+        ]
+
+    return asyncio.run(main())
+
+
+def test_identical_second_run_makes_zero_requests(local_server: LocalOpenAIServer, tmp_path: Path):
+    cache = ResponseCache(tmp_path / "cache")
+    first = run_all(get_model("openai/test-model", api_base=local_server.base_url, cache=cache))
+    sent = local_server.count
+    again = get_model("openai/test-model", api_base=local_server.base_url, cache=cache)
+    second = run_all(again)
+    assert sent == 3 and local_server.count == sent, "the re-run sent requests"
+    assert [r.text for r in second] == [r.text for r in first]
+    assert all(r.cached and r.attempts == 0 for r in second)
+    totals = again.usage.total()
+    assert totals.cache_hits == 3 and totals.usage.calls == 0 and totals.attempts == 0
+
+
+def test_trial_index_changes_the_key(local_server: LocalOpenAIServer):
+    model = get_model("openai/test-model", api_base=local_server.base_url)
+    run_all(model, trials=2)
+    assert local_server.count == 6
+    run_all(model, trials=2)
+    assert local_server.count == 6
+
+
+def test_errors_are_not_cached(openai_key: str, tmp_path: Path):
+    policy = CallPolicy(max_attempts=1)
+    with LocalOpenAIServer(faults=[Fault.error(500)]) as server:
+        model = get_model("openai/test-model", api_base=server.base_url, policy=policy)
+        first = asyncio.run(model.generate(QUESTIONS[0]))
+        second = asyncio.run(model.generate(QUESTIONS[0]))
+    assert not first.ok and second.ok and not second.cached
+    assert server.count == 2
+
+
+def test_key_covers_sampling_and_endpoint_but_not_the_policy():
+    messages = QUESTIONS[0]
+    base = cache_key("openai/m", None, messages, GenerateConfig(), 0)
+    assert base == cache_key("openai/m", None, list(messages), GenerateConfig(), 0)
+    assert base != cache_key("openai/m", None, messages, GenerateConfig(temperature=0.6), 0)
+    assert base != cache_key("openai/m", None, messages, GenerateConfig(seed=1), 0)
+    assert base != cache_key("openai/m", "http://host:1/v1", messages, GenerateConfig(), 0)
+    assert base != cache_key("openai/other", None, messages, GenerateConfig(), 0)
+    assert base != cache_key("openai/m", None, QUESTIONS[1], GenerateConfig(), 0)
+
+
+def test_policy_does_not_change_the_key(local_server: LocalOpenAIServer):
+    url = local_server.base_url
+    run_all(get_model("openai/test-model", api_base=url, policy=CallPolicy(concurrency=2)))
+    run_all(get_model("openai/test-model", api_base=url, policy=CallPolicy(timeout_s=5)))
+    assert local_server.count == 3
+
+
+def test_cache_none_disables_caching(local_server: LocalOpenAIServer):
+    model = get_model("openai/test-model", api_base=local_server.base_url, cache=None)
+    run_all(model)
+    run_all(model)
+    assert local_server.count == 6 and model.cache is None
+
+
+def test_default_location_follows_the_environment(_isolated_cache_dir: Path):
+    assert default_cache_dir() == _isolated_cache_dir
+    assert ResponseCache().path.parent == _isolated_cache_dir
+
+
+def test_cache_persists_across_instances(tmp_path: Path):
+    from coordqa.llm import Usage
+
+    ResponseCache(tmp_path).put("k", "openai/m", "Answer: B", Usage(3, 2, None, 1))
+    reopened = ResponseCache(tmp_path)
+    hit = reopened.get("k")
+    assert hit is not None and hit.text == "Answer: B" and hit.usage.cost is None
+    assert len(reopened) == 1 and reopened.clear() == 1 and reopened.get("k") is None

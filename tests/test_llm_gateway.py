@@ -1,0 +1,117 @@
+"""Configuration checks, sampling parameters on the wire, and usage accounting."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from coordqa.errors import ConfigError, ModelError
+from coordqa.llm import (
+    CallPolicy,
+    GenerateConfig,
+    Message,
+    ScriptedModel,
+    UsageLedger,
+    get_model,
+)
+from coordqa.llm.litellm_provider import PLACEHOLDER_KEY
+from coordqa.llm.testing import LocalOpenAIServer
+
+MESSAGES = [Message("system", "Be brief."), Message("user", "Pick.\nA. yes\nB. no")]
+
+
+def test_check_reports_the_missing_key_variable(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    model = get_model("anthropic/claude-3-5-haiku-latest")
+    with pytest.raises(ModelError, match="ANTHROPIC_API_KEY"):
+        model.check()
+
+
+def test_missing_key_raises_before_anything_is_sent(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with LocalOpenAIServer() as server:
+        model = get_model("anthropic/claude-3-5-haiku-latest", api_base=server.base_url)
+        with pytest.raises(ModelError, match="ANTHROPIC_API_KEY"):
+            asyncio.run(model.generate(MESSAGES))
+        assert server.count == 0
+
+
+def test_check_reports_an_unknown_provider_with_suggestions():
+    with pytest.raises(ModelError, match="unknown litellm provider 'opeani'.*'openai'"):
+        get_model("opeani/gpt-4o").check()
+
+
+def test_key_is_optional_for_an_openai_compatible_api_base(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with LocalOpenAIServer() as server:
+        model = get_model("openai/local-model", api_base=server.base_url, cache=None)
+        model.check()
+        reply = asyncio.run(model.generate(MESSAGES))
+    assert reply.ok and server.authorizations == [f"Bearer {PLACEHOLDER_KEY}"]
+
+
+def test_explicit_api_key_is_sent(openai_key: str):
+    with LocalOpenAIServer() as server:
+        model = get_model("openai/m", api_base=server.base_url, api_key="sk-explicit", cache=None)
+        assert asyncio.run(model.generate(MESSAGES)).ok
+    assert server.authorizations == ["Bearer sk-explicit"]
+    assert [body["model"] for body in server.requests] == ["m"]
+
+
+def test_sampling_parameters_reach_the_server(local_server: LocalOpenAIServer):
+    model = get_model("openai/test-model", api_base=local_server.base_url, cache=None)
+    config = GenerateConfig(temperature=0.6, top_p=0.9, max_tokens=64, seed=3)
+    assert asyncio.run(model.generate(MESSAGES, config)).ok
+    body = local_server.requests[0]
+    assert (body["temperature"], body["top_p"], body["max_tokens"], body["seed"]) == (
+        0.6,
+        0.9,
+        64,
+        3,
+    )
+    assert body["messages"] == [{"role": m.role, "content": m.content} for m in MESSAGES]
+
+
+def test_usage_tokens_latency_and_unknown_cost(local_server: LocalOpenAIServer):
+    model = get_model("openai/test-model", api_base=local_server.base_url, cache=None)
+    reply = asyncio.run(model.generate(MESSAGES, role="qa"))
+    assert reply.usage.prompt_tokens == 7 and reply.usage.completion_tokens == 2
+    assert reply.usage.cost is None, "an unpriced model must report cost None, not 0"
+    assert reply.latency_s > 0 and reply.model == "openai/test-model"
+
+
+def test_ledger_sums_per_role_and_per_model():
+    ledger = UsageLedger()
+    tom = ScriptedModel(["a b", "c"], name="tom-model", ledger=ledger)
+    act = get_model("scripted", ledger=ledger)
+
+    async def main() -> None:
+        await tom.generate(MESSAGES, role="tom")
+        await tom.generate(MESSAGES, role="verifier")
+        await act.generate(MESSAGES, role="action")
+
+    asyncio.run(main())
+    roles = ledger.by_role()
+    assert sorted(roles) == ["action", "tom", "verifier"]
+    assert (
+        roles["tom"].usage.completion_tokens == 2 and roles["verifier"].usage.completion_tokens == 1
+    )
+    models = ledger.by_model()
+    assert models["tom-model"].requests == 2 and models["scripted"].requests == 1
+    total = ledger.total()
+    assert total.requests == 3 and total.usage.calls == 3 and total.usage.cost == 0.0
+
+
+def test_policy_values_are_validated():
+    with pytest.raises(ConfigError, match="CallPolicy.max_attempts must be >= 1"):
+        CallPolicy(max_attempts=0)
+    with pytest.raises(ConfigError, match="GenerateConfig.temperature"):
+        GenerateConfig(temperature=-1)
+
+
+def test_get_model_passes_a_model_through_but_not_with_other_arguments():
+    model = ScriptedModel(["x"])
+    assert get_model(model) is model
+    with pytest.raises(ConfigError):
+        get_model(model, api_base="http://x")

@@ -1,0 +1,120 @@
+"""Retries at the HTTP boundary: real litellm against the local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+import pytest
+
+from coordqa.llm import CallPolicy, Message, Reply, RetryDecision, ScriptedModel, get_model
+from coordqa.llm.providers import BrokenReply
+from coordqa.llm.retry import backoff_delay, call_with_retries
+from coordqa.llm.testing import Fault, LocalOpenAIServer
+
+MESSAGES = [Message("user", "Which option?\nA. wait\nB. move")]
+
+
+def ask(server: LocalOpenAIServer, policy: CallPolicy, trial: int = 0) -> Reply:
+    model = get_model("openai/test-model", api_base=server.base_url, policy=policy, cache=None)
+    return asyncio.run(model.generate(MESSAGES, trial=trial))
+
+
+def test_rate_limit_waits_for_retry_after_then_succeeds(openai_key: str, fast_policy: CallPolicy):
+    with LocalOpenAIServer(faults=[Fault.rate_limit(retry_after=0.4)]) as server:
+        started = time.monotonic()
+        reply = ask(server, fast_policy)
+        elapsed = time.monotonic() - started
+    assert reply.ok and reply.text == "Answer: A"
+    assert reply.attempts == 2 and server.count == 2
+    assert elapsed >= 0.4, "the Retry-After of 0.4 s was not honoured"
+
+
+def test_server_error_is_retried(openai_key: str, fast_policy: CallPolicy):
+    with LocalOpenAIServer(faults=[Fault.error(500), Fault.error(503)]) as server:
+        reply = ask(server, fast_policy)
+    assert reply.text == "Answer: A" and reply.attempts == 3 and server.count == 3
+
+
+def test_timeout_is_retried(openai_key: str):
+    policy = CallPolicy(timeout_s=0.5, max_attempts=3, backoff_initial_s=0.0, backoff_max_s=0.0)
+    with LocalOpenAIServer(faults=[Fault.slow(3.0)]) as server:
+        started = time.monotonic()
+        reply = ask(server, policy)
+        elapsed = time.monotonic() - started
+    assert reply.ok and reply.attempts == 2 and server.count == 2
+    assert elapsed < 2.5, "the slow attempt was not cut at its timeout"
+
+
+@pytest.mark.parametrize("fault", [Fault.invalid_json(), Fault.no_choices(), Fault.empty_content()])
+def test_broken_200_reply_is_retried(openai_key: str, fast_policy: CallPolicy, fault: Fault):
+    with LocalOpenAIServer(faults=[fault]) as server:
+        reply = ask(server, fast_policy)
+    assert reply.text == "Answer: A" and reply.attempts == 2 and server.count == 2
+
+
+@pytest.mark.parametrize("status", [400, 401, 404])
+def test_permanent_client_error_is_not_retried(
+    openai_key: str, fast_policy: CallPolicy, status: int
+):
+    with LocalOpenAIServer(faults=[Fault.error(status)]) as server:
+        reply = ask(server, fast_policy)
+    assert reply.text is None and not reply.ok
+    assert reply.error is not None and "not retried" in reply.error
+    assert reply.attempts == 1 and server.count == 1
+
+
+def test_attempts_are_bounded_and_failure_is_an_error_reply(openai_key: str):
+    policy = CallPolicy(max_attempts=3, backoff_initial_s=0.0, backoff_max_s=0.0, timeout_s=2.0)
+    with LocalOpenAIServer(faults={i: Fault.error(500) for i in range(10)}) as server:
+        reply = ask(server, policy)
+    assert reply.text is None and reply.attempts == 3 and server.count == 3
+    assert reply.error is not None and "max_attempts=3" in reply.error
+
+
+def test_retry_after_beyond_total_time_gives_up_at_once(openai_key: str):
+    policy = CallPolicy(max_total_s=1.0, backoff_initial_s=0.0, backoff_max_s=0.0, timeout_s=0.5)
+    with LocalOpenAIServer(faults=[Fault.rate_limit(retry_after=30)]) as server:
+        started = time.monotonic()
+        reply = ask(server, policy)
+    assert time.monotonic() - started < 5
+    assert reply.text is None and server.count == 1
+    assert reply.error is not None and "max_total_s=1" in reply.error
+
+
+def test_failed_call_is_counted_as_error_in_the_ledger(openai_key: str, fast_policy: CallPolicy):
+    with LocalOpenAIServer(faults=[Fault.error(401)]) as server:
+        model = get_model("openai/test-model", api_base=server.base_url, policy=fast_policy)
+        reply = asyncio.run(model.generate(MESSAGES, role="verifier"))
+    totals = model.usage.by_role()["verifier"]
+    assert not reply.ok and totals.errors == 1 and totals.usage.calls == 0
+
+
+def test_scripted_broken_reply_is_retried_by_the_same_loop(fast_policy: CallPolicy):
+    model = ScriptedModel([BrokenReply("empty"), "Answer: B"], policy=fast_policy)
+    reply = asyncio.run(model.generate(MESSAGES))
+    assert reply.text == "Answer: B" and reply.attempts == 2
+
+
+def test_backoff_is_full_jitter_capped_and_retry_after_is_a_floor():
+    policy = CallPolicy(backoff_initial_s=1.0, backoff_max_s=4.0)
+    rng = random.Random(7)
+    transient = RetryDecision("transient")
+    delays = [backoff_delay(policy, n, transient, rng) for n in (1, 2, 3, 10) for _ in range(50)]
+    assert all(0.0 <= d <= 4.0 for d in delays)
+    assert max(backoff_delay(policy, 1, transient, rng) for _ in range(50)) <= 1.0
+    assert backoff_delay(policy, 1, RetryDecision("rate_limit", retry_after=9.0), rng) == 9.0
+
+
+def test_retry_loop_bounds_total_time():
+    policy = CallPolicy(timeout_s=0.2, max_total_s=0.5, max_attempts=50, backoff_initial_s=0.0)
+
+    async def never(timeout_s: float) -> str:
+        await asyncio.sleep(10)
+        return "late"
+
+    started = time.monotonic()
+    outcome = asyncio.run(call_with_retries(never, lambda exc: RetryDecision("transient"), policy))
+    assert time.monotonic() - started < 1.5
+    assert outcome.value is None and 2 <= outcome.attempts <= 3
