@@ -46,6 +46,7 @@ __all__ = [
     "jp_failures",
     "load_scores",
     "summarize_failures",
+    "write_report",
 ]
 
 STATUSES = ("answered", "ambiguous", "no_answer", "error")
@@ -452,3 +453,106 @@ def compare_runs(
         ]
     )
     return ModelReport(models, correlations, failures, failures_by_scenario)
+
+
+# -- written report --------------------------------------------------------------------------
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, (float, np.floating)):
+        return "NaN" if math.isnan(value) else f"{value:.3f}"
+    return str(value)
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table (floats to 3 decimals, NaN spelled out)."""
+    header = "| " + " | ".join(str(c) for c in table.columns) + " |"
+    rule = "|" + "|".join("---" for _ in table.columns) + "|"
+    body = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in table.itertuples(False)]
+    return "\n".join([header, rule, *body])
+
+
+def _pm(mean: float, se: float) -> str:
+    if math.isnan(mean):
+        return "NaN"
+    return f"{mean:.3f} ± {'NaN' if math.isnan(se) else f'{se:.3f}'}"
+
+
+def accuracy_summary(models: pd.DataFrame) -> pd.DataFrame:
+    """The model table as display strings: accuracy ± SE per type and overall, and counts."""
+    shown = pd.DataFrame({"model": models["model"]})
+    for column in (*QUESTION_TYPES, "overall"):
+        shown[column] = [
+            _pm(m, s) for m, s in zip(models[column], models[f"{column}_se"], strict=True)
+        ]
+    for column in ("random_baseline", "n_trials", *STATUSES[1:], "missing"):
+        shown[column] = models[column]
+    return shown
+
+
+def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
+    lines = [
+        "# CoordinationQA report",
+        "",
+        "Accuracy is the mean over trials of per-trial accuracy, ± the standard error across "
+        "trials (NaN with fewer than 2 trials). " + ERROR_POLICY.capitalize() + ".",
+        "",
+        "## Models",
+        "",
+        markdown_table(accuracy_summary(report.models)),
+        "",
+        "## Correlations across models (one point per model)",
+        "",
+        markdown_table(report.correlation_table()),
+        "",
+        "## JP failures per scenario and trial",
+        "",
+        "`synthesis_failure`: JP wrong while EC and ToM of the same scenario and trial are right; "
+        "`component_failure`: JP wrong with EC or ToM wrong; `incomplete`: a call of the three "
+        "failed or is missing.",
+        "",
+        markdown_table(report.failures),
+        "",
+        "## Runs",
+        "",
+        *[
+            f"- {m}: `{r}`"
+            for m, r in zip(report.models["model"], report.models["run"], strict=True)
+        ],
+        "",
+    ]
+    if figures:
+        lines += ["## Figures", "", *[f"![{p.stem}]({p.name})" for p in figures], ""]
+    return "\n".join(lines)
+
+
+def write_report(report: ModelReport, out: str | Path) -> list[Path]:
+    """Write tables (CSV and parquet), PNG figures and ``report.md`` into ``out``.
+
+    Returns:
+        The paths written.
+    """
+    from coordqa import figures as fig
+
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    tables = {
+        "models": report.models,
+        "correlations": report.correlation_table(),
+        "jp_failures": report.failures,
+        "jp_failures_by_scenario": report.failures_by_scenario,
+    }
+    written: list[Path] = []
+    for name, table in tables.items():
+        table.to_csv(root / f"{name}.csv", index=False)
+        table.to_parquet(root / f"{name}.parquet", index=False)
+        written += [root / f"{name}.csv", root / f"{name}.parquet"]
+    images = [
+        fig.plot_accuracy_by_type(report.models, root / "accuracy_by_type.png"),
+        fig.plot_correlations(report.models, report.correlations, root / "correlations.png"),
+    ]
+    if "size" in report.models and report.models["size"].notna().any():
+        images.append(fig.plot_accuracy_vs_size(report.models, root / "accuracy_vs_size.png"))
+    markdown = root / "report.md"
+    markdown.write_text(_report_markdown(report, images), encoding="utf-8")
+    return [*written, *images, markdown]

@@ -1,9 +1,303 @@
-"""CLI commands (being written)."""
+"""``coordqa eval``, ``coordqa score`` and ``coordqa report``: the QA benchmark commands.
+
+Each command parses its options into the library's types, calls one library function
+(:func:`coordqa.evaluate.evaluate`, :func:`coordqa.evaluate.score`,
+:func:`coordqa.analysis.compare_runs` + :func:`coordqa.analysis.write_report`) and renders the
+result with rich. Library imports happen inside the commands so ``coordqa --help`` stays fast.
+"""
 
 from __future__ import annotations
 
+import math
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from coordqa.errors import ConfigError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from coordqa.analysis import ModelReport, RunAnalysis
+    from coordqa.evaluate import EvalProgress, RunResult
+
+console = Console()
+
+INTERRUPTED_EXIT = 130
+"""Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
+
+_SIZE = re.compile(r"^\s*([0-9.]+(?:e[0-9]+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+
+
+def split_list(value: str | None) -> tuple[str, ...] | None:
+    """Parse a comma-separated option (``hanabi,overcooked``); None or empty: no filter."""
+    if value is None:
+        return None
+    items = tuple(item.strip() for item in value.split(",") if item.strip())
+    return items or None
+
+
+def parse_sizes(value: str | None) -> dict[str, float]:
+    """Parse ``--sizes model=7e9,other=70B`` into parameter counts per model name."""
+    sizes: dict[str, float] = {}
+    for item in split_list(value) or ():
+        name, sep, amount = item.rpartition("=")
+        match = _SIZE.match(amount)
+        if not sep or not name or match is None:
+            raise ConfigError(
+                f"--sizes entry {item!r} is not MODEL=SIZE; write e.g. "
+                "--sizes llama-3-8b=8e9,gpt-4o=1.8T (suffixes K, M, B, T allowed)"
+            )
+        sizes[name.strip()] = float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
+    return sizes
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+def _pm(mean: float, se: float) -> str:
+    if math.isnan(mean):
+        return "NaN"
+    return f"{mean:.3f} ± {'NaN' if math.isnan(se) else f'{se:.3f}'}"
+
+
+def accuracy_table(title: str, table: pd.DataFrame, keys: list[str]) -> Table:
+    """A rich table of an analysis table: accuracy ± SE, baseline and outcome counts."""
+    from coordqa.analysis import STATUSES
+
+    out = Table(title=title)
+    for key in keys:
+        out.add_column(key)
+    out.add_column("accuracy ± SE", justify="right")
+    out.add_column("random", justify="right")
+    out.add_column("questions", justify="right")
+    out.add_column("trials", justify="right")
+    for status in STATUSES:
+        out.add_column(status, justify="right")
+    for row in table.to_dict(orient="records"):
+        out.add_row(
+            *[str(row[k]) for k in keys],
+            _pm(row["accuracy"], row["se"]),
+            f"{row['random_baseline']:.3f}",
+            str(row["n_questions"]),
+            str(row["n_trials"]),
+            *[str(row[s]) for s in STATUSES],
+        )
+    return out
+
+
+def render_analysis(analysis: RunAnalysis) -> None:
+    """Print the accuracy tables of a run and whatever makes it incomplete."""
+    title = f"{analysis.model}: accuracy per question type"
+    console.print(accuracy_table(title, analysis.by_type, ["question_type"]))
+    console.print(
+        accuracy_table("per game x type", analysis.by_game_type, ["game", "question_type"])
+    )
+    if analysis.errors:
+        console.print(
+            f"[yellow]{analysis.errors} samples are errors (calls that failed after retries): "
+            "they are excluded from accuracy; run the same command again to retry them.[/]"
+        )
+    if analysis.missing:
+        console.print(f"[yellow]{analysis.missing} samples were never stored (unfinished run).[/]")
+    for warning in analysis.warnings:
+        console.print(f"[yellow]warning: {warning}[/]")
+
+
+def render_result(result: RunResult) -> None:
+    """Print the end-of-run summary of ``coordqa eval``."""
+    render_analysis(result.analysis)
+    usage = result.usage
+    cost = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
+    console.print(
+        f"{result.new_samples} new samples ({result.resumed_samples} resumed), "
+        f"{usage.calls} calls, {usage.total_tokens} tokens, cost {cost}"
+    )
+    console.print(f"run directory: [bold]{result.run_dir}[/]")
+
+
+class ProgressBar:
+    """Renders :class:`~coordqa.evaluate.EvalProgress` snapshots as a rich progress bar."""
+
+    def __init__(self) -> None:
+        """Create the bar; it appears on the first snapshot."""
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self.progress = Progress(
+            TextColumn("[bold]eval"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]:.1f} calls/s"),
+            TextColumn("{task.fields[tokens]} tok"),
+            TextColumn("{task.fields[cost]}"),
+            TextColumn("{task.fields[errors]} errors"),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self.task: Any = None
+
+    def __call__(self, snapshot: EvalProgress) -> None:
+        """Update the bar from a snapshot."""
+        usage = snapshot.usage
+        fields = {
+            "rate": snapshot.calls / snapshot.elapsed_s if snapshot.elapsed_s > 0 else 0.0,
+            "tokens": usage.total_tokens,
+            "cost": "cost ?" if usage.cost is None else f"${usage.cost:.4f}",
+            "errors": snapshot.errors,
+        }
+        if self.task is None:
+            console.print(f"run directory: [bold]{snapshot.run_dir}[/]")
+            if snapshot.resumed:
+                console.print(f"resuming: {snapshot.resumed} samples already answered")
+            self.task = self.progress.add_task(
+                "eval", total=snapshot.total, completed=snapshot.done, **fields
+            )
+            self.progress.start()
+        self.progress.update(self.task, completed=snapshot.done, **fields)
+
+    def stop(self) -> None:
+        """Remove the live display."""
+        self.progress.stop()
+
+
+def render_report(report: ModelReport) -> None:
+    """Print the model table and the correlations of ``coordqa report``."""
+    from coordqa.analysis import accuracy_summary
+
+    shown = accuracy_summary(report.models)
+    table = Table(title="models")
+    for column in shown.columns:
+        table.add_column(str(column))
+    for row in shown.itertuples(index=False):
+        table.add_row(*[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row])
+    console.print(table)
+    corr = Table(title="correlations across models")
+    for column in ("pair", "n", "pearson r (p)", "spearman rho (p)", "note"):
+        corr.add_column(column)
+    for c in report.correlations:
+        corr.add_row(
+            f"{c.x} vs {c.y}",
+            str(c.n),
+            f"{c.pearson_r:.3f} ({c.pearson_p:.3g})",
+            f"{c.spearman_rho:.3f} ({c.spearman_p:.3g})",
+            c.note,
+        )
+    console.print(corr)
+
+
+# -- commands --------------------------------------------------------------------------------
+
+
+def eval_command(
+    model: Annotated[str, typer.Option("--model", "-m", help="Model name, e.g. openai/gpt-4o.")],
+    dataset: Annotated[
+        str | None, typer.Option(help="Dataset name or file (default: the bundled v1).")
+    ] = None,
+    api_base: Annotated[
+        str | None, typer.Option("--api-base", help="Base URL of the model server.")
+    ] = None,
+    trials: Annotated[int, typer.Option(help="Samples per question.")] = 3,
+    games: Annotated[str | None, typer.Option(help="Comma-separated games to keep.")] = None,
+    types: Annotated[str | None, typer.Option(help="Comma-separated types: EC,ToM,JP.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Keep the first N questions.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Calls in flight at once.")] = 8,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.6,
+    top_p: Annotated[float, typer.Option("--top-p", help="Nucleus sampling mass.")] = 0.9,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="Cap on reply tokens.")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Base seed; trial t uses seed + t.")] = None,
+    prompt_layout: Annotated[
+        str, typer.Option("--prompt-layout", help="system or no-system.")
+    ] = "system",
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
+    ] = False,
+    max_attempts: Annotated[
+        int, typer.Option("--max-attempts", help="Attempts per call, retries included.")
+    ] = 6,
+    timeout: Annotated[float, typer.Option(help="Seconds per attempt.")] = 120.0,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Run directory (default: derived from the options, so reruns resume)."),
+    ] = None,
+) -> None:
+    """Evaluate a model on CoordinationQA; rerun the same command to resume."""
+    from coordqa.evaluate import EvalConfig, EvalInterrupted, evaluate
+    from coordqa.llm import CallPolicy
+
+    config = EvalConfig(
+        model=model,
+        api_base=api_base,
+        dataset=dataset,
+        trials=trials,
+        games=split_list(games),
+        types=split_list(types),
+        limit=limit,
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=max_tokens,
+        seed=seed,
+        prompt_layout=prompt_layout.replace("-", "_"),  # type: ignore[arg-type]
+        cache=not no_cache,
+        out=out,
+        policy=CallPolicy(concurrency=concurrency, max_attempts=max_attempts, timeout_s=timeout),
+    )
+    bar = ProgressBar()
+    try:
+        result = evaluate(config, progress=bar)
+    except EvalInterrupted as stop:
+        bar.stop()
+        console.print(f"[yellow]{stop}[/]")
+        raise typer.Exit(INTERRUPTED_EXIT) from None
+    finally:
+        bar.stop()
+    render_result(result)
+
+
+def score_command(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories to re-score.")],
+) -> None:
+    """Re-score stored replies with the current answer matching (no model calls)."""
+    from coordqa.evaluate import score
+
+    for run in runs:
+        analysis = score(run)
+        render_analysis(analysis)
+        console.print(f"rewrote scores.jsonl and summary.json in [bold]{run}[/]")
+
+
+def report_command(
+    runs: Annotated[list[Path], typer.Argument(help="Scored run directories, one per model.")],
+    out: Annotated[Path, typer.Option(help="Directory for tables, figures and report.md.")] = Path(
+        "coordqa-report"
+    ),
+    sizes: Annotated[
+        str | None, typer.Option(help="Model sizes for a size plot: name=7e9,other=70B.")
+    ] = None,
+) -> None:
+    """Compare runs: model table, EC/ToM vs JP correlations, JP failures, figures."""
+    from coordqa.analysis import compare_runs, write_report
+
+    report = compare_runs(runs, sizes=parse_sizes(sizes))
+    written = write_report(report, out)
+    render_report(report)
+    console.print(f"wrote {len(written)} files to [bold]{out}[/] (report.md, CSV, parquet, PNG)")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
+    """Add ``eval``, ``score`` and ``report`` to the root app."""
+    app.command("eval")(eval_command)
+    app.command("score")(score_command)
+    app.command("report")(report_command)

@@ -1,0 +1,225 @@
+"""End-to-end QA evaluation against the local OpenAI-compatible server (offline, 127.0.0.1)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from test_evaluate_support import answers, fast_policy, write_dataset
+
+from coordqa.errors import ConfigError, StoreError
+from coordqa.evaluate import EvalConfig, EvalProgress, evaluate, final_samples, score
+from coordqa.llm.testing import Fault, LocalOpenAIServer
+from coordqa.store import open_run
+
+MODEL = "openai/test-model"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep the response cache of every test in its own folder."""
+    monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def config(dataset: str, out: Path, base_url: str, **changes: object) -> EvalConfig:
+    settings: dict[str, object] = {
+        "model": MODEL,
+        "api_base": base_url,
+        "dataset": dataset,
+        "trials": 2,
+        "out": out,
+        "cache": False,
+        "policy": fast_policy(),
+    }
+    settings.update(changes)
+    return EvalConfig(**settings)  # type: ignore[arg-type]
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_faults_are_retried_and_every_key_has_one_outcome(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=2)  # 6 questions x 2 trials
+    replies = {"s1-ec": "I cannot decide.", "s1-tom": "Answer: A or C", "s0-jp": "Answer: A"}
+    faults = {
+        0: Fault.rate_limit(0.01),  # first key: 429 with Retry-After, then 500, then ok
+        1: Fault.error(500),
+        3: Fault.invalid_json(),  # second key: a broken 200 body, then one without choices
+        4: Fault.no_choices(),
+        6: Fault.error(500),  # third key: fails on every attempt -> an error sample
+        7: Fault.error(503),
+        8: Fault.error(500),
+        9: Fault.empty_content(),  # fourth key: a 200 with empty content, then ok
+    }
+    # Timeouts are generous here (timing-free faults); test_timeouts_are_retried covers them.
+    policy = fast_policy(concurrency=1, max_attempts=3, timeout_s=30.0)
+    with LocalOpenAIServer(answers(replies), faults=faults) as server:
+        result = evaluate(config(dataset, tmp_path / "run", server.base_url, policy=policy))
+        assert server.count == 12 + 2 + 2 + 2 + 1
+
+    store = open_run(result.run_dir)
+    raw = store.records("samples")
+    keys = Counter((s["question_id"], s["trial"]) for s in raw)
+    assert len(keys) == 12 and set(keys.values()) == {1}
+    samples = final_samples(store)
+    statuses = Counter(s["status"] for s in samples.values())
+    assert statuses == {"answered": 7, "error": 1, "no_answer": 2, "ambiguous": 2}
+    assert samples[("s0-tom", 0)]["status"] == "error"
+    first = samples[("s0-ec", 0)]
+    assert first["status"] == "answered" and first["correct"] is True
+    errored = [s for s in samples.values() if s["status"] == "error"]
+    assert errored[0]["correct"] is False and "500" in errored[0]["error"]
+
+    calls = {(c["question_id"], c["trial"]): c for c in store.records("calls")}
+    assert calls[("s0-ec", 0)]["attempts"] == 3
+    assert calls[errored[0]["question_id"], errored[0]["trial"]]["text"] is None
+    assert all(c["prompt_hash"] for c in calls.values())
+    questions = store.records("questions")
+    assert len(questions) == 6 and questions[0]["messages"][-1]["role"] == "user"
+
+    analysis = result.analysis
+    assert analysis.errors == 1 and not analysis.complete
+    by_type = analysis.by_type.set_index("question_type")
+    assert by_type.at["JP", "answered"] == 4  # s0-jp answers A (wrong) twice
+    assert by_type.at["JP", "accuracy"] == pytest.approx(0.5)
+    summary = store.read_json("summary.json")
+    assert summary["overall"]["error"] == 1 and summary["complete"] is False
+    assert store.manifest.status == "running"  # incomplete: not marked finished
+
+
+def test_timeouts_are_retried(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    policy = fast_policy(concurrency=1, max_attempts=4, timeout_s=1.0)
+    with LocalOpenAIServer(answers(), faults={0: Fault.slow(3.0)}) as server:
+        result = evaluate(
+            config(dataset, tmp_path / "run", server.base_url, policy=policy, trials=1)
+        )
+        assert server.count >= 4
+    calls = {c["question_id"]: c for c in open_run(result.run_dir).records("calls")}
+    assert calls["s0-ec"]["attempts"] >= 2 and calls["s0-ec"]["text"] is not None
+    assert result.analysis.complete
+
+
+def test_resume_retries_error_samples_and_skips_answered(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=1)  # 3 questions x 2 trials
+    policy = fast_policy(concurrency=1, max_attempts=1)
+    with LocalOpenAIServer(answers(), faults={2: Fault.error(500)}) as server:
+        cfg = config(dataset, tmp_path / "run", server.base_url, policy=policy)
+        first = evaluate(cfg)
+        assert first.analysis.errors == 1 and server.count == 6
+        second = evaluate(cfg)
+        assert server.count == 7  # only the error key is asked again
+    assert second.resumed_samples == 5 and second.new_samples == 1
+    assert second.analysis.complete and second.analysis.errors == 0
+    store = open_run(tmp_path / "run")
+    assert store.manifest.status == "finished" and store.manifest.sessions == 2
+    raw = Counter((s["question_id"], s["trial"], s["status"]) for s in store.records("samples"))
+    assert sum(1 for (_, _, status) in raw if status == "error") == 1
+    assert all(n == 1 for n in raw.values())
+    assert len(final_samples(store)) == 6
+
+
+def test_identical_second_run_makes_no_http_request(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    with LocalOpenAIServer(answers()) as server:
+        evaluate(config(dataset, tmp_path / "a", server.base_url, cache=True))
+        assert server.count == 6
+        again = evaluate(config(dataset, tmp_path / "b", server.base_url, cache=True))
+        assert server.count == 6
+    calls = open_run(again.run_dir).records("calls")
+    assert len(calls) == 6 and all(c["cached"] and c["attempts"] == 0 for c in calls)
+
+
+def test_trials_are_distinct_cache_entries(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    with LocalOpenAIServer(answers()) as server:
+        evaluate(config(dataset, tmp_path / "a", server.base_url, cache=True, trials=3))
+        assert server.count == 9
+
+
+def test_other_config_in_same_directory_is_refused(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    with LocalOpenAIServer(answers()) as server:
+        evaluate(config(dataset, tmp_path / "run", server.base_url, trials=1))
+        with pytest.raises(StoreError, match="trials: stored 1, requested 2"):
+            evaluate(config(dataset, tmp_path / "run", server.base_url, trials=2))
+        assert server.count == 3
+
+
+def test_stored_call_without_sample_is_not_asked_again(tmp_path: Path) -> None:
+    """The process died between writing a call and its sample: resume reuses the call."""
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    with LocalOpenAIServer(answers()) as server:
+        cfg = config(dataset, tmp_path / "run", server.base_url)
+        evaluate(cfg)
+        samples = tmp_path / "run" / "samples.jsonl"
+        kept = samples.read_text().splitlines()[:-1]
+        samples.write_text("\n".join(kept) + "\n")
+        result = evaluate(cfg)
+        assert server.count == 6
+    assert result.new_samples == 1 and result.analysis.complete
+
+
+def test_progress_reports_every_sample(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    seen: list[EvalProgress] = []
+    with LocalOpenAIServer(answers()) as server:
+        evaluate(config(dataset, tmp_path / "run", server.base_url), progress=seen.append)
+    assert [p.done for p in seen] == list(range(7))
+    last = seen[-1]
+    assert last.total == 6 and last.calls == 6 and last.errors == 0
+    assert last.usage.total_tokens > 0 and last.run_dir == tmp_path / "run"
+
+
+def test_offline_random_model_on_example_dataset(tmp_path: Path) -> None:
+    cfg = EvalConfig(model="random", dataset="example", trials=2, out=tmp_path / "run")
+    result = evaluate(cfg)
+    assert result.analysis.stored_samples == 2 * result.manifest.dataset.num_questions
+    assert result.analysis.errors == 0
+    manifest = open_run(tmp_path / "run").manifest
+    assert manifest.config["model"] == "random" and manifest.kind == "qa"
+    assert manifest.dataset is not None and manifest.dataset.name == "example"
+
+
+def test_default_out_is_deterministic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    cfg = EvalConfig(model="random", dataset="example", trials=1, limit=2)
+    first = evaluate(cfg)
+    second = evaluate(cfg)
+    assert first.run_dir == second.run_dir and str(first.run_dir).startswith("runs/random/")
+    assert second.new_samples == 0 and second.resumed_samples == 2
+
+
+def test_score_uses_current_scorer_on_stored_replies(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    with LocalOpenAIServer(answers()) as server:
+        result = evaluate(config(dataset, tmp_path / "run", server.base_url, trials=1))
+    assert result.analysis.overall.at[0, "accuracy"] == 1.0
+    calls_path = tmp_path / "run" / "calls.jsonl"
+    calls = lines(calls_path)
+    calls[0]["text"] = "Answer: C"
+    calls_path.write_text("".join(json.dumps(c) + "\n" for c in calls))
+    analysis = score(tmp_path / "run")
+    assert analysis.overall.at[0, "accuracy"] == pytest.approx(2 / 3)
+    assert open_run(tmp_path / "run").read_json("summary.json")["overall"]["correct"] == 2
+
+
+def test_config_validation_messages() -> None:
+    with pytest.raises(ConfigError, match="trials must be >= 1"):
+        EvalConfig(model="random", trials=0)
+    with pytest.raises(ConfigError, match="prompt_layout"):
+        EvalConfig(model="random", prompt_layout="sideways")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="top_p"):
+        EvalConfig(model="random", top_p=2.0)
+
+
+def test_evaluate_inside_event_loop_points_to_async_api(tmp_path: Path) -> None:
+    async def inner() -> None:
+        evaluate(EvalConfig(model="random", dataset="example", out=tmp_path))
+
+    with pytest.raises(ConfigError, match="evaluate_async"):
+        asyncio.run(inner())
