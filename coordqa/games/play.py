@@ -16,11 +16,14 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coordqa.errors import ConfigError, GameError
 from coordqa.games.base import GAMES, PLAYERS, Game, Observation, make_game, make_player
 from coordqa.games.episode import Trajectory, play_episode, replay
+
+if TYPE_CHECKING:
+    from coordqa.store import RunStore
 
 DEFAULT_PLAYERS: dict[str, tuple[str, str]] = {
     "overcooked": ("planner", "planner"),
@@ -227,7 +230,7 @@ def play(
     return asyncio.run(play_async(config, out, on_episode))
 
 
-def _open_store(config: PlayConfig, game: Game, out: str | Path) -> Any:
+def _open_store(config: PlayConfig, game: Game, out: str | Path) -> RunStore:
     from coordqa.store import RunManifest, RunStore, content_hash
 
     settings = {
@@ -244,7 +247,7 @@ def _open_store(config: PlayConfig, game: Game, out: str | Path) -> Any:
     return store
 
 
-def _stored_episodes(store: Any) -> dict[int, Trajectory]:
+def _stored_episodes(store: RunStore) -> dict[int, Trajectory]:
     """Finished episodes of a resumed run, each verified by replaying it."""
     episodes: dict[int, Trajectory] = {}
     for record in store.records(STREAM):

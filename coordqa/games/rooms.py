@@ -10,6 +10,7 @@ exactly the transitions the engine performs (one source of truth for the rules).
 from __future__ import annotations
 
 import abc
+import functools
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
@@ -316,7 +317,7 @@ class PlanningModel(abc.ABC):
 class _Solution(NamedTuple):
     """A solved game from one root: which joint action is best, per state and turns left."""
 
-    index: dict[Any, int]
+    rows: dict[Any, int]
     """State (with turn 0) -> row."""
     joint: list[tuple[int, int]]
     """Joint-action id -> (Alice's option index, Bob's option index)."""
@@ -325,7 +326,8 @@ class _Solution(NamedTuple):
 
 
 DISCOUNT = 0.999
-"""Per-turn discount of a win: maximise the win probability first, then win sooner."""
+"""A win T turns ahead is worth ``DISCOUNT ** T``: values stay within 5% of the win probability
+over a 50-turn game, and ties between equally safe plans go to the faster one."""
 
 
 def solve(model: PlanningModel, root: Any) -> _Solution:
@@ -399,22 +401,14 @@ class JointPlanner(ScriptedPlayer):
             raise GameError(f"{self.name} plays {self.game_class.name}, not {game.name}.")
         state = game.state
         solution = _solution(self.model, game.initial_state())
-        if state._replace(turn=0) not in solution.index:
+        if state._replace(turn=0) not in solution.rows:
             solution = _solution(self.model, state._replace(turn=0))
-        row = solution.index[state._replace(turn=0)]
+        row = solution.rows[state._replace(turn=0)]
         plan = solution.joint[int(solution.best[self.model.turn_limit - state.turn, row])]
         return self.model.options(state, observation.player)[plan[observation.player]].text()
 
 
-_SOLVED: dict[tuple[int, Any], _Solution] = {}
-_SOLVED_MAX = 8
-
-
+@functools.lru_cache(maxsize=8)
 def _solution(model: PlanningModel, root: Any) -> _Solution:
-    """Solve once per (model, root) per process; a handful of roots at most are kept."""
-    key = (id(model), root)
-    if key not in _SOLVED:
-        if len(_SOLVED) >= _SOLVED_MAX:
-            _SOLVED.pop(next(iter(_SOLVED)))
-        _SOLVED[key] = solve(model, root)
-    return _SOLVED[key]
+    """Solve once per (model, root) per process (a root is the start or an unforeseen state)."""
+    return solve(model, root)
