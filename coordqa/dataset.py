@@ -113,15 +113,19 @@ EXAMPLE_CARD_BODY = DATA_DIR / "example" / "card_body.md"
 Row = Mapping[str, Any]
 """One question: a mapping from every name in :data:`COLUMNS` to its value."""
 
-_BUNDLED: Registry[str] = Registry("bundled dataset")
-_BUNDLED.add("coordinationqa", "coordinationqa")
-_BUNDLED.add("example", "example")
-_GAME_NAMES: Registry[str] = Registry("game")
-_TYPE_NAMES: Registry[str] = Registry("question type")
-for _game in GAMES:
-    _GAME_NAMES.add(_game, _game)
-for _type in QUESTION_TYPES:
-    _TYPE_NAMES.add(_type, _type)
+
+def _name_registry(kind: str, names: Iterable[str]) -> Registry[str]:
+    """A registry of plain names, for its unknown-name messages with suggestions."""
+    registry: Registry[str] = Registry(kind)
+    for name in names:
+        registry.add(name, name)
+    return registry
+
+
+_BUNDLED = _name_registry("bundled dataset", ("coordinationqa", "example"))
+"""Bundled dataset names; each is also its folder name under :data:`DATA_DIR`."""
+_GAME_NAMES = _name_registry("game", GAMES)
+_TYPE_NAMES = _name_registry("question type", QUESTION_TYPES)
 
 if TYPE_CHECKING:
     FEATURES: datasets.Features

@@ -101,9 +101,14 @@ class SplitQuestion:
     """Option texts in letter order (A first), without their letters."""
 
 
+def _tidy(text: str) -> str:
+    """Text without surrounding blank lines or trailing spaces on its lines."""
+    return "\n".join(line.rstrip() for line in text.strip().splitlines())
+
+
 def _split_head(head: str, state_hint: str) -> tuple[str, str]:
     """Separate the state from the question sentence that ends the text before the options."""
-    hint = state_hint.strip()
+    hint = _tidy(state_hint)
     if hint and head.startswith(hint):
         state, question = hint, head[len(hint) :].strip()
     else:
@@ -158,7 +163,7 @@ def split_question(text: str, state_hint: str = "") -> SplitQuestion:
             "no 'Available Answers:' or 'Available Actions:' line separates the question from "
             "its options"
         )
-    head = "\n".join(lines[: markers[-1]]).strip()
+    head = _tidy("\n".join(lines[: markers[-1]]))
     options = _options(lines[markers[-1] + 1 :])
     state, question = _split_head(head, state_hint)
     return SplitQuestion(state, question, options)

@@ -21,6 +21,7 @@ HEADER = [
     "JP Answer Ordinal", "Game Description",
 ]  # fmt: skip
 
+TWO_LINE_QUESTION = "Bob has just turned to c0.\nWhat action does my partner intend to take?"
 OC_STATE = "I am holding nothing. Bob is holding an onion.\nc0 contains 2 out of 3 onions."
 
 
@@ -38,13 +39,11 @@ def upstream_records() -> list[dict[str, str]]:
         "Tags": "pot, plate",
         "Game Description": "Overcooked: cook onion soup together.",
         "EC Directive": "Answer the question. Explanation: ... Answer: ...",
-        "State Description": OC_STATE,
+        "State Description": OC_STATE.replace("\n", "  \n"),  # stray trailing spaces
         # trailing whitespace and a blank line among the options
         "EC Question": f"{OC_STATE}\n\nHow many onions are still needed to fill up c0?\n"
         "Available Answers:\nA. 3   \n\nB. 2\nC. 1 \n   \nD. 0\n",
-        "TOM Question": question(
-            OC_STATE, "What action does my partner intend to take?", ["place onion in c0", "wait"]
-        ),
+        "TOM Question": question(OC_STATE, TWO_LINE_QUESTION, ["place onion in c0", "wait"]),
         "JP Question": question(
             OC_STATE,
             "What is the best next action?",
@@ -117,6 +116,9 @@ def test_import_handles_the_quirks(tmp_path: Path) -> None:
     assert ec["version"].startswith("upstream-")
     assert rows["upstream-001-JP"]["correct"] == [1, 3]
     assert rows["upstream-001-ToM"]["question_type"] == "ToM"
+    # the State Description column (despite its trailing spaces) marks where the question starts
+    assert rows["upstream-001-ToM"]["question"] == TWO_LINE_QUESTION
+    assert rows["upstream-001-ToM"]["state_description"] == OC_STATE
     hanabi_ec = rows["upstream-002-EC"]
     assert hanabi_ec["game_description"] == "Hanabi: a cooperative card game."
     assert hanabi_ec["state_description"] == "It is my turn.\nCurrent stacks: Red - Red 1."
