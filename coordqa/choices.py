@@ -83,9 +83,9 @@ _NON_WORD = re.compile(r"[\W_]+")
 _ID = re.compile(r"\S*\d\S*")
 _KEYWORD = re.compile(r"answer|action|choice|option|move|choose|pick|select|go with")
 _MARKER_FORMS = (
-    # "Answer: C", "Final action: ...", "(B) is bad, so answer: D"; not "Bob's last action: wait".
+    # "Answer: C", "Action - wait", "(B) is bad, so answer: D"; not "Bob's last action: wait".
     (
-        re.compile(r"(?:answer|action|choice) ?:"),
+        re.compile(r"(?:answer|action|choice)(?: ?:| - )"),
         re.compile(r"(?:\A|[.!?;,:)\]>#|-] ?|\b(?:so|thus|hence|therefore|my|our|final) )$"),
     ),
     # "The answer is C", "the best move is (D)"; not "Bob's next action is ...".
@@ -103,10 +103,10 @@ _LEADING_LETTER = re.compile(
     r"^[\s>#-]*(?:(?:option|choice|letter)\s+)?"
     r"(?:\((?P<a>[a-z])\)|\[(?P<b>[a-z])\]|(?P<c>[a-z])\s*[.):\-\u2013\u2014](?=\s|$)"
     r"|(?P<d>[a-z])(?=,?\s+(?:because|since|as)\b))(?P<rest>.*)$",
-    re.IGNORECASE | re.DOTALL,
+    re.DOTALL,
 )
-_REASON = re.compile(r"^\W*(?:because|since|as)\b", re.IGNORECASE)
-_ECHO = re.compile(r"^\s*(?P<letter>[a-z])[.)]\s*(?P<text>.+)$", re.IGNORECASE)
+_REASON = re.compile(r"^\W*(?:because|since|as)\b")
+_ECHO = re.compile(r"^\s*(?P<letter>[a-z])[.)]\s*(?P<text>.+)$")
 
 
 def option_letter(index: int) -> str:
@@ -271,6 +271,7 @@ class _Match:
     """Best fuzzy similarity when ``kind == "fuzzy"``."""
 
     def choice(self, source: str) -> Choice:
+        """Return the Choice this match makes when found by ``source`` (e.g. ``"marker"``)."""
         method = f"{source}_{self.kind}"
         if len(self.candidates) == 1:
             return Choice("chosen", self.candidates[0], self.candidates, method, self.score)
@@ -340,10 +341,11 @@ def _answer_lines(reply: str, opts: _Options) -> list[str]:
 
 
 def _is_echo(line: str, opts: _Options) -> bool:
+    """True when ``line`` is one line of the lettered option list, as the prompt shows it."""
     found = _ECHO.match(line)
     if found is None:
         return False
-    position = ord(found["letter"].lower()) - ord("a")
+    position = ord(found["letter"]) - ord("a")
     return position < len(opts.norms) and _normalise(found["text"]) == opts.norms[position]
 
 
@@ -380,7 +382,7 @@ def _marker_end(line: str, start: int) -> int | None:
 def _resolve(
     span: str, opts: _Options, threshold: float, *, loose: bool, contained: bool
 ) -> _Match | None:
-    """Return what ``span`` names: an exact option, letters, or option text.
+    """Return what ``span`` (a lower-case line or marker payload) names: option text or letters.
 
     ``loose`` (marker payloads, already known to be answers) accepts a leading letter followed
     by any explanation; otherwise the letter must stand alone or precede its option's text or a
@@ -407,10 +409,11 @@ def _resolve(
 
 
 def _letter_position(leading: re.Match[str] | None, count: int) -> int | None:
+    """Return the option position of a leading letter, or None when absent or out of range."""
     if leading is None:
         return None
     letter = leading["a"] or leading["b"] or leading["c"] or leading["d"]
-    position = ord(letter.lower()) - ord("a")
+    position = ord(letter) - ord("a")
     return position if position < count else None
 
 

@@ -82,6 +82,8 @@ CASES = [
     ("Answer:C", OVERCOOKED, chosen(2)),
     ("Answer: C, because c0 is empty", OVERCOOKED, chosen(2)),
     ("Answer: C - it fills the pot", OVERCOOKED, chosen(2)),
+    ("Answer - C", OVERCOOKED, chosen(2)),
+    ("Action:\n- place onion in c1", OVERCOOKED, chosen(3)),
     # --- a bare letter on the final (or first) line
     ("Let me think about the pots first.\nC", OVERCOOKED, chosen(2)),
     ("c0 needs onions and o0 is close.\n\n(A)", OVERCOOKED, chosen(0)),
@@ -135,6 +137,10 @@ CASES = [
     ("If I choose B, Bob is blocked. Therefore, the answer is C.", OVERCOOKED, chosen(2)),
     ("Moving to room 10 is blocked by the killer.\nAction: Move to Room 2", ESCAPE, chosen(0)),
     ("My last action: wait\nBob's action: move away\nAnswer: C", OVERCOOKED, chosen(2)),
+    # the last marker that names something decides; one that names nothing is skipped
+    ("Answer: C\nAction: (I need to think about Bob)", OVERCOOKED, chosen(2)),
+    ("Answer: C\nAnswer: Z", OVERCOOKED, chosen(2)),
+    ("The answer is B.\nI'll go with D.", OVERCOOKED, chosen(3)),
     # --- must not be fooled
     ("OK.", OVERCOOKED, NO),
     ("I.", OVERCOOKED, NO),  # out of range with 6 options
