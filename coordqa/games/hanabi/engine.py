@@ -14,6 +14,7 @@ Engine facts this module relies on (checked on 0.0.4):
 
 from __future__ import annotations
 
+import functools
 from types import ModuleType
 from typing import Any
 
@@ -111,10 +112,20 @@ def move_to_text(move: Any, player: int) -> str:
     raise GameError(f"engine move {move} has no text form (only play, discard and reveal moves)")
 
 
-def action_texts(hle_game: Any, player: int) -> dict[str, int]:
-    """Every text action ``player`` could ever take, mapped to its engine move uid."""
-    uids = range(hle_game.max_moves())
-    return {move_to_text(hle_game.get_move(uid), player): uid for uid in uids}
+@functools.cache
+def uid_texts(player: int) -> tuple[str, ...]:
+    """The text of every engine move uid for ``player``, in uid order.
+
+    The uid layout depends only on the game parameters, which are fixed here, so the table is
+    built once per player from one engine game.
+    """
+    hle_game = new_engine_game(0)
+    return tuple(move_to_text(hle_game.get_move(u), player) for u in range(hle_game.max_moves()))
+
+
+@functools.cache
+def _uids_by_text(player: int) -> dict[str, int]:
+    return {normalise(text): uid for uid, text in enumerate(uid_texts(player))}
 
 
 def normalise(text: str) -> str:
@@ -122,22 +133,33 @@ def normalise(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def text_to_move(hle_game: Any, state: Any, text: str, player: int) -> Any:
-    """The legal engine move for the text action ``text`` of ``player``.
+def legal_uids(hle_game: Any, state: Any) -> list[int]:
+    """The uids of the legal moves of the player on turn, in the engine's order."""
+    return [hle_game.get_move_uid(move) for move in state.legal_moves()]
+
+
+def text_to_uid(text: str, player: int, on_turn: int, legal: list[int]) -> int:
+    """The uid of the legal move ``text`` names for ``player``.
 
     Matching ignores case and repeated whitespace. Anything else is an error that lists the
     legal actions, because a caller (an LLM agent, a QA key) must pick one of them verbatim.
 
+    Args:
+        text: the text action.
+        player: who wants to make it.
+        on_turn: the player on turn.
+        legal: the legal uids of the player on turn (:func:`legal_uids`).
+
     Raises:
         GameError: ``text`` is not a Hanabi action, or not legal for ``player`` now.
     """
-    legal = {normalise(move_to_text(m, player)): m for m in state.legal_moves()}
-    if state.cur_player() == player and normalise(text) in legal:
-        return legal[normalise(text)]
-    if state.cur_player() != player:
-        reason = f"it is not {PLAYER_NAMES[player]}'s turn; {PLAYER_NAMES[player]} has no actions"
+    uid = _uids_by_text(player).get(normalise(text))
+    if on_turn == player and uid in legal:
+        return uid
+    name = PLAYER_NAMES[player]
+    if on_turn != player:
+        reason = f"it is not {name}'s turn; {name} has no actions"
     else:
-        known = {normalise(t) for t in action_texts(hle_game, player)}
-        reason = "it is not legal now" if normalise(text) in known else "it is not a Hanabi action"
-        reason += "; legal actions: " + "; ".join(move_to_text(m, player) for m in legal.values())
-    raise GameError(f"cannot play {text!r} for {PLAYER_NAMES[player]}: {reason}")
+        reason = "it is not a Hanabi action" if uid is None else "it is not legal now"
+        reason += "; legal actions: " + "; ".join(uid_texts(player)[u] for u in legal)
+    raise GameError(f"cannot play {text!r} for {name}: {reason}")

@@ -10,7 +10,8 @@ For other engineers (neural partners, scenario builders):
   and ``hle_game.get_move(uid)`` (0-4 discard, 5-9 play, 10-14 reveal colour, 15-19 rank).
 - ``game.state``: the pyhanabi ``HanabiState``; ``game.state.observation(player)`` is that
   player's engine observation (feed it to ``pyhanabi.ObservationEncoder`` for the 658 vector).
-  Never deal on a copy of it: copies share the game's card generator (hints are safe).
+  Never deal on a copy of it: copies share the game's card generator (hints are safe). Change
+  the state only through ``step`` (the legal-move cache is keyed on the turn count).
 - ``game.move_to_text(move, player)`` and ``game.text_to_move(text, player)`` convert between
   engine moves and text actions.
 - ``game.turns``: every completed move with its outcome; ``game.last_action(player)``.
@@ -54,6 +55,7 @@ class Hanabi(Game):
         self.hle_game: Any = None
         self.state: Any = None
         self.turns: list[Turn] = []
+        self._legal: tuple[int, list[int]] | None = None
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -64,6 +66,7 @@ class Hanabi(Game):
         self.state = self.hle_game.new_initial_state()
         engine.deal_chance_cards(self.state)
         self.turns = []
+        self._legal = None
 
     def players_to_act(self) -> list[int]:
         """The player on turn (nobody once the game is over)."""
@@ -73,7 +76,14 @@ class Hanabi(Game):
         """The engine's legal moves as text, in engine (uid) order; [] when not on turn."""
         if self.state.is_terminal() or self.state.cur_player() != player:
             return []
-        return [engine.move_to_text(move, player) for move in self.state.legal_moves()]
+        texts = engine.uid_texts(player)
+        return [texts[uid] for uid in self._legal_uids()]
+
+    def _legal_uids(self) -> list[int]:
+        """Legal move uids of the player on turn, computed once per turn."""
+        if self._legal is None or self._legal[0] != len(self.turns):
+            self._legal = (len(self.turns), engine.legal_uids(self.hle_game, self.state))
+        return self._legal[1]
 
     def move_to_text(self, move: Any, player: int) -> str:
         """The text action of a pyhanabi ``HanabiMove`` made by ``player``."""
@@ -81,7 +91,12 @@ class Hanabi(Game):
 
     def text_to_move(self, text: str, player: int) -> Any:
         """The legal pyhanabi ``HanabiMove`` for ``text`` (raises GameError listing legal ones)."""
-        return engine.text_to_move(self.hle_game, self.state, text, player)
+        return self.hle_game.get_move(self._text_to_uid(text, player))
+
+    def _text_to_uid(self, text: str, player: int) -> int:
+        on_turn = -1 if self.state.is_terminal() else self.state.cur_player()
+        legal = self._legal_uids() if on_turn >= 0 else []
+        return engine.text_to_uid(text, player, on_turn, legal)
 
     def describe(self, player: int) -> str:
         """Working-memory text for ``player`` (paper Appendix B.2 order)."""
@@ -103,8 +118,9 @@ class Hanabi(Game):
                 f"who is on turn; got moves for players {sorted(moves)}"
             )
         text = moves[player]
-        move = self.text_to_move(text, player)
-        action = engine.move_to_text(move, player)
+        uid = self._text_to_uid(text, player)
+        move = self.hle_game.get_move(uid)
+        action = engine.uid_texts(player)[uid]
         before = self.score()
         turn = self._apply(move, player, action)
         self.turns.append(turn)
