@@ -1,0 +1,178 @@
+"""The bridge to overcooked-ai 1.1.0: gridworlds, primitive moves and medium-level action managers.
+
+Everything here imports ``overcooked_ai_py`` lazily (it pulls in pygame and cv2), so importing
+``coordqa.games`` stays cheap. Gridworlds and action managers are built once per layout and
+cached: in memory for the process, and the action manager also on disk under the user cache
+directory, never inside the installed package (overcooked-ai's own ``from_pickle_or_compute``
+writes into ``site-packages/overcooked_ai_py/data/planners``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import io
+import json
+import os
+import pickle
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from coordqa.errors import MissingDependencyError
+
+COOK_TIME = 20
+"""Timesteps a three-onion soup cooks (the paper's setting)."""
+DELIVERY_REWARD = 20
+"""Points per delivered soup."""
+
+PRIMITIVE_NAMES = ("north", "south", "east", "west", "stay", "interact")
+"""Engine moves, in overcooked-ai's ``Action.ALL_ACTIONS`` order."""
+
+DIRECTIONS: dict[str, tuple[int, int]] = {
+    "north": (0, -1),
+    "south": (0, 1),
+    "east": (1, 0),
+    "west": (-1, 0),
+}
+"""Grid offsets of the four moves ((x, y), y grows downwards), as overcooked-ai's ``Direction``."""
+
+MLAM_PARAMS: dict[str, Any] = {
+    "start_orientations": False,
+    "wait_allowed": False,
+    "counter_goals": [],
+    "counter_drop": [],
+    "counter_pickup": [],
+    "same_motion_goals": True,
+}
+"""overcooked-ai's ``NO_COUNTERS_PARAMS``: what GreedyHumanModel and BC featurisation use, and
+the only setting that builds in seconds on Counter Circuit (with counter goals it takes minutes)."""
+
+
+def _import_error(exc: ImportError) -> MissingDependencyError:
+    return MissingDependencyError(
+        f"Overcooked needs overcooked-ai 1.1.0 ({exc}). Install it with "
+        "`pip install 'coordqa[games]'` or `pip install overcooked-ai==1.1.0`."
+    )
+
+
+@functools.cache
+def gridworld(layout: str) -> Any:
+    """The ``OvercookedGridworld`` of ``layout``: onion soups, cook time 20, 20 points each.
+
+    Cached per layout: the object is only read (states live in ``OvercookedState``).
+    """
+    try:
+        from overcooked_ai_py.mdp.overcooked_mdp import OvercookedGridworld
+    except ImportError as exc:
+        raise _import_error(exc) from exc
+    return OvercookedGridworld.from_layout_name(
+        layout, cook_time=COOK_TIME, delivery_reward=DELIVERY_REWARD
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def primitives() -> dict[str, Any]:
+    """Primitive move name -> overcooked-ai ``Action`` value (a direction tuple or "interact")."""
+    try:
+        from overcooked_ai_py.mdp.actions import Action, Direction
+    except ImportError as exc:
+        raise _import_error(exc) from exc
+    return {
+        "north": Direction.NORTH,
+        "south": Direction.SOUTH,
+        "east": Direction.EAST,
+        "west": Direction.WEST,
+        "stay": Action.STAY,
+        "interact": Action.INTERACT,
+    }
+
+
+def primitive_name(action: Any) -> str:
+    """The name of an overcooked-ai ``Action`` value (inverse of :func:`primitives`)."""
+    for name, value in primitives().items():
+        if value == action:
+            return name
+    raise ValueError(f"not an overcooked-ai action: {action!r}; expected one of {PRIMITIVE_NAMES}")
+
+
+def cache_dir() -> Path:
+    """Where planners are cached: ``$COORDQA_CACHE_DIR/overcooked`` or the user cache dir."""
+    root = os.environ.get("COORDQA_CACHE_DIR")
+    if root:
+        return Path(root) / "overcooked"
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("coordqa")) / "overcooked"
+
+
+@functools.cache
+def action_manager(layout: str) -> Any:
+    """overcooked-ai's ``MediumLevelActionManager`` for ``layout`` (``MLAM_PARAMS``), cached.
+
+    The first call per machine computes it (0.1-6 s) and pickles it under :func:`cache_dir`;
+    later processes load the pickle. A stale or unreadable pickle is recomputed. While it is
+    computed, overcooked-ai's own motion-planner pickles go to :func:`cache_dir` as well (its
+    planner rolls plans out in an ``OvercookedEnv``, which saves one into its package folder).
+    """
+    try:
+        from overcooked_ai_py.planning.planners import MediumLevelActionManager
+    except ImportError as exc:
+        raise _import_error(exc) from exc
+    mdp = gridworld(layout)
+    key = hashlib.sha256(
+        json.dumps([layout, MLAM_PARAMS, mdp.terrain_mtx], sort_keys=True).encode()
+    ).hexdigest()[:16]
+    path = cache_dir() / f"{layout}-{key}-mlam.pkl"
+    mlam = _load_pickle(path)
+    if mlam is None or mlam.params != MLAM_PARAMS or mlam.mdp != mdp:
+        with _planners_in(cache_dir()):
+            mlam = MediumLevelActionManager(mdp, MLAM_PARAMS)
+        _save_pickle(path, mlam)
+    return mlam
+
+
+@contextlib.contextmanager
+def _planners_in(folder: Path) -> Iterator[None]:
+    """Point overcooked-ai's planner pickles at ``folder`` and silence its progress prints.
+
+    overcooked-ai reads the folder from a module global (``PLANNERS_DIR``) in two modules and
+    offers no parameter for it; both are restored on exit.
+    """
+    from overcooked_ai_py.data import planners as data_planners
+    from overcooked_ai_py.planning import planners
+
+    folder.mkdir(parents=True, exist_ok=True)
+    saved = (planners.PLANNERS_DIR, data_planners.PLANNERS_DIR)
+    planners.PLANNERS_DIR = data_planners.PLANNERS_DIR = str(folder)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            yield
+    finally:
+        planners.PLANNERS_DIR, data_planners.PLANNERS_DIR = saved
+
+
+def _load_pickle(path: Path) -> Any:
+    """Unpickle our own cache file; None when it is missing or unreadable (then recompute)."""
+    try:
+        with path.open("rb") as handle:
+            return pickle.load(handle)  # noqa: S301 (a file this module wrote)
+    except FileNotFoundError:
+        return None
+    except (pickle.UnpicklingError, EOFError, AttributeError, ModuleNotFoundError):
+        return None
+
+
+def _save_pickle(path: Path, value: Any) -> None:
+    """Write atomically, so concurrent workers never read half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            pickle.dump(value, out, pickle.HIGHEST_PROTOCOL)
+        os.replace(temp, path)
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)

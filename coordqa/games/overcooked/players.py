@@ -1,0 +1,126 @@
+"""Scripted Overcooked players: overcooked-ai's GreedyHumanModel and our planning player."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from coordqa.errors import ConfigError
+from coordqa.games.base import Game, Observation, ScriptedPlayer, register_player
+from coordqa.games.overcooked import engine
+from coordqa.games.overcooked.planner import choose_task
+
+
+def _overcooked(game: Game) -> Any:
+    from coordqa.games.overcooked.game import Overcooked
+
+    if not isinstance(game, Overcooked):
+        raise ConfigError(f"this player plays overcooked only, not {game.name}")
+    return game
+
+
+def _no_options(name: str, options: dict[str, Any]) -> None:
+    if options:
+        raise ConfigError(f"player {name!r} takes no options, got {sorted(options)}")
+
+
+GREEDY_OPTIONS: dict[str, Any] = {
+    "hl_boltzmann_rational": False,
+    "ll_boltzmann_rational": False,
+    "hl_temp": 1,
+    "ll_temp": 1,
+    "auto_unstuck": True,
+}
+"""``GreedyHumanModel``'s options and their defaults (the model's own)."""
+
+
+class GreedyHumanPlayer(ScriptedPlayer):
+    """overcooked-ai's ``GreedyHumanModel``: a primitive move every timestep.
+
+    It keeps its own NumPy generator (seeded by :meth:`reset`) for the random un-sticking moves
+    the model makes when both players stand still, and swaps it in for each call, because the
+    model draws from NumPy's global generator.
+    """
+
+    name: ClassVar[str] = "greedy_human"
+
+    def __init__(self, **model_options: Any) -> None:
+        """Keep ``GreedyHumanModel`` options (``GREEDY_OPTIONS``) for :meth:`reset`.
+
+        The model itself is built in :meth:`reset`, when the layout is known.
+        """
+        unknown = sorted(set(model_options) - set(GREEDY_OPTIONS))
+        if unknown:
+            raise ConfigError(
+                f"greedy_human options are {', '.join(GREEDY_OPTIONS)}; got unknown {unknown}"
+            )
+        self._options = {**GREEDY_OPTIONS, **model_options}
+        self._model: Any = None
+        self._rng_state: Any = None
+
+    def reset(self, game: Game, player: int, seed: int) -> None:
+        """Build a fresh model for ``game``'s layout, playing as ``player``."""
+        import numpy as np
+        from overcooked_ai_py.agents.agent import GreedyHumanModel
+
+        mlam = _overcooked(game).mlam()
+        self._model = GreedyHumanModel(mlam, **self._options)
+        self._model.set_agent_index(player)
+        self._model.set_mdp(mlam.mdp)
+        self._rng_state = np.random.RandomState(seed).get_state()
+
+    def choose(self, observation: Observation) -> str:
+        """The model's primitive move for the current state."""
+        import numpy as np
+
+        if self._model is None:
+            self.reset(observation.game, observation.player, 0)
+        saved = np.random.get_state()
+        np.random.set_state(self._rng_state)
+        try:
+            action, _info = self._model.action(_overcooked(observation.game).state)
+        finally:
+            self._rng_state = np.random.get_state()
+            np.random.set_state(saved)
+        return engine.primitive_name(action)
+
+
+class PlannerPlayer(ScriptedPlayer):
+    """Our planning player: text actions chosen by a partner-aware task allocation rule.
+
+    The rule is in ``planner.py``; playing text actions, it can partner an LLM agent on equal
+    terms.
+    """
+
+    name: ClassVar[str] = "planner"
+
+    def choose(self, observation: Observation) -> str:
+        """The next medium-level text action."""
+        game = _overcooked(observation.game)
+        partner = 1 - observation.player
+        task = choose_task(
+            game.geometry, game.state, observation.player, game.current_task(partner)
+        )
+        return task.text
+
+
+@register_player(
+    "greedy_human",
+    games=["overcooked"],
+    description="overcooked-ai's GreedyHumanModel (primitive moves; cannot pass items)",
+    kind="scripted",
+)
+def greedy_human(game_name: str, layout: str | None, **options: Any) -> GreedyHumanPlayer:
+    """Factory for :class:`GreedyHumanPlayer`; options are ``GreedyHumanModel``'s."""
+    return GreedyHumanPlayer(**options)
+
+
+@register_player(
+    "planner",
+    games=["overcooked"],
+    description="partner-aware planner choosing medium-level text actions",
+    kind="scripted",
+)
+def planner(game_name: str, layout: str | None, **options: Any) -> PlannerPlayer:
+    """Factory for :class:`PlannerPlayer`."""
+    _no_options("planner", options)
+    return PlannerPlayer()
