@@ -43,6 +43,7 @@ __all__ = [
     "filter_dataset",
     "load_dataset",
     "load_rows",
+    "question_counts",
     "question_hash",
     "save_dataset",
     "target_hash",
@@ -56,25 +57,6 @@ GAMES = ("overcooked", "hanabi", "collab_capture", "collab_escape")
 QUESTION_TYPES = ("EC", "ToM", "JP")
 """Environment comprehension, theory of mind, joint planning."""
 
-STRING_COLUMNS = (
-    "question_id",
-    "scenario_id",
-    "game",
-    "layout",
-    "question_type",
-    "game_description",
-    "state_description",
-    "question",
-    "rationale",
-    "concept",
-    "source",
-    "version",
-    "snapshot",
-)
-"""Columns holding one string each."""
-
-LIST_COLUMNS: Mapping[str, type] = {"options": str, "correct": int, "tags": str}
-"""Columns holding a list, with the type of their items."""
 
 COLUMNS = (
     "question_id",
@@ -95,6 +77,12 @@ COLUMNS = (
     "snapshot",
 )
 """Every column, in file order."""
+
+LIST_COLUMNS: Mapping[str, type] = {"options": str, "correct": int, "tags": str}
+"""Columns holding a list, with the type of their items."""
+
+STRING_COLUMNS = tuple(name for name in COLUMNS if name not in LIST_COLUMNS)
+"""Columns holding one string each."""
 
 HASH_EXCLUDED = ("question_id", "source", "version")
 """Labels left out of :func:`question_hash`: renaming or re-versioning a dataset does not change
@@ -482,17 +470,21 @@ def filter_dataset(
 # Saving and dataset cards
 
 
-def _counts_table(rows: Sequence[Row]) -> str:
+def question_counts(rows: Iterable[Row]) -> dict[str, dict[str, int]]:
+    """Questions per game, then per type, in schema order; games without questions are left out."""
     counts = Counter((row["game"], row["question_type"]) for row in rows)
+    per_game = {game: {kind: counts[(game, kind)] for kind in QUESTION_TYPES} for game in GAMES}
+    return {game: by_type for game, by_type in per_game.items() if sum(by_type.values())}
+
+
+def _counts_table(rows: Sequence[Row]) -> str:
     lines = [
         "| game | " + " | ".join(QUESTION_TYPES) + " | total |",
         "|---" * (len(QUESTION_TYPES) + 2) + "|",
     ]
-    for game in GAMES:
-        per_type = [counts[(game, kind)] for kind in QUESTION_TYPES]
-        if sum(per_type):
-            cells = " | ".join(str(count) for count in per_type)
-            lines.append(f"| {game} | {cells} | {sum(per_type)} |")
+    for game, by_type in question_counts(rows).items():
+        cells = " | ".join(str(count) for count in by_type.values())
+        lines.append(f"| {game} | {cells} | {sum(by_type.values())} |")
     return "\n".join(lines)
 
 

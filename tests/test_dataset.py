@@ -21,6 +21,7 @@ from coordqa.dataset import (
     filter_dataset,
     load_dataset,
     load_rows,
+    question_counts,
     question_hash,
     save_dataset,
     target_hash,
@@ -270,6 +271,15 @@ def test_filter_by_game_type_and_limit() -> None:
     first = filter_dataset(ds, limit=2)
     assert first["question_id"] == ds["question_id"][:2]
     assert len(filter_dataset(ds, games=["hanabi"], types=["EC"], limit=5)) == 1
+
+
+def test_question_counts() -> None:
+    counts = question_counts(three_rows())
+    assert counts == {
+        "overcooked": {"EC": 1, "ToM": 0, "JP": 0},
+        "hanabi": {"EC": 0, "ToM": 1, "JP": 0},
+        "collab_escape": {"EC": 0, "ToM": 0, "JP": 1},
+    }
 
 
 def test_filter_errors() -> None:

@@ -27,7 +27,7 @@ dataset_app = typer.Typer(
 
 def print_dataset_summary(folder: Path, title: str) -> None:
     """Print where a dataset folder is, its questions per game and type, and its fingerprint."""
-    from coordqa.dataset import GAMES, QUESTION_TYPES, dataset_fingerprint, load_rows
+    from coordqa.dataset import QUESTION_TYPES, dataset_fingerprint, load_rows, question_counts
 
     rows = load_rows(folder)
     table = Table(title=title)
@@ -35,13 +35,8 @@ def print_dataset_summary(folder: Path, title: str) -> None:
     for kind in QUESTION_TYPES:
         table.add_column(kind, justify="right")
     table.add_column("total", justify="right")
-    for game in GAMES:
-        counts = [
-            sum(1 for r in rows if r["game"] == game and r["question_type"] == kind)
-            for kind in QUESTION_TYPES
-        ]
-        if sum(counts):
-            table.add_row(game, *map(str, counts), str(sum(counts)))
+    for game, by_type in question_counts(rows).items():
+        table.add_row(game, *map(str, by_type.values()), str(sum(by_type.values())))
     console.print(table)
     console.print(f"{len(rows)} questions written to {folder}")
     console.print(f"fingerprint {dataset_fingerprint(rows)}")
