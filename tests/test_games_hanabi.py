@@ -254,7 +254,7 @@ def test_game_description_states_rules_conventions_and_actions() -> None:
     text = make_game("hanabi").game_description()
     for phrase in (
         "added on the right",
-        "Play clues",
+        "is a play clue",
         "Save clues protect",
         "5s",
         "unique 2s",

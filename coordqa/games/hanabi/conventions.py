@@ -32,14 +32,14 @@ CONVENTIONS = """\
 Conventions (basic H-group), which both players follow:
 - New cards are added on the right; the oldest card that has not been touched by any reveal is the \
 "chop": it is the card to discard next.
-- A reveal that touches the chop protects it if it is a save clue; otherwise the focus of a reveal \
-is the newest (rightmost) card it newly touches.
-- Play clues: a reveal points at a card that should be played now. When your partner reveals your \
-cards with a play clue, play the focused card on your next turn.
-- Save clues protect cards on the chop that must not be discarded: 5s (always saved with a rank 5 \
-reveal; a rank 5 reveal is never a play clue), unique 2s (the other copy is not visible elsewhere) \
-and critical cards (the last remaining copy). A reveal on the chop is a save clue when, after it, \
-the card cannot possibly be playable now.
+- The focus of a reveal is the chop if the reveal newly touches it, otherwise the newest \
+(rightmost) card it newly touches. A reveal that touches no new card gives no instruction.
+- Save clues protect cards that must not be discarded: 5s, unique 2s (the other copy is not \
+visible elsewhere) and critical cards (the last remaining copy). A rank 5 reveal is always a \
+save clue, never a play clue. Any other reveal whose focus cannot possibly be playable now, \
+given what the receiver knows after it, is a save clue too: keep that card.
+- Every other reveal is a play clue: its focus card should be played now. When your partner \
+gives you a play clue, play the focused card on your next turn.
 - Do not repeat information your partner already knows, and do not reveal cards that are already \
 played or useless.
 - Prefer play clues to save clues when both are possible; give a save clue when your partner is \
