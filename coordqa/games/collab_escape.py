@@ -147,7 +147,19 @@ def resolve_escape(
     state: EscapeState, actions: tuple[RoomAction, RoomAction], pick: int
 ) -> tuple[EscapeState, list[str]]:
     """One turn, with the killer's random move given as the index ``pick`` into its options."""
-    target = chase_target(state)
+    moved, events = agents_act(state, actions)
+    if moved.escaped:
+        return moved, events
+    return killer_moves(state, moved, pick, events)
+
+
+def agents_act(
+    state: EscapeState, actions: tuple[RoomAction, RoomAction]
+) -> tuple[EscapeState, list[str]]:
+    """The agents' half of a turn: moves, generator work, the gate and an escape.
+
+    The result's ``target`` already holds this turn's chase decision, taken before anyone moved.
+    """
     new = tuple(
         a.room if a.kind == "move" else room
         for a, room in zip(actions, state.agents(), strict=True)
@@ -163,17 +175,30 @@ def resolve_escape(
         if q >= FIX_TURNS > p
     ]
     moved = EscapeState(
-        new[0], new[1], state.killer, target, (progress[0], progress[1]), state.turn + 1
+        new[0],
+        new[1],
+        state.killer,
+        chase_target(state),
+        (progress[0], progress[1]),
+        state.turn + 1,
     )
     if moved.gate_open() and GATE in new:
         events.append(f"{PLAYER_NAMES[new.index(GATE)]} escaped through the gate in Room {GATE}")
         return moved._replace(escaped=True), events
-    destinations = killer_destinations(state)
+    return moved, events
+
+
+def killer_moves(
+    before: EscapeState, moved: EscapeState, pick: int, events: list[str]
+) -> tuple[EscapeState, list[str]]:
+    """The killer's half: it goes to its ``pick``-th destination and kills whoever is there."""
+    destinations = killer_destinations(before)
     killer = destinations[pick % len(destinations)]
-    killed = killer in new
-    if killed:
-        events.append(f"the killer caught {PLAYER_NAMES[new.index(killer)]} in Room {killer}")
-    return moved._replace(killer=killer, killed=killed), events
+    agents = moved.agents()
+    if killer not in agents:
+        return moved._replace(killer=killer), events
+    caught = f"the killer caught {PLAYER_NAMES[agents.index(killer)]} in Room {killer}"
+    return moved._replace(killer=killer, killed=True), [*events, caught]
 
 
 @GAMES.register("collab_escape")
@@ -301,8 +326,11 @@ class EscapeModel(PlanningModel):
         self, state: EscapeState, actions: tuple[RoomAction, RoomAction]
     ) -> list[tuple[float, EscapeState]]:
         """One outcome per room the killer may end in, equally likely."""
+        moved, events = agents_act(state, actions)
+        if moved.escaped:
+            return [(1.0, moved)]
         count = len(killer_destinations(state))
-        return [(1.0 / count, resolve_escape(state, actions, pick)[0]) for pick in range(count)]
+        return [(1.0 / count, killer_moves(state, moved, k, events)[0]) for k in range(count)]
 
     def result(self, state: EscapeState) -> float | None:
         """1.0 escaped, 0.0 killed, None while playing."""

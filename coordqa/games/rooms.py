@@ -191,15 +191,24 @@ class RoomGame(Game):
             self.seed = seed
         self.state = self.initial_state()
         self.history: tuple[list[str], list[str]] = ([], [])
+        self._legal: dict[int, tuple[Any, list[str]]] = {}
 
     def players_to_act(self) -> list[int]:
         """Both agents choose every turn, until the game ends."""
         return [] if self.is_terminal() else [0, 1]
 
     def legal_actions(self, player: int) -> list[str]:
-        """``player``'s text actions now, in the order moves, button/generator, wait."""
+        """``player``'s text actions now, in the order moves, button/generator, wait.
+
+        Remembered for the current state object (states are immutable, so a new state is a new
+        object), because a turn asks for them several times: agent, validation, description.
+        """
         _check_player(player)
-        return [action.text() for action in self.options_for(self.state, player)]
+        known = self._legal.get(player)
+        if known is None or known[0] is not self.state:
+            known = (self.state, [a.text() for a in self.options_for(self.state, player)])
+            self._legal[player] = known
+        return list(known[1])
 
     def step(self, moves: Mapping[int, str]) -> StepResult:
         """Play one turn with both agents' moves (simultaneous)."""
