@@ -116,10 +116,13 @@ class ConventionPlayer(ScriptedPlayer):
             marks.extend([""] * (len(clued) - len(marks)))
 
     def _knowledge(self, game: Game, player: int) -> list[CardKnowledge]:
+        """The engine's hint knowledge of ``player``'s hand."""
         return hand_knowledge(as_hanabi(game).state, self.me)[(player - self.me) % 2]
 
     def _engine_clued(self, game: Game) -> list[list[bool]]:
-        return [[k.clued for k in self._knowledge(game, p)] for p in (0, 1)]
+        """Which cards of Alice's and Bob's hands a reveal has touched."""
+        hands = hand_knowledge(as_hanabi(game).state, self.me)
+        return [[k.clued for k in hands[(p - self.me) % 2]] for p in (0, 1)]
 
     def choose(self, observation: Observation) -> str:
         """The first applicable priority (module docstring), else a random legal action."""
