@@ -105,6 +105,7 @@ _LEADING_LETTER = re.compile(
     r"|(?P<d>[a-z])(?=,?\s+(?:because|since|as)\b))(?P<rest>.*)$",
     re.DOTALL,
 )
+_EXPLANATION = re.compile(r"[(;]|\.\s| - |,? (?:because|since|as|so)\b")
 _REASON = re.compile(r"^\W*(?:because|since|as)\b")
 _ECHO = re.compile(r"^\s*(?P<letter>[a-z])[.)]\s*(?P<text>.+)$")
 
@@ -387,7 +388,8 @@ def _resolve(
     ``loose`` (marker payloads, already known to be answers) accepts a leading letter followed
     by any explanation; otherwise the letter must stand alone or precede its option's text or a
     "because". ``contained`` also accepts option text inside a sentence (marker payloads and
-    one-line replies; in longer replies the last line is often explanation).
+    one-line replies; in longer replies the last line is often explanation), trying the text
+    before any explanation first: "3 (c0 has 0 onions)" names "3", not also "0".
     """
     norm = _normalise(span)
     exact = opts.index.get(norm)
@@ -405,7 +407,9 @@ def _resolve(
             return _Match(tuple(sorted({position, *rest.candidates})), "letter")
         if loose or not after.strip() or _REASON.match(after):
             return _Match((position,), "letter")
-    return _text_match(norm, opts, threshold, contained=contained)
+    head = _EXPLANATION.split(span, maxsplit=1)[0] if contained else span
+    match = _text_match(_normalise(head), opts, threshold, contained=True) if head != span else None
+    return match or _text_match(norm, opts, threshold, contained=contained)
 
 
 def _letter_position(leading: re.Match[str] | None, count: int) -> int | None:

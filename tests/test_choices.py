@@ -105,6 +105,10 @@ CASES = [
     ("Answer: 2", EC_COUNT, chosen(2)),
     ("Answer: Yes, Bob can reach room 7.", YES_NO, chosen(0)),
     ("Answer: 4 or more", EC_COUNT, chosen(0)),
+    ("Answer: 3 (c0 has 0 onions, so 3 more)", EC_COUNT, chosen(1)),
+    ("Answer: 2. Because c0 has 1 onion.", EC_COUNT, chosen(2)),
+    ("Answer: 0 or 1", EC_COUNT, ambiguous(3, 4)),
+    ("Action: place onion in c0; c1 is full and wait is pointless", OVERCOOKED, chosen(2)),
     # --- ids and digits matter: a different or absent option is never picked by similarity
     ("place onion in c2", OVERCOOKED, NO),
     ("Action: Reveal Bob's rank 3 cards", HANABI, NO),
