@@ -127,7 +127,10 @@ def chase_target(state: EscapeState) -> int | None:
 
 def killer_destinations(state: EscapeState) -> tuple[int, ...]:
     """Rooms the killer may end in this turn: the chased agent's room, or each neighbour."""
-    target = chase_target(state)
+    return _destinations(state, chase_target(state))
+
+
+def _destinations(state: EscapeState, target: int | None) -> tuple[int, ...]:
     if target is not None:
         return (state.agents()[target],)
     return GRAPH.neighbours(state.killer)
@@ -192,7 +195,7 @@ def killer_moves(
     before: EscapeState, moved: EscapeState, pick: int, events: list[str]
 ) -> tuple[EscapeState, list[str]]:
     """The killer's half: it goes to its ``pick``-th destination and kills whoever is there."""
-    destinations = killer_destinations(before)
+    destinations = _destinations(before, moved.target)
     killer = destinations[pick % len(destinations)]
     agents = moved.agents()
     if killer not in agents:
@@ -329,7 +332,7 @@ class EscapeModel(PlanningModel):
         moved, events = agents_act(state, actions)
         if moved.escaped:
             return [(1.0, moved)]
-        count = len(killer_destinations(state))
+        count = len(_destinations(state, moved.target))
         return [(1.0 / count, killer_moves(state, moved, k, events)[0]) for k in range(count)]
 
     def result(self, state: EscapeState) -> float | None:
