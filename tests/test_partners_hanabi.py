@@ -242,3 +242,19 @@ def test_folder_registration_names_files_after_their_paths(
 def test_alias_without_weights_says_how_to_get_them() -> None:
     with pytest.raises(PartnerNotReadyError, match="add-hanabi PATH --name NAME --kind obl"):
         make_player("obl", "hanabi")
+
+
+@pytest.mark.parametrize("kind", ["sad", "obl"])
+def test_written_out_lstm_step_equals_torch_lstm(tmp_path: Path, kind: str) -> None:
+    net = load_hanabi_net(save_random(tmp_path / "n.pthw", kind, seed=4)).module
+    generator = torch.Generator().manual_seed(0)
+    inputs = torch.randn(3, 512, generator=generator)
+    hidden = (
+        torch.randn(2, 3, 512, generator=generator),
+        torch.randn(2, 3, 512, generator=generator),
+    )
+    with torch.no_grad():
+        mine, (h, c) = net.lstm_step(inputs, hidden)
+        theirs, (h_ref, c_ref) = net.lstm(inputs.unsqueeze(0), hidden)
+    assert torch.allclose(mine, theirs[0], atol=1e-5)
+    assert torch.allclose(h, h_ref, atol=1e-5) and torch.allclose(c, c_ref, atol=1e-5)

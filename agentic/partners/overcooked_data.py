@@ -24,6 +24,7 @@ import numpy as np
 from coordqa.agentic.partners.paths import cache_dir
 
 from coordqa.errors import ConfigError, DatasetError, MissingDependencyError
+from coordqa.games.overcooked.engine import PRIMITIVE_NAMES
 
 LAYOUT_DATA_NAMES: dict[str, str] = {
     "cramped_room": "cramped_room",
@@ -41,7 +42,7 @@ SPLIT_FILES: dict[str, str] = {
 """Data split -> file in ``overcooked_ai_py/data/human_data``. BC trains on ``train``; the human
 proxy (HP) used for evaluation trains on ``test``, so the two never share a trial."""
 
-ACTION_NAMES: tuple[str, ...] = ("north", "south", "east", "west", "stay", "interact")
+ACTION_NAMES: tuple[str, ...] = PRIMITIVE_NAMES
 """The 6 primitive moves, in overcooked-ai's action index order (the network's output order)."""
 
 _DATA_ACTIONS: dict[Any, int] = {
@@ -108,13 +109,20 @@ def file_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def convert_state(raw: str) -> Any:
+def convert_state(raw: str, layout: str) -> Any:
     """Turn one legacy state string of the human data into a 1.1.0 ``OvercookedState``.
+
+    ``layout`` is needed because overcooked-ai keeps the recipe rules (cook time) in class-level
+    globals that only building the layout's gridworld sets; soups cannot be made before that.
 
     Raises:
         DatasetError: the string is not a state of the expected shape.
     """
     from overcooked_ai_py.mdp.overcooked_mdp import OvercookedState
+
+    from coordqa.games.overcooked.engine import gridworld
+
+    gridworld(layout)
 
     try:
         data = ast.literal_eval(raw)
@@ -181,7 +189,7 @@ def _featurise(
     features: list[np.ndarray] = []
     actions: list[int] = []
     for raw_state, raw_action in zip(rows["state"], rows["joint_action"], strict=True):
-        state = convert_state(raw_state)
+        state = convert_state(raw_state, layout)
         per_player = mdp.featurize_state(state, mlam, num_pots=2)
         for player, action in enumerate(parse_joint_action(raw_action)):
             features.append(np.asarray(per_player[player], dtype=np.float32))

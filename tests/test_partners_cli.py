@@ -1,0 +1,84 @@
+"""``coordqa partners`` commands, and partners registered without torch."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from coordqa.cli import app
+from coordqa.errors import ConfigError, MissingDependencyError
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("COORDQA_HANABI_WEIGHTS", raising=False)
+    monkeypatch.setenv("COLUMNS", "200")
+
+
+def test_list_shows_every_partner_with_status() -> None:
+    result = runner.invoke(app, ["partners", "list"])
+    assert result.exit_code == 0, result.output
+    for name in ("bc-cramped_room", "hp-counter_circuit_o_1order", "sad", "obl"):
+        assert name in result.output
+    assert "needs training" in result.output and "needs weights" in result.output
+    hanabi = runner.invoke(app, ["partners", "list", "--game", "hanabi"]).output
+    assert "bc-cramped_room" not in hanabi and "obl" in hanabi
+
+
+def test_unknown_partner_suggests_the_closest() -> None:
+    result = runner.invoke(app, ["partners", "list", "hp-forced"])
+    assert "Did you mean 'hp-forced_coordination'" in str(result.exception)
+
+
+def test_add_hanabi_registers_a_file(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from coordqa.agentic.partners.hanabi_nets import published_shapes
+
+    path = tmp_path / "m.pthw"
+    torch.save({k: torch.zeros(s) for k, s in published_shapes("obl").items()}, path)
+    result = runner.invoke(app, ["partners", "add-hanabi", str(path), "--name", "obl-zero"])
+    assert result.exit_code == 0, result.output
+    listing = runner.invoke(app, ["partners", "list", "obl-zero"]).output
+    assert "ready" in listing and "m.pthw" in listing
+    assert (tmp_path / "data" / "partners" / "hanabi.json").is_file()
+
+
+def test_train_bc_needs_a_layout_or_all() -> None:
+    result = runner.invoke(app, ["partners", "train-bc"])
+    assert isinstance(result.exception, ConfigError)
+
+
+def test_without_torch_partners_register_but_fail_when_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "import coordqa.agentic.partners as p\n"
+        "from coordqa.errors import MissingDependencyError\n"
+        "from coordqa.games import PLAYERS, make_player\n"
+        "assert {'sad', 'obl', 'bc-cramped_room', 'hp-cramped_room'} <= set(PLAYERS.names())\n"
+        "assert 'torch' not in sys.modules or sys.modules['torch'] is None\n"
+        "try:\n"
+        "    p.train_bc(p.TrainConfig('cramped_room', limit=5))\n"
+        "except MissingDependencyError as e:\n"
+        "    print('OK', e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "OK" in done.stdout and "pip install 'coordqa[partners]'" in done.stdout
+
+
+def test_hanabi_net_without_torch_is_a_missing_dependency(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coordqa.agentic.partners.hanabi_nets import import_torch
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(MissingDependencyError, match="coordqa\\[partners\\]"):
+        import_torch()
