@@ -155,6 +155,9 @@ def test_snapshot_round_trip_and_version_check() -> None:
         copy.restore({**game.snapshot(), "version": "0"})
     with pytest.raises(GameError, match="malformed"):
         copy.restore({**game.snapshot(), "state": {"alice": 1}})
+    off_map = {**game.snapshot()["state"], "thief": 42}
+    with pytest.raises(GameError, match="not on the map"):
+        copy.restore({**game.snapshot(), "state": off_map})
 
 
 def test_unknown_layout_and_options_are_errors() -> None:

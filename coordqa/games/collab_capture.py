@@ -203,10 +203,10 @@ class CollabCapture(RoomGame):
     def state_from_json(self, data: Mapping[str, Any]) -> CaptureState:
         """Inverse of :meth:`state_to_json`."""
         return CaptureState(
-            alice=int(data["alice"]),
-            bob=int(data["bob"]),
-            thief=int(data["thief"]),
-            closed=frozenset(door(int(a), int(b)) for a, b in data["closed"]),
+            alice=GRAPH.room(data["alice"]),
+            bob=GRAPH.room(data["bob"]),
+            thief=GRAPH.room(data["thief"]),
+            closed=frozenset(door(GRAPH.room(a), GRAPH.room(b)) for a, b in data["closed"]),
             turn=int(data["turn"]),
             captured=bool(data["captured"]),
         )

@@ -305,9 +305,9 @@ class CollabEscape(RoomGame):
         target = data["target"]
         progress = [int(p) for p in data["progress"]]
         return EscapeState(
-            alice=int(data["alice"]),
-            bob=int(data["bob"]),
-            killer=int(data["killer"]),
+            alice=GRAPH.room(data["alice"]),
+            bob=GRAPH.room(data["bob"]),
+            killer=GRAPH.room(data["killer"]),
             target=None if target is None else int(target),
             progress=(progress[0], progress[1]),
             turn=int(data["turn"]),

@@ -3,8 +3,9 @@
 Both games are played on a small undirected graph of numbered rooms. Their rules are pure
 functions of an immutable state (a ``NamedTuple``); the :class:`RoomGame` base class holds one
 such state, checks moves against :meth:`RoomGame.legal_actions`, keeps each agent's action
-history and writes snapshots. Keeping the rules pure lets the planning players enumerate
-exactly the transitions the engine performs (one source of truth for the rules).
+history and writes snapshots. Keeping the rules pure lets the planning players
+(:class:`JointPlanner`, solved by :func:`solve`) enumerate exactly the transitions the engine
+performs: one source of truth for the rules.
 """
 
 from __future__ import annotations
@@ -78,6 +79,17 @@ class RoomGraph:
         self.rooms = tuple(sorted(adjacency))
         self._adjacent = {room: tuple(sorted(n)) for room, n in adjacency.items()}
         self._distances: dict[tuple[int, frozenset[Door]], dict[int, int]] = {}
+
+    def room(self, value: Any) -> int:
+        """``value`` as a room number of this map (for reading snapshots).
+
+        Raises:
+            ValueError: ``value`` is not a room of this map.
+        """
+        room = int(value)
+        if room not in self._adjacent:
+            raise ValueError(f"room {value!r} is not on the map (rooms {self.rooms})")
+        return room
 
     def neighbours(self, room: int, closed: frozenset[Door] = frozenset()) -> tuple[int, ...]:
         """Rooms reachable from ``room`` in one move, ascending, skipping closed doors."""
