@@ -6,6 +6,7 @@ of the human data into a temporary data folder.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ from coordqa.agentic.partners import (  # noqa: E402
 )
 from coordqa.agentic.partners.bc_player import unstuck  # noqa: E402
 from coordqa.agentic.partners.overcooked_data import (  # noqa: E402
+    ACTION_NAMES,
     check_layout,
     convert_state,
     load_human_data,
@@ -30,7 +32,7 @@ from coordqa.agentic.partners.overcooked_data import (  # noqa: E402
 )
 
 from coordqa.errors import ConfigError, UnknownNameError  # noqa: E402
-from coordqa.games import make_player  # noqa: E402
+from coordqa.games import Trajectory, make_game, make_player, play_episode, replay  # noqa: E402
 
 LEGACY = (
     "{'players': [{'position': [5, 2], 'orientation': [0, -1], 'held_object': {'name': 'soup', "
@@ -112,3 +114,22 @@ def test_train_tiny_model(tmp_path: Path) -> None:
     assert probs.shape == (3, 6) and np.allclose(probs.sum(axis=1), 1.0)
     ready = {row.name: row.status for row in list_partners()}
     assert ready["bc-cramped_room"] == "ready" and ready["hp-cramped_room"] == "needs training"
+
+
+def test_trained_partner_plays_our_game_reproducibly() -> None:
+    train_bc(TrainConfig("cramped_room", "train", max_epochs=1, limit=100))
+
+    def episode(seed: int) -> Trajectory:
+        game = make_game("overcooked", layout="cramped_room", horizon=30)
+        players = [make_player("bc-cramped_room", "overcooked", "cramped_room") for _ in range(2)]
+        return asyncio.run(play_episode(game, players, seed))
+
+    first, again, other = episode(1), episode(1), episode(2)
+    assert len(first.steps) == 30
+    moves = [step.executed for step in first.steps]
+    assert all(set(m.values()) <= set(ACTION_NAMES) for m in moves)
+    assert moves == [step.executed for step in again.steps]
+    assert moves != [step.executed for step in other.steps]
+    replay(first)
+    with pytest.raises(ConfigError, match="plays Overcooked layout cramped_room"):
+        make_player("bc-cramped_room", "overcooked", "forced_coordination")

@@ -18,6 +18,4 @@ def layout_mdp(layout: str) -> tuple[Any, Any]:
 
 def game_planner(game: Any) -> tuple[Any, Any]:
     """``(mdp, action manager)`` for a live Overcooked game (the featuriser needs both)."""
-    from coordqa.games.overcooked import engine
-
-    return game.mdp, engine.action_manager(game.layout)
+    return game.mdp, game.mlam()
