@@ -9,6 +9,8 @@ from coordqa.llm import (
     CallPolicy,
     GenerateConfig,
     Message,
+    Model,
+    Reply,
     ResponseCache,
     cache_key,
     default_cache_dir,
@@ -19,8 +21,8 @@ from coordqa.llm.testing import Fault, LocalOpenAIServer
 QUESTIONS = [[Message("user", f"Question {i}?\nA. yes\nB. no")] for i in range(3)]
 
 
-def run_all(model, trials: int = 1) -> list:
-    async def main() -> list:
+def run_all(model: Model, trials: int = 1) -> list[Reply]:
+    async def main() -> list[Reply]:
         return [
             await model.generate(q, trial=t, role="qa") for q in QUESTIONS for t in range(trials)
         ]
@@ -28,7 +30,9 @@ def run_all(model, trials: int = 1) -> list:
     return asyncio.run(main())
 
 
-def test_identical_second_run_makes_zero_requests(local_server: LocalOpenAIServer, tmp_path: Path):
+def test_identical_second_run_makes_zero_requests(
+    local_server: LocalOpenAIServer, tmp_path: Path
+) -> None:
     cache = ResponseCache(tmp_path / "cache")
     first = run_all(get_model("openai/test-model", api_base=local_server.base_url, cache=cache))
     sent = local_server.count
@@ -41,7 +45,7 @@ def test_identical_second_run_makes_zero_requests(local_server: LocalOpenAIServe
     assert totals.cache_hits == 3 and totals.usage.calls == 0 and totals.attempts == 0
 
 
-def test_trial_index_changes_the_key(local_server: LocalOpenAIServer):
+def test_trial_index_changes_the_key(local_server: LocalOpenAIServer) -> None:
     model = get_model("openai/test-model", api_base=local_server.base_url)
     run_all(model, trials=2)
     assert local_server.count == 6
@@ -49,7 +53,7 @@ def test_trial_index_changes_the_key(local_server: LocalOpenAIServer):
     assert local_server.count == 6
 
 
-def test_errors_are_not_cached(openai_key: str, tmp_path: Path):
+def test_errors_are_not_cached(openai_key: str, tmp_path: Path) -> None:
     policy = CallPolicy(max_attempts=1)
     with LocalOpenAIServer(faults=[Fault.error(500)]) as server:
         model = get_model("openai/test-model", api_base=server.base_url, policy=policy)
@@ -59,7 +63,7 @@ def test_errors_are_not_cached(openai_key: str, tmp_path: Path):
     assert server.count == 2
 
 
-def test_key_covers_sampling_and_endpoint_but_not_the_policy():
+def test_key_covers_sampling_and_endpoint_but_not_the_policy() -> None:
     messages = QUESTIONS[0]
     base = cache_key("openai/m", None, messages, GenerateConfig(), 0)
     assert base == cache_key("openai/m", None, list(messages), GenerateConfig(), 0)
@@ -70,26 +74,26 @@ def test_key_covers_sampling_and_endpoint_but_not_the_policy():
     assert base != cache_key("openai/m", None, QUESTIONS[1], GenerateConfig(), 0)
 
 
-def test_policy_does_not_change_the_key(local_server: LocalOpenAIServer):
+def test_policy_does_not_change_the_key(local_server: LocalOpenAIServer) -> None:
     url = local_server.base_url
     run_all(get_model("openai/test-model", api_base=url, policy=CallPolicy(concurrency=2)))
     run_all(get_model("openai/test-model", api_base=url, policy=CallPolicy(timeout_s=5)))
     assert local_server.count == 3
 
 
-def test_cache_none_disables_caching(local_server: LocalOpenAIServer):
+def test_cache_none_disables_caching(local_server: LocalOpenAIServer) -> None:
     model = get_model("openai/test-model", api_base=local_server.base_url, cache=None)
     run_all(model)
     run_all(model)
     assert local_server.count == 6 and model.cache is None
 
 
-def test_default_location_follows_the_environment(_isolated_cache_dir: Path):
+def test_default_location_follows_the_environment(_isolated_cache_dir: Path) -> None:
     assert default_cache_dir() == _isolated_cache_dir
     assert ResponseCache().path.parent == _isolated_cache_dir
 
 
-def test_cache_persists_across_instances(tmp_path: Path):
+def test_cache_persists_across_instances(tmp_path: Path) -> None:
     from coordqa.llm import Usage
 
     ResponseCache(tmp_path).put("k", "openai/m", "Answer: B", Usage(3, 2, None, 1))

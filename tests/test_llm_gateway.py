@@ -21,14 +21,14 @@ from coordqa.llm.testing import LocalOpenAIServer
 MESSAGES = [Message("system", "Be brief."), Message("user", "Pick.\nA. yes\nB. no")]
 
 
-def test_check_reports_the_missing_key_variable(monkeypatch: pytest.MonkeyPatch):
+def test_check_reports_the_missing_key_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     model = get_model("anthropic/claude-3-5-haiku-latest")
     with pytest.raises(ModelError, match="ANTHROPIC_API_KEY"):
         model.check()
 
 
-def test_missing_key_raises_before_anything_is_sent(monkeypatch: pytest.MonkeyPatch):
+def test_missing_key_raises_before_anything_is_sent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with LocalOpenAIServer() as server:
         model = get_model("anthropic/claude-3-5-haiku-latest", api_base=server.base_url)
@@ -37,12 +37,12 @@ def test_missing_key_raises_before_anything_is_sent(monkeypatch: pytest.MonkeyPa
         assert server.count == 0
 
 
-def test_check_reports_an_unknown_provider_with_suggestions():
+def test_check_reports_an_unknown_provider_with_suggestions() -> None:
     with pytest.raises(ModelError, match="unknown litellm provider 'opeani'.*'openai'"):
         get_model("opeani/gpt-4o").check()
 
 
-def test_key_is_optional_for_an_openai_compatible_api_base(monkeypatch: pytest.MonkeyPatch):
+def test_key_is_optional_for_an_openai_compatible_api_base(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with LocalOpenAIServer() as server:
         model = get_model("openai/local-model", api_base=server.base_url, cache=None)
@@ -51,7 +51,7 @@ def test_key_is_optional_for_an_openai_compatible_api_base(monkeypatch: pytest.M
     assert reply.ok and server.authorizations == [f"Bearer {PLACEHOLDER_KEY}"]
 
 
-def test_explicit_api_key_is_sent(openai_key: str):
+def test_explicit_api_key_is_sent(openai_key: str) -> None:
     with LocalOpenAIServer() as server:
         model = get_model("openai/m", api_base=server.base_url, api_key="sk-explicit", cache=None)
         assert asyncio.run(model.generate(MESSAGES)).ok
@@ -59,7 +59,7 @@ def test_explicit_api_key_is_sent(openai_key: str):
     assert [body["model"] for body in server.requests] == ["m"]
 
 
-def test_sampling_parameters_reach_the_server(local_server: LocalOpenAIServer):
+def test_sampling_parameters_reach_the_server(local_server: LocalOpenAIServer) -> None:
     model = get_model("openai/test-model", api_base=local_server.base_url, cache=None)
     config = GenerateConfig(temperature=0.6, top_p=0.9, max_tokens=64, seed=3)
     assert asyncio.run(model.generate(MESSAGES, config)).ok
@@ -73,7 +73,7 @@ def test_sampling_parameters_reach_the_server(local_server: LocalOpenAIServer):
     assert body["messages"] == [{"role": m.role, "content": m.content} for m in MESSAGES]
 
 
-def test_usage_tokens_latency_and_unknown_cost(local_server: LocalOpenAIServer):
+def test_usage_tokens_latency_and_unknown_cost(local_server: LocalOpenAIServer) -> None:
     model = get_model("openai/test-model", api_base=local_server.base_url, cache=None)
     reply = asyncio.run(model.generate(MESSAGES, role="qa"))
     assert reply.usage.prompt_tokens == 7 and reply.usage.completion_tokens == 2
@@ -81,7 +81,7 @@ def test_usage_tokens_latency_and_unknown_cost(local_server: LocalOpenAIServer):
     assert reply.latency_s > 0 and reply.model == "openai/test-model"
 
 
-def test_ledger_sums_per_role_and_per_model():
+def test_ledger_sums_per_role_and_per_model() -> None:
     ledger = UsageLedger()
     tom = ScriptedModel(["a b", "c"], name="tom-model", ledger=ledger)
     act = get_model("scripted", ledger=ledger)
@@ -103,14 +103,14 @@ def test_ledger_sums_per_role_and_per_model():
     assert total.requests == 3 and total.usage.calls == 3 and total.usage.cost == 0.0
 
 
-def test_policy_values_are_validated():
+def test_policy_values_are_validated() -> None:
     with pytest.raises(ConfigError, match="CallPolicy.max_attempts must be >= 1"):
         CallPolicy(max_attempts=0)
     with pytest.raises(ConfigError, match="GenerateConfig.temperature"):
         GenerateConfig(temperature=-1)
 
 
-def test_get_model_passes_a_model_through_but_not_with_other_arguments():
+def test_get_model_passes_a_model_through_but_not_with_other_arguments() -> None:
     model = ScriptedModel(["x"])
     assert get_model(model) is model
     with pytest.raises(ConfigError):

@@ -5,7 +5,17 @@ from __future__ import annotations
 import asyncio
 import time
 
-from coordqa.llm import CallPolicy, LimiterRegistry, Limits, Message, get_model, limit
+from coordqa.llm import (
+    CallPolicy,
+    LimiterRegistry,
+    Limits,
+    LocalLimiter,
+    Message,
+    Model,
+    Reply,
+    get_model,
+    limit,
+)
 from coordqa.llm.testing import LocalOpenAIServer
 
 
@@ -13,14 +23,14 @@ def questions(n: int) -> list[list[Message]]:
     return [[Message("user", f"Question {i}?\nA. yes\nB. no")] for i in range(n)]
 
 
-def ask_all(model, n: int) -> list:
-    async def main() -> list:
+def ask_all(model: Model, n: int) -> list[Reply]:
+    async def main() -> list[Reply]:
         return await asyncio.gather(*(model.generate(q) for q in questions(n)))
 
     return asyncio.run(main())
 
 
-def test_concurrency_limit_is_respected_at_the_server(openai_key: str):
+def test_concurrency_limit_is_respected_at_the_server(openai_key: str) -> None:
     with LocalOpenAIServer(latency_s=0.1) as server:
         model = get_model(
             "openai/test-model",
@@ -34,7 +44,7 @@ def test_concurrency_limit_is_respected_at_the_server(openai_key: str):
     assert server.max_in_flight == 3
 
 
-def test_requests_per_minute_limit_spaces_requests(openai_key: str):
+def test_requests_per_minute_limit_spaces_requests(openai_key: str) -> None:
     policy = CallPolicy(requests_per_minute=600)  # 10 per second, bursts of at most 10
     with LocalOpenAIServer() as server:
         model = get_model("openai/test-model", api_base=server.base_url, policy=policy, cache=None)
@@ -46,7 +56,7 @@ def test_requests_per_minute_limit_spaces_requests(openai_key: str):
     assert elapsed >= 0.5, f"15 requests at 10/s after a burst took only {elapsed:.2f} s"
 
 
-def test_tokens_per_minute_limit_delays_large_requests():
+def test_tokens_per_minute_limit_delays_large_requests() -> None:
     policy = CallPolicy(tokens_per_minute=6000)  # 100 tokens per second
     model = get_model("random", policy=policy)
     big = [Message("user", "word " * 100 + "\nA. yes\nB. no")]  # about 100 tokens each
@@ -60,7 +70,7 @@ def test_tokens_per_minute_limit_delays_large_requests():
     assert time.monotonic() - started >= 2.0
 
 
-def test_limiter_works_across_event_loops():
+def test_limiter_works_across_event_loops() -> None:
     registry = LimiterRegistry()
 
     async def hold() -> int:
@@ -74,7 +84,7 @@ def test_limiter_works_across_event_loops():
     assert [asyncio.run(main()) for _ in range(3)] == [5, 5, 5]
 
 
-def test_limit_bounds_work_in_flight():
+def test_limit_bounds_work_in_flight() -> None:
     registry = LimiterRegistry()
     active, peak = 0, 0
 
@@ -93,7 +103,7 @@ def test_limit_bounds_work_in_flight():
     assert peak == 2
 
 
-def test_two_hosts_do_not_share_a_key(openai_key: str):
+def test_two_hosts_do_not_share_a_key(openai_key: str) -> None:
     with LocalOpenAIServer() as one, LocalOpenAIServer() as two:
         first = get_model("openai/m", api_base=one.base_url)
         second = get_model("openai/m", api_base=two.base_url)
@@ -102,16 +112,14 @@ def test_two_hosts_do_not_share_a_key(openai_key: str):
     assert get_model("openai/a").connection_key() == get_model("openai/b").connection_key()
 
 
-def test_registry_shares_limiters_by_key_and_limits_and_is_pluggable():
+def test_registry_shares_limiters_by_key_and_limits_and_is_pluggable() -> None:
     registry = LimiterRegistry()
     assert registry.get("k", Limits(2)) is registry.get("k", Limits(2))
     assert registry.get("k", Limits(2)) is not registry.get("k", Limits(3))
-    built = []
+    built: list[str] = []
 
-    def factory(key: str, limits: Limits):
+    def factory(key: str, limits: Limits) -> LocalLimiter:
         built.append(key)
-        from coordqa.llm import LocalLimiter
-
         return LocalLimiter(key, limits)
 
     registry.use(factory)

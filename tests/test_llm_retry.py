@@ -21,7 +21,9 @@ def ask(server: LocalOpenAIServer, policy: CallPolicy, trial: int = 0) -> Reply:
     return asyncio.run(model.generate(MESSAGES, trial=trial))
 
 
-def test_rate_limit_waits_for_retry_after_then_succeeds(openai_key: str, fast_policy: CallPolicy):
+def test_rate_limit_waits_for_retry_after_then_succeeds(
+    openai_key: str, fast_policy: CallPolicy
+) -> None:
     with LocalOpenAIServer(faults=[Fault.rate_limit(retry_after=0.4)]) as server:
         started = time.monotonic()
         reply = ask(server, fast_policy)
@@ -31,13 +33,13 @@ def test_rate_limit_waits_for_retry_after_then_succeeds(openai_key: str, fast_po
     assert elapsed >= 0.4, "the Retry-After of 0.4 s was not honoured"
 
 
-def test_server_error_is_retried(openai_key: str, fast_policy: CallPolicy):
+def test_server_error_is_retried(openai_key: str, fast_policy: CallPolicy) -> None:
     with LocalOpenAIServer(faults=[Fault.error(500), Fault.error(503)]) as server:
         reply = ask(server, fast_policy)
     assert reply.text == "Answer: A" and reply.attempts == 3 and server.count == 3
 
 
-def test_timeout_is_retried(openai_key: str):
+def test_timeout_is_retried(openai_key: str) -> None:
     policy = CallPolicy(timeout_s=0.5, max_attempts=3, backoff_initial_s=0.0, backoff_max_s=0.0)
     with LocalOpenAIServer(faults=[Fault.slow(3.0)]) as server:
         started = time.monotonic()
@@ -48,7 +50,9 @@ def test_timeout_is_retried(openai_key: str):
 
 
 @pytest.mark.parametrize("fault", [Fault.invalid_json(), Fault.no_choices(), Fault.empty_content()])
-def test_broken_200_reply_is_retried(openai_key: str, fast_policy: CallPolicy, fault: Fault):
+def test_broken_200_reply_is_retried(
+    openai_key: str, fast_policy: CallPolicy, fault: Fault
+) -> None:
     with LocalOpenAIServer(faults=[fault]) as server:
         reply = ask(server, fast_policy)
     assert reply.text == "Answer: A" and reply.attempts == 2 and server.count == 2
@@ -57,7 +61,7 @@ def test_broken_200_reply_is_retried(openai_key: str, fast_policy: CallPolicy, f
 @pytest.mark.parametrize("status", [400, 401, 404])
 def test_permanent_client_error_is_not_retried(
     openai_key: str, fast_policy: CallPolicy, status: int
-):
+) -> None:
     with LocalOpenAIServer(faults=[Fault.error(status)]) as server:
         reply = ask(server, fast_policy)
     assert reply.text is None and not reply.ok
@@ -65,7 +69,7 @@ def test_permanent_client_error_is_not_retried(
     assert reply.attempts == 1 and server.count == 1
 
 
-def test_attempts_are_bounded_and_failure_is_an_error_reply(openai_key: str):
+def test_attempts_are_bounded_and_failure_is_an_error_reply(openai_key: str) -> None:
     policy = CallPolicy(max_attempts=3, backoff_initial_s=0.0, backoff_max_s=0.0, timeout_s=2.0)
     with LocalOpenAIServer(faults={i: Fault.error(500) for i in range(10)}) as server:
         reply = ask(server, policy)
@@ -73,7 +77,7 @@ def test_attempts_are_bounded_and_failure_is_an_error_reply(openai_key: str):
     assert reply.error is not None and "max_attempts=3" in reply.error
 
 
-def test_retry_after_beyond_total_time_gives_up_at_once(openai_key: str):
+def test_retry_after_beyond_total_time_gives_up_at_once(openai_key: str) -> None:
     policy = CallPolicy(max_total_s=1.0, backoff_initial_s=0.0, backoff_max_s=0.0, timeout_s=0.5)
     with LocalOpenAIServer(faults=[Fault.rate_limit(retry_after=30)]) as server:
         started = time.monotonic()
@@ -83,7 +87,9 @@ def test_retry_after_beyond_total_time_gives_up_at_once(openai_key: str):
     assert reply.error is not None and "max_total_s=1" in reply.error
 
 
-def test_failed_call_is_counted_as_error_in_the_ledger(openai_key: str, fast_policy: CallPolicy):
+def test_failed_call_is_counted_as_error_in_the_ledger(
+    openai_key: str, fast_policy: CallPolicy
+) -> None:
     with LocalOpenAIServer(faults=[Fault.error(401)]) as server:
         model = get_model("openai/test-model", api_base=server.base_url, policy=fast_policy)
         reply = asyncio.run(model.generate(MESSAGES, role="verifier"))
@@ -91,13 +97,13 @@ def test_failed_call_is_counted_as_error_in_the_ledger(openai_key: str, fast_pol
     assert not reply.ok and totals.errors == 1 and totals.usage.calls == 0
 
 
-def test_scripted_broken_reply_is_retried_by_the_same_loop(fast_policy: CallPolicy):
+def test_scripted_broken_reply_is_retried_by_the_same_loop(fast_policy: CallPolicy) -> None:
     model = ScriptedModel([BrokenReply("empty"), "Answer: B"], policy=fast_policy)
     reply = asyncio.run(model.generate(MESSAGES))
     assert reply.text == "Answer: B" and reply.attempts == 2
 
 
-def test_backoff_is_full_jitter_capped_and_retry_after_is_a_floor():
+def test_backoff_is_full_jitter_capped_and_retry_after_is_a_floor() -> None:
     policy = CallPolicy(backoff_initial_s=1.0, backoff_max_s=4.0)
     rng = random.Random(7)
     transient = RetryDecision("transient")
@@ -107,7 +113,7 @@ def test_backoff_is_full_jitter_capped_and_retry_after_is_a_floor():
     assert backoff_delay(policy, 1, RetryDecision("rate_limit", retry_after=9.0), rng) == 9.0
 
 
-def test_retry_loop_bounds_total_time():
+def test_retry_loop_bounds_total_time() -> None:
     policy = CallPolicy(timeout_s=0.2, max_total_s=0.5, max_attempts=50, backoff_initial_s=0.0)
 
     async def never(timeout_s: float) -> str:

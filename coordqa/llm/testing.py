@@ -145,8 +145,7 @@ class LocalOpenAIServer:
         """The ``api_base`` to give a litellm ``openai/<name>`` model, e.g. ``http://127.0.0.1:PORT/v1``."""
         if self._httpd is None:
             raise ConfigError("LocalOpenAIServer is not running; use it in a `with` block")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://127.0.0.1:{self._httpd.server_port}/v1"
 
     @property
     def requests(self) -> list[dict[str, Any]]:
@@ -173,8 +172,7 @@ class LocalOpenAIServer:
             return self._max_in_flight
 
     def __enter__(self) -> LocalOpenAIServer:
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", 0), _make_handler(self))
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
             kwargs={"poll_interval": 0.05},  # so that leaving the `with` block is quick
@@ -264,6 +262,11 @@ def _completion(body: dict[str, Any], index: int, text: str) -> dict[str, Any]:
             "total_tokens": prompt_tokens + completion_tokens,
         },
     }
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # the default of 5 refuses connections under concurrent tests
 
 
 def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:

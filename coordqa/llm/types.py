@@ -167,7 +167,8 @@ class Reply:
     error: str | None = None
     """Why the call failed for good (None on success)."""
     usage: Usage = field(default_factory=Usage)
-    """Tokens and cost of this call."""
+    """Tokens and cost of this call (for a cached reply: of the original call, not spent again;
+    for an error reply: nothing, as failed attempts report no usage)."""
     latency_s: float = 0.0
     """Wall time of the call, retries and waits included."""
     attempts: int = 1
