@@ -66,27 +66,30 @@ def _pm(mean: float, se: float) -> str:
     return f"{mean:.3f} ± {'NaN' if math.isnan(se) else f'{se:.3f}'}"
 
 
-def accuracy_table(title: str, table: pd.DataFrame, keys: list[str]) -> Table:
-    """A rich table of an analysis table: accuracy ± SE, baseline and outcome counts."""
-    from coordqa.analysis import STATUSES
+_HEADERS = {"question_type": "type", "game": "game"}
+_COUNTS = {"ambiguous": "amb", "no_answer": "none", "error": "err"}
 
-    out = Table(title=title)
+
+def accuracy_table(title: str, table: pd.DataFrame, keys: list[str]) -> Table:
+    """A rich table of an analysis table: accuracy ± SE, random baseline and outcome counts.
+
+    Kept within 80 columns: ``amb``/``none``/``err`` count ambiguous, no-answer and error
+    samples; ``qs`` is the number of questions; trials are in the caption.
+    """
+    trials = sorted({int(n) for n in table["n_trials"]})
+    out = Table(title=title, caption=f"trials with scored samples: {trials}")
     for key in keys:
-        out.add_column(key)
-    out.add_column("accuracy ± SE", justify="right")
-    out.add_column("random", justify="right")
-    out.add_column("questions", justify="right")
-    out.add_column("trials", justify="right")
-    for status in STATUSES:
-        out.add_column(status, justify="right")
+        out.add_column(_HEADERS.get(key, key), no_wrap=True)
+    out.add_column("acc ± SE", justify="right", no_wrap=True)
+    for header in ("random", "qs", *_COUNTS.values()):
+        out.add_column(header, justify="right", no_wrap=True)
     for row in table.to_dict(orient="records"):
         out.add_row(
             *[str(row[k]) for k in keys],
             _pm(row["accuracy"], row["se"]),
             f"{row['random_baseline']:.3f}",
             str(row["n_questions"]),
-            str(row["n_trials"]),
-            *[str(row[s]) for s in STATUSES],
+            *[str(row[s]) for s in _COUNTS],
         )
     return out
 
@@ -173,14 +176,22 @@ class ProgressBar:
 
 def render_report(report: ModelReport) -> None:
     """Print the model table and the correlations of ``coordqa report``."""
-    from coordqa.analysis import accuracy_summary
+    from coordqa.analysis import QUESTION_TYPES
 
-    shown = accuracy_summary(report.models)
-    table = Table(title="models")
-    for column in shown.columns:
-        table.add_column(str(column))
-    for row in shown.itertuples(index=False):
-        table.add_row(*[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row])
+    table = Table(title="models", caption="amb/none/err/miss: ambiguous, no-answer, error, missing")
+    table.add_column("model", overflow="fold")
+    for column in (*QUESTION_TYPES, "overall"):
+        table.add_column(f"{column} ± SE", justify="right")
+    table.add_column("random", justify="right")
+    table.add_column("amb/none/err/miss", justify="right")
+    for row in report.models.to_dict(orient="records"):
+        counts = "/".join(str(row[c]) for c in ("ambiguous", "no_answer", "error", "missing"))
+        table.add_row(
+            str(row["model"]),
+            *[_pm(row[c], row[f"{c}_se"]) for c in (*QUESTION_TYPES, "overall")],
+            f"{row['random_baseline']:.3f}",
+            counts,
+        )
     console.print(table)
     corr = Table(title="correlations across models")
     for column in ("pair", "n", "pearson r (p)", "spearman rho (p)", "note"):

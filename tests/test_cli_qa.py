@@ -1,0 +1,134 @@
+"""``coordqa eval``, ``coordqa score`` and ``coordqa report`` through the Typer app."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from coordqa.cli import app, qa
+from coordqa.cli.qa import parse_sizes, split_list
+from coordqa.errors import ConfigError
+from coordqa.store import open_run
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def private_cache_and_wide_console(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(qa, "console", Console(width=200))
+
+
+def run_eval(out: Path, *extra: str) -> None:
+    args = ["eval", "--model", "random", "--dataset", "example", "--out", str(out), *extra]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "accuracy" in result.output and str(out) in result.output
+
+
+def test_eval_prints_tables_and_writes_the_run(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["eval", "--model", "random", "--dataset", "example", "--trials", "2"]
+    result = runner.invoke(app, [*args, "--types", "EC,JP", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    for text in ("accuracy per question type", "per game x type", "acc ± SE", "none", "err"):
+        assert text in result.output
+    store = open_run(out)
+    assert store.manifest.config["types"] == ["EC", "JP"]
+    assert store.manifest.config["trials"] == 2
+    assert {s["question_id"][-2:] for s in store.records("samples")} <= {"EC", "JP"}
+    assert (out / "summary.json").exists() and (out / "scores.jsonl").exists()
+
+
+def test_eval_rerun_resumes_and_other_options_are_refused(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    run_eval(out, "--trials", "1")
+    again = runner.invoke(
+        app, ["eval", "-m", "random", "--dataset", "example", "--trials", "1", "--out", str(out)]
+    )
+    assert again.exit_code == 0 and "resuming" in again.output
+    other = runner.invoke(
+        app, ["eval", "-m", "random", "--dataset", "example", "--trials", "2", "--out", str(out)]
+    )
+    assert other.exit_code != 0
+    assert "different configuration" in str(other.exception)
+
+
+def test_missing_default_dataset_is_one_clean_line(tmp_path: Path) -> None:
+    code = "from coordqa.cli import main; main()"
+    result = subprocess.run(
+        [sys.executable, "-c", code, "eval", "--model", "random", "--out", str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
+    assert "dataset" in result.stderr
+
+
+def test_score_rescoring_after_a_changed_reply(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    run_eval(out, "--trials", "1", "--types", "EC")
+    calls_path = out / "calls.jsonl"
+    calls = [json.loads(line) for line in calls_path.read_text().splitlines()]
+    question = {q["question_id"]: q for q in open_run(out).records("questions")}
+    for call in calls:
+        right = question[call["question_id"]]["correct"][0]
+        call["text"] = f"Answer: {'ABCDEFGHIJ'[right]}"
+    calls_path.write_text("".join(json.dumps(c) + "\n" for c in calls))
+    result = runner.invoke(app, ["score", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "1.000" in result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["overall"]["accuracy"] == 1.0
+    assert summary["overall"]["correct"] == len(calls)
+
+
+def test_report_on_several_runs_writes_files(tmp_path: Path) -> None:
+    runs = []
+    for seed in range(3):
+        out = tmp_path / f"run{seed}"
+        run_eval(out, "--trials", "2", "--seed", str(seed))
+        runs.append(str(out))
+    report_dir = tmp_path / "report"
+    result = runner.invoke(app, ["report", *runs, "--out", str(report_dir), "--sizes", "random=7B"])
+    assert result.exit_code == 0, result.output
+    assert "correlations across models" in result.output and "EC vs JP" in result.output
+    for name in (
+        "report.md",
+        "models.csv",
+        "models.parquet",
+        "correlations.csv",
+        "jp_failures.csv",
+        "jp_failures_by_scenario.parquet",
+        "accuracy_by_type.png",
+        "correlations.png",
+        "accuracy_vs_size.png",
+    ):
+        assert (report_dir / name).stat().st_size > 0, name
+    assert (report_dir / "accuracy_by_type.png").read_bytes()[:4] == b"\x89PNG"
+    markdown = (report_dir / "report.md").read_text()
+    assert "## Correlations" in markdown and "random (run0)" in markdown
+
+
+def test_report_of_unscored_run_says_how_to_fix(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    run_eval(out, "--trials", "1")
+    (out / "scores.jsonl").unlink()
+    result = runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
+    assert result.exit_code != 0 and "coordqa score" in str(result.exception)
+
+
+def test_option_parsers() -> None:
+    assert split_list(" hanabi, overcooked ,") == ("hanabi", "overcooked")
+    assert split_list(None) is None and split_list(",") is None
+    assert parse_sizes("a=7e9,b/c=70B,d=1.5t") == {"a": 7e9, "b/c": 70e9, "d": 1.5e12}
+    with pytest.raises(ConfigError, match="MODEL=SIZE"):
+        parse_sizes("llama=big")

@@ -1,0 +1,103 @@
+"""Interrupting ``coordqa eval`` (Ctrl-C, then SIGKILL) and resuming: nothing lost, nothing redone.
+
+The model server runs in the test process, the CLI in a subprocess; the server's latency keeps
+the run mid-way when it is interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from test_evaluate_support import answers, question_of, write_dataset
+
+from coordqa.evaluate import final_samples
+from coordqa.llm.testing import LocalOpenAIServer
+from coordqa.store import open_run
+
+TRIALS = 3
+CONCURRENCY = 3
+QUESTIONS = 12
+
+
+def stored_lines(path: Path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def start(command: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+
+
+def wait_for_samples(samples: Path, count: int, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 90
+    while stored_lines(samples) < count:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            output = proc.communicate()[0] if proc.poll() is not None else ""
+            raise AssertionError(f"the run did not reach {count} samples: {output}")
+        time.sleep(0.05)
+
+
+def test_ctrl_c_then_sigkill_then_resume(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=QUESTIONS // 3)
+    out = tmp_path / "run"
+    samples = out / "samples.jsonl"
+    env = {**os.environ, "COORDQA_CACHE_DIR": str(tmp_path / "cache"), "COLUMNS": "300"}
+    total = QUESTIONS * TRIALS
+    with LocalOpenAIServer(answers(), latency_s=0.25) as server:
+        command = [
+            sys.executable,
+            "-c",
+            "from coordqa.cli import main; main()",
+            "eval",
+            "--model",
+            "openai/test-model",
+            "--api-base",
+            server.base_url,
+            "--dataset",
+            dataset,
+            "--trials",
+            str(TRIALS),
+            "--concurrency",
+            str(CONCURRENCY),
+            "--no-cache",
+            "--out",
+            str(out),
+        ]
+        first = start(command, env)
+        wait_for_samples(samples, 6, first)
+        first.send_signal(signal.SIGINT)
+        output = first.communicate(timeout=60)[0]
+        assert first.returncode == 130, output
+        assert "Run the same command again to resume" in output
+        assert open_run(out).manifest.status == "interrupted"
+        after_ctrl_c = stored_lines(samples)
+
+        second = start(command, env)
+        wait_for_samples(samples, after_ctrl_c + 6, second)
+        second.kill()
+        second.wait(timeout=30)
+        after_kill = stored_lines(samples)
+        assert after_kill < total
+
+        third = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)
+        assert third.returncode == 0, third.stdout + third.stderr
+        assert "resuming" in third.stdout
+        asked = Counter(question_of(body) for body in server.requests)
+
+    store = open_run(out)
+    calls = Counter((c["question_id"], c["trial"]) for c in store.records("calls"))
+    assert len(calls) == total and set(calls.values()) == {1}  # no stored call was repeated
+    raw = Counter((s["question_id"], s["trial"]) for s in store.records("samples"))
+    assert len(raw) == total and set(raw.values()) == {1}
+    assert all(s["status"] == "answered" for s in final_samples(store).values())
+    assert store.manifest.status == "finished" and store.manifest.sessions == 3
+    # Only calls in flight when a session was stopped (at most CONCURRENCY each) are re-sent.
+    assert len(asked) == QUESTIONS and min(asked.values()) == TRIALS
+    assert sum(asked.values()) <= total + 2 * CONCURRENCY
