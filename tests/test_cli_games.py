@@ -63,7 +63,7 @@ def test_play_prints_metrics_and_stores_trajectories(tmp_path: Path) -> None:
     args = ["play", "collab_escape", "--episodes", "2", "--seed", "4", "--out", str(out)]
     result = runner.invoke(app, args, env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    assert "escaped" in result.output and "turns when won" in result.output
+    assert "escaped" in result.output and "turns when escaped" in result.output
     assert "± " in result.output
     assert len((out / "trajectories.jsonl").read_text().splitlines()) == 2
     resumed = runner.invoke(app, args, env={"COLUMNS": "200"})

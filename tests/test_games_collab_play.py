@@ -91,3 +91,12 @@ def test_advance_plays_the_given_steps_and_stops_at_the_end() -> None:
     assert game.snapshot()["state"]["turn"] == 2
     done = advance("collab_capture", steps=100)
     assert done.is_terminal() and done.metrics()["turns"] == 3
+
+
+def test_turns_when_won_only_for_win_lose_games() -> None:
+    summary = play(PlayConfig("collab_escape", ("escape-greedy", "escape-greedy"), episodes=6))
+    won = summary.turns_when_won()
+    assert summary.win_metric == "escaped" and won is not None
+    assert won.n == sum(t.metrics["escaped"] == 1.0 for t in summary.trajectories)
+    summary.win_metric = None
+    assert summary.turns_when_won() is None

@@ -132,10 +132,11 @@ def play_command(
     table.add_column("mean ± SE", justify="right")
     table.add_row("score", str(summary.score))
     for name, value in summary.metrics().items():
-        table.add_row(name, str(value))
+        if name != "score":  # Hanabi also reports its score as a metric
+            table.add_row(name, str(value))
     won = summary.turns_when_won()
     if won is not None:
-        table.add_row("turns when won", str(won))
+        table.add_row(f"turns when {summary.win_metric}", str(won))
     console.print(table)
     console.print(f"players: {', '.join(summary.players)}; episodes: {len(summary.trajectories)}")
     if summary.run_dir is not None:

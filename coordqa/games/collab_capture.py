@@ -129,6 +129,7 @@ class CollabCapture(RoomGame):
     name = "collab_capture"
     version = "1"
     turn_limit = TURN_LIMIT
+    win_metric = "captured"
     state: CaptureState
 
     def initial_state(self) -> CaptureState:

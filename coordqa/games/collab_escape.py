@@ -211,6 +211,7 @@ class CollabEscape(RoomGame):
     name = "collab_escape"
     version = "1"
     turn_limit = TURN_LIMIT
+    win_metric = "escaped"
     state: EscapeState
 
     def initial_state(self) -> EscapeState:

@@ -90,6 +90,8 @@ class PlaySummary:
     """Layout played."""
     players: tuple[str, str]
     """Player names (Alice, Bob)."""
+    win_metric: str | None = None
+    """For win/lose games (the Collab games), the 0/1 metric that says the episode was won."""
     trajectories: list[Trajectory] = field(default_factory=list)
     """Every episode, in episode order."""
     resumed: int = 0
@@ -110,13 +112,14 @@ class PlaySummary:
         }
 
     def turns_when_won(self) -> MeanSE | None:
-        """Mean ± SE of ``turns`` over won episodes (score > 0): turns to capture or to escape.
+        """Mean ± SE of ``turns`` over won episodes: turns to capture or to escape.
 
-        None for games without a ``turns`` metric.
+        None for games that are not won or lost (Overcooked, Hanabi).
         """
-        if not any("turns" in t.metrics for t in self.trajectories):
+        if self.win_metric is None:
             return None
-        return MeanSE.of([t.metrics["turns"] for t in self.trajectories if t.score > 0])
+        won = [t for t in self.trajectories if t.metrics.get(self.win_metric) == 1.0]
+        return MeanSE.of([t.metrics["turns"] for t in won])
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (written to ``summary.json`` in the run directory)."""
@@ -134,6 +137,7 @@ class PlaySummary:
             "episodes": len(self.trajectories),
             "score": plain(self.score),
             "metrics": {name: plain(value) for name, value in self.metrics().items()},
+            "win_metric": self.win_metric,
             "turns_when_won": plain(self.turns_when_won()),
         }
 
@@ -183,7 +187,8 @@ async def play_async(
     config = resolve(config)
     players = config.players or default_players(config.game)
     game = make_game(config.game, config.layout, config.seed)
-    summary = PlaySummary(config.game, game.version, game.layout, players)
+    win_metric = getattr(type(game), "win_metric", None)
+    summary = PlaySummary(config.game, game.version, game.layout, players, win_metric)
     store = _open_store(config, game, out) if out is not None else None
     try:
         stored = _stored_episodes(store) if store is not None else {}

@@ -156,6 +156,8 @@ class RoomGame(Game):
     layouts: ClassVar[tuple[str, ...]] = ("default",)
     turn_limit: ClassVar[int]
     """Turns after which the episode ends without a win."""
+    win_metric: ClassVar[str]
+    """The 0/1 metric that says the agents won (summaries report turns to a win with it)."""
 
     def __init__(self, layout: str | None = None, seed: int = 0, **options: Any) -> None:
         """Create the game; room games take no options (an unknown one is an error)."""
