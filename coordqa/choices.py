@@ -29,6 +29,7 @@ Fuzzy matching (:data:`FUZZY_THRESHOLD`) accepts typos and small rewordings but 
 identifiers: numbers and ids such as ``c0``/``c1`` or ``rank 1``/``rank 2`` must match exactly,
 and every word of the reply that is not in the option must look like a typo of a missing option
 word or be a filler word, so "Reveal Bob's Green color cards" is not read as "... Red ...".
+A reply whose words are all words of one option (same ids) is read as an abbreviation of it.
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ FUZZY_THRESHOLD = 85.0
 85 accepts "place the onion into c0" for "place onion in c0" (85.0), "play card 2" for "Play my
 Card 2" (88) and typos ("plce onion in c0", 97), and rejects "Play my Card 2" vs "Discard my Card
 2" (71) and "pick up onion" vs "pick up onion from o0" (76.5). Substituted words and ids are
-rejected by separate checks, whatever the ratio.
+rejected by separate checks, whatever the ratio. A span whose words are all words of an option
+with the same ids ("play card 1" for "I should Play Card 1") is accepted as an abbreviation
+whatever its ratio.
 """
 
 WORD_SIMILARITY = 60.0
@@ -102,7 +105,7 @@ _MARKER_FORMS = (
 _LEADING_LETTER = re.compile(
     r"^[\s>#-]*(?:(?:option|choice|letter)\s+)?"
     r"(?:\((?P<a>[a-z])\)|\[(?P<b>[a-z])\]|(?P<c>[a-z])\s*[.):\-\u2013\u2014](?=\s|$)"
-    r"|(?P<d>[a-z])(?=,?\s+(?:because|since|as)\b))(?P<rest>.*)$",
+    r"|(?P<d>[a-z])(?=,?\s+(?:because|since|as)\b|\s+\())(?P<rest>.*)$",
     re.DOTALL,
 )
 _EXPLANATION = re.compile(r"[(;]|\.\s| - |,? (?:because|since|as|so)\b")
@@ -482,14 +485,22 @@ def _occurrences(text: str, part: str) -> list[tuple[int, int]]:
 
 
 def _fuzzy(norm: str, opts: _Options, threshold: float) -> _Match | None:
-    """Return the options that ``norm`` matches fuzzily; several passing means ambiguous."""
-    ids = _ids(norm)
-    scored = [
-        (fuzz.ratio(norm, option, score_cutoff=threshold), i)
-        for i, option in enumerate(opts.norms)
-        if opts.ids[i] == ids
-    ]
-    passing = [(s, i) for s, i in scored if s and _words_compatible(norm, opts.norms[i])]
+    """Return the options that ``norm`` matches loosely; several passing means ambiguous.
+
+    An option passes when its ids equal the span's and either the two are similar (ratio at
+    least ``threshold``, extra words typos or fillers) or the span abbreviates it (every
+    non-filler word of the span is a word of the option: "play card 1" for "I should Play
+    Card 1").
+    """
+    ids, words = _ids(norm), set(norm.split()) - _FILLER
+    passing = []
+    for i, option in enumerate(opts.norms):
+        if opts.ids[i] != ids:
+            continue
+        score = fuzz.ratio(norm, option)
+        similar = score >= threshold and _words_compatible(norm, option)
+        if similar or (words and words <= set(option.split())):
+            passing.append((score, i))
     if not passing:
         return None
     return _Match(tuple(sorted(i for _, i in passing)), "fuzzy", max(s for s, _ in passing))

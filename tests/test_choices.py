@@ -44,6 +44,12 @@ CAPTURE = ["Stay in Room 1", "Move to Room 2", "Move to Room 6", "Press the butt
 ESCAPE = ["Move to Room 2", "Move to Room 10", "Fix generator in Room 1", "Wait"]
 EC_COUNT = ["4 or more", "3", "2", "1", "0"]
 YES_NO = ["Yes", "No"]
+TOM = [
+    "I should Play Card 0",
+    "I should Play Card 1",
+    "I should Discard Card 0",
+    "I should Discard Card 1",
+]
 # Options that contain letters and parentheses themselves.
 TRICKY = ["Plan B", "Take route (A)", "wait (do nothing)"]
 JP_19 = [f"Move to Room {n}" for n in range(1, 20)]
@@ -101,6 +107,10 @@ CASES = [
     ("Fix the generator in Room 1", ESCAPE, chosen(2)),
     ("press button in room 1", CAPTURE, chosen(3)),
     ("Action: I will play my card 1 now", HANABI, chosen(1)),
+    ("Answer: Play Card 1", TOM, chosen(1)),
+    ("Answer: Card 1", TOM, ambiguous(1, 3)),
+    ("Action: room 10", ESCAPE, chosen(1)),
+    ("Action: pick up plate", OVERCOOKED, NO),
     ("I'll move to room 6 to cut the thief off", CAPTURE, chosen(2)),
     ("Answer: 2", EC_COUNT, chosen(2)),
     ("Answer: Yes, Bob can reach room 7.", YES_NO, chosen(0)),
@@ -126,6 +136,8 @@ CASES = [
     # --- letter and text together
     ("Answer: C. place onion in c0", OVERCOOKED, chosen(2)),
     ("Answer: C (place onion in c0)", OVERCOOKED, chosen(2)),
+    ("Answer: B (No)", YES_NO, chosen(1)),
+    ("Answer: B (Yes)", YES_NO, ambiguous(0, 1)),
     ("Answer: C. pick up onion from o0", OVERCOOKED, ambiguous(0, 2)),
     ("Answer: A. pick up onion", OVERCOOKED, ambiguous(0, 1)),
     # --- chain of thought with other letters and options before the answer
