@@ -15,11 +15,10 @@ from collections.abc import Sequence
 from typing import Literal
 
 from coordqa.errors import ConfigError
-from coordqa.llm import offline as _offline  # noqa: F401 (registers the offline models)
 from coordqa.llm.cache import ResponseCache, cache_key
 from coordqa.llm.ledger import UsageLedger
 from coordqa.llm.limits import LimiterRegistry, Limits, limiters
-from coordqa.llm.offline import Script, ScriptedProvider
+from coordqa.llm.offline import Script, ScriptedProvider  # importing registers the offline models
 from coordqa.llm.providers import Completion, Provider, create_provider
 from coordqa.llm.retry import call_with_retries
 from coordqa.llm.types import ROLES, CallPolicy, GenerateConfig, Message, Reply

@@ -34,7 +34,7 @@ class Completion:
     """One successful provider response."""
 
     text: str
-    """The reply text (never empty)."""
+    """The reply text (litellm replies are never empty: an empty one is a BrokenReply)."""
     usage: Usage
     """Tokens and cost of this response."""
 
