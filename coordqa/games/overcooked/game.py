@@ -73,7 +73,9 @@ class _Running:
     """A medium-level action in progress."""
 
     task: Task
+    """The action."""
     steps: int = 0
+    """Timesteps spent on it so far (checked against ``MAX_TASK_STEPS``)."""
 
 
 @GAMES.register("overcooked")

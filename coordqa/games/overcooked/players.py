@@ -39,6 +39,12 @@ class GreedyHumanPlayer(ScriptedPlayer):
     It keeps its own NumPy generator (seeded by :meth:`reset`) for the random un-sticking moves
     the model makes when both players stand still, and swaps it in for each call, because the
     model draws from NumPy's global generator.
+
+    Known limits of the model itself (measured identically under plain overcooked-ai 1.1.0
+    dynamics): it never puts items on counters, so a pair scores 0 on Forced Coordination; and
+    two copies fall into position cycles longer than one step, which its un-sticking rule (same
+    positions two steps running) never sees, so a pair scores 0 on Coordination Ring and little
+    on Counter Circuit.
     """
 
     name: ClassVar[str] = "greedy_human"
