@@ -127,7 +127,7 @@ def play_command(
     ) as progress:
         task = progress.add_task(f"{game} episodes", total=episodes)
         summary = play(config, out, on_episode=lambda _i, _t: progress.advance(task))
-    table = Table(title=f"{summary.game} v{summary.game_version} ({summary.layout})")
+    table = Table(title=f"{summary.game_version} ({summary.layout})")
     table.add_column("measure")
     table.add_column("mean ± SE", justify="right")
     table.add_row("score", str(summary.score))

@@ -29,9 +29,7 @@ from coordqa.games.base import (
     Game,
     JsonDict,
     Observation,
-    Player,
     ScriptedPlayer,
-    register_player,
 )
 from coordqa.games.rooms import (
     STAY,
@@ -42,7 +40,7 @@ from coordqa.games.rooms import (
     RoomGame,
     RoomGraph,
     door,
-    no_options,
+    register_room_player,
 )
 
 GRAPH = RoomGraph([(1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 1), (5, 7), (7, 8), (6, 9)])
@@ -127,7 +125,7 @@ class CollabCapture(RoomGame):
     """Collab Capture as a two-player text game (see the module docstring for the rules)."""
 
     name = "collab_capture"
-    version = "1"
+    version = "collab_capture-v1"
     turn_limit = TURN_LIMIT
     win_metric = "captured"
     state: CaptureState
@@ -277,21 +275,13 @@ class CaptureGreedy(ScriptedPlayer):
         return STAY.text()
 
 
-@register_player(
-    "capture-planner",
-    games=["collab_capture"],
-    description="plans the shortest joint capture, modelling the thief exactly (deterministic)",
+register_room_player(
+    CapturePlanner,
+    "collab_capture",
+    "plans the shortest joint capture, modelling the thief exactly (deterministic)",
 )
-def _make_capture_planner(game: str, layout: str | None, **options: Any) -> Player:
-    no_options("capture-planner", options)
-    return CapturePlanner()
-
-
-@register_player(
-    "capture-greedy",
-    games=["collab_capture"],
-    description="moves along a shortest open path toward the thief (seeded tie-breaks)",
+register_room_player(
+    CaptureGreedy,
+    "collab_capture",
+    "moves along a shortest open path toward the thief (seeded tie-breaks)",
 )
-def _make_capture_greedy(game: str, layout: str | None, **options: Any) -> Player:
-    no_options("capture-greedy", options)
-    return CaptureGreedy()

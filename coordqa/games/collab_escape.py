@@ -33,9 +33,7 @@ from coordqa.games.base import (
     Game,
     JsonDict,
     Observation,
-    Player,
     ScriptedPlayer,
-    register_player,
 )
 from coordqa.games.rooms import (
     STAY,
@@ -44,7 +42,7 @@ from coordqa.games.rooms import (
     RoomAction,
     RoomGame,
     RoomGraph,
-    no_options,
+    register_room_player,
 )
 
 GRAPH = RoomGraph(
@@ -209,7 +207,7 @@ class CollabEscape(RoomGame):
     """Collab Escape as a two-player text game (see the module docstring for the rules)."""
 
     name = "collab_escape"
-    version = "1"
+    version = "collab_escape-v1"
     turn_limit = TURN_LIMIT
     win_metric = "escaped"
     state: EscapeState
@@ -405,21 +403,13 @@ class EscapeGreedy(ScriptedPlayer):
         return min(free, key=lambda g: (GRAPH.distance(room, g), g))
 
 
-@register_player(
-    "escape-planner",
-    games=["collab_escape"],
-    description="maximises the escape probability by exact planning (deterministic)",
+register_room_player(
+    EscapePlanner,
+    "collab_escape",
+    "maximises the escape probability by exact planning (deterministic)",
 )
-def _make_escape_planner(game: str, layout: str | None, **options: Any) -> Player:
-    no_options("escape-planner", options)
-    return EscapePlanner()
-
-
-@register_player(
-    "escape-greedy",
-    games=["collab_escape"],
-    description="greedy generator-fixer that flees when chased, no lookahead (seeded tie-breaks)",
+register_room_player(
+    EscapeGreedy,
+    "collab_escape",
+    "greedy generator-fixer that flees when chased, no lookahead (seeded tie-breaks)",
 )
-def _make_escape_greedy(game: str, layout: str | None, **options: Any) -> Player:
-    no_options("escape-greedy", options)
-    return EscapeGreedy()

@@ -17,7 +17,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from coordqa.errors import ConfigError, GameError
-from coordqa.games.base import PLAYER_NAMES, Game, JsonDict, Observation, ScriptedPlayer, StepResult
+from coordqa.games.base import (
+    PLAYER_NAMES,
+    Game,
+    JsonDict,
+    Observation,
+    Player,
+    ScriptedPlayer,
+    StepResult,
+    register_player,
+)
 
 WAIT = "Wait"
 """The text action for staying in place (both games)."""
@@ -301,10 +310,20 @@ class RoomGame(Game):
         ]
 
 
-def no_options(player: str, options: Mapping[str, Any]) -> None:
-    """Scripted room-game players take no options; passing one is a mistake worth reporting."""
-    if options:
-        raise ConfigError(f"player {player!r} takes no options, got {', '.join(sorted(options))}.")
+def register_room_player(cls: type[Player], game: str, description: str) -> None:
+    """Register a scripted room-game player class under ``cls.name`` for ``game``.
+
+    The players take no options; passing one is a mistake worth reporting.
+    """
+
+    def factory(game_name: str, layout: str | None, **options: Any) -> Player:
+        if options:
+            raise ConfigError(
+                f"player {cls.name!r} takes no options, got {', '.join(sorted(options))}."
+            )
+        return cls()
+
+    register_player(cls.name, games=[game], description=description)(factory)
 
 
 def _check_player(player: int) -> None:
