@@ -3,6 +3,7 @@ the user's cache and no test sees another's cached replies."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,19 @@ import pytest
 
 from coordqa.llm import CACHE_DIR_ENV, CallPolicy
 from coordqa.llm.testing import LocalOpenAIServer
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--update-golden`` rewrites the expected files under tests/golden/ instead of comparing."""
+    parser.addoption(
+        "--update-golden", action="store_true", help="rewrite the expected files in tests/golden/"
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Golden tests read COORDQA_UPDATE_GOLDEN, so the flag works in subprocesses too."""
+    if config.getoption("--update-golden"):
+        os.environ["COORDQA_UPDATE_GOLDEN"] = "1"
 
 
 @pytest.fixture(autouse=True)
