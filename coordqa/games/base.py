@@ -128,11 +128,14 @@ class Game(abc.ABC):
         game.restore(snapshot)
         return game
 
-    def replay_step(self, executed: Mapping[int, str]) -> StepResult:
+    def replay_step(
+        self, executed: Mapping[int, str], decisions: Mapping[int, str] | None = None
+    ) -> StepResult:
         """Advance with stored engine moves (a trajectory's ``executed``); by default ``step``.
 
-        Games whose text actions span several engine steps (Overcooked) override this to apply
-        the primitive moves directly.
+        ``decisions`` are the moves the players chose at this step. Games whose text actions
+        last several engine steps (Overcooked) override this: they replay the decisions to
+        rebuild the actions in progress and check that they produce ``executed`` again.
         """
         return self.step(executed)
 

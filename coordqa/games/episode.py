@@ -162,7 +162,7 @@ def replay(trajectory: Trajectory) -> Game:
 
     game = GAMES.get(trajectory.game).from_snapshot(trajectory.initial)
     for number, step in enumerate(trajectory.steps):
-        result = game.replay_step(step.executed)
+        result = game.replay_step(step.executed, step.decisions)
         if abs(result.reward - step.reward) > 1e-9:
             raise GameError(
                 f"replay mismatch at step {number}: reward {result.reward} != stored {step.reward}"
