@@ -18,6 +18,7 @@ from coordqa.agentic.partners import (  # noqa: E402
     BCCheckpoint,
     PartnerNotReadyError,
     TrainConfig,
+    bc,
     list_partners,
     partner_info,
     train_bc,
@@ -47,6 +48,7 @@ LEGACY = (
 def _user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(bc, "PACKAGED_DIR", tmp_path / "no-packaged-checkpoints")
 
 
 def test_convert_legacy_state() -> None:
@@ -133,3 +135,12 @@ def test_trained_partner_plays_our_game_reproducibly() -> None:
     replay(first)
     with pytest.raises(ConfigError, match="plays Overcooked layout cramped_room"):
         make_player("bc-cramped_room", "overcooked", "forced_coordination")
+
+
+def test_shipped_checkpoints_make_every_bc_partner_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bc, "PACKAGED_DIR", Path(bc.__file__).parent / "checkpoints")
+    rows = [row for row in list_partners() if row.game == "overcooked"]
+    assert len(rows) == 10
+    assert all(row.status == "ready" and "shipped with coordqa" in row.source for row in rows)
+    meta = BCCheckpoint.read_meta(bc.find_checkpoint("hp-forced_coordination"))  # type: ignore[arg-type]
+    assert (meta["split"], meta["layout"], meta["kind"]) == ("test", "forced_coordination", "hp")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from coordqa.agentic.partners import bc
 from typer.testing import CliRunner
 
 from coordqa.cli import app
@@ -19,6 +20,7 @@ runner = CliRunner()
 def _user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(bc, "PACKAGED_DIR", tmp_path / "no-packaged-checkpoints")
     monkeypatch.delenv("COORDQA_HANABI_WEIGHTS", raising=False)
     monkeypatch.setenv("COLUMNS", "200")
 
