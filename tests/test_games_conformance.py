@@ -26,6 +26,7 @@ def test_game_conforms(name: str, layout: str) -> None:
     assert report.game == name
     assert report.seeds == [0, 1]
     assert all(0 < n <= 25 for n in report.steps)
+    assert all(length >= n for length, n in zip(report.lengths, report.steps, strict=True))
 
 
 def test_collab_games_are_registered() -> None:

@@ -9,15 +9,17 @@ Usage, in a test::
 
     report = check_game(lambda: make_game("hanabi"), steps=40, seeds=(0, 1))
 
-For every seed the kit plays an episode of random legal moves (at most ``steps`` steps) and checks
-at every state: the players to act (possibly nobody in a live game, e.g. Overcooked while both
-chefs carry out actions) have non-empty, duplicate-free lists of string actions;
+For every seed the kit plays an episode of random legal moves and checks, at each of the first
+``steps`` states and at the end: the players to act (possibly nobody in a live game, e.g.
+Overcooked while both chefs carry out actions) have non-empty, duplicate-free lists of string
+actions;
 ``describe`` is deterministic; the snapshot is JSON data that restores into a fresh game and in
 place with identical snapshot, descriptions, legal actions, terminal flag and score; an illegal
 move and a missing move raise :class:`~coordqa.errors.GameError` and leave the state unchanged.
 It steps a second instance in lockstep with the same seed and movers (same seed, same
-trajectory), checks terminal states (nobody to act, stepping raises), and finally replays the
-recorded trajectory with :func:`~coordqa.games.episode.replay`.
+trajectory), plays the episode on to its end, checks the terminal state (nobody to act,
+stepping raises), and replays the whole recorded episode with
+:func:`~coordqa.games.episode.replay`.
 """
 
 from __future__ import annotations
@@ -49,23 +51,30 @@ class ConformanceReport:
     seeds: list[int] = field(default_factory=list)
     """Seeds played."""
     steps: list[int] = field(default_factory=list)
-    """Steps played per seed."""
-    terminal: list[bool] = field(default_factory=list)
-    """Whether each seed's episode reached a terminal state within the step bound."""
+    """Steps per seed that got the full per-state checks."""
+    lengths: list[int] = field(default_factory=list)
+    """Length of each seed's whole episode (played on to its end with random moves)."""
 
 
 def check_game(
-    factory: Callable[[], Game], *, steps: int = 50, seeds: Sequence[int] = (0, 1)
+    factory: Callable[[], Game],
+    *,
+    steps: int = 50,
+    seeds: Sequence[int] = (0, 1),
+    episode_limit: int = 5000,
 ) -> ConformanceReport:
     """Check that games built by ``factory`` honour the game protocol.
 
     Args:
         factory: builds a fresh game (any layout or options); the kit resets it with each seed.
-        steps: bound on the steps played per seed (episodes may be longer than that).
+        steps: steps per seed that get the full per-state checks (restore, lockstep, rejects).
         seeds: episode seeds; each also seeds the random movers.
+        episode_limit: after the checked steps the episode is played on to its end (stored
+            episodes are whole episodes, and the terminal state is checked); not ending within
+            this many steps is a failure.
 
     Returns:
-        what was played (seeds, steps per seed, terminal flags).
+        what was played (seeds, checked steps and episode length per seed).
 
     Raises:
         ConformanceError: the first broken promise, with the game, seed and step.
@@ -77,14 +86,17 @@ def check_game(
         )
     report = ConformanceReport(game=factory().name)
     for seed in seeds:
-        played, terminal = _check_episode(factory, seed, steps)
+        checked, length = _check_episode(factory, seed, steps, episode_limit)
         report.seeds.append(seed)
-        report.steps.append(played)
-        report.terminal.append(terminal)
+        report.steps.append(checked)
+        report.lengths.append(length)
     return report
 
 
-def _check_episode(factory: Callable[[], Game], seed: int, steps: int) -> tuple[int, bool]:
+def _check_episode(
+    factory: Callable[[], Game], seed: int, steps: int, episode_limit: int
+) -> tuple[int, int]:
+    """Checked steps in lockstep with a twin, then the rest of the episode, then replay."""
     game, twin = factory(), factory()
     game.reset(seed)
     twin.reset(seed)
@@ -101,20 +113,27 @@ def _check_episode(factory: Callable[[], Game], seed: int, steps: int) -> tuple[
         moves = _random_moves(game, movers)
         if moves != _random_moves(twin, twin_movers):
             raise ConformanceError(f"{here}: same seed, different legal actions in the twin game")
-        result = game.step(moves)
+        _record(game, moves, trajectory, here)
         twin.step(moves)
-        _check_json(result.executed, f"{here}: StepResult.executed", exact=False)
-        if result.terminal != game.is_terminal():
-            raise ConformanceError(
-                f"{here}: StepResult.terminal={result.terminal} but is_terminal()="
-                f"{game.is_terminal()}"
-            )
-        trajectory.steps.append(StepRecord(moves, dict(result.executed), result.reward))
-    else:
-        _check_state(factory, game, f"{where} after {steps} steps")
-        _check_lockstep(game, twin, f"{where} after {steps} steps")
+    checked = len(trajectory.steps)
+    while not game.is_terminal():
+        if len(trajectory.steps) >= episode_limit:
+            raise ConformanceError(f"{where}: not over after {episode_limit} random steps")
+        _record(game, _random_moves(game, movers), trajectory, f"{where} step {checked}+")
+    _check_state(factory, game, f"{where} at the end ({len(trajectory.steps)} steps)")
     _check_replay(game, trajectory, where)
-    return len(trajectory.steps), game.is_terminal()
+    return checked, len(trajectory.steps)
+
+
+def _record(game: Game, moves: dict[int, str], trajectory: Trajectory, here: str) -> None:
+    """Step ``game`` and append the step to ``trajectory``, checking the step result."""
+    result = game.step(moves)
+    _check_json(result.executed, f"{here}: StepResult.executed", exact=False)
+    if result.terminal != game.is_terminal():
+        raise ConformanceError(
+            f"{here}: StepResult.terminal={result.terminal} but is_terminal()={game.is_terminal()}"
+        )
+    trajectory.steps.append(StepRecord(moves, dict(result.executed), result.reward))
 
 
 def _start_trajectory(game: Game, seed: int) -> Trajectory:
