@@ -131,7 +131,10 @@ def name_from_path(relative: Path) -> tuple[str, str]:
 
 def _directory_entries(directory: Path) -> dict[str, HanabiEntry]:
     if not directory.is_dir():
-        raise ConfigError(f"Hanabi weights folder {directory} does not exist")
+        raise ConfigError(
+            f"Hanabi weights folder {directory} does not exist: fix {HANABI_WEIGHTS_ENV} or the "
+            f"'directories' list in {registrations_file()}"
+        )
     entries: dict[str, HanabiEntry] = {}
     for path in sorted(directory.rglob("*.pthw")):
         name, kind = name_from_path(path.relative_to(directory))

@@ -59,7 +59,7 @@ def train_bc_command(
         if all_models
         else [TrainConfig(layout, split, seed)]
     )
-    summary = Table("partner", "samples", "epochs", "val. accuracy", "seconds", "checkpoint")
+    summary = Table("partner", "samples", "epochs", "val. accuracy", "seconds")
     for config in configs:
         meta, path = _train_with_progress(config)
         summary.add_row(
@@ -68,9 +68,9 @@ def train_bc_command(
             f"{meta['epochs']} (best {meta['best_epoch']})",
             f"{meta['val_accuracy']:.3f}",
             f"{meta['featurise_seconds'] + meta['train_seconds']:.0f}",
-            str(path),
         )
     Console().print(summary)
+    Console().print(f"checkpoints in {path.parent}")
 
 
 def _train_with_progress(config: Any) -> tuple[dict[str, Any], Path]:
