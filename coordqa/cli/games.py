@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from coordqa.cli._players import register_all_players
 from coordqa.errors import ConfigError
 
 console = Console()
@@ -42,6 +43,7 @@ def games_list() -> None:
     from coordqa.games import GAMES, PLAYERS
     from coordqa.games.play import DEFAULT_PLAYERS
 
+    register_all_players()
     table = Table(title="Games")
     for column in ("game", "version", "layouts", "players", "default pair"):
         table.add_column(column)
@@ -80,6 +82,7 @@ def games_show(
     """Play STEPS steps, then print a player's description and legal actions."""
     from coordqa.games.play import advance
 
+    register_all_players()
     if as_.lower() not in _AS:
         raise ConfigError(f"--as must be alice or bob, got {as_!r}.")
     player = _AS[as_.lower()]
@@ -121,6 +124,7 @@ def play_command(
 
     from coordqa.games.play import PlayConfig, play, resolve
 
+    register_all_players()
     config = resolve(PlayConfig(game, parse_pair(players), layout, episodes, seed))
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console
