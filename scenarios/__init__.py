@@ -6,6 +6,7 @@ states as snapshots. ``build_dataset`` turns them into the bundled dataset, and
 ``validate_rows_against_solvers`` re-checks any built dataset against the same solvers.
 """
 
+from coordqa.scenarios import collab as _collab  # noqa: F401 (registers the Collab builders)
 from coordqa.scenarios.build import DATASET_VERSION, build_dataset, build_rows, curated_scenarios
 from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
 from coordqa.scenarios.generate import fresh_scenarios, generate_dataset
