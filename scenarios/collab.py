@@ -1,0 +1,146 @@
+"""Scenario builders for Collab Capture and Collab Escape, and their curation script.
+
+Candidates come from seeded play of the games' scripted players (the planners and the greedy
+players, in every pairing) with seeded random perturbations, snapshotted at every turn for both
+points of view. The questions are built by :mod:`coordqa.scenarios.collab_capture_qa` and
+:mod:`coordqa.scenarios.collab_escape_qa`; a state is kept only when every answer is clear.
+
+The curated lists are chosen by :mod:`coordqa.scenarios.curate_collab`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from coordqa.scenarios import collab_capture_qa, collab_escape_qa
+from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
+from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ScenarioRejected
+
+from coordqa.games import Game, make_game, make_player
+from coordqa.games.base import Observation
+
+NOISE_LEVELS = (0.0, 0.25, 0.5)
+"""Chance per agent per turn of replacing the scripted move by a random legal one."""
+
+WARMUPS = (0, 3, 6)
+"""Turns of purely random moves at the start of an episode (reaches unusual states)."""
+
+
+@dataclass(frozen=True)
+class CollabRules:
+    """One Collab game's question builders, as the shared builder calls them."""
+
+    ec_kinds_for: Callable[[Any, int], list[str]]
+    ec_question: Callable[[Any, int, str], QuestionDraft]
+    tom_question: Callable[[Any, int], QuestionDraft]
+    jp_question: Callable[[Any, int], QuestionDraft]
+    concept: Callable[[Any, int, QuestionDraft], str]
+    ec_kinds: tuple[str, ...]
+    """Every EC kind, in the order the curation takes turns between them."""
+    pairs: tuple[tuple[str, str], ...]
+    """Scripted pairings that play the candidate episodes."""
+
+
+def _pairs(planner: str, greedy: str) -> tuple[tuple[str, str], ...]:
+    return ((planner, greedy), (greedy, planner), (greedy, greedy), (planner, planner))
+
+
+class CollabBuilder(ScenarioBuilder):
+    """What the two Collab builders share; each subclass names its game and its rules."""
+
+    version = "1"
+    rules: ClassVar[CollabRules]
+
+    def questions(self, game: Game, scenario: Scenario) -> ScenarioQuestions:
+        """EC of the scenario's kind (the first applicable one by default), ToM and JP.
+
+        Raises:
+            ScenarioRejected: the game is over, or a question has no clear answer.
+        """
+        if game.is_terminal():
+            raise ScenarioRejected("the game is over: no decision to ask about")
+        state, player = game.state, scenario.player
+        kind = scenario.kinds.get("EC") or self.rules.ec_kinds_for(state, player)[0]
+        ec = self.rules.ec_question(state, player, kind)
+        tom = self.rules.tom_question(state, player)
+        jp = self.rules.jp_question(state, player)
+        return ScenarioQuestions(self.rules.concept(state, player, jp), ec, tom, jp)
+
+    def candidates(self, seed: int) -> Iterator[Scenario]:
+        """One seeded episode; every turn, both points of view, every applicable EC kind."""
+        pair = self.rules.pairs[seed % len(self.rules.pairs)]
+        noise = NOISE_LEVELS[(seed // len(self.rules.pairs)) % len(NOISE_LEVELS)]
+        warmup = WARMUPS[(seed // (len(self.rules.pairs) * len(NOISE_LEVELS))) % len(WARMUPS)]
+        rng = random.Random(f"{self.game}:{seed}")
+        game = make_game(self.game, seed=seed)
+        players = [make_player(name, self.game) for name in pair]
+        for index, player in enumerate(players):
+            player.reset(game, index, seed + index)
+        steps: list[list[str]] = []
+        while not game.is_terminal():
+            for me in (0, 1):
+                for kind in self.rules.ec_kinds_for(game.state, me):
+                    yield Scenario(
+                        scenario_id=f"candidate-{self.game}-s{seed}-t{len(steps)}-p{me}-{kind}",
+                        game=self.game,
+                        layout=game.layout,
+                        player=me,
+                        snapshot=game.snapshot(),
+                        kinds={"EC": kind, "ToM": "partner_intent", "JP": "best_action"},
+                        reached_by={
+                            "seed": seed,
+                            "players": list(pair),
+                            "noise": noise,
+                            "random_turns": warmup,
+                            "steps": [list(s) for s in steps],
+                        },
+                    )
+            moves = {}
+            for p in (0, 1):
+                legal = game.legal_actions(p)
+                chosen = players[p].choose(Observation(game, p, tuple(legal)))  # type: ignore[attr-defined]
+                random_move = len(steps) < warmup or rng.random() < noise
+                moves[p] = rng.choice(legal) if random_move else chosen
+            game.step(moves)
+            steps.append([moves[0], moves[1]])
+
+
+class CaptureBuilder(CollabBuilder):
+    """Collab Capture: thief questions, partner intent and best action by fastest sure capture."""
+
+    game = "collab_capture"
+    rules = CollabRules(
+        collab_capture_qa.ec_kinds_for,
+        collab_capture_qa.ec_question,
+        collab_capture_qa.tom_question,
+        collab_capture_qa.jp_question,
+        collab_capture_qa.concept,
+        collab_capture_qa.EC_KINDS,
+        _pairs("capture-planner", "capture-greedy"),
+    )
+
+
+class EscapeBuilder(CollabBuilder):
+    """Collab Escape: fixing in time, the race to the exit, intent and best action (worst case)."""
+
+    game = "collab_escape"
+    rules = CollabRules(
+        collab_escape_qa.ec_kinds_for,
+        collab_escape_qa.ec_question,
+        collab_escape_qa.tom_question,
+        collab_escape_qa.jp_question,
+        collab_escape_qa.concept,
+        collab_escape_qa.EC_KINDS,
+        _pairs("escape-planner", "escape-greedy"),
+    )
+
+
+CAPTURE = CaptureBuilder()
+ESCAPE = EscapeBuilder()
+BUILDERS.add("collab_capture", CAPTURE)
+BUILDERS.add("collab_escape", ESCAPE)
+COLLAB_BUILDERS: dict[str, CollabBuilder] = {"collab_capture": CAPTURE, "collab_escape": ESCAPE}
+"""The two Collab builders by game name (typed, for the curation)."""

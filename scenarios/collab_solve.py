@@ -1,0 +1,186 @@
+"""Exact solvers behind the Collab questions: guaranteed turns to win over joint actions.
+
+Both room games are small enough to solve exactly. A state's value is the fewest turns in which
+Alice and Bob, choosing their actions jointly, are *sure* to win (capture the thief, or escape)
+whatever the game's randomness does: the thief is deterministic, and every random move of a
+non-chasing killer is treated as chosen against us (worst case). The worst case is the honest
+reading of a QA question, because the answer must not depend on dice the question does not show.
+
+The transitions come from the engine's own :class:`~coordqa.games.rooms.PlanningModel`
+(``options``/``outcomes``/``result``), so the solver never re-implements a rule.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from coordqa.scenarios.model import ScenarioRejected
+
+from coordqa.games.rooms import PlanningModel, RoomAction
+
+INF = math.inf
+"""The value of a state from which no win can be guaranteed."""
+
+MAX_SWEEPS = 500
+"""Upper bound on Bellman sweeps; values are at most the number of states, far below this."""
+
+
+@dataclass(frozen=True)
+class TurnTable:
+    """Guaranteed turns to win for every state reachable from one root (turn counter dropped)."""
+
+    rows: dict[Any, int]
+    """State (with ``turn=0``) -> row of :attr:`turns`."""
+    turns: Any
+    """``turns[row]``: fewest turns to a sure win, ``inf`` when none (numpy float array)."""
+
+
+def _key(state: Any) -> Any:
+    return state._replace(turn=0)
+
+
+@functools.lru_cache(maxsize=16)
+def turn_table(model: PlanningModel, root: Any) -> TurnTable:
+    """Solve min over joint actions of max over outcomes, for every state reachable from ``root``.
+
+    Turns are counted without the turn limit (the rules ignore the turn counter otherwise);
+    callers compare a value with the turns left, which is exact because the value is already the
+    fastest sure win.
+    """
+    import numpy as np
+
+    start = _key(root)
+    rows: dict[Any, int] = {start: 0}
+    order = [start]
+    joint_start: list[int] = []
+    outcome_start: list[int] = []
+    won: list[bool] = []
+    lost: list[bool] = []
+    nxt: list[int] = []
+    for state in order:  # grows while we enumerate (breadth-first)
+        joint_start.append(len(outcome_start))
+        for a in model.options(state, 0):
+            for b in model.options(state, 1):
+                outcome_start.append(len(nxt))
+                for _, after in model.outcomes(state, (a, b)):
+                    after = _key(after)
+                    result = model.result(after)
+                    row = -1
+                    if result is None:
+                        row = rows.setdefault(after, len(order))
+                        if row == len(order):
+                            order.append(after)
+                    won.append(result == 1.0)
+                    lost.append(result == 0.0)
+                    nxt.append(row)
+    o_won, o_lost, o_next = np.asarray(won), np.asarray(lost), np.asarray(nxt)
+    j_starts, s_starts = np.asarray(outcome_start), np.asarray(joint_start)
+    turns = np.full(len(order) + 1, np.inf)  # the last entry stands for "no next state"
+    for _ in range(MAX_SWEEPS):
+        outcome = np.where(o_won, 1.0, np.where(o_lost, np.inf, 1.0 + turns[o_next]))
+        worst = np.maximum.reduceat(outcome, j_starts)
+        best = np.minimum.reduceat(worst, s_starts)
+        if np.array_equal(best, turns[:-1]):
+            break
+        turns[:-1] = best
+    return TurnTable(rows, turns[:-1])
+
+
+def _table_for(model: PlanningModel, initial: Any, state: Any) -> TurnTable:
+    """The table from the game's start when it covers ``state`` (shared), else from ``state``."""
+    table = turn_table(model, _key(initial))
+    return table if _key(state) in table.rows else turn_table(model, _key(state))
+
+
+@dataclass(frozen=True)
+class JointValues:
+    """Sure turns to win after each joint action from one state, with the turn limit applied."""
+
+    options: tuple[tuple[RoomAction, ...], tuple[RoomAction, ...]]
+    """Alice's and Bob's legal actions, in the game's order."""
+    values: dict[tuple[int, int], float]
+    """(Alice's option index, Bob's option index) -> turns (this one included), or ``inf``."""
+
+    def best_for(self, player: int) -> list[float]:
+        """Per option of ``player``: the sure turns with the partner's best reply."""
+        return [
+            min(v for (i, j), v in self.values.items() if (i, j)[player] == k)
+            for k in range(len(self.options[player]))
+        ]
+
+
+def joint_values(model: PlanningModel, initial: Any, state: Any, turns_left: int) -> JointValues:
+    """Sure turns to win after each joint action in ``state`` (``inf`` beyond ``turns_left``)."""
+    table = _table_for(model, initial, state)
+    options = (model.options(state, 0), model.options(state, 1))
+    values: dict[tuple[int, int], float] = {}
+    for i, a in enumerate(options[0]):
+        for j, b in enumerate(options[1]):
+            worst = max(
+                _outcome_turns(model, table, after) for _, after in model.outcomes(state, (a, b))
+            )
+            values[(i, j)] = worst if worst <= turns_left else INF
+    return JointValues(options, values)
+
+
+def _outcome_turns(model: PlanningModel, table: TurnTable, after: Any) -> float:
+    result = model.result(after)
+    if result == 1.0:
+        return 1.0
+    if result == 0.0:
+        return INF
+    return 1.0 + float(table.turns[table.rows[_key(after)]])
+
+
+def strict_best(values: Sequence[float]) -> int | None:
+    """Index of the unique smallest finite value, or None when it ties or nothing is finite."""
+    finite = [v for v in values if v < INF]
+    if not finite:
+        return None
+    low = min(finite)
+    winners = [i for i, v in enumerate(values) if v == low]
+    return winners[0] if len(winners) == 1 else None
+
+
+def turns_text(value: float) -> str:
+    """``"3"`` or ``"no sure win"`` for a rationale."""
+    return "no sure win" if value == INF else str(int(value))
+
+
+def unique_best(
+    model: PlanningModel, initial: Any, state: Any, who: int, turns_left: int, label: str
+) -> tuple[tuple[str, ...], int, str]:
+    """``who``'s legal actions, the one with strictly the fewest sure turns, and the values.
+
+    Each action is valued with the partner's best reply (the joint plan). ``label`` names the
+    question in the rejection message.
+
+    Raises:
+        ScenarioRejected: no action is strictly fastest, or none wins within ``turns_left``.
+    """
+    values = joint_values(model, initial, state, turns_left)
+    per = values.best_for(who)
+    texts = tuple(a.text() for a in values.options[who])
+    listed = "; ".join(f"{t}: {turns_text(v)}" for t, v in zip(texts, per, strict=True))
+    best = strict_best(per)
+    if best is None:
+        raise ScenarioRejected(f"{label}: no action of player {who} is strictly fastest ({listed})")
+    return texts, best, listed
+
+
+def plan_outcomes(
+    model: PlanningModel, state: Any, plan: Sequence[tuple[RoomAction, RoomAction]]
+) -> Iterator[Any]:
+    """Every end state of playing the joint ``plan`` from ``state``, one per random branch.
+
+    A branch stops early when the game ends (a win or a loss) before the plan does.
+    """
+    if not plan or model.result(state) is not None:
+        yield state
+        return
+    for _, after in model.outcomes(state, plan[0]):
+        yield from plan_outcomes(model, after, plan[1:])

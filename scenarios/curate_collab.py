@@ -1,0 +1,125 @@
+"""Choosing the curated Collab scenarios of CoordinationQA v1 (6 Capture, 7 Escape).
+
+Run ``python -m coordqa.scenarios.curate_collab`` to rewrite ``curated/collab_capture.json`` and
+``curated/collab_escape.json``. The choice is deterministic (fixed seeds, ordered tie-breaks), so
+running it again gives the same files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from coordqa.scenarios.collab import COLLAB_BUILDERS
+from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ScenarioRejected
+
+CURATED_COUNTS = {"collab_capture": 6, "collab_escape": 7}
+"""How many scenarios of each game CoordinationQA v1 holds (issue #4)."""
+
+CURATION_SEEDS = 36
+"""Seeds searched by the curation: every pairing x noise level x random warm-up, once."""
+
+
+def _answer(draft: QuestionDraft) -> str:
+    return draft.options[draft.correct[0]]
+
+
+def _state_key(scenario: Scenario) -> str:
+    return json.dumps(scenario.snapshot["state"], sort_keys=True)
+
+
+def accepted_candidates(game: str, seeds: int) -> list[tuple[Scenario, ScenarioQuestions]]:
+    """Every distinct candidate of the first ``seeds`` seeds that the solvers accept, in order."""
+    builder = COLLAB_BUILDERS[game]
+    accepted = []
+    seen: set[tuple[str, int, str]] = set()
+    for seed in range(seeds):
+        for candidate in builder.candidates(seed):
+            key = (_state_key(candidate), candidate.player, candidate.kinds["EC"])
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                built = builder.questions(builder.restore(candidate), candidate)
+            except ScenarioRejected:
+                continue
+            accepted.append((candidate, built))
+    return accepted
+
+
+def curate(game: str, count: int, seeds: int = CURATION_SEEDS) -> list[Scenario]:
+    """Pick ``count`` diverse accepted scenarios of ``game`` from the first ``seeds`` seeds.
+
+    EC kinds take turns; within a kind the pick prefers, in order: a concept not used yet, an EC
+    answer used least, the least used kinds of best action and of partner intent (move, press,
+    fix, wait), and the less used point of view. The earliest candidate wins remaining ties, so
+    the result is deterministic.
+
+    Raises:
+        ScenarioRejected: fewer than ``count`` distinct states were accepted.
+    """
+    accepted = accepted_candidates(game, seeds)
+    present = {c.kinds["EC"] for c, _ in accepted}
+    kinds = [k for k in COLLAB_BUILDERS[game].rules.ec_kinds if k in present]
+    chosen: list[tuple[Scenario, ScenarioQuestions]] = []
+    for turn in range(count * len(kinds)):
+        if len(chosen) == count:
+            break
+        used_states = {_state_key(c) for c, _ in chosen}
+        pool = [
+            (c, b)
+            for c, b in accepted
+            if c.kinds["EC"] == kinds[turn % len(kinds)] and _state_key(c) not in used_states
+        ]
+        if not pool:
+            continue
+        concepts = {b.concept for _, b in chosen}
+        ec_answers = Counter(_answer(b.ec) for _, b in chosen)
+        jp_kinds = Counter(_answer(b.jp).split()[0] for _, b in chosen)
+        tom_kinds = Counter(_answer(b.tom).split()[0] for _, b in chosen)
+        views = Counter(c.player for c, _ in chosen)
+        chosen.append(
+            min(
+                pool,
+                key=lambda item: (
+                    item[1].concept in concepts,
+                    ec_answers[_answer(item[1].ec)],
+                    jp_kinds[_answer(item[1].jp).split()[0]],
+                    tom_kinds[_answer(item[1].tom).split()[0]],
+                    views[item[0].player],
+                ),
+            )
+        )
+    if len(chosen) < count:
+        raise ScenarioRejected(
+            f"only {len(chosen)} distinct {game} states accepted from {seeds} seeds; "
+            f"raise CURATION_SEEDS (needed {count})"
+        )
+    return [
+        Scenario(
+            scenario_id=f"{game}-{i:02d}",
+            game=c.game,
+            layout=c.layout,
+            player=c.player,
+            snapshot=c.snapshot,
+            kinds=c.kinds,
+            reached_by=c.reached_by,
+        )
+        for i, (c, _) in enumerate(chosen, start=1)
+    ]
+
+
+def write_curated(folder: Path) -> dict[str, int]:
+    """Write both games' curated lists into ``folder``; return the counts written."""
+    written = {}
+    for game, count in CURATED_COUNTS.items():
+        scenarios = curate(game, count)
+        text = json.dumps([s.to_dict() for s in scenarios], indent=1, sort_keys=True)
+        (folder / f"{game}.json").write_text(text + "\n")
+        written[game] = len(scenarios)
+    return written
+
+
+if __name__ == "__main__":
+    print(write_curated(Path(__file__).resolve().parent / "curated"))
