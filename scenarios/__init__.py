@@ -19,6 +19,7 @@ from coordqa.scenarios.model import (
 )
 from coordqa.scenarios.stats import DatasetStats, dataset_stats
 from coordqa.scenarios.validate import validate_rows_against_solvers
+from coordqa.scenarios import overcooked as _overcooked  # registers the builder
 
 __all__ = [
     "BUILDERS",

@@ -1,0 +1,192 @@
+"""Overcooked scenarios of CoordinationQA: candidate states, question building, curation.
+
+Candidates come from seeded play of scripted pairs (``planner`` and ``greedy_human``) on the
+paper's five layouts, snapshotted at seeded timesteps with both chefs at a decision point (any
+action in progress is dropped, which leaves positions, hands, pots and counters as play left
+them). Each scenario names its EC question in ``kinds["EC"]``:
+
+* ``onions_needed:<cooker>``, ``soup_timer:<cooker>``, ``closer_cooker``,
+* ``reachable:me:<object>`` or ``reachable:partner:<object>``.
+
+The solvers (``overcooked_solvers.py``) compute every answer; a state is rejected when an
+answer is not clear. ``python -m coordqa.scenarios.curate_overcooked`` rewrites the curated
+list.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+from coordqa.scenarios import overcooked_solvers as solve
+from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
+from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ScenarioRejected
+
+from coordqa.games import Game
+from coordqa.games.base import Observation, Player, make_player
+from coordqa.games.overcooked import LAYOUTS, Overcooked
+from coordqa.games.overcooked.tasks import HELD_TEXT, held
+
+PAIRS = (("planner", "planner"), ("planner", "greedy_human"), ("greedy_human", "planner"))
+"""Scripted pairs whose play gives candidate states (Alice's player first)."""
+STOPS_PER_GAME = 10
+"""Snapshots taken from each seeded game."""
+LAST_STOP = 160
+"""Latest timestep a snapshot is taken at (well before the horizon, so rollouts fit)."""
+
+
+def _game(game: Game) -> Overcooked:
+    if not isinstance(game, Overcooked):
+        raise ScenarioRejected(f"the Overcooked builder got a {game.name} game")
+    return game
+
+
+class OvercookedBuilder(ScenarioBuilder):
+    """EC, ToM and JP questions on Overcooked states (solvers: ``overcooked_solvers``)."""
+
+    game: ClassVar[str] = "overcooked"
+    version: ClassVar[str] = "1"
+
+    def questions(self, game: Game, scenario: Scenario) -> ScenarioQuestions:
+        """Build the three questions; cheap exact ones first, the rollouts last.
+
+        Raises:
+            ScenarioRejected: a chef has an action in progress (not a decision point), the EC
+                kind is unknown or does not apply, or a solver finds the answer unclear.
+        """
+        oc = _game(game)
+        if oc.current_task(0) is not None or oc.current_task(1) is not None:
+            raise ScenarioRejected("a chef has an action in progress: not a decision point")
+        player = scenario.player
+        ec = ec_question(oc, player, scenario.kinds.get("EC", ""))
+        tom = solve.partner_intent(oc, player)
+        jp = solve.best_action(oc, player)
+        return ScenarioQuestions(concept=concept(oc, player, jp), ec=ec, tom=tom, jp=jp)
+
+    def candidates(self, seed: int) -> Iterator[Scenario]:
+        """Snapshots of seeded scripted play on every layout (``STOPS_PER_GAME`` each)."""
+        rng = random.Random(seed)
+        for index, layout in enumerate(LAYOUTS):
+            pair = PAIRS[(seed + index) % len(PAIRS)]
+            stops = sorted(rng.sample(range(6, LAST_STOP), STOPS_PER_GAME))
+            for steps, snapshot in _play(layout, pair, seed, stops):
+                game = _game(Overcooked.from_snapshot(snapshot))
+                player = rng.randrange(2)
+                yield Scenario(
+                    scenario_id=f"overcooked-{layout}-s{seed}-t{steps}",
+                    game="overcooked",
+                    layout=layout,
+                    player=player,
+                    snapshot=snapshot,
+                    kinds={
+                        "EC": rng.choice(ec_kinds(game, player)),
+                        "ToM": "partner_intent",
+                        "JP": "best_action",
+                    },
+                    reached_by={
+                        "seed": seed,
+                        "players": list(pair),
+                        "steps": steps,
+                        "note": "actions in progress dropped at the snapshot",
+                    },
+                )
+
+
+def _play(
+    layout: str, pair: tuple[str, str], seed: int, stops: list[int]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Play ``pair`` on ``layout`` and yield a decision-point snapshot at each stop."""
+    game = Overcooked(layout, seed=seed)
+    players: list[Player] = [make_player(name, "overcooked", layout) for name in pair]
+    for index, player in enumerate(players):
+        player.reset(game, index, seed + index)
+    for steps in range(max(stops) + 1):
+        if steps in stops:
+            snapshot = game.snapshot()
+            snapshot["tasks"] = [None, None]
+            yield steps, snapshot
+        moves = {
+            p: _choose(players[p], Observation(game, p, tuple(game.legal_actions(p))))
+            for p in game.players_to_act()
+        }
+        game.step(moves)
+
+
+def _choose(player: Player, observation: Observation) -> str:
+    """A scripted player's move (scripted players decide synchronously)."""
+    choose = getattr(player, "choose", None)
+    if choose is None:
+        raise ScenarioRejected(f"candidate search needs scripted players, got {player.name!r}")
+    return str(choose(observation))
+
+
+def ec_kinds(game: Overcooked, player: int) -> list[str]:
+    """The EC questions that are meaningful for this state (the candidate search picks one)."""
+    geometry = game.geometry
+    kinds = [f"onions_needed:{f.name}" for f, _ in solve.pots(game)]
+    kinds += [f"soup_timer:{f.name}" for f, p in solve.pots(game) if p.cooking or p.ready]
+    if len(geometry.of_kind("c")) == 2:
+        kinds.append("closer_cooker")
+    for who, label in ((player, "me"), (1 - player, "partner")):
+        for feature in geometry.features:
+            if feature.kind in "opdc" and not solve.distance(game, who, feature).clear:
+                kinds.append(f"reachable:{label}:{feature.name}")
+    if not any(kind.startswith("reachable") for kind in kinds):
+        kinds.append(f"reachable:partner:{geometry.of_kind('c')[0].name}")
+    return kinds
+
+
+def ec_question(game: Overcooked, player: int, kind: str) -> QuestionDraft:
+    """The EC question named by ``kind`` (see the module doc).
+
+    Raises:
+        ScenarioRejected: the kind is unknown or names an object the layout lacks.
+    """
+    name, _, arg = kind.partition(":")
+    names = set(game.geometry.by_name)
+    if name == "onions_needed" and arg in names:
+        return solve.onions_needed(game, player, arg)
+    if name == "soup_timer" and arg in names:
+        return solve.soup_timer(game, player, arg)
+    if name == "closer_cooker" and not arg:
+        return solve.closer_cooker(game, player)
+    who, _, target = arg.partition(":")
+    if name == "reachable" and who in ("me", "partner") and target in names:
+        return solve.reachable(game, player, player if who == "me" else 1 - player, target)
+    raise ScenarioRejected(
+        f"unknown Overcooked EC kind {kind!r}; use onions_needed:<cooker>, soup_timer:<cooker>, "
+        "closer_cooker, reachable:me:<object> or reachable:partner:<object>"
+    )
+
+
+def concept(game: Overcooked, player: int, jp: QuestionDraft) -> str:
+    """A short phrase naming what makes the state an edge case, from its features."""
+    partner = solve.partner_name(player)
+    hand = held(game.state.players[player])
+    features: list[str] = []
+    for task in game.legal_tasks(player):
+        if task.target and solve.distance(game, player, game.geometry.feature(task.target)).blocked:
+            features.append(f"{partner} blocks my only path to {task.target}")
+            break
+    if not solve.reaches_a_cooker(game, player):
+        features.append("I can reach no cooker: items pass over the shared counters")
+    elif not solve.reaches_a_cooker(game, 1 - player):
+        features.append(f"{partner} can reach no cooker: items pass over the shared counters")
+    for feature, pot in solve.pots(game):
+        if hand == "onion" and pot.onions == 2 and pot.accepts_onion:
+            features.append(f"{feature.name} needs one more onion and I hold one")
+        elif pot.ready:
+            features.append(f"soup in {feature.name} is cooked and waiting for a plate")
+        elif pot.cooking:
+            features.append(f"soup in {feature.name} cooks for {pot.remaining} more timesteps")
+    if not features:
+        features.append(
+            f"I hold {HELD_TEXT[hand]}, {partner} holds "
+            f"{HELD_TEXT[held(game.state.players[1 - player])]}"
+        )
+    best = jp.options[jp.correct[0]]
+    return "; ".join([*features[:2], f"best: {best}"])
+
+
+BUILDERS.add("overcooked", OvercookedBuilder())

@@ -1,0 +1,440 @@
+"""Solvers for the Overcooked questions of CoordinationQA: exact facts, the partner model, rollouts.
+
+Every answer is computed from the state with the game's own rules (``coordqa.games.overcooked``:
+BFS distances of ``layout.py``, pots and hands of ``tasks.py``, grounding of ``grounding.py``,
+the ``planner`` rule of ``planner.py``); nothing here re-implements a rule of the game.
+
+* EC (exact): onions still needed for a cooker; which cooker is closer for the partner;
+  whether a location is reachable for me or the partner *with the other chef standing where it
+  is*; timesteps until a soup is ready (the engine's ``cook_time_remaining``).
+* ToM, the partner model: the partner continues the task its hands imply (an onion goes to a
+  cooker that takes one, a plate to a cooking or cooked soup, a soup to a delivery location;
+  with empty hands it fetches the only item the kitchen still needs; a chef who can reach no
+  cooker passes its item over the nearest empty shared counter), to the *nearest* such target.
+  Targets at the same smallest walk are all correct on purpose (the model cannot tell them
+  apart); a state is kept only when no nearest target is reachable only through me and the
+  ``planner`` rule picks one of the intended actions.
+* JP: for each of my legal actions, a rollout with the game's grounding: I take the action,
+  then both chefs follow the ``planner`` rule (for the partner this is the ToM model above),
+  and the score is the sum of the timesteps until each of the next :data:`DELIVERIES`
+  deliveries (one not made within :data:`ROLLOUT_WINDOW` counts as the window). Kept only when
+  the best action is strictly best by :data:`OBJECT_MARGIN` timesteps over every other object
+  action and by :data:`STEP_MARGIN` over the one-step actions (wait, move away, which are
+  re-decided after one timestep, so they can only cost a step or two), and when the ``planner``
+  rule, asked for my next action, picks the same one (the rollout's winner is then also the
+  action a sensible policy takes, not an accident of the continuation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
+
+from coordqa.games.base import PLAYER_NAMES
+from coordqa.games.overcooked import Overcooked, Task
+from coordqa.games.overcooked.layout import Feature
+from coordqa.games.overcooked.planner import choose_task
+from coordqa.games.overcooked.tasks import (
+    AWAY,
+    DELIVER,
+    LOAD,
+    PICK,
+    POT,
+    PUT,
+    WAIT,
+    Pot,
+    counter_item,
+    held,
+    pot_at,
+)
+
+ROLLOUT_WINDOW = 100
+"""Timesteps a JP rollout may run: room for two soups (three onions, 20 to cook, plate,
+delivery each)."""
+DELIVERIES = 2
+"""JP scores the next two deliveries: the next one alone is often a soup already under way that
+no action of mine changes."""
+OBJECT_MARGIN = 3
+"""Timesteps by which the best JP action must beat every other object action."""
+STEP_MARGIN = 1
+"""Timesteps by which the best JP action must beat a one-step action (wait, move away)."""
+ONE_STEP_VERBS = (WAIT, AWAY)
+"""Actions that last one timestep and are then re-decided."""
+ONION_OPTIONS = ("0", "1", "2", "3")
+"""Every possible number of onions a cooker can still need."""
+ALREADY_COOKED = "it is already cooked"
+NOT_COOKING = "it is not cooking"
+EQUALLY_CLOSE = "both are equally close"
+YES, NO = "Yes", "No"
+
+
+def partner_name(player: int) -> str:
+    """Name of the other chef."""
+    return PLAYER_NAMES[1 - player]
+
+
+def _pronoun(player: int) -> str:
+    return "she" if player == 0 else "he"
+
+
+@dataclass(frozen=True)
+class Distance:
+    """A walk as the description prints it, from one chef with the other chef in the way."""
+
+    steps: int | None
+    """Printed number of steps (the free walk when blocked); None when inaccessible."""
+    blocked: bool
+    """Reachable only through the other chef's cell."""
+
+    @property
+    def clear(self) -> bool:
+        """Reachable now, without the other chef moving."""
+        return self.steps is not None and not self.blocked
+
+
+def distance(game: Overcooked, who: int, feature: Feature) -> Distance:
+    """How far ``who`` is from ``feature`` with the other chef standing where it is."""
+    players = game.state.players
+    reach = game.geometry.reach(players[who].position, feature.pos, players[1 - who].position)
+    if reach.free_distance is None:
+        return Distance(None, False)
+    if reach.distance is None:
+        return Distance(reach.free_distance, True)
+    return Distance(reach.distance, False)
+
+
+def pots(game: Overcooked) -> list[tuple[Feature, Pot]]:
+    """Every cooker with its content."""
+    return [(f, pot_at(game.state, f.pos)) for f in game.geometry.of_kind("c")]
+
+
+def reaches_a_cooker(game: Overcooked, who: int) -> bool:
+    """Whether ``who`` can walk to any cooker (the left chef of Forced Coordination cannot)."""
+    return any(distance(game, who, f).steps is not None for f, _ in pots(game))
+
+
+# --------------------------------------------------------------------------------------- EC
+
+
+def onions_needed(game: Overcooked, player: int, cooker: str) -> QuestionDraft:
+    """How many onions ``cooker`` still needs to be full (0 once cooking or cooked)."""
+    pot = pot_at(game.state, game.geometry.feature(cooker).pos)
+    needed = 0 if pot.cooking or pot.ready else 3 - pot.onions
+    state = "cooked" if pot.ready else "cooking" if pot.cooking else "not cooking"
+    return QuestionDraft(
+        question_type="EC",
+        kind="onions_needed",
+        question=f"How many onions are still needed to fill up {cooker}?",
+        options=ONION_OPTIONS,
+        correct=(ONION_OPTIONS.index(str(needed)),),
+        rationale=f"{cooker} holds {pot.onions} onion(s) and is {state}; 3 needed -> {needed}",
+    )
+
+
+def closer_cooker(game: Overcooked, player: int) -> QuestionDraft:
+    """Which of two cookers the partner reaches in fewer steps (exact; ties are an answer).
+
+    Raises:
+        ScenarioRejected: the layout has no second cooker, or the partner's way to a cooker
+            goes through me (then "closer" depends on whether I step aside).
+    """
+    partner, name = 1 - player, partner_name(player)
+    cookers = game.geometry.of_kind("c")
+    if len(cookers) != 2:
+        raise ScenarioRejected(f"{game.layout} has {len(cookers)} cooker(s); the question needs 2")
+    walks = [distance(game, partner, f) for f in cookers]
+    if any(w.blocked for w in walks):
+        raise ScenarioRejected(f"{name}'s way to a cooker is blocked by me: no clear comparison")
+    neither = f"neither cooker is reachable for {name}"
+    options = (cookers[0].name, cookers[1].name, EQUALLY_CLOSE, neither)
+    a, b = walks[0].steps, walks[1].steps
+    if a is None and b is None:
+        answer = neither
+    elif a is not None and (b is None or a < b):
+        answer = cookers[0].name
+    elif b is not None and (a is None or b < a):
+        answer = cookers[1].name
+    else:
+        answer = EQUALLY_CLOSE
+    shown = ", ".join(f"{f.name} {_steps(w)}" for f, w in zip(cookers, walks, strict=True))
+    return QuestionDraft(
+        question_type="EC",
+        kind="closer_cooker",
+        question=f"Which cooker is closer for {name}?",
+        options=options,
+        correct=(options.index(answer),),
+        rationale=f"{name}'s walks: {shown} -> {answer}",
+    )
+
+
+def _steps(walk: Distance) -> str:
+    return "inaccessible" if walk.steps is None else f"{walk.steps} steps"
+
+
+def reachable(game: Overcooked, player: int, who: int, target: str) -> QuestionDraft:
+    """Whether ``who`` can walk next to ``target`` now, the other chef staying where it is."""
+    walk = distance(game, who, game.geometry.feature(target))
+    if who == player:
+        question = (
+            f"With {partner_name(player)} standing where {_pronoun(1 - player)} is now, "
+            f"can I reach {target}?"
+        )
+        subject = "my"
+    else:
+        question = f"With me standing where I am now, can {partner_name(player)} reach {target}?"
+        subject = f"{partner_name(player)}'s"
+    if walk.steps is None:
+        why = f"no walk from {subject} cell reaches {target}"
+    elif walk.blocked:
+        why = f"the only walk to {target} goes through the other chef's cell"
+    else:
+        why = f"{target} is {walk.steps} steps away on a free path"
+    answer = YES if walk.clear else NO
+    return QuestionDraft(
+        question_type="EC",
+        kind="reachable",
+        question=question,
+        options=(YES, NO),
+        correct=((YES, NO).index(answer),),
+        rationale=f"{why} -> {answer}",
+    )
+
+
+def soup_timer(game: Overcooked, player: int, cooker: str) -> QuestionDraft:
+    """Timesteps until the soup in ``cooker`` is ready, from the engine's cook time left."""
+    pot = pot_at(game.state, game.geometry.feature(cooker).pos)
+    if pot.cooking:
+        left = pot.remaining
+        numbers = _distractors(left)
+        answer = str(left)
+        why = f"{cooker} is cooking with {left} timesteps left"
+    else:
+        numbers = ["1", "10", "20"]
+        answer = ALREADY_COOKED if pot.ready else NOT_COOKING
+        why = f"{cooker} holds {pot.onions} onion(s), {'cooked' if pot.ready else 'not cooking'}"
+    options = (*numbers, ALREADY_COOKED, NOT_COOKING)
+    return QuestionDraft(
+        question_type="EC",
+        kind="soup_timer",
+        question=f"How many timesteps until the soup in {cooker} is ready?",
+        options=options,
+        correct=(options.index(answer),),
+        rationale=f"{why} -> {answer}",
+    )
+
+
+def _distractors(left: int) -> list[str]:
+    """The right number plus two plausible wrong ones (time elapsed, a few steps off)."""
+    numbers: list[int] = []
+    for value in (left, 20 - left, left + 5, left - 5, left + 2, left - 2):
+        if 1 <= value <= 20 and value not in numbers:
+            numbers.append(value)
+    return [str(n) for n in numbers[:3]]
+
+
+# --------------------------------------------------------------------------------------- ToM
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What the partner model says a chef will do next, and why."""
+
+    tasks: tuple[Task, ...]
+    """The intended medium-level action; several when their targets are equally near."""
+    reason: str
+    """The computed values behind it."""
+
+
+def _nearest(
+    game: Overcooked, who: int, features: Iterable[Feature], what: str
+) -> tuple[list[Feature], int]:
+    """The reachable features at the smallest walk (several on a tie), and that walk.
+
+    Raises:
+        ScenarioRejected: none is reachable, or a nearest one is reachable only through the
+            other chef (then whether it is nearest depends on the other chef moving).
+    """
+    walks = [(distance(game, who, f), f) for f in features]
+    ranked = [(w.steps, w, f) for w, f in walks if w.steps is not None]
+    if not ranked:
+        raise ScenarioRejected(f"{PLAYER_NAMES[who]} can reach no {what}")
+    best = min(steps for steps, _, _ in ranked)
+    nearest = [(w, f) for steps, w, f in ranked if steps == best]
+    if any(w.blocked for w, _ in nearest):
+        raise ScenarioRejected(f"{PLAYER_NAMES[who]}'s nearest {what} is blocked")
+    return [f for _, f in nearest], best
+
+
+def _named(features: list[Feature]) -> str:
+    return " and ".join(f.name for f in features)
+
+
+def _item_sources(game: Overcooked, item: str) -> list[Feature]:
+    kind, obj = {"onion": ("o", "onion"), "plate": ("p", "dish")}[item]
+    counters = [
+        f
+        for f in game.geometry.features
+        if f.kind in "sk" and counter_item(game.state, f.pos) == obj
+    ]
+    return game.geometry.of_kind(kind) + counters
+
+
+def _needed_item(game: Overcooked, who: int) -> str:
+    """The only item the kitchen still needs, counting what the other chef and counters hold.
+
+    Raises:
+        ScenarioRejected: both onions and plates are needed, or neither.
+    """
+    state = game.state
+    other = held(state.players[1 - who])
+    on_counters = [counter_item(state, f.pos) for f in game.geometry.features if f.kind in "sk"]
+    missing = sum(3 - p.onions for _, p in pots(game) if p.accepts_onion)
+    onions_coming = (other == "onion") + on_counters.count("onion")
+    soups = sum(1 for _, p in pots(game) if p.cooking or p.ready)
+    plates_coming = (other in ("dish", "soup")) + on_counters.count("dish")
+    needs = [
+        item
+        for item, need in (("onion", missing > onions_coming), ("plate", soups > plates_coming))
+        if need
+    ]
+    if len(needs) != 1:
+        raise ScenarioRejected(f"the kitchen needs {needs or 'nothing'}: no single next item")
+    return needs[0]
+
+
+def implied_intent(game: Overcooked, who: int) -> Intent:
+    """The partner model: the task ``who``'s hands and position imply (see the module doc).
+
+    Raises:
+        ScenarioRejected: the model gives no clear action.
+    """
+    hand = held(game.state.players[who])
+    geometry = game.geometry
+    if hand is not None and not reaches_a_cooker(game, who):
+        empty = [f for f in geometry.of_kind("s") if counter_item(game.state, f.pos) is None]
+        item = {"onion": "onion", "dish": "plate", "soup": "soup"}[hand]
+        targets, steps = _nearest(game, who, empty, "empty shared counter")
+        verb, why = PUT, f"cannot reach a cooker, passes the {item}"
+    elif hand == "soup":
+        item, verb, why = "soup", DELIVER, "holds soup"
+        targets, steps = _nearest(game, who, geometry.of_kind("d"), "delivery location")
+    elif hand == "onion":
+        open_pots = [f for f, p in pots(game) if p.accepts_onion]
+        item, verb, why = "onion", POT, "holds onion"
+        targets, steps = _nearest(game, who, open_pots, "cooker that takes an onion")
+    elif hand == "dish":
+        soups = [(f, p) for f, p in pots(game) if p.cooking or p.ready]
+        soonest = min((0 if p.ready else p.remaining for _, p in soups), default=None)
+        first = [f for f, p in soups if (0 if p.ready else p.remaining) == soonest]
+        item, verb, why = "soup", LOAD, f"holds plate, soup done in {soonest}"
+        targets, steps = _nearest(game, who, first, "soup closest to done")
+    else:
+        item = _needed_item(game, who)
+        verb, why = PICK, f"empty hands, only {item}s needed"
+        targets, steps = _nearest(game, who, _item_sources(game, item), f"{item} source")
+    tasks = tuple(Task(verb, item, f.name) for f in targets)
+    return Intent(tasks, f"{why}; nearest: {_named(targets)} ({steps} steps)")
+
+
+def partner_intent(game: Overcooked, player: int) -> QuestionDraft:
+    """The partner's intended next action under the partner model, agreed by the planner rule.
+
+    Raises:
+        ScenarioRejected: the model is unclear, its action is not legal, or the planner
+            disagrees (two reasonable readings of the state).
+    """
+    partner = 1 - player
+    name = partner_name(player)
+    intent = implied_intent(game, partner)
+    options = tuple(game.legal_actions(partner))
+    texts = [task.text for task in intent.tasks]
+    if any(text not in options for text in texts):
+        raise ScenarioRejected(f"{name}'s implied actions {texts} are not all legal")
+    planned = choose_task(game.geometry, game.state, partner, game.current_task(player))
+    if planned not in intent.tasks:
+        raise ScenarioRejected(f"partner model says {texts} but the planner rule {planned.text!r}")
+    return QuestionDraft(
+        question_type="ToM",
+        kind="partner_intent",
+        question=f"What action does {name} intend to take next?",
+        options=options,
+        correct=tuple(sorted(options.index(text) for text in texts)),
+        rationale=f"{intent.reason} -> {' or '.join(texts)}",
+    )
+
+
+# --------------------------------------------------------------------------------------- JP
+
+
+def rollout(snapshot: Mapping[str, Any], player: int, first: str, window: int) -> int:
+    """Summed timesteps until each of the next :data:`DELIVERIES` deliveries.
+
+    ``player`` starts with ``first``; after it completes or fails, both chefs follow the
+    ``planner`` rule, stepped with the game's own grounding. A delivery not made within
+    ``window`` timesteps counts as ``window``.
+    """
+    game = Overcooked.from_snapshot(snapshot)
+    if not isinstance(game, Overcooked):
+        raise ScenarioRejected(f"not an Overcooked snapshot: {type(game).__name__}")
+    start = game.metrics()["deliveries"]
+    times: list[int] = []
+    for elapsed in range(window):
+        if game.is_terminal() or len(times) == DELIVERIES:
+            break
+        moves = {
+            p: first if (p == player and elapsed == 0) else _planner(game, p).text
+            for p in game.players_to_act()
+        }
+        game.step(moves)
+        made = int(game.metrics()["deliveries"] - start)
+        times += [elapsed + 1] * (min(made, DELIVERIES) - len(times))
+    return sum(times) + window * (DELIVERIES - len(times))
+
+
+def _planner(game: Overcooked, who: int) -> Task:
+    return choose_task(game.geometry, game.state, who, game.current_task(1 - who))
+
+
+def best_action(game: Overcooked, player: int, window: int = ROLLOUT_WINDOW) -> QuestionDraft:
+    """My best next action by rollouts (see the module doc for the margins).
+
+    Raises:
+        ScenarioRejected: no action delivers within the window, or the best one does not beat
+            every other by its margin.
+    """
+    tasks = game.legal_tasks(player)
+    snapshot = game.snapshot()
+    values = {t.text: rollout(snapshot, player, t.text, window) for t in tasks}
+    nothing = window * DELIVERIES
+    best_value, best = min((v, text) for text, v in values.items())
+    if best_value == nothing:
+        raise ScenarioRejected(f"no action leads to a delivery within {window} timesteps")
+    for task in tasks:
+        value = values[task.text]
+        if task.text == best:
+            continue
+        margin = STEP_MARGIN if task.verb in ONE_STEP_VERBS else OBJECT_MARGIN
+        if value - best_value < margin:
+            raise ScenarioRejected(
+                f"no clear best action: {best!r} scores {best_value}, {task.text!r} {value} "
+                f"(margin {margin} needed)"
+            )
+    planned = _planner(game, player).text
+    if planned != best:
+        raise ScenarioRejected(f"rollouts favour {best!r} but the planner rule picks {planned!r}")
+    shown = "; ".join(f"{t.text} {values[t.text]}" for t in tasks)
+    options = tuple(t.text for t in tasks)
+    return QuestionDraft(
+        question_type="JP",
+        kind="best_action",
+        question="What is the best next action for me?",
+        options=options,
+        correct=(options.index(best),),
+        rationale=(
+            f"timesteps to each of the next {DELIVERIES} deliveries, summed (then both follow "
+            f"the planner rule; one not made within {window} counts {window}): {shown}"
+        ),
+    )
