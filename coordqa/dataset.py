@@ -89,6 +89,9 @@ HASH_EXCLUDED = ("question_id", "source", "version")
 what a question asks, so stored results stay comparable."""
 
 DATA_FILE = "data.parquet"
+BY_TYPE_DIR = "by_type"
+"""Sub-folder of per-question-type copies (``by_type/EC.parquet`` ...), written only so the
+dataset card can offer one Hugging Face config per type; loaders read ``data.parquet``."""
 CARD_FILE = "README.md"
 DATA_DIR = Path(__file__).resolve().parent / "data"
 """Where the bundled datasets live inside the package."""
@@ -338,6 +341,8 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def _read(path: Path) -> list[dict[str, Any]]:
     if path.is_dir():
+        if (path / DATA_FILE).is_file():
+            return _read_parquet(path / DATA_FILE)
         files = sorted(path.rglob("*.parquet"))
         if not files:
             raise DatasetError(f"no .parquet file in the folder {path}")
@@ -488,7 +493,29 @@ def _counts_table(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def dataset_card(rows: Sequence[Row], *, pretty_name: str, body: str, license: str = "mit") -> str:
+def _card_configs(by_type: bool) -> list[dict[str, Any]]:
+    configs: list[dict[str, Any]] = [
+        {"config_name": "default", "data_files": [{"split": "train", "path": DATA_FILE}]}
+    ]
+    if by_type:
+        configs += [
+            {
+                "config_name": kind,
+                "data_files": [{"split": "train", "path": f"{BY_TYPE_DIR}/{kind}.parquet"}],
+            }
+            for kind in QUESTION_TYPES
+        ]
+    return configs
+
+
+def dataset_card(
+    rows: Sequence[Row],
+    *,
+    pretty_name: str,
+    body: str,
+    license: str = "mit",
+    by_type: bool = False,
+) -> str:
     """A complete dataset card: Hugging Face YAML header, ``body``, then a contents section.
 
     The header (license, configs pointing at ``data.parquet``, features, split size) and the
@@ -504,9 +531,7 @@ def dataset_card(rows: Sequence[Row], *, pretty_name: str, body: str, license: s
         "task_categories": ["multiple-choice", "question-answering"],
         "tags": ["coordination", "theory-of-mind", "multi-agent", "llm-evaluation"],
         "size_categories": ["n<1K" if len(rows) < 1000 else "1K<n<10K"],
-        "configs": [
-            {"config_name": "default", "data_files": [{"split": "train", "path": DATA_FILE}]}
-        ],
+        "configs": _card_configs(by_type),
         "dataset_info": {
             # Private helper, but the only way to write features exactly as the installed
             # datasets version reads them back.
@@ -558,8 +583,11 @@ def save_dataset(
     out_dir: str | os.PathLike[str],
     *,
     card: str | None = None,
+    by_type: bool = False,
 ) -> Path:
     """Validate and write a dataset folder: ``data.parquet`` and a ``README.md`` dataset card.
+
+    With ``by_type``, also per-type copies under ``by_type/`` for the card's per-type configs.
 
     Rows keep their given order. Writing the same rows twice gives byte-identical files.
 
@@ -569,6 +597,7 @@ def save_dataset(
         card: the card text. A complete card (starting with a ``---`` YAML header, as
             :func:`dataset_card` makes) is written as is; otherwise it is used as the body of a
             card made by :func:`dataset_card`; ``None`` writes a generic card.
+        by_type: also write ``by_type/<TYPE>.parquet`` copies for per-type card configs.
 
     Returns:
         The folder, which :func:`load_dataset` accepts.
@@ -583,7 +612,10 @@ def save_dataset(
     validate_rows(rows)
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    strangers = [p for p in sorted(folder.rglob("*.parquet")) if p != folder / DATA_FILE]
+    ours = {folder / DATA_FILE} | {
+        folder / BY_TYPE_DIR / f"{kind}.parquet" for kind in QUESTION_TYPES
+    }
+    strangers = [p for p in sorted(folder.rglob("*.parquet")) if p not in ours]
     if strangers:
         raise DatasetError(
             f"{folder} already holds other parquet files ({', '.join(map(str, strangers))}) "
@@ -591,8 +623,15 @@ def save_dataset(
         )
     if card is None or not card.startswith("---"):
         body = card or "A question set in the CoordinationQA format, written by coordqa."
-        card = dataset_card(rows, pretty_name="CoordinationQA-format dataset", body=body)
+        card = dataset_card(
+            rows, pretty_name="CoordinationQA-format dataset", body=body, by_type=by_type
+        )
     _atomic_write(folder / DATA_FILE, _parquet_bytes(rows))
+    if by_type:
+        (folder / BY_TYPE_DIR).mkdir(exist_ok=True)
+        for kind in QUESTION_TYPES:
+            of_kind = [row for row in rows if row["question_type"] == kind]
+            _atomic_write(folder / BY_TYPE_DIR / f"{kind}.parquet", _parquet_bytes(of_kind))
     _atomic_write(folder / CARD_FILE, card.encode("utf-8"))
     return folder
 

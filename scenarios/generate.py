@@ -64,13 +64,14 @@ def fresh_scenarios(game: str, count: int, seed: int) -> Iterator[Scenario]:
 
 def generate_dataset(game: str, count: int, seed: int, out_dir: str | Path) -> Path:
     """Generate, validate and save ``count`` fresh scenarios of ``game`` (3 questions each)."""
-    from coordqa.dataset import save_dataset
     from coordqa.scenarios.card import dataset_card
+
+    from coordqa.dataset import save_dataset
 
     rows = list(
         build_rows(fresh_scenarios(game, count, seed), source=f"coordqa-fresh-{game}-s{seed}")
     )
     validate_rows_against_solvers(rows)
     target = Path(out_dir)
-    save_dataset(rows, target, card=dataset_card(rows, fresh=True))
+    save_dataset(rows, target, card=dataset_card(rows, fresh=True), by_type=True)
     return target
