@@ -1,0 +1,276 @@
+"""Machinery shared by the LLM agents: recorded model calls and the action call.
+
+Every model exchange goes through :meth:`LLMAgent.ask`, which counts it in the agent's
+:class:`~coordqa.agentic.agents.stats.AgentStats` and hands a JSON-able record to the recorder.
+Every decision ends with one ``events`` record (role ``events``): the action taken, whether it
+was a fallback and why, verifier rejections, HM predictions scored since the last decision.
+
+The action call (:meth:`LLMAgent.choose_action`) asks the model to pick one of the lettered legal
+actions, reads the reply with :func:`coordqa.choices.choose`, asks once more with a format
+reminder when the reply is unreadable (no answer, or ambiguous), and otherwise falls back to the
+game's documented safe action (:func:`~coordqa.agentic.agents.memory.fallback_action`), recorded
+as a fallback. A failed model call (after the gateway's own retries) falls back at once.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from coordqa.agentic.agents import prompts
+from coordqa.agentic.agents.memory import fallback_action, offered_options, turn_of
+from coordqa.agentic.agents.stats import AgentStats
+
+from coordqa.choices import Choice, choose, option_letter
+from coordqa.errors import ConfigError, GameError
+from coordqa.games.base import Game, Observation, Player, StepResult
+from coordqa.llm import DEFAULT_CONFIG, GenerateConfig, Message, Model, Reply, get_model
+
+Recorder = Callable[[dict[str, Any]], None]
+"""Receives one JSON-able dict per model exchange and one ``events`` dict per decision."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ActionPick:
+    """The outcome of an action call."""
+
+    action: str
+    """The legal action to take."""
+    explanation: str
+    """The model's reply (its reason), shown to the verifier; '' for a fallback."""
+    fallback: str | None = None
+    """Why the safe fallback was used (None when the model's choice was readable)."""
+
+
+def choice_problem(choice: Choice, options: Sequence[str]) -> str:
+    """Why a reply was not a choice, in words the model can act on."""
+    if choice.outcome == "ambiguous":
+        named = ", ".join(option_letter(i) for i in choice.candidates)
+        return f"it named several actions: {named}"
+    return "no action letter was found"
+
+
+class LLMAgent(Player):
+    """A player whose decisions come from a language model through ``coordqa.llm``.
+
+    Subclasses implement :meth:`decide`; :meth:`act` wraps it with the decision counter, the
+    single-legal-action shortcut and the per-decision ``events`` record.
+    """
+
+    name: ClassVar[str] = "llm"
+
+    def __init__(
+        self,
+        game_name: str,
+        layout: str | None,
+        *,
+        model: Model | str,
+        generate: GenerateConfig | None = None,
+        recorder: Recorder | None = None,
+    ) -> None:
+        """Create the agent for ``game_name`` on ``layout`` with ``model`` (a Model or a name)."""
+        self.game_name = game_name
+        self.layout = layout
+        self.model = get_model(model) if isinstance(model, str) else model
+        if not isinstance(self.model, Model):
+            raise ConfigError(
+                f"model must be a coordqa.llm.Model or a model name, got {type(model).__name__}"
+            )
+        self.config = generate or DEFAULT_CONFIG
+        self.recorder = recorder
+        self.player = 0
+        self.seed = 0
+        self.decision = 0
+        self.turn: int | None = None
+        self._stats = AgentStats()
+        self._events: dict[str, Any] = {}
+        self._pending_events: dict[str, list[Any]] = {}
+
+    # ------------------------------------------------------------------ Player protocol
+
+    def reset(self, game: Game, player: int, seed: int) -> None:
+        """Start a new episode: forget counters and statistics."""
+        self.player = player
+        self.seed = seed
+        self.decision = 0
+        self.turn = turn_of(game)
+        self._stats = AgentStats()
+        self._events = {}
+        self._pending_events = {}
+
+    async def act(self, observation: Observation) -> str:
+        """Decide a legal action; a single legal action is taken without asking the model."""
+        legal = list(observation.legal_actions)
+        if not legal:
+            raise GameError(f"{self.name} agent was asked to act with no legal action")
+        self.decision += 1
+        self.turn = turn_of(observation.game)
+        self._stats.decisions += 1
+        self._events = {"verifier_rejections": [], "notes": []}
+        if len(legal) == 1:
+            self._stats.forced += 1
+            self._events["forced"] = True
+            action = legal[0]
+        else:
+            action = await self.decide(observation)
+        if action not in legal:
+            raise GameError(f"{self.name} agent chose {action!r}, which is not legal: {legal}")
+        self._emit_events(action)
+        return action
+
+    def observe(self, game: Game, player: int, result: StepResult) -> None:
+        """Flush events gathered since the last decision when the episode ends."""
+        if result.terminal and any(self._pending_events.values()):
+            self._events = {"final": True}
+            self._emit_events(None)
+
+    @abc.abstractmethod
+    async def decide(self, observation: Observation) -> str:
+        """Choose one of ``observation.legal_actions`` (called with at least two)."""
+
+    def stats(self) -> dict[str, Any]:
+        """This episode's statistics (see :class:`AgentStats`)."""
+        return self._stats.to_dict()
+
+    # ------------------------------------------------------------------ recording
+
+    def _base_record(self, kind: str, role: str) -> dict[str, Any]:
+        return {
+            "kind": kind,
+            "role": role,
+            "agent": self.name,
+            "player": self.player,
+            "decision": self.decision,
+            "turn": self.turn,
+        }
+
+    def _emit(self, record: dict[str, Any]) -> None:
+        if self.recorder is not None:
+            self.recorder(record)
+
+    def note_event(self, key: str, value: Any) -> None:
+        """Add ``value`` to the list ``key`` of the current decision's events record."""
+        self._events.setdefault(key, []).append(value)
+
+    def defer_event(self, key: str, value: Any) -> None:
+        """Add ``value`` to ``key`` of the *next* events record (for what happens between turns)."""
+        self._pending_events.setdefault(key, []).append(value)
+
+    def _emit_events(self, action: str | None) -> None:
+        record = self._base_record("events", "events")
+        for key, values in self._pending_events.items():
+            self._events.setdefault(key, []).extend(values)
+        self._pending_events = {}
+        record.update(self._events)
+        record["action"] = action
+        record.setdefault("fallback", None)
+        self._emit(record)
+
+    async def ask(
+        self,
+        role: str,
+        messages: Sequence[Message],
+        parse: Callable[[Reply], tuple[T, dict[str, Any]]],
+    ) -> tuple[Reply, T]:
+        """Call the model, parse its reply, count it and record the exchange.
+
+        Args:
+            role: tom, action, verifier, hypothesis, predict, plan or reprompt.
+            messages: the conversation.
+            parse: turns the reply into a value plus role-specific record fields.
+        """
+        reply = await self.model.generate(messages, self.config, trial=self.seed, role=role)
+        self._stats.count_call(role, reply)
+        value, fields = parse(reply)
+        record = self._base_record("exchange", role)
+        record.update(
+            messages=[{"role": m.role, "content": m.content} for m in messages],
+            reply=reply.text,
+            error=reply.error,
+            usage={
+                "prompt_tokens": reply.usage.prompt_tokens,
+                "completion_tokens": reply.usage.completion_tokens,
+                "cost": reply.usage.cost,
+            },
+            latency_s=reply.latency_s,
+            cached=reply.cached,
+            attempts=reply.attempts,
+            model=reply.model,
+        )
+        record.update(fields)
+        self._emit(record)
+        return reply, value
+
+    # ------------------------------------------------------------------ the action call
+
+    def fall_back(self, legal: Sequence[str], reason: str, detail: str) -> ActionPick:
+        """Take the game's safe action, counted and recorded as a fallback."""
+        action = fallback_action(self.game_name, legal)
+        self._stats.count_fallback(reason)
+        self._events["fallback"] = {"reason": reason, "detail": detail, "action": action}
+        return ActionPick(action, "", fallback=reason)
+
+    async def choose_action(
+        self,
+        game: Game,
+        legal: Sequence[str],
+        memory: str,
+        exclude: Sequence[str] = (),
+    ) -> ActionPick:
+        """Ask the model for one of ``legal`` (minus ``exclude``): once, once more, or fall back."""
+        options = offered_options(self.game_name, [a for a in legal if a not in exclude])
+        if not options:
+            return self.fall_back(legal, "no_options", "every legal action was excluded")
+        messages = prompts.action_messages(game.game_description(), memory, options)
+
+        def read(reply: Reply) -> tuple[Choice | None, dict[str, Any]]:
+            if not reply.ok or reply.text is None:
+                return None, {"options": options, "choice": None, "action": None}
+            choice = choose(reply.text, options)
+            action = options[choice.index] if choice.index is not None else None
+            return choice, {"options": options, "choice": choice.to_dict(), "action": action}
+
+        reply, choice = await self.ask("action", messages, read)
+        if choice is None:
+            return self.fall_back(legal, "model_error", str(reply.error))
+        if choice.index is not None:
+            return ActionPick(options[choice.index], reply.text or "")
+        problem = choice_problem(choice, options)
+        self._stats.reprompts += 1
+        letters = ", ".join(option_letter(i) for i in range(len(options)))
+        retry = [
+            *messages,
+            Message("assistant", reply.text or ""),
+            prompts.reminder_message(problem, letters),
+        ]
+        reply, choice = await self.ask("reprompt", retry, read)
+        if choice is not None and choice.index is not None:
+            return ActionPick(options[choice.index], reply.text or "")
+        detail = str(reply.error) if choice is None else choice_problem(choice, options)
+        reason = "model_error" if choice is None else "unreadable"
+        return self.fall_back(legal, reason, f"after one format reminder: {detail}")
+
+
+OptionsT = TypeVar("OptionsT")
+
+
+def check_options(agent: str, given: dict[str, Any], allowed: Sequence[str]) -> None:
+    """Raise ConfigError naming the allowed options when ``given`` has an unknown one."""
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise ConfigError(
+            f"unknown option(s) {', '.join(unknown)} for the {agent!r} agent; "
+            f"allowed: {', '.join(sorted(allowed)) or 'none'}"
+        )
+
+
+def build_options(
+    options_class: Callable[..., OptionsT], agent: str, given: dict[str, Any]
+) -> OptionsT:
+    """Build an agent's options dataclass from registry keyword options, checking their names."""
+    check_options(agent, given, list(getattr(options_class, "__dataclass_fields__", {})))
+    return options_class(**given)

@@ -1,0 +1,154 @@
+"""The partner behaviours HM predicts, per game, and how code recognises them when they happen.
+
+Predictions are asked as a lettered choice among the partner's possible behaviours, so that code,
+not a model, scores them against what the partner then does:
+
+- Hanabi: the partner's next move, type and target ("Bob: Play his Card 2", "Bob: Reveal Alice's
+  rank 1 cards"), all 20 move forms of the two-player game.
+- Overcooked: the kind of the partner's next completed object action (picks up an onion, loads a
+  soup onto a plate, ...), read from the partner's action history, so it works with partners that
+  move by primitives too. "wait" and "move away" are not behaviours: they change nothing.
+- Collab games: the partner's action this turn, among its legal actions (rooms or press/fix/wait).
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import ClassVar
+
+from coordqa.errors import ConfigError
+from coordqa.games.base import PLAYER_NAMES, Game, StepResult
+
+
+class PartnerBehaviour(abc.ABC):
+    """How one game's partner behaviour is offered for prediction and observed."""
+
+    @abc.abstractmethod
+    def question(self, player: int) -> str:
+        """The prediction question, from ``player``'s point of view."""
+
+    @abc.abstractmethod
+    def options(self, game: Game, player: int) -> list[str]:
+        """The partner behaviours to choose among now (the prediction's lettered options)."""
+
+    @abc.abstractmethod
+    def observed(self, game: Game, player: int, result: StepResult) -> list[str]:
+        """The partner's behaviours that happened in this step, as option texts (oldest first)."""
+
+    def reset(self, game: Game, player: int) -> None:  # noqa: B027 (optional hook)
+        """Start a new episode (for spaces that track the game's histories)."""
+
+
+class HanabiBehaviour(PartnerBehaviour):
+    """The partner's next Hanabi move."""
+
+    PRONOUNS: ClassVar[tuple[str, str]] = ("her", "his")
+
+    def question(self, player: int) -> str:
+        """What the partner does on its next turn."""
+        partner = 1 - player
+        return f"What will {PLAYER_NAMES[partner]} do on {self.PRONOUNS[partner]} next turn?"
+
+    def _text(self, action: str, partner: int) -> str:
+        own = action.replace("my Card", f"{self.PRONOUNS[partner]} Card")
+        return f"{PLAYER_NAMES[partner]}: {own}"
+
+    def options(self, game: Game, player: int) -> list[str]:
+        """Every move form of the partner (play/discard a card, reveal a colour or rank)."""
+        from coordqa.games.hanabi.engine import uid_texts
+
+        partner = 1 - player
+        return [self._text(action, partner) for action in uid_texts(partner)]
+
+    def observed(self, game: Game, player: int, result: StepResult) -> list[str]:
+        """The partner's move, when it moved in this step."""
+        partner = 1 - player
+        action = result.completed.get(partner)
+        return [] if action is None else [self._text(action, partner)]
+
+
+OVERCOOKED_KINDS: tuple[tuple[str, str], ...] = (
+    ("pick up onion", "picks up an onion"),
+    ("pick up plate", "picks up a plate"),
+    ("pick up soup", "picks up a soup from a counter"),
+    ("place onion in", "places an onion in a cooker"),
+    ("load soup on plate", "loads a soup onto a plate"),
+    ("place soup for delivery", "delivers a soup"),
+    ("place onion on", "puts an onion on a counter"),
+    ("place plate on", "puts a plate on a counter"),
+    ("place soup on", "puts a soup on a counter"),
+)
+"""Action-text prefix -> the behaviour kind it is (the Overcooked action vocabulary)."""
+
+
+class OvercookedBehaviour(PartnerBehaviour):
+    """The kind of the partner's next completed object action."""
+
+    def __init__(self) -> None:
+        """Track how much of the partner's history has been seen."""
+        self._seen = 0
+
+    def reset(self, game: Game, player: int) -> None:
+        """Start from the partner's history as it is now."""
+        self._seen = len(game.last_actions(1 - player))
+
+    def question(self, player: int) -> str:
+        """What the partner's next object action is."""
+        return f"What will {PLAYER_NAMES[1 - player]} do next?"
+
+    def options(self, game: Game, player: int) -> list[str]:
+        """The nine kinds of object action."""
+        partner = PLAYER_NAMES[1 - player]
+        return [f"{partner} {kind}" for _, kind in OVERCOOKED_KINDS]
+
+    def observed(self, game: Game, player: int, result: StepResult) -> list[str]:
+        """The partner's object actions that took effect since the last call."""
+        history = game.last_actions(1 - player)
+        new, self._seen = history[self._seen :], len(history)
+        partner = PLAYER_NAMES[1 - player]
+        kinds = [_overcooked_kind(action) for action in new]
+        return [f"{partner} {kind}" for kind in kinds if kind is not None]
+
+
+def _overcooked_kind(action: str) -> str | None:
+    return next((kind for prefix, kind in OVERCOOKED_KINDS if action.startswith(prefix)), None)
+
+
+class RoomBehaviour(PartnerBehaviour):
+    """The partner's action this turn in a Collab game (both act every turn)."""
+
+    def question(self, player: int) -> str:
+        """Which action the partner takes this turn."""
+        return f"Which action will {PLAYER_NAMES[1 - player]} take this turn?"
+
+    def options(self, game: Game, player: int) -> list[str]:
+        """The partner's legal actions now."""
+        return game.legal_actions(1 - player)
+
+    def observed(self, game: Game, player: int, result: StepResult) -> list[str]:
+        """The partner's action, completed this turn."""
+        action = result.completed.get(1 - player)
+        return [] if action is None else [action]
+
+
+BEHAVIOURS: dict[str, type[PartnerBehaviour]] = {
+    "hanabi": HanabiBehaviour,
+    "overcooked": OvercookedBehaviour,
+    "collab_capture": RoomBehaviour,
+    "collab_escape": RoomBehaviour,
+}
+"""Game name -> its behaviour space."""
+
+
+def behaviour_for(game_name: str) -> PartnerBehaviour:
+    """A fresh behaviour space for ``game_name``.
+
+    Raises:
+        ConfigError: HM does not know how to predict a partner in this game.
+    """
+    space = BEHAVIOURS.get(game_name)
+    if space is None:
+        raise ConfigError(
+            f"HM cannot predict a partner in game {game_name!r}; games: {', '.join(BEHAVIOURS)}"
+        )
+    return space()

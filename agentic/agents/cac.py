@@ -1,0 +1,182 @@
+"""CAC, the Cognitive Architecture for Coordination (LLM-Coordination paper, section 3).
+
+One decision: an optional Theory of Mind call interprets the partner's last action and states
+what the partner needs (its answer joins the working memory); the action call picks a lettered
+legal action (:meth:`LLMAgent.choose_action`); an optional verifier call checks it for rule
+following and safety. On "Verification: Not Okay" the action model is asked again without the
+rejected actions, at most ``max_verifier_retries`` times.
+
+Decisions this module makes (the paper's code left them open):
+
+- After the cap (every proposal rejected, or nothing left to propose) the agent takes the game's
+  safe fallback action (:data:`~coordqa.agentic.agents.memory.FALLBACK_PREFERENCES`), recorded as
+  a fallback with reason ``verifier_cap``, rather than an action the verifier called unsafe.
+- A verifier reply with no verdict line, or a failed verifier call, accepts the proposal as
+  *unverified* (recorded ``verdict: "missing"``, counted in ``verifier_missing``): a verifier that
+  cannot format an answer is no evidence that the action is unsafe, and rejecting would turn
+  every format slip into a fallback.
+- The verdict is read from the last "Verification:" line; "Not Okay" is checked before "Okay".
+- Fallback actions (unreadable action replies) are not verified: they are safe by construction.
+
+The switches ``use_tom=False`` and ``use_verifier=False`` give the paper's ablation: LLM alone,
++ verification, + verification + ToM.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from coordqa.agentic.agents import prompts
+from coordqa.agentic.agents.base import ActionPick, LLMAgent, Recorder, build_options
+from coordqa.agentic.agents.memory import memory_text, partner_last_action
+
+from coordqa.errors import ConfigError
+from coordqa.games.base import PLAYER_NAMES, Game, Observation
+from coordqa.llm import GenerateConfig, Model, Reply
+
+Verdict = Literal["okay", "not_okay"]
+
+_MARKDOWN = re.compile(r"[*_`#]")
+_VERDICT = re.compile(r"verification\s*[:\-]\s*(not\s+okay|not\s+ok|okay|ok)\b", re.IGNORECASE)
+
+
+def parse_verdict(text: str | None) -> Verdict | None:
+    r"""The verdict of the last "Verification:" line, or None when there is none.
+
+    >>> parse_verdict("Risky.\nVerification: Not Okay")
+    'not_okay'
+    >>> parse_verdict("Verification: Not Okay... on reflection, **Verification:** Okay.")
+    'okay'
+    >>> parse_verdict("It looks okay to me.") is None
+    True
+    """
+    matches = list(_VERDICT.finditer(_MARKDOWN.sub("", text or "")))
+    if not matches:
+        return None
+    return "not_okay" if matches[-1].group(1).lower().startswith("not") else "okay"
+
+
+@dataclass(frozen=True)
+class CACOptions:
+    """CAC's switches (defaults: the full architecture)."""
+
+    use_tom: bool = True
+    """Ask the Theory of Mind model before each action call."""
+    use_verifier: bool = True
+    """Check each proposed action with the verifier model."""
+    max_verifier_retries: int = 2
+    """Re-asks of the action model after a rejection; then the safe fallback."""
+
+    def __post_init__(self) -> None:
+        retries = self.max_verifier_retries
+        if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
+            raise ConfigError(
+                f"max_verifier_retries must be an integer >= 0, got {retries!r} "
+                "(0 verifies once and never re-asks)"
+            )
+
+
+class CACAgent(LLMAgent):
+    """The CAC agent (ToM -> action -> verifier)."""
+
+    name = "cac"
+
+    def __init__(
+        self,
+        game_name: str,
+        layout: str | None,
+        *,
+        model: Model | str,
+        generate: GenerateConfig | None = None,
+        recorder: Recorder | None = None,
+        options: CACOptions | None = None,
+    ) -> None:
+        """Create the agent; ``options`` defaults to the full architecture."""
+        super().__init__(game_name, layout, model=model, generate=generate, recorder=recorder)
+        self.options = options or CACOptions()
+
+    async def decide(self, observation: Observation) -> str:
+        """ToM note, then propose-and-verify up to the retry cap, then the safe fallback."""
+        game, legal = observation.game, list(observation.legal_actions)
+        notes = [await self.theory_of_mind(game)] if self.options.use_tom else []
+        rejected: list[str] = []
+        rejections: list[str] = []
+        attempts = 1 + (self.options.max_verifier_retries if self.options.use_verifier else 0)
+        for _ in range(attempts):
+            memory = memory_text(game, self.player, *notes, *rejections)
+            pick = await self.choose_action(game, legal, memory, exclude=rejected)
+            if pick.fallback is not None or not self.options.use_verifier:
+                return pick.action
+            verdict, reason = await self.verify(game, legal, memory, pick)
+            if verdict != "not_okay":
+                return pick.action
+            rejected.append(pick.action)
+            rejections.append(f"Rejected as unsafe or against the rules: {pick.action}. {reason}")
+            if len(rejected) >= len(legal):
+                break
+        detail = f"the verifier rejected {len(rejected)} proposal(s): {'; '.join(rejected)}"
+        return self.fall_back(legal, "verifier_cap", detail).action
+
+    async def theory_of_mind(self, game: Game) -> str:
+        """The ToM model's reading of the partner's last action ('' when the call failed)."""
+        partner = PLAYER_NAMES[1 - self.player]
+        last = partner_last_action(game, self.player)
+        question = (
+            f"{partner}'s last action was: {last}." if last else f"{partner} has not acted yet."
+        )
+        memory = memory_text(game, self.player, question)
+        messages = prompts.tom_messages(self.game_name, game.game_description(), memory)
+
+        def read(reply: Reply) -> tuple[str, dict[str, Any]]:
+            text = (reply.text or "").strip()
+            return text, {"partner_last_action": last}
+
+        _, text = await self.ask("tom", messages, read)
+        return f"Theory of Mind notes about {partner}:\n{text}" if text else ""
+
+    async def verify(
+        self, game: Game, legal: list[str], memory: str, pick: ActionPick
+    ) -> tuple[Verdict | None, str]:
+        """Ask the verifier about ``pick``; count and record a rejection or a missing verdict."""
+        messages = prompts.verifier_messages(
+            game.game_description(), memory, legal, pick.action, pick.explanation
+        )
+
+        def read(reply: Reply) -> tuple[Verdict | None, dict[str, Any]]:
+            verdict = parse_verdict(reply.text)
+            return verdict, {"verdict": verdict or "missing", "proposed_action": pick.action}
+
+        reply, verdict = await self.ask("verifier", messages, read)
+        reason = _reason(reply.text)
+        if verdict == "not_okay":
+            self._stats.verifier_rejections += 1
+            self.note_event("verifier_rejections", {"action": pick.action, "reason": reason})
+        elif verdict is None:
+            self._stats.verifier_missing += 1
+            self.note_event("notes", f"verifier gave no verdict; accepted {pick.action!r}")
+        return verdict, reason
+
+
+def _reason(text: str | None, limit: int = 300) -> str:
+    """The verifier's explanation without its verdict line, shortened for the next prompt."""
+    lines = [line for line in (text or "").splitlines() if not _VERDICT.search(line)]
+    reason = " ".join(" ".join(lines).split())
+    return reason if len(reason) <= limit else reason[: limit - 3] + "..."
+
+
+def make_cac(
+    game_name: str,
+    layout: str | None,
+    *,
+    model: Model | str,
+    generate: GenerateConfig | None = None,
+    recorder: Recorder | None = None,
+    **agent_options: Any,
+) -> CACAgent:
+    """Registry factory: ``use_tom``, ``use_verifier``, ``max_verifier_retries``."""
+    options = build_options(CACOptions, "cac", agent_options)
+    return CACAgent(
+        game_name, layout, model=model, generate=generate, recorder=recorder, options=options
+    )

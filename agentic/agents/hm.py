@@ -1,0 +1,374 @@
+"""HM, Hypothetical Minds (Theory of Mind by hypothesis generation, evaluation and refinement).
+
+The ToM module runs at the agent's first decision and then at its next decision after each
+observed partner behaviour (:mod:`~coordqa.agentic.agents.behaviour`: each Hanabi move, each
+completed Overcooked object action, each Collab turn). One update, in the full ``hm`` variant:
+
+1. unless a hypothesis is validated, generate a new one, shown the top-k earlier hypotheses with
+   a positive value to refine (role ``hypothesis``);
+2. each predicting hypothesis (the validated one, else the top-k with the newest) predicts the
+   partner's next behaviour as a lettered choice (role ``predict``);
+3. plan conditioned on the best hypothesis (validated, else newest): a strategy plus 1-6 subgoals
+   (role ``plan``).
+
+Code scores the predictions when the behaviour is observed (Rescorla-Wagner values, in
+:mod:`~coordqa.agentic.agents.hypotheses`). Each decision then takes the plan's next subgoal
+while it names a legal action, and otherwise makes an action call (same machinery as CAC) with
+the hypothesis and plan in memory.
+
+Variants (paper ablations): ``vmp`` Vanilla Mind Prompting, one call for hypothesis, prediction
+and plan; ``mmp`` Modular Mind Prompting, separate calls, no evaluation or refinement (the newest
+hypothesis predicts and plans); ``mmp_eval`` adds evaluation (values, validation, top-k
+predictors) without refinement; ``hm`` adds refinement. Predictions are scored in every variant
+for the accuracy statistic; only ``mmp_eval`` and ``hm`` act on the values.
+
+Partner-prediction accuracy counts the *primary* prediction of each update: the one of the
+hypothesis that conditions the plan.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from coordqa.agentic.agents import prompts
+from coordqa.agentic.agents.base import LLMAgent, Recorder, build_options
+from coordqa.agentic.agents.behaviour import behaviour_for
+from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook
+from coordqa.agentic.agents.memory import memory_text, offered_options, turn_of
+from coordqa.agentic.agents.replies import MAX_SECTION_CHARS, section, subgoal_action, subgoals
+
+from coordqa.choices import choose
+from coordqa.errors import ConfigError
+from coordqa.games.base import PLAYER_NAMES, Game, Observation, StepResult
+from coordqa.llm import GenerateConfig, Model, Reply
+
+VARIANTS = ("hm", "vmp", "mmp", "mmp_eval")
+"""Full HM, Vanilla Mind Prompting, Modular Mind Prompting, MMP + hypothesis evaluation."""
+
+OBSERVED_SHOWN = 8
+"""How many of the partner's latest observed behaviours the HM memory lists."""
+
+
+@dataclass(frozen=True)
+class HMOptions:
+    """HM's constants and variant (paper defaults)."""
+
+    alpha: float = 0.3
+    """Rescorla-Wagner learning rate."""
+    c: float = 1.0
+    """Intrinsic reward magnitude of a prediction."""
+    threshold: float = 0.7
+    """Validation threshold of a hypothesis value."""
+    top_k: int = 5
+    """Hypotheses shown for refinement and used as predictors."""
+    initial_value: float = 0.0
+    """Value of a new hypothesis."""
+    variant: str = "hm"
+    """One of :data:`VARIANTS`."""
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ConfigError(
+                f"HM variant {self.variant!r} is unknown; use one of {', '.join(VARIANTS)}"
+            )
+        self.params()
+
+    def params(self) -> HMParams:
+        """The bookkeeping constants (validated)."""
+        return HMParams(self.alpha, self.c, self.threshold, self.top_k, self.initial_value)
+
+    @property
+    def evaluate(self) -> bool:
+        """Whether values, validation and top-k predictors steer the agent."""
+        return self.variant in ("hm", "mmp_eval")
+
+    @property
+    def refine(self) -> bool:
+        """Whether generation is shown earlier hypotheses to refine."""
+        return self.variant == "hm"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A pending prediction of the partner's next behaviour."""
+
+    hypothesis: int | None
+    """The predicting hypothesis (None when generation failed in the single-call variant)."""
+    behaviour: str
+    """The predicted behaviour (an option text)."""
+    primary: bool
+    """Whether it is the prediction of the plan's hypothesis (counted for accuracy)."""
+
+
+class HMAgent(LLMAgent):
+    """The Hypothetical Minds agent."""
+
+    name = "hm"
+
+    def __init__(
+        self,
+        game_name: str,
+        layout: str | None,
+        *,
+        model: Model | str,
+        generate: GenerateConfig | None = None,
+        recorder: Recorder | None = None,
+        options: HMOptions | None = None,
+    ) -> None:
+        """Create the agent; ``options`` defaults to full HM with the paper's constants."""
+        super().__init__(game_name, layout, model=model, generate=generate, recorder=recorder)
+        self.options = options or HMOptions()
+        self.behaviour = behaviour_for(game_name)
+        self.book = HypothesisBook(self.options.params())
+        self.pending: list[Prediction] = []
+        self.observed_log: list[tuple[str, bool | None]] = []
+        self.tom_due = True
+        self.plan: str | None = None
+        self.subgoals: list[str] = []
+
+    def reset(self, game: Game, player: int, seed: int) -> None:
+        """Forget hypotheses, predictions and plans."""
+        super().reset(game, player, seed)
+        self.behaviour.reset(game, player)
+        self.book = HypothesisBook(self.options.params())
+        self.pending = []
+        self.observed_log = []
+        self.tom_due = True
+        self.plan = None
+        self.subgoals = []
+
+    # ------------------------------------------------------------------ observing the partner
+
+    def observe(self, game: Game, player: int, result: StepResult) -> None:
+        """Score pending predictions against the partner's behaviour; schedule a ToM update."""
+        for behaviour in self.behaviour.observed(game, self.player, result):
+            self.tom_due = True
+            self._score(behaviour, turn_of(game))
+        super().observe(game, player, result)
+
+    def _score(self, behaviour: str, turn: int | None) -> None:
+        predicted: bool | None = None
+        for prediction in self.pending:
+            correct = prediction.behaviour == behaviour
+            entry: dict[str, Any] = {
+                "hypothesis": prediction.hypothesis,
+                "predicted": prediction.behaviour,
+                "observed": behaviour,
+                "correct": correct,
+                "primary": prediction.primary,
+                "turn": turn,
+            }
+            if prediction.primary:
+                predicted = correct
+                self._stats.predictions_scored += 1
+                self._stats.predictions_correct += int(correct)
+            if self.options.evaluate and prediction.hypothesis is not None:
+                entry["value_before"] = self.book.get(prediction.hypothesis).value
+                entry["value_after"] = self.book.score(
+                    prediction.hypothesis, correct, self.decision
+                )
+            self.defer_event("predictions_scored", entry)
+        self.pending = []
+        self.observed_log.append((behaviour, predicted))
+        if self.book.first_validation is not None and self._stats.first_validation_decision is None:
+            self._stats.first_validation_decision = self.book.first_validation
+            self._stats.first_validation_turn = turn
+
+    # ------------------------------------------------------------------ deciding
+
+    async def decide(self, observation: Observation) -> str:
+        """ToM update when due, then the plan's next legal subgoal, else an action call."""
+        game, legal = observation.game, list(observation.legal_actions)
+        if self.tom_due:
+            self.tom_due = False
+            if self.options.variant == "vmp":
+                await self._vanilla(game, legal)
+            else:
+                await self._modular(game, legal)
+        action = self._next_subgoal(legal)
+        if action is not None:
+            return action
+        memory = memory_text(game, self.player, self._observed_section(), self._plan_section())
+        return (await self.choose_action(game, legal, memory)).action
+
+    def _next_subgoal(self, legal: list[str]) -> str | None:
+        if not self.subgoals:
+            return None
+        goal = self.subgoals.pop(0)
+        action = subgoal_action(goal, offered_options(self.game_name, legal))
+        if action is None:
+            self.note_event("notes", f"plan dropped: subgoal {goal!r} is not a legal action now")
+            self.subgoals = []
+            return None
+        self._stats.subgoal_actions += 1
+        self.note_event("subgoals", goal)
+        return action
+
+    # ------------------------------------------------------------------ memory sections
+
+    def _observed_section(self) -> str:
+        partner = PLAYER_NAMES[1 - self.player]
+        if not self.observed_log:
+            return f"Observed behaviour of {partner}: nothing yet."
+        marks = {True: " (as I predicted)", False: " (not as I predicted)", None: ""}
+        recent = self.observed_log[-OBSERVED_SHOWN:]
+        lines = [f"- {behaviour}{marks[predicted]}" for behaviour, predicted in recent]
+        return f"Observed behaviour of {partner} (oldest first):\n" + "\n".join(lines)
+
+    def _plan_section(self) -> str:
+        hypothesis = self._plan_hypothesis()
+        partner = PLAYER_NAMES[1 - self.player]
+        parts = []
+        if hypothesis is not None:
+            status = "validated" if self.book.validated() is hypothesis else "not yet validated"
+            parts.append(f"{partner}'s strategy (my hypothesis, {status}): {hypothesis.text}")
+        if self.plan:
+            parts.append(f"My plan: {self.plan}")
+        return "\n".join(parts)
+
+    def _memory(self, game: Game) -> str:
+        return memory_text(game, self.player, self._observed_section())
+
+    def _plan_hypothesis(self) -> Hypothesis | None:
+        if self.options.evaluate:
+            return self.book.for_plan()
+        return self.book.hypotheses[-1] if self.book.hypotheses else None
+
+    # ------------------------------------------------------------------ the ToM module
+
+    async def _modular(self, game: Game, legal: list[str]) -> None:
+        """Generation (unless validated), predictions, plan: separate calls."""
+        if not self.options.evaluate or self.book.validated() is None:
+            await self._generate(game)
+        if self.options.evaluate:
+            predictors = self.book.predictors()
+        else:
+            predictors = self.book.hypotheses[-1:]
+        primary = self._plan_hypothesis()
+        options = self.behaviour.options(game, self.player)
+        made = await asyncio.gather(
+            *(self._predict(game, h, options, h is primary) for h in predictors)
+        )
+        self.pending = [p for p in made if p is not None]
+        await self._plan(game, legal, primary)
+
+    def _add_hypothesis(self, text: str) -> Hypothesis:
+        self._stats.hypotheses_generated += 1
+        return self.book.add(text, self.decision)
+
+    async def _generate(self, game: Game) -> None:
+        shown = self.book.for_refinement() if self.options.refine else []
+        messages = prompts.hypothesis_messages(
+            game.game_description(), self._memory(game), [(h.text, h.value) for h in shown]
+        )
+        next_id = len(self.book.hypotheses)
+
+        def read(reply: Reply) -> tuple[str | None, dict[str, Any]]:
+            text = section(reply.text, "hypothesis") or _plain(reply.text)
+            return text, {
+                "hypothesis_id": next_id if text else None,
+                "hypothesis": text,
+                "refining": [h.id for h in shown],
+            }
+
+        _, text = await self.ask("hypothesis", messages, read)
+        if text:
+            self._add_hypothesis(text)
+
+    async def _predict(
+        self, game: Game, hypothesis: Hypothesis, options: list[str], primary: bool
+    ) -> Prediction | None:
+        question = self.behaviour.question(self.player)
+        messages = prompts.predict_messages(
+            game.game_description(), self._memory(game), hypothesis.text, question, options
+        )
+
+        def read(reply: Reply) -> tuple[str | None, dict[str, Any]]:
+            choice = choose(reply.text or "", options)
+            predicted = options[choice.index] if choice.index is not None else None
+            return predicted, {
+                "hypothesis_id": hypothesis.id,
+                "hypothesis_value": hypothesis.value,
+                "options": options,
+                "choice": choice.to_dict(),
+                "predicted": predicted,
+                "primary": primary,
+            }
+
+        _, predicted = await self.ask("predict", messages, read)
+        return None if predicted is None else Prediction(hypothesis.id, predicted, primary)
+
+    async def _plan(self, game: Game, legal: list[str], hypothesis: Hypothesis | None) -> None:
+        messages = prompts.plan_messages(
+            game.game_description(),
+            self._memory(game),
+            None if hypothesis is None else hypothesis.text,
+            legal,
+        )
+
+        def read(reply: Reply) -> tuple[tuple[str | None, list[str]], dict[str, Any]]:
+            plan, goals = section(reply.text, "plan") or _plain(reply.text), subgoals(reply.text)
+            fields = {
+                "hypothesis_id": None if hypothesis is None else hypothesis.id,
+                "plan": plan,
+                "subgoals": goals,
+            }
+            return (plan, goals), fields
+
+        _, (self.plan, self.subgoals) = await self.ask("plan", messages, read)
+
+    async def _vanilla(self, game: Game, legal: list[str]) -> None:
+        """Vanilla Mind Prompting: hypothesis, prediction and plan from one call."""
+        options = self.behaviour.options(game, self.player)
+        messages = prompts.vanilla_messages(
+            game.game_description(),
+            self._memory(game),
+            self.behaviour.question(self.player),
+            options,
+            legal,
+        )
+        next_id = len(self.book.hypotheses)
+
+        def read(reply: Reply) -> tuple[tuple[str | None, str | None], dict[str, Any]]:
+            hypothesis = section(reply.text, "hypothesis")
+            choice = choose(reply.text or "", options)
+            predicted = options[choice.index] if choice.index is not None else None
+            self.plan, self.subgoals = section(reply.text, "plan"), subgoals(reply.text)
+            return (hypothesis, predicted), {
+                "hypothesis_id": next_id if hypothesis else None,
+                "hypothesis": hypothesis,
+                "options": options,
+                "choice": choice.to_dict(),
+                "predicted": predicted,
+                "plan": self.plan,
+                "subgoals": list(self.subgoals),
+            }
+
+        _, (hypothesis, predicted) = await self.ask("tom", messages, read)
+        added = self._add_hypothesis(hypothesis) if hypothesis else None
+        if predicted is not None:
+            self.pending = [Prediction(None if added is None else added.id, predicted, True)]
+
+
+def _plain(text: str | None) -> str | None:
+    """A reply without the expected label, kept whole (bounded) when it says anything."""
+    body = " ".join((text or "").split())
+    return body[:MAX_SECTION_CHARS] or None
+
+
+def make_hm(
+    game_name: str,
+    layout: str | None,
+    *,
+    model: Model | str,
+    generate: GenerateConfig | None = None,
+    recorder: Recorder | None = None,
+    **agent_options: Any,
+) -> HMAgent:
+    """Registry factory; options: alpha, c, threshold, top_k, initial_value, variant."""
+    options = build_options(HMOptions, "hm", agent_options)
+    return HMAgent(
+        game_name, layout, model=model, generate=generate, recorder=recorder, options=options
+    )

@@ -1,0 +1,175 @@
+"""Hypothetical Minds' hypothesis bookkeeping: Rescorla-Wagner values, validation, top-k.
+
+Pure code, no model calls, so the numbers an HM agent acts on can be checked by hand.
+
+Each hypothesis about the partner predicts the partner's next behaviour; when the behaviour is
+observed, the prediction earns an intrinsic reward ``r = +c`` (right) or ``-c`` (wrong), and the
+hypothesis value moves by Rescorla-Wagner: ``V <- V + alpha * (r - V)``. A hypothesis whose value
+reaches ``threshold`` is *validated*: while one is, no new hypotheses are generated and only the
+best validated one predicts and conditions plans, until its value falls below the threshold.
+
+The paper does not give the value of a new hypothesis; coordqa starts it at ``initial_value``
+(default 0.0, "no evidence either way").
+
+>>> book = HypothesisBook()
+>>> h = book.add("Bob only fetches onions", decision=0)
+>>> [round(book.score(h.id, correct=True, decision=d), 4) for d in (1, 2, 3, 4)]
+[0.3, 0.51, 0.657, 0.7599]
+>>> book.validated() is h, book.first_validation
+(True, 4)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from coordqa.errors import ConfigError
+
+
+def rescorla_wagner(value: float, reward: float, alpha: float) -> float:
+    """One Rescorla-Wagner step: move ``value`` a fraction ``alpha`` of the way to ``reward``.
+
+    >>> rescorla_wagner(0.0, 1.0, 0.3)
+    0.3
+    >>> round(rescorla_wagner(0.7599, -1.0, 0.3), 5)
+    0.23193
+    """
+    return value + alpha * (reward - value)
+
+
+@dataclass(frozen=True)
+class HMParams:
+    """The Hypothetical Minds constants (paper defaults)."""
+
+    alpha: float = 0.3
+    """Learning rate of the Rescorla-Wagner update."""
+    c: float = 1.0
+    """Magnitude of the intrinsic reward of a prediction (+c right, -c wrong)."""
+    threshold: float = 0.7
+    """Value at which a hypothesis is validated."""
+    top_k: int = 5
+    """How many hypotheses are shown for refinement and make predictions."""
+    initial_value: float = 0.0
+    """Value of a new hypothesis (not given in the paper; 0 means no evidence yet)."""
+
+    def __post_init__(self) -> None:
+        checks = {
+            "alpha": (0.0 < self.alpha <= 1.0, "in (0, 1]"),
+            "c": (self.c > 0.0, "> 0"),
+            "threshold": (abs(self.threshold) <= self.c, f"in [-c, c] = [{-self.c}, {self.c}]"),
+            "top_k": (isinstance(self.top_k, int) and self.top_k >= 1, "an integer >= 1"),
+            "initial_value": (abs(self.initial_value) <= self.c, "in [-c, c]"),
+        }
+        for name, (ok, allowed) in checks.items():
+            if not ok:
+                raise ConfigError(
+                    f"HM option {name}={getattr(self, name)!r} is invalid: it must be {allowed}"
+                )
+
+
+@dataclass
+class Hypothesis:
+    """One natural-language hypothesis about the partner, with its running value."""
+
+    id: int
+    """Position in generation order (0 first)."""
+    text: str
+    """The hypothesis as the model wrote it."""
+    value: float
+    """Current Rescorla-Wagner value."""
+    created: int
+    """Decision number at which it was generated."""
+    predictions: int = 0
+    """Predictions scored so far."""
+    correct: int = 0
+    """Predictions that were right."""
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-able form for records and reports."""
+        return {
+            "id": self.id,
+            "text": self.text,
+            "value": self.value,
+            "created": self.created,
+            "predictions": self.predictions,
+            "correct": self.correct,
+        }
+
+
+class HypothesisBook:
+    """All hypotheses of one agent about one partner, over one episode."""
+
+    def __init__(self, params: HMParams | None = None) -> None:
+        """Start empty with ``params`` (paper defaults when None)."""
+        self.params = params or HMParams()
+        self.hypotheses: list[Hypothesis] = []
+        self.first_validation: int | None = None
+        """Decision number at which a hypothesis was first validated (None: never)."""
+
+    def add(self, text: str, decision: int) -> Hypothesis:
+        """Record a newly generated hypothesis at ``params.initial_value``."""
+        hypothesis = Hypothesis(len(self.hypotheses), text, self.params.initial_value, decision)
+        self.hypotheses.append(hypothesis)
+        self._note_validation(decision)
+        return hypothesis
+
+    def get(self, hypothesis_id: int) -> Hypothesis:
+        """The hypothesis with ``hypothesis_id``.
+
+        Raises:
+            ConfigError: no such hypothesis.
+        """
+        if not 0 <= hypothesis_id < len(self.hypotheses):
+            raise ConfigError(
+                f"no hypothesis {hypothesis_id}: ids run from 0 to {len(self.hypotheses) - 1}"
+            )
+        return self.hypotheses[hypothesis_id]
+
+    def score(self, hypothesis_id: int, correct: bool, decision: int) -> float:
+        """Reward a prediction of ``hypothesis_id`` and return its new value."""
+        hypothesis = self.get(hypothesis_id)
+        reward = self.params.c if correct else -self.params.c
+        hypothesis.value = rescorla_wagner(hypothesis.value, reward, self.params.alpha)
+        hypothesis.predictions += 1
+        hypothesis.correct += int(correct)
+        self._note_validation(decision)
+        return hypothesis.value
+
+    def ranked(self) -> list[Hypothesis]:
+        """Every hypothesis, highest value first (ties: the newer first)."""
+        return sorted(self.hypotheses, key=lambda h: (-h.value, -h.id))
+
+    def validated(self) -> Hypothesis | None:
+        """The highest-valued hypothesis at or above the threshold, if any."""
+        best = self.ranked()[:1]
+        return best[0] if best and best[0].value >= self.params.threshold else None
+
+    def for_refinement(self) -> list[Hypothesis]:
+        """The top-k hypotheses with a positive value, shown to the generator to refine."""
+        return [h for h in self.ranked() if h.value > 0][: self.params.top_k]
+
+    def predictors(self) -> list[Hypothesis]:
+        """Hypotheses that predict the partner's next behaviour.
+
+        The validated one alone if there is one; otherwise the top-k by value, always including
+        the newest (it replaces the lowest-valued one when the list is full).
+        """
+        validated = self.validated()
+        if validated is not None:
+            return [validated]
+        if not self.hypotheses:
+            return []
+        newest = self.hypotheses[-1]
+        others = [h for h in self.ranked() if h is not newest][: self.params.top_k - 1]
+        return [newest, *others]
+
+    def for_plan(self) -> Hypothesis | None:
+        """The hypothesis that conditions the plan: the validated one, else the newest."""
+        validated = self.validated()
+        if validated is not None:
+            return validated
+        return self.hypotheses[-1] if self.hypotheses else None
+
+    def _note_validation(self, decision: int) -> None:
+        if self.first_validation is None and self.validated() is not None:
+            self.first_validation = decision

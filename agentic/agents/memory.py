@@ -1,0 +1,100 @@
+"""What an agent remembers and falls back on: memory texts, turn numbers, safe fallback actions.
+
+CAC's memory (LLM-Coordination paper, section 3): long-term memory is the game's
+``game_description()``; working memory is ``describe(player)``; episodic memory is the agent's own
+recent actions and the partner's last action, read from ``game.last_actions`` (for Overcooked,
+the object actions each chef achieved, so it works with partners that move by primitives too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from coordqa.choices import MAX_OPTIONS
+from coordqa.games.base import PLAYER_NAMES, Game
+
+RECENT_OWN_ACTIONS = 5
+"""How many of its own latest actions the episodic memory lists."""
+
+FALLBACK_PREFERENCES: dict[str, tuple[str, ...]] = {
+    "overcooked": ("wait",),
+    "collab_capture": ("Wait",),
+    "collab_escape": ("Wait",),
+    "hanabi": ("Discard my Card", "Reveal"),
+}
+"""Per game, prefixes of the safe fallback action, most preferred first.
+
+Overcooked and the Collab games: wait one step (it breaks no rule and loses nothing at once).
+Hanabi: discard the oldest card (the engine lists "Discard my Card 0" first; a discard never
+costs a life), or, when discarding is illegal (8 reveal tokens), the first legal reveal (a reveal
+never costs a life either). A game with no entry, or no matching legal action, falls back to the
+first legal action.
+"""
+
+
+def fallback_action(game_name: str, legal: Sequence[str]) -> str:
+    """The documented safe action among ``legal`` (see :data:`FALLBACK_PREFERENCES`).
+
+    >>> fallback_action("hanabi", ["Play my Card 0", "Discard my Card 0", "Discard my Card 1"])
+    'Discard my Card 0'
+    >>> fallback_action("overcooked", ["pick up onion from o0", "wait", "move away"])
+    'wait'
+    """
+    for prefix in FALLBACK_PREFERENCES.get(game_name, ()):
+        match = next((action for action in legal if action.startswith(prefix)), None)
+        if match is not None:
+            return match
+    return legal[0]
+
+
+def offered_options(game_name: str, legal: Sequence[str]) -> list[str]:
+    """The actions shown as lettered options: all of them, or at most :data:`MAX_OPTIONS`.
+
+    Options are lettered A-Z. When more actions are legal (an Overcooked kitchen with many
+    loaded counters), the first ``MAX_OPTIONS - 1`` in the game's order are kept plus the safe
+    fallback action, so waiting stays possible.
+    """
+    if len(legal) <= MAX_OPTIONS:
+        return list(legal)
+    safe = fallback_action(game_name, legal)
+    kept = [action for action in legal if action != safe][: MAX_OPTIONS - 1]
+    return [*kept, safe]
+
+
+def turn_of(game: Game) -> int | None:
+    """The game's turn (Hanabi, Collab) or timestep (Overcooked), when it has one."""
+    turns = getattr(game, "turns", None)
+    if isinstance(turns, list):
+        return len(turns)
+    state: Any = getattr(game, "state", None)
+    for attribute in ("timestep", "turn"):
+        value = getattr(state, attribute, None)
+        if isinstance(value, int):
+            return value
+    return None
+
+
+def partner_last_action(game: Game, player: int) -> str | None:
+    """The partner's most recent completed action, or None before its first."""
+    actions = game.last_actions(1 - player)
+    return actions[-1] if actions else None
+
+
+def episodic_memory(game: Game, player: int) -> str:
+    """The agent's recent actions and the partner's last action, as a prompt section."""
+    own = game.last_actions(player)[-RECENT_OWN_ACTIONS:]
+    partner = PLAYER_NAMES[1 - player]
+    last = partner_last_action(game, player)
+    return (
+        "Episodic memory:\n"
+        f"My recent actions (oldest first): {'; '.join(own) if own else 'none yet'}.\n"
+        f"{partner}'s last action: {last if last is not None else 'none yet'}."
+    )
+
+
+def memory_text(game: Game, player: int, *sections: str) -> str:
+    """Working memory, episodic memory, then any extra sections (ToM notes, plans)."""
+    parts = [game.describe(player).strip(), episodic_memory(game, player)]
+    parts += [section.strip() for section in sections if section.strip()]
+    return "\n\n".join(parts)

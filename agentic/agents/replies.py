@@ -1,0 +1,95 @@
+r"""Reading the labelled sections of free-text agent replies ("Hypothesis:", "Plan:", "Subgoals:").
+
+Lettered choices are read by :mod:`coordqa.choices`; these helpers read only the prose parts that
+HM keeps (hypotheses, plans) and the subgoal list, whose items are matched to legal actions by
+option *text* (never by a bare letter, since the list shows no letters).
+
+>>> reply = "Hypothesis: Bob fetches onions.\nPlan: cook.\nSubgoals:\n1. wait\n2) move away"
+>>> section(reply, "hypothesis"), section(reply, "plan"), subgoals(reply)
+('Bob fetches onions.', 'cook.', ['wait', 'move away'])
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from coordqa.choices import choose
+
+LABELS = ("hypothesis", "plan", "subgoals", "answer", "prediction", "explanation", "action")
+"""Labels that start a section (a line ``Label: ...``)."""
+
+MAX_SECTION_CHARS = 600
+"""A kept section is cut to this length (prompts that show it stay bounded)."""
+
+MAX_SUBGOALS = 6
+"""At most this many subgoals are kept from a plan (the paper's plans had 3-6)."""
+
+TEXT_METHODS = frozenset(
+    {"option_text_exact", "marker_text", "marker_fuzzy", "final_line_text", "final_line_fuzzy"}
+)
+"""Choice methods that matched an option's text (a subgoal never names a letter)."""
+
+_MARKDOWN = re.compile(r"[*_`#]")
+_LABEL = re.compile(r"^\s*(?P<label>[a-z]+)\s*:\s*(?P<rest>.*)$", re.IGNORECASE)
+_NUMBERING = re.compile(r"^\s*(?:\d+\s*[.)]|[-*\u2022])\s*")
+
+
+def _label(line: str) -> tuple[str, str] | None:
+    match = _LABEL.match(line)
+    if match is None or match.group("label").lower() not in LABELS:
+        return None
+    return match.group("label").lower(), match.group("rest").strip()
+
+
+def _lines(text: str | None) -> list[str]:
+    return _MARKDOWN.sub("", text or "").splitlines()
+
+
+def section(text: str | None, label: str) -> str | None:
+    """The text of the last ``label:`` section (its line plus following unlabelled lines)."""
+    lines = _lines(text)
+    starts = [i for i, line in enumerate(lines) if (_label(line) or ("", ""))[0] == label]
+    if not starts:
+        return None
+    start = starts[-1]
+    parts = [(_label(lines[start]) or ("", ""))[1]]
+    for line in lines[start + 1 :]:
+        if _label(line) is not None:
+            break
+        parts.append(line.strip())
+    body = " ".join(" ".join(parts).split())
+    return body[:MAX_SECTION_CHARS] or None
+
+
+def subgoals(text: str | None) -> list[str]:
+    """The numbered or bulleted items of the last ``Subgoals:`` section, at most MAX_SUBGOALS."""
+    lines = _lines(text)
+    starts = [i for i, line in enumerate(lines) if (_label(line) or ("", ""))[0] == "subgoals"]
+    if not starts:
+        return []
+    first = (_label(lines[starts[-1]]) or ("", ""))[1]
+    items = [first] if first else []
+    for line in lines[starts[-1] + 1 :]:
+        if _label(line) is not None:
+            break
+        item = _NUMBERING.sub("", line).strip()
+        if item:
+            items.append(item)
+    return items[:MAX_SUBGOALS]
+
+
+def subgoal_action(subgoal: str, legal: Sequence[str]) -> str | None:
+    """The legal action a subgoal names by its text, or None.
+
+    >>> subgoal_action("pick up onion from o0", ["pick up onion from o0", "wait"])
+    'pick up onion from o0'
+    >>> subgoal_action("B", ["pick up onion from o0", "wait"]) is None
+    True
+    """
+    if not legal:
+        return None
+    choice = choose(subgoal, list(legal))
+    if choice.index is None or choice.method not in TEXT_METHODS:
+        return None
+    return legal[choice.index]

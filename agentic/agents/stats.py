@@ -1,0 +1,100 @@
+"""Per-episode statistics of one LLM agent: calls, tokens, cost, latency, fallbacks, HM accuracy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from coordqa.llm import Reply, Usage
+
+
+@dataclass
+class AgentStats:
+    """Counters of one agent over one episode (reset with the agent)."""
+
+    decisions: int = 0
+    """Times the agent was asked to act."""
+    forced: int = 0
+    """Decisions with a single legal action, taken without a model call."""
+    llm_calls: int = 0
+    """Model calls made (cache hits included)."""
+    calls_by_role: dict[str, int] = field(default_factory=dict)
+    """Model calls per role (tom, action, verifier, hypothesis, predict, plan, reprompt)."""
+    usage: Usage = field(default_factory=Usage)
+    """Tokens and cost spent (cache hits add nothing; cost None when a price is unknown)."""
+    cached: int = 0
+    """Calls served from the response cache."""
+    errors: int = 0
+    """Calls that failed for good after the gateway's retries."""
+    latency_s: float = 0.0
+    """Total wall time spent waiting for the model."""
+    reprompts: int = 0
+    """Action replies that were unreadable and asked again with a format reminder."""
+    fallbacks: int = 0
+    """Decisions that ended in the documented safe fallback action."""
+    fallback_reasons: dict[str, int] = field(default_factory=dict)
+    """Fallbacks per reason (unreadable, model_error, verifier_cap, no_options)."""
+    verifier_rejections: int = 0
+    """Proposed actions the verifier answered Not Okay to."""
+    verifier_missing: int = 0
+    """Verifier replies with no verdict line (or failed calls), accepted as unverified."""
+    subgoal_actions: int = 0
+    """HM decisions taken from the plan's subgoals without an action call."""
+    hypotheses_generated: int = 0
+    """HM hypotheses added."""
+    predictions_scored: int = 0
+    """HM predictions compared with the partner's observed behaviour."""
+    predictions_correct: int = 0
+    """HM predictions that were right."""
+    first_validation_decision: int | None = None
+    """HM: the decision at which a hypothesis was first validated (None: never)."""
+    first_validation_turn: int | None = None
+    """HM: the game turn/timestep of that decision."""
+
+    def count_call(self, role: str, reply: Reply) -> None:
+        """Add one model call to the counters."""
+        self.llm_calls += 1
+        self.calls_by_role[role] = self.calls_by_role.get(role, 0) + 1
+        self.cached += int(reply.cached)
+        self.errors += int(not reply.ok)
+        self.latency_s += reply.latency_s
+        if not reply.cached:
+            self.usage = self.usage + reply.usage
+
+    def count_fallback(self, reason: str) -> None:
+        """Add one fallback with its reason code."""
+        self.fallbacks += 1
+        self.fallback_reasons[reason] = self.fallback_reasons.get(reason, 0) + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able summary; ratios are None (never 0) when nothing was counted."""
+        per_decision = self.decisions or None
+        scored = self.predictions_scored or None
+        return {
+            "decisions": self.decisions,
+            "forced": self.forced,
+            "llm_calls": self.llm_calls,
+            "calls_by_role": dict(self.calls_by_role),
+            "calls_per_decision": None if per_decision is None else self.llm_calls / per_decision,
+            "prompt_tokens": self.usage.prompt_tokens,
+            "completion_tokens": self.usage.completion_tokens,
+            "cost": self.usage.cost if self.usage.calls else 0.0,
+            "cached": self.cached,
+            "errors": self.errors,
+            "latency_s": self.latency_s,
+            "latency_per_decision_s": (
+                None if per_decision is None else self.latency_s / per_decision
+            ),
+            "reprompts": self.reprompts,
+            "fallbacks": self.fallbacks,
+            "fallback_reasons": dict(self.fallback_reasons),
+            "verifier_rejections": self.verifier_rejections,
+            "verifier_missing": self.verifier_missing,
+            "subgoal_actions": self.subgoal_actions,
+            "hypotheses_generated": self.hypotheses_generated,
+            "predictions_scored": self.predictions_scored,
+            "predictions_correct": self.predictions_correct,
+            "prediction_accuracy": None if scored is None else self.predictions_correct / scored,
+            "first_validation_decision": self.first_validation_decision,
+            "first_validation_turn": self.first_validation_turn,
+        }
