@@ -1,1 +1,58 @@
-"""Agents and matches: LLM agents, non-LLM partners, and the runners that pit them together."""
+"""Agents and matches: LLM agents, non-LLM partners, and the runners that pit them together.
+
+Public API (loaded lazily, so importing a sub-package such as ``coordqa.agentic.partners`` stays
+cheap):
+
+- :func:`run_match` / :func:`play_match`: one episode from an :class:`EpisodeSpec`;
+- :func:`run_grid` / :class:`GridConfig`: agents x models x partners x games x seeds, resumable,
+  on the local asyncio backend or on Ray;
+- :func:`load_agentic_run` / :func:`verify_episodes`: read a run directory back and re-check
+  every episode by replaying it (what the leaderboard uses);
+- :func:`agentic_report`: the paper-shaped tables and figures of one or more runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "AgenticEpisode": "coordqa.agentic.episodes",
+    "EpisodeSpec": "coordqa.agentic.episodes",
+    "VerificationError": "coordqa.agentic.episodes",
+    "VerifiedEpisode": "coordqa.agentic.episodes",
+    "load_agentic_run": "coordqa.agentic.episodes",
+    "verify_episodes": "coordqa.agentic.episodes",
+    "play_match": "coordqa.agentic.match",
+    "run_match": "coordqa.agentic.match",
+}
+
+__all__ = [
+    "AgenticEpisode",
+    "EpisodeSpec",
+    "VerificationError",
+    "VerifiedEpisode",
+    "load_agentic_run",
+    "play_match",
+    "run_match",
+    "verify_episodes",
+]
+
+if TYPE_CHECKING:
+    from coordqa.agentic.episodes import (
+        AgenticEpisode,
+        EpisodeSpec,
+        VerificationError,
+        VerifiedEpisode,
+        load_agentic_run,
+        verify_episodes,
+    )
+    from coordqa.agentic.match import play_match, run_match
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that defines ``name`` on first use (PEP 562)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'coordqa.agentic' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,295 @@
+"""The stored form of agentic episodes: what one episode is, how it is written, loaded and checked.
+
+An agentic run is a run directory of kind ``agentic`` (:mod:`coordqa.store`):
+
+``manifest.json``
+    ``kind: "agentic"``; ``config`` is the grid (agents, models, partners, games, layouts, seeds,
+    positions, agent options, sampling parameters, api_base); ``runtime`` holds what may change
+    between sessions (backend, concurrency, parallel episodes). ``sessions`` counts resumes.
+``episodes.jsonl``
+    One record per *finished* episode, appended as soon as it ends (by the driver, whatever the
+    backend). Keys: ``key`` (the episode's identity, unique in the run), ``spec`` (an
+    :class:`EpisodeSpec`), ``attempt`` (a random id of the attempt that played it), ``trajectory``
+    (:class:`coordqa.games.episode.Trajectory` as a dict: initial snapshot, every step's decisions
+    and executed engine moves, rewards, final snapshot), ``score`` and ``metrics`` (the game's),
+    ``agent_stats`` (seat index as a string -> the player's ``stats()`` dict, for players that
+    report stats: the LLM agents), ``decisions`` (seat -> number of decisions in the trajectory)
+    and ``wall_s``.
+``exchanges.jsonl``
+    Every model exchange of every finished episode (the agents' recorder records: ``role``,
+    ``messages``, ``reply``, ``usage``, ``latency_s``...), each stamped with ``episode`` (the key),
+    ``attempt``, ``seat`` and ``step`` (the trajectory step at which it was made). Exchanges are
+    written just before their episode record; an attempt killed in between leaves exchanges whose
+    ``attempt`` no episode record names, and readers ignore them.
+``failures.jsonl``
+    Episodes that raised (the error text), so a grid reports them; resuming plays them again.
+
+Resuming skips every key in ``episodes.jsonl``: a finished episode is never played again.
+:func:`load_agentic_run` reads a run back and :func:`verify_episodes` replays every trajectory
+through the game engine and recomputes its score and metrics (style rule 11); the leaderboard
+uses both to re-check a submitted agentic run instead of trusting reported numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from coordqa.errors import GameError, StoreError
+from coordqa.games.episode import Trajectory, replay
+from coordqa.store import RunStore, content_hash, open_run
+
+EPISODES = "episodes"
+"""Stream of finished episodes."""
+EXCHANGES = "exchanges"
+"""Stream of model exchanges."""
+FAILURES = "failures"
+"""Stream of episodes that raised."""
+
+
+class VerificationError(GameError):
+    """A stored episode does not replay, or its stored numbers differ from the recomputed ones."""
+
+
+class EpisodeSpec(BaseModel):
+    """Everything that decides one episode: the game, the seats and the seed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    game: str
+    """Game registry name."""
+    layout: str
+    """Layout or map (resolved: never None)."""
+    seed: int
+    """Episode seed."""
+    agent: str
+    """Player registry name of the player under test (``cac``, ``hm``, ``llm`` or any player)."""
+    partner: str | None = None
+    """Player registry name of the partner; None for self-play (the agent in both seats)."""
+    position: int = Field(default=0, ge=0, le=1)
+    """The agent's seat in cross-play (0 = Alice, 1 = Bob); 0 in self-play."""
+    model: str | None = None
+    """Model name for LLM players (None for players that call no model)."""
+    agent_options: dict[str, Any] = Field(default_factory=dict)
+    """Options passed to the agent's factory (e.g. ``use_tom``)."""
+    game_options: dict[str, Any] = Field(default_factory=dict)
+    """Options passed to the game (e.g. Overcooked's ``horizon``)."""
+
+    @model_validator(mode="after")
+    def _one_seat_in_self_play(self) -> EpisodeSpec:
+        if self.partner is None and self.position != 0:
+            raise ValueError(
+                f"position {self.position} given for self-play; the agent sits in both seats, "
+                "so leave position at 0 (or name a partner)"
+            )
+        return self
+
+    @property
+    def self_play(self) -> bool:
+        """Whether the agent plays with itself."""
+        return self.partner is None
+
+    @property
+    def seats(self) -> tuple[str, str]:
+        """Player names of seat 0 and seat 1."""
+        if self.partner is None:
+            return (self.agent, self.agent)
+        return (self.agent, self.partner) if self.position == 0 else (self.partner, self.agent)
+
+    @property
+    def agent_seats(self) -> tuple[int, ...]:
+        """Seats the player under test occupies (both in self-play)."""
+        return (0, 1) if self.partner is None else (self.position,)
+
+    @property
+    def key(self) -> str:
+        """A readable, unique identity: game, layout, pairing, seat, seed and a hash of the rest.
+
+        The hash covers every field, so two specs that differ only in options get two keys.
+        """
+        who = self.agent if self.model is None else f"{self.agent}[{self.model}]"
+        pairing = "self" if self.partner is None else f"{self.partner}@p{self.position}"
+        digest = content_hash(self.model_dump(mode="json"))[:8]
+        return f"{self.game}/{self.layout}/{who}+{pairing}/s{self.seed}#{digest}"
+
+
+@dataclass
+class AgenticEpisode:
+    """One finished episode as stored: its spec, trajectory, numbers and agent statistics."""
+
+    spec: EpisodeSpec
+    """What was played."""
+    trajectory: Trajectory
+    """Every step, from the initial to the final snapshot."""
+    score: float
+    """The game's final score, as stored."""
+    metrics: dict[str, float]
+    """The game's final metrics, as stored."""
+    agent_stats: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Seat -> the player's ``stats()`` (LLM calls, tokens, cost, fallbacks...)."""
+    attempt: str = ""
+    """Id of the attempt that played it (links it to its exchanges)."""
+    wall_s: float = math.nan
+    """Wall-clock seconds the episode took."""
+    exchanges: list[dict[str, Any]] = field(default_factory=list)
+    """The episode's model exchanges (empty unless loaded with them)."""
+
+    @property
+    def key(self) -> str:
+        """The spec's key."""
+        return self.spec.key
+
+    def to_record(self) -> dict[str, Any]:
+        """The ``episodes.jsonl`` record (exchanges are stored in their own stream)."""
+        return {
+            "key": self.key,
+            "spec": self.spec.model_dump(mode="json"),
+            "attempt": self.attempt,
+            "trajectory": self.trajectory.to_dict(),
+            "score": self.score,
+            "metrics": dict(self.metrics),
+            "agent_stats": {str(seat): stats for seat, stats in self.agent_stats.items()},
+            "decisions": {str(seat): n for seat, n in decisions_per_seat(self.trajectory).items()},
+            "wall_s": None if math.isnan(self.wall_s) else self.wall_s,
+        }
+
+    @classmethod
+    def from_record(
+        cls, record: Mapping[str, Any], exchanges: Sequence[dict[str, Any]] = ()
+    ) -> AgenticEpisode:
+        """Rebuild an episode from its ``episodes.jsonl`` record (e.g. from a submission).
+
+        Raises:
+            StoreError: the record lacks a field, or its key is not its spec's key.
+        """
+        try:
+            spec = EpisodeSpec.model_validate(record["spec"])
+            episode = cls(
+                spec=spec,
+                trajectory=Trajectory.from_dict(dict(record["trajectory"])),
+                score=float(record["score"]),
+                metrics={k: float(v) for k, v in record["metrics"].items()},
+                agent_stats={int(s): dict(v) for s, v in record.get("agent_stats", {}).items()},
+                attempt=str(record.get("attempt", "")),
+                wall_s=math.nan if record.get("wall_s") is None else float(record["wall_s"]),
+                exchanges=list(exchanges),
+            )
+        except (KeyError, TypeError, ValueError, ValidationError) as exc:
+            raise StoreError(f"malformed episode record ({type(exc).__name__}: {exc})") from exc
+        if record.get("key") != spec.key:
+            raise StoreError(
+                f"episode record key {record.get('key')!r} is not its spec's key {spec.key!r}; "
+                "the record was edited or written by another coordqa version"
+            )
+        return episode
+
+
+def decisions_per_seat(trajectory: Trajectory) -> dict[int, int]:
+    """How many times each seat was asked to move (steps whose decisions include it)."""
+    counts = {0: 0, 1: 0}
+    for step in trajectory.steps:
+        for seat in step.decisions:
+            counts[seat] += 1
+    return counts
+
+
+def finished_keys(store: RunStore) -> set[str]:
+    """Keys of the episodes a run has finished (what a resumed grid skips)."""
+    return {str(record["key"]) for record in store.iter_records(EPISODES)}
+
+
+def load_agentic_run(
+    run_dir: str | Path | RunStore, *, with_exchanges: bool = True
+) -> list[AgenticEpisode]:
+    """Read every finished episode of an agentic run, in the order they finished.
+
+    Args:
+        run_dir: the run directory (see the module docstring for its format) or an open store.
+        with_exchanges: also attach each episode's model exchanges (those of the attempt that
+            finished it); False skips reading ``exchanges.jsonl``, which holds every prompt.
+
+    Raises:
+        StoreError: not an agentic run, a malformed record, or one episode stored twice.
+    """
+    store = run_dir if isinstance(run_dir, RunStore) else open_run(run_dir)
+    if store.manifest.kind != "agentic":
+        raise StoreError(
+            f"{store.path} is a {store.manifest.kind!r} run, not an agentic one; "
+            "give the directory written by `coordqa agentic run` or `coordqa agentic grid`"
+        )
+    by_attempt: dict[str, list[dict[str, Any]]] = {}
+    if with_exchanges:
+        for exchange in store.iter_records(EXCHANGES):
+            by_attempt.setdefault(str(exchange.get("attempt")), []).append(exchange)
+    episodes: list[AgenticEpisode] = []
+    seen: set[str] = set()
+    for record in store.iter_records(EPISODES):
+        episode = AgenticEpisode.from_record(record, by_attempt.get(str(record.get("attempt")), []))
+        if episode.key in seen:
+            raise StoreError(f"{store.path}: episode {episode.key} is stored twice")
+        seen.add(episode.key)
+        episodes.append(episode)
+    return episodes
+
+
+@dataclass(frozen=True)
+class VerifiedEpisode:
+    """The numbers of one episode, recomputed by replaying its trajectory."""
+
+    key: str
+    """The episode's key."""
+    spec: EpisodeSpec
+    """What was played."""
+    score: float
+    """Score of the replayed game."""
+    metrics: dict[str, float]
+    """Metrics of the replayed game."""
+    decisions: dict[int, int]
+    """Decisions per seat, counted from the trajectory."""
+
+
+def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
+    """Replay one episode and check its spec, score and metrics; see :func:`verify_episodes`."""
+    spec, trajectory = episode.spec, episode.trajectory
+    stated = {
+        "game": (trajectory.game, spec.game),
+        "layout": (trajectory.layout, spec.layout),
+        "seed": (trajectory.seed, spec.seed),
+        "players": (list(trajectory.players), list(spec.seats)),
+    }
+    for what, (in_trajectory, in_spec) in stated.items():
+        if in_trajectory != in_spec:
+            raise VerificationError(
+                f"episode {episode.key}: the trajectory's {what} {in_trajectory!r} is not the "
+                f"spec's {in_spec!r}"
+            )
+    try:
+        game = replay(trajectory)
+    except GameError as exc:
+        raise VerificationError(f"episode {episode.key} does not replay: {exc}") from exc
+    score, metrics = float(game.score()), {k: float(v) for k, v in game.metrics().items()}
+    if score != episode.score or metrics != episode.metrics:
+        raise VerificationError(
+            f"episode {episode.key}: stored score {episode.score} and metrics {episode.metrics} "
+            f"differ from the replayed {score} and {metrics}"
+        )
+    return VerifiedEpisode(episode.key, spec, score, metrics, decisions_per_seat(trajectory))
+
+
+def verify_episodes(episodes: Iterable[AgenticEpisode]) -> list[VerifiedEpisode]:
+    """Replay every episode through its game engine and recompute its numbers.
+
+    Each trajectory is re-simulated from its initial snapshot with
+    :func:`coordqa.games.episode.replay` (which checks every step's reward and the final score,
+    metrics and state), and the stored ``score`` and ``metrics`` must equal the replayed ones;
+    the trajectory's game, layout, seed and players must be the spec's.
+
+    Raises:
+        VerificationError: the first episode that fails, named by its key.
+    """
+    return [verify_episode(episode) for episode in episodes]

@@ -1,0 +1,165 @@
+"""One match: a game, two players, a seed -> a stored-ready episode with metrics and agent stats.
+
+The episode loop itself is :func:`coordqa.games.episode.play_episode` (the same one ``coordqa
+play`` uses); this module only builds the two players of an :class:`EpisodeSpec` through the
+player registry, hands LLM players their model and a recorder, and stamps every recorded
+exchange with the episode, the seat and the step it was made at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
+
+from coordqa.errors import ConfigError
+from coordqa.games.base import PLAYERS, Game, Observation, Player, StepResult, make_game
+from coordqa.games.episode import play_episode
+from coordqa.llm import GenerateConfig, Model, get_model
+
+ModelSource = Callable[[str], Model]
+"""Returns the (shared) Model for a model name; runners share one Model per name."""
+
+
+def register_players() -> None:
+    """Import the packages whose players live outside the core registry: partners and agents."""
+    import coordqa.agentic.agents  # noqa: F401  (registers cac, hm, llm)
+    import coordqa.agentic.partners  # noqa: F401  (registers bc, hp, sad, obl)
+
+    import coordqa.games  # noqa: F401  (registers the scripted players)
+
+
+def is_llm_player(name: str) -> bool:
+    """Whether a registered player calls a model (its factory takes ``model=``)."""
+    register_players()
+    return PLAYERS.get(name).kind == "llm"
+
+
+class _Seat(Player):
+    """Wraps a player to count the steps it has observed, so its recorder can stamp the step."""
+
+    def __init__(self, inner: Player) -> None:
+        self.inner = inner
+        self.step = 0
+
+    def reset(self, game: Game, player: int, seed: int) -> None:
+        self.step = 0
+        self.inner.reset(game, player, seed)
+
+    async def act(self, observation: Observation) -> str:
+        return await self.inner.act(observation)
+
+    def observe(self, game: Game, player: int, result: StepResult) -> None:
+        self.inner.observe(game, player, result)
+        self.step += 1
+
+
+def build_player(
+    spec: EpisodeSpec,
+    seat: int,
+    *,
+    model: Model | None,
+    generate: GenerateConfig | None,
+    recorder: Callable[[dict[str, Any]], None] | None,
+) -> Player:
+    """Build the player of ``seat``: an LLM player gets the model, sampling and a recorder.
+
+    Raises:
+        ConfigError: an LLM player without a model, or a player that cannot play the game.
+        UnknownNameError: an unregistered player name (with suggestions).
+    """
+    from coordqa.games.base import make_player
+
+    name = spec.seats[seat]
+    is_agent = seat in spec.agent_seats
+    options = dict(spec.agent_options) if is_agent else {}
+    if not is_llm_player(name):
+        return make_player(name, spec.game, spec.layout, **options)
+    if model is None:
+        raise ConfigError(
+            f"player {name!r} calls a language model; give a model (e.g. --model scripted for "
+            "the offline one, or openai/gpt-4o-mini)."
+        )
+    return make_player(
+        name, spec.game, spec.layout, model=model, generate=generate, recorder=recorder, **options
+    )
+
+
+async def play_match(
+    spec: EpisodeSpec,
+    *,
+    models: ModelSource | None = None,
+    generate: GenerateConfig | None = None,
+) -> AgenticEpisode:
+    """Play the episode ``spec`` describes and return it with its exchanges and agent stats.
+
+    Args:
+        spec: game, layout, seed, the two seats and the agent's options.
+        models: gives the Model for ``spec.model``; default :func:`coordqa.llm.get_model`
+            without a cache. Pass a shared source so concurrent episodes share limits and usage.
+        generate: sampling parameters for LLM players (their own defaults when None).
+    """
+    register_players()
+    attempt = uuid.uuid4().hex
+    model = None
+    if spec.model is not None:
+        model = (models or _uncached_model)(spec.model)
+    exchanges: list[dict[str, Any]] = []
+    seats: list[_Seat] = []
+
+    def recorder_for(seat: int) -> Callable[[dict[str, Any]], None]:
+        def record(exchange: dict[str, Any]) -> None:
+            stamp = {"episode": spec.key, "attempt": attempt, "seat": seat}
+            exchanges.append({**exchange, **stamp, "step": seats[seat].step})
+
+        return record
+
+    for seat in (0, 1):
+        player = build_player(
+            spec, seat, model=model, generate=generate, recorder=recorder_for(seat)
+        )
+        seats.append(_Seat(player))
+    game = make_game(spec.game, spec.layout, spec.seed, **spec.game_options)
+    started = time.monotonic()
+    trajectory = await play_episode(game, seats, spec.seed, player_names=list(spec.seats))
+    stats = {
+        index: seat.inner.stats()
+        for index, seat in enumerate(seats)
+        if callable(getattr(seat.inner, "stats", None))
+    }
+    return AgenticEpisode(
+        spec=spec,
+        trajectory=trajectory,
+        score=float(trajectory.score),
+        metrics={k: float(v) for k, v in trajectory.metrics.items()},
+        agent_stats=stats,
+        attempt=attempt,
+        wall_s=time.monotonic() - started,
+        exchanges=exchanges,
+    )
+
+
+def _uncached_model(name: str) -> Model:
+    return get_model(name, cache=None)
+
+
+def run_match(
+    spec: EpisodeSpec,
+    *,
+    models: ModelSource | None = None,
+    generate: GenerateConfig | None = None,
+) -> AgenticEpisode:
+    """Synchronous :func:`play_match` (runs its own event loop).
+
+    Example:
+        >>> from coordqa.agentic import EpisodeSpec, run_match
+        >>> spec = EpisodeSpec(game="collab_capture", layout="default", seed=0,
+        ...                    agent="capture-planner", partner="capture-greedy")
+        >>> run_match(spec).metrics["captured"] in (0.0, 1.0)
+        True
+    """
+    return asyncio.run(play_match(spec, models=models, generate=generate))

@@ -1,0 +1,178 @@
+"""The Ray backend: episodes as Ray tasks, model limits as Ray actors shared by every worker.
+
+Ray is the engine (no home-made distribution): each pending episode becomes one Ray task that
+plays it with :func:`~coordqa.agentic.match.play_match` and returns its record and exchanges to
+the driver, which writes them to the run store (workers never touch the run directory, so the
+store's single-writer lock holds on a cluster).
+
+Model limits: the driver creates one named :class:`LimiterActor` per model connection (provider
+plus api_base) before submitting tasks; in each worker, models take their slots and rate budget
+through :class:`RayLimiter`, an implementation of :class:`coordqa.llm.Limiter` that forwards to
+that actor, installed through a :class:`~coordqa.llm.LimiterRegistry`. So ``concurrency`` and
+the per-minute budgets hold across all workers, as they do across episodes of the local backend.
+
+A worker that dies while holding a slot leaves it taken until the driver ends (the actors die
+with it); Ray retries the task, so size ``concurrency`` with some slack on unreliable clusters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
+from coordqa.agentic.grid import GridConfig
+from coordqa.agentic.match import play_match
+from coordqa.agentic.runner import ModelPool, PlayFn
+
+from coordqa.errors import MissingDependencyError
+from coordqa.llm import Limiter, LimiterRegistry, Limits, LocalLimiter
+from coordqa.store import content_hash
+
+NAMESPACE = "coordqa"
+"""Ray namespace of the limiter actors."""
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "the Ray backend needs ray; install it with: pip install 'coordqa[ray]'"
+        ) from exc
+    return ray
+
+
+def actor_name(key: str, limits: Limits) -> str:
+    """The name of the limiter actor of a connection key with given limits."""
+    return f"coordqa-limiter-{content_hash([key, repr(limits)])[:16]}"
+
+
+class LimiterActor:
+    """The limits of one model connection, held in one place for every worker (an async actor).
+
+    It wraps a :class:`~coordqa.llm.LocalLimiter`: slots are taken and released by ticket, so a
+    worker's ``async with`` maps to two actor calls.
+    """
+
+    def __init__(self, key: str, limits: Limits) -> None:
+        """Hold the limits of connection ``key``."""
+        self._limiter = LocalLimiter(key, limits)
+        self._held: dict[str, AbstractAsyncContextManager[None]] = {}
+        self._peak = 0
+
+    async def acquire(self, ticket: str) -> None:
+        """Wait for a slot and hold it under ``ticket``."""
+        slot = self._limiter.slot()
+        await slot.__aenter__()
+        self._held[ticket] = slot
+        self._peak = max(self._peak, len(self._held))
+
+    async def release(self, ticket: str) -> None:
+        """Give back the slot held under ``ticket``."""
+        slot = self._held.pop(ticket)
+        await slot.__aexit__(None, None, None)
+
+    async def admit(self, tokens: int) -> None:
+        """Wait until a request of about ``tokens`` tokens fits the per-minute budgets."""
+        await self._limiter.admit(tokens)
+
+    async def settle(self, estimated: int, actual: int) -> None:
+        """Correct the token budget with a request's real token count."""
+        await self._limiter.settle(estimated, actual)
+
+    async def peak(self) -> int:
+        """The most slots ever held at once (to check the limit held across workers)."""
+        return self._peak
+
+
+def limiter_actor(key: str, limits: Limits) -> Any:
+    """The named limiter actor of ``key`` (created on first use, by the driver)."""
+    ray = _ray()
+    remote = ray.remote(LimiterActor)
+    return remote.options(
+        name=actor_name(key, limits), namespace=NAMESPACE, get_if_exists=True
+    ).remote(key, limits)
+
+
+class RayLimiter(Limiter):
+    """A :class:`~coordqa.llm.Limiter` whose state lives in a shared :class:`LimiterActor`."""
+
+    def __init__(self, key: str, limits: Limits) -> None:
+        """Attach to (or create) the actor of connection ``key`` with ``limits``."""
+        self._actor = limiter_actor(key, limits)
+
+    @asynccontextmanager
+    async def slot(self) -> Any:
+        """Hold one of the connection's slots, counted across all workers."""
+        ticket = uuid.uuid4().hex
+        await self._actor.acquire.remote(ticket)
+        try:
+            yield
+        finally:
+            await self._actor.release.remote(ticket)
+
+    async def admit(self, tokens: int) -> None:
+        """Wait for the shared per-minute budgets."""
+        await self._actor.admit.remote(tokens)
+
+    async def settle(self, estimated: int, actual: int) -> None:
+        """Correct the shared token budget."""
+        await self._actor.settle.remote(estimated, actual)
+
+
+def play_remote(spec_data: dict[str, Any], config_data: dict[str, Any]) -> dict[str, Any]:
+    """Body of one Ray task: play an episode with Ray-shared limits; return its stored form."""
+    config = GridConfig.model_validate(config_data)
+    spec = EpisodeSpec.model_validate(spec_data)
+    pool = ModelPool(config.runtime, config.api_base, LimiterRegistry(RayLimiter))
+    episode = asyncio.run(play_match(spec, models=pool, generate=config.generate.to_config()))
+    return {"record": episode.to_record(), "exchanges": episode.exchanges}
+
+
+def _cause(exc: BaseException) -> BaseException:
+    """The worker's exception inside a RayTaskError, when Ray kept it."""
+    cause = getattr(exc, "cause", None)
+    return cause if isinstance(cause, BaseException) else exc
+
+
+@asynccontextmanager
+async def ray_session(specs: Sequence[EpisodeSpec], config: GridConfig) -> AsyncIterator[PlayFn]:
+    """Yield a function that plays one episode as a Ray task (see the module docstring).
+
+    Connects to ``config.runtime.address`` (or reuses an initialised Ray, or starts a local
+    one, which is shut down at the end) and creates the limiter actors, killed at the end.
+    """
+    ray = _ray()
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=config.runtime.address, include_dashboard=False, namespace=NAMESPACE)
+    actors = _create_limiters(specs, config)
+    task = ray.remote(play_remote)
+    config_data = config.model_dump(mode="json")
+
+    async def play(spec: EpisodeSpec) -> AgenticEpisode:
+        try:
+            stored = await task.remote(spec.model_dump(mode="json"), config_data)
+        except ray.exceptions.RayTaskError as exc:
+            raise _cause(exc) from exc
+        return AgenticEpisode.from_record(stored["record"], stored["exchanges"])
+
+    try:
+        yield play
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+        if started_here:
+            ray.shutdown()
+
+
+def _create_limiters(specs: Sequence[EpisodeSpec], config: GridConfig) -> list[Any]:
+    """Create, from the driver, the limiter actor of every model connection the grid uses."""
+    pool = ModelPool(config.runtime, config.api_base)
+    limits = Limits.from_policy(config.runtime.policy())
+    keys = {pool(name).connection_key() for name in {s.model for s in specs} if name is not None}
+    return [limiter_actor(key, limits) for key in sorted(keys)]
