@@ -1,9 +1,201 @@
-"""CLI commands (being written)."""
+"""``coordqa submit`` and ``coordqa leaderboard ...``: submitting results and running the server.
+
+FastAPI, uvicorn, SQLAlchemy and Jinja2 (the ``leaderboard`` extra) are imported inside the
+commands, so ``coordqa --help`` never loads them.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+
+from coordqa.errors import ConfigError, MissingDependencyError
+
+console = Console()
+
+DB_OPTION = typer.Option(
+    "--db",
+    envvar="COORDQA_LEADERBOARD_DB",
+    help="Database URL (sqlite:///PATH or postgresql://USER@HOST:PORT/DB); "
+    "default: a SQLite file in the user data directory.",
+)
+DbUrl = Annotated[str | None, DB_OPTION]
+
+leaderboard_app = typer.Typer(
+    name="leaderboard",
+    help="Run the CoordinationQA leaderboard server and administer it.",
+    no_args_is_help=True,
+)
+token_app = typer.Typer(name="token", help="Bearer tokens for submitters.", no_args_is_help=True)
+dataset_app = typer.Typer(name="dataset", help="Datasets the server accepts.", no_args_is_help=True)
+leaderboard_app.add_typer(token_app)
+leaderboard_app.add_typer(dataset_app)
+
+
+def _require_extra() -> None:
+    """Fail with the install command when the ``leaderboard`` extra is missing."""
+    import importlib.util
+
+    missing = [
+        name
+        for name in ("fastapi", "uvicorn", "sqlalchemy", "jinja2")
+        if importlib.util.find_spec(name) is None
+    ]
+    if missing:
+        raise MissingDependencyError(
+            f"the leaderboard needs {', '.join(missing)}; install them with "
+            "pip install 'coordqa[leaderboard]'"
+        )
+
+
+def _open(db: str | None):  # noqa: ANN202 - returns a Database, imported lazily
+    _require_extra()
+    from coordqa.leaderboard.db import open_database
+
+    return open_database(db)
+
+
+def submit_command(
+    run_dir: Annotated[Path, typer.Argument(help="A finished `coordqa eval` run directory.")],
+    to: Annotated[
+        str | None, typer.Option("--to", help="Leaderboard URL, e.g. https://lb.example.org")
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option("--token", envvar="COORDQA_TOKEN", help="Bearer token from the admin."),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the bundle to this file instead.")
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Display name (default: the run's model).")
+    ] = None,
+    provider: Annotated[
+        str | None, typer.Option("--provider", help="Provider (default: from the model name).")
+    ] = None,
+    org: Annotated[str | None, typer.Option("--org", help="Organisation.")] = None,
+    params: Annotated[
+        str | None, typer.Option("--params", help="Parameter count: 7e9, 7B, 350M.")
+    ] = None,
+    link: Annotated[str | None, typer.Option("--link", help="An http(s) link about it.")] = None,
+) -> None:
+    """Bundle a QA run's raw replies for the leaderboard and send it (--to) or save it (--out)."""
+    from coordqa.cli.qa import parse_sizes
+    from coordqa.leaderboard.bundle import build_qa_bundle
+
+    if (to is None) == (out is None):
+        raise ConfigError("give exactly one of --to URL (send the bundle) and --out FILE (save it)")
+    if to is not None and not token:
+        raise ConfigError("--to needs --token (or COORDQA_TOKEN); ask the leaderboard admin")
+    parameters = parse_sizes(f"m={params}")["m"] if params else None
+    bundle = build_qa_bundle(
+        run_dir,
+        display_name=name,
+        provider=provider,
+        parameters=parameters,
+        organisation=org,
+        link=link,
+    )
+    replies = len(bundle["replies"])
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(bundle, ensure_ascii=False), encoding="utf-8")
+        console.print(f"wrote {out} ({replies} replies, digest {bundle['digest'][:12]})")
+        return
+    from coordqa.leaderboard.client import submit_bundle
+
+    answer = submit_bundle(bundle, str(to), str(token))
+    verb = "submitted" if answer.created else "already on the leaderboard"
+    console.print(f"{verb}: entry {answer.id} ({replies} replies): {answer.url}")
+    for mismatch in answer.mismatches:
+        console.print(f"[yellow]reported number differs from the server's: {mismatch}[/]")
+
+
+@leaderboard_app.command("serve")
+def serve_command(
+    db: DbUrl = None,
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    max_body_mb: Annotated[float, typer.Option(help="Largest accepted submission (MB).")] = 20.0,
+) -> None:
+    """Run the leaderboard web server (creates or migrates the database)."""
+    _require_extra()
+    import uvicorn
+
+    from coordqa.leaderboard.server import create_app
+
+    if max_body_mb <= 0:
+        raise ConfigError(f"--max-body-mb must be positive, got {max_body_mb}")
+    app = create_app(db, max_body_bytes=int(max_body_mb * 1024 * 1024))
+    uvicorn.run(app, host=host, port=port, log_level="info")
+
+
+@token_app.command("create")
+def token_create_command(
+    name: Annotated[str, typer.Argument(help="Who the token is for.")],
+    db: DbUrl = None,
+) -> None:
+    """Create a submitter token and print it (only its hash is stored: keep it)."""
+    from coordqa.leaderboard.tokens import create_token
+
+    typer.echo(create_token(_open(db), name))
+
+
+def _set_hidden(submission_id: int, hidden: bool, reason: str | None, db: str | None) -> None:
+    row = _open(db).set_hidden(submission_id, hidden, reason)
+    state = "hidden" if hidden else "visible"
+    console.print(f"submission {row.id} ({row.display_name}) is now {state}")
+
+
+@leaderboard_app.command("hide")
+def hide_command(
+    submission_id: Annotated[int, typer.Argument(help="Submission id.")],
+    reason: Annotated[str | None, typer.Option(help="Shown on the submission's page.")] = None,
+    db: DbUrl = None,
+) -> None:
+    """Hide a submission from the ranking (it stays stored and its page says why)."""
+    _set_hidden(submission_id, True, reason, db)
+
+
+@leaderboard_app.command("unhide")
+def unhide_command(
+    submission_id: Annotated[int, typer.Argument(help="Submission id.")],
+    db: DbUrl = None,
+) -> None:
+    """Show a hidden submission in the ranking again."""
+    _set_hidden(submission_id, False, None, db)
+
+
+@dataset_app.command("add")
+def dataset_add_command(
+    path: Annotated[Path, typer.Argument(help="Dataset folder, .parquet or .jsonl file.")],
+    name: Annotated[str | None, typer.Option(help="Display name (default: file name).")] = None,
+    db: DbUrl = None,
+) -> None:
+    """Accept submissions on another dataset (its rows are copied into the database)."""
+    from coordqa.leaderboard.intake import register_dataset
+
+    known = register_dataset(_open(db), path, name)
+    console.print(f"dataset {known.name!r}: {len(known.rows)} questions, {known.fingerprint}")
+
+
+@leaderboard_app.command("export")
+def export_command(
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the static site into.")],
+    db: DbUrl = None,
+) -> None:
+    """Write a static copy of the leaderboard (HTML, CSV, JSON) for a static host."""
+    from coordqa.leaderboard.site import export_site
+
+    files = export_site(_open(db), out)
+    console.print(f"wrote {len(files)} files to {out}; open {out / 'index.html'}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
+    """Add ``submit`` and the ``leaderboard`` sub-app to the root app."""
+    app.command("submit")(submit_command)
+    app.add_typer(leaderboard_app)

@@ -1,0 +1,57 @@
+"""The CoordinationQA leaderboard: submission bundles, verification by re-scoring, storage, web.
+
+Public API (heavy dependencies such as FastAPI and SQLAlchemy load only when a name that needs
+them is used):
+
+- :func:`build_qa_bundle`: a finished QA run directory -> a submission bundle (JSON-ready dict);
+- :func:`submit_bundle`: send a bundle to a leaderboard server;
+- :func:`create_app`: the FastAPI app on a database URL;
+- :func:`open_database`, :func:`create_token`, :func:`register_dataset`, :func:`export_site`:
+  the admin operations behind ``coordqa leaderboard ...``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "BundleError": "coordqa.leaderboard.bundle",
+    "build_qa_bundle": "coordqa.leaderboard.bundle",
+    "submit_bundle": "coordqa.leaderboard.client",
+    "SubmitError": "coordqa.leaderboard.client",
+    "create_app": "coordqa.leaderboard.server",
+    "open_database": "coordqa.leaderboard.db",
+    "create_token": "coordqa.leaderboard.tokens",
+    "register_dataset": "coordqa.leaderboard.intake",
+    "export_site": "coordqa.leaderboard.site",
+}
+
+__all__ = [
+    "BundleError",
+    "SubmitError",
+    "build_qa_bundle",
+    "create_app",
+    "create_token",
+    "export_site",
+    "open_database",
+    "register_dataset",
+    "submit_bundle",
+]
+
+if TYPE_CHECKING:
+    from coordqa.leaderboard.bundle import BundleError, build_qa_bundle
+    from coordqa.leaderboard.client import SubmitError, submit_bundle
+    from coordqa.leaderboard.db import open_database
+    from coordqa.leaderboard.intake import register_dataset
+    from coordqa.leaderboard.server import create_app
+    from coordqa.leaderboard.site import export_site
+    from coordqa.leaderboard.tokens import create_token
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'coordqa.leaderboard' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

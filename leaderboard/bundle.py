@@ -1,0 +1,317 @@
+"""The submission bundle: what a researcher sends to the leaderboard, and how it is built.
+
+A bundle is one JSON document. Its ``track`` field says what kind of result it carries and
+selects the schema of the rest (a discriminated union, see :data:`TRACKS`): ``qa`` bundles carry
+every raw reply of a CoordinationQA run, keyed by (question_id, trial). Another track (agentic
+matches) adds its own model class and registers it; the envelope fields (format, version,
+model metadata, coordqa version, digest) are shared by :class:`BundleBase`.
+
+The server never trusts numbers in a bundle: it re-scores the raw replies. The ``digest`` is
+the SHA-256 of the canonical JSON of every other field (:func:`bundle_digest`); it identifies a
+submission, so sending the same bundle twice is recognised, and it catches a bundle damaged in
+transit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from coordqa.errors import CoordqaError
+from coordqa.registry import Registry
+from coordqa.store import RunManifest, content_hash, open_run
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "TRACKS",
+    "BundleBase",
+    "BundleError",
+    "ModelInfo",
+    "QABundle",
+    "QAReply",
+    "bundle_digest",
+    "build_qa_bundle",
+    "missing_keys",
+    "track_model",
+]
+
+FORMAT = "coordqa-submission"
+"""Value of every bundle's ``format`` field."""
+FORMAT_VERSION = 1
+"""Bundle format version; bumped when an older server would misread a newer bundle."""
+
+_HEX64 = r"^[0-9a-f]{64}$"
+MAX_LISTED = 5
+"""How many offending keys an error message lists before summarising the rest."""
+
+
+class BundleError(CoordqaError):
+    """A run cannot be turned into a bundle, or a bundle breaks the submission rules."""
+
+
+class ModelInfo(BaseModel):
+    """Who and what is being ranked; shown on the leaderboard as given (escaped)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    display_name: str = Field(min_length=1, max_length=200)
+    """Name shown in the ranking."""
+    provider: str = Field(min_length=1, max_length=100)
+    """Where the model was served from (``openai``, ``ollama``, ``coordqa`` for built-ins)."""
+    parameters: float | None = Field(default=None, gt=0)
+    """Parameter count, when known (7e9 for a 7B model)."""
+    organisation: str | None = Field(default=None, max_length=200)
+    """Who made or submitted the model."""
+    link: str | None = Field(default=None, max_length=500, pattern=r"^https?://\S+$")
+    """A page about the model or the submission (http or https only)."""
+
+
+class ReportedSummary(BaseModel):
+    """The accuracies the submitter's own analysis found; shown, never used for ranking."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    overall: float | None = None
+    """Overall accuracy."""
+    by_type: dict[str, float | None] = Field(default_factory=dict)
+    """Accuracy per question type (EC, ToM, JP)."""
+
+
+class BundleBase(BaseModel):
+    """Fields every track shares."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["coordqa-submission"]
+    """Always :data:`FORMAT`."""
+    format_version: Literal[1]
+    """Always :data:`FORMAT_VERSION`."""
+    model: ModelInfo
+    """Model metadata."""
+    coordqa_version: str = Field(min_length=1, max_length=50)
+    """coordqa version that built the bundle."""
+    digest: str = Field(pattern=_HEX64)
+    """SHA-256 of the canonical JSON of every other field (:func:`bundle_digest`)."""
+
+
+class QAReply(BaseModel):
+    """The raw outcome of one model call: its text, or the error that ended it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question_id: str = Field(min_length=1, max_length=200)
+    """The question asked."""
+    trial: int = Field(ge=0)
+    """Trial index (0-based)."""
+    text: str | None = Field(default=None, max_length=100_000)
+    """The reply text; None when the call failed."""
+    error: str | None = Field(default=None, max_length=2_000)
+    """Why the call failed (after its retries); None for a reply."""
+
+    @model_validator(mode="after")
+    def _text_or_error(self) -> QAReply:
+        if (self.text is None) == (self.error is None):
+            raise ValueError("give exactly one of 'text' (a reply) and 'error' (a failed call)")
+        return self
+
+
+class QABundle(BundleBase):
+    """A CoordinationQA run: its manifest and every raw reply."""
+
+    track: Literal["qa"]
+    """Discriminator: a QA run."""
+    manifest: RunManifest
+    """The run's ``manifest.json``."""
+    dataset_fingerprint: str = Field(pattern=_HEX64)
+    """Content fingerprint of the dataset the run answered (must equal the manifest's)."""
+    replies: list[QAReply] = Field(min_length=1)
+    """One per (question_id, trial)."""
+    reported: ReportedSummary | None = None
+    """The submitter's own numbers (optional; compared, never trusted)."""
+
+    @field_validator("manifest")
+    @classmethod
+    def _qa_manifest(cls, manifest: RunManifest) -> RunManifest:
+        if manifest.kind != "qa":
+            raise ValueError(f"a qa bundle needs a manifest of kind 'qa', got {manifest.kind!r}")
+        trials = manifest.config.get("trials")
+        if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
+            raise ValueError(f"manifest.config.trials must be an integer >= 1, got {trials!r}")
+        if manifest.dataset is None:
+            raise ValueError("manifest.dataset is missing: the run does not say which dataset")
+        return manifest
+
+    @model_validator(mode="after")
+    def _fingerprints_agree(self) -> QABundle:
+        stated = self.manifest.dataset.fingerprint if self.manifest.dataset else None
+        if stated != self.dataset_fingerprint:
+            raise ValueError(
+                f"dataset_fingerprint {self.dataset_fingerprint[:12]}... differs from the "
+                f"manifest's dataset fingerprint {str(stated)[:12]}..."
+            )
+        return self
+
+    @property
+    def trials(self) -> int:
+        """Trials per question, from the manifest."""
+        return int(self.manifest.config["trials"])
+
+
+TRACKS: Registry[type[BundleBase]] = Registry("submission track")
+"""Bundle model per ``track`` value. A new track registers its model here (and a verifier in
+:mod:`coordqa.leaderboard.verify`)."""
+TRACKS.add("qa", QABundle)
+
+
+def track_model(data: Mapping[str, Any]) -> type[BundleBase]:
+    """The bundle model for ``data['track']``.
+
+    Raises:
+        UnknownNameError: the track is missing or not registered (the message lists the
+            tracks).
+    """
+    return TRACKS.get(str(data.get("track")))
+
+
+def bundle_digest(data: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of every field of ``data`` except ``digest``.
+
+    Computed on the JSON document itself (not on a parsed model), so client and server agree
+    byte for byte whatever pydantic would normalise.
+    """
+    return content_hash({key: value for key, value in data.items() if key != "digest"})
+
+
+def missing_keys(
+    present: list[tuple[str, int]], question_ids: list[str], trials: int
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]], list[tuple[str, int]]]:
+    """Compare the (question_id, trial) keys of a run with what it should hold.
+
+    Returns:
+        ``(missing, duplicated, unknown)``: expected keys absent; keys present more than once;
+        keys whose question is not in ``question_ids`` or whose trial is out of range. Each
+        sorted.
+    """
+    expected = {(qid, trial) for qid in question_ids for trial in range(trials)}
+    seen: set[tuple[str, int]] = set()
+    duplicated: set[tuple[str, int]] = set()
+    for key in present:
+        if key in seen:
+            duplicated.add(key)
+        seen.add(key)
+    return sorted(expected - seen), sorted(duplicated), sorted(seen - expected)
+
+
+def format_keys(keys: list[tuple[str, int]]) -> str:
+    """A short list of keys for a message: the first few, then how many more."""
+    shown = ", ".join(f"{qid}#{trial}" for qid, trial in keys[:MAX_LISTED])
+    more = len(keys) - MAX_LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+_PROVIDER = re.compile(r"^([A-Za-z0-9_.-]+)/")
+
+
+def _default_provider(model: str) -> str:
+    """``openai`` for ``openai/gpt-4o``; ``coordqa`` for the built-in offline models."""
+    match = _PROVIDER.match(model)
+    return match.group(1) if match else "coordqa"
+
+
+def _last_replies(records: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
+    """The latest call per (question_id, trial): a retried call supersedes the failed one."""
+    return {(str(r["question_id"]), int(r["trial"])): r for r in records}
+
+
+def build_qa_bundle(
+    run_dir: str | Path,
+    *,
+    display_name: str | None = None,
+    provider: str | None = None,
+    parameters: float | None = None,
+    organisation: str | None = None,
+    link: str | None = None,
+) -> dict[str, Any]:
+    """Build the submission bundle of a finished QA run, as a JSON-ready dict with its digest.
+
+    The replies come from the run's ``calls.jsonl`` (the latest call of each key), the question
+    list from ``questions.jsonl``; the reported numbers from ``summary.json`` when present.
+
+    Raises:
+        BundleError: the run is not a QA run, was filtered to part of its dataset, or misses
+            (question, trial) pairs (the message lists a few and says how to finish the run).
+        StoreError: the run directory is missing or corrupt.
+    """
+    from coordqa import __version__
+
+    store = open_run(run_dir)
+    manifest = store.manifest
+    if manifest.kind != "qa" or manifest.dataset is None:
+        raise BundleError(
+            f"{store.path} is a {manifest.kind!r} run without a dataset; only QA runs "
+            "(coordqa eval) can be submitted to the qa track"
+        )
+    filters = {k: manifest.config.get(k) for k in ("games", "types", "limit")}
+    if any(value is not None for value in filters.values()):
+        raise BundleError(
+            f"{store.path} answered part of its dataset ({filters}); the leaderboard ranks runs "
+            "of the whole dataset: run `coordqa eval` without --games/--types/--limit"
+        )
+    question_ids = [str(q["question_id"]) for q in store.iter_records("questions")]
+    calls = _last_replies(store.records("calls"))
+    trials = int(manifest.config.get("trials", 0))
+    missing, _, unknown = missing_keys(list(calls), question_ids, trials)
+    if missing or unknown:
+        raise BundleError(
+            f"{store.path} is incomplete: {len(missing)} of {len(question_ids) * trials} "
+            f"(question, trial) pairs have no reply ({format_keys(missing)})"
+            + (f"; unexpected pairs: {format_keys(unknown)}" if unknown else "")
+            + ". Run the same `coordqa eval` command again to finish it."
+        )
+    replies = [
+        {
+            "question_id": qid,
+            "trial": trial,
+            "text": call.get("text"),
+            "error": None if call.get("text") is not None else str(call.get("error") or "error"),
+        }
+        for (qid, trial), call in sorted(calls.items())
+    ]
+    model_name = str(manifest.config.get("model", "model"))
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "track": "qa",
+        "model": ModelInfo(
+            display_name=display_name or model_name,
+            provider=provider or _default_provider(model_name),
+            parameters=parameters,
+            organisation=organisation,
+            link=link,
+        ).model_dump(mode="json"),
+        "coordqa_version": __version__,
+        "manifest": manifest.model_dump(mode="json"),
+        "dataset_fingerprint": manifest.dataset.fingerprint,
+        "replies": replies,
+        "reported": _reported(store.path),
+    }
+    data["digest"] = bundle_digest(data)
+    QABundle.model_validate(data)
+    return data
+
+
+def _reported(run_dir: Path) -> dict[str, Any] | None:
+    """The run's own accuracies from ``summary.json`` (None when the run has none)."""
+    import json
+
+    path = run_dir / "summary.json"
+    if not path.exists():
+        return None
+    summary = json.loads(path.read_text(encoding="utf-8"))
+    by_type = {row["question_type"]: row["accuracy"] for row in summary.get("by_type", [])}
+    return {"overall": summary.get("overall", {}).get("accuracy"), "by_type": by_type}

@@ -1,0 +1,311 @@
+"""Storage: SQLAlchemy 2 models, engines, and the schema the server creates and migrates itself.
+
+SQLite (a file, the default) and PostgreSQL (by URL) run the same code. The schema version lives
+in the ``meta`` table; :func:`migrate` applies the steps in :data:`MIGRATIONS` that a database
+has not seen yet, each in its own transaction, and refuses a database written by a newer
+coordqa.
+
+A submission and its per-sample rows are written in one transaction. The bundle digest is
+unique, so two concurrent identical submissions cannot both be stored: the loser's commit fails
+with an integrity error and it answers with the winner's row (see :func:`store_submission`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Engine,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    select,
+)
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from coordqa.errors import ConfigError, CoordqaError
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "Base",
+    "Database",
+    "DatasetRow",
+    "LeaderboardError",
+    "Sample",
+    "Submission",
+    "Token",
+    "default_db_url",
+    "migrate",
+    "open_database",
+]
+
+
+class LeaderboardError(CoordqaError):
+    """A leaderboard database is unusable, or an admin command names something that is not there."""
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the leaderboard tables."""
+
+
+class Meta(Base):
+    """Key/value facts about the database itself (``schema_version``)."""
+
+    __tablename__ = "meta"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))
+
+
+class Token(Base):
+    """A submitter's bearer token, stored as its SHA-256 only."""
+
+    __tablename__ = "tokens"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class DatasetRow(Base):
+    """A dataset registered by an admin; its rows are kept so re-scoring needs no files."""
+
+    __tablename__ = "datasets"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    rows: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class Submission(Base):
+    """One accepted bundle, its recomputed numbers and its visibility."""
+
+    __tablename__ = "submissions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    track: Mapped[str] = mapped_column(String(32), index=True)
+    display_name: Mapped[str] = mapped_column(String(200))
+    provider: Mapped[str] = mapped_column(String(100))
+    parameters: Mapped[float | None] = mapped_column(Float, nullable=True)
+    organisation: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    link: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    model_name: Mapped[str] = mapped_column(String(200))
+    dataset_fingerprint: Mapped[str] = mapped_column(String(64))
+    coordqa_version: Mapped[str] = mapped_column(String(50))
+    trials: Mapped[int] = mapped_column(Integer)
+    metrics: Mapped[dict[str, Any]] = mapped_column(JSON)
+    reported: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    mismatches: Mapped[list[str]] = mapped_column(JSON)
+    bundle: Mapped[str] = mapped_column(Text)
+    token_id: Mapped[int | None] = mapped_column(ForeignKey("tokens.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    hidden: Mapped[bool] = mapped_column(Boolean, default=False)
+    hidden_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
+
+    @property
+    def verified(self) -> bool:
+        """Numbers recomputed by the server, and any reported numbers agree with them."""
+        return not self.mismatches
+
+
+class Sample(Base):
+    """The re-scored outcome of one (question, trial) of a submission."""
+
+    __tablename__ = "samples"
+    __table_args__ = (UniqueConstraint("submission_id", "question_id", "trial"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)
+    question_id: Mapped[str] = mapped_column(String(200))
+    trial: Mapped[int] = mapped_column(Integer)
+    scenario_id: Mapped[str] = mapped_column(String(200))
+    game: Mapped[str] = mapped_column(String(50))
+    question_type: Mapped[str] = mapped_column(String(10))
+    status: Mapped[str] = mapped_column(String(20))
+    correct: Mapped[bool] = mapped_column(Boolean)
+    choice: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    text: Mapped[str | None] = mapped_column(Text, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+SAMPLE_FIELDS = tuple(
+    c.name for c in Sample.__table__.columns if c.name not in ("id", "submission_id")
+)
+"""Columns of a sample row that come from verification."""
+
+
+def _create_v1(connection: Connection) -> None:
+    Base.metadata.create_all(connection)
+
+
+MIGRATIONS: Sequence[Callable[[Connection], None]] = (_create_v1,)
+"""Schema steps in order; step ``i`` brings a database from version ``i`` to ``i + 1``."""
+SCHEMA_VERSION = len(MIGRATIONS)
+"""The schema version this code writes."""
+
+
+def _stored_version(connection: Connection) -> int:
+    if not connection.dialect.has_table(connection, Meta.__tablename__):
+        return 0
+    value = connection.execute(select(Meta.value).where(Meta.key == "schema_version")).scalar()
+    return int(value) if value is not None else 0
+
+
+def migrate(engine: Engine) -> int:
+    """Bring the database schema to :data:`SCHEMA_VERSION`; returns the version found before.
+
+    Raises:
+        LeaderboardError: the database was written by a newer coordqa.
+    """
+    with engine.begin() as connection:
+        found = _stored_version(connection)
+    if found > SCHEMA_VERSION:
+        raise LeaderboardError(
+            f"the leaderboard database has schema version {found}, newer than this coordqa "
+            f"understands ({SCHEMA_VERSION}); upgrade coordqa (pip install -U coordqa)"
+        )
+    for version in range(found, SCHEMA_VERSION):
+        with engine.begin() as connection:
+            MIGRATIONS[version](connection)
+            Meta.__table__.create(connection, checkfirst=True)
+            connection.execute(Meta.__table__.delete().where(Meta.key == "schema_version"))
+            connection.execute(
+                Meta.__table__.insert().values(key="schema_version", value=str(version + 1))
+            )
+    return found
+
+
+def default_db_url() -> str:
+    """``sqlite:///<user data dir>/coordqa/leaderboard.sqlite3``: embedded, nothing to set up."""
+    from platformdirs import user_data_dir
+
+    folder = Path(user_data_dir("coordqa"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'leaderboard.sqlite3'}"
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """WAL lets readers work during a write; the busy timeout queues concurrent writers."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+class Database:
+    """An engine with a session factory, migrated on open."""
+
+    def __init__(self, engine: Engine) -> None:
+        """Wrap ``engine``; use :func:`open_database`."""
+        self.engine = engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session whose transaction commits on success and rolls back on any error."""
+        with self._sessions.begin() as session:
+            yield session
+
+    def store(
+        self, submission: Submission, samples: Sequence[Mapping[str, Any]]
+    ) -> tuple[int, bool]:
+        """Store a submission with its samples in one transaction.
+
+        Returns:
+            ``(id, created)``: the new row's id and True, or, when a submission with the same
+            digest exists (also one committed concurrently), its id and False.
+        """
+        try:
+            with self.session() as session:
+                session.add(submission)
+                session.flush()
+                session.add_all(
+                    Sample(submission_id=submission.id, **{k: s[k] for k in SAMPLE_FIELDS})
+                    for s in samples
+                )
+                new_id = submission.id
+            return new_id, True
+        except IntegrityError:
+            existing = self.find_digest(submission.digest)
+            if existing is None:
+                raise
+            return existing, False
+
+    def find_digest(self, digest: str) -> int | None:
+        """The id of the submission with ``digest``, if any."""
+        with self.session() as session:
+            return session.execute(
+                select(Submission.id).where(Submission.digest == digest)
+            ).scalar()
+
+    def set_hidden(self, submission_id: int, hidden: bool, reason: str | None = None) -> Submission:
+        """Hide or show a submission (it is never deleted).
+
+        Raises:
+            LeaderboardError: no submission has that id.
+        """
+        with self.session() as session:
+            row = session.get(Submission, submission_id)
+            if row is None:
+                raise LeaderboardError(
+                    f"no submission with id {submission_id}; list them with GET /api/entries"
+                )
+            row.hidden = hidden
+            row.hidden_reason = reason if hidden else None
+            return row
+
+    def dispose(self) -> None:
+        """Close the engine's connections."""
+        self.engine.dispose()
+
+
+def open_database(url: str | None = None) -> Database:
+    """Open (and create or migrate) the leaderboard database at ``url``.
+
+    Args:
+        url: a SQLAlchemy URL (``sqlite:///path.sqlite3``,
+            ``postgresql+psycopg://user@host:5432/db``); None: :func:`default_db_url`.
+
+    Raises:
+        ConfigError: the URL is not a SQLite or PostgreSQL URL.
+    """
+    url = url or default_db_url()
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        event.listen(engine, "connect", _sqlite_pragmas)
+    elif url.startswith("postgresql"):
+        if url.startswith("postgresql://"):
+            url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+        engine = create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    else:
+        raise ConfigError(
+            f"unsupported database URL {url!r}: use sqlite:///PATH or "
+            "postgresql://USER@HOST:PORT/DB"
+        )
+    migrate(engine)
+    return Database(engine)
+
+
+def dump_json(obj: Any) -> str:
+    """Compact JSON for storing a bundle as text."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))

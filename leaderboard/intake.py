@@ -1,0 +1,172 @@
+"""Accepting a submission: parse, validate, verify (re-score), store; the server's only write path.
+
+Every rejection is a :class:`~coordqa.leaderboard.verify.VerificationError` carrying the HTTP
+status to answer with: 400 malformed JSON, 422 schema violations (with field paths), unknown
+datasets, a digest that does not match, or replies that miss, repeat or add (question, trial)
+pairs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from coordqa.leaderboard.bundle import BundleBase, bundle_digest, track_model
+from coordqa.leaderboard.db import Database, DatasetRow, Submission, dump_json
+from coordqa.leaderboard.verify import VERIFIERS, KnownDataset, VerificationError
+from pydantic import ValidationError
+
+from coordqa.errors import DatasetError, UnknownNameError
+
+__all__ = [
+    "Accepted",
+    "SchemaError",
+    "accept",
+    "known_datasets",
+    "parse_bundle",
+    "register_dataset",
+]
+
+
+class SchemaError(VerificationError):
+    """The bundle breaks the schema; ``errors`` holds one ``{"loc", "msg"}`` per violation."""
+
+    def __init__(self, errors: list[dict[str, str]]) -> None:
+        """Summarise the first few violations in the message."""
+        shown = "; ".join(f"{e['loc']}: {e['msg']}" for e in errors[:5])
+        more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+        super().__init__(f"the bundle does not follow the submission schema: {shown}{more}")
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """The answer to an accepted submission."""
+
+    id: int
+    """The submission's id."""
+    created: bool
+    """False when the same bundle was already stored (the existing entry is returned)."""
+    mismatches: list[str]
+    """Where reported numbers disagree with the recomputed ones."""
+
+
+def parse_bundle(body: bytes) -> tuple[BundleBase, dict[str, Any]]:
+    """Parse and validate a bundle, and check its digest.
+
+    Returns:
+        The validated model and the raw JSON document.
+    """
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise VerificationError(f"the body is not valid JSON: {exc}", status=400) from exc
+    if not isinstance(data, dict):
+        raise SchemaError([{"loc": "(root)", "msg": "a bundle is a JSON object"}])
+    try:
+        model = track_model(data)
+    except UnknownNameError as exc:
+        raise SchemaError([{"loc": "track", "msg": str(exc)}]) from exc
+    try:
+        bundle = model.model_validate(data)
+    except ValidationError as exc:
+        errors = [
+            {"loc": ".".join(str(part) for part in error["loc"]) or "(root)", "msg": error["msg"]}
+            for error in exc.errors(include_url=False)
+        ]
+        raise SchemaError(errors) from exc
+    actual = bundle_digest(data)
+    if actual != bundle.digest:
+        raise VerificationError(
+            f"digest {bundle.digest[:12]}... does not match the bundle's content "
+            f"({actual[:12]}...): the bundle was changed after it was built; rebuild it with "
+            "`coordqa submit RUN_DIR --out FILE`"
+        )
+    return bundle, data
+
+
+def known_datasets(db: Database) -> dict[str, KnownDataset]:
+    """Datasets this server accepts: bundled v1 (when present), example, registered ones."""
+    from coordqa.dataset import dataset_fingerprint, load_rows
+
+    found: dict[str, KnownDataset] = {}
+    for name in ("coordinationqa", "example"):
+        try:
+            rows = load_rows(name)
+        except DatasetError:
+            continue  # the v1 dataset is not bundled in every version
+        found[dataset_fingerprint(rows)] = _known(name, rows)
+    with db.session() as session:
+        for row in session.query(DatasetRow).all():
+            found[row.fingerprint] = _known(row.name, row.rows)
+    return found
+
+
+def _known(name: str, rows: list[dict[str, Any]]) -> KnownDataset:
+    from coordqa.dataset import dataset_fingerprint
+
+    return KnownDataset(name, dataset_fingerprint(rows), {str(r["question_id"]): r for r in rows})
+
+
+def accept(
+    db: Database,
+    datasets: Mapping[str, KnownDataset],
+    body: bytes,
+    token_id: int | None,
+) -> Accepted:
+    """Verify a bundle and store it (or find the identical one already stored).
+
+    Raises:
+        VerificationError: the bundle is refused (its ``status`` is the HTTP answer).
+    """
+    bundle, data = parse_bundle(body)
+    existing = db.find_digest(bundle.digest)
+    if existing is not None:
+        return Accepted(existing, False, [])
+    track = str(data["track"])
+    verified = VERIFIERS.get(track)(bundle, datasets)
+    info = bundle.model
+    submission = Submission(
+        digest=bundle.digest,
+        track=track,
+        display_name=info.display_name,
+        provider=info.provider,
+        parameters=info.parameters,
+        organisation=info.organisation,
+        link=info.link,
+        coordqa_version=bundle.coordqa_version,
+        metrics=verified.metrics,
+        reported=data.get("reported"),
+        mismatches=verified.mismatches,
+        bundle=dump_json(data),
+        token_id=token_id,
+        **verified.run,
+    )
+    new_id, created = db.store(submission, verified.samples)
+    return Accepted(new_id, created, verified.mismatches if created else [])
+
+
+def register_dataset(db: Database, path: str | Path, name: str | None = None) -> KnownDataset:
+    """Register the dataset at ``path`` (folder, .parquet or .jsonl) for submissions.
+
+    Its rows are copied into the database, so the server re-scores without the file.
+    Registering the same content twice keeps the first registration (and its name).
+
+    Raises:
+        DatasetError: the file is missing or breaks the dataset schema.
+    """
+    from coordqa.dataset import dataset_fingerprint, load_rows
+
+    rows = load_rows(path)
+    fingerprint = dataset_fingerprint(rows)
+    label = name or Path(path).stem
+    with db.session() as session:
+        existing = session.query(DatasetRow).filter_by(fingerprint=fingerprint).one_or_none()
+        if existing is None:
+            session.add(DatasetRow(fingerprint=fingerprint, name=label, rows=rows))
+        else:
+            label = existing.name
+    return _known(label, rows)

@@ -1,0 +1,105 @@
+"""HTML rendering with Jinja2, shared by the live server and the static export.
+
+Templates are autoescaped, so every user-supplied string (model names, organisations, links,
+dataset names) is shown as text. :class:`Links` is the only difference between the two uses:
+the server links with query strings (``/?game=hanabi&sort=EC``), the static site with files.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+if TYPE_CHECKING:
+    import jinja2
+    from coordqa.leaderboard.views import Board
+
+__all__ = ["Links", "render_index", "render_submission"]
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of ``text``."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "x"
+
+
+@dataclass(frozen=True)
+class Links:
+    """How pages link to each other: live server (query strings) or static files."""
+
+    static: bool = False
+    """True for the exported site."""
+    prefix: str = "/"
+    """Path from the current page to the site root ("/" live; "" or "../" static)."""
+
+    def home(self, dataset: str | None = None, game: str | None = None, **sort: str) -> str:
+        """The ranking page of ``dataset`` and ``game`` (sorted, on the live server)."""
+        if self.static:
+            if dataset is None and game is None:
+                return f"{self.prefix}index.html"
+            return f"{self.prefix}boards/{slug(dataset or 'default')}-{slug(game or 'all')}.html"
+        query = {k: v for k, v in {"dataset": dataset, "game": game, **sort}.items() if v}
+        return "/" + (f"?{urlencode(query)}" if query else "")
+
+    def submission(self, submission_id: int) -> str:
+        """A submission's page."""
+        if self.static:
+            return f"{self.prefix}submissions/{submission_id}.html"
+        return f"/submissions/{submission_id}"
+
+    def asset(self, name: str) -> str:
+        """A file under ``static/``."""
+        return f"{self.prefix}static/{name}"
+
+
+def pct(value: float | None) -> str:
+    """An accuracy in percent with one decimal ("—" when absent)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{100 * value:.1f}"
+
+
+def num(value: float | None, digits: int = 2) -> str:
+    """A number with ``digits`` decimals ("—" when absent)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{value:.{digits}f}"
+
+
+def params(value: float | None) -> str:
+    """A parameter count as 7B / 350M ("—" when unknown)."""
+    if value is None:
+        return "—"
+    for unit, size in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if value >= size:
+            return f"{value / size:.3g}{unit}"
+    return f"{value:.0f}"
+
+
+@cache
+def environment() -> jinja2.Environment:
+    """The Jinja2 environment: package templates, autoescape on for every template."""
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("coordqa.leaderboard", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(pct=pct, num=num, params=params)
+    return env
+
+
+def render_index(board: Board, links: Links) -> str:
+    """The ranking page."""
+    return environment().get_template("index.html").render(board=board, links=links)
+
+
+def render_submission(detail: dict[str, Any], links: Links) -> str:
+    """One submission's page."""
+    return environment().get_template("submission.html").render(d=detail, links=links)

@@ -1,0 +1,238 @@
+"""The leaderboard web server: FastAPI app factory, JSON API, HTML pages and CSV export.
+
+Routes:
+
+- ``POST /api/submissions``: a bundle (bearer token needed); 201 new, 200 already stored,
+  400 malformed JSON, 401 no or wrong token, 413 too large, 422 refused (with the reason);
+- ``GET /api/entries`` (``?dataset=&game=&sort=&order=``), ``GET /api/entries.csv``,
+  ``GET /api/submissions/{id}``, ``GET /api/datasets``: public reading;
+- ``GET /`` and ``GET /submissions/{id}``: the pages.
+
+Re-scoring and database work run in the thread pool, so one slow submission does not stall
+page views. This module imports FastAPI at the top: only the ``leaderboard`` commands import it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from coordqa.leaderboard.db import Database, DatasetRow, LeaderboardError, open_database
+from coordqa.leaderboard.intake import SchemaError, accept, known_datasets
+from coordqa.leaderboard.pages import Links, render_index, render_submission
+from coordqa.leaderboard.tokens import authenticate
+from coordqa.leaderboard.verify import KnownDataset, VerificationError
+from coordqa.leaderboard.views import COLUMNS, COUNTS, Board, load_board, load_detail
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
+
+from coordqa.errors import CoordqaError
+
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "DatasetCatalog", "create_app", "entries_csv"]
+
+DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
+"""Largest accepted submission body (a full v1 run is well under 1 MB)."""
+
+CSV_FIELDS = (
+    "rank",
+    "id",
+    "display_name",
+    "provider",
+    "organisation",
+    "parameters",
+    "model_name",
+    *(name for column in COLUMNS for name in (column, f"{column}_se")),
+    "n_trials",
+    *COUNTS,
+    "verified",
+    "created_at",
+)
+
+
+class DatasetCatalog(Mapping[str, KnownDataset]):
+    """Known datasets by fingerprint; a miss re-reads the registered ones once.
+
+    So a dataset registered with ``coordqa leaderboard dataset add`` while the server runs is
+    accepted without a restart.
+    """
+
+    def __init__(self, db: Database) -> None:
+        """Load the bundled and registered datasets."""
+        self._db = db
+        self._datasets = known_datasets(db)
+
+    def __getitem__(self, fingerprint: str) -> KnownDataset:
+        if fingerprint not in self._datasets:
+            with self._db.session() as session:
+                row = session.query(DatasetRow).filter_by(fingerprint=fingerprint).one_or_none()
+                if row is not None:
+                    self._datasets = known_datasets(self._db)
+        return self._datasets[fingerprint]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._datasets)
+
+    def __len__(self) -> int:
+        return len(self._datasets)
+
+
+def entries_csv(board: Board) -> str:
+    """The ranking as CSV (one row per entry, accuracies as fractions)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for entry in board.entries:
+        writer.writerow({k: ("" if entry.get(k) is None else entry.get(k)) for k in CSV_FIELDS})
+    return out.getvalue()
+
+
+def _error(status: int, message: str, **extra: Any) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse({"detail": message, **extra}, status_code=status, headers=headers)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _TooLarge
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def create_app(
+    db_url: str | None = None, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+) -> FastAPI:
+    """Build the leaderboard app on the database at ``db_url`` (created or migrated on open).
+
+    Args:
+        db_url: SQLAlchemy URL; None: the default SQLite file (see
+            :func:`coordqa.leaderboard.db.default_db_url`).
+        max_body_bytes: larger submissions are answered with 413.
+    """
+    from fastapi import FastAPI
+    from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+
+    db = open_database(db_url)
+    catalog = DatasetCatalog(db)
+    app = FastAPI(title="CoordinationQA leaderboard", docs_url="/api/docs", redoc_url=None)
+    app.state.db = db
+    app.state.catalog = catalog
+    app.mount("/static", StaticFiles(packages=[("coordqa.leaderboard", "static")]), name="static")
+    live = Links()
+
+    def board(dataset: str | None, game: str | None, sort: str, order: str) -> Board:
+        if order not in ("asc", "desc"):
+            raise HTTPException(400, f"order must be 'asc' or 'desc', got {order!r}")
+        try:
+            return load_board(
+                db, catalog, dataset=dataset, game=game, sort=sort, descending=order == "desc"
+            )
+        except CoordqaError as exc:
+            raise HTTPException(400, str(exc)) from exc
+
+    def detail(submission_id: int) -> dict[str, Any]:
+        try:
+            return load_detail(db, submission_id)
+        except LeaderboardError as exc:
+            raise HTTPException(404, str(exc)) from exc
+
+    @app.post("/api/submissions")
+    async def submit(request: Request) -> JSONResponse:
+        token_id = await run_in_threadpool(authenticate, db, request.headers.get("authorization"))
+        if token_id is None:
+            return _error(
+                401,
+                "submitting needs a valid bearer token (Authorization: Bearer <token>); "
+                "ask the leaderboard admin for one (`coordqa leaderboard token create NAME`)",
+            )
+        try:
+            body = await _read_body(request, max_body_bytes)
+        except _TooLarge:
+            return _error(
+                413,
+                f"the submission is larger than this server's limit of {max_body_bytes} bytes",
+            )
+        try:
+            accepted = await run_in_threadpool(accept, db, catalog, body, token_id)
+        except SchemaError as exc:
+            return _error(exc.status, str(exc), errors=exc.errors)
+        except VerificationError as exc:
+            return _error(exc.status, str(exc))
+        return JSONResponse(
+            {
+                "id": accepted.id,
+                "created": accepted.created,
+                "url": live.submission(accepted.id),
+                "mismatches": accepted.mismatches,
+            },
+            status_code=201 if accepted.created else 200,
+        )
+
+    @app.get("/api/entries")
+    def api_entries(
+        dataset: str | None = None,
+        game: str | None = None,
+        sort: str = "overall",
+        order: str = "desc",
+    ) -> dict[str, Any]:
+        return board(dataset, game, sort, order).to_json()
+
+    @app.get("/api/entries.csv", response_class=PlainTextResponse)
+    def api_entries_csv(
+        dataset: str | None = None,
+        game: str | None = None,
+        sort: str = "overall",
+        order: str = "desc",
+    ) -> PlainTextResponse:
+        text = entries_csv(board(dataset, game, sort, order))
+        return PlainTextResponse(
+            text,
+            media_type="text/csv",
+            headers={
+                "Content-Disposition": 'attachment; filename="coordinationqa-leaderboard.csv"'
+            },
+        )
+
+    @app.get("/api/submissions/{submission_id}")
+    def api_submission(submission_id: int) -> dict[str, Any]:
+        return detail(submission_id)
+
+    @app.get("/api/datasets")
+    def api_datasets() -> list[dict[str, Any]]:
+        return [
+            {"name": d.name, "fingerprint": d.fingerprint, "questions": len(d.rows)}
+            for d in catalog.values()
+        ]
+
+    @app.get("/", response_class=HTMLResponse)
+    def index(
+        dataset: str | None = None,
+        game: str | None = None,
+        sort: str = "overall",
+        order: str = "desc",
+    ) -> HTMLResponse:
+        return HTMLResponse(render_index(board(dataset, game, sort, order), live))
+
+    @app.get("/submissions/{submission_id}", response_class=HTMLResponse)
+    def submission_page(submission_id: int) -> HTMLResponse:
+        return HTMLResponse(render_submission(detail(submission_id), live))
+
+    @app.get("/healthz")
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app

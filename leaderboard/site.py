@@ -1,0 +1,68 @@
+"""Static export: the whole leaderboard as plain files for a static host.
+
+``index.html`` ranks the default dataset; ``boards/<dataset>-<game>.html`` every dataset and game;
+``submissions/<id>.html`` each visible submission; ``entries.json`` and ``entries.csv`` the data of
+each board next to its page; ``static/`` the CSS and the sorting script. Hidden submissions are
+left out. The pages come from the same templates and views as the live server.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from coordqa.leaderboard.db import Database
+from coordqa.leaderboard.pages import Links, render_index, render_submission
+from coordqa.leaderboard.server import DatasetCatalog, entries_csv
+from coordqa.leaderboard.views import Board, load_board, load_detail
+
+__all__ = ["export_site"]
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _boards(db: Database, catalog: DatasetCatalog) -> list[tuple[str | None, str | None, Board]]:
+    default = load_board(db, catalog)
+    boards: list[tuple[str | None, str | None, Board]] = [(None, None, default)]
+    for dataset in catalog.values():
+        whole = load_board(db, catalog, dataset=dataset.fingerprint)
+        boards.append((dataset.name, None, whole))
+        boards += [
+            (dataset.name, game, load_board(db, catalog, dataset=dataset.fingerprint, game=game))
+            for game in whole.games
+        ]
+    return boards
+
+
+def export_site(db: Database, out: str | Path) -> list[Path]:
+    """Write the static site into ``out`` (created if needed); returns the files written."""
+    root = Path(out)
+    catalog = DatasetCatalog(db)
+    written: list[Path] = []
+    shown: set[int] = set()
+    for dataset, game, board in _boards(db, catalog):
+        top = dataset is None and game is None
+        links = Links(static=True, prefix="" if top else "../")
+        page = Path(links.home(dataset, game).removeprefix(links.prefix))
+        written.append(_write(root / page, render_index(board, links)))
+        stem = root / page.with_suffix("")
+        written.append(_write(Path(f"{stem}.json"), json.dumps(board.to_json(), indent=1)))
+        written.append(_write(Path(f"{stem}.csv"), entries_csv(board)))
+        shown.update(int(entry["id"]) for entry in board.entries)
+    for submission_id in sorted(shown):
+        links = Links(static=True, prefix="../")
+        page = root / links.submission(submission_id).removeprefix(links.prefix)
+        written.append(_write(page, render_submission(load_detail(db, submission_id), links)))
+    for asset in sorted(STATIC_DIR.iterdir()):
+        target = root / "static" / asset.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(asset, target)
+        written.append(target)
+    return written

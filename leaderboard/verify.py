@@ -1,0 +1,201 @@
+"""Verification on arrival: check a bundle against a known dataset and re-score every reply.
+
+Nothing a submitter reports is used for ranking. Each raw reply is mapped to an option with
+:mod:`coordqa.choices` (through the same outcome rule as ``coordqa score``), and accuracies with
+standard errors come from :func:`coordqa.analysis.accuracy_table`, so a leaderboard number is
+exactly what ``coordqa score`` + ``coordqa report`` would print for the same replies.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from coordqa.leaderboard.bundle import QABundle, format_keys, missing_keys
+
+from coordqa.errors import CoordqaError
+from coordqa.registry import Registry
+
+__all__ = [
+    "REPORT_TOLERANCE",
+    "VERIFIERS",
+    "KnownDataset",
+    "Verified",
+    "VerificationError",
+    "metrics_of",
+    "table_records",
+    "verify_qa",
+]
+
+REPORT_TOLERANCE = 5e-4
+"""A reported accuracy further than this from the recomputed one is shown as a mismatch."""
+
+
+class VerificationError(CoordqaError):
+    """A bundle breaks a submission rule; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        """Keep the HTTP status next to the message."""
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class KnownDataset:
+    """A dataset the server accepts submissions for."""
+
+    name: str
+    """Display name (``coordinationqa``, ``example``, or the name given when registering)."""
+    fingerprint: str
+    """:func:`coordqa.dataset.dataset_fingerprint` of its rows."""
+    rows: Mapping[str, Mapping[str, Any]]
+    """Rows by question id."""
+
+
+@dataclass
+class Verified:
+    """A re-scored submission: per-sample rows and every number shown on the leaderboard."""
+
+    samples: list[dict[str, Any]]
+    """One row per (question, trial): ids, game, type, status, correct, chosen index, reply."""
+    metrics: dict[str, Any]
+    """Accuracy ± SE overall, per type, per game and per game x type, with outcome counts."""
+    run: dict[str, Any]
+    """Columns of the submission row: ``model_name``, ``dataset_fingerprint``, ``trials``."""
+    mismatches: list[str] = field(default_factory=list)
+    """Where the submitter's reported numbers disagree with the recomputed ones."""
+
+
+def table_records(table: Any) -> list[dict[str, Any]]:
+    """Rows of an analysis table as JSON values (NaN becomes None, numpy scalars plain)."""
+    out = []
+    for row in table.to_dict(orient="records"):
+        clean: dict[str, Any] = {}
+        for key, value in row.items():
+            if hasattr(value, "item"):
+                value = value.item()
+            if isinstance(value, float) and math.isnan(value):
+                value = None
+            clean[str(key)] = value
+        out.append(clean)
+    return out
+
+
+def _check_keys(bundle: QABundle, dataset: KnownDataset) -> None:
+    present = [(r.question_id, r.trial) for r in bundle.replies]
+    missing, duplicated, unknown = missing_keys(present, list(dataset.rows), bundle.trials)
+    problems = []
+    if unknown:
+        problems.append(f"{len(unknown)} unknown (question_id, trial): {format_keys(unknown)}")
+    if duplicated:
+        problems.append(f"{len(duplicated)} duplicated: {format_keys(duplicated)}")
+    if missing:
+        problems.append(f"{len(missing)} missing: {format_keys(missing)}")
+    if problems:
+        raise VerificationError(
+            f"the replies must hold every question of dataset {dataset.name!r} x "
+            f"{bundle.trials} trials exactly once; " + "; ".join(problems)
+        )
+
+
+def _score_rows(bundle: QABundle, dataset: KnownDataset) -> list[dict[str, Any]]:
+    # The one outcome rule of coordqa.evaluate (choose + is_correct + status mapping).
+    from coordqa.evaluate import _outcome
+
+    rows = []
+    for reply in bundle.replies:
+        question = dataset.rows[reply.question_id]
+        outcome = _outcome(reply.text, question)
+        choice = outcome["choice"]
+        rows.append(
+            {
+                "question_id": reply.question_id,
+                "scenario_id": question["scenario_id"],
+                "game": question["game"],
+                "question_type": question["question_type"],
+                "trial": reply.trial,
+                "status": outcome["status"],
+                "correct": outcome["correct"],
+                "choice": None if choice is None else choice["index"],
+                "n_options": len(question["options"]),
+                "n_correct": len(question["correct"]),
+                "text": reply.text,
+                "error": reply.error,
+            }
+        )
+    return rows
+
+
+def metrics_of(samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Every leaderboard number of one submission, from its per-sample rows."""
+    import pandas as pd
+
+    from coordqa.analysis import accuracy_table, jp_failures, summarize_failures
+
+    scores = pd.DataFrame(list(samples))
+    failures = jp_failures(scores)
+    return {
+        "overall": table_records(accuracy_table(scores, by=()))[0],
+        "by_type": table_records(accuracy_table(scores, by=("question_type",))),
+        "by_game": table_records(accuracy_table(scores, by=("game",))),
+        "by_game_type": table_records(accuracy_table(scores, by=("game", "question_type"))),
+        "jp_failures": {
+            key: (None if isinstance(v, float) and math.isnan(v) else v)
+            for key, v in summarize_failures(failures).items()
+        },
+        "scenarios": table_records(failures),
+    }
+
+
+def _mismatches(bundle: QABundle, metrics: Mapping[str, Any]) -> list[str]:
+    reported = bundle.reported
+    if reported is None:
+        return []
+    ours = {"overall": metrics["overall"]["accuracy"]}
+    ours.update({row["question_type"]: row["accuracy"] for row in metrics["by_type"]})
+    theirs = {"overall": reported.overall, **reported.by_type}
+    problems = []
+    for key, value in theirs.items():
+        if value is None:
+            continue
+        mine = ours.get(key)
+        if mine is None or abs(mine - value) > REPORT_TOLERANCE:
+            shown = "absent" if mine is None else f"{mine:.4f}"
+            problems.append(f"{key}: reported {value:.4f}, recomputed {shown}")
+    return problems
+
+
+def verify_qa(bundle: QABundle, datasets: Mapping[str, KnownDataset]) -> Verified:
+    """Check a QA bundle against the known datasets and re-score it.
+
+    Raises:
+        VerificationError: unknown dataset fingerprint (lists the known ones), or replies that
+            miss, repeat or add (question_id, trial) pairs (names a few of each).
+    """
+    dataset = datasets.get(bundle.dataset_fingerprint)
+    if dataset is None:
+        known = ", ".join(f"{d.name} ({fp[:12]})" for fp, d in sorted(datasets.items())) or "none"
+        raise VerificationError(
+            f"unknown dataset fingerprint {bundle.dataset_fingerprint[:12]}...: this server "
+            f"accepts {known}. Run `coordqa eval` on one of these datasets, or ask the admin to "
+            "register yours (`coordqa leaderboard dataset add PATH`)."
+        )
+    _check_keys(bundle, dataset)
+    samples = _score_rows(bundle, dataset)
+    metrics = metrics_of(samples)
+    metrics["dataset"] = dataset.name
+    run = {
+        "model_name": str(bundle.manifest.config.get("model", "?")),
+        "dataset_fingerprint": bundle.dataset_fingerprint,
+        "trials": bundle.trials,
+    }
+    return Verified(samples, metrics, run, _mismatches(bundle, metrics))
+
+
+VERIFIERS: Registry[Callable[[Any, Mapping[str, KnownDataset]], Verified]] = Registry(
+    "submission track verifier"
+)
+"""Verifier per track (the keys of :data:`coordqa.leaderboard.bundle.TRACKS`)."""
+VERIFIERS.add("qa", verify_qa)

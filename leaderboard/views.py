@@ -1,0 +1,363 @@
+"""Read side: the ranking, the random baseline, correlations and one submission's breakdown.
+
+The HTML pages, the JSON API, the CSV export and the static site all render what these
+functions return, so the four never disagree. Entries are ranked within one dataset (numbers
+on different question sets are not comparable) and, optionally, one game.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from coordqa.leaderboard.db import Database, LeaderboardError, Sample, Submission
+from coordqa.leaderboard.verify import KnownDataset, table_records
+from sqlalchemy import select
+
+from coordqa.errors import UnknownNameError
+
+__all__ = [
+    "COLUMNS",
+    "Board",
+    "baseline_row",
+    "entry_row",
+    "load_board",
+    "load_detail",
+]
+
+TYPES = ("EC", "ToM", "JP")
+COLUMNS = ("overall", *TYPES)
+"""Accuracy columns of the ranking, each with a ``<name>_se`` column beside it."""
+COUNTS = ("answered", "ambiguous", "no_answer", "error")
+SORTABLE = (*COLUMNS, "display_name", "n_trials", "created_at")
+"""Columns the ranking can be sorted by (``?sort=``)."""
+CHART_SIZE = 220
+"""Side of a correlation chart's plot area, in SVG pixels."""
+
+
+@dataclass
+class Board:
+    """Everything the ranking page shows."""
+
+    dataset: KnownDataset | None
+    """The dataset ranked (None when the server knows none)."""
+    datasets: list[KnownDataset]
+    """Every known dataset, for the dataset switch."""
+    game: str | None
+    """The game filter (None: all games)."""
+    games: list[str]
+    """Games of the dataset, for the game filter."""
+    entries: list[dict[str, Any]]
+    """Visible submissions, ranked."""
+    baseline: dict[str, Any]
+    """The random baseline as a reference row."""
+    correlations: list[dict[str, Any]]
+    """EC vs JP and ToM vs JP across entries: Pearson and Spearman."""
+    charts: list[dict[str, Any]] = field(default_factory=list)
+    """Scatter points (SVG coordinates) per correlation."""
+    sort: str = "overall"
+    """Sort column."""
+    descending: bool = True
+    """Sort direction."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON API form."""
+        return {
+            "dataset": None if self.dataset is None else _dataset_json(self.dataset),
+            "datasets": [_dataset_json(d) for d in self.datasets],
+            "game": self.game,
+            "sort": self.sort,
+            "descending": self.descending,
+            "entries": self.entries,
+            "random_baseline": self.baseline,
+            "correlations": self.correlations,
+        }
+
+
+def _dataset_json(dataset: KnownDataset) -> dict[str, Any]:
+    return {
+        "name": dataset.name,
+        "fingerprint": dataset.fingerprint,
+        "questions": len(dataset.rows),
+    }
+
+
+def _cells(
+    overall: Mapping[str, Any] | None, by_type: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    for column, source in (("overall", overall), *((t, by_type.get(t)) for t in TYPES)):
+        row[column] = None if source is None else source["accuracy"]
+        row[f"{column}_se"] = None if source is None else source["se"]
+    return row
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite returns naive datetimes; every stored time is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def entry_row(sub: Submission, game: str | None = None) -> dict[str, Any] | None:
+    """One ranking row of ``sub`` (restricted to ``game``); None when it has no such game."""
+    metrics = sub.metrics
+    if game is None:
+        overall = metrics["overall"]
+        by_type = {r["question_type"]: r for r in metrics["by_type"]}
+    else:
+        overall = next((r for r in metrics["by_game"] if r["game"] == game), None)
+        if overall is None:
+            return None
+        by_type = {r["question_type"]: r for r in metrics["by_game_type"] if r["game"] == game}
+    return {
+        "id": sub.id,
+        "display_name": sub.display_name,
+        "provider": sub.provider,
+        "parameters": sub.parameters,
+        "organisation": sub.organisation,
+        "link": sub.link,
+        "model_name": sub.model_name,
+        "track": sub.track,
+        "dataset_fingerprint": sub.dataset_fingerprint,
+        "coordqa_version": sub.coordqa_version,
+        "created_at": _utc(sub.created_at).isoformat(),
+        "verified": sub.verified,
+        "mismatches": list(sub.mismatches),
+        "n_trials": sub.trials,
+        **_cells(overall, by_type),
+        **{status: overall[status] for status in COUNTS},
+        "games": {
+            r["game"]: {"accuracy": r["accuracy"], "se": r["se"]} for r in metrics["by_game"]
+        },
+    }
+
+
+def baseline_row(dataset: KnownDataset, game: str | None = None) -> dict[str, Any]:
+    """The random baseline (expected accuracy of a uniform guess) per column."""
+    import pandas as pd
+
+    from coordqa.analysis import accuracy_table
+
+    rows = [
+        {
+            "question_id": qid,
+            "scenario_id": row["scenario_id"],
+            "game": row["game"],
+            "question_type": row["question_type"],
+            "trial": 0,
+            "status": "answered",
+            "correct": False,
+            "n_options": len(row["options"]),
+            "n_correct": len(row["correct"]),
+        }
+        for qid, row in dataset.rows.items()
+        if game is None or row["game"] == game
+    ]
+    if not rows:
+        return {"display_name": "random baseline", **_cells(None, {})}
+    scores = pd.DataFrame(rows)
+    overall = table_records(accuracy_table(scores, by=()))[0]
+    by_type = {r["question_type"]: r for r in table_records(accuracy_table(scores))}
+    row = {"display_name": "random baseline"}
+    for column, source in (("overall", overall), *((t, by_type.get(t)) for t in TYPES)):
+        row[column] = None if source is None else source["random_baseline"]
+        row[f"{column}_se"] = None
+    return row
+
+
+def _sort_key(column: str, descending: bool) -> Any:
+    def key(entry: Mapping[str, Any]) -> tuple[int, Any]:
+        value = entry.get(column)
+        missing = value is None or (isinstance(value, float) and math.isnan(value))
+        if isinstance(value, str):
+            value = value.casefold()
+        return (1 if missing else 0, 0 if missing else (_negate(value) if descending else value))
+
+    return key
+
+
+def _negate(value: Any) -> Any:
+    if isinstance(value, (int, float)):
+        return -value
+    return _Reversed(value)
+
+
+@dataclass(frozen=True)
+class _Reversed:
+    value: Any
+
+    def __lt__(self, other: _Reversed) -> bool:
+        return bool(self.value > other.value)
+
+
+def _num(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _pick_dataset(
+    datasets: Mapping[str, KnownDataset], counts: Mapping[str, int], wanted: str | None
+) -> KnownDataset | None:
+    if not datasets:
+        return None
+    if wanted:
+        for fingerprint, dataset in datasets.items():
+            if wanted in (dataset.name, fingerprint) or (
+                len(wanted) >= 8 and fingerprint.startswith(wanted)
+            ):
+                return dataset
+        names = ", ".join(sorted(d.name for d in datasets.values()))
+        raise UnknownNameError(f"unknown dataset {wanted!r}; known: {names}")
+    for dataset in datasets.values():
+        if dataset.name == "coordinationqa":
+            return dataset
+    return max(datasets.values(), key=lambda d: (counts.get(d.fingerprint, 0), d.name))
+
+
+def _chart(entries: Sequence[Mapping[str, Any]], x: str) -> dict[str, Any]:
+    points = [
+        {
+            "id": e["id"],
+            "label": e["display_name"],
+            "x": e[x],
+            "y": e["JP"],
+            "px": round(e[x] * CHART_SIZE, 1),
+            "py": round((1 - e["JP"]) * CHART_SIZE, 1),
+        }
+        for e in entries
+        if e.get(x) is not None and e.get("JP") is not None
+    ]
+    return {"x": x, "y": "JP", "size": CHART_SIZE, "points": points}
+
+
+def load_board(
+    db: Database,
+    datasets: Mapping[str, KnownDataset],
+    *,
+    dataset: str | None = None,
+    game: str | None = None,
+    sort: str = "overall",
+    descending: bool = True,
+) -> Board:
+    """The ranking of visible QA submissions on one dataset, optionally one game.
+
+    Raises:
+        UnknownNameError: an unknown dataset, game or sort column (with the allowed values).
+    """
+    from coordqa.analysis import correlate
+
+    if sort not in SORTABLE:
+        raise UnknownNameError(f"unknown sort column {sort!r}; allowed: {', '.join(SORTABLE)}")
+    with db.session() as session:
+        subs = list(
+            session.scalars(
+                select(Submission).where(Submission.track == "qa", Submission.hidden.is_(False))
+            )
+        )
+    counts: dict[str, int] = defaultdict(int)
+    for sub in subs:
+        counts[sub.dataset_fingerprint] += 1
+    chosen = _pick_dataset(datasets, counts, dataset)
+    games = sorted({str(r["game"]) for r in chosen.rows.values()}) if chosen else []
+    if game is not None and game not in games:
+        raise UnknownNameError(f"unknown game {game!r} for this dataset; allowed: {games}")
+    rows = [
+        row
+        for sub in subs
+        if chosen is not None and sub.dataset_fingerprint == chosen.fingerprint
+        for row in [entry_row(sub, game)]
+        if row is not None
+    ]
+    rows.sort(key=lambda e: e["id"])
+    rows.sort(key=_sort_key(sort, descending))
+    ranked = sorted(rows, key=_sort_key("overall", True))
+    for position, row in enumerate(ranked, start=1):
+        row["rank"] = position
+    correlations = [
+        asdict(correlate([_num(e[x]) for e in rows], [_num(e["JP"]) for e in rows], (x, "JP")))
+        for x in ("EC", "ToM")
+    ]
+    for item in correlations:
+        for key, value in item.items():
+            if isinstance(value, float) and math.isnan(value):
+                item[key] = None
+    return Board(
+        dataset=chosen,
+        datasets=sorted(datasets.values(), key=lambda d: d.name),
+        game=game,
+        games=games,
+        entries=rows,
+        baseline=baseline_row(chosen, game) if chosen else {},
+        correlations=correlations,
+        charts=[_chart(rows, x) for x in ("EC", "ToM")],
+        sort=sort,
+        descending=descending,
+    )
+
+
+def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
+    """One submission: its entry, per game x type numbers, per-scenario and per-question outcomes.
+
+    Raises:
+        LeaderboardError: no submission has that id.
+    """
+    with db.session() as session:
+        sub = session.get(Submission, submission_id)
+        if sub is None:
+            raise LeaderboardError(f"no submission with id {submission_id}")
+        samples = list(
+            session.scalars(
+                select(Sample)
+                .where(Sample.submission_id == submission_id)
+                .order_by(Sample.question_id, Sample.trial)
+            )
+        )
+    entry = entry_row(sub)
+    questions = [
+        {
+            "question_id": s.question_id,
+            "scenario_id": s.scenario_id,
+            "game": s.game,
+            "question_type": s.question_type,
+            "trial": s.trial,
+            "status": s.status,
+            "correct": s.correct,
+            "choice": s.choice,
+        }
+        for s in samples
+    ]
+    return {
+        "entry": entry,
+        "hidden": sub.hidden,
+        "hidden_reason": sub.hidden_reason,
+        "reported": sub.reported,
+        "dataset": sub.metrics.get("dataset"),
+        "by_type": sub.metrics["by_type"],
+        "by_game": sub.metrics["by_game"],
+        "by_game_type": sub.metrics["by_game_type"],
+        "jp_failures": sub.metrics["jp_failures"],
+        "scenarios": _scenario_outcomes(questions),
+        "questions": questions,
+    }
+
+
+def _scenario_outcomes(questions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per scenario and type: correct samples out of scored ones (errors are not scored)."""
+    table: dict[tuple[str, str], dict[str, list[int]]] = {}
+    for q in questions:
+        cell = table.setdefault((q["game"], q["scenario_id"]), {}).setdefault(
+            q["question_type"], [0, 0]
+        )
+        if q["status"] != "error":
+            cell[0] += int(q["correct"])
+            cell[1] += 1
+    return [
+        {
+            "game": game,
+            "scenario_id": scenario,
+            **{t: (f"{c[0]}/{c[1]}" if (c := by_type.get(t)) else "") for t in TYPES},
+        }
+        for (game, scenario), by_type in sorted(table.items())
+    ]
