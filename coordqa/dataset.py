@@ -284,7 +284,8 @@ def bundled_dataset_dir(name: str = "coordinationqa") -> Path:
     return DATA_DIR / _BUNDLED.get(name)
 
 
-def _resolve(name_or_path: str | os.PathLike[str] | None) -> Path:
+def dataset_path(name_or_path: str | os.PathLike[str] | None = None) -> Path:
+    """The folder or file a dataset name or path refers to (bundled names resolved)."""
     if name_or_path is None:
         name_or_path = "coordinationqa"
     if isinstance(name_or_path, str) and name_or_path in _BUNDLED:
@@ -359,7 +360,7 @@ def load_rows(name_or_path: str | os.PathLike[str] | None = None) -> list[dict[s
 
     Cheaper than :func:`load_dataset` when no ``datasets.Dataset`` is needed.
     """
-    path = _resolve(name_or_path)
+    path = dataset_path(name_or_path)
     rows = _read(path)
     if not rows:
         raise DatasetError(f"{path} holds no questions")

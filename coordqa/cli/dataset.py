@@ -77,6 +77,100 @@ def import_upstream_command(
     print_dataset_summary(folder, "Imported from LLM-Coordination")
 
 
+@dataset_app.command("build")
+def build_command(
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Folder to write (default: the package's data folder)."),
+    ] = None,
+) -> None:
+    """Rebuild CoordinationQA v1 from the curated scenarios (byte-identical on every rebuild)."""
+    from coordqa.scenarios import build_dataset
+
+    folder = build_dataset(out)
+    print_dataset_summary(folder, "CoordinationQA v1")
+
+
+@dataset_app.command("validate")
+def validate_command(
+    path: Annotated[
+        str | None,
+        typer.Argument(help="Dataset folder or file (default: the bundled v1 dataset)."),
+    ] = None,
+) -> None:
+    """Re-render every question from its snapshot and re-run every solver; fail on any mismatch."""
+    from coordqa.dataset import load_rows
+    from coordqa.scenarios import validate_rows_against_solvers
+
+    checked = validate_rows_against_solvers(load_rows(path))
+    console.print(f"[green]ok[/]: {checked} questions re-rendered and re-solved, no mismatch")
+
+
+@dataset_app.command("stats")
+def stats_command(
+    path: Annotated[
+        str | None,
+        typer.Argument(help="Dataset folder or file (default: the bundled v1 dataset)."),
+    ] = None,
+) -> None:
+    """Counts per game and type, option counts, answer positions and the random baseline."""
+    from coordqa.dataset import load_rows
+    from coordqa.scenarios import dataset_stats
+
+    stats = dataset_stats(load_rows(path))
+    for title, frame in (
+        ("questions per game and type", stats.counts),
+        ("questions per number of options", stats.option_counts),
+        ("correct answers per option position", stats.correct_positions),
+        ("random-baseline accuracy per type", stats.random_baseline.to_frame("accuracy")),
+    ):
+        table = Table(title=title)
+        table.add_column(str(frame.index.name or ""))
+        for column in frame.columns:
+            table.add_column(str(column), justify="right")
+        for index, values in frame.iterrows():
+            table.add_row(str(index), *(_cell(value) for value in values))
+        console.print(table)
+
+
+def _cell(value: object) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+@dataset_app.command("generate")
+def generate_command(
+    game: Annotated[str, typer.Option(help="Game to generate scenarios for.")],
+    count: Annotated[int, typer.Option(help="Number of scenarios (3 questions each).")],
+    seed: Annotated[int, typer.Option(help="First seed of the search.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write.")],
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace a dataset already in --out.")
+    ] = False,
+) -> None:
+    """Fresh verified scenarios from new seeds, for contamination-free re-testing."""
+    from coordqa.scenarios import generate_dataset
+
+    _refuse_overwrite(out, overwrite)
+    folder = generate_dataset(game, count, seed, out)
+    print_dataset_summary(folder, f"Fresh {game} scenarios (seed {seed})")
+
+
+@dataset_app.command("push")
+def push_command(
+    repo: Annotated[str, typer.Option(help="Hugging Face dataset repository, ORG/NAME.")],
+    path: Annotated[
+        str | None,
+        typer.Option(help="Dataset folder to publish (default: the bundled v1 dataset)."),
+    ] = None,
+    private: Annotated[bool, typer.Option(help="Create the repository as private.")] = False,
+) -> None:
+    """Publish a dataset folder to the Hugging Face Hub (needs HF_TOKEN or a saved login)."""
+    from coordqa.hub import push_dataset
+
+    url = push_dataset(path, repo, private=private)
+    console.print(f"published to {url}")
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``dataset`` command group to the root app."""
     app.add_typer(dataset_app, name="dataset")

@@ -1,0 +1,67 @@
+"""The game-independent parts of dataset building: shuffling, structure checks, stats, CLI."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from coordqa.cli import app
+from coordqa.dataset import load_rows
+from coordqa.scenarios import QuestionDraft, ValidationFailed, dataset_stats
+from coordqa.scenarios.build import shuffled
+from coordqa.scenarios.validate import structural_problems, validate_rows_against_solvers
+
+DRAFT = QuestionDraft("JP", "best_action", "What is the best next action?",
+                      ("Wait", "Move to Room 2", "Move to Room 6", "Move to Room 10"), (2,), "r")
+
+
+def test_shuffle_is_deterministic_and_keeps_the_answer() -> None:
+    options, correct = shuffled(DRAFT, "collab_escape-01-JP")
+    assert (options, correct) == shuffled(DRAFT, "collab_escape-01-JP")
+    assert sorted(options) == sorted(DRAFT.options)
+    assert [options[i] for i in correct] == ["Move to Room 6"]
+
+
+def test_shuffle_spreads_the_correct_position() -> None:
+    positions = {shuffled(DRAFT, f"q{i}")[1][0] for i in range(40)}
+    assert positions == {0, 1, 2, 3}
+
+
+def test_structural_problems_are_all_reported() -> None:
+    rows = load_rows("example")
+    broken = [dict(row) for row in rows]
+    broken[1] = {**broken[1], "question_id": broken[0]["question_id"]}
+    broken[2] = {**broken[2], "options": [*broken[2]["options"], broken[2]["options"][0]]}
+    broken[3] = {**broken[3], "correct": [99]}
+    problems = "\n".join(structural_problems(broken))
+    assert "appears 2 times" in problems
+    assert "repeated 2 times" in problems
+    assert "out of range" in problems
+    assert structural_problems(rows) == []
+
+
+def test_validation_fails_loudly_without_a_snapshot() -> None:
+    # The example set is hand-written: it has no snapshots, so nothing can be re-solved.
+    with pytest.raises(ValidationFailed, match="cannot be rebuilt"):
+        validate_rows_against_solvers(load_rows("example"))
+
+
+def test_stats_of_the_example_dataset() -> None:
+    rows = load_rows("example")
+    stats = dataset_stats(rows)
+    assert stats.counts.loc["total", "total"] == len(rows)
+    assert stats.correct_positions.to_numpy().sum() == sum(len(r["correct"]) for r in rows)
+    expected = sum(len(r["correct"]) / len(r["options"]) for r in rows) / len(rows)
+    assert stats.random_baseline["all"] == pytest.approx(expected)
+
+
+def test_stats_and_push_commands(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["dataset", "stats", "example"])
+    assert result.exit_code == 0, result.output
+    assert "random-baseline accuracy" in result.output
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    result = runner.invoke(app, ["dataset", "push", "--repo", "org/name", "--path", "example"])
+    assert result.exit_code != 0
+    assert "HF_TOKEN" in str(result.exception)
