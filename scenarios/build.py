@@ -130,9 +130,8 @@ def build_dataset(out_dir: str | Path | None = None) -> Path:
     Raises:
         ScenarioRejected: a curated scenario no longer gives an unambiguous question.
     """
-    from coordqa.scenarios.card import dataset_card
-
     from coordqa.dataset import bundled_dataset_dir, save_dataset
+    from coordqa.scenarios.card import dataset_card
 
     rows = list(build_rows(curated_scenarios()))
     target = Path(out_dir) if out_dir is not None else bundled_dataset_dir()

@@ -11,12 +11,11 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from coordqa.errors import ConfigError
 from coordqa.scenarios.build import build_rows
 from coordqa.scenarios.builder import BUILDERS
 from coordqa.scenarios.model import Scenario, ScenarioRejected
 from coordqa.scenarios.validate import validate_rows_against_solvers
-
-from coordqa.errors import ConfigError
 
 MAX_SEEDS = 200
 """How many consecutive seeds are tried before giving up (keeps the search bounded)."""
@@ -64,9 +63,8 @@ def fresh_scenarios(game: str, count: int, seed: int) -> Iterator[Scenario]:
 
 def generate_dataset(game: str, count: int, seed: int, out_dir: str | Path) -> Path:
     """Generate, validate and save ``count`` fresh scenarios of ``game`` (3 questions each)."""
-    from coordqa.scenarios.card import dataset_card
-
     from coordqa.dataset import save_dataset
+    from coordqa.scenarios.card import dataset_card
 
     rows = list(
         build_rows(fresh_scenarios(game, count, seed), source=f"coordqa-fresh-{game}-s{seed}")
