@@ -24,12 +24,22 @@ _EXPORTS = {
     "load_agentic_run": "coordqa.agentic.episodes",
     "verify_episodes": "coordqa.agentic.episodes",
     "play_match": "coordqa.agentic.match",
+    "GridConfig": "coordqa.agentic.grid",
+    "load_grid": "coordqa.agentic.grid",
+    "run_grid": "coordqa.agentic.runner",
+    "GridResult": "coordqa.agentic.runner",
+    "agentic_report": "coordqa.agentic.report",
     "run_match": "coordqa.agentic.match",
 }
 
 __all__ = [
     "AgenticEpisode",
     "EpisodeSpec",
+    "GridConfig",
+    "GridResult",
+    "agentic_report",
+    "load_grid",
+    "run_grid",
     "VerificationError",
     "VerifiedEpisode",
     "load_agentic_run",
@@ -47,7 +57,10 @@ if TYPE_CHECKING:
         load_agentic_run,
         verify_episodes,
     )
+    from coordqa.agentic.grid import GridConfig, load_grid
     from coordqa.agentic.match import play_match, run_match
+    from coordqa.agentic.report import agentic_report
+    from coordqa.agentic.runner import GridResult, run_grid
 
 
 def __getattr__(name: str) -> Any:
