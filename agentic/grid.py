@@ -19,8 +19,9 @@ Rules of the expansion (:meth:`GridConfig.episodes`):
 
 - an agent that does not call a model (a scripted or neural player used as a baseline row) is
   played once, not once per model;
-- a partner that cannot play a game is skipped for that game; a partner (or agent) that plays
-  none of the grid's games is an error;
+- a partner that cannot play a game is skipped for that game; ``{layout}`` in a partner name
+  is replaced by each Overcooked layout (``bc-{layout}``), and such a partner plays only
+  Overcooked; a partner (or agent) that plays none of the grid's games is an error;
 - self-play seats the agent in both seats (position 0); cross-play uses ``positions``, whose
   default is both seats for Overcooked (paper Table 4) and seat 0 for the other games;
 - Hanabi's default seeds are the paper's: 321, 212, 628 in self-play and 45, 114, 4788 in
@@ -32,14 +33,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from coordqa.agentic.episodes import EpisodeSpec
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from coordqa.agentic.episodes import EpisodeSpec
 from coordqa.errors import ConfigError
 from coordqa.llm import CallPolicy, GenerateConfig
 
 SELF = "self"
 """The partner name that means self-play."""
+
+LAYOUT_FIELD = "{layout}"
+"""In a partner name, replaced by the layout: ``bc-{layout}`` is the BC partner of each layout."""
 
 HANABI_SELF_PLAY_SEEDS = (321, 212, 628)
 """The paper's Hanabi self-play seeds."""
@@ -147,7 +151,8 @@ class GridConfig(BaseModel):
     api_base: str | None = None
     """Endpoint for self-hosted or OpenAI-compatible models."""
     partners: list[str] = Field(default_factory=lambda: [SELF])
-    """Partners by player name; ``self`` for self-play."""
+    """Partners by player name; ``self`` for self-play; ``{layout}`` in a name is replaced by
+    each Overcooked layout (``bc-{layout}``, ``hp-{layout}``: the per-layout BC partners)."""
     games: list[GameEntry] = Field(min_length=1)
     """Games with their layouts and seeds."""
     positions: Position | None = None
@@ -179,14 +184,14 @@ class GridConfig(BaseModel):
             ConfigError: an agent or partner that plays none of the grid's games.
         """
         from coordqa.agentic.match import is_llm_player, register_players
-
         from coordqa.games.base import GAMES, PLAYERS
 
         register_players()
         for entry in self.games:
             GAMES.get(entry.game)
         games = {entry.game for entry in self.games}
-        for name in [*self.agents, *(p for p in self.partners if p != SELF)]:
+        fixed = [p for p in self.partners if p != SELF and LAYOUT_FIELD not in p]
+        for name in [*self.agents, *fixed]:
             if not games & set(PLAYERS.get(name).games):
                 raise ConfigError(
                     f"player {name!r} plays {', '.join(PLAYERS.get(name).games)}, none of this "
@@ -223,7 +228,10 @@ class GridConfig(BaseModel):
             "game_options": entry.game_options(),
         }
         specs: list[EpisodeSpec] = []
-        for partner in self.partners:
+        for template in self.partners:
+            partner = template.replace(LAYOUT_FIELD, layout)
+            if LAYOUT_FIELD in template and entry.game != "overcooked":
+                continue
             if partner != SELF and entry.game not in PLAYERS.get(partner).games:
                 continue
             self_play = partner == SELF

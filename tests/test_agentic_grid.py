@@ -1,0 +1,173 @@
+"""Grids: expansion rules, resuming after SIGKILL, failures, and the Ray backend."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from coordqa.agentic.episodes import EPISODES
+from coordqa.agentic.grid import (
+    HANABI_CROSS_PLAY_SEEDS,
+    HANABI_SELF_PLAY_SEEDS,
+    load_grid,
+    parse_grid,
+)
+from coordqa.agentic.runner import run_grid
+from coordqa.errors import ConfigError, StoreError, UnknownNameError
+from coordqa.store import open_run
+
+
+def test_expansion_follows_the_paper_defaults() -> None:
+    grid = parse_grid(
+        {
+            "agents": ["cac", "planner"],
+            "models": ["scripted", "random"],
+            "partners": ["self", "greedy_human", "hanabi-iggi"],
+            "games": [
+                {"game": "overcooked", "layouts": ["cramped_room"], "seeds": [7]},
+                {"game": "hanabi"},
+            ],
+        }
+    )
+    specs = grid.episodes()
+    hanabi = [s for s in specs if s.game == "hanabi"]
+    assert {s.seed for s in hanabi if s.self_play} == set(HANABI_SELF_PLAY_SEEDS)
+    assert {s.seed for s in hanabi if not s.self_play} == set(HANABI_CROSS_PLAY_SEEDS)
+    assert {s.partner for s in hanabi} == {None, "hanabi-iggi"}
+    assert {s.position for s in hanabi} == {0}
+    cross = [s for s in specs if s.game == "overcooked" and not s.self_play]
+    assert {s.position for s in cross} == {0, 1}
+    assert {s.partner for s in specs if s.game == "overcooked"} == {None, "greedy_human"}
+    planner = [s for s in specs if s.agent == "planner"]
+    assert planner and {s.model for s in planner} == {None}
+    assert {s.model for s in specs if s.agent == "cac"} == {"scripted", "random"}
+    # cac x 2 models x (1 self + 2 seats) + planner x (1 self + 2 seats), then Hanabi: cac only
+    assert len(cross) == 2 * 2 + 2
+    assert len({s.key for s in specs}) == len(specs)
+
+
+def test_bad_grids_name_the_problem(tmp_path: Path) -> None:
+    with pytest.raises(UnknownNameError, match="greedy_humn"):
+        parse_grid(
+            {"agents": ["cac"], "partners": ["greedy_humn"], "games": [{"game": "overcooked"}]}
+        ).episodes()
+    with pytest.raises(ConfigError, match="none of this grid's games"):
+        parse_grid(
+            {"agents": ["cac"], "partners": ["hanabi-iggi"], "games": [{"game": "overcooked"}]}
+        ).episodes()
+    with pytest.raises(ConfigError, match="agents"):
+        parse_grid({"agents": [], "games": [{"game": "hanabi"}]})
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("agents: [cac]\ngames: [{game: hanabi, seeds: one}]\n")
+    with pytest.raises(ConfigError, match="games.0.seeds"):
+        load_grid(bad)
+
+
+def test_example_grids_are_valid() -> None:
+    examples = sorted(Path(__file__).parents[1].joinpath("examples", "grids").glob("*.yaml"))
+    assert examples
+    for path in examples:
+        assert load_grid(path).episodes()
+
+
+def test_resume_refuses_another_grid(tmp_path: Path) -> None:
+    grid = {"agents": ["capture-planner"], "games": [{"game": "collab_capture", "seeds": [0]}]}
+    run_grid(parse_grid(grid), tmp_path)
+    with pytest.raises(StoreError, match="different configuration"):
+        run_grid(parse_grid({**grid, "partners": ["capture-greedy"]}), tmp_path)
+
+
+def test_failed_episode_is_recorded_and_retried(tmp_path: Path) -> None:
+    grid = parse_grid(
+        {
+            "agents": ["cac"],
+            "partners": ["capture-greedy"],
+            "games": [{"game": "collab_capture", "seeds": [0]}],
+            "agent_options": {"cac": {"no_such_option": 1}},
+        }
+    )
+    result = run_grid(grid, tmp_path)
+    assert not result.complete and len(result.failures) == 1
+    assert "no_such_option" in result.failures[0].error
+    store = open_run(tmp_path)
+    assert store.manifest.status != "finished"
+    assert [r["key"] for r in store.records("failures")] == [result.failures[0].key]
+
+
+KILL_SCRIPT = """
+import os, signal, sys
+from coordqa.agentic.grid import parse_grid
+from coordqa.agentic.runner import run_grid
+
+grid = parse_grid({GRID})
+
+def progress(done, total, episode):
+    if done >= 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+run_grid(grid, sys.argv[1], progress=progress)
+"""
+
+
+def test_grid_killed_midway_resumes_without_replaying(tmp_path: Path) -> None:
+    data = {
+        "agents": ["cac"],
+        "partners": ["capture-greedy"],
+        "games": [{"game": "collab_capture", "seeds": list(range(6))}],
+        "runtime": {"parallel_episodes": 1},
+    }
+    script = textwrap.dedent(KILL_SCRIPT).replace("{GRID}", repr(data))
+    killed = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, timeout=120
+    )
+    assert killed.returncode == -9, killed.stderr.decode()[-2000:]
+    lines = (tmp_path / f"{EPISODES}.jsonl").read_text().splitlines()
+    before = [json.loads(line)["key"] for line in lines]
+    assert len(before) == 3
+    result = run_grid(parse_grid(data), tmp_path)
+    assert result.resumed == 3 and result.complete
+    played = [e.key for e in result.played]
+    assert len(played) == 3 and not set(played) & set(before)
+    after = [
+        json.loads(line)["key"] for line in (tmp_path / "episodes.jsonl").read_text().splitlines()
+    ]
+    assert sorted(after) == sorted({*before, *played}) and len(after) == 6
+    manifest = open_run(tmp_path).manifest
+    assert manifest.status == "finished" and manifest.sessions == 2
+
+
+@pytest.mark.slow
+def test_ray_backend_matches_local_backend(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray")
+    data = {
+        "agents": ["cac", "capture-planner"],
+        "partners": ["self", "capture-greedy"],
+        "games": [{"game": "collab_capture", "seeds": [0, 1]}],
+        "runtime": {"concurrency": 2},
+    }
+    local = run_grid(parse_grid(data), tmp_path / "local")
+    ray.init(num_cpus=2, include_dashboard=False, namespace="coordqa")
+    try:
+        remote = run_grid(
+            parse_grid({**data, "runtime": {"backend": "ray", "concurrency": 2}}),
+            tmp_path / "ray",
+        )
+        from coordqa.agentic.ray_backend import limiter_actor
+        from coordqa.llm import Limits
+
+        peak = ray.get(limiter_actor("offline:scripted", Limits(2)).peak.remote())
+    finally:
+        ray.shutdown()
+    assert remote.complete and len(remote.played) == len(local.played) == 8
+    by_key = {e.key: e for e in local.played}
+    for episode in remote.played:
+        twin = by_key[episode.key]
+        assert episode.trajectory == twin.trajectory
+        assert episode.agent_stats.keys() == twin.agent_stats.keys()
+        assert [x["role"] for x in episode.exchanges] == [x["role"] for x in twin.exchanges]
+    assert 0 <= peak <= 2
