@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
-
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYERS, Game, Observation, Player, StepResult, make_game
 from coordqa.games.episode import play_episode
@@ -29,7 +28,6 @@ def register_players() -> None:
     """Import the packages whose players live outside the core registry: partners and agents."""
     import coordqa.agentic.agents  # noqa: F401  (registers cac, hm, llm)
     import coordqa.agentic.partners  # noqa: F401  (registers bc, hp, sad, obl)
-
     import coordqa.games  # noqa: F401  (registers the scripted players)
 
 

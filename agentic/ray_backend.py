@@ -27,7 +27,6 @@ from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
 from coordqa.agentic.grid import GridConfig
 from coordqa.agentic.match import play_match
 from coordqa.agentic.runner import ModelPool, PlayFn
-
 from coordqa.errors import MissingDependencyError
 from coordqa.llm import Limiter, LimiterRegistry, Limits, LocalLimiter
 from coordqa.store import content_hash

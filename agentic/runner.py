@@ -34,7 +34,6 @@ from coordqa.agentic.episodes import (
 )
 from coordqa.agentic.grid import GridConfig, RuntimeSettings
 from coordqa.agentic.match import play_match
-
 from coordqa.errors import ConfigError
 from coordqa.llm import LimiterRegistry, Model, ResponseCache, UsageLedger
 from coordqa.store import RunManifest, RunStore, content_hash
