@@ -12,10 +12,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from coordqa.games.overcooked import LAYOUTS
 from coordqa.scenarios.model import Scenario, ScenarioQuestions, ScenarioRejected
 from coordqa.scenarios.overcooked import OvercookedBuilder
-
-from coordqa.games.overcooked import LAYOUTS
 
 PER_LAYOUT = 5
 """Curated scenarios per layout (5 layouts x 5 = the 25 Overcooked scenarios)."""

@@ -19,14 +19,13 @@ import random
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from coordqa.scenarios import overcooked_solvers as solve
-from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
-from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ScenarioRejected
-
 from coordqa.games import Game
 from coordqa.games.base import Observation, Player, make_player
 from coordqa.games.overcooked import LAYOUTS, Overcooked
 from coordqa.games.overcooked.tasks import HELD_TEXT, held
+from coordqa.scenarios import overcooked_solvers as solve
+from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
+from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ScenarioRejected
 
 PAIRS = (("planner", "planner"), ("planner", "greedy_human"), ("greedy_human", "planner"))
 """Scripted pairs whose play gives candidate states (Alice's player first)."""
@@ -62,7 +61,7 @@ class OvercookedBuilder(ScenarioBuilder):
         ec = ec_question(oc, player, scenario.kinds.get("EC", ""))
         tom = solve.partner_intent(oc, player)
         jp = solve.best_action(oc, player)
-        return ScenarioQuestions(concept=concept(oc, player, jp), ec=ec, tom=tom, jp=jp)
+        return ScenarioQuestions(concept=concept(oc, player), ec=ec, tom=tom, jp=jp)
 
     def candidates(self, seed: int) -> Iterator[Scenario]:
         """Snapshots of seeded scripted play on every layout (``STOPS_PER_GAME`` each)."""
@@ -80,7 +79,7 @@ class OvercookedBuilder(ScenarioBuilder):
                     player=player,
                     snapshot=snapshot,
                     kinds={
-                        "EC": rng.choice(ec_kinds(game, player)),
+                        "EC": rng.choice(rng.choice(ec_kinds(game, player))),
                         "ToM": "partner_intent",
                         "JP": "best_action",
                     },
@@ -121,20 +120,29 @@ def _choose(player: Player, observation: Observation) -> str:
     return str(choose(observation))
 
 
-def ec_kinds(game: Overcooked, player: int) -> list[str]:
-    """The EC questions that are meaningful for this state (the candidate search picks one)."""
+def ec_kinds(game: Overcooked, player: int) -> list[list[str]]:
+    """The meaningful EC questions for this state, grouped by family.
+
+    The search picks a family, then one question of it, so families with many objects do not
+    crowd out the others; reachability comes as two families (clear paths, and blocked or
+    inaccessible ones) so that both answers occur.
+    """
     geometry = game.geometry
-    kinds = [f"onions_needed:{f.name}" for f, _ in solve.pots(game)]
-    kinds += [f"soup_timer:{f.name}" for f, p in solve.pots(game) if p.cooking or p.ready]
-    if len(geometry.of_kind("c")) == 2:
-        kinds.append("closer_cooker")
-    for who, label in ((player, "me"), (1 - player, "partner")):
-        for feature in geometry.features:
-            if feature.kind in "opdc" and not solve.distance(game, who, feature).clear:
-                kinds.append(f"reachable:{label}:{feature.name}")
-    if not any(kind.startswith("reachable") for kind in kinds):
-        kinds.append(f"reachable:partner:{geometry.of_kind('c')[0].name}")
-    return kinds
+    families = [
+        [f"onions_needed:{f.name}" for f, _ in solve.pots(game)],
+        [f"soup_timer:{f.name}" for f, p in solve.pots(game) if p.cooking or p.ready],
+        ["closer_cooker"] if len(geometry.of_kind("c")) == 2 else [],
+    ]
+    for clear in (True, False):
+        families.append(
+            [
+                f"reachable:{label}:{feature.name}"
+                for who, label in ((player, "me"), (1 - player, "partner"))
+                for feature in geometry.features
+                if feature.kind in "opdc" and solve.distance(game, who, feature).clear == clear
+            ]
+        )
+    return [family for family in families if family]
 
 
 def ec_question(game: Overcooked, player: int, kind: str) -> QuestionDraft:
@@ -160,8 +168,12 @@ def ec_question(game: Overcooked, player: int, kind: str) -> QuestionDraft:
     )
 
 
-def concept(game: Overcooked, player: int, jp: QuestionDraft) -> str:
-    """A short phrase naming what makes the state an edge case, from its features."""
+def concept(game: Overcooked, player: int) -> str:
+    """A short phrase naming what makes the state an edge case, from its features.
+
+    It names facts of the state (a blocked path, a split kitchen, a pot one onion short, a soup
+    cooked or cooking), never an answer.
+    """
     partner = solve.partner_name(player)
     hand = held(game.state.players[player])
     features: list[str] = []
@@ -185,8 +197,7 @@ def concept(game: Overcooked, player: int, jp: QuestionDraft) -> str:
             f"I hold {HELD_TEXT[hand]}, {partner} holds "
             f"{HELD_TEXT[held(game.state.players[1 - player])]}"
         )
-    best = jp.options[jp.correct[0]]
-    return "; ".join([*features[:2], f"best: {best}"])
+    return "; ".join(features[:2])
 
 
 BUILDERS.add("overcooked", OvercookedBuilder())

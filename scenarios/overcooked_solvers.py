@@ -31,8 +31,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
-
 from coordqa.games.base import PLAYER_NAMES
 from coordqa.games.overcooked import Overcooked, Task
 from coordqa.games.overcooked.layout import Feature
@@ -50,6 +48,7 @@ from coordqa.games.overcooked.tasks import (
     held,
     pot_at,
 )
+from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
 
 ROLLOUT_WINDOW = 100
 """Timesteps a JP rollout may run: room for two soups (three onions, 20 to cook, plate,
