@@ -15,12 +15,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from coordqa.errors import ConfigError
+from coordqa.games import Game, make_game, make_player
+from coordqa.games.base import Observation, Player, ScriptedPlayer
+from coordqa.games.rooms import RoomGame
 from coordqa.scenarios import collab_capture_qa, collab_escape_qa
 from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
 from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ScenarioRejected
-
-from coordqa.games import Game, make_game, make_player
-from coordqa.games.base import Observation
 
 NOISE_LEVELS = (0.0, 0.25, 0.5)
 """Chance per agent per turn of replacing the scripted move by a random legal one."""
@@ -62,7 +63,7 @@ class CollabBuilder(ScenarioBuilder):
         """
         if game.is_terminal():
             raise ScenarioRejected("the game is over: no decision to ask about")
-        state, player = game.state, scenario.player
+        state, player = _room_state(game), scenario.player
         kind = scenario.kinds.get("EC") or self.rules.ec_kinds_for(state, player)[0]
         ec = self.rules.ec_question(state, player, kind)
         tom = self.rules.tom_question(state, player)
@@ -70,25 +71,35 @@ class CollabBuilder(ScenarioBuilder):
         return ScenarioQuestions(self.rules.concept(state, player, jp), ec, tom, jp)
 
     def candidates(self, seed: int) -> Iterator[Scenario]:
-        """One seeded episode; every turn, both points of view, every applicable EC kind."""
+        """One seeded episode; every turn, both points of view, every applicable EC kind.
+
+        The snapshot's game seed is set to 0: no answer depends on the killer's dice (the
+        solvers take the worst case, and the thief has none), so two seeds reaching the same
+        state give the same snapshot, and the fresh generator's de-duplication sees one state.
+        The episode's real seed stays in ``reached_by``. The EC kinds rotate with the turn, so
+        the first accepted kind of a state varies.
+        """
         pair = self.rules.pairs[seed % len(self.rules.pairs)]
         noise = NOISE_LEVELS[(seed // len(self.rules.pairs)) % len(NOISE_LEVELS)]
         warmup = WARMUPS[(seed // (len(self.rules.pairs) * len(NOISE_LEVELS))) % len(WARMUPS)]
         rng = random.Random(f"{self.game}:{seed}")
         game = make_game(self.game, seed=seed)
-        players = [make_player(name, self.game) for name in pair]
+        players = [_scripted(make_player(name, self.game)) for name in pair]
         for index, player in enumerate(players):
             player.reset(game, index, seed + index)
         steps: list[list[str]] = []
         while not game.is_terminal():
+            snapshot = {**game.snapshot(), "seed": 0}
             for me in (0, 1):
-                for kind in self.rules.ec_kinds_for(game.state, me):
+                kinds = self.rules.ec_kinds_for(_room_state(game), me)
+                shift = (len(steps) + me) % len(kinds)
+                for kind in kinds[shift:] + kinds[:shift]:
                     yield Scenario(
                         scenario_id=f"candidate-{self.game}-s{seed}-t{len(steps)}-p{me}-{kind}",
                         game=self.game,
                         layout=game.layout,
                         player=me,
-                        snapshot=game.snapshot(),
+                        snapshot=snapshot,
                         kinds={"EC": kind, "ToM": "partner_intent", "JP": "best_action"},
                         reached_by={
                             "seed": seed,
@@ -101,11 +112,27 @@ class CollabBuilder(ScenarioBuilder):
             moves = {}
             for p in (0, 1):
                 legal = game.legal_actions(p)
-                chosen = players[p].choose(Observation(game, p, tuple(legal)))  # type: ignore[attr-defined]
+                chosen = players[p].choose(Observation(game, p, tuple(legal)))
                 random_move = len(steps) < warmup or rng.random() < noise
                 moves[p] = rng.choice(legal) if random_move else chosen
             game.step(moves)
             steps.append([moves[0], moves[1]])
+
+
+def _room_state(game: Game) -> Any:
+    """The immutable rules state of a room game (the solvers' input)."""
+    if not isinstance(game, RoomGame):
+        raise ConfigError(
+            f"the Collab builders take collab_capture or collab_escape, not {game.name}"
+        )
+    return game.state
+
+
+def _scripted(player: Player) -> ScriptedPlayer:
+    """The candidate search calls players synchronously; every pairing in the rules is scripted."""
+    if not isinstance(player, ScriptedPlayer):
+        raise ConfigError(f"candidate play needs scripted players, got {type(player).__name__}")
+    return player
 
 
 class CaptureBuilder(CollabBuilder):

@@ -8,9 +8,6 @@ deterministic) for the partner's intent and the best action.
 
 from __future__ import annotations
 
-from coordqa.scenarios.collab_solve import INF, joint_values, turns_text, unique_best
-from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
-
 from coordqa.games.base import PLAYER_NAMES
 from coordqa.games.collab_capture import (
     BUTTONS,
@@ -23,12 +20,17 @@ from coordqa.games.collab_capture import (
     thief_move,
 )
 from coordqa.games.rooms import STAY, RoomAction
+from coordqa.scenarios.collab_solve import INF, joint_values, turns_text, unique_best
+from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
 
 MODEL = CaptureModel()
 """The engine's planning model (its transitions are the engine's rules)."""
 
 EC_KINDS = ("thief_next", "press_effect", "thief_exits", "my_distance")
 """EC question builders of this game."""
+
+DEAD_ENDS = (7, 8, 9)
+"""Rooms off the ring: a thief there can be cornered."""
 
 MAX_DISTANCE = 6
 """Options of the distance question run 1..MAX_DISTANCE (longer than any open path in the house)."""
@@ -198,6 +200,11 @@ def concept(state: CaptureState, player: int, jp: QuestionDraft) -> str:
         phrases.append(f"{verb} the door {a}-{b} is the fastest way to corner the thief")
     elif best == STAY.text():
         phrases.append("waiting keeps the thief boxed in")
+    elif best.startswith("Move") and int(best.split()[-1]) in BUTTONS:
+        phrases.append(f"heading for the button in {best.split(' to ')[1]} is the fastest plan")
+    fled = thief_move(state.thief, state.agents(), state.closed)
+    if fled in DEAD_ENDS and fled != state.thief:
+        phrases.append(f"left alone, the thief runs into the dead end at Room {fled}")
     if len(exits) == 1:
         phrases.append(f"the thief has a single open exit (Room {exits[0]})")
     elif len(exits) == 0:

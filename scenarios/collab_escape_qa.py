@@ -11,9 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from coordqa.scenarios.collab_solve import joint_values, plan_outcomes, turns_text, unique_best
-from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
-
 from coordqa.games.base import PLAYER_NAMES
 from coordqa.games.collab_escape import (
     FIX_TURNS,
@@ -27,6 +24,8 @@ from coordqa.games.collab_escape import (
     chase_target,
 )
 from coordqa.games.rooms import STAY, RoomAction
+from coordqa.scenarios.collab_solve import joint_values, plan_outcomes, turns_text, unique_best
+from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
 
 MODEL = EscapeModel()
 """The engine's planning model (its transitions are the engine's rules)."""
@@ -214,13 +213,15 @@ def concept(state: EscapeState, player: int, jp: QuestionDraft) -> str:
     if all(room in near for room in state.agents()):
         phrases.append("killer adjacent to both agents keeps its target")
     elif target is not None:
-        who = "me" if target == player else PLAYER_NAMES[target]
-        phrases.append(f"the killer chases {who}")
+        phrases.append(f"the killer chases {'me' if target == player else 'my partner'}")
     for g, p in zip(GENERATORS, state.progress, strict=True):
         if p == FIX_TURNS - 1:
             phrases.append(f"one more fix turn finishes the generator in Room {g}")
     if state.gate_open():
         phrases.append(f"the gate is open: race to Room {GATE}")
+    elif GATE in state.agents():
+        who = "I" if state.agents()[player] == GATE else "my partner"
+        phrases.append(f"{who} already stand{'' if who == 'I' else 's'} at the closed gate")
     if jp.options[jp.correct[0]] == RoomAction("move", state.killer).text():
         phrases.append("stepping into the killer's room is safe: it moves where I was")
     if not phrases:

@@ -18,9 +18,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from coordqa.scenarios.model import ScenarioRejected
-
+from coordqa.games.base import PLAYER_NAMES
 from coordqa.games.rooms import PlanningModel, RoomAction
+from coordqa.scenarios.model import ScenarioRejected
 
 INF = math.inf
 """The value of a state from which no win can be guaranteed."""
@@ -168,7 +168,9 @@ def unique_best(
     listed = "; ".join(f"{t}: {turns_text(v)}" for t, v in zip(texts, per, strict=True))
     best = strict_best(per)
     if best is None:
-        raise ScenarioRejected(f"{label}: no action of player {who} is strictly fastest ({listed})")
+        raise ScenarioRejected(
+            f"{label}: no action of {PLAYER_NAMES[who]} is strictly fastest ({listed})"
+        )
     return texts, best, listed
 
 
