@@ -391,19 +391,22 @@ class _Session:
                 )
             )
 
-    def store_sample(self, question: QuestionPlan, trial: int, call: dict[str, Any] | None) -> None:
-        """Append the sample of (question, trial) from its call record."""
-        text = call.get("text") if call else None
-        sample = {
+    def sample(
+        self, question: QuestionPlan, trial: int, call: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """The sample record of (question, trial) from its call record."""
+        return {
             "question_id": question.question_id,
             "trial": trial,
-            **_outcome(text, question.record()),
+            **_outcome(call.get("text") if call else None, question.record()),
             "error": call.get("error") if call else None,
             "question_hash": question.question_hash,
             "prompt_hash": question.prompt_hash,
             "target_hash": question.target_hash,
         }
-        self.store.append("samples", sample)
+
+    def count(self, sample: dict[str, Any]) -> None:
+        """Account for a stored sample and report progress."""
         self.new_samples += 1
         self.errors += sample["status"] == "error"
         self.report()
@@ -433,10 +436,12 @@ async def _ask(session: _Session, model: Any, question: QuestionPlan, trial: int
         question.messages, session.config.generate_config(trial), trial=trial, role=ROLE
     )
     call = _call_record(question, trial, reply)
-    session.store.append("calls", call)
+    sample = session.sample(question, trial, call)
+    await session.store.append_async("calls", call)
     session.calls += 1
     session.usage = session.usage + reply.usage
-    session.store_sample(question, trial, call)
+    await session.store.append_async("samples", sample)
+    session.count(sample)
 
 
 async def _run_pending(
@@ -474,7 +479,9 @@ def _prepare(store: RunStore, plan: _Plan, session: _Session) -> list[tuple[Ques
                 continue
             call = calls.get(key)
             if call is not None and call.get("text") is not None and sample is None:
-                session.store_sample(question, trial, call)  # finished call, sample not written
+                sample = session.sample(question, trial, call)  # the call finished, its
+                store.append("samples", sample)  # sample was not written: no new call
+                session.count(sample)
                 continue
             pending.append((question, trial))
     return pending

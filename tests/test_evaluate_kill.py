@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from test_evaluate_support import answers, question_of, write_dataset
 
 from coordqa.evaluate import final_samples
@@ -44,6 +45,7 @@ def wait_for_samples(samples: Path, count: int, proc: subprocess.Popen[str]) -> 
         time.sleep(0.05)
 
 
+@pytest.mark.slow  # three CLI processes, each importing litellm: about 30 s
 def test_ctrl_c_then_sigkill_then_resume(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data", scenarios=QUESTIONS // 3)
     out = tmp_path / "run"
