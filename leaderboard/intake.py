@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coordqa.leaderboard.bundle import BundleBase, bundle_digest, track_model
-from coordqa.leaderboard.db import Database, DatasetRow, Submission, dump_json
-from coordqa.leaderboard.verify import VERIFIERS, KnownDataset, VerificationError
 from pydantic import ValidationError
 
 from coordqa.errors import DatasetError, UnknownNameError
+from coordqa.leaderboard.bundle import BundleBase, bundle_digest, track_model
+from coordqa.leaderboard.db import Database, DatasetRow, Submission, dump_json
+from coordqa.leaderboard.verify import VERIFIERS, KnownDataset, VerificationError
 
 __all__ = [
     "Accepted",

@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 
 if TYPE_CHECKING:
     import jinja2
+
     from coordqa.leaderboard.views import Board
 
 __all__ = ["Links", "render_index", "render_submission"]

@@ -19,18 +19,19 @@ import io
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy import select
+
+from coordqa.errors import CoordqaError
 from coordqa.leaderboard.db import Database, DatasetRow, LeaderboardError, open_database
 from coordqa.leaderboard.intake import SchemaError, accept, known_datasets
 from coordqa.leaderboard.pages import Links, render_index, render_submission
 from coordqa.leaderboard.tokens import authenticate
 from coordqa.leaderboard.verify import KnownDataset, VerificationError
 from coordqa.leaderboard.views import COLUMNS, COUNTS, Board, load_board, load_detail
-from fastapi import FastAPI, HTTPException, Request
-from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
-from fastapi.staticfiles import StaticFiles
-
-from coordqa.errors import CoordqaError
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DatasetCatalog", "create_app", "entries_csv"]
 
@@ -67,11 +68,15 @@ class DatasetCatalog(Mapping[str, KnownDataset]):
 
     def __getitem__(self, fingerprint: str) -> KnownDataset:
         if fingerprint not in self._datasets:
-            with self._db.session() as session:
-                row = session.query(DatasetRow).filter_by(fingerprint=fingerprint).one_or_none()
-                if row is not None:
-                    self._datasets = known_datasets(self._db)
+            self.refresh()
         return self._datasets[fingerprint]
+
+    def refresh(self) -> None:
+        """Re-read the datasets when the registered ones changed (a cheap query otherwise)."""
+        with self._db.session() as session:
+            registered = set(session.scalars(select(DatasetRow.fingerprint)))
+        if not registered <= set(self._datasets):
+            self._datasets = known_datasets(self._db)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._datasets)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from coordqa.leaderboard.db import Database, Token
 from sqlalchemy import select
 
 from coordqa.errors import ConfigError
+from coordqa.leaderboard.db import Database, Token
 
 __all__ = ["TOKEN_PREFIX", "authenticate", "create_token", "hash_token"]
 

@@ -13,9 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from coordqa.leaderboard.bundle import QABundle, format_keys, missing_keys
-
 from coordqa.errors import CoordqaError
+from coordqa.leaderboard.bundle import QABundle, format_keys, missing_keys
 from coordqa.registry import Registry
 
 __all__ = [

@@ -14,11 +14,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from coordqa.leaderboard.db import Database, LeaderboardError, Sample, Submission
-from coordqa.leaderboard.verify import KnownDataset, table_records
 from sqlalchemy import select
 
 from coordqa.errors import UnknownNameError
+from coordqa.leaderboard.db import Database, LeaderboardError, Sample, Submission
+from coordqa.leaderboard.verify import KnownDataset, table_records
 
 __all__ = [
     "COLUMNS",

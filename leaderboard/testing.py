@@ -1,0 +1,274 @@
+"""Test and benchmark helpers: synthetic bundles, a live server, a throwaway PostgreSQL.
+
+Used by the leaderboard tests and ``benchmarks/bench_leaderboard.py``; nothing here is needed to
+run a leaderboard. Servers bind to 127.0.0.1 only, and every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from coordqa.errors import CoordqaError, MissingDependencyError
+from coordqa.leaderboard.bundle import FORMAT, FORMAT_VERSION, bundle_digest
+
+__all__ = [
+    "LiveServer",
+    "PostgresCluster",
+    "free_port",
+    "synthetic_bundle",
+    "synthetic_rows",
+]
+
+GAMES = ("overcooked", "hanabi", "collab_capture", "collab_escape")
+TYPES = ("EC", "ToM", "JP")
+STARTUP_TIMEOUT_S = 60.0
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def synthetic_rows(
+    scenarios: int = 66, options: int = 4, prefix: str = "syn"
+) -> list[dict[str, Any]]:
+    """A valid dataset of ``scenarios`` x 3 questions (EC, ToM, JP), games in turn.
+
+    66 scenarios make the 198 questions of CoordinationQA v1. Option ``i`` of question ``k`` is
+    ``"option i of k"``; the correct one is ``k % options``.
+    """
+    rows = []
+    for number in range(scenarios):
+        game = GAMES[number % len(GAMES)]
+        scenario = f"{prefix}-{game}-{number:03d}"
+        for kind in TYPES:
+            qid = f"{scenario}-{kind}"
+            rows.append(
+                {
+                    "question_id": qid,
+                    "scenario_id": scenario,
+                    "game": game,
+                    "layout": "synthetic",
+                    "question_type": kind,
+                    "game_description": "A synthetic game.",
+                    "state_description": f"State {number}.",
+                    "question": f"Which option is right for {qid}?",
+                    "options": [f"option {i} of {qid}" for i in range(options)],
+                    "correct": [len(rows) % options],
+                    "rationale": "",
+                    "concept": "",
+                    "tags": [],
+                    "source": "synthetic",
+                    "version": "1",
+                    "snapshot": "",
+                }
+            )
+    return rows
+
+
+Answer = Callable[[dict[str, Any], int], "str | None"]
+"""Reply text for (row, trial); None makes the reply an error."""
+
+
+def right_answer(row: dict[str, Any], trial: int) -> str | None:
+    """Always the correct letter."""
+    return f"Answer: {chr(ord('A') + row['correct'][0])}"
+
+
+def synthetic_bundle(
+    rows: list[dict[str, Any]],
+    *,
+    trials: int = 3,
+    answer: Answer = right_answer,
+    display_name: str = "synthetic model",
+    model: str = "synthetic/model",
+    reported: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A complete, digest-sealed QA bundle answering every row of ``rows`` ``trials`` times."""
+    from coordqa import __version__
+    from coordqa.dataset import dataset_fingerprint
+    from coordqa.store import DatasetInfo, RunManifest, content_hash
+
+    fingerprint = dataset_fingerprint(rows)
+    manifest = RunManifest(
+        kind="qa",
+        config={"model": model, "trials": trials, "games": None, "types": None, "limit": None},
+        dataset=DatasetInfo(name="synthetic", fingerprint=fingerprint, num_questions=len(rows)),
+        fingerprint=content_hash([fingerprint, model, trials]),
+        command=["synthetic"],
+    )
+    replies = []
+    for row in rows:
+        for trial in range(trials):
+            text = answer(row, trial)
+            error = "synthetic failure" if text is None else None
+            replies.append(
+                {"question_id": row["question_id"], "trial": trial, "text": text, "error": error}
+            )
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "track": "qa",
+        "model": {"display_name": display_name, "provider": "synthetic"},
+        "coordqa_version": __version__,
+        "manifest": manifest.model_dump(mode="json"),
+        "dataset_fingerprint": fingerprint,
+        "replies": replies,
+        "reported": reported,
+    }
+    return seal(data)
+
+
+def seal(data: dict[str, Any]) -> dict[str, Any]:
+    """Set ``data['digest']`` to the digest of its content (after editing a bundle)."""
+    data["digest"] = bundle_digest(data)
+    return data
+
+
+class LiveServer:
+    """``coordqa leaderboard serve`` in a subprocess on 127.0.0.1 and a free port."""
+
+    def __init__(self, db_url: str, *, max_body_mb: float = 20.0, log: Path | None = None) -> None:
+        """Prepare (not start) a server on ``db_url``; ``log`` receives its output."""
+        self.db_url = db_url
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.max_body_mb = max_body_mb
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> LiveServer:
+        """Start the server and wait (bounded) until it answers ``/healthz``."""
+        import httpx
+
+        command = [
+            sys.executable, "-c", "from coordqa.cli import main; main()", "leaderboard", "serve",
+            "--db", self.db_url, "--port", str(self.port), "--max-body-mb", str(self.max_body_mb),
+        ]  # fmt: skip
+        output = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
+        self.process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise CoordqaError(f"leaderboard server exited with {self.process.returncode}")
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        self.stop()
+        raise CoordqaError(f"leaderboard server did not answer within {STARTUP_TIMEOUT_S} s")
+
+    def kill(self) -> None:
+        """SIGKILL the server: no shutdown handler runs, as in a crash."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        """Terminate the server (SIGTERM, then SIGKILL after 10 s)."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def __enter__(self) -> LiveServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _pg_bin() -> Path:
+    found = shutil.which("pg_ctl")
+    if found:
+        return Path(found).parent
+    candidates = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"), reverse=True)
+    if candidates:
+        return candidates[0].parent
+    raise MissingDependencyError(
+        "PostgreSQL server binaries (initdb, pg_ctl) were not found; install Debian's "
+        "'postgresql' package (apt-get install postgresql; scripts/test.sh does it)"
+    )
+
+
+class PostgresCluster:
+    """A throwaway PostgreSQL cluster in a temporary folder, on 127.0.0.1 and a free port.
+
+    initdb refuses to run as root, so as root the cluster belongs to the ``postgres`` user and
+    the server commands run through ``runuser``. Authentication is ``trust`` (local tests only).
+    """
+
+    def __init__(self) -> None:
+        """Find the binaries; :meth:`start` creates and starts the cluster."""
+        self.bin = _pg_bin()
+        self.port = free_port()
+        self.root = Path(tempfile.mkdtemp(prefix="coordqa-pg-"))
+        self.data = self.root / "data"
+        self._as_root = os.geteuid() == 0
+        self._count = 0
+
+    def _run(self, *args: str, timeout: float = 60.0) -> None:
+        command = [str(self.bin / args[0]), *args[1:]]
+        if self._as_root:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        if done.returncode != 0:
+            raise CoordqaError(f"{' '.join(command)} failed: {done.stdout}{done.stderr}")
+
+    def start(self) -> PostgresCluster:
+        """Initdb and start the server (waits at most 60 s)."""
+        if self._as_root:
+            shutil.chown(self.root, "postgres", "postgres")
+        self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync")
+        options = (
+            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c max_connections=200"
+        )
+        log = str(self.root / "server.log")
+        self._run(
+            "pg_ctl", "-D", str(self.data), "-o", options, "-l", log, "-w", "-t", "60", "start"
+        )
+        return self
+
+    def url(self, database: str = "postgres") -> str:
+        """SQLAlchemy URL of ``database`` on this cluster."""
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        """Create an empty database and return its URL."""
+        import psycopg
+
+        self._count += 1
+        name = f"coordqa_test_{self._count}"
+        with psycopg.connect(
+            f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True
+        ) as connection:
+            connection.execute(f"CREATE DATABASE {name}")
+        return self.url(name)
+
+    def stop(self) -> None:
+        """Stop the server (immediate mode) and remove the folder."""
+        if (self.data / "postmaster.pid").exists():
+            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "-t", "30", "stop")
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> PostgresCluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,371 @@
+"""The leaderboard's JSON API and pages, every rule, against SQLite and a real PostgreSQL."""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+import math
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from coordqa.analysis import correlate
+from coordqa.evaluate import EvalConfig, evaluate
+from coordqa.leaderboard.bundle import build_qa_bundle
+from coordqa.leaderboard.db import Sample, Submission
+from coordqa.leaderboard.intake import register_dataset
+from coordqa.leaderboard.server import create_app
+from coordqa.leaderboard.testing import PostgresCluster, seal, synthetic_bundle, synthetic_rows
+from coordqa.leaderboard.tokens import create_token
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PostgresCluster]:
+    with PostgresCluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
+    return cluster.new_database()
+
+
+class Board:
+    """A test client on a fresh app, with a valid token and a registered synthetic dataset."""
+
+    def __init__(self, db_url: str, tmp_path: Path, **app_options: Any) -> None:
+        self.app = create_app(db_url, **app_options)
+        self.db = self.app.state.db
+        self.client = TestClient(self.app)
+        self.token = create_token(self.db, "tester")
+        self.rows = synthetic_rows(scenarios=4)
+        path = tmp_path / "synthetic.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in self.rows), encoding="utf-8")
+        register_dataset(self.db, path, "synthetic")
+
+    def submit(self, bundle: Any, token: str | None = "default", **headers: str) -> Any:
+        body = bundle if isinstance(bundle, bytes) else json.dumps(bundle).encode()
+        if token == "default":
+            token = self.token
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        return self.client.post("/api/submissions", content=body, headers=headers)
+
+    def count(self, table: type) -> int:
+        with self.db.session() as session:
+            return int(session.execute(select(func.count()).select_from(table)).scalar_one())
+
+    def close(self) -> None:
+        self.client.close()
+        self.db.dispose()
+
+
+@pytest.fixture
+def board(db_url: str, tmp_path: Path) -> Iterator[Board]:
+    b = Board(db_url, tmp_path)
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="session")
+def example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("lb-run") / "run"
+    evaluate(EvalConfig(model="random", dataset="example", trials=3, seed=3, out=out))
+    return out
+
+
+def half_right(row: dict[str, Any], trial: int) -> str | None:
+    """Right on trial 0, wrong on trial 1, no answer on trial 2 of the first question."""
+    right = row["correct"][0]
+    if trial == 0:
+        return f"Answer: {chr(65 + right)}"
+    if trial == 1:
+        return f"Answer: {chr(65 + (right + 1) % len(row['options']))}"
+    return "I cannot tell." if row["question_id"].endswith("000-EC") else f"({chr(65 + right)})"
+
+
+# -- accepted --------------------------------------------------------------------------------
+
+
+def test_accepted_run_is_rescored_like_coordqa_score(board: Board, example_run: Path) -> None:
+    bundle = build_qa_bundle(example_run, display_name="random on example")
+    answer = board.submit(bundle)
+    assert answer.status_code == 201, answer.text
+    assert answer.json()["created"] is True
+    summary = json.loads((example_run / "summary.json").read_text())
+    entries = board.client.get("/api/entries", params={"dataset": "example"}).json()["entries"]
+    assert len(entries) == 1
+    entry = entries[0]
+    assert entry["overall"] == pytest.approx(summary["overall"]["accuracy"])
+    assert entry["overall_se"] == pytest.approx(summary["overall"]["se"])
+    for row in summary["by_type"]:
+        assert entry[row["question_type"]] == pytest.approx(row["accuracy"])
+        assert entry[f"{row['question_type']}_se"] == pytest.approx(row["se"])
+    assert entry["verified"] is True and entry["n_trials"] == 3
+    assert board.count(Sample) == 12 * 3
+
+
+def test_per_game_numbers_outcome_counts_and_question_details(board: Board) -> None:
+    bundle = synthetic_bundle(board.rows, answer=half_right)
+    sub_id = board.submit(bundle).json()["id"]
+    entry = board.client.get("/api/entries").json()["entries"][0]
+    assert entry["answered"] == 4 * 3 * 3 - 1 and entry["no_answer"] == 1
+    # trial 0 all right, trial 1 all wrong, trial 2 right but one no-answer: mean of 1, 0, 11/12
+    assert entry["overall"] == pytest.approx((1 + 0 + 11 / 12) / 3)
+    hanabi = board.client.get("/api/entries", params={"game": "hanabi"}).json()["entries"][0]
+    assert hanabi["overall"] == pytest.approx(entry["games"]["hanabi"]["accuracy"])
+    detail = board.client.get(f"/api/submissions/{sub_id}").json()
+    assert len(detail["questions"]) == 36
+    miss = [q for q in detail["questions"] if q["status"] == "no_answer"]
+    assert [(q["question_id"][-6:], q["trial"]) for q in miss] == [("000-EC", 2)]
+    assert {s["scenario_id"] for s in detail["scenarios"]} == {r["scenario_id"] for r in board.rows}
+    assert board.client.get("/api/submissions/999").status_code == 404
+
+
+def test_error_replies_are_counted_and_excluded(board: Board) -> None:
+    def failing(row: dict[str, Any], trial: int) -> str | None:
+        return None if trial == 0 else f"Answer: {chr(65 + row['correct'][0])}"
+
+    assert board.submit(synthetic_bundle(board.rows, answer=failing)).status_code == 201
+    entry = board.client.get("/api/entries").json()["entries"][0]
+    assert entry["error"] == 12 and entry["overall"] == pytest.approx(1.0)
+
+
+def test_reported_numbers_never_rank_and_a_mismatch_is_shown(board: Board) -> None:
+    bundle = synthetic_bundle(
+        board.rows, answer=half_right, reported={"overall": 0.99, "by_type": {"EC": 0.99}}
+    )
+    answer = board.submit(bundle).json()
+    assert any(m.startswith("overall: reported 0.9900") for m in answer["mismatches"])
+    entry = board.client.get("/api/entries").json()["entries"][0]
+    assert entry["verified"] is False and entry["overall"] < 0.7
+    page = board.client.get("/").text
+    assert "reported differs" in page
+
+
+# -- rejections ------------------------------------------------------------------------------
+
+
+def test_authentication(board: Board) -> None:
+    bundle = synthetic_bundle(board.rows)
+    for response in (
+        board.submit(bundle, token=None),
+        board.submit(bundle, token="cqa_wrong"),
+        board.client.post("/api/submissions", content=b"{}", headers={"Authorization": "Basic x"}),
+    ):
+        assert response.status_code == 401
+        assert "bearer token" in response.json()["detail"]
+        assert response.headers["www-authenticate"] == "Bearer"
+    assert board.count(Submission) == 0
+    assert board.client.get("/api/entries").status_code == 200  # reading is public
+
+
+def test_malformed_json_is_400(board: Board) -> None:
+    response = board.submit(b'{"format": ')
+    assert response.status_code == 400
+    assert "not valid JSON" in response.json()["detail"]
+
+
+def test_oversized_body_is_413(db_url: str, tmp_path: Path) -> None:
+    small = Board(db_url, tmp_path, max_body_bytes=2_000)
+    try:
+        response = small.submit(synthetic_bundle(small.rows))
+        assert response.status_code == 413
+        assert "2000 bytes" in response.json()["detail"]
+        assert small.count(Submission) == 0
+    finally:
+        small.close()
+
+
+def test_schema_violations_are_422_with_field_paths(board: Board) -> None:
+    bundle = synthetic_bundle(board.rows)
+    bundle["replies"][3]["trial"] = -1
+    bundle["model"]["link"] = "javascript:alert(1)"
+    del bundle["coordqa_version"]
+    response = board.submit(seal(bundle))
+    assert response.status_code == 422
+    locs = {e["loc"] for e in response.json()["errors"]}
+    assert {"replies.3.trial", "model.link", "coordqa_version"} <= locs
+    assert "replies.3.trial" in response.json()["detail"]
+
+
+def test_unknown_track_names_the_tracks(board: Board) -> None:
+    bundle = synthetic_bundle(board.rows)
+    bundle["track"] = "chess"
+    response = board.submit(seal(bundle))
+    assert response.status_code == 422
+    assert "'chess'" in response.json()["detail"] and "qa" in response.json()["detail"]
+
+
+def test_unknown_dataset_is_refused_with_the_known_ones(board: Board) -> None:
+    response = board.submit(synthetic_bundle(synthetic_rows(scenarios=2, prefix="other")))
+    assert response.status_code == 422
+    detail = response.json()["detail"]
+    assert "unknown dataset fingerprint" in detail and "synthetic" in detail and "example" in detail
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda r: r.pop(5), "1 missing: syn-overcooked-000-ToM#2"),
+        (lambda r: r.append(dict(r[0])), "1 duplicated: syn-overcooked-000-EC#0"),
+        (
+            lambda r: r.append({**r[0], "question_id": "nope"}),
+            "1 unknown (question_id, trial): nope#0",
+        ),
+        (
+            lambda r: r.append({**r[0], "trial": 3}),
+            "unknown (question_id, trial): syn-overcooked-000-EC#3",
+        ),
+    ],
+    ids=["missing", "duplicate", "unknown-id", "extra-trial"],
+)
+def test_incomplete_duplicate_and_unknown_keys_are_named(
+    board: Board, edit: Any, expected: str
+) -> None:
+    bundle = synthetic_bundle(board.rows)
+    edit(bundle["replies"])
+    response = board.submit(seal(bundle))
+    assert response.status_code == 422
+    assert expected in response.json()["detail"]
+    assert board.count(Submission) == 0 and board.count(Sample) == 0
+
+
+def test_tampered_bundle_fails_the_digest(board: Board) -> None:
+    bundle = synthetic_bundle(board.rows)
+    bundle["replies"][0]["text"] = "Answer: B"
+    response = board.submit(bundle)
+    assert response.status_code == 422 and "digest" in response.json()["detail"]
+
+
+# -- idempotence, hiding ---------------------------------------------------------------------
+
+
+def test_same_bundle_twice_is_one_entry(board: Board) -> None:
+    bundle = synthetic_bundle(board.rows)
+    first = board.submit(bundle)
+    second = board.submit(copy.deepcopy(bundle))
+    assert (first.status_code, second.status_code) == (201, 200)
+    assert first.json()["id"] == second.json()["id"] and second.json()["created"] is False
+    assert board.count(Submission) == 1 and board.count(Sample) == 36
+
+
+def test_hidden_entries_leave_the_ranking_but_stay_stored(board: Board) -> None:
+    bundle = synthetic_bundle(board.rows, display_name="to hide")
+    sub_id = board.submit(bundle).json()["id"]
+    board.db.set_hidden(sub_id, True, "duplicate of another entry")
+    assert board.client.get("/api/entries").json()["entries"] == []
+    assert "to hide" not in board.client.get("/").text
+    detail = board.client.get(f"/api/submissions/{sub_id}").json()
+    assert detail["hidden"] is True and detail["hidden_reason"] == "duplicate of another entry"
+    assert "hidden from the ranking" in board.client.get(f"/submissions/{sub_id}").text
+    again = board.submit(bundle)
+    assert again.status_code == 200 and again.json()["id"] == sub_id
+    assert board.client.get("/api/entries").json()["entries"] == []
+    board.db.set_hidden(sub_id, False)
+    assert [e["id"] for e in board.client.get("/api/entries").json()["entries"]] == [sub_id]
+    assert board.count(Submission) == 1
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def _three_entries(board: Board) -> list[int]:
+    ids = []
+    for name, wrong_trials in (("all right", set()), ("two thirds", {1}), ("one third", {1, 2})):
+
+        def answer(row: dict[str, Any], trial: int, wrong: set[int] = wrong_trials) -> str:
+            index = row["correct"][0] + (
+                1 if trial in wrong and row["question_type"] != "EC" else 0
+            )
+            return f"Answer: {chr(65 + index % 4)}"
+
+        ids.append(
+            board.submit(synthetic_bundle(board.rows, answer=answer, display_name=name)).json()[
+                "id"
+            ]
+        )
+    return ids
+
+
+def test_ranking_order_sorting_baseline_and_correlations(board: Board) -> None:
+    ids = _three_entries(board)
+    data = board.client.get("/api/entries").json()
+    assert [e["id"] for e in data["entries"]] == ids
+    assert [e["rank"] for e in data["entries"]] == [1, 2, 3]
+    assert data["random_baseline"]["overall"] == pytest.approx(0.25)
+    by_name = board.client.get(
+        "/api/entries", params={"sort": "display_name", "order": "asc"}
+    ).json()
+    assert [e["display_name"] for e in by_name["entries"]] == [
+        "all right",
+        "one third",
+        "two thirds",
+    ]
+    corr = {c["x"]: c for c in data["correlations"]}
+    expected = correlate(
+        [e["ToM"] for e in data["entries"]], [e["JP"] for e in data["entries"]], ("ToM", "JP")
+    )
+    assert corr["ToM"]["pearson_r"] == pytest.approx(expected.pearson_r)
+    assert corr["ToM"]["n"] == 3
+    assert corr["EC"]["pearson_r"] is None and "constant" in corr["EC"]["note"]
+    assert board.client.get("/api/entries", params={"sort": "nope"}).status_code == 400
+    assert board.client.get("/api/entries", params={"game": "chess"}).status_code == 400
+
+
+def test_csv_export(board: Board) -> None:
+    _three_entries(board)
+    response = board.client.get("/api/entries.csv")
+    assert response.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    assert [r["display_name"] for r in rows] == ["all right", "two thirds", "one third"]
+    assert float(rows[0]["overall"]) == pytest.approx(1.0)
+    assert set(rows[0]) >= {"EC_se", "ToM_se", "JP_se", "n_trials", "verified", "created_at"}
+
+
+def test_pages_escape_every_user_string(board: Board) -> None:
+    markup = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+    bundle = synthetic_bundle(board.rows, display_name=markup)
+    bundle["model"]["organisation"] = "<b>evil org</b>"
+    sub_id = board.submit(seal(bundle)).json()["id"]
+    for page in (board.client.get("/").text, board.client.get(f"/submissions/{sub_id}").text):
+        assert markup not in page and "<b>evil org</b>" not in page
+        assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in page
+        assert "&lt;b&gt;evil org&lt;/b&gt;" in page
+
+
+def test_pages_render_filters_and_chart(board: Board) -> None:
+    _three_entries(board)
+    page = board.client.get("/", params={"game": "hanabi"}).text
+    assert 'aria-current="page">hanabi</a>' in page
+    assert page.count("<circle") == 6  # 3 entries x (EC, ToM) charts
+    assert "Pearson r" in page and "Spearman" in page
+    assert "random baseline" in page
+    assert board.client.get("/static/leaderboard.css").status_code == 200
+
+
+def test_dataset_registered_while_running_is_accepted(board: Board, tmp_path: Path) -> None:
+    rows = synthetic_rows(scenarios=1, prefix="late")
+    path = tmp_path / "late.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert board.submit(synthetic_bundle(rows)).status_code == 422
+    register_dataset(board.db, path, "late")
+    assert board.submit(synthetic_bundle(rows)).status_code == 201
+    names = {d["name"] for d in board.client.get("/api/datasets").json()}
+    assert {"late", "synthetic", "example"} <= names
+    assert not math.isnan(
+        board.client.get("/api/entries", params={"dataset": "late"}).json()["entries"][0]["overall"]
+    )
