@@ -170,4 +170,4 @@ def test_ray_backend_matches_local_backend(tmp_path: Path) -> None:
         assert episode.trajectory == twin.trajectory
         assert episode.agent_stats.keys() == twin.agent_stats.keys()
         assert [x["role"] for x in episode.exchanges] == [x["role"] for x in twin.exchanges]
-    assert 0 <= peak <= 2
+    assert 1 <= peak <= 2, "every model call must take its slot from the shared actor"
