@@ -18,7 +18,6 @@ from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBo
 from coordqa.agentic.agents.llm_only import LLMOnlyAgent, make_llm
 from coordqa.agentic.agents.memory import FALLBACK_PREFERENCES, fallback_action
 from coordqa.agentic.agents.stats import AgentStats
-
 from coordqa.games.base import register_player
 
 __all__ = [

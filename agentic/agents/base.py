@@ -22,7 +22,6 @@ from typing import Any, ClassVar, TypeVar
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.memory import fallback_action, offered_options, turn_of
 from coordqa.agentic.agents.stats import AgentStats
-
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, GameError
 from coordqa.games.base import Game, Observation, Player, StepResult

@@ -31,7 +31,6 @@ from typing import Any, Literal
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import ActionPick, LLMAgent, Recorder, build_options
 from coordqa.agentic.agents.memory import memory_text, partner_last_action
-
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Game, Observation
 from coordqa.llm import GenerateConfig, Model, Reply

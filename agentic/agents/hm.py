@@ -38,7 +38,6 @@ from coordqa.agentic.agents.behaviour import behaviour_for
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook
 from coordqa.agentic.agents.memory import memory_text, offered_options, turn_of
 from coordqa.agentic.agents.replies import MAX_SECTION_CHARS, section, subgoal_action, subgoals
-
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Game, Observation, StepResult

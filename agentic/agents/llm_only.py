@@ -6,7 +6,6 @@ from typing import Any
 
 from coordqa.agentic.agents.base import LLMAgent, Recorder, check_options
 from coordqa.agentic.agents.memory import memory_text
-
 from coordqa.games.base import Observation
 from coordqa.llm import GenerateConfig, Model
 

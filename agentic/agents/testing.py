@@ -1,0 +1,93 @@
+r"""Scripts for testing and benchmarking agents offline: replies chosen by the call's role.
+
+:class:`RoleScript` is a callable script for ``ScriptedModel`` and, through :meth:`responder`,
+for ``coordqa.llm.testing.LocalOpenAIServer``: it recognises which agent call a conversation is
+(from its system prompt) and answers with that role's scripted reply, counting calls per role.
+
+>>> from coordqa.llm import Message
+>>> script = RoleScript(action="Action: B")
+>>> script([Message("system", prompts.VERIFIER_DIRECTIVE), Message("user", "...")])
+'The action follows the rules and is safe.\nVerification: Okay'
+>>> dict(script.calls)
+{'verifier': 1}
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from coordqa.agentic.agents import prompts
+from coordqa.errors import ConfigError
+from coordqa.llm import Message
+from coordqa.prompts import DIRECTIVES
+
+Reply = str | Callable[[Sequence[Message]], str]
+"""A scripted reply: fixed text, or a function of the conversation."""
+
+DEFAULT_REPLIES: dict[str, str] = {
+    "tom": "Partner Action Explanation: my partner is setting up.\nPartner Needs: help.",
+    "action": "Explanation: the first action is fine.\nAction: A",
+    "reprompt": "Explanation: retrying.\nAction: A",
+    "verifier": "The action follows the rules and is safe.\nVerification: Okay",
+    "hypothesis": "Hypothesis: my partner repeats its last kind of action.",
+    "predict": "Explanation: it repeats itself.\nAnswer: A",
+    "plan": "Plan: keep working towards the goal.\nSubgoals:\n1. none",
+    "vanilla": "Hypothesis: my partner repeats itself.\nPlan: keep going.\nAnswer: A",
+}
+"""What each role answers unless told otherwise."""
+
+ROLES = tuple(DEFAULT_REPLIES)
+
+
+def role_of(messages: Sequence[Message]) -> str:
+    """Which agent call a conversation is, from its system prompt (and reminder turn).
+
+    Raises:
+        ConfigError: the conversation is not one the agents make.
+    """
+    system = messages[0].content if messages and messages[0].role == "system" else ""
+    last = messages[-1].content if messages else ""
+    if system == DIRECTIVES["JP"]:
+        reminder = prompts.FORMAT_REMINDER.split("(", 1)[0]
+        return "reprompt" if last.startswith(reminder) else "action"
+    fixed = {
+        DIRECTIVES["ToM"]: "predict",
+        prompts.VERIFIER_DIRECTIVE: "verifier",
+        prompts.HYPOTHESIS_DIRECTIVE: "hypothesis",
+        prompts.PLAN_DIRECTIVE: "plan",
+        prompts.VANILLA_DIRECTIVE: "vanilla",
+    }
+    if system in fixed:
+        return fixed[system]
+    if system.startswith(prompts.TOM_DIRECTIVE.split("{", 1)[0]):
+        return "tom"
+    raise ConfigError(f"not an agent conversation; system prompt starts {system[:60]!r}")
+
+
+class RoleScript:
+    """A script that answers each agent call with its role's reply and counts the calls."""
+
+    def __init__(self, **replies: Reply) -> None:
+        """Override the default reply of any role (:data:`ROLES`) by keyword."""
+        unknown = sorted(set(replies) - set(ROLES))
+        if unknown:
+            raise ConfigError(f"unknown role(s) {unknown}; roles: {', '.join(ROLES)}")
+        self.replies: dict[str, Reply] = {**DEFAULT_REPLIES, **replies}
+        self.calls: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def __call__(self, messages: Sequence[Message]) -> str:
+        """The reply to ``messages``."""
+        role = role_of(messages)
+        with self._lock:
+            self.calls[role] += 1
+        reply = self.replies[role]
+        return reply if isinstance(reply, str) else reply(messages)
+
+    def responder(self, body: dict[str, Any], index: int) -> str:
+        """The same script as a ``LocalOpenAIServer`` responder (reads the request body)."""
+        messages = [Message(m["role"], str(m.get("content") or "")) for m in body["messages"]]
+        return self(messages)

@@ -1,0 +1,237 @@
+"""CAC and the shared action machinery: verifier cap, fallbacks, reprompts, verdicts, records."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+import coordqa.agentic.agents  # noqa: F401  (registers the agents)
+from coordqa.agentic.agents import CACAgent, fallback_action, parse_verdict
+from coordqa.agentic.agents.memory import offered_options
+from coordqa.agentic.agents.testing import RoleScript
+from coordqa.choices import MAX_OPTIONS
+from coordqa.errors import ConfigError
+from coordqa.games import Game, Observation, make_game, make_player, play_episode
+from coordqa.llm import Message, ScriptedModel
+
+NOT_OKAY = "Playing an unknown card may lose a life.\nVerification: Not Okay"
+
+
+def decide_once(agent: Any, game: Game, player: int = 0) -> str:
+    agent.reset(game, player, seed=0)
+    observation = Observation(game, player, tuple(game.legal_actions(player)))
+    return str(asyncio.run(agent.act(observation)))
+
+
+def cac(script: RoleScript, game: str = "hanabi", **options: Any) -> tuple[CACAgent, list[dict]]:
+    records: list[dict[str, Any]] = []
+    agent = make_player(
+        "cac", game, model=ScriptedModel(script), recorder=records.append, **options
+    )
+    assert isinstance(agent, CACAgent)
+    return agent, records
+
+
+@pytest.mark.parametrize("retries", [0, 1, 2, 4])
+def test_a_verifier_that_always_rejects_ends_at_the_cap(retries: int) -> None:
+    script = RoleScript(verifier=NOT_OKAY)
+    agent, records = cac(script, max_verifier_retries=retries)
+    game = make_game("hanabi", seed=5)
+    action = decide_once(agent, game)
+    assert script.calls["action"] == script.calls["verifier"] == retries + 1
+    assert script.calls["tom"] == 1
+    assert action == fallback_action("hanabi", game.legal_actions(0))
+    stats = agent.stats()
+    assert stats["verifier_rejections"] == retries + 1
+    assert stats["fallbacks"] == 1 and stats["fallback_reasons"] == {"verifier_cap": 1}
+    events = [r for r in records if r["kind"] == "events"]
+    assert len(events) == 1 and len(events[0]["verifier_rejections"]) == retries + 1
+    assert events[0]["fallback"]["reason"] == "verifier_cap"
+
+
+def test_rejected_actions_are_not_offered_again() -> None:
+    verdicts = iter(["Verification: Not Okay", "Verification: Not Okay", "Verification: Okay"])
+    script = RoleScript(verifier=lambda messages: next(verdicts))
+    agent, records = cac(script, use_tom=False)
+    game = make_game("hanabi", seed=5)
+    legal = game.legal_actions(0)
+    action = decide_once(agent, game)
+    assert action == legal[2]  # "Action: A" each time, with A's action removed after rejection
+    offered = [r["options"] for r in records if r["role"] == "action"]
+    assert [len(o) for o in offered] == [len(legal), len(legal) - 1, len(legal) - 2]
+    assert legal[0] not in offered[1] and legal[1] not in offered[2]
+    proposals = [r["proposed_action"] for r in records if r["role"] == "verifier"]
+    assert proposals == legal[:3]
+    assert [r["verdict"] for r in records if r["role"] == "verifier"] == [
+        "not_okay",
+        "not_okay",
+        "okay",
+    ]
+    # the next action prompt says what was rejected and why
+    assert (
+        "Rejected as unsafe or against the rules: " + legal[0]
+        in (records[2]["messages"][-1]["content"])
+    )
+    assert agent.stats()["fallbacks"] == 0
+
+
+def test_a_model_that_never_answers_in_format_falls_back() -> None:
+    script = RoleScript(action="I am not sure what to do.", reprompt="Still thinking.")
+    agent, records = cac(script, game="collab_escape")
+    game = make_game("collab_escape", seed=1)
+    action = decide_once(agent, game)
+    assert action == "Wait"
+    assert script.calls["action"] == script.calls["reprompt"] == 1
+    assert script.calls["verifier"] == 0  # a fallback is safe by construction
+    stats = agent.stats()
+    assert stats["reprompts"] == 1 and stats["fallback_reasons"] == {"unreadable": 1}
+    reprompt = next(r for r in records if r["role"] == "reprompt")
+    assert reprompt["messages"][-2] == {"role": "assistant", "content": "I am not sure what to do."}
+    assert "Action: <one letter>" in reprompt["messages"][-1]["content"]
+    events = next(r for r in records if r["kind"] == "events")
+    assert events["fallback"]["action"] == "Wait" and events["action"] == "Wait"
+
+
+def test_the_reprompt_can_recover() -> None:
+    script = RoleScript(action="Action: B or C", reprompt="Action: B")
+    agent, records = cac(script, game="collab_escape", use_verifier=False, use_tom=False)
+    game = make_game("collab_escape", seed=1)
+    assert decide_once(agent, game) == game.legal_actions(0)[1]
+    reprompt = next(r for r in records if r["role"] == "reprompt")
+    assert "several actions: B, C" in reprompt["messages"][-1]["content"]
+    assert agent.stats()["fallbacks"] == 0
+
+
+def test_a_failed_model_call_falls_back_at_once() -> None:
+    def broken(messages: Sequence[Message]) -> str:
+        raise ConnectionError("provider down")
+
+    records: list[dict[str, Any]] = []
+    model = ScriptedModel(broken)
+    agent = make_player(
+        "llm",
+        "overcooked",
+        model=model,
+        recorder=records.append,
+    )
+    game = make_game("overcooked", seed=0, horizon=10)
+    assert decide_once(agent, game) == "wait"
+    assert agent.stats()["fallback_reasons"] == {"model_error": 1}  # type: ignore[attr-defined]
+    assert records[0]["error"] and records[0]["reply"] is None
+
+
+def test_missing_verdict_accepts_the_action_as_unverified() -> None:
+    script = RoleScript(verifier="Looks fine to me.")
+    agent, records = cac(script, use_tom=False)
+    game = make_game("hanabi", seed=5)
+    assert decide_once(agent, game) == game.legal_actions(0)[0]
+    assert script.calls["verifier"] == 1
+    assert agent.stats()["verifier_missing"] == 1
+    assert next(r for r in records if r["role"] == "verifier")["verdict"] == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        ("Safe.\nVerification: Okay", "okay"),
+        ("Unsafe.\nVerification: Not Okay", "not_okay"),
+        ("**Verification:** not okay.", "not_okay"),
+        ("verification: NOT OK", "not_okay"),
+        ("Verification: Okay\nOn second thought...\nVerification: Not Okay", "not_okay"),
+        ("Verification - Okay.", "okay"),
+        ("This is Not Okay.", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_parse_verdict(text: str | None, verdict: str | None) -> None:
+    assert parse_verdict(text) == verdict
+
+
+@pytest.mark.parametrize(
+    ("options", "roles"),
+    [
+        ({"use_tom": False, "use_verifier": False}, {"action": 1}),
+        ({"use_tom": False}, {"action": 1, "verifier": 1}),
+        ({}, {"tom": 1, "action": 1, "verifier": 1}),
+    ],
+)
+def test_ablation_switches(options: dict[str, bool], roles: dict[str, int]) -> None:
+    script = RoleScript()
+    agent, _ = cac(script, **options)
+    decide_once(agent, make_game("hanabi", seed=5))
+    assert dict(script.calls) == roles
+    assert agent.stats()["calls_by_role"] == roles
+
+
+def test_tom_note_joins_the_working_memory() -> None:
+    script = RoleScript(
+        tom="Partner Action Explanation: Bob hinted my red card.\nClue Suggestion: reveal 1s."
+    )
+    agent, records = cac(script, use_verifier=False)
+    game = make_game("hanabi", seed=5)
+    decide_once(agent, game)
+    tom, action = records[0], records[1]
+    assert tom["role"] == "tom" and "Clue Suggestion:" in tom["messages"][0]["content"]
+    assert "Clue Suggestion: reveal 1s." in action["messages"][-1]["content"]
+    assert "Episodic memory:" in action["messages"][-1]["content"]
+
+
+def test_every_exchange_is_recorded_with_its_fields() -> None:
+    script = RoleScript()
+    records: list[dict[str, Any]] = []
+    model = ScriptedModel(script)
+    players = [
+        make_player("cac", "collab_capture", model=model, recorder=records.append),
+        make_player("capture-greedy", "collab_capture"),
+    ]
+    game = make_game("collab_capture")
+    asyncio.run(play_episode(game, players, seed=0))
+    exchanges = [r for r in records if r["kind"] == "exchange"]
+    assert len(exchanges) == sum(script.calls.values())
+    required = {
+        "role",
+        "decision",
+        "turn",
+        "messages",
+        "reply",
+        "error",
+        "usage",
+        "latency_s",
+        "cached",
+        "attempts",
+    }
+    assert all(required <= set(r) for r in exchanges)
+    assert {r["role"] for r in exchanges} == {"tom", "action", "verifier"}
+    events = [r for r in records if r["kind"] == "events"]
+    stats = players[0].stats()  # type: ignore[attr-defined]
+    assert len(events) == stats["decisions"]
+    assert [e["decision"] for e in events] == list(range(1, stats["decisions"] + 1))
+    assert [e["turn"] for e in events] == list(range(stats["decisions"]))
+
+
+def test_unknown_and_invalid_options() -> None:
+    model = ScriptedModel(RoleScript())
+    with pytest.raises(ConfigError, match="use_tom, use_verifier"):
+        make_player("cac", "hanabi", model=model, use_tomm=True)
+    with pytest.raises(ConfigError, match="max_verifier_retries"):
+        make_player("cac", "hanabi", model=model, max_verifier_retries=-1)
+    with pytest.raises(ConfigError, match="allowed: none"):
+        make_player("llm", "hanabi", model=model, use_tom=True)
+
+
+def test_fallback_actions_per_game() -> None:
+    hanabi = ["Play my Card 0", "Reveal Bob's Red color cards", "Reveal Bob's rank 1 cards"]
+    assert fallback_action("hanabi", hanabi) == "Reveal Bob's Red color cards"
+    assert fallback_action("collab_capture", ["Move to Room 2", "Wait"]) == "Wait"
+    assert fallback_action("unknown", ["x", "y"]) == "x"
+
+
+def test_more_actions_than_letters_keep_the_safe_one() -> None:
+    legal = [f"place onion on k{i}" for i in range(30)] + ["wait", "move away"]
+    offered = offered_options("overcooked", legal)
+    assert len(offered) == MAX_OPTIONS and offered[-1] == "wait"
+    assert offered[:-1] == legal[: MAX_OPTIONS - 1]

@@ -1,0 +1,226 @@
+"""Hypothetical Minds: code-scored predictions, validation, refinement, subgoals, variants."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+import coordqa.agentic.agents  # noqa: F401  (registers the agents)
+from coordqa.agentic.agents import HMAgent
+from coordqa.agentic.agents.behaviour import OvercookedBehaviour, behaviour_for
+from coordqa.agentic.agents.testing import RoleScript
+from coordqa.errors import ConfigError
+from coordqa.games import Observation, ScriptedPlayer, make_game, make_player, play_episode
+from coordqa.games.base import StepResult
+from coordqa.llm import Message, ScriptedModel
+
+
+class Waiter(ScriptedPlayer):
+    """A Collab partner that always waits."""
+
+    name = "waiter"
+
+    def choose(self, observation: Observation) -> str:
+        return "Wait"
+
+
+def letter_of(messages: Sequence[Message], text: str) -> str:
+    """The letter of option ``text`` in the last message's lettered list."""
+    for line in messages[-1].content.splitlines():
+        letter, _, option = line.partition(". ")
+        if option == text and len(letter) == 1:
+            return letter
+    raise AssertionError(f"{text!r} is not an option")
+
+
+def predict_wait_for(turns: int):  # type: ignore[no-untyped-def]
+    """Predict 'Wait' for the first ``turns`` predict calls, then the first option (a move)."""
+    seen = {"n": 0}
+
+    def reply(messages: Sequence[Message]) -> str:
+        seen["n"] += 1
+        if seen["n"] <= turns:
+            return f"Answer: {letter_of(messages, 'Wait')}"
+        return "Answer: A"  # the first option: a move, never 'Wait' (listed last)
+
+    return reply
+
+
+def run_hm(script: RoleScript, partner: Any, game: str = "collab_capture", **options: Any):  # type: ignore[no-untyped-def]
+    records: list[dict[str, Any]] = []
+    agent = make_player("hm", game, model=ScriptedModel(script), recorder=records.append, **options)
+    assert isinstance(agent, HMAgent)
+    trajectory = asyncio.run(play_episode(make_game(game), [agent, partner], seed=0))
+    return agent, records, trajectory
+
+
+def hypothesis_decisions(records: list[dict[str, Any]]) -> list[int]:
+    return [r["decision"] for r in records if r["role"] == "hypothesis"]
+
+
+def test_right_predictions_validate_a_hypothesis_and_stop_generation() -> None:
+    script = RoleScript(predict=predict_wait_for(10_000))
+    agent, records, trajectory = run_hm(script, Waiter())
+    assert len(trajectory.steps) >= 6
+    # values by hand (alpha 0.3, c 1): h0 is right 4 times: 0.3, 0.51, 0.657, 0.7599 -> validated
+    # after decision 4's observation; decisions 1-4 generate one hypothesis each, none after.
+    assert hypothesis_decisions(records) == [1, 2, 3, 4]
+    stats = agent.stats()
+    assert stats["hypotheses_generated"] == 4
+    assert stats["first_validation_decision"] == 4 and stats["first_validation_turn"] == 4
+    assert stats["prediction_accuracy"] == 1.0
+    assert stats["predictions_scored"] == len(trajectory.steps)
+    h0 = [
+        e
+        for r in records
+        if r["kind"] == "events"
+        for e in r.get("predictions_scored", [])
+        if e["hypothesis"] == 0
+    ]
+    assert [round(e["value_after"], 4) for e in h0[:4]] == [0.3, 0.51, 0.657, 0.7599]
+    # with a validated hypothesis only it predicts: one predict call per update
+    later = [r for r in records if r["role"] == "predict" and r["decision"] >= 5]
+    assert later and all(r["hypothesis_id"] == 0 for r in later)
+    # predictors before validation: the newest plus the best others (top_k 5)
+    assert [
+        r["hypothesis_id"] for r in records if r["role"] == "predict" and r["decision"] == 3
+    ] == [2, 0, 1]
+
+
+def test_a_wrong_prediction_invalidates_and_generation_resumes() -> None:
+    # decisions 1-4 predict 'Wait' with 1, 2, 3, 4 predictors (10 calls); decision 5's single
+    # prediction (the validated h0) is right too; then every prediction is wrong.
+    script = RoleScript(predict=predict_wait_for(11))
+    agent, records, _ = run_hm(script, Waiter())
+    assert hypothesis_decisions(records)[:5] == [1, 2, 3, 4, 7]
+    h0 = [
+        e
+        for r in records
+        if r["kind"] == "events"
+        for e in r.get("predictions_scored", [])
+        if e["hypothesis"] == 0
+    ]
+    # 0.7599 -> right: 0.83193 -> wrong: 0.83193 + 0.3 * (-1 - 0.83193) = 0.282351 (invalid)
+    assert [round(e["value_after"], 6) for e in h0[4:6]] == [0.83193, 0.282351]
+    assert agent.stats()["first_validation_decision"] == 4
+
+
+def test_refinement_shows_positive_hypotheses_only_in_full_hm() -> None:
+    script = RoleScript(predict=predict_wait_for(10_000))
+    _, records, _ = run_hm(script, Waiter(), threshold=1.0)
+    shown = [r["refining"] for r in records if r["role"] == "hypothesis"]
+    assert shown[0] == [] and shown[1] == [0] and len(shown[5]) == 5
+    script = RoleScript(predict=predict_wait_for(10_000))
+    _, records, _ = run_hm(script, Waiter(), threshold=1.0, variant="mmp_eval")
+    assert all(r["refining"] == [] for r in records if r["role"] == "hypothesis")
+    prompt = next(r for r in records if r["role"] == "hypothesis" and r["decision"] == 2)
+    assert "Earlier hypotheses" not in prompt["messages"][-1]["content"]
+
+
+def test_modular_prompting_without_evaluation() -> None:
+    script = RoleScript(predict=predict_wait_for(10_000))
+    agent, records, trajectory = run_hm(script, Waiter(), variant="mmp")
+    turns = len(trajectory.steps)
+    assert script.calls["hypothesis"] == script.calls["predict"] == script.calls["plan"] == turns
+    assert all(
+        "value_after" not in e
+        for r in records
+        if r["kind"] == "events"
+        for e in r.get("predictions_scored", [])
+    )
+    stats = agent.stats()
+    assert stats["prediction_accuracy"] == 1.0 and stats["first_validation_decision"] is None
+
+
+def test_vanilla_mind_prompting_is_one_call_per_update() -> None:
+    script = RoleScript(
+        vanilla=lambda m: (
+            f"Hypothesis: waits.\nPlan: go.\nSubgoals:\n1. Wait\nAnswer: {letter_of(m, 'Wait')}"
+        )
+    )
+    agent, records, trajectory = run_hm(script, Waiter(), variant="vmp")
+    assert set(script.calls) == {"vanilla"} and script.calls["vanilla"] == len(trajectory.steps)
+    assert {r["role"] for r in records if r["kind"] == "exchange"} == {"tom"}
+    stats = agent.stats()
+    assert stats["prediction_accuracy"] == 1.0 and stats["subgoal_actions"] == len(trajectory.steps)
+
+
+def test_subgoals_run_while_legal_then_an_action_call() -> None:
+    script = RoleScript(plan="Plan: press.\nSubgoals:\n1. Wait\n2. Fly to the moon")
+    agent, records, trajectory = run_hm(script, Waiter())
+    # the partner acts every turn, so every decision re-plans and takes subgoal 1 ('Wait')
+    assert agent.stats()["subgoal_actions"] == len(trajectory.steps)
+    assert script.calls["action"] == 0
+    assert all(step.decisions[0] == "Wait" for step in trajectory.steps)
+
+
+def test_illegal_subgoal_drops_the_plan() -> None:
+    script = RoleScript(plan="Plan: fly.\nSubgoals:\n1. Fly to the moon\n2. Wait")
+    agent, records, trajectory = run_hm(script, Waiter())
+    assert agent.stats()["subgoal_actions"] == 0
+    assert script.calls["action"] == len(trajectory.steps)
+    notes = [n for r in records if r["kind"] == "events" for n in r.get("notes", [])]
+    assert any("Fly to the moon" in n for n in notes)
+
+
+def test_hanabi_predictions_score_move_type_and_target() -> None:
+    space = behaviour_for("hanabi")
+    game = make_game("hanabi", seed=5)
+    options = space.options(game, 0)
+    assert len(options) == 20 and options[0] == "Bob: Discard his Card 0"
+    assert "Bob: Reveal Alice's rank 1 cards" in options
+    result = StepResult(executed={}, reward=0.0, completed={1: "Play my Card 2"})
+    assert space.observed(game, 0, result) == ["Bob: Play his Card 2"]
+    assert "Bob: Play his Card 2" in options
+
+
+def test_overcooked_behaviour_reads_the_partner_history() -> None:
+    game = make_game("overcooked", seed=0, horizon=60)
+    space = OvercookedBehaviour()
+    space.reset(game, 0)
+    assert len(space.options(game, 0)) == 9
+    seen: list[str] = []
+    greedy = make_player("greedy_human", "overcooked")
+    greedy.reset(game, 1, 0)
+    while not game.is_terminal() and not seen:
+        moves = {
+            p: "wait"
+            if p == 0
+            else asyncio.run(greedy.act(Observation(game, 1, tuple(game.legal_actions(1)))))
+            for p in game.players_to_act()
+        }
+        seen += space.observed(game, 0, game.step(moves))
+    assert seen and seen[0] in space.options(game, 0)
+    assert space.observed(game, 0, StepResult(executed={}, reward=0.0)) == []
+
+
+def test_hm_plays_overcooked_and_scores_predictions() -> None:
+    script = RoleScript()
+    records: list[dict[str, Any]] = []
+    agent = make_player("hm", "overcooked", model=ScriptedModel(script), recorder=records.append)
+    game = make_game("overcooked", seed=0, horizon=80)
+    partner = make_player("greedy_human", "overcooked")
+    asyncio.run(play_episode(game, [agent, partner], seed=0))
+    stats = agent.stats()  # type: ignore[attr-defined]
+    assert stats["predictions_scored"] >= 1
+    # a ToM update happens at the first decision and after each partner object action only
+    updates = script.calls["hypothesis"]
+    assert 1 <= updates <= game.metrics()["timesteps"]
+    assert updates < stats["decisions"]
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"variant": "bogus"}, "vmp"),
+        ({"alpha": 2.0}, "alpha"),
+        ({"top_k": 0}, "top_k"),
+        ({"beta": 1}, "allowed: alpha, c, initial_value"),
+    ],
+)
+def test_invalid_options(options: dict[str, Any], match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        make_player("hm", "hanabi", model=ScriptedModel(RoleScript()), **options)
