@@ -51,9 +51,9 @@ def accepted_candidates(game: str, seeds: int) -> list[tuple[Scenario, ScenarioQ
 def curate(game: str, count: int, seeds: int = CURATION_SEEDS) -> list[Scenario]:
     """Pick ``count`` diverse accepted scenarios of ``game`` from the first ``seeds`` seeds.
 
-    EC kinds take turns; within a kind the pick prefers, in order: a concept not used yet, an EC
-    answer used least, the least used kinds of best action and of partner intent (move, press,
-    fix, wait), and the less used point of view. The earliest candidate wins remaining ties, so
+    EC kinds take turns; within a kind the pick prefers, in order: concept phrases used least (a
+    concept joins phrases with '; '), an EC answer used least, the least used kinds of best
+    action and of partner intent (move, press, fix, wait), and the less used point of view. The earliest candidate wins remaining ties, so
     the result is deterministic.
 
     Raises:
@@ -74,7 +74,7 @@ def curate(game: str, count: int, seeds: int = CURATION_SEEDS) -> list[Scenario]
         ]
         if not pool:
             continue
-        concepts = {b.concept for _, b in chosen}
+        phrases = Counter(p for _, b in chosen for p in b.concept.split("; "))
         ec_answers = Counter(_answer(b.ec) for _, b in chosen)
         jp_kinds = Counter(_answer(b.jp).split()[0] for _, b in chosen)
         tom_kinds = Counter(_answer(b.tom).split()[0] for _, b in chosen)
@@ -83,7 +83,7 @@ def curate(game: str, count: int, seeds: int = CURATION_SEEDS) -> list[Scenario]
             min(
                 pool,
                 key=lambda item: (
-                    item[1].concept in concepts,
+                    sum(phrases[p] for p in item[1].concept.split("; ")),
                     ec_answers[_answer(item[1].ec)],
                     jp_kinds[_answer(item[1].jp).split()[0]],
                     tom_kinds[_answer(item[1].tom).split()[0]],
