@@ -27,7 +27,7 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -391,7 +391,7 @@ class RunStore:
         _atomic_write_bytes(path, (text + "\n").encode("utf-8"))
         return path
 
-    def write_jsonl(self, name: str, records: list[Mapping[str, Any]]) -> Path:
+    def write_jsonl(self, name: str, records: Sequence[Mapping[str, Any]]) -> Path:
         """Replace a derived JSONL file (not a stream) with ``records``, atomically."""
         path = self.file(name)
         body = "".join(_dumps(dict(r), name) + "\n" for r in records)

@@ -153,7 +153,7 @@ class ProgressBar:
     def __call__(self, snapshot: EvalProgress) -> None:
         """Update the bar from a snapshot."""
         usage = snapshot.usage
-        fields = {
+        fields: dict[str, Any] = {
             "rate": snapshot.calls / snapshot.elapsed_s if snapshot.elapsed_s > 0 else 0.0,
             "tokens": usage.total_tokens,
             "cost": "cost ?" if usage.cost is None else f"${usage.cost:.4f}",
