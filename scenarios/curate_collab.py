@@ -53,8 +53,8 @@ def curate(game: str, count: int, seeds: int = CURATION_SEEDS) -> list[Scenario]
 
     EC kinds take turns; within a kind the pick prefers, in order: concept phrases used least (a
     concept joins phrases with '; '), an EC answer used least, the least used kinds of best
-    action and of partner intent (move, press, fix, wait), and the less used point of view. The earliest candidate wins remaining ties, so
-    the result is deterministic.
+    action and of partner intent (move, press, fix, wait), and the less used point of view. The
+    earliest candidate wins remaining ties, so the result is deterministic.
 
     Raises:
         ScenarioRejected: fewer than ``count`` distinct states were accepted.
