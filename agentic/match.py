@@ -124,11 +124,11 @@ async def play_match(
     game = make_game(spec.game, spec.layout, spec.seed, **spec.game_options)
     started = time.monotonic()
     trajectory = await play_episode(game, seats, spec.seed, player_names=list(spec.seats))
-    stats = {
-        index: seat.inner.stats()
-        for index, seat in enumerate(seats)
-        if callable(getattr(seat.inner, "stats", None))
-    }
+    stats: dict[int, dict[str, Any]] = {}
+    for index, wrapped in enumerate(seats):
+        report = getattr(wrapped.inner, "stats", None)
+        if callable(report):
+            stats[index] = dict(report())
     return AgenticEpisode(
         spec=spec,
         trajectory=trajectory,
