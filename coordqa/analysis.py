@@ -43,6 +43,7 @@ __all__ = [
     "analyze_run",
     "compare_runs",
     "correlate",
+    "format_mean_se",
     "jp_failures",
     "load_scores",
     "summarize_failures",
@@ -472,7 +473,12 @@ def markdown_table(table: pd.DataFrame) -> str:
     return "\n".join([header, rule, *body])
 
 
-def _pm(mean: float, se: float) -> str:
+def format_mean_se(mean: float, se: float) -> str:
+    """``0.512 ± 0.034``; NaN is spelled out (a missing SE is never shown as 0).
+
+    >>> format_mean_se(0.5, float("nan"))
+    '0.500 ± NaN'
+    """
     if math.isnan(mean):
         return "NaN"
     return f"{mean:.3f} ± {'NaN' if math.isnan(se) else f'{se:.3f}'}"
@@ -483,7 +489,8 @@ def accuracy_summary(models: pd.DataFrame) -> pd.DataFrame:
     shown = pd.DataFrame({"model": models["model"]})
     for column in (*QUESTION_TYPES, "overall"):
         shown[column] = [
-            _pm(m, s) for m, s in zip(models[column], models[f"{column}_se"], strict=True)
+            format_mean_se(m, s)
+            for m, s in zip(models[column], models[f"{column}_se"], strict=True)
         ]
     for column in ("random_baseline", "n_trials", *STATUSES[1:], "missing"):
         shown[column] = models[column]

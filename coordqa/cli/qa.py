@@ -8,7 +8,6 @@ result with rich. Library imports happen inside the commands so ``coordqa --help
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -60,22 +59,18 @@ def parse_sizes(value: str | None) -> dict[str, float]:
 # -- rendering -------------------------------------------------------------------------------
 
 
-def _pm(mean: float, se: float) -> str:
-    if math.isnan(mean):
-        return "NaN"
-    return f"{mean:.3f} ± {'NaN' if math.isnan(se) else f'{se:.3f}'}"
-
-
 _HEADERS = {"question_type": "type", "game": "game"}
 _COUNTS = {"ambiguous": "amb", "no_answer": "none", "error": "err"}
 
 
-def accuracy_table(title: str, table: pd.DataFrame, keys: list[str]) -> Table:
+def rich_accuracy_table(title: str, table: pd.DataFrame, keys: list[str]) -> Table:
     """A rich table of an analysis table: accuracy ± SE, random baseline and outcome counts.
 
     Kept within 80 columns: ``amb``/``none``/``err`` count ambiguous, no-answer and error
     samples; ``qs`` is the number of questions; trials are in the caption.
     """
+    from coordqa.analysis import format_mean_se
+
     trials = sorted({int(n) for n in table["n_trials"]})
     out = Table(title=title, caption=f"trials with scored samples: {trials}")
     for key in keys:
@@ -86,7 +81,7 @@ def accuracy_table(title: str, table: pd.DataFrame, keys: list[str]) -> Table:
     for row in table.to_dict(orient="records"):
         out.add_row(
             *[str(row[k]) for k in keys],
-            _pm(row["accuracy"], row["se"]),
+            format_mean_se(row["accuracy"], row["se"]),
             f"{row['random_baseline']:.3f}",
             str(row["n_questions"]),
             *[str(row[s]) for s in _COUNTS],
@@ -97,9 +92,9 @@ def accuracy_table(title: str, table: pd.DataFrame, keys: list[str]) -> Table:
 def render_analysis(analysis: RunAnalysis) -> None:
     """Print the accuracy tables of a run and whatever makes it incomplete."""
     title = f"{analysis.model}: accuracy per question type"
-    console.print(accuracy_table(title, analysis.by_type, ["question_type"]))
+    console.print(rich_accuracy_table(title, analysis.by_type, ["question_type"]))
     console.print(
-        accuracy_table("per game x type", analysis.by_game_type, ["game", "question_type"])
+        rich_accuracy_table("per game x type", analysis.by_game_type, ["game", "question_type"])
     )
     if analysis.errors:
         console.print(
@@ -176,7 +171,7 @@ class ProgressBar:
 
 def render_report(report: ModelReport) -> None:
     """Print the model table and the correlations of ``coordqa report``."""
-    from coordqa.analysis import QUESTION_TYPES
+    from coordqa.analysis import QUESTION_TYPES, format_mean_se
 
     table = Table(title="models", caption="amb/none/err/miss: ambiguous, no-answer, error, missing")
     table.add_column("model", overflow="fold")
@@ -188,7 +183,7 @@ def render_report(report: ModelReport) -> None:
         counts = "/".join(str(row[c]) for c in ("ambiguous", "no_answer", "error", "missing"))
         table.add_row(
             str(row["model"]),
-            *[_pm(row[c], row[f"{c}_se"]) for c in (*QUESTION_TYPES, "overall")],
+            *[format_mean_se(row[c], row[f"{c}_se"]) for c in (*QUESTION_TYPES, "overall")],
             f"{row['random_baseline']:.3f}",
             counts,
         )
