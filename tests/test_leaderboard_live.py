@@ -1,0 +1,159 @@
+"""A running leaderboard server on 127.0.0.1: parallel submissions, a crash mid-submission, CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+from typer.testing import CliRunner
+
+from coordqa.cli import app
+from coordqa.evaluate import EvalConfig, evaluate
+from coordqa.leaderboard.db import Database, Sample, Submission, open_database
+from coordqa.leaderboard.intake import register_dataset
+from coordqa.leaderboard.testing import (
+    LiveServer,
+    PostgresCluster,
+    synthetic_bundle,
+    synthetic_rows,
+)
+from coordqa.leaderboard.tokens import create_token
+
+ROWS = synthetic_rows(scenarios=4)
+SAMPLES_PER_BUNDLE = len(ROWS) * 3
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PostgresCluster]:
+    with PostgresCluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def prepared(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str]:
+    """A database URL with the synthetic dataset registered, and a token for it."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    else:
+        url = request.getfixturevalue("pg_cluster").new_database()
+    db = open_database(url)
+    path = tmp_path / "synthetic.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    register_dataset(db, path, "synthetic")
+    token = create_token(db, "tester")
+    db.dispose()
+    return url, token
+
+
+def _post(url: str, token: str, bundle: dict[str, Any]) -> httpx.Response:
+    return httpx.post(
+        f"{url}/api/submissions",
+        content=json.dumps(bundle),
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=120,
+    )
+
+
+def _counts(db: Database) -> tuple[int, int, dict[int, int]]:
+    """Submissions, samples, and samples per submission id (orphans included)."""
+    with db.session() as session:
+        subs = session.execute(select(func.count()).select_from(Submission)).scalar_one()
+        samples = session.execute(select(func.count()).select_from(Sample)).scalar_one()
+        per = dict(
+            session.execute(
+                select(Sample.submission_id, func.count()).group_by(Sample.submission_id)
+            ).all()
+        )
+        ids = set(session.scalars(select(Submission.id)))
+    assert set(per) <= ids, "samples without a submission"
+    return int(subs), int(samples), {i: int(per.get(i, 0)) for i in ids}
+
+
+@pytest.mark.slow
+def test_50_parallel_submissions_are_each_stored_once(
+    prepared: tuple[str, str], tmp_path: Path
+) -> None:
+    url, token = prepared
+    bundles = [synthetic_bundle(ROWS, display_name=f"model {i}") for i in range(35)]
+    requests = bundles + bundles[:15]  # 50 requests: 35 distinct bundles, 15 sent twice at once
+    with LiveServer(url, log=tmp_path / "server.log") as server, ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(lambda b: _post(server.url, token, b), requests))
+    assert all(a.status_code in (200, 201) for a in answers), [
+        a.text for a in answers if a.status_code >= 300
+    ]
+    ids = [a.json()["id"] for a in answers]
+    assert ids[35:] == ids[:15]
+    assert len(set(ids)) == 35
+    assert sum(a.status_code == 201 for a in answers) == 35
+    db = open_database(url)
+    subs, samples, per = _counts(db)
+    db.dispose()
+    assert (subs, samples) == (35, 35 * SAMPLES_PER_BUNDLE)
+    assert set(per.values()) == {SAMPLES_PER_BUNDLE}
+
+
+@pytest.mark.slow
+def test_killing_the_server_mid_submission_leaves_the_database_consistent(
+    prepared: tuple[str, str], tmp_path: Path
+) -> None:
+    url, token = prepared
+    bundles = [synthetic_bundle(ROWS, display_name=f"crash {i}") for i in range(24)]
+    server = LiveServer(url, log=tmp_path / "server.log").start()
+
+    def send(bundle: dict[str, Any]) -> int | None:
+        try:
+            return _post(server.url, token, bundle).status_code
+        except httpx.HTTPError:
+            return None  # the server died under this request
+
+    with ThreadPoolExecutor(12) as pool:
+        futures = [pool.submit(send, b) for b in bundles]
+        futures[0].result(timeout=120)  # at least one stored; the others are in flight
+        server.kill()
+        statuses = [f.result(timeout=120) for f in futures]
+    db = open_database(url)
+    subs, _, per = _counts(db)
+    assert all(count == SAMPLES_PER_BUNDLE for count in per.values()), per  # all or nothing
+    answered = sum(s in (200, 201) for s in statuses)
+    assert 1 <= answered <= subs <= len(bundles)  # a commit may beat the kill, its answer not
+    db.dispose()
+    with LiveServer(url, log=tmp_path / "server2.log") as again:
+        answers = [_post(again.url, token, b) for b in bundles]
+    assert all(a.status_code in (200, 201) for a in answers)
+    db = open_database(url)
+    subs, samples, per = _counts(db)
+    db.dispose()
+    assert (subs, samples) == (24, 24 * SAMPLES_PER_BUNDLE)
+
+
+def test_cli_submit_prints_the_entry_and_the_servers_refusals(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    evaluate(EvalConfig(model="random", dataset="example", trials=2, out=run))
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    db = open_database(url)
+    token = create_token(db, "cli")
+    db.dispose()
+    runner = CliRunner()
+    with LiveServer(url, log=tmp_path / "server.log") as server:
+        ok = runner.invoke(
+            app, ["submit", str(run), "--to", server.url, "--token", token, "--name", "cli model"]
+        )
+        again = runner.invoke(
+            app, ["submit", str(run), "--to", server.url, "--token", token, "--name", "cli model"]
+        )
+        refused = runner.invoke(app, ["submit", str(run), "--to", server.url, "--token", "cqa_bad"])
+        entries = httpx.get(f"{server.url}/api/entries", params={"dataset": "example"}).json()[
+            "entries"
+        ]
+    assert ok.exit_code == 0, ok.output
+    assert "submitted: entry 1" in ok.output and f"{server.url}/submissions/1" in ok.output
+    assert "already on the leaderboard: entry 1" in again.output
+    assert refused.exit_code != 0
+    assert "HTTP 401" in str(refused.exception) and "bearer token" in str(refused.exception)
+    assert [e["display_name"] for e in entries] == ["cli model"]
