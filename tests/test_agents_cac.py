@@ -159,9 +159,9 @@ def test_parse_verdict(text: str | None, verdict: str | None) -> None:
         ({}, {"tom": 1, "action": 1, "verifier": 1}),
     ],
 )
-def test_ablation_switches(options: dict[str, bool], roles: dict[str, int]) -> None:
+def test_ablation_switches(options: dict[str, Any], roles: dict[str, int]) -> None:
     script = RoleScript()
-    agent, _ = cac(script, **options)
+    agent, _ = cac(script, "hanabi", **options)
     decide_once(agent, make_game("hanabi", seed=5))
     assert dict(script.calls) == roles
     assert agent.stats()["calls_by_role"] == roles

@@ -15,7 +15,7 @@ from coordqa.games.base import PLAYERS, Player
 from coordqa.llm import CallPolicy, Model, ScriptedModel, get_model
 from coordqa.llm.testing import LocalOpenAIServer
 
-GAMES = {
+GAMES: dict[str, dict[str, Any]] = {
     "hanabi": {},
     "overcooked": {"horizon": 40},
     "collab_capture": {},
@@ -25,7 +25,8 @@ AGENTS = ("llm", "cac", "hm")
 
 
 def play(game: str, players: list[Player], seed: int = 3) -> Any:
-    return asyncio.run(play_episode(make_game(game, seed=seed, **GAMES[game]), players, seed))
+    built = make_game(game, None, seed, **GAMES[game])
+    return asyncio.run(play_episode(built, players, seed))
 
 
 def test_agents_are_registered_for_every_game() -> None:
