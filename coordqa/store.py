@@ -197,9 +197,10 @@ def _json_default(value: Any) -> Any:
 class RunStore:
     """A run directory opened for reading and appending.
 
-    Create one with :meth:`create`, :meth:`open_or_create` or :func:`open_run`. Appending takes an
-    exclusive lock on the directory (POSIX), so two processes never write the same run at once;
-    reading needs no lock. Use it as a context manager, or call :meth:`close`.
+    Create one with :meth:`create`, :meth:`open_or_create` or :func:`open_run`. The writer
+    constructors (:meth:`create`, :meth:`open_or_create`) and the first append take an exclusive
+    lock on the directory (POSIX), so two processes never write the same run at once; reading
+    needs no lock. Use it as a context manager, or call :meth:`close`.
     """
 
     def __init__(self, path: Path, manifest: RunManifest) -> None:
@@ -223,6 +224,7 @@ class RunStore:
             )
         root.mkdir(parents=True, exist_ok=True)
         store = cls(root, manifest)
+        store._acquire_lock()
         store.write_json(MANIFEST, manifest.model_dump(mode="json"))
         return store
 
@@ -238,8 +240,10 @@ class RunStore:
         if not (root / MANIFEST).exists():
             return cls.create(root, manifest)
         store = open_run(root)
+        store._acquire_lock()
         problems = store.manifest.mismatches(manifest)
         if problems:
+            store.close()
             raise StoreError(
                 f"{root} holds a run with a different configuration ("
                 + "; ".join(problems)

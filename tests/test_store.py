@@ -178,3 +178,11 @@ def test_killed_writer_loses_at_most_the_line_being_written(tmp_path: Path) -> N
     records = open_run(tmp_path).records("samples")
     assert len(records) > 50
     assert [r["i"] for r in records] == list(range(len(records)))
+
+
+def test_resuming_a_run_that_is_being_written_is_refused(tmp_path: Path) -> None:
+    writer = RunStore.open_or_create(tmp_path, manifest())
+    with pytest.raises(StoreError, match="being written by another process"):
+        RunStore.open_or_create(tmp_path, manifest())
+    writer.close()
+    RunStore.open_or_create(tmp_path, manifest()).close()
