@@ -100,6 +100,12 @@ class EvalConfig:
     def __post_init__(self) -> None:
         if not self.model.strip():
             raise ConfigError("model must be a model name such as 'random' or 'openai/gpt-4o'")
+        for name in ("games", "types"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                raise ConfigError(
+                    f"{name} must be a tuple of names, e.g. {name}=({value!r},), not a string"
+                )
         if self.trials < 1:
             raise ConfigError(f"trials must be >= 1, got {self.trials}")
         if self.limit is not None and self.limit < 1:
@@ -328,6 +334,10 @@ def score(run: RunStore | str | Path) -> RunAnalysis:
     is mapped to an option again.
     """
     store = run if isinstance(run, RunStore) else open_run(run)
+    if store.manifest.kind != "qa":
+        raise StoreError(
+            f"{store.path} is a {store.manifest.kind!r} run; only QA runs (coordqa eval) are scored"
+        )
     questions = {str(q["question_id"]): q for q in store.iter_records("questions")}
     rows = []
     for (question_id, trial), call in sorted(_last_calls(store).items()):

@@ -13,7 +13,7 @@ from test_evaluate_support import answers, fast_policy, write_dataset
 from coordqa.errors import ConfigError, StoreError
 from coordqa.evaluate import EvalConfig, EvalProgress, evaluate, final_samples, score
 from coordqa.llm.testing import Fault, LocalOpenAIServer
-from coordqa.store import open_run
+from coordqa.store import RunManifest, RunStore, open_run
 
 MODEL = "openai/test-model"
 
@@ -215,6 +215,14 @@ def test_config_validation_messages() -> None:
         EvalConfig(model="random", prompt_layout="sideways")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="top_p"):
         EvalConfig(model="random", top_p=2.0)
+    with pytest.raises(ConfigError, match="games must be a tuple"):
+        EvalConfig(model="random", games="hanabi")  # type: ignore[arg-type]
+
+
+def test_score_refuses_runs_of_another_kind(tmp_path: Path) -> None:
+    RunStore.create(tmp_path, RunManifest(kind="play", config={}, fingerprint="x")).close()
+    with pytest.raises(StoreError, match="only QA runs"):
+        score(tmp_path)
 
 
 def test_evaluate_inside_event_loop_points_to_async_api(tmp_path: Path) -> None:
