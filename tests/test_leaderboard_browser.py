@@ -1,0 +1,74 @@
+"""The ranking page in headless Debian chromium: rows, order, sorting by a click, a detail page."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from coordqa.leaderboard.db import open_database
+from coordqa.leaderboard.intake import register_dataset
+from coordqa.leaderboard.testing import (
+    LiveServer,
+    add_demo_entries,
+    launch_chromium,
+    synthetic_rows,
+)
+
+NAMES = ["Alpha <b>7B</b>", "Bravo", "Charlie"]
+
+
+@pytest.mark.browser
+def test_ranking_page_in_chromium(tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    db = open_database(url)
+    rows = synthetic_rows(scenarios=4)
+    path = tmp_path / "synthetic.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    register_dataset(db, path, "synthetic")
+    ids = add_demo_entries(db, rows, NAMES)
+    db.dispose()
+    artifacts = Path(os.environ.get("COORDQA_ARTIFACTS") or tmp_path)
+    artifacts.mkdir(parents=True, exist_ok=True)
+
+    with LiveServer(url, log=tmp_path / "server.log") as server, sync_playwright() as pw:
+        context = launch_chromium(pw, tmp_path / "profile")
+        try:
+            page = context.new_page()
+            page.goto(server.url + "/")
+            names = page.locator("tbody.entries tr td:nth-child(2) a")
+            assert names.all_inner_texts() == NAMES  # markup in a name is shown as text
+            assert (
+                page.locator("tbody.entries tr").evaluate_all(
+                    "rows => rows.map(r => Number(r.dataset.id))"
+                )
+                == ids
+            )
+            assert "random baseline" in page.locator("tbody.baseline").inner_text()
+            shot = artifacts / "leaderboard-ranking.png"
+            page.screenshot(path=str(shot), full_page=True)
+            print(f"screenshot: {shot}")
+
+            page.locator('th[data-sort="display_name"]').click()
+            assert names.all_inner_texts() == sorted(NAMES, reverse=True)
+            page.locator('th[data-sort="display_name"]').click()
+            assert names.all_inner_texts() == sorted(NAMES)
+            assert (
+                page.locator('th[data-sort="display_name"]').get_attribute("aria-sort")
+                == "ascending"
+            )
+
+            page.get_by_role("link", name="Bravo").click()
+            page.wait_for_url(f"**/submissions/{ids[1]}")
+            assert page.locator("h2").inner_text() == "Bravo"
+            assert page.locator("table.scenarios tbody tr").count() == 4
+            detail = artifacts / "leaderboard-submission.png"
+            page.screenshot(path=str(detail), full_page=True)
+            print(f"screenshot: {detail}")
+        finally:
+            context.close()
+    assert shot.stat().st_size > 10_000 and detail.stat().st_size > 10_000
