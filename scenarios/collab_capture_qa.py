@@ -158,7 +158,12 @@ def _my_distance(state: CaptureState, player: int) -> QuestionDraft:
 
 def _decision(state: CaptureState, who: int, label: str) -> tuple[tuple[str, ...], int, str]:
     options, best, listed = unique_best(MODEL, INITIAL, state, who, TURN_LIMIT - state.turn, label)
-    return options, best, f"turns to a sure capture with the best joint continuation: {listed}"
+    return (
+        options,
+        best,
+        f"turns to a sure capture with the best joint continuation: {listed}; the "
+        "capture-planner picks the same action",
+    )
 
 
 def tom_question(state: CaptureState, player: int) -> QuestionDraft:

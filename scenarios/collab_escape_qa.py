@@ -172,7 +172,8 @@ def _decision(state: EscapeState, who: int, label: str) -> tuple[tuple[str, ...]
         options,
         best,
         "turns to a sure escape (worst case over the killer's random moves) with the best joint "
-        f"continuation: {listed}",
+        f"continuation: {listed}; the escape-planner (random moves equally likely) picks the "
+        "same action",
     )
 
 

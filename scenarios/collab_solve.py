@@ -19,11 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from coordqa.games.base import PLAYER_NAMES
-from coordqa.games.rooms import PlanningModel, RoomAction
+from coordqa.games.rooms import DISCOUNT, PlanningModel, RoomAction
 from coordqa.scenarios.model import ScenarioRejected
 
 INF = math.inf
 """The value of a state from which no win can be guaranteed."""
+
+PLANNER_MARGIN = 1e-6
+"""How much the planner players' value of the answer must beat every other action's."""
 
 MAX_SWEEPS = 500
 """Upper bound on Bellman sweeps; values are at most the number of states, far below this."""
@@ -37,6 +40,9 @@ class TurnTable:
     """State (with ``turn=0``) -> row of :attr:`turns`."""
     turns: Any
     """``turns[row]``: fewest turns to a sure win, ``inf`` when none (numpy float array)."""
+    expected: Any
+    """``expected[k, row]``: the planner players' value with ``k`` turns left, the discounted
+    win probability with uniform random moves (numpy array; the last column is "game over")."""
 
 
 def _key(state: Any) -> Any:
@@ -58,6 +64,7 @@ def turn_table(model: PlanningModel, root: Any) -> TurnTable:
     order = [start]
     joint_start: list[int] = []
     outcome_start: list[int] = []
+    prob: list[float] = []
     won: list[bool] = []
     lost: list[bool] = []
     nxt: list[int] = []
@@ -66,7 +73,7 @@ def turn_table(model: PlanningModel, root: Any) -> TurnTable:
         for a in model.options(state, 0):
             for b in model.options(state, 1):
                 outcome_start.append(len(nxt))
-                for _, after in model.outcomes(state, (a, b)):
+                for p, after in model.outcomes(state, (a, b)):
                     after = _key(after)
                     result = model.result(after)
                     row = -1
@@ -74,6 +81,7 @@ def turn_table(model: PlanningModel, root: Any) -> TurnTable:
                         row = rows.setdefault(after, len(order))
                         if row == len(order):
                             order.append(after)
+                    prob.append(p)
                     won.append(result == 1.0)
                     lost.append(result == 0.0)
                     nxt.append(row)
@@ -87,7 +95,12 @@ def turn_table(model: PlanningModel, root: Any) -> TurnTable:
         if np.array_equal(best, turns[:-1]):
             break
         turns[:-1] = best
-    return TurnTable(rows, turns[:-1])
+    expected = np.zeros((model.turn_limit + 1, len(order) + 1))
+    o_gain = np.asarray(prob) * o_won
+    for left in range(1, model.turn_limit + 1):
+        gain = o_gain + np.asarray(prob) * DISCOUNT * expected[left - 1, o_next]
+        expected[left, :-1] = np.maximum.reduceat(np.add.reduceat(gain, j_starts), s_starts)
+    return TurnTable(rows, turns[:-1], expected)
 
 
 def _table_for(model: PlanningModel, initial: Any, state: Any) -> TurnTable:
@@ -104,11 +117,20 @@ class JointValues:
     """Alice's and Bob's legal actions, in the game's order."""
     values: dict[tuple[int, int], float]
     """(Alice's option index, Bob's option index) -> turns (this one included), or ``inf``."""
+    expected: dict[tuple[int, int], float]
+    """The same joint actions valued as the planner players value them (higher is better)."""
 
     def best_for(self, player: int) -> list[float]:
         """Per option of ``player``: the sure turns with the partner's best reply."""
         return [
-            min(v for (i, j), v in self.values.items() if (i, j)[player] == k)
+            min(v for key, v in self.values.items() if key[player] == k)
+            for k in range(len(self.options[player]))
+        ]
+
+    def expected_for(self, player: int) -> list[float]:
+        """Per option of ``player``: the planner's value with the partner's best reply."""
+        return [
+            max(v for key, v in self.expected.items() if key[player] == k)
             for k in range(len(self.options[player]))
         ]
 
@@ -118,13 +140,16 @@ def joint_values(model: PlanningModel, initial: Any, state: Any, turns_left: int
     table = _table_for(model, initial, state)
     options = (model.options(state, 0), model.options(state, 1))
     values: dict[tuple[int, int], float] = {}
+    expected: dict[tuple[int, int], float] = {}
     for i, a in enumerate(options[0]):
         for j, b in enumerate(options[1]):
-            worst = max(
-                _outcome_turns(model, table, after) for _, after in model.outcomes(state, (a, b))
-            )
+            outcomes = model.outcomes(state, (a, b))
+            worst = max(_outcome_turns(model, table, after) for _, after in outcomes)
             values[(i, j)] = worst if worst <= turns_left else INF
-    return JointValues(options, values)
+            expected[(i, j)] = sum(
+                p * _outcome_value(model, table, after, turns_left - 1) for p, after in outcomes
+            )
+    return JointValues(options, values, expected)
 
 
 def _outcome_turns(model: PlanningModel, table: TurnTable, after: Any) -> float:
@@ -134,6 +159,13 @@ def _outcome_turns(model: PlanningModel, table: TurnTable, after: Any) -> float:
     if result == 0.0:
         return INF
     return 1.0 + float(table.turns[table.rows[_key(after)]])
+
+
+def _outcome_value(model: PlanningModel, table: TurnTable, after: Any, left: int) -> float:
+    result = model.result(after)
+    if result is not None:
+        return result
+    return DISCOUNT * float(table.expected[left, table.rows[_key(after)]])
 
 
 def strict_best(values: Sequence[float]) -> int | None:
@@ -156,20 +188,30 @@ def unique_best(
 ) -> tuple[tuple[str, ...], int, str]:
     """``who``'s legal actions, the one with strictly the fewest sure turns, and the values.
 
-    Each action is valued with the partner's best reply (the joint plan). ``label`` names the
-    question in the rejection message.
+    Each action is valued with the partner's best reply (the joint plan). The answer must also be
+    the planner players' unique choice (their value, which weighs random moves as equally likely
+    instead of the worst case, beats every other action by :data:`PLANNER_MARGIN`), so the key
+    holds under either reading of "best". ``label`` names the question in rejection messages.
 
     Raises:
-        ScenarioRejected: no action is strictly fastest, or none wins within ``turns_left``.
+        ScenarioRejected: no action is strictly fastest, none wins within ``turns_left``, or the
+            planner players would pick (or tie with) another action.
     """
     values = joint_values(model, initial, state, turns_left)
-    per = values.best_for(who)
+    per, planned = values.best_for(who), values.expected_for(who)
     texts = tuple(a.text() for a in values.options[who])
     listed = "; ".join(f"{t}: {turns_text(v)}" for t, v in zip(texts, per, strict=True))
     best = strict_best(per)
     if best is None:
         raise ScenarioRejected(
             f"{label}: no action of {PLAYER_NAMES[who]} is strictly fastest ({listed})"
+        )
+    rivals = [v for k, v in enumerate(planned) if k != best]
+    if rivals and planned[best] - max(rivals) < PLANNER_MARGIN:
+        shown = "; ".join(f"{t}: {v:.4f}" for t, v in zip(texts, planned, strict=True))
+        raise ScenarioRejected(
+            f"{label}: the fastest sure win starts with {texts[best]!r} but the planner players' "
+            f"values do not single it out ({shown})"
         )
     return texts, best, listed
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from coordqa.games import make_game
+from coordqa.games import make_game, make_player
+from coordqa.games.base import Observation, ScriptedPlayer
 from coordqa.games.collab_capture import CaptureState
 from coordqa.games.collab_escape import EscapeState
 from coordqa.scenarios import (
@@ -205,3 +206,20 @@ def test_candidates_are_deterministic_and_hide_the_seed(game: str) -> None:
     first = [c.to_dict() for c in builder.candidates(5)]
     assert first == [c.to_dict() for c in builder.candidates(5)]
     assert first and all(c["snapshot"]["seed"] == 0 and c["reached_by"]["seed"] == 5 for c in first)
+
+
+@pytest.mark.parametrize(
+    ("game", "planner"),
+    [("collab_capture", "capture-planner"), ("collab_escape", "escape-planner")],
+)
+def test_curated_answers_agree_with_the_engine_planners(game: str, planner: str) -> None:
+    # The solvers' sure-win answers must also be what the game's own planner players choose.
+    builder = BUILDERS.get(game)
+    for scenario in _curated(game):
+        live = builder.restore(scenario)
+        built = builder.questions(live, scenario)
+        player = make_player(planner, game)
+        assert isinstance(player, ScriptedPlayer)
+        for who, draft in ((1 - scenario.player, built.tom), (scenario.player, built.jp)):
+            chosen = player.choose(Observation(live, who, tuple(live.legal_actions(who))))
+            assert _answers(draft) == {chosen}, scenario.scenario_id
