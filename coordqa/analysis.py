@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from coordqa.dataset import QUESTION_TYPES
 from coordqa.errors import StoreError
 from coordqa.store import RunStore, open_run
 
@@ -52,9 +53,6 @@ __all__ = [
 
 STATUSES = ("answered", "ambiguous", "no_answer", "error")
 """Every stored outcome of a (question, trial)."""
-
-QUESTION_TYPES = ("EC", "ToM", "JP")
-"""Question types in reporting order."""
 
 SCORES_FILE = "scores.jsonl"
 SUMMARY_FILE = "summary.json"
