@@ -35,12 +35,15 @@ def fresh_scenarios(game: str, count: int, seed: int) -> Iterator[Scenario]:
     seen: set[str] = set()
     for offset in range(MAX_SEEDS):
         for candidate in builder.candidates(seed + offset):
-            key = json.dumps(candidate.snapshot, sort_keys=True)
+            game = builder.restore(candidate)
+            # Two histories can reach states that read the same; the text and the question
+            # kinds are what a model sees, so they decide what counts as a duplicate.
+            key = json.dumps([game.describe(candidate.player), candidate.kinds], sort_keys=True)
             if key in seen:
                 continue
             seen.add(key)
             try:
-                builder.questions(builder.restore(candidate), candidate)
+                builder.questions(game, candidate)
             except ScenarioRejected:
                 continue
             accepted += 1
