@@ -1,0 +1,122 @@
+"""Admin commands (tokens, datasets, hiding, export), schema migration, and lazy imports."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select, text
+from typer.testing import CliRunner
+
+from coordqa.cli import app
+from coordqa.leaderboard.db import (
+    SCHEMA_VERSION,
+    LeaderboardError,
+    Submission,
+    Token,
+    migrate,
+    open_database,
+)
+from coordqa.leaderboard.testing import add_demo_entries, synthetic_rows
+
+runner = CliRunner()
+
+
+def _cli(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, (result.output, result.exception)
+    return result.output
+
+
+@pytest.fixture
+def populated(tmp_path: Path) -> tuple[str, list[int]]:
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    rows = synthetic_rows(scenarios=4)
+    path = tmp_path / "syn.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert "12 questions" in _cli(
+        "leaderboard", "dataset", "add", str(path), "--name", "syn", "--db", url
+    )
+    db = open_database(url)
+    ids = add_demo_entries(db, rows, ["First", "Second <i>x</i>", "Third"])
+    db.dispose()
+    return url, ids
+
+
+def test_token_create_prints_a_token_and_stores_only_its_hash(tmp_path: Path) -> None:
+    db_file = tmp_path / "lb.sqlite3"
+    token = _cli("leaderboard", "token", "create", "alice", "--db", f"sqlite:///{db_file}").strip()
+    assert re.fullmatch(r"cqa_[A-Za-z0-9_-]{40,}", token)
+    db = open_database(f"sqlite:///{db_file}")
+    with db.session() as session:
+        stored = session.scalars(select(Token)).one()
+    db.dispose()
+    assert stored.name == "alice" and stored.token_hash != token and len(stored.token_hash) == 64
+    assert token.encode() not in db_file.read_bytes()
+
+
+def test_hide_and_unhide(populated: tuple[str, list[int]]) -> None:
+    url, ids = populated
+    assert "now hidden" in _cli("leaderboard", "hide", str(ids[0]), "--reason", "test", "--db", url)
+    db = open_database(url)
+    with db.session() as session:
+        assert session.get(Submission, ids[0]).hidden is True  # type: ignore[union-attr]
+    assert "now visible" in _cli("leaderboard", "unhide", str(ids[0]), "--db", url)
+    with pytest.raises(LeaderboardError, match="no submission with id 999"):
+        db.set_hidden(999, True)
+    db.dispose()
+
+
+def test_export_writes_a_static_site_with_working_links(
+    populated: tuple[str, list[int]], tmp_path: Path
+) -> None:
+    url, ids = populated
+    _cli("leaderboard", "hide", str(ids[2]), "--db", url)
+    out = tmp_path / "site"
+    assert "files" in _cli("leaderboard", "export", "--out", str(out), "--db", url)
+    index = (out / "index.html").read_text()
+    assert "First" in index and "Second &lt;i&gt;x&lt;/i&gt;" in index and "Third" not in index
+    assert (out / "submissions" / f"{ids[0]}.html").exists()
+    assert not (out / "submissions" / f"{ids[2]}.html").exists()
+    assert (out / "boards" / "syn-hanabi.html").exists() and (out / "static" / "sort.js").exists()
+    entries = json.loads((out / "index.json").read_text())["entries"]
+    assert [e["display_name"] for e in entries] == ["First", "Second <i>x</i>"]
+    for page in [
+        out / "index.html",
+        out / "boards" / "syn-hanabi.html",
+        out / "submissions" / f"{ids[1]}.html",
+    ]:
+        for href in re.findall(r'(?:href|src)="([^"#]+)"', page.read_text()):
+            if not href.startswith("http"):
+                assert (page.parent / href).resolve().exists(), (page, href)
+
+
+def test_schema_is_versioned_and_a_newer_database_is_refused(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    db = open_database(url)
+    assert migrate(db.engine) == SCHEMA_VERSION  # already current: nothing to do
+    with db.engine.begin() as connection:
+        connection.execute(text("UPDATE meta SET value = '99' WHERE key = 'schema_version'"))
+    db.dispose()
+    with pytest.raises(LeaderboardError, match="schema version 99, newer"):
+        open_database(url)
+
+
+def test_unsupported_database_url() -> None:
+    with pytest.raises(Exception, match="unsupported database URL"):
+        open_database("mysql://x")
+
+
+def test_cli_help_does_not_import_the_server_stack() -> None:
+    code = (
+        "import sys\nfrom coordqa.cli import app\n"
+        "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print([m for m in ('fastapi', 'sqlalchemy', 'jinja2', 'uvicorn') if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert "submit" in done.stdout and "leaderboard" in done.stdout

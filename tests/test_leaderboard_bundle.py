@@ -1,0 +1,115 @@
+"""Building submission bundles from run directories, and ``coordqa submit --out``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from coordqa.cli import app
+from coordqa.errors import ConfigError
+from coordqa.evaluate import EvalConfig, evaluate
+from coordqa.leaderboard.bundle import BundleError, QABundle, build_qa_bundle, bundle_digest
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("bundle") / "run"
+    evaluate(EvalConfig(model="random", dataset="example", trials=2, seed=5, out=out))
+    return out
+
+
+def test_bundle_holds_every_reply_and_a_digest_of_the_rest(run_dir: Path) -> None:
+    bundle = build_qa_bundle(run_dir, display_name="Rand", parameters=1e6, link="https://x.org/a")
+    model = QABundle.model_validate(bundle)
+    assert model.track == "qa" and model.trials == 2
+    assert len(model.replies) == 12 * 2
+    assert {(r.question_id, r.trial) for r in model.replies} == {
+        (json.loads(line)["question_id"], t)
+        for line in (run_dir / "questions.jsonl").read_text().splitlines()
+        for t in range(2)
+    }
+    assert bundle["digest"] == bundle_digest(bundle)
+    assert bundle["model"] == {
+        "display_name": "Rand",
+        "provider": "coordqa",
+        "parameters": 1e6,
+        "organisation": None,
+        "link": "https://x.org/a",
+    }
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert bundle["reported"]["overall"] == pytest.approx(summary["overall"]["accuracy"])
+    assert (
+        build_qa_bundle(run_dir, display_name="Rand", parameters=1e6, link="https://x.org/a")
+        == bundle
+    )
+
+
+def test_incomplete_run_lists_missing_pairs(tmp_path: Path, run_dir: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    calls = (copy / "calls.jsonl").read_text().splitlines(keepends=True)
+    (copy / "calls.jsonl").write_text("".join(calls[:-3]))
+    with pytest.raises(
+        BundleError, match=r"3 of 24 \(question, trial\) pairs have no reply"
+    ) as info:
+        build_qa_bundle(copy)
+    assert "#1" in str(info.value) and "coordqa eval" in str(info.value)
+
+
+def test_filtered_run_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    evaluate(EvalConfig(model="random", dataset="example", trials=1, limit=3, out=out))
+    with pytest.raises(BundleError, match="part of its dataset"):
+        build_qa_bundle(out)
+
+
+def test_cli_submit_out_writes_the_bundle(tmp_path: Path, run_dir: Path) -> None:
+    out = tmp_path / "bundle.json"
+    result = CliRunner().invoke(
+        app,
+        [
+            "submit",
+            str(run_dir),
+            "--out",
+            str(out),
+            "--name",
+            "R",
+            "--params",
+            "7B",
+            "--org",
+            "Lab",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["model"]["parameters"] == 7e9 and data["model"]["organisation"] == "Lab"
+    assert data["digest"] == bundle_digest(data) and data["digest"][:12] in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--out", "x.json", "--to", "http://127.0.0.1:9"], "exactly one of --to"),
+        ([], "exactly one of --to"),
+        (["--to", "http://127.0.0.1:9"], "--to needs --token"),
+    ],
+)
+def test_cli_submit_option_errors(
+    run_dir: Path, args: list[str], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COORDQA_TOKEN", raising=False)
+    result = CliRunner().invoke(app, ["submit", str(run_dir), *args])
+    assert isinstance(result.exception, ConfigError) and message in str(result.exception)
+
+
+def test_unreachable_server_is_a_clear_error(run_dir: Path) -> None:
+    from coordqa.leaderboard.testing import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    result = CliRunner().invoke(app, ["submit", str(run_dir), "--to", url, "--token", "cqa_x"])
+    assert "cannot reach the leaderboard" in str(result.exception)
