@@ -20,6 +20,7 @@ from coordqa.scenarios.model import (
 )
 from coordqa.scenarios.stats import DatasetStats, dataset_stats
 from coordqa.scenarios.validate import validate_rows_against_solvers
+from coordqa.scenarios import hanabi as _hanabi  # noqa: F401 (registers the Hanabi builder)
 
 __all__ = [
     "BUILDERS",

@@ -1,0 +1,161 @@
+"""Curation of the 28 Hanabi scenarios of CoordinationQA v1.
+
+Run ``python -m coordqa.scenarios.curate_hanabi`` to rewrite ``curated/hanabi.json``: it walks
+the Hanabi builder's seeded candidates (seeds 1-60), tries every EC question and both ToM kinds
+on each accepted state, and picks at most one state per seed, greedily filling quotas of JP
+situations (certain play, clued play, play clue, save clue, discards), ToM kinds and answers, and
+EC kinds and answers. Deterministic: same code, same list.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from coordqa.games.hanabi.view import as_hanabi
+from coordqa.scenarios.hanabi import HanabiBuilder, ec_specs
+from coordqa.scenarios.hanabi_solvers import (
+    CHOP_DISCARD,
+    PLAY_CLUE,
+    SAFE_DISCARD,
+    SAVE_CLUE,
+    SURE_PLAY,
+    TOM_KINDS,
+    concept,
+    ec_question,
+    jp_best_action,
+    situation,
+    tom_question,
+)
+from coordqa.scenarios.model import Scenario, ScenarioRejected
+
+CURATED = Path(__file__).parent / "curated" / "hanabi.json"
+"""Where the curated list lives."""
+CURATED_COUNT = 28
+"""Hanabi scenarios in CoordinationQA v1."""
+CURATION_SEEDS = range(1, 61)
+"""Seeds searched for the curated list."""
+QUOTAS: dict[str, dict[str, int]] = {
+    "JP": {
+        "clued play": 6,
+        "certain play": 5,
+        "play clue": 7,
+        "save clue": 3,
+        "free discard": 2,
+        "chop discard": 5,
+    },
+    "ToM": {"reveal_play": 14, "infer_last Play": 9, "infer_last Keep": 5},
+    "EC": {
+        "certain_play Yes": 4,
+        "certain_play No": 3,
+        "useless some": 5,
+        "useless none": 2,
+        "unseen_copies": 7,
+        "partner_critical Yes": 4,
+        "partner_critical No": 3,
+    },
+}
+"""How many curated scenarios of each kind the curation aims for (each group sums to 28)."""
+JP_LABELS = {
+    SURE_PLAY: "certain play",
+    PLAY_CLUE: "play clue",
+    SAVE_CLUE: "save clue",
+    SAFE_DISCARD: "free discard",
+    CHOP_DISCARD: "chop discard",
+}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One way to ask about a candidate state, with the features curation balances."""
+
+    scenario: Scenario
+    features: dict[str, str]
+
+
+def _options(candidate: Scenario) -> list[Option]:
+    """Every accepted (EC spec, ToM kind) combination of a candidate state, with its features."""
+    builder = HanabiBuilder()
+    sit = situation(as_hanabi(builder.restore(candidate)), candidate.snapshot, candidate.player)
+    if sit.broken_marks():
+        return []
+    try:
+        jp, tier = jp_best_action(sit)
+    except ScenarioRejected:
+        return []
+    label = JP_LABELS[tier]
+    if tier == SURE_PLAY and "play clue marks" in concept(sit, jp, tier):
+        label = "clued play"
+    toms = []
+    for kind in TOM_KINDS:
+        try:
+            tom = tom_question(sit, kind)
+        except ScenarioRejected:
+            continue
+        answer = tom.options[tom.correct[0]].split(" ")[2] if kind == "infer_last" else ""
+        toms.append((kind, f"{kind} {answer}".strip()))
+    options = []
+    for spec in ec_specs(sit):
+        ec = ec_question(sit, spec)
+        kind = spec.partition(":")[0]
+        answer = ec.options[ec.correct[0]]
+        value = {
+            "certain_play": f"{kind} {answer}",
+            "partner_critical": f"{kind} {answer}",
+            "useless": f"{kind} {'none' if answer == 'None of them' else 'some'}",
+        }.get(kind, kind)
+        for tom_kind, tom_value in toms:
+            kinds = {"EC": spec, "ToM": tom_kind, "JP": "best_action"}
+            scenario = dataclasses.replace(candidate, kinds=kinds)
+            options.append(Option(scenario, {"JP": label, "ToM": tom_value, "EC": value}))
+    return options
+
+
+def curate(seeds: Iterable[int] = CURATION_SEEDS, count: int = CURATED_COUNT) -> list[Scenario]:
+    """Pick ``count`` scenarios, at most one per seed, filling the :data:`QUOTAS` greedily.
+
+    Raises:
+        ScenarioRejected: the seeds do not give ``count`` scenarios.
+    """
+    builder = HanabiBuilder()
+    pool: dict[int, list[Option]] = {}
+    for seed in seeds:
+        pool[seed] = [o for c in builder.candidates(seed) for o in _options(c)]
+    taken: dict[str, Counter[str]] = {group: Counter() for group in QUOTAS}
+    chosen: list[Option] = []
+    for _ in range(count):
+        best: tuple[int, Option] | None = None
+        for options in pool.values():
+            for option in options:
+                gain = sum(QUOTAS[g].get(v, 0) > taken[g][v] for g, v in option.features.items())
+                if best is None or gain > best[0]:
+                    best = (gain, option)
+        if best is None:
+            raise ScenarioRejected(f"only {len(chosen)} Hanabi scenarios found, need {count}")
+        option = best[1]
+        chosen.append(option)
+        pool.pop(int(option.scenario.reached_by["seed"]))
+        for group, value in option.features.items():
+            taken[group][value] += 1
+    chosen.sort(key=lambda o: (o.scenario.reached_by["seed"], o.scenario.reached_by["steps"]))
+    return [
+        dataclasses.replace(o.scenario, scenario_id=f"hanabi-{n:02d}")
+        for n, o in enumerate(chosen, 1)
+    ]
+
+
+def main() -> None:
+    """Rewrite ``curated/hanabi.json`` and print the composition."""
+    scenarios = curate()
+    target = CURATED
+    target.write_text(json.dumps([s.to_dict() for s in scenarios], indent=1) + "\n")
+    kinds = Counter(f"{s.kinds['EC'].partition(':')[0]} / {s.kinds['ToM']}" for s in scenarios)
+    print(f"wrote {len(scenarios)} scenarios to {target}: {dict(kinds)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""Hanabi scenarios for CoordinationQA: seeded scripted play, question building, curation.
+
+Candidate states come from seeded games of the ``hanabi-convention`` bot, alone or paired with
+a Walton-Rivers rule agent; every state after the partner's first move is a candidate, seen by the
+player on turn. The questions and answer keys come from :mod:`coordqa.scenarios.hanabi_solvers`:
+
+- EC (exact, from my knowledge and card counting): is my card certainly playable, which of my
+  cards are certainly useless, how many copies of a card are unseen, is a partner card critical.
+- ToM: which reveal makes the partner play a playable card (kind 1), or what the partner's last
+  reveal tells me (kind 2), both by the clue-reading rule of the conventions text, cross-checked
+  against the simulated ``hanabi-convention`` partner.
+- JP: the best next action by a one-step tier ranking that follows the conventions text.
+
+``python -m coordqa.scenarios.curate_hanabi`` rewrites ``curated/hanabi.json`` (28 scenarios).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from coordqa.games.base import Game, Observation, ScriptedPlayer, make_player
+from coordqa.games.hanabi.game import Hanabi
+from coordqa.games.hanabi.view import as_hanabi
+from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
+from coordqa.scenarios.hanabi_solvers import (
+    Situation,
+    card_text,
+    concept,
+    ec_question,
+    jp_best_action,
+    situation,
+    tom_question,
+)
+from coordqa.scenarios.model import Scenario, ScenarioQuestions, ScenarioRejected
+
+PAIRINGS = (
+    ("hanabi-convention", "hanabi-convention"),
+    ("hanabi-convention", "hanabi-iggi"),
+    ("hanabi-convention", "hanabi-convention"),
+    ("hanabi-piers", "hanabi-convention"),
+)
+"""Who plays the candidate games, chosen by ``seed % 4``: mostly the convention bot, whose clues
+follow the conventions the questions assume, sometimes with a rule agent for variety."""
+MAX_TURNS = 100
+"""A two-player Hanabi game ends within about 90 moves; this bounds the candidate loop."""
+EC_ORDER = ("certain_play", "useless", "unseen_copies", "partner_critical")
+
+
+class HanabiBuilder(ScenarioBuilder):
+    """EC, ToM and JP questions for two-player Hanabi states."""
+
+    game = "hanabi"
+    version = "1"
+
+    def questions(self, game: Game, scenario: Scenario) -> ScenarioQuestions:
+        """Build the three questions; reject states whose answers are not clear.
+
+        Raises:
+            ScenarioRejected: the state is not usable (not the player's turn, no partner move
+                yet, a clue that would mislead) or a solver finds no clear answer.
+        """
+        sit = situation(as_hanabi(game), scenario.snapshot, scenario.player)
+        broken = sit.broken_marks()
+        if broken:
+            raise ScenarioRejected(f"play clues mark unplayable cards: {broken}")
+        jp, tier = jp_best_action(sit)
+        ec = ec_question(sit, scenario.kinds.get("EC", "useless"))
+        tom = tom_question(sit, scenario.kinds.get("ToM", "reveal_play"))
+        return ScenarioQuestions(concept(sit, jp, tier), ec, tom, jp)
+
+    def candidates(self, seed: int) -> Iterator[Scenario]:
+        """Every state of one seeded game after the partner's first move (at most ~90)."""
+        names = PAIRINGS[seed % len(PAIRINGS)]
+        game = Hanabi(seed=seed)
+        players = [_scripted(name) for name in names]
+        for index, player in enumerate(players):
+            player.reset(game, index, seed + index)
+        for _ in range(MAX_TURNS):
+            if game.is_terminal():
+                return
+            me = game.state.cur_player()
+            if game.last_action(1 - me) is not None:
+                yield _candidate(game, me, seed, names)
+            action = players[me].choose(Observation(game, me, tuple(game.legal_actions(me))))
+            result = game.step({me: action})
+            for index, player in enumerate(players):
+                player.observe(game, index, result)
+
+
+def _scripted(name: str) -> ScriptedPlayer:
+    player = make_player(name, "hanabi")
+    if not isinstance(player, ScriptedPlayer):
+        raise ScenarioRejected(f"{name} is not a scripted player")
+    return player
+
+
+def _candidate(game: Hanabi, me: int, seed: int, names: tuple[str, str]) -> Scenario:
+    """The scenario of the current state, with question kinds picked from its features."""
+    snapshot = game.snapshot()
+    steps = len(snapshot["moves"])
+    sit = situation(game, snapshot, me)
+    last = game.turns[-1]
+    tom = "infer_last" if last.player != me and last.card is None else "reveal_play"
+    return Scenario(
+        scenario_id=f"hanabi-s{seed}-t{steps}",
+        game="hanabi",
+        layout="default",
+        player=me,
+        snapshot=snapshot,
+        kinds={"EC": _ec_spec(sit, seed + steps), "ToM": tom, "JP": "best_action"},
+        reached_by={"seed": seed, "players": list(names), "steps": steps},
+    )
+
+
+def ec_specs(sit: Situation) -> list[str]:
+    """Every EC question worth asking at this state, one kind after another (EC_ORDER)."""
+    clued = [i for i, c in enumerate(sit.clued[0]) if c]
+    own = range(len(sit.view.own_possible))
+    specs = [f"certain_play:{i}" for i in clued]
+    if any(sit.surely_useless(i) for i in own) or clued:
+        specs.append("useless")
+    counted = _counted_card(sit)
+    if counted is not None:
+        specs.append(f"unseen_copies:{counted}")
+    critical = _critical_card(sit)
+    if critical is not None:
+        specs.append(f"partner_critical:{critical}")
+    return specs
+
+
+def _ec_spec(sit: Situation, turn: int) -> str:
+    """The default EC question of a candidate: the kinds take turns, by turn number."""
+    specs = ec_specs(sit)
+    for offset in range(len(EC_ORDER)):
+        kind = EC_ORDER[(turn + offset) % len(EC_ORDER)]
+        matching = [s for s in specs if s.partition(":")[0] == kind]
+        if matching:
+            return matching[turn % len(matching)]
+    return "useless"
+
+
+def _counted_card(sit: Situation) -> str | None:
+    """The still-needed partner card whose count needs the most sources (stack, discards, hand)."""
+    board = sit.view.board
+    hand = sit.view.partner_hand
+    scored = [
+        (board.discarded(c) + hand.count(c) + (c[1] < board.fireworks[c[0]]), -i, c)
+        for i, c in enumerate(hand)
+        if c[1] < 4
+    ]
+    if not scored:
+        return None
+    best = max(scored)
+    return card_text(best[2]) if best[0] >= 2 else None
+
+
+def _critical_card(sit: Situation) -> str | None:
+    """A partner card whose criticality needs the discard pile: critical non-5s first."""
+    board = sit.view.board
+    hand = sit.view.partner_hand
+    critical = [i for i, c in enumerate(hand) if board.critical(c) and c[1] < 4]
+    half_gone = [i for i, c in enumerate(hand) if board.discarded(c) and not board.critical(c)]
+    fives = [i for i, c in enumerate(hand) if c[1] == 4]
+    for group in (critical, half_gone, fives):
+        if group:
+            return str(group[0])
+    return None
+
+
+BUILDERS.add("hanabi", HanabiBuilder())

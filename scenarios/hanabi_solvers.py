@@ -1,0 +1,750 @@
+"""Solvers for the Hanabi scenarios: exact card facts, clue readings and a one-step action ranking.
+
+Everything is computed from what the scenario's player ("I") legitimately knows: the engine's
+hint knowledge of my hand, the partner's visible hand, the stacks and the discard pile (card
+counting included), plus the public clue history read by the exact rule of the conventions text
+(:func:`coordqa.games.hanabi.convention_player.read_clue`). The partner model is the
+``hanabi-convention`` bot, which follows that text; its simulated reply is used as a cross-check,
+and a state where the simple reading and the bot disagree is rejected.
+
+Hidden information (my own cards) is used only to reject states where the conventions would
+mislead (a play clue pointing at an unplayable card), never to pick an answer.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from coordqa.errors import GameError
+from coordqa.games.base import PLAYER_NAMES, Observation
+from coordqa.games.hanabi import engine
+from coordqa.games.hanabi.convention_player import (
+    PLAY,
+    SAVE,
+    ClueReading,
+    ConventionPlayer,
+    chop_index,
+    read_clue,
+)
+from coordqa.games.hanabi.describe import PRONOUNS
+from coordqa.games.hanabi.game import Hanabi
+from coordqa.games.hanabi.knowledge import Card, chance, hand_knowledge, surely
+from coordqa.games.hanabi.view import View
+from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
+
+Marks = list[list[str]]
+"""Per player, per card position: ``"play"``, ``"save"`` or ``""`` as the clue history reads."""
+
+
+def card_text(card: Card) -> str:
+    """``"Red 3"``."""
+    return engine.card_name(*card)
+
+
+def cards_text(cards: Sequence[Card]) -> str:
+    """``"Red 1, Blue 1"`` (or ``"none"``)."""
+    return ", ".join(card_text(c) for c in cards) or "none"
+
+
+def seated_bot(snapshot: Mapping[str, Any], seat: int) -> tuple[Hanabi, ConventionPlayer]:
+    """Replay ``snapshot`` with a ``hanabi-convention`` bot in ``seat`` watching every move.
+
+    The bot's clue marks are public (both players read every reveal the same way), so the bot
+    gives the clue history of both hands, and can be asked what it would do next.
+    """
+    game = Hanabi(seed=int(snapshot["seed"]))
+    bot = ConventionPlayer()
+    bot.reset(game, seat, 0)
+    for text in snapshot["moves"]:
+        result = game.step({game.state.cur_player(): text})
+        bot.observe(game, seat, result)
+    return game, bot
+
+
+def forked(game: Hanabi) -> Hanabi:
+    """A copy of ``game`` to try a reveal on without replaying it.
+
+    pyhanabi state copies share the deck's generator, which is safe as long as nothing is dealt
+    on the copy: only reveals (which deal nothing) are applied to a fork.
+    """
+    twin = copy.copy(game)
+    twin.state = game.state.copy()
+    twin.turns = list(game.turns)
+    return twin
+
+
+def reveal_touches(view: View, text: str) -> tuple[int, ...]:
+    """Positions of the partner's cards that reveal ``text`` points at."""
+    return tuple(i for i in range(len(view.partner_hand)) if text in view.reveal_texts(i))
+
+
+@dataclass(frozen=True)
+class RevealOutcome:
+    """How the partner reads one of my reveals, and what he then does."""
+
+    text: str
+    """The reveal action."""
+    reading: ClueReading
+    """Focus and kind by the clue-reading rule."""
+    touched: tuple[int, ...]
+    """Partner card positions the reveal points at."""
+    card: Card | None
+    """The focused card (None without a focus)."""
+
+
+@dataclass
+class Situation:
+    """The scenario player's knowledge at a state, with the public clue history."""
+
+    game: Hanabi
+    """The restored game (read only)."""
+    me: int
+    """The player on turn, whose view the questions take."""
+    snapshot: Mapping[str, Any]
+    """The state's snapshot (to simulate the partner bot)."""
+
+    @cached_property
+    def partner_seat(self) -> tuple[Hanabi, ConventionPlayer]:
+        """The state replayed with a ``hanabi-convention`` bot in the partner's seat."""
+        return seated_bot(self.snapshot, self.partner)
+
+    @property
+    def marks(self) -> Marks:
+        """Clue marks of both hands by the clue-reading rule (public, so the bot's are mine)."""
+        return self.partner_seat[1].marks
+
+    @cached_property
+    def view(self) -> View:
+        """My view: my hint knowledge, the partner's hand, the board."""
+        return View(self.game, self.me)
+
+    @property
+    def partner(self) -> int:
+        """The other player."""
+        return 1 - self.me
+
+    @cached_property
+    def clued(self) -> tuple[list[bool], list[bool]]:
+        """Which of (my, the partner's) cards a reveal has touched."""
+        mine, theirs = self.view.knowledge
+        return [k.clued for k in mine], [k.clued for k in theirs]
+
+    @property
+    def my_chop(self) -> int | None:
+        """My oldest untouched card."""
+        return chop_index(self.clued[0])
+
+    @property
+    def partner_chop(self) -> int | None:
+        """The partner's oldest untouched card."""
+        return chop_index(self.clued[1])
+
+    def surely_playable(self, index: int) -> bool:
+        """My card ``index`` is playable whatever it is, after counting."""
+        return surely(self.view.own_possible[index], self.view.board.playable)
+
+    def surely_useless(self, index: int) -> bool:
+        """My card ``index`` can never score, whatever it is, after counting."""
+        return surely(self.view.own_possible[index], self.view.board.useless)
+
+    def live_play_mark(self, player: int, index: int) -> bool:
+        """A play clue marks the card and its holder still thinks it may be playable."""
+        if self.marks[player][index] != PLAY:
+            return False
+        possible = (
+            self.view.own_possible[index]
+            if player == self.me
+            else self.view.partner_possible[index]
+        )
+        return any(self.view.board.playable(c) for c in possible)
+
+    @cached_property
+    def partner_pending(self) -> list[int]:
+        """Partner cards he will play anyway: a live play mark or publicly certain playable."""
+        return [
+            i
+            for i, cards in enumerate(self.view.partner_possible)
+            if self.live_play_mark(self.partner, i) or surely(cards, self.view.board.playable)
+        ]
+
+    def partner_card_needs_save(self, index: int) -> bool:
+        """A 5, a unique 2 or a critical card that is still needed and not duplicated in hand."""
+        hand = self.view.partner_hand
+        card = hand[index]
+        board = self.view.board
+        others = [c for i, c in enumerate(hand) if i != index]
+        if board.useless(card) or card in others:
+            return False
+        return card[1] == 4 or board.critical(card) or card[1] == 1
+
+    def reveal(self, text: str) -> RevealOutcome:
+        """How the partner reads my reveal ``text`` (public knowledge only)."""
+        view = self.view
+        move = self.game.text_to_move(text, self.me)
+        after_state = view.state.copy()
+        after_state.apply_move(move)
+        after = hand_knowledge(after_state, self.me)[1]
+        touched = reveal_touches(view, text)
+        rank_five = text == engine.reveal_rank_text(self.me, 4)
+        reading = read_clue(self.clued[1], after, touched, rank_five, view.board)
+        card = view.partner_hand[reading.focus] if reading.focus is not None else None
+        return RevealOutcome(text, reading, touched, card)
+
+    @cached_property
+    def reveals(self) -> list[RevealOutcome]:
+        """Every legal reveal with its reading, in legal-action order."""
+        return [self.reveal(t) for t in self.view.legal if t.startswith("Reveal")]
+
+    def good_play_clue(self, outcome: RevealOutcome) -> bool:
+        """A play clue on a playable partner card that is not already marked to play."""
+        if outcome.reading.kind != PLAY or outcome.card is None:
+            return False
+        pending = {self.view.partner_hand[i] for i in self.partner_pending}
+        return self.view.board.playable(outcome.card) and outcome.card not in pending
+
+    def bot_reply(self, text: str) -> str:
+        """The ``hanabi-convention`` partner's next action after my reveal ``text``.
+
+        Empty when the reveal was the game's last move (the partner has no turn left).
+        """
+        if not text.startswith("Reveal"):
+            raise GameError(f"only reveals can be tried on a forked game, not {text!r}")
+        game, bot = self.partner_seat
+        game, bot = forked(game), copy.deepcopy(bot)
+        result = game.step({self.me: text})
+        bot.observe(game, self.partner, result)
+        if game.is_terminal():
+            return ""
+        legal = tuple(game.legal_actions(self.partner))
+        return bot.choose(Observation(game, self.partner, legal))
+
+    def plays_playable(self, reply: str) -> bool:
+        """The partner's action ``reply`` plays one of his cards that is playable now."""
+        if not reply.startswith("Play"):
+            return False
+        card = self.view.partner_hand[int(reply.rsplit(" ", 1)[-1])]
+        return self.view.board.playable(card)
+
+    def broken_marks(self) -> list[str]:
+        """Live play marks on cards that are not playable (the conventions would mislead)."""
+        problems = []
+        hands = self.game.state.player_hands()
+        for player in (self.me, self.partner):
+            for index, held in enumerate(hands[player]):
+                card = (held.color(), held.rank())
+                if self.live_play_mark(player, index) and not self.view.board.playable(card):
+                    problems.append(f"player {player} card {index} ({card_text(card)})")
+        return problems
+
+
+def situation(game: Hanabi, snapshot: Mapping[str, Any], player: int) -> Situation:
+    """My situation at the snapshot's state, checked to be a usable scenario state.
+
+    Raises:
+        ScenarioRejected: the game is over, ``player`` is not on turn, or the partner has not
+            acted yet.
+    """
+    if game.is_terminal() or game.state.cur_player() != player:
+        raise ScenarioRejected(f"player {player} is not on turn in this Hanabi state")
+    if game.last_action(1 - player) is None:
+        raise ScenarioRejected("the partner has not acted yet; every scenario needs his last move")
+    return Situation(game, player, snapshot)
+
+
+def possibilities_text(situation: Situation, index: int) -> str:
+    """``"Card 2 could be Red 1 (2 unseen), Blue 1 (1 unseen)"`` after counting."""
+    view = situation.view
+    cards = view.own_possible[index]
+    listed = ", ".join(f"{card_text(c)} ({view.unseen[c]} unseen)" for c in cards)
+    return f"my Card {index} could be {listed}"
+
+
+# --- EC: exact card facts -------------------------------------------------------------------
+
+YES_NO = ("Yes", "No")
+
+
+def ec_certain_play(sit: Situation, index: int) -> QuestionDraft:
+    """Is my card ``index`` playable whatever it is (hint knowledge plus counting)?"""
+    board = sit.view.board
+    cards = sit.view.own_possible[index]
+    playable = [c for c in cards if board.playable(c)]
+    sure = sit.surely_playable(index)
+    rationale = f"{possibilities_text(sit, index)}; playable now: {cards_text(playable)} -> " + (
+        "every possibility is playable: Yes" if sure else "not every possibility is: No"
+    )
+    return QuestionDraft(
+        "EC",
+        "certain_play",
+        f"Is my Card {index} certainly playable now?",
+        YES_NO,
+        (0 if sure else 1,),
+        rationale,
+    )
+
+
+def ec_useless(sit: Situation) -> QuestionDraft:
+    """Which of my cards can never score, whatever they are (several may be)?"""
+    board = sit.view.board
+    count = len(sit.view.own_possible)
+    parts = []
+    for index, cards in enumerate(sit.view.own_possible):
+        useful = [c for c in cards if not board.useless(c)]
+        parts.append(
+            f"Card {index}: "
+            + (
+                f"all of {cards_text(cards)} useless"
+                if not useful
+                else f"may be {card_text(useful[0])}, still needed"
+            )
+        )
+    useless = [i for i in range(count) if sit.surely_useless(i)]
+    options = (*(f"My Card {i}" for i in range(count)), "None of them")
+    correct = tuple(useless) if useless else (count,)
+    return QuestionDraft(
+        "EC",
+        "useless",
+        "Which of my cards are certainly useless (can never be played, whatever they are)?",
+        options,
+        correct,
+        "; ".join(parts) + f" -> certainly useless: {[f'Card {i}' for i in useless] or 'none'}",
+    )
+
+
+def ec_unseen_copies(sit: Situation, card: Card) -> QuestionDraft:
+    """How many copies of ``card`` are in my hand or the deck (not visible to me)?"""
+    board = sit.view.board
+    total = engine.COPIES[card[1]]
+    played = 1 if card[1] < board.fireworks[card[0]] else 0
+    discarded = board.discarded(card)
+    partner = sit.view.partner_hand.count(card)
+    unseen = sit.view.unseen[card]
+    rationale = (
+        f"{card_text(card)}: {total} in the deck at start - {played} on the stack - "
+        f"{discarded} discarded - {partner} in my partner's hand = {unseen}"
+    )
+    options = tuple(str(n) for n in range(total + 1))
+    return QuestionDraft(
+        "EC",
+        "unseen_copies",
+        f"How many copies of {card_text(card)} are unseen from my point of view "
+        "(in my own hand or still in the deck)?",
+        options,
+        (unseen,),
+        rationale,
+    )
+
+
+def ec_partner_critical(sit: Situation, index: int) -> QuestionDraft:
+    """Is the partner's card ``index`` the last copy of a card still needed?"""
+    board = sit.view.board
+    card = sit.view.partner_hand[index]
+    total = engine.COPIES[card[1]]
+    critical = board.critical(card)
+    why = (
+        "it can never be played (already played or a lower card is gone)"
+        if board.useless(card)
+        else f"still needed; {board.discarded(card)} of {total} copies discarded"
+    )
+    partner = PLAYER_NAMES[sit.partner]
+    return QuestionDraft(
+        "EC",
+        "partner_critical",
+        f"Is {partner}'s Card {index} critical (the last remaining copy of a card that is "
+        "still needed)?",
+        YES_NO,
+        (0 if critical else 1,),
+        f"{partner}'s Card {index} is {card_text(card)}: {why} -> "
+        + ("critical: Yes" if critical else "not critical: No"),
+    )
+
+
+def ec_question(sit: Situation, spec: str) -> QuestionDraft:
+    """The EC question named by ``spec`` (``"useless"``, ``"certain_play:2"``, ...).
+
+    Raises:
+        ScenarioRejected: the spec names no EC kind, or a card that does not exist.
+    """
+    name, _, arg = spec.partition(":")
+    try:
+        if name == "useless":
+            return ec_useless(sit)
+        if name == "unseen_copies":
+            color, rank = arg.split(" ")
+            return ec_unseen_copies(sit, (engine.COLORS.index(color), int(rank) - 1))
+        index = int(arg)
+        if name == "certain_play" and 0 <= index < len(sit.view.own_possible):
+            return ec_certain_play(sit, index)
+        if name == "partner_critical" and 0 <= index < len(sit.view.partner_hand):
+            return ec_partner_critical(sit, index)
+    except ValueError as error:
+        raise ScenarioRejected(f"bad Hanabi EC spec {spec!r}: {error}") from error
+    raise ScenarioRejected(
+        f"bad Hanabi EC spec {spec!r}; use one of {', '.join(EC_KINDS)} (with ':<card index>' "
+        "for certain_play and partner_critical, ':<Colour> <rank>' for unseen_copies)"
+    )
+
+
+EC_KINDS = ("certain_play", "useless", "unseen_copies", "partner_critical")
+"""The EC question kinds."""
+
+
+# --- ToM: the reveal that makes the partner play, and reading the partner's last reveal -------
+
+MIN_REVEAL_OPTIONS = 3
+"""A reveal question needs at least this many legal reveals (otherwise it is a guess)."""
+
+
+def tom_reveal_play(sit: Situation) -> QuestionDraft:
+    """Which reveals make the partner play a playable card next turn?
+
+    Correct: the reveals read as a play clue whose focus is playable (and not already marked).
+    The ``hanabi-convention`` partner's simulated reply must agree: it plays the focus after
+    every correct reveal and plays nothing after the others.
+
+    Raises:
+        ScenarioRejected: one life left, too few reveals, the partner already has a card to play,
+            no reveal works, or the simulated partner disagrees with the reading.
+    """
+    partner = PLAYER_NAMES[sit.partner]
+    if sit.view.lives <= 1:
+        raise ScenarioRejected("one life left: the partner plays only certain cards")
+    if len(sit.reveals) < MIN_REVEAL_OPTIONS:
+        raise ScenarioRejected(f"only {len(sit.reveals)} legal reveals")
+    if sit.partner_pending:
+        raise ScenarioRejected(f"{partner} already knows to play card(s) {sit.partner_pending}")
+    correct = tuple(i for i, o in enumerate(sit.reveals) if sit.good_play_clue(o))
+    if not correct:
+        raise ScenarioRejected("no reveal makes the partner play a playable card")
+    for index, outcome in enumerate(sit.reveals):
+        reply = sit.bot_reply(outcome.text)
+        if sit.plays_playable(reply) != (index in correct):
+            raise ScenarioRejected(
+                f"the clue-reading rule and the simulated partner disagree on {outcome.text!r} "
+                f"(the bot answers {reply!r})"
+            )
+    parts = [_reveal_summary(sit, o) for o in sit.reveals]
+    pronoun = PRONOUNS[sit.partner]
+    return QuestionDraft(
+        "ToM",
+        "reveal_play",
+        f"What information about {pronoun} cards should I reveal so that {partner} knows to "
+        f"play a card on {pronoun} turn?",
+        tuple(o.text for o in sit.reveals),
+        correct,
+        "Clue-reading rule of the conventions; " + "; ".join(parts),
+    )
+
+
+def _reveal_summary(sit: Situation, outcome: RevealOutcome) -> str:
+    """``"rank 1 -> play clue on Card 3 (Red 1, playable)"``."""
+    label = outcome.text.split("'s ", 1)[1].removesuffix(" cards")
+    reading = outcome.reading
+    if reading.focus is None or outcome.card is None:
+        return f"{label} -> touches no new card"
+    state = "playable" if sit.view.board.playable(outcome.card) else "not playable"
+    if reading.kind == PLAY and outcome.card in {
+        sit.view.partner_hand[i] for i in sit.partner_pending
+    }:
+        state += ", already marked"
+    focused = f"Card {reading.focus} ({card_text(outcome.card)}, {state})"
+    return f"{label} -> {reading.kind} clue on {focused}"
+
+
+def last_reveal_reading(sit: Situation) -> tuple[ClueReading, bool, list[int]]:
+    """The partner's last reveal read by the clue-reading rule.
+
+    Returns the reading, whether it focused my chop, and the cards it newly touched.
+
+    Raises:
+        ScenarioRejected: the partner's last action was not a reveal touching a new card of mine.
+    """
+    turn = sit.game.turns[-1]
+    if turn.player != sit.partner or turn.card is not None:
+        raise ScenarioRejected("the partner's last action was not a reveal")
+    before = Hanabi(seed=int(sit.snapshot["seed"]))
+    before.restore({"seed": sit.snapshot["seed"], "moves": list(sit.snapshot["moves"])[:-1]})
+    clued_before = [k.clued for k in hand_knowledge(before.state, sit.me)[0]]
+    rank_five = turn.action == engine.reveal_rank_text(sit.partner, 4)
+    reading = read_clue(
+        clued_before, sit.view.knowledge[0], turn.touched, rank_five, sit.view.board
+    )
+    if reading.focus is None:
+        raise ScenarioRejected("the partner's last reveal touched no new card: no instruction")
+    newly = [i for i in turn.touched if not clued_before[i]]
+    return reading, reading.focus == chop_index(clued_before), newly
+
+
+def tom_infer_last(sit: Situation) -> QuestionDraft:
+    """What the partner's last reveal tells me: play its focus (play clue) or keep it (save).
+
+    Raises:
+        ScenarioRejected: one life left, the last action carries no instruction, it newly
+            touched several cards that are not all certainly playable, or a card it did not touch
+            is certainly playable (two answers would fit). When a play clue newly touches several
+            cards that are all certainly playable, playing each is correct on purpose.
+    """
+    if sit.view.lives <= 1:
+        raise ScenarioRejected("one life left: a play clue does not make me play")
+    reading, on_chop, newly = last_reveal_reading(sit)
+    focus = reading.focus if reading.focus is not None else -1
+    sure = [i for i in range(len(sit.view.own_possible)) if sit.surely_playable(i)]
+    if len(newly) > 1 and not (reading.kind == PLAY and set(newly) <= set(sure)):
+        raise ScenarioRejected(f"the reveal newly touched cards {newly}: more than one reading")
+    if set(sure) - set(newly):
+        raise ScenarioRejected(f"my cards {sorted(set(sure) - set(newly))} were already playable")
+    count = len(sit.view.own_possible)
+    options = tuple(
+        text
+        for i in range(count)
+        for text in (
+            f"I should Play my Card {i}",
+            f"I should Discard my Card {i}",
+            f"I should Keep my Card {i}",
+        )
+    )
+    verb = "Play" if reading.kind == PLAY else "Keep"
+    answers = [f"I should {verb} my Card {i}" for i in sorted({focus, *newly})]
+    also = (
+        f"; every newly touched card {newly} is certainly playable, so all are to be played"
+        if len(newly) > 1
+        else ""
+    )
+    turn = sit.game.turns[-1]
+    why = (
+        "it may be playable, so it is a play clue"
+        if reading.kind == PLAY
+        else "a rank 5 reveal is a save clue"
+        if turn.action == engine.reveal_rank_text(sit.partner, 4)
+        else "it cannot be playable now, so it is a save clue"
+    )
+    focus_rule = "my chop, newly touched" if on_chop else "the newest card it newly touched"
+    return QuestionDraft(
+        "ToM",
+        "infer_last",
+        "What can I infer from my partner's previous action?",
+        options,
+        tuple(options.index(a) for a in answers),
+        f"{PLAYER_NAMES[sit.partner]}: {turn.action!r} touched my cards {list(turn.touched)}; "
+        f"focus = Card {focus} ({focus_rule}); {possibilities_text(sit, focus)}; {why}{also} "
+        f"-> {', '.join(answers)}",
+    )
+
+
+TOM_KINDS = ("reveal_play", "infer_last")
+"""The ToM question kinds."""
+
+
+def tom_question(sit: Situation, kind: str) -> QuestionDraft:
+    """The ToM question of ``kind``.
+
+    Raises:
+        ScenarioRejected: unknown kind, or the state gives no clear answer.
+    """
+    if kind == "reveal_play":
+        return tom_reveal_play(sit)
+    if kind == "infer_last":
+        return tom_infer_last(sit)
+    raise ScenarioRejected(f"unknown Hanabi ToM kind {kind!r}; use one of {', '.join(TOM_KINDS)}")
+
+
+# --- JP: a one-step ranking of my legal actions --------------------------------------------
+
+SURE_PLAY = 6
+"""Play a card that is certainly playable, or that a partner's play clue marks (2+ lives)."""
+PLAY_CLUE = 5
+"""A reveal read as a play clue on a playable partner card: he plays it next turn."""
+SAVE_CLUE = 4
+"""A reveal read as a save clue on the partner's chop that must be kept, when he would discard."""
+SAFE_DISCARD = 3
+"""Discard a card that is certainly useless."""
+CHOP_DISCARD = 2
+"""Discard my chop."""
+IDLE_REVEAL = 1
+"""A reveal with no useful instruction."""
+BAD_DISCARD = 0
+"""Discard a card a reveal has touched (and that is not certainly useless)."""
+HARMFUL = -1
+"""Risk a life: play an uncertain card, or give a play clue on an unplayable card."""
+TIER_NAMES = {
+    SURE_PLAY: "+1 score now",
+    PLAY_CLUE: "partner plays a playable card next turn",
+    SAVE_CLUE: "saves the partner's chop",
+    SAFE_DISCARD: "free discard (+1 token, certainly useless card)",
+    CHOP_DISCARD: "discard the chop (+1 token)",
+    IDLE_REVEAL: "reveal without a useful instruction",
+    BAD_DISCARD: "discards a card a reveal touched",
+    HARMFUL: "risks a life",
+}
+MAX_CORRECT = 3
+"""More equally good actions than this make the question a lottery: rejected."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One legal action with its tier and the reason."""
+
+    action: str
+    tier: int
+    reason: str
+
+
+def judge_play(sit: Situation, index: int) -> Judged:
+    """Certain or clue-marked plays score; any other play risks a life."""
+    action = engine.play_text(index)
+    view = sit.view
+    if sit.surely_playable(index):
+        return Judged(
+            action, SURE_PLAY, f"certainly playable ({cards_text(view.own_possible[index])})"
+        )
+    if view.lives >= 2 and sit.live_play_mark(sit.me, index):
+        return Judged(action, SURE_PLAY, "marked by the partner's play clue")
+    odds = chance(view.own_possible[index], view.unseen, view.board.playable)
+    return Judged(action, HARMFUL, f"uncertain, playable with probability {odds:.2f}")
+
+
+def judge_discard(sit: Situation, index: int) -> Judged:
+    """Useless cards are free, the chop is the convention's discard, clued cards are wasted."""
+    action = engine.discard_text(index)
+    if sit.surely_useless(index):
+        return Judged(action, SAFE_DISCARD, "certainly useless")
+    if index == sit.my_chop:
+        return Judged(action, CHOP_DISCARD, "my chop")
+    return Judged(action, BAD_DISCARD, "a card a reveal touched")
+
+
+def judge_reveal(sit: Situation, outcome: RevealOutcome) -> Judged:
+    """Play clues on playable cards, urgent saves, misleading clues and idle ones."""
+    summary = _reveal_summary(sit, outcome)
+    kind, card = outcome.reading.kind, outcome.card
+    if kind == PLAY and card is not None and not sit.view.board.playable(card):
+        return Judged(outcome.text, HARMFUL, summary)
+    if sit.good_play_clue(outcome):
+        return Judged(outcome.text, PLAY_CLUE, summary)
+    if (
+        kind == SAVE
+        and outcome.reading.focus == sit.partner_chop
+        and sit.partner_chop is not None
+        and sit.partner_card_needs_save(sit.partner_chop)
+        and not sit.partner_pending
+    ):
+        return Judged(outcome.text, SAVE_CLUE, summary)
+    return Judged(outcome.text, IDLE_REVEAL, summary)
+
+
+def judge_action(sit: Situation, action: str, reveals: Mapping[str, RevealOutcome]) -> Judged:
+    """The tier of one legal action."""
+    if action in reveals:
+        return judge_reveal(sit, reveals[action])
+    index = int(action.rsplit(" ", 1)[-1])
+    return judge_play(sit, index) if action.startswith("Play") else judge_discard(sit, index)
+
+
+def jp_best_action(sit: Situation) -> tuple[QuestionDraft, int]:
+    """The best next action by the tier ranking, and the winning tier.
+
+    Raises:
+        ScenarioRejected: the ranking is not clear for this state (see the checks below).
+    """
+    reveals = {o.text: o for o in sit.reveals}
+    judged = [judge_action(sit, a, reveals) for a in sit.view.legal]
+    best = max(j.tier for j in judged)
+    correct = tuple(i for i, j in enumerate(judged) if j.tier == best)
+    _check_clear(sit, best, [judged[i] for i in correct], reveals)
+    runner_up = max((j.tier for j in judged if j.tier < best), default=None)
+    lines = [
+        f"{j.action}: {TIER_NAMES[j.tier]} ({j.reason})" for j in judged if j.tier >= IDLE_REVEAL
+    ]
+    worse = len([j for j in judged if j.tier < IDLE_REVEAL])
+    rationale = (
+        "Tiers: +1 score now > partner plays next turn > urgent save > free discard > discard "
+        "chop > idle reveal > discard a clued card > risk a life. "
+        + "; ".join(lines)
+        + f"; {worse} other action(s) risk a life or waste a clued card. Best tier "
+        f"'{TIER_NAMES[best]}' beats "
+        + (f"'{TIER_NAMES[runner_up]}'" if runner_up is not None else "nothing else")
+    )
+    draft = QuestionDraft(
+        "JP",
+        "best_action",
+        "What is the best next action?",
+        tuple(sit.view.legal),
+        correct,
+        rationale,
+    )
+    return draft, best
+
+
+def _check_clear(
+    sit: Situation, best: int, winners: list[Judged], reveals: Mapping[str, RevealOutcome]
+) -> None:
+    """Reject states where the tier ranking is not a clear answer."""
+    partner = PLAYER_NAMES[sit.partner]
+    chop = sit.partner_chop
+    chop_in_danger = (
+        chop is not None and sit.partner_card_needs_save(chop) and not sit.partner_pending
+    )
+    if sit.view.lives <= 1 and best != SURE_PLAY:
+        raise ScenarioRejected("one life left and no certain play: no clear best action")
+    if best <= IDLE_REVEAL:
+        raise ScenarioRejected("nothing useful to do: every remaining action is idle or harmful")
+    if len(winners) > MAX_CORRECT:
+        raise ScenarioRejected(f"{len(winners)} equally good actions")
+    if best == SURE_PLAY and chop_in_danger:
+        raise ScenarioRejected(f"I can play, but {partner}'s chop needs a save: no clear winner")
+    if best == PLAY_CLUE and sit.partner_pending:
+        raise ScenarioRejected(f"{partner} already has a card to play; another clue is optional")
+    if best == SAFE_DISCARD and sit.my_chop is not None and not sit.surely_useless(sit.my_chop):
+        raise ScenarioRejected("a useless card besides the chop: the conventions say chop")
+    if (
+        best in (SAFE_DISCARD, CHOP_DISCARD)
+        and chop is not None
+        and sit.partner_card_needs_save(chop)
+    ):
+        raise ScenarioRejected(f"{partner}'s chop must be kept some day: saving early competes")
+    for winner in winners:
+        if winner.action in reveals:
+            _check_bot_agrees(sit, reveals[winner.action], best)
+
+
+def _check_bot_agrees(sit: Situation, outcome: RevealOutcome, tier: int) -> None:
+    """The simulated partner plays after a play clue and keeps the card after a save clue."""
+    reply = sit.bot_reply(outcome.text)
+    focus = outcome.reading.focus
+    if tier == PLAY_CLUE and reply != engine.play_text(focus if focus is not None else -1):
+        raise ScenarioRejected(f"after {outcome.text!r} the simulated partner answers {reply!r}")
+    if tier == SAVE_CLUE and (
+        reply == engine.discard_text(focus if focus is not None else -1)
+        or (reply.startswith("Play") and not sit.plays_playable(reply))
+    ):
+        raise ScenarioRejected(f"after {outcome.text!r} the simulated partner answers {reply!r}")
+
+
+def concept(sit: Situation, jp: QuestionDraft, tier: int) -> str:
+    """A short phrase for what makes the state an edge case, from the winning action."""
+    partner = PLAYER_NAMES[sit.partner]
+    action = jp.options[jp.correct[0]]
+    if tier == SURE_PLAY:
+        index = int(action.rsplit(" ", 1)[-1])
+        if sit.view.lives <= 1:
+            return f"one life left: only my certainly playable Card {index} may be played"
+        if sit.marks[sit.me][index] == PLAY and not sit.surely_playable(index):
+            return f"partner's play clue marks my Card {index} as playable"
+        return f"counting makes my Card {index} certainly playable"
+    if tier == PLAY_CLUE:
+        card = sit.reveal(action).card
+        what = action.split("'s ", 1)[1].removesuffix(" cards")
+        return f"a {what} reveal marks {partner}'s playable {card_text(card) if card else ''}"
+    if tier == SAVE_CLUE and sit.partner_chop is not None:
+        card = sit.view.partner_hand[sit.partner_chop]
+        why = (
+            "a 5" if card[1] == 4 else "critical" if sit.view.board.critical(card) else "a unique 2"
+        )
+        return f"{partner}'s chop {card_text(card)} is {why} and must be saved"
+    if tier == SAFE_DISCARD:
+        return f"my {action.removeprefix('Discard my ')} is certainly useless: a free discard"
+    return "nothing to play or clue: discard my chop"

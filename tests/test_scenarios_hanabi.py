@@ -1,0 +1,198 @@
+"""Hanabi scenarios: curated list validates, fresh generation works, solvers on hand-made states.
+
+The hand-made states are dealt by fixed seeds and reached by a few chosen moves (pyhanabi cannot
+deal chosen cards). Seed 0 deals Alice G5 B1 B2 B1 G4 and Bob Y4 Y2 R1 Y1 G2; seed 170 deals
+Alice Y3 R1 B1 Y1 R1 and Bob R5 G4 Y3 B2 B5. Every expected answer below is worked out by hand
+from those hands and the conventions text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from coordqa.games.hanabi import Hanabi
+from coordqa.scenarios import (
+    Scenario,
+    ScenarioRejected,
+    curated_scenarios,
+    fresh_scenarios,
+    validate_rows_against_solvers,
+)
+from coordqa.scenarios.build import scenario_rows
+from coordqa.scenarios.hanabi import HanabiBuilder
+from coordqa.scenarios.hanabi_solvers import (
+    QuestionDraft,
+    ec_question,
+    jp_best_action,
+    situation,
+    tom_question,
+)
+
+BUILDER = HanabiBuilder()
+
+
+def state(
+    seed: int, moves: list[str], kinds: dict[str, str] | None = None
+) -> tuple[Hanabi, Scenario]:
+    """The game after ``moves`` from ``seed``, as a scenario for the player on turn."""
+    game = Hanabi(seed=seed)
+    for text in moves:
+        game.step({game.state.cur_player(): text})
+    scenario = Scenario(
+        scenario_id="hand-made",
+        game="hanabi",
+        layout="default",
+        player=game.state.cur_player(),
+        snapshot=game.snapshot(),
+        kinds=kinds or {},
+    )
+    return game, scenario
+
+
+def answers(draft: QuestionDraft) -> set[str]:
+    return {draft.options[i] for i in draft.correct}
+
+
+# Alice saves Bob's 2s (a save clue: a 2 cannot be playable on empty stacks), then Bob gives
+# Alice a rank 1 play clue on her Cards 1 and 3 (focus: the newest, Card 3).
+TWO_ONES = ["Reveal Bob's rank 2 cards", "Reveal Alice's rank 1 cards"]
+
+
+def test_curated_hanabi_list_has_28_scenarios_that_validate() -> None:
+    scenarios = [s for s in curated_scenarios() if s.game == "hanabi"]
+    assert [s.scenario_id for s in scenarios] == [f"hanabi-{n:02d}" for n in range(1, 29)]
+    rows = [row for s in scenarios for row in scenario_rows(s)]
+    assert validate_rows_against_solvers(rows) == 84
+    for scenario in scenarios:
+        game = BUILDER.restore(scenario)
+        assert game.state.cur_player() == scenario.player
+        assert game.last_action(1 - scenario.player) is not None
+    jp_rows = [r for r in rows if r["question_type"] == "JP"]
+    for row, scenario in zip(jp_rows, scenarios, strict=True):
+        legal = BUILDER.restore(scenario).legal_actions(scenario.player)
+        assert sorted(row["options"]) == sorted(legal)
+
+
+def test_fresh_generator_yields_valid_hanabi_questions() -> None:
+    fresh = list(fresh_scenarios("hanabi", 2, 5000))
+    assert len(fresh) == 2
+    rows = [row for s in fresh for row in scenario_rows(s)]
+    assert validate_rows_against_solvers(rows) == 6
+
+
+def test_ec_solvers_on_a_hand_made_state() -> None:
+    game, scenario = state(0, TWO_ONES)
+    sit = situation(game, scenario.snapshot, scenario.player)
+    # Cards 1 and 3 are 1s on empty stacks: certainly playable; Card 0 is unknown.
+    assert answers(ec_question(sit, "certain_play:3")) == {"Yes"}
+    assert answers(ec_question(sit, "certain_play:0")) == {"No"}
+    assert answers(ec_question(sit, "useless")) == {"None of them"}
+    # Yellow 1: 3 copies, none played or discarded, Bob holds one -> 2 unseen.
+    unseen = ec_question(sit, "unseen_copies:Yellow 1")
+    assert unseen.options == ("0", "1", "2", "3") and answers(unseen) == {"2"}
+    # Bob's Card 0 is Yellow 4 (two copies, none discarded): not critical.
+    assert answers(ec_question(sit, "partner_critical:0")) == {"No"}
+    with pytest.raises(ScenarioRejected, match="bad Hanabi EC spec"):
+        ec_question(sit, "certain_play:7")
+
+
+def test_five_is_critical_and_a_discarded_copy_makes_a_card_critical() -> None:
+    # Seed 170: Bob's Card 0 is Red 5 (Yes). Bob's Card 2 is Yellow 3; Alice discards her
+    # Yellow 3 (Card 0), so Bob's is the last copy (Yes). His Blue 2 has a copy left (No).
+    moves = ["Reveal Bob's rank 4 cards", "Reveal Alice's rank 3 cards", "Discard my Card 0"]
+    moves += ["Reveal Alice's rank 1 cards"]
+    game, scenario = state(170, moves)
+    sit = situation(game, scenario.snapshot, scenario.player)
+    assert answers(ec_question(sit, "partner_critical:0")) == {"Yes"}
+    assert answers(ec_question(sit, "partner_critical:2")) == {"Yes"}
+    assert answers(ec_question(sit, "partner_critical:3")) == {"No"}
+
+
+def test_tom_reveal_play_marks_exactly_the_reveals_that_make_bob_play() -> None:
+    # Bob holds Y4 Y2* R1 Y1 G2* (* clued). Yellow newly touches his chop (Y4): focus chop, it
+    # may be Yellow 1 -> play clue on an unplayable card. Red: focus R1, playable. Rank 1:
+    # focus the newest new card, Y1, playable. Green and rank 2 touch no new card. Rank 4:
+    # chop focus, a 4 cannot be playable -> save clue.
+    game, scenario = state(0, TWO_ONES)
+    sit = situation(game, scenario.snapshot, scenario.player)
+    tom = tom_question(sit, "reveal_play")
+    assert answers(tom) == {"Reveal Bob's Red color cards", "Reveal Bob's rank 1 cards"}
+    assert "Reveal Bob's Yellow color cards" in tom.options
+
+
+def test_tom_infer_last_reads_play_and_save_clues() -> None:
+    game, scenario = state(0, TWO_ONES)
+    sit = situation(game, scenario.snapshot, scenario.player)
+    tom = tom_question(sit, "infer_last")
+    # The rank 1 clue newly touched Cards 1 and 3, both certainly playable: both on purpose.
+    assert answers(tom) == {"I should Play my Card 1", "I should Play my Card 3"}
+    assert len(tom.options) == 15
+    # A rank 5 reveal on Alice's chop (Card 0, Green 5) is a save clue.
+    game, scenario = state(0, ["Reveal Bob's rank 2 cards", "Reveal Alice's rank 5 cards"])
+    sit = situation(game, scenario.snapshot, scenario.player)
+    assert answers(tom_question(sit, "infer_last")) == {"I should Keep my Card 0"}
+
+
+def test_jp_two_certain_plays_are_both_correct() -> None:
+    game, scenario = state(0, TWO_ONES)
+    jp, _ = jp_best_action(situation(game, scenario.snapshot, scenario.player))
+    assert jp.options == tuple(game.legal_actions(scenario.player))
+    assert answers(jp) == {"Play my Card 1", "Play my Card 3"}
+
+
+def test_jp_saves_a_five_on_the_chop_with_a_rank_clue_not_a_colour_clue() -> None:
+    # Seed 170: Bob's chop is Red 5 and he has nothing playable; Alice has no certain play.
+    # Rank 5 is a save clue; Red would read as a play clue on an unplayable card.
+    moves = ["Reveal Bob's rank 4 cards", "Reveal Alice's rank 3 cards"]
+    kinds = {"EC": "partner_critical:0", "ToM": "infer_last"}
+    game, scenario = state(170, moves, kinds)
+    built = BUILDER.questions(game, scenario)
+    assert answers(built.jp) == {"Reveal Bob's rank 5 cards"}
+    assert answers(built.ec) == {"Yes"}
+    # Bob's rank 3 reveal on Alice's chop (Yellow 3) cannot be playable: a save clue.
+    assert answers(built.tom) == {"I should Keep my Card 0"}
+    assert "must be saved" in built.concept
+
+
+def ambiguous_cases() -> list[tuple[int, list[str], str, Any]]:
+    """States where a question has no clear answer, with the expected rejection."""
+    return [
+        # Alice can play a 1, but Bob's chop is then a unique Yellow 2 with nothing to play.
+        (0, ["Reveal Bob's rank 4 cards", "Reveal Alice's rank 1 cards"], "JP", "needs a save"),
+        # Bob already knows his two 1s are playable: any clue "makes him play".
+        (0, ["Reveal Bob's rank 1 cards", "Reveal Alice's rank 1 cards"], "ToM", "already"),
+        # Bob's last action was a discard: nothing to infer from a clue.
+        (0, ["Reveal Bob's rank 2 cards", "Discard my Card 0"], "infer", "not a reveal"),
+    ]
+
+
+@pytest.mark.parametrize(("seed", "moves", "question", "reason"), ambiguous_cases())
+def test_builders_reject_ambiguous_states(
+    seed: int, moves: list[str], question: str, reason: str
+) -> None:
+    game, scenario = state(seed, moves)
+    sit = situation(game, scenario.snapshot, scenario.player)
+    with pytest.raises(ScenarioRejected, match=reason):
+        if question == "JP":
+            jp_best_action(sit)
+        elif question == "ToM":
+            tom_question(sit, "reveal_play")
+        else:
+            tom_question(sit, "infer_last")
+
+
+def test_a_state_before_the_partner_moved_is_rejected() -> None:
+    game, scenario = state(0, ["Reveal Bob's rank 2 cards"])
+    game2, first = state(0, [])
+    with pytest.raises(ScenarioRejected, match="has not acted"):
+        BUILDER.questions(game2, first)
+    assert BUILDER.restore(scenario).last_action(0) == "Reveal Bob's rank 2 cards"
+
+
+def test_candidates_are_deterministic_and_on_turn() -> None:
+    first = [c.to_dict() for c in BUILDER.candidates(3)]
+    assert first == [c.to_dict() for c in BUILDER.candidates(3)]
+    assert first and all(c["reached_by"]["seed"] == 3 for c in first)
+    assert all(c["kinds"]["JP"] == "best_action" for c in first)
