@@ -87,20 +87,34 @@ def fast_model(server: LocalOpenAIServer) -> Model:
     return get_model("openai/agent-test", api_base=server.base_url, cache=None, policy=policy)
 
 
-@pytest.mark.parametrize("game", ["hanabi", "collab_escape"])
-def test_agents_through_a_local_openai_server(openai_key: str, game: str) -> None:
+@pytest.mark.parametrize(
+    ("game", "pair"),
+    [
+        ("hanabi", ("cac", "hm")),
+        ("collab_escape", ("llm", "cac")),
+        ("collab_capture", ("hm", "llm")),
+        ("overcooked", ("hm", "cac")),
+    ],
+)
+def test_agents_through_a_local_openai_server(
+    openai_key: str, game: str, pair: tuple[str, str]
+) -> None:
     script = RoleScript()
     with LocalOpenAIServer(responder=script.responder) as server:
         model = fast_model(server)
         records: list[dict[str, Any]] = []
-        cac = make_player("cac", game, model=model, recorder=records.append)
-        hm = make_player("hm", game, model=model, recorder=records.append)
-        trajectory = play(game, [cac, hm])
+        players = [make_player(a, game, model=model, recorder=records.append) for a in pair]
+        built = make_game(game, None, 3, **({"horizon": 15} if game == "overcooked" else {}))
+        trajectory = asyncio.run(play_episode(built, players, 3))
         assert server.count == sum(script.calls.values())
     replay(trajectory)
     calls = [r for r in records if r["kind"] == "exchange"]
     assert len(calls) == server.count > 0
     # token counts come from the server (whitespace words) through litellm's usage
     assert all(r["usage"]["prompt_tokens"] > 0 and r["error"] is None for r in calls)
-    assert cac.stats()["prompt_tokens"] > 0  # type: ignore[attr-defined]
-    assert {r["role"] for r in calls} >= {"tom", "action", "verifier", "hypothesis", "plan"}
+    for player in players:
+        stats = player.stats()  # type: ignore[attr-defined]
+        assert stats["prompt_tokens"] > 0 and stats["fallbacks"] == 0
+    expected = {"llm": {"action"}, "cac": {"tom", "action", "verifier"}}
+    expected["hm"] = {"hypothesis", "predict", "plan", "action"}
+    assert {r["role"] for r in calls} == expected[pair[0]] | expected[pair[1]]

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import LLMAgent, Recorder, build_options
@@ -330,25 +330,39 @@ class HMAgent(LLMAgent):
         )
         next_id = len(self.book.hypotheses)
 
-        def read(reply: Reply) -> tuple[tuple[str | None, str | None], dict[str, Any]]:
-            hypothesis = section(reply.text, "hypothesis")
+        def read(reply: Reply) -> tuple[_Vanilla, dict[str, Any]]:
             choice = choose(reply.text or "", options)
-            predicted = options[choice.index] if choice.index is not None else None
-            self.plan, self.subgoals = section(reply.text, "plan"), subgoals(reply.text)
-            return (hypothesis, predicted), {
-                "hypothesis_id": next_id if hypothesis else None,
-                "hypothesis": hypothesis,
+            parsed = _Vanilla(
+                hypothesis=section(reply.text, "hypothesis"),
+                predicted=options[choice.index] if choice.index is not None else None,
+                plan=section(reply.text, "plan"),
+                subgoals=subgoals(reply.text),
+            )
+            return parsed, {
+                "hypothesis_id": next_id if parsed.hypothesis else None,
                 "options": options,
                 "choice": choice.to_dict(),
-                "predicted": predicted,
-                "plan": self.plan,
-                "subgoals": list(self.subgoals),
+                **parsed._asdict(),
             }
 
-        _, (hypothesis, predicted) = await self.ask("tom", messages, read)
-        added = self._add_hypothesis(hypothesis) if hypothesis else None
-        if predicted is not None:
-            self.pending = [Prediction(None if added is None else added.id, predicted, True)]
+        _, parsed = await self.ask("tom", messages, read)
+        self.plan, self.subgoals = parsed.plan, parsed.subgoals
+        added = self._add_hypothesis(parsed.hypothesis) if parsed.hypothesis else None
+        if parsed.predicted is not None:
+            self.pending = [Prediction(None if added is None else added.id, parsed.predicted, True)]
+
+
+class _Vanilla(NamedTuple):
+    """What one Vanilla Mind Prompting reply says."""
+
+    hypothesis: str | None
+    """The hypothesis (None when the reply has no ``Hypothesis:`` section)."""
+    predicted: str | None
+    """The predicted partner behaviour (None when no letter was readable)."""
+    plan: str | None
+    """The plan."""
+    subgoals: list[str]
+    """The subgoals, in order."""
 
 
 def _plain(text: str | None) -> str | None:
