@@ -22,6 +22,8 @@ _EXPORTS = {
     "dataset_fingerprint": "coordqa.dataset",
     "evaluate": "coordqa.evaluate",
     "EvalConfig": "coordqa.evaluate",
+    "score": "coordqa.evaluate",
+    "compare_runs": "coordqa.analysis",
     "RunStore": "coordqa.store",
     "open_run": "coordqa.store",
     "get_model": "coordqa.llm",
@@ -42,6 +44,7 @@ __all__ = [
     "RunStore",
     "__version__",
     "choose",
+    "compare_runs",
     "dataset_fingerprint",
     "evaluate",
     "get_model",
@@ -50,12 +53,14 @@ __all__ = [
     "make_player",
     "open_run",
     "play_episode",
+    "score",
 ]
 
 if TYPE_CHECKING:
+    from coordqa.analysis import compare_runs
     from coordqa.choices import Choice, choose
     from coordqa.dataset import dataset_fingerprint, load_dataset
-    from coordqa.evaluate import EvalConfig, evaluate
+    from coordqa.evaluate import EvalConfig, evaluate, score
     from coordqa.games import make_game, make_player, play_episode
     from coordqa.llm import CallPolicy, GenerateConfig, Message, get_model
     from coordqa.store import RunStore, open_run
