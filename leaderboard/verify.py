@@ -144,7 +144,6 @@ def metrics_of(samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             key: (None if isinstance(v, float) and math.isnan(v) else v)
             for key, v in summarize_failures(failures).items()
         },
-        "scenarios": table_records(failures),
     }
 
 

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import defer
 
 from coordqa.errors import UnknownNameError
 from coordqa.leaderboard.db import Database, LeaderboardError, Sample, Submission
@@ -135,8 +136,19 @@ def entry_row(sub: Submission, game: str | None = None) -> dict[str, Any] | None
     }
 
 
+_BASELINES: dict[tuple[str, str | None], dict[str, Any]] = {}
+"""Baselines by (dataset fingerprint, game): a dataset's content never changes."""
+
+
 def baseline_row(dataset: KnownDataset, game: str | None = None) -> dict[str, Any]:
     """The random baseline (expected accuracy of a uniform guess) per column."""
+    key = (dataset.fingerprint, game)
+    if key not in _BASELINES:
+        _BASELINES[key] = _baseline(dataset, game)
+    return dict(_BASELINES[key])
+
+
+def _baseline(dataset: KnownDataset, game: str | None) -> dict[str, Any]:
     import pandas as pd
 
     from coordqa.analysis import accuracy_table
@@ -253,7 +265,9 @@ def load_board(
     with db.session() as session:
         subs = list(
             session.scalars(
-                select(Submission).where(Submission.track == "qa", Submission.hidden.is_(False))
+                select(Submission)
+                .options(defer(Submission.bundle))
+                .where(Submission.track == "qa", Submission.hidden.is_(False))
             )
         )
     counts: dict[str, int] = defaultdict(int)
