@@ -32,10 +32,10 @@ PUBLISHED = {
 
 def bench_hanabi(games: int) -> None:
     import torch
+
     from coordqa.agentic.partners.hanabi_encoder import OBL_PUBLIC_SIZE, SAD_SIZE
     from coordqa.agentic.partners.hanabi_nets import load_hanabi_net, published_shapes
     from coordqa.agentic.partners.hanabi_players import HanabiNetPlayer
-
     from coordqa.games import make_game, play_episode
 
     torch.set_num_threads(1)
@@ -81,7 +81,6 @@ def bench_hanabi(games: int) -> None:
 def bench_overcooked(seeds: int, layouts: list[str]) -> None:
     from coordqa.agentic.partners.bc import BCCheckpoint, find_checkpoint
     from coordqa.agentic.partners.bc_player import BCPlayer
-
     from coordqa.games import make_game, play_episode
 
     for layout in layouts:

@@ -12,10 +12,9 @@ import abc
 from collections.abc import Iterator
 from typing import ClassVar
 
-from coordqa.scenarios.model import Scenario, ScenarioQuestions
-
 from coordqa.games import GAMES, Game
 from coordqa.registry import Registry
+from coordqa.scenarios.model import Scenario, ScenarioQuestions
 
 
 class ScenarioBuilder(abc.ABC):

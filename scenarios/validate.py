@@ -12,11 +12,10 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from coordqa.errors import CoordqaError
 from coordqa.scenarios.build import scenario_from_row
 from coordqa.scenarios.builder import BUILDERS
 from coordqa.scenarios.model import QuestionDraft, ScenarioQuestions, ValidationFailed
-
-from coordqa.errors import CoordqaError
 
 
 def structural_problems(rows: list[dict[str, Any]]) -> list[str]:

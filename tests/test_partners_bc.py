@@ -31,7 +31,6 @@ from coordqa.agentic.partners.overcooked_data import (  # noqa: E402
     load_human_data,
     parse_joint_action,
 )
-
 from coordqa.errors import ConfigError, UnknownNameError  # noqa: E402
 from coordqa.games import Trajectory, make_game, make_player, play_episode, replay  # noqa: E402
 

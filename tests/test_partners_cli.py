@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from coordqa.agentic.partners import bc
 from typer.testing import CliRunner
 
+from coordqa.agentic.partners import bc
 from coordqa.cli import app
 from coordqa.errors import ConfigError, MissingDependencyError
 

@@ -37,7 +37,6 @@ from coordqa.agentic.partners.hanabi_encoder import (  # noqa: E402
 from coordqa.agentic.partners.hanabi_nets import published_shapes  # noqa: E402
 from coordqa.agentic.partners.hanabi_players import HanabiNetPlayer  # noqa: E402
 from coordqa.agentic.partners.registry import name_from_path  # noqa: E402
-
 from coordqa.errors import GameError  # noqa: E402
 from coordqa.games import Observation, make_game, make_player, play_episode, replay  # noqa: E402
 

@@ -11,8 +11,14 @@ from coordqa.scenarios import QuestionDraft, ValidationFailed, dataset_stats
 from coordqa.scenarios.build import shuffled
 from coordqa.scenarios.validate import structural_problems, validate_rows_against_solvers
 
-DRAFT = QuestionDraft("JP", "best_action", "What is the best next action?",
-                      ("Wait", "Move to Room 2", "Move to Room 6", "Move to Room 10"), (2,), "r")
+DRAFT = QuestionDraft(
+    "JP",
+    "best_action",
+    "What is the best next action?",
+    ("Wait", "Move to Room 2", "Move to Room 6", "Move to Room 10"),
+    (2,),
+    "r",
+)
 
 
 def test_shuffle_is_deterministic_and_keeps_the_answer() -> None:

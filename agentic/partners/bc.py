@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from coordqa.agentic.partners.overcooked_data import (
     ACTION_NAMES,
     SPLIT_FILES,
@@ -24,7 +25,6 @@ from coordqa.agentic.partners.overcooked_data import (
     load_human_data,
 )
 from coordqa.agentic.partners.paths import data_dir
-
 from coordqa.errors import ConfigError, MissingDependencyError
 
 PACKAGED_DIR = Path(__file__).parent / "checkpoints"

@@ -13,10 +13,10 @@ from collections import deque
 from typing import Any
 
 import numpy as np
+
 from coordqa.agentic.partners.bc import BCCheckpoint
 from coordqa.agentic.partners.overcooked_data import ACTION_NAMES
 from coordqa.agentic.partners.overcooked_env import game_planner
-
 from coordqa.errors import GameError
 from coordqa.games.base import Game, Observation, ScriptedPlayer
 

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.agentic.partners.hanabi_encoder import OBL_PRIVATE_SIZE, OBL_PUBLIC_SIZE, SAD_SIZE
-
 from coordqa.errors import ConfigError, MissingDependencyError
 
 NUM_ACTIONS = 21

@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from coordqa.agentic.partners.hanabi_encoder import CanonicalEncoder, obl_inputs, sad_input
 from coordqa.agentic.partners.hanabi_nets import LoadedNet, import_torch
-
 from coordqa.errors import GameError
 from coordqa.games.base import Game, Observation, ScriptedPlayer, StepResult
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from coordqa.agentic.partners.paths import cache_dir
 
+from coordqa.agentic.partners.paths import cache_dir
 from coordqa.errors import ConfigError, DatasetError, MissingDependencyError
 from coordqa.games.overcooked.engine import PRIMITIVE_NAMES
 
@@ -177,6 +177,7 @@ def _featurise(
     path: Path, layout: str, data_name: str, limit: int | None
 ) -> tuple[np.ndarray, np.ndarray]:
     import pandas as pd
+
     from coordqa.agentic.partners.overcooked_env import layout_mdp
 
     frame = pd.read_pickle(path)

@@ -26,7 +26,6 @@ from typing import Any
 from coordqa.agentic.partners.bc import PACKAGED_DIR, BCCheckpoint, find_checkpoint, partner_name
 from coordqa.agentic.partners.overcooked_data import LAYOUT_DATA_NAMES, SPLIT_FILES
 from coordqa.agentic.partners.paths import data_dir
-
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYERS, Player, register_player
 

@@ -123,10 +123,7 @@ async def play_episode(
             raise GameError(f"{game.name} did not end within {cap} steps")
         to_act = game.players_to_act()
         chosen = await asyncio.gather(
-            *(
-                players[p].act(Observation(game, p, tuple(game.legal_actions(p))))
-                for p in to_act
-            )
+            *(players[p].act(Observation(game, p, tuple(game.legal_actions(p)))) for p in to_act)
         )
         decisions = dict(zip(to_act, chosen, strict=True))
         result = game.step(decisions)
