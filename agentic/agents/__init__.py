@@ -11,11 +11,11 @@ Factories take ``(game_name, layout, *, model, generate=None, recorder=None, **a
 rejections and HM prediction accuracy.
 """
 
-from coordqa.agentic.agents.base import ActionPick, LLMAgent, Recorder
-from coordqa.agentic.agents.cac import CACAgent, CACOptions, make_cac, parse_verdict
-from coordqa.agentic.agents.hm import VARIANTS, HMAgent, HMOptions, make_hm
+from coordqa.agentic.agents.base import ActionPick, LLMAgent, Recorder, agent_factory
+from coordqa.agentic.agents.cac import CACAgent, CACOptions, parse_verdict
+from coordqa.agentic.agents.hm import VARIANTS, HMAgent, HMOptions
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook, rescorla_wagner
-from coordqa.agentic.agents.llm_only import LLMOnlyAgent, make_llm
+from coordqa.agentic.agents.llm_only import LLMOnlyAgent
 from coordqa.agentic.agents.memory import FALLBACK_PREFERENCES, fallback_action
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.games.base import register_player
@@ -35,6 +35,7 @@ __all__ = [
     "LLMAgent",
     "LLMOnlyAgent",
     "Recorder",
+    "agent_factory",
     "fallback_action",
     "parse_verdict",
     "rescorla_wagner",
@@ -49,17 +50,17 @@ register_player(
     kind="llm",
     description="CAC: ToM, action and verifier LLM calls (options use_tom, use_verifier, "
     "max_verifier_retries)",
-)(make_cac)
+)(agent_factory(CACAgent))
 register_player(
     "hm",
     games=AGENT_GAMES,
     kind="llm",
     description="Hypothetical Minds: hypotheses scored by Rescorla-Wagner, plans (options "
     "alpha, c, threshold, top_k, initial_value, variant=hm|vmp|mmp|mmp_eval)",
-)(make_hm)
+)(agent_factory(HMAgent))
 register_player(
     "llm",
     games=AGENT_GAMES,
     kind="llm",
     description="LLM-only baseline: one action call per decision",
-)(make_llm)
+)(agent_factory(LLMOnlyAgent))

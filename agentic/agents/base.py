@@ -57,10 +57,14 @@ class LLMAgent(Player):
     """A player whose decisions come from a language model through ``coordqa.llm``.
 
     Subclasses implement :meth:`decide`; :meth:`act` wraps it with the decision counter, the
-    single-legal-action shortcut and the per-decision ``events`` record.
+    single-legal-action shortcut and the per-decision ``events`` record. An agent with switches
+    names their dataclass in ``options_class``; :func:`agent_factory` builds it from the
+    registry's keyword options.
     """
 
     name: ClassVar[str] = "llm"
+    options_class: ClassVar[type | None] = None
+    """The dataclass of this agent's options (None: the agent takes none)."""
 
     def __init__(
         self,
@@ -70,8 +74,15 @@ class LLMAgent(Player):
         model: Model | str,
         generate: GenerateConfig | None = None,
         recorder: Recorder | None = None,
+        options: Any = None,
     ) -> None:
-        """Create the agent for ``game_name`` on ``layout`` with ``model`` (a Model or a name)."""
+        """Create the agent for ``game_name`` on ``layout`` with ``model`` (a Model or a name).
+
+        ``options`` is an instance of ``options_class`` (its defaults when None).
+        """
+        if options is None and self.options_class is not None:
+            options = self.options_class()
+        self.options: Any = options
         self.game_name = game_name
         self.layout = layout
         self.model = get_model(model) if isinstance(model, str) else model
@@ -254,9 +265,6 @@ class LLMAgent(Player):
         return self.fall_back(legal, reason, f"after one format reminder: {detail}")
 
 
-OptionsT = TypeVar("OptionsT")
-
-
 def check_options(agent: str, given: dict[str, Any], allowed: Sequence[str]) -> None:
     """Raise ConfigError naming the allowed options when ``given`` has an unknown one."""
     unknown = sorted(set(given) - set(allowed))
@@ -267,9 +275,34 @@ def check_options(agent: str, given: dict[str, Any], allowed: Sequence[str]) -> 
         )
 
 
-def build_options(
-    options_class: Callable[..., OptionsT], agent: str, given: dict[str, Any]
-) -> OptionsT:
-    """Build an agent's options dataclass from registry keyword options, checking their names."""
-    check_options(agent, given, list(getattr(options_class, "__dataclass_fields__", {})))
-    return options_class(**given)
+def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:
+    """The player-registry factory of an agent class.
+
+    Its signature is the contract with matches and runners:
+    ``factory(game_name, layout, *, model, generate=None, recorder=None, **agent_options)``,
+    where ``agent_options`` are the fields of ``cls.options_class``.
+    """
+
+    def factory(
+        game_name: str,
+        layout: str | None,
+        *,
+        model: Model | str,
+        generate: GenerateConfig | None = None,
+        recorder: Recorder | None = None,
+        **agent_options: Any,
+    ) -> LLMAgent:
+        check_options(cls.name, agent_options, fields_of(cls))
+        options = None if cls.options_class is None else cls.options_class(**agent_options)
+        return cls(
+            game_name, layout, model=model, generate=generate, recorder=recorder, options=options
+        )
+
+    factory.__name__ = f"make_{cls.name}"
+    factory.__doc__ = f"Build a {cls.__name__} (options: {', '.join(fields_of(cls)) or 'none'})."
+    return factory
+
+
+def fields_of(cls: type[LLMAgent]) -> list[str]:
+    """The option names of an agent class."""
+    return list(getattr(cls.options_class, "__dataclass_fields__", {}))

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from coordqa.agentic.agents import prompts
-from coordqa.agentic.agents.base import ActionPick, LLMAgent, Recorder, build_options
+from coordqa.agentic.agents.base import ActionPick, LLMAgent
 from coordqa.agentic.agents.memory import memory_text, partner_last_action
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Game, Observation
-from coordqa.llm import GenerateConfig, Model, Reply
+from coordqa.llm import Reply
 
 Verdict = Literal["okay", "not_okay"]
 
@@ -81,20 +81,8 @@ class CACAgent(LLMAgent):
     """The CAC agent (ToM -> action -> verifier)."""
 
     name = "cac"
-
-    def __init__(
-        self,
-        game_name: str,
-        layout: str | None,
-        *,
-        model: Model | str,
-        generate: GenerateConfig | None = None,
-        recorder: Recorder | None = None,
-        options: CACOptions | None = None,
-    ) -> None:
-        """Create the agent; ``options`` defaults to the full architecture."""
-        super().__init__(game_name, layout, model=model, generate=generate, recorder=recorder)
-        self.options = options or CACOptions()
+    options_class = CACOptions
+    options: CACOptions
 
     async def decide(self, observation: Observation) -> str:
         """ToM note, then propose-and-verify up to the retry cap, then the safe fallback."""
@@ -163,19 +151,3 @@ def _reason(text: str | None, limit: int = 300) -> str:
     lines = [line for line in (text or "").splitlines() if not _VERDICT.search(line)]
     reason = " ".join(" ".join(lines).split())
     return reason if len(reason) <= limit else reason[: limit - 3] + "..."
-
-
-def make_cac(
-    game_name: str,
-    layout: str | None,
-    *,
-    model: Model | str,
-    generate: GenerateConfig | None = None,
-    recorder: Recorder | None = None,
-    **agent_options: Any,
-) -> CACAgent:
-    """Registry factory: ``use_tom``, ``use_verifier``, ``max_verifier_retries``."""
-    options = build_options(CACOptions, "cac", agent_options)
-    return CACAgent(
-        game_name, layout, model=model, generate=generate, recorder=recorder, options=options
-    )

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from coordqa.agentic.agents import prompts
-from coordqa.agentic.agents.base import LLMAgent, Recorder, build_options
+from coordqa.agentic.agents.base import LLMAgent
 from coordqa.agentic.agents.behaviour import behaviour_for
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook
 from coordqa.agentic.agents.memory import memory_text, offered_options, turn_of
@@ -41,7 +41,7 @@ from coordqa.agentic.agents.replies import MAX_SECTION_CHARS, section, subgoal_a
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Game, Observation, StepResult
-from coordqa.llm import GenerateConfig, Model, Reply
+from coordqa.llm import Reply
 
 VARIANTS = ("hm", "vmp", "mmp", "mmp_eval")
 """Full HM, Vanilla Mind Prompting, Modular Mind Prompting, MMP + hypothesis evaluation."""
@@ -51,32 +51,18 @@ OBSERVED_SHOWN = 8
 
 
 @dataclass(frozen=True)
-class HMOptions:
-    """HM's constants and variant (paper defaults)."""
+class HMOptions(HMParams):
+    """HM's constants (paper defaults, see :class:`HMParams`) and variant."""
 
-    alpha: float = 0.3
-    """Rescorla-Wagner learning rate."""
-    c: float = 1.0
-    """Intrinsic reward magnitude of a prediction."""
-    threshold: float = 0.7
-    """Validation threshold of a hypothesis value."""
-    top_k: int = 5
-    """Hypotheses shown for refinement and used as predictors."""
-    initial_value: float = 0.0
-    """Value of a new hypothesis."""
     variant: str = "hm"
     """One of :data:`VARIANTS`."""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.variant not in VARIANTS:
             raise ConfigError(
                 f"HM variant {self.variant!r} is unknown; use one of {', '.join(VARIANTS)}"
             )
-        self.params()
-
-    def params(self) -> HMParams:
-        """The bookkeeping constants (validated)."""
-        return HMParams(self.alpha, self.c, self.threshold, self.top_k, self.initial_value)
 
     @property
     def evaluate(self) -> bool:
@@ -105,22 +91,14 @@ class HMAgent(LLMAgent):
     """The Hypothetical Minds agent."""
 
     name = "hm"
+    options_class = HMOptions
+    options: HMOptions
 
-    def __init__(
-        self,
-        game_name: str,
-        layout: str | None,
-        *,
-        model: Model | str,
-        generate: GenerateConfig | None = None,
-        recorder: Recorder | None = None,
-        options: HMOptions | None = None,
-    ) -> None:
-        """Create the agent; ``options`` defaults to full HM with the paper's constants."""
-        super().__init__(game_name, layout, model=model, generate=generate, recorder=recorder)
-        self.options = options or HMOptions()
+    def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
+        """Create the agent (settings as :class:`LLMAgent`; options default to full HM)."""
+        super().__init__(game_name, layout, **settings)
         self.behaviour = behaviour_for(game_name)
-        self.book = HypothesisBook(self.options.params())
+        self.book = HypothesisBook(self.options)
         self.pending: list[Prediction] = []
         self.observed_log: list[tuple[str, bool | None]] = []
         self.tom_due = True
@@ -131,7 +109,7 @@ class HMAgent(LLMAgent):
         """Forget hypotheses, predictions and plans."""
         super().reset(game, player, seed)
         self.behaviour.reset(game, player)
-        self.book = HypothesisBook(self.options.params())
+        self.book = HypothesisBook(self.options)
         self.pending = []
         self.observed_log = []
         self.tom_due = True
@@ -369,19 +347,3 @@ def _plain(text: str | None) -> str | None:
     """A reply without the expected label, kept whole (bounded) when it says anything."""
     body = " ".join((text or "").split())
     return body[:MAX_SECTION_CHARS] or None
-
-
-def make_hm(
-    game_name: str,
-    layout: str | None,
-    *,
-    model: Model | str,
-    generate: GenerateConfig | None = None,
-    recorder: Recorder | None = None,
-    **agent_options: Any,
-) -> HMAgent:
-    """Registry factory; options: alpha, c, threshold, top_k, initial_value, variant."""
-    options = build_options(HMOptions, "hm", agent_options)
-    return HMAgent(
-        game_name, layout, model=model, generate=generate, recorder=recorder, options=options
-    )

@@ -93,37 +93,42 @@ FORMAT_REMINDER = (
 """The user turn that asks the action model once more after an unreadable reply."""
 
 
-def game_exchange(system: str, game_description: str) -> list[Message]:
-    """System directive, then the game description acknowledged, as the QA layout does."""
+def conversation(system: str, game_description: str, question: str) -> list[Message]:
+    """System directive, the game description acknowledged (the QA layout), then ``question``."""
     return [
         Message("system", system),
         Message("user", game_description.strip()),
         Message("assistant", ACKNOWLEDGEMENT),
+        Message("user", question.strip()),
     ]
+
+
+def bullets(items: Sequence[str]) -> str:
+    """Unlettered ``- item`` lines (lists the model reads but does not answer with a letter)."""
+    return "\n".join(f"- {item}" for item in items)
 
 
 def action_messages(game_description: str, memory: str, options: Sequence[str]) -> list[Message]:
     """The action call: the QA track's JP directive and layout over the agent's memory."""
     question = f"{memory.strip()}\n\n{MARKERS['JP']}\n{format_options(options)}"
-    return [*game_exchange(DIRECTIVES["JP"], game_description), Message("user", question)]
+    return conversation(DIRECTIVES["JP"], game_description, question)
 
 
 def tom_messages(game_name: str, game_description: str, memory: str) -> list[Message]:
     """CAC's Theory of Mind call over the working and episodic memory."""
     directive = TOM_DIRECTIVE.format(format=TOM_FORMATS.get(game_name, TOM_FORMAT))
-    return [*game_exchange(directive, game_description), Message("user", memory.strip())]
+    return conversation(directive, game_description, memory)
 
 
 def verifier_messages(
     game_description: str, memory: str, options: Sequence[str], proposal: str, reason: str
 ) -> list[Message]:
     """CAC's verifier call: state, legal actions and the proposed action with its reason."""
-    legal = "\n".join(f"- {text}" for text in options)
     question = (
-        f"{memory.strip()}\n\nLegal actions:\n{legal}\n\nProposed action: {proposal}\n"
+        f"{memory.strip()}\n\nLegal actions:\n{bullets(options)}\n\nProposed action: {proposal}\n"
         f"Reason given: {reason.strip() or 'none'}"
     )
-    return [*game_exchange(VERIFIER_DIRECTIVE, game_description), Message("user", question)]
+    return conversation(VERIFIER_DIRECTIVE, game_description, question)
 
 
 def reminder_message(problem: str, letters: str) -> Message:
@@ -137,12 +142,9 @@ def hypothesis_messages(
     """HM hypothesis generation, showing earlier hypotheses (text, value) to refine."""
     parts = [memory.strip()]
     if earlier:
-        listed = "\n".join(f"- (score {value:.2f}) {text}" for text, value in earlier)
+        listed = bullets([f"(score {value:.2f}) {text}" for text, value in earlier])
         parts.append(f"Earlier hypotheses about your partner, best first:\n{listed}")
-    return [
-        *game_exchange(HYPOTHESIS_DIRECTIVE, game_description),
-        Message("user", "\n\n".join(parts)),
-    ]
+    return conversation(HYPOTHESIS_DIRECTIVE, game_description, "\n\n".join(parts))
 
 
 def predict_messages(
@@ -153,7 +155,7 @@ def predict_messages(
         f"{memory.strip()}\n\nAssume this hypothesis about your partner is true: {hypothesis}\n\n"
         f"{question}\n\n{MARKERS['ToM']}\n{format_options(options)}"
     )
-    return [*game_exchange(DIRECTIVES["ToM"], game_description), Message("user", text)]
+    return conversation(DIRECTIVES["ToM"], game_description, text)
 
 
 def plan_messages(
@@ -161,13 +163,12 @@ def plan_messages(
 ) -> list[Message]:
     """HM high-level plan and subgoals, conditioned on the best hypothesis."""
     strategy = hypothesis or "not known yet"
-    available = "\n".join(f"- {text}" for text in options)
     text = (
         f"{memory.strip()}\n\nYour partner's observed strategy: {strategy}\n\n"
-        f"Available actions now:\n{available}\n\n"
+        f"Available actions now:\n{bullets(options)}\n\n"
         "What strategy do you want to take next and why?"
     )
-    return [*game_exchange(PLAN_DIRECTIVE, game_description), Message("user", text)]
+    return conversation(PLAN_DIRECTIVE, game_description, text)
 
 
 def vanilla_messages(
@@ -178,9 +179,8 @@ def vanilla_messages(
     options: Sequence[str],
 ) -> list[Message]:
     """HM's Vanilla Mind Prompting: hypothesis, prediction and plan in one call."""
-    available = "\n".join(f"- {text}" for text in options)
     text = (
-        f"{memory.strip()}\n\nAvailable actions now:\n{available}\n\n{question}\n\n"
+        f"{memory.strip()}\n\nAvailable actions now:\n{bullets(options)}\n\n{question}\n\n"
         f"{MARKERS['ToM']}\n{format_options(behaviours)}"
     )
-    return [*game_exchange(VANILLA_DIRECTIVE, game_description), Message("user", text)]
+    return conversation(VANILLA_DIRECTIVE, game_description, text)
