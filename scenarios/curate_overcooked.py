@@ -34,19 +34,34 @@ def _signature(scenario: Scenario, built: ScenarioQuestions) -> set[str]:
         f"jp:{jp.split(' ')[0]}",
         f"player:{scenario.player}",
         f"concept:{built.concept.split(';')[0]}",
+        f"jp-options:{min(len(built.jp.options), 5)}",
+        f"tom-correct:{len(built.tom.correct)}",
     }
+
+
+def _state_key(scenario: Scenario) -> str:
+    """The state without its clock: two seeds often reach the same kitchen at the same moment."""
+    state = scenario.snapshot["state"]
+    return json.dumps([state["players"], state["objects"], scenario.player], sort_keys=True)
 
 
 def curate(per_layout: int = PER_LAYOUT, seeds: range = range(40)) -> list[Scenario]:
     """Choose ``per_layout`` diverse accepted scenarios per layout from seeded candidates.
 
-    Greedy: each pick adds the most features (``_signature``) not yet in the list, preferring
-    EC kinds used least so far across layouts; ids are ``overcooked-<layout>-NN``.
+    Candidates repeating a state already seen (same chefs, hands, pots and counters, seen by the
+    same chef) are skipped. Greedy: each pick adds the most features (``_signature``) not yet in
+    the list, preferring EC kinds used least so far across layouts; ids are
+    ``overcooked-<layout>-NN``.
     """
     builder = OvercookedBuilder()
     pool: dict[str, list[tuple[Scenario, ScenarioQuestions]]] = {name: [] for name in LAYOUTS}
+    states: set[str] = set()
     for seed in seeds:
         for candidate in builder.candidates(seed):
+            key = _state_key(candidate)
+            if key in states:
+                continue
+            states.add(key)
             try:
                 built = builder.questions(builder.restore(candidate), candidate)
             except ScenarioRejected:

@@ -1,9 +1,10 @@
-"""Overcooked scenarios of CoordinationQA: candidate states, question building, curation.
+"""Overcooked scenarios of CoordinationQA: candidate states and question building.
 
 Candidates come from seeded play of scripted pairs (``planner`` and ``greedy_human``) on the
-paper's five layouts, snapshotted at seeded timesteps with both chefs at a decision point (any
-action in progress is dropped, which leaves positions, hands, pots and counters as play left
-them). Each scenario names its EC question in ``kinds["EC"]``:
+paper's five layouts, after a short seeded opening of random primitive moves, snapshotted at
+seeded timesteps with both chefs at a decision point (any action in progress is dropped, which
+leaves positions, hands, pots and counters as play left them). Each scenario names its EC
+question in ``kinds["EC"]``:
 
 * ``onions_needed:<cooker>``, ``soup_timer:<cooker>``, ``closer_cooker``,
 * ``reachable:me:<object>`` or ``reachable:partner:<object>``.
@@ -21,7 +22,7 @@ from typing import Any, ClassVar
 
 from coordqa.games import Game
 from coordqa.games.base import Observation, Player, make_player
-from coordqa.games.overcooked import LAYOUTS, Overcooked
+from coordqa.games.overcooked import LAYOUTS, PRIMITIVE_NAMES, Overcooked
 from coordqa.games.overcooked.tasks import HELD_TEXT, held
 from coordqa.scenarios import overcooked_solvers as solve
 from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
@@ -31,6 +32,9 @@ PAIRS = (("planner", "planner"), ("planner", "greedy_human"), ("greedy_human", "
 """Scripted pairs whose play gives candidate states (Alice's player first)."""
 STOPS_PER_GAME = 10
 """Snapshots taken from each seeded game."""
+MAX_OPENING = 12
+"""At most this many timesteps of seeded random primitive moves open each game, so that
+deterministic pairs (planner with planner) reach different states from different seeds."""
 LAST_STOP = 160
 """Latest timestep a snapshot is taken at (well before the horizon, so rollouts fit)."""
 
@@ -69,7 +73,11 @@ class OvercookedBuilder(ScenarioBuilder):
         for index, layout in enumerate(LAYOUTS):
             pair = PAIRS[(seed + index) % len(PAIRS)]
             stops = sorted(rng.sample(range(6, LAST_STOP), STOPS_PER_GAME))
-            for steps, snapshot in _play(layout, pair, seed, stops):
+            opening = [
+                (rng.choice(PRIMITIVE_NAMES), rng.choice(PRIMITIVE_NAMES))
+                for _ in range(rng.randrange(MAX_OPENING + 1))
+            ]
+            for steps, snapshot in _play(layout, pair, seed, stops, opening):
                 game = _game(Overcooked.from_snapshot(snapshot))
                 player = rng.randrange(2)
                 yield Scenario(
@@ -86,6 +94,7 @@ class OvercookedBuilder(ScenarioBuilder):
                     reached_by={
                         "seed": seed,
                         "players": list(pair),
+                        "opening": [list(moves) for moves in opening],
                         "steps": steps,
                         "note": "actions in progress dropped at the snapshot",
                     },
@@ -93,9 +102,16 @@ class OvercookedBuilder(ScenarioBuilder):
 
 
 def _play(
-    layout: str, pair: tuple[str, str], seed: int, stops: list[int]
+    layout: str,
+    pair: tuple[str, str],
+    seed: int,
+    stops: list[int],
+    opening: list[tuple[str, str]],
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Play ``pair`` on ``layout`` and yield a decision-point snapshot at each stop."""
+    """Play ``opening`` (primitive moves), then ``pair``; snapshot at each stop.
+
+    Snapshots drop actions in progress, so both chefs are at a decision point.
+    """
     game = Overcooked(layout, seed=seed)
     players: list[Player] = [make_player(name, "overcooked", layout) for name in pair]
     for index, player in enumerate(players):
@@ -105,10 +121,13 @@ def _play(
             snapshot = game.snapshot()
             snapshot["tasks"] = [None, None]
             yield steps, snapshot
-        moves = {
-            p: _choose(players[p], Observation(game, p, tuple(game.legal_actions(p))))
-            for p in game.players_to_act()
-        }
+        if steps < len(opening):
+            moves = dict(enumerate(opening[steps]))
+        else:
+            moves = {
+                p: _choose(players[p], Observation(game, p, tuple(game.legal_actions(p))))
+                for p in game.players_to_act()
+            }
         game.step(moves)
 
 
@@ -191,7 +210,10 @@ def concept(game: Overcooked, player: int) -> str:
         elif pot.ready:
             features.append(f"soup in {feature.name} is cooked and waiting for a plate")
         elif pot.cooking:
-            features.append(f"soup in {feature.name} cooks for {pot.remaining} more timesteps")
+            plural = "" if pot.remaining == 1 else "s"
+            features.append(
+                f"soup in {feature.name} cooks for {pot.remaining} more timestep{plural}"
+            )
     if not features:
         features.append(
             f"I hold {HELD_TEXT[hand]}, {partner} holds "

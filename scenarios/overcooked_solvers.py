@@ -20,7 +20,9 @@ the ``planner`` rule of ``planner.py``); nothing here re-implements a rule of th
   deliveries (one not made within :data:`ROLLOUT_WINDOW` counts as the window). Kept only when
   the best action is strictly best by :data:`OBJECT_MARGIN` timesteps over every other object
   action and by :data:`STEP_MARGIN` over the one-step actions (wait, move away, which are
-  re-decided after one timestep, so they can only cost a step or two), and when the ``planner``
+  re-decided after one timestep, so they can only cost a step or two; but setting an item
+  aside on a kitchen counter, which is no step of the recipe, must beat them by
+  :data:`OBJECT_MARGIN` too), and when the ``planner``
   rule, asked for my next action, picks the same one (the rollout's winner is then also the
   action a sensible policy takes, not an accident of the continuation).
 """
@@ -170,7 +172,9 @@ def closer_cooker(game: Overcooked, player: int) -> QuestionDraft:
 
 
 def _steps(walk: Distance) -> str:
-    return "inaccessible" if walk.steps is None else f"{walk.steps} steps"
+    if walk.steps is None:
+        return "inaccessible"
+    return f"{walk.steps} step{'' if walk.steps == 1 else 's'}"
 
 
 def reachable(game: Overcooked, player: int, who: int, target: str) -> QuestionDraft:
@@ -190,7 +194,7 @@ def reachable(game: Overcooked, player: int, who: int, target: str) -> QuestionD
     elif walk.blocked:
         why = f"the only walk to {target} goes through the other chef's cell"
     else:
-        why = f"{target} is {walk.steps} steps away on a free path"
+        why = f"{target} is {_steps(walk)} away on a free path"
     answer = YES if walk.clear else NO
     return QuestionDraft(
         question_type="EC",
@@ -209,7 +213,7 @@ def soup_timer(game: Overcooked, player: int, cooker: str) -> QuestionDraft:
         left = pot.remaining
         numbers = _distractors(left)
         answer = str(left)
-        why = f"{cooker} is cooking with {left} timesteps left"
+        why = f"{cooker} is cooking with {left} timestep{'' if left == 1 else 's'} left"
     else:
         numbers = ["1", "10", "20"]
         answer = ALREADY_COOKED if pot.ready else NOT_COOKING
@@ -271,14 +275,22 @@ def _named(features: list[Feature]) -> str:
     return " and ".join(f.name for f in features)
 
 
-def _item_sources(game: Overcooked, item: str) -> list[Feature]:
+def _item_sources(game: Overcooked, who: int, item: str) -> list[Feature]:
+    """Dispensers of ``item``, and counters holding one unless ``who`` is a feeder.
+
+    A chef who reaches no cooker puts items on counters for the other chef: taking one back
+    would undo the pass, so only dispensers count for it.
+    """
     kind, obj = {"onion": ("o", "onion"), "plate": ("p", "dish")}[item]
+    dispensers = game.geometry.of_kind(kind)
+    if not reaches_a_cooker(game, who):
+        return dispensers
     counters = [
         f
         for f in game.geometry.features
         if f.kind in "sk" and counter_item(game.state, f.pos) == obj
     ]
-    return game.geometry.of_kind(kind) + counters
+    return dispensers + counters
 
 
 def _needed_item(game: Overcooked, who: int) -> str:
@@ -333,9 +345,9 @@ def implied_intent(game: Overcooked, who: int) -> Intent:
     else:
         item = _needed_item(game, who)
         verb, why = PICK, f"empty hands, only {item}s needed"
-        targets, steps = _nearest(game, who, _item_sources(game, item), f"{item} source")
+        targets, steps = _nearest(game, who, _item_sources(game, who, item), f"{item} source")
     tasks = tuple(Task(verb, item, f.name) for f in targets)
-    return Intent(tasks, f"{why}; nearest: {_named(targets)} ({steps} steps)")
+    return Intent(tasks, f"{why}; nearest: {_named(targets)} ({_steps(Distance(steps, False))})")
 
 
 def partner_intent(game: Overcooked, player: int) -> QuestionDraft:
@@ -411,11 +423,14 @@ def best_action(game: Overcooked, player: int, window: int = ROLLOUT_WINDOW) -> 
     best_value, best = min((v, text) for text, v in values.items())
     if best_value == nothing:
         raise ScenarioRejected(f"no action leads to a delivery within {window} timesteps")
+    best_task = next(t for t in tasks if t.text == best)
+    aside = best_task.verb == PUT and (best_task.target or "").startswith("k")
     for task in tasks:
         value = values[task.text]
         if task.text == best:
             continue
-        margin = STEP_MARGIN if task.verb in ONE_STEP_VERBS else OBJECT_MARGIN
+        one_step = task.verb in ONE_STEP_VERBS and not aside
+        margin = STEP_MARGIN if one_step else OBJECT_MARGIN
         if value - best_value < margin:
             raise ScenarioRejected(
                 f"no clear best action: {best!r} scores {best_value}, {task.text!r} {value} "
