@@ -10,4 +10,5 @@ from __future__ import annotations
 
 def register_all_players() -> None:
     """Import the packages that register partners and agents in ``coordqa.games.PLAYERS``."""
+    import coordqa.agentic.agents  # noqa: F401
     import coordqa.agentic.partners  # noqa: F401
