@@ -14,6 +14,7 @@ transit.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,6 +28,11 @@ from coordqa.store import RunManifest, content_hash, open_run
 
 __all__ = [
     "FORMAT",
+    "AgenticBundle",
+    "agent_label",
+    "build_agentic_bundle",
+    "build_bundle",
+    "format_keys",
     "FORMAT_VERSION",
     "TRACKS",
     "BundleBase",
@@ -162,10 +168,37 @@ class QABundle(BundleBase):
         return int(self.manifest.config["trials"])
 
 
+class AgenticBundle(BundleBase):
+    """An agentic run: its manifest and every finished episode (trajectory, score, metrics).
+
+    Model exchanges (every prompt) stay out: the server re-checks an episode by replaying its
+    trajectory through the game engine, which needs no prompt.
+    """
+
+    track: Literal["agentic"]
+    """Discriminator: an agentic run."""
+    manifest: RunManifest
+    """The run's ``manifest.json``."""
+    episodes: list[dict[str, Any]] = Field(min_length=1)
+    """``episodes.jsonl`` records (:meth:`coordqa.agentic.AgenticEpisode.to_record`)."""
+    reported: dict[str, float | None] | None = None
+    """The submitter's mean score per ``<game>/self`` or ``<game>/cross`` (optional)."""
+
+    @field_validator("manifest")
+    @classmethod
+    def _agentic_manifest(cls, manifest: RunManifest) -> RunManifest:
+        if manifest.kind != "agentic":
+            raise ValueError(
+                f"an agentic bundle needs a manifest of kind 'agentic', got {manifest.kind!r}"
+            )
+        return manifest
+
+
 TRACKS: Registry[type[BundleBase]] = Registry("submission track")
 """Bundle model per ``track`` value. A new track registers its model here (and a verifier in
 :mod:`coordqa.leaderboard.verify`)."""
 TRACKS.add("qa", QABundle)
+TRACKS.add("agentic", AgenticBundle)
 
 
 def track_model(data: Mapping[str, Any]) -> type[BundleBase]:
@@ -185,6 +218,18 @@ def bundle_digest(data: Mapping[str, Any]) -> str:
     byte for byte whatever pydantic would normalise.
     """
     return content_hash({key: value for key, value in data.items() if key != "digest"})
+
+
+def _sealed(data: dict[str, Any], model: type[BundleBase]) -> dict[str, Any]:
+    """``data`` with its digest, validated against ``model``, as the server will read it.
+
+    The JSON round trip turns integer keys (seats in trajectories) into strings first, so the
+    digest is computed on exactly the document the server receives.
+    """
+    plain: dict[str, Any] = json.loads(json.dumps(data, ensure_ascii=False, allow_nan=False))
+    plain["digest"] = bundle_digest(plain)
+    model.model_validate(plain)
+    return plain
 
 
 def missing_keys(
@@ -239,6 +284,9 @@ def build_qa_bundle(
 ) -> dict[str, Any]:
     """Build the submission bundle of a finished QA run, as a JSON-ready dict with its digest.
 
+    ``display_name`` defaults to the run's model, ``provider`` to its prefix (``openai`` for
+    ``openai/gpt-4o``; ``coordqa`` for the built-in models).
+
     The replies come from the run's ``calls.jsonl`` (the latest call of each key), the question
     list from ``questions.jsonl``; the reported numbers from ``summary.json`` when present.
 
@@ -247,8 +295,13 @@ def build_qa_bundle(
             (question, trial) pairs (the message lists a few and says how to finish the run).
         StoreError: the run directory is missing or corrupt.
     """
-    from coordqa import __version__
-
+    info = {
+        "display_name": display_name,
+        "provider": provider,
+        "parameters": parameters,
+        "organisation": organisation,
+        "link": link,
+    }
     store = open_run(run_dir)
     manifest = store.manifest
     if manifest.kind != "qa" or manifest.dataset is None:
@@ -282,33 +335,88 @@ def build_qa_bundle(
         }
         for (qid, trial), call in sorted(calls.items())
     ]
-    model_name = str(manifest.config.get("model", "model"))
-    data: dict[str, Any] = {
+    data = _envelope("qa", manifest, str(manifest.config.get("model", "model")), info)
+    data["dataset_fingerprint"] = manifest.dataset.fingerprint
+    data["replies"] = replies
+    data["reported"] = _reported(store.path)
+    return _sealed(data, QABundle)
+
+
+def _envelope(
+    track: str, manifest: RunManifest, model_name: str, info: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The fields every track shares; model metadata defaults from the run's model."""
+    from coordqa import __version__
+
+    model = ModelInfo(
+        display_name=info.get("display_name") or model_name,
+        provider=info.get("provider") or _default_provider(model_name),
+        parameters=info.get("parameters"),
+        organisation=info.get("organisation"),
+        link=info.get("link"),
+    )
+    return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "track": "qa",
-        "model": ModelInfo(
-            display_name=display_name or model_name,
-            provider=provider or _default_provider(model_name),
-            parameters=parameters,
-            organisation=organisation,
-            link=link,
-        ).model_dump(mode="json"),
+        "track": track,
+        "model": model.model_dump(mode="json"),
         "coordqa_version": __version__,
         "manifest": manifest.model_dump(mode="json"),
-        "dataset_fingerprint": manifest.dataset.fingerprint,
-        "replies": replies,
-        "reported": _reported(store.path),
     }
-    data["digest"] = bundle_digest(data)
-    QABundle.model_validate(data)
-    return data
+
+
+def agent_label(agent: str, model: str | None) -> str:
+    """How an agent under test is named: ``cac[openai/gpt-4o]``, or the player name alone."""
+    return agent if model is None else f"{agent}[{model}]"
+
+
+def build_agentic_bundle(run_dir: str | Path, **info: Any) -> dict[str, Any]:
+    """Build the submission bundle of an agentic run (``coordqa agentic run/grid``).
+
+    ``info`` takes the model metadata of :func:`build_qa_bundle`. The run must test one agent
+    with one model (a leaderboard entry ranks one thing).
+
+    Raises:
+        BundleError: the run has no finished episode or tests several agents or models.
+        StoreError: the run directory is missing, corrupt or not an agentic run.
+    """
+    from coordqa.agentic import load_agentic_run
+
+    store = open_run(run_dir)
+    episodes = load_agentic_run(store, with_exchanges=False)
+    if not episodes:
+        raise BundleError(f"{store.path} has no finished episode; run the grid to the end first")
+    tested = sorted({agent_label(e.spec.agent, e.spec.model) for e in episodes})
+    if len(tested) != 1:
+        raise BundleError(
+            f"{store.path} tests {len(tested)} agents/models ({', '.join(tested)}); a leaderboard "
+            "entry ranks one: run one grid per agent and model"
+        )
+    data = _envelope("agentic", store.manifest, tested[0], info)
+    data["episodes"] = [episode.to_record() for episode in episodes]
+    data["reported"] = None
+    return _sealed(data, AgenticBundle)
+
+
+def build_bundle(run_dir: str | Path, **info: Any) -> dict[str, Any]:
+    """The bundle of any run: QA runs go to the ``qa`` track, agentic runs to ``agentic``.
+
+    Raises:
+        BundleError: the run's kind has no track (``play`` runs).
+    """
+    kind = open_run(run_dir).manifest.kind
+    if kind == "qa":
+        return build_qa_bundle(run_dir, **info)
+    if kind == "agentic":
+        return build_agentic_bundle(run_dir, **info)
+    raise BundleError(
+        f"{run_dir} is a {kind!r} run; the leaderboard takes QA runs (coordqa eval) and agentic "
+        "runs (coordqa agentic run/grid)"
+    )
 
 
 def _reported(run_dir: Path) -> dict[str, Any] | None:
     """The run's own accuracies from ``summary.json`` (None when the run has none)."""
-    import json
-
     path = run_dir / "summary.json"
     if not path.exists():
         return None

@@ -46,6 +46,7 @@ __all__ = [
     "Base",
     "Database",
     "DatasetRow",
+    "EpisodeResult",
     "LeaderboardError",
     "Sample",
     "Submission",
@@ -110,9 +111,11 @@ class Submission(Base):
     organisation: Mapped[str | None] = mapped_column(String(200), nullable=True)
     link: Mapped[str | None] = mapped_column(String(500), nullable=True)
     model_name: Mapped[str] = mapped_column(String(200))
-    dataset_fingerprint: Mapped[str] = mapped_column(String(64))
+    dataset_fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """QA track: the dataset answered; None for agentic runs."""
     coordqa_version: Mapped[str] = mapped_column(String(50))
     trials: Mapped[int] = mapped_column(Integer)
+    """QA track: trials per question; agentic track: episodes."""
     metrics: Mapped[dict[str, Any]] = mapped_column(JSON)
     reported: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     mismatches: Mapped[list[str]] = mapped_column(JSON)
@@ -151,6 +154,30 @@ SAMPLE_FIELDS = tuple(
     c.name for c in Sample.__table__.columns if c.name not in ("id", "submission_id")
 )
 """Columns of a sample row that come from verification."""
+
+
+class EpisodeResult(Base):
+    """The replayed outcome of one episode of an agentic submission."""
+
+    __tablename__ = "episodes"
+    __table_args__ = (UniqueConstraint("submission_id", "key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)
+    key: Mapped[str] = mapped_column(String(500))
+    game: Mapped[str] = mapped_column(String(50))
+    layout: Mapped[str] = mapped_column(String(100))
+    partner: Mapped[str] = mapped_column(String(200))
+    pairing: Mapped[str] = mapped_column(String(10))
+    position: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Integer)
+    score: Mapped[float] = mapped_column(Float)
+    metrics: Mapped[dict[str, float]] = mapped_column(JSON)
+
+
+EPISODE_FIELDS = tuple(
+    c.name for c in EpisodeResult.__table__.columns if c.name not in ("id", "submission_id")
+)
+"""Columns of an episode row that come from verification."""
 
 
 def _create_v1(connection: Connection) -> None:
@@ -227,9 +254,12 @@ class Database:
             yield session
 
     def store(
-        self, submission: Submission, samples: Sequence[Mapping[str, Any]]
+        self,
+        submission: Submission,
+        samples: Sequence[Mapping[str, Any]],
+        episodes: Sequence[Mapping[str, Any]] = (),
     ) -> tuple[int, bool]:
-        """Store a submission with its samples in one transaction.
+        """Store a submission with its samples (QA) or episodes (agentic) in one transaction.
 
         Returns:
             ``(id, created)``: the new row's id and True, or, when a submission with the same
@@ -242,6 +272,10 @@ class Database:
                 session.add_all(
                     Sample(submission_id=submission.id, **{k: s[k] for k in SAMPLE_FIELDS})
                     for s in samples
+                )
+                session.add_all(
+                    EpisodeResult(submission_id=submission.id, **{k: e[k] for k in EPISODE_FIELDS})
+                    for e in episodes
                 )
                 new_id = submission.id
             return new_id, True

@@ -145,7 +145,7 @@ def accept(
         token_id=token_id,
         **verified.run,
     )
-    new_id, created = db.store(submission, verified.samples)
+    new_id, created = db.store(submission, verified.samples, verified.episodes)
     return Accepted(new_id, created, verified.mismatches if created else [])
 
 

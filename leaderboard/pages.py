@@ -17,9 +17,9 @@ from urllib.parse import urlencode
 if TYPE_CHECKING:
     import jinja2
 
-    from coordqa.leaderboard.views import Board
+    from coordqa.leaderboard.views import AgenticBoard, Board
 
-__all__ = ["Links", "render_index", "render_submission"]
+__all__ = ["Links", "render_agentic", "render_index", "render_submission"]
 
 
 def slug(text: str) -> str:
@@ -44,6 +44,13 @@ class Links:
             return f"{self.prefix}boards/{slug(dataset or 'default')}-{slug(game or 'all')}.html"
         query = {k: v for k, v in {"dataset": dataset, "game": game, **sort}.items() if v}
         return "/" + (f"?{urlencode(query)}" if query else "")
+
+    def agentic(self, **sort: str) -> str:
+        """The agentic ranking page (sorted, on the live server)."""
+        if self.static:
+            return f"{self.prefix}agentic.html"
+        query = {k: v for k, v in sort.items() if v}
+        return "/agentic" + (f"?{urlencode(query)}" if query else "")
 
     def submission(self, submission_id: int) -> str:
         """A submission's page."""
@@ -101,6 +108,12 @@ def render_index(board: Board, links: Links) -> str:
     return environment().get_template("index.html").render(board=board, links=links)
 
 
+def render_agentic(board: AgenticBoard, links: Links) -> str:
+    """The agentic ranking page."""
+    return environment().get_template("agentic.html").render(board=board, links=links)
+
+
 def render_submission(detail: dict[str, Any], links: Links) -> str:
-    """One submission's page."""
-    return environment().get_template("submission.html").render(d=detail, links=links)
+    """One submission's page (its track's template)."""
+    name = "agentic_submission.html" if detail["track"] == "agentic" else "submission.html"
+    return environment().get_template(name).render(d=detail, links=links)

@@ -6,7 +6,8 @@ Routes:
   400 malformed JSON, 401 no or wrong token, 413 too large, 422 refused (with the reason);
 - ``GET /api/entries`` (``?dataset=&game=&sort=&order=``), ``GET /api/entries.csv``,
   ``GET /api/submissions/{id}``, ``GET /api/datasets``: public reading;
-- ``GET /`` and ``GET /submissions/{id}``: the pages.
+- ``GET /api/agentic/entries``: the agentic track's ranking;
+- ``GET /``, ``GET /agentic`` and ``GET /submissions/{id}``: the pages.
 
 Re-scoring and database work run in the thread pool, so one slow submission does not stall
 page views. This module imports FastAPI at the top: only the ``leaderboard`` commands import it.
@@ -28,10 +29,18 @@ from sqlalchemy import select
 from coordqa.errors import CoordqaError
 from coordqa.leaderboard.db import Database, DatasetRow, LeaderboardError, open_database
 from coordqa.leaderboard.intake import SchemaError, accept, known_datasets
-from coordqa.leaderboard.pages import Links, render_index, render_submission
+from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
 from coordqa.leaderboard.tokens import authenticate
 from coordqa.leaderboard.verify import KnownDataset, VerificationError
-from coordqa.leaderboard.views import COLUMNS, COUNTS, Board, load_board, load_detail
+from coordqa.leaderboard.views import (
+    COLUMNS,
+    COUNTS,
+    AgenticBoard,
+    Board,
+    load_agentic_board,
+    load_board,
+    load_detail,
+)
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DatasetCatalog", "create_app", "entries_csv"]
 
@@ -149,6 +158,14 @@ def create_app(
         except CoordqaError as exc:
             raise HTTPException(400, str(exc)) from exc
 
+    def agentic_board(sort: str | None, order: str) -> AgenticBoard:
+        if order not in ("asc", "desc"):
+            raise HTTPException(400, f"order must be 'asc' or 'desc', got {order!r}")
+        try:
+            return load_agentic_board(db, sort=sort, descending=order == "desc")
+        except CoordqaError as exc:
+            raise HTTPException(400, str(exc)) from exc
+
     def detail(submission_id: int) -> dict[str, Any]:
         try:
             return load_detail(db, submission_id)
@@ -215,6 +232,14 @@ def create_app(
     @app.get("/api/submissions/{submission_id}")
     def api_submission(submission_id: int) -> dict[str, Any]:
         return detail(submission_id)
+
+    @app.get("/api/agentic/entries")
+    def api_agentic_entries(sort: str | None = None, order: str = "desc") -> dict[str, Any]:
+        return agentic_board(sort, order).to_json()
+
+    @app.get("/agentic", response_class=HTMLResponse)
+    def agentic_page(sort: str | None = None, order: str = "desc") -> HTMLResponse:
+        return HTMLResponse(render_agentic(agentic_board(sort, order), live))
 
     @app.get("/api/datasets")
     def api_datasets() -> list[dict[str, Any]]:

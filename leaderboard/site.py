@@ -1,9 +1,10 @@
 """Static export: the whole leaderboard as plain files for a static host.
 
 ``index.html`` ranks the default dataset; ``boards/<dataset>-<game>.html`` every dataset and game;
-``submissions/<id>.html`` each visible submission; ``entries.json`` and ``entries.csv`` the data of
-each board next to its page; ``static/`` the CSS and the sorting script. Hidden submissions are
-left out. The pages come from the same templates and views as the live server.
+``agentic.html`` the agentic track; ``submissions/<id>.html`` each visible submission;
+``.json`` and ``.csv`` files the data of each board next to its page; ``static/`` the CSS and
+the sorting script. Hidden submissions are left out. The pages come from the same templates
+and views as the live server.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import shutil
 from pathlib import Path
 
 from coordqa.leaderboard.db import Database
-from coordqa.leaderboard.pages import Links, render_index, render_submission
+from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
 from coordqa.leaderboard.server import DatasetCatalog, entries_csv
-from coordqa.leaderboard.views import Board, load_board, load_detail
+from coordqa.leaderboard.views import Board, load_agentic_board, load_board, load_detail
 
 __all__ = ["export_site"]
 
@@ -56,6 +57,12 @@ def export_site(db: Database, out: str | Path) -> list[Path]:
         written.append(_write(Path(f"{stem}.json"), json.dumps(board.to_json(), indent=1)))
         written.append(_write(Path(f"{stem}.csv"), entries_csv(board)))
         shown.update(int(entry["id"]) for entry in board.entries)
+    agentic = load_agentic_board(db)
+    written.append(
+        _write(root / "agentic.html", render_agentic(agentic, Links(static=True, prefix="")))
+    )
+    written.append(_write(root / "agentic.json", json.dumps(agentic.to_json(), indent=1)))
+    shown.update(int(entry["id"]) for entry in agentic.entries)
     for submission_id in sorted(shown):
         links = Links(static=True, prefix="../")
         page = root / links.submission(submission_id).removeprefix(links.prefix)

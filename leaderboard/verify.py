@@ -23,7 +23,9 @@ __all__ = [
     "KnownDataset",
     "Verified",
     "VerificationError",
+    "agentic_metrics",
     "metrics_of",
+    "verify_agentic",
     "table_records",
     "verify_qa",
 ]
@@ -65,6 +67,8 @@ class Verified:
     """Columns of the submission row: ``model_name``, ``dataset_fingerprint``, ``trials``."""
     mismatches: list[str] = field(default_factory=list)
     """Where the submitter's reported numbers disagree with the recomputed ones."""
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+    """Agentic track: one row per replayed episode (key, pairing, seed, score, metrics)."""
 
 
 def table_records(table: Any) -> list[dict[str, Any]]:
@@ -192,8 +196,94 @@ def verify_qa(bundle: QABundle, datasets: Mapping[str, KnownDataset]) -> Verifie
     return Verified(samples, metrics, run, _mismatches(bundle, metrics))
 
 
+def _mean_se(values: Sequence[float]) -> dict[str, Any]:
+    from coordqa.games.play import MeanSE
+
+    stats = MeanSE.of(list(values))
+    se = None if math.isnan(stats.se) else stats.se
+    return {"mean": None if math.isnan(stats.mean) else stats.mean, "se": se, "n": stats.n}
+
+
+def _groups(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> list[dict[str, Any]]:
+    scores: dict[tuple[Any, ...], list[float]] = {}
+    for row in rows:
+        scores.setdefault(tuple(row[k] for k in keys), []).append(float(row["score"]))
+    return [
+        {**dict(zip(keys, key, strict=True)), **_mean_se(values)}
+        for key, values in sorted(scores.items(), key=lambda item: str(item[0]))
+    ]
+
+
+def agentic_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Mean score ± SE per game and pairing kind (self/cross), and per exact pairing."""
+    return {
+        "episodes": len(rows),
+        "by_game": _groups(rows, ("game", "pairing")),
+        "by_pairing": _groups(rows, ("game", "layout", "partner", "position")),
+    }
+
+
+def verify_agentic(bundle: Any, datasets: Mapping[str, KnownDataset]) -> Verified:
+    """Replay every episode of an agentic bundle and recompute its numbers.
+
+    ``datasets`` is unused (agentic runs answer no dataset); the signature is every
+    verifier's.
+
+    Raises:
+        VerificationError: a malformed or repeated episode, several agents or models under
+            test, or an episode that does not replay to its stored score and metrics (named by
+            its key).
+    """
+    from coordqa.agentic import AgenticEpisode, verify_episodes
+    from coordqa.errors import GameError, StoreError
+    from coordqa.leaderboard.bundle import agent_label
+
+    episodes = []
+    for number, record in enumerate(bundle.episodes):
+        try:
+            episodes.append(AgenticEpisode.from_record(record))
+        except StoreError as exc:
+            raise VerificationError(f"episodes.{number}: {exc}") from exc
+    keys = [e.key for e in episodes]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise VerificationError(f"episodes stored more than once: {', '.join(repeated[:5])}")
+    tested = sorted({agent_label(e.spec.agent, e.spec.model) for e in episodes})
+    if len(tested) != 1:
+        raise VerificationError(
+            f"a submission ranks one agent and model; this one tests {', '.join(tested)}"
+        )
+    try:
+        replayed = verify_episodes(episodes)
+    except GameError as exc:
+        raise VerificationError(f"an episode failed its replay: {exc}") from exc
+    rows = [
+        {
+            "key": v.key,
+            "game": v.spec.game,
+            "layout": v.spec.layout,
+            "partner": v.spec.partner or "self",
+            "pairing": "self" if v.spec.self_play else "cross",
+            "position": v.spec.position,
+            "seed": v.spec.seed,
+            "score": v.score,
+            "metrics": v.metrics,
+        }
+        for v in replayed
+    ]
+    metrics = agentic_metrics(rows)
+    mismatches = []
+    ours = {f"{g['game']}/{g['pairing']}": g["mean"] for g in metrics["by_game"]}
+    for key, value in (bundle.reported or {}).items():
+        if value is not None and (ours.get(key) is None or abs(ours[key] - value) > 1e-9):
+            mismatches.append(f"{key}: reported {value:.4f}, recomputed {ours.get(key)}")
+    run = {"model_name": tested[0], "dataset_fingerprint": None, "trials": len(rows)}
+    return Verified([], metrics, run, mismatches, rows)
+
+
 VERIFIERS: Registry[Callable[[Any, Mapping[str, KnownDataset]], Verified]] = Registry(
     "submission track verifier"
 )
 """Verifier per track (the keys of :data:`coordqa.leaderboard.bundle.TRACKS`)."""
 VERIFIERS.add("qa", verify_qa)
+VERIFIERS.add("agentic", verify_agentic)

@@ -18,12 +18,22 @@ from sqlalchemy import select
 from sqlalchemy.orm import defer
 
 from coordqa.errors import UnknownNameError
-from coordqa.leaderboard.db import Database, LeaderboardError, Sample, Submission
+from coordqa.leaderboard.db import (
+    EPISODE_FIELDS,
+    Database,
+    EpisodeResult,
+    LeaderboardError,
+    Sample,
+    Submission,
+)
 from coordqa.leaderboard.verify import KnownDataset, table_records
 
 __all__ = [
     "COLUMNS",
+    "AgenticBoard",
     "Board",
+    "agentic_entry_row",
+    "load_agentic_board",
     "baseline_row",
     "entry_row",
     "load_board",
@@ -114,19 +124,8 @@ def entry_row(sub: Submission, game: str | None = None) -> dict[str, Any] | None
             return None
         by_type = {r["question_type"]: r for r in metrics["by_game_type"] if r["game"] == game}
     return {
-        "id": sub.id,
-        "display_name": sub.display_name,
-        "provider": sub.provider,
-        "parameters": sub.parameters,
-        "organisation": sub.organisation,
-        "link": sub.link,
-        "model_name": sub.model_name,
-        "track": sub.track,
+        **_common(sub),
         "dataset_fingerprint": sub.dataset_fingerprint,
-        "coordqa_version": sub.coordqa_version,
-        "created_at": _utc(sub.created_at).isoformat(),
-        "verified": sub.verified,
-        "mismatches": list(sub.mismatches),
         "n_trials": sub.trials,
         **_cells(overall, by_type),
         **{status: overall[status] for status in COUNTS},
@@ -311,8 +310,104 @@ def load_board(
     )
 
 
+def _common(sub: Submission) -> dict[str, Any]:
+    """Entry fields every track shows."""
+    return {
+        "id": sub.id,
+        "display_name": sub.display_name,
+        "provider": sub.provider,
+        "parameters": sub.parameters,
+        "organisation": sub.organisation,
+        "link": sub.link,
+        "model_name": sub.model_name,
+        "track": sub.track,
+        "coordqa_version": sub.coordqa_version,
+        "created_at": _utc(sub.created_at).isoformat(),
+        "verified": sub.verified,
+        "mismatches": list(sub.mismatches),
+    }
+
+
+PAIRING_LABELS = {"self": "self-play", "cross": "cross-play"}
+
+
+@dataclass
+class AgenticBoard:
+    """Everything the agentic ranking page shows."""
+
+    columns: list[dict[str, str]]
+    """Score columns: one per game and pairing kind present (``key``, ``game``, ``label``)."""
+    entries: list[dict[str, Any]]
+    """Visible agentic submissions, sorted."""
+    sort: str
+    """Sort column (a column key, ``display_name``, ``episodes`` or ``created_at``)."""
+    descending: bool = True
+    """Sort direction."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON API form."""
+        return {
+            "columns": self.columns,
+            "sort": self.sort,
+            "descending": self.descending,
+            "entries": self.entries,
+        }
+
+
+def agentic_entry_row(sub: Submission) -> dict[str, Any]:
+    """One agentic ranking row: mean score ± SE per game and pairing kind."""
+    row = {**_common(sub), "episodes": sub.metrics["episodes"]}
+    for group in sub.metrics["by_game"]:
+        key = f"{group['game']}/{group['pairing']}"
+        row[key] = group["mean"]
+        row[f"{key}_se"] = group["se"]
+        row[f"{key}_n"] = group["n"]
+    return row
+
+
+def load_agentic_board(
+    db: Database, *, sort: str | None = None, descending: bool = True
+) -> AgenticBoard:
+    """The agentic ranking: visible agentic submissions with a column per game and pairing.
+
+    Scores of different games are not comparable, so there is no overall column; the default
+    sort is the first column.
+
+    Raises:
+        UnknownNameError: an unknown sort column (with the allowed ones).
+    """
+    with db.session() as session:
+        subs = list(
+            session.scalars(
+                select(Submission)
+                .options(defer(Submission.bundle))
+                .where(Submission.track == "agentic", Submission.hidden.is_(False))
+            )
+        )
+    rows = [agentic_entry_row(sub) for sub in sorted(subs, key=lambda s: s.id)]
+    keys = sorted(
+        {k for sub in subs for k in (f"{g['game']}/{g['pairing']}" for g in sub.metrics["by_game"])}
+    )
+    columns = [
+        {
+            "key": k,
+            "game": k.split("/")[0],
+            "label": f"{k.split('/')[0]} {PAIRING_LABELS[k.split('/')[1]]}",
+        }
+        for k in keys
+    ]
+    allowed = (*keys, "display_name", "episodes", "created_at")
+    chosen = sort or (keys[0] if keys else "created_at")
+    if chosen not in allowed:
+        raise UnknownNameError(f"unknown sort column {chosen!r}; allowed: {', '.join(allowed)}")
+    rows.sort(key=_sort_key(chosen, descending))
+    for position, row in enumerate(rows, start=1):
+        row["rank"] = position
+    return AgenticBoard(columns, rows, chosen, descending)
+
+
 def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
-    """One submission: its entry, per game x type numbers, per-scenario and per-question outcomes.
+    """One submission's page data; QA and agentic submissions have their own breakdowns.
 
     Raises:
         LeaderboardError: no submission has that id.
@@ -321,6 +416,24 @@ def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
         sub = session.get(Submission, submission_id)
         if sub is None:
             raise LeaderboardError(f"no submission with id {submission_id}")
+        if sub.track == "agentic":
+            episodes = list(
+                session.scalars(
+                    select(EpisodeResult)
+                    .where(EpisodeResult.submission_id == submission_id)
+                    .order_by(EpisodeResult.key)
+                )
+            )
+            return {
+                "track": "agentic",
+                "entry": agentic_entry_row(sub),
+                "hidden": sub.hidden,
+                "hidden_reason": sub.hidden_reason,
+                "reported": sub.reported,
+                "by_game": sub.metrics["by_game"],
+                "by_pairing": sub.metrics["by_pairing"],
+                "episodes": [{k: getattr(e, k) for k in EPISODE_FIELDS} for e in episodes],
+            }
         samples = list(
             session.scalars(
                 select(Sample)
@@ -343,6 +456,7 @@ def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
         for s in samples
     ]
     return {
+        "track": "qa",
         "entry": entry,
         "hidden": sub.hidden,
         "hidden_reason": sub.hidden_reason,

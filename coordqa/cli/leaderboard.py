@@ -60,7 +60,9 @@ def _open(db: str | None):  # noqa: ANN202 - returns a Database, imported lazily
 
 
 def submit_command(
-    run_dir: Annotated[Path, typer.Argument(help="A finished `coordqa eval` run directory.")],
+    run_dir: Annotated[
+        Path, typer.Argument(help="A finished `coordqa eval` or `coordqa agentic` run directory.")
+    ],
     to: Annotated[
         str | None, typer.Option("--to", help="Leaderboard URL, e.g. https://lb.example.org")
     ] = None,
@@ -83,16 +85,20 @@ def submit_command(
     ] = None,
     link: Annotated[str | None, typer.Option("--link", help="An http(s) link about it.")] = None,
 ) -> None:
-    """Bundle a QA run's raw replies for the leaderboard and send it (--to) or save it (--out)."""
+    """Bundle a run for the leaderboard and send it (--to) or save it (--out).
+
+    QA runs go to the CoordinationQA track (every raw reply), agentic runs to the agentic track
+    (every episode's trajectory).
+    """
     from coordqa.cli.qa import parse_sizes
-    from coordqa.leaderboard.bundle import build_qa_bundle
+    from coordqa.leaderboard.bundle import build_bundle
 
     if (to is None) == (out is None):
         raise ConfigError("give exactly one of --to URL (send the bundle) and --out FILE (save it)")
     if to is not None and not token:
         raise ConfigError("--to needs --token (or COORDQA_TOKEN); ask the leaderboard admin")
     parameters = parse_sizes(f"m={params}")["m"] if params else None
-    bundle = build_qa_bundle(
+    bundle = build_bundle(
         run_dir,
         display_name=name,
         provider=provider,
@@ -100,17 +106,21 @@ def submit_command(
         organisation=org,
         link=link,
     )
-    replies = len(bundle["replies"])
+    what = (
+        f"{len(bundle['replies'])} replies"
+        if "replies" in bundle
+        else f"{len(bundle['episodes'])} episodes"
+    )
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(bundle, ensure_ascii=False), encoding="utf-8")
-        console.print(f"wrote {out} ({replies} replies, digest {bundle['digest'][:12]})")
+        console.print(f"wrote {out} ({what}, digest {bundle['digest'][:12]})")
         return
     from coordqa.leaderboard.client import submit_bundle
 
     answer = submit_bundle(bundle, str(to), str(token))
     verb = "submitted" if answer.created else "already on the leaderboard"
-    console.print(f"{verb}: entry {answer.id} ({replies} replies): {answer.url}")
+    console.print(f"{verb}: entry {answer.id} ({what}): {answer.url}")
     for mismatch in answer.mismatches:
         console.print(f"[yellow]reported number differs from the server's: {mismatch}[/]")
 

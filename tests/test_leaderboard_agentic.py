@@ -1,0 +1,134 @@
+"""The agentic track: bundles of agentic runs, verification by replay, its own ranking page."""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from coordqa.agentic import load_agentic_run
+from coordqa.agentic.grid import parse_grid
+from coordqa.agentic.runner import run_grid
+from coordqa.cli import app
+from coordqa.leaderboard.bundle import BundleError, build_bundle
+from coordqa.leaderboard.server import create_app
+from coordqa.leaderboard.site import export_site
+from coordqa.leaderboard.testing import seal
+from coordqa.leaderboard.tokens import create_token
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+
+def _grid(out: Path, agents: list[str]) -> Path:
+    grid = {
+        "agents": agents,
+        "models": ["scripted"],
+        "partners": ["self"],
+        "games": [
+            {"game": "collab_capture", "seeds": [0, 1]},
+            {"game": "collab_escape", "seeds": [0]},
+        ],
+    }
+    result = run_grid(parse_grid(grid), out)
+    assert result.complete, result.failures
+    return out
+
+
+@pytest.fixture(scope="module")
+def agentic_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _grid(tmp_path_factory.mktemp("agentic") / "run", ["cac"])
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[tuple[TestClient, dict[str, str]]]:
+    application = create_app(f"sqlite:///{tmp_path / 'lb.sqlite3'}")
+    token = create_token(application.state.db, "agentic")
+    with TestClient(application) as test_client:
+        yield test_client, {"Authorization": f"Bearer {token}"}
+    application.state.db.dispose()
+
+
+def _post(client: tuple[TestClient, dict[str, str]], bundle: dict[str, Any]) -> Any:
+    test_client, headers = client
+    return test_client.post("/api/submissions", content=json.dumps(bundle), headers=headers)
+
+
+def test_agentic_run_is_replayed_and_ranked_on_its_own_tab(
+    agentic_run: Path, client: tuple[TestClient, dict[str, str]]
+) -> None:
+    bundle = build_bundle(agentic_run, display_name="CAC <scripted>")
+    assert bundle["track"] == "agentic" and len(bundle["episodes"]) == 3
+    first, again = _post(client, bundle), _post(client, copy.deepcopy(bundle))
+    assert first.status_code == 201, first.text
+    assert again.status_code == 200 and again.json()["id"] == first.json()["id"]
+    test_client = client[0]
+    board = test_client.get("/api/agentic/entries").json()
+    stored = load_agentic_run(agentic_run, with_exchanges=False)
+    capture = [e.score for e in stored if e.spec.game == "collab_capture"]
+    [entry] = board["entries"]
+    assert entry["collab_capture/self"] == pytest.approx(sum(capture) / len(capture))
+    assert entry["collab_capture/self_n"] == 2 and entry["episodes"] == 3
+    assert [c["key"] for c in board["columns"]] == ["collab_capture/self", "collab_escape/self"]
+    assert entry["verified"] is True and entry["model_name"] == "cac[scripted]"
+    assert test_client.get("/api/entries").json()["entries"] == []  # not in the QA ranking
+    page = test_client.get("/agentic").text
+    assert "CAC &lt;scripted&gt;" in page and "CAC <scripted>" not in page
+    assert 'aria-current="page">Agentic play' in page
+    detail = test_client.get(f"/submissions/{entry['id']}").text
+    assert all(e.key in detail for e in stored)
+
+
+def test_tampered_scores_and_moves_fail_the_replay(
+    agentic_run: Path, client: tuple[TestClient, dict[str, str]]
+) -> None:
+    bundle = build_bundle(agentic_run)
+    scored = copy.deepcopy(bundle)
+    scored["episodes"][0]["score"] = 99.0
+    answer = _post(client, seal(scored))
+    assert answer.status_code == 422
+    assert (
+        scored["episodes"][0]["key"] in answer.json()["detail"]
+        and "99.0" in answer.json()["detail"]
+    )
+    moved = copy.deepcopy(bundle)
+    step = moved["episodes"][0]["trajectory"]["steps"][0]
+    step["executed"]["0"] = "Move to Room 9"  # not a legal move from the first room
+    answer = _post(client, seal(moved))
+    assert answer.status_code == 422 and "replay" in answer.json()["detail"]
+    twice = copy.deepcopy(bundle)
+    twice["episodes"].append(twice["episodes"][0])
+    answer = _post(client, seal(twice))
+    assert answer.status_code == 422 and "more than once" in answer.json()["detail"]
+    broken = copy.deepcopy(bundle)
+    del broken["episodes"][1]["spec"]
+    answer = _post(client, seal(broken))
+    assert answer.status_code == 422 and answer.json()["detail"].startswith("episodes.1:")
+    assert client[0].get("/api/agentic/entries").json()["entries"] == []
+
+
+def test_a_run_with_two_agents_is_refused(tmp_path: Path) -> None:
+    run = _grid(tmp_path / "run", ["cac", "llm"])
+    with pytest.raises(BundleError, match="tests 2 agents/models"):
+        build_bundle(run)
+
+
+def test_cli_submit_out_and_static_export(
+    agentic_run: Path, client: tuple[TestClient, dict[str, str]], tmp_path: Path
+) -> None:
+    out = tmp_path / "bundle.json"
+    result = CliRunner().invoke(app, ["submit", str(agentic_run), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "3 episodes" in result.output
+    assert _post(client, json.loads(out.read_text())).status_code == 201
+    site = tmp_path / "site"
+    export_site(client[0].app.state.db, site)  # type: ignore[attr-defined]
+    assert "cac[scripted]" in (site / "agentic.html").read_text()
+    assert (site / "submissions" / "1.html").exists()
