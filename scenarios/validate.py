@@ -46,13 +46,19 @@ def structural_problems(rows: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
-def _draft_of(built: ScenarioQuestions, question_type: str) -> QuestionDraft:
-    return {d.question_type: d for d in built.drafts()}[question_type]
+def _draft_of(built: ScenarioQuestions, question_type: str) -> QuestionDraft | None:
+    """The builder's draft of that type, or None when the builder makes no such question."""
+    drafts: dict[str, QuestionDraft] = {d.question_type: d for d in built.drafts()}
+    return drafts.get(question_type)
 
 
 def _row_problems(row: dict[str, Any], built: ScenarioQuestions, description: str) -> list[str]:
     qid = row["question_id"]
     draft = _draft_of(built, row["question_type"])
+    if draft is None:
+        made = sorted(d.question_type for d in built.drafts())
+        kind = row["question_type"]
+        return [f"{qid}: question type {kind!r} is not one the builder makes {made}"]
     problems = []
     if description != row["state_description"]:
         problems.append(f"{qid}: state description differs from the one rendered from its snapshot")

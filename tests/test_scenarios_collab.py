@@ -21,6 +21,7 @@ from coordqa.scenarios import (
     Scenario,
     ScenarioQuestions,
     ScenarioRejected,
+    ValidationFailed,
     collab_capture_qa,
     collab_escape_qa,
     fresh_scenarios,
@@ -223,3 +224,11 @@ def test_curated_answers_agree_with_the_engine_planners(game: str, planner: str)
         for who, draft in ((1 - scenario.player, built.tom), (scenario.player, built.jp)):
             chosen = player.choose(Observation(live, who, tuple(live.legal_actions(who))))
             assert _answers(draft) == {chosen}, scenario.scenario_id
+
+
+def test_validation_reports_a_question_type_the_builder_does_not_make() -> None:
+    # A row with an unknown type is a problem to report, not a KeyError that hides the others.
+    rows = [dict(row) for row in build_rows(_curated("collab_escape")[:1])]
+    rows[0]["question_type"] = "XX"
+    with pytest.raises(ValidationFailed, match="question type 'XX' is not one the builder makes"):
+        validate_rows_against_solvers(rows)

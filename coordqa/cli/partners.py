@@ -54,9 +54,10 @@ def train_bc_command(
 
     if all_models == (layout is not None):
         raise ConfigError("give either --layout LAYOUT (with --split) or --all")
+    # After the check above, no layout means --all.
     configs = (
         [TrainConfig(lay, spl, seed) for lay in LAYOUT_DATA_NAMES for spl in SPLIT_FILES]
-        if all_models
+        if layout is None
         else [TrainConfig(layout, split, seed)]
     )
     summary = Table("partner", "samples", "epochs", "val. accuracy", "seconds")
