@@ -37,17 +37,19 @@ CURATED = Path(__file__).parent / "curated" / "hanabi.json"
 """Where the curated list lives."""
 CURATED_COUNT = 28
 """Hanabi scenarios in CoordinationQA v1."""
-CURATION_SEEDS = range(1, 61)
+CURATION_SEEDS = range(1, 81)
 """Seeds searched for the curated list."""
 QUOTAS: dict[str, dict[str, int]] = {
     "JP": {
-        "clued play": 6,
-        "certain play": 5,
-        "play clue": 7,
+        "one-life play": 3,
+        "clued play": 5,
+        "certain play": 4,
+        "play clue": 6,
         "save clue": 3,
         "free discard": 2,
         "chop discard": 5,
     },
+    "phase": {"early": 7, "middle": 13, "late": 8},
     "ToM": {"reveal_play": 14, "infer_last Play": 9, "infer_last Keep": 5},
     "EC": {
         "certain_play Yes": 4,
@@ -59,7 +61,9 @@ QUOTAS: dict[str, dict[str, int]] = {
         "partner_critical No": 3,
     },
 }
-"""How many curated scenarios of each kind the curation aims for (each group sums to 28)."""
+"""How many curated scenarios of each kind the curation aims for (each group sums to 28).
+
+The phase is the game's progress: early (at most 3 cards on the stacks), middle (4-12), late."""
 JP_LABELS = {
     SURE_PLAY: "certain play",
     PLAY_CLUE: "play clue",
@@ -88,8 +92,12 @@ def _options(candidate: Scenario) -> list[Option]:
     except ScenarioRejected:
         return []
     label = JP_LABELS[tier]
-    if tier == SURE_PLAY and "play clue marks" in concept(sit, jp, tier):
+    if tier == SURE_PLAY and "clue marks" in concept(sit, jp, tier):
         label = "clued play"
+    if tier == SURE_PLAY and sit.view.lives <= 1:
+        label = "one-life play"
+    progress = sum(sit.view.board.fireworks)
+    phase = "early" if progress <= 3 else "middle" if progress <= 12 else "late"
     toms = []
     for kind in TOM_KINDS:
         try:
@@ -111,12 +119,16 @@ def _options(candidate: Scenario) -> list[Option]:
         for tom_kind, tom_value in toms:
             kinds = {"EC": spec, "ToM": tom_kind, "JP": "best_action"}
             scenario = dataclasses.replace(candidate, kinds=kinds)
-            options.append(Option(scenario, {"JP": label, "ToM": tom_value, "EC": value}))
+            features = {"JP": label, "ToM": tom_value, "EC": value, "phase": phase}
+            options.append(Option(scenario, features))
     return options
 
 
 def curate(seeds: Iterable[int] = CURATION_SEEDS, count: int = CURATED_COUNT) -> list[Scenario]:
     """Pick ``count`` scenarios, at most one per seed, filling the :data:`QUOTAS` greedily.
+
+    Each pick maximises the number of features still under quota (a rarer feature, found in
+    fewer seeds, counts a little more) minus the number already at quota.
 
     Raises:
         ScenarioRejected: the seeds do not give ``count`` scenarios.
@@ -125,13 +137,21 @@ def curate(seeds: Iterable[int] = CURATION_SEEDS, count: int = CURATED_COUNT) ->
     pool: dict[int, list[Option]] = {}
     for seed in seeds:
         pool[seed] = [o for c in builder.candidates(seed) for o in _options(c)]
+    seeds_with = Counter(
+        feature
+        for options in pool.values()
+        for feature in {(g, v) for o in options for g, v in o.features.items()}
+    )
     taken: dict[str, Counter[str]] = {group: Counter() for group in QUOTAS}
     chosen: list[Option] = []
     for _ in range(count):
-        best: tuple[int, Option] | None = None
+        best: tuple[float, Option] | None = None
         for options in pool.values():
             for option in options:
-                gain = sum(QUOTAS[g].get(v, 0) > taken[g][v] for g, v in option.features.items())
+                gain = sum(
+                    1 + 1 / seeds_with[g, v] if QUOTAS[g].get(v, 0) > taken[g][v] else -1
+                    for g, v in option.features.items()
+                )
                 if best is None or gain > best[0]:
                     best = (gain, option)
         if best is None:

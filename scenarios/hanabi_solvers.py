@@ -32,7 +32,7 @@ from coordqa.games.hanabi.convention_player import (
 )
 from coordqa.games.hanabi.describe import PRONOUNS
 from coordqa.games.hanabi.game import Hanabi
-from coordqa.games.hanabi.knowledge import Card, chance, hand_knowledge, surely
+from coordqa.games.hanabi.knowledge import Card, chance, hand_knowledge, possible_cards, surely
 from coordqa.games.hanabi.view import View
 from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
 
@@ -94,6 +94,8 @@ class RevealOutcome:
     """Partner card positions the reveal points at."""
     card: Card | None
     """The focused card (None without a focus)."""
+    sure_after: tuple[int, ...]
+    """Partner cards that public knowledge makes certainly playable after the reveal."""
 
 
 @dataclass
@@ -192,7 +194,11 @@ class Situation:
         rank_five = text == engine.reveal_rank_text(self.me, 4)
         reading = read_clue(self.clued[1], after, touched, rank_five, view.board)
         card = view.partner_hand[reading.focus] if reading.focus is not None else None
-        return RevealOutcome(text, reading, touched, card)
+        public = view.board.unseen()
+        sure = tuple(
+            i for i, k in enumerate(after) if surely(possible_cards(k, public), view.board.playable)
+        )
+        return RevealOutcome(text, reading, touched, card, sure)
 
     @cached_property
     def reveals(self) -> list[RevealOutcome]:
@@ -200,11 +206,22 @@ class Situation:
         return [self.reveal(t) for t in self.view.legal if t.startswith("Reveal")]
 
     def good_play_clue(self, outcome: RevealOutcome) -> bool:
-        """A play clue on a playable partner card that is not already marked to play."""
-        if outcome.reading.kind != PLAY or outcome.card is None:
+        """A reveal after which the partner plays a playable card he was not going to play.
+
+        Either it makes one of his cards certainly playable (by public knowledge), or, with two
+        or more lives, it is a play clue on a playable card not already marked to play. With one
+        life the partner plays only cards he knows are playable, so only the first counts. A play
+        clue on an unplayable card never counts (it tells him to lose a life).
+        """
+        play_clue = self.view.lives >= 2 and outcome.reading.kind == PLAY
+        if play_clue and outcome.card is not None and not self.view.board.playable(outcome.card):
+            return False
+        if set(outcome.sure_after) - set(self.partner_pending):
+            return True
+        if not play_clue or outcome.card is None:
             return False
         pending = {self.view.partner_hand[i] for i in self.partner_pending}
-        return self.view.board.playable(outcome.card) and outcome.card not in pending
+        return outcome.card not in pending
 
     def bot_reply(self, text: str) -> str:
         """The ``hanabi-convention`` partner's next action after my reveal ``text``.
@@ -397,6 +414,8 @@ EC_KINDS = ("certain_play", "useless", "unseen_copies", "partner_critical")
 
 MIN_REVEAL_OPTIONS = 3
 """A reveal question needs at least this many legal reveals (otherwise it is a guess)."""
+MAX_CORRECT = 3
+"""More equally good answers than this make a question a lottery: rejected."""
 
 
 def tom_reveal_play(sit: Situation) -> QuestionDraft:
@@ -411,8 +430,6 @@ def tom_reveal_play(sit: Situation) -> QuestionDraft:
             no reveal works, or the simulated partner disagrees with the reading.
     """
     partner = PLAYER_NAMES[sit.partner]
-    if sit.view.lives <= 1:
-        raise ScenarioRejected("one life left: the partner plays only certain cards")
     if len(sit.reveals) < MIN_REVEAL_OPTIONS:
         raise ScenarioRejected(f"only {len(sit.reveals)} legal reveals")
     if sit.partner_pending:
@@ -420,6 +437,8 @@ def tom_reveal_play(sit: Situation) -> QuestionDraft:
     correct = tuple(i for i, o in enumerate(sit.reveals) if sit.good_play_clue(o))
     if not correct:
         raise ScenarioRejected("no reveal makes the partner play a playable card")
+    if len(correct) > MAX_CORRECT or len(correct) == len(sit.reveals):
+        raise ScenarioRejected(f"{len(correct)} of {len(sit.reveals)} reveals work: no contrast")
     for index, outcome in enumerate(sit.reveals):
         reply = sit.bot_reply(outcome.text)
         if sit.plays_playable(reply) != (index in correct):
@@ -428,6 +447,8 @@ def tom_reveal_play(sit: Situation) -> QuestionDraft:
                 f"(the bot answers {reply!r})"
             )
     parts = [_reveal_summary(sit, o) for o in sit.reveals]
+    if sit.view.lives <= 1:
+        parts.insert(0, "one life left: he plays only a card he then knows is playable")
     pronoun = PRONOUNS[sit.partner]
     return QuestionDraft(
         "ToM",
@@ -444,15 +465,21 @@ def _reveal_summary(sit: Situation, outcome: RevealOutcome) -> str:
     """``"rank 1 -> play clue on Card 3 (Red 1, playable)"``."""
     label = outcome.text.split("'s ", 1)[1].removesuffix(" cards")
     reading = outcome.reading
+    whose = PRONOUNS[sit.partner]
+    sure = (
+        f", makes {whose} Card(s) {list(outcome.sure_after)} certainly playable"
+        if outcome.sure_after
+        else ""
+    )
     if reading.focus is None or outcome.card is None:
-        return f"{label} -> touches no new card"
+        return f"{label} -> touches no new card{sure}"
     state = "playable" if sit.view.board.playable(outcome.card) else "not playable"
     if reading.kind == PLAY and outcome.card in {
         sit.view.partner_hand[i] for i in sit.partner_pending
     }:
         state += ", already marked"
     focused = f"Card {reading.focus} ({card_text(outcome.card)}, {state})"
-    return f"{label} -> {reading.kind} clue on {focused}"
+    return f"{label} -> {reading.kind} clue on {focused}{sure}"
 
 
 def last_reveal_reading(sit: Situation) -> tuple[ClueReading, bool, list[int]]:
@@ -580,8 +607,6 @@ TIER_NAMES = {
     BAD_DISCARD: "discards a card a reveal touched",
     HARMFUL: "risks a life",
 }
-MAX_CORRECT = 3
-"""More equally good actions than this make the question a lottery: rejected."""
 
 
 @dataclass(frozen=True)
@@ -621,7 +646,8 @@ def judge_reveal(sit: Situation, outcome: RevealOutcome) -> Judged:
     """Play clues on playable cards, urgent saves, misleading clues and idle ones."""
     summary = _reveal_summary(sit, outcome)
     kind, card = outcome.reading.kind, outcome.card
-    if kind == PLAY and card is not None and not sit.view.board.playable(card):
+    misleads = kind == PLAY and card is not None and not sit.view.board.playable(card)
+    if misleads and sit.view.lives >= 2:
         return Judged(outcome.text, HARMFUL, summary)
     if sit.good_play_clue(outcome):
         return Judged(outcome.text, PLAY_CLUE, summary)
@@ -712,10 +738,10 @@ def _check_clear(
 
 
 def _check_bot_agrees(sit: Situation, outcome: RevealOutcome, tier: int) -> None:
-    """The simulated partner plays after a play clue and keeps the card after a save clue."""
+    """The simulated partner plays a playable card after a play clue, keeps a saved card."""
     reply = sit.bot_reply(outcome.text)
     focus = outcome.reading.focus
-    if tier == PLAY_CLUE and reply != engine.play_text(focus if focus is not None else -1):
+    if tier == PLAY_CLUE and not sit.plays_playable(reply):
         raise ScenarioRejected(f"after {outcome.text!r} the simulated partner answers {reply!r}")
     if tier == SAVE_CLUE and (
         reply == engine.discard_text(focus if focus is not None else -1)
@@ -724,17 +750,28 @@ def _check_bot_agrees(sit: Situation, outcome: RevealOutcome, tier: int) -> None
         raise ScenarioRejected(f"after {outcome.text!r} the simulated partner answers {reply!r}")
 
 
+def _play_concept(sit: Situation, index: int) -> str:
+    """Why my card ``index`` is the one to play."""
+    if sit.view.lives <= 1:
+        return f"one life left: only my certainly playable Card {index} may be played"
+    if not sit.surely_playable(index):
+        turn = sit.game.turns[-1]
+        if turn.player == sit.partner and turn.card is None and index in turn.touched:
+            what = turn.action.split("'s ", 1)[1].removesuffix(" cards")
+            return f"partner's {what} clue marks my Card {index} to play"
+        return f"an earlier play clue marks my Card {index} to play"
+    cards = sit.view.own_possible[index]
+    if len(cards) == 1:
+        return f"my Card {index} is known to be {card_text(cards[0])}, which is playable"
+    return f"every card my Card {index} could be ({cards_text(cards)}) is playable"
+
+
 def concept(sit: Situation, jp: QuestionDraft, tier: int) -> str:
     """A short phrase for what makes the state an edge case, from the winning action."""
     partner = PLAYER_NAMES[sit.partner]
     action = jp.options[jp.correct[0]]
     if tier == SURE_PLAY:
-        index = int(action.rsplit(" ", 1)[-1])
-        if sit.view.lives <= 1:
-            return f"one life left: only my certainly playable Card {index} may be played"
-        if sit.marks[sit.me][index] == PLAY and not sit.surely_playable(index):
-            return f"partner's play clue marks my Card {index} as playable"
-        return f"counting makes my Card {index} certainly playable"
+        return _play_concept(sit, int(action.rsplit(" ", 1)[-1]))
     if tier == PLAY_CLUE:
         card = sit.reveal(action).card
         what = action.split("'s ", 1)[1].removesuffix(" cards")
