@@ -20,7 +20,13 @@ from coordqa.games.collab_capture import (
     thief_move,
 )
 from coordqa.games.rooms import STAY, RoomAction
-from coordqa.scenarios.collab_solve import INF, joint_values, turns_text, unique_best
+from coordqa.scenarios.collab_solve import (
+    INF,
+    best_action_question,
+    joint_values,
+    turns_text,
+    unique_best,
+)
 from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
 
 MODEL = CaptureModel()
@@ -183,15 +189,7 @@ def tom_question(state: CaptureState, player: int) -> QuestionDraft:
 
 def jp_question(state: CaptureState, player: int) -> QuestionDraft:
     """My best action: the unique one after which the capture comes strictly soonest."""
-    options, best, rationale = _decision(state, player, "JP")
-    return QuestionDraft(
-        "JP",
-        "best_action",
-        "What is the best next action for me?",
-        options,
-        (best,),
-        f"partner assumed to play his part of the best joint plan; {rationale}",
-    )
+    return best_action_question(*_decision(state, player, "JP"))
 
 
 def concept(state: CaptureState, player: int, jp: QuestionDraft) -> str:

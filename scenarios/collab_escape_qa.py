@@ -24,7 +24,13 @@ from coordqa.games.collab_escape import (
     chase_target,
 )
 from coordqa.games.rooms import STAY, RoomAction
-from coordqa.scenarios.collab_solve import joint_values, plan_outcomes, turns_text, unique_best
+from coordqa.scenarios.collab_solve import (
+    best_action_question,
+    joint_values,
+    plan_outcomes,
+    turns_text,
+    unique_best,
+)
 from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
 
 MODEL = EscapeModel()
@@ -195,15 +201,7 @@ def tom_question(state: EscapeState, player: int) -> QuestionDraft:
 
 def jp_question(state: EscapeState, player: int) -> QuestionDraft:
     """My best action: the unique one after which a sure escape comes strictly soonest."""
-    options, best, rationale = _decision(state, player, "JP")
-    return QuestionDraft(
-        "JP",
-        "best_action",
-        "What is the best next action for me?",
-        options,
-        (best,),
-        f"partner assumed to play his part of the best joint plan; {rationale}",
-    )
+    return best_action_question(*_decision(state, player, "JP"))
 
 
 def concept(state: EscapeState, player: int, jp: QuestionDraft) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 from coordqa.games.base import PLAYER_NAMES
 from coordqa.games.rooms import DISCOUNT, PlanningModel, RoomAction
-from coordqa.scenarios.model import ScenarioRejected
+from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
 
 INF = math.inf
 """The value of a state from which no win can be guaranteed."""
@@ -214,6 +214,21 @@ def unique_best(
             f"values do not single it out ({shown})"
         )
     return texts, best, listed
+
+
+def best_action_question(options: tuple[str, ...], best: int, rationale: str) -> QuestionDraft:
+    """The JP question both Collab games ask, from :func:`unique_best`'s options and answer.
+
+    One place for its wording, so the two games' JP questions cannot drift apart.
+    """
+    return QuestionDraft(
+        "JP",
+        "best_action",
+        "What is the best next action for me?",
+        options,
+        (best,),
+        f"partner assumed to play his part of the best joint plan; {rationale}",
+    )
 
 
 def plan_outcomes(

@@ -7,6 +7,7 @@ running it again gives the same files.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from pathlib import Path
@@ -97,15 +98,7 @@ def curate(game: str, count: int, seeds: int = CURATION_SEEDS) -> list[Scenario]
             f"raise CURATION_SEEDS (needed {count})"
         )
     return [
-        Scenario(
-            scenario_id=f"{game}-{i:02d}",
-            game=c.game,
-            layout=c.layout,
-            player=c.player,
-            snapshot=c.snapshot,
-            kinds=c.kinds,
-            reached_by=c.reached_by,
-        )
+        dataclasses.replace(c, scenario_id=f"{game}-{i:02d}")
         for i, (c, _) in enumerate(chosen, start=1)
     ]
 

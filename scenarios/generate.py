@@ -7,6 +7,7 @@ model can have seen in training data.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,15 +47,7 @@ def fresh_scenarios(game: str, count: int, seed: int) -> Iterator[Scenario]:
             except ScenarioRejected:
                 continue
             accepted += 1
-            yield Scenario(
-                scenario_id=f"fresh-{game}-s{seed}-{accepted:03d}",
-                game=candidate.game,
-                layout=candidate.layout,
-                player=candidate.player,
-                snapshot=candidate.snapshot,
-                kinds=candidate.kinds,
-                reached_by=candidate.reached_by,
-            )
+            yield dataclasses.replace(candidate, scenario_id=f"fresh-{game}-s{seed}-{accepted:03d}")
             if accepted == count:
                 return
     raise ConfigError(

@@ -29,7 +29,7 @@ from coordqa.scenarios import (
 )
 from coordqa.scenarios.build import build_rows
 from coordqa.scenarios.collab_solve import INF, strict_best
-from coordqa.scenarios.curate_collab import CURATED_COUNTS
+from coordqa.scenarios.curate_collab import CURATED_COUNTS, curate
 
 GAMES = ("collab_capture", "collab_escape")
 
@@ -232,3 +232,10 @@ def test_validation_reports_a_question_type_the_builder_does_not_make() -> None:
     rows[0]["question_type"] = "XX"
     with pytest.raises(ValidationFailed, match="question type 'XX' is not one the builder makes"):
         validate_rows_against_solvers(rows)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_curation_reproduces_the_committed_list(game: str) -> None:
+    # The curation is deterministic: running it again must give the shipped file exactly.
+    got = [s.to_dict() for s in curate(game, CURATED_COUNTS[game])]
+    assert got == [s.to_dict() for s in _curated(game)]
