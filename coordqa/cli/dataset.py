@@ -18,6 +18,12 @@ from coordqa.errors import ConfigError
 
 console = Console()
 
+DatasetPath = Annotated[
+    str | None,
+    typer.Argument(help="Dataset folder or file (default: the bundled v1 dataset)."),
+]
+"""The optional dataset argument that ``validate`` and ``stats`` share."""
+
 dataset_app = typer.Typer(
     name="dataset",
     help="Import, build and inspect CoordinationQA datasets.",
@@ -93,10 +99,7 @@ def build_command(
 
 @dataset_app.command("validate")
 def validate_command(
-    path: Annotated[
-        str | None,
-        typer.Argument(help="Dataset folder or file (default: the bundled v1 dataset)."),
-    ] = None,
+    path: DatasetPath = None,
 ) -> None:
     """Re-render every question from its snapshot and re-run every solver; fail on any mismatch."""
     from coordqa.dataset import load_rows
@@ -108,10 +111,7 @@ def validate_command(
 
 @dataset_app.command("stats")
 def stats_command(
-    path: Annotated[
-        str | None,
-        typer.Argument(help="Dataset folder or file (default: the bundled v1 dataset)."),
-    ] = None,
+    path: DatasetPath = None,
 ) -> None:
     """Counts per game and type, option counts, answer positions and the random baseline."""
     from coordqa.dataset import load_rows
