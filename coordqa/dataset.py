@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
 from coordqa.registry import Registry
-from coordqa.store import content_hash
+from coordqa.store import atomic_write_bytes, content_hash
 
 if TYPE_CHECKING:
     import datasets
@@ -567,18 +566,6 @@ def _parquet_bytes(rows: Sequence[Row]) -> bytes:
     return bytes(sink.getvalue().to_pybytes())
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-        os.chmod(temporary, 0o644)  # mkstemp makes private files; datasets are meant to be read
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def save_dataset(
     dataset_or_rows: datasets.Dataset | Iterable[Row],
     out_dir: str | os.PathLike[str],
@@ -627,13 +614,13 @@ def save_dataset(
         card = dataset_card(
             rows, pretty_name="CoordinationQA-format dataset", body=body, by_type=by_type
         )
-    _atomic_write(folder / DATA_FILE, _parquet_bytes(rows))
+    atomic_write_bytes(folder / DATA_FILE, _parquet_bytes(rows))
     if by_type:
         (folder / BY_TYPE_DIR).mkdir(exist_ok=True)
         for kind in QUESTION_TYPES:
             of_kind = [row for row in rows if row["question_type"] == kind]
-            _atomic_write(folder / BY_TYPE_DIR / f"{kind}.parquet", _parquet_bytes(of_kind))
-    _atomic_write(folder / CARD_FILE, card.encode("utf-8"))
+            atomic_write_bytes(folder / BY_TYPE_DIR / f"{kind}.parquet", _parquet_bytes(of_kind))
+    atomic_write_bytes(folder / CARD_FILE, card.encode("utf-8"))
     return folder
 
 

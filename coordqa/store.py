@@ -47,6 +47,7 @@ __all__ = [
     "RunKind",
     "RunManifest",
     "RunStore",
+    "atomic_write_bytes",
     "content_hash",
     "open_run",
 ]
@@ -161,14 +162,21 @@ class RunManifest(BaseModel):
         return problems
 
 
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a fsynced temporary file and ``os.replace``."""
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a fsynced temporary file and ``os.replace``.
+
+    The one atomic write of the package (run files, dataset files, planner caches): a reader
+    sees the old file or the new one, never half of one. ``mkstemp`` makes owner-only files; the
+    result is made readable like any file the package writes by ``open`` (``0o644``), so a run
+    or dataset folder can be shared or served without some files in it being unreadable.
+    """
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -392,14 +400,14 @@ class RunStore:
         """Write ``obj`` as indented JSON to ``name``, atomically (temp file + rename)."""
         path = self.file(name)
         text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False, default=_json_default)
-        _atomic_write_bytes(path, (text + "\n").encode("utf-8"))
+        atomic_write_bytes(path, (text + "\n").encode("utf-8"))
         return path
 
     def write_jsonl(self, name: str, records: Sequence[Mapping[str, Any]]) -> Path:
         """Replace a derived JSONL file (not a stream) with ``records``, atomically."""
         path = self.file(name)
         body = "".join(_dumps(dict(r), name) + "\n" for r in records)
-        _atomic_write_bytes(path, body.encode("utf-8"))
+        atomic_write_bytes(path, body.encode("utf-8"))
         return path
 
     def read_json(self, name: str) -> Any:

@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from coordqa.errors import StoreError
-from coordqa.store import DatasetInfo, RunManifest, RunStore, content_hash, open_run
+from coordqa.store import (
+    DatasetInfo,
+    RunManifest,
+    RunStore,
+    atomic_write_bytes,
+    content_hash,
+    open_run,
+)
 
 
 def manifest(**config: object) -> RunManifest:
@@ -135,6 +142,25 @@ def test_manifest_lifecycle_and_atomic_json(tmp_path: Path) -> None:
         store.read_json("absent.json")
     with pytest.raises(StoreError, match="stay inside"):
         store.file("../outside.json")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_whole_files_are_as_readable_as_streamed_ones(tmp_path: Path) -> None:
+    # mkstemp makes owner-only files; a shared run folder must not have unreadable manifests.
+    with RunStore.create(tmp_path / "run", manifest()) as store:
+        store.append("samples", {"key": 1})
+        written = store.write_json("summary.json", {"accuracy": 0.5})
+    for path in (tmp_path / "run" / "manifest.json", written):
+        assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_atomic_write_leaves_the_old_file_and_no_temporary_on_failure(tmp_path: Path) -> None:
+    target = tmp_path / "file.bin"
+    atomic_write_bytes(target, b"old")
+    with pytest.raises(TypeError):
+        atomic_write_bytes(target, "not bytes")  # type: ignore[arg-type]
+    assert target.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["file.bin"]
 
 
 def test_second_writer_process_is_refused(tmp_path: Path) -> None:

@@ -16,7 +16,6 @@ import io
 import json
 import os
 import pickle
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -167,12 +166,7 @@ def _load_pickle(path: Path) -> Any:
 
 def _save_pickle(path: Path, value: Any) -> None:
     """Write atomically, so concurrent workers never read half a file."""
+    from coordqa.store import atomic_write_bytes
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            pickle.dump(value, out, pickle.HIGHEST_PROTOCOL)
-        os.replace(temp, path)
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
+    atomic_write_bytes(path, pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
