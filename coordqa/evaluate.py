@@ -546,6 +546,15 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
         store.close()
 
 
+def _inside_event_loop() -> bool:
+    """Whether this thread is running an asyncio loop (``asyncio.run`` would then fail)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 def evaluate(config: EvalConfig, *, progress: ProgressCallback | None = None) -> RunResult:
     """Run (or resume) a QA evaluation and return its analysis.
 
@@ -557,11 +566,7 @@ def evaluate(config: EvalConfig, *, progress: ProgressCallback | None = None) ->
         EvalInterrupted: on Ctrl-C; everything answered so far is stored, and the same call
             resumes the run.
     """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
+    if _inside_event_loop():
         raise ConfigError("evaluate() cannot run inside an event loop; use await evaluate_async()")
     plan = _plan(config)
     try:

@@ -231,3 +231,14 @@ def test_evaluate_inside_event_loop_points_to_async_api(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="evaluate_async"):
         asyncio.run(inner())
+
+
+def test_evaluate_refuses_to_run_inside_an_event_loop(tmp_path: Path) -> None:
+    cfg = EvalConfig(model="random", dataset="example", trials=1, out=tmp_path / "run")
+
+    async def inside() -> None:
+        evaluate(cfg)
+
+    with pytest.raises(ConfigError, match="await evaluate_async"):
+        asyncio.run(inside())
+    assert not (tmp_path / "run").exists()

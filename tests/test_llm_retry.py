@@ -10,7 +10,7 @@ import pytest
 
 from coordqa.llm import CallPolicy, Message, Reply, RetryDecision, ScriptedModel, get_model
 from coordqa.llm.providers import BrokenReply
-from coordqa.llm.retry import backoff_delay, call_with_retries
+from coordqa.llm.retry import backoff_delay, call_with_retries, parse_retry_after
 from coordqa.llm.testing import Fault, LocalOpenAIServer
 
 MESSAGES = [Message("user", "Which option?\nA. wait\nB. move")]
@@ -124,3 +124,21 @@ def test_retry_loop_bounds_total_time() -> None:
     outcome = asyncio.run(call_with_retries(never, lambda exc: RetryDecision("transient"), policy))
     assert time.monotonic() - started < 1.5
     assert outcome.value is None and 2 <= outcome.attempts <= 3
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("2", 2.0),
+        (" 0.5 ", 0.5),
+        ("-3", 0.0),
+        ("Wed, 21 Oct 2015 07:28:00 GMT", 10.0),
+        ("Wed, 21 Oct 2015 07:27:00 GMT", 0.0),
+        ("soon", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_retry_after_header_forms(header: str | None, seconds: float | None) -> None:
+    # Delta seconds or an HTTP date (RFC 9110); a date in the past or a negative delta is "now".
+    assert parse_retry_after(header, now=1445412470.0) == seconds

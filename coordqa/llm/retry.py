@@ -70,14 +70,14 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         return None
     text = value.strip()
     try:
-        return max(0.0, float(text))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+        seconds = float(text)
+    except ValueError:  # not a number of seconds: the other form is an HTTP date
+        try:
+            when = parsedate_to_datetime(text)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return max(0.0, seconds)
 
 
 def describe_error(exc: BaseException) -> str:
