@@ -31,7 +31,9 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     create_engine,
+    delete,
     event,
+    insert,
     select,
 )
 from sqlalchemy.engine import Connection
@@ -213,11 +215,9 @@ def migrate(engine: Engine) -> int:
     for version in range(found, SCHEMA_VERSION):
         with engine.begin() as connection:
             MIGRATIONS[version](connection)
-            Meta.__table__.create(connection, checkfirst=True)
-            connection.execute(Meta.__table__.delete().where(Meta.key == "schema_version"))
-            connection.execute(
-                Meta.__table__.insert().values(key="schema_version", value=str(version + 1))
-            )
+            Base.metadata.create_all(connection, tables=[Base.metadata.tables[Meta.__tablename__]])
+            connection.execute(delete(Meta).where(Meta.key == "schema_version"))
+            connection.execute(insert(Meta).values(key="schema_version", value=str(version + 1)))
     return found
 
 

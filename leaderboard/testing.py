@@ -48,7 +48,7 @@ def synthetic_rows(
     66 scenarios make the 198 questions of CoordinationQA v1. Option ``i`` of question ``k`` is
     ``"option i of k"``; the correct one is ``k % options``.
     """
-    rows = []
+    rows: list[dict[str, Any]] = []
     for number in range(scenarios):
         game = GAMES[number % len(GAMES)]
         scenario = f"{prefix}-{game}-{number:03d}"

@@ -110,7 +110,7 @@ def _score_rows(bundle: QABundle, dataset: KnownDataset) -> list[dict[str, Any]]
     rows = []
     for reply in bundle.replies:
         question = dataset.rows[reply.question_id]
-        outcome = _outcome(reply.text, question)
+        outcome = _outcome(reply.text, dict(question))
         choice = outcome["choice"]
         rows.append(
             {

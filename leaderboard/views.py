@@ -172,7 +172,7 @@ def _baseline(dataset: KnownDataset, game: str | None) -> dict[str, Any]:
     scores = pd.DataFrame(rows)
     overall = table_records(accuracy_table(scores, by=()))[0]
     by_type = {r["question_type"]: r for r in table_records(accuracy_table(scores))}
-    row = {"display_name": "random baseline"}
+    row: dict[str, Any] = {"display_name": "random baseline"}
     for column, source in (("overall", overall), *((t, by_type.get(t)) for t in TYPES)):
         row[column] = None if source is None else source["random_baseline"]
         row[f"{column}_se"] = None

@@ -21,6 +21,7 @@ NAMES = ["Alpha <b>7B</b>", "Bravo", "Charlie"]
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_ranking_page_in_chromium(tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from coordqa.errors import ConfigError, MissingDependencyError
+
+if TYPE_CHECKING:
+    from coordqa.leaderboard.db import Database
 
 console = Console()
 
@@ -52,7 +55,8 @@ def _require_extra() -> None:
         )
 
 
-def _open(db: str | None):  # noqa: ANN202 - returns a Database, imported lazily
+def _open(db: str | None) -> Database:
+    """Open the leaderboard database (created or migrated), after checking the extra."""
     _require_extra()
     from coordqa.leaderboard.db import open_database
 
