@@ -3,7 +3,9 @@
 Public API (heavy dependencies such as FastAPI and SQLAlchemy load only when a name that needs
 them is used):
 
-- :func:`build_qa_bundle`: a finished QA run directory -> a submission bundle (JSON-ready dict);
+- :func:`build_bundle`: a finished run directory -> a submission bundle (JSON-ready dict): QA
+  runs for the ``qa`` track (:func:`build_qa_bundle`), agentic runs for the ``agentic`` track
+  (:func:`build_agentic_bundle`);
 - :func:`submit_bundle`: send a bundle to a leaderboard server;
 - :func:`create_app`: the FastAPI app on a database URL;
 - :func:`open_database`, :func:`create_token`, :func:`register_dataset`, :func:`export_site`:
@@ -18,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS = {
     "BundleError": "coordqa.leaderboard.bundle",
     "build_qa_bundle": "coordqa.leaderboard.bundle",
+    "build_agentic_bundle": "coordqa.leaderboard.bundle",
+    "build_bundle": "coordqa.leaderboard.bundle",
     "submit_bundle": "coordqa.leaderboard.client",
     "SubmitError": "coordqa.leaderboard.client",
     "create_app": "coordqa.leaderboard.server",
@@ -30,6 +34,8 @@ _EXPORTS = {
 __all__ = [
     "BundleError",
     "SubmitError",
+    "build_agentic_bundle",
+    "build_bundle",
     "build_qa_bundle",
     "create_app",
     "create_token",
@@ -40,7 +46,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from coordqa.leaderboard.bundle import BundleError, build_qa_bundle
+    from coordqa.leaderboard.bundle import (
+        BundleError,
+        build_agentic_bundle,
+        build_bundle,
+        build_qa_bundle,
+    )
     from coordqa.leaderboard.client import SubmitError, submit_bundle
     from coordqa.leaderboard.db import open_database
     from coordqa.leaderboard.intake import register_dataset
