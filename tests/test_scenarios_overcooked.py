@@ -1,0 +1,290 @@
+"""Overcooked scenarios: the curated list validates, solvers give hand-computed answers on
+hand-made states, ambiguous states are rejected, and fresh generation yields valid questions."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from itertools import islice
+from typing import Any
+
+import pytest
+
+from coordqa.games.overcooked import LAYOUTS, Overcooked
+from coordqa.scenarios import (
+    BUILDERS,
+    Scenario,
+    ScenarioRejected,
+    curated_scenarios,
+    fresh_scenarios,
+    validate_rows_against_solvers,
+)
+from coordqa.scenarios import overcooked_solvers as solve
+from coordqa.scenarios.build import build_rows, scenario_rows
+from coordqa.scenarios.curate_overcooked import CURATED
+from coordqa.scenarios.overcooked import ec_question
+
+
+def _onion(pos: list[int]) -> dict[str, Any]:
+    return {"name": "onion", "position": pos}
+
+
+def _pot(pos: list[int], onions: int, tick: int = -1) -> dict[str, Any]:
+    """A pot's soup as overcooked-ai stores it (``tick`` >= 0: cooking for that long)."""
+    cooking = tick >= 0
+    return {
+        "name": "soup",
+        "position": pos,
+        "_ingredients": [_onion(pos) for _ in range(onions)],
+        "cooking_tick": tick,
+        "_cooking_tick": tick,
+        "is_cooking": cooking and tick < 20,
+        "is_ready": tick >= 20,
+        "is_idle": not cooking,
+        "cook_time": 20,
+    }
+
+
+def _held(item: str | None, pos: list[int]) -> dict[str, Any] | None:
+    if item is None:
+        return None
+    return _pot(pos, 3, 20) if item == "soup" else {"name": item, "position": pos}
+
+
+def _state(
+    layout: str,
+    players: list[tuple[tuple[int, int], tuple[int, int], str | None]],
+    objects: list[dict[str, Any]] = (),  # type: ignore[assignment]
+) -> Overcooked:
+    """A hand-made state: each player's (position, orientation, held object name)."""
+    snapshot = Overcooked(layout).snapshot()
+    snapshot["state"]["players"] = [
+        {
+            "position": list(pos),
+            "orientation": list(facing),
+            "held_object": _held(item, list(pos)),
+        }
+        for pos, facing, item in players
+    ]
+    snapshot["state"]["objects"] = list(objects)
+    game = Overcooked.from_snapshot(snapshot)
+    assert isinstance(game, Overcooked)
+    return game
+
+
+def _answers(draft: Any) -> list[str]:
+    return [draft.options[i] for i in draft.correct]
+
+
+NORTH, SOUTH, WEST = (0, -1), (0, 1), (-1, 0)
+
+
+# ------------------------------------------------------------------------- curated list
+
+
+def test_curated_composition() -> None:
+    scenarios = [s for s in curated_scenarios() if s.game == "overcooked"]
+    assert len(scenarios) == 25
+    per_layout = Counter(s.layout for s in scenarios)
+    assert set(per_layout) == set(LAYOUTS)
+    assert min(per_layout.values()) >= 4
+    assert {s.player for s in scenarios} == {0, 1}
+    for scenario in scenarios:
+        assert scenario.scenario_id.startswith(f"overcooked-{scenario.layout}-")
+    assert len({s.scenario_id for s in scenarios}) == 25
+    stored = json.loads(CURATED.read_text())
+    assert [item["scenario_id"] for item in stored] == [s.scenario_id for s in scenarios]
+
+
+def test_curated_scenarios_build_and_validate() -> None:
+    scenarios = [s for s in curated_scenarios() if s.game == "overcooked"]
+    rows = list(build_rows(scenarios))
+    assert validate_rows_against_solvers(rows) == 75
+    kinds = Counter(row["question_type"] for row in rows)
+    assert kinds == {"EC": 25, "ToM": 25, "JP": 25}
+    ec_kinds = {tag for row in rows if row["question_type"] == "EC" for tag in row["tags"]}
+    assert {"kind:onions_needed", "kind:reachable", "kind:soup_timer"} <= ec_kinds
+    for row in rows:
+        if row["question_type"] == "JP":
+            game = Overcooked.from_snapshot(json.loads(row["snapshot"])["snapshot"])
+            player = json.loads(row["snapshot"])["player"]
+            assert sorted(row["options"]) == sorted(game.legal_actions(player))
+
+
+def test_validation_catches_a_changed_answer_key() -> None:
+    scenario = next(s for s in curated_scenarios() if s.game == "overcooked")
+    rows = scenario_rows(scenario)
+    jp = rows[2]
+    jp["correct"] = [(jp["correct"][0] + 1) % len(jp["options"])]
+    with pytest.raises(Exception, match="answer key"):
+        validate_rows_against_solvers(rows)
+
+
+# ------------------------------------------------------------------------- EC solvers
+
+
+def test_onions_needed_hand_made() -> None:
+    game = _state("cramped_room", [((1, 1), NORTH, None), ((3, 1), NORTH, None)], [_pot([2, 0], 2)])
+    draft = solve.onions_needed(game, 0, "c0")
+    assert _answers(draft) == ["1"]
+    cooking = _state(
+        "cramped_room", [((1, 1), NORTH, None), ((3, 1), NORTH, None)], [_pot([2, 0], 3, 4)]
+    )
+    assert _answers(solve.onions_needed(cooking, 0, "c0")) == ["0"]
+
+
+def test_soup_timer_hand_made() -> None:
+    players = [((1, 1), NORTH, None), ((3, 1), NORTH, None)]
+    cooking = _state("cramped_room", players, [_pot([2, 0], 3, 13)])
+    draft = solve.soup_timer(cooking, 0, "c0")
+    assert _answers(draft) == ["7"]  # cook time 20, 13 ticks done
+    assert len(set(draft.options)) == len(draft.options) == 5
+    ready = _state("cramped_room", players, [_pot([2, 0], 3, 20)])
+    assert _answers(solve.soup_timer(ready, 0, "c0")) == [solve.ALREADY_COOKED]
+    idle = _state("cramped_room", players, [_pot([2, 0], 1)])
+    assert _answers(solve.soup_timer(idle, 0, "c0")) == [solve.NOT_COOKING]
+
+
+def test_closer_cooker_hand_made() -> None:
+    # Asymmetric Advantages start: Bob at (1, 3) walks 2 steps to stand by c1 (4, 3), 3 to c0.
+    game = Overcooked("asymmetric_advantages")
+    draft = ec_question(game, 0, "closer_cooker")
+    assert _answers(draft) == ["c1"]
+    # Bob at (2, 2): one step to (3, 2) next to c0, two steps to (3, 3) next to c1.
+    level = _state("asymmetric_advantages", [((6, 2), NORTH, None), ((2, 2), NORTH, None)])
+    assert _answers(solve.closer_cooker(level, 0)) == ["c0"]
+
+
+def test_closer_cooker_neither_and_rejections() -> None:
+    # Forced Coordination start: Bob (left half) reaches no cooker.
+    game = Overcooked("forced_coordination")
+    assert _answers(solve.closer_cooker(game, 0)) == ["neither cooker is reachable for Bob"]
+    with pytest.raises(ScenarioRejected, match="cooker"):
+        solve.closer_cooker(Overcooked("cramped_room"), 0)
+    # Coordination Ring: Bob at (3, 1) stands next to both c0 (3, 0) and c1 (4, 1).
+    ring = _state("coordination_ring", [((1, 3), NORTH, None), ((3, 1), NORTH, None)])
+    assert _answers(solve.closer_cooker(ring, 0)) == [solve.EQUALLY_CLOSE]
+
+
+def test_reachable_hand_made() -> None:
+    game = Overcooked("forced_coordination")
+    assert _answers(solve.reachable(game, 0, 0, "o0")) == ["No"]  # Alice is on the right half
+    assert _answers(solve.reachable(game, 0, 1, "o0")) == ["Yes"]
+    assert _answers(solve.reachable(game, 1, 1, "d0")) == ["No"]
+    # Cramped Room: Bob at (2, 1) under c0; Alice at (1, 1) reaches c0? c0's only stand cell is
+    # (2, 1), so with Bob standing there the answer is No.
+    blocked = _state("cramped_room", [((1, 1), NORTH, None), ((2, 1), NORTH, None)])
+    draft = solve.reachable(blocked, 0, 0, "c0")
+    assert _answers(draft) == ["No"]
+    assert "other chef" in draft.rationale
+    assert "With Bob standing where he is now" in draft.question
+
+
+# ------------------------------------------------------------------------- ToM
+
+
+def test_partner_intent_hand_made() -> None:
+    # Bob holds an onion facing c0, which holds 1 onion: he places it.
+    game = _state(
+        "cramped_room", [((1, 2), NORTH, None), ((2, 1), NORTH, "onion")], [_pot([2, 0], 1)]
+    )
+    draft = solve.partner_intent(game, 0)
+    assert draft.options == tuple(game.legal_actions(1))
+    assert _answers(draft) == ["place onion in c0"]
+    # Alice holds a plate, c0 is cooked: she loads the soup (asked from Bob's view).
+    plated = _state(
+        "cramped_room", [((2, 1), NORTH, "dish"), ((3, 2), NORTH, None)], [_pot([2, 0], 3, 20)]
+    )
+    assert _answers(solve.partner_intent(plated, 1)) == ["load soup on plate from c0"]
+
+
+def test_partner_intent_ties_are_all_correct() -> None:
+    # Bob, empty-handed at (2, 1), c0 needs onions: o0 and o1 are both one step away.
+    game = _state("cramped_room", [((2, 2), NORTH, None), ((2, 1), NORTH, None)])
+    assert _answers(solve.partner_intent(game, 0)) == [
+        "pick up onion from o0",
+        "pick up onion from o1",
+    ]
+
+
+def test_partner_intent_rejects_ambiguous_states() -> None:
+    # Two cookers on Asymmetric Advantages: c0 cooking (no plate anywhere), c1 empty: Bob,
+    # empty-handed, could fetch a plate or an onion.
+    both = _state(
+        "asymmetric_advantages",
+        [((6, 2), NORTH, None), ((2, 2), NORTH, None)],
+        [_pot([4, 2], 3, 5)],
+    )
+    with pytest.raises(ScenarioRejected, match="no single next item"):
+        solve.partner_intent(both, 0)
+    # Cramped Room: Bob holds an onion but c0 is cooking: no cooker takes it.
+    full = _state(
+        "cramped_room", [((1, 2), NORTH, None), ((2, 1), NORTH, "onion")], [_pot([2, 0], 3, 3)]
+    )
+    with pytest.raises(ScenarioRejected, match="no cooker that takes an onion"):
+        solve.partner_intent(full, 0)
+    # Bob holds a soup; Alice stands on d0's only stand cell (3, 2): his target is blocked.
+    blocked = _state("cramped_room", [((3, 2), NORTH, None), ((2, 2), NORTH, "soup")])
+    with pytest.raises(ScenarioRejected, match="blocked"):
+        solve.partner_intent(blocked, 0)
+
+
+# ------------------------------------------------------------------------- JP
+
+
+def test_best_action_hand_made() -> None:
+    # Alice holds the third onion facing c0 (2 onions); Bob is idle by o1. Placing it starts
+    # the soup at once; any other action delays both deliveries.
+    game = _state(
+        "cramped_room", [((2, 1), NORTH, "onion"), ((3, 1), NORTH, None)], [_pot([2, 0], 2)]
+    )
+    draft = solve.best_action(game, 0)
+    assert draft.options == tuple(game.legal_actions(0))
+    assert _answers(draft) == ["place onion in c0"]
+    assert "place onion in c0" in draft.rationale
+
+
+def test_best_action_rejects_a_tie() -> None:
+    # Forced Coordination start from Alice's side: she can only wait or move away and nothing
+    # reaches her within a step, so neither choice beats the other.
+    game = Overcooked("forced_coordination")
+    with pytest.raises(ScenarioRejected, match="no clear best action"):
+        solve.best_action(game, 0)
+
+
+def test_questions_reject_a_state_with_an_action_in_progress() -> None:
+    game = Overcooked("cramped_room")
+    game.step({0: "pick up onion from o0", 1: "pick up onion from o1"})
+    scenario = Scenario(
+        "x", "overcooked", "cramped_room", 0, game.snapshot(), {"EC": "closer_cooker"}
+    )
+    builder = BUILDERS.get("overcooked")
+    with pytest.raises(ScenarioRejected, match="in progress"):
+        builder.questions(builder.restore(scenario), scenario)
+
+
+def test_unknown_ec_kind_is_rejected_with_the_allowed_kinds() -> None:
+    with pytest.raises(ScenarioRejected, match="onions_needed:<cooker>"):
+        ec_question(Overcooked("cramped_room"), 0, "how_many_plates")
+
+
+# ------------------------------------------------------------------------- generation
+
+
+def test_candidates_are_deterministic() -> None:
+    builder = BUILDERS.get("overcooked")
+    first = [c.to_dict() for c in islice(builder.candidates(3), 12)]
+    again = [c.to_dict() for c in islice(builder.candidates(3), 12)]
+    assert first == again
+    assert [c["layout"] for c in first] == ["cramped_room"] * 10 + ["asymmetric_advantages"] * 2
+    assert all(c["snapshot"]["tasks"] == [None, None] for c in first)
+    assert len({json.dumps(c["snapshot"]) for c in first}) == 12
+    other = [c.to_dict() for c in islice(builder.candidates(4), 12)]
+    assert other != first
+
+
+def test_fresh_scenarios_validate() -> None:
+    fresh = list(fresh_scenarios("overcooked", 2, 1000))
+    assert len(fresh) == 2
+    rows = list(build_rows(fresh))
+    assert validate_rows_against_solvers(rows) == 6
