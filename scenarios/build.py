@@ -134,6 +134,6 @@ def build_dataset(out_dir: str | Path | None = None) -> Path:
     from coordqa.scenarios.card import dataset_card
 
     rows = list(build_rows(curated_scenarios()))
-    target = Path(out_dir) if out_dir is not None else bundled_dataset_dir()
+    target = Path(out_dir) if out_dir is not None else bundled_dataset_dir(DATASET_NAME)
     save_dataset(rows, target, card=dataset_card(rows), by_type=True)
     return target

@@ -39,7 +39,7 @@ LAST_ACTION = slice(253, 308)
 KNOWLEDGE_START = 308
 SLOT_SIZE = 35
 SLOTS = 2 * HAND_SIZE
-PUBLIC_START = 125
+PUBLIC_START = PARTNER_HAND.stop
 """OBL's public input is the canonical vector without the partner's cards."""
 SAD_SIZE = 838
 OBL_PRIVATE_SIZE = CANONICAL_SIZE

@@ -215,6 +215,7 @@ def _check_new_name(name: str, data: dict[str, Any]) -> None:
 
 @functools.lru_cache(maxsize=16)
 def _cached_net(path: Path, mtime: float, kind: str, skip_connect: bool) -> Any:
+    """Load a net once per file version: ``mtime`` is only part of the cache key."""
     from coordqa.agentic.partners.hanabi_nets import load_hanabi_net
 
     return load_hanabi_net(path, kind, skip_connect)
