@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,10 +158,7 @@ def test_ray_backend_matches_local_backend(tmp_path: Path) -> None:
             parse_grid({**data, "runtime": {"backend": "ray", "concurrency": 2}}),
             tmp_path / "ray",
         )
-        from coordqa.agentic.ray_backend import limiter_actor
-        from coordqa.llm import Limits
-
-        peak = ray.get(limiter_actor("offline:scripted", Limits(2)).peak.remote())
+        peak = _peak_of_slots_held_from_workers(ray, tasks=4, concurrency=1)
     finally:
         ray.shutdown()
     assert remote.complete and len(remote.played) == len(local.played) == 8
@@ -170,4 +168,30 @@ def test_ray_backend_matches_local_backend(tmp_path: Path) -> None:
         assert episode.trajectory == twin.trajectory
         assert episode.agent_stats.keys() == twin.agent_stats.keys()
         assert [x["role"] for x in episode.exchanges] == [x["role"] for x in twin.exchanges]
-    assert 1 <= peak <= 2, "every model call must take its slot from the shared actor"
+    assert peak == 1, "workers must share the limiter actor's slots"
+
+
+def _peak_of_slots_held_from_workers(ray: Any, tasks: int, concurrency: int) -> int:
+    """Run ``tasks`` Ray tasks at once, each holding a RayLimiter slot; the actor's peak."""
+    from coordqa.agentic.ray_backend import limiter_actor
+    from coordqa.llm import Limits
+
+    limits = Limits(concurrency)
+    actor = limiter_actor("test:shared", limits)
+
+    def hold() -> None:
+        import asyncio
+
+        from coordqa.agentic.ray_backend import RayLimiter
+
+        async def inside() -> None:
+            async with RayLimiter("test:shared", limits).slot():
+                await asyncio.sleep(0.2)
+
+        asyncio.run(inside())
+
+    remote = ray.remote(hold).options(num_cpus=0.25)
+    ray.get([remote.remote() for _ in range(tasks)], timeout=120)
+    peak: int = ray.get(actor.peak.remote())
+    ray.kill(actor)
+    return peak

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from coordqa.agentic import load_agentic_run, verify_episodes
 from coordqa.agentic.grid import parse_grid
 from coordqa.agentic.report import agentic_report
 from coordqa.agentic.runner import run_grid
@@ -58,3 +59,10 @@ def test_tables_have_the_paper_shapes(report_run: Path, tmp_path: Path) -> None:
     written = {p.name for p in tmp_path.iterdir()}
     assert {"report.md", "episodes.csv", "scores.png", "tokens_vs_score.png"} <= written
     assert "Table 4" in (tmp_path / "report.md").read_text()
+
+
+def test_every_stored_episode_of_the_run_verifies(report_run: Path) -> None:
+    episodes = load_agentic_run(report_run, with_exchanges=False)
+    verified = verify_episodes(episodes)
+    assert {v.spec.game for v in verified} == {"overcooked", "hanabi"}
+    assert [v.score for v in verified] == [e.score for e in episodes]
