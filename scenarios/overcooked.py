@@ -196,9 +196,11 @@ def concept(game: Overcooked, player: int) -> str:
     partner = solve.partner_name(player)
     hand = held(game.state.players[player])
     features: list[str] = []
-    for task in game.legal_tasks(player):
-        if task.target and solve.distance(game, player, game.geometry.feature(task.target)).blocked:
-            features.append(f"{partner} blocks my only path to {task.target}")
+    targets = [t.target for t in game.legal_tasks(player) if t.target]
+    targets += [f.name for f in game.geometry.of_kind("c")]
+    for target in targets:
+        if solve.distance(game, player, game.geometry.feature(target)).blocked:
+            features.append(f"{partner} blocks my only path to {target}")
             break
     if not solve.reaches_a_cooker(game, player):
         features.append("I can reach no cooker: items pass over the shared counters")
@@ -214,6 +216,10 @@ def concept(game: Overcooked, player: int) -> str:
             features.append(
                 f"soup in {feature.name} cooks for {pot.remaining} more timestep{plural}"
             )
+    if hand == "soup":
+        features.append("I carry a finished soup")
+    if held(game.state.players[1 - player]) == "soup":
+        features.append(f"{partner} carries a finished soup")
     if not features:
         features.append(
             f"I hold {HELD_TEXT[hand]}, {partner} holds "

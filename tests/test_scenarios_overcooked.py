@@ -164,6 +164,10 @@ def test_closer_cooker_neither_and_rejections() -> None:
     # Coordination Ring: Bob at (3, 1) stands next to both c0 (3, 0) and c1 (4, 1).
     ring = _state("coordination_ring", [((1, 3), NORTH, None), ((3, 1), NORTH, None)])
     assert _answers(solve.closer_cooker(ring, 0)) == [solve.EQUALLY_CLOSE]
+    # Swapped: Alice on (3, 1), the only cell next to either cooker: Bob's way is blocked.
+    swapped = _state("coordination_ring", [((3, 1), NORTH, None), ((1, 1), NORTH, None)])
+    with pytest.raises(ScenarioRejected, match="blocked by me"):
+        solve.closer_cooker(swapped, 0)
 
 
 def test_reachable_hand_made() -> None:
@@ -242,6 +246,20 @@ def test_best_action_hand_made() -> None:
     assert draft.options == tuple(game.legal_actions(0))
     assert _answers(draft) == ["place onion in c0"]
     assert "place onion in c0" in draft.rationale
+
+
+def test_best_action_passes_over_the_shared_counter() -> None:
+    # Forced Coordination: Bob (left half, no cooker) holds the third onion at (1, 1), next to
+    # s0 (2, 1); Alice at (3, 1) stands between s0 and c0 (3, 0), which holds 2 onions. Passing
+    # over s0 lets her take it and fill c0 at once; s1 is a step further for both.
+    game = _state(
+        "forced_coordination",
+        [((3, 1), NORTH, None), ((1, 1), NORTH, "onion")],
+        [_pot([3, 0], 2)],
+    )
+    draft = solve.best_action(game, 1)
+    assert _answers(draft) == ["place onion on s0"]
+    assert "place onion on s1" in draft.options
 
 
 def test_best_action_rejects_a_tie() -> None:
