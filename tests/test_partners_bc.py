@@ -31,7 +31,7 @@ from coordqa.agentic.partners.overcooked_data import (  # noqa: E402
     load_human_data,
     parse_joint_action,
 )
-from coordqa.errors import ConfigError, UnknownNameError  # noqa: E402
+from coordqa.errors import ConfigError, GameError, UnknownNameError  # noqa: E402
 from coordqa.games import Trajectory, make_game, make_player, play_episode, replay  # noqa: E402
 
 LEGACY = (
@@ -143,3 +143,10 @@ def test_shipped_checkpoints_make_every_bc_partner_ready(monkeypatch: pytest.Mon
     assert all(row.status == "ready" and "shipped with coordqa" in row.source for row in rows)
     meta = BCCheckpoint.read_meta(bc.find_checkpoint("hp-forced_coordination"))  # type: ignore[arg-type]
     assert (meta["split"], meta["layout"], meta["kind"]) == ("test", "forced_coordination", "hp")
+
+
+def test_bc_player_refuses_another_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bc, "PACKAGED_DIR", Path(bc.__file__).parent / "checkpoints")
+    player = make_player("bc-cramped_room", "overcooked", "cramped_room")
+    with pytest.raises(GameError, match="play overcooked, not collab_capture"):
+        player.action_probabilities(make_game("collab_capture"), 0)  # type: ignore[attr-defined]

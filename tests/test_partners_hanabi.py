@@ -257,3 +257,9 @@ def test_written_out_lstm_step_equals_torch_lstm(tmp_path: Path, kind: str) -> N
         theirs, (h_ref, c_ref) = net.lstm(inputs.unsqueeze(0), hidden)
     assert torch.allclose(mine, theirs[0], atol=1e-5)
     assert torch.allclose(h, h_ref, atol=1e-5) and torch.allclose(c, c_ref, atol=1e-5)
+
+
+def test_net_player_refuses_another_game(tmp_path: Path) -> None:
+    player = HanabiNetPlayer(load_hanabi_net(save_random(tmp_path / "s.pthw", "sad")), "s")
+    with pytest.raises(GameError, match="play hanabi, not collab_capture"):
+        player.reset(make_game("collab_capture"), 0, seed=0)

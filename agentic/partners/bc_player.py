@@ -10,7 +10,7 @@ other in a corridor do not freeze for the rest of the episode.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from coordqa.agentic.partners.overcooked_data import ACTION_NAMES
 from coordqa.agentic.partners.overcooked_env import game_planner
 from coordqa.errors import GameError
 from coordqa.games.base import Game, Observation, ScriptedPlayer
+
+if TYPE_CHECKING:
+    from coordqa.games.overcooked import Overcooked
 
 STUCK_WINDOW = 3
 """Decisions with an unchanged position and orientation that count as stuck."""
@@ -70,18 +73,27 @@ class BCPlayer(ScriptedPlayer):
 
     def action_probabilities(self, game: Game, player: int) -> np.ndarray:
         """The network's move distribution for ``player`` in ``game``'s current state."""
-        mdp, planner = game_planner(game)
-        state: Any = game.state  # type: ignore[attr-defined]
-        features = mdp.featurize_state(state, planner, num_pots=2)[player]
+        live = _overcooked(game)
+        mdp, planner = game_planner(live)
+        features = mdp.featurize_state(live.state, planner, num_pots=2)[player]
         return self.checkpoint.probabilities(np.asarray(features, dtype=np.float32))
 
     def choose(self, observation: Observation) -> str:
         """Sample a primitive move (after the unstuck rule)."""
         game, player = observation.game, observation.player
         probs = self.action_probabilities(game, player)
-        me = game.state.players[player]  # type: ignore[attr-defined]
+        me = _overcooked(game).state.players[player]
         self._poses.append((me.position, me.orientation))
         probs = unstuck(probs, list(self._poses), list(self._actions))
         action = int(self._rng.choice(len(ACTION_NAMES), p=probs))
         self._actions.append(action)
         return ACTION_NAMES[action]
+
+
+def _overcooked(game: Game) -> Overcooked:
+    """``game`` as our Overcooked game (BC reads its engine state), or a GameError."""
+    from coordqa.games.overcooked import Overcooked
+
+    if not isinstance(game, Overcooked):
+        raise GameError(f"BC/HP partners play overcooked, not {game.name}")
+    return game

@@ -11,7 +11,7 @@ lowest uid, mapped back to the game's text action.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from coordqa.agentic.partners.hanabi_encoder import CanonicalEncoder, obl_inputs
 from coordqa.agentic.partners.hanabi_nets import LoadedNet, import_torch
 from coordqa.errors import GameError
 from coordqa.games.base import Game, Observation, ScriptedPlayer, StepResult
+
+if TYPE_CHECKING:
+    from coordqa.games.hanabi import Hanabi
 
 
 class HanabiNetPlayer(ScriptedPlayer):
@@ -51,26 +54,23 @@ class HanabiNetPlayer(ScriptedPlayer):
 
     def choose(self, observation: Observation) -> str:
         """The legal move with the highest advantage, as the game's text action."""
-        game = observation.game
+        game = _hanabi(observation.game)
         if self._advantages is None or self._turn != _turns(game):
             raise GameError(
                 f"{self.label} was asked to move without having seen this state: call reset() "
                 "before the first move and observe() after every step (play_episode does)"
             )
-        hle_game: Any = game.hle_game  # type: ignore[attr-defined]
-        state: Any = game.state  # type: ignore[attr-defined]
-        moves = {hle_game.get_move_uid(move): move for move in state.legal_moves()}
+        moves = {game.hle_game.get_move_uid(move): move for move in game.state.legal_moves()}
         if not moves:
             raise GameError(f"{self.label} was asked to move but has no legal move")
         uids = sorted(moves)
         best = uids[int(np.argmax(self._advantages[uids]))]
-        text: str = game.move_to_text(moves[best], observation.player)  # type: ignore[attr-defined]
-        return text
+        return game.move_to_text(moves[best], observation.player)
 
-    def _step(self, game: Game) -> None:
+    def _step(self, live: Game) -> None:
         """Advance the LSTM by one state and keep the advantages for :meth:`choose`."""
-        hle_game: Any = game.hle_game  # type: ignore[attr-defined]
-        vector = self._encoder.encode(hle_game, game.state, self._player)  # type: ignore[attr-defined]
+        game = _hanabi(live)
+        vector = self._encoder.encode(game.hle_game, game.state, self._player)
         if self.net.shape.kind == "sad":
             arrays: tuple[np.ndarray, ...] = (sad_input(vector),)
         else:
@@ -83,6 +83,15 @@ class HanabiNetPlayer(ScriptedPlayer):
         self._turn = _turns(game)
 
 
-def _turns(game: Game) -> int:
+def _turns(game: Hanabi) -> int:
     """Moves played so far: identifies the current state within an episode."""
-    return len(game.turns)  # type: ignore[attr-defined]
+    return len(game.turns)
+
+
+def _hanabi(game: Game) -> Hanabi:
+    """``game`` as our Hanabi game (the networks read its engine state), or a GameError."""
+    from coordqa.games.hanabi import Hanabi
+
+    if not isinstance(game, Hanabi):
+        raise GameError(f"SAD/OBL partners play hanabi, not {game.name}")
+    return game
