@@ -167,9 +167,7 @@ def run_command(
         str | None, typer.Option(help="Agent's seat in cross-play: 0, 1 or both.")
     ] = None,
     horizon: Annotated[int | None, typer.Option(help="Overcooked timesteps.")] = None,
-    out: Annotated[
-        Path | None, typer.Option(help="Run directory (resumes when it exists).")
-    ] = None,
+    out: OutDir = None,
     api_base: Annotated[str | None, typer.Option(help="Endpoint of the model.")] = None,
     no_tom: Annotated[bool, typer.Option("--no-tom", help="CAC without ToM.")] = False,
     no_verifier: Annotated[
@@ -208,9 +206,7 @@ def run_command(
 @agentic_app.command("grid")
 def grid_command(
     config: Annotated[Path, typer.Argument(help="Grid YAML file (see examples/grids/).")],
-    out: Annotated[
-        Path | None, typer.Option(help="Run directory (resumes when it exists).")
-    ] = None,
+    out: OutDir = None,
     concurrency: Concurrency = None,
     parallel_episodes: Parallel = None,
     backend: Backend = "local",
