@@ -31,7 +31,7 @@ from coordqa.agentic.partners.overcooked_data import (  # noqa: E402
     load_human_data,
     parse_joint_action,
 )
-from coordqa.errors import ConfigError, GameError, UnknownNameError  # noqa: E402
+from coordqa.errors import ConfigError, DatasetError, GameError, UnknownNameError  # noqa: E402
 from coordqa.games import Trajectory, make_game, make_player, play_episode, replay  # noqa: E402
 
 LEGACY = (
@@ -65,8 +65,10 @@ def test_convert_legacy_state() -> None:
 def test_parse_joint_action() -> None:
     assert parse_joint_action("[[0, -1], 'INTERACT']") == (0, 5)
     assert parse_joint_action("[[0, 0], [-1, 0]]") == (4, 3)
-    with pytest.raises(Exception, match="cannot parse"):
+    with pytest.raises(DatasetError, match="cannot parse"):
         parse_joint_action("[[2, 0], [0, 0]]")
+    with pytest.raises(DatasetError, match="cannot parse"):  # one action per player, two players
+        parse_joint_action("[[0, 0], [0, 0], 'INTERACT']")
 
 
 def test_layout_names_map_to_the_data() -> None:

@@ -143,8 +143,10 @@ def convert_state(raw: str, layout: str) -> Any:
 def parse_joint_action(raw: str) -> tuple[int, int]:
     """Action indices of both players from a row's ``joint_action`` string."""
     try:
-        pair = ast.literal_eval(raw)
-        return tuple(_DATA_ACTIONS[a if isinstance(a, str) else tuple(a)] for a in pair)  # type: ignore[return-value]
+        first, second = (
+            _DATA_ACTIONS[a if isinstance(a, str) else tuple(a)] for a in ast.literal_eval(raw)
+        )  # exactly two players, else ValueError
+        return first, second
     except (ValueError, SyntaxError, KeyError, TypeError) as exc:
         raise DatasetError(f"cannot parse human-data joint action {raw!r}: {exc}") from exc
 
