@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from coordqa.errors import ConfigError
 from coordqa.games.base import Game, Observation, ScriptedPlayer, make_player
 from coordqa.games.hanabi.game import Hanabi
 from coordqa.games.hanabi.view import as_hanabi
@@ -44,6 +45,7 @@ follow the conventions the questions assume, sometimes with a rule agent for var
 MAX_TURNS = 100
 """A two-player Hanabi game ends within about 90 moves; this bounds the candidate loop."""
 EC_ORDER = ("certain_play", "useless", "unseen_copies", "partner_critical")
+"""The EC kinds a candidate's default EC question rotates through."""
 
 
 class HanabiBuilder(ScenarioBuilder):
@@ -88,9 +90,10 @@ class HanabiBuilder(ScenarioBuilder):
 
 
 def _scripted(name: str) -> ScriptedPlayer:
+    """A scripted Hanabi player (candidate games are played synchronously)."""
     player = make_player(name, "hanabi")
     if not isinstance(player, ScriptedPlayer):
-        raise ScenarioRejected(f"{name} is not a scripted player")
+        raise ConfigError(f"{name!r} is not a scripted player; PAIRINGS needs scripted players")
     return player
 
 

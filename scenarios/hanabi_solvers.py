@@ -682,16 +682,12 @@ def jp_best_action(sit: Situation) -> tuple[QuestionDraft, int]:
     correct = tuple(i for i, j in enumerate(judged) if j.tier == best)
     _check_clear(sit, best, [judged[i] for i in correct], reveals)
     runner_up = max((j.tier for j in judged if j.tier < best), default=None)
-    lines = [
-        f"{j.action}: {TIER_NAMES[j.tier]} ({j.reason})" for j in judged if j.tier >= IDLE_REVEAL
-    ]
-    worse = len([j for j in judged if j.tier < IDLE_REVEAL])
+    lines = [f"{j.action}: {TIER_NAMES[j.tier]} ({j.reason})" for j in judged]
     rationale = (
         "Tiers: +1 score now > partner plays next turn > urgent save > free discard > discard "
         "chop > idle reveal > discard a clued card > risk a life. "
         + "; ".join(lines)
-        + f"; {worse} other action(s) risk a life or waste a clued card. Best tier "
-        f"'{TIER_NAMES[best]}' beats "
+        + f". Best tier '{TIER_NAMES[best]}' beats "
         + (f"'{TIER_NAMES[runner_up]}'" if runner_up is not None else "nothing else")
     )
     draft = QuestionDraft(

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from coordqa.errors import GameError
 from coordqa.games.hanabi import Hanabi
 from coordqa.scenarios import (
     Scenario,
@@ -140,6 +141,18 @@ def test_jp_two_certain_plays_are_both_correct() -> None:
     jp, _ = jp_best_action(situation(game, scenario.snapshot, scenario.player))
     assert jp.options == tuple(game.legal_actions(scenario.player))
     assert answers(jp) == {"Play my Card 1", "Play my Card 3"}
+
+
+def test_jp_gives_the_play_clue_when_i_have_nothing_to_play() -> None:
+    # Alice only knows her Card 0 is a 5 (saved); Bob's Red 1 and Yellow 1 are playable. The
+    # Red and rank 1 reveals make him play; Yellow would focus his chop, the unplayable Yellow 4.
+    game, scenario = state(0, ["Reveal Bob's rank 2 cards", "Reveal Alice's rank 5 cards"])
+    sit = situation(game, scenario.snapshot, scenario.player)
+    jp, _ = jp_best_action(sit)
+    assert answers(jp) == {"Reveal Bob's Red color cards", "Reveal Bob's rank 1 cards"}
+    assert "Reveal Bob's Yellow color cards: risks a life" in jp.rationale
+    with pytest.raises(GameError, match="only reveals"):
+        sit.bot_reply("Play my Card 0")
 
 
 def test_jp_saves_a_five_on_the_chop_with_a_rank_clue_not_a_colour_clue() -> None:
