@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from coordqa.games import Game
-from coordqa.games.base import Observation, Player, make_player
+from coordqa.games.base import Observation, Player, ScriptedPlayer, make_player
 from coordqa.games.overcooked import LAYOUTS, PRIMITIVE_NAMES, Overcooked
 from coordqa.games.overcooked.tasks import HELD_TEXT, held
 from coordqa.scenarios import overcooked_solvers as solve
@@ -133,10 +133,9 @@ def _play(
 
 def _choose(player: Player, observation: Observation) -> str:
     """A scripted player's move (scripted players decide synchronously)."""
-    choose = getattr(player, "choose", None)
-    if choose is None:
+    if not isinstance(player, ScriptedPlayer):
         raise ScenarioRejected(f"candidate search needs scripted players, got {player.name!r}")
-    return str(choose(observation))
+    return player.choose(observation)
 
 
 def ec_kinds(game: Overcooked, player: int) -> list[list[str]]:
