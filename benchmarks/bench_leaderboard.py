@@ -21,6 +21,7 @@ import json
 import statistics
 import tempfile
 import time
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -49,17 +50,19 @@ STYLES = (
 )
 
 
-def mixed_answer(row: dict[str, Any], trial: int) -> str:
-    """Reply styles in turn; right on two trials of three."""
-    index = (row["correct"][0] + (1 if trial == 2 else 0)) % len(row["options"])
-    style = STYLES[(hash(row["question_id"]) + trial) % len(STYLES)]
+def mixed_answer(row: dict[str, Any], trial: int, skill: int = 0) -> str:
+    """Reply styles in turn; wrong on trial 2, and on more questions the lower ``skill`` (0-9)."""
+    spread = zlib.crc32(f"{row['question_id']}/{trial}".encode())
+    wrong = trial == 2 or spread % 10 >= skill + (3 if row["question_type"] == "EC" else 0)
+    index = (row["correct"][0] + int(wrong)) % len(row["options"])
+    style = STYLES[(spread // 10) % len(STYLES)]
     return style.format(letter=chr(ord("A") + index), text=row["options"][index])
 
 
 def bench_rescore(rows: list[dict[str, Any]], repeats: int = 5) -> None:
     from coordqa.dataset import dataset_fingerprint
 
-    bundle = synthetic_bundle(rows, answer=mixed_answer)
+    bundle = synthetic_bundle(rows, answer=lambda row, trial: mixed_answer(row, trial, 7))
     body = json.dumps(bundle).encode()
     fingerprint = dataset_fingerprint(rows)
     known = {fingerprint: KnownDataset("bench", fingerprint, {r["question_id"]: r for r in rows})}
@@ -94,7 +97,13 @@ def bench_load(
     token = create_token(db, "bench")
     db.dispose()
     bodies = [
-        json.dumps(synthetic_bundle(rows, answer=mixed_answer, display_name=f"model {i:03d}"))
+        json.dumps(
+            synthetic_bundle(
+                rows,
+                answer=lambda row, trial, skill=i % 10: mixed_answer(row, trial, skill),
+                display_name=f"model {i:03d}",
+            )
+        )
         for i in range(args.submissions)
     ]
     headers = {"Authorization": f"Bearer {token}"}
