@@ -60,17 +60,18 @@ def test_eval_rerun_resumes_and_other_options_are_refused(tmp_path: Path) -> Non
     assert "different configuration" in str(other.exception)
 
 
-def test_missing_default_dataset_is_one_clean_line(tmp_path: Path) -> None:
+def test_unknown_dataset_is_one_clean_line(tmp_path: Path) -> None:
     code = "from coordqa.cli import main; main()"
+    arguments = ["eval", "--model", "random", "--dataset", "exampel", "--out", str(tmp_path / "r")]
     result = subprocess.run(
-        [sys.executable, "-c", code, "eval", "--model", "random", "--out", str(tmp_path / "r")],
+        [sys.executable, "-c", code, *arguments],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
-    assert "dataset" in result.stderr
+    assert "dataset" in result.stderr and "Did you mean 'example'" in result.stderr
 
 
 def test_score_rescoring_after_a_changed_reply(tmp_path: Path) -> None:
