@@ -91,8 +91,8 @@ def submit_command(
 ) -> None:
     """Bundle a run for the leaderboard and send it (--to) or save it (--out).
 
-    QA runs go to the CoordinationQA track (every raw reply), agentic runs to the agentic track
-    (every episode's trajectory).
+    QA runs go to the CoordinationQA track with every raw reply; agentic runs go to the agentic
+    track with every episode's trajectory.
     """
     from coordqa.cli.qa import parse_sizes
     from coordqa.leaderboard.bundle import build_bundle
