@@ -33,9 +33,9 @@ from coordqa.agentic.episodes import (
     finished_keys,
 )
 from coordqa.agentic.grid import GridConfig, RuntimeSettings
-from coordqa.agentic.match import play_match
+from coordqa.agentic.match import build_player, play_match, register_players
 from coordqa.errors import ConfigError
-from coordqa.llm import LimiterRegistry, Model, ResponseCache, UsageLedger
+from coordqa.llm import LimiterRegistry, Model, ResponseCache, UsageLedger, get_model
 from coordqa.store import RunManifest, RunStore, content_hash
 
 PlayFn = Callable[[EpisodeSpec], Awaitable[AgenticEpisode]]
@@ -194,6 +194,28 @@ def _session(
     return local_session(config)
 
 
+def check_players(specs: Sequence[EpisodeSpec]) -> None:
+    """Build every distinct seat of the grid once, before any episode is played.
+
+    A bad agent option, a partner that needs training or weights, or a player that cannot play
+    its game is then one clear error up front, not a failure recorded in every episode. LLM
+    players are built with the offline ``scripted`` model: their options are what is checked.
+
+    Raises:
+        ConfigError, UnknownNameError: the first seat that cannot be built.
+    """
+    register_players()
+    offline = get_model("scripted")
+    seen: set[str] = set()
+    for spec in specs:
+        for seat in (0, 1):
+            options = spec.agent_options if seat in spec.agent_seats else {}
+            key = repr((spec.seats[seat], spec.game, spec.layout, sorted(options.items())))
+            if key not in seen:
+                seen.add(key)
+                build_player(spec, seat, model=offline, generate=None, recorder=None)
+
+
 async def run_grid_async(
     config: GridConfig,
     out: str | Path,
@@ -206,6 +228,7 @@ async def run_grid_async(
         raise ConfigError(
             "the grid has no episodes: no agent/partner pairing plays the listed games"
         )
+    check_players(specs)
     store = open_grid_store(config, out, specs)
     try:
         done = finished_keys(store)

@@ -83,7 +83,7 @@ def test_resume_refuses_another_grid(tmp_path: Path) -> None:
         run_grid(parse_grid({**grid, "partners": ["capture-greedy"]}), tmp_path)
 
 
-def test_failed_episode_is_recorded_and_retried(tmp_path: Path) -> None:
+def test_bad_agent_option_fails_before_any_episode(tmp_path: Path) -> None:
     grid = parse_grid(
         {
             "agents": ["cac"],
@@ -92,12 +92,30 @@ def test_failed_episode_is_recorded_and_retried(tmp_path: Path) -> None:
             "agent_options": {"cac": {"no_such_option": 1}},
         }
     )
+    with pytest.raises(ConfigError, match="no_such_option"):
+        run_grid(grid, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def test_failed_episode_is_recorded_and_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    grid = parse_grid(
+        {"agents": ["capture-planner"], "games": [{"game": "collab_capture", "seeds": [0]}]}
+    )
+
+    async def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("engine exploded")
+
+    monkeypatch.setattr("coordqa.agentic.runner.play_match", broken)
     result = run_grid(grid, tmp_path)
     assert not result.complete and len(result.failures) == 1
-    assert "no_such_option" in result.failures[0].error
+    assert "engine exploded" in result.failures[0].error
     store = open_run(tmp_path)
     assert store.manifest.status != "finished"
     assert [r["key"] for r in store.records("failures")] == [result.failures[0].key]
+    monkeypatch.undo()
+    assert run_grid(grid, tmp_path).complete
 
 
 KILL_SCRIPT = """
