@@ -321,7 +321,7 @@ def _read_parquet(path: Path) -> list[dict[str, Any]]:
     import pyarrow.parquet as pq
 
     try:
-        return pq.read_table(path).to_pylist()  # type: ignore[no-any-return]
+        return pq.read_table(path).to_pylist()
     except (OSError, pa.ArrowException) as exc:
         raise DatasetError(f"cannot read {path} as parquet: {exc}") from exc
 

@@ -170,7 +170,7 @@ def build_net(shape: NetShape, skip_connect: bool = False) -> Any:
     torch = import_torch()
     nn = torch.nn
 
-    class HanabiNet(nn.Module):  # type: ignore[misc,name-defined]
+    class HanabiNet(nn.Module):  # type: ignore[name-defined]
         """SAD or OBL: ``forward(inputs, (h, c)) -> (advantages, (h, c))`` for one step."""
 
         def __init__(self) -> None:
