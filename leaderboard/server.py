@@ -81,7 +81,7 @@ class DatasetCatalog(Mapping[str, KnownDataset]):
         return self._datasets[fingerprint]
 
     def refresh(self) -> None:
-        """Re-read the datasets when the registered ones changed (a cheap query otherwise)."""
+        """Re-read the datasets when registered ones are new (one cheap query otherwise)."""
         with self._db.session() as session:
             registered = set(session.scalars(select(DatasetRow.fingerprint)))
         if not registered <= set(self._datasets):
@@ -151,6 +151,8 @@ def create_app(
     def board(dataset: str | None, game: str | None, sort: str, order: str) -> Board:
         if order not in ("asc", "desc"):
             raise HTTPException(400, f"order must be 'asc' or 'desc', got {order!r}")
+        if dataset and not any(dataset in (d.name, d.fingerprint) for d in catalog.values()):
+            catalog.refresh()  # registered since the server started?
         try:
             return load_board(
                 db, catalog, dataset=dataset, game=game, sort=sort, descending=order == "desc"

@@ -78,12 +78,13 @@ def test_export_writes_a_static_site_with_working_links(
     _cli("leaderboard", "hide", str(ids[2]), "--db", url)
     out = tmp_path / "site"
     assert "files" in _cli("leaderboard", "export", "--out", str(out), "--db", url)
-    index = (out / "index.html").read_text()
+    assert "coordinationqa" in (out / "index.html").read_text()  # the default board
+    index = (out / "boards" / "syn-all.html").read_text()
     assert "First" in index and "Second &lt;i&gt;x&lt;/i&gt;" in index and "Third" not in index
     assert (out / "submissions" / f"{ids[0]}.html").exists()
     assert not (out / "submissions" / f"{ids[2]}.html").exists()
     assert (out / "boards" / "syn-hanabi.html").exists() and (out / "static" / "sort.js").exists()
-    entries = json.loads((out / "index.json").read_text())["entries"]
+    entries = json.loads((out / "boards" / "syn-all.json").read_text())["entries"]
     assert [e["display_name"] for e in entries] == ["First", "Second <i>x</i>"]
     for page in [
         out / "index.html",

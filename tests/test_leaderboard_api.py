@@ -50,6 +50,7 @@ class Board:
         self.app = create_app(db_url, **app_options)
         self.db = self.app.state.db
         self.client = TestClient(self.app)
+        self.client.params = {"dataset": "synthetic"}  # the bundled v1 dataset is the default
         self.token = create_token(self.db, "tester")
         self.rows = synthetic_rows(scenarios=4)
         path = tmp_path / "synthetic.jsonl"
@@ -322,6 +323,8 @@ def test_ranking_order_sorting_baseline_and_correlations(board: Board) -> None:
     assert corr["ToM"]["pearson_r"] == pytest.approx(expected.pearson_r)
     assert corr["ToM"]["n"] == 3
     assert corr["EC"]["pearson_r"] is None and "constant" in corr["EC"]["note"]
+    default = board.client.get("/api/entries", params={"dataset": ""}).json()["dataset"]
+    assert default["name"] == "coordinationqa"  # v1 is ranked by default, even with no entry
     assert board.client.get("/api/entries", params={"sort": "nope"}).status_code == 400
     assert board.client.get("/api/entries", params={"game": "chess"}).status_code == 400
 

@@ -40,7 +40,7 @@ def test_ranking_page_in_chromium(tmp_path: Path) -> None:
         context = launch_chromium(pw, tmp_path / "profile")
         try:
             page = context.new_page()
-            page.goto(server.url + "/")
+            page.goto(server.url + "/?dataset=synthetic")
             names = page.locator("tbody.entries tr td:nth-child(2) a")
             assert names.all_inner_texts() == NAMES  # markup in a name is shown as text
             assert (
