@@ -25,7 +25,6 @@ from typing import Any, NamedTuple
 from coordqa.errors import GameError
 from coordqa.games.base import (
     GAMES,
-    PLAYER_NAMES,
     Game,
     JsonDict,
     Observation,
@@ -158,12 +157,7 @@ class CollabCapture(RoomGame):
 
     def describe(self, player: int) -> str:
         """My room, partner's, thief's, doors, turn, my recent actions, partner's last action."""
-        me, partner = self.state.agents()[player], self.state.agents()[1 - player]
-        lines = [
-            f"I am {PLAYER_NAMES[player]}. I am in Room {me}.",
-            f"{PLAYER_NAMES[1 - player]} is in Room {partner}.",
-            f"The thief is in Room {self.state.thief}.",
-        ]
+        lines = [*self.position_lines(player), f"The thief is in Room {self.state.thief}."]
         for button, (a, b) in BUTTONS.items():
             status = "closed" if (a, b) in self.state.closed else "open"
             lines.append(

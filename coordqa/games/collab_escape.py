@@ -246,10 +246,8 @@ class CollabEscape(RoomGame):
     def describe(self, player: int) -> str:
         """My room, partner's room, killer's room and intent, generators and gate, turn, actions."""
         state = self.state
-        me, partner = state.agents()[player], state.agents()[1 - player]
         lines = [
-            f"I am {PLAYER_NAMES[player]}. I am in Room {me}.",
-            f"{PLAYER_NAMES[1 - player]} is in Room {partner}.",
+            *self.position_lines(player),
             f"The killer is in Room {state.killer}.",
             self._intent_text(player),
         ]

@@ -298,6 +298,14 @@ class RoomGame(Game):
         self.history = history
 
     # --- text helpers for subclasses -----------------------------------------------------------
+    def position_lines(self, player: int) -> list[str]:
+        """Who I am, my room and my partner's: how both games' descriptions open."""
+        me, partner = self.state.agents()[player], self.state.agents()[1 - player]
+        return [
+            f"I am {PLAYER_NAMES[player]}. I am in Room {me}.",
+            f"{PLAYER_NAMES[1 - player]} is in Room {partner}.",
+        ]
+
     def memory_lines(self, player: int) -> list[str]:
         """The turn counter and the episodic part of a description (own and partner's actions)."""
         partner = PLAYER_NAMES[1 - player]
