@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import coordqa.games  # noqa: F401  (registers the built-in games)
-from coordqa.errors import ConfigError
+from coordqa.errors import ConfigError, GameError
 from coordqa.games import GAMES, Game, make_game
 from coordqa.games.collab_capture import CollabCapture
 from coordqa.games.testing import ConformanceError, check_game
@@ -74,3 +74,16 @@ def test_kit_catches_broken_games(broken: type[Game], message: str) -> None:
 def test_kit_rejects_an_empty_run() -> None:
     with pytest.raises(ConfigError, match="steps >= 1"):
         check_game(CollabCapture, steps=0)
+
+
+@pytest.mark.parametrize("name", ["overcooked", "collab_capture", "collab_escape"])
+def test_snapshot_of_another_version_is_refused(name: str) -> None:
+    game = make_game(name)
+    snapshot = game.snapshot()
+    assert {k: snapshot[k] for k in ("game", "version", "layout", "seed")} == (
+        game.snapshot_identity()
+    )
+    with pytest.raises(GameError, match=f"version 'old-v0'; this game is '{name}'"):
+        make_game(name).restore({**snapshot, "version": "old-v0"})
+    with pytest.raises(GameError, match="snapshot is for 'hanabi'"):
+        make_game(name).restore({**snapshot, "game": "hanabi"})

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from coordqa.errors import GameError
 from coordqa.registry import Registry
 
 PLAYER_NAMES = ("Alice", "Bob")
@@ -120,6 +121,27 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def restore(self, snapshot: Mapping[str, Any]) -> None:
         """Make this game's state exactly the one ``snapshot`` describes."""
+
+    def snapshot_identity(self) -> JsonDict:
+        """Game name, version, layout and seed: the head of every game's snapshot."""
+        return {
+            "game": self.name,
+            "version": self.version,
+            "layout": self.layout,
+            "seed": self.seed,
+        }
+
+    def check_snapshot_identity(self, snapshot: Mapping[str, Any]) -> None:
+        """Refuse, before restoring, a snapshot written by another game or game version.
+
+        Raises:
+            GameError: naming the snapshot's game and version and this game's.
+        """
+        if snapshot.get("game") != self.name or snapshot.get("version") != self.version:
+            raise GameError(
+                f"snapshot is for {snapshot.get('game')!r} version {snapshot.get('version')!r}; "
+                f"this game is {self.name!r} version {self.version!r}."
+            )
 
     @classmethod
     def from_snapshot(cls, snapshot: Mapping[str, Any]) -> Game:

@@ -268,21 +268,14 @@ class RoomGame(Game):
     def snapshot(self) -> JsonDict:
         """Game name, version, layout, seed, the state and both action histories."""
         return {
-            "game": self.name,
-            "version": self.version,
-            "layout": self.layout,
-            "seed": self.seed,
+            **self.snapshot_identity(),
             "state": self.state_to_json(self.state),
             "history": [list(self.history[0]), list(self.history[1])],
         }
 
     def restore(self, snapshot: Mapping[str, Any]) -> None:
         """Load a snapshot written by :meth:`snapshot` of this game and version."""
-        if snapshot.get("game") != self.name or snapshot.get("version") != self.version:
-            raise GameError(
-                f"snapshot is for {snapshot.get('game')!r} version {snapshot.get('version')!r}; "
-                f"this game is {self.name!r} version {self.version!r}."
-            )
+        self.check_snapshot_identity(snapshot)
         try:
             state = self.state_from_json(snapshot["state"])
             history = (

@@ -186,10 +186,7 @@ class Hanabi(Game):
     def snapshot(self) -> JsonDict:
         """Seed and moves so far (the state is rebuilt by replay), plus each player's last move."""
         return {
-            "game": self.name,
-            "version": self.version,
-            "layout": self.layout,
-            "seed": self.seed,
+            **self.snapshot_identity(),
             "moves": [t.action for t in self.turns],
             "last_actions": [self.last_action(0), self.last_action(1)],
         }

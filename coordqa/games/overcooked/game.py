@@ -358,10 +358,7 @@ class Overcooked(Game):
             None if r is None else {"task": r.task.to_json(), "steps": r.steps} for r in self._tasks
         ]
         return {
-            "game": self.name,
-            "version": self.version,
-            "layout": self.layout,
-            "seed": self.seed,
+            **self.snapshot_identity(),
             "horizon": self.horizon,
             "timestep": int(self.state.timestep),
             "state": _jsonable(self.state.to_dict()),
@@ -377,11 +374,7 @@ class Overcooked(Game):
         Raises:
             GameError: the snapshot is for another game, version or an unknown layout.
         """
-        if snapshot.get("game") != self.name or snapshot.get("version") != self.version:
-            raise GameError(
-                f"snapshot is for {snapshot.get('game')!r} version {snapshot.get('version')!r}; "
-                f"this game is {self.name!r} version {self.version!r}"
-            )
+        self.check_snapshot_identity(snapshot)
         layout = str(snapshot.get("layout"))
         if layout not in LAYOUTS:
             raise GameError(f"snapshot layout {layout!r} is not one of {LAYOUTS}")
