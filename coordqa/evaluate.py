@@ -44,6 +44,7 @@ __all__ = [
     "evaluate",
     "evaluate_async",
     "final_samples",
+    "reply_outcome",
     "score",
 ]
 
@@ -298,7 +299,7 @@ def default_out(config: EvalConfig) -> Path:
 _STATUS_OF_OUTCOME = {"chosen": "answered", "ambiguous": "ambiguous", "no_answer": "no_answer"}
 
 
-def _outcome(text: str | None, question: dict[str, Any]) -> dict[str, Any]:
+def reply_outcome(text: str | None, question: dict[str, Any]) -> dict[str, Any]:
     """Status, correctness and choice of a reply (None text: the call failed)."""
     from coordqa.choices import choose, is_correct
 
@@ -347,7 +348,7 @@ def score(run: RunStore | str | Path) -> RunAnalysis:
                 f"{store.path}: calls.jsonl refers to question {question_id!r}, which "
                 "questions.jsonl does not hold; the run directory is incomplete"
             )
-        outcome = _outcome(call.get("text"), question)
+        outcome = reply_outcome(call.get("text"), question)
         rows.append(
             {
                 "question_id": question_id,
@@ -408,7 +409,7 @@ class _Session:
         return {
             "question_id": question.question_id,
             "trial": trial,
-            **_outcome(call.get("text") if call else None, question.record()),
+            **reply_outcome(call.get("text") if call else None, question.record()),
             "error": call.get("error") if call else None,
             "question_hash": question.question_hash,
             "prompt_hash": question.prompt_hash,

@@ -105,12 +105,12 @@ def _check_keys(bundle: QABundle, dataset: KnownDataset) -> None:
 
 def _score_rows(bundle: QABundle, dataset: KnownDataset) -> list[dict[str, Any]]:
     # The one outcome rule of coordqa.evaluate (choose + is_correct + status mapping).
-    from coordqa.evaluate import _outcome
+    from coordqa.evaluate import reply_outcome
 
     rows = []
     for reply in bundle.replies:
         question = dataset.rows[reply.question_id]
-        outcome = _outcome(reply.text, dict(question))
+        outcome = reply_outcome(reply.text, dict(question))
         choice = outcome["choice"]
         rows.append(
             {
