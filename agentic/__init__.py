@@ -13,8 +13,9 @@ cheap):
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from coordqa._lazy import lazy_getattr
 
 _EXPORTS = {
     "AgenticEpisode": "coordqa.agentic.episodes",
@@ -63,9 +64,4 @@ if TYPE_CHECKING:
     from coordqa.agentic.runner import GridResult, run_grid
 
 
-def __getattr__(name: str) -> Any:
-    """Import the module that defines ``name`` on first use (PEP 562)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'coordqa.agentic' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -6,9 +6,10 @@ The public API is re-exported here and loaded lazily (PEP 562), so ``import coor
 
 from __future__ import annotations
 
-import importlib
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from coordqa._lazy import lazy_getattr
 
 try:
     __version__ = version("coordqa")
@@ -66,9 +67,4 @@ if TYPE_CHECKING:
     from coordqa.store import RunStore, open_run
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'coordqa' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -14,8 +14,9 @@ them is used):
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from coordqa._lazy import lazy_getattr
 
 _EXPORTS = {
     "BundleError": "coordqa.leaderboard.bundle",
@@ -60,9 +61,4 @@ if TYPE_CHECKING:
     from coordqa.leaderboard.tokens import create_token
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'coordqa.leaderboard' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)
