@@ -219,14 +219,6 @@ class GridConfig(BaseModel):
     ) -> list[EpisodeSpec]:
         from coordqa.games.base import PLAYERS
 
-        common = {
-            "game": entry.game,
-            "layout": layout,
-            "agent": agent,
-            "model": model,
-            "agent_options": dict(self.agent_options.get(agent, {})),
-            "game_options": entry.game_options(),
-        }
         specs: list[EpisodeSpec] = []
         for template in self.partners:
             partner = template.replace(LAYOUT_FIELD, layout)
@@ -239,7 +231,12 @@ class GridConfig(BaseModel):
                 for seed in entry.seeds_for(self_play):
                     specs.append(
                         EpisodeSpec(
-                            **common,
+                            game=entry.game,
+                            layout=layout,
+                            agent=agent,
+                            model=model,
+                            agent_options=dict(self.agent_options.get(agent, {})),
+                            game_options=entry.game_options(),
                             seed=seed,
                             partner=None if self_play else partner,
                             position=position,

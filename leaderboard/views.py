@@ -271,7 +271,8 @@ def load_board(
         )
     counts: dict[str, int] = defaultdict(int)
     for sub in subs:
-        counts[sub.dataset_fingerprint] += 1
+        if sub.dataset_fingerprint is not None:
+            counts[sub.dataset_fingerprint] += 1
     chosen = _pick_dataset(datasets, counts, dataset)
     games = sorted({str(r["game"]) for r in chosen.rows.values()}) if chosen else []
     if game is not None and game not in games:

@@ -161,10 +161,6 @@ class Game(abc.ABC):
         """
         return self.step(executed)
 
-    def engine_moves(self, player: int) -> list[str]:
-        """Primitive engine moves ``player`` may make now; by default the text actions."""
-        return self.legal_actions(player)
-
     def last_actions(self, player: int) -> list[str]:
         """``player``'s completed text actions so far, oldest first (episodic memory)."""
         return []

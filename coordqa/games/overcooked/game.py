@@ -139,10 +139,6 @@ class Overcooked(Game):
         """Medium-level text actions that make sense for ``player``'s inventory, stable order."""
         return [task.text for task in self.legal_tasks(player)]
 
-    def engine_moves(self, player: int) -> list[str]:
-        """The primitive moves, always allowed to a player who must act."""
-        return list(PRIMITIVE_NAMES)
-
     def current_task(self, player: int) -> Task | None:
         """``player``'s medium-level action in progress, if any."""
         running = self._tasks[player]
