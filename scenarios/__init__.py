@@ -7,6 +7,7 @@ states as snapshots. ``build_dataset`` turns them into the bundled dataset, and
 """
 
 from coordqa.scenarios import collab as _collab  # noqa: F401 (registers the Collab builders)
+from coordqa.scenarios import hanabi as _hanabi  # noqa: F401 (registers the Hanabi builder)
 from coordqa.scenarios import overcooked as _overcooked  # noqa: F401 (registers the Overcooked builder)
 from coordqa.scenarios.build import DATASET_VERSION, build_dataset, build_rows, curated_scenarios
 from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
@@ -20,7 +21,6 @@ from coordqa.scenarios.model import (
 )
 from coordqa.scenarios.stats import DatasetStats, dataset_stats
 from coordqa.scenarios.validate import validate_rows_against_solvers
-from coordqa.scenarios import hanabi as _hanabi  # noqa: F401 (registers the Hanabi builder)
 
 __all__ = [
     "BUILDERS",

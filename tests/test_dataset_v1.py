@@ -16,7 +16,10 @@ def test_composition_is_66_scenarios_and_198_questions() -> None:
     assert len(rows) == 198
     scenarios = {(row["game"], row["scenario_id"]) for row in rows}
     assert Counter(game for game, _ in scenarios) == {
-        "overcooked": 25, "hanabi": 28, "collab_capture": 6, "collab_escape": 7,
+        "overcooked": 25,
+        "hanabi": 28,
+        "collab_capture": 6,
+        "collab_escape": 7,
     }
     assert Counter(row["question_type"] for row in rows) == {"EC": 66, "ToM": 66, "JP": 66}
     layouts = Counter(row["layout"] for row in rows if row["game"] == "overcooked")
@@ -26,9 +29,7 @@ def test_composition_is_66_scenarios_and_198_questions() -> None:
 def test_loads_with_coordqa_and_with_plain_datasets() -> None:
     ours = coordqa.load_dataset()
     folder = bundled_dataset_dir()
-    plain = datasets.load_dataset(
-        "parquet", data_files=str(folder / "data.parquet"), split="train"
-    )
+    plain = datasets.load_dataset("parquet", data_files=str(folder / "data.parquet"), split="train")
     assert plain.num_rows == ours.num_rows == 198
     assert dataset_fingerprint(plain) == dataset_fingerprint(ours)
     by_type = datasets.load_dataset(

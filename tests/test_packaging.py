@@ -5,12 +5,17 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
+import tomllib
+
 ROOT = Path(__file__).resolve().parents[1]
-MAPPED = {"coordqa": "coordqa", "scenarios": "coordqa.scenarios", "agentic": "coordqa.agentic",
-          "leaderboard": "coordqa.leaderboard"}
+MAPPED = {
+    "coordqa": "coordqa",
+    "scenarios": "coordqa.scenarios",
+    "agentic": "coordqa.agentic",
+    "leaderboard": "coordqa.leaderboard",
+}
 
 
 def test_every_package_folder_is_listed_in_pyproject() -> None:
@@ -29,7 +34,8 @@ def test_core_never_imports_the_tracks() -> None:
     offenders = [
         str(path.relative_to(ROOT))
         for path in (ROOT / "coordqa").rglob("*.py")
-        if "cli" not in path.relative_to(ROOT / "coordqa").parts and pattern.search(path.read_text())
+        if "cli" not in path.relative_to(ROOT / "coordqa").parts
+        and pattern.search(path.read_text())
     ]
     assert offenders == []
 
@@ -42,8 +48,11 @@ def test_help_and_offline_paths_do_not_import_heavy_libraries() -> None:
         "result = CliRunner().invoke(app, ['--help'])\n"
         "assert result.exit_code == 0, result.output\n"
         "import coordqa, coordqa.games\n"
-        "heavy = {'litellm', 'torch', 'ray', 'overcooked_ai_py', 'hanabi_learning_environment', 'fastapi'}\n"
+        "heavy = {'litellm', 'torch', 'ray', 'overcooked_ai_py',\n"
+        "         'hanabi_learning_environment', 'fastapi'}\n"
         "print(sorted(heavy & set(sys.modules)))\n"
     )
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert output.stdout.strip() == "[]"
