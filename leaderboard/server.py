@@ -110,7 +110,7 @@ def _error(status: int, message: str, **extra: Any) -> JSONResponse:
 
 
 class _TooLarge(Exception):
-    pass
+    """The request body passed the size limit (answered with 413)."""
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
