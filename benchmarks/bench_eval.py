@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from coordqa.dataset import GAMES, save_dataset
-from coordqa.evaluate import EvalConfig, EvalProgress, evaluate
+from coordqa.evaluation import EvalConfig, EvalProgress, evaluate
 from coordqa.llm import CallPolicy
 from coordqa.llm.testing import LocalOpenAIServer
 

@@ -21,9 +21,10 @@ _EXPORTS = {
     "choose": "coordqa.choices",
     "load_dataset": "coordqa.dataset",
     "dataset_fingerprint": "coordqa.dataset",
-    "evaluate": "coordqa.evaluate",
-    "EvalConfig": "coordqa.evaluate",
-    "score": "coordqa.evaluate",
+    "evaluate": "coordqa.evaluation",
+    "evaluate_async": "coordqa.evaluation",
+    "EvalConfig": "coordqa.evaluation",
+    "score": "coordqa.evaluation",
     "compare_runs": "coordqa.analysis",
     "RunStore": "coordqa.store",
     "open_run": "coordqa.store",
@@ -48,6 +49,7 @@ __all__ = [
     "compare_runs",
     "dataset_fingerprint",
     "evaluate",
+    "evaluate_async",
     "get_model",
     "load_dataset",
     "make_game",
@@ -61,7 +63,7 @@ if TYPE_CHECKING:
     from coordqa.analysis import compare_runs
     from coordqa.choices import Choice, choose
     from coordqa.dataset import dataset_fingerprint, load_dataset
-    from coordqa.evaluate import EvalConfig, evaluate, score
+    from coordqa.evaluation import EvalConfig, evaluate, evaluate_async, score
     from coordqa.games import make_game, make_player, play_episode
     from coordqa.llm import CallPolicy, GenerateConfig, Message, get_model
     from coordqa.store import RunStore, open_run

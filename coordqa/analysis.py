@@ -1,7 +1,7 @@
 """Numbers from QA runs: accuracy with standard errors, outcome counts, baselines, correlations.
 
 Everything here reads the *scores* of a run (``scores.jsonl``, one row per question and trial,
-written by :func:`coordqa.evaluate.score`) and never calls a model.
+written by :func:`coordqa.evaluation.score`) and never calls a model.
 
 How outcomes count (the one rule every number below follows):
 

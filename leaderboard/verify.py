@@ -104,8 +104,8 @@ def _check_keys(bundle: QABundle, dataset: KnownDataset) -> None:
 
 
 def _score_rows(bundle: QABundle, dataset: KnownDataset) -> list[dict[str, Any]]:
-    # The one outcome rule of coordqa.evaluate (choose + is_correct + status mapping).
-    from coordqa.evaluate import reply_outcome
+    # The one outcome rule of coordqa.evaluation (choose + is_correct + status mapping).
+    from coordqa.evaluation import reply_outcome
 
     rows = []
     for reply in bundle.replies:

@@ -11,7 +11,7 @@ import pytest
 from test_evaluate_support import answers, fast_policy, write_dataset
 
 from coordqa.errors import ConfigError, StoreError
-from coordqa.evaluate import EvalConfig, EvalProgress, evaluate, final_samples, score
+from coordqa.evaluation import EvalConfig, EvalProgress, evaluate, final_samples, score
 from coordqa.llm.testing import Fault, LocalOpenAIServer
 from coordqa.store import RunManifest, RunStore, open_run
 

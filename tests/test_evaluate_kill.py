@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from test_evaluate_support import answers, question_of, write_dataset
 
-from coordqa.evaluate import final_samples
+from coordqa.evaluation import final_samples
 from coordqa.llm.testing import LocalOpenAIServer
 from coordqa.store import open_run
 

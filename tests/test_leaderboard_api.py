@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import func, select
 
 from coordqa.analysis import correlate
-from coordqa.evaluate import EvalConfig, evaluate
+from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.leaderboard.bundle import build_qa_bundle
 from coordqa.leaderboard.db import Sample, Submission
 from coordqa.leaderboard.intake import register_dataset

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from coordqa.cli import app
 from coordqa.errors import ConfigError
-from coordqa.evaluate import EvalConfig, evaluate
+from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.leaderboard.bundle import BundleError, QABundle, build_qa_bundle, bundle_digest
 
 

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from coordqa.cli import app
-from coordqa.evaluate import EvalConfig, evaluate
+from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.leaderboard.db import Database, Sample, Submission, open_database
 from coordqa.leaderboard.intake import register_dataset
 from coordqa.leaderboard.testing import (

@@ -1,7 +1,7 @@
 """``coordqa eval``, ``coordqa score`` and ``coordqa report``: the QA benchmark commands.
 
 Each command parses its options into the library's types, calls one library function
-(:func:`coordqa.evaluate.evaluate`, :func:`coordqa.evaluate.score`,
+(:func:`coordqa.evaluation.evaluate`, :func:`coordqa.evaluation.score`,
 :func:`coordqa.analysis.compare_runs` + :func:`coordqa.analysis.write_report`) and renders the
 result with rich. Library imports happen inside the commands so ``coordqa --help`` stays fast.
 """
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from coordqa.analysis import ModelReport, RunAnalysis
-    from coordqa.evaluate import EvalProgress, RunResult
+    from coordqa.evaluation import EvalProgress, RunResult
 
 console = Console()
 
@@ -120,7 +120,7 @@ def render_result(result: RunResult) -> None:
 
 
 class ProgressBar:
-    """Renders :class:`~coordqa.evaluate.EvalProgress` snapshots as a rich progress bar."""
+    """Renders :class:`~coordqa.evaluation.EvalProgress` snapshots as a rich progress bar."""
 
     def __init__(self) -> None:
         """Create the bar; it appears on the first snapshot."""
@@ -240,7 +240,7 @@ def eval_command(
     ] = None,
 ) -> None:
     """Evaluate a model on CoordinationQA; rerun the same command to resume."""
-    from coordqa.evaluate import EvalConfig, EvalInterrupted, evaluate
+    from coordqa.evaluation import EvalConfig, EvalInterrupted, evaluate
     from coordqa.llm import CallPolicy
 
     config = EvalConfig(
@@ -276,7 +276,7 @@ def score_command(
     runs: Annotated[list[Path], typer.Argument(help="Run directories to re-score.")],
 ) -> None:
     """Re-score stored replies with the current answer matching (no model calls)."""
-    from coordqa.evaluate import score
+    from coordqa.evaluation import score
 
     for run in runs:
         analysis = score(run)

@@ -1,0 +1,66 @@
+"""The public names of every package stay what they say, whatever was imported before."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import pkgutil
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import coordqa
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMESPACES = {
+    "coordqa": "coordqa",
+    "scenarios": "coordqa.scenarios",
+    "agentic": "coordqa.agentic",
+    "leaderboard": "coordqa.leaderboard",
+}
+
+
+def packages() -> list[str]:
+    """Every package of the distribution, found from the folders (nothing imported)."""
+    found = []
+    for folder, namespace in NAMESPACES.items():
+        for init in sorted((ROOT / folder).rglob("__init__.py")):
+            relative = init.parent.relative_to(ROOT / folder).parts
+            found.append(".".join((namespace, *relative)))
+    return found
+
+
+@pytest.mark.parametrize("name", packages())
+def test_no_public_name_is_also_a_submodule(name: str) -> None:
+    """``import pkg.x`` rebinds ``pkg.x`` to the submodule, hiding a (lazy) export named x."""
+    package = importlib.import_module(name)
+    submodules = {info.name for info in pkgutil.iter_modules(package.__path__)}
+    clashes = {
+        export
+        for export in set(getattr(package, "__all__", ())) & submodules
+        if not isinstance(getattr(package, export), ModuleType)
+    }
+    assert clashes == set(), f"{name} exports {sorted(clashes)}, also submodule names"
+
+
+def test_evaluate_stays_a_function_after_its_module_is_imported(tmp_path: Path) -> None:
+    importlib.import_module("coordqa.evaluation")
+    config = coordqa.EvalConfig(
+        model="random", dataset="example", trials=1, limit=2, out=tmp_path / "run"
+    )
+    first = coordqa.evaluate(config)
+    second = coordqa.evaluate(config)
+    assert first.new_samples == 2 and second.resumed_samples == 2
+
+
+def test_evaluate_async_runs_inside_a_running_event_loop(tmp_path: Path) -> None:
+    config = coordqa.EvalConfig(
+        model="random", dataset="example", trials=1, limit=3, out=tmp_path / "run"
+    )
+
+    async def notebook_cell() -> int:
+        result = await coordqa.evaluate_async(config)
+        return result.new_samples
+
+    assert asyncio.run(notebook_cell()) == 3
