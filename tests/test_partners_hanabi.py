@@ -21,6 +21,7 @@ from coordqa.agentic.partners import (  # noqa: E402
     add_hanabi,
     hanabi_entries,
     load_hanabi_net,
+    register_partners,
 )
 from coordqa.agentic.partners.hanabi_encoder import (  # noqa: E402
     CANONICAL_SIZE,
@@ -263,3 +264,90 @@ def test_net_player_refuses_another_game(tmp_path: Path) -> None:
     player = HanabiNetPlayer(load_hanabi_net(save_random(tmp_path / "s.pthw", "sad")), "s")
     with pytest.raises(GameError, match="play hanabi, not collab_capture"):
         player.reset(make_game("collab_capture"), 0, seed=0)
+
+
+# --- Other-Play skip connections and the sad alias (issue 16) ----------------------------------
+
+
+def test_other_play_skip_connection_is_read_from_the_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "models"
+    for index in (2, 4, 10):
+        save_random(folder / "op" / "sad_aux_op" / f"M{index}.pthw", "sad", seed=index)
+    monkeypatch.setenv("COORDQA_HANABI_WEIGHTS", str(folder))
+    entries = hanabi_entries()
+    # hanabi_SAD's load_op_model: M0-M2 and M6-M8 without, M3-M5 and M9-M11 with a skip connection
+    assert {name: e.skip_connect for name, e in entries.items()} == {
+        "op-sad_aux_op-m2": False,
+        "op-sad_aux_op-m4": True,
+        "op-sad_aux_op-m10": True,
+    }
+    # the built partner is the skip-connected net: it plays as a net loaded with skip_connect=True
+    path = folder / "op" / "sad_aux_op" / "M4.pthw"
+    with_skip = HanabiNetPlayer(load_hanabi_net(path, skip_connect=True), "ref")
+    without = HanabiNetPlayer(load_hanabi_net(path, skip_connect=False), "ref")
+    register_partners()
+    registered = make_player("op-sad_aux_op-m4", "hanabi")
+    moves = {}
+    for label, player in (("registered", registered), ("with", with_skip), ("without", without)):
+        game = make_game("hanabi", seed=5)
+        trajectory = asyncio.run(play_episode(game, [player, player], seed=5))
+        moves[label] = [d for step in trajectory.steps for d in step.decisions.values()]
+    assert moves["registered"] == moves["with"]
+    assert moves["with"] != moves["without"]  # the connection changes the play: it matters
+
+
+def test_single_file_registration_reads_the_skip_connection_unless_told(tmp_path: Path) -> None:
+    path = save_random(tmp_path / "op" / "sad" / "M5.pthw", "sad")
+    (entry,) = add_hanabi(path, name="op5")
+    assert entry.skip_connect is True
+    (entry,) = add_hanabi(path, name="op5-plain", skip_connect=False)
+    assert entry.skip_connect is False
+    assert {n: e.skip_connect for n, e in hanabi_entries().items()} == {
+        "op5": True,
+        "op5-plain": False,
+    }
+
+
+def test_version_1_registrations_read_false_as_not_given(tmp_path: Path) -> None:
+    import json
+
+    from coordqa.agentic.partners.registry import registrations_file
+
+    path = save_random(tmp_path / "op" / "sad" / "M9.pthw", "sad")
+    registrations_file().parent.mkdir(parents=True, exist_ok=True)
+    old = {"path": str(path), "kind": "sad", "skip_connect": False}
+    registrations_file().write_text(
+        json.dumps({"version": 1, "nets": {"old": old}, "directories": []})
+    )
+    assert hanabi_entries()["old"].skip_connect is True
+
+
+def test_sad_alias_plays_a_two_player_sad_model_not_other_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from coordqa.agentic.partners.registry import alias_target
+
+    folder = tmp_path / "models"
+    # alphabetically "op-..." comes before "sad-2p-...": the old alias picked an Other-Play model
+    save_random(folder / "op" / "sad" / "M0.pthw", "sad")
+    save_random(folder / "sad_2p_10.pthw", "sad")
+    save_random(folder / "sad_2p_2.pthw", "sad")
+    monkeypatch.setenv("COORDQA_HANABI_WEIGHTS", str(folder))
+    assert alias_target("sad", hanabi_entries()).name == "sad-2p-2"  # lowest number, not "10"
+
+
+def test_sad_alias_refuses_when_only_other_play_models_are_registered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from coordqa.agentic.partners import list_partners
+
+    folder = tmp_path / "models"
+    save_random(folder / "op" / "sad" / "M0.pthw", "sad")
+    save_random(folder / "op" / "sad" / "M1.pthw", "sad")
+    monkeypatch.setenv("COORDQA_HANABI_WEIGHTS", str(folder))
+    with pytest.raises(PartnerNotReadyError, match="'sad' is ambiguous.*op-sad-m0, op-sad-m1"):
+        make_player("sad", "hanabi")
+    row = next(r for r in list_partners() if r.name == "sad")
+    assert row.status == "ambiguous" and "name one of them" in row.hint

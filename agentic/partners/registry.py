@@ -5,8 +5,14 @@ checkpoint exists (trained by the user, or shipped with coordqa). SAD and OBL pa
 their published weight files are registered: one file at a time with ``coordqa partners
 add-hanabi`` (kept in ``hanabi.json`` in the partners data folder), or a whole folder of them,
 registered once or given in ``COORDQA_HANABI_WEIGHTS``. The aliases ``sad`` and ``obl`` always
-exist and play the first registered net of their kind (by name), so a grid can name them before
-any file is registered and get a clear "needs weights" error instead of an unknown name.
+exist, so a grid can name them before any file is registered and get a clear "needs weights" error
+instead of an unknown name: ``sad`` plays the lowest-numbered ``sad_2p_<n>`` file (or the only
+SAD-type file; with several and no ``sad_2p`` one it refuses, since Other-Play models are SAD-type
+too), ``obl`` the first OBL net by name (``obl1-a`` in the authors' folder).
+
+Other-Play models (``op/<method>/M<k>.pthw``) M3-M5 and M9-M11 have a skip connection around the
+LSTM that the weights cannot show; it is read from the path exactly as the authors'
+``load_op_model`` does (:func:`skip_connect_from_path`).
 
 Every partner is registered as a player even when torch is missing; building one is what fails.
 """
@@ -31,9 +37,17 @@ from coordqa.games.base import PLAYERS, Player, register_player
 
 HANABI_WEIGHTS_ENV = "COORDQA_HANABI_WEIGHTS"
 """A folder searched for ``*.pthw`` files (in addition to registered ones)."""
-REGISTRATIONS_VERSION = 1
+REGISTRATIONS_VERSION = 2
+"""Format of ``hanabi.json``. Version 2 stores ``skip_connect`` only when the user set it; in
+version 1 files ``false`` meant "not given", so it is read from the path there."""
 ALIASES = {"sad": "sad", "obl": "obl"}
 """Alias name -> the kind of net it plays."""
+SAD_2P = re.compile(r"sad_2p_(\d+)\.pthw$")
+"""The authors' two-player SAD files (what the ``sad`` alias plays)."""
+OTHER_PLAY = re.compile(r"(?:^|/)op/([^/]+)/M(\d+)\.pthw$")
+"""The authors' Other-Play files, ``op/<method>/M<k>.pthw``."""
+SKIP_CONNECTED_OP_MODELS = frozenset({3, 4, 5, 9, 10, 11})
+"""Other-Play model numbers with a skip connection (hanabi_SAD's ``load_op_model``)."""
 
 
 class PartnerNotReadyError(ConfigError):
@@ -74,6 +88,23 @@ class HanabiEntry:
     """SAD variant with a skip connection around the LSTM (invisible in the weights)."""
 
 
+def skip_connect_from_path(path: Path) -> bool:
+    """Whether the file is an Other-Play model with a skip connection, read from its path.
+
+    The authors' ``load_op_model`` sets ``skip_connect`` for models M3-M5 and M9-M11 (and two
+    feed-forward layers for M6-M11, which coordqa reads from the tensor shapes instead).
+
+    >>> skip_connect_from_path(Path("models/op/sad_aux_op/M4.pthw"))
+    True
+    >>> skip_connect_from_path(Path("models/op/sad_aux_op/M7.pthw"))
+    False
+    >>> skip_connect_from_path(Path("models/sad_2p_4.pthw"))
+    False
+    """
+    match = OTHER_PLAY.search(path.as_posix())
+    return match is not None and int(match.group(2)) in SKIP_CONNECTED_OP_MODELS
+
+
 # --- Hanabi registrations --------------------------------------------------------------------
 
 
@@ -94,6 +125,11 @@ def _read_registrations() -> dict[str, Any]:
         ) from exc
     data.setdefault("nets", {})
     data.setdefault("directories", [])
+    if data.get("version", 1) < 2:
+        for item in data["nets"].values():
+            if item.get("skip_connect") is False:
+                del item["skip_connect"]
+    data["version"] = REGISTRATIONS_VERSION
     return data
 
 
@@ -118,11 +154,11 @@ def name_from_path(relative: Path) -> tuple[str, str]:
     ('sad-2p-10', 'sad')
     """
     text = relative.as_posix()
-    if match := re.search(r"sad_2p_(\d+)\.pthw$", text):
+    if match := SAD_2P.search(text):
         return f"sad-2p-{match.group(1)}", "sad"
     if (level := re.search(r"OBL(\d)", text)) and (seed := re.search(r"BELIEF_([a-e])/", text)):
         return f"obl{level.group(1)}-{seed.group(1)}", "obl"
-    if match := re.search(r"op/([^/]+)/M(\d+)\.pthw$", text):
+    if match := OTHER_PLAY.search(text):
         return f"op-{match.group(1).lower()}-m{match.group(2)}", "sad"
     slug = re.sub(r"[^a-z0-9]+", "-", str(relative.with_suffix("")).lower()).strip("-")
     return slug, "obl" if "obl" in slug else "sad"
@@ -142,7 +178,7 @@ def _directory_entries(directory: Path) -> dict[str, HanabiEntry]:
                 f"two weight files in {directory} map to the partner name {name!r}: "
                 f"{entries[name].path} and {path}; register one of them by hand with --name"
             )
-        entries[name] = HanabiEntry(name, path, kind)
+        entries[name] = HanabiEntry(name, path, kind, skip_connect_from_path(path))
     return entries
 
 
@@ -156,28 +192,32 @@ def hanabi_entries() -> dict[str, HanabiEntry]:
     for folder in folders:
         entries.update(_directory_entries(folder))
     for name, item in data["nets"].items():
-        entries[name] = HanabiEntry(
-            name, Path(item["path"]), item["kind"], bool(item.get("skip_connect", False))
-        )
+        path = Path(item["path"])
+        skip = item.get("skip_connect")
+        skip = skip_connect_from_path(path) if skip is None else bool(skip)
+        entries[name] = HanabiEntry(name, path, item["kind"], skip)
     return entries
 
 
 def add_hanabi(
-    path: Path, name: str | None = None, kind: str | None = None, skip_connect: bool = False
+    path: Path, name: str | None = None, kind: str | None = None, skip_connect: bool | None = None
 ) -> list[HanabiEntry]:
     """Register a weights file (checked by loading it) or a folder of them; persist it.
 
-    Returns the entries the registration added, and registers them as players at once.
+    ``skip_connect`` None reads it from the path (:func:`skip_connect_from_path`); True or False
+    overrides that for a single file. Returns the entries the registration added, and registers
+    them as players at once.
     """
     from coordqa.agentic.partners.hanabi_nets import load_hanabi_net
 
     path = path.expanduser().resolve()
     data = _read_registrations()
     if path.is_dir():
-        if name is not None or kind is not None:
+        if name is not None or kind is not None or skip_connect is not None:
             raise ConfigError(
-                "--name and --kind apply to one file; a folder's files are named "
-                "after their paths (see `coordqa partners list`)"
+                "--name, --kind and --skip-connect apply to one file; a folder's files are named "
+                "after their paths and Other-Play skip connections are read from them (see "
+                "`coordqa partners list`)"
             )
         added = list(_directory_entries(path).values())
         if str(path) not in data["directories"]:
@@ -188,13 +228,12 @@ def add_hanabi(
                 f"give the partner a name: coordqa partners add-hanabi {path} --name NAME"
             )
         _check_new_name(name, data)
-        loaded = load_hanabi_net(path, kind, skip_connect)
-        entry = HanabiEntry(name, path, loaded.shape.kind, skip_connect)
-        data["nets"][name] = {
-            "path": str(path),
-            "kind": entry.kind,
-            "skip_connect": skip_connect,
-        }
+        skip = skip_connect_from_path(path) if skip_connect is None else skip_connect
+        loaded = load_hanabi_net(path, kind, skip)
+        entry = HanabiEntry(name, path, loaded.shape.kind, skip)
+        data["nets"][name] = {"path": str(path), "kind": entry.kind}
+        if skip_connect is not None:
+            data["nets"][name]["skip_connect"] = skip_connect
         added = [entry]
     _write_registrations(data)
     register_partners()
@@ -221,15 +260,32 @@ def _cached_net(path: Path, mtime: float, kind: str, skip_connect: bool) -> Any:
     return load_hanabi_net(path, kind, skip_connect)
 
 
+def alias_target(alias: str, entries: dict[str, HanabiEntry]) -> HanabiEntry:
+    """The registered net an alias plays (see the module docstring for the rule).
+
+    Raises:
+        PartnerNotReadyError: no net of the alias's kind is registered, or (``sad``) several
+            SAD-type nets and none of them a ``sad_2p`` file, so the choice would be arbitrary.
+    """
+    kind = ALIASES[alias]
+    of_kind = sorted((e for e in entries.values() if e.kind == kind), key=lambda e: e.name)
+    if not of_kind:
+        raise PartnerNotReadyError(f"partner {alias!r} needs weights: {_needs_weights_hint(kind)}")
+    if kind != "sad" or len(of_kind) == 1:
+        return of_kind[0]
+    two_player = [(int(m.group(1)), e) for e in of_kind if (m := SAD_2P.search(e.path.name))]
+    if two_player:
+        return min(two_player, key=lambda pair: pair[0])[1]
+    raise PartnerNotReadyError(
+        f"partner 'sad' is ambiguous: {len(of_kind)} SAD-type nets are registered and none is a "
+        f"sad_2p_<n>.pthw file ({', '.join(e.name for e in of_kind)}); name one of them instead"
+    )
+
+
 def _resolve_hanabi(name: str) -> HanabiEntry:
     entries = hanabi_entries()
     if name in ALIASES:
-        of_kind = sorted(n for n, e in entries.items() if e.kind == ALIASES[name])
-        if not of_kind:
-            raise PartnerNotReadyError(
-                f"partner {name!r} needs weights: {_needs_weights_hint(ALIASES[name])}"
-            )
-        return entries[of_kind[0]]
+        return alias_target(name, entries)
     if name not in entries:
         raise PartnerNotReadyError(
             f"Hanabi partner {name!r} is no longer registered; see `coordqa partners list`"
@@ -314,7 +370,7 @@ def register_partners() -> None:
                 alias,
                 "hanabi",
                 kind,
-                f"first registered {kind.upper()} net",
+                "lowest sad_2p_<n> net" if kind == "sad" else "first registered OBL net",
                 _factory(build_hanabi_partner, alias),
             )
         )
@@ -346,20 +402,17 @@ def list_partners() -> list[PartnerInfo]:
     entries = hanabi_entries()
     torch_ok = importlib.util.find_spec("torch") is not None
     for alias, kind in ALIASES.items():
-        first = sorted(n for n, e in entries.items() if e.kind == kind)
-        if first:
-            rows.append(_hanabi_info(alias, entries[first[0]], torch_ok, f"alias of {first[0]}: "))
-        else:
+        try:
+            target = alias_target(alias, entries)
+        except PartnerNotReadyError as exc:
+            ambiguous = any(e.kind == kind for e in entries.values())
+            status, source = ("ambiguous", "several nets") if ambiguous else ("needs weights", "")
+            hint = str(exc) if ambiguous else _needs_weights_hint(kind)
             rows.append(
-                PartnerInfo(
-                    alias,
-                    "hanabi",
-                    kind,
-                    "needs weights",
-                    "not registered",
-                    _needs_weights_hint(kind),
-                )
+                PartnerInfo(alias, "hanabi", kind, status, source or "not registered", hint)
             )
+        else:
+            rows.append(_hanabi_info(alias, target, torch_ok, f"alias of {target.name}: "))
     for name in sorted(entries):
         rows.append(_hanabi_info(name, entries[name], torch_ok))
     return rows

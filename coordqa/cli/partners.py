@@ -109,8 +109,13 @@ def add_hanabi_command(
         str | None, typer.Option("--kind", help="sad or obl (read from the file if omitted).")
     ] = None,
     skip_connect: Annotated[
-        bool, typer.Option("--skip-connect", help="SAD variant with a skip connection.")
-    ] = False,
+        bool | None,
+        typer.Option(
+            "--skip-connect/--no-skip-connect",
+            help="SAD variant with a skip connection (default: read from the path, as the "
+            "authors' load_op_model does for op/<method>/M3-M5 and M9-M11).",
+        ),
+    ] = None,
 ) -> None:
     """Register the authors' SAD/OBL weights (checked by loading) so partners can use them."""
     from coordqa.agentic.partners import add_hanabi
