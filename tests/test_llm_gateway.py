@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 
@@ -35,6 +36,19 @@ def test_missing_key_raises_before_anything_is_sent(monkeypatch: pytest.MonkeyPa
         with pytest.raises(ModelError, match="ANTHROPIC_API_KEY"):
             asyncio.run(model.generate(MESSAGES))
         assert server.count == 0
+
+
+@pytest.mark.parametrize("value", ["", "   "])
+def test_an_empty_key_variable_fails_the_check(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", value)
+    with pytest.raises(ModelError, match="OPENAI_API_KEY.*empty|empty.*OPENAI_API_KEY"):
+        get_model("openai/gpt-4o-mini").check()
+    assert os.environ["OPENAI_API_KEY"] == value  # the check leaves the environment as it was
+
+
+def test_an_empty_explicit_key_fails_the_check() -> None:
+    with pytest.raises(ModelError, match="API key given for model 'openai/m' is empty"):
+        get_model("openai/m", api_key=" ").check()
 
 
 def test_check_reports_an_unknown_provider_with_suggestions() -> None:

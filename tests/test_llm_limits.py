@@ -112,10 +112,14 @@ def test_two_hosts_do_not_share_a_key(openai_key: str) -> None:
     assert get_model("openai/a").connection_key() == get_model("openai/b").connection_key()
 
 
-def test_registry_shares_limiters_by_key_and_limits_and_is_pluggable() -> None:
+def test_registry_keeps_one_limiter_per_key_and_is_pluggable() -> None:
     registry = LimiterRegistry()
-    assert registry.get("k", Limits(2)) is registry.get("k", Limits(2))
-    assert registry.get("k", Limits(2)) is not registry.get("k", Limits(3))
+    first = registry.get("k", Limits(2))
+    assert registry.get("k", Limits(3)) is first  # other bounds still share the budget
+    registry.configure("k", Limits(2))
+    assert registry.get("k", Limits(2)) is first  # same bounds: nothing changes
+    registry.configure("k", Limits(5))
+    assert registry.get("k", Limits(2)) is not first and registry.limits("k") == Limits(5)
     built: list[str] = []
 
     def factory(key: str, limits: Limits) -> LocalLimiter:
@@ -125,3 +129,25 @@ def test_registry_shares_limiters_by_key_and_limits_and_is_pluggable() -> None:
     registry.use(factory)
     registry.get("k", Limits(2))
     assert built == ["k"] and registry.keys() == ["k"]
+
+
+def test_models_with_different_limits_share_one_endpoint_budget(openai_key: str) -> None:
+    """Two runs on one server, configured with concurrency 2 and 3: at most 3 in flight."""
+    with LocalOpenAIServer(latency_s=0.1) as server:
+        models = [
+            get_model(
+                "openai/test-model",
+                api_base=server.base_url,
+                policy=CallPolicy(concurrency=n),
+                cache=None,
+            )
+            for n in (2, 3)
+        ]
+
+        async def main() -> list[Reply]:
+            calls = [m.generate(q) for m in models for q in questions(8)]
+            return await asyncio.gather(*calls)
+
+        replies = asyncio.run(main())
+    assert all(r.ok for r in replies) and server.count == 16
+    assert server.max_in_flight == 3

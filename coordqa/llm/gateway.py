@@ -76,7 +76,9 @@ class Model:
             policy: limits, retries and timeouts.
             cache: where successful replies are stored (None: not cached).
             ledger: usage totals to add to (share one between models to total a run).
-            limiter_registry: where the connection's limiter lives (default: the process-wide one).
+            limiter_registry: where the connection's limiter lives (default: the process-wide
+                one). The policy's limits become those of the whole endpoint, shared with every
+                other model that calls it.
         """
         self.provider = provider
         self.policy = policy
@@ -84,6 +86,7 @@ class Model:
         self.usage = ledger if ledger is not None else UsageLedger()
         self._limiters = limiter_registry or limiters
         self._limits = Limits.from_policy(policy)
+        self._limiters.configure(self.connection_key(), self._limits)
         self._jitter = random.Random()
         self._checked = False
         self._check_lock = threading.Lock()

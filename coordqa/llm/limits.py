@@ -2,8 +2,10 @@
 
 A :class:`Limiter` bounds the calls on one connection (a provider plus its ``api_base``): how many
 are in flight at once, and optionally how many requests and tokens go out per minute. Limiters
-live in a :class:`LimiterRegistry`, looked up by key, so a QA run and an agent match that talk
-to the same host share one budget while two hosts never share a slot.
+live in a :class:`LimiterRegistry`, one per connection key, so a QA run and an agent match that
+talk to the same host share one budget, even when they were configured differently, while two
+hosts never share a slot. The bounds of a connection are those of its latest
+:meth:`LimiterRegistry.configure` (every new :class:`~coordqa.llm.Model` configures its endpoint).
 
 The registry is pluggable: a distributed backend (e.g. a Ray actor shared by workers) implements
 :class:`Limiter` and is installed with ``limiters.use(factory)``. The default
@@ -149,22 +151,45 @@ LimiterFactory = Callable[[str, Limits], Limiter]
 
 
 class LimiterRegistry:
-    """Limiters by (connection key, limits): callers with the same key and limits share one."""
+    """One limiter per connection key: every caller on an endpoint shares its budget."""
 
     def __init__(self, factory: LimiterFactory = LocalLimiter) -> None:
         """Create an empty registry whose limiters are built by ``factory``."""
         self._factory = factory
-        self._limiters: dict[tuple[str, Limits], Limiter] = {}
+        self._limiters: dict[str, Limiter] = {}
+        self._limits: dict[str, Limits] = {}
         self._lock = threading.Lock()
 
     def get(self, key: str, limits: Limits) -> Limiter:
-        """The limiter for ``key`` with ``limits``, created on first use."""
+        """The limiter of ``key``; created with ``limits`` when the key has none yet.
+
+        An existing limiter keeps its bounds whatever ``limits`` says, so callers configured
+        differently still share one budget; use :meth:`configure` to change the bounds.
+        """
         with self._lock:
-            limiter = self._limiters.get((key, limits))
+            limiter = self._limiters.get(key)
             if limiter is None:
                 limiter = self._factory(key, limits)
-                self._limiters[(key, limits)] = limiter
+                self._limiters[key] = limiter
+                self._limits[key] = limits
             return limiter
+
+    def configure(self, key: str, limits: Limits) -> None:
+        """Bound every later call on ``key`` by ``limits``.
+
+        When the bounds change, the key gets a new limiter: calls already holding a slot finish
+        under the old bounds, and every call that starts afterwards, from any caller, waits on
+        the new one.
+        """
+        with self._lock:
+            if self._limits.get(key) != limits:
+                self._limiters[key] = self._factory(key, limits)
+                self._limits[key] = limits
+
+    def limits(self, key: str) -> Limits | None:
+        """The bounds now in force on ``key`` (None: no call has configured it)."""
+        with self._lock:
+            return self._limits.get(key)
 
     def use(self, factory: LimiterFactory) -> None:
         """Build limiters with ``factory`` from now on, forgetting the existing ones.
@@ -174,11 +199,12 @@ class LimiterRegistry:
         with self._lock:
             self._factory = factory
             self._limiters.clear()
+            self._limits.clear()
 
     def keys(self) -> list[str]:
         """Connection keys that have a limiter, sorted."""
         with self._lock:
-            return sorted({key for key, _ in self._limiters})
+            return sorted(self._limiters)
 
 
 limiters = LimiterRegistry()

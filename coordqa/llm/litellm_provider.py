@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -63,6 +64,25 @@ def import_litellm() -> ModuleType:
     if logger.level == logging.NOTSET:
         logger.setLevel(logging.ERROR)  # its per-event-loop notices would flood test output
     return litellm
+
+
+def blank_key_variables() -> list[str]:
+    """Environment variables that look like credentials (``*_KEY``, ``*_TOKEN``) but are blank."""
+    return sorted(
+        name
+        for name, value in os.environ.items()
+        if name.endswith(("_KEY", "_TOKEN")) and not value.strip()
+    )
+
+
+@contextmanager
+def _hidden(names: Sequence[str]) -> Iterator[None]:
+    """Remove environment variables ``names`` for the duration of the block."""
+    saved = {name: os.environ.pop(name) for name in names if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
 
 
 def price(litellm: ModuleType, model: str, response: Any) -> float | None:
@@ -141,18 +161,25 @@ class LiteLLMProvider(Provider):
                 f"litellm knows {len(known)} providers, e.g. openai, anthropic, gemini, ollama, "
                 "hosted_vllm (full list: https://docs.litellm.ai/docs/providers)."
             )
-        if self._api_key:
+        if self._api_key is not None:
+            if not self._api_key.strip():
+                raise ModelError(f"the API key given for model {self.name!r} is empty")
             return
-        env = litellm.validate_environment(model=self.name, api_base=self.api_base)
+        blank = blank_key_variables()
+        with _hidden(blank):  # a variable set to "" satisfies litellm's check, not a server
+            env = litellm.validate_environment(model=self.name, api_base=self.api_base)
         missing = [str(key) for key in env.get("missing_keys") or []]
         if not missing:
             return
         if self.api_base and self.prefix in KEY_OPTIONAL_WITH_API_BASE:
             self._key_to_send = PLACEHOLDER_KEY
             return
+        empty = [key for key in missing if key in blank]
+        state = f"is set but empty ({' and '.join(empty)})" if empty else "is not set"
         raise ModelError(
-            f"model {self.name!r} cannot be used: set the environment variable "
-            f"{' or '.join(missing)} (or pass api_key=... / api_base=... to get_model)."
+            f"model {self.name!r} cannot be used: its API key {state}. Set the environment "
+            f"variable {' or '.join(missing)} to your key (or pass api_key=... / api_base=... "
+            "to get_model, --api-key-env NAME on the command line)."
         )
 
     async def complete(
