@@ -93,12 +93,20 @@ def check_scores(scores: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def accuracy_table(scores: pd.DataFrame, by: Sequence[str] = ("question_type",)) -> pd.DataFrame:
+def accuracy_table(
+    scores: pd.DataFrame,
+    by: Sequence[str] = ("question_type",),
+    *,
+    errors_count_as_wrong: bool = False,
+) -> pd.DataFrame:
     """Accuracy ± SE across trials, outcome counts and the random baseline, per group.
 
     Args:
         scores: a scores table (see :data:`SCORE_COLUMNS`).
         by: grouping columns; empty for one overall row.
+        errors_count_as_wrong: score ``error`` samples as wrong instead of leaving them out of
+            the denominators (the leaderboard's rule: a submitter cannot raise an accuracy by
+            labelling wrong replies as failed calls).
 
     Returns:
         One row per group with ``accuracy``, ``se``, ``n_trials``, ``n_questions``, a count per
@@ -110,7 +118,7 @@ def accuracy_table(scores: pd.DataFrame, by: Sequence[str] = ("question_type",))
     if not keys:
         df = df.assign(scope="all")
         keys = ["scope"]
-    df = df.assign(scored=df["status"] != "error")
+    df = df.assign(scored=True if errors_count_as_wrong else df["status"] != "error")
 
     per_trial = df.groupby([*keys, "trial"]).agg(scored=("scored", "sum"), hit=("correct", "sum"))
     per_trial["accuracy"] = per_trial["hit"] / per_trial["scored"].where(per_trial["scored"] > 0)

@@ -9,6 +9,7 @@ pairs.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,16 +55,73 @@ class Accepted:
     """Where reported numbers disagree with the recomputed ones."""
 
 
+MAX_DEPTH = 64
+"""Deepest JSON nesting a bundle may have (real bundles nest about a dozen levels)."""
+MAX_INT = 2**63 - 1
+"""Largest integer magnitude a bundle may hold (a signed 64-bit database column)."""
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number; a bundle holds finite numbers only")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is out of range; a bundle holds finite numbers")
+    return value
+
+
+def _bounded(text: str) -> int:
+    if len(text) > 20 or abs(value := int(text)) > MAX_INT:
+        raise ValueError(f"the integer {text[:40]} is out of range (|n| <= 2^63-1)")
+    return value
+
+
+def _depth(data: Any) -> int:
+    """Nesting depth of a parsed JSON document, without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, depth)
+            if depth > MAX_DEPTH:
+                break
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def read_json(body: bytes) -> Any:
+    """Parse a request body as strict JSON: finite numbers, 64-bit integers, bounded nesting.
+
+    Raises:
+        VerificationError: status 400, saying what is wrong.
+    """
+    try:
+        data = json.loads(body, parse_constant=_constant, parse_float=_finite, parse_int=_bounded)
+    except RecursionError:
+        raise VerificationError(
+            f"the body nests deeper than {MAX_DEPTH} levels; a bundle is a shallow document",
+            status=400,
+        ) from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError and the hooks' refusals
+        raise VerificationError(f"the body is not valid JSON: {exc}", status=400) from exc
+    if _depth(data) > MAX_DEPTH:
+        raise VerificationError(
+            f"the body nests deeper than {MAX_DEPTH} levels; a bundle is a shallow document",
+            status=400,
+        )
+    return data
+
+
 def parse_bundle(body: bytes) -> tuple[BundleBase, dict[str, Any]]:
     """Parse and validate a bundle, and check its digest.
 
     Returns:
         The validated model and the raw JSON document.
     """
-    try:
-        data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise VerificationError(f"the body is not valid JSON: {exc}", status=400) from exc
+    data = read_json(body)
     if not isinstance(data, dict):
         raise SchemaError([{"loc": "(root)", "msg": "a bundle is a JSON object"}])
     try:

@@ -47,6 +47,10 @@ __all__ = ["DEFAULT_MAX_BODY_BYTES", "DatasetCatalog", "create_app", "entries_cs
 DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
 """Largest accepted submission body (a full v1 run is well under 1 MB)."""
 
+MAX_ID = 2**31 - 1
+"""Largest id an ``Integer`` primary key holds on PostgreSQL; larger ones are answered 404
+without a query (PostgreSQL would refuse to compare them with the column)."""
+
 CSV_FIELDS = (
     "rank",
     "id",
@@ -169,6 +173,8 @@ def create_app(
             raise HTTPException(400, str(exc)) from exc
 
     def detail(submission_id: int) -> dict[str, Any]:
+        if not 0 < submission_id <= MAX_ID:
+            raise HTTPException(404, f"no submission with id {submission_id}")
         try:
             return load_detail(db, submission_id)
         except LeaderboardError as exc:

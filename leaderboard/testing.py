@@ -6,6 +6,7 @@ run a leaderboard. Servers bind to 127.0.0.1 only, and every wait is bounded.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -21,6 +22,7 @@ from coordqa.errors import CoordqaError, MissingDependencyError
 from coordqa.leaderboard.bundle import FORMAT, FORMAT_VERSION, bundle_digest
 
 __all__ = [
+    "BoardClient",
     "LiveServer",
     "PostgresCluster",
     "free_port",
@@ -134,6 +136,57 @@ def seal(data: dict[str, Any]) -> dict[str, Any]:
     """Set ``data['digest']`` to the digest of its content (after editing a bundle)."""
     data["digest"] = bundle_digest(data)
     return data
+
+
+class BoardClient:
+    """A FastAPI test client on a fresh app, with a token and a registered synthetic dataset.
+
+    ``rows`` (4 scenarios: 12 questions) is registered as ``synthetic`` and is the dataset the
+    client reads by default; :meth:`submit` posts a bundle with the client's token.
+    """
+
+    def __init__(self, db_url: str, folder: Path, **app_options: Any) -> None:
+        """Create the app on ``db_url``; ``folder`` receives the dataset file."""
+        import warnings
+
+        from coordqa.leaderboard.intake import register_dataset
+        from coordqa.leaderboard.server import create_app
+        from coordqa.leaderboard.tokens import create_token
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from fastapi.testclient import TestClient
+
+        self.app = create_app(db_url, **app_options)
+        self.db = self.app.state.db
+        self.client = TestClient(self.app)
+        self.client.params = {"dataset": "synthetic"}  # the bundled dataset is the default
+        self.token = create_token(self.db, "tester")
+        self.rows = synthetic_rows(scenarios=4)
+        path = folder / "synthetic.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in self.rows), encoding="utf-8")
+        register_dataset(self.db, path, "synthetic")
+
+    def submit(self, bundle: Any, token: str | None = "default", **headers: str) -> Any:
+        """POST ``bundle`` (a dict, or raw bytes) with this client's token (or ``token``)."""
+        body = bundle if isinstance(bundle, bytes) else json.dumps(bundle).encode()
+        if token == "default":
+            token = self.token
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        return self.client.post("/api/submissions", content=body, headers=headers)
+
+    def count(self, table: type) -> int:
+        """Rows in ``table`` (a model class of :mod:`coordqa.leaderboard.db`)."""
+        from sqlalchemy import func, select
+
+        with self.db.session() as session:
+            return int(session.execute(select(func.count()).select_from(table)).scalar_one())
+
+    def close(self) -> None:
+        """Close the client and the database's connections."""
+        self.client.close()
+        self.db.dispose()
 
 
 class LiveServer:

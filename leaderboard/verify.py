@@ -2,8 +2,10 @@
 
 Nothing a submitter reports is used for ranking. Each raw reply is mapped to an option with
 :mod:`coordqa.choices` (through the same outcome rule as ``coordqa score``), and accuracies with
-standard errors come from :func:`coordqa.analysis.accuracy_table`, so a leaderboard number is
-exactly what ``coordqa score`` + ``coordqa report`` would print for the same replies.
+standard errors come from :func:`coordqa.analysis.accuracy_table` with one difference from
+``coordqa report``: a reply marked as a failed call counts as wrong, since a submitter could
+otherwise relabel wrong replies as failures. For a run without errors the leaderboard's numbers
+are exactly what ``coordqa score`` + ``coordqa report`` print.
 """
 
 from __future__ import annotations
@@ -86,7 +88,24 @@ def table_records(table: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _check_count(bundle: QABundle, dataset: KnownDataset) -> None:
+    """Refuse a reply count far from questions x trials before any work proportional to trials.
+
+    The manifest's ``trials`` is the submitter's word; only the dataset's size and the replies
+    actually sent are bounded (by the server's body limit), so a bundle claiming 10^6 trials
+    must cost no more than one that claims 3.
+    """
+    expected, sent = len(dataset.rows) * bundle.trials, len(bundle.replies)
+    if abs(expected - sent) > len(dataset.rows):
+        raise VerificationError(
+            f"manifest.config.trials is {bundle.trials}: dataset {dataset.name!r} "
+            f"({len(dataset.rows)} questions) x {bundle.trials} trials needs {expected} replies, "
+            f"the bundle holds {sent}"
+        )
+
+
 def _check_keys(bundle: QABundle, dataset: KnownDataset) -> None:
+    _check_count(bundle, dataset)
     present = [(r.question_id, r.trial) for r in bundle.replies]
     missing, duplicated, unknown = missing_keys(present, list(dataset.rows), bundle.trials)
     problems = []
@@ -132,18 +151,26 @@ def _score_rows(bundle: QABundle, dataset: KnownDataset) -> list[dict[str, Any]]
 
 
 def metrics_of(samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Every leaderboard number of one submission, from its per-sample rows."""
+    """Every leaderboard number of one submission, from its per-sample rows.
+
+    Errors (calls the submitter reports as failed) count as wrong: the server cannot tell a
+    failed call from a wrong reply relabelled as one, so an error can never raise a number.
+    """
     import pandas as pd
 
     from coordqa.analysis import accuracy_table, jp_failures, summarize_failures
 
     scores = pd.DataFrame(list(samples))
     failures = jp_failures(scores)
+
+    def table(*by: str) -> list[dict[str, Any]]:
+        return table_records(accuracy_table(scores, by=by, errors_count_as_wrong=True))
+
     return {
-        "overall": table_records(accuracy_table(scores, by=()))[0],
-        "by_type": table_records(accuracy_table(scores, by=("question_type",))),
-        "by_game": table_records(accuracy_table(scores, by=("game",))),
-        "by_game_type": table_records(accuracy_table(scores, by=("game", "question_type"))),
+        "overall": table()[0],
+        "by_type": table("question_type"),
+        "by_game": table("game"),
+        "by_game_type": table("game", "question_type"),
         "jp_failures": {
             key: (None if isinstance(v, float) and math.isnan(v) else v)
             for key, v in summarize_failures(failures).items()

@@ -44,7 +44,7 @@ TYPES = ("EC", "ToM", "JP")
 COLUMNS = ("overall", *TYPES)
 """Accuracy columns of the ranking, each with a ``<name>_se`` column beside it."""
 COUNTS = ("answered", "ambiguous", "no_answer", "error")
-SORTABLE = (*COLUMNS, "display_name", "n_trials", "created_at")
+SORTABLE = (*COLUMNS, "display_name", "n_trials", "error", "created_at")
 """Columns the ranking can be sorted by (``?sort=``)."""
 CHART_SIZE = 220
 """Side of a correlation chart's plot area, in SVG pixels."""
@@ -473,15 +473,14 @@ def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
 
 
 def _scenario_outcomes(questions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Per scenario and type: correct samples out of scored ones (errors are not scored)."""
+    """Per scenario and type: correct samples out of all trials (errors count as wrong)."""
     table: dict[tuple[str, str], dict[str, list[int]]] = {}
     for q in questions:
         cell = table.setdefault((q["game"], q["scenario_id"]), {}).setdefault(
             q["question_type"], [0, 0]
         )
-        if q["status"] != "error":
-            cell[0] += int(q["correct"])
-            cell[1] += 1
+        cell[0] += int(q["correct"])
+        cell[1] += 1
     return [
         {
             "game": game,

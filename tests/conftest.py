@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,3 +57,20 @@ def local_server(openai_key: str) -> Iterator[LocalOpenAIServer]:
     """A running LocalOpenAIServer that answers 'Answer: A' (use base_url as api_base)."""
     with LocalOpenAIServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Any]:
+    """One throwaway PostgreSQL cluster for the whole session (leaderboard tests)."""
+    from coordqa.leaderboard.testing import PostgresCluster
+
+    with PostgresCluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty leaderboard database: a SQLite file, then a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    return str(request.getfixturevalue("pg_cluster").new_database())

@@ -7,76 +7,23 @@ import csv
 import io
 import json
 import math
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
 
 from coordqa.analysis import correlate
 from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.leaderboard.bundle import build_qa_bundle
 from coordqa.leaderboard.db import Sample, Submission
 from coordqa.leaderboard.intake import register_dataset
-from coordqa.leaderboard.server import create_app
-from coordqa.leaderboard.testing import PostgresCluster, seal, synthetic_bundle, synthetic_rows
-from coordqa.leaderboard.tokens import create_token
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
-
-
-@pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[PostgresCluster]:
-    with PostgresCluster() as cluster:
-        yield cluster
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'lb.sqlite3'}"
-    cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
-    return cluster.new_database()
-
-
-class Board:
-    """A test client on a fresh app, with a valid token and a registered synthetic dataset."""
-
-    def __init__(self, db_url: str, tmp_path: Path, **app_options: Any) -> None:
-        self.app = create_app(db_url, **app_options)
-        self.db = self.app.state.db
-        self.client = TestClient(self.app)
-        self.client.params = {"dataset": "synthetic"}  # the bundled v1 dataset is the default
-        self.token = create_token(self.db, "tester")
-        self.rows = synthetic_rows(scenarios=4)
-        path = tmp_path / "synthetic.jsonl"
-        path.write_text("".join(json.dumps(r) + "\n" for r in self.rows), encoding="utf-8")
-        register_dataset(self.db, path, "synthetic")
-
-    def submit(self, bundle: Any, token: str | None = "default", **headers: str) -> Any:
-        body = bundle if isinstance(bundle, bytes) else json.dumps(bundle).encode()
-        if token == "default":
-            token = self.token
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        return self.client.post("/api/submissions", content=body, headers=headers)
-
-    def count(self, table: type) -> int:
-        with self.db.session() as session:
-            return int(session.execute(select(func.count()).select_from(table)).scalar_one())
-
-    def close(self) -> None:
-        self.client.close()
-        self.db.dispose()
+from coordqa.leaderboard.testing import BoardClient, seal, synthetic_bundle, synthetic_rows
 
 
 @pytest.fixture
-def board(db_url: str, tmp_path: Path) -> Iterator[Board]:
-    b = Board(db_url, tmp_path)
+def board(db_url: str, tmp_path: Path) -> Iterator[BoardClient]:
+    b = BoardClient(db_url, tmp_path)
     yield b
     b.close()
 
@@ -101,7 +48,7 @@ def half_right(row: dict[str, Any], trial: int) -> str | None:
 # -- accepted --------------------------------------------------------------------------------
 
 
-def test_accepted_run_is_rescored_like_coordqa_score(board: Board, example_run: Path) -> None:
+def test_accepted_run_is_rescored_like_coordqa_score(board: BoardClient, example_run: Path) -> None:
     bundle = build_qa_bundle(example_run, display_name="random on example")
     answer = board.submit(bundle)
     assert answer.status_code == 201, answer.text
@@ -119,7 +66,7 @@ def test_accepted_run_is_rescored_like_coordqa_score(board: Board, example_run: 
     assert board.count(Sample) == 12 * 3
 
 
-def test_per_game_numbers_outcome_counts_and_question_details(board: Board) -> None:
+def test_per_game_numbers_outcome_counts_and_question_details(board: BoardClient) -> None:
     bundle = synthetic_bundle(board.rows, answer=half_right)
     sub_id = board.submit(bundle).json()["id"]
     entry = board.client.get("/api/entries").json()["entries"][0]
@@ -136,16 +83,16 @@ def test_per_game_numbers_outcome_counts_and_question_details(board: Board) -> N
     assert board.client.get("/api/submissions/999").status_code == 404
 
 
-def test_error_replies_are_counted_and_excluded(board: Board) -> None:
+def test_error_replies_are_counted_and_scored_wrong(board: BoardClient) -> None:
     def failing(row: dict[str, Any], trial: int) -> str | None:
         return None if trial == 0 else f"Answer: {chr(65 + row['correct'][0])}"
 
     assert board.submit(synthetic_bundle(board.rows, answer=failing)).status_code == 201
     entry = board.client.get("/api/entries").json()["entries"][0]
-    assert entry["error"] == 12 and entry["overall"] == pytest.approx(1.0)
+    assert entry["error"] == 12 and entry["overall"] == pytest.approx(2 / 3)
 
 
-def test_reported_numbers_never_rank_and_a_mismatch_is_shown(board: Board) -> None:
+def test_reported_numbers_never_rank_and_a_mismatch_is_shown(board: BoardClient) -> None:
     bundle = synthetic_bundle(
         board.rows, answer=half_right, reported={"overall": 0.99, "by_type": {"EC": 0.99}}
     )
@@ -160,7 +107,7 @@ def test_reported_numbers_never_rank_and_a_mismatch_is_shown(board: Board) -> No
 # -- rejections ------------------------------------------------------------------------------
 
 
-def test_authentication(board: Board) -> None:
+def test_authentication(board: BoardClient) -> None:
     bundle = synthetic_bundle(board.rows)
     for response in (
         board.submit(bundle, token=None),
@@ -174,14 +121,14 @@ def test_authentication(board: Board) -> None:
     assert board.client.get("/api/entries").status_code == 200  # reading is public
 
 
-def test_malformed_json_is_400(board: Board) -> None:
+def test_malformed_json_is_400(board: BoardClient) -> None:
     response = board.submit(b'{"format": ')
     assert response.status_code == 400
     assert "not valid JSON" in response.json()["detail"]
 
 
 def test_oversized_body_is_413(db_url: str, tmp_path: Path) -> None:
-    small = Board(db_url, tmp_path, max_body_bytes=2_000)
+    small = BoardClient(db_url, tmp_path, max_body_bytes=2_000)
     try:
         response = small.submit(synthetic_bundle(small.rows))
         assert response.status_code == 413
@@ -191,7 +138,7 @@ def test_oversized_body_is_413(db_url: str, tmp_path: Path) -> None:
         small.close()
 
 
-def test_schema_violations_are_422_with_field_paths(board: Board) -> None:
+def test_schema_violations_are_422_with_field_paths(board: BoardClient) -> None:
     bundle = synthetic_bundle(board.rows)
     bundle["replies"][3]["trial"] = -1
     bundle["model"]["link"] = "javascript:alert(1)"
@@ -203,7 +150,7 @@ def test_schema_violations_are_422_with_field_paths(board: Board) -> None:
     assert "replies.3.trial" in response.json()["detail"]
 
 
-def test_unknown_track_names_the_tracks(board: Board) -> None:
+def test_unknown_track_names_the_tracks(board: BoardClient) -> None:
     bundle = synthetic_bundle(board.rows)
     bundle["track"] = "chess"
     response = board.submit(seal(bundle))
@@ -211,7 +158,7 @@ def test_unknown_track_names_the_tracks(board: Board) -> None:
     assert "'chess'" in response.json()["detail"] and "qa" in response.json()["detail"]
 
 
-def test_unknown_dataset_is_refused_with_the_known_ones(board: Board) -> None:
+def test_unknown_dataset_is_refused_with_the_known_ones(board: BoardClient) -> None:
     response = board.submit(synthetic_bundle(synthetic_rows(scenarios=2, prefix="other")))
     assert response.status_code == 422
     detail = response.json()["detail"]
@@ -235,7 +182,7 @@ def test_unknown_dataset_is_refused_with_the_known_ones(board: Board) -> None:
     ids=["missing", "duplicate", "unknown-id", "extra-trial"],
 )
 def test_incomplete_duplicate_and_unknown_keys_are_named(
-    board: Board, edit: Any, expected: str
+    board: BoardClient, edit: Any, expected: str
 ) -> None:
     bundle = synthetic_bundle(board.rows)
     edit(bundle["replies"])
@@ -245,7 +192,7 @@ def test_incomplete_duplicate_and_unknown_keys_are_named(
     assert board.count(Submission) == 0 and board.count(Sample) == 0
 
 
-def test_tampered_bundle_fails_the_digest(board: Board) -> None:
+def test_tampered_bundle_fails_the_digest(board: BoardClient) -> None:
     bundle = synthetic_bundle(board.rows)
     bundle["replies"][0]["text"] = "Answer: B"
     response = board.submit(bundle)
@@ -255,7 +202,7 @@ def test_tampered_bundle_fails_the_digest(board: Board) -> None:
 # -- idempotence, hiding ---------------------------------------------------------------------
 
 
-def test_same_bundle_twice_is_one_entry(board: Board) -> None:
+def test_same_bundle_twice_is_one_entry(board: BoardClient) -> None:
     bundle = synthetic_bundle(board.rows)
     first = board.submit(bundle)
     second = board.submit(copy.deepcopy(bundle))
@@ -264,7 +211,7 @@ def test_same_bundle_twice_is_one_entry(board: Board) -> None:
     assert board.count(Submission) == 1 and board.count(Sample) == 36
 
 
-def test_hidden_entries_leave_the_ranking_but_stay_stored(board: Board) -> None:
+def test_hidden_entries_leave_the_ranking_but_stay_stored(board: BoardClient) -> None:
     bundle = synthetic_bundle(board.rows, display_name="to hide")
     sub_id = board.submit(bundle).json()["id"]
     board.db.set_hidden(sub_id, True, "duplicate of another entry")
@@ -284,7 +231,7 @@ def test_hidden_entries_leave_the_ranking_but_stay_stored(board: Board) -> None:
 # -- reading ---------------------------------------------------------------------------------
 
 
-def _three_entries(board: Board) -> list[int]:
+def _three_entries(board: BoardClient) -> list[int]:
     ids = []
     for name, wrong_trials in (("all right", set()), ("two thirds", {1}), ("one third", {1, 2})):
 
@@ -302,7 +249,7 @@ def _three_entries(board: Board) -> list[int]:
     return ids
 
 
-def test_ranking_order_sorting_baseline_and_correlations(board: Board) -> None:
+def test_ranking_order_sorting_baseline_and_correlations(board: BoardClient) -> None:
     ids = _three_entries(board)
     data = board.client.get("/api/entries").json()
     assert [e["id"] for e in data["entries"]] == ids
@@ -329,7 +276,7 @@ def test_ranking_order_sorting_baseline_and_correlations(board: Board) -> None:
     assert board.client.get("/api/entries", params={"game": "chess"}).status_code == 400
 
 
-def test_csv_export(board: Board) -> None:
+def test_csv_export(board: BoardClient) -> None:
     _three_entries(board)
     response = board.client.get("/api/entries.csv")
     assert response.headers["content-type"].startswith("text/csv")
@@ -339,7 +286,7 @@ def test_csv_export(board: Board) -> None:
     assert set(rows[0]) >= {"EC_se", "ToM_se", "JP_se", "n_trials", "verified", "created_at"}
 
 
-def test_pages_escape_every_user_string(board: Board) -> None:
+def test_pages_escape_every_user_string(board: BoardClient) -> None:
     markup = '<script>alert("x")</script><img src=x onerror=alert(1)>'
     bundle = synthetic_bundle(board.rows, display_name=markup)
     bundle["model"]["organisation"] = "<b>evil org</b>"
@@ -350,7 +297,7 @@ def test_pages_escape_every_user_string(board: Board) -> None:
         assert "&lt;b&gt;evil org&lt;/b&gt;" in page
 
 
-def test_pages_render_filters_and_chart(board: Board) -> None:
+def test_pages_render_filters_and_chart(board: BoardClient) -> None:
     _three_entries(board)
     page = board.client.get("/", params={"game": "hanabi"}).text
     assert 'aria-current="page">hanabi</a>' in page
@@ -360,7 +307,7 @@ def test_pages_render_filters_and_chart(board: Board) -> None:
     assert board.client.get("/static/leaderboard.css").status_code == 200
 
 
-def test_dataset_registered_while_running_is_accepted(board: Board, tmp_path: Path) -> None:
+def test_dataset_registered_while_running_is_accepted(board: BoardClient, tmp_path: Path) -> None:
     rows = synthetic_rows(scenarios=1, prefix="late")
     path = tmp_path / "late.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,6 @@ from coordqa.leaderboard.db import Database, Sample, Submission, open_database
 from coordqa.leaderboard.intake import register_dataset
 from coordqa.leaderboard.testing import (
     LiveServer,
-    PostgresCluster,
     synthetic_bundle,
     synthetic_rows,
 )
@@ -29,19 +27,10 @@ ROWS = synthetic_rows(scenarios=4)
 SAMPLES_PER_BUNDLE = len(ROWS) * 3
 
 
-@pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[PostgresCluster]:
-    with PostgresCluster() as cluster:
-        yield cluster
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def prepared(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str]:
+@pytest.fixture
+def prepared(db_url: str, tmp_path: Path) -> tuple[str, str]:
     """A database URL with the synthetic dataset registered, and a token for it."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
-    else:
-        url = request.getfixturevalue("pg_cluster").new_database()
+    url = db_url
     db = open_database(url)
     path = tmp_path / "synthetic.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
