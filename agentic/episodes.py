@@ -40,7 +40,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from coordqa.errors import GameError, StoreError
+from coordqa.errors import CoordqaError, GameError, StoreError
+from coordqa.games.base import Game
 from coordqa.games.episode import Trajectory, replay
 from coordqa.store import RunStore, content_hash, open_run
 
@@ -253,6 +254,35 @@ class VerifiedEpisode:
     """Decisions per seat, counted from the trajectory."""
 
 
+def start_of(spec: EpisodeSpec) -> Game:
+    """The game at the first state of the episode ``spec`` describes, as a match starts it.
+
+    Raises:
+        VerificationError: the spec names an unknown game or layout, or options the game
+            refuses.
+    """
+    from coordqa.games.base import make_game
+
+    try:
+        game = make_game(spec.game, spec.layout, spec.seed, **spec.game_options)
+        game.reset(spec.seed)
+    except CoordqaError as exc:
+        raise VerificationError(f"episode {spec.key}: cannot build its game: {exc}") from exc
+    return game
+
+
+def _check_start(key: str, expected: Mapping[str, Any], stored: Mapping[str, Any]) -> None:
+    """Refuse a trajectory whose initial snapshot is not the game's own start."""
+    if dict(stored) == dict(expected):
+        return
+    differing = sorted(k for k in {*expected, *stored} if expected.get(k) != stored.get(k))
+    raise VerificationError(
+        f"episode {key}: the trajectory's initial state is not the start of its game, layout, "
+        f"seed and options (differs in {', '.join(differing)}); episodes are replayed from "
+        "the start the spec defines"
+    )
+
+
 def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
     """Replay one episode and check its spec, score and metrics; see :func:`verify_episodes`."""
     spec, trajectory = episode.spec, episode.trajectory
@@ -268,10 +298,17 @@ def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
                 f"episode {episode.key}: the trajectory's {what} {in_trajectory!r} is not the "
                 f"spec's {in_spec!r}"
             )
+    game = start_of(spec)
+    _check_start(episode.key, game.snapshot(), trajectory.initial)
     try:
-        game = replay(trajectory)
+        replay(trajectory, start=game)
     except GameError as exc:
         raise VerificationError(f"episode {episode.key} does not replay: {exc}") from exc
+    if not game.is_terminal():
+        raise VerificationError(
+            f"episode {episode.key} stops after {len(trajectory.steps)} steps before the game "
+            f"is over (score so far {game.score()}); an episode ends where the game ends"
+        )
     score, metrics = float(game.score()), {k: float(v) for k, v in game.metrics().items()}
     if score != episode.score or metrics != episode.metrics:
         raise VerificationError(
@@ -284,10 +321,12 @@ def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
 def verify_episodes(episodes: Iterable[AgenticEpisode]) -> list[VerifiedEpisode]:
     """Replay every episode through its game engine and recompute its numbers.
 
-    Each trajectory is re-simulated from its initial snapshot with
-    :func:`coordqa.games.episode.replay` (which checks every step's reward and the final score,
-    metrics and state), and the stored ``score`` and ``metrics`` must equal the replayed ones;
-    the trajectory's game, layout, seed and players must be the spec's.
+    Each trajectory is re-simulated with :func:`coordqa.games.episode.replay` (which checks every
+    step's reward and the final score, metrics and state) on a game built from the spec's game,
+    layout, seed and options, never from the stored start: the stored initial snapshot must be
+    that game's first state. The replayed game must be over (terminal, or at its horizon), the
+    stored ``score`` and ``metrics`` must equal the replayed ones, and the trajectory's game,
+    layout, seed and players must be the spec's.
 
     Raises:
         VerificationError: the first episode that fails, named by its key.

@@ -1,9 +1,9 @@
 """Storage: SQLAlchemy 2 models, engines, and the schema the server creates and migrates itself.
 
 SQLite (a file, the default) and PostgreSQL (by URL) run the same code. The schema version lives
-in the ``meta`` table; :func:`migrate` applies the steps in :data:`MIGRATIONS` that a database
-has not seen yet, each in its own transaction, and refuses a database written by a newer
-coordqa.
+in the ``meta`` table; :func:`migrate` creates a new database at the current version, applies
+to an older one the steps in :data:`UPGRADES` it has not seen yet, each in its own transaction,
+and refuses a database written by a newer coordqa.
 
 A submission and its per-sample rows are written in one transaction. The bundle digest is
 unique, so two concurrent identical submissions cannot both be stored: the loser's commit fails
@@ -35,6 +35,7 @@ from sqlalchemy import (
     event,
     insert,
     select,
+    text,
 )
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
@@ -43,11 +44,12 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 from coordqa.errors import ConfigError, CoordqaError
 
 __all__ = [
-    "MIGRATIONS",
     "SCHEMA_VERSION",
+    "UPGRADES",
     "Base",
     "Database",
     "DatasetRow",
+    "GridRow",
     "EpisodeResult",
     "LeaderboardError",
     "Sample",
@@ -87,6 +89,8 @@ class Token(Base):
     name: Mapped[str] = mapped_column(String(200))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When an admin revoked it (a revoked token no longer authenticates)."""
 
 
 class DatasetRow(Base):
@@ -97,6 +101,17 @@ class DatasetRow(Base):
     fingerprint: Mapped[str] = mapped_column(String(64), unique=True)
     name: Mapped[str] = mapped_column(String(200))
     rows: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class GridRow(Base):
+    """An agentic grid registered by an admin: the episodes an agentic submission must cover."""
+
+    __tablename__ = "grids"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    config: Mapped[dict[str, Any]] = mapped_column(JSON)
     added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
@@ -115,6 +130,8 @@ class Submission(Base):
     model_name: Mapped[str] = mapped_column(String(200))
     dataset_fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
     """QA track: the dataset answered; None for agentic runs."""
+    grid_fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """Agentic track: the registered grid covered; None for QA runs."""
     coordqa_version: Mapped[str] = mapped_column(String(50))
     trials: Mapped[int] = mapped_column(Integer)
     """QA track: trials per question; agentic track: episodes."""
@@ -126,15 +143,24 @@ class Submission(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     hidden: Mapped[bool] = mapped_column(Boolean, default=False)
     hidden_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    provenance_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When an admin checked who produced the replies (the server alone cannot)."""
+    provenance_note: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    """What the admin checked (shown beside the mark)."""
+    flags: Mapped[list[str]] = mapped_column(JSON, default=list, server_default=text("'[]'"))
+    """Warnings for readers, e.g. a display name that looks like another entry's."""
 
     @property
-    def verified(self) -> bool:
-        """Numbers recomputed by the server, and any reported numbers agree with them."""
+    def agrees(self) -> bool:
+        """Whether any numbers the submitter reported agree with the recomputed ones."""
         return not self.mismatches
 
 
 class Sample(Base):
-    """The re-scored outcome of one (question, trial) of a submission."""
+    """The re-scored outcome of one (question, trial) of a submission.
+
+    The reply text itself is kept once, in the submission's bundle.
+    """
 
     __tablename__ = "samples"
     __table_args__ = (UniqueConstraint("submission_id", "question_id", "trial"),)
@@ -148,8 +174,6 @@ class Sample(Base):
     status: Mapped[str] = mapped_column(String(20))
     correct: Mapped[bool] = mapped_column(Boolean)
     choice: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    text: Mapped[str | None] = mapped_column(Text, nullable=True)
-    error: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 SAMPLE_FIELDS = tuple(
@@ -182,13 +206,30 @@ EPISODE_FIELDS = tuple(
 """Columns of an episode row that come from verification."""
 
 
-def _create_v1(connection: Connection) -> None:
-    Base.metadata.create_all(connection)
+def _v1_to_v2(connection: Connection) -> None:
+    """Registered grids, token revocation, the provenance mark and flags.
+
+    Reply texts stay only in the stored bundle (they were stored twice).
+    """
+    postgres = connection.dialect.name == "postgresql"
+    timestamp = "TIMESTAMP WITH TIME ZONE" if postgres else "DATETIME"
+    Base.metadata.create_all(connection, tables=[Base.metadata.tables[GridRow.__tablename__]])
+    for statement in (
+        f"ALTER TABLE tokens ADD COLUMN revoked_at {timestamp}",
+        "ALTER TABLE submissions ADD COLUMN grid_fingerprint VARCHAR(64)",
+        f"ALTER TABLE submissions ADD COLUMN provenance_at {timestamp}",
+        "ALTER TABLE submissions ADD COLUMN provenance_note VARCHAR(500)",
+        "ALTER TABLE submissions ADD COLUMN flags JSON NOT NULL DEFAULT '[]'",
+        'ALTER TABLE samples DROP COLUMN "text"',
+        'ALTER TABLE samples DROP COLUMN "error"',
+    ):
+        connection.execute(text(statement))
 
 
-MIGRATIONS: Sequence[Callable[[Connection], None]] = (_create_v1,)
-"""Schema steps in order; step ``i`` brings a database from version ``i`` to ``i + 1``."""
-SCHEMA_VERSION = len(MIGRATIONS)
+UPGRADES: Sequence[Callable[[Connection], None]] = (_v1_to_v2,)
+"""Schema steps in order; step ``i`` brings a database from version ``i + 1`` to ``i + 2``.
+A new database is created at :data:`SCHEMA_VERSION` directly."""
+SCHEMA_VERSION = 1 + len(UPGRADES)
 """The schema version this code writes."""
 
 
@@ -199,8 +240,16 @@ def _stored_version(connection: Connection) -> int:
     return int(value) if value is not None else 0
 
 
+def _set_version(connection: Connection, version: int) -> None:
+    connection.execute(delete(Meta).where(Meta.key == "schema_version"))
+    connection.execute(insert(Meta).values(key="schema_version", value=str(version)))
+
+
 def migrate(engine: Engine) -> int:
     """Bring the database schema to :data:`SCHEMA_VERSION`; returns the version found before.
+
+    An empty database gets every table at once; an older one gets the steps of
+    :data:`UPGRADES` it has not seen, each in its own transaction.
 
     Raises:
         LeaderboardError: the database was written by a newer coordqa.
@@ -212,12 +261,15 @@ def migrate(engine: Engine) -> int:
             f"the leaderboard database has schema version {found}, newer than this coordqa "
             f"understands ({SCHEMA_VERSION}); upgrade coordqa (pip install -U coordqa)"
         )
+    if found == 0:
+        with engine.begin() as connection:
+            Base.metadata.create_all(connection)
+            _set_version(connection, SCHEMA_VERSION)
+        return found
     for version in range(found, SCHEMA_VERSION):
         with engine.begin() as connection:
-            MIGRATIONS[version](connection)
-            Base.metadata.create_all(connection, tables=[Base.metadata.tables[Meta.__tablename__]])
-            connection.execute(delete(Meta).where(Meta.key == "schema_version"))
-            connection.execute(insert(Meta).values(key="schema_version", value=str(version + 1)))
+            UPGRADES[version - 1](connection)
+            _set_version(connection, version + 1)
     return found
 
 

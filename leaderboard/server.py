@@ -62,7 +62,9 @@ CSV_FIELDS = (
     *(name for column in COLUMNS for name in (column, f"{column}_se")),
     "n_trials",
     *COUNTS,
-    "verified",
+    "verification",
+    "reported_agrees",
+    "provenance_checked",
     "created_at",
 )
 

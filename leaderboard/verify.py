@@ -62,7 +62,8 @@ class Verified:
     """A re-scored submission: per-sample rows and every number shown on the leaderboard."""
 
     samples: list[dict[str, Any]]
-    """One row per (question, trial): ids, game, type, status, correct, chosen index, reply."""
+    """One row per (question, trial): ids, game, type, status, correct, chosen index (the reply
+    text stays in the stored bundle only)."""
     metrics: dict[str, Any]
     """Accuracy ± SE overall, per type, per game and per game x type, with outcome counts."""
     run: dict[str, Any]
@@ -143,8 +144,6 @@ def _score_rows(bundle: QABundle, dataset: KnownDataset) -> list[dict[str, Any]]
                 "choice": None if choice is None else choice["index"],
                 "n_options": len(question["options"]),
                 "n_correct": len(question["correct"]),
-                "text": reply.text,
-                "error": reply.error,
             }
         )
     return rows

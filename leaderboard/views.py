@@ -311,6 +311,11 @@ def load_board(
     )
 
 
+CHECKS = {"qa": "replies re-scored", "agentic": "episodes replayed"}
+"""What the server verified, per track: exactly this. Who or what produced the replies or
+moves is the submitter's word (the model fields), unless an admin marked its provenance."""
+
+
 def _common(sub: Submission) -> dict[str, Any]:
     """Entry fields every track shows."""
     return {
@@ -324,8 +329,12 @@ def _common(sub: Submission) -> dict[str, Any]:
         "track": sub.track,
         "coordqa_version": sub.coordqa_version,
         "created_at": _utc(sub.created_at).isoformat(),
-        "verified": sub.verified,
+        "verification": CHECKS[sub.track],
+        "reported_agrees": None if sub.reported is None else sub.agrees,
         "mismatches": list(sub.mismatches),
+        "provenance_checked": sub.provenance_at is not None,
+        "provenance_note": sub.provenance_note,
+        "flags": list(sub.flags or ()),
     }
 
 

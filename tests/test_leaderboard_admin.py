@@ -107,6 +107,59 @@ def test_schema_is_versioned_and_a_newer_database_is_refused(tmp_path: Path) -> 
         open_database(url)
 
 
+GOLDEN = Path(__file__).parent / "golden" / "leaderboard"
+
+
+def test_a_version_1_database_is_upgraded_in_place(db_url: str) -> None:
+    from sqlalchemy import create_engine, inspect
+
+    dialect = "postgresql" if db_url.startswith("postgresql") else "sqlite"
+    schema = (GOLDEN / f"schema_v1.{dialect}.sql").read_text()
+    engine = create_engine(db_url)
+    with engine.begin() as connection:
+        for statement in schema.split(";"):
+            if statement.strip(" \n-").strip() and "CREATE" in statement:
+                connection.execute(text(statement))
+        connection.execute(text("INSERT INTO meta VALUES ('schema_version', '1')"))
+        connection.execute(
+            text("INSERT INTO tokens (id, name, token_hash, created_at) VALUES (1, 'old', :h, :t)"),
+            {"h": "0" * 64, "t": "2024-01-01 00:00:00"},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO submissions (id, digest, track, display_name, provider, model_name, "
+                "coordqa_version, trials, metrics, mismatches, bundle, token_id, created_at, "
+                "hidden) VALUES (1, :d, 'qa', 'Old entry', 'p', 'm', '0.1', 1, '{}', '[]', '{}', "
+                "1, :t, false)"
+            ),
+            {"d": "a" * 64, "t": "2024-01-01 00:00:00"},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO samples (submission_id, question_id, trial, scenario_id, game, "
+                "question_type, status, correct, text) VALUES (1, 'q', 0, 's', 'g', 'EC', "
+                "'answered', true, 'Answer: A')"
+            )
+        )
+    assert migrate(engine) == 1
+    found = inspect(engine)
+    assert "grids" in found.get_table_names()
+    assert {"text", "error"}.isdisjoint(c["name"] for c in found.get_columns("samples"))
+    assert {"provenance_at", "provenance_note", "flags", "grid_fingerprint"} <= {
+        c["name"] for c in found.get_columns("submissions")
+    }
+    assert "revoked_at" in {c["name"] for c in found.get_columns("tokens")}
+    engine.dispose()
+    db = open_database(db_url)
+    with db.session() as session:
+        old = session.get(Submission, 1)
+        assert old is not None and old.display_name == "Old entry" and old.flags == []
+        assert session.get(Token, 1).revoked_at is None  # type: ignore[union-attr]
+        version = session.execute(text("SELECT value FROM meta")).scalar()
+    assert version == str(SCHEMA_VERSION)
+    db.dispose()
+
+
 def test_unsupported_database_url() -> None:
     with pytest.raises(Exception, match="unsupported database URL"):
         open_database("mysql://x")

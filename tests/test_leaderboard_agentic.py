@@ -77,7 +77,7 @@ def test_agentic_run_is_replayed_and_ranked_on_its_own_tab(
     assert entry["collab_capture/self"] == pytest.approx(sum(capture) / len(capture))
     assert entry["collab_capture/self_n"] == 2 and entry["episodes"] == 3
     assert [c["key"] for c in board["columns"]] == ["collab_capture/self", "collab_escape/self"]
-    assert entry["verified"] is True and entry["model_name"] == "cac[scripted]"
+    assert entry["verification"] == "episodes replayed" and entry["model_name"] == "cac[scripted]"
     assert test_client.get("/api/entries").json()["entries"] == []  # not in the QA ranking
     page = test_client.get("/agentic").text
     assert "CAC &lt;scripted&gt;" in page and "CAC <scripted>" not in page

@@ -62,7 +62,8 @@ def test_accepted_run_is_rescored_like_coordqa_score(board: BoardClient, example
     for row in summary["by_type"]:
         assert entry[row["question_type"]] == pytest.approx(row["accuracy"])
         assert entry[f"{row['question_type']}_se"] == pytest.approx(row["se"])
-    assert entry["verified"] is True and entry["n_trials"] == 3
+    assert entry["verification"] == "replies re-scored" and entry["reported_agrees"] is True
+    assert entry["n_trials"] == 3 and entry["provenance_checked"] is False
     assert board.count(Sample) == 12 * 3
 
 
@@ -99,9 +100,9 @@ def test_reported_numbers_never_rank_and_a_mismatch_is_shown(board: BoardClient)
     answer = board.submit(bundle).json()
     assert any(m.startswith("overall: reported 0.9900") for m in answer["mismatches"])
     entry = board.client.get("/api/entries").json()["entries"][0]
-    assert entry["verified"] is False and entry["overall"] < 0.7
+    assert entry["reported_agrees"] is False and entry["overall"] < 0.7
     page = board.client.get("/").text
-    assert "reported differs" in page
+    assert "reported numbers differ" in page
 
 
 # -- rejections ------------------------------------------------------------------------------
@@ -283,7 +284,8 @@ def test_csv_export(board: BoardClient) -> None:
     rows = list(csv.DictReader(io.StringIO(response.text)))
     assert [r["display_name"] for r in rows] == ["all right", "two thirds", "one third"]
     assert float(rows[0]["overall"]) == pytest.approx(1.0)
-    assert set(rows[0]) >= {"EC_se", "ToM_se", "JP_se", "n_trials", "verified", "created_at"}
+    expected = {"EC_se", "ToM_se", "JP_se", "n_trials", "error", "verification", "created_at"}
+    assert set(rows[0]) >= expected
 
 
 def test_pages_escape_every_user_string(board: BoardClient) -> None:

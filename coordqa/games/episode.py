@@ -147,18 +147,30 @@ def _record(decisions: dict[int, str], result: StepResult) -> StepRecord:
     )
 
 
-def replay(trajectory: Trajectory) -> Game:
-    """Re-simulate a trajectory from its initial snapshot and check it.
+def replay(trajectory: Trajectory, start: Game | None = None) -> Game:
+    """Re-simulate a trajectory and check it.
 
-    Every step's reward, and the final score, metrics and state, must match what is stored.
+    Args:
+        trajectory: the stored episode.
+        start: the game to replay on, at its first state (a verifier builds it from the
+            episode's game, layout, seed and options rather than trusting the stored start);
+            None: restore it from the trajectory's initial snapshot.
+
+    Every step's reward, and the final score, metrics and state, must match what is stored; a
+    step stored after the game ended is refused.
 
     Raises:
         GameError: the stored trajectory does not match what the engine does.
     """
     import coordqa.games  # noqa: F401  (registers the built-in games)
 
-    game = GAMES.get(trajectory.game).from_snapshot(trajectory.initial)
+    game = start or GAMES.get(trajectory.game).from_snapshot(trajectory.initial)
     for number, step in enumerate(trajectory.steps):
+        if game.is_terminal():
+            raise GameError(
+                f"replay mismatch: {len(trajectory.steps) - number} steps stored after the game "
+                f"ended at step {number}"
+            )
         result = game.replay_step(step.executed, step.decisions)
         if abs(result.reward - step.reward) > 1e-9:
             raise GameError(
