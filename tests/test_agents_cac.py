@@ -26,6 +26,13 @@ def decide_once(agent: Any, game: Game, player: int = 0) -> str:
     return str(asyncio.run(agent.act(observation)))
 
 
+def hanabi_after_alice(seed: int = 5) -> Game:
+    """A Hanabi game in which Alice has made her first move (a reveal): Bob is on turn."""
+    game = make_game("hanabi", seed=seed)
+    game.step({0: "Reveal Bob's rank 1 cards"})
+    return game
+
+
 def cac(script: RoleScript, game: str = "hanabi", **options: Any) -> tuple[CACAgent, list[dict]]:
     records: list[dict[str, Any]] = []
     agent = make_player(
@@ -39,11 +46,14 @@ def cac(script: RoleScript, game: str = "hanabi", **options: Any) -> tuple[CACAg
 def test_a_verifier_that_always_rejects_ends_at_the_cap(retries: int) -> None:
     script = RoleScript(verifier=NOT_OKAY)
     agent, records = cac(script, max_verifier_retries=retries)
-    game = make_game("hanabi", seed=5)
-    action = decide_once(agent, game)
+    game = hanabi_after_alice()
+    legal = game.legal_actions(1)
+    action = decide_once(agent, game, player=1)
     assert script.calls["action"] == script.calls["verifier"] == retries + 1
     assert script.calls["tom"] == 1
-    assert action == fallback_action("hanabi", game.legal_actions(0))
+    rejected = legal[: retries + 1]  # "Action: A" each time, A's action removed after a rejection
+    assert action not in rejected
+    assert action == fallback_action("hanabi", [a for a in legal if a not in rejected])
     stats = agent.stats()
     assert stats["verifier_rejections"] == retries + 1
     assert stats["fallbacks"] == 1 and stats["fallback_reasons"] == {"verifier_cap": 1}
@@ -162,7 +172,7 @@ def test_parse_verdict(text: str | None, verdict: str | None) -> None:
 def test_ablation_switches(options: dict[str, Any], roles: dict[str, int]) -> None:
     script = RoleScript()
     agent, _ = cac(script, "hanabi", **options)
-    decide_once(agent, make_game("hanabi", seed=5))
+    decide_once(agent, hanabi_after_alice(), player=1)
     assert dict(script.calls) == roles
     assert agent.stats()["calls_by_role"] == roles
 
@@ -172,12 +182,11 @@ def test_tom_note_joins_the_working_memory() -> None:
         tom="Partner Action Explanation: Bob hinted my red card.\nClue Suggestion: reveal 1s."
     )
     agent, records = cac(script, use_verifier=False)
-    game = make_game("hanabi", seed=5)
-    decide_once(agent, game)
+    decide_once(agent, hanabi_after_alice(), player=1)
     tom, action = records[0], records[1]
     assert tom["role"] == "tom" and "Clue Suggestion:" in tom["messages"][0]["content"]
+    assert "Alice's last action was: Reveal Bob's rank 1 cards." in tom["messages"][-1]["content"]
     assert "Clue Suggestion: reveal 1s." in action["messages"][-1]["content"]
-    assert "Episodic memory:" in action["messages"][-1]["content"]
 
 
 def test_every_exchange_is_recorded_with_its_fields() -> None:

@@ -65,14 +65,15 @@ def test_right_predictions_validate_a_hypothesis_and_stop_generation() -> None:
     script = RoleScript(predict=predict_wait_for(10_000))
     agent, records, trajectory = run_hm(script, Waiter())
     assert len(trajectory.steps) >= 6
-    # values by hand (alpha 0.3, c 1): h0 is right 4 times: 0.3, 0.51, 0.657, 0.7599 -> validated
-    # after decision 4's observation; decisions 1-4 generate one hypothesis each, none after.
-    assert hypothesis_decisions(records) == [1, 2, 3, 4]
+    # decision 1 generates nothing: Bob has not acted yet. Values by hand (alpha 0.3, c 1): h0 is
+    # right 4 times: 0.3, 0.51, 0.657, 0.7599 -> validated after decision 5's observation;
+    # decisions 2-5 generate one hypothesis each, none after.
+    assert hypothesis_decisions(records) == [2, 3, 4, 5]
     stats = agent.stats()
     assert stats["hypotheses_generated"] == 4
-    assert stats["first_validation_decision"] == 4 and stats["first_validation_turn"] == 4
+    assert stats["first_validation_decision"] == 5 and stats["first_validation_turn"] == 5
     assert stats["prediction_accuracy"] == 1.0
-    assert stats["predictions_scored"] == len(trajectory.steps)
+    assert stats["predictions_scored"] == len(trajectory.steps) - 1  # none before a hypothesis
     h0 = [
         e
         for r in records
@@ -82,20 +83,21 @@ def test_right_predictions_validate_a_hypothesis_and_stop_generation() -> None:
     ]
     assert [round(e["value_after"], 4) for e in h0[:4]] == [0.3, 0.51, 0.657, 0.7599]
     # with a validated hypothesis only it predicts: one predict call per update
-    later = [r for r in records if r["role"] == "predict" and r["decision"] >= 5]
+    later = [r for r in records if r["role"] == "predict" and r["decision"] >= 6]
     assert later and all(r["hypothesis_id"] == 0 for r in later)
     # predictors before validation: the newest plus the best others (top_k 5)
     assert [
-        r["hypothesis_id"] for r in records if r["role"] == "predict" and r["decision"] == 3
+        r["hypothesis_id"] for r in records if r["role"] == "predict" and r["decision"] == 4
     ] == [2, 0, 1]
 
 
 def test_a_wrong_prediction_invalidates_and_generation_resumes() -> None:
-    # decisions 1-4 predict 'Wait' with 1, 2, 3, 4 predictors (10 calls); decision 5's single
-    # prediction (the validated h0) is right too; then every prediction is wrong.
+    # decisions 2-5 predict 'Wait' with 1, 2, 3, 4 predictors (10 calls); decision 6's single
+    # prediction (the validated h0) is right too; then every prediction is wrong, h0 falls below
+    # the threshold after decision 7's observation and generation resumes at decision 8.
     script = RoleScript(predict=predict_wait_for(11))
     agent, records, _ = run_hm(script, Waiter())
-    assert hypothesis_decisions(records)[:5] == [1, 2, 3, 4, 7]
+    assert hypothesis_decisions(records)[:5] == [2, 3, 4, 5, 8]
     h0 = [
         e
         for r in records
@@ -105,7 +107,7 @@ def test_a_wrong_prediction_invalidates_and_generation_resumes() -> None:
     ]
     # 0.7599 -> right: 0.83193 -> wrong: 0.83193 + 0.3 * (-1 - 0.83193) = 0.282351 (invalid)
     assert [round(e["value_after"], 6) for e in h0[4:6]] == [0.83193, 0.282351]
-    assert agent.stats()["first_validation_decision"] == 4
+    assert agent.stats()["first_validation_decision"] == 5
 
 
 def test_refinement_shows_positive_hypotheses_only_in_full_hm() -> None:
@@ -124,7 +126,9 @@ def test_modular_prompting_without_evaluation() -> None:
     script = RoleScript(predict=predict_wait_for(10_000))
     agent, records, trajectory = run_hm(script, Waiter(), variant="mmp")
     turns = len(trajectory.steps)
-    assert script.calls["hypothesis"] == script.calls["predict"] == script.calls["plan"] == turns
+    # every decision plans; all but the first (Bob has not acted yet) generate and predict
+    assert script.calls["hypothesis"] == script.calls["predict"] == turns - 1
+    assert script.calls["plan"] == turns
     assert all(
         "value_after" not in e
         for r in records
@@ -142,10 +146,12 @@ def test_vanilla_mind_prompting_is_one_call_per_update() -> None:
         )
     )
     agent, records, trajectory = run_hm(script, Waiter(), variant="vmp")
-    assert set(script.calls) == {"vanilla"} and script.calls["vanilla"] == len(trajectory.steps)
-    assert {r["role"] for r in records if r["kind"] == "exchange"} == {"tom"}
+    turns = len(trajectory.steps)
+    # decision 1: Bob has not acted, so no ToM call, an action call instead; then one call each
+    assert dict(script.calls) == {"action": 1, "vanilla": turns - 1}
+    assert [r["role"] for r in records if r["kind"] == "exchange"][:2] == ["action", "tom"]
     stats = agent.stats()
-    assert stats["prediction_accuracy"] == 1.0 and stats["subgoal_actions"] == len(trajectory.steps)
+    assert stats["prediction_accuracy"] == 1.0 and stats["subgoal_actions"] == turns - 1
 
 
 def test_subgoals_run_while_legal_then_an_action_call() -> None:

@@ -5,23 +5,36 @@ Every model exchange goes through :meth:`LLMAgent.ask`, which counts it in the a
 Every decision ends with one ``events`` record (role ``events``): the action taken, whether it
 was a fallback and why, verifier rejections, HM predictions scored since the last decision.
 
+Records are deep copies taken when they are made, so what is stored is what the model said and
+what was parsed from it then, whatever the agent does with its own lists afterwards.
+
 The action call (:meth:`LLMAgent.choose_action`) asks the model to pick one of the lettered legal
 actions, reads the reply with :func:`coordqa.choices.choose`, asks once more with a format
 reminder when the reply is unreadable (no answer, or ambiguous), and otherwise falls back to the
 game's documented safe action (:func:`~coordqa.agentic.agents.memory.fallback_action`), recorded
 as a fallback. A failed model call (after the gateway's own retries) falls back at once.
+
+Every agent's memory (:meth:`LLMAgent.memory`) says when its last high-level action failed and
+why (an Overcooked action that became impossible or was blocked), so the model is not asked the
+same question again blind; a decision whose state and action repeat the previous decision's is
+counted (``repeated_decisions``), which makes deadlocks visible in the statistics.
+
+The agent's ``preset`` (:mod:`coordqa.agentic.presets`) decides the prompt style: the answer
+format of the action call, whether the agent adds episodic memory, and the long-term memory text.
 """
 
 from __future__ import annotations
 
 import abc
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from coordqa.agentic.agents import prompts
-from coordqa.agentic.agents.memory import fallback_action, offered_options, turn_of
+from coordqa.agentic.agents.memory import fallback_action, memory_text, offered_options, turn_of
 from coordqa.agentic.agents.stats import AgentStats
+from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, GameError
 from coordqa.games.base import Game, Observation, Player, StepResult
@@ -63,6 +76,9 @@ class LLMAgent(Player):
     """
 
     name: ClassVar[str] = "llm"
+    version: ClassVar[str] = "llm-v2"
+    """Bumped whenever the agent's prompts or decision rules change; stamped on every record
+    and in ``stats()``, so stored runs say which agent produced them."""
     options_class: ClassVar[type | None] = None
     """The dataclass of this agent's options (None: the agent takes none)."""
 
@@ -75,10 +91,12 @@ class LLMAgent(Player):
         generate: GenerateConfig | None = None,
         recorder: Recorder | None = None,
         options: Any = None,
+        preset: str = DEFAULT_PRESET,
     ) -> None:
         """Create the agent for ``game_name`` on ``layout`` with ``model`` (a Model or a name).
 
-        ``options`` is an instance of ``options_class`` (its defaults when None).
+        ``options`` is an instance of ``options_class`` (its defaults when None); ``preset``
+        names the prompt style (:mod:`coordqa.agentic.presets`).
         """
         if options is None and self.options_class is not None:
             options = self.options_class()
@@ -92,6 +110,8 @@ class LLMAgent(Player):
             )
         self.config = generate or DEFAULT_CONFIG
         self.recorder = recorder
+        self.preset = preset
+        self.style = game_preset(preset, game_name).prompt
         self.player = 0
         self.seed = 0
         self.decision = 0
@@ -99,6 +119,8 @@ class LLMAgent(Player):
         self._stats = AgentStats()
         self._events: dict[str, Any] = {}
         self._pending_events: dict[str, list[Any]] = {}
+        self._failure: tuple[str, str] | None = None
+        self._last_decision: tuple[str, tuple[str, ...], str] | None = None
 
     # ------------------------------------------------------------------ Player protocol
 
@@ -111,6 +133,8 @@ class LLMAgent(Player):
         self._stats = AgentStats()
         self._events = {}
         self._pending_events = {}
+        self._failure = None
+        self._last_decision = None
 
     async def act(self, observation: Observation) -> str:
         """Decide a legal action; a single legal action is taken without asking the model."""
@@ -129,11 +153,23 @@ class LLMAgent(Player):
             action = await self.decide(observation)
         if action not in legal:
             raise GameError(f"{self.name} agent chose {action!r}, which is not legal: {legal}")
+        decision = (observation.description(), tuple(legal), action)
+        if decision == self._last_decision:
+            self._stats.repeated_decisions += 1
+            self._events["repeated"] = True
+        self._last_decision = decision
+        self._failure = None
         self._emit_events(action)
         return action
 
     def observe(self, game: Game, player: int, result: StepResult) -> None:
-        """Flush events gathered since the last decision when the episode ends."""
+        """Remember a failed action of this agent's; flush events when the episode ends."""
+        failed = result.failed.get(self.player)
+        if failed is not None:
+            reason = result.failure_reasons.get(self.player, "it could not be completed")
+            self._failure = (failed, reason)
+            self._stats.failed_actions += 1
+            self.defer_event("failed_actions", {"action": failed, "reason": reason})
         if result.terminal and any(self._pending_events.values()):
             self._events = {"final": True}
             self._emit_events(None)
@@ -143,8 +179,30 @@ class LLMAgent(Player):
         """Choose one of ``observation.legal_actions`` (called with at least two)."""
 
     def stats(self) -> dict[str, Any]:
-        """This episode's statistics (see :class:`AgentStats`)."""
-        return self._stats.to_dict()
+        """This episode's statistics (see :class:`AgentStats`), with the agent's version."""
+        return {"agent_version": self.version, "preset": self.preset, **self._stats.to_dict()}
+
+    # ------------------------------------------------------------------ memory
+
+    def long_term_memory(self, game: Game) -> str:
+        """The game description this agent is given (its preset's texts)."""
+        return long_term_memory(game, self.style)
+
+    def memory(self, game: Game, *sections: str) -> str:
+        """The agent's memory text for one call.
+
+        Working memory, episodic memory (unless the preset is stateless), the last failure,
+        then ``sections`` (ToM notes, rejections, plans).
+        """
+        failure = ""
+        if self._failure is not None:
+            action, reason = self._failure
+            failure = (
+                f"My last action, {action!r}, could not be completed: {reason}. Choose an "
+                "action that can be done now."
+            )
+        episodic = not self.style.stateless
+        return memory_text(game, self.player, failure, *sections, episodic=episodic)
 
     # ------------------------------------------------------------------ recording
 
@@ -153,14 +211,16 @@ class LLMAgent(Player):
             "kind": kind,
             "role": role,
             "agent": self.name,
+            "agent_version": self.version,
             "player": self.player,
             "decision": self.decision,
             "turn": self.turn,
         }
 
     def _emit(self, record: dict[str, Any]) -> None:
+        """Hand the recorder a deep copy: later changes to the agent's lists never reach it."""
         if self.recorder is not None:
-            self.recorder(record)
+            self.recorder(copy.deepcopy(record))
 
     def note_event(self, key: str, value: Any) -> None:
         """Add ``value`` to the list ``key`` of the current decision's events record."""
@@ -217,11 +277,21 @@ class LLMAgent(Player):
 
     # ------------------------------------------------------------------ the action call
 
-    def fall_back(self, legal: Sequence[str], reason: str, detail: str) -> ActionPick:
-        """Take the game's safe action, counted and recorded as a fallback."""
-        action = fallback_action(self.game_name, legal)
+    def fall_back(
+        self, legal: Sequence[str], reason: str, detail: str, avoid: Sequence[str] = ()
+    ) -> ActionPick:
+        """Take the game's safe action, counted and recorded as a fallback.
+
+        The safe action is chosen among ``legal`` minus ``avoid`` (actions the verifier just
+        rejected); only when every legal action is to be avoided is it chosen among all of them,
+        and the record says so.
+        """
+        allowed = [action for action in legal if action not in avoid]
+        action = fallback_action(self.game_name, allowed or legal)
         self._stats.count_fallback(reason)
         self._events["fallback"] = {"reason": reason, "detail": detail, "action": action}
+        if not allowed:
+            self._events["fallback"]["note"] = "every legal action was to be avoided"
         return ActionPick(action, "", fallback=reason)
 
     async def choose_action(
@@ -235,7 +305,14 @@ class LLMAgent(Player):
         options = offered_options(self.game_name, [a for a in legal if a not in exclude])
         if not options:
             return self.fall_back(legal, "no_options", "every legal action was excluded")
-        messages = prompts.action_messages(game.game_description(), memory, options)
+        answer_only = self.style.answer_only
+        messages = prompts.action_messages(
+            self.long_term_memory(game),
+            memory,
+            options,
+            turn_based=type(game).turn_based,
+            answer_only=answer_only,
+        )
 
         def read(reply: Reply) -> tuple[Choice | None, dict[str, Any]]:
             if not reply.ok or reply.text is None:
@@ -255,7 +332,7 @@ class LLMAgent(Player):
         retry = [
             *messages,
             Message("assistant", reply.text or ""),
-            prompts.reminder_message(problem, letters),
+            prompts.reminder_message(problem, letters, answer_only),
         ]
         reply, choice = await self.ask("reprompt", retry, read)
         if choice is not None and choice.index is not None:
@@ -278,9 +355,9 @@ def check_options(agent: str, given: dict[str, Any], allowed: Sequence[str]) -> 
 def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:
     """The player-registry factory of an agent class.
 
-    Its signature is the contract with matches and runners:
-    ``factory(game_name, layout, *, model, generate=None, recorder=None, **agent_options)``,
-    where ``agent_options`` are the fields of ``cls.options_class``.
+    Its signature is the contract with matches and runners: ``factory(game_name, layout, *,
+    model, generate=None, recorder=None, preset="coordqa", **agent_options)``, where
+    ``agent_options`` are the fields of ``cls.options_class``.
     """
 
     def factory(
@@ -290,12 +367,19 @@ def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:
         model: Model | str,
         generate: GenerateConfig | None = None,
         recorder: Recorder | None = None,
+        preset: str = DEFAULT_PRESET,
         **agent_options: Any,
     ) -> LLMAgent:
         check_options(cls.name, agent_options, fields_of(cls))
         options = None if cls.options_class is None else cls.options_class(**agent_options)
         return cls(
-            game_name, layout, model=model, generate=generate, recorder=recorder, options=options
+            game_name,
+            layout,
+            model=model,
+            generate=generate,
+            recorder=recorder,
+            options=options,
+            preset=preset,
         )
 
     factory.__name__ = f"make_{cls.name}"

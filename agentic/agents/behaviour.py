@@ -14,8 +14,8 @@ not a model, scores them against what the partner then does:
 from __future__ import annotations
 
 import abc
-from typing import ClassVar
 
+from coordqa.agentic.agents.memory import PRONOUNS, third_person
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Game, StepResult
 
@@ -42,16 +42,13 @@ class PartnerBehaviour(abc.ABC):
 class HanabiBehaviour(PartnerBehaviour):
     """The partner's next Hanabi move."""
 
-    PRONOUNS: ClassVar[tuple[str, str]] = ("her", "his")
-
     def question(self, player: int) -> str:
         """What the partner does on its next turn."""
         partner = 1 - player
-        return f"What will {PLAYER_NAMES[partner]} do on {self.PRONOUNS[partner]} next turn?"
+        return f"What will {PLAYER_NAMES[partner]} do on {PRONOUNS[partner]} next turn?"
 
     def _text(self, action: str, partner: int) -> str:
-        own = action.replace("my Card", f"{self.PRONOUNS[partner]} Card")
-        return f"{PLAYER_NAMES[partner]}: {own}"
+        return f"{PLAYER_NAMES[partner]}: {third_person(action, partner)}"
 
     def options(self, game: Game, player: int) -> list[str]:
         """Every move form of the partner (play/discard a card, reveal a colour or rank)."""

@@ -4,13 +4,17 @@ One decision: an optional Theory of Mind call interprets the partner's last acti
 what the partner needs (its answer joins the working memory); the action call picks a lettered
 legal action (:meth:`LLMAgent.choose_action`); an optional verifier call checks it for rule
 following and safety. On "Verification: Not Okay" the action model is asked again without the
-rejected actions, at most ``max_verifier_retries`` times.
+rejected actions, at most ``max_verifier_retries`` times (None: no cap, as in the paper's code;
+the re-asks still end, since each one offers one action fewer).
 
 Decisions this module makes (the paper's code left them open):
 
+- The ToM call is skipped until the partner has acted: there is nothing to interpret yet (the
+  paper's Hanabi agent made no ToM call before the partner's first move either).
 - After the cap (every proposal rejected, or nothing left to propose) the agent takes the game's
-  safe fallback action (:data:`~coordqa.agentic.agents.memory.FALLBACK_PREFERENCES`), recorded as
-  a fallback with reason ``verifier_cap``, rather than an action the verifier called unsafe.
+  safe fallback action (:data:`~coordqa.agentic.agents.memory.FALLBACK_PREFERENCES`) among the
+  actions the verifier did not reject, recorded as a fallback with reason ``verifier_cap``; only
+  when the verifier rejected every legal action does it fall back among all of them.
 - A verifier reply with no verdict line, or a failed verifier call, accepts the proposal as
   *unverified* (recorded ``verdict: "missing"``, counted in ``verifier_missing``): a verifier that
   cannot format an answer is no evidence that the action is unsafe, and rejecting would turn
@@ -30,7 +34,8 @@ from typing import Any, Literal
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import ActionPick, LLMAgent
-from coordqa.agentic.agents.memory import memory_text, partner_last_action
+from coordqa.agentic.agents.memory import partner_last_action
+from coordqa.agentic.agents.replies import without_action_lines
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Game, Observation
 from coordqa.llm import Reply
@@ -65,14 +70,17 @@ class CACOptions:
     """Ask the Theory of Mind model before each action call."""
     use_verifier: bool = True
     """Check each proposed action with the verifier model."""
-    max_verifier_retries: int = 2
-    """Re-asks of the action model after a rejection; then the safe fallback."""
+    max_verifier_retries: int | None = 2
+    """Re-asks of the action model after a rejection, then the safe fallback; None: no cap
+    (re-ask until the verifier accepts or has rejected every legal action)."""
 
     def __post_init__(self) -> None:
         retries = self.max_verifier_retries
+        if retries is None:
+            return
         if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
             raise ConfigError(
-                f"max_verifier_retries must be an integer >= 0, got {retries!r} "
+                f"max_verifier_retries must be an integer >= 0 or null (no cap), got {retries!r} "
                 "(0 verifies once and never re-asks)"
             )
 
@@ -81,6 +89,7 @@ class CACAgent(LLMAgent):
     """The CAC agent (ToM -> action -> verifier)."""
 
     name = "cac"
+    version = "cac-v2"
     options_class = CACOptions
     options: CACOptions
 
@@ -90,9 +99,8 @@ class CACAgent(LLMAgent):
         notes = [await self.theory_of_mind(game)] if self.options.use_tom else []
         rejected: list[str] = []
         rejections: list[str] = []
-        attempts = 1 + (self.options.max_verifier_retries if self.options.use_verifier else 0)
-        for _ in range(attempts):
-            memory = memory_text(game, self.player, *notes, *rejections)
+        for _ in range(self._attempts(len(legal))):
+            memory = self.memory(game, *notes, *rejections)
             pick = await self.choose_action(game, legal, memory, exclude=rejected)
             if pick.fallback is not None or not self.options.use_verifier:
                 return pick.action
@@ -104,17 +112,28 @@ class CACAgent(LLMAgent):
             if len(rejected) >= len(legal):
                 break
         detail = f"the verifier rejected {len(rejected)} proposal(s): {'; '.join(rejected)}"
-        return self.fall_back(legal, "verifier_cap", detail).action
+        return self.fall_back(legal, "verifier_cap", detail, avoid=rejected).action
+
+    def _attempts(self, legal: int) -> int:
+        """Action calls allowed in one decision: 1, plus the re-asks after rejections."""
+        if not self.options.use_verifier:
+            return 1
+        cap = self.options.max_verifier_retries
+        return legal if cap is None else 1 + cap
 
     async def theory_of_mind(self, game: Game) -> str:
-        """The ToM model's reading of the partner's last action ('' when the call failed)."""
+        """The ToM model's reading of the partner's last action.
+
+        '' without a call before the partner has acted (nothing to interpret), and '' when the
+        call failed.
+        """
         partner = PLAYER_NAMES[1 - self.player]
         last = partner_last_action(game, self.player)
-        question = (
-            f"{partner}'s last action was: {last}." if last else f"{partner} has not acted yet."
-        )
-        memory = memory_text(game, self.player, question)
-        messages = prompts.tom_messages(self.game_name, game.game_description(), memory)
+        if last is None:
+            self.note_event("notes", f"ToM skipped: {partner} has not acted yet")
+            return ""
+        memory = self.memory(game, f"{partner}'s last action was: {last}.")
+        messages = prompts.tom_messages(self.game_name, self.long_term_memory(game), memory)
 
         def read(reply: Reply) -> tuple[str, dict[str, Any]]:
             text = (reply.text or "").strip()
@@ -128,7 +147,12 @@ class CACAgent(LLMAgent):
     ) -> tuple[Verdict | None, str]:
         """Ask the verifier about ``pick``; count and record a rejection or a missing verdict."""
         messages = prompts.verifier_messages(
-            game.game_description(), memory, legal, pick.action, pick.explanation
+            self.game_name,
+            self.long_term_memory(game),
+            memory,
+            legal,
+            pick.action,
+            without_action_lines(pick.explanation),
         )
 
         def read(reply: Reply) -> tuple[Verdict | None, dict[str, Any]]:

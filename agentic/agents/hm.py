@@ -5,7 +5,8 @@ observed partner behaviour (:mod:`~coordqa.agentic.agents.behaviour`: each Hanab
 completed Overcooked object action, each Collab turn). One update, in the full ``hm`` variant:
 
 1. unless a hypothesis is validated, generate a new one, shown the top-k earlier hypotheses with
-   a positive value to refine (role ``hypothesis``);
+   a positive value to refine (role ``hypothesis``); skipped until the partner has been seen to
+   do something (there is nothing to form a hypothesis from);
 2. each predicting hypothesis (the validated one, else the top-k with the newest) predicts the
    partner's next behaviour as a lettered choice (role ``predict``);
 3. plan conditioned on the best hypothesis (validated, else newest): a strategy plus 1-6 subgoals
@@ -17,10 +18,11 @@ while it names a legal action, and otherwise makes an action call (same machiner
 the hypothesis and plan in memory.
 
 Variants (paper ablations): ``vmp`` Vanilla Mind Prompting, one call for hypothesis, prediction
-and plan; ``mmp`` Modular Mind Prompting, separate calls, no evaluation or refinement (the newest
-hypothesis predicts and plans); ``mmp_eval`` adds evaluation (values, validation, top-k
-predictors) without refinement; ``hm`` adds refinement. Predictions are scored in every variant
-for the accuracy statistic; only ``mmp_eval`` and ``hm`` act on the values.
+and plan (skipped, like generation, until the partner has acted); ``mmp`` Modular Mind
+Prompting, separate calls, no evaluation or refinement (the newest hypothesis predicts and
+plans); ``mmp_eval`` adds evaluation (values, validation, top-k predictors) without refinement;
+``hm`` adds refinement. Predictions are scored in every variant for the accuracy statistic; only
+``mmp_eval`` and ``hm`` act on the values.
 
 Partner-prediction accuracy counts the *primary* prediction of each update: the one of the
 hypothesis that conditions the plan.
@@ -36,7 +38,7 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import LLMAgent
 from coordqa.agentic.agents.behaviour import behaviour_for
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook
-from coordqa.agentic.agents.memory import memory_text, offered_options, turn_of
+from coordqa.agentic.agents.memory import offered_options, turn_of
 from coordqa.agentic.agents.replies import MAX_SECTION_CHARS, section, subgoal_action, subgoals
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
@@ -91,6 +93,7 @@ class HMAgent(LLMAgent):
     """The Hypothetical Minds agent."""
 
     name = "hm"
+    version = "hm-v2"
     options_class = HMOptions
     options: HMOptions
 
@@ -160,15 +163,21 @@ class HMAgent(LLMAgent):
         game, legal = observation.game, list(observation.legal_actions)
         if self.tom_due:
             self.tom_due = False
-            if self.options.variant == "vmp":
+            if self.options.variant != "vmp":
+                await self._modular(game, legal)
+            elif self.observed_log:
                 await self._vanilla(game, legal)
             else:
-                await self._modular(game, legal)
+                self._note_nothing_observed()
         action = self._next_subgoal(legal)
         if action is not None:
             return action
-        memory = memory_text(game, self.player, self._observed_section(), self._plan_section())
+        memory = self.memory(game, self._observed_section(), self._plan_section())
         return (await self.choose_action(game, legal, memory)).action
+
+    def _note_nothing_observed(self) -> None:
+        partner = PLAYER_NAMES[1 - self.player]
+        self.note_event("notes", f"hypothesis generation skipped: {partner} has not acted yet")
 
     def _next_subgoal(self, legal: list[str]) -> str | None:
         if not self.subgoals:
@@ -206,7 +215,7 @@ class HMAgent(LLMAgent):
         return "\n".join(parts)
 
     def _memory(self, game: Game) -> str:
-        return memory_text(game, self.player, self._observed_section())
+        return self.memory(game, self._observed_section())
 
     def _plan_hypothesis(self) -> Hypothesis | None:
         if self.options.evaluate:
@@ -217,8 +226,11 @@ class HMAgent(LLMAgent):
 
     async def _modular(self, game: Game, legal: list[str]) -> None:
         """Generation (unless validated), predictions, plan: separate calls."""
-        if not self.options.evaluate or self.book.validated() is None:
+        validated = self.options.evaluate and self.book.validated() is not None
+        if not validated and self.observed_log:
             await self._generate(game)
+        elif not validated:
+            self._note_nothing_observed()
         if self.options.evaluate:
             predictors = self.book.predictors()
         else:
@@ -238,7 +250,7 @@ class HMAgent(LLMAgent):
     async def _generate(self, game: Game) -> None:
         shown = self.book.for_refinement() if self.options.refine else []
         messages = prompts.hypothesis_messages(
-            game.game_description(), self._memory(game), [(h.text, h.value) for h in shown]
+            self.long_term_memory(game), self._memory(game), [(h.text, h.value) for h in shown]
         )
         next_id = len(self.book.hypotheses)
 
@@ -259,7 +271,7 @@ class HMAgent(LLMAgent):
     ) -> Prediction | None:
         question = self.behaviour.question(self.player)
         messages = prompts.predict_messages(
-            game.game_description(), self._memory(game), hypothesis.text, question, options
+            self.long_term_memory(game), self._memory(game), hypothesis.text, question, options
         )
 
         def read(reply: Reply) -> tuple[str | None, dict[str, Any]]:
@@ -279,7 +291,7 @@ class HMAgent(LLMAgent):
 
     async def _plan(self, game: Game, legal: list[str], hypothesis: Hypothesis | None) -> None:
         messages = prompts.plan_messages(
-            game.game_description(),
+            self.long_term_memory(game),
             self._memory(game),
             None if hypothesis is None else hypothesis.text,
             legal,
@@ -300,7 +312,7 @@ class HMAgent(LLMAgent):
         """Vanilla Mind Prompting: hypothesis, prediction and plan from one call."""
         options = self.behaviour.options(game, self.player)
         messages = prompts.vanilla_messages(
-            game.game_description(),
+            self.long_term_memory(game),
             self._memory(game),
             self.behaviour.question(self.player),
             options,

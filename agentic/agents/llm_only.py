@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from coordqa.agentic.agents.base import LLMAgent
-from coordqa.agentic.agents.memory import memory_text
 from coordqa.games.base import Observation
 
 
@@ -11,10 +10,11 @@ class LLMOnlyAgent(LLMAgent):
     """Working plus episodic memory -> one action call (reprompt and fallback as every agent)."""
 
     name = "llm"
+    version = "llm-v2"
 
     async def decide(self, observation: Observation) -> str:
         """One action call."""
         game = observation.game
-        memory = memory_text(game, self.player)
+        memory = self.memory(game)
         pick = await self.choose_action(game, observation.legal_actions, memory)
         return pick.action

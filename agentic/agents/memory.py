@@ -3,11 +3,14 @@
 CAC's memory (LLM-Coordination paper, section 3): long-term memory is the game's
 ``game_description()``; working memory is ``describe(player)``; episodic memory is the agent's own
 recent actions and the partner's last action, read from ``game.last_actions`` (for Overcooked,
-the object actions each chef achieved, so it works with partners that move by primitives too).
+the object actions each chef achieved, so it works with partners that move by primitives too),
+added only where the working memory does not already show them, and always in the third person
+for the partner.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -75,26 +78,59 @@ def turn_of(game: Game) -> int | None:
     return None
 
 
+PRONOUNS = ("her", "his")
+"""Possessive pronoun of player 0 (Alice) and player 1 (Bob)."""
+
+_MY = re.compile(r"\b([Mm])y\b")
+
+
+def third_person(action: str, actor: int) -> str:
+    """An action as text about ``actor``: the game's first-person words made third-person.
+
+    Actions are written for the player taking them ("Play my Card 2"); shown to anyone else,
+    they must say whose card it is.
+
+    >>> third_person("Play my Card 2", 1)
+    'Play his Card 2'
+    >>> third_person("pick up onion from o0", 0)
+    'pick up onion from o0'
+    """
+    pronoun = PRONOUNS[actor]
+    return _MY.sub(lambda m: pronoun if m.group(1) == "m" else pronoun.capitalize(), action)
+
+
 def partner_last_action(game: Game, player: int) -> str | None:
-    """The partner's most recent completed action, or None before its first."""
+    """The partner's most recent completed action in the third person, or None before its first."""
     actions = game.last_actions(1 - player)
-    return actions[-1] if actions else None
+    return third_person(actions[-1], 1 - player) if actions else None
 
 
-def episodic_memory(game: Game, player: int) -> str:
-    """The agent's recent actions and the partner's last action, as a prompt section."""
-    own = game.last_actions(player)[-RECENT_OWN_ACTIONS:]
+OWN_HISTORY = re.compile(r"\bmy (action history|recent actions)\b", re.IGNORECASE)
+"""How the games' descriptions introduce the player's own action history."""
+
+
+def episodic_memory(game: Game, player: int, working: str) -> str:
+    """The agent's recent actions and the partner's last action, as far as ``working`` lacks them.
+
+    The games' descriptions already carry some history (Hanabi and the Collab games both the
+    player's actions and the partner's last one, Overcooked the player's): each line is shown
+    once, so the section only adds what the working memory does not say. '' when nothing is
+    missing.
+    """
     partner = PLAYER_NAMES[1 - player]
-    last = partner_last_action(game, player)
-    return (
-        "Episodic memory:\n"
-        f"My recent actions (oldest first): {'; '.join(own) if own else 'none yet'}.\n"
-        f"{partner}'s last action: {last if last is not None else 'none yet'}."
-    )
+    lines = []
+    if not OWN_HISTORY.search(working):
+        own = game.last_actions(player)[-RECENT_OWN_ACTIONS:]
+        lines.append(f"My recent actions (oldest first): {'; '.join(own) if own else 'none yet'}.")
+    if not re.search(rf"\b{partner}'s last action\b", working, re.IGNORECASE):
+        last = partner_last_action(game, player)
+        lines.append(f"{partner}'s last action: {last if last is not None else 'none yet'}.")
+    return "Episodic memory:\n" + "\n".join(lines) if lines else ""
 
 
-def memory_text(game: Game, player: int, *sections: str) -> str:
-    """Working memory, episodic memory, then any extra sections (ToM notes, plans)."""
-    parts = [game.describe(player).strip(), episodic_memory(game, player)]
-    parts += [section.strip() for section in sections if section.strip()]
-    return "\n\n".join(parts)
+def memory_text(game: Game, player: int, *sections: str, episodic: bool = True) -> str:
+    """Working memory, episodic memory (unless ``episodic`` is False), then extra sections."""
+    working = game.describe(player).strip()
+    parts = [working, episodic_memory(game, player, working) if episodic else ""]
+    parts += [section.strip() for section in sections]
+    return "\n\n".join(part for part in parts if part)

@@ -1,10 +1,15 @@
-"""The prompt texts of the LLM agents: ToM, verifier, HM hypothesis/prediction/plan, reminders.
+"""The prompt texts of the LLM agents: action, ToM, verifier, HM hypothesis/prediction/plan.
 
 The action call reuses the QA track's JP directive and layout (:mod:`coordqa.prompts`), so an
-agent's action choice is asked exactly like a CoordinationQA joint-planning question: system =
+agent's action choice is asked like a CoordinationQA joint-planning question: system =
 directive, user = game description, assistant = acknowledgement, user = state and lettered
-actions. HM's prediction call reuses the ToM directive the same way. Only what the QA track has no
-text for lives here.
+actions. Two variations: in turn-based games (Hanabi) the directive says the partner moves on
+their next turn, not "at the same time"; and the ``paper`` preset's answer-only format (its
+Overcooked prompt) asks for ``Action: <action>`` with no explanation. HM's prediction call reuses
+the ToM directive the same way. Only what the QA track has no text for lives here.
+
+Texts sent in every game say nothing game-specific: per-game wording (the ToM answer format,
+the verifier's safety example) sits in per-game tables.
 
 Keep the word "Verification" out of every prompt but the verifier's: the offline ``scripted``
 model answers any prompt containing it with a verdict.
@@ -17,6 +22,37 @@ from collections.abc import Sequence
 from coordqa.choices import format_options
 from coordqa.llm import Message
 from coordqa.prompts import ACKNOWLEDGEMENT, DIRECTIVES, MARKERS
+
+SIMULTANEOUS_CLAUSE = "at the same time"
+"""How the JP directive times the partner's move (right for the simultaneous games)."""
+TURN_BASED_CLAUSE = "on their next turn"
+"""The same clause for turn-based games."""
+
+JP_TURN_BASED = DIRECTIVES["JP"].replace(SIMULTANEOUS_CLAUSE, TURN_BASED_CLAUSE)
+"""The JP directive for turn-based games (Hanabi)."""
+
+ANSWER_ONLY_DIRECTIVE = (
+    "You are playing a cooperative game with a partner. You will be given the rules, then the "
+    "current state of a game in progress and the actions you can take now, lettered. Choose "
+    "the action that does the most for the shared goal, taking into account what your partner "
+    "is likely to do {timing}.\n"
+    "Reply with one line only, in exactly this format:\n"
+    "Action: <one of the available actions>\n"
+    "Do not explain your choice."
+)
+"""The ``paper`` preset's answer-only action directive; ``{timing}`` is the turn clause."""
+
+
+def action_directive(turn_based: bool, answer_only: bool) -> str:
+    """The system prompt of the action call."""
+    timing = TURN_BASED_CLAUSE if turn_based else SIMULTANEOUS_CLAUSE
+    if answer_only:
+        return ANSWER_ONLY_DIRECTIVE.format(timing=timing)
+    return JP_TURN_BASED if turn_based else DIRECTIVES["JP"]
+
+
+ACTION_DIRECTIVES = frozenset(action_directive(t, a) for t in (False, True) for a in (False, True))
+"""Every system prompt an action call can have."""
 
 TOM_DIRECTIVE = (
     "You are the Theory of Mind module of an agent playing a cooperative game with a partner. "
@@ -46,14 +82,20 @@ You are the Verifier of an agent playing a cooperative game with a partner. You 
 the rules, the current state, the legal actions and the action the agent proposes. Check the \
 proposed action for:
 1. Rule following: it is one of the legal actions and does what the agent intends.
-2. Safety: it must not end the game or lose it immediately (for example, playing a card that \
-may not be playable when the team has one life left), and it must not waste a resource the \
-team needs.
+2. Safety: it must not end the game or lose it immediately{example}, and it must not waste a \
+resource the team needs.
 Answer in 4-5 sentences, then end with exactly one final line:
 Verification: Okay
 or
 Verification: Not Okay"""
-"""System prompt of CAC's verifier (the paper found it works best as a system prompt)."""
+"""System prompt of CAC's verifier (the paper found it works best as a system prompt);
+``{example}`` is the game's safety example from :data:`VERIFIER_EXAMPLES`, or nothing."""
+
+VERIFIER_EXAMPLES = {
+    "hanabi": " (for example, playing a card that may not be playable when the team has one "
+    "life left)",
+}
+"""Per game, an example of an unsafe action, inserted in the verifier's directive."""
 
 HYPOTHESIS_DIRECTIVE = (
     "You are the Theory of Mind module of an agent playing a cooperative game with a partner. "
@@ -87,10 +129,15 @@ VANILLA_DIRECTIVE = (
 
 FORMAT_REMINDER = (
     "Your reply could not be read as exactly one of the lettered actions ({problem}). Reply "
-    "again in exactly this format:\nExplanation: <one sentence>\nAction: <one letter>\n"
-    "The letter must be one of: {letters}."
+    "again in exactly this format:\n{format}\nThe letter must be one of: {letters}."
 )
 """The user turn that asks the action model once more after an unreadable reply."""
+
+REMINDER_FORMATS = {
+    False: "Explanation: <one sentence>\nAction: <one letter>",
+    True: "Action: <one letter>",
+}
+"""The reply format the reminder restates, by ``answer_only``."""
 
 
 def conversation(system: str, game_description: str, question: str) -> list[Message]:
@@ -108,10 +155,17 @@ def bullets(items: Sequence[str]) -> str:
     return "\n".join(f"- {item}" for item in items)
 
 
-def action_messages(game_description: str, memory: str, options: Sequence[str]) -> list[Message]:
-    """The action call: the QA track's JP directive and layout over the agent's memory."""
+def action_messages(
+    game_description: str,
+    memory: str,
+    options: Sequence[str],
+    *,
+    turn_based: bool = False,
+    answer_only: bool = False,
+) -> list[Message]:
+    """The action call: the QA track's JP layout over the agent's memory."""
     question = f"{memory.strip()}\n\n{MARKERS['JP']}\n{format_options(options)}"
-    return conversation(DIRECTIVES["JP"], game_description, question)
+    return conversation(action_directive(turn_based, answer_only), game_description, question)
 
 
 def tom_messages(game_name: str, game_description: str, memory: str) -> list[Message]:
@@ -120,20 +174,37 @@ def tom_messages(game_name: str, game_description: str, memory: str) -> list[Mes
     return conversation(directive, game_description, memory)
 
 
+def verifier_directive(game_name: str) -> str:
+    """The verifier's system prompt for ``game_name``."""
+    return VERIFIER_DIRECTIVE.format(example=VERIFIER_EXAMPLES.get(game_name, ""))
+
+
 def verifier_messages(
-    game_description: str, memory: str, options: Sequence[str], proposal: str, reason: str
+    game_name: str,
+    game_description: str,
+    memory: str,
+    options: Sequence[str],
+    proposal: str,
+    reason: str,
 ) -> list[Message]:
-    """CAC's verifier call: state, legal actions and the proposed action with its reason."""
+    """CAC's verifier call: state, legal actions, the proposed action's text and its reason.
+
+    ``reason`` is the action model's explanation without its ``Action:`` line: the verifier sees
+    the actions unlettered, so a letter would name nothing.
+    """
     question = (
         f"{memory.strip()}\n\nLegal actions:\n{bullets(options)}\n\nProposed action: {proposal}\n"
         f"Reason given: {reason.strip() or 'none'}"
     )
-    return conversation(VERIFIER_DIRECTIVE, game_description, question)
+    return conversation(verifier_directive(game_name), game_description, question)
 
 
-def reminder_message(problem: str, letters: str) -> Message:
+def reminder_message(problem: str, letters: str, answer_only: bool = False) -> Message:
     """The format reminder for one re-ask of the action model."""
-    return Message("user", FORMAT_REMINDER.format(problem=problem, letters=letters))
+    text = FORMAT_REMINDER.format(
+        problem=problem, format=REMINDER_FORMATS[answer_only], letters=letters
+    )
+    return Message("user", text)
 
 
 def hypothesis_messages(

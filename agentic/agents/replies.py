@@ -31,6 +31,7 @@ TEXT_METHODS = frozenset(
 """Choice methods that matched an option's text (a subgoal never names a letter)."""
 
 _MARKDOWN = re.compile(r"[*_`#]")
+_ACTION_LINE = re.compile(r"^[ \t*_`#]*action[ \t*_`#]*:.*(?:\n|$)", re.IGNORECASE | re.MULTILINE)
 _LABEL = re.compile(r"^\s*(?P<label>[a-z]+)\s*:\s*(?P<rest>.*)$", re.IGNORECASE)
 _NUMBERING = re.compile(r"^\s*(?:\d+\s*[.)]|[-*\u2022])\s*")
 
@@ -93,3 +94,12 @@ def subgoal_action(subgoal: str, legal: Sequence[str]) -> str | None:
     if choice.index is None or choice.method not in TEXT_METHODS:
         return None
     return legal[choice.index]
+
+
+def without_action_lines(text: str | None) -> str:
+    r"""A reply with its ``Action: ...`` lines removed: the reasoning, for a reader of the text.
+
+    >>> without_action_lines("Explanation: B is playable.\n**Action:** B")
+    'Explanation: B is playable.'
+    """
+    return _ACTION_LINE.sub("", text or "").strip()

@@ -34,6 +34,12 @@ class AgentStats:
     """Decisions that ended in the documented safe fallback action."""
     fallback_reasons: dict[str, int] = field(default_factory=dict)
     """Fallbacks per reason (unreadable, model_error, verifier_cap, no_options)."""
+    repeated_decisions: int = 0
+    """Decisions with the same state, legal actions and chosen action as the one before (an
+    agent asked the same question again and answering the same: a deadlock shows here)."""
+    failed_actions: int = 0
+    """High-level actions of this agent that ended unfinished (Overcooked: became impossible or
+    blocked); each is explained to the model at its next decision."""
     verifier_rejections: int = 0
     """Proposed actions the verifier answered Not Okay to."""
     verifier_missing: int = 0
@@ -86,6 +92,8 @@ class AgentStats:
                 None if per_decision is None else self.latency_s / per_decision
             ),
             "reprompts": self.reprompts,
+            "repeated_decisions": self.repeated_decisions,
+            "failed_actions": self.failed_actions,
             "fallbacks": self.fallbacks,
             "fallback_reasons": dict(self.fallback_reasons),
             "verifier_rejections": self.verifier_rejections,

@@ -6,7 +6,7 @@ for ``coordqa.llm.testing.LocalOpenAIServer``: it recognises which agent call a 
 
 >>> from coordqa.llm import Message
 >>> script = RoleScript(action="Action: B")
->>> script([Message("system", prompts.VERIFIER_DIRECTIVE), Message("user", "...")])
+>>> script([Message("system", prompts.verifier_directive("hanabi")), Message("user", "...")])
 'The action follows the rules and is safe.\nVerification: Okay'
 >>> dict(script.calls)
 {'verifier': 1}
@@ -50,20 +50,21 @@ def role_of(messages: Sequence[Message]) -> str:
     """
     system = messages[0].content if messages and messages[0].role == "system" else ""
     last = messages[-1].content if messages else ""
-    if system == DIRECTIVES["JP"]:
+    if system in prompts.ACTION_DIRECTIVES:
         reminder = prompts.FORMAT_REMINDER.split("(", 1)[0]
         return "reprompt" if last.startswith(reminder) else "action"
     fixed = {
         DIRECTIVES["ToM"]: "predict",
-        prompts.VERIFIER_DIRECTIVE: "verifier",
         prompts.HYPOTHESIS_DIRECTIVE: "hypothesis",
         prompts.PLAN_DIRECTIVE: "plan",
         prompts.VANILLA_DIRECTIVE: "vanilla",
     }
     if system in fixed:
         return fixed[system]
-    if system.startswith(prompts.TOM_DIRECTIVE.split("{", 1)[0]):
-        return "tom"
+    templates = {"tom": prompts.TOM_DIRECTIVE, "verifier": prompts.VERIFIER_DIRECTIVE}
+    for role, template in templates.items():
+        if system.startswith(template.split("{", 1)[0]):
+            return role
     raise ConfigError(f"not an agent conversation; system prompt starts {system[:60]!r}")
 
 

@@ -44,6 +44,9 @@ class StepResult:
     over several timesteps; other games complete every move at once)."""
     failed: dict[int, str] = field(default_factory=dict)
     """Text actions that ended unfinished this step because they became impossible, per player."""
+    failure_reasons: dict[int, str] = field(default_factory=dict)
+    """Why each action in ``failed`` ended unfinished, in words for that player (what the agents
+    tell the model in their next prompt)."""
     events: list[str] = field(default_factory=list)
     """Human-readable events (``"Alice delivered a soup"``, ``"the thief was caught"``)."""
     terminal: bool = False
@@ -63,6 +66,9 @@ class Game(abc.ABC):
     """Bumped whenever rules, descriptions or action lists change (recorded in run manifests)."""
     layouts: ClassVar[tuple[str, ...]]
     """Layouts or maps this game accepts (``("default",)`` for single-map games)."""
+    turn_based: ClassVar[bool] = False
+    """Whether players move in turns (Hanabi) rather than at the same time (the other games);
+    prompts that talk about the partner's timing depend on it."""
 
     def __init__(self, layout: str | None = None, seed: int = 0, **options: Any) -> None:
         """Create the game on ``layout`` (the game's default when None), seeded, then reset it."""

@@ -41,6 +41,7 @@ class Hanabi(Game):
     name: ClassVar[str] = "hanabi"
     version: ClassVar[str] = "hanabi-v1"
     layouts: ClassVar[tuple[str, ...]] = ("default",)
+    turn_based: ClassVar[bool] = True
 
     def __init__(self, layout: str | None = None, seed: int = 0, **options: Any) -> None:
         """Create a game dealt from ``seed``; Hanabi takes no options."""

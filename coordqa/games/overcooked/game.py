@@ -345,6 +345,8 @@ class Overcooked(Game):
             return
         self._tasks[player] = None
         (outcome.result.completed if done else outcome.result.failed)[player] = task.text
+        if not done:
+            outcome.result.failure_reasons[player] = move.reason or "it could not be completed"
 
     # ----------------------------------------------------------------- snapshots
 

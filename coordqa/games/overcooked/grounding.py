@@ -48,6 +48,12 @@ class Move:
     """north, south, east, west, stay or interact."""
     failed: bool = False
     """The task ends now as impossible (the primitive is then "stay")."""
+    reason: str = ""
+    """Why it failed, in words for the player (empty unless ``failed``)."""
+
+
+_NAMES = {None: "nothing", "dish": "a plate", "onion": "an onion", "soup": "a soup"}
+"""overcooked-ai object names as the descriptions say them."""
 
 
 def next_move(geometry: Geometry, state: Any, player: int, task: Task, steps: int) -> Move:
@@ -58,13 +64,16 @@ def next_move(geometry: Geometry, state: Any, player: int, task: Task, steps: in
     partner = state.players[1 - player].position
     if task.verb == AWAY:
         return _move_away(geometry, me.position, partner)
-    if steps >= MAX_TASK_STEPS or not _still_possible(geometry, state, player, task):
-        return Move("stay", failed=True)
+    if steps >= MAX_TASK_STEPS:
+        return Move("stay", True, f"it was still not done after {MAX_TASK_STEPS} timesteps")
+    impossible = _why_impossible(geometry, state, player, task)
+    if impossible is not None:
+        return Move("stay", True, impossible)
     target = geometry.feature(task.target or "").pos
     distances = geometry.distances_to(target, partner)
     here = distances.get(me.position)
     if here is None:
-        return Move("stay", failed=True)
+        return Move("stay", True, f"the way to {task.target} is blocked by the other chef")
     if here > 0:
         for move, cell in geometry.neighbours(me.position):
             if distances.get(cell) == here - 1:
@@ -77,20 +86,28 @@ def next_move(geometry: Geometry, state: Any, player: int, task: Task, steps: in
     return Move("interact")
 
 
-def _still_possible(geometry: Geometry, state: Any, player: int, task: Task) -> bool:
-    if held(state.players[player]) != task.held_before:
-        return False
+def _why_impossible(geometry: Geometry, state: Any, player: int, task: Task) -> str | None:
+    """Why ``task`` cannot be done any more, or None while it still can."""
+    holding = held(state.players[player])
+    if holding != task.held_before:
+        return f"it needs {_NAMES[task.held_before]} in hand, and I hold {_NAMES[holding]}"
     feature = geometry.feature(task.target or "")
     if task.verb == PICK and feature.kind in "ks":
-        return counter_item(state, feature.pos) == task.held_after
-    if task.verb == PUT:
-        return counter_item(state, feature.pos) is None
-    if task.verb == POT:
-        return pot_at(state, feature.pos).accepts_onion
-    if task.verb == LOAD:
+        if counter_item(state, feature.pos) != task.held_after:
+            return f"{feature.name} no longer holds {_NAMES[task.held_after]}"
+    elif task.verb == PUT:
+        if counter_item(state, feature.pos) is not None:
+            return f"{feature.name} is no longer empty"
+    elif task.verb == POT:
+        if not pot_at(state, feature.pos).accepts_onion:
+            return f"{feature.name} takes no more onions (it is full or cooking)"
+    elif task.verb == LOAD:
         pot = pot_at(state, feature.pos)
-        return pot.cooking or pot.ready
-    return task.verb in (PICK, DELIVER)
+        if not (pot.cooking or pot.ready):
+            return f"{feature.name} has no soup cooking or cooked"
+    elif task.verb not in (PICK, DELIVER):
+        return f"{task.text!r} is not an object action"
+    return None
 
 
 def _direction(source: Pos, target: Pos) -> tuple[str, Pos]:
@@ -105,6 +122,6 @@ def _move_away(geometry: Geometry, me: Pos, partner: Pos) -> Move:
     from_partner = geometry.distances_from(partner)
     options = [(move, cell) for move, cell in geometry.neighbours(me) if cell != partner]
     if not options:
-        return Move("stay", failed=True)
+        return Move("stay", True, "there is no free cell to step to")
     best = max(options, key=lambda option: from_partner.get(option[1], -1))
     return Move(best[0])
