@@ -16,11 +16,12 @@ An agentic run is a run directory of kind ``agentic`` (:mod:`coordqa.store`):
     report stats: the LLM agents), ``decisions`` (seat -> number of decisions in the trajectory)
     and ``wall_s``.
 ``exchanges.jsonl``
-    Every model exchange of every finished episode (the agents' recorder records: ``role``,
-    ``messages``, ``reply``, ``usage``, ``latency_s``...), each stamped with ``episode`` (the key),
-    ``attempt``, ``seat`` and ``step`` (the trajectory step at which it was made). Exchanges are
-    written just before their episode record; an attempt killed in between leaves exchanges whose
-    ``attempt`` no episode record names, and readers ignore them.
+    Every model exchange of every finished episode (the agents' recorder records: a
+    :class:`coordqa.records.Exchange` per call, with ``role``, ``messages``, ``text``, ``usage``,
+    ``latency_s``..., and a :class:`coordqa.records.Decision` per decision), each stamped with
+    ``episode`` (the key), ``attempt``, ``seat`` and ``step`` (the trajectory step at which it was
+    made). Exchanges are written just before their episode record; an attempt killed in between
+    leaves exchanges whose ``attempt`` no episode record names, and readers ignore them.
 ``failures.jsonl``
     Episodes that raised (the error text), so a grid reports them; resuming plays them again.
 
@@ -43,6 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from coordqa.errors import CoordqaError, GameError, StoreError
 from coordqa.games.base import Game
 from coordqa.games.episode import Trajectory, replay
+from coordqa.records import parse_exchange
 from coordqa.store import RunStore, content_hash, open_run
 
 EPISODES = "episodes"
@@ -225,8 +227,8 @@ def load_agentic_run(
         )
     by_attempt: dict[str, list[dict[str, Any]]] = {}
     if with_exchanges:
-        for exchange in store.iter_records(EXCHANGES):
-            by_attempt.setdefault(str(exchange.get("attempt")), []).append(exchange)
+        for exchange in store.read(EXCHANGES, parse_exchange):  # run format 1 upgraded
+            by_attempt.setdefault(str(exchange.attempt), []).append(exchange.to_json())
     episodes: list[AgenticEpisode] = []
     seen: set[str] = set()
     for record in store.iter_records(EPISODES):

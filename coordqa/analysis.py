@@ -19,7 +19,6 @@ sample. With n < 2 the standard error is NaN, never 0.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +30,8 @@ import pandas as pd
 
 from coordqa.dataset import QUESTION_TYPES
 from coordqa.errors import StoreError
-from coordqa.store import RunStore, open_run
+from coordqa.records import STATUSES, Sample
+from coordqa.store import QARun, RunStore, read_qa_run
 
 __all__ = [
     "ERROR_POLICY",
@@ -47,15 +47,10 @@ __all__ = [
     "format_mean_se",
     "jp_failures",
     "load_scores",
+    "samples_frame",
     "summarize_failures",
     "write_report",
 ]
-
-STATUSES = ("answered", "ambiguous", "no_answer", "error")
-"""Every stored outcome of a (question, trial)."""
-
-SCORES_FILE = "scores.jsonl"
-SUMMARY_FILE = "summary.json"
 
 ERROR_POLICY = (
     "error samples (calls that failed after retries) are excluded from accuracy denominators and "
@@ -228,27 +223,27 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def load_scores(run: RunStore | str | Path) -> pd.DataFrame:
-    """The scores table of a run (written by ``coordqa score`` / at the end of ``coordqa eval``)."""
-    store = run if isinstance(run, RunStore) else open_run(run)
-    path = store.file(SCORES_FILE)
-    if not path.exists():
-        raise StoreError(
-            f"{store.path} has no {SCORES_FILE} (the run was killed before scoring); "
-            f"run `coordqa score {store.path}` first"
-        )
-    lines = path.read_text(encoding="utf-8").splitlines()
-    frame = pd.DataFrame([json.loads(line) for line in lines if line.strip()])
-    if frame.empty:
-        frame = pd.DataFrame(columns=list(SCORE_COLUMNS))
+def samples_frame(samples: Sequence[Sample]) -> pd.DataFrame:
+    """A scores table of typed samples: one row each, the choice as its ``letter``."""
+    rows = [
+        {**sample.model_dump(exclude={"choice"}), "letter": sample.letter} for sample in samples
+    ]
+    frame = pd.DataFrame(rows) if rows else pd.DataFrame(columns=[*SCORE_COLUMNS, "letter"])
     return check_scores(frame)
 
 
-def analyze_run(run: RunStore | str | Path, scores: pd.DataFrame | None = None) -> RunAnalysis:
-    """Compute the tables of one run (from ``scores`` or the run's ``scores.jsonl``)."""
-    store = run if isinstance(run, RunStore) else open_run(run)
-    table = load_scores(store) if scores is None else check_scores(scores)
-    manifest = store.manifest
+def load_scores(run: QARun | RunStore | str | Path) -> pd.DataFrame:
+    """The scores table of a run, as :meth:`coordqa.store.QARun.samples` reads it."""
+    return samples_frame(read_qa_run(run).samples())
+
+
+def analyze_run(
+    run: QARun | RunStore | str | Path, scores: pd.DataFrame | None = None
+) -> RunAnalysis:
+    """Compute the tables of one run (from ``scores`` or the run's samples)."""
+    reader = read_qa_run(run)
+    table = load_scores(reader) if scores is None else check_scores(scores)
+    manifest = reader.manifest
     trials = manifest.config.get("trials")
     expected = (
         manifest.dataset.num_questions * int(trials)
@@ -257,13 +252,13 @@ def analyze_run(run: RunStore | str | Path, scores: pd.DataFrame | None = None) 
     )
     return RunAnalysis(
         model=str(manifest.config.get("model", "?")),
-        run_dir=store.path,
+        run_dir=reader.path,
         overall=accuracy_table(table, by=()),
         by_type=accuracy_table(table, by=("question_type",)),
         by_game_type=accuracy_table(table, by=("game", "question_type")),
         expected_samples=expected,
         stored_samples=len(table),
-        warnings=list(store.warnings),
+        warnings=list(reader.warnings),
     )
 
 
@@ -392,6 +387,8 @@ class ModelReport:
     """One row per run and failure category, summed over scenarios and trials."""
     failures_by_scenario: pd.DataFrame
     """One row per run, scenario and trial: how JP went."""
+    warnings: list[str] = field(default_factory=list)
+    """Problems met while reading the runs, each prefixed with its run's label."""
 
     def correlation_table(self) -> pd.DataFrame:
         """Correlations as a table."""
@@ -426,7 +423,7 @@ def _model_row(label: str, analysis: RunAnalysis) -> dict[str, Any]:
 
 
 def compare_runs(
-    runs: Sequence[RunStore | str | Path], sizes: Mapping[str, float] | None = None
+    runs: Sequence[QARun | RunStore | str | Path], sizes: Mapping[str, float] | None = None
 ) -> ModelReport:
     """Build the cross-model report of ``runs`` (each must have been scored).
 
@@ -439,10 +436,10 @@ def compare_runs(
     analyses: list[RunAnalysis] = []
     scores: list[pd.DataFrame] = []
     for run in runs:
-        store = run if isinstance(run, RunStore) else open_run(run)
-        table = load_scores(store)
+        reader = read_qa_run(run)
+        table = load_scores(reader)
         scores.append(table)
-        analyses.append(analyze_run(store, table))
+        analyses.append(analyze_run(reader, table))
     labels = _labels(analyses)
     models = pd.DataFrame([_model_row(lbl, a) for lbl, a in zip(labels, analyses, strict=True)])
     if sizes:
@@ -459,7 +456,12 @@ def compare_runs(
             for lbl, f in zip(labels, by_scenario, strict=True)
         ]
     )
-    return ModelReport(models, correlations, failures, failures_by_scenario)
+    warnings = [
+        f"{label}: {warning}"
+        for label, analysis in zip(labels, analyses, strict=True)
+        for warning in analysis.warnings
+    ]
+    return ModelReport(models, correlations, failures, failures_by_scenario, warnings)
 
 
 # -- written report --------------------------------------------------------------------------

@@ -5,18 +5,18 @@ the same run directory. What a run directory holds (see :mod:`coordqa.store`):
 
 - ``questions.jsonl``: each question once: ids, game, type, options, answer key, the chat
   messages sent, and the question / prompt / answer-key hashes;
-- ``calls.jsonl``: every model exchange: the key (question_id, trial), the prompt hash (a
-  reference to the messages in ``questions.jsonl``), reply text or error, tokens, cost, latency,
-  attempts, whether it came from the cache;
-- ``samples.jsonl``: the outcome of each (question, trial): ``answered`` (with ``correct``),
-  ``ambiguous``, ``no_answer`` or ``error`` (the call failed after its retries: never scored as an
-  answer). An ``error`` sample is retried when the run is resumed; the later sample supersedes it;
+- ``calls.jsonl``: every model call (:class:`coordqa.records.QACall`): the key (question_id,
+  trial), the prompt hash (a reference to the messages in ``questions.jsonl``), reply text or
+  error, usage (tokens, cost), latency, attempts, whether it came from the cache. A call that
+  failed after its retries is an ``error`` outcome, never scored as an answer, and is asked again
+  when the run is resumed; the later call supersedes it;
 - ``scores.jsonl`` and ``summary.json``: derived, rewritten by :func:`score` from the stored
-  replies with the current :mod:`coordqa.choices`, without calling any model.
+  calls with the current :mod:`coordqa.scoring`, without calling any model: the outcome of each
+  (question, trial) (:class:`coordqa.records.Sample`: ``answered`` with ``correct``,
+  ``ambiguous``, ``no_answer`` or ``error``) and the accuracy tables.
 
 Resuming: running the same configuration again (same ``out``) skips every (question, trial)
-whose latest sample is not an error, and turns a stored successful call that has no sample yet
-(the process died between the two writes) into its sample without calling the model again.
+whose latest call has a reply. Read runs with :func:`coordqa.store.read_qa_run`.
 """
 
 from __future__ import annotations
@@ -26,15 +26,26 @@ import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from coordqa.analysis import SCORES_FILE, SUMMARY_FILE, RunAnalysis, analyze_run
-from coordqa.errors import ConfigError, CoordqaError, StoreError
+from coordqa.analysis import RunAnalysis, analyze_run
+from coordqa.errors import ConfigError, CoordqaError
 from coordqa.llm import CallPolicy, GenerateConfig, Message, Reply, Usage
 from coordqa.prompts import PROMPT_LAYOUTS, PromptLayout
-from coordqa.store import DatasetInfo, RunManifest, RunStore, content_hash, open_run
+from coordqa.records import QACall, Question
+from coordqa.store import (
+    CALLS,
+    QUESTIONS,
+    SCORES_FILE,
+    SUMMARY_FILE,
+    DatasetInfo,
+    RunManifest,
+    RunStore,
+    content_hash,
+    open_run,
+    read_qa_run,
+)
 
 __all__ = [
     "EvalConfig",
@@ -43,8 +54,6 @@ __all__ = [
     "RunResult",
     "evaluate",
     "evaluate_async",
-    "final_samples",
-    "reply_outcome",
     "score",
 ]
 
@@ -207,17 +216,21 @@ class QuestionPlan:
         """The question's id."""
         return str(self.row["question_id"])
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Question:
         """The ``questions.jsonl`` record: what scoring needs without the dataset."""
-        keep = ("question_id", "scenario_id", "game", "layout", "question_type", "options")
-        return {
-            **{k: self.row.get(k) for k in keep},
-            "correct": list(self.row["correct"]),
-            "question_hash": self.question_hash,
-            "prompt_hash": self.prompt_hash,
-            "target_hash": self.target_hash,
-            "messages": [asdict(m) for m in self.messages],
-        }
+        return Question(
+            question_id=self.question_id,
+            scenario_id=str(self.row["scenario_id"]),
+            game=str(self.row["game"]),
+            layout=self.row.get("layout"),
+            question_type=str(self.row["question_type"]),
+            options=[str(option) for option in self.row["options"]],
+            correct=[int(index) for index in self.row["correct"]],
+            question_hash=self.question_hash,
+            prompt_hash=self.prompt_hash,
+            target_hash=self.target_hash,
+            messages=list(self.messages),
+        )
 
 
 @dataclass
@@ -294,78 +307,21 @@ def default_out(config: EvalConfig) -> Path:
     return _plan(config).out
 
 
-# -- outcomes and scoring --------------------------------------------------------------------
-
-_STATUS_OF_OUTCOME = {"chosen": "answered", "ambiguous": "ambiguous", "no_answer": "no_answer"}
-
-
-def reply_outcome(text: str | None, question: dict[str, Any]) -> dict[str, Any]:
-    """Status, correctness and choice of a reply (None text: the call failed)."""
-    from coordqa.choices import choose, is_correct
-
-    if text is None:
-        return {"status": "error", "correct": False, "choice": None}
-    choice = choose(text, list(question["options"]))
-    status = _STATUS_OF_OUTCOME[choice.outcome]
-    correct = status == "answered" and bool(is_correct(choice, list(question["correct"])))
-    return {"status": status, "correct": correct, "choice": choice.to_dict()}
-
-
-Key = tuple[str, int]
-
-
-def _key(record: dict[str, Any]) -> Key:
-    return str(record["question_id"]), int(record["trial"])
-
-
-def final_samples(store: RunStore) -> dict[Key, dict[str, Any]]:
-    """The outcome of each (question_id, trial): its latest sample (a retry supersedes an error)."""
-    return {_key(r): r for r in store.iter_records("samples")}
-
-
-def _last_calls(store: RunStore) -> dict[Key, dict[str, Any]]:
-    return {_key(r): r for r in store.iter_records("calls")}
+# -- scoring -------------------------------------------------------------------------------
 
 
 def score(run: RunStore | str | Path) -> RunAnalysis:
-    """Re-score a run's stored replies with the current :mod:`coordqa.choices`; no model calls.
+    """Re-score a run's stored replies with the current :mod:`coordqa.scoring`; no model calls.
 
     Rewrites only the derived files ``scores.jsonl`` and ``summary.json``. The outcome of each
     (question, trial) comes from its latest model call: a failed call is an ``error``, a reply
     is mapped to an option again.
     """
-    store = run if isinstance(run, RunStore) else open_run(run)
-    if store.manifest.kind != "qa":
-        raise StoreError(
-            f"{store.path} is a {store.manifest.kind!r} run; only QA runs (coordqa eval) are scored"
-        )
-    questions = {str(q["question_id"]): q for q in store.iter_records("questions")}
-    rows = []
-    for (question_id, trial), call in sorted(_last_calls(store).items()):
-        question = questions.get(question_id)
-        if question is None:
-            raise StoreError(
-                f"{store.path}: calls.jsonl refers to question {question_id!r}, which "
-                "questions.jsonl does not hold; the run directory is incomplete"
-            )
-        outcome = reply_outcome(call.get("text"), question)
-        rows.append(
-            {
-                "question_id": question_id,
-                "scenario_id": question["scenario_id"],
-                "game": question["game"],
-                "question_type": question["question_type"],
-                "trial": trial,
-                "status": outcome["status"],
-                "correct": outcome["correct"],
-                "choice": outcome["choice"],
-                "n_options": len(question["options"]),
-                "n_correct": len(question["correct"]),
-            }
-        )
-    store.write_jsonl(SCORES_FILE, rows)
-    analysis = analyze_run(store)
-    store.write_json(SUMMARY_FILE, analysis.to_json())
+    reader = read_qa_run(run)
+    samples = reader.score()
+    reader.store.write_jsonl(SCORES_FILE, [sample.to_json() for sample in samples])
+    analysis = analyze_run(reader)
+    reader.store.write_json(SUMMARY_FILE, analysis.to_json())
     return analysis
 
 
@@ -402,57 +358,23 @@ class _Session:
                 )
             )
 
-    def sample(
-        self, question: QuestionPlan, trial: int, call: dict[str, Any] | None
-    ) -> dict[str, Any]:
-        """The sample record of (question, trial) from its call record."""
-        return {
-            "question_id": question.question_id,
-            "trial": trial,
-            **reply_outcome(call.get("text") if call else None, question.record()),
-            "error": call.get("error") if call else None,
-            "question_hash": question.question_hash,
-            "prompt_hash": question.prompt_hash,
-            "target_hash": question.target_hash,
-        }
-
-    def count(self, sample: dict[str, Any]) -> None:
-        """Account for a stored sample and report progress."""
+    def count(self, call: QACall) -> None:
+        """Account for a stored call (a new sample) and report progress."""
         self.new_samples += 1
-        self.errors += sample["status"] == "error"
+        self.errors += not call.ok
         self.report()
 
 
-def _call_record(question: QuestionPlan, trial: int, reply: Reply) -> dict[str, Any]:
-    return {
-        "question_id": question.question_id,
-        "trial": trial,
-        "prompt_hash": question.prompt_hash,
-        "text": reply.text if reply.ok else None,
-        "error": None if reply.ok else (reply.error or "no reply text"),
-        "prompt_tokens": reply.usage.prompt_tokens,
-        "completion_tokens": reply.usage.completion_tokens,
-        "cost": reply.usage.cost,
-        "latency_s": round(reply.latency_s, 6),
-        "attempts": reply.attempts,
-        "cached": reply.cached,
-        "model": reply.model,
-        "time": datetime.now(timezone.utc).isoformat(),
-    }
-
-
 async def _ask(session: _Session, model: Any, question: QuestionPlan, trial: int) -> None:
-    """One (question, trial): call the model, then store the call and the sample."""
+    """One (question, trial): call the model and store the call (the sample is derived)."""
     reply: Reply = await model.generate(
         question.messages, session.config.generate_config(trial), trial=trial, role=ROLE
     )
-    call = _call_record(question, trial, reply)
-    sample = session.sample(question, trial, call)
-    await session.store.append_async("calls", call)
+    call = QACall.of(question.question_id, trial, question.prompt_hash, reply)
+    await session.store.append_record_async(CALLS, call)
     session.calls += 1
     session.usage = session.usage + reply.usage
-    await session.store.append_async("samples", sample)
-    session.count(sample)
+    session.count(call)
 
 
 async def _run_pending(
@@ -473,29 +395,24 @@ async def _run_pending(
             group.start_soon(worker)
 
 
-def _prepare(store: RunStore, plan: _Plan, session: _Session) -> list[tuple[QuestionPlan, int]]:
-    """Record new questions, recover orphan calls, and list the (question, trial) still to ask."""
-    known = {str(q["question_id"]) for q in store.iter_records("questions")}
+def _answered_keys(store: RunStore) -> set[tuple[str, int]]:
+    """The (question_id, trial) pairs whose latest call has a reply (what a resume skips)."""
+    return {key for key, call in read_qa_run(store).last_calls().items() if call.ok}
+
+
+def _prepare(store: RunStore, plan: _Plan) -> list[tuple[QuestionPlan, int]]:
+    """Record new questions and list the (question, trial) pairs still to ask."""
+    known = read_qa_run(store).questions()
     for question in plan.questions:
         if question.question_id not in known:
-            store.append("questions", question.record())
-    samples = final_samples(store)
-    calls = _last_calls(store)
-    pending = []
-    for question in plan.questions:
-        for trial in range(plan.config.trials):
-            key = (question.question_id, trial)
-            sample = samples.get(key)
-            if sample is not None and sample["status"] != "error":
-                continue
-            call = calls.get(key)
-            if call is not None and call.get("text") is not None and sample is None:
-                sample = session.sample(question, trial, call)  # the call finished, its
-                store.append("samples", sample)  # sample was not written: no new call
-                session.count(sample)
-                continue
-            pending.append((question, trial))
-    return pending
+            store.append_record(QUESTIONS, question.record())
+    answered = _answered_keys(store)
+    return [
+        (question, trial)
+        for question in plan.questions
+        for trial in range(plan.config.trials)
+        if (question.question_id, trial) not in answered
+    ]
 
 
 async def evaluate_async(
@@ -519,9 +436,9 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
     store = RunStore.open_or_create(plan.out, plan.manifest)
     try:
         total = len(plan.questions) * config.trials
-        done_before = sum(s["status"] != "error" for s in final_samples(store).values())
+        done_before = len(_answered_keys(store))
         session = _Session(store, config, total, done_before, progress)
-        pending = _prepare(store, plan, session)
+        pending = _prepare(store, plan)
         store.mark_started()
         session.started = time.monotonic()
         session.report()
@@ -582,7 +499,7 @@ def evaluate(config: EvalConfig, *, progress: ProgressCallback | None = None) ->
 
 
 def _answered(run_dir: Path) -> int:
-    """Non-error samples stored in ``run_dir`` (0 when the run was never created)."""
+    """Answered (question, trial) pairs stored in ``run_dir`` (0 when the run was never created)."""
     if not (run_dir / "manifest.json").exists():
         return 0
-    return sum(s["status"] != "error" for s in final_samples(open_run(run_dir)).values())
+    return len(_answered_keys(open_run(run_dir)))

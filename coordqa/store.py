@@ -27,14 +27,15 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from coordqa.errors import StoreError
+from coordqa.records import QACall, Question, Record, Sample, SampleKey, upgrade
 
 try:  # POSIX only; elsewhere two writers on one run are not detected
     import fcntl
@@ -44,18 +45,27 @@ except ImportError:  # pragma: no cover - Windows
 __all__ = [
     "SCHEMA_VERSION",
     "DatasetInfo",
+    "QARun",
     "RunKind",
     "RunManifest",
     "RunStore",
     "atomic_write_bytes",
     "content_hash",
+    "find_runs",
     "open_run",
+    "read_qa_run",
 ]
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
-"""Version of the run directory format; bumped when a reader of the old format would misread it."""
+SCHEMA_VERSION = 2
+"""Version of the run directory format; bumped when a reader of the old format would misread it.
+
+1: the first format. 2: typed records (:mod:`coordqa.records`): one shape for every model call
+(``text`` + nested ``usage``), and QA outcomes only in the derived ``scores.jsonl`` (format 1 also
+appended them to ``samples.jsonl``, which went stale after a re-score; it is ignored now).
+Format 1 runs are read through :func:`coordqa.records.upgrade`; resuming one rewrites its
+manifest as format 2, since the records it appends are."""
 
 MANIFEST = "manifest.json"
 _LOCK = ".lock"
@@ -63,6 +73,8 @@ _STREAM_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 RunKind = Literal["qa", "agentic", "play"]
 RunStatus = Literal["created", "running", "finished", "interrupted"]
+
+T = TypeVar("T")
 
 
 def content_hash(obj: Any) -> str:
@@ -257,7 +269,7 @@ class RunStore:
                 + "; ".join(problems)
                 + "). Use another --out directory, or the same options as that run to resume it."
             )
-        store.update_manifest(runtime=manifest.runtime)
+        store.update_manifest(runtime=manifest.runtime, schema_version=SCHEMA_VERSION)
         return store
 
     # -- manifest ---------------------------------------------------------------------------
@@ -324,6 +336,28 @@ class RunStore:
         handle.write(line)
         handle.flush()
         return handle.fileno()
+
+    def append_record(self, stream: str, record: Record) -> None:
+        """Append a typed record (:mod:`coordqa.records`) to ``stream``; see :meth:`append`."""
+        self.append(stream, record.to_json())
+
+    async def append_record_async(self, stream: str, record: Record) -> None:
+        """Append a typed record from asyncio code; see :meth:`append_async`."""
+        await self.append_async(stream, record.to_json())
+
+    def read(self, stream: str, parse: Callable[[Mapping[str, Any], str], T]) -> list[T]:
+        """Every record of ``stream`` as a typed record, format 1 records upgraded.
+
+        ``parse`` is a record type's ``from_json`` (``store.read("calls", QACall.from_json)``).
+
+        Raises:
+            StoreError: a record does not validate (the message names the file and line).
+        """
+        name = self.stream_path(stream).name
+        return [
+            parse(upgrade(stream, data), f"{self.path / name} record {number}")
+            for number, data in enumerate(self.iter_records(stream), start=1)
+        ]
 
     def records(self, stream: str) -> list[dict[str, Any]]:
         """All complete records of ``stream`` in write order (``[]`` when it does not exist).
@@ -491,3 +525,216 @@ def open_run(path: str | os.PathLike[str]) -> RunStore:
     except ValidationError as exc:
         raise StoreError(f"{manifest_path} is not a valid run manifest: {exc}") from exc
     return RunStore(root, manifest)
+
+
+def find_runs(root: str | os.PathLike[str]) -> list[Path]:
+    """Run directories under ``root`` (``root`` itself included), sorted by path.
+
+    A run directory is one holding ``manifest.json``; runs are not searched for inside runs.
+    """
+    base = Path(root)
+    if not base.is_dir():
+        raise StoreError(f"{base} is not a directory; give the folder that holds your runs")
+    found: list[Path] = []
+    for folder, subfolders, files in os.walk(base):
+        if MANIFEST in files:
+            found.append(Path(folder))
+            subfolders.clear()
+        else:
+            subfolders.sort()
+    return sorted(found)
+
+
+# -- the QA run reader ------------------------------------------------------------------------
+
+QUESTIONS = "questions"
+"""Stream of the questions of a QA run (:class:`coordqa.records.Question`)."""
+CALLS = "calls"
+"""Stream of the model calls of a QA run (:class:`coordqa.records.QACall`)."""
+SCORES_FILE = "scores.jsonl"
+"""Derived file: one :class:`coordqa.records.Sample` per (question, trial)."""
+SUMMARY_FILE = "summary.json"
+"""Derived file: the run's accuracy tables (:meth:`coordqa.analysis.RunAnalysis.to_json`)."""
+
+
+class QARun:
+    """A QA run directory, read: the one way every consumer reads QA runs.
+
+    ``coordqa score``, ``report``, ``results``, ``compare``, ``runs list`` and the leaderboard's
+    bundles all read runs through this class, so they agree on what a run holds::
+
+        run = read_qa_run("runs/openai-gpt-4o/...")
+        run.manifest.config["model"], run.manifest.dataset     # what was run
+        run.questions()      # {question_id: Question}, in dataset order
+        run.last_calls()     # {(question_id, trial): QACall}: the latest call of each key
+        run.samples()        # [Sample]: scored outcomes (scores.jsonl, or scored now if stale)
+        run.missing_keys()   # planned (question_id, trial) pairs without a call
+
+    Reading never writes: a stale ``scores.jsonl`` is re-scored in memory and a warning added
+    to :attr:`warnings`; ``coordqa score`` rewrites the file.
+    """
+
+    def __init__(self, store: RunStore) -> None:
+        """Wrap an open QA run (use :func:`read_qa_run`)."""
+        if store.manifest.kind != "qa":
+            raise StoreError(
+                f"{store.path} is a {store.manifest.kind!r} run; only QA runs (coordqa eval) "
+                "hold questions and replies to score and report"
+                + (
+                    "; use `coordqa agentic report` for agentic runs"
+                    if store.manifest.kind == "agentic"
+                    else ""
+                )
+            )
+        self.store = store
+        self._questions: dict[str, Question] | None = None
+        self._calls: list[QACall] | None = None
+
+    @property
+    def path(self) -> Path:
+        """The run directory."""
+        return self.store.path
+
+    @property
+    def manifest(self) -> RunManifest:
+        """What was run."""
+        return self.store.manifest
+
+    @property
+    def warnings(self) -> list[str]:
+        """Problems met while reading (truncated last lines, a stale scores file)."""
+        return self.store.warnings
+
+    @property
+    def model(self) -> str:
+        """The model name of the run."""
+        return str(self.manifest.config.get("model", "?"))
+
+    @property
+    def trials(self) -> int:
+        """Trials per question the run plans."""
+        trials = self.manifest.config.get("trials")
+        if not isinstance(trials, int) or trials < 1:
+            raise StoreError(f"{self.path}: the manifest has no valid 'trials' ({trials!r})")
+        return trials
+
+    def questions(self) -> dict[str, Question]:
+        """The run's questions by id, in dataset order."""
+        if self._questions is None:
+            self._questions = {
+                q.question_id: q for q in self.store.read(QUESTIONS, Question.from_json)
+            }
+        return self._questions
+
+    def calls(self) -> list[QACall]:
+        """Every model call in write order (a retried key appears once per call)."""
+        if self._calls is None:
+            self._calls = self.store.read(CALLS, QACall.from_json)
+        return self._calls
+
+    def last_calls(self) -> dict[SampleKey, QACall]:
+        """The latest call of each (question_id, trial): a retry supersedes a failed call."""
+        return {call.key: call for call in self.calls()}
+
+    def expected_keys(self) -> list[SampleKey]:
+        """Every (question_id, trial) the run plans, in question then trial order."""
+        return [(qid, trial) for qid in self.questions() for trial in range(self.trials)]
+
+    def missing_keys(self) -> list[SampleKey]:
+        """Planned keys without any call (a run stopped before asking them)."""
+        called = self.last_calls()
+        return [key for key in self.expected_keys() if key not in called]
+
+    def score(self) -> list[Sample]:
+        """Score every key's latest call with today's :mod:`coordqa.scoring` (no model call).
+
+        Raises:
+            StoreError: a call refers to a question ``questions.jsonl`` does not hold.
+        """
+        from coordqa.scoring import score_call
+
+        questions = self.questions()
+        samples = []
+        for (question_id, trial), call in sorted(self.last_calls().items()):
+            question = questions.get(question_id)
+            if question is None:
+                raise StoreError(
+                    f"{self.path}: calls.jsonl refers to question {question_id!r}, which "
+                    "questions.jsonl does not hold; the run directory is incomplete"
+                )
+            samples.append(score_call(question, trial, call))
+        return samples
+
+    def stored_samples(self) -> list[Sample] | None:
+        """The samples of ``scores.jsonl`` as written by the last score (None: never scored)."""
+        path = self.store.file(SCORES_FILE)
+        if not path.exists():
+            return None
+        return [
+            Sample.from_json(data, f"{path} line {number}")
+            for number, data in enumerate(_read_jsonl(path), start=1)
+        ]
+
+    def samples(self) -> list[Sample]:
+        """The scored samples of the run, one per (question, trial) that has a call.
+
+        These are the stored ``scores.jsonl`` when it covers exactly the latest calls (same keys,
+        errors where the calls failed); otherwise (never scored, or calls added since: a resumed
+        or killed run) every call is scored now, and a warning says so.
+        """
+        stored = self.stored_samples()
+        calls = self.last_calls()
+        if stored is not None and _covers(stored, calls):
+            return stored
+        if stored is not None:
+            self.warnings.append(
+                f"{SCORES_FILE} is older than calls.jsonl (the run went on after it was scored); "
+                f"the calls were scored again in memory: run `coordqa score {self.path}` to "
+                "update the file"
+            )
+        return self.score()
+
+    def summary(self) -> dict[str, Any] | None:
+        """The stored ``summary.json`` (None when the run was never scored)."""
+        if not self.store.file(SUMMARY_FILE).exists():
+            return None
+        summary = self.store.read_json(SUMMARY_FILE)
+        if not isinstance(summary, dict):
+            raise StoreError(f"{self.path / SUMMARY_FILE} is not a JSON object")
+        return summary
+
+
+def _covers(samples: Sequence[Sample], calls: Mapping[SampleKey, QACall]) -> bool:
+    """Whether ``samples`` were scored from exactly ``calls`` (same keys, same failures)."""
+    if len(samples) != len(calls):
+        return False
+    for sample in samples:
+        call = calls.get(sample.key)
+        if call is None or (sample.status == "error") != (not call.ok):
+            return False
+    return True
+
+
+def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a derived JSONL file (written atomically, so every line is whole)."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise StoreError(f"{path}: line {number} is not valid JSON ({exc.msg})") from exc
+        if not isinstance(data, dict):
+            raise StoreError(f"{path}: line {number} is not a JSON object")
+        yield data
+
+
+def read_qa_run(run: QARun | RunStore | str | os.PathLike[str]) -> QARun:
+    """Open a QA run directory (or wrap an open store) for reading; see :class:`QARun`.
+
+    Raises:
+        StoreError: not a run directory, or not a QA run.
+    """
+    if isinstance(run, QARun):
+        return run
+    return QARun(run if isinstance(run, RunStore) else open_run(run))

@@ -124,14 +124,14 @@ def _check_keys(bundle: QABundle, dataset: KnownDataset) -> None:
 
 
 def _score_rows(bundle: QABundle, dataset: KnownDataset) -> list[dict[str, Any]]:
-    # The one outcome rule of coordqa.evaluation (choose + is_correct + status mapping).
-    from coordqa.evaluation import reply_outcome
+    # The one outcome rule of coordqa.scoring (choose + is_correct + status mapping).
+    from coordqa.scoring import reply_outcome
 
     rows = []
     for reply in bundle.replies:
         question = dataset.rows[reply.question_id]
-        outcome = reply_outcome(reply.text, dict(question))
-        choice = outcome["choice"]
+        outcome = reply_outcome(reply.text, question["options"], question["correct"])
+        choice = outcome.choice
         rows.append(
             {
                 "question_id": reply.question_id,
@@ -139,9 +139,9 @@ def _score_rows(bundle: QABundle, dataset: KnownDataset) -> list[dict[str, Any]]
                 "game": question["game"],
                 "question_type": question["question_type"],
                 "trial": reply.trial,
-                "status": outcome["status"],
-                "correct": outcome["correct"],
-                "choice": None if choice is None else choice["index"],
+                "status": outcome.status,
+                "correct": outcome.correct,
+                "choice": None if choice is None else choice.index,
                 "n_options": len(question["options"]),
                 "n_correct": len(question["correct"]),
             }

@@ -16,6 +16,7 @@ from coordqa.choices import MAX_OPTIONS
 from coordqa.errors import ConfigError
 from coordqa.games import Game, Observation, make_game, make_player, play_episode
 from coordqa.llm import Message, ScriptedModel
+from coordqa.records import CallResult, Exchange
 
 NOT_OKAY = "Playing an unknown card may lose a life.\nVerification: Not Okay"
 
@@ -130,7 +131,7 @@ def test_a_failed_model_call_falls_back_at_once() -> None:
     game = make_game("overcooked", seed=0, horizon=10)
     assert decide_once(agent, game) == "wait"
     assert agent.stats()["fallback_reasons"] == {"model_error": 1}  # type: ignore[attr-defined]
-    assert records[0]["error"] and records[0]["reply"] is None
+    assert records[0]["error"] and records[0]["text"] is None
 
 
 def test_missing_verdict_accepts_the_action_as_unverified() -> None:
@@ -206,7 +207,7 @@ def test_every_exchange_is_recorded_with_its_fields() -> None:
         "decision",
         "turn",
         "messages",
-        "reply",
+        "text",
         "error",
         "usage",
         "latency_s",
@@ -214,6 +215,9 @@ def test_every_exchange_is_recorded_with_its_fields() -> None:
         "attempts",
     }
     assert all(required <= set(r) for r in exchanges)
+    # the same call shape as a QA call, and every record reads back as its type
+    assert all(set(CallResult.model_fields) <= set(r) for r in exchanges)
+    assert all(Exchange.from_json(r).role == r["role"] for r in exchanges)
     assert {r["role"] for r in exchanges} == {"tom", "action", "verifier"}
     events = [r for r in records if r["kind"] == "events"]
     stats = players[0].stats()  # type: ignore[attr-defined]

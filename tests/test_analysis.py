@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from qa_run_support import Row, write_qa_run
 from scipy import stats
 
 from coordqa.analysis import (
@@ -21,7 +22,7 @@ from coordqa.analysis import (
     summarize_failures,
 )
 from coordqa.errors import StoreError
-from coordqa.store import DatasetInfo, RunManifest, RunStore
+from coordqa.store import RunManifest, RunStore
 
 
 def row(qid: str, qtype: str, trial: int, status: str, correct: bool, **extra: Any) -> dict:
@@ -39,12 +40,22 @@ def row(qid: str, qtype: str, trial: int, status: str, correct: bool, **extra: A
 
 
 def make_run(path: Path, model: str, rows: list[dict], questions: int, trials: int) -> Path:
-    cfg = {"model": model, "trials": trials}
-    info = DatasetInfo(name="t", fingerprint="f", num_questions=questions)
-    manifest = RunManifest(kind="qa", config=cfg, dataset=info, fingerprint=model)
-    with RunStore.create(path, manifest) as store:
-        store.write_jsonl("scores.jsonl", rows)
-    return path
+    """A scored run whose stored calls produce ``rows`` (made with :func:`row`)."""
+    wanted = [
+        Row(
+            r["question_id"],
+            r["question_type"],
+            r["trial"],
+            r["status"],
+            r["correct"],
+            game=r["game"],
+            scenario_id=r["scenario_id"],
+            n_options=r["n_options"],
+            n_correct=r["n_correct"],
+        )
+        for r in rows
+    ]
+    return write_qa_run(path, model, wanted, trials=trials, questions=questions)
 
 
 def test_accuracy_mean_over_trials_and_se_ddof1() -> None:
@@ -172,10 +183,10 @@ def test_analyze_run_reports_missing_and_errors(tmp_path: Path) -> None:
     assert summary["overall"]["error"] == 1
 
 
-def test_load_scores_without_scores_file_says_how_to_fix(tmp_path: Path) -> None:
-    manifest = RunManifest(kind="qa", config={"model": "m"}, fingerprint="x")
+def test_load_scores_of_a_run_of_another_kind_says_what_to_use(tmp_path: Path) -> None:
+    manifest = RunManifest(kind="agentic", config={"model": "m"}, fingerprint="x")
     RunStore.create(tmp_path, manifest).close()
-    with pytest.raises(StoreError, match="coordqa score"):
+    with pytest.raises(StoreError, match="coordqa agentic report"):
         load_scores(tmp_path)
 
 

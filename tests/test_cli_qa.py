@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from rich.console import Console
 from typer.testing import CliRunner
@@ -14,7 +15,7 @@ from typer.testing import CliRunner
 from coordqa.cli import app, qa
 from coordqa.cli.qa import parse_sizes, split_list
 from coordqa.errors import ConfigError
-from coordqa.store import open_run
+from coordqa.store import open_run, read_qa_run
 
 runner = CliRunner()
 
@@ -42,7 +43,7 @@ def test_eval_prints_tables_and_writes_the_run(tmp_path: Path) -> None:
     store = open_run(out)
     assert store.manifest.config["types"] == ["EC", "JP"]
     assert store.manifest.config["trials"] == 2
-    assert {s["question_id"][-2:] for s in store.records("samples")} <= {"EC", "JP"}
+    assert {s.question_type for s in read_qa_run(out).samples()} == {"EC", "JP"}
     assert (out / "summary.json").exists() and (out / "scores.jsonl").exists()
 
 
@@ -119,12 +120,21 @@ def test_report_on_several_runs_writes_files(tmp_path: Path) -> None:
     assert "## Correlations" in markdown and "random (run0)" in markdown
 
 
-def test_report_of_unscored_run_says_how_to_fix(tmp_path: Path) -> None:
+def test_report_of_a_run_changed_after_scoring_scores_its_calls_and_says_so(
+    tmp_path: Path,
+) -> None:
     out = tmp_path / "run"
-    run_eval(out, "--trials", "1")
-    (out / "scores.jsonl").unlink()
+    run_eval(out, "--trials", "1", "--types", "EC")
+    calls_path = out / "calls.jsonl"
+    calls = [json.loads(line) for line in calls_path.read_text().splitlines()]
+    calls.append({**calls[0], "text": None, "error": "HTTP 500"})  # a later failed call
+    calls_path.write_text("".join(json.dumps(c) + "\n" for c in calls))
     result = runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
-    assert result.exit_code != 0 and "coordqa score" in str(result.exception)
+    assert result.exit_code == 0, result.output
+    assert "scores.jsonl is older than calls.jsonl" in result.output
+    assert "coordqa score" in result.output
+    models = pd.read_csv(tmp_path / "rep" / "models.csv")
+    assert models.at[0, "error"] == 1  # the later failed call supersedes the first reply
 
 
 def test_option_parsers() -> None:

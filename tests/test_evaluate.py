@@ -11,9 +11,9 @@ import pytest
 from test_evaluate_support import answers, fast_policy, write_dataset
 
 from coordqa.errors import ConfigError, StoreError
-from coordqa.evaluation import EvalConfig, EvalProgress, evaluate, final_samples, score
+from coordqa.evaluation import EvalConfig, EvalProgress, evaluate, score
 from coordqa.llm.testing import Fault, LocalOpenAIServer
-from coordqa.store import RunManifest, RunStore, open_run
+from coordqa.store import RunManifest, RunStore, open_run, read_qa_run
 
 MODEL = "openai/test-model"
 
@@ -61,25 +61,26 @@ def test_faults_are_retried_and_every_key_has_one_outcome(tmp_path: Path) -> Non
         result = evaluate(config(dataset, tmp_path / "run", server.base_url, policy=policy))
         assert server.count == 12 + 2 + 2 + 2 + 1
 
-    store = open_run(result.run_dir)
-    raw = store.records("samples")
-    keys = Counter((s["question_id"], s["trial"]) for s in raw)
+    run = read_qa_run(result.run_dir)
+    store = run.store
+    keys = Counter(call.key for call in run.calls())
     assert len(keys) == 12 and set(keys.values()) == {1}
-    samples = final_samples(store)
-    statuses = Counter(s["status"] for s in samples.values())
+    samples = {sample.key: sample for sample in run.samples()}
+    statuses = Counter(s.status for s in samples.values())
     assert statuses == {"answered": 7, "error": 1, "no_answer": 2, "ambiguous": 2}
-    assert samples[("s0-tom", 0)]["status"] == "error"
+    assert samples[("s0-tom", 0)].status == "error"
     first = samples[("s0-ec", 0)]
-    assert first["status"] == "answered" and first["correct"] is True
-    errored = [s for s in samples.values() if s["status"] == "error"]
-    assert errored[0]["correct"] is False and "500" in errored[0]["error"]
+    assert first.status == "answered" and first.correct is True and first.letter == "B"
+    errored = [s for s in samples.values() if s.status == "error"]
+    assert errored[0].correct is False and "500" in str(errored[0].error)
 
-    calls = {(c["question_id"], c["trial"]): c for c in store.records("calls")}
-    assert calls[("s0-ec", 0)]["attempts"] == 3
-    assert calls[errored[0]["question_id"], errored[0]["trial"]]["text"] is None
-    assert all(c["prompt_hash"] for c in calls.values())
-    questions = store.records("questions")
-    assert len(questions) == 6 and questions[0]["messages"][-1]["role"] == "user"
+    calls = run.last_calls()
+    assert calls[("s0-ec", 0)].attempts == 3
+    assert calls[errored[0].key].text is None
+    assert all(c.prompt_hash for c in calls.values())
+    questions = list(run.questions().values())
+    assert len(questions) == 6 and questions[0].messages[-1].role == "user"
+    assert not (result.run_dir / "samples.jsonl").exists()  # outcomes live in scores.jsonl only
 
     analysis = result.analysis
     assert analysis.errors == 1 and not analysis.complete
@@ -99,8 +100,8 @@ def test_timeouts_are_retried(tmp_path: Path) -> None:
             config(dataset, tmp_path / "run", server.base_url, policy=policy, trials=1)
         )
         assert server.count >= 4
-    calls = {c["question_id"]: c for c in open_run(result.run_dir).records("calls")}
-    assert calls["s0-ec"]["attempts"] >= 2 and calls["s0-ec"]["text"] is not None
+    calls = read_qa_run(result.run_dir).last_calls()
+    assert calls[("s0-ec", 0)].attempts >= 2 and calls[("s0-ec", 0)].text is not None
     assert result.analysis.complete
 
 
@@ -115,12 +116,13 @@ def test_resume_retries_error_samples_and_skips_answered(tmp_path: Path) -> None
         assert server.count == 7  # only the error key is asked again
     assert second.resumed_samples == 5 and second.new_samples == 1
     assert second.analysis.complete and second.analysis.errors == 0
-    store = open_run(tmp_path / "run")
-    assert store.manifest.status == "finished" and store.manifest.sessions == 2
-    raw = Counter((s["question_id"], s["trial"], s["status"]) for s in store.records("samples"))
-    assert sum(1 for (_, _, status) in raw if status == "error") == 1
+    run = read_qa_run(tmp_path / "run")
+    assert run.manifest.status == "finished" and run.manifest.sessions == 2
+    raw = Counter((c.question_id, c.trial, c.ok) for c in run.calls())
+    assert sum(n for (_, _, ok), n in raw.items() if not ok) == 1
     assert all(n == 1 for n in raw.values())
-    assert len(final_samples(store)) == 6
+    assert len(run.samples()) == 6 and all(s.status == "answered" for s in run.samples())
+    assert not run.warnings  # scores.jsonl was rewritten after the resumed call
 
 
 def test_identical_second_run_makes_no_http_request(tmp_path: Path) -> None:
@@ -130,8 +132,8 @@ def test_identical_second_run_makes_no_http_request(tmp_path: Path) -> None:
         assert server.count == 6
         again = evaluate(config(dataset, tmp_path / "b", server.base_url, cache=True))
         assert server.count == 6
-    calls = open_run(again.run_dir).records("calls")
-    assert len(calls) == 6 and all(c["cached"] and c["attempts"] == 0 for c in calls)
+    calls = read_qa_run(again.run_dir).calls()
+    assert len(calls) == 6 and all(c.cached and c.attempts == 0 for c in calls)
 
 
 def test_trials_are_distinct_cache_entries(tmp_path: Path) -> None:
@@ -150,18 +152,19 @@ def test_other_config_in_same_directory_is_refused(tmp_path: Path) -> None:
         assert server.count == 3
 
 
-def test_stored_call_without_sample_is_not_asked_again(tmp_path: Path) -> None:
-    """The process died between writing a call and its sample: resume reuses the call."""
+def test_killed_before_scoring_reads_fresh_samples(tmp_path: Path) -> None:
+    """A run that stopped after its last call but before scoring is read from its calls."""
     dataset = write_dataset(tmp_path / "data", scenarios=1)
     with LocalOpenAIServer(answers()) as server:
         cfg = config(dataset, tmp_path / "run", server.base_url)
         evaluate(cfg)
-        samples = tmp_path / "run" / "samples.jsonl"
-        kept = samples.read_text().splitlines()[:-1]
-        samples.write_text("\n".join(kept) + "\n")
+        (tmp_path / "run" / "scores.jsonl").unlink()
+        run = read_qa_run(tmp_path / "run")
+        assert len(run.samples()) == 6 and not run.warnings
         result = evaluate(cfg)
         assert server.count == 6
-    assert result.new_samples == 1 and result.analysis.complete
+    assert result.new_samples == 0 and result.analysis.complete
+    assert (tmp_path / "run" / "scores.jsonl").exists()
 
 
 def test_progress_reports_every_sample(tmp_path: Path) -> None:

@@ -17,9 +17,8 @@ from pathlib import Path
 import pytest
 from test_evaluate_support import answers, question_of, write_dataset
 
-from coordqa.evaluation import final_samples
 from coordqa.llm.testing import LocalOpenAIServer
-from coordqa.store import open_run
+from coordqa.store import open_run, read_qa_run
 
 TRIALS = 3
 CONCURRENCY = 3
@@ -36,12 +35,12 @@ def start(command: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
-def wait_for_samples(samples: Path, count: int, proc: subprocess.Popen[str]) -> None:
+def wait_for_calls(calls: Path, count: int, proc: subprocess.Popen[str]) -> None:
     deadline = time.monotonic() + 90
-    while stored_lines(samples) < count:
+    while stored_lines(calls) < count:
         if proc.poll() is not None or time.monotonic() > deadline:
             output = proc.communicate()[0] if proc.poll() is not None else ""
-            raise AssertionError(f"the run did not reach {count} samples: {output}")
+            raise AssertionError(f"the run did not reach {count} calls: {output}")
         time.sleep(0.05)
 
 
@@ -49,7 +48,7 @@ def wait_for_samples(samples: Path, count: int, proc: subprocess.Popen[str]) -> 
 def test_ctrl_c_then_sigkill_then_resume(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data", scenarios=QUESTIONS // 3)
     out = tmp_path / "run"
-    samples = out / "samples.jsonl"
+    calls_file = out / "calls.jsonl"
     env = {**os.environ, "COORDQA_CACHE_DIR": str(tmp_path / "cache"), "COLUMNS": "300"}
     total = QUESTIONS * TRIALS
     with LocalOpenAIServer(answers(), latency_s=0.25) as server:
@@ -73,19 +72,19 @@ def test_ctrl_c_then_sigkill_then_resume(tmp_path: Path) -> None:
             str(out),
         ]
         first = start(command, env)
-        wait_for_samples(samples, 6, first)
+        wait_for_calls(calls_file, 6, first)
         first.send_signal(signal.SIGINT)
         output = first.communicate(timeout=60)[0]
         assert first.returncode == 130, output
         assert "Run the same command again to resume" in output
         assert open_run(out).manifest.status == "interrupted"
-        after_ctrl_c = stored_lines(samples)
+        after_ctrl_c = stored_lines(calls_file)
 
         second = start(command, env)
-        wait_for_samples(samples, after_ctrl_c + 6, second)
+        wait_for_calls(calls_file, after_ctrl_c + 6, second)
         second.kill()
         second.wait(timeout=30)
-        after_kill = stored_lines(samples)
+        after_kill = stored_lines(calls_file)
         assert after_kill < total
 
         third = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)
@@ -93,13 +92,13 @@ def test_ctrl_c_then_sigkill_then_resume(tmp_path: Path) -> None:
         assert "resuming" in third.stdout
         asked = Counter(question_of(body) for body in server.requests)
 
-    store = open_run(out)
-    calls = Counter((c["question_id"], c["trial"]) for c in store.records("calls"))
+    run = read_qa_run(out)
+    calls = Counter(call.key for call in run.calls())
     assert len(calls) == total and set(calls.values()) == {1}  # no stored call was repeated
-    raw = Counter((s["question_id"], s["trial"]) for s in store.records("samples"))
-    assert len(raw) == total and set(raw.values()) == {1}
-    assert all(s["status"] == "answered" for s in final_samples(store).values())
-    assert store.manifest.status == "finished" and store.manifest.sessions == 3
+    samples = run.samples()
+    assert len(samples) == total and all(s.status == "answered" for s in samples)
+    assert not run.warnings  # the scores file covers every call
+    assert run.manifest.status == "finished" and run.manifest.sessions == 3
     # Only calls in flight when a session was stopped (at most CONCURRENCY each) are re-sent.
     assert len(asked) == QUESTIONS and min(asked.values()) == TRIALS
     assert sum(asked.values()) <= total + 2 * CONCURRENCY

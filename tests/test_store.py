@@ -13,6 +13,7 @@ import pytest
 
 from coordqa.errors import StoreError
 from coordqa.store import (
+    SCHEMA_VERSION,
     DatasetInfo,
     RunManifest,
     RunStore,
@@ -37,7 +38,7 @@ def test_create_append_and_reopen(tmp_path: Path) -> None:
     assert reopened.records("samples")[0]["text"] == "é"
     assert reopened.records("calls") == []
     assert reopened.manifest.config == {"model": "random", "trials": 3}
-    assert reopened.manifest.schema_version == 1
+    assert reopened.manifest.schema_version == SCHEMA_VERSION == 2
     assert reopened.manifest.dataset is not None and reopened.manifest.dataset.fingerprint == "abc"
 
 

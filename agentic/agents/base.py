@@ -39,6 +39,7 @@ from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, GameError
 from coordqa.games.base import Game, Observation, Player, StepResult
 from coordqa.llm import DEFAULT_CONFIG, GenerateConfig, Message, Model, Reply, get_model
+from coordqa.records import call_result
 
 Recorder = Callable[[dict[str, Any]], None]
 """Receives one JSON-able dict per model exchange and one ``events`` dict per decision."""
@@ -257,20 +258,8 @@ class LLMAgent(Player):
         self._stats.count_call(role, reply)
         value, fields = parse(reply)
         record = self._base_record("exchange", role)
-        record.update(
-            messages=[{"role": m.role, "content": m.content} for m in messages],
-            reply=reply.text,
-            error=reply.error,
-            usage={
-                "prompt_tokens": reply.usage.prompt_tokens,
-                "completion_tokens": reply.usage.completion_tokens,
-                "cost": reply.usage.cost,
-            },
-            latency_s=reply.latency_s,
-            cached=reply.cached,
-            attempts=reply.attempts,
-            model=reply.model,
-        )
+        record["messages"] = [{"role": m.role, "content": m.content} for m in messages]
+        record.update(call_result(reply).to_json())
         record.update(fields)
         self._emit(record)
         return reply, value

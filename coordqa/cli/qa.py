@@ -200,6 +200,8 @@ def render_report(report: ModelReport) -> None:
             c.note,
         )
     console.print(corr)
+    for warning in report.warnings:
+        console.print(f"[yellow]warning: {warning}[/]")
 
 
 # -- commands --------------------------------------------------------------------------------

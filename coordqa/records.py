@@ -1,0 +1,427 @@
+"""The records of a run directory, defined once: what each line of each stream holds.
+
+Every stream of a run (:mod:`coordqa.store`) holds one record type, written with
+:meth:`Record.to_json` and read back with :meth:`Record.from_json` (which validates it):
+
+=====================  ==================  ==================================================
+file                   record              written by
+=====================  ==================  ==================================================
+``questions.jsonl``    :class:`Question`   ``coordqa eval``, each question once
+``calls.jsonl``        :class:`QACall`     ``coordqa eval``, every model call as it returns
+``scores.jsonl``       :class:`Sample`     ``coordqa score`` (and the end of ``eval``): the
+                                           scored outcome of each (question, trial)
+``exchanges.jsonl``    :class:`Exchange`   the agentic runner: every agent model call, and
+                       / :class:`Decision` one :class:`Decision` record per agent decision
+``episodes.jsonl``     :class:`Episode`    the agentic runner, each finished episode
+``failures.jsonl``     :class:`Failure`    the agentic runner, each episode that raised
+=====================  ==================  ==================================================
+
+A model call is stored in one shape wherever it happens (:class:`CallResult`: ``text`` or
+``error``, ``usage`` with tokens and cost, latency, attempts, cache): a QA call adds its key
+(question, trial), an agent's exchange adds who asked, when and what.
+
+Run format 1 (coordqa before the records were typed) stored QA calls with flat token fields and
+agent exchanges with ``reply`` instead of ``text``, and kept a second copy of every outcome in
+``samples.jsonl`` that went stale when a run was re-scored. :func:`upgrade` reads those records
+into today's types by their shape (a run resumed across the upgrade holds both shapes), and the
+reader ignores ``samples.jsonl``: outcomes are always derived from the calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from coordqa.choices import Choice
+from coordqa.errors import StoreError
+from coordqa.llm.types import Message, Reply
+
+__all__ = [
+    "STATUSES",
+    "CallResult",
+    "Decision",
+    "Episode",
+    "Exchange",
+    "Failure",
+    "QACall",
+    "Question",
+    "Record",
+    "Sample",
+    "SampleKey",
+    "Status",
+    "TokenUsage",
+    "call_result",
+    "parse_exchange",
+    "upgrade",
+]
+
+Status = Literal["answered", "ambiguous", "no_answer", "error"]
+STATUSES: tuple[Status, ...] = ("answered", "ambiguous", "no_answer", "error")
+"""Every outcome of a (question, trial); see :mod:`coordqa.analysis` for how each counts."""
+
+SampleKey = tuple[str, int]
+"""``(question_id, trial)``: the identity of a QA sample."""
+
+_R = TypeVar("_R", bound="Record")
+
+
+class Record(BaseModel):
+    """A line of a run stream: validated when read, serialised one way when written."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object written to the stream (the one serialiser of every record)."""
+        return self.model_dump(mode="json")
+
+    @classmethod
+    def from_json(cls: type[_R], data: Mapping[str, Any], where: str = "") -> _R:
+        """Validate a stored JSON object as this record.
+
+        Raises:
+            StoreError: the object does not have this record's fields (the message names the
+                file when ``where`` is given, and the fields at fault).
+        """
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in error['loc']) or 'record'}: {error['msg']}"
+                for error in exc.errors()[:5]
+            )
+            raise _invalid(cls, where, problems) from exc
+        except (LookupError, TypeError) as exc:  # a nested type's own checks (Choice)
+            raise _invalid(cls, where, f"{type(exc).__name__}: {exc}") from exc
+
+
+def _invalid(record: type[Record], where: str, problems: str) -> StoreError:
+    place = f"{where}: " if where else ""
+    return StoreError(
+        f"{place}not a valid {record.__name__} record ({problems}); the file was written by "
+        "another program or a newer coordqa"
+    )
+
+
+class TokenUsage(Record):
+    """Tokens and cost of one model call."""
+
+    prompt_tokens: int = 0
+    """Tokens sent."""
+    completion_tokens: int = 0
+    """Tokens received."""
+    cost: float | None = None
+    """US dollars; None when the price is unknown (never 0 for unknown)."""
+
+
+class CallResult(Record):
+    """The outcome of one model call, in the one shape QA calls and agent exchanges share."""
+
+    text: str | None
+    """The reply text; None when the call failed."""
+    error: str | None = None
+    """Why the call failed after its retries; None for a reply."""
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    """Tokens and cost (of the original call when the reply came from the cache)."""
+    latency_s: float = 0.0
+    """Wall time of the call, retries included."""
+    attempts: int = 1
+    """Attempts made (0 when served from the cache)."""
+    cached: bool = False
+    """Whether the reply came from the response cache."""
+    model: str = ""
+    """The model string that answered."""
+
+    @model_validator(mode="after")
+    def _text_or_error(self) -> CallResult:
+        if (self.text is None) == (self.error is None):
+            raise ValueError("exactly one of 'text' (a reply) and 'error' (a failed call)")
+        return self
+
+    @property
+    def ok(self) -> bool:
+        """Whether the call produced a reply text."""
+        return self.text is not None
+
+
+def call_result(reply: Reply) -> CallResult:
+    """The stored form of a gateway reply (a failed call keeps its error, never a text)."""
+    return CallResult(**_reply_fields(reply))
+
+
+def _reply_fields(reply: Reply) -> dict[str, Any]:
+    """The :class:`CallResult` fields of a gateway reply."""
+    return {
+        "text": reply.text if reply.ok else None,
+        "error": None if reply.ok else (reply.error or "no reply text"),
+        "usage": TokenUsage(
+            prompt_tokens=reply.usage.prompt_tokens,
+            completion_tokens=reply.usage.completion_tokens,
+            cost=reply.usage.cost,
+        ),
+        "latency_s": round(reply.latency_s, 6),
+        "attempts": reply.attempts,
+        "cached": reply.cached,
+        "model": reply.model,
+    }
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class QACall(CallResult):
+    """One model call of a QA run (``calls.jsonl``); a retried key's later call supersedes."""
+
+    question_id: str
+    """The question asked."""
+    trial: int = Field(ge=0)
+    """Trial index (0-based)."""
+    prompt_hash: str
+    """Hash of the messages sent (they are stored once, in ``questions.jsonl``)."""
+    time: datetime = Field(default_factory=_now)
+    """When the call returned (UTC)."""
+
+    @property
+    def key(self) -> SampleKey:
+        """``(question_id, trial)``."""
+        return (self.question_id, self.trial)
+
+    @classmethod
+    def of(cls, question_id: str, trial: int, prompt_hash: str, reply: Reply) -> QACall:
+        """The record of ``reply`` to ``question_id`` in ``trial``."""
+        return cls(
+            question_id=question_id,
+            trial=trial,
+            prompt_hash=prompt_hash,
+            **_reply_fields(reply),
+        )
+
+
+class Question(Record):
+    """One question of a QA run (``questions.jsonl``): what scoring needs without the dataset."""
+
+    question_id: str
+    """Unique id."""
+    scenario_id: str
+    """The scenario the question was built from (EC, ToM and JP share one)."""
+    game: str
+    """Game registry name."""
+    layout: str | None = None
+    """Layout or map."""
+    question_type: str
+    """EC, ToM or JP."""
+    options: list[str]
+    """The lettered options, in order."""
+    correct: list[int]
+    """0-based indices of the correct options."""
+    question_hash: str
+    """Hash of the question content."""
+    prompt_hash: str
+    """Hash of the messages."""
+    target_hash: str
+    """Hash of the answer key."""
+    messages: list[Message]
+    """The chat messages sent."""
+
+
+class Sample(Record):
+    """The scored outcome of one (question, trial) (``scores.jsonl``), derived from its call.
+
+    Derived, never appended: ``coordqa score`` rewrites every sample from the stored calls, so
+    no copy can go stale.
+    """
+
+    question_id: str
+    """The question."""
+    scenario_id: str
+    """Its scenario."""
+    game: str
+    """Its game."""
+    question_type: str
+    """EC, ToM or JP."""
+    trial: int = Field(ge=0)
+    """Trial index (0-based)."""
+    status: Status
+    """``answered``, ``ambiguous``, ``no_answer`` or ``error`` (the call failed)."""
+    correct: bool
+    """Answered and right by the answer key (False for every other status)."""
+    choice: Choice | None
+    """How the reply was read (None for an error)."""
+    n_options: int
+    """Options of the question (for the random baseline)."""
+    n_correct: int
+    """Correct options of the question."""
+    error: str | None = None
+    """The call's error text for an ``error`` sample."""
+
+    @property
+    def key(self) -> SampleKey:
+        """``(question_id, trial)``."""
+        return (self.question_id, self.trial)
+
+    @property
+    def letter(self) -> str | None:
+        """The chosen option's letter (``"C"``); None unless exactly one option was chosen."""
+        from coordqa.choices import option_letter
+
+        index = None if self.choice is None else self.choice.index
+        return None if index is None else option_letter(index)
+
+
+class Exchange(CallResult):
+    """One model call of an agent (``exchanges.jsonl``), stamped by the match that played it.
+
+    Role-specific fields (the options offered, the choice read, the verifier's verdict...) are
+    kept as extra fields.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    kind: Literal["exchange"] = "exchange"
+    """Discriminator of the exchanges stream."""
+    role: str
+    """tom, action, verifier, hypothesis, predict, plan or reprompt."""
+    agent: str
+    """Player registry name of the agent."""
+    player: int
+    """The seat the agent was reset with."""
+    decision: int
+    """The agent's decision counter (1-based) when it asked."""
+    turn: int | None = None
+    """The game's turn or timestep, where the game has one."""
+    messages: list[Message]
+    """The conversation sent."""
+    episode: str | None = None
+    """Key of the episode (stamped by the match)."""
+    attempt: str | None = None
+    """Id of the attempt that played the episode."""
+    seat: int | None = None
+    """Seat of the agent in the episode."""
+    step: int | None = None
+    """Trajectory step at which the call was made."""
+
+
+class Decision(Record):
+    """What an agent did at one decision (``exchanges.jsonl``, ``kind: events``).
+
+    The action, whether it was a fallback and why, verifier rejections, and the events the
+    agent noted (kept as extra fields: they differ between agents).
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    kind: Literal["events"] = "events"
+    """Discriminator of the exchanges stream."""
+    role: Literal["events"] = "events"
+    """Always ``events``."""
+    agent: str
+    """Player registry name of the agent."""
+    player: int
+    """The seat the agent was reset with."""
+    decision: int
+    """The agent's decision counter."""
+    turn: int | None = None
+    """The game's turn or timestep."""
+    action: str | None = None
+    """The action taken (None for the record closing an episode)."""
+    fallback: dict[str, Any] | None = None
+    """``reason``, ``detail`` and ``action`` of a fallback; None when the model's choice stood."""
+    episode: str | None = None
+    """Key of the episode (stamped by the match)."""
+    attempt: str | None = None
+    """Id of the attempt that played the episode."""
+    seat: int | None = None
+    """Seat of the agent in the episode."""
+    step: int | None = None
+    """Trajectory step of the decision."""
+
+
+class Episode(Record):
+    """One finished agentic episode (``episodes.jsonl``).
+
+    ``spec`` and ``trajectory`` are validated by the agentic track, which owns their types
+    (:class:`coordqa.agentic.EpisodeSpec`, :class:`coordqa.games.episode.Trajectory`).
+    """
+
+    key: str
+    """The spec's key, unique in the run."""
+    spec: dict[str, Any]
+    """The episode spec as JSON."""
+    attempt: str
+    """Id of the attempt that played it (links it to its exchanges)."""
+    trajectory: dict[str, Any]
+    """The trajectory as JSON."""
+    score: float
+    """The game's final score."""
+    metrics: dict[str, float]
+    """The game's final metrics."""
+    agent_stats: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Seat (as a string) -> the player's ``stats()``."""
+    decisions: dict[str, int] = Field(default_factory=dict)
+    """Seat (as a string) -> decisions in the trajectory."""
+    wall_s: float | None = None
+    """Wall-clock seconds the episode took."""
+
+
+class Failure(Record):
+    """An episode that raised instead of finishing (``failures.jsonl``)."""
+
+    key: str
+    """The episode's key."""
+    error: str
+    """Exception type and message."""
+
+
+def parse_exchange(data: Mapping[str, Any], where: str = "") -> Exchange | Decision:
+    """A line of ``exchanges.jsonl``: an :class:`Exchange` or a :class:`Decision` by ``kind``."""
+    if data.get("kind") == "events":
+        return Decision.from_json(data, where)
+    return Exchange.from_json(data, where)
+
+
+# -- run format 1 ------------------------------------------------------------------------------
+
+
+def _upgrade_call(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 1 QA call: tokens and cost were top-level fields."""
+    if "usage" in data or "prompt_tokens" not in data:
+        return data
+    out = dict(data)
+    fields = ("prompt_tokens", "completion_tokens", "cost")
+    out["usage"] = {name: out.pop(name) for name in fields if name in out}
+    return out
+
+
+def _upgrade_exchange(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 1 agent exchange: the reply text was ``reply``, and a failed call could lack both."""
+    if data.get("kind") != "exchange" or "reply" not in data:
+        return data
+    out = dict(data)
+    out["text"] = out.pop("reply")
+    if out["text"] is not None and out.get("error") is not None:
+        out["text"] = None
+    if out["text"] is None and out.get("error") is None:
+        out["error"] = "no reply text"
+    return out
+
+
+_UPGRADES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "calls": _upgrade_call,
+    "exchanges": _upgrade_exchange,
+}
+
+
+def upgrade(stream: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A stored record of ``stream`` in today's shape (format 1 records are converted).
+
+    Decided per record by its shape, not by the run's format version, because a format 1 run
+    resumed by this coordqa holds both shapes.
+
+    >>> upgrade("calls", {"text": "A", "prompt_tokens": 3, "completion_tokens": 1})["usage"]
+    {'prompt_tokens': 3, 'completion_tokens': 1}
+    """
+    convert = _UPGRADES.get(stream)
+    return data if convert is None else convert(data)

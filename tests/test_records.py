@@ -1,0 +1,145 @@
+"""Typed run records and the QA run reader: one call shape, old runs still load, no stale copy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from qa_run_support import OPTIONS, Row, write_format1_run, write_qa_run
+
+from coordqa.analysis import analyze_run
+from coordqa.errors import StoreError
+from coordqa.evaluation import score
+from coordqa.llm import Reply, Usage
+from coordqa.records import (
+    CallResult,
+    Decision,
+    Exchange,
+    QACall,
+    Sample,
+    call_result,
+    parse_exchange,
+    upgrade,
+)
+from coordqa.store import SCHEMA_VERSION, RunStore, open_run, read_qa_run
+
+ROWS = [
+    Row("s0-ec", "EC", 0, "answered", True),
+    Row("s0-ec", "EC", 1, "answered", False),
+    Row("s0-tom", "ToM", 0, "ambiguous"),
+    Row("s0-tom", "ToM", 1, "no_answer"),
+    Row("s0-jp", "JP", 0, "error"),
+    Row("s0-jp", "JP", 1, "answered", True),
+]
+
+
+def test_a_call_is_stored_in_one_shape_for_qa_and_agents() -> None:
+    reply = Reply("Answer: B", usage=Usage(12, 3, 0.5, 1), latency_s=0.25, attempts=2, model="m")
+    shared = call_result(reply).to_json()
+    qa = QACall.of("q1", 2, "hash", reply).to_json()
+    assert {k: qa[k] for k in shared} == shared
+    assert shared["usage"] == {"prompt_tokens": 12, "completion_tokens": 3, "cost": 0.5}
+    failed = call_result(Reply(None, "HTTP 401: bad key"))
+    assert failed.text is None and failed.error == "HTTP 401: bad key" and not failed.ok
+    with pytest.raises(ValueError, match="exactly one of 'text'"):
+        CallResult(text="A", error="also failed")
+
+
+def test_format1_run_loads_with_its_outcomes_and_rescores_into_today_format(
+    tmp_path: Path,
+) -> None:
+    old = write_format1_run(tmp_path / "old", "m", ROWS, trials=2)
+    run = read_qa_run(old)
+    assert run.manifest.schema_version == 1
+    calls = run.last_calls()
+    assert calls[("s0-ec", 0)].usage.prompt_tokens == 10  # flat field read into usage
+    assert calls[("s0-jp", 0)].error == "HTTP 500" and calls[("s0-jp", 0)].text is None
+    samples = {s.key: s for s in run.samples()}  # the stored format 1 scores.jsonl
+    assert {k: (s.status, s.correct) for k, s in samples.items()} == {
+        (r.question_id, r.trial): (r.status, r.correct) for r in ROWS
+    }
+    analysis = analyze_run(old)
+    assert analysis.errors == 1 and analysis.stored_samples == 6
+
+    rescored = score(old)  # rewrites the derived files only
+    assert rescored.errors == 1
+    lines = (old / "scores.jsonl").read_text().splitlines()
+    assert all(Sample.from_json(json.loads(line)).n_options == 4 for line in lines)
+    assert (old / "samples.jsonl").exists()  # format 1 stream left as it was, and ignored
+
+
+def test_resuming_a_format1_run_marks_it_with_the_new_format(tmp_path: Path) -> None:
+    old = write_format1_run(tmp_path / "old", "m", ROWS, trials=2)
+    with RunStore.open_or_create(old, open_run(old).manifest) as store:
+        assert store.manifest.schema_version == SCHEMA_VERSION
+        reply = Reply("Answer: A", usage=Usage(1, 1, None, 1))
+        store.append_record("calls", QACall.of("s0-jp", 0, "p", reply))
+    run = read_qa_run(old)
+    both = run.calls()  # format 1 and format 2 calls in one stream
+    assert len(both) == 7 and both[-1].usage.prompt_tokens == 1
+    assert run.last_calls()[("s0-jp", 0)].text == "Answer: A"
+
+
+def test_scores_do_not_go_stale_when_the_run_goes_on(tmp_path: Path) -> None:
+    path = write_qa_run(tmp_path / "run", "m", ROWS, trials=2)
+    assert not read_qa_run(path).warnings
+    with RunStore.open_or_create(path, open_run(path).manifest) as store:
+        store.append_record("calls", QACall.of("s0-jp", 0, "p", Reply("Answer: A")))
+    run = read_qa_run(path)
+    samples = {s.key: s for s in run.samples()}
+    assert samples[("s0-jp", 0)].status == "answered" and samples[("s0-jp", 0)].correct
+    assert any("coordqa score" in w for w in run.warnings)
+    score(path)
+    fresh = read_qa_run(path)
+    assert {s.key: s.status for s in fresh.samples()}[("s0-jp", 0)] == "answered"
+    assert not fresh.warnings
+
+
+def test_missing_keys_and_expected_keys(tmp_path: Path) -> None:
+    path = write_qa_run(tmp_path / "run", "m", ROWS[:3], trials=2)
+    run = read_qa_run(path)
+    assert run.expected_keys() == [("s0-ec", 0), ("s0-ec", 1), ("s0-tom", 0), ("s0-tom", 1)]
+    assert run.missing_keys() == [("s0-tom", 1)]
+
+
+def test_a_damaged_record_names_its_file_and_field(tmp_path: Path) -> None:
+    path = write_qa_run(tmp_path / "run", "m", ROWS[:1], trials=1)
+    calls = path / "calls.jsonl"
+    record = json.loads(calls.read_text())
+    del record["question_id"]
+    calls.write_text(json.dumps(record) + "\n")
+    with pytest.raises(StoreError, match=r"calls.jsonl record 1: not a valid QACall.*question_id"):
+        read_qa_run(path).calls()
+
+
+def test_agent_exchanges_of_format1_are_upgraded() -> None:
+    old = {
+        "kind": "exchange",
+        "role": "action",
+        "agent": "cac",
+        "player": 0,
+        "decision": 1,
+        "turn": 0,
+        "messages": [{"role": "user", "content": "act"}],
+        "reply": "Answer: A",
+        "error": None,
+        "usage": {"prompt_tokens": 5, "completion_tokens": 1, "cost": None},
+        "latency_s": 0.1,
+        "cached": False,
+        "attempts": 1,
+        "model": "m",
+        "options": OPTIONS[:2],
+        "episode": "e",
+        "attempt": "a",
+        "seat": 0,
+        "step": 3,
+    }
+    exchange = parse_exchange(upgrade("exchanges", old))
+    assert isinstance(exchange, Exchange) and exchange.text == "Answer: A"
+    assert exchange.to_json()["options"] == OPTIONS[:2]  # role-specific fields kept
+    failed = parse_exchange(upgrade("exchanges", {**old, "reply": None}))
+    assert isinstance(failed, Exchange) and failed.error == "no reply text"
+    events = {"kind": "events", "role": "events", "agent": "cac", "player": 0, "decision": 1}
+    decision = parse_exchange({**events, "action": "wait", "notes": ["x"]})
+    assert isinstance(decision, Decision) and decision.action == "wait"
