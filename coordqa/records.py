@@ -286,6 +286,8 @@ class Exchange(CallResult):
     """tom, action, verifier, hypothesis, predict, plan or reprompt."""
     agent: str
     """Player registry name of the agent."""
+    agent_version: str | None = None
+    """Version of the agent's behaviour (None in records of agents that had none)."""
     player: int
     """The seat the agent was reset with."""
     decision: int
@@ -319,6 +321,8 @@ class Decision(Record):
     """Always ``events``."""
     agent: str
     """Player registry name of the agent."""
+    agent_version: str | None = None
+    """Version of the agent's behaviour (None in records of agents that had none)."""
     player: int
     """The seat the agent was reset with."""
     decision: int
