@@ -44,7 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from coordqa.errors import CoordqaError, GameError, StoreError
 from coordqa.games.base import Game
 from coordqa.games.episode import Trajectory, replay
-from coordqa.records import parse_exchange
+from coordqa.records import Episode, parse_exchange
 from coordqa.store import RunStore, content_hash, open_run
 
 EPISODES = "episodes"
@@ -149,17 +149,17 @@ class AgenticEpisode:
 
     def to_record(self) -> dict[str, Any]:
         """The ``episodes.jsonl`` record (exchanges are stored in their own stream)."""
-        return {
-            "key": self.key,
-            "spec": self.spec.model_dump(mode="json"),
-            "attempt": self.attempt,
-            "trajectory": self.trajectory.to_dict(),
-            "score": self.score,
-            "metrics": dict(self.metrics),
-            "agent_stats": {str(seat): stats for seat, stats in self.agent_stats.items()},
-            "decisions": {str(seat): n for seat, n in decisions_per_seat(self.trajectory).items()},
-            "wall_s": None if math.isnan(self.wall_s) else self.wall_s,
-        }
+        return Episode(
+            key=self.key,
+            spec=self.spec.model_dump(mode="json"),
+            attempt=self.attempt,
+            trajectory=self.trajectory.to_dict(),
+            score=self.score,
+            metrics=dict(self.metrics),
+            agent_stats={str(seat): stats for seat, stats in self.agent_stats.items()},
+            decisions={str(seat): n for seat, n in decisions_per_seat(self.trajectory).items()},
+            wall_s=None if math.isnan(self.wall_s) else self.wall_s,
+        ).to_json()
 
     @classmethod
     def from_record(
@@ -170,23 +170,24 @@ class AgenticEpisode:
         Raises:
             StoreError: the record lacks a field, or its key is not its spec's key.
         """
+        stored = Episode.from_json(record, "episode record")
         try:
-            spec = EpisodeSpec.model_validate(record["spec"])
+            spec = EpisodeSpec.model_validate(stored.spec)
             episode = cls(
                 spec=spec,
-                trajectory=Trajectory.from_dict(dict(record["trajectory"])),
-                score=float(record["score"]),
-                metrics={k: float(v) for k, v in record["metrics"].items()},
-                agent_stats={int(s): dict(v) for s, v in record.get("agent_stats", {}).items()},
-                attempt=str(record.get("attempt", "")),
-                wall_s=math.nan if record.get("wall_s") is None else float(record["wall_s"]),
+                trajectory=Trajectory.from_dict(dict(stored.trajectory)),
+                score=stored.score,
+                metrics=dict(stored.metrics),
+                agent_stats={int(s): dict(v) for s, v in stored.agent_stats.items()},
+                attempt=stored.attempt,
+                wall_s=math.nan if stored.wall_s is None else stored.wall_s,
                 exchanges=list(exchanges),
             )
         except (KeyError, TypeError, ValueError, ValidationError) as exc:
             raise StoreError(f"malformed episode record ({type(exc).__name__}: {exc})") from exc
-        if record.get("key") != spec.key:
+        if stored.key != spec.key:
             raise StoreError(
-                f"episode record key {record.get('key')!r} is not its spec's key {spec.key!r}; "
+                f"episode record key {stored.key!r} is not its spec's key {spec.key!r}; "
                 "the record was edited or written by another coordqa version"
             )
         return episode

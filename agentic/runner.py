@@ -36,6 +36,7 @@ from coordqa.agentic.grid import GridConfig, RuntimeSettings
 from coordqa.agentic.match import build_player, play_match, register_players
 from coordqa.errors import ConfigError
 from coordqa.llm import LimiterRegistry, Model, ResponseCache, UsageLedger, get_model
+from coordqa.records import Failure
 from coordqa.store import RunManifest, RunStore, content_hash
 
 PlayFn = Callable[[EpisodeSpec], Awaitable[AgenticEpisode]]
@@ -146,7 +147,7 @@ async def record_episode(store: RunStore, episode: AgenticEpisode) -> None:
 async def record_failure(store: RunStore, key: str, exc: Exception) -> EpisodeFailure:
     """Write an episode's failure and return it."""
     failure = EpisodeFailure(key, f"{type(exc).__name__}: {exc}")
-    await store.append_async(FAILURES, {"key": key, "error": failure.error})
+    await store.append_record_async(FAILURES, Failure(key=key, error=failure.error))
     return failure
 
 
