@@ -28,8 +28,9 @@ from typing import Any
 
 import httpx
 
+from coordqa.leaderboard.catalog import Catalog, register_dataset
 from coordqa.leaderboard.db import open_database
-from coordqa.leaderboard.intake import parse_bundle, register_dataset
+from coordqa.leaderboard.intake import parse_bundle
 from coordqa.leaderboard.testing import (
     LiveServer,
     PostgresCluster,
@@ -38,7 +39,7 @@ from coordqa.leaderboard.testing import (
     synthetic_rows,
 )
 from coordqa.leaderboard.tokens import create_token
-from coordqa.leaderboard.verify import KnownDataset, verify_qa
+from coordqa.leaderboard.verify import verify_qa
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 STYLES = (
@@ -59,19 +60,21 @@ def mixed_answer(row: dict[str, Any], trial: int, skill: int = 0) -> str:
     return style.format(letter=chr(ord("A") + index), text=row["options"][index])
 
 
-def bench_rescore(rows: list[dict[str, Any]], repeats: int = 5) -> None:
-    from coordqa.dataset import dataset_fingerprint
-
+def bench_rescore(rows: list[dict[str, Any]], workdir: Path, repeats: int = 5) -> None:
     bundle = synthetic_bundle(rows, answer=lambda row, trial: mixed_answer(row, trial, 7))
     body = json.dumps(bundle).encode()
-    fingerprint = dataset_fingerprint(rows)
-    known = {fingerprint: KnownDataset("bench", fingerprint, {r["question_id"]: r for r in rows})}
+    db = open_database(f"sqlite:///{workdir / 'rescore.sqlite3'}")
+    path = workdir / "rescore.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    register_dataset(db, path, "bench")
+    catalog = Catalog(db)
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
         parsed, _ = parse_bundle(body)
-        verified = verify_qa(parsed, known)  # type: ignore[arg-type]
+        verified = verify_qa(parsed, catalog)  # type: ignore[arg-type]
         times.append(time.perf_counter() - start)
+    db.dispose()
     overall = verified.metrics["overall"]
     print(
         f"re-score one full submission ({len(rows)} questions x 3 trials = "
@@ -126,11 +129,11 @@ def bench_load(
                 time.perf_counter() - start,
                 statuses,
             )
-            for path in ("/", "/api/entries"):
+            for page in ("/", "/api/entries"):
                 start = time.perf_counter()
-                statuses = list(pool.map(get, [path] * args.views))
+                statuses = list(pool.map(get, [page] * args.views))
                 _rate(
-                    f"GET {path} with {args.submissions} entries",
+                    f"GET {page} with {args.submissions} entries",
                     args.views,
                     time.perf_counter() - start,
                     statuses,
@@ -170,9 +173,9 @@ def main() -> None:
     parser.add_argument("--no-screenshots", dest="screenshots", action="store_false")
     args = parser.parse_args()
     rows = synthetic_rows(scenarios=66)
-    bench_rescore(rows)
     with tempfile.TemporaryDirectory(prefix="coordqa-bench-lb-") as tmp:
         workdir = Path(tmp)
+        bench_rescore(rows, workdir)
         if args.postgres:
             with PostgresCluster() as cluster:
                 print("database: PostgreSQL (throwaway cluster on 127.0.0.1)")

@@ -8,7 +8,8 @@ them is used):
   (:func:`build_agentic_bundle`);
 - :func:`submit_bundle`: send a bundle to a leaderboard server;
 - :func:`create_app`: the FastAPI app on a database URL;
-- :func:`open_database`, :func:`create_token`, :func:`register_dataset`, :func:`export_site`:
+- :func:`open_database`, :func:`create_token`, :func:`register_dataset`,
+  :func:`register_grid`, :func:`export_site`:
   the admin operations behind ``coordqa leaderboard ...``.
 """
 
@@ -28,7 +29,8 @@ _EXPORTS = {
     "create_app": "coordqa.leaderboard.server",
     "open_database": "coordqa.leaderboard.db",
     "create_token": "coordqa.leaderboard.tokens",
-    "register_dataset": "coordqa.leaderboard.intake",
+    "register_dataset": "coordqa.leaderboard.catalog",
+    "register_grid": "coordqa.leaderboard.catalog",
     "export_site": "coordqa.leaderboard.site",
 }
 
@@ -43,6 +45,7 @@ __all__ = [
     "export_site",
     "open_database",
     "register_dataset",
+    "register_grid",
     "submit_bundle",
 ]
 
@@ -53,9 +56,9 @@ if TYPE_CHECKING:
         build_bundle,
         build_qa_bundle,
     )
+    from coordqa.leaderboard.catalog import register_dataset, register_grid
     from coordqa.leaderboard.client import SubmitError, submit_bundle
     from coordqa.leaderboard.db import open_database
-    from coordqa.leaderboard.intake import register_dataset
     from coordqa.leaderboard.server import create_app
     from coordqa.leaderboard.site import export_site
     from coordqa.leaderboard.tokens import create_token

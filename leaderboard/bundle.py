@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,6 +33,7 @@ __all__ = [
     "build_agentic_bundle",
     "build_bundle",
     "format_keys",
+    "format_list",
     "FORMAT_VERSION",
     "TRACKS",
     "BundleBase",
@@ -177,6 +178,9 @@ class AgenticBundle(BundleBase):
 
     track: Literal["agentic"]
     """Discriminator: an agentic run."""
+    grid: str = Field(min_length=1, max_length=200)
+    """The registered grid the run covers (its games, layouts, seeds, horizons and partners
+    are the server's, not the bundle's)."""
     manifest: RunManifest
     """The run's ``manifest.json``."""
     episodes: list[dict[str, Any]] = Field(min_length=1)
@@ -252,11 +256,16 @@ def missing_keys(
     return sorted(expected - seen), sorted(duplicated), sorted(seen - expected)
 
 
-def format_keys(keys: list[tuple[str, int]]) -> str:
-    """A short list of keys for a message: the first few, then how many more."""
-    shown = ", ".join(f"{qid}#{trial}" for qid, trial in keys[:MAX_LISTED])
-    more = len(keys) - MAX_LISTED
+def format_list(items: Sequence[str]) -> str:
+    """A short list for a message: the first few items, then how many more."""
+    shown = ", ".join(items[:MAX_LISTED])
+    more = len(items) - MAX_LISTED
     return shown + (f" and {more} more" if more > 0 else "")
+
+
+def format_keys(keys: list[tuple[str, int]]) -> str:
+    """A short list of (question_id, trial) keys for a message: ``qid#trial, ...``."""
+    return format_list([f"{qid}#{trial}" for qid, trial in keys])
 
 
 _PROVIDER = re.compile(r"^([A-Za-z0-9_.-]+)/")
@@ -370,11 +379,14 @@ def agent_label(agent: str, model: str | None) -> str:
     return agent if model is None else f"{agent}[{model}]"
 
 
-def build_agentic_bundle(run_dir: str | Path, **info: Any) -> dict[str, Any]:
+def build_agentic_bundle(
+    run_dir: str | Path, *, grid: str | None = None, **info: Any
+) -> dict[str, Any]:
     """Build the submission bundle of an agentic run (``coordqa agentic run/grid``).
 
-    ``info`` takes the model metadata of :func:`build_qa_bundle`. The run must test one agent
-    with one model (a leaderboard entry ranks one thing).
+    ``grid`` names the leaderboard grid the run covers (default: the ``name`` of the run's grid
+    file); ``info`` takes the model metadata of :func:`build_qa_bundle`. The run must test one
+    agent with one model (a leaderboard entry ranks one thing).
 
     Raises:
         BundleError: the run has no finished episode or tests several agents or models.
@@ -393,22 +405,28 @@ def build_agentic_bundle(run_dir: str | Path, **info: Any) -> dict[str, Any]:
             "entry ranks one: run one grid per agent and model"
         )
     data = _envelope("agentic", store.manifest, tested[0], info)
+    data["grid"] = grid or str(store.manifest.config.get("name") or "grid")
     data["episodes"] = [episode.to_record() for episode in episodes]
     data["reported"] = None
     return _sealed(data, AgenticBundle)
 
 
-def build_bundle(run_dir: str | Path, **info: Any) -> dict[str, Any]:
+def build_bundle(run_dir: str | Path, *, grid: str | None = None, **info: Any) -> dict[str, Any]:
     """The bundle of any run: QA runs go to the ``qa`` track, agentic runs to ``agentic``.
 
+    ``grid`` is for agentic runs (see :func:`build_agentic_bundle`).
+
     Raises:
-        BundleError: the run's kind has no track (``play`` runs).
+        BundleError: the run's kind has no track (``play`` runs), or ``grid`` is given for a
+            QA run.
     """
     kind = open_run(run_dir).manifest.kind
     if kind == "qa":
+        if grid is not None:
+            raise BundleError(f"{run_dir} is a QA run; --grid is for agentic runs")
         return build_qa_bundle(run_dir, **info)
     if kind == "agentic":
-        return build_agentic_bundle(run_dir, **info)
+        return build_agentic_bundle(run_dir, grid=grid, **info)
     raise BundleError(
         f"{run_dir} is a {kind!r} run; the leaderboard takes QA runs (coordqa eval) and agentic "
         "runs (coordqa agentic run/grid)"

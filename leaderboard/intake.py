@@ -1,34 +1,32 @@
-"""Accepting a submission: parse, validate, verify (re-score), store; the server's only write path.
+"""Accepting a submission: parse, validate, verify, store; the server's only write path.
 
 Every rejection is a :class:`~coordqa.leaderboard.verify.VerificationError` carrying the HTTP
-status to answer with: 400 malformed JSON, 422 schema violations (with field paths), unknown
-datasets, a digest that does not match, or replies that miss, repeat or add (question, trial)
-pairs.
+status to answer with: 400 for a body that is not strict JSON (non-finite numbers, integers
+beyond 64 bits, nesting deeper than :data:`MAX_DEPTH`), 422 for schema violations (with field
+paths), a digest that does not match, or anything verification refuses.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from coordqa.errors import DatasetError, UnknownNameError
+from coordqa.errors import UnknownNameError
 from coordqa.leaderboard.bundle import BundleBase, bundle_digest, track_model
-from coordqa.leaderboard.db import Database, DatasetRow, Submission, dump_json
-from coordqa.leaderboard.verify import VERIFIERS, KnownDataset, VerificationError
+from coordqa.leaderboard.catalog import Catalog
+from coordqa.leaderboard.db import Database, Submission, dump_json
+from coordqa.leaderboard.verify import VERIFIERS, VerificationError
 
 __all__ = [
     "Accepted",
     "SchemaError",
     "accept",
-    "known_datasets",
     "parse_bundle",
-    "register_dataset",
+    "read_json",
 ]
 
 
@@ -146,35 +144,7 @@ def parse_bundle(body: bytes) -> tuple[BundleBase, dict[str, Any]]:
     return bundle, data
 
 
-def known_datasets(db: Database) -> dict[str, KnownDataset]:
-    """Datasets this server accepts: bundled v1 (when present), example, registered ones."""
-    from coordqa.dataset import dataset_fingerprint, load_rows
-
-    found: dict[str, KnownDataset] = {}
-    for name in ("coordinationqa", "example"):
-        try:
-            rows = load_rows(name)
-        except DatasetError:
-            continue  # the v1 dataset is not bundled in every version
-        found[dataset_fingerprint(rows)] = _known(name, rows)
-    with db.session() as session:
-        for row in session.query(DatasetRow).all():
-            found[row.fingerprint] = _known(row.name, row.rows)
-    return found
-
-
-def _known(name: str, rows: list[dict[str, Any]]) -> KnownDataset:
-    from coordqa.dataset import dataset_fingerprint
-
-    return KnownDataset(name, dataset_fingerprint(rows), {str(r["question_id"]): r for r in rows})
-
-
-def accept(
-    db: Database,
-    datasets: Mapping[str, KnownDataset],
-    body: bytes,
-    token_id: int | None,
-) -> Accepted:
+def accept(db: Database, catalog: Catalog, body: bytes, token_id: int | None) -> Accepted:
     """Verify a bundle and store it (or find the identical one already stored).
 
     Raises:
@@ -185,7 +155,7 @@ def accept(
     if existing is not None:
         return Accepted(existing, False, [])
     track = str(data["track"])
-    verified = VERIFIERS.get(track)(bundle, datasets)
+    verified = VERIFIERS.get(track)(bundle, catalog)
     info = bundle.model
     submission = Submission(
         digest=bundle.digest,
@@ -205,26 +175,3 @@ def accept(
     )
     new_id, created = db.store(submission, verified.samples, verified.episodes)
     return Accepted(new_id, created, verified.mismatches if created else [])
-
-
-def register_dataset(db: Database, path: str | Path, name: str | None = None) -> KnownDataset:
-    """Register the dataset at ``path`` (folder, .parquet or .jsonl) for submissions.
-
-    Its rows are copied into the database, so the server re-scores without the file.
-    Registering the same content twice keeps the first registration (and its name).
-
-    Raises:
-        DatasetError: the file is missing or breaks the dataset schema.
-    """
-    from coordqa.dataset import dataset_fingerprint, load_rows
-
-    rows = load_rows(path)
-    fingerprint = dataset_fingerprint(rows)
-    label = name or Path(path).stem
-    with db.session() as session:
-        existing = session.query(DatasetRow).filter_by(fingerprint=fingerprint).one_or_none()
-        if existing is None:
-            session.add(DatasetRow(fingerprint=fingerprint, name=label, rows=rows))
-        else:
-            label = existing.name
-    return _known(label, rows)

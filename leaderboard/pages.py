@@ -45,11 +45,13 @@ class Links:
         query = {k: v for k, v in {"dataset": dataset, "game": game, **sort}.items() if v}
         return "/" + (f"?{urlencode(query)}" if query else "")
 
-    def agentic(self, **sort: str) -> str:
-        """The agentic ranking page (sorted, on the live server)."""
+    def agentic(self, grid: str | None = None, **sort: str) -> str:
+        """The agentic ranking page of ``grid`` (sorted, on the live server)."""
         if self.static:
-            return f"{self.prefix}agentic.html"
-        query = {k: v for k, v in sort.items() if v}
+            if grid is None:
+                return f"{self.prefix}agentic.html"
+            return f"{self.prefix}grids/{slug(grid)}.html"
+        query = {k: v for k, v in {"grid": grid, **sort}.items() if v}
         return "/agentic" + (f"?{urlencode(query)}" if query else "")
 
     def submission(self, submission_id: int) -> str:

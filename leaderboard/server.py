@@ -6,7 +6,8 @@ Routes:
   400 malformed JSON, 401 no or wrong token, 413 too large, 422 refused (with the reason);
 - ``GET /api/entries`` (``?dataset=&game=&sort=&order=``), ``GET /api/entries.csv``,
   ``GET /api/submissions/{id}``, ``GET /api/datasets``: public reading;
-- ``GET /api/agentic/entries``: the agentic track's ranking;
+- ``GET /api/agentic/entries`` (``?grid=&sort=&order=``), ``GET /api/grids``: the agentic
+  track's ranking on one registered grid, and the grids;
 - ``GET /``, ``GET /agentic`` and ``GET /submissions/{id}``: the pages.
 
 Re-scoring and database work run in the thread pool, so one slow submission does not stall
@@ -17,21 +18,20 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy import select
 
 from coordqa.errors import CoordqaError
-from coordqa.leaderboard.db import Database, DatasetRow, LeaderboardError, open_database
-from coordqa.leaderboard.intake import SchemaError, accept, known_datasets
+from coordqa.leaderboard.catalog import Catalog
+from coordqa.leaderboard.db import LeaderboardError, open_database
+from coordqa.leaderboard.intake import SchemaError, accept
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
 from coordqa.leaderboard.tokens import authenticate
-from coordqa.leaderboard.verify import KnownDataset, VerificationError
+from coordqa.leaderboard.verify import VerificationError
 from coordqa.leaderboard.views import (
     COLUMNS,
     COUNTS,
@@ -42,7 +42,7 @@ from coordqa.leaderboard.views import (
     load_detail,
 )
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "DatasetCatalog", "create_app", "entries_csv"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app", "entries_csv"]
 
 DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
 """Largest accepted submission body (a full v1 run is well under 1 MB)."""
@@ -67,37 +67,6 @@ CSV_FIELDS = (
     "provenance_checked",
     "created_at",
 )
-
-
-class DatasetCatalog(Mapping[str, KnownDataset]):
-    """Known datasets by fingerprint; a miss re-reads the registered ones once.
-
-    So a dataset registered with ``coordqa leaderboard dataset add`` while the server runs is
-    accepted without a restart.
-    """
-
-    def __init__(self, db: Database) -> None:
-        """Load the bundled and registered datasets."""
-        self._db = db
-        self._datasets = known_datasets(db)
-
-    def __getitem__(self, fingerprint: str) -> KnownDataset:
-        if fingerprint not in self._datasets:
-            self.refresh()
-        return self._datasets[fingerprint]
-
-    def refresh(self) -> None:
-        """Re-read the datasets when registered ones are new (one cheap query otherwise)."""
-        with self._db.session() as session:
-            registered = set(session.scalars(select(DatasetRow.fingerprint)))
-        if not registered <= set(self._datasets):
-            self._datasets = known_datasets(self._db)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._datasets)
-
-    def __len__(self) -> int:
-        return len(self._datasets)
 
 
 def entries_csv(board: Board) -> str:
@@ -147,7 +116,7 @@ def create_app(
     from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 
     db = open_database(db_url)
-    catalog = DatasetCatalog(db)
+    catalog = Catalog(db)
     app = FastAPI(title="CoordinationQA leaderboard", docs_url="/api/docs", redoc_url=None)
     app.state.db = db
     app.state.catalog = catalog
@@ -157,20 +126,23 @@ def create_app(
     def board(dataset: str | None, game: str | None, sort: str, order: str) -> Board:
         if order not in ("asc", "desc"):
             raise HTTPException(400, f"order must be 'asc' or 'desc', got {order!r}")
-        if dataset and not any(dataset in (d.name, d.fingerprint) for d in catalog.values()):
-            catalog.refresh()  # registered since the server started?
+        datasets = catalog.datasets
+        if dataset and not any(dataset in (d.name, d.fingerprint) for d in datasets.values()):
+            datasets.refresh()  # registered since the server started?
         try:
             return load_board(
-                db, catalog, dataset=dataset, game=game, sort=sort, descending=order == "desc"
+                db, datasets, dataset=dataset, game=game, sort=sort, descending=order == "desc"
             )
         except CoordqaError as exc:
             raise HTTPException(400, str(exc)) from exc
 
-    def agentic_board(sort: str | None, order: str) -> AgenticBoard:
+    def agentic_board(grid: str | None, sort: str | None, order: str) -> AgenticBoard:
         if order not in ("asc", "desc"):
             raise HTTPException(400, f"order must be 'asc' or 'desc', got {order!r}")
         try:
-            return load_agentic_board(db, sort=sort, descending=order == "desc")
+            return load_agentic_board(
+                db, catalog.grids, grid=grid, sort=sort, descending=order == "desc"
+            )
         except CoordqaError as exc:
             raise HTTPException(400, str(exc)) from exc
 
@@ -244,18 +216,34 @@ def create_app(
         return detail(submission_id)
 
     @app.get("/api/agentic/entries")
-    def api_agentic_entries(sort: str | None = None, order: str = "desc") -> dict[str, Any]:
-        return agentic_board(sort, order).to_json()
+    def api_agentic_entries(
+        grid: str | None = None, sort: str | None = None, order: str = "desc"
+    ) -> dict[str, Any]:
+        return agentic_board(grid, sort, order).to_json()
 
     @app.get("/agentic", response_class=HTMLResponse)
-    def agentic_page(sort: str | None = None, order: str = "desc") -> HTMLResponse:
-        return HTMLResponse(render_agentic(agentic_board(sort, order), live))
+    def agentic_page(
+        grid: str | None = None, sort: str | None = None, order: str = "desc"
+    ) -> HTMLResponse:
+        return HTMLResponse(render_agentic(agentic_board(grid, sort, order), live))
+
+    @app.get("/api/grids")
+    def api_grids() -> list[dict[str, Any]]:
+        return [
+            {"name": g.name, "fingerprint": g.fingerprint, **g.identity}
+            for g in catalog.grids.values()
+        ]
 
     @app.get("/api/datasets")
     def api_datasets() -> list[dict[str, Any]]:
         return [
-            {"name": d.name, "fingerprint": d.fingerprint, "questions": len(d.rows)}
-            for d in catalog.values()
+            {
+                "name": d.name,
+                "version": d.version,
+                "fingerprint": d.fingerprint,
+                "questions": len(d.rows),
+            }
+            for d in catalog.datasets.values()
         ]
 
     @app.get("/", response_class=HTMLResponse)

@@ -1,10 +1,10 @@
 """Static export: the whole leaderboard as plain files for a static host.
 
 ``index.html`` ranks the default dataset; ``boards/<dataset>-<game>.html`` every dataset and game;
-``agentic.html`` the agentic track; ``submissions/<id>.html`` each visible submission;
-``.json`` and ``.csv`` files the data of each board next to its page; ``static/`` the CSS and
-the sorting script. Hidden submissions are left out. The pages come from the same templates
-and views as the live server.
+``agentic.html`` the agentic track's default grid and ``grids/<grid>.html`` every grid;
+``submissions/<id>.html`` each visible submission; ``.json`` and ``.csv`` files the data of each
+board next to its page; ``static/`` the CSS and the sorting script. Hidden submissions are
+left out. The pages come from the same templates and views as the live server.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ import json
 import shutil
 from pathlib import Path
 
+from coordqa.leaderboard.catalog import Catalog
 from coordqa.leaderboard.db import Database
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
-from coordqa.leaderboard.server import DatasetCatalog, entries_csv
+from coordqa.leaderboard.server import entries_csv
 from coordqa.leaderboard.views import Board, load_agentic_board, load_board, load_detail
 
 __all__ = ["export_site"]
@@ -29,14 +30,15 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def _boards(db: Database, catalog: DatasetCatalog) -> list[tuple[str | None, str | None, Board]]:
-    default = load_board(db, catalog)
+def _boards(db: Database, catalog: Catalog) -> list[tuple[str | None, str | None, Board]]:
+    datasets = catalog.datasets
+    default = load_board(db, datasets)
     boards: list[tuple[str | None, str | None, Board]] = [(None, None, default)]
-    for dataset in catalog.values():
-        whole = load_board(db, catalog, dataset=dataset.fingerprint)
+    for dataset in datasets.values():
+        whole = load_board(db, datasets, dataset=dataset.fingerprint)
         boards.append((dataset.name, None, whole))
         boards += [
-            (dataset.name, game, load_board(db, catalog, dataset=dataset.fingerprint, game=game))
+            (dataset.name, game, load_board(db, datasets, dataset=dataset.fingerprint, game=game))
             for game in whole.games
         ]
     return boards
@@ -45,7 +47,7 @@ def _boards(db: Database, catalog: DatasetCatalog) -> list[tuple[str | None, str
 def export_site(db: Database, out: str | Path) -> list[Path]:
     """Write the static site into ``out`` (created if needed); returns the files written."""
     root = Path(out)
-    catalog = DatasetCatalog(db)
+    catalog = Catalog(db)
     written: list[Path] = []
     shown: set[int] = set()
     for dataset, game, board in _boards(db, catalog):
@@ -57,12 +59,13 @@ def export_site(db: Database, out: str | Path) -> list[Path]:
         written.append(_write(Path(f"{stem}.json"), json.dumps(board.to_json(), indent=1)))
         written.append(_write(Path(f"{stem}.csv"), entries_csv(board)))
         shown.update(int(entry["id"]) for entry in board.entries)
-    agentic = load_agentic_board(db)
-    written.append(
-        _write(root / "agentic.html", render_agentic(agentic, Links(static=True, prefix="")))
-    )
-    written.append(_write(root / "agentic.json", json.dumps(agentic.to_json(), indent=1)))
-    shown.update(int(entry["id"]) for entry in agentic.entries)
+    for grid in [None, *catalog.grids]:
+        agentic = load_agentic_board(db, catalog.grids, grid=grid)
+        links = Links(static=True, prefix="" if grid is None else "../")
+        page = root / links.agentic(grid).removeprefix(links.prefix)
+        written.append(_write(page, render_agentic(agentic, links)))
+        written.append(_write(page.with_suffix(".json"), json.dumps(agentic.to_json(), indent=1)))
+        shown.update(int(entry["id"]) for entry in agentic.entries)
     for submission_id in sorted(shown):
         links = Links(static=True, prefix="../")
         page = root / links.submission(submission_id).removeprefix(links.prefix)

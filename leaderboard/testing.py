@@ -149,7 +149,7 @@ class BoardClient:
         """Create the app on ``db_url``; ``folder`` receives the dataset file."""
         import warnings
 
-        from coordqa.leaderboard.intake import register_dataset
+        from coordqa.leaderboard.catalog import register_dataset
         from coordqa.leaderboard.server import create_app
         from coordqa.leaderboard.tokens import create_token
 
@@ -369,10 +369,10 @@ def add_demo_entries(db: Any, rows: list[dict[str, Any]], names: list[str]) -> l
     """
     import json
 
+    from coordqa.leaderboard.catalog import Catalog
     from coordqa.leaderboard.intake import accept
-    from coordqa.leaderboard.server import DatasetCatalog
 
-    catalog = DatasetCatalog(db)
+    catalog = Catalog(db)
     ids = []
     for position, name in enumerate(names):
 

@@ -1,4 +1,4 @@
-"""Verification on arrival: check a bundle against a known dataset and re-score every reply.
+"""Verification on arrival: QA replies re-scored on a known dataset, agentic episodes replayed.
 
 Nothing a submitter reports is used for ranking. Each raw reply is mapped to an option with
 :mod:`coordqa.choices` (through the same outcome rule as ``coordqa score``), and accuracies with
@@ -6,23 +6,38 @@ standard errors come from :func:`coordqa.analysis.accuracy_table` with one diffe
 ``coordqa report``: a reply marked as a failed call counts as wrong, since a submitter could
 otherwise relabel wrong replies as failures. For a run without errors the leaderboard's numbers
 are exactly what ``coordqa score`` + ``coordqa report`` print.
+
+An agentic bundle names a grid the server registered (:mod:`coordqa.leaderboard.catalog`); its
+episodes must be exactly that grid's for one agent and model, and each is replayed on a game
+the server builds from the episode's game, layout, seed and options, to the game's end.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from coordqa.errors import CoordqaError
-from coordqa.leaderboard.bundle import QABundle, format_keys, missing_keys
+from coordqa.errors import CoordqaError, GameError, StoreError, UnknownNameError
+from coordqa.leaderboard.bundle import (
+    AgenticBundle,
+    QABundle,
+    agent_label,
+    format_keys,
+    format_list,
+    missing_keys,
+)
+from coordqa.leaderboard.catalog import Catalog, KnownDataset, KnownGrid
 from coordqa.registry import Registry
+
+if TYPE_CHECKING:
+    from coordqa.agentic import AgenticEpisode
 
 __all__ = [
     "REPORT_TOLERANCE",
     "VERIFIERS",
-    "KnownDataset",
     "Verified",
     "VerificationError",
     "agentic_metrics",
@@ -43,18 +58,6 @@ class VerificationError(CoordqaError):
         """Keep the HTTP status next to the message."""
         super().__init__(message)
         self.status = status
-
-
-@dataclass(frozen=True)
-class KnownDataset:
-    """A dataset the server accepts submissions for."""
-
-    name: str
-    """Display name (``coordinationqa``, ``example``, or the name given when registering)."""
-    fingerprint: str
-    """:func:`coordqa.dataset.dataset_fingerprint` of its rows."""
-    rows: Mapping[str, Mapping[str, Any]]
-    """Rows by question id."""
 
 
 @dataclass
@@ -195,21 +198,17 @@ def _mismatches(bundle: QABundle, metrics: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def verify_qa(bundle: QABundle, datasets: Mapping[str, KnownDataset]) -> Verified:
-    """Check a QA bundle against the known datasets and re-score it.
+def verify_qa(bundle: QABundle, catalog: Catalog) -> Verified:
+    """Check a QA bundle against the dataset it names and re-score it.
 
     Raises:
         VerificationError: unknown dataset fingerprint (lists the known ones), or replies that
             miss, repeat or add (question_id, trial) pairs (names a few of each).
     """
-    dataset = datasets.get(bundle.dataset_fingerprint)
-    if dataset is None:
-        known = ", ".join(f"{d.name} ({fp[:12]})" for fp, d in sorted(datasets.items())) or "none"
-        raise VerificationError(
-            f"unknown dataset fingerprint {bundle.dataset_fingerprint[:12]}...: this server "
-            f"accepts {known}. Run `coordqa eval` on one of these datasets, or ask the admin to "
-            "register yours (`coordqa leaderboard dataset add PATH`)."
-        )
+    try:
+        dataset = catalog.dataset(bundle.dataset_fingerprint)
+    except UnknownNameError as exc:
+        raise VerificationError(str(exc)) from exc
     _check_keys(bundle, dataset)
     samples = _score_rows(bundle, dataset)
     metrics = metrics_of(samples)
@@ -249,20 +248,9 @@ def agentic_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def verify_agentic(bundle: Any, datasets: Mapping[str, KnownDataset]) -> Verified:
-    """Replay every episode of an agentic bundle and recompute its numbers.
-
-    ``datasets`` is unused (agentic runs answer no dataset); the signature is every
-    verifier's.
-
-    Raises:
-        VerificationError: a malformed or repeated episode, several agents or models under
-            test, or an episode that does not replay to its stored score and metrics (named by
-            its key).
-    """
-    from coordqa.agentic import AgenticEpisode, verify_episodes
-    from coordqa.errors import GameError, StoreError
-    from coordqa.leaderboard.bundle import agent_label
+def _episodes(bundle: AgenticBundle) -> list[AgenticEpisode]:
+    """The bundle's episode records, parsed; each one at most once."""
+    from coordqa.agentic import AgenticEpisode
 
     episodes = []
     for number, record in enumerate(bundle.episodes):
@@ -270,15 +258,65 @@ def verify_agentic(bundle: Any, datasets: Mapping[str, KnownDataset]) -> Verifie
             episodes.append(AgenticEpisode.from_record(record))
         except StoreError as exc:
             raise VerificationError(f"episodes.{number}: {exc}") from exc
-    keys = [e.key for e in episodes]
-    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    counts = Counter(e.key for e in episodes)
+    repeated = sorted(k for k, n in counts.items() if n > 1)
     if repeated:
         raise VerificationError(f"episodes stored more than once: {', '.join(repeated[:5])}")
+    return episodes
+
+
+def _check_coverage(episodes: list[AgenticEpisode], grid: KnownGrid) -> None:
+    """The episodes must be exactly the grid's for the one agent and model under test.
+
+    Every spec field counts (layout, seed, partner, seat, game options such as the horizon),
+    so a forged horizon or a cherry-picked subset of seeds is refused before anything is
+    replayed.
+    """
     tested = sorted({agent_label(e.spec.agent, e.spec.model) for e in episodes})
     if len(tested) != 1:
         raise VerificationError(
             f"a submission ranks one agent and model; this one tests {', '.join(tested)}"
         )
+    spec = episodes[0].spec
+    try:
+        expected = grid.episodes(spec.agent, spec.model, spec.agent_options)
+    except CoordqaError as exc:
+        raise VerificationError(f"grid {grid.name!r} has no episodes for it: {exc}") from exc
+    sent = {e.key for e in episodes}
+    missing, extra = sorted(set(expected) - sent), sorted(sent - set(expected))
+    problems = []
+    if missing:
+        problems.append(
+            f"{len(missing)} of its {len(expected)} episodes are missing "
+            f"({format_list(missing)}): a submission covers every seed, layout and partner of "
+            "its grid"
+        )
+    if extra:
+        problems.append(
+            f"{len(extra)} episodes are not in it ({format_list(extra)}); their game, layout, "
+            "seed, partner, seat or options (e.g. horizon) differ from the grid's"
+        )
+    if problems:
+        raise VerificationError(f"grid {grid.name!r}: " + "; ".join(problems))
+
+
+def verify_agentic(bundle: AgenticBundle, catalog: Catalog) -> Verified:
+    """Check an agentic bundle against its registered grid and replay every episode.
+
+    Raises:
+        VerificationError: an unknown grid, a malformed or repeated episode, several agents or
+            models under test, episodes that miss or leave the grid, or an episode whose start
+            is not its game's, that stops before the game ends, or that does not replay to its
+            stored score and metrics (named by its key).
+    """
+    from coordqa.agentic import verify_episodes
+
+    try:
+        grid = catalog.grid(bundle.grid)
+    except UnknownNameError as exc:
+        raise VerificationError(str(exc)) from exc
+    episodes = _episodes(bundle)
+    _check_coverage(episodes, grid)
     try:
         replayed = verify_episodes(episodes)
     except GameError as exc:
@@ -303,13 +341,16 @@ def verify_agentic(bundle: Any, datasets: Mapping[str, KnownDataset]) -> Verifie
     for key, value in (bundle.reported or {}).items():
         if value is not None and (ours.get(key) is None or abs(ours[key] - value) > 1e-9):
             mismatches.append(f"{key}: reported {value:.4f}, recomputed {ours.get(key)}")
-    run = {"model_name": tested[0], "dataset_fingerprint": None, "trials": len(rows)}
+    run = {
+        "model_name": agent_label(episodes[0].spec.agent, episodes[0].spec.model),
+        "grid_fingerprint": grid.fingerprint,
+        "trials": len(rows),
+    }
+    metrics["grid"] = grid.name
     return Verified([], metrics, run, mismatches, rows)
 
 
-VERIFIERS: Registry[Callable[[Any, Mapping[str, KnownDataset]], Verified]] = Registry(
-    "submission track verifier"
-)
+VERIFIERS: Registry[Callable[[Any, Catalog], Verified]] = Registry("submission track verifier")
 """Verifier per track (the keys of :data:`coordqa.leaderboard.bundle.TRACKS`)."""
 VERIFIERS.add("qa", verify_qa)
 VERIFIERS.add("agentic", verify_agentic)

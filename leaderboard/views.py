@@ -8,7 +8,7 @@ on different question sets are not comparable) and, optionally, one game.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import defer
 
 from coordqa.errors import UnknownNameError
+from coordqa.leaderboard.catalog import KnownDataset, KnownGrid
 from coordqa.leaderboard.db import (
     EPISODE_FIELDS,
     Database,
@@ -26,7 +27,7 @@ from coordqa.leaderboard.db import (
     Sample,
     Submission,
 )
-from coordqa.leaderboard.verify import KnownDataset, table_records
+from coordqa.leaderboard.verify import table_records
 
 __all__ = [
     "COLUMNS",
@@ -345,6 +346,10 @@ PAIRING_LABELS = {"self": "self-play", "cross": "cross-play"}
 class AgenticBoard:
     """Everything the agentic ranking page shows."""
 
+    grid: KnownGrid | None
+    """The grid ranked (None when the server has none registered)."""
+    grids: list[KnownGrid]
+    """Every registered grid, for the grid switch."""
     columns: list[dict[str, str]]
     """Score columns: one per game and pairing kind present (``key``, ``game``, ``label``)."""
     entries: list[dict[str, Any]]
@@ -357,11 +362,17 @@ class AgenticBoard:
     def to_json(self) -> dict[str, Any]:
         """The JSON API form."""
         return {
+            "grid": None if self.grid is None else _grid_json(self.grid),
+            "grids": [_grid_json(g) for g in self.grids],
             "columns": self.columns,
             "sort": self.sort,
             "descending": self.descending,
             "entries": self.entries,
         }
+
+
+def _grid_json(grid: KnownGrid) -> dict[str, Any]:
+    return {"name": grid.name, "fingerprint": grid.fingerprint, **grid.identity}
 
 
 def agentic_entry_row(sub: Submission) -> dict[str, Any]:
@@ -376,24 +387,38 @@ def agentic_entry_row(sub: Submission) -> dict[str, Any]:
 
 
 def load_agentic_board(
-    db: Database, *, sort: str | None = None, descending: bool = True
+    db: Database,
+    grids: Mapping[str, KnownGrid],
+    *,
+    grid: str | None = None,
+    sort: str | None = None,
+    descending: bool = True,
 ) -> AgenticBoard:
-    """The agentic ranking: visible agentic submissions with a column per game and pairing.
+    """The agentic ranking on one registered grid: a column per game and pairing.
 
-    Scores of different games are not comparable, so there is no overall column; the default
-    sort is the first column.
+    Entries on different grids (other seeds, horizons or partners) are not comparable, so each
+    grid has its own board; the default is the grid with the most visible entries. Scores of
+    different games are not comparable either, so there is no overall column; the default sort
+    is the first column.
 
     Raises:
-        UnknownNameError: an unknown sort column (with the allowed ones).
+        UnknownNameError: an unknown grid or sort column (with the allowed ones).
     """
     with db.session() as session:
-        subs = list(
+        every = list(
             session.scalars(
                 select(Submission)
                 .options(defer(Submission.bundle))
                 .where(Submission.track == "agentic", Submission.hidden.is_(False))
             )
         )
+    if grid is not None and grid not in grids:
+        raise UnknownNameError(f"unknown grid {grid!r}; known: {', '.join(sorted(grids))}")
+    counts = Counter(sub.grid_fingerprint for sub in every)
+    chosen = grids[grid] if grid is not None else None
+    if chosen is None and grids:
+        chosen = max(grids.values(), key=lambda g: (counts[g.fingerprint], g.name))
+    subs = [s for s in every if chosen is not None and s.grid_fingerprint == chosen.fingerprint]
     rows = [agentic_entry_row(sub) for sub in sorted(subs, key=lambda s: s.id)]
     keys = sorted(
         {k for sub in subs for k in (f"{g['game']}/{g['pairing']}" for g in sub.metrics["by_game"])}
@@ -407,13 +432,15 @@ def load_agentic_board(
         for k in keys
     ]
     allowed = (*keys, "display_name", "episodes", "created_at")
-    chosen = sort or (keys[0] if keys else "created_at")
-    if chosen not in allowed:
-        raise UnknownNameError(f"unknown sort column {chosen!r}; allowed: {', '.join(allowed)}")
-    rows.sort(key=_sort_key(chosen, descending))
+    column = sort or (keys[0] if keys else "created_at")
+    if column not in allowed:
+        raise UnknownNameError(f"unknown sort column {column!r}; allowed: {', '.join(allowed)}")
+    rows.sort(key=_sort_key(column, descending))
     for position, row in enumerate(rows, start=1):
         row["rank"] = position
-    return AgenticBoard(columns, rows, chosen, descending)
+    return AgenticBoard(
+        chosen, sorted(grids.values(), key=lambda g: g.name), columns, rows, column, descending
+    )
 
 
 def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
@@ -436,6 +463,7 @@ def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
             )
             return {
                 "track": "agentic",
+                "grid": sub.metrics.get("grid"),
                 "entry": agentic_entry_row(sub),
                 "hidden": sub.hidden,
                 "hidden_reason": sub.hidden_reason,

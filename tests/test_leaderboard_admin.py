@@ -59,6 +59,24 @@ def test_token_create_prints_a_token_and_stores_only_its_hash(tmp_path: Path) ->
     assert token.encode() not in db_file.read_bytes()
 
 
+def test_grid_add_registers_once_and_refuses_a_changed_grid_under_the_same_name(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    grid = {"name": "g", "agents": ["cac"], "games": [{"game": "collab_capture", "seeds": [0]}]}
+    path = tmp_path / "g.yaml"
+    path.write_text(json.dumps(grid))
+    first = _cli("leaderboard", "grid", "add", str(path), "--db", url)
+    assert (
+        "grid 'g'" in first and _cli("leaderboard", "grid", "add", str(path), "--db", url) == first
+    )
+    path.write_text(json.dumps({**grid, "games": [{"game": "collab_capture", "seeds": [0, 1]}]}))
+    result = runner.invoke(app, ["leaderboard", "grid", "add", str(path), "--db", url])
+    assert result.exit_code != 0
+    assert "already registered as 'g'" in str(result.exception) and "g-v2" in str(result.exception)
+    assert "grid 'g2'" in _cli("leaderboard", "grid", "add", str(path), "--name", "g2", "--db", url)
+
+
 def test_hide_and_unhide(populated: tuple[str, list[int]]) -> None:
     url, ids = populated
     assert "now hidden" in _cli("leaderboard", "hide", str(ids[0]), "--reason", "test", "--db", url)

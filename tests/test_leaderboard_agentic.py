@@ -17,6 +17,7 @@ from coordqa.agentic.grid import parse_grid
 from coordqa.agentic.runner import run_grid
 from coordqa.cli import app
 from coordqa.leaderboard.bundle import BundleError, build_bundle
+from coordqa.leaderboard.catalog import register_grid
 from coordqa.leaderboard.server import create_app
 from coordqa.leaderboard.site import export_site
 from coordqa.leaderboard.testing import seal
@@ -27,17 +28,18 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 
+GRID = {
+    "name": "collab-small",
+    "partners": ["self"],
+    "games": [
+        {"game": "collab_capture", "seeds": [0, 1]},
+        {"game": "collab_escape", "seeds": [0]},
+    ],
+}
+
+
 def _grid(out: Path, agents: list[str]) -> Path:
-    grid = {
-        "agents": agents,
-        "models": ["scripted"],
-        "partners": ["self"],
-        "games": [
-            {"game": "collab_capture", "seeds": [0, 1]},
-            {"game": "collab_escape", "seeds": [0]},
-        ],
-    }
-    result = run_grid(parse_grid(grid), out)
+    result = run_grid(parse_grid({**GRID, "agents": agents, "models": ["scripted"]}), out)
     assert result.complete, result.failures
     return out
 
@@ -51,6 +53,8 @@ def agentic_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def client(tmp_path: Path) -> Iterator[tuple[TestClient, dict[str, str]]]:
     application = create_app(f"sqlite:///{tmp_path / 'lb.sqlite3'}")
     token = create_token(application.state.db, "agentic")
+    (tmp_path / "grid.yaml").write_text(json.dumps({**GRID, "agents": ["cac"]}))
+    register_grid(application.state.db, tmp_path / "grid.yaml")
     with TestClient(application) as test_client:
         yield test_client, {"Authorization": f"Bearer {token}"}
     application.state.db.dispose()
@@ -131,4 +135,5 @@ def test_cli_submit_out_and_static_export(
     site = tmp_path / "site"
     export_site(client[0].app.state.db, site)  # type: ignore[attr-defined]
     assert "cac[scripted]" in (site / "agentic.html").read_text()
+    assert "cac[scripted]" in (site / "grids" / "collab-small.html").read_text()
     assert (site / "submissions" / "1.html").exists()

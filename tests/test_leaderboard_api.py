@@ -16,8 +16,8 @@ import pytest
 from coordqa.analysis import correlate
 from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.leaderboard.bundle import build_qa_bundle
+from coordqa.leaderboard.catalog import register_dataset
 from coordqa.leaderboard.db import Sample, Submission
-from coordqa.leaderboard.intake import register_dataset
 from coordqa.leaderboard.testing import BoardClient, seal, synthetic_bundle, synthetic_rows
 
 

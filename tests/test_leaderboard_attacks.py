@@ -148,3 +148,170 @@ def test_ids_beyond_the_database_range_are_404(board: BoardClient, number: int) 
         assert answer.status_code == 404, (path, answer.text)
         assert f"no submission with id {number}" in answer.text
     assert board.count(Sample) == 0
+
+
+# -- Broken 2 and 3, and cherry-picking: agentic episodes -------------------------------------
+
+OVERCOOKED = {"game": "overcooked", "layouts": ["cramped_room"], "seeds": [0, 1], "horizon": 40}
+GRIDS = {
+    "oc-40": {"agents": ["greedy_human"], "games": [OVERCOOKED]},
+    "oc-100": {"agents": ["greedy_human"], "games": [{**OVERCOOKED, "horizon": 100}]},
+    "hanabi-2": {"agents": ["hanabi-legal-random"], "games": [{"game": "hanabi", "seeds": [0, 1]}]},
+}
+"""Small grids of scripted agents (fast); oc-100 is the same as oc-40 with a longer horizon."""
+
+
+@pytest.fixture(scope="module")
+def agentic_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    from coordqa.agentic.grid import parse_grid
+    from coordqa.agentic.runner import run_grid
+
+    folder = tmp_path_factory.mktemp("agentic-attacks")
+    runs = {}
+    for name, grid in GRIDS.items():
+        (folder / f"{name}.yaml").write_text(json.dumps({"name": name, **grid}))
+        result = run_grid(parse_grid({"name": name, **grid}), folder / name)
+        assert result.complete, result.failures
+        runs[name] = folder / name
+    return runs
+
+
+@pytest.fixture
+def agentic_board(board: BoardClient, agentic_runs: dict[str, Path]) -> BoardClient:
+    from coordqa.leaderboard.catalog import register_grid
+
+    for name in ("oc-40", "hanabi-2"):  # the server's grids; oc-100 is not one of them
+        register_grid(board.db, agentic_runs[name].parent / f"{name}.yaml")
+    return board
+
+
+def bundle_of(run: Path, grid: str | None = None) -> dict[str, Any]:
+    from coordqa.leaderboard.bundle import build_bundle
+
+    return build_bundle(run, grid=grid)
+
+
+def forge(record: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """An episode record edited by a careful forger: self-consistent from its stored start.
+
+    ``initial`` edits the initial snapshot, ``steps`` keeps the first steps only, ``spec``
+    updates spec fields. Score, metrics and final state are recomputed by replaying from the
+    (edited) stored start, so the forgery passes a replay that trusts the stored start.
+    """
+    from coordqa.agentic import AgenticEpisode
+    from coordqa.games.base import GAMES
+    from coordqa.games.episode import replay
+
+    episode = AgenticEpisode.from_record(record)
+    trajectory = episode.trajectory
+    trajectory.initial = changes.get("initial", lambda s: s)(dict(trajectory.initial))
+    trajectory.steps = trajectory.steps[: changes.get("steps", len(trajectory.steps))]
+    game = GAMES.get(trajectory.game).from_snapshot(trajectory.initial)
+    for step in trajectory.steps:
+        game.replay_step(step.executed, step.decisions)
+    trajectory.final, trajectory.score = game.snapshot(), game.score()
+    trajectory.metrics = game.metrics()
+    replay(trajectory)  # the forgery replays from its own stored start
+    episode.spec = episode.spec.model_copy(update=changes.get("spec", {}))
+    episode.score, episode.metrics = trajectory.score, dict(trajectory.metrics)
+    return episode.to_record()
+
+
+def submit_forged(board: BoardClient, bundle: dict[str, Any], first: dict[str, Any]) -> Any:
+    bundle["episodes"][0] = first
+    return board.submit(seal(bundle))
+
+
+def test_an_honest_agentic_run_on_a_registered_grid_is_accepted(
+    agentic_board: BoardClient, agentic_runs: dict[str, Path]
+) -> None:
+    answer = agentic_board.submit(bundle_of(agentic_runs["oc-40"]))
+    assert answer.status_code == 201, answer.text
+    assert agentic_board.submit(bundle_of(agentic_runs["hanabi-2"])).status_code == 201
+    read = agentic_board.client.get
+    board = read("/api/agentic/entries", params={"grid": "oc-40"}).json()
+    [entry] = board["entries"]
+    assert entry["episodes"] == 2 and entry["verification"] == "episodes replayed"
+    assert board["grid"]["name"] == "oc-40" and board["grid"]["games"][0]["horizon"] == 40
+    assert [c["key"] for c in board["columns"]] == ["overcooked/self"]
+    other = read("/api/agentic/entries", params={"grid": "hanabi-2"}).json()["entries"]
+    assert [e["model_name"] for e in other] == ["hanabi-legal-random"]  # one board per grid
+    page = read("/agentic", params={"grid": "hanabi-2"}).text
+    assert "Grid <strong>hanabi-2</strong>" in page and "seeds 0, 1" in page
+    assert read("/agentic", params={"grid": "nope"}).status_code == 400
+
+
+def test_a_forged_start_score_is_refused(
+    agentic_board: BoardClient, agentic_runs: dict[str, Path]
+) -> None:
+    bundle = bundle_of(agentic_runs["oc-40"])
+    forged = forge(bundle["episodes"][0], initial=lambda s: {**s, "score": 1000.0})
+    assert forged["score"] >= 1000  # what the forger hoped to rank with
+    answer = submit_forged(agentic_board, bundle, forged)
+    assert answer.status_code == 422
+    detail = answer.json()["detail"]
+    assert "initial state is not the start of its game" in detail and "differs in score" in detail
+
+
+def test_forged_deliveries_are_refused(
+    agentic_board: BoardClient, agentic_runs: dict[str, Path]
+) -> None:
+    bundle = bundle_of(agentic_runs["oc-40"])
+    forged = forge(bundle["episodes"][0], initial=lambda s: {**s, "deliveries": 5})
+    assert forged["metrics"]["deliveries"] >= 5
+    answer = submit_forged(agentic_board, bundle, forged)
+    assert answer.status_code == 422 and "differs in deliveries" in answer.json()["detail"]
+
+
+def test_a_longer_horizon_than_the_spec_is_refused(
+    agentic_board: BoardClient, agentic_runs: dict[str, Path]
+) -> None:
+    longer = bundle_of(agentic_runs["oc-100"], grid="oc-40")
+    assert len(longer["episodes"][0]["trajectory"]["steps"]) == 100
+    # the forger keeps 100 steps but states the grid's horizon of 40 in the spec
+    relabelled = [forge(r, spec={"game_options": {"horizon": 40}}) for r in longer["episodes"]]
+    longer["episodes"] = relabelled
+    answer = agentic_board.submit(seal(longer))
+    assert answer.status_code == 422
+    assert "differs in horizon" in answer.json()["detail"]
+    # or states its own horizon: the episodes are not the registered grid's
+    answer = agentic_board.submit(bundle_of(agentic_runs["oc-100"], grid="oc-40"))
+    assert answer.status_code == 422
+    assert "2 of its 2 episodes are missing" in answer.json()["detail"]
+    assert "2 episodes are not in it" in answer.json()["detail"]
+    assert agentic_board.count(Submission) == 0
+
+
+def test_an_episode_cut_before_the_game_ends_is_refused(
+    agentic_board: BoardClient, agentic_runs: dict[str, Path]
+) -> None:
+    bundle = bundle_of(agentic_runs["hanabi-2"])
+    whole = next(r for r in bundle["episodes"] if r["spec"]["seed"] == 0)
+    cut = forge(whole, steps=len(whole["trajectory"]["steps"]) - 1)  # before the last life
+    assert cut["score"] > whole["score"]  # the cut scores more than the whole game
+    bundle["episodes"] = [cut if r is whole else r for r in bundle["episodes"]]
+    answer = agentic_board.submit(seal(bundle))
+    assert answer.status_code == 422
+    assert "before the game is over" in answer.json()["detail"]
+
+
+def test_a_bundle_omitting_seeds_of_its_grid_is_refused(
+    agentic_board: BoardClient, agentic_runs: dict[str, Path]
+) -> None:
+    bundle = bundle_of(agentic_runs["hanabi-2"])
+    kept = [
+        r for r in bundle["episodes"] if r["score"] >= max(e["score"] for e in bundle["episodes"])
+    ]
+    bundle["episodes"] = kept[:1]  # only the best seed
+    answer = agentic_board.submit(seal(bundle))
+    assert answer.status_code == 422
+    assert "1 of its 2 episodes are missing" in answer.json()["detail"]
+
+
+def test_an_unknown_grid_is_refused_with_the_registered_ones(
+    agentic_board: BoardClient, agentic_runs: dict[str, Path]
+) -> None:
+    answer = agentic_board.submit(bundle_of(agentic_runs["oc-100"]))
+    assert answer.status_code == 422
+    detail = answer.json()["detail"]
+    assert "unknown grid 'oc-100'" in detail and "hanabi-2, oc-40" in detail

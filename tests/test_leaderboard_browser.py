@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from coordqa.leaderboard.catalog import register_dataset
 from coordqa.leaderboard.db import open_database
-from coordqa.leaderboard.intake import register_dataset
 from coordqa.leaderboard.testing import (
     LiveServer,
     add_demo_entries,

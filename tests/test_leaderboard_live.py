@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from coordqa.cli import app
 from coordqa.evaluation import EvalConfig, evaluate
+from coordqa.leaderboard.catalog import register_dataset
 from coordqa.leaderboard.db import Database, Sample, Submission, open_database
-from coordqa.leaderboard.intake import register_dataset
 from coordqa.leaderboard.testing import (
     LiveServer,
     synthetic_bundle,

@@ -35,8 +35,12 @@ leaderboard_app = typer.Typer(
 )
 token_app = typer.Typer(name="token", help="Bearer tokens for submitters.", no_args_is_help=True)
 dataset_app = typer.Typer(name="dataset", help="Datasets the server accepts.", no_args_is_help=True)
+grid_app = typer.Typer(
+    name="grid", help="Agentic grids the server ranks runs on.", no_args_is_help=True
+)
 leaderboard_app.add_typer(token_app)
 leaderboard_app.add_typer(dataset_app)
+leaderboard_app.add_typer(grid_app)
 
 
 def _require_extra() -> None:
@@ -88,6 +92,12 @@ def submit_command(
         str | None, typer.Option("--params", help="Parameter count: 7e9, 7B, 350M.")
     ] = None,
     link: Annotated[str | None, typer.Option("--link", help="An http(s) link about it.")] = None,
+    grid: Annotated[
+        str | None,
+        typer.Option(
+            "--grid", help="Agentic runs: the leaderboard grid covered (default: the grid's name)."
+        ),
+    ] = None,
 ) -> None:
     """Bundle a run for the leaderboard and send it (--to) or save it (--out).
 
@@ -109,6 +119,7 @@ def submit_command(
         parameters=parameters,
         organisation=org,
         link=link,
+        grid=grid,
     )
     what = (
         f"{len(bundle['replies'])} replies"
@@ -191,10 +202,28 @@ def dataset_add_command(
     db: DbUrl = None,
 ) -> None:
     """Accept submissions on another dataset (its rows are copied into the database)."""
-    from coordqa.leaderboard.intake import register_dataset
+    from coordqa.leaderboard.catalog import register_dataset
 
     known = register_dataset(_open(db), path, name)
     console.print(f"dataset {known.name!r}: {len(known.rows)} questions, {known.fingerprint}")
+
+
+@grid_app.command("add")
+def grid_add_command(
+    path: Annotated[Path, typer.Argument(help="A grid YAML file (as for coordqa agentic grid).")],
+    name: Annotated[
+        str | None, typer.Option(help="Name submissions give (default: the grid's name).")
+    ] = None,
+    db: DbUrl = None,
+) -> None:
+    """Rank agentic runs on a grid: its games, layouts, seeds, horizons, partners and seats.
+
+    A submission names the grid and must hold every one of its episodes for one agent and model.
+    """
+    from coordqa.leaderboard.catalog import register_grid
+
+    known = register_grid(_open(db), path, name)
+    console.print(f"grid {known.name!r}: {known.fingerprint}")
 
 
 @leaderboard_app.command("export")

@@ -1,0 +1,287 @@
+"""What the server ranks: the datasets of the QA track and the grids of the agentic track.
+
+A submission is only comparable with others on the same questions or the same episodes, so the
+server keeps its own copy of both and never takes them from a bundle:
+
+- a **dataset** (bundled with coordqa, or registered by an admin with ``coordqa leaderboard
+  dataset add``) is known by its content fingerprint; its rows are stored in the database, so
+  re-scoring needs no file;
+- a **grid** (registered with ``coordqa leaderboard grid add``) fixes the environment side of an
+  agentic run: games, layouts, seeds, horizons, partners and seats. It is known by its name and
+  fingerprinted over that side; an agentic submission names its grid and must hold exactly the
+  grid's episodes for its one agent and model.
+
+:class:`Catalog` holds both; a lookup that misses re-reads the registered ones once, so an admin
+can register while the server runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from coordqa.errors import ConfigError, DatasetError, UnknownNameError
+from coordqa.leaderboard.db import Database, DatasetRow, GridRow
+from coordqa.store import content_hash
+
+if TYPE_CHECKING:
+    from coordqa.agentic.episodes import EpisodeSpec
+    from coordqa.agentic.grid import GridConfig
+
+__all__ = [
+    "Catalog",
+    "KnownDataset",
+    "KnownGrid",
+    "grid_identity",
+    "known_datasets",
+    "known_grids",
+    "register_dataset",
+    "register_grid",
+]
+
+BUNDLED_DATASETS = ("coordinationqa", "example")
+"""Datasets every server accepts when this coordqa ships them."""
+
+
+@dataclass(frozen=True)
+class KnownDataset:
+    """A dataset the server accepts submissions for."""
+
+    name: str
+    """Display name (``coordinationqa``, ``example``, or the name given when registering)."""
+    fingerprint: str
+    """:func:`coordqa.dataset.dataset_fingerprint` of its rows."""
+    rows: Mapping[str, Mapping[str, Any]]
+    """Rows by question id."""
+
+    @property
+    def version(self) -> str:
+        """The rows' ``version`` field (several joined by commas if they differ)."""
+        return ", ".join(sorted({str(row.get("version", "")) for row in self.rows.values()}))
+
+
+def _known_dataset(name: str, rows: list[dict[str, Any]]) -> KnownDataset:
+    from coordqa.dataset import dataset_fingerprint
+
+    return KnownDataset(name, dataset_fingerprint(rows), {str(r["question_id"]): r for r in rows})
+
+
+def known_datasets(db: Database) -> dict[str, KnownDataset]:
+    """Datasets this server accepts, by fingerprint: bundled ones, then registered ones."""
+    from coordqa.dataset import load_rows
+
+    found: dict[str, KnownDataset] = {}
+    for name in BUNDLED_DATASETS:
+        try:
+            rows = load_rows(name)
+        except DatasetError:
+            continue  # not bundled in this version of coordqa
+        known = _known_dataset(name, rows)
+        found[known.fingerprint] = known
+    with db.session() as session:
+        for row in session.scalars(select(DatasetRow)):
+            found[row.fingerprint] = _known_dataset(row.name, row.rows)
+    return found
+
+
+def register_dataset(db: Database, path: str | Path, name: str | None = None) -> KnownDataset:
+    """Register the dataset at ``path`` (folder, .parquet or .jsonl) for submissions.
+
+    Its rows are copied into the database, so the server re-scores without the file.
+    Registering the same content twice keeps the first registration (and its name).
+
+    Raises:
+        DatasetError: the file is missing or breaks the dataset schema.
+    """
+    from coordqa.dataset import dataset_fingerprint, load_rows
+
+    rows = load_rows(path)
+    fingerprint = dataset_fingerprint(rows)
+    label = name or Path(path).stem
+    with db.session() as session:
+        existing = session.query(DatasetRow).filter_by(fingerprint=fingerprint).one_or_none()
+        if existing is None:
+            session.add(DatasetRow(fingerprint=fingerprint, name=label, rows=rows))
+        else:
+            label = existing.name
+    return _known_dataset(label, rows)
+
+
+GRID_FIELDS = ("games", "partners", "positions")
+"""The fields of a grid that fix the episodes' environment (its identity on the board)."""
+
+
+def grid_identity(config: GridConfig) -> dict[str, Any]:
+    """The environment side of a grid: games (layouts, seeds, horizons), partners and seats."""
+    return config.model_dump(mode="json", include=set(GRID_FIELDS))
+
+
+@dataclass(frozen=True)
+class KnownGrid:
+    """A grid the agentic track ranks submissions on."""
+
+    name: str
+    """The name a bundle gives (``grid`` field)."""
+    fingerprint: str
+    """Content hash of :func:`grid_identity`."""
+    identity: Mapping[str, Any]
+    """Games, partners and positions, as registered."""
+
+    def episodes(
+        self, agent: str, model: str | None, agent_options: Mapping[str, Any]
+    ) -> dict[str, EpisodeSpec]:
+        """Every episode this grid holds for one agent and model, by key.
+
+        Raises:
+            UnknownNameError: the agent is not a registered player.
+            ConfigError: the agent plays none of the grid's games.
+        """
+        from coordqa.agentic.grid import parse_grid
+
+        config = parse_grid(
+            {
+                **self.identity,
+                "agents": [agent],
+                "models": [model or "scripted"],
+                "agent_options": {agent: dict(agent_options)} if agent_options else {},
+            },
+            where=f"grid {self.name!r}",
+        )
+        return {spec.key: spec for spec in config.episodes()}
+
+
+def _known_grid(row: GridRow) -> KnownGrid:
+    return KnownGrid(row.name, row.fingerprint, row.config)
+
+
+def known_grids(db: Database) -> dict[str, KnownGrid]:
+    """Grids this server ranks, by name."""
+    with db.session() as session:
+        return {row.name: _known_grid(row) for row in session.scalars(select(GridRow))}
+
+
+def register_grid(db: Database, path: str | Path, name: str | None = None) -> KnownGrid:
+    """Register the grid YAML at ``path`` under ``name`` (default: the grid's own ``name``).
+
+    Only the environment side counts (:func:`grid_identity`): the file's agents, models and
+    runtime settings are ignored. Registering the same grid under the same name again is a
+    no-op.
+
+    Raises:
+        ConfigError: the file is not a valid grid, names unknown games, layouts or partners, or
+            ``name`` is taken by a different grid (grids are immutable: register a new version
+            under a new name, e.g. ``paper-v2``).
+    """
+    from coordqa.agentic.grid import load_grid
+
+    config = load_grid(path)
+    config.episodes()  # unknown games, layouts and partners are refused now, not on submission
+    identity = grid_identity(config)
+    label = name or config.name
+    fingerprint = content_hash(identity)
+    with db.session() as session:
+        existing = session.scalars(select(GridRow).where(GridRow.name == label)).one_or_none()
+        if existing is None:
+            row = GridRow(name=label, fingerprint=fingerprint, config=identity)
+            session.add(row)
+            session.flush()
+        elif existing.fingerprint != fingerprint:
+            raise ConfigError(
+                f"a different grid is already registered as {label!r} "
+                f"({existing.fingerprint[:12]}); grids never change once submissions rank on "
+                "them: register this one under a new name (e.g. with a version: --name "
+                f"{label}-v2)"
+            )
+        else:
+            row = existing
+        return _known_grid(row)
+
+
+K = TypeVar("K")
+
+
+class _Refreshing(Mapping[str, K], Generic[K]):
+    """A mapping loaded from the database that looks again, once, on a miss.
+
+    Looking again is one query for the registered keys; the items are re-read only when a key
+    is new, so a stream of unknown keys costs no more than that query each.
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        load: Callable[[Database], dict[str, K]],
+        registered: Callable[[Session], set[str]],
+    ) -> None:
+        self._db = db
+        self._load = load
+        self._registered = registered
+        self._items = load(db)
+
+    def __getitem__(self, key: str) -> K:
+        if key not in self._items:
+            self.refresh()
+        return self._items[key]
+
+    def refresh(self) -> None:
+        """Re-read the registered items if the database holds new ones."""
+        with self._db.session() as session:
+            new = not self._registered(session) <= set(self._items)
+        if new:
+            self._items = self._load(self._db)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class Catalog:
+    """The datasets (by fingerprint) and grids (by name) a server accepts."""
+
+    def __init__(self, db: Database) -> None:
+        """Load the bundled and registered datasets and the registered grids."""
+        self.datasets: _Refreshing[KnownDataset] = _Refreshing(
+            db, known_datasets, lambda s: set(s.scalars(select(DatasetRow.fingerprint)))
+        )
+        self.grids: _Refreshing[KnownGrid] = _Refreshing(
+            db, known_grids, lambda s: set(s.scalars(select(GridRow.name)))
+        )
+
+    def dataset(self, fingerprint: str) -> KnownDataset:
+        """The dataset with ``fingerprint``.
+
+        Raises:
+            UnknownNameError: none is known (the message lists the known ones and what to do).
+        """
+        found = self.datasets.get(fingerprint)
+        if found is None:
+            known = ", ".join(f"{d.name} ({fp[:12]})" for fp, d in sorted(self.datasets.items()))
+            raise UnknownNameError(
+                f"unknown dataset fingerprint {fingerprint[:12]}...: this server accepts "
+                f"{known or 'none'}. Run `coordqa eval` on one of these datasets, or ask the "
+                "admin to register yours (`coordqa leaderboard dataset add PATH`)."
+            )
+        return found
+
+    def grid(self, name: str) -> KnownGrid:
+        """The grid registered as ``name``.
+
+        Raises:
+            UnknownNameError: none is (the message lists the registered ones).
+        """
+        found = self.grids.get(name)
+        if found is None:
+            known = ", ".join(sorted(self.grids)) or "none yet"
+            raise UnknownNameError(
+                f"unknown grid {name!r}; this server ranks agentic runs on: {known}. Run one of "
+                "these grids and submit with --grid NAME, or ask the admin to register yours "
+                "(`coordqa leaderboard grid add GRID.yaml --name NAME`)."
+            )
+        return found
