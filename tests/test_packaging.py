@@ -15,6 +15,7 @@ MAPPED = {
     "scenarios": "coordqa.scenarios",
     "agentic": "coordqa.agentic",
     "leaderboard": "coordqa.leaderboard",
+    "viewer": "coordqa.viewer",
 }
 
 
@@ -30,7 +31,8 @@ def test_every_package_folder_is_listed_in_pyproject() -> None:
 
 
 def test_core_never_imports_the_tracks() -> None:
-    pattern = re.compile(r"^\s*(from|import)\s+coordqa\.(agentic|scenarios|leaderboard)", re.M)
+    tracks = "agentic|scenarios|leaderboard|viewer"
+    pattern = re.compile(rf"^\s*(from|import)\s+coordqa\.({tracks})", re.M)
     offenders = [
         str(path.relative_to(ROOT))
         for path in (ROOT / "coordqa").rglob("*.py")

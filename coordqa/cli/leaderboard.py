@@ -43,25 +43,27 @@ leaderboard_app.add_typer(dataset_app)
 leaderboard_app.add_typer(grid_app)
 
 
-def _require_extra() -> None:
-    """Fail with the install command when the ``leaderboard`` extra is missing."""
+def require_web_extra(
+    modules: tuple[str, ...] = ("fastapi", "uvicorn", "sqlalchemy", "jinja2"),
+    what: str = "the leaderboard",
+) -> None:
+    """Fail with the install command when modules of the ``leaderboard`` extra are missing.
+
+    The leaderboard needs all of them; ``coordqa view`` the web stack without the database.
+    """
     import importlib.util
 
-    missing = [
-        name
-        for name in ("fastapi", "uvicorn", "sqlalchemy", "jinja2")
-        if importlib.util.find_spec(name) is None
-    ]
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
     if missing:
         raise MissingDependencyError(
-            f"the leaderboard needs {', '.join(missing)}; install them with "
+            f"{what} needs {', '.join(missing)}; install them with "
             "pip install 'coordqa[leaderboard]'"
         )
 
 
 def _open(db: str | None) -> Database:
     """Open the leaderboard database (created or migrated), after checking the extra."""
-    _require_extra()
+    require_web_extra()
     from coordqa.leaderboard.db import open_database
 
     return open_database(db)
@@ -148,7 +150,7 @@ def serve_command(
     max_body_mb: Annotated[float, typer.Option(help="Largest accepted submission (MB).")] = 20.0,
 ) -> None:
     """Run the leaderboard web server (creates or migrates the database)."""
-    _require_extra()
+    require_web_extra()
     import uvicorn
 
     from coordqa.leaderboard.server import create_app

@@ -1,0 +1,76 @@
+"""``coordqa view``: look at runs in a browser, or export them as static pages.
+
+FastAPI, uvicorn and Jinja2 (the ``leaderboard`` extra) are imported inside the command.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+from coordqa.errors import ConfigError
+
+if TYPE_CHECKING:
+    from coordqa.viewer import RunCatalog
+
+console = Console()
+
+
+def view_command(
+    runs: Annotated[
+        list[Path],
+        typer.Argument(help="Run directories of `coordqa eval` or `coordqa agentic run/grid`."),
+    ],
+    host: Annotated[
+        str, typer.Option(help="Interface to listen on (the default is this machine only).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port (0: any free port).")] = 8010,
+    export: Annotated[
+        Path | None,
+        typer.Option("--export", help="Write every page as static HTML into this folder instead."),
+    ] = None,
+) -> None:
+    """Look at runs in a browser: QA samples one by one, agentic episodes step by step.
+
+    Serves http://HOST:PORT until Ctrl-C; --export writes the pages as files instead.
+    """
+    from coordqa.cli.leaderboard import require_web_extra
+    from coordqa.viewer import RunCatalog
+
+    require_web_extra(("fastapi", "uvicorn", "jinja2"), "coordqa view")
+    catalog = RunCatalog(runs)
+    if export is not None:
+        from coordqa.viewer import export_site
+
+        written = export_site(catalog, export)
+        console.print(f"wrote {len(written)} files; open {export / 'index.html'}")
+        return
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"--port must be in 0..65535, got {port}")
+    _serve(catalog, host, port)
+
+
+def _serve(catalog: RunCatalog, host: str, port: int) -> None:
+    """Run the app with uvicorn, printing the URL once the socket is bound."""
+    import socket
+
+    import uvicorn
+
+    from coordqa.viewer import create_app
+
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    console.print(f"coordqa view: http://{shown}:{bound}/ (Ctrl-C to stop)", highlight=False)
+    server = uvicorn.Server(uvicorn.Config(create_app(catalog), log_level="warning"))
+    server.run(sockets=[sock])
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``view`` to the top-level app."""
+    app.command("view")(view_command)

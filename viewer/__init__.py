@@ -1,0 +1,30 @@
+"""Look at runs in a browser: QA runs sample by sample, agentic runs episode by episode.
+
+Public API (FastAPI and Jinja2 load only when a name that needs them is used):
+
+- :class:`RunCatalog`: the runs to show, each read once and again when its files change;
+- :func:`create_app`: the FastAPI app serving a catalog (``coordqa view RUN ...``);
+- :func:`export_site`: the same pages as static files (``coordqa view --export DIR``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from coordqa._lazy import lazy_getattr
+
+_EXPORTS = {
+    "RunCatalog": "coordqa.viewer.runs",
+    "create_app": "coordqa.viewer.server",
+    "export_site": "coordqa.viewer.export",
+}
+
+__all__ = ["RunCatalog", "create_app", "export_site"]
+
+if TYPE_CHECKING:
+    from coordqa.viewer.export import export_site
+    from coordqa.viewer.runs import RunCatalog
+    from coordqa.viewer.server import create_app
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -1,0 +1,351 @@
+"""What the viewer shows of an agentic run: the episode list, an episode's steps, one step.
+
+Episodes are read with :func:`coordqa.agentic.load_agentic_run` (without exchanges, which hold
+every prompt); an episode's exchanges are read when one of its pages is first asked for. The
+description of each step is what the game's ``describe`` gives for the seat at that step,
+rebuilt by replaying the stored engine moves through the game, as
+:func:`coordqa.games.episode.replay` does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from coordqa.agentic.episodes import EXCHANGES, AgenticEpisode, load_agentic_run
+from coordqa.agentic.report import episode_frame
+from coordqa.games.base import GAMES
+from coordqa.llm import Message
+from coordqa.store import RunManifest, open_run
+from coordqa.viewer.charts import LineChart, Series, line_chart
+
+__all__ = [
+    "AgenticView",
+    "EpisodeRow",
+    "EpisodeView",
+    "ExchangeView",
+    "SeatStep",
+    "StepDetail",
+    "StepRow",
+]
+
+_EXCHANGE_FIELDS = frozenset(
+    {"kind", "role", "agent", "player", "decision", "turn", "messages", "reply", "text", "error"}
+    | {"usage", "latency_s", "cached", "attempts", "model", "episode", "attempt", "seat", "step"}
+)
+"""Fields every exchange record has; the others are the role's own (verdict, options...)."""
+
+
+@dataclass(frozen=True)
+class EpisodeRow:
+    """One line of the episode list."""
+
+    number: int
+    """Position in the run (the order episodes finished), 0-based: the episode page's id."""
+    key: str
+    """The episode's key."""
+    game: str
+    """Game."""
+    layout: str
+    """Layout or map."""
+    agent: str
+    """The player under test, with its model (``cac[openai/gpt-4o]``)."""
+    partner: str
+    """The partner, or ``self``."""
+    position: int
+    """The agent's seat in cross-play."""
+    seed: int
+    """Episode seed."""
+    score: float
+    """Final score."""
+    steps: int
+    """Trajectory steps."""
+    calls: float
+    """Model calls of the agent's seats (NaN when a seat reported no statistics)."""
+    fallbacks: float
+    """Decisions that ended in the safe fallback."""
+    rejections: float
+    """Proposed actions the verifier rejected."""
+
+
+@dataclass(frozen=True)
+class ExchangeView:
+    """One model exchange of a step."""
+
+    role: str
+    """tom, action, verifier, hypothesis, predict, plan or reprompt."""
+    seat: int
+    """The seat of the agent that asked."""
+    messages: list[Message]
+    """The conversation sent."""
+    reply: str | None
+    """The reply text (None when the call failed)."""
+    error: str | None
+    """Why the call failed."""
+    tokens: int
+    """Prompt plus completion tokens."""
+    latency_s: float
+    """Wall time of the call."""
+    details: dict[str, Any]
+    """Role-specific fields (the verifier's verdict, the options offered, the choice...)."""
+
+    @property
+    def rejected(self) -> bool:
+        """Whether this is a verifier answer that rejected the proposed action."""
+        return self.role == "verifier" and self.details.get("verdict") == "not_okay"
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any]) -> ExchangeView:
+        """The view of an ``exchanges.jsonl`` exchange record."""
+        usage = record.get("usage") or {}
+        reply = record.get("text", record.get("reply"))
+        return cls(
+            role=str(record.get("role")),
+            seat=int(record.get("seat", record.get("player", 0))),
+            messages=[Message(m["role"], m["content"]) for m in record.get("messages", [])],
+            reply=reply,
+            error=record.get("error"),
+            tokens=int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0),
+            latency_s=float(record.get("latency_s") or 0.0),
+            details={k: v for k, v in record.items() if k not in _EXCHANGE_FIELDS},
+        )
+
+
+@dataclass(frozen=True)
+class StepRow:
+    """One line of an episode's step list."""
+
+    number: int
+    """Trajectory step, 0-based."""
+    decisions: dict[int, str]
+    """Seat -> the move chosen at this step (only the seats asked to act)."""
+    reward: float
+    """Shared reward of the step."""
+    events: list[str]
+    """The game's events."""
+    fallbacks: list[dict[str, Any]]
+    """Fallbacks of this step (``seat``, ``reason``, ``detail``, ``action``)."""
+    rejections: list[dict[str, Any]]
+    """Verifier rejections of this step (``seat``, ``action``, ``reason``)."""
+    exchanges: int
+    """Model exchanges made at this step."""
+
+
+@dataclass(frozen=True)
+class SeatStep:
+    """One seat at one step: what it saw, what it asked its model, what it did."""
+
+    seat: int
+    """Seat index."""
+    player: str
+    """The seat's player name."""
+    is_agent: bool
+    """Whether the seat holds the player under test."""
+    description: str
+    """The game's description for this seat before the step (what an LLM agent is shown)."""
+    decision: str | None
+    """The move chosen (None when the seat was not asked to act)."""
+    executed: str | None
+    """The engine move performed."""
+    exchanges: list[ExchangeView]
+    """The seat's model exchanges at this step, in order."""
+    events: dict[str, Any]
+    """The seat's decision record (fallback, verifier rejections, notes, scored predictions)."""
+
+
+@dataclass(frozen=True)
+class StepDetail:
+    """Everything a step page shows."""
+
+    row: StepRow
+    """The step's line."""
+    seats: list[SeatStep]
+    """Seat 0 and seat 1."""
+    previous: int | None
+    """The previous step."""
+    next: int | None
+    """The next step."""
+
+
+@dataclass
+class EpisodeView:
+    """One episode with its exchanges and decision records, indexed by step."""
+
+    number: int
+    """Position in the run."""
+    episode: AgenticEpisode
+    """The stored episode."""
+    records: list[dict[str, Any]]
+    """Its ``exchanges.jsonl`` records (exchanges and decision records), in write order."""
+    by_step: dict[int, list[dict[str, Any]]] = field(init=False)
+    """``records`` grouped by their trajectory step."""
+
+    def __post_init__(self) -> None:
+        self.by_step = {}
+        for record in self.records:
+            self.by_step.setdefault(int(record.get("step") or 0), []).append(record)
+
+    @property
+    def steps(self) -> int:
+        """Number of steps."""
+        return len(self.episode.trajectory.steps)
+
+    @cached_property
+    def rows(self) -> list[StepRow]:
+        """Every step's line."""
+        return [self._row(n) for n in range(self.steps)]
+
+    def _row(self, number: int) -> StepRow:
+        step = self.episode.trajectory.steps[number]
+        fallbacks, rejections, exchanges = [], [], 0
+        for record in self.by_step.get(number, []):
+            if record.get("kind") == "exchange":
+                exchanges += 1
+                continue
+            seat = record.get("seat")
+            if record.get("fallback"):
+                fallbacks.append({"seat": seat, **record["fallback"]})
+            rejections += [{"seat": seat, **r} for r in record.get("verifier_rejections") or []]
+        return StepRow(
+            number=number,
+            decisions=dict(step.decisions),
+            reward=step.reward,
+            events=list(step.events),
+            fallbacks=fallbacks,
+            rejections=rejections,
+            exchanges=exchanges,
+        )
+
+    @cached_property
+    def descriptions(self) -> list[dict[int, str]]:
+        """Each step's description for both seats, from a replay of the trajectory."""
+        trajectory = self.episode.trajectory
+        game = GAMES.get(trajectory.game).from_snapshot(trajectory.initial)
+        seen = []
+        for step in trajectory.steps:
+            seen.append({seat: game.describe(seat) for seat in (0, 1)})
+            game.replay_step(step.executed, step.decisions)
+        return seen
+
+    def detail(self, number: int) -> StepDetail:
+        """The page of step ``number``.
+
+        Raises:
+            LookupError: the episode has no such step.
+        """
+        if not 0 <= number < self.steps:
+            raise LookupError(f"no step {number}: this episode has steps 0 to {self.steps - 1}")
+        step = self.episode.trajectory.steps[number]
+        records = self.by_step.get(number, [])
+        spec = self.episode.spec
+        seats = []
+        for seat in (0, 1):
+            mine = [r for r in records if r.get("seat") == seat]
+            events = next((r for r in mine if r.get("kind") == "events"), {})
+            seats.append(
+                SeatStep(
+                    seat=seat,
+                    player=spec.seats[seat],
+                    is_agent=seat in spec.agent_seats,
+                    description=self.descriptions[number][seat],
+                    decision=step.decisions.get(seat),
+                    executed=step.executed.get(seat),
+                    exchanges=[ExchangeView.of(r) for r in mine if r.get("kind") == "exchange"],
+                    events={k: v for k, v in events.items() if k not in _EXCHANGE_FIELDS},
+                )
+            )
+        return StepDetail(
+            row=self.rows[number],
+            seats=seats,
+            previous=number - 1 if number > 0 else None,
+            next=number + 1 if number + 1 < self.steps else None,
+        )
+
+    @cached_property
+    def hypothesis_chart(self) -> LineChart | None:
+        """HM's hypothesis values after each scored prediction, one line per seat and hypothesis.
+
+        None when the episode has no valued predictions (not HM, or HM without evaluation).
+        """
+        points: dict[str, list[tuple[float, float]]] = {}
+        for record in self.records:
+            for scored in record.get("predictions_scored") or []:
+                if scored.get("value_after") is None:
+                    continue
+                name = f"seat {record.get('seat')}, hypothesis {scored.get('hypothesis')}"
+                points.setdefault(name, []).append(
+                    (float(record.get("step") or 0), float(scored["value_after"]))
+                )
+        if not points:
+            return None
+        series = [Series(name, values) for name, values in points.items()]
+        return line_chart(series, x_label="step", y_label="hypothesis value")
+
+
+class AgenticView:
+    """An agentic run as the viewer shows it, built once per version of the run's files."""
+
+    def __init__(self, path: Path, cached_episodes: int = 4) -> None:
+        """Read the run's episodes (without exchanges); keep ``cached_episodes`` full ones."""
+        self.store = open_run(path)
+        self.episodes = load_agentic_run(self.store, with_exchanges=False)
+        self._cache: dict[int, EpisodeView] = {}
+        self._cache_size = cached_episodes
+
+    @property
+    def manifest(self) -> RunManifest:
+        """What was run."""
+        return self.store.manifest
+
+    @cached_property
+    def rows(self) -> list[EpisodeRow]:
+        """The episode list."""
+        frame = episode_frame(self.episodes)
+        return [
+            EpisodeRow(
+                number=n,
+                key=episode.key,
+                game=episode.spec.game,
+                layout=episode.spec.layout,
+                agent=str(data["label"]),
+                partner=str(data["partner"]),
+                position=int(data["position"]),
+                seed=int(data["seed"]),
+                score=float(data["score"]),
+                steps=len(episode.trajectory.steps),
+                calls=_number(data["llm_calls"]),
+                fallbacks=_number(data["fallbacks"]),
+                rejections=_number(data["verifier_rejections"]),
+            )
+            for n, (episode, data) in enumerate(
+                zip(self.episodes, frame.to_dict(orient="records"), strict=True)
+            )
+        ]
+
+    def episode(self, number: int) -> EpisodeView:
+        """Episode ``number`` with its exchanges (read from ``exchanges.jsonl`` on first use).
+
+        Raises:
+            LookupError: the run has no such episode.
+        """
+        if not 0 <= number < len(self.episodes):
+            raise LookupError(
+                f"no episode {number}: this run has episodes 0 to {len(self.episodes) - 1}"
+            )
+        view = self._cache.get(number)
+        if view is None:
+            attempt = self.episodes[number].attempt
+            records = [r for r in self.store.iter_records(EXCHANGES) if r.get("attempt") == attempt]
+            view = EpisodeView(number, self.episodes[number], records)
+            while len(self._cache) >= self._cache_size:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[number] = view
+        return view
+
+
+def _number(value: Any) -> float:
+    return math.nan if value is None else float(value)

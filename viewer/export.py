@@ -1,0 +1,95 @@
+"""Static export: every page of the viewer as an HTML file, to share without a server.
+
+Layout of the export (links between pages are relative, so the folder can be moved, zipped or
+opened from disk)::
+
+    index.html                              the runs
+    compare.html                            the QA runs side by side (two or more)
+    runs/<run>/index.html                   a run's summary or episode list
+    runs/<run>/samples.html                 the sample table (filters work in the page)
+    runs/<run>/samples/<n>.html             one sample
+    runs/<run>/episodes/<n>.html            one episode
+    runs/<run>/episodes/<n>/steps/<s>.html  one step
+    static/                                 the stylesheets and the script
+
+The pages come from the same templates and page functions as the live viewer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from importlib import resources
+from pathlib import Path
+
+from coordqa.viewer import pages
+from coordqa.viewer.runs import RunCatalog, RunEntry
+
+__all__ = ["export_site"]
+
+STATIC_PACKAGES = ("coordqa.viewer", "coordqa.leaderboard")
+"""Packages whose ``static/`` folder the pages use (the viewer's own, and the shared stylesheet)."""
+
+Page = tuple[str, Callable[[pages.Links], str]]
+"""A page of the export: its path from the root and how to render it with its links."""
+
+
+def _qa_pages(catalog: RunCatalog, entry: RunEntry) -> Iterator[Page]:
+    run_id = entry.id
+    yield f"runs/{run_id}/samples.html", lambda links: pages.samples_page(catalog, run_id, links)
+    for number in range(len(catalog.qa(run_id).rows)):
+        yield (
+            f"runs/{run_id}/samples/{number}.html",
+            lambda links, n=number: pages.sample_page(catalog, run_id, n, links),
+        )
+
+
+def _agentic_pages(catalog: RunCatalog, entry: RunEntry) -> Iterator[Page]:
+    run_id = entry.id
+    for episode in range(len(catalog.agentic(run_id).rows)):
+        yield (
+            f"runs/{run_id}/episodes/{episode}.html",
+            lambda links, e=episode: pages.episode_page(catalog, run_id, e, links),
+        )
+        for step in range(catalog.agentic(run_id).episode(episode).steps):
+            yield (
+                f"runs/{run_id}/episodes/{episode}/steps/{step}.html",
+                lambda links, e=episode, s=step: pages.step_page(catalog, run_id, e, s, links),
+            )
+
+
+def _pages(catalog: RunCatalog) -> Iterator[Page]:
+    yield "index.html", lambda links: pages.index_page(catalog, links)
+    if len(catalog.qa_entries) > 1:
+        yield "compare.html", lambda links: pages.compare_page(catalog, links)
+    for entry in catalog.entries:
+        yield (
+            f"runs/{entry.id}/index.html",
+            lambda links, run_id=entry.id: pages.run_page(catalog, run_id, links),
+        )
+        if entry.kind == "qa":
+            yield from _qa_pages(catalog, entry)
+        else:
+            yield from _agentic_pages(catalog, entry)
+
+
+def export_site(catalog: RunCatalog, out: str | os.PathLike[str]) -> list[Path]:
+    """Write every page of ``catalog``'s runs into ``out`` (created if needed).
+
+    Returns:
+        The files written.
+    """
+    root = Path(out)
+    written: list[Path] = []
+    for page, render in _pages(catalog):
+        path = root / page
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render(pages.Links(static=True, page=page)), encoding="utf-8")
+        written.append(path)
+    (root / "static").mkdir(parents=True, exist_ok=True)
+    for package in STATIC_PACKAGES:
+        for asset in sorted(resources.files(package).joinpath("static").iterdir(), key=str):
+            target = root / "static" / asset.name
+            target.write_bytes(asset.read_bytes())
+            written.append(target)
+    return written

@@ -1,0 +1,247 @@
+"""HTML rendering with Jinja2, shared by the live viewer and the static export.
+
+Templates are autoescaped: every string a model wrote (replies, hypotheses, plans) and every
+string of a run (question texts, ids, paths) is shown as text, never as markup. :class:`Links` is
+the only difference between the two uses: the server links to routes, the export to files.
+The stylesheet of the leaderboard is shared; the viewer adds its own and one script file (no
+inline script, so the pages run under a strict Content-Security-Policy).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+from coordqa.analysis import ERROR_POLICY
+from coordqa.leaderboard.pages import num, pct
+from coordqa.store import open_run
+from coordqa.viewer.compare import compare
+from coordqa.viewer.qa import OUTCOMES, SampleFilter, sort_rows
+from coordqa.viewer.runs import RunCatalog
+
+if TYPE_CHECKING:
+    import jinja2
+    import pandas as pd
+
+__all__ = [
+    "Links",
+    "agentic_run_page",
+    "compare_page",
+    "episode_page",
+    "index_page",
+    "qa_run_page",
+    "render",
+    "run_page",
+    "sample_page",
+    "samples_page",
+    "step_page",
+]
+
+
+@dataclass(frozen=True)
+class Links:
+    """How pages link to each other: server routes, or files of the export."""
+
+    static: bool = False
+    """True for the exported copy."""
+    page: str = ""
+    """Path of the current page from the site root, in the export (``runs/x/index.html``)."""
+
+    def _to(self, route: str, file: str, query: dict[str, str] | None = None) -> str:
+        search = {k: v for k, v in (query or {}).items() if v}
+        suffix = f"?{urlencode(search)}" if search else ""
+        if not self.static:
+            return route + suffix
+        return posixpath.relpath(file, posixpath.dirname(self.page) or ".") + suffix
+
+    def home(self) -> str:
+        """The list of runs."""
+        return self._to("/", "index.html")
+
+    def compare(self) -> str:
+        """The comparison of the QA runs."""
+        return self._to("/compare", "compare.html")
+
+    def run(self, run_id: str) -> str:
+        """A run's summary (QA) or episode list (agentic)."""
+        return self._to(f"/runs/{run_id}/", f"runs/{run_id}/index.html")
+
+    def samples(self, run_id: str, **query: str) -> str:
+        """A QA run's sample table, with filters and sorting as query parameters."""
+        return self._to(f"/runs/{run_id}/samples", f"runs/{run_id}/samples.html", query)
+
+    def sample(self, run_id: str, number: int) -> str:
+        """One sample's page."""
+        return self._to(f"/runs/{run_id}/samples/{number}", f"runs/{run_id}/samples/{number}.html")
+
+    def episode(self, run_id: str, number: int) -> str:
+        """One episode's page."""
+        return self._to(
+            f"/runs/{run_id}/episodes/{number}", f"runs/{run_id}/episodes/{number}.html"
+        )
+
+    def step(self, run_id: str, episode: int, step: int) -> str:
+        """One step of an episode."""
+        return self._to(
+            f"/runs/{run_id}/episodes/{episode}/steps/{step}",
+            f"runs/{run_id}/episodes/{episode}/steps/{step}.html",
+        )
+
+    def asset(self, name: str) -> str:
+        """A file of the stylesheets and scripts."""
+        return self._to(f"/static/{name}", f"static/{name}")
+
+    def at(self, page: str) -> Links:
+        """The links of the exported page ``page`` (the live links do not depend on the page)."""
+        return Links(self.static, page)
+
+
+def seconds(value: float | None) -> str:
+    """A duration with three significant digits, in ms below a second ("—" when absent).
+
+    >>> seconds(0.0000877), seconds(2.5)
+    ('0.0877 ms', '2.5 s')
+    """
+    if value is None:
+        return "—"
+    return f"{value * 1000:.3g} ms" if value < 1 else f"{value:.3g} s"
+
+
+@cache
+def environment() -> jinja2.Environment:
+    """The Jinja2 environment: the viewer's templates, autoescape on for every template."""
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("coordqa.viewer", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(pct=pct, num=num, seconds=seconds)
+    return env
+
+
+def render(template: str, links: Links, **context: Any) -> str:
+    """Render ``template`` with ``links`` and ``context``."""
+    return environment().get_template(template).render(links=links, **context)
+
+
+# -- the pages ---------------------------------------------------------------------------------
+
+UNCERTAINTY = (
+    "Accuracy is the mean over trials of per-trial accuracy, ± the standard error across trials "
+    "(the paper's measure; — with fewer than two trials)."
+)
+"""How the pages state the uncertainty they show."""
+
+
+def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    return list(table.to_dict(orient="records"))
+
+
+def index_page(catalog: RunCatalog, links: Links) -> str:
+    """The list of runs."""
+    runs = [{"entry": e, "manifest": open_run(e.path).manifest} for e in catalog.entries]
+    qa_runs = len(catalog.qa_entries)
+    return render("index.html", links, runs=runs, compare=qa_runs if qa_runs > 1 else 0)
+
+
+def qa_run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:
+    """A QA run's summary: accuracy tables, outcome counts and the manifest."""
+    view = catalog.qa(run_id)
+    analysis = view.analysis
+    by_game_type = {
+        (row["game"], row["question_type"]): row for row in _records(analysis.by_game_type)
+    }
+    return render(
+        "qa_run.html",
+        links,
+        entry=catalog.get(run_id),
+        manifest=view.manifest,
+        warnings=analysis.warnings,
+        complete=analysis.complete,
+        missing=analysis.missing,
+        errors=analysis.errors,
+        uncertainty=UNCERTAINTY,
+        error_policy=ERROR_POLICY.capitalize(),
+        by_type=_records(analysis.by_type),
+        overall=_records(analysis.overall)[0],
+        by_game_type=by_game_type,
+        games=view.games,
+        types=view.types,
+        counts=view.outcome_counts(),
+        total=len(view.rows),
+    )
+
+
+def samples_page(
+    catalog: RunCatalog,
+    run_id: str,
+    links: Links,
+    where: SampleFilter = SampleFilter(),  # noqa: B008 - frozen, never mutated
+    sort: str = "number",
+    descending: bool = False,
+) -> str:
+    """A QA run's sample table: every row, those failing ``where`` hidden."""
+    view = catalog.qa(run_id)
+    rows = sort_rows(view.rows, sort, descending)
+    return render(
+        "qa_samples.html",
+        links,
+        entry=catalog.get(run_id),
+        rows=rows,
+        where=where,
+        shown=sum(where.matches(r) for r in rows),
+        games=view.games,
+        types=view.types,
+        outcomes=OUTCOMES,
+    )
+
+
+def sample_page(catalog: RunCatalog, run_id: str, number: int, links: Links) -> str:
+    """One sample: prompt, reply with its deciding span, options, rationale, usage."""
+    detail = catalog.qa(run_id).detail(number, catalog.rationales(run_id))
+    return render("qa_sample.html", links, entry=catalog.get(run_id), d=detail)
+
+
+def compare_page(catalog: RunCatalog, links: Links) -> str:
+    """The QA runs side by side (needs two or more)."""
+    entries = catalog.qa_entries
+    comparison = compare([catalog.qa(e.id) for e in entries])
+    return render("compare.html", links, entries=entries, c=comparison, uncertainty=UNCERTAINTY)
+
+
+def run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:
+    """A run's first page: a QA run's summary or an agentic run's episode list."""
+    if catalog.get(run_id).kind == "qa":
+        return qa_run_page(catalog, run_id, links)
+    return agentic_run_page(catalog, run_id, links)
+
+
+def agentic_run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:
+    """An agentic run's episode list and manifest."""
+    view = catalog.agentic(run_id)
+    return render(
+        "agentic_run.html",
+        links,
+        entry=catalog.get(run_id),
+        rows=view.rows,
+        manifest=view.manifest,
+    )
+
+
+def episode_page(catalog: RunCatalog, run_id: str, number: int, links: Links) -> str:
+    """One episode: its numbers, HM's hypothesis values and the list of steps."""
+    episode = catalog.agentic(run_id).episode(number)
+    return render("episode.html", links, entry=catalog.get(run_id), e=episode)
+
+
+def step_page(catalog: RunCatalog, run_id: str, episode: int, step: int, links: Links) -> str:
+    """One step of an episode, seat by seat."""
+    view = catalog.agentic(run_id).episode(episode)
+    return render("step.html", links, entry=catalog.get(run_id), e=view, s=view.detail(step))

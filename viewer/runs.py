@@ -1,0 +1,159 @@
+"""The runs a viewer shows: each opened once, read again only when its files change.
+
+A page asks the catalog for a run's view; the catalog compares the run directory's file sizes
+and modification times with those of the view it holds (one ``stat`` per file) and rebuilds the
+view only when they differ, so a run that is still being written shows its new samples on the
+next page load, and no request re-reads a run that did not change.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from coordqa.errors import ConfigError
+from coordqa.store import RunKind, open_run
+from coordqa.viewer.agentic import AgenticView
+from coordqa.viewer.qa import QAView, Rationales
+
+__all__ = ["RunCatalog", "RunEntry"]
+
+SHOWN_KINDS = ("qa", "agentic")
+"""Run kinds the viewer shows."""
+
+V = TypeVar("V", QAView, AgenticView)
+
+Stamp = tuple[tuple[str, int, int], ...]
+"""Name, size and modification time of every file of a run directory."""
+
+
+@dataclass(frozen=True)
+class RunEntry:
+    """One run given to the viewer."""
+
+    id: str
+    """Its name in URLs and exported file names (from the directory name, made unique)."""
+    path: Path
+    """The run directory."""
+    kind: RunKind
+    """``qa`` or ``agentic``."""
+    label: str
+    """What the run is, for people: the model (QA) or the grid's agents (agentic)."""
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.") or "run"
+
+
+def _label(kind: RunKind, config: dict[str, Any]) -> str:
+    if kind == "qa":
+        return str(config.get("model", "?"))
+    agents = config.get("agents") or [config.get("agent", "?")]
+    models = config.get("models") or []
+    return ", ".join(str(a) for a in agents) + (
+        f" [{', '.join(map(str, models))}]" if models else ""
+    )
+
+
+def _stamp(path: Path) -> Stamp:
+    with os.scandir(path) as entries:
+        return tuple(
+            sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in entries if e.is_file())
+        )
+
+
+class RunCatalog:
+    """The runs of one viewer, by id, with their views cached per version of their files."""
+
+    def __init__(self, paths: Sequence[str | os.PathLike[str]]) -> None:
+        """Open every run's manifest.
+
+        Raises:
+            ConfigError: no run given, or a run of a kind the viewer does not show.
+            StoreError: a path is not a run directory.
+        """
+        if not paths:
+            raise ConfigError(
+                "give at least one run directory (written by coordqa eval or agentic)"
+            )
+        self.entries: list[RunEntry] = []
+        used: set[str] = set()
+        for path in paths:
+            store = open_run(path)
+            kind = store.manifest.kind
+            if kind not in SHOWN_KINDS:
+                raise ConfigError(
+                    f"{store.path} is a {kind!r} run; the viewer shows QA runs (coordqa eval) "
+                    "and agentic runs (coordqa agentic run / grid)"
+                )
+            base = _slug(store.path.resolve().name)
+            run_id, n = base, 2
+            while run_id in used:
+                run_id, n = f"{base}-{n}", n + 1
+            used.add(run_id)
+            self.entries.append(
+                RunEntry(run_id, store.path, kind, _label(kind, store.manifest.config))
+            )
+        self._qa: dict[str, tuple[Stamp, QAView]] = {}
+        self._agentic: dict[str, tuple[Stamp, AgenticView]] = {}
+        self._rationales: dict[str, Rationales] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def qa_entries(self) -> list[RunEntry]:
+        """The QA runs, in the order given."""
+        return [e for e in self.entries if e.kind == "qa"]
+
+    def _of_kind(self, run_id: str, kind: RunKind) -> RunEntry:
+        entry = self.get(run_id)
+        if entry.kind != kind:
+            raise LookupError(f"run {run_id!r} is a {entry.kind} run, not a {kind} run")
+        return entry
+
+    def get(self, run_id: str) -> RunEntry:
+        """The run named ``run_id``.
+
+        Raises:
+            LookupError: no run has that id.
+        """
+        for entry in self.entries:
+            if entry.id == run_id:
+                return entry
+        raise LookupError(f"no run {run_id!r}; this viewer shows {[e.id for e in self.entries]}")
+
+    def _cached(self, cache: dict[str, tuple[Stamp, V]], entry: RunEntry, build: type[V]) -> V:
+        """The view of ``entry`` in ``cache``, rebuilt when the run's files changed."""
+        stamp = _stamp(entry.path)
+        with self._lock:
+            held = cache.get(entry.id)
+            if held is None or held[0] != stamp:
+                held = (stamp, build(entry.path))
+                cache[entry.id] = held
+            return held[1]
+
+    def qa(self, run_id: str) -> QAView:
+        """The view of QA run ``run_id``.
+
+        Raises:
+            LookupError: no QA run has that id.
+        """
+        return self._cached(self._qa, self._of_kind(run_id, "qa"), QAView)
+
+    def agentic(self, run_id: str) -> AgenticView:
+        """The view of agentic run ``run_id``.
+
+        Raises:
+            LookupError: no agentic run has that id.
+        """
+        return self._cached(self._agentic, self._of_kind(run_id, "agentic"), AgenticView)
+
+    def rationales(self, run_id: str) -> Rationales:
+        """The solver rationales of QA run ``run_id``'s questions (its dataset read once)."""
+        manifest = self.qa(run_id).manifest
+        with self._lock:
+            return self._rationales.setdefault(run_id, Rationales(manifest))

@@ -1,0 +1,173 @@
+"""The viewer's web server: pages and a small JSON API over a :class:`RunCatalog`.
+
+Routes:
+
+- ``GET /``: the runs; ``GET /compare``: the QA runs side by side (two or more);
+- ``GET /runs/{run}/``: a QA run's summary, or an agentic run's episode list;
+- ``GET /runs/{run}/samples`` (``?game=&type=&outcome=&q=&sort=&order=``) and
+  ``GET /runs/{run}/samples/{n}``: the sample table and one sample;
+- ``GET /runs/{run}/episodes/{n}`` and ``GET /runs/{run}/episodes/{n}/steps/{s}``: an episode
+  and one of its steps;
+- ``GET /api/runs``, ``GET /api/runs/{run}/samples`` (same filters), ``GET
+  /api/runs/{run}/episodes``: the same data as JSON.
+
+Every response carries security headers: a Content-Security-Policy that allows only the viewer's
+own stylesheets and script file, no framing, no sniffing, no referrer. Pages are rendered in the
+thread pool (FastAPI runs plain ``def`` routes there), so a slow first read of a large run does
+not block other requests.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict
+from typing import Any, TypeVar
+
+from fastapi import FastAPI, HTTPException, Request, Response
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+
+from coordqa.errors import ConfigError
+from coordqa.viewer import pages
+from coordqa.viewer.qa import SampleFilter
+from coordqa.viewer.runs import RunCatalog
+
+__all__ = ["SECURITY_HEADERS", "create_app"]
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+"""Headers of every response: model output shown on a page can never run as script."""
+
+
+T = TypeVar("T")
+
+
+def _answer(produce: Callable[[], T]) -> T:
+    """Call ``produce``: an unknown run, sample, episode or step is 404, a bad parameter 400."""
+    try:
+        return produce()
+    except LookupError as exc:
+        raise HTTPException(404, str(exc.args[0] if exc.args else exc)) from exc
+    except ConfigError as exc:
+        raise HTTPException(400, str(exc)) from exc
+
+
+def _page(render: Callable[[], str]) -> HTMLResponse:
+    return HTMLResponse(_answer(render))
+
+
+def _plain(row: Any) -> dict[str, Any]:
+    """A view row as JSON data (NaN, which JSON lacks, becomes null)."""
+    return {
+        k: None if isinstance(v, float) and math.isnan(v) else v
+        for k, v in asdict(row).items()
+        if k != "search"
+    }
+
+
+def _filter(game: str, type: str, outcome: str, q: str) -> SampleFilter:  # noqa: A002
+    try:
+        return SampleFilter(game=game, question_type=type, outcome=outcome, text=q)
+    except ConfigError as exc:
+        raise HTTPException(400, str(exc)) from exc
+
+
+def _order(order: str) -> bool:
+    if order not in ("asc", "desc"):
+        raise HTTPException(400, f"order must be 'asc' or 'desc', got {order!r}")
+    return order == "desc"
+
+
+def create_app(catalog: RunCatalog) -> FastAPI:
+    """The viewer app for the runs of ``catalog``."""
+    app = FastAPI(title="coordqa view", docs_url="/api/docs", redoc_url=None)
+    app.mount(
+        "/static",
+        StaticFiles(packages=[("coordqa.viewer", "static"), ("coordqa.leaderboard", "static")]),
+        name="static",
+    )
+    live = pages.Links()
+
+    @app.middleware("http")
+    async def security_headers(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        response = await call_next(request)
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
+    @app.get("/", response_class=HTMLResponse)
+    def index() -> HTMLResponse:
+        return _page(lambda: pages.index_page(catalog, live))
+
+    @app.get("/compare", response_class=HTMLResponse)
+    def compare() -> HTMLResponse:
+        return _page(lambda: pages.compare_page(catalog, live))
+
+    @app.get("/runs/{run_id}/", response_class=HTMLResponse)
+    def run(run_id: str) -> HTMLResponse:
+        return _page(lambda: pages.run_page(catalog, run_id, live))
+
+    @app.get("/runs/{run_id}/samples", response_class=HTMLResponse)
+    def samples(
+        run_id: str,
+        game: str = "",
+        type: str = "",  # noqa: A002 - the query parameter's name
+        outcome: str = "",
+        q: str = "",
+        sort: str = "number",
+        order: str = "asc",
+    ) -> HTMLResponse:
+        where, descending = _filter(game, type, outcome, q), _order(order)
+        return _page(lambda: pages.samples_page(catalog, run_id, live, where, sort, descending))
+
+    @app.get("/runs/{run_id}/samples/{number}", response_class=HTMLResponse)
+    def sample(run_id: str, number: int) -> HTMLResponse:
+        return _page(lambda: pages.sample_page(catalog, run_id, number, live))
+
+    @app.get("/runs/{run_id}/episodes/{number}", response_class=HTMLResponse)
+    def episode(run_id: str, number: int) -> HTMLResponse:
+        return _page(lambda: pages.episode_page(catalog, run_id, number, live))
+
+    @app.get("/runs/{run_id}/episodes/{number}/steps/{step}", response_class=HTMLResponse)
+    def step(run_id: str, number: int, step: int) -> HTMLResponse:
+        return _page(lambda: pages.step_page(catalog, run_id, number, step, live))
+
+    @app.get("/api/runs")
+    def api_runs() -> list[dict[str, Any]]:
+        return [
+            {"id": e.id, "kind": e.kind, "label": e.label, "path": str(e.path)}
+            for e in catalog.entries
+        ]
+
+    @app.get("/api/runs/{run_id}/samples")
+    def api_samples(
+        run_id: str,
+        game: str = "",
+        type: str = "",  # noqa: A002 - the query parameter's name
+        outcome: str = "",
+        q: str = "",
+        sort: str = "number",
+        order: str = "asc",
+    ) -> list[dict[str, Any]]:
+        where, descending = _filter(game, type, outcome, q), _order(order)
+        rows = _answer(lambda: catalog.qa(run_id).filtered(where, sort, descending))
+        return [_plain(r) for r in rows]
+
+    @app.get("/api/runs/{run_id}/episodes")
+    def api_episodes(run_id: str) -> list[dict[str, Any]]:
+        return [_plain(r) for r in _answer(lambda: catalog.agentic(run_id).rows)]
+
+    @app.get("/healthz")
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app
