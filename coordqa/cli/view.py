@@ -64,6 +64,7 @@ def _serve(catalog: RunCatalog, host: str, port: int) -> None:
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen(2048)  # connections wait in the backlog until uvicorn accepts them
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     console.print(f"coordqa view: http://{shown}:{bound}/ (Ctrl-C to stop)", highlight=False)

@@ -1,0 +1,286 @@
+"""coordqa view on real runs written by the library: pages, filters, escaping, export, CLI.
+
+The runs come from :mod:`coordqa.viewer.testing`, whose local model server replies by rule
+(see its docstring), so every expectation below is derived from those rules and the example
+dataset, not read back from the viewer.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+import coordqa
+from coordqa.dataset import load_rows
+from coordqa.viewer import RunCatalog, create_app, export_site
+from coordqa.viewer.server import SECURITY_HEADERS
+from coordqa.viewer.testing import HOSTILE, make_hostile_agentic_run, make_hostile_qa_run
+
+TRIALS = 2
+ESCAPED = "&lt;script&gt;alert("
+"""How the hostile markup must appear in a page's source: as text."""
+
+
+def expected_outcomes() -> list[tuple[str, int, str]]:
+    """(question_id, trial, outcome) of the hostile QA run, from the server's rules."""
+    out = []
+    for number, row in enumerate(load_rows("example")):
+        for trial in range(TRIALS):
+            if number == 0 and trial == 0:
+                outcome = "error"  # the server's first reply is an HTTP 500
+            elif row["question_type"] == "EC":
+                outcome = "correct" if 0 in row["correct"] else "wrong"  # "Answer: A"
+            else:
+                outcome = {"ToM": "ambiguous", "JP": "no_answer"}[row["question_type"]]
+            out.append((row["question_id"], trial, outcome))
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("viewer-runs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COORDQA_CACHE_DIR", str(root / "cache"))
+        scripted = coordqa.evaluate(
+            coordqa.EvalConfig(
+                model="scripted", dataset="example", trials=TRIALS, out=root / "scripted"
+            )
+        ).run_dir
+        from coordqa.agentic import GridConfig, run_grid
+
+        hm = GridConfig.model_validate(
+            {
+                "name": "hm",
+                "agents": ["hm"],
+                "games": [{"game": "collab_capture", "seeds": [0]}],
+                "runtime": {"parallel_episodes": 1},
+            }
+        )
+        run_grid(hm, root / "hm")
+        return {
+            "hostile": make_hostile_qa_run(root / "hostile", trials=TRIALS),
+            "scripted": scripted,
+            "agent": make_hostile_agentic_run(root / "agent"),
+            "hm": root / "hm",
+        }
+
+
+@pytest.fixture(scope="module")
+def client(runs: dict[str, Path]) -> Iterator[TestClient]:
+    catalog = RunCatalog([runs["hostile"], runs["scripted"], runs["agent"], runs["hm"]])
+    with TestClient(create_app(catalog)) as test_client:
+        yield test_client
+
+
+def get(client: TestClient, url: str, status: int = 200) -> str:
+    response = client.get(url)
+    assert response.status_code == status, (url, response.text[:300])
+    return response.text
+
+
+def visible_rows(page: str) -> list[str]:
+    """The sample table's rows that are not hidden, as their opening tags."""
+    return [tag for tag in re.findall(r"<tr data-game[^>]*>", page) if " hidden" not in tag]
+
+
+def test_run_list_links_every_run_and_the_comparison(client: TestClient) -> None:
+    page = get(client, "/")
+    for run_id in ("hostile", "scripted", "agent", "hm"):
+        assert f'href="/runs/{run_id}/"' in page
+    assert 'href="/compare"' in page and "Compare the 2 QA runs" in page
+
+
+def test_qa_summary_shows_outcomes_and_accuracy_from_the_rules(client: TestClient) -> None:
+    expected = expected_outcomes()
+    counts = Counter(outcome for _, _, outcome in expected)
+    page = get(client, "/runs/hostile/")
+    for outcome in ("correct", "wrong", "ambiguous", "no_answer", "error"):
+        shown = re.search(rf'outcome-{outcome}"><a [^>]*>{outcome}</a>: (\d+)', page)
+        assert shown is not None and int(shown.group(1)) == counts[outcome], outcome
+    # accuracy: mean over trials of correct / scored (errors left out of the denominator)
+    per_trial = [
+        sum(o == "correct" for _, t, o in expected if t == trial)
+        / sum(o != "error" for _, t, o in expected if t == trial)
+        for trial in range(TRIALS)
+    ]
+    overall = sum(per_trial) / TRIALS
+    total_row = re.search(r'<tr class="total">.*?</tr>', page, re.S)
+    assert total_row is not None and f"{100 * overall:.1f}" in total_row.group(0)
+    assert "Incomplete" in page  # one error sample
+    assert "openai/viewer-test" in page and "example" in page  # manifest: model, dataset
+
+
+def test_sample_table_filters_by_outcome_game_type_and_text(client: TestClient) -> None:
+    expected = expected_outcomes()
+    assert len(visible_rows(get(client, "/runs/hostile/samples"))) == len(expected)
+    page = get(client, "/runs/hostile/samples?outcome=ambiguous")
+    rows = visible_rows(page)
+    assert len(rows) == sum(o == "ambiguous" for _, _, o in expected)
+    assert all('data-outcome="ambiguous"' in r for r in rows)
+    assert len(re.findall(r"<tr data-game", page)) == len(expected)  # the rest stay, hidden
+
+    page = get(client, "/runs/hostile/samples?game=hanabi&type=EC")
+    assert len(visible_rows(page)) == TRIALS
+    # the hostile markup is in the EC and JP replies (not in the failed call)
+    with_markup = sum(qid.endswith(("-EC", "-JP")) and o != "error" for qid, _, o in expected)
+    assert len(visible_rows(get(client, "/runs/hostile/samples?q=ALERT"))) == with_markup
+
+
+def test_sample_api_filters_and_sorts(client: TestClient) -> None:
+    rows = client.get("/api/runs/hostile/samples", params={"outcome": "no_answer"}).json()
+    assert {r["question_id"] for r in rows} == {
+        qid for qid, _, o in expected_outcomes() if o == "no_answer"
+    }
+    ordered = client.get("/api/runs/hostile/samples", params={"sort": "outcome"}).json()
+    order = ["correct", "wrong", "ambiguous", "no_answer", "error"]
+    ranks = [order.index(r["outcome"]) for r in ordered]
+    assert ranks == sorted(ranks)
+    newest_first = client.get(
+        "/api/runs/hostile/samples", params={"sort": "number", "order": "desc"}
+    ).json()
+    assert [r["number"] for r in newest_first] == list(range(len(ordered)))[::-1]
+    for bad in ({"order": "up"}, {"sort": "colour"}, {"outcome": "maybe"}):
+        assert client.get("/api/runs/hostile/samples", params=bad).status_code == 400
+
+
+def test_sample_page_shows_prompt_reply_choice_and_rationale(client: TestClient) -> None:
+    rows = load_rows("example")
+    ec_number = 1  # first question (EC), trial 1: "Answer: A"
+    page = get(client, f"/runs/hostile/samples/{ec_number}")
+    assert "<script>alert" not in page and ESCAPED in page
+    assert "marker_letter" in page
+    first = rows[0]
+    assert f">{'correct' if 0 in first['correct'] else 'wrong'}</p>" in page
+    assert first["rationale"] in html.unescape(page)
+    for role in ("system", "user", "assistant"):
+        assert f'<section class="message role-{role}">' in page
+    assert first["options"][0] in html.unescape(page)
+    assert 'rel="prev" href="/runs/hostile/samples/0"' in page
+    assert 'rel="next" href="/runs/hostile/samples/2"' in page
+
+    failed = get(client, "/runs/hostile/samples/0")
+    assert 'id="error"' in failed and "500" in failed and 'rel="prev"' not in failed
+    last = get(client, f"/runs/hostile/samples/{len(rows) * TRIALS - 1}")
+    assert 'rel="next"' not in last
+
+
+def test_comparison_lists_the_questions_where_runs_differ(client: TestClient) -> None:
+    page = get(client, "/compare")
+    # scripted answers A everywhere; the hostile run differs on every ToM (ambiguous) and JP
+    # (no answer) question, and on the first question (an error in one trial)
+    rows = load_rows("example")
+    differing = {r["question_id"] for r in rows if r["question_type"] != "EC"}
+    differing.add(rows[0]["question_id"])
+    assert f"{len(differing)} of {len(rows)} questions" in page
+    listed = set(re.findall(r"<tr><td>(example-[^<]+)</td>", page))
+    assert listed == differing
+
+
+def test_agentic_pages_flag_the_rejection_and_the_fallback(client: TestClient) -> None:
+    episodes = client.get("/api/runs/agent/episodes").json()
+    assert len(episodes) == 1
+    assert (episodes[0]["fallbacks"], episodes[0]["rejections"]) == (1, 1)
+    page = get(client, "/runs/agent/episodes/0")
+    flagged = re.findall(r'<tr class="flagged">.*?</tr>', page, re.S)
+    assert len(flagged) == 2
+    rejection, fallback = flagged
+    assert "rejected:" in rejection and "fallback (unreadable)" in fallback  # in step order
+    step = int(re.search(r"steps/(\d+)", fallback).group(1))  # type: ignore[union-attr]
+    detail = get(client, f"/runs/agent/episodes/0/steps/{step}")
+    assert 'class="flag-box fallback"' in detail
+    assert "<script>alert" not in detail and ESCAPED in detail
+    assert "<b>nothing</b>" not in detail and "&lt;b&gt;nothing&lt;/b&gt;" in detail
+    for role in ("tom", "action", "reprompt"):
+        assert f"exchange role-{role}" in detail
+    # the description shown is what the agent was given: it opens the action prompt's last turn
+    description = re.search(r"to this seat</summary><pre>(.*?)</pre>", detail, re.S)
+    action_block = detail.split("exchange role-action")[1].split("exchange role-")[0]
+    asked = re.findall(r'role-user">\s*<h4>user</h4>\s*<pre>(.*?)</pre>', action_block, re.S)
+    assert description is not None and description.group(1).strip() and asked
+    assert asked[-1].startswith(description.group(1).strip())
+
+
+def test_hm_episode_has_a_hypothesis_chart_and_cac_has_none(client: TestClient) -> None:
+    hm = get(client, "/runs/hm/episodes/0")
+    assert "<svg" in hm and "<polyline" in hm and "hypothesis 0" in hm
+    assert "<svg" not in get(client, "/runs/agent/episodes/0")
+
+
+def test_unknown_things_are_404_and_headers_are_strict(client: TestClient) -> None:
+    for url in (
+        "/runs/nope/",
+        "/runs/hostile/samples/999",
+        "/runs/agent/episodes/5",
+        "/runs/agent/episodes/0/steps/9999",
+        "/runs/agent/samples",
+        "/runs/hostile/episodes/0",
+    ):
+        assert client.get(url).status_code == 404, url
+    response = client.get("/runs/hostile/samples/1")
+    for name, value in SECURITY_HEADERS.items():
+        assert response.headers[name] == value
+    assert "unsafe-inline" not in response.headers["Content-Security-Policy"]
+    for url in (
+        "/",
+        "/compare",
+        "/runs/hostile/",
+        "/runs/hostile/samples",
+        "/runs/agent/episodes/0",
+    ):
+        assert re.findall(r"<script(?![^>]*\bsrc=)", get(client, url)) == [], url
+
+
+def test_catalog_rereads_a_run_only_when_its_files_change(runs: dict[str, Path]) -> None:
+    catalog = RunCatalog([runs["scripted"]])
+    first = catalog.qa("scripted")
+    assert catalog.qa("scripted") is first
+    scores = runs["scripted"] / "scores.jsonl"
+    stat = scores.stat()
+    os.utime(scores, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert catalog.qa("scripted") is not first
+
+
+def links_in(page: Path) -> list[str]:
+    return [h for h in re.findall(r'(?:href|src)="([^"#?]+)', page.read_text()) if "://" not in h]
+
+
+def test_export_writes_linked_pages_with_escaped_output(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    catalog = RunCatalog([runs["hostile"], runs["scripted"], runs["agent"]])
+    written = export_site(catalog, tmp_path / "site")
+    samples = len(load_rows("example")) * TRIALS
+    assert len(list((tmp_path / "site/runs/hostile/samples").glob("*.html"))) == samples
+    assert (tmp_path / "site/compare.html").exists()
+    pages = [p for p in written if p.suffix == ".html"]
+    for page in pages:
+        text = page.read_text()
+        assert "<script>alert" not in text, page
+        for link in links_in(page):
+            assert (page.parent / link).resolve().exists(), (page, link)
+    assert ESCAPED in (tmp_path / "site/runs/hostile/samples/1.html").read_text()
+
+
+def test_cli_exports_and_refuses_a_missing_run(runs: dict[str, Path], tmp_path: Path) -> None:
+    command = [sys.executable, "-c", "from coordqa.cli import main; main()", "view"]
+    done = subprocess.run(
+        [*command, str(runs["scripted"]), "--export", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out/runs/scripted/samples.html").exists()
+    missing = subprocess.run(
+        [*command, str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=300
+    )
+    assert missing.returncode == 2 and "does not exist" in " ".join(missing.stderr.split())
