@@ -26,7 +26,7 @@ from coordqa.viewer.server import SECURITY_HEADERS
 from coordqa.viewer.testing import HOSTILE, make_hostile_agentic_run, make_hostile_qa_run
 
 TRIALS = 2
-ESCAPED = "&lt;script&gt;alert("
+ESCAPED = html.escape(HOSTILE.split("(")[0])
 """How the hostile markup must appear in a page's source: as text."""
 
 

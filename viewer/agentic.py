@@ -10,7 +10,6 @@ rebuilt by replaying the stored engine moves through the game, as
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +19,7 @@ from coordqa.agentic.episodes import EXCHANGES, AgenticEpisode, load_agentic_run
 from coordqa.agentic.report import episode_frame
 from coordqa.games.base import GAMES
 from coordqa.llm import Message
+from coordqa.records import Decision, Exchange, parse_exchange
 from coordqa.store import RunManifest, open_run
 from coordqa.viewer.charts import LineChart, Series, line_chart
 
@@ -33,11 +33,8 @@ __all__ = [
     "StepRow",
 ]
 
-_EXCHANGE_FIELDS = frozenset(
-    {"kind", "role", "agent", "player", "decision", "turn", "messages", "reply", "text", "error"}
-    | {"usage", "latency_s", "cached", "attempts", "model", "episode", "attempt", "seat", "step"}
-)
-"""Fields every exchange record has; the others are the role's own (verdict, options...)."""
+AgentRecord = Exchange | Decision
+"""A line of ``exchanges.jsonl``."""
 
 
 @dataclass(frozen=True)
@@ -99,19 +96,17 @@ class ExchangeView:
         return self.role == "verifier" and self.details.get("verdict") == "not_okay"
 
     @classmethod
-    def of(cls, record: Mapping[str, Any]) -> ExchangeView:
-        """The view of an ``exchanges.jsonl`` exchange record."""
-        usage = record.get("usage") or {}
-        reply = record.get("text", record.get("reply"))
+    def of(cls, exchange: Exchange) -> ExchangeView:
+        """The view of a stored exchange."""
         return cls(
-            role=str(record.get("role")),
-            seat=int(record.get("seat", record.get("player", 0))),
-            messages=[Message(m["role"], m["content"]) for m in record.get("messages", [])],
-            reply=reply,
-            error=record.get("error"),
-            tokens=int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0),
-            latency_s=float(record.get("latency_s") or 0.0),
-            details={k: v for k, v in record.items() if k not in _EXCHANGE_FIELDS},
+            role=exchange.role,
+            seat=exchange.player if exchange.seat is None else exchange.seat,
+            messages=list(exchange.messages),
+            reply=exchange.text,
+            error=exchange.error,
+            tokens=exchange.usage.prompt_tokens + exchange.usage.completion_tokens,
+            latency_s=exchange.latency_s,
+            details=dict(exchange.model_extra or {}),
         )
 
 
@@ -179,15 +174,15 @@ class EpisodeView:
     """Position in the run."""
     episode: AgenticEpisode
     """The stored episode."""
-    records: list[dict[str, Any]]
-    """Its ``exchanges.jsonl`` records (exchanges and decision records), in write order."""
-    by_step: dict[int, list[dict[str, Any]]] = field(init=False)
+    records: list[AgentRecord]
+    """Its exchanges and decision records, in write order."""
+    by_step: dict[int, list[AgentRecord]] = field(init=False)
     """``records`` grouped by their trajectory step."""
 
     def __post_init__(self) -> None:
         self.by_step = {}
         for record in self.records:
-            self.by_step.setdefault(int(record.get("step") or 0), []).append(record)
+            self.by_step.setdefault(record.step or 0, []).append(record)
 
     @property
     def steps(self) -> int:
@@ -203,13 +198,13 @@ class EpisodeView:
         step = self.episode.trajectory.steps[number]
         fallbacks, rejections, exchanges = [], [], 0
         for record in self.by_step.get(number, []):
-            if record.get("kind") == "exchange":
+            if isinstance(record, Exchange):
                 exchanges += 1
                 continue
-            seat = record.get("seat")
-            if record.get("fallback"):
-                fallbacks.append({"seat": seat, **record["fallback"]})
-            rejections += [{"seat": seat, **r} for r in record.get("verifier_rejections") or []]
+            if record.fallback:
+                fallbacks.append({"seat": record.seat, **record.fallback})
+            noted = _noted(record, "verifier_rejections")
+            rejections += [{"seat": record.seat, **r} for r in noted]
         return StepRow(
             number=number,
             decisions=dict(step.decisions),
@@ -244,8 +239,8 @@ class EpisodeView:
         spec = self.episode.spec
         seats = []
         for seat in (0, 1):
-            mine = [r for r in records if r.get("seat") == seat]
-            events = next((r for r in mine if r.get("kind") == "events"), {})
+            mine = [r for r in records if r.seat == seat]
+            decision = next((r for r in mine if isinstance(r, Decision)), None)
             seats.append(
                 SeatStep(
                     seat=seat,
@@ -254,8 +249,8 @@ class EpisodeView:
                     description=self.descriptions[number][seat],
                     decision=step.decisions.get(seat),
                     executed=step.executed.get(seat),
-                    exchanges=[ExchangeView.of(r) for r in mine if r.get("kind") == "exchange"],
-                    events={k: v for k, v in events.items() if k not in _EXCHANGE_FIELDS},
+                    exchanges=[ExchangeView.of(r) for r in mine if isinstance(r, Exchange)],
+                    events=_events(decision),
                 )
             )
         return StepDetail(
@@ -273,12 +268,14 @@ class EpisodeView:
         """
         points: dict[str, list[tuple[float, float]]] = {}
         for record in self.records:
-            for scored in record.get("predictions_scored") or []:
+            if not isinstance(record, Decision):
+                continue
+            for scored in _noted(record, "predictions_scored"):
                 if scored.get("value_after") is None:
                     continue
-                name = f"seat {record.get('seat')}, hypothesis {scored.get('hypothesis')}"
+                name = f"seat {record.seat}, hypothesis {scored.get('hypothesis')}"
                 points.setdefault(name, []).append(
-                    (float(record.get("step") or 0), float(scored["value_after"]))
+                    (float(record.step or 0), float(scored["value_after"]))
                 )
         if not points:
             return None
@@ -339,7 +336,9 @@ class AgenticView:
         view = self._cache.get(number)
         if view is None:
             attempt = self.episodes[number].attempt
-            records = [r for r in self.store.iter_records(EXCHANGES) if r.get("attempt") == attempt]
+            records = [
+                r for r in self.store.read(EXCHANGES, parse_exchange) if r.attempt == attempt
+            ]
             view = EpisodeView(number, self.episodes[number], records)
             while len(self._cache) >= self._cache_size:
                 self._cache.pop(next(iter(self._cache)))
@@ -349,3 +348,19 @@ class AgenticView:
 
 def _number(value: Any) -> float:
     return math.nan if value is None else float(value)
+
+
+def _noted(decision: Decision, key: str) -> list[dict[str, Any]]:
+    """A list an agent noted in a decision record (an extra field; [] when absent)."""
+    return list((decision.model_extra or {}).get(key) or [])
+
+
+def _events(decision: Decision | None) -> dict[str, Any]:
+    """What a decision record says beyond its identity: fallback and the agent's notes."""
+    if decision is None:
+        return {}
+    return {
+        "action": decision.action,
+        "fallback": decision.fallback,
+        **(decision.model_extra or {}),
+    }

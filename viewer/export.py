@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from functools import partial
 from importlib import resources
 from pathlib import Path
 
 from coordqa.viewer import pages
-from coordqa.viewer.runs import RunCatalog, RunEntry
+from coordqa.viewer.runs import RunCatalog
 
 __all__ = ["export_site"]
 
@@ -34,43 +35,33 @@ Page = tuple[str, Callable[[pages.Links], str]]
 """A page of the export: its path from the root and how to render it with its links."""
 
 
-def _qa_pages(catalog: RunCatalog, entry: RunEntry) -> Iterator[Page]:
-    run_id = entry.id
-    yield f"runs/{run_id}/samples.html", lambda links: pages.samples_page(catalog, run_id, links)
-    for number in range(len(catalog.qa(run_id).rows)):
-        yield (
-            f"runs/{run_id}/samples/{number}.html",
-            lambda links, n=number: pages.sample_page(catalog, run_id, n, links),
-        )
+def _qa_pages(catalog: RunCatalog, run_id: str) -> Iterator[Page]:
+    yield f"runs/{run_id}/samples.html", partial(pages.samples_page, catalog, run_id)
+    for n in range(len(catalog.qa(run_id).rows)):
+        yield f"runs/{run_id}/samples/{n}.html", partial(pages.sample_page, catalog, run_id, n)
 
 
-def _agentic_pages(catalog: RunCatalog, entry: RunEntry) -> Iterator[Page]:
-    run_id = entry.id
-    for episode in range(len(catalog.agentic(run_id).rows)):
-        yield (
-            f"runs/{run_id}/episodes/{episode}.html",
-            lambda links, e=episode: pages.episode_page(catalog, run_id, e, links),
-        )
-        for step in range(catalog.agentic(run_id).episode(episode).steps):
+def _agentic_pages(catalog: RunCatalog, run_id: str) -> Iterator[Page]:
+    view = catalog.agentic(run_id)
+    for e in range(len(view.rows)):
+        yield f"runs/{run_id}/episodes/{e}.html", partial(pages.episode_page, catalog, run_id, e)
+        for s in range(view.episode(e).steps):
             yield (
-                f"runs/{run_id}/episodes/{episode}/steps/{step}.html",
-                lambda links, e=episode, s=step: pages.step_page(catalog, run_id, e, s, links),
+                f"runs/{run_id}/episodes/{e}/steps/{s}.html",
+                partial(pages.step_page, catalog, run_id, e, s),
             )
 
 
 def _pages(catalog: RunCatalog) -> Iterator[Page]:
-    yield "index.html", lambda links: pages.index_page(catalog, links)
+    yield "index.html", partial(pages.index_page, catalog)
     if len(catalog.qa_entries) > 1:
-        yield "compare.html", lambda links: pages.compare_page(catalog, links)
+        yield "compare.html", partial(pages.compare_page, catalog)
     for entry in catalog.entries:
-        yield (
-            f"runs/{entry.id}/index.html",
-            lambda links, run_id=entry.id: pages.run_page(catalog, run_id, links),
-        )
+        yield f"runs/{entry.id}/index.html", partial(pages.run_page, catalog, entry.id)
         if entry.kind == "qa":
-            yield from _qa_pages(catalog, entry)
+            yield from _qa_pages(catalog, entry.id)
         else:
-            yield from _agentic_pages(catalog, entry)
+            yield from _agentic_pages(catalog, entry.id)
 
 
 def export_site(catalog: RunCatalog, out: str | os.PathLike[str]) -> list[Path]:

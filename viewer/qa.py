@@ -13,12 +13,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from coordqa.analysis import RunAnalysis
+from coordqa.analysis import RunAnalysis, analyze_run, samples_frame
 from coordqa.choices import Choice, option_letter
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.llm import Message
-from coordqa.store import RunManifest
-from coordqa.viewer.source import QACall, Question, Sample, read_qa_run
+from coordqa.records import QACall, Question, Sample
+from coordqa.store import RunManifest, read_qa_run
 
 __all__ = [
     "OUTCOMES",
@@ -44,9 +44,7 @@ def outcome_of(sample: Sample) -> Outcome:
     """The table's outcome of a stored sample."""
     if sample.status == "answered":
         return "correct" if sample.correct else "wrong"
-    if sample.status in OUTCOMES:
-        return sample.status  # type: ignore[return-value]
-    raise CoordqaError(f"unknown sample status {sample.status!r} for {sample.key}")
+    return sample.status
 
 
 def letters(indices: Iterable[int]) -> str:
@@ -221,7 +219,7 @@ class QAView:
     @cached_property
     def analysis(self) -> RunAnalysis:
         """Accuracy tables of the run (:mod:`coordqa.analysis`)."""
-        return self.run.analysis()
+        return analyze_run(self.run, samples_frame(self._samples))
 
     @property
     def games(self) -> list[str]:
@@ -233,7 +231,7 @@ class QAView:
         """Question types of the stored samples, in run order."""
         return list(dict.fromkeys(row.question_type for row in self.rows))
 
-    def outcome_counts(self) -> dict[str, int]:
+    def outcome_counts(self) -> dict[Outcome, int]:
         """Samples per outcome (every outcome listed, zero included)."""
         counts = dict.fromkeys(OUTCOMES, 0)
         for row in self.rows:
