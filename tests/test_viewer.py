@@ -197,6 +197,14 @@ def test_agentic_pages_flag_the_rejection_and_the_fallback(client: TestClient) -
     step = int(re.search(r"steps/(\d+)", fallback).group(1))  # type: ignore[union-attr]
     detail = get(client, f"/runs/agent/episodes/0/steps/{step}")
     assert 'class="flag-box fallback"' in detail
+    assert detail.count('<span class="flag fallback">unreadable</span>') == 2  # asked twice
+    first = int(re.search(r"steps/(\d+)", rejection).group(1))  # type: ignore[union-attr]
+    assert (
+        get(client, f"/runs/agent/episodes/0/steps/{first}").count(
+            '<span class="flag rejection">rejected</span>'
+        )
+        == 1
+    )
     assert "<script>alert" not in detail and ESCAPED in detail
     assert "<b>nothing</b>" not in detail and "&lt;b&gt;nothing&lt;/b&gt;" in detail
     for role in ("tom", "action", "reprompt"):

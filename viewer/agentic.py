@@ -95,6 +95,12 @@ class ExchangeView:
         """Whether this is a verifier answer that rejected the proposed action."""
         return self.role == "verifier" and self.details.get("verdict") == "not_okay"
 
+    @property
+    def unreadable(self) -> bool:
+        """Whether this is an action reply that named no single action (re-asked or fallen back)."""
+        choice = self.details.get("choice")
+        return isinstance(choice, dict) and choice.get("outcome") != "chosen"
+
     @classmethod
     def of(cls, exchange: Exchange) -> ExchangeView:
         """The view of a stored exchange."""

@@ -1,0 +1,155 @@
+"""coordqa view in headless Debian chromium: a QA run and an agentic run, live and exported.
+
+Runs come from :mod:`coordqa.viewer.testing` (a local model server that replies by rule), so the
+counts below follow from the rules and the example dataset. Screenshots are written to
+``$COORDQA_ARTIFACTS`` (or the test's temporary folder); two of them are in the README.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coordqa.dataset import load_rows
+from coordqa.leaderboard.testing import launch_chromium
+from coordqa.viewer import RunCatalog, export_site
+from coordqa.viewer.testing import (
+    HOSTILE,
+    LiveViewer,
+    make_hostile_agentic_run,
+    make_hostile_qa_run,
+)
+
+TRIALS = 2
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    root = tmp_path_factory.mktemp("viewer-browser")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COORDQA_CACHE_DIR", str(root / "cache"))
+        from coordqa.agentic import GridConfig, run_grid
+
+        hm = GridConfig.model_validate(
+            {
+                "name": "hm",
+                "agents": ["hm"],
+                "games": [{"game": "collab_capture", "seeds": [0]}],
+                "runtime": {"parallel_episodes": 1},
+            }
+        )
+        run_grid(hm, root / "hm")
+        return [
+            make_hostile_qa_run(root / "qa", trials=TRIALS),
+            make_hostile_agentic_run(root / "agent"),
+            root / "hm",
+        ]
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = Path(os.environ.get("COORDQA_ARTIFACTS") or tmp_path_factory.mktemp("shots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def page(tmp_path: Path) -> Iterator[Any]:
+    """A chromium page that fails the test on any script dialog (an escaped reply never runs)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        context = launch_chromium(pw, tmp_path / "profile")
+        dialogs: list[str] = []
+        tab = context.new_page()
+        tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        try:
+            yield tab
+        finally:
+            context.close()
+        assert dialogs == [], "a model reply ran as script"
+
+
+def samples_of(*types: str) -> int:
+    """Stored replies to questions of ``types`` (the first question's first call failed)."""
+    rows = load_rows("example")
+    return sum(r["question_type"] in types for r in rows) * TRIALS - (
+        rows[0]["question_type"] in types
+    )
+
+
+def check_qa_run(page: Any, shots: Path, prefix: str) -> None:
+    """From a QA run's summary: filter the table, open an EC sample, check the reply."""
+    page.get_by_role("link", name="ambiguous").click()  # ToM replies are "A or B"
+    rows = page.locator("#samples tbody tr:not([hidden])")
+    assert rows.count() == samples_of("ToM")
+    assert page.locator("#shown").inner_text().startswith(f"{samples_of('ToM')} of")
+    page.select_option("select[name=outcome]", "")
+    page.fill("input[name=q]", "ALERT")  # the markup is in the EC and JP replies
+    assert rows.count() == samples_of("EC", "JP")
+    page.fill("input[name=q]", "")
+    page.select_option("select[name=type]", "EC")
+    page.locator('th[data-sort="outcome"]').click()
+    shown = rows.evaluate_all("rows => rows.map(r => r.dataset.outcome)")
+    order = ["correct", "wrong", "ambiguous", "no_answer", "error"]
+    assert shown == sorted(shown, key=order.index)
+    assert (
+        len(shown) == len([r for r in load_rows("example") if r["question_type"] == "EC"]) * TRIALS
+    )
+    page.screenshot(path=str(shots / f"{prefix}-samples.png"), full_page=False)
+
+    rows.filter(has_text="correct").first.locator("a").first.click()
+    reply = page.locator("#reply")
+    assert HOSTILE in reply.inner_text()  # shown as text
+    assert page.locator("#reply script").count() == 0
+    assert page.locator("#method").inner_text().startswith("marker_letter")
+    assert page.locator("section.message").count() >= 2
+    page.screenshot(path=str(shots / f"{prefix}-sample.png"), full_page=True)
+
+
+def check_agentic_run(page: Any, shots: Path, prefix: str) -> None:
+    """From an agentic run's episode list: the flagged steps and the fallback step."""
+    page.locator("#episodes tbody a").first.click()
+    flagged = page.locator("table.steps tr.flagged")
+    assert flagged.count() == 2
+    assert "rejected:" in flagged.nth(0).inner_text()
+    assert "fallback (unreadable)" in flagged.nth(1).inner_text()
+    flagged.nth(1).locator("a").first.click()
+    assert page.locator(".flag-box.fallback").count() == 1
+    assert HOSTILE in page.locator("details.role-action pre.reply").first.inner_text()
+    page.screenshot(path=str(shots / f"{prefix}-step.png"), full_page=True)
+
+
+def test_live_viewer_in_chromium(
+    runs: list[Path], artifacts: Path, page: Any, tmp_path: Path
+) -> None:
+    with LiveViewer(runs, tmp_path / "viewer.log") as viewer:
+        page.goto(viewer.url + "/")
+        page.get_by_role("link", name="qa", exact=True).click()
+        check_qa_run(page, artifacts, "viewer")
+        page.goto(viewer.url + "/")
+        page.get_by_role("link", name="agent", exact=True).click()
+        check_agentic_run(page, artifacts, "viewer")
+        page.goto(viewer.url + "/")
+        page.get_by_role("link", name="hm", exact=True).click()
+        page.locator("#episodes tbody a").first.click()
+        assert page.locator("figure.chart polyline").count() >= 1
+        page.screenshot(path=str(artifacts / "viewer-episode.png"), full_page=False)
+
+
+def test_exported_copy_in_chromium(
+    runs: list[Path], artifacts: Path, page: Any, tmp_path: Path
+) -> None:
+    export_site(RunCatalog(runs), tmp_path / "site")
+    index = (tmp_path / "site" / "index.html").as_uri()
+    page.goto(index)
+    page.get_by_role("link", name="qa", exact=True).click()
+    check_qa_run(page, artifacts, "export")
+    page.goto(index)
+    page.get_by_role("link", name="agent", exact=True).click()
+    check_agentic_run(page, artifacts, "export")
