@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -90,19 +91,28 @@ def params(value: float | None) -> str:
 
 
 @cache
-def environment() -> jinja2.Environment:
-    """The Jinja2 environment: package templates, autoescape on for every template."""
+def package_environment(package: str, **filters: Callable[..., str]) -> jinja2.Environment:
+    """A Jinja2 environment on ``package``'s ``templates/``, autoescape on for every template.
+
+    Shared by the leaderboard and ``coordqa view`` (:mod:`coordqa.viewer.pages`): the same
+    escaping, strictness and number filters (``pct``, ``num``, ``params``), plus ``filters``.
+    """
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("coordqa.leaderboard", "templates"),
+        loader=jinja2.PackageLoader(package, "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pct=pct, num=num, params=params)
+    env.filters.update(pct=pct, num=num, params=params, **filters)
     return env
+
+
+def environment() -> jinja2.Environment:
+    """The leaderboard's Jinja2 environment."""
+    return package_environment("coordqa.leaderboard")
 
 
 def render_index(board: Board, links: Links) -> str:

@@ -23,7 +23,12 @@ import coordqa
 from coordqa.dataset import load_rows
 from coordqa.viewer import RunCatalog, create_app, export_site
 from coordqa.viewer.server import SECURITY_HEADERS
-from coordqa.viewer.testing import HOSTILE, make_hostile_agentic_run, make_hostile_qa_run
+from coordqa.viewer.testing import (
+    HOSTILE,
+    make_hm_run,
+    make_hostile_agentic_run,
+    make_hostile_qa_run,
+)
 
 TRIALS = 2
 ESCAPED = html.escape(HOSTILE.split("(")[0])
@@ -55,22 +60,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                 model="scripted", dataset="example", trials=TRIALS, out=root / "scripted"
             )
         ).run_dir
-        from coordqa.agentic import GridConfig, run_grid
-
-        hm = GridConfig.model_validate(
-            {
-                "name": "hm",
-                "agents": ["hm"],
-                "games": [{"game": "collab_capture", "seeds": [0]}],
-                "runtime": {"parallel_episodes": 1},
-            }
-        )
-        run_grid(hm, root / "hm")
         return {
             "hostile": make_hostile_qa_run(root / "hostile", trials=TRIALS),
             "scripted": scripted,
             "agent": make_hostile_agentic_run(root / "agent"),
-            "hm": root / "hm",
+            "hm": make_hm_run(root / "hm"),
         }
 
 

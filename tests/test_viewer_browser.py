@@ -20,6 +20,7 @@ from coordqa.viewer import RunCatalog, export_site
 from coordqa.viewer.testing import (
     HOSTILE,
     LiveViewer,
+    make_hm_run,
     make_hostile_agentic_run,
     make_hostile_qa_run,
 )
@@ -33,21 +34,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     root = tmp_path_factory.mktemp("viewer-browser")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("COORDQA_CACHE_DIR", str(root / "cache"))
-        from coordqa.agentic import GridConfig, run_grid
-
-        hm = GridConfig.model_validate(
-            {
-                "name": "hm",
-                "agents": ["hm"],
-                "games": [{"game": "collab_capture", "seeds": [0]}],
-                "runtime": {"parallel_episodes": 1},
-            }
-        )
-        run_grid(hm, root / "hm")
         return [
             make_hostile_qa_run(root / "qa", trials=TRIALS),
             make_hostile_agentic_run(root / "agent"),
-            root / "hm",
+            make_hm_run(root / "hm"),
         ]
 
 

@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from coordqa.analysis import ERROR_POLICY
-from coordqa.leaderboard.pages import num, pct
+from coordqa.leaderboard.pages import package_environment
 from coordqa.store import open_run
 from coordqa.viewer.compare import compare
 from coordqa.viewer.qa import OUTCOMES, SampleFilter, sort_rows
 from coordqa.viewer.runs import RunCatalog
 
 if TYPE_CHECKING:
-    import jinja2
     import pandas as pd
 
 __all__ = [
@@ -110,25 +108,10 @@ def seconds(value: float | None) -> str:
     return f"{value * 1000:.3g} ms" if value < 1 else f"{value:.3g} s"
 
 
-@cache
-def environment() -> jinja2.Environment:
-    """The Jinja2 environment: the viewer's templates, autoescape on for every template."""
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("coordqa.viewer", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters.update(pct=pct, num=num, seconds=seconds)
-    return env
-
-
 def render(template: str, links: Links, **context: Any) -> str:
-    """Render ``template`` with ``links`` and ``context``."""
-    return environment().get_template(template).render(links=links, **context)
+    """Render ``template`` with ``links`` and ``context`` (the leaderboard's Jinja2 settings)."""
+    env = package_environment("coordqa.viewer", seconds=seconds)
+    return env.get_template(template).render(links=links, **context)
 
 
 # -- the pages ---------------------------------------------------------------------------------

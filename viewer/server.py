@@ -22,15 +22,15 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
-from typing import Any, TypeVar
+from typing import Annotated, Any, NamedTuple, TypeVar
 
-from fastapi import FastAPI, HTTPException, Request, Response
+from fastapi import Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from coordqa.errors import ConfigError
 from coordqa.viewer import pages
-from coordqa.viewer.qa import SampleFilter
+from coordqa.viewer.qa import SORT_KEYS, SampleFilter
 from coordqa.viewer.runs import RunCatalog
 
 __all__ = ["SECURITY_HEADERS", "create_app"]
@@ -73,17 +73,38 @@ def _plain(row: Any) -> dict[str, Any]:
     }
 
 
-def _filter(game: str, type: str, outcome: str, q: str) -> SampleFilter:  # noqa: A002
-    try:
-        return SampleFilter(game=game, question_type=type, outcome=outcome, text=q)
-    except ConfigError as exc:
-        raise HTTPException(400, str(exc)) from exc
+class TableQuery(NamedTuple):
+    """The sample table's filters and order, from the query string."""
+
+    where: SampleFilter
+    """Which rows to show."""
+    sort: str
+    """One of :data:`coordqa.viewer.qa.SORT_KEYS`."""
+    descending: bool
+    """Largest first."""
 
 
-def _order(order: str) -> bool:
+def table_query(
+    game: str = "",
+    type: str = "",  # noqa: A002 - the query parameter's name
+    outcome: str = "",
+    q: str = "",
+    sort: str = "number",
+    order: str = "asc",
+) -> TableQuery:
+    """Parse ``?game=&type=&outcome=&q=&sort=&order=``; anything invalid is a 400."""
     if order not in ("asc", "desc"):
         raise HTTPException(400, f"order must be 'asc' or 'desc', got {order!r}")
-    return order == "desc"
+    if sort not in SORT_KEYS:
+        raise HTTPException(400, f"sort must be one of {', '.join(SORT_KEYS)}, got {sort!r}")
+    try:
+        where = SampleFilter(game=game, question_type=type, outcome=outcome, text=q)
+    except ConfigError as exc:
+        raise HTTPException(400, str(exc)) from exc
+    return TableQuery(where, sort, order == "desc")
+
+
+Table = Annotated[TableQuery, Depends(table_query)]
 
 
 def create_app(catalog: RunCatalog) -> FastAPI:
@@ -117,17 +138,8 @@ def create_app(catalog: RunCatalog) -> FastAPI:
         return _page(lambda: pages.run_page(catalog, run_id, live))
 
     @app.get("/runs/{run_id}/samples", response_class=HTMLResponse)
-    def samples(
-        run_id: str,
-        game: str = "",
-        type: str = "",  # noqa: A002 - the query parameter's name
-        outcome: str = "",
-        q: str = "",
-        sort: str = "number",
-        order: str = "asc",
-    ) -> HTMLResponse:
-        where, descending = _filter(game, type, outcome, q), _order(order)
-        return _page(lambda: pages.samples_page(catalog, run_id, live, where, sort, descending))
+    def samples(run_id: str, query: Table) -> HTMLResponse:
+        return _page(lambda: pages.samples_page(catalog, run_id, live, *query))
 
     @app.get("/runs/{run_id}/samples/{number}", response_class=HTMLResponse)
     def sample(run_id: str, number: int) -> HTMLResponse:
@@ -149,18 +161,8 @@ def create_app(catalog: RunCatalog) -> FastAPI:
         ]
 
     @app.get("/api/runs/{run_id}/samples")
-    def api_samples(
-        run_id: str,
-        game: str = "",
-        type: str = "",  # noqa: A002 - the query parameter's name
-        outcome: str = "",
-        q: str = "",
-        sort: str = "number",
-        order: str = "asc",
-    ) -> list[dict[str, Any]]:
-        where, descending = _filter(game, type, outcome, q), _order(order)
-        rows = _answer(lambda: catalog.qa(run_id).filtered(where, sort, descending))
-        return [_plain(r) for r in rows]
+    def api_samples(run_id: str, query: Table) -> list[dict[str, Any]]:
+        return [_plain(r) for r in _answer(lambda: catalog.qa(run_id).filtered(*query))]
 
     @app.get("/api/runs/{run_id}/episodes")
     def api_episodes(run_id: str) -> list[dict[str, Any]]:

@@ -10,6 +10,8 @@ QA (:func:`make_hostile_qa_run`), by question type: EC replies carry a ``<script
 ``Answer: A``; ToM replies are ``Answer: A or B`` (ambiguous); JP replies name nothing and carry a
 ``<script>`` tag (no_answer); the very first call fails with HTTP 500 (an error sample).
 
+The HM run (:func:`make_hm_run`) uses the offline ``scripted`` model.
+
 Agentic (:func:`make_hostile_agentic_run`): one CAC agent (seat 0) with a scripted partner on
 Collab Capture. ToM replies carry markup; at the agent's first model decision the verifier
 rejects the first proposal (then accepts); at the second, every action reply is unreadable, so
@@ -36,6 +38,7 @@ __all__ = [
     "LiveViewer",
     "make_hostile_agentic_run",
     "make_hostile_qa_run",
+    "make_hm_run",
 ]
 
 HOSTILE = "<script>alert('viewer')</script>"
@@ -136,6 +139,25 @@ def make_hostile_agentic_run(out: Path, *, seed: int = 0) -> Path:
             }
         )
         run_grid(config, out)
+    return out
+
+
+def make_hm_run(out: Path, *, seed: int = 0) -> Path:
+    """An agentic run of HM (``--model scripted``) in self-play on Collab Capture.
+
+    HM values its hypotheses by their predictions, so its episode page has a hypothesis chart.
+    """
+    from coordqa.agentic import GridConfig, run_grid
+
+    config = GridConfig.model_validate(
+        {
+            "name": "hm",
+            "agents": ["hm"],
+            "games": [{"game": "collab_capture", "seeds": [seed]}],
+            "runtime": {"parallel_episodes": 1},
+        }
+    )
+    run_grid(config, out)
     return out
 
 
