@@ -110,7 +110,8 @@ def bench_load(
         for i in range(args.submissions)
     ]
     headers = {"Authorization": f"Bearer {token}"}
-    with LiveServer(url, log=workdir / "server.log") as server, httpx.Client(timeout=120) as client:
+    server = LiveServer(url, log=workdir / "server.log", options=["--rate-limit", "0"])
+    with server, httpx.Client(timeout=120) as client:
 
         def post(body: str) -> int:
             return client.post(

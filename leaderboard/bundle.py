@@ -20,9 +20,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from coordqa.errors import CoordqaError
+from coordqa.leaderboard.names import clean_name
 from coordqa.registry import Registry
 from coordqa.store import RunManifest, content_hash, open_run
 
@@ -77,6 +85,14 @@ class ModelInfo(BaseModel):
     link: str | None = Field(default=None, max_length=500, pattern=r"^https?://\S+$")
     """A page about the model or the submission (http or https only)."""
 
+    @field_validator("display_name", "provider", "organisation", "link")
+    @classmethod
+    def _readable(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        limit = 500 if info.field_name == "link" else 200
+        return clean_name(value, what=f"model.{info.field_name}", max_length=limit)
+
 
 class ReportedSummary(BaseModel):
     """The accuracies the submitter's own analysis found; shown, never used for ranking."""
@@ -102,6 +118,12 @@ class BundleBase(BaseModel):
     """Model metadata."""
     coordqa_version: str = Field(min_length=1, max_length=50)
     """coordqa version that built the bundle."""
+
+    @field_validator("coordqa_version")
+    @classmethod
+    def _readable_version(cls, value: str) -> str:
+        return clean_name(value, what="coordqa_version", max_length=50)
+
     digest: str = Field(pattern=_HEX64)
     """SHA-256 of the canonical JSON of every other field (:func:`bundle_digest`)."""
 
@@ -151,6 +173,10 @@ class QABundle(BundleBase):
             raise ValueError(f"manifest.config.trials must be an integer >= 1, got {trials!r}")
         if manifest.dataset is None:
             raise ValueError("manifest.dataset is missing: the run does not say which dataset")
+        model = manifest.config.get("model")
+        if not isinstance(model, str):
+            raise ValueError(f"manifest.config.model must be the model's name, got {model!r}")
+        manifest.config["model"] = clean_name(model, what="manifest.config.model")
         return manifest
 
     @model_validator(mode="after")
@@ -181,6 +207,12 @@ class AgenticBundle(BundleBase):
     grid: str = Field(min_length=1, max_length=200)
     """The registered grid the run covers (its games, layouts, seeds, horizons and partners
     are the server's, not the bundle's)."""
+
+    @field_validator("grid")
+    @classmethod
+    def _readable_grid(cls, value: str) -> str:
+        return clean_name(value, what="grid")
+
     manifest: RunManifest
     """The run's ``manifest.json``."""
     episodes: list[dict[str, Any]] = Field(min_length=1)

@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
 from coordqa.leaderboard.db import Database, DatasetRow, GridRow
+from coordqa.leaderboard.names import admin_text
 from coordqa.store import content_hash
 
 if TYPE_CHECKING:
@@ -97,12 +98,13 @@ def register_dataset(db: Database, path: str | Path, name: str | None = None) ->
 
     Raises:
         DatasetError: the file is missing or breaks the dataset schema.
+        ConfigError: the name is blank, too long or not plain text.
     """
     from coordqa.dataset import dataset_fingerprint, load_rows
 
     rows = load_rows(path)
     fingerprint = dataset_fingerprint(rows)
-    label = name or Path(path).stem
+    label = admin_text(name or Path(path).stem, what="the dataset's name")
     with db.session() as session:
         existing = session.query(DatasetRow).filter_by(fingerprint=fingerprint).one_or_none()
         if existing is None:
@@ -173,16 +175,16 @@ def register_grid(db: Database, path: str | Path, name: str | None = None) -> Kn
     no-op.
 
     Raises:
-        ConfigError: the file is not a valid grid, names unknown games, layouts or partners, or
-            ``name`` is taken by a different grid (grids are immutable: register a new version
-            under a new name, e.g. ``paper-v2``).
+        ConfigError: the file is not a valid grid, names unknown games, layouts or partners,
+            ``name`` is not plain text, or it is taken by a different grid (grids are
+            immutable: register a new version under a new name, e.g. ``paper-v2``).
     """
     from coordqa.agentic.grid import load_grid
 
     config = load_grid(path)
     config.episodes()  # unknown games, layouts and partners are refused now, not on submission
     identity = grid_identity(config)
-    label = name or config.name
+    label = admin_text(name or config.name, what="the grid's name")
     fingerprint = content_hash(identity)
     with db.session() as session:
         existing = session.scalars(select(GridRow).where(GridRow.name == label)).one_or_none()

@@ -33,6 +33,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    func,
     insert,
     select,
     text,
@@ -42,6 +43,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from coordqa.errors import ConfigError, CoordqaError
+from coordqa.leaderboard.names import admin_text
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -344,21 +346,74 @@ class Database:
                 select(Submission.id).where(Submission.digest == digest)
             ).scalar()
 
+    def _submission(self, session: Session, submission_id: int) -> Submission:
+        row = session.get(Submission, submission_id)
+        if row is None:
+            raise LeaderboardError(
+                f"no submission with id {submission_id}; list them with GET /api/entries"
+            )
+        return row
+
     def set_hidden(self, submission_id: int, hidden: bool, reason: str | None = None) -> Submission:
         """Hide or show a submission (it is never deleted).
 
         Raises:
             LeaderboardError: no submission has that id.
+            ConfigError: the reason is blank, longer than 500 characters or not plain text.
         """
+        why = None if reason is None else admin_text(reason, what="the reason", max_length=500)
         with self.session() as session:
-            row = session.get(Submission, submission_id)
-            if row is None:
-                raise LeaderboardError(
-                    f"no submission with id {submission_id}; list them with GET /api/entries"
-                )
+            row = self._submission(session, submission_id)
             row.hidden = hidden
-            row.hidden_reason = reason if hidden else None
+            row.hidden_reason = why if hidden else None
             return row
+
+    def hide_entries_of(self, token_id: int, reason: str | None = None) -> int:
+        """Hide every submission made with a token (a submitter's entries); returns how many.
+
+        Raises:
+            LeaderboardError: no token has that id.
+            ConfigError: the reason is blank, longer than 500 characters or not plain text.
+        """
+        why = None if reason is None else admin_text(reason, what="the reason", max_length=500)
+        with self.session() as session:
+            if session.get(Token, token_id) is None:
+                raise LeaderboardError(
+                    f"no token with id {token_id}; see `coordqa leaderboard token list`"
+                )
+            rows = list(session.scalars(select(Submission).where(Submission.token_id == token_id)))
+            for row in rows:
+                row.hidden, row.hidden_reason = True, why
+            return len(rows)
+
+    def set_provenance(self, submission_id: int, note: str | None) -> Submission:
+        """Mark that an admin checked who produced a submission, or clear the mark.
+
+        ``note`` says what was checked (shown beside the mark); None clears the mark.
+
+        Raises:
+            LeaderboardError: no submission has that id.
+            ConfigError: the note is blank, longer than 500 characters or not plain text.
+        """
+        checked = None if note is None else admin_text(note, what="the note", max_length=500)
+        with self.session() as session:
+            row = self._submission(session, submission_id)
+            row.provenance_at = None if checked is None else _now()
+            row.provenance_note = checked
+            return row
+
+    def display_names(self) -> set[str]:
+        """Display names of every stored submission."""
+        with self.session() as session:
+            return set(session.scalars(select(Submission.display_name).distinct()))
+
+    def entries_of(self, token_id: int) -> int:
+        """How many submissions are stored with a token (hidden ones included)."""
+        with self.session() as session:
+            count = session.execute(
+                select(func.count()).select_from(Submission).where(Submission.token_id == token_id)
+            ).scalar_one()
+        return int(count)
 
     def dispose(self) -> None:
         """Close the engine's connections."""

@@ -19,6 +19,7 @@ from coordqa.errors import UnknownNameError
 from coordqa.leaderboard.bundle import BundleBase, bundle_digest, track_model
 from coordqa.leaderboard.catalog import Catalog
 from coordqa.leaderboard.db import Database, Submission, dump_json
+from coordqa.leaderboard.names import lookalike_of, scripts
 from coordqa.leaderboard.verify import VERIFIERS, VerificationError
 
 __all__ = [
@@ -157,6 +158,7 @@ def accept(db: Database, catalog: Catalog, body: bytes, token_id: int | None) ->
     track = str(data["track"])
     verified = VERIFIERS.get(track)(bundle, catalog)
     info = bundle.model
+    flags = _lookalike_flags(info.display_name, db.display_names())
     submission = Submission(
         digest=bundle.digest,
         track=track,
@@ -171,7 +173,17 @@ def accept(db: Database, catalog: Catalog, body: bytes, token_id: int | None) ->
         mismatches=verified.mismatches,
         bundle=dump_json(data),
         token_id=token_id,
+        flags=flags,
         **verified.run,
     )
     new_id, created = db.store(submission, verified.samples, verified.episodes)
     return Accepted(new_id, created, verified.mismatches if created else [])
+
+
+def _lookalike_flags(name: str, existing: set[str]) -> list[str]:
+    """A warning for readers when ``name`` imitates an existing one by mixing alphabets."""
+    other = lookalike_of(name, existing)
+    if other is None:
+        return []
+    mixed = " and ".join(sorted(script.title() for script in scripts(name)))
+    return [f"looks like the existing entry {other!r} but mixes {mixed} letters"]

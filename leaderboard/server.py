@@ -3,12 +3,16 @@
 Routes:
 
 - ``POST /api/submissions``: a bundle (bearer token needed); 201 new, 200 already stored,
-  400 malformed JSON, 401 no or wrong token, 413 too large, 422 refused (with the reason);
+  400 malformed JSON, 401 no, wrong or revoked token, 403 the token's quota is used, 413 too
+  large, 422 refused (with the reason), 429 the token's rate limit (with Retry-After);
 - ``GET /api/entries`` (``?dataset=&game=&sort=&order=``), ``GET /api/entries.csv``,
   ``GET /api/submissions/{id}``, ``GET /api/datasets``: public reading;
 - ``GET /api/agentic/entries`` (``?grid=&sort=&order=``), ``GET /api/grids``: the agentic
   track's ranking on one registered grid, and the grids;
 - ``GET /``, ``GET /agentic`` and ``GET /submissions/{id}``: the pages.
+
+Every response carries :data:`SECURITY_HEADERS`; CSV cells that a spreadsheet would run as
+formulas are defused (:func:`csv_cell`).
 
 Re-scoring and database work run in the thread pool, so one slow submission does not stall
 page views. This module imports FastAPI at the top: only the ``leaderboard`` commands import it.
@@ -18,17 +22,20 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from coordqa.errors import CoordqaError
 from coordqa.leaderboard.catalog import Catalog
-from coordqa.leaderboard.db import LeaderboardError, open_database
+from coordqa.leaderboard.db import Database, LeaderboardError, open_database
 from coordqa.leaderboard.intake import SchemaError, accept
+from coordqa.leaderboard.limits import RateLimiter, SubmitterLimits
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
 from coordqa.leaderboard.tokens import authenticate
 from coordqa.leaderboard.verify import VerificationError
@@ -42,7 +49,13 @@ from coordqa.leaderboard.views import (
     load_detail,
 )
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app", "entries_csv"]
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "SECURITY_HEADERS",
+    "create_app",
+    "csv_cell",
+    "entries_csv",
+]
 
 DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
 """Largest accepted submission body (a full v1 run is well under 1 MB)."""
@@ -70,18 +83,81 @@ CSV_FIELDS = (
 
 
 def entries_csv(board: Board) -> str:
-    """The ranking as CSV (one row per entry, accuracies as fractions)."""
+    """The ranking as CSV (one row per entry, accuracies as fractions; formulas defused)."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for entry in board.entries:
-        writer.writerow({k: ("" if entry.get(k) is None else entry.get(k)) for k in CSV_FIELDS})
+        writer.writerow({k: csv_cell(entry.get(k)) for k in CSV_FIELDS})
     return out.getvalue()
 
 
-def _error(status: int, message: str, **extra: Any) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+"""Sent with every response: scripts only from the server's own files (no inline script), no
+framing, no MIME sniffing, no referrer leaking a page's query to the links it holds."""
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""A spreadsheet runs a cell that starts with one of these as a formula."""
+
+
+def csv_cell(value: Any) -> Any:
+    """A value for a CSV cell: text that a spreadsheet would run as a formula gets a ``'``."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _error(
+    status: int, message: str, headers: dict[str, str] | None = None, **extra: Any
+) -> JSONResponse:
+    if status == 401:
+        headers = {"WWW-Authenticate": "Bearer", **(headers or {})}
     return JSONResponse({"detail": message, **extra}, status_code=status, headers=headers)
+
+
+async def _admit(
+    request: Request, db: Database, limits: SubmitterLimits, limiter: RateLimiter | None
+) -> int | JSONResponse:
+    """The token id of a submission allowed in, or the error answering it.
+
+    In order: authentication (401), the rate limit (429 with Retry-After), the quota (403);
+    all before the body is read.
+    """
+    token_id = await run_in_threadpool(authenticate, db, request.headers.get("authorization"))
+    if token_id is None:
+        return _error(
+            401,
+            "submitting needs a valid bearer token (Authorization: Bearer <token>); the token "
+            "is unknown or revoked: ask the leaderboard admin for one "
+            "(`coordqa leaderboard token create NAME`)",
+        )
+    wait = None if limiter is None else limiter.attempt(token_id)
+    if wait is not None:
+        return _error(
+            429,
+            f"this token reached the server's limit of {limits.per_hour} submissions per hour; "
+            f"try again in {math.ceil(wait)} s",
+            headers={"Retry-After": str(math.ceil(wait))},
+        )
+    if limits.quota is not None:
+        stored = await run_in_threadpool(db.entries_of, token_id)
+        if stored >= limits.quota:
+            return _error(
+                403,
+                f"this token has {stored} entries, the server's quota of {limits.quota} per "
+                "token; ask the leaderboard admin to hide old ones or raise the quota",
+            )
+    return token_id
 
 
 class _TooLarge(Exception):
@@ -103,7 +179,10 @@ async def _read_body(request: Request, limit: int) -> bytes:
 
 
 def create_app(
-    db_url: str | None = None, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    db_url: str | None = None,
+    *,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    limits: SubmitterLimits = SubmitterLimits(),  # noqa: B008 (frozen dataclass)
 ) -> FastAPI:
     """Build the leaderboard app on the database at ``db_url`` (created or migrated on open).
 
@@ -111,17 +190,25 @@ def create_app(
         db_url: SQLAlchemy URL; None: the default SQLite file (see
             :func:`coordqa.leaderboard.db.default_db_url`).
         max_body_bytes: larger submissions are answered with 413.
+        limits: per-token rate limit and quota.
     """
-    from fastapi import FastAPI
-    from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
-
     db = open_database(db_url)
     catalog = Catalog(db)
-    app = FastAPI(title="CoordinationQA leaderboard", docs_url="/api/docs", redoc_url=None)
+    limiter = None if limits.per_hour is None else RateLimiter(limits.per_hour)
+    # No interactive API docs: Swagger UI needs inline script, which the CSP forbids.
+    app = FastAPI(title="CoordinationQA leaderboard", docs_url=None, redoc_url=None)
     app.state.db = db
     app.state.catalog = catalog
     app.mount("/static", StaticFiles(packages=[("coordqa.leaderboard", "static")]), name="static")
     live = Links()
+
+    @app.middleware("http")
+    async def security_headers(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        response = await call_next(request)
+        response.headers.update(SECURITY_HEADERS)
+        return response
 
     def board(dataset: str | None, game: str | None, sort: str, order: str) -> Board:
         if order not in ("asc", "desc"):
@@ -156,13 +243,9 @@ def create_app(
 
     @app.post("/api/submissions")
     async def submit(request: Request) -> JSONResponse:
-        token_id = await run_in_threadpool(authenticate, db, request.headers.get("authorization"))
-        if token_id is None:
-            return _error(
-                401,
-                "submitting needs a valid bearer token (Authorization: Bearer <token>); "
-                "ask the leaderboard admin for one (`coordqa leaderboard token create NAME`)",
-            )
+        token_id = await _admit(request, db, limits, limiter)
+        if isinstance(token_id, JSONResponse):
+            return token_id
         try:
             body = await _read_body(request, max_body_bytes)
         except _TooLarge:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -192,13 +192,24 @@ class BoardClient:
 class LiveServer:
     """``coordqa leaderboard serve`` in a subprocess on 127.0.0.1 and a free port."""
 
-    def __init__(self, db_url: str, *, max_body_mb: float = 20.0, log: Path | None = None) -> None:
-        """Prepare (not start) a server on ``db_url``; ``log`` receives its output."""
+    def __init__(
+        self,
+        db_url: str,
+        *,
+        max_body_mb: float = 20.0,
+        log: Path | None = None,
+        options: Sequence[str] = (),
+    ) -> None:
+        """Prepare (not start) a server on ``db_url``; ``log`` receives its output.
+
+        ``options`` are more ``coordqa leaderboard serve`` options (``--rate-limit 0``).
+        """
         self.db_url = db_url
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.max_body_mb = max_body_mb
         self.log = log
+        self.options = list(options)
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> LiveServer:
@@ -208,6 +219,7 @@ class LiveServer:
         command = [
             sys.executable, "-c", "from coordqa.cli import main; main()", "leaderboard", "serve",
             "--db", self.db_url, "--port", str(self.port), "--max-body-mb", str(self.max_body_mb),
+            *self.options,
         ]  # fmt: skip
         output = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)

@@ -1,21 +1,32 @@
-"""Bearer tokens for submitting: created by an admin, stored only as hashes.
+"""Bearer tokens for submitting: created by an admin, stored only as hashes, revocable.
 
 A token is 32 random bytes (URL-safe text with a ``cqa_`` prefix), so an unsalted SHA-256 is
 enough to make a stolen database useless for submitting: nobody can invert the hash of a random
-256-bit secret. Reading the leaderboard needs no token.
+256-bit secret. Reading the leaderboard needs no token. A revoked token stays in the database
+(its submissions keep their owner) but no longer authenticates.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
 
-from sqlalchemy import select
+from sqlalchemy import Integer, cast, func, select
 
-from coordqa.errors import ConfigError
-from coordqa.leaderboard.db import Database, Token
+from coordqa.leaderboard.db import Database, LeaderboardError, Submission, Token
+from coordqa.leaderboard.names import admin_text
 
-__all__ = ["TOKEN_PREFIX", "authenticate", "create_token", "hash_token"]
+__all__ = [
+    "TOKEN_PREFIX",
+    "TokenInfo",
+    "authenticate",
+    "create_token",
+    "hash_token",
+    "list_tokens",
+    "revoke_token",
+]
 
 TOKEN_PREFIX = "cqa_"
 """Every token starts with this, so a leaked one is easy to recognise."""
@@ -30,18 +41,17 @@ def create_token(db: Database, name: str) -> str:
     """Create a token for ``name`` (who it is for) and return it; only its hash is stored.
 
     Raises:
-        ConfigError: ``name`` is blank.
+        ConfigError: ``name`` is blank, too long or holds control characters.
     """
-    if not name.strip():
-        raise ConfigError("a token needs a NAME saying who it is for, e.g. 'alice-lab'")
+    label = admin_text(name, what="the token's NAME (who it is for, e.g. 'alice-lab')")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with db.session() as session:
-        session.add(Token(name=name.strip(), token_hash=hash_token(token)))
+        session.add(Token(name=label, token_hash=hash_token(token)))
     return token
 
 
 def authenticate(db: Database, authorization: str | None) -> int | None:
-    """The id of the token in an ``Authorization: Bearer <token>`` header, or None."""
+    """The id of the live token in an ``Authorization: Bearer <token>`` header, or None."""
     if not authorization:
         return None
     scheme, _, token = authorization.partition(" ")
@@ -49,5 +59,70 @@ def authenticate(db: Database, authorization: str | None) -> int | None:
         return None
     with db.session() as session:
         return session.execute(
-            select(Token.id).where(Token.token_hash == hash_token(token.strip()))
+            select(Token.id).where(
+                Token.token_hash == hash_token(token.strip()), Token.revoked_at.is_(None)
+            )
         ).scalar()
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """A token as an admin sees it (never the secret)."""
+
+    id: int
+    """Token id (what ``revoke`` and ``hide --token`` take)."""
+    name: str
+    """Who it is for."""
+    created_at: datetime
+    """When it was created (UTC)."""
+    revoked_at: datetime | None
+    """When it was revoked, if it was."""
+    entries: int
+    """Submissions stored with it."""
+    hidden: int
+    """Of those, how many are hidden."""
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    if moment is None or moment.tzinfo:
+        return moment
+    return moment.replace(tzinfo=timezone.utc)  # SQLite returns naive UTC times
+
+
+def list_tokens(db: Database) -> list[TokenInfo]:
+    """Every token with its number of stored and hidden entries, oldest first."""
+    hidden = func.sum(cast(Submission.hidden, Integer))
+    with db.session() as session:
+        counts = {
+            token_id: (int(n), int(h or 0))
+            for token_id, n, h in session.execute(
+                select(Submission.token_id, func.count(), hidden).group_by(Submission.token_id)
+            )
+        }
+        return [
+            TokenInfo(
+                t.id,
+                t.name,
+                _utc(t.created_at) or t.created_at,
+                _utc(t.revoked_at),
+                *counts.get(t.id, (0, 0)),
+            )
+            for t in session.scalars(select(Token).order_by(Token.id))
+        ]
+
+
+def revoke_token(db: Database, token_id: int) -> TokenInfo:
+    """Revoke a token: it no longer authenticates (its entries stay as they are).
+
+    Raises:
+        LeaderboardError: no token has that id.
+    """
+    with db.session() as session:
+        token = session.get(Token, token_id)
+        if token is None:
+            raise LeaderboardError(
+                f"no token with id {token_id}; see `coordqa leaderboard token list`"
+            )
+        if token.revoked_at is None:
+            token.revoked_at = datetime.now(timezone.utc)
+    return next(info for info in list_tokens(db) if info.id == token_id)

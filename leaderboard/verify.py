@@ -30,6 +30,7 @@ from coordqa.leaderboard.bundle import (
     missing_keys,
 )
 from coordqa.leaderboard.catalog import Catalog, KnownDataset, KnownGrid
+from coordqa.leaderboard.names import clean_name
 from coordqa.registry import Registry
 
 if TYPE_CHECKING:
@@ -341,8 +342,14 @@ def verify_agentic(bundle: AgenticBundle, catalog: Catalog) -> Verified:
     for key, value in (bundle.reported or {}).items():
         if value is not None and (ours.get(key) is None or abs(ours[key] - value) > 1e-9):
             mismatches.append(f"{key}: reported {value:.4f}, recomputed {ours.get(key)}")
+    try:
+        model_name = clean_name(
+            agent_label(episodes[0].spec.agent, episodes[0].spec.model), what="agent and model"
+        )
+    except ValueError as exc:
+        raise VerificationError(f"episodes: {exc}") from exc
     run = {
-        "model_name": agent_label(episodes[0].spec.agent, episodes[0].spec.model),
+        "model_name": model_name,
         "grid_fingerprint": grid.fingerprint,
         "trials": len(rows),
     }

@@ -89,6 +89,52 @@ def test_hide_and_unhide(populated: tuple[str, list[int]]) -> None:
     db.dispose()
 
 
+def test_token_list_revoke_and_hiding_a_submitters_entries(tmp_path: Path) -> None:
+    from coordqa.leaderboard.catalog import Catalog, register_dataset
+    from coordqa.leaderboard.intake import accept
+    from coordqa.leaderboard.testing import synthetic_bundle
+    from coordqa.leaderboard.tokens import authenticate
+
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    secret = _cli("leaderboard", "token", "create", "alice", "--db", url).strip()
+    _cli("leaderboard", "token", "create", "bob", "--db", url)
+    db = open_database(url)
+    rows = synthetic_rows(scenarios=1)
+    (tmp_path / "syn.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    register_dataset(db, tmp_path / "syn.jsonl", "syn")
+    for name in ("a1", "a2"):
+        body = json.dumps(synthetic_bundle(rows, display_name=name)).encode()
+        accept(db, Catalog(db), body, token_id=1)
+    listing = _cli("leaderboard", "token", "list", "--db", url)
+    assert re.search(r"1 +│ alice +│ \S+ \S+ +│ +│ 2 +│ 0", listing), listing
+    assert secret not in listing
+    revoked = _cli("leaderboard", "token", "revoke", "1", "--hide-entries", "--db", url)
+    assert "token 1 (alice) is revoked" in revoked and "2 entries of token 1" in revoked
+    assert authenticate(db, f"Bearer {secret}") is None
+    assert re.search(r"1 +│ alice .*│ 2 +│ 2", _cli("leaderboard", "token", "list", "--db", url))
+    assert "0 entries of token 2" in _cli("leaderboard", "hide", "--token", "2", "--db", url)
+    bad = runner.invoke(app, ["leaderboard", "token", "create", "eve\x07", "--db", url])
+    assert "U+0007" in str(bad.exception)
+    db.dispose()
+
+
+def test_provenance_mark(populated: tuple[str, list[int]]) -> None:
+    url, ids = populated
+    note = "replies match the provider's request logs"
+    marked = _cli("leaderboard", "provenance", str(ids[0]), "--note", note, "--db", url)
+    assert "marked as provenance checked" in marked
+    db = open_database(url)
+    with db.session() as session:
+        row = session.get(Submission, ids[0])
+        assert row is not None and row.provenance_note == note and row.provenance_at is not None
+    _cli("leaderboard", "provenance", str(ids[0]), "--clear", "--db", url)
+    with db.session() as session:
+        assert session.get(Submission, ids[0]).provenance_at is None  # type: ignore[union-attr]
+    db.dispose()
+    refused = runner.invoke(app, ["leaderboard", "provenance", str(ids[0]), "--db", url])
+    assert "--note TEXT" in str(refused.exception)
+
+
 def test_export_writes_a_static_site_with_working_links(
     populated: tuple[str, list[int]], tmp_path: Path
 ) -> None:

@@ -321,3 +321,29 @@ def test_dataset_registered_while_running_is_accepted(board: BoardClient, tmp_pa
     assert not math.isnan(
         board.client.get("/api/entries", params={"dataset": "late"}).json()["entries"][0]["overall"]
     )
+
+
+def test_pages_say_what_was_checked_and_set_the_submitters_word_apart(
+    board: BoardClient,
+) -> None:
+    import re
+
+    bundle = synthetic_bundle(board.rows, display_name="Claimed Model")
+    bundle["model"]["organisation"] = "Claimed Lab"
+    sub_id = board.submit(seal(bundle)).json()["id"]
+    ranking = board.client.get("/").text
+    assert "✔ replies re-scored" in ranking and "✔ verified" not in ranking
+    assert "provenance checked" not in ranking
+    page = board.client.get(f"/submissions/{sub_id}").text
+    reported = re.search(r'<section class="self-reported">(.*?)</section>', page, re.DOTALL)
+    assert reported is not None and "Reported by the submitter (not verified)" in reported[1]
+    assert "Claimed Lab" in reported[1] and "synthetic/model" in reported[1]
+    checked = page[: page.index('<section class="self-reported">')]
+    assert "Claimed Lab" not in checked and "replies re-scored" in checked
+    assert "not checked: the server cannot tell which model produced the results" in checked
+    board.db.set_provenance(sub_id, "matched the provider's logs")
+    assert "✔ provenance checked" in board.client.get("/").text
+    page = board.client.get(f"/submissions/{sub_id}").text
+    assert "checked by an administrator</span>: matched the provider&#39;s logs" in page
+    entry = board.client.get("/api/entries").json()["entries"][0]
+    assert entry["provenance_checked"] is True

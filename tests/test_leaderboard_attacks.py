@@ -315,3 +315,195 @@ def test_an_unknown_grid_is_refused_with_the_registered_ones(
     assert answer.status_code == 422
     detail = answer.json()["detail"]
     assert "unknown grid 'oc-100'" in detail and "hanabi-2, oc-40" in detail
+
+
+# -- submitters: rate limit, quota, revocation, hiding, one copy of each reply ----------------
+
+
+def test_a_token_is_rate_limited_counting_refused_attempts(db_url: str, tmp_path: Path) -> None:
+    from coordqa.leaderboard.limits import SubmitterLimits
+
+    limited = BoardClient(db_url, tmp_path, limits=SubmitterLimits(per_hour=2, quota=None))
+    try:
+        assert limited.submit(b"not json").status_code == 400  # refused, but it costs a slot
+        assert limited.submit(synthetic_bundle(limited.rows)).status_code == 201
+        answer = limited.submit(synthetic_bundle(limited.rows, display_name="third"))
+        assert answer.status_code == 429
+        assert "limit of 2 submissions per hour" in answer.json()["detail"]
+        assert 3500 <= int(answer.headers["retry-after"]) <= 3600
+        assert limited.count(Submission) == 1
+    finally:
+        limited.close()
+
+
+def test_a_token_has_a_quota_of_stored_entries(db_url: str, tmp_path: Path) -> None:
+    from coordqa.leaderboard.limits import SubmitterLimits
+
+    limited = BoardClient(db_url, tmp_path, limits=SubmitterLimits(per_hour=None, quota=2))
+    try:
+        ids = [
+            limited.submit(synthetic_bundle(limited.rows, display_name=f"m{i}")).json()["id"]
+            for i in range(2)
+        ]
+        limited.db.set_hidden(ids[0], True)  # hidden entries still count
+        answer = limited.submit(synthetic_bundle(limited.rows, display_name="m2"))
+        assert answer.status_code == 403
+        assert "has 2 entries, the server's quota of 2" in answer.json()["detail"]
+    finally:
+        limited.close()
+
+
+def test_a_revoked_token_cannot_submit_and_its_entries_can_be_hidden(board: BoardClient) -> None:
+    from coordqa.leaderboard.tokens import create_token, list_tokens, revoke_token
+
+    other = create_token(board.db, "someone else")
+    assert (
+        board.submit(synthetic_bundle(board.rows, display_name="kept"), token=other).status_code
+        == 201
+    )
+    for name in ("spam 1", "spam 2"):
+        assert board.submit(synthetic_bundle(board.rows, display_name=name)).status_code == 201
+    spammer = next(t for t in list_tokens(board.db) if t.name == "tester")
+    assert spammer.entries == 2 and spammer.revoked_at is None
+    assert revoke_token(board.db, spammer.id).revoked_at is not None
+    answer = board.submit(synthetic_bundle(board.rows, display_name="spam 3"))
+    assert answer.status_code == 401 and "revoked" in answer.json()["detail"]
+    assert board.db.hide_entries_of(spammer.id, "spam") == 2
+    names = [e["display_name"] for e in board.client.get("/api/entries").json()["entries"]]
+    assert names == ["kept"]
+
+
+def test_each_reply_text_is_stored_once(board: BoardClient) -> None:
+    from sqlalchemy import select
+
+    from coordqa.leaderboard.db import Base
+
+    def marked(row: dict[str, Any], trial: int) -> str:
+        return f"{letter(row, True)} [reply {row['question_id']}/{trial}]"
+
+    board.submit(synthetic_bundle(board.rows, answer=marked))
+    with board.db.session() as session:
+        stored = " ".join(
+            str(tuple(row))
+            for table in Base.metadata.sorted_tables
+            if table.name != "datasets"
+            for row in session.execute(select(table))
+        )
+    for row in board.rows:
+        for trial in range(3):
+            assert stored.count(f"[reply {row['question_id']}/{trial}]") == 1
+
+
+# -- names -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("display_name", "x" * 201, "at most 200"),
+        ("display_name", "   \t ", "whitespace"),
+        ("display_name", "GPT\u202e-4o", "U+202E"),
+        ("organisation", "Lab\x00", "U+0000"),
+        ("provider", "a\u200bb", "U+200B"),
+        ("model", "m" * 300, "at most 200"),
+    ],
+    ids=["too-long", "blank", "bidi-override", "nul", "zero-width", "manifest-model"],
+)
+def test_unreadable_or_oversized_names_are_422(
+    board: BoardClient, field: str, value: str, message: str
+) -> None:
+    bundle = synthetic_bundle(board.rows)
+    if field == "model":
+        bundle["manifest"]["config"]["model"] = value
+    else:
+        bundle["model"][field] = value
+    answer = board.submit(seal(bundle))
+    assert answer.status_code == 422, answer.text
+    assert message in answer.json()["detail"]
+    assert board.count(Submission) == 0
+
+
+def test_names_are_nfkc_normalised(board: BoardClient) -> None:
+    sub_id = board.submit(synthetic_bundle(board.rows, display_name=" ＧＰＴ－４o ")).json()["id"]
+    assert board.client.get(f"/api/submissions/{sub_id}").json()["entry"]["display_name"] == (
+        "GPT-4o"
+    )
+
+
+def test_a_mixed_script_lookalike_of_an_existing_name_is_flagged(board: BoardClient) -> None:
+    board.submit(synthetic_bundle(board.rows, display_name="GPT-4o"))
+    imitation = "GРT-4о"  # Cyrillic Er and O
+    sub_id = board.submit(synthetic_bundle(board.rows, display_name=imitation, trials=2)).json()
+    entries = {e["display_name"]: e for e in board.client.get("/api/entries").json()["entries"]}
+    assert entries["GPT-4o"]["flags"] == []
+    assert entries[imitation]["flags"] == [
+        "looks like the existing entry 'GPT-4o' but mixes Cyrillic and Latin letters"
+    ]
+    assert "⚠ looks like the existing entry" in board.client.get("/").text
+    page = board.client.get(f"/submissions/{sub_id['id']}").text
+    assert "mixes Cyrillic and Latin letters" in page
+    honest = board.submit(synthetic_bundle(board.rows, display_name="Gpt-4o", trials=1)).json()
+    assert board.client.get(f"/api/submissions/{honest['id']}").json()["entry"]["flags"] == []
+
+
+def test_name_doctests() -> None:
+    import doctest
+
+    from coordqa.leaderboard import names
+
+    assert doctest.testmod(names).failed == 0
+
+
+# -- pages: security headers, no inline script, CSV formulas ----------------------------------
+
+
+def test_every_response_carries_the_security_headers(board: BoardClient) -> None:
+    sub_id = board.submit(synthetic_bundle(board.rows)).json()["id"]
+    for path in (
+        "/",
+        "/agentic",
+        f"/submissions/{sub_id}",
+        "/api/entries",
+        "/api/entries.csv",
+        "/static/sort.js",
+        "/submissions/999",
+        "/nowhere",
+    ):
+        headers = board.client.get(path).headers
+        csp = headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "unsafe-inline" not in csp, path
+        assert "frame-ancestors 'none'" in csp and headers["x-frame-options"] == "DENY"
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["referrer-policy"] == "no-referrer"
+    assert board.client.get("/api/docs").status_code == 404  # Swagger UI needs inline script
+
+
+def test_pages_hold_no_inline_script_or_style(board: BoardClient) -> None:
+    import re
+
+    sub_id = board.submit(synthetic_bundle(board.rows)).json()["id"]
+    for path in ("/", "/agentic", f"/submissions/{sub_id}"):
+        page = board.client.get(path).text
+        scripts = re.findall(r"<script\b[^>]*>", page)
+        assert scripts and all('src="' in tag for tag in scripts), (path, scripts)
+        bodies = re.findall(r"<script[^>]*>(.*?)</script>", page, flags=re.DOTALL)
+        assert [body.strip() for body in bodies] == [""] * len(scripts), path
+        assert not re.search(r"\son[a-z]+\s*=", page), path  # no event-handler attributes
+        assert " style=" not in page and "<style" not in page, path
+
+
+def test_csv_cells_that_start_a_formula_are_defused(board: BoardClient) -> None:
+    import csv
+    import io
+
+    bundle = synthetic_bundle(board.rows, display_name='=HYPERLINK("http://evil","x")')
+    bundle["model"]["organisation"] = "@SUM(A1)"
+    bundle["model"]["provider"] = "+cmd"
+    board.submit(seal(bundle))
+    board.submit(synthetic_bundle(board.rows, display_name="-2+3", trials=1))
+    rows = list(csv.DictReader(io.StringIO(board.client.get("/api/entries.csv").text)))
+    cells = {r["display_name"]: r for r in rows}
+    assert set(cells) == {'\'=HYPERLINK("http://evil","x")', "'-2+3"}
+    first = cells['\'=HYPERLINK("http://evil","x")']
+    assert first["organisation"] == "'@SUM(A1)" and first["provider"] == "'+cmd"
+    assert float(first["overall"]) == pytest.approx(1.0)  # numbers stay numbers

@@ -1,4 +1,5 @@
-"""The ranking page in headless Debian chromium: rows, order, sorting by a click, a detail page."""
+"""The ranking page in headless Debian chromium under the server's CSP: rows, order, sorting by a
+click, a detail page."""
 
 from __future__ import annotations
 
@@ -40,7 +41,11 @@ def test_ranking_page_in_chromium(tmp_path: Path) -> None:
         context = launch_chromium(pw, tmp_path / "profile")
         try:
             page = context.new_page()
-            page.goto(server.url + "/?dataset=synthetic")
+            console: list[str] = []
+            page.on("console", lambda message: console.append(message.text))
+            response = page.goto(server.url + "/?dataset=synthetic")
+            assert response is not None
+            assert "script-src 'self'" in response.headers["content-security-policy"]
             names = page.locator("tbody.entries tr td:nth-child(2) a")
             assert names.all_inner_texts() == NAMES  # markup in a name is shown as text
             assert (
@@ -67,6 +72,8 @@ def test_ranking_page_in_chromium(tmp_path: Path) -> None:
             page.wait_for_url(f"**/submissions/{ids[1]}")
             assert page.locator("h2").inner_text() == "Bravo"
             assert page.locator("table.scenarios tbody tr").count() == 4
+            blocked = [m for m in console if "Content Security Policy" in m]
+            assert blocked == []  # the sorting script and the styles run under the policy
             detail = artifacts / "leaderboard-submission.png"
             page.screenshot(path=str(detail), full_page=True)
             print(f"screenshot: {detail}")

@@ -148,16 +148,24 @@ def serve_command(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     max_body_mb: Annotated[float, typer.Option(help="Largest accepted submission (MB).")] = 20.0,
+    rate_limit: Annotated[
+        int, typer.Option(help="Submission attempts per token per hour (0: no limit).")
+    ] = 30,
+    quota: Annotated[int, typer.Option(help="Stored entries per token (0: no quota).")] = 500,
 ) -> None:
     """Run the leaderboard web server (creates or migrates the database)."""
     require_web_extra()
     import uvicorn
 
+    from coordqa.leaderboard.limits import SubmitterLimits
     from coordqa.leaderboard.server import create_app
 
     if max_body_mb <= 0:
         raise ConfigError(f"--max-body-mb must be positive, got {max_body_mb}")
-    app = create_app(db, max_body_bytes=int(max_body_mb * 1024 * 1024))
+    if rate_limit < 0 or quota < 0:
+        raise ConfigError("--rate-limit and --quota are counts (0 turns one off)")
+    limits = SubmitterLimits(per_hour=rate_limit or None, quota=quota or None)
+    app = create_app(db, max_body_bytes=int(max_body_mb * 1024 * 1024), limits=limits)
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 
@@ -172,20 +180,72 @@ def token_create_command(
     typer.echo(create_token(_open(db), name))
 
 
-def _set_hidden(submission_id: int, hidden: bool, reason: str | None, db: str | None) -> None:
-    row = _open(db).set_hidden(submission_id, hidden, reason)
-    state = "hidden" if hidden else "visible"
-    console.print(f"submission {row.id} ({row.display_name}) is now {state}")
+@token_app.command("list")
+def token_list_command(db: DbUrl = None) -> None:
+    """List the tokens (never their secrets) with their entries."""
+    from rich.table import Table
+
+    from coordqa.leaderboard.tokens import list_tokens
+
+    table = Table("id", "name", "created", "revoked", "entries", "hidden")
+    for info in list_tokens(_open(db)):
+        revoked = f"{info.revoked_at:%Y-%m-%d %H:%M}" if info.revoked_at else ""
+        table.add_row(
+            str(info.id),
+            info.name,
+            f"{info.created_at:%Y-%m-%d %H:%M}",
+            revoked,
+            str(info.entries),
+            str(info.hidden),
+        )
+    console.print(table)
+
+
+@token_app.command("revoke")
+def token_revoke_command(
+    token_id: Annotated[int, typer.Argument(help="Token id (from `token list`).")],
+    hide: Annotated[
+        bool, typer.Option("--hide-entries", help="Also hide every entry made with it.")
+    ] = False,
+    reason: Annotated[str | None, typer.Option(help="Shown on hidden entries' pages.")] = None,
+    db: DbUrl = None,
+) -> None:
+    """Revoke a token: it no longer submits (its entries stay unless --hide-entries)."""
+    from coordqa.leaderboard.tokens import revoke_token
+
+    database = _open(db)
+    info = revoke_token(database, token_id)
+    console.print(f"token {info.id} ({info.name}) is revoked")
+    if hide:
+        count = database.hide_entries_of(token_id, reason)
+        console.print(f"{count} entries of token {token_id} are now hidden")
 
 
 @leaderboard_app.command("hide")
 def hide_command(
-    submission_id: Annotated[int, typer.Argument(help="Submission id.")],
+    submission_id: Annotated[
+        int | None, typer.Argument(help="Submission id (or give --token).")
+    ] = None,
+    token: Annotated[
+        int | None, typer.Option("--token", help="Hide every entry of this token id instead.")
+    ] = None,
     reason: Annotated[str | None, typer.Option(help="Shown on the submission's page.")] = None,
     db: DbUrl = None,
 ) -> None:
-    """Hide a submission from the ranking (it stays stored and its page says why)."""
-    _set_hidden(submission_id, True, reason, db)
+    """Hide a submission, or all of a submitter's (--token), from the ranking.
+
+    Hidden entries stay stored and their pages say why.
+    """
+    if submission_id is not None and token is not None:
+        raise ConfigError("give a SUBMISSION_ID or --token TOKEN_ID, not both")
+    if token is not None:
+        count = _open(db).hide_entries_of(token, reason)
+        console.print(f"{count} entries of token {token} are now hidden")
+        return
+    if submission_id is None:
+        raise ConfigError("give a SUBMISSION_ID, or --token TOKEN_ID for a submitter's entries")
+    row = _open(db).set_hidden(submission_id, True, reason)
+    console.print(f"submission {row.id} ({row.display_name}) is now hidden")
 
 
 @leaderboard_app.command("unhide")
@@ -194,7 +254,30 @@ def unhide_command(
     db: DbUrl = None,
 ) -> None:
     """Show a hidden submission in the ranking again."""
-    _set_hidden(submission_id, False, None, db)
+    row = _open(db).set_hidden(submission_id, False, None)
+    console.print(f"submission {row.id} ({row.display_name}) is now visible")
+
+
+@leaderboard_app.command("provenance")
+def provenance_command(
+    submission_id: Annotated[int, typer.Argument(help="Submission id.")],
+    note: Annotated[
+        str | None,
+        typer.Option(help="What was checked, e.g. 'replies match the provider's API logs'."),
+    ] = None,
+    clear: Annotated[bool, typer.Option("--clear", help="Remove the mark.")] = False,
+    db: DbUrl = None,
+) -> None:
+    """Mark that you checked who produced a submission ("provenance checked" on the board).
+
+    The server verifies the numbers (replies re-scored, episodes replayed), never which model
+    produced them; this mark records an admin's check of that.
+    """
+    if clear == (note is not None):
+        raise ConfigError("give --note TEXT (what you checked) or --clear")
+    row = _open(db).set_provenance(submission_id, None if clear else note)
+    state = "cleared" if clear else "marked as provenance checked"
+    console.print(f"submission {row.id} ({row.display_name}): {state}")
 
 
 @dataset_app.command("add")
