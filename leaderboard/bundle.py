@@ -32,7 +32,7 @@ from pydantic import (
 from coordqa.errors import CoordqaError
 from coordqa.leaderboard.names import clean_name
 from coordqa.registry import Registry
-from coordqa.store import RunManifest, content_hash, open_run
+from coordqa.store import RunManifest, content_hash, open_run, read_qa_run
 
 __all__ = [
     "FORMAT",
@@ -309,11 +309,6 @@ def _default_provider(model: str) -> str:
     return match.group(1) if match else "coordqa"
 
 
-def _last_replies(records: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
-    """The latest call per (question_id, trial): a retried call supersedes the failed one."""
-    return {(str(r["question_id"]), int(r["trial"])): r for r in records}
-
-
 def build_qa_bundle(
     run_dir: str | Path,
     *,
@@ -328,13 +323,14 @@ def build_qa_bundle(
     ``display_name`` defaults to the run's model, ``provider`` to its prefix (``openai`` for
     ``openai/gpt-4o``; ``coordqa`` for the built-in models).
 
-    The replies come from the run's ``calls.jsonl`` (the latest call of each key), the question
-    list from ``questions.jsonl``; the reported numbers from ``summary.json`` when present.
+    The run is read with :func:`coordqa.store.read_qa_run`: the replies are the latest call of
+    each key, checked against the run's questions x trials; the reported numbers come from
+    ``summary.json`` when present.
 
     Raises:
-        BundleError: the run is not a QA run, was filtered to part of its dataset, or misses
-            (question, trial) pairs (the message lists a few and says how to finish the run).
-        StoreError: the run directory is missing or corrupt.
+        BundleError: the run was filtered to part of its dataset, or misses (question, trial)
+            pairs (the message lists a few and says how to finish the run).
+        StoreError: the run directory is missing, corrupt or not a QA run.
     """
     info = {
         "display_name": display_name,
@@ -343,43 +339,36 @@ def build_qa_bundle(
         "organisation": organisation,
         "link": link,
     }
-    store = open_run(run_dir)
-    manifest = store.manifest
-    if manifest.kind != "qa" or manifest.dataset is None:
+    run = read_qa_run(run_dir)
+    manifest = run.manifest
+    if manifest.dataset is None:
         raise BundleError(
-            f"{store.path} is a {manifest.kind!r} run without a dataset; only QA runs "
+            f"{run.path} has no dataset in its manifest; only QA runs of a dataset "
             "(coordqa eval) can be submitted to the qa track"
         )
     filters = {k: manifest.config.get(k) for k in ("games", "types", "limit")}
     if any(value is not None for value in filters.values()):
         raise BundleError(
-            f"{store.path} answered part of its dataset ({filters}); the leaderboard ranks runs "
+            f"{run.path} answered part of its dataset ({filters}); the leaderboard ranks runs "
             "of the whole dataset: run `coordqa eval` without --games/--types/--limit"
         )
-    question_ids = [str(q["question_id"]) for q in store.iter_records("questions")]
-    calls = _last_replies(store.records("calls"))
-    trials = int(manifest.config.get("trials", 0))
-    missing, _, unknown = missing_keys(list(calls), question_ids, trials)
+    calls = run.last_calls()
+    missing, _, unknown = missing_keys(list(calls), list(run.questions()), run.trials)
     if missing or unknown:
         raise BundleError(
-            f"{store.path} is incomplete: {len(missing)} of {len(question_ids) * trials} "
+            f"{run.path} is incomplete: {len(missing)} of {len(run.expected_keys())} "
             f"(question, trial) pairs have no reply ({format_keys(missing)})"
             + (f"; unexpected pairs: {format_keys(unknown)}" if unknown else "")
             + ". Run the same `coordqa eval` command again to finish it."
         )
     replies = [
-        {
-            "question_id": qid,
-            "trial": trial,
-            "text": call.get("text"),
-            "error": None if call.get("text") is not None else str(call.get("error") or "error"),
-        }
+        {"question_id": qid, "trial": trial, "text": call.text, "error": call.error}
         for (qid, trial), call in sorted(calls.items())
     ]
-    data = _envelope("qa", manifest, str(manifest.config.get("model", "model")), info)
+    data = _envelope("qa", manifest, run.model, info)
     data["dataset_fingerprint"] = manifest.dataset.fingerprint
     data["replies"] = replies
-    data["reported"] = _reported(store.path)
+    data["reported"] = _reported(run.summary())
     return _sealed(data, QABundle)
 
 
@@ -465,11 +454,9 @@ def build_bundle(run_dir: str | Path, *, grid: str | None = None, **info: Any) -
     )
 
 
-def _reported(run_dir: Path) -> dict[str, Any] | None:
-    """The run's own accuracies from ``summary.json`` (None when the run has none)."""
-    path = run_dir / "summary.json"
-    if not path.exists():
+def _reported(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The run's own accuracies from its ``summary.json`` (None when the run has none)."""
+    if summary is None:
         return None
-    summary = json.loads(path.read_text(encoding="utf-8"))
     by_type = {row["question_type"]: row["accuracy"] for row in summary.get("by_type", [])}
     return {"overall": summary.get("overall", {}).get("accuracy"), "by_type": by_type}
