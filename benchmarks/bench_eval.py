@@ -66,7 +66,7 @@ def timed_eval(config: EvalConfig) -> tuple[float, float, int]:
     started = time.perf_counter()
     result = evaluate(config, progress=snapshots.append)
     wall = time.perf_counter() - started
-    calls = result.usage.calls
+    calls = result.calls.sent
     if result.analysis.errors or calls != result.analysis.stored_samples:
         raise SystemExit(f"benchmark run incomplete: {result.analysis.to_json()}")
     return wall, snapshots[-1].elapsed_s, calls

@@ -31,7 +31,16 @@ from typing import Any
 
 from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.errors import ConfigError, CoordqaError
-from coordqa.llm import CallPolicy, GenerateConfig, Message, Reply, Usage
+from coordqa.llm import (
+    CallPolicy,
+    GenerateConfig,
+    Message,
+    Reply,
+    Usage,
+    UsageLedger,
+    UsageTotals,
+)
+from coordqa.llm.ledger import totals_of
 from coordqa.prompts import PROMPT_LAYOUTS, PromptLayout
 from coordqa.records import QACall, Question
 from coordqa.store import (
@@ -40,6 +49,7 @@ from coordqa.store import (
     SCORES_FILE,
     SUMMARY_FILE,
     DatasetInfo,
+    QARun,
     RunManifest,
     RunStore,
     content_hash,
@@ -49,6 +59,7 @@ from coordqa.store import (
 
 __all__ = [
     "EvalConfig",
+    "EvalFailed",
     "EvalInterrupted",
     "EvalProgress",
     "RunResult",
@@ -106,6 +117,9 @@ class EvalConfig:
     policy: CallPolicy = field(default_factory=CallPolicy)
     """Concurrency, retries and timeouts. ``policy.concurrency`` is also the number of
     questions in flight."""
+    max_error_rate: float = 0.0
+    """Share of the run's samples that may end as errors (calls that failed after their
+    retries) before :func:`evaluate` raises :class:`EvalFailed`; 0: none."""
 
     def __post_init__(self) -> None:
         if not self.model.strip():
@@ -123,6 +137,10 @@ class EvalConfig:
         if self.prompt_layout not in PROMPT_LAYOUTS:
             raise ConfigError(
                 f"prompt_layout {self.prompt_layout!r} is not one of {list(PROMPT_LAYOUTS)}"
+            )
+        if not 0.0 <= self.max_error_rate <= 1.0:
+            raise ConfigError(
+                f"max_error_rate must be a share between 0 and 1, got {self.max_error_rate}"
             )
         self.generate_config(0)  # validates the sampling parameters
 
@@ -150,7 +168,11 @@ class EvalConfig:
 
     def runtime(self) -> dict[str, Any]:
         """Settings that only change how the run executes; they may differ when resuming."""
-        return {"cache": self.cache, "policy": asdict(self.policy)}
+        return {
+            "cache": self.cache,
+            "policy": asdict(self.policy),
+            "max_error_rate": self.max_error_rate,
+        }
 
 
 @dataclass(frozen=True)
@@ -165,14 +187,15 @@ class EvalProgress:
     """Samples stored so far, earlier sessions included."""
     resumed: int
     """Samples already stored when this session started."""
-    calls: int
-    """Model calls made in this session (cache hits included)."""
+    calls: UsageTotals
+    """This session's model calls: requests sent, cache hits, failures, tokens and cost spent
+    (cache hits spend nothing)."""
     errors: int
     """Error samples stored in this session."""
-    usage: Usage
-    """Tokens and cost of this session's calls."""
     elapsed_s: float
     """Seconds since this session started sending."""
+    new_error: str | None = None
+    """Set on the snapshot of the first error sample of its kind in this session: the error."""
 
 
 ProgressCallback = Callable[[EvalProgress], None]
@@ -188,12 +211,48 @@ class RunResult:
     """The run's manifest after this session."""
     analysis: RunAnalysis
     """Accuracy tables and outcome counts of the whole run."""
-    usage: Usage
-    """Tokens and cost of this session's calls."""
+    calls: UsageTotals
+    """This session's model calls: requests sent, cache hits, failures, tokens and cost spent."""
+    run_calls: UsageTotals
+    """The same counts over every call stored in the run directory, all sessions included."""
     new_samples: int
     """Samples stored by this session."""
     resumed_samples: int
     """Samples that were already stored when this session started."""
+
+    @property
+    def error_rate(self) -> float:
+        """Error samples over the samples the run needs."""
+        expected = self.analysis.expected_samples or self.analysis.stored_samples
+        return self.analysis.errors / expected if expected else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """A machine-readable summary: status, sample and call counts, and the accuracies."""
+        return {
+            "run_dir": str(self.run_dir),
+            "status": self.manifest.status,
+            "error_rate": self.error_rate,
+            "samples": {
+                "new": self.new_samples,
+                "resumed": self.resumed_samples,
+                "expected": self.analysis.expected_samples,
+            },
+            "calls": {"session": self.calls.to_json(), "run": self.run_calls.to_json()},
+            "summary": self.analysis.to_json(),
+        }
+
+
+class EvalFailed(CoordqaError):
+    """The run stopped on an error every call would meet, or ended with too many error samples.
+
+    "Too many": more than ``max_error_rate`` allows. Everything answered is stored; rerunning
+    resumes.
+    """
+
+    def __init__(self, message: str, result: RunResult | None = None) -> None:
+        """``result``: the scored run, when the session got to its end (was not stopped)."""
+        super().__init__(message)
+        self.result = result
 
 
 @dataclass(frozen=True)
@@ -328,6 +387,22 @@ def score(run: RunStore | str | Path) -> RunAnalysis:
 # -- running ---------------------------------------------------------------------------------
 
 
+STOPPING_ERRORS = frozenset({"fatal", "unreachable"})
+"""Error kinds after which no other call can succeed: the run stops at once."""
+
+_VOLATILE = re.compile(r"\b[0-9a-f]{8,}\b|\d+\.\d+|\d{4,}", re.IGNORECASE)
+
+
+def error_signature(error: str) -> str:
+    """What makes two errors "the same kind": the cause without ids, times or ports.
+
+    >>> error_signature("gave up at max_attempts=6; last error: Timeout 12.5 s (id 3f9a2b7c1d)")
+    'Timeout # s (id #)'
+    """
+    cause = error.rpartition("last error: ")[2]
+    return _VOLATILE.sub("#", cause)[:200]
+
+
 @dataclass
 class _Session:
     """Mutable state of one evaluation session (one process)."""
@@ -337,13 +412,18 @@ class _Session:
     total: int
     resumed: int
     progress: ProgressCallback | None
+    ledger: UsageLedger
     started: float = field(default_factory=time.monotonic)
     new_samples: int = 0
-    calls: int = 0
     errors: int = 0
-    usage: Usage = field(default_factory=Usage)
+    first_errors: dict[str, str] = field(default_factory=dict)
+    """The first error of each kind (by :func:`error_signature`), in order of appearance."""
+    stopped_by: Reply | None = None
+    """The reply that stopped the run (a fatal or unreachable error), if one did."""
+    cancel: Callable[[], None] | None = None
+    """Cancels the calls in flight."""
 
-    def report(self) -> None:
+    def report(self, new_error: str | None = None) -> None:
         if self.progress is not None:
             self.progress(
                 EvalProgress(
@@ -351,18 +431,45 @@ class _Session:
                     total=self.total,
                     done=self.resumed + self.new_samples,
                     resumed=self.resumed,
-                    calls=self.calls,
+                    calls=self.ledger.total(),
                     errors=self.errors,
-                    usage=self.usage,
                     elapsed_s=time.monotonic() - self.started,
+                    new_error=new_error,
                 )
             )
 
     def count(self, call: QACall) -> None:
-        """Account for a stored call (a new sample) and report progress."""
+        """Account for a stored call (a new sample); report progress and new kinds of error."""
         self.new_samples += 1
-        self.errors += not call.ok
-        self.report()
+        new_error = None
+        if not call.ok:
+            self.errors += 1
+            error = call.error or "no reply text"
+            signature = error_signature(error)
+            if signature not in self.first_errors:
+                self.first_errors[signature] = new_error = error
+        self.report(new_error)
+
+    def stop(self, reply: Reply) -> None:
+        """Stop the run: no other call can succeed after ``reply``."""
+        if self.stopped_by is None:
+            self.stopped_by = reply
+            if self.cancel is not None:
+                self.cancel()
+
+
+def _stored_totals(call: QACall) -> UsageTotals:
+    """A stored call, counted by the ledger's one rule (:func:`coordqa.llm.ledger.totals_of`)."""
+    spent = Usage(
+        call.usage.prompt_tokens, call.usage.completion_tokens, call.usage.cost, calls=int(call.ok)
+    )
+    reply = Reply(call.text, call.error, usage=spent, attempts=call.attempts, cached=call.cached)
+    return totals_of(reply)
+
+
+def run_totals(run: QARun) -> UsageTotals:
+    """Requests, cache hits, failures, tokens and cost over every call stored in a run."""
+    return sum((_stored_totals(call) for call in run.calls()), UsageTotals())
 
 
 async def _ask(session: _Session, model: Any, question: QuestionPlan, trial: int) -> None:
@@ -372,25 +479,31 @@ async def _ask(session: _Session, model: Any, question: QuestionPlan, trial: int
     )
     call = QACall.of(question.question_id, trial, question.prompt_hash, reply)
     await session.store.append_record_async(CALLS, call)
-    session.calls += 1
-    session.usage = session.usage + reply.usage
     session.count(call)
+    if reply.error_kind in STOPPING_ERRORS:
+        session.stop(reply)
 
 
 async def _run_pending(
     session: _Session, model: Any, pending: Sequence[tuple[QuestionPlan, int]]
 ) -> None:
-    """Ask every pending (question, trial) with at most ``policy.concurrency`` in flight."""
+    """Ask every pending (question, trial) with at most ``policy.concurrency`` in flight.
+
+    Returns early, with the calls in flight cancelled, when a reply stops the run.
+    """
     import anyio
 
     work: Iterator[tuple[QuestionPlan, int]] = iter(pending)
 
     async def worker() -> None:
         for question, trial in work:
+            if session.stopped_by is not None:
+                return
             await _ask(session, model, question, trial)
 
     workers = min(session.config.policy.concurrency, len(pending))
     async with anyio.create_task_group() as group:
+        session.cancel = group.cancel_scope.cancel
         for _ in range(workers):
             group.start_soon(worker)
 
@@ -426,18 +539,20 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
     from coordqa.llm import get_model
 
     config = plan.config
+    ledger = UsageLedger()
     model = get_model(
         config.model,
         api_base=config.api_base,
         policy=config.policy,
         cache="default" if config.cache else None,
+        ledger=ledger,
     )
     model.check()
     store = RunStore.open_or_create(plan.out, plan.manifest)
     try:
         total = len(plan.questions) * config.trials
         done_before = len(_answered_keys(store))
-        session = _Session(store, config, total, done_before, progress)
+        session = _Session(store, config, total, done_before, progress, ledger)
         pending = _prepare(store, plan)
         store.mark_started()
         session.started = time.monotonic()
@@ -450,18 +565,56 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
             score(store)
             raise
         analysis = score(store)
-        if analysis.complete:
-            store.mark_finished()
-        return RunResult(
+        result = RunResult(
             store.path,
             store.manifest,
             analysis,
-            session.usage,
+            ledger.total(),
+            run_totals(read_qa_run(store)),
             session.new_samples,
             session.resumed,
         )
+        failure = _failure(session, result)
+        if failure is not None:
+            store.mark_failed()
+            result.manifest = store.manifest
+            raise EvalFailed(failure, None if session.stopped_by else result)
+        store.mark_finished()
+        result.manifest = store.manifest
+        return result
     finally:
         store.close()
+
+
+def _failure(session: _Session, result: RunResult) -> str | None:
+    """Why the session counts as failed (None: it did not)."""
+    config = session.config
+    stored = result.analysis.stored_samples - result.analysis.errors
+    saved = (
+        f"{stored} of {session.total} samples are answered and stored in {result.run_dir}; "
+        "run the same command again to resume"
+    )
+    reply = session.stopped_by
+    if reply is not None and reply.error_kind == "unreachable":
+        where = config.api_base or f"the {config.model.partition('/')[0]} API"
+        return (
+            f"stopped: {where} is unreachable: {reply.error}. Start the server or fix "
+            f"--api-base, then {saved}."
+        )
+    if reply is not None:
+        return (
+            f"stopped: {config.model} refused the call, and would refuse every other one: "
+            f"{reply.error}. Fix the API key, model name or parameters, then {saved}."
+        )
+    errors = result.analysis.errors
+    if errors == 0 or result.error_rate <= config.max_error_rate:
+        return None
+    kinds = "; ".join(session.first_errors.values()) or "see calls.jsonl"
+    return (
+        f"{errors} of {session.total} samples ({result.error_rate:.1%}) are errors, more than "
+        f"max_error_rate={config.max_error_rate:g} allows (first of each kind: {kinds}). "
+        f"Run the same command again to retry them (--max-error-rate allows a share of errors)."
+    )
 
 
 def _inside_event_loop() -> bool:
@@ -481,6 +634,10 @@ def evaluate(config: EvalConfig, *, progress: ProgressCallback | None = None) ->
     answered (question, trial) pairs are skipped and error samples are retried.
 
     Raises:
+        EvalFailed: a refused key, model or parameter, or an unreachable server, stopped the
+            run; or more than ``config.max_error_rate`` of its samples are errors. Everything
+            answered is stored (``.result`` holds the scored run when the session ended), and
+            the same call resumes the run.
         EvalInterrupted: on Ctrl-C; everything answered so far is stored, and the same call
             resumes the run.
     """

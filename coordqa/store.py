@@ -72,7 +72,7 @@ _LOCK = ".lock"
 _STREAM_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 RunKind = Literal["qa", "agentic", "play"]
-RunStatus = Literal["created", "running", "finished", "interrupted"]
+RunStatus = Literal["created", "running", "finished", "interrupted", "failed"]
 
 T = TypeVar("T")
 
@@ -139,7 +139,8 @@ class RunManifest(BaseModel):
     finished_at: datetime | None = None
     """When the run last finished all its work (None while unfinished)."""
     status: RunStatus = "created"
-    """``created``, ``running``, ``finished`` or ``interrupted`` (a killed run stays running)."""
+    """``created``, ``running``, ``finished``, ``interrupted`` (Ctrl-C) or ``failed`` (stopped
+    on errors); a killed run stays ``running``."""
     sessions: int = 0
     """How many times the run was started (1 + number of resumes)."""
     command: list[str] = Field(default_factory=lambda: list(sys.argv))
@@ -301,6 +302,13 @@ class RunStore:
     def mark_interrupted(self) -> None:
         """Record that the session was stopped before the end (Ctrl-C)."""
         self.update_manifest(status="interrupted")
+
+    def mark_failed(self) -> None:
+        """Record that the session ended on errors: a refused key, a dead server, failed calls.
+
+        Resuming retries what failed.
+        """
+        self.update_manifest(status="failed")
 
     # -- streams ----------------------------------------------------------------------------
 

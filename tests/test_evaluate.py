@@ -11,7 +11,7 @@ import pytest
 from test_evaluate_support import answers, fast_policy, write_dataset
 
 from coordqa.errors import ConfigError, StoreError
-from coordqa.evaluation import EvalConfig, EvalProgress, evaluate, score
+from coordqa.evaluation import EvalConfig, EvalFailed, EvalProgress, evaluate, score
 from coordqa.llm.testing import Fault, LocalOpenAIServer
 from coordqa.store import RunManifest, RunStore, open_run, read_qa_run
 
@@ -58,8 +58,12 @@ def test_faults_are_retried_and_every_key_has_one_outcome(tmp_path: Path) -> Non
     # Timeouts are generous here (timing-free faults); test_timeouts_are_retried covers them.
     policy = fast_policy(concurrency=1, max_attempts=3, timeout_s=30.0)
     with LocalOpenAIServer(answers(replies), faults=faults) as server:
-        result = evaluate(config(dataset, tmp_path / "run", server.base_url, policy=policy))
+        cfg = config(dataset, tmp_path / "run", server.base_url, policy=policy)
+        with pytest.raises(EvalFailed, match=r"1 of 12 samples \(8.3%\) are errors") as failed:
+            evaluate(cfg)
         assert server.count == 12 + 2 + 2 + 2 + 1
+    result = failed.value.result
+    assert result is not None
 
     run = read_qa_run(result.run_dir)
     store = run.store
@@ -89,7 +93,7 @@ def test_faults_are_retried_and_every_key_has_one_outcome(tmp_path: Path) -> Non
     assert by_type.at["JP", "accuracy"] == pytest.approx(0.5)
     summary = store.read_json("summary.json")
     assert summary["overall"]["error"] == 1 and summary["complete"] is False
-    assert store.manifest.status == "running"  # incomplete: not marked finished
+    assert open_run(result.run_dir).manifest.status == "failed"
 
 
 def test_timeouts_are_retried(tmp_path: Path) -> None:
@@ -109,7 +113,7 @@ def test_resume_retries_error_samples_and_skips_answered(tmp_path: Path) -> None
     dataset = write_dataset(tmp_path / "data", scenarios=1)  # 3 questions x 2 trials
     policy = fast_policy(concurrency=1, max_attempts=1)
     with LocalOpenAIServer(answers(), faults={2: Fault.error(500)}) as server:
-        cfg = config(dataset, tmp_path / "run", server.base_url, policy=policy)
+        cfg = config(dataset, tmp_path / "run", server.base_url, policy=policy, max_error_rate=0.2)
         first = evaluate(cfg)
         assert first.analysis.errors == 1 and server.count == 6
         second = evaluate(cfg)
@@ -174,8 +178,8 @@ def test_progress_reports_every_sample(tmp_path: Path) -> None:
         evaluate(config(dataset, tmp_path / "run", server.base_url), progress=seen.append)
     assert [p.done for p in seen] == list(range(7))
     last = seen[-1]
-    assert last.total == 6 and last.calls == 6 and last.errors == 0
-    assert last.usage.total_tokens > 0 and last.run_dir == tmp_path / "run"
+    assert last.total == 6 and last.calls.sent == 6 and last.errors == 0
+    assert last.calls.usage.total_tokens > 0 and last.run_dir == tmp_path / "run"
 
 
 def test_offline_random_model_on_example_dataset(tmp_path: Path) -> None:

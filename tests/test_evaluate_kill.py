@@ -89,7 +89,7 @@ def test_ctrl_c_then_sigkill_then_resume(tmp_path: Path) -> None:
 
         third = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)
         assert third.returncode == 0, third.stdout + third.stderr
-        assert "resuming" in third.stdout
+        assert "resuming" in third.stderr and "resuming" not in third.stdout
         asked = Counter(question_of(body) for body in server.requests)
 
     run = read_qa_run(out)

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
 import time
 
 import pytest
 
 from coordqa.llm import CallPolicy, Message, Reply, RetryDecision, ScriptedModel, get_model
 from coordqa.llm.providers import BrokenReply
-from coordqa.llm.retry import backoff_delay, call_with_retries, parse_retry_after
+from coordqa.llm.retry import (
+    ConnectionBreaker,
+    backoff_delay,
+    call_with_retries,
+    is_connection_failure,
+    parse_retry_after,
+)
 from coordqa.llm.testing import Fault, LocalOpenAIServer
 
 MESSAGES = [Message("user", "Which option?\nA. wait\nB. move")]
@@ -58,15 +65,84 @@ def test_broken_200_reply_is_retried(
     assert reply.text == "Answer: A" and reply.attempts == 2 and server.count == 2
 
 
-@pytest.mark.parametrize("status", [400, 401, 404])
-def test_permanent_client_error_is_not_retried(
-    openai_key: str, fast_policy: CallPolicy, status: int
+@pytest.mark.parametrize(
+    ("fault", "words"),
+    [
+        (Fault.bad_key(), "Incorrect API key provided"),
+        (Fault.unknown_model(), "does not exist"),
+        (Fault.bad_parameter(), "Unsupported parameter"),
+        (Fault.error(403, "Project does not have access"), "does not have access"),
+    ],
+)
+def test_refused_key_model_or_parameter_is_fatal_with_the_providers_words(
+    openai_key: str, fast_policy: CallPolicy, fault: Fault, words: str
 ) -> None:
-    with LocalOpenAIServer(faults=[Fault.error(status)]) as server:
+    with LocalOpenAIServer(faults=[fault]) as server:
         reply = ask(server, fast_policy)
-    assert reply.text is None and not reply.ok
-    assert reply.error is not None and "not retried" in reply.error
+    assert reply.text is None and not reply.ok and reply.error_kind == "fatal"
+    assert reply.error is not None and "not retried" in reply.error and words in reply.error
     assert reply.attempts == 1 and server.count == 1
+
+
+def test_a_too_long_prompt_fails_only_its_own_call(
+    openai_key: str, fast_policy: CallPolicy
+) -> None:
+    too_long = Fault.error(400, "This model's maximum context length is 8192 tokens.")
+    with LocalOpenAIServer(faults=[too_long]) as server:
+        reply = ask(server, fast_policy)
+    assert reply.error_kind == "failed" and reply.attempts == 1 and server.count == 1
+
+
+def test_exhausted_retries_fail_only_that_call(openai_key: str, fast_policy: CallPolicy) -> None:
+    with LocalOpenAIServer(always=Fault.error(500)) as server:
+        reply = ask(server, fast_policy)
+    assert reply.error_kind == "failed" and reply.attempts == fast_policy.max_attempts
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_dead_server_is_unreachable_after_max_connection_failures(openai_key: str) -> None:
+    """10 calls at once to a port where nothing listens: the 3rd refused connection opens the
+    breaker, so no call waits through its backoff schedule (6 attempts of up to 60 s)."""
+    policy = CallPolicy(max_connection_failures=3, backoff_initial_s=0.5, backoff_max_s=60.0)
+    model = get_model("openai/m", api_base=f"http://127.0.0.1:{free_port()}/v1", policy=policy)
+
+    async def ask_many() -> list[Reply]:
+        return await asyncio.gather(*(model.generate(MESSAGES, trial=t) for t in range(10)))
+
+    started = time.monotonic()
+    replies = asyncio.run(ask_many())
+    assert time.monotonic() - started < 5
+    assert {r.error_kind for r in replies} == {"unreachable"}
+    assert all(r.attempts <= 2 for r in replies)
+    error = replies[-1].error or ""
+    assert "attempts in a row (max_connection_failures=3)" in error
+    assert "ConnectionRefusedError" in error and "127.0.0.1" in error  # the socket's own words
+
+
+def test_an_answer_closes_the_breaker() -> None:
+    breaker = ConnectionBreaker(2)
+    breaker.observe(False, "refused")
+    breaker.observe(True)
+    breaker.observe(False, "refused")
+    assert not breaker.open
+    breaker.observe(False, "refused")
+    assert breaker.open and "last error: refused" in breaker.describe()
+
+
+def test_connection_failures_are_found_under_the_clients_wrapping() -> None:
+    try:
+        try:
+            raise ConnectionRefusedError(111, "Connect call failed")
+        except OSError as refused:
+            raise RuntimeError("InternalServerError: Connection error.") from refused
+    except RuntimeError as wrapped:
+        assert is_connection_failure(wrapped)
+    assert not is_connection_failure(RuntimeError("HTTP 500"))
 
 
 def test_attempts_are_bounded_and_failure_is_an_error_reply(openai_key: str) -> None:

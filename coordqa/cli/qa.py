@@ -8,9 +8,10 @@ result with rich. Library imports happen inside the commands so ``coordqa --help
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -22,9 +23,16 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from coordqa.analysis import ModelReport, RunAnalysis
-    from coordqa.evaluation import EvalProgress, RunResult
+    from coordqa.evaluation import RunResult
+    from coordqa.llm import UsageTotals
 
 console = Console()
+"""Results (tables, JSON): stdout, so that ``coordqa eval ... > results.txt`` keeps only them."""
+messages = Console(stderr=True, soft_wrap=True)
+"""Progress, counts, warnings and errors: stderr."""
+
+RUN_FAILED_EXIT = 1
+"""Exit status of a run stopped by errors or left with more errors than --max-error-rate."""
 
 INTERRUPTED_EXIT = 130
 """Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
@@ -97,76 +105,32 @@ def render_analysis(analysis: RunAnalysis) -> None:
         rich_accuracy_table("per game x type", analysis.by_game_type, ["game", "question_type"])
     )
     if analysis.errors:
-        console.print(
+        messages.print(
             f"[yellow]{analysis.errors} samples are errors (calls that failed after retries): "
             "they are excluded from accuracy; run the same command again to retry them.[/]"
         )
     if analysis.missing:
-        console.print(f"[yellow]{analysis.missing} samples were never stored (unfinished run).[/]")
+        messages.print(f"[yellow]{analysis.missing} samples were never stored (unfinished run).[/]")
     for warning in analysis.warnings:
-        console.print(f"[yellow]warning: {warning}[/]")
+        messages.print(f"[yellow]warning: {warning}[/]")
 
 
-def render_result(result: RunResult) -> None:
-    """Print the end-of-run summary of ``coordqa eval``."""
-    render_analysis(result.analysis)
-    usage = result.usage
-    cost = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
-    console.print(
-        f"{result.new_samples} new samples ({result.resumed_samples} resumed), "
-        f"{usage.calls} calls, {usage.total_tokens} tokens, cost {cost}"
+def render_counts(result: RunResult) -> None:
+    """Print what this session did and what the whole run used (stderr)."""
+    session, run = result.calls, result.run_calls
+
+    def spent(totals: UsageTotals) -> str:
+        cost = "unknown" if totals.usage.cost is None else f"${totals.usage.cost:.4f}"
+        return f"{totals.usage.total_tokens} tokens, cost {cost}"
+
+    messages.print(
+        f"samples: {result.new_samples} new, {result.resumed_samples} resumed. "
+        f"This session: {session.sent} calls sent, {session.cache_hits} from the cache, "
+        f"{session.errors} failed; {spent(session)}. "
+        f"Whole run: {run.sent} calls sent, {run.cache_hits} from the cache; {spent(run)}.",
+        highlight=False,
     )
-    console.print(f"run directory: [bold]{result.run_dir}[/]")
-
-
-class ProgressBar:
-    """Renders :class:`~coordqa.evaluation.EvalProgress` snapshots as a rich progress bar."""
-
-    def __init__(self) -> None:
-        """Create the bar; it appears on the first snapshot."""
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeRemainingColumn,
-        )
-
-        self.progress = Progress(
-            TextColumn("[bold]eval"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]:.1f} calls/s"),
-            TextColumn("{task.fields[tokens]} tok"),
-            TextColumn("{task.fields[cost]}"),
-            TextColumn("{task.fields[errors]} errors"),
-            TimeRemainingColumn(),
-            console=console,
-        )
-        self.task: Any = None
-
-    def __call__(self, snapshot: EvalProgress) -> None:
-        """Update the bar from a snapshot."""
-        usage = snapshot.usage
-        fields: dict[str, Any] = {
-            "rate": snapshot.calls / snapshot.elapsed_s if snapshot.elapsed_s > 0 else 0.0,
-            "tokens": usage.total_tokens,
-            "cost": "cost ?" if usage.cost is None else f"${usage.cost:.4f}",
-            "errors": snapshot.errors,
-        }
-        if self.task is None:
-            console.print(f"run directory: [bold]{snapshot.run_dir}[/]")
-            if snapshot.resumed:
-                console.print(f"resuming: {snapshot.resumed} samples already answered")
-            self.task = self.progress.add_task(
-                "eval", total=snapshot.total, completed=snapshot.done, **fields
-            )
-            self.progress.start()
-        self.progress.update(self.task, completed=snapshot.done, **fields)
-
-    def stop(self) -> None:
-        """Remove the live display."""
-        self.progress.stop()
+    messages.print(f"run directory: [bold]{result.run_dir}[/]", highlight=False)
 
 
 def render_report(report: ModelReport) -> None:
@@ -236,13 +200,39 @@ def eval_command(
         int, typer.Option("--max-attempts", help="Attempts per call, retries included.")
     ] = 6,
     timeout: Annotated[float, typer.Option(help="Seconds per attempt.")] = 120.0,
+    max_error_rate: Annotated[
+        float,
+        typer.Option(
+            "--max-error-rate",
+            help="Share of samples (0-1) that may fail after retries without failing the run.",
+        ),
+    ] = 0.0,
+    max_connection_failures: Annotated[
+        int,
+        typer.Option(
+            "--max-connection-failures",
+            help="Stop when this many attempts in a row get no answer from the server.",
+        ),
+    ] = 10,
     out: Annotated[
         Path | None,
         typer.Option(help="Run directory (default: derived from the options, so reruns resume)."),
     ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress; only errors and the results.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a JSON summary on stdout instead of tables.")
+    ] = False,
 ) -> None:
-    """Evaluate a model on CoordinationQA; rerun the same command to resume."""
-    from coordqa.evaluation import EvalConfig, EvalInterrupted, evaluate
+    """Evaluate a model on CoordinationQA; rerun the same command to resume.
+
+    Results go to stdout, progress and messages to stderr. Exit status: 0 when the run is
+    complete (or its errors are within --max-error-rate), 1 when errors stopped it or left too
+    many samples unanswered, 2 for bad options, 130 on Ctrl-C.
+    """
+    from coordqa.cli._progress import eval_display
+    from coordqa.evaluation import EvalConfig, EvalFailed, EvalInterrupted, evaluate
     from coordqa.llm import CallPolicy
 
     config = EvalConfig(
@@ -260,18 +250,40 @@ def eval_command(
         prompt_layout=prompt_layout.replace("-", "_"),  # type: ignore[arg-type]
         cache=not no_cache,
         out=out,
-        policy=CallPolicy(concurrency=concurrency, max_attempts=max_attempts, timeout_s=timeout),
+        policy=CallPolicy(
+            concurrency=concurrency,
+            max_attempts=max_attempts,
+            timeout_s=timeout,
+            max_connection_failures=max_connection_failures,
+        ),
+        max_error_rate=max_error_rate,
     )
-    bar = ProgressBar()
+    display = eval_display(messages, quiet=quiet)
     try:
-        result = evaluate(config, progress=bar)
+        result = evaluate(config, progress=display)
     except EvalInterrupted as stop:
-        bar.stop()
-        console.print(f"[yellow]{stop}[/]")
+        display.stop()
+        messages.print(f"[yellow]{stop}[/]", highlight=False)
         raise typer.Exit(INTERRUPTED_EXIT) from None
+    except EvalFailed as failure:
+        display.stop()
+        if failure.result is not None:
+            show_result(failure.result, as_json=as_json, quiet=quiet)
+        messages.print(f"[bold red]error:[/] {failure}", highlight=False)
+        raise typer.Exit(RUN_FAILED_EXIT) from None
     finally:
-        bar.stop()
-    render_result(result)
+        display.stop()
+    show_result(result, as_json=as_json, quiet=quiet)
+
+
+def show_result(result: RunResult, *, as_json: bool, quiet: bool) -> None:
+    """The results on stdout (tables, or JSON); the counts on stderr unless ``quiet``."""
+    if as_json:
+        print(json.dumps(result.to_json(), indent=2, allow_nan=False))
+    else:
+        render_analysis(result.analysis)
+    if not quiet:
+        render_counts(result)
 
 
 def score_command(

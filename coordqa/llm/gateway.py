@@ -20,7 +20,7 @@ from coordqa.llm.ledger import UsageLedger
 from coordqa.llm.limits import LimiterRegistry, Limits, limiters
 from coordqa.llm.offline import Script, ScriptedProvider  # importing registers the offline models
 from coordqa.llm.providers import Completion, Provider, create_provider
-from coordqa.llm.retry import call_with_retries
+from coordqa.llm.retry import ConnectionBreaker, call_with_retries
 from coordqa.llm.types import ROLES, CallPolicy, GenerateConfig, Message, Reply
 
 DEFAULT_CONFIG = GenerateConfig()
@@ -88,6 +88,7 @@ class Model:
         self._limits = Limits.from_policy(policy)
         self._limiters.configure(self.connection_key(), self._limits)
         self._jitter = random.Random()
+        self._breaker = ConnectionBreaker(policy.max_connection_failures)
         self._checked = False
         self._check_lock = threading.Lock()
 
@@ -176,11 +177,17 @@ class Model:
                 self.policy,
                 before_attempt=admit,
                 rng=self._jitter,
+                breaker=self._breaker,
             )
             latency = time.monotonic() - started
         if outcome.value is None:
             return Reply(
-                None, outcome.error, latency_s=latency, attempts=outcome.attempts, model=self.name
+                None,
+                outcome.error,
+                error_kind=outcome.kind or "failed",
+                latency_s=latency,
+                attempts=outcome.attempts,
+                model=self.name,
             )
         completion = outcome.value
         return Reply(

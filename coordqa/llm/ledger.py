@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from coordqa.llm.types import Reply, Usage
 
@@ -28,6 +29,24 @@ class UsageTotals:
     """Calls that failed for good (error replies)."""
     attempts: int = 0
     """Requests actually sent to the provider, retries included."""
+
+    @property
+    def sent(self) -> int:
+        """Calls that went to the provider (requests not served from the cache)."""
+        return self.requests - self.cache_hits
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for JSON summaries."""
+        return {
+            "requests": self.requests,
+            "sent": self.sent,
+            "cache_hits": self.cache_hits,
+            "errors": self.errors,
+            "attempts": self.attempts,
+            "prompt_tokens": self.usage.prompt_tokens,
+            "completion_tokens": self.usage.completion_tokens,
+            "cost": self.usage.cost,
+        }
 
     def __add__(self, other: UsageTotals) -> UsageTotals:
         return UsageTotals(

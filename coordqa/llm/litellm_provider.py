@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
@@ -24,7 +25,7 @@ from typing import Any
 
 from coordqa.errors import MissingDependencyError, ModelError
 from coordqa.llm.providers import BrokenReply, Completion, Provider
-from coordqa.llm.retry import parse_retry_after
+from coordqa.llm.retry import is_connection_failure, parse_retry_after
 from coordqa.llm.types import GenerateConfig, Message, RetryDecision, Usage
 from coordqa.registry import suggest
 
@@ -47,6 +48,20 @@ PLACEHOLDER_KEY = "no-key"
 
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 _SAMPLING_FIELDS = ("temperature", "top_p", "max_tokens", "seed")
+_FATAL_STATUS = frozenset({400, 401, 403, 404, 422})
+_REQUEST_SPECIFIC = ("ContextWindowExceededError", "ContentPolicyViolationError")
+_REQUEST_SPECIFIC_TEXT = re.compile(r"context length|context window|too long|content policy", re.I)
+
+
+def _about_this_request(exc: Exception) -> bool:
+    """Whether a client error concerns one request's content (too long, filtered).
+
+    Other requests to the same model may then succeed, so the error is not fatal.
+    """
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return bool(names.intersection(_REQUEST_SPECIFIC)) or bool(
+        _REQUEST_SPECIFIC_TEXT.search(str(exc))
+    )
 
 
 def import_litellm() -> ModuleType:
@@ -207,15 +222,20 @@ class LiteLLMProvider(Provider):
         return Completion(reply_text(response), _response_usage(litellm, self.name, response))
 
     def should_retry(self, exc: Exception) -> RetryDecision:
-        """Rate limits and server-side failures are retried; other client errors are not."""
+        """Rate limits, server errors and connection failures are retried; client errors are not.
+
+        A refused key, an unknown model or a rejected parameter (401, 403, 404, and 400/422
+        other than a too-long or refused prompt) is ``fatal``: every other call would get it too.
+        """
+        if is_connection_failure(exc):
+            return RetryDecision("transient", "connection failure or timeout", connection=True)
         status = getattr(exc, "status_code", None)
         if status == 429 or type(exc).__name__ == "RateLimitError":
             return RetryDecision("rate_limit", "rate limited (429)", _retry_after(exc))
         if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
             return RetryDecision("transient", f"HTTP {status}")
+        if status in _FATAL_STATUS and not _about_this_request(exc):
+            return RetryDecision("fatal", f"HTTP {status}: no call to this model can succeed")
         if isinstance(status, int) and 400 <= status < 500:
             return RetryDecision("no", f"HTTP {status} is a permanent client error")
-        litellm = import_litellm()
-        if isinstance(exc, litellm.Timeout | litellm.APIConnectionError):
-            return RetryDecision("transient", "connection failure or timeout")
         return super().should_retry(exc)

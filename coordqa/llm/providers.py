@@ -69,7 +69,7 @@ class Provider(abc.ABC):
         if isinstance(exc, BrokenReply):
             return RetryDecision("transient", "the provider returned an unusable reply")
         if isinstance(exc, asyncio.TimeoutError | TimeoutError):
-            return RetryDecision("transient", "timeout")
+            return RetryDecision("transient", "timeout", connection=True)
         return RetryDecision("no", "not a known transient failure")
 
 

@@ -5,15 +5,20 @@ Every model call goes through :func:`call_with_retries`, governed by one
 (``should_retry(exc) -> RetryDecision``); this module decides when to try again. litellm's own
 retries are switched off so that this loop is the only one.
 
-A call that still fails is returned as an error :class:`Attempted` (never raised), because one
-failed question must not abort an evaluation; configuration errors (:class:`CoordqaError`) are
-raised, because every later call would fail the same way.
+A call that still fails is returned as an error :class:`Attempted` (never raised), with an
+:data:`~coordqa.llm.types.ErrorKind` that tells the caller whether other calls can fare better
+(``failed``) or not (``fatal``: the provider refused the key or the model; ``unreachable``: the
+:class:`ConnectionBreaker` saw too many attempts in a row that never reached the server). Callers
+decide what to do about it; configuration errors (:class:`CoordqaError`) are raised, because every
+later call would fail the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import socket
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -21,7 +26,7 @@ from email.utils import parsedate_to_datetime
 from typing import Generic, TypeVar
 
 from coordqa.errors import CoordqaError
-from coordqa.llm.types import CallPolicy, RetryDecision
+from coordqa.llm.types import CallPolicy, ErrorKind, RetryDecision
 
 T = TypeVar("T")
 
@@ -36,6 +41,49 @@ class Attempted(Generic[T]):
     """Why the call failed for good (None on success)."""
     attempts: int
     """Attempts made, the successful one included."""
+    kind: ErrorKind | None = None
+    """What the failure means for other calls (None on success)."""
+
+
+class ConnectionBreaker:
+    """Counts attempts in a row that never reached the server; open at ``threshold``.
+
+    While open, calls are not retried: each makes one attempt and, if that fails to connect too,
+    returns ``unreachable`` at once. A dead server then costs one refused connection per call
+    instead of a full backoff schedule (minutes per call), and the caller hears about it within
+    seconds. Any attempt that gets an answer (even an error status) closes it again. Shared by
+    the calls of one model; thread-safe.
+    """
+
+    def __init__(self, threshold: int) -> None:
+        """Open after ``threshold`` consecutive connection failures."""
+        self.threshold = threshold
+        self._misses = 0
+        self._last_error = ""
+        self._lock = threading.Lock()
+
+    @property
+    def open(self) -> bool:
+        """Whether the endpoint counts as unreachable now."""
+        with self._lock:
+            return self._misses >= self.threshold
+
+    def observe(self, reached: bool, error: str = "") -> None:
+        """Count one finished attempt: it ``reached`` the server, or failed with ``error``."""
+        with self._lock:
+            if reached:
+                self._misses = 0
+            else:
+                self._misses += 1
+                self._last_error = error
+
+    def describe(self) -> str:
+        """Why calls are failing, for the error text of an ``unreachable`` call."""
+        with self._lock:
+            return (
+                f"the server did not answer {self._misses} attempts in a row "
+                f"(max_connection_failures={self.threshold}); last error: {self._last_error}"
+            )
 
 
 def backoff_delay(
@@ -80,6 +128,40 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(0.0, seconds)
 
 
+_CONNECTION_FAILURES = frozenset(
+    {"APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout", "ReadTimeout"}
+)
+"""Exception class names, in the HTTP clients providers use (httpx, openai, aiohttp), that
+mean the request got no answer; matched by name so that no client library is imported here."""
+
+
+def is_connection_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) means the server gave no answer.
+
+    Client libraries wrap the refused connection several times (litellm turns it into an
+    "InternalServerError" with status 500), so the whole ``__cause__`` chain is searched.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionError | TimeoutError | socket.gaierror):
+            return True
+        if any(cls.__name__ in _CONNECTION_FAILURES for cls in type(current).__mro__):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The innermost exception ``exc`` was raised from (the client's own words)."""
+    seen = {id(exc)}
+    while (inner := exc.__cause__ or exc.__context__) is not None and id(inner) not in seen:
+        seen.add(id(inner))
+        exc = inner
+    return exc
+
+
 def describe_error(exc: BaseException) -> str:
     """A one-line description of a failure, for the error text of a Reply."""
     if isinstance(exc, asyncio.TimeoutError | TimeoutError) and not str(exc):
@@ -95,6 +177,7 @@ async def call_with_retries(
     *,
     before_attempt: Callable[[], Awaitable[None]] | None = None,
     rng: random.Random | None = None,
+    breaker: ConnectionBreaker | None = None,
 ) -> Attempted[T]:
     """Run ``attempt(timeout_s)`` until it succeeds, a failure is permanent, or a bound is hit.
 
@@ -104,6 +187,7 @@ async def call_with_retries(
         policy: attempt count, per-attempt timeout, total time and backoff.
         before_attempt: awaited before each try, outside its timeout (rate-limit admission).
         rng: source of jitter (tests pass a seeded one).
+        breaker: counts connection failures across calls; while open, no retries.
 
     Returns:
         The value of the first successful try, or the reason the call failed for good.
@@ -115,13 +199,14 @@ async def call_with_retries(
     deadline = time.monotonic() + policy.max_total_s
     last_error = "no attempt was made"
     for number in range(1, policy.max_attempts + 1):
+        if number > 1 and breaker is not None and breaker.open:
+            return Attempted(None, breaker.describe(), number - 1, "unreachable")
         if before_attempt is not None:
             await before_attempt()
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return Attempted(
-                None, _gave_up(f"max_total_s={policy.max_total_s:g}", last_error), number - 1
-            )
+            bound = f"max_total_s={policy.max_total_s:g}"
+            return Attempted(None, _gave_up(bound, last_error), number - 1, "failed")
         timeout_s = min(policy.timeout_s, remaining)
         try:
             value = await asyncio.wait_for(attempt(timeout_s), timeout=timeout_s)
@@ -129,22 +214,28 @@ async def call_with_retries(
             raise
         except Exception as exc:  # every provider failure becomes a decision, never a crash
             decision = should_retry(exc)
-            last_error = describe_error(exc)
+            last_error = describe_error(root_cause(exc) if decision.connection else exc)
+            if breaker is not None:
+                breaker.observe(not decision.connection, last_error)
             if not decision.retry:
                 reason = f" ({decision.reason})" if decision.reason else ""
-                return Attempted(None, f"{last_error}; not retried{reason}", number)
+                kind: ErrorKind = "fatal" if decision.kind == "fatal" else "failed"
+                return Attempted(None, f"{last_error}; not retried{reason}", number, kind)
+            if breaker is not None and breaker.open:
+                return Attempted(None, breaker.describe(), number, "unreachable")
             if number == policy.max_attempts:
                 break
             delay = backoff_delay(policy, number, decision, rng)
             if time.monotonic() + delay >= deadline:
                 bound = f"max_total_s={policy.max_total_s:g} (next wait {delay:.1f} s)"
-                return Attempted(None, _gave_up(bound, last_error), number)
+                return Attempted(None, _gave_up(bound, last_error), number, "failed")
             await asyncio.sleep(delay)
         else:
+            if breaker is not None:
+                breaker.observe(True)
             return Attempted(value, None, number)
-    return Attempted(
-        None, _gave_up(f"max_attempts={policy.max_attempts}", last_error), policy.max_attempts
-    )
+    bound = f"max_attempts={policy.max_attempts}"
+    return Attempted(None, _gave_up(bound, last_error), policy.max_attempts, "failed")
 
 
 def _gave_up(bound: str, last_error: str) -> str:

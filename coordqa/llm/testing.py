@@ -25,7 +25,10 @@ from coordqa.errors import ConfigError
 Responder = Callable[[dict[str, Any], int], str]
 """Computes the reply text from the request body and the request's index (0-based)."""
 
-FaultKind = Literal["status", "slow", "invalid_json", "no_choices", "empty_content"]
+FaultKind = Literal["status", "slow", "disconnect", "invalid_json", "no_choices", "empty_content"]
+
+_NO_RESPONSE = 0
+"""Status that tells the handler to close the connection without answering."""
 
 _CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
 
@@ -35,14 +38,17 @@ class Fault:
     """What goes wrong with one request. Build one with the class methods."""
 
     kind: FaultKind
-    """``status``: an error status; ``slow``: a normal reply after ``sleep_s``; the others: a 200
-    reply whose body is invalid JSON, lacks ``choices``, or has empty content."""
+    """``status``: an error status; ``slow``: a normal reply after ``sleep_s``; ``disconnect``:
+    the connection is closed without an answer (a server that died); the others: a 200 reply
+    whose body is invalid JSON, lacks ``choices``, or has empty content."""
     status: int = 200
     """HTTP status of a ``status`` fault."""
     retry_after: str | None = None
     """Value of the Retry-After header, if any (seconds, as the header's text)."""
     sleep_s: float = 0.0
     """Delay before a ``slow`` reply; longer than the client timeout simulates a timeout."""
+    message: str = ""
+    """The error message of a ``status`` fault, as a provider would word it."""
 
     @classmethod
     def rate_limit(cls, retry_after: float | None = 1.0) -> Fault:
@@ -51,14 +57,34 @@ class Fault:
         return cls("status", status=429, retry_after=header)
 
     @classmethod
-    def error(cls, status: int = 500) -> Fault:
+    def error(cls, status: int = 500, message: str = "") -> Fault:
         """An error status (500 for a server error, 400/401 for permanent client errors)."""
-        return cls("status", status=status)
+        return cls("status", status=status, message=message or f"scripted fault {status}")
+
+    @classmethod
+    def bad_key(cls) -> Fault:
+        """A 401 as OpenAI words it for a wrong API key."""
+        return cls.error(401, "Incorrect API key provided: sk-wrong. You can find your key at ...")
+
+    @classmethod
+    def unknown_model(cls) -> Fault:
+        """A 404 as OpenAI words it for a model that does not exist."""
+        return cls.error(404, "The model `no-such-model` does not exist or you do not have access.")
+
+    @classmethod
+    def bad_parameter(cls) -> Fault:
+        """A 400 as OpenAI words it for a parameter the model does not accept."""
+        return cls.error(400, "Unsupported parameter: 'top_p' is not supported with this model.")
 
     @classmethod
     def slow(cls, sleep_s: float) -> Fault:
         """A reply delayed by ``sleep_s`` seconds (a timeout when it exceeds the client's)."""
         return cls("slow", sleep_s=sleep_s)
+
+    @classmethod
+    def disconnect(cls) -> Fault:
+        """The connection is closed without an answer, as by a server that crashed."""
+        return cls("disconnect")
 
     @classmethod
     def invalid_json(cls) -> Fault:
@@ -116,6 +142,7 @@ class LocalOpenAIServer:
         *,
         latency_s: float = 0.0,
         faults: Mapping[int, Fault] | Sequence[Fault | None] | None = None,
+        always: Fault | None = None,
     ) -> None:
         """Configure the server; it starts when the ``with`` block is entered.
 
@@ -125,12 +152,17 @@ class LocalOpenAIServer:
             latency_s: delay added to every reply (to measure concurrency and throughput).
             faults: per request index (0-based, in arrival order), what goes wrong; a mapping
                 ``{index: Fault}`` or a list with ``None`` for requests served normally.
+            always: the fault of every request that ``faults`` does not name (a wrong key, a
+                missing model...).
         """
         if latency_s < 0:
             raise ConfigError(f"latency_s must be >= 0, got {latency_s}")
         self.responder: Responder = responder or _default_responder
         self.latency_s = latency_s
         self._faults = _fault_table(faults)
+        if always is not None and not isinstance(always, Fault):
+            raise ConfigError(f"always is {always!r}; expected a Fault, e.g. Fault.bad_key()")
+        self._always = always
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._requests: list[dict[str, Any]] = []
@@ -215,7 +247,7 @@ class LocalOpenAIServer:
         index = self._admit(body, authorization)
         try:
             self._wait(self.latency_s)
-            fault = self._faults.get(index)
+            fault = self._faults.get(index, self._always)
             if fault is not None and fault.kind == "slow":
                 self._wait(fault.sleep_s)
             return self._reply(body, index, fault)
@@ -225,9 +257,11 @@ class LocalOpenAIServer:
     def _reply(
         self, body: dict[str, Any], index: int, fault: Fault | None
     ) -> tuple[int, dict[str, str], bytes]:
+        if fault is not None and fault.kind == "disconnect":
+            return _NO_RESPONSE, {}, b""
         if fault is not None and fault.kind == "status":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
-            error = {"error": {"message": f"scripted fault {fault.status}", "type": "test_fault"}}
+            error = {"error": {"message": fault.message, "type": "test_fault"}}
             return fault.status, headers, json.dumps(error).encode()
         if fault is not None and fault.kind == "invalid_json":
             return 200, {}, b'{"id": "broken", "choices": [{'
@@ -293,6 +327,9 @@ def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self._send(*server.respond(body, self.headers.get("Authorization", "")))
 
         def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
+            if status == _NO_RESPONSE:
+                self.close_connection = True
+                return
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

@@ -65,6 +65,10 @@ class CallPolicy:
     """First backoff delay; doubled each retry, with full jitter."""
     backoff_max_s: float = 60.0
     """Upper bound of a single backoff delay (Retry-After is honoured up to max_total_s)."""
+    max_connection_failures: int = 10
+    """Consecutive attempts that fail to reach the endpoint (refused, reset, timed out) after
+    which the endpoint counts as unreachable: calls stop retrying and fail at once as
+    ``unreachable`` until an attempt reaches the server again."""
 
     def __post_init__(self) -> None:
         _check_range(self, "concurrency", 1)
@@ -75,9 +79,16 @@ class CallPolicy:
         _check_range(self, "max_total_s", 0, open_low=True)
         _check_range(self, "backoff_initial_s", 0)
         _check_range(self, "backoff_max_s", 0)
+        _check_range(self, "max_connection_failures", 1)
 
 
-RetryKind = Literal["no", "transient", "rate_limit"]
+RetryKind = Literal["no", "fatal", "transient", "rate_limit"]
+
+ErrorKind = Literal["failed", "fatal", "unreachable"]
+"""Why a call failed for good: ``failed``, this call only (retries exhausted, a request the
+provider refused); ``fatal``, a permanent error every call to this model would get (key refused,
+unknown model, bad parameter); ``unreachable``, the endpoint did not answer
+``CallPolicy.max_connection_failures`` attempts in a row."""
 
 
 @dataclass(frozen=True)
@@ -85,17 +96,21 @@ class RetryDecision:
     """A provider's verdict on a failed attempt: give up, or retry (after ``retry_after``)."""
 
     kind: RetryKind
-    """``no``: permanent (bad request, auth); ``transient``: retry with backoff; ``rate_limit``:
-    retry, waiting at least ``retry_after`` when the provider said how long."""
+    """``no``: this request cannot succeed (e.g. its prompt is too long); ``fatal``: no request
+    to this model can (the key is refused, the model does not exist); ``transient``: retry with
+    backoff; ``rate_limit``: retry, waiting at least ``retry_after`` when the provider said."""
     reason: str = ""
     """Short explanation, kept in the error text of a call that fails for good."""
     retry_after: float | None = None
     """Seconds the provider asked us to wait (the Retry-After header), if it said."""
+    connection: bool = False
+    """The attempt never got an answer from the server (connection refused or reset, timeout):
+    counted towards ``CallPolicy.max_connection_failures``."""
 
     @property
     def retry(self) -> bool:
         """Whether another attempt may succeed."""
-        return self.kind != "no"
+        return self.kind in ("transient", "rate_limit")
 
 
 def _check_range(
@@ -166,6 +181,8 @@ class Reply:
     """The model's reply text (None when the call failed)."""
     error: str | None = None
     """Why the call failed for good (None on success)."""
+    error_kind: ErrorKind | None = None
+    """What the failure means for other calls (None on success); see :data:`ErrorKind`."""
     usage: Usage = field(default_factory=Usage)
     """Tokens and cost of this call (for a cached reply: of the original call, not spent again;
     for an error reply: nothing, as failed attempts report no usage)."""

@@ -1,0 +1,163 @@
+"""How ``coordqa eval`` shows a run in progress, always on stderr (stdout carries the results).
+
+On a terminal: a live rich progress bar. Elsewhere (nohup, SLURM, CI logs, a pipe): a plain line
+every :data:`PLAIN_EVERY_S` seconds or every tenth of the run, whichever comes first, so a log
+shows progress without control characters. The first error of each kind is printed as it
+happens in both modes; ``--quiet`` keeps only those.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from coordqa.evaluation import EvalProgress
+    from coordqa.llm import UsageTotals
+
+PLAIN_EVERY_S = 30.0
+"""Seconds between two plain progress lines (at most)."""
+
+
+def _cost(totals: UsageTotals) -> str:
+    return "cost ?" if totals.usage.cost is None else f"${totals.usage.cost:.4f}"
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
+
+
+class EvalDisplay:
+    """Receives :class:`~coordqa.evaluation.EvalProgress` snapshots and shows them on stderr."""
+
+    def __init__(self, console: Console, *, quiet: bool = False) -> None:
+        """Show progress on ``console`` (a stderr console); ``quiet``: only errors."""
+        self.console = console
+        self.quiet = quiet
+        self.started = False
+
+    def __call__(self, snapshot: EvalProgress) -> None:
+        """Show one snapshot."""
+        if snapshot.new_error is not None:
+            self.console.print(
+                f"[red]error[/] (first of its kind): {snapshot.new_error}", highlight=False
+            )
+        if self.quiet:
+            return
+        if not self.started:
+            self.started = True
+            self.console.print(f"run directory: [bold]{snapshot.run_dir}[/]", highlight=False)
+            if snapshot.resumed:
+                self.console.print(f"resuming: {snapshot.resumed} samples already answered")
+            self.start(snapshot)
+        self.update(snapshot)
+
+    def start(self, snapshot: EvalProgress) -> None:
+        """Begin showing progress (after the run directory is printed)."""
+
+    def update(self, snapshot: EvalProgress) -> None:
+        """Show progress."""
+
+    def stop(self) -> None:
+        """Stop showing progress (idempotent)."""
+
+
+class PlainProgress(EvalDisplay):
+    """One plain line every :data:`PLAIN_EVERY_S` seconds or tenth of the run."""
+
+    def __init__(self, console: Console, *, quiet: bool = False) -> None:
+        """Print lines on ``console``."""
+        super().__init__(console, quiet=quiet)
+        self._last_time = 0.0
+        self._last_done = -1
+        self._final: EvalProgress | None = None
+
+    def update(self, snapshot: EvalProgress) -> None:
+        """Print a line when enough time or samples have passed since the last one."""
+        self._final = snapshot
+        step = max(1, snapshot.total // 10)
+        now = time.monotonic()
+        due = now - self._last_time >= PLAIN_EVERY_S or snapshot.done - self._last_done >= step
+        if due or snapshot.done == snapshot.total:
+            self._line(snapshot)
+            self._last_time, self._last_done = now, snapshot.done
+
+    def stop(self) -> None:
+        """Print the last state unless it was just printed."""
+        if self._final is not None and self._final.done != self._last_done:
+            self._line(self._final)
+            self._last_done = self._final.done
+
+    def _line(self, snapshot: EvalProgress) -> None:
+        calls = snapshot.calls
+        new = snapshot.done - snapshot.resumed
+        rate = new / snapshot.elapsed_s if snapshot.elapsed_s > 0 else 0.0
+        remaining = (snapshot.total - snapshot.done) / rate if rate > 0 else None
+        eta = _clock(remaining) if remaining is not None else "?"
+        self.console.print(
+            f"eval {snapshot.done}/{snapshot.total} ({snapshot.done / snapshot.total:.0%}) "
+            f"| {rate:.1f} samples/s | {calls.sent} calls, {calls.cache_hits} cached, "
+            f"{snapshot.errors} errors | {calls.usage.total_tokens} tok, {_cost(calls)} "
+            f"| {_clock(snapshot.elapsed_s)} elapsed, eta {eta}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+class ProgressBar(EvalDisplay):
+    """A live rich progress bar, for a terminal."""
+
+    def __init__(self, console: Console, *, quiet: bool = False) -> None:
+        """Draw on ``console``."""
+        super().__init__(console, quiet=quiet)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self.progress = Progress(
+            TextColumn("[bold]eval"),
+            BarColumn(bar_width=20),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[calls]} calls {task.fields[cached]} cached"),
+            TextColumn("{task.fields[errors]} err {task.fields[cost]}"),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self.task: Any = None
+
+    def start(self, snapshot: EvalProgress) -> None:
+        """Show the bar."""
+        self.task = self.progress.add_task("eval", total=snapshot.total, **self._fields(snapshot))
+        self.progress.start()
+
+    def update(self, snapshot: EvalProgress) -> None:
+        """Move the bar."""
+        self.progress.update(self.task, completed=snapshot.done, **self._fields(snapshot))
+
+    def stop(self) -> None:
+        """Remove the live display."""
+        self.progress.stop()
+
+    @staticmethod
+    def _fields(snapshot: EvalProgress) -> dict[str, Any]:
+        calls = snapshot.calls
+        return {
+            "calls": calls.sent,
+            "cached": calls.cache_hits,
+            "errors": snapshot.errors,
+            "cost": _cost(calls),
+        }
+
+
+def eval_display(console: Console, *, quiet: bool) -> EvalDisplay:
+    """A progress bar on a terminal, plain lines elsewhere."""
+    if console.is_terminal and not quiet:
+        return ProgressBar(console)
+    return PlainProgress(console, quiet=quiet)

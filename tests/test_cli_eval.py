@@ -1,0 +1,134 @@
+"""``coordqa eval`` as a user runs it: a subprocess, its exit status, stdout and stderr apart."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_evaluate_support import answers, write_dataset
+
+from coordqa.llm.testing import Fault, LocalOpenAIServer
+from coordqa.store import open_run
+
+CLI = [sys.executable, "-c", "from coordqa.cli import main; main()"]
+
+
+def coordqa(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the CLI with stdout and stderr captured apart (neither is a terminal)."""
+    return subprocess.run(
+        [*CLI, *args], capture_output=True, text=True, timeout=300, env=env or dict(os.environ)
+    )
+
+
+def openai_eval(dataset: str, out: Path, api_base: str, *extra: str) -> list[str]:
+    return [
+        "eval",
+        "--model",
+        "openai/test-model",
+        "--api-base",
+        api_base,
+        "--dataset",
+        dataset,
+        "--trials",
+        "1",
+        "--no-cache",
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
+@pytest.fixture(autouse=True)
+def _environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("COLUMNS", "80")
+
+
+def test_a_wrong_key_stops_with_the_providers_message_and_exit_1(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=2)
+    with LocalOpenAIServer(answers(), always=Fault.bad_key()) as server:
+        result = coordqa(*openai_eval(dataset, tmp_path / "run", server.base_url))
+        assert server.count <= 8  # at most the calls in flight at once, then it stopped
+    assert result.returncode == 1, result.stderr
+    assert "Incorrect API key provided" in result.stderr and "Traceback" not in result.stderr
+    assert "run the same command again to resume" in result.stderr
+    assert result.stdout == ""  # no table of NaN
+
+
+def test_a_dead_server_is_given_up_in_seconds_with_exit_1(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.monotonic()
+    result = coordqa(
+        *openai_eval("example", tmp_path / "run", f"http://127.0.0.1:{port}/v1"),
+        "--max-connection-failures",
+        "4",
+    )
+    elapsed = time.monotonic() - started
+    assert result.returncode == 1, result.stderr
+    assert "unreachable" in result.stderr
+    assert "attempts in a row (max_connection_failures=4)" in result.stderr
+    assert elapsed < 60, f"gave up after {elapsed:.0f} s"
+
+
+def test_too_many_errors_exit_1_after_the_table_and_max_error_rate_allows_some(
+    tmp_path: Path,
+) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=2)  # 6 samples with one trial
+    failing = {index: Fault.error(500, "upstream overloaded") for index in range(2)}
+    args = ("--max-attempts", "1", "--concurrency", "1")
+    with LocalOpenAIServer(answers(), faults=failing) as server:
+        strict = coordqa(*openai_eval(dataset, tmp_path / "a", server.base_url, *args))
+    assert strict.returncode == 1
+    assert "accuracy per question type" in strict.stdout  # the results are still shown
+    assert "upstream overloaded" in strict.stderr and "first of its kind" in strict.stderr
+    assert "2 of 6 samples (33.3%) are errors" in strict.stderr
+    with LocalOpenAIServer(answers(), faults=failing) as server:
+        lenient = coordqa(
+            *openai_eval(dataset, tmp_path / "b", server.base_url, *args, "--max-error-rate", "0.4")
+        )
+    assert lenient.returncode == 0, lenient.stderr
+
+
+def test_stdout_holds_only_the_tables_and_stderr_the_rest(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = coordqa("eval", "--model", "random", "--dataset", "example", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "accuracy per question type" in result.stdout and "per game x type" in result.stdout
+    for noise in ("run directory", "eval ", " new, "):
+        assert noise not in result.stdout
+    assert f"run directory: {out}" in result.stderr
+    assert "eval 36/36 (100%)" in result.stderr  # plain progress: stderr is not a terminal
+    assert "\x1b[" not in result.stderr  # no terminal control codes in a log
+    assert "36 new, 0 resumed" in result.stderr
+    assert all(len(line) <= 80 for line in result.stdout.splitlines()), result.stdout
+
+
+def test_json_is_machine_readable_and_quiet_is_quiet(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["eval", "--model", "random", "--dataset", "example", "--trials", "2", "--out", str(out)]
+    first = coordqa(*args, "--json", "--quiet")
+    assert first.returncode == 0 and first.stderr == ""
+    summary = json.loads(first.stdout)
+    assert summary["status"] == "finished" and summary["samples"]["new"] == 24
+    assert summary["summary"]["complete"] is True and summary["run_dir"] == str(out)
+    again = json.loads(coordqa(*args, "--json", "--quiet").stdout)
+    assert again["samples"] == {"new": 0, "resumed": 24, "expected": 24}
+    assert open_run(out).manifest.sessions == 2
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_api_key_is_refused_before_anything_is_sent(tmp_path: Path, value: str) -> None:
+    env = {**os.environ, "OPENAI_API_KEY": value}
+    result = coordqa("eval", "--model", "openai/gpt-4o-mini", "--out", str(tmp_path / "r"), env=env)
+    assert result.returncode == 2
+    assert "OPENAI_API_KEY" in result.stderr and "empty" in result.stderr
+    assert not (tmp_path / "r").exists()
