@@ -181,8 +181,6 @@ class Reply:
     """The model's reply text (None when the call failed)."""
     error: str | None = None
     """Why the call failed for good (None on success)."""
-    error_kind: ErrorKind | None = None
-    """What the failure means for other calls (None on success); see :data:`ErrorKind`."""
     usage: Usage = field(default_factory=Usage)
     """Tokens and cost of this call (for a cached reply: of the original call, not spent again;
     for an error reply: nothing, as failed attempts report no usage)."""
@@ -194,6 +192,8 @@ class Reply:
     """Whether the reply came from the response cache."""
     model: str = ""
     """The model string that answered."""
+    error_kind: ErrorKind | None = None
+    """What the failure means for other calls (None on success); see :data:`ErrorKind`."""
 
     @property
     def ok(self) -> bool:
