@@ -8,6 +8,9 @@ import json
 import pytest
 
 import coordqa.choices
+import coordqa.choices._markers
+import coordqa.choices._options
+from coordqa.choices import _layout
 from coordqa.choices import (
     FUZZY_THRESHOLD,
     METHODS,
@@ -288,12 +291,9 @@ def test_original_pitfall_failures_became_a_fixed_wrong_letter() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ([], "1 to 26 options"),
-        ([f"Move to Room {n}" for n in range(27)], "1 to 26 options"),
+        ([], "at least one option"),
         (["wait", ""], "option 1"),
         (["wait", "!!!"], "non-blank"),
-        (["Wait", "wait."], "duplicates option 0"),
-        (["pick up  onion", "Pick up onion!"], "duplicates option 0"),
         (["wait", "B"], "letter answer"),
         (["Option C", "wait"], "letter answer"),
         (["(a)", "wait"], "letter answer"),
@@ -312,9 +312,10 @@ def test_invalid_options_raise(options: list, message: str) -> None:
 
 
 def test_option_letter() -> None:
-    assert [option_letter(i) for i in (0, 1, 25)] == ["A", "B", "Z"]
-    for bad in (-1, 26):
-        with pytest.raises(ConfigError, match="A-Z"):
+    # Past Z the original release continues with the next ASCII characters.
+    assert [option_letter(i) for i in (0, 1, 25, 26, 27, 31)] == ["A", "B", "Z", "[", "\\", "`"]
+    for bad in (-1, 32):
+        with pytest.raises(ConfigError, match="no label"):
             option_letter(bad)
 
 
@@ -346,7 +347,7 @@ def test_choice_json_round_trip(choice: Choice) -> None:
         ("chosen", None, (1,), "marker_letter"),
         ("chosen", 2, (1,), "marker_letter"),
         ("chosen", 1, (1, 2), "marker_letter"),
-        ("ambiguous", None, (1,), "marker_letter"),
+        ("ambiguous", None, (), "marker_letter"),
         ("ambiguous", 1, (1, 2), "marker_letter"),
         ("no_answer", None, (0,), "none"),
         ("maybe", None, (), "none"),
@@ -375,7 +376,10 @@ def test_is_correct() -> None:
         is_correct(choose("Answer: D", OVERCOOKED), [])
 
 
-def test_doctests() -> None:
-    result = doctest.testmod(coordqa.choices)
-    assert result.attempted >= 10
+@pytest.mark.parametrize(
+    "module", [coordqa.choices, coordqa.choices._options, _layout, coordqa.choices._markers]
+)
+def test_doctests(module: object) -> None:
+    result = doctest.testmod(module)
+    assert result.attempted >= 1
     assert result.failed == 0

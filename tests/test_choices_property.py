@@ -1,10 +1,12 @@
 """Property-based tests of coordqa.choices.
 
 Option texts are arbitrary Unicode strings, restricted only to the ones :func:`choose` accepts:
-non-blank, single-line, distinct after normalisation and not themselves a letter reference ("B",
-"(c)", "Option A"). That restriction is the documented contract, not a convenience: an option
-literally "B" cannot be told apart from the letter answer "B", so such lists are rejected with
-ConfigError (tested in test_choices.py) instead of being scored by an arbitrary precedence.
+non-blank, single-line and not themselves a letter reference ("B", "(c)", "Option A"). That
+restriction is the documented contract, not a convenience: an option literally "B" cannot be told
+apart from the letter answer "B", so such lists are rejected with ConfigError (tested in
+test_choices.py) instead of being scored by an arbitrary precedence. The properties about one
+option's text or letter need distinct texts (two options that share a text share its reading) and
+at most 26 options (options past Z are answered by text only); the consistency property does not.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coordqa.choices import MAX_OPTIONS, Choice, _normalise, choose, option_letter
+from coordqa.choices import LETTERED_OPTIONS, Choice, choose, option_letter
+from coordqa.choices._layout import clean, origins
+from coordqa.choices._options import normalise
 from coordqa.errors import ConfigError
 
 DECORATIONS = ["{}", "{}.", "({})", "{})", "Answer: {}", "Action: {}", "**{}**"]
@@ -29,7 +33,8 @@ def _accepted(text: str) -> bool:
 option_text = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=30).filter(
     _accepted
 )
-option_lists = st.lists(option_text, min_size=1, max_size=MAX_OPTIONS, unique_by=_normalise)
+option_lists = st.lists(option_text, min_size=1, max_size=LETTERED_OPTIONS, unique_by=normalise)
+any_option_lists = st.lists(option_text, min_size=1, max_size=40)
 
 
 @settings(max_examples=300, deadline=None)
@@ -59,8 +64,26 @@ def test_reply_that_is_one_options_letter_chooses_it(
 
 
 @settings(max_examples=300, deadline=None)
-@given(reply=st.text(max_size=200), options=option_lists)
+@given(reply=st.text(max_size=200), options=any_option_lists)
 def test_any_reply_gives_a_consistent_choice(reply: str, options: list[str]) -> None:
     choice = choose(reply, options)
     assert all(0 <= i < len(options) for i in choice.candidates)
-    assert Choice.from_dict(choice.to_dict()) == choice
+    back = Choice.from_dict(choice.to_dict())
+    assert back == choice and back.span == choice.span
+    if choice.outcome == "no_answer":
+        assert choice.span is None
+    else:
+        assert choice.span is not None
+        start, end = choice.span
+        assert 0 <= start < end <= len(reply)
+        assert reply[start:end] == reply[start:end].strip()
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=80))
+def test_origins_map_every_cleaned_character_back(text: str) -> None:
+    cleaned, where = clean(text), origins(text)
+    assert len(where) == len(cleaned)
+    assert where == sorted(where)
+    for char, index in zip(cleaned, where, strict=True):
+        assert char == " " or char in text[index].lower()

@@ -1,0 +1,311 @@
+"""THE one way a free-text model reply is mapped to one of a list of options.
+
+CoordinationQA scoring and LLM agents choosing game actions both call :func:`choose`, so a reply
+is read the same way whether it answers a question or moves a game piece. The original scorer took
+the first capital letter followed by "." or ")" anywhere in a reply ("OK." decided answers) and
+turned failures into a fixed wrong letter; here every reply gets an explicit outcome: ``chosen``,
+``ambiguous`` (it committed to several options, or to one plus a letter that is not on the list)
+or ``no_answer``. Nothing is ever guessed, and :attr:`Choice.span` says which text decided.
+
+First the reply's layout (``_layout``): it ends at the first chat-template token that follows
+text (``</s>`` then more, ``[INST]``, ``<|im_start|>``...); quotes and trailing commas are debris;
+echoed or invented option lists are never answers; an invented question or list, or a new turn,
+means what follows answers something else. The remaining lines form segments; the first segment
+that names something decides. Within a segment, the first rule that yields something wins:
+
+1. The segment is one line that *is* one option's text (case, punctuation, markdown ignored).
+2. The **last** answer marker whose payload names something: ``Answer:``, ``Action:``,
+   ``Final answer:``, ``My next action:``, ``the (best) answer/action/option/move is``, ``I
+   choose/pick/select/go with``. Earlier markers are drafts of a chain of thought, so a later one
+   overrides them, except that several ``Answer:`` *lines* naming different options with no
+   revision between them ("actually", "hmm", "Final answer:") are a list of answers: ambiguous
+   (``marker_conflict``). The payload (the rest of the line, or the next line when the marker ends
+   its line) is read loosely: letters (``C``, ``(C)``, ``Option C``, ``B or C``, ``(A)(B)``), a
+   letter followed by text (``C. pick up onion``: text naming another option makes it
+   ambiguous), or option text (exact, contained, fuzzy, abbreviated, paraphrased).
+3. The last line, read strictly: only a line that *is* an answer counts (a letter reference, a
+   letter followed by its option's text or by "because ...", or an option's text, exact, fuzzy,
+   abbreviated or paraphrased), because prose like "(B) is bad, so ..." must not decide.
+4. The first line of a multi-line segment, when it is a letter reference ("C" then an explanation).
+
+Letters: only A-Z answer by letter. A letter past the list names nothing on its own ("Answer: Z"
+with 6 options) and makes an answer that also names an option ambiguous ("Answer: (A)(B)(C)" with
+two options). Options past Z (the original release labels them "[", "\\", ...) are read by text.
+Two options with the same text are both named by that text (ambiguous) unless a letter decides.
+Option texts that themselves read as a letter answer ("B", "Option C") are rejected with
+ConfigError, so a reply that is exactly one option's text, or its decorated letter, always maps to
+it.
+
+Option text is matched in widening circles (``_options``): exact; contained in a sentence; fuzzy
+(:data:`FUZZY_THRESHOLD`; never across ids: ``c0``/``c1`` or ``rank 1``/``rank 2`` must match
+exactly, and every extra word must be a typo of a missing option word or a filler, so "Reveal
+Bob's Green color cards" is not read as "... Red ..."); abbreviated (a prefix of the word that
+tells options apart: "Y" for "Yellow"); paraphrased (inflected verbs, "towards", the speaker as
+subject: "Alice moves to room 1" for "Move to Room 1"). An option text after "not" does not count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from coordqa.choices._layout import Line, lines_of, segments
+from coordqa.choices._markers import decide
+from coordqa.choices._options import (
+    FUZZY_THRESHOLD,
+    LETTERED_OPTIONS,
+    OPTION_LABELS,
+    WORD_SIMILARITY,
+    Match,
+    Options,
+    letter_positions,
+    normalise,
+    prepare,
+    resolve,
+)
+from coordqa.errors import ConfigError
+
+__all__ = [
+    "FUZZY_THRESHOLD",
+    "LETTERED_OPTIONS",
+    "METHODS",
+    "OPTION_LABELS",
+    "OUTCOMES",
+    "WORD_SIMILARITY",
+    "Choice",
+    "Outcome",
+    "choose",
+    "format_options",
+    "is_correct",
+    "option_letter",
+]
+
+Outcome = Literal["chosen", "ambiguous", "no_answer"]
+OUTCOMES: tuple[Outcome, ...] = ("chosen", "ambiguous", "no_answer")
+METHODS = (
+    "option_text_exact",
+    "marker_letter",
+    "marker_text",
+    "marker_fuzzy",
+    "marker_abbreviation",
+    "marker_paraphrase",
+    "marker_conflict",
+    "final_line_letter",
+    "final_line_text",
+    "final_line_fuzzy",
+    "final_line_abbreviation",
+    "final_line_paraphrase",
+    "first_line_letter",
+    "none",
+)
+"""Every value of :attr:`Choice.method`: where the decision came from, and how."""
+
+_REQUIRED_KEYS = ("outcome", "index", "candidates", "method", "score")
+
+
+def option_letter(index: int) -> str:
+    """Return the label of the option at 0-based ``index``: A-Z, then "[", "\\\\", "]", ...
+
+    Past Z the original release continues with the next ASCII characters, so imported
+    questions are shown as they were asked; such options are answered by their text.
+
+    >>> option_letter(0), option_letter(25), option_letter(26)
+    ('A', 'Z', '[')
+    """
+    if not 0 <= index < len(OPTION_LABELS):
+        raise ConfigError(
+            f"option index {index} has no label: options are labelled {OPTION_LABELS!r} in "
+            f"order, so the index must be in 0..{len(OPTION_LABELS) - 1} (past that the labels "
+            "would be lower-case letters, which read as A-Z); offer fewer options"
+        )
+    return OPTION_LABELS[index]
+
+
+def format_options(options: Sequence[str]) -> str:
+    """Return the lettered option list that prompts show, one ``"A. text"`` line per option.
+
+    >>> print(format_options(["pick up onion from o0", "wait"]))
+    A. pick up onion from o0
+    B. wait
+    """
+    prepare(tuple(options))
+    return "\n".join(f"{option_letter(i)}. {text}" for i, text in enumerate(options))
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a reply committed to, how that was decided, and which text decided it."""
+
+    outcome: Outcome
+    """``chosen`` (exactly one option), ``ambiguous`` (several) or ``no_answer``."""
+    index: int | None
+    """0-based index of the chosen option; None unless ``outcome == "chosen"``."""
+    candidates: tuple[int, ...]
+    """The options the reply committed to, ascending: one if chosen; if ambiguous, several, or
+    one when the reply also named a letter that is not on the list."""
+    method: str
+    """Which rule decided, one of :data:`METHODS`."""
+    score: float | None = None
+    """The fuzzy similarity (0-100) when a fuzzy match or abbreviation decided, else None."""
+    span: tuple[int, int] | None = field(default=None, compare=False)
+    """``(start, end)`` offsets into the reply of the text that decided (``reply[start:end]``);
+    None for ``no_answer`` and for records stored before spans existed. Not part of equality:
+    two Choices are equal when they read the same."""
+
+    def __post_init__(self) -> None:
+        count = len(self.candidates)
+        count_ok = {"chosen": count == 1, "no_answer": count == 0}.get(self.outcome, count >= 1)
+        index_ok = self.index == (self.candidates[0] if self.outcome == "chosen" else None)
+        known = self.outcome in OUTCOMES and self.method in METHODS
+        span_ok = self.span is None or (
+            self.outcome != "no_answer"
+            and len(self.span) == 2
+            and all(isinstance(x, int) for x in self.span)
+            and 0 <= self.span[0] <= self.span[1]
+        )
+        if not (known and count_ok and index_ok and span_ok):
+            raise ConfigError(
+                f"inconsistent Choice {self!r}: outcome must be one of {OUTCOMES}, method one of "
+                f"{METHODS}; 'chosen' needs index == the single candidate, 'ambiguous' at least "
+                "one candidate and no index, 'no_answer' neither and no span; a span is two "
+                "offsets 0 <= start <= end"
+            )
+
+    @property
+    def chosen(self) -> bool:
+        """True when the reply committed to exactly one option."""
+        return self.outcome == "chosen"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-friendly dict; :meth:`from_dict` reads it back."""
+        return {
+            "outcome": self.outcome,
+            "index": self.index,
+            "candidates": list(self.candidates),
+            "method": self.method,
+            "score": self.score,
+            "span": None if self.span is None else list(self.span),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Choice:
+        """Rebuild a Choice from :meth:`to_dict` output, validating it.
+
+        ``span`` may be absent: records stored before it existed read back with ``span=None``.
+        """
+        keys = set(data) - {"span"}
+        if keys != set(_REQUIRED_KEYS):
+            raise ConfigError(
+                f"a Choice dict needs exactly the keys {_REQUIRED_KEYS} (and optionally 'span'), "
+                f"got {sorted(data)}"
+            )
+        span = data.get("span")
+        return cls(
+            outcome=data["outcome"],
+            index=data["index"],
+            candidates=tuple(data["candidates"]),
+            method=data["method"],
+            score=data["score"],
+            span=None if span is None else tuple(span),  # type: ignore[arg-type]
+        )
+
+
+_NO_ANSWER = Choice("no_answer", None, (), "none")
+
+
+def choose(
+    reply: str | None, options: Sequence[str], *, fuzzy_threshold: float = FUZZY_THRESHOLD
+) -> Choice:
+    """Map a free-text reply to one of ``options`` (see the module docstring for the rules).
+
+    Args:
+        reply: The model's reply; None or blank is ``no_answer``.
+        options: The option texts in label order (A first); any number, duplicates allowed.
+        fuzzy_threshold: Minimum fuzzy similarity (0-100] for a non-exact option text.
+
+    Returns:
+        The outcome; never a default option.
+
+    Raises:
+        ConfigError: Invalid options (none, blank, multi-line, or reading as a letter answer) or
+            a threshold outside (0, 100].
+
+    >>> choose("Explanation: (B) is bad. Answer: C", ["wait", "move away", "pick up onion"]).index
+    2
+    """
+    opts = prepare(tuple(options))
+    if not 0 < fuzzy_threshold <= 100:
+        raise ConfigError(f"fuzzy_threshold must be in (0, 100], got {fuzzy_threshold}")
+    for segment in segments(lines_of(reply or ""), opts):
+        choice = _read(segment.lines, opts, fuzzy_threshold)
+        if choice is not None:
+            return choice
+        if segment.last:
+            break
+    return _NO_ANSWER
+
+
+def is_correct(choice: Choice, correct: Sequence[int]) -> bool:
+    """True when ``choice`` chose exactly one option and it is among the ``correct`` indices.
+
+    >>> is_correct(Choice("chosen", 2, (2,), "marker_letter"), [1, 2])
+    True
+    """
+    if not correct:
+        raise ConfigError("is_correct needs at least one correct option index, got none")
+    return choice.chosen and choice.index in correct
+
+
+def _read(lines: list[Line], opts: Options, threshold: float) -> Choice | None:
+    """Read one segment by the rules of the module docstring; None when it names nothing."""
+    if not lines:
+        return None
+    texts = [line.text for line in lines]
+    if len(lines) == 1:
+        exact = opts.by_norm.get(normalise(texts[0]))
+        if exact is not None:
+            return _choice(Match(exact, "text"), "option_text_exact", _whole(lines[0]))
+
+    def read_payload(payload: str) -> Match | None:
+        return resolve(payload, opts, threshold, loose=True, contained=True)
+
+    decided = decide(texts, read_payload, _same)
+    if decided is not None:
+        readings, first, last = decided
+        span = (
+            lines[first.marker_line].offset(first.marker_start),
+            lines[last.line].offset_after(last.end),
+        )
+        match = readings[0] if len(readings) == 1 else _merged(readings)
+        return _choice(match, f"marker_{match.kind}", span)
+    match = resolve(texts[-1], opts, threshold, loose=False, contained=len(lines) == 1)
+    if match is not None:
+        return _choice(match, f"final_line_{match.kind}", _whole(lines[-1]))
+    positions = letter_positions(normalise(texts[0])) if len(lines) > 1 else None
+    on_list = tuple(p for p in positions or () if p < opts.lettered)
+    if on_list:
+        letters = Match(on_list, "letter", off_list=len(on_list) < len(positions or ()))
+        return _choice(letters, "first_line_letter", _whole(lines[0]))
+    return None
+
+
+def _same(a: Match, b: Match) -> bool:
+    return (a.candidates, a.off_list) == (b.candidates, b.off_list)
+
+
+def _merged(readings: list[Match]) -> Match:
+    """The readings of several disagreeing answer lines, as one ambiguous match."""
+    candidates = tuple(sorted({i for match in readings for i in match.candidates}))
+    return Match(candidates, "conflict", off_list=any(match.off_list for match in readings))
+
+
+def _whole(line: Line) -> tuple[int, int]:
+    return line.offset(0), line.offset_after(len(line.text))
+
+
+def _choice(match: Match, method: str, span: tuple[int, int]) -> Choice:
+    """The Choice a match makes when ``method`` found it in the text at ``span``."""
+    if len(match.candidates) == 1 and not match.off_list:
+        return Choice("chosen", match.candidates[0], match.candidates, method, match.score, span)
+    return Choice("ambiguous", None, match.candidates, method, match.score, span)

@@ -1,0 +1,259 @@
+"""The layout of a reply: where it ends, its lines, and which lines answer nothing.
+
+Small and base models do not stop where an answer ends. They open a new chat turn (``</s>``
+then text, ``[INST]``, ``<|im_start|>``), invent a new question with its own lettered options, or
+repeat the option list. This module cuts and splits a reply so that only text that can answer
+*this* question is read:
+
+- the reply ends at the first chat-template token that follows text (leading tokens and a role
+  word such as "assistant" are skipped); quotes and commas around lines are debris;
+- option lists (two or more lettered lines, or option texts as bullets, or any lettered lines
+  under a header such as "Available Actions:" or a question) are never answers. A list that
+  repeats the offered options, or comments on them, is an echo: the reading goes on after it
+  unless an answer came before it. A list under a header or question that is *not* the offered
+  one, or one that re-letters the options ("A. <text of option D>"), is invented: what follows
+  answers another question, so reading stops there;
+- a question line followed by an answer line, a "Question:" line and a role line ("User:") start
+  another exchange: they end the reading when an answer came before (a role line: when any text
+  did);
+- a lone lettered line whose letter is not on the list is no answer.
+
+Each kept line remembers where it is in the reply, so a reading can say which text decided it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal, NamedTuple
+
+from coordqa.choices._markers import ANSWER_LINE
+from coordqa.choices._options import OPTION_LABELS, Options, normalise
+
+_TURN = re.compile(
+    r"</s>|<s>|<\|[a-z_]+\|>|<(?:start|end)_of_turn>|<eos>|<bos>|\[/?inst\]|<</?sys>>",
+    re.IGNORECASE,
+)
+_LEAD = re.compile(
+    rf"(?:\s*(?:{_TURN.pattern})(?:\s*(?:assistant|model)\b)?)*\s*", re.IGNORECASE
+)
+_LINE = re.compile(r"[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
+_OPENING_DEBRIS = frozenset(" \t\"'\u201c\u2018")
+_CLOSING_DEBRIS = frozenset(" \t\"',\u201d\u2019")
+_MARKDOWN = re.compile(r"[*_`~]")
+_ROLE = re.compile(r"^#*\s?(?:user|human|system|assistant|instruction|input)\s?:")
+_LETTERED = re.compile(
+    r"^(?:[-\u2022>#] ?)*(?:\((?P<a>[a-z])\)|\[(?P<b>[a-z])\]|(?P<c>[a-z]) ?[.):](?=\s|$)"
+    r"|(?P<d>[a-z]) -(?=\s))\s*(?P<text>.*)$"
+)
+_PAST_Z = re.compile(r"^\s*(?P<label>[\[\\\]^_`]) ?[.)]\s*(?P<text>\S.*)$")
+_BULLET = re.compile(r"^(?:[-\u2022]|\d{1,2}[.)]) (?P<text>.+)$")
+_HEADER = re.compile(
+    r"^(?:(?:available|possible|legal|valid) (?:answers?|actions?|options?|choices?)"
+    r"|answers|actions|options|choices|answer (?:choices|options)) ?:?$"
+)
+_QUESTION_LABEL = re.compile(r"^(?:question|q) ?\d* ?[:.]")
+
+
+def clean(text: str) -> str:
+    """Lower-case ``text``, blank out markdown and collapse whitespace runs to one space.
+
+    >>> clean("  **Answer:**   `C`")
+    'answer: c'
+    """
+    return " ".join(_MARKDOWN.sub(" ", text.lower()).split())
+
+
+def origins(text: str) -> list[int]:
+    """Return, for each character of ``clean(text)``, its index in ``text``.
+
+    >>> clean(" *A*  B"), origins(" *A*  B")
+    ('a b', [2, 3, 6])
+    """
+    found: list[int] = []
+    space: int | None = None
+    for index, char in enumerate(text):
+        for low in char.lower():
+            if low.isspace() or _MARKDOWN.match(low):
+                space = index if space is None else space
+                continue
+            if space is not None and found:
+                found.append(space)
+            space = None
+            found.append(index)
+    return found
+
+
+@dataclass(frozen=True)
+class Line:
+    """One non-blank line of a reply, cleaned, with its place in the reply."""
+
+    reply: str
+    """The whole reply."""
+    start: int
+    """Offset in ``reply`` of the line's first character after debris."""
+    end: int
+    """Offset in ``reply`` just after the line's last character before debris."""
+    text: str
+    """The line cleaned (:func:`clean`)."""
+
+    @cached_property
+    def _origins(self) -> list[int]:
+        return origins(self.reply[self.start : self.end])
+
+    def offset(self, index: int) -> int:
+        """Offset in the reply of the character at ``index`` in :attr:`text`."""
+        return self.start + self._origins[index]
+
+    def offset_after(self, index: int) -> int:
+        """Offset in the reply just after the character at ``index - 1`` in :attr:`text`."""
+        return self.start + self._origins[index - 1] + 1
+
+
+class Segment(NamedTuple):
+    """Lines read together, and whether reading may go on after them."""
+
+    lines: list[Line]
+    """The kept lines, in order."""
+    last: bool
+    """What follows answers something else: stop here even when these lines answer nothing."""
+
+
+def lines_of(reply: str) -> list[Line]:
+    """Return the reply's non-blank lines up to the first chat-turn token, without debris."""
+    start = _LEAD.match(reply)
+    begin = start.end() if start else 0
+    turn = _TURN.search(reply, begin)
+    end = turn.start() if turn else len(reply)
+    found = []
+    for match in _LINE.finditer(reply, begin, end):
+        first, last = match.span()
+        while first < last and reply[first] in _OPENING_DEBRIS:
+            first += 1
+        while last > first and reply[last - 1] in _CLOSING_DEBRIS:
+            last -= 1
+        text = clean(reply[first:last])
+        if text:
+            found.append(Line(reply, first, last, text))
+    return found
+
+
+Relation = Literal["own", "other", "plain"]
+
+
+class _Item(NamedTuple):
+    """A line of an option list."""
+
+    position: int
+    """The option its label (or text, for an unlettered item) points at."""
+    relation: Relation
+    """Its text is (or starts with) its own option's text, another option's, or neither."""
+    echo: bool
+    """A lettered line that is exactly one offered option ("C. place onion in c0")."""
+    lettered: bool
+    """It has a label."""
+
+
+def segments(lines: list[Line], opts: Options) -> list[Segment]:
+    """Split the lines at option lists, new questions and new turns; drop lines that answer nothing."""
+    items = [_item(line, opts) for line in lines]
+    blocks = _blocks(lines, items)
+    lone_echoes = [i for i, item in enumerate(items) if item and item.echo and i not in blocks]
+    drop = set(lone_echoes) if len(lone_echoes) > 1 else set()
+    drop |= {
+        i
+        for i, item in enumerate(items)
+        if item and item.lettered and item.position >= len(opts.norms) and i not in blocks
+    }
+    found: list[Segment] = []
+    current: list[Line] = []
+    text_before = False
+    for i, line in enumerate(lines):
+        boundary = blocks.get(i) or _turn_boundary(lines, i, text_before)
+        if boundary in ("soft", "hard"):
+            found.append(Segment(current, boundary == "hard"))
+            current = []
+        elif boundary is None and i not in drop:
+            current.append(line)
+            text_before = True
+    found.append(Segment(current, True))
+    return found
+
+
+Boundary = Literal["soft", "hard", "skip", "inside"]
+
+
+def _turn_boundary(lines: list[Line], i: int, text_before: bool) -> Boundary | None:
+    """A role line or a new question starts another exchange (None: an ordinary line)."""
+    text = lines[i].text
+    if _ROLE.match(text):
+        return "hard" if text_before else "skip"
+    asked = text.endswith("?") and i + 1 < len(lines) and ANSWER_LINE.match(lines[i + 1].text)
+    if asked or _QUESTION_LABEL.match(text):
+        return "soft"
+    return None
+
+
+def _item(line: Line, opts: Options) -> _Item | None:
+    """Classify a line as an option-list item, or None."""
+    lettered = _LETTERED.match(line.text)
+    if lettered is not None:
+        letter = lettered["a"] or lettered["b"] or lettered["c"] or lettered["d"]
+        return _lettered_item(ord(letter) - ord("a"), normalise(lettered["text"]), opts)
+    past_z = _PAST_Z.match(line.reply, line.start, line.end)
+    if past_z is not None:
+        position = OPTION_LABELS.index(past_z["label"])
+        return _lettered_item(position, normalise(past_z["text"]), opts)
+    bullet = _BULLET.match(line.text)
+    named = opts.by_norm.get(normalise(bullet["text"] if bullet else line.text))
+    return _Item(named[0], "own", False, False) if named else None
+
+
+def _lettered_item(position: int, text: str, opts: Options) -> _Item:
+    if position >= len(opts.norms):
+        return _Item(position, "other", False, True)
+    own = opts.norms[position]
+    if text == own or text.startswith(own + " "):
+        return _Item(position, "own", text == own, True)
+    other = any(text == norm or text.startswith(norm + " ") for norm in opts.by_norm)
+    return _Item(position, "other" if other else "plain", False, True)
+
+
+def _blocks(lines: list[Line], items: list[_Item | None]) -> dict[int, Boundary]:
+    """Find option lists: line index -> "soft"/"hard" at a list's first line, "inside" after.
+
+    A list is a run of items that has a header or question line just before it, or two or more
+    items of which one is lettered or which name two options; the header and question belong to
+    the list.
+    """
+    found: dict[int, Boundary] = {}
+    i = 0
+    while i < len(lines):
+        if items[i] is None:
+            i += 1
+            continue
+        end = i
+        while end < len(lines) and items[end] is not None:
+            end += 1
+        run = [item for item in items[i:end] if item is not None]
+        first = i
+        if first and _HEADER.match(lines[first - 1].text):
+            first -= 1
+        if first and _is_question(lines[first - 1].text):
+            first -= 1
+        introduced = first < i
+        several = len(run) > 1 and (
+            any(item.lettered for item in run) or len({item.position for item in run}) > 1
+        )
+        if introduced or several:
+            echo = all(item.relation == "own" for item in run)
+            invented = (introduced and not echo) or any(item.relation == "other" for item in run)
+            found[first] = "hard" if invented else "soft"
+            found.update({j: "inside" for j in range(first + 1, end)})
+        i = end
+    return found
+
+
+def _is_question(text: str) -> bool:
+    return text.endswith("?") or bool(_QUESTION_LABEL.match(text))

@@ -1,0 +1,171 @@
+"""Answer markers in a reply ("Answer: C", "the best move is D", "I choose B") and what follows them.
+
+Lines here are already lower-case with markdown removed and single spaces (see ``_layout``).
+Positions are (line number, offset in that cleaned line), so the caller can map them back to the
+reply.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+_KEYWORD = re.compile(r"answer|action|choice|option|move|choose|pick|select|go with")
+_MARKER_FORMS = (
+    # "Answer: C", "Action - wait", "My next action: ...", "(B) is bad, so answer: D";
+    # not "Bob's last action: wait" nor "Bob's next action: ...".
+    (
+        re.compile(r"(?:answer|action|choice)(?: ?:| - )"),
+        re.compile(
+            r"(?:\A|[.!?;,:)\]>#|-] ?|\b(?:so|thus|hence|therefore|my|our|final) "
+            r"|\b(?:my|our) (?:next|final|best|chosen|selected|proposed) "
+            r"|\A(?:next|best|selected|chosen|correct|proposed|recommended) )$"
+        ),
+    ),
+    # "The answer is C", "the best move is (D)"; not "Bob's next action is ...".
+    (
+        re.compile(r"(?:answer|action|choice|option|move) (?:is|would be|will be)\b:?"),
+        re.compile(r"\b(?:the|my|our) (?:(?:final|best|correct|right|optimal|next) )?$"),
+    ),
+    # "I choose (B)", "I'd go with C"; not "If I choose B" nor "I'll pick up onion".
+    (
+        re.compile(r"(?:choose|pick(?! up)|select|go with)\b"),
+        re.compile(r"(?<!\bif )\b(?:i|we|let'?s)(?: (?:would|will|shall|should)|'d|'ll)? $"),
+    ),
+)
+_ANSWER_LINE_PREFIX = re.compile(
+    r"^[\W\d]*(?:(?:final|correct|my|our|the|next|best|selected|chosen|so|thus|therefore) )*$"
+)
+ANSWER_LINE = re.compile(
+    r"^[\W\d]*(?:(?:final|correct|my|our|next|best|selected|chosen) )*(?:answer|action) ?(?::|- )"
+)
+"""A line that starts with an answer marker ("Answer: ...", "Final action - ...")."""
+_REVISION = re.compile(
+    r"\b(?:actually|hmm+|on (?:second|further) thought|reconsider\w*|correction|mistake"
+    r"|re-?evaluat\w*|double[- ]?check\w*|re-?think\w*|oops|sorry|i was wrong)\b"
+    r"|(?:^|[.!?] )wait\b[,.!]"
+)
+_CONTEXT_CHARS = 40
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Payload:
+    """What follows one answer marker."""
+
+    text: str
+    """The payload: the rest of the marker's line, or the next line when the marker ends it."""
+    line: int
+    """Line number of the payload."""
+    start: int
+    """Offset of the payload in its line."""
+    end: int
+    """End offset of the payload in its line."""
+    marker_line: int
+    """Line number of the marker."""
+    marker_start: int
+    """Offset of the marker's keyword in its line."""
+    answer_line: bool
+    """The marker starts its line with a colon ("Answer: C"): a final-answer line."""
+    final: bool
+    """The marker says "final": it overrides earlier answer lines."""
+
+
+def payloads(lines: Sequence[str]) -> list[Payload]:
+    """Return what follows each answer marker, in reply order (the next line if nothing).
+
+    Keywords are found first and the marker's form and left context checked only there: one
+    regex with the contexts as look-behinds was 10x slower.
+
+    >>> [p.text for p in payloads(["(b) is bad, so answer: d", "bob's next action: wait"])]
+    ['d']
+    >>> [(p.text, p.line) for p in payloads(["my next action:", "i will move to room 1."])]
+    [('i will move to room 1.', 1)]
+    """
+    found = []
+    for number, line in enumerate(lines):
+        for keyword in _KEYWORD.finditer(line):
+            start = keyword.start()
+            if start and line[start - 1].isalnum():
+                continue
+            marker = _marker_end(line, start)
+            if marker is None:
+                continue
+            end, colon_form = marker
+            rest = line[end:]
+            payload_start = end + len(rest) - len(rest.lstrip())
+            where = (number, payload_start, len(line.rstrip()))
+            if payload_start >= len(line.rstrip()) and number + 1 < len(lines):
+                where = (number + 1, 0, len(lines[number + 1]))
+            payload_line, payload_start, payload_end = where
+            before = line[:start]
+            found.append(
+                Payload(
+                    text=lines[payload_line][payload_start:payload_end],
+                    line=payload_line,
+                    start=payload_start,
+                    end=payload_end,
+                    marker_line=number,
+                    marker_start=start,
+                    answer_line=colon_form and bool(_ANSWER_LINE_PREFIX.match(before)),
+                    final="final" in before[-_CONTEXT_CHARS:],
+                )
+            )
+    return found
+
+
+def _marker_end(line: str, start: int) -> tuple[int, bool] | None:
+    """Return where the marker whose keyword starts at ``start`` ends, and whether it is the
+    colon form; None if the keyword is no marker there."""
+    before = line[start - _CONTEXT_CHARS : start] if start > _CONTEXT_CHARS else line[:start]
+    if start > _CONTEXT_CHARS:
+        before = "\u2026" + before
+    for number, (form, context) in enumerate(_MARKER_FORMS):
+        found = form.match(line, start)
+        if found and context.search(before):
+            return found.end(), number == 0
+    return None
+
+
+def decide(
+    lines: Sequence[str], read: Callable[[str], T | None], same: Callable[[T, T], bool]
+) -> tuple[list[T], Payload, Payload] | None:
+    """Read the markers of a reply: the last one that names something decides.
+
+    Earlier markers are drafts that a later one overrides. But several answer *lines*
+    ("Answer: B" ... "Answer: D") that disagree, with no sign of revision between them ("actually",
+    "hmm", "on second thought", a "Final answer:"), are a list of answers, not a correction: the
+    caller gets all their readings.
+
+    Args:
+        lines: The cleaned lines.
+        read: What a payload names, or None when it names nothing.
+        same: Whether two readings name the same thing.
+
+    Returns:
+        (readings, first payload, last payload): one reading, or the disagreeing readings of
+        several answer lines; None when no marker names anything.
+    """
+    readings = [(p, r) for p in payloads(lines) if (r := read(p.text)) is not None]
+    if not readings:
+        return None
+    answers: list[tuple[Payload, T]] = []
+    for payload, reading in readings:
+        if not payload.answer_line:
+            continue
+        if answers and (payload.final or _revised(lines, answers[-1][0], payload)):
+            answers = []
+        answers.append((payload, reading))
+    if any(not same(answers[0][1], reading) for _, reading in answers[1:]):
+        return [reading for _, reading in answers], answers[0][0], answers[-1][0]
+    last, reading = readings[-1]
+    return [reading], last, last
+
+
+def _revised(lines: Sequence[str], earlier: Payload, later: Payload) -> bool:
+    """True when the text between two answer lines revises the earlier one."""
+    between = [*lines[earlier.line + 1 : later.marker_line], lines[later.marker_line]]
+    return any(_REVISION.search(text) for text in between)

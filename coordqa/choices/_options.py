@@ -1,0 +1,392 @@
+"""Option lists prepared for reading, and what one span of reply text names among them.
+
+A span names options by letter ("C", "(B)(C)", "Option A"), by an option's text (exact, inside a
+sentence, fuzzy), by an abbreviation of the word that tells options apart ("Reveal Bob's Y color
+cards" for Yellow), or by a paraphrase (inflected verbs, the speaker as subject: "Alice moves to
+room 1" for "Move to Room 1"). Two options with the same text share every reading of that text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from rapidfuzz import fuzz
+
+from coordqa.errors import ConfigError
+
+FUZZY_THRESHOLD = 85.0
+"""Minimum ``rapidfuzz.fuzz.ratio`` (0-100) between a normalised span and a normalised option.
+
+85 accepts "place the onion into c0" for "place onion in c0" (85.0), "play card 2" for "Play my
+Card 2" (88) and typos ("plce onion in c0", 97), and rejects "Play my Card 2" vs "Discard my Card
+2" (71) and "pick up onion" vs "pick up onion from o0" (76.5). Substituted words and ids are
+rejected by separate checks, whatever the ratio. A span whose words are all words of an option
+with the same ids ("play card 1" for "I should Play Card 1") is accepted as an abbreviation
+whatever its ratio.
+"""
+
+WORD_SIMILARITY = 60.0
+"""Minimum ``fuzz.ratio`` for an extra reply word to count as a typo of a missing option word."""
+
+OPTION_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
+"""Option labels in order. Past Z the original release continues with the next ASCII characters
+("[. move away."); after the backquote come lower-case letters, which would read as A-Z."""
+
+LETTERED_OPTIONS = 26
+"""Only options A-Z can be answered by letter; options past Z are read by their text."""
+
+Kind = Literal["letter", "text", "fuzzy", "abbreviation", "paraphrase", "conflict"]
+
+FILLER = frozenset({"a", "an", "the", "my", "to", "please", "i", "will", "then", "now", "s"})
+"""Words a reply may add to an option's text without changing what it names."""
+
+_CONNECTORS = frozenset(
+    {"answer", "action", "option", "options", "choice", "choices", "letter", "is", "final"}
+    | {"or", "and", "either", "both"}
+)
+_LEMMA_DROP = FILLER | {"our", "we", "towards", "toward", "shall", "just"}
+_NEGATIONS = frozenset({"not", "never", "t", "cannot"})
+_NON_WORD = re.compile(r"[\W_]+")
+_ID = re.compile(r"\S*\d\S*")
+_REF = (
+    r"(?:\([a-z]\)|\[[a-z]\]|[a-z] ?[.):\-\u2013\u2014](?=\s|$|[(\[])"
+    r"|[a-z](?=,?\s+(?:because|since|as)\b|\s*[(\[]))"
+)
+_LEADING_LETTERS = re.compile(
+    rf"^[\s>#-]*(?:(?:option|choice|letter)\s+)?"
+    rf"(?P<head>{_REF}(?:\s*(?:,|/|&|\bor\b|\band\b)?\s*{_REF})*)(?P<rest>.*)$",
+    re.DOTALL,
+)
+_HEAD_LETTER = re.compile(r"(?<![a-z])[a-z](?![a-z])")
+_EXPLANATION = re.compile(r"[(;]|\.\s| - |,? (?:because|since|as|so)\b")
+_REASON = re.compile(r"^\W*(?:because|since|as)\b")
+
+
+def normalise(text: str) -> str:
+    """Lower-case ``text`` and reduce punctuation, markdown and whitespace runs to one space.
+
+    >>> normalise("  **Reveal** Bob's  rank_1 cards!")
+    'reveal bob s rank 1 cards'
+    """
+    return _NON_WORD.sub(" ", text.casefold()).strip()
+
+
+def ids(norm: str) -> tuple[str, ...]:
+    """Return the tokens of a normalised text that carry a digit: ids that must match exactly.
+
+    >>> ids("place onion in c0 then move to room 5")
+    ('c0', '5')
+    """
+    return tuple(_ID.findall(norm))
+
+
+def _stem(word: str) -> str:
+    """Strip one inflection suffix and a final "e", so "moves", "moving", "move" meet.
+
+    >>> [_stem(w) for w in ("moves", "moving", "moved", "move", "press", "yes", "c0")]
+    ['mov', 'mov', 'mov', 'mov', 'press', 'yes', 'c0']
+    """
+    if not word.isalpha():
+        return word
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix != "s" or not word.endswith(("ss", "us", "is")):
+                word = word[: -len(suffix)]
+                break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def lemma(norm: str) -> str:
+    """Return the content of a normalised text: stems, without articles, fillers or "to".
+
+    Two texts with the same lemma say the same thing in other words.
+
+    >>> lemma("i will move towards the forest area") == lemma("move to forest area")
+    True
+    """
+    return " ".join(_stem(word) for word in norm.split() if word not in _LEMMA_DROP)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Validated options with their normal forms, computed once per option list."""
+
+    norms: tuple[str, ...]
+    """Normalised text of each option (two options may share one)."""
+    ids: tuple[tuple[str, ...], ...]
+    """The id tokens (those with a digit) of each option."""
+    tokens: tuple[tuple[str, ...], ...]
+    """The words of each option's normalised text, in order."""
+    words: tuple[frozenset[str], ...]
+    """The words of each option's normalised text, as a set."""
+    by_norm: dict[str, tuple[int, ...]]
+    """Normalised text -> the options that have it."""
+    by_lemma: dict[str, tuple[int, ...]]
+    """Lemma -> the options that have it."""
+
+    @property
+    def lettered(self) -> int:
+        """How many options can be answered by letter (A-Z)."""
+        return min(len(self.norms), LETTERED_OPTIONS)
+
+
+@dataclass(frozen=True)
+class Match:
+    """The options one span committed to."""
+
+    candidates: tuple[int, ...]
+    """Sorted option indices (empty only when the span named nothing on the list)."""
+    kind: Kind
+    """How the span named them."""
+    score: float | None = None
+    """Best fuzzy similarity when ``kind`` is fuzzy or abbreviation."""
+    off_list: bool = False
+    """The span also named a letter that is not on the list (it cannot be a clear choice)."""
+
+
+@lru_cache(maxsize=1024)
+def prepare(options: tuple[str, ...]) -> Options:
+    """Validate an option list and normalise it (cached: agents reuse the same lists)."""
+    if not options:
+        raise ConfigError("choose needs at least one option, got none")
+    by_norm: dict[str, list[int]] = {}
+    by_lemma: dict[str, list[int]] = {}
+    for i, text in enumerate(options):
+        norm = normalise(text) if isinstance(text, str) else ""
+        problem = _option_problem(text, norm)
+        if problem:
+            raise ConfigError(
+                f"option {i} ({text!r}) {problem}: options must be non-blank single-line texts "
+                "that are not letter references such as 'B' or 'Option C'"
+            )
+        by_norm.setdefault(norm, []).append(i)
+        by_lemma.setdefault(lemma(norm) or norm, []).append(i)
+    norms = tuple(normalise(text) for text in options)
+    return Options(
+        norms=norms,
+        ids=tuple(ids(n) for n in norms),
+        tokens=tuple(tuple(n.split()) for n in norms),
+        words=tuple(frozenset(n.split()) for n in norms),
+        by_norm={k: tuple(v) for k, v in by_norm.items()},
+        by_lemma={k: tuple(v) for k, v in by_lemma.items()},
+    )
+
+
+def _option_problem(text: object, norm: str) -> str | None:
+    """Say why an option text cannot be offered, or None when it can."""
+    if not norm or not isinstance(text, str):
+        return "is not a non-blank string"
+    if len(text.splitlines()) > 1:
+        return "spans several lines"
+    if letter_positions(norm) is not None:
+        return "reads as a letter answer"
+    return None
+
+
+def letter_positions(norm: str) -> tuple[int, ...] | None:
+    """Return the letter positions (a=0) of a normalised span made only of letters and connectors.
+
+    >>> letter_positions(normalise("**Option (C)**.")), letter_positions("b or d")
+    ((2,), (1, 3))
+    >>> letter_positions("a good move") is None
+    True
+    """
+    tokens = norm.split()
+    letters = [t for t in tokens if len(t) == 1 and "a" <= t <= "z"]
+    if not letters or len(letters) + sum(t in _CONNECTORS for t in tokens) != len(tokens):
+        return None
+    return tuple(sorted({ord(t) - ord("a") for t in letters}))
+
+
+def _by_letters(positions: tuple[int, ...], opts: Options) -> Match | None:
+    """The options some letters name; letters past the list make the span unclear, or empty."""
+    on_list = tuple(p for p in positions if p < opts.lettered)
+    if not on_list:
+        return None
+    return Match(on_list, "letter", off_list=len(on_list) < len(positions))
+
+
+def resolve(
+    span: str, opts: Options, threshold: float, *, loose: bool, contained: bool
+) -> Match | None:
+    """Return what ``span`` (a lower-case line or marker payload) names: letters or option text.
+
+    ``loose`` (marker payloads, already known to be answers) accepts leading letters followed
+    by any explanation; otherwise the letters must stand alone or precede an option's text or a
+    "because". ``contained`` also accepts option text inside a sentence (marker payloads and
+    one-line replies; in longer replies the last line is often explanation), trying the text
+    before any explanation first: "3 (c0 has 0 onions)" names "3", not also "0".
+    """
+    norm = normalise(span)
+    exact = opts.by_norm.get(norm)
+    if exact is not None:
+        return Match(exact, "text")
+    positions = letter_positions(norm)
+    if positions is not None:
+        return _by_letters(positions, opts)
+    leading = _LEADING_LETTERS.match(span)
+    if leading is not None:
+        match = _letters_then_text(leading, opts, threshold, loose=loose)
+        if match is not None:
+            return match
+    head = _EXPLANATION.split(span, maxsplit=1)[0] if contained else span
+    match = text_match(normalise(head), opts, threshold, contained=True) if head != span else None
+    return match or text_match(norm, opts, threshold, contained=contained)
+
+
+def _letters_then_text(
+    leading: re.Match[str], opts: Options, threshold: float, *, loose: bool
+) -> Match | None:
+    """Read "C. place onion in c0", "(A)(B)(C)", "B (No)": letters, then what the text names.
+
+    Text that names another option than the letters makes the span ambiguous; text shared by
+    the lettered option and others (duplicate option texts) is decided by the letter.
+    """
+    positions = tuple(sorted({ord(c) - ord("a") for c in _HEAD_LETTER.findall(leading["head"])}))
+    letters = _by_letters(positions, opts)
+    after = leading["rest"]
+    named = text_match(normalise(after), opts, threshold, contained=False)
+    if named is not None and named.candidates:
+        lettered = letters.candidates if letters else ()
+        own = {opts.norms[p] for p in lettered}
+        if lettered and all(opts.norms[i] in own for i in named.candidates):
+            return letters
+        union = tuple(sorted({*lettered, *named.candidates}))
+        return Match(union, "letter", off_list=len(lettered) < len(positions))
+    if letters is not None and (loose or not after.strip() or _REASON.match(after)):
+        return letters
+    return None
+
+
+def text_match(norm: str, opts: Options, threshold: float, *, contained: bool) -> Match | None:
+    """Match option text in a normalised span.
+
+    In order: the exact text, (if ``contained``) the text inside the span, a fuzzy match or an
+    abbreviation, then the same content in other words (same lemma, or inside the span).
+    """
+    if not norm:
+        return None
+    exact = opts.by_norm.get(norm)
+    if exact is not None:
+        return Match(exact, "text")
+    hits = contained_in(norm, opts.by_norm) if contained else ()
+    if hits:
+        return Match(hits, "text")
+    match = _fuzzy(norm, opts, threshold)
+    if match is not None:
+        return match
+    span_lemma = lemma(norm)
+    same = opts.by_lemma.get(span_lemma) if span_lemma else None
+    if same is not None:
+        return Match(same, "paraphrase")
+    hits = contained_in(span_lemma, opts.by_lemma) if contained and span_lemma else ()
+    return Match(hits, "paraphrase") if hits else None
+
+
+def contained_in(norm: str, texts: Mapping[str, tuple[int, ...]]) -> tuple[int, ...]:
+    """Return the options whose text occurs in ``norm`` as whole words, not negated.
+
+    An occurrence inside an occurrence of a longer option does not count, so "pick up onion
+    from o0" names that option only, not also "pick up onion"; nor does one after "not".
+
+    >>> table = {"pick up onion": (0,), "pick up onion from o0": (1,), "wait": (2,)}
+    >>> contained_in("i will pick up onion from o0 and not wait", table)
+    (1,)
+    """
+    padded = f" {norm} "
+    found = {
+        text: [span for span in _occurrences(padded, f" {text} ") if not _negated(padded, span[0])]
+        for text in texts
+    }
+    spans = [(start, end, text) for text, occ in found.items() for start, end in occ]
+    hits: set[int] = set()
+    for text, occ in found.items():
+        if any(
+            not any(s <= start and end <= e and other != text for s, e, other in spans)
+            for start, end in occ
+        ):
+            hits.update(texts[text])
+    return tuple(sorted(hits))
+
+
+def _occurrences(text: str, part: str) -> list[tuple[int, int]]:
+    spans = []
+    start = text.find(part)
+    while start != -1:
+        spans.append((start, start + len(part)))
+        start = text.find(part, start + 1)
+    return spans
+
+
+def _negated(padded: str, start: int) -> bool:
+    """True when the word before ``start`` negates what follows ("do not wait", "don't")."""
+    before = padded[:start].rsplit(None, 1)
+    return bool(before) and before[-1] in _NEGATIONS
+
+
+def _fuzzy(norm: str, opts: Options, threshold: float) -> Match | None:
+    """Return the options that ``norm`` matches loosely; several passing means ambiguous.
+
+    An option passes when its ids equal the span's and the two are similar (ratio at least
+    ``threshold``, extra words typos or fillers), or the span abbreviates it (every non-filler
+    word of the span is a word of the option: "play card 1" for "I should Play Card 1"), or the
+    span is the option with one word abbreviated ("reveal bob s y color cards" for Yellow).
+    """
+    span_ids, words = ids(norm), norm.split()
+    present = set(words)
+    content = present - FILLER
+    passing: list[tuple[float, int, bool]] = []
+    for i, option in enumerate(opts.norms):
+        if opts.ids[i] != span_ids:
+            continue
+        score = fuzz.ratio(norm, option)
+        option_words = opts.words[i]
+        similar = score >= threshold and _words_compatible(words, present, option_words)
+        if similar or (content and content <= option_words):
+            passing.append((score, i, False))
+        elif _one_word_abbreviated(words, opts.tokens[i]):
+            passing.append((score, i, True))
+    if not passing:
+        return None
+    kind: Kind = "abbreviation" if any(abbr for _, _, abbr in passing) else "fuzzy"
+    return Match(tuple(sorted(i for _, i, _ in passing)), kind, max(s for s, _, _ in passing))
+
+
+def _words_compatible(words: list[str], present: set[str], option_words: frozenset[str]) -> bool:
+    """True when every span word missing from the option is filler or a typo of an option word.
+
+    >>> _words_compatible(["rde", "cards"], {"rde", "cards"}, frozenset({"red", "cards"}))
+    True
+    >>> _words_compatible(["green", "cards"], {"green", "cards"}, frozenset({"red", "cards"}))
+    False
+    """
+    missing = [w for w in option_words if w not in present]
+    return all(
+        any(fuzz.ratio(word, m) >= WORD_SIMILARITY for m in missing)
+        for word in words
+        if word not in option_words and word not in FILLER
+    )
+
+
+def _one_word_abbreviated(words: list[str], option: tuple[str, ...]) -> bool:
+    """True when ``words`` are the option's words but one, which abbreviates its counterpart.
+
+    One of the two differing words is a proper prefix of the other ("y" and "yellow"; the
+    option's "r" and the span's "red"), and both are alphabetic.
+
+    >>> _one_word_abbreviated("reveal bob s y color cards".split(), tuple("reveal bob s yellow color cards".split()))
+    True
+    >>> _one_word_abbreviated("place the onion into c0".split(), tuple("place onion in c0".split()))
+    False
+    """
+    if len(words) != len(option):
+        return False
+    differ = [(a, b) for a, b in zip(words, option, strict=True) if a != b]
+    if len(differ) != 1:
+        return False
+    short, long = sorted(differ[0], key=len)
+    return len(short) < len(long) and long.startswith(short) and long.isalpha()
