@@ -10,11 +10,11 @@ import pytest
 import coordqa.choices
 import coordqa.choices._markers
 import coordqa.choices._options
-from coordqa.choices import _layout
 from coordqa.choices import (
     FUZZY_THRESHOLD,
     METHODS,
     Choice,
+    _layout,
     choose,
     format_options,
     is_correct,
@@ -245,6 +245,84 @@ def test_method_records_which_rule_decided(reply: str, method: str) -> None:
     choice = choose(reply, OVERCOOKED)
     assert choice.method == method
     assert (choice.score is not None) == method.endswith("_fuzzy")
+
+
+COLOURS = ["Reveal Bob's Yellow color cards", "Reveal Bob's Red color cards", "wait"]
+ROOMS = ["Wait", "Move to Room 9", "Move to Room 1"]
+# reply, options, the method, and the text that decided (reply[span]), chosen by reading the reply.
+SPANS = [
+    ("  place onion in c0\n", OVERCOOKED, "option_text_exact", "place onion in c0"),
+    ("Hmm.\n**Answer:** C", OVERCOOKED, "marker_letter", "Answer:** C"),
+    ("Action: place onion in c0 now", OVERCOOKED, "marker_text", "Action: place onion in c0 now"),
+    (
+        "Action: place the onion into c0",
+        OVERCOOKED,
+        "marker_fuzzy",
+        "Action: place the onion into c0",
+    ),
+    (
+        "Answer: Reveal Bob's Y cards",
+        COLOURS,
+        "marker_abbreviation",
+        "Answer: Reveal Bob's Y cards",
+    ),
+    (
+        "Action: Alice moves to room 1.",
+        ROOMS,
+        "marker_paraphrase",
+        "Action: Alice moves to room 1.",
+    ),
+    ("Answer: B\nAnswer: C\n", OVERCOOKED, "marker_conflict", "Answer: B\nAnswer: C"),
+    ("Final answer:\n\n(C)", OVERCOOKED, "marker_letter", "Final answer:\n\n(C)"),
+    ("Hmm.\nC", OVERCOOKED, "final_line_letter", "C"),
+    ("Hmm.\n'place onion in c0!',", OVERCOOKED, "final_line_text", "place onion in c0!"),
+    ("Hmm.\nplace the onion into c0", OVERCOOKED, "final_line_fuzzy", "place the onion into c0"),
+    (
+        "Hmm.\nReveal Bob's R color cards",
+        COLOURS,
+        "final_line_abbreviation",
+        "Reveal Bob's R color cards",
+    ),
+    ("Hmm.\nMoving towards room 9", ROOMS, "final_line_paraphrase", "Moving towards room 9"),
+    ("C\nbecause c0 is empty", OVERCOOKED, "first_line_letter", "C"),
+    ("Answer: C</s>\nAnswer: D", OVERCOOKED, "marker_letter", "Answer: C"),
+]
+
+
+@pytest.mark.parametrize(("reply", "options", "method", "text"), SPANS)
+def test_span_is_the_text_that_decided(
+    reply: str, options: list[str], method: str, text: str
+) -> None:
+    choice = choose(reply, options)
+    assert choice.method == method, choice
+    assert choice.span is not None
+    start, end = choice.span
+    assert reply[start:end] == text
+
+
+def test_span_table_covers_every_method() -> None:
+    assert {method for _, _, method, _ in SPANS} == set(METHODS) - {"none"}
+    assert choose("no idea", OVERCOOKED).span is None
+
+
+def test_choice_dict_without_span_reads_back() -> None:
+    stored = {"outcome": "chosen", "index": 2, "candidates": [2], "method": "marker_letter"}
+    choice = Choice.from_dict({**stored, "score": None})
+    assert choice == Choice("chosen", 2, (2,), "marker_letter") and choice.span is None
+    with_span = Choice.from_dict({**stored, "score": None, "span": [0, 9]})
+    assert with_span.span == (0, 9)
+    assert Choice.from_dict(with_span.to_dict()).span == (0, 9)
+
+
+@pytest.mark.parametrize("span", [(5, 2), (-1, 3), (0, 1, 2)])
+def test_bad_span_is_rejected(span: tuple) -> None:
+    with pytest.raises(ConfigError, match="span"):
+        Choice("chosen", 0, (0,), "marker_letter", None, span)
+
+
+def test_no_answer_has_no_span() -> None:
+    with pytest.raises(ConfigError, match="span"):
+        Choice("no_answer", None, (), "none", None, (0, 1))
 
 
 def test_fuzzy_score_and_threshold() -> None:

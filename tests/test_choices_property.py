@@ -14,7 +14,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coordqa.choices import LETTERED_OPTIONS, Choice, choose, option_letter
+from coordqa.choices import MAX_OPTIONS, Choice, choose, option_letter
 from coordqa.choices._layout import clean, origins
 from coordqa.choices._options import normalise
 from coordqa.errors import ConfigError
@@ -33,7 +33,7 @@ def _accepted(text: str) -> bool:
 option_text = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=30).filter(
     _accepted
 )
-option_lists = st.lists(option_text, min_size=1, max_size=LETTERED_OPTIONS, unique_by=normalise)
+option_lists = st.lists(option_text, min_size=1, max_size=MAX_OPTIONS, unique_by=normalise)
 any_option_lists = st.lists(option_text, min_size=1, max_size=40)
 
 

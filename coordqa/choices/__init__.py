@@ -1,4 +1,4 @@
-"""THE one way a free-text model reply is mapped to one of a list of options.
+r"""THE one way a free-text model reply is mapped to one of a list of options.
 
 CoordinationQA scoring and LLM agents choosing game actions both call :func:`choose`, so a reply
 is read the same way whether it answers a question or moves a game piece. The original scorer took
@@ -30,7 +30,7 @@ that names something decides. Within a segment, the first rule that yields somet
 
 Letters: only A-Z answer by letter. A letter past the list names nothing on its own ("Answer: Z"
 with 6 options) and makes an answer that also names an option ambiguous ("Answer: (A)(B)(C)" with
-two options). Options past Z (the original release labels them "[", "\\", ...) are read by text.
+two options). Options past Z (the original release labels them "[", "\", ...) are read by text.
 Two options with the same text are both named by that text (ambiguous) unless a letter decides.
 Option texts that themselves read as a letter answer ("B", "Option C") are rejected with
 ConfigError, so a reply that is exactly one option's text, or its decorated letter, always maps to
@@ -54,7 +54,7 @@ from coordqa.choices._layout import Line, lines_of, segments
 from coordqa.choices._markers import decide
 from coordqa.choices._options import (
     FUZZY_THRESHOLD,
-    LETTERED_OPTIONS,
+    MAX_OPTIONS,
     OPTION_LABELS,
     WORD_SIMILARITY,
     Match,
@@ -68,7 +68,7 @@ from coordqa.errors import ConfigError
 
 __all__ = [
     "FUZZY_THRESHOLD",
-    "LETTERED_OPTIONS",
+    "MAX_OPTIONS",
     "METHODS",
     "OPTION_LABELS",
     "OUTCOMES",
@@ -105,7 +105,7 @@ _REQUIRED_KEYS = ("outcome", "index", "candidates", "method", "score")
 
 
 def option_letter(index: int) -> str:
-    """Return the label of the option at 0-based ``index``: A-Z, then "[", "\\\\", "]", ...
+    r"""Return the label of the option at 0-based ``index``: A-Z, then "[", "\", "]", ...
 
     Past Z the original release continues with the next ASCII characters, so imported
     questions are shown as they were asked; such options are answered by their text.
@@ -279,9 +279,9 @@ def _read(lines: list[Line], opts: Options, threshold: float) -> Choice | None:
         )
         match = readings[0] if len(readings) == 1 else _merged(readings)
         return _choice(match, f"marker_{match.kind}", span)
-    match = resolve(texts[-1], opts, threshold, loose=False, contained=len(lines) == 1)
-    if match is not None:
-        return _choice(match, f"final_line_{match.kind}", _whole(lines[-1]))
+    final = resolve(texts[-1], opts, threshold, loose=False, contained=len(lines) == 1)
+    if final is not None:
+        return _choice(final, f"final_line_{final.kind}", _whole(lines[-1]))
     positions = letter_positions(normalise(texts[0])) if len(lines) > 1 else None
     on_list = tuple(p for p in positions or () if p < opts.lettered)
     if on_list:

@@ -35,13 +35,15 @@ _TURN = re.compile(
     r"</s>|<s>|<\|[a-z_]+\|>|<(?:start|end)_of_turn>|<eos>|<bos>|\[/?inst\]|<</?sys>>",
     re.IGNORECASE,
 )
-_LEAD = re.compile(
-    rf"(?:\s*(?:{_TURN.pattern})(?:\s*(?:assistant|model)\b)?)*\s*", re.IGNORECASE
-)
+_LEAD = re.compile(rf"(?:\s*(?:{_TURN.pattern})(?:\s*(?:assistant|model)\b)?)*\s*", re.IGNORECASE)
 _LINE = re.compile(r"[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 _OPENING_DEBRIS = frozenset(" \t\"'\u201c\u2018")
 _CLOSING_DEBRIS = frozenset(" \t\"',\u201d\u2019")
 _MARKDOWN = re.compile(r"[*_`~]")
+_PARTNER = re.compile(
+    r"^(?!my\b|our\b|let\b)[a-z]+['\u2019]s (?:(?:next|last|previous|current|intended|likely) )?"
+    r"(?:action|move|plan|intention)s? ?(?::|is\b|will\b|would\b)"
+)
 _ROLE = re.compile(r"^#*\s?(?:user|human|system|assistant|instruction|input)\s?:")
 _LETTERED = re.compile(
     r"^(?:[-\u2022>#] ?)*(?:\((?P<a>[a-z])\)|\[(?P<b>[a-z])\]|(?P<c>[a-z]) ?[.):](?=\s|$)"
@@ -121,7 +123,11 @@ class Segment(NamedTuple):
 
 
 def lines_of(reply: str) -> list[Line]:
-    """Return the reply's non-blank lines up to the first chat-turn token, without debris."""
+    """Return the reply's non-blank lines up to the first chat-turn token, without debris.
+
+    Lines about the partner ("Bob's next action: ...") are left out: they are not the speaker's
+    answer.
+    """
     start = _LEAD.match(reply)
     begin = start.end() if start else 0
     turn = _TURN.search(reply, begin)
@@ -134,7 +140,7 @@ def lines_of(reply: str) -> list[Line]:
         while last > first and reply[last - 1] in _CLOSING_DEBRIS:
             last -= 1
         text = clean(reply[first:last])
-        if text:
+        if text and not _PARTNER.match(text):
             found.append(Line(reply, first, last, text))
     return found
 
@@ -156,7 +162,7 @@ class _Item(NamedTuple):
 
 
 def segments(lines: list[Line], opts: Options) -> list[Segment]:
-    """Split the lines at option lists, new questions and new turns; drop lines that answer nothing."""
+    """Split lines at option lists, new questions and new turns; drop lines that answer nothing."""
     items = [_item(line, opts) for line in lines]
     blocks = _blocks(lines, items)
     lone_echoes = [i for i, item in enumerate(items) if item and item.echo and i not in blocks]

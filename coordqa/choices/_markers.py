@@ -1,4 +1,4 @@
-"""Answer markers in a reply ("Answer: C", "the best move is D", "I choose B") and what follows them.
+"""Answer markers in a reply ("Answer: C", "the best move is D", "I choose B") and their payloads.
 
 Lines here are already lower-case with markdown removed and single spaces (see ``_layout``).
 Positions are (line number, offset in that cleaned line), so the caller can map them back to the
@@ -67,7 +67,8 @@ class Payload:
     marker_line: int
     """Line number of the marker."""
     marker_start: int
-    """Offset of the marker's keyword in its line."""
+    """Offset of the marker in its line: its keyword, or the line's start for an answer line
+    ("Final answer: C", "My next action: ...")."""
     answer_line: bool
     """The marker starts its line with a colon ("Answer: C"): a final-answer line."""
     final: bool
@@ -102,6 +103,7 @@ def payloads(lines: Sequence[str]) -> list[Payload]:
                 where = (number + 1, 0, len(lines[number + 1]))
             payload_line, payload_start, payload_end = where
             before = line[:start]
+            answer_line = colon_form and bool(_ANSWER_LINE_PREFIX.match(before))
             found.append(
                 Payload(
                     text=lines[payload_line][payload_start:payload_end],
@@ -109,17 +111,23 @@ def payloads(lines: Sequence[str]) -> list[Payload]:
                     start=payload_start,
                     end=payload_end,
                     marker_line=number,
-                    marker_start=start,
-                    answer_line=colon_form and bool(_ANSWER_LINE_PREFIX.match(before)),
+                    marker_start=_first_letter(before, start) if answer_line else start,
+                    answer_line=answer_line,
                     final="final" in before[-_CONTEXT_CHARS:],
                 )
             )
     return found
 
 
+def _first_letter(text: str, default: int) -> int:
+    return next((i for i, char in enumerate(text) if char.isalpha()), default)
+
+
 def _marker_end(line: str, start: int) -> tuple[int, bool] | None:
-    """Return where the marker whose keyword starts at ``start`` ends, and whether it is the
-    colon form; None if the keyword is no marker there."""
+    """Return where the marker at ``start`` ends and whether it is the colon form, or None.
+
+    None: the keyword at ``start`` is no marker there ("Bob's next action: ...").
+    """
     before = line[start - _CONTEXT_CHARS : start] if start > _CONTEXT_CHARS else line[:start]
     if start > _CONTEXT_CHARS:
         before = "\u2026" + before

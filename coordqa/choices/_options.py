@@ -36,8 +36,10 @@ OPTION_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
 """Option labels in order. Past Z the original release continues with the next ASCII characters
 ("[. move away."); after the backquote come lower-case letters, which would read as A-Z."""
 
-LETTERED_OPTIONS = 26
-"""Only options A-Z can be answered by letter; options past Z are read by their text."""
+MAX_OPTIONS = 26
+"""The most options that can all be answered by letter (A-Z). Longer lists are read (options
+past Z by their text only), but a caller that wants every option answerable by letter, as agents
+do, offers at most this many."""
 
 Kind = Literal["letter", "text", "fuzzy", "abbreviation", "paraphrase", "conflict"]
 
@@ -48,7 +50,7 @@ _CONNECTORS = frozenset(
     {"answer", "action", "option", "options", "choice", "choices", "letter", "is", "final"}
     | {"or", "and", "either", "both"}
 )
-_LEMMA_DROP = FILLER | {"our", "we", "towards", "toward", "shall", "just"}
+_LEMMA_DROP = FILLER | {"our", "we", "towards", "toward", "shall", "should", "just"}
 _NEGATIONS = frozenset({"not", "never", "t", "cannot"})
 _NON_WORD = re.compile(r"[\W_]+")
 _ID = re.compile(r"\S*\d\S*")
@@ -119,10 +121,8 @@ class Options:
     """Normalised text of each option (two options may share one)."""
     ids: tuple[tuple[str, ...], ...]
     """The id tokens (those with a digit) of each option."""
-    tokens: tuple[tuple[str, ...], ...]
-    """The words of each option's normalised text, in order."""
     words: tuple[frozenset[str], ...]
-    """The words of each option's normalised text, as a set."""
+    """The words of each option's normalised text."""
     by_norm: dict[str, tuple[int, ...]]
     """Normalised text -> the options that have it."""
     by_lemma: dict[str, tuple[int, ...]]
@@ -131,7 +131,7 @@ class Options:
     @property
     def lettered(self) -> int:
         """How many options can be answered by letter (A-Z)."""
-        return min(len(self.norms), LETTERED_OPTIONS)
+        return min(len(self.norms), MAX_OPTIONS)
 
 
 @dataclass(frozen=True)
@@ -169,7 +169,6 @@ def prepare(options: tuple[str, ...]) -> Options:
     return Options(
         norms=norms,
         ids=tuple(ids(n) for n in norms),
-        tokens=tuple(tuple(n.split()) for n in norms),
         words=tuple(frozenset(n.split()) for n in norms),
         by_norm={k: tuple(v) for k, v in by_norm.items()},
         by_lemma={k: tuple(v) for k, v in by_lemma.items()},
@@ -332,9 +331,9 @@ def _fuzzy(norm: str, opts: Options, threshold: float) -> Match | None:
     """Return the options that ``norm`` matches loosely; several passing means ambiguous.
 
     An option passes when its ids equal the span's and the two are similar (ratio at least
-    ``threshold``, extra words typos or fillers), or the span abbreviates it (every non-filler
-    word of the span is a word of the option: "play card 1" for "I should Play Card 1"), or the
-    span is the option with one word abbreviated ("reveal bob s y color cards" for Yellow).
+    ``threshold``, extra words typos or fillers), or the span abbreviates it: every non-filler
+    word of the span is a word of the option ("play card 1" for "I should Play Card 1") or a
+    prefix of a word the span lacks ("reveal bob s y cards" for Yellow).
     """
     span_ids, words = ids(norm), norm.split()
     present = set(words)
@@ -348,7 +347,7 @@ def _fuzzy(norm: str, opts: Options, threshold: float) -> Match | None:
         similar = score >= threshold and _words_compatible(words, present, option_words)
         if similar or (content and content <= option_words):
             passing.append((score, i, False))
-        elif _one_word_abbreviated(words, opts.tokens[i]):
+        elif content and _abbreviated(content, present, option_words):
             passing.append((score, i, True))
     if not passing:
         return None
@@ -372,21 +371,24 @@ def _words_compatible(words: list[str], present: set[str], option_words: frozens
     )
 
 
-def _one_word_abbreviated(words: list[str], option: tuple[str, ...]) -> bool:
-    """True when ``words`` are the option's words but one, which abbreviates its counterpart.
+def _abbreviated(content: set[str], present: set[str], option_words: frozenset[str]) -> bool:
+    """True when every content word the option lacks abbreviates a word the span lacks.
 
-    One of the two differing words is a proper prefix of the other ("y" and "yellow"; the
-    option's "r" and the span's "red"), and both are alphabetic.
+    An abbreviation is a prefix ("y" for "yellow"), or, for the option's initials, the expansion
+    (the option's "r" for the span's "red").
 
-    >>> _one_word_abbreviated("reveal bob s y color cards".split(), tuple("reveal bob s yellow color cards".split()))
+    >>> yellow = frozenset("reveal bob s yellow color cards".split())
+    >>> _abbreviated({"reveal", "bob", "y", "cards"}, {"reveal", "bob", "s", "y", "cards"}, yellow)
     True
-    >>> _one_word_abbreviated("place the onion into c0".split(), tuple("place onion in c0".split()))
+    >>> _abbreviated({"place", "into", "c0"}, set(), frozenset({"place", "in", "c0"}))
     False
     """
-    if len(words) != len(option):
-        return False
-    differ = [(a, b) for a, b in zip(words, option, strict=True) if a != b]
-    if len(differ) != 1:
-        return False
-    short, long = sorted(differ[0], key=len)
-    return len(short) < len(long) and long.startswith(short) and long.isalpha()
+    missing = [w for w in option_words if w not in present and w.isalpha()]
+    extra = [w for w in content if w not in option_words]
+    return all(word.isalpha() and any(_prefix_of(word, m) for m in missing) for word in extra)
+
+
+def _prefix_of(word: str, option_word: str) -> bool:
+    if len(word) < len(option_word):
+        return option_word.startswith(word)
+    return len(option_word) == 1 and word.startswith(option_word)
