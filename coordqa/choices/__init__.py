@@ -101,7 +101,17 @@ METHODS = (
 )
 """Every value of :attr:`Choice.method`: where the decision came from, and how."""
 
+_METHOD_SET = frozenset(METHODS)
 _REQUIRED_KEYS = ("outcome", "index", "candidates", "method", "score")
+
+
+def _is_span(span: object) -> bool:
+    return (
+        isinstance(span, tuple)
+        and len(span) == 2
+        and all(type(x) is int for x in span)
+        and 0 <= span[0] <= span[1]
+    )
 
 
 def option_letter(index: int) -> str:
@@ -155,16 +165,12 @@ class Choice:
 
     def __post_init__(self) -> None:
         count = len(self.candidates)
-        count_ok = {"chosen": count == 1, "no_answer": count == 0}.get(self.outcome, count >= 1)
-        index_ok = self.index == (self.candidates[0] if self.outcome == "chosen" else None)
-        known = self.outcome in OUTCOMES and self.method in METHODS
-        span_ok = self.span is None or (
-            self.outcome != "no_answer"
-            and len(self.span) == 2
-            and all(isinstance(x, int) for x in self.span)
-            and 0 <= self.span[0] <= self.span[1]
-        )
-        if not (known and count_ok and index_ok and span_ok):
+        if self.outcome == "chosen":
+            shape_ok = count == 1 and self.index == self.candidates[0]
+        else:
+            shape_ok = self.index is None and (count == 0) == (self.outcome == "no_answer")
+        span_ok = self.span is None or (self.outcome != "no_answer" and _is_span(self.span))
+        if not (shape_ok and span_ok and self.outcome in OUTCOMES and self.method in _METHOD_SET):
             raise ConfigError(
                 f"inconsistent Choice {self!r}: outcome must be one of {OUTCOMES}, method one of "
                 f"{METHODS}; 'chosen' needs index == the single candidate, 'ambiguous' at least "

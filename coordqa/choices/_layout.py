@@ -24,8 +24,6 @@ Each kept line remembers where it is in the reply, so a reading can say which te
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import cached_property
 from typing import Literal, NamedTuple
 
 from coordqa.choices._markers import ANSWER_LINE
@@ -36,10 +34,11 @@ _TURN = re.compile(
     re.IGNORECASE,
 )
 _LEAD = re.compile(rf"(?:\s*(?:{_TURN.pattern})(?:\s*(?:assistant|model)\b)?)*\s*", re.IGNORECASE)
-_LINE = re.compile(r"[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
-_OPENING_DEBRIS = frozenset(" \t\"'\u201c\u2018")
-_CLOSING_DEBRIS = frozenset(" \t\"',\u201d\u2019")
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+"""The characters ``str.splitlines`` breaks at."""
+_DEBRIS = " \t\"',\u201c\u201d\u2018\u2019"
 _MARKDOWN = re.compile(r"[*_`~]")
+_WORD = re.compile(r"[^\s*_`~]+")
 _PARTNER = re.compile(
     r"^(?!my\b|our\b|let\b)[a-z]+['\u2019]s (?:(?:next|last|previous|current|intended|likely) )?"
     r"(?:action|move|plan|intention)s? ?(?::|is\b|will\b|would\b)"
@@ -55,7 +54,11 @@ _HEADER = re.compile(
     r"^(?:(?:available|possible|legal|valid) (?:answers?|actions?|options?|choices?)"
     r"|answers|actions|options|choices|answer (?:choices|options)) ?:?$"
 )
-_QUESTION_LABEL = re.compile(r"^(?:question|q) ?\d* ?[:.]")
+_TURN_LINE = re.compile(
+    r"^(?:.*\?$|#*\s?(?:user|human|system|assistant|instruction|input)\s?:|question|q ?\d|q ?:)"
+)
+"""A line that may start another exchange (checked in detail by ``_turn_boundary``)."""
+_QUESTION_LABEL = re.compile(r"^(?:question ?\d* ?[:.]|q ?\d+ ?[:.]|q ?:)")
 
 
 def clean(text: str) -> str:
@@ -67,28 +70,37 @@ def clean(text: str) -> str:
     return " ".join(_MARKDOWN.sub(" ", text.lower()).split())
 
 
-def origins(text: str) -> list[int]:
-    """Return, for each character of ``clean(text)``, its index in ``text``.
+def origin(text: str, index: int) -> int:
+    """Return the index in ``text`` of the character at ``index`` in ``clean(text)``.
 
-    >>> clean(" *A*  B"), origins(" *A*  B")
+    A space of the cleaned text maps to the first blank or markdown character it replaces.
+
+    >>> clean(" *A*  B"), [origin(" *A*  B", i) for i in range(3)]
     ('a b', [2, 3, 6])
     """
-    found: list[int] = []
-    space: int | None = None
-    for index, char in enumerate(text):
-        for low in char.lower():
-            if low.isspace() or _MARKDOWN.match(low):
-                space = index if space is None else space
-                continue
-            if space is not None and found:
-                found.append(space)
-            space = None
-            found.append(index)
-    return found
+    position = 0
+    for word in _WORD.finditer(text):
+        lowered = word.group().lower()
+        if index < position + len(lowered):
+            return word.start() + _within(word.group(), index - position)
+        if index == position + len(lowered):
+            return word.end()
+        position += len(lowered) + 1
+    raise IndexError(f"index {index} is past the end of the cleaned text")
 
 
-@dataclass(frozen=True)
-class Line:
+def _within(word: str, index: int) -> int:
+    """The index in ``word`` of character ``index`` of ``word.lower()`` (lengths may differ)."""
+    if len(word.lower()) == len(word):
+        return index
+    for position, char in enumerate(word):
+        index -= len(char.lower())
+        if index < 0:
+            return position
+    raise IndexError(index)
+
+
+class Line(NamedTuple):
     """One non-blank line of a reply, cleaned, with its place in the reply."""
 
     reply: str
@@ -100,17 +112,16 @@ class Line:
     text: str
     """The line cleaned (:func:`clean`)."""
 
-    @cached_property
-    def _origins(self) -> list[int]:
-        return origins(self.reply[self.start : self.end])
-
     def offset(self, index: int) -> int:
         """Offset in the reply of the character at ``index`` in :attr:`text`."""
-        return self.start + self._origins[index]
+        raw = self.reply[self.start : self.end]
+        if len(raw) == len(self.text) and raw.lower() == self.text:
+            return self.start + index
+        return self.start + origin(raw, index)
 
     def offset_after(self, index: int) -> int:
         """Offset in the reply just after the character at ``index - 1`` in :attr:`text`."""
-        return self.start + self._origins[index - 1] + 1
+        return self.offset(index - 1) + 1
 
 
 class Segment(NamedTuple):
@@ -133,14 +144,14 @@ def lines_of(reply: str) -> list[Line]:
     turn = _TURN.search(reply, begin)
     end = turn.start() if turn else len(reply)
     found = []
-    for match in _LINE.finditer(reply, begin, end):
-        first, last = match.span()
-        while first < last and reply[first] in _OPENING_DEBRIS:
-            first += 1
-        while last > first and reply[last - 1] in _CLOSING_DEBRIS:
-            last -= 1
-        text = clean(reply[first:last])
-        if text and not _PARTNER.match(text):
+    position = begin
+    for raw in reply[begin:end].splitlines(keepends=True):
+        body = raw.rstrip(_LINE_BREAKS)
+        first = position + len(body) - len(body.lstrip(_DEBRIS))
+        last = position + len(body.rstrip(_DEBRIS))
+        position += len(raw)
+        text = clean(reply[first:last]) if first < last else ""
+        if text and not ("s " in text and _PARTNER.match(text)):
             found.append(Line(reply, first, last, text))
     return found
 
@@ -164,7 +175,9 @@ class _Item(NamedTuple):
 def segments(lines: list[Line], opts: Options) -> list[Segment]:
     """Split lines at option lists, new questions and new turns; drop lines that answer nothing."""
     items = [_item(line, opts) for line in lines]
-    blocks = _blocks(lines, items)
+    if not any(items) and not any(_TURN_LINE.match(line.text) for line in lines):
+        return [Segment(lines, True)]
+    blocks = _blocks(lines, items) if any(items) else {}
     lone_echoes = [i for i, item in enumerate(items) if item and item.echo and i not in blocks]
     drop = set(lone_echoes) if len(lone_echoes) > 1 else set()
     drop |= {
@@ -193,12 +206,12 @@ Boundary = Literal["soft", "hard", "skip", "inside"]
 def _turn_boundary(lines: list[Line], i: int, text_before: bool) -> Boundary | None:
     """A role line or a new question starts another exchange (None: an ordinary line)."""
     text = lines[i].text
+    if text.endswith("?"):
+        asked = i + 1 < len(lines) and ANSWER_LINE.match(lines[i + 1].text)
+        return "soft" if asked or _QUESTION_LABEL.match(text) else None
     if _ROLE.match(text):
         return "hard" if text_before else "skip"
-    asked = text.endswith("?") and i + 1 < len(lines) and ANSWER_LINE.match(lines[i + 1].text)
-    if asked or _QUESTION_LABEL.match(text):
-        return "soft"
-    return None
+    return "soft" if _QUESTION_LABEL.match(text) else None
 
 
 def _item(line: Line, opts: Options) -> _Item | None:
@@ -207,10 +220,12 @@ def _item(line: Line, opts: Options) -> _Item | None:
     if lettered is not None:
         letter = lettered["a"] or lettered["b"] or lettered["c"] or lettered["d"]
         return _lettered_item(ord(letter) - ord("a"), normalise(lettered["text"]), opts)
-    past_z = _PAST_Z.match(line.reply, line.start, line.end)
+    past_z = _PAST_Z.match(line.reply, line.start, line.end) if line.text[0] in "[\\]^." else None
     if past_z is not None:
         position = OPTION_LABELS.index(past_z["label"])
         return _lettered_item(position, normalise(past_z["text"]), opts)
+    if len(line.text) > opts.longest + 4:
+        return None
     bullet = _BULLET.match(line.text)
     named = opts.by_norm.get(normalise(bullet["text"] if bullet else line.text))
     return _Item(named[0], "own", False, False) if named else None

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 _KEYWORD = re.compile(r"answer|action|choice|option|move|choose|pick|select|go with")
 _MARKER_FORMS = (
@@ -35,12 +34,11 @@ _MARKER_FORMS = (
         re.compile(r"(?<!\bif )\b(?:i|we|let'?s)(?: (?:would|will|shall|should)|'d|'ll)? $"),
     ),
 )
-_ANSWER_LINE_PREFIX = re.compile(
-    r"^[\W\d]*(?:(?:final|correct|my|our|the|next|best|selected|chosen|so|thus|therefore) )*$"
+_ANSWER_PREFIX = (
+    r"^[\W\d]*(?:(?:final|correct|my|our|the|next|best|selected|chosen|so|thus|therefore) )*"
 )
-ANSWER_LINE = re.compile(
-    r"^[\W\d]*(?:(?:final|correct|my|our|next|best|selected|chosen) )*(?:answer|action) ?(?::|- )"
-)
+_ANSWER_LINE_PREFIX = re.compile(_ANSWER_PREFIX + "$")
+ANSWER_LINE = re.compile(_ANSWER_PREFIX + r"(?:answer|action|choice)(?: ?:| - )")
 """A line that starts with an answer marker ("Answer: ...", "Final action - ...")."""
 _REVISION = re.compile(
     r"\b(?:actually|hmm+|on (?:second|further) thought|reconsider\w*|correction|mistake"
@@ -52,8 +50,7 @@ _CONTEXT_CHARS = 40
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Payload:
+class Payload(NamedTuple):
     """What follows one answer marker."""
 
     text: str
@@ -78,44 +75,49 @@ class Payload:
 def payloads(lines: Sequence[str]) -> list[Payload]:
     """Return what follows each answer marker, in reply order (the next line if nothing).
 
-    Keywords are found first and the marker's form and left context checked only there: one
-    regex with the contexts as look-behinds was 10x slower.
-
     >>> [p.text for p in payloads(["(b) is bad, so answer: d", "bob's next action: wait"])]
     ['d']
     >>> [(p.text, p.line) for p in payloads(["my next action:", "i will move to room 1."])]
     [('i will move to room 1.', 1)]
     """
+    return [payload for number in range(len(lines)) for payload in _line_payloads(lines, number)]
+
+
+def _line_payloads(lines: Sequence[str], number: int) -> list[Payload]:
+    """The payloads of the markers on line ``number``, in order.
+
+    Keywords are found first and the marker's form and left context checked only there: one
+    regex with the contexts as look-behinds was 10x slower.
+    """
+    line = lines[number]
     found = []
-    for number, line in enumerate(lines):
-        for keyword in _KEYWORD.finditer(line):
-            start = keyword.start()
-            if start and line[start - 1].isalnum():
-                continue
-            marker = _marker_end(line, start)
-            if marker is None:
-                continue
-            end, colon_form = marker
-            rest = line[end:]
-            payload_start = end + len(rest) - len(rest.lstrip())
-            where = (number, payload_start, len(line.rstrip()))
-            if payload_start >= len(line.rstrip()) and number + 1 < len(lines):
-                where = (number + 1, 0, len(lines[number + 1]))
-            payload_line, payload_start, payload_end = where
-            before = line[:start]
-            answer_line = colon_form and bool(_ANSWER_LINE_PREFIX.match(before))
-            found.append(
-                Payload(
-                    text=lines[payload_line][payload_start:payload_end],
-                    line=payload_line,
-                    start=payload_start,
-                    end=payload_end,
-                    marker_line=number,
-                    marker_start=_first_letter(before, start) if answer_line else start,
-                    answer_line=answer_line,
-                    final="final" in before[-_CONTEXT_CHARS:],
-                )
+    for keyword in _KEYWORD.finditer(line):
+        start = keyword.start()
+        if start and line[start - 1].isalnum():
+            continue
+        marker = _marker_end(line, start)
+        if marker is None:
+            continue
+        end, colon_form = marker
+        rest = line[end:]
+        where = (number, end + len(rest) - len(rest.lstrip()), len(line))
+        if where[1] >= len(line) and number + 1 < len(lines):
+            where = (number + 1, 0, len(lines[number + 1]))
+        payload_line, payload_start, payload_end = where
+        before = line[:start]
+        answer_line = colon_form and bool(_ANSWER_LINE_PREFIX.match(before))
+        found.append(
+            Payload(
+                text=lines[payload_line][payload_start:payload_end],
+                line=payload_line,
+                start=payload_start,
+                end=payload_end,
+                marker_line=number,
+                marker_start=_first_letter(before, start) if answer_line else start,
+                answer_line=answer_line,
+                final="final" in before[-_CONTEXT_CHARS:],
             )
+        )
     return found
 
 
@@ -157,20 +159,53 @@ def decide(
         (readings, first payload, last payload): one reading, or the disagreeing readings of
         several answer lines; None when no marker names anything.
     """
-    readings = [(p, r) for p in payloads(lines) if (r := read(p.text)) is not None]
-    if not readings:
+    readings: dict[str, T | None] = {}
+
+    def cached(text: str) -> T | None:
+        if text not in readings:
+            readings[text] = read(text)
+        return readings[text]
+
+    markers: dict[int, list[Payload]] = {}
+
+    def on_line(number: int) -> list[Payload]:
+        if number not in markers:
+            markers[number] = _line_payloads(lines, number)
+        return markers[number]
+
+    last = _last_reading(len(lines), on_line, cached)
+    if last is None:
         return None
     answers: list[tuple[Payload, T]] = []
-    for payload, reading in readings:
-        if not payload.answer_line:
+    for number, line in enumerate(lines):
+        if not ANSWER_LINE.match(line):
+            continue
+        payload = next((p for p in on_line(number) if p.answer_line), None)
+        reading = None if payload is None else cached(payload.text)
+        if payload is None or reading is None:
             continue
         if answers and (payload.final or _revised(lines, answers[-1][0], payload)):
             answers = []
         answers.append((payload, reading))
-    if any(not same(answers[0][1], reading) for _, reading in answers[1:]):
+    if any(not same(answers[0][1], other) for _, other in answers[1:]):
         return [reading for _, reading in answers], answers[0][0], answers[-1][0]
-    last, reading = readings[-1]
-    return [reading], last, last
+    return [last[1]], last[0], last[0]
+
+
+def _last_reading(
+    count: int, on_line: Callable[[int], list[Payload]], read: Callable[[str], T | None]
+) -> tuple[Payload, T] | None:
+    """The last marker whose payload names something, and its reading.
+
+    Found from the end: replies end with their answer, so the explanation before it is rarely
+    scanned.
+    """
+    for number in range(count - 1, -1, -1):
+        for payload in reversed(on_line(number)):
+            reading = read(payload.text)
+            if reading is not None:
+                return payload, reading
+    return None
 
 
 def _revised(lines: Sequence[str], earlier: Payload, later: Payload) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from rapidfuzz import fuzz
@@ -51,6 +51,8 @@ _CONNECTORS = frozenset(
     | {"or", "and", "either", "both"}
 )
 _LEMMA_DROP = FILLER | {"our", "we", "towards", "toward", "shall", "should", "just"}
+_MAX_ABBREVIATED = 2
+"""An abbreviated span shortens at most this many words ("Reveal Bob's Y cards")."""
 _NEGATIONS = frozenset({"not", "never", "t", "cannot"})
 _NON_WORD = re.compile(r"[\W_]+")
 _ID = re.compile(r"\S*\d\S*")
@@ -125,8 +127,16 @@ class Options:
     """The words of each option's normalised text."""
     by_norm: dict[str, tuple[int, ...]]
     """Normalised text -> the options that have it."""
-    by_lemma: dict[str, tuple[int, ...]]
-    """Lemma -> the options that have it."""
+    longest: int
+    """Length of the longest normalised option text."""
+
+    @cached_property
+    def by_lemma(self) -> dict[str, tuple[int, ...]]:
+        """Lemma -> the options that have it (computed when a paraphrase is first looked for)."""
+        found: dict[str, list[int]] = {}
+        for i, norm in enumerate(self.norms):
+            found.setdefault(lemma(norm) or norm, []).append(i)
+        return {key: tuple(value) for key, value in found.items()}
 
     @property
     def lettered(self) -> int:
@@ -154,7 +164,6 @@ def prepare(options: tuple[str, ...]) -> Options:
     if not options:
         raise ConfigError("choose needs at least one option, got none")
     by_norm: dict[str, list[int]] = {}
-    by_lemma: dict[str, list[int]] = {}
     for i, text in enumerate(options):
         norm = normalise(text) if isinstance(text, str) else ""
         problem = _option_problem(text, norm)
@@ -164,14 +173,13 @@ def prepare(options: tuple[str, ...]) -> Options:
                 "that are not letter references such as 'B' or 'Option C'"
             )
         by_norm.setdefault(norm, []).append(i)
-        by_lemma.setdefault(lemma(norm) or norm, []).append(i)
     norms = tuple(normalise(text) for text in options)
     return Options(
         norms=norms,
         ids=tuple(ids(n) for n in norms),
         words=tuple(frozenset(n.split()) for n in norms),
         by_norm={k: tuple(v) for k, v in by_norm.items()},
-        by_lemma={k: tuple(v) for k, v in by_lemma.items()},
+        longest=max(len(norm) for norm in norms),
     )
 
 
@@ -383,8 +391,10 @@ def _abbreviated(content: set[str], present: set[str], option_words: frozenset[s
     >>> _abbreviated({"place", "into", "c0"}, set(), frozenset({"place", "in", "c0"}))
     False
     """
+    extra = content - option_words
+    if len(extra) > _MAX_ABBREVIATED:
+        return False
     missing = [w for w in option_words if w not in present and w.isalpha()]
-    extra = [w for w in content if w not in option_words]
     return all(word.isalpha() and any(_prefix_of(word, m) for m in missing) for word in extra)
 
 
