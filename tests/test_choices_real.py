@@ -163,6 +163,14 @@ PARAPHRASES = [
         "'Playing my Card 4' is 'I should Play my Card 4' in other words",
     ),
     ("Action: move to room 3", CAPTURE_JP, NO, "no option is Room 3"),
+    (
+        "Explanation: Moving to Room 5 is risky, and waiting wastes time.",
+        ESCAPE_JP,
+        NO,
+        "cut off after the explanation: options are discussed, none is chosen",
+    ),
+    ("Moving to room 5 is risky.", ESCAPE_JP, NO, "a remark about an option is not a choice"),
+    ("Never wait.", ESCAPE_JP, NO, "rules an option out, chooses none"),
 ]
 
 ANSWER_LINES = [
@@ -186,6 +194,12 @@ ANSWER_LINES = [
         "only the partner's action is stated",
     ),
     ("Next action: Move to Room 5", ESCAPE_JP, chosen(0), "'Next action:' starts an answer"),
+    (
+        "Based on the current state, the best action for me is to fix the generator in Room 6.",
+        ESCAPE_JP,
+        chosen(2),
+        "Mixtral-style concluding sentence",
+    ),
     (
         "The generator is close.\nBest action: fix generator in room 6",
         ESCAPE_JP,

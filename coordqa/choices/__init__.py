@@ -46,6 +46,7 @@ subject: "Alice moves to room 1" for "Move to Room 1"). An option text after "no
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -102,6 +103,8 @@ METHODS = (
 """Every value of :attr:`Choice.method`: where the decision came from, and how."""
 
 _METHOD_SET = frozenset(METHODS)
+_EXPLANATION_LINE = re.compile(r"^\W*(?:explanation|reasoning|rationale|analysis|thoughts?)\b")
+"""A line that says it explains: an option it mentions is not thereby chosen."""
 _REQUIRED_KEYS = ("outcome", "index", "candidates", "method", "score")
 
 
@@ -285,7 +288,11 @@ def _read(lines: list[Line], opts: Options, threshold: float) -> Choice | None:
         )
         match = readings[0] if len(readings) == 1 else _merged(readings)
         return _choice(match, f"marker_{match.kind}", span)
-    final = resolve(texts[-1], opts, threshold, loose=False, contained=len(lines) == 1)
+    final = (
+        None
+        if _EXPLANATION_LINE.match(texts[-1])
+        else resolve(texts[-1], opts, threshold, loose=False, contained=len(lines) == 1)
+    )
     if final is not None:
         return _choice(final, f"final_line_{final.kind}", _whole(lines[-1]))
     positions = letter_positions(normalise(texts[0])) if len(lines) > 1 else None

@@ -23,9 +23,13 @@ _MARKER_FORMS = (
             r"|\A(?:next|best|selected|chosen|correct|proposed|recommended) )$"
         ),
     ),
-    # "The answer is C", "the best move is (D)"; not "Bob's next action is ...".
+    # "The answer is C", "the best move is (D)", "the best action for me is to ..."; not "Bob's
+    # next action is ...".
     (
-        re.compile(r"(?:answer|action|choice|option|move) (?:is|would be|will be)\b:?"),
+        re.compile(
+            r"(?:answer|action|choice|option|move)(?: for (?:me|us|alice|bob|now))?"
+            r" (?:is|would be|will be)\b:?"
+        ),
         re.compile(r"\b(?:the|my|our) (?:(?:final|best|correct|right|optimal|next) )?$"),
     ),
     # "I choose (B)", "I'd go with C"; not "If I choose B" nor "I'll pick up onion".

@@ -104,6 +104,12 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
+_SUBJECTS = frozenset(
+    _stem(word) for word in ("alice", "bob", "he", "she", "they", "you", "partner")
+)
+"""Who may be named before an action ("Alice moves to room 1") in a paraphrase (as stems)."""
+
+
 def lemma(norm: str) -> str:
     """Return the content of a normalised text: stems, without articles, fillers or "to".
 
@@ -241,8 +247,12 @@ def resolve(
         if match is not None:
             return match
     head = _EXPLANATION.split(span, maxsplit=1)[0] if contained else span
-    match = text_match(normalise(head), opts, threshold, contained=True) if head != span else None
-    return match or text_match(norm, opts, threshold, contained=contained)
+    match = (
+        text_match(normalise(head), opts, threshold, contained=True, loose=loose)
+        if head != span
+        else None
+    )
+    return match or text_match(norm, opts, threshold, contained=contained, loose=loose)
 
 
 def _letters_then_text(
@@ -256,7 +266,7 @@ def _letters_then_text(
     positions = tuple(sorted({ord(c) - ord("a") for c in _HEAD_LETTER.findall(leading["head"])}))
     letters = _by_letters(positions, opts)
     after = leading["rest"]
-    named = text_match(normalise(after), opts, threshold, contained=False)
+    named = text_match(normalise(after), opts, threshold, contained=False, loose=False)
     if named is not None and named.candidates:
         lettered = letters.candidates if letters else ()
         own = {opts.norms[p] for p in lettered}
@@ -269,11 +279,16 @@ def _letters_then_text(
     return None
 
 
-def text_match(norm: str, opts: Options, threshold: float, *, contained: bool) -> Match | None:
+def text_match(
+    norm: str, opts: Options, threshold: float, *, contained: bool, loose: bool
+) -> Match | None:
     """Match option text in a normalised span.
 
     In order: the exact text, (if ``contained``) the text inside the span, a fuzzy match or an
-    abbreviation, then the same content in other words (same lemma, or inside the span).
+    abbreviation, then the same content in other words: the same lemma, possibly after a subject
+    ("Alice moves to room 1"), or, in a marker payload (``loose``), an option's lemma inside the
+    span ("Alice moves to room 8 to close the door"). Outside marker payloads a sentence that
+    merely mentions an option in other words ("Moving to room 5 is risky") names nothing.
     """
     if not norm:
         return None
@@ -287,10 +302,15 @@ def text_match(norm: str, opts: Options, threshold: float, *, contained: bool) -
     if match is not None:
         return match
     span_lemma = lemma(norm)
-    same = opts.by_lemma.get(span_lemma) if span_lemma else None
+    if not span_lemma:
+        return None
+    subject, _, predicate = span_lemma.partition(" ")
+    same = opts.by_lemma.get(span_lemma) or (
+        opts.by_lemma.get(predicate) if subject in _SUBJECTS else None
+    )
     if same is not None:
         return Match(same, "paraphrase")
-    hits = contained_in(span_lemma, opts.by_lemma) if contained and span_lemma else ()
+    hits = contained_in(span_lemma, opts.by_lemma) if contained and loose else ()
     return Match(hits, "paraphrase") if hits else None
 
 
