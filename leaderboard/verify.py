@@ -214,6 +214,7 @@ def verify_qa(bundle: QABundle, catalog: Catalog) -> Verified:
     samples = _score_rows(bundle, dataset)
     metrics = metrics_of(samples)
     metrics["dataset"] = dataset.name
+    metrics["dataset_version"] = dataset.version
     run = {
         "model_name": str(bundle.manifest.config.get("model", "?")),
         "dataset_fingerprint": bundle.dataset_fingerprint,

@@ -93,6 +93,7 @@ class Board:
 def _dataset_json(dataset: KnownDataset) -> dict[str, Any]:
     return {
         "name": dataset.name,
+        "version": dataset.version,
         "fingerprint": dataset.fingerprint,
         "questions": len(dataset.rows),
     }
@@ -500,6 +501,7 @@ def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
         "hidden_reason": sub.hidden_reason,
         "reported": sub.reported,
         "dataset": sub.metrics.get("dataset"),
+        "dataset_version": sub.metrics.get("dataset_version"),
         "by_type": sub.metrics["by_type"],
         "by_game": sub.metrics["by_game"],
         "by_game_type": sub.metrics["by_game_type"],

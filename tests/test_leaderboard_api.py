@@ -347,3 +347,27 @@ def test_pages_say_what_was_checked_and_set_the_submitters_word_apart(
     assert "checked by an administrator</span>: matched the provider&#39;s logs" in page
     entry = board.client.get("/api/entries").json()["entries"][0]
     assert entry["provenance_checked"] is True
+
+
+def test_two_versions_of_a_dataset_rank_on_their_own_boards(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    newer = [
+        {**row, "version": "1.1", "question": row["question"] + " (reworded)"}
+        if number == 0
+        else {**row, "version": "1.1"}
+        for number, row in enumerate(board.rows)
+    ]
+    path = tmp_path / "synthetic-v1.1.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in newer), encoding="utf-8")
+    register_dataset(board.db, path, "synthetic-v1.1")
+    old_id = board.submit(synthetic_bundle(board.rows, display_name="on v1")).json()["id"]
+    new_id = board.submit(synthetic_bundle(newer, display_name="on v1.1")).json()["id"]
+    old = board.client.get("/api/entries").json()
+    new = board.client.get("/api/entries", params={"dataset": "synthetic-v1.1"}).json()
+    assert [e["id"] for e in old["entries"]] == [old_id] and old["dataset"]["version"] == "1"
+    assert [e["id"] for e in new["entries"]] == [new_id] and new["dataset"]["version"] == "1.1"
+    assert old["dataset"]["fingerprint"] != new["dataset"]["fingerprint"]
+    page = board.client.get("/", params={"dataset": "synthetic-v1.1"}).text
+    assert "version 1.1" in page and new["dataset"]["fingerprint"][:12] in page
+    assert "version 1.1" in board.client.get(f"/submissions/{new_id}").text
