@@ -18,6 +18,7 @@ import json
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,19 +32,28 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COLUMNS",
+    "DEFAULT_DATASET",
     "FEATURES",
     "GAMES",
     "QUESTION_TYPES",
+    "RELEASES",
+    "DatasetIdentity",
+    "Release",
     "Row",
     "build_example_dataset",
     "bundled_dataset_dir",
     "dataset_card",
     "dataset_fingerprint",
+    "dataset_identity",
+    "dataset_name",
     "filter_dataset",
+    "is_bundled",
     "load_dataset",
     "load_rows",
     "question_counts",
     "question_hash",
+    "release",
+    "release_with_fingerprint",
     "save_dataset",
     "target_hash",
     "validate_row",
@@ -112,8 +122,55 @@ def _name_registry(kind: str, names: Iterable[str]) -> Registry[str]:
     return registry
 
 
-_BUNDLED = _name_registry("bundled dataset", ("coordinationqa", "example"))
-"""Bundled dataset names; each is also its folder name under :data:`DATA_DIR`."""
+@dataclass(frozen=True)
+class Release:
+    """A dataset bundled with the package: its name, version and folder under :data:`DATA_DIR`."""
+
+    name: str
+    """What ``load_dataset`` and ``--dataset`` accept (``"coordinationqa-v1.1"``)."""
+    version: str
+    """The ``version`` column of its rows (empty for the example, which has no version)."""
+    title: str
+    """Human-readable name, as cards, reports and the leaderboard print it."""
+    frozen_fingerprint: str | None = None
+    """Set for a release shipped exactly as an earlier coordqa built it: its content fingerprint.
+    The current builders no longer rebuild it (later releases fixed its keys), so validation checks
+    its content against this pin, and re-solves only the questions its successor did not change."""
+
+    @property
+    def folder(self) -> Path:
+        """Where its ``data.parquet`` and card live."""
+        return DATA_DIR / self.name
+
+    @property
+    def frozen(self) -> bool:
+        """Shipped as built by an earlier coordqa (see :attr:`frozen_fingerprint`)."""
+        return self.frozen_fingerprint is not None
+
+
+RELEASES: tuple[Release, ...] = (
+    Release(
+        "coordinationqa-v1",
+        "1.0.0",
+        "CoordinationQA v1",
+        frozen_fingerprint="cb50f8c6c520d7001991528a90e1fcbfaaf645b2d5ee143e35640303cd4f1b55",
+    ),
+    Release("coordinationqa-v1.1", "1.1.0", "CoordinationQA v1.1"),
+    Release("example", "", "CoordinationQA format example"),
+)
+"""Every bundled dataset, oldest CoordinationQA release first."""
+
+DEFAULT_DATASET = "coordinationqa-v1.1"
+"""The release ``load_dataset()`` and ``--dataset`` give when no name is passed."""
+
+ALIASES: Mapping[str, str] = {"coordinationqa": DEFAULT_DATASET}
+"""Names that stand for a release: ``coordinationqa`` is always the newest CoordinationQA."""
+
+_BUNDLED: Registry[Release] = Registry("bundled dataset")
+for _release in RELEASES:
+    _BUNDLED.add(_release.name, _release)
+for _alias, _target in ALIASES.items():
+    _BUNDLED.add(_alias, _BUNDLED.get(_target))
 _GAME_NAMES = _name_registry("game", GAMES)
 _TYPE_NAMES = _name_registry("question type", QUESTION_TYPES)
 
@@ -278,25 +335,36 @@ def validate_rows(rows: Iterable[Row]) -> None:
 # Loading
 
 
-def bundled_dataset_dir(name: str = "coordinationqa") -> Path:
-    """The package folder of a bundled dataset (it may not exist for ``coordinationqa``)."""
-    return DATA_DIR / _BUNDLED.get(name)
+def release(name: str = DEFAULT_DATASET) -> Release:
+    """The bundled release called ``name`` (aliases resolved).
+
+    Raises:
+        UnknownNameError: no bundled dataset has that name (with suggestions).
+    """
+    return _BUNDLED.get(name)
+
+
+def is_bundled(name: str) -> bool:
+    """Whether ``name`` is a bundled dataset or an alias of one."""
+    return name in _BUNDLED
+
+
+def bundled_dataset_dir(name: str = DEFAULT_DATASET) -> Path:
+    """The package folder of a bundled dataset (``coordinationqa`` is the default release)."""
+    return release(name).folder
 
 
 def dataset_path(name_or_path: str | os.PathLike[str] | None = None) -> Path:
     """The folder or file a dataset name or path refers to (bundled names resolved)."""
     if name_or_path is None:
-        name_or_path = "coordinationqa"
+        name_or_path = DEFAULT_DATASET
     if isinstance(name_or_path, str) and name_or_path in _BUNDLED:
         folder = bundled_dataset_dir(name_or_path)
         if not (folder / DATA_FILE).is_file():
-            if name_or_path == "coordinationqa":
-                raise DatasetError(
-                    "the CoordinationQA v1 dataset is not bundled in this version of coordqa; "
-                    "pass the path of a dataset folder, .parquet or .jsonl file, or 'example' "
-                    "for the small demo dataset"
-                )
-            raise DatasetError(f"the bundled dataset {name_or_path!r} is missing from {folder}")
+            raise DatasetError(
+                f"the bundled dataset {name_or_path!r} is missing from {folder}; reinstall "
+                f"coordqa, or pass the path of a dataset folder, .parquet or .jsonl file"
+            )
         return folder
     path = Path(name_or_path).expanduser()
     if path.exists():
@@ -374,8 +442,10 @@ def load_dataset(name_or_path: str | os.PathLike[str] | None = None) -> datasets
     """Load and validate a CoordinationQA dataset, in memory and offline.
 
     Args:
-        name_or_path: ``None`` or ``"coordinationqa"`` for the bundled v1 dataset,
-            ``"example"`` for the small demo dataset, or the path of a folder of parquet files
+        name_or_path: ``None`` or ``"coordinationqa"`` for the newest bundled release
+            (:data:`DEFAULT_DATASET`), a release name from :data:`RELEASES` such as
+            ``"coordinationqa-v1"`` (kept exactly as shipped), ``"example"`` for the small demo
+            dataset, or the path of a folder of parquet files
             (as written by :func:`save_dataset`), a ``.parquet`` file or a ``.jsonl`` file.
 
     Raises:
@@ -408,6 +478,69 @@ def dataset_fingerprint(dataset: Iterable[Row]) -> str:
     """
     rows = sorted((_plain(row) for row in dataset), key=lambda row: row["question_id"])
     return content_hash(rows)
+
+
+@dataclass(frozen=True)
+class DatasetIdentity:
+    """Which dataset a run, report or leaderboard entry used: name, version and content."""
+
+    name: str
+    """The release name (aliases resolved, ``coordinationqa-v1.1``) or the path as given."""
+    version: str | None
+    """The rows' ``version`` column (several joined by commas); None when it is empty."""
+    fingerprint: str
+    """:func:`dataset_fingerprint` of every row."""
+    num_questions: int
+    """Rows in the dataset."""
+
+    @property
+    def label(self) -> str:
+        """``"coordinationqa-v1.1 (version 1.1.0, fingerprint 0123abcd)"``, for one-line output."""
+        version = f"version {self.version}, " if self.version else ""
+        return f"{self.name} ({version}fingerprint {self.fingerprint[:8]})"
+
+
+def dataset_identity(
+    name_or_path: str | os.PathLike[str] | None = None, rows: Iterable[Row] | None = None
+) -> DatasetIdentity:
+    """Name, version and fingerprint of a dataset: the one place runs and reports take them from.
+
+    ``rows`` (already loaded) are used instead of reading ``name_or_path`` again; the name is
+    still taken from ``name_or_path`` (a bundled name is resolved to its release).
+    """
+    loaded = [dict(row) for row in rows] if rows is not None else load_rows(name_or_path)
+    versions = sorted({str(row["version"]) for row in loaded if row["version"]})
+    return DatasetIdentity(
+        dataset_name(name_or_path),
+        ",".join(versions) or None,
+        dataset_fingerprint(loaded),
+        len(loaded),
+    )
+
+
+def dataset_name(name_or_path: str | os.PathLike[str] | None = None) -> str:
+    """The name runs record: a bundled name resolved to its release, else the path as given."""
+    if name_or_path is None:
+        return DEFAULT_DATASET
+    if isinstance(name_or_path, str) and name_or_path in _BUNDLED:
+        return release(name_or_path).name
+    return os.fspath(name_or_path)
+
+
+def release_with_fingerprint(fingerprint: str) -> Release | None:
+    """The bundled CoordinationQA release whose content has this fingerprint, if any."""
+    for candidate in RELEASES:
+        if candidate.frozen_fingerprint == fingerprint:
+            return candidate
+        if not candidate.frozen and _bundled_fingerprint(candidate.name) == fingerprint:
+            return candidate
+    return None
+
+
+@cache
+def _bundled_fingerprint(name: str) -> str | None:
+    folder = bundled_dataset_dir(name)
+    return dataset_fingerprint(load_rows(folder)) if (folder / DATA_FILE).is_file() else None
 
 
 def question_hash(row: Row) -> str:
@@ -515,8 +648,9 @@ def dataset_card(
     body: str,
     license: str = "mit",
     by_type: bool = False,
+    appendix: str = "",
 ) -> str:
-    """A complete dataset card: Hugging Face YAML header, ``body``, then a contents section.
+    """A dataset card: Hugging Face YAML header, ``body``, a contents section, ``appendix``.
 
     The header (license, configs pointing at ``data.parquet``, features, split size) and the
     contents (counts per game and type, fingerprint) are computed from ``rows``, so a card can
@@ -547,7 +681,8 @@ def dataset_card(
         f"`{dataset_fingerprint(rows)}`\n"
     )
     yaml_text = yaml.safe_dump(header, sort_keys=False, allow_unicode=True)
-    return f"---\n{yaml_text}---\n\n{body.strip()}\n\n{contents}"
+    tail = f"\n{appendix.strip()}\n" if appendix.strip() else ""
+    return f"---\n{yaml_text}---\n\n{body.strip()}\n\n{contents}{tail}"
 
 
 def _rows_of(dataset_or_rows: datasets.Dataset | Iterable[Row]) -> list[dict[str, Any]]:

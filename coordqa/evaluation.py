@@ -90,7 +90,7 @@ class EvalConfig:
     api_base: str | None = None
     """Endpoint of an OpenAI-compatible or provider server; None: the provider's default."""
     dataset: str | None = None
-    """Bundled dataset name or path to a dataset file; None: the bundled v1 dataset."""
+    """Bundled dataset name or path to a dataset file; None: the newest bundled release."""
     trials: int = 3
     """Independent samples per question."""
     games: tuple[str, ...] | None = None
@@ -312,6 +312,7 @@ def _slug(text: str) -> str:
 def _plan(config: EvalConfig) -> _Plan:
     from coordqa.dataset import (
         dataset_fingerprint,
+        dataset_name,
         filter_dataset,
         load_dataset,
         question_hash,
@@ -336,7 +337,7 @@ def _plan(config: EvalConfig) -> _Plan:
     identity = config.identity()
     versions = sorted({str(q.row.get("version")) for q in questions if q.row.get("version")})
     dataset = DatasetInfo(
-        name=config.dataset or "coordinationqa",
+        name=dataset_name(config.dataset),
         fingerprint=fingerprint,
         version=",".join(versions) or None,
         num_questions=len(questions),

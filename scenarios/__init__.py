@@ -1,9 +1,10 @@
-"""CoordinationQA v1 built from real game states (installed as ``coordqa.scenarios``).
+"""CoordinationQA built from real game states (installed as ``coordqa.scenarios``).
 
 Per-game builders propose candidate states, compute each question's options and answer key with
 a solver, and reject ambiguous states; the curated list under ``curated/`` holds the 66 chosen
-states as snapshots. ``build_dataset`` turns them into the bundled dataset, and
-``validate_rows_against_solvers`` re-checks any built dataset against the same solvers.
+states as snapshots. ``build_dataset`` turns them into the current release (with its changelog
+against the previous one), and ``validate_dataset`` re-checks any dataset against the same
+solvers (a frozen earlier release against its pinned fingerprint and its successor's changelog).
 """
 
 from coordqa.scenarios import collab as _collab  # noqa: F401 (registers the Collab builders)
@@ -20,7 +21,11 @@ from coordqa.scenarios.model import (
     ValidationFailed,
 )
 from coordqa.scenarios.stats import DatasetStats, dataset_stats
-from coordqa.scenarios.validate import validate_rows_against_solvers
+from coordqa.scenarios.validate import (
+    ValidationReport,
+    validate_dataset,
+    validate_rows_against_solvers,
+)
 
 __all__ = [
     "BUILDERS",
@@ -32,11 +37,13 @@ __all__ = [
     "ScenarioQuestions",
     "ScenarioRejected",
     "ValidationFailed",
+    "ValidationReport",
     "build_dataset",
     "build_rows",
     "curated_scenarios",
     "dataset_stats",
     "fresh_scenarios",
     "generate_dataset",
+    "validate_dataset",
     "validate_rows_against_solvers",
 ]

@@ -19,15 +19,21 @@ from typing import Any
 from coordqa.scenarios.builder import BUILDERS
 from coordqa.scenarios.model import QuestionDraft, Scenario
 
-DATASET_NAME = "coordinationqa"
-DATASET_VERSION = "1.0.0"
-SOURCE = "coordqa-v1"
+DATASET_NAME = "coordinationqa-v1.1"
+"""The release the curated list builds (a name in ``coordqa.dataset.RELEASES``)."""
+DATASET_VERSION = "1.1.0"
+SOURCE = "coordqa-v1.1"
+PREVIOUS_RELEASE = "coordinationqa-v1"
+"""The release the changelog compares with."""
+CHANGELOG_FILE = "changelog.json"
+"""The machine-readable changelog written next to the data (validation of the previous, frozen
+release reads it)."""
 GAME_ORDER = ("overcooked", "hanabi", "collab_capture", "collab_escape")
 """Order of the games in the curated list and in the built dataset."""
 
 
 def curated_scenarios() -> list[Scenario]:
-    """The curated scenarios of CoordinationQA v1, in dataset order."""
+    """The curated scenarios of the current CoordinationQA release, in dataset order."""
     folder = resources.files("coordqa.scenarios").joinpath("curated")
     scenarios: list[Scenario] = []
     for game in GAME_ORDER:
@@ -92,7 +98,6 @@ def scenario_rows(
         "layout": scenario.layout,
         "game_description": game.game_description(),
         "state_description": game.describe(scenario.player),
-        "concept": built.concept,
         "source": source,
         "version": version,
         "snapshot": scenario_snapshot(scenario),
@@ -110,6 +115,7 @@ def scenario_rows(
                 "options": options,
                 "correct": correct,
                 "rationale": draft.rationale,
+                "concept": draft.concept,
                 "tags": [f"kind:{draft.kind}", f"builder:{scenario.game}-v{builder.version}"],
             }
         )
@@ -123,17 +129,25 @@ def build_rows(scenarios: Iterable[Scenario], **labels: str) -> Iterator[dict[st
 
 
 def build_dataset(out_dir: str | Path | None = None) -> Path:
-    """Build CoordinationQA v1 from the curated list and return the folder written.
+    """Build the current CoordinationQA release from the curated list; return the folder written.
 
-    ``out_dir`` defaults to the package's bundled data folder.
+    Writes ``data.parquet``, the per-type copies, the card (with the changelog against
+    :data:`PREVIOUS_RELEASE`) and ``changelog.json``. ``out_dir`` defaults to the release's
+    folder in the package (for maintainers; ``coordqa dataset build`` passes a folder).
 
     Raises:
         ScenarioRejected: a curated scenario no longer gives an unambiguous question.
+        ChangelogError: a change against the previous release has no stated reason.
     """
-    from coordqa.dataset import bundled_dataset_dir, save_dataset
+    from coordqa.dataset import bundled_dataset_dir, load_rows, save_dataset
     from coordqa.scenarios.card import dataset_card
+    from coordqa.scenarios.changelog import changelog, changelog_json
+    from coordqa.store import atomic_write_bytes
 
     rows = list(build_rows(curated_scenarios()))
+    changes = changelog(load_rows(PREVIOUS_RELEASE), rows)
     target = Path(out_dir) if out_dir is not None else bundled_dataset_dir(DATASET_NAME)
-    save_dataset(rows, target, card=dataset_card(rows), by_type=True)
+    save_dataset(rows, target, card=dataset_card(rows, changes=changes), by_type=True)
+    text = changelog_json(changes, PREVIOUS_RELEASE)
+    atomic_write_bytes(target / CHANGELOG_FILE, text.encode("utf-8"))
     return target

@@ -38,7 +38,6 @@ class CollabRules:
     ec_question: Callable[[Any, int, str], QuestionDraft]
     tom_question: Callable[[Any, int], QuestionDraft]
     jp_question: Callable[[Any, int], QuestionDraft]
-    concept: Callable[[Any, int, QuestionDraft], str]
     ec_kinds: tuple[str, ...]
     """Every EC kind, in the order the curation takes turns between them."""
     pairs: tuple[tuple[str, str], ...]
@@ -68,7 +67,7 @@ class CollabBuilder(ScenarioBuilder):
         ec = self.rules.ec_question(state, player, kind)
         tom = self.rules.tom_question(state, player)
         jp = self.rules.jp_question(state, player)
-        return ScenarioQuestions(self.rules.concept(state, player, jp), ec, tom, jp)
+        return ScenarioQuestions(ec, tom, jp)
 
     def candidates(self, seed: int) -> Iterator[Scenario]:
         """One seeded episode; every turn, both points of view, every applicable EC kind.
@@ -144,7 +143,6 @@ class CaptureBuilder(CollabBuilder):
         collab_capture_qa.ec_question,
         collab_capture_qa.tom_question,
         collab_capture_qa.jp_question,
-        collab_capture_qa.concept,
         collab_capture_qa.EC_KINDS,
         _pairs("capture-planner", "capture-greedy"),
     )
@@ -159,7 +157,6 @@ class EscapeBuilder(CollabBuilder):
         collab_escape_qa.ec_question,
         collab_escape_qa.tom_question,
         collab_escape_qa.jp_question,
-        collab_escape_qa.concept,
         collab_escape_qa.EC_KINDS,
         _pairs("escape-planner", "escape-greedy"),
     )

@@ -105,6 +105,7 @@ def _thief_next(state: CaptureState, player: int) -> QuestionDraft:
         _thief_answer(options, state, room),
         f"open exits of Room {state.thief} with the distance to the closer agent: {shown}; "
         f"the thief takes the farthest (lowest number on ties) -> Room {room}",
+        "the thief's flight rule: the room farthest from the closer agent",
     )
 
 
@@ -120,6 +121,7 @@ def _thief_exits(state: CaptureState, player: int) -> QuestionDraft:
         tuple(rooms.index(r) for r in open_exits),
         f"Room {state.thief} connects to {list(GRAPH.neighbours(state.thief))}; closed doors "
         f"{sorted(state.closed)} leave {list(open_exits)}",
+        f"which doors around the thief's Room {state.thief} are open",
     )
 
 
@@ -141,6 +143,7 @@ def _press_effect(state: CaptureState, player: int) -> QuestionDraft:
         _thief_answer(options, state, after.thief),
         f"pressing toggles door {a}-{b} ({now}s it) before the thief moves; with closed doors "
         f"{sorted(after.closed)} the thief goes to Room {after.thief}{caught}",
+        f"a button press toggles door {a}-{b} before the thief flees",
     )
 
 
@@ -159,6 +162,7 @@ def _my_distance(state: CaptureState, player: int) -> QuestionDraft:
         (options.index(answer),),
         f"shortest open path from Room {me} to Room {state.thief} with closed doors "
         f"{sorted(state.closed)}: {answer}",
+        "the shortest open path to the thief with the doors as they are",
     )
 
 
@@ -184,17 +188,19 @@ def tom_question(state: CaptureState, player: int) -> QuestionDraft:
         options,
         (best,),
         f"partner model: capture-planner (fastest sure capture, I play my part); {rationale}",
+        f"{PLAYER_NAMES[partner]}'s part of the fastest capture",
     )
 
 
 def jp_question(state: CaptureState, player: int) -> QuestionDraft:
     """My best action: the unique one after which the capture comes strictly soonest."""
-    return best_action_question(*_decision(state, player, "JP"))
+    return best_action_question(*_decision(state, player, "JP"), concept(state, player))
 
 
-def concept(state: CaptureState, player: int, jp: QuestionDraft) -> str:
-    """A short phrase from the state's features saying what makes it an edge case."""
-    best = jp.options[jp.correct[0]]
+def concept(state: CaptureState, player: int) -> str:
+    """A short phrase from the state's features saying what makes it an edge case (JP)."""
+    options, index, _ = _decision(state, player, "JP")
+    best = options[index]
     exits = GRAPH.neighbours(state.thief, state.closed)
     phrases = []
     if best.startswith("Press"):

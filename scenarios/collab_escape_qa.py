@@ -118,6 +118,7 @@ def _fix_in_time(state: EscapeState, player: int) -> QuestionDraft:
         (_classify(ok),),
         f"{need} more fix turn(s) needed, {TURN_LIMIT - state.turn} turns left; over all "
         f"{len(ends)} branches of the killer's moves, {sum(ok)} succeed",
+        f"fixing the generator in Room {room} against every branch of the killer's moves",
     )
 
 
@@ -155,6 +156,7 @@ def _partner_exit(state: EscapeState, player: int) -> QuestionDraft:
         OUTCOME_OPTIONS,
         (answers.pop(),),
         f"shortest routes from Room {start}, all killer branches: {shown}",
+        f"{name}'s shortest routes to the exit against every branch of the killer's moves",
     )
 
 
@@ -169,6 +171,7 @@ def _killer_distance(state: EscapeState, player: int) -> QuestionDraft:
         options,
         (options.index(str(distance)),),
         f"shortest path from Room {state.killer} to Room {me}: {distance}",
+        "the shortest path from the killer to me on the map",
     )
 
 
@@ -196,16 +199,18 @@ def tom_question(state: EscapeState, player: int) -> QuestionDraft:
         options,
         (best,),
         f"partner model: fastest sure escape, I play my part; {rationale}",
+        f"{name}'s part of the fastest sure escape",
     )
 
 
 def jp_question(state: EscapeState, player: int) -> QuestionDraft:
     """My best action: the unique one after which a sure escape comes strictly soonest."""
-    return best_action_question(*_decision(state, player, "JP"))
+    return best_action_question(*_decision(state, player, "JP"), concept(state, player))
 
 
-def concept(state: EscapeState, player: int, jp: QuestionDraft) -> str:
-    """A short phrase from the state's features saying what makes it an edge case."""
+def concept(state: EscapeState, player: int) -> str:
+    """A short phrase from the state's features saying what makes it an edge case (JP)."""
+    options, index, _ = _decision(state, player, "JP")
     phrases = []
     near = GRAPH.neighbours(state.killer)
     target = chase_target(state)
@@ -221,7 +226,7 @@ def concept(state: EscapeState, player: int, jp: QuestionDraft) -> str:
     elif GATE in state.agents():
         who = "I" if state.agents()[player] == GATE else "my partner"
         phrases.append(f"{who} already stand{'' if who == 'I' else 's'} at the closed gate")
-    if jp.options[jp.correct[0]] == RoomAction("move", state.killer).text():
+    if options[index] == RoomAction("move", state.killer).text():
         phrases.append("stepping into the killer's room is safe: it moves where I was")
     if not phrases:
         values = joint_values(MODEL, INITIAL, state, TURN_LIMIT - state.turn)

@@ -216,7 +216,9 @@ def unique_best(
     return texts, best, listed
 
 
-def best_action_question(options: tuple[str, ...], best: int, rationale: str) -> QuestionDraft:
+def best_action_question(
+    options: tuple[str, ...], best: int, rationale: str, concept: str
+) -> QuestionDraft:
     """The JP question both Collab games ask, from :func:`unique_best`'s options and answer.
 
     One place for its wording, so the two games' JP questions cannot drift apart.
@@ -228,6 +230,7 @@ def best_action_question(options: tuple[str, ...], best: int, rationale: str) ->
         options,
         (best,),
         f"partner assumed to play his part of the best joint plan; {rationale}",
+        concept,
     )
 
 

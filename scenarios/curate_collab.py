@@ -75,7 +75,7 @@ def curate(game: str, count: int, seeds: int = CURATION_SEEDS) -> list[Scenario]
         ]
         if not pool:
             continue
-        phrases = Counter(p for _, b in chosen for p in b.concept.split("; "))
+        phrases = Counter(p for _, b in chosen for p in b.jp.concept.split("; "))
         ec_answers = Counter(_answer(b.ec) for _, b in chosen)
         jp_kinds = Counter(_answer(b.jp).split()[0] for _, b in chosen)
         tom_kinds = Counter(_answer(b.tom).split()[0] for _, b in chosen)
@@ -84,7 +84,7 @@ def curate(game: str, count: int, seeds: int = CURATION_SEEDS) -> list[Scenario]
             min(
                 pool,
                 key=lambda item: (
-                    sum(phrases[p] for p in item[1].concept.split("; ")),
+                    sum(phrases[p] for p in item[1].jp.concept.split("; ")),
                     ec_answers[_answer(item[1].ec)],
                     jp_kinds[_answer(item[1].jp).split()[0]],
                     tom_kinds[_answer(item[1].tom).split()[0]],

@@ -12,11 +12,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from coordqa.games.hanabi.view import as_hanabi
+from coordqa.scenarios.build import curated_scenarios
+from coordqa.scenarios.curate_repair import Repair, repair
 from coordqa.scenarios.hanabi import HanabiBuilder, ec_specs
 from coordqa.scenarios.hanabi_solvers import (
     CHOP_DISCARD,
@@ -25,7 +27,6 @@ from coordqa.scenarios.hanabi_solvers import (
     SAVE_CLUE,
     SURE_PLAY,
     TOM_KINDS,
-    concept,
     ec_question,
     jp_best_action,
     situation,
@@ -91,8 +92,8 @@ def _options(candidate: Scenario) -> list[Option]:
         jp, tier = jp_best_action(sit)
     except ScenarioRejected:
         return []
-    label = JP_LABELS[tier]
-    if tier == SURE_PLAY and "clue marks" in concept(sit, jp, tier):
+    label = "last rounds" if jp.concept.startswith("last rounds") else JP_LABELS[tier]
+    if tier == SURE_PLAY and "clue marks" in jp.concept:
         label = "clued play"
     if tier == SURE_PLAY and sit.view.lives <= 1:
         label = "one-life play"
@@ -168,13 +169,70 @@ def curate(seeds: Iterable[int] = CURATION_SEEDS, count: int = CURATED_COUNT) ->
     ]
 
 
+def _phase(scenario: Scenario) -> str:
+    """Early, middle or late game (see :data:`QUOTAS`)."""
+    game = as_hanabi(HanabiBuilder().restore(scenario))  # keeps the engine alive while read
+    progress = sum(game.state.fireworks())
+    return "early" if progress <= 3 else "middle" if progress <= 12 else "late"
+
+
+def _matches(old: Scenario, candidate: Scenario) -> bool:
+    """A replacement asks the same EC and ToM kinds at the same phase of the game."""
+    return (
+        candidate.kinds["ToM"] == old.kinds["ToM"]
+        and candidate.kinds["EC"].partition(":")[0] == old.kinds["EC"].partition(":")[0]
+        and _phase(candidate) == _phase(old)
+    )
+
+
+def _retune(scenario: Scenario) -> Scenario:
+    """v1.1: a count of unseen copies becomes the best reachable score where a stack is cut short.
+
+    That is an inference over the whole discard pile instead of one card's count.
+    """
+    if not scenario.kinds["EC"].startswith("unseen_copies"):
+        return scenario
+    builder = HanabiBuilder()
+    sit = situation(as_hanabi(builder.restore(scenario)), scenario.snapshot, scenario.player)
+    if "max_score" not in ec_specs(sit):
+        return scenario
+    return dataclasses.replace(scenario, kinds={**scenario.kinds, "EC": "max_score"})
+
+
+def _all_options(seeds: Iterable[int]) -> Iterator[Scenario]:
+    builder = HanabiBuilder()
+    for seed in seeds:
+        for candidate in builder.candidates(seed):
+            for option in _options(candidate):
+                yield option.scenario
+
+
+def repair_list(current: list[Scenario], seeds: Iterable[int] = CURATION_SEEDS) -> Repair:
+    """The curated list carried over to the current solvers (see :mod:`.curate_repair`)."""
+    first_new = len(current) + 1
+    return repair(
+        current,
+        lambda: _all_options(seeds),
+        matches=_matches,
+        used_key=lambda s: int(s.reached_by["seed"]),
+        new_id=lambda n: f"hanabi-{first_new + n - 1:02d}",
+        retune=_retune,
+    )
+
+
 def main() -> None:
-    """Rewrite ``curated/hanabi.json`` and print the composition."""
-    scenarios = curate()
-    target = CURATED
-    target.write_text(json.dumps([s.to_dict() for s in scenarios], indent=1) + "\n")
+    """Repair ``curated/hanabi.json`` for the current solvers and print what changed.
+
+    (:func:`curate` drew the v1 list from scratch; releases after v1 repair it, so that question
+    ids keep naming the same states.)
+    """
+    current = [s for s in curated_scenarios() if s.game == "hanabi"]
+    repaired = repair_list(current)
+    scenarios = repaired.scenarios
+    CURATED.write_text(json.dumps([s.to_dict() for s in scenarios], indent=1) + "\n")
     kinds = Counter(f"{s.kinds['EC'].partition(':')[0]} / {s.kinds['ToM']}" for s in scenarios)
-    print(f"wrote {len(scenarios)} scenarios to {target}: {dict(kinds)}")
+    print(f"wrote {len(scenarios)} scenarios to {CURATED}: {dict(kinds)}")
+    print(f"replaced: {repaired.replaced}; retuned: {repaired.retuned}")
 
 
 if __name__ == "__main__":

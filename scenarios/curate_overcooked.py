@@ -33,7 +33,7 @@ def _signature(scenario: Scenario, built: ScenarioQuestions) -> set[str]:
         f"tom:{tom}",
         f"jp:{jp.split(' ')[0]}",
         f"player:{scenario.player}",
-        f"concept:{built.concept.split(';')[0]}",
+        f"concept:{built.jp.concept.split(';')[0]}",
         f"jp-options:{min(len(built.jp.options), 5)}",
         f"tom-correct:{len(built.tom.correct)}",
     }

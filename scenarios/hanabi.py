@@ -4,12 +4,14 @@ Candidate states come from seeded games of the ``hanabi-convention`` bot, alone 
 a Walton-Rivers rule agent; every state after the partner's first move is a candidate, seen by the
 player on turn. The questions and answer keys come from :mod:`coordqa.scenarios.hanabi_solvers`:
 
-- EC (exact, from my knowledge and card counting): is my card certainly playable, which of my
-  cards are certainly useless, how many copies of a card are unseen, is a partner card critical.
+- EC (exact, from my knowledge and card counting, my own pinned-down cards included): is my card
+  certainly playable, which of my cards are certainly useless, how many copies of a card are
+  unseen, is a partner card critical, what is the best score still reachable given the discards.
 - ToM: which reveal makes the partner play a playable card (kind 1), or what the partner's last
   reveal tells me (kind 2), both by the clue-reading rule of the conventions text, cross-checked
   against the simulated ``hanabi-convention`` partner.
-- JP: the best next action by a one-step tier ranking that follows the conventions text.
+- JP: the best next action by a one-step tier ranking that follows the conventions text, or, in
+  the last rounds, by searching the rest of the game (:mod:`coordqa.scenarios.hanabi_endgame`).
 
 ``python -m coordqa.scenarios.curate_hanabi`` rewrites ``curated/hanabi.json`` (28 scenarios).
 """
@@ -20,16 +22,17 @@ from collections.abc import Iterator
 
 from coordqa.errors import ConfigError
 from coordqa.games.base import Game, Observation, ScriptedPlayer, make_player
+from coordqa.games.hanabi import engine
 from coordqa.games.hanabi.game import Hanabi
 from coordqa.games.hanabi.view import as_hanabi
 from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
 from coordqa.scenarios.hanabi_solvers import (
     Situation,
     card_text,
-    concept,
     ec_question,
     jp_best_action,
     situation,
+    stack_limits,
     tom_question,
 )
 from coordqa.scenarios.model import Scenario, ScenarioQuestions, ScenarioRejected
@@ -44,7 +47,7 @@ PAIRINGS = (
 follow the conventions the questions assume, sometimes with a rule agent for variety."""
 MAX_TURNS = 100
 """A two-player Hanabi game ends within about 90 moves; this bounds the candidate loop."""
-EC_ORDER = ("certain_play", "useless", "unseen_copies", "partner_critical")
+EC_ORDER = ("certain_play", "useless", "unseen_copies", "partner_critical", "max_score")
 """The EC kinds a candidate's default EC question rotates through."""
 
 
@@ -65,10 +68,10 @@ class HanabiBuilder(ScenarioBuilder):
         broken = sit.broken_marks()
         if broken:
             raise ScenarioRejected(f"play clues mark unplayable cards: {broken}")
-        jp, tier = jp_best_action(sit)
+        jp, _ = jp_best_action(sit)
         ec = ec_question(sit, scenario.kinds.get("EC", "useless"))
         tom = tom_question(sit, scenario.kinds.get("ToM", "reveal_play"))
-        return ScenarioQuestions(concept(sit, jp, tier), ec, tom, jp)
+        return ScenarioQuestions(ec, tom, jp)
 
     def candidates(self, seed: int) -> Iterator[Scenario]:
         """Every state of one seeded game after the partner's first move (at most ~90)."""
@@ -128,6 +131,8 @@ def ec_specs(sit: Situation) -> list[str]:
     critical = _critical_card(sit)
     if critical is not None:
         specs.append(f"partner_critical:{critical}")
+    if sum(stack_limits(sit.view.board)) < len(engine.COLORS) * len(engine.RANKS):
+        specs.append("max_score")
     return specs
 
 

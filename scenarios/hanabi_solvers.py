@@ -32,8 +32,17 @@ from coordqa.games.hanabi.convention_player import (
 )
 from coordqa.games.hanabi.describe import PRONOUNS
 from coordqa.games.hanabi.game import Hanabi
-from coordqa.games.hanabi.knowledge import Card, chance, hand_knowledge, possible_cards, surely
+from coordqa.games.hanabi.knowledge import (
+    Board,
+    Card,
+    chance,
+    hand_identities,
+    hand_knowledge,
+    possible_cards,
+    surely,
+)
 from coordqa.games.hanabi.view import View
+from coordqa.scenarios.hanabi_endgame import ENDGAME_DECK, Endgame, search
 from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
 
 Marks = list[list[str]]
@@ -63,18 +72,6 @@ def seated_bot(snapshot: Mapping[str, Any], seat: int) -> tuple[Hanabi, Conventi
         result = game.step({game.state.cur_player(): text})
         bot.observe(game, seat, result)
     return game, bot
-
-
-def forked(game: Hanabi) -> Hanabi:
-    """A copy of ``game`` to try a reveal on without replaying it.
-
-    pyhanabi state copies share the deck's generator, which is safe as long as nothing is dealt
-    on the copy: only reveals (which deal nothing) are applied to a fork.
-    """
-    twin = copy.copy(game)
-    twin.state = game.state.copy()
-    twin.turns = list(game.turns)
-    return twin
 
 
 def reveal_touches(view: View, text: str) -> tuple[int, ...]:
@@ -116,8 +113,8 @@ class Situation:
 
     @property
     def marks(self) -> Marks:
-        """Clue marks of both hands by the clue-reading rule (public, so the bot's are mine)."""
-        return self.partner_seat[1].marks
+        """Clue marks of both hands by the clue-reading rule (public: the game keeps them)."""
+        return self.game.clues.marks
 
     @cached_property
     def view(self) -> View:
@@ -128,6 +125,14 @@ class Situation:
     def partner(self) -> int:
         """The other player."""
         return 1 - self.me
+
+    @cached_property
+    def own_possible(self) -> list[list[Card]]:
+        """For each of my cards, the identities it can have, counting the rest of my hand too.
+
+        A card of mine that clues pin down (my only Red 5) is a seen copy for my other cards.
+        """
+        return hand_identities(self.view.knowledge[0], self.view.unseen)
 
     @cached_property
     def clued(self) -> tuple[list[bool], list[bool]]:
@@ -147,20 +152,18 @@ class Situation:
 
     def surely_playable(self, index: int) -> bool:
         """My card ``index`` is playable whatever it is, after counting."""
-        return surely(self.view.own_possible[index], self.view.board.playable)
+        return surely(self.own_possible[index], self.view.board.playable)
 
     def surely_useless(self, index: int) -> bool:
         """My card ``index`` can never score, whatever it is, after counting."""
-        return surely(self.view.own_possible[index], self.view.board.useless)
+        return surely(self.own_possible[index], self.view.board.useless)
 
     def live_play_mark(self, player: int, index: int) -> bool:
         """A play clue marks the card and its holder still thinks it may be playable."""
         if self.marks[player][index] != PLAY:
             return False
         possible = (
-            self.view.own_possible[index]
-            if player == self.me
-            else self.view.partner_possible[index]
+            self.own_possible[index] if player == self.me else self.view.partner_possible[index]
         )
         return any(self.view.board.playable(c) for c in possible)
 
@@ -231,7 +234,7 @@ class Situation:
         if not text.startswith("Reveal"):
             raise GameError(f"only reveals can be tried on a forked game, not {text!r}")
         game, bot = self.partner_seat
-        game, bot = forked(game), copy.deepcopy(bot)
+        game, bot = game.fork(), copy.deepcopy(bot)
         result = game.step({self.me: text})
         bot.observe(game, self.partner, result)
         if game.is_terminal():
@@ -275,9 +278,24 @@ def situation(game: Hanabi, snapshot: Mapping[str, Any], player: int) -> Situati
 def possibilities_text(situation: Situation, index: int) -> str:
     """``"Card 2 could be Red 1 (2 unseen), Blue 1 (1 unseen)"`` after counting."""
     view = situation.view
-    cards = view.own_possible[index]
+    cards = situation.own_possible[index]
     listed = ", ".join(f"{card_text(c)} ({view.unseen[c]} unseen)" for c in cards)
-    return f"my Card {index} could be {listed}"
+    return f"my Card {index} could be {listed}{_ruled_out_text(situation, index)}"
+
+
+def _ruled_out_text(situation: Situation, index: int) -> str:
+    """Identities of my card that only the rest of my hand rules out, as a rationale clause."""
+    ruled_out = [
+        c for c in situation.view.own_possible[index] if c not in situation.own_possible[index]
+    ]
+    if not ruled_out:
+        return ""
+    return f" ({cards_text(ruled_out)} ruled out: my other cards hold every unseen copy)"
+
+
+def pinned_by_hand(situation: Situation) -> bool:
+    """Whether counting my own hand rules out an identity that counting alone leaves open."""
+    return any(_ruled_out_text(situation, i) for i in range(len(situation.own_possible)))
 
 
 # --- EC: exact card facts -------------------------------------------------------------------
@@ -288,12 +306,13 @@ YES_NO = ("Yes", "No")
 def ec_certain_play(sit: Situation, index: int) -> QuestionDraft:
     """Is my card ``index`` playable whatever it is (hint knowledge plus counting)?"""
     board = sit.view.board
-    cards = sit.view.own_possible[index]
+    cards = sit.own_possible[index]
     playable = [c for c in cards if board.playable(c)]
     sure = sit.surely_playable(index)
     rationale = f"{possibilities_text(sit, index)}; playable now: {cards_text(playable)} -> " + (
         "every possibility is playable: Yes" if sure else "not every possibility is: No"
     )
+    counted = " and my own hand" if _ruled_out_text(sit, index) else ""
     return QuestionDraft(
         "EC",
         "certain_play",
@@ -301,15 +320,17 @@ def ec_certain_play(sit: Situation, index: int) -> QuestionDraft:
         YES_NO,
         (0 if sure else 1,),
         rationale,
+        f"whether my Card {index} is playable whatever it is: {len(cards)} identities left after "
+        f"hints and counting the stacks, discards, {PLAYER_NAMES[sit.partner]}'s hand{counted}",
     )
 
 
 def ec_useless(sit: Situation) -> QuestionDraft:
     """Which of my cards can never score, whatever they are (several may be)?"""
     board = sit.view.board
-    count = len(sit.view.own_possible)
+    count = len(sit.own_possible)
     parts = []
-    for index, cards in enumerate(sit.view.own_possible):
+    for index, cards in enumerate(sit.own_possible):
         useful = [c for c in cards if not board.useless(c)]
         parts.append(
             f"Card {index}: "
@@ -318,6 +339,7 @@ def ec_useless(sit: Situation) -> QuestionDraft:
                 if not useful
                 else f"may be {card_text(useful[0])}, still needed"
             )
+            + _ruled_out_text(sit, index)
         )
     useless = [i for i in range(count) if sit.surely_useless(i)]
     options = (*(f"My Card {i}" for i in range(count)), "None of them")
@@ -329,6 +351,8 @@ def ec_useless(sit: Situation) -> QuestionDraft:
         options,
         correct,
         "; ".join(parts) + f" -> certainly useless: {[f'Card {i}' for i in useless] or 'none'}",
+        "which of my cards can never score: hints against the stacks and discards"
+        + (", counting my own pinned-down cards as seen" if pinned_by_hand(sit) else ""),
     )
 
 
@@ -353,6 +377,65 @@ def ec_unseen_copies(sit: Situation, card: Card) -> QuestionDraft:
         options,
         (unseen,),
         rationale,
+        f"card counting for {card_text(card)}: copies on the stack, in the discard pile and in "
+        f"{PLAYER_NAMES[sit.partner]}'s hand",
+    )
+
+
+def stack_limits(board: Board) -> list[int]:
+    """Per colour, the highest rank its stack can still reach.
+
+    That is just below the first rank whose every copy is discarded.
+    """
+    limits = []
+    for color, height in enumerate(board.fireworks):
+        reach = height
+        for rank in range(height, len(engine.RANKS)):
+            if board.discarded((color, rank)) == engine.COPIES[rank]:
+                break
+            reach = rank + 1
+        limits.append(reach)
+    return limits
+
+
+MAX_SCORE_OPTIONS = 5
+"""Options of the best-score question: the answer and nearby wrong scores."""
+
+
+def ec_max_score(sit: Situation) -> QuestionDraft:
+    """The highest score still reachable, given the discards (only asked when below 25).
+
+    Raises:
+        ScenarioRejected: no stack is cut short: the answer would be 25 without any inference.
+    """
+    board = sit.view.board
+    limits = stack_limits(board)
+    best = sum(limits)
+    full = len(engine.COLORS) * len(engine.RANKS)
+    if best == full:
+        raise ScenarioRejected("no stack is cut short by the discards: the best score is 25")
+    now = sum(board.fireworks)
+    numbers = [best, full, now, best + 1, best - 1, best + 2, best - 2]
+    options = []
+    for number in numbers:
+        if now <= number <= full and str(number) not in options:
+            options.append(str(number))
+    options = sorted(options[:MAX_SCORE_OPTIONS], key=int)
+    parts = [
+        f"{color} {height} -> {limit}"
+        for color, height, limit in zip(engine.COLORS, board.fireworks, limits, strict=True)
+        if limit < len(engine.RANKS)
+    ]
+    return QuestionDraft(
+        "EC",
+        "max_score",
+        "What is the highest score the team can still reach (if every card that can still be "
+        "played is played in time)?",
+        tuple(options),
+        (options.index(str(best)),),
+        f"stacks cut short by the discards (stack now -> highest reachable): {'; '.join(parts)}; "
+        f"the other stacks can reach 5 -> {best}",
+        "dead stacks: the first rank of a colour whose every copy is discarded caps that stack",
     )
 
 
@@ -377,6 +460,8 @@ def ec_partner_critical(sit: Situation, index: int) -> QuestionDraft:
         (0 if critical else 1,),
         f"{partner}'s Card {index} is {card_text(card)}: {why} -> "
         + ("critical: Yes" if critical else "not critical: No"),
+        f"whether {partner}'s {card_text(card)} is the last copy still needed: the discard pile "
+        "and the stacks",
     )
 
 
@@ -390,11 +475,13 @@ def ec_question(sit: Situation, spec: str) -> QuestionDraft:
     try:
         if name == "useless":
             return ec_useless(sit)
+        if name == "max_score":
+            return ec_max_score(sit)
         if name == "unseen_copies":
             color, rank = arg.split(" ")
             return ec_unseen_copies(sit, (engine.COLORS.index(color), int(rank) - 1))
         index = int(arg)
-        if name == "certain_play" and 0 <= index < len(sit.view.own_possible):
+        if name == "certain_play" and 0 <= index < len(sit.own_possible):
             return ec_certain_play(sit, index)
         if name == "partner_critical" and 0 <= index < len(sit.view.partner_hand):
             return ec_partner_critical(sit, index)
@@ -406,7 +493,7 @@ def ec_question(sit: Situation, spec: str) -> QuestionDraft:
     )
 
 
-EC_KINDS = ("certain_play", "useless", "unseen_copies", "partner_critical")
+EC_KINDS = ("certain_play", "useless", "unseen_copies", "partner_critical", "max_score")
 """The EC question kinds."""
 
 
@@ -454,16 +541,23 @@ def tom_reveal_play(sit: Situation) -> QuestionDraft:
         "ToM",
         "reveal_play",
         f"What information about {pronoun} cards should I reveal so that {partner} knows to "
-        f"play a card on {pronoun} turn?",
+        f"play a playable card on {pronoun} turn?",
         tuple(o.text for o in sit.reveals),
         correct,
         "Clue-reading rule of the conventions; " + "; ".join(parts),
+        f"which reveal {partner} reads as a play clue on a playable card: the focus rule on "
+        f"{pronoun} touched and untouched cards",
     )
+
+
+def _clue_label(text: str) -> str:
+    """``"rank 1"`` or ``"Red color"`` from a reveal action text."""
+    return text.split("'s ", 1)[1].removesuffix(" cards")
 
 
 def _reveal_summary(sit: Situation, outcome: RevealOutcome) -> str:
     """``"rank 1 -> play clue on Card 3 (Red 1, playable)"``."""
-    label = outcome.text.split("'s ", 1)[1].removesuffix(" cards")
+    label = _clue_label(outcome.text)
     reading = outcome.reading
     whose = PRONOUNS[sit.partner]
     sure = (
@@ -519,12 +613,12 @@ def tom_infer_last(sit: Situation) -> QuestionDraft:
         raise ScenarioRejected("one life left: a play clue does not make me play")
     reading, on_chop, newly = last_reveal_reading(sit)
     focus = reading.focus if reading.focus is not None else -1
-    sure = [i for i in range(len(sit.view.own_possible)) if sit.surely_playable(i)]
+    sure = [i for i in range(len(sit.own_possible)) if sit.surely_playable(i)]
     if len(newly) > 1 and not (reading.kind == PLAY and set(newly) <= set(sure)):
         raise ScenarioRejected(f"the reveal newly touched cards {newly}: more than one reading")
     if set(sure) - set(newly):
         raise ScenarioRejected(f"my cards {sorted(set(sure) - set(newly))} were already playable")
-    count = len(sit.view.own_possible)
+    count = len(sit.own_possible)
     options = tuple(
         text
         for i in range(count)
@@ -559,6 +653,9 @@ def tom_infer_last(sit: Situation) -> QuestionDraft:
         f"{PLAYER_NAMES[sit.partner]}: {turn.action!r} touched my cards {list(turn.touched)}; "
         f"focus = Card {focus} ({focus_rule}); {possibilities_text(sit, focus)}; {why}{also} "
         f"-> {', '.join(answers)}",
+        f"reading {PLAYER_NAMES[sit.partner]}'s {_clue_label(turn.action)} reveal: its focus "
+        f"({'my chop' if on_chop else 'the newest newly touched card'}) and whether it can be "
+        "playable",
     )
 
 
@@ -594,7 +691,8 @@ CHOP_DISCARD = 2
 IDLE_REVEAL = 1
 """A reveal with no useful instruction."""
 BAD_DISCARD = 0
-"""Discard a card a reveal has touched (and that is not certainly useless)."""
+"""Discard a card other than the chop that is not certainly useless (a touched card, or an
+untouched card newer than the chop)."""
 HARMFUL = -1
 """Risk a life: play an uncertain card, or give a play clue on an unplayable card."""
 TIER_NAMES = {
@@ -604,7 +702,7 @@ TIER_NAMES = {
     SAFE_DISCARD: "free discard (+1 token, certainly useless card)",
     CHOP_DISCARD: "discard the chop (+1 token)",
     IDLE_REVEAL: "reveal without a useful instruction",
-    BAD_DISCARD: "discards a card a reveal touched",
+    BAD_DISCARD: "discards a card the conventions keep",
     HARMFUL: "risks a life",
 }
 
@@ -624,11 +722,11 @@ def judge_play(sit: Situation, index: int) -> Judged:
     view = sit.view
     if sit.surely_playable(index):
         return Judged(
-            action, SURE_PLAY, f"certainly playable ({cards_text(view.own_possible[index])})"
+            action, SURE_PLAY, f"certainly playable ({cards_text(sit.own_possible[index])})"
         )
     if view.lives >= 2 and sit.live_play_mark(sit.me, index):
         return Judged(action, SURE_PLAY, "marked by the partner's play clue")
-    odds = chance(view.own_possible[index], view.unseen, view.board.playable)
+    odds = chance(sit.own_possible[index], view.unseen, view.board.playable)
     return Judged(action, HARMFUL, f"uncertain, playable with probability {odds:.2f}")
 
 
@@ -639,7 +737,9 @@ def judge_discard(sit: Situation, index: int) -> Judged:
         return Judged(action, SAFE_DISCARD, "certainly useless")
     if index == sit.my_chop:
         return Judged(action, CHOP_DISCARD, "my chop")
-    return Judged(action, BAD_DISCARD, "a card a reveal touched")
+    if sit.clued[0][index]:
+        return Judged(action, BAD_DISCARD, "a card a reveal touched")
+    return Judged(action, BAD_DISCARD, "not my chop: the conventions discard the chop")
 
 
 def judge_reveal(sit: Situation, outcome: RevealOutcome) -> Judged:
@@ -671,13 +771,19 @@ def judge_action(sit: Situation, action: str, reveals: Mapping[str, RevealOutcom
 
 
 def jp_best_action(sit: Situation) -> tuple[QuestionDraft, int]:
-    """The best next action by the tier ranking, and the winning tier.
+    """The best next action, and the tier of the winning action.
+
+    While the deck is long, by the tier ranking; in the last rounds (at most
+    :data:`~coordqa.scenarios.hanabi_endgame.ENDGAME_DECK` cards to draw) by searching the rest of
+    the game (:mod:`coordqa.scenarios.hanabi_endgame`).
 
     Raises:
-        ScenarioRejected: the ranking is not clear for this state (see the checks below).
+        ScenarioRejected: the ranking or the search gives no clear answer for this state.
     """
     reveals = {o.text: o for o in sit.reveals}
     judged = [judge_action(sit, a, reveals) for a in sit.view.legal]
+    if sit.view.deck_size <= ENDGAME_DECK:
+        return _jp_endgame(sit, judged)
     best = max(j.tier for j in judged)
     correct = tuple(i for i, j in enumerate(judged) if j.tier == best)
     _check_clear(sit, best, [judged[i] for i in correct], reveals)
@@ -685,20 +791,67 @@ def jp_best_action(sit: Situation) -> tuple[QuestionDraft, int]:
     lines = [f"{j.action}: {TIER_NAMES[j.tier]} ({j.reason})" for j in judged]
     rationale = (
         "Tiers: +1 score now > partner plays next turn > urgent save > free discard > discard "
-        "chop > idle reveal > discard a clued card > risk a life. "
+        "chop > idle reveal > discard a card the conventions keep > risk a life. "
         + "; ".join(lines)
         + f". Best tier '{TIER_NAMES[best]}' beats "
         + (f"'{TIER_NAMES[runner_up]}'" if runner_up is not None else "nothing else")
     )
+    options = tuple(sit.view.legal)
     draft = QuestionDraft(
         "JP",
         "best_action",
         "What is the best next action?",
-        tuple(sit.view.legal),
+        options,
         correct,
         rationale,
+        concept(sit, options[correct[0]], best),
     )
     return draft, best
+
+
+def _jp_endgame(sit: Situation, judged: list[Judged]) -> tuple[QuestionDraft, int]:
+    """JP in the last rounds: the action with the best expected final score (see the module).
+
+    Several winners with exactly the same value are keyed together only when they are the same
+    kind of action (two reveals, two plays); a play tying with a reveal leaves no clear best.
+    """
+    endgame = Endgame(int(sit.snapshot["seed"]), list(sit.snapshot["moves"]))
+    searched = [j.action for j in judged if j.tier > HARMFUL]
+    blind = [
+        (index, chance(sit.own_possible[index], sit.view.unseen, sit.view.board.playable))
+        for index in range(len(sit.own_possible))
+        if judge_play(sit, index).tier == HARMFUL
+    ]
+    result = search(endgame, searched, blind, sit.view.lives)
+    kinds = {winner.split(" ", 1)[0] for winner in result.winners}
+    if len(kinds) > 1 or len(result.winners) > MAX_CORRECT:
+        raise ScenarioRejected(f"last rounds: {list(result.winners)} tie")
+    options = tuple(sit.view.legal)
+    correct = tuple(options.index(a) for a in result.winners)
+    shown = "; ".join(
+        f"{v.action}: {v.expected:.2f} (worst order {v.worst:.0f})" for v in result.values.values()
+    )
+    risky = [j.action for j in judged if j.tier == HARMFUL]
+    deck = sit.view.deck_size
+    rationale = (
+        f"Last rounds ({deck} card(s) to draw): after each action both players follow the "
+        "conventions (the hanabi-convention bot) to the end of the game; expected final score "
+        f"over every order of the undrawn cards: {shown}"
+        + (f"; not searched (risky, outcome hidden from me): {', '.join(risky)}" if risky else "")
+        + f" -> {', '.join(result.winners)}"
+    )
+    tier = max(j.tier for j in judged if j.action in result.winners)
+    draft = QuestionDraft(
+        "JP",
+        "best_action",
+        "What is the best next action?",
+        options,
+        correct,
+        rationale,
+        f"last rounds ({deck} card(s) to draw): the final score after each action decides, not a "
+        "one-step ranking",
+    )
+    return draft, tier
 
 
 def _check_clear(
@@ -756,16 +909,15 @@ def _play_concept(sit: Situation, index: int) -> str:
             what = turn.action.split("'s ", 1)[1].removesuffix(" cards")
             return f"partner's {what} clue marks my Card {index} to play"
         return f"an earlier play clue marks my Card {index} to play"
-    cards = sit.view.own_possible[index]
+    cards = sit.own_possible[index]
     if len(cards) == 1:
         return f"my Card {index} is known to be {card_text(cards[0])}, which is playable"
     return f"every card my Card {index} could be ({cards_text(cards)}) is playable"
 
 
-def concept(sit: Situation, jp: QuestionDraft, tier: int) -> str:
+def concept(sit: Situation, action: str, tier: int) -> str:
     """A short phrase for what makes the state an edge case, from the winning action."""
     partner = PLAYER_NAMES[sit.partner]
-    action = jp.options[jp.correct[0]]
     if tier == SURE_PLAY:
         return _play_concept(sit, int(action.rsplit(" ", 1)[-1]))
     if tier == PLAY_CLUE:

@@ -40,14 +40,14 @@ class QuestionDraft:
     """Indices into ``options`` of every right answer (several only on purpose)."""
     rationale: str
     """The solver's short justification, with the computed values."""
+    concept: str
+    """A short phrase saying what this question tests in this state (the ``concept`` column)."""
 
 
 @dataclass(frozen=True)
 class ScenarioQuestions:
-    """The three questions of one scenario and what makes the state an edge case."""
+    """The three questions of one scenario."""
 
-    concept: str
-    """A short phrase saying what makes the state interesting."""
     ec: QuestionDraft
     """Environment comprehension."""
     tom: QuestionDraft

@@ -23,7 +23,6 @@ from typing import Any, ClassVar
 from coordqa.games import Game
 from coordqa.games.base import Observation, Player, ScriptedPlayer, make_player
 from coordqa.games.overcooked import LAYOUTS, PRIMITIVE_NAMES, Overcooked
-from coordqa.games.overcooked.tasks import HELD_TEXT, held
 from coordqa.scenarios import overcooked_solvers as solve
 from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
 from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ScenarioRejected
@@ -65,7 +64,7 @@ class OvercookedBuilder(ScenarioBuilder):
         ec = ec_question(oc, player, scenario.kinds.get("EC", ""))
         tom = solve.partner_intent(oc, player)
         jp = solve.best_action(oc, player)
-        return ScenarioQuestions(concept=concept(oc, player), ec=ec, tom=tom, jp=jp)
+        return ScenarioQuestions(ec=ec, tom=tom, jp=jp)
 
     def candidates(self, seed: int) -> Iterator[Scenario]:
         """Snapshots of seeded scripted play on every layout (``STOPS_PER_GAME`` each)."""
@@ -184,47 +183,6 @@ def ec_question(game: Overcooked, player: int, kind: str) -> QuestionDraft:
         f"unknown Overcooked EC kind {kind!r}; use onions_needed:<cooker>, soup_timer:<cooker>, "
         "closer_cooker, reachable:me:<object> or reachable:partner:<object>"
     )
-
-
-def concept(game: Overcooked, player: int) -> str:
-    """A short phrase naming what makes the state an edge case, from its features.
-
-    It names facts of the state (a blocked path, a split kitchen, a pot one onion short, a soup
-    cooked or cooking), never an answer.
-    """
-    partner = solve.partner_name(player)
-    hand = held(game.state.players[player])
-    features: list[str] = []
-    targets = [t.target for t in game.legal_tasks(player) if t.target]
-    targets += [f.name for f in game.geometry.of_kind("c")]
-    for target in targets:
-        if solve.distance(game, player, game.geometry.feature(target)).blocked:
-            features.append(f"{partner} blocks my only path to {target}")
-            break
-    if not solve.reaches_a_cooker(game, player):
-        features.append("I can reach no cooker: items pass over the shared counters")
-    elif not solve.reaches_a_cooker(game, 1 - player):
-        features.append(f"{partner} can reach no cooker: items pass over the shared counters")
-    for feature, pot in solve.pots(game):
-        if hand == "onion" and pot.onions == 2 and pot.accepts_onion:
-            features.append(f"{feature.name} needs one more onion and I hold one")
-        elif pot.ready:
-            features.append(f"soup in {feature.name} is cooked and waiting for a plate")
-        elif pot.cooking:
-            plural = "" if pot.remaining == 1 else "s"
-            features.append(
-                f"soup in {feature.name} cooks for {pot.remaining} more timestep{plural}"
-            )
-    if hand == "soup":
-        features.append("I carry a finished soup")
-    if held(game.state.players[1 - player]) == "soup":
-        features.append(f"{partner} carries a finished soup")
-    if not features:
-        features.append(
-            f"I hold {HELD_TEXT[hand]}, {partner} holds "
-            f"{HELD_TEXT[held(game.state.players[1 - player])]}"
-        )
-    return "; ".join(features[:2])
 
 
 BUILDERS.add("overcooked", OvercookedBuilder())

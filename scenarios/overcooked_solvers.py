@@ -40,6 +40,7 @@ from coordqa.games.overcooked.planner import choose_task
 from coordqa.games.overcooked.tasks import (
     AWAY,
     DELIVER,
+    HELD_TEXT,
     LOAD,
     PICK,
     POT,
@@ -132,6 +133,7 @@ def onions_needed(game: Overcooked, player: int, cooker: str) -> QuestionDraft:
         options=ONION_OPTIONS,
         correct=(ONION_OPTIONS.index(str(needed)),),
         rationale=f"{cooker} holds {pot.onions} onion(s) and is {state}; 3 needed -> {needed}",
+        concept=f"how full {cooker} is, and that a cooking or cooked soup takes no onion",
     )
 
 
@@ -168,6 +170,7 @@ def closer_cooker(game: Overcooked, player: int) -> QuestionDraft:
         options=options,
         correct=(options.index(answer),),
         rationale=f"{name}'s walks: {shown} -> {answer}",
+        concept=f"comparing {name}'s walks to the two cookers",
     )
 
 
@@ -203,6 +206,7 @@ def reachable(game: Overcooked, player: int, who: int, target: str) -> QuestionD
         options=(YES, NO),
         correct=((YES, NO).index(answer),),
         rationale=f"{why} -> {answer}",
+        concept=f"whether a path to {target} is free with the other chef standing still",
     )
 
 
@@ -226,6 +230,7 @@ def soup_timer(game: Overcooked, player: int, cooker: str) -> QuestionDraft:
         options=options,
         correct=(options.index(answer),),
         rationale=f"{why} -> {answer}",
+        concept=f"the cooking time left in {cooker}",
     )
 
 
@@ -374,10 +379,53 @@ def partner_intent(game: Overcooked, player: int) -> QuestionDraft:
         options=options,
         correct=tuple(sorted(options.index(text) for text in texts)),
         rationale=f"{intent.reason} -> {' or '.join(texts)}",
+        concept=f"{name}'s next action under the partner model, from what "
+        f"{_pronoun(partner)} holds and the nearest target",
     )
 
 
 # --------------------------------------------------------------------------------------- JP
+
+
+def state_features(game: Overcooked, player: int) -> str:
+    """A short phrase naming what makes the state an edge case, from its features.
+
+    It names facts of the state (a blocked path, a split kitchen, a pot one onion short, a soup
+    cooked or cooking), never an answer.
+    """
+    partner = partner_name(player)
+    hand = held(game.state.players[player])
+    features: list[str] = []
+    targets = [t.target for t in game.legal_tasks(player) if t.target]
+    targets += [f.name for f in game.geometry.of_kind("c")]
+    for target in targets:
+        if distance(game, player, game.geometry.feature(target)).blocked:
+            features.append(f"{partner} blocks my only path to {target}")
+            break
+    if not reaches_a_cooker(game, player):
+        features.append("I can reach no cooker: items pass over the shared counters")
+    elif not reaches_a_cooker(game, 1 - player):
+        features.append(f"{partner} can reach no cooker: items pass over the shared counters")
+    for feature, pot in pots(game):
+        if hand == "onion" and pot.onions == 2 and pot.accepts_onion:
+            features.append(f"{feature.name} needs one more onion and I hold one")
+        elif pot.ready:
+            features.append(f"soup in {feature.name} is cooked and waiting for a plate")
+        elif pot.cooking:
+            plural = "" if pot.remaining == 1 else "s"
+            features.append(
+                f"soup in {feature.name} cooks for {pot.remaining} more timestep{plural}"
+            )
+    if hand == "soup":
+        features.append("I carry a finished soup")
+    if held(game.state.players[1 - player]) == "soup":
+        features.append(f"{partner} carries a finished soup")
+    if not features:
+        features.append(
+            f"I hold {HELD_TEXT[hand]}, {partner} holds "
+            f"{HELD_TEXT[held(game.state.players[1 - player])]}"
+        )
+    return "; ".join(features[:2])
 
 
 def rollout(snapshot: Mapping[str, Any], player: int, first: str, window: int) -> int:
@@ -451,4 +499,5 @@ def best_action(game: Overcooked, player: int, window: int = ROLLOUT_WINDOW) -> 
             f"timesteps to each of the next {DELIVERIES} deliveries, summed (then both follow "
             f"the planner rule; one not made within {window} counts {window}): {shown}"
         ),
+        concept=state_features(game, player),
     )

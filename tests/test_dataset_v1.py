@@ -1,29 +1,79 @@
-"""The bundled CoordinationQA v1: composition, loading through `datasets`, solver validation."""
+"""The bundled CoordinationQA releases: v1 frozen as shipped, v1.1 the default, both validated."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
+from pathlib import Path
 
 import datasets
+import pytest
 
 import coordqa
-from coordqa.dataset import bundled_dataset_dir, dataset_fingerprint, load_rows
-from coordqa.scenarios import build_dataset, validate_rows_against_solvers
+from coordqa.dataset import (
+    DEFAULT_DATASET,
+    bundled_dataset_dir,
+    dataset_fingerprint,
+    dataset_identity,
+    load_rows,
+    release,
+    release_with_fingerprint,
+)
+from coordqa.scenarios import (
+    ValidationFailed,
+    build_dataset,
+    validate_dataset,
+    validate_rows_against_solvers,
+)
+from coordqa.scenarios.build import CHANGELOG_FILE
+from coordqa.scenarios.changelog import read_changelog
+
+V1_FINGERPRINT = "cb50f8c6c520d7001991528a90e1fcbfaaf645b2d5ee143e35640303cd4f1b55"
+V1_PARQUET_SHA256 = "83bc9b2ef13861867c194ccd0c5ee324803902558e3d5fc41be2c2b365f1787e"
+"""The v1 release as shipped by coordqa before v1.1 (commit 6a4e49e)."""
+
+SCENARIOS_PER_GAME = {"overcooked": 25, "hanabi": 28, "collab_capture": 6, "collab_escape": 7}
 
 
-def test_composition_is_66_scenarios_and_198_questions() -> None:
+def composition(rows: list[dict]) -> Counter:
+    return Counter(game for game, _ in {(r["game"], r["scenario_id"]) for r in rows})
+
+
+def test_v1_is_loadable_exactly_as_shipped() -> None:
+    folder = bundled_dataset_dir("coordinationqa-v1")
+    assert hashlib.sha256((folder / "data.parquet").read_bytes()).hexdigest() == V1_PARQUET_SHA256
+    rows = load_rows("coordinationqa-v1")
+    assert (
+        dataset_fingerprint(rows)
+        == V1_FINGERPRINT
+        == release("coordinationqa-v1").frozen_fingerprint
+    )
+    assert len(rows) == 198 and {r["version"] for r in rows} == {"1.0.0"}
+    assert composition(rows) == SCENARIOS_PER_GAME
+
+
+def test_v11_is_the_default_and_keeps_the_composition() -> None:
+    assert DEFAULT_DATASET == "coordinationqa-v1.1" == release("coordinationqa").name
     rows = load_rows()
-    assert len(rows) == 198
-    scenarios = {(row["game"], row["scenario_id"]) for row in rows}
-    assert Counter(game for game, _ in scenarios) == {
-        "overcooked": 25,
-        "hanabi": 28,
-        "collab_capture": 6,
-        "collab_escape": 7,
-    }
+    assert {r["version"] for r in rows} == {"1.1.0"}
+    assert composition(rows) == SCENARIOS_PER_GAME
     assert Counter(row["question_type"] for row in rows) == {"EC": 66, "ToM": 66, "JP": 66}
     layouts = Counter(row["layout"] for row in rows if row["game"] == "overcooked")
     assert len(layouts) == 5 and min(layouts.values()) >= 4 * 3
+    assert dataset_fingerprint(rows) != V1_FINGERPRINT
+
+
+def test_identity_names_the_release_version_and_content() -> None:
+    default = dataset_identity()
+    assert (default.name, default.version) == ("coordinationqa-v1.1", "1.1.0")
+    assert dataset_identity("coordinationqa") == default
+    v1 = dataset_identity("coordinationqa-v1")
+    assert (v1.name, v1.version, v1.fingerprint) == ("coordinationqa-v1", "1.0.0", V1_FINGERPRINT)
+    assert v1.label == f"coordinationqa-v1 (version 1.0.0, fingerprint {V1_FINGERPRINT[:8]})"
+    assert release_with_fingerprint(default.fingerprint) == release()
+    assert release_with_fingerprint(V1_FINGERPRINT) == release("coordinationqa-v1")
+    assert release_with_fingerprint("0" * 64) is None
 
 
 def test_loads_with_coordqa_and_with_plain_datasets() -> None:
@@ -38,16 +88,71 @@ def test_loads_with_coordqa_and_with_plain_datasets() -> None:
     assert set(by_type["question_type"]) == {"JP"} and by_type.num_rows == 66
 
 
-def test_every_shipped_question_validates_against_its_solver() -> None:
-    assert validate_rows_against_solvers(load_rows()) == 198
+def test_every_v11_question_validates_against_its_solver() -> None:
+    report = validate_dataset()
+    assert (report.checked, report.resolved, report.frozen, report.superseded) == (
+        198,
+        198,
+        None,
+        (),
+    )
+
+
+def test_v1_validates_as_frozen_with_every_difference_in_the_changelog() -> None:
+    report = validate_dataset("coordinationqa-v1")
+    assert report.frozen == release("coordinationqa-v1")
+    assert report.successor == "coordinationqa-v1.1"
+    previous, changes = read_changelog(
+        (bundled_dataset_dir() / CHANGELOG_FILE).read_text(encoding="utf-8")
+    )
+    assert previous == "coordinationqa-v1"
+    listed = {c.question_id for c in changes if c.change in ("changed", "removed")}
+    assert set(report.superseded) == listed
+    assert report.resolved == 198 - len(listed)
+    # Plain re-solving (no changelog) fails on exactly those questions.
+    with pytest.raises(ValidationFailed):
+        validate_rows_against_solvers(load_rows("coordinationqa-v1"))
+
+
+def test_a_modified_copy_of_v1_is_not_taken_for_the_frozen_release(tmp_path: Path) -> None:
+    rows = load_rows("coordinationqa-v1")
+    rows[0] = {**rows[0], "options": list(reversed(rows[0]["options"]))}
+    path = tmp_path / "v1-modified.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with pytest.raises(ValidationFailed, match="problem"):
+        validate_dataset(path)
+
+
+def test_changelog_lists_every_difference_with_a_reason() -> None:
+    old = {r["question_id"]: r for r in load_rows("coordinationqa-v1")}
+    new = {r["question_id"]: r for r in load_rows()}
+    _, changes = read_changelog((bundled_dataset_dir() / CHANGELOG_FILE).read_text())
+    by_id = {c.question_id: c for c in changes}
+    seen = ("game_description", "state_description", "question", "options")
+    for qid in old.keys() | new.keys():
+        if qid not in new:
+            assert by_id[qid].change == "removed"
+        elif qid not in old:
+            assert by_id[qid].change == "added"
+        else:
+            a, b = old[qid], new[qid]
+            differs = any(
+                sorted(a[f]) != sorted(b[f]) if f == "options" else a[f] != b[f] for f in seen
+            ) or {a["options"][i] for i in a["correct"]} != {b["options"][i] for i in b["correct"]}
+            assert (qid in by_id) == differs, qid
+    assert all(c.reasons and all(r.strip() for r in c.reasons) for c in changes)
+    card = (bundled_dataset_dir() / "README.md").read_text()
+    assert all(c.question_id in card for c in changes)
+    assert "Blind audit: before" in card
 
 
 def test_rebuild_is_byte_identical_and_matches_the_shipped_content(tmp_path) -> None:
     first, second = build_dataset(tmp_path / "a"), build_dataset(tmp_path / "b")
-    for name in ("data.parquet", "README.md", "by_type/EC.parquet"):
+    for name in ("data.parquet", "README.md", "by_type/EC.parquet", CHANGELOG_FILE):
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
     # Parquet files record the pyarrow version that wrote them, so the shipped file is compared
-    # by content; the card (which holds the fingerprint) must match byte for byte.
+    # by content; the card (which holds the fingerprint) and the changelog byte for byte.
     shipped = bundled_dataset_dir()
     assert dataset_fingerprint(load_rows(first)) == dataset_fingerprint(load_rows(shipped))
-    assert (first / "README.md").read_bytes() == (shipped / "README.md").read_bytes()
+    for name in ("README.md", CHANGELOG_FILE):
+        assert (first / name).read_bytes() == (shipped / name).read_bytes(), name

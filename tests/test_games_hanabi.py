@@ -176,10 +176,36 @@ def test_partner_last_action_is_described_from_the_viewer_side() -> None:
     assert "Bob's Last Action: Bob has not acted yet." in game.describe(0)
     game.step({0: "Reveal Bob's rank 4 cards"})
     line = next(x for x in game.describe(1).splitlines() if x.startswith("Alice's Last Action"))
-    assert line == "Alice's Last Action: Alice revealed my rank 4 cards: my Card 1 and Card 3."
+    assert line == (
+        "Alice's Last Action: Alice revealed my rank 4 cards: my Card 1 and Card 3 "
+        "(newly touched: Card 1 and Card 3)."
+    )
     game.step({1: "Play my Card 0"})
     line = next(x for x in game.describe(0).splitlines() if x.startswith("Bob's Last Action"))
     assert line.startswith("Bob's Last Action: Bob played his Card 0, a ")
+
+
+def card_lines(text: str, prefix: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith(prefix)]
+
+
+def test_touched_cards_are_marked_and_only_earlier_reveals_are_read() -> None:
+    # Alice's rank 4 reveal newly touches Bob's Cards 1 and 3; his chop (Card 0) is untouched,
+    # so the focus is the newest, Card 3; a 4 cannot be playable on empty stacks: a save clue.
+    game = make_game("hanabi", seed=5)
+    game.step({0: "Reveal Bob's rank 4 cards"})
+    bob = card_lines(game.describe(1), "Card ")
+    assert bob[1].endswith(" (touched)") and bob[3].endswith(" (touched)")
+    assert not bob[0].endswith(")") and not bob[2].endswith(")")  # untouched: no mark
+    alice = card_lines(game.describe(0), "Bob believes his Card ")
+    assert alice[3].endswith(" (touched: save clue)") and alice[1].endswith(" (touched)")
+    # Bob plays his Card 0: his cards shift left, the saved 4 is now his Card 2, and once the
+    # reveal is no longer the latest move Bob sees its reading too.
+    game.step({1: "Play my Card 0"})
+    assert card_lines(game.describe(1), "Card 2 could be")[0].endswith(" (touched: save clue)")
+    assert card_lines(game.describe(0), "Bob believes his Card 2")[0].endswith(
+        " (touched: save clue)"
+    )
 
 
 def play(names: tuple[str, str], seed: int) -> Trajectory:

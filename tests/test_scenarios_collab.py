@@ -122,7 +122,7 @@ def test_capture_intent_and_best_action_by_hand() -> None:
     bob = _build("collab_capture", state, 1, "my_distance")
     assert _answers(bob.jp) == {"Move to Room 6"}
     assert _answers(bob.tom) == {"Press button in Room 9"}
-    assert "closing the door 1-2" in alice.concept
+    assert "closing the door 1-2" in alice.jp.concept
 
 
 def test_capture_rejects_ties() -> None:
@@ -172,7 +172,7 @@ def test_escape_intent_and_best_action_by_hand() -> None:
     assert _answers(alice.jp) == {"Move to Room 7"}
     assert _answers(alice.tom) == {"Fix generator in Room 6"}
     assert _answers(alice.ec) == {"1"}
-    assert "the killer chases me" in alice.concept
+    assert "the killer chases me" in alice.jp.concept
 
 
 def test_escape_rejects_ties_and_disagreeing_routes() -> None:

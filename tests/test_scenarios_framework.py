@@ -18,6 +18,7 @@ DRAFT = QuestionDraft(
     ("Wait", "Move to Room 2", "Move to Room 6", "Move to Room 10"),
     (2,),
     "r",
+    "c",
 )
 
 

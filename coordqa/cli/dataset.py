@@ -20,7 +20,10 @@ console = Console()
 
 DatasetPath = Annotated[
     str | None,
-    typer.Argument(help="Dataset folder or file (default: the bundled v1 dataset)."),
+    typer.Argument(
+        help="Dataset name (coordinationqa-v1.1, coordinationqa-v1, example) or folder or file "
+        "(default: the newest bundled CoordinationQA)."
+    ),
 ]
 """The optional dataset argument that ``validate`` and ``stats`` share."""
 
@@ -90,23 +93,37 @@ def build_command(
         typer.Option("--out", "-o", help="Folder to write (default: the package's data folder)."),
     ] = None,
 ) -> None:
-    """Rebuild CoordinationQA v1 from the curated scenarios (byte-identical on every rebuild)."""
+    """Rebuild the current CoordinationQA release from the curated scenarios (byte-identical)."""
+    from coordqa.dataset import release
     from coordqa.scenarios import build_dataset
 
     folder = build_dataset(out)
-    print_dataset_summary(folder, "CoordinationQA v1")
+    print_dataset_summary(folder, release().title)
 
 
 @dataset_app.command("validate")
 def validate_command(
     path: DatasetPath = None,
 ) -> None:
-    """Re-render every question from its snapshot and re-run every solver; fail on any mismatch."""
-    from coordqa.dataset import load_rows
-    from coordqa.scenarios import validate_rows_against_solvers
+    """Re-render every question from its snapshot and re-run every solver; fail on any mismatch.
 
-    checked = validate_rows_against_solvers(load_rows(path))
-    console.print(f"[green]ok[/]: {checked} questions re-rendered and re-solved, no mismatch")
+    A frozen release (coordinationqa-v1) must match its pinned fingerprint, and each question
+    must re-solve or be listed as changed or removed in the next release's changelog.
+    """
+    from coordqa.scenarios import validate_dataset
+
+    report = validate_dataset(path)
+    if report.frozen is None:
+        console.print(
+            f"[green]ok[/]: {report.checked} questions re-rendered and re-solved, no mismatch"
+        )
+        return
+    console.print(
+        f"[green]ok[/]: {report.frozen.name} is the frozen release as shipped (fingerprint "
+        f"{report.frozen.frozen_fingerprint}); {report.resolved} of {report.checked} questions "
+        f"re-rendered and re-solved with no mismatch; the other {len(report.superseded)} are "
+        f"listed as changed or removed in the changelog of {report.successor}"
+    )
 
 
 @dataset_app.command("stats")
@@ -123,13 +140,15 @@ def stats_command(
         ("questions per number of options", stats.option_counts),
         ("correct answers per option position", stats.correct_positions),
         ("random-baseline accuracy per type", stats.random_baseline.to_frame("accuracy")),
+        ("EC answers printed verbatim in the state, per kind", stats.ec_verbatim),
     ):
         table = Table(title=title)
         table.add_column(str(frame.index.name or ""))
         for column in frame.columns:
             table.add_column(str(column), justify="right")
         for index, values in frame.iterrows():
-            table.add_row(str(index), *(_cell(value) for value in values))
+            label = " / ".join(map(str, index)) if isinstance(index, tuple) else str(index)
+            table.add_row(label, *(_cell(value) for value in values))
         console.print(table)
 
 
@@ -160,7 +179,7 @@ def push_command(
     repo: Annotated[str, typer.Option(help="Hugging Face dataset repository, ORG/NAME.")],
     path: Annotated[
         str | None,
-        typer.Option(help="Dataset folder to publish (default: the bundled v1 dataset)."),
+        typer.Option(help="Dataset folder to publish (default: the newest bundled release)."),
     ] = None,
     private: Annotated[bool, typer.Option(help="Create the repository as private.")] = False,
 ) -> None:

@@ -1,15 +1,10 @@
 """``hanabi-convention``: a scripted player that follows the conventions the LLM is told.
 
 The game description (:mod:`coordqa.games.hanabi.conventions`) gives basic H-group conventions.
-This player follows them with one precise clue-reading rule, which it uses both to read its
-partner's reveals and to choose its own (it simulates the reading on a copy of the engine state):
-
-- The *chop* is the oldest card no reveal has touched.
-- A reveal's *focus* is the chop if the reveal newly touches it, else the newest card it newly
-  touches. A reveal that touches no new card carries no instruction.
-- A rank-5 reveal is a save clue. Any other reveal is a save clue if, after it, the focus cannot
-  be playable now (judged from the engine's hint knowledge and the public board only, so both
-  players reach the same reading); otherwise it is a play clue: the focus is to be played.
+This player follows them with the precise clue-reading rule of :mod:`coordqa.games.hanabi.clues`
+(chop, focus, play or save clue), which it uses both to read its partner's reveals and to choose
+its own (it simulates the reading on a copy of the engine state). The rule's names are
+re-exported here for the players and solvers that import them from this module.
 
 Priorities on its turn: play a card known to be playable; play a card marked by a play clue
 (not at one life); give a play clue on a playable partner card; save the partner's chop (5s,
@@ -20,61 +15,25 @@ else the chop; when nothing else is allowed (8 tokens), give a clue the partner 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
 from coordqa.games.base import Game, Observation, ScriptedPlayer, StepResult
 from coordqa.games.hanabi import engine
-from coordqa.games.hanabi.knowledge import (
-    Board,
-    CardKnowledge,
-    chance,
-    hand_knowledge,
-    possible_cards,
-    surely,
+from coordqa.games.hanabi.clues import (
+    PLAY,
+    SAVE,
+    ClueMarks,
+    ClueReading,
+    chop_index,
+    read_clue,
 )
+from coordqa.games.hanabi.knowledge import chance, hand_knowledge, surely
 from coordqa.games.hanabi.view import View, as_hanabi
 
-PLAY = "play"
-SAVE = "save"
+__all__ = ["PLAY", "SAVE", "ClueReading", "ConventionPlayer", "chop_index", "read_clue"]
+
 LOW_TOKENS = 2
 """With this few reveal tokens or fewer, no play clue is given to a partner who already has a
 card to play (tokens are kept for saves)."""
-
-
-@dataclass(frozen=True)
-class ClueReading:
-    """How a reveal is read under the convention."""
-
-    focus: int | None
-    """The focused card position, or None when the reveal touched no new card."""
-    kind: str
-    """``"play"``, ``"save"`` or ``""`` (no instruction)."""
-
-
-def read_clue(
-    clued_before: list[bool],
-    knowledge_after: list[CardKnowledge],
-    touched: tuple[int, ...],
-    rank_five: bool,
-    board: Board,
-) -> ClueReading:
-    """Read a reveal by the convention in the module docstring (public information only)."""
-    newly = [i for i in touched if not clued_before[i]]
-    if not newly:
-        return ClueReading(None, "")
-    chop = clued_before.index(False)
-    focus = chop if chop in newly else max(newly)
-    if rank_five:
-        return ClueReading(focus, SAVE)
-    cards = possible_cards(knowledge_after[focus], board.unseen())
-    if not any(board.playable(card) for card in cards):
-        return ClueReading(focus, SAVE)
-    return ClueReading(focus, PLAY)
-
-
-def chop_index(clued: list[bool]) -> int | None:
-    """The oldest untouched card, or None when every card has been touched."""
-    return clued.index(False) if False in clued else None
 
 
 class ConventionPlayer(ScriptedPlayer):
@@ -86,43 +45,28 @@ class ConventionPlayer(ScriptedPlayer):
         """Create an unseated player; :meth:`reset` seats it."""
         self.me = 0
         self.rng = random.Random(0)
-        self.marks: list[list[str]] = [[], []]
-        self.clued: list[list[bool]] = [[], []]
+        self.clues = ClueMarks([[], []], [[], []])
+
+    @property
+    def marks(self) -> list[list[str]]:
+        """Per player, per card: the clue mark (``"play"``, ``"save"`` or ``""``)."""
+        return self.clues.marks
+
+    @property
+    def clued(self) -> list[list[bool]]:
+        """Per player, per card: whether a reveal has touched it."""
+        return self.clues.clued
 
     def reset(self, game: Game, player: int, seed: int) -> None:
         """Seat the player and read the current hands."""
         self.me = player
         self.rng = random.Random(seed)
-        self.clued = self._engine_clued(game)
-        self.marks = [[""] * len(hand) for hand in self.clued]
+        self.clues = ClueMarks.start(as_hanabi(game).state)
 
     def observe(self, game: Game, player: int, result: StepResult) -> None:
         """Update clue marks: drop played/discarded cards, read the partner's (or own) reveal."""
         hanabi = as_hanabi(game)
-        turn = hanabi.turns[-1]
-        if turn.card is not None:
-            index = int(turn.action.rsplit(" ", 1)[-1])
-            del self.marks[turn.player][index]
-        else:
-            target = 1 - turn.player
-            rank_five = turn.action == engine.reveal_rank_text(turn.player, 4)
-            after = self._knowledge(game, target)
-            board = Board.of(hanabi.state)
-            reading = read_clue(self.clued[target], after, turn.touched, rank_five, board)
-            if reading.focus is not None and self.marks[target][reading.focus] != PLAY:
-                self.marks[target][reading.focus] = reading.kind
-        self.clued = self._engine_clued(game)
-        for marks, clued in zip(self.marks, self.clued, strict=True):
-            marks.extend([""] * (len(clued) - len(marks)))
-
-    def _knowledge(self, game: Game, player: int) -> list[CardKnowledge]:
-        """The engine's hint knowledge of ``player``'s hand."""
-        return hand_knowledge(as_hanabi(game).state, self.me)[(player - self.me) % 2]
-
-    def _engine_clued(self, game: Game) -> list[list[bool]]:
-        """Which cards of Alice's and Bob's hands a reveal has touched."""
-        hands = hand_knowledge(as_hanabi(game).state, self.me)
-        return [[k.clued for k in hands[(p - self.me) % 2]] for p in (0, 1)]
+        self.clues.observe(hanabi.state, hanabi.turns[-1])
 
     def choose(self, observation: Observation) -> str:
         """The first applicable priority (module docstring), else a random legal action."""

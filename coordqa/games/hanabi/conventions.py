@@ -45,7 +45,11 @@ played or useless.
 - Prefer play clues to save clues when both are possible; give a save clue when your partner is \
 about to discard a card that must be kept.
 - When you cannot play or give a useful clue, discard your chop (your oldest untouched card).
-- With only one life left, only play a card known to be playable."""
+- With only one life left, only play a card known to be playable.
+- The state marks every card a reveal has touched: "(touched)", or "(touched: play clue)" and \
+"(touched: save clue)" when an earlier reveal focused it and was read as that clue. Your \
+partner's most recent reveal is not read for you: apply these rules to it (the state says which \
+cards it newly touched)."""
 
 OBJECTIVE = """\
 Objective: maximise the team's score, the sum of the top ranks of the five stacks (at most 25). \

@@ -35,6 +35,8 @@ class Turn:
     """A played card was added to its stack."""
     touched: tuple[int, ...] = ()
     """Positions in the partner's hand a reveal touched."""
+    newly: tuple[int, ...] = ()
+    """Of ``touched``, the positions no earlier reveal had touched."""
 
 
 def knowledge_text(knowledge: CardKnowledge) -> str:
@@ -62,7 +64,20 @@ def turn_text(turn: Turn, viewer: int) -> str:
     target = "my" if turn.player != viewer else f"{PLAYER_NAMES[1 - turn.player]}'s"
     about = turn.action.split("'s ", 1)[1].removesuffix(" cards")
     cards = " and ".join(f"Card {i}" for i in turn.touched)
-    return f"{actor} revealed {target} {about} cards: {target} {cards}."
+    newly = " and ".join(f"Card {i}" for i in turn.newly) or "none"
+    return f"{actor} revealed {target} {about} cards: {target} {cards} (newly touched: {newly})."
+
+
+MARK_TEXTS = {"": " (touched)", "play": " (touched: play clue)", "save": " (touched: save clue)"}
+"""How a card's clue mark is shown after its knowledge; untouched cards show nothing."""
+
+
+def mark_text(touched: bool, mark: str) -> str:
+    """``" (touched: play clue)"``: whether a reveal touched the card, and how it was read.
+
+    Empty for an untouched card; the reading is the one of the reveals that focused the card.
+    """
+    return MARK_TEXTS[mark] if touched else ""
 
 
 def stack_line(fireworks: Sequence[int]) -> str:
@@ -81,8 +96,19 @@ def next_playable_lines(fireworks: Sequence[int]) -> list[str]:
     ]
 
 
-def describe_state(state: Any, player: int, turns: Sequence[Turn], score: int) -> str:
-    """The working-memory text for ``player`` of a pyhanabi ``state`` after ``turns``."""
+def describe_state(
+    state: Any,
+    player: int,
+    turns: Sequence[Turn],
+    score: int,
+    touched: Sequence[Sequence[bool]],
+    marks: Sequence[Sequence[str]],
+) -> str:
+    """The working-memory text for ``player`` of a pyhanabi ``state`` after ``turns``.
+
+    ``touched`` and ``marks`` (per player, per card) say which cards reveals have touched and how
+    the reveals that focused them were read (see :mod:`coordqa.games.hanabi.clues`).
+    """
     partner = PLAYER_NAMES[1 - player]
     pronoun = PRONOUNS[1 - player]
     own_knowledge, partner_knowledge = hand_knowledge(state, player)
@@ -106,11 +132,16 @@ def describe_state(state: Any, player: int, turns: Sequence[Turn], score: int) -
         header,
         f"Current Stacks: {stack_line(state.fireworks())}",
         "My cards based on my knowledge:",
-        *(f"Card {i} could be: {knowledge_text(k)}" for i, k in enumerate(own_knowledge)),
+        *(
+            f"Card {i} could be: {knowledge_text(k)}"
+            f"{mark_text(touched[player][i], marks[player][i])}"
+            for i, k in enumerate(own_knowledge)
+        ),
         f"I can see {partner}'s Cards are: {seen}",
         f"{partner}'s Knowledge about {pronoun} cards:",
         *(
             f"{partner} believes {pronoun} Card {i} could be: {knowledge_text(k)}"
+            f"{mark_text(touched[1 - player][i], marks[1 - player][i])}"
             for i, k in enumerate(partner_knowledge)
         ),
         f"Remaining Reveal Tokens: {state.information_tokens()}",

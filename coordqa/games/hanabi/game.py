@@ -15,16 +15,21 @@ For other engineers (neural partners, scenario builders):
 - ``game.move_to_text(move, player)`` and ``game.text_to_move(text, player)`` convert between
   engine moves and text actions.
 - ``game.turns``: every completed move with its outcome; ``game.last_action(player)``.
+- ``game.clues``: which cards reveals have touched and how the conventions read them
+  (:class:`~coordqa.games.hanabi.clues.ClueMarks`); ``game.fork()`` to try a move on a copy.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from coordqa.errors import ConfigError, GameError
 from coordqa.games.base import GAMES, PLAYER_NAMES, Game, JsonDict, StepResult
 from coordqa.games.hanabi import engine
+from coordqa.games.hanabi.clues import ClueMarks
 from coordqa.games.hanabi.conventions import game_description
 from coordqa.games.hanabi.describe import Turn, describe_state
 
@@ -56,6 +61,8 @@ class Hanabi(Game):
         self.hle_game: Any = None
         self.state: Any = None
         self.turns: list[Turn] = []
+        self.clues: ClueMarks = ClueMarks([[], []], [[], []])
+        self._clues_before_last: ClueMarks = self.clues
         self._legal: tuple[int, list[int]] | None = None
         self.reset(seed)
 
@@ -67,7 +74,23 @@ class Hanabi(Game):
         self.state = self.hle_game.new_initial_state()
         engine.deal_chance_cards(self.state)
         self.turns = []
+        self.clues = ClueMarks.start(self.state)
+        self._clues_before_last = self.clues.copy()
         self._legal = None
+
+    def fork(self) -> Hanabi:
+        """A copy to try moves on, without replaying: state, turns and clue marks are copied.
+
+        The copy shares the engine game, and so the card generator: dealing on the copy (a play or
+        a discard) changes what later deals on any copy of this game give, never the cards
+        already dealt here.
+        """
+        twin = copy.copy(self)
+        twin.state = self.state.copy()
+        twin.turns = list(self.turns)
+        twin.clues = self.clues.copy()
+        twin._clues_before_last = self._clues_before_last.copy()
+        return twin
 
     def players_to_act(self) -> list[int]:
         """The player on turn (nobody once the game is over)."""
@@ -101,7 +124,21 @@ class Hanabi(Game):
 
     def describe(self, player: int) -> str:
         """Working-memory text for ``player`` (paper Appendix B.2 order)."""
-        return describe_state(self.state, player, self.turns, int(self.score()))
+        return describe_state(
+            self.state,
+            player,
+            self.turns,
+            int(self.score()),
+            self.clues.clued,
+            self._shown_marks(player).marks,
+        )
+
+    def _shown_marks(self, player: int) -> ClueMarks:
+        """The marks ``player`` is shown: the partner's latest reveal is left for them to read."""
+        last = self.turns[-1] if self.turns else None
+        if last is not None and last.card is None and last.player != player:
+            return self._clues_before_last
+        return self.clues
 
     def game_description(self) -> str:
         """Rules, basic H-group conventions, objective and action space."""
@@ -124,6 +161,9 @@ class Hanabi(Game):
         action = engine.uid_texts(player)[uid]
         before = self.score()
         turn = self._apply(move, player, action)
+        turn = dataclasses.replace(turn, newly=self.clues.newly_touched(turn))
+        self._clues_before_last = self.clues.copy()
+        self.clues.observe(self.state, turn)
         self.turns.append(turn)
         events = [_event(turn)]
         if self.state.is_terminal():

@@ -136,3 +136,40 @@ def chance(cards: Sequence[Card], unseen: dict[Card, int], test: Any) -> float:
     if total == 0:
         return 1.0 if surely(cards, test) else 0.0
     return sum(w for card, w in zip(cards, weights, strict=True) if test(card)) / total
+
+
+def hand_identities(hand: Sequence[CardKnowledge], unseen: dict[Card, int]) -> list[list[Card]]:
+    """For each card of a hidden hand, the identities it can have with the rest of the hand.
+
+    :func:`possible_cards` counts each card on its own, so two cards of one hand may both be "the
+    last Red 5". Here an identity stays possible only if every other card of the hand can still
+    be given an identity from the copies left: a card known to be the only Red 5 rules Red 5 out
+    for every other card (and so does any forced assignment). The truth is always one such
+    assignment, so no card is left without identities.
+    """
+    options = [possible_cards(k, unseen) for k in hand]
+    result = []
+    for index, own in enumerate(options):
+        others = sorted((o for i, o in enumerate(options) if i != index), key=len)
+        fits = []
+        for card in own:
+            left = dict(unseen)
+            left[card] -= 1
+            if left[card] >= 0 and _assignable(others, left):
+                fits.append(card)
+        result.append(fits or own)
+    return result
+
+
+def _assignable(options: Sequence[Sequence[Card]], left: dict[Card, int]) -> bool:
+    """Whether each card can take one of its ``options`` with at most ``left`` copies each."""
+    if not options:
+        return True
+    for card in options[0]:
+        if left[card] > 0:
+            left[card] -= 1
+            fits = _assignable(options[1:], left)
+            left[card] += 1
+            if fits:
+                return True
+    return False

@@ -1,0 +1,220 @@
+"""Hanabi JP in the last rounds: search the rest of the game instead of ranking by tiers.
+
+The tier ranking's "+1 score now beats a partner's play next turn" holds while the deck is long,
+because the game will last anyway. With a few cards left it can be wrong: a reveal draws no card,
+so it keeps the game going one more turn, and a clue that lets the partner play while the deck
+lasts can score more than playing now. Once the deck holds :data:`ENDGAME_DECK` cards or fewer,
+JP keys come from a search of the remaining turns instead:
+
+- each of my legal actions (risky ones excepted, see below) is played, then *both* players follow
+  the ``hanabi-convention`` bot, which plays by the conventions of the game description (so the
+  partner is the project's own convention partner, and I continue as the conventions say);
+- the deck order is unknown to me, so an action's value is the **expectation** of the final score
+  over every order in which the undrawn cards can come, each order weighted by its probability
+  (exact: every order that a playout can meet is enumerated);
+- the cards already in the hands are the dealt ones (the partner sees mine and clues by them).
+
+pyhanabi deals only at random (it cannot deal a chosen card), so the orders are found by playing
+an action out again and again on copies of one replayed game, whose shared generator gives a new
+deal each time, until the orders met cover the whole probability (the value of a playout depends
+only on the cards it drew, so each order is played once). Deterministic: the same state gives the
+same playouts in the same order.
+
+Risky actions (a play of a card not certainly playable and not marked by a play clue, a play clue
+on an unplayable card) are never keys, because their outcome depends on my hidden cards. With two
+or more lives a blind play can still be worth its chance in the last turns, so its value is
+bounded from above (its chance of scoring plus the value of discarding that card) and a state is
+rejected when that bound comes within :data:`MARGIN` of the best searched action. Actions within
+:data:`MARGIN` of the best (but not exactly equal) make a tie, and the state is rejected.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from coordqa.games.base import Observation
+from coordqa.games.hanabi import engine
+from coordqa.games.hanabi.convention_player import ConventionPlayer
+from coordqa.games.hanabi.game import Hanabi
+from coordqa.games.hanabi.knowledge import Card
+from coordqa.scenarios.model import ScenarioRejected
+
+ENDGAME_DECK = 3
+"""With this few cards left to draw, the game ends within a few rounds: JP is searched."""
+MARGIN = 0.5
+"""Expected points by which the best action must beat every other searched action (and the bound
+of every blind play); actions closer than this but not exactly equal are a tie."""
+MAX_PLAYOUTS = 240
+"""Playouts per action before giving up on meeting every deck order (then the state is rejected).
+With at most three cards to draw there are at most six orders."""
+COVERED = 1 - 1e-9
+"""Probability mass of the deck orders met at which the enumeration is complete."""
+
+
+@dataclass(frozen=True)
+class ActionValue:
+    """One action's final score over the deck orders."""
+
+    action: str
+    expected: float
+    """Expected final score, each deck order weighted by its probability."""
+    worst: float
+    """Lowest final score over the orders."""
+    orders: int
+    """Distinct deck orders the playouts met."""
+
+
+def replay_with_bots(
+    seed: int, moves: Sequence[str]
+) -> tuple[Hanabi, tuple[ConventionPlayer, ConventionPlayer]]:
+    """The state after ``moves``, with a ``hanabi-convention`` bot in each seat that saw them."""
+    game = Hanabi(seed=seed)
+    bots = (ConventionPlayer(), ConventionPlayer())
+    for seat, bot in enumerate(bots):
+        bot.reset(game, seat, seat)
+    for text in moves:
+        result = game.step({game.state.cur_player(): text})
+        for seat, bot in enumerate(bots):
+            bot.observe(game, seat, result)
+    return game, bots
+
+
+def undrawn_cards(game: Hanabi) -> dict[Card, int]:
+    """Copies of each card still in the deck: all cards minus stacks, discards and both hands."""
+    counts = {
+        (c, r): engine.COPIES[r]
+        for c in range(len(engine.COLORS))
+        for r in range(len(engine.RANKS))
+    }
+    state = game.state
+    for color, height in enumerate(state.fireworks()):
+        for rank in range(height):
+            counts[(color, rank)] -= 1
+    for card in state.discard_pile():
+        counts[(card.color(), card.rank())] -= 1
+    for hand in state.player_hands():
+        for card in hand:
+            counts[(card.color(), card.rank())] -= 1
+    return counts
+
+
+def order_probability(drawn: Sequence[Card], deck: dict[Card, int]) -> float:
+    """Probability that the deck deals ``drawn`` first, in that order."""
+    left = dict(deck)
+    total = sum(left.values())
+    probability = 1.0
+    for card in drawn:
+        probability *= left[card] / total
+        left[card] -= 1
+        total -= 1
+    return probability
+
+
+class Endgame:
+    """The search of the last rounds from one state, for the player on turn."""
+
+    def __init__(self, seed: int, moves: Sequence[str]) -> None:
+        """Replay the state once; every playout runs on a copy of it."""
+        self.game, self.bots = replay_with_bots(seed, moves)
+        self.me = int(self.game.state.cur_player())
+        self.deck = undrawn_cards(self.game)
+
+    def playout(self, first: str) -> tuple[float, tuple[Card, ...]]:
+        """Play ``first``, then both bots to the end; the final score and the cards drawn."""
+        game = self.game.fork()
+        bots = copy.deepcopy(self.bots)
+        drawn: list[Card] = []
+        action = first
+        while True:
+            mover = int(game.state.cur_player())
+            deck_before = game.state.deck_size()
+            result = game.step({mover: action})
+            if game.state.deck_size() < deck_before:
+                card = game.state.player_hands()[mover][-1]
+                drawn.append((card.color(), card.rank()))
+            for seat, bot in enumerate(bots):
+                bot.observe(game, seat, result)
+            if game.is_terminal():
+                return game.score(), tuple(drawn)
+            player = int(game.state.cur_player())
+            legal = tuple(game.legal_actions(player))
+            action = bots[player].choose(Observation(game, player, legal))
+
+    def value(self, action: str) -> ActionValue:
+        """``action``'s final score over every deck order (see the module docstring).
+
+        Raises:
+            ScenarioRejected: the playouts did not meet every order within :data:`MAX_PLAYOUTS`.
+        """
+        scores: dict[tuple[Card, ...], float] = {}
+        mass = 0.0
+        for _ in range(MAX_PLAYOUTS):
+            score, drawn = self.playout(action)
+            if drawn not in scores:
+                scores[drawn] = score
+                mass += order_probability(drawn, self.deck)
+            if mass >= COVERED:
+                break
+        else:
+            raise ScenarioRejected(
+                f"the playouts of {action!r} met deck orders covering only {mass:.3f} of the "
+                f"probability in {MAX_PLAYOUTS} tries"
+            )
+        expected = sum(order_probability(d, self.deck) * s for d, s in scores.items())
+        return ActionValue(action, expected, min(scores.values()), len(scores))
+
+    @cached_property
+    def score_now(self) -> float:
+        """The score before my action."""
+        return self.game.score()
+
+
+@dataclass(frozen=True)
+class EndgameResult:
+    """The searched values and the winners."""
+
+    values: dict[str, ActionValue]
+    """Every searched action's value, in the order given."""
+    winners: tuple[str, ...]
+    """The actions with the highest expected score (several only when exactly equal)."""
+
+
+def search(
+    endgame: Endgame, searched: Sequence[str], blind: Sequence[tuple[int, float]], lives: int
+) -> EndgameResult:
+    """Value ``searched`` and pick the winners; ``blind`` holds (card index, chance) of blind plays.
+
+    Raises:
+        ScenarioRejected: actions tie within :data:`MARGIN`, or a blind play could compete.
+    """
+    values = {action: endgame.value(action) for action in searched}
+    if not values:
+        raise ScenarioRejected("no action to search in the last rounds")
+    top = max(v.expected for v in values.values())
+    winners = tuple(a for a, v in values.items() if v.expected == top)
+    for action, value in values.items():
+        if action not in winners and top - value.expected < MARGIN:
+            raise ScenarioRejected(
+                f"last rounds: {winners[0]!r} ({top:.2f}) and {action!r} "
+                f"({value.expected:.2f}) tie within {MARGIN}"
+            )
+    if lives >= 2:
+        for index, odds in blind:
+            if odds <= 0:
+                continue
+            discard = engine.discard_text(index)
+            if discard not in values:
+                raise ScenarioRejected(
+                    f"last rounds: a blind play of my Card {index} (chance {odds:.2f}) cannot be "
+                    "bounded (its discard is not legal)"
+                )
+            bound = odds + values[discard].expected
+            if top - bound < MARGIN:
+                raise ScenarioRejected(
+                    f"last rounds: a blind play of my Card {index} may score up to {bound:.2f} "
+                    f"against {top:.2f}"
+                )
+    return EndgameResult(values, winners)
