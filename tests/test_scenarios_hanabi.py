@@ -213,3 +213,97 @@ def test_candidates_are_deterministic_and_on_turn() -> None:
     assert first == [c.to_dict() for c in BUILDER.candidates(3)]
     assert first and all(c["reached_by"]["seed"] == 3 for c in first)
     assert all(c["kinds"]["JP"] == "best_action" for c in first)
+
+
+# --- issue 19: the three solver flaws ----------------------------------------------------------
+
+
+def v1_state(scenario_id: str) -> tuple[Hanabi, Scenario]:
+    """A state of the frozen v1 release (seed and moves), rebuilt from its stored snapshot."""
+    from coordqa.dataset import load_rows
+    from coordqa.scenarios.build import scenario_from_row
+
+    row = next(r for r in load_rows("coordinationqa-v1") if r["scenario_id"] == scenario_id)
+    scenario = scenario_from_row(row)
+    return Hanabi.from_snapshot(scenario.snapshot), scenario  # type: ignore[return-value]
+
+
+def test_flaw1_my_own_pinned_card_counts_as_seen() -> None:
+    from coordqa.games.hanabi.knowledge import Board, CardKnowledge, hand_identities
+
+    red5, green2 = (0, 4), (2, 1)
+    board = Board((2, 0, 2, 0, 0), ())
+    unseen = board.unseen()
+    pinned = CardKnowledge((0,), (4,), 0, 4)  # clues say: Red 5 (one copy in the game)
+    open_card = CardKnowledge((0, 2), (1, 4), None, None)  # Red or Green, 2 or 5
+    identities = hand_identities([pinned, open_card], unseen)
+    assert identities[0] == [red5]
+    assert red5 not in identities[1] and green2 in identities[1]
+    # A forced pair: two cards that are each Red 5 or Blue 5 hold both, so a third card that
+    # could be Red 2 or Red 5 is Red 2 (no card is pinned on its own here).
+    pair = CardKnowledge((0, 4), (4,), None, 4)
+    third = CardKnowledge((0,), (1, 4), 0, None)
+    assert hand_identities([pair, pair, third], unseen)[2] == [(0, 1)]
+
+
+def test_flaw1_useless_cards_count_my_known_red_five() -> None:
+    # v1's hanabi-19 (issue 19): Bob's Card 0 is clued Red 5, the only one. Cards 2 and 3 are
+    # Red, Green or White; every Green/White card they can be is dead (stacks at 2, both 3s
+    # discarded) and Red 3 and Red 4 are all seen; only Red 5 was left, and Card 0 holds it.
+    # Card 1 (Green or White) is dead too; Card 4 may be Blue 3.
+    game, scenario = v1_state("hanabi-19")
+    sit = situation(game, scenario.snapshot, scenario.player)
+    assert answers(ec_question(sit, "useless")) == {"My Card 1", "My Card 2", "My Card 3"}
+
+
+def test_flaw2_the_state_shows_what_the_clue_reading_uses() -> None:
+    # Seed 0: Alice's rank 2 reveal touches Bob's Y2 (Card 1) and G2 (Card 4): his chop (Card 0)
+    # is untouched, so the focus is the newest, Card 4, a save clue (a 2 cannot be playable).
+    # Bob clues Alice's 1s; Alice then reveals Bob's Yellow cards: Cards 0, 1 and 3, of which
+    # Cards 0 and 3 are new. Bob must see which cards were touched before that last reveal.
+    moves = [*TWO_ONES, "Reveal Bob's Yellow color cards"]
+    game, scenario = state(0, moves)
+    text = game.describe(1)
+    lines = [line for line in text.splitlines() if line.startswith("Card ")]
+    assert lines[1].endswith(" (touched)")  # touched earlier, never a focus
+    assert lines[4].endswith(" (touched: save clue)")
+    assert lines[0].endswith(" (touched)") and lines[3].endswith(" (touched)")  # not read for me
+    assert not lines[2].endswith(")")
+    assert (
+        "Alice's Last Action: Alice revealed my Yellow color cards: my Card 0 and Card 1 and "
+        "Card 3 (newly touched: Card 0 and Card 3)." in text
+    )
+    # What the text says is exactly what the solver's reading starts from.
+    assert game.turns[-1].newly == (0, 3)
+    assert game.clues.clued[1] == [True, True, False, True, True]
+
+
+def test_flaw3_last_rounds_are_searched_with_the_convention_partner() -> None:
+    # v1's hanabi-24 (issue 19): one card left to draw, one life, one token. Playing my known
+    # Yellow 4 draws the last card; revealing Bob's rank 4 lets him play his Green 4 first and
+    # me play Yellow 4 after: with the convention bot as partner the clue gives 21, the play 20.
+    from coordqa.scenarios.hanabi_endgame import Endgame
+
+    game, scenario = v1_state("hanabi-24")
+    endgame = Endgame(int(scenario.snapshot["seed"]), scenario.snapshot["moves"])
+    assert endgame.value("Reveal Bob's rank 4 cards").expected == 21
+    assert endgame.value("Play my Card 0").expected == 20
+    jp, _ = jp_best_action(situation(game, scenario.snapshot, scenario.player))
+    assert answers(jp) == {"Reveal Bob's rank 4 cards"}
+    assert "expected final score over every order of the undrawn cards" in jp.rationale
+
+
+def test_flaw3_a_tie_in_the_last_rounds_is_rejected() -> None:
+    # v1's hanabi-26 (issue 19): the keyed play and some reveals give the same final score.
+    game, scenario = v1_state("hanabi-26")
+    with pytest.raises(ScenarioRejected, match="tie"):
+        jp_best_action(situation(game, scenario.snapshot, scenario.player))
+
+
+def test_deck_orders_are_weighted_by_their_probability() -> None:
+    from coordqa.scenarios.hanabi_endgame import order_probability
+
+    deck = {(0, 0): 2, (1, 0): 1}  # two Red 1s and a Yellow 1
+    assert order_probability([(0, 0)], deck) == pytest.approx(2 / 3)
+    assert order_probability([(1, 0), (0, 0)], deck) == pytest.approx(1 / 3)
+    assert order_probability([(0, 0), (0, 0), (1, 0)], deck) == pytest.approx(1 / 3)
