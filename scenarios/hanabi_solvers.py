@@ -797,16 +797,16 @@ def jp_best_action(sit: Situation) -> tuple[QuestionDraft, int]:
         + (f"'{TIER_NAMES[runner_up]}'" if runner_up is not None else "nothing else")
     )
     options = tuple(sit.view.legal)
-    draft = QuestionDraft(
-        "JP",
-        "best_action",
-        "What is the best next action?",
-        options,
-        correct,
-        rationale,
-        concept(sit, options[correct[0]], best),
+    return _jp_draft(options, correct, rationale, concept(sit, options[correct[0]], best)), best
+
+
+def _jp_draft(
+    options: tuple[str, ...], correct: tuple[int, ...], rationale: str, concept: str
+) -> QuestionDraft:
+    """The Hanabi JP question (one wording for the tier ranking and the endgame search)."""
+    return QuestionDraft(
+        "JP", "best_action", "What is the best next action?", options, correct, rationale, concept
     )
-    return draft, best
 
 
 def _jp_endgame(sit: Situation, judged: list[Judged]) -> tuple[QuestionDraft, int]:
@@ -841,17 +841,11 @@ def _jp_endgame(sit: Situation, judged: list[Judged]) -> tuple[QuestionDraft, in
         + f" -> {', '.join(result.winners)}"
     )
     tier = max(j.tier for j in judged if j.action in result.winners)
-    draft = QuestionDraft(
-        "JP",
-        "best_action",
-        "What is the best next action?",
-        options,
-        correct,
-        rationale,
+    what = (
         f"last rounds ({deck} card(s) to draw): the final score after each action decides, not a "
-        "one-step ranking",
+        "one-step ranking"
     )
-    return draft, tier
+    return _jp_draft(options, correct, rationale, what), tier
 
 
 def _check_clear(
