@@ -208,6 +208,29 @@ ANSWER_LINES = [
     ),
 ]
 
+NAMED_BEFORE = [
+    (
+        "Explanation: the killer is far.\nTherefore, C is the best action.",
+        ESCAPE_JP,
+        chosen(2),
+        "the letter comes before 'is the best action'",
+    ),
+    ("Option B is the correct answer.", YES_NO, chosen(1), "'Option B is the correct answer'"),
+    (
+        "Moving to Room 7 would be the best move.",
+        ESCAPE_JP,
+        chosen(3),
+        "the action, in other words, is called the best move",
+    ),
+    ("Waiting is not the best action.", ESCAPE_JP, NO, "says what is not the best"),
+    (
+        "I think that fixing the generator in Room 6 is the best action here.",
+        ESCAPE_JP,
+        chosen(2),
+        "a GPT-style sentence naming the best action",
+    ),
+]
+
 DEBRIS = [
     (
         "Explanation: I hold a finished soup and d0 is next to me.\nAction: C',",
@@ -351,6 +374,7 @@ ECHOES = [
         chosen(2),
         "one lettered line after the explanation is the answer",
     ),
+    ("A\nB\nC\nD", ESCAPE_JP, NO, "a column of letters is the list, not a choice"),
 ]
 
 SEVERAL_ANSWERS = [
@@ -417,6 +441,7 @@ TABLES = {
     "abbreviations": ABBREVIATIONS,
     "paraphrases": PARAPHRASES,
     "answer_lines": ANSWER_LINES,
+    "named_before": NAMED_BEFORE,
     "debris": DEBRIS,
     "runaways": RUNAWAYS,
     "echoes": ECHOES,

@@ -37,7 +37,7 @@ _LEAD = re.compile(rf"(?:\s*(?:{_TURN.pattern})(?:\s*(?:assistant|model)\b)?)*\s
 _LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 """The characters ``str.splitlines`` breaks at."""
 _DEBRIS = " \t\"',\u201c\u201d\u2018\u2019"
-_MARKDOWN = re.compile(r"[*_`~]")
+_MARKDOWN_TO_SPACE = str.maketrans("*_`~", "    ")
 _WORD = re.compile(r"[^\s*_`~]+")
 _PARTNER = re.compile(
     r"^(?!my\b|our\b|let\b)[a-z]+['\u2019]s (?:(?:next|last|previous|current|intended|likely) )?"
@@ -46,7 +46,7 @@ _PARTNER = re.compile(
 _ROLE = re.compile(r"^#*\s?(?:user|human|system|assistant|instruction|input)\s?:")
 _LETTERED = re.compile(
     r"^(?:[-\u2022>#] ?)*(?:\((?P<a>[a-z])\)|\[(?P<b>[a-z])\]|(?P<c>[a-z]) ?[.):](?=\s|$)"
-    r"|(?P<d>[a-z]) -(?=\s))\s*(?P<text>.*)$"
+    r"|(?P<d>[a-z]) -(?=\s)|(?P<e>[a-z])$)\s*(?P<text>.*)$"
 )
 _PAST_Z = re.compile(r"^\s*(?P<label>[\[\\\]^_`]) ?[.)]\s*(?P<text>\S.*)$")
 _BULLET = re.compile(r"^(?:[-\u2022]|\d{1,2}[.)]) (?P<text>.+)$")
@@ -67,7 +67,10 @@ def clean(text: str) -> str:
     >>> clean("  **Answer:**   `C`")
     'answer: c'
     """
-    return " ".join(_MARKDOWN.sub(" ", text.lower()).split())
+    lowered = text.lower()
+    if "*" in lowered or "_" in lowered or "`" in lowered or "~" in lowered:
+        lowered = lowered.translate(_MARKDOWN_TO_SPACE)
+    return " ".join(lowered.split())
 
 
 def origin(text: str, index: int) -> int:
@@ -141,7 +144,7 @@ def lines_of(reply: str) -> list[Line]:
     """
     start = _LEAD.match(reply)
     begin = start.end() if start else 0
-    turn = _TURN.search(reply, begin)
+    turn = _TURN.search(reply, begin) if "<" in reply or "[" in reply else None
     end = turn.start() if turn else len(reply)
     found = []
     position = begin
@@ -218,7 +221,7 @@ def _item(line: Line, opts: Options) -> _Item | None:
     """Classify a line as an option-list item, or None."""
     lettered = _LETTERED.match(line.text)
     if lettered is not None:
-        letter = lettered["a"] or lettered["b"] or lettered["c"] or lettered["d"]
+        letter = next(lettered[group] for group in "abcde" if lettered[group])
         return _lettered_item(ord(letter) - ord("a"), normalise(lettered["text"]), opts)
     past_z = _PAST_Z.match(line.reply, line.start, line.end) if line.text[0] in "[\\]^." else None
     if past_z is not None:

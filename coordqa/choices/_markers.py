@@ -49,6 +49,12 @@ _REVISION = re.compile(
     r"|re-?evaluat\w*|double[- ]?check\w*|re-?think\w*|oops|sorry|i was wrong)\b"
     r"|(?:^|[.!?] )wait\b[,.!]"
 )
+_NAMED_BEFORE = re.compile(
+    r"(?:^|[.!?;:,] )(?P<subject>[^.!?;:,]+?) (?:is|would be|will be) (?:the|my) "
+    r"(?:(?:best|correct|right|optimal|ideal|most \w+) )?$"
+)
+"""The clause before "is the best <keyword>": it names the answer."""
+_NOUNS = frozenset({"answer", "action", "choice", "option", "move"})
 _CONTEXT_CHARS = 40
 
 T = TypeVar("T")
@@ -101,6 +107,9 @@ def _line_payloads(lines: Sequence[str], number: int) -> list[Payload]:
             continue
         marker = _marker_end(line, start)
         if marker is None:
+            named = _named_before(line, number, keyword)
+            if named is not None:
+                found.append(named)
             continue
         end, colon_form = marker
         rest = line[end:]
@@ -123,6 +132,29 @@ def _line_payloads(lines: Sequence[str], number: int) -> list[Payload]:
             )
         )
     return found
+
+
+def _named_before(line: str, number: int, keyword: re.Match[str]) -> Payload | None:
+    """The payload of "B is the best action", "moving to room 3 would be the right move".
+
+    The answer comes before the marker: the clause from the last punctuation up to "is the".
+    """
+    start = keyword.start()
+    if keyword.group() not in _NOUNS or line.find(" the ", 0, start) == -1:
+        return None
+    found = _NAMED_BEFORE.search(line, 0, start)
+    if found is None:
+        return None
+    return Payload(
+        text=found["subject"],
+        line=number,
+        start=found.start("subject"),
+        end=keyword.end(),
+        marker_line=number,
+        marker_start=found.start("subject"),
+        answer_line=False,
+        final=False,
+    )
 
 
 def _first_letter(text: str, default: int) -> int:
