@@ -375,6 +375,12 @@ ECHOES = [
         "one lettered line after the explanation is the answer",
     ),
     ("A\nB\nC\nD", ESCAPE_JP, NO, "a column of letters is the list, not a choice"),
+    (
+        "The killer is far away.\nWhat is the best action for me?\nC. Fix generator in Room 6",
+        ESCAPE_JP,
+        chosen(2),
+        "the model asks itself the question and answers with one line of the list",
+    ),
 ]
 
 SEVERAL_ANSWERS = [

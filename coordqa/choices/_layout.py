@@ -43,7 +43,8 @@ _PARTNER = re.compile(
     r"^(?!my\b|our\b|let\b)[a-z]+['\u2019]s (?:(?:next|last|previous|current|intended|likely) )?"
     r"(?:action|move|plan|intention)s? ?(?::|is\b|will\b|would\b)"
 )
-_ROLE = re.compile(r"^#*\s?(?:user|human|system|assistant|instruction|input)\s?:")
+_ROLES = r"#*\s?(?:user|human|system|assistant|instruction|input)\s?:"
+_ROLE = re.compile(f"^{_ROLES}")
 _LETTERED = re.compile(
     r"^(?:[-\u2022>#] ?)*(?:\((?P<a>[a-z])\)|\[(?P<b>[a-z])\]|(?P<c>[a-z]) ?[.):](?=\s|$)"
     r"|(?P<d>[a-z]) -(?=\s)|(?P<e>[a-z])$)\s*(?P<text>.*)$"
@@ -54,11 +55,10 @@ _HEADER = re.compile(
     r"^(?:(?:available|possible|legal|valid) (?:answers?|actions?|options?|choices?)"
     r"|answers|actions|options|choices|answer (?:choices|options)) ?:?$"
 )
-_TURN_LINE = re.compile(
-    r"^(?:.*\?$|#*\s?(?:user|human|system|assistant|instruction|input)\s?:|question|q ?\d|q ?:)"
-)
+_QUESTION_LABELS = r"question ?\d* ?[:.]|q ?\d+ ?[:.]|q ?:"
+_QUESTION_LABEL = re.compile(f"^(?:{_QUESTION_LABELS})")
+_TURN_LINE = re.compile(rf"^(?:.*\?$|{_ROLES}|{_QUESTION_LABELS})")
 """A line that may start another exchange (checked in detail by ``_turn_boundary``)."""
-_QUESTION_LABEL = re.compile(r"^(?:question ?\d* ?[:.]|q ?\d+ ?[:.]|q ?:)")
 
 
 def clean(text: str) -> str:
@@ -249,7 +249,7 @@ def _blocks(lines: list[Line], items: list[_Item | None]) -> dict[int, Boundary]
 
     A list is a run of items that has a header or question line just before it, or two or more
     items of which one is lettered or which name two options; the header and question belong to
-    the list.
+    the list. One line of the offered list right after a question answers it.
     """
     found: dict[int, Boundary] = {}
     i = 0
@@ -264,7 +264,9 @@ def _blocks(lines: list[Line], items: list[_Item | None]) -> dict[int, Boundary]
         first = i
         if first and _HEADER.match(lines[first - 1].text):
             first -= 1
-        if first and _is_question(lines[first - 1].text):
+        # A question answered by one line of its own list ("...?" then "C. wait") is an answer.
+        lone_answer = first == i and len(run) == 1 and run[0].relation == "own"
+        if first and _is_question(lines[first - 1].text) and not lone_answer:
             first -= 1
         introduced = first < i
         several = len(run) > 1 and (
