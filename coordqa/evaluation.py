@@ -35,6 +35,7 @@ from coordqa.llm import (
     CallPolicy,
     GenerateConfig,
     Message,
+    Model,
     Reply,
     Usage,
     UsageLedger,
@@ -473,7 +474,7 @@ def run_totals(run: QARun) -> UsageTotals:
     return sum((_stored_totals(call) for call in run.calls()), UsageTotals())
 
 
-async def _ask(session: _Session, model: Any, question: QuestionPlan, trial: int) -> None:
+async def _ask(session: _Session, model: Model, question: QuestionPlan, trial: int) -> None:
     """One (question, trial): call the model and store the call (the sample is derived)."""
     reply: Reply = await model.generate(
         question.messages, session.config.generate_config(trial), trial=trial, role=ROLE
@@ -486,7 +487,7 @@ async def _ask(session: _Session, model: Any, question: QuestionPlan, trial: int
 
 
 async def _run_pending(
-    session: _Session, model: Any, pending: Sequence[tuple[QuestionPlan, int]]
+    session: _Session, model: Model, pending: Sequence[tuple[QuestionPlan, int]]
 ) -> None:
     """Ask every pending (question, trial) with at most ``policy.concurrency`` in flight.
 
@@ -514,19 +515,42 @@ def _answered_keys(store: RunStore) -> set[tuple[str, int]]:
     return {key for key, call in read_qa_run(store).last_calls().items() if call.ok}
 
 
-def _prepare(store: RunStore, plan: _Plan) -> list[tuple[QuestionPlan, int]]:
-    """Record new questions and list the (question, trial) pairs still to ask."""
-    known = read_qa_run(store).questions()
-    for question in plan.questions:
-        if question.question_id not in known:
-            store.append_record(QUESTIONS, question.record())
-    answered = _answered_keys(store)
+def _stored_answers(run_dir: Path) -> set[tuple[str, int]]:
+    """:func:`_answered_keys` of ``run_dir`` read without the writer's lock (empty: no run)."""
+    if not (run_dir / "manifest.json").exists():
+        return set()
+    return _answered_keys(open_run(run_dir))
+
+
+def _pending(plan: _Plan, answered: set[tuple[str, int]]) -> list[tuple[QuestionPlan, int]]:
+    """The (question, trial) pairs of the plan still to ask."""
     return [
         (question, trial)
         for question in plan.questions
         for trial in range(plan.config.trials)
         if (question.question_id, trial) not in answered
     ]
+
+
+def _record_questions(store: RunStore, plan: _Plan) -> None:
+    """Store the questions the run does not hold yet."""
+    known = read_qa_run(store).questions()
+    for question in plan.questions:
+        if question.question_id not in known:
+            store.append_record(QUESTIONS, question.record())
+
+
+def _check_unless_cached(model: Model, plan: _Plan) -> None:
+    """``model.check()``, unless the cache holds every reply the run still needs.
+
+    Checked before anything is stored, so a missing key leaves no run directory behind; skipped
+    for a fully cached run, which then never imports litellm.
+    """
+    config = plan.config
+    for question, trial in _pending(plan, _stored_answers(plan.out)):
+        if not model.in_cache(question.messages, config.generate_config(trial), trial=trial):
+            model.check()
+            return
 
 
 async def evaluate_async(
@@ -548,13 +572,14 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
         cache="default" if config.cache else None,
         ledger=ledger,
     )
-    model.check()
+    _check_unless_cached(model, plan)
     store = RunStore.open_or_create(plan.out, plan.manifest)
     try:
         total = len(plan.questions) * config.trials
-        done_before = len(_answered_keys(store))
-        session = _Session(store, config, total, done_before, progress, ledger)
-        pending = _prepare(store, plan)
+        _record_questions(store, plan)
+        answered = _answered_keys(store)
+        session = _Session(store, config, total, len(answered), progress, ledger)
+        pending = _pending(plan, answered)
         store.mark_started()
         session.started = time.monotonic()
         session.report()
@@ -630,8 +655,9 @@ def _inside_event_loop() -> bool:
 def evaluate(config: EvalConfig, *, progress: ProgressCallback | None = None) -> RunResult:
     """Run (or resume) a QA evaluation and return its analysis.
 
-    Calls ``model.check()`` before anything is sent, writes every call and sample as it
-    happens, and scores the run at the end. Running the same configuration again resumes it:
+    Calls ``model.check()`` before anything is sent (not needed, and litellm not imported, when
+    the response cache holds every reply the run needs), writes every call as it happens, and
+    scores the run at the end. Running the same configuration again resumes it:
     answered (question, trial) pairs are skipped and error samples are retried.
 
     Raises:
@@ -648,16 +674,9 @@ def evaluate(config: EvalConfig, *, progress: ProgressCallback | None = None) ->
     try:
         return asyncio.run(_execute(plan, progress))
     except KeyboardInterrupt:
-        stored = _answered(plan.out)
+        stored = len(_stored_answers(plan.out))
         total = len(plan.questions) * config.trials
         raise EvalInterrupted(
             f"interrupted: {stored} of {total} samples are answered and stored in {plan.out}. "
             "Run the same command again to resume."
         ) from None
-
-
-def _answered(run_dir: Path) -> int:
-    """Answered (question, trial) pairs stored in ``run_dir`` (0 when the run was never created)."""
-    if not (run_dir / "manifest.json").exists():
-        return 0
-    return len(_answered_keys(open_run(run_dir)))

@@ -132,3 +132,27 @@ def test_an_empty_api_key_is_refused_before_anything_is_sent(tmp_path: Path, val
     assert result.returncode == 2
     assert "OPENAI_API_KEY" in result.stderr and "empty" in result.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_a_fully_cached_rerun_never_imports_litellm(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=2)
+    probe = (
+        "import atexit, sys; atexit.register(lambda: print('litellm imported:', "
+        "'litellm' in sys.modules, file=sys.stderr)); from coordqa.cli import main; main()"
+    )
+    with LocalOpenAIServer(answers()) as server:
+        args = [*openai_eval(dataset, tmp_path / "a", server.base_url)]
+        args.remove("--no-cache")
+        first = subprocess.run(
+            [sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=300
+        )
+        assert first.returncode == 0 and "litellm imported: True" in first.stderr
+        for out in ("a", "b"):  # the same run (nothing to ask), then a new one (all cached)
+            args[args.index("--out") + 1] = str(tmp_path / out)
+            again = subprocess.run(
+                [sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=300
+            )
+            assert again.returncode == 0, again.stderr
+            assert "litellm imported: False" in again.stderr
+        assert server.count == 6
+    assert "6 from the cache" in again.stderr and "0 calls sent" in again.stderr

@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
+from coordqa.errors import ModelError
 from coordqa.llm import (
     CallPolicy,
     GenerateConfig,
@@ -12,6 +15,7 @@ from coordqa.llm import (
     Model,
     Reply,
     ResponseCache,
+    Usage,
     cache_key,
     default_cache_dir,
     get_model,
@@ -101,3 +105,16 @@ def test_cache_persists_across_instances(tmp_path: Path) -> None:
     hit = reopened.get("k")
     assert hit is not None and hit.text == "Answer: B" and hit.usage.cost is None
     assert len(reopened) == 1 and reopened.clear() == 1 and reopened.get("k") is None
+
+
+def test_a_cache_hit_needs_no_check(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A cached reply sends nothing, so a model whose key is missing still answers from it."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    cache = ResponseCache(tmp_path)
+    model = get_model("anthropic/claude-3-5-haiku-latest", cache=cache)
+    messages = [Message("user", "Which?\nA. yes\nB. no")]
+    cache.put(cache_key(model.name, None, messages, GenerateConfig(), 0), model.name, "B", Usage())
+    assert model.in_cache(messages) and not model.in_cache(messages, trial=1)
+    assert asyncio.run(model.generate(messages)).text == "B"
+    with pytest.raises(ModelError, match="ANTHROPIC_API_KEY"):
+        asyncio.run(model.generate(messages, trial=1))

@@ -109,7 +109,8 @@ class Model:
     def check(self) -> None:
         """Raise ModelError now if the model cannot be used (unknown provider, missing key).
 
-        Runs once; :meth:`generate` calls it before the first question is sent.
+        Runs once; :meth:`generate` calls it before the first request it sends (a reply from
+        the cache needs no check).
         """
         with self._check_lock:
             if not self._checked:
@@ -137,7 +138,6 @@ class Model:
             ConfigError: ``messages`` is not a non-empty sequence of Message.
         """
         messages = _validated(messages)
-        self.check()
         key = None
         if self.cache is not None:
             key = cache_key(self.name, self.api_base, messages, config, trial)
@@ -146,11 +146,29 @@ class Model:
                 reply = Reply(hit.text, usage=hit.usage, attempts=0, cached=True, model=self.name)
                 self.usage.record(self.name, role, reply)
                 return reply
+        self.check()
         reply = await self._call(messages, config, trial)
         if key is not None and self.cache is not None and reply.ok and reply.text is not None:
             self.cache.put(key, self.name, reply.text, reply.usage)
         self.usage.record(self.name, role, reply)
         return reply
+
+    def in_cache(
+        self,
+        messages: Sequence[Message],
+        config: GenerateConfig = DEFAULT_CONFIG,
+        *,
+        trial: int = 0,
+    ) -> bool:
+        """Whether :meth:`generate` would answer from the response cache.
+
+        Such a call sends nothing, so it needs no :meth:`check` (for litellm models: no import
+        of litellm, seconds saved when a whole run is cached).
+        """
+        if self.cache is None:
+            return False
+        key = cache_key(self.name, self.api_base, _validated(messages), config, trial)
+        return self.cache.get(key) is not None
 
     async def _call(
         self, messages: tuple[Message, ...], config: GenerateConfig, trial: int
