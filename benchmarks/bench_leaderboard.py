@@ -10,7 +10,10 @@ Run by hand:  python benchmarks/bench_leaderboard.py [--submissions 40] [--views
    throwaway PostgreSQL with --postgres); ``--submissions`` distinct full bundles POSTed with
    ``--concurrency`` clients, then ``--views`` GETs of ``/`` and of ``/api/entries``. Every
    loop is bounded by its count.
-3. Screenshots of ``/`` and of one submission page in headless Debian chromium, saved into
+3. A hostile manifest: a one-reply bundle claiming 100,000 trials, refused in-process (CPU time
+   and peak memory of the refusal).
+4. Storage: the database bytes one submission close to the 20 MB body limit takes (SQLite).
+5. Screenshots of ``/`` and of one submission page in headless Debian chromium, saved into
    ``benchmarks/artifacts/``.
 """
 
@@ -21,6 +24,7 @@ import json
 import statistics
 import tempfile
 import time
+import tracemalloc
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,17 +33,18 @@ from typing import Any
 import httpx
 
 from coordqa.leaderboard.catalog import Catalog, register_dataset
-from coordqa.leaderboard.db import open_database
-from coordqa.leaderboard.intake import parse_bundle
+from coordqa.leaderboard.db import Database, open_database
+from coordqa.leaderboard.intake import accept, parse_bundle
 from coordqa.leaderboard.testing import (
     LiveServer,
     PostgresCluster,
     launch_chromium,
+    seal,
     synthetic_bundle,
     synthetic_rows,
 )
 from coordqa.leaderboard.tokens import create_token
-from coordqa.leaderboard.verify import verify_qa
+from coordqa.leaderboard.verify import VerificationError, verify_qa
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 STYLES = (
@@ -60,13 +65,18 @@ def mixed_answer(row: dict[str, Any], trial: int, skill: int = 0) -> str:
     return style.format(letter=chr(ord("A") + index), text=row["options"][index])
 
 
+def _registered(rows: list[dict[str, Any]], url: str, workdir: Path) -> Database:
+    db = open_database(url)
+    path = workdir / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    register_dataset(db, path, "bench")
+    return db
+
+
 def bench_rescore(rows: list[dict[str, Any]], workdir: Path, repeats: int = 5) -> None:
     bundle = synthetic_bundle(rows, answer=lambda row, trial: mixed_answer(row, trial, 7))
     body = json.dumps(bundle).encode()
-    db = open_database(f"sqlite:///{workdir / 'rescore.sqlite3'}")
-    path = workdir / "rescore.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    register_dataset(db, path, "bench")
+    db = _registered(rows, f"sqlite:///{workdir / 'rescore.sqlite3'}", workdir)
     catalog = Catalog(db)
     times = []
     for _ in range(repeats):
@@ -82,6 +92,59 @@ def bench_rescore(rows: list[dict[str, Any]], workdir: Path, repeats: int = 5) -
         f"{statistics.median(times) * 1000:.0f} ms (min {min(times) * 1000:.0f} ms); "
         f"overall accuracy {overall['accuracy']:.3f}, {overall['ambiguous']} ambiguous, "
         f"{overall['no_answer']} no answer"
+    )
+
+
+def bench_hostile(rows: list[dict[str, Any]], workdir: Path, trials: int = 100_000) -> None:
+    """Refusing a small bundle whose manifest claims ``trials`` trials: CPU time, peak memory."""
+    db = _registered(rows, f"sqlite:///{workdir / 'hostile.sqlite3'}", workdir)
+    catalog = Catalog(db)
+    bundle = synthetic_bundle(rows[:1], trials=1)
+    bundle["manifest"] = synthetic_bundle(rows, trials=1)["manifest"]
+    bundle["dataset_fingerprint"] = bundle["manifest"]["dataset"]["fingerprint"]
+    bundle["manifest"]["config"]["trials"] = trials
+    body = json.dumps(seal(bundle)).encode()
+    tracemalloc.start()
+    start = time.process_time()
+    try:
+        accept(db, catalog, body, None)
+        outcome = "accepted (!)"
+    except VerificationError as exc:
+        outcome = f"refused with {exc.status}"
+    cpu = time.process_time() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    db.dispose()
+    print(
+        f"hostile manifest (trials={trials}, {len(body) / 1024:.1f} KiB body): {outcome} in "
+        f"{cpu * 1000:.1f} ms of CPU, peak {peak / 1024:.0f} KiB allocated"
+    )
+
+
+def bench_storage(rows: list[dict[str, Any]], workdir: Path, body_mb: float = 19.0) -> None:
+    """Database bytes one maximum-size submission takes (long replies, close to 20 MB)."""
+    trials = 3
+    filler = "x" * int(body_mb * 1e6 / (len(rows) * trials))
+
+    def long_answer(row: dict[str, Any], trial: int) -> str:
+        return f"{filler}\nAnswer: {chr(ord('A') + row['correct'][0])}"
+
+    path = workdir / "storage.sqlite3"
+    db = _registered(rows, f"sqlite:///{path}", workdir)
+
+    def size() -> int:
+        with db.engine.begin() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        return path.stat().st_size
+
+    before = size()
+    body = json.dumps(synthetic_bundle(rows, trials=trials, answer=long_answer)).encode()
+    accept(db, Catalog(db), body, None)
+    grown = size() - before
+    db.dispose()
+    print(
+        f"storage of one {len(body) / 1e6:.1f} MB submission: the database grew by "
+        f"{grown / 1e6:.1f} MB ({grown / len(body):.2f} x the body)"
     )
 
 
@@ -177,6 +240,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="coordqa-bench-lb-") as tmp:
         workdir = Path(tmp)
         bench_rescore(rows, workdir)
+        bench_hostile(rows, workdir)
+        bench_storage(rows, workdir)
         if args.postgres:
             with PostgresCluster() as cluster:
                 print("database: PostgreSQL (throwaway cluster on 127.0.0.1)")

@@ -11,8 +11,8 @@ Routes:
   track's ranking on one registered grid, and the grids;
 - ``GET /``, ``GET /agentic`` and ``GET /submissions/{id}``: the pages.
 
-Every response carries :data:`SECURITY_HEADERS`; CSV cells that a spreadsheet would run as
-formulas are defused (:func:`csv_cell`).
+Every response carries :data:`coordqa.leaderboard.headers.SECURITY_HEADERS`; CSV cells that a
+spreadsheet would run as formulas are defused (:func:`csv_cell`).
 
 Re-scoring and database work run in the thread pool, so one slow submission does not stall
 page views. This module imports FastAPI at the top: only the ``leaderboard`` commands import it.
@@ -23,17 +23,17 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
 from coordqa.errors import CoordqaError
 from coordqa.leaderboard.catalog import Catalog
 from coordqa.leaderboard.db import Database, LeaderboardError, open_database
+from coordqa.leaderboard.headers import add_security_headers
 from coordqa.leaderboard.intake import SchemaError, accept
 from coordqa.leaderboard.limits import RateLimiter, SubmitterLimits
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
@@ -51,7 +51,6 @@ from coordqa.leaderboard.views import (
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
-    "SECURITY_HEADERS",
     "create_app",
     "csv_cell",
     "entries_csv",
@@ -91,18 +90,6 @@ def entries_csv(board: Board) -> str:
         writer.writerow({k: csv_cell(entry.get(k)) for k in CSV_FIELDS})
     return out.getvalue()
 
-
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-}
-"""Sent with every response: scripts only from the server's own files (no inline script), no
-framing, no MIME sniffing, no referrer leaking a page's query to the links it holds."""
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """A spreadsheet runs a cell that starts with one of these as a formula."""
@@ -202,13 +189,7 @@ def create_app(
     app.mount("/static", StaticFiles(packages=[("coordqa.leaderboard", "static")]), name="static")
     live = Links()
 
-    @app.middleware("http")
-    async def security_headers(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        response = await call_next(request)
-        response.headers.update(SECURITY_HEADERS)
-        return response
+    add_security_headers(app)
 
     def board(dataset: str | None, game: str | None, sort: str, order: str) -> Board:
         if order not in ("asc", "desc"):

@@ -56,7 +56,9 @@ def export_site(db: Database, out: str | Path) -> list[Path]:
         page = Path(links.home(dataset, game).removeprefix(links.prefix))
         written.append(_write(root / page, render_index(board, links)))
         stem = root / page.with_suffix("")
-        written.append(_write(Path(f"{stem}.json"), json.dumps(board.to_json(), indent=1)))
+        written.append(
+            _write(Path(f"{stem}.json"), json.dumps(board.to_json(), indent=1, allow_nan=False))
+        )
         written.append(_write(Path(f"{stem}.csv"), entries_csv(board)))
         shown.update(int(entry["id"]) for entry in board.entries)
     for grid in [None, *catalog.grids]:
@@ -64,7 +66,11 @@ def export_site(db: Database, out: str | Path) -> list[Path]:
         links = Links(static=True, prefix="" if grid is None else "../")
         page = root / links.agentic(grid).removeprefix(links.prefix)
         written.append(_write(page, render_agentic(agentic, links)))
-        written.append(_write(page.with_suffix(".json"), json.dumps(agentic.to_json(), indent=1)))
+        written.append(
+            _write(
+                page.with_suffix(".json"), json.dumps(agentic.to_json(), indent=1, allow_nan=False)
+            )
+        )
         shown.update(int(entry["id"]) for entry in agentic.entries)
     for submission_id in sorted(shown):
         links = Links(static=True, prefix="../")

@@ -20,32 +20,21 @@ not block other requests.
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Annotated, Any, NamedTuple, TypeVar
 
-from fastapi import Depends, FastAPI, HTTPException, Request, Response
+from fastapi import Depends, FastAPI, HTTPException
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from coordqa.errors import ConfigError
+from coordqa.leaderboard.headers import SECURITY_HEADERS, add_security_headers
 from coordqa.viewer import pages
 from coordqa.viewer.qa import SORT_KEYS, SampleFilter
 from coordqa.viewer.runs import RunCatalog
 
 __all__ = ["SECURITY_HEADERS", "create_app"]
-
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-}
-"""Headers of every response: model output shown on a page can never run as script."""
-
 
 T = TypeVar("T")
 
@@ -117,13 +106,7 @@ def create_app(catalog: RunCatalog) -> FastAPI:
     )
     live = pages.Links()
 
-    @app.middleware("http")
-    async def security_headers(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        response = await call_next(request)
-        response.headers.update(SECURITY_HEADERS)
-        return response
+    add_security_headers(app)
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> HTMLResponse:
