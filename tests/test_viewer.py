@@ -184,6 +184,9 @@ def test_agentic_pages_flag_the_rejection_and_the_fallback(client: TestClient) -
     assert len(episodes) == 1
     assert (episodes[0]["fallbacks"], episodes[0]["rejections"]) == (1, 1)
     page = get(client, "/runs/agent/episodes/0")
+    from coordqa.agentic.agents.cac import CACAgent
+
+    assert f"0: cac (under test, {CACAgent.version}, openai/viewer-test)" in page
     flagged = re.findall(r'<tr class="flagged">.*?</tr>', page, re.S)
     assert len(flagged) == 2
     rejection, fallback = flagged

@@ -196,6 +196,15 @@ class EpisodeView:
         return len(self.episode.trajectory.steps)
 
     @cached_property
+    def agent_versions(self) -> dict[int, str]:
+        """Seat -> the version its agent stamped on its records (seats without one left out)."""
+        versions: dict[int, str] = {}
+        for record in self.records:
+            if record.seat is not None and record.agent_version:
+                versions.setdefault(record.seat, record.agent_version)
+        return versions
+
+    @cached_property
     def rows(self) -> list[StepRow]:
         """Every step's line."""
         return [self._row(n) for n in range(self.steps)]
