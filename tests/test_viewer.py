@@ -20,11 +20,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 import coordqa
+from coordqa.choices import Choice
 from coordqa.dataset import load_rows
 from coordqa.viewer import RunCatalog, create_app, export_site
+from coordqa.viewer.qa import ReplyParts, deciding_span
 from coordqa.viewer.server import SECURITY_HEADERS
 from coordqa.viewer.testing import (
     HOSTILE,
+    QA_REPLIES,
     make_hm_run,
     make_hostile_agentic_run,
     make_hostile_qa_run,
@@ -152,6 +155,15 @@ def test_sample_page_shows_prompt_reply_choice_and_rationale(client: TestClient)
     page = get(client, f"/runs/hostile/samples/{ec_number}")
     assert "<script>alert" not in page and ESCAPED in page
     assert "marker_letter" in page
+    reply = re.search(r'<pre class="reply" id="reply">(.*?)</pre>', page, re.S)
+    decided = re.search(r'<mark id="decided">(.*?)</mark>', page, re.S)
+    assert reply is not None and decided is not None
+    text = html.unescape(re.sub(r"</?mark[^>]*>", "", reply.group(1)))
+    assert text == QA_REPLIES["EC"]  # the whole reply, the span only marked
+    assert decided.group(1) in "Answer: A" and decided.group(1).endswith("A")
+    ambiguous = get(client, "/runs/hostile/samples/2")  # second question (ToM): "A or B"
+    marked = re.search(r'<mark id="decided">(.*?)</mark>', ambiguous)
+    assert marked is not None and {"A", "B"} <= set(marked.group(1).split())
     first = rows[0]
     assert f">{'correct' if 0 in first['correct'] else 'wrong'}</p>" in page
     assert first["rationale"] in html.unescape(page)
@@ -165,6 +177,20 @@ def test_sample_page_shows_prompt_reply_choice_and_rationale(client: TestClient)
     assert 'id="error"' in failed and "500" in failed and 'rel="prev"' not in failed
     last = get(client, f"/runs/hostile/samples/{len(rows) * TRIALS - 1}")
     assert 'rel="next"' not in last
+
+
+def test_a_choice_stored_without_span_is_read_again_only_if_it_agrees() -> None:
+    options = ["wait", "move away", "pick up onion"]
+    text = "I will move.\nAnswer: B"
+    stored = Choice("chosen", 1, (1,), "marker_letter")  # as stored before spans existed
+    span = deciding_span(stored, text, options)
+    assert span is not None and text[span[0] : span[1]].endswith("B")
+    other = Choice("chosen", 0, (0,), "marker_letter")  # a reading today's rules do not make
+    assert deciding_span(other, text, options) is None
+    assert ReplyParts.cut(text, span) == ReplyParts(
+        text[: span[0]], text[span[0] : span[1]], text[span[1] :]
+    )
+    assert ReplyParts.cut(text, (0, len(text) + 1)) is None
 
 
 def test_comparison_lists_the_questions_where_runs_differ(client: TestClient) -> None:

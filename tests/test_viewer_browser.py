@@ -98,6 +98,8 @@ def check_qa_run(page: Any, shots: Path, prefix: str) -> None:
     assert HOSTILE in reply.inner_text()  # shown as text
     assert page.locator("#reply script").count() == 0
     assert page.locator("#method").inner_text().startswith("marker_letter")
+    decided = page.locator("#reply mark#decided").inner_text()
+    assert decided in "Answer: A" and decided.endswith("A")  # the EC rule's answer line
     assert page.locator("section.message").count() >= 2
     page.screenshot(path=str(shots / f"{prefix}-sample.png"), full_page=True)
 

@@ -17,11 +17,13 @@ from typing import Any
 
 from coordqa.agentic.episodes import EXCHANGES, AgenticEpisode, load_agentic_run
 from coordqa.agentic.report import episode_frame
+from coordqa.choices import Choice
 from coordqa.games.base import GAMES
 from coordqa.llm import Message
 from coordqa.records import Decision, Exchange, parse_exchange
 from coordqa.store import RunManifest, open_run
 from coordqa.viewer.charts import LineChart, Series, line_chart
+from coordqa.viewer.qa import ReplyParts, deciding_span
 
 __all__ = [
     "AgenticView",
@@ -94,6 +96,17 @@ class ExchangeView:
     def rejected(self) -> bool:
         """Whether this is a verifier answer that rejected the proposed action."""
         return self.role == "verifier" and self.details.get("verdict") == "not_okay"
+
+    @property
+    def reply_parts(self) -> ReplyParts | None:
+        """The reply around the span that decided the action or prediction read from it."""
+        stored = self.details.get("choice")
+        if self.reply is None or not isinstance(stored, dict):
+            return None
+        return ReplyParts.cut(
+            self.reply,
+            deciding_span(Choice.from_dict(stored), self.reply, self.details.get("options") or []),
+        )
 
     @property
     def unreadable(self) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from coordqa.analysis import RunAnalysis, analyze_run, samples_frame
-from coordqa.choices import Choice, option_letter
+from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.llm import Message
 from coordqa.records import QACall, Question, Sample
@@ -165,6 +165,31 @@ class ReplyParts:
     after: str
     """Text after the span."""
 
+    @classmethod
+    def cut(cls, text: str, span: tuple[int, int] | None) -> ReplyParts | None:
+        """``text`` around ``span`` (character offsets); None without a span inside the text."""
+        if span is None or not 0 <= span[0] <= span[1] <= len(text):
+            return None
+        start, end = span
+        return cls(text[:start], text[start:end], text[end:])
+
+
+def deciding_span(
+    choice: Choice | None, text: str | None, options: Sequence[str]
+) -> tuple[int, int] | None:
+    """The characters of ``text`` that decided ``choice``.
+
+    A choice stored before spans existed is read again with :func:`coordqa.choices.choose`
+    (fast and deterministic); its span is used only when that reading is the stored one, so a
+    highlight never explains a reading the run did not make.
+    """
+    if choice is None or text is None:
+        return None
+    if choice.span is not None or not options:
+        return choice.span
+    again = choose(text, list(options))
+    return again.span if again == choice else None
+
 
 @dataclass(frozen=True)
 class SampleDetail:
@@ -303,7 +328,11 @@ class QAView:
             call=call,
             choice=choice,
             options=options,
-            reply_parts=None,
+            reply_parts=ReplyParts.cut(
+                call.text or "", deciding_span(choice, call.text, question.options)
+            )
+            if call is not None
+            else None,
             rationale=rationale,
             rationale_note=note,
             previous=number - 1 if number > 0 else None,
