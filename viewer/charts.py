@@ -90,7 +90,8 @@ def _span(values: Sequence[float]) -> tuple[float, float]:
 
 
 def _label(value: float) -> str:
-    return f"{value:g}" if value == int(value) else f"{value:.2f}"
+    """A tick label with three significant digits (``1`` for 0.9999, ``400`` for 400.0)."""
+    return f"{value:.3g}"
 
 
 def line_chart(
