@@ -2,7 +2,7 @@
 
 Everything is computed from stored episodes (:func:`~coordqa.agentic.episodes.load_agentic_run`):
 no model is called. Each cell is the mean ± SE over episodes (SE NaN with fewer than two), via
-:class:`coordqa.games.play.MeanSE`, the same statistics ``coordqa play`` reports.
+:class:`coordqa.analysis.stats.MeanSE`, the statistics ``coordqa play`` and the QA tables use.
 
 - Table 1: Overcooked self-play score per layout;
 - Table 2: Hanabi self-play score;
@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from coordqa.agentic.episodes import AgenticEpisode, load_agentic_run
-from coordqa.games.play import MeanSE
+from coordqa.analysis.stats import MeanSE
 
 STAT_COLUMNS = (
     "decisions",
@@ -96,15 +96,13 @@ def episode_frame(episodes: Iterable[AgenticEpisode]) -> pd.DataFrame:
 
 
 def _mean_se(values: Iterable[float]) -> MeanSE:
-    return MeanSE.of([float(v) for v in values if not math.isnan(float(v))])
+    return MeanSE.of([float(v) for v in values])
 
 
 def _cell(values: Iterable[float]) -> str:
+    """Mean ± SE over episodes with 2 decimals (game scores); ``-`` with no episode."""
     stat = _mean_se(values)
-    if stat.n == 0:
-        return "-"
-    se = "NaN" if math.isnan(stat.se) else f"{stat.se:.2f}"
-    return f"{stat.mean:.2f} ± {se}"
+    return "-" if stat.n == 0 else stat.format(digits=2)
 
 
 def _pivot(frame: pd.DataFrame, rows: Sequence[str], column: str, value: str) -> pd.DataFrame:

@@ -20,8 +20,8 @@ import argparse
 import asyncio
 import time
 
+from coordqa.analysis.stats import MeanSE
 from coordqa.games import Observation, ScriptedPlayer, make_game, make_player, play_episode
-from coordqa.games.play import MeanSE
 
 PAIRS = {
     "collab_capture": ("capture-planner", "capture-greedy"),

@@ -108,7 +108,8 @@ class DatasetInfo(BaseModel):
     name: str
     """What the user asked for (a bundled name or a path)."""
     fingerprint: str
-    """Content fingerprint of the (filtered) questions."""
+    """Content fingerprint of the whole dataset the questions were drawn from (which of them
+    a run answered is :meth:`QARun.question_set`)."""
     version: str | None = None
     """The dataset's declared version."""
     num_questions: int
@@ -430,6 +431,21 @@ class RunStore:
             ) from None
         self._lock = handle
 
+    def being_written(self) -> bool:
+        """Whether another process holds the run's write lock now (it is running).
+
+        Always False where locks are not available (Windows), and for this store's own lock.
+        """
+        if fcntl is None or self._lock is not None or not (self.path / _LOCK).exists():
+            return False
+        with open(self.path / _LOCK, "ab") as handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        return False
+
     # -- whole files ------------------------------------------------------------------------
 
     def file(self, name: str) -> Path:
@@ -633,6 +649,15 @@ class QARun:
                 q.question_id: q for q in self.store.read(QUESTIONS, Question.from_json)
             }
         return self._questions
+
+    def question_set(self) -> str:
+        """Hash of the questions the run answers: ids, contents and answer keys.
+
+        Two runs with the same question set answered the same questions, whatever dataset file
+        or filters selected them; runs over different sets must not be compared as if they had.
+        """
+        keys = [[q.question_id, q.question_hash, q.target_hash] for q in self.questions().values()]
+        return content_hash(sorted(keys))
 
     def calls(self) -> list[QACall]:
         """Every model call in write order (a retried key appears once per call)."""

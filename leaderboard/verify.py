@@ -224,7 +224,7 @@ def verify_qa(bundle: QABundle, catalog: Catalog) -> Verified:
 
 
 def _mean_se(values: Sequence[float]) -> dict[str, Any]:
-    from coordqa.games.play import MeanSE
+    from coordqa.analysis.stats import MeanSE
 
     stats = MeanSE.of(list(values))
     se = None if math.isnan(stats.se) else stats.se

@@ -13,7 +13,8 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from coordqa.cli import app, qa
-from coordqa.cli.qa import parse_sizes, split_list
+from coordqa.cli.qa import split_list
+from coordqa.cli.runs import parse_sizes
 from coordqa.errors import ConfigError
 from coordqa.store import open_run, read_qa_run
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from coordqa.analysis.stats import MeanSE
 from coordqa.errors import ConfigError, GameError, UnknownNameError
-from coordqa.games.play import DEFAULT_PLAYERS, MeanSE, PlayConfig, advance, play, resolve
+from coordqa.games.play import DEFAULT_PLAYERS, PlayConfig, advance, play, resolve
 
 
 def test_mean_se() -> None:
@@ -17,7 +18,7 @@ def test_mean_se() -> None:
     assert value.mean == 0.5 and value.n == 4
     assert math.isclose(value.se, math.sqrt(1 / 3) / 2)
     assert math.isnan(MeanSE.of([1.0]).se)
-    assert str(MeanSE.of([])) == "NaN ± NaN (n=0)"
+    assert str(MeanSE.of([])) == "NaN (n=0)"  # no data: no mean and no SE
 
 
 def test_defaults_cover_the_four_games() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from coordqa.cli import agentic, dataset, games, leaderboard, partners, qa, view
+from coordqa.cli import agentic, dataset, games, leaderboard, partners, qa, runs, view
 
 app = typer.Typer(
     name="coordqa",
@@ -19,7 +19,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (qa, dataset, games, agentic, partners, leaderboard, view):
+for module in (qa, runs, dataset, games, agentic, partners, leaderboard, view):
     module.register(app)
 
 

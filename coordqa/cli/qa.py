@@ -1,28 +1,24 @@
-"""``coordqa eval``, ``coordqa score`` and ``coordqa report``: the QA benchmark commands.
+"""``coordqa eval``: evaluating a model on CoordinationQA.
 
-Each command parses its options into the library's types, calls one library function
-(:func:`coordqa.evaluation.evaluate`, :func:`coordqa.evaluation.score`,
-:func:`coordqa.analysis.compare_runs` + :func:`coordqa.analysis.write_report`) and renders the
-result with rich. Library imports happen inside the commands so ``coordqa --help`` stays fast.
+The command parses its options into an :class:`~coordqa.evaluation.EvalConfig`, calls
+:func:`coordqa.evaluation.evaluate` and renders the result with rich (the tables come from
+:mod:`coordqa.cli._tables`; reading runs back is :mod:`coordqa.cli.runs`). Library imports
+happen inside the command so ``coordqa --help`` stays fast.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from coordqa.errors import ConfigError
+from coordqa.cli._tables import rich_accuracy_table
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from coordqa.analysis import ModelReport, RunAnalysis
+    from coordqa.analysis import RunAnalysis
     from coordqa.evaluation import RunResult
     from coordqa.llm import UsageTotals
 
@@ -37,9 +33,6 @@ RUN_FAILED_EXIT = 1
 INTERRUPTED_EXIT = 130
 """Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
 
-_SIZE = re.compile(r"^\s*([0-9.]+(?:e[0-9]+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
-_SIZE_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
-
 
 def split_list(value: str | None) -> tuple[str, ...] | None:
     """Parse a comma-separated option (``hanabi,overcooked``); None or empty: no filter."""
@@ -49,60 +42,19 @@ def split_list(value: str | None) -> tuple[str, ...] | None:
     return items or None
 
 
-def parse_sizes(value: str | None) -> dict[str, float]:
-    """Parse ``--sizes model=7e9,other=70B`` into parameter counts per model name."""
-    sizes: dict[str, float] = {}
-    for item in split_list(value) or ():
-        name, sep, amount = item.rpartition("=")
-        match = _SIZE.match(amount)
-        if not sep or not name or match is None:
-            raise ConfigError(
-                f"--sizes entry {item!r} is not MODEL=SIZE; write e.g. "
-                "--sizes llama-3-8b=8e9,gpt-4o=1.8T (suffixes K, M, B, T allowed)"
-            )
-        sizes[name.strip()] = float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
-    return sizes
-
-
 # -- rendering -------------------------------------------------------------------------------
-
-
-_HEADERS = {"question_type": "type", "game": "game"}
-_COUNTS = {"ambiguous": "amb", "no_answer": "none", "error": "err"}
-
-
-def rich_accuracy_table(title: str, table: pd.DataFrame, keys: list[str]) -> Table:
-    """A rich table of an analysis table: accuracy ± SE, random baseline and outcome counts.
-
-    Kept within 80 columns: ``amb``/``none``/``err`` count ambiguous, no-answer and error
-    samples; ``qs`` is the number of questions; trials are in the caption.
-    """
-    from coordqa.analysis import format_mean_se
-
-    trials = sorted({int(n) for n in table["n_trials"]})
-    out = Table(title=title, caption=f"trials with scored samples: {trials}")
-    for key in keys:
-        out.add_column(_HEADERS.get(key, key), no_wrap=True)
-    out.add_column("acc ± SE", justify="right", no_wrap=True)
-    for header in ("random", "qs", *_COUNTS.values()):
-        out.add_column(header, justify="right", no_wrap=True)
-    for row in table.to_dict(orient="records"):
-        out.add_row(
-            *[str(row[k]) for k in keys],
-            format_mean_se(row["accuracy"], row["se"]),
-            f"{row['random_baseline']:.3f}",
-            str(row["n_questions"]),
-            *[str(row[s]) for s in _COUNTS],
-        )
-    return out
 
 
 def render_analysis(analysis: RunAnalysis) -> None:
     """Print the accuracy tables of a run and whatever makes it incomplete."""
     title = f"{analysis.model}: accuracy per question type"
-    console.print(rich_accuracy_table(title, analysis.by_type, ["question_type"]))
+    complete = analysis.complete
     console.print(
-        rich_accuracy_table("per game x type", analysis.by_game_type, ["game", "question_type"])
+        rich_accuracy_table(title, analysis.by_type, ["question_type"], complete=complete)
+    )
+    keys = ["game", "question_type"]
+    console.print(
+        rich_accuracy_table("per game x type", analysis.by_game_type, keys, complete=complete)
     )
     if analysis.errors:
         messages.print(
@@ -131,41 +83,6 @@ def render_counts(result: RunResult) -> None:
         highlight=False,
     )
     messages.print(f"run directory: [bold]{result.run_dir}[/]", highlight=False)
-
-
-def render_report(report: ModelReport) -> None:
-    """Print the model table and the correlations of ``coordqa report``."""
-    from coordqa.analysis import QUESTION_TYPES, format_mean_se
-
-    table = Table(title="models", caption="amb/none/err/miss: ambiguous, no-answer, error, missing")
-    table.add_column("model", overflow="fold")
-    for column in (*QUESTION_TYPES, "overall"):
-        table.add_column(f"{column} ± SE", justify="right")
-    table.add_column("random", justify="right")
-    table.add_column("amb/none/err/miss", justify="right")
-    for row in report.models.to_dict(orient="records"):
-        counts = "/".join(str(row[c]) for c in ("ambiguous", "no_answer", "error", "missing"))
-        table.add_row(
-            str(row["model"]),
-            *[format_mean_se(row[c], row[f"{c}_se"]) for c in (*QUESTION_TYPES, "overall")],
-            f"{row['random_baseline']:.3f}",
-            counts,
-        )
-    console.print(table)
-    corr = Table(title="correlations across models")
-    for column in ("pair", "n", "pearson r (p)", "spearman rho (p)", "note"):
-        corr.add_column(column)
-    for c in report.correlations:
-        corr.add_row(
-            f"{c.x} vs {c.y}",
-            str(c.n),
-            f"{c.pearson_r:.3f} ({c.pearson_p:.3g})",
-            f"{c.spearman_rho:.3f} ({c.spearman_p:.3g})",
-            c.note,
-        )
-    console.print(corr)
-    for warning in report.warnings:
-        console.print(f"[yellow]warning: {warning}[/]")
 
 
 # -- commands --------------------------------------------------------------------------------
@@ -286,38 +203,6 @@ def show_result(result: RunResult, *, as_json: bool, quiet: bool) -> None:
         render_counts(result)
 
 
-def score_command(
-    runs: Annotated[list[Path], typer.Argument(help="Run directories to re-score.")],
-) -> None:
-    """Re-score stored replies with the current answer matching (no model calls)."""
-    from coordqa.evaluation import score
-
-    for run in runs:
-        analysis = score(run)
-        render_analysis(analysis)
-        console.print(f"rewrote scores.jsonl and summary.json in [bold]{run}[/]")
-
-
-def report_command(
-    runs: Annotated[list[Path], typer.Argument(help="Scored run directories, one per model.")],
-    out: Annotated[Path, typer.Option(help="Directory for tables, figures and report.md.")] = Path(
-        "coordqa-report"
-    ),
-    sizes: Annotated[
-        str | None, typer.Option(help="Model sizes for a size plot: name=7e9,other=70B.")
-    ] = None,
-) -> None:
-    """Compare runs: model table, EC/ToM vs JP correlations, JP failures, figures."""
-    from coordqa.analysis import compare_runs, write_report
-
-    report = compare_runs(runs, sizes=parse_sizes(sizes))
-    written = write_report(report, out)
-    render_report(report)
-    console.print(f"wrote {len(written)} files to [bold]{out}[/] (report.md, CSV, parquet, PNG)")
-
-
 def register(app: typer.Typer) -> None:
-    """Add ``eval``, ``score`` and ``report`` to the root app."""
+    """Add ``eval`` to the root app."""
     app.command("eval")(eval_command)
-    app.command("score")(score_command)
-    app.command("report")(report_command)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import math
-import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coordqa.analysis.stats import MeanSE
 from coordqa.errors import ConfigError, GameError
 from coordqa.games.base import GAMES, PLAYERS, Game, Observation, make_game, make_player
 from coordqa.games.episode import Trajectory, play_episode, replay
@@ -51,31 +51,6 @@ class PlayConfig:
     """Number of episodes."""
     seed: int = 0
     """Seed of episode 0; episode ``i`` uses ``seed + i``."""
-
-
-@dataclass(frozen=True)
-class MeanSE:
-    """A mean with its standard error over ``n`` episodes (SE is NaN when n < 2)."""
-
-    mean: float
-    """Sample mean."""
-    se: float
-    """Standard error of the mean; NaN with fewer than two values (no spread to measure)."""
-    n: int
-    """Number of values."""
-
-    @classmethod
-    def of(cls, values: Sequence[float]) -> MeanSE:
-        """Summarise ``values`` (NaN mean for an empty list: no data is not zero)."""
-        if not values:
-            return cls(math.nan, math.nan, 0)
-        se = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.nan
-        return cls(statistics.fmean(values), se, len(values))
-
-    def __str__(self) -> str:
-        """``"0.75 ± 0.10 (n=20)"``; NaN parts are written ``NaN``."""
-        mean, se = (f"{v:.2f}" if not math.isnan(v) else "NaN" for v in (self.mean, self.se))
-        return f"{mean} ± {se} (n={self.n})"
 
 
 @dataclass

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from coordqa.analysis import QUESTION_TYPES, Correlation
+from coordqa.analysis.stats import Correlation
+from coordqa.dataset import QUESTION_TYPES
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -42,28 +43,28 @@ def _save(fig: Figure, path: Path) -> Path:
     return path
 
 
-def _errors(values: pd.Series) -> np.ndarray:
-    """Error bar lengths: NaN standard errors (one trial) are drawn as no bar, not as zero SE."""
-    return np.nan_to_num(values.to_numpy(dtype=float), nan=0.0)
+def _ci_bars(models: pd.DataFrame, scope: str) -> np.ndarray:
+    """Asymmetric error bars from the question-level 95% CI; an unknown CI is drawn as no bar."""
+    mean = models[scope].to_numpy(dtype=float)
+    low = mean - models[f"{scope}_ci_low"].to_numpy(dtype=float)
+    high = models[f"{scope}_ci_high"].to_numpy(dtype=float) - mean
+    return np.nan_to_num(np.vstack([low, high]), nan=0.0)
 
 
 def plot_accuracy_by_type(models: pd.DataFrame, path: Path) -> Path:
-    """Grouped bars: accuracy per question type per model, with ± SE error bars."""
+    """Grouped bars: accuracy per question type per model, with question-level 95% CI bars."""
     fig, (ax,) = _figure(max(6.0, 1.2 * len(models) + 3), 4.0)
     width = 0.8 / len(QUESTION_TYPES)
     x = np.arange(len(models))
     for i, qtype in enumerate(QUESTION_TYPES):
-        ax.bar(
-            x + (i - 1) * width,
-            models[qtype].to_numpy(dtype=float),
-            width,
-            yerr=_errors(models[f"{qtype}_se"]),
-            capsize=3,
-            label=qtype,
-        )
+        positions = x + (i - 1) * width
+        heights = models[qtype].to_numpy(dtype=float)
+        ax.bar(positions, heights, width, label=qtype)
+        bars = _ci_bars(models, qtype)  # drawn apart: bar(yerr=) trips on a single model
+        ax.errorbar(positions, heights, yerr=bars, fmt="none", ecolor="black", capsize=3)
     ax.set_xticks(x, models["model"], rotation=20, ha="right")
     ax.set_ylim(0, 1)
-    ax.set_ylabel("accuracy (mean over trials, ± SE)")
+    ax.set_ylabel("accuracy (bars: question-level 95% CI)")
     ax.legend(title="question type")
     ax.set_title("CoordinationQA accuracy per question type")
     return _save(fig, path)
@@ -86,14 +87,14 @@ def plot_correlations(models: pd.DataFrame, correlations: list[Correlation], pat
 
 
 def plot_accuracy_vs_size(models: pd.DataFrame, path: Path) -> Path:
-    """Accuracy per type against model size (log scale), for models with a known size."""
+    """Accuracy per type against model size (log scale, bars: question-level 95% CI)."""
     sized = models.dropna(subset=["size"]).sort_values("size")
     fig, (ax,) = _figure(6.0, 4.0)
     for qtype in QUESTION_TYPES:
         ax.errorbar(
             sized["size"],
             sized[qtype],
-            yerr=_errors(sized[f"{qtype}_se"]),
+            yerr=_ci_bars(sized, qtype),
             marker="o",
             capsize=3,
             label=qtype,

@@ -1,0 +1,445 @@
+"""Comparing QA runs: the model table, paired tests, correlations and JP failures of a report.
+
+:func:`compare_runs` reads every run through :func:`coordqa.store.read_qa_run` and refuses to
+compare runs over different question sets (a ``--limit 5`` run with a full one, the example
+dataset with v1) unless ``allow_mixed`` is given, in which case the report says so and paired
+tests use only the questions both runs answered. :func:`write_report` writes the tables (CSV
+and parquet), the figures and ``report.md``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from coordqa.analysis.stats import Correlation, correlate, paired_difference
+from coordqa.analysis.tables import (
+    ERROR_POLICY,
+    INCOMPLETE_NOTE,
+    RunAnalysis,
+    analyze_run,
+    format_accuracy,
+    format_interval,
+    jp_failures,
+    load_scores,
+    question_accuracy,
+    summarize_failures,
+)
+from coordqa.dataset import QUESTION_TYPES
+from coordqa.errors import ConfigError, StoreError
+from coordqa.records import STATUSES
+from coordqa.store import QARun, RunStore, read_qa_run
+
+__all__ = [
+    "SCOPES",
+    "ModelReport",
+    "accuracy_summary",
+    "check_question_sets",
+    "compare_runs",
+    "describe_filters",
+    "markdown_table",
+    "write_report",
+]
+
+SCOPES = (*QUESTION_TYPES, "overall")
+"""What each model is compared on: every question type, then all questions."""
+
+FILTER_KEYS = ("games", "types", "ids", "sample", "sample_seed", "limit")
+"""Manifest settings that select part of a dataset."""
+
+
+@dataclass
+class ModelReport:
+    """The comparison of several runs (one point per run, labelled by model)."""
+
+    models: pd.DataFrame
+    """One row per run: its dataset and question set, accuracy with trial SE and question-level
+    CI per type and overall, baselines, outcome counts, completeness."""
+    comparisons: pd.DataFrame
+    """One row per pair of runs and scope: A - B with its paired 95% CI and p-value."""
+    correlations: list[Correlation]
+    """EC vs JP and ToM vs JP across runs."""
+    failures: pd.DataFrame
+    """One row per run and failure category, summed over scenarios and trials."""
+    failures_by_scenario: pd.DataFrame
+    """One row per run, scenario and trial: how JP went."""
+    mixed: bool = False
+    """Whether the runs answered different question sets (allowed with ``allow_mixed``)."""
+    warnings: list[str] = field(default_factory=list)
+    """Problems met while reading the runs, each prefixed with its run's label."""
+
+    def correlation_table(self) -> pd.DataFrame:
+        """Correlations as a table (n and both p-values kept)."""
+        return pd.DataFrame([asdict(c) for c in self.correlations])
+
+
+def _labels(analyses: Sequence[RunAnalysis]) -> list[str]:
+    """Model names, disambiguated with the run directory name when a model appears twice."""
+    names = [a.model for a in analyses]
+    return [
+        f"{a.model} ({a.run_dir.name})" if names.count(a.model) > 1 else a.model for a in analyses
+    ]
+
+
+def describe_filters(config: Mapping[str, Any]) -> str:
+    """The dataset filters of a run, ``types=EC,JP limit=5``; ``none`` for the whole dataset."""
+    parts = []
+    for key in FILTER_KEYS:
+        value = config.get(key)
+        if value is None:
+            continue
+        shown = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+        parts.append(f"{key}={shown}")
+    return " ".join(parts) or "none"
+
+
+def _model_row(label: str, reader: QARun, analysis: RunAnalysis) -> dict[str, Any]:
+    overall = analysis.overall.iloc[0]
+    dataset = reader.manifest.dataset
+    row: dict[str, Any] = {
+        "model": label,
+        "run": str(analysis.run_dir),
+        "dataset": dataset.name if dataset else "?",
+        "fingerprint": dataset.fingerprint[:8] if dataset else "?",
+        "question_set": reader.question_set()[:8],
+        "filters": describe_filters(reader.manifest.config),
+        "complete": analysis.complete,
+        "status": analysis.status_note or "complete",
+    }
+    by_type = analysis.by_type.set_index("question_type")
+    for scope in SCOPES:
+        source = overall if scope == "overall" else None
+        if source is None and scope in by_type.index:
+            source = by_type.loc[scope]
+        for column, name in (("accuracy", ""), ("se", "_se"), ("ci_low", "_ci_low")):
+            row[f"{scope}{name}"] = math.nan if source is None else float(source[column])
+        row[f"{scope}_ci_high"] = math.nan if source is None else float(source["ci_high"])
+    row["n_trials"] = int(overall["n_trials"])
+    row["n_questions"] = int(overall["n_questions"])
+    row["random_baseline"] = float(overall["random_baseline"])
+    for status in STATUSES[1:]:
+        row[status] = int(overall[status])
+    row["missing"] = analysis.missing
+    return row
+
+
+def _check_sizes(sizes: Mapping[str, float], labels: Sequence[str], models: Sequence[str]) -> None:
+    unknown = sorted(set(sizes) - set(labels) - set(models))
+    if unknown:
+        raise ConfigError(
+            f"--sizes names {', '.join(unknown)}, which match no run; the runs' models are "
+            f"{', '.join(sorted(set(models)))} (or their labels {', '.join(labels)})"
+        )
+
+
+def check_question_sets(models: pd.DataFrame, allow_mixed: bool) -> bool:
+    """Whether the runs answered different question sets; raise unless that is allowed.
+
+    ``models`` has one row per run with ``model``, ``dataset``, ``fingerprint``,
+    ``n_questions``, ``filters`` and ``question_set`` (what the error message lists).
+    """
+    mixed = models["question_set"].nunique() > 1
+    if mixed and not allow_mixed:
+        lines = [
+            f"  {r.model}: dataset {r.dataset} ({r.fingerprint}), {r.n_questions} questions, "
+            f"filters {r.filters}, question set {r.question_set}"
+            for r in models.itertuples()
+        ]
+        raise ConfigError(
+            "these runs answered different question sets, so their accuracies and correlations "
+            "are not comparable:\n"
+            + "\n".join(lines)
+            + "\nRun the models on the same dataset and filters, or pass --allow-mixed to "
+            "compare them anyway (the report then says so, and paired tests use the questions "
+            "both runs share)."
+        )
+    return bool(mixed)
+
+
+def _comparisons(labels: Sequence[str], scores: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Every pair of runs on every scope: the paired difference of their accuracies."""
+    per_question = [
+        {scope: question_accuracy(_scope(table, scope)) for scope in SCOPES} for table in scores
+    ]
+    rows = []
+    for (i, a), (j, b) in itertools.combinations(enumerate(labels), 2):
+        for scope in SCOPES:
+            left, right = per_question[i][scope].align(per_question[j][scope], join="inner")
+            result = paired_difference(left.to_numpy(), right.to_numpy())
+            rows.append(
+                {
+                    "model_a": a,
+                    "model_b": b,
+                    "scope": scope,
+                    "n_questions": result.n_questions,
+                    "difference": result.difference,
+                    "ci_low": result.interval.low,
+                    "ci_high": result.interval.high,
+                    "p_value": result.p_value,
+                }
+            )
+    columns = ["model_a", "model_b", "scope", "n_questions", "difference", "ci_low", "ci_high"]
+    return pd.DataFrame(rows, columns=[*columns, "p_value"])
+
+
+def _scope(table: pd.DataFrame, scope: str) -> pd.DataFrame:
+    return table if scope == "overall" else table[table["question_type"] == scope]
+
+
+def compare_runs(
+    runs: Sequence[QARun | RunStore | str | Path],
+    sizes: Mapping[str, float] | None = None,
+    *,
+    allow_mixed: bool = False,
+) -> ModelReport:
+    """Build the cross-model report of ``runs``.
+
+    Args:
+        runs: run directories or readers, one point per run in correlations.
+        sizes: parameter counts per model name (or run label), added as a ``size`` column.
+        allow_mixed: compare runs over different question sets (the report says so).
+
+    Raises:
+        ConfigError: the runs answered different question sets and ``allow_mixed`` is False,
+            or ``sizes`` names a model no run has.
+        StoreError: a run is missing, damaged, or not a QA run.
+    """
+    if not runs:
+        raise StoreError("no runs given; pass one or more run directories")
+    readers = [read_qa_run(run) for run in runs]
+    scores = [load_scores(reader) for reader in readers]
+    analyses = [analyze_run(r, t) for r, t in zip(readers, scores, strict=True)]
+    labels = _labels(analyses)
+    models = pd.DataFrame(
+        [_model_row(*item) for item in zip(labels, readers, analyses, strict=True)]
+    )
+    mixed = check_question_sets(models, allow_mixed)
+    if sizes:
+        _check_sizes(sizes, labels, [a.model for a in analyses])
+        models["size"] = [
+            sizes.get(lbl, sizes.get(a.model, math.nan))
+            for lbl, a in zip(labels, analyses, strict=True)
+        ]
+    correlations = [correlate(models[x], models["JP"], (x, "JP")) for x in ("EC", "ToM")]
+    by_scenario = [jp_failures(t).assign(model=lbl) for lbl, t in zip(labels, scores, strict=True)]
+    failures = pd.DataFrame(
+        [
+            {"model": lbl, **summarize_failures(f)}
+            for lbl, f in zip(labels, by_scenario, strict=True)
+        ]
+    )
+    warnings = [
+        f"{label}: {warning}"
+        for label, analysis in zip(labels, analyses, strict=True)
+        for warning in analysis.warnings
+    ]
+    return ModelReport(
+        models=models,
+        comparisons=_comparisons(labels, scores),
+        correlations=correlations,
+        failures=failures,
+        failures_by_scenario=pd.concat(by_scenario, ignore_index=True),
+        mixed=mixed,
+        warnings=warnings,
+    )
+
+
+# -- written report --------------------------------------------------------------------------
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return "NaN" if math.isnan(value) else f"{value:.3f}"
+    return str(value)
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table (floats to 3 decimals, NaN spelled out, counts whole)."""
+    header = "| " + " | ".join(str(c) for c in table.columns) + " |"
+    rule = "|" + "|".join("---" for _ in table.columns) + "|"
+    body = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in table.itertuples(False)]
+    return "\n".join([header, rule, *body])
+
+
+def format_count(value: float) -> str:
+    """A parameter count for people: ``7B``, ``1.8T``, ``350M`` (never ``7e+09``).
+
+    >>> format_count(7e9), format_count(1.8e12), format_count(125e6)
+    ('7B', '1.8T', '125M')
+    """
+    if math.isnan(value):
+        return "?"
+    for unit, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{unit}"
+    return f"{value:.0f}"
+
+
+def accuracy_summary(models: pd.DataFrame) -> pd.DataFrame:
+    """The model table as display strings: accuracy ± trial SE and question CI per scope."""
+    shown = pd.DataFrame({"model": models["model"]})
+    for scope in SCOPES:
+        shown[f"{scope} ± SE"] = [
+            format_accuracy(row[scope], row[f"{scope}_se"], complete=bool(row["complete"]))
+            for _, row in models.iterrows()
+        ]
+        shown[f"{scope} 95% CI"] = [
+            format_interval(row[f"{scope}_ci_low"], row[f"{scope}_ci_high"])
+            for _, row in models.iterrows()
+        ]
+    shown["random"] = models["random_baseline"]
+    for column in ("n_trials", *STATUSES[1:], "missing"):
+        shown[column] = models[column]
+    if "size" in models:
+        shown["size"] = [format_count(value) for value in models["size"]]
+    return shown
+
+
+def comparison_summary(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """The paired comparisons as display strings."""
+    return pd.DataFrame(
+        {
+            "A vs B": [
+                f"{a} vs {b}"
+                for a, b in zip(comparisons["model_a"], comparisons["model_b"], strict=True)
+            ],
+            "scope": comparisons["scope"],
+            "A - B": [format_difference(d) for d in comparisons["difference"]],
+            "95% CI": [
+                format_interval(lo, hi)
+                for lo, hi in zip(comparisons["ci_low"], comparisons["ci_high"], strict=True)
+            ],
+            "p": [format_p(p) for p in comparisons["p_value"]],
+            "questions": comparisons["n_questions"],
+        }
+    )
+
+
+def format_difference(value: float) -> str:
+    """A signed difference to 3 decimals (``+0.083``); a rounded zero is never ``-0.000``.
+
+    >>> format_difference(-1e-9), format_difference(-0.05)
+    ('+0.000', '-0.050')
+    """
+    return "NaN" if math.isnan(value) else f"{round(value, 3) + 0.0:+.3f}"
+
+
+def format_p(p: float) -> str:
+    """A p-value to 3 decimals, ``<0.001`` below that, ``NaN`` when undefined.
+
+    >>> format_p(0.04321), format_p(0.0001)
+    ('0.043', '<0.001')
+    """
+    if math.isnan(p):
+        return "NaN"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+STATISTICS_NOTE = (
+    "Accuracy is the mean over trials of per-trial accuracy. `± SE` is the paper's trial SE: "
+    "the standard error across trials (0 for a deterministic model, NaN with one trial; it "
+    "ignores which questions were asked). `95% CI` is the question-level interval: a bootstrap "
+    "over questions that keeps each question's trials together, so it says how much the number "
+    "depends on the questions."
+)
+PAIRED_NOTE = (
+    "A - B is the mean over shared questions of the difference in per-question accuracy, with a "
+    "paired bootstrap 95% CI over questions and a sign-flip permutation p-value."
+)
+MIXED_NOTE = (
+    "**Mixed question sets** (`--allow-mixed`): these runs answered different questions, so "
+    "their accuracies are not directly comparable and the correlations mix question sets; "
+    "paired tests use only the questions both runs answered."
+)
+
+
+def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
+    runs = report.models[
+        ["model", "dataset", "fingerprint", "n_questions", "filters", "question_set", "status"]
+    ]
+    incomplete = not report.models["complete"].all()
+    lines = [
+        "# CoordinationQA report",
+        "",
+        STATISTICS_NOTE + " " + ERROR_POLICY.capitalize() + ".",
+        "",
+        *([MIXED_NOTE, ""] if report.mixed else []),
+        "## Runs",
+        "",
+        markdown_table(runs),
+        "",
+        *[f"- {row.model}: `{row.run}`" for row in report.models.itertuples()],
+        "",
+        "## Models",
+        "",
+        markdown_table(accuracy_summary(report.models)),
+        "",
+        *([INCOMPLETE_NOTE, ""] if incomplete else []),
+        "## Paired comparisons (same questions)",
+        "",
+        PAIRED_NOTE,
+        "",
+        markdown_table(comparison_summary(report.comparisons))
+        if len(report.comparisons)
+        else "One run: nothing to compare.",
+        "",
+        "## Correlations across models (one point per model)",
+        "",
+        markdown_table(report.correlation_table()),
+        "",
+        "## JP failures per scenario and trial",
+        "",
+        "`synthesis_failure`: JP wrong while EC and ToM of the same scenario and trial are right; "
+        "`component_failure`: JP wrong with EC or ToM wrong; `incomplete`: a call of the three "
+        "failed or is missing.",
+        "",
+        markdown_table(report.failures),
+        "",
+    ]
+    if figures:
+        lines += ["## Figures", "", *[f"![{p.stem}]({p.name})" for p in figures], ""]
+    return "\n".join(lines)
+
+
+def write_report(report: ModelReport, out: str | Path) -> list[Path]:
+    """Write tables (CSV and parquet), PNG figures and ``report.md`` into ``out``.
+
+    Returns:
+        The paths written.
+    """
+    from coordqa.analysis import figures as fig
+
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    tables = {
+        "models": report.models,
+        "comparisons": report.comparisons,
+        "correlations": report.correlation_table(),
+        "jp_failures": report.failures,
+        "jp_failures_by_scenario": report.failures_by_scenario,
+    }
+    written: list[Path] = []
+    for name, table in tables.items():
+        table.to_csv(root / f"{name}.csv", index=False)
+        table.to_parquet(root / f"{name}.parquet", index=False)
+        written += [root / f"{name}.csv", root / f"{name}.parquet"]
+    images = [
+        fig.plot_accuracy_by_type(report.models, root / "accuracy_by_type.png"),
+        fig.plot_correlations(report.models, report.correlations, root / "correlations.png"),
+    ]
+    if "size" in report.models and report.models["size"].notna().any():
+        images.append(fig.plot_accuracy_vs_size(report.models, root / "accuracy_vs_size.png"))
+    markdown = root / "report.md"
+    markdown.write_text(_report_markdown(report, images), encoding="utf-8")
+    return [*written, *images, markdown]

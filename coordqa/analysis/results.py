@@ -1,0 +1,244 @@
+"""Runs question by question: the per-question table, the comparison of two runs, the run list.
+
+The library behind ``coordqa results``, ``coordqa compare`` and ``coordqa runs list``. Every
+run is read through :mod:`coordqa.store`; nothing calls a model.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import pandas as pd
+
+from coordqa.analysis.report import SCOPES, check_question_sets, describe_filters
+from coordqa.analysis.stats import PairedDifference, paired_difference
+from coordqa.analysis.tables import (
+    INCOMPLETE_MARK,
+    analyze_run,
+    load_scores,
+    question_accuracy,
+)
+from coordqa.choices import option_letter
+from coordqa.errors import StoreError
+from coordqa.records import Sample
+from coordqa.store import QARun, RunManifest, RunStore, find_runs, open_run, read_qa_run
+
+__all__ = [
+    "RunComparison",
+    "compare_two_runs",
+    "list_runs",
+    "results_table",
+]
+
+MISSING = "missing"
+"""What a results cell holds for a (question, trial) that has no call yet."""
+
+
+def _outcome(sample: Sample | None) -> str:
+    """A sample as one word: the chosen letter, or its status (``ambiguous``, ``error``...)."""
+    if sample is None:
+        return MISSING
+    return sample.letter or sample.status
+
+
+def _answer(correct: list[int]) -> str:
+    return ",".join(option_letter(index) for index in correct)
+
+
+def results_table(run: QARun | RunStore | str | Path) -> pd.DataFrame:
+    """One row per question: its game and type, the answer key, and each trial's outcome.
+
+    Columns: ``question_id``, ``scenario_id``, ``game``, ``question_type``, ``answer`` (the
+    correct letters), then per trial ``t``: ``trial_t`` (the chosen letter, or ``ambiguous``,
+    ``no_answer``, ``error``, ``missing``) and ``trial_t_correct`` (True/False; None for an
+    error or a missing sample), and ``correct_trials`` (right trials / counted trials).
+    """
+    reader = read_qa_run(run)
+    samples = {sample.key: sample for sample in reader.samples()}
+    rows = []
+    for question in reader.questions().values():
+        row: dict[str, object] = {
+            "question_id": question.question_id,
+            "scenario_id": question.scenario_id,
+            "game": question.game,
+            "question_type": question.question_type,
+            "answer": _answer(question.correct),
+        }
+        right = counted = 0
+        for trial in range(reader.trials):
+            sample = samples.get((question.question_id, trial))
+            row[f"trial_{trial}"] = _outcome(sample)
+            counts = sample is not None and sample.status != "error"
+            row[f"trial_{trial}_correct"] = sample.correct if counts and sample else None
+            right += int(bool(counts and sample and sample.correct))
+            counted += int(counts)
+        row["correct_trials"] = f"{right}/{counted}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@dataclass
+class RunComparison:
+    """Two runs of the same questions, question by question."""
+
+    label_a: str
+    """How run A is named (its model, or model and directory when both have one model)."""
+    label_b: str
+    """How run B is named."""
+    differences: pd.DataFrame
+    """One row per (question, trial) both runs answered where their outcomes differ."""
+    paired: dict[str, PairedDifference]
+    """A - B per scope (question types and ``overall``), over shared questions."""
+    shared_samples: int
+    """(question, trial) pairs present in both runs."""
+    mixed: bool
+    """Whether the runs answered different question sets (allowed with ``allow_mixed``)."""
+
+
+def compare_two_runs(
+    run_a: QARun | RunStore | str | Path,
+    run_b: QARun | RunStore | str | Path,
+    *,
+    allow_mixed: bool = False,
+) -> RunComparison:
+    """Where two runs differ, with both replies' choices and the paired test per scope.
+
+    Raises:
+        ConfigError: the runs answered different question sets and ``allow_mixed`` is False.
+    """
+    first, second = read_qa_run(run_a), read_qa_run(run_b)
+    label_a, label_b = _pair_labels(first, second)
+    identity = pd.DataFrame(
+        [
+            {
+                "model": label,
+                "dataset": r.manifest.dataset.name if r.manifest.dataset else "?",
+                "fingerprint": r.manifest.dataset.fingerprint[:8] if r.manifest.dataset else "?",
+                "n_questions": len(r.questions()),
+                "filters": describe_filters(r.manifest.config),
+                "question_set": r.question_set()[:8],
+            }
+            for label, r in ((label_a, first), (label_b, second))
+        ]
+    )
+    mixed = check_question_sets(identity, allow_mixed)
+    samples_a = {s.key: s for s in first.samples()}
+    samples_b = {s.key: s for s in second.samples()}
+    questions = first.questions()
+    shared = sorted(set(samples_a) & set(samples_b))
+    rows = []
+    for key in shared:
+        a, b = samples_a[key], samples_b[key]
+        if _outcome(a) == _outcome(b):
+            continue
+        question = questions[key[0]]
+        rows.append(
+            {
+                "question_id": key[0],
+                "trial": key[1],
+                "game": question.game,
+                "question_type": question.question_type,
+                "answer": _answer(question.correct),
+                "a": _outcome(a),
+                "b": _outcome(b),
+                "a_correct": a.correct,
+                "b_correct": b.correct,
+            }
+        )
+    columns = ["question_id", "trial", "game", "question_type", "answer", "a", "b"]
+    differences = pd.DataFrame(rows, columns=[*columns, "a_correct", "b_correct"])
+    scores_a, scores_b = load_scores(first), load_scores(second)
+    paired = {}
+    for scope in SCOPES:
+        left = question_accuracy(_in_scope(scores_a, scope))
+        right = question_accuracy(_in_scope(scores_b, scope))
+        left, right = left.align(right, join="inner")
+        paired[scope] = paired_difference(left.to_numpy(), right.to_numpy())
+    return RunComparison(label_a, label_b, differences, paired, len(shared), mixed)
+
+
+def _in_scope(scores: pd.DataFrame, scope: str) -> pd.DataFrame:
+    return scores if scope == "overall" else scores[scores["question_type"] == scope]
+
+
+def _pair_labels(first: QARun, second: QARun) -> tuple[str, str]:
+    if first.model != second.model:
+        return first.model, second.model
+    return f"{first.model} ({first.path.name})", f"{second.model} ({second.path.name})"
+
+
+# -- the run list ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One line of ``coordqa runs list``."""
+
+    path: Path
+    """The run directory."""
+    kind: str
+    """``qa``, ``agentic`` or ``play``."""
+    model: str
+    """The model(s) of the run, or ``-`` for runs without one."""
+    dataset: str
+    """The dataset name (QA), the game (play) or the grid name (agentic)."""
+    status: str
+    """``running`` (a process is writing it now), ``finished``, ``incomplete`` (a QA run with
+    errors or missing samples), ``interrupted`` (Ctrl-C), ``stopped`` (killed) or ``created``."""
+    accuracy: str
+    """Overall QA accuracy, marked when the run is incomplete; ``-`` for other kinds."""
+    created: datetime
+    """When the run was created (UTC)."""
+
+
+def _describe(manifest: RunManifest) -> tuple[str, str]:
+    """The model and dataset columns of a run of any kind."""
+    config = manifest.config
+    models = config.get("model") or ",".join(map(str, config.get("models") or [])) or "-"
+    if manifest.kind == "qa":
+        dataset = manifest.dataset.name if manifest.dataset else "?"
+    elif manifest.kind == "play":
+        dataset = str(config.get("game", "?"))
+    else:
+        dataset = str(config.get("name", "grid"))
+    return str(models), dataset
+
+
+def _summarise(path: Path, root: Path) -> RunSummary:
+    store = open_run(path)
+    manifest = store.manifest
+    model, dataset = _describe(manifest)
+    status: str = manifest.status
+    accuracy = "-"
+    if manifest.kind == "qa":
+        analysis = analyze_run(QARun(store))
+        mean = float(analysis.overall.at[0, "accuracy"]) if len(analysis.overall) else math.nan
+        accuracy = "NaN" if math.isnan(mean) else f"{mean:.3f}"
+        status = "finished" if analysis.complete else "incomplete"
+        if not analysis.complete:
+            accuracy += f" {INCOMPLETE_MARK}"
+    elif status == "running":
+        status = "stopped"  # no process holds it (checked below): it was killed
+    if store.being_written():
+        status = "running"
+    relative = Path(os.path.relpath(path, root)) if path != root else Path(path.name)
+    created = manifest.created_at
+    return RunSummary(relative, manifest.kind, model, dataset, status, accuracy, created)
+
+
+def list_runs(root: str | Path) -> list[RunSummary]:
+    """Every run under ``root`` (newest first).
+
+    Raises:
+        StoreError: ``root`` is not a directory, or a run in it cannot be read.
+    """
+    base = Path(root)
+    paths = find_runs(base)
+    if not paths:
+        raise StoreError(f"no runs under {base}: no folder there holds a manifest.json")
+    summaries = [_summarise(path, base) for path in paths]
+    return sorted(summaries, key=lambda s: (s.created, str(s.path)), reverse=True)

@@ -1,0 +1,270 @@
+"""The statistics of coordqa, one home for both tracks.
+
+- :class:`MeanSE` and :func:`format_mean_se`: a mean with its standard error (sample standard
+  deviation, ddof=1, over sqrt(n)); NaN, never 0, when n < 2. QA accuracies are the mean over
+  trials of per-trial accuracy ± this SE across trials (the paper's error bar); agentic scores
+  the mean over episodes.
+- :func:`clustered_accuracy_ci`: a question-level 95% confidence interval of that accuracy, by
+  bootstrapping *questions* with all their trials together (a cluster bootstrap). The trial SE
+  only sees how trials of the same questions disagree: it is 0 for a deterministic model and
+  NaN for one trial, and says nothing about how much the number depends on which questions
+  were asked. The question-level interval does.
+- :func:`paired_difference`: two models on the same questions: the accuracy difference with a
+  paired bootstrap interval and a sign-flip permutation p-value.
+- :func:`correlate`: Pearson and Spearman correlations that keep their n and p-values.
+
+Every resampling uses a fixed seed (:data:`SEED`), so the same runs give the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "CONFIDENCE",
+    "RESAMPLES",
+    "SEED",
+    "Correlation",
+    "Interval",
+    "MeanSE",
+    "PairedDifference",
+    "clustered_accuracy_ci",
+    "correlate",
+    "format_mean_se",
+    "paired_difference",
+]
+
+CONFIDENCE = 0.95
+"""Coverage of every confidence interval."""
+RESAMPLES = 2000
+"""Bootstrap resamples per interval (and 5x as many sign flips per permutation test)."""
+SEED = 0
+"""Seed of every resampling: the same data always gives the same interval and p-value."""
+MIN_MODELS_FOR_CORRELATION = 3
+"""Fewer paired values than this give NaN correlations (with a note), never a number."""
+
+
+def format_mean_se(mean: float, se: float, digits: int = 3) -> str:
+    """``0.512 ± 0.034``; NaN is spelled out (a missing SE is never shown as 0).
+
+    ``digits`` decimals for both numbers: 3 for accuracies, 2 for game scores.
+
+    >>> format_mean_se(0.5, float("nan"))
+    '0.500 ± NaN'
+    >>> format_mean_se(12.25, 1.5, digits=2)
+    '12.25 ± 1.50'
+    """
+    if math.isnan(mean):
+        return "NaN"
+    return f"{mean:.{digits}f} ± {'NaN' if math.isnan(se) else f'{se:.{digits}f}'}"
+
+
+@dataclass(frozen=True)
+class MeanSE:
+    """A mean with its standard error over ``n`` values (SE is NaN when n < 2)."""
+
+    mean: float
+    """Sample mean (NaN for no values: no data is not zero)."""
+    se: float
+    """Standard error of the mean: sample sd (ddof=1) / sqrt(n); NaN with fewer than 2 values."""
+    n: int
+    """Number of values."""
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> MeanSE:
+        """Summarise ``values``; NaN values are left out (and not counted in ``n``)."""
+        kept = [float(v) for v in values if not math.isnan(float(v))]
+        if not kept:
+            return cls(math.nan, math.nan, 0)
+        se = statistics.stdev(kept) / math.sqrt(len(kept)) if len(kept) > 1 else math.nan
+        return cls(statistics.fmean(kept), se, len(kept))
+
+    def format(self, digits: int = 3) -> str:
+        """:func:`format_mean_se` of this value."""
+        return format_mean_se(self.mean, self.se, digits)
+
+    def __str__(self) -> str:
+        """``"0.75 ± 0.10 (n=20)"`` (2 decimals, as game scores are shown)."""
+        return f"{self.format(2)} (n={self.n})"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A confidence interval; both ends NaN when there is too little data to resample."""
+
+    low: float
+    """Lower end."""
+    high: float
+    """Upper end."""
+
+    @property
+    def known(self) -> bool:
+        """Whether the interval could be computed."""
+        return not (math.isnan(self.low) or math.isnan(self.high))
+
+    def format(self, digits: int = 3) -> str:
+        """``[0.331, 0.478]``, or ``NaN``.
+
+        >>> Interval(0.25, 0.5).format()
+        '[0.250, 0.500]'
+        """
+        return f"[{self.low:.{digits}f}, {self.high:.{digits}f}]" if self.known else "NaN"
+
+    def __contains__(self, value: float) -> bool:
+        """Whether ``value`` lies within the interval (ends included)."""
+        return self.known and self.low <= value <= self.high
+
+
+NAN_INTERVAL = Interval(math.nan, math.nan)
+
+
+def _accuracy_over_trials(hits: np.ndarray, scored: np.ndarray) -> np.ndarray:
+    """Mean over trials (last axis) of per-trial accuracy; trials with nothing scored skipped."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_trial = np.where(scored > 0, hits / np.where(scored > 0, scored, 1), np.nan)
+    counted = (scored > 0).sum(axis=-1)
+    total = np.nansum(per_trial, axis=-1)
+    return np.where(counted > 0, total / np.maximum(counted, 1), np.nan)
+
+
+def _percentile_interval(values: np.ndarray) -> Interval:
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return NAN_INTERVAL
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return Interval(float(low), float(high))
+
+
+def clustered_accuracy_ci(correct: np.ndarray) -> Interval:
+    """95% percentile bootstrap interval of an accuracy, resampling questions with their trials.
+
+    Args:
+        correct: one row per question, one column per trial: 1.0 right, 0.0 wrong, NaN for a
+            sample that does not count (an error, or a trial the question lacks).
+
+    The statistic is the one reported as accuracy: the mean over trials of per-trial accuracy.
+    Each of :data:`RESAMPLES` resamples draws as many questions as there are, with replacement,
+    and keeps each drawn question's trials together. Fewer than two questions give NaN: there
+    is no spread between questions to resample.
+    """
+    matrix = np.asarray(correct, dtype=float)
+    if matrix.ndim != 2 or matrix.shape[0] < 2:
+        return NAN_INTERVAL
+    questions = matrix.shape[0]
+    scored = (~np.isnan(matrix)).astype(float)
+    hits = np.nan_to_num(matrix, nan=0.0)
+    rng = np.random.default_rng(SEED)
+    weights = rng.multinomial(questions, np.full(questions, 1 / questions), size=RESAMPLES)
+    return _percentile_interval(_accuracy_over_trials(weights @ hits, weights @ scored))
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Model A minus model B over the questions both answered."""
+
+    n_questions: int
+    """Questions with at least one scored trial in both runs."""
+    difference: float
+    """Mean over those questions of (A's per-question accuracy - B's); NaN with none."""
+    interval: Interval
+    """95% paired bootstrap interval of the difference (questions resampled, pairs kept)."""
+    p_value: float
+    """Two-sided sign-flip permutation p-value of "no difference" (NaN with < 2 questions)."""
+
+    @property
+    def significant(self) -> bool:
+        """Whether the interval excludes 0 (at :data:`CONFIDENCE`)."""
+        return self.interval.known and not (self.interval.low <= 0 <= self.interval.high)
+
+
+def paired_difference(a: Sequence[float], b: Sequence[float]) -> PairedDifference:
+    """Compare two models question by question.
+
+    Args:
+        a: per-question accuracy of model A (the mean over its scored trials; NaN when none
+            was scored), in the same question order as ``b``.
+        b: the same for model B.
+
+    The interval resamples questions (:data:`RESAMPLES`, fixed seed) and keeps each question's
+    pair together. The p-value flips the sign of each question's difference at random (under
+    "no difference" A and B are exchangeable within a question), 5 x :data:`RESAMPLES` times,
+    and counts flips at least as extreme as observed: ``(1 + k) / (1 + flips)``.
+    """
+    first, second = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if first.shape != second.shape:
+        raise ValueError(
+            f"a and b need one value per question each, got {first.shape} and {second.shape}"
+        )
+    keep = ~(np.isnan(first) | np.isnan(second))
+    diffs = first[keep] - second[keep]
+    n = int(diffs.size)
+    if n == 0:
+        return PairedDifference(0, math.nan, NAN_INTERVAL, math.nan)
+    observed = float(diffs.mean())
+    if n < 2:
+        return PairedDifference(n, observed, NAN_INTERVAL, math.nan)
+    rng = np.random.default_rng(SEED)
+    weights = rng.multinomial(n, np.full(n, 1 / n), size=RESAMPLES)
+    interval = _percentile_interval(weights @ diffs / n)
+    flips = 5 * RESAMPLES
+    signs = rng.choice(np.array([-1.0, 1.0]), size=(flips, n))
+    null = np.abs(signs @ diffs / n)
+    extreme = int(np.count_nonzero(null >= abs(observed) - 1e-12))
+    return PairedDifference(n, observed, interval, (1 + extreme) / (1 + flips))
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """Pearson and Spearman correlation of two accuracies across models."""
+
+    x: str
+    """First variable (e.g. ``EC``)."""
+    y: str
+    """Second variable (``JP``)."""
+    n: int
+    """Models with both values."""
+    pearson_r: float
+    """Pearson r (NaN when undefined)."""
+    pearson_p: float
+    """Two-sided p-value of r."""
+    spearman_rho: float
+    """Spearman rho (NaN when undefined)."""
+    spearman_p: float
+    """Two-sided p-value of rho."""
+    note: str = ""
+    """Why a value is NaN, if it is."""
+
+
+def correlate(x: Sequence[float], y: Sequence[float], names: tuple[str, str]) -> Correlation:
+    """Correlate paired values (NaN pairs dropped); needs 3 pairs and non-constant inputs."""
+    from scipy import stats
+
+    xs = np.asarray(x, dtype=float)
+    ys = np.asarray(y, dtype=float)
+    keep = ~(np.isnan(xs) | np.isnan(ys))
+    xs, ys = xs[keep], ys[keep]
+    n = int(len(xs))
+    nan = float("nan")
+    if n < MIN_MODELS_FOR_CORRELATION:
+        note = f"needs at least {MIN_MODELS_FOR_CORRELATION} models with both values, got {n}"
+        return Correlation(names[0], names[1], n, nan, nan, nan, nan, note)
+    if np.ptp(xs) == 0 or np.ptp(ys) == 0:
+        note = "one variable is constant across models; correlation is undefined"
+        return Correlation(names[0], names[1], n, nan, nan, nan, nan, note)
+    pearson = stats.pearsonr(xs, ys)
+    spearman = stats.spearmanr(xs, ys)
+    return Correlation(
+        names[0],
+        names[1],
+        n,
+        float(pearson.statistic),
+        float(pearson.pvalue),
+        float(spearman.statistic),
+        float(spearman.pvalue),
+    )

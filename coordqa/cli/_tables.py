@@ -1,0 +1,72 @@
+"""Rich tables of the QA commands, shaped to fit an 80-column terminal.
+
+Numbers never wrap (``no_wrap``); long names fold onto several lines; tables have no vertical
+borders (:data:`BOX`), so an accuracy table of the four games stays within 80 columns.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich import box
+from rich.table import Table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+BOX = box.SIMPLE_HEAD
+"""The box of every QA table: a rule under the header, no vertical borders."""
+
+STATISTICS_CAPTION = "± SE: trial SE (the paper's); 95% CI: question-level bootstrap"
+"""Says which uncertainty is which, under every accuracy table."""
+
+_HEADERS = {"question_type": "type", "game": "game", "scope": "type"}
+_COUNTS = {"ambiguous": "amb", "no_answer": "none", "error": "err"}
+
+
+def new_table(title: str, caption: str = "") -> Table:
+    """An empty table in the QA commands' style."""
+    return Table(title=title, caption=caption or None, box=BOX, caption_justify="left")
+
+
+def number_column(table: Table, header: str) -> None:
+    """Add a right-aligned column whose cells never wrap."""
+    table.add_column(header, justify="right", no_wrap=True)
+
+
+def name_column(table: Table, header: str, max_width: int | None = None) -> None:
+    """Add a column for names that may fold onto several lines."""
+    table.add_column(header, overflow="fold", max_width=max_width)
+
+
+def rich_accuracy_table(
+    title: str, table: pd.DataFrame, keys: list[str], *, complete: bool = True
+) -> Table:
+    """An analysis table: accuracy ± trial SE, question-level 95% CI, baseline and counts.
+
+    ``amb``/``none``/``err`` count ambiguous, no-answer and error samples (the first two only
+    in one-key tables, to stay within 80 columns); ``qs`` is the number of questions. An
+    incomplete run's accuracies carry the incomplete mark, explained in the caption.
+    """
+    from coordqa.analysis.tables import INCOMPLETE_NOTE, format_accuracy, format_interval
+
+    trials = sorted({int(n) for n in table["n_trials"]})
+    caption = f"{STATISTICS_CAPTION}; trials with scored samples: {trials}"
+    out = new_table(title, caption if complete else f"{caption}\n{INCOMPLETE_NOTE}")
+    for key in keys:
+        out.add_column(_HEADERS.get(key, key), no_wrap=True)
+    for header in ("acc ± SE", "95% CI", "random", "qs"):
+        number_column(out, header)
+    counts = list(_COUNTS) if len(keys) == 1 else ["error"]
+    for status in counts:
+        number_column(out, _COUNTS[status])
+    for row in table.to_dict(orient="records"):
+        out.add_row(
+            *[str(row[k]) for k in keys],
+            format_accuracy(row["accuracy"], row["se"], complete=complete),
+            format_interval(row["ci_low"], row["ci_high"]),
+            f"{row['random_baseline']:.3f}",
+            str(int(row["n_questions"])),
+            *[str(int(row[s])) for s in counts],
+        )
+    return out

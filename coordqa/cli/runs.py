@@ -1,0 +1,310 @@
+"""Reading QA runs back: ``score``, ``report``, ``results``, ``compare`` and ``runs list``.
+
+Each command calls one library function (:func:`coordqa.evaluation.score`,
+:func:`coordqa.analysis.compare_runs`, :func:`coordqa.analysis.results_table`,
+:func:`coordqa.analysis.compare_two_runs`, :func:`coordqa.analysis.list_runs`), every one of
+which reads runs through :mod:`coordqa.store`, and prints tables that fit 80 columns.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+from coordqa.cli._tables import (
+    STATISTICS_CAPTION,
+    name_column,
+    new_table,
+    number_column,
+)
+from coordqa.errors import ConfigError
+
+if TYPE_CHECKING:
+    from coordqa.analysis import ModelReport, RunComparison
+
+console = Console()
+"""Tables: stdout."""
+messages = Console(stderr=True)
+"""Warnings and notes: stderr."""
+
+_SIZE = re.compile(r"^\s*([0-9.]+(?:e[0-9]+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+
+def parse_sizes(value: str | None) -> dict[str, float]:
+    """Parse ``--sizes model=7e9,other=70B`` into parameter counts per model name."""
+    from coordqa.cli.qa import split_list
+
+    sizes: dict[str, float] = {}
+    for item in split_list(value) or ():
+        name, sep, amount = item.rpartition("=")
+        match = _SIZE.match(amount)
+        if not sep or not name or match is None:
+            raise ConfigError(
+                f"--sizes entry {item!r} is not MODEL=SIZE; write e.g. "
+                "--sizes llama-3-8b=8e9,gpt-4o=1.8T (suffixes K, M, B, T allowed)"
+            )
+        sizes[name.strip()] = float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
+    return sizes
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+def render_report(report: ModelReport) -> None:
+    """Print the runs, models, paired comparisons and correlations of ``coordqa report``."""
+    from coordqa.analysis.report import MIXED_NOTE, SCOPES, comparison_summary, format_p
+    from coordqa.analysis.tables import INCOMPLETE_NOTE, format_accuracy, format_interval
+
+    runs = new_table("runs", "fp: dataset fingerprint; qs: questions; random: analytic baseline")
+    for header in ("model", "dataset", "fp", "qs", "filters", "random", "status"):
+        if header in ("qs", "random"):
+            number_column(runs, header)
+        else:
+            name_column(runs, header)
+    for row in report.models.itertuples():
+        runs.add_row(
+            str(row.model),
+            str(row.dataset),
+            str(row.fingerprint),
+            str(row.n_questions),
+            str(row.filters),
+            f"{row.random_baseline:.3f}",
+            str(row.status),
+        )
+    console.print(runs)
+
+    caption = STATISTICS_CAPTION
+    if not report.models["complete"].all():
+        caption += "\n" + INCOMPLETE_NOTE
+    models = new_table("accuracy", caption)
+    name_column(models, "model", max_width=24)
+    models.add_column("type", no_wrap=True)
+    for header in ("acc ± SE", "95% CI", "amb", "none", "err"):
+        number_column(models, header)
+    for row in report.models.to_dict(orient="records"):
+        for scope in SCOPES:
+            counts = (
+                [str(row[s]) for s in ("ambiguous", "no_answer", "error")]
+                if scope == "overall"
+                else ["", "", ""]
+            )
+            models.add_row(
+                str(row["model"]) if scope == SCOPES[0] else "",
+                scope,
+                format_accuracy(row[scope], row[f"{scope}_se"], complete=bool(row["complete"])),
+                format_interval(row[f"{scope}_ci_low"], row[f"{scope}_ci_high"]),
+                *counts,
+                end_section=scope == SCOPES[-1],
+            )
+    console.print(models)
+
+    if len(report.comparisons):
+        paired = new_table(
+            "paired comparisons (same questions)",
+            "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
+            "p: sign-flip permutation test",
+        )
+        summary = comparison_summary(report.comparisons)
+        name_column(paired, "A vs B", max_width=28)
+        paired.add_column("type", no_wrap=True)
+        for header in ("A - B", "95% CI", "p", "qs"):
+            number_column(paired, header)
+        for row in summary.itertuples(index=False):
+            paired.add_row(*[str(value) for value in row])
+        console.print(paired)
+
+    corr = new_table("correlations across models (one point per model)")
+    for header in ("pair", "n", "pearson r (p)", "spearman rho (p)"):
+        number_column(corr, header)
+    name_column(corr, "note")
+    for c in report.correlations:
+        corr.add_row(
+            f"{c.x} vs {c.y}",
+            str(c.n),
+            f"{c.pearson_r:.3f} ({format_p(c.pearson_p)})",
+            f"{c.spearman_rho:.3f} ({format_p(c.spearman_p)})",
+            c.note,
+        )
+    console.print(corr)
+    if report.mixed:
+        messages.print(f"[yellow]{MIXED_NOTE.replace('**', '')}[/]")
+    for warning in report.warnings:
+        messages.print(f"[yellow]warning: {warning}[/]")
+
+
+def render_comparison(comparison: RunComparison) -> None:
+    """Print the paired tests and the questions where two runs differ."""
+    from coordqa.analysis.report import format_difference, format_p
+    from coordqa.analysis.tables import format_interval
+
+    a, b = comparison.label_a, comparison.label_b
+    tests = new_table(
+        f"A = {a}, B = {b}",
+        "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
+        "p: sign-flip permutation test",
+    )
+    tests.add_column("type", no_wrap=True)
+    for header in ("A - B", "95% CI", "p", "qs"):
+        number_column(tests, header)
+    for scope, result in comparison.paired.items():
+        tests.add_row(
+            scope,
+            format_difference(result.difference),
+            format_interval(result.interval.low, result.interval.high),
+            format_p(result.p_value),
+            str(result.n_questions),
+        )
+    console.print(tests)
+    differences = comparison.differences
+    table = new_table(
+        f"{len(differences)} of {comparison.shared_samples} (question, trial) pairs differ",
+        "A/B: the letter each run chose, or its outcome (ambiguous, no_answer, error)",
+    )
+    name_column(table, "question", max_width=30)
+    for header in ("trial", "type", "answer", "A", "B"):
+        number_column(table, header)
+    for row in differences.itertuples():
+        table.add_row(
+            str(row.question_id),
+            str(row.trial),
+            str(row.question_type),
+            str(row.answer),
+            _marked(str(row.a), bool(row.a_correct)),
+            _marked(str(row.b), bool(row.b_correct)),
+        )
+    console.print(table)
+    if comparison.mixed:
+        messages.print(
+            "[yellow]The runs answered different question sets (--allow-mixed): only the "
+            "questions both answered are compared.[/]"
+        )
+
+
+def _marked(outcome: str, correct: bool) -> str:
+    return f"[green]{outcome} ✓[/]" if correct else outcome
+
+
+# -- commands --------------------------------------------------------------------------------
+
+
+def score_command(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories to re-score.")],
+) -> None:
+    """Re-score stored replies with the current answer matching (no model calls)."""
+    from coordqa.cli.qa import render_analysis
+    from coordqa.evaluation import score
+
+    for run in runs:
+        analysis = score(run)
+        render_analysis(analysis)
+        messages.print(f"rewrote scores.jsonl and summary.json in [bold]{run}[/]")
+
+
+def report_command(
+    runs: Annotated[list[Path], typer.Argument(help="QA run directories, one per model.")],
+    out: Annotated[Path, typer.Option(help="Directory for tables, figures and report.md.")] = Path(
+        "coordqa-report"
+    ),
+    sizes: Annotated[
+        str | None, typer.Option(help="Model sizes for a size plot: name=7e9,other=70B.")
+    ] = None,
+    allow_mixed: Annotated[
+        bool,
+        typer.Option(
+            "--allow-mixed",
+            help="Compare runs over different question sets (the report says so).",
+        ),
+    ] = False,
+) -> None:
+    """Compare runs: accuracies with both uncertainties, paired tests, correlations, figures."""
+    from coordqa.analysis import compare_runs, write_report
+
+    report = compare_runs(runs, sizes=parse_sizes(sizes), allow_mixed=allow_mixed)
+    written = write_report(report, out)
+    render_report(report)
+    messages.print(f"wrote {len(written)} files to [bold]{out}[/] (report.md, CSV, parquet, PNG)")
+
+
+def results_command(
+    run: Annotated[Path, typer.Argument(help="A QA run directory.")],
+    output_format: Annotated[
+        str, typer.Option("--format", "-f", help="md (default), csv or parquet.")
+    ] = "md",
+    out: Annotated[
+        Path | None, typer.Option(help="File to write (default: stdout; parquet needs one).")
+    ] = None,
+) -> None:
+    """One row per question: game, type, answer, and each trial's choice and correctness."""
+    from coordqa.analysis import markdown_table, results_table
+
+    if output_format not in ("md", "csv", "parquet"):
+        raise ConfigError(f"--format {output_format!r} is not one of md, csv, parquet")
+    if output_format == "parquet" and out is None:
+        raise ConfigError("--format parquet writes a binary file: give it with --out FILE")
+    table = results_table(run)
+    if output_format == "md":
+        text = markdown_table(table) + "\n"
+    elif output_format == "csv":
+        text = table.to_csv(index=False)
+    if out is None:
+        sys.stdout.write(text)
+        return
+    if output_format == "parquet":
+        table.to_parquet(out, index=False)
+    else:
+        out.write_text(text, encoding="utf-8")
+    messages.print(f"wrote {len(table)} questions to [bold]{out}[/]")
+
+
+def compare_command(
+    run_a: Annotated[Path, typer.Argument(help="The first QA run (A).")],
+    run_b: Annotated[Path, typer.Argument(help="The second QA run (B).")],
+    allow_mixed: Annotated[
+        bool,
+        typer.Option("--allow-mixed", help="Compare runs over different question sets."),
+    ] = False,
+) -> None:
+    """Question by question: where two runs differ, and the paired test per type."""
+    from coordqa.analysis import compare_two_runs
+
+    render_comparison(compare_two_runs(run_a, run_b, allow_mixed=allow_mixed))
+
+
+def list_command(
+    directory: Annotated[
+        Path, typer.Argument(help="Folder holding run directories (searched recursively).")
+    ] = Path("runs"),
+) -> None:
+    """List runs: model, dataset, status, accuracy and date, newest first."""
+    from coordqa.analysis import list_runs
+    from coordqa.analysis.tables import INCOMPLETE_NOTE
+
+    summaries = list_runs(directory)
+    table = new_table(f"runs in {directory}")
+    for header in ("run", "model", "dataset"):
+        name_column(table, header)
+    name_column(table, "status")
+    for header in ("accuracy", "created (UTC)"):
+        number_column(table, header)
+    for s in summaries:
+        created = s.created.strftime("%Y-%m-%d %H:%M")
+        table.add_row(str(s.path), s.model, s.dataset, s.status, s.accuracy, created)
+    console.print(table)
+    if any(s.status == "incomplete" for s in summaries):
+        messages.print(INCOMPLETE_NOTE)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``score``, ``report``, ``results``, ``compare`` and ``runs list`` to the root app."""
+    app.command("score")(score_command)
+    app.command("report")(report_command)
+    app.command("results")(results_command)
+    app.command("compare")(compare_command)
+    runs = typer.Typer(help="Find and list run directories.", no_args_is_help=True)
+    runs.command("list")(list_command)
+    app.add_typer(runs, name="runs")

@@ -1,0 +1,191 @@
+"""``coordqa report``, ``results``, ``compare`` and ``runs list``, run as a user runs them.
+
+Runs are written with chosen outcomes (:mod:`qa_run_support`), so every expected cell is
+decided from the outcomes written, not from what the commands print.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from qa_run_support import Row, write_qa_run
+
+from coordqa.store import RunManifest, RunStore
+
+LONG_MODEL = "hosted_vllm/meta-llama/Llama-3.1-70B-Instruct-with-a-very-long-suffix"
+
+
+def coordqa(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the CLI in an 80-column terminal."""
+    env = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-c", "from coordqa.cli import main; main()", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def rows(outcomes: dict[str, list[str]], game: str = "hanabi") -> list[Row]:
+    """One question per entry; each trial's outcome: ``right``, ``wrong`` or a status."""
+    made = []
+    for qid, trials in outcomes.items():
+        qtype = {"ec": "EC", "tom": "ToM", "jp": "JP"}[qid.split("-")[1]]
+        for trial, outcome in enumerate(trials):
+            status = "answered" if outcome in ("right", "wrong") else outcome
+            made.append(Row(qid, qtype, trial, status, outcome == "right", game=game))
+    return made
+
+
+A_OUTCOMES = {
+    "s0-ec": ["right", "right"],
+    "s0-tom": ["wrong", "right"],
+    "s0-jp": ["wrong", "wrong"],
+    "s1-ec": ["right", "ambiguous"],
+    "s1-tom": ["right", "right"],
+    "s1-jp": ["no_answer", "right"],
+}
+B_OUTCOMES = {**A_OUTCOMES, "s0-tom": ["right", "right"], "s1-jp": ["no_answer", "wrong"]}
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> dict[str, Path]:
+    made = {
+        "a": write_qa_run(tmp_path / "runs" / "a", LONG_MODEL, rows(A_OUTCOMES), trials=2),
+        "b": write_qa_run(tmp_path / "runs" / "b", "openai/gpt-4o", rows(B_OUTCOMES), trials=2),
+    }
+    part = {k: v for k, v in A_OUTCOMES.items() if k.startswith("s0")}
+    made["part"] = write_qa_run(
+        tmp_path / "runs" / "part", "openai/gpt-4o", rows(part), trials=2, limit=3
+    )
+    broken = {**A_OUTCOMES, "s1-jp": ["error", "right"]}
+    made["broken"] = write_qa_run(tmp_path / "runs" / "broken", "m", rows(broken), trials=2)
+    return made
+
+
+def fits(text: str) -> bool:
+    return all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_report_fits_80_columns_and_labels_both_uncertainties(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    result = coordqa("report", runs["a"], runs["b"], "--out", tmp_path / "rep")
+    assert result.returncode == 0, result.stderr
+    assert fits(result.stdout), result.stdout
+    out = result.stdout
+    assert "Llama-3.1-70B" in out and "trial SE" in out and "question-level" in out
+    # A: EC right 3 of 4 trials counted (ambiguous counts as wrong): per-trial 1.0 and 0.5
+    assert "0.750 ± 0.250" in out
+    assert "paired comparisons" in out and "e+" not in out
+    markdown = (tmp_path / "rep" / "report.md").read_text()
+    assert "## Paired comparisons" in markdown and "Mixed question sets" not in markdown
+    comparisons = pd.read_csv(tmp_path / "rep" / "comparisons.csv")
+    tom = comparisons.set_index("scope").loc["ToM"]
+    # ToM: A right on s0 once of two and on s1 twice; B right on all: A - B = (0.5 - 1) / 2
+    assert tom["difference"] == pytest.approx(-0.25) and tom["n_questions"] == 2
+    correlations = pd.read_csv(tmp_path / "rep" / "correlations.csv")
+    assert {"n", "pearson_p", "spearman_p"} <= set(correlations.columns)
+
+
+def test_report_refuses_different_question_sets_unless_allowed(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    refused = coordqa("report", runs["a"], runs["part"], "--out", tmp_path / "rep")
+    assert refused.returncode == 2
+    message = refused.stderr
+    assert "different question sets" in message and "--allow-mixed" in message
+    assert "6 questions" in message and "3 questions" in message and "limit=3" in message
+    assert not (tmp_path / "rep").exists()
+
+    allowed = coordqa(
+        "report", runs["a"], runs["part"], "--out", tmp_path / "rep", "--allow-mixed"
+    )
+    assert allowed.returncode == 0, allowed.stderr
+    assert "different questions" in allowed.stderr
+    assert "Mixed question sets" in (tmp_path / "rep" / "report.md").read_text()
+    paired = pd.read_csv(tmp_path / "rep" / "comparisons.csv").set_index("scope")
+    assert paired.at["overall", "n_questions"] == 3  # only the shared questions
+
+
+def test_report_marks_an_incomplete_run_everywhere_it_shows_its_accuracy(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    result = coordqa("report", runs["a"], runs["broken"], "--out", tmp_path / "rep")
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if re.search(r"\d ± ", line)]
+    marked = [bool(re.search(r"± \S+ \*", line)) for line in lines]
+    assert marked == [False] * 4 + [True] * 4  # the complete run's rows first
+    words = " ".join(result.stdout.split())  # cells and captions may wrap at 80 columns
+    assert "incomplete run" in words and "incomplete: 1 error of 12 samples" in words
+    models = pd.read_csv(tmp_path / "rep" / "models.csv").set_index("model")
+    assert not models.at["m", "complete"] and models.at["m", "error"] == 1
+    markdown = (tmp_path / "rep" / "report.md").read_text()
+    assert markdown.count("*") >= 4 and "incomplete run" in markdown
+
+
+def test_report_sizes_must_name_runs_and_agentic_runs_are_pointed_elsewhere(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    unknown = coordqa("report", runs["a"], "--sizes", "gpt-5=1T", "--out", tmp_path / "r")
+    assert unknown.returncode == 2 and "gpt-5" in unknown.stderr
+    assert "match no run" in unknown.stderr
+    agentic = tmp_path / "agentic"
+    RunStore.create(agentic, RunManifest(kind="agentic", config={}, fingerprint="x")).close()
+    pointed = coordqa("report", agentic, "--out", tmp_path / "r")
+    assert pointed.returncode == 2 and "coordqa agentic report" in pointed.stderr
+    assert "Traceback" not in pointed.stderr
+
+
+def test_results_table_in_every_format(runs: dict[str, Path], tmp_path: Path) -> None:
+    csv = coordqa("results", runs["a"], "--format", "csv")
+    assert csv.returncode == 0, csv.stderr
+    table = pd.read_csv(pd.io.common.StringIO(csv.stdout)).set_index("question_id")
+    assert list(table.index) == list(A_OUTCOMES)
+    assert table.at["s0-ec", "answer"] == "A" and table.at["s0-ec", "trial_0"] == "A"
+    assert table.at["s0-tom", "trial_0"] == "B" and not table.at["s0-tom", "trial_0_correct"]
+    assert table.at["s1-ec", "trial_1"] == "ambiguous"
+    assert table.at["s1-jp", "trial_0"] == "no_answer"
+    assert table.at["s1-jp", "correct_trials"] == "1/2"
+
+    refused = coordqa("results", runs["a"], "--format", "parquet")
+    assert refused.returncode == 2 and "--out" in refused.stderr
+    written = coordqa("results", runs["a"], "--format", "parquet", "--out", tmp_path / "r.pq")
+    assert written.returncode == 0, written.stderr
+    assert len(pd.read_parquet(tmp_path / "r.pq")) == len(A_OUTCOMES)
+    markdown = coordqa("results", runs["broken"])
+    assert markdown.returncode == 0 and markdown.stdout.startswith("| question_id |")
+    assert "| error |" in markdown.stdout
+
+
+def test_compare_lists_exactly_the_differing_samples(runs: dict[str, Path]) -> None:
+    result = coordqa("compare", runs["a"], runs["b"])
+    assert result.returncode == 0, result.stderr
+    assert fits(result.stdout), result.stdout
+    # A and B differ on s0-tom trial 0 (B vs A) and s1-jp trial 1 (A vs B): 2 of 12 samples
+    assert "2 of 12 (question, trial) pairs differ" in result.stdout
+    lines = result.stdout.splitlines()
+    differing = [line.split()[0] for line in lines if "s0-" in line or "s1-" in line]
+    assert sorted(differing) == ["s0-tom", "s1-jp"]
+    mixed = coordqa("compare", runs["a"], runs["part"])
+    assert mixed.returncode == 2 and "--allow-mixed" in mixed.stderr
+
+
+def test_runs_list_shows_every_run_with_its_status(runs: dict[str, Path], tmp_path: Path) -> None:
+    result = coordqa("runs", "list", tmp_path / "runs")
+    assert result.returncode == 0, result.stderr
+    assert fits(result.stdout), result.stdout
+    listed = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip()}
+    assert {"a", "b", "part", "broken"} <= set(listed)
+    assert "incomplete" in listed["broken"] and "*" in listed["broken"]
+    assert "finished" in listed["b"] and "openai/gpt-4o" in listed["b"]
+    empty = coordqa("runs", "list", tmp_path / "runs" / "nothing")
+    assert empty.returncode == 2 and "not a directory" in empty.stderr
