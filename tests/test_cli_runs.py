@@ -106,9 +106,7 @@ def test_report_refuses_different_question_sets_unless_allowed(
     assert "6 questions" in message and "3 questions" in message and "limit=3" in message
     assert not (tmp_path / "rep").exists()
 
-    allowed = coordqa(
-        "report", runs["a"], runs["part"], "--out", tmp_path / "rep", "--allow-mixed"
-    )
+    allowed = coordqa("report", runs["a"], runs["part"], "--out", tmp_path / "rep", "--allow-mixed")
     assert allowed.returncode == 0, allowed.stderr
     assert "different questions" in allowed.stderr
     assert "Mixed question sets" in (tmp_path / "rep" / "report.md").read_text()

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 from coordqa._lazy import lazy_getattr
 
 _EXPORTS = {
+    "QUESTION_TYPES": "coordqa.dataset",
+    "STATUSES": "coordqa.records",
     **dict.fromkeys(
         (
             "CONFIDENCE",
@@ -59,6 +61,8 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "QUESTION_TYPES",
+    "STATUSES",
     "CONFIDENCE",
     "Correlation",
     "ERROR_POLICY",
@@ -91,6 +95,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from coordqa.dataset import QUESTION_TYPES
+    from coordqa.records import STATUSES
     from coordqa.analysis.report import ModelReport, compare_runs, markdown_table, write_report
     from coordqa.analysis.results import (
         RunComparison,

@@ -35,6 +35,7 @@ messages = Console(stderr=True)
 _SIZE = re.compile(r"^\s*([0-9.]+(?:e[0-9]+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
+
 def parse_sizes(value: str | None) -> dict[str, float]:
     """Parse ``--sizes model=7e9,other=70B`` into parameter counts per model name."""
     from coordqa.cli.qa import split_list
