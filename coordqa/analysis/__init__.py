@@ -95,8 +95,6 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from coordqa.dataset import QUESTION_TYPES
-    from coordqa.records import STATUSES
     from coordqa.analysis.report import ModelReport, compare_runs, markdown_table, write_report
     from coordqa.analysis.results import (
         RunComparison,
@@ -129,5 +127,7 @@ if TYPE_CHECKING:
         samples_frame,
         summarize_failures,
     )
+    from coordqa.dataset import QUESTION_TYPES
+    from coordqa.records import STATUSES
 
 __getattr__ = lazy_getattr(__name__, _EXPORTS)
