@@ -106,7 +106,7 @@ def submit_command(
     QA runs go to the CoordinationQA track with every raw reply; agentic runs go to the agentic
     track with every episode's trajectory.
     """
-    from coordqa.cli.qa import parse_sizes
+    from coordqa.cli.runs import parse_sizes
     from coordqa.leaderboard.bundle import build_bundle
 
     if (to is None) == (out is None):
