@@ -3,9 +3,9 @@
 A submission is only comparable with others on the same questions or the same episodes, so the
 server keeps its own copy of both and never takes them from a bundle:
 
-- a **dataset** (bundled with coordqa, or registered by an admin with ``coordqa leaderboard
-  dataset add``) is known by its content fingerprint; its rows are stored in the database, so
-  re-scoring needs no file;
+- a **dataset** (a release bundled with coordqa, or registered by an admin with ``coordqa
+  leaderboard dataset add``) is known by its content fingerprint; registered rows are stored in
+  the database, so re-scoring needs no file;
 - a **grid** (registered with ``coordqa leaderboard grid add``) fixes the environment side of an
   agentic run: games, layouts, seeds, horizons, partners and seats. It is known by its name and
   fingerprinted over that side; an agentic submission names its grid and must hold exactly the
@@ -45,44 +45,45 @@ __all__ = [
     "register_grid",
 ]
 
-BUNDLED_DATASETS = ("coordinationqa", "example")
-"""Datasets every server accepts when this coordqa ships them."""
-
 
 @dataclass(frozen=True)
 class KnownDataset:
     """A dataset the server accepts submissions for."""
 
     name: str
-    """Display name (``coordinationqa``, ``example``, or the name given when registering)."""
+    """Display name: a release (``coordinationqa-v1``, ``coordinationqa-v1.1``, ``example``), or
+    the name given when registering."""
     fingerprint: str
     """:func:`coordqa.dataset.dataset_fingerprint` of its rows."""
+    version: str | None
+    """The rows' ``version`` column (:func:`coordqa.dataset.dataset_identity`)."""
     rows: Mapping[str, Mapping[str, Any]]
     """Rows by question id."""
 
-    @property
-    def version(self) -> str:
-        """The rows' ``version`` field (several joined by commas if they differ)."""
-        return ", ".join(sorted({str(row.get("version", "")) for row in self.rows.values()}))
-
 
 def _known_dataset(name: str, rows: list[dict[str, Any]]) -> KnownDataset:
-    from coordqa.dataset import dataset_fingerprint
+    from coordqa.dataset import dataset_identity
 
-    return KnownDataset(name, dataset_fingerprint(rows), {str(r["question_id"]): r for r in rows})
+    identity = dataset_identity(name, rows)
+    by_id = {str(r["question_id"]): r for r in rows}
+    return KnownDataset(name, identity.fingerprint, identity.version, by_id)
 
 
 def known_datasets(db: Database) -> dict[str, KnownDataset]:
-    """Datasets this server accepts, by fingerprint: bundled ones, then registered ones."""
-    from coordqa.dataset import load_rows
+    """Datasets this server accepts, by fingerprint: bundled releases, then registered ones.
+
+    Every release (``coordinationqa-v1`` as shipped, ``coordinationqa-v1.1``...) is its own
+    dataset, so each version has its own board.
+    """
+    from coordqa.dataset import RELEASES, load_rows
 
     found: dict[str, KnownDataset] = {}
-    for name in BUNDLED_DATASETS:
+    for release in RELEASES:
         try:
-            rows = load_rows(name)
+            rows = load_rows(release.name)
         except DatasetError:
-            continue  # not bundled in this version of coordqa
-        known = _known_dataset(name, rows)
+            continue  # not shipped in this build of coordqa
+        known = _known_dataset(release.name, rows)
         found[known.fingerprint] = known
     with db.session() as session:
         for row in session.scalars(select(DatasetRow)):

@@ -213,9 +213,13 @@ def _num(value: float | None) -> float:
 def _pick_dataset(
     datasets: Mapping[str, KnownDataset], counts: Mapping[str, int], wanted: str | None
 ) -> KnownDataset | None:
+    from coordqa.dataset import DEFAULT_DATASET, dataset_name, is_bundled
+
     if not datasets:
         return None
     if wanted:
+        if is_bundled(wanted):
+            wanted = dataset_name(wanted)  # an alias such as "coordinationqa" names a release
         for fingerprint, dataset in datasets.items():
             if wanted in (dataset.name, fingerprint) or (
                 len(wanted) >= 8 and fingerprint.startswith(wanted)
@@ -224,7 +228,7 @@ def _pick_dataset(
         names = ", ".join(sorted(d.name for d in datasets.values()))
         raise UnknownNameError(f"unknown dataset {wanted!r}; known: {names}")
     for dataset in datasets.values():
-        if dataset.name == "coordinationqa":
+        if dataset.name == DEFAULT_DATASET:
             return dataset
     return max(datasets.values(), key=lambda d: (counts.get(d.fingerprint, 0), d.name))
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from coordqa.analysis import correlate
+from coordqa.dataset import DEFAULT_DATASET, load_rows
 from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.leaderboard.bundle import build_qa_bundle
 from coordqa.leaderboard.catalog import register_dataset
@@ -272,7 +273,7 @@ def test_ranking_order_sorting_baseline_and_correlations(board: BoardClient) -> 
     assert corr["ToM"]["n"] == 3
     assert corr["EC"]["pearson_r"] is None and "constant" in corr["EC"]["note"]
     default = board.client.get("/api/entries", params={"dataset": ""}).json()["dataset"]
-    assert default["name"] == "coordinationqa"  # v1 is ranked by default, even with no entry
+    assert default["name"] == DEFAULT_DATASET  # ranked by default, even with no entry
     assert board.client.get("/api/entries", params={"sort": "nope"}).status_code == 400
     assert board.client.get("/api/entries", params={"game": "chess"}).status_code == 400
 
@@ -371,3 +372,25 @@ def test_two_versions_of_a_dataset_rank_on_their_own_boards(
     page = board.client.get("/", params={"dataset": "synthetic-v1.1"}).text
     assert "version 1.1" in page and new["dataset"]["fingerprint"][:12] in page
     assert "version 1.1" in board.client.get(f"/submissions/{new_id}").text
+
+
+def test_bundled_releases_v1_and_v1_1_rank_on_their_own_boards(board: BoardClient) -> None:
+    ids = {}
+    for release in ("coordinationqa-v1", "coordinationqa-v1.1"):
+        bundle = synthetic_bundle(load_rows(release), trials=1, display_name=f"on {release}")
+        answer = board.submit(bundle)
+        assert answer.status_code == 201, answer.text
+        ids[release] = answer.json()["id"]
+
+    def board_of(name: str) -> dict[str, Any]:
+        return dict(board.client.get("/api/entries", params={"dataset": name}).json())
+
+    v1, v11 = board_of("coordinationqa-v1"), board_of("coordinationqa-v1.1")
+    assert [e["id"] for e in v1["entries"]] == [ids["coordinationqa-v1"]]
+    assert [e["id"] for e in v11["entries"]] == [ids["coordinationqa-v1.1"]]
+    assert v1["dataset"]["fingerprint"].startswith("cb50f8c6")  # v1 as shipped
+    assert (v1["dataset"]["version"], v11["dataset"]["version"]) == ("1.0.0", "1.1.0")
+    assert board_of("coordinationqa")["dataset"]["name"] == "coordinationqa-v1.1"  # the alias
+    assert board_of("")["dataset"]["name"] == DEFAULT_DATASET
+    page = board.client.get("/", params={"dataset": "coordinationqa-v1"}).text
+    assert "version 1.0.0" in page and "cb50f8c6c520" in page
