@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
 from coordqa.registry import Registry
@@ -47,6 +47,7 @@ __all__ = [
     "dataset_identity",
     "dataset_name",
     "filter_dataset",
+    "filter_rows",
     "is_bundled",
     "load_dataset",
     "load_rows",
@@ -112,6 +113,7 @@ EXAMPLE_CARD_BODY = DATA_DIR / "example" / "card_body.md"
 
 Row = Mapping[str, Any]
 """One question: a mapping from every name in :data:`COLUMNS` to its value."""
+RowT = TypeVar("RowT", bound=Row)
 
 
 def _name_registry(kind: str, names: Iterable[str]) -> Registry[str]:
@@ -591,17 +593,39 @@ def filter_dataset(
         UnknownNameError: a game or type that does not exist (with suggestions).
         ConfigError: ``limit`` is below 1.
     """
+    return ds.select(_kept(ds["game"], ds["question_type"], games, types, limit))
+
+
+def filter_rows(
+    rows: Sequence[RowT],
+    games: Iterable[str] | None = None,
+    types: Iterable[str] | None = None,
+    limit: int | None = None,
+) -> list[RowT]:
+    """:func:`filter_dataset` for plain rows (from :func:`load_rows`)."""
+    games_column = [row["game"] for row in rows]
+    types_column = [row["question_type"] for row in rows]
+    return [rows[index] for index in _kept(games_column, types_column, games, types, limit)]
+
+
+def _kept(
+    games_column: Sequence[str],
+    types_column: Sequence[str],
+    games: Iterable[str] | None,
+    types: Iterable[str] | None,
+    limit: int | None,
+) -> list[int]:
+    """Indices of the rows that the filters of :func:`filter_dataset` keep."""
     wanted_games = _canonical_names(games, _GAME_NAMES, GAMES)
     wanted_types = _canonical_names(types, _TYPE_NAMES, QUESTION_TYPES)
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be at least 1, got {limit}; leave it out to keep all")
-    indices = [
+    return [
         index
-        for index, (game, kind) in enumerate(zip(ds["game"], ds["question_type"], strict=True))
+        for index, (game, kind) in enumerate(zip(games_column, types_column, strict=True))
         if (wanted_games is None or game in wanted_games)
         and (wanted_types is None or kind in wanted_types)
     ][:limit]
-    return ds.select(indices)
 
 
 # --------------------------------------------------------------------------------------------

@@ -314,16 +314,16 @@ def _plan(config: EvalConfig) -> _Plan:
     from coordqa.dataset import (
         dataset_fingerprint,
         dataset_name,
-        filter_dataset,
-        load_dataset,
+        filter_rows,
+        load_rows,
         question_hash,
         target_hash,
     )
     from coordqa.prompts import build_messages, prompt_hash
 
-    full = load_dataset(config.dataset)
+    full = load_rows(config.dataset)  # plain rows: importing `datasets` costs a second
     fingerprint = dataset_fingerprint(full)
-    rows = filter_dataset(full, config.games, config.types, config.limit)
+    rows = filter_rows(full, config.games, config.types, config.limit)
     if len(rows) == 0:
         raise ConfigError(
             f"no questions left after filtering (games={config.games}, types={config.types}, "

@@ -19,6 +19,7 @@ from coordqa.dataset import (
     dataset_card,
     dataset_fingerprint,
     filter_dataset,
+    filter_rows,
     load_dataset,
     load_rows,
     question_counts,
@@ -268,6 +269,15 @@ def test_filter_by_game_type_and_limit() -> None:
     first = filter_dataset(ds, limit=2)
     assert first["question_id"] == ds["question_id"][:2]
     assert len(filter_dataset(ds, games=["hanabi"], types=["EC"], limit=5)) == 1
+
+
+def test_plain_rows_are_filtered_like_the_dataset() -> None:
+    rows = load_rows("example")
+    ds = load_dataset("example")
+    filters = ((["hanabi"], None, None), (None, ["tom", "JP"], 3), (None, None, 2))
+    for games, types, limit in filters:
+        kept = [row["question_id"] for row in filter_rows(rows, games, types, limit)]
+        assert kept == filter_dataset(ds, games, types, limit)["question_id"]
 
 
 def test_question_counts() -> None:

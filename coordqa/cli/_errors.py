@@ -17,5 +17,5 @@ def run_app(app: typer.Typer) -> None:
         app()
     except CoordqaError as error:
         message = Text.assemble(("error: ", "bold red"), str(error))
-        Console(stderr=True).print(message, highlight=False)
+        Console(stderr=True, soft_wrap=True).print(message, highlight=False)
         sys.exit(2)
