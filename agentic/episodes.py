@@ -39,8 +39,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from coordqa.agentic.presets import DEFAULT_PRESET, check_preset
 from coordqa.errors import CoordqaError, GameError, StoreError
 from coordqa.games.base import Game
 from coordqa.games.episode import Trajectory, replay
@@ -79,9 +87,14 @@ class EpisodeSpec(BaseModel):
     model: str | None = None
     """Model name for LLM players (None for players that call no model)."""
     agent_options: dict[str, Any] = Field(default_factory=dict)
-    """Options passed to the agent's factory (e.g. ``use_tom``)."""
+    """Options passed to the agent's factory (e.g. ``use_tom``), the preset's included."""
     game_options: dict[str, Any] = Field(default_factory=dict)
     """Options passed to the game (e.g. Overcooked's ``horizon``)."""
+    preset: str = DEFAULT_PRESET
+    """The agent configuration preset (:mod:`coordqa.agentic.presets`): its prompt style."""
+    generate: dict[str, Any] = Field(default_factory=dict)
+    """Sampling parameters of LLM players (``temperature``, ``top_p``, ``max_tokens``,
+    ``seed``); empty: the provider's defaults."""
 
     @model_validator(mode="after")
     def _one_seat_in_self_play(self) -> EpisodeSpec:
@@ -91,6 +104,24 @@ class EpisodeSpec(BaseModel):
                 "so leave position at 0 (or name a partner)"
             )
         return self
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, preset: str) -> str:
+        return check_preset(preset)
+
+    @property
+    def task(self) -> EpisodeTask:
+        """What this episode asks of the agent under test, whoever it is (see EpisodeTask)."""
+        return EpisodeTask(
+            game=self.game,
+            layout=self.layout,
+            seed=self.seed,
+            partner=self.partner,
+            position=self.position,
+            game_options=dict(self.game_options),
+            preset=self.preset,
+        )
 
     @property
     def self_play(self) -> bool:
@@ -117,8 +148,54 @@ class EpisodeSpec(BaseModel):
         """
         who = self.agent if self.model is None else f"{self.agent}[{self.model}]"
         pairing = "self" if self.partner is None else f"{self.partner}@p{self.position}"
-        digest = content_hash(self.model_dump(mode="json"))[:8]
+        digest = content_hash(_without_defaults(self, ("preset", "generate")))[:8]
         return f"{self.game}/{self.layout}/{who}+{pairing}/s{self.seed}#{digest}"
+
+
+class EpisodeTask(BaseModel):
+    """An episode without the agent under test: what a grid asks every submission to play.
+
+    Two submissions cover the same task when they play the same game, layout, seed, partner,
+    seat, game options and preset, whatever their agent, model and agent options.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    game: str
+    """Game registry name."""
+    layout: str
+    """Layout or map."""
+    seed: int
+    """Episode seed."""
+    partner: str | None = None
+    """The partner (None: self-play)."""
+    position: int = 0
+    """The agent's seat in cross-play."""
+    game_options: dict[str, Any] = Field(default_factory=dict)
+    """Game options (Overcooked's ``horizon``)."""
+    preset: str = DEFAULT_PRESET
+    """The preset the agent plays with."""
+
+    @property
+    def key(self) -> str:
+        """A readable, unique identity of the task."""
+        pairing = "self" if self.partner is None else f"{self.partner}@p{self.position}"
+        digest = content_hash(self.model_dump(mode="json"))[:8]
+        return f"{self.game}/{self.layout}/{pairing}/s{self.seed}#{digest}"
+
+
+def _without_defaults(model: BaseModel, fields: Sequence[str]) -> dict[str, Any]:
+    """``model``'s JSON dump without the named fields where they hold their defaults.
+
+    Fields added after records were first written are left out at their default, so the keys
+    and identities of older records do not change.
+    """
+    data = model.model_dump(mode="json")
+    for name in fields:
+        info = type(model).model_fields[name]
+        if data[name] == info.get_default(call_default_factory=True):
+            del data[name]
+    return data
 
 
 @dataclass

@@ -3,17 +3,23 @@
 A grid is agents x models x partners x games/layouts x positions x seeds. Example::
 
     name: overcooked-crossplay
-    agents: [cac]
-    models: [scripted]
+    version: 1                        # set for grids registered with coordqa (see grid_registry)
+    preset: coordqa                   # or paper: the paper's configuration per game
+    agents: [cac, hm]
+    models:                           # required when an agent calls a model
+      - scripted
+      - {name: openai/llama-3-70b, api_base: "http://127.0.0.1:8000/v1"}
     partners: [self, greedy_human]    # "self" is self-play
     games:
       - game: overcooked
         layouts: [cramped_room]       # default: every layout of the game
-        seeds: [0, 1, 2]              # default: the paper's seeds (Hanabi) or 0, 1, 2
+        seeds: [0, 1, 2]              # or episodes: 3 (seeds 0..2); default: see below
         horizon: 100                  # Overcooked timesteps (default: the game's)
-    agent_options:
-      cac: {use_tom: false}
-    generate: {temperature: 0.2}
+        agent_options:                # per agent, for this game only
+          cac: {use_tom: false}
+    agent_options:                    # per agent, every game
+      hm: {variant: mmp}
+    generate: {temperature: 0.2, top_p: 0.9, max_tokens: 512, seed: 0}
 
 Rules of the expansion (:meth:`GridConfig.episodes`):
 
@@ -25,7 +31,13 @@ Rules of the expansion (:meth:`GridConfig.episodes`):
 - self-play seats the agent in both seats (position 0); cross-play uses ``positions``, whose
   default is both seats for Overcooked (paper Table 4) and seat 0 for the other games;
 - Hanabi's default seeds are the paper's: 321, 212, 628 in self-play and 45, 114, 4788 in
-  cross-play.
+  cross-play; the other games default to 0, 1, 2;
+- an agent's options are, from weakest to strongest: the preset's for the game
+  (:mod:`coordqa.agentic.presets`), the grid's ``agent_options``, the game entry's; sampling is
+  the preset's for the game overridden by ``generate``. Both are stored in every episode spec.
+
+What a grid asks of any agent is its list of tasks (:meth:`GridConfig.tasks`: game, layout,
+seed, partner, seat, game options and preset); their hash is the grid's fingerprint.
 """
 
 from __future__ import annotations
@@ -33,11 +45,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from coordqa.agentic.episodes import EpisodeSpec
+from coordqa.agentic import presets
+from coordqa.agentic.episodes import EpisodeSpec, EpisodeTask
 from coordqa.errors import ConfigError
 from coordqa.llm import CallPolicy, GenerateConfig
+from coordqa.store import content_hash
 
 SELF = "self"
 """The partner name that means self-play."""
@@ -65,14 +86,27 @@ class GameEntry(BaseModel):
     layouts: list[str] | None = None
     """Layouts to play; None: every layout of the game."""
     seeds: list[int] | None = None
-    """Episode seeds; None: the paper's seeds for Hanabi, 0, 1, 2 otherwise."""
+    """Episode seeds; None: ``episodes`` seeds from 0, else the paper's seeds for Hanabi, else
+    0, 1, 2."""
+    episodes: int | None = Field(default=None, ge=1)
+    """Number of episodes per pairing: seeds 0 to ``episodes - 1`` (instead of ``seeds``)."""
     horizon: int | None = Field(default=None, ge=1)
     """Overcooked timesteps per episode (None: the game's default)."""
+    agent_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Per agent name, options for this game only (over the grid's ``agent_options``)."""
+
+    @model_validator(mode="after")
+    def _seeds_or_episodes(self) -> GameEntry:
+        if self.seeds is not None and self.episodes is not None:
+            raise ValueError("give seeds or episodes, not both")
+        return self
 
     def seeds_for(self, self_play: bool) -> list[int]:
         """The seeds of a self-play or cross-play pairing."""
         if self.seeds is not None:
             return list(self.seeds)
+        if self.episodes is not None:
+            return list(range(self.episodes))
         if self.game == "hanabi":
             return list(HANABI_SELF_PLAY_SEEDS if self_play else HANABI_CROSS_PLAY_SEEDS)
         return list(DEFAULT_SEEDS)
@@ -82,8 +116,19 @@ class GameEntry(BaseModel):
         return {} if self.horizon is None else {"horizon": self.horizon}
 
 
+class ModelEntry(BaseModel):
+    """A model with its own endpoint (a ``models:`` item may also be just a name)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    """Model name (``scripted``, ``random`` or a litellm name)."""
+    api_base: str | None = None
+    """Endpoint of this model (None: the grid's ``api_base``)."""
+
+
 class GenerateSettings(BaseModel):
-    """Sampling parameters for every LLM agent (None: the provider's default)."""
+    """Sampling parameters for every LLM agent (None: the preset's, else the provider's)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -96,10 +141,15 @@ class GenerateSettings(BaseModel):
     seed: int | None = None
     """Provider-side sampling seed."""
 
-    def to_config(self) -> GenerateConfig | None:
-        """The gateway's GenerateConfig, or None when nothing is set (agents keep theirs)."""
+    def values(self) -> dict[str, Any]:
+        """The parameters that are set, checked as the gateway checks them.
+
+        Raises:
+            ConfigError: a value out of range (e.g. ``top_p`` above 1).
+        """
         values = self.model_dump(exclude_none=True)
-        return GenerateConfig(**values) if values else None
+        GenerateConfig(**values)
+        return values
 
 
 class RuntimeSettings(BaseModel):
@@ -144,12 +194,17 @@ class GridConfig(BaseModel):
 
     name: str = "grid"
     """A label for the run (used in the default output directory)."""
+    version: int | None = Field(default=None, ge=1)
+    """The version of a registered grid (bumped whenever its tasks change); None otherwise."""
+    preset: str = presets.DEFAULT_PRESET
+    """The agent configuration preset (:data:`~coordqa.agentic.presets.PRESETS`)."""
     agents: list[str] = Field(min_length=1)
     """Players under test: ``cac``, ``hm``, ``llm``, or any registered player as a baseline."""
-    models: list[str] = Field(default_factory=lambda: ["scripted"])
-    """Models for the LLM agents (``scripted``, ``random`` or litellm names)."""
+    models: list[str | ModelEntry] = Field(default_factory=list)
+    """Models for the LLM agents, by name or as ``{name, api_base}``; required when an agent
+    calls a model (``scripted`` is the offline one)."""
     api_base: str | None = None
-    """Endpoint for self-hosted or OpenAI-compatible models."""
+    """Endpoint of the models that do not name their own."""
     partners: list[str] = Field(default_factory=lambda: [SELF])
     """Partners by player name; ``self`` for self-play; ``{layout}`` in a name is replaced by
     each Overcooked layout (``bc-{layout}``, ``hp-{layout}``: the per-layout BC partners)."""
@@ -160,89 +215,179 @@ class GridConfig(BaseModel):
     agent_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Per agent name, options for its factory (e.g. ``{cac: {use_tom: false}}``)."""
     generate: GenerateSettings = Field(default_factory=GenerateSettings)
-    """Sampling parameters of every LLM agent."""
+    """Sampling parameters of every LLM agent (over the preset's)."""
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     """Execution settings (not part of the run's identity)."""
 
-    @field_validator("agents", "models", "partners")
+    @field_validator("agents", "partners")
     @classmethod
     def _distinct(cls, names: list[str]) -> list[str]:
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise ValueError(f"names listed twice: {repeated}; list each once")
+        _check_distinct(names)
         return names
 
+    @field_validator("models")
+    @classmethod
+    def _distinct_models(cls, models: list[str | ModelEntry]) -> list[str | ModelEntry]:
+        _check_distinct([m if isinstance(m, str) else m.name for m in models])
+        return models
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, preset: str) -> str:
+        return presets.check_preset(preset)
+
+    def model_names(self) -> list[str]:
+        """The names of the grid's models, in order."""
+        return [m if isinstance(m, str) else m.name for m in self.models]
+
+    def api_base_for(self, model: str) -> str | None:
+        """The endpoint of ``model``: its own, else the grid's."""
+        for entry in self.models:
+            if isinstance(entry, ModelEntry) and entry.name == model and entry.api_base:
+                return entry.api_base
+        return self.api_base
+
     def identity(self) -> dict[str, Any]:
-        """What changes results (the run manifest's ``config``): everything but ``runtime``."""
-        return self.model_dump(mode="json", exclude={"runtime"})
+        """What changes results (the run manifest's ``config``): everything but ``runtime``.
+
+        Fields added after grids were first stored are left out while at their defaults, so a
+        run directory written before them resumes with the same identity. A versioned
+        (registered) grid adds ``grid``: its name, version and fingerprint.
+        """
+        data = self.model_dump(mode="json", exclude={"runtime"})
+        for name, default in (("version", None), ("preset", presets.DEFAULT_PRESET)):
+            if data[name] == default:
+                del data[name]
+        for game in data["games"]:
+            for name, default in (("episodes", None), ("agent_options", {})):
+                if game[name] == default:
+                    del game[name]
+        if self.version is not None:
+            data["grid"] = {
+                "name": self.name,
+                "version": self.version,
+                "fingerprint": self.fingerprint(),
+            }
+        return data
+
+    def tasks(self) -> list[EpisodeTask]:
+        """What the grid asks of any agent: every (game, layout, partner, seat, seed) task.
+
+        Raises:
+            UnknownNameError: an unknown game, layout or partner (with suggestions).
+            ConfigError: a partner that plays none of the grid's games.
+        """
+        return [task for entry in self.games for task in self._entry_tasks(entry)]
+
+    def fingerprint(self) -> str:
+        """Hash of the grid's tasks: two grids with one fingerprint ask for the same episodes."""
+        return content_hash({"tasks": sorted(task.key for task in self.tasks())})
 
     def episodes(self) -> list[EpisodeSpec]:
         """Every episode of the grid, in a stable order (see the module docstring).
 
         Raises:
             UnknownNameError: an unknown game, layout, agent or partner (with suggestions).
-            ConfigError: an agent or partner that plays none of the grid's games.
+            ConfigError: an agent or partner that plays none of the grid's games, or LLM
+                agents without a model.
         """
         from coordqa.agentic.match import is_llm_player, register_players
-        from coordqa.games.base import GAMES, PLAYERS
+        from coordqa.games.base import PLAYERS
 
         register_players()
-        for entry in self.games:
-            GAMES.get(entry.game)
         games = {entry.game for entry in self.games}
-        fixed = [p for p in self.partners if p != SELF and LAYOUT_FIELD not in p]
-        for name in [*self.agents, *fixed]:
-            if not games & set(PLAYERS.get(name).games):
-                raise ConfigError(
-                    f"player {name!r} plays {', '.join(PLAYERS.get(name).games)}, none of this "
-                    f"grid's games ({', '.join(sorted(games))}); remove it or add a game it plays."
-                )
+        for agent in self.agents:
+            self._check_plays_a_game(agent, games)
+        entries = [(entry, self._entry_tasks(entry)) for entry in self.games]
+        llm_agents = [agent for agent in self.agents if is_llm_player(agent)]
+        if llm_agents and not self.models:
+            raise ConfigError(
+                f"agent(s) {', '.join(llm_agents)} call a language model, and the grid names "
+                "none: add models: [...] to the grid, or pass --model (scripted for the offline "
+                "model, or a litellm name such as openai/gpt-4o-mini)"
+            )
         specs: list[EpisodeSpec] = []
-        for entry in self.games:
-            for layout in self._layouts(entry):
+        for entry, tasks in entries:
+            for layout in dict.fromkeys(task.layout for task in tasks):
                 for agent in self.agents:
                     if entry.game not in PLAYERS.get(agent).games:
                         continue
-                    models: list[str | None] = list(self.models) if is_llm_player(agent) else [None]
+                    llm = agent in llm_agents
+                    models: list[str | None] = list(self.model_names()) if llm else [None]
                     for model in models:
-                        specs.extend(self._pairings(entry, layout, agent, model))
+                        specs.extend(
+                            self._spec(entry, task, agent, model, llm)
+                            for task in tasks
+                            if task.layout == layout
+                        )
         return specs
+
+    def _spec(
+        self, entry: GameEntry, task: EpisodeTask, agent: str, model: str | None, llm: bool
+    ) -> EpisodeSpec:
+        preset = presets.game_preset(self.preset, entry.game)
+        options = {
+            **presets.agent_options(self.preset, entry.game, agent),
+            **self.agent_options.get(agent, {}),
+            **entry.agent_options.get(agent, {}),
+        }
+        generate = {**preset.generate, **self.generate.values()} if llm else {}
+        return EpisodeSpec(
+            **task.model_dump(),
+            agent=agent,
+            model=model,
+            agent_options=options,
+            generate=generate,
+        )
+
+    def _check_plays_a_game(self, name: str, games: set[str]) -> None:
+        from coordqa.games.base import PLAYERS
+
+        if not games & set(PLAYERS.get(name).games):
+            raise ConfigError(
+                f"player {name!r} plays {', '.join(PLAYERS.get(name).games)}, none of this "
+                f"grid's games ({', '.join(sorted(games))}); remove it or add a game it plays."
+            )
+
+    def _entry_tasks(self, entry: GameEntry) -> list[EpisodeTask]:
+        from coordqa.agentic.match import register_players
+        from coordqa.games.base import GAMES, PLAYERS
+
+        register_players()
+        GAMES.get(entry.game)
+        games = {e.game for e in self.games}
+        for partner in self.partners:
+            if partner != SELF and LAYOUT_FIELD not in partner:
+                self._check_plays_a_game(partner, games)
+        tasks: list[EpisodeTask] = []
+        for layout in self._layouts(entry):
+            for template in self.partners:
+                partner = template.replace(LAYOUT_FIELD, layout)
+                if LAYOUT_FIELD in template and entry.game != "overcooked":
+                    continue
+                if partner != SELF and entry.game not in PLAYERS.get(partner).games:
+                    continue
+                self_play = partner == SELF
+                for position in self._positions(entry.game, self_play):
+                    tasks.extend(
+                        EpisodeTask(
+                            game=entry.game,
+                            layout=layout,
+                            seed=seed,
+                            partner=None if self_play else partner,
+                            position=position,
+                            game_options=entry.game_options(),
+                            preset=self.preset,
+                        )
+                        for seed in entry.seeds_for(self_play)
+                    )
+        return tasks
 
     def _layouts(self, entry: GameEntry) -> list[str]:
         from coordqa.games.base import make_game
 
         names = entry.layouts or list(make_game(entry.game).layouts)
         return [make_game(entry.game, name, **entry.game_options()).layout for name in names]
-
-    def _pairings(
-        self, entry: GameEntry, layout: str, agent: str, model: str | None
-    ) -> list[EpisodeSpec]:
-        from coordqa.games.base import PLAYERS
-
-        specs: list[EpisodeSpec] = []
-        for template in self.partners:
-            partner = template.replace(LAYOUT_FIELD, layout)
-            if LAYOUT_FIELD in template and entry.game != "overcooked":
-                continue
-            if partner != SELF and entry.game not in PLAYERS.get(partner).games:
-                continue
-            self_play = partner == SELF
-            for position in self._positions(entry.game, self_play):
-                for seed in entry.seeds_for(self_play):
-                    specs.append(
-                        EpisodeSpec(
-                            game=entry.game,
-                            layout=layout,
-                            agent=agent,
-                            model=model,
-                            agent_options=dict(self.agent_options.get(agent, {})),
-                            game_options=entry.game_options(),
-                            seed=seed,
-                            partner=None if self_play else partner,
-                            position=position,
-                        )
-                    )
-        return specs
 
     def _positions(self, game: str, self_play: bool) -> tuple[int, ...]:
         if self_play:
@@ -251,6 +396,12 @@ class GridConfig(BaseModel):
         if wanted is None:
             wanted = "both" if game == "overcooked" else 0
         return (0, 1) if wanted == "both" else (wanted,)
+
+
+def _check_distinct(names: list[str]) -> None:
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"names listed twice: {repeated}; list each once")
 
 
 def load_grid(path: str | Path) -> GridConfig:

@@ -2,8 +2,10 @@
 
 The episode loop itself is :func:`coordqa.games.episode.play_episode` (the same one ``coordqa
 play`` uses); this module only builds the two players of an :class:`EpisodeSpec` through the
-player registry, hands LLM players their model and a recorder, and stamps every recorded
-exchange with the episode, the seat and the step it was made at.
+player registry, hands LLM players their model, the spec's sampling and preset and a recorder,
+and stamps every recorded exchange with the episode, the seat and the step it was made at.
+Callers that store as they go pass ``on_record`` (each record the moment it is made) and
+``on_decision`` (each move asked of a player), which also drive progress displays.
 """
 
 from __future__ import annotations
@@ -40,16 +42,20 @@ def is_llm_player(name: str) -> bool:
 class _Seat(Player):
     """Wraps a player to count the steps it has observed, so its recorder can stamp the step."""
 
-    def __init__(self, inner: Player) -> None:
+    def __init__(self, inner: Player, on_decision: Callable[[], None] | None) -> None:
         self.inner = inner
         self.step = 0
+        self.on_decision = on_decision
 
     def reset(self, game: Game, player: int, seed: int) -> None:
         self.step = 0
         self.inner.reset(game, player, seed)
 
     async def act(self, observation: Observation) -> str:
-        return await self.inner.act(observation)
+        action = await self.inner.act(observation)
+        if self.on_decision is not None:
+            self.on_decision()
+        return action
 
     def observe(self, game: Game, player: int, result: StepResult) -> None:
         self.inner.observe(game, player, result)
@@ -83,36 +89,55 @@ def build_player(
             "the offline one, or openai/gpt-4o-mini)."
         )
     return make_player(
-        name, spec.game, spec.layout, model=model, generate=generate, recorder=recorder, **options
+        name,
+        spec.game,
+        spec.layout,
+        model=model,
+        generate=generate,
+        recorder=recorder,
+        preset=spec.preset,
+        **options,
     )
+
+
+def generate_config(spec: EpisodeSpec) -> GenerateConfig | None:
+    """The sampling parameters of the spec's LLM players (None: their defaults)."""
+    return GenerateConfig(**spec.generate) if spec.generate else None
 
 
 async def play_match(
     spec: EpisodeSpec,
     *,
     models: ModelSource | None = None,
-    generate: GenerateConfig | None = None,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+    on_decision: Callable[[], None] | None = None,
 ) -> AgenticEpisode:
     """Play the episode ``spec`` describes and return it with its exchanges and agent stats.
 
     Args:
-        spec: game, layout, seed, the two seats and the agent's options.
+        spec: game, layout, seed, the two seats, the agent's options, preset and sampling.
         models: gives the Model for ``spec.model``; default :func:`coordqa.llm.get_model`
             without a cache. Pass a shared source so concurrent episodes share limits and usage.
-        generate: sampling parameters for LLM players (their own defaults when None).
+        on_record: called with each stamped exchange or events record as soon as it is made
+            (the records are also returned in the episode).
+        on_decision: called after each move a player chose.
     """
     register_players()
     attempt = uuid.uuid4().hex
     model = None
     if spec.model is not None:
         model = (models or _uncached_model)(spec.model)
+    generate = generate_config(spec)
     exchanges: list[dict[str, Any]] = []
     seats: list[_Seat] = []
 
     def recorder_for(seat: int) -> Callable[[dict[str, Any]], None]:
         def record(exchange: dict[str, Any]) -> None:
             stamp = {"episode": spec.key, "attempt": attempt, "seat": seat}
-            exchanges.append({**exchange, **stamp, "step": seats[seat].step})
+            stamped = {**exchange, **stamp, "step": seats[seat].step}
+            exchanges.append(stamped)
+            if on_record is not None:
+                on_record(stamped)
 
         return record
 
@@ -120,7 +145,7 @@ async def play_match(
         player = build_player(
             spec, seat, model=model, generate=generate, recorder=recorder_for(seat)
         )
-        seats.append(_Seat(player))
+        seats.append(_Seat(player, on_decision))
     game = make_game(spec.game, spec.layout, spec.seed, **spec.game_options)
     started = time.monotonic()
     trajectory = await play_episode(game, seats, spec.seed, player_names=list(spec.seats))
@@ -145,12 +170,7 @@ def _uncached_model(name: str) -> Model:
     return get_model(name, cache=None)
 
 
-def run_match(
-    spec: EpisodeSpec,
-    *,
-    models: ModelSource | None = None,
-    generate: GenerateConfig | None = None,
-) -> AgenticEpisode:
+def run_match(spec: EpisodeSpec, *, models: ModelSource | None = None) -> AgenticEpisode:
     """Synchronous :func:`play_match` (runs its own event loop).
 
     Example:
@@ -160,4 +180,4 @@ def run_match(
         >>> run_match(spec).metrics["captured"] in (0.0, 1.0)
         True
     """
-    return asyncio.run(play_match(spec, models=models, generate=generate))
+    return asyncio.run(play_match(spec, models=models))

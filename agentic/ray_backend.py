@@ -26,7 +26,7 @@ from typing import Any
 from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
 from coordqa.agentic.grid import GridConfig
 from coordqa.agentic.match import play_match
-from coordqa.agentic.runner import ModelPool, PlayFn
+from coordqa.agentic.runner import ModelPool, Session
 from coordqa.errors import MissingDependencyError
 from coordqa.llm import Limiter, LimiterRegistry, Limits, LocalLimiter
 from coordqa.store import content_hash
@@ -127,8 +127,8 @@ def play_remote(spec_data: dict[str, Any], config_data: dict[str, Any]) -> dict[
     """Body of one Ray task: play an episode with Ray-shared limits; return its stored form."""
     config = GridConfig.model_validate(config_data)
     spec = EpisodeSpec.model_validate(spec_data)
-    pool = ModelPool(config.runtime, config.api_base, LimiterRegistry(RayLimiter))
-    episode = asyncio.run(play_match(spec, models=pool, generate=config.generate.to_config()))
+    pool = ModelPool(config.runtime, config.api_base_for, LimiterRegistry(RayLimiter))
+    episode = asyncio.run(play_match(spec, models=pool))
     return {"record": episode.to_record(), "exchanges": episode.exchanges}
 
 
@@ -139,8 +139,10 @@ def _cause(exc: BaseException) -> BaseException:
 
 
 @asynccontextmanager
-async def ray_session(specs: Sequence[EpisodeSpec], config: GridConfig) -> AsyncIterator[PlayFn]:
-    """Yield a function that plays one episode as a Ray task (see the module docstring).
+async def ray_session(specs: Sequence[EpisodeSpec], config: GridConfig) -> AsyncIterator[Session]:
+    """Yield a session that plays one episode as a Ray task (see the module docstring).
+
+    Exchanges come back with their episode, and the driver writes them then.
 
     Connects to ``config.runtime.address`` (or reuses an initialised Ray, or starts a local
     one, which is shut down at the end) and creates the limiter actors, killed at the end.
@@ -161,7 +163,7 @@ async def ray_session(specs: Sequence[EpisodeSpec], config: GridConfig) -> Async
         return AgenticEpisode.from_record(stored["record"], stored["exchanges"])
 
     try:
-        yield play
+        yield Session(play, streams=False)
     finally:
         for actor in actors:
             ray.kill(actor)
@@ -171,7 +173,7 @@ async def ray_session(specs: Sequence[EpisodeSpec], config: GridConfig) -> Async
 
 def _create_limiters(specs: Sequence[EpisodeSpec], config: GridConfig) -> list[Any]:
     """Create, from the driver, the limiter actor of every model connection the grid uses."""
-    pool = ModelPool(config.runtime, config.api_base)
+    pool = ModelPool(config.runtime, config.api_base_for)
     limits = Limits.from_policy(config.runtime.policy())
     keys = {pool(name).connection_key() for name in {s.model for s in specs} if name is not None}
     return [limiter_actor(key, limits) for key in sorted(keys)]

@@ -9,10 +9,18 @@ directory, skips every episode already finished there, and plays the rest on a b
 - ``ray``: one Ray task per episode (:mod:`coordqa.agentic.ray_backend`), with one rate-limiter
   actor per model connection shared by every worker.
 
-Whatever the backend, the driver (this process) writes each finished episode's exchanges and
-then its episode record, the moment it arrives; see :mod:`coordqa.agentic.episodes` for the
-format. An episode that raises is recorded in ``failures.jsonl`` and the grid goes on; the run
-stays unfinished and resuming plays it again.
+Writing: on the local backend every exchange is written the moment it is made (an interrupted
+episode keeps all its finished exchanges; readers ignore exchanges of attempts that never
+finished); on Ray the driver writes an episode's exchanges when the episode returns. Either way
+the episode record comes last, and it is what marks the episode finished; see
+:mod:`coordqa.agentic.episodes` for the format. An episode that raises is recorded in
+``failures.jsonl`` and the grid goes on; the run stays unfinished and resuming plays it again.
+
+Partners that are not ready (SAD/OBL weights not registered, a BC model not trained) are not an
+error: their episodes are left out of this session and reported in :attr:`GridResult.skipped`,
+so a grid with optional partners still plays everything else; the run stays unfinished until
+they are made ready and the same command is run again. Ctrl-C marks the run interrupted and
+raises :class:`~coordqa.errors.RunInterrupted`, which says how to resume.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from coordqa.agentic.episodes import (
     EPISODES,
@@ -30,11 +39,12 @@ from coordqa.agentic.episodes import (
     FAILURES,
     AgenticEpisode,
     EpisodeSpec,
+    decisions_per_seat,
     finished_keys,
 )
 from coordqa.agentic.grid import GridConfig, RuntimeSettings
 from coordqa.agentic.match import build_player, play_match, register_players
-from coordqa.errors import ConfigError
+from coordqa.errors import ConfigError, RunInterrupted
 from coordqa.llm import LimiterRegistry, Model, ResponseCache, UsageLedger, get_model
 from coordqa.records import Failure
 from coordqa.store import RunManifest, RunStore, content_hash
@@ -42,9 +52,37 @@ from coordqa.store import RunManifest, RunStore, content_hash
 PlayFn = Callable[[EpisodeSpec], Awaitable[AgenticEpisode]]
 """Plays one episode and returns it (each backend provides one)."""
 
-ProgressCallback = Callable[[int, int, AgenticEpisode | None], None]
-"""Called as ``(done, total, episode)`` after each episode; ``episode`` is None for a failure
-and for the first call of a resumed run (which reports the episodes already done)."""
+
+@dataclass
+class GridProgress:
+    """Where a grid stands, given to the progress callback as it changes."""
+
+    total: int
+    """Episodes in the grid."""
+    done: int = 0
+    """Episodes finished (this session and before it)."""
+    failed: int = 0
+    """Episodes that raised in this session."""
+    decisions: int = 0
+    """Moves chosen by players in this session (both seats, every player kind)."""
+    model_calls: int = 0
+    """Model calls made in this session."""
+    episode: AgenticEpisode | None = None
+    """The episode that just finished (None for other updates)."""
+
+
+ProgressCallback = Callable[[GridProgress], None]
+"""Called with the grid's progress after each episode, decision and model call (local backend;
+on Ray after each episode)."""
+
+
+class Session(NamedTuple):
+    """A backend, opened for one grid session."""
+
+    play: PlayFn
+    """Plays one episode."""
+    streams: bool
+    """Whether exchanges were already written while the episode played."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +109,10 @@ class GridResult:
     """Episodes played by this call, in the order they finished."""
     failures: list[EpisodeFailure] = field(default_factory=list)
     """Episodes that raised in this call (played again on the next resume)."""
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Partners not ready to play, with the reason and the fix; their episodes were left out."""
+    skipped_episodes: int = 0
+    """Episodes left out because their partner is not ready."""
 
     @property
     def complete(self) -> bool:
@@ -88,10 +130,13 @@ class ModelPool:
     def __init__(
         self,
         runtime: RuntimeSettings,
-        api_base: str | None,
+        api_base: Callable[[str], str | None],
         limiter_registry: LimiterRegistry | None = None,
     ) -> None:
-        """Build models lazily with the run's call policy, endpoint and limiter registry."""
+        """Build models lazily with the run's call policy, endpoints and limiter registry.
+
+        ``api_base`` gives each model name its endpoint (None: the provider's default).
+        """
         self.runtime = runtime
         self.api_base = api_base
         self.ledger = UsageLedger()
@@ -111,7 +156,7 @@ class ModelPool:
     def _build(self, name: str) -> Model:
         from coordqa.llm.providers import create_provider
 
-        provider = create_provider(name, self.api_base, None)
+        provider = create_provider(name, self.api_base(name), None)
         cache = ResponseCache() if self.runtime.cache and provider.cacheable else None
         return Model(
             provider,
@@ -137,10 +182,14 @@ def open_grid_store(config: GridConfig, out: str | Path, specs: Sequence[Episode
     return store
 
 
-async def record_episode(store: RunStore, episode: AgenticEpisode) -> None:
-    """Write an episode's exchanges, then its record (the record is what marks it finished)."""
-    for exchange in episode.exchanges:
-        await store.append_async(EXCHANGES, exchange)
+async def record_episode(store: RunStore, episode: AgenticEpisode, *, exchanges: bool) -> None:
+    """Write an episode's record, after its exchanges unless they were written already.
+
+    The record is what marks the episode finished, so it always comes last.
+    """
+    if exchanges:
+        for exchange in episode.exchanges:
+            await store.append_async(EXCHANGES, exchange)
     await store.append_async(EPISODES, episode.to_record())
 
 
@@ -151,16 +200,72 @@ async def record_failure(store: RunStore, key: str, exc: Exception) -> EpisodeFa
     return failure
 
 
+class RecordWriter:
+    """Appends records to a stream in the order they are made, without blocking the caller.
+
+    Agents record from inside their (synchronous) recorder callback; each record is queued and
+    written by a background task (the fsync runs off the event loop). :meth:`join` waits for
+    everything queued; :meth:`close` writes what is left synchronously, even after Ctrl-C.
+    """
+
+    def __init__(self, store: RunStore, stream: str) -> None:
+        """Start the writer task (call inside a running event loop)."""
+        self.store = store
+        self.stream = stream
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.task = asyncio.create_task(self._run())
+
+    def put(self, record: dict[str, Any]) -> None:
+        """Queue one record."""
+        self.queue.put_nowait(record)
+
+    async def _run(self) -> None:
+        while True:
+            record = await self.queue.get()
+            try:
+                await self.store.append_async(self.stream, record)
+            finally:
+                self.queue.task_done()
+
+    async def join(self) -> None:
+        """Wait until every queued record is written."""
+        await self.queue.join()
+
+    def close(self) -> None:
+        """Stop the task and write the records still queued.
+
+        A record is on disk once its line is written, so none is written twice.
+        """
+        self.task.cancel()
+        while not self.queue.empty():
+            self.store.append(self.stream, self.queue.get_nowait())
+
+
 @asynccontextmanager
-async def local_session(config: GridConfig) -> AsyncIterator[PlayFn]:
-    """Yield a function that plays one episode in this process, with models shared by all."""
-    pool = ModelPool(config.runtime, config.api_base)
-    generate = config.generate.to_config()
+async def local_session(
+    config: GridConfig, writer: RecordWriter, progress: _Tracker
+) -> AsyncIterator[Session]:
+    """Yield a session that plays episodes in this process, models shared by all of them.
+
+    Every record is queued on ``writer`` as it is made; decisions and model calls are counted
+    on ``progress``.
+    """
+    pool = ModelPool(config.runtime, config.api_base_for)
+
+    def on_record(record: dict[str, Any]) -> None:
+        writer.put(record)
+        if record.get("kind") == "exchange":
+            progress.add(model_calls=1)
 
     async def play(spec: EpisodeSpec) -> AgenticEpisode:
-        return await play_match(spec, models=pool, generate=generate)
+        return await play_match(
+            spec,
+            models=pool,
+            on_record=on_record,
+            on_decision=lambda: progress.add(decisions=1),
+        )
 
-    yield play
+    yield Session(play, streams=True)
 
 
 async def bounded_outcomes(
@@ -185,36 +290,73 @@ async def bounded_outcomes(
             task.cancel()
 
 
+class _Tracker:
+    """Counts progress and reports it to the caller's callback."""
+
+    def __init__(self, total: int, done: int, callback: ProgressCallback | None) -> None:
+        self.state = GridProgress(total, done)
+        self.callback = callback
+
+    def add(
+        self,
+        *,
+        decisions: int = 0,
+        model_calls: int = 0,
+        episode: AgenticEpisode | None = None,
+        failed: bool = False,
+    ) -> None:
+        state = self.state
+        state.decisions += decisions
+        state.model_calls += model_calls
+        state.done += episode is not None
+        state.failed += failed
+        state.episode = episode
+        if self.callback is not None:
+            self.callback(state)
+
+
 def _session(
-    specs: Sequence[EpisodeSpec], config: GridConfig
-) -> AbstractAsyncContextManager[PlayFn]:
+    specs: Sequence[EpisodeSpec], config: GridConfig, writer: RecordWriter, progress: _Tracker
+) -> AbstractAsyncContextManager[Session]:
     if config.runtime.backend == "ray":
         from coordqa.agentic.ray_backend import ray_session
 
         return ray_session(specs, config)
-    return local_session(config)
+    return local_session(config, writer, progress)
 
 
-def check_players(specs: Sequence[EpisodeSpec]) -> None:
+def check_players(specs: Sequence[EpisodeSpec]) -> dict[str, str]:
     """Build every distinct seat of the grid once, before any episode is played.
 
-    A bad agent option, a partner that needs training or weights, or a player that cannot play
-    its game is then one clear error up front, not a failure recorded in every episode. LLM
-    players are built with the offline ``scripted`` model: their options are what is checked.
+    A bad agent option or a player that cannot play its game is then one clear error up front,
+    not a failure recorded in every episode. LLM players are built with the offline
+    ``scripted`` model: their options are what is checked. A *partner* that is not ready (its
+    weights are not registered, its BC model not trained) is not an error: it is returned,
+    with the reason and the fix, and its episodes are left out of the session.
 
     Raises:
         ConfigError, UnknownNameError: the first seat that cannot be built.
     """
+    from coordqa.agentic.partners import PartnerNotReadyError
+
     register_players()
     offline = get_model("scripted")
     seen: set[str] = set()
+    unready: dict[str, str] = {}
     for spec in specs:
         for seat in (0, 1):
             options = spec.agent_options if seat in spec.agent_seats else {}
             key = repr((spec.seats[seat], spec.game, spec.layout, sorted(options.items())))
-            if key not in seen:
-                seen.add(key)
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
                 build_player(spec, seat, model=offline, generate=None, recorder=None)
+            except PartnerNotReadyError as exc:
+                if seat in spec.agent_seats:
+                    raise
+                unready[spec.seats[seat]] = str(exc)
+    return unready
 
 
 async def run_grid_async(
@@ -229,41 +371,55 @@ async def run_grid_async(
         raise ConfigError(
             "the grid has no episodes: no agent/partner pairing plays the listed games"
         )
-    check_players(specs)
+    unready = check_players(specs)
     store = open_grid_store(config, out, specs)
+    writer = RecordWriter(store, EXCHANGES)
     try:
         done = finished_keys(store)
         pending = [spec for spec in specs if spec.key not in done]
+        playable = [spec for spec in pending if spec.partner not in unready]
         result = GridResult(store.path, len(specs), resumed=len(specs) - len(pending))
-        if progress is not None and result.resumed:
-            progress(result.resumed, result.total, None)
-        async with _session(pending, config) as play:
+        result.skipped = {p: unready[p] for p in sorted(unready)}
+        result.skipped_episodes = len(pending) - len(playable)
+        tracker = _Tracker(len(specs), result.resumed, progress)
+        tracker.add()
+        async with _session(playable, config, writer, tracker) as session:
             parallel = config.runtime.parallel_episodes
-            async for spec, outcome in bounded_outcomes(pending, parallel, play):
-                episode = await _store_outcome(store, result, spec, outcome)
-                if progress is not None:
-                    finished = result.resumed + len(result.played) + len(result.failures)
-                    progress(finished, result.total, episode)
+            async for spec, outcome in bounded_outcomes(playable, parallel, session.play):
+                await writer.join()
+                await _store_outcome(store, result, spec, outcome, session.streams, tracker)
         if result.complete:
             store.mark_finished()
-    except BaseException:
+    except (asyncio.CancelledError, KeyboardInterrupt):
         store.mark_interrupted()
         raise
     finally:
+        writer.close()
         store.close()
     return result
 
 
 async def _store_outcome(
-    store: RunStore, result: GridResult, spec: EpisodeSpec, outcome: AgenticEpisode | Exception
-) -> AgenticEpisode | None:
-    """Write one outcome and add it to ``result``; return the episode (None for a failure)."""
+    store: RunStore,
+    result: GridResult,
+    spec: EpisodeSpec,
+    outcome: AgenticEpisode | Exception,
+    streamed: bool,
+    tracker: _Tracker,
+) -> None:
+    """Write one outcome, add it to ``result`` and report progress."""
     if isinstance(outcome, Exception):
         result.failures.append(await record_failure(store, spec.key, outcome))
-        return None
-    await record_episode(store, outcome)
+        tracker.add(failed=True)
+        return
+    await record_episode(store, outcome, exchanges=not streamed)
     result.played.append(outcome)
-    return outcome
+    if streamed:
+        tracker.add(episode=outcome)
+    else:
+        calls = sum(record.get("kind") == "exchange" for record in outcome.exchanges)
+        moves = sum(decisions_per_seat(outcome.trajectory).values())
+        tracker.add(decisions=moves, model_calls=calls, episode=outcome)
 
 
 def run_grid(
@@ -277,13 +433,34 @@ def run_grid(
     Args:
         config: the grid (agents, models, partners, games, seeds) and runtime settings.
         out: the run directory (created, or resumed when it holds the same grid).
-        progress: called after each episode with ``(done, total, episode)``.
+        progress: called with a :class:`GridProgress` as episodes, decisions and calls happen.
 
     Raises:
         StoreError: ``out`` holds a run of another grid.
         UnknownNameError, ConfigError: a bad name or option in the grid.
+        RunInterrupted: on Ctrl-C; every finished episode and exchange is stored, and the same
+            call resumes the run.
     """
-    return asyncio.run(run_grid_async(config, out, progress=progress))
+    try:
+        return asyncio.run(run_grid_async(config, out, progress=progress))
+    except KeyboardInterrupt:
+        raise RunInterrupted(interrupted_message(Path(out)), Path(out)) from None
+
+
+def interrupted_message(run_dir: Path) -> str:
+    """What an interrupted grid kept, and how to resume it."""
+    if not (run_dir / "manifest.json").exists():
+        return "interrupted before the run directory was created; nothing was played"
+    from coordqa.store import open_run
+
+    store = open_run(run_dir)
+    episodes = len(finished_keys(store))
+    exchanges = sum(1 for r in store.iter_records(EXCHANGES) if r.get("kind") == "exchange")
+    return (
+        f"interrupted: {episodes} finished episode(s) and {exchanges} model exchange(s) are "
+        f"stored in {run_dir}. Run the same command again to resume (finished episodes are "
+        "not played again)."
+    )
 
 
 def default_out(config: GridConfig, root: str | Path = "runs/agentic") -> Path:

@@ -45,3 +45,15 @@ class StoreError(CoordqaError):
 
 class GameError(CoordqaError, ValueError):
     """An illegal move, an unknown layout, or a snapshot that does not restore."""
+
+
+class RunInterrupted(CoordqaError):
+    """A run was stopped (Ctrl-C) before the end; what finished is stored and it resumes.
+
+    The message says how much is kept and how to resume; ``run_dir`` is the run directory.
+    """
+
+    def __init__(self, message: str, run_dir: object = None) -> None:
+        """Carry the message and the run directory."""
+        super().__init__(message)
+        self.run_dir = run_dir

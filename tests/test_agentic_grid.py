@@ -61,6 +61,8 @@ def test_bad_grids_name_the_problem(tmp_path: Path) -> None:
         parse_grid(
             {"agents": ["cac"], "partners": ["hanabi-iggi"], "games": [{"game": "overcooked"}]}
         ).episodes()
+    with pytest.raises(ConfigError, match="cac call a language model.*pass --model"):
+        parse_grid({"agents": ["cac"], "games": [{"game": "overcooked"}]}).episodes()
     with pytest.raises(ConfigError, match="agents"):
         parse_grid({"agents": [], "games": [{"game": "hanabi"}]})
     bad = tmp_path / "bad.yaml"
@@ -73,7 +75,8 @@ def test_example_grids_are_valid() -> None:
     examples = sorted(Path(__file__).parents[1].joinpath("examples", "grids").glob("*.yaml"))
     assert examples
     for path in examples:
-        assert load_grid(path).episodes()
+        grid = load_grid(path)
+        assert grid.model_copy(update={"models": ["scripted"]}).episodes()
 
 
 def test_resume_refuses_another_grid(tmp_path: Path) -> None:
@@ -87,6 +90,7 @@ def test_bad_agent_option_fails_before_any_episode(tmp_path: Path) -> None:
     grid = parse_grid(
         {
             "agents": ["cac"],
+            "models": ["scripted"],
             "partners": ["capture-greedy"],
             "games": [{"game": "collab_capture", "seeds": [0]}],
             "agent_options": {"cac": {"no_such_option": 1}},
@@ -125,8 +129,8 @@ from coordqa.agentic.runner import run_grid
 
 grid = parse_grid({GRID})
 
-def progress(done, total, episode):
-    if done >= 3:
+def progress(state):
+    if state.done >= 3:
         os.kill(os.getpid(), signal.SIGKILL)
 
 run_grid(grid, sys.argv[1], progress=progress)
@@ -136,6 +140,7 @@ run_grid(grid, sys.argv[1], progress=progress)
 def test_grid_killed_midway_resumes_without_replaying(tmp_path: Path) -> None:
     data = {
         "agents": ["cac"],
+        "models": ["scripted"],
         "partners": ["capture-greedy"],
         "games": [{"game": "collab_capture", "seeds": list(range(6))}],
         "runtime": {"parallel_episodes": 1},
@@ -165,6 +170,7 @@ def test_ray_backend_matches_local_backend(tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
     data = {
         "agents": ["cac", "capture-planner"],
+        "models": ["scripted"],
         "partners": ["self", "capture-greedy"],
         "games": [{"game": "collab_capture", "seeds": [0, 1]}],
         "runtime": {"concurrency": 2},

@@ -103,6 +103,7 @@ def test_tampered_episode_fails_verification() -> None:
 def _small_grid() -> dict[str, object]:
     return {
         "agents": ["cac"],
+        "models": ["scripted"],
         "partners": ["capture-greedy"],
         "games": [{"game": "collab_capture", "seeds": [0, 1]}],
     }

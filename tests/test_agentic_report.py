@@ -18,6 +18,7 @@ def report_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("agentic-report") / "run"
     grid = {
         "agents": ["planner", "hanabi-convention", "cac"],
+        "models": ["scripted"],
         "partners": ["self", "greedy_human", "hanabi-iggi"],
         "games": [
             {"game": "overcooked", "layouts": ["cramped_room"], "seeds": [0, 1], "horizon": 25},

@@ -40,8 +40,9 @@ HANABI_WEIGHTS_ENV = "COORDQA_HANABI_WEIGHTS"
 REGISTRATIONS_VERSION = 2
 """Format of ``hanabi.json``. Version 2 stores ``skip_connect`` only when the user set it; in
 version 1 files ``false`` meant "not given", so it is read from the path there."""
-ALIASES = {"sad": "sad", "obl": "obl"}
-"""Alias name -> the kind of net it plays."""
+ALIASES = {"sad": "sad", "obl": "obl", **{f"obl{level}": "obl" for level in range(1, 6)}}
+"""Alias name -> the kind of net it plays; ``obl1``-``obl5`` play the first seed (by name) of
+that OBL level (``obl1-a`` in the authors' folder), as the paper's "OBL-1" and "OBL-4"."""
 SAD_2P = re.compile(r"sad_2p_(\d+)\.pthw$")
 """The authors' two-player SAD files (what the ``sad`` alias plays)."""
 OTHER_PLAY = re.compile(r"(?:^|/)op/([^/]+)/M(\d+)\.pthw$")
@@ -52,6 +53,10 @@ SKIP_CONNECTED_OP_MODELS = frozenset({3, 4, 5, 9, 10, 11})
 
 class PartnerNotReadyError(ConfigError):
     """A partner exists but cannot play yet (not trained, weights not registered or missing)."""
+
+
+class AmbiguousAliasError(PartnerNotReadyError):
+    """An alias could play several registered nets and the rule picks none of them."""
 
 
 @dataclass(frozen=True)
@@ -269,6 +274,8 @@ def alias_target(alias: str, entries: dict[str, HanabiEntry]) -> HanabiEntry:
     """
     kind = ALIASES[alias]
     of_kind = sorted((e for e in entries.values() if e.kind == kind), key=lambda e: e.name)
+    if alias != kind:  # a level alias: only that level's nets
+        of_kind = [e for e in of_kind if e.name.startswith(f"{alias}-")]
     if not of_kind:
         raise PartnerNotReadyError(f"partner {alias!r} needs weights: {_needs_weights_hint(kind)}")
     if kind != "sad" or len(of_kind) == 1:
@@ -276,7 +283,7 @@ def alias_target(alias: str, entries: dict[str, HanabiEntry]) -> HanabiEntry:
     two_player = [(int(m.group(1)), e) for e in of_kind if (m := SAD_2P.search(e.path.name))]
     if two_player:
         return min(two_player, key=lambda pair: pair[0])[1]
-    raise PartnerNotReadyError(
+    raise AmbiguousAliasError(
         f"partner 'sad' is ambiguous: {len(of_kind)} SAD-type nets are registered and none is a "
         f"sad_2p_<n>.pthw file ({', '.join(e.name for e in of_kind)}); name one of them instead"
     )
@@ -330,6 +337,14 @@ def _needs_weights_hint(kind: str) -> str:
     )
 
 
+def _alias_description(alias: str) -> str:
+    if alias == "sad":
+        return "lowest sad_2p_<n> net"
+    if alias == "obl":
+        return "first registered OBL net"
+    return f"first seed of OBL level {alias[3:]}"
+
+
 def _factory(build: Callable[[str], Player], name: str, layout: str | None = None) -> Any:
     def factory(game: str, game_layout: str | None = None, **options: Any) -> Player:
         if options:
@@ -370,7 +385,7 @@ def register_partners() -> None:
                 alias,
                 "hanabi",
                 kind,
-                "lowest sad_2p_<n> net" if kind == "sad" else "first registered OBL net",
+                _alias_description(alias),
                 _factory(build_hanabi_partner, alias),
             )
         )
@@ -404,13 +419,11 @@ def list_partners() -> list[PartnerInfo]:
     for alias, kind in ALIASES.items():
         try:
             target = alias_target(alias, entries)
-        except PartnerNotReadyError as exc:
-            ambiguous = any(e.kind == kind for e in entries.values())
-            status, source = ("ambiguous", "several nets") if ambiguous else ("needs weights", "")
-            hint = str(exc) if ambiguous else _needs_weights_hint(kind)
-            rows.append(
-                PartnerInfo(alias, "hanabi", kind, status, source or "not registered", hint)
-            )
+        except AmbiguousAliasError as exc:
+            rows.append(PartnerInfo(alias, "hanabi", kind, "ambiguous", "several nets", str(exc)))
+        except PartnerNotReadyError:
+            hint = _needs_weights_hint(kind)
+            rows.append(PartnerInfo(alias, "hanabi", kind, "needs weights", "not registered", hint))
         else:
             rows.append(_hanabi_info(alias, target, torch_ok, f"alias of {target.name}: "))
     for name in sorted(entries):

@@ -10,6 +10,9 @@ from rich.text import Text
 
 from coordqa.errors import CoordqaError
 
+INTERRUPTED_EXIT = 130
+"""Exit status after Ctrl-C (128 + SIGINT)."""
+
 
 def run_app(app: typer.Typer) -> None:
     """Run ``app``; print :class:`CoordqaError` messages plainly and exit with status 2."""

@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from coordqa.errors import ConfigError
+from coordqa.cli._errors import INTERRUPTED_EXIT
+from coordqa.errors import ConfigError, RunInterrupted
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,6 +41,18 @@ Concurrency = Annotated[
     int | None, typer.Option(help="Model calls in flight per model connection (default 8).")
 ]
 Parallel = Annotated[int | None, typer.Option(help="Episodes played at once (default 8).")]
+ApiBase = Annotated[str | None, typer.Option(help="Endpoint of the model(s).")]
+Preset = Annotated[
+    str | None,
+    typer.Option(help="Agent configuration: coordqa (the default) or paper (see README)."),
+]
+Temperature = Annotated[float | None, typer.Option(help="Sampling temperature.")]
+TopP = Annotated[float | None, typer.Option(help="Nucleus sampling mass.")]
+MaxTokens = Annotated[int | None, typer.Option(help="Cap on completion tokens per call.")]
+Seed = Annotated[int | None, typer.Option(help="Provider-side sampling seed.")]
+Episodes = Annotated[
+    int | None, typer.Option(help="Episodes per pairing: seeds 0..N-1 (instead of --seeds).")
+]
 
 
 def _seeds(value: str | None) -> list[int] | None:
@@ -59,22 +72,33 @@ def _position(value: str | None) -> int | str | None:
     raise ConfigError(f"--position must be 0, 1 or both, got {value!r}")
 
 
-def _agent_options(
-    agent: str, no_tom: bool, no_verifier: bool, max_verifier_retries: int | None
-) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    if no_tom:
-        options["use_tom"] = False
-    if no_verifier:
-        options["use_verifier"] = False
-    if max_verifier_retries is not None:
-        options["max_verifier_retries"] = max_verifier_retries
-    if options and agent != "cac":
+def _retries(value: str) -> int | None:
+    """``--max-verifier-retries``: an integer, or ``none`` for no cap."""
+    if value.lower() == "none":
+        return None
+    try:
+        return int(value)
+    except ValueError:
         raise ConfigError(
-            f"--no-tom, --no-verifier and --max-verifier-retries are CAC options; agent {agent!r} "
-            "does not take them. Use --agent cac, or drop those flags."
+            f"--max-verifier-retries takes an integer or none (no cap), got {value!r}"
+        ) from None
+
+
+def _only_for(agent: str, owner: str, given: dict[str, Any], flags: str) -> dict[str, Any]:
+    """The given options, or an error when they belong to another agent."""
+    if given and agent != owner:
+        raise ConfigError(
+            f"{flags} are {owner.upper()} options; agent {agent!r} does not take them. Use "
+            f"--agent {owner}, or drop those flags."
         )
-    return options
+    return given
+
+
+def _generate(
+    temperature: float | None, top_p: float | None, max_tokens: int | None, seed: int | None
+) -> dict[str, Any]:
+    values = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "seed": seed}
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def _runtime(
@@ -99,21 +123,42 @@ def _runtime(
 def _play(config: GridConfig, out: Path | None) -> GridResult:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from coordqa.agentic.runner import default_out, run_grid
+    from coordqa.agentic.runner import GridProgress, default_out, run_grid
 
     target = out or default_out(config)
     total = len(config.episodes())
     with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[counts]}"),
+        console=console,
     ) as progress:
-        task = progress.add_task("episodes", total=total)
-        result = run_grid(
-            config, target, progress=lambda done, _t, _e: progress.update(task, completed=done)
-        )
+        task = progress.add_task("episodes", total=total, counts="")
+
+        def show(state: GridProgress) -> None:
+            counts = f"{state.decisions:,} decisions, {state.model_calls:,} model calls"
+            if state.failed:
+                counts += f", {state.failed} failed"
+            progress.update(task, completed=state.done, counts=counts)
+
+        try:
+            result = run_grid(config, target, progress=show)
+        except RunInterrupted as stop:
+            progress.stop()
+            console.print(f"[yellow]{stop}[/]", highlight=False)
+            raise typer.Exit(INTERRUPTED_EXIT) from None
     resumed = f", {result.resumed} already done" if result.resumed else ""
     console.print(f"run: {result.run_dir} ({len(result.played)} played{resumed})")
     for failure in result.failures[:5]:
         console.print(f"[red]failed[/red] {failure.key}: {failure.error}", highlight=False)
+    for partner, reason in result.skipped.items():
+        console.print(f"[yellow]skipped[/yellow] partner {partner}: {reason}", highlight=False)
+    if result.skipped:
+        console.print(
+            f"{result.skipped_episodes} episode(s) skipped: make those partners ready and run the "
+            "same command again to play them."
+        )
     return result
 
 
@@ -154,27 +199,51 @@ def _measures_as_rows(frame: pd.DataFrame) -> pd.DataFrame:
 def run_command(
     agent: Annotated[str, typer.Option(help="Agent: cac, hm, llm (or any registered player).")],
     game: Annotated[str, typer.Option(help="Game (see `coordqa games list`).")],
-    model: Annotated[str, typer.Option(help="Model: scripted, random or a litellm name.")] = (
-        "scripted"
-    ),
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="Model: scripted (offline), random, or a litellm name (required for LLM agents)."
+        ),
+    ] = None,
     layout: Annotated[str | None, typer.Option(help="Layout (default: every layout).")] = None,
     partner: Annotated[str | None, typer.Option(help="Partner player name.")] = None,
     self_play: Annotated[bool, typer.Option("--self-play", help="Agent with itself.")] = False,
     seeds: Annotated[
         str | None, typer.Option(help="Seeds, comma-separated (default: the paper's for Hanabi).")
     ] = None,
+    episodes: Episodes = None,
     position: Annotated[
         str | None, typer.Option(help="Agent's seat in cross-play: 0, 1 or both.")
     ] = None,
     horizon: Annotated[int | None, typer.Option(help="Overcooked timesteps.")] = None,
+    preset: Preset = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    max_tokens: MaxTokens = None,
+    seed: Seed = None,
     out: OutDir = None,
-    api_base: Annotated[str | None, typer.Option(help="Endpoint of the model.")] = None,
+    api_base: ApiBase = None,
     no_tom: Annotated[bool, typer.Option("--no-tom", help="CAC without ToM.")] = False,
     no_verifier: Annotated[
         bool, typer.Option("--no-verifier", help="CAC without self-verification.")
     ] = False,
     max_verifier_retries: Annotated[
-        int | None, typer.Option(help="CAC: re-asks after verifier rejections.")
+        str | None,
+        typer.Option(help="CAC: re-asks after verifier rejections (an integer, or none: no cap)."),
+    ] = None,
+    variant: Annotated[
+        str | None, typer.Option(help="HM variant: hm, vmp, mmp or mmp_eval.")
+    ] = None,
+    alpha: Annotated[float | None, typer.Option(help="HM: Rescorla-Wagner rate (0.3).")] = None,
+    reward: Annotated[
+        float | None, typer.Option(help="HM: c, the reward of a right prediction (1.0).")
+    ] = None,
+    threshold: Annotated[
+        float | None, typer.Option(help="HM: value that validates a hypothesis (0.7).")
+    ] = None,
+    top_k: Annotated[int | None, typer.Option(help="HM: hypotheses kept and shown (5).")] = None,
+    initial_value: Annotated[
+        float | None, typer.Option(help="HM: value of a new hypothesis (0.0).")
     ] = None,
     concurrency: Concurrency = None,
     parallel_episodes: Parallel = None,
@@ -186,39 +255,95 @@ def run_command(
 
     if self_play and partner is not None:
         raise ConfigError("give --partner P or --self-play, not both")
-    entry: dict[str, Any] = {"game": game, "seeds": _seeds(seeds), "horizon": horizon}
+    cac: dict[str, Any] = {}
+    if no_tom:
+        cac["use_tom"] = False
+    if no_verifier:
+        cac["use_verifier"] = False
+    if max_verifier_retries is not None:
+        cac["max_verifier_retries"] = _retries(max_verifier_retries)
+    options = _only_for(agent, "cac", cac, "--no-tom, --no-verifier and --max-verifier-retries")
+    hm = {
+        "variant": variant,
+        "alpha": alpha,
+        "c": reward,
+        "threshold": threshold,
+        "top_k": top_k,
+        "initial_value": initial_value,
+    }
+    hm_flags = "--variant, --alpha, --reward, --threshold, --top-k and --initial-value"
+    given = {name: value for name, value in hm.items() if value is not None}
+    options.update(_only_for(agent, "hm", given, hm_flags))
+    entry: dict[str, Any] = {
+        "game": game,
+        "seeds": _seeds(seeds),
+        "episodes": episodes,
+        "horizon": horizon,
+    }
     if layout is not None:
         entry["layouts"] = [layout]
     data: dict[str, Any] = {
-        "name": f"{agent}-{model}-{game}".replace("/", "-"),
+        "name": f"{agent}-{model or 'none'}-{game}".replace("/", "-"),
         "agents": [agent],
-        "models": [model],
+        "models": [] if model is None else [model],
         "api_base": api_base,
         "partners": [partner or SELF],
         "games": [entry],
         "positions": _position(position),
-        "agent_options": {agent: _agent_options(agent, no_tom, no_verifier, max_verifier_retries)},
+        "agent_options": {agent: options},
+        "generate": _generate(temperature, top_p, max_tokens, seed),
     }
+    if preset is not None:
+        data["preset"] = preset
     data["runtime"] = _runtime(data, backend, address, concurrency, parallel_episodes)
     _finish(_play(parse_grid(data, where="options"), out))
 
 
 @agentic_app.command("grid")
 def grid_command(
-    config: Annotated[Path, typer.Argument(help="Grid YAML file (see examples/grids/).")],
+    config: Annotated[
+        str, typer.Argument(help="A registered grid (paper, smoke) or a grid YAML file.")
+    ],
+    model: Annotated[
+        list[str] | None,
+        typer.Option(help="Model(s) for the grid's LLM agents (repeat the option for several)."),
+    ] = None,
+    api_base: ApiBase = None,
+    preset: Preset = None,
+    episodes: Annotated[
+        int | None, typer.Option(help="Episodes per pairing in every game: seeds 0..N-1.")
+    ] = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    max_tokens: MaxTokens = None,
+    seed: Seed = None,
     out: OutDir = None,
     concurrency: Concurrency = None,
     parallel_episodes: Parallel = None,
     backend: Backend = "local",
     address: Address = None,
 ) -> None:
-    """Play every episode of a grid, resumable: finished episodes are never played again."""
-    from coordqa.agentic.grid import load_grid, parse_grid
+    """Play every episode of a grid, resumable: finished episodes are never played again.
 
-    data = load_grid(config).model_dump(mode="json")
+    Options given here override the grid's; a registered grid changed this way (other seeds or
+    preset) is no longer that grid, and its run says so (another fingerprint).
+    """
+    from coordqa.agentic.grid import parse_grid
+    from coordqa.agentic.grid_registry import resolve_grid
+
+    data = resolve_grid(config).model_dump(mode="json")
+    if model:
+        data["models"] = list(model)
+    if api_base is not None:
+        data["api_base"] = api_base
+    if preset is not None:
+        data["preset"] = preset
+    if episodes is not None:
+        for entry in data["games"]:
+            entry.update(seeds=None, episodes=episodes)
+    data["generate"] = {**data["generate"], **_generate(temperature, top_p, max_tokens, seed)}
     data["runtime"] = _runtime(data, backend, address, concurrency, parallel_episodes)
-    grid = parse_grid(data, where=str(config))
-    _finish(_play(grid, out))
+    _finish(_play(parse_grid(data, where=str(config)), out))
 
 
 @agentic_app.command("report")

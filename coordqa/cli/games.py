@@ -15,8 +15,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from coordqa.cli._errors import INTERRUPTED_EXIT
 from coordqa.cli._players import register_all_players
-from coordqa.errors import ConfigError
+from coordqa.errors import ConfigError, RunInterrupted
 
 console = Console()
 
@@ -130,7 +131,12 @@ def play_command(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console
     ) as progress:
         task = progress.add_task(f"{game} episodes", total=episodes)
-        summary = play(config, out, on_episode=lambda _i, _t: progress.advance(task))
+        try:
+            summary = play(config, out, on_episode=lambda _i, _t: progress.advance(task))
+        except RunInterrupted as stop:
+            progress.stop()
+            console.print(f"[yellow]{stop}[/]", highlight=False)
+            raise typer.Exit(INTERRUPTED_EXIT) from None
     table = Table(title=f"{summary.game_version} ({summary.layout})")
     table.add_column("measure")
     table.add_column("mean ± SE", justify="right")

@@ -5,7 +5,8 @@ The library behind ``coordqa play`` and ``coordqa games show``.
 Episodes ``0..N-1`` use seeds ``seed + i``. With a run directory every finished episode is
 appended to the ``trajectories`` stream of a run of kind ``play`` as soon as it ends; running the
 same command again resumes, re-checking each stored episode by replay (style rule 11) instead of
-playing it again.
+playing it again. Ctrl-C marks the run interrupted and raises
+:class:`~coordqa.errors.RunInterrupted`, whose message says what is kept and how to resume.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from coordqa.analysis.stats import MeanSE
-from coordqa.errors import ConfigError, GameError
+from coordqa.errors import ConfigError, GameError, RunInterrupted
 from coordqa.games.base import GAMES, PLAYERS, Game, Observation, make_game, make_player
 from coordqa.games.episode import Trajectory, play_episode, replay
 
@@ -188,6 +189,10 @@ async def play_async(
             summary.run_dir = store.path
             store.write_json("summary.json", summary.to_dict())
             store.mark_finished()
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        if store is not None:
+            store.mark_interrupted()
+        raise
     finally:
         if store is not None:
             store.close()
@@ -206,8 +211,32 @@ def play(
         out: a run directory to store trajectories in (created, or resumed when it holds the
             same configuration).
         on_episode: called after each episode (played or loaded) with its index and trajectory.
+
+    Raises:
+        RunInterrupted: on Ctrl-C; with ``out``, every finished episode is stored and the same
+            call resumes.
     """
-    return asyncio.run(play_async(config, out, on_episode))
+    done: list[int] = []
+
+    def count(index: int, trajectory: Trajectory) -> None:
+        done.append(index)
+        if on_episode is not None:
+            on_episode(index, trajectory)
+
+    try:
+        return asyncio.run(play_async(config, out, count))
+    except KeyboardInterrupt:
+        if out is None:
+            message = (
+                f"interrupted after {len(done)} of {config.episodes} episodes; nothing was "
+                "stored (give --out to keep finished episodes and resume)"
+            )
+        else:
+            message = (
+                f"interrupted: {len(done)} of {config.episodes} episodes are finished and stored "
+                f"in {out}. Run the same command again to resume."
+            )
+        raise RunInterrupted(message, out) from None
 
 
 def _open_store(config: PlayConfig, game: Game, out: str | Path) -> RunStore:

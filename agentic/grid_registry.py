@@ -1,0 +1,125 @@
+"""Registered grids: the fixed, versioned task lists of the agentic leaderboard.
+
+A registered grid is a YAML file shipped with coordqa (``coordqa/agentic/grids/*.yaml``; the
+repository's ``examples/grids`` points at the same folder) that carries a ``version``. Like the
+QA dataset's fingerprint, its :attr:`RegisteredGrid.fingerprint` is a hash of exactly what it
+asks every submission to play: its tasks (game, layout, partner, seat, seed, game options,
+preset; :class:`~coordqa.agentic.episodes.EpisodeTask`), whatever agent and model are tested.
+Changing a grid's tasks changes its fingerprint; bump its ``version`` with it.
+
+API for the leaderboard::
+
+    grid = get_grid("paper")               # or registered_grids()["paper"]
+    grid.name, grid.version, grid.fingerprint
+    grid.tasks()                           # what a submission must cover
+    grid.episodes("cac", "openai/gpt-4o")  # the EpisodeSpecs it expands to for one agent
+    missing_tasks(grid, [e.spec for e in episodes])   # [] when a submission covers the grid
+
+An agentic run of a registered grid names it in its manifest: ``config["grid"]`` holds the name,
+version and fingerprint (:meth:`coordqa.agentic.grid.GridConfig.identity`); a run whose grid was
+changed on the command line (other seeds, partners or preset) has another fingerprint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from coordqa.agentic.episodes import EpisodeSpec, EpisodeTask
+from coordqa.agentic.grid import GridConfig, load_grid, parse_grid
+from coordqa.errors import ConfigError, UnknownNameError
+
+GRIDS_DIR = Path(__file__).parent / "grids"
+"""Where the registered grids are installed (package data)."""
+
+
+@dataclass(frozen=True)
+class RegisteredGrid:
+    """A grid shipped with coordqa, with its version and fingerprint."""
+
+    name: str
+    """The grid's name (its file stem and its ``name:``)."""
+    version: int
+    """Its ``version:``, bumped whenever its tasks change."""
+    path: Path
+    """The YAML file."""
+    config: GridConfig
+    """The grid as written (its agents are a default; submissions bring their own)."""
+
+    @property
+    def fingerprint(self) -> str:
+        """Hash of the grid's tasks (see :meth:`GridConfig.fingerprint`)."""
+        return self.config.fingerprint()
+
+    def tasks(self) -> list[EpisodeTask]:
+        """Every task a submission must play."""
+        return self.config.tasks()
+
+    def episodes(
+        self, agent: str, model: str | None = None, agent_options: dict[str, Any] | None = None
+    ) -> list[EpisodeSpec]:
+        """The episodes of the grid for one agent (and model), with the grid's preset.
+
+        Raises:
+            ConfigError: an LLM agent without a model.
+        """
+        data = self.config.model_dump(mode="json")
+        data.update(agents=[agent], models=[] if model is None else [model])
+        data["agent_options"] = {agent: dict(agent_options or {})}
+        return parse_grid(data, where=f"grid {self.name}").episodes()
+
+    def identity(self) -> dict[str, Any]:
+        """``{name, version, fingerprint}``: how a run or a submission names this grid."""
+        return {"name": self.name, "version": self.version, "fingerprint": self.fingerprint}
+
+
+def _load(path: Path) -> RegisteredGrid:
+    config = load_grid(path)
+    if config.version is None or config.name != path.stem:
+        raise ConfigError(
+            f"registered grid {path} needs version: N and name: {path.stem} (got version "
+            f"{config.version!r}, name {config.name!r})"
+        )
+    return RegisteredGrid(config.name, config.version, path, config)
+
+
+@cache
+def registered_grids() -> dict[str, RegisteredGrid]:
+    """Every grid shipped with coordqa, by name."""
+    return {path.stem: _load(path) for path in sorted(GRIDS_DIR.glob("*.yaml"))}
+
+
+def get_grid(name: str) -> RegisteredGrid:
+    """The registered grid called ``name``.
+
+    Raises:
+        UnknownNameError: no such grid (lists the registered ones, suggests the closest).
+    """
+    grids = registered_grids()
+    if name not in grids:
+        from coordqa.registry import suggest
+
+        close = suggest(name, list(grids))
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise UnknownNameError(
+            f"no registered grid {name!r}.{hint} Registered: {', '.join(grids)}; or give the "
+            "path of a grid YAML file."
+        )
+    return grids[name]
+
+
+def resolve_grid(name_or_path: str | Path) -> GridConfig:
+    """A grid from a YAML path, or else a registered grid's name (what the CLI accepts)."""
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        return load_grid(path)
+    return get_grid(str(name_or_path)).config
+
+
+def missing_tasks(grid: RegisteredGrid, specs: Iterable[EpisodeSpec]) -> list[EpisodeTask]:
+    """The grid's tasks that no episode of ``specs`` plays ([] when they cover the grid)."""
+    covered = {spec.task.key for spec in specs}
+    return [task for task in grid.tasks() if task.key not in covered]
