@@ -38,8 +38,10 @@ class PromptStyle:
     """The action call asks for ``Action: <action>`` alone, with no explanation (the paper's
     Overcooked prompt); otherwise ``Explanation: ...`` then ``Action: <letter>``."""
     stateless: bool = False
-    """The agent adds no memory of its own (no episodic section, no notes): each call sees the
-    game's description of the current state only (the paper's Collab Capture agent)."""
+    """No episodic memory: no episodic section, and the history lines of the game's description
+    (own actions, the partner's last action) are left out, so each call sees the current state
+    only (the paper's Collab Capture agent). The agent's own notes (a failed action, ToM notes)
+    still appear."""
     paper_texts: bool = False
     """Long-term memory as the paper gave it: Hanabi with the paper's conventions (basic play
     and save clues, "play with fear" at 2-3 lives, no chop), Overcooked with a description of

@@ -1,22 +1,34 @@
 """Tables and figures of agentic runs, in the shape of the LLM-Coordination paper's tables.
 
 Everything is computed from stored episodes (:func:`~coordqa.agentic.episodes.load_agentic_run`):
-no model is called. Each cell is the mean ± SE over episodes (SE NaN with fewer than two), via
-:class:`coordqa.analysis.stats.MeanSE`, the statistics ``coordqa play`` and the QA tables use.
+no model is called. Each cell is the mean ± SE over episodes
+(:class:`coordqa.analysis.stats.MeanSE`, the statistics ``coordqa play`` and the QA tables use);
+with one episode the cell says ``(n=1)`` instead of an SE, and a cell with no episode is blank.
+
+Rows are keyed by everything that makes a configuration: agent, model, agent options, preset and
+game options (the ``label``, e.g. ``cac[gpt-4o] use_tom=False``), so full CAC, no-ToM and
+no-verifier runs, or two horizons, never average into one row.
 
 - Table 1: Overcooked self-play score per layout;
 - Table 2: Hanabi self-play score;
+- Table 3: the CAC ablation (LLM alone, + verifier, + verifier + ToM, + ToM), self-play score per
+  game (and layout), one row per model and ablation step; built when a run holds at least two
+  of them;
 - Table 4: Overcooked cross-play score per layout, the agent in seat 0 / seat 1;
 - Table 5: Hanabi score in self-play and with each partner;
 - Table 7: Collab games: capture and escape rates, turns to capture / escape when won;
-- per decision: LLM calls, tokens, cost, latency, verifier rejection rate (rejections per
-  verifier call), fallback rate and HM partner-prediction accuracy, from the agents' stats.
+- per decision: model calls, tokens, cost, latency, verifier rejections per verifier call,
+  fallbacks, repeated decisions and HM partner-prediction accuracy, each the mean ± SE over
+  episodes of the episode's own rate.
+
+``episodes.csv`` has one row per episode with every option as a column (``agent.<name>``,
+``game.<name>``, ``generate.<name>``), integer counts, and blanks where a measure does not apply.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,53 +38,92 @@ import pandas as pd
 from coordqa.agentic.episodes import AgenticEpisode, load_agentic_run
 from coordqa.analysis.stats import MeanSE
 
-STAT_COLUMNS = (
+COUNT_COLUMNS = (
     "decisions",
+    "forced",
     "llm_calls",
     "prompt_tokens",
     "completion_tokens",
-    "cost",
-    "latency_s",
     "verifier_calls",
     "verifier_rejections",
     "fallbacks",
+    "repeated_decisions",
+    "failed_actions",
     "predictions_scored",
     "predictions_correct",
 )
-"""Agent statistics summed over the agent's seats in each episode."""
+"""Agent statistics summed over the agent's seats in each episode (integers)."""
+SUM_COLUMNS = ("cost", "latency_s")
+"""Agent statistics summed over the agent's seats (real numbers)."""
 
 TABLE_TITLES = {
     "table1_overcooked_self_play": "Table 1: Overcooked self-play (score, mean ± SE)",
     "table2_hanabi_self_play": "Table 2: Hanabi self-play (score out of 25, mean ± SE)",
+    "table3_ablation": "Table 3: CAC ablation, self-play score (mean ± SE)",
     "table4_overcooked_cross_play": "Table 4: Overcooked with partners (seat 0 / seat 1)",
     "table5_hanabi_cross_play": "Table 5: Hanabi self-play and cross-play (mean ± SE)",
     "table7_collab": "Table 7: Collab games (rate and turns when won, mean ± SE)",
-    "per_decision": "Per decision: model calls, tokens, cost, latency, rejections, fallbacks",
+    "per_decision": "Per decision (mean ± SE over episodes)",
 }
 """Every table of the report, by file stem, with its title."""
 
+ABLATION_STEPS = {
+    (False, False): "LLM alone",
+    (False, True): "+ verifier",
+    (True, True): "+ verifier + ToM",
+    (True, False): "+ ToM",
+}
+"""CAC's (use_tom, use_verifier) switches -> the paper's name of the ablation step, in order."""
 
-def _label(agent: str, model: str | None) -> str:
-    return agent if model is None else f"{agent}[{model}]"
+SWITCHES = ("use_tom", "use_verifier")
+"""The CAC options Table 3 varies."""
 
 
-def _agent_stats(episode: AgenticEpisode) -> dict[str, float]:
+def _options_text(options: Mapping[str, Any], skip: Iterable[str] = ()) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(options.items()) if k not in set(skip))
+
+
+def configuration(episode: AgenticEpisode, skip: Iterable[str] = ()) -> str:
+    """Agent options, preset and game options as one short text ('' when all are defaults)."""
+    spec = episode.spec
+    parts = [_options_text(spec.agent_options, skip), _options_text(spec.game_options)]
+    if spec.preset != "coordqa":
+        parts.append(f"preset={spec.preset}")
+    return "; ".join(part for part in parts if part)
+
+
+def label(episode: AgenticEpisode, skip: Iterable[str] = ()) -> str:
+    """The row label: ``agent[model]`` plus its configuration."""
+    spec = episode.spec
+    who = spec.agent if spec.model is None else f"{spec.agent}[{spec.model}]"
+    config = configuration(episode, skip)
+    return f"{who} {config}" if config else who
+
+
+def _agent_stats(episode: AgenticEpisode) -> dict[str, Any]:
+    """The agent's statistics summed over its seats; None where a seat did not report them."""
     seats = [episode.agent_stats[s] for s in episode.spec.agent_seats if s in episode.agent_stats]
-    if not seats:
-        return {name: math.nan for name in STAT_COLUMNS}
-    totals: dict[str, float] = {}
-    for name in STAT_COLUMNS:
+    totals: dict[str, Any] = {}
+    for name in (*COUNT_COLUMNS, *SUM_COLUMNS):
         if name == "verifier_calls":
             values = [s.get("calls_by_role", {}).get("verifier", 0) for s in seats]
         else:
             values = [s.get(name) for s in seats]
-        known = [float(v) for v in values if v is not None]
-        totals[name] = sum(known) if len(known) == len(values) else math.nan
+        known = [v for v in values if v is not None]
+        complete = seats and len(known) == len(values)
+        totals[name] = sum(known) if complete else None
     return totals
 
 
+def _flat(prefix: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        f"{prefix}.{k}": v if isinstance(v, (int, float, str, bool)) else json.dumps(v)
+        for k, v in options.items()
+    }
+
+
 def episode_frame(episodes: Iterable[AgenticEpisode]) -> pd.DataFrame:
-    """One row per episode: the pairing, score, game metrics and the agent's summed stats."""
+    """One row per episode: the pairing, every option, score, game metrics and agent stats."""
     rows: list[dict[str, Any]] = []
     for episode in episodes:
         spec = episode.spec
@@ -83,123 +134,60 @@ def episode_frame(episodes: Iterable[AgenticEpisode]) -> pd.DataFrame:
                 "layout": spec.layout,
                 "agent": spec.agent,
                 "model": spec.model,
-                "label": _label(spec.agent, spec.model),
+                "preset": spec.preset,
+                "label": label(episode),
+                "ablation_label": label(episode, skip=SWITCHES),
+                "ablation_step": _ablation_step(episode),
                 "partner": "self" if spec.partner is None else spec.partner,
                 "position": spec.position,
                 "seed": spec.seed,
                 "score": episode.score,
+                **_flat("agent", spec.agent_options),
+                **_flat("game", spec.game_options),
+                **_flat("generate", spec.generate),
                 **{f"metric_{k}": v for k, v in episode.metrics.items()},
                 **_agent_stats(episode),
             }
         )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    for name in COUNT_COLUMNS:
+        if name in frame:
+            frame[name] = frame[name].astype("Int64")
+    typed = [c for c in frame.columns if c.startswith(("agent.", "game.", "generate.", "metric_"))]
+    if typed:  # options and metrics keep their own types (3, not 3.0) with blanks
+        frame[typed] = frame[typed].convert_dtypes(convert_string=False)
+    return frame
 
 
-def _mean_se(values: Iterable[float]) -> MeanSE:
-    return MeanSE.of([float(v) for v in values])
+def _ablation_step(episode: AgenticEpisode) -> str | None:
+    """The paper's name of a CAC episode's ablation step (None for other agents)."""
+    if episode.spec.agent != "cac":
+        return None
+    options = episode.spec.agent_options
+    return ABLATION_STEPS[tuple(bool(options.get(name, True)) for name in SWITCHES)]  # type: ignore[index]
 
 
-def _cell(values: Iterable[float]) -> str:
-    """Mean ± SE over episodes with 2 decimals (game scores); ``-`` with no episode."""
+def _mean_se(values: Iterable[Any]) -> MeanSE:
+    known = [float(v) for v in values if v is not None and not pd.isna(v)]
+    return MeanSE.of(known)
+
+
+def cell(values: Iterable[Any], digits: int = 2) -> str:
+    """``mean ± SE``; ``mean (n=1)`` for one value; '' for none (blank, never NaN)."""
     stat = _mean_se(values)
-    return "-" if stat.n == 0 else stat.format(digits=2)
+    if stat.n == 0:
+        return ""
+    if stat.n == 1:
+        return f"{stat.mean:.{digits}f} (n=1)"
+    return stat.format(digits=digits)
 
 
 def _pivot(frame: pd.DataFrame, rows: Sequence[str], column: str, value: str) -> pd.DataFrame:
     """Mean ± SE of ``value`` with one row per ``rows`` group and one column per ``column``."""
     if frame.empty:
         return pd.DataFrame()
-    table = frame.groupby([*rows, column])[value].apply(_cell).unstack(column, fill_value="-")
-    return table.reset_index().rename_axis(columns=None)
-
-
-def overcooked_self_play(frame: pd.DataFrame) -> pd.DataFrame:
-    """Table 1: rows are agents, columns layouts."""
-    cut = _select(frame, "overcooked", self_play=True)
-    return _pivot(cut, ["label"], "layout", "score")
-
-
-def hanabi_self_play(frame: pd.DataFrame) -> pd.DataFrame:
-    """Table 2: one score column per agent."""
-    cut = _select(frame, "hanabi", self_play=True).assign(column="score")
-    return _pivot(cut, ["label"], "column", "score")
-
-
-def overcooked_cross_play(frame: pd.DataFrame) -> pd.DataFrame:
-    """Table 4: rows are agent and partner, columns layouts, cells ``seat 0 / seat 1`` means."""
-    cut = _select(frame, "overcooked", self_play=False)
-    if cut.empty:
-        return pd.DataFrame()
-
-    def sides(group: pd.DataFrame) -> str:
-        means = []
-        for seat in (0, 1):
-            stat = _mean_se(group.loc[group["position"] == seat, "score"])
-            means.append("-" if stat.n == 0 else f"{stat.mean:.1f}")
-        return " / ".join(means)
-
-    table = cut.groupby(["label", "partner", "layout"])[["position", "score"]].apply(sides)
-    return table.unstack("layout", fill_value="-").reset_index().rename_axis(columns=None)
-
-
-def hanabi_cross_play(frame: pd.DataFrame) -> pd.DataFrame:
-    """Table 5: rows are agents, columns self-play and each partner."""
-    cut = _select(frame, "hanabi", self_play=None)
-    cut = cut.assign(column=["self-play" if p == "self" else f"with {p}" for p in cut["partner"]])
-    return _pivot(cut, ["label"], "column", "score")
-
-
-def collab(frame: pd.DataFrame) -> pd.DataFrame:
-    """Table 7: capture/escape rate and turns when won, per agent and partner."""
-    outcomes = {"collab_capture": ("captured", "capture"), "collab_escape": ("escaped", "escape")}
-    rows: list[dict[str, Any]] = []
-    groups = frame[frame["game"].isin(list(outcomes))] if not frame.empty else frame
-    if groups.empty:
-        return pd.DataFrame()
-    for (label, partner), group in groups.groupby(["label", "partner"]):
-        row: dict[str, Any] = {"label": label, "partner": partner}
-        for game, (metric, noun) in outcomes.items():
-            cut = group[group["game"] == game]
-            won = f"metric_{metric}"
-            if cut.empty or won not in cut:
-                continue
-            row[f"{noun} rate"] = _cell(cut[won])
-            row[f"turns to {noun}"] = _cell(cut.loc[cut[won] == 1.0, "metric_turns"])
-        rows.append(row)
-    return pd.DataFrame(rows).fillna("-")
-
-
-def per_decision(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per agent and game: means per decision over the episodes' totals (LLM agents only)."""
-    if frame.empty:
-        return pd.DataFrame()
-    llm = frame[frame["decisions"].notna() & (frame["decisions"] > 0)]
-    rows: list[dict[str, Any]] = []
-    for (label, game), group in llm.groupby(["label", "game"]):
-        sums = group[list(STAT_COLUMNS)].sum()
-        decisions = sums["decisions"]
-        tokens = sums["prompt_tokens"] + sums["completion_tokens"]
-        rows.append(
-            {
-                "label": label,
-                "game": game,
-                "episodes": len(group),
-                "decisions": int(decisions),
-                "calls/dec": sums["llm_calls"] / decisions,
-                "tokens/dec": tokens / decisions,
-                "cost/dec": sums["cost"] / decisions,
-                "latency/dec s": sums["latency_s"] / decisions,
-                "verifier reject": _ratio(sums["verifier_rejections"], sums["verifier_calls"]),
-                "fallback": sums["fallbacks"] / decisions,
-                "HM pred acc": _ratio(sums["predictions_correct"], sums["predictions_scored"]),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def _ratio(part: float, whole: float) -> float:
-    """``part / whole``, NaN when there is nothing to divide by (no data is not zero)."""
-    return part / whole if whole > 0 else math.nan
+    table = frame.groupby([*rows, column], sort=False)[value].apply(cell)
+    return table.unstack(column, fill_value="").reset_index().rename_axis(columns=None)
 
 
 def _select(frame: pd.DataFrame, game: str, self_play: bool | None) -> pd.DataFrame:
@@ -209,6 +197,126 @@ def _select(frame: pd.DataFrame, game: str, self_play: bool | None) -> pd.DataFr
     if self_play is None:
         return cut
     return cut[(cut["partner"] == "self") == self_play]
+
+
+def overcooked_self_play(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 1: rows are configurations, columns layouts."""
+    return _pivot(_select(frame, "overcooked", self_play=True), ["label"], "layout", "score")
+
+
+def hanabi_self_play(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 2: one score column per configuration."""
+    cut = _select(frame, "hanabi", self_play=True).assign(column="score")
+    return _pivot(cut, ["label"], "column", "score")
+
+
+def ablation(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 3: CAC's ablation steps in self-play, per model and other options.
+
+    Built only when some model and configuration has at least two steps (an ablation).
+    """
+    if frame.empty:
+        return pd.DataFrame()
+    cut = frame[frame["ablation_step"].notna() & (frame["partner"] == "self")]
+    if cut.empty or cut.groupby("ablation_label")["ablation_step"].nunique().max() < 2:
+        return pd.DataFrame()
+    cut = cut.assign(
+        setting=[
+            g if g != "overcooked" else f"{g} {lay}"
+            for g, lay in zip(cut["game"], cut["layout"], strict=True)
+        ],
+        step=pd.Categorical(cut["ablation_step"], categories=list(ABLATION_STEPS.values())),
+    )
+    table = cut.groupby(["ablation_label", "step", "setting"], observed=True)["score"].apply(cell)
+    table = table.unstack("setting", fill_value="").reset_index().rename_axis(columns=None)
+    table = table.rename(columns={"ablation_label": "label", "step": "CAC"})
+    return table.sort_values(["label", "CAC"], kind="stable").reset_index(drop=True)
+
+
+def overcooked_cross_play(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 4: rows are configuration and partner, columns layouts, cells seat 0 / seat 1."""
+    cut = _select(frame, "overcooked", self_play=False)
+    if cut.empty:
+        return pd.DataFrame()
+
+    def sides(group: pd.DataFrame) -> str:
+        seats = [cell(group.loc[group["position"] == seat, "score"], 1) for seat in (0, 1)]
+        return " / ".join(seat or "–" for seat in seats)
+
+    table = cut.groupby(["label", "partner", "layout"], sort=False)[["position", "score"]]
+    return (
+        table.apply(sides).unstack("layout", fill_value="").reset_index().rename_axis(columns=None)
+    )
+
+
+def hanabi_cross_play(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 5: rows are configurations, columns self-play and each partner."""
+    cut = _select(frame, "hanabi", self_play=None)
+    cut = cut.assign(column=["self-play" if p == "self" else f"with {p}" for p in cut["partner"]])
+    return _pivot(cut, ["label"], "column", "score")
+
+
+def collab(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 7: capture/escape rate and turns when won, per configuration and partner."""
+    outcomes = {"collab_capture": ("captured", "capture"), "collab_escape": ("escaped", "escape")}
+    groups = frame[frame["game"].isin(list(outcomes))] if not frame.empty else frame
+    if groups.empty:
+        return pd.DataFrame()
+    rows: list[dict[str, Any]] = []
+    for (row_label, partner), group in groups.groupby(["label", "partner"], sort=False):
+        row: dict[str, Any] = {"label": row_label, "partner": partner}
+        for game, (metric, noun) in outcomes.items():
+            cut = group[group["game"] == game]
+            won = f"metric_{metric}"
+            if cut.empty or won not in cut:
+                continue
+            row[f"{noun} rate"] = cell(cut[won])
+            row[f"turns to {noun}"] = cell(cut.loc[cut[won] == 1.0, "metric_turns"])
+        rows.append(row)
+    return pd.DataFrame(rows).fillna("")
+
+
+def _rate(part: pd.Series, whole: pd.Series) -> pd.Series:
+    """Per-episode ``part / whole``; None where ``whole`` is 0 or unknown (no data is not 0)."""
+    return pd.Series(
+        [
+            None if pd.isna(w) or w == 0 or pd.isna(p) else p / w
+            for p, w in zip(part, whole, strict=True)
+        ],
+        index=part.index,
+        dtype=object,
+    )
+
+
+def per_decision(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration and game: each measure per decision, mean ± SE over episodes."""
+    if frame.empty:
+        return pd.DataFrame()
+    llm = frame[frame["llm_calls"].notna() & (frame["decisions"].fillna(0) > 0)]
+    rows: list[dict[str, Any]] = []
+    for (row_label, game), group in llm.groupby(["label", "game"], sort=False):
+        decisions = group["decisions"]
+        tokens = group["prompt_tokens"] + group["completion_tokens"]
+        rates = {
+            "calls/dec": _rate(group["llm_calls"], decisions),
+            "tokens/dec": _rate(tokens, decisions),
+            "cost/dec": _rate(group["cost"], decisions),
+            "latency/dec s": _rate(group["latency_s"], decisions),
+            "verifier reject": _rate(group["verifier_rejections"], group["verifier_calls"]),
+            "fallback": _rate(group["fallbacks"], decisions),
+            "repeated": _rate(group["repeated_decisions"], decisions),
+            "HM pred acc": _rate(group["predictions_correct"], group["predictions_scored"]),
+        }
+        rows.append(
+            {
+                "label": row_label,
+                "game": game,
+                "episodes": len(group),
+                "decisions": int(decisions.sum()),
+                **{name: cell(values, 3) for name, values in rates.items()},
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 @dataclass
@@ -239,7 +347,7 @@ class AgenticReport:
 
     @staticmethod
     def _write_csv(path: Path, table: pd.DataFrame) -> Path:
-        table.to_csv(path, index=False)
+        table.to_csv(path, index=False, na_rep="")
         return path
 
 
@@ -249,6 +357,7 @@ def build_report(episodes: Iterable[AgenticEpisode]) -> AgenticReport:
     builders = {
         "table1_overcooked_self_play": overcooked_self_play,
         "table2_hanabi_self_play": hanabi_self_play,
+        "table3_ablation": ablation,
         "table4_overcooked_cross_play": overcooked_cross_play,
         "table5_hanabi_cross_play": hanabi_cross_play,
         "table7_collab": collab,
@@ -271,7 +380,10 @@ def agentic_report(runs: Sequence[str | Path], out: str | Path | None = None) ->
 
 
 def plot_report(frame: pd.DataFrame, out: Path) -> list[Path]:
-    """Score per agent and pairing for each game/layout (mean ± SE bars), and cost vs score."""
+    """The report's figures: scores and tokens against score, one panel per game.
+
+    ``scores.png``: mean ± SE bars per configuration and pairing, layouts on the x axis.
+    """
     if frame.empty:
         return []
     import matplotlib
@@ -279,44 +391,78 @@ def plot_report(frame: pd.DataFrame, out: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    paths: list[Path] = []
     frame = frame.assign(
-        pairing=[f"{lab} + {p}" for lab, p in zip(frame["label"], frame["partner"], strict=True)],
-        setting=[f"{g}\n{lay}" for g, lay in zip(frame["game"], frame["layout"], strict=True)],
+        pairing=[
+            f"{lab} + {p}" if p != "self" else f"{lab} (self-play)"
+            for lab, p in zip(frame["label"], frame["partner"], strict=True)
+        ]
     )
-    settings = sorted(frame["setting"].unique())
-    fig, axes = plt.subplots(1, len(settings), figsize=(4 * len(settings), 3.5), squeeze=False)
-    for ax, setting in zip(axes[0], settings, strict=True):
-        cut = frame[frame["setting"] == setting]
-        stats = [(name, _mean_se(g["score"])) for name, g in cut.groupby("pairing")]
-        ax.bar(
-            range(len(stats)),
-            [s.mean for _, s in stats],
-            yerr=[0.0 if math.isnan(s.se) else s.se for _, s in stats],
-            capsize=3,
-        )
-        ax.set_xticks(range(len(stats)), [name for name, _ in stats], rotation=45, ha="right")
-        ax.set_title(setting, fontsize=9)
-        ax.set_ylabel("score")
-    paths.append(_save(fig, out / "scores.png"))
+    games = list(dict.fromkeys(frame["game"]))
+    paths = [_save(_score_panels(plt, frame, games), out / "scores.png")]
     costly = frame[frame["llm_calls"].notna()]
     if not costly.empty:
-        fig, ax = plt.subplots(figsize=(5, 3.5))
-        for label, group in costly.groupby("label"):
-            ax.scatter(
-                group["prompt_tokens"] + group["completion_tokens"], group["score"], label=label
-            )
-        ax.set_xlabel("tokens per episode")
-        ax.set_ylabel("score")
-        ax.legend(fontsize=7)
-        paths.append(_save(fig, out / "tokens_vs_score.png"))
+        paths.append(_save(_token_panels(plt, costly), out / "tokens_vs_score.png"))
     return paths
+
+
+def _score_panels(plt: Any, frame: pd.DataFrame, games: list[str]) -> Any:
+    """One panel per game: layouts on the x axis, one bar per pairing, legend below."""
+    fig, axes = plt.subplots(
+        len(games), 1, figsize=(10, 3.6 * len(games)), squeeze=False, layout="constrained"
+    )
+    for ax, game in zip(axes[:, 0], games, strict=True):
+        cut = frame[frame["game"] == game]
+        layouts = list(dict.fromkeys(cut["layout"]))
+        pairings = list(dict.fromkeys(cut["pairing"]))
+        width = 0.8 / len(pairings)
+        for index, pairing in enumerate(pairings):
+            stats = [
+                _mean_se(cut[(cut["layout"] == lay) & (cut["pairing"] == pairing)]["score"])
+                for lay in layouts
+            ]
+            ax.bar(
+                [x + (index - (len(pairings) - 1) / 2) * width for x in range(len(layouts))],
+                [0.0 if s.n == 0 else s.mean for s in stats],
+                width,
+                yerr=[0.0 if s.n < 2 else s.se for s in stats],
+                capsize=2,
+                label=pairing,
+            )
+        if (cut["score"] >= 0).all():
+            ax.set_ylim(bottom=0, top=max(1.0, ax.get_ylim()[1]))
+        ax.set_xticks(range(len(layouts)), layouts, fontsize=8)
+        ax.set_title(game, fontsize=10)
+        ax.set_ylabel("score (mean ± SE)")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return fig
+
+
+def _token_panels(plt: Any, frame: pd.DataFrame) -> Any:
+    """Tokens per episode against score, one panel per game, one colour per configuration."""
+    games = list(dict.fromkeys(frame["game"]))
+    fig, axes = plt.subplots(
+        1, len(games), figsize=(4.2 * len(games) + 2.5, 3.6), squeeze=False, layout="constrained"
+    )
+    for ax, game in zip(axes[0], games, strict=True):
+        cut = frame[frame["game"] == game]
+        for row_label, group in cut.groupby("label", sort=False):
+            tokens = (group["prompt_tokens"] + group["completion_tokens"]).astype(float)
+            ax.scatter(tokens, group["score"], label=row_label, s=14)
+        ax.set_title(game, fontsize=10)
+        ax.set_xlabel("tokens per episode", fontsize=8)
+        ax.set_ylabel("score", fontsize=8)
+        ax.tick_params(labelsize=7)
+    legend: dict[str, Any] = {}
+    for ax in axes[0]:
+        for handle, name in zip(*ax.get_legend_handles_labels(), strict=True):
+            legend.setdefault(name, handle)
+    fig.legend(legend.values(), legend.keys(), fontsize=7, loc="outside right upper", frameon=False)
+    return fig
 
 
 def _save(fig: Any, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
-    fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path

@@ -182,54 +182,46 @@ def open_grid_store(config: GridConfig, out: str | Path, specs: Sequence[Episode
     return store
 
 
-async def record_episode(store: RunStore, episode: AgenticEpisode, *, exchanges: bool) -> None:
-    """Write an episode's record, after its exchanges unless they were written already.
-
-    The record is what marks the episode finished, so it always comes last.
-    """
-    if exchanges:
-        for exchange in episode.exchanges:
-            await store.append_async(EXCHANGES, exchange)
-    await store.append_async(EPISODES, episode.to_record())
-
-
-async def record_failure(store: RunStore, key: str, exc: Exception) -> EpisodeFailure:
-    """Write an episode's failure and return it."""
-    failure = EpisodeFailure(key, f"{type(exc).__name__}: {exc}")
-    await store.append_record_async(FAILURES, Failure(key=key, error=failure.error))
-    return failure
-
-
 class RecordWriter:
-    """Appends records to a stream in the order they are made, without blocking the caller.
+    """Appends records to the run's streams in the order they are made, without blocking.
 
-    Agents record from inside their (synchronous) recorder callback; each record is queued and
-    written by a background task (the fsync runs off the event loop). :meth:`join` waits for
-    everything queued; :meth:`close` writes what is left synchronously, even after Ctrl-C.
+    Agents record from inside their (synchronous) recorder callback; :meth:`put` queues each
+    record and a background task writes it (the fsync runs off the event loop).
+    :meth:`write` queues a record and waits until it is on disk, which, the queue being in
+    order, means every record queued before it is too: an episode record written this way
+    always follows its exchanges. :meth:`close` writes what is left synchronously, even after
+    Ctrl-C.
     """
 
-    def __init__(self, store: RunStore, stream: str) -> None:
+    def __init__(self, store: RunStore) -> None:
         """Start the writer task (call inside a running event loop)."""
         self.store = store
-        self.stream = stream
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.queue: asyncio.Queue[tuple[str, dict[str, Any], asyncio.Future[None] | None]] = (
+            asyncio.Queue()
+        )
         self.task = asyncio.create_task(self._run())
 
-    def put(self, record: dict[str, Any]) -> None:
+    def put(self, stream: str, record: dict[str, Any]) -> None:
         """Queue one record."""
-        self.queue.put_nowait(record)
+        self.queue.put_nowait((stream, record, None))
+
+    async def write(self, stream: str, record: dict[str, Any]) -> None:
+        """Queue one record and wait until it, and everything queued before it, is written."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.queue.put_nowait((stream, record, done))
+        await done
 
     async def _run(self) -> None:
         while True:
-            record = await self.queue.get()
+            stream, record, done = await self.queue.get()
             try:
-                await self.store.append_async(self.stream, record)
-            finally:
-                self.queue.task_done()
-
-    async def join(self) -> None:
-        """Wait until every queued record is written."""
-        await self.queue.join()
+                await self.store.append_async(stream, record)
+            except Exception as exc:  # handed to the waiting writer, which raises it
+                if done is not None:
+                    done.set_exception(exc)
+                continue
+            if done is not None:
+                done.set_result(None)
 
     def close(self) -> None:
         """Stop the task and write the records still queued.
@@ -238,7 +230,26 @@ class RecordWriter:
         """
         self.task.cancel()
         while not self.queue.empty():
-            self.store.append(self.stream, self.queue.get_nowait())
+            stream, record, _ = self.queue.get_nowait()
+            self.store.append(stream, record)
+
+
+async def record_episode(writer: RecordWriter, episode: AgenticEpisode, *, exchanges: bool) -> None:
+    """Write an episode's record, after its exchanges unless they were written already.
+
+    The record is what marks the episode finished, so it always comes last.
+    """
+    if exchanges:
+        for exchange in episode.exchanges:
+            writer.put(EXCHANGES, exchange)
+    await writer.write(EPISODES, episode.to_record())
+
+
+async def record_failure(writer: RecordWriter, key: str, exc: Exception) -> EpisodeFailure:
+    """Write an episode's failure and return it."""
+    failure = EpisodeFailure(key, f"{type(exc).__name__}: {exc}")
+    await writer.write(FAILURES, Failure(key=key, error=failure.error).to_json())
+    return failure
 
 
 @asynccontextmanager
@@ -253,7 +264,7 @@ async def local_session(
     pool = ModelPool(config.runtime, config.api_base_for)
 
     def on_record(record: dict[str, Any]) -> None:
-        writer.put(record)
+        writer.put(EXCHANGES, record)
         if record.get("kind") == "exchange":
             progress.add(model_calls=1)
 
@@ -373,7 +384,7 @@ async def run_grid_async(
         )
     unready = check_players(specs)
     store = open_grid_store(config, out, specs)
-    writer = RecordWriter(store, EXCHANGES)
+    writer = RecordWriter(store)
     try:
         done = finished_keys(store)
         pending = [spec for spec in specs if spec.key not in done]
@@ -386,8 +397,7 @@ async def run_grid_async(
         async with _session(playable, config, writer, tracker) as session:
             parallel = config.runtime.parallel_episodes
             async for spec, outcome in bounded_outcomes(playable, parallel, session.play):
-                await writer.join()
-                await _store_outcome(store, result, spec, outcome, session.streams, tracker)
+                await _store_outcome(writer, result, spec, outcome, session.streams, tracker)
         if result.complete:
             store.mark_finished()
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -400,7 +410,7 @@ async def run_grid_async(
 
 
 async def _store_outcome(
-    store: RunStore,
+    writer: RecordWriter,
     result: GridResult,
     spec: EpisodeSpec,
     outcome: AgenticEpisode | Exception,
@@ -409,10 +419,10 @@ async def _store_outcome(
 ) -> None:
     """Write one outcome, add it to ``result`` and report progress."""
     if isinstance(outcome, Exception):
-        result.failures.append(await record_failure(store, spec.key, outcome))
+        result.failures.append(await record_failure(writer, spec.key, outcome))
         tracker.add(failed=True)
         return
-    await record_episode(store, outcome, exchanges=not streamed)
+    await record_episode(writer, outcome, exchanges=not streamed)
     result.played.append(outcome)
     if streamed:
         tracker.add(episode=outcome)

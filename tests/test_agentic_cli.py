@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -96,3 +97,96 @@ def test_agentic_run_rejects_cac_flags_for_other_agents(tmp_path: Path) -> None:
         ],
     )
     assert "not both" in str(both.exception)
+
+
+def _run(tmp_path: Path, *extra: str) -> Any:
+    args = ["agentic", "run", "--game", "collab_capture", "--partner", "capture-greedy"]
+    return runner.invoke(app, [*args, *extra, "--out", str(tmp_path / "run")])
+
+
+def test_model_is_required_for_llm_agents(tmp_path: Path) -> None:
+    result = _run(tmp_path, "--agent", "cac")
+    assert result.exit_code != 0
+    assert "--model" in str(result.exception) and "scripted" in str(result.exception)
+    assert not (tmp_path / "run").exists()
+    assert _run(tmp_path, "--agent", "capture-planner", "--seeds", "0").exit_code == 0
+
+
+def test_run_takes_sampling_episodes_and_agent_options(tmp_path: Path) -> None:
+    result = _run(
+        tmp_path,
+        "--agent",
+        "hm",
+        "--model",
+        "scripted",
+        "--episodes",
+        "2",
+        "--temperature",
+        "0.3",
+        "--top-p",
+        "0.5",
+        "--max-tokens",
+        "64",
+        "--seed",
+        "7",
+        "--variant",
+        "mmp",
+        "--top-k",
+        "3",
+        "--reward",
+        "0.5",
+        "--threshold",
+        "0.4",
+    )
+    assert result.exit_code == 0, result.output
+    episodes = load_agentic_run(tmp_path / "run", with_exchanges=False)
+    assert sorted(e.spec.seed for e in episodes) == [0, 1]
+    spec = episodes[0].spec
+    assert spec.generate == {"temperature": 0.3, "top_p": 0.5, "max_tokens": 64, "seed": 7}
+    assert spec.agent_options == {"variant": "mmp", "top_k": 3, "c": 0.5, "threshold": 0.4}
+    assert "decisions" in result.output and "model calls" in result.output
+
+
+def test_uncapped_verifier_and_paper_preset_from_the_command_line(tmp_path: Path) -> None:
+    result = _run(
+        tmp_path, "--agent", "cac", "--model", "scripted", "--seeds", "0",
+        "--preset", "paper", "--max-verifier-retries", "none",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (episode,) = load_agentic_run(tmp_path / "run", with_exchanges=False)
+    assert episode.spec.preset == "paper"
+    assert episode.spec.agent_options == {
+        "use_tom": False,
+        "use_verifier": False,
+        "max_verifier_retries": None,
+    }
+    assert episode.spec.generate == {"temperature": 0.6, "top_p": 0.9}
+
+
+def test_hm_flags_are_refused_for_other_agents(tmp_path: Path) -> None:
+    result = _run(tmp_path, "--agent", "cac", "--model", "scripted", "--variant", "vmp")
+    assert result.exit_code != 0 and "HM options" in str(result.exception)
+
+
+def test_registered_grid_by_name_with_a_model(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "agentic",
+            "grid",
+            "smoke",
+            "--model",
+            "scripted",
+            "--episodes",
+            "1",
+            "--temperature",
+            "0.1",
+            "--out",
+            str(tmp_path / "g"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    episodes = load_agentic_run(tmp_path / "g", with_exchanges=False)
+    assert {e.spec.seed for e in episodes} == {0}
+    assert {e.spec.model for e in episodes if e.spec.agent == "cac"} == {"scripted"}
+    assert all(e.spec.generate == {"temperature": 0.1} for e in episodes)

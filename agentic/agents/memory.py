@@ -128,9 +128,21 @@ def episodic_memory(game: Game, player: int, working: str) -> str:
     return "Episodic memory:\n" + "\n".join(lines) if lines else ""
 
 
+def _history_line(line: str, partner: str) -> bool:
+    return bool(OWN_HISTORY.search(line) or re.search(rf"\b{partner}'s last action\b", line, re.I))
+
+
 def memory_text(game: Game, player: int, *sections: str, episodic: bool = True) -> str:
-    """Working memory, episodic memory (unless ``episodic`` is False), then extra sections."""
+    """Working memory, episodic memory, then extra sections.
+
+    With ``episodic`` False the agent is stateless: no episodic section, and the history lines
+    of the game's description are left out too, so the model sees the current state only.
+    """
     working = game.describe(player).strip()
+    if not episodic:
+        partner = PLAYER_NAMES[1 - player]
+        lines = working.splitlines()
+        working = "\n".join(line for line in lines if not _history_line(line, partner))
     parts = [working, episodic_memory(game, player, working) if episodic else ""]
     parts += [section.strip() for section in sections]
     return "\n\n".join(part for part in parts if part)
