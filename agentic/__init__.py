@@ -8,7 +8,9 @@ cheap):
   on the local asyncio backend or on Ray;
 - :func:`load_agentic_run` / :func:`verify_episodes`: read a run directory back and re-check
   every episode by replaying it (what the leaderboard uses);
-- :func:`agentic_report`: the paper-shaped tables and figures of one or more runs.
+- :func:`agentic_report`: the paper-shaped tables and figures of one or more runs;
+- :func:`get_grid` / :func:`registered_grids` / :func:`missing_tasks`: the registered, versioned
+  grids (what the leaderboard checks agentic submissions against).
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ from coordqa._lazy import lazy_getattr
 _EXPORTS = {
     "AgenticEpisode": "coordqa.agentic.episodes",
     "EpisodeSpec": "coordqa.agentic.episodes",
+    "EpisodeTask": "coordqa.agentic.episodes",
+    "RegisteredGrid": "coordqa.agentic.grid_registry",
+    "get_grid": "coordqa.agentic.grid_registry",
+    "missing_tasks": "coordqa.agentic.grid_registry",
+    "registered_grids": "coordqa.agentic.grid_registry",
     "VerificationError": "coordqa.agentic.episodes",
     "VerifiedEpisode": "coordqa.agentic.episodes",
     "load_agentic_run": "coordqa.agentic.episodes",
@@ -36,9 +43,14 @@ _EXPORTS = {
 __all__ = [
     "AgenticEpisode",
     "EpisodeSpec",
+    "EpisodeTask",
     "GridConfig",
     "GridResult",
+    "RegisteredGrid",
     "agentic_report",
+    "get_grid",
+    "missing_tasks",
+    "registered_grids",
     "load_grid",
     "run_grid",
     "VerificationError",
@@ -53,12 +65,19 @@ if TYPE_CHECKING:
     from coordqa.agentic.episodes import (
         AgenticEpisode,
         EpisodeSpec,
+        EpisodeTask,
         VerificationError,
         VerifiedEpisode,
         load_agentic_run,
         verify_episodes,
     )
     from coordqa.agentic.grid import GridConfig, load_grid
+    from coordqa.agentic.grid_registry import (
+        RegisteredGrid,
+        get_grid,
+        missing_tasks,
+        registered_grids,
+    )
     from coordqa.agentic.match import play_match, run_match
     from coordqa.agentic.report import agentic_report
     from coordqa.agentic.runner import GridResult, run_grid

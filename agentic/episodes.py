@@ -144,11 +144,16 @@ class EpisodeSpec(BaseModel):
     def key(self) -> str:
         """A readable, unique identity: game, layout, pairing, seat, seed and a hash of the rest.
 
-        The hash covers every field, so two specs that differ only in options get two keys.
+        The hash covers every field but ``generate``, so two specs that differ only in agent
+        options, game options or preset get two keys. Sampling is left out: a grid samples
+        one way, and an episode is the same task whatever temperature played it (the run's
+        manifest and the spec itself still record it).
         """
         who = self.agent if self.model is None else f"{self.agent}[{self.model}]"
         pairing = "self" if self.partner is None else f"{self.partner}@p{self.position}"
-        digest = content_hash(_without_defaults(self, ("preset", "generate")))[:8]
+        identity = _without_defaults(self, ("preset",))
+        del identity["generate"]
+        digest = content_hash(identity)[:8]
         return f"{self.game}/{self.layout}/{who}+{pairing}/s{self.seed}#{digest}"
 
 

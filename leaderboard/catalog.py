@@ -183,7 +183,7 @@ def register_grid(db: Database, path: str | Path, name: str | None = None) -> Kn
     from coordqa.agentic.grid import load_grid
 
     config = load_grid(path)
-    config.episodes()  # unknown games, layouts and partners are refused now, not on submission
+    config.tasks()  # unknown games, layouts and partners are refused now, not on submission
     identity = grid_identity(config)
     label = admin_text(name or config.name, what="the grid's name")
     fingerprint = content_hash(identity)

@@ -114,7 +114,8 @@ def test_run_directory_round_trip_ignores_exchanges_of_unfinished_attempts(
 ) -> None:
     result = run_grid(parse_grid(_small_grid()), tmp_path / "run")
     assert result.complete and len(result.played) == 2
-    orphan = {"episode": result.played[0].key, "attempt": "killed", "role": "action"}
+    # an exchange of an attempt that was killed before its episode record was written
+    orphan = {**result.played[0].exchanges[0], "attempt": "killed"}
     with (tmp_path / "run" / "exchanges.jsonl").open("a") as handle:
         handle.write(json.dumps(orphan) + "\n")
     episodes = load_agentic_run(tmp_path / "run")

@@ -30,7 +30,7 @@ def _plain(text: str | None) -> str | None:
 
 def reparse(record: dict[str, Any]) -> dict[str, Any]:
     """The fields a record should hold, parsed again from its stored reply (by role)."""
-    reply = record["reply"]
+    reply = record["text"]
     role = record["role"]
     if role in ("action", "reprompt", "predict"):
         choice = choose(reply or "", record["options"])

@@ -154,6 +154,7 @@ def make_hm_run(out: Path, *, seed: int = 0) -> Path:
         {
             "name": "hm",
             "agents": ["hm"],
+            "models": ["scripted"],
             "games": [{"game": "collab_capture", "seeds": [seed]}],
             "runtime": {"parallel_episodes": 1},
         }

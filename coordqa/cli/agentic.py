@@ -174,25 +174,34 @@ def _finish(result: GridResult) -> None:
 
 
 def _print_tables(tables: dict[str, pd.DataFrame]) -> None:
-    """Print each table; the wide per-decision table is printed one row per measure."""
+    """Print each table.
+
+    The wide per-decision table is printed one configuration at a time, one row per measure
+    and one column per game.
+    """
     from coordqa.agentic.report import TABLE_TITLES
 
     for stem, frame in tables.items():
         if stem == "per_decision":
-            frame = _measures_as_rows(frame)
-        table = Table(title=TABLE_TITLES[stem])
-        for column in frame.columns:
-            table.add_column(Text(str(column)), overflow="fold")
-        for row in frame.itertuples(index=False):
-            table.add_row(*(Text(f"{v:.3g}" if isinstance(v, float) else str(v)) for v in row))
-        console.print(table)
+            for row_label, part in frame.groupby("label", sort=False):
+                _print_table(f"{TABLE_TITLES[stem]}: {row_label}", _measures_as_rows(part))
+        else:
+            _print_table(TABLE_TITLES[stem], frame)
+
+
+def _print_table(title: str, frame: pd.DataFrame) -> None:
+    table = Table(title=Text(title, style="italic"))
+    for column in frame.columns:
+        table.add_column(Text(str(column)), overflow="fold")
+    for row in frame.itertuples(index=False):
+        table.add_row(*(Text(str(value)) for value in row))
+    console.print(table)
 
 
 def _measures_as_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """One column per agent and game, one row per measure (fits 80 columns for a few agents)."""
-    shown = frame.set_index(["label", "game"]).T
-    shown.columns = [f"{label} {game}" for label, game in shown.columns]
-    return shown.rename_axis("measure").reset_index()
+    """One column per game, one row per measure."""
+    shown = frame.drop(columns="label").set_index("game").T
+    return shown.rename_axis("measure").reset_index().rename_axis(columns=None)
 
 
 @agentic_app.command("run")
