@@ -213,19 +213,24 @@ def hanabi_self_play(frame: pd.DataFrame) -> pd.DataFrame:
 def ablation(frame: pd.DataFrame) -> pd.DataFrame:
     """Table 3: CAC's ablation steps in self-play, per model and other options.
 
-    Built only when some model and configuration has at least two steps (an ablation).
+    Only games (and layouts) where one configuration was played with at least two ablation
+    steps appear: a preset that merely configures each game differently is not an ablation.
     """
     if frame.empty:
         return pd.DataFrame()
     cut = frame[frame["ablation_step"].notna() & (frame["partner"] == "self")]
-    if cut.empty or cut.groupby("ablation_label")["ablation_step"].nunique().max() < 2:
-        return pd.DataFrame()
     cut = cut.assign(
         setting=[
-            g if g != "overcooked" else f"{g} {lay}"
-            for g, lay in zip(cut["game"], cut["layout"], strict=True)
-        ],
-        step=pd.Categorical(cut["ablation_step"], categories=list(ABLATION_STEPS.values())),
+            game if game != "overcooked" else f"{game} {layout}"
+            for game, layout in zip(cut["game"], cut["layout"], strict=True)
+        ]
+    )
+    steps = cut.groupby(["ablation_label", "setting"])["ablation_step"].transform("nunique")
+    cut = cut[steps >= 2]
+    if cut.empty:
+        return pd.DataFrame()
+    cut = cut.assign(
+        step=pd.Categorical(cut["ablation_step"], categories=list(ABLATION_STEPS.values()))
     )
     table = cut.groupby(["ablation_label", "step", "setting"], observed=True)["score"].apply(cell)
     table = table.unstack("setting", fill_value="").reset_index().rename_axis(columns=None)

@@ -140,3 +140,17 @@ def test_every_stored_episode_of_the_run_verifies(report_run: Path) -> None:
     verified = verify_episodes(episodes)
     assert {v.spec.game for v in verified} == {"overcooked", "hanabi"}
     assert [v.score for v in verified] == [e.score for e in episodes]
+
+
+def test_a_preset_that_configures_games_differently_is_not_an_ablation(tmp_path: Path) -> None:
+    grid = {
+        "agents": ["cac"],
+        "models": ["scripted"],
+        "preset": "paper",  # Collab Capture: action only; Collab Escape: ToM and action
+        "games": [
+            {"game": "collab_capture", "seeds": [0, 1]},
+            {"game": "collab_escape", "seeds": [0, 1]},
+        ],
+    }
+    run = run_grid(parse_grid(grid), tmp_path / "paper").run_dir
+    assert "table3_ablation" not in agentic_report([run]).tables
