@@ -112,7 +112,10 @@ def test_qa_summary_shows_outcomes_and_accuracy_from_the_rules(client: TestClien
     overall = sum(per_trial) / TRIALS
     total_row = re.search(r'<tr class="total">.*?</tr>', page, re.S)
     assert total_row is not None and f"{100 * overall:.1f}" in total_row.group(0)
-    assert "Incomplete" in page  # one error sample
+    incomplete = re.search(r'<p class="warn" id="incomplete">(.*?)</p>', page, re.S)
+    assert incomplete is not None and "1 error" in incomplete.group(1)
+    assert total_row.group(0).count('<span class="warn">*</span>') == 1  # accuracy marked
+    assert "95% CI" in page and '<span class="ci">[' in total_row.group(0)
     assert "openai/viewer-test" in page and "example" in page  # manifest: model, dataset
 
 
@@ -193,16 +196,33 @@ def test_a_choice_stored_without_span_is_read_again_only_if_it_agrees() -> None:
     assert ReplyParts.cut(text, (0, len(text) + 1)) is None
 
 
-def test_comparison_lists_the_questions_where_runs_differ(client: TestClient) -> None:
+def test_comparison_pairs_the_runs_and_lists_where_they_differ(client: TestClient) -> None:
     page = get(client, "/compare")
     # scripted answers A everywhere; the hostile run differs on every ToM (ambiguous) and JP
-    # (no answer) question, and on the first question (an error in one trial)
+    # (no answer) trial, and on the first question's failed first trial
     rows = load_rows("example")
-    differing = {r["question_id"] for r in rows if r["question_type"] != "EC"}
-    differing.add(rows[0]["question_id"])
-    assert f"{len(differing)} of {len(rows)} questions" in page
-    listed = set(re.findall(r"<tr><td>(example-[^<]+)</td>", page))
+    differing = {
+        (r["question_id"], t) for r in rows if r["question_type"] != "EC" for t in range(TRIALS)
+    }
+    differing.add((rows[0]["question_id"], 0))
+    listed = {
+        (qid, int(trial))
+        for qid, trial in re.findall(
+            r'<tr><td>(example-[^<]+)</td><td class="num">(\d+)</td>', page
+        )
+    }
     assert listed == differing
+    assert f"{len(differing)} of {len(rows) * TRIALS} (question, trial) pairs" in page
+    paired = re.search(r'<table class="paired">.*?</table>', page, re.S)
+    assert paired is not None
+    questions = dict(
+        re.findall(r'<tr[^>]*><td>(\w+)</td><td class="num">(\d+)</td>', paired.group(0))
+    )
+    per_type = Counter(r["question_type"] for r in rows)
+    assert questions == {**{k: str(v) for k, v in per_type.items()}, "overall": str(len(rows))}
+    # the reference's cell links to its sample page, the other run's to its own
+    assert 'href="/runs/hostile/samples/0">error</a>' in page
+    assert 'href="/runs/scripted/samples/0">A</a>' in page
 
 
 def test_agentic_pages_flag_the_rejection_and_the_fallback(client: TestClient) -> None:

@@ -1,18 +1,38 @@
-"""Two or more QA runs side by side: accuracy per question type and the questions they differ on.
+"""Two or more QA runs side by side: accuracy per question type, paired tests, differences.
 
-The accuracies are the runs' :mod:`coordqa.analysis` tables; this module only lines them up and
-finds the questions whose outcomes differ between the runs.
+Every number comes from :mod:`coordqa.analysis`: the accuracy tables of each run, and for each
+run against the first one :func:`coordqa.analysis.compare_two_runs` (the paired test per question
+type and the (question, trial) pairs whose outcomes differ, as ``coordqa compare`` shows them).
+This module only lines them up and links each difference to its sample pages.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from coordqa.analysis import QUESTION_TYPES
-from coordqa.viewer.qa import QAView, SampleRow
+from coordqa.analysis import QUESTION_TYPES, PairedDifference, RunComparison, compare_two_runs
+from coordqa.viewer.qa import QAView
 
-__all__ = ["Comparison", "QuestionCell", "QuestionDiff", "TypeRow", "compare"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["AccuracyCell", "Comparison", "Difference", "PairView", "TypeRow", "compare"]
+
+
+@dataclass(frozen=True)
+class AccuracyCell:
+    """A run's accuracy on one scope, with both uncertainties."""
+
+    accuracy: float
+    """Mean over trials of per-trial accuracy."""
+    se: float
+    """The paper's trial SE (NaN with one trial)."""
+    ci_low: float
+    """Lower end of the question-level 95% CI."""
+    ci_high: float
+    """Upper end of the question-level 95% CI."""
 
 
 @dataclass(frozen=True)
@@ -21,38 +41,52 @@ class TypeRow:
 
     scope: str
     """A question type, or ``overall``."""
-    cells: list[tuple[float, float] | None]
-    """``(accuracy, se)`` per run; None when the run has no question of the type."""
+    cells: list[AccuracyCell | None]
+    """One per run; None when the run has no question of the type."""
 
 
 @dataclass(frozen=True)
-class QuestionCell:
-    """How one run did on one question, over its trials."""
-
-    correct: int
-    """Trials answered correctly."""
-    trials: int
-    """Trials stored."""
-    chosen: list[str]
-    """What each trial chose (letters, ``-`` for none), in trial order."""
-    first: int
-    """Number of the run's first sample of the question (for the link)."""
-
-
-@dataclass(frozen=True)
-class QuestionDiff:
-    """A question on which the runs did not all do the same."""
+class Difference:
+    """A (question, trial) on which the two runs of a pair did not do the same."""
 
     question_id: str
     """The question."""
+    trial: int
+    """The trial."""
     game: str
     """Its game."""
     question_type: str
     """Its type."""
     answer: str
     """Letters of the correct options."""
-    cells: list[QuestionCell]
-    """One per run."""
+    a: str
+    """What the reference run chose (a letter, or its status)."""
+    b: str
+    """What the other run chose."""
+    a_correct: bool
+    """Whether the reference run was right."""
+    b_correct: bool
+    """Whether the other run was right."""
+    a_number: int | None
+    """The reference run's sample page, if it stored the sample."""
+    b_number: int | None
+    """The other run's sample page."""
+
+
+@dataclass(frozen=True)
+class PairView:
+    """One run against the reference run (the first)."""
+
+    other: int
+    """Index of the other run among the compared runs."""
+    comparison: RunComparison
+    """Paired tests and differences, from :func:`coordqa.analysis.compare_two_runs`."""
+    differences: list[Difference]
+    """The comparison's differences, with links."""
+
+    def paired(self) -> list[tuple[str, PairedDifference]]:
+        """The paired test per scope, in table order (scopes with no shared question left out)."""
+        return [(s, p) for s, p in self.comparison.paired.items() if p.n_questions > 0]
 
 
 @dataclass(frozen=True)
@@ -61,69 +95,55 @@ class Comparison:
 
     by_type: list[TypeRow]
     """Accuracy per type and overall, run by run."""
-    differing: list[QuestionDiff]
-    """Questions (asked in every run) whose outcomes differ, in the first run's order."""
-    shared: int
-    """Questions asked in every run."""
-    unshared: int
-    """Questions asked in some runs only (not compared)."""
-    same_dataset: bool
-    """Whether every run used the same dataset (by fingerprint)."""
+    pairs: list[PairView]
+    """Each run after the first against the first."""
 
 
-def _cells(rows: Sequence[SampleRow]) -> dict[str, QuestionCell]:
-    grouped: dict[str, list[SampleRow]] = {}
-    for row in rows:
-        grouped.setdefault(row.question_id, []).append(row)
-    return {
-        qid: QuestionCell(
-            correct=sum(r.outcome == "correct" for r in group),
-            trials=len(group),
-            chosen=[r.chosen or "-" for r in sorted(group, key=lambda r: r.trial)],
-            first=min(r.number for r in group),
-        )
-        for qid, group in grouped.items()
-    }
+def _cell(row: pd.Series) -> AccuracyCell:
+    """The accuracy and uncertainties of one row of an :func:`coordqa.analysis.accuracy_table`."""
+    return AccuracyCell(*(float(row[k]) for k in ("accuracy", "se", "ci_low", "ci_high")))
 
 
 def _type_rows(views: Sequence[QAView]) -> list[TypeRow]:
-    rows = []
     tables = [v.analysis.by_type.set_index("question_type") for v in views]
+    rows = []
     for qtype in QUESTION_TYPES:
-        cells: list[tuple[float, float] | None] = [
-            (float(t.at[qtype, "accuracy"]), float(t.at[qtype, "se"])) if qtype in t.index else None
-            for t in tables
-        ]
+        cells = [_cell(t.loc[qtype]) if qtype in t.index else None for t in tables]
         if any(cells):
             rows.append(TypeRow(qtype, cells))
-    overall = [v.analysis.overall.iloc[0] for v in views]
-    rows.append(TypeRow("overall", [(float(o["accuracy"]), float(o["se"])) for o in overall]))
+    rows.append(TypeRow("overall", [_cell(v.analysis.overall.iloc[0]) for v in views]))
     return rows
 
 
+def _pair(views: Sequence[QAView], other: int) -> PairView:
+    reference, run = views[0], views[other]
+    comparison = compare_two_runs(reference.run, run.run, allow_mixed=True)
+    numbers = [{(r.question_id, r.trial): r.number for r in v.rows} for v in (reference, run)]
+    differences = [
+        Difference(
+            question_id=str(d["question_id"]),
+            trial=int(d["trial"]),
+            game=str(d["game"]),
+            question_type=str(d["question_type"]),
+            answer=str(d["answer"]),
+            a=str(d["a"]),
+            b=str(d["b"]),
+            a_correct=bool(d["a_correct"]),
+            b_correct=bool(d["b_correct"]),
+            a_number=numbers[0].get((str(d["question_id"]), int(d["trial"]))),
+            b_number=numbers[1].get((str(d["question_id"]), int(d["trial"]))),
+        )
+        for d in comparison.differences.to_dict(orient="records")
+    ]
+    return PairView(other, comparison, differences)
+
+
 def compare(views: Sequence[QAView]) -> Comparison:
-    """Line up ``views`` (two or more QA runs).
+    """Line up ``views`` (two or more QA runs; the first is the reference of the pairs).
 
     Raises:
         ValueError: fewer than two runs.
     """
     if len(views) < 2:
         raise ValueError(f"a comparison needs at least two QA runs, got {len(views)}")
-    cells = [_cells(v.rows) for v in views]
-    shared = [qid for qid in cells[0] if all(qid in c for c in cells[1:])]
-    every = set().union(*cells)
-    first_rows = {row.question_id: row for row in reversed(views[0].rows)}
-    differing = []
-    for qid in shared:
-        per_run = [c[qid] for c in cells]
-        if len({(c.correct, c.trials, tuple(sorted(c.chosen))) for c in per_run}) > 1:
-            row = first_rows[qid]
-            differing.append(QuestionDiff(qid, row.game, row.question_type, row.answer, per_run))
-    fingerprints = {v.manifest.dataset.fingerprint if v.manifest.dataset else None for v in views}
-    return Comparison(
-        by_type=_type_rows(views),
-        differing=differing,
-        shared=len(shared),
-        unshared=len(every) - len(shared),
-        same_dataset=len(fingerprints) == 1,
-    )
+    return Comparison(_type_rows(views), [_pair(views, i) for i in range(1, len(views))])

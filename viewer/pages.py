@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from coordqa.analysis import ERROR_POLICY
+from coordqa.analysis.report import MIXED_NOTE, PAIRED_NOTE, STATISTICS_NOTE, format_p
+from coordqa.analysis.tables import ERROR_POLICY, INCOMPLETE_MARK, INCOMPLETE_NOTE
 from coordqa.leaderboard.pages import package_environment
 from coordqa.store import open_run
-from coordqa.viewer.compare import compare
 from coordqa.viewer.qa import OUTCOMES, SampleFilter, sort_rows
 from coordqa.viewer.runs import RunCatalog
 
@@ -97,6 +97,15 @@ class Links:
         return Links(self.static, page)
 
 
+def plain(markdown: str) -> str:
+    """A note written for Markdown as plain text (code and bold marks dropped).
+
+    >>> plain("`± SE` is **the** trial SE")
+    '± SE is the trial SE'
+    """
+    return markdown.replace("**", "").replace("`", "")
+
+
 def seconds(value: float | None) -> str:
     """A duration with three significant digits, in ms below a second ("—" when absent).
 
@@ -110,17 +119,20 @@ def seconds(value: float | None) -> str:
 
 def render(template: str, links: Links, **context: Any) -> str:
     """Render ``template`` with ``links`` and ``context`` (the leaderboard's Jinja2 settings)."""
-    env = package_environment("coordqa.viewer", seconds=seconds)
+    env = package_environment("coordqa.viewer", seconds=seconds, p_value=format_p)
     return env.get_template(template).render(links=links, **context)
 
 
 # -- the pages ---------------------------------------------------------------------------------
 
-UNCERTAINTY = (
-    "Accuracy is the mean over trials of per-trial accuracy, ± the standard error across trials "
-    "(the paper's measure; — with fewer than two trials)."
-)
-"""How the pages state the uncertainty they show."""
+NOTES = {
+    "statistics_note": plain(STATISTICS_NOTE),
+    "paired_note": plain(PAIRED_NOTE),
+    "mixed_note": plain(MIXED_NOTE),
+    "incomplete_note": plain(INCOMPLETE_NOTE),
+    "error_policy": ERROR_POLICY.capitalize(),
+}
+"""How :mod:`coordqa.analysis` explains its numbers, in the words ``coordqa report`` uses."""
 
 
 def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
@@ -138,6 +150,7 @@ def qa_run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:
     """A QA run's summary: accuracy tables, outcome counts and the manifest."""
     view = catalog.qa(run_id)
     analysis = view.analysis
+    mark = "" if analysis.complete else INCOMPLETE_MARK
     by_game_type = {
         (row["game"], row["question_type"]): row for row in _records(analysis.by_game_type)
     }
@@ -147,11 +160,9 @@ def qa_run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:
         entry=catalog.get(run_id),
         manifest=view.manifest,
         warnings=analysis.warnings,
-        complete=analysis.complete,
-        missing=analysis.missing,
-        errors=analysis.errors,
-        uncertainty=UNCERTAINTY,
-        error_policy=ERROR_POLICY.capitalize(),
+        status_note=analysis.status_note,
+        mark=mark,
+        **NOTES,
         by_type=_records(analysis.by_type),
         overall=_records(analysis.overall)[0],
         by_game_type=by_game_type,
@@ -195,8 +206,10 @@ def sample_page(catalog: RunCatalog, run_id: str, number: int, links: Links) -> 
 def compare_page(catalog: RunCatalog, links: Links) -> str:
     """The QA runs side by side (needs two or more)."""
     entries = catalog.qa_entries
-    comparison = compare([catalog.qa(e.id) for e in entries])
-    return render("compare.html", links, entries=entries, c=comparison, uncertainty=UNCERTAINTY)
+    views = [catalog.qa(e.id) for e in entries]
+    comparison = catalog.comparison()
+    marks = ["" if v.analysis.complete else INCOMPLETE_MARK for v in views]
+    return render("compare.html", links, entries=entries, c=comparison, marks=marks, **NOTES)
 
 
 def run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from coordqa.errors import ConfigError
 from coordqa.store import RunKind, open_run
 from coordqa.viewer.agentic import AgenticView
+from coordqa.viewer.compare import Comparison, compare
 from coordqa.viewer.qa import QAView, Rationales
 
 __all__ = ["RunCatalog", "RunEntry"]
@@ -101,6 +102,7 @@ class RunCatalog:
             )
         self._qa: dict[str, tuple[Stamp, QAView]] = {}
         self._agentic: dict[str, tuple[Stamp, AgenticView]] = {}
+        self._comparison: tuple[tuple[QAView, ...], Comparison] | None = None
         self._rationales: dict[str, Rationales] = {}
         self._lock = threading.Lock()
 
@@ -151,6 +153,22 @@ class RunCatalog:
             LookupError: no agentic run has that id.
         """
         return self._cached(self._agentic, self._of_kind(run_id, "agentic"), AgenticView)
+
+    def comparison(self) -> Comparison:
+        """The QA runs compared (needs two or more), computed again only when one of them changed.
+
+        The paired bootstrap tests take about a second per pair, so a page view reuses them.
+        """
+        views = tuple(self.qa(e.id) for e in self.qa_entries)
+        with self._lock:
+            held = self._comparison
+            if held is not None and len(held[0]) == len(views):
+                if all(a is b for a, b in zip(held[0], views, strict=True)):
+                    return held[1]
+        result = compare(views)
+        with self._lock:
+            self._comparison = (views, result)
+        return result
 
     def rationales(self, run_id: str) -> Rationales:
         """The solver rationales of QA run ``run_id``'s questions (its dataset read once)."""
