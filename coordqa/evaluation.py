@@ -98,8 +98,15 @@ class EvalConfig:
     """Only these games (None: all)."""
     types: tuple[str, ...] | None = None
     """Only these question types, among EC, ToM, JP (None: all)."""
+    ids: tuple[str, ...] | None = None
+    """Only the questions with these ids (None: all)."""
+    sample: int | None = None
+    """A sample of this many questions, stratified over game x type and drawn with
+    ``sample_seed``, after the games, types and ids filters (None: no sampling)."""
+    sample_seed: int = 0
+    """Seed of the question sample."""
     limit: int | None = None
-    """Only the first ``limit`` questions after the other filters (None: all)."""
+    """Only the first ``limit`` questions after the other filters, in dataset order (None: all)."""
     temperature: float | None = 0.6
     """Sampling temperature (None: the provider's default)."""
     top_p: float | None = 0.9
@@ -113,8 +120,8 @@ class EvalConfig:
     cache: bool = True
     """Serve repeated identical calls (same trial included) from the response cache."""
     out: Path | None = None
-    """Run directory; None: ``runs/<model>/<dataset fingerprint>-<config hash>``, so that the
-    same command resumes the same run."""
+    """Run directory; None: ``runs/<model>_<dataset>_<key options>_<hash>`` (see
+    :func:`run_name`), so that the same command resumes the same run."""
     policy: CallPolicy = field(default_factory=CallPolicy)
     """Concurrency, retries and timeouts. ``policy.concurrency`` is also the number of
     questions in flight."""
@@ -125,7 +132,7 @@ class EvalConfig:
     def __post_init__(self) -> None:
         if not self.model.strip():
             raise ConfigError("model must be a model name such as 'random' or 'openai/gpt-4o'")
-        for name in ("games", "types"):
+        for name in ("games", "types", "ids"):
             value = getattr(self, name)
             if isinstance(value, str):
                 raise ConfigError(
@@ -135,6 +142,10 @@ class EvalConfig:
             raise ConfigError(f"trials must be >= 1, got {self.trials}")
         if self.limit is not None and self.limit < 1:
             raise ConfigError(f"limit must be >= 1 (or None for all questions), got {self.limit}")
+        if self.sample is not None and self.sample < 1:
+            raise ConfigError(f"sample must be >= 1 (or None for no sample), got {self.sample}")
+        if self.ids is not None and not self.ids:
+            raise ConfigError("ids must name at least one question (or be None for all)")
         if self.prompt_layout not in PROMPT_LAYOUTS:
             raise ConfigError(
                 f"prompt_layout {self.prompt_layout!r} is not one of {list(PROMPT_LAYOUTS)}"
@@ -151,8 +162,12 @@ class EvalConfig:
         return GenerateConfig(self.temperature, self.top_p, self.max_tokens, seed)
 
     def identity(self) -> dict[str, Any]:
-        """The settings that change results; a resumed run must match them exactly."""
-        return {
+        """The settings that change results; a resumed run must match them exactly.
+
+        The question selections ``ids`` and ``sample`` appear only when used, so a run made
+        before they existed keeps its identity and fingerprint, and resumes.
+        """
+        identity: dict[str, Any] = {
             "model": self.model,
             "api_base": self.api_base,
             "dataset": self.dataset,
@@ -166,6 +181,11 @@ class EvalConfig:
             "seed": self.seed,
             "prompt_layout": self.prompt_layout,
         }
+        if self.ids is not None:
+            identity["ids"] = sorted(self.ids)
+        if self.sample is not None:
+            identity.update(sample=self.sample, sample_seed=self.sample_seed)
+        return identity
 
     def runtime(self) -> dict[str, Any]:
         """Settings that only change how the run executes; they may differ when resuming."""
@@ -307,7 +327,7 @@ class _Plan:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.") or "model"
+    return re.sub(r"[^A-Za-z0-9._+-]+", "-", text).strip("-.") or "model"
 
 
 def _plan(config: EvalConfig) -> _Plan:
@@ -323,11 +343,19 @@ def _plan(config: EvalConfig) -> _Plan:
 
     full = load_rows(config.dataset)  # plain rows: importing `datasets` costs a second
     fingerprint = dataset_fingerprint(full)
-    rows = filter_rows(full, config.games, config.types, config.limit)
+    rows = filter_rows(
+        full,
+        config.games,
+        config.types,
+        config.limit,
+        ids=config.ids,
+        sample=config.sample,
+        seed=config.sample_seed,
+    )
     if len(rows) == 0:
         raise ConfigError(
             f"no questions left after filtering (games={config.games}, types={config.types}, "
-            f"limit={config.limit}); widen the filters"
+            f"ids={config.ids}, limit={config.limit}); widen the filters"
         )
     questions = []
     for row in rows:
@@ -350,9 +378,7 @@ def _plan(config: EvalConfig) -> _Plan:
             "questions": [[q.question_hash, q.prompt_hash, q.target_hash] for q in questions],
         }
     )
-    out = config.out or (
-        DEFAULT_RUNS_DIR / _slug(config.model) / f"{fingerprint[:8]}-{content_hash(identity)[:8]}"
-    )
+    out = config.out or DEFAULT_RUNS_DIR / run_name(config, dataset.name, fingerprint)
     manifest = RunManifest(
         kind="qa",
         config=identity,
@@ -361,6 +387,42 @@ def _plan(config: EvalConfig) -> _Plan:
         fingerprint=run_fingerprint,
     )
     return _Plan(config, questions, manifest, Path(out))
+
+
+def run_name(config: EvalConfig, dataset: str, fingerprint: str) -> str:
+    """A run directory name a person can read: model, dataset, key options, short hash.
+
+    ``openai-gpt-4o_coordinationqa-v1.1_t3_EC+JP_first20_2c41f9a0``: the options named are the
+    trials, then only what differs from the defaults (games, types, ids, sample, limit, seed,
+    sampling parameters, prompt layout); the hash covers the dataset fingerprint and every
+    setting that changes results, so two different runs never share a name.
+    """
+    parts = [_slug(config.model), _slug(Path(dataset).stem if "/" in dataset else dataset)]
+    parts.append(f"t{config.trials}")
+    if config.games:
+        parts.append("+".join(sorted(config.games)))
+    if config.types:
+        parts.append("+".join(sorted(config.types)))
+    if config.ids:
+        parts.append(f"ids{len(config.ids)}")
+    if config.sample is not None:
+        parts.append(f"sample{config.sample}s{config.sample_seed}")
+    if config.limit is not None:
+        parts.append(f"first{config.limit}")
+    defaults = EvalConfig(model=config.model)
+    for name, label in (
+        ("seed", "seed"),
+        ("temperature", "temp"),
+        ("top_p", "topp"),
+        ("max_tokens", "maxtok"),
+    ):
+        value = getattr(config, name)
+        if value != getattr(defaults, name):
+            parts.append(f"{label}{value}")
+    if config.prompt_layout != defaults.prompt_layout:
+        parts.append(_slug(config.prompt_layout))
+    digest = content_hash({"config": config.identity(), "dataset": fingerprint})[:8]
+    return "_".join([*(_slug(part) for part in parts), digest])
 
 
 def default_out(config: EvalConfig) -> Path:

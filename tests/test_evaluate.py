@@ -197,7 +197,8 @@ def test_default_out_is_deterministic(tmp_path: Path, monkeypatch: pytest.Monkey
     cfg = EvalConfig(model="random", dataset="example", trials=1, limit=2)
     first = evaluate(cfg)
     second = evaluate(cfg)
-    assert first.run_dir == second.run_dir and str(first.run_dir).startswith("runs/random/")
+    assert first.run_dir == second.run_dir
+    assert str(first.run_dir).startswith("runs/random_example_t1_first2_")
     assert second.new_samples == 0 and second.resumed_samples == 2
 
 

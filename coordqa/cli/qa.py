@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 
 from coordqa.cli._tables import rich_accuracy_table
+from coordqa.errors import ConfigError
 
 if TYPE_CHECKING:
     from coordqa.analysis import RunAnalysis
@@ -40,6 +41,20 @@ def split_list(value: str | None) -> tuple[str, ...] | None:
         return None
     items = tuple(item.strip() for item in value.split(",") if item.strip())
     return items or None
+
+
+def parse_ids(value: str | None) -> tuple[str, ...] | None:
+    """Parse ``--ids``: a file of one id per line (``#`` starts a comment), or ``id1,id2``."""
+    if value is None:
+        return None
+    path = Path(value)
+    if path.is_file():
+        lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+        ids = tuple(line for line in lines if line)
+        if not ids:
+            raise ConfigError(f"--ids file {path} lists no question id; write one id per line")
+        return ids
+    return split_list(value)
 
 
 # -- rendering -------------------------------------------------------------------------------
@@ -99,7 +114,25 @@ def eval_command(
     trials: Annotated[int, typer.Option(help="Samples per question.")] = 3,
     games: Annotated[str | None, typer.Option(help="Comma-separated games to keep.")] = None,
     types: Annotated[str | None, typer.Option(help="Comma-separated types: EC,ToM,JP.")] = None,
-    limit: Annotated[int | None, typer.Option(help="Keep the first N questions.")] = None,
+    ids: Annotated[
+        str | None,
+        typer.Option(help="Only these question ids: id1,id2,... or a file of one id per line."),
+    ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(help="A random sample of N questions, stratified over game x type."),
+    ] = None,
+    sample_seed: Annotated[
+        int | None,
+        typer.Option("--sample-seed", help="Seed of --sample (default: --seed, else 0)."),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            help="Keep the first N questions in dataset order, after the other filters "
+            "(not a random subset: see --sample)."
+        ),
+    ] = None,
     concurrency: Annotated[int, typer.Option(help="Calls in flight at once.")] = 8,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.6,
     top_p: Annotated[float, typer.Option("--top-p", help="Nucleus sampling mass.")] = 0.9,
@@ -159,6 +192,9 @@ def eval_command(
         trials=trials,
         games=split_list(games),
         types=split_list(types),
+        ids=parse_ids(ids),
+        sample=sample,
+        sample_seed=sample_seed if sample_seed is not None else (seed or 0),
         limit=limit,
         temperature=temperature,
         top_p=top_p,

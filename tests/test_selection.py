@@ -1,0 +1,127 @@
+"""Choosing questions (--ids, --sample, --limit) and naming run directories."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from coordqa.dataset import filter_dataset, load_dataset
+from coordqa.errors import ConfigError
+from coordqa.evaluation import EvalConfig, evaluate, run_name
+from coordqa.store import read_qa_run
+
+
+@pytest.fixture(scope="module")
+def bundled():  # type: ignore[no-untyped-def]
+    return load_dataset()
+
+
+def cells(ds) -> Counter[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return Counter(zip(ds["game"], ds["question_type"], strict=True))
+
+
+def test_sample_is_stratified_over_game_and_type_and_reproducible(bundled) -> None:  # type: ignore[no-untyped-def]
+    size = 40
+    full = cells(bundled)
+    chosen = filter_dataset(bundled, sample=size, seed=7)
+    assert len(chosen) == size
+    got = cells(chosen)
+    for cell, count in full.items():
+        share = size * count / len(bundled)
+        assert got[cell] in (math.floor(share), math.ceil(share)), cell
+    again = filter_dataset(bundled, sample=size, seed=7)
+    assert list(again["question_id"]) == list(chosen["question_id"])
+    other = filter_dataset(bundled, sample=size, seed=8)
+    assert list(other["question_id"]) != list(chosen["question_id"])
+    order = {qid: i for i, qid in enumerate(bundled["question_id"])}
+    positions = [order[qid] for qid in chosen["question_id"]]
+    assert positions == sorted(positions)  # kept in dataset order
+
+
+def test_filters_compose_in_order_and_limit_is_the_first_n(bundled) -> None:  # type: ignore[no-untyped-def]
+    ec = filter_dataset(bundled, types=["EC"])
+    first = filter_dataset(bundled, types=["EC"], limit=5)
+    assert list(first["question_id"]) == list(ec["question_id"])[:5]
+    picked = list(bundled["question_id"])[3:9]
+    by_ids = filter_dataset(bundled, ids=reversed(picked))
+    assert list(by_ids["question_id"]) == picked  # dataset order, whatever order was given
+    sampled = filter_dataset(bundled, types=["JP"], sample=6, seed=1, limit=2)
+    assert len(sampled) == 2 and set(sampled["question_type"]) == {"JP"}
+
+
+def test_bad_selections_say_what_to_do(bundled) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ConfigError, match="not in the dataset: no-such-id"):
+        filter_dataset(bundled, ids=["no-such-id"])
+    with pytest.raises(ConfigError, match="more than the"):
+        filter_dataset(bundled, types=["EC"], sample=len(bundled))
+    with pytest.raises(ConfigError, match="at least 1"):
+        filter_dataset(bundled, sample=0)
+
+
+def test_run_names_say_model_dataset_and_options_then_a_hash() -> None:
+    base = EvalConfig(model="openai/gpt-4o", dataset="example")
+    name = run_name(base, "example", "f" * 64)
+    assert name.startswith("openai-gpt-4o_example_t3_") and len(name.split("_")[-1]) == 8
+    assert run_name(base, "example", "f" * 64) == name  # the same command resumes the same run
+    changed = EvalConfig(
+        model="openai/gpt-4o",
+        dataset="example",
+        types=("JP", "EC"),
+        limit=20,
+        temperature=0.0,
+        sample=30,
+        sample_seed=2,
+    )
+    named = run_name(changed, "example", "f" * 64)
+    assert named.startswith("openai-gpt-4o_example_t3_EC+JP_sample30s2_first20_temp0.0_")
+    hotter = EvalConfig(model="openai/gpt-4o", dataset="example", temperature=0.7)
+    assert run_name(hotter, "example", "f" * 64) != name
+    assert run_name(base, "example", "e" * 64) != name  # another dataset content
+    path = run_name(EvalConfig(model="random"), "/data/my-questions.parquet", "f" * 64)
+    assert path.startswith("random_my-questions_t3_")
+
+
+def test_selection_is_part_of_the_run_identity_only_when_used(tmp_path: Path) -> None:
+    plain = EvalConfig(model="random", dataset="example")
+    assert "ids" not in plain.identity() and "sample" not in plain.identity()
+    config = EvalConfig(
+        model="random", dataset="example", trials=1, sample=4, sample_seed=3, out=tmp_path / "r"
+    )
+    result = evaluate(config)
+    run = read_qa_run(result.run_dir)
+    assert len(run.questions()) == 4
+    assert run.manifest.config["sample"] == 4 and run.manifest.config["sample_seed"] == 3
+
+
+def test_eval_ids_from_a_file_and_limit_help(tmp_path: Path) -> None:
+    ids = tmp_path / "ids.txt"
+    ids.write_text("# the two Hanabi questions\nexample-hanabi-01-EC\n\nexample-hanabi-01-JP\n")
+    env = {**os.environ, "COORDQA_CACHE_DIR": str(tmp_path / "cache"), "COLUMNS": "100"}
+    code = "from coordqa.cli import main; main()"
+    result = subprocess.run(
+        [sys.executable, "-c", code, "eval", "-m", "random", "--dataset", "example"]
+        + ["--trials", "1", "--ids", str(ids), "--out", str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    run = read_qa_run(tmp_path / "run")
+    assert list(run.questions()) == ["example-hanabi-01-EC", "example-hanabi-01-JP"]
+    helped = subprocess.run(
+        [sys.executable, "-c", code, "eval", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    words = " ".join(helped.stdout.replace("│", " ").split())
+    assert "Keep the first N questions in dataset order" in words
+    assert "stratified over game x type" in words
