@@ -603,9 +603,8 @@ def filter_dataset(
         ConfigError: ``limit`` or ``sample`` below 1, ``sample`` larger than the questions
             left, or ``ids`` naming questions the dataset does not hold.
     """
-    columns = (ds["question_id"], ds["game"], ds["question_type"])
-    selection = {"ids": ids, "sample": sample, "seed": seed}
-    return ds.select(_kept(columns, games, types, limit, **selection))
+    columns = (list(ds["question_id"]), list(ds["game"]), list(ds["question_type"]))
+    return ds.select(_kept(columns, games, types, limit, ids=ids, sample=sample, seed=seed))
 
 
 def filter_rows(
@@ -619,8 +618,10 @@ def filter_rows(
     seed: int = 0,
 ) -> list[RowT]:
     """:func:`filter_dataset` for plain rows (from :func:`load_rows`)."""
-    columns = tuple(
-        [row[name] for row in rows] for name in ("question_id", "game", "question_type")
+    columns = (
+        [str(row["question_id"]) for row in rows],
+        [str(row["game"]) for row in rows],
+        [str(row["question_type"]) for row in rows],
     )
     kept = _kept(columns, games, types, limit, ids=ids, sample=sample, seed=seed)
     return [rows[index] for index in kept]
