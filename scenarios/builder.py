@@ -9,7 +9,7 @@ scenarios, so the three can never disagree.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import ClassVar
 
 from coordqa.games import GAMES, Game
@@ -24,6 +24,9 @@ class ScenarioBuilder(abc.ABC):
     """Game registry name."""
     version: ClassVar[str]
     """Bumped whenever a question builder or solver changes an option or an answer key."""
+    lookup_kinds: ClassVar[Mapping[str, str]] = {}
+    """EC kinds whose answer the state text prints (or nearly: one comparison or subtraction of
+    printed numbers), each with where it is printed; the dataset card reports their share."""
 
     @abc.abstractmethod
     def questions(self, game: Game, scenario: Scenario) -> ScenarioQuestions:

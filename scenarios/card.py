@@ -58,11 +58,16 @@ v1 = coordqa.load_dataset("coordinationqa-v1")  # v1, exactly as shipped
 
 {blind_audit}
 
-## How many EC answers are printed in the state
+## How many EC questions are lookups
 
-A question is counted as *verbatim* when every correct option's text occurs in the state
-description as a whole word or phrase (case-insensitive). Short answers (a number, a room) can
-occur by coincidence ("1 unit away"), so the count is an upper bound on lookups.
+Three measures, per EC kind (count and share): **verbatim**, every correct option's text occurs
+in the state description as a whole word or phrase (case-insensitive); short answers (a number,
+a room) occur by coincidence ("1 unit away", "Card 0"), so this over-counts; **found by search**,
+searching the state for every option's text finds the correct ones and no other, so string
+matching alone answers the question; **printed kind**, the kind's answer is printed in the state
+in one sentence or needs one comparison or subtraction of printed numbers (the builders'
+`lookup_kinds`: Overcooked `reachable`, `soup_timer`, `onions_needed`, `closer_cooker`). v1 had
+32, 4 and 25 of its 66 EC questions under these measures.
 
 {verbatim}
 """

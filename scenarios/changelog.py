@@ -33,6 +33,9 @@ from coordqa.scenarios.model import ScenarioRejected
 
 ChangeKind = Literal["changed", "added", "removed"]
 
+KIND_CHANGE = "question kind: "
+"""How the reason of a question-kind change starts (the curation asks another question)."""
+
 TEXT_FIELDS = ("game_description", "state_description", "question")
 """Text columns a model sees; a change in any of them is a change of the question."""
 
@@ -45,6 +48,39 @@ TEXT_REASONS: Mapping[tuple[str, ...], str] = {
     ("hanabi", "game_description"): "the conventions explain the touched marks of the state",
     ("hanabi", "question", "reveal_play"): (
         "asks for a reveal after which the partner knows to play a playable card (was: 'a card')"
+    ),
+    ("overcooked", "question", "partner_intent"): (
+        "states the partner model the key assumes (what the partner does with what it holds, and "
+        "that it does not plan around me) (issue 18)"
+    ),
+    ("overcooked", "options", "partner_intent"): (
+        "options that name an object the state never describes (a counter only the partner "
+        "would use) are left out (issue 18)"
+    ),
+    ("collab_capture", "game_description"): (
+        "the rules say exactly what the engine does: a pressed button toggles its door after "
+        "both agents act and before the thief moves (issue 18)"
+    ),
+    ("collab_capture", "state_description"): (
+        "the turn line names the turn about to be played: 'This is turn N+1 of 30 (N played so "
+        "far)' (was 'Turn N of 30') (issue 18)"
+    ),
+    ("collab_capture", "question", "best_action"): (
+        "states the objective: the first step of the fastest capture, with the partner playing "
+        "its part (issue 18)"
+    ),
+    ("collab_escape", "game_description"): (
+        "the rules spell out the order of a turn: the escape happens before the killer moves, "
+        "the killer goes to the room it chose even if its target left, passing each other is not "
+        "a catch, two agents fixing one generator count as one turn (issue 18)"
+    ),
+    ("collab_escape", "state_description"): (
+        "the turn line names the turn about to be played: 'This is turn N+1 of 50 (N played so "
+        "far)' (was 'Turn N of 50') (issue 18)"
+    ),
+    ("collab_escape", "question", "best_action"): (
+        "states the objective: the fastest escape that is safe whatever the killer's random "
+        "moves, with the partner playing its part (issue 18)"
     ),
 }
 """Why a text column changed since the previous release, keyed by (game, column, question kind)
@@ -100,12 +136,13 @@ def _changed_reasons(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str
                 )
             reasons.append(f"{field.replace('_', ' ')}: {reason}")
     if kind_changed:
-        reasons.append(f"question kind: {_kind(old)} replaced by {_kind(new)}")
+        reasons.append(f"{KIND_CHANGE}{_kind(old)} replaced by {_kind(new)}")
     if sorted(old["options"]) != sorted(new["options"]):
         added = sorted(set(new["options"]) - set(old["options"]))
         dropped = sorted(set(old["options"]) - set(new["options"]))
         parts = [f"added {added}" if added else "", f"dropped {dropped}" if dropped else ""]
-        reasons.append("options: " + "; ".join(p for p in parts if p))
+        why = TEXT_REASONS.get((new["game"], "options", _kind(new)))
+        reasons.append("options: " + "; ".join(p for p in parts if p) + (f": {why}" if why else ""))
     if _key(old) != _key(new):
         reasons.append(f"answer key: {_key(old)} -> {_key(new)} (solver: {new['rationale']})")
     return reasons

@@ -51,7 +51,7 @@ def _pairs(planner: str, greedy: str) -> tuple[tuple[str, str], ...]:
 class CollabBuilder(ScenarioBuilder):
     """What the two Collab builders share; each subclass names its game and its rules."""
 
-    version = "1"
+    version = "2"
     rules: ClassVar[CollabRules]
 
     def questions(self, game: Game, scenario: Scenario) -> ScenarioQuestions:

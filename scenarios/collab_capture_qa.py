@@ -194,7 +194,12 @@ def tom_question(state: CaptureState, player: int) -> QuestionDraft:
 
 def jp_question(state: CaptureState, player: int) -> QuestionDraft:
     """My best action: the unique one after which the capture comes strictly soonest."""
-    return best_action_question(*_decision(state, player, "JP"), concept(state, player))
+    return best_action_question(
+        *_decision(state, player, "JP"),
+        concept(state, player),
+        "the fastest capture",
+        1 - player,
+    )
 
 
 def concept(state: CaptureState, player: int) -> str:

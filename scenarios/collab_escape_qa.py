@@ -205,7 +205,12 @@ def tom_question(state: EscapeState, player: int) -> QuestionDraft:
 
 def jp_question(state: EscapeState, player: int) -> QuestionDraft:
     """My best action: the unique one after which a sure escape comes strictly soonest."""
-    return best_action_question(*_decision(state, player, "JP"), concept(state, player))
+    return best_action_question(
+        *_decision(state, player, "JP"),
+        concept(state, player),
+        "the fastest escape that is safe whatever the killer's random moves",
+        1 - player,
+    )
 
 
 def concept(state: EscapeState, player: int) -> str:

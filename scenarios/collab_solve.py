@@ -217,19 +217,25 @@ def unique_best(
 
 
 def best_action_question(
-    options: tuple[str, ...], best: int, rationale: str, concept: str
+    options: tuple[str, ...], best: int, rationale: str, concept: str, objective: str, partner: int
 ) -> QuestionDraft:
     """The JP question both Collab games ask, from :func:`unique_best`'s options and answer.
 
-    One place for its wording, so the two games' JP questions cannot drift apart.
+    One place for its wording, so the two games' JP questions cannot drift apart. The question
+    states the ``objective`` that makes an action best (e.g. "the fastest escape that is safe
+    whatever the killer's random moves") and that the partner plays its part of the same plan:
+    without them two winning actions could both be called best.
     """
+    name = PLAYER_NAMES[partner]
+    pronoun = ("her", "his")[partner]
     return QuestionDraft(
         "JP",
         "best_action",
-        "What is the best next action for me?",
+        f"What is the best next action for me, the first step of {objective}, with {name} "
+        f"playing {pronoun} part of the same plan?",
         options,
         (best,),
-        f"partner assumed to play his part of the best joint plan; {rationale}",
+        f"partner assumed to play {pronoun} part of the best joint plan; {rationale}",
         concept,
     )
 

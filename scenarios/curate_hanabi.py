@@ -215,7 +215,7 @@ def repair_list(current: list[Scenario], seeds: Iterable[int] = CURATION_SEEDS) 
         lambda: _all_options(seeds),
         matches=_matches,
         used_key=lambda s: int(s.reached_by["seed"]),
-        new_id=lambda n: f"hanabi-{first_new + n - 1:02d}",
+        new_id=lambda n, _: f"hanabi-{first_new + n - 1:02d}",
         retune=_retune,
     )
 

@@ -8,13 +8,17 @@ which chef I am, the concept). Deterministic: same code, same list.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
-from coordqa.games.overcooked import LAYOUTS
+from coordqa.games.overcooked import LAYOUTS, Overcooked
+from coordqa.scenarios.build import curated_scenarios
+from coordqa.scenarios.curate_repair import Repair, repair
 from coordqa.scenarios.model import Scenario, ScenarioQuestions, ScenarioRejected
-from coordqa.scenarios.overcooked import OvercookedBuilder
+from coordqa.scenarios.overcooked import OvercookedBuilder, ec_kinds, ec_question
 
 PER_LAYOUT = 5
 """Curated scenarios per layout (5 layouts x 5 = the 25 Overcooked scenarios)."""
@@ -97,11 +101,77 @@ def curate(per_layout: int = PER_LAYOUT, seeds: range = range(40)) -> list[Scena
     return chosen
 
 
+RETUNE: dict[str, tuple[str, ...]] = {
+    "soup_timer": ("plate_filled_in", "onion_cooked_in", "onions_total"),
+    "reachable": ("onions_total", "onion_cooked_in", "plate_filled_in"),
+    "onions_needed": ("onion_cooked_in", "plate_filled_in", "onions_total"),
+}
+"""v1.1: EC kinds whose answer the state prints (the timer, a walk listed as blocked or
+inaccessible) or nearly prints (one cooker's count) give way, where the state supports one, to a
+kind that needs a step of inference, in this order of preference."""
+
+
+def _retune(scenario: Scenario) -> Scenario:
+    """The scenario with its EC kind replaced by the first preferred inference kind it supports."""
+    current = scenario.kinds.get("EC", "").partition(":")[0]
+    builder = OvercookedBuilder()
+    game = builder.restore(scenario)
+    if not isinstance(game, Overcooked):
+        return scenario
+    available = [kind for family in ec_kinds(game, scenario.player) for kind in family]
+    for preferred in RETUNE.get(current, ()):
+        for kind in available:
+            if kind.partition(":")[0] != preferred:
+                continue
+            try:
+                ec_question(game, scenario.player, kind)
+            except ScenarioRejected:
+                continue
+            return dataclasses.replace(scenario, kinds={**scenario.kinds, "EC": kind})
+    return scenario
+
+
+def _candidates(seeds: range) -> Iterator[Scenario]:
+    """Fresh candidates of the curation seeds, each with its EC kind retuned."""
+    builder = OvercookedBuilder()
+    for seed in seeds:
+        for candidate in builder.candidates(seed):
+            yield _retune(candidate)
+
+
+def repair_list(current: list[Scenario], seeds: range = range(40)) -> Repair:
+    """The curated list carried over to the current solvers (see :mod:`.curate_repair`).
+
+    A replacement comes from the same layout; ids continue each layout's numbering.
+    """
+    numbers = Counter(s.layout for s in current)
+    taken: Counter[str] = Counter()
+
+    def new_id(_: int, old: Scenario) -> str:
+        taken[old.layout] += 1
+        return f"overcooked-{old.layout}-{numbers[old.layout] + taken[old.layout]:02d}"
+
+    return repair(
+        current,
+        lambda: _candidates(seeds),
+        matches=lambda old, new: old.layout == new.layout,
+        used_key=_state_key,
+        new_id=new_id,
+        retune=_retune,
+    )
+
+
 def main() -> None:
-    """Rewrite ``curated/overcooked.json`` (deterministic: same seeds, same list)."""
-    scenarios = curate()
-    CURATED.write_text(json.dumps([s.to_dict() for s in scenarios], indent=1) + "\n")
-    print(f"wrote {len(scenarios)} scenarios to {CURATED}")
+    """Repair ``curated/overcooked.json`` for the current solvers and print what changed.
+
+    (:func:`curate` drew the v1 list from scratch; releases after v1 repair it, so that question
+    ids keep naming the same states.)
+    """
+    current = [s for s in curated_scenarios() if s.game == "overcooked"]
+    repaired = repair_list(current)
+    CURATED.write_text(json.dumps([s.to_dict() for s in repaired.scenarios], indent=1) + "\n")
+    print(f"wrote {len(repaired.scenarios)} scenarios to {CURATED}")
+    print(f"replaced: {repaired.replaced}; retuned: {repaired.retuned}")
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ def repair(
     *,
     matches: Callable[[Scenario, Scenario], bool],
     used_key: Callable[[Scenario], Hashable],
-    new_id: Callable[[int], str],
+    new_id: Callable[[int, Scenario], str],
     retune: Callable[[Scenario], Scenario] = lambda s: s,
 ) -> Repair:
     """Repair ``current`` (see the module docstring).
@@ -61,7 +61,7 @@ def repair(
             replacement is needed).
         matches: whether a candidate can stand in for a rejected old scenario.
         used_key: what two scenarios must not share (a seed, a state).
-        new_id: the id of the ``n``-th new scenario (``n`` counts from 1).
+        new_id: the id of the ``n``-th new scenario (``n`` counts from 1) replacing ``old``.
         retune: the new kinds of a kept scenario (applied first; the original kinds are kept when
             the retuned scenario is rejected).
 
@@ -88,7 +88,7 @@ def repair(
             result.append(new)
             continue
         found = _first_match(old, seen, pool, matches, used_key, used)
-        found = replace(found, scenario_id=new_id(len(replaced) + 1))
+        found = replace(found, scenario_id=new_id(len(replaced) + 1, old))
         used.add(used_key(found))
         replaced[old.scenario_id] = found.scenario_id
         result.append(found)

@@ -55,7 +55,7 @@ class HanabiBuilder(ScenarioBuilder):
     """EC, ToM and JP questions for two-player Hanabi states."""
 
     game = "hanabi"
-    version = "1"
+    version = "2"
 
     def questions(self, game: Game, scenario: Scenario) -> ScenarioQuestions:
         """Build the three questions; reject states whose answers are not clear.

@@ -6,8 +6,11 @@ seeded timesteps with both chefs at a decision point (any action in progress is 
 leaves positions, hands, pots and counters as play left them). Each scenario names its EC
 question in ``kinds["EC"]``:
 
-* ``onions_needed:<cooker>``, ``soup_timer:<cooker>``, ``closer_cooker``,
-* ``reachable:me:<object>`` or ``reachable:partner:<object>``.
+* ``onions_needed:<cooker>``, ``onions_total`` (all cookers together),
+* ``onion_cooked_in:<cooker>`` (timesteps until cooked if I put my onion in now),
+  ``plate_filled_in:<cooker>`` (timesteps until the soup is on my plate),
+* ``soup_timer:<cooker>`` (printed in the state: a lookup), ``closer_cooker``,
+* ``reachable:me:<object>`` or ``reachable:partner:<object>`` (printed in the state: lookups).
 
 The solvers (``overcooked_solvers.py``) compute every answer; a state is rejected when an
 answer is not clear. ``python -m coordqa.scenarios.curate_overcooked`` rewrites the curated
@@ -17,12 +20,13 @@ list.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 from coordqa.games import Game
 from coordqa.games.base import Observation, Player, ScriptedPlayer, make_player
 from coordqa.games.overcooked import LAYOUTS, PRIMITIVE_NAMES, Overcooked
+from coordqa.games.overcooked.tasks import held
 from coordqa.scenarios import overcooked_solvers as solve
 from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
 from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ScenarioRejected
@@ -48,7 +52,13 @@ class OvercookedBuilder(ScenarioBuilder):
     """EC, ToM and JP questions on Overcooked states (solvers: ``overcooked_solvers``)."""
 
     game: ClassVar[str] = "overcooked"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"
+    lookup_kinds: ClassVar[Mapping[str, str]] = {
+        "reachable": "each walk is listed as a distance, 'blocked by ...' or 'inaccessible'",
+        "soup_timer": "'still cooking (N timesteps left)'",
+        "onions_needed": "'cN contains K out of 3 onions' (one subtraction)",
+        "closer_cooker": "both walks are listed (one comparison)",
+    }
 
     def questions(self, game: Game, scenario: Scenario) -> ScenarioQuestions:
         """Build the three questions; cheap exact ones first, the rollouts last.
@@ -145,9 +155,20 @@ def ec_kinds(game: Overcooked, player: int) -> list[list[str]]:
     inaccessible ones) so that both answers occur.
     """
     geometry = game.geometry
+    hand = held(game.state.players[player])
     families = [
         [f"onions_needed:{f.name}" for f, _ in solve.pots(game)],
-        [f"soup_timer:{f.name}" for f, p in solve.pots(game) if p.cooking or p.ready],
+        ["onions_total"] if len(geometry.of_kind("c")) >= 2 else [],
+        [
+            f"onion_cooked_in:{f.name}"
+            for f, p in solve.pots(game)
+            if hand == "onion" and p.accepts_onion and p.onions == 2
+        ],
+        [
+            f"plate_filled_in:{f.name}"
+            for f, p in solve.pots(game)
+            if hand == "dish" and (p.cooking or p.ready)
+        ],
         ["closer_cooker"] if len(geometry.of_kind("c")) == 2 else [],
     ]
     for clear in (True, False):
@@ -174,13 +195,20 @@ def ec_question(game: Overcooked, player: int, kind: str) -> QuestionDraft:
         return solve.onions_needed(game, player, arg)
     if name == "soup_timer" and arg in names:
         return solve.soup_timer(game, player, arg)
+    if name == "onions_total" and not arg:
+        return solve.onions_total(game, player)
+    if name == "onion_cooked_in" and arg in names:
+        return solve.onion_cooked_in(game, player, arg)
+    if name == "plate_filled_in" and arg in names:
+        return solve.plate_filled_in(game, player, arg)
     if name == "closer_cooker" and not arg:
         return solve.closer_cooker(game, player)
     who, _, target = arg.partition(":")
     if name == "reachable" and who in ("me", "partner") and target in names:
         return solve.reachable(game, player, player if who == "me" else 1 - player, target)
     raise ScenarioRejected(
-        f"unknown Overcooked EC kind {kind!r}; use onions_needed:<cooker>, soup_timer:<cooker>, "
+        f"unknown Overcooked EC kind {kind!r}; use onions_needed:<cooker>, onions_total, "
+        "onion_cooked_in:<cooker>, plate_filled_in:<cooker>, soup_timer:<cooker>, "
         "closer_cooker, reachable:me:<object> or reachable:partner:<object>"
     )
 

@@ -29,6 +29,7 @@ the ``planner`` rule of ``planner.py``); nothing here re-implements a rule of th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -234,6 +235,153 @@ def soup_timer(game: Overcooked, player: int, cooker: str) -> QuestionDraft:
     )
 
 
+TOTAL_OPTIONS = tuple(str(n) for n in range(7))
+"""Every number of onions two cookers can still need together."""
+
+
+def onions_total(game: Overcooked, player: int) -> QuestionDraft:
+    """How many onions all the cookers that take onions still need together.
+
+    Raises:
+        ScenarioRejected: the layout has fewer than two cookers (the question would be
+            ``onions_needed``).
+    """
+    found = pots(game)
+    if len(found) < 2:
+        raise ScenarioRejected(f"{game.layout} has one cooker: ask onions_needed instead")
+    parts = []
+    total = 0
+    for feature, pot in found:
+        need = 3 - pot.onions if pot.accepts_onion else 0
+        total += need
+        state = "cooked" if pot.ready else "cooking" if pot.cooking else f"holds {pot.onions}"
+        parts.append(f"{feature.name} {state} -> {need}")
+    return QuestionDraft(
+        question_type="EC",
+        kind="onions_total",
+        question="How many more onions must be put into the cookers, all cookers together, "
+        "before every cooker that can still take onions is full? (Onions that Alice or Bob "
+        "hold are not in a cooker yet.)",
+        options=TOTAL_OPTIONS,
+        correct=(TOTAL_OPTIONS.index(str(total)),),
+        rationale=f"{'; '.join(parts)} -> {total}",
+        concept="adding up what every cooker still needs; cooking or cooked soups need nothing",
+    )
+
+
+TIMING_GAP = 4
+"""Timing options differ from the answer by at least this many timesteps, so a reader who is a
+step or two off (turning to face an object, the timestep of the interaction) still picks it."""
+TIMING_WINDOW = 80
+"""Timesteps a timing simulation may run before the state is rejected."""
+
+
+def _timing_options(answer: int, readings: Iterable[int]) -> tuple[str, ...]:
+    """The answer and up to three wrong readings, in ascending order.
+
+    Each reading is at least :data:`TIMING_GAP` from the answer and from the other readings.
+    """
+    chosen = [answer]
+    for value in readings:
+        if value >= 1 and all(abs(value - c) >= TIMING_GAP for c in chosen):
+            chosen.append(value)
+        if len(chosen) == 4:
+            break
+    return tuple(str(v) for v in sorted(chosen))
+
+
+def _simulate(game: Overcooked, player: int, task: str, done: Any) -> int:
+    """Timesteps until ``done(game)`` when I start ``task`` and then wait, the partner waiting.
+
+    Raises:
+        ScenarioRejected: it does not happen within :data:`TIMING_WINDOW` timesteps.
+    """
+    sim = Overcooked.from_snapshot(game.snapshot())
+    if not isinstance(sim, Overcooked):
+        raise ScenarioRejected(f"not an Overcooked snapshot: {type(sim).__name__}")
+    for elapsed in range(1, TIMING_WINDOW + 1):
+        first = elapsed == 1
+        sim.step({p: task if (p == player and first) else WAIT_TEXT for p in sim.players_to_act()})
+        if done(sim):
+            return elapsed
+    raise ScenarioRejected(f"{task!r} does not finish within {TIMING_WINDOW} timesteps")
+
+
+WAIT_TEXT = "wait"
+"""The text of the one-timestep wait action."""
+
+
+def _clear_walk(game: Overcooked, player: int, cooker: str) -> int:
+    walk = distance(game, player, game.geometry.feature(cooker))
+    if not walk.clear or walk.steps is None:
+        raise ScenarioRejected(f"my way to {cooker} is not free: the timing depends on the partner")
+    return walk.steps
+
+
+def onion_cooked_in(game: Overcooked, player: int, cooker: str) -> QuestionDraft:
+    """Timesteps until the soup in ``cooker`` is cooked if I put my onion in it now (its third).
+
+    Raises:
+        ScenarioRejected: I hold no onion, the cooker does not hold exactly two onions, or my
+            way there is not free.
+    """
+    pot = pot_at(game.state, game.geometry.feature(cooker).pos)
+    if held(game.state.players[player]) != "onion" or not (pot.accepts_onion and pot.onions == 2):
+        raise ScenarioRejected(f"I hold no onion for {cooker}, or it does not need exactly one")
+    walk = _clear_walk(game, player, cooker)
+    position = game.geometry.feature(cooker).pos
+    answer = _simulate(
+        game, player, f"place onion in {cooker}", lambda g: pot_at(g.state, position).ready
+    )
+    partner = partner_name(player)
+    options = _timing_options(answer, (20, walk, answer + 10, answer - 10))
+    return QuestionDraft(
+        question_type="EC",
+        kind="onion_cooked_in",
+        question=f"If I put my onion in {cooker} now and {partner} waits, about how many "
+        f"timesteps from now will the soup in {cooker} be cooked? (Choose the closest.)",
+        options=options,
+        correct=(options.index(str(answer)),),
+        rationale=f"{cooker} holds 2 onions and I am {_steps(Distance(walk, False))} away: the "
+        f"walk and the interaction, then 20 timesteps of cooking; simulated: {answer}",
+        concept=f"the third onion starts {cooker} cooking: my walk plus the cooking time",
+    )
+
+
+def plate_filled_in(game: Overcooked, player: int, cooker: str) -> QuestionDraft:
+    """Timesteps until the soup of ``cooker`` is on my plate if I go to load it now.
+
+    Raises:
+        ScenarioRejected: I hold no plate, the cooker has no soup cooking or cooked, or my way
+            there is not free.
+    """
+    pot = pot_at(game.state, game.geometry.feature(cooker).pos)
+    if held(game.state.players[player]) != "dish" or not (pot.cooking or pot.ready):
+        raise ScenarioRejected(f"I hold no plate, or {cooker} has no soup cooking or cooked")
+    walk = _clear_walk(game, player, cooker)
+    answer = _simulate(
+        game,
+        player,
+        f"load soup on plate from {cooker}",
+        lambda g: held(g.state.players[player]) == "soup",
+    )
+    partner = partner_name(player)
+    left = pot.remaining
+    options = _timing_options(answer, (walk + left, left, walk, answer + 10, answer + 20))
+    return QuestionDraft(
+        question_type="EC",
+        kind="plate_filled_in",
+        question=f"I hold a plate. If I go to load the soup from {cooker} now and {partner} "
+        f"waits, about how many timesteps from now will the soup be on my plate? (Choose the "
+        "closest.)",
+        options=options,
+        correct=(options.index(str(answer)),),
+        rationale=f"walk {_steps(Distance(walk, False))}, cooking time left {left}: I wait at "
+        f"{cooker} for whichever is longer, then load; simulated: {answer}",
+        concept=f"waiting at {cooker}: the longer of my walk and the cooking time left",
+    )
+
+
 def _distractors(left: int) -> list[str]:
     """The right number plus two plausible wrong ones (time elapsed, a few steps off)."""
     numbers: list[int] = []
@@ -355,31 +503,85 @@ def implied_intent(game: Overcooked, who: int) -> Intent:
     return Intent(tasks, f"{why}; nearest: {_named(targets)} ({_steps(Distance(steps, False))})")
 
 
+PARTNER_MODEL = (
+    "Assume {name} follows this rule and does not plan around me: holding an onion, {he} puts "
+    "it in the nearest cooker that still takes one; holding a plate, {he} goes to load the soup "
+    "that will be ready first (the nearest one on a tie); holding a soup, {he} delivers it at "
+    "the nearest delivery location; with empty hands, {he} fetches the one item the kitchen "
+    "still needs (onions while the cookers need more onions than are on their way, plates while "
+    "more soups cook than plates are on their way) from the nearest dispenser or counter holding "
+    "one; and if {he} can reach no cooker, {he} puts what {he} holds on the nearest empty shared "
+    'counter. "Nearest" is by {his} walks listed above; targets equally near are all right.'
+)
+"""The partner model of the Overcooked ToM questions, stated in every question."""
+
+
+def _serves_one(task: Task) -> bool:
+    """Whether the task's target serves one chef only: a soup, a counter's item, a free counter.
+
+    Dispensers and delivery locations serve both. If both chefs' rules aim at the same target
+    that serves one, who gets it depends on the other's plan.
+    """
+    counter = (task.target or "")[:1] in ("k", "s")
+    return task.verb == LOAD or (task.verb in (PICK, PUT) and counter)
+
+
+def _visible(game: Overcooked, player: int, task: Task) -> bool:
+    """Whether every object the task names is in the state text.
+
+    The partner's legal actions can name a counter only the partner would use, which the text
+    (written for me) never describes.
+    """
+    if not task.target:
+        return True
+    return re.search(rf"\b{re.escape(task.target)}\b", game.describe(player)) is not None
+
+
+def _contested(game: Overcooked, player: int, intent: Intent) -> str | None:
+    """The target my own rule would also take, when it serves only one of us (else None)."""
+    try:
+        mine = implied_intent(game, player)
+    except ScenarioRejected:
+        return None
+    ours = {(t.verb, t.target) for t in mine.tasks if _serves_one(t)}
+    shared = [t.text for t in intent.tasks if (t.verb, t.target) in ours]
+    return shared[0] if shared else None
+
+
 def partner_intent(game: Overcooked, player: int) -> QuestionDraft:
-    """The partner's intended next action under the partner model, agreed by the planner rule.
+    """The partner's intended next action under the stated partner model, agreed by the planner.
+
+    The question states the model (:data:`PARTNER_MODEL`). Options are the partner's legal
+    actions that name only objects the state text shows.
 
     Raises:
-        ScenarioRejected: the model is unclear, its action is not legal, or the planner
+        ScenarioRejected: the model is unclear, its action is not legal or names an object the
+            text never shows, my own rule would take the same soup or item first, or the planner
             disagrees (two reasonable readings of the state).
     """
     partner = 1 - player
     name = partner_name(player)
     intent = implied_intent(game, partner)
-    options = tuple(game.legal_actions(partner))
+    tasks = [t for t in game.legal_tasks(partner) if _visible(game, player, t)]
+    options = tuple(t.text for t in tasks)
     texts = [task.text for task in intent.tasks]
     if any(text not in options for text in texts):
-        raise ScenarioRejected(f"{name}'s implied actions {texts} are not all legal")
+        raise ScenarioRejected(f"{name}'s implied actions {texts} are not all legal and shown")
+    contested = _contested(game, player, intent)
+    if contested is not None:
+        raise ScenarioRejected(f"my own rule also goes for {contested!r}: who gets it is unclear")
     planned = choose_task(game.geometry, game.state, partner, game.current_task(player))
     if planned not in intent.tasks:
         raise ScenarioRejected(f"partner model says {texts} but the planner rule {planned.text!r}")
+    words = {"name": name, "he": _pronoun(partner), "his": ("her", "his")[partner]}
     return QuestionDraft(
         question_type="ToM",
         kind="partner_intent",
-        question=f"What action does {name} intend to take next?",
+        question=f"{PARTNER_MODEL.format(**words)} What action does {name} intend to take next?",
         options=options,
         correct=tuple(sorted(options.index(text) for text in texts)),
         rationale=f"{intent.reason} -> {' or '.join(texts)}",
-        concept=f"{name}'s next action under the partner model, from what "
+        concept=f"{name}'s next action under the stated partner model, from what "
         f"{_pronoun(partner)} holds and the nearest target",
     )
 

@@ -54,36 +54,62 @@ def question_kind(row: Mapping[str, Any]) -> str:
     return next((t.removeprefix("kind:") for t in row["tags"] if t.startswith("kind:")), "")
 
 
+def _occurs(text: str, phrase: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text, re.IGNORECASE) is not None
+
+
 def answer_in_state(row: Mapping[str, Any]) -> bool:
     """Every correct option's text occurs in the state as a whole word or phrase (any case)."""
-    text = row["state_description"]
-    return all(
-        re.search(rf"(?<!\w){re.escape(row['options'][i])}(?!\w)", text, re.IGNORECASE)
-        for i in row["correct"]
-    )
+    return all(_occurs(row["state_description"], row["options"][i]) for i in row["correct"])
+
+
+def found_by_search(row: Mapping[str, Any]) -> bool:
+    """Searching the state for the option texts finds the correct ones and no other."""
+    wrong = [o for i, o in enumerate(row["options"]) if i not in row["correct"]]
+    return answer_in_state(row) and not any(_occurs(row["state_description"], o) for o in wrong)
+
+
+def printed_kind(row: Mapping[str, Any]) -> bool:
+    """The question's kind is one whose answer the state prints (the builder's lookup kinds)."""
+    from coordqa.scenarios.builder import BUILDERS
+
+    if row["game"] not in BUILDERS:
+        return False
+    return question_kind(row) in BUILDERS.get(row["game"]).lookup_kinds
+
+
+LOOKUP_MEASURES = {
+    "verbatim": answer_in_state,
+    "found by search": found_by_search,
+    "printed kind": printed_kind,
+}
+"""Three views of "the answer is a lookup", from the loosest string test to the kind's nature."""
 
 
 def ec_verbatim(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """EC questions per game and kind, how many are verbatim (:func:`answer_in_state`), share.
+    """EC questions per game and kind, and how many are lookups by each measure.
 
-    The last row (``all``) totals every EC question.
+    The measures are :data:`LOOKUP_MEASURES`; the last row (``all``) totals every EC question.
     """
     records = [
-        (row["game"], question_kind(row), answer_in_state(row))
+        (row["game"], question_kind(row), *(test(row) for test in LOOKUP_MEASURES.values()))
         for row in rows
         if row["question_type"] == "EC"
     ]
-    frame = pd.DataFrame(records, columns=["game", "kind", "verbatim"])
-    table = frame.groupby(["game", "kind"], sort=False)["verbatim"].agg(["size", "sum"])
-    table.loc[("all", ""), :] = [len(frame), int(frame["verbatim"].sum())]
-    table = table.astype(int).rename(columns={"size": "questions", "sum": "verbatim"})
-    table["share"] = table["verbatim"] / table["questions"]
-    return table
+    columns = list(LOOKUP_MEASURES)
+    frame = pd.DataFrame(records, columns=["game", "kind", *columns])
+    table = frame.groupby(["game", "kind"], sort=False)[columns].sum()
+    table.insert(0, "questions", frame.groupby(["game", "kind"], sort=False).size())
+    table.loc[("all", ""), :] = [len(frame), *(int(frame[c].sum()) for c in columns)]
+    return table.astype(int)
 
 
 def verbatim_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    """:func:`ec_verbatim` as a Markdown table (for the dataset card)."""
-    lines = ["| game | EC kind | questions | verbatim | share |", "|---|---|---:|---:|---:|"]
-    for (game, kind), questions, verbatim, share in ec_verbatim(rows).itertuples():
-        lines.append(f"| {game} | {kind or '(all EC)'} | {questions} | {verbatim} | {share:.2f} |")
+    """:func:`ec_verbatim` as a Markdown table with shares (for the dataset card)."""
+    table = ec_verbatim(rows)
+    header = " | ".join(LOOKUP_MEASURES)
+    lines = [f"| game | EC kind | questions | {header} |", "|---|---|---:|" + "---:|" * 3]
+    for (game, kind), questions, *counts in table.itertuples():
+        cells = " | ".join(f"{count} ({count / questions:.2f})" for count in counts)
+        lines.append(f"| {game} | {kind or '(all EC)'} | {questions} | {cells} |")
     return "\n".join(lines)

@@ -31,7 +31,7 @@ from coordqa.dataset import (
 from coordqa.errors import CoordqaError
 from coordqa.scenarios.build import CHANGELOG_FILE, scenario_from_row
 from coordqa.scenarios.builder import BUILDERS
-from coordqa.scenarios.changelog import Change, read_changelog
+from coordqa.scenarios.changelog import KIND_CHANGE, Change, read_changelog
 from coordqa.scenarios.model import QuestionDraft, ScenarioQuestions, ValidationFailed
 
 
@@ -183,10 +183,16 @@ def _successor_changes(frozen: Release) -> tuple[str, dict[str, Change]]:
     )
 
 
+def _recurated(change: Change) -> bool:
+    """The successor asks another kind of question about the state (the old one still holds)."""
+    return any(reason.startswith(KIND_CHANGE) for reason in change.reasons)
+
+
 def _validate_frozen(rows: list[dict[str, Any]], frozen: Release) -> ValidationReport:
     """Structure, then every question either re-solves or is listed in the successor's changelog.
 
-    A listed question must really differ now, so a stale changelog is caught too.
+    A listed question must really differ now (unless the successor only asks another kind of
+    question about the same state), so a stale changelog is caught too.
     """
     successor, changes = _successor_changes(frozen)
     problems = structural_problems(rows)
@@ -195,11 +201,11 @@ def _validate_frozen(rows: list[dict[str, Any]], frozen: Release) -> ValidationR
     for row in rows:
         qid = row["question_id"]
         listed = qid in changes and changes[qid].change in ("changed", "removed")
-        if listed and qid not in found:
+        if listed and qid not in found and not _recurated(changes[qid]):
             problems.append(f"{qid}: {successor}'s changelog lists it, but it still re-solves")
         elif qid in found and not listed:
             problems.extend(found[qid])
-        elif listed:
+        elif listed and qid in found:
             superseded.append(qid)
     _raise_if(problems)
     resolved = len(rows) - len(superseded)

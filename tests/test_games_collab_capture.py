@@ -138,7 +138,7 @@ def test_description_field_order_and_text() -> None:
         "The thief is in Room 3.\n"
         "The door between Room 1 and Room 2 is closed (its button is in Room 9).\n"
         "The door between Room 3 and Room 4 is open (its button is in Room 8).\n"
-        "Turn 1 of 30.\n"
+        "This is turn 2 of 30 (1 played so far).\n"
         "My recent actions (oldest first): Move to Room 5.\n"
         "Alice's last action: Move to Room 6."
     )

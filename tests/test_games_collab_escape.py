@@ -184,7 +184,7 @@ def test_description_field_order() -> None:
     assert lines[4] == ("The generator in Room 1 is not fixed (1 of 2 consecutive fix turns done).")
     assert lines[5].startswith("The generator in Room 6 is not fixed")
     assert lines[6] == "The exit gate in Room 7 is closed."
-    assert lines[7] == "Turn 1 of 50."
+    assert lines[7] == "This is turn 2 of 50 (1 played so far)."
     assert lines[8] == "My recent actions (oldest first): Fix generator in Room 1."
     assert lines[9] == "Bob's last action: Move to Room 3."
     assert "3-8" in game.game_description()

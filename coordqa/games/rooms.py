@@ -300,12 +300,22 @@ class RoomGame(Game):
         ]
 
     def memory_lines(self, player: int) -> list[str]:
-        """The turn counter and the episodic part of a description (own and partner's actions)."""
+        """Which turn this is and the episodic part of a description (own and partner's actions).
+
+        The counter names the turn about to be played, so "this turn" in a question is not
+        mistaken for the last one played.
+        """
         partner = PLAYER_NAMES[1 - player]
         recent = self.history[player][-RECENT_ACTIONS:]
         last = self.history[1 - player][-1:] or ["none yet"]
+        played = self.state.turn
+        counter = (
+            f"The game is over after {played} of {self.turn_limit} turns."
+            if self.is_terminal()
+            else f"This is turn {played + 1} of {self.turn_limit} ({played} played so far)."
+        )
         return [
-            f"Turn {self.state.turn} of {self.turn_limit}.",
+            counter,
             f"My recent actions (oldest first): {', '.join(recent) if recent else 'none yet'}.",
             f"{partner}'s last action: {last[0]}.",
         ]
