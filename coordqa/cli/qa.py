@@ -97,6 +97,13 @@ def render_counts(result: RunResult) -> None:
         f"Whole run: {run.sent} calls sent, {run.cache_hits} from the cache; {spent(run)}.",
         highlight=False,
     )
+    dataset = result.manifest.dataset
+    if dataset is not None:
+        version = f"version {dataset.version}, " if dataset.version else ""
+        messages.print(
+            f"dataset: {dataset.name} ({version}fingerprint {dataset.fingerprint[:8]})",
+            highlight=False,
+        )
     messages.print(f"run directory: [bold]{result.run_dir}[/]", highlight=False)
 
 
