@@ -95,6 +95,17 @@ def test_usage_tokens_latency_and_unknown_cost(local_server: LocalOpenAIServer) 
     assert reply.latency_s > 0 and reply.model == "openai/test-model"
 
 
+def test_a_priced_model_costs_its_tokens_at_litellms_prices(
+    local_server: LocalOpenAIServer,
+) -> None:
+    model = get_model("openai/gpt-4o-mini", api_base=local_server.base_url, cache=None)
+    reply = asyncio.run(model.generate(MESSAGES))
+    import litellm
+
+    prompt, completion = litellm.cost_per_token("gpt-4o-mini", 7, 2)  # the server counts words
+    assert reply.usage.cost == pytest.approx(prompt + completion) and reply.usage.cost > 0
+
+
 def test_ledger_sums_per_role_and_per_model() -> None:
     ledger = UsageLedger()
     tom = ScriptedModel(["a b", "c"], name="tom-model", ledger=ledger)

@@ -103,13 +103,19 @@ def _hidden(names: Sequence[str]) -> Iterator[None]:
 def price(litellm: ModuleType, model: str, response: Any) -> float | None:
     """The cost in US dollars of one response, or None when litellm has no price for the model.
 
-    The only place a call is priced. litellm raises for models it has no price for; that is
-    "unknown", never 0.
+    The only place a call is priced. litellm prices every response it returns (its
+    ``response_cost``, None when the model has no price), so that figure is read rather than
+    computed a second time (a model-info lookup costing milliseconds per call); only a
+    response without it is priced here. No price is "unknown", never 0.
     """
-    try:
-        cost = litellm.completion_cost(completion_response=response, model=model)
-    except Exception:  # litellm raises several types for "not mapped"; all mean "unknown"
-        return None
+    hidden = getattr(response, "_hidden_params", None) or {}
+    if "response_cost" in hidden:
+        cost = hidden["response_cost"]
+    else:
+        try:
+            cost = litellm.completion_cost(completion_response=response, model=model)
+        except Exception:  # litellm raises several types for "not mapped"; all mean "unknown"
+            return None
     return None if cost is None else float(cost)
 
 
