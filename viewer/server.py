@@ -11,8 +11,9 @@ Routes:
 - ``GET /api/runs``, ``GET /api/runs/{run}/samples`` (same filters), ``GET
   /api/runs/{run}/episodes``: the same data as JSON.
 
-Every response carries security headers: a Content-Security-Policy that allows only the viewer's
-own stylesheets and script file, no framing, no sniffing, no referrer. Pages are rendered in the
+Every response carries the leaderboard's security headers (:mod:`coordqa.leaderboard.headers`): a
+Content-Security-Policy that allows only the viewer's own stylesheets and script file, no
+framing, no sniffing, no referrer. Pages are rendered in the
 thread pool (FastAPI runs plain ``def`` routes there), so a slow first read of a large run does
 not block other requests.
 """
