@@ -6,8 +6,10 @@ Run by hand:  python benchmarks/bench_viewer.py [--repeats 15] [--keep DIR]
    random`` on CoordinationQA v1 (198 questions x 3 trials = 594 samples), and one CAC episode
    (``--model scripted``) with the greedy human partner on Overcooked cramped_room, horizon 400.
 2. Starts ``coordqa view`` on both in a subprocess on 127.0.0.1 and times each page with httpx:
-   the first request (which reads the run from disk, or replays the episode for its
-   descriptions) and the median of ``--repeats`` later ones. The same pages are also timed in
+   the first request and the median of ``--repeats`` later ones. Pages are asked in the order
+   listed, so the first sample table and the first episode page include reading the run from
+   disk, the first summary the bootstrap intervals, the first step page the replay of the
+   episode for its descriptions. The same pages are also timed in
    this process on the app itself (FastAPI's test client, no network): the server's own work,
    without the scheduling noise of a shared machine.
 3. Prints each page's time against the target (sample table < 300 ms, episode page < 1 s) as a
@@ -78,8 +80,8 @@ def main() -> None:
     qa, agentic = make_runs(root)
     print(f"runs written in {time.perf_counter() - started:.1f} s under {root}")
     pages = {
-        "run summary": f"/runs/{qa.name}/",
         "sample table (594 rows)": f"/runs/{qa.name}/samples",
+        "run summary": f"/runs/{qa.name}/",
         "sample table, filtered": f"/runs/{qa.name}/samples?outcome=wrong&q=onion",
         "sample page": f"/runs/{qa.name}/samples/300",
         "episode page (400 steps)": f"/runs/{agentic.name}/episodes/0",
