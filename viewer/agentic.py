@@ -10,6 +10,7 @@ rebuilt by replaying the stored engine moves through the game, as
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -320,6 +321,7 @@ class AgenticView:
         self.episodes = load_agentic_run(self.store, with_exchanges=False)
         self._cache: dict[int, EpisodeView] = {}
         self._cache_size = cached_episodes
+        self._lock = threading.Lock()
 
     @property
     def manifest(self) -> RunManifest:
@@ -361,17 +363,17 @@ class AgenticView:
             raise LookupError(
                 f"no episode {number}: this run has episodes 0 to {len(self.episodes) - 1}"
             )
-        view = self._cache.get(number)
-        if view is None:
-            attempt = self.episodes[number].attempt
-            records = [
-                r for r in self.store.read(EXCHANGES, parse_exchange) if r.attempt == attempt
-            ]
-            view = EpisodeView(number, self.episodes[number], records)
-            while len(self._cache) >= self._cache_size:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[number] = view
-        return view
+        with self._lock:  # pages of one episode arrive together (the page, then its steps)
+            view = self._cache.get(number)
+            if view is None:
+                attempt = self.episodes[number].attempt
+                records = self.store.read(EXCHANGES, parse_exchange)
+                mine = [r for r in records if r.attempt == attempt]
+                view = EpisodeView(number, self.episodes[number], mine)
+                while len(self._cache) >= self._cache_size:
+                    self._cache.pop(next(iter(self._cache)))
+                self._cache[number] = view
+            return view
 
 
 def _number(value: Any) -> float:

@@ -268,9 +268,8 @@ class QAView:
         call = self._calls.get(sample.key)
         choice = sample.choice
         chosen = list(choice.candidates) if choice is not None else []
-        search = " ".join(
-            [sample.question_id, *question.options, call.text or "" if call else ""]
-        ).lower()
+        reply = (call.text or "") if call is not None else ""
+        search = " ".join([sample.question_id, *question.options, reply]).lower()
         return SampleRow(
             number=number,
             question_id=sample.question_id,

@@ -105,6 +105,7 @@ class RunCatalog:
         self._comparison: tuple[tuple[QAView, ...], Comparison] | None = None
         self._rationales: dict[str, Rationales] = {}
         self._lock = threading.Lock()
+        self._locks = {entry.id: threading.Lock() for entry in self.entries}
 
     @property
     def qa_entries(self) -> list[RunEntry]:
@@ -131,7 +132,7 @@ class RunCatalog:
     def _cached(self, cache: dict[str, tuple[Stamp, V]], entry: RunEntry, build: type[V]) -> V:
         """The view of ``entry`` in ``cache``, rebuilt when the run's files changed."""
         stamp = _stamp(entry.path)
-        with self._lock:
+        with self._locks[entry.id]:  # one run's slow first read leaves the other runs free
             held = cache.get(entry.id)
             if held is None or held[0] != stamp:
                 held = (stamp, build(entry.path))
