@@ -300,6 +300,9 @@ def format_keys(keys: list[tuple[str, int]]) -> str:
     return format_list([f"{qid}#{trial}" for qid, trial in keys])
 
 
+SELECTIONS = ("games", "types", "ids", "sample", "limit")
+"""The ``coordqa eval`` options that answer part of a dataset (a run with one is not ranked)."""
+
 _PROVIDER = re.compile(r"^([A-Za-z0-9_.-]+)/")
 
 
@@ -346,11 +349,12 @@ def build_qa_bundle(
             f"{run.path} has no dataset in its manifest; only QA runs of a dataset "
             "(coordqa eval) can be submitted to the qa track"
         )
-    filters = {k: manifest.config.get(k) for k in ("games", "types", "limit")}
-    if any(value is not None for value in filters.values()):
+    filters = {k: manifest.config.get(k) for k in SELECTIONS if manifest.config.get(k)}
+    if filters:
         raise BundleError(
             f"{run.path} answered part of its dataset ({filters}); the leaderboard ranks runs "
-            "of the whole dataset: run `coordqa eval` without --games/--types/--limit"
+            "of the whole dataset: run `coordqa eval` without "
+            + "/".join(f"--{name}" for name in SELECTIONS)
         )
     calls = run.last_calls()
     missing, _, unknown = missing_keys(list(calls), list(run.questions()), run.trials)

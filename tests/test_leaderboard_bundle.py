@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -61,11 +62,13 @@ def test_incomplete_run_lists_missing_pairs(tmp_path: Path, run_dir: Path) -> No
     assert "#1" in str(info.value) and "coordqa eval" in str(info.value)
 
 
-def test_filtered_run_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("selection", [{"limit": 3}, {"sample": 4}, {"types": ("EC",)}])
+def test_filtered_run_is_refused(tmp_path: Path, selection: dict[str, Any]) -> None:
     out = tmp_path / "run"
-    evaluate(EvalConfig(model="random", dataset="example", trials=1, limit=3, out=out))
-    with pytest.raises(BundleError, match="part of its dataset"):
+    evaluate(EvalConfig(model="random", dataset="example", trials=1, out=out, **selection))
+    with pytest.raises(BundleError, match="part of its dataset") as info:
         build_qa_bundle(out)
+    assert f"'{next(iter(selection))}'" in str(info.value)
 
 
 def test_cli_submit_out_writes_the_bundle(tmp_path: Path, run_dir: Path) -> None:
