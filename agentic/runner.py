@@ -16,11 +16,12 @@ the episode record comes last, and it is what marks the episode finished; see
 :mod:`coordqa.agentic.episodes` for the format. An episode that raises is recorded in
 ``failures.jsonl`` and the grid goes on; the run stays unfinished and resuming plays it again.
 
-Partners that are not ready (SAD/OBL weights not registered, a BC model not trained) are not an
-error: their episodes are left out of this session and reported in :attr:`GridResult.skipped`,
-so a grid with optional partners still plays everything else; the run stays unfinished until
-they are made ready and the same command is run again. Ctrl-C marks the run interrupted and
-raises :class:`~coordqa.errors.RunInterrupted`, which says how to resume.
+Neural players that are not ready (SAD/OBL weights not registered, a BC model not trained), as
+partners or as baseline agents, are not an error: their episodes are left out of this session
+and reported in :attr:`GridResult.skipped`, so a grid with such players still plays the rest;
+the run stays unfinished until they are made ready and the same command is run again. Ctrl-C
+marks the run interrupted and raises :class:`~coordqa.errors.RunInterrupted`, which says how
+to resume.
 """
 
 from __future__ import annotations
@@ -110,9 +111,10 @@ class GridResult:
     failures: list[EpisodeFailure] = field(default_factory=list)
     """Episodes that raised in this call (played again on the next resume)."""
     skipped: dict[str, str] = field(default_factory=dict)
-    """Partners not ready to play, with the reason and the fix; their episodes were left out."""
+    """Players not ready to play (SAD/OBL weights, BC models), with the reason and the fix;
+    their episodes were left out."""
     skipped_episodes: int = 0
-    """Episodes left out because their partner is not ready."""
+    """Episodes left out because one of their players is not ready."""
 
     @property
     def complete(self) -> bool:
@@ -341,9 +343,10 @@ def check_players(specs: Sequence[EpisodeSpec]) -> dict[str, str]:
 
     A bad agent option or a player that cannot play its game is then one clear error up front,
     not a failure recorded in every episode. LLM players are built with the offline
-    ``scripted`` model: their options are what is checked. A *partner* that is not ready (its
-    weights are not registered, its BC model not trained) is not an error: it is returned,
-    with the reason and the fix, and its episodes are left out of the session.
+    ``scripted`` model: their options are what is checked. A neural player that is not ready
+    (its weights are not registered, its BC model not trained), as a partner or as a baseline
+    agent, is not an error: it is returned with the reason and the fix, and its episodes are
+    left out of the session.
 
     Raises:
         ConfigError, UnknownNameError: the first seat that cannot be built.
@@ -364,8 +367,6 @@ def check_players(specs: Sequence[EpisodeSpec]) -> dict[str, str]:
             try:
                 build_player(spec, seat, model=offline, generate=None, recorder=None)
             except PartnerNotReadyError as exc:
-                if seat in spec.agent_seats:
-                    raise
                 unready[spec.seats[seat]] = str(exc)
     return unready
 
@@ -388,7 +389,7 @@ async def run_grid_async(
     try:
         done = finished_keys(store)
         pending = [spec for spec in specs if spec.key not in done]
-        playable = [spec for spec in pending if spec.partner not in unready]
+        playable = [spec for spec in pending if not set(spec.seats) & set(unready)]
         result = GridResult(store.path, len(specs), resumed=len(specs) - len(pending))
         result.skipped = {p: unready[p] for p in sorted(unready)}
         result.skipped_episodes = len(pending) - len(playable)

@@ -219,3 +219,26 @@ def _peak_of_slots_held_from_workers(ray: Any, tasks: int, concurrency: int) -> 
     peak: int = ray.get(actor.peak.remote())
     ray.kill(actor)
     return peak
+
+
+def test_players_without_weights_are_skipped_with_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "data"))  # no SAD/OBL registered
+    monkeypatch.delenv("COORDQA_HANABI_WEIGHTS", raising=False)
+    grid = parse_grid(
+        {
+            "agents": ["hanabi-convention", "sad"],
+            "partners": ["self", "obl1"],
+            "games": [{"game": "hanabi", "seeds": [1]}],
+        }
+    )
+    result = run_grid(grid, tmp_path / "run")
+    # only hanabi-convention's self-play needs no weights; SAD (agent) and OBL-1 (partner) wait
+    assert [e.key for e in result.played] == [
+        s.key for s in grid.episodes() if s.agent == "hanabi-convention" and s.self_play
+    ]
+    assert set(result.skipped) == {"sad", "obl1"}
+    assert all("add-hanabi" in reason for reason in result.skipped.values())
+    assert result.skipped_episodes == 3 and not result.complete
+    assert open_run(tmp_path / "run").manifest.status != "finished"

@@ -152,11 +152,11 @@ def _play(config: GridConfig, out: Path | None) -> GridResult:
     console.print(f"run: {result.run_dir} ({len(result.played)} played{resumed})")
     for failure in result.failures[:5]:
         console.print(f"[red]failed[/red] {failure.key}: {failure.error}", highlight=False)
-    for partner, reason in result.skipped.items():
-        console.print(f"[yellow]skipped[/yellow] partner {partner}: {reason}", highlight=False)
+    for player, reason in result.skipped.items():
+        console.print(f"[yellow]skipped[/yellow] {player}: {reason}", highlight=False)
     if result.skipped:
         console.print(
-            f"{result.skipped_episodes} episode(s) skipped: make those partners ready and run the "
+            f"{result.skipped_episodes} episode(s) skipped: make those players ready and run the "
             "same command again to play them."
         )
     return result
