@@ -36,10 +36,12 @@ __all__ = [
     "DEFAULT_DATASET",
     "FEATURES",
     "GAMES",
+    "NO_ANSWER_KEY_TAG",
     "QUESTION_TYPES",
     "RELEASES",
     "DatasetIdentity",
     "Release",
+    "SHARED_OPTION_TEXT_TAG",
     "Row",
     "build_example_dataset",
     "bundled_dataset_dir",
@@ -92,6 +94,16 @@ COLUMNS = (
 
 LIST_COLUMNS: Mapping[str, type] = {"options": str, "correct": int, "tags": str}
 """Columns holding a list, with the type of their items."""
+
+NO_ANSWER_KEY_TAG = "no-answer-key"
+"""Tag of a question kept without an answer key (an imported question whose gold could not be
+mapped, :mod:`coordqa.upstream`): only with this tag may ``correct`` be empty. Its replies are
+read and stored like any other, and never count as correct."""
+
+SHARED_OPTION_TEXT_TAG = "options-share-text"
+"""Tag of a question whose options include two with the same text, kept as released by an
+importer: only with this tag may two options be equal (a reply naming that text is ambiguous
+unless a letter decides)."""
 
 STRING_COLUMNS = tuple(name for name in COLUMNS if name not in LIST_COLUMNS)
 """Columns holding one string each."""
@@ -264,7 +276,7 @@ def _check_options(row: Row, where: str) -> None:
             raise DatasetError(
                 f"{where}: column 'options': option {index} is empty; remove it or give it text"
             )
-        if key in first_seen:
+        if key in first_seen and SHARED_OPTION_TEXT_TAG not in row["tags"]:
             raise DatasetError(
                 f"{where}: column 'options': option {index} {option!r} duplicates option "
                 f"{first_seen[key]}; every option of a question must differ"
@@ -275,9 +287,10 @@ def _check_options(row: Row, where: str) -> None:
 def _check_correct(row: Row, where: str) -> None:
     correct = row["correct"]
     count = len(row["options"])
-    if not correct:
+    if not correct and NO_ANSWER_KEY_TAG not in row["tags"]:
         raise DatasetError(
-            f"{where}: column 'correct' is empty; give the 0-based index of at least one option"
+            f"{where}: column 'correct' is empty; give the 0-based index of at least one option "
+            f"(or tag the question {NO_ANSWER_KEY_TAG!r} when its answer key is unknown)"
         )
     for index in correct:
         if not 0 <= index < count:

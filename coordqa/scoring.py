@@ -34,12 +34,17 @@ class Outcome(NamedTuple):
 
 
 def reply_outcome(text: str | None, options: Sequence[str], correct: Sequence[int]) -> Outcome:
-    """Status, correctness and choice of a reply (``text`` None: the call failed)."""
+    """Status, correctness and choice of a reply (``text`` None: the call failed).
+
+    A question without an answer key (``correct`` empty, tag ``no-answer-key``) is read like any
+    other, and its reply is never correct.
+    """
     if text is None:
         return Outcome("error", False, None)
     choice = choose(text, list(options))
     status = _STATUS_OF_OUTCOME[choice.outcome]
-    return Outcome(status, status == "answered" and is_correct(choice, list(correct)), choice)
+    right = status == "answered" and bool(correct) and is_correct(choice, list(correct))
+    return Outcome(status, right, choice)
 
 
 def score_call(question: Question, trial: int, call: CallResult) -> Sample:

@@ -35,7 +35,8 @@ def dataset_stats(rows: list[dict[str, Any]]) -> DatasetStats:
     frame["chance"] = frame["correct"].map(len) / frame["n_options"]
     counts = pd.crosstab(frame["game"], frame["question_type"], margins=True, margins_name="total")
     option_counts = pd.crosstab(frame["n_options"], frame["question_type"])
-    positions = frame[["question_type", "correct"]].explode("correct").reset_index(drop=True)
+    positions = frame[["question_type", "correct"]].explode("correct").dropna()
+    positions = positions.reset_index(drop=True)  # a question without answer key adds none
     positions["position"] = positions["correct"].map(lambda i: chr(ord("A") + int(i)))
     correct_positions = pd.crosstab(positions["position"], positions["question_type"])
     types = [t for t in QUESTION_TYPES if t in set(frame["question_type"])]

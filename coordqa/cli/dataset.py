@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from coordqa.errors import ConfigError
@@ -77,13 +78,26 @@ def import_upstream_command(
     """Convert the original LLM-Coordination CSV into a coordqa dataset folder.
 
     Each CSV row (one scenario) gives three questions, EC, ToM and JP; the folder can then be
-    passed to coordqa eval --dataset.
+    passed to coordqa eval --dataset. Options are imported by position; questions with irregular
+    letters are flagged in their tags, and each question whose gold letter cannot be mapped to one
+    option is kept without an answer key and printed as a warning (also listed in the card).
     """
-    from coordqa.upstream import import_upstream
+    from coordqa.upstream import FLAGS, import_upstream
 
     _refuse_overwrite(out, overwrite)
-    folder = import_upstream(source, out)
-    print_dataset_summary(folder, "Imported from LLM-Coordination")
+    result = import_upstream(source, out)
+    print_dataset_summary(result.folder, "Imported from LLM-Coordination")
+    flagged = result.conversion.flagged
+    for tag in FLAGS:
+        ids = [qid for qid, tags in flagged.items() if tag in tags]
+        if ids:
+            console.print(f"{tag}: {len(ids)} question(s): {', '.join(ids)}", highlight=False)
+    for finding in result.conversion.notes:
+        console.print(f"note: {finding}", highlight=False, markup=False)
+    for finding in result.conversion.warnings:
+        console.print(f"[yellow]warning[/]: {escape(str(finding))}", highlight=False)
+    warnings = len(result.conversion.warnings)
+    console.print(f"{warnings} warning(s); they are also listed in {result.folder / 'README.md'}")
 
 
 @dataset_app.command("build")
