@@ -5,13 +5,13 @@ Run by hand:  python benchmarks/bench_viewer.py [--repeats 15] [--keep DIR]
 1. Writes the runs with the offline models (nothing is hand-made): ``coordqa eval --model
    random`` on CoordinationQA v1 (198 questions x 3 trials = 594 samples), and one CAC episode
    (``--model scripted``) with the greedy human partner on Overcooked cramped_room, horizon 400.
-2. Starts ``coordqa view`` on both in a subprocess on 127.0.0.1 and times each page with httpx:
-   the first request and the median of ``--repeats`` later ones. Pages are asked in the order
-   listed, so the first sample table and the first episode page include reading the run from
-   disk, the first summary the bootstrap intervals, the first step page the replay of the
-   episode for its descriptions. The same pages are also timed in
-   this process on the app itself (FastAPI's test client, no network): the server's own work,
-   without the scheduling noise of a shared machine.
+2. Times each page, first in this process on the app itself (FastAPI's test client, no network,
+   the runs not read yet), then over HTTP from ``coordqa view`` in a subprocess on 127.0.0.1,
+   which reads the runs before it prints its URL (the time it took is printed). For each: the
+   first request and the median of ``--repeats`` later ones. Pages are asked in the order
+   listed, so in process the first sample table and the first episode page include reading the
+   run from disk; in both, the first summary includes the bootstrap intervals and the first
+   step page the replay of the episode for its descriptions.
 3. Prints each page's time against the target (sample table < 300 ms, episode page < 1 s) as a
    ratio, so the result reads the same on any machine.
 """
@@ -94,6 +94,7 @@ def main() -> None:
         httpx.Client(base_url=viewer.url, timeout=60) as client,
     ):
         over_http = {name: timed(client, url, args.repeats) for name, url in pages.items()}
+    print(next(line for line in (root / "viewer.log").read_text().splitlines() if "read " in line))
     print(f"{'':28} {'over HTTP':>19} {'in process':>19}")
     print(f"{'page':28} {'first':>9} {'median':>9} {'first':>9} {'median':>9} {'size':>7}  target")
     for name in pages:

@@ -112,6 +112,18 @@ class RunCatalog:
         """The QA runs, in the order given."""
         return [e for e in self.entries if e.kind == "qa"]
 
+    def read_all(self) -> None:
+        """Read every run now (QA runs whole, agentic runs' episode lists), so no page waits.
+
+        ``coordqa view`` calls this before it prints its URL. Later changes to a run's files are
+        read again when a page of that run is asked for.
+        """
+        for entry in self.entries:
+            if entry.kind == "qa":
+                self.qa(entry.id)
+            else:
+                self.agentic(entry.id)
+
     def _of_kind(self, run_id: str, kind: RunKind) -> RunEntry:
         entry = self.get(run_id)
         if entry.kind != kind:

@@ -5,6 +5,7 @@ FastAPI, uvicorn and Jinja2 (the ``leaderboard`` extra) are imported inside the 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -50,6 +51,9 @@ def view_command(
         return
     if not 0 <= port <= 65535:
         raise ConfigError(f"--port must be in 0..65535, got {port}")
+    started = time.perf_counter()
+    catalog.read_all()
+    console.print(f"read {len(catalog.entries)} run(s) in {time.perf_counter() - started:.1f} s")
     _serve(catalog, host, port)
 
 
