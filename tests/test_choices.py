@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import time
 
 import pytest
 
@@ -461,3 +462,21 @@ def test_doctests(module: object) -> None:
     result = doctest.testmod(module)
     assert result.attempted >= 1
     assert result.failed == 0
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I think the action is the best action, " * 3000,
+        "x" * 200_000,
+        "Answer: A\n" * 10_000,
+        "I choose " * 10_000,
+    ],
+    ids=["markers-on-one-line", "one-long-word", "many-answer-lines", "many-keywords"],
+)
+def test_long_replies_are_read_in_linear_time(reply: str) -> None:
+    # A guard against quadratic or worse regexes (a 117 KB line once took minutes), not a speed
+    # claim: the bound is two orders of magnitude above the measured time.
+    start = time.perf_counter()
+    choose(reply, ESCAPE)
+    assert time.perf_counter() - start < 10

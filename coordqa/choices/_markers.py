@@ -54,7 +54,14 @@ _NAMED_BEFORE = re.compile(
     r"(?:(?:best|correct|right|optimal|ideal|most \w+) )?$"
 )
 """The clause before "is the best <keyword>": it names the answer."""
+PAYLOAD_CHARS = 300
+"""A payload is read up to this many characters (cut at a space, never inside a word such as
+"room 10"): an answer is short, what follows is explanation, and the bound keeps a long line
+with many markers linear to read."""
 _NOUNS = frozenset({"answer", "action", "choice", "option", "move"})
+_SUBJECT_CHARS = 120
+"""How far before "is the best action" the clause naming the answer may start (bounded, so a
+long line with many such phrases is read in linear time)."""
 _CONTEXT_CHARS = 40
 
 T = TypeVar("T")
@@ -117,6 +124,10 @@ def _line_payloads(lines: Sequence[str], number: int) -> list[Payload]:
         if where[1] >= len(line) and number + 1 < len(lines):
             where = (number + 1, 0, len(lines[number + 1]))
         payload_line, payload_start, payload_end = where
+        if payload_end - payload_start > PAYLOAD_CHARS:
+            text = lines[payload_line]
+            cut = text.rfind(" ", payload_start, payload_start + PAYLOAD_CHARS)
+            payload_end = cut if cut > payload_start else payload_start + PAYLOAD_CHARS
         before = line[:start]
         answer_line = colon_form and bool(_ANSWER_LINE_PREFIX.match(before))
         found.append(
@@ -140,18 +151,19 @@ def _named_before(line: str, number: int, keyword: re.Match[str]) -> Payload | N
     The answer comes before the marker: the clause from the last punctuation up to "is the".
     """
     start = keyword.start()
-    if keyword.group() not in _NOUNS or line.find(" the ", 0, start) == -1:
+    window = max(0, start - _SUBJECT_CHARS)
+    if keyword.group() not in _NOUNS or line.find(" the ", window, start) == -1:
         return None
-    found = _NAMED_BEFORE.search(line, 0, start)
+    found = _NAMED_BEFORE.search(line[window:start])
     if found is None:
         return None
     return Payload(
         text=found["subject"],
         line=number,
-        start=found.start("subject"),
+        start=window + found.start("subject"),
         end=keyword.end(),
         marker_line=number,
-        marker_start=found.start("subject"),
+        marker_start=window + found.start("subject"),
         answer_line=False,
         final=False,
     )

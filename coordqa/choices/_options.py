@@ -55,7 +55,7 @@ _MAX_ABBREVIATED = 2
 """An abbreviated span shortens at most this many words ("Reveal Bob's Y cards")."""
 _NEGATIONS = frozenset({"not", "never", "t", "cannot"})
 _NON_WORD = re.compile(r"[\W_]+")
-_ID = re.compile(r"\S*\d\S*")
+_DIGIT = re.compile(r"\d")
 _REF = (
     r"(?:\([a-z]\)|\[[a-z]\]|[a-z] ?[.):\-\u2013\u2014](?=\s|$|[(\[])"
     r"|[a-z](?=,?\s+(?:because|since|as)\b|\s*[(\[]))"
@@ -85,7 +85,7 @@ def ids(norm: str) -> tuple[str, ...]:
     >>> ids("place onion in c0 then move to room 5")
     ('c0', '5')
     """
-    return tuple(_ID.findall(norm))
+    return tuple(token for token in norm.split() if _DIGIT.search(token))
 
 
 def _stem(word: str) -> str:
