@@ -52,8 +52,9 @@ from coordqa.agentic.presets import DEFAULT_PRESET, check_preset
 from coordqa.errors import CoordqaError, GameError, StoreError
 from coordqa.games.base import Game
 from coordqa.games.episode import Trajectory, replay
+from coordqa.jsonvalues import content_hash
 from coordqa.records import Episode, parse_exchange
-from coordqa.store import RunStore, content_hash, open_run
+from coordqa.store import RunStore, open_run
 
 EPISODES = "episodes"
 """Stream of finished episodes."""

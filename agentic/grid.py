@@ -57,8 +57,8 @@ from pydantic import (
 from coordqa.agentic import presets
 from coordqa.agentic.episodes import EpisodeSpec, EpisodeTask
 from coordqa.errors import ConfigError
+from coordqa.jsonvalues import content_hash
 from coordqa.llm import CallPolicy, GenerateConfig
-from coordqa.store import content_hash
 
 SELF = "self"
 """The partner name that means self-play."""

@@ -28,8 +28,8 @@ from coordqa.agentic.grid import GridConfig
 from coordqa.agentic.match import play_match
 from coordqa.agentic.runner import ModelPool, Session
 from coordqa.errors import MissingDependencyError
+from coordqa.jsonvalues import content_hash
 from coordqa.llm import Limiter, LimiterRegistry, Limits, LocalLimiter
-from coordqa.store import content_hash
 
 NAMESPACE = "coordqa"
 """Ray namespace of the limiter actors."""

@@ -46,9 +46,10 @@ from coordqa.agentic.episodes import (
 from coordqa.agentic.grid import GridConfig, RuntimeSettings
 from coordqa.agentic.match import build_player, play_match, register_players
 from coordqa.errors import ConfigError, RunInterrupted
+from coordqa.jsonvalues import content_hash
 from coordqa.llm import LimiterRegistry, Model, ResponseCache, UsageLedger, get_model
 from coordqa.records import Failure
-from coordqa.store import RunManifest, RunStore, content_hash
+from coordqa.store import RunManifest, RunStore
 
 PlayFn = Callable[[EpisodeSpec], Awaitable[AgenticEpisode]]
 """Plays one episode and returns it (each backend provides one)."""

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
+from coordqa.jsonvalues import content_hash
 from coordqa.registry import Registry
-from coordqa.store import atomic_write_bytes, content_hash
+from coordqa.store import atomic_write_bytes
 
 if TYPE_CHECKING:
     import datasets

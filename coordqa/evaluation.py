@@ -31,6 +31,7 @@ from typing import Any
 
 from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.errors import ConfigError, CoordqaError
+from coordqa.jsonvalues import content_hash
 from coordqa.llm import (
     CallPolicy,
     GenerateConfig,
@@ -53,7 +54,6 @@ from coordqa.store import (
     QARun,
     RunManifest,
     RunStore,
-    content_hash,
     open_run,
     read_qa_run,
 )

@@ -14,8 +14,8 @@ from typing import Any, Literal, get_args
 
 from coordqa.choices import format_options
 from coordqa.errors import ConfigError, DatasetError
+from coordqa.jsonvalues import content_hash
 from coordqa.llm.types import Message
-from coordqa.store import content_hash
 
 __all__ = [
     "ACKNOWLEDGEMENT",

@@ -20,7 +20,6 @@ part is to refuse resuming a run whose configuration differs from the one being 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -35,6 +34,7 @@ from typing import IO, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from coordqa.errors import StoreError
+from coordqa.jsonvalues import content_hash
 from coordqa.records import QACall, Question, Record, Sample, SampleKey, upgrade
 
 try:  # POSIX only; elsewhere two writers on one run are not detected
@@ -75,19 +75,6 @@ RunKind = Literal["qa", "agentic", "play"]
 RunStatus = Literal["created", "running", "finished", "interrupted", "failed"]
 
 T = TypeVar("T")
-
-
-def content_hash(obj: Any) -> str:
-    """SHA-256 of the canonical JSON form of ``obj`` (sorted keys, no whitespace).
-
-    Used for run fingerprints and configuration hashes, so two equal configurations hash the
-    same whatever their key order.
-
-    >>> content_hash({"b": 1, "a": 2}) == content_hash({"a": 2, "b": 1})
-    True
-    """
-    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _now() -> datetime:

@@ -30,9 +30,10 @@ from pydantic import (
 )
 
 from coordqa.errors import CoordqaError
+from coordqa.jsonvalues import content_hash
 from coordqa.leaderboard.names import clean_name
 from coordqa.registry import Registry
-from coordqa.store import RunManifest, content_hash, open_run, read_qa_run
+from coordqa.store import RunManifest, open_run, read_qa_run
 
 __all__ = [
     "FORMAT",

@@ -26,9 +26,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
+from coordqa.jsonvalues import content_hash
 from coordqa.leaderboard.db import Database, DatasetRow, GridRow
 from coordqa.leaderboard.names import admin_text
-from coordqa.store import content_hash
 
 if TYPE_CHECKING:
     from coordqa.agentic.episodes import EpisodeSpec

@@ -100,7 +100,8 @@ def synthetic_bundle(
     """A complete, digest-sealed QA bundle answering every row of ``rows`` ``trials`` times."""
     from coordqa import __version__
     from coordqa.dataset import dataset_fingerprint
-    from coordqa.store import DatasetInfo, RunManifest, content_hash
+    from coordqa.jsonvalues import content_hash
+    from coordqa.store import DatasetInfo, RunManifest
 
     fingerprint = dataset_fingerprint(rows)
     manifest = RunManifest(

@@ -240,7 +240,8 @@ def play(
 
 
 def _open_store(config: PlayConfig, game: Game, out: str | Path) -> RunStore:
-    from coordqa.store import RunManifest, RunStore, content_hash
+    from coordqa.jsonvalues import content_hash
+    from coordqa.store import RunManifest, RunStore
 
     settings = {
         "game": config.game,

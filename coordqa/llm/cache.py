@@ -13,8 +13,6 @@ The default location is the user cache directory (``<user cache>/coordqa/respons
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
 import sqlite3
 import threading
@@ -24,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.errors import ConfigError
+from coordqa.jsonvalues import content_hash
 from coordqa.llm.types import GenerateConfig, Message, Usage
 
 CACHE_DIR_ENV = "COORDQA_CACHE_DIR"
@@ -41,16 +40,6 @@ CREATE TABLE IF NOT EXISTS responses_v1 (
 """
 
 
-def fingerprint(payload: Any) -> str:
-    """The sha256 hex digest of ``payload`` as canonical JSON (sorted keys, no spaces).
-
-    >>> fingerprint({"b": 1, "a": [1, 2]}) == fingerprint({"a": [1, 2], "b": 1})
-    True
-    """
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def messages_payload(messages: Sequence[Message]) -> list[list[str]]:
     """Messages as plain data, for hashing."""
     return [[message.role, message.content] for message in messages]
@@ -64,7 +53,7 @@ def cache_key(
     trial: int,
 ) -> str:
     """The cache key of one call: what changes the reply, and nothing else."""
-    return fingerprint(
+    return content_hash(
         {
             "model": model,
             "api_base": api_base,

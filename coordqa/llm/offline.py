@@ -28,7 +28,8 @@ import threading
 from collections.abc import Callable, Sequence
 
 from coordqa.errors import ConfigError, ModelError
-from coordqa.llm.cache import fingerprint, messages_payload
+from coordqa.jsonvalues import content_hash
+from coordqa.llm.cache import messages_payload
 from coordqa.llm.providers import Completion, Provider, provider
 from coordqa.llm.types import GenerateConfig, Message, Usage
 
@@ -73,7 +74,7 @@ def random_reply(messages: Sequence[Message], config: GenerateConfig, trial: int
     letters = option_letters(last_user_text(messages))
     if not letters:
         return NO_OPTIONS_REPLY
-    seed = fingerprint([config.seed or 0, messages_payload(messages), trial])
+    seed = content_hash([config.seed or 0, messages_payload(messages), trial])
     return f"Answer: {random.Random(int(seed[:16], 16)).choice(letters)}"
 
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import io
-import json
 import os
 import pickle
 from collections.abc import Iterator
@@ -21,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.errors import MissingDependencyError
+from coordqa.jsonvalues import content_hash
 
 COOK_TIME = 20
 """Timesteps a three-onion soup cooks (the paper's setting)."""
@@ -121,9 +120,7 @@ def action_manager(layout: str) -> Any:
     except ImportError as exc:
         raise _import_error(exc) from exc
     mdp = gridworld(layout)
-    key = hashlib.sha256(
-        json.dumps([layout, MLAM_PARAMS, mdp.terrain_mtx], sort_keys=True).encode()
-    ).hexdigest()[:16]
+    key = content_hash([layout, MLAM_PARAMS, mdp.terrain_mtx])[:16]
     path = cache_dir() / f"{layout}-{key}-mlam.pkl"
     mlam = _load_pickle(path)
     if mlam is None or mlam.params != MLAM_PARAMS or mlam.mdp != mdp:

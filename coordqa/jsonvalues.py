@@ -1,0 +1,78 @@
+"""Python, numpy and pandas values as JSON, and the content hash of JSON data.
+
+One home for two jobs every layer needs: turning computed numbers into values JSON can hold
+(JSON has no NaN, and numpy scalars are not ``int`` or ``float``), and hashing data by its
+canonical JSON text, so two equal configurations, datasets or prompts hash the same whatever
+their key order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["canonical_json", "content_hash", "json_mapping", "json_records", "json_value"]
+
+
+def canonical_json(obj: Any) -> str:
+    """``obj`` as canonical JSON text: sorted keys, no whitespace, non-ASCII kept as is.
+
+    Values JSON cannot hold (dates, paths) are written as ``str(value)``.
+
+    >>> canonical_json({"b": 1, "a": [1, "é"]})
+    '{"a":[1,"é"],"b":1}'
+    """
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def content_hash(obj: Any) -> str:
+    """SHA-256 hex digest of :func:`canonical_json` of ``obj``.
+
+    The one content hash of the package: run and grid fingerprints, dataset, question and
+    prompt hashes, response-cache keys.
+
+    >>> content_hash({"b": 1, "a": 2}) == content_hash({"a": 2, "b": 1})
+    True
+    """
+    return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()
+
+
+def json_value(value: Any) -> Any:
+    """A scalar as a JSON value: numpy scalars as Python ones, NaN as None; others unchanged.
+
+    NaN is how the analysis says "no data" (an SE of one trial, a correlation of two models);
+    JSON spells that ``null``.
+
+    >>> import numpy as np
+    >>> [json_value(v) for v in (np.int64(3), float("nan"), np.float32(0.5), "x")]
+    [3, None, 0.5, 'x']
+    """
+    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", None) == 0:
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def json_mapping(mapping: Mapping[Any, Any]) -> dict[str, Any]:
+    """A mapping with string keys and :func:`json_value` values.
+
+    >>> json_mapping({"r": float("nan"), "n": 3})
+    {'r': None, 'n': 3}
+    """
+    return {str(key): json_value(value) for key, value in mapping.items()}
+
+
+def json_records(rows: Iterable[Mapping[Any, Any]] | Any) -> list[dict[str, Any]]:
+    """Rows as JSON objects (:func:`json_mapping` of each); a DataFrame gives its records.
+
+    >>> import pandas as pd
+    >>> json_records(pd.DataFrame({"mean": [0.5, float("nan")], "n": [4, 0]}))
+    [{'mean': 0.5, 'n': 4}, {'mean': None, 'n': 0}]
+    """
+    if hasattr(rows, "to_dict"):
+        rows = rows.to_dict(orient="records")
+    return [json_mapping(row) for row in rows]
