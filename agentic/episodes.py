@@ -52,7 +52,7 @@ from coordqa.agentic.presets import DEFAULT_PRESET, check_preset
 from coordqa.errors import CoordqaError, GameError, StoreError
 from coordqa.games.base import Game
 from coordqa.games.episode import Trajectory, replay
-from coordqa.jsonvalues import content_hash
+from coordqa.jsonvalues import content_hash, json_value
 from coordqa.records import Episode, parse_exchange
 from coordqa.store import RunStore, open_run
 
@@ -241,7 +241,7 @@ class AgenticEpisode:
             metrics=dict(self.metrics),
             agent_stats={str(seat): stats for seat, stats in self.agent_stats.items()},
             decisions={str(seat): n for seat, n in decisions_per_seat(self.trajectory).items()},
-            wall_s=None if math.isnan(self.wall_s) else self.wall_s,
+            wall_s=json_value(self.wall_s),
         ).to_json()
 
     @classmethod

@@ -14,13 +14,13 @@ the server builds from the episode's game, layout, seed and options, to the game
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from coordqa.errors import CoordqaError, GameError, StoreError, UnknownNameError
+from coordqa.jsonvalues import json_mapping, json_records
 from coordqa.leaderboard.bundle import (
     AgenticBundle,
     QABundle,
@@ -44,7 +44,6 @@ __all__ = [
     "agentic_metrics",
     "metrics_of",
     "verify_agentic",
-    "table_records",
     "verify_qa",
 ]
 
@@ -76,21 +75,6 @@ class Verified:
     """Where the submitter's reported numbers disagree with the recomputed ones."""
     episodes: list[dict[str, Any]] = field(default_factory=list)
     """Agentic track: one row per replayed episode (key, pairing, seed, score, metrics)."""
-
-
-def table_records(table: Any) -> list[dict[str, Any]]:
-    """Rows of an analysis table as JSON values (NaN becomes None, numpy scalars plain)."""
-    out = []
-    for row in table.to_dict(orient="records"):
-        clean: dict[str, Any] = {}
-        for key, value in row.items():
-            if hasattr(value, "item"):
-                value = value.item()
-            if isinstance(value, float) and math.isnan(value):
-                value = None
-            clean[str(key)] = value
-        out.append(clean)
-    return out
 
 
 def _check_count(bundle: QABundle, dataset: KnownDataset) -> None:
@@ -167,17 +151,14 @@ def metrics_of(samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     failures = jp_failures(scores)
 
     def table(*by: str) -> list[dict[str, Any]]:
-        return table_records(accuracy_table(scores, by=by, errors_count_as_wrong=True))
+        return json_records(accuracy_table(scores, by=by, errors_count_as_wrong=True))
 
     return {
         "overall": table()[0],
         "by_type": table("question_type"),
         "by_game": table("game"),
         "by_game_type": table("game", "question_type"),
-        "jp_failures": {
-            key: (None if isinstance(v, float) and math.isnan(v) else v)
-            for key, v in summarize_failures(failures).items()
-        },
+        "jp_failures": json_mapping(summarize_failures(failures)),
     }
 
 
@@ -223,20 +204,14 @@ def verify_qa(bundle: QABundle, catalog: Catalog) -> Verified:
     return Verified(samples, metrics, run, _mismatches(bundle, metrics))
 
 
-def _mean_se(values: Sequence[float]) -> dict[str, Any]:
+def _groups(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> list[dict[str, Any]]:
     from coordqa.analysis.stats import MeanSE
 
-    stats = MeanSE.of(list(values))
-    se = None if math.isnan(stats.se) else stats.se
-    return {"mean": None if math.isnan(stats.mean) else stats.mean, "se": se, "n": stats.n}
-
-
-def _groups(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> list[dict[str, Any]]:
     scores: dict[tuple[Any, ...], list[float]] = {}
     for row in rows:
         scores.setdefault(tuple(row[k] for k in keys), []).append(float(row["score"]))
     return [
-        {**dict(zip(keys, key, strict=True)), **_mean_se(values)}
+        {**dict(zip(keys, key, strict=True)), **MeanSE.of(values).to_json()}
         for key, values in sorted(scores.items(), key=lambda item: str(item[0]))
     ]
 

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import defer
 
 from coordqa.errors import UnknownNameError
+from coordqa.jsonvalues import json_mapping, json_records
 from coordqa.leaderboard.catalog import KnownDataset, KnownGrid
 from coordqa.leaderboard.db import (
     EPISODE_FIELDS,
@@ -27,7 +28,6 @@ from coordqa.leaderboard.db import (
     Sample,
     Submission,
 )
-from coordqa.leaderboard.verify import table_records
 
 __all__ = [
     "COLUMNS",
@@ -172,8 +172,8 @@ def _baseline(dataset: KnownDataset, game: str | None) -> dict[str, Any]:
     if not rows:
         return {"display_name": "random baseline", **_cells(None, {})}
     scores = pd.DataFrame(rows)
-    overall = table_records(accuracy_table(scores, by=()))[0]
-    by_type = {r["question_type"]: r for r in table_records(accuracy_table(scores))}
+    overall = json_records(accuracy_table(scores, by=()))[0]
+    by_type = {r["question_type"]: r for r in json_records(accuracy_table(scores))}
     row: dict[str, Any] = {"display_name": "random baseline"}
     for column, source in (("overall", overall), *((t, by_type.get(t)) for t in TYPES)):
         row[column] = None if source is None else source["random_baseline"]
@@ -296,13 +296,11 @@ def load_board(
     for position, row in enumerate(ranked, start=1):
         row["rank"] = position
     correlations = [
-        asdict(correlate([_num(e[x]) for e in rows], [_num(e["JP"]) for e in rows], (x, "JP")))
+        json_mapping(
+            asdict(correlate([_num(e[x]) for e in rows], [_num(e["JP"]) for e in rows], (x, "JP")))
+        )
         for x in ("EC", "ToM")
     ]
-    for item in correlations:
-        for key, value in item.items():
-            if isinstance(value, float) and math.isnan(value):
-                item[key] = None
     return Board(
         dataset=chosen,
         datasets=sorted(datasets.values(), key=lambda d: d.name),

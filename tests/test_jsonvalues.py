@@ -34,3 +34,25 @@ def test_values_json_cannot_hold_are_written_as_text() -> None:
     from pathlib import PurePosixPath
 
     assert canonical_json({"path": PurePosixPath("/a/b")}) == '{"path":"/a/b"}'
+
+
+def test_table_rows_become_json_objects() -> None:
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {"game": ["hanabi", "overcooked"], "accuracy": [0.25, np.nan], "n": [4, 0]}
+    )
+    assert jsonvalues.json_records(frame) == [
+        {"game": "hanabi", "accuracy": 0.25, "n": 4},
+        {"game": "overcooked", "accuracy": None, "n": 0},
+    ]
+    assert type(jsonvalues.json_records(frame)[0]["n"]) is int
+
+
+def test_mean_se_summary_spells_missing_numbers_null() -> None:
+    from coordqa.analysis import MeanSE
+
+    # sd of (1, 3) is sqrt(2); over sqrt(2) values: SE 1.
+    assert MeanSE.of([1.0, 3.0]).to_json() == {"mean": 2.0, "se": 1.0, "n": 2}
+    assert MeanSE.of([]).to_json() == {"mean": None, "se": None, "n": 0}

@@ -20,7 +20,6 @@ not block other requests.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Annotated, Any, NamedTuple, TypeVar
@@ -30,6 +29,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from coordqa.errors import ConfigError
+from coordqa.jsonvalues import json_mapping
 from coordqa.leaderboard.headers import SECURITY_HEADERS, add_security_headers
 from coordqa.viewer import pages
 from coordqa.viewer.qa import SORT_KEYS, SampleFilter
@@ -56,11 +56,7 @@ def _page(render: Callable[[], str]) -> HTMLResponse:
 
 def _plain(row: Any) -> dict[str, Any]:
     """A view row as JSON data (NaN, which JSON lacks, becomes null)."""
-    return {
-        k: None if isinstance(v, float) and math.isnan(v) else v
-        for k, v in asdict(row).items()
-        if k != "search"
-    }
+    return json_mapping({k: v for k, v in asdict(row).items() if k != "search"})
 
 
 class TableQuery(NamedTuple):

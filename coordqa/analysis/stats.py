@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from coordqa.jsonvalues import json_value
+
 __all__ = [
     "CONFIDENCE",
     "RESAMPLES",
@@ -83,6 +85,14 @@ class MeanSE:
             return cls(math.nan, math.nan, 0)
         se = statistics.stdev(kept) / math.sqrt(len(kept)) if len(kept) > 1 else math.nan
         return cls(statistics.fmean(kept), se, len(kept))
+
+    def to_json(self) -> dict[str, float | int | None]:
+        """``{"mean", "se", "n"}`` with NaN as None (JSON has no NaN), for stored summaries.
+
+        >>> MeanSE.of([1.0]).to_json()
+        {'mean': 1.0, 'se': None, 'n': 1}
+        """
+        return {"mean": json_value(self.mean), "se": json_value(self.se), "n": self.n}
 
     def format(self, digits: int = 3) -> str:
         """:func:`format_mean_se` of this value."""

@@ -38,6 +38,7 @@ import pandas as pd
 from coordqa.analysis.stats import MeanSE, clustered_accuracy_ci, format_mean_se
 from coordqa.dataset import QUESTION_TYPES
 from coordqa.errors import StoreError
+from coordqa.jsonvalues import json_records
 from coordqa.records import STATUSES, Sample
 from coordqa.store import QARun, RunStore, read_qa_run
 
@@ -277,23 +278,11 @@ class RunAnalysis:
             "null when n < 2",
             "ci": "question-level 95% CI (ci_low, ci_high): percentile bootstrap over questions, "
             "the trials of a question resampled together; null with fewer than 2 questions",
-            "overall": _records(self.overall)[0],
-            "by_type": _records(self.by_type),
-            "by_game_type": _records(self.by_game_type),
+            "overall": json_records(self.overall)[0],
+            "by_type": json_records(self.by_type),
+            "by_game_type": json_records(self.by_game_type),
             "warnings": self.warnings,
         }
-
-
-def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{k: _json_value(v) for k, v in row.items()} for row in table.to_dict(orient="records")]
-
-
-def _json_value(value: Any) -> Any:
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return None if math.isnan(value) else float(value)
-    return value
 
 
 def samples_frame(samples: Sequence[Sample]) -> pd.DataFrame:

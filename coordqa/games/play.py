@@ -12,7 +12,6 @@ playing it again. Ctrl-C marks the run interrupted and raises
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,9 +100,7 @@ class PlaySummary:
         """JSON-ready summary (written to ``summary.json`` in the run directory)."""
 
         def plain(value: MeanSE | None) -> dict[str, Any] | None:
-            if value is None:
-                return None
-            return {"mean": _finite(value.mean), "se": _finite(value.se), "n": value.n}
+            return None if value is None else value.to_json()
 
         return {
             "game": self.game,
@@ -116,10 +113,6 @@ class PlaySummary:
             "win_metric": self.win_metric,
             "turns_when_won": plain(self.turns_when_won()),
         }
-
-
-def _finite(value: float) -> float | None:
-    return None if math.isnan(value) else value
 
 
 def default_players(game: str) -> tuple[str, str]:
