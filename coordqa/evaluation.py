@@ -47,6 +47,7 @@ from coordqa.prompts import PROMPT_LAYOUTS, PromptLayout
 from coordqa.records import QACall, Question
 from coordqa.store import (
     CALLS,
+    MANIFEST,
     QUESTIONS,
     SCORES_FILE,
     SUMMARY_FILE,
@@ -321,6 +322,7 @@ class _Plan:
     questions: list[QuestionPlan]
     manifest: RunManifest
     out: Path
+    dataset_fingerprint: str
 
 
 # -- planning --------------------------------------------------------------------------------
@@ -371,13 +373,7 @@ def _plan(config: EvalConfig) -> _Plan:
         version=",".join(versions) or None,
         num_questions=len(questions),
     )
-    run_fingerprint = content_hash(
-        {
-            "config": identity,
-            "dataset": fingerprint,
-            "questions": [[q.question_hash, q.prompt_hash, q.target_hash] for q in questions],
-        }
-    )
+    run_fingerprint = _run_fingerprint(identity, fingerprint, questions)
     out = config.out or DEFAULT_RUNS_DIR / run_name(config, dataset.name, fingerprint)
     manifest = RunManifest(
         kind="qa",
@@ -386,19 +382,38 @@ def _plan(config: EvalConfig) -> _Plan:
         dataset=dataset,
         fingerprint=run_fingerprint,
     )
-    return _Plan(config, questions, manifest, Path(out))
+    return _Plan(config, questions, manifest, Path(out), fingerprint)
+
+
+RESUME_MAY_CHANGE = ("api_base", "trials")
+"""Settings a resumed run may change: where the model is served (servers move between cluster
+jobs), and the number of trials, upwards (the new trials are added, the old ones kept)."""
+
+
+def _run_fingerprint(
+    identity: dict[str, Any], dataset_fingerprint: str, questions: Sequence[QuestionPlan]
+) -> str:
+    """Hash of the configuration, the dataset and every question, prompt and answer key."""
+    return content_hash(
+        {
+            "config": identity,
+            "dataset": dataset_fingerprint,
+            "questions": [[q.question_hash, q.prompt_hash, q.target_hash] for q in questions],
+        }
+    )
 
 
 def run_name(config: EvalConfig, dataset: str, fingerprint: str) -> str:
     """A run directory name a person can read: model, dataset, key options, short hash.
 
-    ``openai-gpt-4o_coordinationqa-v1.1_t3_EC+JP_first20_2c41f9a0``: the options named are the
-    trials, then only what differs from the defaults (games, types, ids, sample, limit, seed,
-    sampling parameters, prompt layout); the hash covers the dataset fingerprint and every
-    setting that changes results, so two different runs never share a name.
+    ``openai-gpt-4o_coordinationqa-v1.1_EC+JP_first20_2c41f9a0``: the options named are only
+    those that differ from the defaults (games, types, ids, sample, limit, seed, sampling
+    parameters, prompt layout); the hash covers the dataset fingerprint and every setting that
+    changes results, so two different runs never share a name. The trials and the endpoint are
+    left out (:data:`RESUME_MAY_CHANGE`): the same command with more trials, or another
+    ``--api-base``, continues the same run.
     """
     parts = [_slug(config.model), _slug(Path(dataset).stem if "/" in dataset else dataset)]
-    parts.append(f"t{config.trials}")
     if config.games:
         parts.append("+".join(sorted(config.games)))
     if config.types:
@@ -421,7 +436,8 @@ def run_name(config: EvalConfig, dataset: str, fingerprint: str) -> str:
             parts.append(f"{label}{value}")
     if config.prompt_layout != defaults.prompt_layout:
         parts.append(_slug(config.prompt_layout))
-    digest = content_hash({"config": config.identity(), "dataset": fingerprint})[:8]
+    fixed = {k: v for k, v in config.identity().items() if k not in RESUME_MAY_CHANGE}
+    digest = content_hash({"config": fixed, "dataset": fingerprint})[:8]
     return "_".join([*(_slug(part) for part in parts), digest])
 
 
@@ -622,6 +638,30 @@ async def evaluate_async(
     return await _execute(_plan(config), progress)
 
 
+def _as_stored(plan: _Plan) -> RunManifest:
+    """The plan's manifest as the run at ``plan.out`` stores it, if one is there.
+
+    That is, with the stored :data:`RESUME_MAY_CHANGE` settings, so that resuming with another
+    endpoint or more trials matches; the new settings are written once the run is open.
+
+    Raises:
+        ConfigError: the stored run has more trials than asked for.
+    """
+    if not (plan.out / MANIFEST).exists():
+        return plan.manifest
+    stored = open_run(plan.out).manifest.config
+    trials = stored.get("trials")
+    if isinstance(trials, int) and trials > plan.config.trials:
+        raise ConfigError(
+            f"{plan.out} holds a run with {trials} trials; ask for --trials {trials} or more to "
+            "resume it (more trials are added to it), or use another --out"
+        )
+    config = {**plan.manifest.config}
+    config.update({key: stored[key] for key in RESUME_MAY_CHANGE if key in stored})
+    fingerprint = _run_fingerprint(config, plan.dataset_fingerprint, plan.questions)
+    return plan.manifest.model_copy(update={"config": config, "fingerprint": fingerprint})
+
+
 async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
     from coordqa.llm import get_model
 
@@ -635,7 +675,9 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
         ledger=ledger,
     )
     _check_unless_cached(model, plan)
-    store = RunStore.open_or_create(plan.out, plan.manifest)
+    store = RunStore.open_or_create(plan.out, _as_stored(plan))
+    if store.manifest.config != plan.manifest.config:
+        store.update_manifest(config=plan.manifest.config, fingerprint=plan.manifest.fingerprint)
     try:
         total = len(plan.questions) * config.trials
         _record_questions(store, plan)

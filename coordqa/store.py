@@ -574,7 +574,7 @@ class QARun:
     ``coordqa score``, ``report``, ``results``, ``compare``, ``runs list`` and the leaderboard's
     bundles all read runs through this class, so they agree on what a run holds::
 
-        run = read_qa_run("runs/openai-gpt-4o_coordinationqa-v1.1_t3_2c41f9a0")
+        run = read_qa_run("runs/openai-gpt-4o_coordinationqa-v1.1_2c41f9a0")
         run.manifest.config["model"], run.manifest.dataset     # what was run
         run.questions()      # {question_id: Question}, in dataset order
         run.last_calls()     # {(question_id, trial): QACall}: the latest call of each key

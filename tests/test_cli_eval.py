@@ -156,3 +156,20 @@ def test_a_fully_cached_rerun_never_imports_litellm(tmp_path: Path) -> None:
             assert "litellm imported: False" in again.stderr
         assert server.count == 6
     assert "6 from the cache" in again.stderr and "0 calls sent" in again.stderr
+
+
+def test_a_moved_server_and_more_trials_continue_the_default_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    dataset = write_dataset(tmp_path / "data", scenarios=2)  # 6 questions
+    base = ["eval", "-m", "openai/test-model", "--dataset", dataset, "--no-cache"]
+    with LocalOpenAIServer(answers()) as first:
+        done = coordqa(*base, "--api-base", first.base_url, "--trials", "1")
+    assert done.returncode == 0, done.stderr
+    with LocalOpenAIServer(answers()) as moved:
+        more = coordqa(*base, "--api-base", moved.base_url, "--trials", "2")
+        assert moved.count == 6  # trial 1 of each question, nothing asked twice
+    assert more.returncode == 0, more.stderr
+    assert "resuming: 6 samples already answered" in more.stderr
+    assert len(list((tmp_path / "runs").iterdir())) == 1

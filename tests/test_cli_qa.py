@@ -56,7 +56,7 @@ def test_eval_rerun_resumes_and_other_options_are_refused(tmp_path: Path) -> Non
     )
     assert again.exit_code == 0 and "resuming" in again.output
     other = runner.invoke(
-        app, ["eval", "-m", "random", "--dataset", "example", "--trials", "2", "--out", str(out)]
+        app, ["eval", "-m", "random", "--dataset", "example", "--top-p", "0.5", "--out", str(out)]
     )
     assert other.exit_code != 0
     assert "different configuration" in str(other.exception)

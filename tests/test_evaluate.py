@@ -151,8 +151,8 @@ def test_other_config_in_same_directory_is_refused(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data", scenarios=1)
     with LocalOpenAIServer(answers()) as server:
         evaluate(config(dataset, tmp_path / "run", server.base_url, trials=1))
-        with pytest.raises(StoreError, match="trials: stored 1, requested 2"):
-            evaluate(config(dataset, tmp_path / "run", server.base_url, trials=2))
+        with pytest.raises(StoreError, match="top_p: stored 0.9, requested 0.5"):
+            evaluate(config(dataset, tmp_path / "run", server.base_url, trials=1, top_p=0.5))
         assert server.count == 3
 
 
@@ -198,7 +198,7 @@ def test_default_out_is_deterministic(tmp_path: Path, monkeypatch: pytest.Monkey
     first = evaluate(cfg)
     second = evaluate(cfg)
     assert first.run_dir == second.run_dir
-    assert str(first.run_dir).startswith("runs/random_example_t1_first2_")
+    assert str(first.run_dir).startswith("runs/random_example_first2_")
     assert second.new_samples == 0 and second.resumed_samples == 2
 
 

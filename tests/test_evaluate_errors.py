@@ -31,7 +31,7 @@ def config(dataset: str, out: Path, base_url: str, **changes: object) -> EvalCon
         "trials": 2,
         "out": out,
         "cache": False,
-        "policy": fast_policy(concurrency=1),
+        "policy": fast_policy(concurrency=1, timeout_s=30.0),
     }
     settings.update(changes)
     return EvalConfig(**settings)  # type: ignore[arg-type]
@@ -87,7 +87,7 @@ def test_a_dead_server_is_given_up_in_seconds(tmp_path: Path) -> None:
 
 def test_a_server_that_dies_mid_run_stops_it_and_keeps_the_answers(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data", scenarios=2)
-    policy = fast_policy(concurrency=1, max_connection_failures=3, max_attempts=6)
+    policy = fast_policy(concurrency=1, max_connection_failures=3, max_attempts=6, timeout_s=30.0)
     dead = {index: Fault.disconnect() for index in range(5, 100)}
     with LocalOpenAIServer(answers(), faults=dead) as server:
         with pytest.raises(EvalFailed, match="3 attempts in a row") as failed:
@@ -100,7 +100,7 @@ def test_a_server_that_dies_mid_run_stops_it_and_keeps_the_answers(tmp_path: Pat
 
 def test_errors_within_max_error_rate_pass_and_beyond_fail(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data", scenarios=2)  # 12 samples
-    policy = fast_policy(concurrency=1, max_attempts=1)
+    policy = fast_policy(concurrency=1, max_attempts=1, timeout_s=30.0)
     faults = {0: Fault.error(500), 1: Fault.error(503)}  # 2 of 12 samples fail (16.7%)
     with LocalOpenAIServer(answers(), faults=faults) as server:
         allowed = evaluate(
@@ -118,7 +118,7 @@ def test_errors_within_max_error_rate_pass_and_beyond_fail(tmp_path: Path) -> No
 
 def test_the_first_error_of_each_kind_is_reported_as_it_happens(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data", scenarios=2)
-    policy = fast_policy(concurrency=1, max_attempts=1)
+    policy = fast_policy(concurrency=1, max_attempts=1, timeout_s=30.0)
     faults = {0: Fault.error(500), 2: Fault.error(500), 3: Fault.error(502), 7: Fault.error(500)}
     seen: list[EvalProgress] = []
     with LocalOpenAIServer(answers(), faults=faults) as server:
@@ -152,7 +152,7 @@ def test_calls_cache_hits_and_resumed_samples_are_counted_apart(tmp_path: Path) 
 def test_statuses_of_a_stopped_run_are_one_per_key(tmp_path: Path) -> None:
     """Calls in flight when the run stops are cancelled, not stored as answers or errors."""
     dataset = write_dataset(tmp_path / "data", scenarios=2)
-    policy = fast_policy(concurrency=4)
+    policy = fast_policy(concurrency=4, timeout_s=30.0)
     with LocalOpenAIServer(answers(), latency_s=0.05, faults={6: Fault.bad_key()}) as server:
         with pytest.raises(EvalFailed):
             evaluate(config(dataset, tmp_path / "run", server.base_url, policy=policy))

@@ -67,7 +67,7 @@ def test_bad_selections_say_what_to_do(bundled) -> None:  # type: ignore[no-unty
 def test_run_names_say_model_dataset_and_options_then_a_hash() -> None:
     base = EvalConfig(model="openai/gpt-4o", dataset="example")
     name = run_name(base, "example", "f" * 64)
-    assert name.startswith("openai-gpt-4o_example_t3_") and len(name.split("_")[-1]) == 8
+    assert name.startswith("openai-gpt-4o_example_") and len(name.split("_")[-1]) == 8
     assert run_name(base, "example", "f" * 64) == name  # the same command resumes the same run
     changed = EvalConfig(
         model="openai/gpt-4o",
@@ -79,12 +79,14 @@ def test_run_names_say_model_dataset_and_options_then_a_hash() -> None:
         sample_seed=2,
     )
     named = run_name(changed, "example", "f" * 64)
-    assert named.startswith("openai-gpt-4o_example_t3_EC+JP_sample30s2_first20_temp0.0_")
+    assert named.startswith("openai-gpt-4o_example_EC+JP_sample30s2_first20_temp0.0_")
     hotter = EvalConfig(model="openai/gpt-4o", dataset="example", temperature=0.7)
     assert run_name(hotter, "example", "f" * 64) != name
     assert run_name(base, "example", "e" * 64) != name  # another dataset content
+    more = EvalConfig(model="openai/gpt-4o", dataset="example", trials=5, api_base="http://h:1")
+    assert run_name(more, "example", "f" * 64) == name  # more trials, another server: same run
     path = run_name(EvalConfig(model="random"), "/data/my-questions.parquet", "f" * 64)
-    assert path.startswith("random_my-questions_t3_")
+    assert path.startswith("random_my-questions_")
 
 
 def test_selection_is_part_of_the_run_identity_only_when_used(tmp_path: Path) -> None:

@@ -1,0 +1,83 @@
+"""What a resumed run may change: the endpoint, and the number of trials (upwards)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_evaluate_support import answers, fast_policy, write_dataset
+
+from coordqa.errors import ConfigError, StoreError
+from coordqa.evaluation import EvalConfig, default_out, evaluate
+from coordqa.llm.testing import Fault, LocalOpenAIServer
+from coordqa.store import open_run, read_qa_run
+
+
+@pytest.fixture(autouse=True)
+def _key(openai_key: str) -> None:
+    """Every test here talks to an openai/... model."""
+
+
+def config(dataset: str, base_url: str, **changes: object) -> EvalConfig:
+    settings: dict[str, object] = {
+        "model": "openai/test-model",
+        "api_base": base_url,
+        "dataset": dataset,
+        "trials": 1,
+        "cache": False,
+        "policy": fast_policy(concurrency=1, max_attempts=1, timeout_s=30.0),
+    }
+    settings.update(changes)
+    return EvalConfig(**settings)  # type: ignore[arg-type]
+
+
+def test_raising_trials_adds_trials_and_keeps_the_old_ones(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=1)  # 3 questions
+    out = tmp_path / "run"
+    with LocalOpenAIServer(answers()) as server:
+        evaluate(config(dataset, server.base_url, out=out))
+        first_calls = read_qa_run(out).calls()
+        more = evaluate(config(dataset, server.base_url, out=out, trials=3))
+        assert server.count == 3 + 6  # only trials 1 and 2 were asked
+    assert (more.resumed_samples, more.new_samples) == (3, 6) and more.analysis.complete
+    run = read_qa_run(out)
+    assert run.calls()[:3] == first_calls  # the old trials are kept as they were
+    expected = {(q, trial) for q in ("s0-ec", "s0-tom", "s0-jp") for trial in (0, 1, 2)}
+    assert set(run.last_calls()) == expected
+    manifest = open_run(out).manifest
+    assert manifest.config["trials"] == 3 and manifest.sessions == 2
+    assert more.analysis.expected_samples == 9
+    with pytest.raises(ConfigError, match="holds a run with 3 trials; ask for --trials 3"):
+        evaluate(config(dataset, server.base_url, out=out, trials=2))
+
+
+def test_a_moved_server_resumes_the_run(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    out = tmp_path / "run"
+    with LocalOpenAIServer(answers(), faults={1: Fault.error(500)}) as old:
+        first = evaluate(config(dataset, old.base_url, out=out, max_error_rate=1.0))
+    assert first.analysis.errors == 1
+    with LocalOpenAIServer(answers()) as new:
+        second = evaluate(config(dataset, new.base_url, out=out))
+        assert new.count == 1  # only the failed sample is asked again, at the new address
+    assert second.analysis.complete and second.resumed_samples == 2
+    assert open_run(out).manifest.config["api_base"] == new.base_url
+
+
+def test_the_default_directory_ignores_endpoint_and_trials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    base = config(dataset, "http://a:1/v1")
+    assert default_out(base) == default_out(config(dataset, "http://b:2/v1", trials=5))
+    assert default_out(base) != default_out(config(dataset, "http://a:1/v1", temperature=0.0))
+
+
+def test_other_changes_are_still_refused(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    out = tmp_path / "run"
+    with LocalOpenAIServer(answers()) as server:
+        evaluate(config(dataset, server.base_url, out=out))
+        with pytest.raises(StoreError, match="temperature: stored 0.6, requested 0.0"):
+            evaluate(config(dataset, server.base_url, out=out, temperature=0.0))
