@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.analysis import RunAnalysis, analyze_run
+from coordqa.dataset import Row
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.jsonvalues import content_hash
 from coordqa.llm import (
@@ -281,7 +282,7 @@ class EvalFailed(CoordqaError):
 class QuestionPlan:
     """One question, ready to send."""
 
-    row: dict[str, Any]
+    row: Row
     """The dataset row."""
     messages: list[Message]
     """Chat messages for the model."""

@@ -46,6 +46,7 @@ __all__ = [
     "Episode",
     "Exchange",
     "Failure",
+    "Fallback",
     "QACall",
     "Question",
     "Record",
@@ -148,24 +149,19 @@ class CallResult(Record):
 
 def call_result(reply: Reply) -> CallResult:
     """The stored form of a gateway reply (a failed call keeps its error, never a text)."""
-    return CallResult(**_reply_fields(reply))
-
-
-def _reply_fields(reply: Reply) -> dict[str, Any]:
-    """The :class:`CallResult` fields of a gateway reply."""
-    return {
-        "text": reply.text if reply.ok else None,
-        "error": None if reply.ok else (reply.error or "no reply text"),
-        "usage": TokenUsage(
+    return CallResult(
+        text=reply.text if reply.ok else None,
+        error=None if reply.ok else (reply.error or "no reply text"),
+        usage=TokenUsage(
             prompt_tokens=reply.usage.prompt_tokens,
             completion_tokens=reply.usage.completion_tokens,
             cost=reply.usage.cost,
         ),
-        "latency_s": round(reply.latency_s, 6),
-        "attempts": reply.attempts,
-        "cached": reply.cached,
-        "model": reply.model,
-    }
+        latency_s=round(reply.latency_s, 6),
+        attempts=reply.attempts,
+        cached=reply.cached,
+        model=reply.model,
+    )
 
 
 def _now() -> datetime:
@@ -196,7 +192,7 @@ class QACall(CallResult):
             question_id=question_id,
             trial=trial,
             prompt_hash=prompt_hash,
-            **_reply_fields(reply),
+            **dict(call_result(reply)),
         )
 
 
@@ -306,6 +302,19 @@ class Exchange(CallResult):
     """Trajectory step at which the call was made."""
 
 
+class Fallback(Record):
+    """An agent's fallback to its game's safe action."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    reason: str
+    """``unreadable``, ``model_error``, ``verifier_cap`` or ``no_options``."""
+    detail: str
+    """What went wrong, in words."""
+    action: str
+    """The safe action taken."""
+
+
 class Decision(Record):
     """What an agent did at one decision (``exchanges.jsonl``, ``kind: events``).
 
@@ -331,8 +340,8 @@ class Decision(Record):
     """The game's turn or timestep."""
     action: str | None = None
     """The action taken (None for the record closing an episode)."""
-    fallback: dict[str, Any] | None = None
-    """``reason``, ``detail`` and ``action`` of a fallback; None when the model's choice stood."""
+    fallback: Fallback | None = None
+    """Why the safe fallback action was taken; None when the model's choice stood."""
     episode: str | None = None
     """Key of the episode (stamped by the match)."""
     attempt: str | None = None

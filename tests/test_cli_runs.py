@@ -96,6 +96,14 @@ def test_report_fits_80_columns_and_labels_both_uncertainties(
     assert {"n", "pearson_p", "spearman_p"} <= set(correlations.columns)
 
 
+def test_score_tables_fit_80_columns_and_mark_an_incomplete_run(runs: dict[str, Path]) -> None:
+    result = coordqa("score", runs["broken"])
+    assert result.returncode == 0, result.stderr
+    assert fits(result.stdout), result.stdout
+    assert "0.750 ± 0.250 *" in result.stdout  # EC of the broken run, marked incomplete
+    assert "trial SE" in result.stdout and "incomplete run" in " ".join(result.stdout.split())
+
+
 def test_report_refuses_different_question_sets_unless_allowed(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -231,7 +231,7 @@ class EpisodeView:
                 exchanges += 1
                 continue
             if record.fallback:
-                fallbacks.append({"seat": record.seat, **record.fallback})
+                fallbacks.append({"seat": record.seat, **record.fallback.model_dump()})
             noted = _noted(record, "verifier_rejections")
             rejections += [{"seat": record.seat, **r} for r in noted]
         return StepRow(
@@ -391,6 +391,6 @@ def _events(decision: Decision | None) -> dict[str, Any]:
         return {}
     return {
         "action": decision.action,
-        "fallback": decision.fallback,
+        "fallback": decision.fallback.model_dump() if decision.fallback else None,
         **(decision.model_extra or {}),
     }
