@@ -206,8 +206,9 @@ class AgenticBundle(BundleBase):
     track: Literal["agentic"]
     """Discriminator: an agentic run."""
     grid: str = Field(min_length=1, max_length=200)
-    """The registered grid the run covers (its games, layouts, seeds, horizons and partners
-    are the server's, not the bundle's)."""
+    """The grid the run covers: installed with coordqa (``smoke``, ``paper``) or registered on
+    the server. Its tasks (games, layouts, seeds, horizons, partners, seats, preset) are the
+    server's, not the bundle's."""
 
     @field_validator("grid")
     @classmethod

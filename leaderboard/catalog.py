@@ -6,10 +6,11 @@ server keeps its own copy of both and never takes them from a bundle:
 - a **dataset** (a release bundled with coordqa, or registered by an admin with ``coordqa
   leaderboard dataset add``) is known by its content fingerprint; registered rows are stored in
   the database, so re-scoring needs no file;
-- a **grid** (registered with ``coordqa leaderboard grid add``) fixes the environment side of an
-  agentic run: games, layouts, seeds, horizons, partners and seats. It is known by its name and
-  fingerprinted over that side; an agentic submission names its grid and must hold exactly the
-  grid's episodes for its one agent and model.
+- a **grid** (installed with coordqa, :func:`coordqa.agentic.registered_grids`, or registered
+  with ``coordqa leaderboard grid add``) fixes the tasks of an agentic run: games, layouts,
+  seeds, horizons, partners, seats and preset. It is known by its name and fingerprinted over
+  its tasks; an agentic submission names its grid and must play each task exactly once, with
+  one agent and model.
 
 :class:`Catalog` holds both; a lookup that misses re-reads the registered ones once, so an admin
 can register while the server runs.
@@ -31,14 +32,13 @@ from coordqa.leaderboard.db import Database, DatasetRow, GridRow
 from coordqa.leaderboard.names import admin_text
 
 if TYPE_CHECKING:
-    from coordqa.agentic.episodes import EpisodeSpec
+    from coordqa.agentic.episodes import EpisodeTask
     from coordqa.agentic.grid import GridConfig
 
 __all__ = [
     "Catalog",
     "KnownDataset",
     "KnownGrid",
-    "grid_identity",
     "known_datasets",
     "known_grids",
     "register_dataset",
@@ -115,82 +115,88 @@ def register_dataset(db: Database, path: str | Path, name: str | None = None) ->
     return _known_dataset(label, rows)
 
 
-GRID_FIELDS = ("games", "partners", "positions")
-"""The fields of a grid that fix the episodes' environment (its identity on the board)."""
-
-
-def grid_identity(config: GridConfig) -> dict[str, Any]:
-    """The environment side of a grid: games (layouts, seeds, horizons), partners and seats."""
-    return config.model_dump(mode="json", include=set(GRID_FIELDS))
-
-
 @dataclass(frozen=True)
 class KnownGrid:
     """A grid the agentic track ranks submissions on."""
 
     name: str
-    """The name a bundle gives (``grid`` field)."""
+    """The name a bundle gives (its ``grid`` field)."""
+    version: int | None
+    """The grid's ``version`` (registered grids have one)."""
     fingerprint: str
-    """Content hash of :func:`grid_identity`."""
-    identity: Mapping[str, Any]
-    """Games, partners and positions, as registered."""
+    """:meth:`coordqa.agentic.GridConfig.fingerprint`: the hash of its tasks."""
+    config: GridConfig
+    """The grid; its tasks are what a submission must play."""
 
-    def episodes(
-        self, agent: str, model: str | None, agent_options: Mapping[str, Any]
-    ) -> dict[str, EpisodeSpec]:
-        """Every episode this grid holds for one agent and model, by key.
-
-        Raises:
-            UnknownNameError: the agent is not a registered player.
-            ConfigError: the agent plays none of the grid's games.
-        """
-        from coordqa.agentic.grid import parse_grid
-
-        config = parse_grid(
-            {
-                **self.identity,
-                "agents": [agent],
-                "models": [model or "scripted"],
-                "agent_options": {agent: dict(agent_options)} if agent_options else {},
-            },
-            where=f"grid {self.name!r}",
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What the grid fixes, as shown on its board: preset, games, partners, seats."""
+        return self.config.model_dump(
+            mode="json", include={"preset", "games", "partners", "positions"}
         )
-        return {spec.key: spec for spec in config.episodes()}
+
+    def tasks(self) -> dict[str, EpisodeTask]:
+        """Every task of the grid (game, layout, partner, seat, seed, options, preset), by key."""
+        return {task.key: task for task in self.config.tasks()}
+
+
+def _installed_grids() -> dict[str, KnownGrid]:
+    """The grids installed with coordqa (:func:`coordqa.agentic.registered_grids`)."""
+    from coordqa.agentic import registered_grids
+
+    return {
+        name: KnownGrid(name, grid.version, grid.fingerprint, grid.config)
+        for name, grid in registered_grids().items()
+    }
 
 
 def _known_grid(row: GridRow) -> KnownGrid:
-    return KnownGrid(row.name, row.fingerprint, row.config)
+    from coordqa.agentic.grid import parse_grid
+
+    config = parse_grid(dict(row.config), where=f"grid {row.name!r} in the database")
+    return KnownGrid(row.name, config.version, row.fingerprint, config)
 
 
 def known_grids(db: Database) -> dict[str, KnownGrid]:
-    """Grids this server ranks, by name."""
+    """Grids this server ranks, by name: the installed ones, then those an admin registered."""
+    found = _installed_grids()
     with db.session() as session:
-        return {row.name: _known_grid(row) for row in session.scalars(select(GridRow))}
+        found.update((row.name, _known_grid(row)) for row in session.scalars(select(GridRow)))
+    return found
 
 
 def register_grid(db: Database, path: str | Path, name: str | None = None) -> KnownGrid:
     """Register the grid YAML at ``path`` under ``name`` (default: the grid's own ``name``).
 
-    Only the environment side counts (:func:`grid_identity`): the file's agents, models and
-    runtime settings are ignored. Registering the same grid under the same name again is a
-    no-op.
+    The grids installed with coordqa (``smoke``, ``paper``) are known without registering;
+    this adds others. Only the grid's tasks count (its fingerprint): the file's agents, models
+    and runtime settings are not what a submission is held to. Registering the same grid under
+    the same name again is a no-op.
 
     Raises:
         ConfigError: the file is not a valid grid, names unknown games, layouts or partners,
-            ``name`` is not plain text, or it is taken by a different grid (grids are
-            immutable: register a new version under a new name, e.g. ``paper-v2``).
+            ``name`` is not plain text, or it is taken by an installed grid or by a different
+            registered one (grids never change: register a new version under a new name, e.g.
+            ``paper-v2``).
     """
     from coordqa.agentic.grid import load_grid
 
     config = load_grid(path)
-    config.tasks()  # unknown games, layouts and partners are refused now, not on submission
-    identity = grid_identity(config)
+    fingerprint = config.fingerprint()  # unknown games, layouts, partners are refused here
     label = admin_text(name or config.name, what="the grid's name")
-    fingerprint = content_hash(identity)
+    installed = _installed_grids().get(label)
+    if installed is not None:
+        if installed.fingerprint == fingerprint:
+            return installed
+        raise ConfigError(
+            f"{label!r} is a grid installed with coordqa (version {installed.version}); "
+            "register yours under another name (--name)"
+        )
+    stored = config.model_dump(mode="json", exclude={"runtime"})
     with db.session() as session:
         existing = session.scalars(select(GridRow).where(GridRow.name == label)).one_or_none()
         if existing is None:
-            row = GridRow(name=label, fingerprint=fingerprint, config=identity)
+            row = GridRow(name=label, fingerprint=fingerprint, config=stored)
             session.add(row)
             session.flush()
         elif existing.fingerprint != fingerprint:

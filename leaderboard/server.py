@@ -44,6 +44,7 @@ from coordqa.leaderboard.views import (
     COUNTS,
     AgenticBoard,
     Board,
+    grid_json,
     load_agentic_board,
     load_board,
     load_detail,
@@ -293,10 +294,7 @@ def create_app(
 
     @app.get("/api/grids")
     def api_grids() -> list[dict[str, Any]]:
-        return [
-            {"name": g.name, "fingerprint": g.fingerprint, **g.identity}
-            for g in catalog.grids.values()
-        ]
+        return [grid_json(g) for g in catalog.grids.values()]
 
     @app.get("/api/datasets")
     def api_datasets() -> list[dict[str, Any]]:

@@ -243,38 +243,40 @@ def _episodes(bundle: AgenticBundle) -> list[AgenticEpisode]:
 
 
 def _check_coverage(episodes: list[AgenticEpisode], grid: KnownGrid) -> None:
-    """The episodes must be exactly the grid's for the one agent and model under test.
+    """The episodes must play each task of the grid exactly once, with one agent and model.
 
-    Every spec field counts (layout, seed, partner, seat, game options such as the horizon),
-    so a forged horizon or a cherry-picked subset of seeds is refused before anything is
-    replayed.
+    A task is everything the grid fixes (game, layout, seed, partner, seat, game options such
+    as the horizon, preset), so a forged horizon or a cherry-picked subset of seeds is refused
+    here, before anything is replayed.
     """
     tested = sorted({agent_label(e.spec.agent, e.spec.model) for e in episodes})
     if len(tested) != 1:
         raise VerificationError(
             f"a submission ranks one agent and model; this one tests {', '.join(tested)}"
         )
-    spec = episodes[0].spec
-    try:
-        expected = grid.episodes(spec.agent, spec.model, spec.agent_options)
-    except CoordqaError as exc:
-        raise VerificationError(f"grid {grid.name!r} has no episodes for it: {exc}") from exc
-    sent = {e.key for e in episodes}
-    missing, extra = sorted(set(expected) - sent), sorted(sent - set(expected))
+    expected = grid.tasks()
+    played = Counter(e.spec.task.key for e in episodes)
+    missing = sorted(set(expected) - set(played))
+    extra = sorted(set(played) - set(expected))
+    twice = sorted(key for key, count in played.items() if count > 1)
     problems = []
     if missing:
         problems.append(
-            f"{len(missing)} of its {len(expected)} episodes are missing "
+            f"{len(missing)} of its {len(expected)} tasks are not played "
             f"({format_list(missing)}): a submission covers every seed, layout and partner of "
             "its grid"
         )
     if extra:
         problems.append(
-            f"{len(extra)} episodes are not in it ({format_list(extra)}); their game, layout, "
-            "seed, partner, seat or options (e.g. horizon) differ from the grid's"
+            f"{len(extra)} episodes play tasks it does not hold ({format_list(extra)}); their "
+            "game, layout, seed, partner, seat, options (e.g. horizon) or preset differ from "
+            "the grid's"
         )
+    if twice:
+        problems.append(f"tasks played more than once: {format_list(twice)}")
     if problems:
-        raise VerificationError(f"grid {grid.name!r}: " + "; ".join(problems))
+        version = f" version {grid.version}" if grid.version is not None else ""
+        raise VerificationError(f"grid {grid.name!r}{version}: " + "; ".join(problems))
 
 
 def verify_agentic(bundle: AgenticBundle, catalog: Catalog) -> Verified:

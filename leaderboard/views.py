@@ -37,6 +37,7 @@ __all__ = [
     "load_agentic_board",
     "baseline_row",
     "entry_row",
+    "grid_json",
     "load_board",
     "load_detail",
 ]
@@ -365,8 +366,8 @@ class AgenticBoard:
     def to_json(self) -> dict[str, Any]:
         """The JSON API form."""
         return {
-            "grid": None if self.grid is None else _grid_json(self.grid),
-            "grids": [_grid_json(g) for g in self.grids],
+            "grid": None if self.grid is None else grid_json(self.grid),
+            "grids": [grid_json(g) for g in self.grids],
             "columns": self.columns,
             "sort": self.sort,
             "descending": self.descending,
@@ -374,8 +375,14 @@ class AgenticBoard:
         }
 
 
-def _grid_json(grid: KnownGrid) -> dict[str, Any]:
-    return {"name": grid.name, "fingerprint": grid.fingerprint, **grid.identity}
+def grid_json(grid: KnownGrid) -> dict[str, Any]:
+    """A grid as the JSON API shows it: name, version, fingerprint and what it fixes."""
+    return {
+        "name": grid.name,
+        "version": grid.version,
+        "fingerprint": grid.fingerprint,
+        **grid.identity,
+    }
 
 
 def agentic_entry_row(sub: Submission) -> dict[str, Any]:

@@ -66,15 +66,21 @@ def test_grid_add_registers_once_and_refuses_a_changed_grid_under_the_same_name(
     grid = {"name": "g", "agents": ["cac"], "games": [{"game": "collab_capture", "seeds": [0]}]}
     path = tmp_path / "g.yaml"
     path.write_text(json.dumps(grid))
-    first = _cli("leaderboard", "grid", "add", str(path), "--db", url)
-    assert (
-        "grid 'g'" in first and _cli("leaderboard", "grid", "add", str(path), "--db", url) == first
-    )
+    first = _cli("leaderboard", "grid", "add", str(path), "--db", url).splitlines()[0]
+    assert first.startswith("grid 'g': ")
+    assert _cli("leaderboard", "grid", "add", str(path), "--db", url).splitlines()[0] == first
     path.write_text(json.dumps({**grid, "games": [{"game": "collab_capture", "seeds": [0, 1]}]}))
     result = runner.invoke(app, ["leaderboard", "grid", "add", str(path), "--db", url])
     assert result.exit_code != 0
     assert "already registered as 'g'" in str(result.exception) and "g-v2" in str(result.exception)
     assert "grid 'g2'" in _cli("leaderboard", "grid", "add", str(path), "--name", "g2", "--db", url)
+    taken = runner.invoke(app, ["leaderboard", "grid", "add", str(path), "--name", "smoke"])
+    assert "'smoke' is a grid installed with coordqa" in str(taken.exception)
+    from coordqa.agentic import get_grid
+
+    smoke = get_grid("smoke")
+    again = _cli("leaderboard", "grid", "add", str(smoke.path), "--db", url)
+    assert f"grid 'smoke': {smoke.fingerprint}" in again  # the installed grid, unchanged
 
 
 def test_hide_and_unhide(populated: tuple[str, list[int]]) -> None:

@@ -241,6 +241,40 @@ def test_an_honest_agentic_run_on_a_registered_grid_is_accepted(
     assert read("/agentic", params={"grid": "nope"}).status_code == 400
 
 
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The installed ``smoke`` grid played by one agent (cac with the offline scripted model)."""
+    from coordqa.agentic import get_grid
+    from coordqa.agentic.grid import parse_grid
+    from coordqa.agentic.runner import run_grid
+
+    grid = get_grid("smoke").config.model_dump(mode="json")
+    grid.update(agents=["cac"], models=["scripted"])
+    out = tmp_path_factory.mktemp("smoke") / "run"
+    result = run_grid(parse_grid(grid), out)
+    assert result.complete, result.failures
+    return out
+
+
+def test_a_run_of_an_installed_grid_is_accepted_without_registering(
+    board: BoardClient, smoke_run: Path
+) -> None:
+    from coordqa.agentic import get_grid
+
+    installed = get_grid("smoke")
+    bundle = bundle_of(smoke_run)
+    assert bundle["grid"] == "smoke"
+    answer = board.submit(bundle)
+    assert answer.status_code == 201, answer.text
+    grids = {g["name"]: g for g in board.client.get("/api/grids").json()}
+    assert grids["smoke"]["version"] == installed.version
+    assert grids["smoke"]["fingerprint"] == installed.fingerprint
+    entries = board.client.get("/api/agentic/entries", params={"grid": "smoke"}).json()
+    assert [e["episodes"] for e in entries["entries"]] == [len(installed.tasks())]
+    page = board.client.get("/agentic", params={"grid": "smoke"}).text
+    assert f"version {installed.version}" in page and installed.fingerprint[:12] in page
+
+
 def test_a_forged_start_score_is_refused(
     agentic_board: BoardClient, agentic_runs: dict[str, Path]
 ) -> None:
@@ -277,8 +311,8 @@ def test_a_longer_horizon_than_the_spec_is_refused(
     # or states its own horizon: the episodes are not the registered grid's
     answer = agentic_board.submit(bundle_of(agentic_runs["oc-100"], grid="oc-40"))
     assert answer.status_code == 422
-    assert "2 of its 2 episodes are missing" in answer.json()["detail"]
-    assert "2 episodes are not in it" in answer.json()["detail"]
+    assert "2 of its 2 tasks are not played" in answer.json()["detail"]
+    assert "2 episodes play tasks it does not hold" in answer.json()["detail"]
     assert agentic_board.count(Submission) == 0
 
 
@@ -299,13 +333,17 @@ def test_a_bundle_omitting_seeds_of_its_grid_is_refused(
     agentic_board: BoardClient, agentic_runs: dict[str, Path]
 ) -> None:
     bundle = bundle_of(agentic_runs["hanabi-2"])
-    kept = [
-        r for r in bundle["episodes"] if r["score"] >= max(e["score"] for e in bundle["episodes"])
-    ]
-    bundle["episodes"] = kept[:1]  # only the best seed
+    best = max(bundle["episodes"], key=lambda r: r["score"])
+    bundle["episodes"] = [best]  # only the best seed
     answer = agentic_board.submit(seal(bundle))
     assert answer.status_code == 422
-    assert "1 of its 2 episodes are missing" in answer.json()["detail"]
+    assert "1 of its 2 tasks are not played" in answer.json()["detail"]
+    # nor may the best seed stand in for the other one, played again with other agent options
+    again = forge(best, spec={"agent_options": {"note": "second try"}})
+    bundle["episodes"] = [best, again]
+    answer = agentic_board.submit(seal(bundle))
+    assert answer.status_code == 422
+    assert "tasks played more than once: hanabi/default/self/s" in answer.json()["detail"]
 
 
 def test_an_unknown_grid_is_refused_with_the_registered_ones(
