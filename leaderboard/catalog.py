@@ -27,7 +27,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
-from coordqa.jsonvalues import content_hash
 from coordqa.leaderboard.db import Database, DatasetRow, GridRow
 from coordqa.leaderboard.names import admin_text
 

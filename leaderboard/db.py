@@ -293,6 +293,11 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def _note(text: str | None, what: str) -> str | None:
+    """An admin's reason or note, checked (plain text, at most 500 characters), or None."""
+    return None if text is None else admin_text(text, what=what, max_length=500)
+
+
 class Database:
     """An engine with a session factory, migrated on open."""
 
@@ -361,7 +366,7 @@ class Database:
             LeaderboardError: no submission has that id.
             ConfigError: the reason is blank, longer than 500 characters or not plain text.
         """
-        why = None if reason is None else admin_text(reason, what="the reason", max_length=500)
+        why = _note(reason, "the reason")
         with self.session() as session:
             row = self._submission(session, submission_id)
             row.hidden = hidden
@@ -375,7 +380,7 @@ class Database:
             LeaderboardError: no token has that id.
             ConfigError: the reason is blank, longer than 500 characters or not plain text.
         """
-        why = None if reason is None else admin_text(reason, what="the reason", max_length=500)
+        why = _note(reason, "the reason")
         with self.session() as session:
             if session.get(Token, token_id) is None:
                 raise LeaderboardError(
@@ -395,7 +400,7 @@ class Database:
             LeaderboardError: no submission has that id.
             ConfigError: the note is blank, longer than 500 characters or not plain text.
         """
-        checked = None if note is None else admin_text(note, what="the note", max_length=500)
+        checked = _note(note, "the note")
         with self.session() as session:
             row = self._submission(session, submission_id)
             row.provenance_at = None if checked is None else _now()
