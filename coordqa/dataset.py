@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
+from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import content_hash
 from coordqa.registry import Registry
-from coordqa.store import atomic_write_bytes
 
 if TYPE_CHECKING:
     import datasets

@@ -19,13 +19,11 @@ part is to refuse resuming a run whose configuration differs from the one being 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,6 +32,7 @@ from typing import IO, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from coordqa.errors import StoreError
+from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import content_hash
 from coordqa.records import QACall, Question, Record, Sample, SampleKey, upgrade
 
@@ -161,28 +160,6 @@ class RunManifest(BaseModel):
                 f"{other.fingerprint[:12]} (questions, prompts or answer keys changed)"
             )
         return problems
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a fsynced temporary file and ``os.replace``.
-
-    The one atomic write of the package (run files, dataset files, planner caches): a reader
-    sees the old file or the new one, never half of one. ``mkstemp`` makes owner-only files; the
-    result is made readable like any file the package writes by ``open`` (``0o644``), so a run
-    or dataset folder can be shared or served without some files in it being unreadable.
-    """
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def _dumps(record: Any, where: str) -> str:

@@ -140,9 +140,9 @@ def build_dataset(out_dir: str | Path | None = None) -> Path:
         ChangelogError: a change against the previous release has no stated reason.
     """
     from coordqa.dataset import bundled_dataset_dir, load_rows, save_dataset
+    from coordqa.files import atomic_write_bytes
     from coordqa.scenarios.card import dataset_card
     from coordqa.scenarios.changelog import changelog, changelog_json
-    from coordqa.store import atomic_write_bytes
 
     rows = list(build_rows(curated_scenarios()))
     changes = changelog(load_rows(PREVIOUS_RELEASE), rows)

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from coordqa.errors import StoreError
+from coordqa.files import atomic_write_bytes
+from coordqa.jsonvalues import content_hash
 from coordqa.store import (
     SCHEMA_VERSION,
     DatasetInfo,
     RunManifest,
     RunStore,
-    atomic_write_bytes,
-    content_hash,
     open_run,
 )
 

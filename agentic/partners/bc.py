@@ -9,6 +9,7 @@ partner plays even where torch is not installed, and the file is independent of 
 
 from __future__ import annotations
 
+import io
 import json
 import time
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from coordqa.agentic.partners.overcooked_data import (
 )
 from coordqa.agentic.partners.paths import data_dir
 from coordqa.errors import ConfigError, MissingDependencyError
+from coordqa.files import atomic_write_bytes
 
 PACKAGED_DIR = Path(__file__).parent / "checkpoints"
 """Checkpoints shipped with coordqa (used when the user has not trained their own)."""
@@ -94,9 +96,9 @@ class BCCheckpoint:
         """Write atomically as ``.npz`` (arrays plus a JSON ``meta`` string)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         arrays = {f"p{i}": w for i, w in enumerate(self.weights)}
-        partial = path.with_suffix(".tmp.npz")
-        np.savez(partial, meta=np.array(json.dumps(self.meta)), **arrays)
-        partial.replace(path)
+        buffer = io.BytesIO()
+        np.savez(buffer, meta=np.array(json.dumps(self.meta)), **arrays)
+        atomic_write_bytes(path, buffer.getvalue())
 
     @classmethod
     def load(cls, path: Path) -> BCCheckpoint:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ import numpy as np
 
 from coordqa.agentic.partners.paths import cache_dir
 from coordqa.errors import ConfigError, DatasetError, MissingDependencyError
+from coordqa.files import atomic_write_bytes
 from coordqa.games.overcooked.engine import PRIMITIVE_NAMES
 
 LAYOUT_DATA_NAMES: dict[str, str] = {
@@ -169,9 +171,9 @@ def load_human_data(layout: str, split: str, limit: int | None = None) -> HumanD
     features, actions = _featurise(path, layout, data_name, limit)
     if limit is None:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        partial = cache.with_suffix(".tmp.npz")
-        np.savez_compressed(partial, features=features, actions=actions)
-        partial.replace(cache)
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, features=features, actions=actions)
+        atomic_write_bytes(cache, buffer.getvalue())
     return HumanData(features, actions, digest)
 
 

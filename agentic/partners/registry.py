@@ -33,6 +33,7 @@ from coordqa.agentic.partners.bc import PACKAGED_DIR, BCCheckpoint, find_checkpo
 from coordqa.agentic.partners.overcooked_data import LAYOUT_DATA_NAMES, SPLIT_FILES
 from coordqa.agentic.partners.paths import data_dir
 from coordqa.errors import ConfigError
+from coordqa.files import atomic_write_text
 from coordqa.games.base import PLAYERS, Player, register_player
 
 HANABI_WEIGHTS_ENV = "COORDQA_HANABI_WEIGHTS"
@@ -141,9 +142,7 @@ def _read_registrations() -> dict[str, Any]:
 def _write_registrations(data: dict[str, Any]) -> None:
     path = registrations_file()
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".tmp")
-    partial.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    partial.replace(path)
+    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def name_from_path(relative: Path) -> tuple[str, str]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.errors import MissingDependencyError
+from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import content_hash
 
 COOK_TIME = 20
@@ -163,7 +164,5 @@ def _load_pickle(path: Path) -> Any:
 
 def _save_pickle(path: Path, value: Any) -> None:
     """Write atomically, so concurrent workers never read half a file."""
-    from coordqa.store import atomic_write_bytes
-
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path, pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
