@@ -16,7 +16,6 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -42,6 +41,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
+from coordqa import paths
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.leaderboard.names import admin_text
 
@@ -276,10 +276,8 @@ def migrate(engine: Engine) -> int:
 
 
 def default_db_url() -> str:
-    """``sqlite:///<user data dir>/coordqa/leaderboard.sqlite3``: embedded, nothing to set up."""
-    from platformdirs import user_data_dir
-
-    folder = Path(user_data_dir("coordqa"))
+    """``sqlite:///<data root>/leaderboard.sqlite3`` (:mod:`coordqa.paths`): nothing to set up."""
+    folder = paths.data_root()
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'leaderboard.sqlite3'}"
 

@@ -92,9 +92,21 @@ def test_cache_none_disables_caching(local_server: LocalOpenAIServer) -> None:
     assert local_server.count == 6 and model.cache is None
 
 
-def test_default_location_follows_the_environment(_isolated_cache_dir: Path) -> None:
+def test_default_location_is_the_responses_folder_of_the_cache_root(
+    _isolated_cache_dir: Path,
+) -> None:
+    assert default_cache_dir() == _isolated_cache_dir / "responses"
+    assert ResponseCache().path == _isolated_cache_dir / "responses" / "responses.sqlite3"
+
+
+def test_a_cache_kept_directly_in_the_root_is_still_used(_isolated_cache_dir: Path) -> None:
+    # COORDQA_CACHE_DIR used to name the responses folder itself.
+    legacy = ResponseCache(_isolated_cache_dir)
+    legacy.put("k", "m", "kept", Usage(1, 2, None, calls=1))
+    legacy.close()
     assert default_cache_dir() == _isolated_cache_dir
-    assert ResponseCache().path.parent == _isolated_cache_dir
+    cached = ResponseCache().get("k")
+    assert cached is not None and cached.text == "kept"
 
 
 def test_cache_persists_across_instances(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ returns a :class:`Reply`: cached, rate- and concurrency-limited, retried within 
 accounted per role in ``model.usage``. Importing this package does not import litellm.
 """
 
-from coordqa.llm.cache import CACHE_DIR_ENV, ResponseCache, cache_key, default_cache_dir
+from coordqa.llm.cache import ResponseCache, cache_key, default_cache_dir
 from coordqa.llm.gateway import (
     DEFAULT_CONFIG,
     DEFAULT_POLICY,
@@ -29,6 +29,7 @@ from coordqa.llm.types import (
     Role,
     Usage,
 )
+from coordqa.paths import CACHE_DIR_ENV
 
 __all__ = [
     "CACHE_DIR_ENV",

@@ -6,8 +6,8 @@ the sampling parameters and the trial index. Concurrency, retry and timeout sett
 since they change how we ask, not what is answered; the trial index is in, so repeated trials are
 not all served one cached answer. Errors are never stored.
 
-The default location is the user cache directory (``<user cache>/coordqa/responses``), or
-``$COORDQA_CACHE_DIR`` when set; never inside the package.
+The default location is the ``responses`` folder of the cache root (:mod:`coordqa.paths`:
+``$COORDQA_CACHE_DIR`` when set, else the user cache directory); never inside the package.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from typing import Any
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import content_hash
 from coordqa.llm.types import GenerateConfig, Message, Usage
+from coordqa.paths import CACHE_DIR_ENV, cache_dir, cache_root
 
-CACHE_DIR_ENV = "COORDQA_CACHE_DIR"
-"""Environment variable that overrides the default cache directory."""
+DB_FILE = "responses.sqlite3"
+"""The database file inside the cache folder."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses_v1 (
@@ -65,13 +66,17 @@ def cache_key(
 
 
 def default_cache_dir() -> Path:
-    """``$COORDQA_CACHE_DIR`` if set, else ``<user cache dir>/coordqa/responses``."""
-    override = os.environ.get(CACHE_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
+    """The ``responses`` folder of the cache root (:func:`coordqa.paths.cache_dir`).
 
-    return platformdirs.user_cache_path("coordqa") / "responses"
+    Before the cache root had one meaning, ``$COORDQA_CACHE_DIR`` named this folder itself, so
+    a database found directly in the root (and none in ``responses/``) is still the one used:
+    a user who set the variable keeps the replies cached so far.
+    """
+    folder = cache_dir("responses")
+    legacy = cache_root()
+    if (legacy / DB_FILE).is_file() and not (folder / DB_FILE).is_file():
+        return legacy
+    return folder
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,7 @@ class ResponseCache:
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
         """Use ``directory`` (default: :func:`default_cache_dir`); nothing is opened until used."""
         self.directory = Path(directory).expanduser() if directory else default_cache_dir()
-        self.path = self.directory / "responses.sqlite3"
+        self.path = self.directory / DB_FILE
         self._connection: sqlite3.Connection | None = None
         self._lock = threading.Lock()
 

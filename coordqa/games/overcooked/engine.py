@@ -12,12 +12,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
-import os
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from coordqa import paths
 from coordqa.errors import MissingDependencyError
 from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import content_hash
@@ -98,13 +98,8 @@ def primitive_name(action: Any) -> str:
 
 
 def cache_dir() -> Path:
-    """Where planners are cached: ``$COORDQA_CACHE_DIR/overcooked`` or the user cache dir."""
-    root = os.environ.get("COORDQA_CACHE_DIR")
-    if root:
-        return Path(root) / "overcooked"
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("coordqa")) / "overcooked"
+    """Where planners are cached: the ``overcooked`` folder of the cache root."""
+    return paths.cache_dir("overcooked")
 
 
 @functools.cache
