@@ -22,6 +22,7 @@ whose latest call has a reply. Read runs with :func:`coordqa.store.read_qa_run`.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -130,6 +131,11 @@ class EvalConfig:
     max_error_rate: float = 0.0
     """Share of the run's samples that may end as errors (calls that failed after their
     retries) before :func:`evaluate` raises :class:`EvalFailed`; 0: none."""
+    model_args: dict[str, Any] = field(default_factory=dict, hash=False)
+    """Further provider settings passed through to every call (``reasoning_effort``,
+    ``extra_body``...; :attr:`coordqa.llm.GenerateConfig.extra`). They change results."""
+    api_key_env: str | None = None
+    """Environment variable holding the API key (None: the provider's usual one)."""
 
     def __post_init__(self) -> None:
         if not self.model.strip():
@@ -161,7 +167,26 @@ class EvalConfig:
     def generate_config(self, trial: int) -> GenerateConfig:
         """Sampling parameters of ``trial``."""
         seed = None if self.seed is None else self.seed + trial
-        return GenerateConfig(self.temperature, self.top_p, self.max_tokens, seed)
+        return GenerateConfig(
+            self.temperature, self.top_p, self.max_tokens, seed, dict(self.model_args)
+        )
+
+    def api_key(self) -> str | None:
+        """The key in :attr:`api_key_env` (None: let the provider find its own).
+
+        Raises:
+            ConfigError: the variable is unset or blank.
+        """
+        if self.api_key_env is None:
+            return None
+        value = os.environ.get(self.api_key_env)
+        if value is None or not value.strip():
+            state = "not set" if value is None else "empty"
+            raise ConfigError(
+                f"--api-key-env {self.api_key_env}: the environment variable "
+                f"{self.api_key_env} is {state}; export your key in it"
+            )
+        return value
 
     def identity(self) -> dict[str, Any]:
         """The settings that change results; a resumed run must match them exactly.
@@ -183,6 +208,8 @@ class EvalConfig:
             "seed": self.seed,
             "prompt_layout": self.prompt_layout,
         }
+        if self.model_args:
+            identity["model_args"] = dict(sorted(self.model_args.items()))
         if self.ids is not None:
             identity["ids"] = sorted(self.ids)
         if self.sample is not None:
@@ -195,6 +222,7 @@ class EvalConfig:
             "cache": self.cache,
             "policy": asdict(self.policy),
             "max_error_rate": self.max_error_rate,
+            "api_key_env": self.api_key_env,
         }
 
 
@@ -219,6 +247,10 @@ class EvalProgress:
     """Seconds since this session started sending."""
     new_error: str | None = None
     """Set on the snapshot of the first error sample of its kind in this session: the error."""
+    dropped_params: tuple[str, ...] = ()
+    """Parameters the provider does not take, left out of every request (also recorded in the
+    manifest's ``runtime["dropped_params"]``; None there when every reply came from the cache
+    and the model was not checked)."""
 
 
 ProgressCallback = Callable[[EvalProgress], None]
@@ -261,6 +293,7 @@ class RunResult:
                 "expected": self.analysis.expected_samples,
             },
             "calls": {"session": self.calls.to_json(), "run": self.run_calls.to_json()},
+            "dropped_params": self.manifest.runtime.get("dropped_params"),
             "summary": self.analysis.to_json(),
         }
 
@@ -503,6 +536,8 @@ class _Session:
     """The reply that stopped the run (a fatal or unreachable error), if one did."""
     cancel: Callable[[], None] | None = None
     """Cancels the calls in flight."""
+    dropped_params: tuple[str, ...] = ()
+    """Parameters the provider drops from this session's requests."""
 
     def report(self, new_error: str | None = None) -> None:
         if self.progress is not None:
@@ -516,6 +551,7 @@ class _Session:
                     errors=self.errors,
                     elapsed_s=time.monotonic() - self.started,
                     new_error=new_error,
+                    dropped_params=self.dropped_params,
                 )
             )
 
@@ -619,8 +655,8 @@ def _record_questions(store: RunStore, plan: _Plan) -> None:
             store.append_record(QUESTIONS, question.record())
 
 
-def _check_unless_cached(model: Model, plan: _Plan) -> None:
-    """``model.check()``, unless the cache holds every reply the run still needs.
+def _check_unless_cached(model: Model, plan: _Plan) -> bool:
+    """``model.check()``, unless the cache holds every reply the run still needs; whether it ran.
 
     Checked before anything is stored, so a missing key leaves no run directory behind; skipped
     for a fully cached run, which then never imports litellm.
@@ -629,7 +665,8 @@ def _check_unless_cached(model: Model, plan: _Plan) -> None:
     for question, trial in _pending(plan, _stored_answers(plan.out)):
         if not model.in_cache(question.messages, config.generate_config(trial), trial=trial):
             model.check()
-            return
+            return True
+    return False
 
 
 async def evaluate_async(
@@ -671,12 +708,17 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
     model = get_model(
         config.model,
         api_base=config.api_base,
+        api_key=config.api_key(),
         policy=config.policy,
         cache="default" if config.cache else None,
         ledger=ledger,
     )
-    _check_unless_cached(model, plan)
-    store = RunStore.open_or_create(plan.out, _as_stored(plan))
+    dropped = None
+    if _check_unless_cached(model, plan):
+        dropped = model.dropped_params(config.generate_config(0))
+    manifest = _as_stored(plan)
+    runtime = {**manifest.runtime, "dropped_params": dropped}
+    store = RunStore.open_or_create(plan.out, manifest.model_copy(update={"runtime": runtime}))
     if store.manifest.config != plan.manifest.config:
         store.update_manifest(config=plan.manifest.config, fingerprint=plan.manifest.fingerprint)
     try:
@@ -684,6 +726,7 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
         _record_questions(store, plan)
         answered = _answered_keys(store)
         session = _Session(store, config, total, len(answered), progress, ledger)
+        session.dropped_params = tuple(dropped or ())
         pending = _pending(plan, answered)
         store.mark_started()
         session.started = time.monotonic()

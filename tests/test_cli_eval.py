@@ -173,3 +173,60 @@ def test_a_moved_server_and_more_trials_continue_the_default_run(
     assert more.returncode == 0, more.stderr
     assert "resuming: 6 samples already answered" in more.stderr
     assert len(list((tmp_path / "runs").iterdir())) == 1
+
+
+def test_model_settings_reach_the_server_and_are_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    monkeypatch.setenv("LAB_KEY", "sk-from-lab-env")
+    out = tmp_path / "run"
+    with LocalOpenAIServer(answers()) as server:
+        result = coordqa(
+            "eval",
+            "-m",
+            "openai/gpt-5",  # litellm: no top_p for this model, so the default 0.9 is dropped
+            "--api-base",
+            server.base_url,
+            "--dataset",
+            dataset,
+            "--trials",
+            "1",
+            "--out",
+            str(out),
+            "--api-key-env",
+            "LAB_KEY",
+            "--rpm",
+            "6000",
+            "--tpm",
+            "1000000",
+            "--model-arg",
+            "reasoning_effort=low",
+            "--model-arg",
+            'extra_body={"top_k": 20}',
+        )
+        bodies, keys = server.requests, server.authorizations
+    assert result.returncode == 0, result.stderr
+    assert set(keys) == {"Bearer sk-from-lab-env"}
+    assert all(b["reasoning_effort"] == "low" and b["top_k"] == 20 for b in bodies)
+    assert not any("top_p" in body for body in bodies)
+    assert "does not take top_p: left out of every request" in result.stderr
+    manifest = open_run(out).manifest
+    assert manifest.config["model_args"] == {"extra_body": {"top_k": 20}, "reasoning_effort": "low"}
+    assert manifest.runtime["dropped_params"] == ["top_p"]
+    assert manifest.runtime["api_key_env"] == "LAB_KEY"
+    assert "sk-from-lab-env" not in (out / "manifest.json").read_text()
+    policy = manifest.runtime["policy"]
+    assert (policy["requests_per_minute"], policy["tokens_per_minute"]) == (6000, 1000000)
+
+
+def test_a_missing_key_variable_and_a_bad_model_arg_are_clear(tmp_path: Path) -> None:
+    base = ["eval", "-m", "openai/gpt-4o", "--out", str(tmp_path / "r")]
+    missing = coordqa(*base, "--api-key-env", "NO_SUCH_VARIABLE_HERE")
+    assert missing.returncode == 2
+    assert "NO_SUCH_VARIABLE_HERE is not set" in missing.stderr
+    bad = coordqa(*base, "--model-arg", "reasoning_effort")
+    assert bad.returncode == 2 and "is not KEY=VALUE" in bad.stderr
+    reserved = coordqa(*base, "--model-arg", "temperature=0")
+    assert reserved.returncode == 2 and "--temperature" in reserved.stderr
+    assert not (tmp_path / "r").exists()

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from coordqa.errors import ModelError
+from coordqa.errors import ConfigError, ModelError
+from coordqa.jsonvalues import content_hash
 from coordqa.llm import (
     CallPolicy,
     GenerateConfig,
@@ -130,3 +131,22 @@ def test_a_cache_hit_needs_no_check(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     assert asyncio.run(model.generate(messages)).text == "B"
     with pytest.raises(ModelError, match="ANTHROPIC_API_KEY"):
         asyncio.run(model.generate(messages, trial=1))
+
+
+def test_extra_settings_are_part_of_the_key_and_an_empty_one_keeps_old_keys() -> None:
+    messages = [Message("user", "Q?\nA. yes\nB. no")]
+    plain = cache_key("openai/m", None, messages, GenerateConfig(0.6), 0)
+    effort = GenerateConfig(0.6, extra={"reasoning_effort": "high"})
+    assert cache_key("openai/m", None, messages, effort, 0) != plain
+    before_extra = {  # the key's payload as written before extra settings existed
+        "model": "openai/m",
+        "api_base": None,
+        "messages": [["user", "Q?\nA. yes\nB. no"]],
+        "config": {"temperature": 0.6, "top_p": None, "max_tokens": None, "seed": None},
+        "trial": 0,
+    }
+    assert plain == content_hash(before_extra)
+    with pytest.raises(ConfigError, match="use GenerateConfig.top_p"):
+        GenerateConfig(extra={"top_p": 0.5})
+    with pytest.raises(ConfigError, match="coordqa sets it itself"):
+        GenerateConfig(extra={"stream": True})

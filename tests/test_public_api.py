@@ -64,3 +64,14 @@ def test_evaluate_async_runs_inside_a_running_event_loop(tmp_path: Path) -> None
         return result.new_samples
 
     assert asyncio.run(notebook_cell()) == 3
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["coordqa.evaluation", "coordqa.llm.retry", "coordqa.llm.gateway", "coordqa.cli.qa"],
+)
+def test_doctests(module: str) -> None:
+    import doctest
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0

@@ -2,8 +2,8 @@
 
 On a terminal: a live rich progress bar. Elsewhere (nohup, SLURM, CI logs, a pipe): a plain line
 every :data:`PLAIN_EVERY_S` seconds or every tenth of the run, whichever comes first, so a log
-shows progress without control characters. The first error of each kind is printed as it
-happens in both modes; ``--quiet`` keeps only those.
+shows progress without control characters. The first error of each kind, and parameters
+the model does not take, are printed in both modes; ``--quiet`` keeps only those.
 """
 
 from __future__ import annotations
@@ -38,12 +38,21 @@ class EvalDisplay:
         self.console = console
         self.quiet = quiet
         self.started = False
+        self.warned = False
 
     def __call__(self, snapshot: EvalProgress) -> None:
         """Show one snapshot."""
         if snapshot.new_error is not None:
             self.console.print(
                 f"[red]error[/] (first of its kind): {snapshot.new_error}", highlight=False
+            )
+        if snapshot.dropped_params and not self.warned:
+            self.warned = True
+            self.console.print(
+                "[yellow]warning:[/] the model does not take "
+                f"{', '.join(snapshot.dropped_params)}: left out of every request "
+                "(recorded in manifest.json)",
+                highlight=False,
             )
         if self.quiet:
             return

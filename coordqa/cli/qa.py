@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -58,6 +58,27 @@ def parse_ids(value: str | None) -> tuple[str, ...] | None:
 
 
 # -- rendering -------------------------------------------------------------------------------
+
+
+def parse_model_args(items: list[str]) -> dict[str, Any]:
+    """Parse ``--model-arg KEY=VALUE`` options; a VALUE that is JSON is decoded, else a string.
+
+    >>> parse_model_args(["reasoning_effort=high", 'extra_body={"top_k": 20}', "n_probs=3"])
+    {'reasoning_effort': 'high', 'extra_body': {'top_k': 20}, 'n_probs': 3}
+    """
+    args: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(
+                f"--model-arg {item!r} is not KEY=VALUE; write e.g. --model-arg "
+                """reasoning_effort=high or --model-arg 'extra_body={"top_k": 20}'"""
+            )
+        try:
+            args[key.strip()] = json.loads(value)
+        except ValueError:
+            args[key.strip()] = value
+    return args
 
 
 def render_analysis(analysis: RunAnalysis) -> None:
@@ -164,6 +185,29 @@ def eval_command(
             help="Share of samples (0-1) that may fail after retries without failing the run.",
         ),
     ] = 0.0,
+    rpm: Annotated[
+        float | None, typer.Option("--rpm", help="Requests per minute to the endpoint, at most.")
+    ] = None,
+    tpm: Annotated[
+        float | None, typer.Option("--tpm", help="Tokens per minute to the endpoint, at most.")
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key-env",
+            metavar="NAME",
+            help="Environment variable holding the API key (default: the provider's usual).",
+        ),
+    ] = None,
+    model_arg: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model-arg",
+            metavar="KEY=VALUE",
+            help="Provider setting passed to every call (repeatable; VALUE may be JSON), "
+            "e.g. reasoning_effort=high. Recorded in the run.",
+        ),
+    ] = None,
     max_connection_failures: Annotated[
         int,
         typer.Option(
@@ -215,8 +259,12 @@ def eval_command(
             max_attempts=max_attempts,
             timeout_s=timeout,
             max_connection_failures=max_connection_failures,
+            requests_per_minute=rpm,
+            tokens_per_minute=tpm,
         ),
         max_error_rate=max_error_rate,
+        model_args=parse_model_args(model_arg or []),
+        api_key_env=api_key_env,
     )
     display = eval_display(messages, quiet=quiet)
     try:

@@ -46,6 +46,14 @@ def messages_payload(messages: Sequence[Message]) -> list[list[str]]:
     return [[message.role, message.content] for message in messages]
 
 
+def _config_payload(config: GenerateConfig) -> dict[str, Any]:
+    """The config as plain data; ``extra`` only when set, so keys made before it existed hold."""
+    payload = dataclasses.asdict(config)
+    if not payload["extra"]:
+        del payload["extra"]
+    return payload
+
+
 def cache_key(
     model: str,
     api_base: str | None,
@@ -59,7 +67,7 @@ def cache_key(
             "model": model,
             "api_base": api_base,
             "messages": messages_payload(messages),
-            "config": dataclasses.asdict(config),
+            "config": _config_payload(config),
             "trial": trial,
         }
     )

@@ -153,6 +153,10 @@ class Model:
         self.usage.record(self.name, role, reply)
         return reply
 
+    def dropped_params(self, config: GenerateConfig) -> list[str]:
+        """Parameters of ``config`` the provider drops from its requests, as unsupported."""
+        return self.provider.dropped_params(config)
+
     def in_cache(
         self,
         messages: Sequence[Message],

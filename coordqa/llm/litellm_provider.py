@@ -26,7 +26,7 @@ from typing import Any
 from coordqa.errors import MissingDependencyError, ModelError
 from coordqa.llm.providers import BrokenReply, Completion, Provider
 from coordqa.llm.retry import is_connection_failure, parse_retry_after
-from coordqa.llm.types import GenerateConfig, Message, RetryDecision, Usage
+from coordqa.llm.types import SAMPLING_FIELDS, GenerateConfig, Message, RetryDecision, Usage
 from coordqa.registry import suggest
 
 KEY_OPTIONAL_WITH_API_BASE = frozenset(
@@ -47,7 +47,6 @@ PLACEHOLDER_KEY = "no-key"
 """Sent to a keyless OpenAI-compatible server, because the OpenAI client requires some key."""
 
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
-_SAMPLING_FIELDS = ("temperature", "top_p", "max_tokens", "seed")
 _FATAL_STATUS = frozenset({400, 401, 403, 404, 422})
 _REQUEST_SPECIFIC = ("ContextWindowExceededError", "ContentPolicyViolationError")
 _REQUEST_SPECIFIC_TEXT = re.compile(r"context length|context window|too long|content policy", re.I)
@@ -220,12 +219,31 @@ class LiteLLMProvider(Provider):
             kwargs["api_base"] = self.api_base
         if self._key_to_send:
             kwargs["api_key"] = self._key_to_send
-        for name in _SAMPLING_FIELDS:
+        for name in SAMPLING_FIELDS:
             value = getattr(config, name)
             if value is not None:
                 kwargs[name] = value
+        kwargs.update(config.extra)
         response = await litellm.acompletion(**kwargs)
         return Completion(reply_text(response), _response_usage(litellm, self.name, response))
+
+    def dropped_params(self, config: GenerateConfig) -> list[str]:
+        """The OpenAI parameters of ``config`` that litellm drops for this model.
+
+        Calls are sent with ``drop_params=True``, so a parameter the provider does not take
+        (``seed`` on Anthropic, ``top_p`` on OpenAI's reasoning models) is left out of the
+        request rather than failing it; litellm's list of the model's parameters says which.
+        Settings that are not OpenAI parameters are passed on to the provider as they are.
+        """
+        litellm = import_litellm()
+        model = self.name.split("/", 1)[1]
+        supported = set(
+            litellm.get_supported_openai_params(model=model, custom_llm_provider=self.prefix) or ()
+        )
+        openai_params = set(litellm.OPENAI_CHAT_COMPLETION_PARAMS)
+        asked = [name for name in SAMPLING_FIELDS if getattr(config, name) is not None]
+        asked += [name for name in config.extra if name in openai_params]
+        return [name for name in asked if name not in supported]
 
     def should_retry(self, exc: Exception) -> RetryDecision:
         """Rate limits, server errors and connection failures are retried; client errors are not.

@@ -58,6 +58,10 @@ class Provider(abc.ABC):
     def check(self) -> None:  # noqa: B027 (optional hook: most offline providers need no check)
         """Raise ModelError if the model cannot be used (unknown provider, missing key)."""
 
+    def dropped_params(self, config: GenerateConfig) -> list[str]:
+        """Parameters of ``config`` this provider leaves out of its requests (none by default)."""
+        return []
+
     @abc.abstractmethod
     async def complete(
         self, messages: Sequence[Message], config: GenerateConfig, *, trial: int, timeout_s: float

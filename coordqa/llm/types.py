@@ -7,8 +7,9 @@ ask, and is not.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from coordqa.errors import ConfigError
 
@@ -26,6 +27,29 @@ class Message:
     """The text."""
 
 
+SAMPLING_FIELDS = ("temperature", "top_p", "max_tokens", "seed")
+"""The sampling parameters :class:`GenerateConfig` names itself."""
+
+NOT_EXTRA = frozenset(
+    {
+        *SAMPLING_FIELDS,
+        "model",
+        "messages",
+        "api_key",
+        "api_base",
+        "base_url",
+        "timeout",
+        "num_retries",
+        "max_retries",
+        "drop_params",
+        "stream",
+        "n",
+    }
+)
+"""Request settings that cannot be passed as extras: the gateway sets them (one reply per call,
+no streaming, its own retries and timeouts) or :class:`GenerateConfig` names them."""
+
+
 @dataclass(frozen=True)
 class GenerateConfig:
     """Sampling parameters sent to the model (None: the provider's default)."""
@@ -38,11 +62,28 @@ class GenerateConfig:
     """Cap on completion tokens."""
     seed: int | None = None
     """Provider-side sampling seed, where supported (offline ``random`` seeds with it too)."""
+    extra: dict[str, Any] = field(default_factory=dict, hash=False)
+    """Further provider settings, passed through as given (``reasoning_effort``,
+    ``extra_body``...); JSON values. Offline models ignore them."""
 
     def __post_init__(self) -> None:
         _check_range(self, "temperature", 0.0)
         _check_range(self, "top_p", 0.0, 1.0, open_low=True)
         _check_range(self, "max_tokens", 1)
+        for name, value in self.extra.items():
+            if name in NOT_EXTRA:
+                raise ConfigError(
+                    f"{name!r} cannot be an extra provider setting: "
+                    + (
+                        f"use GenerateConfig.{name} (--{name.replace('_', '-')})"
+                        if name in SAMPLING_FIELDS
+                        else "coordqa sets it itself"
+                    )
+                )
+            try:
+                json.dumps(value, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(f"extra setting {name!r} must be JSON data: {exc}") from exc
 
 
 @dataclass(frozen=True)
