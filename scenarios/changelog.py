@@ -178,8 +178,10 @@ def changelog(
     changes = []
     for qid, row in after.items():
         if qid not in before:
-            kinds = f"kind {_kind(row)}"
-            changes.append(Change(qid, "added", (f"new scenario {row['scenario_id']} ({kinds})",)))
+            replaces = json.loads(row["snapshot"]).get("reached_by", {}).get("replaces")
+            instead = f", replacing {replaces}" if replaces else ""
+            reason = f"new scenario {row['scenario_id']}{instead} (kind {_kind(row)})"
+            changes.append(Change(qid, "added", (reason,)))
             continue
         reasons = _changed_reasons(before[qid], row)
         if reasons:

@@ -88,7 +88,8 @@ def repair(
             result.append(new)
             continue
         found = _first_match(old, seen, pool, matches, used_key, used)
-        found = replace(found, scenario_id=new_id(len(replaced) + 1, old))
+        provenance = {**found.reached_by, "replaces": old.scenario_id}
+        found = replace(found, scenario_id=new_id(len(replaced) + 1, old), reached_by=provenance)
         used.add(used_key(found))
         replaced[old.scenario_id] = found.scenario_id
         result.append(found)

@@ -29,7 +29,8 @@ def test_games_show_text() -> None:
         env={"COLUMNS": "200"},
     )
     assert result.exit_code == 0, result.output
-    assert "I am Bob." in result.output and "Turn 2 of 50." in result.output
+    assert "I am Bob." in result.output
+    assert "This is turn 3 of 50 (2 played so far)." in result.output
     assert "Available Actions:" in result.output and "Wait" in result.output
 
 
