@@ -7,8 +7,11 @@ counting included), plus the public clue history read by the exact rule of the c
 ``hanabi-convention`` bot, which follows that text; its simulated reply is used as a cross-check,
 and a state where the simple reading and the bot disagree is rejected.
 
-Hidden information (my own cards) is used only to reject states where the conventions would
-mislead (a play clue pointing at an unplayable card), never to pick an answer.
+Hidden information (my own cards) is used to reject states where the conventions would mislead
+(a play clue pointing at an unplayable card), and in one place to pick an answer: the search of
+the last rounds (:mod:`coordqa.scenarios.hanabi_endgame`) plays the hands as they are, because
+the partner sees mine and clues by them; plays whose outcome depends on my hidden cards are left
+out of that search and can never be the key.
 """
 
 from __future__ import annotations
