@@ -2,7 +2,7 @@
 
 Every expectation was decided from the reply and the option list, as a careful grader reads it,
 before the reply was given to :func:`choose`; the reason is written next to it. Option lists are
-the bundled dataset's (looked up by question id) or shaped like the original release's (trailing
+the frozen v1 release's (looked up by question id) or shaped like the original release's (trailing
 periods, more than 26 options, two options with the same text).
 """
 
@@ -13,7 +13,9 @@ import pytest
 import coordqa
 from coordqa.choices import METHODS, choose, format_options
 
-_ROWS = {row["question_id"]: list(row["options"]) for row in coordqa.load_dataset()}
+_ROWS = {
+    row["question_id"]: list(row["options"]) for row in coordqa.load_dataset("coordinationqa-v1")
+}
 
 YES_NO = _ROWS["overcooked-cramped_room-01-EC"]  # Yes, No
 # Green, rank 3, White, Red, rank 2, Yellow, rank 4, Blue, rank 5 (Reveal Bob's ... cards)
