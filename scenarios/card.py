@@ -10,7 +10,8 @@ from coordqa.dataset import release
 from coordqa.scenarios.changelog import Change, changelog_markdown
 from coordqa.scenarios.stats import verbatim_table
 
-# Filled in by the lead after the blind audits (a one-line edit, then `coordqa dataset build`).
+# Filled in by the lead after the blind audits (a one-line edit, then
+# `coordqa dataset build --in-place`).
 BLIND_AUDIT = "Blind audit: before (v1) not yet recorded; after (v1.1) not yet recorded."
 """One line: how many of a stratified sample of questions a blind auditor, answering from the
 text alone before seeing the keys, found wrong or not defensible, on v1 and on v1.1."""

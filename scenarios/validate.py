@@ -166,6 +166,9 @@ class ValidationReport:
     listed as changed or removed in its successor's changelog."""
     successor: str | None
     """The release whose changelog lists :attr:`superseded`."""
+    skipped: tuple[str, ...] = ()
+    """Hand-written questions without a snapshot (the example dataset): there is no state to
+    re-render or re-solve, so only their structure was checked."""
 
 
 def _successor_changes(frozen: Release) -> tuple[str, dict[str, Change]]:
@@ -216,8 +219,9 @@ def validate_dataset(name_or_path: str | os.PathLike[str] | None = None) -> Vali
     """Validate a dataset by name or path; a frozen release is recognised by its content.
 
     A frozen release (see :class:`~coordqa.dataset.Release`) must match its pinned fingerprint
-    and is checked with :func:`_validate_frozen`; anything else with
-    :func:`validate_rows_against_solvers`.
+    and is checked with :func:`_validate_frozen`; anything else like
+    :func:`validate_rows_against_solvers`, except that hand-written questions without a
+    snapshot are checked for structure only (:attr:`ValidationReport.skipped`).
 
     Raises:
         ValidationFailed: listing every problem found.
@@ -238,5 +242,12 @@ def validate_dataset(name_or_path: str | os.PathLike[str] | None = None) -> Vali
     frozen = release_with_fingerprint(fingerprint)
     if frozen is not None and frozen.frozen:
         return _validate_frozen(rows, frozen)
-    count = validate_rows_against_solvers(rows)
-    return ValidationReport(count, count, None, (), None)
+    with_state = [row for row in rows if has_snapshot(row)]
+    _raise_if(structural_problems(rows) + solver_problems(with_state))
+    skipped = tuple(row["question_id"] for row in rows if not has_snapshot(row))
+    return ValidationReport(len(rows), len(with_state), None, (), None, skipped)
+
+
+def has_snapshot(row: dict[str, Any]) -> bool:
+    """Whether a question carries the game state it was built from (hand-written ones do not)."""
+    return bool(str(row.get("snapshot") or "").strip())

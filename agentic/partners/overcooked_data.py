@@ -120,9 +120,9 @@ def convert_state(raw: str, layout: str) -> Any:
     Raises:
         DatasetError: the string is not a state of the expected shape.
     """
-    from overcooked_ai_py.mdp.overcooked_mdp import OvercookedState
+    from coordqa.games.overcooked.engine import gridworld, overcooked
 
-    from coordqa.games.overcooked.engine import gridworld
+    OvercookedState = overcooked("mdp.overcooked_mdp").OvercookedState  # noqa: N806
 
     gridworld(layout)
 

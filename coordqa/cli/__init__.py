@@ -7,20 +7,93 @@ datasets, the game engines) inside the commands, so ``coordqa --help`` stays fas
 
 from __future__ import annotations
 
+from typing import Annotated, Any
+
 import typer
 
 from coordqa.cli import agentic, dataset, games, leaderboard, partners, qa, runs, view
 
+METAVARS = {
+    "<int>": "N",
+    "<float>": "NUMBER",
+    "<str>": "TEXT",
+    "<path>": "PATH",
+    "<list[str]>": "TEXT",
+    "<list[Path]>": "PATH",
+}
+"""Placeholders shown in help for an option's value, instead of Typer's Python type names."""
+
+
+def _name_values(command: Any) -> None:
+    """Give every value-taking parameter under ``command`` a plain placeholder for help.
+
+    Typer labels values with Python annotations (``<int>``, ``<list[Path]>``); an option gets a
+    placeholder instead (one it sets itself, as ``--model-arg KEY=VALUE``, is kept) and an
+    argument shows only its name.
+    """
+    for sub in getattr(command, "commands", {}).values():
+        _name_values(sub)
+    for param in command.params:
+        if isinstance(param, typer.core.TyperArgument):
+            param.__class__ = _Argument
+            param.metavar = param.metavar or str(param.name).upper()
+        elif param.metavar is None and not getattr(param, "is_flag", False):
+            label = param.display_type(None)
+            param.metavar = METAVARS.get(label, label.strip("<>").upper())
+
+
+class _Argument(typer.core.TyperArgument):
+    """A positional argument whose help shows its name (``RUNS``) without a Python type."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        """No type label: the argument's name and help say what it takes."""
+        return None
+
+
+class _RootGroup(typer.core.TyperGroup):
+    """The ``coordqa`` group: its commands' help names values plainly (``--trials N``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _name_values(self)
+
+
 app = typer.Typer(
+    cls=_RootGroup,
     name="coordqa",
     help="Measure how well language models coordinate: CoordinationQA and agentic cross-play.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 for module in (qa, runs, dataset, games, agentic, partners, leaderboard, view):
     module.register(app)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from coordqa import __version__
+
+        print(f"coordqa {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the version of coordqa and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Measure how well language models coordinate: CoordinationQA and agentic cross-play."""
 
 
 def main() -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
-import typer
 from rich.console import Console
 from rich.text import Text
 
@@ -14,8 +15,11 @@ INTERRUPTED_EXIT = 130
 """Exit status after Ctrl-C (128 + SIGINT)."""
 
 
-def run_app(app: typer.Typer) -> None:
-    """Run ``app``; print :class:`CoordqaError` messages plainly and exit with status 2."""
+def run_app(app: Callable[..., Any]) -> None:
+    """Run ``app`` (a Typer app or its click command); report a :class:`CoordqaError` plainly.
+
+    The message is one line on stderr and the exit status is 2.
+    """
     try:
         app()
     except CoordqaError as error:

@@ -102,15 +102,28 @@ def import_upstream_command(
 
 @dataset_app.command("build")
 def build_command(
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="Folder to write (default: the package's data folder)."),
-    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder to write.")] = None,
+    in_place: Annotated[
+        bool,
+        typer.Option(
+            "--in-place",
+            help="For maintainers: rewrite the release bundled in the package (a source tree).",
+        ),
+    ] = False,
 ) -> None:
-    """Rebuild the current CoordinationQA release from the curated scenarios (byte-identical)."""
+    """Rebuild the current CoordinationQA release from the curated scenarios (byte-identical).
+
+    Writes to --out; only --in-place writes into the package's own data folder.
+    """
     from coordqa.dataset import release
     from coordqa.scenarios import build_dataset
 
+    if (out is None) == (not in_place):
+        raise ConfigError(
+            "coordqa dataset build writes to --out FOLDER; --in-place (for maintainers, in a "
+            "source checkout) rewrites the dataset bundled in the package instead. Give one of "
+            "the two."
+        )
     folder = build_dataset(out)
     print_dataset_summary(folder, release().title)
 
@@ -129,8 +142,14 @@ def validate_command(
     report = validate_dataset(path)
     if report.frozen is None:
         console.print(
-            f"[green]ok[/]: {report.checked} questions re-rendered and re-solved, no mismatch"
+            f"[green]ok[/]: {report.resolved} questions re-rendered and re-solved, no mismatch"
         )
+        if report.skipped:
+            console.print(
+                f"{len(report.skipped)} of the {report.checked} questions are hand-written, "
+                "without a game snapshot: there is no state to re-render or re-solve, so only "
+                "their structure (ids, options, answer keys) was checked"
+            )
         return
     console.print(
         f"[green]ok[/]: {report.frozen.name} is the frozen release as shipped (fingerprint "

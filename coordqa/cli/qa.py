@@ -134,7 +134,8 @@ def render_counts(result: RunResult) -> None:
 def eval_command(
     model: Annotated[str, typer.Option("--model", "-m", help="Model name, e.g. openai/gpt-4o.")],
     dataset: Annotated[
-        str | None, typer.Option(help="Dataset name or file (default: the bundled v1).")
+        str | None,
+        typer.Option(help="Dataset name or file (default: the current bundled release)."),
     ] = None,
     api_base: Annotated[
         str | None, typer.Option("--api-base", help="Base URL of the model server.")

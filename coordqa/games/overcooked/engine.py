@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import io
 import pickle
+import sys
 from collections.abc import Iterator
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -50,11 +53,43 @@ MLAM_PARAMS: dict[str, Any] = {
 the only setting that builds in seconds on Counter Circuit (with counter goals it takes minutes)."""
 
 
-def _import_error(exc: ImportError) -> MissingDependencyError:
-    return MissingDependencyError(
-        f"Overcooked needs overcooked-ai 1.1.0 ({exc}). Install it with "
-        "`pip install 'coordqa[games]'` or `pip install overcooked-ai==1.1.0`."
-    )
+def overcooked(module: str) -> Any:
+    """``overcooked_ai_py.<module>``, imported without the notice its ``gym`` prints.
+
+    overcooked-ai imports gym 0.26, which prints a deprecation notice ("Gym has been unmaintained
+    since 2022 ...") to stderr when it is first imported: a ``print``, so warning filters cannot
+    catch it, and it would land in every ``coordqa`` command that touches Overcooked. That one
+    notice is dropped; anything else the import writes to stderr is passed on.
+
+    Raises:
+        MissingDependencyError: overcooked-ai is not installed.
+    """
+    name = f"overcooked_ai_py.{module}"
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        return loaded
+    captured = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(captured):
+            return importlib.import_module(name)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"Overcooked needs overcooked-ai 1.1.0 ({exc}). Install it with "
+            "`pip install 'coordqa[games]'` or `pip install overcooked-ai==1.1.0`."
+        ) from exc
+    finally:
+        sys.stderr.write(_without_gym_notice(captured.getvalue()))
+
+
+def _without_gym_notice(text: str) -> str:
+    """``text`` without the notice the installed gym prints on import."""
+    try:
+        from gym_notices.notices import notices
+
+        notice = notices.get(version("gym"))
+    except (ImportError, PackageNotFoundError):
+        return text
+    return text.replace(f"{notice}\n", "") if notice else text
 
 
 @functools.cache
@@ -63,11 +98,7 @@ def gridworld(layout: str) -> Any:
 
     Cached per layout: the object is only read (states live in ``OvercookedState``).
     """
-    try:
-        from overcooked_ai_py.mdp.overcooked_mdp import OvercookedGridworld
-    except ImportError as exc:
-        raise _import_error(exc) from exc
-    return OvercookedGridworld.from_layout_name(
+    return overcooked("mdp.overcooked_mdp").OvercookedGridworld.from_layout_name(
         layout, cook_time=COOK_TIME, delivery_reward=DELIVERY_REWARD
     )
 
@@ -75,10 +106,8 @@ def gridworld(layout: str) -> Any:
 @functools.lru_cache(maxsize=1)
 def primitives() -> dict[str, Any]:
     """Primitive move name -> overcooked-ai ``Action`` value (a direction tuple or "interact")."""
-    try:
-        from overcooked_ai_py.mdp.actions import Action, Direction
-    except ImportError as exc:
-        raise _import_error(exc) from exc
+    actions = overcooked("mdp.actions")
+    Action, Direction = actions.Action, actions.Direction  # noqa: N806 (overcooked-ai's names)
     return {
         "north": Direction.NORTH,
         "south": Direction.SOUTH,
@@ -111,17 +140,14 @@ def action_manager(layout: str) -> Any:
     computed, overcooked-ai's own motion-planner pickles go to :func:`cache_dir` as well (its
     planner rolls plans out in an ``OvercookedEnv``, which saves one into its package folder).
     """
-    try:
-        from overcooked_ai_py.planning.planners import MediumLevelActionManager
-    except ImportError as exc:
-        raise _import_error(exc) from exc
+    mlam_class = overcooked("planning.planners").MediumLevelActionManager
     mdp = gridworld(layout)
     key = content_hash([layout, MLAM_PARAMS, mdp.terrain_mtx])[:16]
     path = cache_dir() / f"{layout}-{key}-mlam.pkl"
     mlam = _load_pickle(path)
     if mlam is None or mlam.params != MLAM_PARAMS or mlam.mdp != mdp:
         with _planners_in(cache_dir()):
-            mlam = MediumLevelActionManager(mdp, MLAM_PARAMS)
+            mlam = mlam_class(mdp, MLAM_PARAMS)
         _save_pickle(path, mlam)
     return mlam
 
@@ -133,8 +159,8 @@ def _planners_in(folder: Path) -> Iterator[None]:
     overcooked-ai reads the folder from a module global (``PLANNERS_DIR``) in two modules and
     offers no parameter for it; both are restored on exit.
     """
-    from overcooked_ai_py.data import planners as data_planners
-    from overcooked_ai_py.planning import planners
+    data_planners = overcooked("data.planners")
+    planners = overcooked("planning.planners")
 
     folder.mkdir(parents=True, exist_ok=True)
     saved = (planners.PLANNERS_DIR, data_planners.PLANNERS_DIR)

@@ -376,7 +376,7 @@ class Overcooked(Game):
         layout = str(snapshot.get("layout"))
         if layout not in LAYOUTS:
             raise GameError(f"snapshot layout {layout!r} is not one of {LAYOUTS}")
-        from overcooked_ai_py.mdp.overcooked_mdp import OvercookedState
+        OvercookedState = engine.overcooked("mdp.overcooked_mdp").OvercookedState  # noqa: N806
 
         self._load_layout(layout)
         self.seed = int(snapshot["seed"])

@@ -66,7 +66,10 @@ class GreedyHumanPlayer(ScriptedPlayer):
     def reset(self, game: Game, player: int, seed: int) -> None:
         """Build a fresh model for ``game``'s layout, playing as ``player``."""
         import numpy as np
-        from overcooked_ai_py.agents.agent import GreedyHumanModel
+
+        from coordqa.games.overcooked.engine import overcooked
+
+        GreedyHumanModel = overcooked("agents.agent").GreedyHumanModel  # noqa: N806
 
         mlam = _overcooked(game).mlam()
         self._model = GreedyHumanModel(mlam, **self._options)

@@ -1,0 +1,76 @@
+"""The command line as a newcomer meets it: help, version, and messages with nothing in the way."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+import coordqa
+from coordqa.cli import app
+
+CLI = [sys.executable, "-c", "from coordqa.cli import main; main()"]
+PYTHON_TYPE = re.compile(r"<(?:int|float|str|bool|path|Path|list\[\w+\])>")
+
+
+def coordqa_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "80"}
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, env=env)
+
+
+def command_paths(group: object, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    yield path
+    for name, sub in getattr(group, "commands", {}).items():
+        yield from command_paths(sub, (*path, name))
+
+
+PATHS = list(command_paths(typer.main.get_command(app)))
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda path: " ".join(path) or "coordqa")
+def test_help_names_values_plainly_within_80_columns(path: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(app, [*path, "-h"], terminal_width=80)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Usage: ")
+    assert PYTHON_TYPE.findall(result.output) == []
+    assert [line for line in result.output.splitlines() if len(line) > 80] == []
+
+
+def test_version_and_short_help() -> None:
+    version = coordqa_cli("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"coordqa {coordqa.__version__}"
+    short = coordqa_cli("eval", "-h")
+    assert (
+        short.returncode == 0
+        and "--trials N" in short.stdout
+        and "--model-arg KEY=VALUE" in (short.stdout)
+    )
+
+
+def test_overcooked_commands_print_no_gym_banner() -> None:
+    result = coordqa_cli("games", "show", "overcooked")
+    assert result.returncode == 0, result.stderr
+    assert "Gym" not in result.stderr and "Gym" not in result.stdout
+    assert "Bob" in result.stdout  # the description itself is printed
+
+
+def test_validating_the_example_explains_the_skipped_questions() -> None:
+    result = coordqa_cli("dataset", "validate", "example")
+    assert result.returncode == 0, result.stderr
+    assert "12 of the 12 questions are hand-written, without a game snapshot" in result.stdout
+    assert "only their structure" in result.stdout
+
+
+def test_dataset_build_writes_only_where_it_is_told(tmp_path: Path) -> None:
+    neither = coordqa_cli("dataset", "build")
+    assert neither.returncode == 2 and "--out FOLDER" in neither.stderr
+    both = coordqa_cli("dataset", "build", "--out", str(tmp_path), "--in-place")
+    assert both.returncode == 2 and "Give one of the two" in both.stderr
+    assert list(tmp_path.iterdir()) == []
