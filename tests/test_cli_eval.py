@@ -100,7 +100,10 @@ def test_too_many_errors_exit_1_after_the_table_and_max_error_rate_allows_some(
 
 def test_stdout_holds_only_the_tables_and_stderr_the_rest(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    result = coordqa("eval", "--model", "random", "--dataset", "example", "--out", str(out))
+    wide = {**os.environ, "COLUMNS": "200"}  # the tables' own width, not the terminal's
+    result = coordqa(
+        "eval", "--model", "random", "--dataset", "example", "--out", str(out), env=wide
+    )
     assert result.returncode == 0, result.stderr
     assert "accuracy per question type" in result.stdout and "per game x type" in result.stdout
     for noise in ("run directory", "eval ", " new, "):
