@@ -291,10 +291,9 @@ class GridConfig(BaseModel):
             ConfigError: an agent or partner that plays none of the grid's games, or LLM
                 agents without a model.
         """
-        from coordqa.agentic.match import is_llm_player, register_players
+        from coordqa.agentic.match import is_llm_player
         from coordqa.games.base import PLAYERS
 
-        register_players()
         games = {entry.game for entry in self.games}
         for agent in self.agents:
             self._check_plays_a_game(agent, games)
@@ -350,10 +349,8 @@ class GridConfig(BaseModel):
             )
 
     def _entry_tasks(self, entry: GameEntry) -> list[EpisodeTask]:
-        from coordqa.agentic.match import register_players
         from coordqa.games.base import GAMES, PLAYERS
 
-        register_players()
         GAMES.get(entry.game)
         games = {e.game for e in self.games}
         for partner in self.partners:

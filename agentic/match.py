@@ -26,16 +26,8 @@ ModelSource = Callable[[str], Model]
 """Returns the (shared) Model for a model name; runners share one Model per name."""
 
 
-def register_players() -> None:
-    """Import the packages whose players live outside the core registry: partners and agents."""
-    import coordqa.agentic.agents  # noqa: F401  (registers cac, hm, llm)
-    import coordqa.agentic.partners  # noqa: F401  (registers bc, hp, sad, obl)
-    import coordqa.games  # noqa: F401  (registers the scripted players)
-
-
 def is_llm_player(name: str) -> bool:
     """Whether a registered player calls a model (its factory takes ``model=``)."""
-    register_players()
     return PLAYERS.get(name).kind == "llm"
 
 
@@ -122,7 +114,6 @@ async def play_match(
             (the records are also returned in the episode).
         on_decision: called after each move a player chose.
     """
-    register_players()
     attempt = uuid.uuid4().hex
     model = None
     if spec.model is not None:

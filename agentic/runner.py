@@ -44,10 +44,17 @@ from coordqa.agentic.episodes import (
     finished_keys,
 )
 from coordqa.agentic.grid import GridConfig, RuntimeSettings
-from coordqa.agentic.match import build_player, play_match, register_players
+from coordqa.agentic.match import build_player, play_match
 from coordqa.errors import ConfigError, RunInterrupted
 from coordqa.jsonvalues import content_hash
-from coordqa.llm import LimiterRegistry, Model, ResponseCache, UsageLedger, get_model
+from coordqa.llm import (
+    LimiterRegistry,
+    Model,
+    ResponseCache,
+    UsageLedger,
+    create_provider,
+    get_model,
+)
 from coordqa.records import Failure
 from coordqa.store import RunManifest, RunStore
 
@@ -157,8 +164,6 @@ class ModelPool:
             return model
 
     def _build(self, name: str) -> Model:
-        from coordqa.llm.providers import create_provider
-
         provider = create_provider(name, self.api_base(name), None)
         cache = ResponseCache() if self.runtime.cache and provider.cacheable else None
         return Model(
@@ -354,7 +359,6 @@ def check_players(specs: Sequence[EpisodeSpec]) -> dict[str, str]:
     """
     from coordqa.agentic.partners import PartnerNotReadyError
 
-    register_players()
     offline = get_model("scripted")
     seen: set[str] = set()
     unready: dict[str, str] = {}

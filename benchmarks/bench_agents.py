@@ -25,7 +25,6 @@ import os
 import time
 from typing import Any
 
-import coordqa.agentic.agents  # noqa: F401  (registers the agents)
 from coordqa.games import (
     Game,
     Observation,

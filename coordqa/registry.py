@@ -1,18 +1,38 @@
-"""A small typed registry: one source of truth per name, and help for unknown names.
+"""A small typed registry: one source of truth per name, lazy entries, and help for unknown names.
 
-Models, games, players and partners register with a decorator. Looking up a name that is not
-registered raises :class:`~coordqa.errors.UnknownNameError` listing what exists and the closest
-matches, so a typo never turns into a silent default.
+Every name resolves from any entry point, whatever was imported before: a registry holds
+
+- **entries** added in code (:meth:`Registry.add`, :meth:`Registry.register`);
+- **lazy entries**, ``"module:attr"`` references imported on first use (:meth:`Registry.add_lazy`),
+  so listing the built-in games imports no game;
+- **catalogs**, ``"module:attr"`` references to a :class:`Catalog`: the entries one module offers
+  together, computed when asked (the partners of the weight files a user registered);
+- **plugins**: the package entry points of the registry's group (``coordqa.games``,
+  ``coordqa.players``, ``coordqa.models``). Any installed distribution adds names with::
+
+      [project.entry-points."coordqa.players"]
+      my-agent = "my_package.agents:MY_AGENT"   # a coordqa.games.PlayerSpec
+
+  A plugin names one entry (registered under the entry point's name, which must be the entry's
+  own name) or a :class:`Catalog` (the entry point's name is then only a label). coordqa's own
+  tracks are added this way (``pyproject.toml``), since the core never imports them.
+
+Looking up a name that is not registered raises :class:`~coordqa.errors.UnknownNameError` listing
+what exists and the closest matches, so a typo never turns into a silent default.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from importlib import metadata
+from typing import Any, Generic, TypeVar
 
 from rapidfuzz import process
 
 from coordqa.errors import ConfigError, UnknownNameError
+
+__all__ = ["Catalog", "Registry", "resolve_reference", "suggest"]
 
 T = TypeVar("T")
 
@@ -27,13 +47,70 @@ def suggest(name: str, candidates: list[str], limit: int = 3) -> list[str]:
     return [match for match, _score, _index in matches]
 
 
+def resolve_reference(reference: str) -> Any:
+    """Import ``"package.module:attr"`` and return the attribute.
+
+    Raises:
+        ConfigError: a malformed reference, or one whose module or attribute does not exist.
+
+    >>> resolve_reference("coordqa.registry:suggest") is suggest
+    True
+    """
+    module_name, _, attr = reference.partition(":")
+    if not module_name or not attr:
+        raise ConfigError(f"registry reference {reference!r} is not of the form 'module:attr'")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            target = getattr(target, part)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"cannot load registry reference {reference!r}: {exc}") from exc
+    return target
+
+
+class Catalog(Generic[T]):
+    """Entries offered together by one module, named only when asked.
+
+    ``source`` is a mapping (a fixed set) or a function returning one, called each time the
+    registry needs the names: entries that depend on files (registered weights) stay current.
+    """
+
+    def __init__(self, source: Mapping[str, T] | Callable[[], Mapping[str, T]]) -> None:
+        """Wrap a mapping of entries, or a function computing one."""
+        self._source = source
+
+    def entries(self) -> Mapping[str, T]:
+        """The entries now, by name."""
+        return self._source() if callable(self._source) else self._source
+
+
 class Registry(Generic[T]):
     """Names mapped to objects of one kind (factories, classes, configs)."""
 
-    def __init__(self, kind: str) -> None:
-        """Create an empty registry; ``kind`` names its entries in error messages."""
+    def __init__(
+        self,
+        kind: str,
+        entry_points: str | None = None,
+        name_of: Callable[[T], str] | None = None,
+    ) -> None:
+        """Create an empty registry.
+
+        Args:
+            kind: names its entries in error messages (``"game"``, ``"player"``).
+            entry_points: the package entry-point group whose plugins add names.
+            name_of: an entry's own name (a game class's ``name``), checked against the name
+                it is registered under when a lazy entry or plugin is loaded.
+        """
         self.kind = kind
+        self.group = entry_points
+        self._name_of = name_of
         self._entries: dict[str, T] = {}
+        self._lazy: dict[str, str] = {}
+        self._catalog_refs: list[str] = []
+        self._catalogs: list[Catalog[T]] = []
+        self._plugins: dict[str, metadata.EntryPoint] | None = None
+
+    # -- adding ---------------------------------------------------------------------------
 
     def register(self, name: str) -> Callable[[T], T]:
         """Decorator that registers its target under ``name`` (which must be new)."""
@@ -46,32 +123,132 @@ class Registry(Generic[T]):
 
     def add(self, name: str, target: T) -> None:
         """Register ``target`` under ``name``; a second entry with the same name is an error."""
-        if name in self._entries and self._entries[name] is not target:
+        if name in self._lazy or (name in self._entries and self._entries[name] is not target):
             raise ConfigError(f"{self.kind} {name!r} is registered twice")
         self._entries[name] = target
 
+    def add_lazy(self, name: str, reference: str) -> None:
+        """Register ``"module:attr"`` under ``name``; it is imported the first time it is used."""
+        if name in self._entries or self._lazy.get(name, reference) != reference:
+            raise ConfigError(f"{self.kind} {name!r} is registered twice")
+        self._lazy[name] = reference
+
+    def add_catalog(self, reference: str) -> None:
+        """Register ``"module:attr"`` naming a :class:`Catalog`, loaded when names are needed."""
+        if reference not in self._catalog_refs:
+            self._catalog_refs.append(reference)
+
+    # -- looking up -----------------------------------------------------------------------
+
     def get(self, name: str) -> T:
-        """Return the entry for ``name``, or raise with the available names and suggestions."""
-        try:
+        """Return the entry for ``name``, or raise with the available names and suggestions.
+
+        Raises:
+            UnknownNameError: no such name (lists the names and the closest ones).
+            ConfigError: a lazy entry or plugin that does not load, or whose own name differs.
+        """
+        found = self._find(name)
+        if found is None:
+            raise UnknownNameError(self.unknown_message(name))
+        return found
+
+    def _find(self, name: str) -> T | None:
+        if name in self._entries:
             return self._entries[name]
-        except KeyError:
-            raise UnknownNameError(self.unknown_message(name)) from None
+        if name in self._lazy:
+            return self._load_lazy(name)
+        plugins = self._discover()
+        if name in plugins:
+            self._load_plugin(name)
+            if name in self._entries:
+                return self._entries[name]
+        return self._catalog_entries().get(name)
+
+    def _load_lazy(self, name: str) -> T:
+        target: T = resolve_reference(self._lazy[name])
+        self._check_name(name, target, self._lazy[name])
+        del self._lazy[name]
+        self._entries[name] = target
+        return target
+
+    def _discover(self) -> dict[str, metadata.EntryPoint]:
+        """The plugins of the entry-point group not loaded yet (read once per process)."""
+        if self._plugins is None:
+            found = metadata.entry_points(group=self.group) if self.group else ()
+            self._plugins = {}
+            for point in found:
+                if point.name in self._entries or point.name in self._lazy:
+                    raise ConfigError(
+                        f"{self.kind} {point.name!r} is registered twice: by coordqa and by the "
+                        f"entry point {point.value!r} ({_distribution(point)}). Uninstall one."
+                    )
+                self._plugins[point.name] = point
+        return self._plugins
+
+    def _load_plugin(self, name: str) -> None:
+        point = self._discover().pop(name)
+        try:
+            target = point.load()
+        except Exception as exc:
+            raise ConfigError(
+                f"the {self.kind} plugin {name!r} = {point.value!r} ({_distribution(point)}) does "
+                f"not load: {exc}. Fix or uninstall that package."
+            ) from exc
+        if isinstance(target, Catalog):
+            self._catalogs.append(target)
+        else:
+            self._check_name(name, target, point.value)
+            self._entries[name] = target
+
+    def _check_name(self, name: str, target: T, reference: str) -> None:
+        if isinstance(target, Catalog):
+            raise ConfigError(f"{reference!r} is a Catalog; register it with add_catalog")
+        if self._name_of is not None and self._name_of(target) != name:
+            raise ConfigError(
+                f"{reference!r} is registered as {self.kind} {name!r} but calls itself "
+                f"{self._name_of(target)!r}; use one name."
+            )
+
+    def _catalog_entries(self) -> dict[str, T]:
+        """Every catalog's entries (loading the remaining plugins, which may be catalogs)."""
+        for name in list(self._discover()):
+            self._load_plugin(name)
+        while self._catalog_refs:
+            reference = self._catalog_refs.pop(0)
+            catalog = resolve_reference(reference)
+            if not isinstance(catalog, Catalog):
+                raise ConfigError(f"{reference!r} is not a Catalog but {type(catalog).__name__}")
+            self._catalogs.append(catalog)
+        merged: dict[str, T] = {}
+        for catalog in self._catalogs:
+            for name, target in catalog.entries().items():
+                if name in merged or name in self._entries or name in self._lazy:
+                    raise ConfigError(f"{self.kind} {name!r} is registered twice")
+                merged[name] = target
+        return merged
 
     def unknown_message(self, name: str) -> str:
         """The error text for an unknown ``name``: what exists and what was probably meant."""
-        names = sorted(self._entries)
+        names = self.names()
         close = suggest(name, names)
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         return f"unknown {self.kind} {name!r}.{hint} Available: {', '.join(names) or '(none)'}."
 
     def names(self) -> list[str]:
-        """All registered names, sorted."""
-        return sorted(self._entries)
+        """All registered names, sorted (lazy entries are not imported to list them)."""
+        catalogs = self._catalog_entries()
+        return sorted({*self._entries, *self._lazy, *catalogs})
 
     def items(self) -> Iterator[tuple[str, T]]:
-        """(name, entry) pairs, sorted by name."""
+        """(name, entry) pairs, sorted by name (every entry is loaded)."""
         for name in self.names():
-            yield name, self._entries[name]
+            yield name, self.get(name)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._entries
+        return isinstance(name, str) and self._find(name) is not None
+
+
+def _distribution(point: metadata.EntryPoint) -> str:
+    """The distribution that declares an entry point, for error messages."""
+    dist = getattr(point, "dist", None)
+    return f"package {dist.name}" if dist is not None else "an installed package"

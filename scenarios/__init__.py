@@ -7,9 +7,6 @@ against the previous one), and ``validate_dataset`` re-checks any dataset agains
 solvers (a frozen earlier release against its pinned fingerprint and its successor's changelog).
 """
 
-from coordqa.scenarios import collab as _collab  # noqa: F401 (registers the Collab builders)
-from coordqa.scenarios import hanabi as _hanabi  # noqa: F401 (registers the Hanabi builder)
-from coordqa.scenarios import overcooked as _overcooked  # noqa: F401 (registers the Overcooked builder)
 from coordqa.scenarios.build import DATASET_VERSION, build_dataset, build_rows, curated_scenarios
 from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
 from coordqa.scenarios.generate import fresh_scenarios, generate_dataset

@@ -46,5 +46,9 @@ class ScenarioBuilder(abc.ABC):
         return GAMES.get(scenario.game).from_snapshot(scenario.snapshot)
 
 
-BUILDERS: Registry[ScenarioBuilder] = Registry("scenario builder")
-"""One builder per game, by game name."""
+BUILDERS: Registry[ScenarioBuilder] = Registry("scenario builder", name_of=lambda b: b.game)
+"""One builder per game, by game name (each module imported when its builder is first used)."""
+BUILDERS.add_lazy("overcooked", "coordqa.scenarios.overcooked:BUILDER")
+BUILDERS.add_lazy("hanabi", "coordqa.scenarios.hanabi:BUILDER")
+BUILDERS.add_lazy("collab_capture", "coordqa.scenarios.collab:CAPTURE")
+BUILDERS.add_lazy("collab_escape", "coordqa.scenarios.collab:ESCAPE")

@@ -20,7 +20,7 @@ from coordqa.games import Game, make_game, make_player
 from coordqa.games.base import Observation, Player, ScriptedPlayer
 from coordqa.games.rooms import RoomGame
 from coordqa.scenarios import collab_capture_qa, collab_escape_qa
-from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
+from coordqa.scenarios.builder import ScenarioBuilder
 from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ScenarioRejected
 
 NOISE_LEVELS = (0.0, 0.25, 0.5)
@@ -164,7 +164,5 @@ class EscapeBuilder(CollabBuilder):
 
 CAPTURE = CaptureBuilder()
 ESCAPE = EscapeBuilder()
-BUILDERS.add("collab_capture", CAPTURE)
-BUILDERS.add("collab_escape", ESCAPE)
 COLLAB_BUILDERS: dict[str, CollabBuilder] = {"collab_capture": CAPTURE, "collab_escape": ESCAPE}
 """The two Collab builders by game name (typed, for the curation)."""

@@ -25,7 +25,7 @@ from coordqa.games.base import Game, Observation, ScriptedPlayer, make_player
 from coordqa.games.hanabi import engine
 from coordqa.games.hanabi.game import Hanabi
 from coordqa.games.hanabi.view import as_hanabi
-from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
+from coordqa.scenarios.builder import ScenarioBuilder
 from coordqa.scenarios.hanabi_solvers import (
     Situation,
     card_text,
@@ -175,4 +175,5 @@ def _critical_card(sit: Situation) -> str | None:
     return None
 
 
-BUILDERS.add("hanabi", HanabiBuilder())
+BUILDER = HanabiBuilder()
+"""The Hanabi question builder (registered in :data:`~coordqa.scenarios.builder.BUILDERS`)."""

@@ -28,7 +28,7 @@ from coordqa.games.base import Observation, Player, ScriptedPlayer, make_player
 from coordqa.games.overcooked import LAYOUTS, PRIMITIVE_NAMES, Overcooked
 from coordqa.games.overcooked.tasks import held
 from coordqa.scenarios import overcooked_solvers as solve
-from coordqa.scenarios.builder import BUILDERS, ScenarioBuilder
+from coordqa.scenarios.builder import ScenarioBuilder
 from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ScenarioRejected
 
 PAIRS = (("planner", "planner"), ("planner", "greedy_human"), ("greedy_human", "planner"))
@@ -213,4 +213,5 @@ def ec_question(game: Overcooked, player: int, kind: str) -> QuestionDraft:
     )
 
 
-BUILDERS.add("overcooked", OvercookedBuilder())
+BUILDER = OvercookedBuilder()
+"""The Overcooked question builder (registered in :data:`~coordqa.scenarios.builder.BUILDERS`)."""

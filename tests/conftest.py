@@ -22,9 +22,35 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Golden tests read COORDQA_UPDATE_GOLDEN, so the flag works in subprocesses too."""
+    """Golden tests read COORDQA_UPDATE_GOLDEN, so the flag works in subprocesses too.
+
+    The registries find coordqa's own agents and partners through the installed package's entry
+    points; an editable install made before pyproject.toml gained one would fail the tests in a
+    confusing way, so that is said first.
+    """
     if config.getoption("--update-golden"):
         os.environ["COORDQA_UPDATE_GOLDEN"] = "1"
+    missing = _entry_points_not_installed()
+    if missing:
+        raise pytest.UsageError(
+            f"the installed coordqa lacks the entry points {', '.join(missing)} of "
+            "pyproject.toml: reinstall it (pip install --no-deps -e .)"
+        )
+
+
+def _entry_points_not_installed() -> list[str]:
+    from importlib import metadata
+
+    import tomllib
+
+    declared = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    missing = []
+    for group, points in declared["project"].get("entry-points", {}).items():
+        installed = {(p.name, p.value) for p in metadata.entry_points(group=group)}
+        missing += [
+            f"{group}:{name}" for name, value in points.items() if (name, value) not in installed
+        ]
+    return missing
 
 
 @pytest.fixture(autouse=True)

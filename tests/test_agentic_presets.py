@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-import coordqa.agentic.agents  # noqa: F401  (registers the agents)
 from coordqa.agentic.agents.testing import RoleScript
 from coordqa.agentic.grid import parse_grid
 from coordqa.agentic.grid_registry import get_grid, missing_tasks, registered_grids, resolve_grid

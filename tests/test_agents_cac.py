@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-import coordqa.agentic.agents  # noqa: F401  (registers the agents)
 from coordqa.agentic.agents import CACAgent, fallback_action, parse_verdict
 from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.testing import RoleScript

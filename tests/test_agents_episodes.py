@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-import coordqa.agentic.agents  # noqa: F401  (registers the agents)
 from coordqa.agentic.agents.testing import RoleScript
 from coordqa.games import make_game, make_player, play_episode, replay
 from coordqa.games.base import PLAYERS, Player

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-import coordqa.agentic.agents  # noqa: F401  (registers the agents)
 from coordqa.agentic.agents import parse_verdict
 from coordqa.agentic.agents.memory import memory_text
 from coordqa.agentic.agents.replies import section, subgoals

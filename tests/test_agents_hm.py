@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-import coordqa.agentic.agents  # noqa: F401  (registers the agents)
 from coordqa.agentic.agents import HMAgent
 from coordqa.agentic.agents.behaviour import OvercookedBehaviour, behaviour_for
 from coordqa.agentic.agents.testing import RoleScript

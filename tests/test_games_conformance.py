@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-import coordqa.games  # noqa: F401  (registers the built-in games)
 from coordqa.errors import ConfigError, GameError
 from coordqa.games import GAMES, Game, make_game
 from coordqa.games.collab_capture import CollabCapture

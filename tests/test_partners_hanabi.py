@@ -21,7 +21,6 @@ from coordqa.agentic.partners import (  # noqa: E402
     add_hanabi,
     hanabi_entries,
     load_hanabi_net,
-    register_partners,
 )
 from coordqa.agentic.partners.hanabi_encoder import (  # noqa: E402
     CANONICAL_SIZE,
@@ -287,7 +286,6 @@ def test_other_play_skip_connection_is_read_from_the_path(
     path = folder / "op" / "sad_aux_op" / "M4.pthw"
     with_skip = HanabiNetPlayer(load_hanabi_net(path, skip_connect=True), "ref")
     without = HanabiNetPlayer(load_hanabi_net(path, skip_connect=False), "ref")
-    register_partners()
     registered = make_player("op-sad_aux_op-m4", "hanabi")
     moves = {}
     for label, player in (("registered", registered), ("with", with_skip), ("without", without)):

@@ -1,7 +1,8 @@
 """The LLM agents: CAC, Hypothetical Minds (HM) and the LLM-only baseline.
 
-Importing this package registers them as players (``cac``, ``hm``, ``llm``) for all four games.
-Build one through the player registry, as matches do::
+They are players ``cac``, ``hm`` and ``llm`` of all four games (:data:`CAC`, :data:`HM`,
+:data:`LLM_ONLY`, in the player registry through coordqa's ``coordqa.players`` entry points, so
+no import is needed first). Build one through the player registry, as matches do::
 
     make_player("cac", "hanabi", model=get_model("openai/gpt-4o"), recorder=records.append,
                 use_tom=True, use_verifier=True, max_verifier_retries=2)
@@ -18,10 +19,13 @@ from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBo
 from coordqa.agentic.agents.llm_only import LLMOnlyAgent
 from coordqa.agentic.agents.memory import FALLBACK_PREFERENCES, fallback_action
 from coordqa.agentic.agents.stats import AgentStats
-from coordqa.games.base import register_player
+from coordqa.games.base import GAME_NAMES, PlayerSpec
 
 __all__ = [
+    "CAC",
     "FALLBACK_PREFERENCES",
+    "HM",
+    "LLM_ONLY",
     "VARIANTS",
     "ActionPick",
     "AgentStats",
@@ -41,26 +45,28 @@ __all__ = [
     "rescorla_wagner",
 ]
 
-AGENT_GAMES = ("hanabi", "overcooked", "collab_capture", "collab_escape")
-"""Every agent plays all four games."""
-
-register_player(
+CAC = PlayerSpec(
     "cac",
-    games=AGENT_GAMES,
+    GAME_NAMES,
+    agent_factory(CACAgent),
+    "CAC: ToM, action and verifier LLM calls (options use_tom, use_verifier, max_verifier_retries)",
     kind="llm",
-    description="CAC: ToM, action and verifier LLM calls (options use_tom, use_verifier, "
-    "max_verifier_retries)",
-)(agent_factory(CACAgent))
-register_player(
+)
+"""The CAC agent's registry entry (entry point ``cac``)."""
+HM = PlayerSpec(
     "hm",
-    games=AGENT_GAMES,
-    kind="llm",
-    description="Hypothetical Minds: hypotheses scored by Rescorla-Wagner, plans (options "
+    GAME_NAMES,
+    agent_factory(HMAgent),
+    "Hypothetical Minds: hypotheses scored by Rescorla-Wagner, plans (options "
     "alpha, c, threshold, top_k, initial_value, variant=hm|vmp|mmp|mmp_eval)",
-)(agent_factory(HMAgent))
-register_player(
-    "llm",
-    games=AGENT_GAMES,
     kind="llm",
-    description="LLM-only baseline: one action call per decision",
-)(agent_factory(LLMOnlyAgent))
+)
+"""The Hypothetical Minds agent's registry entry (entry point ``hm``)."""
+LLM_ONLY = PlayerSpec(
+    "llm",
+    GAME_NAMES,
+    agent_factory(LLMOnlyAgent),
+    "LLM-only baseline: one action call per decision",
+    kind="llm",
+)
+"""The LLM-only baseline's registry entry (entry point ``llm``)."""

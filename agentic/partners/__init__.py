@@ -1,14 +1,16 @@
 """Non-LLM neural partners: BC and human-proxy Overcooked players, SAD and OBL Hanabi players.
 
-Importing this package registers every partner as a player (``coordqa play``, agentic runs and
-grids use them by name), without importing torch, overcooked-ai or pyhanabi: those load when a
-partner is built or trained. ``list_partners()`` says which are ready and how to make the others
-ready (train a BC model, register the authors' SAD/OBL weight files).
+Every partner is a player (``coordqa play``, agentic runs and grids use them by name) through
+the ``partners`` entry point of the player registry (:data:`PARTNERS`), without importing torch,
+overcooked-ai or pyhanabi: those load when a partner is built or trained. ``list_partners()``
+says which are ready and how to make the others ready (train a BC model, register the
+authors' SAD/OBL weight files).
 """
 
 from coordqa.agentic.partners.bc import BCCheckpoint, EpochReport, TrainConfig, train_bc
 from coordqa.agentic.partners.hanabi_nets import WeightsError, load_hanabi_net
 from coordqa.agentic.partners.registry import (
+    PARTNERS,
     HanabiEntry,
     PartnerInfo,
     PartnerNotReadyError,
@@ -16,10 +18,11 @@ from coordqa.agentic.partners.registry import (
     hanabi_entries,
     list_partners,
     partner_info,
-    register_partners,
+    partner_players,
 )
 
 __all__ = [
+    "PARTNERS",
     "BCCheckpoint",
     "EpochReport",
     "HanabiEntry",
@@ -32,8 +35,6 @@ __all__ = [
     "list_partners",
     "load_hanabi_net",
     "partner_info",
-    "register_partners",
+    "partner_players",
     "train_bc",
 ]
-
-register_partners()

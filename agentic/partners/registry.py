@@ -34,7 +34,8 @@ from coordqa.agentic.partners.overcooked_data import LAYOUT_DATA_NAMES, SPLIT_FI
 from coordqa.agentic.partners.paths import data_dir
 from coordqa.errors import ConfigError
 from coordqa.files import atomic_write_text
-from coordqa.games.base import PLAYERS, Player, register_player
+from coordqa.games.base import PLAYERS, Player, PlayerSpec
+from coordqa.registry import Catalog
 
 HANABI_WEIGHTS_ENV = "COORDQA_HANABI_WEIGHTS"
 """A folder searched for ``*.pthw`` files (in addition to registered ones)."""
@@ -209,8 +210,8 @@ def add_hanabi(
     """Register a weights file (checked by loading it) or a folder of them; persist it.
 
     ``skip_connect`` None reads it from the path (:func:`skip_connect_from_path`); True or False
-    overrides that for a single file. Returns the entries the registration added, and registers
-    them as players at once.
+    overrides that for a single file. Returns the entries the registration added; they are
+    players at once (:data:`PARTNERS` reads the registrations on each lookup).
     """
     from coordqa.agentic.partners.hanabi_nets import load_hanabi_net
 
@@ -240,7 +241,6 @@ def add_hanabi(
             data["nets"][name]["skip_connect"] = skip_connect
         added = [entry]
     _write_registrations(data)
-    register_partners()
     return added
 
 
@@ -358,12 +358,8 @@ def _factory(build: Callable[[str], Player], name: str, layout: str | None = Non
     return factory
 
 
-_OURS: set[str] = set()
-"""Names this module registered (registration runs again after ``add_hanabi``)."""
-
-
-def register_partners() -> None:
-    """Register every BC/HP partner, the ``sad``/``obl`` aliases and all registered nets."""
+def partner_players() -> dict[str, PlayerSpec]:
+    """Every BC/HP partner, the ``sad``/``obl`` aliases and all registered nets, by name."""
     pending: list[tuple[str, str, str, str, Any]] = []
     for layout in LAYOUT_DATA_NAMES:
         for split in SPLIT_FILES:
@@ -398,10 +394,15 @@ def register_partners() -> None:
                 _factory(build_hanabi_partner, name),
             )
         )
-    for name, game, kind, description, factory in pending:
-        if name not in _OURS:
-            register_player(name, games=[game], description=description, kind=kind)(factory)
-            _OURS.add(name)
+    return {
+        name: PlayerSpec(name, (game,), factory, description, kind)
+        for name, game, kind, description, factory in pending
+    }
+
+
+PARTNERS: Catalog[PlayerSpec] = Catalog(partner_players)
+"""The partners in the player registry (entry point ``partners``): computed on each lookup, so
+a weight file registered by ``add_hanabi`` is playable at once."""
 
 
 # --- Listing ---------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ from rich.console import Console
 from rich.table import Table
 
 from coordqa.cli._errors import INTERRUPTED_EXIT
-from coordqa.cli._players import register_all_players
 from coordqa.errors import ConfigError, RunInterrupted
 
 console = Console()
@@ -44,7 +43,6 @@ def games_list() -> None:
     from coordqa.games import GAMES, PLAYERS
     from coordqa.games.play import DEFAULT_PLAYERS
 
-    register_all_players()
     table = Table(title="Games")
     for column in ("game", "version", "layouts", "players", "default pair"):
         table.add_column(column)
@@ -83,7 +81,6 @@ def games_show(
     """Play STEPS steps, then print a player's description and legal actions."""
     from coordqa.games.play import advance
 
-    register_all_players()
     if as_.lower() not in _AS:
         raise ConfigError(f"--as must be alice or bob, got {as_!r}.")
     player = _AS[as_.lower()]
@@ -125,7 +122,6 @@ def play_command(
 
     from coordqa.games.play import PlayConfig, play, resolve
 
-    register_all_players()
     config = resolve(PlayConfig(game, parse_pair(players), layout, episodes, seed))
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console

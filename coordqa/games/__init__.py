@@ -1,10 +1,14 @@
 """The four coordination games as two-player text environments.
 
-Importing this package registers every game and scripted player; the engines themselves
-(overcooked-ai, hanabi-learning-environment) are imported only when a game is built.
+Every game and player name resolves through the registries :data:`GAMES` and :data:`PLAYERS`
+without importing anything first (:mod:`coordqa.registry`); a game's module is imported when it
+is first used, and the engines themselves (overcooked-ai, hanabi-learning-environment) only when
+a game is built.
 """
 
 from coordqa.games.base import (
+    BUILTIN_GAMES,
+    GAME_NAMES,
     GAMES,
     PLAYER_NAMES,
     PLAYERS,
@@ -16,12 +20,14 @@ from coordqa.games.base import (
     StepResult,
     make_game,
     make_player,
-    register_player,
+    player_catalog,
 )
 from coordqa.games.episode import StepRecord, Trajectory, play_episode, replay
 
 __all__ = [
+    "BUILTIN_GAMES",
     "GAMES",
+    "GAME_NAMES",
     "PLAYERS",
     "PLAYER_NAMES",
     "Game",
@@ -35,9 +41,6 @@ __all__ = [
     "make_game",
     "make_player",
     "play_episode",
-    "register_player",
+    "player_catalog",
     "replay",
 ]
-
-# Registration of the built-in games and scripted players (cheap: engines load lazily).
-from coordqa.games import collab_capture, collab_escape, hanabi, overcooked  # noqa: E402,F401

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from coordqa.errors import GameError
-from coordqa.registry import Registry
+from coordqa.registry import Catalog, Registry
 
 PLAYER_NAMES = ("Alice", "Bob")
 """Display names of player 0 and player 1, used in every description."""
@@ -56,7 +56,8 @@ class StepResult:
 class Game(abc.ABC):
     """One game instance: rules, current state, text rendering and grounding.
 
-    Subclasses register themselves with ``@GAMES.register("name")`` and are built through
+    Built-in games are listed in :data:`BUILTIN_GAMES`, other packages add theirs with a
+    ``coordqa.games`` entry point (:mod:`coordqa.registry`); all are built through
     :func:`make_game`.
     """
 
@@ -172,14 +173,26 @@ class Game(abc.ABC):
         return []
 
 
-GAMES: Registry[type[Game]] = Registry("game")
-"""Every game class, by name."""
+BUILTIN_GAMES: dict[str, str] = {
+    "overcooked": "coordqa.games.overcooked.game:Overcooked",
+    "hanabi": "coordqa.games.hanabi.game:Hanabi",
+    "collab_capture": "coordqa.games.collab_capture:CollabCapture",
+    "collab_escape": "coordqa.games.collab_escape:CollabEscape",
+}
+"""The four games of the paper, in the paper's order, and where each is defined."""
+
+GAME_NAMES: tuple[str, ...] = tuple(BUILTIN_GAMES)
+"""The names of the paper's games in the paper's order (datasets, tables, every agent plays
+them). Other registered games are in :data:`GAMES`."""
+
+GAMES: Registry[type[Game]] = Registry("game", "coordqa.games", name_of=lambda cls: cls.name)
+"""Every game class, by name: the built-in ones (imported when first used) and plugins."""
+for _name, _reference in BUILTIN_GAMES.items():
+    GAMES.add_lazy(_name, _reference)
 
 
 def make_game(name: str, layout: str | None = None, seed: int = 0, **options: Any) -> Game:
     """Build a registered game; unknown names and layouts get a helpful error."""
-    import coordqa.games  # noqa: F401  (registers the built-in games)
-
     cls = GAMES.get(name)
     if layout is not None and layout not in cls.layouts:
         from coordqa.errors import UnknownNameError
@@ -262,25 +275,27 @@ class PlayerSpec:
     """``scripted``, ``bc``, ``sad``, ``obl``, ``llm``..."""
 
 
-PLAYERS: Registry[PlayerSpec] = Registry("player")
-"""Every player kind, by name. Partners and agents register here too."""
+def player_catalog(*specs: PlayerSpec) -> Catalog[PlayerSpec]:
+    """The players one module offers, as a catalog of the player registry."""
+    return Catalog({spec.name: spec for spec in specs})
 
 
-def register_player(
-    name: str, games: Sequence[str], description: str = "", kind: str = "scripted"
-) -> Any:
-    """Decorator registering a player factory (a class or a function) under ``name``."""
-
-    def decorate(factory: Any) -> Any:
-        PLAYERS.add(name, PlayerSpec(name, tuple(games), factory, description, kind))
-        return factory
-
-    return decorate
+PLAYERS: Registry[PlayerSpec] = Registry(
+    "player", "coordqa.players", name_of=lambda spec: spec.name
+)
+"""Every player kind, by name: the scripted players of the four games, and the players of
+``coordqa.players`` entry points (coordqa's own LLM agents and neural partners among them)."""
+for _reference in (
+    "coordqa.games.overcooked.players:PLAYERS",
+    "coordqa.games.hanabi.players:PLAYERS",
+    "coordqa.games.collab_capture:PLAYERS",
+    "coordqa.games.collab_escape:PLAYERS",
+):
+    PLAYERS.add_catalog(_reference)
 
 
 def make_player(name: str, game: str, layout: str | None = None, **options: Any) -> Player:
     """Build a registered player for ``game``; a player that cannot play it is an error."""
-    import coordqa.games  # noqa: F401  (registers the built-in players)
     from coordqa.errors import ConfigError
 
     spec = PLAYERS.get(name)

@@ -24,11 +24,11 @@ from typing import Any, NamedTuple
 
 from coordqa.errors import GameError
 from coordqa.games.base import (
-    GAMES,
     Game,
     JsonDict,
     Observation,
     ScriptedPlayer,
+    player_catalog,
 )
 from coordqa.games.rooms import (
     STAY,
@@ -39,7 +39,7 @@ from coordqa.games.rooms import (
     RoomGame,
     RoomGraph,
     door,
-    register_room_player,
+    room_player,
 )
 
 GRAPH = RoomGraph([(1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 1), (5, 7), (7, 8), (6, 9)])
@@ -119,7 +119,6 @@ def resolve_capture(
     return after, events
 
 
-@GAMES.register("collab_capture")
 class CollabCapture(RoomGame):
     """Collab Capture as a two-player text game (see the module docstring for the rules)."""
 
@@ -273,13 +272,16 @@ class CaptureGreedy(ScriptedPlayer):
         return STAY.text()
 
 
-register_room_player(
-    CapturePlanner,
-    "collab_capture",
-    "plans the shortest joint capture, modelling the thief exactly (deterministic)",
+PLAYERS = player_catalog(
+    room_player(
+        CapturePlanner,
+        "collab_capture",
+        "plans the shortest joint capture, modelling the thief exactly (deterministic)",
+    ),
+    room_player(
+        CaptureGreedy,
+        "collab_capture",
+        "moves along a shortest open path toward the thief (seeded tie-breaks)",
+    ),
 )
-register_room_player(
-    CaptureGreedy,
-    "collab_capture",
-    "moves along a shortest open path toward the thief (seeded tie-breaks)",
-)
+"""The scripted players of collab_capture."""

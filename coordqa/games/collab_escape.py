@@ -28,12 +28,12 @@ from typing import Any, NamedTuple
 
 from coordqa.errors import GameError
 from coordqa.games.base import (
-    GAMES,
     PLAYER_NAMES,
     Game,
     JsonDict,
     Observation,
     ScriptedPlayer,
+    player_catalog,
 )
 from coordqa.games.rooms import (
     STAY,
@@ -42,7 +42,7 @@ from coordqa.games.rooms import (
     RoomAction,
     RoomGame,
     RoomGraph,
-    register_room_player,
+    room_player,
 )
 
 GRAPH = RoomGraph(
@@ -202,7 +202,6 @@ def killer_moves(
     return moved._replace(killer=killer, killed=True), [*events, caught]
 
 
-@GAMES.register("collab_escape")
 class CollabEscape(RoomGame):
     """Collab Escape as a two-player text game (see the module docstring for the rules)."""
 
@@ -404,13 +403,16 @@ class EscapeGreedy(ScriptedPlayer):
         return min(free, key=lambda g: (GRAPH.distance(room, g), g))
 
 
-register_room_player(
-    EscapePlanner,
-    "collab_escape",
-    "maximises the escape probability by exact planning (deterministic)",
+PLAYERS = player_catalog(
+    room_player(
+        EscapePlanner,
+        "collab_escape",
+        "maximises the escape probability by exact planning (deterministic)",
+    ),
+    room_player(
+        EscapeGreedy,
+        "collab_escape",
+        "greedy generator-fixer that flees when chased, no lookahead (seeded tie-breaks)",
+    ),
 )
-register_room_player(
-    EscapeGreedy,
-    "collab_escape",
-    "greedy generator-fixer that flees when chased, no lookahead (seeded tie-breaks)",
-)
+"""The scripted players of collab_escape."""

@@ -162,8 +162,6 @@ def replay(trajectory: Trajectory, start: Game | None = None) -> Game:
     Raises:
         GameError: the stored trajectory does not match what the engine does.
     """
-    import coordqa.games  # noqa: F401  (registers the built-in games)
-
     game = start or GAMES.get(trajectory.game).from_snapshot(trajectory.initial)
     for number, step in enumerate(trajectory.steps):
         if game.is_terminal():

@@ -134,8 +134,6 @@ def resolve(config: PlayConfig) -> PlayConfig:
         UnknownNameError: an unknown game, layout or player (with suggestions).
         ConfigError: a player that cannot play this game, or fewer than one episode.
     """
-    import coordqa.games  # noqa: F401  (registers the built-in games and players)
-
     if config.episodes < 1:
         raise ConfigError(f"episodes must be at least 1, got {config.episodes}.")
     players = config.players or default_players(config.game)

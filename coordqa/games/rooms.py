@@ -23,9 +23,9 @@ from coordqa.games.base import (
     JsonDict,
     Observation,
     Player,
+    PlayerSpec,
     ScriptedPlayer,
     StepResult,
-    register_player,
 )
 
 WAIT = "Wait"
@@ -321,8 +321,8 @@ class RoomGame(Game):
         ]
 
 
-def register_room_player(cls: type[Player], game: str, description: str) -> None:
-    """Register a scripted room-game player class under ``cls.name`` for ``game``.
+def room_player(cls: type[Player], game: str, description: str) -> PlayerSpec:
+    """The registry entry of a scripted room-game player class (named ``cls.name``).
 
     The players take no options; passing one is a mistake worth reporting.
     """
@@ -334,7 +334,7 @@ def register_room_player(cls: type[Player], game: str, description: str) -> None
             )
         return cls()
 
-    register_player(cls.name, games=[game], description=description)(factory)
+    return PlayerSpec(cls.name, (game,), factory, description)
 
 
 def _check_player(player: int) -> None:

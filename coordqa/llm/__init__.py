@@ -19,7 +19,8 @@ from coordqa.llm.gateway import (
 from coordqa.llm.ledger import UsageLedger, UsageTotals
 from coordqa.llm.limits import Limiter, LimiterRegistry, Limits, LocalLimiter, limit, limiters
 from coordqa.llm.offline import NO_OPTIONS_REPLY, default_policy, option_letters
-from coordqa.llm.providers import PROVIDERS, BrokenReply, Completion, Provider, provider
+from coordqa.llm.providers import BrokenReply, Completion, Provider, ProviderFactory
+from coordqa.llm.registry import PROVIDERS, create_provider
 from coordqa.llm.types import (
     CallPolicy,
     GenerateConfig,
@@ -49,6 +50,7 @@ __all__ = [
     "Message",
     "Model",
     "Provider",
+    "ProviderFactory",
     "Reply",
     "ResponseCache",
     "RetryDecision",
@@ -58,11 +60,11 @@ __all__ = [
     "UsageLedger",
     "UsageTotals",
     "cache_key",
+    "create_provider",
     "default_cache_dir",
     "default_policy",
     "get_model",
     "limit",
     "limiters",
     "option_letters",
-    "provider",
 ]

@@ -18,8 +18,9 @@ from coordqa.errors import ConfigError
 from coordqa.llm.cache import ResponseCache, cache_key
 from coordqa.llm.ledger import UsageLedger
 from coordqa.llm.limits import LimiterRegistry, Limits, limiters
-from coordqa.llm.offline import Script, ScriptedProvider  # importing registers the offline models
-from coordqa.llm.providers import Completion, Provider, create_provider
+from coordqa.llm.offline import Script, ScriptedProvider
+from coordqa.llm.providers import Completion, Provider
+from coordqa.llm.registry import create_provider
 from coordqa.llm.retry import ConnectionBreaker, call_with_retries
 from coordqa.llm.types import ROLES, CallPolicy, GenerateConfig, Message, Reply
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from coordqa.errors import ConfigError, ModelError
 from coordqa.jsonvalues import content_hash
 from coordqa.llm.cache import messages_payload
-from coordqa.llm.providers import Completion, Provider, provider
+from coordqa.llm.providers import Completion, Provider
 from coordqa.llm.types import GenerateConfig, Message, Usage
 
 NO_OPTIONS_REPLY = "no lettered options were found in the question, so there is no answer."
@@ -164,11 +164,11 @@ class ScriptedProvider(_OfflineProvider):
         return Completion(step, _word_usage(messages, step))
 
 
-@provider("random")
-def _random(name: str, api_base: str | None, api_key: str | None) -> Provider:
+def random_provider(name: str, api_base: str | None, api_key: str | None) -> Provider:
+    """The ``random`` model (registered in :mod:`coordqa.llm.registry`)."""
     return RandomProvider(name)
 
 
-@provider("scripted")
-def _scripted(name: str, api_base: str | None, api_key: str | None) -> Provider:
+def scripted_provider(name: str, api_base: str | None, api_key: str | None) -> Provider:
+    """The ``scripted`` model (registered in :mod:`coordqa.llm.registry`)."""
     return ScriptedProvider(default_policy, name)

@@ -5,9 +5,7 @@ A provider turns messages into one completion, once: no retries, no cache, no li
 (:meth:`Provider.should_retry`) and names its connection (:meth:`Provider.connection_key`), so
 limits are shared per host.
 
-Built-in offline models register here by name with :func:`provider`; any other name of the form
-``<litellm provider>/<model>`` goes to litellm, whose own provider list is checked by
-``Model.check()``. One registry, one source of truth.
+Which provider serves a model name is :mod:`coordqa.llm.registry`'s job.
 """
 
 from __future__ import annotations
@@ -17,9 +15,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from coordqa.errors import ModelError
 from coordqa.llm.types import GenerateConfig, Message, RetryDecision, Usage
-from coordqa.registry import Registry
 
 
 class BrokenReply(Exception):
@@ -79,25 +75,3 @@ class Provider(abc.ABC):
 
 ProviderFactory = Callable[[str, str | None, str | None], Provider]
 """Builds a provider from (model name, api_base, api_key)."""
-
-PROVIDERS: Registry[ProviderFactory] = Registry("model")
-"""Built-in models by name. Names with a ``/`` that are not here go to litellm."""
-
-
-def provider(name: str) -> Callable[[ProviderFactory], ProviderFactory]:
-    """Register a provider factory under ``name`` (e.g. ``@provider("random")``)."""
-    return PROVIDERS.register(name)
-
-
-def create_provider(name: str, api_base: str | None, api_key: str | None) -> Provider:
-    """The provider for model ``name``: a registered one, or litellm for ``prefix/model``."""
-    if name in PROVIDERS:
-        return PROVIDERS.get(name)(name, api_base, api_key)
-    if "/" in name and not name.startswith("/"):
-        from coordqa.llm.litellm_provider import LiteLLMProvider
-
-        return LiteLLMProvider(name, api_base, api_key)
-    raise ModelError(
-        f"{PROVIDERS.unknown_message(name)} For a litellm model give its provider prefix, e.g. "
-        "'openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest' or 'ollama/llama3'."
-    )

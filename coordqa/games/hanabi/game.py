@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from coordqa.errors import ConfigError, GameError
-from coordqa.games.base import GAMES, PLAYER_NAMES, Game, JsonDict, StepResult
+from coordqa.games.base import PLAYER_NAMES, Game, JsonDict, StepResult
 from coordqa.games.hanabi import engine
 from coordqa.games.hanabi.clues import ClueMarks
 from coordqa.games.hanabi.conventions import game_description
@@ -39,7 +39,6 @@ CROSS_PLAY_SEEDS = (45, 114, 4788)
 """Seeds of the paper's three cross-play Hanabi games."""
 
 
-@GAMES.register("hanabi")
 class Hanabi(Game):
     """Full two-player Hanabi: 5 colours, ranks 1-5, hands of 5, 8 reveal tokens, 3 lives."""
 

@@ -1,4 +1,4 @@
-"""Registration of the scripted Hanabi players (convention bot and Walton-Rivers rule agents)."""
+"""The scripted Hanabi players (convention bot and Walton-Rivers rule agents) and their entries."""
 
 from __future__ import annotations
 
@@ -6,7 +6,14 @@ import random
 from typing import Any
 
 from coordqa.errors import ConfigError
-from coordqa.games.base import Game, Observation, Player, ScriptedPlayer, register_player
+from coordqa.games.base import (
+    Game,
+    Observation,
+    Player,
+    PlayerSpec,
+    ScriptedPlayer,
+    player_catalog,
+)
 from coordqa.games.hanabi.convention_player import ConventionPlayer
 from coordqa.games.hanabi.rules import AGENTS, RuleAgent
 from coordqa.games.hanabi.view import View, as_hanabi
@@ -44,18 +51,22 @@ def _rule_factory(agent: RuleAgent) -> Any:
     return factory
 
 
-@register_player(
-    "hanabi-convention",
-    games=["hanabi"],
-    description="Follows the basic H-group conventions given to LLMs (play/save clues, chop)",
-)
 def convention_factory(game_name: str, layout: str | None = None, **options: Any) -> Player:
     """Build a :class:`ConventionPlayer`."""
     _no_options("hanabi-convention", options)
     return ConventionPlayer()
 
 
-for _agent in AGENTS:
-    register_player(_agent.name, games=["hanabi"], description=_agent.description)(
-        _rule_factory(_agent)
-    )
+PLAYERS = player_catalog(
+    PlayerSpec(
+        "hanabi-convention",
+        ("hanabi",),
+        convention_factory,
+        "Follows the basic H-group conventions given to LLMs (play/save clues, chop)",
+    ),
+    *(
+        PlayerSpec(agent.name, ("hanabi",), _rule_factory(agent), agent.description)
+        for agent in AGENTS
+    ),
+)
+"""The scripted Hanabi players: the convention bot and every rule agent."""

@@ -1,13 +1,13 @@
 """Overcooked-AI (two chefs, onion soups) as a text game on overcooked-ai 1.1.0.
 
-Importing this package registers the game ``"overcooked"`` and the scripted players
-``greedy_human`` and ``planner``; overcooked-ai itself is imported only when a game is built.
+The game ``"overcooked"`` and the scripted players ``greedy_human`` and ``planner`` are in the
+registries of :mod:`coordqa.games` whatever is imported; overcooked-ai itself is imported only
+when a game is built.
 ``PRIMITIVES`` (primitive move name -> overcooked-ai ``Action``) is loaded on first access.
 """
 
 from typing import Any
 
-from coordqa.games.overcooked import players  # noqa: F401  (registers the scripted players)
 from coordqa.games.overcooked.engine import PRIMITIVE_NAMES
 from coordqa.games.overcooked.game import DEFAULT_HORIZON, LAYOUTS, Overcooked
 from coordqa.games.overcooked.players import GreedyHumanPlayer, PlannerPlayer

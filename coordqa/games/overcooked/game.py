@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from coordqa.errors import ConfigError, GameError
-from coordqa.games.base import GAMES, PLAYER_NAMES, Game, JsonDict, StepResult
+from coordqa.games.base import PLAYER_NAMES, Game, JsonDict, StepResult
 from coordqa.games.overcooked import engine
 from coordqa.games.overcooked.describe import describe_state
 from coordqa.games.overcooked.engine import PRIMITIVE_NAMES
@@ -78,7 +78,6 @@ class _Running:
     """Timesteps spent on it so far (checked against ``MAX_TASK_STEPS``)."""
 
 
-@GAMES.register("overcooked")
 class Overcooked(Game):
     """Two chefs cook onion soups on one of the paper's five kitchens."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coordqa.errors import ConfigError
-from coordqa.games.base import Game, Observation, ScriptedPlayer, register_player
+from coordqa.games.base import Game, Observation, PlayerSpec, ScriptedPlayer, player_catalog
 from coordqa.games.overcooked import engine
 from coordqa.games.overcooked.planner import choose_task
 
@@ -112,24 +112,29 @@ class PlannerPlayer(ScriptedPlayer):
         return task.text
 
 
-@register_player(
-    "greedy_human",
-    games=["overcooked"],
-    description="overcooked-ai's GreedyHumanModel (primitive moves; cannot pass items)",
-    kind="scripted",
-)
 def greedy_human(game_name: str, layout: str | None, **options: Any) -> GreedyHumanPlayer:
     """Factory for :class:`GreedyHumanPlayer`; options are ``GreedyHumanModel``'s."""
     return GreedyHumanPlayer(**options)
 
 
-@register_player(
-    "planner",
-    games=["overcooked"],
-    description="partner-aware planner choosing medium-level text actions",
-    kind="scripted",
-)
 def planner(game_name: str, layout: str | None, **options: Any) -> PlannerPlayer:
     """Factory for :class:`PlannerPlayer`."""
     _no_options("planner", options)
     return PlannerPlayer()
+
+
+PLAYERS = player_catalog(
+    PlayerSpec(
+        "greedy_human",
+        ("overcooked",),
+        greedy_human,
+        "overcooked-ai's GreedyHumanModel (primitive moves; cannot pass items)",
+    ),
+    PlayerSpec(
+        "planner",
+        ("overcooked",),
+        planner,
+        "partner-aware planner choosing medium-level text actions",
+    ),
+)
+"""The scripted Overcooked players."""

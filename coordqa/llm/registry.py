@@ -1,0 +1,39 @@
+"""Which provider serves a model name: registered models by name, litellm for the rest.
+
+The built-in offline models (``random``, ``scripted``) are lazy entries of :data:`PROVIDERS`;
+other packages add theirs with a ``coordqa.models`` entry point naming a
+:data:`~coordqa.llm.providers.ProviderFactory`. Any other name of the form
+``<litellm provider>/<model>`` goes to litellm, whose own provider list is checked by
+``Model.check()``. One registry, one source of truth.
+"""
+
+from __future__ import annotations
+
+from coordqa.errors import ModelError
+from coordqa.llm.providers import Provider, ProviderFactory
+from coordqa.registry import Registry
+
+__all__ = ["PROVIDERS", "create_provider"]
+
+PROVIDERS: Registry[ProviderFactory] = Registry("model", "coordqa.models")
+"""Registered models by name. Names with a ``/`` that are not here go to litellm."""
+PROVIDERS.add_lazy("random", "coordqa.llm.offline:random_provider")
+PROVIDERS.add_lazy("scripted", "coordqa.llm.offline:scripted_provider")
+
+
+def create_provider(name: str, api_base: str | None, api_key: str | None) -> Provider:
+    """The provider for model ``name``: a registered one, or litellm for ``prefix/model``.
+
+    Raises:
+        ModelError: a name that is neither registered nor of the form ``prefix/model``.
+    """
+    if name in PROVIDERS:
+        return PROVIDERS.get(name)(name, api_base, api_key)
+    if "/" in name and not name.startswith("/"):
+        from coordqa.llm.litellm_provider import LiteLLMProvider
+
+        return LiteLLMProvider(name, api_base, api_key)
+    raise ModelError(
+        f"{PROVIDERS.unknown_message(name)} For a litellm model give its provider prefix, e.g. "
+        "'openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest' or 'ollama/llama3'."
+    )
