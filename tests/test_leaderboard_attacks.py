@@ -329,6 +329,17 @@ def test_an_episode_cut_before_the_game_ends_is_refused(
     assert "before the game is over" in answer.json()["detail"]
 
 
+def test_steps_stored_after_the_game_ended_are_refused(
+    agentic_board: BoardClient, agentic_runs: dict[str, Path]
+) -> None:
+    bundle = bundle_of(agentic_runs["oc-40"])
+    steps = bundle["episodes"][0]["trajectory"]["steps"]
+    steps.extend(dict(step) for step in steps[-3:])  # three more timesteps past the horizon
+    answer = agentic_board.submit(seal(bundle))
+    assert answer.status_code == 422
+    assert "3 steps stored after the game ended at step 40" in answer.json()["detail"]
+
+
 def test_a_bundle_omitting_seeds_of_its_grid_is_refused(
     agentic_board: BoardClient, agentic_runs: dict[str, Path]
 ) -> None:
