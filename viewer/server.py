@@ -95,7 +95,8 @@ Table = Annotated[TableQuery, Depends(table_query)]
 
 def create_app(catalog: RunCatalog) -> FastAPI:
     """The viewer app for the runs of ``catalog``."""
-    app = FastAPI(title="coordqa view", docs_url="/api/docs", redoc_url=None)
+    # No Swagger UI: it needs an inline script and a CDN, both refused by the security headers.
+    app = FastAPI(title="coordqa view", docs_url=None, redoc_url=None)
     app.mount(
         "/static",
         StaticFiles(packages=[("coordqa.viewer", "static"), ("coordqa.leaderboard", "static")]),
