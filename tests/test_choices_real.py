@@ -320,6 +320,24 @@ RUNAWAYS = [
         chosen(0),
         "a 'Question:' line after the answer starts an invented exchange",
     ),
+    (
+        "Answer: No\nCan Bob reach d0? Answer: Yes",
+        YES_NO,
+        chosen(1),
+        "an invented question and its answer on one line after the answer",
+    ),
+    (
+        "Answer: B. Is the pot full? Answer: A",
+        YES_NO,
+        chosen(1),
+        "the invented question starts on the answer's own line",
+    ),
+    (
+        "Can Alice reach c0? Answer: No",
+        YES_NO,
+        chosen(1),
+        "the model restates this question and answers it: nothing came before",
+    ),
 ]
 
 ECHOES = [
@@ -382,6 +400,24 @@ ECHOES = [
         ESCAPE_JP,
         chosen(2),
         "the model asks itself the question and answers with one line of the list",
+    ),
+    (
+        "Action: A. Move to Room 5\nB. Wait\nC. Fix generator in Room 6\nD. Move to Room 7",
+        ESCAPE_JP,
+        NO,
+        "the list recited from its first line on, after 'Action:': no choice",
+    ),
+    (
+        "Answer: B. Wait\nC. Fix generator in Room 6\nD. Move to Room 7\n\nAnswer: D",
+        ESCAPE_JP,
+        chosen(3),
+        "the list recited after a marker from B on, then answered",
+    ),
+    (
+        "Action: B. Wait\nD. Move to Room 7",
+        ESCAPE_JP,
+        chosen(1),
+        "an answer, then one line of the list: not a recitation (D does not follow B)",
     ),
 ]
 

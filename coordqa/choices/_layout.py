@@ -10,12 +10,15 @@ repeat the option list. This module cuts and splits a reply so that only text th
 - option lists (two or more lettered lines, or option texts as bullets, or any lettered lines
   under a header such as "Available Actions:" or a question) are never answers. A list that
   repeats the offered options, or comments on them, is an echo: the reading goes on after it
-  unless an answer came before it. A list under a header or question that is *not* the offered
+  unless an answer came before it. A list recited after an answer marker ("Answer: A. <text of
+  A>", then "B. <text of B>", ...) is an echo too. A list under a header or question that is *not*
+  the offered
   one, or one that re-letters the options ("A. <text of option D>"), is invented: what follows
   answers another question, so reading stops there;
 - a question line followed by an answer line, a "Question:" line and a role line ("User:") start
   another exchange: they end the reading when an answer came before (a role line: when any text
-  did);
+  did). A question followed by an answer marker on the same line ("Answer: B. Can Bob reach d0?
+  Answer: A") is cut into lines first, so it counts the same;
 - a lone lettered line whose letter is not on the list is no answer.
 
 Each kept line remembers where it is in the reply, so a reading can say which text decided it.
@@ -24,6 +27,7 @@ Each kept line remembers where it is in the reply, so a reading can say which te
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import Literal, NamedTuple
 
 from coordqa.choices._markers import ANSWER_LINE
@@ -57,6 +61,10 @@ _HEADER = re.compile(
 )
 _QUESTION_LABELS = r"question ?\d* ?[:.]|q ?\d+ ?[:.]|q ?:"
 _QUESTION_LABEL = re.compile(f"^(?:{_QUESTION_LABELS})")
+_ASKED_INLINE = re.compile(
+    r"\?(?=[\s\"'*_`]*(?:final |correct |my )?(?:answer|action)\s*[:\-])", re.IGNORECASE
+)
+"""A question mark followed on its line by an answer marker: a question and its answer."""
 _TURN_LINE = re.compile(rf"^(?:.*\?$|{_ROLES}|{_QUESTION_LABELS})")
 """A line that may start another exchange (checked in detail by ``_turn_boundary``)."""
 
@@ -150,13 +158,34 @@ def lines_of(reply: str) -> list[Line]:
     position = begin
     for raw in reply[begin:end].splitlines(keepends=True):
         body = raw.rstrip(_LINE_BREAKS)
-        first = position + len(body) - len(body.lstrip(_DEBRIS))
-        last = position + len(body.rstrip(_DEBRIS))
+        for piece_start, piece_end in _pieces(reply, position, position + len(body)):
+            piece = reply[piece_start:piece_end]
+            first = piece_start + len(piece) - len(piece.lstrip(_DEBRIS))
+            last = piece_start + len(piece.rstrip(_DEBRIS))
+            text = clean(reply[first:last]) if first < last else ""
+            if text and not ("s " in text and _PARTNER.match(text)):
+                found.append(Line(reply, first, last, text))
         position += len(raw)
-        text = clean(reply[first:last]) if first < last else ""
-        if text and not ("s " in text and _PARTNER.match(text)):
-            found.append(Line(reply, first, last, text))
     return found
+
+
+def _pieces(reply: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Split one line around each question that an answer marker follows on the same line.
+
+    "Answer: B. Can Bob reach d0? Answer: A" asks and answers an invented question on one line;
+    cut into "Answer: B.", "Can Bob reach d0?" and "Answer: A", the question is seen as the start
+    of another exchange, as it is on lines of its own.
+    """
+    if "?" not in reply[start:end]:
+        return [(start, end)]
+    cuts = []
+    for asked in _ASKED_INLINE.finditer(reply, start, end):
+        sentence = reply.rfind(". ", cuts[-1] if cuts else start, asked.start())
+        if sentence != -1:
+            cuts.append(sentence + 1)
+        cuts.append(asked.end())
+    bounds = [start, *cuts, end]
+    return list(pairwise(bounds))
 
 
 Relation = Literal["own", "other", "plain"]
@@ -180,7 +209,7 @@ def segments(lines: list[Line], opts: Options) -> list[Segment]:
     items = [_item(line, opts) for line in lines]
     if not any(items) and not any(_TURN_LINE.match(line.text) for line in lines):
         return [Segment(lines, True)]
-    blocks = _blocks(lines, items) if any(items) else {}
+    blocks = _blocks(lines, items, opts) if any(items) else {}
     lone_echoes = [i for i, item in enumerate(items) if item and item.echo and i not in blocks]
     drop = set(lone_echoes) if len(lone_echoes) > 1 else set()
     drop |= {
@@ -244,7 +273,7 @@ def _lettered_item(position: int, text: str, opts: Options) -> _Item:
     return _Item(position, "other" if other else "plain", False, True)
 
 
-def _blocks(lines: list[Line], items: list[_Item | None]) -> dict[int, Boundary]:
+def _blocks(lines: list[Line], items: list[_Item | None], opts: Options) -> dict[int, Boundary]:
     """Find option lists: line index -> "soft"/"hard" at a list's first line, "inside" after.
 
     A list is a run of items that has a header or question line just before it, or two or more
@@ -264,6 +293,10 @@ def _blocks(lines: list[Line], items: list[_Item | None]) -> dict[int, Boundary]
         first = i
         if first and _HEADER.match(lines[first - 1].text):
             first -= 1
+        elif first and _continues(lines[first - 1], run[0], opts):
+            # "Answer: A. Move to Room 5" then "B. Wait", "C. ...": the list recited after a marker.
+            first -= 1
+            run.insert(0, _Item(run[0].position - 1, "own", True, True))
         # A question answered by one line of its own list ("...?" then "C. wait") is an answer.
         lone_answer = first == i and len(run) == 1 and run[0].relation == "own"
         if first and _is_question(lines[first - 1].text) and not lone_answer:
@@ -279,6 +312,19 @@ def _blocks(lines: list[Line], items: list[_Item | None]) -> dict[int, Boundary]
             found.update({j: "inside" for j in range(first + 1, end)})
         i = end
     return found
+
+
+def _continues(line: Line, item: _Item, opts: Options) -> bool:
+    """True when ``line`` is an answer line holding the offered option just before ``item``."""
+    marker = ANSWER_LINE.match(line.text) if item.lettered and item.position else None
+    if marker is None:
+        return False
+    lettered = _LETTERED.match(line.text[marker.end() :].lstrip())
+    if lettered is None:
+        return False
+    letter = next(lettered[group] for group in "abcde" if lettered[group])
+    before = _lettered_item(ord(letter) - ord("a"), normalise(lettered["text"]), opts)
+    return before.echo and before.position == item.position - 1
 
 
 def _is_question(text: str) -> bool:
