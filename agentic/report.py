@@ -18,8 +18,9 @@ no-verifier runs, or two horizons, never average into one row.
 - Table 5: Hanabi score in self-play and with each partner;
 - Table 7: Collab games: capture and escape rates, turns to capture / escape when won;
 - per decision: model calls, tokens, cost, latency, verifier rejections per verifier call,
-  fallbacks, repeated decisions and HM partner-prediction accuracy, each the mean ± SE over
-  episodes of the episode's own rate.
+  fallbacks, repeated decisions, partner-prediction accuracy (HM's hypotheses, or CAC's k-level
+  ToM: rows differ by ``tom_level``) and how often a level-2 CAC agent did what it inferred its
+  partner expected, each the mean ± SE over episodes of the episode's own rate.
 
 ``episodes.csv`` has one row per episode with every option as a column (``agent.<name>``,
 ``game.<name>``, ``generate.<name>``), integer counts, and blanks where a measure does not apply.
@@ -51,6 +52,8 @@ COUNT_COLUMNS = (
     "failed_actions",
     "predictions_scored",
     "predictions_correct",
+    "expectations_scored",
+    "expectations_met",
 )
 """Agent statistics summed over the agent's seats in each episode (integers)."""
 SUM_COLUMNS = ("cost", "latency_s")
@@ -310,7 +313,8 @@ def per_decision(frame: pd.DataFrame) -> pd.DataFrame:
             "verifier reject": _rate(group["verifier_rejections"], group["verifier_calls"]),
             "fallback": _rate(group["fallbacks"], decisions),
             "repeated": _rate(group["repeated_decisions"], decisions),
-            "HM pred acc": _rate(group["predictions_correct"], group["predictions_scored"]),
+            "pred acc": _rate(group["predictions_correct"], group["predictions_scored"]),
+            "L2 belief met": _rate(group["expectations_met"], group["expectations_scored"]),
         }
         rows.append(
             {

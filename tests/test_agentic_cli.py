@@ -190,3 +190,23 @@ def test_registered_grid_by_name_with_a_model(tmp_path: Path) -> None:
     assert {e.spec.seed for e in episodes} == {0}
     assert {e.spec.model for e in episodes if e.spec.agent == "cac"} == {"scripted"}
     assert all(e.spec.generate == {"temperature": 0.1} for e in episodes)
+
+
+def test_agentic_run_tom_level_reaches_the_agent_and_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    base = ["agentic", "run", "--agent", "cac", "--model", "scripted", "--game"]
+    args = [*base, "collab_capture", "--partner", "capture-greedy", "--seeds", "0"]
+    result = runner.invoke(app, [*args, "--tom-level", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    (episode,) = load_agentic_run(out)
+    assert episode.spec.agent_options == {"tom_level": 2}
+    roles = {x["role"] for x in episode.exchanges}
+    assert {"partner_belief", "partner_predict"} <= roles
+    report_dir = tmp_path / "report"
+    shown = runner.invoke(app, ["agentic", "report", str(out), "--out", str(report_dir)])
+    assert shown.exit_code == 0, shown.output
+    cost = (report_dir / "per_decision.csv").read_text()
+    assert "tom_level=2" in cost and "pred acc" in cost
+    other = str(tmp_path / "refused")
+    refused = runner.invoke(app, [*args, "--tom-level", "1", "--no-tom", "--out", other])
+    assert refused.exit_code != 0 and "needs the ToM step" in str(refused.exception)

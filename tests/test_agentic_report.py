@@ -61,7 +61,7 @@ def test_tables_have_the_paper_shapes(report_run: Path, tmp_path: Path) -> None:
         ("cac[scripted]", "hanabi"),
     }
     assert all(" ± " in value for value in cost["calls/dec"])
-    assert (cost["HM pred acc"] == "").all()  # does not apply: blank, never NaN
+    assert (cost["pred acc"] == "").all()  # does not apply: blank, never NaN
     written = {p.name for p in tmp_path.iterdir()}
     assert {"report.md", "episodes.csv", "scores.png", "tokens_vs_score.png"} <= written
     markdown = (tmp_path / "report.md").read_text()

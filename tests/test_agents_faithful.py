@@ -70,7 +70,7 @@ def test_every_stored_exchange_equals_what_was_parsed_from_its_reply() -> None:
 
 def test_records_carry_the_agent_version() -> None:
     records = episode_records("cac", "hanabi", RoleScript())
-    assert {r["agent_version"] for r in records} == {"cac-v2"}
+    assert {r["agent_version"] for r in records} == {"cac-v3"}
 
 
 def decide(agent: Any, game: Game, player: int) -> str:

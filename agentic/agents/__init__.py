@@ -49,7 +49,8 @@ CAC = PlayerSpec(
     "cac",
     GAME_NAMES,
     agent_factory(CACAgent),
-    "CAC: ToM, action and verifier LLM calls (options use_tom, use_verifier, max_verifier_retries)",
+    "CAC: ToM, action and verifier LLM calls (options use_tom, use_verifier, "
+    "max_verifier_retries, tom_level=0|1|2)",
     kind="llm",
 )
 """The CAC agent's registry entry (entry point ``cac``)."""

@@ -179,6 +179,11 @@ class LLMAgent(Player):
     async def decide(self, observation: Observation) -> str:
         """Choose one of ``observation.legal_actions`` (called with at least two)."""
 
+    @property
+    def counters(self) -> AgentStats:
+        """This episode's live counters (for the agent's modules; :meth:`stats` to report)."""
+        return self._stats
+
     def stats(self) -> dict[str, Any]:
         """This episode's statistics (see :class:`AgentStats`), with the agent's version."""
         return {"agent_version": self.version, "preset": self.preset, **self._stats.to_dict()}

@@ -23,7 +23,8 @@ Decisions this module makes (the paper's code left them open):
 - Fallback actions (unreadable action replies) are not verified: they are safe by construction.
 
 The switches ``use_tom=False`` and ``use_verifier=False`` give the paper's ablation: LLM alone,
-+ verification, + verification + ToM.
++ verification, + verification + ToM. ``tom_level`` (0, 1, 2) adds k-level predictions of the
+partner to the ToM step (:mod:`~coordqa.agentic.agents.tom_levels`).
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import ActionPick, LLMAgent
 from coordqa.agentic.agents.memory import partner_last_action
 from coordqa.agentic.agents.replies import without_action_lines
+from coordqa.agentic.agents.tom_levels import PartnerPredictor, check_level
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYER_NAMES, Game, Observation
+from coordqa.games.base import PLAYER_NAMES, Game, Observation, StepResult
 from coordqa.llm import Reply
 
 Verdict = Literal["okay", "not_okay"]
@@ -73,8 +75,18 @@ class CACOptions:
     max_verifier_retries: int | None = 2
     """Re-asks of the action model after a rejection, then the safe fallback; None: no cap
     (re-ask until the verifier accepts or has rejected every legal action)."""
+    tom_level: int = 0
+    """k-level ToM: 0 interprets the partner's last action only; 1 also predicts the partner's
+    next behaviour from its point of view; 2 also infers what the partner expects of me first.
+    Levels 1 and 2 need ``use_tom``."""
 
     def __post_init__(self) -> None:
+        check_level(self.tom_level)
+        if self.tom_level and not self.use_tom:
+            raise ConfigError(
+                f"tom_level={self.tom_level} needs the ToM step: drop use_tom=False (--no-tom) "
+                "or use tom_level=0"
+            )
         retries = self.max_verifier_retries
         if retries is None:
             return
@@ -89,14 +101,36 @@ class CACAgent(LLMAgent):
     """The CAC agent (ToM -> action -> verifier)."""
 
     name = "cac"
-    version = "cac-v2"
+    version = "cac-v3"
     options_class = CACOptions
     options: CACOptions
 
+    def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
+        """Create the agent (settings as :class:`LLMAgent`; options default to full CAC)."""
+        super().__init__(game_name, layout, **settings)
+        self.predictor = PartnerPredictor(self, self.options.tom_level)
+
+    def reset(self, game: Game, player: int, seed: int) -> None:
+        """Start a new episode; no prediction pending."""
+        super().reset(game, player, seed)
+        self.predictor.reset(game, player)
+
+    def observe(self, game: Game, player: int, result: StepResult) -> None:
+        """Score a pending k-level prediction against the partner's behaviour, then as LLMAgent."""
+        self.predictor.observe(game, result)
+        super().observe(game, player, result)
+
     async def decide(self, observation: Observation) -> str:
-        """ToM note, then propose-and-verify up to the retry cap, then the safe fallback."""
+        """ToM notes (and k-level predictions), propose-and-verify, then the safe fallback."""
+        action = await self._decide(observation)
+        self.predictor.took(action)
+        return action
+
+    async def _decide(self, observation: Observation) -> str:
         game, legal = observation.game, list(observation.legal_actions)
-        notes = [await self.theory_of_mind(game)] if self.options.use_tom else []
+        notes = []
+        if self.options.use_tom:
+            notes = [await self.theory_of_mind(game), *await self.predictor.predict(game, legal)]
         rejected: list[str] = []
         rejections: list[str] = []
         for _ in range(self._attempts(len(legal))):

@@ -142,8 +142,7 @@ class HMAgent(LLMAgent):
             }
             if prediction.primary:
                 predicted = correct
-                self._stats.predictions_scored += 1
-                self._stats.predictions_correct += int(correct)
+                self._stats.count_prediction(correct)
             if self.options.evaluate and prediction.hypothesis is not None:
                 entry["value_before"] = self.book.get(prediction.hypothesis).value
                 entry["value_after"] = self.book.score(

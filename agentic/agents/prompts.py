@@ -255,3 +255,50 @@ def vanilla_messages(
         f"{MARKERS['ToM']}\n{format_options(behaviours)}"
     )
     return conversation(VANILLA_DIRECTIVE, game_description, text)
+
+
+LEVEL_PREDICT_DIRECTIVE = (
+    "You are the Theory of Mind module of an agent playing a cooperative game with a partner. "
+    "Put yourself in your partner's place: reason only from what your partner can see and "
+    "knows (not from what only you can see), and predict what your partner does next.\n"
+    "Reply in exactly this format:\nExplanation: <one sentence>\nAnswer: <one letter>"
+)
+"""System prompt of k-level ToM's prediction of the partner's next behaviour (levels 1 and 2)."""
+
+LEVEL_BELIEF_DIRECTIVE = (
+    "You are the Theory of Mind module of an agent playing a cooperative game with a partner. "
+    "Put yourself in your partner's place: from what your partner can see and knows, what does "
+    "your partner believe you will do next?\n"
+    "Reply in exactly this format:\nExplanation: <one sentence>\nAnswer: <one letter>"
+)
+"""System prompt of level-2 ToM's question: what the partner believes this agent will do."""
+
+
+def level_predict_messages(
+    game_description: str,
+    memory: str,
+    question: str,
+    behaviours: Sequence[str],
+    expected_of_me: str | None,
+) -> list[Message]:
+    """k-level ToM: the partner's next behaviour, lettered; level 2 adds the partner's belief."""
+    belief = (
+        ""
+        if expected_of_me is None
+        else f"Your partner believes you will do this next: {expected_of_me}\n\n"
+    )
+    text = (
+        f"{memory.strip()}\n\n{belief}{question}\n\n{MARKERS['ToM']}\n{format_options(behaviours)}"
+    )
+    return conversation(LEVEL_PREDICT_DIRECTIVE, game_description, text)
+
+
+def level_belief_messages(
+    game_description: str, memory: str, partner: str, options: Sequence[str]
+) -> list[Message]:
+    """Level-2 ToM: which of this agent's actions the partner expects, lettered."""
+    text = (
+        f"{memory.strip()}\n\nWhich of your actions does {partner} believe you will take now?"
+        f"\n\n{MARKERS['ToM']}\n{format_options(options)}"
+    )
+    return conversation(LEVEL_BELIEF_DIRECTIVE, game_description, text)

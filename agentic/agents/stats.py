@@ -49,9 +49,14 @@ class AgentStats:
     hypotheses_generated: int = 0
     """HM hypotheses added."""
     predictions_scored: int = 0
-    """HM predictions compared with the partner's observed behaviour."""
+    """Partner predictions (HM's, or CAC's k-level ToM) compared with the partner's observed
+    behaviour."""
     predictions_correct: int = 0
-    """HM predictions that were right."""
+    """Partner predictions that were right."""
+    expectations_scored: int = 0
+    """CAC level-2 ToM: decisions at which the agent inferred what the partner expects it to do."""
+    expectations_met: int = 0
+    """Of those, decisions in which the agent then did what it inferred the partner expects."""
     first_validation_decision: int | None = None
     """HM: the decision at which a hypothesis was first validated (None: never)."""
     first_validation_turn: int | None = None
@@ -66,6 +71,16 @@ class AgentStats:
         self.latency_s += reply.latency_s
         if not reply.cached:
             self.usage = self.usage + reply.usage
+
+    def count_prediction(self, correct: bool) -> None:
+        """Add one scored partner prediction."""
+        self.predictions_scored += 1
+        self.predictions_correct += int(correct)
+
+    def count_expectation(self, met: bool) -> None:
+        """Add one level-2 belief about this agent, met or not by its action."""
+        self.expectations_scored += 1
+        self.expectations_met += int(met)
 
     def count_fallback(self, reason: str) -> None:
         """Add one fallback with its reason code."""
@@ -103,6 +118,8 @@ class AgentStats:
             "predictions_scored": self.predictions_scored,
             "predictions_correct": self.predictions_correct,
             "prediction_accuracy": None if scored is None else self.predictions_correct / scored,
+            "expectations_scored": self.expectations_scored,
+            "expectations_met": self.expectations_met,
             "first_validation_decision": self.first_validation_decision,
             "first_validation_turn": self.first_validation_turn,
         }

@@ -36,6 +36,8 @@ DEFAULT_REPLIES: dict[str, str] = {
     "predict": "Explanation: it repeats itself.\nAnswer: A",
     "plan": "Plan: keep working towards the goal.\nSubgoals:\n1. none",
     "vanilla": "Hypothesis: my partner repeats itself.\nPlan: keep going.\nAnswer: A",
+    "partner_predict": "Explanation: it goes on as before.\nAnswer: A",
+    "partner_belief": "Explanation: it expects my first option.\nAnswer: A",
 }
 """What each role answers unless told otherwise."""
 
@@ -58,6 +60,8 @@ def role_of(messages: Sequence[Message]) -> str:
         prompts.HYPOTHESIS_DIRECTIVE: "hypothesis",
         prompts.PLAN_DIRECTIVE: "plan",
         prompts.VANILLA_DIRECTIVE: "vanilla",
+        prompts.LEVEL_PREDICT_DIRECTIVE: "partner_predict",
+        prompts.LEVEL_BELIEF_DIRECTIVE: "partner_belief",
     }
     if system in fixed:
         return fixed[system]

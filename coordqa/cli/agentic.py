@@ -240,6 +240,13 @@ def run_command(
         str | None,
         typer.Option(help="CAC: re-asks after verifier rejections (an integer, or none: no cap)."),
     ] = None,
+    tom_level: Annotated[
+        int | None,
+        typer.Option(
+            help="CAC: k-level ToM, 0 (interpret), 1 (+ predict the partner), 2 (+ its belief "
+            "of me)."
+        ),
+    ] = None,
     variant: Annotated[
         str | None, typer.Option(help="HM variant: hm, vmp, mmp or mmp_eval.")
     ] = None,
@@ -271,7 +278,10 @@ def run_command(
         cac["use_verifier"] = False
     if max_verifier_retries is not None:
         cac["max_verifier_retries"] = _retries(max_verifier_retries)
-    options = _only_for(agent, "cac", cac, "--no-tom, --no-verifier and --max-verifier-retries")
+    if tom_level is not None:
+        cac["tom_level"] = tom_level
+    cac_flags = "--no-tom, --no-verifier, --max-verifier-retries and --tom-level"
+    options = _only_for(agent, "cac", cac, cac_flags)
     hm = {
         "variant": variant,
         "alpha": alpha,
