@@ -413,6 +413,21 @@ ECHOES = [
         chosen(3),
         "the list recited after a marker from B on, then answered",
     ),
+    ("Answer: A) Yes B) No", YES_NO, NO, "the list recited on the answer line"),
+    (
+        "A. Move to Room 5 B. Wait C. Fix generator in Room 6 D. Move to Room 7",
+        ESCAPE_JP,
+        NO,
+        "the whole list on one line",
+    ),
+    ("Answer: (A) Yes (C) No", YES_NO, NO, "a re-lettered list on the answer line"),
+    ("A\n\nA\n\nA", ESCAPE_JP, chosen(0), "one letter repeated is no list: A"),
+    (
+        "C. Fix generator in Room 6\nC. Fix generator in Room 6",
+        ESCAPE_JP,
+        chosen(2),
+        "one line of the list, repeated",
+    ),
     (
         "Action: B. Wait\nD. Move to Room 7",
         ESCAPE_JP,

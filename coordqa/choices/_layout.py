@@ -7,14 +7,15 @@ repeat the option list. This module cuts and splits a reply so that only text th
 
 - the reply ends at the first chat-template token that follows text (leading tokens and a role
   word such as "assistant" are skipped); quotes and commas around lines are debris;
-- option lists (two or more lettered lines, or option texts as bullets, or any lettered lines
-  under a header such as "Available Actions:" or a question) are never answers. A list that
-  repeats the offered options, or comments on them, is an echo: the reading goes on after it
-  unless an answer came before it. A list recited after an answer marker ("Answer: A. <text of
-  A>", then "B. <text of B>", ...) is an echo too. A list under a header or question that is *not*
-  the offered
-  one, or one that re-letters the options ("A. <text of option D>"), is invented: what follows
-  answers another question, so reading stops there;
+- option lists (two or more lines, lettered or option texts as bullets, that name different
+  options, or any lettered lines under a header such as "Available Actions:" or a question) are
+  never answers; one line repeated ("A", "A", "A") is no list. A list that repeats the offered
+  options, or comments on them, is an echo: the reading goes on after it unless an answer came
+  before it. A list recited after an answer marker ("Answer: A. <text of A>", then "B. <text of
+  B>", ...) is an echo too. A list under a header or question that is *not* the offered one, or
+  one that re-letters the options ("A. <text of option D>"), is invented: what follows answers
+  another question, so reading stops there. (A list on one line, "A. yes B. no", is found where
+  spans are read, in ``_options``.);
 - a question line followed by an answer line, a "Question:" line and a role line ("User:") start
   another exchange: they end the reading when an answer came before (a role line: when any text
   did). A question followed by an answer marker on the same line ("Answer: B. Can Bob reach d0?
@@ -210,8 +211,10 @@ def segments(lines: list[Line], opts: Options) -> list[Segment]:
     if not any(items) and not any(_TURN_LINE.match(line.text) for line in lines):
         return [Segment(lines, True)]
     blocks = _blocks(lines, items, opts) if any(items) else {}
-    lone_echoes = [i for i, item in enumerate(items) if item and item.echo and i not in blocks]
-    drop = set(lone_echoes) if len(lone_echoes) > 1 else set()
+    lone_echoes = {
+        i: item.position for i, item in enumerate(items) if item and item.echo and i not in blocks
+    }
+    drop = set(lone_echoes) if len(set(lone_echoes.values())) > 1 else set()
     drop |= {
         i
         for i, item in enumerate(items)
@@ -302,9 +305,8 @@ def _blocks(lines: list[Line], items: list[_Item | None], opts: Options) -> dict
         if first and _is_question(lines[first - 1].text) and not lone_answer:
             first -= 1
         introduced = first < i
-        several = len(run) > 1 and (
-            any(item.lettered for item in run) or len({item.position for item in run}) > 1
-        )
+        # Two or more different items; one line repeated ("A", "A", "A") is no list.
+        several = len({item.position for item in run}) > 1
         if introduced or several:
             echo = all(item.relation == "own" for item in run)
             invented = (introduced and not echo) or any(item.relation == "other" for item in run)

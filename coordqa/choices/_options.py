@@ -65,6 +65,8 @@ _LEADING_LETTERS = re.compile(
     rf"(?P<head>{_REF}(?:\s*(?:,|/|&|\bor\b|\band\b)?\s*{_REF})*)(?P<rest>.*)$",
     re.DOTALL,
 )
+_INLINE_ITEM = re.compile(r"(?:^|(?<=[\s,;]))(?:\((?P<paren>[a-z])\)|(?P<letter>[a-z])[.)])\s")
+"""A labelled item inside a line: "a. ", "b) ", "(c) "."""
 _HEAD_LETTER = re.compile(r"(?<![a-z])[a-z](?![a-z])")
 _EXPLANATION = re.compile(r"[(;]|\.\s| - |,? (?:because|since|as|so)\b")
 _REASON = re.compile(r"^\W*(?:because|since|as)\b")
@@ -238,6 +240,8 @@ def resolve(
     exact = opts.by_norm.get(norm)
     if exact is not None:
         return Match(exact, "text")
+    if _recites(span, opts):
+        return None
     positions = letter_positions(norm)
     if positions is not None:
         return _by_letters(positions, opts)
@@ -253,6 +257,22 @@ def resolve(
         else None
     )
     return match or text_match(norm, opts, threshold, contained=contained, loose=loose)
+
+
+def _recites(span: str, opts: Options) -> bool:
+    """True when ``span`` is an option list on one line: "A. yes, B. no", "(A) wait (B) ...".
+
+    Two or more items with different labels, each exactly an option's text: the list recited (or
+    re-lettered: "(A) yes (C) no"), no choice.
+    """
+    items = list(_INLINE_ITEM.finditer(span))
+    if len(items) < 2 or len({item["letter"] or item["paren"] for item in items}) < len(items):
+        return False
+    ends = [item.start() for item in items[1:]] + [len(span)]
+    return all(
+        normalise(span[item.end() : end]) in opts.by_norm
+        for item, end in zip(items, ends, strict=True)
+    )
 
 
 def _letters_then_text(
