@@ -659,6 +659,53 @@ for row in pick(lambda r: len(r["options"]) >= 3, k=4):
         "a column of every letter: the list, no choice",
     )
 
+# --- added with the second pass: lists recited after a marker or on one line, an invented
+# question answered on the answer's own line, one answer line repeated
+for row in pick(lambda r: len(r["options"]) >= 3, k=6):
+    options = row["options"]
+    items = [f"{option_letter(j)}. {text}" for j, text in enumerate(options)]
+    reply = rng.choice(
+        [
+            f"{marker(row)}: " + "\n".join(items),
+            f"{marker(row)}: " + " ".join(items),
+            " ".join(f"({option_letter(j)}) {text}" for j, text in enumerate(options)),
+        ]
+    )
+    add("recited-list", row, reply, "no_answer", None, "the offered list recited: no choice")
+for row in pick(lambda r: r["question_type"] != "JP" and len(r["options"]) >= 2, k=6):
+    i = rng.randrange(len(row["options"]))
+    j = other(len(row["options"]), i)
+    asked = rng.choice(["Is the pot full?", "Can Bob reach d0?", "What will Bob do next?"])
+    separator = rng.choice([". ", "\n"])
+    add(
+        "inline-question",
+        row,
+        f"Answer: {option_letter(i)}{separator}{asked} Answer: {option_letter(j)}",
+        "chosen",
+        i,
+        "the first answer; an invented question follows and is answered on the same line",
+    )
+for row in pick(k=4):
+    i = rng.randrange(len(row["options"]))
+    add(
+        "repeated-line",
+        row,
+        "\n\n".join([f"{marker(row)}: {option_letter(i)}"] * rng.randint(2, 5)),
+        "chosen",
+        i,
+        "one answer line repeated by a looping model",
+    )
+for row in pick(lambda r: len(r["options"]) >= 3, k=2):
+    i = rng.randrange(len(row["options"]))
+    add(
+        "repeated-line",
+        row,
+        "\n".join([option_letter(i)] * 3),
+        "chosen",
+        i,
+        "one letter repeated: no list, one letter",
+    )
+
 path = sys.argv[1]
 with open(path, "w", encoding="utf-8") as out:
     for record in OUT:
