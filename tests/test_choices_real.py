@@ -117,6 +117,25 @@ ABBREVIATIONS = [
         NO,
         "this list has no Yellow: Y fits no option",
     ),
+    ("Action: move to F area", AREAS, chosen(0), "F: Forest, the word that tells areas apart"),
+    (
+        "Action: move to F area",
+        [*AREAS, "move to Field area"],
+        ambiguous(0, 4),
+        "F fits Forest and Field",
+    ),
+    (
+        "Action: move to Fo area",
+        [*AREAS, "move to Field area"],
+        chosen(0),
+        "Fo fits Forest only",
+    ),
+    (
+        "Action: D my Card 0",
+        ["Play my Card 0", "Discard my Card 0", "Play my Card 1"],
+        chosen(1),
+        "D: Discard, the verb that tells the two Card 0 options apart",
+    ),
 ]
 
 PARAPHRASES = [
