@@ -34,6 +34,7 @@ _EXPORTS = {
     "play_match": "coordqa.agentic.match",
     "GridConfig": "coordqa.agentic.grid",
     "load_grid": "coordqa.agentic.grid",
+    "parse_grid": "coordqa.agentic.grid",
     "run_grid": "coordqa.agentic.runner",
     "GridResult": "coordqa.agentic.runner",
     "agentic_report": "coordqa.agentic.report",
@@ -52,6 +53,7 @@ __all__ = [
     "missing_tasks",
     "registered_grids",
     "load_grid",
+    "parse_grid",
     "run_grid",
     "VerificationError",
     "VerifiedEpisode",
@@ -71,7 +73,7 @@ if TYPE_CHECKING:
         load_agentic_run,
         verify_episodes,
     )
-    from coordqa.agentic.grid import GridConfig, load_grid
+    from coordqa.agentic.grid import GridConfig, load_grid, parse_grid
     from coordqa.agentic.grid_registry import (
         RegisteredGrid,
         get_grid,

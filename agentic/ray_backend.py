@@ -23,10 +23,10 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
+from coordqa.agentic.backend import ModelPool, Session
 from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
 from coordqa.agentic.grid import GridConfig
 from coordqa.agentic.match import play_match
-from coordqa.agentic.runner import ModelPool, Session
 from coordqa.errors import MissingDependencyError
 from coordqa.jsonvalues import content_hash
 from coordqa.llm import Limiter, LimiterRegistry, Limits, LocalLimiter

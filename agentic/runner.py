@@ -5,7 +5,8 @@ directory, skips every episode already finished there, and plays the rest on a b
 
 - ``local``: asyncio tasks in this process, at most ``parallel_episodes`` at once; every model
   call goes through one shared :class:`~coordqa.llm.Model` per model name, so the model
-  concurrency limit (``concurrency``) holds across all episodes;
+  concurrency limit (``concurrency``) holds across all episodes (the
+  :class:`~coordqa.agentic.backend.ModelPool`);
 - ``ray``: one Ray task per episode (:mod:`coordqa.agentic.ray_backend`), with one rate-limiter
   actor per model connection shared by every worker.
 
@@ -27,13 +28,13 @@ to resume.
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+from coordqa.agentic.backend import ModelPool, PlayFn, Session
 from coordqa.agentic.episodes import (
     EPISODES,
     EXCHANGES,
@@ -43,23 +44,13 @@ from coordqa.agentic.episodes import (
     decisions_per_seat,
     finished_keys,
 )
-from coordqa.agentic.grid import GridConfig, RuntimeSettings
+from coordqa.agentic.grid import GridConfig
 from coordqa.agentic.match import build_player, play_match
 from coordqa.errors import ConfigError, RunInterrupted
 from coordqa.jsonvalues import content_hash
-from coordqa.llm import (
-    LimiterRegistry,
-    Model,
-    ResponseCache,
-    UsageLedger,
-    create_provider,
-    get_model,
-)
+from coordqa.llm import get_model
 from coordqa.records import Failure
 from coordqa.store import RunManifest, RunStore
-
-PlayFn = Callable[[EpisodeSpec], Awaitable[AgenticEpisode]]
-"""Plays one episode and returns it (each backend provides one)."""
 
 
 @dataclass
@@ -83,15 +74,6 @@ class GridProgress:
 ProgressCallback = Callable[[GridProgress], None]
 """Called with the grid's progress after each episode, decision and model call (local backend;
 on Ray after each episode)."""
-
-
-class Session(NamedTuple):
-    """A backend, opened for one grid session."""
-
-    play: PlayFn
-    """Plays one episode."""
-    streams: bool
-    """Whether exchanges were already written while the episode played."""
 
 
 @dataclass(frozen=True)
@@ -128,51 +110,6 @@ class GridResult:
     def complete(self) -> bool:
         """Whether every episode of the grid is now finished."""
         return self.resumed + len(self.played) == self.total
-
-
-class ModelPool:
-    """One :class:`Model` per model name, shared by every episode of a process.
-
-    Sharing the Model (hence its limiter and usage ledger) is what makes the concurrency limit
-    hold across concurrent episodes.
-    """
-
-    def __init__(
-        self,
-        runtime: RuntimeSettings,
-        api_base: Callable[[str], str | None],
-        limiter_registry: LimiterRegistry | None = None,
-    ) -> None:
-        """Build models lazily with the run's call policy, endpoints and limiter registry.
-
-        ``api_base`` gives each model name its endpoint (None: the provider's default).
-        """
-        self.runtime = runtime
-        self.api_base = api_base
-        self.ledger = UsageLedger()
-        self._registry = limiter_registry
-        self._models: dict[str, Model] = {}
-        self._lock = threading.Lock()
-
-    def __call__(self, name: str) -> Model:
-        """The shared Model called ``name``."""
-        with self._lock:
-            model = self._models.get(name)
-            if model is None:
-                model = self._build(name)
-                self._models[name] = model
-            return model
-
-    def _build(self, name: str) -> Model:
-        provider = create_provider(name, self.api_base(name), None)
-        cache = ResponseCache() if self.runtime.cache and provider.cacheable else None
-        return Model(
-            provider,
-            policy=self.runtime.policy(),
-            cache=cache,
-            ledger=self.ledger,
-            limiter_registry=self._registry,
-        )
 
 
 def open_grid_store(config: GridConfig, out: str | Path, specs: Sequence[EpisodeSpec]) -> RunStore:

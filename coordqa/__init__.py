@@ -6,15 +6,10 @@ The public API is re-exported here and loaded lazily (PEP 562), so ``import coor
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 from coordqa._lazy import lazy_getattr
-
-try:
-    __version__ = version("coordqa")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+unknown"
+from coordqa._version import __version__
 
 _EXPORTS = {
     "Choice": "coordqa.choices",

@@ -31,6 +31,7 @@ from typing import IO, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from coordqa._version import __version__
 from coordqa.errors import StoreError
 from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import content_hash
@@ -80,12 +81,6 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _package_version() -> str:
-    from coordqa import __version__
-
-    return __version__
-
-
 class DatasetInfo(BaseModel):
     """The dataset a run used, identified by content rather than by path."""
 
@@ -117,7 +112,7 @@ class RunManifest(BaseModel):
     """Run directory format version (:data:`SCHEMA_VERSION` when written)."""
     kind: RunKind
     """``qa``, ``agentic`` or ``play``."""
-    coordqa_version: str = Field(default_factory=_package_version)
+    coordqa_version: str = __version__
     """Version of coordqa that created the run."""
     created_at: datetime = Field(default_factory=_now)
     """When the run directory was created (UTC)."""

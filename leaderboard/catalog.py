@@ -31,8 +31,7 @@ from coordqa.leaderboard.db import Database, DatasetRow, GridRow
 from coordqa.leaderboard.names import admin_text
 
 if TYPE_CHECKING:
-    from coordqa.agentic.episodes import EpisodeTask
-    from coordqa.agentic.grid import GridConfig
+    from coordqa.agentic import EpisodeTask, GridConfig
 
 __all__ = [
     "Catalog",
@@ -150,7 +149,7 @@ def _installed_grids() -> dict[str, KnownGrid]:
 
 
 def _known_grid(row: GridRow) -> KnownGrid:
-    from coordqa.agentic.grid import parse_grid
+    from coordqa.agentic import parse_grid
 
     config = parse_grid(dict(row.config), where=f"grid {row.name!r} in the database")
     return KnownGrid(row.name, config.version, row.fingerprint, config)
@@ -178,7 +177,7 @@ def register_grid(db: Database, path: str | Path, name: str | None = None) -> Kn
             registered one (grids never change: register a new version under a new name, e.g.
             ``paper-v2``).
     """
-    from coordqa.agentic.grid import load_grid
+    from coordqa.agentic import load_grid
 
     config = load_grid(path)
     fingerprint = config.fingerprint()  # unknown games, layouts, partners are refused here

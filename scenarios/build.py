@@ -63,7 +63,7 @@ def shuffled(draft: QuestionDraft, qid: str) -> tuple[list[str], list[int]]:
 
 
 def scenario_snapshot(scenario: Scenario) -> str:
-    """The JSON stored in a row's ``snapshot`` column: enough to rebuild and re-solve it."""
+    """The JSON stored in a row's ``snapshot`` column (read back by ``Scenario.from_row``)."""
     payload = {
         "scenario_id": scenario.scenario_id,
         "game": scenario.game,
@@ -74,11 +74,6 @@ def scenario_snapshot(scenario: Scenario) -> str:
         "snapshot": scenario.snapshot,
     }
     return json.dumps(payload, sort_keys=True, separators=(",", ":"))
-
-
-def scenario_from_row(row: dict[str, Any]) -> Scenario:
-    """Inverse of :func:`scenario_snapshot`, from a dataset row."""
-    return Scenario.from_dict(json.loads(row["snapshot"]))
 
 
 def scenario_rows(

@@ -27,9 +27,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from coordqa.errors import CoordqaError
-from coordqa.scenarios.build import scenario_from_row
 from coordqa.scenarios.builder import BUILDERS
-from coordqa.scenarios.model import ScenarioRejected
+from coordqa.scenarios.model import Scenario, ScenarioRejected
 
 ChangeKind = Literal["changed", "added", "removed"]
 
@@ -153,7 +152,7 @@ def _removal_reason(row: Mapping[str, Any]) -> str:
     scenario_id = row["scenario_id"]
     if scenario_id in RETIRED:
         return f"scenario retired: {RETIRED[scenario_id]}"
-    scenario = scenario_from_row(row)
+    scenario = Scenario.from_row(row)
     builder = BUILDERS.get(scenario.game)
     try:
         builder.questions(builder.restore(scenario), scenario)

@@ -8,6 +8,7 @@ reject states whose answer would be ambiguous; the curated list stores the state
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -103,3 +104,8 @@ class Scenario:
             kinds=dict(data.get("kinds", {})),
             reached_by=dict(data.get("reached_by", {})),
         )
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Scenario:
+        """The scenario a dataset row was built from (its ``snapshot`` column, as built)."""
+        return cls.from_dict(json.loads(row["snapshot"]))

@@ -29,10 +29,10 @@ from coordqa.dataset import (
     release_with_fingerprint,
 )
 from coordqa.errors import CoordqaError
-from coordqa.scenarios.build import CHANGELOG_FILE, scenario_from_row
+from coordqa.scenarios.build import CHANGELOG_FILE
 from coordqa.scenarios.builder import BUILDERS
 from coordqa.scenarios.changelog import KIND_CHANGE, Change, read_changelog
-from coordqa.scenarios.model import QuestionDraft, ScenarioQuestions, ValidationFailed
+from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ValidationFailed
 
 
 def structural_problems(rows: list[dict[str, Any]]) -> list[str]:
@@ -112,7 +112,7 @@ def problems_by_question(
         sid = row["scenario_id"]
         if sid not in solved:
             try:
-                scenario = scenario_from_row(row)
+                scenario = Scenario.from_row(row)
                 builder = BUILDERS.get(scenario.game)
                 game = builder.restore(scenario)
                 rendered = (game.describe(scenario.player), game.game_description())

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import re
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
+import pytest
 import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,16 +32,51 @@ def test_every_package_folder_is_listed_in_pyproject() -> None:
     assert found - listed == set(), "add these packages to [tool.setuptools] packages"
 
 
-def test_core_never_imports_the_tracks() -> None:
-    tracks = "agentic|scenarios|leaderboard|viewer"
-    pattern = re.compile(rf"^\s*(from|import)\s+coordqa\.({tracks})", re.M)
-    offenders = [
-        str(path.relative_to(ROOT))
-        for path in (ROOT / "coordqa").rglob("*.py")
-        if "cli" not in path.relative_to(ROOT / "coordqa").parts
-        and pattern.search(path.read_text())
-    ]
-    assert offenders == []
+def _lint_imports() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("lint_imports", ROOT / "scripts/lint_imports.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_import_contracts_are_kept() -> None:
+    """The layering contracts of pyproject.toml (core never imports the tracks, nothing imports
+    the CLI, the leaderboard uses only coordqa.agentic's public API, no import cycles)."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/lint_imports.py")], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    assert f"Contracts: {len(contracts['contracts'])} kept, 0 broken." in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("modules", "contract"),
+    [
+        ({"_probe": "def f():\n    from coordqa.agentic import grid\n"}, "core never imports"),
+        ({"_probe": "def f():\n    import coordqa.cli\n"}, "Nothing imports the CLI"),
+        (
+            {
+                "_probe_a": "from coordqa import _probe_b\n",
+                "_probe_b": "def f():\n    from coordqa import _probe_a\n",
+            },
+            "No import cycles",
+        ),
+    ],
+)
+def test_import_contracts_catch_a_violation(
+    tmp_path: Path, modules: dict[str, str], contract: str
+) -> None:
+    """Each contract fails on modules that break it, added to a temporary copy of the layout."""
+    lint = _lint_imports()
+    layout = lint.installed_layout(tmp_path)
+    for name, source in modules.items():
+        (layout / "coordqa" / f"{name}.py").write_text(source)
+    done = lint.check(layout, [])
+    assert done.returncode != 0
+    broken = done.stdout.split("Broken contracts", 1)[1]
+    assert contract in broken, done.stdout
 
 
 def test_help_and_offline_paths_do_not_import_heavy_libraries() -> None:

@@ -221,10 +221,9 @@ def test_candidates_are_deterministic_and_on_turn() -> None:
 def v1_state(scenario_id: str) -> tuple[Hanabi, Scenario]:
     """A state of the frozen v1 release (seed and moves), rebuilt from its stored snapshot."""
     from coordqa.dataset import load_rows
-    from coordqa.scenarios.build import scenario_from_row
 
     row = next(r for r in load_rows("coordinationqa-v1") if r["scenario_id"] == scenario_id)
-    scenario = scenario_from_row(row)
+    scenario = Scenario.from_row(row)
     return Hanabi.from_snapshot(scenario.snapshot), scenario  # type: ignore[return-value]
 
 

@@ -75,7 +75,7 @@ for module in (qa, runs, dataset, games, agentic, partners, leaderboard, view):
 
 def _print_version(value: bool) -> None:
     if value:
-        from coordqa import __version__
+        from coordqa._version import __version__
 
         print(f"coordqa {__version__}")
         raise typer.Exit()
