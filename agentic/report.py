@@ -20,7 +20,8 @@ no-verifier runs, or two horizons, never average into one row.
 - per decision: model calls, tokens, cost, latency, verifier rejections per verifier call,
   fallbacks, repeated decisions, partner-prediction accuracy (HM's hypotheses, or CAC's k-level
   ToM: rows differ by ``tom_level``) and how often a level-2 CAC agent did what it inferred its
-  partner expected, each the mean ± SE over episodes of the episode's own rate.
+  partner expected, and belief-state accuracy (checked facts right), each the mean ± SE over
+  episodes of the episode's own rate.
 
 ``episodes.csv`` has one row per episode with every option as a column (``agent.<name>``,
 ``game.<name>``, ``generate.<name>``), integer counts, and blanks where a measure does not apply.
@@ -54,6 +55,8 @@ COUNT_COLUMNS = (
     "predictions_correct",
     "expectations_scored",
     "expectations_met",
+    "belief_facts",
+    "belief_correct",
 )
 """Agent statistics summed over the agent's seats in each episode (integers)."""
 SUM_COLUMNS = ("cost", "latency_s")
@@ -315,6 +318,7 @@ def per_decision(frame: pd.DataFrame) -> pd.DataFrame:
             "repeated": _rate(group["repeated_decisions"], decisions),
             "pred acc": _rate(group["predictions_correct"], group["predictions_scored"]),
             "L2 belief met": _rate(group["expectations_met"], group["expectations_scored"]),
+            "belief acc": _rate(group["belief_correct"], group["belief_facts"]),
         }
         rows.append(
             {

@@ -210,3 +210,19 @@ def test_agentic_run_tom_level_reaches_the_agent_and_the_report(tmp_path: Path) 
     other = str(tmp_path / "refused")
     refused = runner.invoke(app, [*args, "--tom-level", "1", "--no-tom", "--out", other])
     assert refused.exit_code != 0 and "needs the ToM step" in str(refused.exception)
+
+
+def test_agentic_run_belief_state_for_hm(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["agentic", "run", "--agent", "hm", "--model", "scripted", "--game", "collab_escape"]
+    args += ["--partner", "escape-greedy", "--seeds", "0", "--belief-state", "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (episode,) = load_agentic_run(out)
+    assert episode.spec.agent_options == {"belief_state": True}
+    assert any(x["role"] == "belief" for x in episode.exchanges)
+    shown = runner.invoke(app, ["agentic", "report", str(out), "--out", str(tmp_path / "r")])
+    assert shown.exit_code == 0, shown.output
+    assert "belief acc" in (tmp_path / "r" / "per_decision.csv").read_text()
+    refused = runner.invoke(app, [*args[:3], "llm", *args[4:-1], str(tmp_path / "x")])
+    assert refused.exit_code != 0 and "CAC and HM option" in str(refused.exception)

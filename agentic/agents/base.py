@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from coordqa.agentic.agents import prompts
+from coordqa.agentic.agents.belief import BeliefState
 from coordqa.agentic.agents.memory import fallback_action, memory_text, offered_options, turn_of
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
@@ -122,6 +123,8 @@ class LLMAgent(Player):
         self._pending_events: dict[str, list[Any]] = {}
         self._failure: tuple[str, str] | None = None
         self._last_decision: tuple[str, tuple[str, ...], str] | None = None
+        self.belief = BeliefState(self) if getattr(options, "belief_state", False) else None
+        """The explicit belief state (agents whose options have ``belief_state`` on)."""
 
     # ------------------------------------------------------------------ Player protocol
 
@@ -136,6 +139,8 @@ class LLMAgent(Player):
         self._pending_events = {}
         self._failure = None
         self._last_decision = None
+        if self.belief is not None:
+            self.belief.reset()
 
     async def act(self, observation: Observation) -> str:
         """Decide a legal action; a single legal action is taken without asking the model."""
@@ -151,6 +156,8 @@ class LLMAgent(Player):
             self._events["forced"] = True
             action = legal[0]
         else:
+            if self.belief is not None:
+                await self.belief.update(observation.game)
             action = await self.decide(observation)
         if action not in legal:
             raise GameError(f"{self.name} agent chose {action!r}, which is not legal: {legal}")
@@ -198,7 +205,7 @@ class LLMAgent(Player):
         """The agent's memory text for one call.
 
         Working memory, episodic memory (unless the preset is stateless), the last failure,
-        then ``sections`` (ToM notes, rejections, plans).
+        the belief state (when kept), then ``sections`` (ToM notes, rejections, plans).
         """
         failure = ""
         if self._failure is not None:
@@ -208,7 +215,8 @@ class LLMAgent(Player):
                 "action that can be done now."
             )
         episodic = not self.style.stateless
-        return memory_text(game, self.player, failure, *sections, episodic=episodic)
+        belief = "" if self.belief is None else self.belief.section()
+        return memory_text(game, self.player, failure, belief, *sections, episodic=episodic)
 
     # ------------------------------------------------------------------ recording
 

@@ -79,6 +79,9 @@ class CACOptions:
     """k-level ToM: 0 interprets the partner's last action only; 1 also predicts the partner's
     next behaviour from its point of view; 2 also infers what the partner expects of me first.
     Levels 1 and 2 need ``use_tom``."""
+    belief_state: bool = False
+    """Keep an explicit belief state, rewritten at each decision and checked against the engine
+    (:mod:`coordqa.agentic.agents.belief`)."""
 
     def __post_init__(self) -> None:
         check_level(self.tom_level)

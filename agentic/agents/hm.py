@@ -58,6 +58,9 @@ class HMOptions(HMParams):
 
     variant: str = "hm"
     """One of :data:`VARIANTS`."""
+    belief_state: bool = False
+    """Keep an explicit belief state, rewritten at each decision and checked against the engine
+    (:mod:`coordqa.agentic.agents.belief`)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -93,7 +96,7 @@ class HMAgent(LLMAgent):
     """The Hypothetical Minds agent."""
 
     name = "hm"
-    version = "hm-v2"
+    version = "hm-v3"
     options_class = HMOptions
     options: HMOptions
 

@@ -302,3 +302,20 @@ def level_belief_messages(
         f"\n\n{MARKERS['ToM']}\n{format_options(options)}"
     )
     return conversation(LEVEL_BELIEF_DIRECTIVE, game_description, text)
+
+
+BELIEF_DIRECTIVE = (
+    "You are the belief module of an agent playing a cooperative game with a partner. Keep a "
+    "short written belief state about the task: the facts that matter, including what your "
+    "partner knows and intends. Rewrite it from the current state and your previous belief "
+    "(shown in your memory, if you have one). Stay under {limit} characters.\n"
+    "Reply in exactly this format, each line filled in:\n{template}\nNotes: <anything else "
+    "worth remembering, in one or two sentences>"
+)
+"""System prompt of the belief update; ``{template}`` lists the game's checkable fact lines."""
+
+
+def belief_messages(game_description: str, memory: str, template: str, limit: int) -> list[Message]:
+    """The belief update: the agent's memory (with its previous belief), the fact template."""
+    directive = BELIEF_DIRECTIVE.format(limit=limit, template=template)
+    return conversation(directive, game_description, f"{memory.strip()}\n\nUpdate your belief.")

@@ -57,6 +57,12 @@ class AgentStats:
     """CAC level-2 ToM: decisions at which the agent inferred what the partner expects it to do."""
     expectations_met: int = 0
     """Of those, decisions in which the agent then did what it inferred the partner expects."""
+    belief_updates: int = 0
+    """Belief-state updates read (``belief_state`` on)."""
+    belief_facts: int = 0
+    """Checkable facts in those beliefs (partner's position, held object, card knowledge)."""
+    belief_correct: int = 0
+    """Of those, facts the belief got right (against the engine's state)."""
     first_validation_decision: int | None = None
     """HM: the decision at which a hypothesis was first validated (None: never)."""
     first_validation_turn: int | None = None
@@ -81,6 +87,12 @@ class AgentStats:
         """Add one level-2 belief about this agent, met or not by its action."""
         self.expectations_scored += 1
         self.expectations_met += int(met)
+
+    def count_belief(self, correct: list[bool]) -> None:
+        """Add one belief update with its checked facts (True: right)."""
+        self.belief_updates += 1
+        self.belief_facts += len(correct)
+        self.belief_correct += sum(correct)
 
     def count_fallback(self, reason: str) -> None:
         """Add one fallback with its reason code."""
@@ -120,6 +132,12 @@ class AgentStats:
             "prediction_accuracy": None if scored is None else self.predictions_correct / scored,
             "expectations_scored": self.expectations_scored,
             "expectations_met": self.expectations_met,
+            "belief_updates": self.belief_updates,
+            "belief_facts": self.belief_facts,
+            "belief_correct": self.belief_correct,
+            "belief_accuracy": (
+                None if not self.belief_facts else self.belief_correct / self.belief_facts
+            ),
             "first_validation_decision": self.first_validation_decision,
             "first_validation_turn": self.first_validation_turn,
         }

@@ -38,6 +38,7 @@ DEFAULT_REPLIES: dict[str, str] = {
     "vanilla": "Hypothesis: my partner repeats itself.\nPlan: keep going.\nAnswer: A",
     "partner_predict": "Explanation: it goes on as before.\nAnswer: A",
     "partner_belief": "Explanation: it expects my first option.\nAnswer: A",
+    "belief": "Notes: nothing known yet.",
 }
 """What each role answers unless told otherwise."""
 
@@ -65,7 +66,11 @@ def role_of(messages: Sequence[Message]) -> str:
     }
     if system in fixed:
         return fixed[system]
-    templates = {"tom": prompts.TOM_DIRECTIVE, "verifier": prompts.VERIFIER_DIRECTIVE}
+    templates = {
+        "tom": prompts.TOM_DIRECTIVE,
+        "verifier": prompts.VERIFIER_DIRECTIVE,
+        "belief": prompts.BELIEF_DIRECTIVE,
+    }
     for role, template in templates.items():
         if system.startswith(template.split("{", 1)[0]):
             return role

@@ -247,6 +247,12 @@ def run_command(
             "of me)."
         ),
     ] = None,
+    belief_state: Annotated[
+        bool,
+        typer.Option(
+            "--belief-state", help="CAC or HM: keep a belief text, checked against the engine."
+        ),
+    ] = False,
     variant: Annotated[
         str | None, typer.Option(help="HM variant: hm, vmp, mmp or mmp_eval.")
     ] = None,
@@ -293,6 +299,13 @@ def run_command(
     hm_flags = "--variant, --alpha, --reward, --threshold, --top-k and --initial-value"
     given = {name: value for name, value in hm.items() if value is not None}
     options.update(_only_for(agent, "hm", given, hm_flags))
+    if belief_state:
+        if agent not in ("cac", "hm"):
+            raise ConfigError(
+                f"--belief-state is a CAC and HM option; agent {agent!r} does not take it. Use "
+                "--agent cac or --agent hm, or drop the flag."
+            )
+        options["belief_state"] = True
     entry: dict[str, Any] = {
         "game": game,
         "seeds": _seeds(seeds),

@@ -1,0 +1,181 @@
+"""An explicit belief state (Li et al., ToM for multi-agent collaboration), checked by code.
+
+With ``belief_state`` on, a CAC or HM agent rewrites a short belief text at each decision, after
+it has seen the new state and before it plans or acts (one ``belief`` call). The text is bounded
+(:data:`MAX_BELIEF_CHARS`), shown to every later call of the agent as a memory section, and stored
+in the exchange record of each update.
+
+The belief starts with one line per *checkable fact*: facts the engine knows the truth of, about
+the partner (where the partner is, what the partner holds, what the partner knows about their own
+cards). Code reads those lines back and compares them with the engine's state at that decision,
+so belief accuracy is measured, not judged:
+
+- Hanabi: for each of the partner's cards, the colour and the rank the partner knows (from the
+  engine's hint knowledge; ``?`` when unknown): "what the partner knows about their own cards";
+- Overcooked: what the partner holds (nothing, onion, dish or soup);
+- Collab Capture: the partner's room and the thief's room; Collab Escape: the partner's room and
+  the killer's room.
+
+Free text (plans, intentions, anything else the model keeps) follows under ``Notes:``. A fact
+line the model left out, or wrote unreadably, counts as wrong: the belief was asked for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from coordqa.agentic.agents import prompts
+from coordqa.agentic.agents.memory import PRONOUNS
+from coordqa.errors import ConfigError
+from coordqa.games.base import PLAYER_NAMES, Game
+from coordqa.llm import Reply
+
+if TYPE_CHECKING:
+    from coordqa.agentic.agents.base import LLMAgent
+
+MAX_BELIEF_CHARS = 800
+"""A belief text is cut to this length (prompts that show it stay bounded)."""
+
+
+@dataclass(frozen=True)
+class BeliefFact:
+    """One checkable line of the belief: its label, what the model is told to write, the truth."""
+
+    label: str
+    """The line's label, e.g. ``Bob's room`` (the model writes ``<label>: <value>``)."""
+    hint: str
+    """What to write after the label (shown in the template)."""
+    truth: str
+    """The engine's value, normalised (lower case, single spaces)."""
+
+
+def _normal(value: str) -> str:
+    return " ".join(value.lower().replace("*", "").split()).strip(" .")
+
+
+def _hanabi(game: Any, player: int) -> list[BeliefFact]:
+    from coordqa.games.hanabi.engine import COLORS, RANKS
+    from coordqa.games.hanabi.knowledge import hand_knowledge
+
+    partner = PLAYER_NAMES[1 - player]
+    _, theirs = hand_knowledge(game.state, player)
+    facts = []
+    for index, card in enumerate(theirs):
+        colour = "?" if card.color is None else COLORS[card.color]
+        rank = "?" if card.rank is None else str(RANKS[card.rank])
+        label = f"{partner} knows of {PRONOUNS[1 - player]} Card {index}"
+        hint = "<colour known to them, or ?> <rank known to them, or ?>"
+        facts.append(BeliefFact(label, hint, _normal(f"{colour} {rank}")))
+    return facts
+
+
+def _overcooked(game: Any, player: int) -> list[BeliefFact]:
+    held = game.state.players[1 - player].held_object
+    truth = "nothing" if held is None else str(held.name)
+    hint = "nothing, onion, dish or soup"
+    return [BeliefFact(f"{PLAYER_NAMES[1 - player]} holds", hint, truth)]
+
+
+def _rooms(other: str) -> Callable[[Any, int], list[BeliefFact]]:
+    def facts(game: Any, player: int) -> list[BeliefFact]:
+        partner = PLAYER_NAMES[1 - player]
+        state = game.state
+        partner_room = state.bob if player == 0 else state.alice
+        return [
+            BeliefFact(f"{partner}'s room", "<room number>", str(partner_room)),
+            BeliefFact(f"The {other}'s room", "<room number>", str(getattr(state, other))),
+        ]
+
+    return facts
+
+
+FACTS: dict[str, Callable[[Any, int], list[BeliefFact]]] = {
+    "hanabi": _hanabi,
+    "overcooked": _overcooked,
+    "collab_capture": _rooms("thief"),
+    "collab_escape": _rooms("killer"),
+}
+"""Per game: the checkable facts of a belief, with the engine's truth, for ``player``."""
+
+
+def belief_facts(game: Game, player: int) -> list[BeliefFact]:
+    """The checkable facts of ``player``'s belief in ``game`` now.
+
+    Raises:
+        ConfigError: the game has no belief facts defined.
+    """
+    facts = FACTS.get(game.name)
+    if facts is None:
+        raise ConfigError(
+            f"the belief state has no checkable facts for game {game.name!r}; games: "
+            f"{', '.join(FACTS)}"
+        )
+    return facts(game, player)
+
+
+def believed(text: str | None, label: str) -> str | None:
+    r"""The value written on the last ``label:`` line of ``text``, normalised, or None.
+
+    >>> believed("Bob's room: 6\nNotes: he chases.", "Bob's room")
+    '6'
+    >>> believed("**Bob holds:** Onion.", "Bob holds")
+    'onion'
+    """
+    pattern = re.compile(rf"^[\s*_`#-]*{re.escape(label)}[\s*_`]*:\s*(.*)$", re.I | re.M)
+    matches = pattern.findall((text or "").replace("**", ""))
+    return _normal(matches[-1]) if matches else None
+
+
+def check_belief(text: str | None, facts: list[BeliefFact]) -> list[dict[str, Any]]:
+    """Each fact with what the belief says about it and whether that is the truth."""
+    checks = []
+    for fact in facts:
+        value = believed(text, fact.label)
+        correct = value == fact.truth
+        checks.append(
+            {"fact": fact.label, "believed": value, "truth": fact.truth, "correct": correct}
+        )
+    return checks
+
+
+class BeliefState:
+    """One agent's belief text over one episode, updated by a model call at each decision."""
+
+    def __init__(self, agent: LLMAgent) -> None:
+        """Keep the belief of ``agent`` (empty until the first update)."""
+        self.agent = agent
+        self.text = ""
+
+    def reset(self) -> None:
+        """Start a new episode with no belief."""
+        self.text = ""
+
+    def section(self) -> str:
+        """The memory section that shows the belief ('' before the first update)."""
+        return f"My belief state:\n{self.text}" if self.text else ""
+
+    async def update(self, game: Game) -> None:
+        """Rewrite the belief from the current state and the previous belief; check its facts."""
+        agent = self.agent
+        facts = belief_facts(game, agent.player)
+        template = "\n".join(f"{fact.label}: {fact.hint}" for fact in facts)
+        messages = prompts.belief_messages(
+            agent.long_term_memory(game), agent.memory(game), template, MAX_BELIEF_CHARS
+        )
+
+        def read(reply: Reply) -> tuple[tuple[str, list[dict[str, Any]]], dict[str, Any]]:
+            text = (reply.text or "").strip()[:MAX_BELIEF_CHARS]
+            checks = check_belief(text, facts)
+            return (text, checks), {"belief": text, "belief_checks": checks}
+
+        reply, (text, checks) = await agent.ask("belief", messages, read)
+        if not reply.ok:
+            agent.note_event("notes", "the belief update failed; the previous belief is kept")
+            return
+        self.text = text
+        correct = [check["correct"] for check in checks]
+        agent.counters.count_belief(correct)
+        agent.note_event("belief_accuracy", sum(correct) / len(correct))
