@@ -17,6 +17,8 @@ no-verifier runs, or two horizons, never average into one row.
 - Table 4: Overcooked cross-play score per layout, the agent in seat 0 / seat 1;
 - Table 5: Hanabi score in self-play and with each partner;
 - Table 7: Collab games: capture and escape rates, turns to capture / escape when won;
+- plan optimality: steps to the goal (Collab win, first Overcooked delivery) against a planner's
+  from the same start (:mod:`coordqa.agentic.optimality`);
 - per decision: model calls, tokens, cost, latency, verifier rejections per verifier call,
   fallbacks, repeated decisions, partner-prediction accuracy (HM's hypotheses, or CAC's k-level
   ToM: rows differ by ``tom_level``) and how often a level-2 CAC agent did what it inferred its
@@ -38,6 +40,7 @@ from typing import Any
 import pandas as pd
 
 from coordqa.agentic.episodes import AgenticEpisode, load_agentic_run
+from coordqa.agentic.optimality import optimality
 from coordqa.analysis.stats import MeanSE
 
 COUNT_COLUMNS = (
@@ -69,6 +72,7 @@ TABLE_TITLES = {
     "table4_overcooked_cross_play": "Table 4: Overcooked with partners (seat 0 / seat 1)",
     "table5_hanabi_cross_play": "Table 5: Hanabi self-play and cross-play (mean ± SE)",
     "table7_collab": "Table 7: Collab games (rate and turns when won, mean ± SE)",
+    "plan_optimality": "Plan optimality: steps to the goal vs the planner's from the same start",
     "per_decision": "Per decision (mean ± SE over episodes)",
 }
 """Every table of the report, by file stem, with its title."""
@@ -153,6 +157,7 @@ def episode_frame(episodes: Iterable[AgenticEpisode]) -> pd.DataFrame:
                 **_flat("generate", spec.generate),
                 **{f"metric_{k}": v for k, v in episode.metrics.items()},
                 **_agent_stats(episode),
+                **optimality(episode),
             }
         )
     frame = pd.DataFrame(rows)
@@ -287,6 +292,33 @@ def collab(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).fillna("")
 
 
+def plan_optimality(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration, partner, game and layout: goal reached, steps, the planner's, ratio.
+
+    Steps and the ratio average over the episodes that reached the goal (see
+    :mod:`coordqa.agentic.optimality`).
+    """
+    if frame.empty or "optimal_steps" not in frame:
+        return pd.DataFrame()
+    cut = frame[frame["reached_goal"].notna()]
+    if cut.empty:
+        return pd.DataFrame()
+    rows = []
+    keys = ["label", "partner", "game", "layout"]
+    for key, group in cut.groupby(keys, sort=False):
+        rows.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                "episodes": len(group),
+                "goal reached": cell(group["reached_goal"]),
+                "steps": cell(group["steps_to_goal"].dropna(), 1),
+                "planner steps": cell(group["optimal_steps"].dropna(), 1),
+                "steps / planner": cell(group["steps_over_optimal"].dropna(), 2),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def _rate(part: pd.Series, whole: pd.Series) -> pd.Series:
     """Per-episode ``part / whole``; None where ``whole`` is 0 or unknown (no data is not 0)."""
     return pd.Series(
@@ -374,6 +406,7 @@ def build_report(episodes: Iterable[AgenticEpisode]) -> AgenticReport:
         "table4_overcooked_cross_play": overcooked_cross_play,
         "table5_hanabi_cross_play": hanabi_cross_play,
         "table7_collab": collab,
+        "plan_optimality": plan_optimality,
         "per_decision": per_decision,
     }
     tables = {stem: build(frame) for stem, build in builders.items()}

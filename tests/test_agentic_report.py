@@ -40,8 +40,11 @@ def test_tables_have_the_paper_shapes(report_run: Path, tmp_path: Path) -> None:
         "table2_hanabi_self_play",
         "table4_overcooked_cross_play",
         "table5_hanabi_cross_play",
+        "plan_optimality",
         "per_decision",
     }
+    optimal = tables["plan_optimality"]
+    assert set(optimal["game"]) == {"overcooked"}  # Hanabi has no goal state
     table1 = tables["table1_overcooked_self_play"]
     assert list(table1.columns) == ["label", "cramped_room"]
     # rows are keyed by the game options too: the horizon is part of the label
