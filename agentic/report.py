@@ -22,8 +22,8 @@ no-verifier runs, or two horizons, never average into one row.
 - per decision: model calls, tokens, cost, latency, verifier rejections per verifier call,
   fallbacks, repeated decisions, partner-prediction accuracy (HM's hypotheses, or CAC's k-level
   ToM: rows differ by ``tom_level``) and how often a level-2 CAC agent did what it inferred its
-  partner expected, and belief-state accuracy (checked facts right), each the mean ± SE over
-  episodes of the episode's own rate.
+  partner expected, belief-state accuracy (checked facts right), each the mean ± SE over
+  episodes of the episode's own rate; and HM self-reflections per episode.
 
 ``episodes.csv`` has one row per episode with every option as a column (``agent.<name>``,
 ``game.<name>``, ``generate.<name>``), integer counts, and blanks where a measure does not apply.
@@ -60,6 +60,7 @@ COUNT_COLUMNS = (
     "expectations_met",
     "belief_facts",
     "belief_correct",
+    "reflections",
 )
 """Agent statistics summed over the agent's seats in each episode (integers)."""
 SUM_COLUMNS = ("cost", "latency_s")
@@ -351,6 +352,7 @@ def per_decision(frame: pd.DataFrame) -> pd.DataFrame:
             "pred acc": _rate(group["predictions_correct"], group["predictions_scored"]),
             "L2 belief met": _rate(group["expectations_met"], group["expectations_scored"]),
             "belief acc": _rate(group["belief_correct"], group["belief_facts"]),
+            "reflections/ep": group["reflections"].where(group["agent"] == "hm"),
         }
         rows.append(
             {

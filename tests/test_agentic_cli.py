@@ -226,3 +226,16 @@ def test_agentic_run_belief_state_for_hm(tmp_path: Path) -> None:
     assert "belief acc" in (tmp_path / "r" / "per_decision.csv").read_text()
     refused = runner.invoke(app, [*args[:3], "llm", *args[4:-1], str(tmp_path / "x")])
     assert refused.exit_code != 0 and "CAC and HM option" in str(refused.exception)
+
+
+def test_agentic_run_self_reflection_is_an_hm_option(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["agentic", "run", "--agent", "hm", "--model", "scripted", "--game", "collab_capture"]
+    args += ["--partner", "capture-greedy", "--seeds", "0", "--self-reflection"]
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    (episode,) = load_agentic_run(out)
+    assert episode.spec.agent_options == {"self_reflection": True}
+    assert "reflections" in episode.agent_stats[0]
+    refused = runner.invoke(app, [*args[:3], "cac", *args[4:], "--out", str(tmp_path / "x")])
+    assert refused.exit_code != 0 and "HM options" in str(refused.exception)

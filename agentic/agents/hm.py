@@ -39,6 +39,12 @@ from coordqa.agentic.agents.base import LLMAgent
 from coordqa.agentic.agents.behaviour import behaviour_for
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook
 from coordqa.agentic.agents.memory import offered_options, turn_of
+from coordqa.agentic.agents.reflection import (
+    Signature,
+    read_reflection,
+    reflection_messages,
+    world_signature,
+)
 from coordqa.agentic.agents.replies import MAX_SECTION_CHARS, section, subgoal_action, subgoals
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
@@ -58,6 +64,9 @@ class HMOptions(HMParams):
 
     variant: str = "hm"
     """One of :data:`VARIANTS`."""
+    self_reflection: bool = False
+    """Before a new plan, reflect on the last one when it changed nothing
+    (:mod:`coordqa.agentic.agents.reflection`)."""
     belief_state: bool = False
     """Keep an explicit belief state, rewritten at each decision and checked against the engine
     (:mod:`coordqa.agentic.agents.belief`)."""
@@ -110,6 +119,7 @@ class HMAgent(LLMAgent):
         self.tom_due = True
         self.plan: str | None = None
         self.subgoals: list[str] = []
+        self.planned_at: Signature | None = None
 
     def reset(self, game: Game, player: int, seed: int) -> None:
         """Forget hypotheses, predictions and plans."""
@@ -121,6 +131,7 @@ class HMAgent(LLMAgent):
         self.tom_due = True
         self.plan = None
         self.subgoals = []
+        self.planned_at = None
 
     # ------------------------------------------------------------------ observing the partner
 
@@ -291,10 +302,25 @@ class HMAgent(LLMAgent):
         _, predicted = await self.ask("predict", messages, read)
         return None if predicted is None else Prediction(hypothesis.id, predicted, primary)
 
+    async def _reflect(self, game: Game) -> str:
+        """A reflection note when self-reflection is on and the last plan changed nothing."""
+        now = world_signature(game, self.player)
+        stalled = self.planned_at == now
+        self.planned_at = now
+        if not (self.options.self_reflection and stalled):
+            return ""
+        messages = reflection_messages(
+            self.long_term_memory(game), self._memory(game), self.plan, self.subgoals
+        )
+        _, text = await self.ask("reflection", messages, read_reflection)
+        self._stats.reflections += 1
+        return f"Reflection on my last plan: {text}" if text else ""
+
     async def _plan(self, game: Game, legal: list[str], hypothesis: Hypothesis | None) -> None:
+        reflection = await self._reflect(game)
         messages = prompts.plan_messages(
             self.long_term_memory(game),
-            self._memory(game),
+            self.memory(game, self._observed_section(), reflection),
             None if hypothesis is None else hypothesis.text,
             legal,
         )

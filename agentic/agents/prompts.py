@@ -319,3 +319,12 @@ def belief_messages(game_description: str, memory: str, template: str, limit: in
     """The belief update: the agent's memory (with its previous belief), the fact template."""
     directive = BELIEF_DIRECTIVE.format(limit=limit, template=template)
     return conversation(directive, game_description, f"{memory.strip()}\n\nUpdate your belief.")
+
+
+REFLECTION_DIRECTIVE = (
+    "You are the self-reflection module of an agent playing a cooperative game with a partner. "
+    "The agent's last plan has not changed the world. Say in one or two sentences why it did not "
+    "work and what the next plan should do differently.\n"
+    "Reply in exactly this format:\nReflection: <one or two sentences>"
+)
+"""System prompt of HM's self-reflection call."""

@@ -16,7 +16,16 @@ from collections.abc import Sequence
 
 from coordqa.choices import choose
 
-LABELS = ("hypothesis", "plan", "subgoals", "answer", "prediction", "explanation", "action")
+LABELS = (
+    "hypothesis",
+    "plan",
+    "subgoals",
+    "answer",
+    "prediction",
+    "explanation",
+    "action",
+    "reflection",
+)
 """Labels that start a section (a line ``Label: ...``)."""
 
 MAX_SECTION_CHARS = 600

@@ -57,6 +57,8 @@ class AgentStats:
     """CAC level-2 ToM: decisions at which the agent inferred what the partner expects it to do."""
     expectations_met: int = 0
     """Of those, decisions in which the agent then did what it inferred the partner expects."""
+    reflections: int = 0
+    """HM self-reflections: plans made again after the last one changed nothing."""
     belief_updates: int = 0
     """Belief-state updates read (``belief_state`` on)."""
     belief_facts: int = 0
@@ -132,6 +134,7 @@ class AgentStats:
             "prediction_accuracy": None if scored is None else self.predictions_correct / scored,
             "expectations_scored": self.expectations_scored,
             "expectations_met": self.expectations_met,
+            "reflections": self.reflections,
             "belief_updates": self.belief_updates,
             "belief_facts": self.belief_facts,
             "belief_correct": self.belief_correct,

@@ -39,6 +39,7 @@ DEFAULT_REPLIES: dict[str, str] = {
     "partner_predict": "Explanation: it goes on as before.\nAnswer: A",
     "partner_belief": "Explanation: it expects my first option.\nAnswer: A",
     "belief": "Notes: nothing known yet.",
+    "reflection": "Reflection: the plan stalled; try another object.",
 }
 """What each role answers unless told otherwise."""
 
@@ -63,6 +64,7 @@ def role_of(messages: Sequence[Message]) -> str:
         prompts.VANILLA_DIRECTIVE: "vanilla",
         prompts.LEVEL_PREDICT_DIRECTIVE: "partner_predict",
         prompts.LEVEL_BELIEF_DIRECTIVE: "partner_belief",
+        prompts.REFLECTION_DIRECTIVE: "reflection",
     }
     if system in fixed:
         return fixed[system]

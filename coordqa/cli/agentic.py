@@ -267,6 +267,10 @@ def run_command(
     initial_value: Annotated[
         float | None, typer.Option(help="HM: value of a new hypothesis (0.0).")
     ] = None,
+    self_reflection: Annotated[
+        bool,
+        typer.Option("--self-reflection", help="HM: reflect before re-planning after a stall."),
+    ] = False,
     concurrency: Concurrency = None,
     parallel_episodes: Parallel = None,
     backend: Backend = "local",
@@ -295,8 +299,11 @@ def run_command(
         "threshold": threshold,
         "top_k": top_k,
         "initial_value": initial_value,
+        "self_reflection": self_reflection or None,
     }
-    hm_flags = "--variant, --alpha, --reward, --threshold, --top-k and --initial-value"
+    hm_flags = (
+        "--variant, --alpha, --reward, --threshold, --top-k, --initial-value and --self-reflection"
+    )
     given = {name: value for name, value in hm.items() if value is not None}
     options.update(_only_for(agent, "hm", given, hm_flags))
     if belief_state:
