@@ -30,8 +30,8 @@ Rules of the expansion (:meth:`GridConfig.episodes`):
   Overcooked; a partner (or agent) that plays none of the grid's games is an error;
 - self-play seats the agent in both seats (position 0); cross-play uses ``positions``, whose
   default is both seats for Overcooked (paper Table 4) and seat 0 for the other games;
-- Hanabi's default seeds are the paper's: 321, 212, 628 in self-play and 45, 114, 4788 in
-  cross-play; the other games default to 0, 1, 2;
+- Hanabi's default seeds are the paper's (``SELF_PLAY_SEEDS`` and ``CROSS_PLAY_SEEDS`` of
+  :mod:`coordqa.games.hanabi`); the other games default to 0, 1, 2;
 - an agent's options are, from weakest to strongest: the preset's for the game
   (:mod:`coordqa.agentic.presets`), the grid's ``agent_options``, the game entry's; sampling is
   the preset's for the game overridden by ``generate``. Both are stored in every episode spec.
@@ -66,10 +66,6 @@ SELF = "self"
 LAYOUT_FIELD = "{layout}"
 """In a partner name, replaced by the layout: ``bc-{layout}`` is the BC partner of each layout."""
 
-HANABI_SELF_PLAY_SEEDS = (321, 212, 628)
-"""The paper's Hanabi self-play seeds."""
-HANABI_CROSS_PLAY_SEEDS = (45, 114, 4788)
-"""The paper's Hanabi cross-play seeds."""
 DEFAULT_SEEDS = (0, 1, 2)
 """Seeds of the other games when none are given."""
 
@@ -108,7 +104,9 @@ class GameEntry(BaseModel):
         if self.episodes is not None:
             return list(range(self.episodes))
         if self.game == "hanabi":
-            return list(HANABI_SELF_PLAY_SEEDS if self_play else HANABI_CROSS_PLAY_SEEDS)
+            from coordqa.games.hanabi.game import CROSS_PLAY_SEEDS, SELF_PLAY_SEEDS
+
+            return list(SELF_PLAY_SEEDS if self_play else CROSS_PLAY_SEEDS)
         return list(DEFAULT_SEEDS)
 
     def game_options(self) -> dict[str, Any]:
@@ -152,6 +150,10 @@ class GenerateSettings(BaseModel):
         return values
 
 
+_POLICY = CallPolicy()
+"""Where the call settings of a grid take their defaults."""
+
+
 class RuntimeSettings(BaseModel):
     """How the grid is executed; may change between sessions of the same run."""
 
@@ -163,15 +165,15 @@ class RuntimeSettings(BaseModel):
     """Ray cluster address (None: start a local Ray instance)."""
     parallel_episodes: int = Field(default=8, ge=1)
     """Episodes in flight at once."""
-    concurrency: int = Field(default=8, ge=1)
+    concurrency: int = Field(default=_POLICY.concurrency, ge=1)
     """Model calls in flight at once per model connection (shared by all episodes)."""
     requests_per_minute: float | None = Field(default=None, gt=0)
     """Optional request rate limit per model connection."""
     tokens_per_minute: float | None = Field(default=None, gt=0)
     """Optional token rate limit per model connection."""
-    timeout_s: float = Field(default=120.0, gt=0)
+    timeout_s: float = Field(default=_POLICY.timeout_s, gt=0)
     """Timeout of one model call attempt."""
-    max_attempts: int = Field(default=6, ge=1)
+    max_attempts: int = Field(default=_POLICY.max_attempts, ge=1)
     """Attempts per model call."""
     cache: bool = False
     """Serve repeated identical prompts from the response cache (off: agents sample anew)."""

@@ -26,7 +26,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
 from coordqa.files import atomic_write_bytes
+from coordqa.games.base import GAME_NAMES
 from coordqa.jsonvalues import content_hash
+from coordqa.records import QUESTION_TYPES
 from coordqa.registry import Registry
 
 if TYPE_CHECKING:
@@ -66,11 +68,8 @@ __all__ = [
     "validate_rows",
 ]
 
-GAMES = ("overcooked", "hanabi", "collab_capture", "collab_escape")
-"""Games a question can come from."""
-
-QUESTION_TYPES = ("EC", "ToM", "JP")
-"""Environment comprehension, theory of mind, joint planning."""
+GAMES = GAME_NAMES
+"""Games a question can come from: the built-in games (:data:`coordqa.games.GAME_NAMES`)."""
 
 
 COLUMNS = (

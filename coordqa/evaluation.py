@@ -35,6 +35,7 @@ from coordqa.dataset import Row
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.jsonvalues import content_hash
 from coordqa.llm import (
+    PAPER_SAMPLING,
     CallPolicy,
     GenerateConfig,
     Message,
@@ -110,9 +111,9 @@ class EvalConfig:
     """Seed of the question sample."""
     limit: int | None = None
     """Only the first ``limit`` questions after the other filters, in dataset order (None: all)."""
-    temperature: float | None = 0.6
+    temperature: float | None = PAPER_SAMPLING.temperature
     """Sampling temperature (None: the provider's default)."""
-    top_p: float | None = 0.9
+    top_p: float | None = PAPER_SAMPLING.top_p
     """Nucleus sampling mass (None: the provider's default)."""
     max_tokens: int | None = None
     """Cap on completion tokens (None: the provider's default)."""

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -194,6 +194,13 @@ class QACall(CallResult):
             prompt_hash=prompt_hash,
             **dict(call_result(reply)),
         )
+
+
+QuestionType = Literal["EC", "ToM", "JP"]
+"""Environment comprehension, theory of mind, joint planning: the kinds of question."""
+
+QUESTION_TYPES: tuple[QuestionType, ...] = get_args(QuestionType)
+"""The question types, in the order tables show them (the one list every module uses)."""
 
 
 class Question(Record):

@@ -15,6 +15,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from coordqa.records import QUESTION_TYPES
+
 if TYPE_CHECKING:
     import jinja2
 
@@ -107,6 +109,7 @@ def package_environment(package: str, **filters: Callable[..., str]) -> jinja2.E
         lstrip_blocks=True,
     )
     env.filters.update(pct=pct, num=num, params=params, **filters)
+    env.globals["QUESTION_TYPES"] = QUESTION_TYPES
     return env
 
 

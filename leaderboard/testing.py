@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.errors import CoordqaError, MissingDependencyError
+from coordqa.games import GAME_NAMES
 from coordqa.leaderboard.bundle import FORMAT, FORMAT_VERSION, bundle_digest
+from coordqa.records import QUESTION_TYPES
 
 __all__ = [
     "BoardClient",
@@ -30,8 +32,6 @@ __all__ = [
     "synthetic_rows",
 ]
 
-GAMES = ("overcooked", "hanabi", "collab_capture", "collab_escape")
-TYPES = ("EC", "ToM", "JP")
 STARTUP_TIMEOUT_S = 60.0
 
 
@@ -52,9 +52,9 @@ def synthetic_rows(
     """
     rows: list[dict[str, Any]] = []
     for number in range(scenarios):
-        game = GAMES[number % len(GAMES)]
+        game = GAME_NAMES[number % len(GAME_NAMES)]
         scenario = f"{prefix}-{game}-{number:03d}"
-        for kind in TYPES:
+        for kind in QUESTION_TYPES:
             qid = f"{scenario}-{kind}"
             rows.append(
                 {

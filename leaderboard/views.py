@@ -28,6 +28,7 @@ from coordqa.leaderboard.db import (
     Sample,
     Submission,
 )
+from coordqa.records import QUESTION_TYPES
 
 __all__ = [
     "COLUMNS",
@@ -42,8 +43,7 @@ __all__ = [
     "load_detail",
 ]
 
-TYPES = ("EC", "ToM", "JP")
-COLUMNS = ("overall", *TYPES)
+COLUMNS = ("overall", *QUESTION_TYPES)
 """Accuracy columns of the ranking, each with a ``<name>_se`` column beside it."""
 COUNTS = ("answered", "ambiguous", "no_answer", "error")
 SORTABLE = (*COLUMNS, "display_name", "n_trials", "error", "created_at")
@@ -104,7 +104,7 @@ def _cells(
     overall: Mapping[str, Any] | None, by_type: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any]:
     row: dict[str, Any] = {}
-    for column, source in (("overall", overall), *((t, by_type.get(t)) for t in TYPES)):
+    for column, source in (("overall", overall), *((t, by_type.get(t)) for t in QUESTION_TYPES)):
         row[column] = None if source is None else source["accuracy"]
         row[f"{column}_se"] = None if source is None else source["se"]
     return row
@@ -176,7 +176,7 @@ def _baseline(dataset: KnownDataset, game: str | None) -> dict[str, Any]:
     overall = json_records(accuracy_table(scores, by=()))[0]
     by_type = {r["question_type"]: r for r in json_records(accuracy_table(scores))}
     row: dict[str, Any] = {"display_name": "random baseline"}
-    for column, source in (("overall", overall), *((t, by_type.get(t)) for t in TYPES)):
+    for column, source in (("overall", overall), *((t, by_type.get(t)) for t in QUESTION_TYPES)):
         row[column] = None if source is None else source["random_baseline"]
         row[f"{column}_se"] = None
     return row
@@ -533,7 +533,7 @@ def _scenario_outcomes(questions: Sequence[Mapping[str, Any]]) -> list[dict[str,
         {
             "game": game,
             "scenario_id": scenario,
-            **{t: (f"{c[0]}/{c[1]}" if (c := by_type.get(t)) else "") for t in TYPES},
+            **{t: (f"{c[0]}/{c[1]}" if (c := by_type.get(t)) else "") for t in QUESTION_TYPES},
         }
         for (game, scenario), by_type in sorted(table.items())
     ]

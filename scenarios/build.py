@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from coordqa.games import GAME_NAMES
 from coordqa.scenarios.builder import BUILDERS
 from coordqa.scenarios.model import QuestionDraft, Scenario
 
@@ -28,15 +29,13 @@ PREVIOUS_RELEASE = "coordinationqa-v1"
 CHANGELOG_FILE = "changelog.json"
 """The machine-readable changelog written next to the data (validation of the previous, frozen
 release reads it)."""
-GAME_ORDER = ("overcooked", "hanabi", "collab_capture", "collab_escape")
-"""Order of the games in the curated list and in the built dataset."""
 
 
 def curated_scenarios() -> list[Scenario]:
     """The curated scenarios of the current CoordinationQA release, in dataset order."""
     folder = resources.files("coordqa.scenarios").joinpath("curated")
     scenarios: list[Scenario] = []
-    for game in GAME_ORDER:
+    for game in GAME_NAMES:
         entry = folder.joinpath(f"{game}.json")
         if entry.is_file():
             scenarios.extend(Scenario.from_dict(item) for item in json.loads(entry.read_text()))

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from coordqa.errors import CoordqaError
-
-QuestionType = Literal["EC", "ToM", "JP"]
+from coordqa.records import QuestionType
 
 
 class ScenarioRejected(CoordqaError):

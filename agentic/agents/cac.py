@@ -36,7 +36,7 @@ from typing import Any, Literal
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import ActionPick, LLMAgent
 from coordqa.agentic.agents.memory import partner_last_action
-from coordqa.agentic.agents.replies import without_action_lines
+from coordqa.agentic.agents.replies import strip_markdown, without_action_lines
 from coordqa.agentic.agents.tom_levels import PartnerPredictor, check_level
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Game, Observation, StepResult
@@ -44,7 +44,6 @@ from coordqa.llm import Reply
 
 Verdict = Literal["okay", "not_okay"]
 
-_MARKDOWN = re.compile(r"[*_`#]")
 _VERDICT = re.compile(r"verification\s*[:\-]\s*(not\s+okay|not\s+ok|okay|ok)\b", re.IGNORECASE)
 
 
@@ -58,7 +57,7 @@ def parse_verdict(text: str | None) -> Verdict | None:
     >>> parse_verdict("It looks okay to me.") is None
     True
     """
-    matches = list(_VERDICT.finditer(_MARKDOWN.sub("", text or "")))
+    matches = list(_VERDICT.finditer(strip_markdown(text)))
     if not matches:
         return None
     return "not_okay" if matches[-1].group(1).lower().startswith("not") else "okay"

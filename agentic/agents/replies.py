@@ -39,8 +39,13 @@ TEXT_METHODS = frozenset(
 )
 """Choice methods that matched an option's text (a subgoal never names a letter)."""
 
-_MARKDOWN = re.compile(r"[*_`#]")
-_ACTION_LINE = re.compile(r"^[ \t*_`#]*action[ \t*_`#]*:.*(?:\n|$)", re.IGNORECASE | re.MULTILINE)
+MARKDOWN_MARKS = "*_`#"
+"""Characters of Markdown emphasis, code and headings, dropped before a reply's labels are read."""
+_MARKS = re.escape(MARKDOWN_MARKS)
+_MARKDOWN = re.compile(f"[{_MARKS}]")
+_ACTION_LINE = re.compile(
+    rf"^[ \t{_MARKS}]*action[ \t{_MARKS}]*:.*(?:\n|$)", re.IGNORECASE | re.MULTILINE
+)
 _LABEL = re.compile(r"^\s*(?P<label>[a-z]+)\s*:\s*(?P<rest>.*)$", re.IGNORECASE)
 _NUMBERING = re.compile(r"^\s*(?:\d+\s*[.)]|[-*\u2022])\s*")
 
@@ -52,8 +57,17 @@ def _label(line: str) -> tuple[str, str] | None:
     return match.group("label").lower(), match.group("rest").strip()
 
 
+def strip_markdown(text: str | None) -> str:
+    """``text`` without Markdown marks (``**Action:**`` reads as ``Action:``); None reads as ''.
+
+    >>> strip_markdown("**Verification:** `Okay`")
+    'Verification: Okay'
+    """
+    return _MARKDOWN.sub("", text or "")
+
+
 def _lines(text: str | None) -> list[str]:
-    return _MARKDOWN.sub("", text or "").splitlines()
+    return strip_markdown(text).splitlines()
 
 
 def section(text: str | None, label: str) -> str | None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from coordqa._lazy import lazy_getattr
 
 _EXPORTS = {
-    "QUESTION_TYPES": "coordqa.dataset",
+    "QUESTION_TYPES": "coordqa.records",
     "STATUSES": "coordqa.records",
     **dict.fromkeys(
         (
@@ -127,7 +127,6 @@ if TYPE_CHECKING:
         samples_frame,
         summarize_failures,
     )
-    from coordqa.dataset import QUESTION_TYPES
-    from coordqa.records import STATUSES
+    from coordqa.records import QUESTION_TYPES, STATUSES
 
 __getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from coordqa.analysis.stats import Correlation
-from coordqa.dataset import QUESTION_TYPES
+from coordqa.records import QUESTION_TYPES
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -32,9 +32,8 @@ from coordqa.analysis.tables import (
     question_accuracy,
     summarize_failures,
 )
-from coordqa.dataset import QUESTION_TYPES
 from coordqa.errors import ConfigError, StoreError
-from coordqa.records import STATUSES
+from coordqa.records import QUESTION_TYPES, STATUSES
 from coordqa.store import QARun, RunStore, read_qa_run
 
 __all__ = [

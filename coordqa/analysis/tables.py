@@ -36,10 +36,9 @@ import numpy as np
 import pandas as pd
 
 from coordqa.analysis.stats import MeanSE, clustered_accuracy_ci, format_mean_se
-from coordqa.dataset import QUESTION_TYPES
 from coordqa.errors import StoreError
 from coordqa.jsonvalues import json_records
-from coordqa.records import STATUSES, Sample
+from coordqa.records import QUESTION_TYPES, STATUSES, Sample
 from coordqa.store import QARun, RunStore, read_qa_run
 
 __all__ = [

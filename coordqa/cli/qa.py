@@ -17,6 +17,7 @@ from rich.console import Console
 
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
+from coordqa.llm.types import PAPER_SAMPLING, CallPolicy
 
 if TYPE_CHECKING:
     from coordqa.analysis import RunAnalysis
@@ -27,6 +28,9 @@ console = Console()
 """Results (tables, JSON): stdout, so that ``coordqa eval ... > results.txt`` keeps only them."""
 messages = Console(stderr=True, soft_wrap=True)
 """Progress, counts, warnings and errors: stderr."""
+
+_POLICY = CallPolicy()
+"""The defaults of the call options (--concurrency, --max-attempts, --timeout)."""
 
 RUN_FAILED_EXIT = 1
 """Exit status of a run stopped by errors or left with more errors than --max-error-rate."""
@@ -162,9 +166,15 @@ def eval_command(
             "(not a random subset: see --sample)."
         ),
     ] = None,
-    concurrency: Annotated[int, typer.Option(help="Calls in flight at once.")] = 8,
-    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.6,
-    top_p: Annotated[float, typer.Option("--top-p", help="Nucleus sampling mass.")] = 0.9,
+    concurrency: Annotated[
+        int, typer.Option(help="Calls in flight at once.")
+    ] = _POLICY.concurrency,
+    temperature: Annotated[
+        float, typer.Option(help="Sampling temperature.")
+    ] = PAPER_SAMPLING.temperature,
+    top_p: Annotated[
+        float, typer.Option("--top-p", help="Nucleus sampling mass.")
+    ] = PAPER_SAMPLING.top_p,
     max_tokens: Annotated[
         int | None, typer.Option("--max-tokens", help="Cap on reply tokens.")
     ] = None,
@@ -177,8 +187,8 @@ def eval_command(
     ] = False,
     max_attempts: Annotated[
         int, typer.Option("--max-attempts", help="Attempts per call, retries included.")
-    ] = 6,
-    timeout: Annotated[float, typer.Option(help="Seconds per attempt.")] = 120.0,
+    ] = _POLICY.max_attempts,
+    timeout: Annotated[float, typer.Option(help="Seconds per attempt.")] = _POLICY.timeout_s,
     max_error_rate: Annotated[
         float,
         typer.Option(
@@ -235,7 +245,6 @@ def eval_command(
     """
     from coordqa.cli._progress import eval_display
     from coordqa.evaluation import EvalConfig, EvalFailed, EvalInterrupted, evaluate
-    from coordqa.llm import CallPolicy
 
     config = EvalConfig(
         model=model,

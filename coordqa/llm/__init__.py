@@ -22,6 +22,7 @@ from coordqa.llm.offline import NO_OPTIONS_REPLY, default_policy, option_letters
 from coordqa.llm.providers import BrokenReply, Completion, Provider, ProviderFactory
 from coordqa.llm.registry import PROVIDERS, create_provider
 from coordqa.llm.types import (
+    PAPER_SAMPLING,
     CallPolicy,
     GenerateConfig,
     Message,
@@ -41,6 +42,7 @@ __all__ = [
     "BrokenReply",
     "CacheOption",
     "CallPolicy",
+    "PAPER_SAMPLING",
     "Completion",
     "GenerateConfig",
     "Limiter",

@@ -240,3 +240,7 @@ class Reply:
     def ok(self) -> bool:
         """Whether the call produced a reply text."""
         return self.error is None and self.text is not None
+
+
+PAPER_SAMPLING = GenerateConfig(temperature=0.6, top_p=0.9)
+"""The CoordinationQA paper's sampling, the default of QA runs (EvalConfig, ``coordqa eval``)."""
