@@ -11,11 +11,12 @@ First the reply's layout (``_layout``): it ends at the first chat-template token
 text (``</s>`` then more, ``[INST]``, ``<|im_start|>``, ``<start_of_turn>``...); quotes and
 trailing commas are debris; lines about the partner ("Bob's next action: ...") are not the
 speaker's answer; echoed or invented option lists are never answers (also the offered list
-recited after a marker: "Answer: A. <text of A>", "B. <text of B>", ...), nor is a lone lettered
-line whose letter is not on the list; an invented question or list (also "...? Answer: A" on one
-line), or a new turn, means what follows answers something else. The remaining lines form
-segments; the first segment that names something decides. Within a segment, the first rule that
-yields something wins:
+recited after a marker, "Answer: A. <text of A>", "B. <text of B>", ..., or on one line, "Answer:
+A) Yes B) No"), nor is a lone lettered line whose letter is not on the list; one line repeated
+("A", "A", "A") is no list; an invented question or list (also "...? Answer: A" on one line), or
+a new turn, means what follows answers something else. The remaining lines form segments; the
+first segment that names something decides. Within a segment, the first rule that yields
+something wins:
 
 1. The segment is one line that *is* one option's text (case, punctuation, markdown ignored).
 2. The **last** answer marker whose payload names something: ``Answer:``, ``Action:``,

@@ -234,7 +234,8 @@ def resolve(
     by any explanation; otherwise the letters must stand alone or precede an option's text or a
     "because". ``contained`` also accepts option text inside a sentence (marker payloads and
     one-line replies; in longer replies the last line is often explanation), trying the text
-    before any explanation first: "3 (c0 has 0 onions)" names "3", not also "0".
+    before any explanation first: "3 (c0 has 0 onions)" names "3", not also "0". An option list
+    on one line ("A. yes B. no") names nothing.
     """
     norm = normalise(span)
     exact = opts.by_norm.get(norm)
