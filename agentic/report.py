@@ -23,7 +23,8 @@ no-verifier runs, or two horizons, never average into one row.
   fallbacks, repeated decisions, partner-prediction accuracy (HM's hypotheses, or CAC's k-level
   ToM: rows differ by ``tom_level``) and how often a level-2 CAC agent did what it inferred its
   partner expected, belief-state accuracy (checked facts right), each the mean ± SE over
-  episodes of the episode's own rate; and HM self-reflections per episode.
+  episodes of the episode's own rate; HM self-reflections per episode; and the accuracy of the
+  ToM question ladder per order (introspection, first, second).
 
 ``episodes.csv`` has one row per episode with every option as a column (``agent.<name>``,
 ``game.<name>``, ``generate.<name>``), integer counts, and blanks where a measure does not apply.
@@ -39,6 +40,7 @@ from typing import Any
 
 import pandas as pd
 
+from coordqa.agentic.agents.ladder import ORDERS as LADDER_ORDERS
 from coordqa.agentic.episodes import AgenticEpisode, load_agentic_run
 from coordqa.agentic.optimality import optimality
 from coordqa.analysis.stats import MeanSE
@@ -61,6 +63,7 @@ COUNT_COLUMNS = (
     "belief_facts",
     "belief_correct",
     "reflections",
+    *(f"ladder_{order}_{n}" for order in LADDER_ORDERS for n in ("asked", "correct")),
 )
 """Agent statistics summed over the agent's seats in each episode (integers)."""
 SUM_COLUMNS = ("cost", "latency_s")
@@ -88,6 +91,9 @@ ABLATION_STEPS = {
 
 SWITCHES = ("use_tom", "use_verifier")
 """The CAC options Table 3 varies."""
+
+LADDER_NAMES = {"introspection": "intro", "first_order": "1st", "second_order": "2nd"}
+"""Short column names of the ToM ladder's orders."""
 
 
 def _options_text(options: Mapping[str, Any], skip: Iterable[str] = ()) -> str:
@@ -353,6 +359,12 @@ def per_decision(frame: pd.DataFrame) -> pd.DataFrame:
             "L2 belief met": _rate(group["expectations_met"], group["expectations_scored"]),
             "belief acc": _rate(group["belief_correct"], group["belief_facts"]),
             "reflections/ep": group["reflections"].where(group["agent"] == "hm"),
+            **{
+                f"ladder {LADDER_NAMES[order]}": _rate(
+                    group[f"ladder_{order}_correct"], group[f"ladder_{order}_asked"]
+                )
+                for order in LADDER_ORDERS
+            },
         }
         rows.append(
             {

@@ -225,7 +225,7 @@ def test_agentic_run_belief_state_for_hm(tmp_path: Path) -> None:
     assert shown.exit_code == 0, shown.output
     assert "belief acc" in (tmp_path / "r" / "per_decision.csv").read_text()
     refused = runner.invoke(app, [*args[:3], "llm", *args[4:-1], str(tmp_path / "x")])
-    assert refused.exit_code != 0 and "CAC and HM option" in str(refused.exception)
+    assert refused.exit_code != 0 and "CAC and HM options" in str(refused.exception)
 
 
 def test_agentic_run_self_reflection_is_an_hm_option(tmp_path: Path) -> None:
@@ -239,3 +239,18 @@ def test_agentic_run_self_reflection_is_an_hm_option(tmp_path: Path) -> None:
     assert "reflections" in episode.agent_stats[0]
     refused = runner.invoke(app, [*args[:3], "cac", *args[4:], "--out", str(tmp_path / "x")])
     assert refused.exit_code != 0 and "HM options" in str(refused.exception)
+
+
+def test_agentic_run_tom_ladder_reaches_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["agentic", "run", "--agent", "cac", "--model", "scripted", "--game", "hanabi"]
+    args += ["--partner", "hanabi-convention", "--seeds", "1", "--tom-ladder", "3"]
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    (episode,) = load_agentic_run(out)
+    assert episode.spec.agent_options == {"tom_ladder": 3}
+    assert all(x["side_call"] for x in episode.exchanges if x["role"] == "ladder")
+    shown = runner.invoke(app, ["agentic", "report", str(out), "--out", str(tmp_path / "r")])
+    assert shown.exit_code == 0, shown.output
+    header = (tmp_path / "r" / "per_decision.csv").read_text().splitlines()[0]
+    assert "ladder intro" in header and "ladder 2nd" in header

@@ -101,10 +101,11 @@ def _knowledge_lines(game: Any) -> tuple[str, int]:
     _, bobs = hand_knowledge(game.state, 0)
     lines, blank = [], 0
     for index, card in enumerate(bobs):
-        colour = "?" if card.color is None else COLORS[card.color]
-        rank = "?" if card.rank is None else str(RANKS[card.rank])
+        # known: the engine leaves one plausible value
+        colour = COLORS[card.colors[0]] if len(card.colors) == 1 else "?"
+        rank = str(RANKS[card.ranks[0]]) if len(card.ranks) == 1 else "?"
         lines.append(f"Bob knows of his Card {index}: {colour} {rank}")
-        blank += card.color is None and card.rank is None
+        blank += colour == "?" and rank == "?"
     return "\n".join(lines), blank
 
 

@@ -33,6 +33,7 @@ from typing import Any, ClassVar, TypeVar
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.belief import BeliefState
+from coordqa.agentic.agents.ladder import ask_ladder, check_ladder
 from coordqa.agentic.agents.memory import fallback_action, memory_text, offered_options, turn_of
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
@@ -125,6 +126,8 @@ class LLMAgent(Player):
         self._last_decision: tuple[str, tuple[str, ...], str] | None = None
         self.belief = BeliefState(self) if getattr(options, "belief_state", False) else None
         """The explicit belief state (agents whose options have ``belief_state`` on)."""
+        self.ladder_every = check_ladder(game_name, getattr(options, "tom_ladder", 0))
+        """Ask the ToM question ladder every this many decisions (0: never)."""
 
     # ------------------------------------------------------------------ Player protocol
 
@@ -161,6 +164,8 @@ class LLMAgent(Player):
             action = await self.decide(observation)
         if action not in legal:
             raise GameError(f"{self.name} agent chose {action!r}, which is not legal: {legal}")
+        if self.ladder_every and (self.decision - 1) % self.ladder_every == 0:
+            await ask_ladder(self, observation.game)
         decision = (observation.description(), tuple(legal), action)
         if decision == self._last_decision:
             self._stats.repeated_decisions += 1

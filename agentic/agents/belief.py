@@ -10,8 +10,9 @@ the partner (where the partner is, what the partner holds, what the partner know
 cards). Code reads those lines back and compares them with the engine's state at that decision,
 so belief accuracy is measured, not judged:
 
-- Hanabi: for each of the partner's cards, the colour and the rank the partner knows (from the
-  engine's hint knowledge; ``?`` when unknown): "what the partner knows about their own cards";
+- Hanabi: for each of the partner's cards, the colour and the rank the partner knows (the
+  engine's hint knowledge leaves one plausible value; ``?`` otherwise): "what the partner knows
+  about their own cards";
 - Overcooked: what the partner holds (nothing, onion, dish or soup);
 - Collab Capture: the partner's room and the thief's room; Collab Escape: the partner's room and
   the killer's room.
@@ -25,16 +26,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.memory import PRONOUNS
+from coordqa.agentic.agents.services import AgentServices
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Game
+from coordqa.games.hanabi.engine import COLORS, RANKS
+from coordqa.games.hanabi.knowledge import CardKnowledge, hand_knowledge
 from coordqa.llm import Reply
-
-if TYPE_CHECKING:
-    from coordqa.agentic.agents.base import LLMAgent
 
 MAX_BELIEF_CHARS = 800
 """A belief text is cut to this length (prompts that show it stay bounded)."""
@@ -56,16 +57,22 @@ def _normal(value: str) -> str:
     return " ".join(value.lower().replace("*", "").split()).strip(" .")
 
 
-def _hanabi(game: Any, player: int) -> list[BeliefFact]:
-    from coordqa.games.hanabi.engine import COLORS, RANKS
-    from coordqa.games.hanabi.knowledge import hand_knowledge
+def known_colour(card: CardKnowledge) -> str | None:
+    """The colour a card's holder knows it has (one plausible colour left), else None."""
+    return COLORS[card.colors[0]] if len(card.colors) == 1 else None
 
+
+def known_rank(card: CardKnowledge) -> str | None:
+    """The rank a card's holder knows it has (one plausible rank left), else None."""
+    return str(RANKS[card.ranks[0]]) if len(card.ranks) == 1 else None
+
+
+def _hanabi(game: Any, player: int) -> list[BeliefFact]:
     partner = PLAYER_NAMES[1 - player]
     _, theirs = hand_knowledge(game.state, player)
     facts = []
     for index, card in enumerate(theirs):
-        colour = "?" if card.color is None else COLORS[card.color]
-        rank = "?" if card.rank is None else str(RANKS[card.rank])
+        colour, rank = known_colour(card) or "?", known_rank(card) or "?"
         label = f"{partner} knows of {PRONOUNS[1 - player]} Card {index}"
         hint = "<colour known to them, or ?> <rank known to them, or ?>"
         facts.append(BeliefFact(label, hint, _normal(f"{colour} {rank}")))
@@ -144,7 +151,7 @@ def check_belief(text: str | None, facts: list[BeliefFact]) -> list[dict[str, An
 class BeliefState:
     """One agent's belief text over one episode, updated by a model call at each decision."""
 
-    def __init__(self, agent: LLMAgent) -> None:
+    def __init__(self, agent: AgentServices) -> None:
         """Keep the belief of ``agent`` (empty until the first update)."""
         self.agent = agent
         self.text = ""

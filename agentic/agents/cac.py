@@ -78,6 +78,9 @@ class CACOptions:
     """k-level ToM: 0 interprets the partner's last action only; 1 also predicts the partner's
     next behaviour from its point of view; 2 also infers what the partner expects of me first.
     Levels 1 and 2 need ``use_tom``."""
+    tom_ladder: int = 0
+    """Ask the ToM question ladder (side calls) at decision 1 and every N-th after it; 0: never
+    (:mod:`coordqa.agentic.agents.ladder`; Hanabi only)."""
     belief_state: bool = False
     """Keep an explicit belief state, rewritten at each decision and checked against the engine
     (:mod:`coordqa.agentic.agents.belief`)."""

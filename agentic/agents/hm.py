@@ -67,6 +67,9 @@ class HMOptions(HMParams):
     self_reflection: bool = False
     """Before a new plan, reflect on the last one when it changed nothing
     (:mod:`coordqa.agentic.agents.reflection`)."""
+    tom_ladder: int = 0
+    """Ask the ToM question ladder (side calls) at decision 1 and every N-th after it; 0: never
+    (:mod:`coordqa.agentic.agents.ladder`; Hanabi only)."""
     belief_state: bool = False
     """Keep an explicit belief state, rewritten at each decision and checked against the engine
     (:mod:`coordqa.agentic.agents.belief`)."""

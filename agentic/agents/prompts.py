@@ -328,3 +328,12 @@ REFLECTION_DIRECTIVE = (
     "Reply in exactly this format:\nReflection: <one or two sentences>"
 )
 """System prompt of HM's self-reflection call."""
+
+
+LADDER_DIRECTIVE = (
+    "You are playing a cooperative game with a partner. You will be given the rules, then the "
+    "current state of a game in progress and a question about what you or your partner know, "
+    "with lettered answers. Answer from what each player has seen or been told.\n"
+    "Reply in exactly this format:\nExplanation: <one sentence>\nAnswer: <one letter>"
+)
+"""System prompt of the ToM question ladder's side calls."""

@@ -57,6 +57,10 @@ class AgentStats:
     """CAC level-2 ToM: decisions at which the agent inferred what the partner expects it to do."""
     expectations_met: int = 0
     """Of those, decisions in which the agent then did what it inferred the partner expects."""
+    ladder_asked: dict[str, int] = field(default_factory=dict)
+    """ToM ladder side questions asked, per order (introspection, first_order, second_order)."""
+    ladder_correct: dict[str, int] = field(default_factory=dict)
+    """Of those, questions answered as the engine answers them, per order."""
     reflections: int = 0
     """HM self-reflections: plans made again after the last one changed nothing."""
     belief_updates: int = 0
@@ -96,6 +100,11 @@ class AgentStats:
         self.belief_facts += len(correct)
         self.belief_correct += sum(correct)
 
+    def count_ladder(self, order: str, correct: bool) -> None:
+        """Add one ToM ladder question of ``order``, answered rightly or not."""
+        self.ladder_asked[order] = self.ladder_asked.get(order, 0) + 1
+        self.ladder_correct[order] = self.ladder_correct.get(order, 0) + int(correct)
+
     def count_fallback(self, reason: str) -> None:
         """Add one fallback with its reason code."""
         self.fallbacks += 1
@@ -134,6 +143,8 @@ class AgentStats:
             "prediction_accuracy": None if scored is None else self.predictions_correct / scored,
             "expectations_scored": self.expectations_scored,
             "expectations_met": self.expectations_met,
+            **{f"ladder_{order}_asked": n for order, n in self.ladder_asked.items()},
+            **{f"ladder_{order}_correct": n for order, n in self.ladder_correct.items()},
             "reflections": self.reflections,
             "belief_updates": self.belief_updates,
             "belief_facts": self.belief_facts,

@@ -40,6 +40,7 @@ DEFAULT_REPLIES: dict[str, str] = {
     "partner_belief": "Explanation: it expects my first option.\nAnswer: A",
     "belief": "Notes: nothing known yet.",
     "reflection": "Reflection: the plan stalled; try another object.",
+    "ladder": "Explanation: no clue was given about it.\nAnswer: B",
 }
 """What each role answers unless told otherwise."""
 
@@ -65,6 +66,7 @@ def role_of(messages: Sequence[Message]) -> str:
         prompts.LEVEL_PREDICT_DIRECTIVE: "partner_predict",
         prompts.LEVEL_BELIEF_DIRECTIVE: "partner_belief",
         prompts.REFLECTION_DIRECTIVE: "reflection",
+        prompts.LADDER_DIRECTIVE: "ladder",
     }
     if system in fixed:
         return fixed[system]

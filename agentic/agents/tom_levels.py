@@ -26,18 +26,16 @@ Decisions this module makes:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.behaviour import behaviour_for
 from coordqa.agentic.agents.memory import offered_options, turn_of
+from coordqa.agentic.agents.services import AgentServices
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Game, StepResult
 from coordqa.llm import Reply
-
-if TYPE_CHECKING:
-    from coordqa.agentic.agents.base import LLMAgent
 
 TOM_LEVELS = (0, 1, 2)
 """The ToM levels CAC offers."""
@@ -72,7 +70,7 @@ class LevelPrediction:
 class PartnerPredictor:
     """One agent's k-level predictions of its partner, over one episode."""
 
-    def __init__(self, agent: LLMAgent, level: int) -> None:
+    def __init__(self, agent: AgentServices, level: int) -> None:
         """Predict for ``agent`` at ``level`` (1 or 2; level 0 makes no prediction)."""
         self.agent = agent
         self.level = check_level(level)

@@ -247,6 +247,12 @@ def run_command(
             "of me)."
         ),
     ] = None,
+    tom_ladder: Annotated[
+        int | None,
+        typer.Option(
+            help="CAC or HM, Hanabi: ask the ToM question ladder (side calls) every N decisions."
+        ),
+    ] = None,
     belief_state: Annotated[
         bool,
         typer.Option(
@@ -306,13 +312,14 @@ def run_command(
     )
     given = {name: value for name, value in hm.items() if value is not None}
     options.update(_only_for(agent, "hm", given, hm_flags))
-    if belief_state:
-        if agent not in ("cac", "hm"):
-            raise ConfigError(
-                f"--belief-state is a CAC and HM option; agent {agent!r} does not take it. Use "
-                "--agent cac or --agent hm, or drop the flag."
-            )
-        options["belief_state"] = True
+    shared = {"belief_state": belief_state or None, "tom_ladder": tom_ladder}
+    given = {name: value for name, value in shared.items() if value is not None}
+    if given and agent not in ("cac", "hm"):
+        raise ConfigError(
+            f"--belief-state and --tom-ladder are CAC and HM options; agent {agent!r} does not "
+            "take them. Use --agent cac or --agent hm, or drop those flags."
+        )
+    options.update(given)
     entry: dict[str, Any] = {
         "game": game,
         "seeds": _seeds(seeds),

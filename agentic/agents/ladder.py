@@ -1,0 +1,136 @@
+"""The ToM question ladder during play (Li et al.): introspection, first and second order.
+
+With ``tom_ladder=N`` a CAC or HM agent is asked, at its first decision and every N-th one after
+it, three yes/no questions whose answers the engine knows, one per order, about one card (the
+card and the attribute, colour or rank, cycle with the decision number):
+
+- introspection: "Do you know the colour of your Card 2?": yes when the engine's hint knowledge
+  leaves one plausible colour for the agent's own card;
+- first order: "Does Bob know that his Card 2 is Red?" (the card's true colour, which the agent
+  sees): yes when Bob's knowledge leaves only that colour;
+- second order: "Does Bob know that you know the colour of your Card 2?": hints are public, so
+  Bob knows exactly what the agent was told: yes when the agent knows it.
+
+The questions are *side calls*: asked after the decision's action is chosen, recorded with
+``side_call: true`` (role ``ladder``), counted in the calls and tokens, and never shown to the
+agent's later calls, so play is the same with the ladder as without it. Accuracy is kept per
+order (``ladder_<order>_asked`` / ``_correct``).
+
+Only Hanabi has hidden information in coordqa's games: in Overcooked and the Collab games every
+fact is common knowledge, every answer would be "yes", and the ladder is refused there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from coordqa.agentic.agents import prompts
+from coordqa.agentic.agents.belief import known_colour, known_rank
+from coordqa.agentic.agents.memory import PRONOUNS
+from coordqa.agentic.agents.services import AgentServices
+from coordqa.choices import choose, format_options
+from coordqa.errors import ConfigError
+from coordqa.games.base import PLAYER_NAMES, Game
+from coordqa.games.hanabi.engine import COLORS, RANKS
+from coordqa.games.hanabi.knowledge import hand_knowledge
+from coordqa.llm import Reply
+from coordqa.prompts import MARKERS
+
+ORDERS = ("introspection", "first_order", "second_order")
+"""The rungs of the ladder, in order."""
+
+LADDER_GAMES = ("hanabi",)
+"""Games with hidden information, where the ladder's answers are not all "yes"."""
+
+ANSWERS = ["Yes", "No"]
+"""The lettered answers of every ladder question."""
+
+
+def check_ladder(game_name: str, every: object) -> int:
+    """Return ``every`` (0: off; N: ask at decision 1 and every N-th after it) if it is valid.
+
+    Raises:
+        ConfigError: not an integer >= 0, or a game without hidden information.
+    """
+    if not isinstance(every, int) or isinstance(every, bool) or every < 0:
+        raise ConfigError(
+            f"tom_ladder must be an integer >= 0 (0: off; N: ask every N-th decision), "
+            f"got {every!r}"
+        )
+    if every and game_name not in LADDER_GAMES:
+        raise ConfigError(
+            f"the ToM question ladder needs hidden information; in {game_name!r} every fact is "
+            f"common knowledge. Use it in {', '.join(LADDER_GAMES)}, or drop tom_ladder."
+        )
+    return every
+
+
+@dataclass(frozen=True)
+class LadderQuestion:
+    """One question of the ladder with the engine's answer."""
+
+    order: str
+    """One of :data:`ORDERS`."""
+    text: str
+    """The question."""
+    truth: bool
+    """The engine's answer."""
+
+
+def ladder_questions(game: Any, player: int, decision: int) -> list[LadderQuestion]:
+    """The three questions of ``player``'s ladder at ``decision``, with their answers."""
+    mine, theirs = hand_knowledge(game.state, player)
+    hand = game.state.player_hands()[1 - player]
+    index = decision % len(mine)
+    partner, pronoun = PLAYER_NAMES[1 - player], PRONOUNS[1 - player]
+    card = hand[index]
+    if decision % 2 == 0:
+        attribute, value = "colour", COLORS[card.color()]
+        i_know, they_know = known_colour(mine[index]), known_colour(theirs[index])
+    else:
+        attribute, value = "rank", str(RANKS[card.rank()])
+        i_know, they_know = known_rank(mine[index]), known_rank(theirs[index])
+    return [
+        LadderQuestion(
+            "introspection",
+            f"Do you know the {attribute} of your Card {index}?",
+            i_know is not None,
+        ),
+        LadderQuestion(
+            "first_order",
+            f"Does {partner} know that {pronoun} Card {index} has {attribute} {value}?",
+            they_know == value,
+        ),
+        LadderQuestion(
+            "second_order",
+            f"Does {partner} know that you know the {attribute} of your Card {index}?",
+            i_know is not None,
+        ),
+    ]
+
+
+async def ask_ladder(agent: AgentServices, game: Game) -> None:
+    """Ask the three questions as side calls; count and record each answer against the truth."""
+    memory = agent.memory(game)
+    description = agent.long_term_memory(game)
+    for question in ladder_questions(game, agent.player, agent.decision):
+        text = f"{memory.strip()}\n\n{question.text}\n\n{MARKERS['ToM']}\n{format_options(ANSWERS)}"
+        messages = prompts.conversation(prompts.LADDER_DIRECTIVE, description, text)
+
+        def read(reply: Reply, q: LadderQuestion = question) -> tuple[bool | None, dict[str, Any]]:
+            choice = choose(reply.text or "", ANSWERS)
+            said = None if choice.index is None else choice.index == 0
+            fields = {
+                "side_call": True,
+                "order": q.order,
+                "question": q.text,
+                "options": ANSWERS,
+                "choice": choice.to_dict(),
+                "truth": q.truth,
+                "correct": said == q.truth,
+            }
+            return said, fields
+
+        _, said = await agent.ask("ladder", messages, read)
+        agent.counters.count_ladder(question.order, said == question.truth)
