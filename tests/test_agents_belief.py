@@ -159,3 +159,32 @@ def test_a_long_belief_is_cut_to_its_bound() -> None:
     _, records = play("cac", game, script, belief_state=True)
     beliefs = [r["belief"] for r in records if r.get("role") == "belief"]
     assert beliefs and all(len(text) == MAX_BELIEF_CHARS for text in beliefs)
+
+
+def test_overcooked_target_is_checked_only_while_the_partner_runs_an_action() -> None:
+    game = make_game("overcooked", "cramped_room", seed=1, horizon=30)
+
+    def truthful(messages: Sequence[Message]) -> str:
+        held = game.state.players[1].held_object
+        task = game.current_task(1)
+        target = "none" if task is None or task.target is None else task.target
+        holding = "nothing" if held is None else held.name
+        return f"Bob holds: {holding}\nBob's target: {target}"
+
+    records: list[dict[str, Any]] = []
+    agent = make_player(
+        "cac",
+        "overcooked",
+        model=ScriptedModel(RoleScript(belief=truthful)),
+        recorder=records.append,
+        belief_state=True,
+    )
+    partner = make_player("planner", "overcooked")  # runs medium-level actions with targets
+    asyncio.run(play_episode(game, [agent, partner], seed=1))
+    stats = agent.stats()
+    assert stats["belief_accuracy"] == 1.0
+    assert stats["belief_updates"] < stats["belief_facts"] <= 2 * stats["belief_updates"]
+    # against a partner that moves by primitives, only the held object is ever checked
+    game = make_game("overcooked", "cramped_room", seed=1, horizon=30)
+    agent, _ = play("cac", game, RoleScript(belief=truthful), seed=1, belief_state=True)
+    assert agent.stats()["belief_facts"] == agent.stats()["belief_updates"]

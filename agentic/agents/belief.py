@@ -13,7 +13,9 @@ so belief accuracy is measured, not judged:
 - Hanabi: for each of the partner's cards, the colour and the rank the partner knows (the
   engine's hint knowledge leaves one plausible value; ``?`` otherwise): "what the partner knows
   about their own cards";
-- Overcooked: what the partner holds (nothing, onion, dish or soup);
+- Overcooked: what the partner holds (nothing, onion, dish or soup), and the object the partner's
+  action in progress ends at (checked only while the engine runs one: partners that move by
+  primitives, such as the BC models and ``greedy_human``, have no target the engine knows);
 - Collab Capture: the partner's room and the thief's room; Collab Escape: the partner's room and
   the killer's room.
 
@@ -49,8 +51,9 @@ class BeliefFact:
     """The line's label, e.g. ``Bob's room`` (the model writes ``<label>: <value>``)."""
     hint: str
     """What to write after the label (shown in the template)."""
-    truth: str
-    """The engine's value, normalised (lower case, single spaces)."""
+    truth: str | None
+    """The engine's value, normalised (lower case, single spaces); None when the engine does not
+    know it now (the line is asked for but not checked)."""
 
 
 def _normal(value: str) -> str:
@@ -80,10 +83,17 @@ def _hanabi(game: Any, player: int) -> list[BeliefFact]:
 
 
 def _overcooked(game: Any, player: int) -> list[BeliefFact]:
+    partner = PLAYER_NAMES[1 - player]
     held = game.state.players[1 - player].held_object
     truth = "nothing" if held is None else str(held.name)
-    hint = "nothing, onion, dish or soup"
-    return [BeliefFact(f"{PLAYER_NAMES[1 - player]} holds", hint, truth)]
+    task = game.current_task(1 - player)
+    target = None if task is None or task.target is None else _normal(task.target)
+    return [
+        BeliefFact(f"{partner} holds", "nothing, onion, dish or soup", truth),
+        BeliefFact(
+            f"{partner}'s target", "<the object they are heading for, e.g. o0 or c0>", target
+        ),
+    ]
 
 
 def _rooms(other: str) -> Callable[[Any, int], list[BeliefFact]]:
@@ -140,6 +150,8 @@ def check_belief(text: str | None, facts: list[BeliefFact]) -> list[dict[str, An
     """Each fact with what the belief says about it and whether that is the truth."""
     checks = []
     for fact in facts:
+        if fact.truth is None:
+            continue
         value = believed(text, fact.label)
         correct = value == fact.truth
         checks.append(
@@ -185,4 +197,5 @@ class BeliefState:
         self.text = text
         correct = [check["correct"] for check in checks]
         agent.counters.count_belief(correct)
-        agent.note_event("belief_accuracy", sum(correct) / len(correct))
+        if correct:
+            agent.note_event("belief_accuracy", sum(correct) / len(correct))

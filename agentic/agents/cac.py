@@ -89,8 +89,9 @@ class CACOptions:
         check_level(self.tom_level)
         if self.tom_level and not self.use_tom:
             raise ConfigError(
-                f"tom_level={self.tom_level} needs the ToM step: drop use_tom=False (--no-tom) "
-                "or use tom_level=0"
+                f"tom_level={self.tom_level} needs the ToM step, which is off (--no-tom, "
+                "use_tom: false, or the paper preset in Overcooked and Collab Capture): turn it "
+                "on with use_tom: true in the grid's agent_options, or use tom_level=0"
             )
         retries = self.max_verifier_retries
         if retries is None:
