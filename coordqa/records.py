@@ -286,7 +286,9 @@ class Exchange(CallResult):
     kind: Literal["exchange"] = "exchange"
     """Discriminator of the exchanges stream."""
     role: str
-    """tom, action, verifier, hypothesis, predict, plan or reprompt."""
+    """tom, action, verifier, hypothesis, predict, plan or reprompt; with the agents' options also
+    partner_predict, partner_belief (k-level ToM), belief (belief state), reflection (HM) and
+    ladder (the ToM question ladder: side calls, marked ``side_call: true``)."""
     agent: str
     """Player registry name of the agent."""
     agent_version: str | None = None

@@ -50,7 +50,7 @@ CAC = PlayerSpec(
     GAME_NAMES,
     agent_factory(CACAgent),
     "CAC: ToM, action and verifier LLM calls (options use_tom, use_verifier, "
-    "max_verifier_retries, tom_level=0|1|2, belief_state)",
+    "max_verifier_retries, tom_level=0|1|2, belief_state, tom_ladder=N)",
     kind="llm",
 )
 """The CAC agent's registry entry (entry point ``cac``)."""
@@ -59,7 +59,8 @@ HM = PlayerSpec(
     GAME_NAMES,
     agent_factory(HMAgent),
     "Hypothetical Minds: hypotheses scored by Rescorla-Wagner, plans (options "
-    "alpha, c, threshold, top_k, initial_value, variant=hm|vmp|mmp|mmp_eval, belief_state)",
+    "alpha, c, threshold, top_k, initial_value, variant=hm|vmp|mmp|mmp_eval, "
+    "belief_state, self_reflection, tom_ladder=N)",
     kind="llm",
 )
 """The Hypothetical Minds agent's registry entry (entry point ``hm``)."""
