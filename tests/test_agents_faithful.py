@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from coordqa.agentic.agents import parse_verdict
+from coordqa.agentic.agents.belief import MAX_BELIEF_CHARS
 from coordqa.agentic.agents.memory import memory_text
 from coordqa.agentic.agents.replies import section, subgoals
 from coordqa.agentic.agents.testing import RoleScript
@@ -31,9 +32,13 @@ def reparse(record: dict[str, Any]) -> dict[str, Any]:
     """The fields a record should hold, parsed again from its stored reply (by role)."""
     reply = record["text"]
     role = record["role"]
-    if role in ("action", "reprompt", "predict"):
+    if role in ("action", "reprompt", "predict", "partner_predict", "partner_belief", "ladder"):
         choice = choose(reply or "", record["options"])
         return {"choice": choice.to_dict()}
+    if role == "belief":
+        return {"belief": (reply or "").strip()[:MAX_BELIEF_CHARS]}
+    if role == "reflection":
+        return {"reflection": section(reply, "reflection") or _plain(reply)}
     if role == "verifier":
         return {"verdict": parse_verdict(reply) or "missing"}
     if role == "hypothesis":
@@ -59,10 +64,16 @@ def test_every_stored_exchange_equals_what_was_parsed_from_its_reply() -> None:
     plan = "Plan: chase.\nSubgoals:\n1. Wait\n2. Wait\n3. Wait"
     records = episode_records("hm", "collab_capture", RoleScript(plan=plan))
     records += episode_records("cac", "hanabi", RoleScript())
+    records += episode_records(
+        "cac", "hanabi", RoleScript(), tom_level=2, belief_state=True, tom_ladder=2
+    )
+    records += episode_records("hm", "collab_capture", RoleScript(plan=plan), self_reflection=True)
     exchanges = [r for r in records if r["kind"] == "exchange"]
     plans = [r for r in exchanges if r["role"] == "plan"]
     assert plans and all(r["subgoals"] == ["Wait", "Wait", "Wait"] for r in plans)
-    assert {"plan", "hypothesis", "predict", "action", "verifier"} <= {r["role"] for r in exchanges}
+    roles = {r["role"] for r in exchanges}
+    assert {"plan", "hypothesis", "predict", "action", "verifier"} <= roles
+    assert {"partner_predict", "partner_belief", "belief", "ladder", "reflection"} <= roles
     for record in exchanges:
         expected = reparse(record)
         assert {key: record[key] for key in expected} == expected, record["role"]
