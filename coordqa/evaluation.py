@@ -568,12 +568,20 @@ class _Session:
                 self.first_errors[signature] = new_error = error
         self.report(new_error)
 
-    def stop(self, reply: Reply) -> None:
-        """Stop the run: no other call can succeed after ``reply``."""
+    def stopping(self, reply: Reply) -> None:
+        """Note that no other call can succeed after ``reply``; no new call starts.
+
+        Called the moment the reply comes back, before it is stored: the first stopping reply
+        to come back is the one reported (while it is being written, calls still in flight may
+        fail too, and their errors describe a later state, e.g. one more failed attempt).
+        """
         if self.stopped_by is None:
             self.stopped_by = reply
-            if self.cancel is not None:
-                self.cancel()
+
+    def stop(self) -> None:
+        """Cancel the calls in flight (once the stopping reply is stored)."""
+        if self.cancel is not None:
+            self.cancel()
 
 
 def _stored_totals(call: QACall) -> UsageTotals:
@@ -595,11 +603,14 @@ async def _ask(session: _Session, model: Model, question: QuestionPlan, trial: i
     reply: Reply = await model.generate(
         question.messages, session.config.generate_config(trial), trial=trial, role=ROLE
     )
+    stopping = reply.error_kind in STOPPING_ERRORS
+    if stopping:
+        session.stopping(reply)
     call = QACall.of(question.question_id, trial, question.prompt_hash, reply)
     await session.store.append_record_async(CALLS, call)
     session.count(call)
-    if reply.error_kind in STOPPING_ERRORS:
-        session.stop(reply)
+    if stopping:
+        session.stop()
 
 
 async def _run_pending(

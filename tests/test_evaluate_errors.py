@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -83,6 +85,35 @@ def test_a_dead_server_is_given_up_in_seconds(tmp_path: Path) -> None:
     message = str(failed.value)
     assert "10 attempts in a row" in message and "ConnectionRefusedError" in message
     assert "0 of 12 samples are answered" in message and "--api-base" in message
+
+
+def test_the_stop_reports_the_attempt_that_reached_the_threshold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """N consecutive connection failures stop the run, and the error says N, not N + 1.
+
+    With 32 calls in flight, more attempts fail while the stopping error is being written; here
+    its write is made slow (the first fsync from a worker thread waits), so that a later call's
+    error ("11 attempts in a row") is stored first. The run must still report the call that
+    reached the threshold.
+    """
+    real_fsync = os.fsync
+    slowed: list[int] = []
+
+    def slow_first_fsync(fd: int) -> None:
+        if threading.current_thread() is not threading.main_thread() and not slowed:
+            slowed.append(fd)
+            time.sleep(0.5)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", slow_first_fsync)
+    dataset = write_dataset(tmp_path / "data", scenarios=6)  # 36 samples
+    policy = fast_policy(concurrency=32, max_attempts=6, max_connection_failures=10)
+    cfg = config(dataset, tmp_path / "run", f"http://127.0.0.1:{free_port()}/v1", policy=policy)
+    with pytest.raises(EvalFailed, match="is unreachable") as failed:
+        evaluate(cfg)
+    assert slowed, "the stopping error was not written from a worker thread"
+    assert "did not answer 10 attempts in a row" in str(failed.value)
 
 
 def test_a_server_that_dies_mid_run_stops_it_and_keeps_the_answers(tmp_path: Path) -> None:
