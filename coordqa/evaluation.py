@@ -662,9 +662,8 @@ def _pending(plan: _Plan, answered: set[tuple[str, int]]) -> list[tuple[Question
 def _record_questions(store: RunStore, plan: _Plan) -> None:
     """Store the questions the run does not hold yet."""
     known = read_qa_run(store).questions()
-    for question in plan.questions:
-        if question.question_id not in known:
-            store.append_record(QUESTIONS, question.record())
+    new = [question.record() for question in plan.questions if question.question_id not in known]
+    store.append_records(QUESTIONS, new)
 
 
 def _check_unless_cached(model: Model, plan: _Plan) -> bool:

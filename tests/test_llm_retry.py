@@ -10,6 +10,7 @@ import time
 import pytest
 
 from coordqa.llm import CallPolicy, Message, Reply, RetryDecision, ScriptedModel, get_model
+from coordqa.llm.litellm_provider import FAST_OPENAI_HANDLER
 from coordqa.llm.providers import BrokenReply
 from coordqa.llm.retry import (
     ConnectionBreaker,
@@ -21,6 +22,17 @@ from coordqa.llm.retry import (
 from coordqa.llm.testing import Fault, LocalOpenAIServer
 
 MESSAGES = [Message("user", "Which option?\nA. wait\nB. move")]
+
+
+@pytest.fixture(params=["litellm-http", "openai-sdk"])
+def openai_key(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, openai_key: str
+) -> str:
+    """Each test on both of litellm's paths for openai/ models: its own HTTP handler (coordqa's
+    default) and the OpenAI SDK (kept when OPENAI_ORGANIZATION is set); failures must be
+    classified alike."""
+    monkeypatch.setenv(FAST_OPENAI_HANDLER, "true" if request.param == "litellm-http" else "false")
+    return openai_key
 
 
 def ask(server: LocalOpenAIServer, policy: CallPolicy, trial: int = 0) -> Reply:
@@ -218,3 +230,34 @@ def test_retry_loop_bounds_total_time() -> None:
 def test_retry_after_header_forms(header: str | None, seconds: float | None) -> None:
     # Delta seconds or an HTTP date (RFC 9110); a date in the past or a negative delta is "now".
     assert parse_retry_after(header, now=1445412470.0) == seconds
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        ({}, "true"),
+        ({"OPENAI_ORGANIZATION": "org-1"}, "None"),
+        ({"OPENAI_PROJECT_ID": "proj-1"}, "None"),
+        ({FAST_OPENAI_HANDLER: "false"}, "false"),
+    ],
+)
+def test_litellms_http_handler_is_used_unless_the_sdk_must_send_headers(
+    setting: dict[str, str], expected: str
+) -> None:
+    """The OpenAI SDK sends organization and project headers that litellm's handler does not."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in (FAST_OPENAI_HANDLER, *setting)}
+    code = (
+        "import os; from coordqa.llm.litellm_provider import FAST_OPENAI_HANDLER, import_litellm; "
+        "import_litellm(); print(os.environ.get(FAST_OPENAI_HANDLER))"
+    )
+    env.pop("OPENAI_ORGANIZATION", None)
+    env.pop("OPENAI_PROJECT_ID", None)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env={**env, **setting}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == expected

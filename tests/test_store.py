@@ -213,3 +213,47 @@ def test_resuming_a_run_that_is_being_written_is_refused(tmp_path: Path) -> None
         RunStore.open_or_create(tmp_path, manifest())
     writer.close()
     RunStore.open_or_create(tmp_path, manifest()).close()
+
+
+def test_concurrent_appends_share_fsyncs_and_each_returns_durable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Group commit: an append returns only after an fsync that began once its line was written.
+
+    The fsync is slow (5 ms) so that appends pile up behind it, as calls of a run do.
+    """
+    import asyncio
+    import time
+
+    real_fsync = os.fsync
+    finished: list[int] = []  # for each finished fsync: the lines on disk when it began
+    path = tmp_path / "run" / "calls.jsonl"
+
+    def slow_fsync(fd: int) -> None:
+        lines = path.read_bytes().count(b"\n") if path.exists() else 0
+        time.sleep(0.005)
+        real_fsync(fd)
+        finished.append(lines)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    late: list[int] = []
+
+    async def append(store: RunStore, number: int) -> None:
+        await asyncio.sleep(0.001 * (number % 7))
+        await store.append_async("calls", {"number": number})
+        line = [r["number"] for r in store.records("calls")].index(number) + 1
+        if not finished or max(finished) < line:
+            late.append(number)
+
+    async def main(store: RunStore) -> None:
+        await asyncio.gather(*(append(store, number) for number in range(60)))
+
+    with RunStore.create(tmp_path / "run", manifest()) as store:
+        finished.clear()  # the manifest's own fsyncs
+        asyncio.run(main(store))
+        store.append_many("calls", [{"number": 60}, {"number": 61}])
+    assert late == [], "an append returned before its line was fsynced"
+    assert 1 <= len(finished) - 1 < 30, f"{len(finished) - 1} fsyncs for 60 concurrent appends"
+    assert finished[-1] == 62  # the batch: one fsync after both lines
+    numbers = [r["number"] for r in open_run(tmp_path / "run").records("calls")]
+    assert sorted(numbers) == list(range(62))

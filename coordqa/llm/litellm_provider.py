@@ -5,6 +5,13 @@ the installed package (``LITELLM_LOCAL_MODEL_COST_MAP``) rather than downloaded.
 switched off (``num_retries=0``, ``max_retries=0``) so that :mod:`coordqa.llm.retry` is the only
 retry loop.
 
+``openai/...`` models are sent through litellm's own HTTP handler rather than the OpenAI SDK
+(litellm's ``EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER``): the same request body and headers,
+without the SDK's per-request type transform, which cost about a third of the client's CPU per
+call (``benchmarks/bench_eval.py``). That handler does not send the OpenAI organization or
+project headers, so it is left off when ``OPENAI_ORGANIZATION`` or ``OPENAI_PROJECT_ID`` is set;
+setting ``EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER`` yourself (``false`` or ``true``) decides.
+
 API keys come from the provider's usual environment variables (``OPENAI_API_KEY``,
 ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY`` ...) or ``api_key=``. When ``api_base`` points an
 OpenAI-compatible provider (:data:`KEY_OPTIONAL_WITH_API_BASE`) at a server of your own (vLLM,
@@ -63,9 +70,18 @@ def _about_this_request(exc: Exception) -> bool:
     )
 
 
+FAST_OPENAI_HANDLER = "EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER"
+"""litellm's switch from the OpenAI SDK to its own HTTP handler for ``openai/...`` models."""
+
+_SDK_ONLY_SETTINGS = ("OPENAI_ORGANIZATION", "OPENAI_PROJECT_ID")
+"""Environment settings only the OpenAI SDK sends (as headers): they keep the SDK path."""
+
+
 def import_litellm() -> ModuleType:
-    """Import litellm (once), configured for offline price lookup and quiet logs."""
+    """Import litellm (once), configured for offline price lookup, fast calls and quiet logs."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    if not any(os.environ.get(name) for name in _SDK_ONLY_SETTINGS):
+        os.environ.setdefault(FAST_OPENAI_HANDLER, "true")
     try:
         import litellm
     except ImportError as exc:
@@ -246,7 +262,7 @@ class LiteLLMProvider(Provider):
         return [name for name in asked if name not in supported]
 
     def should_retry(self, exc: Exception) -> RetryDecision:
-        """Rate limits, server errors and connection failures are retried; client errors are not.
+        """Rate limits, server errors, unreadable replies and lost connections are retried.
 
         A refused key, an unknown model or a rejected parameter (401, 403, 404, and 400/422
         other than a too-long or refused prompt) is ``fatal``: every other call would get it too.
@@ -254,6 +270,8 @@ class LiteLLMProvider(Provider):
         if is_connection_failure(exc):
             return RetryDecision("transient", "connection failure or timeout", connection=True)
         status = getattr(exc, "status_code", None)
+        if isinstance(status, int) and 200 <= status < 300:  # "success" with an unreadable body
+            return RetryDecision("transient", f"HTTP {status} with a body that is not a reply")
         if status == 429 or type(exc).__name__ == "RateLimitError":
             return RetryDecision("rate_limit", "rate limited (429)", _retry_after(exc))
         if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):

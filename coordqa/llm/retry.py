@@ -129,10 +129,21 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 
 
 _CONNECTION_FAILURES = frozenset(
-    {"APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout", "ReadTimeout"}
+    {
+        "APIConnectionError",
+        "APITimeoutError",
+        "ConnectError",
+        "ConnectTimeout",
+        "ReadError",
+        "ReadTimeout",
+        "RemoteProtocolError",
+        "ServerDisconnectedError",
+        "WriteError",
+    }
 )
 """Exception class names, in the HTTP clients providers use (httpx, openai, aiohttp), that
-mean the request got no answer; matched by name so that no client library is imported here."""
+mean the request got no answer (refused, reset or closed before the reply); matched by name so
+that no client library is imported here."""
 
 
 def is_connection_failure(exc: BaseException) -> bool:
