@@ -18,8 +18,9 @@ from typing import Any
 
 from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYERS, Game, Observation, Player, StepResult, make_game
+from coordqa.games.base import PLAYERS, Observation, Player, StepResult, make_game
 from coordqa.games.episode import play_episode
+from coordqa.games.seat import SeatView
 from coordqa.llm import GenerateConfig, Model, get_model
 
 ModelSource = Callable[[str], Model]
@@ -39,9 +40,9 @@ class _Seat(Player):
         self.step = 0
         self.on_decision = on_decision
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
+    def reset(self, view: SeatView, player: int, seed: int) -> None:
         self.step = 0
-        self.inner.reset(game, player, seed)
+        self.inner.reset(view, player, seed)
 
     async def act(self, observation: Observation) -> str:
         action = await self.inner.act(observation)
@@ -49,8 +50,8 @@ class _Seat(Player):
             self.on_decision()
         return action
 
-    def observe(self, game: Game, player: int, result: StepResult) -> None:
-        self.inner.observe(game, player, result)
+    def observe(self, view: SeatView, player: int, result: StepResult) -> None:
+        self.inner.observe(view, player, result)
         self.step += 1
 
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYER_NAMES, Game
+from coordqa.games.base import PLAYER_NAMES
+from coordqa.games.seat import SeatView
 
 PRESETS = ("coordqa", "paper")
 """Every preset name."""
@@ -131,7 +132,7 @@ only 1 life left, play a card only when you are sure it goes next on its stack."
 """The paper's Hanabi conventions (basic play and save clues, no chop), in coordqa's words."""
 
 
-def long_term_memory(game: Game, style: PromptStyle) -> str:
+def long_term_memory(game: SeatView, style: PromptStyle) -> str:
     """The game description an agent is given under ``style``."""
     if not style.paper_texts:
         return game.game_description()
@@ -162,8 +163,11 @@ def overcooked_layout_description(game: Any) -> str:
     from the grid (the floor each chef can walk on from its starting cell), so it is right for
     every layout and names objects as the state descriptions do.
     """
-    geometry = game.geometry
-    starts = [tuple(player.position) for player in game.state.players]
+    from coordqa.games.overcooked.game import geometry as layout_geometry
+    from coordqa.games.overcooked.game import kitchen
+
+    geometry = layout_geometry(game.layout)
+    starts = [tuple(player.position) for player in kitchen(game).state.players]
     reach = []
     for start in starts:
         floor = set(geometry.distances_from(start))

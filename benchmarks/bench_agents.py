@@ -53,7 +53,7 @@ class Timed(Player):
         self.seconds = 0.0
 
     def reset(self, game: Game, player: int, seed: int) -> None:
-        self.inner.reset(game, player, seed)
+        self.inner.reset(game.seat_view(player), player, seed)
 
     async def act(self, observation: Observation) -> str:
         started = time.perf_counter()
@@ -62,7 +62,7 @@ class Timed(Player):
         return str(action)
 
     def observe(self, game: Game, player: int, result: StepResult) -> None:
-        self.inner.observe(game, player, result)
+        self.inner.observe(game.seat_view(player), player, result)
 
 
 class ModelClock:

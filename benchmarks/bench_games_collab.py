@@ -64,7 +64,7 @@ def solve_time(game: str, planner: str) -> float:
     state = make_game(game)
     player = make_player(planner, game)
     started = time.perf_counter()
-    asyncio.run(player.act(Observation(state, 0, tuple(state.legal_actions(0)))))
+    asyncio.run(player.act(Observation.of(state, 0)))
     return time.perf_counter() - started
 
 

@@ -27,11 +27,11 @@ def run(layout: str, player: str, episodes: int, horizon: int) -> dict[str, floa
         game.reset(seed)
         players = [make_player(player, "overcooked") for _ in range(2)]
         for index, p in enumerate(players):
-            p.reset(game, index, seed + index)
+            p.reset(game.seat_view(index), index, seed + index)
         while not game.is_terminal():
             start = time.perf_counter()
             to_act = game.players_to_act()
-            observations = {p: Observation(game, p, tuple(game.legal_actions(p))) for p in to_act}
+            observations = {p: Observation.of(game, p) for p in to_act}
             game_time += time.perf_counter() - start
             start = time.perf_counter()
             for p in to_act:

@@ -85,7 +85,7 @@ class CollabBuilder(ScenarioBuilder):
         game = make_game(self.game, seed=seed)
         players = [_scripted(make_player(name, self.game)) for name in pair]
         for index, player in enumerate(players):
-            player.reset(game, index, seed + index)
+            player.reset(game.seat_view(index), index, seed + index)
         steps: list[list[str]] = []
         while not game.is_terminal():
             snapshot = {**game.snapshot(), "seed": 0}
@@ -111,7 +111,7 @@ class CollabBuilder(ScenarioBuilder):
             moves = {}
             for p in (0, 1):
                 legal = game.legal_actions(p)
-                chosen = players[p].choose(Observation(game, p, tuple(legal)))
+                chosen = players[p].choose(Observation.of(game, p))
                 random_move = len(steps) < warmup or rng.random() < noise
                 moves[p] = rng.choice(legal) if random_move else chosen
             game.step(moves)

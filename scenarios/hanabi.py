@@ -79,17 +79,17 @@ class HanabiBuilder(ScenarioBuilder):
         game = Hanabi(seed=seed)
         players = [_scripted(name) for name in names]
         for index, player in enumerate(players):
-            player.reset(game, index, seed + index)
+            player.reset(game.seat_view(index), index, seed + index)
         for _ in range(MAX_TURNS):
             if game.is_terminal():
                 return
             me = game.state.cur_player()
             if game.last_action(1 - me) is not None:
                 yield _candidate(game, me, seed, names)
-            action = players[me].choose(Observation(game, me, tuple(game.legal_actions(me))))
+            action = players[me].choose(Observation.of(game, me))
             result = game.step({me: action})
             for index, player in enumerate(players):
-                player.observe(game, index, result)
+                player.observe(game.seat_view(index), index, result)
 
 
 def _scripted(name: str) -> ScriptedPlayer:

@@ -74,11 +74,11 @@ def replay_with_bots(
     game = Hanabi(seed=seed)
     bots = (ConventionPlayer(), ConventionPlayer())
     for seat, bot in enumerate(bots):
-        bot.reset(game, seat, seat)
+        bot.reset(game.seat_view(seat), seat, seat)
     for text in moves:
         result = game.step({game.state.cur_player(): text})
         for seat, bot in enumerate(bots):
-            bot.observe(game, seat, result)
+            bot.observe(game.seat_view(seat), seat, result)
     return game, bots
 
 
@@ -136,12 +136,11 @@ class Endgame:
                 card = game.state.player_hands()[mover][-1]
                 drawn.append((card.color(), card.rank()))
             for seat, bot in enumerate(bots):
-                bot.observe(game, seat, result)
+                bot.observe(game.seat_view(seat), seat, result)
             if game.is_terminal():
                 return game.score(), tuple(drawn)
             player = int(game.state.cur_player())
-            legal = tuple(game.legal_actions(player))
-            action = bots[player].choose(Observation(game, player, legal))
+            action = bots[player].choose(Observation.of(game, player))
 
     def value(self, action: str) -> ActionValue:
         """``action``'s final score over every deck order (see the module docstring).

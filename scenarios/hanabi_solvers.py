@@ -70,10 +70,10 @@ def seated_bot(snapshot: Mapping[str, Any], seat: int) -> tuple[Hanabi, Conventi
     """
     game = Hanabi(seed=int(snapshot["seed"]))
     bot = ConventionPlayer()
-    bot.reset(game, seat, 0)
+    bot.reset(game.seat_view(seat), seat, 0)
     for text in snapshot["moves"]:
         result = game.step({game.state.cur_player(): text})
-        bot.observe(game, seat, result)
+        bot.observe(game.seat_view(seat), seat, result)
     return game, bot
 
 
@@ -122,7 +122,7 @@ class Situation:
     @cached_property
     def view(self) -> View:
         """My view: my hint knowledge, the partner's hand, the board."""
-        return View(self.game, self.me)
+        return View(self.game.seat_view(self.me), self.me)
 
     @property
     def partner(self) -> int:
@@ -193,7 +193,7 @@ class Situation:
         """How the partner reads my reveal ``text`` (public knowledge only)."""
         view = self.view
         move = self.game.text_to_move(text, self.me)
-        after_state = view.state.copy()
+        after_state = self.game.state.copy()
         after_state.apply_move(move)
         after = hand_knowledge(after_state, self.me)[1]
         touched = reveal_touches(view, text)
@@ -239,11 +239,10 @@ class Situation:
         game, bot = self.partner_seat
         game, bot = game.fork(), copy.deepcopy(bot)
         result = game.step({self.me: text})
-        bot.observe(game, self.partner, result)
+        bot.observe(game.seat_view(self.partner), self.partner, result)
         if game.is_terminal():
             return ""
-        legal = tuple(game.legal_actions(self.partner))
-        return bot.choose(Observation(game, self.partner, legal))
+        return bot.choose(Observation.of(game, self.partner))
 
     def plays_playable(self, reply: str) -> bool:
         """The partner's action ``reply`` plays one of his cards that is playable now."""

@@ -124,7 +124,7 @@ def _play(
     game = Overcooked(layout, seed=seed)
     players: list[Player] = [make_player(name, "overcooked", layout) for name in pair]
     for index, player in enumerate(players):
-        player.reset(game, index, seed + index)
+        player.reset(game.seat_view(index), index, seed + index)
     for steps in range(max(stops) + 1):
         if steps in stops:
             snapshot = game.snapshot()
@@ -133,10 +133,7 @@ def _play(
         if steps < len(opening):
             moves = dict(enumerate(opening[steps]))
         else:
-            moves = {
-                p: _choose(players[p], Observation(game, p, tuple(game.legal_actions(p))))
-                for p in game.players_to_act()
-            }
+            moves = {p: _choose(players[p], Observation.of(game, p)) for p in game.players_to_act()}
         game.step(moves)
 
 

@@ -114,8 +114,8 @@ def prompts_of(game_name: str, preset: str, player: int = 0, **game_options: Any
         player = 1
     if game_name == "collab_capture":
         game.step({0: "Wait", 1: "Wait"})
-    agent.reset(game, player, seed=0)
-    asyncio.run(agent.act(Observation(game, player, tuple(game.legal_actions(player)))))
+    agent.reset(game.seat_view(player), player, seed=0)
+    asyncio.run(agent.act(Observation.of(game, player)))
     return [r for r in records if r["kind"] == "exchange"]
 
 
@@ -133,7 +133,9 @@ def test_paper_overcooked_prompt_asks_for_the_action_alone_with_the_layout() -> 
 def test_forced_coordination_layout_description_splits_the_kitchen() -> None:
     from coordqa.agentic.presets import overcooked_layout_description
 
-    text = overcooked_layout_description(make_game("overcooked", "forced_coordination"))
+    text = overcooked_layout_description(
+        make_game("overcooked", "forced_coordination").seat_view(0)
+    )
     # Bob's side has the onions and plates, Alice's the cookers and delivery: they must pass
     assert "split into two parts" in text
     alice, bob = text.split("Alice's part has ")[1].split("Bob's part has ")
@@ -173,8 +175,8 @@ def test_uncapped_verifier_re_asks_until_every_action_is_rejected() -> None:
     )
     game = make_game("collab_escape", seed=1)
     legal = game.legal_actions(0)
-    agent.reset(game, 0, seed=0)
-    action = asyncio.run(agent.act(Observation(game, 0, tuple(legal))))
+    agent.reset(game.seat_view(0), 0, seed=0)
+    action = asyncio.run(agent.act(Observation.of(game, 0)))
     assert script.calls["action"] == script.calls["verifier"] == len(legal)
     events = next(r for r in records if r["kind"] == "events")
     assert events["fallback"]["note"] == "every legal action was to be avoided"

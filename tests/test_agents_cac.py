@@ -21,8 +21,8 @@ NOT_OKAY = "Playing an unknown card may lose a life.\nVerification: Not Okay"
 
 
 def decide_once(agent: Any, game: Game, player: int = 0) -> str:
-    agent.reset(game, player, seed=0)
-    observation = Observation(game, player, tuple(game.legal_actions(player)))
+    agent.reset(game.seat_view(player), player, seed=0)
+    observation = Observation.of(game, player)
     return str(asyncio.run(agent.act(observation)))
 
 

@@ -85,8 +85,8 @@ def test_records_carry_the_agent_version() -> None:
 
 
 def decide(agent: Any, game: Game, player: int) -> str:
-    agent.reset(game, player, seed=0)
-    return str(asyncio.run(agent.act(Observation(game, player, tuple(game.legal_actions(player))))))
+    agent.reset(game.seat_view(player), player, seed=0)
+    return str(asyncio.run(agent.act(Observation.of(game, player))))
 
 
 def cac_records(game: Game, player: int, script: RoleScript, **options: Any) -> list[dict]:

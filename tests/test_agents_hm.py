@@ -189,12 +189,10 @@ def test_overcooked_behaviour_reads_the_partner_history() -> None:
     assert len(space.options(game, 0)) == 9
     seen: list[str] = []
     greedy = make_player("greedy_human", "overcooked")
-    greedy.reset(game, 1, 0)
+    greedy.reset(game.seat_view(1), 1, 0)
     while not game.is_terminal() and not seen:
         moves = {
-            p: "wait"
-            if p == 0
-            else asyncio.run(greedy.act(Observation(game, 1, tuple(game.legal_actions(1)))))
+            p: "wait" if p == 0 else asyncio.run(greedy.act(Observation.of(game, 1)))
             for p in game.players_to_act()
         }
         seen += space.observed(game, 0, game.step(moves))

@@ -61,17 +61,15 @@ def test_greedy_escaper_flees_when_chased() -> None:
     assert isinstance(game, CollabEscape)
     game.state = game.state._replace(alice=5, bob=2, killer=6)
     player = make_player("escape-greedy", "collab_escape")
-    player.reset(game, 0, 0)
-    assert asyncio.run(player.act(Observation(game, 0, tuple(game.legal_actions(0))))) == (
-        "Move to Room 4"
-    )
+    player.reset(game.seat_view(0), 0, 0)
+    assert asyncio.run(player.act(Observation.of(game, 0))) == ("Move to Room 4")
 
 
 def test_capture_greedy_presses_when_cut_off() -> None:
     game = make_game("collab_capture")
     game.state = game.state._replace(alice=9, thief=3, closed=frozenset({(1, 2), (3, 4)}))
     player = make_player("capture-greedy", "collab_capture")
-    action = asyncio.run(player.act(Observation(game, 0, tuple(game.legal_actions(0)))))
+    action = asyncio.run(player.act(Observation.of(game, 0)))
     assert action == "Press button in Room 9"
 
 
@@ -81,7 +79,7 @@ def test_planner_replans_from_a_state_it_never_saw() -> None:
     # A chase target that is not adjacent cannot arise from the start position.
     game.state = game.state._replace(alice=1, bob=9, killer=5, target=1, progress=(2, 2))
     player = make_player("escape-planner", "collab_escape")
-    action = asyncio.run(player.act(Observation(game, 1, tuple(game.legal_actions(1)))))
+    action = asyncio.run(player.act(Observation.of(game, 1)))
     assert action == "Move to Room 8"  # toward the open gate in Room 7
 
 
@@ -89,7 +87,7 @@ def test_players_refuse_other_games_and_options() -> None:
     planner = make_player("capture-planner", "collab_capture")
     escape = make_game("collab_escape")
     with pytest.raises(GameError, match="collab_capture"):
-        asyncio.run(planner.act(Observation(escape, 0, tuple(escape.legal_actions(0)))))
+        asyncio.run(planner.act(Observation.of(escape, 0)))
     with pytest.raises(ConfigError, match="cannot play collab_escape"):
         make_player("capture-planner", "collab_escape")
     with pytest.raises(ConfigError, match="takes no options"):

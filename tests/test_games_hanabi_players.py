@@ -48,7 +48,7 @@ def test_hanabi_players_refuse_other_games() -> None:
     player = make_player("hanabi-convention", "hanabi")
     other = make_game("collab_capture")
     with pytest.raises(GameError, match="only play Hanabi"):
-        player.reset(other, 0, 0)
+        player.reset(other.seat_view(0), 0, 0)
 
 
 @pytest.mark.parametrize("name", RULE_AGENTS)

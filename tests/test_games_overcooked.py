@@ -330,7 +330,7 @@ def play(game: Overcooked, players: list[Any], steps: int) -> list[dict[int, str
 def _observation(game: Overcooked, player: int) -> Any:
     from coordqa.games import Observation
 
-    return Observation(game, player, tuple(game.legal_actions(player)))
+    return Observation.of(game, player)
 
 
 @pytest.mark.parametrize("layout", ["coordination_ring", "forced_coordination"])

@@ -150,5 +150,5 @@ def test_shipped_checkpoints_make_every_bc_partner_ready(monkeypatch: pytest.Mon
 def test_bc_player_refuses_another_game(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bc, "PACKAGED_DIR", Path(bc.__file__).parent / "checkpoints")
     player = make_player("bc-cramped_room", "overcooked", "cramped_room")
-    with pytest.raises(GameError, match="play overcooked, not collab_capture"):
-        player.action_probabilities(make_game("collab_capture"), 0)  # type: ignore[attr-defined]
+    with pytest.raises(GameError, match="can only play overcooked, not collab_capture"):
+        player.action_probabilities(make_game("collab_capture").seat_view(0), 0)  # type: ignore[attr-defined]

@@ -98,7 +98,7 @@ def test_v0_belief_weights_plausible_cards_by_remaining_copies() -> None:
 
 def test_first_state_belief_is_the_deck_composition() -> None:
     game = make_game("hanabi", seed=5)
-    vector = CanonicalEncoder().encode(game.hle_game, game.state, 0)
+    vector = CanonicalEncoder().encode(game.state.observation(0))
     deck = np.tile([3, 2, 2, 2, 1], 5) / 50
     for slot in range(10):
         start = KNOWLEDGE_START + slot * SLOT_SIZE
@@ -204,18 +204,18 @@ def test_greedy_ties_go_to_the_lowest_legal_uid(tmp_path: Path) -> None:
     torch.save(state, path)
     player = HanabiNetPlayer(load_hanabi_net(path), "flat")
     game = make_game("hanabi", seed=3)
-    player.reset(game, 0, seed=3)
-    observation = Observation(game, 0, tuple(game.legal_actions(0)))
+    player.reset(game.seat_view(0), 0, seed=3)
+    observation = Observation.of(game, 0)
     assert player.choose(observation) == "Play my Card 0"  # uid 5; discards 0-4 are illegal
 
 
 def test_choose_without_observe_is_an_error(tmp_path: Path) -> None:
     player = HanabiNetPlayer(load_hanabi_net(save_random(tmp_path / "s.pthw", "sad")), "s")
     game = make_game("hanabi", seed=3)
-    player.reset(game, 0, seed=3)
+    player.reset(game.seat_view(0), 0, seed=3)
     game.step({0: game.legal_actions(0)[0]})
     with pytest.raises(GameError, match="observe"):
-        player.choose(Observation(game, 1, tuple(game.legal_actions(1))))
+        player.choose(Observation.of(game, 1))
 
 
 # --- registry ----------------------------------------------------------------------------------

@@ -222,7 +222,7 @@ def test_curated_answers_agree_with_the_engine_planners(game: str, planner: str)
         player = make_player(planner, game)
         assert isinstance(player, ScriptedPlayer)
         for who, draft in ((1 - scenario.player, built.tom), (scenario.player, built.jp)):
-            chosen = player.choose(Observation(live, who, tuple(live.legal_actions(who))))
+            chosen = player.choose(Observation.of(live, who))
             assert _answers(draft) == {chosen}, scenario.scenario_id
 
 

@@ -34,12 +34,13 @@ from typing import Any, ClassVar, TypeVar
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.belief import BeliefState
 from coordqa.agentic.agents.ladder import ask_ladder, check_ladder
-from coordqa.agentic.agents.memory import fallback_action, memory_text, offered_options, turn_of
+from coordqa.agentic.agents.memory import fallback_action, memory_text, offered_options
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, GameError
-from coordqa.games.base import Game, Observation, Player, StepResult
+from coordqa.games.base import Observation, Player, StepResult
+from coordqa.games.seat import SeatView
 from coordqa.llm import DEFAULT_CONFIG, GenerateConfig, Message, Model, Reply, get_model
 from coordqa.records import call_result
 
@@ -131,12 +132,12 @@ class LLMAgent(Player):
 
     # ------------------------------------------------------------------ Player protocol
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
+    def reset(self, game: SeatView, player: int, seed: int) -> None:
         """Start a new episode: forget counters and statistics."""
         self.player = player
         self.seed = seed
         self.decision = 0
-        self.turn = turn_of(game)
+        self.turn = game.turn
         self._stats = AgentStats()
         self._events = {}
         self._pending_events = {}
@@ -151,7 +152,7 @@ class LLMAgent(Player):
         if not legal:
             raise GameError(f"{self.name} agent was asked to act with no legal action")
         self.decision += 1
-        self.turn = turn_of(observation.game)
+        self.turn = observation.view.turn
         self._stats.decisions += 1
         self._events = {"verifier_rejections": [], "notes": []}
         if len(legal) == 1:
@@ -160,12 +161,12 @@ class LLMAgent(Player):
             action = legal[0]
         else:
             if self.belief is not None:
-                await self.belief.update(observation.game)
+                await self.belief.update(observation.view)
             action = await self.decide(observation)
         if action not in legal:
             raise GameError(f"{self.name} agent chose {action!r}, which is not legal: {legal}")
         if self.ladder_every and (self.decision - 1) % self.ladder_every == 0:
-            await ask_ladder(self, observation.game)
+            await ask_ladder(self, observation.view)
         decision = (observation.description(), tuple(legal), action)
         if decision == self._last_decision:
             self._stats.repeated_decisions += 1
@@ -175,7 +176,7 @@ class LLMAgent(Player):
         self._emit_events(action)
         return action
 
-    def observe(self, game: Game, player: int, result: StepResult) -> None:
+    def observe(self, game: SeatView, player: int, result: StepResult) -> None:
         """Remember a failed action of this agent's; flush events when the episode ends."""
         failed = result.failed.get(self.player)
         if failed is not None:
@@ -202,11 +203,11 @@ class LLMAgent(Player):
 
     # ------------------------------------------------------------------ memory
 
-    def long_term_memory(self, game: Game) -> str:
+    def long_term_memory(self, game: SeatView) -> str:
         """The game description this agent is given (its preset's texts)."""
         return long_term_memory(game, self.style)
 
-    def memory(self, game: Game, *sections: str) -> str:
+    def memory(self, game: SeatView, *sections: str) -> str:
         """The agent's memory text for one call.
 
         Working memory, episodic memory (unless the preset is stateless), the last failure,
@@ -303,7 +304,7 @@ class LLMAgent(Player):
 
     async def choose_action(
         self,
-        game: Game,
+        game: SeatView,
         legal: Sequence[str],
         memory: str,
         exclude: Sequence[str] = (),
@@ -317,7 +318,7 @@ class LLMAgent(Player):
             self.long_term_memory(game),
             memory,
             options,
-            turn_based=type(game).turn_based,
+            turn_based=game.turn_based,
             answer_only=answer_only,
         )
 

@@ -17,7 +17,8 @@ import abc
 
 from coordqa.agentic.agents.memory import PRONOUNS, third_person
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYER_NAMES, Game, StepResult
+from coordqa.games.base import PLAYER_NAMES, StepResult
+from coordqa.games.seat import SeatView
 
 
 class PartnerBehaviour(abc.ABC):
@@ -28,14 +29,14 @@ class PartnerBehaviour(abc.ABC):
         """The prediction question, from ``player``'s point of view."""
 
     @abc.abstractmethod
-    def options(self, game: Game, player: int) -> list[str]:
+    def options(self, game: SeatView, player: int) -> list[str]:
         """The partner behaviours to choose among now (the prediction's lettered options)."""
 
     @abc.abstractmethod
-    def observed(self, game: Game, player: int, result: StepResult) -> list[str]:
+    def observed(self, game: SeatView, player: int, result: StepResult) -> list[str]:
         """The partner's behaviours that happened in this step, as option texts (oldest first)."""
 
-    def reset(self, game: Game, player: int) -> None:  # noqa: B027 (optional hook)
+    def reset(self, game: SeatView, player: int) -> None:  # noqa: B027 (optional hook)
         """Start a new episode (for spaces that track the game's histories)."""
 
 
@@ -50,14 +51,14 @@ class HanabiBehaviour(PartnerBehaviour):
     def _text(self, action: str, partner: int) -> str:
         return f"{PLAYER_NAMES[partner]}: {third_person(action, partner)}"
 
-    def options(self, game: Game, player: int) -> list[str]:
+    def options(self, game: SeatView, player: int) -> list[str]:
         """Every move form of the partner (play/discard a card, reveal a colour or rank)."""
         from coordqa.games.hanabi.engine import uid_texts
 
         partner = 1 - player
         return [self._text(action, partner) for action in uid_texts(partner)]
 
-    def observed(self, game: Game, player: int, result: StepResult) -> list[str]:
+    def observed(self, game: SeatView, player: int, result: StepResult) -> list[str]:
         """The partner's move, when it moved in this step."""
         partner = 1 - player
         action = result.completed.get(partner)
@@ -85,7 +86,7 @@ class OvercookedBehaviour(PartnerBehaviour):
         """Track how much of the partner's history has been seen."""
         self._seen = 0
 
-    def reset(self, game: Game, player: int) -> None:
+    def reset(self, game: SeatView, player: int) -> None:
         """Start from the partner's history as it is now."""
         self._seen = len(game.last_actions(1 - player))
 
@@ -93,12 +94,12 @@ class OvercookedBehaviour(PartnerBehaviour):
         """What the partner's next object action is."""
         return f"What will {PLAYER_NAMES[1 - player]} do next?"
 
-    def options(self, game: Game, player: int) -> list[str]:
+    def options(self, game: SeatView, player: int) -> list[str]:
         """The nine kinds of object action."""
         partner = PLAYER_NAMES[1 - player]
         return [f"{partner} {kind}" for _, kind in OVERCOOKED_KINDS]
 
-    def observed(self, game: Game, player: int, result: StepResult) -> list[str]:
+    def observed(self, game: SeatView, player: int, result: StepResult) -> list[str]:
         """The partner's object actions that took effect since the last call."""
         history = game.last_actions(1 - player)
         new, self._seen = history[self._seen :], len(history)
@@ -118,11 +119,11 @@ class RoomBehaviour(PartnerBehaviour):
         """Which action the partner takes this turn."""
         return f"Which action will {PLAYER_NAMES[1 - player]} take this turn?"
 
-    def options(self, game: Game, player: int) -> list[str]:
+    def options(self, game: SeatView, player: int) -> list[str]:
         """The partner's legal actions now."""
         return game.legal_actions(1 - player)
 
-    def observed(self, game: Game, player: int, result: StepResult) -> list[str]:
+    def observed(self, game: SeatView, player: int, result: StepResult) -> list[str]:
         """The partner's action, completed this turn."""
         action = result.completed.get(1 - player)
         return [] if action is None else [action]

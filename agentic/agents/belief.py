@@ -34,9 +34,11 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.memory import PRONOUNS
 from coordqa.agentic.agents.services import AgentServices
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYER_NAMES, Game
+from coordqa.games.base import PLAYER_NAMES
 from coordqa.games.hanabi.engine import COLORS, RANKS
-from coordqa.games.hanabi.knowledge import CardKnowledge, hand_knowledge
+from coordqa.games.hanabi.knowledge import CardKnowledge, seat_hands
+from coordqa.games.hanabi.view import hanabi_seat
+from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 
 MAX_BELIEF_CHARS = 800
@@ -72,7 +74,7 @@ def known_rank(card: CardKnowledge) -> str | None:
 
 def _hanabi(game: Any, player: int) -> list[BeliefFact]:
     partner = PLAYER_NAMES[1 - player]
-    _, theirs = hand_knowledge(game.state, player)
+    theirs = seat_hands(hanabi_seat(game).engine, player)[1 - player]
     facts = []
     for index, card in enumerate(theirs):
         colour, rank = known_colour(card) or "?", known_rank(card) or "?"
@@ -83,10 +85,13 @@ def _hanabi(game: Any, player: int) -> list[BeliefFact]:
 
 
 def _overcooked(game: Any, player: int) -> list[BeliefFact]:
+    from coordqa.games.overcooked.game import kitchen
+
     partner = PLAYER_NAMES[1 - player]
-    held = game.state.players[1 - player].held_object
+    seen = kitchen(game)
+    held = seen.state.players[1 - player].held_object
     truth = "nothing" if held is None else str(held.name)
-    task = game.current_task(1 - player)
+    task = seen.partner_task
     target = None if task is None or task.target is None else _normal(task.target)
     return [
         BeliefFact(f"{partner} holds", "nothing, onion, dish or soup", truth),
@@ -99,7 +104,7 @@ def _overcooked(game: Any, player: int) -> list[BeliefFact]:
 def _rooms(other: str) -> Callable[[Any, int], list[BeliefFact]]:
     def facts(game: Any, player: int) -> list[BeliefFact]:
         partner = PLAYER_NAMES[1 - player]
-        state = game.state
+        state = game.observation().state
         partner_room = state.bob if player == 0 else state.alice
         return [
             BeliefFact(f"{partner}'s room", "<room number>", str(partner_room)),
@@ -118,7 +123,7 @@ FACTS: dict[str, Callable[[Any, int], list[BeliefFact]]] = {
 """Per game: the checkable facts of a belief, with the engine's truth, for ``player``."""
 
 
-def belief_facts(game: Game, player: int) -> list[BeliefFact]:
+def belief_facts(game: SeatView, player: int) -> list[BeliefFact]:
     """The checkable facts of ``player``'s belief in ``game`` now.
 
     Raises:
@@ -176,7 +181,7 @@ class BeliefState:
         """The memory section that shows the belief ('' before the first update)."""
         return f"My belief state:\n{self.text}" if self.text else ""
 
-    async def update(self, game: Game) -> None:
+    async def update(self, game: SeatView) -> None:
         """Rewrite the belief from the current state and the previous belief; check its facts."""
         agent = self.agent
         facts = belief_facts(game, agent.player)

@@ -39,7 +39,8 @@ from coordqa.agentic.agents.memory import partner_last_action
 from coordqa.agentic.agents.replies import strip_markdown, without_action_lines
 from coordqa.agentic.agents.tom_levels import PartnerPredictor, check_level
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYER_NAMES, Game, Observation, StepResult
+from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
+from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 
 Verdict = Literal["okay", "not_okay"]
@@ -116,12 +117,12 @@ class CACAgent(LLMAgent):
         super().__init__(game_name, layout, **settings)
         self.predictor = PartnerPredictor(self, self.options.tom_level)
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
+    def reset(self, game: SeatView, player: int, seed: int) -> None:
         """Start a new episode; no prediction pending."""
         super().reset(game, player, seed)
         self.predictor.reset(game, player)
 
-    def observe(self, game: Game, player: int, result: StepResult) -> None:
+    def observe(self, game: SeatView, player: int, result: StepResult) -> None:
         """Score a pending k-level prediction against the partner's behaviour, then as LLMAgent."""
         self.predictor.observe(game, result)
         super().observe(game, player, result)
@@ -133,7 +134,7 @@ class CACAgent(LLMAgent):
         return action
 
     async def _decide(self, observation: Observation) -> str:
-        game, legal = observation.game, list(observation.legal_actions)
+        game, legal = observation.view, list(observation.legal_actions)
         notes = []
         if self.options.use_tom:
             notes = [await self.theory_of_mind(game), *await self.predictor.predict(game, legal)]
@@ -161,7 +162,7 @@ class CACAgent(LLMAgent):
         cap = self.options.max_verifier_retries
         return legal if cap is None else 1 + cap
 
-    async def theory_of_mind(self, game: Game) -> str:
+    async def theory_of_mind(self, game: SeatView) -> str:
         """The ToM model's reading of the partner's last action.
 
         '' without a call before the partner has acted (nothing to interpret), and '' when the
@@ -183,7 +184,7 @@ class CACAgent(LLMAgent):
         return f"Theory of Mind notes about {partner}:\n{text}" if text else ""
 
     async def verify(
-        self, game: Game, legal: list[str], memory: str, pick: ActionPick
+        self, game: SeatView, legal: list[str], memory: str, pick: ActionPick
     ) -> tuple[Verdict | None, str]:
         """Ask the verifier about ``pick``; count and record a rejection or a missing verdict."""
         messages = prompts.verifier_messages(

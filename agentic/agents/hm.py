@@ -38,7 +38,7 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import LLMAgent
 from coordqa.agentic.agents.behaviour import behaviour_for
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook
-from coordqa.agentic.agents.memory import offered_options, turn_of
+from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.reflection import (
     Signature,
     read_reflection,
@@ -48,7 +48,8 @@ from coordqa.agentic.agents.reflection import (
 from coordqa.agentic.agents.replies import MAX_SECTION_CHARS, section, subgoal_action, subgoals
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYER_NAMES, Game, Observation, StepResult
+from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
+from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 
 VARIANTS = ("hm", "vmp", "mmp", "mmp_eval")
@@ -124,7 +125,7 @@ class HMAgent(LLMAgent):
         self.subgoals: list[str] = []
         self.planned_at: Signature | None = None
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
+    def reset(self, game: SeatView, player: int, seed: int) -> None:
         """Forget hypotheses, predictions and plans."""
         super().reset(game, player, seed)
         self.behaviour.reset(game, player)
@@ -138,11 +139,11 @@ class HMAgent(LLMAgent):
 
     # ------------------------------------------------------------------ observing the partner
 
-    def observe(self, game: Game, player: int, result: StepResult) -> None:
+    def observe(self, game: SeatView, player: int, result: StepResult) -> None:
         """Score pending predictions against the partner's behaviour; schedule a ToM update."""
         for behaviour in self.behaviour.observed(game, self.player, result):
             self.tom_due = True
-            self._score(behaviour, turn_of(game))
+            self._score(behaviour, game.turn)
         super().observe(game, player, result)
 
     def _score(self, behaviour: str, turn: int | None) -> None:
@@ -176,7 +177,7 @@ class HMAgent(LLMAgent):
 
     async def decide(self, observation: Observation) -> str:
         """ToM update when due, then the plan's next legal subgoal, else an action call."""
-        game, legal = observation.game, list(observation.legal_actions)
+        game, legal = observation.view, list(observation.legal_actions)
         if self.tom_due:
             self.tom_due = False
             if self.options.variant != "vmp":
@@ -230,7 +231,7 @@ class HMAgent(LLMAgent):
             parts.append(f"My plan: {self.plan}")
         return "\n".join(parts)
 
-    def _memory(self, game: Game) -> str:
+    def _memory(self, game: SeatView) -> str:
         return self.memory(game, self._observed_section())
 
     def _plan_hypothesis(self) -> Hypothesis | None:
@@ -240,7 +241,7 @@ class HMAgent(LLMAgent):
 
     # ------------------------------------------------------------------ the ToM module
 
-    async def _modular(self, game: Game, legal: list[str]) -> None:
+    async def _modular(self, game: SeatView, legal: list[str]) -> None:
         """Generation (unless validated), predictions, plan: separate calls."""
         validated = self.options.evaluate and self.book.validated() is not None
         if not validated and self.observed_log:
@@ -263,7 +264,7 @@ class HMAgent(LLMAgent):
         self._stats.hypotheses_generated += 1
         return self.book.add(text, self.decision)
 
-    async def _generate(self, game: Game) -> None:
+    async def _generate(self, game: SeatView) -> None:
         shown = self.book.for_refinement() if self.options.refine else []
         messages = prompts.hypothesis_messages(
             self.long_term_memory(game), self._memory(game), [(h.text, h.value) for h in shown]
@@ -283,7 +284,7 @@ class HMAgent(LLMAgent):
             self._add_hypothesis(text)
 
     async def _predict(
-        self, game: Game, hypothesis: Hypothesis, options: list[str], primary: bool
+        self, game: SeatView, hypothesis: Hypothesis, options: list[str], primary: bool
     ) -> Prediction | None:
         question = self.behaviour.question(self.player)
         messages = prompts.predict_messages(
@@ -305,7 +306,7 @@ class HMAgent(LLMAgent):
         _, predicted = await self.ask("predict", messages, read)
         return None if predicted is None else Prediction(hypothesis.id, predicted, primary)
 
-    async def _reflect(self, game: Game) -> str:
+    async def _reflect(self, game: SeatView) -> str:
         """A reflection note when self-reflection is on and the last plan changed nothing."""
         now = world_signature(game, self.player)
         stalled = self.planned_at == now
@@ -319,7 +320,7 @@ class HMAgent(LLMAgent):
         self._stats.reflections += 1
         return f"Reflection on my last plan: {text}" if text else ""
 
-    async def _plan(self, game: Game, legal: list[str], hypothesis: Hypothesis | None) -> None:
+    async def _plan(self, game: SeatView, legal: list[str], hypothesis: Hypothesis | None) -> None:
         reflection = await self._reflect(game)
         messages = prompts.plan_messages(
             self.long_term_memory(game),
@@ -339,7 +340,7 @@ class HMAgent(LLMAgent):
 
         _, (self.plan, self.subgoals) = await self.ask("plan", messages, read)
 
-    async def _vanilla(self, game: Game, legal: list[str]) -> None:
+    async def _vanilla(self, game: SeatView, legal: list[str]) -> None:
         """Vanilla Mind Prompting: hypothesis, prediction and plan from one call."""
         options = self.behaviour.options(game, self.player)
         messages = prompts.vanilla_messages(

@@ -31,9 +31,11 @@ from coordqa.agentic.agents.memory import PRONOUNS
 from coordqa.agentic.agents.services import AgentServices
 from coordqa.choices import choose, format_options
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYER_NAMES, Game
+from coordqa.games.base import PLAYER_NAMES
 from coordqa.games.hanabi.engine import COLORS, RANKS
-from coordqa.games.hanabi.knowledge import hand_knowledge
+from coordqa.games.hanabi.knowledge import seat_hands
+from coordqa.games.hanabi.view import hanabi_seat
+from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 from coordqa.prompts import MARKERS
 
@@ -80,8 +82,10 @@ class LadderQuestion:
 
 def ladder_questions(game: Any, player: int, decision: int) -> list[LadderQuestion]:
     """The three questions of ``player``'s ladder at ``decision``, with their answers."""
-    mine, theirs = hand_knowledge(game.state, player)
-    hand = game.state.player_hands()[1 - player]
+    seen = hanabi_seat(game).engine
+    hands = seat_hands(seen, player)
+    mine, theirs = hands[player], hands[1 - player]
+    hand = seen.observed_hands()[1]
     index = decision % len(mine)
     partner, pronoun = PLAYER_NAMES[1 - player], PRONOUNS[1 - player]
     card = hand[index]
@@ -110,7 +114,7 @@ def ladder_questions(game: Any, player: int, decision: int) -> list[LadderQuesti
     ]
 
 
-async def ask_ladder(agent: AgentServices, game: Game) -> None:
+async def ask_ladder(agent: AgentServices, game: SeatView) -> None:
     """Ask the three questions as side calls; count and record each answer against the truth."""
     memory = agent.memory(game)
     description = agent.long_term_memory(game)

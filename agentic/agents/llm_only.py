@@ -14,7 +14,7 @@ class LLMOnlyAgent(LLMAgent):
 
     async def decide(self, observation: Observation) -> str:
         """One action call."""
-        game = observation.game
+        game = observation.view
         memory = self.memory(game)
         pick = await self.choose_action(game, observation.legal_actions, memory)
         return pick.action

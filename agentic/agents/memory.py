@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from coordqa.choices import MAX_OPTIONS
-from coordqa.games.base import PLAYER_NAMES, Game
+from coordqa.games.base import PLAYER_NAMES
+from coordqa.games.seat import SeatView
 
 RECENT_OWN_ACTIONS = 5
 """How many of its own latest actions the episodic memory lists."""
@@ -65,19 +65,6 @@ def offered_options(game_name: str, legal: Sequence[str]) -> list[str]:
     return [*kept, safe]
 
 
-def turn_of(game: Game) -> int | None:
-    """The game's turn (Hanabi, Collab) or timestep (Overcooked), when it has one."""
-    turns = getattr(game, "turns", None)
-    if isinstance(turns, list):
-        return len(turns)
-    state: Any = getattr(game, "state", None)
-    for attribute in ("timestep", "turn"):
-        value = getattr(state, attribute, None)
-        if isinstance(value, int):
-            return value
-    return None
-
-
 PRONOUNS = ("her", "his")
 """Possessive pronoun of player 0 (Alice) and player 1 (Bob)."""
 
@@ -99,7 +86,7 @@ def third_person(action: str, actor: int) -> str:
     return _MY.sub(lambda m: pronoun if m.group(1) == "m" else pronoun.capitalize(), action)
 
 
-def partner_last_action(game: Game, player: int) -> str | None:
+def partner_last_action(game: SeatView, player: int) -> str | None:
     """The partner's most recent completed action in the third person, or None before its first."""
     actions = game.last_actions(1 - player)
     return third_person(actions[-1], 1 - player) if actions else None
@@ -109,7 +96,7 @@ OWN_HISTORY = re.compile(r"\bmy (action history|recent actions)\b", re.IGNORECAS
 """How the games' descriptions introduce the player's own action history."""
 
 
-def episodic_memory(game: Game, player: int, working: str) -> str:
+def episodic_memory(game: SeatView, player: int, working: str) -> str:
     """The agent's recent actions and the partner's last action, as far as ``working`` lacks them.
 
     The games' descriptions already carry some history (Hanabi and the Collab games both the
@@ -132,7 +119,7 @@ def _history_line(line: str, partner: str) -> bool:
     return bool(OWN_HISTORY.search(line) or re.search(rf"\b{partner}'s last action\b", line, re.I))
 
 
-def memory_text(game: Game, player: int, *sections: str, episodic: bool = True) -> str:
+def memory_text(game: SeatView, player: int, *sections: str, episodic: bool = True) -> str:
     """Working memory, episodic memory, then extra sections.
 
     With ``episodic`` False the agent is stateless: no episodic section, and the history lines

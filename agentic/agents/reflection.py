@@ -14,7 +14,7 @@ from typing import Any
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.replies import section
-from coordqa.games.base import Game
+from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 
 NO_EFFECT_PREFIXES = ("wait", "move away", "Wait")
@@ -23,7 +23,7 @@ NO_EFFECT_PREFIXES = ("wait", "move away", "Wait")
 Signature = tuple[float, int]
 
 
-def world_signature(game: Game, player: int) -> Signature:
+def world_signature(game: SeatView, player: int) -> Signature:
     """What a plan should change: the score and how many effective actions ``player`` made."""
     effective = [a for a in game.last_actions(player) if not a.startswith(NO_EFFECT_PREFIXES)]
     return float(game.score()), len(effective)

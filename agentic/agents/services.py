@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from coordqa.agentic.agents.stats import AgentStats
-from coordqa.games.base import Game
+from coordqa.games.seat import SeatView
 from coordqa.llm import Message, Reply
 
 T = TypeVar("T")
@@ -27,10 +27,10 @@ class AgentServices(Protocol):
     def counters(self) -> AgentStats:
         """This episode's live counters."""
 
-    def memory(self, game: Game, *sections: str) -> str:
+    def memory(self, game: SeatView, *sections: str) -> str:
         """The agent's memory text for one call."""
 
-    def long_term_memory(self, game: Game) -> str:
+    def long_term_memory(self, game: SeatView) -> str:
         """The game description the agent is given."""
 
     async def ask(

@@ -30,11 +30,12 @@ from typing import Any
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.behaviour import behaviour_for
-from coordqa.agentic.agents.memory import offered_options, turn_of
+from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.services import AgentServices
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYER_NAMES, Game, StepResult
+from coordqa.games.base import PLAYER_NAMES, StepResult
+from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 
 TOM_LEVELS = (0, 1, 2)
@@ -78,13 +79,13 @@ class PartnerPredictor:
         self.pending: LevelPrediction | None = None
         self.expected_of_me: str | None = None
 
-    def reset(self, game: Game, player: int) -> None:
+    def reset(self, game: SeatView, player: int) -> None:
         """Start a new episode."""
         self.behaviour.reset(game, player)
         self.pending = None
         self.expected_of_me = None
 
-    async def predict(self, game: Game, legal: list[str]) -> list[str]:
+    async def predict(self, game: SeatView, legal: list[str]) -> list[str]:
         """Make this decision's predictions when none is pending; their notes for the prompt."""
         self.expected_of_me = None
         if self.level == 0 or self.pending is not None:
@@ -121,7 +122,7 @@ class PartnerPredictor:
         )
         self.expected_of_me = None
 
-    def observe(self, game: Game, result: StepResult) -> None:
+    def observe(self, game: SeatView, result: StepResult) -> None:
         """Score the pending prediction at the partner's next observed behaviour."""
         for behaviour in self.behaviour.observed(game, self.agent.player, result):
             if self.pending is None:
@@ -136,7 +137,7 @@ class PartnerPredictor:
                     "observed": behaviour,
                     "correct": correct,
                     "made_at_decision": self.pending.decision,
-                    "turn": turn_of(game),
+                    "turn": game.turn,
                 },
             )
             self.pending = None

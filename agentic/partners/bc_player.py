@@ -1,8 +1,8 @@
 """A BC or human-proxy partner playing our Overcooked game through primitive moves.
 
-Each step the partner featurises the live state from its own seat, samples a move from the
-network's softmax with its own seeded generator, and applies the 2019 "unstuck" rule: when its
-position and orientation were the same at its last 3 decisions, the moves it made at those
+Each step the partner featurises the state its seat sees (the whole kitchen), samples a move
+from the network's softmax with its own seeded generator, and applies the 2019 "unstuck" rule:
+when its position and orientation were the same at its last 3 decisions, the moves it made at those
 decisions get probability zero (the rest is renormalised), so two cloned humans facing each
 other in a corridor do not freeze for the rest of the episode.
 """
@@ -10,18 +10,16 @@ other in a corridor do not freeze for the rest of the episode.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from coordqa.agentic.partners.bc import BCCheckpoint
 from coordqa.agentic.partners.overcooked_data import ACTION_NAMES
-from coordqa.agentic.partners.overcooked_env import game_planner
+from coordqa.agentic.partners.overcooked_env import layout_mdp
 from coordqa.errors import GameError
-from coordqa.games.base import Game, Observation, ScriptedPlayer
-
-if TYPE_CHECKING:
-    from coordqa.games.overcooked import Overcooked
+from coordqa.games.base import Observation, ScriptedPlayer
+from coordqa.games.seat import SeatView
 
 STUCK_WINDOW = 3
 """Decisions with an unchanged position and orientation that count as stuck."""
@@ -60,29 +58,29 @@ class BCPlayer(ScriptedPlayer):
         self._poses: deque[Any] = deque(maxlen=STUCK_WINDOW)
         self._actions: deque[int] = deque(maxlen=STUCK_WINDOW)
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
+    def reset(self, view: SeatView, player: int, seed: int) -> None:
         """Seed the sampler and forget the previous episode's history."""
-        if game.layout != self.layout:
+        if view.layout != self.layout:
             raise GameError(
                 f"{self.checkpoint.meta['name']} was trained on {self.layout}, not "
-                f"{game.layout}: use bc-{game.layout} / hp-{game.layout}"
+                f"{view.layout}: use bc-{view.layout} / hp-{view.layout}"
             )
         self._rng = np.random.default_rng(seed)
         self._poses.clear()
         self._actions.clear()
 
-    def action_probabilities(self, game: Game, player: int) -> np.ndarray:
-        """The network's move distribution for ``player`` in ``game``'s current state."""
-        live = _overcooked(game)
-        mdp, planner = game_planner(live)
-        features = mdp.featurize_state(live.state, planner, num_pots=2)[player]
+    def action_probabilities(self, view: SeatView, player: int) -> np.ndarray:
+        """The network's move distribution for ``player`` in the state ``view`` shows."""
+        state = _kitchen_state(view)
+        mdp, planner = layout_mdp(view.layout)
+        features = mdp.featurize_state(state, planner, num_pots=2)[player]
         return self.checkpoint.probabilities(np.asarray(features, dtype=np.float32))
 
     def choose(self, observation: Observation) -> str:
         """Sample a primitive move (after the unstuck rule)."""
-        game, player = observation.game, observation.player
-        probs = self.action_probabilities(game, player)
-        me = _overcooked(game).state.players[player]
+        view, player = observation.view, observation.player
+        probs = self.action_probabilities(view, player)
+        me = _kitchen_state(view).players[player]
         self._poses.append((me.position, me.orientation))
         probs = unstuck(probs, list(self._poses), list(self._actions))
         action = int(self._rng.choice(len(ACTION_NAMES), p=probs))
@@ -90,10 +88,8 @@ class BCPlayer(ScriptedPlayer):
         return ACTION_NAMES[action]
 
 
-def _overcooked(game: Game) -> Overcooked:
-    """``game`` as our Overcooked game (BC reads its engine state), or a GameError."""
-    from coordqa.games.overcooked import Overcooked
+def _kitchen_state(view: SeatView) -> Any:
+    """The Overcooked state ``view`` shows (BC reads the engine state), or a GameError."""
+    from coordqa.games.overcooked.game import kitchen
 
-    if not isinstance(game, Overcooked):
-        raise GameError(f"BC/HP partners play overcooked, not {game.name}")
-    return game
+    return kitchen(view, "BC/HP partners").state

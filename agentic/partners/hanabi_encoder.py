@@ -104,14 +104,15 @@ def obl_inputs(vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class CanonicalEncoder:
-    """pyhanabi's canonical encoder for one engine game, with the v0-belief replacement.
+    """pyhanabi's canonical encoder, with the v0-belief replacement.
 
-    The engine builds a new ``HanabiGame`` on every reset, and an encoder is bound to its game,
-    so the encoder is rebuilt whenever the game object changes.
+    The encoder reads one seat's engine observation (own cards hidden) and takes only the game
+    parameters from the engine game it is bound to, so it is bound once to a template game of
+    the standard parameters, never to the live game.
     """
 
     def __init__(self) -> None:
-        """Start with no engine game bound."""
+        """Start with no engine encoder (it is built on the first :meth:`encode`)."""
         self._game: Any = None
         self._encoder: Any = None
         _LIVE.add(self)
@@ -121,22 +122,22 @@ class CanonicalEncoder:
         self._encoder = None
         self._game = None
 
-    def encode(self, hle_game: Any, state: Any, player: int) -> np.ndarray:
-        """``player``'s 658-value v0-belief vector of ``state``."""
-        if hle_game is not self._game:
-            from coordqa.games.hanabi.engine import pyhanabi
+    def encode(self, observation: Any) -> np.ndarray:
+        """The 658-value v0-belief vector of a seat's pyhanabi ``HanabiObservation``."""
+        if self._encoder is None:
+            from coordqa.games.hanabi.engine import new_engine_game, pyhanabi
 
             module = pyhanabi()
+            self._game = new_engine_game(0)
             self._encoder = module.ObservationEncoder(
-                hle_game, module.ObservationEncoderType.CANONICAL
+                self._game, module.ObservationEncoderType.CANONICAL
             )
-            self._game = hle_game
             if list(self._encoder.shape()) != [CANONICAL_SIZE]:
                 raise GameError(
                     f"SAD/OBL need the standard 2-player game (canonical size {CANONICAL_SIZE}), "
                     f"this game encodes to {self._encoder.shape()}"
                 )
-        raw = np.asarray(self._encoder.encode(state.observation(player)), dtype=np.float32)
+        raw = np.asarray(self._encoder.encode(observation), dtype=np.float32)
         return v0_belief(raw)
 
 

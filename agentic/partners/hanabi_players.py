@@ -6,22 +6,23 @@ whole game; the hidden state starts at zero and is never reset mid-game. The pla
 runs its network in :meth:`~HanabiNetPlayer.reset` on the first state and in
 :meth:`~HanabiNetPlayer.observe` after every step, and :meth:`~HanabiNetPlayer.choose` only reads
 the advantages computed for the current state: the argmax over the legal move uids, ties to the
-lowest uid, mapped back to the game's text action.
+lowest uid, mapped back to the game's text action. The network reads its seat's engine
+observation (own cards hidden), as in training.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from coordqa.agentic.partners.hanabi_encoder import CanonicalEncoder, obl_inputs, sad_input
 from coordqa.agentic.partners.hanabi_nets import LoadedNet, import_torch
 from coordqa.errors import GameError
-from coordqa.games.base import Game, Observation, ScriptedPlayer, StepResult
-
-if TYPE_CHECKING:
-    from coordqa.games.hanabi import Hanabi
+from coordqa.games.base import Observation, ScriptedPlayer, StepResult
+from coordqa.games.hanabi import engine
+from coordqa.games.hanabi.view import hanabi_seat
+from coordqa.games.seat import SeatView
 
 
 class HanabiNetPlayer(ScriptedPlayer):
@@ -40,37 +41,35 @@ class HanabiNetPlayer(ScriptedPlayer):
         self._advantages: np.ndarray | None = None
         self._turn = -1
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
+    def reset(self, view: SeatView, player: int, seed: int) -> None:
         """Zero the LSTM state and run the network on the first state (greedy: seed unused)."""
         self._player = player
         zeros = self._torch.zeros(self.net.shape.lstm_layers, 1, self.net.shape.hidden)
         self._hidden = (zeros, zeros.clone())
-        self._step(game)
+        self._step(view)
 
-    def observe(self, game: Game, player: int, result: StepResult) -> None:
+    def observe(self, view: SeatView, player: int, result: StepResult) -> None:
         """Run the network on the state the step produced (for both players, every step)."""
-        if not game.is_terminal():
-            self._step(game)
+        if not view.is_terminal():
+            self._step(view)
 
     def choose(self, observation: Observation) -> str:
         """The legal move with the highest advantage, as the game's text action."""
-        game = _hanabi(observation.game)
-        if self._advantages is None or self._turn != _turns(game):
+        view = observation.view
+        if self._advantages is None or self._turn != _turns(view):
             raise GameError(
                 f"{self.label} was asked to move without having seen this state: call reset() "
                 "before the first move and observe() after every step (play_episode does)"
             )
-        moves = {game.hle_game.get_move_uid(move): move for move in game.state.legal_moves()}
-        if not moves:
+        uids = sorted(engine.action_uid(text, view.seat) for text in observation.legal_actions)
+        if not uids:
             raise GameError(f"{self.label} was asked to move but has no legal move")
-        uids = sorted(moves)
         best = uids[int(np.argmax(self._advantages[uids]))]
-        return game.move_to_text(moves[best], observation.player)
+        return engine.uid_texts(view.seat)[best]
 
-    def _step(self, live: Game) -> None:
+    def _step(self, view: SeatView) -> None:
         """Advance the LSTM by one state and keep the advantages for :meth:`choose`."""
-        game = _hanabi(live)
-        vector = self._encoder.encode(game.hle_game, game.state, self._player)
+        vector = self._encoder.encode(_seat_observation(view, self.label))
         if self.net.shape.kind == "sad":
             arrays: tuple[np.ndarray, ...] = (sad_input(vector),)
         else:
@@ -80,18 +79,16 @@ class HanabiNetPlayer(ScriptedPlayer):
         with torch.no_grad():
             advantages, self._hidden = self.net.module(inputs, self._hidden)
         self._advantages = advantages.squeeze(0).numpy()
-        self._turn = _turns(game)
+        self._turn = _turns(view)
 
 
-def _turns(game: Hanabi) -> int:
+def _turns(view: SeatView) -> int:
     """Moves played so far: identifies the current state within an episode."""
-    return len(game.turns)
+    return len(view.last_actions(0)) + len(view.last_actions(1))
 
 
-def _hanabi(game: Game) -> Hanabi:
-    """``game`` as our Hanabi game (the networks read its engine state), or a GameError."""
-    from coordqa.games.hanabi import Hanabi
-
-    if not isinstance(game, Hanabi):
-        raise GameError(f"SAD/OBL partners play hanabi, not {game.name}")
-    return game
+def _seat_observation(view: SeatView, label: str) -> Any:
+    """The seat's engine observation (the networks' input), or a GameError for another game."""
+    if view.name != "hanabi":
+        raise GameError(f"SAD/OBL partners play hanabi, not {view.name}")
+    return hanabi_seat(view).engine

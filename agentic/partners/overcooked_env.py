@@ -14,8 +14,3 @@ def layout_mdp(layout: str) -> tuple[Any, Any]:
     from coordqa.games.overcooked import engine
 
     return engine.gridworld(layout), engine.action_manager(layout)
-
-
-def game_planner(game: Any) -> tuple[Any, Any]:
-    """``(mdp, action manager)`` for a live Overcooked game (the featuriser needs both)."""
-    return game.mdp, game.mlam()

@@ -3,7 +3,8 @@
 Every game and player name resolves through the registries :data:`GAMES` and :data:`PLAYERS`
 without importing anything first (:mod:`coordqa.registry`); a game's module is imported when it
 is first used, and the engines themselves (overcooked-ai, hanabi-learning-environment) only when
-a game is built.
+a game is built. Players are handed a :class:`SeatView` (what their seat may know), never the
+game.
 """
 
 from coordqa.games.base import (
@@ -23,6 +24,7 @@ from coordqa.games.base import (
     player_catalog,
 )
 from coordqa.games.episode import StepRecord, Trajectory, play_episode, replay
+from coordqa.games.seat import SeatView
 
 __all__ = [
     "BUILTIN_GAMES",
@@ -35,6 +37,7 @@ __all__ = [
     "Player",
     "PlayerSpec",
     "ScriptedPlayer",
+    "SeatView",
     "StepRecord",
     "StepResult",
     "Trajectory",

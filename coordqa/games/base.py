@@ -16,11 +16,12 @@ replayed trajectory needs.
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from coordqa.errors import GameError
+from coordqa.games.seat import SeatView
 from coordqa.registry import Catalog, Registry
 
 PLAYER_NAMES = ("Alice", "Bob")
@@ -172,6 +173,47 @@ class Game(abc.ABC):
         """``player``'s completed text actions so far, oldest first (episodic memory)."""
         return []
 
+    def turn_number(self) -> int | None:
+        """The turn (Hanabi, Collab) or timestep (Overcooked) now, when the game has one."""
+        turns = getattr(self, "turns", None)
+        if isinstance(turns, list):
+            return len(turns)
+        state: Any = getattr(self, "state", None)
+        for attribute in ("timestep", "turn"):
+            value = getattr(state, attribute, None)
+            if isinstance(value, int):
+                return value
+        return None
+
+    def seat_observation(self, seat: int) -> Any:
+        """What ``seat`` may see of the state, as an object that leads nowhere else.
+
+        Games override this with their structured observation (Hanabi: the engine's per-player
+        observation, own hand hidden; fully observable games: a copy or an immutable value of
+        the state). It must hold no reference to the game, its live state or anything only the
+        other seat may see (:func:`coordqa.games.testing.check_seat_privacy` checks). The
+        default, None, offers players the text only.
+        """
+        return None
+
+    def seat_view(self, seat: int) -> SeatView:
+        """Everything ``seat`` may know now, as plain data (what every player is handed)."""
+        return SeatView(
+            seat=seat,
+            name=self.name,
+            version=self.version,
+            layout=self.layout,
+            turn_based=self.turn_based,
+            turn=self.turn_number(),
+            working_memory=self.describe(seat),
+            actions=(tuple(self.legal_actions(0)), tuple(self.legal_actions(1))),
+            history=(tuple(self.last_actions(0)), tuple(self.last_actions(1))),
+            rules=self.game_description(),
+            points=self.score(),
+            over=self.is_terminal(),
+            public=self.seat_observation(seat),
+        )
+
 
 BUILTIN_GAMES: dict[str, str] = {
     "overcooked": "coordqa.games.overcooked.game:Overcooked",
@@ -208,22 +250,33 @@ def make_game(name: str, layout: str | None = None, seed: int = 0, **options: An
 
 @dataclass(frozen=True)
 class Observation:
-    """What a player is given when asked to move.
+    """What a player is given when asked to move: its seat's view of the game.
 
-    Scripted players may read ``game`` directly (they run in-process and need structured state);
-    LLM agents use only ``description()`` and ``legal_actions``, exactly like a QA question.
+    Players read only the view (:class:`~coordqa.games.seat.SeatView`): the text an LLM sees,
+    the legal actions, public histories and the game's seat observation; never the live game.
     """
 
-    game: Game
-    """The live game (read it, never step it)."""
-    player: int
-    """The index of the player being asked (0 = Alice, 1 = Bob)."""
-    legal_actions: Sequence[str]
-    """The text actions allowed now."""
+    view: SeatView
+    """What the asked player may know now."""
+
+    @classmethod
+    def of(cls, game: Game, player: int) -> Observation:
+        """The observation of ``player`` in ``game`` now."""
+        return cls(game.seat_view(player))
+
+    @property
+    def player(self) -> int:
+        """The index of the player being asked (0 = Alice, 1 = Bob)."""
+        return self.view.seat
+
+    @property
+    def legal_actions(self) -> list[str]:
+        """The text actions allowed now."""
+        return self.view.legal_actions(self.view.seat)
 
     def description(self) -> str:
         """The working-memory text for this player."""
-        return self.game.describe(self.player)
+        return self.view.describe(self.view.seat)
 
 
 class Player(abc.ABC):
@@ -236,15 +289,15 @@ class Player(abc.ABC):
     name: ClassVar[str] = "player"
     """Registry name of this kind of player."""
 
-    def reset(self, game: Game, player: int, seed: int) -> None:  # noqa: B027 (optional hook)
-        """Called before each episode with the game, this player's index and a seed."""
+    def reset(self, view: SeatView, player: int, seed: int) -> None:  # noqa: B027 (optional hook)
+        """Called before each episode with this player's view of the start, index and a seed."""
 
     @abc.abstractmethod
     async def act(self, observation: Observation) -> str:
         """Choose a move: a text action from ``observation.legal_actions`` or an engine move."""
 
-    def observe(self, game: Game, player: int, result: StepResult) -> None:  # noqa: B027
-        """Called after every step (for every player, acting or not) with what happened."""
+    def observe(self, view: SeatView, player: int, result: StepResult) -> None:  # noqa: B027
+        """Called after every step (for every player, acting or not) with its view and the step."""
 
 
 class ScriptedPlayer(Player):

@@ -22,9 +22,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from coordqa.errors import GameError
 from coordqa.games.base import (
-    Game,
     JsonDict,
     Observation,
     ScriptedPlayer,
@@ -40,7 +38,9 @@ from coordqa.games.rooms import (
     RoomGraph,
     door,
     room_player,
+    room_state,
 )
+from coordqa.games.seat import SeatView
 
 GRAPH = RoomGraph([(1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 1), (5, 7), (7, 8), (6, 9)])
 """The house: a ring of six rooms with dead ends 5-7-8 and 6-9."""
@@ -228,13 +228,6 @@ class CaptureModel(PlanningModel):
         return 1.0 if state.captured else None
 
 
-def _capture_game(observation: Observation) -> CollabCapture:
-    game = observation.game
-    if not isinstance(game, CollabCapture):
-        raise GameError(f"this player plays collab_capture, not {game.name}.")
-    return game
-
-
 class CapturePlanner(JointPlanner):
     """Shortest joint plan to a capture, knowing the thief's policy exactly."""
 
@@ -256,13 +249,13 @@ class CaptureGreedy(ScriptedPlayer):
         """Start with seed 0 (``reset`` reseeds per episode)."""
         self.rng = random.Random(0)
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
+    def reset(self, view: SeatView, player: int, seed: int) -> None:
         """Reseed the tie-breaker."""
         self.rng = random.Random(seed)
 
     def choose(self, observation: Observation) -> str:
         """Step toward the thief."""
-        state = _capture_game(observation).state
+        state = room_state(observation.view, CollabCapture).state
         room = state.agents()[observation.player]
         steps = GRAPH.steps_toward(room, state.thief, state.closed)
         if steps:

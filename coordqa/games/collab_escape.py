@@ -26,10 +26,8 @@ import random
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from coordqa.errors import GameError
 from coordqa.games.base import (
     PLAYER_NAMES,
-    Game,
     JsonDict,
     Observation,
     ScriptedPlayer,
@@ -43,7 +41,9 @@ from coordqa.games.rooms import (
     RoomGame,
     RoomGraph,
     room_player,
+    room_state,
 )
+from coordqa.games.seat import SeatView
 
 GRAPH = RoomGraph(
     [(1, 2), (1, 10), (2, 3), (3, 4), (3, 8), (4, 5), (5, 6), (6, 7), (7, 8), (8, 9), (9, 10)]
@@ -341,13 +341,6 @@ class EscapeModel(PlanningModel):
         return 0.0 if state.killed else None
 
 
-def _escape_state(observation: Observation) -> EscapeState:
-    game = observation.game
-    if not isinstance(game, CollabEscape):
-        raise GameError(f"this player plays collab_escape, not {game.name}.")
-    return game.state
-
-
 class EscapePlanner(JointPlanner):
     """The joint plan with the highest escape probability, then the fastest.
 
@@ -376,13 +369,13 @@ class EscapeGreedy(ScriptedPlayer):
         """Start with seed 0 (``reset`` reseeds per episode)."""
         self.rng = random.Random(0)
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
+    def reset(self, view: SeatView, player: int, seed: int) -> None:
         """Reseed the tie-breaker."""
         self.rng = random.Random(seed)
 
     def choose(self, observation: Observation) -> str:
         """Flee, fix, or walk to the goal."""
-        state = _escape_state(observation)
+        state: EscapeState = room_state(observation.view, CollabEscape).state
         me = observation.player
         room = state.agents()[me]
         if chase_target(state) == me:

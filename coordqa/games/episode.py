@@ -15,6 +15,7 @@ from typing import Any
 
 from coordqa.errors import GameError
 from coordqa.games.base import GAMES, Game, Observation, Player, StepResult
+from coordqa.games.seat import SeatView
 
 
 @dataclass
@@ -106,8 +107,7 @@ async def play_episode(
     if len(players) != 2:
         raise GameError(f"a game needs exactly 2 players, got {len(players)}")
     game.reset(seed)
-    for index, player in enumerate(players):
-        player.reset(game, index, seed + index)
+    views = seat_players(game, players, seed)
     names = list(player_names or [type(p).name for p in players])
     trajectory = Trajectory(
         game=game.name,
@@ -121,19 +121,38 @@ async def play_episode(
     while not game.is_terminal():
         if len(trajectory.steps) >= cap:
             raise GameError(f"{game.name} did not end within {cap} steps")
-        to_act = game.players_to_act()
-        chosen = await asyncio.gather(
-            *(players[p].act(Observation(game, p, tuple(game.legal_actions(p)))) for p in to_act)
-        )
-        decisions = dict(zip(to_act, chosen, strict=True))
-        result = game.step(decisions)
+        decisions, result, views = await play_step(game, players, views)
         trajectory.steps.append(_record(decisions, result))
-        for index, player in enumerate(players):
-            player.observe(game, index, result)
     trajectory.score = game.score()
     trajectory.metrics = game.metrics()
     trajectory.final = game.snapshot()
     return trajectory
+
+
+def seat_players(game: Game, players: Sequence[Player], seed: int) -> list[SeatView]:
+    """Reset each player with its view of the start and seed ``seed + seat``; return the views."""
+    views = [game.seat_view(seat) for seat in range(len(players))]
+    for seat, player in enumerate(players):
+        player.reset(views[seat], seat, seed + seat)
+    return views
+
+
+async def play_step(
+    game: Game, players: Sequence[Player], views: Sequence[SeatView]
+) -> tuple[dict[int, str], StepResult, list[SeatView]]:
+    """Ask the players to act (each from its view), step, and show everyone the new state.
+
+    ``views`` are the players' views of the current state (from :func:`seat_players` or the
+    previous step); returns the decisions, the step's result and the views of the new state.
+    """
+    to_act = game.players_to_act()
+    chosen = await asyncio.gather(*(players[p].act(Observation(views[p])) for p in to_act))
+    decisions = dict(zip(to_act, chosen, strict=True))
+    result = game.step(decisions)
+    after = [game.seat_view(seat) for seat in range(len(players))]
+    for seat, player in enumerate(players):
+        player.observe(after[seat], seat, result)
+    return decisions, result, after
 
 
 def _record(decisions: dict[int, str], result: StepResult) -> StepRecord:

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from coordqa.analysis.stats import MeanSE
 from coordqa.errors import ConfigError, GameError, RunInterrupted
-from coordqa.games.base import GAMES, PLAYERS, Game, Observation, make_game, make_player
-from coordqa.games.episode import Trajectory, play_episode, replay
+from coordqa.games.base import GAMES, PLAYERS, Game, make_game, make_player
+from coordqa.games.episode import Trajectory, play_episode, play_step, replay, seat_players
 
 if TYPE_CHECKING:
     from coordqa.store import RunStore
@@ -285,16 +285,9 @@ async def _advance(config: PlayConfig, steps: int) -> Game:
     game = make_game(config.game, config.layout, config.seed)
     names = config.players or default_players(config.game)
     pair = [make_player(name, config.game, game.layout) for name in names]
-    for index, player in enumerate(pair):
-        player.reset(game, index, config.seed + index)
+    views = seat_players(game, pair, config.seed)
     for _ in range(steps):
         if game.is_terminal():
             break
-        to_act = game.players_to_act()
-        chosen = await asyncio.gather(
-            *(pair[p].act(Observation(game, p, tuple(game.legal_actions(p)))) for p in to_act)
-        )
-        result = game.step(dict(zip(to_act, chosen, strict=True)))
-        for index, player in enumerate(pair):
-            player.observe(game, index, result)
+        _decisions, _result, views = await play_step(game, pair, views)
     return game

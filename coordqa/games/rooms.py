@@ -27,6 +27,7 @@ from coordqa.games.base import (
     ScriptedPlayer,
     StepResult,
 )
+from coordqa.games.seat import SeatView
 
 WAIT = "Wait"
 """The text action for staying in place (both games)."""
@@ -155,6 +156,26 @@ def parse_action(text: str, legal: Sequence[str]) -> RoomAction:
     raise GameError(f"cannot parse the action {text!r}")
 
 
+class RoomSeatObservation(NamedTuple):
+    """What a seat sees of a room game: everything (both games are fully observable).
+
+    States are immutable, so the game's own values are handed out.
+    """
+
+    state: Any
+    """The current state."""
+    initial: Any
+    """The state the episode started from."""
+
+
+def room_state(view: SeatView, game: type[RoomGame]) -> RoomSeatObservation:
+    """The observation of a seat's view of ``game``; another game's view is a GameError."""
+    seen = view.observation()
+    if view.name != game.name or not isinstance(seen, RoomSeatObservation):
+        raise GameError(f"this player plays {game.name}, not {view.name}.")
+    return seen
+
+
 class RoomGame(Game):
     """Common machinery of the two room games: simultaneous moves, histories and snapshots.
 
@@ -215,6 +236,10 @@ class RoomGame(Game):
         self.state = self.initial_state()
         self.history: tuple[list[str], list[str]] = ([], [])
         self._legal: dict[int, tuple[Any, list[str]]] = {}
+
+    def seat_observation(self, seat: int) -> RoomSeatObservation:
+        """The (immutable) current and initial states: nothing is hidden in the room games."""
+        return RoomSeatObservation(self.state, self.initial_state())
 
     def players_to_act(self) -> list[int]:
         """Both agents choose every turn, until the game ends."""
@@ -449,11 +474,9 @@ class JointPlanner(ScriptedPlayer):
 
     def choose(self, observation: Observation) -> str:
         """The own component of the optimal joint action for the current state."""
-        game = observation.game
-        if not isinstance(game, self.game_class):
-            raise GameError(f"{self.name} plays {self.game_class.name}, not {game.name}.")
-        state = game.state
-        solution = _solution(self.model, game.initial_state())
+        seen = room_state(observation.view, self.game_class)
+        state = seen.state
+        solution = _solution(self.model, seen.initial)
         if state._replace(turn=0) not in solution.rows:
             solution = _solution(self.model, state._replace(turn=0))
         row = solution.rows[state._replace(turn=0)]

@@ -16,12 +16,12 @@ the ``hanabi-convention`` player keeps its marks with the same code.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from coordqa.games.hanabi import engine
 from coordqa.games.hanabi.describe import Turn
-from coordqa.games.hanabi.knowledge import Board, CardKnowledge, hand_knowledge, possible_cards
+from coordqa.games.hanabi.knowledge import Board, CardKnowledge, possible_cards
 
 PLAY = "play"
 SAVE = "save"
@@ -63,9 +63,9 @@ def chop_index(clued: list[bool]) -> int | None:
     return clued.index(False) if False in clued else None
 
 
-def touched_flags(state: Any) -> list[list[bool]]:
-    """Which cards of Alice's and Bob's hands a reveal has touched (public)."""
-    return [[k.clued for k in hand_knowledge(state, player)[0]] for player in (0, 1)]
+def touched_flags(hands: Sequence[Sequence[CardKnowledge]]) -> list[list[bool]]:
+    """Which cards of Alice's and Bob's hands (their hint knowledge) a reveal has touched."""
+    return [[k.clued for k in hand] for hand in hands]
 
 
 @dataclass
@@ -82,29 +82,37 @@ class ClueMarks:
     """Per player, per card: whether a reveal has touched it."""
 
     @classmethod
-    def start(cls, state: Any) -> ClueMarks:
-        """The marks of a state with no reveal read yet (a new game, a player sitting down)."""
-        clued = touched_flags(state)
+    def start(cls, hands: Sequence[Sequence[CardKnowledge]]) -> ClueMarks:
+        """The marks with no reveal read yet (a new game, a player sitting down).
+
+        ``hands``: the hint knowledge of player 0's and player 1's hands
+        (:func:`~coordqa.games.hanabi.knowledge.state_hands` or ``seat_hands``).
+        """
+        clued = touched_flags(hands)
         return cls([[""] * len(hand) for hand in clued], clued)
 
     def copy(self) -> ClueMarks:
         """An independent copy."""
         return ClueMarks([list(m) for m in self.marks], [list(c) for c in self.clued])
 
-    def observe(self, state: Any, turn: Turn) -> ClueReading | None:
-        """Update after ``turn`` was applied to ``state``; the reading when it was a reveal."""
+    def observe(
+        self, hands: Sequence[Sequence[CardKnowledge]], board: Board, turn: Turn
+    ) -> ClueReading | None:
+        """Update after ``turn``, given both hands' knowledge and the board after it.
+
+        Returns the reading when ``turn`` was a reveal.
+        """
         reading = None
         if turn.card is not None:
             del self.marks[turn.player][int(turn.action.rsplit(" ", 1)[-1])]
         else:
             target = 1 - turn.player
             rank_five = turn.action == engine.reveal_rank_text(turn.player, 4)
-            after = hand_knowledge(state, target)[0]
-            board = Board.of(state)
+            after = list(hands[target])
             reading = read_clue(self.clued[target], after, turn.touched, rank_five, board)
             if reading.focus is not None and self.marks[target][reading.focus] != PLAY:
                 self.marks[target][reading.focus] = reading.kind
-        self.clued = touched_flags(state)
+        self.clued = touched_flags(hands)
         for marks, clued in zip(self.marks, self.clued, strict=True):
             marks.extend([""] * (len(clued) - len(marks)))
         return reading

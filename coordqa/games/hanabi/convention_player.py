@@ -3,7 +3,9 @@
 The game description (:mod:`coordqa.games.hanabi.conventions`) gives basic H-group conventions.
 This player follows them with the precise clue-reading rule of :mod:`coordqa.games.hanabi.clues`
 (chop, focus, play or save clue), which it uses both to read its partner's reveals and to choose
-its own (it simulates the reading on a copy of the engine state). The rule's names are
+its own (it looks ahead at how the partner would read a reveal from the partner's cards, which it
+sees, and the hint knowledge: :func:`~coordqa.games.hanabi.knowledge.after_reveal`). It plays
+from its seat's view only; its own cards stay hidden from it. The rule's names are
 re-exported here for the players and solvers that import them from this module.
 
 Priorities on its turn: play a card known to be playable; play a card marked by a play clue
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import random
 
-from coordqa.games.base import Game, Observation, ScriptedPlayer, StepResult
+from coordqa.games.base import Observation, ScriptedPlayer, StepResult
 from coordqa.games.hanabi import engine
 from coordqa.games.hanabi.clues import (
     PLAY,
@@ -26,8 +28,15 @@ from coordqa.games.hanabi.clues import (
     chop_index,
     read_clue,
 )
-from coordqa.games.hanabi.knowledge import chance, hand_knowledge, surely
-from coordqa.games.hanabi.view import View, as_hanabi
+from coordqa.games.hanabi.knowledge import (
+    Board,
+    after_reveal,
+    chance,
+    seat_hands,
+    surely,
+)
+from coordqa.games.hanabi.view import View, hanabi_seat
+from coordqa.games.seat import SeatView
 
 __all__ = ["PLAY", "SAVE", "ClueReading", "ConventionPlayer", "chop_index", "read_clue"]
 
@@ -57,20 +66,21 @@ class ConventionPlayer(ScriptedPlayer):
         """Per player, per card: whether a reveal has touched it."""
         return self.clues.clued
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
-        """Seat the player and read the current hands."""
+    def reset(self, view: SeatView, player: int, seed: int) -> None:
+        """Seat the player and read the hint knowledge of both hands."""
         self.me = player
         self.rng = random.Random(seed)
-        self.clues = ClueMarks.start(as_hanabi(game).state)
+        self.clues = ClueMarks.start(seat_hands(hanabi_seat(view).engine, player))
 
-    def observe(self, game: Game, player: int, result: StepResult) -> None:
+    def observe(self, view: SeatView, player: int, result: StepResult) -> None:
         """Update clue marks: drop played/discarded cards, read the partner's (or own) reveal."""
-        hanabi = as_hanabi(game)
-        self.clues.observe(hanabi.state, hanabi.turns[-1])
+        seen = hanabi_seat(view)
+        hands = seat_hands(seen.engine, self.me)
+        self.clues.observe(hands, Board.of(seen.engine), seen.turns[-1])
 
     def choose(self, observation: Observation) -> str:
         """The first applicable priority (module docstring), else a random legal action."""
-        view = View(as_hanabi(observation.game), self.me)
+        view = View(observation.view, self.me)
         for option in (
             self._play_known,
             self._play_clued,
@@ -108,11 +118,9 @@ class ConventionPlayer(ScriptedPlayer):
         )
 
     def _read(self, view: View, text: str) -> tuple[ClueReading, tuple[int, ...]]:
-        """How the partner would read reveal ``text`` (simulated on a copy of the state)."""
-        move = view.game.text_to_move(text, view.me)
-        after_state = view.state.copy()
-        after_state.apply_move(move)
-        after = hand_knowledge(after_state, view.me)[1]
+        """How the partner would read reveal ``text`` (its knowledge after it, from what I see)."""
+        color, rank = engine.reveal_of(text, view.me)
+        after = after_reveal(view.knowledge[1], view.partner_hand, color, rank)
         touched = tuple(i for i in range(len(view.partner_hand)) if text in view.reveal_texts(i))
         rank_five = text == engine.reveal_rank_text(view.me, 4)
         return read_clue(self.clued[view.partner], after, touched, rank_five, view.board), touched

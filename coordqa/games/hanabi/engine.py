@@ -93,6 +93,25 @@ def reveal_rank_text(player: int, rank: int) -> str:
     return f"Reveal {PLAYER_NAMES[1 - player]}'s rank {rank + 1} cards"
 
 
+def reveal_of(text: str, player: int) -> tuple[int | None, int | None]:
+    """(colour index, None) or (None, rank index) of a reveal ``text`` said by ``player``.
+
+    >>> reveal_of("Reveal Bob's rank 1 cards", 0)
+    (None, 0)
+
+    Raises:
+        GameError: ``text`` is not one of ``player``'s reveals.
+    """
+    uid = action_uid(text, player)
+    first_color = 2 * HAND_SIZE
+    first_rank = first_color + len(COLORS)
+    if first_color <= uid < first_rank:
+        return uid - first_color, None
+    if first_rank <= uid < first_rank + len(RANKS):
+        return None, uid - first_rank
+    raise GameError(f"{text!r} is not a reveal {PLAYER_NAMES[player]} can make")
+
+
 def move_to_text(move: Any, player: int) -> str:
     """The text action for a pyhanabi ``HanabiMove`` made by ``player`` (0 Alice, 1 Bob).
 
@@ -126,6 +145,18 @@ def uid_texts(player: int) -> tuple[str, ...]:
 @functools.cache
 def _uids_by_text(player: int) -> dict[str, int]:
     return {normalise(text): uid for uid, text in enumerate(uid_texts(player))}
+
+
+def action_uid(text: str, player: int) -> int:
+    """The engine move uid of ``player``'s text action (legal or not).
+
+    Raises:
+        GameError: ``text`` is not a Hanabi action.
+    """
+    uid = _uids_by_text(player).get(normalise(text))
+    if uid is None:
+        raise GameError(f"{text!r} is not a Hanabi action of {PLAYER_NAMES[player]}")
+    return uid
 
 
 def normalise(text: str) -> str:

@@ -5,7 +5,9 @@ The engine does every rule: legal moves, hint knowledge, scoring. This class add
 text actions played so far, because a fresh engine game with the same seed deals the same cards
 when the same moves are replayed (``random_start_player`` is off, Alice starts).
 
-For other engineers (neural partners, scenario builders):
+Players never see this object: they are handed a seat view whose observation is a
+:class:`HanabiSeatObservation` (the engine's per-player observation, own hand hidden, and the
+public record of moves). For other engineers (scenario builders, tests):
 - ``game.hle_game``: the pyhanabi ``HanabiGame``; move uids via ``hle_game.get_move_uid(move)``
   and ``hle_game.get_move(uid)`` (0-4 discard, 5-9 play, 10-14 reveal colour, 15-19 rank).
 - ``game.state``: the pyhanabi ``HanabiState``; ``game.state.observation(player)`` is that
@@ -24,6 +26,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from coordqa.errors import ConfigError, GameError
@@ -32,11 +35,26 @@ from coordqa.games.hanabi import engine
 from coordqa.games.hanabi.clues import ClueMarks
 from coordqa.games.hanabi.conventions import game_description
 from coordqa.games.hanabi.describe import Turn, describe_state
+from coordqa.games.hanabi.knowledge import Board, state_hands
 
 SELF_PLAY_SEEDS = (321, 212, 628)
 """Seeds of the LLM-Coordination paper's three self-play Hanabi games."""
 CROSS_PLAY_SEEDS = (45, 114, 4788)
 """Seeds of the paper's three cross-play Hanabi games."""
+
+
+@dataclass(frozen=True)
+class HanabiSeatObservation:
+    """What one Hanabi seat sees: its engine observation and the public record of moves."""
+
+    engine: Any
+    """pyhanabi ``HanabiObservation`` of the seat: the partner's cards, both hands' hint
+    knowledge (own hand first), board, tokens, deck size and legal moves; the own cards are
+    hidden by the engine (colour and rank -1). A copy made by the engine: it does not follow the
+    game."""
+    turns: tuple[Turn, ...]
+    """Every completed move with its public outcome (cards played or discarded are shown to
+    both players)."""
 
 
 class Hanabi(Game):
@@ -73,7 +91,7 @@ class Hanabi(Game):
         self.state = self.hle_game.new_initial_state()
         engine.deal_chance_cards(self.state)
         self.turns = []
-        self.clues = ClueMarks.start(self.state)
+        self.clues = ClueMarks.start(state_hands(self.state))
         self._clues_before_last = self.clues.copy()
         self._legal = None
 
@@ -143,6 +161,10 @@ class Hanabi(Game):
         """Rules, basic H-group conventions, objective and action space."""
         return game_description()
 
+    def seat_observation(self, seat: int) -> HanabiSeatObservation:
+        """The engine's observation of ``seat`` (own hand hidden) and the moves so far."""
+        return HanabiSeatObservation(self.state.observation(seat), tuple(self.turns))
+
     def step(self, moves: Mapping[int, str]) -> StepResult:
         """Apply the move of the player on turn, then deal the replacement card."""
         if self.state.is_terminal():
@@ -162,7 +184,7 @@ class Hanabi(Game):
         turn = self._apply(move, player, action)
         turn = dataclasses.replace(turn, newly=self.clues.newly_touched(turn))
         self._clues_before_last = self.clues.copy()
-        self.clues.observe(self.state, turn)
+        self.clues.observe(state_hands(self.state), Board.of(self.state), turn)
         self.turns.append(turn)
         events = [_event(turn)]
         if self.state.is_terminal():

@@ -62,6 +62,48 @@ def hand_knowledge(state: Any, viewer: int) -> tuple[list[CardKnowledge], list[C
     return [CardKnowledge.of(k) for k in own], [CardKnowledge.of(k) for k in partner]
 
 
+def seat_hands(observation: Any, seat: int) -> list[list[CardKnowledge]]:
+    """The hint knowledge of player 0's and player 1's hands, from ``seat``'s engine observation.
+
+    Hints are public, so a seat's observation carries the knowledge of both hands (its own
+    first); this puts them in player order.
+    """
+    own, partner = ([CardKnowledge.of(k) for k in h] for h in observation.card_knowledge())
+    return [own, partner] if seat == 0 else [partner, own]
+
+
+def state_hands(state: Any) -> list[list[CardKnowledge]]:
+    """The hint knowledge of player 0's and player 1's hands in a full engine state."""
+    return [hand_knowledge(state, player)[0] for player in (0, 1)]
+
+
+def after_reveal(
+    hand: Sequence[CardKnowledge], cards: Sequence[Card], color: int | None, rank: int | None
+) -> list[CardKnowledge]:
+    """The knowledge of ``hand`` (whose cards are ``cards``) after a reveal of ``color``/``rank``.
+
+    The engine's rule (``HanabiCardKnowledge``): a touched card's colour (rank) becomes the named
+    one, every other card loses it as a possibility. Computed here so a player can look ahead at
+    a reveal from what it sees (the partner's cards), without the engine state.
+    """
+    after = []
+    for knowledge, card in zip(hand, cards, strict=True):
+        if color is not None:
+            touched = card[0] == color
+            colors = (color,) if touched else tuple(c for c in knowledge.colors if c != color)
+            knowledge = CardKnowledge(
+                colors, knowledge.ranks, color if touched else knowledge.color, knowledge.rank
+            )
+        if rank is not None:
+            touched = card[1] == rank
+            ranks = (rank,) if touched else tuple(r for r in knowledge.ranks if r != rank)
+            knowledge = CardKnowledge(
+                knowledge.colors, ranks, knowledge.color, rank if touched else knowledge.rank
+            )
+        after.append(knowledge)
+    return after
+
+
 @dataclass(frozen=True)
 class Board:
     """The public cards: fireworks and discards, with the questions asked about them."""

@@ -7,7 +7,6 @@ from typing import Any
 
 from coordqa.errors import ConfigError
 from coordqa.games.base import (
-    Game,
     Observation,
     Player,
     PlayerSpec,
@@ -16,7 +15,8 @@ from coordqa.games.base import (
 )
 from coordqa.games.hanabi.convention_player import ConventionPlayer
 from coordqa.games.hanabi.rules import AGENTS, RuleAgent
-from coordqa.games.hanabi.view import View, as_hanabi
+from coordqa.games.hanabi.view import View
+from coordqa.games.seat import SeatView
 
 
 class RulePlayer(ScriptedPlayer):
@@ -28,14 +28,14 @@ class RulePlayer(ScriptedPlayer):
         self.me = 0
         self.rng = random.Random(0)
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
+    def reset(self, view: SeatView, player: int, seed: int) -> None:
         """Seat the player; its random choices restart from ``seed``."""
         self.me = player
         self.rng = random.Random(seed)
 
     def choose(self, observation: Observation) -> str:
         """The first action the agent's rules propose."""
-        return self.agent.decide(View(as_hanabi(observation.game), self.me), self.rng)
+        return self.agent.decide(View(observation.view, self.me), self.rng)
 
 
 def _no_options(name: str, options: dict[str, Any]) -> None:

@@ -1,8 +1,9 @@
 """One player's view of a Hanabi game, as scripted players reason about it.
 
-Built once per decision from the live game: the engine's hint knowledge for both hands, the
-partner's visible cards, the board, and what each card can be after counting. Everything here is
-information the player legitimately has (its own cards stay hidden).
+Built once per decision from the seat's view (:class:`~coordqa.games.seat.SeatView`), whose
+observation is the engine's per-player observation: the hint knowledge of both hands, the
+partner's visible cards, the board, and what each card can be after counting. The own cards are
+hidden by the engine, so nothing here can depend on them.
 """
 
 from __future__ import annotations
@@ -14,29 +15,38 @@ from typing import Any
 from coordqa.errors import GameError
 from coordqa.games.base import Game
 from coordqa.games.hanabi import engine
-from coordqa.games.hanabi.game import Hanabi
+from coordqa.games.hanabi.game import Hanabi, HanabiSeatObservation
 from coordqa.games.hanabi.knowledge import (
     Board,
     Card,
     CardKnowledge,
-    hand_knowledge,
     possible_cards,
+    seat_hands,
 )
+from coordqa.games.seat import SeatView
 
 
 def as_hanabi(game: Game) -> Hanabi:
-    """``game`` as a Hanabi game; Hanabi players cannot sit at another game's table."""
+    """``game`` as a Hanabi game (for code that holds the game: scenario builders, not players)."""
     if not isinstance(game, Hanabi):
-        raise GameError(f"Hanabi players can only play Hanabi, not {type(game).__name__}")
+        raise GameError(f"expected a Hanabi game, not {type(game).__name__}")
     return game
+
+
+def hanabi_seat(view: SeatView) -> HanabiSeatObservation:
+    """The Hanabi observation of ``view``; Hanabi players cannot sit at another game's table."""
+    seen = view.observation()
+    if not isinstance(seen, HanabiSeatObservation):
+        raise GameError(f"Hanabi players can only play Hanabi, not {view.name}")
+    return seen
 
 
 @dataclass
 class View:
     """What player ``me`` knows now."""
 
-    game: Hanabi
-    """The live game (read only)."""
+    seat: SeatView
+    """The seat's view of the game."""
     me: int
     """The viewing player."""
 
@@ -45,25 +55,26 @@ class View:
         """The other player."""
         return 1 - self.me
 
-    @property
-    def state(self) -> Any:
-        """The pyhanabi state."""
-        return self.game.state
+    @cached_property
+    def observation(self) -> Any:
+        """The engine's observation of my seat (my cards hidden)."""
+        return hanabi_seat(self.seat).engine
 
     @cached_property
     def board(self) -> Board:
         """Stacks and discards."""
-        return Board.of(self.state)
+        return Board.of(self.observation)
 
     @cached_property
     def knowledge(self) -> tuple[list[CardKnowledge], list[CardKnowledge]]:
         """Engine hint knowledge of (my hand, the partner's hand)."""
-        return hand_knowledge(self.state, self.me)
+        hands = seat_hands(self.observation, self.me)
+        return hands[self.me], hands[self.partner]
 
     @cached_property
     def partner_hand(self) -> list[Card]:
-        """The partner's cards, oldest first."""
-        return [(c.color(), c.rank()) for c in self.state.player_hands()[self.partner]]
+        """The partner's cards, oldest first (the engine shows them to me)."""
+        return [(c.color(), c.rank()) for c in self.observation.observed_hands()[1]]
 
     @cached_property
     def unseen(self) -> dict[Card, int]:
@@ -84,22 +95,22 @@ class View:
     @cached_property
     def legal(self) -> list[str]:
         """My legal text actions now."""
-        return self.game.legal_actions(self.me)
+        return self.seat.legal_actions(self.me)
 
     @property
     def info_tokens(self) -> int:
         """Reveal tokens left."""
-        return int(self.state.information_tokens())
+        return int(self.observation.information_tokens())
 
     @property
     def lives(self) -> int:
         """Lives left."""
-        return int(self.state.life_tokens())
+        return int(self.observation.life_tokens())
 
     @property
     def deck_size(self) -> int:
         """Cards left to draw."""
-        return int(self.state.deck_size())
+        return int(self.observation.deck_size())
 
     def can_discard(self) -> bool:
         """Discarding is legal (fewer than 8 reveal tokens)."""

@@ -40,6 +40,7 @@ from coordqa.games.overcooked.grounding import Move, next_move
 from coordqa.games.overcooked.layout import Geometry, Pos, terrain_rows
 from coordqa.games.overcooked.rules import game_description
 from coordqa.games.overcooked.tasks import AWAY, WAIT, Task, effect_of, facing, held, legal_tasks
+from coordqa.games.seat import SeatView
 
 LAYOUTS = (
     "cramped_room",
@@ -66,6 +67,28 @@ class _Outcome(NamedTuple):
     """The step's result (completed and failed are filled in afterwards)."""
     effects: dict[int, Task]
     """The object action each player's interaction achieved, if any."""
+
+
+@dataclass(frozen=True)
+class OvercookedSeatObservation:
+    """What one chef sees: the whole kitchen and the partner's current action.
+
+    Overcooked is fully observable. The partner's medium-level action in progress counts as
+    public: the partner's moves head for it in plain sight (the planner has always read it).
+    """
+
+    state: Any
+    """A copy of the overcooked-ai ``OvercookedState`` (changing it changes nothing)."""
+    partner_task: Task | None
+    """The partner's medium-level action in progress, if any."""
+
+
+def kitchen(view: SeatView, player: str = "this player") -> OvercookedSeatObservation:
+    """The Overcooked observation of a seat's view; another game's view is a GameError."""
+    seen = view.observation()
+    if not isinstance(seen, OvercookedSeatObservation):
+        raise GameError(f"{player} can only play overcooked, not {view.name}")
+    return seen
 
 
 @dataclass
@@ -146,6 +169,10 @@ class Overcooked(Game):
     def describe(self, player: int) -> str:
         """Working-memory text for ``player`` (see ``describe.py``)."""
         return describe_state(self.geometry, self.state, player, self._history[player])
+
+    def seat_observation(self, seat: int) -> OvercookedSeatObservation:
+        """A copy of the state and the partner's action in progress."""
+        return OvercookedSeatObservation(self.state.deepcopy(), self.current_task(1 - seat))
 
     def game_description(self) -> str:
         """Rules, objective and action vocabulary."""

@@ -5,17 +5,11 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coordqa.errors import ConfigError
-from coordqa.games.base import Game, Observation, PlayerSpec, ScriptedPlayer, player_catalog
+from coordqa.games.base import Observation, PlayerSpec, ScriptedPlayer, player_catalog
 from coordqa.games.overcooked import engine
+from coordqa.games.overcooked.game import geometry, kitchen
 from coordqa.games.overcooked.planner import choose_task
-
-
-def _overcooked(game: Game) -> Any:
-    from coordqa.games.overcooked.game import Overcooked
-
-    if not isinstance(game, Overcooked):
-        raise ConfigError(f"this player plays overcooked only, not {game.name}")
-    return game
+from coordqa.games.seat import SeatView
 
 
 def _no_options(name: str, options: dict[str, Any]) -> None:
@@ -63,15 +57,16 @@ class GreedyHumanPlayer(ScriptedPlayer):
         self._model: Any = None
         self._rng_state: Any = None
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
-        """Build a fresh model for ``game``'s layout, playing as ``player``."""
+    def reset(self, view: SeatView, player: int, seed: int) -> None:
+        """Build a fresh model for the view's layout, playing as ``player``."""
         import numpy as np
 
         from coordqa.games.overcooked.engine import overcooked
 
         GreedyHumanModel = overcooked("agents.agent").GreedyHumanModel  # noqa: N806
 
-        mlam = _overcooked(game).mlam()
+        kitchen(view)
+        mlam = engine.action_manager(view.layout)
         self._model = GreedyHumanModel(mlam, **self._options)
         self._model.set_agent_index(player)
         self._model.set_mdp(mlam.mdp)
@@ -82,11 +77,11 @@ class GreedyHumanPlayer(ScriptedPlayer):
         import numpy as np
 
         if self._model is None:
-            self.reset(observation.game, observation.player, 0)
+            self.reset(observation.view, observation.player, 0)
         saved = np.random.get_state()
         np.random.set_state(self._rng_state)
         try:
-            action, _info = self._model.action(_overcooked(observation.game).state)
+            action, _info = self._model.action(kitchen(observation.view).state)
         finally:
             self._rng_state = np.random.get_state()
             np.random.set_state(saved)
@@ -104,11 +99,9 @@ class PlannerPlayer(ScriptedPlayer):
 
     def choose(self, observation: Observation) -> str:
         """The next medium-level text action."""
-        game = _overcooked(observation.game)
-        partner = 1 - observation.player
-        task = choose_task(
-            game.geometry, game.state, observation.player, game.current_task(partner)
-        )
+        seen = kitchen(observation.view)
+        layout = geometry(observation.view.layout)
+        task = choose_task(layout, seen.state, observation.player, seen.partner_task)
         return task.text
 
 
