@@ -62,6 +62,68 @@ def test_a_wrong_key_stops_with_the_providers_message_and_exit_1(tmp_path: Path)
     assert result.stdout == ""  # no table of NaN
 
 
+@pytest.mark.parametrize(
+    ("fault", "words"),
+    [
+        (Fault.bad_key(), "Incorrect API key provided"),
+        (Fault.error(403, "Your organization is not allowed to use this model"), "not allowed"),
+        (Fault.unknown_model(), "does not exist"),
+        (Fault.bad_parameter(), "Unsupported parameter"),
+    ],
+)
+def test_a_refused_call_stops_at_once_exit_1_and_the_same_command_resumes(
+    tmp_path: Path, fault: Fault, words: str
+) -> None:
+    """401, 403, 404 and 400 on the model: no other call is sent, nothing answered is lost."""
+    dataset = write_dataset(tmp_path / "data", scenarios=2)  # 6 questions x 1 trial
+    out = tmp_path / "run"
+    with LocalOpenAIServer(answers(), faults={3: fault}) as server:
+        refused = coordqa(*openai_eval(dataset, out, server.base_url, "--concurrency", "1"))
+        assert server.count == 4, "calls were sent after the refusal"
+    assert refused.returncode == 1, refused.stderr
+    assert words in refused.stderr and "Traceback" not in refused.stderr
+    assert "3 of 6 samples are answered" in refused.stderr
+    assert refused.stdout == ""
+    with LocalOpenAIServer(answers()) as fixed:  # the fix: same command (the server moved)
+        resumed = coordqa(*openai_eval(dataset, out, fixed.base_url, "--concurrency", "1"))
+        assert fixed.count == 3, "answered samples were asked again"
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming: 3 samples already answered" in resumed.stderr
+    assert "accuracy per question type" in resumed.stdout
+
+
+def test_the_first_error_of_a_kind_is_printed_while_the_run_goes_on(tmp_path: Path) -> None:
+    """Printed when it happens (read from a pipe, as in a log), not only at the end."""
+    dataset = write_dataset(tmp_path / "data", scenarios=2)
+    args = openai_eval(dataset, tmp_path / "run", "", "--concurrency", "1", "--max-attempts", "1")
+    with LocalOpenAIServer(
+        answers(), latency_s=0.5, faults={0: Fault.error(500, "shard 7 is overloaded")}
+    ) as server:
+        args[args.index("--api-base") + 1] = server.base_url
+        process = subprocess.Popen(
+            [*CLI, *args, "--max-error-rate", "1"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ),
+        )
+        try:
+            assert process.stderr is not None
+            for line in process.stderr:
+                if "first of its kind" in line:
+                    assert "shard 7 is overloaded" in line
+                    assert process.poll() is None and server.count < 6, "printed only at the end"
+                    break
+            else:
+                raise AssertionError("the error was never printed")
+            remaining_stdout, remaining_stderr = process.communicate(timeout=120)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 0, remaining_stderr
+    assert "first of its kind" not in remaining_stderr  # once per kind
+
+
 def test_a_dead_server_is_given_up_in_seconds_with_exit_1(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
