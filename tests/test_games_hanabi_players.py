@@ -124,3 +124,29 @@ def test_convention_bot_quality_and_never_bombing_at_one_life() -> None:
     crossed = [play(("hanabi-convention", "hanabi-van-den-bergh"), s) for s in range(6)]
     assert sum(one_life_bombs(t, 0) for t in crossed + games) == 0
     assert sum(one_life_bombs(t, 1) for t in games) == 0
+
+
+def test_reveal_lookahead_from_the_seat_agrees_with_the_engine() -> None:
+    """The convention bot's lookahead (partner's visible cards + hint knowledge) is the engine's
+    own update of the partner's knowledge, for every legal reveal along random games."""
+    import random
+
+    from coordqa.games.hanabi import engine
+    from coordqa.games.hanabi.knowledge import after_reveal, hand_knowledge
+
+    checked = 0
+    for seed in range(4):
+        game, rng = make_game("hanabi", seed=seed), random.Random(seed)
+        while not game.is_terminal():
+            me = game.state.cur_player()
+            mine, theirs = hand_knowledge(game.state, me)
+            cards = [(c.color(), c.rank()) for c in game.state.player_hands()[1 - me]]
+            for text in (t for t in game.legal_actions(me) if t.startswith("Reveal")):
+                after = game.state.copy()
+                after.apply_move(game.text_to_move(text, me))
+                color, rank = engine.reveal_of(text, me)
+                expected = hand_knowledge(after, me)[1]
+                assert after_reveal(theirs, cards, color, rank) == expected, (seed, text)
+                checked += 1
+            game.step({me: rng.choice(game.legal_actions(me))})
+    assert checked > 100  # the search was not vacuous (236 reveals over these 4 games)

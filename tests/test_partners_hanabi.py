@@ -349,3 +349,12 @@ def test_sad_alias_refuses_when_only_other_play_models_are_registered(
         make_player("sad", "hanabi")
     row = next(r for r in list_partners() if r.name == "sad")
     assert row.status == "ambiguous" and "name one of them" in row.hint
+
+
+def test_networks_reach_nothing_hidden(tmp_path: Path) -> None:
+    from coordqa.games.testing import check_seat_privacy
+
+    nets = [load_hanabi_net(save_random(tmp_path / f"{k}.pthw", k)) for k in ("sad", "obl")]
+    players = [HanabiNetPlayer(net, net.shape.kind) for net in nets]
+    report = check_seat_privacy(make_game("hanabi", seed=4), players, steps=20)
+    assert report.decisions == report.steps > 0  # random nets may bomb out early

@@ -1,4 +1,7 @@
-"""The conformance kit: ``check_game`` checks that a game keeps the protocol's promises.
+"""The conformance kit: games keep the protocol's promises, players cannot reach hidden state.
+
+``check_game`` checks a game; ``check_seat_privacy`` checks that nothing handed to players
+(seat views, observations, step results) leads to what their seat may not see.
 
 Style rule 10, after PettingZoo's ``api_test`` and ``seed_test``.
 
@@ -24,15 +27,22 @@ stepping raises), and replays the whole recorded episode with
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import inspect
 import json
 import random
+import sys
+import types
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from coordqa.errors import ConfigError, GameError
-from coordqa.games.base import Game
+from coordqa.games.base import Game, Observation, Player, StepResult
 from coordqa.games.episode import StepRecord, Trajectory, replay
+from coordqa.games.seat import SeatView
 
 ILLEGAL_MOVE = "an illegal move the conformance kit made up"
 """A move no game may accept."""
@@ -267,3 +277,249 @@ def _check_replay(game: Game, trajectory: Trajectory, where: str) -> None:
         replay(stored)
     except GameError as exc:
         raise ConformanceError(f"{where}: replay of the played trajectory failed: {exc}") from exc
+
+
+# ------------------------------------------------------------------------- seat privacy
+
+PROBED_NAMES = ("game", "state", "env", "engine", "hle_game", "_game", "_state", "_env")
+"""Attribute names a curious player would try first (also through ``__getattr__``)."""
+PROBE_LIMIT = 100_000
+"""Objects one search may visit; more means the handed object drags in far too much."""
+
+
+class SeatPrivacyError(ConformanceError):
+    """A player could reach hidden state through what it was handed."""
+
+
+@dataclass
+class SeatPrivacyReport:
+    """What :func:`check_seat_privacy` searched, so a test can assert it was not vacuous."""
+
+    game: str
+    """The game's registry name."""
+    handed: int = 0
+    """Objects handed to the players (views, observations, step results) and searched."""
+    visited: int = 0
+    """Objects reached from them, in all."""
+    decisions: int = 0
+    """Moves the players made from what they were handed."""
+    steps: int = 0
+    """Steps played."""
+
+
+def check_seat_privacy(
+    game: Game,
+    players: Sequence[Player],
+    *,
+    seed: int = 0,
+    steps: int = 30,
+) -> SeatPrivacyReport:
+    """Check that nothing handed to ``players`` leads to state their seat may not see.
+
+    Plays up to ``steps`` steps of ``game`` (reset with ``seed``) through the same calls as
+    :func:`~coordqa.games.episode.play_episode`, the players moving from what they are handed.
+    Before each player gets its view (``reset``, ``act``, ``observe``), a probe searches
+    everything reachable from the handed objects by the usual escape routes: attributes and
+    ``__dict__``/slots, the garbage collector's referents (containers, bound methods, closure
+    cells, defaults), properties, and the names in :data:`PROBED_NAMES`. Modules and classes
+    are not entered (anything can import them; the check is about what a player is handed).
+    It fails when the search reaches
+
+    - the live game, or a mutable object it holds (its engine state, histories, caches);
+    - any :class:`~coordqa.games.Game` (a copy of the game carries the hidden state too), or
+      an engine object with the full state (pyhanabi's ``HanabiState`` or ``HanabiGame``);
+    - Hanabi: the seat's own cards, in an engine observation's hands or as a list of cards.
+
+    Overcooked and the Collab games are fully observable, so for them the check is that no
+    route leads to the game or its mutable state. What it cannot see: a player that imports the
+    engine, scans the whole heap (``gc.get_objects()``) or reads raw memory.
+
+    Raises:
+        SeatPrivacyError: the first leak found, naming the seat, the call and the path to it.
+    """
+    import asyncio
+
+    if len(players) != 2 or steps < 1:
+        raise ConfigError(f"check_seat_privacy needs 2 players and steps >= 1, got {steps=}.")
+    game.reset(seed)
+    report = SeatPrivacyReport(game=game.name)
+    probed = [_Probed(player, game, seat, report) for seat, player in enumerate(players)]
+    asyncio.run(_play_probed(game, probed, seed, steps, report))
+    return report
+
+
+async def _play_probed(
+    game: Game, probed: Sequence[_Probed], seed: int, steps: int, report: SeatPrivacyReport
+) -> None:
+    from coordqa.games.episode import play_step, seat_players
+
+    views = seat_players(game, probed, seed)
+    while report.steps < steps and not game.is_terminal():
+        _decisions, _result, views = await play_step(game, probed, views)
+        report.steps += 1
+
+
+class _Probed(Player):
+    """A player under test behind a probe that searches what it is about to be handed."""
+
+    def __init__(self, inner: Player, game: Game, seat: int, report: SeatPrivacyReport) -> None:
+        self.inner, self.seat, self.report = inner, seat, report
+        self.secrets = _Secrets(game, seat)
+
+    def _search(self, where: str, *handed: Any) -> None:
+        for value in handed:
+            self.report.handed += 1
+            self.report.visited += self.secrets.search(value, f"{where} (seat {self.seat})")
+
+    def reset(self, view: SeatView, player: int, seed: int) -> None:
+        self._search("reset", view)
+        self.inner.reset(view, player, seed)
+
+    async def act(self, observation: Observation) -> str:
+        self._search("act", observation)
+        self.report.decisions += 1
+        return await self.inner.act(observation)
+
+    def observe(self, view: SeatView, player: int, result: StepResult) -> None:
+        self._search("observe", view, result)
+        self.inner.observe(view, player, result)
+
+
+class _Secrets:
+    """What one seat must not reach in one game, and the search for it."""
+
+    def __init__(self, game: Game, seat: int) -> None:
+        self.game, self.seat = game, seat
+        self.kinds: tuple[type, ...] = (Game,)
+        if game.name == "hanabi":
+            from coordqa.games.hanabi.engine import pyhanabi
+
+            self.kinds += (pyhanabi().HanabiState, pyhanabi().HanabiGame)
+
+    def forbidden(self) -> dict[int, str]:
+        """The live game and the mutable objects it holds now, by id."""
+        found = {id(self.game): "the live game"}
+        for name, value in vars(self.game).items():
+            if not _immutable(value):
+                found[id(value)] = f"the game's {name!r}"
+        return found
+
+    def own_hand(self) -> list[tuple[int, int]] | None:
+        """Hanabi: the seat's own cards, as (colour, rank); None for other games."""
+        state = getattr(self.game, "state", None)
+        if self.game.name != "hanabi" or state is None:
+            return None
+        return [(c.color(), c.rank()) for c in state.player_hands()[self.seat]]
+
+    def search(self, root: Any, where: str) -> int:
+        """Visit everything reachable from ``root``; raise at the first secret. Returns visits."""
+        forbidden, hand = self.forbidden(), self.own_hand()
+        # module namespaces (a function's globals) are not entered; kept alive, so ids stay
+        stop = {
+            id(module.__dict__): module.__dict__
+            for module in list(sys.modules.values())
+            if isinstance(module, types.ModuleType)
+        }
+        seen: set[int] = set()
+        queue: deque[tuple[Any, str]] = deque([(root, type(root).__name__)])
+        while queue:
+            value, path = queue.popleft()
+            if id(value) in seen or _not_entered(value) or id(value) in stop:
+                continue
+            seen.add(id(value))
+            if len(seen) > PROBE_LIMIT:
+                raise SeatPrivacyError(f"{where}: more than {PROBE_LIMIT} objects reachable")
+            leak = forbidden.get(id(value))
+            if leak is None and isinstance(value, self.kinds):
+                leak = f"a {type(value).__module__}.{type(value).__name__}"
+            if leak is None and hand is not None and _shows_hand(value, hand):
+                leak = "the seat's own Hanabi cards"
+            if leak is not None:
+                raise SeatPrivacyError(f"{where}: {path} reaches {leak}")
+            queue.extend((child, f"{path}{step}") for step, child in _neighbours(value))
+        return len(seen)
+
+
+def _immutable(value: Any) -> bool:
+    """Plain values and tuples/frozensets of them (states of the room games are such tuples)."""
+    if isinstance(value, (str, bytes, int, float, complex, bool, type(None))):
+        return True
+    if isinstance(value, (tuple, frozenset)):
+        return all(_immutable(item) for item in value)
+    return False
+
+
+def _not_entered(value: Any) -> bool:
+    """Modules and classes are shared by all code; plain values hold nothing."""
+    return isinstance(value, (types.ModuleType, type)) or (
+        _immutable(value) and not isinstance(value, (tuple, frozenset))
+    )
+
+
+def _neighbours(value: Any) -> list[tuple[str, Any]]:
+    """Everything one step away from ``value``, with the step as text (named steps first)."""
+    found = _named(value) + [("->", child) for child in gc.get_referents(value)]
+    if type(value).__module__ in ("builtins", "numpy"):
+        return found
+    for name in (*PROBED_NAMES, *_descriptors(type(value))):
+        try:
+            found.append((f".{name}", getattr(value, name)))
+        except Exception:  # noqa: BLE001 -- a probe that fails found nothing there
+            continue
+    return found
+
+
+def _named(value: Any) -> list[tuple[str, Any]]:
+    """The children of ``value`` a path can name: items, closure cells, slots, attributes."""
+    if isinstance(value, dict):
+        return [(f"[{key!r}]", item) for key, item in value.items()]
+    if isinstance(value, (list, tuple, deque)):
+        return [(f"[{index}]", item) for index, item in enumerate(value)]
+    if isinstance(value, types.CellType):
+        with contextlib.suppress(ValueError):
+            return [(".cell_contents", value.cell_contents)]
+        return []
+    if isinstance(value, types.FunctionType):
+        return [(".__closure__", value.__closure__)] if value.__closure__ else []
+    names = [n for k in type(value).__mro__ for n in _slots(k)]
+    named = [(f".{n}", getattr(value, n)) for n in names if hasattr(value, n)]
+    attributes = getattr(value, "__dict__", None)
+    if isinstance(attributes, dict):
+        named += [(f".{key}", item) for key, item in attributes.items()]
+    return named
+
+
+def _slots(cls: type) -> tuple[str, ...]:
+    slots = vars(cls).get("__slots__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
+
+
+def _descriptors(cls: type) -> list[str]:
+    """Names of the properties (and other data descriptors) a class defines."""
+    names = []
+    for klass in cls.__mro__:
+        for name, attribute in vars(klass).items():
+            if not name.startswith("__") and inspect.isdatadescriptor(attribute):
+                names.append(name)
+    return names
+
+
+def _shows_hand(value: Any, hand: list[tuple[int, int]]) -> bool:
+    """Whether ``value`` spells out ``hand``: an engine observation's hands or a card list."""
+    observed = getattr(value, "observed_hands", None)
+    if callable(observed) and type(value).__name__ == "HanabiObservation":
+        return any(_cards(h) == hand for h in observed())
+    return isinstance(value, (list, tuple)) and len(value) == len(hand) and _cards(value) == hand
+
+
+def _cards(items: Sequence[Any]) -> list[tuple[int, int]] | None:
+    """``items`` as (colour, rank) pairs, from engine cards or pairs; None if they are not."""
+    cards = []
+    for item in items:
+        if callable(getattr(item, "color", None)) and callable(getattr(item, "rank", None)):
+            cards.append((item.color(), item.rank()))
+        elif isinstance(item, tuple) and len(item) == 2 and all(type(x) is int for x in item):
+            cards.append((item[0], item[1]))
+        else:
+            return None
+    return cards
