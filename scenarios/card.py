@@ -10,11 +10,26 @@ from coordqa.dataset import release
 from coordqa.scenarios.changelog import Change, changelog_markdown
 from coordqa.scenarios.stats import verbatim_table
 
-# Filled in by the lead after the blind audits (a one-line edit, then
-# `coordqa dataset build --in-place`).
-BLIND_AUDIT = "Blind audit: before (v1) not yet recorded; after (v1.1) not yet recorded."
-"""One line: how many of a stratified sample of questions a blind auditor, answering from the
-text alone before seeing the keys, found wrong or not defensible, on v1 and on v1.1."""
+BLIND_AUDIT = """\
+## Blind audits
+
+An auditor answered a stratified sample of 30 questions from the text alone, fixing every answer
+before seeing the keys, then compared (agree / key wrong / key not defensible from the text /
+auditor wrong):
+
+- **before, v1** (30 questions): 28 agree, 0 key wrong, 2 not defensible, 0 auditor wrong.
+  `overcooked-asymmetric_advantages-02-ToM` keyed a partner model the question did not state (v1.1
+  states it); `collab_capture-02-EC` depended on when a door toggles, which the rules text did
+  not say (v1.1's rules text says it).
+- **after, v1.1** (30 questions, sample seed 18): 29 agree, 1 key wrong, 0 not defensible, 0
+  auditor wrong. `hanabi-29-JP` keyed "Reveal Alice's Green color cards" over playing the Card 3
+  that Alice's last reveal marks to play (Yellow 5 by card counting). The search of the last
+  rounds preferred the reveal only because the convention bot, continuing in my seat, never gives
+  a reveal that touches no new card: playing first and revealing Green on the next turn also
+  scores 20 in every deck order. The search now lets every other action be followed by the
+  winner on my next turn, so such a state is a tie and rejected; `hanabi-31` replaces it (see
+  the changelog)."""
+"""The blind audits' counts, on v1 and on v1.1 (a section of the card)."""
 
 _BODY = """\
 # CoordinationQA v1.1 (coordqa)

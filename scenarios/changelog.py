@@ -164,6 +164,21 @@ def _removal_reason(row: Mapping[str, Any]) -> str:
     )
 
 
+def _replacing(row: Mapping[str, Any]) -> str:
+    """``", replacing hanabi-22"``, with the chain and the rejection where the repair recorded
+    them (a state that replaced another and was itself replaced before the release)."""
+    reached_by = json.loads(row["snapshot"]).get("reached_by", {})
+    replaces = reached_by.get("replaces")
+    if not replaces:
+        return ""
+    text = f", replacing {replaces}"
+    if "originally" in reached_by:
+        text += f" (which replaced {reached_by['originally']} of the previous release)"
+    if "replaced_because" in reached_by:
+        text += f"; {replaces} was dropped: {reached_by['replaced_because']}"
+    return text
+
+
 def changelog(
     previous: Iterable[Mapping[str, Any]], rows: Iterable[Mapping[str, Any]]
 ) -> list[Change]:
@@ -177,9 +192,7 @@ def changelog(
     changes = []
     for qid, row in after.items():
         if qid not in before:
-            replaces = json.loads(row["snapshot"]).get("reached_by", {}).get("replaces")
-            instead = f", replacing {replaces}" if replaces else ""
-            reason = f"new scenario {row['scenario_id']}{instead} (kind {_kind(row)})"
+            reason = f"new scenario {row['scenario_id']}{_replacing(row)} (kind {_kind(row)})"
             changes.append(Change(qid, "added", (reason,)))
             continue
         reasons = _changed_reasons(before[qid], row)

@@ -208,8 +208,12 @@ def _all_options(seeds: Iterable[int]) -> Iterator[Scenario]:
 
 
 def repair_list(current: list[Scenario], seeds: Iterable[int] = CURATION_SEEDS) -> Repair:
-    """The curated list carried over to the current solvers (see :mod:`.curate_repair`)."""
-    first_new = len(current) + 1
+    """The curated list carried over to the current solvers (see :mod:`.curate_repair`).
+
+    New ids continue after the highest id in v1 (``hanabi-28``) and in the current list (ids of
+    replacements only grow), so an id never names two states.
+    """
+    first_new = max(CURATED_COUNT, *(int(s.scenario_id.rsplit("-", 1)[1]) for s in current)) + 1
     return repair(
         current,
         lambda: _all_options(seeds),

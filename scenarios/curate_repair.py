@@ -34,14 +34,19 @@ class Repair:
     """Scenario id -> the question kinds that changed (type -> new kind)."""
 
 
-def accepted(scenario: Scenario) -> bool:
-    """Whether the scenario's builder makes its three questions without rejecting the state."""
+def rejection(scenario: Scenario) -> str | None:
+    """Why the scenario's builder rejects the state (None: it makes its three questions)."""
     builder = BUILDERS.get(scenario.game)
     try:
         builder.questions(builder.restore(scenario), scenario)
-    except ScenarioRejected:
-        return False
-    return True
+    except ScenarioRejected as rejected:
+        return str(rejected)
+    return None
+
+
+def accepted(scenario: Scenario) -> bool:
+    """Whether the scenario's builder makes its three questions without rejecting the state."""
+    return rejection(scenario) is None
 
 
 def repair(
@@ -70,26 +75,43 @@ def repair(
     """
     kept: list[Scenario | None] = []
     retuned: dict[str, dict[str, str]] = {}
+    rejected: dict[str, str] = {}
     for scenario in current:
         tuned = retune(scenario)
         if tuned.kinds != scenario.kinds and accepted(tuned):
             changed = {t: k for t, k in tuned.kinds.items() if scenario.kinds.get(t) != k}
             retuned[scenario.scenario_id] = changed
             kept.append(tuned)
-        else:
-            kept.append(scenario if accepted(scenario) else None)
+            continue
+        why = rejection(scenario)
+        kept.append(scenario if why is None else None)
+        if why is not None:
+            rejected[scenario.scenario_id] = why
     used = {used_key(s) for s in kept if s is not None}
     pool: Iterator[Scenario] = iter(candidates()) if None in kept else iter(())
     seen: list[Scenario] = []
     replaced: dict[str, str] = {}
+    taken_ids = {s.scenario_id for s in current}
     result = []
     for old, new in zip(current, kept, strict=True):
         if new is not None:
             result.append(new)
             continue
         found = _first_match(old, seen, pool, matches, used_key, used)
-        provenance = {**found.reached_by, "replaces": old.scenario_id}
+        provenance = {
+            **found.reached_by,
+            "replaces": old.scenario_id,
+            "replaced_because": rejected[old.scenario_id],
+        }
+        if "replaces" in old.reached_by:  # a replacement replaced: name the first state too
+            provenance["originally"] = old.reached_by.get("originally", old.reached_by["replaces"])
         found = replace(found, scenario_id=new_id(len(replaced) + 1, old), reached_by=provenance)
+        if found.scenario_id in taken_ids:
+            raise ScenarioRejected(
+                f"the replacement of {old.scenario_id} would reuse the id {found.scenario_id}: "
+                "new ids must continue after every id already used"
+            )
+        taken_ids.add(found.scenario_id)
         used.add(used_key(found))
         replaced[old.scenario_id] = found.scenario_id
         result.append(found)

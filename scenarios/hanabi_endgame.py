@@ -20,6 +20,18 @@ deal each time, until the orders met cover the whole probability (the value of a
 only on the cards it drew, so each order is played once). Deterministic: the same state gives the
 same playouts in the same order.
 
+The playouts continue with the bot in my seat too, and the bot never chooses some moves a reader
+of the text may choose (it gives no reveal that touches no new card, such as a colour reveal that
+tells the partner a card he knows the rank of is playable). So an action could win only because,
+after any other action, the bot never makes that move later. The search therefore lets every
+other action be followed by the winner on my next turn ("play my Card 3, then reveal the
+partner's Green cards" against "reveal Green now") and values it at the better of its two
+continuations: a key must win because of *when* it is made, which a reader can check from the
+text (a reveal draws no card, the game ends one round after the deck runs out), not because the
+bot cannot find it afterwards. (hanabi-29-JP of v1.1 was keyed "Reveal Alice's Green color
+cards", 20.00 against 18.67 for playing my play-clued Yellow 5; playing it first and revealing
+Green next turn also gives 20 in every deck order, so the state is now rejected.)
+
 Risky actions (a play of a card not certainly playable and not marked by a play clue, a play clue
 on an unplayable card) are never keys, because their outcome depends on my hidden cards. With two
 or more lives a blind play can still be worth its chance in the last turns, so its value is
@@ -65,6 +77,25 @@ class ActionValue:
     """Lowest final score over the orders."""
     orders: int
     """Distinct deck orders the playouts met."""
+    then: str | None = None
+    """The action made on my next turn instead of the bot's choice (None: the bot's choice)."""
+
+
+def follow_up(first: str, then: str) -> str | None:
+    """``then`` as an action text on my next turn, after ``first`` (None: no longer possible).
+
+    Reveals keep their text. Playing or discarding my Card j removes it and shifts the cards to
+    its right one place left, so my Card i (i > j) is then my Card i - 1; my Card j is gone.
+    """
+    if not then.startswith(("Play", "Discard")):
+        return then
+    index = int(then.rsplit(" ", 1)[-1])
+    if not first.startswith(("Play", "Discard")):
+        return then
+    removed = int(first.rsplit(" ", 1)[-1])
+    if removed == index:
+        return None
+    return then.rsplit(" ", 1)[0] + f" {index - (removed < index)}"
 
 
 def replay_with_bots(
@@ -122,12 +153,17 @@ class Endgame:
         self.me = int(self.game.state.cur_player())
         self.deck = undrawn_cards(self.game)
 
-    def playout(self, first: str) -> tuple[float, tuple[Card, ...]]:
-        """Play ``first``, then both bots to the end; the final score and the cards drawn."""
+    def playout(self, first: str, then: str | None = None) -> tuple[float, tuple[Card, ...]]:
+        """Play ``first``, then both bots to the end; the final score and the cards drawn.
+
+        With ``then``, I make that action (see :func:`follow_up`) on my next turn where it is
+        legal, instead of the bot's choice.
+        """
         game = self.game.fork()
         bots = copy.deepcopy(self.bots)
         drawn: list[Card] = []
         action = first
+        then = follow_up(first, then) if then is not None else None
         while True:
             mover = int(game.state.cur_player())
             deck_before = game.state.deck_size()
@@ -140,10 +176,17 @@ class Endgame:
             if game.is_terminal():
                 return game.score(), tuple(drawn)
             player = int(game.state.cur_player())
+            if player == self.me and then is not None and then in game.legal_actions(player):
+                action, then = then, None
+                continue
+            if player == self.me:
+                then = None
             action = bots[player].choose(Observation.of(game, player))
 
-    def value(self, action: str) -> ActionValue:
+    def value(self, action: str, then: str | None = None) -> ActionValue:
         """``action``'s final score over every deck order (see the module docstring).
+
+        ``then``: the action I make on my next turn (see :meth:`playout`).
 
         Raises:
             ScenarioRejected: the playouts did not meet every order within :data:`MAX_PLAYOUTS`.
@@ -151,7 +194,7 @@ class Endgame:
         scores: dict[tuple[Card, ...], float] = {}
         mass = 0.0
         for _ in range(MAX_PLAYOUTS):
-            score, drawn = self.playout(action)
+            score, drawn = self.playout(action, then)
             if drawn not in scores:
                 scores[drawn] = score
                 mass += order_probability(drawn, self.deck)
@@ -163,7 +206,7 @@ class Endgame:
                 f"probability in {MAX_PLAYOUTS} tries"
             )
         expected = sum(order_probability(d, self.deck) * s for d, s in scores.items())
-        return ActionValue(action, expected, min(scores.values()), len(scores))
+        return ActionValue(action, expected, min(scores.values()), len(scores), then)
 
     @cached_property
     def score_now(self) -> float:
@@ -194,12 +237,19 @@ def search(
         raise ScenarioRejected("no action to search in the last rounds")
     top = max(v.expected for v in values.values())
     winners = tuple(a for a, v in values.items() if v.expected == top)
+    values = {
+        action: value if action in winners else _followed_by_winner(endgame, value, winners)
+        for action, value in values.items()
+    }
     for action, value in values.items():
-        if action not in winners and top - value.expected < MARGIN:
-            raise ScenarioRejected(
-                f"last rounds: {winners[0]!r} ({top:.2f}) and {action!r} "
-                f"({value.expected:.2f}) tie within {MARGIN}"
-            )
+        if action in winners or top - value.expected >= MARGIN:
+            continue
+        then = f" then {value.then!r} on my next turn" if value.then else ""
+        verdict = "scores more than" if value.expected > top else f"ties within {MARGIN} with"
+        raise ScenarioRejected(
+            f"last rounds: {action!r}{then} ({value.expected:.2f}) {verdict} "
+            f"{winners[0]!r} ({top:.2f})"
+        )
     if lives >= 2:
         for index, odds in blind:
             if odds <= 0:
@@ -217,3 +267,17 @@ def search(
                     f"against {top:.2f}"
                 )
     return EndgameResult(values, winners)
+
+
+def _followed_by_winner(
+    endgame: Endgame, value: ActionValue, winners: Sequence[str]
+) -> ActionValue:
+    """``value``, or the action followed by a winner on my next turn where that scores more."""
+    best = value
+    for winner in winners:
+        if follow_up(value.action, winner) is None:
+            continue
+        followed = endgame.value(value.action, then=winner)
+        if followed.expected > best.expected:
+            best = followed
+    return best

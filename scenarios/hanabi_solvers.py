@@ -831,14 +831,18 @@ def _jp_endgame(sit: Situation, judged: list[Judged]) -> tuple[QuestionDraft, in
     options = tuple(sit.view.legal)
     correct = tuple(options.index(a) for a in result.winners)
     shown = "; ".join(
-        f"{v.action}: {v.expected:.2f} (worst order {v.worst:.0f})" for v in result.values.values()
+        f"{v.action}"
+        + (f" then {v.then} on my next turn" if v.then else "")
+        + f": {v.expected:.2f} (worst order {v.worst:.0f})"
+        for v in result.values.values()
     )
     risky = [j.action for j in judged if j.tier == HARMFUL]
     deck = sit.view.deck_size
     rationale = (
         f"Last rounds ({deck} card(s) to draw): after each action both players follow the "
-        "conventions (the hanabi-convention bot) to the end of the game; expected final score "
-        f"over every order of the undrawn cards: {shown}"
+        "conventions (the hanabi-convention bot) to the end of the game, except that every "
+        "other action may be followed by the best one on my next turn (its better value is "
+        f"shown); expected final score over every order of the undrawn cards: {shown}"
         + (f"; not searched (risky, outcome hidden from me): {', '.join(risky)}" if risky else "")
         + f" -> {', '.join(result.winners)}"
     )

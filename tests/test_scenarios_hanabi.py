@@ -63,10 +63,17 @@ TWO_ONES = ["Reveal Bob's rank 2 cards", "Reveal Alice's rank 1 cards"]
 
 def test_curated_hanabi_list_has_28_scenarios_that_validate() -> None:
     scenarios = [s for s in curated_scenarios() if s.game == "hanabi"]
-    # v1.1 replaced hanabi-22 and hanabi-26 (endgame ties) by hanabi-29 and hanabi-30.
+    # v1.1 replaced hanabi-22 and hanabi-26 (endgame ties) by hanabi-29 and hanabi-30; the
+    # follow-up rule of the endgame search then rejected hanabi-29, replaced by hanabi-31.
     kept = [n for n in range(1, 29) if n not in (22, 26)]
     assert sorted(s.scenario_id for s in scenarios) == sorted(
-        [f"hanabi-{n:02d}" for n in kept] + ["hanabi-29", "hanabi-30"]
+        [f"hanabi-{n:02d}" for n in kept] + ["hanabi-30", "hanabi-31"]
+    )
+    replacement = next(s for s in scenarios if s.scenario_id == "hanabi-31")
+    assert replacement.reached_by["replaces"] == "hanabi-29"
+    assert replacement.reached_by["originally"] == "hanabi-22"
+    assert "then \"Reveal Alice's Green color cards\" on my next turn" in (
+        replacement.reached_by["replaced_because"]
     )
     rows = [row for s in scenarios for row in scenario_rows(s)]
     assert validate_rows_against_solvers(rows) == 84
@@ -297,6 +304,64 @@ def test_flaw3_a_tie_in_the_last_rounds_is_rejected() -> None:
     game, scenario = v1_state("hanabi-26")
     with pytest.raises(ScenarioRejected, match="tie"):
         jp_best_action(situation(game, scenario.snapshot, scenario.player))
+
+
+def test_follow_up_names_the_same_card_after_my_first_action() -> None:
+    from coordqa.scenarios.hanabi_endgame import follow_up
+
+    reveal = "Reveal Alice's Green color cards"
+    assert follow_up("Play my Card 3", reveal) == reveal
+    assert follow_up(reveal, "Play my Card 3") == "Play my Card 3"
+    # Cards right of the one played or discarded move one place left; the card itself is gone.
+    assert follow_up("Discard my Card 1", "Play my Card 3") == "Play my Card 2"
+    assert follow_up("Play my Card 4", "Play my Card 3") == "Play my Card 3"
+    assert follow_up("Discard my Card 3", "Play my Card 3") is None
+
+
+def hanabi29_v11() -> tuple[Hanabi, Scenario]:
+    """The state of v1.1's hanabi-29 before the follow-up rule: seed 12, after 61 moves."""
+    scenario = next(c for c in BUILDER.candidates(12) if c.reached_by["steps"] == 61)
+    return BUILDER.restore(scenario), scenario  # type: ignore[return-value]
+
+
+def test_endgame_key_must_win_when_the_others_are_followed_by_it() -> None:
+    # Blind audit of v1.1 (hanabi-29-JP). Bob: stacks R5 Y4 G2 W3 B2, 3 cards to draw, 2 lives.
+    # Alice's Yellow reveal newly touched only his Card 3 (Yellow 3 or Yellow 5, and Yellow 3 is
+    # useless): a play clue, so the conventions say play it. Alice holds W5 (saved), B4, G3
+    # (touched as a 3), B1, B1; Bob's Card 2 is a 4 that card counting leaves Green or White 4.
+    # Revealing Green first: Alice plays G3, Bob then knows his 4 is playable and plays it (W4),
+    # Alice W5, Bob Y5: 16 + 4 = 20 in every order. Playing Y5 first and revealing Green on the
+    # next turn gives the same four cards: 20 too. The bot in Bob's seat never gives that Green
+    # reveal (it touches no new card), so with the bot alone the play scored less and the
+    # search keyed the reveal: a tie the state must be rejected for.
+    from coordqa.scenarios.hanabi_endgame import Endgame
+
+    game, scenario = hanabi29_v11()
+    text = game.describe(scenario.player)
+    assert "Deck Size: 3" in text and "(newly touched: Card 3)" in text
+    green, play = "Reveal Alice's Green color cards", "Play my Card 3"
+    endgame = Endgame(int(scenario.snapshot["seed"]), scenario.snapshot["moves"])
+    for first, then in ((green, None), (play, green)):
+        value = endgame.value(first, then=then)
+        assert value.worst == 20 and value.expected == pytest.approx(20)
+    assert endgame.value(play).expected < 19.5  # the bot alone never reveals Green afterwards
+    sit = situation(game, scenario.snapshot, scenario.player)
+    with pytest.raises(ScenarioRejected, match="'Play my Card 3' then .*Green.* on my next turn .20.00. ties within 0.5 with"):
+        jp_best_action(sit)
+
+
+def test_endgame_key_that_wins_by_its_timing_is_kept() -> None:
+    # v1's hanabi-24 (see flaw 3): playing Yellow 4 first and revealing rank 4 next turn comes
+    # too late (the last card is drawn, Bob's last turn has nothing known to play): 20 < 21.
+    from coordqa.scenarios.hanabi_endgame import Endgame
+
+    game, scenario = v1_state("hanabi-24")
+    endgame = Endgame(int(scenario.snapshot["seed"]), scenario.snapshot["moves"])
+    late = endgame.value("Play my Card 0", then="Reveal Bob's rank 4 cards")
+    assert late.expected == pytest.approx(20)
+    jp, _ = jp_best_action(situation(game, scenario.snapshot, scenario.player))
+    assert answers(jp) == {"Reveal Bob's rank 4 cards"}
+    assert "Play my Card 0: 20.00 (worst order 20)" in jp.rationale  # 21 beats it either way
 
 
 def test_deck_orders_are_weighted_by_their_probability() -> None:
