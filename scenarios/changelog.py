@@ -165,8 +165,11 @@ def _removal_reason(row: Mapping[str, Any]) -> str:
 
 
 def _replacing(row: Mapping[str, Any]) -> str:
-    """``", replacing hanabi-22"``, with the chain and the rejection where the repair recorded
-    them (a state that replaced another and was itself replaced before the release)."""
+    """``", replacing hanabi-22"``, with the chain and the rejection where recorded.
+
+    The repair records them when a state that replaced another was itself replaced before the
+    release (the reader of the changelog knows only the previous release's ids).
+    """
     reached_by = json.loads(row["snapshot"]).get("reached_by", {})
     replaces = reached_by.get("replaces")
     if not replaces:

@@ -13,6 +13,9 @@ JP keys come from a search of the remaining turns instead:
   over every order in which the undrawn cards can come, each order weighted by its probability
   (exact: every order that a playout can meet is enumerated);
 - the cards already in the hands are the dealt ones (the partner sees mine and clues by them).
+  My other possible hands are not searched (pyhanabi cannot deal chosen cards), so a value can
+  rest on a hidden card of mine; the curated keys were checked not to (hanabi-19, -21 and -24 of
+  v1.1: the winning line plays only cards the text shows to me or to the partner).
 
 pyhanabi deals only at random (it cannot deal a chosen card), so the orders are found by playing
 an action out again and again on copies of one replayed game, whose shared generator gives a new

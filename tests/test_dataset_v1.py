@@ -147,7 +147,10 @@ def test_changelog_lists_every_difference_with_a_reason() -> None:
     assert all(c.reasons and all(r.strip() for r in c.reasons) for c in changes)
     card = (bundled_dataset_dir() / "README.md").read_text()
     assert all(c.question_id in card for c in changes)
-    assert "Blind audit: before" in card
+    assert "## Blind audits" in card
+    assert "28 agree, 0 key wrong, 2 not defensible, 0 auditor wrong" in card  # v1
+    assert "29 agree, 1 key wrong, 0 not defensible, 0" in card  # v1.1, then fixed:
+    assert "`hanabi-29-JP`" in card and "hanabi-29-JP" not in new and "hanabi-31-JP" in new
 
 
 def test_rebuild_is_byte_identical_and_matches_the_shipped_content(tmp_path) -> None:

@@ -72,8 +72,9 @@ def test_curated_hanabi_list_has_28_scenarios_that_validate() -> None:
     replacement = next(s for s in scenarios if s.scenario_id == "hanabi-31")
     assert replacement.reached_by["replaces"] == "hanabi-29"
     assert replacement.reached_by["originally"] == "hanabi-22"
-    assert "then \"Reveal Alice's Green color cards\" on my next turn" in (
-        replacement.reached_by["replaced_because"]
+    assert (
+        'then "Reveal Alice\'s Green color cards" on my next turn'
+        in (replacement.reached_by["replaced_because"])
     )
     rows = [row for s in scenarios for row in scenario_rows(s)]
     assert validate_rows_against_solvers(rows) == 84
@@ -346,7 +347,8 @@ def test_endgame_key_must_win_when_the_others_are_followed_by_it() -> None:
         assert value.worst == 20 and value.expected == pytest.approx(20)
     assert endgame.value(play).expected < 19.5  # the bot alone never reveals Green afterwards
     sit = situation(game, scenario.snapshot, scenario.player)
-    with pytest.raises(ScenarioRejected, match="'Play my Card 3' then .*Green.* on my next turn .20.00. ties within 0.5 with"):
+    tie = "'Play my Card 3' then .*Green.* on my next turn .20.00. ties within 0.5 with"
+    with pytest.raises(ScenarioRejected, match=tie):
         jp_best_action(sit)
 
 
