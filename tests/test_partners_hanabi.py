@@ -358,3 +358,22 @@ def test_networks_reach_nothing_hidden(tmp_path: Path) -> None:
     players = [HanabiNetPlayer(net, net.shape.kind) for net in nets]
     report = check_seat_privacy(make_game("hanabi", seed=4), players, steps=20)
     assert report.decisions == report.steps > 0  # random nets may bomb out early
+
+
+def test_encoding_the_seat_observation_matches_the_live_games_encoder() -> None:
+    """The encoder bound to a template game gives what pyhanabi's encoder bound to the live game
+    gives (the networks see the same input as before they were handed seat views)."""
+    import random
+
+    from coordqa.games.hanabi.engine import pyhanabi
+
+    module = pyhanabi()
+    encoder, game, rng = CanonicalEncoder(), make_game("hanabi", seed=8), random.Random(8)
+    live = module.ObservationEncoder(game.hle_game, module.ObservationEncoderType.CANONICAL)
+    while not game.is_terminal():
+        for seat in (0, 1):
+            seen = game.seat_view(seat).observation().engine
+            truth = v0_belief(np.asarray(live.encode(game.state.observation(seat)), np.float32))
+            assert (encoder.encode(seen) == truth).all()
+        me = game.state.cur_player()
+        game.step({me: rng.choice(game.legal_actions(me))})
