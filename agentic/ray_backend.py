@@ -11,8 +11,15 @@ through :class:`RayLimiter`, an implementation of :class:`coordqa.llm.Limiter` t
 that actor, installed through a :class:`~coordqa.llm.LimiterRegistry`. So ``concurrency`` and
 the per-minute budgets hold across all workers, as they do across episodes of the local backend.
 
-A worker that dies while holding a slot leaves it taken until the driver ends (the actors die
-with it); Ray retries the task, so size ``concurrency`` with some slack on unreliable clusters.
+The actor is named by the connection only (:func:`actor_name`), as the local registry keys its
+limiters, so every run on one cluster that calls an endpoint shares its budget whatever its own
+settings; like :meth:`~coordqa.llm.LimiterRegistry.configure`, a model built with other bounds
+sets them for every later call. The actor outlives the driver that made it while other runs use
+it (``detached``, counted by :meth:`LimiterActor.attach`); the last run to leave kills it.
+
+A worker that dies while holding a slot leaves it taken until the actor ends; Ray retries the
+task, so size ``concurrency`` with some slack on unreliable clusters. A driver that dies without
+leaving leaves the actor behind, and later runs reuse it.
 """
 
 from __future__ import annotations
@@ -45,9 +52,9 @@ def _ray() -> Any:
     return ray
 
 
-def actor_name(key: str, limits: Limits) -> str:
-    """The name of the limiter actor of a connection key with given limits."""
-    return f"coordqa-limiter-{content_hash([key, repr(limits)])[:16]}"
+def actor_name(key: str) -> str:
+    """The name of the limiter actor of a connection key (one per endpoint, whatever the limits)."""
+    return f"coordqa-limiter-{content_hash([key])[:16]}"
 
 
 class LimiterActor:
@@ -59,9 +66,32 @@ class LimiterActor:
 
     def __init__(self, key: str, limits: Limits) -> None:
         """Hold the limits of connection ``key``."""
+        self._key = key
+        self._limits = limits
         self._limiter = LocalLimiter(key, limits)
         self._held: dict[str, AbstractAsyncContextManager[None]] = {}
         self._peak = 0
+        self._runs = 0
+
+    async def configure(self, limits: Limits) -> None:
+        """Bound every later call by ``limits`` (slots already held finish under the old ones)."""
+        if limits != self._limits:
+            self._limiter = LocalLimiter(self._key, limits)
+            self._limits = limits
+
+    async def limits(self) -> Limits:
+        """The bounds now in force."""
+        return self._limits
+
+    async def attach(self) -> int:
+        """Count one more run using this actor; returns how many do."""
+        self._runs += 1
+        return self._runs
+
+    async def detach(self) -> int:
+        """Count one run fewer; returns how many still use the actor (0: kill it)."""
+        self._runs = max(self._runs - 1, 0)
+        return self._runs
 
     async def acquire(self, ticket: str) -> None:
         """Wait for a slot and hold it under ``ticket``."""
@@ -89,12 +119,14 @@ class LimiterActor:
 
 
 def limiter_actor(key: str, limits: Limits) -> Any:
-    """The named limiter actor of ``key`` (created on first use, by the driver)."""
+    """The named limiter actor of ``key`` (created on first use), bounded by ``limits`` from now."""
     ray = _ray()
     remote = ray.remote(LimiterActor)
-    return remote.options(
-        name=actor_name(key, limits), namespace=NAMESPACE, get_if_exists=True
+    actor = remote.options(
+        name=actor_name(key), namespace=NAMESPACE, get_if_exists=True, lifetime="detached"
     ).remote(key, limits)
+    actor.configure.remote(limits)
+    return actor
 
 
 class RayLimiter(Limiter):
@@ -145,7 +177,8 @@ async def ray_session(specs: Sequence[EpisodeSpec], config: GridConfig) -> Async
     Exchanges come back with their episode, and the driver writes them then.
 
     Connects to ``config.runtime.address`` (or reuses an initialised Ray, or starts a local
-    one, which is shut down at the end) and creates the limiter actors, killed at the end.
+    one, which is shut down at the end) and attaches to the limiter actors (creating them);
+    at the end it leaves them, and kills those no other run uses.
     """
     ray = _ray()
     started_here = not ray.is_initialized()
@@ -166,14 +199,17 @@ async def ray_session(specs: Sequence[EpisodeSpec], config: GridConfig) -> Async
         yield Session(play, streams=False)
     finally:
         for actor in actors:
-            ray.kill(actor)
+            if ray.get(actor.detach.remote()) == 0:
+                ray.kill(actor)
         if started_here:
             ray.shutdown()
 
 
 def _create_limiters(specs: Sequence[EpisodeSpec], config: GridConfig) -> list[Any]:
-    """Create, from the driver, the limiter actor of every model connection the grid uses."""
+    """Attach, from the driver, to the limiter actor of every model connection the grid uses."""
     pool = ModelPool(config.runtime, config.api_base_for)
     limits = Limits.from_policy(config.runtime.policy())
     keys = {pool(name).connection_key() for name in {s.model for s in specs} if name is not None}
-    return [limiter_actor(key, limits) for key in sorted(keys)]
+    actors = [limiter_actor(key, limits) for key in sorted(keys)]
+    _ray().get([actor.attach.remote() for actor in actors])
+    return actors

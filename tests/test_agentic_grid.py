@@ -182,9 +182,12 @@ def test_ray_backend_matches_local_backend(tmp_path: Path) -> None:
             parse_grid({**data, "runtime": {"backend": "ray", "concurrency": 2}}),
             tmp_path / "ray",
         )
+        left = [n for n in ray.util.list_named_actors() if n.startswith("coordqa-limiter-")]
         peak = _peak_of_slots_held_from_workers(ray, tasks=4, concurrency=1)
+        _one_limiter_per_endpoint(ray)
     finally:
         ray.shutdown()
+    assert left == [], "the last run to leave a limiter actor kills it"
     assert remote.complete and len(remote.played) == len(local.played) == 8
     by_key = {e.key: e for e in local.played}
     for episode in remote.played:
@@ -193,6 +196,23 @@ def test_ray_backend_matches_local_backend(tmp_path: Path) -> None:
         assert episode.agent_stats.keys() == twin.agent_stats.keys()
         assert [x["role"] for x in episode.exchanges] == [x["role"] for x in twin.exchanges]
     assert peak == 1, "workers must share the limiter actor's slots"
+
+
+def _one_limiter_per_endpoint(ray: Any) -> None:
+    """Two runs with different settings on one endpoint share its actor; the latest bounds hold."""
+    from coordqa.agentic.ray_backend import limiter_actor
+    from coordqa.llm import Limits
+
+    first = limiter_actor("test:endpoint", Limits(1))
+    assert ray.get(first.attach.remote()) == 1
+    second = limiter_actor("test:endpoint", Limits(3, requests_per_minute=60))
+    assert ray.get(second.attach.remote()) == 2  # the same actor: one budget per endpoint
+    assert ray.get(first.limits.remote()) == Limits(3, requests_per_minute=60)
+    other = limiter_actor("test:other-endpoint", Limits(3, requests_per_minute=60))
+    assert ray.get(other.attach.remote()) == 1  # another endpoint, its own actor
+    assert ray.get(first.detach.remote()) == 1 and ray.get(second.detach.remote()) == 0
+    for actor in (first, other):
+        ray.kill(actor)
 
 
 def _peak_of_slots_held_from_workers(ray: Any, tasks: int, concurrency: int) -> int:
