@@ -6,11 +6,14 @@ Run by hand:  python benchmarks/bench_eval.py [--only throughput rerun dead offl
   with a fixed latency (200 ms), at concurrency 1 and 32, cache off. The ideal wall time at
   concurrency c is calls x latency / c; the script prints how close each run comes to it, and
   the client's CPU time per call (coordqa + litellm; the server runs in its own process, as a
-  real server would, so its CPU is not counted and it does not compete for our GIL).
+  real server would, so its CPU is not counted and it does not compete for our GIL). The
+  highest concurrency is run again through the OpenAI SDK (litellm's path before coordqa chose
+  its own HTTP handler, see :mod:`coordqa.llm.litellm_provider`), for the ratio in one run.
 - ``rerun``: the full bundled dataset (594 calls of an ``openai/...`` model) is run once to fill
   the response cache, then ``coordqa eval`` is run again as a user would: the identical command
   (the same run directory: nothing left to ask) and the same command into a new directory (every
-  reply from the cache). Prints the wall time of each and whether litellm was imported.
+  reply from the cache). Prints the wall and CPU time of each (on a loaded machine the wall
+  time is the CPU time stretched by the other jobs) and whether litellm was imported.
 - ``dead``: ``coordqa eval`` of the full bundled dataset against a port where nothing listens,
   with the default options: the time until it gives up, and its exit status.
 - ``offline``: the ``random`` model, no HTTP, no litellm: the evaluation loop, the gateway,
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -33,6 +37,7 @@ from pathlib import Path
 from coordqa.dataset import GAMES, save_dataset
 from coordqa.evaluation import EvalConfig, EvalProgress, evaluate
 from coordqa.llm import CallPolicy, get_model
+from coordqa.llm.litellm_provider import FAST_OPENAI_HANDLER
 
 SCENARIOS = 66
 SECTIONS = ("throughput", "rerun", "dead", "offline")
@@ -112,37 +117,46 @@ def throughput(root: Path, latency: float, trials: int, concurrencies: list[int]
     walls: dict[int, float] = {}
     with server_process(latency) as url:
         get_model("openai/bench", api_base=url).check()  # litellm's import is not timed
-        for concurrency in concurrencies:
+        runs = [(c, "true") for c in concurrencies] + [(max(concurrencies), "false")]
+        for concurrency, handler in runs:
+            os.environ[FAST_OPENAI_HANDLER] = handler  # litellm reads it at every call
             config = EvalConfig(
                 model="openai/bench",
                 api_base=url,
                 dataset=dataset,
                 trials=trials,
                 cache=False,
-                out=root / f"run-c{concurrency}",
+                out=root / f"run-c{concurrency}-{handler}",
                 policy=CallPolicy(concurrency=concurrency, timeout_s=60.0),
             )
             wall, sending, cpu, calls = timed_eval(config)
-            walls[concurrency] = wall
+            if handler == "true":
+                walls[concurrency] = wall
             ideal = calls * latency / concurrency
+            path = "litellm HTTP" if handler == "true" else "OpenAI SDK"
             print(
-                f"  concurrency {concurrency:>3}: {calls} calls, wall {wall:6.2f} s, sending "
-                f"{sending:6.2f} s; ideal {ideal:6.2f} s -> {100 * ideal / wall:5.1f}% of the "
-                f"limit in wall time, {100 * ideal / sending:5.1f}% while sending; client CPU "
-                f"{1000 * cpu / calls:.1f} ms per call"
+                f"  concurrency {concurrency:>3} ({path}): {calls} calls, wall {wall:6.2f} s, "
+                f"sending {sending:6.2f} s; ideal {ideal:6.2f} s -> {100 * ideal / wall:5.1f}% of "
+                f"the limit in wall time, {100 * ideal / sending:5.1f}% while sending; client "
+                f"CPU {1000 * cpu / calls:.1f} ms per call"
             )
+        os.environ[FAST_OPENAI_HANDLER] = "true"
     low, high = min(walls), max(walls)
     if low != high:
         print(f"  speed-up {low} -> {high}: {walls[low] / walls[high]:.1f}x")
 
 
-def cli(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
-    """(wall s, exit status, stderr) of one ``coordqa`` command in a fresh interpreter."""
+def cli(args: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
+    """(wall s, CPU s, exit status, stderr) of one ``coordqa`` command in a fresh interpreter."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args], env=env, capture_output=True, text=True
     )
-    return time.perf_counter() - started, done.returncode, done.stderr
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.returncode, done.stderr
 
 
 def imported(stderr: str) -> str:
@@ -153,22 +167,23 @@ def rerun(root: Path, repeats: int) -> None:
     env = {**os.environ, "COORDQA_CACHE_DIR": str(root / "rerun-cache"), "OPENAI_API_KEY": "sk-b"}
     with server_process(0.0) as url:
         base = ["eval", "--model", "openai/bench", "--api-base", url, "--concurrency", "32"]
-        wall, status, stderr = cli([*base, "--out", str(root / "rerun-a")], env)
+        wall, _, status, stderr = cli([*base, "--out", str(root / "rerun-a")], env)
         if status:
             raise SystemExit(f"the first run failed: {stderr}")
         print(f"rerun: first run of the bundled dataset (594 calls) {wall:.2f} s")
         for label, out in (("identical command", "rerun-a"), ("new run directory", None)):
-            times = []
+            times, cpus = [], []
             for number in range(repeats):
                 target = out or f"rerun-new-{number}"
-                wall, status, stderr = cli([*base, "--out", str(root / target)], env)
+                wall, cpu, status, stderr = cli([*base, "--out", str(root / target)], env)
                 if status:
                     raise SystemExit(f"the rerun failed: {stderr}")
                 times.append(wall)
+                cpus.append(cpu)
             print(
                 f"  {label:<18} ({'nothing to ask' if out else 'all from the cache'}): best "
                 f"{min(times):.2f} s, median {sorted(times)[len(times) // 2]:.2f} s of "
-                f"{repeats}; {imported(stderr)}"
+                f"{repeats} (CPU best {min(cpus):.2f} s); {imported(stderr)}"
             )
 
 
@@ -178,9 +193,12 @@ def dead(root: Path) -> None:
         port = probe.getsockname()[1]
     env = {**os.environ, "COORDQA_CACHE_DIR": str(root / "dead-cache"), "OPENAI_API_KEY": "sk-d"}
     args = ["eval", "--model", "openai/dead", "--api-base", f"http://127.0.0.1:{port}/v1"]
-    wall, status, stderr = cli([*args, "--no-cache", "--out", str(root / "dead")], env)
+    wall, cpu, status, stderr = cli([*args, "--no-cache", "--out", str(root / "dead")], env)
     last = next((line for line in stderr.splitlines() if line.startswith("error:")), "")
-    print(f"dead server (594 calls, default options): gave up after {wall:.1f} s, exit {status}")
+    print(
+        f"dead server (594 calls, default options): gave up after {wall:.1f} s (CPU {cpu:.1f} s, "
+        f"most of it importing litellm), exit {status}"
+    )
     print(f"  {last[:200]}")
 
 
