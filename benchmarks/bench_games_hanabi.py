@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from player_timing import DecisionClock
+
 from coordqa.games import make_game, make_player, play_episode
 from coordqa.games.hanabi import Hanabi
 from coordqa.games.hanabi.rules import AGENTS
@@ -90,31 +92,18 @@ def render_and_restore_speed() -> list[str]:
 
 
 def game_layer_share(games: int) -> str:
-    decide = 0.0
-
-    def timed(method: Callable[..., Any]) -> Callable[..., Any]:
-        def wrapper(*args: Any) -> Any:
-            nonlocal decide
-            started = time.perf_counter()
-            try:
-                return method(*args)
-            finally:
-                decide += time.perf_counter() - started
-
-        return wrapper
-
+    clock = DecisionClock()
     started = time.perf_counter()
     for seed in range(games):
         game = make_game("hanabi", seed=seed)
         players = [make_player(CONVENTION, "hanabi") for _ in range(2)]
-        for player in players:
-            player.choose = timed(player.choose)  # type: ignore[method-assign]
-            player.observe = timed(player.observe)  # type: ignore[method-assign]
+        clock.watch(players)
         asyncio.run(play_episode(game, players, seed))
     total = time.perf_counter() - started
     return (
         f"convention self-play: {total / games * 1e3:6.1f} ms per episode, game layer "
-        f"{(total - decide) / total:5.1%} of it (players' choose/observe {decide / total:5.1%})"
+        f"{(total - clock.seconds) / total:5.1%} of it (players' choose/observe "
+        f"{clock.seconds / total:5.1%})"
     )
 
 

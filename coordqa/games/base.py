@@ -198,20 +198,34 @@ class Game(abc.ABC):
 
     def seat_view(self, seat: int) -> SeatView:
         """Everything ``seat`` may know now, as plain data (what every player is handed)."""
+        return self._seat_view(seat, self._public_fields())
+
+    def seat_views(self) -> list[SeatView]:
+        """Both seats' views of the current state (the parts they share are computed once)."""
+        public = self._public_fields()
+        return [self._seat_view(seat, public) for seat in range(len(PLAYER_NAMES))]
+
+    def _public_fields(self) -> dict[str, Any]:
+        """The fields of a seat view that are the same for both seats."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "layout": self.layout,
+            "turn_based": self.turn_based,
+            "turn": self.turn_number(),
+            "actions": (tuple(self.legal_actions(0)), tuple(self.legal_actions(1))),
+            "history": (tuple(self.last_actions(0)), tuple(self.last_actions(1))),
+            "rules": self.game_description(),
+            "points": self.score(),
+            "over": self.is_terminal(),
+        }
+
+    def _seat_view(self, seat: int, public: dict[str, Any]) -> SeatView:
         return SeatView(
             seat=seat,
-            name=self.name,
-            version=self.version,
-            layout=self.layout,
-            turn_based=self.turn_based,
-            turn=self.turn_number(),
             working_memory=self.describe(seat),
-            actions=(tuple(self.legal_actions(0)), tuple(self.legal_actions(1))),
-            history=(tuple(self.last_actions(0)), tuple(self.last_actions(1))),
-            rules=self.game_description(),
-            points=self.score(),
-            over=self.is_terminal(),
             public=self.seat_observation(seat),
+            **public,
         )
 
 

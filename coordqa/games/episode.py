@@ -131,7 +131,7 @@ async def play_episode(
 
 def seat_players(game: Game, players: Sequence[Player], seed: int) -> list[SeatView]:
     """Reset each player with its view of the start and seed ``seed + seat``; return the views."""
-    views = [game.seat_view(seat) for seat in range(len(players))]
+    views = game.seat_views()
     for seat, player in enumerate(players):
         player.reset(views[seat], seat, seed + seat)
     return views
@@ -149,7 +149,7 @@ async def play_step(
     chosen = await asyncio.gather(*(players[p].act(Observation(views[p])) for p in to_act))
     decisions = dict(zip(to_act, chosen, strict=True))
     result = game.step(decisions)
-    after = [game.seat_view(seat) for seat in range(len(players))]
+    after = game.seat_views()
     for seat, player in enumerate(players):
         player.observe(after[seat], seat, result)
     return decisions, result, after
