@@ -132,7 +132,7 @@ def test_each_history_line_is_shown_once(game_name: str, moves: list[dict[int, s
         while not set(step) <= set(game.players_to_act()):
             game.step({p: "wait" for p in game.players_to_act()})
         game.step(step)
-    text = memory_text(game, 0).lower()
+    text = memory_text(game.seat_view(0), 0).lower()
     assert len(re.findall(r"my (action history|recent actions)", text)) == 1
     assert len(re.findall(r"bob's last action", text)) == 1
 

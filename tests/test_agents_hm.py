@@ -173,20 +173,20 @@ def test_illegal_subgoal_drops_the_plan() -> None:
 
 def test_hanabi_predictions_score_move_type_and_target() -> None:
     space = behaviour_for("hanabi")
-    game = make_game("hanabi", seed=5)
-    options = space.options(game, 0)
+    view = make_game("hanabi", seed=5).seat_view(0)
+    options = space.options(view, 0)
     assert len(options) == 20 and options[0] == "Bob: Discard his Card 0"
     assert "Bob: Reveal Alice's rank 1 cards" in options
     result = StepResult(executed={}, reward=0.0, completed={1: "Play my Card 2"})
-    assert space.observed(game, 0, result) == ["Bob: Play his Card 2"]
+    assert space.observed(view, 0, result) == ["Bob: Play his Card 2"]
     assert "Bob: Play his Card 2" in options
 
 
 def test_overcooked_behaviour_reads_the_partner_history() -> None:
     game = make_game("overcooked", seed=0, horizon=60)
     space = OvercookedBehaviour()
-    space.reset(game, 0)
-    assert len(space.options(game, 0)) == 9
+    space.reset(game.seat_view(0), 0)
+    assert len(space.options(game.seat_view(0), 0)) == 9
     seen: list[str] = []
     greedy = make_player("greedy_human", "overcooked")
     greedy.reset(game.seat_view(1), 1, 0)
@@ -195,9 +195,10 @@ def test_overcooked_behaviour_reads_the_partner_history() -> None:
             p: "wait" if p == 0 else asyncio.run(greedy.act(Observation.of(game, 1)))
             for p in game.players_to_act()
         }
-        seen += space.observed(game, 0, game.step(moves))
-    assert seen and seen[0] in space.options(game, 0)
-    assert space.observed(game, 0, StepResult(executed={}, reward=0.0)) == []
+        result = game.step(moves)
+        seen += space.observed(game.seat_view(0), 0, result)
+    assert seen and seen[0] in space.options(game.seat_view(0), 0)
+    assert space.observed(game.seat_view(0), 0, StepResult(executed={}, reward=0.0)) == []
 
 
 def test_hm_plays_overcooked_and_scores_predictions() -> None:

@@ -39,7 +39,7 @@ class HanabiNetPlayer(ScriptedPlayer):
         self._player = 0
         self._hidden: tuple[Any, Any] | None = None
         self._advantages: np.ndarray | None = None
-        self._turn = -1
+        self._turn: int | None = -1
 
     def reset(self, view: SeatView, player: int, seed: int) -> None:
         """Zero the LSTM state and run the network on the first state (greedy: seed unused)."""
@@ -56,7 +56,7 @@ class HanabiNetPlayer(ScriptedPlayer):
     def choose(self, observation: Observation) -> str:
         """The legal move with the highest advantage, as the game's text action."""
         view = observation.view
-        if self._advantages is None or self._turn != _turns(view):
+        if self._advantages is None or self._turn != view.turn:
             raise GameError(
                 f"{self.label} was asked to move without having seen this state: call reset() "
                 "before the first move and observe() after every step (play_episode does)"
@@ -79,12 +79,7 @@ class HanabiNetPlayer(ScriptedPlayer):
         with torch.no_grad():
             advantages, self._hidden = self.net.module(inputs, self._hidden)
         self._advantages = advantages.squeeze(0).numpy()
-        self._turn = _turns(view)
-
-
-def _turns(view: SeatView) -> int:
-    """Moves played so far: identifies the current state within an episode."""
-    return len(view.last_actions(0)) + len(view.last_actions(1))
+        self._turn = view.turn
 
 
 def _seat_observation(view: SeatView, label: str) -> Any:
