@@ -93,6 +93,7 @@ def test_refused_key_model_or_parameter_is_fatal_with_the_providers_words(
         reply = ask(server, fast_policy)
     assert reply.text is None and not reply.ok and reply.error_kind == "fatal"
     assert reply.error is not None and "not retried" in reply.error and words in reply.error
+    assert '{"error"' not in reply.error, "the provider's sentence is shown, not its JSON body"
     assert reply.attempts == 1 and server.count == 1
 
 

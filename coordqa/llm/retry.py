@@ -16,6 +16,7 @@ later call would fail the same way.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import socket
 import threading
@@ -173,11 +174,38 @@ def root_cause(exc: BaseException) -> BaseException:
     return exc
 
 
+def provider_words(text: str) -> str:
+    """``text`` with an OpenAI-style JSON error body in it replaced by the body's message.
+
+    Clients that pass the server's body on as it came (litellm's HTTP handler does) would
+    otherwise show the provider's sentence inside JSON.
+
+    >>> provider_words('Error - {"error": {"message": "Incorrect API key", "type": "x"}}')
+    'Error - Incorrect API key'
+    >>> provider_words("no body here {not json}")
+    'no body here {not json}'
+    """
+    start = text.find("{")
+    while start != -1:
+        try:
+            body, end = json.JSONDecoder().raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        error = body.get("error") if isinstance(body, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
+        if isinstance(message, str) and message.strip():
+            return text[:start] + message.strip() + text[end:]
+        start = text.find("{", end)
+    return text
+
+
 def describe_error(exc: BaseException) -> str:
     """A one-line description of a failure, for the error text of a Reply."""
     if isinstance(exc, asyncio.TimeoutError | TimeoutError) and not str(exc):
         return "TimeoutError: the attempt exceeded its timeout"
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = provider_words(str(exc).strip())
+    first_line = text.splitlines()[0] if text else ""
     return f"{type(exc).__name__}: {first_line[:500]}" if first_line else type(exc).__name__
 
 
