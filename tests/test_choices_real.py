@@ -229,6 +229,41 @@ ANSWER_LINES = [
     ),
 ]
 
+HEDGED = [
+    (
+        "I am not sure about this one. I think it is B.",
+        YES_NO,
+        chosen(1),
+        "a hedged answer still commits to one letter",
+    ),
+    (
+        "Explanation: the thief could go either way.\nMy best guess is D.\nWhat happens next?",
+        CAPTURE_JP,
+        chosen(3),
+        "'My best guess is D', then an idle question",
+    ),
+    (
+        "I think it is A because Bob already guards Room 5.",
+        CAPTURE_JP,
+        chosen(0),
+        "letter then a reason",
+    ),
+    ("I think it is a good idea to wait for Bob.\nThen we move.", CAPTURE_JP, NO, "no letter"),
+    (
+        "I think it is A. Move to Room 1",
+        CAPTURE_JP,
+        ambiguous(0, 2),
+        "letter A (Wait) with the text of C",
+    ),
+    ("I think it is C or D.", CAPTURE_JP, ambiguous(2, 3), "two letters"),
+    (
+        "I think it is A.\nAnswer: B",
+        YES_NO,
+        chosen(1),
+        "a later answer line overrides the hedge",
+    ),
+]
+
 NAMED_BEFORE = [
     (
         "Explanation: the killer is far.\nTherefore, C is the best action.",
@@ -434,6 +469,13 @@ ECHOES = [
     ),
     ("Answer: A) Yes B) No", YES_NO, NO, "the list recited on the answer line"),
     (
+        "I am Bob. I am in Room 9.\nB. Room 4\nC. It moves to Room 3",
+        ["Room 3", "Room 9", "It stays in Room 4"],
+        NO,
+        "the speaker's position, then a garbled list: 'in Room 9' answers nothing",
+    ),
+    ("I am in Room 9.", CAPTURE_JP, NO, "a statement of position is no move"),
+    (
         "A. Move to Room 5 B. Wait C. Fix generator in Room 6 D. Move to Room 7",
         ESCAPE_JP,
         NO,
@@ -519,6 +561,7 @@ TABLES = {
     "abbreviations": ABBREVIATIONS,
     "paraphrases": PARAPHRASES,
     "answer_lines": ANSWER_LINES,
+    "hedged": HEDGED,
     "named_before": NAMED_BEFORE,
     "debris": DEBRIS,
     "runaways": RUNAWAYS,

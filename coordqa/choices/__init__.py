@@ -21,16 +21,20 @@ something wins:
 1. The segment is one line that *is* one option's text (case, punctuation, markdown ignored).
 2. The **last** answer marker whose payload names something: ``Answer:``, ``Action:``,
    ``Final answer:``, ``My next action:``, ``the (best) answer/action/option/move is``, ``I
-   choose/pick/select/go with``. Earlier markers are drafts of a chain of thought, so a later one
-   overrides them, except that several ``Answer:`` *lines* naming different options with no
-   revision between them ("actually", "hmm", "Final answer:") are a list of answers: ambiguous
-   (``marker_conflict``). The payload (the rest of the line, or the next line when the marker ends
-   its line) is read loosely: letters (``C``, ``(C)``, ``Option C``, ``B or C``, ``(A)(B)``), a
-   letter followed by text (``C. pick up onion``: text naming another option makes it
-   ambiguous), or option text (exact, contained, fuzzy, abbreviated, paraphrased).
+   choose/pick/select/go with``, and hedged ones that count only before a letter (``I think it is
+   A.``, ``My best guess is C``: "I think it is a good idea" commits to nothing). Earlier
+   markers are drafts of a chain of thought, so a later one overrides them, except that several
+   ``Answer:`` *lines* naming different options with no revision between them ("actually",
+   "hmm", "Final answer:") are a list of answers: ambiguous (``marker_conflict``). The payload
+   (the rest of the line, or the next line when the marker ends its line) is read loosely:
+   letters (``C``, ``(C)``, ``Option C``, ``B or C``, ``(A)(B)``), a letter followed by text
+   (``C. pick up onion``: text naming another option makes it ambiguous), or option text (exact,
+   contained, fuzzy, abbreviated, paraphrased).
 3. The last line, read strictly: only a line that *is* an answer counts (a letter reference, a
    letter followed by its option's text or by "because ...", or an option's text, exact, fuzzy,
-   abbreviated or paraphrased), because prose like "(B) is bad, so ..." must not decide.
+   abbreviated or paraphrased), because prose like "(B) is bad, so ..." must not decide. Only a
+   reply of one line may name an option's text inside its sentence ("No, Alice cannot reach c0");
+   a line left alone by a list cut from it ("I am in Room 1." then "B. Room 2") may not.
 4. The first line of a multi-line segment, when it is a letter reference ("C" then an explanation).
 
 Letters: only A-Z answer by letter. A letter past the list names nothing on its own ("Answer: Z"
@@ -251,8 +255,9 @@ def choose(
     opts = prepare(tuple(options))
     if not 0 < fuzzy_threshold <= 100:
         raise ConfigError(f"fuzzy_threshold must be in (0, 100], got {fuzzy_threshold}")
-    for segment in segments(lines_of(reply or ""), opts):
-        choice = _read(segment.lines, opts, fuzzy_threshold)
+    lines = lines_of(reply or "")
+    for segment in segments(lines, opts):
+        choice = _read(segment.lines, opts, fuzzy_threshold, one_line=len(lines) == 1)
         if choice is not None:
             return choice
         if segment.last:
@@ -271,8 +276,13 @@ def is_correct(choice: Choice, correct: Sequence[int]) -> bool:
     return choice.chosen and choice.index in correct
 
 
-def _read(lines: list[Line], opts: Options, threshold: float) -> Choice | None:
-    """Read one segment by the rules of the module docstring; None when it names nothing."""
+def _read(lines: list[Line], opts: Options, threshold: float, *, one_line: bool) -> Choice | None:
+    """Read one segment by the rules of the module docstring; None when it names nothing.
+
+    ``one_line``: the whole reply is one line, so option text inside its sentence may decide. A
+    line left alone by a list or a new question cut from it ("I am in Room 1." then "B. Room 2")
+    is read strictly, like any last line of a longer reply.
+    """
     if not lines:
         return None
     texts = [line.text for line in lines]
@@ -296,7 +306,7 @@ def _read(lines: list[Line], opts: Options, threshold: float) -> Choice | None:
     final = (
         None
         if _EXPLANATION_LINE.match(texts[-1])
-        else resolve(texts[-1], opts, threshold, loose=False, contained=len(lines) == 1)
+        else resolve(texts[-1], opts, threshold, loose=False, contained=one_line)
     )
     if final is not None:
         return _choice(final, f"final_line_{final.kind}", _whole(lines[-1]))

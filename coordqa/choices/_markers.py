@@ -11,7 +11,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, TypeVar
 
-_KEYWORD = re.compile(r"answer|action|choice|option|move|choose|pick|select|go with")
+_KEYWORD = re.compile(
+    r"answer|action|choice|option|move|choose|pick|select|go with|think|believe|guess"
+)
 _MARKER_FORMS = (
     # "Answer: C", "Action - wait", "My next action: ...", "(B) is bad, so answer: D";
     # not "Bob's last action: wait" nor "Bob's next action: ...".
@@ -37,7 +39,21 @@ _MARKER_FORMS = (
         re.compile(r"(?:choose|pick(?! up)|select|go with)\b"),
         re.compile(r"(?<!\bif )\b(?:i|we|let'?s)(?: (?:would|will|shall|should)|'d|'ll)? $"),
     ),
+    # Hedged: "I think it is A.", "My best guess is C"; the payload must be a letter (see
+    # _HEDGED_FORM), since "I think it is a good idea to wait" commits to nothing.
+    (
+        re.compile(r"(?:think|believe|guess)(?: that)? (?:it is|it's|it would be|it must be)\b"),
+        re.compile(r"\b(?:i|we) $"),
+    ),
+    (re.compile(r"guess (?:is|would be)\b:?"), re.compile(r"\bmy (?:best |final )?$")),
 )
+_HEDGED_FORM = 3
+"""Forms from this index on are hedged: their payload counts only as a letter reference."""
+_HEDGED_LETTER = re.compile(
+    r"\(?[a-z]\)?(?=[.,;:!)]|$|\s+(?:because|since|as|or|and)\b)|\([a-z]\)|\[[a-z]\]"
+    r"|option [a-z]\b"
+)
+"""The letter a hedged marker's payload must start with: "A.", "(C)", "B because", "option D"."""
 _ANSWER_PREFIX = (
     r"^[\W\d]*(?:(?:final|correct|my|our|the|next|best|selected|chosen|so|thus|therefore) )*"
 )
@@ -118,12 +134,17 @@ def _line_payloads(lines: Sequence[str], number: int) -> list[Payload]:
             if named is not None:
                 found.append(named)
             continue
-        end, colon_form = marker
+        end, form = marker
+        colon_form = form == 0
         rest = line[end:]
         where = (number, end + len(rest) - len(rest.lstrip()), len(line))
         if where[1] >= len(line) and number + 1 < len(lines):
             where = (number + 1, 0, len(lines[number + 1]))
         payload_line, payload_start, payload_end = where
+        if form >= _HEDGED_FORM and not _HEDGED_LETTER.match(
+            lines[payload_line], payload_start, payload_end
+        ):
+            continue
         if payload_end - payload_start > PAYLOAD_CHARS:
             text = lines[payload_line]
             cut = text.rfind(" ", payload_start, payload_start + PAYLOAD_CHARS)
@@ -173,8 +194,8 @@ def _first_letter(text: str, default: int) -> int:
     return next((i for i, char in enumerate(text) if char.isalpha()), default)
 
 
-def _marker_end(line: str, start: int) -> tuple[int, bool] | None:
-    """Return where the marker at ``start`` ends and whether it is the colon form, or None.
+def _marker_end(line: str, start: int) -> tuple[int, int] | None:
+    """Return where the marker at ``start`` ends and the index of its form, or None.
 
     None: the keyword at ``start`` is no marker there ("Bob's next action: ...").
     """
@@ -184,7 +205,7 @@ def _marker_end(line: str, start: int) -> tuple[int, bool] | None:
     for number, (form, context) in enumerate(_MARKER_FORMS):
         found = form.match(line, start)
         if found and context.search(before):
-            return found.end(), number == 0
+            return found.end(), number
     return None
 
 
