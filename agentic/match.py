@@ -4,8 +4,9 @@ The episode loop itself is :func:`coordqa.games.episode.play_episode` (the same 
 play`` uses); this module only builds the two players of an :class:`EpisodeSpec` through the
 player registry, hands LLM players their model, the spec's sampling and preset and a recorder,
 and stamps every recorded exchange with the episode, the seat and the step it was made at.
-Callers that store as they go pass ``on_record`` (each record the moment it is made) and
-``on_decision`` (each move asked of a player), which also drive progress displays.
+Callers that store as they go pass ``on_record`` (each record as soon as the call into the
+player that made it returns) and ``on_decision`` (each move asked of a player), which also drive
+progress displays. A player's recorder reaches only its own seat's pending records.
 """
 
 from __future__ import annotations
@@ -32,27 +33,70 @@ def is_llm_player(name: str) -> bool:
     return PLAYERS.get(name).kind == "llm"
 
 
-class _Seat(Player):
-    """Wraps a player to count the steps it has observed, so its recorder can stamp the step."""
+class _SeatLog:
+    """The records one seat's player made that the match has not passed on yet.
 
-    def __init__(self, inner: Player, on_decision: Callable[[], None] | None) -> None:
-        self.inner = inner
+    A player's recorder is this log's :meth:`record`, so what the player is handed leads only
+    here: not to the other seat's player or records (the partner's prompts show this seat's
+    Hanabi cards), nor to the caller's sinks. The match moves the records on after each call
+    into the player (:class:`_Seat`).
+    """
+
+    def __init__(self, stamp: dict[str, Any]) -> None:
+        self.stamp = stamp
         self.step = 0
+        self.pending: list[dict[str, Any]] = []
+
+    def record(self, exchange: dict[str, Any]) -> None:
+        """Stamp ``exchange`` with the episode, attempt, seat and step, and keep it."""
+        self.pending.append({**exchange, **self.stamp, "step": self.step})
+
+
+class _Seat(Player):
+    """Wraps a player to count the steps it has observed and pass its records on after each call.
+
+    Records leave in a ``finally``, so an interrupted decision still delivers the calls it made.
+    """
+
+    def __init__(
+        self,
+        inner: Player,
+        log: _SeatLog,
+        deliver: Callable[[dict[str, Any]], None],
+        on_decision: Callable[[], None] | None,
+    ) -> None:
+        self.inner = inner
+        self.log = log
+        self.deliver = deliver
         self.on_decision = on_decision
 
+    def _flush(self) -> None:
+        records, self.log.pending = self.log.pending, []
+        for record in records:
+            self.deliver(record)
+
     def reset(self, view: SeatView, player: int, seed: int) -> None:
-        self.step = 0
-        self.inner.reset(view, player, seed)
+        self.log.step = 0
+        try:
+            self.inner.reset(view, player, seed)
+        finally:
+            self._flush()
 
     async def act(self, observation: Observation) -> str:
-        action = await self.inner.act(observation)
+        try:
+            action = await self.inner.act(observation)
+        finally:
+            self._flush()
         if self.on_decision is not None:
             self.on_decision()
         return action
 
     def observe(self, view: SeatView, player: int, result: StepResult) -> None:
-        self.inner.observe(view, player, result)
-        self.step += 1
+        try:
+            self.inner.observe(view, player, result)
+        finally:
+            self._flush()
+        self.log.step += 1
 
 
 def build_player(
@@ -111,7 +155,8 @@ async def play_match(
         spec: game, layout, seed, the two seats, the agent's options, preset and sampling.
         models: gives the Model for ``spec.model``; default :func:`coordqa.llm.get_model`
             without a cache. Pass a shared source so concurrent episodes share limits and usage.
-        on_record: called with each stamped exchange or events record as soon as it is made
+        on_record: called with each stamped exchange or events record as soon as the call into
+            the player that made it (reset, act, observe) returns
             (the records are also returned in the episode).
         on_decision: called after each move a player chose.
     """
@@ -123,21 +168,15 @@ async def play_match(
     exchanges: list[dict[str, Any]] = []
     seats: list[_Seat] = []
 
-    def recorder_for(seat: int) -> Callable[[dict[str, Any]], None]:
-        def record(exchange: dict[str, Any]) -> None:
-            stamp = {"episode": spec.key, "attempt": attempt, "seat": seat}
-            stamped = {**exchange, **stamp, "step": seats[seat].step}
-            exchanges.append(stamped)
-            if on_record is not None:
-                on_record(stamped)
-
-        return record
+    def deliver(stamped: dict[str, Any]) -> None:
+        exchanges.append(stamped)
+        if on_record is not None:
+            on_record(stamped)
 
     for seat in (0, 1):
-        player = build_player(
-            spec, seat, model=model, generate=generate, recorder=recorder_for(seat)
-        )
-        seats.append(_Seat(player, on_decision))
+        log = _SeatLog({"episode": spec.key, "attempt": attempt, "seat": seat})
+        player = build_player(spec, seat, model=model, generate=generate, recorder=log.record)
+        seats.append(_Seat(player, log, deliver, on_decision))
     game = make_game(spec.game, spec.layout, spec.seed, **spec.game_options)
     started = time.monotonic()
     trajectory = await play_episode(game, seats, spec.seed, player_names=list(spec.seats))

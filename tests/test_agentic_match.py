@@ -146,3 +146,31 @@ def test_load_refuses_a_run_of_another_kind(tmp_path: Path) -> None:
     play(PlayConfig("collab_capture", episodes=1), out=tmp_path / "play")
     with pytest.raises(StoreError, match="not an agentic one"):
         load_agentic_run(tmp_path / "play")
+
+
+def test_an_agents_recorder_leads_nowhere_near_its_partner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat 0's recorder reaches neither the partner player (whose last description shows seat
+    0's Hanabi cards) nor seat 1's records, nor the caller's sink; records still all arrive."""
+    import asyncio
+
+    from coordqa.agentic import match
+    from coordqa.agentic.episodes import EpisodeSpec
+    from coordqa.games.testing import reachable
+
+    built: dict[int, object] = {}
+    build = match.build_player
+
+    def spy(spec: EpisodeSpec, seat: int, **kwargs: object) -> object:
+        built[seat] = build(spec, seat, **kwargs)  # type: ignore[arg-type]
+        return built[seat]
+
+    monkeypatch.setattr(match, "build_player", spy)
+    streamed: list[dict] = []
+    spec = EpisodeSpec(game="hanabi", layout="default", seed=3, agent="cac", model="scripted")
+    episode = asyncio.run(match.play_match(spec, on_record=streamed.append))
+    assert streamed == episode.exchanges and {r["seat"] for r in streamed} == {0, 1}
+    for seat in (0, 1):
+        reached = [value for value, _ in reachable(built[seat].recorder)]  # type: ignore[attr-defined]
+        ids = {id(value) for value in reached}
+        assert id(built[1 - seat]) not in ids and id(streamed) not in ids
+        assert not any(isinstance(v, dict) and v.get("seat") == 1 - seat for v in reached)

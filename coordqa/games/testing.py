@@ -35,7 +35,7 @@ import random
 import sys
 import types
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -414,21 +414,9 @@ class _Secrets:
     def search(self, root: Any, where: str) -> int:
         """Visit everything reachable from ``root``; raise at the first secret. Returns visits."""
         forbidden, hand = self.forbidden(), self.own_hand()
-        # module namespaces (a function's globals) are not entered; kept alive, so ids stay
-        stop = {
-            id(module.__dict__): module.__dict__
-            for module in list(sys.modules.values())
-            if isinstance(module, types.ModuleType)
-        }
-        seen: set[int] = set()
-        queue: deque[tuple[Any, str]] = deque([(root, type(root).__name__)])
-        while queue:
-            value, path = queue.popleft()
-            if id(value) in seen or _not_entered(value) or id(value) in stop:
-                continue
-            seen.add(id(value))
-            if len(seen) > PROBE_LIMIT:
-                raise SeatPrivacyError(f"{where}: more than {PROBE_LIMIT} objects reachable")
+        visited = 0
+        for value, path in reachable(root, where):
+            visited += 1
             leak = forbidden.get(id(value))
             if leak is None and isinstance(value, self.kinds):
                 leak = f"a {type(value).__module__}.{type(value).__name__}"
@@ -436,8 +424,36 @@ class _Secrets:
                 leak = "the seat's own Hanabi cards"
             if leak is not None:
                 raise SeatPrivacyError(f"{where}: {path} reaches {leak}")
-            queue.extend((child, f"{path}{step}") for step, child in _neighbours(value))
-        return len(seen)
+        return visited
+
+
+def reachable(root: Any, where: str = "") -> Iterator[tuple[Any, str]]:
+    """Every object reachable from ``root`` by a player's escape routes, with its path.
+
+    The routes of :func:`check_seat_privacy`: attributes, ``__dict__`` and slots, items, the
+    garbage collector's referents (bound methods, closure cells, defaults), properties and
+    :data:`PROBED_NAMES`; modules, classes and module namespaces are not entered.
+
+    Raises:
+        SeatPrivacyError: more than :data:`PROBE_LIMIT` objects are reachable.
+    """
+    # module namespaces (a function's globals) are not entered; kept alive, so ids stay
+    stop = {
+        id(module.__dict__): module.__dict__
+        for module in list(sys.modules.values())
+        if isinstance(module, types.ModuleType)
+    }
+    seen: set[int] = set()
+    queue: deque[tuple[Any, str]] = deque([(root, type(root).__name__)])
+    while queue:
+        value, path = queue.popleft()
+        if id(value) in seen or _not_entered(value) or id(value) in stop:
+            continue
+        seen.add(id(value))
+        if len(seen) > PROBE_LIMIT:
+            raise SeatPrivacyError(f"{where}: more than {PROBE_LIMIT} objects reachable")
+        yield value, path
+        queue.extend((child, f"{path}{step}") for step, child in _neighbours(value))
 
 
 def _immutable(value: Any) -> bool:
