@@ -13,7 +13,10 @@ checks that for every game and player.
 
 What this cannot stop: code running in the same process can always import the engine or scan
 the whole heap (``gc.get_objects()``); the guard is that nothing a player is *handed* reaches
-hidden state, so a player that plays from its hand plays fair by construction.
+hidden state, so a player that plays from its hand plays fair by construction. One handed value
+still says more than it should: the seed of ``reset`` is the episode seed plus the seat, and a
+Hanabi deal follows from the episode seed, so a player could rebuild the game and replay the
+public moves (LLM agents key their model calls by that seed, so it is kept as it is).
 
 The method names are the game's (``describe(seat)``, ``legal_actions(seat)``,
 ``last_actions(seat)``, ``game_description()``, ``score()``, ``is_terminal()``), so code written
