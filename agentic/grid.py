@@ -260,8 +260,9 @@ class GridConfig(BaseModel):
         for name, default in (("version", None), ("preset", presets.DEFAULT_PRESET)):
             if data[name] == default:
                 del data[name]
+        game_defaults: tuple[tuple[str, Any], ...] = (("episodes", None), ("agent_options", {}))
         for game in data["games"]:
-            for name, default in (("episodes", None), ("agent_options", {})):
+            for name, default in game_defaults:
                 if game[name] == default:
                     del game[name]
         if self.version is not None:

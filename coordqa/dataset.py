@@ -725,7 +725,9 @@ def stratified_sample(
 def question_counts(rows: Iterable[Row]) -> dict[str, dict[str, int]]:
     """Questions per game, then per type, in schema order; games without questions are left out."""
     counts = Counter((row["game"], row["question_type"]) for row in rows)
-    per_game = {game: {kind: counts[(game, kind)] for kind in QUESTION_TYPES} for game in GAMES}
+    per_game: dict[str, dict[str, int]] = {
+        game: {kind: counts[(game, kind)] for kind in QUESTION_TYPES} for game in GAMES
+    }
     return {game: by_type for game, by_type in per_game.items() if sum(by_type.values())}
 
 

@@ -9,6 +9,7 @@ reject states whose answer would be ambiguous; the curated list stores the state
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,6 +106,6 @@ class Scenario:
         )
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Scenario:
+    def from_row(cls, row: Mapping[str, Any]) -> Scenario:
         """The scenario a dataset row was built from (its ``snapshot`` column, as built)."""
         return cls.from_dict(json.loads(row["snapshot"]))

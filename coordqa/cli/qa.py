@@ -170,10 +170,10 @@ def eval_command(
         int, typer.Option(help="Calls in flight at once.")
     ] = _POLICY.concurrency,
     temperature: Annotated[
-        float, typer.Option(help="Sampling temperature.")
+        float | None, typer.Option(help="Sampling temperature.")
     ] = PAPER_SAMPLING.temperature,
     top_p: Annotated[
-        float, typer.Option("--top-p", help="Nucleus sampling mass.")
+        float | None, typer.Option("--top-p", help="Nucleus sampling mass.")
     ] = PAPER_SAMPLING.top_p,
     max_tokens: Annotated[
         int | None, typer.Option("--max-tokens", help="Cap on reply tokens.")
