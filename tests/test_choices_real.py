@@ -490,6 +490,19 @@ ECHOES = [
         "one line of the list, repeated",
     ),
     (
+        "D. Move to Room 7\n\nThe killer moves to a random adjacent room each turn. A generator "
+        "takes two consecutive turns to fix.",
+        ESCAPE_JP,
+        chosen(3),
+        "one line of the list first, then an echo of the rules: the first line answers",
+    ),
+    (
+        "C. Move to Room 5\n\nThe killer moves to a random adjacent room each turn.",
+        ESCAPE_JP,
+        ambiguous(0, 2),
+        "first line: letter C with the text of A",
+    ),
+    (
         "Action: B. Wait\nD. Move to Room 7",
         ESCAPE_JP,
         chosen(1),

@@ -35,7 +35,8 @@ something wins:
    abbreviated or paraphrased), because prose like "(B) is bad, so ..." must not decide. Only a
    reply of one line may name an option's text inside its sentence ("No, Alice cannot reach c0");
    a line left alone by a list cut from it ("I am in Room 1." then "B. Room 2") may not.
-4. The first line of a multi-line segment, when it is a letter reference ("C" then an explanation).
+4. The first line of a multi-line segment, when it is a letter reference, alone or with its
+   option's text ("C" or "C. wait", then an explanation or an echo of the rules).
 
 Letters: only A-Z answer by letter. A letter past the list names nothing on its own ("Answer: Z"
 with 6 options) and makes an answer that also names an option ambiguous ("Answer: (A)(B)(C)" with
@@ -69,7 +70,6 @@ from coordqa.choices._options import (
     WORD_SIMILARITY,
     Match,
     Options,
-    letter_positions,
     normalise,
     prepare,
     resolve,
@@ -310,11 +310,11 @@ def _read(lines: list[Line], opts: Options, threshold: float, *, one_line: bool)
     )
     if final is not None:
         return _choice(final, f"final_line_{final.kind}", _whole(lines[-1]))
-    positions = letter_positions(normalise(texts[0])) if len(lines) > 1 else None
-    on_list = tuple(p for p in positions or () if p < opts.lettered)
-    if on_list:
-        letters = Match(on_list, "letter", off_list=len(on_list) < len(positions or ()))
-        return _choice(letters, "first_line_letter", _whole(lines[0]))
+    first = (
+        resolve(texts[0], opts, threshold, loose=False, contained=False) if len(lines) > 1 else None
+    )
+    if first is not None and first.kind == "letter":
+        return _choice(first, "first_line_letter", _whole(lines[0]))
     return None
 
 
