@@ -264,6 +264,42 @@ HEDGED = [
     ),
 ]
 
+# The original release's yes/no questions spell their options out.
+ESCAPE_EC = [
+    "Yes, whatever the killer's random moves",
+    "Only if the killer's random moves go our way",
+    "No, the killer catches one of us first in every case",
+]
+
+CONCLUSIONS = [
+    (
+        "At first I thought the answer was no. But the gate is two rooms away and the killer is "
+        "far. So yes, we can get out before it reaches us. Bob just has to keep moving.",
+        ESCAPE_EC,
+        chosen(0),
+        "a concluding 'So yes,' names the option that says yes",
+    ),
+    (
+        "The killer is next to the gate, so no.\nWe will have to try another way.",
+        ESCAPE_EC,
+        chosen(2),
+        "', so no.' concludes: the option that says no",
+    ),
+    (
+        "Bob holds the plate, so no onion is needed.\nAlice will wait.",
+        YES_NO,
+        NO,
+        "'so no onion' is a determiner, not an answer",
+    ),
+    (
+        "Alice is boxed in by me. So no, she cannot get to c0.\nAnswer: A",
+        YES_NO,
+        chosen(0),
+        "the answer line after the conclusion decides (the last marker)",
+    ),
+    ("So no one can reach the gate in time.", ESCAPE_EC, NO, "'no one' is no answer"),
+]
+
 NAMED_BEFORE = [
     (
         "Explanation: the killer is far.\nTherefore, C is the best action.",
@@ -575,6 +611,7 @@ TABLES = {
     "paraphrases": PARAPHRASES,
     "answer_lines": ANSWER_LINES,
     "hedged": HEDGED,
+    "conclusions": CONCLUSIONS,
     "named_before": NAMED_BEFORE,
     "debris": DEBRIS,
     "runaways": RUNAWAYS,

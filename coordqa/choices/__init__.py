@@ -21,8 +21,10 @@ something wins:
 1. The segment is one line that *is* one option's text (case, punctuation, markdown ignored).
 2. The **last** answer marker whose payload names something: ``Answer:``, ``Action:``,
    ``Final answer:``, ``My next action:``, ``the (best) answer/action/option/move is``, ``I
-   choose/pick/select/go with``, and hedged ones that count only before a letter (``I think it is
-   A.``, ``My best guess is C``: "I think it is a good idea" commits to nothing). Earlier
+   choose/pick/select/go with``, a concluding ``So yes,`` / ``Therefore, no.`` (the word is the
+   payload: the option that says yes or no), and hedged ones that count only before a letter
+   (``I think it is A.``, ``My best guess is C``: "I think it is a good idea" commits to
+   nothing). Earlier
    markers are drafts of a chain of thought, so a later one overrides them, except that several
    ``Answer:`` *lines* naming different options with no revision between them ("actually",
    "hmm", "Final answer:") are a list of answers: ambiguous (``marker_conflict``). The payload

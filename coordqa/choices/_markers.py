@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple, TypeVar
 
 _KEYWORD = re.compile(
-    r"answer|action|choice|option|move|choose|pick|select|go with|think|believe|guess"
+    r"answer|action|choice|option|move|choose|pick|select|go with|think|believe|guess|yes|no"
 )
 _MARKER_FORMS = (
     # "Answer: C", "Action - wait", "My next action: ...", "(B) is bad, so answer: D";
@@ -40,15 +40,22 @@ _MARKER_FORMS = (
         re.compile(r"(?<!\bif )\b(?:i|we|let'?s)(?: (?:would|will|shall|should)|'d|'ll)? $"),
     ),
     # Hedged: "I think it is A.", "My best guess is C"; the payload must be a letter (see
-    # _HEDGED_FORM), since "I think it is a good idea to wait" commits to nothing.
+    # _HEDGED_FORMS), since "I think it is a good idea to wait" commits to nothing.
     (
         re.compile(r"(?:think|believe|guess)(?: that)? (?:it is|it's|it would be|it must be)\b"),
         re.compile(r"\b(?:i|we) $"),
     ),
     (re.compile(r"guess (?:is|would be)\b:?"), re.compile(r"\bmy (?:best |final )?$")),
+    # A concluding "So yes, ..." / "Therefore no.": the payload is the word itself; not "so no
+    # onion is needed".
+    (
+        re.compile(r"(?:yes|no)(?=[,.!;:]|$)"),
+        re.compile(r"(?:\A|[.!?;:,] )(?:so|therefore|thus|hence|in conclusion|in short),? $"),
+    ),
 )
-_HEDGED_FORM = 3
-"""Forms from this index on are hedged: their payload counts only as a letter reference."""
+_HEDGED_FORMS = (3, 4)
+"""Hedged forms: their payload counts only as a letter reference."""
+_CONCLUSION_FORM = 5
 _HEDGED_LETTER = re.compile(
     r"\(?[a-z]\)?(?=[.,;:!)]|$|\s+(?:because|since|as|or|and)\b)|\([a-z]\)|\[[a-z]\]"
     r"|option [a-z]\b"
@@ -141,7 +148,9 @@ def _line_payloads(lines: Sequence[str], number: int) -> list[Payload]:
         if where[1] >= len(line) and number + 1 < len(lines):
             where = (number + 1, 0, len(lines[number + 1]))
         payload_line, payload_start, payload_end = where
-        if form >= _HEDGED_FORM and not _HEDGED_LETTER.match(
+        if form == _CONCLUSION_FORM:
+            payload_line, payload_start, payload_end = number, start, end
+        elif form in _HEDGED_FORMS and not _HEDGED_LETTER.match(
             lines[payload_line], payload_start, payload_end
         ):
             continue
