@@ -9,33 +9,12 @@ from pathlib import Path
 
 import pytest
 from test_evaluate_support import answers, fast_policy, write_dataset
+from test_evaluate_support import eval_config as config
 
 from coordqa.errors import ConfigError, StoreError
 from coordqa.evaluation import EvalConfig, EvalFailed, EvalProgress, evaluate, score
 from coordqa.llm.testing import Fault, LocalOpenAIServer
 from coordqa.store import RunManifest, RunStore, open_run, read_qa_run
-
-MODEL = "openai/test-model"
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep the response cache of every test in its own folder."""
-    monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))
-
-
-def config(dataset: str, out: Path, base_url: str, **changes: object) -> EvalConfig:
-    settings: dict[str, object] = {
-        "model": MODEL,
-        "api_base": base_url,
-        "dataset": dataset,
-        "trials": 2,
-        "out": out,
-        "cache": False,
-        "policy": fast_policy(),
-    }
-    settings.update(changes)
-    return EvalConfig(**settings)  # type: ignore[arg-type]
 
 
 def lines(path: Path) -> list[dict]:

@@ -10,14 +10,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_evaluate_support import answers, fast_policy, write_dataset
+from test_evaluate_support import answers, eval_config, fast_policy, write_dataset
 
 from coordqa.evaluation import EvalConfig, EvalFailed, EvalProgress, evaluate
 from coordqa.llm import CallPolicy
 from coordqa.llm.testing import Fault, LocalOpenAIServer
 from coordqa.store import open_run, read_qa_run
-
-MODEL = "openai/test-model"
 
 
 @pytest.fixture(autouse=True)
@@ -26,17 +24,9 @@ def _key(openai_key: str) -> None:
 
 
 def config(dataset: str, out: Path, base_url: str, **changes: object) -> EvalConfig:
-    settings: dict[str, object] = {
-        "model": MODEL,
-        "api_base": base_url,
-        "dataset": dataset,
-        "trials": 2,
-        "out": out,
-        "cache": False,
-        "policy": fast_policy(concurrency=1, timeout_s=30.0),
-    }
-    settings.update(changes)
-    return EvalConfig(**settings)  # type: ignore[arg-type]
+    """eval_config with one call at a time and a 30 s timeout (unless ``changes`` name a policy)."""
+    policy = fast_policy(concurrency=1, timeout_s=30.0)
+    return eval_config(dataset, out, base_url, **{"policy": policy, **changes})
 
 
 def free_port() -> int:

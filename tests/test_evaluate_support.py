@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.dataset import save_dataset
+from coordqa.evaluation import EvalConfig
 from coordqa.llm import CallPolicy
 
 QUESTION = re.compile(r"\[(?P<qid>[a-z0-9-]+)\]")
 TYPES = ("EC", "ToM", "JP")
+MODEL = "openai/test-model"
+"""The model every evaluation test asks (the local OpenAI-compatible server answers it)."""
 
 
 def make_rows(scenarios: int = 2, games: tuple[str, ...] = ("hanabi", "overcooked")) -> list[dict]:
@@ -87,3 +90,21 @@ def fast_policy(**changes: Any) -> CallPolicy:
     }
     settings.update(changes)
     return CallPolicy(**settings)
+
+
+def eval_config(dataset: str, out: Path, base_url: str, **changes: Any) -> EvalConfig:
+    """A two-trial, uncached run of ``dataset`` against the local server; ``changes`` override.
+
+    The policy is ``fast_policy()`` unless ``changes`` name one.
+    """
+    settings: dict[str, Any] = {
+        "model": MODEL,
+        "api_base": base_url,
+        "dataset": dataset,
+        "trials": 2,
+        "out": out,
+        "cache": False,
+        "policy": fast_policy(),
+    }
+    settings.update(changes)
+    return EvalConfig(**settings)
