@@ -38,6 +38,7 @@ from coordqa.dataset import GAMES, save_dataset
 from coordqa.evaluation import EvalConfig, EvalProgress, evaluate
 from coordqa.llm import CallPolicy, get_model
 from coordqa.llm.litellm_provider import FAST_OPENAI_HANDLER
+from coordqa.processes import stop_process
 
 SCENARIOS = 66
 SECTIONS = ("throughput", "rerun", "dead", "offline")
@@ -91,8 +92,7 @@ def server_process(latency_s: float) -> Iterator[str]:
         assert process.stdout is not None
         yield process.stdout.readline().strip()
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop_process(process, grace_s=30.0)
 
 
 def timed_eval(config: EvalConfig) -> tuple[float, float, float, int]:

@@ -21,6 +21,7 @@ from typing import Any
 from coordqa.errors import CoordqaError, MissingDependencyError
 from coordqa.games import GAME_NAMES
 from coordqa.leaderboard.bundle import FORMAT, FORMAT_VERSION, bundle_digest
+from coordqa.processes import kill_process, stop_process
 from coordqa.records import QUESTION_TYPES
 
 __all__ = [
@@ -238,19 +239,13 @@ class LiveServer:
 
     def kill(self) -> None:
         """SIGKILL the server: no shutdown handler runs, as in a crash."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=30)
+        if self.process is not None:
+            kill_process(self.process)
 
     def stop(self) -> None:
         """Terminate the server (SIGTERM, then SIGKILL after 10 s)."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.kill()
+        if self.process is not None:
+            stop_process(self.process)
 
     def __enter__(self) -> LiveServer:
         return self.start()

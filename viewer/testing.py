@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.errors import CoordqaError
+from coordqa.processes import stop_process
 
 __all__ = [
     "HOSTILE",
@@ -198,14 +199,8 @@ class LiveViewer:
 
     def stop(self) -> None:
         """Terminate the viewer (SIGTERM, then SIGKILL after 10 s)."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        if self.process is not None:
+            stop_process(self.process)
 
     def __enter__(self) -> LiveViewer:
         return self.start()
