@@ -24,14 +24,13 @@ something wins:
    choose/pick/select/go with``, a concluding ``So yes,`` / ``Therefore, no.`` (the word is the
    payload: the option that says yes or no), and hedged ones that count only before a letter
    (``I think it is A.``, ``My best guess is C``: "I think it is a good idea" commits to
-   nothing). Earlier
-   markers are drafts of a chain of thought, so a later one overrides them, except that several
-   ``Answer:`` *lines* naming different options with no revision between them ("actually",
-   "hmm", "Final answer:") are a list of answers: ambiguous (``marker_conflict``). The payload
-   (the rest of the line, or the next line when the marker ends its line) is read loosely:
-   letters (``C``, ``(C)``, ``Option C``, ``B or C``, ``(A)(B)``), a letter followed by text
-   (``C. pick up onion``: text naming another option makes it ambiguous), or option text (exact,
-   contained, fuzzy, abbreviated, paraphrased).
+   nothing). Earlier markers are drafts of a chain of thought, so a later one overrides them,
+   except that several ``Answer:`` *lines* naming different options with no revision between
+   them ("actually", "hmm", "Final answer:") are a list of answers: ambiguous
+   (``marker_conflict``). The payload (the rest of the line, or the next line when the marker
+   ends its line) is read loosely: letters (``C``, ``(C)``, ``Option C``, ``B or C``,
+   ``(A)(B)``), a letter followed by text (``C. pick up onion``: text naming another option makes
+   it ambiguous), or option text (exact, contained, fuzzy, abbreviated, paraphrased).
 3. The last line, read strictly: only a line that *is* an answer counts (a letter reference, a
    letter followed by its option's text or by "because ...", or an option's text, exact, fuzzy,
    abbreviated or paraphrased), because prose like "(B) is bad, so ..." must not decide. Only a

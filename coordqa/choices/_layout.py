@@ -253,8 +253,7 @@ def _item(line: Line, opts: Options) -> _Item | None:
     """Classify a line as an option-list item, or None."""
     lettered = _LETTERED.match(line.text)
     if lettered is not None:
-        letter = next(lettered[group] for group in "abcde" if lettered[group])
-        return _lettered_item(ord(letter) - ord("a"), normalise(lettered["text"]), opts)
+        return _lettered_item(_position(lettered), normalise(lettered["text"]), opts)
     past_z = _PAST_Z.match(line.reply, line.start, line.end) if line.text[0] in "[\\]^." else None
     if past_z is not None:
         position = OPTION_LABELS.index(past_z["label"])
@@ -324,9 +323,14 @@ def _continues(line: Line, item: _Item, opts: Options) -> bool:
     lettered = _LETTERED.match(line.text[marker.end() :].lstrip())
     if lettered is None:
         return False
-    letter = next(lettered[group] for group in "abcde" if lettered[group])
-    before = _lettered_item(ord(letter) - ord("a"), normalise(lettered["text"]), opts)
+    before = _lettered_item(_position(lettered), normalise(lettered["text"]), opts)
     return before.echo and before.position == item.position - 1
+
+
+def _position(lettered: re.Match[str]) -> int:
+    """The option position (a=0) of a line matched by ``_LETTERED``."""
+    letter = next(lettered[group] for group in "abcde" if lettered[group])
+    return ord(letter) - ord("a")
 
 
 def _is_question(text: str) -> bool:
