@@ -1,31 +1,42 @@
-// Click a column header of the ranking to sort its rows in the page (the server-rendered
-// links keep working without JavaScript). Numbers sort numerically, empty cells last.
+// Click a column header with data-sort to sort the rows of its table in the page (server-rendered
+// sort links keep working without JavaScript). Served to the leaderboard and to `coordqa view`.
+// A table opts in with class "sortable"; its first body holds the rows (a row of class "empty"
+// stays out). The first click on a header sorts ascending, or descending where the table has
+// data-first-order="descending"; further clicks flip the order. Cells sort by data-value when
+// present, numbers numerically, empty cells last.
 (function () {
-  const table = document.getElementById("ranking");
-  if (!table) return;
-  const body = table.querySelector("tbody.entries");
-  const headers = Array.from(table.querySelectorAll("th[data-sort]"));
+  "use strict";
+
   function value(row, index) {
     const cell = row.children[index];
     const raw = cell.dataset.value !== undefined ? cell.dataset.value : cell.textContent.trim();
     const number = Number(raw);
     return raw === "" ? null : (Number.isNaN(number) ? raw.toLowerCase() : number);
   }
-  headers.forEach(function (th) {
-    th.addEventListener("click", function (event) {
-      event.preventDefault();
-      const index = Array.from(th.parentNode.children).indexOf(th);
-      const descending = th.getAttribute("aria-sort") !== "descending";
-      const rows = Array.from(body.querySelectorAll("tr[data-id]"));
-      rows.sort(function (a, b) {
-        const x = value(a, index), y = value(b, index);
-        if (x === null || y === null) return (x === null) - (y === null);
-        const order = x < y ? -1 : x > y ? 1 : 0;
-        return descending ? -order : order;
+
+  function setUpSorting(table) {
+    const body = table.tBodies[0];
+    const headers = Array.from(table.querySelectorAll("th[data-sort]"));
+    const firstDescending = table.dataset.firstOrder === "descending";
+    headers.forEach(function (th) {
+      th.addEventListener("click", function (event) {
+        event.preventDefault();
+        const index = Array.from(th.parentNode.children).indexOf(th);
+        const current = th.getAttribute("aria-sort");
+        const descending = current === null ? firstDescending : current === "ascending";
+        const rows = Array.from(body.querySelectorAll("tr:not(.empty)"));
+        rows.sort(function (a, b) {
+          const x = value(a, index), y = value(b, index);
+          if (x === null || y === null) return (x === null) - (y === null);
+          const order = x < y ? -1 : x > y ? 1 : 0;
+          return descending ? -order : order;
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+        headers.forEach(function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", descending ? "descending" : "ascending");
       });
-      rows.forEach(function (row) { body.appendChild(row); });
-      headers.forEach(function (h) { h.removeAttribute("aria-sort"); });
-      th.setAttribute("aria-sort", descending ? "descending" : "ascending");
     });
-  });
+  }
+
+  document.querySelectorAll("table.sortable").forEach(setUpSorting);
 })();

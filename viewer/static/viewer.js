@@ -1,6 +1,7 @@
-// coordqa view: filter and sort tables in the page, and step with the arrow keys. Served as a
-// file (the pages allow no inline script). Without JavaScript the filter form and links still
-// work on the live server; the exported copy needs this script to filter.
+// coordqa view: filter the sample table in the page, and step with the arrow keys (sorting is
+// the leaderboard's sort.js, served here too). Served as a file (the pages allow no inline
+// script). Without JavaScript the filter form and links still work on the live server; the
+// exported copy needs this script to filter.
 (function () {
   "use strict";
 
@@ -42,35 +43,6 @@
     apply();
   }
 
-  // Click a column header with data-sort to sort the rows by its cells (data-value when
-  // present, numbers numerically, empty cells last).
-  function setUpSorting(table) {
-    const body = table.querySelector("tbody.rows");
-    const headers = Array.from(table.querySelectorAll("th[data-sort]"));
-    function value(row, index) {
-      const cell = row.children[index];
-      const raw = cell.dataset.value !== undefined ? cell.dataset.value : cell.textContent.trim();
-      const number = Number(raw);
-      return raw === "" ? null : (Number.isNaN(number) ? raw.toLowerCase() : number);
-    }
-    headers.forEach(function (th) {
-      th.addEventListener("click", function () {
-        const index = Array.from(th.parentNode.children).indexOf(th);
-        const descending = th.getAttribute("aria-sort") === "ascending";
-        const rows = Array.from(body.querySelectorAll("tr"));
-        rows.sort(function (a, b) {
-          const x = value(a, index), y = value(b, index);
-          if (x === null || y === null) return (x === null) - (y === null);
-          const order = x < y ? -1 : x > y ? 1 : 0;
-          return descending ? -order : order;
-        });
-        rows.forEach(function (row) { body.appendChild(row); });
-        headers.forEach(function (h) { h.removeAttribute("aria-sort"); });
-        th.setAttribute("aria-sort", descending ? "descending" : "ascending");
-      });
-    });
-  }
-
   // Left and right arrows follow the page's previous / next links.
   function setUpPaging() {
     document.addEventListener("keydown", function (event) {
@@ -83,6 +55,5 @@
 
   const form = document.getElementById("sample-filter");
   if (form) setUpFilter(form);
-  document.querySelectorAll("table.sortable").forEach(setUpSorting);
   setUpPaging();
 })();
