@@ -98,11 +98,20 @@ def package_environment(package: str, **filters: Callable[..., str]) -> jinja2.E
 
     Shared by the leaderboard and ``coordqa view`` (:mod:`coordqa.viewer.pages`): the same
     escaping, strictness and number filters (``pct``, ``num``, ``params``), plus ``filters``.
+    The leaderboard's templates are reachable too, as ``leaderboard/NAME`` (the viewer's pages
+    extend ``leaderboard/page.html``).
     """
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader(package, "templates"),
+        loader=jinja2.ChoiceLoader(
+            [
+                jinja2.PackageLoader(package, "templates"),
+                jinja2.PrefixLoader(
+                    {"leaderboard": jinja2.PackageLoader("coordqa.leaderboard", "templates")}
+                ),
+            ]
+        ),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
