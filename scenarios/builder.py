@@ -9,12 +9,12 @@ scenarios, so the three can never disagree.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import ClassVar
 
 from coordqa.games import GAMES, Game
 from coordqa.registry import Registry
-from coordqa.scenarios.model import Scenario, ScenarioQuestions
+from coordqa.scenarios.model import Scenario, ScenarioQuestions, ScenarioRejected
 
 
 class ScenarioBuilder(abc.ABC):
@@ -44,6 +44,27 @@ class ScenarioBuilder(abc.ABC):
     def restore(self, scenario: Scenario) -> Game:
         """Rebuild the scenario's game state from its snapshot."""
         return GAMES.get(scenario.game).from_snapshot(scenario.snapshot)
+
+    def accepted(
+        self, seeds: Iterable[int], key: Callable[[Scenario], Hashable]
+    ) -> Iterator[tuple[Scenario, ScenarioQuestions]]:
+        """The candidates of ``seeds`` that this builder makes questions for, with the questions.
+
+        In candidate order. A candidate whose ``key`` was seen before (accepted or rejected) is
+        skipped, so curation solves each distinct state once however many seeds reach it.
+        """
+        seen: set[Hashable] = set()
+        for seed in seeds:
+            for candidate in self.candidates(seed):
+                candidate_key = key(candidate)
+                if candidate_key in seen:
+                    continue
+                seen.add(candidate_key)
+                try:
+                    built = self.questions(self.restore(candidate), candidate)
+                except ScenarioRejected:
+                    continue
+                yield candidate, built
 
 
 BUILDERS: Registry[ScenarioBuilder] = Registry("scenario builder", name_of=lambda b: b.game)

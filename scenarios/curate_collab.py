@@ -32,21 +32,16 @@ def _state_key(scenario: Scenario) -> str:
 
 def accepted_candidates(game: str, seeds: int) -> list[tuple[Scenario, ScenarioQuestions]]:
     """Every distinct candidate of the first ``seeds`` seeds that the solvers accept, in order."""
-    builder = COLLAB_BUILDERS[game]
-    accepted = []
-    seen: set[tuple[str, int, str]] = set()
-    for seed in range(seeds):
-        for candidate in builder.candidates(seed):
-            key = (_state_key(candidate), candidate.player, candidate.kinds["EC"])
-            if key in seen:
-                continue
-            seen.add(key)
-            try:
-                built = builder.questions(builder.restore(candidate), candidate)
-            except ScenarioRejected:
-                continue
-            accepted.append((candidate, built))
-    return accepted
+    return list(
+        COLLAB_BUILDERS[game].accepted(
+            range(seeds),
+            key=lambda candidate: (
+                _state_key(candidate),
+                candidate.player,
+                candidate.kinds["EC"],
+            ),
+        )
+    )
 
 
 def curate(game: str, count: int, seeds: int = CURATION_SEEDS) -> list[Scenario]:

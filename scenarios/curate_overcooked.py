@@ -59,18 +59,8 @@ def curate(per_layout: int = PER_LAYOUT, seeds: range = range(40)) -> list[Scena
     """
     builder = OvercookedBuilder()
     pool: dict[str, list[tuple[Scenario, ScenarioQuestions]]] = {name: [] for name in LAYOUTS}
-    states: set[str] = set()
-    for seed in seeds:
-        for candidate in builder.candidates(seed):
-            key = _state_key(candidate)
-            if key in states:
-                continue
-            states.add(key)
-            try:
-                built = builder.questions(builder.restore(candidate), candidate)
-            except ScenarioRejected:
-                continue
-            pool[candidate.layout].append((candidate, built))
+    for candidate, built in builder.accepted(seeds, key=_state_key):
+        pool[candidate.layout].append((candidate, built))
     chosen: list[Scenario] = []
     ec_use: Counter[str] = Counter()
     for layout in LAYOUTS:
