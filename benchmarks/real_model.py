@@ -49,7 +49,8 @@ def run_eval(server: LlamaCppServer, out: Path, options: argparse.Namespace) -> 
     args = [
         "eval", "--model", server.model, "--api-base", server.base_url, "--trials", "1",
         "--concurrency", "1", "--timeout", str(options.timeout), "--max-tokens",
-        str(options.max_tokens), "--prompt-layout", options.prompt_layout, "--out", str(out),
+        str(options.max_tokens), "--seed", str(options.seed), "--prompt-layout",
+        options.prompt_layout, "--out", str(out),
         "--json", "--quiet",
     ]  # fmt: skip
     if options.dataset:
@@ -107,7 +108,8 @@ def run_agentic(server: LlamaCppServer, agent: str, out: Path, options: argparse
         "agentic", "run", "--agent", agent, "--model", server.model, "--api-base",
         server.base_url, "--game", "overcooked", "--layout", "cramped_room", "--partner",
         "planner", "--seeds", "0", "--position", "0", "--horizon", str(options.horizon),
-        "--max-tokens", str(options.max_tokens), "--concurrency", "1", "--out", str(out),
+        "--max-tokens", str(options.max_tokens), "--seed", str(options.seed), "--concurrency", "1",
+        "--out", str(out),
     )  # fmt: skip
     if done.returncode not in (0, 1):  # 1: an episode failed, reported with the numbers
         raise SystemExit(f"coordqa agentic run exited {done.returncode}:\n{done.stderr[-3000:]}")
@@ -169,6 +171,7 @@ def main() -> None:
     parser.add_argument("--dataset", help="dataset name or file (default: the bundled release)")
     parser.add_argument("--prompt-layout", default="system", choices=["system", "no-system"])
     parser.add_argument("--max-tokens", type=int, default=256, help="cap on reply tokens")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed of the server")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per call")
     parser.add_argument("--horizon", type=int, default=10, help="Overcooked timesteps per episode")
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
