@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import statistics
 import subprocess
 import sys
@@ -180,6 +181,8 @@ def main() -> None:
     parser.add_argument("--corpus-out", type=Path, help="write the replies here (corpus format)")
     parser.add_argument("--corpus-source", default="gemma-3-270m/v1.1-system")
     options = parser.parse_args()
+    # SIGTERM (kill, a job scheduler) unwinds like Ctrl-C, so the server is stopped too.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     out = options.out or Path(tempfile.mkdtemp(prefix="coordqa-real-model-"))
     out.mkdir(parents=True, exist_ok=True)
     print(f"runs and server log in {out}")

