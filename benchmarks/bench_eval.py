@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,7 +37,7 @@ from coordqa.dataset import GAMES, save_dataset
 from coordqa.evaluation import EvalConfig, EvalProgress, evaluate
 from coordqa.llm import CallPolicy, get_model
 from coordqa.llm.litellm_provider import FAST_OPENAI_HANDLER
-from coordqa.processes import stop_process
+from coordqa.local_servers import free_port, stop_process
 
 SCENARIOS = 66
 SECTIONS = ("throughput", "rerun", "dead", "offline")
@@ -188,9 +187,7 @@ def rerun(root: Path, repeats: int) -> None:
 
 
 def dead(root: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     env = {**os.environ, "COORDQA_CACHE_DIR": str(root / "dead-cache"), "OPENAI_API_KEY": "sk-d"}
     args = ["eval", "--model", "openai/dead", "--api-base", f"http://127.0.0.1:{port}/v1"]
     wall, cpu, status, stderr = cli([*args, "--no-cache", "--out", str(root / "dead")], env)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,26 +20,18 @@ from typing import Any
 from coordqa.errors import CoordqaError, MissingDependencyError
 from coordqa.games import GAME_NAMES
 from coordqa.leaderboard.bundle import FORMAT, FORMAT_VERSION, bundle_digest
-from coordqa.processes import kill_process, stop_process
+from coordqa.local_servers import free_port, kill_process, stop_process
 from coordqa.records import QUESTION_TYPES
 
 __all__ = [
     "BoardClient",
     "LiveServer",
     "PostgresCluster",
-    "free_port",
     "synthetic_bundle",
     "synthetic_rows",
 ]
 
 STARTUP_TIMEOUT_S = 60.0
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def synthetic_rows(

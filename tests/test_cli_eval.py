@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import pytest
 from test_evaluate_support import answers, write_dataset
 
 from coordqa.llm.testing import Fault, LocalOpenAIServer
+from coordqa.local_servers import free_port
 from coordqa.store import open_run
 
 CLI = [sys.executable, "-c", "from coordqa.cli import main; main()"]
@@ -125,9 +125,7 @@ def test_the_first_error_of_a_kind_is_printed_while_the_run_goes_on(tmp_path: Pa
 
 
 def test_a_dead_server_is_given_up_in_seconds_with_exit_1(tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     started = time.monotonic()
     result = coordqa(
         *openai_eval("example", tmp_path / "run", f"http://127.0.0.1:{port}/v1"),

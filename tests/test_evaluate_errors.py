@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import threading
 import time
 from collections import Counter
@@ -15,6 +14,7 @@ from test_evaluate_support import answers, eval_config, fast_policy, write_datas
 from coordqa.evaluation import EvalConfig, EvalFailed, EvalProgress, evaluate
 from coordqa.llm import CallPolicy
 from coordqa.llm.testing import Fault, LocalOpenAIServer
+from coordqa.local_servers import free_port
 from coordqa.store import open_run, read_qa_run
 
 
@@ -27,12 +27,6 @@ def config(dataset: str, out: Path, base_url: str, **changes: object) -> EvalCon
     """eval_config with one call at a time and a 30 s timeout (unless ``changes`` name a policy)."""
     policy = fast_policy(concurrency=1, timeout_s=30.0)
     return eval_config(dataset, out, base_url, **{"policy": policy, **changes})
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.mark.parametrize(

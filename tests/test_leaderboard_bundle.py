@@ -111,7 +111,7 @@ def test_cli_submit_option_errors(
 
 
 def test_unreachable_server_is_a_clear_error(run_dir: Path) -> None:
-    from coordqa.leaderboard.testing import free_port
+    from coordqa.local_servers import free_port
 
     url = f"http://127.0.0.1:{free_port()}"
     result = CliRunner().invoke(app, ["submit", str(run_dir), "--to", url, "--token", "cqa_x"])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import socket
 import time
 
 import pytest
@@ -20,6 +19,7 @@ from coordqa.llm.retry import (
     parse_retry_after,
 )
 from coordqa.llm.testing import Fault, LocalOpenAIServer
+from coordqa.local_servers import free_port
 
 MESSAGES = [Message("user", "Which option?\nA. wait\nB. move")]
 
@@ -110,12 +110,6 @@ def test_exhausted_retries_fail_only_that_call(openai_key: str, fast_policy: Cal
     with LocalOpenAIServer(always=Fault.error(500)) as server:
         reply = ask(server, fast_policy)
     assert reply.error_kind == "failed" and reply.attempts == fast_policy.max_attempts
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def test_dead_server_is_unreachable_after_max_connection_failures(openai_key: str) -> None:

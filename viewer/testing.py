@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.errors import CoordqaError
-from coordqa.processes import stop_process
+from coordqa.local_servers import stop_process
 
 __all__ = [
     "HOSTILE",
