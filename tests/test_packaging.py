@@ -10,25 +10,13 @@ from types import ModuleType
 
 import pytest
 import tomllib
-
-ROOT = Path(__file__).resolve().parents[1]
-MAPPED = {
-    "coordqa": "coordqa",
-    "scenarios": "coordqa.scenarios",
-    "agentic": "coordqa.agentic",
-    "leaderboard": "coordqa.leaderboard",
-    "viewer": "coordqa.viewer",
-}
+from source_tree import ROOT, source_packages
 
 
 def test_every_package_folder_is_listed_in_pyproject() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     listed = set(config["tool"]["setuptools"]["packages"])
-    found = set()
-    for folder, namespace in MAPPED.items():
-        for init in (ROOT / folder).rglob("__init__.py"):
-            relative = init.parent.relative_to(ROOT / folder).parts
-            found.add(".".join((namespace, *relative)))
+    found = set(source_packages())
     assert found - listed == set(), "add these packages to [tool.setuptools] packages"
 
 

@@ -9,29 +9,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from source_tree import source_packages
 
 import coordqa
 
-ROOT = Path(__file__).resolve().parents[1]
-NAMESPACES = {
-    "coordqa": "coordqa",
-    "scenarios": "coordqa.scenarios",
-    "agentic": "coordqa.agentic",
-    "leaderboard": "coordqa.leaderboard",
-}
 
-
-def packages() -> list[str]:
-    """Every package of the distribution, found from the folders (nothing imported)."""
-    found = []
-    for folder, namespace in NAMESPACES.items():
-        for init in sorted((ROOT / folder).rglob("__init__.py")):
-            relative = init.parent.relative_to(ROOT / folder).parts
-            found.append(".".join((namespace, *relative)))
-    return found
-
-
-@pytest.mark.parametrize("name", packages())
+@pytest.mark.parametrize("name", source_packages())
 def test_no_public_name_is_also_a_submodule(name: str) -> None:
     """``import pkg.x`` rebinds ``pkg.x`` to the submodule, hiding a (lazy) export named x."""
     package = importlib.import_module(name)
