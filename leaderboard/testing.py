@@ -10,9 +10,7 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ from typing import Any
 from coordqa.errors import CoordqaError, MissingDependencyError
 from coordqa.games import GAME_NAMES
 from coordqa.leaderboard.bundle import FORMAT, FORMAT_VERSION, bundle_digest
-from coordqa.local_servers import free_port, kill_process, stop_process
+from coordqa.local_servers import CommandServer, free_port, kill_process
 from coordqa.records import QUESTION_TYPES
 
 __all__ = [
@@ -30,8 +28,6 @@ __all__ = [
     "synthetic_bundle",
     "synthetic_rows",
 ]
-
-STARTUP_TIMEOUT_S = 60.0
 
 
 def synthetic_rows(
@@ -182,7 +178,7 @@ class BoardClient:
         self.db.dispose()
 
 
-class LiveServer:
+class LiveServer(CommandServer):
     """``coordqa leaderboard serve`` in a subprocess on 127.0.0.1 and a free port."""
 
     def __init__(
@@ -203,46 +199,36 @@ class LiveServer:
         self.max_body_mb = max_body_mb
         self.log = log
         self.options = list(options)
-        self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> LiveServer:
         """Start the server and wait (bounded) until it answers ``/healthz``."""
         import httpx
 
-        command = [
-            sys.executable, "-c", "from coordqa.cli import main; main()", "leaderboard", "serve",
-            "--db", self.db_url, "--port", str(self.port), "--max-body-mb", str(self.max_body_mb),
-            *self.options,
+        args = [
+            "leaderboard", "serve", "--db", self.db_url, "--port", str(self.port),
+            "--max-body-mb", str(self.max_body_mb), *self.options,
         ]  # fmt: skip
         output = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
-        self.process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise CoordqaError(f"leaderboard server exited with {self.process.returncode}")
+        process = self._launch(args, output)
+
+        def answers() -> bool:
             try:
-                if httpx.get(f"{self.url}/healthz", timeout=1.0).status_code == 200:
-                    return self
+                return httpx.get(f"{self.url}/healthz", timeout=1.0).status_code == 200
             except httpx.HTTPError:
-                time.sleep(0.1)
-        self.stop()
-        raise CoordqaError(f"leaderboard server did not answer within {STARTUP_TIMEOUT_S} s")
+                return False
+
+        self._wait_until(
+            process,
+            answers,
+            lambda: f"leaderboard server exited with {process.returncode}",
+            "leaderboard server did not answer",
+        )
+        return self
 
     def kill(self) -> None:
         """SIGKILL the server: no shutdown handler runs, as in a crash."""
         if self.process is not None:
             kill_process(self.process)
-
-    def stop(self) -> None:
-        """Terminate the server (SIGTERM, then SIGKILL after 10 s)."""
-        if self.process is not None:
-            stop_process(self.process)
-
-    def __enter__(self) -> LiveServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def _pg_bin() -> Path:

@@ -22,17 +22,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from coordqa.errors import CoordqaError
-from coordqa.local_servers import stop_process
+from coordqa.local_servers import CommandServer
 
 __all__ = [
     "HOSTILE",
@@ -51,8 +47,6 @@ QA_REPLIES = {
     "JP": f"I would rather not say. {HOSTILE}",
 }
 """The hostile QA server's reply to each question type."""
-
-STARTUP_TIMEOUT_S = 60.0
 
 
 @contextmanager
@@ -164,7 +158,7 @@ def make_hm_run(out: Path, *, seed: int = 0) -> Path:
     return out
 
 
-class LiveViewer:
+class LiveViewer(CommandServer):
     """``coordqa view RUN ...`` in a subprocess on 127.0.0.1 and a free port.
 
     The URL is the one the command prints, so using this tests what a user is told.
@@ -175,35 +169,22 @@ class LiveViewer:
         self.runs = runs
         self.log = log
         self.url = ""
-        self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> LiveViewer:
         """Start the viewer and wait (bounded) until it prints its URL."""
-        command = [
-            sys.executable, "-c", "from coordqa.cli import main; main()", "view",
-            *map(str, self.runs), "--port", "0",
-        ]  # fmt: skip
         with open(self.log, "wb") as output:
-            self.process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while time.monotonic() < deadline:
+            process = self._launch(["view", *map(str, self.runs), "--port", "0"], output)
+
+        def printed_url() -> bool:
             found = re.search(r"http://127\.0\.0\.1:\d+", self.log.read_text(errors="replace"))
             if found:
                 self.url = found.group(0)
-                return self
-            if self.process.poll() is not None:
-                raise CoordqaError(f"coordqa view exited: {self.log.read_text(errors='replace')}")
-            time.sleep(0.1)
-        self.stop()
-        raise CoordqaError(f"coordqa view printed no URL within {STARTUP_TIMEOUT_S} s")
+            return found is not None
 
-    def stop(self) -> None:
-        """Terminate the viewer (SIGTERM, then SIGKILL after 10 s)."""
-        if self.process is not None:
-            stop_process(self.process)
-
-    def __enter__(self) -> LiveViewer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        self._wait_until(
+            process,
+            printed_url,
+            lambda: f"coordqa view exited: {self.log.read_text(errors='replace')}",
+            "coordqa view printed no URL",
+        )
+        return self
