@@ -12,6 +12,7 @@ progress displays. A player's recorder reaches only its own seat's pending recor
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import time
 import uuid
 from collections.abc import Callable
@@ -204,6 +205,10 @@ def _uncached_model(name: str) -> Model:
 def run_match(spec: EpisodeSpec, *, models: ModelSource | None = None) -> AgenticEpisode:
     """Synchronous :func:`play_match` (runs its own event loop).
 
+    Called where this thread already runs a loop (a notebook, Playwright's sync API, a report
+    built inside an async server), the episode is played on a worker thread's own loop, since
+    ``asyncio.run`` cannot nest.
+
     Example:
         >>> from coordqa.agentic import EpisodeSpec, run_match
         >>> spec = EpisodeSpec(game="collab_capture", layout="default", seed=0,
@@ -211,4 +216,9 @@ def run_match(spec: EpisodeSpec, *, models: ModelSource | None = None) -> Agenti
         >>> run_match(spec).metrics["captured"] in (0.0, 1.0)
         True
     """
-    return asyncio.run(play_match(spec, models=models))
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(play_match(spec, models=models))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as worker:
+        return worker.submit(asyncio.run, play_match(spec, models=models)).result()

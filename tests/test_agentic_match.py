@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from pathlib import Path
@@ -38,6 +39,19 @@ def test_scripted_match_replays_and_counts_decisions() -> None:
     assert verified.metrics == episode.metrics
     steps = len(episode.trajectory.steps)
     assert verified.decisions == {0: steps, 1: steps}
+
+
+def test_run_match_works_inside_a_running_event_loop() -> None:
+    """A notebook, or Playwright's sync API, runs a loop in this thread: asyncio.run would fail."""
+    spec = EpisodeSpec(
+        game="collab_capture", layout="default", seed=3,
+        agent="capture-planner", partner="capture-greedy",
+    )  # fmt: skip
+
+    async def called_from_a_loop() -> float:
+        return run_match(spec).score
+
+    assert asyncio.run(called_from_a_loop()) == run_match(spec).score
 
 
 def test_llm_agent_match_records_every_exchange_with_seat_and_step() -> None:
