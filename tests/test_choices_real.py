@@ -257,6 +257,12 @@ HEDGED = [
     ),
     ("I think it is C or D.", CAPTURE_JP, ambiguous(2, 3), "two letters"),
     (
+        "I think this would be D. move to Room 5; then wait for Bob.",
+        CAPTURE_JP,
+        chosen(3),
+        "'I think this would be D.' with D's text and a plan after it",
+    ),
+    (
         "I think it is A.\nAnswer: B",
         YES_NO,
         chosen(1),
@@ -397,6 +403,18 @@ RUNAWAYS = [
         "the answer comes before an invented second question",
     ),
     ("[INST] What is the best next action? [/INST]", OVERCOOKED_JP, NO, "only an echoed turn"),
+    (
+        "[/INST] [INST] <<SYS>>\nYou are playing a cooperative game.\n\nAnswer: (B) wait",
+        OVERCOOKED_JP,
+        NO,
+        "the reply opens a new user turn: its 'Answer:' belongs to another exchange",
+    ),
+    (
+        "<|im_start|>user\nWhich pot is closer?\nAnswer: C",
+        OVERCOOKED_JP,
+        NO,
+        "the reply opens as the user, not as the assistant",
+    ),
     ("<|im_start|>assistant\nAnswer: D", OVERCOOKED_JP, chosen(3), "a leading role header"),
     (
         "Let me think about it.</s>Answer: B",
@@ -537,6 +555,19 @@ ECHOES = [
         ESCAPE_JP,
         ambiguous(0, 2),
         "first line: letter C with the text of A",
+    ),
+    (
+        "Answer: A. I am not holding an onion yet.\nB. Wait\nC. Fix generator in Room 6\n"
+        "D. Move to Room 7",
+        ESCAPE_JP,
+        NO,
+        "the answer line is the first line of a list A-D (its text garbled): no choice",
+    ),
+    (
+        "Answer: C. move away, but wait\nThe answer is C. Wait (one timestep).",
+        ESCAPE_JP,
+        ambiguous(1, 2),
+        "letter C with 'Wait' (option B) before the explanation",
     ),
     (
         "Action: B. Wait\nD. Move to Room 7",

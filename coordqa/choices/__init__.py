@@ -8,7 +8,9 @@ turned failures into a fixed wrong letter; here every reply gets an explicit out
 or ``no_answer``. Nothing is ever guessed, and :attr:`Choice.span` says which text decided.
 
 First the reply's layout (``_layout``): it ends at the first chat-template token that follows
-text (``</s>`` then more, ``[INST]``, ``<|im_start|>``, ``<start_of_turn>``...); quotes and
+text (``</s>`` then more, ``[INST]``, ``<|im_start|>``, ``<start_of_turn>``...), and a reply
+that opens another speaker's turn (``[INST]``, ``<<SYS>>``, a ``user`` role) answers nothing;
+leading closing tokens and an assistant header are skipped; quotes and
 trailing commas are debris; lines about the partner ("Bob's next action: ...") are not the
 speaker's answer; echoed or invented option lists are never answers (also the offered list
 recited after a marker, "Answer: A. <text of A>", "B. <text of B>", ..., or on one line, "Answer:
@@ -29,8 +31,9 @@ something wins:
    them ("actually", "hmm", "Final answer:") are a list of answers: ambiguous
    (``marker_conflict``). The payload (the rest of the line, or the next line when the marker
    ends its line) is read loosely: letters (``C``, ``(C)``, ``Option C``, ``B or C``,
-   ``(A)(B)``), a letter followed by text (``C. pick up onion``: text naming another option makes
-   it ambiguous), or option text (exact, contained, fuzzy, abbreviated, paraphrased).
+   ``(A)(B)``), a letter followed by text (``C. pick up onion``, or its part before an
+   explanation, ``C. wait (one turn)``: text naming another option makes it ambiguous), or option
+   text (exact, contained, fuzzy, abbreviated, paraphrased).
 3. The last line, read strictly: only a line that *is* an answer counts (a letter reference, a
    letter followed by its option's text or by "because ...", or an option's text, exact, fuzzy,
    abbreviated or paraphrased), because prose like "(B) is bad, so ..." must not decide. Only a

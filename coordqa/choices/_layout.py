@@ -39,6 +39,8 @@ _TURN = re.compile(
     re.IGNORECASE,
 )
 _LEAD = re.compile(rf"(?:\s*(?:{_TURN.pattern})(?:\s*(?:assistant|model)\b)?)*\s*", re.IGNORECASE)
+_OPENS_TURN = re.compile(r"\[inst\]|<<sys>>", re.IGNORECASE)
+_OTHER_ROLE = re.compile(r"(?:user|system|human)\b", re.IGNORECASE)
 _LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 """The characters ``str.splitlines`` breaks at."""
 _DEBRIS = " \t\"',\u201c\u201d\u2018\u2019"
@@ -153,6 +155,8 @@ def lines_of(reply: str) -> list[Line]:
     """
     start = _LEAD.match(reply)
     begin = start.end() if start else 0
+    if begin and (_OPENS_TURN.search(reply, 0, begin) or _OTHER_ROLE.match(reply, begin)):
+        return []  # the reply opens another speaker's turn: nothing in it answers this question
     turn = _TURN.search(reply, begin) if "<" in reply or "[" in reply else None
     end = turn.start() if turn else len(reply)
     found = []
@@ -295,10 +299,9 @@ def _blocks(lines: list[Line], items: list[_Item | None], opts: Options) -> dict
         first = i
         if first and _HEADER.match(lines[first - 1].text):
             first -= 1
-        elif first and _continues(lines[first - 1], run[0], opts):
-            # "Answer: A. Move to Room 5" then "B. Wait", "C. ...": the list recited after a marker.
+        elif first and (start := _continues(lines[first - 1], run, opts)) is not None:
             first -= 1
-            run.insert(0, _Item(run[0].position - 1, "own", True, True))
+            run.insert(0, start)
         # A question answered by one line of its own list ("...?" then "C. wait") is an answer.
         lone_answer = first == i and len(run) == 1 and run[0].relation == "own"
         if first and _is_question(lines[first - 1].text) and not lone_answer:
@@ -315,16 +318,23 @@ def _blocks(lines: list[Line], items: list[_Item | None], opts: Options) -> dict
     return found
 
 
-def _continues(line: Line, item: _Item, opts: Options) -> bool:
-    """True when ``line`` is an answer line holding the offered option just before ``item``."""
+def _continues(line: Line, run: list[_Item], opts: Options) -> _Item | None:
+    """The item an answer line holds when it starts the list ``run`` continues, else None.
+
+    "Answer: A. <text of A>" then "B. ...": the list recited after a marker. With other text
+    after "A." ("Answer: A. I am not holding onion" then "B. ...", "C. ...") it takes two more
+    lettered lines to show a list.
+    """
+    item = run[0]
     marker = ANSWER_LINE.match(line.text) if item.lettered and item.position else None
     if marker is None:
-        return False
+        return None
     lettered = _LETTERED.match(line.text[marker.end() :].lstrip())
     if lettered is None:
-        return False
+        return None
     before = _lettered_item(_position(lettered), normalise(lettered["text"]), opts)
-    return before.echo and before.position == item.position - 1
+    starts = before.position == item.position - 1 and (before.echo or len(run) > 1)
+    return before if starts else None
 
 
 def _position(lettered: re.Match[str]) -> int:

@@ -42,7 +42,9 @@ _MARKER_FORMS = (
     # Hedged: "I think it is A.", "My best guess is C"; the payload must be a letter (see
     # _HEDGED_FORMS), since "I think it is a good idea to wait" commits to nothing.
     (
-        re.compile(r"(?:think|believe|guess)(?: that)? (?:it is|it's|it would be|it must be)\b"),
+        re.compile(
+            r"(?:think|believe|guess)(?: that)? (?:it|this|that)(?: is|'s| would be| must be)\b"
+        ),
         re.compile(r"\b(?:i|we) $"),
     ),
     (re.compile(r"guess (?:is|would be)\b:?"), re.compile(r"\bmy (?:best |final )?$")),

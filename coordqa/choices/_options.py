@@ -288,6 +288,10 @@ def _letters_then_text(
     letters = _by_letters(positions, opts)
     after = leading["rest"]
     named = text_match(normalise(after), opts, threshold, contained=False, loose=False)
+    head = _EXPLANATION.split(after, maxsplit=1)[0]
+    if named is None and head != after:
+        # "C. wait (stay one timestep)": the text before the explanation names an option.
+        named = text_match(normalise(head), opts, threshold, contained=False, loose=False)
     if named is not None and named.candidates:
         lettered = letters.candidates if letters else ()
         own = {opts.norms[p] for p in lettered}
