@@ -90,3 +90,12 @@ def test_load_corpus_rejects_bad_lines(tmp_path: Path, line: str, message: str) 
 def test_load_corpus_needs_a_file(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="no \\*.jsonl"):
         load_corpus(tmp_path)
+
+
+def test_held_out_real_replies_never_credit_a_different_option() -> None:
+    """Replies the reader was not tuned on (holdout/README): the one false credit left is known."""
+    held_out = compare(load_corpus(CORPUS / "holdout"))
+    assert held_out.count("wrong_option") == 0
+    false_credits = [c.record.id for c in held_out.comparisons if c.verdict == "false_credit"]
+    assert false_credits == ["gemma-3-270m/v1.1-system/hanabi-02-EC/0"]
+    assert held_out.size("gemma-3-270m/v1.1-system") == 42

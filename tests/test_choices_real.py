@@ -446,6 +446,19 @@ RUNAWAYS = [
         chosen(1),
         "the model restates this question and answers it: nothing came before",
     ),
+    (
+        "<Inventory>: c0 contains 2 out of 3 onions.\n\nHow many plates must be put into the "
+        "cookers before they are full? (Plates that Bob holds count.)\nA.",
+        ["2", "0", "1"],
+        NO,
+        "a lone letter under an invented question, whose question mark remarks in brackets follow",
+    ),
+    (
+        "How many more onions are needed? (Choose the closest.)\nAnswer: B",
+        ["2", "0", "1"],
+        chosen(1),
+        "this question restated, remarks in brackets included, then answered",
+    ),
 ]
 
 ECHOES = [

@@ -16,9 +16,9 @@ repeat the option list. This module cuts and splits a reply so that only text th
   one that re-letters the options ("A. <text of option D>"), is invented: what follows answers
   another question, so reading stops there. (A list on one line, "A. yes B. no", is found where
   spans are read, in ``_options``.);
-- a question line followed by an answer line, a "Question:" line and a role line ("User:") start
-  another exchange: they end the reading when an answer came before (a role line: when any text
-  did). A question followed by an answer marker on the same line ("Answer: B. Can Bob reach d0?
+- a question line (remarks in brackets may follow its question mark) followed by an answer
+  line, a "Question:" line and a role line ("User:") start another exchange: they end the
+  reading when an answer came before (a role line: when any text did). A question followed by an answer marker on the same line ("Answer: B. Can Bob reach d0?
   Answer: A") is cut into lines first, so it counts the same;
 - a lone lettered line whose letter is not on the list is no answer.
 
@@ -68,7 +68,10 @@ _ASKED_INLINE = re.compile(
     r"\?(?=[\s\"'*_`]*(?:final |correct |my )?(?:answer|action)\s*[:\-])", re.IGNORECASE
 )
 """A question mark followed on its line by an answer marker: a question and its answer."""
-_TURN_LINE = re.compile(rf"^(?:.*\?$|{_ROLES}|{_QUESTION_LABELS})")
+_QUESTION_END = r"\?(?:\s*\([^()]*\))*$"
+"""A question mark ending a line, perhaps followed by remarks in brackets ("...? (Choose one.)")."""
+_ENDS_QUESTION = re.compile(_QUESTION_END)
+_TURN_LINE = re.compile(rf"^(?:.*{_QUESTION_END}|{_ROLES}|{_QUESTION_LABELS})")
 """A line that may start another exchange (checked in detail by ``_turn_boundary``)."""
 
 
@@ -245,7 +248,7 @@ Boundary = Literal["soft", "hard", "skip", "inside"]
 def _turn_boundary(lines: list[Line], i: int, text_before: bool) -> Boundary | None:
     """A role line or a new question starts another exchange (None: an ordinary line)."""
     text = lines[i].text
-    if text.endswith("?"):
+    if _ENDS_QUESTION.search(text):
         asked = i + 1 < len(lines) and ANSWER_LINE.match(lines[i + 1].text)
         return "soft" if asked or _QUESTION_LABEL.match(text) else None
     if _ROLE.match(text):
@@ -344,4 +347,4 @@ def _position(lettered: re.Match[str]) -> int:
 
 
 def _is_question(text: str) -> bool:
-    return text.endswith("?") or bool(_QUESTION_LABEL.match(text))
+    return bool(_ENDS_QUESTION.search(text) or _QUESTION_LABEL.match(text))
