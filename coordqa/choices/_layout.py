@@ -18,8 +18,9 @@ repeat the option list. This module cuts and splits a reply so that only text th
   spans are read, in ``_options``.);
 - a question line (remarks in brackets may follow its question mark) followed by an answer
   line, a "Question:" line and a role line ("User:") start another exchange: they end the
-  reading when an answer came before (a role line: when any text did). A question followed by an answer marker on the same line ("Answer: B. Can Bob reach d0?
-  Answer: A") is cut into lines first, so it counts the same;
+  reading when an answer came before (a role line: when any text did). A question followed by
+  an answer marker on the same line ("Answer: B. Can Bob reach d0? Answer: A") is cut into lines
+  first, so it counts the same;
 - a lone lettered line whose letter is not on the list is no answer.
 
 Each kept line remembers where it is in the reply, so a reading can say which text decided it.
