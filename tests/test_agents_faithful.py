@@ -20,6 +20,7 @@ from coordqa.agentic.agents.replies import section, subgoals
 from coordqa.agentic.agents.testing import RoleScript
 from coordqa.choices import choose
 from coordqa.games import Game, Observation, make_game, make_player, play_episode
+from coordqa.games.base import PLAYER_NAMES
 from coordqa.llm import ScriptedModel
 
 
@@ -33,7 +34,9 @@ def reparse(record: dict[str, Any]) -> dict[str, Any]:
     reply = record["text"]
     role = record["role"]
     if role in ("action", "reprompt", "predict", "partner_predict", "partner_belief", "ladder"):
-        choice = choose(reply or "", record["options"])
+        # an action is the acting seat's own: its name-labelled line answers, not the partner's
+        speaker = PLAYER_NAMES[record["player"]] if role in ("action", "reprompt") else None
+        choice = choose(reply or "", record["options"], speaker=speaker)
         return {"choice": choice.to_dict()}
     if role == "belief":
         return {"belief": (reply or "").strip()[:MAX_BELIEF_CHARS]}
@@ -77,6 +80,25 @@ def test_every_stored_exchange_equals_what_was_parsed_from_its_reply() -> None:
     for record in exchanges:
         expected = reparse(record)
         assert {key: record[key] for key in expected} == expected, record["role"]
+
+
+_OFFERED = re.compile(r"^([A-Z])\. (.+)$", re.MULTILINE)
+
+
+def _plan_for_both(messages: list[Any]) -> str:
+    """A reply that gives both players a line: Bob the first offered option, Alice the last."""
+    offered = [text for _, text in _OFFERED.findall(messages[-1].content)]
+    return f"Bob: {offered[0]}\nAlice: {offered[-1]}"
+
+
+def test_an_action_reply_for_both_players_is_read_for_the_acting_seat() -> None:
+    records = episode_records("cac", "collab_capture", RoleScript(action=_plan_for_both))
+    actions = [r for r in records if r["kind"] == "exchange" and r["role"] == "action"]
+    several = [r for r in actions if len(r["options"]) > 1]
+    assert several, "the episode offered no choice between actions"
+    for record in several:  # the agent plays seat 0, Alice: her line, the last option, is chosen
+        assert record["player"] == 0
+        assert record["choice"]["index"] == len(record["options"]) - 1, record["text"]
 
 
 def test_records_carry_the_agent_version() -> None:

@@ -287,6 +287,23 @@ SPANS = [
     ("Hmm.\nMoving towards room 9", ROOMS, "final_line_paraphrase", "Moving towards room 9"),
     ("C\nbecause c0 is empty", OVERCOOKED, "first_line_letter", "C"),
     ("Answer: C</s>\nAnswer: D", OVERCOOKED, "marker_letter", "Answer: C"),
+    ("Plan:\nAlice: Wait.\nBob: wait", ROOMS, "names_agree", "Alice: Wait.\nBob: wait"),
+    (
+        "Plan:\nAlice: Wait\n**Bob's action:** Move to Room 9\n",
+        ROOMS,
+        "names_conflict",
+        "Alice: Wait\n**Bob's action:** Move to Room 9",
+    ),
+]
+# The same, for a reply whose speaker the caller names.
+SPEAKER_SPANS = [
+    (
+        "Plan:\nAlice: Wait\nBob: Move to Room 9\n",
+        ROOMS,
+        "Bob",
+        "speaker_line",
+        "Bob: Move to Room 9",
+    ),
 ]
 
 
@@ -301,8 +318,20 @@ def test_span_is_the_text_that_decided(
     assert reply[start:end] == text
 
 
+@pytest.mark.parametrize(("reply", "options", "speaker", "method", "text"), SPEAKER_SPANS)
+def test_span_is_the_speakers_text(
+    reply: str, options: list[str], speaker: str, method: str, text: str
+) -> None:
+    choice = choose(reply, options, speaker=speaker)
+    assert choice.method == method, choice
+    assert choice.span is not None
+    start, end = choice.span
+    assert reply[start:end] == text
+
+
 def test_span_table_covers_every_method() -> None:
-    assert {method for _, _, method, _ in SPANS} == set(METHODS) - {"none"}
+    covered = {method for _, _, method, _ in SPANS} | {row[3] for row in SPEAKER_SPANS}
+    assert covered == set(METHODS) - {"none"}
     assert choose("no idea", OVERCOOKED).span is None
 
 

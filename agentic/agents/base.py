@@ -39,7 +39,7 @@ from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, GameError
-from coordqa.games.base import Observation, Player, StepResult
+from coordqa.games.base import PLAYER_NAMES, Observation, Player, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import DEFAULT_CONFIG, GenerateConfig, Message, Model, Reply, get_model
 from coordqa.records import call_result
@@ -325,7 +325,8 @@ class LLMAgent(Player):
         def read(reply: Reply) -> tuple[Choice | None, dict[str, Any]]:
             if not reply.ok or reply.text is None:
                 return None, {"options": options, "choice": None, "action": None}
-            choice = choose(reply.text, options)
+            # The reply may plan for both players: only this seat's labelled line is its action.
+            choice = choose(reply.text, options, speaker=PLAYER_NAMES[self.player])
             action = options[choice.index] if choice.index is not None else None
             return choice, {"options": options, "choice": choice.to_dict(), "action": action}
 

@@ -11,8 +11,7 @@ First the reply's layout (``_layout``): it ends at the first chat-template token
 text (``</s>`` then more, ``[INST]``, ``<|im_start|>``, ``<start_of_turn>``...), and a reply
 that opens another speaker's turn (``[INST]``, ``<<SYS>>``, a ``user`` role) answers nothing;
 leading closing tokens and an assistant header are skipped; quotes and
-trailing commas are debris; lines about the partner ("Bob's next action: ...") are not the
-speaker's answer; echoed or invented option lists are never answers (also the offered list
+trailing commas are debris; echoed or invented option lists are never answers (also the offered list
 recited after a marker, "Answer: A. <text of A>", "B. <text of B>", ..., or on one line, "Answer:
 A) Yes B) No"), nor is a lone lettered line whose letter is not on the list; one line repeated
 ("A", "A", "A") is no list; an invented question or list (also "...? Answer: A" on one line), or
@@ -42,6 +41,17 @@ something wins:
 4. The first line of a multi-line segment, when it is a letter reference, alone or with its
    option's text ("C" or "C. wait", then an explanation or an echo of the rules).
 
+Lines labelled with a player's name ("Alice: move to room 5", "Bob's next action: wait") are read
+before all this. When the caller names the speaker (``choose(..., speaker="Alice")``; the LLM
+agents do), only the speaker's labelled lines answer (``speaker_line``), never the partner's; an
+answer elsewhere in the reply that names another option makes it ambiguous, and when the
+speaker's lines name nothing the other lines are read as usual. When the speaker is unknown
+(CoordinationQA scoring: the prompt of a question need not name its speaker), an answer in the
+unlabelled lines decides; else lines labelled by two names must all name the same option
+(``names_agree``); different options are ambiguous (``names_conflict``), and a name whose lines
+name nothing leaves no answer. With one name only, "Bob's next action: ..." is taken to be about
+the partner and is not an answer.
+
 Letters: only A-Z answer by letter. A letter past the list names nothing on its own ("Answer: Z"
 with 6 options) and makes an answer that also names an option ambiguous ("Answer: (A)(B)(C)" with
 two options). Options past Z (the original release labels them "[", "\", ...) are read by text.
@@ -65,7 +75,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from coordqa.choices._layout import Line, lines_of, segments
+from coordqa.choices._layout import Label, Line, lines_of, name_labels, segments
 from coordqa.choices._markers import decide
 from coordqa.choices._options import (
     FUZZY_THRESHOLD,
@@ -111,6 +121,9 @@ METHODS = (
     "final_line_abbreviation",
     "final_line_paraphrase",
     "first_line_letter",
+    "speaker_line",
+    "names_agree",
+    "names_conflict",
     "none",
 )
 """Every value of :attr:`Choice.method`: where the decision came from, and how."""
@@ -119,6 +132,8 @@ _METHOD_SET = frozenset(METHODS)
 _EXPLANATION_LINE = re.compile(r"^\W*(?:explanation|reasoning|rationale|analysis|thoughts?)\b")
 """A line that says it explains: an option it mentions is not thereby chosen."""
 _REQUIRED_KEYS = ("outcome", "index", "candidates", "method", "score")
+_SPEAKER = re.compile(r"[a-z]+")
+"""A speaker's name: one word of letters (lower case), as the games name players."""
 
 
 def _is_span(span: object) -> bool:
@@ -237,7 +252,11 @@ _NO_ANSWER = Choice("no_answer", None, (), "none")
 
 
 def choose(
-    reply: str | None, options: Sequence[str], *, fuzzy_threshold: float = FUZZY_THRESHOLD
+    reply: str | None,
+    options: Sequence[str],
+    *,
+    fuzzy_threshold: float = FUZZY_THRESHOLD,
+    speaker: str | None = None,
 ) -> Choice:
     """Map a free-text reply to one of ``options`` (see the module docstring for the rules).
 
@@ -245,13 +264,16 @@ def choose(
         reply: The model's reply; None or blank is ``no_answer``.
         options: The option texts in label order (A first); any number, duplicates allowed.
         fuzzy_threshold: Minimum fuzzy similarity (0-100] for a non-exact option text.
+        speaker: The name of the player who replies ("Alice"), when the caller knows it: then
+            only the lines the reply labels with that name answer, never the partner's. None:
+            lines labelled by two names that name different options are ambiguous.
 
     Returns:
         The outcome; never a default option.
 
     Raises:
-        ConfigError: Invalid options (none, blank, multi-line, or reading as a letter answer) or
-            a threshold outside (0, 100].
+        ConfigError: Invalid options (none, blank, multi-line, or reading as a letter answer), a
+            threshold outside (0, 100], or a speaker that is not one word of letters.
 
     >>> choose("Explanation: (B) is bad. Answer: C", ["wait", "move away", "pick up onion"]).index
     2
@@ -259,14 +281,81 @@ def choose(
     opts = prepare(tuple(options))
     if not 0 < fuzzy_threshold <= 100:
         raise ConfigError(f"fuzzy_threshold must be in (0, 100], got {fuzzy_threshold}")
+    name = None if speaker is None else speaker.strip().lower()
+    if name is not None and not _SPEAKER.fullmatch(name):
+        raise ConfigError(
+            f"speaker must be one player's name, one word of letters such as 'Alice', got "
+            f"{speaker!r}; pass None when the speaker is not known"
+        )
     lines = lines_of(reply or "")
+    labels = name_labels(lines, name)
+    if labels:
+        return _read_labelled(lines, labels, opts, fuzzy_threshold, name)
+    return _read_lines(lines, opts, fuzzy_threshold)
+
+
+def _read_lines(lines: list[Line], opts: Options, threshold: float) -> Choice:
+    """Read a reply's lines segment by segment: the first segment that names something decides."""
     for segment in segments(lines, opts):
-        choice = _read(segment.lines, opts, fuzzy_threshold, one_line=len(lines) == 1)
+        choice = _read(segment.lines, opts, threshold, one_line=len(lines) == 1)
         if choice is not None:
             return choice
         if segment.last:
             break
     return _NO_ANSWER
+
+
+def _read_labelled(
+    lines: list[Line], labels: list[Label], opts: Options, threshold: float, speaker: str | None
+) -> Choice:
+    """Read a reply whose lines players' names label ("Alice: ...", "Bob's next action: ...").
+
+    Known speaker: its own labelled lines answer (``speaker_line``), the partner's never; an
+    answer elsewhere in the reply that names another option makes it ambiguous; when its lines
+    name nothing, the unlabelled lines are read as usual. Unknown speaker: an answer in the
+    unlabelled lines decides; else, when two or more names label lines, they all must name the
+    same option (``names_agree``), different ones are ambiguous (``names_conflict``) and a name
+    whose lines name nothing leaves no answer. With one name only, a possessive line ("Bob's
+    next action: ...") is taken to be about the partner and left out; "Alice: ..." is read as a
+    line.
+    """
+    names = {label.name for label in labels}
+    if speaker is None and len(names) < 2:
+        about_partner = {label.line for label in labels if label.possessive}
+        return _read_lines(
+            [line for i, line in enumerate(lines) if i not in about_partner], opts, threshold
+        )
+    covered = {i for label in labels for i in label.covers}
+    rest = _read_lines([line for i, line in enumerate(lines) if i not in covered], opts, threshold)
+    if speaker is None and rest.outcome != "no_answer":
+        return rest
+    readings = [
+        (label, match)
+        for label in labels
+        if label.payload is not None and (speaker is None or label.name == speaker)
+        for match in [resolve(label.payload.text, opts, threshold, loose=True, contained=True)]
+        if match is not None
+    ]
+    if not readings:
+        return rest if speaker is not None else _NO_ANSWER
+    span = (
+        _whole(lines[readings[0][0].line])[0],
+        _whole(readings[-1][0].payload)[1],  # type: ignore[arg-type]
+    )
+    matches = [match for _, match in readings]
+    agree = all(_same(matches[0], other) for other in matches[1:])
+    match = matches[0] if agree else _merged(matches)
+    if speaker is not None:
+        if rest.outcome != "no_answer" and (rest.candidates, rest.outcome) != (
+            match.candidates,
+            "chosen",
+        ):
+            candidates = tuple(sorted({*match.candidates, *rest.candidates}))
+            return Choice("ambiguous", None, candidates, "speaker_line", None, span)
+        return _choice(match, "speaker_line", span)
+    if names - {label.name for label, _ in readings}:
+        return _NO_ANSWER  # a player's lines name nothing: the speaker may not have answered
+    return _choice(match, "names_agree" if agree else "names_conflict", span)
 
 
 def is_correct(choice: Choice, correct: Sequence[int]) -> bool:

@@ -21,7 +21,9 @@ repeat the option list. This module cuts and splits a reply so that only text th
   reading when an answer came before (a role line: when any text did). A question followed by
   an answer marker on the same line ("Answer: B. Can Bob reach d0? Answer: A") is cut into lines
   first, so it counts the same;
-- a lone lettered line whose letter is not on the list is no answer.
+- a lone lettered line whose letter is not on the list is no answer;
+- lines labelled with a player's name ("Alice: ...", "Bob's next action: ...") are found by
+  :func:`name_labels`, so the reader can tell the speaker's line from the partner's.
 
 Each kept line remembers where it is in the reply, so a reading can say which text decided it.
 """
@@ -33,7 +35,7 @@ from itertools import pairwise
 from typing import Literal, NamedTuple
 
 from coordqa.choices._markers import ANSWER_LINE
-from coordqa.choices._options import OPTION_LABELS, Options, normalise
+from coordqa.choices._options import OPTION_LABELS, PLAYER_NAMES, Options, normalise
 
 _TURN = re.compile(
     r"</s>|<s>|<\|[a-z_]+\|>|<(?:start|end)_of_turn>|<eos>|<bos>|\[/?inst\]|<</?sys>>",
@@ -47,10 +49,15 @@ _LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _DEBRIS = " \t\"',\u201c\u201d\u2018\u2019"
 _MARKDOWN_TO_SPACE = str.maketrans("*_`~", "    ")
 _WORD = re.compile(r"[^\s*_`~]+")
-_PARTNER = re.compile(
-    r"^(?!my\b|our\b|let\b)[a-z]+['\u2019]s (?:(?:next|last|previous|current|intended|likely) )?"
+_POSSESSIVE_LABEL = re.compile(
+    r"^(?!my\b|our\b|let\b)(?P<name>[a-z]+)['\u2019]s "
+    r"(?:(?:next|last|previous|current|intended|likely) )?"
     r"(?:action|move|plan|intention)s? ?(?::|is\b|will\b|would\b)"
 )
+"""A line about one player's action: "Bob's next action: wait", "Alice's plan is to ..."."""
+_NAME_LABEL = re.compile(r"^(?P<name>[a-z]+) ?:")
+"""A line a player's name labels ("Alice: move to room 5"), for the names of ``PLAYER_NAMES``
+and the speaker's."""
 _ROLES = r"#*\s?(?:user|human|system|assistant|instruction|input)\s?:"
 _ROLE = re.compile(f"^{_ROLES}")
 _LETTERED = re.compile(
@@ -152,11 +159,7 @@ class Segment(NamedTuple):
 
 
 def lines_of(reply: str) -> list[Line]:
-    """Return the reply's non-blank lines up to the first chat-turn token, without debris.
-
-    Lines about the partner ("Bob's next action: ...") are left out: they are not the speaker's
-    answer.
-    """
+    """Return the reply's non-blank lines up to the first chat-turn token, without debris."""
     start = _LEAD.match(reply)
     begin = start.end() if start else 0
     if begin and (_OPENS_TURN.search(reply, 0, begin) or _OTHER_ROLE.match(reply, begin)):
@@ -172,10 +175,60 @@ def lines_of(reply: str) -> list[Line]:
             first = piece_start + len(piece) - len(piece.lstrip(_DEBRIS))
             last = piece_start + len(piece.rstrip(_DEBRIS))
             text = clean(reply[first:last]) if first < last else ""
-            if text and not ("s " in text and _PARTNER.match(text)):
+            if text:
                 found.append(Line(reply, first, last, text))
         position += len(raw)
     return found
+
+
+class Label(NamedTuple):
+    """A line that a player's name labels, and what it says after the label."""
+
+    line: int
+    """Index of the labelled line."""
+    name: str
+    """The name, lower case."""
+    possessive: bool
+    """The "Bob's next action: ..." form: about that player even when the speaker is unknown."""
+    payload: Line | None
+    """The text after the label, or the next line when the label ends its line (None: none)."""
+    covers: tuple[int, ...]
+    """Indices of the lines the label and its payload take."""
+
+
+def name_labels(lines: list[Line], speaker: str | None) -> list[Label]:
+    """Find the lines labelled with a player's name: "Alice: ...", "Bob's next action: ...".
+
+    The possessive form takes any name; "Name:" only the games' player names and the speaker's
+    (lower case), since "Note:" or "Answer:" label no player.
+    """
+    names = PLAYER_NAMES if speaker is None else (*PLAYER_NAMES, speaker)
+    found: list[Label] = []
+    for i, line in enumerate(lines):
+        label = _label(line.text, names)
+        if label is None:
+            continue
+        text = line.text
+        covers: tuple[int, ...] = (i,)
+        rest = len(text) - len(text[label.end() :].lstrip())
+        payload: Line | None = None
+        if rest < len(text):
+            start = line.offset(rest)
+            payload = Line(line.reply, start, line.end, clean(line.reply[start : line.end]))
+        elif i + 1 < len(lines) and _label(lines[i + 1].text, names) is None:
+            payload, covers = lines[i + 1], (i, i + 1)
+        possessive = label.re is _POSSESSIVE_LABEL
+        found.append(Label(i, label["name"], possessive, payload, covers))
+    return found
+
+
+def _label(text: str, names: tuple[str, ...]) -> re.Match[str] | None:
+    """The name label that starts ``text``, or None."""
+    possessive = _POSSESSIVE_LABEL.match(text) if "s " in text else None
+    if possessive is not None:
+        return possessive
+    named = _NAME_LABEL.match(text) if ":" in text else None
+    return named if named is not None and named["name"] in names else None
 
 
 def _pieces(reply: str, start: int, end: int) -> list[tuple[int, int]]:

@@ -106,8 +106,11 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
+PLAYER_NAMES = ("alice", "bob")
+"""The names coordqa's games give their two players (``coordqa.games.base.PLAYER_NAMES``, lower
+case; a test keeps them equal): a reply may label its lines with them ("Bob: wait")."""
 _SUBJECTS = frozenset(
-    _stem(word) for word in ("alice", "bob", "he", "she", "they", "you", "partner")
+    _stem(word) for word in (*PLAYER_NAMES, "he", "she", "they", "you", "partner")
 )
 """Who may be named before an action ("Alice moves to room 1") in a paraphrase (as stems)."""
 
