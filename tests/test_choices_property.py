@@ -14,8 +14,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import coordqa
 from coordqa.choices import MAX_OPTIONS, Choice, choose, option_letter
-from coordqa.choices._layout import clean, origin
+from coordqa.choices._layout import _LETTERED, clean, origin
 from coordqa.choices._options import normalise
 from coordqa.errors import ConfigError
 
@@ -23,11 +24,17 @@ DECORATIONS = ["{}", "{}.", "({})", "{})", "Answer: {}", "Action: {}", "**{}**"]
 
 
 def _accepted(text: str) -> bool:
+    """An option text choose() accepts and that does not open with a letter label.
+
+    An option such as "B) 0" is accepted, but a reply that is exactly that text reads as the
+    lettered line "B) 0" (letter B), as a grader reads it: no option list of a dataset or a game
+    has such a text (checked in test_no_shipped_option_opens_with_a_letter_label).
+    """
     try:
         choose(None, [text])
     except ConfigError:
         return False
-    return True
+    return _LETTERED.match(normalise(text)) is None
 
 
 option_text = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=30).filter(
@@ -90,3 +97,10 @@ def test_origin_maps_every_cleaned_character_back(text: str) -> None:
             assert text[index].isspace() or text[index] in "*_`~"
         else:
             assert char in text[index].lower()
+
+
+def test_no_shipped_option_opens_with_a_letter_label() -> None:
+    for name in ("coordinationqa-v1", "coordinationqa-v1.1", "example"):
+        for row in coordqa.load_dataset(name):
+            labelled = [o for o in row["options"] if _LETTERED.match(normalise(o))]
+            assert not labelled, row["question_id"]

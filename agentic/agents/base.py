@@ -80,7 +80,7 @@ class LLMAgent(Player):
     """
 
     name: ClassVar[str] = "llm"
-    version: ClassVar[str] = "llm-v2"
+    version: ClassVar[str] = "llm-v3"
     """Bumped whenever the agent's prompts or decision rules change; stamped on every record
     and in ``stats()``, so stored runs say which agent produced them."""
     options_class: ClassVar[type | None] = None

@@ -108,7 +108,7 @@ class CACAgent(LLMAgent):
     """The CAC agent (ToM -> action -> verifier)."""
 
     name = "cac"
-    version = "cac-v3"
+    version = "cac-v4"
     options_class = CACOptions
     options: CACOptions
 

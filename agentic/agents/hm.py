@@ -109,7 +109,7 @@ class HMAgent(LLMAgent):
     """The Hypothetical Minds agent."""
 
     name = "hm"
-    version = "hm-v3"
+    version = "hm-v4"
     options_class = HMOptions
     options: HMOptions
 
