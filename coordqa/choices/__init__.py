@@ -403,11 +403,11 @@ def _read(lines: list[Line], opts: Options, threshold: float, *, one_line: bool)
     )
     if final is not None:
         return _choice(final, f"final_line_{final.kind}", _whole(lines[-1]))
-    first = (
+    opening = (
         resolve(texts[0], opts, threshold, loose=False, contained=False) if len(lines) > 1 else None
     )
-    if first is not None and first.kind == "letter":
-        return _choice(first, "first_line_letter", _whole(lines[0]))
+    if opening is not None and opening.kind == "letter":
+        return _choice(opening, "first_line_letter", _whole(lines[0]))
     return None
 
 

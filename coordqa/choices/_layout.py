@@ -240,7 +240,7 @@ def _pieces(reply: str, start: int, end: int) -> list[tuple[int, int]]:
     """
     if "?" not in reply[start:end]:
         return [(start, end)]
-    cuts = []
+    cuts: list[int] = []
     for asked in _ASKED_INLINE.finditer(reply, start, end):
         sentence = reply.rfind(". ", cuts[-1] if cuts else start, asked.start())
         if sentence != -1:
