@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -46,8 +47,10 @@ __all__ = [
     "Release",
     "SHARED_OPTION_TEXT_TAG",
     "Row",
+    "SPLIT",
     "build_example_dataset",
     "bundled_dataset_dir",
+    "card_header",
     "dataset_card",
     "dataset_fingerprint",
     "dataset_identity",
@@ -66,6 +69,7 @@ __all__ = [
     "target_hash",
     "validate_row",
     "validate_rows",
+    "with_current_header",
 ]
 
 GAMES = GAME_NAMES
@@ -742,19 +746,107 @@ def _counts_table(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def _card_configs(by_type: bool) -> list[dict[str, Any]]:
-    configs: list[dict[str, Any]] = [
-        {"config_name": "default", "data_files": [{"split": "train", "path": DATA_FILE}]}
-    ]
+SPLIT = "test"
+"""The one split of every dataset folder, as the card's configs name it: CoordinationQA is for
+evaluation only, and evaluation-only benchmarks on the Hugging Face Hub call their split ``test``.
+Earlier cards named it ``train`` (:data:`SPLIT_NOTE` says what that changes for loaders)."""
+
+SPLIT_NOTE = (
+    "Format note: the split is named `test` (evaluation only); earlier cards named it "
+    '`train`. `datasets.load_dataset(folder, split="train")` now fails, '
+    'so load `split="test"`, or the file itself, as before: '
+    '`datasets.load_dataset("parquet", data_files="data.parquet", split="train")`.'
+)
+"""The changelog line every card carries about the split's name; loading the file keeps working."""
+
+
+def _config_files(by_type: bool) -> dict[str, str]:
+    """Each Hugging Face config of a dataset folder, with its parquet file."""
+    files = {"default": DATA_FILE}
     if by_type:
-        configs += [
+        files.update({kind: f"{BY_TYPE_DIR}/{kind}.parquet" for kind in QUESTION_TYPES})
+    return files
+
+
+def _split_info(rows: Sequence[Row]) -> dict[str, Any]:
+    """The card's ``splits`` entry of ``rows``: name, examples, and bytes.
+
+    Bytes as ``datasets`` counts them: the Arrow size of the table read back from the parquet
+    file written for ``rows``.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(pa.BufferReader(_parquet_bytes(rows)))
+    return {"name": SPLIT, "num_bytes": int(table.nbytes), "num_examples": len(rows)}
+
+
+def card_header(
+    rows: Sequence[Row], *, pretty_name: str, license: str = "mit", by_type: bool = False
+) -> dict[str, Any]:
+    """The YAML header of a dataset card, computed from ``rows``.
+
+    One config per parquet file (``default``, and with ``by_type`` one per question type), each
+    with the one split :data:`SPLIT`; ``dataset_info`` lists every config with its features and
+    split sizes, which is what ``datasets.load_dataset(folder, config)`` reads (without it, or
+    with a split lacking ``num_bytes``, it warns that the card is malformed).
+    """
+    files = _config_files(by_type)
+    of_config = {
+        name: [row for row in rows if name == "default" or row["question_type"] == name]
+        for name in files
+    }
+    return {
+        "license": license,
+        "pretty_name": pretty_name,
+        "language": ["en"],
+        "task_categories": ["multiple-choice", "question-answering"],
+        "tags": ["coordination", "theory-of-mind", "multi-agent", "llm-evaluation"],
+        "size_categories": ["n<1K" if len(rows) < 1000 else "1K<n<10K"],
+        "configs": [
+            {"config_name": name, "data_files": [{"split": SPLIT, "path": path}]}
+            for name, path in files.items()
+        ],
+        "dataset_info": [
             {
-                "config_name": kind,
-                "data_files": [{"split": "train", "path": f"{BY_TYPE_DIR}/{kind}.parquet"}],
+                "config_name": name,
+                # Private helper, but the only way to write features exactly as the installed
+                # datasets version reads them back.
+                "features": features()._to_yaml_list(),
+                "splits": [_split_info(of_config[name])],
             }
-            for kind in QUESTION_TYPES
-        ]
-    return configs
+            for name in files
+        ],
+    }
+
+
+def _front_matter(header: Mapping[str, Any]) -> str:
+    import yaml
+
+    return f"---\n{yaml.safe_dump(dict(header), sort_keys=False, allow_unicode=True)}---\n"
+
+
+def with_current_header(card: str, rows: Sequence[Row]) -> str:
+    """``card`` with its YAML header recomputed from ``rows`` and its text left as it is.
+
+    For cards whose text is frozen (a release shipped as an earlier coordqa built it): the
+    header follows the current format (:func:`card_header`), keeping the card's own
+    ``pretty_name`` and ``license`` and its per-type configs if it had them.
+
+    Raises:
+        DatasetError: ``card`` has no YAML header.
+    """
+    import yaml
+
+    match = re.match(r"---\n(.*?\n)---\n", card, flags=re.DOTALL)
+    if match is None:
+        raise DatasetError("the card has no YAML header (a first line '---' and a closing one)")
+    old = yaml.safe_load(match.group(1))
+    by_type = any(c.get("config_name") != "default" for c in old.get("configs", ()))
+    header = card_header(
+        rows, pretty_name=old["pretty_name"], license=old.get("license", "mit"), by_type=by_type
+    )
+    return _front_matter(header) + card[match.end() :]
 
 
 def dataset_card(
@@ -768,37 +860,20 @@ def dataset_card(
 ) -> str:
     """A dataset card: Hugging Face YAML header, ``body``, a contents section, ``appendix``.
 
-    The header (license, configs pointing at ``data.parquet``, features, split size) and the
-    contents (counts per game and type, fingerprint) are computed from ``rows``, so a card can
-    never disagree with the data it describes.
+    The header (:func:`card_header`) and the contents (counts per game and type, fingerprint,
+    the split's name) are computed from ``rows``, so a card can never disagree with the data it
+    describes.
     """
-    import yaml
-
-    header = {
-        "license": license,
-        "pretty_name": pretty_name,
-        "language": ["en"],
-        "task_categories": ["multiple-choice", "question-answering"],
-        "tags": ["coordination", "theory-of-mind", "multi-agent", "llm-evaluation"],
-        "size_categories": ["n<1K" if len(rows) < 1000 else "1K<n<10K"],
-        "configs": _card_configs(by_type),
-        "dataset_info": {
-            # Private helper, but the only way to write features exactly as the installed
-            # datasets version reads them back.
-            "features": features()._to_yaml_list(),
-            "splits": [{"name": "train", "num_examples": len(rows)}],
-        },
-    }
+    header = card_header(rows, pretty_name=pretty_name, license=license, by_type=by_type)
     scenarios = len({row["scenario_id"] for row in rows})
     contents = (
         f"## Contents\n\n{len(rows)} questions from {scenarios} scenarios.\n\n"
         f"{_counts_table(rows)}\n\n"
         f"Content fingerprint (`coordqa.dataset.dataset_fingerprint`): "
-        f"`{dataset_fingerprint(rows)}`\n"
+        f"`{dataset_fingerprint(rows)}`\n\n{SPLIT_NOTE}\n"
     )
-    yaml_text = yaml.safe_dump(header, sort_keys=False, allow_unicode=True)
     tail = f"\n{appendix.strip()}\n" if appendix.strip() else ""
-    return f"---\n{yaml_text}---\n\n{body.strip()}\n\n{contents}{tail}"
+    return f"{_front_matter(header)}\n{body.strip()}\n\n{contents}{tail}"
 
 
 def _rows_of(dataset_or_rows: datasets.Dataset | Iterable[Row]) -> list[dict[str, Any]]:

@@ -159,8 +159,10 @@ def test_card_has_hugging_face_header_and_counts(tmp_path: Path) -> None:
     header = yaml.safe_load(text.split("---\n")[1])
     assert header["license"] == "mit"
     assert header["configs"][0]["data_files"][0]["path"] == "data.parquet"
-    assert [f["name"] for f in header["dataset_info"]["features"]] == list(COLUMNS)
-    assert header["dataset_info"]["splits"][0]["num_examples"] == 3
+    (info,) = header["dataset_info"]
+    assert info["config_name"] == "default"
+    assert [f["name"] for f in info["features"]] == list(COLUMNS)
+    assert info["splits"][0]["name"] == "test" and info["splits"][0]["num_examples"] == 3
     assert "Some words." in text
     assert "| overcooked | 1 | 0 | 0 | 1 |" in text
     assert dataset_fingerprint(three_rows()) in text
