@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from coordqa.analysis import (
     analyze_run,
     compare_runs,
     correlate,
+    exact_correlation_p,
     jp_failures,
     load_scores,
     summarize_failures,
@@ -155,21 +157,53 @@ def test_synthesis_failures_per_scenario_and_trial() -> None:
     assert summary["jp_wrong"] == 2 and summary["synthesis_share"] == 0.5
 
 
-def test_correlate_matches_scipy_and_needs_three_points() -> None:
+def _brute_force_p(x: list[float], y: list[float]) -> float:
+    """Share of all pairings whose |Pearson r| reaches the observed one, pairing by pairing."""
+    observed = abs(stats.pearsonr(x, y).statistic)
+    pairings = list(itertools.permutations(y))
+    extreme = sum(abs(stats.pearsonr(x, list(p)).statistic) >= observed - 1e-12 for p in pairings)
+    return extreme / len(pairings)
+
+
+def test_correlate_small_samples_exact_and_needs_three_points() -> None:
     x = [0.9, 0.7, 0.5, 0.8]
     y = [0.4, 0.35, 0.1, 0.2]
     result = correlate(x, y, ("EC", "JP"))
-    assert result.n == 4
+    assert result.n == 4 and result.p_method == "exact"
     assert result.pearson_r == pytest.approx(stats.pearsonr(x, y).statistic)
-    assert result.pearson_p == pytest.approx(stats.pearsonr(x, y).pvalue)
-    assert result.spearman_rho == pytest.approx(stats.spearmanr(x, y).statistic)
-    assert result.spearman_p == pytest.approx(stats.spearmanr(x, y).pvalue)
+    assert result.spearman_rho == pytest.approx(0.8)  # ranks 4,2,1,3 vs 4,3,1,2: sum d^2 = 2
+    # Of the 24 rankings of 4, those with |rho| >= 0.8 have sum d^2 in {0, 2, 18, 20}: 1+3+3+1.
+    assert result.spearman_p == pytest.approx(8 / 24)
+    assert result.pearson_p == pytest.approx(_brute_force_p(x, y))
+    assert "smallest possible p is 0.083" in result.note and "no correlation" in result.note
     small = correlate([0.1, 0.2], [0.3, 0.4], ("EC", "JP"))
     assert math.isnan(small.pearson_r) and small.n == 2 and "at least 3" in small.note
     nan_dropped = correlate([0.1, float("nan"), 0.3, 0.5], [0.2, 0.1, 0.3, 0.4], ("EC", "JP"))
     assert nan_dropped.n == 3
     constant = correlate([0.5, 0.5, 0.5], [0.1, 0.2, 0.3], ("EC", "JP"))
     assert math.isnan(constant.spearman_rho) and "constant" in constant.note
+
+
+def test_three_models_in_reverse_order_are_not_significant() -> None:
+    """The issue's case: scipy gives p = 0 at rho = -1 with 3 models; 2 of 6 pairings reach it."""
+    result = correlate([0.3, 0.5, 0.7], [0.6, 0.4, 0.2], ("EC", "JP"))
+    assert result.spearman_rho == pytest.approx(-1.0)
+    assert result.spearman_p == pytest.approx(2 / 6) and result.pearson_p == pytest.approx(2 / 6)
+    assert "no correlation can be significant" in result.note
+
+
+def test_exact_p_from_five_models_on_and_asymptotic_above_ten() -> None:
+    perfect = correlate([1, 2, 3, 4, 5], [2, 4, 6, 8, 10], ("EC", "JP"))
+    assert perfect.spearman_p == pytest.approx(2 / 120) and perfect.note == ""
+    rng = np.random.default_rng(3)
+    x, y = list(rng.random(6)), list(rng.random(6))
+    assert exact_correlation_p(x, y) == pytest.approx(_brute_force_p(x, y))
+    x, y = list(rng.random(11)), list(rng.random(11))
+    large = correlate(x, y, ("EC", "JP"))
+    assert large.p_method == "asymptotic"
+    assert large.spearman_p == pytest.approx(stats.spearmanr(x, y).pvalue)
+    with pytest.raises(ValueError, match="2 to 10 paired values"):
+        exact_correlation_p(x, y)
 
 
 def test_analyze_run_reports_missing_and_errors(tmp_path: Path) -> None:

@@ -119,6 +119,12 @@ def test_report_on_several_runs_writes_files(tmp_path: Path) -> None:
     assert (report_dir / "accuracy_by_type.png").read_bytes()[:4] == b"\x89PNG"
     markdown = (report_dir / "report.md").read_text()
     assert "## Correlations" in markdown and "random (run0)" in markdown
+    # Three models: exact p-values, never below 2 of the 3! pairings, and a note that says so.
+    assert "exact permutation p" in result.output
+    correlations = pd.read_csv(report_dir / "correlations.csv")
+    assert set(correlations["n"]) == {3} and set(correlations["p_method"]) == {"exact"}
+    assert (correlations[["pearson_p", "spearman_p"]] >= 2 / 6 - 1e-9).all().all()
+    assert correlations["note"].str.contains("no correlation can be significant").all()
 
 
 def test_report_of_a_run_changed_after_scoring_scores_its_calls_and_says_so(

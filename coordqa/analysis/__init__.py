@@ -29,6 +29,7 @@ _EXPORTS = {
             "PairedDifference",
             "clustered_accuracy_ci",
             "correlate",
+            "exact_correlation_p",
             "format_mean_se",
             "paired_difference",
         ),
@@ -80,6 +81,7 @@ __all__ = [
     "compare_runs",
     "compare_two_runs",
     "correlate",
+    "exact_correlation_p",
     "format_accuracy",
     "format_mean_se",
     "jp_failures",
@@ -111,6 +113,7 @@ if TYPE_CHECKING:
         PairedDifference,
         clustered_accuracy_ci,
         correlate,
+        exact_correlation_p,
         format_mean_se,
         paired_difference,
     )

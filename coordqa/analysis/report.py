@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from coordqa.analysis.stats import Correlation, correlate, paired_difference
+from coordqa.analysis.stats import EXACT_MAX_N, Correlation, correlate, paired_difference
 from coordqa.analysis.tables import (
     ERROR_POLICY,
     INCOMPLETE_NOTE,
@@ -356,6 +356,12 @@ PAIRED_NOTE = (
     "A - B is the mean over shared questions of the difference in per-question accuracy, with a "
     "paired bootstrap 95% CI over questions and a sign-flip permutation p-value."
 )
+CORRELATION_NOTE = (
+    f"n is the number of models. With at most {EXACT_MAX_N} models the p-values are exact: the "
+    "share of all n! pairings of the models' values whose correlation is at least as far from 0 "
+    "as the observed one (`p_method` exact); above that, scipy's asymptotic p-values. With fewer "
+    "than 5 models no p-value can fall below 0.05."
+)
 MIXED_NOTE = (
     "**Mixed question sets** (`--allow-mixed`): these runs answered different questions, so "
     "their accuracies are not directly comparable and the correlations mix question sets; "
@@ -394,6 +400,8 @@ def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
         else "One run: nothing to compare.",
         "",
         "## Correlations across models (one point per model)",
+        "",
+        CORRELATION_NOTE,
         "",
         markdown_table(report.correlation_table()),
         "",

@@ -11,13 +11,17 @@
   were asked. The question-level interval does.
 - :func:`paired_difference`: two models on the same questions: the accuracy difference with a
   paired bootstrap interval and a sign-flip permutation p-value.
-- :func:`correlate`: Pearson and Spearman correlations that keep their n and p-values.
+- :func:`correlate`: Pearson and Spearman correlations that keep their n and p-values; with
+  at most :data:`EXACT_MAX_N` models the p-values are exact (:func:`exact_correlation_p`), since
+  the t and normal approximations scipy uses are wrong at a handful of points (at n = 3 and
+  rho = -1 scipy says p = 0; the exact p is 2/6).
 
 Every resampling uses a fixed seed (:data:`SEED`), so the same runs give the same numbers.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections.abc import Sequence
@@ -29,7 +33,9 @@ from coordqa.jsonvalues import json_value
 
 __all__ = [
     "CONFIDENCE",
+    "EXACT_MAX_N",
     "RESAMPLES",
+    "SIGNIFICANCE",
     "SEED",
     "Correlation",
     "Interval",
@@ -37,6 +43,7 @@ __all__ = [
     "PairedDifference",
     "clustered_accuracy_ci",
     "correlate",
+    "exact_correlation_p",
     "format_mean_se",
     "paired_difference",
 ]
@@ -49,6 +56,11 @@ SEED = 0
 """Seed of every resampling: the same data always gives the same interval and p-value."""
 MIN_MODELS_FOR_CORRELATION = 3
 """Fewer paired values than this give NaN correlations (with a note), never a number."""
+EXACT_MAX_N = 10
+"""Up to this many paired values, correlation p-values enumerate all n! pairings (10! = 3.6
+million: about half a second); above it they are scipy's asymptotic ones."""
+SIGNIFICANCE = 0.05
+"""The level the small-sample note speaks of: below 5 models no pairing is rare enough for it."""
 
 
 def format_mean_se(mean: float, se: float, digits: int = 3) -> str:
@@ -248,11 +260,85 @@ class Correlation:
     spearman_p: float
     """Two-sided p-value of rho."""
     note: str = ""
-    """Why a value is NaN, if it is."""
+    """Why a value is NaN, or why the p-values cannot be small (fewer than 5 models)."""
+    p_method: str = ""
+    """How the p-values were computed: ``exact`` (every pairing enumerated, n <=
+    :data:`EXACT_MAX_N`), ``asymptotic`` (scipy's t / normal approximation) or empty (none)."""
+
+
+@functools.cache
+def _pairings(n: int) -> np.ndarray:
+    """All n! orderings of ``range(n)``, one per row (int8), built by inserting each element."""
+    orders = np.zeros((1, 0), dtype=np.int8)
+    for k in range(n):
+        rows = orders.shape[0]
+        grown = np.empty((rows * (k + 1), k + 1), dtype=np.int8)
+        for position in range(k + 1):
+            block = grown[position * rows : (position + 1) * rows]
+            block[:, :position] = orders[:, :position]
+            block[:, position] = k
+            block[:, position + 1 :] = orders[:, position:]
+        orders = grown
+    return orders
+
+
+def exact_correlation_p(x: Sequence[float], y: Sequence[float]) -> float:
+    """Exact two-sided permutation p-value of the Pearson correlation of ``x`` and ``y``.
+
+    Under "no association" every pairing of the ``y`` values with the ``x`` values is equally
+    likely, so the p-value is the share of the n! pairings whose correlation is at least as far
+    from 0 as the observed one (the observed pairing included). Pass ranks for Spearman's rho.
+    Needs 2 <= n <= :data:`EXACT_MAX_N` paired values, neither variable constant.
+
+    >>> round(exact_correlation_p([1, 2, 3], [3, 2, 1]), 4)  # rho = -1 with 3 models: 2 of 6
+    0.3333
+    """
+    xs = tuple(float(v) for v in x)
+    ys = tuple(float(v) for v in y)
+    if len(ys) != len(xs) or not 2 <= len(xs) <= EXACT_MAX_N:
+        raise ValueError(
+            f"exact_correlation_p needs 2 to {EXACT_MAX_N} paired values, got {len(xs)} and "
+            f"{len(ys)}"
+        )
+    return _exact_p(xs, ys)
+
+
+@functools.lru_cache(maxsize=256)
+def _exact_p(x: tuple[float, ...], y: tuple[float, ...]) -> float:
+    """:func:`exact_correlation_p`, remembered: a leaderboard page asks the same on every view."""
+    xs, ys = np.asarray(x), np.asarray(y)
+    n = xs.size
+    xc, yc = xs - xs.mean(), ys - ys.mean()
+    # r is the centred dot product over norms that no pairing changes, so compare dot products.
+    observed = abs(float(xc @ yc))
+    tolerance = 1e-9 * float(np.linalg.norm(xc) * np.linalg.norm(yc))
+    orders = _pairings(n)
+    extreme = 0
+    chunk = 1 << 18
+    for start in range(0, orders.shape[0], chunk):
+        dots = yc[orders[start : start + chunk]] @ xc
+        extreme += int(np.count_nonzero(np.abs(dots) >= observed - tolerance))
+    return extreme / orders.shape[0]
+
+
+def _small_sample_note(n: int) -> str:
+    """Why ``n`` models cannot show a significant correlation, or nothing when they can."""
+    smallest = 2 / math.factorial(n)
+    if smallest <= SIGNIFICANCE:
+        return ""
+    return (
+        f"with {n} models the smallest possible p is {smallest:.3f} (2 of {math.factorial(n)} "
+        f"pairings), so no correlation can be significant at {SIGNIFICANCE}"
+    )
 
 
 def correlate(x: Sequence[float], y: Sequence[float], names: tuple[str, str]) -> Correlation:
-    """Correlate paired values (NaN pairs dropped); needs 3 pairs and non-constant inputs."""
+    """Correlate paired values (NaN pairs dropped); needs 3 pairs and non-constant inputs.
+
+    p-values are exact (:func:`exact_correlation_p`; Spearman's on the ranks, ties averaged)
+    up to :data:`EXACT_MAX_N` pairs and scipy's asymptotic ones above; fewer than 5 pairs add a
+    note that no p-value can reach :data:`SIGNIFICANCE`.
+    """
     from scipy import stats
 
     xs = np.asarray(x, dtype=float)
@@ -269,12 +355,21 @@ def correlate(x: Sequence[float], y: Sequence[float], names: tuple[str, str]) ->
         return Correlation(names[0], names[1], n, nan, nan, nan, nan, note)
     pearson = stats.pearsonr(xs, ys)
     spearman = stats.spearmanr(xs, ys)
+    if n <= EXACT_MAX_N:
+        x_ranks, y_ranks = stats.rankdata(xs), stats.rankdata(ys)
+        pearson_p, spearman_p = exact_correlation_p(xs, ys), exact_correlation_p(x_ranks, y_ranks)
+        method = "exact"
+    else:
+        pearson_p, spearman_p = float(pearson.pvalue), float(spearman.pvalue)
+        method = "asymptotic"
     return Correlation(
         names[0],
         names[1],
         n,
         float(pearson.statistic),
-        float(pearson.pvalue),
+        pearson_p,
         float(spearman.statistic),
-        float(spearman.pvalue),
+        spearman_p,
+        _small_sample_note(n),
+        method,
     )

@@ -59,6 +59,7 @@ def parse_sizes(value: str | None) -> dict[str, float]:
 def render_report(report: ModelReport) -> None:
     """Print the runs, models, paired comparisons and correlations of ``coordqa report``."""
     from coordqa.analysis.report import MIXED_NOTE, SCOPES, comparison_summary, format_p
+    from coordqa.analysis.stats import EXACT_MAX_N
     from coordqa.analysis.tables import INCOMPLETE_NOTE, format_accuracy, format_interval
 
     runs = new_table("runs", "fp: dataset fingerprint; qs: questions; random: analytic baseline")
@@ -119,7 +120,11 @@ def render_report(report: ModelReport) -> None:
             paired.add_row(*[str(value) for value in row])
         console.print(paired)
 
-    corr = new_table("correlations across models (one point per model)")
+    corr = new_table(
+        "correlations across models (one point per model)",
+        f"p: exact permutation p (all n! pairings) up to n = {EXACT_MAX_N} models, "
+        "asymptotic above",
+    )
     for header in ("pair", "n", "pearson r (p)", "spearman rho (p)"):
         number_column(corr, header)
     name_column(corr, "note")
