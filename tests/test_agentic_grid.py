@@ -200,8 +200,8 @@ def test_ray_backend_matches_local_backend(tmp_path: Path) -> None:
 
 def _one_limiter_per_endpoint(ray: Any) -> None:
     """Two runs with different settings on one endpoint share its actor; the latest bounds hold."""
-    from coordqa.agentic.ray_backend import limiter_actor
     from coordqa.llm import Limits
+    from coordqa.llm.ray_limits import limiter_actor
 
     first = limiter_actor("test:endpoint", Limits(1))
     assert ray.get(first.attach.remote()) == 1
@@ -217,8 +217,8 @@ def _one_limiter_per_endpoint(ray: Any) -> None:
 
 def _peak_of_slots_held_from_workers(ray: Any, tasks: int, concurrency: int) -> int:
     """Run ``tasks`` Ray tasks at once, each holding a RayLimiter slot; the actor's peak."""
-    from coordqa.agentic.ray_backend import limiter_actor
     from coordqa.llm import Limits
+    from coordqa.llm.ray_limits import limiter_actor
 
     limits = Limits(concurrency)
     actor = limiter_actor("test:shared", limits)
@@ -226,7 +226,7 @@ def _peak_of_slots_held_from_workers(ray: Any, tasks: int, concurrency: int) -> 
     def hold() -> None:
         import asyncio
 
-        from coordqa.agentic.ray_backend import RayLimiter
+        from coordqa.llm.ray_limits import RayLimiter
 
         async def inside() -> None:
             async with RayLimiter("test:shared", limits).slot():

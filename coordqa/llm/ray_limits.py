@@ -1,0 +1,195 @@
+"""Model limits shared by every Ray worker: one named actor per model connection.
+
+Ray is the engine (no home-made distribution). A driver that sends model calls from Ray workers
+attaches, before submitting its tasks, to one named :class:`LimiterActor` per model connection
+(provider plus api_base; :func:`shared_limiters`); in each worker, models take their slots and
+rate budget through :class:`RayLimiter`, an implementation of :class:`coordqa.llm.Limiter` that
+forwards to that actor, installed through a :class:`~coordqa.llm.LimiterRegistry`. So
+``concurrency`` and the per-minute budgets hold across all workers, as they do across the tasks
+of one process. The agentic grid's Ray backend and the QA eval sets' both use it.
+
+The actor is named by the connection only (:func:`actor_name`), as the local registry keys its
+limiters, so every run on one cluster that calls an endpoint shares its budget whatever its own
+settings; like :meth:`~coordqa.llm.LimiterRegistry.configure`, a model built with other bounds
+sets them for every later call. The actor outlives the driver that made it while other runs use
+it (``detached``, counted by :meth:`LimiterActor.attach`); the last run to leave kills it.
+
+A worker that dies while holding a slot leaves it taken until the actor ends; Ray retries the
+task, so size ``concurrency`` with some slack on unreliable clusters. A driver that dies without
+leaving leaves the actor behind, and later runs reuse it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from typing import Any
+
+from coordqa.errors import MissingDependencyError
+from coordqa.jsonvalues import content_hash
+from coordqa.llm.limits import Limiter, Limits, LocalLimiter
+
+__all__ = [
+    "NAMESPACE",
+    "LimiterActor",
+    "RayLimiter",
+    "actor_name",
+    "import_ray",
+    "limiter_actor",
+    "ray_cluster",
+    "shared_limiters",
+]
+
+NAMESPACE = "coordqa"
+"""Ray namespace of the limiter actors."""
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or an error that says how to install it."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "the Ray backend needs ray; install it with: pip install 'coordqa[ray]'"
+        ) from exc
+    return ray
+
+
+def actor_name(key: str) -> str:
+    """The name of the limiter actor of a connection key (one per endpoint, whatever the limits)."""
+    return f"coordqa-limiter-{content_hash([key])[:16]}"
+
+
+class LimiterActor:
+    """The limits of one model connection, held in one place for every worker (an async actor).
+
+    It wraps a :class:`~coordqa.llm.LocalLimiter`: slots are taken and released by ticket, so a
+    worker's ``async with`` maps to two actor calls.
+    """
+
+    def __init__(self, key: str, limits: Limits) -> None:
+        """Hold the limits of connection ``key``."""
+        self._key = key
+        self._limits = limits
+        self._limiter = LocalLimiter(key, limits)
+        self._held: dict[str, AbstractAsyncContextManager[None]] = {}
+        self._peak = 0
+        self._runs = 0
+
+    async def configure(self, limits: Limits) -> None:
+        """Bound every later call by ``limits`` (slots already held finish under the old ones)."""
+        if limits != self._limits:
+            self._limiter = LocalLimiter(self._key, limits)
+            self._limits = limits
+
+    async def limits(self) -> Limits:
+        """The bounds now in force."""
+        return self._limits
+
+    async def attach(self) -> int:
+        """Count one more run using this actor; returns how many do."""
+        self._runs += 1
+        return self._runs
+
+    async def detach(self) -> int:
+        """Count one run fewer; returns how many still use the actor (0: kill it)."""
+        self._runs = max(self._runs - 1, 0)
+        return self._runs
+
+    async def acquire(self, ticket: str) -> None:
+        """Wait for a slot and hold it under ``ticket``."""
+        slot = self._limiter.slot()
+        await slot.__aenter__()
+        self._held[ticket] = slot
+        self._peak = max(self._peak, len(self._held))
+
+    async def release(self, ticket: str) -> None:
+        """Give back the slot held under ``ticket``."""
+        slot = self._held.pop(ticket)
+        await slot.__aexit__(None, None, None)
+
+    async def admit(self, tokens: int) -> None:
+        """Wait until a request of about ``tokens`` tokens fits the per-minute budgets."""
+        await self._limiter.admit(tokens)
+
+    async def settle(self, estimated: int, actual: int) -> None:
+        """Correct the token budget with a request's real token count."""
+        await self._limiter.settle(estimated, actual)
+
+    async def peak(self) -> int:
+        """The most slots ever held at once (to check the limit held across workers)."""
+        return self._peak
+
+
+def limiter_actor(key: str, limits: Limits) -> Any:
+    """The named limiter actor of ``key`` (created on first use), bounded by ``limits`` from now."""
+    ray = import_ray()
+    remote = ray.remote(LimiterActor)
+    actor = remote.options(
+        name=actor_name(key), namespace=NAMESPACE, get_if_exists=True, lifetime="detached"
+    ).remote(key, limits)
+    actor.configure.remote(limits)
+    return actor
+
+
+class RayLimiter(Limiter):
+    """A :class:`~coordqa.llm.Limiter` whose state lives in a shared :class:`LimiterActor`."""
+
+    def __init__(self, key: str, limits: Limits) -> None:
+        """Attach to (or create) the actor of connection ``key`` with ``limits``."""
+        self._actor = limiter_actor(key, limits)
+
+    @asynccontextmanager
+    async def slot(self) -> Any:
+        """Hold one of the connection's slots, counted across all workers."""
+        ticket = uuid.uuid4().hex
+        await self._actor.acquire.remote(ticket)
+        try:
+            yield
+        finally:
+            await self._actor.release.remote(ticket)
+
+    async def admit(self, tokens: int) -> None:
+        """Wait for the shared per-minute budgets."""
+        await self._actor.admit.remote(tokens)
+
+    async def settle(self, estimated: int, actual: int) -> None:
+        """Correct the shared token budget."""
+        await self._actor.settle.remote(estimated, actual)
+
+
+@contextmanager
+def ray_cluster(address: str | None) -> Iterator[Any]:
+    """Yield ``ray`` connected: to ``address``, to the Ray already initialised, or to a new one.
+
+    A Ray started here (a local one when ``address`` is None) is shut down at the end; one that
+    was already initialised is left running.
+    """
+    ray = import_ray()
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=address, include_dashboard=False, namespace=NAMESPACE)
+    try:
+        yield ray
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+@contextmanager
+def shared_limiters(limits: Mapping[str, Limits]) -> Iterator[dict[str, Any]]:
+    """Attach, from the driver, to the limiter actor of each connection key (creating it).
+
+    Yields the actors by key. At the end the run leaves them, and those no other run uses are
+    killed. Call it inside :func:`ray_cluster`.
+    """
+    ray = import_ray()
+    actors = {key: limiter_actor(key, limits[key]) for key in sorted(limits)}
+    ray.get([actor.attach.remote() for actor in actors.values()])
+    try:
+        yield actors
+    finally:
+        for actor in actors.values():
+            if ray.get(actor.detach.remote()) == 0:
+                ray.kill(actor)
