@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from coordqa.cli import agentic, dataset, games, leaderboard, partners, qa, runs, view
+from coordqa.cli import agentic, dataset, evalset, games, leaderboard, partners, qa, runs, view
 
 METAVARS = {
     "<int>": "N",
@@ -69,7 +69,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-for module in (qa, runs, dataset, games, agentic, partners, leaderboard, view):
+for module in (qa, evalset, runs, dataset, games, agentic, partners, leaderboard, view):
     module.register(app)
 
 

@@ -143,6 +143,7 @@ class LocalOpenAIServer:
         latency_s: float = 0.0,
         faults: Mapping[int, Fault] | Sequence[Fault | None] | None = None,
         always: Fault | None = None,
+        api_key: str | None = None,
     ) -> None:
         """Configure the server; it starts when the ``with`` block is entered.
 
@@ -154,6 +155,8 @@ class LocalOpenAIServer:
                 ``{index: Fault}`` or a list with ``None`` for requests served normally.
             always: the fault of every request that ``faults`` does not name (a wrong key, a
                 missing model...).
+            api_key: the key the server accepts: a request without ``Authorization: Bearer
+                <api_key>`` gets :meth:`Fault.bad_key` (None: any key, or none, is accepted).
         """
         if latency_s < 0:
             raise ConfigError(f"latency_s must be >= 0, got {latency_s}")
@@ -163,6 +166,7 @@ class LocalOpenAIServer:
         if always is not None and not isinstance(always, Fault):
             raise ConfigError(f"always is {always!r}; expected a Fault, e.g. Fault.bad_key()")
         self._always = always
+        self.api_key = api_key
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._requests: list[dict[str, Any]] = []
@@ -248,6 +252,8 @@ class LocalOpenAIServer:
         try:
             self._wait(self.latency_s)
             fault = self._faults.get(index, self._always)
+            if self.api_key is not None and authorization != f"Bearer {self.api_key}":
+                fault = Fault.bad_key()
             if fault is not None and fault.kind == "slow":
                 self._wait(fault.sleep_s)
             return self._reply(body, index, fault)

@@ -1,0 +1,166 @@
+"""``coordqa eval-set``: many models x datasets as one resumable set.
+
+The command turns a spec file and/or command-line options into an
+:class:`~coordqa.evalset.EvalSetSpec`, calls :func:`coordqa.evalset.evaluate_set` and prints one
+line per member as it ends, then the members' table. Exit status: 0 when every member is
+complete, 1 when one failed (its message printed), 2 for bad options, 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+
+from coordqa.cli._tables import name_column, new_table, number_column
+from coordqa.errors import ConfigError
+
+if TYPE_CHECKING:
+    from coordqa.evalset import SetEvent, SetResult
+
+console = Console()
+"""The members' table: stdout."""
+messages = Console(stderr=True, soft_wrap=True)
+"""Member events and failures: stderr."""
+
+SET_FAILED_EXIT = 1
+"""Exit status of a set with a failed member."""
+INTERRUPTED_EXIT = 130
+"""Exit status after Ctrl-C."""
+
+
+def _show_event(event: SetEvent) -> None:
+    """One line per member event; progress snapshots are not printed."""
+    label = event.member.label
+    state = event.state
+    if event.kind == "skipped":
+        messages.print(f"skip {label}: complete ({event.member.run})", highlight=False)
+    elif event.kind == "started":
+        messages.print(f"start {label}", highlight=False)
+    elif event.kind == "finished" and state is not None:
+        messages.print(
+            f"[green]done[/] {label}: {state.answered}/{state.expected} samples", highlight=False
+        )
+    elif event.kind == "failed" and state is not None:
+        messages.print(f"[bold red]FAILED[/] {label}: {state.message}", highlight=False)
+
+
+def render_set(result: SetResult) -> None:
+    """The members' table (stdout) and every failure's message (stderr)."""
+    table = new_table(f"eval set {result.out}", "run directories are relative to the set")
+    for header in ("model", "dataset", "status"):
+        name_column(table, header)
+    number_column(table, "samples")
+    name_column(table, "run", max_width=40)
+    for member in result.manifest.members:
+        status = member.status + (" (skipped)" if member.skipped else "")
+        samples = f"{member.answered}/{member.expected}" if member.expected else "-"
+        table.add_row(member.model, member.dataset, status, samples, member.run)
+    console.print(table)
+    for member in result.failed:
+        messages.print(
+            f"[bold red]{member.status}:[/] {member.model} on {member.dataset}: {member.message}",
+            highlight=False,
+        )
+
+
+def eval_set_command(
+    spec_file: Annotated[
+        Path | None,
+        typer.Argument(help="A YAML spec: models, datasets and shared settings (optional)."),
+    ] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option("--model", "-m", help="A model to add (repeatable), e.g. openai/gpt-4o."),
+    ] = None,
+    dataset: Annotated[
+        list[str] | None,
+        typer.Option(help="A dataset name or file (repeatable; default: the current release)."),
+    ] = None,
+    api_base: Annotated[
+        str | None, typer.Option("--api-base", help="Server of the --model models.")
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option("--api-key-env", metavar="NAME", help="Key variable of the --model models."),
+    ] = None,
+    trials: Annotated[int | None, typer.Option(help="Samples per question.")] = None,
+    limit: Annotated[int | None, typer.Option(help="The first N questions only.")] = None,
+    sample: Annotated[
+        int | None, typer.Option(help="A stratified sample of N questions.")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Base seed; trial t uses seed + t.")] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(help="Calls in flight per endpoint (models may set their own).")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
+    ] = False,
+    backend: Annotated[
+        str | None, typer.Option(help="local (one process, default) or ray.")
+    ] = None,
+    address: Annotated[
+        str | None, typer.Option(help="Ray address (default: a new local Ray).")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="The set's folder (default: runs/<spec name>, or runs/set_<hash>)."),
+    ] = None,
+) -> None:
+    """Evaluate many models on CoordinationQA as one set; rerun the same command to resume.
+
+    Each (model, dataset) is a run directory in the set's folder, next to eval-set.json.
+    Complete members are skipped; a member that fails (a refused key) stops with its message
+    while the others finish. Exit status: 0 every member complete, 1 a member failed, 2 bad
+    options, 130 on Ctrl-C.
+    """
+    from coordqa.evalset import SetInterrupted, evaluate_set, load_spec, parse_spec
+
+    overrides: dict[str, Any] = {
+        key: value
+        for key, value in {
+            "trials": trials,
+            "limit": limit,
+            "sample": sample,
+            "seed": seed,
+            "concurrency": concurrency,
+            "backend": backend,
+            "address": address,
+            "out": out,
+        }.items()
+        if value is not None
+    }
+    if no_cache:
+        overrides["cache"] = False
+    if dataset:
+        overrides["datasets"] = dataset
+    added = [
+        {"model": name, "api_base": api_base, "api_key_env": api_key_env} for name in model or ()
+    ]
+    if spec_file is None:
+        if not added:
+            raise ConfigError(
+                "name the models: give a spec file (coordqa eval-set SPEC.yaml) or --model "
+                "NAME, once per model"
+            )
+        spec = parse_spec({"models": added, **overrides}, source="the command line")
+    else:
+        spec = load_spec(spec_file, **overrides)
+        if added:
+            models = [m.model_dump() for m in spec.models] + added
+            spec = parse_spec({**spec.model_dump(), "models": models}, source=str(spec_file))
+    try:
+        result = evaluate_set(spec, progress=_show_event)
+    except SetInterrupted as stop:
+        messages.print(f"[yellow]{stop}[/]", highlight=False)
+        raise typer.Exit(INTERRUPTED_EXIT) from None
+    render_set(result)
+    if not result.ok:
+        raise typer.Exit(SET_FAILED_EXIT)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``eval-set`` to the root app."""
+    app.command("eval-set")(eval_set_command)

@@ -1,0 +1,134 @@
+"""``coordqa eval-set``: models x datasets as one resumable set, against local servers.
+
+Three models on the bundled release, two of them on one endpoint (so they share its limit), the
+third on a server that refuses its key: the refused member stops with the provider's message,
+the others finish, the set exits 1; fixing the key and rerunning resumes only that member.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from coordqa.cli import app
+from coordqa.errors import ConfigError
+from coordqa.evalset import SET_MANIFEST, evaluate_set, parse_spec, read_set
+from coordqa.llm.testing import LocalOpenAIServer
+
+runner = CliRunner()
+
+LETTER = {"alpha": "A", "beta": "B", "gamma": "C"}
+"""Each stub model always answers its own letter, so the models' accuracies differ."""
+
+
+def _answer(body: dict[str, Any], index: int) -> str:
+    return f"Answer: {LETTER[body['model']]}"
+
+
+@pytest.fixture
+def servers(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LocalOpenAIServer, ...]]:
+    """A shared endpoint (alpha, beta) and one that accepts only the key ``right`` (gamma)."""
+    monkeypatch.setenv("SHARED_KEY", "sk-shared")
+    monkeypatch.setenv("GAMMA_KEY", "sk-wrong")
+    with (
+        LocalOpenAIServer(_answer, latency_s=0.02) as shared,
+        LocalOpenAIServer(_answer, api_key="sk-right") as strict,
+    ):
+        yield shared, strict
+
+
+def write_spec(tmp_path: Path, shared: LocalOpenAIServer, strict: LocalOpenAIServer) -> Path:
+    spec = {
+        "out": str(tmp_path / "set"),
+        "datasets": ["coordinationqa-v1.1"],
+        "trials": 1,
+        "sample": 24,
+        "concurrency": 3,
+        "max_attempts": 2,
+        "models": [
+            {"model": "openai/alpha", "api_base": shared.base_url, "api_key_env": "SHARED_KEY"},
+            {"model": "openai/beta", "api_base": shared.base_url, "api_key_env": "SHARED_KEY"},
+            {
+                "model": "openai/gamma",
+                "api_base": strict.base_url,
+                "api_key_env": "GAMMA_KEY",
+                "concurrency": 1,
+            },
+        ],
+    }
+    path = tmp_path / "set.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def test_a_refused_key_stops_its_member_the_set_exits_1_and_resumes(
+    tmp_path: Path, servers: tuple[LocalOpenAIServer, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared, strict = servers
+    spec = write_spec(tmp_path, shared, strict)
+    first = runner.invoke(app, ["eval-set", str(spec)])
+    assert first.exit_code == 1, first.output
+    assert "Incorrect API key provided" in first.output
+    assert "FAILED openai/gamma on coordinationqa-v1.1" in first.output
+    manifest = read_set(tmp_path / "set")
+    status = {m.model: m.status for m in manifest.members}
+    assert status == {"openai/alpha": "complete", "openai/beta": "complete", "openai/gamma": "failed"}
+    gamma = manifest.members[2]
+    assert "Incorrect API key provided" in (gamma.message or "")
+    assert (gamma.answered, gamma.expected) == (0, 24)
+    # The two members on one endpoint shared its limit: 3 in flight at most, not 3 each.
+    assert shared.count == 48 and shared.max_in_flight <= 3
+    assert strict.count == 1, "the refused member stops at its first refusal"
+    runs = sorted(p.name for p in (tmp_path / "set").iterdir() if p.is_dir())
+    assert len(runs) == 3 and all(name.endswith(tuple("0123456789abcdef")) for name in runs)
+
+    monkeypatch.setenv("GAMMA_KEY", "sk-right")
+    second = runner.invoke(app, ["eval-set", str(spec)])
+    assert second.exit_code == 0, second.output
+    assert "skip openai/alpha" in second.output and "skip openai/beta" in second.output
+    assert shared.count == 48, "complete members send nothing"
+    assert strict.count == 1 + 24
+    manifest = read_set(tmp_path / "set")
+    assert manifest.ok and manifest.sessions == 2
+    assert [m.skipped for m in manifest.members] == [True, True, False]
+
+
+def test_the_command_line_names_models_and_refuses_bad_sets(tmp_path: Path) -> None:
+    out = tmp_path / "cli-set"
+    args = ["eval-set", "--model", "random", "--model", "scripted", "--limit", "3"]
+    done = runner.invoke(app, [*args, "--trials", "2", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    manifest = json.loads((out / SET_MANIFEST).read_text())
+    assert [m["status"] for m in manifest["members"]] == ["complete", "complete"]
+    assert [m["answered"] for m in manifest["members"]] == [6, 6]
+    # Another shared setting in the same folder is another experiment: refused, nothing run.
+    with pytest.raises(ConfigError, match="other shared settings \\(trials\\)"):
+        evaluate_set(parse_spec({"models": ["random"], "limit": 3, "trials": 1, "out": out}))
+    with pytest.raises(ConfigError, match="name the models"):
+        runner.invoke(app, ["eval-set"], catch_exceptions=False)
+    with pytest.raises(ConfigError, match="models: .*at least one"):
+        parse_spec({"models": []})
+    with pytest.raises(ConfigError, match="trails: Extra inputs"):
+        parse_spec({"models": ["random"], "trails": 3})
+
+
+def test_models_on_one_endpoint_must_declare_the_same_limits(tmp_path: Path) -> None:
+    spec = parse_spec(
+        {
+            "out": tmp_path / "s",
+            "limit": 2,
+            "models": [
+                {"model": "openai/a", "api_base": "http://127.0.0.1:9/v1", "rpm": 60},
+                {"model": "openai/b", "api_base": "http://127.0.0.1:9/v1", "rpm": 120},
+            ],
+        }
+    )
+    with pytest.raises(ConfigError, match="share the endpoint openai@http://127.0.0.1:9/v1"):
+        evaluate_set(spec)
+    assert not (tmp_path / "s").exists(), "nothing is written before the set is valid"
