@@ -78,7 +78,11 @@ def test_a_refused_key_stops_its_member_the_set_exits_1_and_resumes(
     assert "FAILED openai/gamma on coordinationqa-v1.1" in first.output
     manifest = read_set(tmp_path / "set")
     status = {m.model: m.status for m in manifest.members}
-    assert status == {"openai/alpha": "complete", "openai/beta": "complete", "openai/gamma": "failed"}
+    assert status == {
+        "openai/alpha": "complete",
+        "openai/beta": "complete",
+        "openai/gamma": "failed",
+    }
     gamma = manifest.members[2]
     assert "Incorrect API key provided" in (gamma.message or "")
     assert (gamma.answered, gamma.expected) == (0, 24)
