@@ -136,3 +136,48 @@ def test_models_on_one_endpoint_must_declare_the_same_limits(tmp_path: Path) -> 
     with pytest.raises(ConfigError, match="share the endpoint openai@http://127.0.0.1:9/v1"):
         evaluate_set(spec)
     assert not (tmp_path / "s").exists(), "nothing is written before the set is valid"
+
+
+@pytest.mark.slow
+def test_the_set_on_a_local_ray_shares_each_endpoints_limit_across_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two stub endpoints, two models each: four member tasks on a local Ray with 2 CPUs."""
+    ray = pytest.importorskip("ray")
+    monkeypatch.setenv("STUB_KEY", "sk-stub")
+    letters = {"m1": "A", "m2": "B", "m3": "C", "m4": "D"}
+    with (
+        LocalOpenAIServer(lambda body, i: f"Answer: {letters[body['model']]}", latency_s=0.05) as a,
+        LocalOpenAIServer(lambda body, i: f"Answer: {letters[body['model']]}", latency_s=0.05) as b,
+    ):
+        models = [
+            {"model": f"openai/m{n}", "api_base": server.base_url, "api_key_env": "STUB_KEY"}
+            for n, server in ((1, a), (2, a), (3, b), (4, b))
+        ]
+        spec = parse_spec(
+            {
+                "out": tmp_path / "ray-set",
+                "models": models,
+                "sample": 12,
+                "trials": 2,
+                "concurrency": 2,
+                "backend": "ray",
+                "cache": False,
+            }
+        )
+        ray.init(num_cpus=2, include_dashboard=False, namespace="coordqa")
+        try:
+            result = evaluate_set(spec)
+            left = [n for n in ray.util.list_named_actors() if n.startswith("coordqa-limiter-")]
+            again = evaluate_set(spec)
+        finally:
+            ray.shutdown()
+    assert result.ok, result.failed
+    assert [m.answered for m in result.manifest.members] == [24] * 4
+    assert a.count == b.count == 48, "each endpoint served its two members once"
+    # Both members of an endpoint ran in other worker processes, bounded together by its actor.
+    assert a.max_in_flight <= 2 and b.max_in_flight <= 2
+    assert left == [], "the set's limiter actors are gone once it ends"
+    assert all(m.skipped for m in again.manifest.members) and a.count == 48
+    runs = result.runs()
+    assert len(runs) == 4 and all(run.parent == tmp_path / "ray-set" for run in runs)
