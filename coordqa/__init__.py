@@ -20,6 +20,9 @@ _EXPORTS = {
     "evaluate_async": "coordqa.evaluation",
     "EvalConfig": "coordqa.evaluation",
     "score": "coordqa.evaluation",
+    "evaluate_set": "coordqa.evalset",
+    "EvalSetSpec": "coordqa.evalset",
+    "load_spec": "coordqa.evalset",
     "compare_runs": "coordqa.analysis",
     "RunStore": "coordqa.store",
     "open_run": "coordqa.store",
@@ -36,6 +39,7 @@ __all__ = [
     "CallPolicy",
     "Choice",
     "EvalConfig",
+    "EvalSetSpec",
     "GenerateConfig",
     "Message",
     "RunStore",
@@ -45,8 +49,10 @@ __all__ = [
     "dataset_fingerprint",
     "evaluate",
     "evaluate_async",
+    "evaluate_set",
     "get_model",
     "load_dataset",
+    "load_spec",
     "make_game",
     "make_player",
     "open_run",
@@ -58,6 +64,7 @@ if TYPE_CHECKING:
     from coordqa.analysis import compare_runs
     from coordqa.choices import Choice, choose
     from coordqa.dataset import dataset_fingerprint, load_dataset
+    from coordqa.evalset import EvalSetSpec, evaluate_set, load_spec
     from coordqa.evaluation import EvalConfig, evaluate, evaluate_async, score
     from coordqa.games import make_game, make_player, play_episode
     from coordqa.llm import CallPolicy, GenerateConfig, Message, get_model

@@ -3,9 +3,9 @@
 The driver attaches to one limiter actor per endpoint (:func:`coordqa.llm.ray_limits.
 shared_limiters`) before submitting the members; each task installs
 :class:`~coordqa.llm.ray_limits.RayLimiter` as its process's limiter factory, so every model call
-of every worker takes its slot and rate budget from its endpoint's actor. A task runs its member
-with :func:`coordqa.evalset.run_member` exactly as the local backend does, writing the member's
-run directory itself (one writer per run directory, so the store's lock holds): the set's folder
+of every worker takes its slot and rate budget from its endpoint's actor. A task runs its
+member with :func:`coordqa.evalset.members.run_member` exactly as the local backend does, writing
+its run directory itself (one writer per run directory, so the store's lock holds): the set's folder
 must be one that every node sees (a shared file system). Only the member's state comes back,
 and the driver records it in the set manifest as each task ends.
 
@@ -17,23 +17,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
+from coordqa.evalset.manifest import SetLedger
+from coordqa.evalset.members import MemberState, SetEvent, SetProgress, run_member
+from coordqa.evalset.spec import EvalSetSpec, SetMember, endpoint_limits
+from coordqa.llm import limiters
 from coordqa.llm.ray_limits import RayLimiter, ray_cluster, shared_limiters
-
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from coordqa.evalset import EvalSetSpec, SetMember, SetProgress, _Ledger
 
 __all__ = ["member_task", "run_on_ray"]
 
 
 def member_task(member: SetMember, out: Path) -> dict[str, Any]:
     """Body of one Ray task: run a member with Ray-shared limits; return its state as JSON."""
-    from coordqa.evalset import run_member
-    from coordqa.llm import limiters
-
     limiters.use(RayLimiter)
     state = asyncio.run(run_member(member, out))
     return state.model_dump(mode="json")
@@ -42,12 +39,10 @@ def member_task(member: SetMember, out: Path) -> dict[str, Any]:
 def run_on_ray(
     spec: EvalSetSpec,
     pending: Sequence[SetMember],
-    ledger: _Ledger,
+    ledger: SetLedger,
     progress: SetProgress | None,
 ) -> None:
     """Run ``pending`` as Ray tasks (``spec.member_cpus`` CPUs each); record each as it ends."""
-    from coordqa.evalset import MemberState, SetEvent, endpoint_limits
-
     if not pending:
         return
     with ray_cluster(spec.address) as ray, shared_limiters(endpoint_limits(pending)):

@@ -1,0 +1,121 @@
+"""``eval-set.json``: what a set is and how each member stands, rewritten as members end."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from coordqa._version import __version__
+from coordqa.errors import ConfigError
+from coordqa.evalset.members import MemberState, member_state
+from coordqa.evalset.spec import EvalSetSpec, SetMember
+from coordqa.files import atomic_write_text
+
+__all__ = ["SET_MANIFEST", "SetLedger", "SetManifest", "is_set", "read_set"]
+
+SET_MANIFEST = "eval-set.json"
+"""The set manifest's file name in the set's folder (what marks a folder as an eval set)."""
+
+SET_SCHEMA_VERSION = 1
+"""Version of the set manifest format."""
+
+
+class SetManifest(BaseModel):
+    """``eval-set.json``: what the set is and how each member stands."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SET_SCHEMA_VERSION
+    """Format version."""
+    kind: Literal["eval-set"] = "eval-set"
+    """Marks the folder as an eval set."""
+    coordqa_version: str = __version__
+    """coordqa that wrote it last."""
+    created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    """When the set was first run (UTC)."""
+    updated_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    """When a member's state last changed."""
+    sessions: int = 0
+    """How many times the set was run."""
+    shared: dict[str, Any]
+    """The shared settings that change results (:meth:`EvalSetSpec.shared_identity`)."""
+    spec: dict[str, Any]
+    """The spec of the latest session."""
+    members: list[MemberState]
+    """Every member of the latest session, in spec order (models, then datasets)."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether every member is complete."""
+        return all(m.status == "complete" for m in self.members)
+
+
+def read_set(folder: str | Path) -> SetManifest:
+    """The manifest of the eval set in ``folder``.
+
+    Raises:
+        ConfigError: ``folder`` holds no eval set, or its manifest is damaged.
+    """
+    path = Path(folder) / SET_MANIFEST
+    if not path.is_file():
+        raise ConfigError(
+            f"{folder} is not an eval set (no {SET_MANIFEST}); run `coordqa eval-set` into it "
+            "first, or pass run directories"
+        )
+    try:
+        return SetManifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError as exc:
+        raise ConfigError(f"{path} is damaged: {exc}") from exc
+
+
+def is_set(folder: str | Path) -> bool:
+    """Whether ``folder`` holds an eval set."""
+    return (Path(folder) / SET_MANIFEST).is_file()
+
+
+class SetLedger:
+    """The set manifest of one session: updated and rewritten as members change state."""
+
+    def __init__(self, spec: EvalSetSpec, out: Path, members: Sequence[SetMember]) -> None:
+        shared = spec.shared_identity()
+        previous = read_set(out) if is_set(out) else None
+        if previous is not None and previous.shared != shared:
+            changed = sorted(
+                key
+                for key in set(shared) | set(previous.shared)
+                if shared.get(key) != previous.shared.get(key)
+            )
+            raise ConfigError(
+                f"{out} holds an eval set with other shared settings ({', '.join(changed)}); "
+                "run it with the same settings (models and datasets may be added), or choose "
+                "another --out"
+            )
+        self.out = out
+        self.manifest = SetManifest(
+            created_at=previous.created_at if previous else datetime.now(timezone.utc),
+            sessions=(previous.sessions if previous else 0) + 1,
+            shared=shared,
+            spec=spec.model_dump(mode="json"),
+            members=[member_state(m, out) for m in members],
+        )
+        self.index = {m.run: i for i, m in enumerate(members)}
+        out.mkdir(parents=True, exist_ok=True)
+        self.write()
+
+    def state(self, member: SetMember) -> MemberState:
+        """The member's state as the manifest holds it now."""
+        return self.manifest.members[self.index[member.run]]
+
+    def update(self, member: SetMember, state: MemberState) -> None:
+        """Record the member's new state and rewrite the manifest."""
+        self.manifest.members[self.index[member.run]] = state
+        self.manifest.updated_at = datetime.now(timezone.utc)
+        self.write()
+
+    def write(self) -> None:
+        """Rewrite ``eval-set.json`` atomically."""
+        atomic_write_text(self.out / SET_MANIFEST, self.manifest.model_dump_json(indent=2) + "\n")

@@ -1,0 +1,106 @@
+"""One member of a set: its state, read from its run directory, and running it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from coordqa.errors import CoordqaError
+from coordqa.evalset.spec import SetMember
+from coordqa.evaluation import EvalFailed, EvalProgress, evaluate_async
+from coordqa.store import read_qa_run
+
+__all__ = ["MemberState", "SetEvent", "SetProgress", "member_state", "run_member"]
+
+MemberStatus = Literal["pending", "complete", "failed", "interrupted"]
+
+
+class MemberState(BaseModel):
+    """How one member stands, as the set manifest records it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    """The model."""
+    api_base: str | None = None
+    """Its endpoint."""
+    dataset: str
+    """The dataset."""
+    run: str
+    """Its run directory, relative to the set's folder."""
+    status: MemberStatus = "pending"
+    """``pending`` (not run yet), ``complete``, ``failed`` or ``interrupted``."""
+    message: str | None = None
+    """Why it failed or stopped."""
+    answered: int = 0
+    """Samples answered (stored with a reply)."""
+    expected: int = 0
+    """Samples the run needs (questions x trials); 0 until it has run."""
+    skipped: bool = False
+    """Whether the latest session skipped it as complete."""
+
+
+@dataclass(frozen=True)
+class SetEvent:
+    """What the progress callback of :func:`evaluate_set` receives."""
+
+    member: SetMember
+    """The member concerned."""
+    kind: Literal["skipped", "started", "progress", "finished", "failed"]
+    """What happened."""
+    state: MemberState | None = None
+    """Its state after a ``skipped``, ``finished`` or ``failed`` event."""
+    progress: EvalProgress | None = None
+    """Its run's progress, for a ``progress`` event (local backend only)."""
+
+
+SetProgress = Callable[[SetEvent], None]
+
+
+def member_state(member: SetMember, out: Path) -> MemberState:
+    """A member's state as its run directory shows it (``pending`` when it has none)."""
+    state = MemberState(
+        model=member.model.model,
+        api_base=member.model.api_base,
+        dataset=member.dataset,
+        run=str(member.run.relative_to(out)),
+    )
+    if not (member.run / "manifest.json").exists():
+        return state
+    run = read_qa_run(member.run)
+    manifest = run.manifest
+    questions = manifest.dataset.num_questions if manifest.dataset else 0
+    answered = sum(1 for call in run.last_calls().values() if call.ok)
+    expected = questions * member.config.trials
+    complete = manifest.status == "finished" and answered >= expected > 0
+    return state.model_copy(
+        update={
+            "answered": answered,
+            "expected": expected,
+            "status": "complete" if complete else "pending",
+        }
+    )
+
+
+async def run_member(
+    member: SetMember, out: Path, progress: Callable[[EvalProgress], None] | None = None
+) -> MemberState:
+    """Run (or resume) one member; a failure is its state, never an exception.
+
+    Raises only on cancellation (Ctrl-C), after the run has marked itself interrupted.
+    """
+    try:
+        await evaluate_async(member.config, progress=progress)
+    except EvalFailed as failure:
+        return member_state(member, out).model_copy(
+            update={"status": "failed", "message": str(failure)}
+        )
+    except CoordqaError as error:  # a missing key variable, an unknown provider, a bad filter
+        return member_state(member, out).model_copy(
+            update={"status": "failed", "message": f"{type(error).__name__}: {error}"}
+        )
+    return member_state(member, out)

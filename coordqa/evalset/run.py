@@ -1,0 +1,120 @@
+"""Running a set: every pending member at once, on this process's event loop or on Ray."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from coordqa.errors import CoordqaError
+from coordqa.evalset.manifest import SetLedger, SetManifest
+from coordqa.evalset.members import MemberState, SetEvent, SetProgress, member_state, run_member
+from coordqa.evalset.spec import EvalSetSpec, SetMember, endpoint_limits, members_of
+
+__all__ = ["SetInterrupted", "SetResult", "evaluate_set", "evaluate_set_async"]
+
+
+class SetInterrupted(CoordqaError):
+    """The set was stopped (Ctrl-C); every member's answers so far are stored."""
+
+
+@dataclass
+class SetResult:
+    """What :func:`evaluate_set` returns."""
+
+    out: Path
+    """The set's folder."""
+    manifest: SetManifest
+    """Its manifest after this session."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether every member is complete (the exit status of ``coordqa eval-set``)."""
+        return self.manifest.ok
+
+    @property
+    def failed(self) -> list[MemberState]:
+        """The members that are not complete, with their messages."""
+        return [m for m in self.manifest.members if m.status != "complete"]
+
+    def runs(self) -> list[Path]:
+        """Every member's run directory that exists, in spec order."""
+        paths = [self.out / m.run for m in self.manifest.members]
+        return [p for p in paths if (p / "manifest.json").exists()]
+
+
+async def _run_local(
+    pending: Sequence[SetMember], ledger: SetLedger, progress: SetProgress | None
+) -> None:
+    """Every pending member as a task of this event loop, sharing the process's limiters."""
+    import anyio
+
+    def emit(event: SetEvent) -> None:
+        if progress is not None:
+            progress(event)
+
+    async def one(member: SetMember) -> None:
+        emit(SetEvent(member, "started"))
+        try:
+            state = await run_member(
+                member, ledger.out, lambda p: emit(SetEvent(member, "progress", progress=p))
+            )
+        except BaseException:
+            stopped = {"status": "interrupted", "message": "interrupted"}
+            ledger.update(member, member_state(member, ledger.out).model_copy(update=stopped))
+            raise
+        ledger.update(member, state)
+        emit(SetEvent(member, "finished" if state.status == "complete" else "failed", state))
+
+    async with anyio.create_task_group() as group:
+        for member in pending:
+            group.start_soon(one, member)
+
+
+async def evaluate_set_async(
+    spec: EvalSetSpec, *, progress: SetProgress | None = None
+) -> SetResult:
+    """Run (or resume) an eval set; see :func:`evaluate_set`."""
+    out = Path(spec.out) if spec.out is not None else spec.default_out()
+    members = members_of(spec, out)
+    endpoint_limits(members)
+    ledger = SetLedger(spec, out, members)
+    pending = []
+    for member in members:
+        state = ledger.state(member)
+        if state.status == "complete":
+            ledger.update(member, state.model_copy(update={"skipped": True}))
+            if progress is not None:
+                progress(SetEvent(member, "skipped", ledger.state(member)))
+        else:
+            pending.append(member)
+    if spec.backend == "ray":
+        from coordqa.evalset.ray_backend import run_on_ray
+
+        run_on_ray(spec, pending, ledger, progress)  # blocks: Ray's tasks do the waiting
+    else:
+        await _run_local(pending, ledger, progress)
+    return SetResult(out, ledger.manifest)
+
+
+def evaluate_set(spec: EvalSetSpec, *, progress: SetProgress | None = None) -> SetResult:
+    """Run (or resume) every member of an eval set; failures stop only their member.
+
+    Complete members are skipped; the others run (or resume) at once, sharing each endpoint's
+    limits. The set manifest is rewritten as each member ends.
+
+    Raises:
+        ConfigError: a bad spec, two models declaring different limits for one endpoint, or a
+            folder that holds a set with other shared settings (nothing is run).
+        SetInterrupted: on Ctrl-C; every member's answers so far are stored, and the same call
+            resumes the set.
+    """
+    try:
+        return asyncio.run(evaluate_set_async(spec, progress=progress))
+    except KeyboardInterrupt:
+        out = Path(spec.out) if spec.out is not None else spec.default_out()
+        raise SetInterrupted(
+            f"interrupted: every member's answers so far are stored in {out}; run the same "
+            "command again to resume the set"
+        ) from None

@@ -1,0 +1,290 @@
+"""What an eval set is: its models, datasets and shared settings, and its members."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from coordqa.dataset import DEFAULT_DATASET
+from coordqa.errors import ConfigError
+from coordqa.evaluation import EvalConfig, default_out
+from coordqa.jsonvalues import content_hash
+from coordqa.llm import CallPolicy, Limits, create_provider
+from coordqa.llm.types import PAPER_SAMPLING
+from coordqa.prompts import PromptLayout
+
+__all__ = [
+    "EvalSetSpec",
+    "SetMember",
+    "SetModel",
+    "endpoint_limits",
+    "load_spec",
+    "members_of",
+    "parse_spec",
+]
+
+Backend = Literal["local", "ray"]
+
+
+class SetModel(BaseModel):
+    """One model of a set, with its endpoint settings."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    """Model name for :func:`coordqa.llm.get_model` (``openai/gpt-4o``, ``random``...)."""
+    api_base: str | None = None
+    """Its server (None: the provider's default)."""
+    api_key_env: str | None = None
+    """Environment variable holding its key (None: the provider's usual one)."""
+    model_args: dict[str, Any] = Field(default_factory=dict)
+    """Provider settings passed to every call (part of the member's identity)."""
+    rpm: float | None = None
+    """Requests per minute to its endpoint, at most (None: no bound)."""
+    tpm: float | None = None
+    """Tokens per minute to its endpoint, at most (None: no bound)."""
+    concurrency: int | None = None
+    """Calls in flight on its endpoint at once (None: the set's ``concurrency``)."""
+
+
+class EvalSetSpec(BaseModel):
+    """What a set evaluates: models x datasets, with the settings every member shares.
+
+    Read from YAML with :func:`load_spec`; the fields are those of :class:`EvalConfig` that all
+    members share, plus the set's own (``models``, ``datasets``, ``out``, ``backend``...).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    models: tuple[SetModel, ...]
+    """The models; a plain string stands for ``{model: NAME}``."""
+    datasets: tuple[str, ...] = (DEFAULT_DATASET,)
+    """Bundled release names or dataset files; every model runs on each."""
+    out: Path | None = None
+    """The set's folder (None: ``runs/<spec file name>``, or ``runs/set_<hash>``)."""
+    trials: int = 3
+    """Samples per question."""
+    temperature: float | None = PAPER_SAMPLING.temperature
+    """Sampling temperature (None: the provider's default)."""
+    top_p: float | None = PAPER_SAMPLING.top_p
+    """Nucleus sampling mass (None: the provider's default)."""
+    max_tokens: int | None = None
+    """Cap on reply tokens."""
+    seed: int | None = None
+    """Base seed; trial t uses seed + t."""
+    games: tuple[str, ...] | None = None
+    """Only these games."""
+    types: tuple[str, ...] | None = None
+    """Only these question types."""
+    ids: tuple[str, ...] | None = None
+    """Only these question ids."""
+    sample: int | None = None
+    """A stratified sample of this many questions."""
+    sample_seed: int = 0
+    """Seed of ``sample``."""
+    limit: int | None = None
+    """The first N questions after the other filters."""
+    prompt_layout: PromptLayout = "system"
+    """``system`` or ``no_system``."""
+    concurrency: int = CallPolicy.concurrency
+    """Calls in flight per endpoint, for models that do not set their own."""
+    max_attempts: int = CallPolicy.max_attempts
+    """Attempts per call, retries included."""
+    timeout_s: float = CallPolicy.timeout_s
+    """Seconds per attempt."""
+    max_connection_failures: int = CallPolicy.max_connection_failures
+    """Attempts in a row without an answer after which a member's server counts as down."""
+    max_error_rate: float = 0.0
+    """Share of a member's samples that may be errors without failing it."""
+    cache: bool = True
+    """Serve identical calls from the response cache."""
+    backend: Backend = "local"
+    """``local``: one process; ``ray``: one Ray task per member."""
+    address: str | None = None
+    """Ray address (None: a Ray already initialised, or a new local one)."""
+    member_cpus: float = 0.25
+    """CPUs Ray reserves for each member's task (its calls mostly wait on the network)."""
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _plain_names(cls, value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            return [{"model": item} if isinstance(item, str) else item for item in value]
+        return value
+
+    @field_validator("models", "datasets")
+    @classmethod
+    def _not_empty(cls, value: tuple[Any, ...]) -> tuple[Any, ...]:
+        if not value:
+            raise ValueError("must name at least one")
+        return value
+
+    def eval_config(self, model: SetModel, dataset: str) -> EvalConfig:
+        """The :class:`EvalConfig` of one member, without its run directory."""
+        policy = CallPolicy(
+            concurrency=model.concurrency or self.concurrency,
+            requests_per_minute=model.rpm,
+            tokens_per_minute=model.tpm,
+            timeout_s=self.timeout_s,
+            max_attempts=self.max_attempts,
+            max_connection_failures=self.max_connection_failures,
+        )
+        return EvalConfig(
+            model=model.model,
+            api_base=model.api_base,
+            dataset=dataset,
+            trials=self.trials,
+            games=self.games,
+            types=self.types,
+            ids=self.ids,
+            sample=self.sample,
+            sample_seed=self.sample_seed,
+            limit=self.limit,
+            temperature=self.temperature,
+            top_p=self.top_p,
+            max_tokens=self.max_tokens,
+            seed=self.seed,
+            prompt_layout=self.prompt_layout,
+            cache=self.cache,
+            policy=policy,
+            max_error_rate=self.max_error_rate,
+            model_args=dict(model.model_args),
+            api_key_env=model.api_key_env,
+        )
+
+    def shared_identity(self) -> dict[str, Any]:
+        """The shared settings that change results: a set's folder holds one experiment.
+
+        Models and datasets may be added to a set later; these may not change.
+        """
+        return self.model_dump(
+            mode="json",
+            include={
+                "trials",
+                "temperature",
+                "top_p",
+                "max_tokens",
+                "seed",
+                "games",
+                "types",
+                "ids",
+                "sample",
+                "sample_seed",
+                "limit",
+                "prompt_layout",
+            },
+        )
+
+    def default_out(self) -> Path:
+        """``runs/set_<hash>``: a hash of the models, datasets and shared settings."""
+        identity = {
+            "models": [m.model_dump(mode="json") for m in self.models],
+            "datasets": list(self.datasets),
+            "shared": self.shared_identity(),
+        }
+        return Path("runs") / f"set_{content_hash(identity)[:8]}"
+
+
+def load_spec(path: str | Path, **overrides: Any) -> EvalSetSpec:
+    """Read a set from a YAML file; ``overrides`` (e.g. from the command line) win.
+
+    A spec without ``out`` puts the set in ``runs/<file name without suffix>``.
+
+    Raises:
+        ConfigError: the file is missing, is not YAML, or breaks the spec (each problem named).
+    """
+    import yaml
+
+    file = Path(path)
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read the eval-set spec {file}: {exc}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"the eval-set spec {file} is not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"the eval-set spec {file} must be a mapping (models:, datasets:, ...)")
+    data.setdefault("out", str(Path("runs") / file.stem))
+    return parse_spec({**data, **overrides}, source=str(file))
+
+
+def parse_spec(data: dict[str, Any], *, source: str = "the eval-set spec") -> EvalSetSpec:
+    """Validate a set given as data; every problem is named with its field.
+
+    Raises:
+        ConfigError: a field is unknown, missing or has a bad value.
+    """
+    try:
+        return EvalSetSpec.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'spec'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        allowed = ", ".join(EvalSetSpec.model_fields)
+        raise ConfigError(f"{source}: {problems} (fields: {allowed})") from None
+
+
+@dataclass(frozen=True)
+class SetMember:
+    """One (model, dataset) of a set, with the run it is."""
+
+    model: SetModel
+    """The model and its endpoint settings."""
+    dataset: str
+    """The dataset name or file."""
+    config: EvalConfig
+    """Its QA run, with ``out`` inside the set's folder."""
+
+    @property
+    def label(self) -> str:
+        """``model on dataset``, as messages name the member."""
+        return f"{self.model.model} on {self.dataset}"
+
+    @property
+    def run(self) -> Path:
+        """The member's run directory."""
+        if self.config.out is None:  # members are always built with their directory
+            raise ConfigError(f"{self.label} has no run directory")
+        return self.config.out
+
+    def endpoint(self) -> str:
+        """The connection key of its endpoint (provider plus api_base), as limits are keyed."""
+        return create_provider(self.model.model, self.model.api_base, None).connection_key()
+
+
+def members_of(spec: EvalSetSpec, out: Path) -> list[SetMember]:
+    """The members of ``spec`` with their run directories under ``out`` (named as ``eval``)."""
+    members = []
+    for model in spec.models:
+        for dataset in spec.datasets:
+            config = spec.eval_config(model, dataset)
+            run = out / default_out(config).name
+            members.append(SetMember(model, dataset, replace(config, out=run)))
+    return members
+
+
+def endpoint_limits(members: Sequence[SetMember]) -> dict[str, Limits]:
+    """The limits of every endpoint the members call, by connection key.
+
+    Raises:
+        ConfigError: two models on one endpoint declare different bounds (an endpoint has one
+            budget; say the same ``concurrency``, ``rpm`` and ``tpm`` for both).
+    """
+    limits: dict[str, Limits] = {}
+    declared_by: dict[str, str] = {}
+    for member in members:
+        key = member.endpoint()
+        bounds = Limits.from_policy(member.config.policy)
+        if key in limits and limits[key] != bounds:
+            raise ConfigError(
+                f"models {declared_by[key]} and {member.model.model} share the endpoint {key} "
+                f"but declare different limits ({limits[key]} and {bounds}); an endpoint has one "
+                "budget: give both the same concurrency, rpm and tpm"
+            )
+        limits[key], declared_by[key] = bounds, member.model.model
+    return limits
