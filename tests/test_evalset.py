@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 import yaml
 from typer.testing import CliRunner
@@ -102,6 +103,21 @@ def test_a_refused_key_stops_its_member_the_set_exits_1_and_resumes(
     assert manifest.ok and manifest.sessions == 2
     assert [m.skipped for m in manifest.members] == [True, True, False]
 
+    # The set reads as its three runs: correlations with exact p, paired tests vs a reference.
+    report_dir = tmp_path / "report"
+    args = ["report", str(tmp_path / "set"), "--out", str(report_dir), "--reference", "openai/beta"]
+    report = runner.invoke(app, args)
+    assert report.exit_code == 0, report.output
+    correlations = pd.read_csv(report_dir / "correlations.csv")
+    assert list(correlations["n"]) == [3, 3] and set(correlations["p_method"]) == {"exact"}
+    # With 3 models an exact two-sided p is a multiple of 1/6 (3! pairings), never below 1/3.
+    p_values = correlations[["pearson_p", "spearman_p"]].to_numpy().ravel()
+    assert all(round(p * 6, 6).is_integer() and p >= 1 / 3 for p in p_values if p == p)
+    paired = pd.read_csv(report_dir / "comparisons.csv")
+    assert set(paired["model_b"]) == {"openai/beta"} and len(paired) == 2 * 4
+    assert set(paired["model_a"]) == {"openai/alpha", "openai/gamma"}
+    assert (report_dir / "correlations.png").is_file()
+
 
 def test_the_command_line_names_models_and_refuses_bad_sets(tmp_path: Path) -> None:
     out = tmp_path / "cli-set"
@@ -111,6 +127,11 @@ def test_the_command_line_names_models_and_refuses_bad_sets(tmp_path: Path) -> N
     manifest = json.loads((out / SET_MANIFEST).read_text())
     assert [m["status"] for m in manifest["members"]] == ["complete", "complete"]
     assert [m["answered"] for m in manifest["members"]] == [6, 6]
+    site = tmp_path / "site"
+    shown = runner.invoke(app, ["view", str(out), "--export", str(site)])
+    assert shown.exit_code == 0, shown.output
+    index = (site / "index.html").read_text()
+    assert all(m["run"] in index for m in manifest["members"]), "the set shows as its runs"
     # Another shared setting in the same folder is another experiment: refused, nothing run.
     with pytest.raises(ConfigError, match="other shared settings \\(trials\\)"):
         evaluate_set(parse_spec({"models": ["random"], "limit": 3, "trials": 1, "out": out}))

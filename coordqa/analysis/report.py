@@ -138,6 +138,22 @@ def _check_sizes(sizes: Mapping[str, float], labels: Sequence[str], models: Sequ
         )
 
 
+def _reference_label(
+    reference: str, labels: Sequence[str], analyses: Sequence[RunAnalysis]
+) -> str:
+    """The label of the one run that ``reference`` names (a label, or a model with one run)."""
+    if reference in labels:
+        return reference
+    matches = [lbl for lbl, a in zip(labels, analyses, strict=True) if a.model == reference]
+    if len(matches) == 1:
+        return matches[0]
+    which = "several runs" if matches else "no run"
+    raise ConfigError(
+        f"--reference {reference!r} names {which}; give one of the runs' labels: "
+        f"{', '.join(labels)}"
+    )
+
+
 def check_question_sets(models: pd.DataFrame, allow_mixed: bool) -> bool:
     """Whether the runs answered different question sets; raise unless that is allowed.
 
@@ -162,13 +178,24 @@ def check_question_sets(models: pd.DataFrame, allow_mixed: bool) -> bool:
     return bool(mixed)
 
 
-def _comparisons(labels: Sequence[str], scores: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """Every pair of runs on every scope: the paired difference of their accuracies."""
+def _pairs(labels: Sequence[str], reference: str | None) -> list[tuple[int, int]]:
+    """The (A, B) run indices to compare: every pair, or each run (A) against the reference (B)."""
+    if reference is None:
+        return list(itertools.combinations(range(len(labels)), 2))
+    base = labels.index(reference)
+    return [(i, base) for i in range(len(labels)) if i != base]
+
+
+def _comparisons(
+    labels: Sequence[str], scores: Sequence[pd.DataFrame], reference: str | None = None
+) -> pd.DataFrame:
+    """Pairs of runs (:func:`_pairs`) on every scope: the paired difference of accuracies."""
     per_question = [
         {scope: question_accuracy(_scope(table, scope)) for scope in SCOPES} for table in scores
     ]
     rows = []
-    for (i, a), (j, b) in itertools.combinations(enumerate(labels), 2):
+    for i, j in _pairs(labels, reference):
+        a, b = labels[i], labels[j]
         for scope in SCOPES:
             left, right = per_question[i][scope].align(per_question[j][scope], join="inner")
             result = paired_difference(left.to_numpy(), right.to_numpy())
@@ -197,6 +224,7 @@ def compare_runs(
     sizes: Mapping[str, float] | None = None,
     *,
     allow_mixed: bool = False,
+    reference: str | None = None,
 ) -> ModelReport:
     """Build the cross-model report of ``runs``.
 
@@ -204,10 +232,12 @@ def compare_runs(
         runs: run directories or readers, one point per run in correlations.
         sizes: parameter counts per model name (or run label), added as a ``size`` column.
         allow_mixed: compare runs over different question sets (the report says so).
+        reference: a model name or run label: paired tests compare every other run (A) with
+            it (B), instead of every pair of runs (with 8 models, 7 tests per scope, not 28).
 
     Raises:
         ConfigError: the runs answered different question sets and ``allow_mixed`` is False,
-            or ``sizes`` names a model no run has.
+            ``sizes`` names a model no run has, or ``reference`` names none or several.
         StoreError: a run is missing, damaged, or not a QA run.
     """
     if not runs:
@@ -220,6 +250,7 @@ def compare_runs(
         [_model_row(*item) for item in zip(labels, readers, analyses, strict=True)]
     )
     mixed = check_question_sets(models, allow_mixed)
+    base = None if reference is None else _reference_label(reference, labels, analyses)
     if sizes:
         _check_sizes(sizes, labels, [a.model for a in analyses])
         models["size"] = [
@@ -241,7 +272,7 @@ def compare_runs(
     ]
     return ModelReport(
         models=models,
-        comparisons=_comparisons(labels, scores),
+        comparisons=_comparisons(labels, scores, base),
         correlations=correlations,
         failures=failures,
         failures_by_scenario=pd.concat(by_scenario, ignore_index=True),

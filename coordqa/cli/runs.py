@@ -212,7 +212,10 @@ def score_command(
 
 
 def report_command(
-    runs: Annotated[list[Path], typer.Argument(help="QA run directories, one per model.")],
+    runs: Annotated[
+        list[Path],
+        typer.Argument(help="QA run directories, one per model, or eval-set folders."),
+    ],
     out: Annotated[Path, typer.Option(help="Directory for tables, figures and report.md.")] = Path(
         "coordqa-report"
     ),
@@ -226,11 +229,23 @@ def report_command(
             help="Compare runs over different question sets (the report says so).",
         ),
     ] = False,
+    reference: Annotated[
+        str | None,
+        typer.Option(
+            help="A model (or run label): paired tests of every other run against it only."
+        ),
+    ] = None,
 ) -> None:
-    """Compare runs: accuracies with both uncertainties, paired tests, correlations, figures."""
-    from coordqa.analysis import compare_runs, write_report
+    """Compare runs: accuracies with both uncertainties, paired tests, correlations, figures.
 
-    report = compare_runs(runs, sizes=parse_sizes(sizes), allow_mixed=allow_mixed)
+    An eval-set folder stands for its members' run directories.
+    """
+    from coordqa.analysis import compare_runs, write_report
+    from coordqa.evalset import expand_sets
+
+    report = compare_runs(
+        expand_sets(runs), sizes=parse_sizes(sizes), allow_mixed=allow_mixed, reference=reference
+    )
     written = write_report(report, out)
     render_report(report)
     messages.print(f"wrote {len(written)} files to [bold]{out}[/] (report.md, CSV, parquet, PNG)")

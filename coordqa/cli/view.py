@@ -23,7 +23,10 @@ console = Console()
 def view_command(
     runs: Annotated[
         list[Path],
-        typer.Argument(help="Run directories of `coordqa eval` or `coordqa agentic run/grid`."),
+        typer.Argument(
+            help="Run directories of `coordqa eval` or `coordqa agentic run/grid`, or "
+            "`coordqa eval-set` folders (their members' runs)."
+        ),
     ],
     host: Annotated[
         str, typer.Option(help="Interface to listen on (the default is this machine only).")
@@ -39,10 +42,11 @@ def view_command(
     Serves http://HOST:PORT until Ctrl-C; --export writes the pages as files instead.
     """
     from coordqa.cli.leaderboard import require_web_extra
+    from coordqa.evalset import expand_sets
     from coordqa.viewer import RunCatalog
 
     require_web_extra(("fastapi", "uvicorn", "jinja2"), "coordqa view")
-    catalog = RunCatalog(runs)
+    catalog = RunCatalog(expand_sets(runs))
     if export is not None:
         from coordqa.viewer import export_site
 

@@ -23,7 +23,7 @@ directory, named as ``coordqa eval`` names it, lies in the set's folder next to 
 
 from __future__ import annotations
 
-from coordqa.evalset.manifest import SET_MANIFEST, SetManifest, is_set, read_set
+from coordqa.evalset.manifest import SET_MANIFEST, SetManifest, expand_sets, is_set, read_set
 from coordqa.evalset.members import MemberState, SetEvent, SetProgress
 from coordqa.evalset.run import SetInterrupted, SetResult, evaluate_set, evaluate_set_async
 from coordqa.evalset.spec import (
@@ -50,6 +50,7 @@ __all__ = [
     "endpoint_limits",
     "evaluate_set",
     "evaluate_set_async",
+    "expand_sets",
     "is_set",
     "load_spec",
     "members_of",

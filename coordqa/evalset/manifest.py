@@ -15,7 +15,7 @@ from coordqa.evalset.members import MemberState, member_state
 from coordqa.evalset.spec import EvalSetSpec, SetMember
 from coordqa.files import atomic_write_text
 
-__all__ = ["SET_MANIFEST", "SetLedger", "SetManifest", "is_set", "read_set"]
+__all__ = ["SET_MANIFEST", "SetLedger", "SetManifest", "expand_sets", "is_set", "read_set"]
 
 SET_MANIFEST = "eval-set.json"
 """The set manifest's file name in the set's folder (what marks a folder as an eval set)."""
@@ -75,6 +75,22 @@ def read_set(folder: str | Path) -> SetManifest:
 def is_set(folder: str | Path) -> bool:
     """Whether ``folder`` holds an eval set."""
     return (Path(folder) / SET_MANIFEST).is_file()
+
+
+def expand_sets(paths: Sequence[str | Path]) -> list[Path]:
+    """``paths`` with each eval set's folder replaced by its members' run directories.
+
+    A set's members come in spec order; those that never created a run directory (a model
+    refused before anything was stored) are left out. Other paths are kept as given.
+    """
+    expanded: list[Path] = []
+    for path in map(Path, paths):
+        if not is_set(path):
+            expanded.append(path)
+            continue
+        runs = [path / member.run for member in read_set(path).members]
+        expanded += [run for run in runs if (run / "manifest.json").is_file()]
+    return expanded
 
 
 class SetLedger:
