@@ -53,6 +53,7 @@ from coordqa.errors import CoordqaError, GameError, StoreError
 from coordqa.games.base import Game
 from coordqa.games.episode import Trajectory, replay
 from coordqa.jsonvalues import content_hash, json_value
+from coordqa.options import OptionValue
 from coordqa.records import Episode, parse_exchange
 from coordqa.store import RunStore, open_run
 
@@ -87,13 +88,13 @@ class EpisodeSpec(BaseModel):
     """The agent's seat in cross-play (0 = Alice, 1 = Bob); 0 in self-play."""
     model: str | None = None
     """Model name for LLM players (None for players that call no model)."""
-    agent_options: dict[str, Any] = Field(default_factory=dict)
+    agent_options: dict[str, OptionValue] = Field(default_factory=dict)
     """Options passed to the agent's factory (e.g. ``use_tom``), the preset's included."""
-    game_options: dict[str, Any] = Field(default_factory=dict)
+    game_options: dict[str, OptionValue] = Field(default_factory=dict)
     """Options passed to the game (e.g. Overcooked's ``horizon``)."""
     preset: str = DEFAULT_PRESET
     """The agent configuration preset (:mod:`coordqa.agentic.presets`): its prompt style."""
-    generate: dict[str, Any] = Field(default_factory=dict)
+    generate: dict[str, OptionValue] = Field(default_factory=dict)
     """Sampling parameters of LLM players (``temperature``, ``top_p``, ``max_tokens``,
     ``seed``); empty: the provider's defaults."""
 
@@ -177,7 +178,7 @@ class EpisodeTask(BaseModel):
     """The partner (None: self-play)."""
     position: int = 0
     """The agent's seat in cross-play."""
-    game_options: dict[str, Any] = Field(default_factory=dict)
+    game_options: dict[str, OptionValue] = Field(default_factory=dict)
     """Game options (Overcooked's ``horizon``)."""
     preset: str = DEFAULT_PRESET
     """The preset the agent plays with."""

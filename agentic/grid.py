@@ -53,12 +53,14 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from coordqa.agentic import presets
 from coordqa.agentic.episodes import EpisodeSpec, EpisodeTask
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import content_hash
 from coordqa.llm import CallPolicy, GenerateConfig
+from coordqa.options import OptionValue
 
 SELF = "self"
 """The partner name that means self-play."""
@@ -70,6 +72,9 @@ DEFAULT_SEEDS = (0, 1, 2)
 """Seeds of the other games when none are given."""
 
 Position = Literal[0, 1, "both"]
+
+AgentOptions = dict[str, OptionValue]
+"""One player's options as a grid gives them (parsed by its options dataclass when read)."""
 
 
 class GameEntry(BaseModel):
@@ -88,7 +93,7 @@ class GameEntry(BaseModel):
     """Number of episodes per pairing: seeds 0 to ``episodes - 1`` (instead of ``seeds``)."""
     horizon: int | None = Field(default=None, ge=1)
     """Overcooked timesteps per episode (None: the game's default)."""
-    agent_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    agent_options: dict[str, AgentOptions] = Field(default_factory=dict)
     """Per agent name, options for this game only (over the grid's ``agent_options``)."""
 
     @model_validator(mode="after")
@@ -109,7 +114,7 @@ class GameEntry(BaseModel):
             return list(SELF_PLAY_SEEDS if self_play else CROSS_PLAY_SEEDS)
         return list(DEFAULT_SEEDS)
 
-    def game_options(self) -> dict[str, Any]:
+    def game_options(self) -> dict[str, OptionValue]:
         """Options for the game constructor."""
         return {} if self.horizon is None else {"horizon": self.horizon}
 
@@ -139,7 +144,7 @@ class GenerateSettings(BaseModel):
     seed: int | None = None
     """Provider-side sampling seed."""
 
-    def values(self) -> dict[str, Any]:
+    def values(self) -> dict[str, OptionValue]:
         """The parameters that are set, checked as the gateway checks them.
 
         Raises:
@@ -214,8 +219,9 @@ class GridConfig(BaseModel):
     """Games with their layouts and seeds."""
     positions: Position | None = None
     """The agent's seat in cross-play; None: both for Overcooked, 0 otherwise."""
-    agent_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    """Per agent name, options for its factory (e.g. ``{cac: {use_tom: false}}``)."""
+    agent_options: dict[str, AgentOptions] = Field(default_factory=dict)
+    """Per agent name, options for its factory (e.g. ``{cac: {use_tom: false}}``); checked
+    against the player's options dataclass when the grid is read."""
     generate: GenerateSettings = Field(default_factory=GenerateSettings)
     """Sampling parameters of every LLM agent (over the preset's)."""
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
@@ -237,6 +243,26 @@ class GridConfig(BaseModel):
     @classmethod
     def _known_preset(cls, preset: str) -> str:
         return presets.check_preset(preset)
+
+    @model_validator(mode="after")
+    def _options_fit_their_players(self) -> GridConfig:
+        """Parse every agent's options, as each game's episodes will merge them, now."""
+        from coordqa.games.base import PLAYERS
+
+        for entry in self.games:
+            named = {*self.agents, *self.agent_options, *entry.agent_options}
+            for agent in named:
+                where = f"agent_options of {agent!r} in {entry.game}"
+                PLAYERS.get(agent).parse_options(self.options_for(entry, agent), where)
+        return self
+
+    def options_for(self, entry: GameEntry, agent: str) -> AgentOptions:
+        """``agent``'s options in ``entry``'s game: the preset's, the grid's, the game's."""
+        return {
+            **presets.agent_options(self.preset, entry.game, agent),
+            **self.agent_options.get(agent, {}),
+            **entry.agent_options.get(agent, {}),
+        }
 
     def model_names(self) -> list[str]:
         """The names of the grid's models, in order."""
@@ -328,11 +354,7 @@ class GridConfig(BaseModel):
         self, entry: GameEntry, task: EpisodeTask, agent: str, model: str | None, llm: bool
     ) -> EpisodeSpec:
         preset = presets.game_preset(self.preset, entry.game)
-        options = {
-            **presets.agent_options(self.preset, entry.game, agent),
-            **self.agent_options.get(agent, {}),
-            **entry.agent_options.get(agent, {}),
-        }
+        options = self.options_for(entry, agent)
         generate = {**preset.generate, **self.generate.values()} if llm else {}
         return EpisodeSpec(
             **task.model_dump(),
@@ -430,8 +452,12 @@ def parse_grid(data: dict[str, Any], where: str = "grid") -> GridConfig:
     try:
         return GridConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or '(top)'}: {error['msg']}"
-            for error in exc.errors()
-        )
+        problems = "; ".join(_problem(error) for error in exc.errors())
         raise ConfigError(f"{where}: invalid grid ({problems})") from exc
+
+
+def _problem(error: ErrorDetails) -> str:
+    """One validation error: the field at fault (none for a whole-grid check) and why."""
+    message = error["msg"].removeprefix("Value error, ")
+    field = ".".join(str(part) for part in error["loc"])
+    return f"{field}: {message}" if field else message

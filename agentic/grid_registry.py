@@ -22,7 +22,7 @@ changed on the command line (other seeds, partners or preset) has another finger
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -31,6 +31,7 @@ from typing import Any
 from coordqa.agentic.episodes import EpisodeSpec, EpisodeTask
 from coordqa.agentic.grid import GridConfig, load_grid, parse_grid
 from coordqa.errors import ConfigError, UnknownNameError
+from coordqa.options import OptionValue
 
 GRIDS_DIR = Path(__file__).parent / "grids"
 """Where the registered grids are installed (package data)."""
@@ -59,7 +60,10 @@ class RegisteredGrid:
         return self.config.tasks()
 
     def episodes(
-        self, agent: str, model: str | None = None, agent_options: dict[str, Any] | None = None
+        self,
+        agent: str,
+        model: str | None = None,
+        agent_options: Mapping[str, OptionValue] | None = None,
     ) -> list[EpisodeSpec]:
         """The episodes of the grid for one agent (and model), with the grid's preset.
 

@@ -24,6 +24,7 @@ from typing import Any
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES
 from coordqa.games.seat import SeatView
+from coordqa.options import OptionValue
 
 PRESETS = ("coordqa", "paper")
 """Every preset name."""
@@ -53,7 +54,7 @@ class PromptStyle:
 class GamePreset:
     """What a preset sets for one game."""
 
-    cac: Mapping[str, Any] = field(default_factory=dict)
+    cac: Mapping[str, OptionValue] = field(default_factory=dict)
     """CAC options (empty: CAC's defaults, the full architecture)."""
     generate: Mapping[str, Any] = field(default_factory=dict)
     """Sampling parameters (empty: the provider's defaults)."""
@@ -110,7 +111,7 @@ def game_preset(preset: str, game: str) -> GamePreset:
     return PRESET_GAMES[check_preset(preset)].get(game, GamePreset())
 
 
-def agent_options(preset: str, game: str, agent: str) -> dict[str, Any]:
+def agent_options(preset: str, game: str, agent: str) -> dict[str, OptionValue]:
     """The options ``preset`` gives ``agent`` in ``game`` (only CAC has per-game switches)."""
     return dict(game_preset(preset, game).cac) if agent == "cac" else {}
 

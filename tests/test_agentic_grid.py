@@ -86,19 +86,44 @@ def test_resume_refuses_another_grid(tmp_path: Path) -> None:
         run_grid(parse_grid({**grid, "partners": ["capture-greedy"]}), tmp_path)
 
 
-def test_bad_agent_option_fails_before_any_episode(tmp_path: Path) -> None:
-    grid = parse_grid(
-        {
-            "agents": ["cac"],
-            "models": ["scripted"],
-            "partners": ["capture-greedy"],
-            "games": [{"game": "collab_capture", "seeds": [0]}],
-            "agent_options": {"cac": {"no_such_option": 1}},
-        }
-    )
-    with pytest.raises(ConfigError, match="no_such_option"):
-        run_grid(grid, tmp_path / "run")
-    assert not (tmp_path / "run").exists()
+def grid_with_options(options: dict[str, dict[str, object]], in_game: bool = False) -> dict:
+    game: dict[str, object] = {"game": "collab_capture", "seeds": [0]}
+    if in_game:
+        game["agent_options"] = options
+    return {
+        "agents": ["cac"],
+        "models": ["scripted"],
+        "partners": ["capture-greedy"],
+        "games": [game],
+        "agent_options": {} if in_game else options,
+    }
+
+
+@pytest.mark.parametrize("in_game", [False, True])
+def test_a_misspelt_agent_option_is_refused_when_the_grid_is_read(in_game: bool) -> None:
+    with pytest.raises(ConfigError) as raised:
+        parse_grid(grid_with_options({"cac": {"use_tomm": False}}, in_game), where="g.yaml")
+    message = str(raised.value)
+    assert message.startswith("g.yaml: invalid grid (")
+    assert "'cac' has no option 'use_tomm'" in message
+    assert "use_tom, use_verifier, max_verifier_retries, tom_level" in message
+    assert "did you mean 'use_tom'?" in message
+
+
+def test_agent_option_values_are_checked_by_the_options_class_when_the_grid_is_read() -> None:
+    with pytest.raises(ConfigError, match="tom_level must be 0, 1 or 2"):
+        parse_grid(grid_with_options({"cac": {"tom_level": 7}}))
+    with pytest.raises(ConfigError, match="use_tom='maybe'"):
+        parse_grid(grid_with_options({"cac": {"use_tom": "maybe"}}))
+    with pytest.raises(ConfigError, match="'capture-greedy' takes no options"):
+        parse_grid(grid_with_options({"capture-greedy": {"speed": 2}}))
+
+
+def test_options_the_preset_merges_in_are_checked_together_when_the_grid_is_read() -> None:
+    """The paper preset turns CAC's ToM off in Collab Capture, so tom_level=1 cannot hold."""
+    data = {**grid_with_options({"cac": {"tom_level": 1}}), "preset": "paper"}
+    with pytest.raises(ConfigError, match="tom_level=1 needs the ToM step"):
+        parse_grid(data)
 
 
 def test_failed_episode_is_recorded_and_retried(

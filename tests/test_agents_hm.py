@@ -222,7 +222,7 @@ def test_hm_plays_overcooked_and_scores_predictions() -> None:
         ({"variant": "bogus"}, "vmp"),
         ({"alpha": 2.0}, "alpha"),
         ({"top_k": 0}, "top_k"),
-        ({"beta": 1}, "allowed: alpha, belief_state, c, initial_value, self_reflection"),
+        ({"beta": 1}, "has no option .beta.; its options: alpha, c, threshold, top_k"),
     ],
 )
 def test_invalid_options(options: dict[str, Any], match: str) -> None:

@@ -12,14 +12,13 @@ Factories take ``(game_name, layout, *, model, generate=None, recorder=None, **a
 rejections and HM prediction accuracy.
 """
 
-from coordqa.agentic.agents.base import ActionPick, LLMAgent, Recorder, agent_factory
+from coordqa.agentic.agents.base import ActionPick, LLMAgent, Recorder, agent_factory, agent_spec
 from coordqa.agentic.agents.cac import CACAgent, CACOptions, parse_verdict
 from coordqa.agentic.agents.hm import VARIANTS, HMAgent, HMOptions
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook, rescorla_wagner
 from coordqa.agentic.agents.llm_only import LLMOnlyAgent
 from coordqa.agentic.agents.memory import FALLBACK_PREFERENCES, fallback_action
 from coordqa.agentic.agents.stats import AgentStats
-from coordqa.games.base import GAME_NAMES, PlayerSpec
 
 __all__ = [
     "CAC",
@@ -40,35 +39,15 @@ __all__ = [
     "LLMOnlyAgent",
     "Recorder",
     "agent_factory",
+    "agent_spec",
     "fallback_action",
     "parse_verdict",
     "rescorla_wagner",
 ]
 
-CAC = PlayerSpec(
-    "cac",
-    GAME_NAMES,
-    agent_factory(CACAgent),
-    "CAC: ToM, action and verifier LLM calls (options use_tom, use_verifier, "
-    "max_verifier_retries, tom_level=0|1|2, belief_state, tom_ladder=N)",
-    kind="llm",
-)
+CAC = agent_spec(CACAgent, "CAC: ToM, action and verifier LLM calls")
 """The CAC agent's registry entry (entry point ``cac``)."""
-HM = PlayerSpec(
-    "hm",
-    GAME_NAMES,
-    agent_factory(HMAgent),
-    "Hypothetical Minds: hypotheses scored by Rescorla-Wagner, plans (options "
-    "alpha, c, threshold, top_k, initial_value, variant=hm|vmp|mmp|mmp_eval, "
-    "belief_state, self_reflection, tom_ladder=N)",
-    kind="llm",
-)
+HM = agent_spec(HMAgent, "Hypothetical Minds: hypotheses scored by Rescorla-Wagner, plans")
 """The Hypothetical Minds agent's registry entry (entry point ``hm``)."""
-LLM_ONLY = PlayerSpec(
-    "llm",
-    GAME_NAMES,
-    agent_factory(LLMOnlyAgent),
-    "LLM-only baseline: one action call per decision",
-    kind="llm",
-)
+LLM_ONLY = agent_spec(LLMOnlyAgent, "LLM-only baseline: one action call per decision")
 """The LLM-only baseline's registry entry (entry point ``llm``)."""

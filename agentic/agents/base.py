@@ -39,9 +39,10 @@ from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, GameError
-from coordqa.games.base import PLAYER_NAMES, Observation, Player, StepResult
+from coordqa.games.base import GAME_NAMES, PLAYER_NAMES, Observation, Player, PlayerSpec, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import DEFAULT_CONFIG, GenerateConfig, Message, Model, Reply, get_model
+from coordqa.options import OptionValue, parse_options
 from coordqa.records import call_result
 
 Recorder = Callable[[dict[str, Any]], None]
@@ -351,16 +352,6 @@ class LLMAgent(Player):
         return self.fall_back(legal, reason, f"after one format reminder: {detail}")
 
 
-def check_options(agent: str, given: dict[str, Any], allowed: Sequence[str]) -> None:
-    """Raise ConfigError naming the allowed options when ``given`` has an unknown one."""
-    unknown = sorted(set(given) - set(allowed))
-    if unknown:
-        raise ConfigError(
-            f"unknown option(s) {', '.join(unknown)} for the {agent!r} agent; "
-            f"allowed: {', '.join(sorted(allowed)) or 'none'}"
-        )
-
-
 def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:
     """The player-registry factory of an agent class.
 
@@ -377,25 +368,25 @@ def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:
         generate: GenerateConfig | None = None,
         recorder: Recorder | None = None,
         preset: str = DEFAULT_PRESET,
-        **agent_options: Any,
+        **agent_options: OptionValue,
     ) -> LLMAgent:
-        check_options(cls.name, agent_options, fields_of(cls))
-        options = None if cls.options_class is None else cls.options_class(**agent_options)
         return cls(
             game_name,
             layout,
             model=model,
             generate=generate,
             recorder=recorder,
-            options=options,
+            options=parse_options(cls.name, cls.options_class, agent_options),
             preset=preset,
         )
 
     factory.__name__ = f"make_{cls.name}"
-    factory.__doc__ = f"Build a {cls.__name__} (options: {', '.join(fields_of(cls)) or 'none'})."
+    factory.__doc__ = f"Build a {cls.__name__} (options: :class:`{cls.options_class}`)."
     return factory
 
 
-def fields_of(cls: type[LLMAgent]) -> list[str]:
-    """The option names of an agent class."""
-    return list(getattr(cls.options_class, "__dataclass_fields__", {}))
+def agent_spec(cls: type[LLMAgent], description: str) -> PlayerSpec:
+    """The player-registry entry of an agent class: every game, its factory and options."""
+    return PlayerSpec(
+        cls.name, GAME_NAMES, agent_factory(cls), description, kind="llm", options=cls.options_class
+    )

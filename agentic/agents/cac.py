@@ -30,7 +30,7 @@ partner to the ToM step (:mod:`~coordqa.agentic.agents.tom_levels`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from coordqa.agentic.agents import prompts
@@ -42,6 +42,7 @@ from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
+from coordqa.options import OPTIONS_CONFIG, flag
 
 Verdict = Literal["okay", "not_okay"]
 
@@ -68,23 +69,25 @@ def parse_verdict(text: str | None) -> Verdict | None:
 class CACOptions:
     """CAC's switches (defaults: the full architecture)."""
 
-    use_tom: bool = True
+    __pydantic_config__ = OPTIONS_CONFIG
+
+    use_tom: bool = field(default=True, metadata=flag("--no-tom", sets=False))
     """Ask the Theory of Mind model before each action call."""
-    use_verifier: bool = True
+    use_verifier: bool = field(default=True, metadata=flag("--no-verifier", sets=False))
     """Check each proposed action with the verifier model."""
-    max_verifier_retries: int | None = 2
-    """Re-asks of the action model after a rejection, then the safe fallback; None: no cap
+    max_verifier_retries: int | None = field(default=2, metadata=flag("--max-verifier-retries"))
+    """Re-asks of the action model after a rejection, then the safe fallback; none: no cap
     (re-ask until the verifier accepts or has rejected every legal action)."""
-    tom_level: int = 0
+    tom_level: int = field(default=0, metadata=flag("--tom-level"))
     """k-level ToM: 0 interprets the partner's last action only; 1 also predicts the partner's
     next behaviour from its point of view; 2 also infers what the partner expects of me first.
-    Levels 1 and 2 need ``use_tom``."""
-    tom_ladder: int = 0
+    Levels 1 and 2 need use_tom."""
+    tom_ladder: int = field(default=0, metadata=flag("--tom-ladder"))
     """Ask the ToM question ladder (side calls) at decision 1 and every N-th after it; 0: never
-    (:mod:`coordqa.agentic.agents.ladder`; Hanabi only)."""
-    belief_state: bool = False
-    """Keep an explicit belief state, rewritten at each decision and checked against the engine
-    (:mod:`coordqa.agentic.agents.belief`)."""
+    (Hanabi only)."""
+    belief_state: bool = field(default=False, metadata=flag("--belief-state", sets=True))
+    """Keep an explicit belief state, rewritten at each decision and checked against the
+    engine."""
 
     def __post_init__(self) -> None:
         check_level(self.tom_level)

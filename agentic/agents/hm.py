@@ -31,8 +31,8 @@ hypothesis that conditions the plan.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple, get_args
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import LLMAgent
@@ -51,9 +51,12 @@ from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
+from coordqa.options import OPTIONS_CONFIG, flag
 
-VARIANTS = ("hm", "vmp", "mmp", "mmp_eval")
+Variant = Literal["hm", "vmp", "mmp", "mmp_eval"]
 """Full HM, Vanilla Mind Prompting, Modular Mind Prompting, MMP + hypothesis evaluation."""
+VARIANTS: tuple[Variant, ...] = get_args(Variant)
+"""Every HM variant."""
 
 OBSERVED_SHOWN = 8
 """How many of the partner's latest observed behaviours the HM memory lists."""
@@ -63,17 +66,19 @@ OBSERVED_SHOWN = 8
 class HMOptions(HMParams):
     """HM's constants (paper defaults, see :class:`HMParams`) and variant."""
 
-    variant: str = "hm"
-    """One of :data:`VARIANTS`."""
-    self_reflection: bool = False
-    """Before a new plan, reflect on the last one when it changed nothing
-    (:mod:`coordqa.agentic.agents.reflection`)."""
-    tom_ladder: int = 0
+    __pydantic_config__ = OPTIONS_CONFIG
+
+    variant: Variant = field(default="hm", metadata=flag("--variant"))
+    """hm (full), vmp (one call: Vanilla Mind Prompting), mmp (separate calls, no evaluation)
+    or mmp_eval (mmp with hypothesis evaluation)."""
+    self_reflection: bool = field(default=False, metadata=flag("--self-reflection", sets=True))
+    """Before a new plan, reflect on the last one when it changed nothing."""
+    tom_ladder: int = field(default=0, metadata=flag("--tom-ladder"))
     """Ask the ToM question ladder (side calls) at decision 1 and every N-th after it; 0: never
-    (:mod:`coordqa.agentic.agents.ladder`; Hanabi only)."""
-    belief_state: bool = False
-    """Keep an explicit belief state, rewritten at each decision and checked against the engine
-    (:mod:`coordqa.agentic.agents.belief`)."""
+    (Hanabi only)."""
+    belief_state: bool = field(default=False, metadata=flag("--belief-state", sets=True))
+    """Keep an explicit belief state, rewritten at each decision and checked against the
+    engine."""
 
     def __post_init__(self) -> None:
         super().__post_init__()

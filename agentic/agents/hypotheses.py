@@ -21,9 +21,10 @@ The paper does not give the value of a new hypothesis; coordqa starts it at ``in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from coordqa.errors import ConfigError
+from coordqa.options import OPTIONS_CONFIG, flag
 
 
 def rescorla_wagner(value: float, reward: float, alpha: float) -> float:
@@ -41,15 +42,17 @@ def rescorla_wagner(value: float, reward: float, alpha: float) -> float:
 class HMParams:
     """The Hypothetical Minds constants (paper defaults)."""
 
-    alpha: float = 0.3
+    __pydantic_config__ = OPTIONS_CONFIG
+
+    alpha: float = field(default=0.3, metadata=flag("--alpha"))
     """Learning rate of the Rescorla-Wagner update."""
-    c: float = 1.0
+    c: float = field(default=1.0, metadata=flag("--reward"))
     """Magnitude of the intrinsic reward of a prediction (+c right, -c wrong)."""
-    threshold: float = 0.7
+    threshold: float = field(default=0.7, metadata=flag("--threshold"))
     """Value at which a hypothesis is validated."""
-    top_k: int = 5
+    top_k: int = field(default=5, metadata=flag("--top-k"))
     """How many hypotheses are shown for refinement and make predictions."""
-    initial_value: float = 0.0
+    initial_value: float = field(default=0.0, metadata=flag("--initial-value"))
     """Value of a new hypothesis (not given in the paper; 0 means no evidence yet)."""
 
     def __post_init__(self) -> None:

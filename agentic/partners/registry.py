@@ -345,9 +345,7 @@ def _alias_description(alias: str) -> str:
 
 
 def _factory(build: Callable[[str], Player], name: str, layout: str | None = None) -> Any:
-    def factory(game: str, game_layout: str | None = None, **options: Any) -> Player:
-        if options:
-            raise ConfigError(f"partner {name!r} takes no options, got {sorted(options)}")
+    def factory(game: str, game_layout: str | None = None) -> Player:
         if layout is not None and game_layout not in (None, layout):
             raise ConfigError(
                 f"partner {name!r} plays Overcooked layout {layout}, not {game_layout}; use "

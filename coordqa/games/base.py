@@ -340,6 +340,19 @@ class PlayerSpec:
     """One line for ``coordqa games list`` / ``coordqa partners list``."""
     kind: str = "scripted"
     """``scripted``, ``bc``, ``sad``, ``obl``, ``llm``..."""
+    options: type | None = None
+    """The frozen dataclass of the player's options (:mod:`coordqa.options`); None: it takes
+    none. :func:`make_player`, grids and the command line check options against it."""
+
+    def parse_options(self, given: Mapping[str, object], where: str = "") -> object | None:
+        """``given`` as an instance of :attr:`options` (None when the player takes none).
+
+        Raises:
+            ConfigError: an unknown option (with the valid ones and the nearest) or a bad value.
+        """
+        from coordqa.options import parse_options
+
+        return parse_options(self.name, self.options, given, where)
 
 
 def player_catalog(*specs: PlayerSpec) -> Catalog[PlayerSpec]:
@@ -362,10 +375,17 @@ for _reference in (
 
 
 def make_player(name: str, game: str, layout: str | None = None, **options: Any) -> Player:
-    """Build a registered player for ``game``; a player that cannot play it is an error."""
+    """Build a registered player for ``game``; a player that cannot play it is an error.
+
+    ``options`` are checked against the player's options dataclass first
+    (:meth:`PlayerSpec.parse_options`), so factories receive only names they declare; an LLM
+    agent's factory, which also takes the model, recorder and sampling, parses its own.
+    """
     from coordqa.errors import ConfigError
 
     spec = PLAYERS.get(name)
+    if spec.kind != "llm":  # an LLM agent's factory also takes its model: it parses its own
+        spec.parse_options(options, f"player {name!r}")
     if game not in spec.games:
         fits = [n for n, s in PLAYERS.items() if game in s.games]
         raise ConfigError(

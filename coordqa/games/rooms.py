@@ -349,14 +349,10 @@ class RoomGame(Game):
 def room_player(cls: type[Player], game: str, description: str) -> PlayerSpec:
     """The registry entry of a scripted room-game player class (named ``cls.name``).
 
-    The players take no options; passing one is a mistake worth reporting.
+    The players take no options (:func:`~coordqa.games.make_player` refuses any).
     """
 
-    def factory(game_name: str, layout: str | None, **options: Any) -> Player:
-        if options:
-            raise ConfigError(
-                f"player {cls.name!r} takes no options, got {', '.join(sorted(options))}."
-            )
+    def factory(game_name: str, layout: str | None) -> Player:
         return cls()
 
     return PlayerSpec(cls.name, (game,), factory, description)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from coordqa.errors import ConfigError
 from coordqa.games.base import (
     Observation,
     Player,
@@ -38,22 +37,15 @@ class RulePlayer(ScriptedPlayer):
         return self.agent.decide(View(observation.view, self.me), self.rng)
 
 
-def _no_options(name: str, options: dict[str, Any]) -> None:
-    if options:
-        raise ConfigError(f"player {name!r} takes no options, got {sorted(options)}")
-
-
 def _rule_factory(agent: RuleAgent) -> Any:
-    def factory(game_name: str, layout: str | None = None, **options: Any) -> Player:
-        _no_options(agent.name, options)
+    def factory(game_name: str, layout: str | None = None) -> Player:
         return RulePlayer(agent)
 
     return factory
 
 
-def convention_factory(game_name: str, layout: str | None = None, **options: Any) -> Player:
-    """Build a :class:`ConventionPlayer`."""
-    _no_options("hanabi-convention", options)
+def convention_factory(game_name: str, layout: str | None = None) -> Player:
+    """Build a :class:`ConventionPlayer` (it takes no options)."""
     return ConventionPlayer()
 
 

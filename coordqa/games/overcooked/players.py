@@ -2,29 +2,34 @@
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from coordqa.errors import ConfigError
 from coordqa.games.base import Observation, PlayerSpec, ScriptedPlayer, player_catalog
 from coordqa.games.overcooked import engine
 from coordqa.games.overcooked.game import geometry, kitchen
 from coordqa.games.overcooked.planner import choose_task
 from coordqa.games.seat import SeatView
+from coordqa.options import OPTIONS_CONFIG
 
 
-def _no_options(name: str, options: dict[str, Any]) -> None:
-    if options:
-        raise ConfigError(f"player {name!r} takes no options, got {sorted(options)}")
+@dataclass(frozen=True)
+class GreedyOptions:
+    """``GreedyHumanModel``'s options and their defaults (the model's own)."""
 
+    __pydantic_config__ = OPTIONS_CONFIG
 
-GREEDY_OPTIONS: dict[str, Any] = {
-    "hl_boltzmann_rational": False,
-    "ll_boltzmann_rational": False,
-    "hl_temp": 1,
-    "ll_temp": 1,
-    "auto_unstuck": True,
-}
-"""``GreedyHumanModel``'s options and their defaults (the model's own)."""
+    hl_boltzmann_rational: bool = False
+    """Choose high-level goals by a Boltzmann distribution over their costs."""
+    ll_boltzmann_rational: bool = False
+    """Choose primitive moves by a Boltzmann distribution over their costs."""
+    hl_temp: float = 1
+    """Temperature of the high-level Boltzmann choice."""
+    ll_temp: float = 1
+    """Temperature of the low-level Boltzmann choice."""
+    auto_unstuck: bool = True
+    """Make a random move when both players stood still for a step."""
 
 
 class GreedyHumanPlayer(ScriptedPlayer):
@@ -43,17 +48,12 @@ class GreedyHumanPlayer(ScriptedPlayer):
 
     name: ClassVar[str] = "greedy_human"
 
-    def __init__(self, **model_options: Any) -> None:
-        """Keep ``GreedyHumanModel`` options (``GREEDY_OPTIONS``) for :meth:`reset`.
+    def __init__(self, options: GreedyOptions | None = None) -> None:
+        """Keep ``GreedyHumanModel`` options for :meth:`reset`.
 
         The model itself is built in :meth:`reset`, when the layout is known.
         """
-        unknown = sorted(set(model_options) - set(GREEDY_OPTIONS))
-        if unknown:
-            raise ConfigError(
-                f"greedy_human options are {', '.join(GREEDY_OPTIONS)}; got unknown {unknown}"
-            )
-        self._options = {**GREEDY_OPTIONS, **model_options}
+        self._options = dataclasses.asdict(options or GreedyOptions())
         self._model: Any = None
         self._rng_state: Any = None
 
@@ -106,13 +106,12 @@ class PlannerPlayer(ScriptedPlayer):
 
 
 def greedy_human(game_name: str, layout: str | None, **options: Any) -> GreedyHumanPlayer:
-    """Factory for :class:`GreedyHumanPlayer`; options are ``GreedyHumanModel``'s."""
-    return GreedyHumanPlayer(**options)
+    """Factory for :class:`GreedyHumanPlayer`; options are :class:`GreedyOptions`'."""
+    return GreedyHumanPlayer(GreedyOptions(**options))
 
 
-def planner(game_name: str, layout: str | None, **options: Any) -> PlannerPlayer:
-    """Factory for :class:`PlannerPlayer`."""
-    _no_options("planner", options)
+def planner(game_name: str, layout: str | None) -> PlannerPlayer:
+    """Factory for :class:`PlannerPlayer` (it takes no options)."""
     return PlannerPlayer()
 
 
@@ -122,6 +121,7 @@ PLAYERS = player_catalog(
         ("overcooked",),
         greedy_human,
         "overcooked-ai's GreedyHumanModel (primitive moves; cannot pass items)",
+        options=GreedyOptions,
     ),
     PlayerSpec(
         "planner",

@@ -1,0 +1,207 @@
+"""A player's options, declared once as a dataclass: parsed, validated, described and flagged.
+
+A player that takes options (the LLM agents' switches, ``greedy_human``'s model settings) names
+a frozen dataclass in :attr:`coordqa.games.PlayerSpec.options`. That class is the only list of
+its options: a grid's ``agent_options``, ``coordqa agentic run --agent-option KEY=VALUE`` and the
+papers' ablation flags are all parsed by :func:`parse_options` into an instance of it, and the
+command line's flags and help (:func:`option_docs`) are generated from its fields, whose
+docstrings are the help texts. A field that the papers gave a flag of its own (``--no-tom``)
+says so with :func:`flag` in its metadata.
+
+Parsing checks names before types, so a misspelt option is named with its nearest valid one
+(``use_tomm`` -> ``use_tom``) instead of surfacing later as a factory's ``TypeError``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar, Union
+
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+
+from coordqa.errors import ConfigError
+from coordqa.registry import suggest
+
+__all__ = [
+    "OPTIONS_CONFIG",
+    "Flag",
+    "OptionDoc",
+    "OptionValue",
+    "flag",
+    "option_docs",
+    "parse_assignment",
+    "parse_options",
+]
+
+OptionValue = bool | int | float | str | None
+"""What one option holds in a grid file or an episode spec (JSON scalars)."""
+
+OPTIONS_CONFIG = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+"""The pydantic settings of every options dataclass (``__pydantic_config__``): unknown fields
+are errors, and each field's docstring is its description."""
+
+_T = TypeVar("_T")
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A command-line flag of its own for one option (a paper's ablation switch)."""
+
+    name: str
+    """The flag, e.g. ``--no-tom``."""
+    sets: OptionValue = _UNSET
+    """The value a switch sets (``--no-tom`` sets ``False``); unset: the flag takes a value."""
+
+    @property
+    def is_switch(self) -> bool:
+        """Whether the flag takes no value."""
+        return self.sets is not _UNSET
+
+
+def flag(name: str, sets: OptionValue = _UNSET) -> dict[str, Flag]:
+    """Field metadata giving an option the flag ``name`` (a switch when ``sets`` is given).
+
+    >>> flag("--no-tom", sets=False)["flag"].is_switch
+    True
+    """
+    return {"flag": Flag(name, sets)}
+
+
+@dataclass(frozen=True)
+class OptionDoc:
+    """One option of a player, as help texts show it."""
+
+    name: str
+    """The field name (the key in ``agent_options`` and ``--agent-option``)."""
+    kind: str
+    """Its type in words: ``true|false``, ``integer``, ``integer|none``, ``number``, ``text``."""
+    default: OptionValue
+    """Its default value."""
+    description: str
+    """The field's docstring, on one line."""
+    flag: Flag | None
+    """Its own flag, when it has one."""
+
+
+@functools.cache
+def _adapter(cls: type[_T]) -> TypeAdapter[_T]:
+    """The validator of an options dataclass.
+
+    The class sets ``__pydantic_config__`` to :data:`OPTIONS_CONFIG`, so its field docstrings
+    are its descriptions.
+    """
+    return TypeAdapter(cls)
+
+
+def parse_options(
+    owner: str, cls: type[_T] | None, given: Mapping[str, object], where: str = ""
+) -> _T | None:
+    """``given`` as an instance of ``owner``'s options dataclass ``cls`` (None: it takes none).
+
+    Values are converted as pydantic's lax mode does (``"1"`` to ``1``, ``"false"`` to
+    ``False``), then the dataclass's own checks run.
+
+    Raises:
+        ConfigError: an option ``cls`` does not have (naming the valid ones and the nearest),
+            a value of the wrong type, or one the dataclass rejects; ``where`` starts the message.
+    """
+    place = f"{where}: " if where else ""
+    names = [] if cls is None else [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    for name in given:
+        if name not in names:
+            raise ConfigError(f"{place}{_unknown(owner, name, names)}")
+    if cls is None:
+        return None
+    try:
+        return _adapter(cls).validate_python(dict(given))
+    except ValidationError as exc:
+        problems = "; ".join(_problem(error) for error in exc.errors())
+        raise ConfigError(f"{place}invalid option for {owner!r}: {problems}") from exc
+
+
+def _unknown(owner: str, name: str, names: list[str]) -> str:
+    if not names:
+        return f"{owner!r} takes no options, got {name!r}"
+    near = suggest(name, names, limit=1)
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    return f"{owner!r} has no option {name!r}; its options: {', '.join(names)}{hint}"
+
+
+def _problem(error: Any) -> str:
+    field = ".".join(str(part) for part in error["loc"])
+    message = str(error["msg"]).removeprefix("Value error, ")
+    shown = f"{field}={error['input']!r}: " if field else ""
+    return f"{shown}{message}"
+
+
+def parse_assignment(text: str, what: str = "--agent-option") -> tuple[str, OptionValue]:
+    """``KEY=VALUE`` as a key and a value: JSON scalars are read as such, ``none`` is None.
+
+    >>> parse_assignment("tom_level=1"), parse_assignment("variant=vmp")
+    (('tom_level', 1), ('variant', 'vmp'))
+    >>> parse_assignment("max_verifier_retries=none")
+    ('max_verifier_retries', None)
+
+    Raises:
+        ConfigError: no ``=`` or no key.
+    """
+    key, equals, raw = text.partition("=")
+    if not equals or not key.strip():
+        raise ConfigError(f"{what} takes KEY=VALUE (e.g. use_tom=false), got {text!r}")
+    return key.strip(), parse_value(raw.strip())
+
+
+def parse_value(raw: str) -> OptionValue:
+    """A command-line value: JSON scalars as JSON reads them, ``none`` as None, else text.
+
+    >>> [parse_value(v) for v in ("false", "2", "0.5", "none", "mmp")]
+    [False, 2, 0.5, None, 'mmp']
+    """
+    if raw.lower() == "none":
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return raw
+    return value if isinstance(value, bool | int | float | str) or value is None else raw
+
+
+def option_docs(cls: type | None) -> list[OptionDoc]:
+    """Every option of the dataclass ``cls`` with its type, default, docstring and flag."""
+    if cls is None:
+        return []
+    schema = _adapter(cls).json_schema()["properties"]
+    hints = typing.get_type_hints(cls)
+    docs = []
+    for field in dataclasses.fields(cls):
+        description = " ".join(str(schema[field.name].get("description", "")).split())
+        docs.append(
+            OptionDoc(
+                name=field.name,
+                kind=_kind(hints[field.name]),
+                default=field.default,  # type: ignore[arg-type]
+                description=description,
+                flag=field.metadata.get("flag"),
+            )
+        )
+    return docs
+
+
+_KINDS = {bool: "true|false", int: "integer", float: "number", str: "text", type(None): "none"}
+
+
+def _kind(annotation: Any) -> str:
+    """``int | None`` -> ``integer|none``; a Literal lists its values."""
+    origin = typing.get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        return "|".join(_kind(arg) for arg in typing.get_args(annotation))
+    if origin is typing.Literal:
+        return "|".join(str(arg) for arg in typing.get_args(annotation))
+    return _KINDS.get(annotation, getattr(annotation, "__name__", str(annotation)))
