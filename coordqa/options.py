@@ -105,8 +105,9 @@ def parse_options(
 ) -> _T | None:
     """``given`` as an instance of ``owner``'s options dataclass ``cls`` (None: it takes none).
 
-    Values are converted as pydantic's lax mode does (``"1"`` to ``1``, ``"false"`` to
-    ``False``), then the dataclass's own checks run.
+    Each value must have its field's type already (pydantic's strict mode: ``true`` is no
+    integer and ``"1"`` no number; an integer is a number), as grid files and
+    :func:`parse_assignment` give them; then the dataclass's own checks run.
 
     Raises:
         ConfigError: an option ``cls`` does not have (naming the valid ones and the nearest),
@@ -119,11 +120,25 @@ def parse_options(
             raise ConfigError(f"{place}{_unknown(owner, name, names)}")
     if cls is None:
         return None
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for name, value in given.items():
+        try:
+            values[name] = _value_adapter(hints[name]).validate_python(value, strict=True)
+        except ValidationError as exc:
+            wanted = _kind(hints[name])
+            raise ConfigError(
+                f"{place}option {name} of {owner!r} takes {wanted}, got {value!r}"
+            ) from exc
     try:
-        return _adapter(cls).validate_python(dict(given))
-    except ValidationError as exc:
-        problems = "; ".join(_problem(error) for error in exc.errors())
-        raise ConfigError(f"{place}invalid option for {owner!r}: {problems}") from exc
+        return cls(**values)
+    except ConfigError as exc:
+        raise ConfigError(f"{place}{exc}") from exc
+
+
+@functools.cache
+def _value_adapter(annotation: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(annotation)
 
 
 def _unknown(owner: str, name: str, names: list[str]) -> str:
@@ -132,13 +147,6 @@ def _unknown(owner: str, name: str, names: list[str]) -> str:
     near = suggest(name, names, limit=1)
     hint = f"; did you mean {near[0]!r}?" if near else ""
     return f"{owner!r} has no option {name!r}; its options: {', '.join(names)}{hint}"
-
-
-def _problem(error: Any) -> str:
-    field = ".".join(str(part) for part in error["loc"])
-    message = str(error["msg"]).removeprefix("Value error, ")
-    shown = f"{field}={error['input']!r}: " if field else ""
-    return f"{shown}{message}"
 
 
 def parse_assignment(text: str, what: str = "--agent-option") -> tuple[str, OptionValue]:
@@ -177,11 +185,17 @@ def option_docs(cls: type | None) -> list[OptionDoc]:
     """Every option of the dataclass ``cls`` with its type, default, docstring and flag."""
     if cls is None:
         return []
-    schema = _adapter(cls).json_schema()["properties"]
+    descriptions: dict[str, str] = {}
+    for base in reversed(cls.__mro__):  # pydantic reads docstrings from each class's own source
+        if dataclasses.is_dataclass(base):
+            schema = _adapter(base).json_schema()["properties"]
+            descriptions.update(
+                {k: v["description"] for k, v in schema.items() if "description" in v}
+            )
     hints = typing.get_type_hints(cls)
     docs = []
     for field in dataclasses.fields(cls):
-        description = " ".join(str(schema[field.name].get("description", "")).split())
+        description = " ".join(descriptions.get(field.name, "").split())
         docs.append(
             OptionDoc(
                 name=field.name,

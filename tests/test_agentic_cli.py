@@ -79,7 +79,7 @@ def test_agentic_run_rejects_cac_flags_for_other_agents(tmp_path: Path) -> None:
         ],
     )
     assert result.exit_code != 0
-    assert "CAC options" in str(result.exception)
+    assert "--no-verifier sets use_verifier, an option of cac; agent 'llm'" in str(result.exception)
     both = runner.invoke(
         app,
         [
@@ -165,7 +165,8 @@ def test_uncapped_verifier_and_paper_preset_from_the_command_line(tmp_path: Path
 
 def test_hm_flags_are_refused_for_other_agents(tmp_path: Path) -> None:
     result = _run(tmp_path, "--agent", "cac", "--model", "scripted", "--variant", "vmp")
-    assert result.exit_code != 0 and "HM options" in str(result.exception)
+    message = "--variant sets variant, an option of hm; agent 'cac' does not take it"
+    assert result.exit_code != 0 and message in str(result.exception)
 
 
 def test_registered_grid_by_name_with_a_model(tmp_path: Path) -> None:
@@ -225,7 +226,8 @@ def test_agentic_run_belief_state_for_hm(tmp_path: Path) -> None:
     assert shown.exit_code == 0, shown.output
     assert "belief acc" in (tmp_path / "r" / "per_decision.csv").read_text()
     refused = runner.invoke(app, [*args[:3], "llm", *args[4:-1], str(tmp_path / "x")])
-    assert refused.exit_code != 0 and "CAC and HM options" in str(refused.exception)
+    message = "--belief-state sets belief_state, an option of cac, hm; agent 'llm' does not"
+    assert refused.exit_code != 0 and message in str(refused.exception)
 
 
 def test_agentic_run_self_reflection_is_an_hm_option(tmp_path: Path) -> None:
@@ -238,7 +240,8 @@ def test_agentic_run_self_reflection_is_an_hm_option(tmp_path: Path) -> None:
     assert episode.spec.agent_options == {"self_reflection": True}
     assert "reflections" in episode.agent_stats[0]
     refused = runner.invoke(app, [*args[:3], "cac", *args[4:], "--out", str(tmp_path / "x")])
-    assert refused.exit_code != 0 and "HM options" in str(refused.exception)
+    message = "--self-reflection sets self_reflection, an option of hm; agent 'cac' does not"
+    assert refused.exit_code != 0 and message in str(refused.exception)
 
 
 def test_agentic_run_tom_ladder_reaches_the_report(tmp_path: Path) -> None:
@@ -254,3 +257,36 @@ def test_agentic_run_tom_ladder_reaches_the_report(tmp_path: Path) -> None:
     assert shown.exit_code == 0, shown.output
     header = (tmp_path / "r" / "per_decision.csv").read_text().splitlines()[0]
     assert "ladder intro" in header and "ladder 2nd" in header
+
+
+def test_every_agent_option_is_described_listed_and_flagged_from_its_dataclass() -> None:
+    """The options dataclass is the one source: help, listing and README follow it."""
+    from coordqa.games.base import PLAYERS
+    from coordqa.options import option_docs
+
+    help_text = runner.invoke(app, ["agentic", "run", "-h"], terminal_width=200).output
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    with_options = {name: spec for name, spec in PLAYERS.items() if spec.options}
+    assert {"cac", "hm", "greedy_human"} <= set(with_options)
+    for name, spec in with_options.items():
+        listing = runner.invoke(app, ["agentic", "options", name], terminal_width=400).output
+        for doc in option_docs(spec.options):
+            assert doc.description, f"{name}.{doc.name} has no docstring"
+            assert doc.name in listing
+            if doc.flag is not None:
+                assert doc.flag.name in help_text and f"{doc.name}=" in help_text
+            if spec.kind == "llm":
+                assert f"`{doc.name}`" in readme, f"README does not list {name}'s {doc.name}"
+
+
+def test_any_option_by_agent_option_and_a_misspelt_one_is_named(tmp_path: Path) -> None:
+    args = ["--agent", "hm", "--model", "scripted", "--episodes", "1"]
+    result = _run(tmp_path, *args, "--agent-option", "variant=mmp", "--agent-option", "top_k=2")
+    assert result.exit_code == 0, result.output
+    (episode,) = load_agentic_run(tmp_path / "run", with_exchanges=False)
+    assert episode.spec.agent_options == {"variant": "mmp", "top_k": 2}
+    wrong = _run(tmp_path / "x", *args, "--agent-option", "top-k=2")
+    assert "'hm' has no option 'top-k'" in str(wrong.exception)
+    assert "did you mean 'top_k'?" in str(wrong.exception)
+    twice = _run(tmp_path / "y", *args, "--variant", "vmp", "--agent-option", "variant=mmp")
+    assert "option variant is given twice" in str(twice.exception)

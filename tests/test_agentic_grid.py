@@ -113,7 +113,7 @@ def test_a_misspelt_agent_option_is_refused_when_the_grid_is_read(in_game: bool)
 def test_agent_option_values_are_checked_by_the_options_class_when_the_grid_is_read() -> None:
     with pytest.raises(ConfigError, match="tom_level must be 0, 1 or 2"):
         parse_grid(grid_with_options({"cac": {"tom_level": 7}}))
-    with pytest.raises(ConfigError, match="use_tom='maybe'"):
+    with pytest.raises(ConfigError, match="option use_tom of 'cac' takes true.false, got 'maybe'"):
         parse_grid(grid_with_options({"cac": {"use_tom": "maybe"}}))
     with pytest.raises(ConfigError, match="'capture-greedy' takes no options"):
         parse_grid(grid_with_options({"capture-greedy": {"speed": 2}}))

@@ -133,7 +133,7 @@ def test_calls_per_decision_grow_with_the_level() -> None:
     ("options", "message"),
     [
         ({"tom_level": 3}, "tom_level must be 0, 1 or 2"),
-        ({"tom_level": True}, "tom_level must be 0, 1 or 2"),
+        ({"tom_level": True}, "option tom_level of 'cac' takes integer, got True"),
         ({"tom_level": 1, "use_tom": False}, "needs the ToM step"),
     ],
 )

@@ -80,8 +80,9 @@ class LLMAgent(Player):
     registry's keyword options.
     """
 
-    name: ClassVar[str] = "llm"
-    version: ClassVar[str] = "llm-v3"
+    name: ClassVar[str]
+    """The agent's player-registry name (each concrete agent sets it)."""
+    version: ClassVar[str]
     """Bumped whenever the agent's prompts or decision rules change; stamped on every record
     and in ``stats()``, so stored runs say which agent produced them."""
     options_class: ClassVar[type | None] = None

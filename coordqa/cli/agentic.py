@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._errors import INTERRUPTED_EXIT
 from coordqa.errors import ConfigError, RunInterrupted
 
@@ -70,28 +71,6 @@ def _position(value: str | None) -> int | str | None:
     if value in ("0", "1"):
         return int(value)
     raise ConfigError(f"--position must be 0, 1 or both, got {value!r}")
-
-
-def _retries(value: str) -> int | None:
-    """``--max-verifier-retries``: an integer, or ``none`` for no cap."""
-    if value.lower() == "none":
-        return None
-    try:
-        return int(value)
-    except ValueError:
-        raise ConfigError(
-            f"--max-verifier-retries takes an integer or none (no cap), got {value!r}"
-        ) from None
-
-
-def _only_for(agent: str, owner: str, given: dict[str, Any], flags: str) -> dict[str, Any]:
-    """The given options, or an error when they belong to another agent."""
-    if given and agent != owner:
-        raise ConfigError(
-            f"{flags} are {owner.upper()} options; agent {agent!r} does not take them. Use "
-            f"--agent {owner}, or drop those flags."
-        )
-    return given
 
 
 def _generate(
@@ -204,8 +183,9 @@ def _measures_as_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return shown.rename_axis("measure").reset_index().rename_axis(columns=None)
 
 
-@agentic_app.command("run")
+@agentic_app.command("run", cls=AgentOptionsCommand)
 def run_command(
+    ctx: typer.Context,
     agent: Annotated[str, typer.Option(help="Agent: cac, hm, llm (or any registered player).")],
     game: Annotated[str, typer.Option(help="Game (see `coordqa games list`).")],
     model: Annotated[
@@ -225,6 +205,14 @@ def run_command(
         str | None, typer.Option(help="Agent's seat in cross-play: 0, 1 or both.")
     ] = None,
     horizon: Annotated[int | None, typer.Option(help="Overcooked timesteps.")] = None,
+    agent_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="KEY=VALUE",
+            help="An option of the agent (repeat for several); `coordqa agentic options` lists "
+            "each agent's.",
+        ),
+    ] = None,
     preset: Preset = None,
     temperature: Temperature = None,
     top_p: TopP = None,
@@ -232,51 +220,6 @@ def run_command(
     seed: Seed = None,
     out: OutDir = None,
     api_base: ApiBase = None,
-    no_tom: Annotated[bool, typer.Option("--no-tom", help="CAC without ToM.")] = False,
-    no_verifier: Annotated[
-        bool, typer.Option("--no-verifier", help="CAC without self-verification.")
-    ] = False,
-    max_verifier_retries: Annotated[
-        str | None,
-        typer.Option(help="CAC: re-asks after verifier rejections (an integer, or none: no cap)."),
-    ] = None,
-    tom_level: Annotated[
-        int | None,
-        typer.Option(
-            help="CAC: k-level ToM, 0 (interpret), 1 (+ predict the partner), 2 (+ its belief "
-            "of me)."
-        ),
-    ] = None,
-    tom_ladder: Annotated[
-        int | None,
-        typer.Option(
-            help="CAC or HM, Hanabi: ask the ToM question ladder (side calls) every N decisions."
-        ),
-    ] = None,
-    belief_state: Annotated[
-        bool,
-        typer.Option(
-            "--belief-state", help="CAC or HM: keep a belief text, checked against the engine."
-        ),
-    ] = False,
-    variant: Annotated[
-        str | None, typer.Option(help="HM variant: hm, vmp, mmp or mmp_eval.")
-    ] = None,
-    alpha: Annotated[float | None, typer.Option(help="HM: Rescorla-Wagner rate (0.3).")] = None,
-    reward: Annotated[
-        float | None, typer.Option(help="HM: c, the reward of a right prediction (1.0).")
-    ] = None,
-    threshold: Annotated[
-        float | None, typer.Option(help="HM: value that validates a hypothesis (0.7).")
-    ] = None,
-    top_k: Annotated[int | None, typer.Option(help="HM: hypotheses kept and shown (5).")] = None,
-    initial_value: Annotated[
-        float | None, typer.Option(help="HM: value of a new hypothesis (0.0).")
-    ] = None,
-    self_reflection: Annotated[
-        bool,
-        typer.Option("--self-reflection", help="HM: reflect before re-planning after a stall."),
-    ] = False,
     concurrency: Concurrency = None,
     parallel_episodes: Parallel = None,
     backend: Backend = "local",
@@ -287,40 +230,7 @@ def run_command(
 
     if self_play and partner is not None:
         raise ConfigError("give --partner P or --self-play, not both")
-    cac: dict[str, Any] = {}
-    if no_tom:
-        cac["use_tom"] = False
-    if no_verifier:
-        cac["use_verifier"] = False
-    if max_verifier_retries is not None:
-        cac["max_verifier_retries"] = _retries(max_verifier_retries)
-    if tom_level is not None:
-        cac["tom_level"] = tom_level
-    cac_flags = "--no-tom, --no-verifier, --max-verifier-retries and --tom-level"
-    options = _only_for(agent, "cac", cac, cac_flags)
-    hm = {
-        "variant": variant,
-        "alpha": alpha,
-        "c": reward,
-        "threshold": threshold,
-        "top_k": top_k,
-        "initial_value": initial_value,
-        "self_reflection": self_reflection or None,
-    }
-    hm_flags = (
-        "--variant, --alpha, --reward, --threshold, --top-k, --initial-value and --self-reflection"
-    )
-    given = {name: value for name, value in hm.items() if value is not None}
-    options.update(_only_for(agent, "hm", given, hm_flags))
-    shared = {"belief_state": belief_state or None, "tom_ladder": tom_ladder}
-    given = {name: value for name, value in shared.items() if value is not None}
-    if given and agent not in ("cac", "hm"):
-        raise ConfigError(
-            f"--belief-state and --tom-ladder are CAC and HM options; agent {agent!r} does not "
-            "take them. Use --agent cac or --agent hm, or drop those flags."
-        )
-    options.update(given)
-    entry: dict[str, Any] = {
+    entry: dict[str, object] = {
         "game": game,
         "seeds": _seeds(seeds),
         "episodes": episodes,
@@ -328,7 +238,7 @@ def run_command(
     }
     if layout is not None:
         entry["layouts"] = [layout]
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "name": f"{agent}-{model or 'none'}-{game}".replace("/", "-"),
         "agents": [agent],
         "models": [] if model is None else [model],
@@ -336,13 +246,46 @@ def run_command(
         "partners": [partner or SELF],
         "games": [entry],
         "positions": _position(position),
-        "agent_options": {agent: options},
+        "agent_options": {agent: given_options(ctx, agent, agent_option or [])},
         "generate": _generate(temperature, top_p, max_tokens, seed),
+        "runtime": _runtime({}, backend, address, concurrency, parallel_episodes),
     }
     if preset is not None:
         data["preset"] = preset
-    data["runtime"] = _runtime(data, backend, address, concurrency, parallel_episodes)
     _finish(_play(parse_grid(data, where="options"), out))
+
+
+@agentic_app.command("options")
+def options_command(
+    agent: Annotated[
+        str | None, typer.Argument(help="An agent (default: every player that takes options).")
+    ] = None,
+) -> None:
+    """The options of each agent: --agent-option KEY=VALUE or a grid's agent_options."""
+    from coordqa.games.base import PLAYERS
+    from coordqa.options import option_docs
+
+    names = [agent] if agent is not None else [n for n, s in PLAYERS.items() if s.options]
+    for name in names:
+        spec = PLAYERS.get(name)
+        table = Table(title=Text(f"{name}: {spec.description}", style="italic"))
+        for column in ("option", "values", "default", "flag"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("what it does", overflow="fold", min_width=20)
+        for doc in option_docs(spec.options):
+            shown = doc.flag.name if doc.flag else ""
+            table.add_row(doc.name, doc.kind, _plain(doc.default), shown, doc.description)
+        if not table.rows:
+            console.print(f"{name} takes no options.")
+            continue
+        console.print(table)
+
+
+def _plain(value: object) -> str:
+    """A default as it is typed on the command line (``none``, ``true``)."""
+    if value is None:
+        return "none"
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 @agentic_app.command("grid")
