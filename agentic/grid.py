@@ -26,12 +26,13 @@ Rules of the expansion (:meth:`GridConfig.episodes`):
 - an agent that does not call a model (a scripted or neural player used as a baseline row) is
   played once, not once per model;
 - a partner that cannot play a game is skipped for that game; ``{layout}`` in a partner name
-  is replaced by each Overcooked layout (``bc-{layout}``), and such a partner plays only
-  Overcooked; a partner (or agent) that plays none of the grid's games is an error;
+  is replaced by each layout (``bc-{layout}``), and such a partner plays only games with several
+  layouts (Overcooked); a partner (or agent) that plays none of the grid's games is an error;
 - self-play seats the agent in both seats (position 0); cross-play uses ``positions``, whose
-  default is both seats for Overcooked (paper Table 4) and seat 0 for the other games;
-- Hanabi's default seeds are the paper's (``SELF_PLAY_SEEDS`` and ``CROSS_PLAY_SEEDS`` of
-  :mod:`coordqa.games.hanabi`); the other games default to 0, 1, 2;
+  default is the game profile's ``cross_play_seats`` (both seats for Overcooked, paper Table 4;
+  seat 0 for the other games);
+- default seeds are the game profile's (``self_play_seeds``, ``cross_play_seeds``: the paper's
+  for Hanabi, 0, 1, 2 for the other games);
 - an agent's options are, from weakest to strongest: the preset's for the game
   (:mod:`coordqa.agentic.presets`), the grid's ``agent_options``, the game entry's; sampling is
   the preset's for the game overridden by ``generate``. Both are stored in every episode spec.
@@ -58,6 +59,7 @@ from pydantic_core import ErrorDetails
 from coordqa.agentic import presets
 from coordqa.agentic.episodes import EpisodeSpec, EpisodeTask
 from coordqa.errors import ConfigError
+from coordqa.games.base import game_profile
 from coordqa.jsonvalues import content_hash
 from coordqa.llm import CallPolicy, GenerateConfig
 from coordqa.options import OptionValue
@@ -67,9 +69,6 @@ SELF = "self"
 
 LAYOUT_FIELD = "{layout}"
 """In a partner name, replaced by the layout: ``bc-{layout}`` is the BC partner of each layout."""
-
-DEFAULT_SEEDS = (0, 1, 2)
-"""Seeds of the other games when none are given."""
 
 Position = Literal[0, 1, "both"]
 
@@ -87,8 +86,8 @@ class GameEntry(BaseModel):
     layouts: list[str] | None = None
     """Layouts to play; None: every layout of the game."""
     seeds: list[int] | None = None
-    """Episode seeds; None: ``episodes`` seeds from 0, else the paper's seeds for Hanabi, else
-    0, 1, 2."""
+    """Episode seeds; None: ``episodes`` seeds from 0, else the game profile's
+    ``self_play_seeds`` or ``cross_play_seeds`` (the paper's for Hanabi, else 0, 1, 2)."""
     episodes: int | None = Field(default=None, ge=1)
     """Number of episodes per pairing: seeds 0 to ``episodes - 1`` (instead of ``seeds``)."""
     horizon: int | None = Field(default=None, ge=1)
@@ -108,11 +107,8 @@ class GameEntry(BaseModel):
             return list(self.seeds)
         if self.episodes is not None:
             return list(range(self.episodes))
-        if self.game == "hanabi":
-            from coordqa.games.hanabi.game import CROSS_PLAY_SEEDS, SELF_PLAY_SEEDS
-
-            return list(SELF_PLAY_SEEDS if self_play else CROSS_PLAY_SEEDS)
-        return list(DEFAULT_SEEDS)
+        profile = game_profile(self.game)
+        return list(profile.self_play_seeds if self_play else profile.cross_play_seeds)
 
     def game_options(self) -> dict[str, OptionValue]:
         """Options for the game constructor."""
@@ -338,7 +334,7 @@ class GridConfig(BaseModel):
         for entry, tasks in entries:
             for layout in dict.fromkeys(task.layout for task in tasks):
                 for agent in self.agents:
-                    if entry.game not in PLAYERS.get(agent).games:
+                    if not PLAYERS.get(agent).plays(entry.game):
                         continue
                     llm = agent in llm_agents
                     models: list[str | None] = list(self.model_names()) if llm else [None]
@@ -367,9 +363,10 @@ class GridConfig(BaseModel):
     def _check_plays_a_game(self, name: str, games: set[str]) -> None:
         from coordqa.games.base import PLAYERS
 
-        if not games & set(PLAYERS.get(name).games):
+        spec = PLAYERS.get(name)
+        if not any(spec.plays(game) for game in games):
             raise ConfigError(
-                f"player {name!r} plays {', '.join(PLAYERS.get(name).games)}, none of this "
+                f"player {name!r} plays {spec.games_text()}, none of this "
                 f"grid's games ({', '.join(sorted(games))}); remove it or add a game it plays."
             )
 
@@ -385,9 +382,9 @@ class GridConfig(BaseModel):
         for layout in self._layouts(entry):
             for template in self.partners:
                 partner = template.replace(LAYOUT_FIELD, layout)
-                if LAYOUT_FIELD in template and entry.game != "overcooked":
+                if LAYOUT_FIELD in template and len(GAMES.get(entry.game).layouts) < 2:
                     continue
-                if partner != SELF and entry.game not in PLAYERS.get(partner).games:
+                if partner != SELF and not PLAYERS.get(partner).plays(entry.game):
                     continue
                 self_play = partner == SELF
                 for position in self._positions(entry.game, self_play):
@@ -416,7 +413,7 @@ class GridConfig(BaseModel):
             return (0,)
         wanted = self.positions
         if wanted is None:
-            wanted = "both" if game == "overcooked" else 0
+            return game_profile(game).cross_play_seats
         return (0, 1) if wanted == "both" else (wanted,)
 
 

@@ -1,8 +1,10 @@
 """Plan optimality: an episode's steps to its goal against a planner's from the same start.
 
 Hypothetical Minds compared the actions an agent took with an optimal agent's; coordqa does the
-same where the engines come with planners. The planner plays self-play from the same game, layout,
-seed and game options as the episode, and both step counts are read from the trajectories:
+same where the engines come with planners. A game takes part when its profile names a goal
+(``GameProfile.goal``); its strong policy (``GameProfile.strong_policy``) plays self-play from the
+same game, layout, seed and game options as the episode, and both step counts are read from the
+trajectories:
 
 - Collab Capture: turns until the thief is caught; the optimum is ``capture-planner`` self-play,
   exact joint dynamic programming with the thief modelled exactly (the game is deterministic), so
@@ -27,39 +29,38 @@ import json
 from typing import Any
 
 from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
+from coordqa.games.base import game_profile
 from coordqa.games.episode import Trajectory
-
-REFERENCE_PLAYERS = {
-    "collab_capture": "capture-planner",
-    "collab_escape": "escape-planner",
-    "overcooked": "planner",
-}
-"""Per game with a goal: the scripted player whose self-play gives the reference step count."""
-
-WIN_METRICS = {"collab_capture": "captured", "collab_escape": "escaped"}
-"""Collab games: the metric that says the goal was reached (its step count is ``turns``)."""
 
 
 def steps_to_goal(game: str, trajectory: Trajectory, metrics: dict[str, float]) -> int | None:
-    """Steps until the goal (win, or the first Overcooked delivery); None when never reached."""
-    if game in WIN_METRICS:
-        return int(metrics["turns"]) if metrics.get(WIN_METRICS[game]) == 1.0 else None
-    if game == "overcooked":
+    """Steps until the game profile's goal; None when never reached or the game has none.
+
+    ``win``: the episode ends when won, so its steps are the trajectory's length when the win
+    metric is 1; ``first_reward``: the first step that earned a reward (Overcooked's first
+    delivery).
+    """
+    profile = game_profile(game)
+    if profile.goal == "win" and profile.win is not None:
+        return len(trajectory.steps) if metrics.get(profile.win.metric) == 1.0 else None
+    if profile.goal == "first_reward":
         rewarded = (i for i, step in enumerate(trajectory.steps, 1) if step.reward > 0)
         return next(rewarded, None)
     return None
 
 
 @functools.lru_cache(maxsize=256)
-def reference_steps(game: str, layout: str, seed: int, game_options: str) -> int | None:
-    """The reference planner's steps to the goal from this start (None: it never got there)."""
+def reference_steps(
+    game: str, layout: str, seed: int, game_options: str, player: str
+) -> int | None:
+    """Steps to the goal of ``player``'s self-play from this start (None: it never got there)."""
     from coordqa.agentic.match import run_match
 
     spec = EpisodeSpec(
         game=game,
         layout=layout,
         seed=seed,
-        agent=REFERENCE_PLAYERS[game],
+        agent=player,
         game_options=json.loads(game_options),
     )
     episode = run_match(spec)
@@ -75,11 +76,12 @@ def optimality(episode: AgenticEpisode) -> dict[str, Any]:
         "optimal_steps": None,
         "steps_over_optimal": None,
     }
-    if spec.game not in REFERENCE_PLAYERS:
+    profile = game_profile(spec.game)
+    if profile.goal is None or profile.strong_policy is None:
         return blank
     steps = steps_to_goal(spec.game, episode.trajectory, episode.metrics)
     options = json.dumps(spec.game_options, sort_keys=True)
-    optimal = reference_steps(spec.game, spec.layout, spec.seed, options)
+    optimal = reference_steps(spec.game, spec.layout, spec.seed, options, profile.strong_policy)
     ratio = None if steps is None or not optimal else steps / optimal
     return {
         "reached_goal": float(steps is not None),

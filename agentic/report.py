@@ -9,14 +9,20 @@ Rows are keyed by everything that makes a configuration: agent, model, agent opt
 game options (the ``label``, e.g. ``cac[gpt-4o] use_tom=False``), so full CAC, no-ToM and
 no-verifier runs, or two horizons, never average into one row.
 
+Each game's own tables are named by its profile (``GameProfile.report_tables``: a stem, a title
+and one of the shapes of :data:`TABLE_SHAPES`); the four games' are the paper's:
+
 - Table 1: Overcooked self-play score per layout;
 - Table 2: Hanabi self-play score;
+- Table 4: Overcooked cross-play score per layout, the agent in seat 0 / seat 1;
+- Table 5: Hanabi score in self-play and with each partner;
+- Table 7: Collab games: capture and escape rates, turns to capture / escape when won.
+
+Every game's episodes go into:
+
 - Table 3: the CAC ablation (LLM alone, + verifier, + verifier + ToM, + ToM), self-play score per
   game (and layout), one row per model and ablation step; built when a run holds at least two
   of them;
-- Table 4: Overcooked cross-play score per layout, the agent in seat 0 / seat 1;
-- Table 5: Hanabi score in self-play and with each partner;
-- Table 7: Collab games: capture and escape rates, turns to capture / escape when won;
 - plan optimality: steps to the goal (Collab win, first Overcooked delivery) against a planner's
   from the same start (:mod:`coordqa.agentic.optimality`);
 - per decision: model calls, tokens, cost, latency, verifier rejections per verifier call,
@@ -33,7 +39,7 @@ no-verifier runs, or two horizons, never average into one row.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +50,8 @@ from coordqa.agentic.agents.ladder import ORDERS as LADDER_ORDERS
 from coordqa.agentic.episodes import AgenticEpisode, load_agentic_run
 from coordqa.agentic.optimality import optimality
 from coordqa.analysis.stats import MeanSE
+from coordqa.errors import ConfigError
+from coordqa.games import GAMES, GameProfile, ReportTable, game_profile
 
 COUNT_COLUMNS = (
     "decisions",
@@ -70,16 +78,13 @@ SUM_COLUMNS = ("cost", "latency_s")
 """Agent statistics summed over the agent's seats (real numbers)."""
 
 TABLE_TITLES = {
-    "table1_overcooked_self_play": "Table 1: Overcooked self-play (score, mean ± SE)",
-    "table2_hanabi_self_play": "Table 2: Hanabi self-play (score out of 25, mean ± SE)",
     "table3_ablation": "Table 3: CAC ablation, self-play score (mean ± SE)",
-    "table4_overcooked_cross_play": "Table 4: Overcooked with partners (seat 0 / seat 1)",
-    "table5_hanabi_cross_play": "Table 5: Hanabi self-play and cross-play (mean ± SE)",
-    "table7_collab": "Table 7: Collab games (rate and turns when won, mean ± SE)",
     "plan_optimality": "Plan optimality: steps to the goal vs the planner's from the same start",
     "per_decision": "Per decision (mean ± SE over episodes)",
 }
-"""Every table of the report, by file stem, with its title."""
+"""The tables every game's episodes go into, by file stem, with their titles (each game's own
+tables, such as the paper's Tables 1, 2, 4, 5 and 7, are named by its profile's
+``report_tables``)."""
 
 ABLATION_STEPS = {
     (False, False): "LLM alone",
@@ -208,24 +213,19 @@ def _pivot(frame: pd.DataFrame, rows: Sequence[str], column: str, value: str) ->
     return table.unstack(column, fill_value="").reset_index().rename_axis(columns=None)
 
 
-def _select(frame: pd.DataFrame, game: str, self_play: bool | None) -> pd.DataFrame:
-    if frame.empty:
-        return frame
-    cut = frame[frame["game"] == game]
-    if self_play is None:
-        return cut
-    return cut[(cut["partner"] == "self") == self_play]
+def _self_play(frame: pd.DataFrame, self_play: bool) -> pd.DataFrame:
+    return frame[(frame["partner"] == "self") == self_play] if not frame.empty else frame
 
 
-def overcooked_self_play(frame: pd.DataFrame) -> pd.DataFrame:
-    """Table 1: rows are configurations, columns layouts."""
-    return _pivot(_select(frame, "overcooked", self_play=True), ["label"], "layout", "score")
-
-
-def hanabi_self_play(frame: pd.DataFrame) -> pd.DataFrame:
-    """Table 2: one score column per configuration."""
-    cut = _select(frame, "hanabi", self_play=True).assign(column="score")
+def self_play(frame: pd.DataFrame, games: Mapping[str, GameProfile]) -> pd.DataFrame:
+    """Self-play score, one column (Table 2 for Hanabi)."""
+    cut = _self_play(frame, True).assign(column="score")
     return _pivot(cut, ["label"], "column", "score")
+
+
+def self_play_by_layout(frame: pd.DataFrame, games: Mapping[str, GameProfile]) -> pd.DataFrame:
+    """Self-play score: rows are configurations, columns layouts (Table 1 for Overcooked)."""
+    return _pivot(_self_play(frame, True), ["label"], "layout", "score")
 
 
 def ablation(frame: pd.DataFrame) -> pd.DataFrame:
@@ -239,7 +239,7 @@ def ablation(frame: pd.DataFrame) -> pd.DataFrame:
     cut = frame[frame["ablation_step"].notna() & (frame["partner"] == "self")]
     cut = cut.assign(
         setting=[
-            game if game != "overcooked" else f"{game} {layout}"
+            f"{game} {layout}" if _several_layouts(game) else game
             for game, layout in zip(cut["game"], cut["layout"], strict=True)
         ]
     )
@@ -256,9 +256,16 @@ def ablation(frame: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(["label", "CAC"], kind="stable").reset_index(drop=True)
 
 
-def overcooked_cross_play(frame: pd.DataFrame) -> pd.DataFrame:
-    """Table 4: rows are configuration and partner, columns layouts, cells seat 0 / seat 1."""
-    cut = _select(frame, "overcooked", self_play=False)
+def _several_layouts(game: str) -> bool:
+    return len(GAMES.get(game).layouts) > 1
+
+
+def cross_play_by_seat(frame: pd.DataFrame, games: Mapping[str, GameProfile]) -> pd.DataFrame:
+    """Cross-play: rows are configuration and partner, columns layouts, cells seat 0 / seat 1.
+
+    Table 4 for Overcooked.
+    """
+    cut = _self_play(frame, False)
     if cut.empty:
         return pd.DataFrame()
 
@@ -272,31 +279,48 @@ def overcooked_cross_play(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def hanabi_cross_play(frame: pd.DataFrame) -> pd.DataFrame:
-    """Table 5: rows are configurations, columns self-play and each partner."""
-    cut = _select(frame, "hanabi", self_play=None)
-    cut = cut.assign(column=["self-play" if p == "self" else f"with {p}" for p in cut["partner"]])
+def cross_play_by_partner(frame: pd.DataFrame, games: Mapping[str, GameProfile]) -> pd.DataFrame:
+    """Rows are configurations, columns self-play and each partner (Table 5 for Hanabi)."""
+    cut = frame.assign(
+        column=["self-play" if p == "self" else f"with {p}" for p in frame["partner"]]
+    )
     return _pivot(cut, ["label"], "column", "score")
 
 
-def collab(frame: pd.DataFrame) -> pd.DataFrame:
-    """Table 7: capture/escape rate and turns when won, per configuration and partner."""
-    outcomes = {"collab_capture": ("captured", "capture"), "collab_escape": ("escaped", "escape")}
-    groups = frame[frame["game"].isin(list(outcomes))] if not frame.empty else frame
-    if groups.empty:
+def won(frame: pd.DataFrame, games: Mapping[str, GameProfile]) -> pd.DataFrame:
+    """Win rate and turns when won, per configuration and partner.
+
+    Table 7 for the Collab games (capture and escape).
+    """
+    if frame.empty:
         return pd.DataFrame()
     rows: list[dict[str, Any]] = []
-    for (row_label, partner), group in groups.groupby(["label", "partner"], sort=False):
+    for (row_label, partner), group in frame.groupby(["label", "partner"], sort=False):
         row: dict[str, Any] = {"label": row_label, "partner": partner}
-        for game, (metric, noun) in outcomes.items():
-            cut = group[group["game"] == game]
-            won = f"metric_{metric}"
-            if cut.empty or won not in cut:
+        for name, profile in games.items():
+            if profile.win is None:
+                raise ConfigError(
+                    f"game {name!r} lists a 'won' report table but its GameProfile has no win"
+                )
+            cut = group[group["game"] == name]
+            metric, noun = f"metric_{profile.win.metric}", profile.win.noun
+            if cut.empty or metric not in cut:
                 continue
-            row[f"{noun} rate"] = cell(cut[won])
-            row[f"turns to {noun}"] = cell(cut.loc[cut[won] == 1.0, "metric_turns"])
+            row[f"{noun} rate"] = cell(cut[metric])
+            if "metric_turns" in cut:
+                row[f"turns to {noun}"] = cell(cut.loc[cut[metric] == 1.0, "metric_turns"])
         rows.append(row)
     return pd.DataFrame(rows).fillna("")
+
+
+TABLE_SHAPES: Mapping[str, Callable[[pd.DataFrame, Mapping[str, GameProfile]], pd.DataFrame]] = {
+    "self_play": self_play,
+    "self_play_by_layout": self_play_by_layout,
+    "cross_play_by_seat": cross_play_by_seat,
+    "cross_play_by_partner": cross_play_by_partner,
+    "won": won,
+}
+"""How a game's report table is laid out (``ReportTable.shape`` in its profile), by name."""
 
 
 def plan_optimality(frame: pd.DataFrame) -> pd.DataFrame:
@@ -385,7 +409,9 @@ class AgenticReport:
     episodes: pd.DataFrame
     """One row per episode (see :func:`episode_frame`)."""
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
-    """Every non-empty table, by the stems of :data:`TABLE_TITLES`."""
+    """Every non-empty table, by file stem."""
+    titles: dict[str, str] = field(default_factory=dict)
+    """The title of each table, by file stem."""
 
     def write(self, out: str | Path) -> list[Path]:
         """Write each table as CSV, a Markdown report and the figures; return the paths."""
@@ -397,7 +423,7 @@ class AgenticReport:
         sections = ["# Agentic report", ""]
         for stem, table in self.tables.items():
             written.append(self._write_csv(root / f"{stem}.csv", table))
-            sections += [f"## {TABLE_TITLES[stem]}", "", markdown_table(table), ""]
+            sections += [f"## {self.titles[stem]}", "", markdown_table(table), ""]
         figures = plot_report(self.episodes, root)
         sections += [f"![{path.stem}]({path.name})" for path in figures]
         report = root / "report.md"
@@ -411,20 +437,49 @@ class AgenticReport:
 
 
 def build_report(episodes: Iterable[AgenticEpisode]) -> AgenticReport:
-    """All tables of a set of episodes (tables with no matching episode are left out)."""
+    """All tables of a set of episodes (tables with no matching episode are left out).
+
+    The games' own tables (their profiles' ``report_tables``) and the ablation come in stem
+    order (the paper's table numbers first), then plan optimality and the per-decision measures.
+    """
     frame = episode_frame(episodes)
-    builders = {
-        "table1_overcooked_self_play": overcooked_self_play,
-        "table2_hanabi_self_play": hanabi_self_play,
-        "table3_ablation": ablation,
-        "table4_overcooked_cross_play": overcooked_cross_play,
-        "table5_hanabi_cross_play": hanabi_cross_play,
-        "table7_collab": collab,
-        "plan_optimality": plan_optimality,
-        "per_decision": per_decision,
-    }
-    tables = {stem: build(frame) for stem, build in builders.items()}
-    return AgenticReport(frame, {stem: t for stem, t in tables.items() if not t.empty})
+    titles = dict(TABLE_TITLES)
+    tables = {"table3_ablation": ablation(frame)}
+    for table, games in _game_tables(frame).items():
+        cut = frame[frame["game"].isin(list(games))]
+        tables[table.stem] = TABLE_SHAPES[table.shape](cut, games)
+        titles[table.stem] = table.title
+    ordered = {stem: tables[stem] for stem in sorted(tables)}
+    ordered["plan_optimality"] = plan_optimality(frame)
+    ordered["per_decision"] = per_decision(frame)
+    kept = {stem: table for stem, table in ordered.items() if not table.empty}
+    return AgenticReport(frame, kept, {stem: titles[stem] for stem in kept})
+
+
+def _game_tables(frame: pd.DataFrame) -> dict[ReportTable, dict[str, GameProfile]]:
+    """Each report table the played games' profiles name, with those games (by name, sorted).
+
+    Raises:
+        ConfigError: two games give one stem different titles or shapes, or a shape is unknown.
+    """
+    played = sorted(set(frame["game"])) if not frame.empty else []
+    by_stem: dict[str, tuple[ReportTable, dict[str, GameProfile]]] = {}
+    for name in played:
+        profile = game_profile(name)
+        for table in profile.report_tables:
+            if table.shape not in TABLE_SHAPES:
+                raise ConfigError(
+                    f"game {name!r}: report table {table.stem!r} has shape {table.shape!r}; "
+                    f"shapes: {', '.join(TABLE_SHAPES)}"
+                )
+            known, games = by_stem.setdefault(table.stem, (table, {}))
+            if known != table:
+                raise ConfigError(
+                    f"report table {table.stem!r} is declared differently by {name!r} "
+                    f"({table}) and by {', '.join(games)} ({known})"
+                )
+            games[name] = profile
+    return {table: games for table, games in by_stem.values()}
 
 
 def agentic_report(runs: Sequence[str | Path], out: str | Path | None = None) -> AgenticReport:

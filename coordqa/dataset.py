@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
 from coordqa.files import atomic_write_bytes
 from coordqa.games.base import GAME_NAMES
+from coordqa.games.base import GAMES as GAME_REGISTRY
 from coordqa.jsonvalues import content_hash
 from coordqa.records import QUESTION_TYPES
 from coordqa.registry import Registry
@@ -73,7 +74,9 @@ __all__ = [
 ]
 
 GAMES = GAME_NAMES
-"""Games a question can come from: the built-in games (:data:`coordqa.games.GAME_NAMES`)."""
+"""The paper's games, in the paper's order (:data:`coordqa.games.GAME_NAMES`): the games of the
+bundled releases, first in tables. A question can come from any registered game
+(:data:`coordqa.games.GAMES`, plugins included)."""
 
 
 COLUMNS = (
@@ -191,7 +194,6 @@ for _release in RELEASES:
     _BUNDLED.add(_release.name, _release)
 for _alias, _target in ALIASES.items():
     _BUNDLED.add(_alias, _BUNDLED.get(_target))
-_GAME_NAMES = _name_registry("game", GAMES)
 _TYPE_NAMES = _name_registry("question type", QUESTION_TYPES)
 
 if TYPE_CHECKING:
@@ -318,8 +320,9 @@ def validate_row(row: Row, number: int | None = None) -> None:
     _check_columns(row, where)
     if not row["question_id"].strip():
         raise DatasetError(f"{where}: column 'question_id' is empty")
-    if row["game"] not in _GAME_NAMES:
-        raise DatasetError(f"{where}: column 'game': {_GAME_NAMES.unknown_message(row['game'])}")
+    if row["game"] not in GAME_REGISTRY:
+        message = GAME_REGISTRY.unknown_message(row["game"])
+        raise DatasetError(f"{where}: column 'game': {message}")
     if row["question_type"] not in _TYPE_NAMES:
         message = _TYPE_NAMES.unknown_message(row["question_type"])
         raise DatasetError(f"{where}: column 'question_type': {message}")
@@ -581,7 +584,7 @@ def target_hash(row: Row) -> str:
 
 
 def _canonical_names(
-    names: Iterable[str] | None, registry: Registry[str], allowed: Sequence[str]
+    names: Iterable[str] | None, registry: Registry[Any], allowed: Sequence[str]
 ) -> set[str] | None:
     if names is None:
         return None
@@ -659,7 +662,7 @@ def _kept(
     ``columns`` are the question ids, games and question types of the rows.
     """
     question_ids, games_column, types_column = columns
-    wanted_games = _canonical_names(games, _GAME_NAMES, GAMES)
+    wanted_games = _canonical_names(games, GAME_REGISTRY, GAME_REGISTRY.names())
     wanted_types = _canonical_names(types, _TYPE_NAMES, QUESTION_TYPES)
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be at least 1, got {limit}; leave it out to keep all")
@@ -727,10 +730,14 @@ def stratified_sample(
 
 
 def question_counts(rows: Iterable[Row]) -> dict[str, dict[str, int]]:
-    """Questions per game, then per type, in schema order; games without questions are left out."""
+    """Questions per game, then per type, in schema order.
+
+    The paper's games come first, then the others by name; games without questions are left out.
+    """
     counts = Counter((row["game"], row["question_type"]) for row in rows)
+    others = sorted({game for game, _ in counts} - set(GAMES))
     per_game: dict[str, dict[str, int]] = {
-        game: {kind: counts[(game, kind)] for kind in QUESTION_TYPES} for game in GAMES
+        game: {kind: counts[(game, kind)] for kind in QUESTION_TYPES} for game in (*GAMES, *others)
     }
     return {game: by_type for game, by_type in per_game.items() if sum(by_type.values())}
 

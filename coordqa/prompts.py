@@ -13,7 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
 
 from coordqa.choices import format_options
+from coordqa.directives import DIRECTIVES
 from coordqa.errors import ConfigError, DatasetError
+from coordqa.games.base import game_profile
 from coordqa.jsonvalues import content_hash
 from coordqa.llm.types import Message
 
@@ -24,6 +26,7 @@ __all__ = [
     "PROMPT_LAYOUTS",
     "PromptLayout",
     "build_messages",
+    "directive_for",
     "prompt_hash",
     "question_text",
 ]
@@ -36,37 +39,6 @@ PROMPT_LAYOUTS: tuple[str, ...] = get_args(PromptLayout)
 
 ACKNOWLEDGEMENT = "Got it!"
 """The assistant turn that closes the game-description exchange, as in the paper."""
-
-_REPLY_FORMAT = """\
-Reply in exactly this format:
-Explanation: <your reasoning, in a few sentences>
-{label}: <one letter>
-The {label_lower} must be the letter of exactly one of the available {kind}, for example A."""
-
-DIRECTIVES: Mapping[str, str] = {
-    "EC": (
-        "You are playing a cooperative game with a partner. You will be given the rules, then "
-        "the current state of a game in progress and a question about that state, with "
-        "lettered answers. Work out what the state implies, using the rules, the positions and "
-        "the quantities it describes.\n"
-        + _REPLY_FORMAT.format(label="Answer", label_lower="answer", kind="answers")
-    ),
-    "ToM": (
-        "You are playing a cooperative game with a partner. You will be given the rules, then "
-        "the current state of a game in progress and a question about your partner, with "
-        "lettered answers. Reason about what your partner can see and knows, what they are "
-        "trying to do, and what they would do next or need to be told.\n"
-        + _REPLY_FORMAT.format(label="Answer", label_lower="answer", kind="answers")
-    ),
-    "JP": (
-        "You are playing a cooperative game with a partner. You will be given the rules, then "
-        "the current state of a game in progress and the actions you can take now, lettered. "
-        "Choose the action that does the most for the shared goal, taking into account what "
-        "your partner is likely to do at the same time.\n"
-        + _REPLY_FORMAT.format(label="Action", label_lower="action", kind="actions")
-    ),
-}
-"""Per question type: what the model is asked to do and how to format its reply."""
 
 MARKERS: Mapping[str, str] = {
     "EC": "Available Answers:",
@@ -86,6 +58,20 @@ def _question_type(row: Mapping[str, Any]) -> str:
     return str(kind)
 
 
+def directive_for(row: Mapping[str, Any]) -> str:
+    """The directive that asks ``row``'s question: its game's wording for its question type.
+
+    Each game's profile holds its wording (``GameProfile.qa_directives``, by default
+    :data:`DIRECTIVES`), so a game can word a question type its own way.
+
+    Raises:
+        DatasetError: a question type without a directive.
+        UnknownNameError: a game that is not registered.
+    """
+    kind = _question_type(row)
+    return game_profile(row["game"]).qa_directives[kind]
+
+
 def question_text(row: Mapping[str, Any]) -> str:
     """The final user message: state, question sentence, marker line and lettered options."""
     options = format_options(list(row["options"]))
@@ -97,9 +83,10 @@ def question_text(row: Mapping[str, Any]) -> str:
 def build_messages(row: Mapping[str, Any], *, layout: PromptLayout = "system") -> list[Message]:
     """The chat messages that ask ``row``'s question.
 
-    ``system`` layout: system = the directive; user = the game description; assistant =
-    :data:`ACKNOWLEDGEMENT`; user = :func:`question_text`. ``no_system`` layout: user = the
-    game description then the directive; assistant = the acknowledgement; user = the question.
+    ``system`` layout: system = the directive (:func:`directive_for`); user = the game
+    description; assistant = :data:`ACKNOWLEDGEMENT`; user = :func:`question_text`.
+    ``no_system`` layout: user = the game description then the directive; assistant = the
+    acknowledgement; user = the question.
     A row without a game description skips the description exchange (``system``) or shows the
     directive alone (``no_system``), rather than send an empty message.
 
@@ -109,7 +96,7 @@ def build_messages(row: Mapping[str, Any], *, layout: PromptLayout = "system") -
     """
     if layout not in PROMPT_LAYOUTS:
         raise ConfigError(f"prompt layout {layout!r} is not one of {', '.join(PROMPT_LAYOUTS)}")
-    directive = DIRECTIVES[_question_type(row)]
+    directive = directive_for(row)
     description = row["game_description"].strip()
     question = Message("user", question_text(row))
     if layout == "no_system":

@@ -12,8 +12,8 @@ import abc
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import ClassVar
 
-from coordqa.games import GAMES, Game
-from coordqa.registry import Registry
+from coordqa.errors import ConfigError
+from coordqa.games import GAMES, Game, game_profile
 from coordqa.scenarios.model import Scenario, ScenarioQuestions, ScenarioRejected
 
 
@@ -67,9 +67,41 @@ class ScenarioBuilder(abc.ABC):
                 yield candidate, built
 
 
-BUILDERS: Registry[ScenarioBuilder] = Registry("scenario builder", name_of=lambda b: b.game)
-"""One builder per game, by game name (each module imported when its builder is first used)."""
-BUILDERS.add_lazy("overcooked", "coordqa.scenarios.overcooked:BUILDER")
-BUILDERS.add_lazy("hanabi", "coordqa.scenarios.hanabi:BUILDER")
-BUILDERS.add_lazy("collab_capture", "coordqa.scenarios.collab:CAPTURE")
-BUILDERS.add_lazy("collab_escape", "coordqa.scenarios.collab:ESCAPE")
+class Builders:
+    """Each game's scenario builder, as its profile names it (``GameProfile.scenario_builder``).
+
+    A read-only view: the builder a game registers with its profile is the only one it has.
+    """
+
+    def get(self, game: str) -> ScenarioBuilder:
+        """The scenario builder of ``game`` (its module imported on first use).
+
+        Raises:
+            UnknownNameError: an unknown game.
+            ConfigError: the game's profile names no builder, or something that is not this
+                game's :class:`ScenarioBuilder`.
+        """
+        builder = game_profile(game).load("scenario_builder")
+        if builder is None:
+            raise ConfigError(
+                f"game {game!r} has no scenario builder: its GameProfile names no "
+                "scenario_builder, so no CoordinationQA questions can be built for it"
+            )
+        if not isinstance(builder, ScenarioBuilder) or builder.game != game:
+            raise ConfigError(
+                f"the scenario_builder of game {game!r} is {builder!r}; it must be a "
+                f"ScenarioBuilder whose game is {game!r}"
+            )
+        return builder
+
+    def __contains__(self, game: object) -> bool:
+        """Whether ``game`` is a registered game whose profile names a scenario builder."""
+        return (
+            isinstance(game, str)
+            and game in GAMES
+            and game_profile(game).scenario_builder is not None
+        )
+
+
+BUILDERS = Builders()
+"""Every game's scenario builder, by game name (``BUILDERS.get("hanabi")``)."""

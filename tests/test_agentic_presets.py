@@ -11,10 +11,10 @@ import pytest
 from coordqa.agentic.agents.testing import RoleScript
 from coordqa.agentic.grid import parse_grid
 from coordqa.agentic.grid_registry import get_grid, missing_tasks, registered_grids, resolve_grid
-from coordqa.agentic.presets import PAPER_HANABI_CONVENTIONS
 from coordqa.agentic.runner import run_grid
 from coordqa.errors import ConfigError, UnknownNameError
 from coordqa.games import Observation, make_game, make_player
+from coordqa.games.hanabi.conventions import PAPER_CONVENTIONS
 from coordqa.llm import ScriptedModel
 from coordqa.llm.testing import LocalOpenAIServer
 from coordqa.store import open_run
@@ -131,9 +131,9 @@ def test_paper_overcooked_prompt_asks_for_the_action_alone_with_the_layout() -> 
 
 
 def test_forced_coordination_layout_description_splits_the_kitchen() -> None:
-    from coordqa.agentic.presets import overcooked_layout_description
+    from coordqa.games.overcooked.paper import layout_description
 
-    text = overcooked_layout_description(
+    text = layout_description(
         make_game("overcooked", "forced_coordination").seat_view(0)
     )
     # Bob's side has the onions and plates, Alice's the cookers and delivery: they must pass
@@ -148,7 +148,7 @@ def test_paper_hanabi_conventions_have_no_chop_and_play_with_fear() -> None:
     (paper,) = prompts_of("hanabi", "paper")
     (ours,) = prompts_of("hanabi", "coordqa")
     rules = paper["messages"][1]["content"]
-    assert PAPER_HANABI_CONVENTIONS in rules and "chop" not in rules.lower()
+    assert PAPER_CONVENTIONS in rules and "chop" not in rules.lower()
     assert "2 or 3 lives left you may play" in rules
     assert "chop" in ours["messages"][1]["content"].lower()
 

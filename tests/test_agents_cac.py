@@ -12,7 +12,7 @@ from coordqa.agentic.agents import CACAgent, fallback_action, parse_verdict
 from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.testing import RoleScript
 from coordqa.choices import MAX_OPTIONS
-from coordqa.errors import ConfigError
+from coordqa.errors import ConfigError, UnknownNameError
 from coordqa.games import Game, Observation, make_game, make_player, play_episode
 from coordqa.llm import Message, ScriptedModel
 from coordqa.records import CallResult, Exchange
@@ -239,7 +239,10 @@ def test_fallback_actions_per_game() -> None:
     hanabi = ["Play my Card 0", "Reveal Bob's Red color cards", "Reveal Bob's rank 1 cards"]
     assert fallback_action("hanabi", hanabi) == "Reveal Bob's Red color cards"
     assert fallback_action("collab_capture", ["Move to Room 2", "Wait"]) == "Wait"
-    assert fallback_action("unknown", ["x", "y"]) == "x"
+    # no legal action has a safe prefix: the first legal action
+    assert fallback_action("hanabi", ["Play my Card 3", "Play my Card 0"]) == "Play my Card 3"
+    with pytest.raises(UnknownNameError, match="unknown game 'unknown'"):
+        fallback_action("unknown", ["x", "y"])
 
 
 def test_more_actions_than_letters_keep_the_safe_one() -> None:

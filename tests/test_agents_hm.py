@@ -228,3 +228,33 @@ def test_hm_plays_overcooked_and_scores_predictions() -> None:
 def test_invalid_options(options: dict[str, Any], match: str) -> None:
     with pytest.raises(ConfigError, match=match):
         make_player("hm", "hanabi", model=ScriptedModel(RoleScript()), **options)
+
+
+def test_a_subgoal_in_the_third_person_names_the_move() -> None:
+    from coordqa.agentic.agents.replies import subgoal_action
+
+    legal = ["Move to Room 1", "Move to Room 2", "Press button in Room 9", "Wait"]
+    # "Alice moves to room 1" says that Alice (the planner) goes to Room 1: that is the move
+    assert subgoal_action("Alice moves to room 1", legal) == "Move to Room 1"
+    assert subgoal_action("move to room 2", legal) == "Move to Room 2"
+    assert subgoal_action("press the button in Room 9", legal) == "Press button in Room 9"
+    # a letter names nothing in an unlettered list, and a room that is not offered is no move
+    assert subgoal_action("B", legal) is None
+    assert subgoal_action("Alice moves to room 7", legal) is None
+
+
+def test_a_plan_written_in_the_third_person_is_followed() -> None:
+    def plan(messages: Sequence[Message]) -> str:
+        offered = messages[-1].content.split("Available actions now:\n")[1].split("\n\n")[0]
+        room = next(line for line in offered.splitlines() if "Move to Room" in line).split()[-1]
+        return f"Plan: chase the thief.\nSubgoals:\n1. Alice moves to room {room}"
+
+    script = RoleScript(plan=plan)
+    agent, records, trajectory = run_hm(script, Waiter())
+    # every decision re-plans (as in the test above) and plays its plan's move: the plan is
+    # never dropped, and no action call is needed
+    notes = [n for r in records if r["kind"] == "events" for n in r.get("notes", [])]
+    assert not any("plan dropped" in n for n in notes)
+    assert script.calls["action"] == 0
+    assert agent.stats()["subgoal_actions"] == len(trajectory.steps)
+    assert all(step.decisions[0].startswith("Move to Room") for step in trajectory.steps)

@@ -509,3 +509,24 @@ def test_long_replies_are_read_in_linear_time(reply: str) -> None:
     start = time.perf_counter()
     choose(reply, ESCAPE)
     assert time.perf_counter() - start < 10
+
+
+def test_every_method_says_whether_option_text_decided() -> None:
+    from coordqa.choices import METHODS, TEXT_METHODS
+
+    # a new method must be classified here: readers of unlettered lists (HM's subgoals) accept
+    # only text readings, so a text method left out silently drops a plan
+    not_text = {
+        "marker_letter",
+        "marker_conflict",
+        "final_line_letter",
+        "first_line_letter",
+        "speaker_line",
+        "names_agree",
+        "names_conflict",
+        "none",
+    }
+    assert TEXT_METHODS | not_text == set(METHODS) and not TEXT_METHODS & not_text
+    assert choose("Alice moves to room 1", ["Move to Room 1", "Wait"]).matched_text
+    assert choose("move to rom 1", ["Move to Room 1", "Wait"]).matched_text
+    assert not choose("Answer: A", ["Move to Room 1", "Wait"]).matched_text

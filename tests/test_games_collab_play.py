@@ -10,7 +10,7 @@ import pytest
 
 from coordqa.analysis.stats import MeanSE
 from coordqa.errors import ConfigError, GameError, UnknownNameError
-from coordqa.games.play import DEFAULT_PLAYERS, PlayConfig, advance, play, resolve
+from coordqa.games.play import PlayConfig, advance, default_players, play, resolve
 
 
 def test_mean_se() -> None:
@@ -22,7 +22,10 @@ def test_mean_se() -> None:
 
 
 def test_defaults_cover_the_four_games() -> None:
-    assert set(DEFAULT_PLAYERS) == {"overcooked", "hanabi", "collab_capture", "collab_escape"}
+    # each game's strong policy (its profile's) in both seats: the players that play it best
+    assert default_players("overcooked") == ("planner", "planner")
+    assert default_players("hanabi") == ("hanabi-convention", "hanabi-convention")
+    assert default_players("collab_capture") == ("capture-planner", "capture-planner")
     config = resolve(PlayConfig("collab_escape"))
     assert config.players == ("escape-planner", "escape-planner")
     assert config.layout == "default"

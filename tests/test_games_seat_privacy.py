@@ -15,7 +15,7 @@ import pytest
 import coordqa.agentic.agents  # noqa: F401 (the agents register their player names)
 from coordqa.agentic.agents.testing import RoleScript
 from coordqa.errors import GameError
-from coordqa.games import PLAYERS, Game, SeatView, make_game, make_player
+from coordqa.games import GAME_NAMES, PLAYERS, Game, SeatView, make_game, make_player
 from coordqa.games.collab_capture import CollabCapture
 from coordqa.games.testing import SeatPrivacyError, check_seat_privacy
 from coordqa.llm import ScriptedModel
@@ -34,7 +34,8 @@ CASES = [
     (name, game)
     for name, spec in PLAYERS.items()
     if spec.kind in OFFLINE_KINDS
-    for game in spec.games
+    for game in GAME_NAMES
+    if spec.plays(game)
 ]
 
 

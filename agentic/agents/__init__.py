@@ -1,6 +1,6 @@
 """The LLM agents: CAC, Hypothetical Minds (HM) and the LLM-only baseline.
 
-They are players ``cac``, ``hm`` and ``llm`` of all four games (:data:`CAC`, :data:`HM`,
+They are players ``cac``, ``hm`` and ``llm`` of every registered game (:data:`CAC`, :data:`HM`,
 :data:`LLM_ONLY`, in the player registry through coordqa's ``coordqa.players`` entry points, so
 no import is needed first). Build one through the player registry, as matches do::
 
@@ -17,12 +17,11 @@ from coordqa.agentic.agents.cac import CACAgent, CACOptions, parse_verdict
 from coordqa.agentic.agents.hm import VARIANTS, HMAgent, HMOptions
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook, rescorla_wagner
 from coordqa.agentic.agents.llm_only import LLMOnlyAgent
-from coordqa.agentic.agents.memory import FALLBACK_PREFERENCES, fallback_action
+from coordqa.agentic.agents.memory import fallback_action
 from coordqa.agentic.agents.stats import AgentStats
 
 __all__ = [
     "CAC",
-    "FALLBACK_PREFERENCES",
     "HM",
     "LLM_ONLY",
     "VARIANTS",

@@ -39,7 +39,7 @@ from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, GameError
-from coordqa.games.base import GAME_NAMES, PLAYER_NAMES, Observation, Player, PlayerSpec, StepResult
+from coordqa.games.base import ANY_GAME, PLAYER_NAMES, Observation, Player, PlayerSpec, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import DEFAULT_CONFIG, GenerateConfig, Message, Model, Reply, get_model
 from coordqa.options import OptionValue, parse_options
@@ -317,6 +317,7 @@ class LLMAgent(Player):
             return self.fall_back(legal, "no_options", "every legal action was excluded")
         answer_only = self.style.answer_only
         messages = prompts.action_messages(
+            self.game_name,
             self.long_term_memory(game),
             memory,
             options,
@@ -387,7 +388,8 @@ def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:
 
 
 def agent_spec(cls: type[LLMAgent], description: str) -> PlayerSpec:
-    """The player-registry entry of an agent class: every game, its factory and options."""
+    """The player-registry entry of an agent class: every registered game (it reads only the
+    seat view), its factory and options."""
     return PlayerSpec(
-        cls.name, GAME_NAMES, agent_factory(cls), description, kind="llm", options=cls.options_class
+        cls.name, (ANY_GAME,), agent_factory(cls), description, kind="llm", options=cls.options_class
     )

@@ -1,14 +1,16 @@
-"""The partner behaviours HM predicts, per game, and how code recognises them when they happen.
+"""The partner behaviours HM predicts, and how code recognises them when they happen.
 
 Predictions are asked as a lettered choice among the partner's possible behaviours, so that code,
-not a model, scores them against what the partner then does:
+not a model, scores them against what the partner then does. Each game's profile names its space
+(``GameProfile.behaviour_space``); the spaces here are the four games':
 
 - Hanabi: the partner's next move, type and target ("Bob: Play his Card 2", "Bob: Reveal Alice's
   rank 1 cards"), all 20 move forms of the two-player game.
 - Overcooked: the kind of the partner's next completed object action (picks up an onion, loads a
   soup onto a plate, ...), read from the partner's action history, so it works with partners that
   move by primitives too. "wait" and "move away" are not behaviours: they change nothing.
-- Collab games: the partner's action this turn, among its legal actions (rooms or press/fix/wait).
+- Collab games (and any game whose players finish one action per step): the partner's action
+  this turn, among its legal actions (rooms or press/fix/wait).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import abc
 
 from coordqa.agentic.agents.memory import PRONOUNS, third_person
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYER_NAMES, StepResult
+from coordqa.games.base import PLAYER_NAMES, StepResult, game_profile
 from coordqa.games.seat import SeatView
 
 
@@ -112,8 +114,11 @@ def _overcooked_kind(action: str) -> str | None:
     return next((kind for prefix, kind in OVERCOOKED_KINDS if action.startswith(prefix)), None)
 
 
-class RoomBehaviour(PartnerBehaviour):
-    """The partner's action this turn in a Collab game (both act every turn)."""
+class PartnerActionBehaviour(PartnerBehaviour):
+    """The partner's action this turn, among its legal actions.
+
+    For games whose players both finish one action per step (the Collab games).
+    """
 
     def question(self, player: int) -> str:
         """Which action the partner takes this turn."""
@@ -129,24 +134,24 @@ class RoomBehaviour(PartnerBehaviour):
         return [] if action is None else [action]
 
 
-BEHAVIOURS: dict[str, type[PartnerBehaviour]] = {
-    "hanabi": HanabiBehaviour,
-    "overcooked": OvercookedBehaviour,
-    "collab_capture": RoomBehaviour,
-    "collab_escape": RoomBehaviour,
-}
-"""Game name -> its behaviour space."""
-
-
 def behaviour_for(game_name: str) -> PartnerBehaviour:
-    """A fresh behaviour space for ``game_name``.
+    """A fresh behaviour space for ``game_name``: its profile's ``behaviour_space``.
 
     Raises:
-        ConfigError: HM does not know how to predict a partner in this game.
+        ConfigError: the game's profile names no behaviour space, or names something that is
+            not a :class:`PartnerBehaviour` class.
     """
-    space = BEHAVIOURS.get(game_name)
+    space = game_profile(game_name).load("behaviour_space")
     if space is None:
         raise ConfigError(
-            f"HM cannot predict a partner in game {game_name!r}; games: {', '.join(BEHAVIOURS)}"
+            f"HM cannot predict a partner in game {game_name!r}: its GameProfile names no "
+            "behaviour_space. Set it to a PartnerBehaviour class, e.g. "
+            "'coordqa.agentic.agents.behaviour:PartnerActionBehaviour' for a game whose players "
+            "complete one action per step."
+        )
+    if not (isinstance(space, type) and issubclass(space, PartnerBehaviour)):
+        raise ConfigError(
+            f"the behaviour_space of game {game_name!r} is {space!r}, not a PartnerBehaviour "
+            "subclass (coordqa.agentic.agents.behaviour.PartnerBehaviour)"
         )
     return space()

@@ -19,6 +19,8 @@ so belief accuracy is measured, not judged:
 - Collab Capture: the partner's room and the thief's room; Collab Escape: the partner's room and
   the killer's room.
 
+Each game's profile names its facts function (``GameProfile.belief_facts``).
+
 Free text (plans, intentions, anything else the model keeps) follows under ``Notes:``. A fact
 line the model left out, or wrote unreadably, counts as wrong: the belief was asked for it.
 """
@@ -26,7 +28,6 @@ line the model left out, or wrote unreadably, counts as wrong: the belief was as
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,7 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.memory import PRONOUNS
 from coordqa.agentic.agents.services import AgentServices
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYER_NAMES
+from coordqa.games.base import PLAYER_NAMES, game_profile
 from coordqa.games.hanabi.engine import COLORS, RANKS
 from coordqa.games.hanabi.knowledge import CardKnowledge, seat_hands
 from coordqa.games.hanabi.view import hanabi_seat
@@ -72,7 +73,8 @@ def known_rank(card: CardKnowledge) -> str | None:
     return str(RANKS[card.ranks[0]]) if len(card.ranks) == 1 else None
 
 
-def _hanabi(game: Any, player: int) -> list[BeliefFact]:
+def hanabi_facts(game: SeatView, player: int) -> list[BeliefFact]:
+    """Hanabi: what the partner knows of each of their cards (colour and rank, ``?`` unknown)."""
     partner = PLAYER_NAMES[1 - player]
     theirs = seat_hands(hanabi_seat(game).engine, player)[1 - player]
     facts = []
@@ -84,7 +86,8 @@ def _hanabi(game: Any, player: int) -> list[BeliefFact]:
     return facts
 
 
-def _overcooked(game: Any, player: int) -> list[BeliefFact]:
+def overcooked_facts(game: SeatView, player: int) -> list[BeliefFact]:
+    """Overcooked: what the partner holds, and the target of the action it runs (if any)."""
     from coordqa.games.overcooked.game import kitchen
 
     partner = PLAYER_NAMES[1 - player]
@@ -101,41 +104,44 @@ def _overcooked(game: Any, player: int) -> list[BeliefFact]:
     ]
 
 
-def _rooms(other: str) -> Callable[[Any, int], list[BeliefFact]]:
-    def facts(game: Any, player: int) -> list[BeliefFact]:
-        partner = PLAYER_NAMES[1 - player]
-        state = game.observation().state
-        partner_room = state.bob if player == 0 else state.alice
-        return [
-            BeliefFact(f"{partner}'s room", "<room number>", str(partner_room)),
-            BeliefFact(f"The {other}'s room", "<room number>", str(getattr(state, other))),
-        ]
-
-    return facts
+def _room_facts(game: SeatView, player: int, other: str) -> list[BeliefFact]:
+    """A Collab game: the partner's room and the room of ``other`` (the thief, the killer)."""
+    partner = PLAYER_NAMES[1 - player]
+    state = game.observation().state
+    partner_room = state.bob if player == 0 else state.alice
+    return [
+        BeliefFact(f"{partner}'s room", "<room number>", str(partner_room)),
+        BeliefFact(f"The {other}'s room", "<room number>", str(getattr(state, other))),
+    ]
 
 
-FACTS: dict[str, Callable[[Any, int], list[BeliefFact]]] = {
-    "hanabi": _hanabi,
-    "overcooked": _overcooked,
-    "collab_capture": _rooms("thief"),
-    "collab_escape": _rooms("killer"),
-}
-"""Per game: the checkable facts of a belief, with the engine's truth, for ``player``."""
+def capture_facts(game: SeatView, player: int) -> list[BeliefFact]:
+    """Collab Capture: the partner's room and the thief's room."""
+    return _room_facts(game, player, "thief")
+
+
+def escape_facts(game: SeatView, player: int) -> list[BeliefFact]:
+    """Collab Escape: the partner's room and the killer's room."""
+    return _room_facts(game, player, "killer")
 
 
 def belief_facts(game: SeatView, player: int) -> list[BeliefFact]:
     """The checkable facts of ``player``'s belief in ``game`` now.
 
+    The game profile's ``belief_facts`` function computes them.
+
     Raises:
-        ConfigError: the game has no belief facts defined.
+        ConfigError: the game's profile names no belief facts.
     """
-    facts = FACTS.get(game.name)
+    facts = game_profile(game.name).load("belief_facts")
     if facts is None:
         raise ConfigError(
-            f"the belief state has no checkable facts for game {game.name!r}; games: "
-            f"{', '.join(FACTS)}"
+            f"the belief state has no checkable facts for game {game.name!r}: its GameProfile "
+            "names no belief_facts. Set it to a function (SeatView, player) -> list[BeliefFact], "
+            "or drop belief_state."
         )
-    return facts(game, player)
+    found: list[BeliefFact] = facts(game, player)
+    return found
 
 
 def believed(text: str | None, label: str) -> str | None:

@@ -12,7 +12,7 @@ Decisions this module makes (the paper's code left them open):
 - The ToM call is skipped until the partner has acted: there is nothing to interpret yet (the
   paper's Hanabi agent made no ToM call before the partner's first move either).
 - After the cap (every proposal rejected, or nothing left to propose) the agent takes the game's
-  safe fallback action (:data:`~coordqa.agentic.agents.memory.FALLBACK_PREFERENCES`) among the
+  safe fallback action (:func:`~coordqa.agentic.agents.memory.fallback_action`) among the
   actions the verifier did not reject, recorded as a fallback with reason ``verifier_cap``; only
   when the verifier rejected every legal action does it fall back among all of them.
 - A verifier reply with no verdict line, or a failed verifier call, accepts the proposal as

@@ -114,7 +114,7 @@ class HMAgent(LLMAgent):
     """The Hypothetical Minds agent."""
 
     name = "hm"
-    version = "hm-v4"
+    version = "hm-v5"
     options_class = HMOptions
     options: HMOptions
 
@@ -293,7 +293,12 @@ class HMAgent(LLMAgent):
     ) -> Prediction | None:
         question = self.behaviour.question(self.player)
         messages = prompts.predict_messages(
-            self.long_term_memory(game), self._memory(game), hypothesis.text, question, options
+            self.game_name,
+            self.long_term_memory(game),
+            self._memory(game),
+            hypothesis.text,
+            question,
+            options,
         )
 
         def read(reply: Reply) -> tuple[str | None, dict[str, Any]]:

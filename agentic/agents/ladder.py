@@ -17,7 +17,9 @@ agent's later calls, so play is the same with the ladder as without it. Accuracy
 order (``ladder_<order>_asked`` / ``_correct``).
 
 Only Hanabi has hidden information in coordqa's games: in Overcooked and the Collab games every
-fact is common knowledge, every answer would be "yes", and the ladder is refused there.
+fact is common knowledge, every answer would be "yes", and the ladder is refused there. A game's
+profile names its question function (``GameProfile.tom_ladder``; Hanabi's is
+:func:`ladder_questions`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from coordqa.agentic.agents.memory import PRONOUNS
 from coordqa.agentic.agents.services import AgentServices
 from coordqa.choices import choose, format_options
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYER_NAMES
+from coordqa.games.base import GAMES, PLAYER_NAMES, game_profile
 from coordqa.games.hanabi.engine import COLORS, RANKS
 from coordqa.games.hanabi.knowledge import seat_hands
 from coordqa.games.hanabi.view import hanabi_seat
@@ -41,9 +43,6 @@ from coordqa.prompts import MARKERS
 
 ORDERS = ("introspection", "first_order", "second_order")
 """The rungs of the ladder, in order."""
-
-LADDER_GAMES = ("hanabi",)
-"""Games with hidden information, where the ladder's answers are not all "yes"."""
 
 ANSWERS = ["Yes", "No"]
 """The lettered answers of every ladder question."""
@@ -60,10 +59,12 @@ def check_ladder(game_name: str, every: object) -> int:
             f"tom_ladder must be an integer >= 0 (0: off; N: ask every N-th decision), "
             f"got {every!r}"
         )
-    if every and game_name not in LADDER_GAMES:
+    if every and game_profile(game_name).tom_ladder is None:
+        with_ladder = [name for name, game in GAMES.items() if game.profile.tom_ladder]
         raise ConfigError(
             f"the ToM question ladder needs hidden information; in {game_name!r} every fact is "
-            f"common knowledge. Use it in {', '.join(LADDER_GAMES)}, or drop tom_ladder."
+            f"common knowledge (its GameProfile names no tom_ladder). Use it in "
+            f"{', '.join(with_ladder) or 'a game whose profile names one'}, or drop tom_ladder."
         )
     return every
 
@@ -80,8 +81,8 @@ class LadderQuestion:
     """The engine's answer."""
 
 
-def ladder_questions(game: Any, player: int, decision: int) -> list[LadderQuestion]:
-    """The three questions of ``player``'s ladder at ``decision``, with their answers."""
+def ladder_questions(game: SeatView, player: int, decision: int) -> list[LadderQuestion]:
+    """Hanabi: the three questions of ``player``'s ladder at ``decision``, with their answers."""
     seen = hanabi_seat(game).engine
     hands = seat_hands(seen, player)
     mine, theirs = hands[player], hands[1 - player]
@@ -118,7 +119,8 @@ async def ask_ladder(agent: AgentServices, game: SeatView) -> None:
     """Ask the three questions as side calls; count and record each answer against the truth."""
     memory = agent.memory(game)
     description = agent.long_term_memory(game)
-    for question in ladder_questions(game, agent.player, agent.decision):
+    questions = game_profile(game.name).load("tom_ladder")
+    for question in questions(game, agent.player, agent.decision):
         text = f"{memory.strip()}\n\n{question.text}\n\n{MARKERS['ToM']}\n{format_options(ANSWERS)}"
         messages = prompts.conversation(prompts.LADDER_DIRECTIVE, description, text)
 

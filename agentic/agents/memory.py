@@ -14,37 +14,27 @@ import re
 from collections.abc import Sequence
 
 from coordqa.choices import MAX_OPTIONS
-from coordqa.games.base import PLAYER_NAMES
+from coordqa.games.base import PLAYER_NAMES, game_profile
 from coordqa.games.seat import SeatView
 
 RECENT_OWN_ACTIONS = 5
 """How many of its own latest actions the episodic memory lists."""
 
-FALLBACK_PREFERENCES: dict[str, tuple[str, ...]] = {
-    "overcooked": ("wait",),
-    "collab_capture": ("Wait",),
-    "collab_escape": ("Wait",),
-    "hanabi": ("Discard my Card", "Reveal"),
-}
-"""Per game, prefixes of the safe fallback action, most preferred first.
-
-Overcooked and the Collab games: wait one step (it breaks no rule and loses nothing at once).
-Hanabi: discard the oldest card (the engine lists "Discard my Card 0" first; a discard never
-costs a life), or, when discarding is illegal (8 reveal tokens), the first legal reveal (a reveal
-never costs a life either). A game with no entry, or no matching legal action, falls back to the
-first legal action.
-"""
-
 
 def fallback_action(game_name: str, legal: Sequence[str]) -> str:
-    """The documented safe action among ``legal`` (see :data:`FALLBACK_PREFERENCES`).
+    """The safe action among ``legal``.
+
+    The first legal action that starts with one of the game profile's ``fallback_prefixes``
+    (most preferred first), else the first legal action. Overcooked and the Collab games wait
+    one step (it breaks no rule and loses nothing at once); Hanabi discards the oldest card, or
+    reveals when discarding is illegal.
 
     >>> fallback_action("hanabi", ["Play my Card 0", "Discard my Card 0", "Discard my Card 1"])
     'Discard my Card 0'
     >>> fallback_action("overcooked", ["pick up onion from o0", "wait", "move away"])
     'wait'
     """
-    for prefix in FALLBACK_PREFERENCES.get(game_name, ()):
+    for prefix in game_profile(game_name).fallback_prefixes:
         match = next((action for action in legal if action.startswith(prefix)), None)
         if match is not None:
             return match

@@ -1,15 +1,16 @@
 """The prompt texts of the LLM agents: action, ToM, verifier, HM hypothesis/prediction/plan.
 
-The action call reuses the QA track's JP directive and layout (:mod:`coordqa.prompts`), so an
-agent's action choice is asked like a CoordinationQA joint-planning question: system =
-directive, user = game description, assistant = acknowledgement, user = state and lettered
-actions. Two variations: in turn-based games (Hanabi) the directive says the partner moves on
-their next turn, not "at the same time"; and the ``paper`` preset's answer-only format (its
-Overcooked prompt) asks for ``Action: <action>`` with no explanation. HM's prediction call reuses
-the ToM directive the same way. Only what the QA track has no text for lives here.
+The action call reuses the game's QA JP directive (its profile's ``qa_directives``) and the QA
+layout (:mod:`coordqa.prompts`), so an agent's action choice is asked like a CoordinationQA
+joint-planning question of that game: system = directive, user = game description, assistant =
+acknowledgement, user = state and lettered actions. Two variations: in turn-based games (Hanabi)
+the directive says the partner moves on their next turn, not "at the same time"; and the
+``paper`` preset's answer-only format (its Overcooked prompt) asks for ``Action: <action>`` with
+no explanation. HM's prediction call reuses the game's ToM directive the same way. Only what the
+QA track has no text for lives here.
 
 Texts sent in every game say nothing game-specific: per-game wording (the ToM answer format,
-the verifier's safety example) sits in per-game tables.
+the verifier's safety example) comes from the game's profile (:mod:`coordqa.games.profile`).
 
 Keep the word "Verification" out of every prompt but the verifier's: the offline ``scripted``
 model answers any prompt containing it with a verdict.
@@ -20,16 +21,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from coordqa.choices import format_options
+from coordqa.games.base import game_profile
 from coordqa.llm import Message
-from coordqa.prompts import ACKNOWLEDGEMENT, DIRECTIVES, MARKERS
+from coordqa.prompts import ACKNOWLEDGEMENT, MARKERS
 
 SIMULTANEOUS_CLAUSE = "at the same time"
 """How the JP directive times the partner's move (right for the simultaneous games)."""
 TURN_BASED_CLAUSE = "on their next turn"
 """The same clause for turn-based games."""
-
-JP_TURN_BASED = DIRECTIVES["JP"].replace(SIMULTANEOUS_CLAUSE, TURN_BASED_CLAUSE)
-"""The JP directive for turn-based games (Hanabi)."""
 
 ANSWER_ONLY_DIRECTIVE = (
     "You are playing a cooperative game with a partner. You will be given the rules, then the "
@@ -43,16 +42,13 @@ ANSWER_ONLY_DIRECTIVE = (
 """The ``paper`` preset's answer-only action directive; ``{timing}`` is the turn clause."""
 
 
-def action_directive(turn_based: bool, answer_only: bool) -> str:
-    """The system prompt of the action call."""
+def action_directive(game_name: str, turn_based: bool, answer_only: bool) -> str:
+    """The system prompt of the action call in ``game_name``."""
     timing = TURN_BASED_CLAUSE if turn_based else SIMULTANEOUS_CLAUSE
     if answer_only:
         return ANSWER_ONLY_DIRECTIVE.format(timing=timing)
-    return JP_TURN_BASED if turn_based else DIRECTIVES["JP"]
+    return game_profile(game_name).qa_directives["JP"].replace(SIMULTANEOUS_CLAUSE, timing)
 
-
-ACTION_DIRECTIVES = frozenset(action_directive(t, a) for t in (False, True) for a in (False, True))
-"""Every system prompt an action call can have."""
 
 TOM_DIRECTIVE = (
     "You are the Theory of Mind module of an agent playing a cooperative game with a partner. "
@@ -63,19 +59,11 @@ TOM_DIRECTIVE = (
 )
 """System prompt of CAC's Theory of Mind call; ``{format}`` is the game's answer format."""
 
-TOM_FORMATS = {
-    "hanabi": (
-        "Partner Action Explanation: <one sentence on why your partner made their last move>\n"
-        "Clue Suggestion: <which colour or rank you should reveal to your partner, and why>"
-    ),
-}
-"""Per game, the ToM answer format (the paper's Hanabi format); others use :data:`TOM_FORMAT`."""
-
 TOM_FORMAT = (
     "Partner Action Explanation: <one sentence on why your partner took their last action>\n"
     "Partner Needs: <one sentence on what your partner needs you to do next>"
 )
-"""The ToM answer format of games without a specific one."""
+"""The ToM answer format of games whose profile gives none (``GameProfile.tom_format``)."""
 
 VERIFIER_DIRECTIVE = """\
 You are the Verifier of an agent playing a cooperative game with a partner. You will be given \
@@ -89,13 +77,7 @@ Verification: Okay
 or
 Verification: Not Okay"""
 """System prompt of CAC's verifier (the paper found it works best as a system prompt);
-``{example}`` is the game's safety example from :data:`VERIFIER_EXAMPLES`, or nothing."""
-
-VERIFIER_EXAMPLES = {
-    "hanabi": " (for example, playing a card that may not be playable when the team has one "
-    "life left)",
-}
-"""Per game, an example of an unsafe action, inserted in the verifier's directive."""
+``{example}`` is the game's safety example (``GameProfile.verifier_example``), or nothing."""
 
 HYPOTHESIS_DIRECTIVE = (
     "You are the Theory of Mind module of an agent playing a cooperative game with a partner. "
@@ -156,6 +138,7 @@ def bullets(items: Sequence[str]) -> str:
 
 
 def action_messages(
+    game_name: str,
     game_description: str,
     memory: str,
     options: Sequence[str],
@@ -165,18 +148,19 @@ def action_messages(
 ) -> list[Message]:
     """The action call: the QA track's JP layout over the agent's memory."""
     question = f"{memory.strip()}\n\n{MARKERS['JP']}\n{format_options(options)}"
-    return conversation(action_directive(turn_based, answer_only), game_description, question)
+    directive = action_directive(game_name, turn_based, answer_only)
+    return conversation(directive, game_description, question)
 
 
 def tom_messages(game_name: str, game_description: str, memory: str) -> list[Message]:
     """CAC's Theory of Mind call over the working and episodic memory."""
-    directive = TOM_DIRECTIVE.format(format=TOM_FORMATS.get(game_name, TOM_FORMAT))
+    directive = TOM_DIRECTIVE.format(format=game_profile(game_name).tom_format or TOM_FORMAT)
     return conversation(directive, game_description, memory)
 
 
 def verifier_directive(game_name: str) -> str:
     """The verifier's system prompt for ``game_name``."""
-    return VERIFIER_DIRECTIVE.format(example=VERIFIER_EXAMPLES.get(game_name, ""))
+    return VERIFIER_DIRECTIVE.format(example=game_profile(game_name).verifier_example)
 
 
 def verifier_messages(
@@ -219,14 +203,20 @@ def hypothesis_messages(
 
 
 def predict_messages(
-    game_description: str, memory: str, hypothesis: str, question: str, options: Sequence[str]
+    game_name: str,
+    game_description: str,
+    memory: str,
+    hypothesis: str,
+    question: str,
+    options: Sequence[str],
 ) -> list[Message]:
-    """HM prediction: a lettered ToM question about the partner's next behaviour."""
+    """HM prediction: a lettered ToM question of the game about the partner's next behaviour."""
     text = (
         f"{memory.strip()}\n\nAssume this hypothesis about your partner is true: {hypothesis}\n\n"
         f"{question}\n\n{MARKERS['ToM']}\n{format_options(options)}"
     )
-    return conversation(DIRECTIVES["ToM"], game_description, text)
+    directive = game_profile(game_name).qa_directives["ToM"]
+    return conversation(directive, game_description, text)
 
 
 def plan_messages(

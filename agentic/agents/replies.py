@@ -34,11 +34,6 @@ MAX_SECTION_CHARS = 600
 MAX_SUBGOALS = 6
 """At most this many subgoals are kept from a plan (the paper's plans had 3-6)."""
 
-TEXT_METHODS = frozenset(
-    {"option_text_exact", "marker_text", "marker_fuzzy", "final_line_text", "final_line_fuzzy"}
-)
-"""Choice methods that matched an option's text (a subgoal never names a letter)."""
-
 MARKDOWN_MARKS = "*_`#"
 """Characters of Markdown emphasis, code and headings, dropped before a reply's labels are read."""
 _MARKS = re.escape(MARKDOWN_MARKS)
@@ -106,6 +101,10 @@ def subgoals(text: str | None) -> list[str]:
 def subgoal_action(subgoal: str, legal: Sequence[str]) -> str | None:
     """The legal action a subgoal names by its text, or None.
 
+    Option text is read as :func:`coordqa.choices.choose` reads it (exact, fuzzy, abbreviated or
+    paraphrased: "Alice moves to room 1" names "Move to Room 1"); a letter never counts, since
+    the plan's action list shows none.
+
     >>> subgoal_action("pick up onion from o0", ["pick up onion from o0", "wait"])
     'pick up onion from o0'
     >>> subgoal_action("B", ["pick up onion from o0", "wait"]) is None
@@ -114,7 +113,7 @@ def subgoal_action(subgoal: str, legal: Sequence[str]) -> str | None:
     if not legal:
         return None
     choice = choose(subgoal, list(legal))
-    if choice.index is None or choice.method not in TEXT_METHODS:
+    if choice.index is None or not choice.matched_text:
         return None
     return legal[choice.index]
 

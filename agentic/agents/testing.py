@@ -21,8 +21,8 @@ from typing import Any
 
 from coordqa.agentic.agents import prompts
 from coordqa.errors import ConfigError
+from coordqa.games import GAMES, game_profile
 from coordqa.llm import Message
-from coordqa.prompts import DIRECTIVES
 
 Reply = str | Callable[[Sequence[Message]], str]
 """A scripted reply: fixed text, or a function of the conversation."""
@@ -55,11 +55,18 @@ def role_of(messages: Sequence[Message]) -> str:
     """
     system = messages[0].content if messages and messages[0].role == "system" else ""
     last = messages[-1].content if messages else ""
-    if system in prompts.ACTION_DIRECTIVES:
+    games = GAMES.names()
+    actions = {
+        prompts.action_directive(game, turn_based, answer_only)
+        for game in games
+        for turn_based in (False, True)
+        for answer_only in (False, True)
+    }
+    if system in actions:
         reminder = prompts.FORMAT_REMINDER.split("(", 1)[0]
         return "reprompt" if last.startswith(reminder) else "action"
     fixed = {
-        DIRECTIVES["ToM"]: "predict",
+        **{game_profile(game).qa_directives["ToM"]: "predict" for game in games},
         prompts.HYPOTHESIS_DIRECTIVE: "hypothesis",
         prompts.PLAN_DIRECTIVE: "plan",
         prompts.VANILLA_DIRECTIVE: "vanilla",

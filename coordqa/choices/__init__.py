@@ -96,6 +96,7 @@ __all__ = [
     "METHODS",
     "OPTION_LABELS",
     "OUTCOMES",
+    "TEXT_METHODS",
     "WORD_SIMILARITY",
     "Choice",
     "Outcome",
@@ -127,6 +128,24 @@ METHODS = (
     "none",
 )
 """Every value of :attr:`Choice.method`: where the decision came from, and how."""
+
+TEXT_METHODS = frozenset(
+    {
+        "option_text_exact",
+        "marker_text",
+        "marker_fuzzy",
+        "marker_abbreviation",
+        "marker_paraphrase",
+        "final_line_text",
+        "final_line_fuzzy",
+        "final_line_abbreviation",
+        "final_line_paraphrase",
+    }
+)
+"""The methods that read an option's text (exact, contained, fuzzy, abbreviated or paraphrased),
+not its letter (:attr:`Choice.matched_text`). The others read a letter, a conflict, or players'
+labelled lines whose reading may be either (``speaker_line``, ``names_agree``,
+``names_conflict``), or nothing (``none``)."""
 
 _METHOD_SET = frozenset(METHODS)
 _EXPLANATION_LINE = re.compile(r"^\W*(?:explanation|reasoning|rationale|analysis|thoughts?)\b")
@@ -213,6 +232,19 @@ class Choice:
     def chosen(self) -> bool:
         """True when the reply committed to exactly one option."""
         return self.outcome == "chosen"
+
+    @property
+    def matched_text(self) -> bool:
+        """True when an option's text decided, not its letter (:data:`TEXT_METHODS`).
+
+        What a reader needs whose options were shown without letters (an HM subgoal list).
+
+        >>> choose("Alice moves to room 1", ["Move to Room 1", "Wait"]).matched_text
+        True
+        >>> choose("Answer: A", ["Move to Room 1", "Wait"]).matched_text
+        False
+        """
+        return self.method in TEXT_METHODS
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-friendly dict; :meth:`from_dict` reads it back."""

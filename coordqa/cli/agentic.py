@@ -144,7 +144,8 @@ def _play(config: GridConfig, out: Path | None) -> GridResult:
 def _finish(result: GridResult) -> None:
     from coordqa.agentic.report import agentic_report
 
-    _print_tables(agentic_report([result.run_dir]).tables)
+    report = agentic_report([result.run_dir])
+    _print_tables(report.tables, report.titles)
     if result.failures:
         console.print(
             f"{len(result.failures)} episode(s) failed; run the same command again to retry them."
@@ -152,20 +153,18 @@ def _finish(result: GridResult) -> None:
         raise typer.Exit(1)
 
 
-def _print_tables(tables: dict[str, pd.DataFrame]) -> None:
-    """Print each table.
+def _print_tables(tables: dict[str, pd.DataFrame], titles: dict[str, str]) -> None:
+    """Print each table under its title.
 
     The wide per-decision table is printed one configuration at a time, one row per measure
     and one column per game.
     """
-    from coordqa.agentic.report import TABLE_TITLES
-
     for stem, frame in tables.items():
         if stem == "per_decision":
             for row_label, part in frame.groupby("label", sort=False):
-                _print_table(f"{TABLE_TITLES[stem]}: {row_label}", _measures_as_rows(part))
+                _print_table(f"{titles[stem]}: {row_label}", _measures_as_rows(part))
         else:
-            _print_table(TABLE_TITLES[stem], frame)
+            _print_table(titles[stem], frame)
 
 
 def _print_table(title: str, frame: pd.DataFrame) -> None:
@@ -346,7 +345,7 @@ def report_command(
     from coordqa.agentic.report import agentic_report
 
     report = agentic_report(runs, out)
-    _print_tables(report.tables)
+    _print_tables(report.tables, report.titles)
     console.print(f"{len(report.episodes)} episode(s) from {len(runs)} run(s)")
     if out is not None:
         console.print(f"report: {out / 'report.md'}")

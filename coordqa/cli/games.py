@@ -41,14 +41,14 @@ def parse_pair(value: str | None) -> tuple[str, str] | None:
 def games_list() -> None:
     """List games with their version, layouts and registered players."""
     from coordqa.games import GAMES, PLAYERS
-    from coordqa.games.play import DEFAULT_PLAYERS
 
     table = Table(title="Games")
     for column in ("game", "version", "layouts", "players", "default pair"):
         table.add_column(column)
     for name, cls in GAMES.items():
-        players = [p for p, spec in PLAYERS.items() if name in spec.games]
-        default = DEFAULT_PLAYERS.get(name)
+        players = [p for p, spec in PLAYERS.items() if spec.plays(name)]
+        strong = cls.profile.strong_policy
+        default = None if strong is None else (strong, strong)
         table.add_row(
             name,
             cls.version,

@@ -4,10 +4,12 @@ Every game and player name resolves through the registries :data:`GAMES` and :da
 without importing anything first (:mod:`coordqa.registry`); a game's module is imported when it
 is first used, and the engines themselves (overcooked-ai, hanabi-learning-environment) only when
 a game is built. Players are handed a :class:`SeatView` (what their seat may know), never the
-game.
+game. Each game class carries its :class:`GameProfile` (:func:`game_profile`): everything the
+tracks need to know about it.
 """
 
 from coordqa.games.base import (
+    ANY_GAME,
     BUILTIN_GAMES,
     GAME_NAMES,
     GAMES,
@@ -19,28 +21,35 @@ from coordqa.games.base import (
     PlayerSpec,
     ScriptedPlayer,
     StepResult,
+    game_profile,
     make_game,
     make_player,
     player_catalog,
 )
 from coordqa.games.episode import StepRecord, Trajectory, play_episode, replay
+from coordqa.games.profile import GameProfile, ReportTable, WinCondition
 from coordqa.games.seat import SeatView
 
 __all__ = [
+    "ANY_GAME",
     "BUILTIN_GAMES",
     "GAMES",
     "GAME_NAMES",
     "PLAYERS",
     "PLAYER_NAMES",
     "Game",
+    "GameProfile",
     "Observation",
     "Player",
     "PlayerSpec",
+    "ReportTable",
     "ScriptedPlayer",
     "SeatView",
     "StepRecord",
     "StepResult",
     "Trajectory",
+    "WinCondition",
+    "game_profile",
     "make_game",
     "make_player",
     "play_episode",

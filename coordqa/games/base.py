@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from coordqa.errors import GameError
+from coordqa.games.profile import GameProfile
 from coordqa.games.seat import SeatView
 from coordqa.registry import Catalog, Registry
 
@@ -71,6 +72,9 @@ class Game(abc.ABC):
     turn_based: ClassVar[bool] = False
     """Whether players move in turns (Hanabi) rather than at the same time (the other games);
     prompts that talk about the partner's timing depend on it."""
+    profile: ClassVar[GameProfile] = GameProfile()
+    """What the tracks need to know about this game (:mod:`coordqa.games.profile`); a game that
+    declares none gets the defaults."""
 
     def __init__(self, layout: str | None = None, seed: int = 0, **options: Any) -> None:
         """Create the game on ``layout`` (the game's default when None), seeded, then reset it."""
@@ -262,6 +266,23 @@ def make_game(name: str, layout: str | None = None, seed: int = 0, **options: An
     return cls(layout=layout, seed=seed, **options)
 
 
+def game_profile(name: str) -> GameProfile:
+    """The profile of the registered game ``name`` (built-in or plugin).
+
+    Raises:
+        UnknownNameError: no such game (with the registered names and suggestions).
+        ConfigError: the game's ``profile`` is not a :class:`GameProfile`.
+    """
+    profile = GAMES.get(name).profile
+    if not isinstance(profile, GameProfile):
+        from coordqa.errors import ConfigError
+
+        raise ConfigError(
+            f"game {name!r} declares profile = {profile!r}; it must be a coordqa.games.GameProfile"
+        )
+    return profile
+
+
 @dataclass(frozen=True)
 class Observation:
     """What a player is given when asked to move: its seat's view of the game.
@@ -326,6 +347,11 @@ class ScriptedPlayer(Player):
         return self.choose(observation)
 
 
+ANY_GAME = "*"
+"""In :attr:`PlayerSpec.games`, stands for every registered game (players that read only the
+seat view's text, such as the LLM agents, play plugin games too)."""
+
+
 @dataclass(frozen=True)
 class PlayerSpec:
     """A registered kind of player: which games it plays and how to build one."""
@@ -333,7 +359,7 @@ class PlayerSpec:
     name: str
     """Registry name (e.g. ``"hanabi-convention"``)."""
     games: tuple[str, ...]
-    """Games this player can play."""
+    """Games this player can play; :data:`ANY_GAME` for every registered game."""
     factory: Any
     """Callable ``factory(game_name, layout, **options) -> Player``."""
     description: str = ""
@@ -353,6 +379,14 @@ class PlayerSpec:
         from coordqa.options import parse_options
 
         return parse_options(self.name, self.options, given, where)
+
+    def plays(self, game: str) -> bool:
+        """Whether this player can play ``game``."""
+        return ANY_GAME in self.games or game in self.games
+
+    def games_text(self) -> str:
+        """The games it plays, for messages and listings."""
+        return "every game" if ANY_GAME in self.games else ", ".join(self.games)
 
 
 def player_catalog(*specs: PlayerSpec) -> Catalog[PlayerSpec]:
@@ -386,10 +420,10 @@ def make_player(name: str, game: str, layout: str | None = None, **options: Any)
     spec = PLAYERS.get(name)
     if spec.kind != "llm":  # an LLM agent's factory also takes its model: it parses its own
         spec.parse_options(options, f"player {name!r}")
-    if game not in spec.games:
-        fits = [n for n, s in PLAYERS.items() if game in s.games]
+    if not spec.plays(game):
+        fits = [n for n, s in PLAYERS.items() if s.plays(game)]
         raise ConfigError(
-            f"player {name!r} cannot play {game} (it plays {', '.join(spec.games)}). "
+            f"player {name!r} cannot play {game} (it plays {spec.games_text()}). "
             f"Players for {game}: {', '.join(fits)}."
         )
     player: Player = spec.factory(game, layout, **options)

@@ -28,6 +28,7 @@ from coordqa.games.base import (
     ScriptedPlayer,
     player_catalog,
 )
+from coordqa.games.profile import WinCondition
 from coordqa.games.rooms import (
     STAY,
     Door,
@@ -36,6 +37,7 @@ from coordqa.games.rooms import (
     RoomAction,
     RoomGame,
     RoomGraph,
+    collab_profile,
     door,
     room_player,
     room_state,
@@ -49,6 +51,21 @@ BUTTONS: dict[int, Door] = {9: (1, 2), 8: (3, 4)}
 """Button room -> the door its button toggles."""
 
 TURN_LIMIT = 30
+
+
+PROFILE = collab_profile(
+    builder="coordqa.scenarios.collab:CAPTURE",
+    planner="capture-planner",
+    facts="coordqa.agentic.agents.belief:capture_facts",
+    win=WinCondition("captured", "capture"),
+    paper={
+        "agent_options": {"cac": {"use_tom": False, "use_verifier": False}},
+        "generate": {"temperature": 0.6, "top_p": 0.9},
+        "prompt": {"stateless": True},
+    },
+)
+"""Collab Capture's profile: the ``capture-planner`` as strong policy and optimality reference,
+won when ``captured``, waiting as the safe fallback, the paper's Table 7."""
 
 
 class CaptureState(NamedTuple):
@@ -125,7 +142,7 @@ class CollabCapture(RoomGame):
     name = "collab_capture"
     version = "collab_capture-v1"
     turn_limit = TURN_LIMIT
-    win_metric = "captured"
+    profile = PROFILE
     state: CaptureState
 
     def initial_state(self) -> CaptureState:

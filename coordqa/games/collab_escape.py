@@ -33,6 +33,7 @@ from coordqa.games.base import (
     ScriptedPlayer,
     player_catalog,
 )
+from coordqa.games.profile import WinCondition
 from coordqa.games.rooms import (
     STAY,
     JointPlanner,
@@ -40,6 +41,7 @@ from coordqa.games.rooms import (
     RoomAction,
     RoomGame,
     RoomGraph,
+    collab_profile,
     room_player,
     room_state,
 )
@@ -60,6 +62,20 @@ FIX_TURNS = 2
 """Consecutive turns of work a generator needs."""
 
 TURN_LIMIT = 50
+
+
+PROFILE = collab_profile(
+    builder="coordqa.scenarios.collab:ESCAPE",
+    planner="escape-planner",
+    facts="coordqa.agentic.agents.belief:escape_facts",
+    win=WinCondition("escaped", "escape"),
+    paper={
+        "agent_options": {"cac": {"use_tom": True, "use_verifier": False}},
+        "generate": {"temperature": 0.6, "top_p": 0.9},
+    },
+)
+"""Collab Escape's profile: the ``escape-planner`` as strong policy and optimality reference,
+won when ``escaped``, waiting as the safe fallback, the paper's Table 7."""
 
 
 class EscapeState(NamedTuple):
@@ -208,7 +224,7 @@ class CollabEscape(RoomGame):
     name = "collab_escape"
     version = "collab_escape-v1"
     turn_limit = TURN_LIMIT
-    win_metric = "escaped"
+    profile = PROFILE
     state: EscapeState
 
     def initial_state(self) -> EscapeState:

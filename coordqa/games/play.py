@@ -19,19 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from coordqa.analysis.stats import MeanSE
 from coordqa.errors import ConfigError, GameError, RunInterrupted
-from coordqa.games.base import GAMES, PLAYERS, Game, make_game, make_player
+from coordqa.games.base import PLAYERS, Game, game_profile, make_game, make_player
 from coordqa.games.episode import Trajectory, play_episode, play_step, replay, seat_players
 
 if TYPE_CHECKING:
     from coordqa.store import RunStore
-
-DEFAULT_PLAYERS: dict[str, tuple[str, str]] = {
-    "overcooked": ("planner", "planner"),
-    "hanabi": ("hanabi-convention", "hanabi-convention"),
-    "collab_capture": ("capture-planner", "capture-planner"),
-    "collab_escape": ("escape-planner", "escape-planner"),
-}
-"""Each game's best scripted pair: the players ``coordqa play`` uses when none are named."""
 
 STREAM = "trajectories"
 """Run-store stream holding one record per finished episode."""
@@ -44,7 +36,8 @@ class PlayConfig:
     game: str
     """Game registry name."""
     players: tuple[str, str] | None = None
-    """Player registry names for Alice and Bob; None means :data:`DEFAULT_PLAYERS`."""
+    """Player registry names for Alice and Bob; None: the game's strong policy in both seats
+    (:func:`default_players`)."""
     layout: str | None = None
     """Layout or map (the game's default when None)."""
     episodes: int = 10
@@ -116,14 +109,20 @@ class PlaySummary:
 
 
 def default_players(game: str) -> tuple[str, str]:
-    """The default pair for ``game``, or an error listing the players that can play it."""
-    GAMES.get(game)
-    if game in DEFAULT_PLAYERS:
-        return DEFAULT_PLAYERS[game]
-    fits = [name for name, spec in PLAYERS.items() if game in spec.games]
+    """The game's strong policy in both seats (its profile's ``strong_policy``).
+
+    Raises:
+        UnknownNameError: an unknown game.
+        ConfigError: the game's profile names no strong policy (the message lists the players
+            that can play it).
+    """
+    strong = game_profile(game).strong_policy
+    if strong is not None:
+        return (strong, strong)
+    fits = [name for name, spec in PLAYERS.items() if spec.plays(game)]
     raise ConfigError(
-        f"{game} has no default players; choose two with --players A,B "
-        f"(players for {game}: {', '.join(fits) or 'none registered'})."
+        f"{game} has no default players (its profile names no strong_policy); choose two with "
+        f"--players A,B (players for {game}: {', '.join(fits) or 'none registered'})."
     )
 
 
@@ -154,7 +153,8 @@ async def play_async(
     config = resolve(config)
     players = config.players or default_players(config.game)
     game = make_game(config.game, config.layout, config.seed)
-    win_metric = getattr(type(game), "win_metric", None)
+    win = game_profile(config.game).win
+    win_metric = None if win is None else win.metric
     summary = PlaySummary(config.game, game.version, game.layout, players, win_metric)
     store = _open_store(config, game, out) if out is not None else None
     try:

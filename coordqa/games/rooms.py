@@ -27,10 +27,41 @@ from coordqa.games.base import (
     ScriptedPlayer,
     StepResult,
 )
+from coordqa.games.profile import GameProfile, ReportTable, WinCondition
 from coordqa.games.seat import SeatView
 
 WAIT = "Wait"
 """The text action for staying in place (both games)."""
+
+COLLAB_TABLE = ReportTable(
+    "table7_collab", "Table 7: Collab games (rate and turns when won, mean ± SE)", "won"
+)
+"""The paper's Table 7, which both games' episodes go into."""
+
+
+def collab_profile(
+    *, builder: str, planner: str, facts: str, win: WinCondition, paper: Mapping[str, Any]
+) -> GameProfile:
+    """The profile of a Collab game (Capture or Escape), from what differs between the two.
+
+    Both games: the ``planner`` as strong policy and optimality reference, the goal is the win,
+    waiting is the safe fallback (it breaks no rule and loses nothing at once), HM predicts the
+    partner's next action among its legal ones, the paper's Table 7. ``builder`` and ``facts``
+    reference the scenario builder and the belief facts; ``paper`` is what the ``paper`` agent
+    preset sets in the game.
+    """
+    return GameProfile(
+        scenario_builder=builder,
+        strong_policy=planner,
+        fallback_prefixes=(WAIT,),
+        behaviour_space="coordqa.agentic.agents.behaviour:PartnerActionBehaviour",
+        belief_facts=facts,
+        agent_presets={"paper": paper},
+        win=win,
+        goal="win",
+        report_tables=(COLLAB_TABLE,),
+    )
+
 
 RECENT_ACTIONS = 5
 """How many of an agent's own past actions its description lists."""
@@ -186,8 +217,6 @@ class RoomGame(Game):
     layouts: ClassVar[tuple[str, ...]] = ("default",)
     turn_limit: ClassVar[int]
     """Turns after which the episode ends without a win."""
-    win_metric: ClassVar[str]
-    """The 0/1 metric that says the agents won (summaries report turns to a win with it)."""
 
     def __init__(self, layout: str | None = None, seed: int = 0, **options: Any) -> None:
         """Create the game; room games take no options (an unknown one is an error)."""

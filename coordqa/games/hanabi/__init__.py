@@ -6,6 +6,7 @@ The game ``"hanabi"`` and the scripted players (``hanabi-convention``, ``hanabi-
 :mod:`coordqa.games` whatever is imported. pyhanabi itself is loaded only when a game is built.
 """
 
-from coordqa.games.hanabi.game import CROSS_PLAY_SEEDS, SELF_PLAY_SEEDS, Hanabi
+from coordqa.games.hanabi.game import Hanabi
+from coordqa.games.hanabi.profile import CROSS_PLAY_SEEDS, PROFILE, SELF_PLAY_SEEDS
 
-__all__ = ["CROSS_PLAY_SEEDS", "SELF_PLAY_SEEDS", "Hanabi"]
+__all__ = ["CROSS_PLAY_SEEDS", "PROFILE", "SELF_PLAY_SEEDS", "Hanabi"]

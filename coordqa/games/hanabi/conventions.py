@@ -8,6 +8,8 @@ player follows exactly the rules written here, with the clue-reading rule spelle
 
 from __future__ import annotations
 
+from coordqa.games.seat import SeatView
+
 RULES = """\
 Hanabi is a cooperative card game for two players, Alice and Bob. Together you build five \
 fireworks stacks, one per colour (Red, Yellow, Green, White, Blue), each from rank 1 up to rank 5 \
@@ -67,3 +69,23 @@ Each turn you are given the list of actions that are legal now; choose exactly o
 def game_description() -> str:
     """Rules, conventions, objective and action space, joined as one prompt text."""
     return "\n\n".join((RULES, CONVENTIONS, OBJECTIVE, ACTIONS))
+
+
+PAPER_CONVENTIONS = """\
+Conventions, which both players follow:
+- Card positions are counted from the left; the oldest card is on the left and new cards are \
+added on the right.
+- There are two kinds of clues. A play clue reveals a card (or cards) that can be played on \
+its stack right now: play it. A save clue reveals a card that must not be discarded: a 5, a 2 \
+whose other copy is gone, or a critical card (the last copy left): keep it.
+- Do not reveal what your partner already knows about a card (its colour or its rank).
+- Prefer a play clue to a save clue when both are possible; when neither can be given, discard.
+- Discard without fear: saving important cards is the whole team's job.
+- Play with fear: with 2 or 3 lives left you may play a card you are not completely sure of; with \
+only 1 life left, play a card only when you are sure it goes next on its stack."""
+"""The paper's Hanabi conventions (basic play and save clues, no chop), in coordqa's words."""
+
+
+def paper_description(view: SeatView) -> str:
+    """The long-term memory the LLM-Coordination paper gave its agents: its own conventions."""
+    return "\n\n".join((RULES, PAPER_CONVENTIONS, OBJECTIVE, ACTIONS))

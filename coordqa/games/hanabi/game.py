@@ -36,11 +36,8 @@ from coordqa.games.hanabi.clues import ClueMarks
 from coordqa.games.hanabi.conventions import game_description
 from coordqa.games.hanabi.describe import Turn, describe_state
 from coordqa.games.hanabi.knowledge import Board, state_hands
-
-SELF_PLAY_SEEDS = (321, 212, 628)
-"""Seeds of the LLM-Coordination paper's three self-play Hanabi games."""
-CROSS_PLAY_SEEDS = (45, 114, 4788)
-"""Seeds of the paper's three cross-play Hanabi games."""
+from coordqa.games.hanabi.profile import PROFILE
+from coordqa.games.profile import GameProfile
 
 
 @dataclass(frozen=True)
@@ -64,6 +61,7 @@ class Hanabi(Game):
     version: ClassVar[str] = "hanabi-v1"
     layouts: ClassVar[tuple[str, ...]] = ("default",)
     turn_based: ClassVar[bool] = True
+    profile: ClassVar[GameProfile] = PROFILE
 
     def __init__(self, layout: str | None = None, seed: int = 0, **options: Any) -> None:
         """Create a game dealt from ``seed``; Hanabi takes no options."""

@@ -38,8 +38,10 @@ from coordqa.games.overcooked.describe import describe_state
 from coordqa.games.overcooked.engine import PRIMITIVE_NAMES
 from coordqa.games.overcooked.grounding import Move, next_move
 from coordqa.games.overcooked.layout import Geometry, Pos, terrain_rows
+from coordqa.games.overcooked.profile import PROFILE
 from coordqa.games.overcooked.rules import game_description
 from coordqa.games.overcooked.tasks import AWAY, WAIT, Task, effect_of, facing, held, legal_tasks
+from coordqa.games.profile import GameProfile
 from coordqa.games.seat import SeatView
 
 LAYOUTS = (
@@ -107,6 +109,7 @@ class Overcooked(Game):
     name: ClassVar[str] = "overcooked"
     version: ClassVar[str] = "overcooked-v1"
     layouts: ClassVar[tuple[str, ...]] = LAYOUTS
+    profile: ClassVar[GameProfile] = PROFILE
 
     def __init__(self, layout: str | None = None, seed: int = 0, **options: Any) -> None:
         """Create a game on ``layout``; the only option is ``horizon`` (timesteps, default 400)."""

@@ -1,0 +1,45 @@
+"""The wording of the CoordinationQA directives: what a model is asked to do per question type.
+
+The texts are coordqa's own. Each asks for a short explanation followed by one final line,
+``Answer: <letter>`` (EC, ToM) or ``Action: <letter>`` (JP), which :mod:`coordqa.choices` reads
+first. A game's profile holds the wording its questions are asked with
+(``GameProfile.qa_directives``, by default :data:`DIRECTIVES`); :mod:`coordqa.prompts` lays the
+messages out. Texts only: this module imports nothing of coordqa, so game profiles can build on
+it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+_REPLY_FORMAT = """\
+Reply in exactly this format:
+Explanation: <your reasoning, in a few sentences>
+{label}: <one letter>
+The {label_lower} must be the letter of exactly one of the available {kind}, for example A."""
+
+DIRECTIVES: Mapping[str, str] = {
+    "EC": (
+        "You are playing a cooperative game with a partner. You will be given the rules, then "
+        "the current state of a game in progress and a question about that state, with "
+        "lettered answers. Work out what the state implies, using the rules, the positions and "
+        "the quantities it describes.\n"
+        + _REPLY_FORMAT.format(label="Answer", label_lower="answer", kind="answers")
+    ),
+    "ToM": (
+        "You are playing a cooperative game with a partner. You will be given the rules, then "
+        "the current state of a game in progress and a question about your partner, with "
+        "lettered answers. Reason about what your partner can see and knows, what they are "
+        "trying to do, and what they would do next or need to be told.\n"
+        + _REPLY_FORMAT.format(label="Answer", label_lower="answer", kind="answers")
+    ),
+    "JP": (
+        "You are playing a cooperative game with a partner. You will be given the rules, then "
+        "the current state of a game in progress and the actions you can take now, lettered. "
+        "Choose the action that does the most for the shared goal, taking into account what "
+        "your partner is likely to do at the same time.\n"
+        + _REPLY_FORMAT.format(label="Action", label_lower="action", kind="actions")
+    ),
+}
+"""Per question type: what the model is asked to do and how to format its reply. Every game's
+profile starts from this wording (``GameProfile.qa_directives``); a game may word its own."""

@@ -1,0 +1,54 @@
+"""What the tracks need to know about Hanabi (:class:`~coordqa.games.GameProfile`)."""
+
+from __future__ import annotations
+
+from coordqa.games.profile import GameProfile, ReportTable
+
+SELF_PLAY_SEEDS = (321, 212, 628)
+"""Seeds of the LLM-Coordination paper's three self-play Hanabi games."""
+CROSS_PLAY_SEEDS = (45, 114, 4788)
+"""Seeds of the paper's three cross-play Hanabi games."""
+
+PROFILE = GameProfile(
+    scenario_builder="coordqa.scenarios.hanabi:BUILDER",
+    strong_policy="hanabi-convention",
+    # discard the oldest card (the engine lists "Discard my Card 0" first; a discard never costs
+    # a life), or, when discarding is illegal (8 reveal tokens), the first legal reveal
+    fallback_prefixes=("Discard my Card", "Reveal"),
+    tom_format=(
+        "Partner Action Explanation: <one sentence on why your partner made their last move>\n"
+        "Clue Suggestion: <which colour or rank you should reveal to your partner, and why>"
+    ),
+    verifier_example=(
+        " (for example, playing a card that may not be playable when the team has one life left)"
+    ),
+    behaviour_space="coordqa.agentic.agents.behaviour:HanabiBehaviour",
+    belief_facts="coordqa.agentic.agents.belief:hanabi_facts",
+    tom_ladder="coordqa.agentic.agents.ladder:ladder_questions",
+    agent_presets={
+        "paper": {
+            "agent_options": {
+                "cac": {"use_tom": True, "use_verifier": True, "max_verifier_retries": None}
+            },
+            "generate": {"temperature": 0.6, "top_p": 1.0},
+            "prompt": {"paper_texts": True},
+        }
+    },
+    paper_description="coordqa.games.hanabi.conventions:paper_description",
+    self_play_seeds=SELF_PLAY_SEEDS,
+    cross_play_seeds=CROSS_PLAY_SEEDS,
+    report_tables=(
+        ReportTable(
+            "table2_hanabi_self_play",
+            "Table 2: Hanabi self-play (score out of 25, mean ± SE)",
+            "self_play",
+        ),
+        ReportTable(
+            "table5_hanabi_cross_play",
+            "Table 5: Hanabi self-play and cross-play (mean ± SE)",
+            "cross_play_by_partner",
+        ),
+    ),
+)
+"""Hanabi's profile: the paper's seeds and Tables 2 and 5, the H-group convention bot as strong
+policy, the paper's ToM format and verifier example; no goal state (no plan optimality)."""

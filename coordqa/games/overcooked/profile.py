@@ -1,0 +1,41 @@
+"""What the tracks need to know about Overcooked (:class:`~coordqa.games.GameProfile`)."""
+
+from __future__ import annotations
+
+from coordqa.games.profile import GameProfile, ReportTable
+
+_PAPER_SAMPLING = {"temperature": 0.6, "top_p": 0.9}
+"""The authors' Overcooked and Collab agents (``LLMManager`` defaults)."""
+
+PROFILE = GameProfile(
+    scenario_builder="coordqa.scenarios.overcooked:BUILDER",
+    strong_policy="planner",
+    # wait one step: it breaks no rule and loses nothing at once
+    fallback_prefixes=("wait",),
+    behaviour_space="coordqa.agentic.agents.behaviour:OvercookedBehaviour",
+    belief_facts="coordqa.agentic.agents.belief:overcooked_facts",
+    agent_presets={
+        "paper": {
+            "agent_options": {"cac": {"use_tom": False, "use_verifier": False}},
+            "generate": _PAPER_SAMPLING,
+            "prompt": {"answer_only": True, "paper_texts": True},
+        }
+    },
+    paper_description="coordqa.games.overcooked.paper:paper_description",
+    cross_play_seats=(0, 1),
+    goal="first_reward",
+    report_tables=(
+        ReportTable(
+            "table1_overcooked_self_play",
+            "Table 1: Overcooked self-play (score, mean ± SE)",
+            "self_play_by_layout",
+        ),
+        ReportTable(
+            "table4_overcooked_cross_play",
+            "Table 4: Overcooked with partners (seat 0 / seat 1)",
+            "cross_play_by_seat",
+        ),
+    ),
+)
+"""Overcooked's profile: the medium-level planner as strong policy and optimality reference (the
+first delivered soup is the goal), both seats in cross-play (paper Table 4), Tables 1 and 4."""
