@@ -133,9 +133,7 @@ def test_paper_overcooked_prompt_asks_for_the_action_alone_with_the_layout() -> 
 def test_forced_coordination_layout_description_splits_the_kitchen() -> None:
     from coordqa.games.overcooked.paper import layout_description
 
-    text = layout_description(
-        make_game("overcooked", "forced_coordination").seat_view(0)
-    )
+    text = layout_description(make_game("overcooked", "forced_coordination").seat_view(0))
     # Bob's side has the onions and plates, Alice's the cookers and delivery: they must pass
     assert "split into two parts" in text
     alice, bob = text.split("Alice's part has ")[1].split("Bob's part has ")

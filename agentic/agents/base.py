@@ -388,8 +388,11 @@ def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:
 
 
 def agent_spec(cls: type[LLMAgent], description: str) -> PlayerSpec:
-    """The player-registry entry of an agent class: every registered game (it reads only the
-    seat view), its factory and options."""
+    """The player-registry entry of an agent class: its factory and options.
+
+    It plays every registered game: an agent reads only the seat view.
+    """
+    factory = agent_factory(cls)
     return PlayerSpec(
-        cls.name, (ANY_GAME,), agent_factory(cls), description, kind="llm", options=cls.options_class
+        cls.name, (ANY_GAME,), factory, description, kind="llm", options=cls.options_class
     )

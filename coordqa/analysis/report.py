@@ -138,9 +138,7 @@ def _check_sizes(sizes: Mapping[str, float], labels: Sequence[str], models: Sequ
         )
 
 
-def _reference_label(
-    reference: str, labels: Sequence[str], analyses: Sequence[RunAnalysis]
-) -> str:
+def _reference_label(reference: str, labels: Sequence[str], analyses: Sequence[RunAnalysis]) -> str:
     """The label of the one run that ``reference`` names (a label, or a model with one run)."""
     if reference in labels:
         return reference

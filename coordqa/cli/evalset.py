@@ -88,9 +88,7 @@ def eval_set_command(
     ] = None,
     trials: Annotated[int | None, typer.Option(help="Samples per question.")] = None,
     limit: Annotated[int | None, typer.Option(help="The first N questions only.")] = None,
-    sample: Annotated[
-        int | None, typer.Option(help="A stratified sample of N questions.")
-    ] = None,
+    sample: Annotated[int | None, typer.Option(help="A stratified sample of N questions.")] = None,
     seed: Annotated[int | None, typer.Option(help="Base seed; trial t uses seed + t.")] = None,
     concurrency: Annotated[
         int | None, typer.Option(help="Calls in flight per endpoint (models may set their own).")
