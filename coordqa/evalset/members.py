@@ -57,6 +57,11 @@ class SetEvent:
     progress: EvalProgress | None = None
     """Its run's progress, for a ``progress`` event (local backend only)."""
 
+    @classmethod
+    def ended(cls, member: SetMember, state: MemberState) -> SetEvent:
+        """The event of a member that ended in ``state``: ``finished`` when complete."""
+        return cls(member, "finished" if state.status == "complete" else "failed", state)
+
 
 SetProgress = Callable[[SetEvent], None]
 

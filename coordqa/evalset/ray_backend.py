@@ -58,8 +58,7 @@ def run_on_ray(
                 state = MemberState.model_validate(ray.get(done[0]))
                 ledger.update(member, state)
                 if progress is not None:
-                    kind = "finished" if state.status == "complete" else "failed"
-                    progress(SetEvent(member, kind, state))
+                    progress(SetEvent.ended(member, state))
         finally:
             for ref, member in running.items():
                 ray.cancel(ref, force=True)

@@ -65,7 +65,7 @@ async def _run_local(
             ledger.update(member, member_state(member, ledger.out).model_copy(update=stopped))
             raise
         ledger.update(member, state)
-        emit(SetEvent(member, "finished" if state.status == "complete" else "failed", state))
+        emit(SetEvent.ended(member, state))
 
     async with anyio.create_task_group() as group:
         for member in pending:
