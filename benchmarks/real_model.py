@@ -10,8 +10,10 @@ Run by hand (needs ``pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-g
    (``--limit``/``--sample`` to shorten it), as a user would, through the CLI;
 3. plays one short agentic episode each with the ``llm`` and ``cac`` agents (Overcooked,
    cramped_room, a few timesteps with the scripted planner partner);
-4. prints: calls, latency (mean / p50 / p95), outcome counts, how each reply was read (the
-   ``method`` of each Choice), and the agents' fallback rates.
+4. prints: calls, latency (mean / p50 / p95), outcome counts, empty replies (and those cut at
+   ``--max-tokens``), how each reply was read (the ``method`` of each Choice), and the agents'
+   fallback rates. When ``coordqa eval`` exits non-zero (errors stopped it) the numbers and the
+   corpus are of the replies it stored, and the script says so and exits with eval's status.
 
 ``--corpus-out FILE`` also writes every reply in the exchange format of the reply corpus (id,
 source, question_id, prompt_tail, options, reply; no reading by coordqa), for blind labelling.
@@ -45,8 +47,11 @@ def coordqa(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
-def run_eval(server: LlamaCppServer, out: Path, options: argparse.Namespace) -> float:
-    """``coordqa eval`` against the server into ``out``; returns the wall time in seconds."""
+def run_eval(
+    server: LlamaCppServer, out: Path, options: argparse.Namespace
+) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """``coordqa eval`` against the server into ``out``: the wall time in seconds, and the
+    finished process (its exit status is the caller's to judge)."""
     args = [
         "eval", "--model", server.model, "--api-base", server.base_url, "--trials", "1",
         "--concurrency", "1", "--timeout", str(options.timeout), "--max-tokens",
@@ -62,10 +67,7 @@ def run_eval(server: LlamaCppServer, out: Path, options: argparse.Namespace) -> 
         args += ["--sample", str(options.sample)]
     started = time.perf_counter()
     done = coordqa(*args)
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"coordqa eval exited {done.returncode}:\n{done.stderr[-3000:]}")
-    return wall
+    return time.perf_counter() - started, done
 
 
 def percentile(values: Sequence[float], share: float) -> float:
@@ -84,6 +86,7 @@ def eval_numbers(run_dir: Path) -> dict[str, Any]:
     outcomes = Counter(sample.status for sample in samples)
     methods = Counter(sample.choice.method for sample in samples if sample.choice is not None)
     answered = [sample for sample in samples if sample.status == "answered"]
+    empty = [sample for sample in samples if sample.empty_reply]
     return {
         "calls": len(calls),
         "sent": len(sent),
@@ -99,6 +102,8 @@ def eval_numbers(run_dir: Path) -> dict[str, Any]:
         ),
         "outcomes": dict(outcomes.most_common()),
         "correct": sum(sample.correct for sample in answered),
+        "empty_replies": len(empty),
+        "empty_at_max_tokens": sum(sample.finish_reason == "length" for sample in empty),
         "methods": dict(methods.most_common()),
     }
 
@@ -190,9 +195,15 @@ def main() -> None:
         started = time.perf_counter()
         with LlamaCppServer(gemma_270m_path(), n_threads=options.threads, log=log) as server:
             print(f"server ready in {time.perf_counter() - started:.1f} s at {server.base_url}")
-            wall = run_eval(server, out / "eval", options)
+            wall, done = run_eval(server, out / "eval", options)
+            status = done.returncode
+            if status != 0:
+                print(f"coordqa eval exited {status}:\n{done.stderr[-3000:]}")
+                if not (out / "eval" / "manifest.json").exists():
+                    raise SystemExit(f"coordqa eval exited {status} before storing a reply")
+                print("the numbers and the corpus below are of the replies it stored")
             numbers = eval_numbers(out / "eval")
-            show(f"coordqa eval ({wall:.0f} s wall)", numbers)
+            show(f"coordqa eval ({wall:.0f} s wall, exit {status})", numbers)
             if options.corpus_out:
                 lines = corpus_lines(out / "eval", options.corpus_source)
                 options.corpus_out.write_text(
@@ -202,12 +213,14 @@ def main() -> None:
             if not options.skip_agentic:
                 for agent in AGENTS:
                     started = time.perf_counter()
-                    status = run_agentic(server, agent, out / f"agentic-{agent}", options)
+                    played = run_agentic(server, agent, out / f"agentic-{agent}", options)
                     numbers = agentic_numbers(out / f"agentic-{agent}")
                     numbers["wall_s"] = round(time.perf_counter() - started, 1)
-                    numbers["exit_status"] = status
+                    numbers["exit_status"] = played
                     show(f"agentic {agent}", numbers)
     print("server stopped")
+    if status != 0:
+        raise SystemExit(status)
 
 
 if __name__ == "__main__":

@@ -134,6 +134,10 @@ class CallResult(Record):
     """Whether the reply came from the response cache."""
     model: str = ""
     """The model string that answered."""
+    finish_reason: str | None = None
+    """Why the model stopped, where the provider said (``stop``; ``length``: it hit the token
+    cap, so an empty or cut reply asks for a higher ``--max-tokens``); None when it did not say
+    (and in records stored before it was kept)."""
 
     @model_validator(mode="after")
     def _text_or_error(self) -> CallResult:
@@ -161,6 +165,7 @@ def call_result(reply: Reply) -> CallResult:
         attempts=reply.attempts,
         cached=reply.cached,
         model=reply.model,
+        finish_reason=reply.finish_reason,
     )
 
 
@@ -259,11 +264,19 @@ class Sample(Record):
     """Correct options of the question."""
     error: str | None = None
     """The call's error text for an ``error`` sample."""
+    finish_reason: str | None = None
+    """The call's finish reason, where the provider gave one (``length`` with an empty reply:
+    the model spent its token budget before answering)."""
 
     @property
     def key(self) -> SampleKey:
         """``(question_id, trial)``."""
         return (self.question_id, self.trial)
+
+    @property
+    def empty_reply(self) -> bool:
+        """Whether the model replied with nothing (``no_answer``, method ``empty_reply``)."""
+        return self.choice is not None and self.choice.method == "empty_reply"
 
     @property
     def letter(self) -> str | None:

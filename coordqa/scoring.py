@@ -62,4 +62,5 @@ def score_call(question: Question, trial: int, call: CallResult) -> Sample:
         n_options=len(question.options),
         n_correct=len(question.correct),
         error=call.error,
+        finish_reason=call.finish_reason,
     )

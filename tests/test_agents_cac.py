@@ -105,6 +105,44 @@ def test_a_model_that_never_answers_in_format_falls_back() -> None:
     assert events["fallback"]["action"] == "Wait" and events["action"] == "Wait"
 
 
+@pytest.mark.parametrize("agent_name", ["llm", "cac", "hm"])
+def test_an_empty_action_reply_is_reprompted_then_falls_back_never_an_error(
+    agent_name: str,
+) -> None:
+    """An empty reply is the model's, read like an unreadable one: one re-ask, then the safe
+    fallback, with no error. No empty assistant turn is sent (Anthropic refuses one): the
+    reminder joins the last user turn, so turns still alternate."""
+    script = RoleScript(action="", reprompt=" \n")
+    records: list[dict[str, Any]] = []
+    model = ScriptedModel(script)
+    agent = make_player(agent_name, "collab_escape", model=model, recorder=records.append)
+    game = make_game("collab_escape", seed=1)
+    assert decide_once(agent, game) == "Wait"
+    stats = agent.stats()
+    assert stats["errors"] == 0 and stats["reprompts"] == 1
+    assert stats["fallback_reasons"] == {"unreadable": 1}
+    action = next(r for r in records if r["role"] == "action")
+    reprompt = next(r for r in records if r["role"] == "reprompt")
+    assert action["text"] == "" and action["choice"]["method"] == "empty_reply"
+    roles = [m["role"] for m in reprompt["messages"]]
+    assert roles == [m["role"] for m in action["messages"]] and roles[-1] == "user"
+    asked = reprompt["messages"][-1]["content"]
+    assert asked.startswith(action["messages"][-1]["content"]) and "(it was empty)" in asked
+    events = next(r for r in records if r["kind"] == "events")
+    assert (
+        events["fallback"]["reason"] == "unreadable"
+        and "it was empty" in events["fallback"]["detail"]
+    )
+
+
+def test_an_empty_action_reply_can_be_recovered_by_the_reprompt() -> None:
+    script = RoleScript(action="", reprompt="Action: B")
+    agent, _records = cac(script, game="collab_escape", use_verifier=False, use_tom=False)
+    game = make_game("collab_escape", seed=1)
+    assert decide_once(agent, game) == game.legal_actions(0)[1]
+    assert agent.stats()["fallbacks"] == 0 and agent.stats()["errors"] == 0
+
+
 def test_the_reprompt_can_recover() -> None:
     script = RoleScript(action="Action: B or C", reprompt="Action: B")
     agent, records = cac(script, game="collab_escape", use_verifier=False, use_tom=False)

@@ -23,6 +23,9 @@ from coordqa.choices import (
 )
 from coordqa.errors import ConfigError
 
+NO_ANSWER_METHODS = ("none", "empty_reply")
+"""The methods of a no_answer: a reply that names nothing, and an empty reply."""
+
 # Option lists as the four games offer them (Overcooked includes an option that is a prefix of
 # another; Hanabi has 9 options so that "I" is a valid letter).
 OVERCOOKED = [
@@ -214,7 +217,17 @@ def test_adversarial_replies(reply: str | None, options: list[str], expected: tu
     choice = choose(reply, options)
     assert (choice.outcome, choice.candidates) == expected, choice
     assert choice.method in METHODS
-    assert (choice.method == "none") == (choice.outcome == "no_answer")
+    assert (choice.method in NO_ANSWER_METHODS) == (choice.outcome == "no_answer")
+
+
+@pytest.mark.parametrize(("reply", "method"), [("", "empty_reply"), (" \n\t", "empty_reply")])
+def test_an_empty_reply_is_no_answer_named_as_such(reply: str, method: str) -> None:
+    assert choose(reply, OVERCOOKED) == Choice("no_answer", None, (), method)
+
+
+def test_no_reply_at_all_is_no_answer_but_not_an_empty_reply() -> None:
+    """None: the call failed, so the model said nothing that could be empty."""
+    assert choose(None, OVERCOOKED) == Choice("no_answer", None, (), "none")
 
 
 def test_table_is_large_and_covers_every_game() -> None:
@@ -331,7 +344,7 @@ def test_span_is_the_speakers_text(
 
 def test_span_table_covers_every_method() -> None:
     covered = {method for _, _, method, _ in SPANS} | {row[3] for row in SPEAKER_SPANS}
-    assert covered == set(METHODS) - {"none"}
+    assert covered == set(METHODS) - set(NO_ANSWER_METHODS)
     assert choose("no idea", OVERCOOKED).span is None
 
 

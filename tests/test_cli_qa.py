@@ -16,6 +16,7 @@ from coordqa.cli import app, qa
 from coordqa.cli.qa import split_list
 from coordqa.cli.runs import parse_sizes
 from coordqa.errors import ConfigError
+from coordqa.llm.testing import Fault, LocalOpenAIServer
 from coordqa.store import open_run, read_qa_run
 
 runner = CliRunner()
@@ -150,3 +151,17 @@ def test_option_parsers() -> None:
     assert parse_sizes("a=7e9,b/c=70B,d=1.5t") == {"a": 7e9, "b/c": 70e9, "d": 1.5e12}
     with pytest.raises(ConfigError, match="MODEL=SIZE"):
         parse_sizes("llama=big")
+
+
+def test_eval_counts_empty_replies_and_says_when_the_token_cap_cut_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    faults = {0: Fault.empty_content("stop"), 1: Fault.empty_content("length")}
+    with LocalOpenAIServer(faults=faults) as server:
+        args = ["eval", "-m", "openai/m", "--api-base", server.base_url, "--dataset", "example"]
+        result = runner.invoke(app, [*args, "--limit", "3", "--trials", "1", "--concurrency", "1"])
+    assert result.exit_code == 0, result.output
+    assert "empty replies: 2 (the model answered nothing" in result.output
+    assert "1 empty replies stopped at the token cap" in result.output
+    assert "raise --max-tokens" in result.output

@@ -32,7 +32,7 @@ def test_faults_are_retried_and_every_key_has_one_outcome(tmp_path: Path) -> Non
         6: Fault.error(500),  # third key: fails on every attempt -> an error sample
         7: Fault.error(503),
         8: Fault.error(500),
-        9: Fault.empty_content(),  # fourth key: a 200 with empty content, then ok
+        9: Fault.missing_content(),  # fourth key: a 200 with no content and no finish reason
     }
     # Timeouts are generous here (timing-free faults); test_timeouts_are_retried covers them.
     policy = fast_policy(concurrency=1, max_attempts=3, timeout_s=30.0)
@@ -86,6 +86,41 @@ def test_timeouts_are_retried(tmp_path: Path) -> None:
     calls = read_qa_run(result.run_dir).last_calls()
     assert calls[("s0-ec", 0)].attempts >= 2 and calls[("s0-ec", 0)].text is not None
     assert result.analysis.complete
+
+
+def test_empty_replies_are_answers_counted_apart_and_never_retried(tmp_path: Path) -> None:
+    """A well-formed empty reply is the model's: no_answer (method empty_reply), stored with its
+    finish reason, counted in the summary, not retried, not an error; the run completes."""
+    dataset = write_dataset(tmp_path / "data", scenarios=2)  # 6 questions x 2 trials
+    replies = {"s0-ec": "", "s1-tom": " \n "}
+    # Concurrency 1 asks question by question, trial by trial: request 4 is (s0-jp, 0).
+    faults = {4: Fault.empty_content("length")}
+    policy = fast_policy(concurrency=1, max_attempts=3)
+    with LocalOpenAIServer(answers(replies), faults=faults) as server:
+        cfg = config(dataset, tmp_path / "run", server.base_url, policy=policy)
+        result = evaluate(cfg)
+        assert server.count == 12, "an empty reply was asked again"
+        again = evaluate(cfg)
+        assert server.count == 12 and again.new_samples == 0, "a resume re-asked empty replies"
+    empty = {("s0-ec", 0), ("s0-ec", 1), ("s1-tom", 0), ("s1-tom", 1), ("s0-jp", 0)}
+    run = read_qa_run(result.run_dir)
+    samples = {sample.key: sample for sample in run.samples()}
+    for key in empty:
+        sample = samples[key]
+        assert sample.status == "no_answer" and not sample.correct and sample.error is None
+        assert sample.choice is not None and sample.choice.method == "empty_reply"
+    assert all(samples[key].status == "answered" for key in set(samples) - empty)
+    calls = run.last_calls()
+    assert calls[("s0-ec", 0)].text == "" and calls[("s1-tom", 1)].text == " \n "
+    assert calls[("s0-jp", 0)].finish_reason == "length"
+    assert calls[("s0-ec", 0)].finish_reason == "stop"
+    analysis = result.analysis
+    assert analysis.errors == 0 and analysis.complete
+    assert (analysis.empty_replies, analysis.empty_at_max_tokens) == (5, 1)
+    summary = run.store.read_json("summary.json")
+    assert summary["empty_replies"] == 5 and summary["empty_replies_at_max_tokens"] == 1
+    assert summary["overall"]["no_answer"] == 5
+    assert open_run(result.run_dir).manifest.status == "finished"
 
 
 def test_resume_retries_error_samples_and_skips_answered(tmp_path: Path) -> None:

@@ -150,3 +150,33 @@ def test_extra_settings_are_part_of_the_key_and_an_empty_one_keeps_old_keys() ->
         GenerateConfig(extra={"top_p": 0.5})
     with pytest.raises(ConfigError, match="coordqa sets it itself"):
         GenerateConfig(extra={"stream": True})
+
+
+def test_an_empty_reply_is_cached_with_its_finish_reason(openai_key: str, tmp_path: Path) -> None:
+    """An empty reply is the model's answer: a rerun is served it, cut at the cap as it was."""
+    cache = ResponseCache(tmp_path)
+    with LocalOpenAIServer(always=Fault.empty_content("length")) as server:
+        model = get_model("openai/test-model", api_base=server.base_url, cache=cache)
+        first = asyncio.run(model.generate(QUESTIONS[0]))
+        again = asyncio.run(model.generate(QUESTIONS[0]))
+    assert server.count == 1
+    assert (first.text, first.finish_reason, first.cached) == ("", "length", False)
+    assert (again.text, again.finish_reason, again.cached) == ("", "length", True)
+
+
+def test_replies_cached_by_earlier_versions_are_still_served(tmp_path: Path) -> None:
+    """Earlier versions wrote ``responses_v1`` (no finish reason): its replies still count."""
+    import sqlite3
+
+    ResponseCache(tmp_path).put("new", "m", "Answer: A", Usage(1, 1, None, 1), "stop")
+    with sqlite3.connect(tmp_path / "responses.sqlite3") as connection:
+        connection.execute("INSERT INTO responses_v1 VALUES ('old', 'm', 'Answer: B', 3, 2, 0.5)")
+    cache = ResponseCache(tmp_path)
+    old, new = cache.get("old"), cache.get("new")
+    assert old is not None and (old.text, old.finish_reason, old.usage.cost) == (
+        "Answer: B",
+        None,
+        0.5,
+    )
+    assert new is not None and (new.text, new.finish_reason) == ("Answer: A", "stop")
+    assert len(cache) == 2 and cache.clear() == 2 and cache.get("old") is None

@@ -68,13 +68,34 @@ def test_timeout_is_retried(openai_key: str) -> None:
     assert elapsed < 2.5, "the slow attempt was not cut at its timeout"
 
 
-@pytest.mark.parametrize("fault", [Fault.invalid_json(), Fault.no_choices(), Fault.empty_content()])
+@pytest.mark.parametrize(
+    "fault", [Fault.invalid_json(), Fault.no_choices(), Fault.missing_content()]
+)
 def test_broken_200_reply_is_retried(
     openai_key: str, fast_policy: CallPolicy, fault: Fault
 ) -> None:
     with LocalOpenAIServer(faults=[fault]) as server:
         reply = ask(server, fast_policy)
     assert reply.text == "Answer: A" and reply.attempts == 2 and server.count == 2
+
+
+@pytest.mark.parametrize("finish_reason", ["stop", "length", "content_filter"])
+def test_an_empty_reply_is_the_models_answer_with_its_finish_reason(
+    openai_key: str, fast_policy: CallPolicy, finish_reason: str
+) -> None:
+    """A well-formed 200 with empty content is what the model said: one attempt, no error."""
+    with LocalOpenAIServer(faults=[Fault.empty_content(finish_reason)]) as server:
+        reply = ask(server, fast_policy)
+    assert reply.ok and reply.text == "" and reply.error is None
+    assert reply.finish_reason == finish_reason
+    assert reply.attempts == 1 and server.count == 1
+
+
+def test_a_whitespace_reply_is_kept_as_it_came(openai_key: str, fast_policy: CallPolicy) -> None:
+    with LocalOpenAIServer(lambda body, index: " \n\n ") as server:
+        reply = ask(server, fast_policy)
+    assert reply.ok and reply.text == " \n\n " and reply.finish_reason == "stop"
+    assert server.count == 1
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,10 @@ what was parsed from it then, whatever the agent does with its own lists afterwa
 
 The action call (:meth:`LLMAgent.choose_action`) asks the model to pick one of the lettered legal
 actions, reads the reply with :func:`coordqa.choices.choose`, asks once more with a format
-reminder when the reply is unreadable (no answer, or ambiguous), and otherwise falls back to the
-game's documented safe action (:func:`~coordqa.agentic.agents.memory.fallback_action`), recorded
-as a fallback. A failed model call (after the gateway's own retries) falls back at once.
+reminder when the reply is unreadable (no answer, an empty reply included, or ambiguous), and
+otherwise falls back to the game's documented safe action
+(:func:`~coordqa.agentic.agents.memory.fallback_action`), recorded as a fallback. A failed model
+call (after the gateway's own retries) falls back at once.
 
 Every agent's memory (:meth:`LLMAgent.memory`) says when its last high-level action failed and
 why (an Overcooked action that became impossible or was blocked), so the model is not asked the
@@ -68,7 +69,22 @@ def choice_problem(choice: Choice, options: Sequence[str]) -> str:
     if choice.outcome == "ambiguous":
         named = ", ".join(option_letter(i) for i in choice.candidates)
         return f"it named several actions: {named}"
+    if choice.method == "empty_reply":
+        return "it was empty"
     return "no action letter was found"
+
+
+def reask_messages(messages: Sequence[Message], reply: str, reminder: Message) -> list[Message]:
+    """The conversation that asks the action model once more: its reply, then ``reminder``.
+
+    An empty reply is not sent back as an assistant turn (Anthropic refuses empty turns);
+    the reminder then joins the last user turn, so that turns still alternate, as chat
+    templates such as Gemma's require.
+    """
+    if reply.strip() or not messages or messages[-1].role != "user":
+        return [*messages, Message("assistant", reply), reminder]
+    asked = messages[-1]
+    return [*messages[:-1], Message("user", f"{asked.content}\n\n{reminder.content}")]
 
 
 class LLMAgent(Player):
@@ -341,11 +357,8 @@ class LLMAgent(Player):
         problem = choice_problem(choice, options)
         self._stats.reprompts += 1
         letters = ", ".join(option_letter(i) for i in range(len(options)))
-        retry = [
-            *messages,
-            Message("assistant", reply.text or ""),
-            prompts.reminder_message(problem, letters, answer_only),
-        ]
+        reminder = prompts.reminder_message(problem, letters, answer_only)
+        retry = reask_messages(messages, reply.text or "", reminder)
         reply, choice = await self.ask("reprompt", retry, read)
         if choice is not None and choice.index is not None:
             return ActionPick(options[choice.index], reply.text or "")

@@ -111,7 +111,7 @@ class CACAgent(LLMAgent):
     """The CAC agent (ToM -> action -> verifier)."""
 
     name = "cac"
-    version = "cac-v4"
+    version = "cac-v5"
     options_class = CACOptions
     options: CACOptions
 

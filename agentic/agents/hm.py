@@ -114,7 +114,7 @@ class HMAgent(LLMAgent):
     """The Hypothetical Minds agent."""
 
     name = "hm"
-    version = "hm-v5"
+    version = "hm-v6"
     options_class = HMOptions
     options: HMOptions
 
@@ -302,7 +302,7 @@ class HMAgent(LLMAgent):
         )
 
         def read(reply: Reply) -> tuple[str | None, dict[str, Any]]:
-            choice = choose(reply.text or "", options)
+            choice = choose(reply.text, options)
             predicted = options[choice.index] if choice.index is not None else None
             return predicted, {
                 "hypothesis_id": hypothesis.id,
@@ -363,7 +363,7 @@ class HMAgent(LLMAgent):
         next_id = len(self.book.hypotheses)
 
         def read(reply: Reply) -> tuple[_Vanilla, dict[str, Any]]:
-            choice = choose(reply.text or "", options)
+            choice = choose(reply.text, options)
             parsed = _Vanilla(
                 hypothesis=section(reply.text, "hypothesis"),
                 predicted=options[choice.index] if choice.index is not None else None,

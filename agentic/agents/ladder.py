@@ -125,7 +125,7 @@ async def ask_ladder(agent: AgentServices, game: SeatView) -> None:
         messages = prompts.conversation(prompts.LADDER_DIRECTIVE, description, text)
 
         def read(reply: Reply, q: LadderQuestion = question) -> tuple[bool | None, dict[str, Any]]:
-            choice = choose(reply.text or "", ANSWERS)
+            choice = choose(reply.text, ANSWERS)
             said = None if choice.index is None else choice.index == 0
             fields = {
                 "side_call": True,

@@ -64,7 +64,7 @@ def role_of(messages: Sequence[Message]) -> str:
     }
     if system in actions:
         reminder = prompts.FORMAT_REMINDER.split("(", 1)[0]
-        return "reprompt" if last.startswith(reminder) else "action"
+        return "reprompt" if reminder in last else "action"  # it may join the user turn
     fixed = {
         **{game_profile(game).qa_directives["ToM"]: "predict" for game in games},
         prompts.HYPOTHESIS_DIRECTIVE: "hypothesis",

@@ -147,7 +147,7 @@ def _reader(options: list[str]) -> Any:
     """A parse function for :meth:`LLMAgent.ask`: the lettered option chosen, or None."""
 
     def read(reply: Reply) -> tuple[str | None, dict[str, Any]]:
-        choice = choose(reply.text or "", options)
+        choice = choose(reply.text, options)
         picked = options[choice.index] if choice.index is not None else None
         return picked, {"options": options, "choice": choice.to_dict(), "predicted": picked}
 

@@ -6,7 +6,11 @@ question and trial) and never calls a model.
 How outcomes count (the one rule every number below follows):
 
 - ``answered`` samples are right or wrong by the answer key;
-- ``ambiguous`` and ``no_answer`` samples are the model's doing and count as **wrong**;
+- ``ambiguous`` and ``no_answer`` samples are the model's doing and count as **wrong**; an
+  **empty reply** (the model answered nothing: empty or only whitespace) is a ``no_answer``,
+  counted apart as well (:attr:`RunAnalysis.empty_replies`; those cut at the token cap, finish
+  reason ``length``, in :attr:`RunAnalysis.empty_at_max_tokens`: a higher ``--max-tokens`` may
+  turn them into answers);
 - ``error`` samples (the call failed after its retries) say nothing about the model: they are
   **excluded** from accuracy denominators and always reported as a separate count, and a run with
   errors or missing samples is **incomplete**: its accuracy is never shown without the mark
@@ -238,6 +242,10 @@ class RunAnalysis:
     """Samples present in the scores."""
     warnings: list[str] = field(default_factory=list)
     """Problems met while reading the run (truncated lines)."""
+    empty_replies: int = 0
+    """``no_answer`` samples whose reply was empty: the model answered nothing."""
+    empty_at_max_tokens: int = 0
+    """Those of :attr:`empty_replies` cut at the token cap (finish reason ``length``)."""
 
     @property
     def errors(self) -> int:
@@ -280,6 +288,8 @@ class RunAnalysis:
             "overall": json_records(self.overall)[0],
             "by_type": json_records(self.by_type),
             "by_game_type": json_records(self.by_game_type),
+            "empty_replies": self.empty_replies,
+            "empty_replies_at_max_tokens": self.empty_at_max_tokens,
             "warnings": self.warnings,
         }
 
@@ -287,10 +297,28 @@ class RunAnalysis:
 def samples_frame(samples: Sequence[Sample]) -> pd.DataFrame:
     """A scores table of typed samples: one row each, the choice as its ``letter``."""
     rows = [
-        {**sample.model_dump(exclude={"choice"}), "letter": sample.letter} for sample in samples
+        {
+            **sample.model_dump(exclude={"choice"}),
+            "letter": sample.letter,
+            "empty_reply": sample.empty_reply,
+        }
+        for sample in samples
     ]
-    frame = pd.DataFrame(rows) if rows else pd.DataFrame(columns=[*SCORE_COLUMNS, "letter"])
+    columns = [*SCORE_COLUMNS, "letter", "empty_reply", "finish_reason"]
+    frame = pd.DataFrame(rows) if rows else pd.DataFrame(columns=columns)
     return check_scores(frame)
+
+
+def _empty_replies(table: pd.DataFrame) -> tuple[int, int]:
+    """Empty replies in a scores table, and those cut at the token cap.
+
+    (0, 0) for a table made without the ``empty_reply`` column.
+    """
+    if "empty_reply" not in table.columns:
+        return 0, 0
+    empty = table["empty_reply"].fillna(False).astype(bool)
+    cut = empty & (table.get("finish_reason", pd.Series(None, index=table.index)) == "length")
+    return int(empty.sum()), int(cut.sum())
 
 
 def load_scores(run: QARun | RunStore | str | Path) -> pd.DataFrame:
@@ -311,6 +339,7 @@ def analyze_run(
         if manifest.dataset is not None and isinstance(trials, int)
         else None
     )
+    empty, cut = _empty_replies(table)
     return RunAnalysis(
         model=str(manifest.config.get("model", "?")),
         run_dir=reader.path,
@@ -320,6 +349,8 @@ def analyze_run(
         expected_samples=expected,
         stored_samples=len(table),
         warnings=list(reader.warnings),
+        empty_replies=empty,
+        empty_at_max_tokens=cut,
     )
 
 

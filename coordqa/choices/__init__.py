@@ -125,9 +125,13 @@ METHODS = (
     "speaker_line",
     "names_agree",
     "names_conflict",
+    "empty_reply",
     "none",
 )
-"""Every value of :attr:`Choice.method`: where the decision came from, and how."""
+"""Every value of :attr:`Choice.method`: where the decision came from, and how. Two mean
+``no_answer``: ``empty_reply``, the model replied with nothing (empty or only whitespace: it
+ended its turn at once, or spent its token budget before writing), and ``none``, a reply that
+names no option, or no reply at all (None: the call failed)."""
 
 TEXT_METHODS = frozenset(
     {
@@ -281,6 +285,7 @@ class Choice:
 
 
 _NO_ANSWER = Choice("no_answer", None, (), "none")
+_EMPTY_REPLY = Choice("no_answer", None, (), "empty_reply")
 
 
 def choose(
@@ -293,7 +298,9 @@ def choose(
     """Map a free-text reply to one of ``options`` (see the module docstring for the rules).
 
     Args:
-        reply: The model's reply; None or blank is ``no_answer``.
+        reply: The model's reply. A blank one (empty, or only whitespace) is ``no_answer`` with
+            method ``empty_reply``; None (no reply: the call failed) is ``no_answer`` with
+            method ``none``.
         options: The option texts in label order (A first); any number, duplicates allowed.
         fuzzy_threshold: Minimum fuzzy similarity (0-100] for a non-exact option text.
         speaker: The name of the player who replies ("Alice"), when the caller knows it: then
@@ -319,6 +326,8 @@ def choose(
             f"speaker must be one player's name, one word of letters such as 'Alice', got "
             f"{speaker!r}; pass None when the speaker is not known"
         )
+    if reply is not None and not reply.strip():
+        return _EMPTY_REPLY
     lines = lines_of(reply or "")
     labels = name_labels(lines, name)
     if labels:

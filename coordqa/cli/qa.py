@@ -103,6 +103,18 @@ def render_analysis(analysis: RunAnalysis) -> None:
         )
     if analysis.missing:
         messages.print(f"[yellow]{analysis.missing} samples were never stored (unfinished run).[/]")
+    if analysis.empty_replies:
+        messages.print(
+            f"empty replies: {analysis.empty_replies} (the model answered nothing: read as "
+            "no answer, counted wrong)",
+            highlight=False,
+        )
+    if analysis.empty_at_max_tokens:
+        messages.print(
+            f"[yellow]{analysis.empty_at_max_tokens} empty replies stopped at the token cap "
+            "(finish reason length): raise --max-tokens to leave the model room to answer.[/]",
+            highlight=False,
+        )
     for warning in analysis.warnings:
         messages.print(f"[yellow]warning: {warning}[/]")
 

@@ -4,7 +4,13 @@ Replies are stored on disk in SQLite (WAL mode, so several processes can read an
 under a key that covers exactly what changes the output: the model, its ``api_base``, the messages,
 the sampling parameters and the trial index. Concurrency, retry and timeout settings are left out,
 since they change how we ask, not what is answered; the trial index is in, so repeated trials are
-not all served one cached answer. Errors are never stored.
+not all served one cached answer. Errors are never stored; an empty reply (the model answered
+nothing) is a reply, and is stored with its finish reason.
+
+Replies are written to the ``responses_v2`` table (``responses_v1`` plus the finish reason) and
+looked up there, then in ``responses_v1``: replies cached by earlier versions keep serving (with
+no finish reason), and those versions, which write ``responses_v1`` only, keep working on a
+shared cache.
 
 The default location is the ``responses`` folder of the cache root (:mod:`coordqa.paths`:
 ``$COORDQA_CACHE_DIR`` when set, else the user cache directory); never inside the package.
@@ -29,16 +35,25 @@ from coordqa.paths import CACHE_DIR_ENV, cache_dir, cache_root
 DB_FILE = "responses.sqlite3"
 """The database file inside the cache folder."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS responses_v1 (
+_COLUMNS = """
     key TEXT PRIMARY KEY,
     model TEXT NOT NULL,
     text TEXT NOT NULL,
     prompt_tokens INTEGER NOT NULL,
     completion_tokens INTEGER NOT NULL,
-    cost REAL
+    cost REAL"""
+_SCHEMA = (
+    f"CREATE TABLE IF NOT EXISTS responses_v1 ({_COLUMNS});\n"
+    f"CREATE TABLE IF NOT EXISTS responses_v2 ({_COLUMNS},\n    finish_reason TEXT);"
 )
-"""
+_TABLES = ("responses_v2", "responses_v1")
+"""Where a reply is looked up, newest first (see the module docstring)."""
+_LOOKUP = {
+    "responses_v2": "SELECT text, prompt_tokens, completion_tokens, cost, finish_reason "
+    "FROM responses_v2 WHERE key = ?",
+    "responses_v1": "SELECT text, prompt_tokens, completion_tokens, cost, NULL "
+    "FROM responses_v1 WHERE key = ?",
+}
 
 
 def messages_payload(messages: Sequence[Message]) -> list[list[str]]:
@@ -95,6 +110,9 @@ class CachedReply:
     """The reply text."""
     usage: Usage
     """What the original call used (not spent again on a hit)."""
+    finish_reason: str | None = None
+    """Why the model stopped, where the provider said (None for replies cached before it was
+    stored)."""
 
 
 class ResponseCache:
@@ -116,7 +134,7 @@ class ResponseCache:
                 )
                 connection.execute("PRAGMA journal_mode=WAL")
                 connection.execute("PRAGMA synchronous=NORMAL")
-                connection.execute(_SCHEMA)
+                connection.executescript(_SCHEMA)
             except (OSError, sqlite3.Error) as exc:
                 raise ConfigError(
                     f"cannot open the response cache at {self.path}: {exc}. Set "
@@ -127,39 +145,58 @@ class ResponseCache:
 
     def get(self, key: str) -> CachedReply | None:
         """The stored reply for ``key``, or None."""
+        row = None
         with self._lock:
-            row = (
-                self._connect()
-                .execute(
-                    "SELECT text, prompt_tokens, completion_tokens, cost FROM responses_v1 "
-                    "WHERE key = ?",
-                    (key,),
-                )
-                .fetchone()
-            )
+            connection = self._connect()
+            for table in _TABLES:
+                row = connection.execute(_LOOKUP[table], (key,)).fetchone()
+                if row is not None:
+                    break
         if row is None:
             return None
-        text, prompt_tokens, completion_tokens, cost = row
-        return CachedReply(text, Usage(prompt_tokens, completion_tokens, cost, calls=1))
+        text, prompt_tokens, completion_tokens, cost, finish_reason = row
+        usage = Usage(prompt_tokens, completion_tokens, cost, calls=1)
+        return CachedReply(text, usage, finish_reason)
 
-    def put(self, key: str, model: str, text: str, usage: Usage) -> None:
-        """Store a successful reply (errors are never passed here)."""
+    def put(
+        self, key: str, model: str, text: str, usage: Usage, finish_reason: str | None = None
+    ) -> None:
+        """Store a reply (errors are never passed here)."""
         with self._lock:
             self._connect().execute(
-                "INSERT OR REPLACE INTO responses_v1 VALUES (?, ?, ?, ?, ?, ?)",
-                (key, model, text, usage.prompt_tokens, usage.completion_tokens, usage.cost),
+                "INSERT OR REPLACE INTO responses_v2 VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    model,
+                    text,
+                    usage.prompt_tokens,
+                    usage.completion_tokens,
+                    usage.cost,
+                    finish_reason,
+                ),
             )
 
     def __len__(self) -> int:
+        """Distinct keys stored, in either table."""
         with self._lock:
-            (count,) = self._connect().execute("SELECT COUNT(*) FROM responses_v1").fetchone()
+            (count,) = (
+                self._connect()
+                .execute(
+                    "SELECT COUNT(*) FROM (SELECT key FROM responses_v2 "
+                    "UNION SELECT key FROM responses_v1)"
+                )
+                .fetchone()
+            )
         return int(count)
 
     def clear(self) -> int:
-        """Delete every stored reply; return how many there were."""
+        """Delete every stored reply; return how many distinct keys there were."""
+        count = len(self)
         with self._lock:
-            cursor = self._connect().execute("DELETE FROM responses_v1")
-        return cursor.rowcount
+            connection = self._connect()
+            for table in _TABLES:
+                connection.execute(f"DELETE FROM {table}")
+        return count
 
     def close(self) -> None:
         """Close the database connection (it reopens on next use)."""

@@ -144,13 +144,20 @@ class Model:
             key = cache_key(self.name, self.api_base, messages, config, trial)
             hit = self.cache.get(key)
             if hit is not None:
-                reply = Reply(hit.text, usage=hit.usage, attempts=0, cached=True, model=self.name)
+                reply = Reply(
+                    hit.text,
+                    usage=hit.usage,
+                    attempts=0,
+                    cached=True,
+                    model=self.name,
+                    finish_reason=hit.finish_reason,
+                )
                 self.usage.record(self.name, role, reply)
                 return reply
         self.check()
         reply = await self._call(messages, config, trial)
         if key is not None and self.cache is not None and reply.ok and reply.text is not None:
-            self.cache.put(key, self.name, reply.text, reply.usage)
+            self.cache.put(key, self.name, reply.text, reply.usage, reply.finish_reason)
         self.usage.record(self.name, role, reply)
         return reply
 
@@ -219,6 +226,7 @@ class Model:
             latency_s=latency,
             attempts=outcome.attempts,
             model=self.name,
+            finish_reason=completion.finish_reason,
         )
 
     def __repr__(self) -> str:

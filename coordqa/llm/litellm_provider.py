@@ -134,16 +134,35 @@ def price(litellm: ModuleType, model: str, response: Any) -> float | None:
     return None if cost is None else float(cost)
 
 
-def reply_text(response: Any) -> str:
-    """The text of the first choice; a missing choice or empty text is a :class:`BrokenReply`."""
+def read_reply(response: Any) -> tuple[str, str | None]:
+    """The text and finish reason of the first choice of a well-formed response.
+
+    A response is well formed when it has a choice with a message whose content is text, or,
+    where the content is missing, a finish reason that explains it (``length``: a reasoning
+    model spent its token budget; ``content_filter``). Empty text is then the model's reply,
+    not a fault: retrying a seeded request gets the same silence. litellm reports a missing
+    finish reason as ``stop``, so missing content with ``stop`` cannot be told from a body that
+    has neither, and counts as broken with the rest (no choices, no message).
+
+    Raises:
+        BrokenReply: the response is not well formed (retried as transient).
+    """
     choices = getattr(response, "choices", None)
     if not choices:
         raise BrokenReply("the response has no choices")
     message = getattr(choices[0], "message", None)
+    if message is None:
+        raise BrokenReply("the response's first choice has no message")
     content = getattr(message, "content", None)
-    if not isinstance(content, str) or not content.strip():
-        raise BrokenReply(f"the response's message content is empty ({content!r})")
-    return content
+    finish_reason = getattr(choices[0], "finish_reason", None)
+    if isinstance(content, str):
+        return content, finish_reason
+    if content is None and finish_reason not in (None, "stop"):
+        return "", finish_reason
+    raise BrokenReply(
+        f"the response's message has no content ({content!r}) and no finish reason that "
+        "explains why"
+    )
 
 
 def _response_usage(litellm: ModuleType, model: str, response: Any) -> Usage:
@@ -241,7 +260,8 @@ class LiteLLMProvider(Provider):
                 kwargs[name] = value
         kwargs.update(config.extra)
         response = await litellm.acompletion(**kwargs)
-        return Completion(reply_text(response), _response_usage(litellm, self.name, response))
+        text, finish_reason = read_reply(response)
+        return Completion(text, _response_usage(litellm, self.name, response), finish_reason)
 
     def dropped_params(self, config: GenerateConfig) -> list[str]:
         """The OpenAI parameters of ``config`` that litellm drops for this model.

@@ -19,9 +19,10 @@ from coordqa.llm.types import GenerateConfig, Message, RetryDecision, Usage
 
 
 class BrokenReply(Exception):
-    """A provider answered "success" with a body we cannot use (no choices, empty content).
+    """A provider answered "success" with a body that is not a reply (no choices, no message).
 
-    Classified as transient: the same request usually works on the next try.
+    Classified as transient: the same request usually works on the next try. A well-formed
+    reply with empty content is not broken: it is the model's answer (:class:`Completion`).
     """
 
 
@@ -30,9 +31,12 @@ class Completion:
     """One successful provider response."""
 
     text: str
-    """The reply text (litellm replies are never empty: an empty one is a BrokenReply)."""
+    """The reply text; empty (or only whitespace) when the model answered nothing."""
     usage: Usage
     """Tokens and cost of this response."""
+    finish_reason: str | None = None
+    """Why the model stopped, as the provider says (``stop``, ``length``: it hit the token cap,
+    ``content_filter``...); None when the provider does not say."""
 
 
 class Provider(abc.ABC):

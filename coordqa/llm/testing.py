@@ -25,7 +25,9 @@ from coordqa.errors import ConfigError
 Responder = Callable[[dict[str, Any], int], str]
 """Computes the reply text from the request body and the request's index (0-based)."""
 
-FaultKind = Literal["status", "slow", "disconnect", "invalid_json", "no_choices", "empty_content"]
+FaultKind = Literal[
+    "status", "slow", "disconnect", "invalid_json", "no_choices", "empty_content", "missing_content"
+]
 
 _NO_RESPONSE = 0
 """Status that tells the handler to close the connection without answering."""
@@ -39,8 +41,10 @@ class Fault:
 
     kind: FaultKind
     """``status``: an error status; ``slow``: a normal reply after ``sleep_s``; ``disconnect``:
-    the connection is closed without an answer (a server that died); the others: a 200 reply
-    whose body is invalid JSON, lacks ``choices``, or has empty content."""
+    the connection is closed without an answer (a server that died); ``empty_content``: a
+    well-formed 200 reply whose content is empty (the model answered nothing); the others: a
+    200 reply that is not a reply (invalid JSON, no ``choices``, a message with no content and
+    no finish reason)."""
     status: int = 200
     """HTTP status of a ``status`` fault."""
     retry_after: str | None = None
@@ -49,6 +53,8 @@ class Fault:
     """Delay before a ``slow`` reply; longer than the client timeout simulates a timeout."""
     message: str = ""
     """The error message of a ``status`` fault, as a provider would word it."""
+    finish_reason: str = "stop"
+    """The finish reason of an ``empty_content`` reply."""
 
     @classmethod
     def rate_limit(cls, retry_after: float | None = 1.0) -> Fault:
@@ -97,9 +103,18 @@ class Fault:
         return cls("no_choices")
 
     @classmethod
-    def empty_content(cls) -> Fault:
-        """A 200 reply whose message content is empty."""
-        return cls("empty_content")
+    def empty_content(cls, finish_reason: str = "stop") -> Fault:
+        """A well-formed 200 reply with empty content, as a model that answered nothing.
+
+        ``finish_reason``: ``stop``, it ended its turn at once; ``length``, it spent its token
+        budget before answering.
+        """
+        return cls("empty_content", finish_reason=finish_reason)
+
+    @classmethod
+    def missing_content(cls) -> Fault:
+        """A 200 reply whose message has no content and whose choice no finish reason."""
+        return cls("missing_content")
 
 
 def _default_responder(body: dict[str, Any], index: int) -> str:
@@ -271,16 +286,21 @@ class LocalOpenAIServer:
             return fault.status, headers, json.dumps(error).encode()
         if fault is not None and fault.kind == "invalid_json":
             return 200, {}, b'{"id": "broken", "choices": [{'
-        text = "" if fault is not None and fault.kind == "empty_content" else None
-        if text is None:
-            text = self.responder(body, index)
-        payload = _completion(body, index, text)
+        if fault is not None and fault.kind == "empty_content":
+            payload = _completion(body, index, "", fault.finish_reason)
+        else:
+            payload = _completion(body, index, self.responder(body, index))
         if fault is not None and fault.kind == "no_choices":
             del payload["choices"]
+        if fault is not None and fault.kind == "missing_content":
+            choice = payload["choices"][0]
+            del choice["message"]["content"], choice["finish_reason"]
         return 200, {}, json.dumps(payload).encode()
 
 
-def _completion(body: dict[str, Any], index: int, text: str) -> dict[str, Any]:
+def _completion(
+    body: dict[str, Any], index: int, text: str, finish_reason: str = "stop"
+) -> dict[str, Any]:
     """An OpenAI chat.completion object with word counts standing in for token counts."""
     prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
     prompt_tokens, completion_tokens = _word_count(prompt), _word_count(text)
@@ -293,7 +313,7 @@ def _completion(body: dict[str, Any], index: int, text: str) -> dict[str, Any]:
             {
                 "index": 0,
                 "message": {"role": "assistant", "content": text},
-                "finish_reason": "stop",
+                "finish_reason": finish_reason,
             }
         ],
         "usage": {

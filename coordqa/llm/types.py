@@ -215,7 +215,7 @@ class Reply:
     """The outcome of one model call after retries.
 
     Exactly one of ``text`` and ``error`` is set: a call that still fails after its retries is an
-    error outcome, never an answer.
+    error outcome, never an answer. An empty ``text`` is an answer: the model replied nothing.
     """
 
     text: str | None
@@ -235,6 +235,9 @@ class Reply:
     """The model string that answered."""
     error_kind: ErrorKind | None = None
     """What the failure means for other calls (None on success); see :data:`ErrorKind`."""
+    finish_reason: str | None = None
+    """Why the model stopped (``stop``, ``length``...), where the provider says; None for an
+    error or a provider that does not say."""
 
     @property
     def ok(self) -> bool:
