@@ -186,6 +186,7 @@ class LocalOpenAIServer:
         self._stop = threading.Event()
         self._requests: list[dict[str, Any]] = []
         self._authorizations: list[str] = []
+        self._times: list[tuple[float, float]] = []
         self._in_flight = 0
         self._max_in_flight = 0
         self._httpd: ThreadingHTTPServer | None = None
@@ -215,6 +216,16 @@ class LocalOpenAIServer:
         """The number of chat requests received so far."""
         with self._lock:
             return len(self._requests)
+
+    @property
+    def times(self) -> list[tuple[float, float]]:
+        """(arrived, answered) wall-clock times of each request answered so far, in that order.
+
+        Wall clock (``time.time()``), so that a benchmark can compare them with the times of
+        the client's process.
+        """
+        with self._lock:
+            return list(self._times)
 
     @property
     def max_in_flight(self) -> int:
@@ -250,9 +261,10 @@ class LocalOpenAIServer:
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
             return len(self._requests) - 1
 
-    def _finish(self) -> None:
+    def _finish(self, arrived: float) -> None:
         with self._lock:
             self._in_flight -= 1
+            self._times.append((arrived, time.time()))
 
     def _wait(self, seconds: float) -> None:
         """Sleep, waking early when the server stops."""
@@ -263,6 +275,7 @@ class LocalOpenAIServer:
         self, body: dict[str, Any], authorization: str = ""
     ) -> tuple[int, dict[str, str], bytes]:
         """Compute (status, headers, body bytes) for one chat request (called by the handler)."""
+        arrived = time.time()
         index = self._admit(body, authorization)
         try:
             self._wait(self.latency_s)
@@ -273,7 +286,7 @@ class LocalOpenAIServer:
                 self._wait(fault.sleep_s)
             return self._reply(body, index, fault)
         finally:
-            self._finish()
+            self._finish(arrived)
 
     def _reply(
         self, body: dict[str, Any], index: int, fault: Fault | None
