@@ -36,6 +36,7 @@ import argparse
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -55,22 +56,29 @@ from coordqa.prompts import build_messages
 
 SCENARIOS = 66
 SECTIONS = ("e2e", "throughput", "rerun", "dead", "offline")
-CLI = "from coordqa.cli import main; main()"
 PROBE = (
-    "import os, sys; exit_now = os._exit\n"
+    "import os, runpy, sys; exit_now = os._exit\n"
     "def report(status):\n"
-    "    print('litellm imported:', 'litellm' in sys.modules, file=sys.stderr, flush=True)\n"
+    "    with open('/proc/self/status') as proc:\n"
+    "        peak = next(line.split()[1] for line in proc if line.startswith('VmHWM'))\n"
+    "    print('litellm imported:', 'litellm' in sys.modules, file=sys.stderr)\n"
+    "    print('peak RSS kB:', peak, file=sys.stderr, flush=True)\n"
     "    exit_now(status)\n"
     "os._exit = report\n"
-    "from coordqa.cli import main\n"
+    "sys.argv = sys.argv[1:]\n"
     "try:\n"
-    "    main()\n"
+    "    if sys.argv[0] == 'coordqa':\n"
+    "        from coordqa.cli import main\n"
+    "        main()\n"
+    "    else:\n"
+    "        runpy.run_path(sys.argv[0], run_name='__main__')\n"
     "except SystemExit as stop:\n"
     "    report(stop.code if isinstance(stop.code, int) else int(stop.code is not None))\n"
     "report(0)\n"
 )
-"""The CLI, saying on stderr whether it imported litellm, however it leaves (``sys.exit`` or
-``os._exit``), with its exit status."""
+"""Runs ``coordqa ARGS`` or ``SCRIPT.py ARGS`` and says on stderr, however it leaves
+(``sys.exit`` or ``os._exit``, with its exit status), whether litellm was imported and the
+peak RSS. (The parent's ru_maxrss of a child counts the parent's own memory, copied at fork.)"""
 SERVER = (
     "import json, sys; from coordqa.llm.testing import LocalOpenAIServer\n"
     "with LocalOpenAIServer(lambda body, index: 'Answer: B', latency_s=float(sys.argv[1])) as s:\n"
@@ -147,31 +155,76 @@ def server_process(latency_s: float) -> Iterator[Server]:
 
 
 @dataclass(frozen=True)
-class ProcessRun:
-    """One whole client process against the server: when things happened, and its memory."""
+class CliRun:
+    """One command (``coordqa ...`` or ``SCRIPT.py ...``) run through :data:`PROBE`."""
 
     started: float
-    """Wall clock when the process was spawned."""
-    first_request: float
-    """When the server received the first request."""
-    last_reply: float
-    """When the server sent the last reply."""
+    """Wall clock (``time.time()``) when the process was spawned."""
     exited: float
-    """When the process was reaped."""
-    calls: int
-    """Requests the server answered."""
+    """Wall clock when it was reaped."""
+    cpu: float
+    """User plus system CPU seconds."""
+    status: int
+    """Exit status."""
+    stderr: str
+    """What it printed on stderr."""
     peak_rss_mb: float
-    """Peak resident memory of the process (ru_maxrss)."""
+    """Peak resident memory (VmHWM)."""
 
     @property
     def wall(self) -> float:
         """Spawn to exit."""
         return self.exited - self.started
 
+
+def cli(args: Sequence[str], env: dict[str, str]) -> CliRun:
+    """Run ``coordqa ARGS`` (``args[0] == "coordqa"``) or ``SCRIPT.py ARGS`` in a fresh
+    interpreter, to its end."""
+    started = time.time()
+    process = subprocess.Popen(
+        [sys.executable, "-c", PROBE, *args],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    exited = time.time()
+    peak = re.search(r"^peak RSS kB: (\d+)$", stderr, re.MULTILINE)
+    return CliRun(
+        started=started,
+        exited=exited,
+        cpu=usage.ru_utime + usage.ru_stime,
+        status=os.waitstatus_to_exitcode(status),
+        stderr=stderr,
+        peak_rss_mb=int(peak.group(1)) / 1024 if peak else math.nan,
+    )
+
+
+@dataclass(frozen=True)
+class ProcessRun:
+    """One whole client process against the server: its run, and when the server saw it send."""
+
+    run: CliRun
+    """The process."""
+    first_request: float
+    """When the server received the first request."""
+    last_reply: float
+    """When the server sent the last reply."""
+    calls: int
+    """Requests the server answered."""
+
+    @property
+    def wall(self) -> float:
+        """Spawn to exit."""
+        return self.run.wall
+
     @property
     def before(self) -> float:
         """Spawn to the first request."""
-        return self.first_request - self.started
+        return self.first_request - self.run.started
 
     @property
     def sending(self) -> float:
@@ -181,32 +234,27 @@ class ProcessRun:
     @property
     def after(self) -> float:
         """Last reply to exit."""
-        return self.exited - self.last_reply
+        return self.run.exited - self.last_reply
+
+    @property
+    def peak_rss_mb(self) -> float:
+        """Peak resident memory."""
+        return self.run.peak_rss_mb
 
 
-def timed_process(command: Sequence[str], server: Server, env: dict[str, str]) -> ProcessRun:
-    """Run ``command`` to its end; raise if it fails or the server saw no request."""
-    started = time.time()
-    process = subprocess.Popen(
-        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
-    assert process.stderr is not None
-    stderr = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    exited = time.time()
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise SystemExit(f"{command[:3]}... exited {process.returncode}:\n{stderr[-2000:]}")
+def timed_process(args: Sequence[str], server: Server, env: dict[str, str]) -> ProcessRun:
+    """Run ``args`` (see :func:`cli`) to its end; raise if it fails or sends nothing."""
+    run = cli(args, env)
+    if run.status != 0:
+        raise SystemExit(f"{args[0]} exited {run.status}:\n{run.stderr[-2000:]}")
     times = server.times()
     if not times:
-        raise SystemExit(f"{command[:3]}... sent no request")
+        raise SystemExit(f"{args[0]} sent no request")
     return ProcessRun(
-        started=started,
+        run=run,
         first_request=min(arrived for arrived, _ in times),
         last_reply=max(answered for _, answered in times),
-        exited=exited,
         calls=len(times),
-        peak_rss_mb=usage.ru_maxrss / 1024,
     )
 
 
@@ -263,11 +311,11 @@ def end_to_end(root: Path, latency: float, trials: int, concurrency: int, repeat
             "eval", "--model", "openai/bench", "--api-base", server.base_url, "--trials",
             str(trials), "--concurrency", str(concurrency), "--no-cache",
         ]  # fmt: skip
-        bare = [sys.executable, str(BARE_CLIENT), server.base_url, str(requests), str(concurrency)]
+        bare = [str(BARE_CLIENT), server.base_url, str(requests), str(concurrency)]
         for number in range(repeats):
             client.append(timed_process([*bare, str(root / f"bare-{number}.jsonl")], server, env))
             out = ["--out", str(root / f"e2e-{number}")]
-            ours.append(timed_process([sys.executable, "-c", CLI, *eval_args, *out], server, env))
+            ours.append(timed_process(["coordqa", *eval_args, *out], server, env))
     for run in (*client, *ours):
         if run.calls != calls:
             raise SystemExit(f"a run sent {run.calls} requests, expected {calls}")
@@ -339,41 +387,6 @@ def throughput(root: Path, latency: float, trials: int, concurrencies: list[int]
         print(f"  speed-up {low} -> {high}: {walls[low] / walls[high]:.1f}x")
 
 
-@dataclass(frozen=True)
-class CliRun:
-    """One ``coordqa`` command in a fresh interpreter."""
-
-    wall: float
-    """Seconds from spawn to exit."""
-    cpu: float
-    """User plus system CPU seconds."""
-    status: int
-    """Exit status."""
-    stderr: str
-    """What it printed on stderr."""
-    peak_rss_mb: float
-    """Peak resident memory."""
-
-
-def cli(args: list[str], env: dict[str, str]) -> CliRun:
-    """Run one ``coordqa`` command in a fresh interpreter (through :data:`PROBE`)."""
-    started = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "-c", PROBE, *args],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stderr is not None
-    stderr = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    cpu = usage.ru_utime + usage.ru_stime
-    return CliRun(wall, cpu, process.returncode, stderr, usage.ru_maxrss / 1024)
-
-
 def imported(stderr: str) -> str:
     return "litellm imported" if "litellm imported: True" in stderr else "litellm not imported"
 
@@ -381,7 +394,7 @@ def imported(stderr: str) -> str:
 def rerun(root: Path, repeats: int) -> None:
     env = {**os.environ, "COORDQA_CACHE_DIR": str(root / "rerun-cache"), "OPENAI_API_KEY": "sk-b"}
     with server_process(0.0) as server:
-        base = ["eval", "--model", "openai/bench", "--api-base", server.base_url]
+        base = ["coordqa", "eval", "--model", "openai/bench", "--api-base", server.base_url]
         base += ["--concurrency", "32"]
         first = cli([*base, "--out", str(root / "rerun-a")], env)
         if first.status:
@@ -409,7 +422,14 @@ def rerun(root: Path, repeats: int) -> None:
 def dead(root: Path) -> None:
     port = free_port()
     env = {**os.environ, "COORDQA_CACHE_DIR": str(root / "dead-cache"), "OPENAI_API_KEY": "sk-d"}
-    args = ["eval", "--model", "openai/dead", "--api-base", f"http://127.0.0.1:{port}/v1"]
+    args = [
+        "coordqa",
+        "eval",
+        "--model",
+        "openai/dead",
+        "--api-base",
+        f"http://127.0.0.1:{port}/v1",
+    ]
     run = cli([*args, "--no-cache", "--out", str(root / "dead")], env)
     last = next((line for line in run.stderr.splitlines() if line.startswith("error:")), "")
     print(
