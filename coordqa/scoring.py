@@ -13,7 +13,20 @@ from typing import NamedTuple
 from coordqa.choices import Choice, choose, is_correct
 from coordqa.records import CallResult, Question, Sample, Status
 
-__all__ = ["Outcome", "reply_outcome", "score_call"]
+__all__ = [
+    "READ_HEAD",
+    "READ_TAIL",
+    "Outcome",
+    "original_span",
+    "read_window",
+    "reply_outcome",
+    "score_call",
+]
+
+READ_HEAD = 1_000
+"""Characters read from the start of a long reply (where a direct answer stands)."""
+READ_TAIL = 1_000
+"""Characters read from the end of a long reply (where a reasoned answer concludes)."""
 
 _STATUS_OF_OUTCOME: dict[str, Status] = {
     "chosen": "answered",
@@ -33,15 +46,52 @@ class Outcome(NamedTuple):
     """How the reply was read (None for an error)."""
 
 
+def read_window(text: str) -> str:
+    """The part of a reply that is read: all of it, or its first and last 1,000 characters.
+
+    Reading costs time in proportion to the text (a few microseconds per character), so a
+    reply longer than :data:`READ_HEAD` + :data:`READ_TAIL` characters is read as its start and
+    its end joined by a line break: an answer given first or concluded last is kept, and no
+    reply costs more than about 2,000 characters of reading. (Real replies to CoordinationQA are
+    a few hundred characters long.)
+
+    >>> read_window("short") == "short"
+    True
+    >>> len(read_window("x" * 5_000))
+    2001
+    """
+    if len(text) <= READ_HEAD + READ_TAIL:
+        return text
+    return text[:READ_HEAD] + "\n" + text[-READ_TAIL:]
+
+
+def original_span(text: str, span: tuple[int, int] | None) -> tuple[int, int] | None:
+    """``span`` of :func:`read_window` of ``text`` as positions in ``text`` itself.
+
+    >>> text = "A" + "x" * 3_000 + "B"
+    >>> original_span(text, (0, 1)), original_span(text, (READ_HEAD + 1 + READ_TAIL - 1, 2_001))
+    ((0, 1), (3001, 3002))
+    """
+    if span is None or len(text) <= READ_HEAD + READ_TAIL:
+        return span
+    shift = len(text) - READ_TAIL - (READ_HEAD + 1)
+
+    def moved(position: int) -> int:
+        return position if position <= READ_HEAD else position + shift
+
+    return moved(span[0]), moved(span[1])
+
+
 def reply_outcome(text: str | None, options: Sequence[str], correct: Sequence[int]) -> Outcome:
     """Status, correctness and choice of a reply (``text`` None: the call failed).
 
-    A question without an answer key (``correct`` empty, tag ``no-answer-key``) is read like any
-    other, and its reply is never correct.
+    The reply is read through :func:`read_window`. A question without an answer key
+    (``correct`` empty, tag ``no-answer-key``) is read like any other, and its reply is never
+    correct.
     """
     if text is None:
         return Outcome("error", False, None)
-    choice = choose(text, list(options))
+    choice = choose(read_window(text), list(options))
     status = _STATUS_OF_OUTCOME[choice.outcome]
     right = status == "answered" and bool(correct) and is_correct(choice, list(correct))
     return Outcome(status, right, choice)

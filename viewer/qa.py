@@ -18,6 +18,7 @@ from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.llm import Message
 from coordqa.records import QACall, Question, Sample
+from coordqa.scoring import original_span, read_window
 from coordqa.store import RunManifest, read_qa_run
 
 __all__ = [
@@ -179,6 +180,9 @@ def deciding_span(
 ) -> tuple[int, int] | None:
     """The characters of ``text`` that decided ``choice``.
 
+    A long reply is read in part (:func:`coordqa.scoring.read_window`); the span is given in
+    the whole text.
+
     A choice stored before spans existed is read again with :func:`coordqa.choices.choose`
     (fast and deterministic); its span is used only when that reading is the stored one, so a
     highlight never explains a reading the run did not make.
@@ -186,9 +190,9 @@ def deciding_span(
     if choice is None or text is None:
         return None
     if choice.span is not None or not options:
-        return choice.span
-    again = choose(text, list(options))
-    return again.span if again == choice else None
+        return original_span(text, choice.span)
+    again = choose(read_window(text), list(options))
+    return original_span(text, again.span) if again == choice else None
 
 
 @dataclass(frozen=True)
