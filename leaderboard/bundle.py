@@ -18,16 +18,21 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from coordqa.errors import CoordqaError
 from coordqa.jsonvalues import content_hash
@@ -64,6 +69,16 @@ FORMAT_VERSION = 1
 _HEX64 = r"^[0-9a-f]{64}$"
 MAX_LISTED = 5
 """How many offending keys an error message lists before summarising the rest."""
+MAX_REPLIES = 20_000
+"""Most replies a QA bundle may hold: 2,000 questions (the most a registered dataset may have)
+x 10 trials. The server's own trial cap (``serve --max-trials``) is usually tighter."""
+MAX_EPISODES = 1_000
+"""Most episodes an agentic bundle may hold (the installed ``paper`` grid has 62)."""
+MAX_REPLY_CHARS = 100_000
+"""Longest reply text a bundle may carry (only its first and last 1,000 characters are read:
+:func:`coordqa.scoring.read_window`)."""
+MAX_ITEM_ERRORS = 10
+"""Schema errors kept per list of items; validation counts the rest without keeping them."""
 
 
 class BundleError(CoordqaError):
@@ -102,8 +117,58 @@ class ReportedSummary(BaseModel):
 
     overall: float | None = None
     """Overall accuracy."""
-    by_type: dict[str, float | None] = Field(default_factory=dict)
-    """Accuracy per question type (EC, ToM, JP)."""
+    by_type: dict[Literal["EC", "ToM", "JP"], float | None] = Field(default_factory=dict)
+    """Accuracy per question type (EC, ToM, JP): no other key is taken."""
+
+
+ReportedKey = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_]{1,40}/(self|cross)$")]
+"""A key of an agentic bundle's reported scores: ``<game>/self`` or ``<game>/cross``."""
+MAX_REPORTED_KEYS = 40
+"""Most reported scores an agentic bundle may hold (two per game)."""
+
+
+def _item_errors(exc: ValidationError, index: int, room: int) -> list[InitErrorDetails]:
+    return [
+        InitErrorDetails(
+            type=PydanticCustomError(error["type"], error["msg"]),
+            loc=(index, *error["loc"]),
+            input=error["input"],
+        )
+        for error in exc.errors(include_url=False)[:room]
+    ]
+
+
+def validate_items(
+    value: Any, handler: ValidatorFunctionWrapHandler, item: TypeAdapter[Any], max_length: int
+) -> Any:
+    """Validate a list item by item, keeping at most :data:`MAX_ITEM_ERRORS` errors.
+
+    A wrap validator's body: a list of the allowed length is validated one item at a time, so a
+    list of a million broken items costs its items' time but only :data:`MAX_ITEM_ERRORS`
+    errors' memory; one more error says how many were not listed. Anything else (not a list, too
+    long, too short) goes to pydantic's own check, which answers a wrong length without looking
+    at the items.
+    """
+    if not isinstance(value, list) or not 0 < len(value) <= max_length:
+        return handler(value)
+    valid: list[Any] = []
+    kept: list[InitErrorDetails] = []
+    unlisted = 0
+    for index, entry in enumerate(value):
+        try:
+            valid.append(item.validate_python(entry))
+        except ValidationError as exc:
+            room = MAX_ITEM_ERRORS - len(kept)
+            kept += _item_errors(exc, index, room)
+            unlisted += max(0, exc.error_count() - room)
+    if unlisted:
+        more = PydanticCustomError(
+            "more_errors", "{count} more errors in other items are not listed", {"count": unlisted}
+        )
+        kept.append(InitErrorDetails(type=more, loc=(), input="..."))
+    if kept:
+        raise ValidationError.from_exception_data("items", kept)
+    return valid
 
 
 class BundleBase(BaseModel):
@@ -138,7 +203,7 @@ class QAReply(BaseModel):
     """The question asked."""
     trial: int = Field(ge=0)
     """Trial index (0-based)."""
-    text: str | None = Field(default=None, max_length=100_000)
+    text: str | None = Field(default=None, max_length=MAX_REPLY_CHARS)
     """The reply text; None when the call failed."""
     error: str | None = Field(default=None, max_length=2_000)
     """Why the call failed (after its retries); None for a reply."""
@@ -150,6 +215,9 @@ class QAReply(BaseModel):
         return self
 
 
+_REPLY = TypeAdapter(QAReply)
+
+
 class QABundle(BundleBase):
     """A CoordinationQA run: its manifest and every raw reply."""
 
@@ -159,10 +227,15 @@ class QABundle(BundleBase):
     """The run's ``manifest.json``."""
     dataset_fingerprint: str = Field(pattern=_HEX64)
     """Content fingerprint of the dataset the run answered (must equal the manifest's)."""
-    replies: list[QAReply] = Field(min_length=1)
+    replies: list[QAReply] = Field(min_length=1, max_length=MAX_REPLIES)
     """One per (question_id, trial)."""
     reported: ReportedSummary | None = None
     """The submitter's own numbers (optional; compared, never trusted)."""
+
+    @field_validator("replies", mode="wrap")
+    @classmethod
+    def _replies(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        return validate_items(value, handler, _REPLY, MAX_REPLIES)
 
     @field_validator("manifest")
     @classmethod
@@ -217,9 +290,11 @@ class AgenticBundle(BundleBase):
 
     manifest: RunManifest
     """The run's ``manifest.json``."""
-    episodes: list[dict[str, Any]] = Field(min_length=1)
+    episodes: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_EPISODES)
     """``episodes.jsonl`` records (:meth:`coordqa.agentic.AgenticEpisode.to_record`)."""
-    reported: dict[str, float | None] | None = None
+    reported: dict[ReportedKey, float | None] | None = Field(
+        default=None, max_length=MAX_REPORTED_KEYS
+    )
     """The submitter's mean score per ``<game>/self`` or ``<game>/cross`` (optional)."""
 
     @field_validator("manifest")

@@ -27,6 +27,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
+from coordqa.leaderboard.bundle import MAX_REPLIES
 from coordqa.leaderboard.db import Database, DatasetRow, GridRow
 from coordqa.leaderboard.names import admin_text
 
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
     from coordqa.agentic import EpisodeTask, GridConfig
 
 __all__ = [
+    "DEFAULT_MAX_TRIALS",
+    "MAX_QUESTIONS",
+    "MAX_TRIALS",
     "Catalog",
     "KnownDataset",
     "KnownGrid",
@@ -42,6 +46,13 @@ __all__ = [
     "register_dataset",
     "register_grid",
 ]
+
+
+MAX_QUESTIONS = 2_000
+"""Most questions a registered dataset may have (CoordinationQA v1.1 has 198)."""
+MAX_TRIALS = MAX_REPLIES // MAX_QUESTIONS
+"""Highest trial cap a server may set: a bundle of the largest dataset still fits
+:data:`coordqa.leaderboard.bundle.MAX_REPLIES`."""
 
 
 @dataclass(frozen=True)
@@ -97,11 +108,17 @@ def register_dataset(db: Database, path: str | Path, name: str | None = None) ->
 
     Raises:
         DatasetError: the file is missing or breaks the dataset schema.
-        ConfigError: the name is blank, too long or not plain text.
+        ConfigError: the name is blank, too long or not plain text, or the dataset has more
+            than :data:`MAX_QUESTIONS` questions.
     """
     from coordqa.dataset import dataset_fingerprint, load_rows
 
     rows = load_rows(path)
+    if len(rows) > MAX_QUESTIONS:
+        raise ConfigError(
+            f"{path} has {len(rows)} questions; a leaderboard dataset has at most "
+            f"{MAX_QUESTIONS} (every submission carries every reply): register a subset"
+        )
     fingerprint = dataset_fingerprint(rows)
     label = admin_text(name or Path(path).stem, what="the dataset's name")
     with db.session() as session:
@@ -249,11 +266,26 @@ class _Refreshing(Mapping[str, K], Generic[K]):
         return len(self._items)
 
 
-class Catalog:
-    """The datasets (by fingerprint) and grids (by name) a server accepts."""
+DEFAULT_MAX_TRIALS = 10
+"""Most trials per question a QA submission may hold (``serve --max-trials``): enough for a
+trial SE, and it bounds what one submission costs to score, store and show."""
 
-    def __init__(self, db: Database) -> None:
-        """Load the bundled and registered datasets and the registered grids."""
+
+class Catalog:
+    """What a server accepts: datasets (by fingerprint), grids (by name), trials per question."""
+
+    def __init__(self, db: Database, *, max_trials: int = DEFAULT_MAX_TRIALS) -> None:
+        """Load the bundled and registered datasets and the registered grids.
+
+        Raises:
+            ConfigError: ``max_trials`` is not between 1 and :data:`MAX_TRIALS`.
+        """
+        if not 1 <= max_trials <= MAX_TRIALS:
+            raise ConfigError(
+                f"--max-trials must be between 1 and {MAX_TRIALS} (a bundle holds at most "
+                f"{MAX_REPLIES} replies), got {max_trials}"
+            )
+        self.max_trials = max_trials
         self.datasets: _Refreshing[KnownDataset] = _Refreshing(
             db, known_datasets, lambda s: set(s.scalars(select(DatasetRow.fingerprint)))
         )

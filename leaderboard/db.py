@@ -36,6 +36,7 @@ from sqlalchemy import (
     insert,
     select,
     text,
+    update,
 )
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
@@ -47,6 +48,11 @@ from coordqa.leaderboard.names import admin_text
 
 __all__ = [
     "SCHEMA_VERSION",
+    "Attempt",
+    "QuotaError",
+    "lock_token",
+    "quota_message",
+    "visible_entries",
     "UPGRADES",
     "Base",
     "Database",
@@ -65,6 +71,39 @@ __all__ = [
 
 class LeaderboardError(CoordqaError):
     """A leaderboard database is unusable, or an admin command names something that is not there."""
+
+
+class QuotaError(LeaderboardError):
+    """A token already has as many visible entries as the server's quota allows."""
+
+
+def lock_token(session: Session, token_id: int) -> None:
+    """Lock a token's row for the rest of the transaction by writing its ``last_used_at``.
+
+    A write is the one lock SQLite and PostgreSQL share: PostgreSQL locks the row, SQLite the
+    database (taken before the transaction reads anything, so it never has to upgrade a read
+    snapshot). Two submissions with one token thus count and insert one after the other.
+    """
+    session.execute(update(Token).where(Token.id == token_id).values(last_used_at=_now()))
+
+
+def visible_entries(session: Session, token_id: int) -> int:
+    """How many visible (not hidden) submissions are stored with a token."""
+    count = session.execute(
+        select(func.count())
+        .select_from(Submission)
+        .where(Submission.token_id == token_id, Submission.hidden.is_(False))
+    ).scalar_one()
+    return int(count)
+
+
+def quota_message(stored: int, quota: int) -> str:
+    """Why a token may not store another entry."""
+    return (
+        f"this token has {stored} visible entries, the server's quota of {quota} per token "
+        "(hidden entries do not count); ask the leaderboard admin to hide old ones or raise "
+        "the quota"
+    )
 
 
 def _now() -> datetime:
@@ -93,6 +132,18 @@ class Token(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     """When an admin revoked it (a revoked token no longer authenticates)."""
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When it last tried to submit. Writing it first in a transaction locks the token's row, so
+    one token's rate-limit and quota checks run one at a time (:func:`lock_token`)."""
+
+
+class Attempt(Base):
+    """One submission attempt of a token within the rate limit's window (older ones are pruned)."""
+
+    __tablename__ = "attempts"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token_id: Mapped[int] = mapped_column(ForeignKey("tokens.id"), index=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class DatasetRow(Base):
@@ -228,7 +279,15 @@ def _v1_to_v2(connection: Connection) -> None:
         connection.execute(text(statement))
 
 
-UPGRADES: Sequence[Callable[[Connection], None]] = (_v1_to_v2,)
+def _v2_to_v3(connection: Connection) -> None:
+    """Rate limits in the database (attempts) and the token row lock (last use)."""
+    postgres = connection.dialect.name == "postgresql"
+    timestamp = "TIMESTAMP WITH TIME ZONE" if postgres else "DATETIME"
+    Base.metadata.create_all(connection, tables=[Base.metadata.tables[Attempt.__tablename__]])
+    connection.execute(text(f"ALTER TABLE tokens ADD COLUMN last_used_at {timestamp}"))
+
+
+UPGRADES: Sequence[Callable[[Connection], None]] = (_v1_to_v2, _v2_to_v3)
 """Schema steps in order; step ``i`` brings a database from version ``i + 1`` to ``i + 2``.
 A new database is created at :data:`SCHEMA_VERSION` directly."""
 SCHEMA_VERSION = 1 + len(UPGRADES)
@@ -315,15 +374,30 @@ class Database:
         submission: Submission,
         samples: Sequence[Mapping[str, Any]],
         episodes: Sequence[Mapping[str, Any]] = (),
+        *,
+        quota: int | None = None,
     ) -> tuple[int, bool]:
         """Store a submission with its samples (QA) or episodes (agentic) in one transaction.
+
+        With a ``quota``, the token's visible entries are counted in the same transaction,
+        after locking the token (:func:`lock_token`), so concurrent submissions cannot all pass
+        one count.
 
         Returns:
             ``(id, created)``: the new row's id and True, or, when a submission with the same
             digest exists (also one committed concurrently), its id and False.
+
+        Raises:
+            QuotaError: the token already has ``quota`` visible entries.
         """
         try:
             with self.session() as session:
+                token_id = submission.token_id
+                if quota is not None and token_id is not None:
+                    lock_token(session, token_id)
+                    stored = visible_entries(session, token_id)
+                    if stored >= quota:
+                        raise QuotaError(quota_message(stored, quota))
                 session.add(submission)
                 session.flush()
                 session.add_all(
@@ -410,13 +484,10 @@ class Database:
         with self.session() as session:
             return set(session.scalars(select(Submission.display_name).distinct()))
 
-    def entries_of(self, token_id: int) -> int:
-        """How many submissions are stored with a token (hidden ones included)."""
+    def visible_entries_of(self, token_id: int) -> int:
+        """How many visible submissions are stored with a token (what the quota counts)."""
         with self.session() as session:
-            count = session.execute(
-                select(func.count()).select_from(Submission).where(Submission.token_id == token_id)
-            ).scalar_one()
-        return int(count)
+            return visible_entries(session, token_id)
 
     def dispose(self) -> None:
         """Close the engine's connections."""

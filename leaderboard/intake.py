@@ -32,14 +32,19 @@ __all__ = [
 
 
 class SchemaError(VerificationError):
-    """The bundle breaks the schema; ``errors`` holds one ``{"loc", "msg"}`` per violation."""
+    """The bundle breaks the schema; ``errors`` holds one ``{"loc", "msg"}`` per listed violation.
 
-    def __init__(self, errors: list[dict[str, str]]) -> None:
-        """Summarise the first few violations in the message."""
-        shown = "; ".join(f"{e['loc']}: {e['msg']}" for e in errors[:5])
-        more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
-        super().__init__(f"the bundle does not follow the submission schema: {shown}{more}")
-        self.errors = errors
+    At most :data:`MAX_LISTED_ERRORS` violations are listed; ``total`` counts them all.
+    """
+
+    def __init__(self, errors: list[dict[str, str]], total: int | None = None) -> None:
+        """Summarise the first few violations in the message and say how many there are."""
+        self.errors = errors[:MAX_LISTED_ERRORS]
+        self.total = len(errors) if total is None else total
+        shown = "; ".join(f"{e['loc']}: {e['msg']}" for e in self.errors[:MAX_SHOWN_ERRORS])
+        more = self.total - min(len(self.errors), MAX_SHOWN_ERRORS)
+        suffix = f" (and {more} more: {self.total} in all)" if more > 0 else ""
+        super().__init__(f"the bundle does not follow the submission schema: {shown}{suffix}")
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,21 @@ MAX_DEPTH = 64
 """Deepest JSON nesting a bundle may have (real bundles nest about a dozen levels)."""
 MAX_INT = 2**63 - 1
 """Largest integer magnitude a bundle may hold (a signed 64-bit database column)."""
+MAX_CONTAINERS = 1_000_000
+"""Most objects and arrays a body may hold, counted on its bytes before parsing (an upper
+bound: braces inside strings count too). A parsed container costs 50-200 bytes of memory for
+its 2 bytes of JSON; a real 62-episode agentic bundle holds about 200,000."""
+MAX_STRINGS = 2_000_000
+"""Most strings (keys included) a body may hold, counted on its bytes before parsing
+(quotation marks / 2, an upper bound)."""
+MAX_KEYS = 1_000
+"""Most keys a JSON object in a bundle may have."""
+MAX_STRING = 100_000
+"""Longest string a bundle may hold (the longest reply text)."""
+MAX_LISTED_ERRORS = 20
+"""Schema violations an answer lists (the message shows the first 5 and the total)."""
+MAX_SHOWN_ERRORS = 5
+"""Schema violations the error message itself spells out."""
 
 
 def _constant(name: str) -> Any:
@@ -77,40 +97,66 @@ def _bounded(text: str) -> int:
     return value
 
 
-def _depth(data: Any) -> int:
-    """Nesting depth of a parsed JSON document, without recursion."""
-    deepest, stack = 0, [(data, 1)]
+def _over(what: str, count: int, limit: int) -> None:
+    """Refuse (400) a body holding ``count`` of ``what`` where at most ``limit`` are allowed."""
+    if count > limit:
+        raise VerificationError(
+            f"the body holds {what.format(count)}; at most {limit} are allowed", status=400
+        )
+
+
+def _too_deep() -> VerificationError:
+    return VerificationError(
+        f"the body nests deeper than {MAX_DEPTH} levels; a bundle is a shallow document",
+        status=400,
+    )
+
+
+def _count_before_parsing(body: bytes) -> None:
+    """Refuse a body whose parsed form would be far larger than its bytes (see the limits)."""
+    _over("about {} JSON objects and arrays", body.count(b"{") + body.count(b"["), MAX_CONTAINERS)
+    _over("about {} JSON strings", body.count(b'"') // 2, MAX_STRINGS)
+
+
+def _check_shape(data: Any) -> None:
+    """Refuse a parsed document nested too deep, with too many keys or too long a string.
+
+    Walks the document without recursion and stops at the first violation.
+    """
+    stack = [(data, 1)]
     while stack:
         node, depth = stack.pop()
-        if isinstance(node, (dict, list)):
-            deepest = max(deepest, depth)
+        if isinstance(node, str):
+            _over("a string of {} characters", len(node), MAX_STRING)
+        elif isinstance(node, (dict, list)):
             if depth > MAX_DEPTH:
-                break
-            children = node.values() if isinstance(node, dict) else node
-            stack.extend((child, depth + 1) for child in children)
-    return deepest
+                raise _too_deep()
+            if isinstance(node, dict):
+                _over("an object with {} keys", len(node), MAX_KEYS)
+                stack.extend((key, depth) for key in node)
+                stack.extend((child, depth + 1) for child in node.values())
+            else:
+                stack.extend((child, depth + 1) for child in node)
 
 
 def read_json(body: bytes) -> Any:
-    """Parse a request body as strict JSON: finite numbers, 64-bit integers, bounded nesting.
+    """Parse a request body as strict JSON within the bounds above.
+
+    Finite numbers, 64-bit integers, nesting, keys per object and string lengths are bounded,
+    and so, counted on the bytes before parsing, are the numbers of containers and strings: a
+    body of the allowed size parses into a bounded amount of memory.
 
     Raises:
         VerificationError: status 400, saying what is wrong.
     """
+    _count_before_parsing(body)
     try:
         data = json.loads(body, parse_constant=_constant, parse_float=_finite, parse_int=_bounded)
     except RecursionError:
-        raise VerificationError(
-            f"the body nests deeper than {MAX_DEPTH} levels; a bundle is a shallow document",
-            status=400,
-        ) from None
+        raise _too_deep() from None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError and the hooks' refusals
         raise VerificationError(f"the body is not valid JSON: {exc}", status=400) from exc
-    if _depth(data) > MAX_DEPTH:
-        raise VerificationError(
-            f"the body nests deeper than {MAX_DEPTH} levels; a bundle is a shallow document",
-            status=400,
-        )
+    _check_shape(data)
     return data
 
 
@@ -130,11 +176,7 @@ def parse_bundle(body: bytes) -> tuple[BundleBase, dict[str, Any]]:
     try:
         bundle = model.model_validate(data)
     except ValidationError as exc:
-        errors = [
-            {"loc": ".".join(str(part) for part in error["loc"]) or "(root)", "msg": error["msg"]}
-            for error in exc.errors(include_url=False)
-        ]
-        raise SchemaError(errors) from exc
+        raise _schema_error(exc) from exc
     actual = bundle_digest(data)
     if actual != bundle.digest:
         raise VerificationError(
@@ -145,11 +187,35 @@ def parse_bundle(body: bytes) -> tuple[BundleBase, dict[str, Any]]:
     return bundle, data
 
 
-def accept(db: Database, catalog: Catalog, body: bytes, token_id: int | None) -> Accepted:
+def _schema_error(exc: ValidationError) -> SchemaError:
+    """The violations of ``exc``, the unlisted ones of long lists counted in the total."""
+    errors: list[dict[str, str]] = []
+    total = 0
+    for error in exc.errors(include_url=False):
+        if error["type"] == "more_errors":
+            total += int((error.get("ctx") or {})["count"])
+            continue
+        total += 1
+        if len(errors) < MAX_LISTED_ERRORS:
+            where = ".".join(str(part) for part in error["loc"]) or "(root)"
+            errors.append({"loc": where, "msg": error["msg"]})
+    return SchemaError(errors, total)
+
+
+def accept(
+    db: Database,
+    catalog: Catalog,
+    body: bytes,
+    token_id: int | None,
+    quota: int | None = None,
+) -> Accepted:
     """Verify a bundle and store it (or find the identical one already stored).
+
+    ``quota`` caps the token's visible entries, checked in the transaction that stores.
 
     Raises:
         VerificationError: the bundle is refused (its ``status`` is the HTTP answer).
+        QuotaError: the token has ``quota`` visible entries already.
     """
     bundle, data = parse_bundle(body)
     existing = db.find_digest(bundle.digest)
@@ -176,7 +242,7 @@ def accept(db: Database, catalog: Catalog, body: bytes, token_id: int | None) ->
         flags=flags,
         **verified.run,
     )
-    new_id, created = db.store(submission, verified.samples, verified.episodes)
+    new_id, created = db.store(submission, verified.samples, verified.episodes, quota=quota)
     return Accepted(new_id, created, verified.mismatches if created else [])
 
 

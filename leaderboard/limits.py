@@ -1,21 +1,30 @@
-"""How much one submitter may send: a rate limit on attempts and a quota on stored entries.
+"""How much one submitter may send: a rate limit on attempts and a quota on visible entries.
 
 Both are server settings (:class:`SubmitterLimits`, ``coordqa leaderboard serve --rate-limit
---quota``) applied to each token. The rate limit counts every authenticated submission attempt,
-refused ones included (a refused bundle costs the server as much work as an accepted one), over
-a sliding hour, in the server process's memory: a restart forgets it, and a deployment with
-several worker processes multiplies it. The quota counts the entries stored with a token in
-the database, so it survives restarts.
+--quota``) applied to each token, and both live in the database, so a restart (or a crash)
+forgets nothing and several server processes share them:
+
+- the rate limit counts every authenticated submission attempt, refused ones included (a
+  refused bundle costs the server as much work as an accepted one), over a sliding hour: one
+  row per attempt in ``attempts``, counted and written in one transaction that first locks the
+  token (:func:`coordqa.leaderboard.db.lock_token`), so concurrent attempts are counted one at a
+  time;
+- the quota counts the token's *visible* entries (an entry an admin hid no longer counts) and is
+  checked in the transaction that stores the entry (:meth:`Database.store`), so concurrent
+  submissions cannot all pass one count. :func:`quota_reached` is the cheap early answer given
+  before the body is read.
 """
 
 from __future__ import annotations
 
-import time
-from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 
-__all__ = ["RateLimiter", "SubmitterLimits"]
+from sqlalchemy import delete, func, select
+
+from coordqa.leaderboard.db import Attempt, Database, lock_token, quota_message, visible_entries
+
+__all__ = ["WINDOW_S", "SubmitterLimits", "quota_reached", "record_attempt"]
 
 WINDOW_S = 3600.0
 """The rate limit's window: one hour."""
@@ -28,31 +37,36 @@ class SubmitterLimits:
     per_hour: int | None = 30
     """Submission attempts per token in any hour."""
     quota: int | None = 500
-    """Entries stored per token in total (hidden ones included)."""
+    """Visible entries stored per token (hidden ones do not count)."""
 
 
-class RateLimiter:
-    """Attempts per key over a sliding window, kept in memory."""
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)  # SQLite: naive UTC
 
-    def __init__(
-        self, limit: int, window_s: float = WINDOW_S, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        """Allow ``limit`` attempts per key in any ``window_s`` seconds."""
-        self.limit = limit
-        self.window_s = window_s
-        self._clock = clock
-        self._attempts: dict[int, deque[float]] = {}
 
-    def attempt(self, key: int) -> float | None:
-        """Count an attempt for ``key``; None if allowed, else the seconds until one is.
+def record_attempt(
+    db: Database, token_id: int, per_hour: int, now: datetime | None = None
+) -> float | None:
+    """Count an attempt of ``token_id``; None if allowed, else the seconds until one is.
 
-        A refused attempt is not counted, so waiting the returned time always works.
-        """
-        now = self._clock()
-        recent = self._attempts.setdefault(key, deque())
-        while recent and recent[0] <= now - self.window_s:
-            recent.popleft()
-        if len(recent) >= self.limit:
-            return recent[0] + self.window_s - now
-        recent.append(now)
-        return None
+    A refused attempt is not counted, so waiting the returned time always works.
+    """
+    moment = now or datetime.now(timezone.utc)
+    since = moment - timedelta(seconds=WINDOW_S)
+    with db.session() as session:
+        lock_token(session, token_id)
+        session.execute(delete(Attempt).where(Attempt.token_id == token_id, Attempt.at <= since))
+        count, oldest = session.execute(
+            select(func.count(), func.min(Attempt.at)).where(Attempt.token_id == token_id)
+        ).one()
+        if count >= per_hour:
+            return max(0.0, (_utc(oldest) - since).total_seconds())
+        session.add(Attempt(token_id=token_id, at=moment))
+    return None
+
+
+def quota_reached(db: Database, token_id: int, quota: int) -> str | None:
+    """Why ``token_id`` may not store another entry now, or None (checked again on storing)."""
+    with db.session() as session:
+        stored = visible_entries(session, token_id)
+    return quota_message(stored, quota) if stored >= quota else None

@@ -31,11 +31,11 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
 from coordqa.errors import CoordqaError
-from coordqa.leaderboard.catalog import Catalog
-from coordqa.leaderboard.db import Database, LeaderboardError, open_database
+from coordqa.leaderboard.catalog import DEFAULT_MAX_TRIALS, Catalog
+from coordqa.leaderboard.db import Database, LeaderboardError, QuotaError, open_database
 from coordqa.leaderboard.headers import add_security_headers
 from coordqa.leaderboard.intake import SchemaError, accept
-from coordqa.leaderboard.limits import RateLimiter, SubmitterLimits
+from coordqa.leaderboard.limits import SubmitterLimits, quota_reached, record_attempt
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
 from coordqa.leaderboard.tokens import authenticate
 from coordqa.leaderboard.verify import VerificationError
@@ -113,13 +113,11 @@ def _error(
     return JSONResponse({"detail": message, **extra}, status_code=status, headers=headers)
 
 
-async def _admit(
-    request: Request, db: Database, limits: SubmitterLimits, limiter: RateLimiter | None
-) -> int | JSONResponse:
+async def _admit(request: Request, db: Database, limits: SubmitterLimits) -> int | JSONResponse:
     """The token id of a submission allowed in, or the error answering it.
 
     In order: authentication (401), the rate limit (429 with Retry-After), the quota (403);
-    all before the body is read.
+    all before the body is read. The quota is checked again when the entry is stored.
     """
     token_id = await run_in_threadpool(authenticate, db, request.headers.get("authorization"))
     if token_id is None:
@@ -129,22 +127,20 @@ async def _admit(
             "is unknown or revoked: ask the leaderboard admin for one "
             "(`coordqa leaderboard token create NAME`)",
         )
-    wait = None if limiter is None else limiter.attempt(token_id)
-    if wait is not None:
-        return _error(
-            429,
-            f"this token reached the server's limit of {limits.per_hour} submissions per hour; "
-            f"try again in {math.ceil(wait)} s",
-            headers={"Retry-After": str(math.ceil(wait))},
-        )
-    if limits.quota is not None:
-        stored = await run_in_threadpool(db.entries_of, token_id)
-        if stored >= limits.quota:
+    if limits.per_hour is not None:
+        wait = await run_in_threadpool(record_attempt, db, token_id, limits.per_hour)
+        if wait is not None:
+            seconds = max(1, math.ceil(wait))
             return _error(
-                403,
-                f"this token has {stored} entries, the server's quota of {limits.quota} per "
-                "token; ask the leaderboard admin to hide old ones or raise the quota",
+                429,
+                f"this token reached the server's limit of {limits.per_hour} submissions per "
+                f"hour; try again in {seconds} s",
+                headers={"Retry-After": str(seconds)},
             )
+    if limits.quota is not None:
+        refusal = await run_in_threadpool(quota_reached, db, token_id, limits.quota)
+        if refusal is not None:
+            return _error(403, refusal)
     return token_id
 
 
@@ -171,6 +167,7 @@ def create_app(
     *,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     limits: SubmitterLimits = SubmitterLimits(),  # noqa: B008 (frozen dataclass)
+    max_trials: int = DEFAULT_MAX_TRIALS,
 ) -> FastAPI:
     """Build the leaderboard app on the database at ``db_url`` (created or migrated on open).
 
@@ -179,10 +176,10 @@ def create_app(
             :func:`coordqa.leaderboard.db.default_db_url`).
         max_body_bytes: larger submissions are answered with 413.
         limits: per-token rate limit and quota.
+        max_trials: most trials per question a QA submission may hold.
     """
     db = open_database(db_url)
-    catalog = Catalog(db)
-    limiter = None if limits.per_hour is None else RateLimiter(limits.per_hour)
+    catalog = Catalog(db, max_trials=max_trials)
     # No interactive API docs: Swagger UI needs inline script, which the CSP forbids.
     app = FastAPI(title="CoordinationQA leaderboard", docs_url=None, redoc_url=None)
     app.state.db = db
@@ -225,7 +222,7 @@ def create_app(
 
     @app.post("/api/submissions")
     async def submit(request: Request) -> JSONResponse:
-        token_id = await _admit(request, db, limits, limiter)
+        token_id = await _admit(request, db, limits)
         if isinstance(token_id, JSONResponse):
             return token_id
         try:
@@ -236,9 +233,11 @@ def create_app(
                 f"the submission is larger than this server's limit of {max_body_bytes} bytes",
             )
         try:
-            accepted = await run_in_threadpool(accept, db, catalog, body, token_id)
+            accepted = await run_in_threadpool(accept, db, catalog, body, token_id, limits.quota)
+        except QuotaError as exc:
+            return _error(403, str(exc))
         except SchemaError as exc:
-            return _error(exc.status, str(exc), errors=exc.errors)
+            return _error(exc.status, str(exc), errors=exc.errors, total_errors=exc.total)
         except VerificationError as exc:
             return _error(exc.status, str(exc))
         return JSONResponse(

@@ -134,8 +134,14 @@ class BoardClient:
     client reads by default; :meth:`submit` posts a bundle with the client's token.
     """
 
-    def __init__(self, db_url: str, folder: Path, **app_options: Any) -> None:
-        """Create the app on ``db_url``; ``folder`` receives the dataset file."""
+    def __init__(
+        self, db_url: str, folder: Path, *, token: str | None = None, **app_options: Any
+    ) -> None:
+        """Create the app on ``db_url``; ``folder`` receives the dataset file.
+
+        ``token`` reuses a token of the database (a server restarted on it) instead of
+        creating one; registering the dataset again keeps the first registration.
+        """
         import warnings
 
         from coordqa.leaderboard.catalog import register_dataset
@@ -150,7 +156,7 @@ class BoardClient:
         self.db = self.app.state.db
         self.client = TestClient(self.app)
         self.client.params = {"dataset": "synthetic"}  # the bundled dataset is the default
-        self.token = create_token(self.db, "tester")
+        self.token = token or create_token(self.db, "tester")
         self.rows = synthetic_rows(scenarios=4)
         path = folder / "synthetic.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in self.rows), encoding="utf-8")

@@ -77,13 +77,18 @@ class Verified:
     """Agentic track: one row per replayed episode (key, pairing, seed, score, metrics)."""
 
 
-def _check_count(bundle: QABundle, dataset: KnownDataset) -> None:
-    """Refuse a reply count far from questions x trials before any work proportional to trials.
+def _check_count(bundle: QABundle, dataset: KnownDataset, max_trials: int) -> None:
+    """Refuse more trials than the server ranks, or a reply count far from questions x trials.
 
-    The manifest's ``trials`` is the submitter's word; only the dataset's size and the replies
-    actually sent are bounded (by the server's body limit), so a bundle claiming 10^6 trials
-    must cost no more than one that claims 3.
+    Both before any work proportional to trials: the manifest's ``trials`` is the submitter's
+    word, so a bundle claiming 10^6 trials must cost no more than one that claims 3.
     """
+    if bundle.trials > max_trials:
+        raise VerificationError(
+            f"manifest.config.trials is {bundle.trials}: this server ranks runs of at most "
+            f"{max_trials} trials per question; run `coordqa eval --trials {max_trials}` (or "
+            "fewer)"
+        )
     expected, sent = len(dataset.rows) * bundle.trials, len(bundle.replies)
     if abs(expected - sent) > len(dataset.rows):
         raise VerificationError(
@@ -93,8 +98,8 @@ def _check_count(bundle: QABundle, dataset: KnownDataset) -> None:
         )
 
 
-def _check_keys(bundle: QABundle, dataset: KnownDataset) -> None:
-    _check_count(bundle, dataset)
+def _check_keys(bundle: QABundle, dataset: KnownDataset, max_trials: int) -> None:
+    _check_count(bundle, dataset, max_trials)
     present = [(r.question_id, r.trial) for r in bundle.replies]
     missing, duplicated, unknown = missing_keys(present, list(dataset.rows), bundle.trials)
     problems = []
@@ -168,7 +173,8 @@ def _mismatches(bundle: QABundle, metrics: Mapping[str, Any]) -> list[str]:
         return []
     ours = {"overall": metrics["overall"]["accuracy"]}
     ours.update({row["question_type"]: row["accuracy"] for row in metrics["by_type"]})
-    theirs = {"overall": reported.overall, **reported.by_type}
+    theirs: dict[str, float | None] = {"overall": reported.overall}
+    theirs.update((str(kind), value) for kind, value in reported.by_type.items())
     problems = []
     for key, value in theirs.items():
         if value is None:
@@ -184,14 +190,15 @@ def verify_qa(bundle: QABundle, catalog: Catalog) -> Verified:
     """Check a QA bundle against the dataset it names and re-score it.
 
     Raises:
-        VerificationError: unknown dataset fingerprint (lists the known ones), or replies that
-            miss, repeat or add (question_id, trial) pairs (names a few of each).
+        VerificationError: unknown dataset fingerprint (lists the known ones), more trials than
+            the catalog's cap, or replies that miss, repeat or add (question_id, trial) pairs
+            (names a few of each).
     """
     try:
         dataset = catalog.dataset(bundle.dataset_fingerprint)
     except UnknownNameError as exc:
         raise VerificationError(str(exc)) from exc
-    _check_keys(bundle, dataset)
+    _check_keys(bundle, dataset, catalog.max_trials)
     samples = _score_rows(bundle, dataset)
     metrics = metrics_of(samples)
     metrics["dataset"] = dataset.name

@@ -152,6 +152,9 @@ def serve_command(
         int, typer.Option(help="Submission attempts per token per hour (0: no limit).")
     ] = 30,
     quota: Annotated[int, typer.Option(help="Stored entries per token (0: no quota).")] = 500,
+    max_trials: Annotated[
+        int, typer.Option(help="Most trials per question a QA submission may hold.")
+    ] = 10,
 ) -> None:
     """Run the leaderboard web server (creates or migrates the database)."""
     require_web_extra()
@@ -165,7 +168,9 @@ def serve_command(
     if rate_limit < 0 or quota < 0:
         raise ConfigError("--rate-limit and --quota are counts (0 turns one off)")
     limits = SubmitterLimits(per_hour=rate_limit or None, quota=quota or None)
-    app = create_app(db, max_body_bytes=int(max_body_mb * 1024 * 1024), limits=limits)
+    app = create_app(
+        db, max_body_bytes=int(max_body_mb * 1024 * 1024), limits=limits, max_trials=max_trials
+    )
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 
