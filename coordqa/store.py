@@ -139,6 +139,10 @@ class RunManifest(BaseModel):
     """The dataset, for runs that use one."""
     fingerprint: str
     """Hash of the config, the dataset and every question, prompt and answer key of the run."""
+    label: str | None = None
+    """A short name the user gave the run (``coordqa eval --label``), shown instead of the model
+    name wherever runs are compared or listed; it changes no result, and a later session may
+    rename the run."""
 
     def mismatches(self, other: RunManifest) -> list[str]:
         """Human-readable differences that forbid resuming this run as ``other``."""

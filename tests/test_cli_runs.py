@@ -186,12 +186,14 @@ def test_compare_lists_exactly_the_differing_samples(runs: dict[str, Path]) -> N
 
 
 def test_runs_list_shows_every_run_with_its_status(runs: dict[str, Path], tmp_path: Path) -> None:
-    result = coordqa("runs", "list", tmp_path / "runs")
+    result = coordqa("runs", "list", "runs", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert fits(result.stdout), result.stdout
-    listed = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip()}
-    assert {"a", "b", "part", "broken"} <= set(listed)
-    assert "incomplete" in listed["broken"] and "*" in listed["broken"]
-    assert "finished" in listed["b"] and "openai/gpt-4o" in listed["b"]
+    lines = result.stdout.splitlines()
+    # Each run: its path (and model) on one line, its numbers on the next.
+    listed = {line.split()[0]: f"{line} {lines[i + 1]}" for i, line in enumerate(lines[:-1])}
+    assert {"runs/a", "runs/b", "runs/part", "runs/broken"} <= set(listed)
+    assert "incomplete" in listed["runs/broken"] and "*" in listed["runs/broken"]
+    assert "finished" in listed["runs/b"] and "openai/gpt-4o" in listed["runs/b"]
     empty = coordqa("runs", "list", tmp_path / "runs" / "nothing")
     assert empty.returncode == 2 and "not a directory" in empty.stderr

@@ -7,7 +7,6 @@ run is read through :mod:`coordqa.store`; nothing calls a model.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -176,10 +175,11 @@ def _pair_labels(first: QARun, second: QARun) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class RunSummary:
-    """One line of ``coordqa runs list``."""
+    """One run of ``coordqa runs list``."""
 
     path: Path
-    """The run directory."""
+    """The run directory, as it can be typed from where the list was asked (the folder given,
+    joined with the run's place in it)."""
     kind: str
     """``qa``, ``agentic`` or ``play``."""
     model: str
@@ -187,12 +187,20 @@ class RunSummary:
     dataset: str
     """The dataset name (QA), the game (play) or the grid name (agentic)."""
     status: str
-    """``running`` (a process is writing it now), ``finished``, ``incomplete`` (a QA run with
-    errors or missing samples), ``interrupted`` (Ctrl-C), ``stopped`` (killed) or ``created``."""
+    """``running`` (a process is writing it now), ``finished``, ``failed`` (stopped on errors),
+    ``interrupted`` (Ctrl-C), ``stopped`` (killed), ``incomplete`` (a QA run with errors or
+    missing samples that ended otherwise) or ``created``."""
     accuracy: str
-    """Overall QA accuracy, marked when the run is incomplete; ``-`` for other kinds."""
+    """Overall QA accuracy, marked when the run is incomplete; ``-`` when nothing is scored and
+    for other kinds."""
+    questions: int | None
+    """Questions in a QA run (after its filters: a ``--limit 40`` run has 40); None otherwise."""
+    answered: str
+    """QA: samples answered of those planned (``12/120``); ``-`` for other kinds."""
     created: datetime
     """When the run was created (UTC)."""
+    label: str | None = None
+    """The run's label (``coordqa eval --label``), if it has one."""
 
 
 def _describe(manifest: RunManifest) -> tuple[str, str]:
@@ -208,26 +216,46 @@ def _describe(manifest: RunManifest) -> tuple[str, str]:
     return str(models), dataset
 
 
-def _summarise(path: Path, root: Path) -> RunSummary:
+ENDED_BADLY = ("failed", "interrupted")
+"""Manifest statuses that say more about an incomplete run than ``incomplete`` does."""
+
+
+def _summarise(path: Path) -> RunSummary:
     store = open_run(path)
     manifest = store.manifest
     model, dataset = _describe(manifest)
     status: str = manifest.status
-    accuracy = "-"
+    accuracy, answered, questions = "-", "-", None
+    if status == "running":
+        status = "stopped"  # unless a process holds it (checked below): it was killed
     if manifest.kind == "qa":
         analysis = analyze_run(QARun(store))
         mean = float(analysis.overall.at[0, "accuracy"]) if len(analysis.overall) else math.nan
-        accuracy = "NaN" if math.isnan(mean) else f"{mean:.3f}"
-        status = "finished" if analysis.complete else "incomplete"
-        if not analysis.complete:
-            accuracy += f" {INCOMPLETE_MARK}"
-    elif status == "running":
-        status = "stopped"  # no process holds it (checked below): it was killed
+        if not math.isnan(mean):
+            accuracy = f"{mean:.3f}"
+            accuracy += "" if analysis.complete else f" {INCOMPLETE_MARK}"
+        expected = analysis.expected_samples
+        scored = analysis.stored_samples - analysis.errors
+        answered = f"{scored}/{expected if expected is not None else '?'}"
+        questions = manifest.dataset.num_questions if manifest.dataset else None
+        if analysis.complete:
+            status = "finished"
+        elif status not in (*ENDED_BADLY, "stopped"):
+            status = "incomplete"
     if store.being_written():
         status = "running"
-    relative = Path(os.path.relpath(path, root)) if path != root else Path(path.name)
-    created = manifest.created_at
-    return RunSummary(relative, manifest.kind, model, dataset, status, accuracy, created)
+    return RunSummary(
+        path,
+        manifest.kind,
+        model,
+        dataset,
+        status,
+        accuracy,
+        questions,
+        answered,
+        manifest.created_at,
+        manifest.label,
+    )
 
 
 def list_runs(root: str | Path) -> list[RunSummary]:
@@ -240,5 +268,5 @@ def list_runs(root: str | Path) -> list[RunSummary]:
     paths = find_runs(base)
     if not paths:
         raise StoreError(f"no runs under {base}: no folder there holds a manifest.json")
-    summaries = [_summarise(path, base) for path in paths]
+    summaries = [_summarise(path) for path in paths]
     return sorted(summaries, key=lambda s: (s.created, str(s.path)), reverse=True)

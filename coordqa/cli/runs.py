@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from coordqa.cli._tables import (
     STATISTICS_CAPTION,
@@ -25,7 +27,7 @@ from coordqa.cli._tables import (
 from coordqa.errors import ConfigError
 
 if TYPE_CHECKING:
-    from coordqa.analysis import ModelReport, RunComparison
+    from coordqa.analysis import ModelReport, RunComparison, RunSummary
 
 console = Console()
 """Tables: stdout."""
@@ -301,23 +303,56 @@ def list_command(
         Path, typer.Argument(help="Folder holding run directories (searched recursively).")
     ] = Path("runs"),
 ) -> None:
-    """List runs: model, dataset, status, accuracy and date, newest first."""
+    """List runs: status, accuracy, answered samples, question count, date; newest first."""
     from coordqa.analysis import list_runs
-    from coordqa.analysis.tables import INCOMPLETE_NOTE
+    from coordqa.analysis.tables import INCOMPLETE_MARK, INCOMPLETE_NOTE
 
     summaries = list_runs(directory)
-    table = new_table(f"runs in {directory}")
-    for header in ("run", "model", "dataset"):
-        name_column(table, header)
-    name_column(table, "status")
-    for header in ("accuracy", "created (UTC)"):
-        number_column(table, header)
-    for s in summaries:
-        created = s.created.strftime("%Y-%m-%d %H:%M")
-        table.add_row(str(s.path), s.model, s.dataset, s.status, s.accuracy, created)
-    console.print(table)
-    if any(s.status == "incomplete" for s in summaries):
+    render_run_list(directory, summaries)
+    if any(INCOMPLETE_MARK in s.accuracy for s in summaries):
         messages.print(INCOMPLETE_NOTE)
+
+
+RUN_LIST_COLUMNS = ("accuracy", "answered", "qs", "status", "created (UTC)")
+"""The aligned columns under each run's path in ``coordqa runs list``."""
+
+
+def render_run_list(directory: Path, summaries: Sequence[RunSummary]) -> None:
+    """Each run's path (whole, to be copied) with its model and dataset, then its numbers.
+
+    A table column for the paths would fold them into pieces at 80 columns (the default names
+    run to 40 characters and more), so the paths head the rows instead.
+    """
+    rows = [
+        (
+            s.accuracy,
+            s.answered,
+            "-" if s.questions is None else str(s.questions),
+            s.status,
+            s.created.strftime("%Y-%m-%d %H:%M"),
+        )
+        for s in summaries
+    ]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(RUN_LIST_COLUMNS)]
+
+    def line(cells: Sequence[str]) -> Text:
+        numbers = [c.rjust(w) for c, w in zip(cells[:3], widths[:3], strict=True)]
+        words = [c.ljust(w) for c, w in zip(cells[3:], widths[3:], strict=True)]
+        return Text("  " + "  ".join([*numbers, *words]).rstrip())
+
+    console.print(Text(f"runs in {directory} ({len(summaries)}, newest first)", style="bold"))
+    console.print(line(RUN_LIST_COLUMNS), style="dim")
+    for summary, row in zip(summaries, rows, strict=True):
+        path = Text(str(summary.path), style="bold")
+        about = " · ".join([*([summary.label] if summary.label else []), summary.model])
+        about = f"{about} · {summary.dataset}"
+        if len(path) + 2 + len(about) <= console.width:
+            path.append(f"  {about}", style="dim")
+            about = ""
+        console.print(path, soft_wrap=True)  # never folded, even when longer than the screen
+        if about:
+            console.print(Text(f"  {about}", style="dim"))
+        console.print(line(row))
 
 
 def register(app: typer.Typer) -> None:
