@@ -55,6 +55,7 @@ __all__ = [
     "RunStore",
     "atomic_write_bytes",
     "content_hash",
+    "discover_runs",
     "find_runs",
     "open_run",
     "read_qa_run",
@@ -593,6 +594,37 @@ def find_runs(root: str | os.PathLike[str]) -> list[Path]:
         else:
             subfolders.sort()
     return sorted(found)
+
+
+def discover_runs(
+    paths: Sequence[str | os.PathLike[str]], kinds: Sequence[str] | None = None
+) -> list[Path]:
+    """The runs ``paths`` name: each run directory itself, and the runs found inside a folder.
+
+    So ``coordqa report runs/*`` also reads the runs in a folder of runs among them, and
+    ``coordqa view runs/`` shows every run in ``runs/``. A run directory given by name is kept
+    whatever its kind (the command says what it can read); runs found inside a folder are kept
+    when their kind is one of ``kinds`` (None: any). Each run once, in the order given.
+
+    Raises:
+        StoreError: a path does not exist, or a folder holds no run of ``kinds``.
+    """
+    found: list[Path] = []
+    for given in map(Path, paths):
+        if (given / MANIFEST).is_file():
+            found.append(given)
+            continue
+        if not given.is_dir():
+            raise StoreError(f"{given} does not exist; give run directories or folders of runs")
+        inside = [(path, open_run(path).manifest.kind) for path in find_runs(given)]
+        kept = [path for path, kind in inside if kinds is None or kind in kinds]
+        if not kept:
+            wanted = " or ".join(kinds or ()) + " " if kinds else ""
+            others = sorted({kind for _, kind in inside})
+            held = f" (it holds {', '.join(others)} runs)" if others else ""
+            raise StoreError(f"{given} is not a run directory and holds no {wanted}runs{held}")
+        found += kept
+    return list(dict.fromkeys(found))
 
 
 # -- the QA run reader ------------------------------------------------------------------------

@@ -43,6 +43,29 @@ class Row:
         return self.scenario_id or self.question_id.split("-")[0]
 
 
+SIX_QUESTIONS = {
+    "s0-ec": ["right", "right"],
+    "s0-tom": ["wrong", "right"],
+    "s0-jp": ["wrong", "wrong"],
+    "s1-ec": ["right", "ambiguous"],
+    "s1-tom": ["right", "right"],
+    "s1-jp": ["no_answer", "right"],
+}
+"""Outcomes of two trials of six questions (two scenarios, each type), for run comparisons."""
+
+
+def outcome_rows(outcomes: dict[str, list[str]], game: str = "hanabi") -> list[Row]:
+    """One question per entry (``s0-ec``: scenario s0, type EC); each trial's outcome: ``right``,
+    ``wrong`` or a status (``ambiguous``, ``no_answer``, ``error``)."""
+    made = []
+    for qid, trials in outcomes.items():
+        qtype = {"ec": "EC", "tom": "ToM", "jp": "JP"}[qid.split("-")[1]]
+        for trial, outcome in enumerate(trials):
+            status = "answered" if outcome in ("right", "wrong") else outcome
+            made.append(Row(qid, qtype, trial, status, outcome == "right", game=game))
+    return made
+
+
 def reply_text(row: Row) -> str | None:
     """A reply that :func:`coordqa.choices.choose` reads as ``row``'s outcome (None: error).
 

@@ -119,7 +119,7 @@ def test_report_on_several_runs_writes_files(tmp_path: Path) -> None:
         assert (report_dir / name).stat().st_size > 0, name
     assert (report_dir / "accuracy_by_type.png").read_bytes()[:4] == b"\x89PNG"
     markdown = (report_dir / "report.md").read_text()
-    assert "## Correlations" in markdown and "random (run0)" in markdown
+    assert "## Correlations" in markdown and "random (seed=0)" in markdown
     # Three models: exact p-values, never below 2 of the 3! pairings, and a note that says so.
     assert "exact permutation p" in result.output
     correlations = pd.read_csv(report_dir / "correlations.csv")

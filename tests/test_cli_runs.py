@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from qa_run_support import Row, write_qa_run
+from qa_run_support import SIX_QUESTIONS, write_qa_run
+from qa_run_support import outcome_rows as rows
 
 from coordqa.store import RunManifest, RunStore
 
@@ -34,25 +35,7 @@ def coordqa(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedP
     )
 
 
-def rows(outcomes: dict[str, list[str]], game: str = "hanabi") -> list[Row]:
-    """One question per entry; each trial's outcome: ``right``, ``wrong`` or a status."""
-    made = []
-    for qid, trials in outcomes.items():
-        qtype = {"ec": "EC", "tom": "ToM", "jp": "JP"}[qid.split("-")[1]]
-        for trial, outcome in enumerate(trials):
-            status = "answered" if outcome in ("right", "wrong") else outcome
-            made.append(Row(qid, qtype, trial, status, outcome == "right", game=game))
-    return made
-
-
-A_OUTCOMES = {
-    "s0-ec": ["right", "right"],
-    "s0-tom": ["wrong", "right"],
-    "s0-jp": ["wrong", "wrong"],
-    "s1-ec": ["right", "ambiguous"],
-    "s1-tom": ["right", "right"],
-    "s1-jp": ["no_answer", "right"],
-}
+A_OUTCOMES = SIX_QUESTIONS
 B_OUTCOMES = {**A_OUTCOMES, "s0-tom": ["right", "right"], "s1-jp": ["no_answer", "wrong"]}
 
 
@@ -173,11 +156,11 @@ def test_results_table_in_every_format(runs: dict[str, Path], tmp_path: Path) ->
 
 
 def test_compare_lists_exactly_the_differing_samples(runs: dict[str, Path]) -> None:
-    result = coordqa("compare", runs["a"], runs["b"])
+    result = coordqa("compare", runs["a"], runs["b"], "--only", "disagree")
     assert result.returncode == 0, result.stderr
     assert fits(result.stdout), result.stdout
     # A and B differ on s0-tom trial 0 (B vs A) and s1-jp trial 1 (A vs B): 2 of 12 samples
-    assert "2 of 12 (question, trial) pairs differ" in result.stdout
+    assert "different choices: 2 of 12 (question, trial) pairs" in " ".join(result.stdout.split())
     lines = result.stdout.splitlines()
     differing = [line.split()[0] for line in lines if "s0-" in line or "s1-" in line]
     assert sorted(differing) == ["s0-tom", "s1-jp"]

@@ -6,16 +6,16 @@ from the outcomes written, before the commands are run. Tables are rendered at 8
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
-from qa_run_support import Row, write_qa_run
+from qa_run_support import SIX_QUESTIONS, write_qa_run
+from qa_run_support import outcome_rows as outcomes
 from rich.console import Console
-from typer.testing import CliRunner
 
-from coordqa.cli import app, runs
+from coordqa.cli import main, runs
 
-runner = CliRunner()
 LONG_NAME = "openai-gpt-4o-mini_coordinationqa-v1.1_EC+JP_sample40s0_temp0.0_2c41f9a0"
 """A run directory name as ``coordqa eval`` makes them: longer than a table column can hold."""
 
@@ -24,17 +24,6 @@ LONG_NAME = "openai-gpt-4o-mini_coordinationqa-v1.1_EC+JP_sample40s0_temp0.0_2c4
 def eighty_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runs, "console", Console(width=80, no_color=True))
     monkeypatch.setattr(runs, "messages", Console(width=80, no_color=True, stderr=True))
-
-
-def outcomes(spec: dict[str, list[str]], game: str = "hanabi") -> list[Row]:
-    """One question per entry (``s0-ec``: scenario s0, type EC); each trial's outcome."""
-    made = []
-    for qid, trials in spec.items():
-        qtype = {"ec": "EC", "tom": "ToM", "jp": "JP"}[qid.split("-")[1]]
-        for trial, outcome in enumerate(trials):
-            status = "answered" if outcome in ("right", "wrong") else outcome
-            made.append(Row(qid, qtype, trial, status, outcome == "right", game=game))
-    return made
 
 
 def listed_numbers(lines: list[str]) -> dict[str, list[str]]:
@@ -50,8 +39,24 @@ def listed_numbers(lines: list[str]) -> dict[str, list[str]]:
 
 
 def invoke(*args: str | Path) -> tuple[int, str]:
-    result = runner.invoke(app, [str(a) for a in args])
-    return result.exit_code, result.output
+    """Run ``coordqa ARGS`` in this process as its console script does (errors become exit
+    statuses and one line on stderr); the exit status and stdout + stderr."""
+    import contextlib
+    import io
+    import sys
+
+    out, err = io.StringIO(), io.StringIO()
+    argv = sys.argv
+    sys.argv = ["coordqa", *map(str, args)]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main()
+        code = 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else 1
+    finally:
+        sys.argv = argv
+    return code, out.getvalue() + err.getvalue()
 
 
 def test_runs_list_keeps_names_whole_counts_questions_and_shows_no_nan(
@@ -79,3 +84,101 @@ def test_runs_list_keeps_names_whole_counts_questions_and_shows_no_nan(
     # Every call failed: nothing to show as an accuracy, and 0 of 4 samples answered.
     assert after[str(folder / "dead")][:4] == ["-", "0/4", "2", "incomplete"]
     assert "NaN" not in out
+
+
+# A and B on six questions, two trials each. Decided from the outcomes (A | B per trial);
+# in all: both right 4, only A right 2, only B right 2, both wrong 3, an error 1.
+#   s0-ec   right,right | right,right   -> both-right x2
+#   s0-tom  wrong,right | right,right   -> b-right (t0), both-right (t1)
+#   s0-jp   wrong,wrong | wrong,no_ans  -> both-wrong x2 (t1 disagrees: B chose nothing)
+#   s1-ec   right,ambig | wrong,right   -> a-right (t0), b-right (t1)
+#   s1-tom  right,right | right,error   -> both-right (t0), error (t1)
+#   s1-jp   no_ans,right| no_ans,wrong  -> both-wrong (t0), a-right (t1)
+A = SIX_QUESTIONS
+B = {
+    "s0-ec": ["right", "right"],
+    "s0-tom": ["right", "right"],
+    "s0-jp": ["wrong", "no_answer"],
+    "s1-ec": ["wrong", "right"],
+    "s1-tom": ["right", "error"],
+    "s1-jp": ["no_answer", "wrong"],
+}
+
+
+@pytest.fixture
+def two_runs(tmp_path: Path) -> tuple[Path, Path]:
+    a = write_qa_run(tmp_path / "runs" / "a", "m", outcomes(A), trials=2, seed=0)
+    b = write_qa_run(tmp_path / "runs" / "b", "m", outcomes(B), trials=2, seed=1)
+    return a, b
+
+
+def test_compare_counts_right_and_wrong_and_lists_what_is_asked(
+    two_runs: tuple[Path, Path],
+) -> None:
+    code, out = invoke("compare", *two_runs)
+    assert code == 0, out
+    assert "A = m (seed=0), B = m (seed=1)" in out  # same model: told apart by the setting
+    table = [line.split() for line in out.splitlines() if line.strip().startswith("A ")]
+    assert ["A", "right", "4", "2", "6"] in table  # both right 4, only A right 2
+    assert ["A", "wrong", "2", "3", "5"] in table  # only B right 2, both wrong 3
+    assert "1 pair with an error in A or B left out" in " ".join(out.split())
+    # Default: where exactly one is right: s0-tom t0, s1-ec t0 and t1, s1-jp t1.
+    assert "4 of 12 (question, trial) pairs" in " ".join(out.split())
+    listed = [line.split()[:2] for line in out.splitlines() if line.startswith("  s")]
+    assert listed == [["s0-tom", "0"], ["s1-ec", "0"], ["s1-ec", "1"], ["s1-jp", "1"]]
+    code, out = invoke("compare", *two_runs, "--only", "both-wrong")
+    assert code == 0 and "both wrong: 3 of 12" in out, out
+    code, out = invoke("compare", *two_runs, "--only", "disagree")
+    # Different outcomes: s0-tom t0, s0-jp t1, s1-ec t0 and t1, s1-tom t1 (error), s1-jp t1.
+    assert code == 0 and "different choices: 6 of 12" in out
+    code, out = invoke("compare", *two_runs, "--only", "a-wrong")
+    assert code == 2
+    code, out = invoke("compare", two_runs[0].parent)  # a folder holding exactly A and B
+    assert code == 0 and "4 of 12" in out
+
+
+def test_results_filters_wrong_type_and_game(two_runs: tuple[Path, Path]) -> None:
+    code, out = invoke("results", two_runs[0], "--wrong", "--format", "csv")
+    assert code == 0, out
+    ids = [line.split(",")[0] for line in out.splitlines()[1:]]
+    # Not right in some trial: s0-tom (t0), s0-jp, s1-ec (ambiguous), s1-jp (no_answer).
+    assert ids == ["s0-tom", "s0-jp", "s1-ec", "s1-jp"]
+    code, out = invoke("results", two_runs[0], "--wrong", "--type", "JP,ToM", "-f", "csv")
+    assert [line.split(",")[0] for line in out.splitlines()[1:]] == ["s0-tom", "s0-jp", "s1-jp"]
+    code, out = invoke("results", two_runs[0], "--game", "overcooked")
+    assert code == 2 and "its games are hanabi" in out
+
+
+def test_report_finds_the_runs_inside_a_folder_given_among_runs(
+    two_runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """``report runs/*`` where one entry is a folder of runs, not a run."""
+    older = write_qa_run(tmp_path / "runs" / "older" / "c", "m", outcomes(A), trials=2, seed=2)
+    code, out = invoke("report", two_runs[0], two_runs[1], older.parent, "--out", tmp_path / "r")
+    assert code == 0, out
+    assert "m (seed=2)" in out and "correlations" in out
+    code, out = invoke("report", tmp_path / "nothing-here", "--out", tmp_path / "r2")
+    assert code == 2 and "does not exist" in out
+    (tmp_path / "empty").mkdir()
+    code, out = invoke("report", tmp_path / "empty", "--out", tmp_path / "r2")
+    assert code == 2 and "holds no qa runs" in out
+
+
+def test_view_on_a_busy_port_says_so_in_one_line(two_runs: tuple[Path, Path]) -> None:
+    pytest.importorskip("fastapi")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        code, out = invoke("view", two_runs[0].parent, "--port", port)
+    assert code == 2, out
+    assert out.startswith("error: ") and len(out.strip().splitlines()) == 1
+    assert f"already listens on 127.0.0.1:{port}" in out and "--port 0" in out
+
+
+def test_view_export_browses_a_folder_of_runs(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
+    pytest.importorskip("fastapi")
+    code, out = invoke("view", two_runs[0].parent, "--export", tmp_path / "site")
+    assert code == 0, out
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "m (seed=0)" in index and "m (seed=1)" in index

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from coordqa.analysis.labels import run_labels
 from coordqa.errors import ConfigError
-from coordqa.store import RunKind, open_run
+from coordqa.store import RunKind, discover_runs, open_run
 from coordqa.viewer.agentic import AgenticView
 from coordqa.viewer.compare import Comparison, compare
 from coordqa.viewer.qa import QAView, Rationales
@@ -44,16 +45,16 @@ class RunEntry:
     kind: RunKind
     """``qa`` or ``agentic``."""
     label: str
-    """What the run is, for people: the model (QA) or the grid's agents (agentic)."""
+    """What the run is, for people: its label or model, told apart from the other QA runs'
+    (:func:`coordqa.analysis.run_labels`), or the grid's agents (agentic)."""
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.") or "run"
 
 
-def _label(kind: RunKind, config: dict[str, Any]) -> str:
-    if kind == "qa":
-        return str(config.get("model", "?"))
+def _agentic_label(config: dict[str, Any]) -> str:
+    """An agentic run, for people: its agents, and their models."""
     agents = config.get("agents") or [config.get("agent", "?")]
     models = config.get("models") or []
     return ", ".join(str(a) for a in agents) + (
@@ -72,34 +73,35 @@ class RunCatalog:
     """The runs of one viewer, by id, with their views cached per version of their files."""
 
     def __init__(self, paths: Sequence[str | os.PathLike[str]]) -> None:
-        """Open every run's manifest.
+        """Open every run's manifest: run directories, and the QA and agentic runs in folders.
 
         Raises:
             ConfigError: no run given, or a run of a kind the viewer does not show.
-            StoreError: a path is not a run directory.
+            StoreError: a path is neither a run directory nor a folder holding runs.
         """
         if not paths:
             raise ConfigError(
                 "give at least one run directory (written by coordqa eval or agentic)"
             )
+        stores = [open_run(path) for path in discover_runs(paths, SHOWN_KINDS)]
+        for store in stores:
+            if store.manifest.kind not in SHOWN_KINDS:
+                raise ConfigError(
+                    f"{store.path} is a {store.manifest.kind!r} run; the viewer shows QA runs "
+                    "(coordqa eval) and agentic runs (coordqa agentic run / grid)"
+                )
+        qa = [s for s in stores if s.manifest.kind == "qa"]
+        qa_labels = dict(zip(qa, run_labels([(s.manifest, s.path) for s in qa]), strict=True))
         self.entries: list[RunEntry] = []
         used: set[str] = set()
-        for path in paths:
-            store = open_run(path)
-            kind = store.manifest.kind
-            if kind not in SHOWN_KINDS:
-                raise ConfigError(
-                    f"{store.path} is a {kind!r} run; the viewer shows QA runs (coordqa eval) "
-                    "and agentic runs (coordqa agentic run / grid)"
-                )
+        for store in stores:
             base = _slug(store.path.resolve().name)
             run_id, n = base, 2
             while run_id in used:
                 run_id, n = f"{base}-{n}", n + 1
             used.add(run_id)
-            self.entries.append(
-                RunEntry(run_id, store.path, kind, _label(kind, store.manifest.config))
-            )
+            label = qa_labels.get(store) or _agentic_label(store.manifest.config)
+            self.entries.append(RunEntry(run_id, store.path, store.manifest.kind, label))
         self._qa: dict[str, tuple[Stamp, QAView]] = {}
         self._agentic: dict[str, tuple[Stamp, AgenticView]] = {}
         self._comparison: tuple[tuple[QAView, ...], Comparison] | None = None

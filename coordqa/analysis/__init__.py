@@ -6,6 +6,7 @@
 - :mod:`~coordqa.analysis.report`: comparing QA runs (``coordqa report``);
 - :mod:`~coordqa.analysis.results`: per-question tables of runs (``coordqa results``,
   ``coordqa compare``) and the run list (``coordqa runs list``);
+- :mod:`~coordqa.analysis.labels`: what to call each run when several are shown together;
 - :mod:`~coordqa.analysis.figures`: the report's PNG figures.
 
 Names are exported lazily, so ``coordqa.analysis.stats`` can be used without pandas.
@@ -51,6 +52,7 @@ _EXPORTS = {
         ),
         "coordqa.analysis.tables",
     ),
+    "run_labels": "coordqa.analysis.labels",
     **dict.fromkeys(
         ("ModelReport", "compare_runs", "markdown_table", "write_report"),
         "coordqa.analysis.report",
@@ -91,12 +93,14 @@ __all__ = [
     "paired_difference",
     "question_accuracy",
     "results_table",
+    "run_labels",
     "samples_frame",
     "summarize_failures",
     "write_report",
 ]
 
 if TYPE_CHECKING:
+    from coordqa.analysis.labels import run_labels
     from coordqa.analysis.report import ModelReport, compare_runs, markdown_table, write_report
     from coordqa.analysis.results import (
         RunComparison,

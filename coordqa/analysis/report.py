@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from coordqa.analysis.labels import run_labels
 from coordqa.analysis.stats import EXACT_MAX_N, Correlation, correlate, paired_difference
 from coordqa.analysis.tables import (
     ERROR_POLICY,
@@ -77,14 +78,6 @@ class ModelReport:
     def correlation_table(self) -> pd.DataFrame:
         """Correlations as a table (n and both p-values kept)."""
         return pd.DataFrame([asdict(c) for c in self.correlations])
-
-
-def _labels(analyses: Sequence[RunAnalysis]) -> list[str]:
-    """Model names, disambiguated with the run directory name when a model appears twice."""
-    names = [a.model for a in analyses]
-    return [
-        f"{a.model} ({a.run_dir.name})" if names.count(a.model) > 1 else a.model for a in analyses
-    ]
 
 
 def describe_filters(config: Mapping[str, Any]) -> str:
@@ -243,7 +236,7 @@ def compare_runs(
     readers = [read_qa_run(run) for run in runs]
     scores = [load_scores(reader) for reader in readers]
     analyses = [analyze_run(r, t) for r, t in zip(readers, scores, strict=True)]
-    labels = _labels(analyses)
+    labels = run_labels([(reader.manifest, reader.path) for reader in readers])
     models = pd.DataFrame(
         [_model_row(*item) for item in zip(labels, readers, analyses, strict=True)]
     )

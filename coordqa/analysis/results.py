@@ -7,12 +7,14 @@ run is read through :mod:`coordqa.store`; nothing calls a model.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
 
+from coordqa.analysis.labels import run_labels
 from coordqa.analysis.report import SCOPES, check_question_sets, describe_filters
 from coordqa.analysis.stats import PairedDifference, paired_difference
 from coordqa.analysis.tables import (
@@ -22,11 +24,14 @@ from coordqa.analysis.tables import (
     question_accuracy,
 )
 from coordqa.choices import option_letter
-from coordqa.errors import StoreError
+from coordqa.errors import ConfigError, StoreError
 from coordqa.records import Sample
 from coordqa.store import QARun, RunManifest, RunStore, find_runs, open_run, read_qa_run
 
 __all__ = [
+    "AGREEMENTS",
+    "DEFAULT_SELECTION",
+    "SELECTIONS",
     "RunComparison",
     "compare_two_runs",
     "list_runs",
@@ -48,18 +53,49 @@ def _answer(correct: list[int]) -> str:
     return ",".join(option_letter(index) for index in correct)
 
 
-def results_table(run: QARun | RunStore | str | Path) -> pd.DataFrame:
+def results_table(
+    run: QARun | RunStore | str | Path,
+    *,
+    games: Sequence[str] | None = None,
+    types: Sequence[str] | None = None,
+    wrong: bool = False,
+) -> pd.DataFrame:
     """One row per question: its game and type, the answer key, and each trial's outcome.
 
     Columns: ``question_id``, ``scenario_id``, ``game``, ``question_type``, ``answer`` (the
     correct letters), then per trial ``t``: ``trial_t`` (the chosen letter, or ``ambiguous``,
     ``no_answer``, ``error``, ``missing``) and ``trial_t_correct`` (True/False; None for an
     error or a missing sample), and ``correct_trials`` (right trials / counted trials).
+
+    Args:
+        run: the QA run.
+        games: only questions of these games (None: all).
+        types: only questions of these types (None: all).
+        wrong: only questions with a trial that is not right (a wrong letter, ambiguous or
+            no_answer; an error or a missing sample is not the model's answer, so not wrong).
+
+    Raises:
+        ConfigError: a game or type the run has no question of.
     """
     reader = read_qa_run(run)
     samples = {sample.key: sample for sample in reader.samples()}
+    questions = list(reader.questions().values())
+    for name, what, wanted, held in (
+        ("--game", "games", games, {q.game for q in questions}),
+        ("--type", "question types", types, {q.question_type for q in questions}),
+    ):
+        unknown = sorted(set(wanted or ()) - held)
+        if unknown:
+            raise ConfigError(
+                f"{name} {','.join(unknown)}: the run has no question of that kind; its "
+                f"{what} are {', '.join(sorted(held))}"
+            )
     rows = []
-    for question in reader.questions().values():
+    for question in questions:
+        if games and question.game not in games:
+            continue
+        if types and question.question_type not in types:
+            continue
         row: dict[str, object] = {
             "question_id": question.question_id,
             "scenario_id": question.scenario_id,
@@ -75,9 +111,37 @@ def results_table(run: QARun | RunStore | str | Path) -> pd.DataFrame:
             row[f"trial_{trial}_correct"] = sample.correct if counts and sample else None
             right += int(bool(counts and sample and sample.correct))
             counted += int(counts)
+        if wrong and right == counted:
+            continue
         row["correct_trials"] = f"{right}/{counted}"
         rows.append(row)
-    return pd.DataFrame(rows)
+    columns = ["question_id", "scenario_id", "game", "question_type", "answer"]
+    for trial in range(reader.trials):
+        columns += [f"trial_{trial}", f"trial_{trial}_correct"]
+    return pd.DataFrame(rows, columns=[*columns, "correct_trials"])
+
+
+AGREEMENTS = ("both-right", "a-right", "b-right", "both-wrong", "error")
+"""How two runs did on one (question, trial): both right; only A right; only B right; both wrong
+(ambiguous and no_answer count as wrong); ``error``: either call failed, so it is left out."""
+
+SELECTIONS = ("a-right", "b-right", "both-right", "both-wrong", "disagree")
+"""What ``coordqa compare --only`` can list: an agreement, or ``disagree`` (the two runs chose
+differently, whether or not either was right)."""
+
+DEFAULT_SELECTION = ("a-right", "b-right")
+"""What ``coordqa compare`` lists by default: where exactly one of the runs was right."""
+
+
+def _agreement(a: Sample, b: Sample) -> str:
+    """The :data:`AGREEMENTS` entry of one (question, trial)."""
+    if "error" in (a.status, b.status):
+        return "error"
+    if a.correct and b.correct:
+        return "both-right"
+    if a.correct or b.correct:
+        return "a-right" if a.correct else "b-right"
+    return "both-wrong"
 
 
 @dataclass
@@ -85,17 +149,48 @@ class RunComparison:
     """Two runs of the same questions, question by question."""
 
     label_a: str
-    """How run A is named (its model, or model and directory when both have one model)."""
+    """How run A is named: its label or model, told apart from B's (:func:`run_labels`)."""
     label_b: str
     """How run B is named."""
-    differences: pd.DataFrame
-    """One row per (question, trial) both runs answered where their outcomes differ."""
+    pairs: pd.DataFrame
+    """One row per (question, trial) both runs stored: the question, each run's outcome (a
+    letter or a status) and correctness, and ``agreement`` (:data:`AGREEMENTS`)."""
     paired: dict[str, PairedDifference]
     """A - B per scope (question types and ``overall``), over shared questions."""
-    shared_samples: int
-    """(question, trial) pairs present in both runs."""
     mixed: bool
     """Whether the runs answered different question sets (allowed with ``allow_mixed``)."""
+
+    @property
+    def shared_samples(self) -> int:
+        """(question, trial) pairs present in both runs."""
+        return len(self.pairs)
+
+    @property
+    def differences(self) -> pd.DataFrame:
+        """The pairs on which the runs' outcomes differ (another letter, or another status)."""
+        return self.select(("disagree",))
+
+    def counts(self) -> dict[str, int]:
+        """Pairs per :data:`AGREEMENTS` entry: the cells of a McNemar table, and the errors."""
+        found = self.pairs["agreement"].value_counts()
+        return {agreement: int(found.get(agreement, 0)) for agreement in AGREEMENTS}
+
+    def select(self, only: Sequence[str]) -> pd.DataFrame:
+        """The pairs in any of ``only`` (:data:`SELECTIONS`), in question order.
+
+        Raises:
+            ConfigError: an unknown selection.
+        """
+        unknown = [name for name in only if name not in SELECTIONS]
+        if unknown or not only:
+            raise ConfigError(
+                f"--only {','.join(only)!r}: choose among {', '.join(SELECTIONS)} "
+                f"(comma-separated; default {','.join(DEFAULT_SELECTION)})"
+            )
+        chosen = self.pairs["agreement"].isin(only)
+        if "disagree" in only:
+            chosen |= self.pairs["a"] != self.pairs["b"]
+        return self.pairs[chosen].reset_index(drop=True)
 
 
 def compare_two_runs(
@@ -104,13 +199,13 @@ def compare_two_runs(
     *,
     allow_mixed: bool = False,
 ) -> RunComparison:
-    """Where two runs differ, with both replies' choices and the paired test per scope.
+    """Both runs question by question, with the paired test per scope.
 
     Raises:
         ConfigError: the runs answered different question sets and ``allow_mixed`` is False.
     """
     first, second = read_qa_run(run_a), read_qa_run(run_b)
-    label_a, label_b = _pair_labels(first, second)
+    label_a, label_b = run_labels([(r.manifest, r.path) for r in (first, second)])
     identity = pd.DataFrame(
         [
             {
@@ -128,12 +223,9 @@ def compare_two_runs(
     samples_a = {s.key: s for s in first.samples()}
     samples_b = {s.key: s for s in second.samples()}
     questions = first.questions()
-    shared = sorted(set(samples_a) & set(samples_b))
     rows = []
-    for key in shared:
+    for key in sorted(set(samples_a) & set(samples_b)):
         a, b = samples_a[key], samples_b[key]
-        if _outcome(a) == _outcome(b):
-            continue
         question = questions[key[0]]
         rows.append(
             {
@@ -146,10 +238,11 @@ def compare_two_runs(
                 "b": _outcome(b),
                 "a_correct": a.correct,
                 "b_correct": b.correct,
+                "agreement": _agreement(a, b),
             }
         )
     columns = ["question_id", "trial", "game", "question_type", "answer", "a", "b"]
-    differences = pd.DataFrame(rows, columns=[*columns, "a_correct", "b_correct"])
+    pairs = pd.DataFrame(rows, columns=[*columns, "a_correct", "b_correct", "agreement"])
     scores_a, scores_b = load_scores(first), load_scores(second)
     paired = {}
     for scope in SCOPES:
@@ -157,17 +250,11 @@ def compare_two_runs(
         right = question_accuracy(_in_scope(scores_b, scope))
         left, right = left.align(right, join="inner")
         paired[scope] = paired_difference(left.to_numpy(), right.to_numpy())
-    return RunComparison(label_a, label_b, differences, paired, len(shared), mixed)
+    return RunComparison(label_a, label_b, pairs, paired, mixed)
 
 
 def _in_scope(scores: pd.DataFrame, scope: str) -> pd.DataFrame:
     return scores if scope == "overall" else scores[scores["question_type"] == scope]
-
-
-def _pair_labels(first: QARun, second: QARun) -> tuple[str, str]:
-    if first.model != second.model:
-        return first.model, second.model
-    return f"{first.model} ({first.path.name})", f"{second.model} ({second.path.name})"
 
 
 # -- the run list ----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from coordqa.cli._tables import (
@@ -145,8 +146,18 @@ def render_report(report: ModelReport) -> None:
         messages.print(f"[yellow]warning: {warning}[/]")
 
 
-def render_comparison(comparison: RunComparison) -> None:
-    """Print the paired tests and the questions where two runs differ."""
+SELECTION_TITLES = {
+    "a-right": "A right, B wrong",
+    "b-right": "A wrong, B right",
+    "both-right": "both right",
+    "both-wrong": "both wrong",
+    "disagree": "different choices",
+}
+"""How the listing of ``coordqa compare --only`` names each selection."""
+
+
+def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
+    """Print the paired tests, both runs' McNemar table, and the pairs in ``only``."""
     from coordqa.analysis.report import format_difference, format_p
     from coordqa.analysis.tables import format_interval
 
@@ -168,15 +179,24 @@ def render_comparison(comparison: RunComparison) -> None:
             str(result.n_questions),
         )
     console.print(tests)
-    differences = comparison.differences
+    console.print(_mcnemar_table(comparison))
+    errors = comparison.counts()["error"]
+    console.print(
+        f"wrong: a wrong letter, ambiguous or no_answer; {errors} pair{'s' * (errors != 1)} "
+        "with an error in A or B left out",
+        highlight=False,
+    )
+    selected = comparison.select(only)
+    shown = " or ".join(SELECTION_TITLES[name] for name in only)
     table = new_table(
-        f"{len(differences)} of {comparison.shared_samples} (question, trial) pairs differ",
-        "A/B: the letter each run chose, or its outcome (ambiguous, no_answer, error)",
+        f"{shown}: {len(selected)} of {comparison.shared_samples} (question, trial) pairs",
+        "A/B: the letter each run chose, or its outcome (ambiguous, no_answer, error); "
+        "--only a-right,b-right,both-right,both-wrong,disagree chooses what is listed",
     )
     name_column(table, "question", max_width=30)
     for header in ("trial", "type", "answer", "A", "B"):
         number_column(table, header)
-    for row in differences.itertuples():
+    for row in selected.itertuples():
         table.add_row(
             str(row.question_id),
             str(row.trial),
@@ -191,6 +211,24 @@ def render_comparison(comparison: RunComparison) -> None:
             "[yellow]The runs answered different question sets (--allow-mixed): only the "
             "questions both answered are compared.[/]"
         )
+
+
+def _mcnemar_table(comparison: RunComparison) -> Table:
+    """Both runs' samples in a 2 x 2 table: right or wrong in A against right or wrong in B."""
+    counts = comparison.counts()
+    table = new_table("right or wrong, per (question, trial)")
+    table.add_column("", no_wrap=True)
+    for header in ("B right", "B wrong", "total"):
+        number_column(table, header)
+    cells = [
+        [counts["both-right"], counts["a-right"]],
+        [counts["b-right"], counts["both-wrong"]],
+    ]
+    for name, row in zip(("A right", "A wrong"), cells, strict=True):
+        table.add_row(name, *map(str, row), str(sum(row)))
+    columns = [cells[0][i] + cells[1][i] for i in range(2)]
+    table.add_row("total", *map(str, columns), str(sum(columns)))
+    return table
 
 
 def _marked(outcome: str, correct: bool) -> str:
@@ -216,7 +254,9 @@ def score_command(
 def report_command(
     runs: Annotated[
         list[Path],
-        typer.Argument(help="QA run directories, one per model, or eval-set folders."),
+        typer.Argument(
+            help="QA run directories, one per model, eval-set folders, or folders holding runs."
+        ),
     ],
     out: Annotated[Path, typer.Option(help="Directory for tables, figures and report.md.")] = Path(
         "coordqa-report"
@@ -240,13 +280,16 @@ def report_command(
 ) -> None:
     """Compare runs: accuracies with both uncertainties, paired tests, correlations, figures.
 
-    An eval-set folder stands for its members' run directories.
+    An eval-set folder stands for its members' run directories, any other folder for the QA
+    runs in it.
     """
     from coordqa.analysis import compare_runs, write_report
     from coordqa.evalset import expand_sets
+    from coordqa.store import discover_runs
 
+    found = discover_runs(expand_sets(runs), kinds=("qa",))
     report = compare_runs(
-        expand_sets(runs), sizes=parse_sizes(sizes), allow_mixed=allow_mixed, reference=reference
+        found, sizes=parse_sizes(sizes), allow_mixed=allow_mixed, reference=reference
     )
     written = write_report(report, out)
     render_report(report)
@@ -255,6 +298,19 @@ def report_command(
 
 def results_command(
     run: Annotated[Path, typer.Argument(help="A QA run directory.")],
+    wrong: Annotated[
+        bool,
+        typer.Option(
+            "--wrong",
+            help="Only questions with a trial that is not right (wrong, ambiguous, no_answer).",
+        ),
+    ] = False,
+    game: Annotated[
+        str | None, typer.Option("--game", help="Only these games, comma-separated.")
+    ] = None,
+    question_type: Annotated[
+        str | None, typer.Option("--type", help="Only these question types: EC,ToM,JP.")
+    ] = None,
     output_format: Annotated[
         str, typer.Option("--format", "-f", help="md (default), csv or parquet.")
     ] = "md",
@@ -264,12 +320,13 @@ def results_command(
 ) -> None:
     """One row per question: game, type, answer, and each trial's choice and correctness."""
     from coordqa.analysis import markdown_table, results_table
+    from coordqa.cli.qa import split_list
 
     if output_format not in ("md", "csv", "parquet"):
-        raise ConfigError(f"--format {output_format!r} is not one of md, csv, parquet")
+        raise ConfigError(f"--format {output_format} is not one of md, csv, parquet")
     if output_format == "parquet" and out is None:
         raise ConfigError("--format parquet writes a binary file: give it with --out FILE")
-    table = results_table(run)
+    table = results_table(run, games=split_list(game), types=split_list(question_type), wrong=wrong)
     if output_format == "md":
         text = markdown_table(table) + "\n"
     elif output_format == "csv":
@@ -285,17 +342,39 @@ def results_command(
 
 
 def compare_command(
-    run_a: Annotated[Path, typer.Argument(help="The first QA run (A).")],
-    run_b: Annotated[Path, typer.Argument(help="The second QA run (B).")],
+    runs: Annotated[
+        list[Path],
+        typer.Argument(help="Two QA runs, A then B (or a folder holding exactly two)."),
+    ],
+    only: Annotated[
+        str | None,
+        typer.Option(
+            help="Which pairs to list, comma-separated: a-right (A right, B wrong), b-right, "
+            "both-right, both-wrong, disagree (different choices). Default: a-right,b-right."
+        ),
+    ] = None,
     allow_mixed: Annotated[
         bool,
         typer.Option("--allow-mixed", help="Compare runs over different question sets."),
     ] = False,
 ) -> None:
-    """Question by question: where two runs differ, and the paired test per type."""
+    """Question by question: paired tests per type, right/wrong counts, the pairs asked for."""
     from coordqa.analysis import compare_two_runs
+    from coordqa.analysis.results import DEFAULT_SELECTION
+    from coordqa.cli.qa import split_list
+    from coordqa.store import discover_runs
 
-    render_comparison(compare_two_runs(run_a, run_b, allow_mixed=allow_mixed))
+    found = discover_runs(runs, kinds=("qa",))
+    if len(found) != 2:
+        listed = ", ".join(map(str, found))
+        raise ConfigError(
+            f"coordqa compare needs exactly two QA runs, A and B; {len(found)} found: {listed}. "
+            "Name the two run directories (coordqa report compares more)."
+        )
+    comparison = compare_two_runs(*found, allow_mixed=allow_mixed)
+    selection = DEFAULT_SELECTION if only is None else (split_list(only) or ())
+    comparison.select(selection)  # an unknown name is a bad option: said before any output
+    render_comparison(comparison, selection)
 
 
 def list_command(

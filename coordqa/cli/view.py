@@ -5,6 +5,7 @@ FastAPI, uvicorn and Jinja2 (the ``leaderboard`` extra) are imported inside the 
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -24,8 +25,8 @@ def view_command(
     runs: Annotated[
         list[Path],
         typer.Argument(
-            help="Run directories of `coordqa eval` or `coordqa agentic run/grid`, or "
-            "`coordqa eval-set` folders (their members' runs)."
+            help="Run directories of `coordqa eval` or `coordqa agentic run/grid`, "
+            "`coordqa eval-set` folders (their members' runs), or folders holding runs."
         ),
     ],
     host: Annotated[
@@ -55,29 +56,51 @@ def view_command(
         return
     if not 0 <= port <= 65535:
         raise ConfigError(f"--port must be in 0..65535, got {port}")
+    sock = _listen(host, port)  # before reading: a busy port is said at once
     started = time.perf_counter()
     catalog.read_all()
     console.print(f"read {len(catalog.entries)} run(s) in {time.perf_counter() - started:.1f} s")
-    _serve(catalog, host, port)
+    _serve(catalog, sock, host)
 
 
-def _serve(catalog: RunCatalog, host: str, port: int) -> None:
-    """Run the app with uvicorn, printing the URL once the socket is bound."""
-    import socket
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port``; a port in use is a ConfigError that says so."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(_bind_failure(host, port, exc)) from None
+    sock.listen(2048)  # connections wait in the backlog until uvicorn accepts them
+    return sock
 
+
+def _serve(catalog: RunCatalog, sock: socket.socket, host: str) -> None:
+    """Run the app with uvicorn on ``sock``, printing the URL first."""
     import uvicorn
 
     from coordqa.viewer import create_app
 
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(2048)  # connections wait in the backlog until uvicorn accepts them
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     console.print(f"coordqa view: http://{shown}:{bound}/ (Ctrl-C to stop)", highlight=False)
     server = uvicorn.Server(uvicorn.Config(create_app(catalog), log_level="warning"))
     server.run(sockets=[sock])
+
+
+def _bind_failure(host: str, port: int, exc: OSError) -> str:
+    """Why ``coordqa view`` cannot listen on ``host:port``, and what to do instead."""
+    import errno
+
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"--port {port}: another program (perhaps another coordqa view) already listens on "
+            f"{host}:{port}; pass another --port, or --port 0 for any free one"
+        )
+    if exc.errno == errno.EACCES:
+        return f"--port {port}: this user may not listen on it; pass a port above 1023"
+    return f"--host {host} --port {port}: cannot listen there ({exc.strerror or exc})"
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,64 @@
+"""What to call each run when several are shown together: one rule for report, compare, the viewer.
+
+A run is called by its label (``coordqa eval --label``) or else its model. Runs that would share
+a name are told apart by the settings in which they differ (``random (seed=0)`` and ``random
+(seed=1)``), and by their directory names only when no setting differs, so that a label stays
+short enough for a table column.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from coordqa.store import RunManifest
+
+__all__ = ["MAX_SETTINGS_SHOWN", "run_labels"]
+
+MAX_SETTINGS_SHOWN = 2
+"""At most this many differing settings name a run; more would not fit a table column."""
+
+
+def _shown(value: Any) -> str:
+    """A setting's value as a label shows it: lists joined by commas, None as ``none``.
+
+    >>> _shown(["EC", "JP"]), _shown(None), _shown(0.6)
+    ('EC,JP', 'none', '0.6')
+    """
+    if value is None:
+        return "none"
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def _differing(configs: Sequence[dict[str, Any]]) -> list[str]:
+    """The settings whose values are not the same in all of ``configs``, sorted."""
+    keys = sorted({key for config in configs for key in config})
+    return [k for k in keys if len({repr(config.get(k)) for config in configs}) > 1]
+
+
+def run_labels(runs: Sequence[tuple[RunManifest, Path]]) -> list[str]:
+    """A distinct, short name for each of ``runs`` (manifest and directory), in order.
+
+    >>> from coordqa.store import RunManifest
+    >>> def run(seed): return RunManifest(kind="qa", config={"model": "m", "seed": seed},
+    ...                                  fingerprint="x")
+    >>> run_labels([(run(0), Path("a")), (run(1), Path("b")), (run(1), Path("c"))])
+    ['m (seed=0)', 'm (seed=1, b)', 'm (seed=1, c)']
+    """
+    names = [manifest.label or str(manifest.config.get("model", "?")) for manifest, _ in runs]
+    parts: list[list[str]] = [[] for _ in runs]
+    for name, count in Counter(names).items():
+        if count > 1:
+            group = [i for i, n in enumerate(names) if n == name]
+            keys = _differing([runs[i][0].config for i in group])[:MAX_SETTINGS_SHOWN]
+            for i in group:
+                parts[i] = [f"{key}={_shown(runs[i][0].config.get(key))}" for key in keys]
+    told = [(name, tuple(p)) for name, p in zip(names, parts, strict=True)]
+    for i, count in enumerate(Counter(told)[t] for t in told):
+        if count > 1:
+            parts[i].append(runs[i][1].name)
+    return [f"{name} ({', '.join(p)})" if p else name for name, p in zip(names, parts, strict=True)]
