@@ -182,3 +182,41 @@ def test_view_export_browses_a_folder_of_runs(two_runs: tuple[Path, Path], tmp_p
     assert code == 0, out
     index = (tmp_path / "site" / "index.html").read_text()
     assert "m (seed=0)" in index and "m (seed=1)" in index
+
+
+def test_games_and_partners_lists_keep_every_name_whole_at_80_columns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from coordqa.agentic.partners import list_partners
+    from coordqa.cli import games
+    from coordqa.games import GAMES, PLAYERS
+
+    monkeypatch.setattr(games, "console", Console(width=80, no_color=True))
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out = invoke("games", "list")
+    assert code == 0, out
+    words = set(out.replace(",", " ").split())
+    assert {name for name, _ in GAMES.items()} | {name for name, _ in PLAYERS.items()} <= words
+    assert all(len(line) <= 80 for line in out.splitlines())
+    code, out = invoke("partners", "list")
+    assert code == 0, out
+    assert {p.name for p in list_partners()} <= set(out.split())
+    assert all(len(line) <= 80 for line in out.splitlines())
+
+
+def test_dataset_list_shows_each_bundled_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coordqa.cli import dataset
+    from coordqa.dataset import RELEASES
+
+    monkeypatch.setattr(dataset, "console", Console(width=80, no_color=True))
+    code, out = invoke("dataset", "list")
+    assert code == 0, out
+    names = {release.name for release in RELEASES}
+    lines = [line.split() for line in out.splitlines()]
+    rows = {cells[0]: cells for cells in lines if cells and cells[0] in names}
+    assert set(rows) == names
+    # v1 as shipped (README): 198 questions, 66 of each type, four games, its pinned fingerprint.
+    assert rows["coordinationqa-v1"] == [
+        "coordinationqa-v1", "1.0.0", "198", "66", "66", "66", "4", "cb50f8c6c520"
+    ]  # fmt: skip
+    assert "default: coordinationqa-v1.1" in out

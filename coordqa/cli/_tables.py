@@ -6,10 +6,13 @@ borders (:data:`BOX`), so an accuracy table of the four games stays within 80 co
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
 from rich import box
+from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -70,3 +73,21 @@ def rich_accuracy_table(
             *[str(int(row[s])) for s in counts],
         )
     return out
+
+
+def print_entry(console: Console, title: Text, details: list[Text]) -> None:
+    """One entry of a list of things to type (a game, a partner): its name, then indented lines.
+
+    Lines wrap between words, never inside a name (nor at its hyphens), so every name in them
+    can be copied whole from an 80-column terminal; a table cell would cut or fold them.
+    """
+    console.print(title, soft_wrap=True)
+    for detail in details:
+        wrapped = textwrap.wrap(
+            detail.plain,
+            width=max(20, console.width - 4),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        for line in wrapped:
+            console.print(Text(f"    {line}", style=detail.style), soft_wrap=True)

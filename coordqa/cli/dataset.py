@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from coordqa.cli._tables import new_table, number_column
 from coordqa.errors import ConfigError
 
 console = Console()
@@ -30,7 +31,7 @@ DatasetPath = Annotated[
 
 dataset_app = typer.Typer(
     name="dataset",
-    help="Import, build and inspect CoordinationQA datasets.",
+    help="List, import, build and inspect CoordinationQA datasets.",
     no_args_is_help=True,
 )
 
@@ -60,6 +61,44 @@ def _refuse_overwrite(out: Path, overwrite: bool) -> None:
             f"{out / DATA_FILE} already exists; pass --overwrite to replace it or choose another "
             f"--out folder"
         )
+
+
+@dataset_app.command("list")
+def list_command() -> None:
+    """List the bundled datasets: --dataset names, versions, question counts, fingerprints."""
+    from coordqa.dataset import (
+        ALIASES,
+        DEFAULT_DATASET,
+        QUESTION_TYPES,
+        RELEASES,
+        dataset_fingerprint,
+        load_rows,
+        question_counts,
+    )
+
+    table = new_table("bundled datasets (--dataset NAME)")
+    table.add_column("name", no_wrap=True)
+    for header in ("version", "qs", *QUESTION_TYPES, "games"):
+        number_column(table, header)
+    table.add_column("fingerprint", no_wrap=True)
+    for release in RELEASES:
+        rows = load_rows(release.name)
+        by_game = question_counts(rows)
+        per_type = [sum(counts[kind] for counts in by_game.values()) for kind in QUESTION_TYPES]
+        table.add_row(
+            release.name,
+            release.version or "-",
+            str(len(rows)),
+            *map(str, per_type),
+            str(len(by_game)),
+            dataset_fingerprint(rows)[:12],
+        )
+    aliases = "".join(f", also called {a}" for a, to in ALIASES.items() if to == DEFAULT_DATASET)
+    table.caption = (
+        f"default: {DEFAULT_DATASET}{aliases}. A dataset folder, .parquet or .jsonl file works "
+        "too; `coordqa dataset stats NAME` counts per game."
+    )
+    console.print(table)
 
 
 @dataset_app.command("import-upstream")

@@ -14,8 +14,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from coordqa.cli._errors import INTERRUPTED_EXIT
+from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunInterrupted
 
 console = Console()
@@ -39,24 +41,24 @@ def parse_pair(value: str | None) -> tuple[str, str] | None:
 
 
 def games_list() -> None:
-    """List games with their version, layouts and registered players."""
+    """List games with their version, layouts and registered players (names whole)."""
     from coordqa.games import GAMES, PLAYERS
 
-    table = Table(title="Games")
-    for column in ("game", "version", "layouts", "players", "default pair"):
-        table.add_column(column)
     for name, cls in GAMES.items():
         players = [p for p, spec in PLAYERS.items() if spec.plays(name)]
         strong = cls.profile.strong_policy
         default = None if strong is None else (strong, strong)
-        table.add_row(
-            name,
-            cls.version,
-            ", ".join(cls.layouts),
-            ", ".join(players) or "-",
-            _pair_text(default),
+        title = Text(name, style="bold")
+        title.append(f"  {cls.version}", style="dim")
+        print_entry(
+            console,
+            title,
+            [
+                Text(f"layouts: {', '.join(cls.layouts)}"),
+                Text(f"players: {', '.join(players) or '-'}"),
+                Text(f"default pair: {_pair_text(default)}"),
+            ],
         )
-    console.print(table)
 
 
 def _pair_text(pair: tuple[str, str] | None) -> str:

@@ -8,6 +8,9 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from coordqa.cli._tables import print_entry
 
 partners_app = typer.Typer(
     help="Neural partners: BC/human-proxy (Overcooked) and SAD/OBL (Hanabi).",
@@ -22,18 +25,19 @@ def list_command(
     name: Annotated[str | None, typer.Argument(help="Show only this partner.")] = None,
     game: Annotated[str | None, typer.Option("--game", help="Only this game's partners.")] = None,
 ) -> None:
-    """List partners: game, kind, status and where their weights come from."""
+    """List partners: game, kind, status and where their weights come from (names whole)."""
     from coordqa.agentic.partners import list_partners, partner_info
 
     rows = [partner_info(name)] if name else list_partners()
     if game:
         rows = [row for row in rows if row.game == game]
-    table = Table("name", "game", "kind", "status", "weights / how to get them")
+    console = Console()
     for row in rows:
-        style = STATUS_STYLE.get(row.status, "red")
-        where = row.source + (f"\n[dim]{row.hint}[/dim]" if row.hint else "")
-        table.add_row(row.name, row.game, row.kind, f"[{style}]{row.status}[/{style}]", where)
-    Console().print(table)
+        title = Text(row.name, style="bold")
+        title.append(f"  {row.game} · {row.kind} · ")
+        title.append(row.status, style=STATUS_STYLE.get(row.status, "red"))
+        details = [Text(row.source)] + ([Text(row.hint, style="dim")] if row.hint else [])
+        print_entry(console, title, details)
 
 
 @partners_app.command("train-bc")
