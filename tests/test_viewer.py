@@ -336,3 +336,26 @@ def test_cli_exports_and_refuses_a_missing_run(runs: dict[str, Path], tmp_path: 
         [*command, str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=300
     )
     assert missing.returncode == 2 and "does not exist" in " ".join(missing.stderr.split())
+
+
+def test_comparison_of_three_runs_gives_exact_correlations(tmp_path: Path) -> None:
+    """EC 1, 0.5, 0 against JP 0, 0.5, 1: rho = -1, reached by 2 of the 3! pairings."""
+    from qa_run_support import outcome_rows, write_qa_run
+
+    runs = []
+    for name, ec, jp in (("r1", 2, 0), ("r2", 1, 1), ("r3", 0, 2)):
+        spec = {
+            "s0-ec": ["right" if ec > 0 else "wrong"],
+            "s1-ec": ["right" if ec > 1 else "wrong"],
+            "s0-jp": ["right" if jp > 0 else "wrong"],
+            "s1-jp": ["right" if jp > 1 else "wrong"],
+        }
+        runs.append(write_qa_run(tmp_path / name, name, outcome_rows(spec), trials=1))
+    with TestClient(create_app(RunCatalog(runs))) as three:
+        page = get(three, "/compare")
+    table = re.search(r'<table class="correlations".*?</table>', page, re.S)
+    assert table is not None
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", table.group(0))
+    assert cells[:7] == ["EC vs JP", "3", "-1.00", "0.333", "-1.00", "0.333", "exact"]
+    assert "no correlation can be significant" in cells[7]
+    assert "only r1 right: 2" in " ".join(page.split())  # r1 against r3, EC: 2 samples

@@ -8,11 +8,19 @@ This module only lines them up and links each difference to its sample pages.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from coordqa.analysis import QUESTION_TYPES, PairedDifference, RunComparison, compare_two_runs
+from coordqa.analysis import (
+    QUESTION_TYPES,
+    Correlation,
+    PairedDifference,
+    RunComparison,
+    compare_two_runs,
+    correlate,
+)
 from coordqa.viewer.qa import QAView
 
 if TYPE_CHECKING:
@@ -97,6 +105,9 @@ class Comparison:
     """Accuracy per type and overall, run by run."""
     pairs: list[PairView]
     """Each run after the first against the first."""
+    correlations: list[Correlation]
+    """EC vs JP and ToM vs JP across the runs, one point per run, as ``coordqa report`` gives
+    them (exact p-values up to 10 runs); shown from three runs on."""
 
 
 def _cell(row: pd.Series) -> AccuracyCell:
@@ -146,4 +157,17 @@ def compare(views: Sequence[QAView]) -> Comparison:
     """
     if len(views) < 2:
         raise ValueError(f"a comparison needs at least two QA runs, got {len(views)}")
-    return Comparison(_type_rows(views), [_pair(views, i) for i in range(1, len(views))])
+    rows = _type_rows(views)
+    return Comparison(rows, [_pair(views, i) for i in range(1, len(views))], _correlations(rows))
+
+
+def _correlations(rows: Sequence[TypeRow]) -> list[Correlation]:
+    """EC vs JP and ToM vs JP over the runs (a run without the type is left out)."""
+    accuracy = {
+        row.scope: [math.nan if cell is None else cell.accuracy for cell in row.cells]
+        for row in rows
+    }
+    if "JP" not in accuracy:
+        return []
+    pairs = [x for x in ("EC", "ToM") if x in accuracy]
+    return [correlate(accuracy[x], accuracy["JP"], (x, "JP")) for x in pairs]

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from coordqa.analysis.report import MIXED_NOTE, PAIRED_NOTE, STATISTICS_NOTE, format_p
+from coordqa.analysis.report import (
+    CORRELATION_NOTE,
+    MIXED_NOTE,
+    PAIRED_NOTE,
+    STATISTICS_NOTE,
+    format_p,
+)
 from coordqa.analysis.tables import ERROR_POLICY, INCOMPLETE_MARK, INCOMPLETE_NOTE
 from coordqa.leaderboard.pages import package_environment
 from coordqa.store import open_run
@@ -128,6 +134,7 @@ def render(template: str, links: Links, **context: Any) -> str:
 NOTES = {
     "statistics_note": plain(STATISTICS_NOTE),
     "paired_note": plain(PAIRED_NOTE),
+    "correlation_note": plain(CORRELATION_NOTE),
     "mixed_note": plain(MIXED_NOTE),
     "incomplete_note": plain(INCOMPLETE_NOTE),
     "error_policy": ERROR_POLICY.capitalize(),
