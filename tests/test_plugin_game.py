@@ -1,0 +1,113 @@
+"""A fifth game from another package: registered only through entry points, first-class in
+every track.
+
+``tests/plugins/toygame`` is the Lamps game written as a third party would write it (engine,
+strong policy, question builder and profile in one folder). The test installs it the way pip
+leaves a package: a ``.dist-info`` folder with its ``entry_points.txt`` on the path of fresh
+``coordqa`` processes; no coordqa file names it. Everything below is then done through the
+command line: building its questions, ``coordqa eval --games lamps``, an agentic grid with CAC
+and HM (the offline ``scripted`` model), a report and ``coordqa play``.
+
+Expected values come from the rules of Lamps (``toygame/game.py``): the ``scripted`` model
+always answers with option A; offered actions list the lamps that are off in ascending order,
+then ``Wait``. So a scripted agent in Alice's seat switches on the lowest-numbered lamp that is
+off, which is exactly the convention's move for Alice: with the convention player as Bob every
+episode is won in the convention's own number of turns; in self-play both seats switch on the
+same lamp, the fuse trips every turn, and no episode is won.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coordqa.directives import DIRECTIVES
+
+PLUGINS = Path(__file__).parent / "plugins"
+CLI = [sys.executable, "-c", "from coordqa.cli import main; main()"]
+ENTRY_POINTS = """\
+[coordqa.games]
+lamps = toygame.game:Lamps
+
+[coordqa.players]
+toygame = toygame.players:PLAYERS
+"""
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of a process that has the Lamps distribution installed."""
+    site = tmp_path_factory.mktemp("site")
+    dist = site / "coordqa_lamps-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: coordqa-lamps\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(ENTRY_POINTS)
+    path = os.pathsep.join(filter(None, [str(site), str(PLUGINS), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def coordqa(env: dict[str, str], *args: str) -> str:
+    """Run the CLI in a fresh process; return its stdout (a failure shows stderr)."""
+    done = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, f"coordqa {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def test_qa_questions_are_built_and_asked_with_the_games_wording(
+    installed: dict[str, str], tmp_path: Path
+) -> None:
+    dataset, run = tmp_path / "lamps-qa", tmp_path / "run"
+    coordqa(installed, "dataset", "generate", "--game", "lamps", "--count", "2", "--seed", "0",
+            "--out", str(dataset))  # fmt: skip
+    coordqa(installed, "eval", "--model", "scripted", "--dataset", str(dataset), "--games",
+            "lamps", "--trials", "1", "--out", str(run), "--quiet")  # fmt: skip
+    questions = [json.loads(line) for line in (run / "questions.jsonl").open()]
+    assert len(questions) == 6 and {q["game"] for q in questions} == {"lamps"}
+    # every prompt opens with Lamps' own directive (its profile), not coordqa's default
+    opening = "You are switching on lamps together with a partner."
+    for question in questions:
+        system = question["messages"][0]["content"]
+        assert system.startswith(opening) and system != DIRECTIVES[question["question_type"]]
+        assert system.split(".", 1)[1] == DIRECTIVES[question["question_type"]].split(".", 1)[1]
+    scores = [json.loads(line) for line in (run / "scores.jsonl").open()]
+    assert len(scores) == 6 and all(s["status"] == "answered" for s in scores)
+
+
+def test_cac_and_hm_play_it_and_the_report_reads_its_profile(
+    installed: dict[str, str], tmp_path: Path
+) -> None:
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        "name: lamps\nagents: [cac, hm]\nmodels: [scripted]\n"
+        "partners: [self, lamps-convention]\ngames:\n  - game: lamps\n    episodes: 1\n"
+    )
+    run, report = tmp_path / "run", tmp_path / "report"
+    coordqa(installed, "agentic", "grid", str(grid), "--out", str(run))
+    episodes = [json.loads(line) for line in (run / "episodes.jsonl").open()]
+    assert len(episodes) == 4  # 2 agents x (self-play, the convention partner)
+    for episode in episodes:
+        spec, metrics = episode["spec"], episode["metrics"]
+        with_convention = spec["partner"] == "lamps-convention"
+        assert metrics["lit"] == (1.0 if with_convention else 0.0), spec
+    hm_self = [e for e in episodes if e["spec"]["agent"] == "hm" and e["spec"]["partner"] is None]
+    for episode in hm_self:
+        # HM's behaviour space comes from the profile (the partner's legal actions): the partner,
+        # the same scripted agent, takes option A, which HM's scripted model predicts
+        stats = episode["agent_stats"]["0"]
+        assert stats["predictions_scored"] == 3 and stats["predictions_correct"] == 3
+    coordqa(installed, "agentic", "report", str(run), "--out", str(report))
+    optimality = (report / "plan_optimality.csv").read_text().splitlines()
+    won = [row for row in optimality if ",lamps-convention," in row]
+    assert len(won) == 2 and all(row.endswith(",1.00 (n=1)") for row in won)
+    assert "Lamps self-play" in (report / "report.md").read_text()
+
+
+def test_play_uses_the_strong_policy(installed: dict[str, str]) -> None:
+    out = coordqa(installed, "play", "lamps", "--episodes", "2")
+    assert "players: lamps-convention, lamps-convention" in out
+    assert "turns when lit" in out
