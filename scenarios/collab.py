@@ -164,5 +164,3 @@ class EscapeBuilder(CollabBuilder):
 
 CAPTURE = CaptureBuilder()
 ESCAPE = EscapeBuilder()
-COLLAB_BUILDERS: dict[str, CollabBuilder] = {"collab_capture": CAPTURE, "collab_escape": ESCAPE}
-"""The two Collab builders by game name (typed, for the curation)."""

@@ -12,7 +12,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from coordqa.scenarios.collab import COLLAB_BUILDERS
+from coordqa.errors import ConfigError
+from coordqa.scenarios.builder import BUILDERS
+from coordqa.scenarios.collab import CollabBuilder
 from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ScenarioRejected
 
 CURATED_COUNTS = {"collab_capture": 6, "collab_escape": 7}
@@ -30,10 +32,22 @@ def _state_key(scenario: Scenario) -> str:
     return json.dumps(scenario.snapshot["state"], sort_keys=True)
 
 
+def collab_builder(game: str) -> CollabBuilder:
+    """The scenario builder of a Collab game (its profile's), typed for the curation.
+
+    Raises:
+        ConfigError: ``game``'s builder is not a Collab builder.
+    """
+    builder = BUILDERS.get(game)
+    if not isinstance(builder, CollabBuilder):
+        raise ConfigError(f"{game!r} is not a Collab game: its builder is {builder!r}")
+    return builder
+
+
 def accepted_candidates(game: str, seeds: int) -> list[tuple[Scenario, ScenarioQuestions]]:
     """Every distinct candidate of the first ``seeds`` seeds that the solvers accept, in order."""
     return list(
-        COLLAB_BUILDERS[game].accepted(
+        collab_builder(game).accepted(
             range(seeds),
             key=lambda candidate: (
                 _state_key(candidate),
@@ -57,7 +71,7 @@ def curate(game: str, count: int, seeds: int = CURATION_SEEDS) -> list[Scenario]
     """
     accepted = accepted_candidates(game, seeds)
     present = {c.kinds["EC"] for c, _ in accepted}
-    kinds = [k for k in COLLAB_BUILDERS[game].rules.ec_kinds if k in present]
+    kinds = [k for k in collab_builder(game).rules.ec_kinds if k in present]
     chosen: list[tuple[Scenario, ScenarioQuestions]] = []
     for turn in range(count * len(kinds)):
         if len(chosen) == count:

@@ -16,7 +16,7 @@ replayed trajectory needs.
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -53,6 +53,23 @@ class StepResult:
     """Human-readable events (``"Alice delivered a soup"``, ``"the thief was caught"``)."""
     terminal: bool = False
     """Whether the game is over after this step."""
+
+
+@dataclass(frozen=True)
+class SeatSecrets:
+    """What one seat must not reach, beyond the live game and what it holds.
+
+    Read by :func:`coordqa.games.testing.check_seat_privacy`; fully observable games have
+    nothing more to hide (the default).
+    """
+
+    engine_types: tuple[type, ...] = ()
+    """Engine classes whose objects hold the full state: reaching any of them is a leak."""
+    reveals: Callable[[Any], bool] | None = None
+    """Whether a value spells out what only the other seat may know (Hanabi: this seat's own
+    cards); None: nothing such."""
+    secret: str = ""
+    """What ``reveals`` finds, in words (``"the seat's own Hanabi cards"``)."""
 
 
 class Game(abc.ABC):
@@ -199,6 +216,10 @@ class Game(abc.ABC):
         default, None, offers players the text only.
         """
         return None
+
+    def seat_secrets(self, seat: int) -> SeatSecrets:
+        """What ``seat`` must not reach now beyond the game itself (see :class:`SeatSecrets`)."""
+        return SeatSecrets()
 
     def seat_view(self, seat: int) -> SeatView:
         """Everything ``seat`` may know now, as plain data (what every player is handed)."""

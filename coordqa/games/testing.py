@@ -326,9 +326,11 @@ def check_seat_privacy(
     It fails when the search reaches
 
     - the live game, or a mutable object it holds (its engine state, histories, caches);
-    - any :class:`~coordqa.games.Game` (a copy of the game carries the hidden state too), or
-      an engine object with the full state (pyhanabi's ``HanabiState`` or ``HanabiGame``);
-    - Hanabi: the seat's own cards, in an engine observation's hands or as a list of cards.
+    - any :class:`~coordqa.games.Game` (a copy of the game carries the hidden state too);
+    - what the game's :meth:`~coordqa.games.Game.seat_secrets` names for the seat: engine
+      objects with the full state (pyhanabi's ``HanabiState`` or ``HanabiGame``) and values that
+      reveal the seat's hidden information (Hanabi: its own cards, in an engine observation's
+      hands or as a list of cards).
 
     Overcooked and the Collab games are fully observable, so for them the check is that no
     route leads to the game or its mutable state. What it cannot see: a player that imports the
@@ -390,11 +392,6 @@ class _Secrets:
 
     def __init__(self, game: Game, seat: int) -> None:
         self.game, self.seat = game, seat
-        self.kinds: tuple[type, ...] = (Game,)
-        if game.name == "hanabi":
-            from coordqa.games.hanabi.engine import pyhanabi
-
-            self.kinds += (pyhanabi().HanabiState, pyhanabi().HanabiGame)
 
     def forbidden(self) -> dict[int, str]:
         """The live game and the mutable objects it holds now, by id."""
@@ -404,24 +401,18 @@ class _Secrets:
                 found[id(value)] = f"the game's {name!r}"
         return found
 
-    def own_hand(self) -> list[tuple[int, int]] | None:
-        """Hanabi: the seat's own cards, as (colour, rank); None for other games."""
-        state = getattr(self.game, "state", None)
-        if self.game.name != "hanabi" or state is None:
-            return None
-        return [(c.color(), c.rank()) for c in state.player_hands()[self.seat]]
-
     def search(self, root: Any, where: str) -> int:
         """Visit everything reachable from ``root``; raise at the first secret. Returns visits."""
-        forbidden, hand = self.forbidden(), self.own_hand()
+        forbidden, secrets = self.forbidden(), self.game.seat_secrets(self.seat)
+        kinds = (Game, *secrets.engine_types)
         visited = 0
         for value, path in reachable(root, where):
             visited += 1
             leak = forbidden.get(id(value))
-            if leak is None and isinstance(value, self.kinds):
+            if leak is None and isinstance(value, kinds):
                 leak = f"a {type(value).__module__}.{type(value).__name__}"
-            if leak is None and hand is not None and _shows_hand(value, hand):
-                leak = "the seat's own Hanabi cards"
+            if leak is None and secrets.reveals is not None and secrets.reveals(value):
+                leak = secrets.secret
             if leak is not None:
                 raise SeatPrivacyError(f"{where}: {path} reaches {leak}")
         return visited
@@ -518,24 +509,3 @@ def _descriptors(cls: type) -> list[str]:
             if not name.startswith("__") and inspect.isdatadescriptor(attribute):
                 names.append(name)
     return names
-
-
-def _shows_hand(value: Any, hand: list[tuple[int, int]]) -> bool:
-    """Whether ``value`` spells out ``hand``: an engine observation's hands or a card list."""
-    observed = getattr(value, "observed_hands", None)
-    if callable(observed) and type(value).__name__ == "HanabiObservation":
-        return any(_cards(h) == hand for h in observed())
-    return isinstance(value, (list, tuple)) and len(value) == len(hand) and _cards(value) == hand
-
-
-def _cards(items: Sequence[Any]) -> list[tuple[int, int]] | None:
-    """``items`` as (colour, rank) pairs, from engine cards or pairs; None if they are not."""
-    cards = []
-    for item in items:
-        if callable(getattr(item, "color", None)) and callable(getattr(item, "rank", None)):
-            cards.append((item.color(), item.rank()))
-        elif isinstance(item, tuple) and len(item) == 2 and all(type(x) is int for x in item):
-            cards.append((item[0], item[1]))
-        else:
-            return None
-    return cards

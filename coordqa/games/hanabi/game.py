@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping
+import functools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from coordqa.errors import ConfigError, GameError
-from coordqa.games.base import PLAYER_NAMES, Game, JsonDict, StepResult
+from coordqa.games.base import PLAYER_NAMES, Game, JsonDict, SeatSecrets, StepResult
 from coordqa.games.hanabi import engine
 from coordqa.games.hanabi.clues import ClueMarks
 from coordqa.games.hanabi.conventions import game_description
@@ -163,6 +164,16 @@ class Hanabi(Game):
         """The engine's observation of ``seat`` (own hand hidden) and the moves so far."""
         return HanabiSeatObservation(self.state.observation(seat), tuple(self.turns))
 
+    def seat_secrets(self, seat: int) -> SeatSecrets:
+        """The engine's full-state objects, and ``seat``'s own cards (as (colour, rank))."""
+        hle = engine.pyhanabi()
+        hand = [(card.color(), card.rank()) for card in self.state.player_hands()[seat]]
+        return SeatSecrets(
+            (hle.HanabiState, hle.HanabiGame),
+            functools.partial(shows_hand, hand=hand),
+            "the seat's own Hanabi cards",
+        )
+
     def step(self, moves: Mapping[int, str]) -> StepResult:
         """Apply the move of the player on turn, then deal the replacement card."""
         if self.state.is_terminal():
@@ -286,3 +297,24 @@ def _event(turn: Turn) -> str:
     if turn.action.startswith("Discard"):
         return f"{name} discarded {card}"
     return f"{name} played {card}" + ("" if turn.scored else " and lost a life")
+
+
+def shows_hand(value: Any, hand: list[tuple[int, int]]) -> bool:
+    """Whether ``value`` spells out ``hand``: an engine observation's hands or a card list."""
+    observed = getattr(value, "observed_hands", None)
+    if callable(observed) and type(value).__name__ == "HanabiObservation":
+        return any(_cards(h) == hand for h in observed())
+    return isinstance(value, (list, tuple)) and len(value) == len(hand) and _cards(value) == hand
+
+
+def _cards(items: Sequence[Any]) -> list[tuple[int, int]] | None:
+    """``items`` as (colour, rank) pairs, from engine cards or pairs; None if they are not."""
+    cards = []
+    for item in items:
+        if callable(getattr(item, "color", None)) and callable(getattr(item, "rank", None)):
+            cards.append((item.color(), item.rank()))
+        elif isinstance(item, tuple) and len(item) == 2 and all(type(x) is int for x in item):
+            cards.append((item[0], item[1]))
+        else:
+            return None
+    return cards
