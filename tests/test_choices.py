@@ -537,6 +537,7 @@ def test_every_method_says_whether_option_text_decided() -> None:
         "speaker_line",
         "names_agree",
         "names_conflict",
+        "empty_reply",
         "none",
     }
     assert TEXT_METHODS | not_text == set(METHODS) and not TEXT_METHODS & not_text

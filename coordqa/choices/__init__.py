@@ -149,7 +149,7 @@ TEXT_METHODS = frozenset(
 """The methods that read an option's text (exact, contained, fuzzy, abbreviated or paraphrased),
 not its letter (:attr:`Choice.matched_text`). The others read a letter, a conflict, or players'
 labelled lines whose reading may be either (``speaker_line``, ``names_agree``,
-``names_conflict``), or nothing (``none``)."""
+``names_conflict``), or nothing (``empty_reply``, ``none``)."""
 
 _METHOD_SET = frozenset(METHODS)
 _EXPLANATION_LINE = re.compile(r"^\W*(?:explanation|reasoning|rationale|analysis|thoughts?)\b")
