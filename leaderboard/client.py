@@ -6,9 +6,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from coordqa.errors import CoordqaError
+from coordqa.errors import ConfigError, CoordqaError
 
-__all__ = ["SubmitError", "Submitted", "submit_bundle"]
+__all__ = ["SubmitError", "Submitted", "check_transport", "submit_bundle"]
+
+LOOPBACK = ("localhost", "127.0.0.1", "::1")
+"""Hosts whose traffic never leaves this machine (plain http carries a token safely there)."""
 
 TIMEOUT_S = 120.0
 """Upper bound on one submission request (the server re-scores before answering)."""
@@ -32,15 +35,46 @@ class Submitted:
     """Where the bundle's reported numbers differ from the server's."""
 
 
-def submit_bundle(bundle: dict[str, Any], url: str, token: str) -> Submitted:
-    """POST ``bundle`` to ``<url>/api/submissions`` with a bearer token.
+def check_transport(url: str, insecure: bool = False) -> None:
+    """Refuse to send a token to ``url`` unencrypted, unless to this machine or ``insecure``.
+
+    A bearer token sent over plain http can be read (and reused) by anyone on the way. Loopback
+    addresses (``localhost``, ``127.0.0.1``, ``::1``) never leave this machine, so a local
+    board takes plain http.
 
     Raises:
+        ConfigError: ``url`` is not http(s), or is plain http to another machine without
+            ``insecure``.
+    """
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"--to must be an http(s) URL such as https://lb.example.org, got {url!r}"
+        )
+    if parts.scheme == "http" and parts.hostname not in LOOPBACK and not insecure:
+        raise ConfigError(
+            f"--to {url} is plain http: the token would cross the network unencrypted. Use the "
+            "board's https:// address, or add --insecure if you trust every network in between"
+        )
+
+
+def submit_bundle(
+    bundle: dict[str, Any], url: str, token: str, *, insecure: bool = False
+) -> Submitted:
+    """POST ``bundle`` to ``<url>/api/submissions`` with a bearer token.
+
+    Plain http is refused except to this machine or with ``insecure`` (:func:`check_transport`).
+
+    Raises:
+        ConfigError: see :func:`check_transport`.
         SubmitError: connection failure, or a refusal (the message holds the server's status
             and its explanation).
     """
     import httpx
 
+    check_transport(url, insecure)
     endpoint = url.rstrip("/") + "/api/submissions"
     body = json.dumps(bundle, ensure_ascii=False).encode("utf-8")
     try:

@@ -3,8 +3,9 @@
 Routes:
 
 - ``POST /api/submissions``: a bundle (bearer token needed); 201 new, 200 already stored,
-  400 malformed JSON, 401 no, wrong or revoked token, 403 the token's quota is used, 413 too
-  large, 422 refused (with the reason), 429 the token's rate limit (with Retry-After);
+  400 malformed JSON, 401 no, wrong or revoked token, 403 the token's quota is used, 408 the
+  body came too slowly, 413 too large, 422 refused (with the reason), 429 the token's rate
+  limit (with Retry-After);
 - ``GET /api/entries`` (``?dataset=&game=&sort=&order=``), ``GET /api/entries.csv``,
   ``GET /api/submissions/{id}``, ``GET /api/datasets``: public reading;
 - ``GET /api/agentic/entries`` (``?grid=&sort=&order=``), ``GET /api/grids``: the agentic
@@ -25,6 +26,7 @@ import io
 import math
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
@@ -59,6 +61,9 @@ __all__ = [
 
 DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
 """Largest accepted submission body (a full v1 run is well under 1 MB)."""
+BODY_TIMEOUT_S = 120.0
+"""Seconds a submission's body has to arrive: 20 MB at 170 kB/s (headers have their own
+deadline: :mod:`coordqa.leaderboard.serving`)."""
 
 MAX_ID = 2**31 - 1
 """Largest id an ``Integer`` primary key holds on PostgreSQL; larger ones are answered 404
@@ -148,17 +153,19 @@ class _TooLarge(Exception):
     """The request body passed the size limit (answered with 413)."""
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
+async def _read_body(request: Request, limit: int, timeout_s: float) -> bytes:
+    """The body, or :class:`_TooLarge` past ``limit`` bytes, or TimeoutError after ``timeout_s``."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise _TooLarge
     chunks = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _TooLarge
-        chunks.append(chunk)
+    with anyio.fail_after(timeout_s):
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise _TooLarge
+            chunks.append(chunk)
     return b"".join(chunks)
 
 
@@ -168,6 +175,7 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     limits: SubmitterLimits = SubmitterLimits(),  # noqa: B008 (frozen dataclass)
     max_trials: int = DEFAULT_MAX_TRIALS,
+    body_timeout_s: float = BODY_TIMEOUT_S,
 ) -> FastAPI:
     """Build the leaderboard app on the database at ``db_url`` (created or migrated on open).
 
@@ -177,6 +185,7 @@ def create_app(
         max_body_bytes: larger submissions are answered with 413.
         limits: per-token rate limit and quota.
         max_trials: most trials per question a QA submission may hold.
+        body_timeout_s: a submission's body must arrive within this many seconds (408).
     """
     db = open_database(db_url)
     catalog = Catalog(db, max_trials=max_trials)
@@ -226,11 +235,17 @@ def create_app(
         if isinstance(token_id, JSONResponse):
             return token_id
         try:
-            body = await _read_body(request, max_body_bytes)
+            body = await _read_body(request, max_body_bytes, body_timeout_s)
         except _TooLarge:
             return _error(
                 413,
                 f"the submission is larger than this server's limit of {max_body_bytes} bytes",
+            )
+        except TimeoutError:
+            return _error(
+                408,
+                f"the submission's body did not arrive within {body_timeout_s:.0f} s; send it "
+                "again from a faster connection",
             )
         try:
             accepted = await run_in_threadpool(accept, db, catalog, body, token_id, limits.quota)

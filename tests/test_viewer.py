@@ -74,7 +74,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def client(runs: dict[str, Path]) -> Iterator[TestClient]:
     catalog = RunCatalog([runs["hostile"], runs["scripted"], runs["agent"], runs["hm"]])
-    with TestClient(create_app(catalog)) as test_client:
+    with TestClient(create_app(catalog), base_url="http://127.0.0.1:8010") as test_client:
         yield test_client
 
 
@@ -351,7 +351,7 @@ def test_comparison_of_three_runs_gives_exact_correlations(tmp_path: Path) -> No
             "s1-jp": ["right" if jp > 1 else "wrong"],
         }
         runs.append(write_qa_run(tmp_path / name, name, outcome_rows(spec), trials=1))
-    with TestClient(create_app(RunCatalog(runs))) as three:
+    with TestClient(create_app(RunCatalog(runs)), base_url="http://127.0.0.1") as three:
         page = get(three, "/compare")
     table = re.search(r'<table class="correlations".*?</table>', page, re.S)
     assert table is not None
@@ -359,3 +359,88 @@ def test_comparison_of_three_runs_gives_exact_correlations(tmp_path: Path) -> No
     assert cells[:7] == ["EC vs JP", "3", "-1.00", "0.333", "-1.00", "0.333", "exact"]
     assert "no correlation can be significant" in cells[7]
     assert "only r1 right: 2" in " ".join(page.split())  # r1 against r3, EC: 2 samples
+
+
+# -- issue 26: the viewer reads only the runs given, and answers only its own host ------------
+
+
+def _aimed_at(run: Path, folder: Path, dataset: str) -> Path:
+    """A copy of ``run`` in ``folder`` whose manifest names ``dataset`` (its author's choice)."""
+    import json
+    import shutil
+
+    copy = folder / "aimed"
+    shutil.copytree(run, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["dataset"]["name"] = dataset
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    return copy
+
+
+def _write_rows(path: Path) -> list[dict[str, object]]:
+    """The example dataset's rows written as a .jsonl file at ``path``."""
+    import json
+
+    rows = load_rows("example")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return rows
+
+
+@pytest.mark.parametrize("target", ["/", "/etc/passwd", "../../../../etc/hostname", "outside"])
+def test_a_manifest_cannot_make_the_viewer_read_other_files(
+    runs: dict[str, Path], tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import coordqa.dataset
+
+    outside = tmp_path / "private" / "rows.jsonl"  # a readable dataset, but not the run's
+    rows = _write_rows(outside)
+    aimed = _aimed_at(runs["scripted"], tmp_path, str(outside) if target == "outside" else target)
+    opened: list[str] = []
+    real = coordqa.dataset.load_rows
+    monkeypatch.setattr(
+        coordqa.dataset, "load_rows", lambda name=None: opened.append(str(name)) or real(name)
+    )
+    with TestClient(create_app(RunCatalog([aimed])), base_url="http://127.0.0.1") as viewer:
+        page = html.unescape(get(viewer, f"/runs/{aimed.name}/samples/0"))
+    assert opened == []
+    assert "is neither a bundled dataset nor a file inside the run" in page
+    assert rows[0]["rationale"] not in page
+
+
+def test_a_dataset_bundled_or_inside_the_run_is_still_read(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    inside = _aimed_at(runs["scripted"], tmp_path, "data/example.jsonl")
+    rows = _write_rows(inside / "data" / "example.jsonl")
+    for run in (runs["scripted"], inside):  # the bundled name, then a file inside the run
+        with TestClient(create_app(RunCatalog([run])), base_url="http://127.0.0.1") as viewer:
+            page = html.unescape(get(viewer, f"/runs/{run.name}/samples/0"))
+        assert str(rows[0]["rationale"]) in page
+
+
+@pytest.mark.parametrize(
+    ("host", "status"),
+    [
+        ("127.0.0.1:8010", 200),
+        ("localhost:8010", 200),
+        ("[::1]:8010", 200),
+        ("attacker.example:8010", 400),
+        ("127.0.0.1.nip.io", 400),
+        ("", 400),
+    ],
+)
+def test_requests_for_another_host_are_refused(client: TestClient, host: str, status: int) -> None:
+    answer = client.get("/api/runs", headers={"host": host})
+    assert answer.status_code == status, answer.text
+    if status == 400:
+        assert "restart it with --allow-host" in answer.text
+        assert answer.headers["x-frame-options"] == "DENY"
+
+
+def test_allowed_hosts_follow_the_command_line() -> None:
+    from coordqa.cli.view import allowed_hosts
+
+    assert allowed_hosts("127.0.0.1", []) == ["localhost", "127.0.0.1", "::1", "127.0.0.1"]
+    assert "box.lan" in allowed_hosts("0.0.0.0", ["box.lan"])
+    assert "0.0.0.0" not in allowed_hosts("0.0.0.0", [])

@@ -348,14 +348,28 @@ class Rationales:
 
     Runs store no rationale, so it comes from the dataset named in the manifest, matched by
     question hash (a question whose content changed since the run shows none). The dataset is
-    read on first use.
+    read on first use, and only when it is a bundled dataset (by name) or a file inside the run
+    directory: a manifest is the run's author's text, so a path it names elsewhere (``/``, a
+    private file) is never opened.
     """
 
-    def __init__(self, manifest: RunManifest) -> None:
-        """Prepare the lookup for the run of ``manifest``."""
+    def __init__(self, manifest: RunManifest, run_dir: Path) -> None:
+        """Prepare the lookup for the run of ``manifest`` stored in ``run_dir``."""
         self._dataset = manifest.dataset.name if manifest.dataset is not None else None
+        self._run_dir = run_dir
         self._by_hash: dict[str, str] | None = None
         self._problem = "" if self._dataset else "the run names no dataset"
+
+    def _readable(self, name: str) -> str | Path | None:
+        """What to load for the dataset ``name``, or None when the viewer may not read it."""
+        from coordqa.dataset import is_bundled
+
+        if is_bundled(name):
+            return name
+        inside = (self._run_dir / name).resolve()
+        if inside.is_relative_to(self._run_dir.resolve()) and inside.exists():
+            return inside
+        return None
 
     def _load(self) -> dict[str, str]:
         if self._by_hash is None:
@@ -363,8 +377,15 @@ class Rationales:
             if self._dataset is not None:
                 from coordqa.dataset import load_rows, question_hash
 
+                source = self._readable(self._dataset)
+                if source is None:
+                    self._problem = (
+                        f"the dataset {self._dataset!r} is neither a bundled dataset nor a file "
+                        "inside the run, and the viewer reads no other file"
+                    )
+                    return self._by_hash
                 try:
-                    rows = load_rows(self._dataset)
+                    rows = load_rows(source)
                 except CoordqaError as exc:
                     self._problem = f"the dataset {self._dataset!r} cannot be read here ({exc})"
                 else:

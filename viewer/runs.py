@@ -189,4 +189,4 @@ class RunCatalog:
         """The solver rationales of QA run ``run_id``'s questions (its dataset read once)."""
         manifest = self.qa(run_id).manifest
         with self._lock:
-            return self._rationales.setdefault(run_id, Rationales(manifest))
+            return self._rationales.setdefault(run_id, Rationales(manifest, self.get(run_id).path))

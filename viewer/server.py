@@ -11,7 +11,9 @@ Routes:
 - ``GET /api/runs``, ``GET /api/runs/{run}/samples`` (same filters), ``GET
   /api/runs/{run}/episodes``: the same data as JSON.
 
-Every response carries the leaderboard's security headers (:mod:`coordqa.leaderboard.headers`): a
+Requests whose ``Host`` header names another host than the viewer's are answered 400 (DNS
+rebinding: :func:`coordqa.leaderboard.headers.allow_only_hosts`). Every response carries the
+leaderboard's security headers (:mod:`coordqa.leaderboard.headers`): a
 Content-Security-Policy that allows only the viewer's own stylesheets and script file, no
 framing, no sniffing, no referrer. Pages are rendered in the
 thread pool (FastAPI runs plain ``def`` routes there), so a slow first read of a large run does
@@ -20,7 +22,7 @@ not block other requests.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Annotated, Any, NamedTuple, TypeVar
 
@@ -30,7 +32,12 @@ from fastapi.staticfiles import StaticFiles
 
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import json_mapping
-from coordqa.leaderboard.headers import SECURITY_HEADERS, add_security_headers
+from coordqa.leaderboard.headers import (
+    LOOPBACK_HOSTS,
+    SECURITY_HEADERS,
+    add_security_headers,
+    allow_only_hosts,
+)
 from coordqa.viewer import pages
 from coordqa.viewer.qa import SORT_KEYS, SampleFilter
 from coordqa.viewer.runs import RunCatalog
@@ -93,8 +100,12 @@ def table_query(
 Table = Annotated[TableQuery, Depends(table_query)]
 
 
-def create_app(catalog: RunCatalog) -> FastAPI:
-    """The viewer app for the runs of ``catalog``."""
+def create_app(catalog: RunCatalog, hosts: Sequence[str] = LOOPBACK_HOSTS) -> FastAPI:
+    """The viewer app for the runs of ``catalog``, answering requests for ``hosts`` only.
+
+    ``hosts`` are the names the viewer may be reached by (its ``Host`` header); the default,
+    this machine's loopback names, refuses DNS-rebinding pages.
+    """
     # No Swagger UI: it needs an inline script and a CDN, both refused by the security headers.
     app = FastAPI(title="coordqa view", docs_url=None, redoc_url=None)
     app.mount(
@@ -105,6 +116,7 @@ def create_app(catalog: RunCatalog) -> FastAPI:
     live = pages.Links()
 
     add_security_headers(app)
+    allow_only_hosts(app, hosts)
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> HTMLResponse:

@@ -100,6 +100,14 @@ def submit_command(
             "--grid", help="Agentic runs: the leaderboard grid covered (default: the grid's name)."
         ),
     ] = None,
+    insecure: Annotated[
+        bool,
+        typer.Option(
+            "--insecure",
+            help="Send the token over plain http to another machine (refused otherwise; "
+            "localhost is always allowed).",
+        ),
+    ] = False,
 ) -> None:
     """Bundle a run for the leaderboard and send it (--to) or save it (--out).
 
@@ -113,6 +121,10 @@ def submit_command(
         raise ConfigError("give exactly one of --to URL (send the bundle) and --out FILE (save it)")
     if to is not None and not token:
         raise ConfigError("--to needs --token (or COORDQA_TOKEN); ask the leaderboard admin")
+    from coordqa.leaderboard.client import check_transport, submit_bundle
+
+    if to is not None:
+        check_transport(to, insecure)  # before the run is read: refuse at once
     parameters = parse_sizes(f"m={params}")["m"] if params else None
     bundle = build_bundle(
         run_dir,
@@ -133,9 +145,7 @@ def submit_command(
         out.write_text(json.dumps(bundle, ensure_ascii=False), encoding="utf-8")
         console.print(f"wrote {out} ({what}, digest {bundle['digest'][:12]})")
         return
-    from coordqa.leaderboard.client import submit_bundle
-
-    answer = submit_bundle(bundle, str(to), str(token))
+    answer = submit_bundle(bundle, str(to), str(token), insecure=insecure)
     verb = "submitted" if answer.created else "already on the leaderboard"
     console.print(f"{verb}: entry {answer.id} ({what}): {answer.url}")
     for mismatch in answer.mismatches:
@@ -158,20 +168,21 @@ def serve_command(
 ) -> None:
     """Run the leaderboard web server (creates or migrates the database)."""
     require_web_extra()
-    import uvicorn
-
     from coordqa.leaderboard.limits import SubmitterLimits
     from coordqa.leaderboard.server import create_app
+    from coordqa.leaderboard.serving import listen, serve, shown_url
 
     if max_body_mb <= 0:
         raise ConfigError(f"--max-body-mb must be positive, got {max_body_mb}")
     if rate_limit < 0 or quota < 0:
         raise ConfigError("--rate-limit and --quota are counts (0 turns one off)")
     limits = SubmitterLimits(per_hour=rate_limit or None, quota=quota or None)
+    sock = listen(host, port)
     app = create_app(
         db, max_body_bytes=int(max_body_mb * 1024 * 1024), limits=limits, max_trials=max_trials
     )
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    console.print(f"leaderboard: {shown_url(sock, host)} (Ctrl-C to stop)", highlight=False)
+    serve(app, sock)
 
 
 @token_app.command("create")

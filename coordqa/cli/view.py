@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from coordqa.errors import ConfigError
-
 if TYPE_CHECKING:
     from coordqa.viewer import RunCatalog
 
@@ -33,6 +31,14 @@ def view_command(
         str, typer.Option(help="Interface to listen on (the default is this machine only).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port (0: any free port).")] = 8010,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            help="Another name the viewer may be opened by (its Host header); repeatable. "
+            "This machine's loopback names and --host are always allowed.",
+        ),
+    ] = None,
     export: Annotated[
         Path | None,
         typer.Option("--export", help="Write every page as static HTML into this folder instead."),
@@ -40,7 +46,9 @@ def view_command(
 ) -> None:
     """Look at runs in a browser: QA samples one by one, agentic episodes step by step.
 
-    Serves http://HOST:PORT until Ctrl-C; --export writes the pages as files instead.
+    Serves http://HOST:PORT until Ctrl-C; --export writes the pages as files instead. The viewer
+    reads only the run directories given (and the bundled datasets, by name), and answers only
+    requests addressed to this machine, --host or an --allow-host name.
     """
     from coordqa.cli.leaderboard import require_web_extra
     from coordqa.evalset import expand_sets
@@ -54,53 +62,34 @@ def view_command(
         written = export_site(catalog, export)
         console.print(f"wrote {len(written)} files; open {export / 'index.html'}")
         return
-    if not 0 <= port <= 65535:
-        raise ConfigError(f"--port must be in 0..65535, got {port}")
-    sock = _listen(host, port)  # before reading: a busy port is said at once
+    from coordqa.leaderboard.serving import listen
+
+    sock = listen(host, port)
     started = time.perf_counter()
     catalog.read_all()
     console.print(f"read {len(catalog.entries)} run(s) in {time.perf_counter() - started:.1f} s")
-    _serve(catalog, sock, host)
+    _serve(catalog, sock, host, allowed_hosts(host, allow_host or []))
 
 
-def _listen(host: str, port: int) -> socket.socket:
-    """A socket listening on ``host:port``; a port in use is a ConfigError that says so."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(_bind_failure(host, port, exc)) from None
-    sock.listen(2048)  # connections wait in the backlog until uvicorn accepts them
-    return sock
+WILDCARDS = ("0.0.0.0", "::", "")
+"""Hosts that listen on every interface (and so name none the viewer could be reached by)."""
 
 
-def _serve(catalog: RunCatalog, sock: socket.socket, host: str) -> None:
-    """Run the app with uvicorn on ``sock``, printing the URL first."""
-    import uvicorn
+def allowed_hosts(host: str, more: list[str]) -> list[str]:
+    """The names the viewer answers to: loopback, ``--host`` (unless a wildcard), ``more``."""
+    from coordqa.leaderboard.headers import LOOPBACK_HOSTS
 
+    named = [] if host in WILDCARDS else [host]
+    return [*LOOPBACK_HOSTS, *named, *more]
+
+
+def _serve(catalog: RunCatalog, sock: socket.socket, host: str, hosts: list[str]) -> None:
+    """Run the app on the bound ``sock``, printing the URL first."""
+    from coordqa.leaderboard.serving import serve, shown_url
     from coordqa.viewer import create_app
 
-    bound = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    console.print(f"coordqa view: http://{shown}:{bound}/ (Ctrl-C to stop)", highlight=False)
-    server = uvicorn.Server(uvicorn.Config(create_app(catalog), log_level="warning"))
-    server.run(sockets=[sock])
-
-
-def _bind_failure(host: str, port: int, exc: OSError) -> str:
-    """Why ``coordqa view`` cannot listen on ``host:port``, and what to do instead."""
-    import errno
-
-    if exc.errno == errno.EADDRINUSE:
-        return (
-            f"--port {port}: another program (perhaps another coordqa view) already listens on "
-            f"{host}:{port}; pass another --port, or --port 0 for any free one"
-        )
-    if exc.errno == errno.EACCES:
-        return f"--port {port}: this user may not listen on it; pass a port above 1023"
-    return f"--host {host} --port {port}: cannot listen there ({exc.strerror or exc})"
+    console.print(f"coordqa view: {shown_url(sock, host)} (Ctrl-C to stop)", highlight=False)
+    serve(create_app(catalog, hosts), sock, log_level="warning")
 
 
 def register(app: typer.Typer) -> None:
