@@ -511,7 +511,7 @@ _VOLATILE = re.compile(r"\b[0-9a-f]{8,}\b|\d+\.\d+|\d{4,}", re.IGNORECASE)
 def error_signature(error: str) -> str:
     """What makes two errors "the same kind": the cause without ids, times or ports.
 
-    >>> error_signature("gave up at max_attempts=6; last error: Timeout 12.5 s (id 3f9a2b7c1d)")
+    >>> error_signature("gave up after 6 attempts; last error: Timeout 12.5 s (id 3f9a2b7c1d)")
     'Timeout # s (id #)'
     """
     cause = error.rpartition("last error: ")[2]

@@ -135,7 +135,7 @@ def test_a_dead_server_is_given_up_in_seconds_with_exit_1(tmp_path: Path) -> Non
     elapsed = time.monotonic() - started
     assert result.returncode == 1, result.stderr
     assert "unreachable" in result.stderr
-    assert "attempts in a row (max_connection_failures=4)" in result.stderr
+    assert "attempts in a row (--max-connection-failures 4)" in result.stderr
     assert elapsed < 60, f"gave up after {elapsed:.0f} s"
 
 

@@ -8,6 +8,7 @@ bounded retry loop, and usage accounting per role. Provider failures come back a
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 import time
@@ -87,6 +88,9 @@ class Model:
         self.usage = ledger if ledger is not None else UsageLedger()
         self._limiters = limiter_registry or limiters
         self._limits = Limits.from_policy(policy)
+        if provider.max_concurrency is not None:
+            concurrency = min(self._limits.concurrency, provider.max_concurrency)
+            self._limits = dataclasses.replace(self._limits, concurrency=concurrency)
         self._limiters.configure(self.connection_key(), self._limits)
         self._jitter = random.Random()
         self._breaker = ConnectionBreaker(policy.max_connection_failures)

@@ -46,6 +46,10 @@ class Provider(abc.ABC):
     """Whether replies may be stored in the response cache (False for deterministic offline
     models, where caching would only cost disk, and for scripts consumed in order)."""
 
+    max_concurrency: int | None = None
+    """Requests this provider can serve at once, whatever the call policy asks (None: no limit
+    of its own); a model loaded in this process serves one at a time."""
+
     def __init__(self, name: str, api_base: str | None = None) -> None:
         """Name the model (the string given to ``get_model``) and its endpoint, if any."""
         self.name = name

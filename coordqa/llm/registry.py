@@ -1,6 +1,8 @@
 """Which provider serves a model name: registered models by name, litellm for the rest.
 
-The built-in offline models (``random``, ``scripted``) are lazy entries of :data:`PROVIDERS`;
+The built-in offline models (``random``, ``scripted``) are lazy entries of :data:`PROVIDERS`, and
+so is the family of local GGUF files run in this process (``llamacpp/<path>``: an entry whose
+name ends in ``/`` serves every model name that starts with it);
 other packages add theirs with a ``coordqa.models`` entry point naming a
 :data:`~coordqa.llm.providers.ProviderFactory`. Any other name of the form
 ``<litellm provider>/<model>`` goes to litellm, whose own provider list is checked by
@@ -19,16 +21,20 @@ PROVIDERS: Registry[ProviderFactory] = Registry("model", "coordqa.models")
 """Registered models by name. Names with a ``/`` that are not here go to litellm."""
 PROVIDERS.add_lazy("random", "coordqa.llm.offline:random_provider")
 PROVIDERS.add_lazy("scripted", "coordqa.llm.offline:scripted_provider")
+PROVIDERS.add_lazy("llamacpp/", "coordqa.llm.llamacpp_provider:llamacpp_provider")
 
 
 def create_provider(name: str, api_base: str | None, api_key: str | None) -> Provider:
-    """The provider for model ``name``: a registered one, or litellm for ``prefix/model``.
+    """The provider for model ``name``: a registered one (or family), or litellm for the rest.
 
     Raises:
         ModelError: a name that is neither registered nor of the form ``prefix/model``.
     """
     if name in PROVIDERS:
         return PROVIDERS.get(name)(name, api_base, api_key)
+    family = name.partition("/")[0] + "/"
+    if "/" in name and family in PROVIDERS:
+        return PROVIDERS.get(family)(name, api_base, api_key)
     if "/" in name and not name.startswith("/"):
         from coordqa.llm.litellm_provider import LiteLLMProvider
 

