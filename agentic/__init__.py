@@ -17,72 +17,39 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from coordqa._lazy import lazy_getattr
-
-_EXPORTS = {
-    "AgenticEpisode": "coordqa.agentic.episodes",
-    "EpisodeSpec": "coordqa.agentic.episodes",
-    "EpisodeTask": "coordqa.agentic.episodes",
-    "RegisteredGrid": "coordqa.agentic.grid_registry",
-    "get_grid": "coordqa.agentic.grid_registry",
-    "missing_tasks": "coordqa.agentic.grid_registry",
-    "registered_grids": "coordqa.agentic.grid_registry",
-    "VerificationError": "coordqa.agentic.episodes",
-    "VerifiedEpisode": "coordqa.agentic.episodes",
-    "load_agentic_run": "coordqa.agentic.episodes",
-    "verify_episodes": "coordqa.agentic.episodes",
-    "play_match": "coordqa.agentic.match",
-    "GridConfig": "coordqa.agentic.grid",
-    "load_grid": "coordqa.agentic.grid",
-    "parse_grid": "coordqa.agentic.grid",
-    "run_grid": "coordqa.agentic.runner",
-    "GridResult": "coordqa.agentic.runner",
-    "agentic_report": "coordqa.agentic.report",
-    "run_match": "coordqa.agentic.match",
-}
-
-__all__ = [
-    "AgenticEpisode",
-    "EpisodeSpec",
-    "EpisodeTask",
-    "GridConfig",
-    "GridResult",
-    "RegisteredGrid",
-    "agentic_report",
-    "get_grid",
-    "missing_tasks",
-    "registered_grids",
-    "load_grid",
-    "parse_grid",
-    "run_grid",
-    "VerificationError",
-    "VerifiedEpisode",
-    "load_agentic_run",
-    "play_match",
-    "run_match",
-    "verify_episodes",
-]
+from coordqa._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from coordqa.agentic.episodes import (
-        AgenticEpisode,
-        EpisodeSpec,
-        EpisodeTask,
-        VerificationError,
-        VerifiedEpisode,
-        load_agentic_run,
-        verify_episodes,
+        AgenticEpisode as AgenticEpisode,
+        EpisodeSpec as EpisodeSpec,
+        EpisodeTask as EpisodeTask,
+        VerificationError as VerificationError,
+        VerifiedEpisode as VerifiedEpisode,
+        load_agentic_run as load_agentic_run,
+        verify_episodes as verify_episodes,
     )
-    from coordqa.agentic.grid import GridConfig, load_grid, parse_grid
+    from coordqa.agentic.grid import (
+        GridConfig as GridConfig,
+        load_grid as load_grid,
+        parse_grid as parse_grid,
+    )
     from coordqa.agentic.grid_registry import (
-        RegisteredGrid,
-        get_grid,
-        missing_tasks,
-        registered_grids,
+        RegisteredGrid as RegisteredGrid,
+        get_grid as get_grid,
+        missing_tasks as missing_tasks,
+        registered_grids as registered_grids,
     )
-    from coordqa.agentic.match import play_match, run_match
-    from coordqa.agentic.report import agentic_report
-    from coordqa.agentic.runner import GridResult, run_grid
+    from coordqa.agentic.match import (
+        play_match as play_match,
+        run_match as run_match,
+    )
+    from coordqa.agentic.report import (
+        agentic_report as agentic_report,
+    )
+    from coordqa.agentic.runner import (
+        GridResult as GridResult,
+        run_grid as run_grid,
+    )
 
-
-__getattr__ = lazy_getattr(__name__, _EXPORTS)
+__getattr__, __all__ = lazy_exports(__name__, __file__)

@@ -54,7 +54,7 @@ from coordqa.games.base import Game
 from coordqa.games.episode import Trajectory, replay
 from coordqa.jsonvalues import content_hash, json_value
 from coordqa.options import OptionValue
-from coordqa.records import Episode, parse_exchange
+from coordqa.records import AgentRecord, Episode, parse_exchange
 from coordqa.store import RunStore, open_run
 
 EPISODES = "episodes"
@@ -223,8 +223,8 @@ class AgenticEpisode:
     """Id of the attempt that played it (links it to its exchanges)."""
     wall_s: float = math.nan
     """Wall-clock seconds the episode took."""
-    exchanges: list[dict[str, Any]] = field(default_factory=list)
-    """The episode's model exchanges (empty unless loaded with them)."""
+    exchanges: list[AgentRecord] = field(default_factory=list)
+    """The episode's model exchanges and decision records (empty unless loaded with them)."""
 
     @property
     def key(self) -> str:
@@ -247,7 +247,7 @@ class AgenticEpisode:
 
     @classmethod
     def from_record(
-        cls, record: Mapping[str, Any], exchanges: Sequence[dict[str, Any]] = ()
+        cls, record: Mapping[str, Any], exchanges: Sequence[AgentRecord] = ()
     ) -> AgenticEpisode:
         """Rebuild an episode from its ``episodes.jsonl`` record (e.g. from a submission).
 
@@ -310,10 +310,10 @@ def load_agentic_run(
             f"{store.path} is a {store.manifest.kind!r} run, not an agentic one; "
             "give the directory written by `coordqa agentic run` or `coordqa agentic grid`"
         )
-    by_attempt: dict[str, list[dict[str, Any]]] = {}
+    by_attempt: dict[str, list[AgentRecord]] = {}
     if with_exchanges:
-        for exchange in store.read(EXCHANGES, parse_exchange):  # run format 1 upgraded
-            by_attempt.setdefault(str(exchange.attempt), []).append(exchange.to_json())
+        for exchange in store.read(EXCHANGES, parse_exchange):  # formats 1 and 2 upgraded
+            by_attempt.setdefault(str(exchange.attempt), []).append(exchange)
     episodes: list[AgenticEpisode] = []
     seen: set[str] = set()
     for record in store.iter_records(EPISODES):

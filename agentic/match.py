@@ -24,6 +24,7 @@ from coordqa.games.base import PLAYERS, Observation, Player, StepResult, make_ga
 from coordqa.games.episode import play_episode
 from coordqa.games.seat import SeatView
 from coordqa.llm import GenerateConfig, Model, get_model
+from coordqa.records import AgentRecord, Recorder
 
 ModelSource = Callable[[str], Model]
 """Returns the (shared) Model for a model name; runners share one Model per name."""
@@ -43,14 +44,14 @@ class _SeatLog:
     into the player (:class:`_Seat`).
     """
 
-    def __init__(self, stamp: dict[str, Any]) -> None:
-        self.stamp = stamp
+    def __init__(self, episode: str, attempt: str, seat: int) -> None:
+        self.stamp = {"episode": episode, "attempt": attempt, "seat": seat}
         self.step = 0
-        self.pending: list[dict[str, Any]] = []
+        self.pending: list[AgentRecord] = []
 
-    def record(self, exchange: dict[str, Any]) -> None:
-        """Stamp ``exchange`` with the episode, attempt, seat and step, and keep it."""
-        self.pending.append({**exchange, **self.stamp, "step": self.step})
+    def record(self, record: AgentRecord) -> None:
+        """Stamp ``record`` with the episode, attempt, seat and step, and keep it."""
+        self.pending.append(record.model_copy(update={**self.stamp, "step": self.step}))
 
 
 class _Seat(Player):
@@ -63,7 +64,7 @@ class _Seat(Player):
         self,
         inner: Player,
         log: _SeatLog,
-        deliver: Callable[[dict[str, Any]], None],
+        deliver: Callable[[AgentRecord], None],
         on_decision: Callable[[], None] | None,
     ) -> None:
         self.inner = inner
@@ -106,7 +107,7 @@ def build_player(
     *,
     model: Model | None,
     generate: GenerateConfig | None,
-    recorder: Callable[[dict[str, Any]], None] | None,
+    recorder: Recorder | None,
 ) -> Player:
     """Build the player of ``seat``: an LLM player gets the model, sampling and a recorder.
 
@@ -147,7 +148,7 @@ async def play_match(
     spec: EpisodeSpec,
     *,
     models: ModelSource | None = None,
-    on_record: Callable[[dict[str, Any]], None] | None = None,
+    on_record: Callable[[AgentRecord], None] | None = None,
     on_decision: Callable[[], None] | None = None,
 ) -> AgenticEpisode:
     """Play the episode ``spec`` describes and return it with its exchanges and agent stats.
@@ -166,16 +167,16 @@ async def play_match(
     if spec.model is not None:
         model = (models or _uncached_model)(spec.model)
     generate = generate_config(spec)
-    exchanges: list[dict[str, Any]] = []
+    exchanges: list[AgentRecord] = []
     seats: list[_Seat] = []
 
-    def deliver(stamped: dict[str, Any]) -> None:
+    def deliver(stamped: AgentRecord) -> None:
         exchanges.append(stamped)
         if on_record is not None:
             on_record(stamped)
 
     for seat in (0, 1):
-        log = _SeatLog({"episode": spec.key, "attempt": attempt, "seat": seat})
+        log = _SeatLog(spec.key, attempt, seat)
         player = build_player(spec, seat, model=model, generate=generate, recorder=log.record)
         seats.append(_Seat(player, log, deliver, on_decision))
     game = make_game(spec.game, spec.layout, spec.seed, **spec.game_options)

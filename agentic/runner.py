@@ -49,7 +49,7 @@ from coordqa.agentic.match import build_player, play_match
 from coordqa.errors import ConfigError, RunInterrupted
 from coordqa.jsonvalues import content_hash
 from coordqa.llm import get_model
-from coordqa.records import Failure
+from coordqa.records import AgentRecord, Exchange, Failure
 from coordqa.store import RunManifest, RunStore
 
 
@@ -186,7 +186,7 @@ async def record_episode(writer: RecordWriter, episode: AgenticEpisode, *, excha
     """
     if exchanges:
         for exchange in episode.exchanges:
-            writer.put(EXCHANGES, exchange)
+            writer.put(EXCHANGES, exchange.to_json())
     await writer.write(EPISODES, episode.to_record())
 
 
@@ -208,9 +208,9 @@ async def local_session(
     """
     pool = ModelPool(config.runtime, config.api_base_for)
 
-    def on_record(record: dict[str, Any]) -> None:
-        writer.put(EXCHANGES, record)
-        if record.get("kind") == "exchange":
+    def on_record(record: AgentRecord) -> None:
+        writer.put(EXCHANGES, record.to_json())
+        if isinstance(record, Exchange):
             progress.add(model_calls=1)
 
     async def play(spec: EpisodeSpec) -> AgenticEpisode:
@@ -370,7 +370,7 @@ async def _store_outcome(
     if streamed:
         tracker.add(episode=outcome)
     else:
-        calls = sum(record.get("kind") == "exchange" for record in outcome.exchanges)
+        calls = sum(isinstance(record, Exchange) for record in outcome.exchanges)
         moves = sum(decisions_per_seat(outcome.trajectory).values())
         tracker.add(decisions=moves, model_calls=calls, episode=outcome)
 

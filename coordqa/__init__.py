@@ -8,67 +8,47 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from coordqa._lazy import lazy_getattr
+from coordqa._lazy import lazy_exports
 from coordqa._version import __version__
 
-_EXPORTS = {
-    "Choice": "coordqa.choices",
-    "choose": "coordqa.choices",
-    "load_dataset": "coordqa.dataset",
-    "dataset_fingerprint": "coordqa.dataset",
-    "evaluate": "coordqa.evaluation",
-    "evaluate_async": "coordqa.evaluation",
-    "EvalConfig": "coordqa.evaluation",
-    "score": "coordqa.evaluation",
-    "evaluate_set": "coordqa.evalset",
-    "EvalSetSpec": "coordqa.evalset",
-    "load_spec": "coordqa.evalset",
-    "compare_runs": "coordqa.analysis",
-    "RunStore": "coordqa.store",
-    "open_run": "coordqa.store",
-    "get_model": "coordqa.llm",
-    "GenerateConfig": "coordqa.llm",
-    "CallPolicy": "coordqa.llm",
-    "Message": "coordqa.llm",
-    "make_game": "coordqa.games",
-    "make_player": "coordqa.games",
-    "play_episode": "coordqa.games",
-}
-
-__all__ = [
-    "CallPolicy",
-    "Choice",
-    "EvalConfig",
-    "EvalSetSpec",
-    "GenerateConfig",
-    "Message",
-    "RunStore",
-    "__version__",
-    "choose",
-    "compare_runs",
-    "dataset_fingerprint",
-    "evaluate",
-    "evaluate_async",
-    "evaluate_set",
-    "get_model",
-    "load_dataset",
-    "load_spec",
-    "make_game",
-    "make_player",
-    "open_run",
-    "play_episode",
-    "score",
-]
-
 if TYPE_CHECKING:
-    from coordqa.analysis import compare_runs
-    from coordqa.choices import Choice, choose
-    from coordqa.dataset import dataset_fingerprint, load_dataset
-    from coordqa.evalset import EvalSetSpec, evaluate_set, load_spec
-    from coordqa.evaluation import EvalConfig, evaluate, evaluate_async, score
-    from coordqa.games import make_game, make_player, play_episode
-    from coordqa.llm import CallPolicy, GenerateConfig, Message, get_model
-    from coordqa.store import RunStore, open_run
+    from coordqa.analysis import (
+        compare_runs as compare_runs,
+    )
+    from coordqa.choices import (
+        Choice as Choice,
+        choose as choose,
+    )
+    from coordqa.dataset import (
+        dataset_fingerprint as dataset_fingerprint,
+        load_dataset as load_dataset,
+    )
+    from coordqa.evalset import (
+        EvalSetSpec as EvalSetSpec,
+        evaluate_set as evaluate_set,
+        load_spec as load_spec,
+    )
+    from coordqa.evaluation import (
+        EvalConfig as EvalConfig,
+        evaluate as evaluate,
+        evaluate_async as evaluate_async,
+        score as score,
+    )
+    from coordqa.games import (
+        make_game as make_game,
+        make_player as make_player,
+        play_episode as play_episode,
+    )
+    from coordqa.llm import (
+        CallPolicy as CallPolicy,
+        GenerateConfig as GenerateConfig,
+        Message as Message,
+        get_model as get_model,
+    )
+    from coordqa.store import (
+        RunStore as RunStore,
+        open_run as open_run,
+    )
 
-
-__getattr__ = lazy_getattr(__name__, _EXPORTS)
+__getattr__, _LAZY = lazy_exports(__name__, __file__)
+__all__ = ["__version__", *_LAZY]

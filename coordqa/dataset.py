@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
 from coordqa.files import atomic_write_bytes
-from coordqa.games.base import GAME_NAMES
-from coordqa.games.base import GAMES as GAME_REGISTRY
+from coordqa.games.base import GAME_NAMES, GAMES as GAME_REGISTRY
 from coordqa.jsonvalues import content_hash
 from coordqa.records import QUESTION_TYPES
 from coordqa.registry import Registry

@@ -25,13 +25,19 @@ agent exchanges with ``reply`` instead of ``text``, and kept a second copy of ev
 ``samples.jsonl`` that went stale when a run was re-scored. :func:`upgrade` reads those records
 into today's types by their shape (a run resumed across the upgrade holds both shapes), and the
 reader ignores ``samples.jsonl``: outcomes are always derived from the calls.
+
+Run format 3 types every agent exchange by its role (:data:`AGENT_ROLES`: one record type per
+role, :data:`EXCHANGE_TYPES`, with that role's :class:`Payload` fields) and every field of a
+:class:`Decision`; none accepts fields it does not declare. Format 2 records already had those
+fields, except that HM's single Vanilla Mind Prompting call was role ``tom``: :func:`upgrade`
+renames it ``vanilla``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
-from typing import Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -42,11 +48,39 @@ from coordqa.llm.types import Message, Reply
 __all__ = [
     "STATUSES",
     "CallResult",
+    "AGENT_ROLES",
+    "ActionExchange",
+    "AgentExchange",
+    "AgentRecord",
+    "AgentRole",
+    "BeliefCheck",
     "Decision",
+    "EXCHANGE_TYPES",
     "Episode",
     "Exchange",
+    "Expectation",
+    "FailedAction",
     "Failure",
     "Fallback",
+    "FallbackReason",
+    "HypothesisScore",
+    "LevelScore",
+    "Payload",
+    "ROLE_TYPES",
+    "ActionPayload",
+    "BeliefPayload",
+    "HypothesisPayload",
+    "LadderPayload",
+    "OptionPickPayload",
+    "PlanPayload",
+    "PredictPayload",
+    "ReflectionPayload",
+    "TomPayload",
+    "VanillaPayload",
+    "VerifierPayload",
+    "Recorder",
+    "Rejection",
+    "exchange_of",
     "QACall",
     "Question",
     "Record",
@@ -287,21 +321,180 @@ class Sample(Record):
         return None if index is None else option_letter(index)
 
 
+AgentRole = Literal[
+    "tom",
+    "action",
+    "reprompt",
+    "verifier",
+    "hypothesis",
+    "predict",
+    "plan",
+    "vanilla",
+    "partner_predict",
+    "partner_belief",
+    "belief",
+    "reflection",
+    "ladder",
+]
+"""Every kind of model call an agent makes (the ``role`` of an :class:`Exchange`)."""
+
+AGENT_ROLES: tuple[AgentRole, ...] = get_args(AgentRole)
+"""The roles, in the order an agent's decision makes them."""
+
+
+class Payload(Record):
+    """What one role of agent call adds to its exchange: the options offered, the reading..."""
+
+
+class ActionPayload(Payload):
+    """An action call (or its format reminder): the lettered options and the one read."""
+
+    options: list[str]
+    """The legal actions offered, in letter order."""
+    choice: Choice | None
+    """How the reply was read (None when the call failed)."""
+    action: str | None
+    """The action chosen (None when the reply named no single option)."""
+
+
+class VerifierPayload(Payload):
+    """A verifier call (CAC): the proposal checked and the verdict read."""
+
+    verdict: Literal["okay", "not_okay", "missing"]
+    """The verdict of the last "Verification:" line; ``missing`` when there was none."""
+    proposed_action: str
+    """The action the verifier was asked about."""
+
+
+class TomPayload(Payload):
+    """A Theory of Mind call (CAC): the partner's action it interprets."""
+
+    partner_last_action: str
+    """The partner's last action, as shown to the model."""
+
+
+class HypothesisPayload(Payload):
+    """A hypothesis generation call (HM)."""
+
+    hypothesis_id: int | None
+    """The id the new hypothesis got (None when the reply held none)."""
+    hypothesis: str | None
+    """The hypothesis read from the reply."""
+    refining: list[int]
+    """Ids of the earlier hypotheses shown to refine."""
+
+
+class OptionPickPayload(Payload):
+    """A call that picks one lettered option that is not an action (k-level ToM predictions)."""
+
+    options: list[str]
+    """The options offered, in letter order."""
+    choice: Choice
+    """How the reply was read."""
+    predicted: str | None
+    """The option read (None when the reply named no single option)."""
+
+
+class PredictPayload(OptionPickPayload):
+    """A prediction of the partner's next behaviour by one hypothesis (HM)."""
+
+    hypothesis_id: int
+    """The predicting hypothesis."""
+    hypothesis_value: float
+    """Its value when it predicted."""
+    primary: bool
+    """Whether it is the prediction of the plan's hypothesis (counted for accuracy)."""
+
+
+class PlanPayload(Payload):
+    """A plan call (HM): a strategy and its subgoals."""
+
+    hypothesis_id: int | None
+    """The hypothesis the plan is conditioned on (None: none yet)."""
+    plan: str | None
+    """The plan read from the reply."""
+    subgoals: list[str]
+    """The subgoals, in order."""
+
+
+class VanillaPayload(Payload):
+    """HM's single Vanilla Mind Prompting call: hypothesis, prediction and plan at once."""
+
+    hypothesis_id: int | None
+    """The id the hypothesis got (None when the reply held none)."""
+    options: list[str]
+    """The partner behaviours offered for the prediction."""
+    choice: Choice
+    """How the prediction was read."""
+    hypothesis: str | None
+    """The hypothesis read."""
+    predicted: str | None
+    """The predicted partner behaviour."""
+    plan: str | None
+    """The plan read."""
+    subgoals: list[str]
+    """The subgoals, in order."""
+
+
+class BeliefCheck(Record):
+    """One checkable fact of a belief against the engine's truth."""
+
+    fact: str
+    """The fact's label (``Bob's room``)."""
+    believed: str | None
+    """What the belief says (normalised); None when the line is missing or unreadable."""
+    truth: str
+    """The engine's value (normalised)."""
+    correct: bool
+    """Whether the belief says the truth."""
+
+
+class BeliefPayload(Payload):
+    """A belief-state update: the new belief and its facts checked."""
+
+    belief: str
+    """The belief text (bounded)."""
+    belief_checks: list[BeliefCheck]
+    """Each checkable fact against the engine."""
+
+
+class ReflectionPayload(Payload):
+    """An HM self-reflection on a plan that changed nothing."""
+
+    reflection: str
+    """The reflection read."""
+
+
+class LadderPayload(Payload):
+    """A ToM question-ladder side call: never shown to play."""
+
+    side_call: Literal[True] = True
+    """Always true: the answer does not reach the agent's decisions."""
+    order: str
+    """introspection, first_order or second_order."""
+    question: str
+    """The yes/no question."""
+    options: list[str]
+    """``["Yes", "No"]``."""
+    choice: Choice
+    """How the reply was read."""
+    truth: bool
+    """The engine's answer."""
+    correct: bool
+    """Whether the reply said the engine's answer."""
+
+
 class Exchange(CallResult):
     """One model call of an agent (``exchanges.jsonl``), stamped by the match that played it.
 
-    Role-specific fields (the options offered, the choice read, the verifier's verdict...) are
-    kept as extra fields.
+    A stored exchange is one of the role classes below (:data:`AgentExchange`): these fields,
+    plus its role's :class:`Payload` fields, flat in the record.
     """
-
-    model_config = ConfigDict(extra="allow", frozen=True)
 
     kind: Literal["exchange"] = "exchange"
     """Discriminator of the exchanges stream."""
-    role: str
-    """tom, action, verifier, hypothesis, predict, plan or reprompt; with the agents' options also
-    partner_predict, partner_belief (k-level ToM), belief (belief state), reflection (HM) and
-    ladder (the ToM question ladder: side calls, marked ``side_call: true``)."""
+    role: AgentRole
+    """The kind of call (each role class narrows it)."""
     agent: str
     """Player registry name of the agent."""
     agent_version: str | None = None
@@ -324,27 +517,209 @@ class Exchange(CallResult):
     """Trajectory step at which the call was made."""
 
 
+class ActionExchange(Exchange, ActionPayload):
+    """An action call, or the one re-ask with a format reminder."""
+
+    role: Literal["action", "reprompt"]
+
+
+class VerifierExchange(Exchange, VerifierPayload):
+    """A verifier call."""
+
+    role: Literal["verifier"]
+
+
+class TomExchange(Exchange, TomPayload):
+    """A CAC Theory of Mind call."""
+
+    role: Literal["tom"]
+
+
+class HypothesisExchange(Exchange, HypothesisPayload):
+    """An HM hypothesis generation."""
+
+    role: Literal["hypothesis"]
+
+
+class PredictExchange(Exchange, PredictPayload):
+    """An HM prediction by one hypothesis."""
+
+    role: Literal["predict"]
+
+
+class PlanExchange(Exchange, PlanPayload):
+    """An HM plan."""
+
+    role: Literal["plan"]
+
+
+class VanillaExchange(Exchange, VanillaPayload):
+    """HM's Vanilla Mind Prompting call (variant ``vmp``)."""
+
+    role: Literal["vanilla"]
+
+
+class LevelExchange(Exchange, OptionPickPayload):
+    """A k-level ToM call: the partner's next behaviour, or what the partner expects of me."""
+
+    role: Literal["partner_predict", "partner_belief"]
+
+
+class BeliefExchange(Exchange, BeliefPayload):
+    """A belief-state update."""
+
+    role: Literal["belief"]
+
+
+class ReflectionExchange(Exchange, ReflectionPayload):
+    """An HM self-reflection."""
+
+    role: Literal["reflection"]
+
+
+class LadderExchange(Exchange, LadderPayload):
+    """A ToM question-ladder side call."""
+
+    role: Literal["ladder"]
+
+
+EXCHANGE_TYPES: tuple[type[Exchange], ...] = (
+    ActionExchange,
+    VerifierExchange,
+    TomExchange,
+    HypothesisExchange,
+    PredictExchange,
+    PlanExchange,
+    VanillaExchange,
+    LevelExchange,
+    BeliefExchange,
+    ReflectionExchange,
+    LadderExchange,
+)
+"""One record type per role (a test checks that every role has exactly one)."""
+
+ROLE_TYPES: dict[str, type[Exchange]] = {
+    role: cls for cls in EXCHANGE_TYPES for role in get_args(cls.model_fields["role"].annotation)
+}
+"""Role -> the record type of its exchanges."""
+
+AgentExchange = Annotated[
+    ActionExchange
+    | VerifierExchange
+    | TomExchange
+    | HypothesisExchange
+    | PredictExchange
+    | PlanExchange
+    | VanillaExchange
+    | LevelExchange
+    | BeliefExchange
+    | ReflectionExchange
+    | LadderExchange,
+    Field(discriminator="role"),
+]
+"""A stored agent exchange, of its role's type."""
+
+
+def exchange_of(role: AgentRole, payload: Payload, **fields: Any) -> Exchange:
+    """The exchange record of a ``role`` call: the shared ``fields`` plus its ``payload``.
+
+    Raises:
+        StoreError: ``payload`` is not the payload of ``role``.
+    """
+    return ROLE_TYPES[role].from_json({**fields, "role": role, **dict(payload)}, f"{role} call")
+
+
+FallbackReason = Literal["unreadable", "model_error", "verifier_cap", "no_options"]
+"""Why an agent fell back to its game's safe action."""
+
+
 class Fallback(Record):
     """An agent's fallback to its game's safe action."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    reason: str
-    """``unreadable``, ``model_error``, ``verifier_cap`` or ``no_options``."""
+    reason: FallbackReason
+    """Why the model's choice could not stand."""
     detail: str
     """What went wrong, in words."""
     action: str
     """The safe action taken."""
+    note: str | None = None
+    """``every legal action was to be avoided`` when the fallback had to pick among actions
+    the verifier had rejected."""
+
+
+class Rejection(Record):
+    """A proposal the verifier rejected."""
+
+    action: str
+    """The action rejected."""
+    reason: str
+    """The verifier's explanation."""
+
+
+class FailedAction(Record):
+    """An action of the agent's that the game could not complete."""
+
+    action: str
+    """The action."""
+    reason: str
+    """Why it failed (blocked, became impossible...)."""
+
+
+class HypothesisScore(Record):
+    """An HM prediction scored against the partner's observed behaviour."""
+
+    hypothesis: int | None
+    """The predicting hypothesis (None when generation failed in the single-call variant)."""
+    predicted: str
+    """The predicted behaviour."""
+    observed: str
+    """The behaviour observed."""
+    correct: bool
+    """Whether they are the same."""
+    primary: bool
+    """Whether it was the plan's hypothesis (counted for accuracy)."""
+    turn: int | None
+    """The game's turn when it was observed."""
+    value_before: float | None = None
+    """The hypothesis' value before the update (variants that evaluate)."""
+    value_after: float | None = None
+    """Its value after the Rescorla-Wagner update."""
+
+
+class LevelScore(Record):
+    """A k-level ToM prediction scored against the partner's observed behaviour."""
+
+    level: int
+    """The ToM level that predicted."""
+    predicted: str
+    """The predicted behaviour."""
+    observed: str
+    """The behaviour observed."""
+    correct: bool
+    """Whether they are the same."""
+    made_at_decision: int
+    """The agent's decision at which it was made."""
+    turn: int | None
+    """The game's turn when it was observed."""
+
+
+class Expectation(Record):
+    """Level-2 ToM: what the partner was believed to expect of the agent, against its action."""
+
+    expected: str
+    """The action the partner was believed to expect."""
+    taken: str
+    """The action the agent took."""
+    met: bool
+    """Whether they are the same."""
 
 
 class Decision(Record):
     """What an agent did at one decision (``exchanges.jsonl``, ``kind: events``).
 
-    The action, whether it was a fallback and why, verifier rejections, and the events the
-    agent noted (kept as extra fields: they differ between agents).
+    The action, whether it was a fallback and why, and what the agent noted while deciding
+    (each list empty when the agent noted nothing of its kind).
     """
-
-    model_config = ConfigDict(extra="allow", frozen=True)
 
     kind: Literal["events"] = "events"
     """Discriminator of the exchanges stream."""
@@ -364,6 +739,26 @@ class Decision(Record):
     """The action taken (None for the record closing an episode)."""
     fallback: Fallback | None = None
     """Why the safe fallback action was taken; None when the model's choice stood."""
+    forced: bool = False
+    """The only legal action was taken without asking the model."""
+    repeated: bool = False
+    """The state, legal actions and action repeat the previous decision's."""
+    final: bool = False
+    """The record closing an episode (what happened after the agent's last decision)."""
+    verifier_rejections: list[Rejection] = Field(default_factory=list)
+    """Proposals the verifier rejected (CAC)."""
+    notes: list[str] = Field(default_factory=list)
+    """Remarks in words (a skipped call, a dropped plan, a missing verdict)."""
+    failed_actions: list[FailedAction] = Field(default_factory=list)
+    """The agent's actions the game could not complete since its last decision."""
+    predictions_scored: list[HypothesisScore | LevelScore] = Field(default_factory=list)
+    """Predictions scored since the last decision (HM hypotheses, k-level ToM)."""
+    subgoals: list[str] = Field(default_factory=list)
+    """The HM plan's subgoal taken as the action."""
+    belief_accuracy: list[float] = Field(default_factory=list)
+    """The fraction of checkable facts the belief state got right."""
+    expectation: list[Expectation] = Field(default_factory=list)
+    """Level-2 ToM expectations checked against the action taken."""
     episode: str | None = None
     """Key of the episode (stamped by the match)."""
     attempt: str | None = None
@@ -372,6 +767,13 @@ class Decision(Record):
     """Seat of the agent in the episode."""
     step: int | None = None
     """Trajectory step of the decision."""
+
+
+AgentRecord = Exchange | Decision
+"""A line of ``exchanges.jsonl``."""
+
+Recorder = Callable[[AgentRecord], None]
+"""What an agent hands each record to as it makes it (one per model call, one per decision)."""
 
 
 class Episode(Record):
@@ -410,11 +812,14 @@ class Failure(Record):
     """Exception type and message."""
 
 
-def parse_exchange(data: Mapping[str, Any], where: str = "") -> Exchange | Decision:
-    """A line of ``exchanges.jsonl``: an :class:`Exchange` or a :class:`Decision` by ``kind``."""
+def parse_exchange(data: Mapping[str, Any], where: str = "") -> AgentRecord:
+    """A line of ``exchanges.jsonl``: a :class:`Decision`, or the exchange type of its role."""
     if data.get("kind") == "events":
         return Decision.from_json(data, where)
-    return Exchange.from_json(data, where)
+    role = data.get("role")
+    if role not in ROLE_TYPES:
+        raise _invalid(Exchange, where, f"role: {role!r} is none of {', '.join(AGENT_ROLES)}")
+    return ROLE_TYPES[str(role)].from_json(data, where)
 
 
 # -- run format 1 ------------------------------------------------------------------------------
@@ -431,8 +836,16 @@ def _upgrade_call(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _upgrade_exchange(data: dict[str, Any]) -> dict[str, Any]:
-    """Format 1 agent exchange: the reply text was ``reply``, and a failed call could lack both."""
-    if data.get("kind") != "exchange" or "reply" not in data:
+    """Format 1 agent exchange: the reply text was ``reply``, and a failed call could lack both.
+
+    Formats 1 and 2 also recorded HM's Vanilla Mind Prompting call as role ``tom``; it is told
+    from CAC's ToM call by its plan.
+    """
+    if data.get("kind") != "exchange":
+        return data
+    if data.get("role") == "tom" and "plan" in data:
+        data = {**data, "role": "vanilla"}
+    if "reply" not in data:
         return data
     out = dict(data)
     out["text"] = out.pop("reply")

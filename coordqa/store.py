@@ -63,12 +63,14 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the run directory format; bumped when a reader of the old format would misread it.
 
 1: the first format. 2: typed records (:mod:`coordqa.records`): one shape for every model call
 (``text`` + nested ``usage``), and QA outcomes only in the derived ``scores.jsonl`` (format 1 also
 appended them to ``samples.jsonl``, which went stale after a re-score; it is ignored now).
+3: agent exchanges typed per role, HM's Vanilla Mind Prompting call as role ``vanilla`` (formats
+1 and 2 called it ``tom``, like CAC's ToM call).
 Format 1 runs are read through :func:`coordqa.records.upgrade`; resuming one rewrites its
 manifest as format 2, since the records it appends are."""
 

@@ -17,51 +17,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from coordqa._lazy import lazy_getattr
-
-_EXPORTS = {
-    "BundleError": "coordqa.leaderboard.bundle",
-    "build_qa_bundle": "coordqa.leaderboard.bundle",
-    "build_agentic_bundle": "coordqa.leaderboard.bundle",
-    "build_bundle": "coordqa.leaderboard.bundle",
-    "submit_bundle": "coordqa.leaderboard.client",
-    "SubmitError": "coordqa.leaderboard.client",
-    "create_app": "coordqa.leaderboard.server",
-    "open_database": "coordqa.leaderboard.db",
-    "create_token": "coordqa.leaderboard.tokens",
-    "register_dataset": "coordqa.leaderboard.catalog",
-    "register_grid": "coordqa.leaderboard.catalog",
-    "export_site": "coordqa.leaderboard.site",
-}
-
-__all__ = [
-    "BundleError",
-    "SubmitError",
-    "build_agentic_bundle",
-    "build_bundle",
-    "build_qa_bundle",
-    "create_app",
-    "create_token",
-    "export_site",
-    "open_database",
-    "register_dataset",
-    "register_grid",
-    "submit_bundle",
-]
+from coordqa._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from coordqa.leaderboard.bundle import (
-        BundleError,
-        build_agentic_bundle,
-        build_bundle,
-        build_qa_bundle,
+        BundleError as BundleError,
+        build_agentic_bundle as build_agentic_bundle,
+        build_bundle as build_bundle,
+        build_qa_bundle as build_qa_bundle,
     )
-    from coordqa.leaderboard.catalog import register_dataset, register_grid
-    from coordqa.leaderboard.client import SubmitError, submit_bundle
-    from coordqa.leaderboard.db import open_database
-    from coordqa.leaderboard.server import create_app
-    from coordqa.leaderboard.site import export_site
-    from coordqa.leaderboard.tokens import create_token
+    from coordqa.leaderboard.catalog import (
+        register_dataset as register_dataset,
+        register_grid as register_grid,
+    )
+    from coordqa.leaderboard.client import (
+        SubmitError as SubmitError,
+        submit_bundle as submit_bundle,
+    )
+    from coordqa.leaderboard.db import (
+        open_database as open_database,
+    )
+    from coordqa.leaderboard.server import (
+        create_app as create_app,
+    )
+    from coordqa.leaderboard.site import (
+        export_site as export_site,
+    )
+    from coordqa.leaderboard.tokens import (
+        create_token as create_token,
+    )
 
-
-__getattr__ = lazy_getattr(__name__, _EXPORTS)
+__getattr__, __all__ = lazy_exports(__name__, __file__)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from coordqa.dataset import dataset_card as _card
-from coordqa.dataset import release
+from coordqa.dataset import dataset_card as _card, release
 from coordqa.scenarios.changelog import Change, changelog_markdown
 from coordqa.scenarios.stats import verbatim_table
 

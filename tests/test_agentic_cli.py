@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from coordqa.agentic import load_agentic_run
 from coordqa.cli import app
+from coordqa.records import LadderExchange
 
 runner = CliRunner()
 
@@ -43,7 +44,7 @@ def test_agentic_run_plays_stores_and_reports(tmp_path: Path) -> None:
     episodes = load_agentic_run(out)
     assert sorted(e.spec.seed for e in episodes) == [0, 1]
     assert all(e.spec.agent_options == {"use_tom": False} for e in episodes)
-    assert not any(x["role"] == "tom" for e in episodes for x in e.exchanges)
+    assert not any(x.role == "tom" for e in episodes for x in e.exchanges)
     again = runner.invoke(app, args)
     assert again.exit_code == 0 and "0 played, 2 already done" in _flat(again.output)
     report_dir = tmp_path / "report"
@@ -201,7 +202,7 @@ def test_agentic_run_tom_level_reaches_the_agent_and_the_report(tmp_path: Path) 
     assert result.exit_code == 0, result.output
     (episode,) = load_agentic_run(out)
     assert episode.spec.agent_options == {"tom_level": 2}
-    roles = {x["role"] for x in episode.exchanges}
+    roles = {x.role for x in episode.exchanges}
     assert {"partner_belief", "partner_predict"} <= roles
     report_dir = tmp_path / "report"
     shown = runner.invoke(app, ["agentic", "report", str(out), "--out", str(report_dir)])
@@ -221,7 +222,7 @@ def test_agentic_run_belief_state_for_hm(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     (episode,) = load_agentic_run(out)
     assert episode.spec.agent_options == {"belief_state": True}
-    assert any(x["role"] == "belief" for x in episode.exchanges)
+    assert any(x.role == "belief" for x in episode.exchanges)
     shown = runner.invoke(app, ["agentic", "report", str(out), "--out", str(tmp_path / "r")])
     assert shown.exit_code == 0, shown.output
     assert "belief acc" in (tmp_path / "r" / "per_decision.csv").read_text()
@@ -252,7 +253,7 @@ def test_agentic_run_tom_ladder_reaches_the_report(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     (episode,) = load_agentic_run(out)
     assert episode.spec.agent_options == {"tom_ladder": 3}
-    assert all(x["side_call"] for x in episode.exchanges if x["role"] == "ladder")
+    assert all(isinstance(x, LadderExchange) for x in episode.exchanges if x.role == "ladder")
     shown = runner.invoke(app, ["agentic", "report", str(out), "--out", str(tmp_path / "r")])
     assert shown.exit_code == 0, shown.output
     header = (tmp_path / "r" / "per_decision.csv").read_text().splitlines()[0]

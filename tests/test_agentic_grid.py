@@ -219,7 +219,7 @@ def test_ray_backend_matches_local_backend(tmp_path: Path) -> None:
         twin = by_key[episode.key]
         assert episode.trajectory == twin.trajectory
         assert episode.agent_stats.keys() == twin.agent_stats.keys()
-        assert [x["role"] for x in episode.exchanges] == [x["role"] for x in twin.exchanges]
+        assert [x.role for x in episode.exchanges] == [x.role for x in twin.exchanges]
     assert peak == 1, "workers must share the limiter actor's slots"
 
 

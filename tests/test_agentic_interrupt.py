@@ -109,7 +109,7 @@ def test_progress_counts_decisions_and_model_calls(tmp_path: Path) -> None:
     result = run_grid(grid, tmp_path / "run", progress=record)
     final = seen[-1]
     decisions = sum(len(step.decisions) for e in result.played for step in e.trajectory.steps)
-    calls = sum(x["kind"] == "exchange" for e in result.played for x in e.exchanges)
+    calls = sum(x.kind == "exchange" for e in result.played for x in e.exchanges)
     assert (final.done, final.total) == (3, 3)
     assert final.decisions == decisions and final.model_calls == calls > 0
     # the counts rise during the episodes, not only when one finishes

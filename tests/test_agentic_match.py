@@ -19,6 +19,7 @@ from coordqa.agentic import (
 from coordqa.agentic.grid import parse_grid
 from coordqa.agentic.runner import run_grid
 from coordqa.errors import ConfigError, StoreError
+from coordqa.records import AgentRecord
 
 
 def test_scripted_match_replays_and_counts_decisions() -> None:
@@ -61,15 +62,15 @@ def test_llm_agent_match_records_every_exchange_with_seat_and_step() -> None:
     episode = run_match(spec)
     assert set(episode.agent_stats) == {0, 1}
     assert episode.exchanges, "an LLM agent's exchanges must be recorded"
-    roles = {e["role"] for e in episode.exchanges}
+    roles = {e.role for e in episode.exchanges}
     assert {"action", "verifier"} <= roles
     steps = len(episode.trajectory.steps)
     for exchange in episode.exchanges:
-        assert exchange["episode"] == spec.key
-        assert exchange["attempt"] == episode.attempt
-        assert exchange["seat"] in (0, 1)
-        assert 0 <= exchange["step"] < steps
-    calls = sum(1 for e in episode.exchanges if e["role"] != "events")
+        assert exchange.episode == spec.key
+        assert exchange.attempt == episode.attempt
+        assert exchange.seat in (0, 1)
+        assert exchange.step is not None and 0 <= exchange.step < steps
+    calls = sum(1 for e in episode.exchanges if e.role != "events")
     assert calls == sum(s["llm_calls"] for s in episode.agent_stats.values())
     verify_episodes([episode])
 
@@ -129,7 +130,7 @@ def test_run_directory_round_trip_ignores_exchanges_of_unfinished_attempts(
     result = run_grid(parse_grid(_small_grid()), tmp_path / "run")
     assert result.complete and len(result.played) == 2
     # an exchange of an attempt that was killed before its episode record was written
-    orphan = {**result.played[0].exchanges[0], "attempt": "killed"}
+    orphan = {**result.played[0].exchanges[0].to_json(), "attempt": "killed"}
     with (tmp_path / "run" / "exchanges.jsonl").open("a") as handle:
         handle.write(json.dumps(orphan) + "\n")
     episodes = load_agentic_run(tmp_path / "run")
@@ -139,7 +140,7 @@ def test_run_directory_round_trip_ignores_exchanges_of_unfinished_attempts(
         assert loaded.trajectory == played.trajectory
         assert loaded.agent_stats == played.agent_stats
         assert len(loaded.exchanges) == len(played.exchanges)
-        assert all(x["attempt"] == loaded.attempt for x in loaded.exchanges)
+        assert all(x.attempt == loaded.attempt for x in loaded.exchanges)
     assert [v.key for v in verify_episodes(episodes)] == [e.key for e in episodes]
     assert all(e.exchanges == [] for e in load_agentic_run(tmp_path / "run", with_exchanges=False))
 
@@ -179,12 +180,12 @@ def test_an_agents_recorder_leads_nowhere_near_its_partner(monkeypatch: pytest.M
         return built[seat]
 
     monkeypatch.setattr(match, "build_player", spy)
-    streamed: list[dict] = []
+    streamed: list[AgentRecord] = []
     spec = EpisodeSpec(game="hanabi", layout="default", seed=3, agent="cac", model="scripted")
     episode = asyncio.run(match.play_match(spec, on_record=streamed.append))
-    assert streamed == episode.exchanges and {r["seat"] for r in streamed} == {0, 1}
+    assert streamed == episode.exchanges and {r.seat for r in streamed} == {0, 1}
     for seat in (0, 1):
         reached = [value for value, _ in reachable(built[seat].recorder)]  # type: ignore[attr-defined]
         ids = {id(value) for value in reached}
         assert id(built[1 - seat]) not in ids and id(streamed) not in ids
-        assert not any(isinstance(v, dict) and v.get("seat") == 1 - seat for v in reached)
+        assert not any(isinstance(v, AgentRecord) and v.seat == 1 - seat for v in reached)

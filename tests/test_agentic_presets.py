@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_records import json_recorder
 
 from coordqa.agentic.agents.testing import RoleScript
 from coordqa.agentic.grid import parse_grid
@@ -103,7 +104,7 @@ def prompts_of(game_name: str, preset: str, player: int = 0, **game_options: Any
         "cac",
         game_name,
         model=ScriptedModel(RoleScript()),
-        recorder=records.append,
+        recorder=json_recorder(records),
         preset=preset,
         use_tom=False,
         use_verifier=False,
@@ -167,7 +168,7 @@ def test_uncapped_verifier_re_asks_until_every_action_is_rejected() -> None:
         "cac",
         "collab_escape",
         model=ScriptedModel(script),
-        recorder=records.append,
+        recorder=json_recorder(records),
         use_tom=False,
         max_verifier_retries=None,
     )
@@ -203,7 +204,7 @@ def test_each_model_calls_its_own_endpoint(openai_key: str, tmp_path: Path) -> N
         assert grid.api_base_for("openai/two") == second.base_url
         result = run_grid(grid, tmp_path / "run")
         calls = {
-            e.spec.model: sum(x["kind"] == "exchange" for x in e.exchanges) for e in result.played
+            e.spec.model: sum(x.kind == "exchange" for x in e.exchanges) for e in result.played
         }
         assert result.complete and first.count == calls["openai/one"] > 0
         assert second.count == calls["openai/two"] > 0

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from agent_records import json_recorder
 
 from coordqa.agentic.agents.belief import MAX_BELIEF_CHARS
 from coordqa.agentic.agents.testing import RoleScript
@@ -33,7 +34,11 @@ def play(
 ) -> tuple[Any, list[dict[str, Any]]]:
     records: list[dict[str, Any]] = []
     agent = make_player(
-        agent_name, game.name, model=ScriptedModel(script), recorder=records.append, **options
+        agent_name,
+        game.name,
+        model=ScriptedModel(script),
+        recorder=json_recorder(records),
+        **options,
     )
     partner = make_player(PARTNERS[game.name], game.name)
     asyncio.run(play_episode(game, [agent, partner], seed=seed))
@@ -176,7 +181,7 @@ def test_overcooked_target_is_checked_only_while_the_partner_runs_an_action() ->
         "cac",
         "overcooked",
         model=ScriptedModel(RoleScript(belief=truthful)),
-        recorder=records.append,
+        recorder=json_recorder(records),
         belief_state=True,
     )
     partner = make_player("planner", "overcooked")  # runs medium-level actions with targets

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from agent_records import json_recorder
 
 from coordqa.agentic.agents import CACAgent, fallback_action, parse_verdict
 from coordqa.agentic.agents.memory import offered_options
@@ -15,7 +16,7 @@ from coordqa.choices import MAX_OPTIONS
 from coordqa.errors import ConfigError, UnknownNameError
 from coordqa.games import Game, Observation, make_game, make_player, play_episode
 from coordqa.llm import Message, ScriptedModel
-from coordqa.records import CallResult, Exchange
+from coordqa.records import ROLE_TYPES, CallResult, parse_exchange
 
 NOT_OKAY = "Playing an unknown card may lose a life.\nVerification: Not Okay"
 
@@ -36,7 +37,7 @@ def hanabi_after_alice(seed: int = 5) -> Game:
 def cac(script: RoleScript, game: str = "hanabi", **options: Any) -> tuple[CACAgent, list[dict]]:
     records: list[dict[str, Any]] = []
     agent = make_player(
-        "cac", game, model=ScriptedModel(script), recorder=records.append, **options
+        "cac", game, model=ScriptedModel(script), recorder=json_recorder(records), **options
     )
     assert isinstance(agent, CACAgent)
     return agent, records
@@ -163,7 +164,7 @@ def test_a_failed_model_call_falls_back_at_once() -> None:
         "llm",
         "overcooked",
         model=model,
-        recorder=records.append,
+        recorder=json_recorder(records),
     )
     game = make_game("overcooked", seed=0, horizon=10)
     assert decide_once(agent, game) == "wait"
@@ -232,7 +233,7 @@ def test_every_exchange_is_recorded_with_its_fields() -> None:
     records: list[dict[str, Any]] = []
     model = ScriptedModel(script)
     players = [
-        make_player("cac", "collab_capture", model=model, recorder=records.append),
+        make_player("cac", "collab_capture", model=model, recorder=json_recorder(records)),
         make_player("capture-greedy", "collab_capture"),
     ]
     game = make_game("collab_capture")
@@ -254,7 +255,7 @@ def test_every_exchange_is_recorded_with_its_fields() -> None:
     assert all(required <= set(r) for r in exchanges)
     # the same call shape as a QA call, and every record reads back as its type
     assert all(set(CallResult.model_fields) <= set(r) for r in exchanges)
-    assert all(Exchange.from_json(r).role == r["role"] for r in exchanges)
+    assert all(type(parse_exchange(r)) is ROLE_TYPES[r["role"]] for r in exchanges)
     assert {r["role"] for r in exchanges} == {"tom", "action", "verifier"}
     events = [r for r in records if r["kind"] == "events"]
     stats = players[0].stats()  # type: ignore[attr-defined]

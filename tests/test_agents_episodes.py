@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from agent_records import json_recorder
 
 from coordqa.agentic.agents.testing import RoleScript
 from coordqa.games import make_game, make_player, play_episode, replay
@@ -42,7 +43,7 @@ def test_self_play_with_the_scripted_model(agent: str, game: str) -> None:
     records: list[dict[str, Any]] = []
     model = get_model("scripted")
     players = [
-        make_player(agent, game, model=model, recorder=records.append),
+        make_player(agent, game, model=model, recorder=json_recorder(records)),
         make_player(agent, game, model=model),
     ]
     trajectory = play(game, players)
@@ -70,7 +71,9 @@ def test_against_a_partner_with_a_role_script(agent: str, game: str) -> None:
         "collab_escape": "escape-greedy",
     }[game]
     records: list[dict[str, Any]] = []
-    agent_player = make_player(agent, game, model=ScriptedModel(script), recorder=records.append)
+    agent_player = make_player(
+        agent, game, model=ScriptedModel(script), recorder=json_recorder(records)
+    )
     trajectory = play(game, [make_player(partner, game), agent_player])
     replay(trajectory)
     stats = agent_player.stats()  # type: ignore[attr-defined]
@@ -110,7 +113,7 @@ def test_agents_through_a_local_openai_server(
     with LocalOpenAIServer(responder=script.responder) as server:
         model = fast_model(server)
         records: list[dict[str, Any]] = []
-        players = [make_player(a, game, model=model, recorder=records.append) for a in pair]
+        players = [make_player(a, game, model=model, recorder=json_recorder(records)) for a in pair]
         # Overcooked on separate halves: the first-option policy of the script would deadlock
         # two chefs in one room before HM ever sees its partner complete an object action
         options = {"horizon": 30} if game == "overcooked" else {}

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 import pytest
+from agent_records import json_recorder
 
 from coordqa.agentic.agents import parse_verdict
 from coordqa.agentic.agents.belief import MAX_BELIEF_CHARS
@@ -55,7 +56,9 @@ def episode_records(agent: str, game: str, script: RoleScript, **options: Any) -
     records: list[dict[str, Any]] = []
     partner = {"collab_capture": "capture-greedy", "hanabi": "hanabi-convention"}[game]
     players = [
-        make_player(agent, game, model=ScriptedModel(script), recorder=records.append, **options),
+        make_player(
+            agent, game, model=ScriptedModel(script), recorder=json_recorder(records), **options
+        ),
         make_player(partner, game),
     ]
     asyncio.run(play_episode(make_game(game, seed=2), players, seed=2))
@@ -114,7 +117,7 @@ def decide(agent: Any, game: Game, player: int) -> str:
 def cac_records(game: Game, player: int, script: RoleScript, **options: Any) -> list[dict]:
     records: list[dict[str, Any]] = []
     agent = make_player(
-        "cac", game.name, model=ScriptedModel(script), recorder=records.append, **options
+        "cac", game.name, model=ScriptedModel(script), recorder=json_recorder(records), **options
     )
     decide(agent, game, player)
     return [r for r in records if r["kind"] == "exchange"]
@@ -163,7 +166,7 @@ def test_a_failed_action_is_explained_next_time_and_repeats_are_counted() -> Non
     # two first-option agents in one small kitchen both go for o0 and block each other
     records: list[dict[str, Any]] = []
     model = ScriptedModel(RoleScript())
-    players = [make_player("llm", "overcooked", model=model, recorder=records.append)] + [
+    players = [make_player("llm", "overcooked", model=model, recorder=json_recorder(records))] + [
         make_player("llm", "overcooked", model=model)
     ]
     game = make_game("overcooked", "cramped_room", 3, horizon=30)

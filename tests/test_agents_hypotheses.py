@@ -6,8 +6,7 @@ import doctest
 
 import pytest
 
-from coordqa.agentic.agents import cac as cac_module
-from coordqa.agentic.agents import hypotheses, memory, replies, testing
+from coordqa.agentic.agents import cac as cac_module, hypotheses, memory, replies, testing
 from coordqa.agentic.agents.hypotheses import HMParams, HypothesisBook, rescorla_wagner
 from coordqa.errors import ConfigError
 

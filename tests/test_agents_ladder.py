@@ -12,6 +12,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from agent_records import json_recorder
 
 from coordqa.agentic.agents.ladder import ladder_questions
 from coordqa.agentic.agents.testing import RoleScript
@@ -32,7 +33,7 @@ class PlaysOldest(ScriptedPlayer):
 def play(script: RoleScript, partner: Any = None, **options: Any) -> tuple[Any, list[dict], Any]:
     records: list[dict[str, Any]] = []
     agent = make_player(
-        "cac", "hanabi", model=ScriptedModel(script), recorder=records.append, **options
+        "cac", "hanabi", model=ScriptedModel(script), recorder=json_recorder(records), **options
     )
     game = make_game("hanabi", seed=3)
     other = partner or PlaysOldest()

@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from agent_records import json_recorder
+
 from coordqa.agentic.agents.testing import RoleScript
 from coordqa.games import Observation, ScriptedPlayer, make_game, make_player, play_episode
 from coordqa.llm import Message, ScriptedModel
@@ -34,7 +36,11 @@ def letter_of_wait(messages: Sequence[Message]) -> str:
 def play(script: RoleScript, **options: Any) -> tuple[Any, list[dict[str, Any]]]:
     records: list[dict[str, Any]] = []
     agent = make_player(
-        "hm", "collab_capture", model=ScriptedModel(script), recorder=records.append, **options
+        "hm",
+        "collab_capture",
+        model=ScriptedModel(script),
+        recorder=json_recorder(records),
+        **options,
     )
     asyncio.run(play_episode(make_game("collab_capture", seed=2), [agent, Waits()], seed=2))
     return agent, records

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from agent_records import json_recorder
 
 from coordqa.agentic.agents import CACAgent
 from coordqa.agentic.agents.behaviour import HanabiBehaviour
@@ -45,7 +46,7 @@ def play(
 ) -> tuple[CACAgent, list[dict[str, Any]]]:
     records: list[dict[str, Any]] = []
     agent = make_player(
-        "cac", game_name, model=ScriptedModel(script), recorder=records.append, **options
+        "cac", game_name, model=ScriptedModel(script), recorder=json_recorder(records), **options
     )
     assert isinstance(agent, CACAgent)
     asyncio.run(play_episode(make_game(game_name, seed=seed), [agent, partner], seed=seed))

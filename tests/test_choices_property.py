@@ -11,8 +11,7 @@ at most 26 options (options past Z are answered by text only); the consistency p
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import coordqa
 from coordqa.choices import MAX_OPTIONS, Choice, choose, option_letter

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from qa_run_support import SIX_QUESTIONS, write_qa_run
-from qa_run_support import outcome_rows as rows
+from qa_run_support import SIX_QUESTIONS, outcome_rows as rows, write_qa_run
 
 from coordqa.store import RunManifest, RunStore
 

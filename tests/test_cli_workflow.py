@@ -10,8 +10,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from qa_run_support import SIX_QUESTIONS, write_qa_run
-from qa_run_support import outcome_rows as outcomes
+from qa_run_support import SIX_QUESTIONS, outcome_rows as outcomes, write_qa_run
 from rich.console import Console
 
 from coordqa.cli import main, runs

@@ -8,8 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_evaluate_support import answers, fast_policy, write_dataset
-from test_evaluate_support import eval_config as config
+from test_evaluate_support import answers, eval_config as config, fast_policy, write_dataset
 
 from coordqa.errors import ConfigError, StoreError
 from coordqa.evaluation import EvalConfig, EvalFailed, EvalProgress, evaluate, score

@@ -58,3 +58,37 @@ def test_doctests(module: str) -> None:
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and result.attempted > 0
+
+
+LAZY_PACKAGES = [
+    "coordqa",
+    "coordqa.agentic",
+    "coordqa.analysis",
+    "coordqa.leaderboard",
+    "coordqa.viewer",
+]
+
+
+@pytest.mark.parametrize("name", LAZY_PACKAGES)
+def test_each_lazy_export_is_listed_once_and_resolves(name: str) -> None:
+    """The TYPE_CHECKING imports are the one table: __all__ and __getattr__ follow them."""
+    from coordqa._lazy import type_checking_imports
+
+    package = importlib.import_module(name)
+    assert package.__file__ is not None
+    table = type_checking_imports(package.__file__)
+    assert set(table) <= set(package.__all__) and len(table) >= 3
+    for export, module in table.items():
+        assert getattr(package, export) is getattr(importlib.import_module(module), export)
+    with pytest.raises(AttributeError, match="has no attribute 'not_exported'"):
+        package.not_exported  # noqa: B018
+
+
+def test_an_import_that_is_not_a_re_export_is_refused(tmp_path: Path) -> None:
+    from coordqa._lazy import type_checking_imports
+    from coordqa.errors import CoordqaError
+
+    source = tmp_path / "__init__.py"
+    source.write_text("if TYPE_CHECKING:\n    from coordqa.games import make_game\n")
+    with pytest.raises(CoordqaError, match="import make_game as make_game"):
+        type_checking_imports(str(source))

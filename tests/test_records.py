@@ -3,21 +3,32 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from qa_run_support import OPTIONS, Row, write_format1_run, write_qa_run
 
+from coordqa.agentic import load_agentic_run, verify_episodes
 from coordqa.analysis import analyze_run
 from coordqa.errors import StoreError
 from coordqa.evaluation import score
 from coordqa.llm import Reply, Usage
 from coordqa.records import (
+    AGENT_ROLES,
+    EXCHANGE_TYPES,
+    ROLE_TYPES,
+    ActionExchange,
+    BeliefExchange,
     CallResult,
     Decision,
     Exchange,
+    Payload,
     QACall,
     Sample,
+    TomExchange,
+    VanillaExchange,
     call_result,
     parse_exchange,
     upgrade,
@@ -130,16 +141,77 @@ def test_agent_exchanges_of_format1_are_upgraded() -> None:
         "attempts": 1,
         "model": "m",
         "options": OPTIONS[:2],
+        "choice": {"outcome": "chosen", "index": 0, "candidates": [0], "method": "marker_letter"},
+        "action": OPTIONS[0],
         "episode": "e",
         "attempt": "a",
         "seat": 0,
         "step": 3,
     }
     exchange = parse_exchange(upgrade("exchanges", old))
-    assert isinstance(exchange, Exchange) and exchange.text == "Answer: A"
-    assert exchange.to_json()["options"] == OPTIONS[:2]  # role-specific fields kept
+    assert isinstance(exchange, ActionExchange) and exchange.text == "Answer: A"
+    assert exchange.options == OPTIONS[:2] and exchange.action == OPTIONS[0]
     failed = parse_exchange(upgrade("exchanges", {**old, "reply": None}))
     assert isinstance(failed, Exchange) and failed.error == "no reply text"
     events = {"kind": "events", "role": "events", "agent": "cac", "player": 0, "decision": 1}
     decision = parse_exchange({**events, "action": "wait", "notes": ["x"]})
     assert isinstance(decision, Decision) and decision.action == "wait"
+
+
+def test_every_agent_role_has_exactly_one_record_type() -> None:
+    """A role added to AgentRole without a record type (or given two) fails here."""
+    declared = [
+        role for cls in EXCHANGE_TYPES for role in get_args(cls.model_fields["role"].annotation)
+    ]
+    assert sorted(declared) == sorted(AGENT_ROLES)
+    for role, cls in ROLE_TYPES.items():
+        assert issubclass(cls, Exchange) and issubclass(cls, Payload), role
+        assert cls.model_config.get("extra") == "forbid", role
+
+
+def test_an_exchange_with_a_field_its_role_does_not_declare_is_refused() -> None:
+    exchange = ActionExchange(
+        role="action",
+        agent="cac",
+        player=0,
+        decision=1,
+        messages=[],
+        text="Action: A",
+        options=OPTIONS[:2],
+        choice=None,
+        action=None,
+    ).to_json()
+    with pytest.raises(StoreError, match="verdict: Extra inputs are not permitted"):
+        parse_exchange({**exchange, "verdict": "okay"})
+    with pytest.raises(StoreError, match="role: 'planning' is none of tom, action"):
+        parse_exchange({**exchange, "role": "planning"})
+    decision = {"kind": "events", "role": "events", "agent": "cac", "player": 0, "decision": 1}
+    with pytest.raises(StoreError, match="rejections: Extra inputs"):
+        parse_exchange({**decision, "rejections": []})
+
+
+FORMAT2_RUN = Path(__file__).parent / "data" / "agentic-format2"
+
+
+def test_an_agentic_run_of_format_2_reads_with_typed_records(tmp_path: Path) -> None:
+    """Format 2 stored HM's Vanilla Mind Prompting call as role tom: it reads as vanilla."""
+    run = tmp_path / "run"
+    shutil.copytree(FORMAT2_RUN, run)
+    raw = [json.loads(line) for line in (run / "exchanges.jsonl").read_text().splitlines()]
+    hm_tom = [r for r in raw if r["agent"] == "hm" and r["role"] == "tom"]
+    cac_tom = [r for r in raw if r["agent"] == "cac" and r["role"] == "tom"]
+    assert hm_tom and cac_tom and all("plan" in r for r in hm_tom)
+    episodes = load_agentic_run(run)
+    assert sorted(e.spec.agent for e in episodes) == ["cac", "hm"]
+    records = [r for e in episodes for r in e.exchanges]
+    assert len(records) == len(raw)
+    hm, cac = (
+        [r for r in records if r.agent == agent and isinstance(r, Exchange)]
+        for agent in ("hm", "cac")
+    )
+    assert {r.role for r in hm} == {"action", "vanilla"}
+    assert sum(isinstance(r, VanillaExchange) for r in hm) == len(hm_tom)
+    assert sum(isinstance(r, TomExchange) for r in cac) == len(cac_tom)
+    beliefs = [r for r in cac if isinstance(r, BeliefExchange)]
+    assert beliefs and all(c.truth for b in beliefs for c in b.belief_checks)
+    assert [v.key for v in verify_episodes(episodes)] == [e.key for e in episodes]

@@ -17,9 +17,9 @@ from coordqa.scenarios import (
     ScenarioRejected,
     curated_scenarios,
     fresh_scenarios,
+    overcooked_solvers as solve,
     validate_rows_against_solvers,
 )
-from coordqa.scenarios import overcooked_solvers as solve
 from coordqa.scenarios.build import build_rows, scenario_rows
 from coordqa.scenarios.curate_overcooked import CURATED
 from coordqa.scenarios.overcooked import ec_question

@@ -11,20 +11,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from coordqa._lazy import lazy_getattr
-
-_EXPORTS = {
-    "RunCatalog": "coordqa.viewer.runs",
-    "create_app": "coordqa.viewer.server",
-    "export_site": "coordqa.viewer.export",
-}
-
-__all__ = ["RunCatalog", "create_app", "export_site"]
+from coordqa._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from coordqa.viewer.export import export_site
-    from coordqa.viewer.runs import RunCatalog
-    from coordqa.viewer.server import create_app
+    from coordqa.viewer.export import (
+        export_site as export_site,
+    )
+    from coordqa.viewer.runs import (
+        RunCatalog as RunCatalog,
+    )
+    from coordqa.viewer.server import (
+        create_app as create_app,
+    )
 
-
-__getattr__ = lazy_getattr(__name__, _EXPORTS)
+__getattr__, __all__ = lazy_exports(__name__, __file__)

@@ -18,10 +18,22 @@ from typing import Any
 
 from coordqa.agentic.episodes import EXCHANGES, AgenticEpisode, load_agentic_run
 from coordqa.agentic.report import episode_frame
-from coordqa.choices import Choice
 from coordqa.games.base import GAMES
 from coordqa.llm import Message
-from coordqa.records import Decision, Exchange, parse_exchange
+from coordqa.records import (
+    ActionPayload,
+    AgentRecord,
+    Decision,
+    Exchange,
+    Fallback,
+    HypothesisScore,
+    LadderPayload,
+    OptionPickPayload,
+    Rejection,
+    VanillaPayload,
+    VerifierPayload,
+    parse_exchange,
+)
 from coordqa.store import RunManifest, open_run
 from coordqa.viewer.charts import LineChart, Series, line_chart
 from coordqa.viewer.qa import ReplyParts, deciding_span
@@ -35,9 +47,6 @@ __all__ = [
     "StepDetail",
     "StepRow",
 ]
-
-AgentRecord = Exchange | Decision
-"""A line of ``exchanges.jsonl``."""
 
 
 @dataclass(frozen=True)
@@ -72,61 +81,80 @@ class EpisodeRow:
     """Proposed actions the verifier rejected."""
 
 
+_READ_CHOICES = (ActionPayload, OptionPickPayload, VanillaPayload, LadderPayload)
+"""Payloads that read a lettered option from the reply (their ``choice`` and ``options``)."""
+
+
 @dataclass(frozen=True)
 class ExchangeView:
     """One model exchange of a step."""
 
-    role: str
-    """tom, action, verifier, hypothesis, predict, plan or reprompt."""
-    seat: int
-    """The seat of the agent that asked."""
-    messages: list[Message]
-    """The conversation sent."""
-    reply: str | None
-    """The reply text (None when the call failed)."""
-    error: str | None
-    """Why the call failed."""
-    tokens: int
-    """Prompt plus completion tokens."""
-    latency_s: float
-    """Wall time of the call."""
-    details: dict[str, Any]
-    """Role-specific fields (the verifier's verdict, the options offered, the choice...)."""
+    record: Exchange
+    """The stored exchange, of its role's type."""
+
+    @property
+    def role(self) -> str:
+        """The kind of call."""
+        return self.record.role
+
+    @property
+    def seat(self) -> int:
+        """The seat of the agent that asked."""
+        return self.record.player if self.record.seat is None else self.record.seat
+
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation sent."""
+        return self.record.messages
+
+    @property
+    def reply(self) -> str | None:
+        """The reply text (None when the call failed)."""
+        return self.record.text
+
+    @property
+    def error(self) -> str | None:
+        """Why the call failed."""
+        return self.record.error
+
+    @property
+    def tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.record.usage.prompt_tokens + self.record.usage.completion_tokens
+
+    @property
+    def latency_s(self) -> float:
+        """Wall time of the call."""
+        return self.record.latency_s
+
+    @property
+    def details(self) -> dict[str, object]:
+        """The role's payload as JSON (the verifier's verdict, the options offered...)."""
+        shared = set(Exchange.model_fields)
+        return {k: v for k, v in self.record.to_json().items() if k not in shared}
 
     @property
     def rejected(self) -> bool:
         """Whether this is a verifier answer that rejected the proposed action."""
-        return self.role == "verifier" and self.details.get("verdict") == "not_okay"
+        record = self.record
+        return isinstance(record, VerifierPayload) and record.verdict == "not_okay"
 
     @property
     def reply_parts(self) -> ReplyParts | None:
         """The reply around the span that decided the action or prediction read from it."""
-        stored = self.details.get("choice")
-        if self.reply is None or not isinstance(stored, dict):
+        record = self.record
+        if self.reply is None or not isinstance(record, _READ_CHOICES) or record.choice is None:
             return None
-        return ReplyParts.cut(
-            self.reply,
-            deciding_span(Choice.from_dict(stored), self.reply, self.details.get("options") or []),
-        )
+        return ReplyParts.cut(self.reply, deciding_span(record.choice, self.reply, record.options))
 
     @property
     def unreadable(self) -> bool:
         """Whether this is an action reply that named no single action (re-asked or fallen back)."""
-        choice = self.details.get("choice")
-        return isinstance(choice, dict) and choice.get("outcome") != "chosen"
-
-    @classmethod
-    def of(cls, exchange: Exchange) -> ExchangeView:
-        """The view of a stored exchange."""
-        return cls(
-            role=exchange.role,
-            seat=exchange.player if exchange.seat is None else exchange.seat,
-            messages=list(exchange.messages),
-            reply=exchange.text,
-            error=exchange.error,
-            tokens=exchange.usage.prompt_tokens + exchange.usage.completion_tokens,
-            latency_s=exchange.latency_s,
-            details=dict(exchange.model_extra or {}),
+        record = self.record
+        return (
+            isinstance(record, _READ_CHOICES)
+            and record.choice is not None
+            and not (record.choice.chosen)
         )
 
 
@@ -142,10 +170,10 @@ class StepRow:
     """Shared reward of the step."""
     events: list[str]
     """The game's events."""
-    fallbacks: list[dict[str, Any]]
-    """Fallbacks of this step (``seat``, ``reason``, ``detail``, ``action``)."""
-    rejections: list[dict[str, Any]]
-    """Verifier rejections of this step (``seat``, ``action``, ``reason``)."""
+    fallbacks: list[Fallback]
+    """Fallbacks of this step."""
+    rejections: list[Rejection]
+    """Verifier rejections of this step."""
     exchanges: int
     """Model exchanges made at this step."""
 
@@ -168,8 +196,9 @@ class SeatStep:
     """The engine move performed."""
     exchanges: list[ExchangeView]
     """The seat's model exchanges at this step, in order."""
-    events: dict[str, Any]
-    """The seat's decision record (fallback, verifier rejections, notes, scored predictions)."""
+    record: Decision | None
+    """The seat's decision record (fallback, verifier rejections, notes, scored predictions);
+    None when the seat was not asked or records no decisions."""
 
 
 @dataclass(frozen=True)
@@ -225,15 +254,16 @@ class EpisodeView:
 
     def _row(self, number: int) -> StepRow:
         step = self.episode.trajectory.steps[number]
-        fallbacks, rejections, exchanges = [], [], 0
+        fallbacks: list[Fallback] = []
+        rejections: list[Rejection] = []
+        exchanges = 0
         for record in self.by_step.get(number, []):
             if isinstance(record, Exchange):
                 exchanges += 1
                 continue
             if record.fallback:
-                fallbacks.append({"seat": record.seat, **record.fallback.model_dump()})
-            noted = _noted(record, "verifier_rejections")
-            rejections += [{"seat": record.seat, **r} for r in noted]
+                fallbacks.append(record.fallback)
+            rejections += record.verifier_rejections
         return StepRow(
             number=number,
             decisions=dict(step.decisions),
@@ -278,8 +308,8 @@ class EpisodeView:
                     description=self.descriptions[number][seat],
                     decision=step.decisions.get(seat),
                     executed=step.executed.get(seat),
-                    exchanges=[ExchangeView.of(r) for r in mine if isinstance(r, Exchange)],
-                    events=_events(decision),
+                    exchanges=[ExchangeView(r) for r in mine if isinstance(r, Exchange)],
+                    record=decision,
                 )
             )
         return StepDetail(
@@ -299,13 +329,11 @@ class EpisodeView:
         for record in self.records:
             if not isinstance(record, Decision):
                 continue
-            for scored in _noted(record, "predictions_scored"):
-                if scored.get("value_after") is None:
+            for scored in record.predictions_scored:
+                if not isinstance(scored, HypothesisScore) or scored.value_after is None:
                     continue
-                name = f"seat {record.seat}, hypothesis {scored.get('hypothesis')}"
-                points.setdefault(name, []).append(
-                    (float(record.step or 0), float(scored["value_after"]))
-                )
+                name = f"seat {record.seat}, hypothesis {scored.hypothesis}"
+                points.setdefault(name, []).append((float(record.step or 0), scored.value_after))
         if not points:
             return None
         series = [Series(name, values) for name, values in points.items()]
@@ -378,19 +406,3 @@ class AgenticView:
 
 def _number(value: Any) -> float:
     return math.nan if value is None else float(value)
-
-
-def _noted(decision: Decision, key: str) -> list[dict[str, Any]]:
-    """A list an agent noted in a decision record (an extra field; [] when absent)."""
-    return list((decision.model_extra or {}).get(key) or [])
-
-
-def _events(decision: Decision | None) -> dict[str, Any]:
-    """What a decision record says beyond its identity: fallback and the agent's notes."""
-    if decision is None:
-        return {}
-    return {
-        "action": decision.action,
-        "fallback": decision.fallback.model_dump() if decision.fallback else None,
-        **(decision.model_extra or {}),
-    }

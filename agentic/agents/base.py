@@ -1,12 +1,14 @@
 """Machinery shared by the LLM agents: recorded model calls and the action call.
 
 Every model exchange goes through :meth:`LLMAgent.ask`, which counts it in the agent's
-:class:`~coordqa.agentic.agents.stats.AgentStats` and hands a JSON-able record to the recorder.
-Every decision ends with one ``events`` record (role ``events``): the action taken, whether it
-was a fallback and why, verifier rejections, HM predictions scored since the last decision.
+:class:`~coordqa.agentic.agents.stats.AgentStats` and hands the recorder a typed record: the
+exchange type of its role (:data:`coordqa.records.EXCHANGE_TYPES`), with the payload the call's
+parser read. Every decision ends with one :class:`~coordqa.records.Decision` (role ``events``):
+the action taken, whether it was a fallback and why, verifier rejections, HM predictions scored
+since the last decision.
 
-Records are deep copies taken when they are made, so what is stored is what the model said and
-what was parsed from it then, whatever the agent does with its own lists afterwards.
+Records are frozen and validated when they are made (their lists are copies), so what is stored
+is what the model said and what was parsed from it then, and a misnamed field fails at once.
 
 The action call (:meth:`LLMAgent.choose_action`) asks the model to pick one of the lettered legal
 actions, reads the reply with :func:`coordqa.choices.choose`, asks once more with a format
@@ -27,15 +29,15 @@ format of the action call, whether the agent adds episodic memory, and the long-
 from __future__ import annotations
 
 import abc
-import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.belief import BeliefState
 from coordqa.agentic.agents.ladder import ask_ladder, check_ladder
 from coordqa.agentic.agents.memory import fallback_action, memory_text, offered_options
+from coordqa.agentic.agents.services import Note, NoteKey
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
 from coordqa.choices import Choice, choose, option_letter
@@ -44,12 +46,33 @@ from coordqa.games.base import ANY_GAME, PLAYER_NAMES, Observation, Player, Play
 from coordqa.games.seat import SeatView
 from coordqa.llm import DEFAULT_CONFIG, GenerateConfig, Message, Model, Reply, get_model
 from coordqa.options import OptionValue, parse_options
-from coordqa.records import call_result
-
-Recorder = Callable[[dict[str, Any]], None]
-"""Receives one JSON-able dict per model exchange and one ``events`` dict per decision."""
+from coordqa.records import (
+    ActionPayload,
+    AgentRecord,
+    AgentRole,
+    Decision,
+    FailedAction,
+    Fallback,
+    FallbackReason,
+    Payload,
+    Recorder,
+    call_result,
+    exchange_of,
+)
 
 T = TypeVar("T")
+
+
+@dataclass
+class _DecisionNotes:
+    """What a decision's record will say beyond its action, gathered while deciding."""
+
+    flags: dict[str, bool] = field(default_factory=dict)
+    """``forced``, ``repeated`` or ``final`` when set."""
+    lists: dict[NoteKey, list[Note]] = field(default_factory=dict)
+    """The notes, rejections and scores noted, by the record's field."""
+    fallback: Fallback | None = None
+    """The fallback taken, if any."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +83,7 @@ class ActionPick:
     """The legal action to take."""
     explanation: str
     """The model's reply (its reason), shown to the verifier; '' for a fallback."""
-    fallback: str | None = None
+    fallback: FallbackReason | None = None
     """Why the safe fallback was used (None when the model's choice was readable)."""
 
 
@@ -139,8 +162,8 @@ class LLMAgent(Player):
         self.decision = 0
         self.turn: int | None = None
         self._stats = AgentStats()
-        self._events: dict[str, Any] = {}
-        self._pending_events: dict[str, list[Any]] = {}
+        self._events = _DecisionNotes()
+        self._pending_events: dict[NoteKey, list[Note]] = {}
         self._failure: tuple[str, str] | None = None
         self._last_decision: tuple[str, tuple[str, ...], str] | None = None
         self.belief = BeliefState(self) if getattr(options, "belief_state", False) else None
@@ -157,7 +180,7 @@ class LLMAgent(Player):
         self.decision = 0
         self.turn = game.turn
         self._stats = AgentStats()
-        self._events = {}
+        self._events = _DecisionNotes()
         self._pending_events = {}
         self._failure = None
         self._last_decision = None
@@ -172,10 +195,10 @@ class LLMAgent(Player):
         self.decision += 1
         self.turn = observation.view.turn
         self._stats.decisions += 1
-        self._events = {"verifier_rejections": [], "notes": []}
+        self._events = _DecisionNotes()
         if len(legal) == 1:
             self._stats.forced += 1
-            self._events["forced"] = True
+            self._events.flags["forced"] = True
             action = legal[0]
         else:
             if self.belief is not None:
@@ -188,7 +211,7 @@ class LLMAgent(Player):
         decision = (observation.description(), tuple(legal), action)
         if decision == self._last_decision:
             self._stats.repeated_decisions += 1
-            self._events["repeated"] = True
+            self._events.flags["repeated"] = True
         self._last_decision = decision
         self._failure = None
         self._emit_events(action)
@@ -201,9 +224,9 @@ class LLMAgent(Player):
             reason = result.failure_reasons.get(self.player, "it could not be completed")
             self._failure = (failed, reason)
             self._stats.failed_actions += 1
-            self.defer_event("failed_actions", {"action": failed, "reason": reason})
+            self.defer_event("failed_actions", FailedAction(action=failed, reason=reason))
         if result.terminal and any(self._pending_events.values()):
-            self._events = {"final": True}
+            self._events = _DecisionNotes(flags={"final": True})
             self._emit_events(None)
 
     @abc.abstractmethod
@@ -244,10 +267,9 @@ class LLMAgent(Player):
 
     # ------------------------------------------------------------------ recording
 
-    def _base_record(self, kind: str, role: str) -> dict[str, Any]:
+    def _stamp(self) -> dict[str, str | int | None]:
+        """The fields every record of this agent's now carries."""
         return {
-            "kind": kind,
-            "role": role,
             "agent": self.name,
             "agent_version": self.version,
             "player": self.player,
@@ -255,56 +277,64 @@ class LLMAgent(Player):
             "turn": self.turn,
         }
 
-    def _emit(self, record: dict[str, Any]) -> None:
-        """Hand the recorder a deep copy: later changes to the agent's lists never reach it."""
+    def _emit(self, record: AgentRecord) -> None:
         if self.recorder is not None:
-            self.recorder(copy.deepcopy(record))
+            self.recorder(record)
 
-    def note_event(self, key: str, value: Any) -> None:
-        """Add ``value`` to the list ``key`` of the current decision's events record."""
-        self._events.setdefault(key, []).append(value)
+    def note_event(self, key: NoteKey, value: Note) -> None:
+        """Add ``value`` to the list ``key`` of the current decision's record."""
+        self._events.lists.setdefault(key, []).append(value)
 
-    def defer_event(self, key: str, value: Any) -> None:
-        """Add ``value`` to ``key`` of the *next* events record (for what happens between turns)."""
+    def defer_event(self, key: NoteKey, value: Note) -> None:
+        """Add ``value`` to ``key`` of the *next* decision's record (what happens between turns)."""
         self._pending_events.setdefault(key, []).append(value)
 
     def _emit_events(self, action: str | None) -> None:
-        record = self._base_record("events", "events")
         for key, values in self._pending_events.items():
-            self._events.setdefault(key, []).extend(values)
+            self._events.lists.setdefault(key, []).extend(values)
         self._pending_events = {}
-        record.update(self._events)
-        record["action"] = action
-        record.setdefault("fallback", None)
-        self._emit(record)
+        events = self._events
+        self._emit(
+            Decision.from_json(
+                {
+                    **self._stamp(),
+                    "action": action,
+                    "fallback": events.fallback,
+                    **events.flags,
+                    **events.lists,
+                },
+                f"{self.name} decision",
+            )
+        )
 
     async def ask(
         self,
-        role: str,
+        role: AgentRole,
         messages: Sequence[Message],
-        parse: Callable[[Reply], tuple[T, dict[str, Any]]],
+        parse: Callable[[Reply], tuple[T, Payload]],
     ) -> tuple[Reply, T]:
         """Call the model, parse its reply, count it and record the exchange.
 
         Args:
-            role: tom, action, verifier, hypothesis, predict, plan or reprompt.
+            role: the kind of call (:data:`coordqa.records.AGENT_ROLES`).
             messages: the conversation.
-            parse: turns the reply into a value plus role-specific record fields.
+            parse: turns the reply into a value plus the role's payload.
         """
         reply = await self.model.generate(messages, self.config, trial=self.seed, role=role)
         self._stats.count_call(role, reply)
-        value, fields = parse(reply)
-        record = self._base_record("exchange", role)
-        record["messages"] = [{"role": m.role, "content": m.content} for m in messages]
-        record.update(call_result(reply).to_json())
-        record.update(fields)
-        self._emit(record)
+        value, payload = parse(reply)
+        result = dict(call_result(reply))
+        self._emit(exchange_of(role, payload, **self._stamp(), messages=messages, **result))
         return reply, value
 
     # ------------------------------------------------------------------ the action call
 
     def fall_back(
-        self, legal: Sequence[str], reason: str, detail: str, avoid: Sequence[str] = ()
+        self,
+        legal: Sequence[str],
+        reason: FallbackReason,
+        detail: str,
+        avoid: Sequence[str] = (),
     ) -> ActionPick:
         """Take the game's safe action, counted and recorded as a fallback.
 
@@ -315,9 +345,8 @@ class LLMAgent(Player):
         allowed = [action for action in legal if action not in avoid]
         action = fallback_action(self.game_name, allowed or legal)
         self._stats.count_fallback(reason)
-        self._events["fallback"] = {"reason": reason, "detail": detail, "action": action}
-        if not allowed:
-            self._events["fallback"]["note"] = "every legal action was to be avoided"
+        note = None if allowed else "every legal action was to be avoided"
+        self._events.fallback = Fallback(reason=reason, detail=detail, action=action, note=note)
         return ActionPick(action, "", fallback=reason)
 
     async def choose_action(
@@ -341,13 +370,13 @@ class LLMAgent(Player):
             answer_only=answer_only,
         )
 
-        def read(reply: Reply) -> tuple[Choice | None, dict[str, Any]]:
+        def read(reply: Reply) -> tuple[Choice | None, ActionPayload]:
             if not reply.ok or reply.text is None:
-                return None, {"options": options, "choice": None, "action": None}
+                return None, ActionPayload(options=options, choice=None, action=None)
             # The reply may plan for both players: only this seat's labelled line is its action.
             choice = choose(reply.text, options, speaker=PLAYER_NAMES[self.player])
             action = options[choice.index] if choice.index is not None else None
-            return choice, {"options": options, "choice": choice.to_dict(), "action": action}
+            return choice, ActionPayload(options=options, choice=choice, action=action)
 
         reply, choice = await self.ask("action", messages, read)
         if choice is None:

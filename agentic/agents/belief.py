@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.memory import PRONOUNS
@@ -41,6 +40,7 @@ from coordqa.games.hanabi.knowledge import CardKnowledge, seat_hands
 from coordqa.games.hanabi.view import hanabi_seat
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
+from coordqa.records import BeliefCheck, BeliefPayload
 
 MAX_BELIEF_CHARS = 800
 """A belief text is cut to this length (prompts that show it stay bounded)."""
@@ -157,16 +157,17 @@ def believed(text: str | None, label: str) -> str | None:
     return _normal(matches[-1]) if matches else None
 
 
-def check_belief(text: str | None, facts: list[BeliefFact]) -> list[dict[str, Any]]:
-    """Each fact with what the belief says about it and whether that is the truth."""
+def check_belief(text: str | None, facts: list[BeliefFact]) -> list[BeliefCheck]:
+    """Each fact the engine knows now: what the belief says about it, and whether it is true."""
     checks = []
     for fact in facts:
         if fact.truth is None:
             continue
-        value = believed(text, fact.label)
-        correct = value == fact.truth
+        said = believed(text, fact.label)
         checks.append(
-            {"fact": fact.label, "believed": value, "truth": fact.truth, "correct": correct}
+            BeliefCheck(
+                fact=fact.label, believed=said, truth=fact.truth, correct=said == fact.truth
+            )
         )
     return checks
 
@@ -196,17 +197,17 @@ class BeliefState:
             agent.long_term_memory(game), agent.memory(game), template, MAX_BELIEF_CHARS
         )
 
-        def read(reply: Reply) -> tuple[tuple[str, list[dict[str, Any]]], dict[str, Any]]:
+        def read(reply: Reply) -> tuple[BeliefPayload, BeliefPayload]:
             text = (reply.text or "").strip()[:MAX_BELIEF_CHARS]
-            checks = check_belief(text, facts)
-            return (text, checks), {"belief": text, "belief_checks": checks}
+            payload = BeliefPayload(belief=text, belief_checks=check_belief(text, facts))
+            return payload, payload
 
-        reply, (text, checks) = await agent.ask("belief", messages, read)
+        reply, payload = await agent.ask("belief", messages, read)
         if not reply.ok:
             agent.note_event("notes", "the belief update failed; the previous belief is kept")
             return
-        self.text = text
-        correct = [check["correct"] for check in checks]
+        self.text = payload.belief
+        correct = [check.correct for check in payload.belief_checks]
         agent.counters.count_belief(correct)
         if correct:
             agent.note_event("belief_accuracy", sum(correct) / len(correct))

@@ -43,6 +43,7 @@ from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 from coordqa.options import OPTIONS_CONFIG, flag
+from coordqa.records import Rejection, TomPayload, VerifierPayload
 
 Verdict = Literal["okay", "not_okay"]
 
@@ -179,9 +180,8 @@ class CACAgent(LLMAgent):
         memory = self.memory(game, f"{partner}'s last action was: {last}.")
         messages = prompts.tom_messages(self.game_name, self.long_term_memory(game), memory)
 
-        def read(reply: Reply) -> tuple[str, dict[str, Any]]:
-            text = (reply.text or "").strip()
-            return text, {"partner_last_action": last}
+        def read(reply: Reply) -> tuple[str, TomPayload]:
+            return (reply.text or "").strip(), TomPayload(partner_last_action=last)
 
         _, text = await self.ask("tom", messages, read)
         return f"Theory of Mind notes about {partner}:\n{text}" if text else ""
@@ -199,15 +199,16 @@ class CACAgent(LLMAgent):
             without_action_lines(pick.explanation),
         )
 
-        def read(reply: Reply) -> tuple[Verdict | None, dict[str, Any]]:
+        def read(reply: Reply) -> tuple[Verdict | None, VerifierPayload]:
             verdict = parse_verdict(reply.text)
-            return verdict, {"verdict": verdict or "missing", "proposed_action": pick.action}
+            payload = VerifierPayload(verdict=verdict or "missing", proposed_action=pick.action)
+            return verdict, payload
 
         reply, verdict = await self.ask("verifier", messages, read)
         reason = _reason(reply.text)
         if verdict == "not_okay":
             self._stats.verifier_rejections += 1
-            self.note_event("verifier_rejections", {"action": pick.action, "reason": reason})
+            self.note_event("verifier_rejections", Rejection(action=pick.action, reason=reason))
         elif verdict is None:
             self._stats.verifier_missing += 1
             self.note_event("notes", f"verifier gave no verdict; accepted {pick.action!r}")

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple, get_args
+from typing import Any, Literal, get_args
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import LLMAgent
@@ -52,6 +52,13 @@ from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 from coordqa.options import OPTIONS_CONFIG, flag
+from coordqa.records import (
+    HypothesisPayload,
+    HypothesisScore,
+    PlanPayload,
+    PredictPayload,
+    VanillaPayload,
+)
 
 Variant = Literal["hm", "vmp", "mmp", "mmp_eval"]
 """Full HM, Vanilla Mind Prompting, Modular Mind Prompting, MMP + hypothesis evaluation."""
@@ -155,23 +162,24 @@ class HMAgent(LLMAgent):
         predicted: bool | None = None
         for prediction in self.pending:
             correct = prediction.behaviour == behaviour
-            entry: dict[str, Any] = {
-                "hypothesis": prediction.hypothesis,
-                "predicted": prediction.behaviour,
-                "observed": behaviour,
-                "correct": correct,
-                "primary": prediction.primary,
-                "turn": turn,
-            }
             if prediction.primary:
                 predicted = correct
                 self._stats.count_prediction(correct)
+            before = after = None
             if self.options.evaluate and prediction.hypothesis is not None:
-                entry["value_before"] = self.book.get(prediction.hypothesis).value
-                entry["value_after"] = self.book.score(
-                    prediction.hypothesis, correct, self.decision
-                )
-            self.defer_event("predictions_scored", entry)
+                before = self.book.get(prediction.hypothesis).value
+                after = self.book.score(prediction.hypothesis, correct, self.decision)
+            scored = HypothesisScore(
+                hypothesis=prediction.hypothesis,
+                predicted=prediction.behaviour,
+                observed=behaviour,
+                correct=correct,
+                primary=prediction.primary,
+                turn=turn,
+                value_before=before,
+                value_after=after,
+            )
+            self.defer_event("predictions_scored", scored)
         self.pending = []
         self.observed_log.append((behaviour, predicted))
         if self.book.first_validation is not None and self._stats.first_validation_decision is None:
@@ -276,13 +284,13 @@ class HMAgent(LLMAgent):
         )
         next_id = len(self.book.hypotheses)
 
-        def read(reply: Reply) -> tuple[str | None, dict[str, Any]]:
+        def read(reply: Reply) -> tuple[str | None, HypothesisPayload]:
             text = section(reply.text, "hypothesis") or _plain(reply.text)
-            return text, {
-                "hypothesis_id": next_id if text else None,
-                "hypothesis": text,
-                "refining": [h.id for h in shown],
-            }
+            return text, HypothesisPayload(
+                hypothesis_id=next_id if text else None,
+                hypothesis=text,
+                refining=[h.id for h in shown],
+            )
 
         _, text = await self.ask("hypothesis", messages, read)
         if text:
@@ -301,17 +309,17 @@ class HMAgent(LLMAgent):
             options,
         )
 
-        def read(reply: Reply) -> tuple[str | None, dict[str, Any]]:
+        def read(reply: Reply) -> tuple[str | None, PredictPayload]:
             choice = choose(reply.text, options)
             predicted = options[choice.index] if choice.index is not None else None
-            return predicted, {
-                "hypothesis_id": hypothesis.id,
-                "hypothesis_value": hypothesis.value,
-                "options": options,
-                "choice": choice.to_dict(),
-                "predicted": predicted,
-                "primary": primary,
-            }
+            return predicted, PredictPayload(
+                hypothesis_id=hypothesis.id,
+                hypothesis_value=hypothesis.value,
+                options=options,
+                choice=choice,
+                predicted=predicted,
+                primary=primary,
+            )
 
         _, predicted = await self.ask("predict", messages, read)
         return None if predicted is None else Prediction(hypothesis.id, predicted, primary)
@@ -339,14 +347,10 @@ class HMAgent(LLMAgent):
             legal,
         )
 
-        def read(reply: Reply) -> tuple[tuple[str | None, list[str]], dict[str, Any]]:
+        def read(reply: Reply) -> tuple[tuple[str | None, list[str]], PlanPayload]:
             plan, goals = section(reply.text, "plan") or _plain(reply.text), subgoals(reply.text)
-            fields = {
-                "hypothesis_id": None if hypothesis is None else hypothesis.id,
-                "plan": plan,
-                "subgoals": goals,
-            }
-            return (plan, goals), fields
+            conditioned = None if hypothesis is None else hypothesis.id
+            return (plan, goals), PlanPayload(hypothesis_id=conditioned, plan=plan, subgoals=goals)
 
         _, (self.plan, self.subgoals) = await self.ask("plan", messages, read)
 
@@ -362,39 +366,25 @@ class HMAgent(LLMAgent):
         )
         next_id = len(self.book.hypotheses)
 
-        def read(reply: Reply) -> tuple[_Vanilla, dict[str, Any]]:
+        def read(reply: Reply) -> tuple[VanillaPayload, VanillaPayload]:
             choice = choose(reply.text, options)
-            parsed = _Vanilla(
-                hypothesis=section(reply.text, "hypothesis"),
+            hypothesis = section(reply.text, "hypothesis")
+            parsed = VanillaPayload(
+                hypothesis_id=next_id if hypothesis else None,
+                options=options,
+                choice=choice,
+                hypothesis=hypothesis,
                 predicted=options[choice.index] if choice.index is not None else None,
                 plan=section(reply.text, "plan"),
                 subgoals=subgoals(reply.text),
             )
-            return parsed, {
-                "hypothesis_id": next_id if parsed.hypothesis else None,
-                "options": options,
-                "choice": choice.to_dict(),
-                **parsed._asdict(),
-            }
+            return parsed, parsed
 
-        _, parsed = await self.ask("tom", messages, read)
-        self.plan, self.subgoals = parsed.plan, parsed.subgoals
+        _, parsed = await self.ask("vanilla", messages, read)
+        self.plan, self.subgoals = parsed.plan, list(parsed.subgoals)
         added = self._add_hypothesis(parsed.hypothesis) if parsed.hypothesis else None
         if parsed.predicted is not None:
             self.pending = [Prediction(None if added is None else added.id, parsed.predicted, True)]
-
-
-class _Vanilla(NamedTuple):
-    """What one Vanilla Mind Prompting reply says."""
-
-    hypothesis: str | None
-    """The hypothesis (None when the reply has no ``Hypothesis:`` section)."""
-    predicted: str | None
-    """The predicted partner behaviour (None when no letter was readable)."""
-    plan: str | None
-    """The plan."""
-    subgoals: list[str]
-    """The subgoals, in order."""
 
 
 def _plain(text: str | None) -> str | None:

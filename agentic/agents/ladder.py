@@ -25,7 +25,6 @@ profile names its question function (``GameProfile.tom_ladder``; Hanabi's is
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.belief import known_colour, known_rank
@@ -40,6 +39,7 @@ from coordqa.games.hanabi.view import hanabi_seat
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 from coordqa.prompts import MARKERS
+from coordqa.records import LadderPayload
 
 ORDERS = ("introspection", "first_order", "second_order")
 """The rungs of the ladder, in order."""
@@ -124,19 +124,18 @@ async def ask_ladder(agent: AgentServices, game: SeatView) -> None:
         text = f"{memory.strip()}\n\n{question.text}\n\n{MARKERS['ToM']}\n{format_options(ANSWERS)}"
         messages = prompts.conversation(prompts.LADDER_DIRECTIVE, description, text)
 
-        def read(reply: Reply, q: LadderQuestion = question) -> tuple[bool | None, dict[str, Any]]:
+        def read(reply: Reply, q: LadderQuestion = question) -> tuple[bool | None, LadderPayload]:
             choice = choose(reply.text, ANSWERS)
             said = None if choice.index is None else choice.index == 0
-            fields = {
-                "side_call": True,
-                "order": q.order,
-                "question": q.text,
-                "options": ANSWERS,
-                "choice": choice.to_dict(),
-                "truth": q.truth,
-                "correct": said == q.truth,
-            }
-            return said, fields
+            payload = LadderPayload(
+                order=q.order,
+                question=q.text,
+                options=ANSWERS,
+                choice=choice,
+                truth=q.truth,
+                correct=said == q.truth,
+            )
+            return said, payload
 
         _, said = await agent.ask("ladder", messages, read)
         agent.counters.count_ladder(question.order, said == question.truth)

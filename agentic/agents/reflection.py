@@ -16,6 +16,7 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.replies import section
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
+from coordqa.records import ReflectionPayload
 
 NO_EFFECT_PREFIXES = ("wait", "move away", "Wait")
 """Own actions that change nothing in the world (they do not count as progress)."""
@@ -43,7 +44,7 @@ def reflection_messages(
     return prompts.conversation(prompts.REFLECTION_DIRECTIVE, game_description, text)
 
 
-def read_reflection(reply: Reply) -> tuple[str, dict[str, Any]]:
+def read_reflection(reply: Reply) -> tuple[str, ReflectionPayload]:
     """The ``Reflection:`` section of a reply (or its whole text, bounded)."""
     text = section(reply.text, "reflection") or " ".join((reply.text or "").split())[:600]
-    return text, {"reflection": text}
+    return text, ReflectionPayload(reflection=text)

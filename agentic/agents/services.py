@@ -7,11 +7,25 @@ A protocol rather than the agent class itself, so those modules never import
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.games.seat import SeatView
 from coordqa.llm import Message, Reply
+from coordqa.records import AgentRole, Payload, Record
+
+NoteKey = Literal[
+    "verifier_rejections",
+    "notes",
+    "failed_actions",
+    "predictions_scored",
+    "subgoals",
+    "belief_accuracy",
+    "expectation",
+]
+"""The lists of a :class:`~coordqa.records.Decision` an agent adds to while deciding."""
+Note = str | float | Record
+"""One item of those lists (a :class:`~coordqa.records.Rejection`, a note, a score...)."""
 
 T = TypeVar("T")
 
@@ -35,14 +49,14 @@ class AgentServices(Protocol):
 
     async def ask(
         self,
-        role: str,
+        role: AgentRole,
         messages: Sequence[Message],
-        parse: Callable[[Reply], tuple[T, dict[str, Any]]],
+        parse: Callable[[Reply], tuple[T, Payload]],
     ) -> tuple[Reply, T]:
         """Call the model, count and record the exchange."""
 
-    def note_event(self, key: str, value: Any) -> None:
-        """Add to the current decision's events record."""
+    def note_event(self, key: NoteKey, value: Note) -> None:
+        """Add to the current decision's record."""
 
-    def defer_event(self, key: str, value: Any) -> None:
-        """Add to the next decision's events record."""
+    def defer_event(self, key: NoteKey, value: Note) -> None:
+        """Add to the next decision's record."""

@@ -25,8 +25,8 @@ Decisions this module makes:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.behaviour import behaviour_for
@@ -37,6 +37,7 @@ from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
+from coordqa.records import Expectation, LevelScore, OptionPickPayload
 
 TOM_LEVELS = (0, 1, 2)
 """The ToM levels CAC offers."""
@@ -118,7 +119,7 @@ class PartnerPredictor:
         met = action == self.expected_of_me
         self.agent.counters.count_expectation(met)
         self.agent.note_event(
-            "expectation", {"expected": self.expected_of_me, "taken": action, "met": met}
+            "expectation", Expectation(expected=self.expected_of_me, taken=action, met=met)
         )
         self.expected_of_me = None
 
@@ -131,24 +132,24 @@ class PartnerPredictor:
             self.agent.counters.count_prediction(correct)
             self.agent.defer_event(
                 "predictions_scored",
-                {
-                    "level": self.pending.level,
-                    "predicted": self.pending.behaviour,
-                    "observed": behaviour,
-                    "correct": correct,
-                    "made_at_decision": self.pending.decision,
-                    "turn": game.turn,
-                },
+                LevelScore(
+                    level=self.pending.level,
+                    predicted=self.pending.behaviour,
+                    observed=behaviour,
+                    correct=correct,
+                    made_at_decision=self.pending.decision,
+                    turn=game.turn,
+                ),
             )
             self.pending = None
 
 
-def _reader(options: list[str]) -> Any:
+def _reader(options: list[str]) -> Callable[[Reply], tuple[str | None, OptionPickPayload]]:
     """A parse function for :meth:`LLMAgent.ask`: the lettered option chosen, or None."""
 
-    def read(reply: Reply) -> tuple[str | None, dict[str, Any]]:
+    def read(reply: Reply) -> tuple[str | None, OptionPickPayload]:
         choice = choose(reply.text, options)
         picked = options[choice.index] if choice.index is not None else None
-        return picked, {"options": options, "choice": choice.to_dict(), "predicted": picked}
+        return picked, OptionPickPayload(options=options, choice=choice, predicted=picked)
 
     return read

@@ -16,124 +16,53 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from coordqa._lazy import lazy_getattr
-
-_EXPORTS = {
-    "QUESTION_TYPES": "coordqa.records",
-    "STATUSES": "coordqa.records",
-    **dict.fromkeys(
-        (
-            "CONFIDENCE",
-            "Correlation",
-            "Interval",
-            "MeanSE",
-            "PairedDifference",
-            "clustered_accuracy_ci",
-            "correlate",
-            "exact_correlation_p",
-            "format_mean_se",
-            "paired_difference",
-        ),
-        "coordqa.analysis.stats",
-    ),
-    **dict.fromkeys(
-        (
-            "ERROR_POLICY",
-            "INCOMPLETE_MARK",
-            "RunAnalysis",
-            "accuracy_table",
-            "analyze_run",
-            "format_accuracy",
-            "jp_failures",
-            "load_scores",
-            "question_accuracy",
-            "samples_frame",
-            "summarize_failures",
-        ),
-        "coordqa.analysis.tables",
-    ),
-    "run_labels": "coordqa.analysis.labels",
-    **dict.fromkeys(
-        ("ModelReport", "compare_runs", "markdown_table", "write_report"),
-        "coordqa.analysis.report",
-    ),
-    **dict.fromkeys(
-        ("RunComparison", "RunSummary", "compare_two_runs", "list_runs", "results_table"),
-        "coordqa.analysis.results",
-    ),
-}
-
-__all__ = [
-    "QUESTION_TYPES",
-    "STATUSES",
-    "CONFIDENCE",
-    "Correlation",
-    "ERROR_POLICY",
-    "INCOMPLETE_MARK",
-    "Interval",
-    "MeanSE",
-    "ModelReport",
-    "PairedDifference",
-    "RunAnalysis",
-    "RunComparison",
-    "RunSummary",
-    "accuracy_table",
-    "analyze_run",
-    "clustered_accuracy_ci",
-    "compare_runs",
-    "compare_two_runs",
-    "correlate",
-    "exact_correlation_p",
-    "format_accuracy",
-    "format_mean_se",
-    "jp_failures",
-    "list_runs",
-    "load_scores",
-    "markdown_table",
-    "paired_difference",
-    "question_accuracy",
-    "results_table",
-    "run_labels",
-    "samples_frame",
-    "summarize_failures",
-    "write_report",
-]
+from coordqa._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from coordqa.analysis.labels import run_labels
-    from coordqa.analysis.report import ModelReport, compare_runs, markdown_table, write_report
+    from coordqa.analysis.labels import (
+        run_labels as run_labels,
+    )
+    from coordqa.analysis.report import (
+        ModelReport as ModelReport,
+        compare_runs as compare_runs,
+        markdown_table as markdown_table,
+        write_report as write_report,
+    )
     from coordqa.analysis.results import (
-        RunComparison,
-        RunSummary,
-        compare_two_runs,
-        list_runs,
-        results_table,
+        RunComparison as RunComparison,
+        RunSummary as RunSummary,
+        compare_two_runs as compare_two_runs,
+        list_runs as list_runs,
+        results_table as results_table,
     )
     from coordqa.analysis.stats import (
-        CONFIDENCE,
-        Correlation,
-        Interval,
-        MeanSE,
-        PairedDifference,
-        clustered_accuracy_ci,
-        correlate,
-        exact_correlation_p,
-        format_mean_se,
-        paired_difference,
+        CONFIDENCE as CONFIDENCE,
+        Correlation as Correlation,
+        Interval as Interval,
+        MeanSE as MeanSE,
+        PairedDifference as PairedDifference,
+        clustered_accuracy_ci as clustered_accuracy_ci,
+        correlate as correlate,
+        exact_correlation_p as exact_correlation_p,
+        format_mean_se as format_mean_se,
+        paired_difference as paired_difference,
     )
     from coordqa.analysis.tables import (
-        ERROR_POLICY,
-        INCOMPLETE_MARK,
-        RunAnalysis,
-        accuracy_table,
-        analyze_run,
-        format_accuracy,
-        jp_failures,
-        load_scores,
-        question_accuracy,
-        samples_frame,
-        summarize_failures,
+        ERROR_POLICY as ERROR_POLICY,
+        INCOMPLETE_MARK as INCOMPLETE_MARK,
+        RunAnalysis as RunAnalysis,
+        accuracy_table as accuracy_table,
+        analyze_run as analyze_run,
+        format_accuracy as format_accuracy,
+        jp_failures as jp_failures,
+        load_scores as load_scores,
+        question_accuracy as question_accuracy,
+        samples_frame as samples_frame,
+        summarize_failures as summarize_failures,
     )
-    from coordqa.records import QUESTION_TYPES, STATUSES
+    from coordqa.records import (
+        QUESTION_TYPES as QUESTION_TYPES,
+        STATUSES as STATUSES,
+    )
 
-__getattr__ = lazy_getattr(__name__, _EXPORTS)
+__getattr__, __all__ = lazy_exports(__name__, __file__)

@@ -18,11 +18,11 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic
 
 from coordqa.errors import GameError
 from coordqa.games.profile import GameProfile
-from coordqa.games.seat import SeatView
+from coordqa.games.seat import ObservationT, SeatView
 from coordqa.registry import Catalog, Registry
 
 PLAYER_NAMES = ("Alice", "Bob")
@@ -72,7 +72,7 @@ class SeatSecrets:
     """What ``reveals`` finds, in words (``"the seat's own Hanabi cards"``)."""
 
 
-class Game(abc.ABC):
+class Game(abc.ABC, Generic[ObservationT]):
     """One game instance: rules, current state, text rendering and grounding.
 
     Built-in games are listed in :data:`BUILTIN_GAMES`, other packages add theirs with a
@@ -206,26 +206,26 @@ class Game(abc.ABC):
                 return value
         return None
 
-    def seat_observation(self, seat: int) -> Any:
+    def seat_observation(self, seat: int) -> ObservationT:
         """What ``seat`` may see of the state, as an object that leads nowhere else.
 
         Games override this with their structured observation (Hanabi: the engine's per-player
         observation, own hand hidden; fully observable games: a copy or an immutable value of
         the state). It must hold no reference to the game, its live state or anything only the
         other seat may see (:func:`coordqa.games.testing.check_seat_privacy` checks). The
-        default, None, offers players the text only.
+        default, None, offers players the text only (a ``Game[None]``).
         """
-        return None
+        return None  # type: ignore[return-value]
 
     def seat_secrets(self, seat: int) -> SeatSecrets:
         """What ``seat`` must not reach now beyond the game itself (see :class:`SeatSecrets`)."""
         return SeatSecrets()
 
-    def seat_view(self, seat: int) -> SeatView:
+    def seat_view(self, seat: int) -> SeatView[ObservationT]:
         """Everything ``seat`` may know now, as plain data (what every player is handed)."""
         return self._seat_view(seat, self._public_fields())
 
-    def seat_views(self) -> list[SeatView]:
+    def seat_views(self) -> list[SeatView[ObservationT]]:
         """Both seats' views of the current state (the parts they share are computed once)."""
         public = self._public_fields()
         return [self._seat_view(seat, public) for seat in range(len(PLAYER_NAMES))]
@@ -245,7 +245,7 @@ class Game(abc.ABC):
             "over": self.is_terminal(),
         }
 
-    def _seat_view(self, seat: int, public: dict[str, Any]) -> SeatView:
+    def _seat_view(self, seat: int, public: dict[str, Any]) -> SeatView[ObservationT]:
         return SeatView(
             seat=seat,
             working_memory=self.describe(seat),

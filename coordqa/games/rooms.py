@@ -207,7 +207,7 @@ def room_state(view: SeatView, game: type[RoomGame]) -> RoomSeatObservation:
     return seen
 
 
-class RoomGame(Game):
+class RoomGame(Game[RoomSeatObservation]):
     """Common machinery of the two room games: simultaneous moves, histories and snapshots.
 
     Subclasses define the immutable state type, the initial state, the legal actions and the

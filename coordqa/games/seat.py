@@ -26,14 +26,21 @@ against a game reads a view unchanged; ``describe`` answers for the view's own s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Generic, TypeVar
 
 from coordqa.errors import GameError
 
+ObservationT = TypeVar("ObservationT")
+"""The type of a game's seat observation (:meth:`coordqa.games.Game.seat_observation`)."""
+
 
 @dataclass(frozen=True, slots=True)
-class SeatView:
-    """One seat's knowledge of a game at one moment (frozen, no ``__dict__``)."""
+class SeatView(Generic[ObservationT]):
+    """One seat's knowledge of a game at one moment (frozen, no ``__dict__``).
+
+    Generic in the game's seat observation: ``SeatView[HanabiSeatObservation]`` is what a
+    Hanabi game hands out; a player that plays several games takes a plain ``SeatView``.
+    """
 
     seat: int
     """The seat this view belongs to (0 = Alice, 1 = Bob)."""
@@ -59,7 +66,7 @@ class SeatView:
     """The shared score so far."""
     over: bool
     """Whether the episode is over."""
-    public: Any
+    public: ObservationT
     """The game's seat observation (:meth:`observation`)."""
 
     def describe(self, player: int) -> str:
@@ -96,7 +103,7 @@ class SeatView:
         """Whether the episode is over."""
         return self.over
 
-    def observation(self) -> Any:
+    def observation(self) -> ObservationT:
         """The game's structured seat observation (None when the game offers only text)."""
         return self.public
 

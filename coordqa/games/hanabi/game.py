@@ -55,7 +55,7 @@ class HanabiSeatObservation:
     both players)."""
 
 
-class Hanabi(Game):
+class Hanabi(Game[HanabiSeatObservation]):
     """Full two-player Hanabi: 5 colours, ranks 1-5, hands of 5, 8 reveal tokens, 3 lives."""
 
     name: ClassVar[str] = "hanabi"

@@ -103,7 +103,7 @@ class _Running:
     """Timesteps spent on it so far (checked against ``MAX_TASK_STEPS``)."""
 
 
-class Overcooked(Game):
+class Overcooked(Game[OvercookedSeatObservation]):
     """Two chefs cook onion soups on one of the paper's five kitchens."""
 
     name: ClassVar[str] = "overcooked"
