@@ -63,7 +63,7 @@ def test_after_a_rank_reveal_the_partner_knows_exactly_its_ones() -> None:
     for decision in (1, 3, 5, 7, 9):  # odd decisions ask about ranks
         index = decision % 5
         intro, first, second = ladder_questions(game.seat_view(0), 0, decision)
-        assert "rank" in first.text
+        assert "rank" in first.question
         assert first.truth == (bob[index].rank() == 0 and index != 4)
         assert intro.truth is False and second.truth is False  # nobody revealed Alice's cards
 

@@ -24,7 +24,7 @@ profile names its question function (``GameProfile.tom_ladder``; Hanabi's is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.belief import known_colour, known_rank
@@ -75,7 +75,7 @@ class LadderQuestion:
 
     order: str
     """One of :data:`ORDERS`."""
-    text: str
+    question: str
     """The question."""
     truth: bool
     """The engine's answer."""
@@ -120,22 +120,16 @@ async def ask_ladder(agent: AgentServices, game: SeatView) -> None:
     memory = agent.memory(game)
     description = agent.long_term_memory(game)
     questions = game_profile(game.name).load("tom_ladder")
+    answers = format_options(ANSWERS)
     for question in questions(game, agent.player, agent.decision):
-        text = f"{memory.strip()}\n\n{question.text}\n\n{MARKERS['ToM']}\n{format_options(ANSWERS)}"
+        text = f"{memory.strip()}\n\n{question.question}\n\n{MARKERS['ToM']}\n{answers}"
         messages = prompts.conversation(prompts.LADDER_DIRECTIVE, description, text)
 
         def read(reply: Reply, q: LadderQuestion = question) -> tuple[bool | None, LadderPayload]:
             choice = choose(reply.text, ANSWERS)
             said = None if choice.index is None else choice.index == 0
-            payload = LadderPayload(
-                order=q.order,
-                question=q.text,
-                options=ANSWERS,
-                choice=choice,
-                truth=q.truth,
-                correct=said == q.truth,
-            )
-            return said, payload
+            right = said == q.truth
+            return said, LadderPayload(**asdict(q), options=ANSWERS, choice=choice, correct=right)
 
         _, said = await agent.ask("ladder", messages, read)
         agent.counters.count_ladder(question.order, said == question.truth)
