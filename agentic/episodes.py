@@ -52,7 +52,7 @@ from coordqa.agentic.presets import DEFAULT_PRESET, check_preset
 from coordqa.errors import CoordqaError, GameError, StoreError
 from coordqa.games.base import Game
 from coordqa.games.episode import Trajectory, replay
-from coordqa.jsonvalues import content_hash, json_value
+from coordqa.jsonvalues import JSONObject, content_hash, json_value
 from coordqa.options import OptionValue
 from coordqa.records import AgentRecord, Episode, parse_exchange
 from coordqa.store import RunStore, open_run
@@ -94,7 +94,7 @@ class EpisodeSpec(BaseModel):
     """Options passed to the game (e.g. Overcooked's ``horizon``)."""
     preset: str = DEFAULT_PRESET
     """The agent configuration preset (:mod:`coordqa.agentic.presets`): its prompt style."""
-    generate: dict[str, OptionValue] = Field(default_factory=dict)
+    generate: dict[str, Any] = Field(default_factory=dict)
     """Sampling parameters of LLM players (``temperature``, ``top_p``, ``max_tokens``,
     ``seed``); empty: the provider's defaults."""
 
@@ -191,7 +191,7 @@ class EpisodeTask(BaseModel):
         return f"{self.game}/{self.layout}/{pairing}/s{self.seed}#{digest}"
 
 
-def _without_defaults(model: BaseModel, fields: Sequence[str]) -> dict[str, Any]:
+def _without_defaults(model: BaseModel, fields: Sequence[str]) -> JSONObject:
     """``model``'s JSON dump without the named fields where they hold their defaults.
 
     Fields added after records were first written are left out at their default, so the keys
@@ -231,7 +231,7 @@ class AgenticEpisode:
         """The spec's key."""
         return self.spec.key
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> JSONObject:
         """The ``episodes.jsonl`` record (exchanges are stored in their own stream)."""
         return Episode(
             key=self.key,

@@ -43,6 +43,7 @@ seed, partner, seat, game options and preset); their hash is the grid's fingerpr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -60,7 +61,7 @@ from coordqa.agentic import presets
 from coordqa.agentic.episodes import EpisodeSpec, EpisodeTask
 from coordqa.errors import ConfigError
 from coordqa.games.base import game_profile
-from coordqa.jsonvalues import content_hash
+from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, GenerateConfig
 from coordqa.options import OptionValue
 
@@ -271,7 +272,7 @@ class GridConfig(BaseModel):
                 return entry.api_base
         return self.api_base
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> JSONObject:
         """What changes results (the run manifest's ``config``): everything but ``runtime``.
 
         Fields added after grids were first stored are left out while at their defaults, so a
@@ -406,7 +407,8 @@ class GridConfig(BaseModel):
         from coordqa.games.base import make_game
 
         names = entry.layouts or list(make_game(entry.game).layouts)
-        return [make_game(entry.game, name, **entry.game_options()).layout for name in names]
+        options = entry.game_options()
+        return [make_game(entry.game, name, 0, **options).layout for name in names]
 
     def _positions(self, game: str, self_play: bool) -> tuple[int, ...]:
         if self_play:
@@ -444,7 +446,7 @@ def load_grid(path: str | Path) -> GridConfig:
     return parse_grid(data, where=str(source))
 
 
-def parse_grid(data: dict[str, Any], where: str = "grid") -> GridConfig:
+def parse_grid(data: Mapping[str, object], where: str = "grid") -> GridConfig:
     """Validate a grid given as a mapping; errors name each bad field and its allowed values."""
     try:
         return GridConfig.model_validate(data)

@@ -26,11 +26,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from coordqa.agentic.episodes import EpisodeSpec, EpisodeTask
 from coordqa.agentic.grid import GridConfig, load_grid, parse_grid
 from coordqa.errors import ConfigError, UnknownNameError
+from coordqa.jsonvalues import JSONObject
 from coordqa.options import OptionValue
 
 GRIDS_DIR = Path(__file__).parent / "grids"
@@ -75,7 +75,7 @@ class RegisteredGrid:
         data["agent_options"] = {agent: dict(agent_options or {})}
         return parse_grid(data, where=f"grid {self.name}").episodes()
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> JSONObject:
         """``{name, version, fingerprint}``: how a run or a submission names this grid."""
         return {"name": self.name, "version": self.version, "fingerprint": self.fingerprint}
 

@@ -31,6 +31,7 @@ from typing import Any
 from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
 from coordqa.games.base import game_profile
 from coordqa.games.episode import Trajectory
+from coordqa.jsonvalues import JSONObject
 
 
 def steps_to_goal(game: str, trajectory: Trajectory, metrics: dict[str, float]) -> int | None:
@@ -67,7 +68,7 @@ def reference_steps(
     return steps_to_goal(game, episode.trajectory, episode.metrics)
 
 
-def optimality(episode: AgenticEpisode) -> dict[str, Any]:
+def optimality(episode: AgenticEpisode) -> JSONObject:
     """The episode's steps to its goal, the reference's, and their ratio (blanks: no goal)."""
     spec = episode.spec
     blank: dict[str, Any] = {

@@ -16,17 +16,28 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TypedDict
 
 from coordqa.agentic.backend import ModelPool, Session
 from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
 from coordqa.agentic.grid import GridConfig
 from coordqa.agentic.match import play_match
+from coordqa.jsonvalues import JSONObject
 from coordqa.llm import LimiterRegistry, Limits
 from coordqa.llm.ray_limits import RayLimiter, ray_cluster, shared_limiters
+from coordqa.records import AgentRecord
 
 
-def play_remote(spec_data: dict[str, Any], config_data: dict[str, Any]) -> dict[str, Any]:
+class PlayedRemotely(TypedDict):
+    """What a Ray task returns: the episode's record and its agents' records (pickled)."""
+
+    record: JSONObject
+    """The ``episodes.jsonl`` record."""
+    exchanges: list[AgentRecord]
+    """Its exchanges and decisions."""
+
+
+def play_remote(spec_data: JSONObject, config_data: JSONObject) -> PlayedRemotely:
     """Body of one Ray task: play an episode with Ray-shared limits; return its stored form."""
     config = GridConfig.model_validate(config_data)
     spec = EpisodeSpec.model_validate(spec_data)

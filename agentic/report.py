@@ -52,6 +52,7 @@ from coordqa.agentic.optimality import optimality
 from coordqa.analysis.stats import MeanSE
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, GameProfile, ReportTable, game_profile
+from coordqa.jsonvalues import JSONObject
 
 COUNT_COLUMNS = (
     "decisions",
@@ -122,7 +123,7 @@ def label(episode: AgenticEpisode, skip: Iterable[str] = ()) -> str:
     return f"{who} {config}" if config else who
 
 
-def _agent_stats(episode: AgenticEpisode) -> dict[str, Any]:
+def _agent_stats(episode: AgenticEpisode) -> JSONObject:
     """The agent's statistics summed over its seats; None where a seat did not report them."""
     seats = [episode.agent_stats[s] for s in episode.spec.agent_seats if s in episode.agent_stats]
     totals: dict[str, Any] = {}
@@ -137,7 +138,7 @@ def _agent_stats(episode: AgenticEpisode) -> dict[str, Any]:
     return totals
 
 
-def _flat(prefix: str, options: Mapping[str, Any]) -> dict[str, Any]:
+def _flat(prefix: str, options: Mapping[str, Any]) -> JSONObject:
     return {
         f"{prefix}.{k}": v if isinstance(v, (int, float, str, bool)) else json.dumps(v)
         for k, v in options.items()

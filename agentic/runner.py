@@ -47,7 +47,7 @@ from coordqa.agentic.episodes import (
 from coordqa.agentic.grid import GridConfig
 from coordqa.agentic.match import build_player, play_match
 from coordqa.errors import ConfigError, RunInterrupted
-from coordqa.jsonvalues import content_hash
+from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import get_model
 from coordqa.records import AgentRecord, Exchange, Failure
 from coordqa.store import RunManifest, RunStore
@@ -146,11 +146,11 @@ class RecordWriter:
         )
         self.task = asyncio.create_task(self._run())
 
-    def put(self, stream: str, record: dict[str, Any]) -> None:
+    def put(self, stream: str, record: JSONObject) -> None:
         """Queue one record."""
         self.queue.put_nowait((stream, record, None))
 
-    async def write(self, stream: str, record: dict[str, Any]) -> None:
+    async def write(self, stream: str, record: JSONObject) -> None:
         """Queue one record and wait until it, and everything queued before it, is written."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.queue.put_nowait((stream, record, done))

@@ -33,7 +33,7 @@ from typing import Any
 from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.dataset import Row
 from coordqa.errors import ConfigError, CoordqaError
-from coordqa.jsonvalues import content_hash
+from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import (
     PAPER_SAMPLING,
     CallPolicy,
@@ -189,7 +189,7 @@ class EvalConfig:
             )
         return value
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> JSONObject:
         """The settings that change results; a resumed run must match them exactly.
 
         The question selections ``ids`` and ``sample`` appear only when used, so a run made
@@ -217,7 +217,7 @@ class EvalConfig:
             identity.update(sample=self.sample, sample_seed=self.sample_seed)
         return identity
 
-    def runtime(self) -> dict[str, Any]:
+    def runtime(self) -> JSONObject:
         """Settings that only change how the run executes; they may differ when resuming."""
         return {
             "cache": self.cache,
@@ -282,7 +282,7 @@ class RunResult:
         expected = self.analysis.expected_samples or self.analysis.stored_samples
         return self.analysis.errors / expected if expected else 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """A machine-readable summary: status, sample and call counts, and the accuracies."""
         return {
             "run_dir": str(self.run_dir),
@@ -426,7 +426,7 @@ jobs), and the number of trials, upwards (the new trials are added, the old ones
 
 
 def _run_fingerprint(
-    identity: dict[str, Any], dataset_fingerprint: str, questions: Sequence[QuestionPlan]
+    identity: JSONObject, dataset_fingerprint: str, questions: Sequence[QuestionPlan]
 ) -> str:
     """Hash of the configuration, the dataset and every question, prompt and answer key."""
     return content_hash(

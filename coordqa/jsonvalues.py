@@ -11,10 +11,26 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeAlias
 
-__all__ = ["canonical_json", "content_hash", "json_mapping", "json_records", "json_value"]
+__all__ = [
+    "JSONObject",
+    "JSONValue",
+    "canonical_json",
+    "content_hash",
+    "json_mapping",
+    "json_records",
+    "json_value",
+]
+
+JSONValue: TypeAlias = (
+    "str | int | float | bool | None | Sequence[JSONValue] | Mapping[str, JSONValue]"
+)
+"""A value JSON can hold (``json.loads`` gives lists and dicts; any sequence or mapping of JSON
+values is written as one)."""
+JSONObject: TypeAlias = "dict[str, JSONValue]"
+"""A JSON object: a stored record, a request body, a manifest section as written."""
 
 
 def canonical_json(obj: Any) -> str:
@@ -57,7 +73,7 @@ def json_value(value: Any) -> Any:
     return value
 
 
-def json_mapping(mapping: Mapping[Any, Any]) -> dict[str, Any]:
+def json_mapping(mapping: Mapping[Any, Any]) -> JSONObject:
     """A mapping with string keys and :func:`json_value` values.
 
     >>> json_mapping({"r": float("nan"), "n": 3})
@@ -66,7 +82,7 @@ def json_mapping(mapping: Mapping[Any, Any]) -> dict[str, Any]:
     return {str(key): json_value(value) for key, value in mapping.items()}
 
 
-def json_records(rows: Iterable[Mapping[Any, Any]] | Any) -> list[dict[str, Any]]:
+def json_records(rows: Iterable[Mapping[Any, Any]] | Any) -> list[JSONObject]:
     """Rows as JSON objects (:func:`json_mapping` of each); a DataFrame gives its records.
 
     >>> import pandas as pd

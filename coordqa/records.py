@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from coordqa.choices import Choice
 from coordqa.errors import StoreError
+from coordqa.jsonvalues import JSONObject
 from coordqa.llm.types import Message, Reply
 
 __all__ = [
@@ -108,7 +109,7 @@ class Record(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """The JSON object written to the stream (the one serialiser of every record)."""
         return self.model_dump(mode="json")
 
@@ -825,7 +826,7 @@ def parse_exchange(data: Mapping[str, Any], where: str = "") -> AgentRecord:
 # -- run format 1 ------------------------------------------------------------------------------
 
 
-def _upgrade_call(data: dict[str, Any]) -> dict[str, Any]:
+def _upgrade_call(data: JSONObject) -> JSONObject:
     """Format 1 QA call: tokens and cost were top-level fields."""
     if "usage" in data or "prompt_tokens" not in data:
         return data
@@ -835,7 +836,7 @@ def _upgrade_call(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _upgrade_exchange(data: dict[str, Any]) -> dict[str, Any]:
+def _upgrade_exchange(data: JSONObject) -> JSONObject:
     """Format 1 agent exchange: the reply text was ``reply``, and a failed call could lack both.
 
     Formats 1 and 2 also recorded HM's Vanilla Mind Prompting call as role ``tom``; it is told
@@ -862,7 +863,7 @@ _UPGRADES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
-def upgrade(stream: str, data: dict[str, Any]) -> dict[str, Any]:
+def upgrade(stream: str, data: JSONObject) -> JSONObject:
     """A stored record of ``stream`` in today's shape (format 1 records are converted).
 
     Decided per record by its shape, not by the run's format version, because a format 1 run

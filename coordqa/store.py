@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from coordqa._version import __version__
 from coordqa.errors import StoreError
 from coordqa.files import atomic_write_bytes
-from coordqa.jsonvalues import content_hash
+from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.records import QACall, Question, Record, Sample, SampleKey, upgrade
 
 if TYPE_CHECKING:
@@ -361,7 +361,7 @@ class RunStore:
             for number, data in enumerate(self.iter_records(stream), start=1)
         ]
 
-    def records(self, stream: str) -> list[dict[str, Any]]:
+    def records(self, stream: str) -> list[JSONObject]:
         """All complete records of ``stream`` in write order (``[]`` when it does not exist).
 
         A last line without its newline was being written when the process died: it is skipped
@@ -370,7 +370,7 @@ class RunStore:
         """
         return list(self.iter_records(stream))
 
-    def iter_records(self, stream: str) -> Iterator[dict[str, Any]]:
+    def iter_records(self, stream: str) -> Iterator[JSONObject]:
         """Like :meth:`records`, one record at a time."""
         path = self.stream_path(stream)
         if not path.exists():
@@ -787,7 +787,7 @@ class QARun:
             )
         return self.score()
 
-    def summary(self) -> dict[str, Any] | None:
+    def summary(self) -> JSONObject | None:
         """The stored ``summary.json`` (None when the run was never scored)."""
         if not self.store.file(SUMMARY_FILE).exists():
             return None
@@ -808,7 +808,7 @@ def _covers(samples: Sequence[Sample], calls: Mapping[SampleKey, QACall]) -> boo
     return True
 
 
-def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+def _read_jsonl(path: Path) -> Iterator[JSONObject]:
     """The JSON objects of a derived JSONL file (written atomically, so every line is whole)."""
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():

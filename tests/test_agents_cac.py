@@ -116,7 +116,7 @@ def test_an_empty_action_reply_is_reprompted_then_falls_back_never_an_error(
     script = RoleScript(action="", reprompt=" \n")
     records: list[dict[str, Any]] = []
     model = ScriptedModel(script)
-    agent = make_player(agent_name, "collab_escape", model=model, recorder=records.append)
+    agent = make_player(agent_name, "collab_escape", model=model, recorder=json_recorder(records))
     game = make_game("collab_escape", seed=1)
     assert decide_once(agent, game) == "Wait"
     stats = agent.stats()

@@ -22,6 +22,7 @@ from coordqa.analysis.report import (
     format_p,
 )
 from coordqa.analysis.tables import ERROR_POLICY, INCOMPLETE_MARK, INCOMPLETE_NOTE
+from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.pages import package_environment
 from coordqa.store import open_run
 from coordqa.viewer.qa import OUTCOMES, SampleFilter, sort_rows
@@ -142,7 +143,7 @@ NOTES = {
 """How :mod:`coordqa.analysis` explains its numbers, in the words ``coordqa report`` uses."""
 
 
-def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+def _records(table: pd.DataFrame) -> list[JSONObject]:
     return list(table.to_dict(orient="records"))
 
 

@@ -14,10 +14,11 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from coordqa.analysis.labels import run_labels
 from coordqa.errors import ConfigError
+from coordqa.jsonvalues import JSONObject
 from coordqa.store import RunKind, discover_runs, open_run
 from coordqa.viewer.agentic import AgenticView
 from coordqa.viewer.compare import Comparison, compare
@@ -53,12 +54,13 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.") or "run"
 
 
-def _agentic_label(config: dict[str, Any]) -> str:
+def _agentic_label(config: JSONObject) -> str:
     """An agentic run, for people: its agents, and their models."""
-    agents = config.get("agents") or [config.get("agent", "?")]
-    models = config.get("models") or []
-    return ", ".join(str(a) for a in agents) + (
-        f" [{', '.join(map(str, models))}]" if models else ""
+    agents, models = config.get("agents"), config.get("models")
+    named = agents if isinstance(agents, list) and agents else [config.get("agent", "?")]
+    shown = ", ".join(str(agent) for agent in named)
+    return (
+        f"{shown} [{', '.join(map(str, models))}]" if isinstance(models, list) and models else shown
     )
 
 

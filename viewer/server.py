@@ -31,7 +31,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from coordqa.errors import ConfigError
-from coordqa.jsonvalues import json_mapping
+from coordqa.jsonvalues import JSONObject, json_mapping
 from coordqa.leaderboard.headers import (
     LOOPBACK_HOSTS,
     SECURITY_HEADERS,
@@ -61,7 +61,7 @@ def _page(render: Callable[[], str]) -> HTMLResponse:
     return HTMLResponse(_answer(render))
 
 
-def _plain(row: Any) -> dict[str, Any]:
+def _plain(row: Any) -> JSONObject:
     """A view row as JSON data (NaN, which JSON lacks, becomes null)."""
     return json_mapping({k: v for k, v in asdict(row).items() if k != "search"})
 
@@ -147,18 +147,18 @@ def create_app(catalog: RunCatalog, hosts: Sequence[str] = LOOPBACK_HOSTS) -> Fa
         return _page(lambda: pages.step_page(catalog, run_id, number, step, live))
 
     @app.get("/api/runs")
-    def api_runs() -> list[dict[str, Any]]:
+    def api_runs() -> list[JSONObject]:
         return [
             {"id": e.id, "kind": e.kind, "label": e.label, "path": str(e.path)}
             for e in catalog.entries
         ]
 
     @app.get("/api/runs/{run_id}/samples")
-    def api_samples(run_id: str, query: Table) -> list[dict[str, Any]]:
+    def api_samples(run_id: str, query: Table) -> list[JSONObject]:
         return [_plain(r) for r in _answer(lambda: catalog.qa(run_id).filtered(*query))]
 
     @app.get("/api/runs/{run_id}/episodes")
-    def api_episodes(run_id: str) -> list[dict[str, Any]]:
+    def api_episodes(run_id: str) -> list[JSONObject]:
         return [_plain(r) for r in _answer(lambda: catalog.agentic(run_id).rows)]
 
     @app.get("/healthz")

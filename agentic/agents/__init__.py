@@ -12,13 +12,14 @@ Factories take ``(game_name, layout, *, model, generate=None, recorder=None, **a
 rejections and HM prediction accuracy.
 """
 
-from coordqa.agentic.agents.base import ActionPick, LLMAgent, Recorder, agent_factory, agent_spec
+from coordqa.agentic.agents.base import ActionPick, LLMAgent, agent_factory, agent_spec
 from coordqa.agentic.agents.cac import CACAgent, CACOptions, parse_verdict
 from coordqa.agentic.agents.hm import VARIANTS, HMAgent, HMOptions
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook, rescorla_wagner
 from coordqa.agentic.agents.llm_only import LLMOnlyAgent
 from coordqa.agentic.agents.memory import fallback_action
 from coordqa.agentic.agents.stats import AgentStats
+from coordqa.records import Recorder
 
 __all__ = [
     "CAC",

@@ -44,6 +44,7 @@ from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, GameError
 from coordqa.games.base import ANY_GAME, PLAYER_NAMES, Observation, Player, PlayerSpec, StepResult
 from coordqa.games.seat import SeatView
+from coordqa.jsonvalues import JSONObject
 from coordqa.llm import DEFAULT_CONFIG, GenerateConfig, Message, Model, Reply, get_model
 from coordqa.options import OptionValue, parse_options
 from coordqa.records import (
@@ -69,7 +70,7 @@ class _DecisionNotes:
 
     flags: dict[str, bool] = field(default_factory=dict)
     """``forced``, ``repeated`` or ``final`` when set."""
-    lists: dict[NoteKey, list[Note]] = field(default_factory=dict)
+    lists: dict[str, list[Note]] = field(default_factory=dict)
     """The notes, rejections and scores noted, by the record's field."""
     fallback: Fallback | None = None
     """The fallback taken, if any."""
@@ -238,7 +239,7 @@ class LLMAgent(Player):
         """This episode's live counters (for the agent's modules; :meth:`stats` to report)."""
         return self._stats
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> JSONObject:
         """This episode's statistics (see :class:`AgentStats`), with the agent's version."""
         return {"agent_version": self.version, "preset": self.preset, **self._stats.to_dict()}
 
@@ -392,7 +393,7 @@ class LLMAgent(Player):
         if choice is not None and choice.index is not None:
             return ActionPick(options[choice.index], reply.text or "")
         detail = str(reply.error) if choice is None else choice_problem(choice, options)
-        reason = "model_error" if choice is None else "unreadable"
+        reason: FallbackReason = "model_error" if choice is None else "unreadable"
         return self.fall_back(legal, reason, f"after one format reminder: {detail}")
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from coordqa.jsonvalues import JSONObject
 from coordqa.llm import Reply, Usage
 
 
@@ -110,7 +110,7 @@ class AgentStats:
         self.fallbacks += 1
         self.fallback_reasons[reason] = self.fallback_reasons.get(reason, 0) + 1
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-able summary; ratios are None (never 0) when nothing was counted."""
         per_decision = self.decisions or None
         scored = self.predictions_scored or None

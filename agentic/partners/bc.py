@@ -28,6 +28,7 @@ from coordqa.agentic.partners.overcooked_data import (
 from coordqa.agentic.partners.paths import data_dir
 from coordqa.errors import ConfigError, MissingDependencyError
 from coordqa.files import atomic_write_bytes
+from coordqa.jsonvalues import JSONObject
 
 PACKAGED_DIR = Path(__file__).parent / "checkpoints"
 """Checkpoints shipped with coordqa (used when the user has not trained their own)."""
@@ -110,7 +111,7 @@ class BCCheckpoint:
         return cls(weights, meta)
 
     @staticmethod
-    def read_meta(path: Path) -> dict[str, Any]:
+    def read_meta(path: Path) -> JSONObject:
         """Only the metadata (cheap: the weight arrays are not read)."""
         with np.load(path) as data:
             meta: dict[str, Any] = json.loads(str(data["meta"]))
@@ -146,7 +147,7 @@ def train_bc(
     config: TrainConfig,
     progress: Callable[[EpochReport], None] | None = None,
     output: Path | None = None,
-) -> tuple[Path, dict[str, Any]]:
+) -> tuple[Path, JSONObject]:
     """Train one BC/HP partner and save it; return the checkpoint path and its metadata.
 
     Args:

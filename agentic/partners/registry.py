@@ -444,9 +444,10 @@ def _bc_info(name: str, layout: str, split: str) -> PartnerInfo:
         )
     meta = BCCheckpoint.read_meta(path)
     where = "shipped with coordqa" if path.parent == PACKAGED_DIR else str(path)
+    accuracy = meta.get("val_accuracy")
+    shown = f"{accuracy:.3f}" if isinstance(accuracy, int | float) else "unknown"
     source = (
-        f"{where} (trained on {SPLIT_FILES[split]}, seed {meta.get('seed')}, "
-        f"val. accuracy {float(meta.get('val_accuracy', float('nan'))):.3f})"
+        f"{where} (trained on {SPLIT_FILES[split]}, seed {meta.get('seed')}, val. accuracy {shown})"
     )
     return PartnerInfo(name, "overcooked", kind, "ready", source, layout=layout)
 

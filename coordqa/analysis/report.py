@@ -34,6 +34,7 @@ from coordqa.analysis.tables import (
     summarize_failures,
 )
 from coordqa.errors import ConfigError, StoreError
+from coordqa.jsonvalues import JSONObject
 from coordqa.records import QUESTION_TYPES, STATUSES
 from coordqa.store import QARun, RunStore, read_qa_run
 
@@ -92,7 +93,7 @@ def describe_filters(config: Mapping[str, Any]) -> str:
     return " ".join(parts) or "none"
 
 
-def _model_row(label: str, reader: QARun, analysis: RunAnalysis) -> dict[str, Any]:
+def _model_row(label: str, reader: QARun, analysis: RunAnalysis) -> JSONObject:
     overall = analysis.overall.iloc[0]
     dataset = reader.manifest.dataset
     row: dict[str, Any] = {

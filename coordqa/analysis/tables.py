@@ -34,14 +34,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from coordqa.analysis.stats import MeanSE, clustered_accuracy_ci, format_mean_se
 from coordqa.errors import StoreError
-from coordqa.jsonvalues import json_records
+from coordqa.jsonvalues import JSONObject, json_records
 from coordqa.records import QUESTION_TYPES, STATUSES, Sample
 from coordqa.store import QARun, RunStore, read_qa_run
 
@@ -271,7 +270,7 @@ class RunAnalysis:
         parts += [f"{self.missing} missing"] if self.missing else []
         return f"incomplete: {', '.join(parts)} of {self.expected_samples} samples"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """The JSON summary written as ``summary.json`` (NaN becomes null)."""
         return {
             "model": self.model,
@@ -402,7 +401,7 @@ def jp_failures(scores: pd.DataFrame) -> pd.DataFrame:
 FAILURE_CATEGORIES = ("jp_correct", "synthesis_failure", "component_failure", "incomplete")
 
 
-def summarize_failures(failures: pd.DataFrame) -> dict[str, Any]:
+def summarize_failures(failures: pd.DataFrame) -> JSONObject:
     """Counts per category over (scenario, trial) pairs, and the synthesis share of JP misses."""
     counts = {c: int((failures["category"] == c).sum()) for c in FAILURE_CATEGORIES}
     misses = counts["synthesis_failure"] + counts["component_failure"]

@@ -89,6 +89,7 @@ from coordqa.choices._options import (
     resolve,
 )
 from coordqa.errors import ConfigError
+from coordqa.jsonvalues import JSONObject
 
 __all__ = [
     "FUZZY_THRESHOLD",
@@ -250,7 +251,7 @@ class Choice:
         """
         return self.method in TEXT_METHODS
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """Return a JSON-friendly dict; :meth:`from_dict` reads it back."""
         return {
             "outcome": self.outcome,

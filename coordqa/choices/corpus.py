@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from coordqa.choices import OUTCOMES, Choice, choose
 from coordqa.errors import DatasetError
+from coordqa.jsonvalues import JSONObject
 
 Verdict = Literal["agree", "false_credit", "wrong_option", "missed", "other"]
 VERDICTS: tuple[Verdict, ...] = ("agree", "false_credit", "wrong_option", "missed", "other")
@@ -144,7 +145,7 @@ def load_corpus(folder: str | Path) -> list[LabelledReply]:
     return records
 
 
-def _json(line: str, where: str) -> dict[str, Any]:
+def _json(line: str, where: str) -> JSONObject:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:

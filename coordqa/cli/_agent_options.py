@@ -83,7 +83,7 @@ def _help(target: FlagTarget) -> str:
     return f"{', '.join(target.owners)}: {target.option}={value}. {target.doc.description}"
 
 
-def _remember(ctx: typer.Context, param: Any, value: object) -> None:
+def _remember(ctx: Any, param: Any, value: object) -> None:
     if value is None or value is False:
         return
     ctx.meta.setdefault(_GIVEN, {})[param.opts[0]] = value

@@ -9,7 +9,7 @@ the model does not take, are printed in both modes; ``--quiet`` keeps only those
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from rich.console import Console
 
@@ -116,6 +116,19 @@ class PlainProgress(EvalDisplay):
         )
 
 
+class _BarFields(TypedDict):
+    """The counts a progress bar's task shows beside the bar."""
+
+    calls: int
+    """Model calls sent."""
+    cached: int
+    """Replies served from the cache."""
+    errors: int
+    """Calls that failed."""
+    cost: str
+    """Spent so far, in words."""
+
+
 class ProgressBar(EvalDisplay):
     """A live rich progress bar, for a terminal."""
 
@@ -155,7 +168,7 @@ class ProgressBar(EvalDisplay):
         self.progress.stop()
 
     @staticmethod
-    def _fields(snapshot: EvalProgress) -> dict[str, Any]:
+    def _fields(snapshot: EvalProgress) -> _BarFields:
         calls = snapshot.calls
         return {
             "calls": calls.sent,

@@ -101,7 +101,9 @@ def _train_with_progress(config: Any) -> tuple[dict[str, Any], Path]:
             )
 
         path, meta = train_bc(config, progress=report)
-        progress.update(task, total=meta["epochs"], note=f"early stop, best {meta['best_epoch']}")
+        epochs = meta["epochs"]
+        total = float(epochs) if isinstance(epochs, int | float) else None
+        progress.update(task, total=total, note=f"early stop, best {meta['best_epoch']}")
     return meta, path
 
 

@@ -17,6 +17,7 @@ from rich.console import Console
 
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
+from coordqa.jsonvalues import JSONObject
 from coordqa.llm.types import PAPER_SAMPLING, CallPolicy
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def parse_ids(value: str | None) -> tuple[str, ...] | None:
 # -- rendering -------------------------------------------------------------------------------
 
 
-def parse_model_args(items: list[str]) -> dict[str, Any]:
+def parse_model_args(items: list[str]) -> JSONObject:
     """Parse ``--model-arg KEY=VALUE`` options; a VALUE that is JSON is decoded, else a string.
 
     >>> parse_model_args(["reasoning_effort=high", 'extra_body={"top_k": 20}', "n_probs=3"])

@@ -18,18 +18,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from coordqa.evalset.manifest import SetLedger
 from coordqa.evalset.members import MemberState, SetEvent, SetProgress, run_member
 from coordqa.evalset.spec import EvalSetSpec, SetMember, endpoint_limits
+from coordqa.jsonvalues import JSONObject
 from coordqa.llm import limiters
 from coordqa.llm.ray_limits import RayLimiter, ray_cluster, shared_limiters
 
 __all__ = ["member_task", "run_on_ray"]
 
 
-def member_task(member: SetMember, out: Path) -> dict[str, Any]:
+def member_task(member: SetMember, out: Path) -> JSONObject:
     """Body of one Ray task: run a member with Ray-shared limits; return its state as JSON."""
     limiters.use(RayLimiter)
     state = asyncio.run(run_member(member, out))

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from coordqa.dataset import DEFAULT_DATASET
 from coordqa.errors import ConfigError
 from coordqa.evaluation import EvalConfig, default_out
-from coordqa.jsonvalues import content_hash
+from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
 from coordqa.llm.types import PAPER_SAMPLING
 from coordqa.prompts import PromptLayout
@@ -156,7 +156,7 @@ class EvalSetSpec(BaseModel):
             api_key_env=model.api_key_env,
         )
 
-    def shared_identity(self) -> dict[str, Any]:
+    def shared_identity(self) -> JSONObject:
         """The shared settings that change results: a set's folder holds one experiment.
 
         Models and datasets may be added to a set later; these may not change.
@@ -212,7 +212,7 @@ def load_spec(path: str | Path, **overrides: Any) -> EvalSetSpec:
     return parse_spec({**data, **overrides}, source=str(file))
 
 
-def parse_spec(data: dict[str, Any], *, source: str = "the eval-set spec") -> EvalSetSpec:
+def parse_spec(data: JSONObject, *, source: str = "the eval-set spec") -> EvalSetSpec:
     """Validate a set given as data; every problem is named with its field.
 
     Raises:

@@ -15,12 +15,13 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from coordqa.analysis.stats import MeanSE
-from coordqa.errors import ConfigError, GameError, RunInterrupted
+from coordqa.errors import ConfigError, GameError, RunInterrupted, StoreError
 from coordqa.games.base import PLAYERS, Game, game_profile, make_game, make_player
 from coordqa.games.episode import Trajectory, play_episode, play_step, replay, seat_players
+from coordqa.jsonvalues import JSONObject
 
 if TYPE_CHECKING:
     from coordqa.store import RunStore
@@ -89,10 +90,10 @@ class PlaySummary:
         won = [t for t in self.trajectories if t.metrics.get(self.win_metric) == 1.0]
         return MeanSE.of([t.metrics["turns"] for t in won])
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready summary (written to ``summary.json`` in the run directory)."""
 
-        def plain(value: MeanSE | None) -> dict[str, Any] | None:
+        def plain(value: MeanSE | None) -> dict[str, float | int | None] | None:
             return None if value is None else value.to_json()
 
         return {
@@ -252,15 +253,18 @@ def _stored_episodes(store: RunStore) -> dict[int, Trajectory]:
     """Finished episodes of a resumed run, each verified by replaying it."""
     episodes: dict[int, Trajectory] = {}
     for record in store.records(STREAM):
-        trajectory = Trajectory.from_dict(record["trajectory"])
+        stored, number = record["trajectory"], record["episode"]
+        if not isinstance(stored, dict) or not isinstance(number, int):
+            raise StoreError(f"{store.path}: a {STREAM} record lacks its trajectory or episode")
+        trajectory = Trajectory.from_dict(stored)
         try:
             replay(trajectory)
         except GameError as exc:
             raise GameError(
-                f"{store.path}: stored episode {record['episode']} does not replay ({exc}); "
+                f"{store.path}: stored episode {number} does not replay ({exc}); "
                 "the engine changed or the file was edited. Use another --out."
             ) from exc
-        episodes[int(record["episode"])] = trajectory
+        episodes[number] = trajectory
     return episodes
 
 

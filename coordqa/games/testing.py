@@ -43,6 +43,7 @@ from coordqa.errors import ConfigError, GameError
 from coordqa.games.base import Game, Observation, Player, StepResult
 from coordqa.games.episode import StepRecord, Trajectory, replay
 from coordqa.games.seat import SeatView
+from coordqa.jsonvalues import JSONObject
 
 ILLEGAL_MOVE = "an illegal move the conformance kit made up"
 """A move no game may accept."""
@@ -193,7 +194,7 @@ def _check_actions(game: Game, here: str) -> None:
             raise ConformanceError(f"{here}: legal_actions({player}) has duplicates: {actions}")
 
 
-def _view(game: Game, here: str) -> dict[str, Any]:
+def _view(game: Game, here: str) -> JSONObject:
     """Everything observable about a state; describing twice must give the same text."""
     descriptions = [game.describe(p) for p in (0, 1)]
     if descriptions != [game.describe(p) for p in (0, 1)]:
@@ -205,14 +206,14 @@ def _view(game: Game, here: str) -> dict[str, Any]:
         "snapshot": game.snapshot(),
         "descriptions": descriptions,
         "players_to_act": to_act,
-        "legal_actions": {p: game.legal_actions(p) for p in to_act},
+        "legal_actions": {str(p): game.legal_actions(p) for p in to_act},
         "terminal": game.is_terminal(),
         "score": game.score(),
         "metrics": game.metrics(),
     }
 
 
-def _expect_same(expected: dict[str, Any], got: dict[str, Any], what: str) -> None:
+def _expect_same(expected: JSONObject, got: JSONObject, what: str) -> None:
     for key, value in expected.items():
         if got[key] != value:
             raise ConformanceError(

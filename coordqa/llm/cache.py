@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.errors import ConfigError
-from coordqa.jsonvalues import content_hash
+from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm.types import GenerateConfig, Message, Usage
 from coordqa.paths import CACHE_DIR_ENV, cache_dir, cache_root
 
@@ -61,7 +61,7 @@ def messages_payload(messages: Sequence[Message]) -> list[list[str]]:
     return [[message.role, message.content] for message in messages]
 
 
-def _config_payload(config: GenerateConfig) -> dict[str, Any]:
+def _config_payload(config: GenerateConfig) -> JSONObject:
     """The config as plain data; ``extra`` only when set, so keys made before it existed hold."""
     payload = dataclasses.asdict(config)
     if not payload["extra"]:

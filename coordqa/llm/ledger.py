@@ -10,8 +10,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
+from coordqa.jsonvalues import JSONObject
 from coordqa.llm.types import Reply, Usage
 
 
@@ -35,7 +35,7 @@ class UsageTotals:
         """Calls that went to the provider (requests not served from the cache)."""
         return self.requests - self.cache_hits
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """Plain data for JSON summaries."""
         return {
             "requests": self.requests,

@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from coordqa.errors import ConfigError
+from coordqa.jsonvalues import JSONObject
 
 Responder = Callable[[dict[str, Any], int], str]
 """Computes the reply text from the request body and the request's index (0-based)."""
@@ -117,7 +118,7 @@ class Fault:
         return cls("missing_content")
 
 
-def _default_responder(body: dict[str, Any], index: int) -> str:
+def _default_responder(body: JSONObject, index: int) -> str:
     """Reply with a fixed answer, whatever was asked."""
     return "Answer: A"
 
@@ -200,7 +201,7 @@ class LocalOpenAIServer:
         return f"http://127.0.0.1:{self._httpd.server_port}/v1"
 
     @property
-    def requests(self) -> list[dict[str, Any]]:
+    def requests(self) -> list[JSONObject]:
         """A copy of the JSON bodies received so far, in arrival order."""
         with self._lock:
             return list(self._requests)
@@ -252,7 +253,7 @@ class LocalOpenAIServer:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def _admit(self, body: dict[str, Any], authorization: str) -> int:
+    def _admit(self, body: JSONObject, authorization: str) -> int:
         """Record a request and return its index."""
         with self._lock:
             self._requests.append(body)
@@ -272,7 +273,7 @@ class LocalOpenAIServer:
             self._stop.wait(seconds)
 
     def respond(
-        self, body: dict[str, Any], authorization: str = ""
+        self, body: JSONObject, authorization: str = ""
     ) -> tuple[int, dict[str, str], bytes]:
         """Compute (status, headers, body bytes) for one chat request (called by the handler)."""
         arrived = time.time()
@@ -289,7 +290,7 @@ class LocalOpenAIServer:
             self._finish(arrived)
 
     def _reply(
-        self, body: dict[str, Any], index: int, fault: Fault | None
+        self, body: JSONObject, index: int, fault: Fault | None
     ) -> tuple[int, dict[str, str], bytes]:
         if fault is not None and fault.kind == "disconnect":
             return _NO_RESPONSE, {}, b""
@@ -299,23 +300,23 @@ class LocalOpenAIServer:
             return fault.status, headers, json.dumps(error).encode()
         if fault is not None and fault.kind == "invalid_json":
             return 200, {}, b'{"id": "broken", "choices": [{'
-        if fault is not None and fault.kind == "empty_content":
+        kind = None if fault is None else fault.kind
+        if fault is not None and kind == "empty_content":
             payload = _completion(body, index, "", fault.finish_reason)
         else:
             payload = _completion(body, index, self.responder(body, index))
-        if fault is not None and fault.kind == "no_choices":
+        if kind == "no_choices":
             del payload["choices"]
-        if fault is not None and fault.kind == "missing_content":
-            choice = payload["choices"][0]
-            del choice["message"]["content"], choice["finish_reason"]
+        if kind == "missing_content":
+            payload["choices"] = [{"index": 0, "message": {"role": "assistant"}}]
         return 200, {}, json.dumps(payload).encode()
 
 
-def _completion(
-    body: dict[str, Any], index: int, text: str, finish_reason: str = "stop"
-) -> dict[str, Any]:
+def _completion(body: JSONObject, index: int, text: str, finish_reason: str = "stop") -> JSONObject:
     """An OpenAI chat.completion object with word counts standing in for token counts."""
-    prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
+    messages = body.get("messages")
+    turns = messages if isinstance(messages, list) else []
+    prompt = " ".join(str(m.get("content", "")) for m in turns if isinstance(m, dict))
     prompt_tokens, completion_tokens = _word_count(prompt), _word_count(text)
     return {
         "id": f"chatcmpl-local-{index}",
