@@ -146,18 +146,19 @@ def create_app(catalog: RunCatalog, hosts: Sequence[str] = LOOPBACK_HOSTS) -> Fa
     def step(run_id: str, number: int, step: int) -> HTMLResponse:
         return _page(lambda: pages.step_page(catalog, run_id, number, step, live))
 
-    @app.get("/api/runs")
+    # The rows are JSON already (JSONObject is a type checker's alias, not a response model).
+    @app.get("/api/runs", response_model=None)
     def api_runs() -> list[JSONObject]:
         return [
             {"id": e.id, "kind": e.kind, "label": e.label, "path": str(e.path)}
             for e in catalog.entries
         ]
 
-    @app.get("/api/runs/{run_id}/samples")
+    @app.get("/api/runs/{run_id}/samples", response_model=None)
     def api_samples(run_id: str, query: Table) -> list[JSONObject]:
         return [_plain(r) for r in _answer(lambda: catalog.qa(run_id).filtered(*query))]
 
-    @app.get("/api/runs/{run_id}/episodes")
+    @app.get("/api/runs/{run_id}/episodes", response_model=None)
     def api_episodes(run_id: str) -> list[JSONObject]:
         return [_plain(r) for r in _answer(lambda: catalog.agentic(run_id).rows)]
 
