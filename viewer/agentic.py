@@ -19,7 +19,6 @@ from typing import Any
 from coordqa.agentic.episodes import EXCHANGES, AgenticEpisode, load_agentic_run
 from coordqa.agentic.report import episode_frame
 from coordqa.games.base import GAMES
-from coordqa.llm import Message
 from coordqa.records import (
     ActionPayload,
     AgentRecord,
@@ -91,47 +90,28 @@ class ExchangeView:
 
     record: Exchange
     """The stored exchange, of its role's type."""
+    seat: int
+    """The seat of the agent that asked."""
+    tokens: int
+    """Prompt plus completion tokens."""
+    details: dict[str, object]
+    """The role's payload as JSON (the verifier's verdict, the options offered...)."""
 
-    @property
-    def role(self) -> str:
-        """The kind of call."""
-        return self.record.role
-
-    @property
-    def seat(self) -> int:
-        """The seat of the agent that asked."""
-        return self.record.player if self.record.seat is None else self.record.seat
-
-    @property
-    def messages(self) -> list[Message]:
-        """The conversation sent."""
-        return self.record.messages
+    @classmethod
+    def of(cls, record: Exchange) -> ExchangeView:
+        """The view of a stored exchange."""
+        shared = set(Exchange.model_fields)
+        return cls(
+            record=record,
+            seat=record.player if record.seat is None else record.seat,
+            tokens=record.usage.prompt_tokens + record.usage.completion_tokens,
+            details={k: v for k, v in record.to_json().items() if k not in shared},
+        )
 
     @property
     def reply(self) -> str | None:
         """The reply text (None when the call failed)."""
         return self.record.text
-
-    @property
-    def error(self) -> str | None:
-        """Why the call failed."""
-        return self.record.error
-
-    @property
-    def tokens(self) -> int:
-        """Prompt plus completion tokens."""
-        return self.record.usage.prompt_tokens + self.record.usage.completion_tokens
-
-    @property
-    def latency_s(self) -> float:
-        """Wall time of the call."""
-        return self.record.latency_s
-
-    @property
-    def details(self) -> dict[str, object]:
-        """The role's payload as JSON (the verifier's verdict, the options offered...)."""
-        shared = set(Exchange.model_fields)
-        return {k: v for k, v in self.record.to_json().items() if k not in shared}
 
     @property
     def rejected(self) -> bool:
@@ -308,7 +288,7 @@ class EpisodeView:
                     description=self.descriptions[number][seat],
                     decision=step.decisions.get(seat),
                     executed=step.executed.get(seat),
-                    exchanges=[ExchangeView(r) for r in mine if isinstance(r, Exchange)],
+                    exchanges=[ExchangeView.of(r) for r in mine if isinstance(r, Exchange)],
                     record=decision,
                 )
             )
