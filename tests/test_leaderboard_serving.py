@@ -188,7 +188,7 @@ def test_a_submission_body_that_trickles_in_is_answered_408(tmp_path: Path) -> N
                 b"Authorization: Bearer " + token.encode() + b"\r\n"
                 b'Content-Length: 1000\r\n\r\n{"format": '  # then nothing more
             )
-            answer = response(conn, b"from a faster connection\"}")
+            answer = response(conn, b'from a faster connection"}')
         assert b"408" in answer.split(b"\r\n")[0]
         assert b"did not arrive within 1 s" in answer
     finally:
