@@ -23,8 +23,7 @@ import pytest
 from coordqa.cli import main
 from coordqa.errors import ConfigError, MissingDependencyError, ModelError
 from coordqa.evaluation import EvalConfig, evaluate
-from coordqa.llm import CallPolicy, GenerateConfig, Message, get_model
-from coordqa.llm import llamacpp_provider as local
+from coordqa.llm import CallPolicy, GenerateConfig, Message, get_model, llamacpp_provider as local
 from coordqa.llm.llamacpp import llama_cpp_available
 from coordqa.store import read_qa_run
 
