@@ -219,3 +219,55 @@ def test_dataset_list_shows_each_bundled_release(monkeypatch: pytest.MonkeyPatch
         "coordinationqa-v1", "1.0.0", "198", "66", "66", "66", "4", "cb50f8c6c520"
     ]  # fmt: skip
     assert "default: coordinationqa-v1.1" in out
+
+
+def test_a_hung_server_shows_progress_on_time_and_times_out_by_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A server that takes connections and never answers: lines keep coming while calls wait,
+    and the run stops on 'timed out after 1 s', not on a cancelled wait."""
+    from coordqa.cli import _progress, qa
+
+    monkeypatch.setattr(_progress, "PLAIN_EVERY_S", 0.3)
+    monkeypatch.setattr(qa, "messages", Console(width=200, no_color=True, stderr=True))
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(16)  # the kernel takes connections; nothing ever reads or answers them
+        base = f"http://127.0.0.1:{hung.getsockname()[1]}/v1"
+        code, out = invoke(
+            "eval", "--model", "openai/m", "--api-base", base, "--dataset", "example",
+            "--limit", "2", "--trials", "1", "--timeout", "1", "--max-attempts", "2",
+            "--max-connection-failures", "2", "--out", tmp_path / "run",
+        )  # fmt: skip
+    assert code == 1, out
+    lines = [line for line in out.splitlines() if line.startswith("eval ")]
+    # Completions give at most 3 lines (0/2 at the start, 1/2, 2/2): the others are the clock's.
+    assert len(lines) >= 5 and lines[0].startswith("eval 0/2"), out
+    assert "timed out after 1 s (--timeout)" in out and "CancelledError" not in out
+    assert "--max-connection-failures 2" in out
+    assert "never awaited" not in out
+
+
+def test_eval_prints_the_headline_and_overall_rows_and_quiet_keeps_the_run_directory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from coordqa.cli import qa
+    from coordqa.dataset import load_rows
+
+    monkeypatch.setattr(qa, "console", Console(width=80, no_color=True))
+    monkeypatch.setattr(qa, "messages", Console(width=200, no_color=True, stderr=True))
+    out_dir = tmp_path / "run"
+    code, out = invoke(
+        "eval", "--model", "scripted", "--dataset", "example", "--trials", "2", "--quiet",
+        "--out", out_dir,
+    )  # fmt: skip
+    assert code == 0, out
+    # scripted answers A: right exactly where A is a correct option, in both trials (SE 0).
+    rows = load_rows("example")
+    expected = sum(0 in row["correct"] for row in rows) / len(rows)
+    assert out.splitlines()[0].startswith(
+        f"scripted: overall accuracy {expected:.3f} ± 0.000 (trial SE)"
+    )
+    overall_rows = [line.split() for line in out.splitlines() if line.startswith("  overall")]
+    assert len(overall_rows) == 2 and all(r[1] == f"{expected:.3f}" for r in overall_rows)
+    assert f"run directory: {out_dir}" in out and "eval 0/" not in out  # quiet: no progress

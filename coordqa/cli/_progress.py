@@ -1,13 +1,15 @@
 """How ``coordqa eval`` shows a run in progress, always on stderr (stdout carries the results).
 
 On a terminal: a live rich progress bar. Elsewhere (nohup, SLURM, CI logs, a pipe): a plain line
-every :data:`PLAIN_EVERY_S` seconds or every tenth of the run, whichever comes first, so a log
-shows progress without control characters. The first error of each kind, and parameters
+every tenth of the run and at least every :data:`PLAIN_EVERY_S` seconds, calls finishing or not,
+so a log shows progress (and a run that waits on a server shows it is waiting) without control
+characters. The first error of each kind, and parameters
 the model does not take, are printed in both modes; ``--quiet`` keeps only those.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -75,7 +77,11 @@ class EvalDisplay:
 
 
 class PlainProgress(EvalDisplay):
-    """One plain line every :data:`PLAIN_EVERY_S` seconds or tenth of the run."""
+    """A plain line every tenth of the run, and at least every :data:`PLAIN_EVERY_S` seconds.
+
+    The time lines come from a clock of their own (a daemon thread), so a run whose calls all
+    hang still prints one every 30 s with the time elapsed, rather than nothing until a call ends.
+    """
 
     def __init__(self, console: Console, *, quiet: bool = False) -> None:
         """Print lines on ``console``."""
@@ -83,37 +89,56 @@ class PlainProgress(EvalDisplay):
         self._last_time = 0.0
         self._last_done = -1
         self._final: EvalProgress | None = None
+        self._received = 0.0
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._clock: threading.Thread | None = None
+
+    def start(self, snapshot: EvalProgress) -> None:
+        """Start the clock of the time lines."""
+        self._clock = threading.Thread(target=self._tick, name="coordqa-progress", daemon=True)
+        self._clock.start()
 
     def update(self, snapshot: EvalProgress) -> None:
-        """Print a line when enough time or samples have passed since the last one."""
-        self._final = snapshot
-        step = max(1, snapshot.total // 10)
-        now = time.monotonic()
-        due = now - self._last_time >= PLAIN_EVERY_S or snapshot.done - self._last_done >= step
-        if due or snapshot.done == snapshot.total:
-            self._line(snapshot)
-            self._last_time, self._last_done = now, snapshot.done
+        """Print a line when a tenth of the run has passed since the last one (or at the end)."""
+        with self._lock:
+            self._final, self._received = snapshot, time.monotonic()
+            step = max(1, snapshot.total // 10)
+            if snapshot.done - self._last_done >= step or snapshot.done == snapshot.total:
+                self._line(snapshot, 0.0)
 
     def stop(self) -> None:
-        """Print the last state unless it was just printed."""
-        if self._final is not None and self._final.done != self._last_done:
-            self._line(self._final)
-            self._last_done = self._final.done
+        """Stop the clock; print the last state unless it was just printed."""
+        self._stopped.set()
+        with self._lock:
+            if self._final is not None and self._final.done != self._last_done:
+                self._line(self._final, 0.0)
 
-    def _line(self, snapshot: EvalProgress) -> None:
+    def _tick(self) -> None:
+        """Every :data:`PLAIN_EVERY_S` seconds without a line, print one (the time has moved)."""
+        while not self._stopped.wait(PLAIN_EVERY_S / 10):
+            with self._lock:
+                now = time.monotonic()
+                if self._final is not None and now - self._last_time >= PLAIN_EVERY_S:
+                    self._line(self._final, now - self._received)
+
+    def _line(self, snapshot: EvalProgress, since: float) -> None:
+        """Print ``snapshot`` as it stands ``since`` seconds after it was taken."""
         calls = snapshot.calls
+        elapsed = snapshot.elapsed_s + since
         new = snapshot.done - snapshot.resumed
-        rate = new / snapshot.elapsed_s if snapshot.elapsed_s > 0 else 0.0
+        rate = new / elapsed if elapsed > 0 else 0.0
         remaining = (snapshot.total - snapshot.done) / rate if rate > 0 else None
         eta = _clock(remaining) if remaining is not None else "?"
         self.console.print(
             f"eval {snapshot.done}/{snapshot.total} ({snapshot.done / snapshot.total:.0%}) "
             f"| {rate:.1f} samples/s | {calls.sent} calls, {calls.cache_hits} cached, "
             f"{snapshot.errors} errors | {calls.usage.total_tokens} tok, {_cost(calls)} "
-            f"| {_clock(snapshot.elapsed_s)} elapsed, eta {eta}",
+            f"| {_clock(elapsed)} elapsed, eta {eta}",
             highlight=False,
             soft_wrap=True,
         )
+        self._last_time, self._last_done = time.monotonic(), snapshot.done
 
 
 class _BarFields(TypedDict):

@@ -43,13 +43,19 @@ def name_column(table: Table, header: str, max_width: int | None = None) -> None
 
 
 def rich_accuracy_table(
-    title: str, table: pd.DataFrame, keys: list[str], *, complete: bool = True
+    title: str,
+    table: pd.DataFrame,
+    keys: list[str],
+    *,
+    complete: bool = True,
+    overall: pd.DataFrame | None = None,
 ) -> Table:
     """An analysis table: accuracy ± trial SE, question-level 95% CI, baseline and counts.
 
     ``amb``/``none``/``err`` count ambiguous, no-answer and error samples (the first two only
     in one-key tables, to stay within 80 columns); ``qs`` is the number of questions. An
-    incomplete run's accuracies carry the incomplete mark, explained in the caption.
+    incomplete run's accuracies carry the incomplete mark, explained in the caption. ``overall``
+    (the one-row table of all questions) closes the table as its ``overall`` row.
     """
     from coordqa.analysis.tables import INCOMPLETE_NOTE, format_accuracy, format_interval
 
@@ -63,14 +69,22 @@ def rich_accuracy_table(
     counts = list(_COUNTS) if len(keys) == 1 else ["error"]
     for status in counts:
         number_column(out, _COUNTS[status])
-    for row in table.to_dict(orient="records"):
+    rows = table.to_dict(orient="records")
+    totals = [] if overall is None else overall.to_dict(orient="records")
+    for number, row in enumerate([*rows, *totals]):
+        names = (
+            [str(row[k]) for k in keys]
+            if number < len(rows)
+            else ["overall"] + [""] * (len(keys) - 1)
+        )
         out.add_row(
-            *[str(row[k]) for k in keys],
+            *names,
             format_accuracy(row["accuracy"], row["se"], complete=complete),
             format_interval(row["ci_low"], row["ci_high"]),
             f"{row['random_baseline']:.3f}",
             str(int(row["n_questions"])),
             *[str(int(row[s])) for s in counts],
+            end_section=number == len(rows) - 1 and bool(totals),
         )
     return out
 

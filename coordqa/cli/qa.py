@@ -9,6 +9,7 @@ happen inside the command so ``coordqa --help`` stays fast.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -86,16 +87,42 @@ def parse_model_args(items: list[str]) -> JSONObject:
     return args
 
 
+def headline(analysis: RunAnalysis) -> str:
+    """The run in one line: overall accuracy with both uncertainties, questions and trials."""
+    from coordqa.analysis.tables import format_accuracy, format_interval
+
+    row = analysis.overall.iloc[0] if len(analysis.overall) else None
+    if row is None or math.isnan(row["accuracy"]):
+        why = analysis.status_note or "no sample"
+        return f"{analysis.model}: no accuracy, no sample is answered ({why})"
+    accuracy = format_accuracy(row["accuracy"], row["se"], complete=analysis.complete)
+    return (
+        f"{analysis.model}: overall accuracy {accuracy} (trial SE), 95% CI "
+        f"{format_interval(row['ci_low'], row['ci_high'])} (questions); "
+        f"{int(row['n_questions'])} questions, {int(row['n_trials'])} trials; random baseline "
+        f"{row['random_baseline']:.3f}"
+    )
+
+
 def render_analysis(analysis: RunAnalysis) -> None:
-    """Print the accuracy tables of a run and whatever makes it incomplete."""
+    """Print the headline, the accuracy tables of a run and whatever makes it incomplete."""
     title = f"{analysis.model}: accuracy per question type"
     complete = analysis.complete
+    console.print(headline(analysis), highlight=False)
     console.print(
-        rich_accuracy_table(title, analysis.by_type, ["question_type"], complete=complete)
+        rich_accuracy_table(
+            title, analysis.by_type, ["question_type"], complete=complete, overall=analysis.overall
+        )
     )
     keys = ["game", "question_type"]
     console.print(
-        rich_accuracy_table("per game x type", analysis.by_game_type, keys, complete=complete)
+        rich_accuracy_table(
+            "per game x type",
+            analysis.by_game_type,
+            keys,
+            complete=complete,
+            overall=analysis.overall,
+        )
     )
     if analysis.errors:
         messages.print(
@@ -244,7 +271,10 @@ def eval_command(
         typer.Option(help="Run directory (default: derived from the options, so reruns resume)."),
     ] = None,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress; only errors and the results.")
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="No progress; only errors, the results and the run directory."
+        ),
     ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print a JSON summary on stdout instead of tables.")
@@ -313,7 +343,9 @@ def show_result(result: RunResult, *, as_json: bool, quiet: bool) -> None:
         print(json.dumps(result.to_json(), indent=2, allow_nan=False))
     else:
         render_analysis(result.analysis)
-    if not quiet:
+    if quiet:
+        messages.print(f"run directory: [bold]{result.run_dir}[/]", highlight=False)
+    else:
         render_counts(result)
 
 

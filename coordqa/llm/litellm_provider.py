@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
@@ -77,6 +78,18 @@ _SDK_ONLY_SETTINGS = ("OPENAI_ORGANIZATION", "OPENAI_PROJECT_ID")
 """Environment settings only the OpenAI SDK sends (as headers): they keep the SDK path."""
 
 
+_ABANDONED_REQUEST = (
+    r"coroutine '(BaseLLMHTTPHandler\.async_completion|OpenAIChatCompletion\.acompletion)' "
+    r"was never awaited"
+)
+"""The warning Python prints for a litellm request coroutine that was never awaited.
+
+``litellm.acompletion`` builds the request coroutine in a worker thread and awaits it when the
+thread returns; a call cancelled in between (its timeout, a run that stops, Ctrl-C) leaves it
+unawaited by design, and Python would print this warning, naming litellm's internals, to the
+person who pressed Ctrl-C."""
+
+
 def import_litellm() -> ModuleType:
     """Import litellm (once), configured for offline price lookup, fast calls and quiet logs."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -90,6 +103,7 @@ def import_litellm() -> ModuleType:
             "(offline models 'random' and 'scripted' work without it)"
         ) from exc
     litellm.suppress_debug_info = True
+    warnings.filterwarnings("ignore", message=_ABANDONED_REQUEST, category=RuntimeWarning)
     logger = logging.getLogger("LiteLLM")
     if logger.level == logging.NOTSET:
         logger.setLevel(logging.ERROR)  # its per-event-loop notices would flood test output
