@@ -106,7 +106,7 @@ def test_an_action_reply_for_both_players_is_read_for_the_acting_seat() -> None:
 
 def test_records_carry_the_agent_version() -> None:
     records = episode_records("cac", "hanabi", RoleScript())
-    assert {r["agent_version"] for r in records} == {"cac-v5"}
+    assert {r["agent_version"] for r in records} == {"cac-v6"}
 
 
 def decide(agent: Any, game: Game, player: int) -> str:

@@ -112,6 +112,40 @@ def test_a_wrong_prediction_invalidates_and_generation_resumes() -> None:
     assert agent.stats()["first_validation_decision"] == 5
 
 
+def tom_calls_by_decision(records: list[dict[str, Any]]) -> dict[int, int]:
+    """Calls of the ToM module (generation, predictions, plan) at each decision."""
+    calls: dict[int, int] = {}
+    for r in records:
+        if r["kind"] == "exchange" and r["role"] in ("hypothesis", "predict", "plan"):
+            calls[r["decision"]] = calls.get(r["decision"], 0) + 1
+    return calls
+
+
+@pytest.mark.parametrize("top_k", [5, 2, 0])
+def test_an_update_without_a_validated_hypothesis_makes_3_plus_top_k_calls(top_k: int) -> None:
+    """The paper: 3 + top_k calls per ToM update with no validated hypothesis (generation, the
+    top_k best earlier hypotheses and the newest predict, the plan). Every prediction here is
+    wrong (the first option is a move; the partner waits), so nothing is ever validated."""
+    script = RoleScript(predict="Answer: A")
+    agent, records, trajectory = run_hm(script, Waiter(), top_k=top_k)
+    calls = tom_calls_by_decision(records)
+    full = [d for d in calls if d >= top_k + 2]  # from then on top_k earlier hypotheses exist
+    assert len(full) >= 3, "the episode must be long enough to see full updates"
+    assert {calls[d] for d in full} == {3 + top_k}
+    assert agent.stats()["first_validation_decision"] is None
+
+
+def test_an_update_with_a_validated_hypothesis_makes_2_calls() -> None:
+    """The paper: 2 calls per update while a hypothesis is validated (its prediction, the plan)."""
+    script = RoleScript(predict=predict_wait_for(10_000))
+    agent, records, _ = run_hm(script, Waiter())
+    validated = agent.stats()["first_validation_decision"]
+    calls = tom_calls_by_decision(records)
+    later = [d for d in calls if d > validated]
+    assert validated == 5 and len(later) >= 2
+    assert {calls[d] for d in later} == {2}
+
+
 def test_refinement_shows_positive_hypotheses_only_in_full_hm() -> None:
     script = RoleScript(predict=predict_wait_for(10_000))
     _, records, _ = run_hm(script, Waiter(), threshold=1.0)
@@ -226,7 +260,7 @@ def test_hm_plays_overcooked_and_scores_predictions() -> None:
     [
         ({"variant": "bogus"}, "vmp"),
         ({"alpha": 2.0}, "alpha"),
-        ({"top_k": 0}, "top_k"),
+        ({"top_k": -1}, "top_k"),
         ({"beta": 1}, "has no option .beta.; its options: alpha, c, threshold, top_k"),
     ],
 )

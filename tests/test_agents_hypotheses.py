@@ -58,14 +58,22 @@ def test_top_k_refinement_and_predictors() -> None:
     book.score(b.id, False, 1)  # -0.3
     assert book.for_refinement() == [a]  # only positive values are shown
     d = book.add("d", decision=2)
-    # the newest always predicts, plus the best of the others (top_k = 2)
-    assert book.predictors() == [d, a]
+    # the newest always predicts, plus the top_k = 2 best earlier ones (the paper's top-k + newest)
+    assert book.predictors() == [d, a, c]
     assert book.for_plan() is d  # none validated: the newest conditions the plan
     for decision in range(3, 7):
         book.score(a.id, True, decision)
     assert book.predictors() == [a] and book.for_plan() is a
     assert [h.id for h in book.ranked()][:2] == [a.id, d.id]
     assert c.value == 0.0
+
+
+def test_top_k_zero_predicts_with_the_newest_alone() -> None:
+    book = HypothesisBook(HMParams(top_k=0))
+    a = book.add("a", decision=0)
+    book.score(a.id, True, 1)
+    b = book.add("b", decision=2)
+    assert book.predictors() == [b] and book.for_refinement() == []
 
 
 def test_ties_rank_the_newer_first() -> None:
@@ -81,7 +89,7 @@ def test_ties_rank_the_newer_first() -> None:
         {"alpha": 1.5},
         {"c": 0.0},
         {"threshold": 2.0},
-        {"top_k": 0},
+        {"top_k": -1},
         {"initial_value": -3.0},
     ],
 )

@@ -17,6 +17,7 @@ from coordqa.agentic.agents.testing import RoleScript
 from coordqa.errors import GameError
 from coordqa.games import GAME_NAMES, PLAYERS, Game, SeatView, make_game, make_player
 from coordqa.games.collab_capture import CollabCapture
+from coordqa.games.seat import seat_seed
 from coordqa.games.testing import SeatPrivacyError, check_seat_privacy
 from coordqa.llm import ScriptedModel
 
@@ -25,6 +26,7 @@ pytest.importorskip("overcooked_ai_py")
 
 from coordqa.games.hanabi import Hanabi  # noqa: E402
 from coordqa.games.hanabi.game import HanabiSeatObservation  # noqa: E402
+from coordqa.games.hanabi.inference import HandAdversary, measure_hand_inference  # noqa: E402
 from coordqa.games.overcooked import Overcooked  # noqa: E402
 
 OFFLINE_KINDS = ("scripted", "bc", "hp", "llm")
@@ -112,6 +114,16 @@ class _ForkedGame(Hanabi):
         return [self.fork()]
 
 
+class _PartnersMoves(Hanabi):
+    """Leaky (derived): both seats' legal moves in every view, as coordqa had them before issue 25.
+
+    A reveal is legal only if it touches a card, so the partner's moves spell out the colours and
+    ranks of the seat's own hand, though no object handed holds the cards themselves.
+    """
+
+    legal_actions_public = True
+
+
 class _ClosureCapture(CollabCapture):
     """Leaky: a callable whose closure holds the live game."""
 
@@ -151,6 +163,7 @@ LEAKS = [
     (_CopiedState, "hanabi-legal-random", "HanabiState"),
     (_OwnCardsAsPairs, "hanabi-legal-random", "own Hanabi cards"),
     (_ForkedGame, "hanabi-legal-random", "reaches a .*_ForkedGame"),
+    (_PartnersMoves, "hanabi-legal-random", "inferred from the partner's legal moves"),
     (_ClosureCapture, "capture-greedy", "the live game"),
     (_ForwardingCapture, "capture-greedy", "the live game"),
     (_LiveKitchen, "planner", "the game's 'state'"),
@@ -209,6 +222,16 @@ def test_the_overcooked_view_is_a_copy() -> None:
     assert seen.state == game.state and seen.state is not game.state
 
 
+def test_a_hanabi_view_holds_only_its_own_seats_legal_actions() -> None:
+    game = make_game("hanabi", seed=5)
+    game.step({0: "Reveal Bob's rank 1 cards"})  # now Bob is on turn
+    alice, bob = game.seat_view(0), game.seat_view(1)
+    assert bob.legal_actions(1) == game.legal_actions(1) and alice.legal_actions(0) == []
+    with pytest.raises(GameError, match="hidden from player 0's view"):
+        alice.legal_actions(1)  # Bob's reveals would tell Alice which cards she holds
+    assert alice.actions == ((), None) and bob.actions[0] is None
+
+
 def test_legal_actions_of_either_seat_match_the_game() -> None:
     game = make_game("collab_escape", seed=2)
     rng = random.Random(0)
@@ -218,3 +241,51 @@ def test_legal_actions_of_either_seat_match_the_game() -> None:
         game.step({p: rng.choice(game.legal_actions(p)) for p in (0, 1)})
     with pytest.raises(GameError, match="0 \\(Alice\\) or 1 \\(Bob\\)"):
         game.seat_view(0).legal_actions(2)
+
+
+# --------------------------------------------------------------- derived leaks (issue 25)
+
+
+def test_no_player_infers_more_of_its_hand_than_public_history_allows() -> None:
+    """The adversary reads everything handed to it (the engine observation, the partner's moves
+    when shown, the seed); over these games it must pin down exactly the cards a player that
+    replays only the public move record pins down (before issue 25: all of them, 20 of 20 games
+    dealt again from the seed, and both sets of the own hand read off the partner's moves in 20
+    of 20)."""
+    report = measure_hand_inference(games=4, seed=11)
+    assert report.games == 4 and report.views > 4 * 50
+    assert report.pinned_public > 0  # the fair player does learn cards: the measure can move
+    assert report.pinned_handed == report.pinned_public
+    assert report.advantage_views == 0
+    assert report.hand_sets_recovered == 0 and report.deals_rebuilt == 0
+
+
+def test_the_adversary_wins_where_the_partners_moves_are_shown() -> None:
+    """Label from the rules: at Bob's first turn Alice cannot have spent a token on a discard
+    (8 tokens, discarding is illegal), so Bob's legal reveals are exactly the colours and ranks
+    in Alice's hand, in every game."""
+    report = measure_hand_inference(games=3, seed=11, make=_PartnersMoves)
+    assert report.hand_sets_recovered == 3
+    assert report.advantage_views > 0 and report.pinned_handed > report.pinned_public
+
+
+def test_the_seat_seed_does_not_lead_back_to_the_deal() -> None:
+    """coordqa's old rule handed seed + seat, from which the adversary deals the game again; the
+    keyed seat seed gives it nothing, in every one of 10 episodes."""
+    old, new = 0, 0
+    for seed in range(10):
+        game = make_game("hanabi", seed=seed)
+        for seat in (0, 1):
+            view = game.seat_view(seat)
+            adversary = HandAdversary()
+            adversary.reset(view, seed + seat)
+            old += adversary.dealt is not None
+            adversary.reset(view, seat_seed(seed, seat))
+            new += adversary.dealt is not None
+    assert (old, new) == (20, 0)
+
+
+def test_seat_seeds_are_unrelated_and_stable() -> None:
+    seeds = {seat_seed(episode, seat) for episode in range(100) for seat in (0, 1)}
+    assert len(seeds) == 200 and all(0 <= s < 2**31 for s in seeds)
+    assert seat_seed(3, 1) == seat_seed(3, 1) != seat_seed(3, 0) + 1

@@ -112,7 +112,7 @@ class CACAgent(LLMAgent):
     """The CAC agent (ToM -> action -> verifier)."""
 
     name = "cac"
-    version = "cac-v5"
+    version = "cac-v6"
     options_class = CACOptions
     options: CACOptions
 

@@ -121,7 +121,7 @@ class HMAgent(LLMAgent):
     """The Hypothetical Minds agent."""
 
     name = "hm"
-    version = "hm-v6"
+    version = "hm-v7"
     options_class = HMOptions
     options: HMOptions
 

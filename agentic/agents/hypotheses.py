@@ -51,7 +51,9 @@ class HMParams:
     threshold: float = field(default=0.7, metadata=flag("--threshold"))
     """Value at which a hypothesis is validated."""
     top_k: int = field(default=5, metadata=flag("--top-k"))
-    """How many hypotheses are shown for refinement and make predictions."""
+    """How many earlier hypotheses, the best by value, predict next to the newest and are shown
+    for refinement (those with a positive value); 0: the newest alone predicts and nothing is
+    refined (the paper's sweep point k = 0, Modular Mind Prompting's single hypothesis)."""
     initial_value: float = field(default=0.0, metadata=flag("--initial-value"))
     """Value of a new hypothesis (not given in the paper; 0 means no evidence yet)."""
 
@@ -60,7 +62,7 @@ class HMParams:
             "alpha": (0.0 < self.alpha <= 1.0, "in (0, 1]"),
             "c": (self.c > 0.0, "> 0"),
             "threshold": (abs(self.threshold) <= self.c, f"in [-c, c] = [{-self.c}, {self.c}]"),
-            "top_k": (isinstance(self.top_k, int) and self.top_k >= 1, "an integer >= 1"),
+            "top_k": (isinstance(self.top_k, int) and self.top_k >= 0, "an integer >= 0"),
             "initial_value": (abs(self.initial_value) <= self.c, "in [-c, c]"),
         }
         for name, (ok, allowed) in checks.items():
@@ -154,8 +156,10 @@ class HypothesisBook:
     def predictors(self) -> list[Hypothesis]:
         """Hypotheses that predict the partner's next behaviour.
 
-        The validated one alone if there is one; otherwise the top-k by value, always including
-        the newest (it replaces the lowest-valued one when the list is full).
+        The validated one alone if there is one; otherwise the newest plus the top-k earlier
+        ones by value. So an update without a validated hypothesis makes the paper's 3 + top_k
+        calls (generation, top_k + 1 predictions, the plan) once top_k earlier hypotheses
+        exist, and one with a validated hypothesis 2 (its prediction, the plan).
         """
         validated = self.validated()
         if validated is not None:
@@ -163,7 +167,7 @@ class HypothesisBook:
         if not self.hypotheses:
             return []
         newest = self.hypotheses[-1]
-        others = [h for h in self.ranked() if h is not newest][: self.params.top_k - 1]
+        others = [h for h in self.ranked() if h is not newest][: self.params.top_k]
         return [newest, *others]
 
     def for_plan(self) -> Hypothesis | None:

@@ -10,7 +10,7 @@ class LLMOnlyAgent(LLMAgent):
     """Working plus episodic memory -> one action call (reprompt and fallback as every agent)."""
 
     name = "llm"
-    version = "llm-v4"
+    version = "llm-v5"
 
     async def decide(self, observation: Observation) -> str:
         """One action call."""

@@ -89,6 +89,11 @@ class Game(abc.ABC, Generic[ObservationT]):
     turn_based: ClassVar[bool] = False
     """Whether players move in turns (Hanabi) rather than at the same time (the other games);
     prompts that talk about the partner's timing depend on it."""
+    legal_actions_public: ClassVar[bool] = True
+    """Whether each seat's legal actions follow from what both seats see, so each seat's view
+    holds both lists. False where a seat's legal actions depend on what the other seat cannot
+    see (Hanabi: a reveal is legal only if it touches a card of the partner, who cannot see its
+    own cards): each view then holds its own seat's actions only."""
     profile: ClassVar[GameProfile] = GameProfile()
     """What the tracks need to know about this game (:mod:`coordqa.games.profile`); a game that
     declares none gets the defaults."""
@@ -246,11 +251,14 @@ class Game(abc.ABC, Generic[ObservationT]):
         }
 
     def _seat_view(self, seat: int, public: dict[str, Any]) -> SeatView[ObservationT]:
+        actions = public["actions"]
+        if not self.legal_actions_public:
+            actions = tuple(own if player == seat else None for player, own in enumerate(actions))
         return SeatView(
             seat=seat,
             working_memory=self.describe(seat),
             public=self.seat_observation(seat),
-            **public,
+            **{**public, "actions": actions},
         )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from coordqa.errors import GameError
 from coordqa.games.base import GAMES, Game, Observation, Player, StepResult
-from coordqa.games.seat import SeatView
+from coordqa.games.seat import SeatView, seat_seed
 
 
 @dataclass
@@ -99,7 +99,8 @@ async def play_episode(
     Args:
         game: the game to play (it is reset here).
         players: player 0 and player 1.
-        seed: episode seed, used for the game and handed to each player.
+        seed: episode seed: the game is reset with it, each player with its seat's
+            :func:`~coordqa.games.seat.seat_seed`.
         player_names: names recorded in the trajectory (defaults to the players' ``name``).
         max_steps: a safety cap on top of the game's own limit; reaching it is an error, because
             every game ends by its rules and a runaway loop means a bug.
@@ -130,10 +131,14 @@ async def play_episode(
 
 
 def seat_players(game: Game, players: Sequence[Player], seed: int) -> list[SeatView]:
-    """Reset each player with its view of the start and seed ``seed + seat``; return the views."""
+    """Reset each player with its view of the start and its seat's seed; return the views.
+
+    The seat's seed is :func:`~coordqa.games.seat.seat_seed` of the episode seed, not the episode
+    seed itself, from which a player could deal a Hanabi game again.
+    """
     views = game.seat_views()
     for seat, player in enumerate(players):
-        player.reset(views[seat], seat, seed + seat)
+        player.reset(views[seat], seat, seat_seed(seed, seat))
     return views
 
 

@@ -43,6 +43,7 @@ REFERENCE_FIELDS = (
     "belief_facts",
     "tom_ladder",
     "paper_description",
+    "inference_probe",
 )
 """The profile fields that hold ``"module:attr"`` references (:meth:`GameProfile.load`)."""
 
@@ -132,6 +133,14 @@ class GameProfile:
     """Reference to a function ``(SeatView) -> str``: the long-term memory the LLM-Coordination
     paper gave its agents (read under a preset with ``paper_texts``); None: the game's own
     description."""
+
+    # -- seat privacy --------------------------------------------------------------------------
+    inference_probe: str | None = None
+    """Reference to a class whose instances read the views handed to one seat and say what
+    they let it infer of hidden state beyond public history
+    (:class:`coordqa.games.seat.InferenceProbe`; Hanabi's tries to learn its own cards);
+    :func:`coordqa.games.testing.check_seat_privacy` runs a fresh one per seat. None: the game
+    hides nothing (fully observable)."""
 
     # -- the agentic track: grids and reports ------------------------------------------------
     self_play_seeds: tuple[int, ...] = (0, 1, 2)

@@ -42,7 +42,7 @@ from typing import Any
 from coordqa.errors import ConfigError, GameError
 from coordqa.games.base import Game, Observation, Player, StepResult
 from coordqa.games.episode import StepRecord, Trajectory, replay
-from coordqa.games.seat import SeatView
+from coordqa.games.seat import InferenceProbe, SeatView
 from coordqa.jsonvalues import JSONObject
 
 ILLEGAL_MOVE = "an illegal move the conformance kit made up"
@@ -332,6 +332,9 @@ def check_seat_privacy(
       objects with the full state (pyhanabi's ``HanabiState`` or ``HanabiGame``) and values that
       reveal the seat's hidden information (Hanabi: its own cards, in an engine observation's
       hands or as a list of cards).
+    - what the game profile's ``inference_probe`` infers from a handed view (and the seed of
+      ``reset``) beyond public history: Hanabi's adversary tries to learn its own cards from the
+      partner's legal moves and by dealing the game again from the seed.
 
     Overcooked and the Collab games are fully observable, so for them the check is that no
     route leads to the game or its mutable state. What it cannot see: a player that imports the
@@ -368,18 +371,29 @@ class _Probed(Player):
     def __init__(self, inner: Player, game: Game, seat: int, report: SeatPrivacyReport) -> None:
         self.inner, self.seat, self.report = inner, seat, report
         self.secrets = _Secrets(game, seat)
+        probe = game.profile.load("inference_probe")
+        self.probe: InferenceProbe | None = None if probe is None else probe()
 
-    def _search(self, where: str, *handed: Any) -> None:
-        for value in handed:
+    def _search(self, where: str, view: SeatView, *handed: Any, seed: int | None = None) -> None:
+        """Search what is handed, then let the game's probe infer from it (and the seed)."""
+        here = f"{where} (seat {self.seat})"
+        for value in (view, *handed):
             self.report.handed += 1
-            self.report.visited += self.secrets.search(value, f"{where} (seat {self.seat})")
+            self.report.visited += self.secrets.search(value, here)
+        if self.probe is None:
+            return
+        if seed is not None:
+            self.probe.reset(view, seed)
+        leak = self.probe.leak(view)
+        if leak is not None:
+            raise SeatPrivacyError(f"{here}: {leak}")
 
     def reset(self, view: SeatView, player: int, seed: int) -> None:
-        self._search("reset", view)
+        self._search("reset", view, seed=seed)
         self.inner.reset(view, player, seed)
 
     async def act(self, observation: Observation) -> str:
-        self._search("act", observation)
+        self._search("act", observation.view, observation)
         self.report.decisions += 1
         return await self.inner.act(observation)
 

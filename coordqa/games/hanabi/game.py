@@ -62,6 +62,7 @@ class Hanabi(Game[HanabiSeatObservation]):
     version: ClassVar[str] = "hanabi-v1"
     layouts: ClassVar[tuple[str, ...]] = ("default",)
     turn_based: ClassVar[bool] = True
+    legal_actions_public: ClassVar[bool] = False
     profile: ClassVar[GameProfile] = PROFILE
 
     def __init__(self, layout: str | None = None, seed: int = 0, **options: Any) -> None:

@@ -82,23 +82,36 @@ def after_reveal(
 ) -> list[CardKnowledge]:
     """The knowledge of ``hand`` (whose cards are ``cards``) after a reveal of ``color``/``rank``.
 
+    Computed here so a player can look ahead at a reveal from what it sees (the partner's
+    cards), without the engine state.
+    """
+    touched = [
+        (color is not None and card[0] == color) or (rank is not None and card[1] == rank)
+        for card in cards
+    ]
+    return reveal_knowledge(hand, touched, color, rank)
+
+
+def reveal_knowledge(
+    hand: Sequence[CardKnowledge], touched: Sequence[bool], color: int | None, rank: int | None
+) -> list[CardKnowledge]:
+    """The knowledge of ``hand`` after a reveal of ``color`` or ``rank`` that touched ``touched``.
+
     The engine's rule (``HanabiCardKnowledge``): a touched card's colour (rank) becomes the named
-    one, every other card loses it as a possibility. Computed here so a player can look ahead at
-    a reveal from what it sees (the partner's cards), without the engine state.
+    one, every other card loses it as a possibility. Needs only which positions were touched,
+    which the move record shows both players.
     """
     after = []
-    for knowledge, card in zip(hand, cards, strict=True):
+    for knowledge, hit in zip(hand, touched, strict=True):
         if color is not None:
-            touched = card[0] == color
-            colors = (color,) if touched else tuple(c for c in knowledge.colors if c != color)
+            colors = (color,) if hit else tuple(c for c in knowledge.colors if c != color)
             knowledge = CardKnowledge(
-                colors, knowledge.ranks, color if touched else knowledge.color, knowledge.rank
+                colors, knowledge.ranks, color if hit else knowledge.color, knowledge.rank
             )
         if rank is not None:
-            touched = card[1] == rank
-            ranks = (rank,) if touched else tuple(r for r in knowledge.ranks if r != rank)
+            ranks = (rank,) if hit else tuple(r for r in knowledge.ranks if r != rank)
             knowledge = CardKnowledge(
-                knowledge.colors, ranks, knowledge.color, rank if touched else knowledge.rank
+                knowledge.colors, ranks, knowledge.color, rank if hit else knowledge.rank
             )
         after.append(knowledge)
     return after

@@ -35,6 +35,7 @@ PROFILE = GameProfile(
         }
     },
     paper_description="coordqa.games.hanabi.conventions:paper_description",
+    inference_probe="coordqa.games.hanabi.inference:HandAdversary",
     self_play_seeds=SELF_PLAY_SEEDS,
     cross_play_seeds=CROSS_PLAY_SEEDS,
     report_tables=(
