@@ -208,7 +208,7 @@ class LLMAgent(Player):
         if action not in legal:
             raise GameError(f"{self.name} agent chose {action!r}, which is not legal: {legal}")
         if self.ladder_every and (self.decision - 1) % self.ladder_every == 0:
-            await ask_ladder(self, observation.view)
+            await ask_ladder(self, observation.view, (self.decision - 1) // self.ladder_every)
         decision = (observation.description(), tuple(legal), action)
         if decision == self._last_decision:
             self._stats.repeated_decisions += 1

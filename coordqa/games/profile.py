@@ -122,9 +122,10 @@ class GameProfile:
     (:class:`coordqa.agentic.agents.belief.BeliefFact`): the facts of an agent's belief state
     that the engine can check. None: the belief state refuses the game."""
     tom_ladder: str | None = None
-    """Reference to a function ``(SeatView, player, decision) ->
+    """Reference to a function ``(SeatView, player, ask) ->
     list[coordqa.agentic.agents.ladder.LadderQuestion]``: the ToM question ladder of a game with
-    hidden information. None: every fact is common knowledge and the ladder refuses the game."""
+    hidden information, asked for the ``ask``-th time in the episode (0 first). None: every
+    fact is common knowledge and the ladder refuses the game."""
     agent_presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Per agent preset (``coordqa.agentic.presets.PRESETS``), what it sets in this game, as the
     agentic track's ``GamePreset`` fields: ``agent_options`` (per agent name), ``generate``
