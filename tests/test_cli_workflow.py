@@ -271,3 +271,25 @@ def test_eval_prints_the_headline_and_overall_rows_and_quiet_keeps_the_run_direc
     overall_rows = [line.split() for line in out.splitlines() if line.startswith("  overall")]
     assert len(overall_rows) == 2 and all(r[1] == f"{expected:.3f}" for r in overall_rows)
     assert f"run directory: {out_dir}" in out and "eval 0/" not in out  # quiet: no progress
+
+
+def test_a_refused_key_and_an_unknown_model_are_said_in_the_providers_words(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from coordqa.llm.testing import Fault, LocalOpenAIServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    for fault, name in ((Fault.bad_key(), "key"), (Fault.unknown_model(), "model")):
+        with LocalOpenAIServer(always=fault, models=["gemma-3-270m", "qwen"]) as server:
+            code, out = invoke(
+                "eval", "--model", "openai/m", "--api-base", server.base_url,
+                "--dataset", "example", "--limit", "1", "--trials", "1", "-q",
+                "--out", tmp_path / name,
+            )  # fmt: skip
+        assert code == 1, out
+        said = out[out.index("error: stopped") :]
+        if name == "key":  # one class name, then OpenAI's sentence: no litellm prefixes
+            assert "AuthenticationError: Incorrect API key provided" in said
+            assert said.count("Error") == 1 and "litellm" not in said
+        else:  # the models the server lists, from GET /v1/models
+            assert "serves gemma-3-270m, qwen: use --model openai/gemma-3-270m" in said

@@ -88,7 +88,7 @@ def parse_model_args(items: list[str]) -> JSONObject:
 
 
 def headline(analysis: RunAnalysis) -> str:
-    """The run in one line: overall accuracy with both uncertainties, questions and trials."""
+    """The run in two short lines: overall accuracy with both uncertainties; questions, trials."""
     from coordqa.analysis.tables import format_accuracy, format_interval
 
     row = analysis.overall.iloc[0] if len(analysis.overall) else None
@@ -97,9 +97,9 @@ def headline(analysis: RunAnalysis) -> str:
         return f"{analysis.model}: no accuracy, no sample is answered ({why})"
     accuracy = format_accuracy(row["accuracy"], row["se"], complete=analysis.complete)
     return (
-        f"{analysis.model}: overall accuracy {accuracy} (trial SE), 95% CI "
-        f"{format_interval(row['ci_low'], row['ci_high'])} (questions); "
-        f"{int(row['n_questions'])} questions, {int(row['n_trials'])} trials; random baseline "
+        f"{analysis.model}: overall accuracy {accuracy} (trial SE)\n"
+        f"  95% CI {format_interval(row['ci_low'], row['ci_high'])} (questions); "
+        f"{int(row['n_questions'])} questions x {int(row['n_trials'])} trials; random "
         f"{row['random_baseline']:.3f}"
     )
 
@@ -343,10 +343,10 @@ def show_result(result: RunResult, *, as_json: bool, quiet: bool) -> None:
         print(json.dumps(result.to_json(), indent=2, allow_nan=False))
     else:
         render_analysis(result.analysis)
-    if quiet:
-        messages.print(f"run directory: [bold]{result.run_dir}[/]", highlight=False)
-    else:
+    if not quiet:
         render_counts(result)
+    elif not as_json:  # the JSON names it
+        messages.print(f"run directory: [bold]{result.run_dir}[/]", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

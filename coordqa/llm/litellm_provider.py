@@ -295,6 +295,18 @@ class LiteLLMProvider(Provider):
         asked += [name for name in config.extra if name in openai_params]
         return [name for name in asked if name not in supported]
 
+    def _served_hint(self) -> str:
+        """What the server at ``api_base`` serves instead, for a model it does not know."""
+        from coordqa.llm.served import served_models
+
+        served = served_models(str(self.api_base), self._key_to_send)
+        if not served:
+            return ""
+        return (
+            f"; the server at {self.api_base} serves {', '.join(served)}: use --model "
+            f"{self.prefix}/{served[0]}"
+        )
+
     def should_retry(self, exc: Exception) -> RetryDecision:
         """Rate limits, server errors, unreadable replies and lost connections are retried.
 
@@ -311,7 +323,10 @@ class LiteLLMProvider(Provider):
         if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
             return RetryDecision("transient", f"HTTP {status}")
         if status in _FATAL_STATUS and not _about_this_request(exc):
-            return RetryDecision("fatal", f"HTTP {status}: no call to this model can succeed")
+            reason = f"HTTP {status}: no call to this model can succeed"
+            if status == 404 and self.api_base:
+                reason += self._served_hint()
+            return RetryDecision("fatal", reason)
         if isinstance(status, int) and 400 <= status < 500:
             return RetryDecision("no", f"HTTP {status} is a permanent client error")
         return super().should_retry(exc)

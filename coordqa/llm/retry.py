@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import socket
 import threading
 import time
@@ -218,6 +219,11 @@ def is_timeout(exc: BaseException) -> bool:
     return False
 
 
+_CLIENT_PREFIXES = re.compile(r"^(?:(?:litellm\.)?\w+(?:Error|Exception)(?: - |: ))+")
+"""The class names client libraries put before the provider's sentence, often several deep
+(``litellm.AuthenticationError: AuthenticationError: OpenAIException - Incorrect API key``)."""
+
+
 def describe_error(exc: BaseException, timeout_s: float | None = None) -> str:
     """A one-line description of a failure, for the error text of a Reply.
 
@@ -226,10 +232,13 @@ def describe_error(exc: BaseException, timeout_s: float | None = None) -> str:
 
     >>> describe_error(TimeoutError(), timeout_s=120)
     'timed out after 120 s (--timeout)'
+    >>> describe_error(PermissionError("litellm.AuthenticationError: AuthenticationError: "
+    ...                                "OpenAIException - Incorrect API key provided"))
+    'PermissionError: Incorrect API key provided'
     """
     if timeout_s is not None and is_timeout(exc):
         return f"timed out after {timeout_s:g} s (--timeout)"
-    text = provider_words(str(exc).strip())
+    text = _CLIENT_PREFIXES.sub("", provider_words(str(exc).strip()))
     first_line = text.splitlines()[0] if text else ""
     return f"{type(exc).__name__}: {first_line[:500]}" if first_line else type(exc).__name__
 

@@ -34,6 +34,7 @@ _NO_RESPONSE = 0
 """Status that tells the handler to close the connection without answering."""
 
 _CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
+_MODELS_PATHS = frozenset({"/v1/models", "/models"})
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,7 @@ class LocalOpenAIServer:
         faults: Mapping[int, Fault] | Sequence[Fault | None] | None = None,
         always: Fault | None = None,
         api_key: str | None = None,
+        models: Sequence[str] = ("local-model",),
     ) -> None:
         """Configure the server; it starts when the ``with`` block is entered.
 
@@ -173,6 +175,7 @@ class LocalOpenAIServer:
                 missing model...).
             api_key: the key the server accepts: a request without ``Authorization: Bearer
                 <api_key>`` gets :meth:`Fault.bad_key` (None: any key, or none, is accepted).
+            models: the model ids ``GET /v1/models`` lists.
         """
         if latency_s < 0:
             raise ConfigError(f"latency_s must be >= 0, got {latency_s}")
@@ -183,6 +186,7 @@ class LocalOpenAIServer:
             raise ConfigError(f"always is {always!r}; expected a Fault, e.g. Fault.bad_key()")
         self._always = always
         self.api_key = api_key
+        self.models = list(models)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._requests: list[dict[str, Any]] = []
@@ -365,6 +369,13 @@ def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send(400, {}, b'{"error": {"message": "request body is not JSON"}}')
                 return
             self._send(*server.respond(body, self.headers.get("Authorization", "")))
+
+        def do_GET(self) -> None:  # noqa: N802 (the name http.server dispatches to)
+            if self.path not in _MODELS_PATHS:
+                self._send(404, {}, b'{"error": {"message": "not found"}}')
+                return
+            listed = [{"id": name, "object": "model"} for name in server.models]
+            self._send(200, {}, json.dumps({"object": "list", "data": listed}).encode())
 
         def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
             if status == _NO_RESPONSE:
