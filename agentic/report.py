@@ -26,11 +26,12 @@ Every game's episodes go into:
 - plan optimality: steps to the goal (Collab win, first Overcooked delivery) against a planner's
   from the same start (:mod:`coordqa.agentic.optimality`);
 - per decision: model calls, tokens, cost, latency, verifier rejections per verifier call,
-  fallbacks, repeated decisions, partner-prediction accuracy (HM's hypotheses, or CAC's k-level
-  ToM: rows differ by ``tom_level``) and how often a level-2 CAC agent did what it inferred its
-  partner expected, belief-state accuracy (checked facts right), each the mean ± SE over
-  episodes of the episode's own rate; HM self-reflections per episode; and the accuracy of the
-  ToM question ladder per order (introspection, first, second).
+  verifier replies without a verdict, fallbacks, repeated decisions, partner-prediction accuracy
+  (HM's hypotheses, or CAC's k-level ToM: rows differ by ``tom_level``) and how often a level-2
+  CAC agent did what it inferred its partner expected, belief-state accuracy (checked facts
+  right), each the mean ± SE over episodes of the episode's own rate; HM self-reflections per
+  episode; and the accuracy of the ToM question ladder per order (introspection, first,
+  second).
 
 ``episodes.csv`` has one row per episode with every option as a column (``agent.<name>``,
 ``game.<name>``, ``generate.<name>``), integer counts, and blanks where a measure does not apply.
@@ -62,6 +63,7 @@ COUNT_COLUMNS = (
     "completion_tokens",
     "verifier_calls",
     "verifier_rejections",
+    "verifier_missing",
     "fallbacks",
     "repeated_decisions",
     "failed_actions",
@@ -378,6 +380,7 @@ def per_decision(frame: pd.DataFrame) -> pd.DataFrame:
             "cost/dec": _rate(group["cost"], decisions),
             "latency/dec s": _rate(group["latency_s"], decisions),
             "verifier reject": _rate(group["verifier_rejections"], group["verifier_calls"]),
+            "no verdict/dec": _rate(group["verifier_missing"], decisions),
             "fallback": _rate(group["fallbacks"], decisions),
             "repeated": _rate(group["repeated_decisions"], decisions),
             "pred acc": _rate(group["predictions_correct"], group["predictions_scored"]),

@@ -34,12 +34,14 @@ def by_game(grid: dict[str, Any]) -> dict[str, Any]:
 
 def test_paper_preset_sets_the_papers_calls_and_sampling_per_game() -> None:
     specs = by_game({"agents": ["cac"], "models": ["m"], "preset": "paper", "games": ALL_GAMES})
-    # the LLM-Coordination code: Hanabi CAC with ToM and an uncapped verifier (top_p 1.0);
-    # Overcooked and Collab Capture one action call; Collab Escape ToM without the verifier
+    # the LLM-Coordination code: Hanabi CAC with ToM and an uncapped verifier that accepts only
+    # a reply saying Okay (top_p 1.0); Overcooked and Collab Capture one action call; Collab
+    # Escape ToM without the verifier
     assert specs["hanabi"].agent_options == {
         "use_tom": True,
         "use_verifier": True,
         "max_verifier_retries": None,
+        "missing_verdict": "reject",
     }
     assert specs["hanabi"].generate == {"temperature": 0.6, "top_p": 1.0}
     assert specs["overcooked"].agent_options == {"use_tom": False, "use_verifier": False}
@@ -75,6 +77,7 @@ def test_user_options_override_the_preset_and_game_entries_override_the_grid() -
         "use_tom": False,
         "use_verifier": True,
         "max_verifier_retries": 3,
+        "missing_verdict": "reject",
     }
     assert specs["collab_escape"].agent_options == {
         "use_tom": False,

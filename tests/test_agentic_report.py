@@ -65,6 +65,8 @@ def test_tables_have_the_paper_shapes(report_run: Path, tmp_path: Path) -> None:
     }
     assert all(" ± " in value for value in cost["calls/dec"])
     assert (cost["pred acc"] == "").all()  # does not apply: blank, never NaN
+    # the scripted model answers every verification request "Verification: Okay"
+    assert set(cost["no verdict/dec"]) == {"0.000 ± 0.000"}
     written = {p.name for p in tmp_path.iterdir()}
     assert {"report.md", "episodes.csv", "scores.png", "tokens_vs_score.png"} <= written
     markdown = (tmp_path / "report.md").read_text()

@@ -182,6 +182,24 @@ def test_missing_verdict_accepts_the_action_as_unverified() -> None:
     assert next(r for r in records if r["role"] == "verifier")["verdict"] == "missing"
 
 
+def test_the_papers_rule_rejects_a_missing_verdict_until_the_cap() -> None:
+    """The authors' code accepts only a reply that says Okay: a verifier that never gives a
+    verdict rejects every proposal, so with 2 re-asks there are 3 action and 3 verifier calls,
+    then the safe fallback, exactly as with a verifier that always says Not Okay."""
+    script = RoleScript(verifier="Looks fine to me.")
+    agent, records = cac(script, missing_verdict="reject", max_verifier_retries=2)
+    game = hanabi_after_alice()
+    legal = game.legal_actions(1)
+    action = decide_once(agent, game, player=1)
+    assert script.calls["action"] == script.calls["verifier"] == 3
+    assert action == fallback_action("hanabi", legal[3:])
+    stats = agent.stats()
+    assert stats["verifier_missing"] == stats["verifier_rejections"] == 3
+    assert stats["fallback_reasons"] == {"verifier_cap": 1}
+    events = next(r for r in records if r["kind"] == "events")
+    assert all("no verdict" in r["reason"] for r in events["verifier_rejections"])
+
+
 @pytest.mark.parametrize(
     ("text", "verdict"),
     [

@@ -15,10 +15,13 @@ Decisions this module makes (the paper's code left them open):
   safe fallback action (:func:`~coordqa.agentic.agents.memory.fallback_action`) among the
   actions the verifier did not reject, recorded as a fallback with reason ``verifier_cap``; only
   when the verifier rejected every legal action does it fall back among all of them.
-- A verifier reply with no verdict line, or a failed verifier call, accepts the proposal as
-  *unverified* (recorded ``verdict: "missing"``, counted in ``verifier_missing``): a verifier that
-  cannot format an answer is no evidence that the action is unsafe, and rejecting would turn
-  every format slip into a fallback.
+- A verifier reply with no verdict line is recorded ``verdict: "missing"`` and counted in
+  ``verifier_missing`` (the report gives it per decision). What it decides is the option
+  ``missing_verdict``: ``accept`` (coordqa's default) takes the proposal unverified, since a
+  verifier that cannot format an answer is no evidence that the action is unsafe, and rejecting
+  would turn every format slip into a re-ask and, at the cap, a fallback; ``reject`` (the
+  ``paper`` preset) treats it as "Not Okay", as the authors' code does (it accepts only a reply
+  that says Okay), counted as a rejection too.
 - The verdict is read from the last "Verification:" line; "Not Okay" is checked before "Okay".
 - Fallback actions (unreadable action replies) are not verified: they are safe by construction.
 
@@ -89,6 +92,12 @@ class CACOptions:
     belief_state: bool = field(default=False, metadata=flag("--belief-state", sets=True))
     """Keep an explicit belief state, rewritten at each decision and checked against the
     engine."""
+    missing_verdict: Literal["accept", "reject"] = field(
+        default="accept", metadata=flag("--missing-verdict")
+    )
+    """What a verifier reply with no verdict line counts as: accept (take the proposal
+    unverified) or reject (re-ask as after Not Okay, as the authors' code does). Counted either
+    way (verifier_missing)."""
 
     def __post_init__(self) -> None:
         check_level(self.tom_level)
@@ -150,7 +159,7 @@ class CACAgent(LLMAgent):
             if pick.fallback is not None or not self.options.use_verifier:
                 return pick.action
             verdict, reason = await self.verify(game, legal, memory, pick)
-            if verdict != "not_okay":
+            if verdict == "okay" or (verdict is None and self.options.missing_verdict == "accept"):
                 return pick.action
             rejected.append(pick.action)
             rejections.append(f"Rejected as unsafe or against the rules: {pick.action}. {reason}")
@@ -206,12 +215,15 @@ class CACAgent(LLMAgent):
 
         reply, verdict = await self.ask("verifier", messages, read)
         reason = _reason(reply.text)
-        if verdict == "not_okay":
+        if verdict is None:
+            self._stats.verifier_missing += 1
+            if self.options.missing_verdict == "accept":
+                self.note_event("notes", f"verifier gave no verdict; accepted {pick.action!r}")
+                return verdict, reason
+            reason = f"The verifier gave no verdict. {reason}".strip()
+        if verdict != "okay":
             self._stats.verifier_rejections += 1
             self.note_event("verifier_rejections", Rejection(action=pick.action, reason=reason))
-        elif verdict is None:
-            self._stats.verifier_missing += 1
-            self.note_event("notes", f"verifier gave no verdict; accepted {pick.action!r}")
         return verdict, reason
 
 

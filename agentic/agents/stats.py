@@ -41,9 +41,10 @@ class AgentStats:
     """High-level actions of this agent that ended unfinished (Overcooked: became impossible or
     blocked); each is explained to the model at its next decision."""
     verifier_rejections: int = 0
-    """Proposed actions the verifier answered Not Okay to."""
+    """Proposed actions the verifier answered Not Okay to (with ``missing_verdict`` reject, also
+    those it gave no verdict on)."""
     verifier_missing: int = 0
-    """Verifier replies with no verdict line (or failed calls), accepted as unverified."""
+    """Verifier replies with no verdict line (accepted or rejected as ``missing_verdict`` says)."""
     subgoal_actions: int = 0
     """HM decisions taken from the plan's subgoals without an action call."""
     hypotheses_generated: int = 0

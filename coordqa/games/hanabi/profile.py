@@ -28,7 +28,12 @@ PROFILE = GameProfile(
     agent_presets={
         "paper": {
             "agent_options": {
-                "cac": {"use_tom": True, "use_verifier": True, "max_verifier_retries": None}
+                "cac": {
+                    "use_tom": True,
+                    "use_verifier": True,
+                    "max_verifier_retries": None,
+                    "missing_verdict": "reject",
+                }
             },
             "generate": {"temperature": 0.6, "top_p": 1.0},
             "prompt": {"paper_texts": True},
