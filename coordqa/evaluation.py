@@ -148,20 +148,25 @@ class EvalConfig:
                     f"{name} must be a tuple of names, e.g. {name}=({value!r},), not a string"
                 )
         if self.trials < 1:
-            raise ConfigError(f"trials must be >= 1, got {self.trials}")
+            raise ConfigError(f"--trials must be >= 1, got {self.trials}")
         if self.limit is not None and self.limit < 1:
-            raise ConfigError(f"limit must be >= 1 (or None for all questions), got {self.limit}")
-        if self.sample is not None and self.sample < 1:
-            raise ConfigError(f"sample must be >= 1 (or None for no sample), got {self.sample}")
-        if self.ids is not None and not self.ids:
-            raise ConfigError("ids must name at least one question (or be None for all)")
-        if self.prompt_layout not in PROMPT_LAYOUTS:
             raise ConfigError(
-                f"prompt_layout {self.prompt_layout!r} is not one of {list(PROMPT_LAYOUTS)}"
+                f"--limit must be >= 1 (leave it out for all questions), got {self.limit}"
+            )
+        if self.sample is not None and self.sample < 1:
+            raise ConfigError(
+                f"--sample must be >= 1 (leave it out for no sample), got {self.sample}"
+            )
+        if self.ids is not None and not self.ids:
+            raise ConfigError("--ids must name at least one question (leave it out for all)")
+        if self.prompt_layout not in PROMPT_LAYOUTS:
+            allowed = ", ".join(layout.replace("_", "-") for layout in PROMPT_LAYOUTS)
+            raise ConfigError(
+                f"--prompt-layout {self.prompt_layout.replace('_', '-')} is not one of {allowed}"
             )
         if not 0.0 <= self.max_error_rate <= 1.0:
             raise ConfigError(
-                f"max_error_rate must be a share between 0 and 1, got {self.max_error_rate}"
+                f"--max-error-rate must be a share between 0 and 1, got {self.max_error_rate:g}"
             )
         self.generate_config(0)  # validates the sampling parameters
 
@@ -391,8 +396,8 @@ def _plan(config: EvalConfig) -> _Plan:
     )
     if len(rows) == 0:
         raise ConfigError(
-            f"no questions left after filtering (games={config.games}, types={config.types}, "
-            f"ids={config.ids}, limit={config.limit}); widen the filters"
+            f"no question of {dataset_name(config.dataset)} is left after the filters "
+            f"{describe_selection(config)}; widen them"
         )
     questions = []
     for row in rows:
@@ -423,6 +428,24 @@ def _plan(config: EvalConfig) -> _Plan:
 RESUME_MAY_CHANGE = ("api_base", "trials")
 """Settings a resumed run may change: where the model is served (servers move between cluster
 jobs), and the number of trials, upwards (the new trials are added, the old ones kept)."""
+
+
+def describe_selection(config: EvalConfig) -> str:
+    """The question filters of ``config`` as flags: ``--games hanabi --limit 40``.
+
+    >>> describe_selection(EvalConfig(model="random", games=("hanabi",), limit=40))
+    '--games hanabi --limit 40'
+    """
+    parts = [
+        f"--{name} {','.join(value)}"
+        for name, value in (("games", config.games), ("types", config.types), ("ids", config.ids))
+        if value
+    ]
+    if config.sample is not None:
+        parts.append(f"--sample {config.sample} --sample-seed {config.sample_seed}")
+    if config.limit is not None:
+        parts.append(f"--limit {config.limit}")
+    return " ".join(parts) or "(none)"
 
 
 def _run_fingerprint(

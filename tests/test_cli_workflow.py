@@ -6,6 +6,7 @@ from the outcomes written, before the commands are run. Tables are rendered at 8
 
 from __future__ import annotations
 
+import re
 import socket
 from pathlib import Path
 
@@ -293,3 +294,78 @@ def test_a_refused_key_and_an_unknown_model_are_said_in_the_providers_words(
             assert said.count("Error") == 1 and "litellm" not in said
         else:  # the models the server lists, from GET /v1/models
             assert "serves gemma-3-270m, qwen: use --model openai/gemma-3-270m" in said
+
+
+PYTHON_REPRS = {
+    "a dict": r"\{'",
+    "a list or tuple of strings": r"[\[(]'",
+    "None, True or False": r"\b(?:None|True|False)\b",
+    "a keyword argument": r"(?<!--model-arg )(?<!--model-arg ')\b[a-z]+(?:_[a-z]+)+=",
+    "a function call": r"\b[a-z]+(?:_[a-z]+)+\(",
+    "a quoted Python value": r"'[a-z]+(?:_[a-z]+)+'",
+    "a class attribute": r"\b[A-Z][a-z]+[A-Z]\w*\.[a-z_]+",
+    "a traceback or object": r"Traceback|object at 0x|<class ",
+}
+"""What a message in the user's terms never holds: Python's spelling of values and names."""
+
+BAD_OPTIONS = [
+    ["eval", "-m", "random", "--trials", "0"],
+    ["eval", "-m", "random", "--limit", "0"],
+    ["eval", "-m", "random", "--sample", "0"],
+    ["eval", "-m", "random", "--prompt-layout", "bad"],
+    ["eval", "-m", "random", "--temperature", "-1"],
+    ["eval", "-m", "random", "--top-p", "2"],
+    ["eval", "-m", "random", "--max-error-rate", "2"],
+    ["eval", "-m", "random", "--concurrency", "0"],
+    ["eval", "-m", "random", "--timeout", "0"],
+    ["eval", "-m", "random", "--max-attempts", "0"],
+    ["eval", "-m", "random", "--max-connection-failures", "0"],
+    ["eval", "-m", "random", "--rpm", "0"],
+    ["eval", "-m", "random", "--model-arg", "bad"],
+    ["eval", "-m", "random", "--model-arg", "temperature=1"],
+    ["eval", "-m", "random", "--model-arg", "timeout=3"],
+    ["eval", "-m", "random", "--ids", ""],
+    ["eval", "-m", "random", "--ids", "nosuch-id"],
+    ["eval", "-m", "random", "--games", "chess"],
+    ["eval", "-m", "random", "--types", "XX"],
+    ["eval", "-m", "random", "--dataset", "nope"],
+    ["eval", "-m", "random", "--games", "hanabi", "--ids", "collab_capture-01-EC"],
+    ["eval", "-m", ""],
+    ["eval", "-m", "nosuchmodel"],
+    ["eval", "-m", "random", "--api-key-env", "COORDQA_TEST_UNSET_KEY"],
+    ["eval", "-m", "llamacpp/missing.gguf"],
+    ["results", "RUN", "--format", "xml"],
+    ["results", "RUN", "--game", "chess"],
+    ["results", "missing-run"],
+    ["compare", "RUN"],
+    ["compare", "RUN", "OTHER", "--only", "bad"],
+    ["report", "missing-run"],
+    ["report", "RUN", "--sizes", "bad"],
+    ["runs", "list", "missing-folder"],
+    ["view", "RUN", "--port", "70000"],
+    ["dataset", "stats", "nope"],
+    ["games", "show", "chess"],
+    ["play", "chess"],
+    ["partners", "list", "nosuch"],
+    ["score", "missing-run"],
+]
+"""Bad options and names across the CLI: each must exit 2 with one line in the user's terms."""
+
+
+def test_error_messages_speak_in_flags_not_python(
+    two_runs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "500")  # one message, one line
+    places = {"RUN": str(two_runs[0]), "OTHER": str(two_runs[1])}
+    leaks = []
+    for args in BAD_OPTIONS:
+        code, out = invoke(*[places.get(arg, arg) for arg in args])
+        lines = out.strip().splitlines()
+        if code != 2 or len(lines) != 1 or not lines[0].startswith("error: "):
+            leaks.append(f"{' '.join(args)}: exit {code}, {out!r}")
+            continue
+        for what, pattern in PYTHON_REPRS.items():
+            if re.search(pattern, lines[0]):
+                leaks.append(f"{' '.join(args)}: {what} in {lines[0]!r}")
+    assert not leaks, "\n".join(leaks)

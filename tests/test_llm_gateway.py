@@ -129,9 +129,9 @@ def test_ledger_sums_per_role_and_per_model() -> None:
 
 
 def test_policy_values_are_validated() -> None:
-    with pytest.raises(ConfigError, match="CallPolicy.max_attempts must be >= 1"):
+    with pytest.raises(ConfigError, match="--max-attempts must be >= 1, got 0"):
         CallPolicy(max_attempts=0)
-    with pytest.raises(ConfigError, match="GenerateConfig.temperature"):
+    with pytest.raises(ConfigError, match="--temperature must be >= 0, got -1"):
         GenerateConfig(temperature=-1)
 
 

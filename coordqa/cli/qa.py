@@ -53,6 +53,8 @@ def parse_ids(value: str | None) -> tuple[str, ...] | None:
     """Parse ``--ids``: a file of one id per line (``#`` starts a comment), or ``id1,id2``."""
     if value is None:
         return None
+    if not value.strip():
+        raise ConfigError("--ids is empty; give question ids (id1,id2) or a file of them")
     path = Path(value)
     if path.is_file():
         lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())

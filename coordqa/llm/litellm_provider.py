@@ -246,9 +246,9 @@ class LiteLLMProvider(Provider):
         empty = [key for key in missing if key in blank]
         state = f"is set but empty ({' and '.join(empty)})" if empty else "is not set"
         raise ModelError(
-            f"model {self.name!r} cannot be used: its API key {state}. Set the environment "
-            f"variable {' or '.join(missing)} to your key (or pass api_key=... / api_base=... "
-            "to get_model, --api-key-env NAME on the command line)."
+            f"model {self.name} cannot be used: its API key {state}. Set the environment "
+            f"variable {' or '.join(missing)} to your key, or name the variable that holds it "
+            "with --api-key-env NAME (a server of your own that needs no key: --api-base URL)."
         )
 
     async def complete(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from coordqa.errors import ModelError
 from coordqa.llm.providers import Provider, ProviderFactory
-from coordqa.registry import Registry
+from coordqa.registry import Registry, suggest
 
 __all__ = ["PROVIDERS", "create_provider"]
 
@@ -39,7 +39,11 @@ def create_provider(name: str, api_base: str | None, api_key: str | None) -> Pro
         from coordqa.llm.litellm_provider import LiteLLMProvider
 
         return LiteLLMProvider(name, api_base, api_key)
+    close = suggest(name, PROVIDERS.names())
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    built_in = ", ".join(f"{n}PATH" if n.endswith("/") else n for n in PROVIDERS.names())
     raise ModelError(
-        f"{PROVIDERS.unknown_message(name)} For a litellm model give its provider prefix, e.g. "
-        "'openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest' or 'ollama/llama3'."
+        f"unknown model {name}.{hint} Built in: {built_in}. For any other model give its "
+        "litellm provider prefix: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
+        "ollama/llama3, hosted_vllm/NAME (with --api-base)."
     )

@@ -73,9 +73,9 @@ class GenerateConfig:
         for name, value in self.extra.items():
             if name in NOT_EXTRA:
                 raise ConfigError(
-                    f"{name!r} cannot be an extra provider setting: "
+                    f"--model-arg {name}: not a provider setting of its own: "
                     + (
-                        f"use GenerateConfig.{name} (--{name.replace('_', '-')})"
+                        f"use {FLAGS[name]}"
                         if name in SAMPLING_FIELDS
                         else "coordqa sets it itself"
                     )
@@ -83,7 +83,9 @@ class GenerateConfig:
             try:
                 json.dumps(value, allow_nan=False)
             except (TypeError, ValueError) as exc:
-                raise ConfigError(f"extra setting {name!r} must be JSON data: {exc}") from exc
+                raise ConfigError(
+                    f"--model-arg {name}: the value must be JSON data ({exc})"
+                ) from exc
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,29 @@ class RetryDecision:
         return self.kind in ("transient", "rate_limit")
 
 
+FLAGS = {
+    "temperature": "--temperature",
+    "top_p": "--top-p",
+    "max_tokens": "--max-tokens",
+    "concurrency": "--concurrency",
+    "requests_per_minute": "--rpm",
+    "tokens_per_minute": "--tpm",
+    "timeout_s": "--timeout",
+    "max_attempts": "--max-attempts",
+    "max_connection_failures": "--max-connection-failures",
+}
+"""The command-line flag of each setting that has one: what an error about it names."""
+
+
+def setting_name(owner: object, field_name: str) -> str:
+    """How a message names a setting: its flag, else ``Class.field`` (a Python-only setting).
+
+    >>> setting_name(CallPolicy(), "timeout_s"), setting_name(CallPolicy(), "max_total_s")
+    ('--timeout', 'CallPolicy.max_total_s')
+    """
+    return FLAGS.get(field_name) or f"{type(owner).__name__}.{field_name}"
+
+
 def _check_range(
     owner: object,
     field_name: str,
@@ -163,15 +188,14 @@ def _check_range(
     open_low: bool = False,
 ) -> None:
     """Raise ConfigError unless the field is None or within [low, high] (or (low, high])."""
-    name = f"{type(owner).__name__}.{field_name}"
     value = getattr(owner, field_name)
     if value is None:
         return
     too_low = value <= low if open_low else value < low
     if too_low or (high is not None and value > high):
-        bound = f"> {low}" if open_low else f">= {low}"
-        allowed = f"{bound} and <= {high}" if high is not None else bound
-        raise ConfigError(f"{name} must be {allowed}, got {value!r}")
+        bound = f"> {low:g}" if open_low else f">= {low:g}"
+        allowed = f"{bound} and <= {high:g}" if high is not None else bound
+        raise ConfigError(f"{setting_name(owner, field_name)} must be {allowed}, got {value:g}")
 
 
 @dataclass(frozen=True)
