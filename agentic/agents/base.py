@@ -43,6 +43,7 @@ from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memor
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, GameError
 from coordqa.games.base import ANY_GAME, PLAYER_NAMES, Observation, Player, PlayerSpec, StepResult
+from coordqa.games.feed import SeatFeed
 from coordqa.games.seat import SeatView
 from coordqa.jsonvalues import JSONObject
 from coordqa.llm import DEFAULT_CONFIG, GenerateConfig, Message, Model, Reply, get_model
@@ -167,6 +168,9 @@ class LLMAgent(Player):
         self._pending_events: dict[NoteKey, list[Note]] = {}
         self._failure: tuple[str, str] | None = None
         self._last_decision: tuple[str, tuple[str, ...], str] | None = None
+        self.feed: SeatFeed | None = None
+        """What this seat was handed this episode, kept only for a model that plays from it
+        (``Model.reads_context``: the offline ``bot``) and passed with every call."""
         self.belief = BeliefState(self) if getattr(options, "belief_state", False) else None
         """The explicit belief state (agents whose options have ``belief_state`` on)."""
         self.ladder_every = check_ladder(game_name, getattr(options, "tom_ladder", 0))
@@ -185,6 +189,9 @@ class LLMAgent(Player):
         self._pending_events = {}
         self._failure = None
         self._last_decision = None
+        self.feed = SeatFeed() if self.model.reads_context else None
+        if self.feed is not None:
+            self.feed.reset(game, player, seed)
         if self.belief is not None:
             self.belief.reset()
 
@@ -193,6 +200,8 @@ class LLMAgent(Player):
         legal = list(observation.legal_actions)
         if not legal:
             raise GameError(f"{self.name} agent was asked to act with no legal action")
+        if self.feed is not None:
+            self.feed.act(observation)
         self.decision += 1
         self.turn = observation.view.turn
         self._stats.decisions += 1
@@ -220,6 +229,8 @@ class LLMAgent(Player):
 
     def observe(self, game: SeatView, player: int, result: StepResult) -> None:
         """Remember a failed action of this agent's; flush events when the episode ends."""
+        if self.feed is not None:
+            self.feed.observe(game, player, result)
         failed = result.failed.get(self.player)
         if failed is not None:
             reason = result.failure_reasons.get(self.player, "it could not be completed")
@@ -321,7 +332,9 @@ class LLMAgent(Player):
             messages: the conversation.
             parse: turns the reply into a value plus the role's payload.
         """
-        reply = await self.model.generate(messages, self.config, trial=self.seed, role=role)
+        reply = await self.model.generate(
+            messages, self.config, trial=self.seed, role=role, context=self.feed
+        )
         self._stats.count_call(role, reply)
         value, payload = parse(reply)
         result = dict(call_result(reply))

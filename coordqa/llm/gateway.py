@@ -103,6 +103,14 @@ class Model:
         return self.provider.name
 
     @property
+    def reads_context(self) -> bool:
+        """Whether this model answers from the caller's context too (``generate(context=)``).
+
+        Callers that have one to give (an agent's seat feed) keep it only for such models.
+        """
+        return self.provider.reads_context
+
+    @property
     def api_base(self) -> str | None:
         """The endpoint, when one was given."""
         return self.provider.api_base
@@ -129,6 +137,7 @@ class Model:
         *,
         trial: int = 0,
         role: str = "default",
+        context: object | None = None,
     ) -> Reply:
         """Ask the model; return its reply or, after bounded retries, an error reply.
 
@@ -137,6 +146,10 @@ class Model:
             config: sampling parameters (part of the cache key).
             trial: the repetition index (part of the cache key and of ``random``'s seed).
             role: who asks, for usage accounting (``qa``, ``tom``, ``action``, ``verifier`` ...).
+            context: what the caller knows of the situation the call is about, for a model that
+                reads it (:attr:`reads_context`: the offline ``bot`` plays an agent's seat from
+                the agent's :class:`~coordqa.games.feed.SeatFeed`). Never sent to an endpoint,
+                never part of the cache key; every other model ignores it.
 
         Raises:
             ModelError: the model is misconfigured (raised before anything is sent).
@@ -159,7 +172,7 @@ class Model:
                 self.usage.record(self.name, role, reply)
                 return reply
         self.check()
-        reply = await self._call(messages, config, trial)
+        reply = await self._call(messages, config, trial, role, context)
         if key is not None and self.cache is not None and reply.ok and reply.text is not None:
             self.cache.put(key, self.name, reply.text, reply.usage, reply.finish_reason)
         self.usage.record(self.name, role, reply)
@@ -187,15 +200,20 @@ class Model:
         return self.cache.get(key) is not None
 
     async def _call(
-        self, messages: tuple[Message, ...], config: GenerateConfig, trial: int
+        self,
+        messages: tuple[Message, ...],
+        config: GenerateConfig,
+        trial: int,
+        role: str,
+        context: object | None,
     ) -> Reply:
         """One call under the connection's limits, with the retry policy."""
         limiter = self._limiters.get(self.connection_key(), self._limits)
         tokens = estimate_tokens(messages, config)
 
         async def attempt(timeout_s: float) -> Completion:
-            completion = await self.provider.complete(
-                messages, config, trial=trial, timeout_s=timeout_s
+            completion = await self.provider.complete_in_context(
+                messages, config, trial=trial, timeout_s=timeout_s, role=role, context=context
             )
             await limiter.settle(tokens, completion.usage.total_tokens)
             return completion

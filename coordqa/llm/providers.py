@@ -50,6 +50,12 @@ class Provider(abc.ABC):
     """Requests this provider can serve at once, whatever the call policy asks (None: no limit
     of its own); a model loaded in this process serves one at a time."""
 
+    reads_context: bool = False
+    """Whether replies depend on the caller's context as well as the messages
+    (:meth:`complete_in_context`): true only for models that play from a game seat's view, such
+    as the offline ``bot``, whose callers then keep the context it reads. Real models read the
+    messages alone."""
+
     def __init__(self, name: str, api_base: str | None = None) -> None:
         """Name the model (the string given to ``get_model``) and its endpoint, if any."""
         self.name = name
@@ -71,6 +77,24 @@ class Provider(abc.ABC):
         self, messages: Sequence[Message], config: GenerateConfig, *, trial: int, timeout_s: float
     ) -> Completion:
         """Ask once. Raise on failure (classified by :meth:`should_retry`), never retry here."""
+
+    async def complete_in_context(
+        self,
+        messages: Sequence[Message],
+        config: GenerateConfig,
+        *,
+        trial: int,
+        timeout_s: float,
+        role: str,
+        context: object | None,
+    ) -> Completion:
+        """Ask once, told who asks (``role``) and what the caller passed as ``context``.
+
+        What the gateway calls. A provider that reads only the messages (every real model)
+        ignores both: this default is :meth:`complete`. A provider with :attr:`reads_context`
+        overrides it; the context is never sent anywhere and never enters a cache key.
+        """
+        return await self.complete(messages, config, trial=trial, timeout_s=timeout_s)
 
     def should_retry(self, exc: Exception) -> RetryDecision:
         """Classify a failed attempt. Subclasses extend this for their own exception types."""
