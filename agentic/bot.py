@@ -71,8 +71,12 @@ _OPTION_LINE = re.compile(rf"^([{re.escape(OPTION_LABELS)}])\. (.+)$")
 _PROPOSED = re.compile(r"^Proposed action: (.*)$", re.MULTILINE)
 
 
-class BotRefusal(ModelError):
-    """A call ``bot`` cannot answer (no seat feed): every such call would fail the same way."""
+class BotRefusal(Exception):
+    """A call ``bot`` cannot answer (no seat feed): every such call would fail the same way.
+
+    A provider failure, classified fatal (:meth:`BotProvider.should_retry`), so the gateway
+    returns it as a fatal error reply and the run stops with its words.
+    """
 
 
 @dataclass(frozen=True)
@@ -212,7 +216,7 @@ class BotProvider(Provider):
     def should_retry(self, exc: Exception) -> RetryDecision:
         """A refusal is fatal: every later call would be refused the same way."""
         if isinstance(exc, BotRefusal):
-            return RetryDecision("fatal", str(exc))
+            return RetryDecision("fatal", "every call would be refused the same way")
         return super().should_retry(exc)
 
     # ------------------------------------------------------------------ following the seat

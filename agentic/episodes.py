@@ -13,8 +13,9 @@ An agentic run is a run directory of kind ``agentic`` (:mod:`coordqa.store`):
     (:class:`coordqa.games.episode.Trajectory` as a dict: initial snapshot, every step's decisions
     and executed engine moves, rewards, final snapshot), ``score`` and ``metrics`` (the game's),
     ``agent_stats`` (seat index as a string -> the player's ``stats()`` dict, for players that
-    report stats: the LLM agents), ``decisions`` (seat -> number of decisions in the trajectory)
-    and ``wall_s``.
+    report stats: the LLM agents), ``agreement`` (seat of an LLM agent -> how often it chose what
+    the game's strong policy would have, :mod:`coordqa.agentic.agreement`), ``decisions`` (seat ->
+    number of decisions in the trajectory) and ``wall_s``.
 ``exchanges.jsonl``
     Every model exchange of every finished episode (the agents' recorder records: a
     :class:`coordqa.records.Exchange` per call, with ``role``, ``messages``, ``text``, ``usage``,
@@ -54,7 +55,7 @@ from coordqa.games.base import Game
 from coordqa.games.episode import Trajectory, replay
 from coordqa.jsonvalues import JSONObject, content_hash, json_value
 from coordqa.options import OptionValue
-from coordqa.records import AgentRecord, Episode, parse_exchange
+from coordqa.records import AgentRecord, Episode, PolicyAgreement, parse_exchange
 from coordqa.store import RunStore, open_run
 
 EPISODES = "episodes"
@@ -219,6 +220,9 @@ class AgenticEpisode:
     """The game's final metrics, as stored."""
     agent_stats: dict[int, dict[str, Any]] = field(default_factory=dict)
     """Seat -> the player's ``stats()`` (LLM calls, tokens, cost, fallbacks...)."""
+    agreement: dict[int, PolicyAgreement] = field(default_factory=dict)
+    """Seat of an LLM agent -> how often it chose the game's strong policy's action
+    (:mod:`coordqa.agentic.agreement`); empty when not measured."""
     attempt: str = ""
     """Id of the attempt that played it (links it to its exchanges)."""
     wall_s: float = math.nan
@@ -241,6 +245,7 @@ class AgenticEpisode:
             score=self.score,
             metrics=dict(self.metrics),
             agent_stats={str(seat): stats for seat, stats in self.agent_stats.items()},
+            agreement={str(seat): found for seat, found in self.agreement.items()},
             decisions={str(seat): n for seat, n in decisions_per_seat(self.trajectory).items()},
             wall_s=json_value(self.wall_s),
         ).to_json()
@@ -263,6 +268,7 @@ class AgenticEpisode:
                 score=stored.score,
                 metrics=dict(stored.metrics),
                 agent_stats={int(s): dict(v) for s, v in stored.agent_stats.items()},
+                agreement={int(s): found for s, found in stored.agreement.items()},
                 attempt=stored.attempt,
                 wall_s=math.nan if stored.wall_s is None else stored.wall_s,
                 exchanges=list(exchanges),

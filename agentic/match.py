@@ -6,7 +6,9 @@ player registry, hands LLM players their model, the spec's sampling and preset a
 and stamps every recorded exchange with the episode, the seat and the step it was made at.
 Callers that store as they go pass ``on_record`` (each record as soon as the call into the
 player that made it returns) and ``on_decision`` (each move asked of a player), which also drive
-progress displays. A player's recorder reaches only its own seat's pending records.
+progress displays. A player's recorder reaches only its own seat's pending records. Each LLM
+agent's seat is shadowed by the game's strong policy, which measures how often the agent chose
+what that policy would have (:mod:`coordqa.agentic.agreement`); the shadow never changes play.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from coordqa.agentic.agreement import PolicyShadow
 from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYERS, Observation, Player, StepResult, make_game
@@ -58,6 +61,7 @@ class _Seat(Player):
     """Wraps a player to count the steps it has observed and pass its records on after each call.
 
     Records leave in a ``finally``, so an interrupted decision still delivers the calls it made.
+    A ``shadow`` (the strong policy, for an LLM agent's seat) is handed the same calls.
     """
 
     def __init__(
@@ -66,11 +70,13 @@ class _Seat(Player):
         log: _SeatLog,
         deliver: Callable[[AgentRecord], None],
         on_decision: Callable[[], None] | None,
+        shadow: PolicyShadow | None = None,
     ) -> None:
         self.inner = inner
         self.log = log
         self.deliver = deliver
         self.on_decision = on_decision
+        self.shadow = shadow
 
     def _flush(self) -> None:
         records, self.log.pending = self.log.pending, []
@@ -83,12 +89,16 @@ class _Seat(Player):
             self.inner.reset(view, player, seed)
         finally:
             self._flush()
+        if self.shadow is not None:
+            self.shadow.reset(view, player, seed)
 
     async def act(self, observation: Observation) -> str:
         try:
             action = await self.inner.act(observation)
         finally:
             self._flush()
+        if self.shadow is not None:
+            await self.shadow.compare(observation, action)
         if self.on_decision is not None:
             self.on_decision()
         return action
@@ -98,6 +108,8 @@ class _Seat(Player):
             self.inner.observe(view, player, result)
         finally:
             self._flush()
+        if self.shadow is not None:
+            self.shadow.observe(view, player, result)
         self.log.step += 1
 
 
@@ -178,7 +190,10 @@ async def play_match(
     for seat in (0, 1):
         log = _SeatLog(spec.key, attempt, seat)
         player = build_player(spec, seat, model=model, generate=generate, recorder=log.record)
-        seats.append(_Seat(player, log, deliver, on_decision))
+        shadow = None
+        if is_llm_player(spec.seats[seat]):
+            shadow = PolicyShadow.for_game(spec.game, spec.layout)
+        seats.append(_Seat(player, log, deliver, on_decision, shadow))
     game = make_game(spec.game, spec.layout, spec.seed, **spec.game_options)
     started = time.monotonic()
     trajectory = await play_episode(game, seats, spec.seed, player_names=list(spec.seats))
@@ -193,6 +208,7 @@ async def play_match(
         score=float(trajectory.score),
         metrics={k: float(v) for k, v in trajectory.metrics.items()},
         agent_stats=stats,
+        agreement={i: s.shadow.result() for i, s in enumerate(seats) if s.shadow is not None},
         attempt=attempt,
         wall_s=time.monotonic() - started,
         exchanges=exchanges,

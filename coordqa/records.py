@@ -74,6 +74,7 @@ __all__ = [
     "LadderPayload",
     "OptionPickPayload",
     "PlanPayload",
+    "PolicyAgreement",
     "PredictPayload",
     "ReflectionPayload",
     "TomPayload",
@@ -777,6 +778,20 @@ Recorder = Callable[[AgentRecord], None]
 """What an agent hands each record to as it makes it (one per model call, one per decision)."""
 
 
+class PolicyAgreement(Record):
+    """How often an agent's seat chose what the game's strong policy would have chosen."""
+
+    policy: str
+    """The strong policy compared with (the game profile's ``strong_policy``)."""
+    decisions: int
+    """The seat's decisions with more than one legal action, while the policy ran."""
+    agreed: int
+    """Those where the agent's action was the policy's."""
+    error: str | None = None
+    """Why the policy stopped before the episode ended (it failed on a state the agent reached);
+    None when it followed the whole episode."""
+
+
 class Episode(Record):
     """One finished agentic episode (``episodes.jsonl``).
 
@@ -800,6 +815,9 @@ class Episode(Record):
     """Seat (as a string) -> the player's ``stats()``."""
     decisions: dict[str, int] = Field(default_factory=dict)
     """Seat (as a string) -> decisions in the trajectory."""
+    agreement: dict[str, PolicyAgreement] = Field(default_factory=dict)
+    """Seat (as a string) of an LLM agent -> its agreement with the game's strong policy (empty
+    in runs made before it was measured, and for games with no strong policy)."""
     wall_s: float | None = None
     """Wall-clock seconds the episode took."""
 

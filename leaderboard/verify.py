@@ -10,6 +10,9 @@ are exactly what ``coordqa score`` + ``coordqa report`` print.
 An agentic bundle names a grid the server registered (:mod:`coordqa.leaderboard.catalog`); its
 episodes must be exactly that grid's for one agent and model, and each is replayed on a game
 the server builds from the episode's game, layout, seed and options, to the game's end.
+
+Neither track ranks a model that plays from the game rather than from its prompts (the offline
+``bot``, which answers from a game's strong policy: :attr:`coordqa.llm.Provider.reads_context`).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ __all__ = [
     "VerificationError",
     "agentic_metrics",
     "metrics_of",
+    "refuse_unrankable",
     "verify_agentic",
     "verify_qa",
 ]
@@ -186,6 +190,30 @@ def _mismatches(bundle: QABundle, metrics: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def refuse_unrankable(model: str | None) -> None:
+    """Refuse a model that plays from the game's state instead of its prompts (``bot``).
+
+    Such a model measures the agents' pipeline, not a language model. Names this installation
+    does not know are not refused here: their replies or episodes are checked like any other.
+
+    Raises:
+        VerificationError: ``model`` reads its caller's context.
+    """
+    from coordqa.llm import create_provider
+
+    if model is None:
+        return
+    try:
+        provider = create_provider(model, None, None)
+    except CoordqaError:  # a model this installation cannot build: judged by what it played
+        return
+    if provider.reads_context:
+        raise VerificationError(
+            f"model {model!r} plays from the game's own strong policy, not from the prompts: "
+            "its runs measure coordqa's pipeline and are never ranked"
+        )
+
+
 def verify_qa(bundle: QABundle, catalog: Catalog) -> Verified:
     """Check a QA bundle against the dataset it names and re-score it.
 
@@ -194,6 +222,8 @@ def verify_qa(bundle: QABundle, catalog: Catalog) -> Verified:
             the catalog's cap, or replies that miss, repeat or add (question_id, trial) pairs
             (names a few of each).
     """
+    model = bundle.manifest.config.get("model")
+    refuse_unrankable(model if isinstance(model, str) else None)
     try:
         dataset = catalog.dataset(bundle.dataset_fingerprint)
     except UnknownNameError as exc:
@@ -303,6 +333,7 @@ def verify_agentic(bundle: AgenticBundle, catalog: Catalog) -> Verified:
         raise VerificationError(str(exc)) from exc
     episodes = _episodes(bundle)
     _check_coverage(episodes, grid)
+    refuse_unrankable(episodes[0].spec.model)
     try:
         replayed = verify_episodes(episodes)
     except GameError as exc:

@@ -14,6 +14,7 @@ from qa_run_support import Row, write_qa_run
 from scipy import stats
 
 from coordqa.analysis import (
+    Interval,
     accuracy_table,
     analyze_run,
     compare_runs,
@@ -21,6 +22,8 @@ from coordqa.analysis import (
     exact_correlation_p,
     jp_failures,
     load_scores,
+    mean_ci,
+    paired_ratio,
     summarize_failures,
 )
 from coordqa.errors import StoreError
@@ -253,3 +256,29 @@ def test_same_model_twice_is_labelled_by_run(tmp_path: Path) -> None:
     report = compare_runs([a, b])
     assert list(report.models["model"]) == ["m (a)", "m (b)"]
     assert all(math.isnan(c.pearson_r) for c in report.correlations)
+
+
+def test_mean_ci_brackets_the_mean_with_about_two_standard_errors() -> None:
+    # ten coin flips, five heads: mean 0.5, SE 0.167, so a 95% interval near 0.5 ± 0.33
+    interval = mean_ci([0.0] * 5 + [1.0] * 5)
+    assert 0.1 <= interval.low <= 0.3 and 0.7 <= interval.high <= 0.9
+    assert mean_ci([3.0, 3.0, 3.0]) == Interval(3.0, 3.0)  # no spread to resample
+    assert not mean_ci([3.0]).known
+
+
+def test_paired_ratio_keeps_pairs_together() -> None:
+    reference = [10.0, 20.0, 5.0, 40.0]
+    # every pair in the same proportion: every resample has the same ratio
+    same = paired_ratio([0.9 * value for value in reference], reference)
+    assert same.ratio == pytest.approx(0.9) and same.n == 4
+    assert same.interval.low == pytest.approx(0.9) and same.interval.high == pytest.approx(0.9)
+    assert same.format() == "0.90 [0.90, 0.90] (n=4)"
+    # a reference that scores nothing has no ratio
+    assert math.isnan(paired_ratio([1.0, 2.0], [0.0, 0.0]).ratio)
+    # a reference that scores 0 on two of three seeds: about (2/3)^3 of the resamples hold no
+    # point of it (expected 593 of 2000); they are left out and counted
+    sometimes = paired_ratio([0.0, 0.0, 1.0], [0.0, 0.0, 1.0])
+    assert sometimes.ratio == 1.0 and sometimes.interval == Interval(1.0, 1.0)
+    assert 450 < sometimes.undefined < 750
+    # NaN pairs are left out
+    assert paired_ratio([1.0, math.nan], [2.0, 3.0]).n == 1

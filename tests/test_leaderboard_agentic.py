@@ -38,8 +38,8 @@ GRID = {
 }
 
 
-def _grid(out: Path, agents: list[str]) -> Path:
-    result = run_grid(parse_grid({**GRID, "agents": agents, "models": ["scripted"]}), out)
+def _grid(out: Path, agents: list[str], model: str = "scripted") -> Path:
+    result = run_grid(parse_grid({**GRID, "agents": agents, "models": [model]}), out)
     assert result.complete, result.failures
     return out
 
@@ -115,6 +115,18 @@ def test_tampered_scores_and_moves_fail_the_replay(
     del broken["episodes"][1]["spec"]
     answer = _post(client, seal(broken))
     assert answer.status_code == 422 and answer.json()["detail"].startswith("episodes.1:")
+    assert client[0].get("/api/agentic/entries").json()["entries"] == []
+
+
+@pytest.mark.parametrize("model", ["bot", "bot?noise=0.5"])
+def test_a_run_of_the_bot_model_is_never_ranked(
+    model: str, tmp_path: Path, client: tuple[TestClient, dict[str, str]]
+) -> None:
+    # bot answers from the game's strong policy: a measure of the pipeline, not of a model
+    bundle = build_bundle(_grid(tmp_path / "run", ["llm"], model))
+    answer = _post(client, bundle)
+    assert answer.status_code == 422
+    assert model in answer.json()["detail"] and "never ranked" in answer.json()["detail"]
     assert client[0].get("/api/agentic/entries").json()["entries"] == []
 
 

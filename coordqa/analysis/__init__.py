@@ -41,11 +41,14 @@ if TYPE_CHECKING:
         Interval as Interval,
         MeanSE as MeanSE,
         PairedDifference as PairedDifference,
+        PairedRatio as PairedRatio,
         clustered_accuracy_ci as clustered_accuracy_ci,
         correlate as correlate,
         exact_correlation_p as exact_correlation_p,
         format_mean_se as format_mean_se,
+        mean_ci as mean_ci,
         paired_difference as paired_difference,
+        paired_ratio as paired_ratio,
     )
     from coordqa.analysis.tables import (
         ERROR_POLICY as ERROR_POLICY,

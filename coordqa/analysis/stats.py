@@ -11,6 +11,10 @@
   were asked. The question-level interval does.
 - :func:`paired_difference`: two models on the same questions: the accuracy difference with a
   paired bootstrap interval and a sign-flip permutation p-value.
+- :func:`mean_ci`: a 95% percentile bootstrap interval of a mean over independent units
+  (agentic episodes), beside their mean ± SE.
+- :func:`paired_ratio`: one mean over another on the same units (an agent's score over a
+  reference's, episode by episode from the same seeds), with a paired bootstrap interval.
 - :func:`correlate`: Pearson and Spearman correlations that keep their n and p-values; with
   at most :data:`EXACT_MAX_N` models the p-values are exact (:func:`exact_correlation_p`), since
   the t and normal approximations scipy uses are wrong at a handful of points (at n = 3 and
@@ -41,11 +45,14 @@ __all__ = [
     "Interval",
     "MeanSE",
     "PairedDifference",
+    "PairedRatio",
     "clustered_accuracy_ci",
     "correlate",
     "exact_correlation_p",
     "format_mean_se",
+    "mean_ci",
     "paired_difference",
+    "paired_ratio",
 ]
 
 CONFIDENCE = 0.95
@@ -239,6 +246,88 @@ def paired_difference(a: Sequence[float], b: Sequence[float]) -> PairedDifferenc
     null = np.abs(signs @ diffs / n)
     extreme = int(np.count_nonzero(null >= abs(observed) - 1e-12))
     return PairedDifference(n, observed, interval, (1 + extreme) / (1 + flips))
+
+
+def _resampled_means(values: np.ndarray) -> np.ndarray:
+    """The means of :data:`RESAMPLES` bootstrap resamples of the rows of ``values``."""
+    n = values.shape[0]
+    weights = np.random.default_rng(SEED).multinomial(n, np.full(n, 1 / n), size=RESAMPLES)
+    means: np.ndarray = weights @ values / n
+    return means
+
+
+def mean_ci(values: Sequence[float]) -> Interval:
+    """95% percentile bootstrap interval of the mean of independent values (NaN left out).
+
+    Resamples the values (:data:`RESAMPLES` times, fixed seed); fewer than two values give NaN.
+    Values that are all equal give a zero-width interval: resampling cannot show a spread the
+    data does not have (say so where it matters, e.g. a deterministic game replayed).
+
+    >>> mean_ci([1.0, 1.0, 1.0])
+    Interval(low=1.0, high=1.0)
+    >>> mean_ci([2.0]).known
+    False
+    """
+    kept = np.asarray([v for v in values if not math.isnan(float(v))], dtype=float)
+    if kept.size < 2:
+        return NAN_INTERVAL
+    return _percentile_interval(_resampled_means(kept))
+
+
+@dataclass(frozen=True)
+class PairedRatio:
+    """One mean over another, over the same units (pairs)."""
+
+    n: int
+    """Pairs with both values."""
+    ratio: float
+    """mean(a) / mean(b) over those pairs; NaN with none, or when mean(b) is 0."""
+    interval: Interval
+    """95% paired bootstrap interval of the ratio (pairs resampled together), over the
+    resamples where it is defined; NaN with fewer than two pairs."""
+    undefined: int = 0
+    """Resamples left out of the interval because their mean(b) was 0 (a reference that
+    sometimes scores nothing: the resample drew only those pairs)."""
+
+    def format(self, digits: int = 2) -> str:
+        """``0.98 [0.95, 1.00] (n=30)``; ``NaN (n=30)`` when undefined.
+
+        >>> PairedRatio(30, 0.98, Interval(0.95, 1.0)).format()
+        '0.98 [0.95, 1.00] (n=30)'
+        """
+        if math.isnan(self.ratio):
+            return f"NaN (n={self.n})"
+        return f"{self.ratio:.{digits}f} {self.interval.format(digits)} (n={self.n})"
+
+
+def paired_ratio(a: Sequence[float], b: Sequence[float]) -> PairedRatio:
+    """``mean(a) / mean(b)`` over pairs ``(a[i], b[i])``, with a paired bootstrap interval.
+
+    Pairs with a NaN are left out. The interval resamples pairs (:data:`RESAMPLES`, fixed seed)
+    and takes the ratio of the resampled means, so each unit's two values stay together (the
+    same seed played by an agent and by a reference). Resamples whose mean(b) is 0 have no
+    ratio: they are left out and counted (:attr:`PairedRatio.undefined`).
+
+    >>> paired_ratio([2.0, 4.0], [1.0, 2.0]).ratio
+    2.0
+    """
+    first, second = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if first.shape != second.shape:
+        raise ValueError(
+            f"a and b need one value per pair each, got {first.shape} and {second.shape}"
+        )
+    keep = ~(np.isnan(first) | np.isnan(second))
+    pairs = np.stack([first[keep], second[keep]], axis=1)
+    n = int(pairs.shape[0])
+    if n == 0 or pairs[:, 1].mean() == 0:
+        return PairedRatio(n, math.nan, NAN_INTERVAL)
+    ratio = float(pairs[:, 0].mean() / pairs[:, 1].mean())
+    if n < 2:
+        return PairedRatio(n, ratio, NAN_INTERVAL)
+    means = _resampled_means(pairs)
+    defined = means[:, 1] != 0
+    interval = _percentile_interval(means[defined, 0] / means[defined, 1])
+    return PairedRatio(n, ratio, interval, int(RESAMPLES - defined.sum()))
 
 
 @dataclass(frozen=True)
