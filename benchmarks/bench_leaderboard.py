@@ -168,6 +168,7 @@ def bench_load(
                 rows,
                 answer=lambda row, trial, skill=i % 10: mixed_answer(row, trial, skill),
                 display_name=f"model {i:03d}",
+                run=str(i),
             )
         )
         for i in range(args.submissions)

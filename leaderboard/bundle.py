@@ -57,6 +57,7 @@ __all__ = [
     "QAReply",
     "bundle_digest",
     "build_qa_bundle",
+    "result_digest",
     "missing_keys",
     "track_model",
 ]
@@ -331,6 +332,41 @@ def bundle_digest(data: Mapping[str, Any]) -> str:
     byte for byte whatever pydantic would normalise.
     """
     return content_hash({key: value for key, value in data.items() if key != "digest"})
+
+
+def result_digest(data: Mapping[str, Any]) -> str:
+    """SHA-256 of a bundle's results alone, whatever its names, links and reported numbers.
+
+    QA: the dataset fingerprint and every reply (question, trial, text, error); agentic: the
+    grid and every episode's key and trajectory (the moves; not the attempt id or timings). The
+    same run submitted again under another name has the same result digest, so the server
+    ranks it once.
+    """
+    if data.get("track") == "agentic":
+        results: Any = [
+            data.get("grid"),
+            sorted(
+                ([str(e.get("key")), e.get("trajectory")] for e in data.get("episodes") or ()),
+                key=lambda pair: pair[0],
+            ),
+        ]
+    else:
+        results = [
+            data.get("dataset_fingerprint"),
+            sorted(
+                (
+                    [
+                        str(r.get("question_id")),
+                        int(r.get("trial") or 0),
+                        r.get("text"),
+                        r.get("error"),
+                    ]
+                    for r in data.get("replies") or ()
+                ),
+                key=lambda reply: (reply[0], reply[1]),
+            ),
+        ]
+    return content_hash([data.get("track"), results])
 
 
 def _sealed(data: dict[str, Any], model: type[BundleBase]) -> dict[str, Any]:

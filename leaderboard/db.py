@@ -16,6 +16,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -40,7 +41,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    Session,
+    defer,
+    mapped_column,
+    sessionmaker,
+)
 
 from coordqa import paths
 from coordqa.errors import ConfigError, CoordqaError
@@ -49,6 +57,7 @@ from coordqa.leaderboard.names import admin_text
 __all__ = [
     "SCHEMA_VERSION",
     "Attempt",
+    "DuplicateResultsError",
     "QuotaError",
     "lock_token",
     "quota_message",
@@ -75,6 +84,20 @@ class LeaderboardError(CoordqaError):
 
 class QuotaError(LeaderboardError):
     """A token already has as many visible entries as the server's quota allows."""
+
+
+class DuplicateResultsError(LeaderboardError):
+    """The results of a submission are already an entry (the same run sent again)."""
+
+    def __init__(self, existing: Submission) -> None:
+        """Say which entry holds them."""
+        hidden = " (hidden by the admin)" if existing.hidden else ""
+        super().__init__(
+            f"these results are already entry {existing.id}{hidden}, submitted as "
+            f"{existing.display_name!r}: the same run under another name or details. An entry "
+            "ranks a run once; to change how it is shown, ask the leaderboard admin"
+        )
+        self.existing_id = existing.id
 
 
 def lock_token(session: Session, token_id: int) -> None:
@@ -174,6 +197,9 @@ class Submission(Base):
     __tablename__ = "submissions"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     digest: Mapped[str] = mapped_column(String(64), unique=True)
+    result_digest: Mapped[str | None] = mapped_column(String(64), unique=True, nullable=True)
+    """Hash of the results alone (:func:`coordqa.leaderboard.bundle.result_digest`): one run
+    sent again under another name has a new ``digest`` but the same results."""
     track: Mapped[str] = mapped_column(String(32), index=True)
     display_name: Mapped[str] = mapped_column(String(200))
     provider: Mapped[str] = mapped_column(String(100))
@@ -287,7 +313,32 @@ def _v2_to_v3(connection: Connection) -> None:
     connection.execute(text(f"ALTER TABLE tokens ADD COLUMN last_used_at {timestamp}"))
 
 
-UPGRADES: Sequence[Callable[[Connection], None]] = (_v1_to_v2, _v2_to_v3)
+def _v3_to_v4(connection: Connection) -> None:
+    """The results' digest, so a run sent again under another name is recognised.
+
+    Existing entries get it from their stored bundle; where two hold the same results, the
+    later one keeps none (both stay, as they were ranked before).
+    """
+    from coordqa.leaderboard.bundle import result_digest
+
+    connection.execute(text("ALTER TABLE submissions ADD COLUMN result_digest VARCHAR(64)"))
+    seen: set[str] = set()
+    rows = connection.execute(text("SELECT id, bundle FROM submissions ORDER BY id")).all()
+    for submission_id, bundle in rows:
+        digest = result_digest(json.loads(bundle))
+        if digest in seen:
+            continue
+        seen.add(digest)
+        connection.execute(
+            text("UPDATE submissions SET result_digest = :d WHERE id = :i"),
+            {"d": digest, "i": submission_id},
+        )
+    connection.execute(
+        text("CREATE UNIQUE INDEX ix_submissions_result_digest ON submissions (result_digest)")
+    )
+
+
+UPGRADES: Sequence[Callable[[Connection], None]] = (_v1_to_v2, _v2_to_v3, _v3_to_v4)
 """Schema steps in order; step ``i`` brings a database from version ``i + 1`` to ``i + 2``.
 A new database is created at :data:`SCHEMA_VERSION` directly."""
 SCHEMA_VERSION = 1 + len(UPGRADES)
@@ -412,9 +463,13 @@ class Database:
             return new_id, True
         except IntegrityError:
             existing = self.find_digest(submission.digest)
-            if existing is None:
-                raise
-            return existing, False
+            if existing is not None:
+                return existing, False
+            if submission.result_digest is not None:
+                same = self.find_results(submission.result_digest)
+                if same is not None:
+                    raise DuplicateResultsError(same) from None
+            raise
 
     def find_digest(self, digest: str) -> int | None:
         """The id of the submission with ``digest``, if any."""
@@ -422,6 +477,15 @@ class Database:
             return session.execute(
                 select(Submission.id).where(Submission.digest == digest)
             ).scalar()
+
+    def find_results(self, result_digest: str) -> Submission | None:
+        """The submission holding these results (:attr:`Submission.result_digest`), if any."""
+        with self.session() as session:
+            return session.scalars(
+                select(Submission)
+                .options(defer(Submission.bundle))
+                .where(Submission.result_digest == result_digest)
+            ).first()
 
     def _submission(self, session: Session, submission_id: int) -> Submission:
         row = session.get(Submission, submission_id)
@@ -494,17 +558,30 @@ class Database:
         self.engine.dispose()
 
 
-def open_database(url: str | None = None) -> Database:
+def _sqlite_file(url: str) -> Path | None:
+    """The file of a ``sqlite:///PATH`` URL (None for an in-memory database)."""
+    path = url.split("///", 1)[1] if "///" in url else ""
+    return None if path in ("", ":memory:") else Path(path)
+
+
+def open_database(url: str | None = None, *, create: bool = True) -> Database:
     """Open (and create or migrate) the leaderboard database at ``url``.
 
     Args:
         url: a SQLAlchemy URL (``sqlite:///path.sqlite3``,
             ``postgresql+psycopg://user@host:5432/db``); None: :func:`default_db_url`.
+        create: False for commands that read an existing board (``export``, ``hide``...): a
+            database that holds no leaderboard is refused instead of created empty.
 
     Raises:
         ConfigError: the URL is not a SQLite or PostgreSQL URL.
+        LeaderboardError: ``create`` is False and the database holds no leaderboard.
     """
     url = url or default_db_url()
+    if not create:
+        file = _sqlite_file(url) if url.startswith("sqlite") else None
+        if file is not None and not file.exists():
+            raise LeaderboardError(_no_board(url))
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -517,8 +594,20 @@ def open_database(url: str | None = None) -> Database:
             f"unsupported database URL {url!r}: use sqlite:///PATH or "
             "postgresql://USER@HOST:PORT/DB"
         )
+    if not create:
+        with engine.begin() as connection:
+            if _stored_version(connection) == 0:
+                engine.dispose()
+                raise LeaderboardError(_no_board(url))
     migrate(engine)
     return Database(engine)
+
+
+def _no_board(url: str) -> str:
+    return (
+        f"no leaderboard database at {url}: `coordqa leaderboard serve` creates one there; give "
+        "--db (or COORDQA_LEADERBOARD_DB) with the URL the server uses"
+    )
 
 
 def dump_json(obj: Any) -> str:

@@ -16,10 +16,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from coordqa.errors import UnknownNameError
-from coordqa.leaderboard.bundle import BundleBase, bundle_digest, track_model
+from coordqa.leaderboard.bundle import BundleBase, bundle_digest, result_digest, track_model
 from coordqa.leaderboard.catalog import Catalog
-from coordqa.leaderboard.db import Database, Submission, dump_json
-from coordqa.leaderboard.names import lookalike_of, scripts
+from coordqa.leaderboard.db import Database, DuplicateResultsError, Submission, dump_json
+from coordqa.leaderboard.names import lookalike_characters, lookalike_of, scripts
 from coordqa.leaderboard.verify import VERIFIERS, VerificationError
 
 __all__ = [
@@ -216,17 +216,23 @@ def accept(
     Raises:
         VerificationError: the bundle is refused (its ``status`` is the HTTP answer).
         QuotaError: the token has ``quota`` visible entries already.
+        DuplicateResultsError: the same results are already an entry (under another name).
     """
     bundle, data = parse_bundle(body)
     existing = db.find_digest(bundle.digest)
     if existing is not None:
         return Accepted(existing, False, [])
+    results = result_digest(data)
+    same = db.find_results(results)
+    if same is not None:
+        raise DuplicateResultsError(same)
     track = str(data["track"])
     verified = VERIFIERS.get(track)(bundle, catalog)
     info = bundle.model
     flags = _lookalike_flags(info.display_name, db.display_names())
     submission = Submission(
         digest=bundle.digest,
+        result_digest=results,
         track=track,
         display_name=info.display_name,
         provider=info.provider,
@@ -247,9 +253,13 @@ def accept(
 
 
 def _lookalike_flags(name: str, existing: set[str]) -> list[str]:
-    """A warning for readers when ``name`` imitates an existing one by mixing alphabets."""
+    """A warning for readers when ``name`` imitates an existing one with look-alike characters."""
     other = lookalike_of(name, existing)
     if other is None:
         return []
-    mixed = " and ".join(sorted(script.title() for script in scripts(name)))
-    return [f"looks like the existing entry {other!r} but mixes {mixed} letters"]
+    alphabets = scripts(name)
+    if len(alphabets) > 1:
+        mixed = " and ".join(sorted(script.title() for script in alphabets))
+        return [f"looks like the existing entry {other!r} but mixes {mixed} letters"]
+    shown = ", ".join(lookalike_characters(name))
+    return [f"looks like the existing entry {other!r} but writes it with {shown}"]

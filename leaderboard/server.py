@@ -4,8 +4,8 @@ Routes:
 
 - ``POST /api/submissions``: a bundle (bearer token needed); 201 new, 200 already stored,
   400 malformed JSON, 401 no, wrong or revoked token, 403 the token's quota is used, 408 the
-  body came too slowly, 413 too large, 422 refused (with the reason), 429 the token's rate
-  limit (with Retry-After);
+  body came too slowly, 409 the same results are already an entry (``entry`` names it), 413
+  too large, 422 refused (with the reason), 429 the token's rate limit (with Retry-After);
 - ``GET /api/entries`` (``?dataset=&game=&sort=&order=``), ``GET /api/entries.csv``,
   ``GET /api/submissions/{id}``, ``GET /api/datasets``: public reading;
 - ``GET /api/agentic/entries`` (``?grid=&sort=&order=``), ``GET /api/grids``: the agentic
@@ -34,7 +34,13 @@ from fastapi.staticfiles import StaticFiles
 
 from coordqa.errors import CoordqaError
 from coordqa.leaderboard.catalog import DEFAULT_MAX_TRIALS, Catalog
-from coordqa.leaderboard.db import Database, LeaderboardError, QuotaError, open_database
+from coordqa.leaderboard.db import (
+    Database,
+    DuplicateResultsError,
+    LeaderboardError,
+    QuotaError,
+    open_database,
+)
 from coordqa.leaderboard.headers import add_security_headers
 from coordqa.leaderboard.intake import SchemaError, accept
 from coordqa.leaderboard.limits import SubmitterLimits, quota_reached, record_attempt
@@ -44,6 +50,7 @@ from coordqa.leaderboard.verify import VerificationError
 from coordqa.leaderboard.views import (
     COLUMNS,
     COUNTS,
+    UNCERTAINTY,
     AgenticBoard,
     Board,
     grid_json,
@@ -77,7 +84,11 @@ CSV_FIELDS = (
     "organisation",
     "parameters",
     "model_name",
-    *(name for column in COLUMNS for name in (column, f"{column}_se")),
+    *(
+        name
+        for column in COLUMNS
+        for name in (column, *(f"{column}_{part}" for part in UNCERTAINTY))
+    ),
     "n_trials",
     *COUNTS,
     "verification",
@@ -251,6 +262,8 @@ def create_app(
             accepted = await run_in_threadpool(accept, db, catalog, body, token_id, limits.quota)
         except QuotaError as exc:
             return _error(403, str(exc))
+        except DuplicateResultsError as exc:
+            return _error(409, str(exc), entry=exc.existing_id)
         except SchemaError as exc:
             return _error(exc.status, str(exc), errors=exc.errors, total_errors=exc.total)
         except VerificationError as exc:

@@ -84,8 +84,13 @@ def synthetic_bundle(
     display_name: str = "synthetic model",
     model: str = "synthetic/model",
     reported: dict[str, Any] | None = None,
+    run: str | None = None,
 ) -> dict[str, Any]:
-    """A complete, digest-sealed QA bundle answering every row of ``rows`` ``trials`` times."""
+    """A complete, digest-sealed QA bundle answering every row of ``rows`` ``trials`` times.
+
+    ``run`` labels the run: a line ``[run LABEL]`` ends every reply, so bundles that answer
+    alike are still distinct runs (the server ranks the same results once).
+    """
     from coordqa import __version__
     from coordqa.dataset import dataset_fingerprint
     from coordqa.jsonvalues import content_hash
@@ -104,6 +109,8 @@ def synthetic_bundle(
         for trial in range(trials):
             text = answer(row, trial)
             error = "synthetic failure" if text is None else None
+            if text is not None and run is not None:
+                text += f"\n[run {run}]"
             replies.append(
                 {"question_id": row["question_id"], "trial": trial, "text": text, "error": error}
             )

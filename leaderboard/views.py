@@ -32,6 +32,7 @@ from coordqa.records import QUESTION_TYPES
 
 __all__ = [
     "COLUMNS",
+    "UNCERTAINTY",
     "AgenticBoard",
     "Board",
     "agentic_entry_row",
@@ -100,13 +101,20 @@ def _dataset_json(dataset: KnownDataset) -> dict[str, Any]:
     }
 
 
+UNCERTAINTY = ("se", "ci_low", "ci_high", "n_questions")
+"""Beside each accuracy column ``c``: ``c_se`` (standard error across trials), ``c_ci_low`` and
+``c_ci_high`` (95% bootstrap interval over questions) and ``c_n_questions``: a deterministic model
+has an SE of 0, while the questions it was asked still leave its accuracy uncertain."""
+
+
 def _cells(
     overall: Mapping[str, Any] | None, by_type: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any]:
     row: dict[str, Any] = {}
     for column, source in (("overall", overall), *((t, by_type.get(t)) for t in QUESTION_TYPES)):
         row[column] = None if source is None else source["accuracy"]
-        row[f"{column}_se"] = None if source is None else source["se"]
+        for part in UNCERTAINTY:
+            row[f"{column}_{part}"] = None if source is None else source.get(part)
     return row
 
 
@@ -178,7 +186,7 @@ def _baseline(dataset: KnownDataset, game: str | None) -> dict[str, Any]:
     row: dict[str, Any] = {"display_name": "random baseline"}
     for column, source in (("overall", overall), *((t, by_type.get(t)) for t in QUESTION_TYPES)):
         row[column] = None if source is None else source["random_baseline"]
-        row[f"{column}_se"] = None
+        row.update({f"{column}_{part}": None for part in UNCERTAINTY})
     return row
 
 

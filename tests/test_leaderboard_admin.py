@@ -109,7 +109,7 @@ def test_token_list_revoke_and_hiding_a_submitters_entries(tmp_path: Path) -> No
     (tmp_path / "syn.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     register_dataset(db, tmp_path / "syn.jsonl", "syn")
     for name in ("a1", "a2"):
-        body = json.dumps(synthetic_bundle(rows, display_name=name)).encode()
+        body = json.dumps(synthetic_bundle(rows, display_name=name, run=name)).encode()
         accept(db, Catalog(db), body, token_id=1)
     listing = _cli("leaderboard", "token", "list", "--db", url)
     assert re.search(r"1 +│ alice +│ \S+ \S+ +│ +│ 2 +│ 0", listing), listing

@@ -393,15 +393,18 @@ def test_a_token_has_a_quota_of_stored_entries(db_url: str, tmp_path: Path) -> N
     limited = BoardClient(db_url, tmp_path, limits=SubmitterLimits(per_hour=None, quota=2))
     try:
         ids = [
-            limited.submit(synthetic_bundle(limited.rows, display_name=f"m{i}")).json()["id"]
+            limited.submit(
+                synthetic_bundle(limited.rows, display_name=f"m{i}", run=f"m{i}")
+            ).json()["id"]
             for i in range(2)
         ]
-        answer = limited.submit(synthetic_bundle(limited.rows, display_name="m2"))
+        answer = limited.submit(synthetic_bundle(limited.rows, display_name="m2", run="m2"))
         assert answer.status_code == 403
         assert "has 2 visible entries, the server's quota of 2" in answer.json()["detail"]
         assert "hidden entries do not count" in answer.json()["detail"]
         limited.db.set_hidden(ids[0], True)  # a hidden entry frees its place, as the answer says
-        assert limited.submit(synthetic_bundle(limited.rows, display_name="m2")).status_code == 201
+        again = synthetic_bundle(limited.rows, display_name="m2", run="m2")
+        assert limited.submit(again).status_code == 201
     finally:
         limited.close()
 
@@ -411,15 +414,20 @@ def test_a_revoked_token_cannot_submit_and_its_entries_can_be_hidden(board: Boar
 
     other = create_token(board.db, "someone else")
     assert (
-        board.submit(synthetic_bundle(board.rows, display_name="kept"), token=other).status_code
+        board.submit(
+            synthetic_bundle(board.rows, display_name="kept", run="kept"), token=other
+        ).status_code
         == 201
     )
     for name in ("spam 1", "spam 2"):
-        assert board.submit(synthetic_bundle(board.rows, display_name=name)).status_code == 201
+        assert (
+            board.submit(synthetic_bundle(board.rows, display_name=name, run=name)).status_code
+            == 201
+        )
     spammer = next(t for t in list_tokens(board.db) if t.name == "tester")
     assert spammer.entries == 2 and spammer.revoked_at is None
     assert revoke_token(board.db, spammer.id).revoked_at is not None
-    answer = board.submit(synthetic_bundle(board.rows, display_name="spam 3"))
+    answer = board.submit(synthetic_bundle(board.rows, display_name="spam 3", run="spam 3"))
     assert answer.status_code == 401 and "revoked" in answer.json()["detail"]
     assert board.db.hide_entries_of(spammer.id, "spam") == 2
     names = [e["display_name"] for e in board.client.get("/api/entries").json()["entries"]]
@@ -497,6 +505,32 @@ def test_a_mixed_script_lookalike_of_an_existing_name_is_flagged(board: BoardCli
     assert "mixes Cyrillic and Latin letters" in page
     honest = board.submit(synthetic_bundle(board.rows, display_name="Gpt-4o", trials=1)).json()
     assert board.client.get(f"/api/submissions/{honest['id']}").json()["entry"]["flags"] == []
+
+
+@pytest.mark.parametrize(
+    ("imitation", "named"),
+    [
+        ("GPT\u20104o", "U+2010 HYPHEN"),
+        ("GPT\u22124o", "U+2212 MINUS SIGN"),
+        ("GPT\u20134o", "U+2013 EN DASH"),
+        ("ТЕХТ-4\u043e", "U+0422 CYRILLIC CAPITAL LETTER TE"),  # Cyrillic only: no mixing
+    ],
+)
+def test_a_name_written_with_lookalike_characters_is_flagged(
+    board: BoardClient, imitation: str, named: str
+) -> None:
+    original = "TEXT-4o" if imitation.startswith("Т") else "GPT-4o"
+    board.submit(synthetic_bundle(board.rows, display_name=original))
+    answer = board.submit(synthetic_bundle(board.rows, display_name=imitation, run="imitation"))
+    assert answer.status_code == 201, answer.text
+    entries = {e["display_name"]: e for e in board.client.get("/api/entries").json()["entries"]}
+    [flag] = entries[imitation]["flags"]
+    assert flag.startswith(f"looks like the existing entry {original!r}") and named in flag
+    spaced = original.replace("-", " - ")  # a spacing or casing choice is not a disguise
+    honest = board.submit(synthetic_bundle(board.rows, display_name=spaced.lower(), run="spaced"))
+    assert (
+        board.client.get(f"/api/submissions/{honest.json()['id']}").json()["entry"]["flags"] == []
+    )
 
 
 def test_name_doctests() -> None:

@@ -46,7 +46,7 @@ def test_ranking_page_in_chromium(tmp_path: Path) -> None:
             response = page.goto(server.url + "/?dataset=synthetic")
             assert response is not None
             assert "script-src 'self'" in response.headers["content-security-policy"]
-            names = page.locator("tbody.entries tr td:nth-child(2) a")
+            names = page.locator("tbody.entries tr td:nth-child(3) a")
             assert names.all_inner_texts() == NAMES  # markup in a name is shown as text
             assert (
                 page.locator("tbody.entries tr").evaluate_all(
@@ -70,7 +70,7 @@ def test_ranking_page_in_chromium(tmp_path: Path) -> None:
 
             page.get_by_role("link", name="Bravo").click()
             page.wait_for_url(f"**/submissions/{ids[1]}")
-            assert page.locator("h2").inner_text() == "Bravo"
+            assert page.locator("h2").inner_text() == f"Bravo entry {ids[1]}"
             assert page.locator("table.scenarios tbody tr").count() == 4
             blocked = [m for m in console if "Content Security Policy" in m]
             assert blocked == []  # the sorting script and the styles run under the policy

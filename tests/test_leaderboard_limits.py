@@ -206,7 +206,7 @@ def test_concurrent_submissions_cannot_pass_one_quota_count(board: BoardClient) 
     assert token_id is not None
     catalog = Catalog(board.db)
     bodies = [
-        json.dumps(synthetic_bundle(board.rows, display_name=f"burst {i}")).encode()
+        json.dumps(synthetic_bundle(board.rows, display_name=f"burst {i}", run=str(i))).encode()
         for i in range(8)
     ]
 

@@ -69,7 +69,7 @@ def test_50_parallel_submissions_are_each_stored_once(
     prepared: tuple[str, str], tmp_path: Path
 ) -> None:
     url, token = prepared
-    bundles = [synthetic_bundle(ROWS, display_name=f"model {i}") for i in range(35)]
+    bundles = [synthetic_bundle(ROWS, display_name=f"model {i}", run=str(i)) for i in range(35)]
     requests = bundles + bundles[:15]  # 50 requests: 35 distinct bundles, 15 sent twice at once
     server = LiveServer(url, log=tmp_path / "server.log", options=["--rate-limit", "0"])
     with server, ThreadPoolExecutor(16) as pool:
@@ -93,7 +93,7 @@ def test_killing_the_server_mid_submission_leaves_the_database_consistent(
     prepared: tuple[str, str], tmp_path: Path
 ) -> None:
     url, token = prepared
-    bundles = [synthetic_bundle(ROWS, display_name=f"crash {i}") for i in range(24)]
+    bundles = [synthetic_bundle(ROWS, display_name=f"crash {i}", run=str(i)) for i in range(24)]
     no_limit = ["--rate-limit", "0"]  # attempts are counted across restarts; not the subject here
     server = LiveServer(url, log=tmp_path / "server.log", options=no_limit).start()
 

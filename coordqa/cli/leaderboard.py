@@ -61,12 +61,17 @@ def require_web_extra(
         )
 
 
-def _open(db: str | None) -> Database:
-    """Open the leaderboard database (created or migrated), after checking the extra."""
+def _open(db: str | None, *, create: bool = True) -> Database:
+    """Open the leaderboard database (migrated; created unless ``create`` is False).
+
+    Commands that only read or change an existing board pass ``create=False``: a ``--db`` that
+    names no board (a typo, or the default when the server runs on another) is an error, not a
+    new empty board.
+    """
     require_web_extra()
     from coordqa.leaderboard.db import open_database
 
-    return open_database(db)
+    return open_database(db, create=create)
 
 
 def submit_command(
@@ -204,7 +209,7 @@ def token_list_command(db: DbUrl = None) -> None:
     from coordqa.leaderboard.tokens import list_tokens
 
     table = Table("id", "name", "created", "revoked", "entries", "hidden")
-    for info in list_tokens(_open(db)):
+    for info in list_tokens(_open(db, create=False)):
         revoked = f"{info.revoked_at:%Y-%m-%d %H:%M}" if info.revoked_at else ""
         table.add_row(
             str(info.id),
@@ -229,7 +234,7 @@ def token_revoke_command(
     """Revoke a token: it no longer submits (its entries stay unless --hide-entries)."""
     from coordqa.leaderboard.tokens import revoke_token
 
-    database = _open(db)
+    database = _open(db, create=False)
     info = revoke_token(database, token_id)
     console.print(f"token {info.id} ({info.name}) is revoked")
     if hide:
@@ -240,7 +245,8 @@ def token_revoke_command(
 @leaderboard_app.command("hide")
 def hide_command(
     submission_id: Annotated[
-        int | None, typer.Argument(help="Submission id (or give --token).")
+        int | None,
+        typer.Argument(help="Entry id: the board's Entry column, /submissions/ID (or --token)."),
     ] = None,
     token: Annotated[
         int | None, typer.Option("--token", help="Hide every entry of this token id instead.")
@@ -255,28 +261,32 @@ def hide_command(
     if submission_id is not None and token is not None:
         raise ConfigError("give a SUBMISSION_ID or --token TOKEN_ID, not both")
     if token is not None:
-        count = _open(db).hide_entries_of(token, reason)
+        count = _open(db, create=False).hide_entries_of(token, reason)
         console.print(f"{count} entries of token {token} are now hidden")
         return
     if submission_id is None:
         raise ConfigError("give a SUBMISSION_ID, or --token TOKEN_ID for a submitter's entries")
-    row = _open(db).set_hidden(submission_id, True, reason)
-    console.print(f"submission {row.id} ({row.display_name}) is now hidden")
+    row = _open(db, create=False).set_hidden(submission_id, True, reason)
+    console.print(f"entry {row.id} ({row.display_name}) is now hidden")
 
 
 @leaderboard_app.command("unhide")
 def unhide_command(
-    submission_id: Annotated[int, typer.Argument(help="Submission id.")],
+    submission_id: Annotated[
+        int, typer.Argument(help="Entry id: the board's Entry column, /submissions/ID.")
+    ],
     db: DbUrl = None,
 ) -> None:
     """Show a hidden submission in the ranking again."""
-    row = _open(db).set_hidden(submission_id, False, None)
-    console.print(f"submission {row.id} ({row.display_name}) is now visible")
+    row = _open(db, create=False).set_hidden(submission_id, False, None)
+    console.print(f"entry {row.id} ({row.display_name}) is now visible")
 
 
 @leaderboard_app.command("provenance")
 def provenance_command(
-    submission_id: Annotated[int, typer.Argument(help="Submission id.")],
+    submission_id: Annotated[
+        int, typer.Argument(help="Entry id: the board's Entry column, /submissions/ID.")
+    ],
     note: Annotated[
         str | None,
         typer.Option(help="What was checked, e.g. 'replies match the provider's API logs'."),
@@ -291,9 +301,9 @@ def provenance_command(
     """
     if clear == (note is not None):
         raise ConfigError("give --note TEXT (what you checked) or --clear")
-    row = _open(db).set_provenance(submission_id, None if clear else note)
+    row = _open(db, create=False).set_provenance(submission_id, None if clear else note)
     state = "cleared" if clear else "marked as provenance checked"
-    console.print(f"submission {row.id} ({row.display_name}): {state}")
+    console.print(f"entry {row.id} ({row.display_name}): {state}")
 
 
 @dataset_app.command("add")
@@ -335,8 +345,13 @@ def export_command(
     """Write a static copy of the leaderboard (HTML, CSV, JSON) for a static host."""
     from coordqa.leaderboard.site import export_site
 
-    files = export_site(_open(db), out)
-    console.print(f"wrote {len(files)} files to {out}; open {out / 'index.html'}")
+    database = _open(db, create=False)
+    files = export_site(database, out)
+    source = database.engine.url.render_as_string(hide_password=True)
+    console.print(
+        f"wrote {len(files)} files from {source} to {out}; open {out / 'index.html'}",
+        highlight=False,
+    )
 
 
 def register(app: typer.Typer) -> None:
