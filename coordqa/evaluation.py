@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -137,10 +138,16 @@ class EvalConfig:
     ``extra_body``...; :attr:`coordqa.llm.GenerateConfig.extra`). They change results."""
     api_key_env: str | None = None
     """Environment variable holding the API key (None: the provider's usual one)."""
+    label: str | None = None
+    """A short name for the run in reports, lists and the viewer (``--label``; None: its
+    model). Stored in the manifest; not part of the run's identity, so a later session may
+    rename the run."""
 
     def __post_init__(self) -> None:
         if not self.model.strip():
             raise ConfigError("model must be a model name such as 'random' or 'openai/gpt-4o'")
+        if self.label is not None and not self.label.strip():
+            raise ConfigError("--label is empty; give the run a name, or leave --label out")
         for name in ("games", "types", "ids"):
             value = getattr(self, name)
             if isinstance(value, str):
@@ -257,6 +264,11 @@ class EvalProgress:
     """Parameters the provider does not take, left out of every request (also recorded in the
     manifest's ``runtime["dropped_params"]``; None there when every reply came from the cache
     and the model was not checked)."""
+    call: QACall | None = None
+    """The call just stored, on the snapshot that follows it (``coordqa eval --verbose`` shows
+    it with its reading); None on the others."""
+    question: Question | None = None
+    """The question of :attr:`call` (its options and answer key, to read the reply)."""
 
 
 ProgressCallback = Callable[[EvalProgress], None]
@@ -289,8 +301,11 @@ class RunResult:
 
     def to_json(self) -> JSONObject:
         """A machine-readable summary: status, sample and call counts, and the accuracies."""
+        dataset = self.manifest.dataset
         return {
             "run_dir": str(self.run_dir),
+            "label": self.manifest.label,
+            "dataset": None if dataset is None else dataset.model_dump(mode="json"),
             "status": self.manifest.status,
             "error_rate": self.error_rate,
             "samples": {
@@ -421,6 +436,7 @@ def _plan(config: EvalConfig) -> _Plan:
         runtime=config.runtime(),
         dataset=dataset,
         fingerprint=run_fingerprint,
+        label=config.label,
     )
     return _Plan(config, questions, manifest, Path(out), fingerprint)
 
@@ -563,7 +579,12 @@ class _Session:
     dropped_params: tuple[str, ...] = ()
     """Parameters the provider drops from this session's requests."""
 
-    def report(self, new_error: str | None = None) -> None:
+    def report(
+        self,
+        new_error: str | None = None,
+        call: QACall | None = None,
+        question: Question | None = None,
+    ) -> None:
         if self.progress is not None:
             self.progress(
                 EvalProgress(
@@ -576,10 +597,12 @@ class _Session:
                     elapsed_s=time.monotonic() - self.started,
                     new_error=new_error,
                     dropped_params=self.dropped_params,
+                    call=call,
+                    question=question,
                 )
             )
 
-    def count(self, call: QACall) -> None:
+    def count(self, call: QACall, question: Question) -> None:
         """Account for a stored call (a new sample); report progress and new kinds of error."""
         self.new_samples += 1
         new_error = None
@@ -589,7 +612,7 @@ class _Session:
             signature = error_signature(error)
             if signature not in self.first_errors:
                 self.first_errors[signature] = new_error = error
-        self.report(new_error)
+        self.report(new_error, call, question)
 
     def stopping(self, reply: Reply) -> None:
         """Note that no other call can succeed after ``reply``; no new call starts.
@@ -631,7 +654,7 @@ async def _ask(session: _Session, model: Model, question: QuestionPlan, trial: i
         session.stopping(reply)
     call = QACall.of(question.question_id, trial, question.prompt_hash, reply)
     await session.store.append_record_async(CALLS, call)
-    session.count(call)
+    session.count(call, question.record())
     if stopping:
         session.stop()
 
@@ -753,8 +776,6 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
     manifest = _as_stored(plan)
     runtime = {**manifest.runtime, "dropped_params": dropped}
     store = RunStore.open_or_create(plan.out, manifest.model_copy(update={"runtime": runtime}))
-    if store.manifest.config != plan.manifest.config:
-        store.update_manifest(config=plan.manifest.config, fingerprint=plan.manifest.fingerprint)
     try:
         total = len(plan.questions) * config.trials
         _record_questions(store, plan)
@@ -762,6 +783,7 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
         session = _Session(store, config, total, len(answered), progress, ledger)
         session.dropped_params = tuple(dropped or ())
         pending = _pending(plan, answered)
+        _adopt_settings(store, plan, bool(pending))
         store.mark_started()
         session.started = time.monotonic()
         session.report()
@@ -792,6 +814,26 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
         return result
     finally:
         store.close()
+
+
+def _adopt_settings(store: RunStore, plan: _Plan, sending: bool) -> None:
+    """Record this session's label, and its endpoint and trials when it sends calls.
+
+    A session with nothing to ask (every sample answered) leaves the stored endpoint alone: the
+    replies came from there, and the manifest's ``command`` still names it. One that sends
+    calls records the new settings together with its own command line, so the two agree.
+    """
+    changes: dict[str, Any] = {}
+    if sending and store.manifest.config != plan.manifest.config:
+        changes.update(
+            config=plan.manifest.config,
+            fingerprint=plan.manifest.fingerprint,
+            command=list(sys.argv),
+        )
+    if plan.config.label is not None and store.manifest.label != plan.config.label:
+        changes["label"] = plan.config.label
+    if changes:
+        store.update_manifest(**changes)
 
 
 def _failure(session: _Session, result: RunResult) -> str | None:

@@ -133,7 +133,8 @@ class RunManifest(BaseModel):
     sessions: int = 0
     """How many times the run was started (1 + number of resumes)."""
     command: list[str] = Field(default_factory=lambda: list(sys.argv))
-    """The command line of the session that created the run."""
+    """The command line of the session that created the run, or of the latest session that
+    changed its settings (another ``--api-base`` or more ``--trials``, with calls to make)."""
     config: dict[str, Any]
     """Everything that changes results; must match exactly to resume."""
     runtime: dict[str, Any] = Field(default_factory=dict)

@@ -369,3 +369,61 @@ def test_error_messages_speak_in_flags_not_python(
             if re.search(pattern, lines[0]):
                 leaks.append(f"{' '.join(args)}: {what} in {lines[0]!r}")
     assert not leaks, "\n".join(leaks)
+
+
+def test_label_json_and_verbose(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """--label names the run everywhere; --json says which dataset; --verbose shows each call."""
+    import json
+
+    from coordqa.cli import qa
+    from coordqa.dataset import dataset_fingerprint, load_rows
+
+    monkeypatch.setattr(qa, "messages", Console(width=300, no_color=True, stderr=True))
+    monkeypatch.chdir(tmp_path)
+    base = ["eval", "-m", "scripted", "--dataset", "example", "--trials", "1", "--limit", "3"]
+    code, out = invoke(*base, "--label", "baseline A", "--out", "runs/a", "--json", "-q")
+    assert code == 0, out
+    summary = json.loads(out)
+    assert summary["label"] == "baseline A" and summary["summary"]["label"] == "baseline A"
+    fingerprint = dataset_fingerprint(load_rows("example"))  # the whole example dataset's
+    assert summary["dataset"]["name"] == "example"
+    assert summary["dataset"]["fingerprint"] == fingerprint
+    assert summary["dataset"]["num_questions"] == 3  # --limit 3
+    code, out = invoke(*base, "--label", "baseline B", "--seed", "1", "--out", "runs/b", "-v")
+    assert code == 0, out
+    assert out.startswith("baseline B: overall accuracy")
+    rows = load_rows("example")[:3]
+    for row in rows:  # scripted answers A; the key decides right or wrong
+        verdict = "right" if 0 in row["correct"] else "wrong"
+        assert f"{row['question_id']} trial 0: A, {verdict} (key " in out
+    assert out.count("    reply: Explanation: scripted policy picks the first option.") == 3
+    code, out = invoke("runs", "list", "runs")
+    assert "runs/a  baseline A · scripted · example" in out
+    code, out = invoke("compare", "runs/a", "runs/b")
+    assert "A = baseline A, B = baseline B" in out
+    code, out = invoke("eval", *base[1:], "--label", " ", "--out", "runs/c")
+    assert code == 2 and "--label is empty" in out
+
+
+def test_a_rerun_that_sends_nothing_keeps_the_endpoint_its_replies_came_from(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from coordqa.llm.testing import LocalOpenAIServer
+    from coordqa.store import open_run
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    args = ["eval", "-m", "openai/m", "--dataset", "example", "--limit", "2", "-q"]
+    out_dir = str(tmp_path / "run")
+    with LocalOpenAIServer() as first, LocalOpenAIServer() as second:
+        code, out = invoke(*args, "--trials", "1", "--api-base", first.base_url, "--out", out_dir)
+        assert code == 0 and first.count == 2, out
+        code, out = invoke(*args, "--trials", "1", "--api-base", second.base_url, "--out", out_dir)
+        assert code == 0 and second.count == 0, out  # all answered: nothing sent
+        manifest = open_run(out_dir).manifest
+        assert manifest.config["api_base"] == first.base_url
+        assert first.base_url in manifest.command and second.base_url not in manifest.command
+        code, out = invoke(*args, "--trials", "2", "--api-base", second.base_url, "--out", out_dir)
+        assert code == 0 and second.count == 2, out  # the new trial went to the second server
+        manifest = open_run(out_dir).manifest
+        assert manifest.config["api_base"] == second.base_url
+        assert second.base_url in manifest.command and manifest.config["trials"] == 2

@@ -241,10 +241,17 @@ class RunAnalysis:
     """Samples present in the scores."""
     warnings: list[str] = field(default_factory=list)
     """Problems met while reading the run (truncated lines)."""
+    label: str | None = None
+    """The run's label (``coordqa eval --label``), if it has one."""
     empty_replies: int = 0
     """``no_answer`` samples whose reply was empty: the model answered nothing."""
     empty_at_max_tokens: int = 0
     """Those of :attr:`empty_replies` cut at the token cap (finish reason ``length``)."""
+
+    @property
+    def name(self) -> str:
+        """What to call the run: its label, else its model."""
+        return self.label or self.model
 
     @property
     def errors(self) -> int:
@@ -274,6 +281,7 @@ class RunAnalysis:
         """The JSON summary written as ``summary.json`` (NaN becomes null)."""
         return {
             "model": self.model,
+            "label": self.label,
             "complete": self.complete,
             "expected_samples": self.expected_samples,
             "stored_samples": self.stored_samples,
@@ -350,6 +358,7 @@ def analyze_run(
         warnings=list(reader.warnings),
         empty_replies=empty,
         empty_at_max_tokens=cut,
+        label=manifest.label,
     )
 
 

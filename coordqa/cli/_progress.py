@@ -14,13 +14,42 @@ import time
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from rich.console import Console
+from rich.text import Text
 
 if TYPE_CHECKING:
     from coordqa.evaluation import EvalProgress
     from coordqa.llm import UsageTotals
+    from coordqa.records import QACall, Question
 
 PLAIN_EVERY_S = 30.0
 """Seconds between two plain progress lines (at most)."""
+
+
+REPLY_SHOWN = 300
+"""Characters of a reply ``--verbose`` shows (on one line; the run directory holds all)."""
+
+
+def describe_call(call: QACall, question: Question, snapshot: EvalProgress) -> str:
+    """One stored call for ``--verbose``: its id, how its reply reads against the key, the reply.
+
+    ``[3/594] hanabi-03-JP trial 1: B, wrong (key C; read by marker_letter)`` then the reply
+    on the next line, newlines shown as ``⏎``.
+    """
+    from coordqa.choices import option_letter
+    from coordqa.scoring import score_call
+
+    head = f"[{snapshot.done}/{snapshot.total}] {call.question_id} trial {call.trial}"
+    if not call.ok:
+        return f"{head}: error: {call.error}"
+    sample = score_call(question, call.trial, call)
+    key = ",".join(option_letter(index) for index in question.correct)
+    verdict = ("right" if sample.correct else "wrong") if sample.status == "answered" else ""
+    reading = ", ".join(part for part in (sample.letter or sample.status, verdict) if part)
+    method = sample.choice.method if sample.choice is not None else "none"
+    cached = ", from the cache" if call.cached else ""
+    text = (call.text or "").replace("\n", " ⏎ ")
+    shown = text if len(text) <= REPLY_SHOWN else text[:REPLY_SHOWN] + " …"
+    return f"{head}: {reading} (key {key}; read by {method}{cached})\n    reply: {shown}"
 
 
 def _cost(totals: UsageTotals) -> str:
@@ -35,15 +64,26 @@ def _clock(seconds: float) -> str:
 class EvalDisplay:
     """Receives :class:`~coordqa.evaluation.EvalProgress` snapshots and shows them on stderr."""
 
-    def __init__(self, console: Console, *, quiet: bool = False) -> None:
-        """Show progress on ``console`` (a stderr console); ``quiet``: only errors."""
+    def __init__(self, console: Console, *, quiet: bool = False, verbose: bool = False) -> None:
+        """Show progress on ``console`` (a stderr console).
+
+        ``quiet``: only errors; ``verbose``: also every call as it is stored, with its reply
+        and how it was read.
+        """
         self.console = console
         self.quiet = quiet
+        self.verbose = verbose
         self.started = False
         self.warned = False
 
     def __call__(self, snapshot: EvalProgress) -> None:
         """Show one snapshot."""
+        if self.verbose and snapshot.call is not None and snapshot.question is not None:
+            self.console.print(
+                Text(describe_call(snapshot.call, snapshot.question, snapshot)),
+                highlight=False,
+                soft_wrap=True,
+            )
         if snapshot.new_error is not None:
             self.console.print(
                 f"[red]error[/] (first of its kind): {snapshot.new_error}", highlight=False
@@ -83,9 +123,9 @@ class PlainProgress(EvalDisplay):
     hang still prints one every 30 s with the time elapsed, rather than nothing until a call ends.
     """
 
-    def __init__(self, console: Console, *, quiet: bool = False) -> None:
+    def __init__(self, console: Console, *, quiet: bool = False, verbose: bool = False) -> None:
         """Print lines on ``console``."""
-        super().__init__(console, quiet=quiet)
+        super().__init__(console, quiet=quiet, verbose=verbose)
         self._last_time = 0.0
         self._last_done = -1
         self._final: EvalProgress | None = None
@@ -157,9 +197,9 @@ class _BarFields(TypedDict):
 class ProgressBar(EvalDisplay):
     """A live rich progress bar, for a terminal."""
 
-    def __init__(self, console: Console, *, quiet: bool = False) -> None:
+    def __init__(self, console: Console, *, quiet: bool = False, verbose: bool = False) -> None:
         """Draw on ``console``."""
-        super().__init__(console, quiet=quiet)
+        super().__init__(console, quiet=quiet, verbose=verbose)
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -203,8 +243,8 @@ class ProgressBar(EvalDisplay):
         }
 
 
-def eval_display(console: Console, *, quiet: bool) -> EvalDisplay:
+def eval_display(console: Console, *, quiet: bool, verbose: bool = False) -> EvalDisplay:
     """A progress bar on a terminal, plain lines elsewhere."""
     if console.is_terminal and not quiet:
-        return ProgressBar(console)
-    return PlainProgress(console, quiet=quiet)
+        return ProgressBar(console, verbose=verbose)
+    return PlainProgress(console, quiet=quiet, verbose=verbose)

@@ -96,10 +96,10 @@ def headline(analysis: RunAnalysis) -> str:
     row = analysis.overall.iloc[0] if len(analysis.overall) else None
     if row is None or math.isnan(row["accuracy"]):
         why = analysis.status_note or "no sample"
-        return f"{analysis.model}: no accuracy, no sample is answered ({why})"
+        return f"{analysis.name}: no accuracy, no sample is answered ({why})"
     accuracy = format_accuracy(row["accuracy"], row["se"], complete=analysis.complete)
     return (
-        f"{analysis.model}: overall accuracy {accuracy} (trial SE)\n"
+        f"{analysis.name}: overall accuracy {accuracy} (trial SE)\n"
         f"  95% CI {format_interval(row['ci_low'], row['ci_high'])} (questions); "
         f"{int(row['n_questions'])} questions x {int(row['n_trials'])} trials; random "
         f"{row['random_baseline']:.3f}"
@@ -108,7 +108,7 @@ def headline(analysis: RunAnalysis) -> str:
 
 def render_analysis(analysis: RunAnalysis) -> None:
     """Print the headline, the accuracy tables of a run and whatever makes it incomplete."""
-    title = f"{analysis.model}: accuracy per question type"
+    title = f"{analysis.name}: accuracy per question type"
     complete = analysis.complete
     console.print(headline(analysis), highlight=False)
     console.print(
@@ -281,6 +281,18 @@ def eval_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print a JSON summary on stdout instead of tables.")
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Show each call as it is stored: question id, trial, reply and how it was read.",
+        ),
+    ] = False,
+    label: Annotated[
+        str | None,
+        typer.Option(help="A short name for the run in reports, lists and the viewer."),
+    ] = None,
 ) -> None:
     """Evaluate a model on CoordinationQA; rerun the same command to resume.
 
@@ -291,8 +303,11 @@ def eval_command(
     from coordqa.cli._progress import eval_display
     from coordqa.evaluation import EvalConfig, EvalFailed, EvalInterrupted, evaluate
 
+    if quiet and verbose:
+        raise ConfigError("--quiet and --verbose ask for opposite things; give one of them")
     config = EvalConfig(
         model=model,
+        label=label,
         api_base=api_base,
         dataset=dataset,
         trials=trials,
@@ -321,7 +336,7 @@ def eval_command(
         model_args=parse_model_args(model_arg or []),
         api_key_env=api_key_env,
     )
-    display = eval_display(messages, quiet=quiet)
+    display = eval_display(messages, quiet=quiet, verbose=verbose)
     try:
         result = evaluate(config, progress=display)
     except EvalInterrupted as stop:
