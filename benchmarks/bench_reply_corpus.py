@@ -1,9 +1,11 @@
 """How often coordqa.choices reads a reply as a careful grader does, on the labelled corpus.
 
-Run: python benchmarks/bench_reply_corpus.py [--corpus DIR] [--show N]
+Run: python benchmarks/bench_reply_corpus.py [--corpus DIR] [--show N] [--without-question]
 Reads every tests/data/replies/*.jsonl (a raw reply and its grader label per line), reads each
-reply with choose(), and prints agreement, false credits (chosen where the grader sees none or
-several), credits of a different option, per source and per method counts, and the disagreements.
+reply with choose() and the question it answered (from the line's prompt_tail, as QA scoring
+passes it; --without-question reads as before the reader took it), and prints agreement, false
+credits (chosen where the grader sees none or several), credits of a different option, per
+source and per method counts, and the disagreements.
 Targets (issue 11): agreement >= 98%, no false credit, no wrong option.
 """
 
@@ -26,8 +28,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--show", type=int, default=50, help="disagreements to list (default 50)")
+    parser.add_argument(
+        "--without-question",
+        action="store_true",
+        help="read replies without the question asked (as before choose took question=)",
+    )
     args = parser.parse_args()
-    report = compare(load_corpus(args.corpus))
+    report = compare(load_corpus(args.corpus), with_question=not args.without_question)
 
     print(f"{'source':<28} {'size':>5}  {'agree':>7}  verdicts")
     for source in report.sources:

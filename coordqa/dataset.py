@@ -177,12 +177,18 @@ RELEASES: tuple[Release, ...] = (
         "CoordinationQA v1",
         frozen_fingerprint="cb50f8c6c520d7001991528a90e1fcbfaaf645b2d5ee143e35640303cd4f1b55",
     ),
-    Release("coordinationqa-v1.1", "1.1.0", "CoordinationQA v1.1"),
+    Release(
+        "coordinationqa-v1.1",
+        "1.1.0",
+        "CoordinationQA v1.1",
+        frozen_fingerprint="835ae5d925ec69d4a1a7f623b570429ec2cdad954d2c013c482f73f806bae6b1",
+    ),
+    Release("coordinationqa-v1.2", "1.2.0", "CoordinationQA v1.2"),
     Release("example", "", "CoordinationQA format example"),
 )
 """Every bundled dataset, oldest CoordinationQA release first."""
 
-DEFAULT_DATASET = "coordinationqa-v1.1"
+DEFAULT_DATASET = "coordinationqa-v1.2"
 """The release ``load_dataset()`` and ``--dataset`` give when no name is passed."""
 
 ALIASES: Mapping[str, str] = {"coordinationqa": DEFAULT_DATASET}

@@ -43,3 +43,20 @@ DIRECTIVES: Mapping[str, str] = {
 }
 """Per question type: what the model is asked to do and how to format its reply. Every game's
 profile starts from this wording (``GameProfile.qa_directives``); a game may word its own."""
+
+SIMULTANEOUS_CLAUSE = "at the same time"
+"""How the JP directive times the partner's move in a game where both move at once."""
+TURN_BASED_CLAUSE = "on their next turn"
+"""The same clause for turn-based games (Hanabi): the partner moves after me, not with me."""
+
+
+def turn_based(directives: Mapping[str, str] = DIRECTIVES) -> Mapping[str, str]:
+    """``directives`` for a turn-based game: the JP one times the partner "on their next turn".
+
+    >>> TURN_BASED_CLAUSE in turn_based()["JP"], SIMULTANEOUS_CLAUSE in turn_based()["JP"]
+    (True, False)
+    """
+    return {
+        kind: text.replace(SIMULTANEOUS_CLAUSE, TURN_BASED_CLAUSE) if kind == "JP" else text
+        for kind, text in directives.items()
+    }

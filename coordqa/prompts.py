@@ -22,8 +22,10 @@ from coordqa.llm.types import Message
 __all__ = [
     "ACKNOWLEDGEMENT",
     "DIRECTIVES",
+    "EARLIER_SOURCES",
     "MARKERS",
     "PROMPT_LAYOUTS",
+    "SEVERAL_CORRECT",
     "PromptLayout",
     "build_messages",
     "directive_for",
@@ -39,6 +41,19 @@ PROMPT_LAYOUTS: tuple[str, ...] = get_args(PromptLayout)
 
 ACKNOWLEDGEMENT = "Got it!"
 """The assistant turn that closes the game-description exchange, as in the paper."""
+
+SEVERAL_CORRECT = (
+    "If several of the options are equally correct, any one of them is a right answer; still "
+    "give exactly one letter."
+)
+"""Said after every directive from CoordinationQA v1.2 on: some questions have several correct
+options (equally near targets, several useless cards) and the scorer credits any one of them.
+QA only: agents' action calls reuse the profile's wording without it."""
+
+EARLIER_SOURCES = frozenset({"coordqa-v1", "coordqa-v1.1"})
+"""The ``source`` of the rows of releases published before v1.2. Their questions keep the
+directives they were published with (:data:`DIRECTIVES` for every game, no
+:data:`SEVERAL_CORRECT`), so results on them stay comparable with earlier runs."""
 
 MARKERS: Mapping[str, str] = {
     "EC": "Available Answers:",
@@ -62,14 +77,19 @@ def directive_for(row: Mapping[str, Any]) -> str:
     """The directive that asks ``row``'s question: its game's wording for its question type.
 
     Each game's profile holds its wording (``GameProfile.qa_directives``, by default
-    :data:`DIRECTIVES`), so a game can word a question type its own way.
+    :data:`DIRECTIVES`), so a game can word a question type its own way (Hanabi's JP directive
+    times the partner's move "on their next turn"); :data:`SEVERAL_CORRECT` follows it. Rows of
+    the releases published before v1.2 (:data:`EARLIER_SOURCES`) keep the directive they were
+    asked with: :data:`DIRECTIVES` alone.
 
     Raises:
         DatasetError: a question type without a directive.
         UnknownNameError: a game that is not registered.
     """
     kind = _question_type(row)
-    return game_profile(row["game"]).qa_directives[kind]
+    if row.get("source") in EARLIER_SOURCES:
+        return DIRECTIVES[kind]
+    return f"{game_profile(row['game']).qa_directives[kind]}\n{SEVERAL_CORRECT}"
 
 
 def question_text(row: Mapping[str, Any]) -> str:

@@ -10,13 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from coordqa.choices import Choice, choose, is_correct
+from coordqa.choices import Choice, choose, is_correct, question_before_options
+from coordqa.llm.types import Message
 from coordqa.records import CallResult, Question, Sample, Status
 
 __all__ = [
     "READ_HEAD",
     "READ_TAIL",
     "Outcome",
+    "asked_question",
     "original_span",
     "read_window",
     "reply_outcome",
@@ -82,24 +84,39 @@ def original_span(text: str, span: tuple[int, int] | None) -> tuple[int, int] | 
     return moved(span[0]), moved(span[1])
 
 
-def reply_outcome(text: str | None, options: Sequence[str], correct: Sequence[int]) -> Outcome:
+def reply_outcome(
+    text: str | None, options: Sequence[str], correct: Sequence[int], question: str | None = None
+) -> Outcome:
     """Status, correctness and choice of a reply (``text`` None: the call failed).
 
-    The reply is read through :func:`read_window`. A question without an answer key
-    (``correct`` empty, tag ``no-answer-key``) is read like any other, and its reply is never
-    correct.
+    The reply is read through :func:`read_window`, with ``question`` (the question sentence
+    asked) so that the reader tells a question the model invents from a restatement of this one
+    (:func:`coordqa.choices.choose`). A question without an answer key (``correct`` empty, tag
+    ``no-answer-key``) is read like any other, and its reply is never correct.
     """
     if text is None:
         return Outcome("error", False, None)
-    choice = choose(read_window(text), list(options))
+    choice = choose(read_window(text), list(options), question=question)
     status = _STATUS_OF_OUTCOME[choice.outcome]
     right = status == "answered" and bool(correct) and is_correct(choice, list(correct))
     return Outcome(status, right, choice)
 
 
+def asked_question(messages: Sequence[Message]) -> str | None:
+    """The question sentence a stored question's messages asked (its last user message).
+
+    The last user message ends with the question sentence and its lettered options
+    (:func:`coordqa.prompts.question_text`), so stored runs are read with the question they
+    asked. None when it does not end so.
+    """
+    users = [m.content for m in messages if m.role == "user"]
+    return question_before_options(users[-1]) if users else None
+
+
 def score_call(question: Question, trial: int, call: CallResult) -> Sample:
     """The sample of ``question`` in ``trial`` from its (latest) call."""
-    outcome = reply_outcome(call.text, question.options, question.correct)
+    asked = asked_question(question.messages)
+    outcome = reply_outcome(call.text, question.options, question.correct, asked)
     return Sample(
         question_id=question.question_id,
         scenario_id=question.scenario_id,

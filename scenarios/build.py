@@ -20,11 +20,11 @@ from coordqa.games import GAME_NAMES
 from coordqa.scenarios.builder import BUILDERS
 from coordqa.scenarios.model import QuestionDraft, Scenario
 
-DATASET_NAME = "coordinationqa-v1.1"
+DATASET_NAME = "coordinationqa-v1.2"
 """The release the curated list builds (a name in ``coordqa.dataset.RELEASES``)."""
-DATASET_VERSION = "1.1.0"
-SOURCE = "coordqa-v1.1"
-PREVIOUS_RELEASE = "coordinationqa-v1"
+DATASET_VERSION = "1.2.0"
+SOURCE = "coordqa-v1.2"
+PREVIOUS_RELEASE = "coordinationqa-v1.1"
 """The release the changelog compares with."""
 CHANGELOG_FILE = "changelog.json"
 """The machine-readable changelog written next to the data (validation of the previous, frozen

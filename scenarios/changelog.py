@@ -4,9 +4,10 @@ The changelog is computed, not written by hand: the previous release's rows are 
 the new build question by question (by question id), so it cannot miss a change. Each entry
 carries its reasons:
 
-- a changed text (rules, state, question) gives the reason registered for that game and field in
-  :data:`TEXT_REASONS` (a text change without a registered reason fails the build, so every change
-  of wording is explained once, in one place);
+- a changed text (rules, state, question, or the directive it is asked with) gives the reason
+  registered for that game and field in :data:`TEXT_REASONS` (a text change without a
+  registered reason fails the build, so every change of wording is explained once, in one
+  place);
 - a changed question kind (the ``kind:`` tag, e.g. an EC lookup replaced by an inference) names
   both kinds;
 - changed options list the options added and dropped;
@@ -14,9 +15,9 @@ carries its reasons:
 - a removed question says why the current solvers reject its state (or why it was retired);
 - an added question names its scenario and kinds.
 
-Only what a model sees or is scored on counts as a change (rules, state, question, options, key);
-the metadata columns (``concept``, ``rationale``, ``tags``, ``source``, ``version``) are described
-once in the card.
+Only what a model sees or is scored on counts as a change (rules, state, question, directive,
+options, key); the metadata columns (``concept``, ``rationale``, ``tags``, ``source``,
+``version``) are described once in the card.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from coordqa.errors import CoordqaError
+from coordqa.prompts import directive_for
 from coordqa.scenarios.builder import BUILDERS
 from coordqa.scenarios.model import Scenario, ScenarioRejected
 
@@ -35,55 +37,75 @@ ChangeKind = Literal["changed", "added", "removed"]
 KIND_CHANGE = "question kind: "
 """How the reason of a question-kind change starts (the curation asks another question)."""
 
-TEXT_FIELDS = ("game_description", "state_description", "question")
-"""Text columns a model sees; a change in any of them is a change of the question."""
+TEXT_FIELDS = ("game_description", "state_description", "question", "directive")
+"""What a model sees of a question besides its options: the text columns, and the directive it is
+asked with (:func:`coordqa.prompts.directive`, not a column: computed from the row); a change in
+any of them is a change of the question."""
+
+ISSUE = "(issue 27)"
 
 TEXT_REASONS: Mapping[tuple[str, ...], str] = {
-    ("hanabi", "state_description"): (
-        "every card shows whether a reveal has touched it and how an earlier reveal that focused "
-        "it was read, and the partner's last reveal says which cards it newly touched: the clue "
-        "history the solvers read is now in the text (issue 19, flaw 2)"
+    ("hanabi", "game_description"): (
+        "the rules say how the game ends as the engine plays it (after the last card is drawn "
+        "each player has one more turn, the one who drew it last), how to read the card lists "
+        "(exact lists, card counting included), and the conventions are this package's own, "
+        "written out completely (chop, focus, a reveal read from public information, the order "
+        "of preference of every move; no special 2 save, unlike H-group), with the claim that "
+        f"both players have followed them on every move, which every history now bears out {ISSUE}"
     ),
-    ("hanabi", "game_description"): "the conventions explain the touched marks of the state",
-    ("hanabi", "question", "reveal_play"): (
-        "asks for a reveal after which the partner knows to play a playable card (was: 'a card')"
+    ("hanabi", "state_description"): (
+        "every card list is counted, and is exactly what the solvers reason from: my cards from "
+        "the reveals and every card I see, my partner's from the reveals and the public cards "
+        f"(one model of knowledge for the text and the keys) {ISSUE}"
+    ),
+    ("hanabi", "question", "useless"): (
+        "asks which one card is certainly useless and says that when several are, any one of "
+        f"them is right (was 'Which of my cards are ...') {ISSUE}"
+    ),
+    ("overcooked", "state_description"): (
+        "names the action I was on my way to do when the state was taken, so my position "
+        f"agrees with my history {ISSUE}"
     ),
     ("overcooked", "question", "partner_intent"): (
-        "states the partner model the key assumes (what the partner does with what it holds, and "
-        "that it does not plan around me) (issue 18)"
+        "the stated partner rule counts as 'on their way' only what the partner would not fetch "
+        "(the plate or onion I hold; for a chef who reaches no cooker, also those on the shared "
+        "counters, which it never takes back), so a source is never also on its way, and it says "
+        f"where an empty-handed chef fetches from {ISSUE}"
     ),
-    ("overcooked", "options", "partner_intent"): (
-        "options that name an object the state never describes (a counter only the partner "
-        "would use) are left out (issue 18)"
-    ),
-    ("collab_capture", "game_description"): (
-        "the rules say exactly what the engine does: a pressed button toggles its door after "
-        "both agents act and before the thief moves (issue 18)"
-    ),
-    ("collab_capture", "state_description"): (
-        "the turn line names the turn about to be played: 'This is turn N+1 of 30 (N played so "
-        "far)' (was 'Turn N of 30') (issue 18)"
-    ),
-    ("collab_capture", "question", "best_action"): (
-        "states the objective: the first step of the fastest capture, with the partner playing "
-        "its part (issue 18)"
+    ("collab_capture", "question", "partner_intent"): (
+        "no undefined policy name ('the capture-planner policy'): the partner's plan is said in "
+        f"words (its part of the fastest capture, from this turn on) {ISSUE}"
     ),
     ("collab_escape", "game_description"): (
-        "the rules spell out the order of a turn: the escape happens before the killer moves, "
-        "the killer goes to the room it chose even if its target left, passing each other is not "
-        "a catch, two agents fixing one generator count as one turn (issue 18)"
+        "the timing as the engine plays it: this turn's fixing counts at once, so a gate it "
+        "opens lets whoever stands in Room 7 (also one already there) escape before the killer "
+        "moves; after a turn in which the killer chased nobody it chases Alice when both of you "
+        f"are next to it {ISSUE}"
     ),
-    ("collab_escape", "state_description"): (
-        "the turn line names the turn about to be played: 'This is turn N+1 of 50 (N played so "
-        "far)' (was 'Turn N of 50') (issue 18)"
+    ("collab_escape", "question", "partner_intent"): (
+        "'certain whatever the killer's random moves' is said of a plan that chooses each turn "
+        "after seeing where the killer went (the solver's worst case), and the partner's plan "
+        f"holds from this turn on {ISSUE}"
     ),
     ("collab_escape", "question", "best_action"): (
-        "states the objective: the fastest escape that is safe whatever the killer's random "
-        "moves, with the partner playing its part (issue 18)"
+        "'certain whatever the killer's random moves' is said of a plan that chooses each turn "
+        f"after seeing where the killer went (the solver's worst case) {ISSUE}"
     ),
+    ("hanabi", "directive", "best_action"): (
+        "the JP directive times the partner's move 'on their next turn' (Hanabi is turn-based), "
+        "and says that when several options are equally correct any one of them is right "
+        f"{ISSUE}"
+    ),
+    **{
+        (game, "directive"): (
+            "the directive says that when several options are equally correct any one of them "
+            f"is right {ISSUE}"
+        )
+        for game in ("overcooked", "hanabi", "collab_capture", "collab_escape")
+    },
 }
-"""Why a text column changed since the previous release, keyed by (game, column, question kind)
-or, for every kind, by (game, column). A question whose kind changed needs no entry here."""
+"""Why a text changed since the previous release, keyed by (game, field, question kind) or, for
+every kind, by (game, field). A question whose kind changed needs no entry for its question."""
 
 RETIRED: Mapping[str, str] = {}
 """Scenarios of the previous release dropped on purpose although the solvers still accept them,
@@ -118,6 +140,11 @@ def _kind(row: Mapping[str, Any]) -> str:
     return next((t.removeprefix("kind:") for t in row["tags"] if t.startswith("kind:")), "")
 
 
+def _shown(row: Mapping[str, Any], field: str) -> str:
+    """A text of :data:`TEXT_FIELDS` as the model sees it."""
+    return directive_for(row) if field == "directive" else str(row[field])
+
+
 def _changed_reasons(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """Why ``new`` differs from ``old`` (same id); empty when nothing a model sees moved."""
     reasons = []
@@ -125,7 +152,7 @@ def _changed_reasons(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str
     for field in TEXT_FIELDS:
         if field == "question" and kind_changed:
             continue
-        if old[field] != new[field]:
+        if _shown(old, field) != _shown(new, field):
             game = new["game"]
             reason = TEXT_REASONS.get((game, field, _kind(new)), TEXT_REASONS.get((game, field)))
             if reason is None:
@@ -268,3 +295,5 @@ def changelog_markdown(changes: Sequence[Change], previous: str) -> str:
 
 TEXT_FIELDS_PREFIXES = tuple(f"{field.replace('_', ' ')}: " for field in TEXT_FIELDS)
 """How the reasons of text changes start (they are grouped in the card)."""
+DIRECTIVE_PREFIX = "directive: "
+"""How the reason of a directive change starts (the directive is not a column)."""

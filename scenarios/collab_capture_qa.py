@@ -29,6 +29,9 @@ from coordqa.scenarios.collab_solve import (
 )
 from coordqa.scenarios.model import QuestionDraft, ScenarioRejected
 
+PRONOUNS = ("her", "his")
+"""Alice's and Bob's possessive pronouns, for the question sentences."""
+
 MODEL = CaptureModel()
 """The engine's planning model (its transitions are the engine's rules)."""
 
@@ -183,11 +186,14 @@ def tom_question(state: CaptureState, player: int) -> QuestionDraft:
     return QuestionDraft(
         "ToM",
         "partner_intent",
-        f"{PLAYER_NAMES[partner]} plans the fastest capture together with me (the capture-planner "
-        f"policy). What action does {PLAYER_NAMES[partner]} intend to take this turn?",
+        f"Assume that from this turn on {PLAYER_NAMES[partner]} plays {PRONOUNS[partner]} part "
+        "of the fastest capture, with me playing mine (the thief's moves follow its rule, so the "
+        f"fastest capture is known in advance). What action does {PLAYER_NAMES[partner]} intend "
+        "to take this turn?",
         options,
         (best,),
-        f"partner model: capture-planner (fastest sure capture, I play my part); {rationale}",
+        f"partner model: {PLAYER_NAMES[partner]} plays {PRONOUNS[partner]} part of the fastest "
+        f"capture, I play mine; {rationale}",
         f"{PLAYER_NAMES[partner]}'s part of the fastest capture",
     )
 

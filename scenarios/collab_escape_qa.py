@@ -47,6 +47,16 @@ OUTCOME_OPTIONS = (ALWAYS, SOMETIMES, NEVER)
 
 PRONOUNS = ("she", "he")
 """Alice's and Bob's pronouns, for the question sentences."""
+POSSESSIVE = ("her", "his")
+"""Alice's and Bob's possessive pronouns."""
+
+OBJECTIVE = (
+    "the fastest escape that is certain whatever the killer's random moves, for a plan that "
+    "chooses each turn's actions after seeing where the killer went"
+)
+"""What the ToM and JP questions call best: the solver's worst-case value is that of a plan that
+reacts to the killer each turn (min over joint actions of max over its random moves, turn by
+turn), not of a route fixed in advance, and the question says so."""
 
 DIAMETER = max(max(GRAPH.distances(r).values()) for r in GRAPH.rooms)
 """The longest shortest path of the map: the distance question's options run 1..DIAMETER."""
@@ -194,8 +204,8 @@ def tom_question(state: EscapeState, player: int) -> QuestionDraft:
     return QuestionDraft(
         "ToM",
         "partner_intent",
-        f"{name} plans, together with me, the fastest escape that is safe whatever the killer's "
-        f"random moves. What action does {name} intend to take this turn?",
+        f"Assume that from this turn on {name} plays {POSSESSIVE[partner]} part of {OBJECTIVE}, "
+        f"with me playing mine. What action does {name} intend to take this turn?",
         options,
         (best,),
         f"partner model: fastest sure escape, I play my part; {rationale}",
@@ -208,7 +218,7 @@ def jp_question(state: EscapeState, player: int) -> QuestionDraft:
     return best_action_question(
         *_decision(state, player, "JP"),
         concept(state, player),
-        "the fastest escape that is safe whatever the killer's random moves",
+        OBJECTIVE,
         1 - player,
     )
 

@@ -176,35 +176,64 @@ def _phase(scenario: Scenario) -> str:
     return "early" if progress <= 3 else "middle" if progress <= 12 else "late"
 
 
+LOOKUP_EC = "certain_play"
+"""Since v1.2 the state prints every card's counted list, so "is my card certainly playable" is
+one comparison of the list with the next playable cards: a lookup, asked no more."""
+INFERENCE_EC = ("max_score", "unseen_copies", "partner_critical", "useless")
+"""The EC kinds that need a step of inference, in the order a lookup is replaced by one."""
+
+
+def _ec_kind(scenario: Scenario) -> str:
+    return scenario.kinds["EC"].partition(":")[0]
+
+
 def _matches(old: Scenario, candidate: Scenario) -> bool:
-    """A replacement asks the same EC and ToM kinds at the same phase of the game."""
+    """A replacement asks the same ToM kind and EC kind at the same phase of the game.
+
+    A lookup EC (:data:`LOOKUP_EC`) is replaced by any inference EC kind.
+    """
+    old_ec, new_ec = _ec_kind(old), _ec_kind(candidate)
+    same_ec = new_ec in INFERENCE_EC if old_ec == LOOKUP_EC else new_ec == old_ec
     return (
-        candidate.kinds["ToM"] == old.kinds["ToM"]
-        and candidate.kinds["EC"].partition(":")[0] == old.kinds["EC"].partition(":")[0]
-        and _phase(candidate) == _phase(old)
+        candidate.kinds["ToM"] == old.kinds["ToM"] and same_ec and _phase(candidate) == _phase(old)
     )
 
 
 def _retune(scenario: Scenario) -> Scenario:
-    """v1.1: a count of unseen copies becomes the best reachable score where a stack is cut short.
+    """A lookup EC becomes the first inference EC kind the state supports (:data:`INFERENCE_EC`).
 
-    That is an inference over the whole discard pile instead of one card's count.
+    v1.1 turned counts of unseen copies into the best reachable score where a stack is cut
+    short; v1.2 replaces "is my card certainly playable", a lookup once the state prints counted
+    lists.
     """
-    if not scenario.kinds["EC"].startswith("unseen_copies"):
+    if _ec_kind(scenario) != LOOKUP_EC:
         return scenario
     builder = HanabiBuilder()
     sit = situation(as_hanabi(builder.restore(scenario)), scenario.snapshot, scenario.player)
-    if "max_score" not in ec_specs(sit):
-        return scenario
-    return dataclasses.replace(scenario, kinds={**scenario.kinds, "EC": "max_score"})
+    specs = ec_specs(sit)
+    for kind in INFERENCE_EC:
+        matching = [spec for spec in specs if spec.partition(":")[0] == kind]
+        if matching:
+            return dataclasses.replace(scenario, kinds={**scenario.kinds, "EC": matching[0]})
+    return scenario
 
 
-def _all_options(seeds: Iterable[int]) -> Iterator[Scenario]:
+def _variants(seeds: Iterable[int]) -> Iterator[Scenario]:
+    """Every candidate state with each EC question it supports and each ToM kind, unsolved.
+
+    The repair keeps a variant only if it matches the scenario it replaces and the builder
+    accepts it, so nothing is solved for a state that could not stand in anyway.
+    """
     builder = HanabiBuilder()
     for seed in seeds:
         for candidate in builder.candidates(seed):
-            for option in _options(candidate):
-                yield option.scenario
+            sit = situation(
+                as_hanabi(builder.restore(candidate)), candidate.snapshot, candidate.player
+            )
+            for spec in ec_specs(sit):
+                for tom in TOM_KINDS:
+                    kinds = {"EC": spec, "ToM": tom, "JP": "best_action"}
+                    yield dataclasses.replace(candidate, kinds=kinds)
 
 
 def repair_list(current: list[Scenario], seeds: Iterable[int] = CURATION_SEEDS) -> Repair:
@@ -216,7 +245,7 @@ def repair_list(current: list[Scenario], seeds: Iterable[int] = CURATION_SEEDS) 
     first_new = max(CURATED_COUNT, *(int(s.scenario_id.rsplit("-", 1)[1]) for s in current)) + 1
     return repair(
         current,
-        lambda: _all_options(seeds),
+        lambda: _variants(seeds),
         matches=_matches,
         used_key=lambda s: int(s.reached_by["seed"]),
         new_id=lambda n, _: f"hanabi-{first_new + n - 1:02d}",

@@ -18,7 +18,7 @@ from coordqa.games.overcooked import LAYOUTS, Overcooked
 from coordqa.scenarios.build import curated_scenarios
 from coordqa.scenarios.curate_repair import Repair, repair
 from coordqa.scenarios.model import Scenario, ScenarioQuestions, ScenarioRejected
-from coordqa.scenarios.overcooked import OvercookedBuilder, ec_kinds, ec_question
+from coordqa.scenarios.overcooked import OvercookedBuilder, _play, ec_kinds, ec_question
 
 PER_LAYOUT = 5
 """Curated scenarios per layout (5 layouts x 5 = the 25 Overcooked scenarios)."""
@@ -91,14 +91,19 @@ def curate(per_layout: int = PER_LAYOUT, seeds: range = range(40)) -> list[Scena
     return chosen
 
 
+INFERENCE_KINDS = ("plate_filled_in", "onion_cooked_in", "onions_to_fetch")
+"""EC kinds that need a step of inference, in the order a lookup gives way to one."""
 RETUNE: dict[str, tuple[str, ...]] = {
-    "soup_timer": ("plate_filled_in", "onion_cooked_in", "onions_total"),
-    "reachable": ("onions_total", "onion_cooked_in", "plate_filled_in"),
-    "onions_needed": ("onion_cooked_in", "plate_filled_in", "onions_total"),
+    "soup_timer": INFERENCE_KINDS,
+    "reachable": INFERENCE_KINDS,
+    "onions_needed": INFERENCE_KINDS,
+    "closer_cooker": INFERENCE_KINDS,
 }
-"""v1.1: EC kinds whose answer the state prints (the timer, a walk listed as blocked or
-inaccessible) or nearly prints (one cooker's count) give way, where the state supports one, to a
-kind that needs a step of inference, in this order of preference."""
+"""EC kinds whose answer the state prints (the timer, a walk listed as blocked or inaccessible)
+or nearly prints (one cooker's count, two listed walks compared) give way, where the state
+supports one, to a kind that needs a step of inference, in this order of preference (v1.1 did
+so for the first three with onions_total as the fallback; v1.2 for all four, with
+onions_to_fetch, which every state supports)."""
 
 
 def _retune(scenario: Scenario) -> Scenario:
@@ -151,13 +156,36 @@ def repair_list(current: list[Scenario], seeds: range = range(40)) -> Repair:
     )
 
 
+def with_interrupted(scenario: Scenario) -> Scenario:
+    """The scenario with the actions that were in progress at its snapshot named (v1.2).
+
+    Snapshots before v1.2 dropped them silently. The play that reached the state is replayed
+    from ``reached_by`` (seeded, deterministic) and must give the same kitchen; its snapshot
+    records which action each chef was on the way to do, so the description can say it.
+
+    Raises:
+        ScenarioRejected: the replay reaches another state (the provenance does not rebuild it).
+    """
+    if "interrupted" in scenario.snapshot or "opening" not in scenario.reached_by:
+        return scenario
+    reached = scenario.reached_by
+    pair = (str(reached["players"][0]), str(reached["players"][1]))
+    opening = [(str(a), str(b)) for a, b in reached["opening"]]
+    steps = int(reached["steps"])
+    _, replayed = next(_play(scenario.layout, pair, int(reached["seed"]), [steps], opening))
+    same = {k: v for k, v in replayed.items() if k != "interrupted"}
+    if same != scenario.snapshot:
+        raise ScenarioRejected(f"{scenario.scenario_id}: its provenance replays to another state")
+    return dataclasses.replace(scenario, snapshot=replayed)
+
+
 def main() -> None:
     """Repair ``curated/overcooked.json`` for the current solvers and print what changed.
 
     (:func:`curate` drew the v1 list from scratch; releases after v1 repair it, so that question
     ids keep naming the same states.)
     """
-    current = [s for s in curated_scenarios() if s.game == "overcooked"]
+    current = [with_interrupted(s) for s in curated_scenarios() if s.game == "overcooked"]
     repaired = repair_list(current)
     CURATED.write_text(json.dumps([s.to_dict() for s in repaired.scenarios], indent=1) + "\n")
     print(f"wrote {len(repaired.scenarios)} scenarios to {CURATED}")

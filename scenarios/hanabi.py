@@ -1,8 +1,8 @@
 """Hanabi scenarios for CoordinationQA: seeded scripted play, question building, curation.
 
-Candidate states come from seeded games of the ``hanabi-convention`` bot, alone or paired with
-a Walton-Rivers rule agent; every state after the partner's first move is a candidate, seen by the
-player on turn. The questions and answer keys come from :mod:`coordqa.scenarios.hanabi_solvers`:
+Candidate states come from seeded self-play games of the ``hanabi-convention`` bot, which follows
+the conventions text exactly; every state after the partner's first move is a candidate, seen by
+the player on turn. The questions and answer keys come from :mod:`coordqa.scenarios.hanabi_solvers`:
 
 - EC (exact, from my knowledge and card counting, my own pinned-down cards included): is my card
   certainly playable, which of my cards are certainly useless, how many copies of a card are
@@ -18,7 +18,8 @@ player on turn. The questions and answer keys come from :mod:`coordqa.scenarios.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import ClassVar
 
 from coordqa.errors import ConfigError
 from coordqa.games.base import Game, Observation, ScriptedPlayer, make_player
@@ -31,20 +32,17 @@ from coordqa.scenarios.hanabi_solvers import (
     card_text,
     ec_question,
     jp_best_action,
+    off_convention_moves,
     situation,
     stack_limits,
     tom_question,
 )
 from coordqa.scenarios.model import Scenario, ScenarioQuestions, ScenarioRejected
 
-PAIRINGS = (
-    ("hanabi-convention", "hanabi-convention"),
-    ("hanabi-convention", "hanabi-iggi"),
-    ("hanabi-convention", "hanabi-convention"),
-    ("hanabi-piers", "hanabi-convention"),
-)
-"""Who plays the candidate games, chosen by ``seed % 4``: mostly the convention bot, whose clues
-follow the conventions the questions assume, sometimes with a rule agent for variety."""
+PLAYERS = ("hanabi-convention", "hanabi-convention")
+"""Who plays the candidate games: the convention bot in both seats, because the rules text says
+both players have followed the conventions on every move (a state whose history breaks them is
+rejected; v1 and v1.1 also drew games with a Walton-Rivers rule agent in one seat)."""
 MAX_TURNS = 100
 """A two-player Hanabi game ends within about 90 moves; this bounds the candidate loop."""
 EC_ORDER = ("certain_play", "useless", "unseen_copies", "partner_critical", "max_score")
@@ -55,7 +53,10 @@ class HanabiBuilder(ScenarioBuilder):
     """EC, ToM and JP questions for two-player Hanabi states."""
 
     game = "hanabi"
-    version = "2"
+    version = "3"
+    lookup_kinds: ClassVar[Mapping[str, str]] = {
+        "certain_play": "the card's counted list, against 'Only X can be played' (one comparison)",
+    }
 
     def questions(self, game: Game, scenario: Scenario) -> ScenarioQuestions:
         """Build the three questions; reject states whose answers are not clear.
@@ -68,14 +69,20 @@ class HanabiBuilder(ScenarioBuilder):
         broken = sit.broken_marks()
         if broken:
             raise ScenarioRejected(f"play clues mark unplayable cards: {broken}")
-        jp, _ = jp_best_action(sit)
+        gaps = sit.partner_knowledge_gaps()
+        if gaps:
+            raise ScenarioRejected(f"the partner knows more than her list shows: {gaps}")
         ec = ec_question(sit, scenario.kinds.get("EC", "useless"))
         tom = tom_question(sit, scenario.kinds.get("ToM", "reveal_play"))
+        jp, _ = jp_best_action(sit)
+        off = off_convention_moves(scenario.snapshot)
+        if off:
+            raise ScenarioRejected(f"the history breaks the conventions it claims: {off[0]}")
         return ScenarioQuestions(ec, tom, jp)
 
     def candidates(self, seed: int) -> Iterator[Scenario]:
         """Every state of one seeded game after the partner's first move (at most ~90)."""
-        names = PAIRINGS[seed % len(PAIRINGS)]
+        names = PLAYERS
         game = Hanabi(seed=seed)
         players = [_scripted(name) for name in names]
         for index, player in enumerate(players):
@@ -96,7 +103,7 @@ def _scripted(name: str) -> ScriptedPlayer:
     """A scripted Hanabi player (candidate games are played synchronously)."""
     player = make_player(name, "hanabi")
     if not isinstance(player, ScriptedPlayer):
-        raise ConfigError(f"{name!r} is not a scripted player; PAIRINGS needs scripted players")
+        raise ConfigError(f"{name!r} is not a scripted player; PLAYERS needs scripted players")
     return player
 
 

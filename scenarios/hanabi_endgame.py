@@ -35,6 +35,12 @@ bot cannot find it afterwards. (hanabi-29-JP of v1.1 was keyed "Reveal Alice's G
 cards", 20.00 against 18.67 for playing my play-clued Yellow 5; playing it first and revealing
 Green next turn also gives 20 in every deck order, so the state is now rejected.)
 
+The partner bot counts my cards, which the text cannot show me: her list in the text is public
+information only. Wherever a playout meets a partner move that differs from the move her list
+alone gives (``public_only``), the outcome rests on cards a reader of the text cannot see, and the
+state is rejected (v1.1's audit found a key that credited a reveal reaching the best score only
+because the partner card-counted a card the text showed her as "Red 1-4").
+
 Risky actions (a play of a card not certainly playable and not marked by a play clue, a play clue
 on an unplayable card) are never keys, because their outcome depends on my hidden cards. With two
 or more lives a blind play can still be worth its chance in the last turns, so its value is
@@ -82,6 +88,8 @@ class ActionValue:
     """Distinct deck orders the playouts met."""
     then: str | None = None
     """The action made on my next turn instead of the bot's choice (None: the bot's choice)."""
+    hidden: str | None = None
+    """Where a playout met a partner move that her view of my cards decides (None: nowhere)."""
 
 
 def follow_up(first: str, then: str) -> str | None:
@@ -156,15 +164,34 @@ class Endgame:
         self.me = int(self.game.state.cur_player())
         self.deck = undrawn_cards(self.game)
 
-    def playout(self, first: str, then: str | None = None) -> tuple[float, tuple[Card, ...]]:
-        """Play ``first``, then both bots to the end; the final score and the cards drawn.
+    def partner_sees_more(self, game: Hanabi, bot: ConventionPlayer) -> str | None:
+        """Why the partner's next move depends on my cards, or None.
 
-        With ``then``, I make that action (see :func:`follow_up`) on my next turn where it is
-        legal, instead of the bot's choice.
+        The text shows me the partner's knowledge from public information; she also counts my
+        cards. Where her move with that counting differs from her move without it, it is not a
+        move a reader of the text can foresee.
+        """
+        partner = 1 - self.me
+        observation = Observation.of(game, partner)
+        seen = bot.convention_move(observation)
+        listed = bot.convention_move(observation, public_only=True)
+        if seen == listed:
+            return None
+        return f"after {len(game.turns)} moves she makes {seen!r}, by her list alone {listed!r}"
+
+    def playout(
+        self, first: str, then: str | None = None
+    ) -> tuple[float, tuple[Card, ...], str | None]:
+        """Play ``first``, then both bots to the end.
+
+        Returns the final score, the cards drawn, and where a partner move depended on her view
+        of my cards (:meth:`partner_sees_more`). With ``then``, I make that action (see
+        :func:`follow_up`) on my next turn where it is legal, instead of the bot's choice.
         """
         game = self.game.fork()
         bots = copy.deepcopy(self.bots)
         drawn: list[Card] = []
+        hidden: str | None = None
         action = first
         then = follow_up(first, then) if then is not None else None
         while True:
@@ -177,8 +204,10 @@ class Endgame:
             for seat, bot in enumerate(bots):
                 bot.observe(game.seat_view(seat), seat, result)
             if game.is_terminal():
-                return game.score(), tuple(drawn)
+                return game.score(), tuple(drawn), hidden
             player = int(game.state.cur_player())
+            if player != self.me and hidden is None:
+                hidden = self.partner_sees_more(game, bots[player])
             if player == self.me and then is not None and then in game.legal_actions(player):
                 action, then = then, None
                 continue
@@ -196,8 +225,10 @@ class Endgame:
         """
         scores: dict[tuple[Card, ...], float] = {}
         mass = 0.0
+        hidden: str | None = None
         for _ in range(MAX_PLAYOUTS):
-            score, drawn = self.playout(action, then)
+            score, drawn, seen = self.playout(action, then)
+            hidden = hidden or seen
             if drawn not in scores:
                 scores[drawn] = score
                 mass += order_probability(drawn, self.deck)
@@ -209,7 +240,7 @@ class Endgame:
                 f"probability in {MAX_PLAYOUTS} tries"
             )
         expected = sum(order_probability(d, self.deck) * s for d, s in scores.items())
-        return ActionValue(action, expected, min(scores.values()), len(scores), then)
+        return ActionValue(action, expected, min(scores.values()), len(scores), then, hidden)
 
     @cached_property
     def score_now(self) -> float:
@@ -244,6 +275,11 @@ def search(
         action: value if action in winners else _followed_by_winner(endgame, value, winners)
         for action, value in values.items()
     }
+    hidden = [f"{a!r}: {v.hidden}" for a, v in values.items() if v.hidden]
+    if hidden:
+        raise ScenarioRejected(
+            f"last rounds: a partner move rests on my hidden cards ({hidden[0]})"
+        )
     for action, value in values.items():
         if action in winners or top - value.expected >= MARGIN:
             continue

@@ -1,11 +1,15 @@
 """Solvers for the Hanabi scenarios: exact card facts, clue readings and a one-step action ranking.
 
-Everything is computed from what the scenario's player ("I") legitimately knows: the engine's
-hint knowledge of my hand, the partner's visible hand, the stacks and the discard pile (card
-counting included), plus the public clue history read by the exact rule of the conventions text
-(:func:`coordqa.games.hanabi.convention_player.read_clue`). The partner model is the
-``hanabi-convention`` bot, which follows that text; its simulated reply is used as a cross-check,
-and a state where the simple reading and the bot disagree is rejected.
+Everything is computed from what the scenario's player ("I") legitimately knows, in the one
+model of knowledge the state text prints (:mod:`coordqa.games.hanabi.knowledge`): my cards' lists
+(hints and every card I see, counted), the partner's visible hand, her lists (hints and public
+cards), the stacks and the discard pile, plus the public clue history read by the exact rule of
+the conventions text (:func:`coordqa.games.hanabi.convention_player.read_clue`). The partner
+model is the ``hanabi-convention`` bot, which follows that text; its simulated reply is used as a
+cross-check, and a state where the simple reading and the bot disagree is rejected, as is a state
+whose history breaks the conventions (:func:`off_convention_moves`), where the partner knows more
+from my cards than her list shows (:meth:`Situation.partner_knowledge_gaps`), or where the
+reading of her last reveal depends on whether my list or public information judges its focus.
 
 Hidden information (my own cards) is used to reject states where the conventions would mislead
 (a play clue pointing at an unplayable card), and in one place to pick an answer: the search of
@@ -39,9 +43,9 @@ from coordqa.games.hanabi.knowledge import (
     Board,
     Card,
     chance,
-    hand_identities,
     hand_knowledge,
-    possible_cards,
+    private_certainties,
+    public_identities,
     surely,
 )
 from coordqa.games.hanabi.view import View
@@ -75,6 +79,34 @@ def seated_bot(snapshot: Mapping[str, Any], seat: int) -> tuple[Hanabi, Conventi
         result = game.step({game.state.cur_player(): text})
         bot.observe(game.seat_view(seat), seat, result)
     return game, bot
+
+
+def off_convention_moves(snapshot: Mapping[str, Any]) -> list[str]:
+    """The moves of the snapshot's history that the conventions would not have made.
+
+    The conventions text states the order of preference of every move, and the
+    ``hanabi-convention`` bot follows exactly that text; a move differs from the bot's
+    (:meth:`~coordqa.games.hanabi.convention_player.ConventionPlayer.convention_move`, which has
+    no random fallback) in the same position means a player did not follow them, so the text's
+    claim that both players have followed them would be false.
+    """
+    game = Hanabi(seed=int(snapshot["seed"]))
+    bots = (ConventionPlayer(), ConventionPlayer())
+    for seat, bot in enumerate(bots):
+        bot.reset(game.seat_view(seat), seat, seat)
+    found = []
+    for number, text in enumerate(snapshot["moves"], 1):
+        mover = int(game.state.cur_player())
+        expected = bots[mover].convention_move(Observation.of(game, mover))
+        if text != expected:
+            found.append(
+                f"move {number} by {PLAYER_NAMES[mover]}: {text!r} (the conventions pick "
+                f"{expected!r})"
+            )
+        result = game.step({mover: text})
+        for seat, bot in enumerate(bots):
+            bot.observe(game.seat_view(seat), seat, result)
+    return found
 
 
 def reveal_touches(view: View, text: str) -> tuple[int, ...]:
@@ -129,13 +161,14 @@ class Situation:
         """The other player."""
         return 1 - self.me
 
-    @cached_property
+    @property
     def own_possible(self) -> list[list[Card]]:
-        """For each of my cards, the identities it can have, counting the rest of my hand too.
+        """For each of my cards, the identities it can have: exactly the list the state prints.
 
-        A card of mine that clues pin down (my only Red 5) is a seen copy for my other cards.
+        (:func:`~coordqa.games.hanabi.knowledge.own_identities`: hints, the board, the partner's
+        hand, and my other cards that hints pin down.)
         """
-        return hand_identities(self.view.knowledge[0], self.view.unseen)
+        return self.view.own_possible
 
     @cached_property
     def clued(self) -> tuple[list[bool], list[bool]]:
@@ -200,9 +233,10 @@ class Situation:
         rank_five = text == engine.reveal_rank_text(self.me, 4)
         reading = read_clue(self.clued[1], after, touched, rank_five, view.board)
         card = view.partner_hand[reading.focus] if reading.focus is not None else None
-        public = view.board.unseen()
         sure = tuple(
-            i for i, k in enumerate(after) if surely(possible_cards(k, public), view.board.playable)
+            i
+            for i, cards in enumerate(public_identities(after, view.board))
+            if surely(cards, view.board.playable)
         )
         return RevealOutcome(text, reading, touched, card, sure)
 
@@ -251,6 +285,23 @@ class Situation:
         card = self.view.partner_hand[int(reply.rsplit(" ", 1)[-1])]
         return self.view.board.playable(card)
 
+    def partner_knowledge_gaps(self) -> list[str]:
+        """Partner cards that only the partner's view of my hand makes surely playable.
+
+        The state shows the partner's knowledge from public information (her list); she also
+        sees my cards, which the text cannot show me. Where counting my cards makes one of her
+        cards surely playable, she plays it whatever I do, which her list does not show, so no
+        question about what she will do is clear. (Uses my hidden cards, like
+        :meth:`broken_marks`, only to reject.)
+        """
+        mine = [(c.color(), c.rank()) for c in self.game.state.player_hands()[self.me]]
+        gaps = private_certainties(self.view.knowledge[1], self.view.board, mine)
+        return [
+            f"card {index} ({what} only by counting my cards)"
+            for index, what in gaps
+            if what == "playable"
+        ]
+
     def broken_marks(self) -> list[str]:
         """Live play marks on cards that are not playable (the conventions would mislead)."""
         problems = []
@@ -278,26 +329,11 @@ def situation(game: Hanabi, snapshot: Mapping[str, Any], player: int) -> Situati
 
 
 def possibilities_text(situation: Situation, index: int) -> str:
-    """``"Card 2 could be Red 1 (2 unseen), Blue 1 (1 unseen)"`` after counting."""
+    """``"Card 2 could be Red 1 (2 unseen), Blue 1 (1 unseen)"`` (the state's list)."""
     view = situation.view
     cards = situation.own_possible[index]
     listed = ", ".join(f"{card_text(c)} ({view.unseen[c]} unseen)" for c in cards)
-    return f"my Card {index} could be {listed}{_ruled_out_text(situation, index)}"
-
-
-def _ruled_out_text(situation: Situation, index: int) -> str:
-    """Identities of my card that only the rest of my hand rules out, as a rationale clause."""
-    ruled_out = [
-        c for c in situation.view.own_possible[index] if c not in situation.own_possible[index]
-    ]
-    if not ruled_out:
-        return ""
-    return f" ({cards_text(ruled_out)} ruled out: my other cards hold every unseen copy)"
-
-
-def pinned_by_hand(situation: Situation) -> bool:
-    """Whether counting my own hand rules out an identity that counting alone leaves open."""
-    return any(_ruled_out_text(situation, i) for i in range(len(situation.own_possible)))
+    return f"my Card {index} could be {listed}"
 
 
 # --- EC: exact card facts -------------------------------------------------------------------
@@ -314,7 +350,6 @@ def ec_certain_play(sit: Situation, index: int) -> QuestionDraft:
     rationale = f"{possibilities_text(sit, index)}; playable now: {cards_text(playable)} -> " + (
         "every possibility is playable: Yes" if sure else "not every possibility is: No"
     )
-    counted = " and my own hand" if _ruled_out_text(sit, index) else ""
     return QuestionDraft(
         "EC",
         "certain_play",
@@ -322,8 +357,7 @@ def ec_certain_play(sit: Situation, index: int) -> QuestionDraft:
         YES_NO,
         (0 if sure else 1,),
         rationale,
-        f"whether my Card {index} is playable whatever it is: {len(cards)} identities left after "
-        f"hints and counting the stacks, discards, {PLAYER_NAMES[sit.partner]}'s hand{counted}",
+        f"whether my Card {index} is playable whatever it is: {len(cards)} identities in its list",
     )
 
 
@@ -341,7 +375,6 @@ def ec_useless(sit: Situation) -> QuestionDraft:
                 if not useful
                 else f"may be {card_text(useful[0])}, still needed"
             )
-            + _ruled_out_text(sit, index)
         )
     useless = [i for i in range(count) if sit.surely_useless(i)]
     options = (*(f"My Card {i}" for i in range(count)), "None of them")
@@ -349,12 +382,12 @@ def ec_useless(sit: Situation) -> QuestionDraft:
     return QuestionDraft(
         "EC",
         "useless",
-        "Which of my cards are certainly useless (can never be played, whatever they are)?",
+        "Which of my cards is certainly useless (can never be played, whatever it is)? If "
+        "several are, any one of them is a right answer.",
         options,
         correct,
         "; ".join(parts) + f" -> certainly useless: {[f'Card {i}' for i in useless] or 'none'}",
-        "which of my cards can never score: hints against the stacks and discards"
-        + (", counting my own pinned-down cards as seen" if pinned_by_hand(sit) else ""),
+        "which of my cards can never score: their lists against the stacks and discards",
     )
 
 
@@ -602,6 +635,11 @@ def last_reveal_reading(sit: Situation) -> tuple[ClueReading, bool, list[int]]:
     return reading, reading.focus == chop_index(clued_before), newly
 
 
+def turn_is_rank_five(sit: Situation) -> bool:
+    """Whether the partner's last move was a rank 5 reveal (always a save clue)."""
+    return sit.game.turns[-1].action == engine.reveal_rank_text(sit.partner, 4)
+
+
 def tom_infer_last(sit: Situation) -> QuestionDraft:
     """What the partner's last reveal tells me: play its focus (play clue) or keep it (save).
 
@@ -615,6 +653,12 @@ def tom_infer_last(sit: Situation) -> QuestionDraft:
         raise ScenarioRejected("one life left: a play clue does not make me play")
     reading, on_chop, newly = last_reveal_reading(sit)
     focus = reading.focus if reading.focus is not None else -1
+    mine = any(sit.view.board.playable(c) for c in sit.own_possible[focus])
+    if not turn_is_rank_five(sit) and mine != (reading.kind == PLAY):
+        raise ScenarioRejected(
+            f"by my list Card {focus} {'may' if mine else 'cannot'} be playable, but public "
+            f"information reads the reveal as a {reading.kind} clue: two readings"
+        )
     sure = [i for i in range(len(sit.own_possible)) if sit.surely_playable(i)]
     if len(newly) > 1 and not (reading.kind == PLAY and set(newly) <= set(sure)):
         raise ScenarioRejected(f"the reveal newly touched cards {newly}: more than one reading")
@@ -642,7 +686,7 @@ def tom_infer_last(sit: Situation) -> QuestionDraft:
         "it may be playable, so it is a play clue"
         if reading.kind == PLAY
         else "a rank 5 reveal is a save clue"
-        if turn.action == engine.reveal_rank_text(sit.partner, 4)
+        if turn_is_rank_five(sit)
         else "it cannot be playable now, so it is a save clue"
     )
     focus_rule = "my chop, newly touched" if on_chop else "the newest card it newly touched"
@@ -884,6 +928,10 @@ def _check_clear(
     for winner in winners:
         if winner.action in reveals:
             _check_bot_agrees(sit, reveals[winner.action], best)
+    game, bot = seated_bot(sit.snapshot, sit.me)
+    move = bot.convention_move(Observation.of(game, sit.me))
+    if move not in {w.action for w in winners}:
+        raise ScenarioRejected(f"the conventions pick {move!r}, not the best tier's action")
 
 
 def _check_bot_agrees(sit: Situation, outcome: RevealOutcome, tier: int) -> None:

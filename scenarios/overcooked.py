@@ -2,11 +2,13 @@
 
 Candidates come from seeded play of scripted pairs (``planner`` and ``greedy_human``) on the
 paper's five layouts, after a short seeded opening of random primitive moves, snapshotted at
-seeded timesteps with both chefs at a decision point (any action in progress is dropped, which
-leaves positions, hands, pots and counters as play left them). Each scenario names its EC
+seeded timesteps with both chefs at a decision point (any action in progress is interrupted,
+which leaves positions, hands, pots and counters as play left them; the description says what I
+was on my way to do). Each scenario names its EC
 question in ``kinds["EC"]``:
 
-* ``onions_needed:<cooker>``, ``onions_total`` (all cookers together),
+* ``onions_needed:<cooker>``, ``onions_total`` (all cookers together), ``onions_to_fetch``
+  (all cookers, less the onions the chefs hold or counters carry: an inference on every layout),
 * ``onion_cooked_in:<cooker>`` (timesteps until cooked if I put my onion in now),
   ``plate_filled_in:<cooker>`` (timesteps until the soup is on my plate),
 * ``soup_timer:<cooker>`` (printed in the state: a lookup), ``closer_cooker``,
@@ -52,7 +54,7 @@ class OvercookedBuilder(ScenarioBuilder):
     """EC, ToM and JP questions on Overcooked states (solvers: ``overcooked_solvers``)."""
 
     game: ClassVar[str] = "overcooked"
-    version: ClassVar[str] = "2"
+    version: ClassVar[str] = "3"
     lookup_kinds: ClassVar[Mapping[str, str]] = {
         "reachable": "each walk is listed as a distance, 'blocked by ...' or 'inaccessible'",
         "soup_timer": "'still cooking (N timesteps left)'",
@@ -105,7 +107,7 @@ class OvercookedBuilder(ScenarioBuilder):
                         "players": list(pair),
                         "opening": [list(moves) for moves in opening],
                         "steps": steps,
-                        "note": "actions in progress dropped at the snapshot",
+                        "note": "actions in progress interrupted at the snapshot",
                     },
                 )
 
@@ -119,7 +121,8 @@ def _play(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Play ``opening`` (primitive moves), then ``pair``; snapshot at each stop.
 
-    Snapshots drop actions in progress, so both chefs are at a decision point.
+    Snapshots interrupt the actions in progress (:meth:`Overcooked.interrupt`), so both chefs are
+    at a decision point and each description says what its chef was on the way to do.
     """
     game = Overcooked(layout, seed=seed)
     players: list[Player] = [make_player(name, "overcooked", layout) for name in pair]
@@ -127,9 +130,11 @@ def _play(
         player.reset(game.seat_view(index), index, seed + index)
     for steps in range(max(stops) + 1):
         if steps in stops:
-            snapshot = game.snapshot()
-            snapshot["tasks"] = [None, None]
-            yield steps, snapshot
+            decision = Overcooked.from_snapshot(game.snapshot())
+            if not isinstance(decision, Overcooked):
+                raise ScenarioRejected(f"not an Overcooked snapshot: {type(decision).__name__}")
+            decision.interrupt()
+            yield steps, decision.snapshot()
         if steps < len(opening):
             moves = dict(enumerate(opening[steps]))
         else:
@@ -156,6 +161,7 @@ def ec_kinds(game: Overcooked, player: int) -> list[list[str]]:
     families = [
         [f"onions_needed:{f.name}" for f, _ in solve.pots(game)],
         ["onions_total"] if len(geometry.of_kind("c")) >= 2 else [],
+        ["onions_to_fetch"],
         [
             f"onion_cooked_in:{f.name}"
             for f, p in solve.pots(game)
@@ -200,11 +206,14 @@ def ec_question(game: Overcooked, player: int, kind: str) -> QuestionDraft:
         return solve.plate_filled_in(game, player, arg)
     if name == "closer_cooker" and not arg:
         return solve.closer_cooker(game, player)
+    if name == "onions_to_fetch" and not arg:
+        return solve.onions_to_fetch(game, player)
     who, _, target = arg.partition(":")
     if name == "reachable" and who in ("me", "partner") and target in names:
         return solve.reachable(game, player, player if who == "me" else 1 - player, target)
     raise ScenarioRejected(
         f"unknown Overcooked EC kind {kind!r}; use onions_needed:<cooker>, onions_total, "
+        "onions_to_fetch, "
         "onion_cooked_in:<cooker>, plate_filled_in:<cooker>, soup_timer:<cooker>, "
         "closer_cooker, reachable:me:<object> or reachable:partner:<object>"
     )

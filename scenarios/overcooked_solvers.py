@@ -269,6 +269,40 @@ def onions_total(game: Overcooked, player: int) -> QuestionDraft:
     )
 
 
+def onions_to_fetch(game: Overcooked, player: int) -> QuestionDraft:
+    """How many onions must still come from the dispensers to fill every cooker that takes one.
+
+    An inference over three parts of the state: what each cooker still needs (a cooking or
+    cooked soup needs nothing), the onions the chefs hold and the onions lying on counters.
+    """
+    missing = 0
+    parts = []
+    for feature, pot in pots(game):
+        need = 3 - pot.onions if pot.accepts_onion else 0
+        missing += need
+        state = "cooked" if pot.ready else "cooking" if pot.cooking else f"holds {pot.onions}"
+        parts.append(f"{feature.name} {state} -> needs {need}")
+    hands = [held(p) for p in game.state.players].count("onion")
+    counters = [
+        counter_item(game.state, f.pos) for f in game.geometry.features if f.kind in "sk"
+    ].count("onion")
+    answer = max(missing - hands - counters, 0)
+    options = tuple(str(n) for n in range(3 * len(parts) + 1))
+    return QuestionDraft(
+        question_type="EC",
+        kind="onions_to_fetch",
+        question="How many more onions must be taken from the onion dispensers so that every "
+        "cooker that can still take onions gets full? (Onions that Alice or Bob hold, or that "
+        "lie on a counter, are already taken; a cooker that is cooking or holds a cooked soup "
+        "takes none.)",
+        options=options,
+        correct=(options.index(str(answer)),),
+        rationale=f"{'; '.join(parts)}; {missing} needed - {hands} held - {counters} on counters "
+        f"-> {answer}",
+        concept="what the cookers still need, less the onions already held or on counters",
+    )
+
+
 TIMING_GAP = 4
 """Timing options differ from the answer by at least this many timesteps, so a reader who is a
 step or two off (turning to face an object, the timestep of the interaction) still picks it."""
@@ -429,10 +463,12 @@ def _named(features: list[Feature]) -> str:
 
 
 def _item_sources(game: Overcooked, who: int, item: str) -> list[Feature]:
-    """Dispensers of ``item``, and counters holding one unless ``who`` is a feeder.
+    """Where ``who`` fetches ``item``: dispensers, and counters holding one unless a feeder.
 
-    A chef who reaches no cooker puts items on counters for the other chef: taking one back
-    would undo the pass, so only dispensers count for it.
+    A chef who reaches no cooker (a feeder) puts items on the shared counters for the other chef:
+    those count as on their way (:func:`_coming`), and taking one back would undo the pass, so
+    only dispensers are its sources. For every other chef an item on a counter is a source, and
+    it is not counted as on its way.
     """
     kind, obj = {"onion": ("o", "onion"), "plate": ("p", "dish")}[item]
     dispensers = game.geometry.of_kind(kind)
@@ -446,19 +482,35 @@ def _item_sources(game: Overcooked, who: int, item: str) -> list[Feature]:
     return dispensers + counters
 
 
+def _coming(game: Overcooked, who: int) -> tuple[int, int]:
+    """Onions and plates on their way to the cookers, as ``who``'s empty-handed rule counts them.
+
+    The other chef's onion (plate) counts when that chef can reach a cooker. For a feeder
+    (``who`` reaches no cooker) the onions (plates) already on the shared counters count too:
+    it put them there for the other chef. Nothing that ``who`` would fetch is counted, so a
+    source is never also "on its way" (the rule stated in :data:`PARTNER_MODEL`).
+    """
+    state = game.state
+    other = held(state.players[1 - who])
+    brings = reaches_a_cooker(game, 1 - who)
+    onions = int(brings and other == "onion")
+    plates = int(brings and other == "dish")
+    if not reaches_a_cooker(game, who):
+        shared = [counter_item(state, f.pos) for f in game.geometry.of_kind("s")]
+        onions += shared.count("onion")
+        plates += shared.count("dish")
+    return onions, plates
+
+
 def _needed_item(game: Overcooked, who: int) -> str:
-    """The only item the kitchen still needs, counting what the other chef and counters hold.
+    """The only item the kitchen still needs, beyond what is on its way (:func:`_coming`).
 
     Raises:
         ScenarioRejected: both onions and plates are needed, or neither.
     """
-    state = game.state
-    other = held(state.players[1 - who])
-    on_counters = [counter_item(state, f.pos) for f in game.geometry.features if f.kind in "sk"]
     missing = sum(3 - p.onions for _, p in pots(game) if p.accepts_onion)
-    onions_coming = (other == "onion") + on_counters.count("onion")
     soups = sum(1 for _, p in pots(game) if p.cooking or p.ready)
-    plates_coming = (other in ("dish", "soup")) + on_counters.count("dish")
+    onions_coming, plates_coming = _coming(game, who)
     needs = [
         item
         for item, need in (("onion", missing > onions_coming), ("plate", soups > plates_coming))
@@ -508,10 +560,14 @@ PARTNER_MODEL = (
     "it in the nearest cooker that still takes one; holding a plate, {he} goes to load the soup "
     "that will be ready first (the nearest one on a tie); holding a soup, {he} delivers it at "
     "the nearest delivery location; with empty hands, {he} fetches the one item the kitchen "
-    "still needs (onions while the cookers need more onions than are on their way, plates while "
-    "more soups cook than plates are on their way) from the nearest dispenser or counter holding "
-    "one; and if {he} can reach no cooker, {he} puts what {he} holds on the nearest empty shared "
-    'counter. "Nearest" is by {his} walks listed above; targets equally near are all right.'
+    "still needs: onions while the cookers need more onions than are on their way, plates while "
+    "more soups cook or wait than plates are on their way. On their way are the onion or plate "
+    "I hold if I can reach a cooker, and, only if {he} can reach no cooker, those on the shared "
+    "counters. {He} fetches it from the nearest dispenser, or the nearest counter holding one if "
+    "{he} can reach a cooker (a chef who can reach no cooker never takes back what lies on a "
+    "counter). If {he} can reach no cooker, {he} puts what {he} holds on the nearest empty "
+    'shared counter. "Nearest" is by {his} walks listed above; targets equally near are all '
+    "right."
 )
 """The partner model of the Overcooked ToM questions, stated in every question."""
 
@@ -573,7 +629,8 @@ def partner_intent(game: Overcooked, player: int) -> QuestionDraft:
     planned = choose_task(game.geometry, game.state, partner, game.current_task(player))
     if planned not in intent.tasks:
         raise ScenarioRejected(f"partner model says {texts} but the planner rule {planned.text!r}")
-    words = {"name": name, "he": _pronoun(partner), "his": ("her", "his")[partner]}
+    he = _pronoun(partner)
+    words = {"name": name, "he": he, "He": he.capitalize(), "his": ("her", "his")[partner]}
     return QuestionDraft(
         question_type="ToM",
         kind="partner_intent",

@@ -2,17 +2,19 @@
 
 Validation trusts nothing in the file: it restores each snapshot, renders the rules and the
 description again, runs the solver again, and compares question, options, answer keys (as sets
-of option texts: the stored order is the shuffled one) and concept. It also applies the
-structural rules (duplicates, empty or repeated options, answer indices out of range) and reports
-every problem at once.
+of option texts: the stored order is the shuffled one) and concept; then it checks that the texts
+say what the keys assume (:mod:`.consistency`: directive, card knowledge, history, ties, names).
+It also applies the structural rules (duplicates, empty or repeated options, answer indices out
+of range) and reports every problem at once.
 
-A frozen release (CoordinationQA v1, shipped exactly as an earlier coordqa built it) is checked
-against its pinned fingerprint, and each of its questions must either re-solve or be listed as
-changed or removed in its successor's changelog (:func:`validate_dataset`).
+A frozen release (CoordinationQA v1 and v1.1, shipped exactly as an earlier coordqa built them) is
+checked against its pinned fingerprint, and each of its questions must either re-solve or be
+listed as changed or removed in the changelog of a later release (:func:`validate_dataset`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -29,9 +31,11 @@ from coordqa.dataset import (
     release_with_fingerprint,
 )
 from coordqa.errors import CoordqaError
+from coordqa.games import Game
 from coordqa.scenarios.build import CHANGELOG_FILE
 from coordqa.scenarios.builder import BUILDERS
-from coordqa.scenarios.changelog import KIND_CHANGE, Change, read_changelog
+from coordqa.scenarios.changelog import DIRECTIVE_PREFIX, KIND_CHANGE, Change, read_changelog
+from coordqa.scenarios.consistency import CHECKS, consistency_problems
 from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ValidationFailed
 
 
@@ -98,16 +102,29 @@ def _row_problems(
     return problems
 
 
+@dataclass(frozen=True)
+class _Solved:
+    """One scenario rebuilt from a row's snapshot, rendered and solved."""
+
+    scenario: Scenario
+    game: Game
+    built: ScenarioQuestions
+    rendered: tuple[str, str]
+    """The state description and the game description, as rendered now."""
+
+
 def problems_by_question(
-    rows: Iterable[dict[str, Any]], *, metadata: bool = True
+    rows: Iterable[dict[str, Any]], *, metadata: bool = True, consistency: bool = True
 ) -> dict[str, list[str]]:
     """Re-render and re-solve every row; the mismatches of each question id (scenarios solved once).
 
     A scenario that cannot be rebuilt gives one problem to each of its questions. ``metadata``
-    also compares the ``concept`` column (a frozen release predates per-question concepts).
+    also compares the ``concept`` column (a frozen release predates per-question concepts);
+    ``consistency`` also runs the text-against-key checks of :mod:`.consistency` (a frozen
+    release was shipped before them).
     """
     problems: dict[str, list[str]] = {}
-    solved: dict[str, tuple[ScenarioQuestions, tuple[str, str]] | str] = {}
+    solved: dict[str, _Solved | str] = {}
     for row in rows:
         sid = row["scenario_id"]
         if sid not in solved:
@@ -116,11 +133,16 @@ def problems_by_question(
                 builder = BUILDERS.get(scenario.game)
                 game = builder.restore(scenario)
                 rendered = (game.describe(scenario.player), game.game_description())
-                solved[sid] = (builder.questions(game, scenario), rendered)
+                solved[sid] = _Solved(scenario, game, builder.questions(game, scenario), rendered)
             except (CoordqaError, KeyError, ValueError) as error:
                 solved[sid] = f"{sid}: cannot be rebuilt from its snapshot: {error}"
         entry = solved[sid]
-        found = [entry] if isinstance(entry, str) else _row_problems(row, *entry, metadata)
+        if isinstance(entry, str):
+            found = [entry]
+        else:
+            found = _row_problems(row, entry.built, entry.rendered, metadata)
+            if consistency:
+                found += consistency_problems(row, entry.game, entry.scenario)
         if found:
             problems[row["question_id"]] = found
     return problems
@@ -163,49 +185,91 @@ class ValidationReport:
     """The frozen release these rows are (content equal to its pinned fingerprint), if any."""
     superseded: tuple[str, ...]
     """Questions of a frozen release that the current builders render or solve differently, each
-    listed as changed or removed in its successor's changelog."""
+    listed as changed or removed in a later release's changelog."""
     successor: str | None
-    """The release whose changelog lists :attr:`superseded`."""
+    """The later releases whose changelogs list :attr:`superseded`, oldest first, joined by
+    ``" -> "``."""
     skipped: tuple[str, ...] = ()
     """Hand-written questions without a snapshot (the example dataset): there is no state to
     re-render or re-solve, so only their structure was checked."""
+    checks: tuple[str, ...] = ()
+    """The checks of :mod:`.consistency` run on every re-solved question (none on a frozen
+    release, shipped before them)."""
 
 
 def _successor_changes(frozen: Release) -> tuple[str, dict[str, Change]]:
-    """The bundled release whose changelog starts from ``frozen``, and its changes by question."""
+    """The releases after ``frozen`` up to the current one, and their changes by question.
+
+    Each bundled release's changelog names the release it starts from; following them from
+    ``frozen`` gives every later release (``coordinationqa-v1.1 -> coordinationqa-v1.2``). A
+    question id changed or removed by any of them is listed (as its latest change, with the
+    reasons of every release).
+
+    Raises:
+        ValidationFailed: no bundled release has a changelog from ``frozen``.
+    """
+    starts: dict[str, tuple[str, list[Change]]] = {}
     for candidate in RELEASES:
         path = candidate.folder / CHANGELOG_FILE
-        if candidate.frozen or not path.is_file():
-            continue
-        previous, changes = read_changelog(path.read_text(encoding="utf-8"))
-        if previous == frozen.name:
-            return candidate.name, {c.question_id: c for c in changes}
-    raise ValidationFailed(
-        f"{frozen.name} is a frozen release but no bundled release has a changelog from it; "
-        "its questions cannot be checked against the current solvers"
-    )
+        if path.is_file():
+            previous, changes = read_changelog(path.read_text(encoding="utf-8"))
+            starts[previous] = (candidate.name, changes)
+    if frozen.name not in starts:
+        raise ValidationFailed(
+            f"{frozen.name} is a frozen release but no bundled release has a changelog from it; "
+            "its questions cannot be checked against the current solvers"
+        )
+    chain: list[str] = []
+    listed: dict[str, Change] = {}
+    current = frozen.name
+    while current in starts and len(chain) < len(RELEASES):
+        current, changes = starts[current]
+        chain.append(current)
+        for change in changes:
+            earlier = listed.get(change.question_id)
+            reasons = (*earlier.reasons, *change.reasons) if earlier else change.reasons
+            listed[change.question_id] = Change(change.question_id, change.change, reasons)
+    return " -> ".join(chain), listed
 
 
-def _recurated(change: Change) -> bool:
-    """The successor asks another kind of question about the state (the old one still holds)."""
-    return any(reason.startswith(KIND_CHANGE) for reason in change.reasons)
+def _seen_by_resolving(change: Change) -> bool:
+    """Whether re-solving the old question must now find the change the changelog lists.
+
+    Not when a later release asks another kind of question about the state (the old one still
+    holds), nor when only the directive changed (it is not a column: re-rendering the row
+    cannot see it).
+    """
+    if any(reason.startswith(KIND_CHANGE) for reason in change.reasons):
+        return False
+    return any(not reason.startswith(DIRECTIVE_PREFIX) for reason in change.reasons)
+
+
+def _state_of(row: dict[str, Any]) -> dict[str, Any]:
+    """A row's game state, without the game version (a later version may only reword texts)."""
+    snapshot = dict(json.loads(row["snapshot"])["snapshot"])
+    snapshot.pop("version", None)
+    return snapshot
 
 
 def _validate_frozen(rows: list[dict[str, Any]], frozen: Release) -> ValidationReport:
-    """Structure, then every question either re-solves or is listed in the successor's changelog.
+    """Structure, then every question either re-solves or is listed in a later changelog.
 
-    A listed question must really differ now (unless the successor only asks another kind of
-    question about the same state), so a stale changelog is caught too.
+    A listed question must really differ now, so a stale changelog is caught too; unless a later
+    release only asks another kind of question about the state, changed only its directive, or
+    stores the state with more in it (v1.2 names the Overcooked action under way): then the
+    old row still re-solves from its own snapshot.
     """
     successor, changes = _successor_changes(frozen)
+    latest = {row["question_id"]: row for row in load_rows(successor.rsplit(" -> ", 1)[-1])}
     problems = structural_problems(rows)
-    found = problems_by_question(rows, metadata=False)
+    found = problems_by_question(rows, metadata=False, consistency=False)
     superseded = []
     for row in rows:
         qid = row["question_id"]
         listed = qid in changes and changes[qid].change in ("changed", "removed")
-        if listed and qid not in found and not _recurated(changes[qid]):
-            problems.append(f"{qid}: {successor}'s changelog lists it, but it still re-solves")
+        same_state = qid in latest and _state_of(latest[qid]) == _state_of(row)
+        if listed and qid not in found and same_state and _seen_by_resolving(changes[qid]):
+            problems.append(f"{qid}: the changelog of {successor} lists it, but it still re-solves")
         elif qid in found and not listed:
             problems.extend(found[qid])
         elif listed and qid in found:
@@ -245,7 +309,8 @@ def validate_dataset(name_or_path: str | os.PathLike[str] | None = None) -> Vali
     with_state = [row for row in rows if has_snapshot(row)]
     _raise_if(structural_problems(rows) + solver_problems(with_state))
     skipped = tuple(row["question_id"] for row in rows if not has_snapshot(row))
-    return ValidationReport(len(rows), len(with_state), None, (), None, skipped)
+    checks = tuple(CHECKS) if with_state else ()
+    return ValidationReport(len(rows), len(with_state), None, (), None, skipped, checks)
 
 
 def has_snapshot(row: dict[str, Any]) -> bool:

@@ -93,9 +93,21 @@ def test_load_corpus_needs_a_file(tmp_path: Path) -> None:
 
 
 def test_held_out_real_replies_never_credit_a_different_option() -> None:
-    """Replies the reader was not tuned on (holdout/README): the one false credit left is known."""
-    held_out = compare(load_corpus(CORPUS / "holdout"))
-    assert held_out.count("wrong_option") == 0
-    false_credits = [c.record.id for c in held_out.comparisons if c.verdict == "false_credit"]
-    assert false_credits == ["gemma-3-270m/v1.1-system/hanabi-02-EC/0"]
+    """Replies the reader was not tuned on (holdout/README), read with the question asked.
+
+    Without the question the reader credited "Answer: Yes" to a question the model invented
+    ("Do you know anything about this game?"); with it, that reply answers nothing.
+    """
+    records = load_corpus(CORPUS / "holdout")
+    held_out = compare(records)
+    assert held_out.count("wrong_option") == 0 and held_out.count("false_credit") == 0
     assert held_out.size("gemma-3-270m/v1.1-system") == 42
+    blind = compare(records, with_question=False)
+    false_credits = [c.record.id for c in blind.comparisons if c.verdict == "false_credit"]
+    assert false_credits == ["gemma-3-270m/v1.1-system/hanabi-02-EC/0"]
+
+
+def test_every_real_reply_carries_the_question_it_answered() -> None:
+    records = load_corpus(CORPUS) + load_corpus(CORPUS / "holdout")
+    real = [r for r in records if not r.source.startswith("adversarial")]
+    assert real and all(r.question and "?" in r.question for r in real)

@@ -97,7 +97,9 @@ def test_score_rescoring_after_a_changed_reply(tmp_path: Path) -> None:
 
 def test_report_on_several_runs_writes_files(tmp_path: Path) -> None:
     runs = []
-    for seed in range(3):
+    # Three random runs whose accuracies differ on every question type (a correlation needs
+    # variation); which seeds do depends on the prompts the random model's draws are keyed by.
+    for seed in (0, 4, 6):
         out = tmp_path / f"run{seed}"
         run_eval(out, "--trials", "2", "--seed", str(seed))
         runs.append(str(out))

@@ -219,7 +219,7 @@ def test_dataset_list_shows_each_bundled_release(monkeypatch: pytest.MonkeyPatch
     assert rows["coordinationqa-v1"] == [
         "coordinationqa-v1", "1.0.0", "198", "66", "66", "66", "4", "cb50f8c6c520"
     ]  # fmt: skip
-    assert "default: coordinationqa-v1.1" in out
+    assert "default: coordinationqa-v1.2" in out
 
 
 def test_a_hung_server_shows_progress_on_time_and_times_out_by_name(

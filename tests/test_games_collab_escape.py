@@ -141,6 +141,15 @@ def test_both_adjacent_keeps_the_previous_target_or_picks_alice() -> None:
     assert game.state.killer == 7 and game.state.target == 1
 
 
+def test_after_a_turn_without_a_chase_both_adjacent_means_alice() -> None:
+    """The rules: 'the one it chased on the previous turn, or Alice if it chased nobody'."""
+    game = game_at(alice=1, bob=2, killer=8, target=1)
+    game.step(WAIT)
+    assert game.state.target is None
+    after = game.state._replace(alice=5, bob=7, killer=6)
+    assert chase_target(after) == 0
+
+
 def test_no_adjacent_agent_means_a_seeded_random_move_that_never_stays() -> None:
     assert chase_target(game_at(alice=1, bob=2, killer=8).state) is None
     destinations = set()

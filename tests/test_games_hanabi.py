@@ -40,20 +40,36 @@ def random_game(seed: int, steps: int) -> Hanabi:
 STATES = [(seed, steps) for seed in range(6) for steps in (0, 3, 9, 17)]
 
 
-def parse_knowledge(line: str) -> tuple[list[int], list[int]]:
-    colors, ranks = re.findall(r"\[([^\]]*)\]", line.split("could be: ", 1)[1])
-    return [COLOR_INDEX[c] for c in colors.split(", ")], [int(r) - 1 for r in ranks.split(", ")]
+def parse_knowledge(line: str) -> set[tuple[int, int]]:
+    """The cards a printed list allows (``[colours] [ranks] except ...``)."""
+    text = re.sub(r" \(touched[^)]*\)$", "", line.split("could be: ", 1)[1])
+    colors, ranks = re.findall(r"\[([^\]]*)\]", text)
+    cards = {(COLOR_INDEX[c], int(r) - 1) for c in colors.split(", ") for r in ranks.split(", ")}
+    gone = text.split(" except ", 1)[1].split(", ") if " except " in text else []
+    return cards - {(COLOR_INDEX[n.split()[0]], int(n.split()[1]) - 1) for n in gone}
 
 
-def engine_knowledge(game: Hanabi, viewer: int, hand: int) -> list[tuple[list[int], list[int]]]:
+def engine_knowledge(game: Hanabi, viewer: int, hand: int) -> list[set[tuple[int, int]]]:
+    """The cards the engine's hint knowledge allows, per card (no counting)."""
     observation = game.state.observation(viewer)
     return [
-        (
-            [c for c in range(5) if k.color_plausible(c)],
-            [r for r in range(5) if k.rank_plausible(r)],
-        )
+        {(c, r) for c in range(5) if k.color_plausible(c) for r in range(5) if k.rank_plausible(r)}
         for k in observation.card_knowledge()[hand]
     ]
+
+
+def copies_left(game: Hanabi, hidden: int, counted_hand: int | None) -> dict:
+    """Copies of each card neither on a stack, nor discarded, nor in ``counted_hand``."""
+    left = {(c, r): (3, 2, 2, 2, 1)[r] for c in range(5) for r in range(5)}
+    for color, height in enumerate(game.state.fireworks()):
+        for rank in range(height):
+            left[(color, rank)] -= 1
+    seen = list(game.state.discard_pile())
+    if counted_hand is not None:
+        seen += game.state.player_hands()[counted_hand]
+    for card in seen:
+        left[(card.color(), card.rank())] -= 1
+    return left
 
 
 @pytest.mark.parametrize(("seed", "steps"), STATES)
@@ -63,8 +79,19 @@ def test_description_agrees_with_the_engine(seed: int, steps: int) -> None:
         lines = game.describe(player).splitlines()
         own = [parse_knowledge(x) for x in lines if x.startswith("Card ")]
         partner = [parse_knowledge(x) for x in lines if " believes " in x]
-        assert own == engine_knowledge(game, player, 0)
-        assert partner == engine_knowledge(game, player, 1)
+        hands = game.state.player_hands()
+        # My lists: hints, then counting what I see (stacks, discards, the partner's hand);
+        # the partner's: hints, then counting public cards only. The truth is always listed.
+        for lists, hand, counted, seat in (
+            (own, player, 1 - player, 0),
+            (partner, 1 - player, None, 1),
+        ):
+            left = copies_left(game, hand, counted)
+            hinted = engine_knowledge(game, player, seat)
+            assert len(lists) == len(hinted) == len(hands[hand])
+            for listed, allowed, held in zip(lists, hinted, hands[hand], strict=True):
+                assert listed <= {card for card in allowed if left[card] > 0}
+                assert (held.color(), held.rank()) in listed
         seen = next(x for x in lines if x.startswith("I can see"))
         shown = re.findall(r"\[Card (\d): (\w+) (\d)\]", seen)
         hand = game.state.player_hands()[1 - player]
@@ -280,19 +307,42 @@ def test_game_description_states_rules_conventions_and_actions() -> None:
     text = make_game("hanabi").game_description()
     for phrase in (
         "added on the right",
+        # the end of the game as the engine plays it (checked in the next test)
+        "after the last card is drawn, the other player moves, then the player who drew it "
+        "moves last",
+        # one model of knowledge: the lists already count the visible cards
+        "they already contain all the card counting",
+        "this game's own conventions",
+        "there is no special save for 2s",
         "is a play clue",
-        "Save clues protect",
-        "5s",
-        "unique 2s",
-        "critical",
-        "Do not repeat information",
-        "Prefer play clues",
-        "only one life left, only play a card known to be playable",
+        "a 5, a 2 (unless the same card is also elsewhere in that hand) or a critical card",
+        "With 2 or more lives left: play a card that a play clue focused",
+        "Both players have followed them on every move so far",
         "Reveal Bob's Red color cards",
         "Reveal Bob's rank 1 cards",
         "Play my Card i",
     ):
         assert phrase in text
+    assert "basic H-group" not in text
+
+
+def test_the_game_ends_as_the_rules_say_after_the_last_card() -> None:
+    """After the last card is drawn the other player moves, then the drawer, then it is over."""
+    game = make_game("hanabi", seed=3)
+    assert isinstance(game, Hanabi)
+    drawer, after = None, []
+    while not game.is_terminal():
+        player = game.players_to_act()[0]
+        legal = game.legal_actions(player)
+        discards = [a for a in legal if a.startswith("Discard")]
+        reveals = [a for a in legal if a.startswith("Reveal")]
+        before = game.state.deck_size()
+        game.step({player: (discards or reveals)[0]})
+        if drawer is not None:
+            after.append(player)
+        elif before > 0 and game.state.deck_size() == 0:
+            drawer = player
+    assert drawer is not None and after == [1 - drawer, drawer]
 
 
 def test_conformance_kit_over_whole_games() -> None:

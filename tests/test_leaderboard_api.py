@@ -374,9 +374,11 @@ def test_two_versions_of_a_dataset_rank_on_their_own_boards(
     assert "version 1.1" in board.client.get(f"/submissions/{new_id}").text
 
 
-def test_bundled_releases_v1_and_v1_1_rank_on_their_own_boards(board: BoardClient) -> None:
+def test_bundled_releases_rank_on_their_own_boards(board: BoardClient) -> None:
+    releases = {"coordinationqa-v1": "1.0.0", "coordinationqa-v1.1": "1.1.0"}
+    releases["coordinationqa-v1.2"] = "1.2.0"
     ids = {}
-    for release in ("coordinationqa-v1", "coordinationqa-v1.1"):
+    for release in releases:
         bundle = synthetic_bundle(load_rows(release), trials=1, display_name=f"on {release}")
         answer = board.submit(bundle)
         assert answer.status_code == 201, answer.text
@@ -385,12 +387,12 @@ def test_bundled_releases_v1_and_v1_1_rank_on_their_own_boards(board: BoardClien
     def board_of(name: str) -> dict[str, Any]:
         return dict(board.client.get("/api/entries", params={"dataset": name}).json())
 
-    v1, v11 = board_of("coordinationqa-v1"), board_of("coordinationqa-v1.1")
-    assert [e["id"] for e in v1["entries"]] == [ids["coordinationqa-v1"]]
-    assert [e["id"] for e in v11["entries"]] == [ids["coordinationqa-v1.1"]]
-    assert v1["dataset"]["fingerprint"].startswith("cb50f8c6")  # v1 as shipped
-    assert (v1["dataset"]["version"], v11["dataset"]["version"]) == ("1.0.0", "1.1.0")
-    assert board_of("coordinationqa")["dataset"]["name"] == "coordinationqa-v1.1"  # the alias
-    assert board_of("")["dataset"]["name"] == DEFAULT_DATASET
+    for release, version in releases.items():
+        own = board_of(release)
+        assert [e["id"] for e in own["entries"]] == [ids[release]]
+        assert own["dataset"]["version"] == version
+    assert board_of("coordinationqa-v1")["dataset"]["fingerprint"].startswith("cb50f8c6")
+    assert board_of("coordinationqa")["dataset"]["name"] == "coordinationqa-v1.2"  # the alias
+    assert board_of("")["dataset"]["name"] == DEFAULT_DATASET == "coordinationqa-v1.2"
     page = board.client.get("/", params={"dataset": "coordinationqa-v1"}).text
     assert "version 1.0.0" in page and "cb50f8c6c520" in page

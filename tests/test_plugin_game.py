@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from coordqa.directives import DIRECTIVES
+from coordqa.prompts import SEVERAL_CORRECT
 
 PLUGINS = Path(__file__).parent / "plugins"
 CLI = [sys.executable, "-c", "from coordqa.cli import main; main()"]
@@ -73,7 +74,10 @@ def test_qa_questions_are_built_and_asked_with_the_games_wording(
     for question in questions:
         system = question["messages"][0]["content"]
         assert system.startswith(opening) and system != DIRECTIVES[question["question_type"]]
-        assert system.split(".", 1)[1] == DIRECTIVES[question["question_type"]].split(".", 1)[1]
+        # the game's wording, then the sentence every question from v1.2 on ends with
+        wording = system.removesuffix(f"\n{SEVERAL_CORRECT}")
+        assert wording != system
+        assert wording.split(".", 1)[1] == DIRECTIVES[question["question_type"]].split(".", 1)[1]
     scores = [json.loads(line) for line in (run / "scores.jsonl").open()]
     assert len(scores) == 6 and all(s["status"] == "answered" for s in scores)
 

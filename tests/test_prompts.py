@@ -8,13 +8,16 @@ import pytest
 
 from coordqa.choices import choose
 from coordqa.dataset import load_rows
+from coordqa.directives import SIMULTANEOUS_CLAUSE, TURN_BASED_CLAUSE
 from coordqa.errors import ConfigError, DatasetError
 from coordqa.llm.types import Message
 from coordqa.prompts import (
     ACKNOWLEDGEMENT,
     DIRECTIVES,
     PROMPT_LAYOUTS,
+    SEVERAL_CORRECT,
     build_messages,
+    directive_for,
     prompt_hash,
     question_text,
 )
@@ -38,7 +41,7 @@ def test_system_layout() -> None:
     row = example("example-overcooked-01-EC")
     messages = build_messages(row)
     assert [m.role for m in messages] == ["system", "user", "assistant", "user"]
-    assert messages[0].content == DIRECTIVES["EC"]
+    assert messages[0].content == directive_for(row) == f"{DIRECTIVES['EC']}\n{SEVERAL_CORRECT}"
     assert messages[1].content == row["game_description"]
     assert messages[2].content == ACKNOWLEDGEMENT == "Got it!"
     assert messages[3].content == (
@@ -51,7 +54,7 @@ def test_no_system_layout() -> None:
     row = example("example-hanabi-01-JP")
     messages = build_messages(row, layout="no_system")
     assert [m.role for m in messages] == ["user", "assistant", "user"]
-    assert messages[0].content == f"{row['game_description']}\n\n{DIRECTIVES['JP']}"
+    assert messages[0].content == f"{row['game_description']}\n\n{directive_for(row)}"
     assert messages[1].content == ACKNOWLEDGEMENT
     assert messages[2] == build_messages(row, layout="system")[-1]
     assert "\n\nAvailable Actions:\nA. Play my Card 0\n" in messages[2].content
@@ -79,7 +82,25 @@ def test_missing_description_and_state_are_skipped_not_sent_empty() -> None:
     assert [m.role for m in system] == ["system", "user"]
     assert system[1].content.startswith(row["question"])
     no_system = build_messages(row, layout="no_system")
-    assert no_system[0].content == DIRECTIVES["ToM"]
+    assert no_system[0].content == directive_for(row)
+
+
+def test_directives_by_release_and_game() -> None:
+    """v1.2 on: JP times the partner by the game's turn order, and any one of several right
+    options counts; the releases before keep the directives they were published with."""
+    v11 = {r["question_id"]: r for r in load_rows("coordinationqa-v1.1")}
+    v12 = {r["question_id"]: r for r in load_rows("coordinationqa-v1.2")}
+    assert all(directive_for(row) == DIRECTIVES[row["question_type"]] for row in v11.values())
+    for row in v12.values():
+        text = directive_for(row)
+        assert text.endswith(SEVERAL_CORRECT) and text.count(SEVERAL_CORRECT) == 1
+        if row["question_type"] == "JP":
+            turn_based = row["game"] == "hanabi"
+            clauses = (TURN_BASED_CLAUSE, SIMULTANEOUS_CLAUSE)
+            right, wrong = clauses if turn_based else clauses[::-1]
+            assert right in text and wrong not in text
+        else:
+            assert text == f"{DIRECTIVES[row['question_type']]}\n{SEVERAL_CORRECT}"
 
 
 def test_errors() -> None:

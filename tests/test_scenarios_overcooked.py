@@ -103,7 +103,9 @@ def test_curated_scenarios_build_and_validate() -> None:
     kinds = Counter(row["question_type"] for row in rows)
     assert kinds == {"EC": 25, "ToM": 25, "JP": 25}
     ec_kinds = {tag for row in rows if row["question_type"] == "EC" for tag in row["tags"]}
-    assert {"kind:onions_needed", "kind:onions_total", "kind:onion_cooked_in"} <= ec_kinds
+    assert {"kind:onions_to_fetch", "kind:onions_total", "kind:onion_cooked_in"} <= ec_kinds
+    lookups = {f"kind:{kind}" for kind in BUILDERS.get("overcooked").lookup_kinds}
+    assert not ec_kinds & lookups  # v1.2: every lookup gave way to an inference
     for row in rows:
         if row["question_type"] == "JP":
             game = Overcooked.from_snapshot(json.loads(row["snapshot"])["snapshot"])
@@ -273,6 +275,34 @@ def test_partner_intent_hand_made() -> None:
         "cramped_room", [((2, 1), NORTH, "dish"), ((3, 2), NORTH, None)], [_pot([2, 0], 3, 20)]
     )
     assert _answers(solve.partner_intent(plated, 1)) == ["load soup on plate from c0"]
+
+
+def test_onions_to_fetch_counts_what_is_held_and_on_counters() -> None:
+    # c0 is empty (3 needed); Alice holds an onion and k3 (4, 2) holds one: 3 - 1 - 1 = 1.
+    game = _state(
+        "cramped_room",
+        [((1, 2), NORTH, "onion"), ((2, 2), NORTH, None)],
+        [{"name": "onion", "position": [4, 2]}],
+    )
+    draft = solve.onions_to_fetch(game, 1)
+    assert _answers(draft) == ["1"]
+    assert draft.options == ("0", "1", "2", "3")
+    cooking = _state(
+        "cramped_room", [((1, 2), NORTH, "onion"), ((2, 2), NORTH, None)], [_pot([2, 0], 3, 4)]
+    )
+    assert _answers(solve.onions_to_fetch(cooking, 0)) == ["0"]
+
+
+def test_an_onion_on_a_counter_is_a_source_not_on_its_way() -> None:
+    # c0 holds 2 onions and needs 1; k3 (4, 2) holds an onion; nobody holds one. Bob at (3, 2)
+    # reaches c0, so the counter's onion is his nearest source (0 steps; o1 is 1), not an onion
+    # already on its way (the v1.1 rule counted it so, and found nothing needed).
+    game = _state(
+        "cramped_room",
+        [((1, 2), NORTH, None), ((3, 2), NORTH, None)],
+        [_pot([2, 0], 2), {"name": "onion", "position": [4, 2]}],
+    )
+    assert _answers(solve.partner_intent(game, 0)) == ["pick up onion from k3"]
 
 
 def test_partner_intent_ties_are_all_correct() -> None:

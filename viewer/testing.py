@@ -67,7 +67,9 @@ def _qa_reply(body: Mapping[str, Any], index: int) -> str:
     from coordqa.prompts import DIRECTIVES
 
     system = body["messages"][0]["content"]
-    kind = next(k for k, directive in DIRECTIVES.items() if directive == system)
+    # the question type whose directive the system message starts like (a game may word its
+    # own, and v1.2's questions add a sentence)
+    kind = max(DIRECTIVES, key=lambda k: len(os.path.commonprefix([DIRECTIVES[k], system])))
     return QA_REPLIES[kind]
 
 

@@ -19,7 +19,6 @@ NoteKey = Literal[
     "notes",
     "failed_actions",
     "predictions_scored",
-    "values_updated",
     "subgoals",
     "belief_accuracy",
     "expectation",

@@ -15,7 +15,10 @@ trailing commas are debris; echoed or invented option lists are never answers (a
 recited after a marker, "Answer: A. <text of A>", "B. <text of B>", ..., or on one line, "Answer:
 A) Yes B) No"), nor is a lone lettered line whose letter is not on the list; one line repeated
 ("A", "A", "A") is no list; an invented question or list (also "...? Answer: A" on one line), or
-a new turn, means what follows answers something else. The remaining lines form segments; the
+a new turn, means what follows answers something else (with ``question=``, the question that
+was asked, a question the model invents is told from a restatement of the asked one, and an
+invented question answered on the next line, "Answer: Yes" or a lone "Yes.", ends the reading).
+The remaining lines form segments; the
 first segment that names something decides. Within a segment, the first rule that yields
 something wins:
 
@@ -75,7 +78,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from coordqa.choices._layout import Label, Line, lines_of, name_labels, segments
+from coordqa.choices._layout import Asked, Label, Line, lines_of, name_labels, segments
 from coordqa.choices._markers import decide
 from coordqa.choices._options import (
     FUZZY_THRESHOLD,
@@ -105,6 +108,7 @@ __all__ = [
     "format_options",
     "is_correct",
     "option_letter",
+    "question_before_options",
 ]
 
 Outcome = Literal["chosen", "ambiguous", "no_answer"]
@@ -196,6 +200,22 @@ def format_options(options: Sequence[str]) -> str:
     """
     prepare(tuple(options))
     return "\n".join(f"{option_letter(i)}. {text}" for i, text in enumerate(options))
+
+
+def question_before_options(prompt: str) -> str | None:
+    r"""The question a prompt asks: the paragraph just before its lettered option list.
+
+    Prompts end with the question sentence, a blank line, then a paragraph of lettered options
+    (under a marker line such as "Available Answers:"); None when the prompt does not end so.
+
+    >>> question_before_options("State.\n\nIs c0 full?\n\nAvailable Answers:\nA. Yes\nB. No")
+    'Is c0 full?'
+    """
+    parts = [part.strip() for part in prompt.strip().split("\n\n")]
+    lettered = re.compile(rf"^{re.escape(option_letter(0))}[.)] ", re.MULTILINE)
+    if len(parts) < 2 or not lettered.search(parts[-1]):
+        return None
+    return parts[-2] or None
 
 
 @dataclass(frozen=True)
@@ -295,6 +315,7 @@ def choose(
     *,
     fuzzy_threshold: float = FUZZY_THRESHOLD,
     speaker: str | None = None,
+    question: str | None = None,
 ) -> Choice:
     """Map a free-text reply to one of ``options`` (see the module docstring for the rules).
 
@@ -307,6 +328,12 @@ def choose(
         speaker: The name of the player who replies ("Alice"), when the caller knows it: then
             only the lines the reply labels with that name answer, never the partner's. None:
             lines labelled by two names that name different options are ambiguous.
+        question: The question the reply answers (CoordinationQA scoring passes the question
+            sentence), when the caller knows it: then a question the model invents and answers
+            ("Do you know this game?" then "Answer: Yes") ends the reading, while a restatement
+            of this question ("what is the best move for me?") does not. None: a question line
+            followed by an answer line may be a restatement, so reading goes on after it when
+            nothing answered before.
 
     Returns:
         The outcome; never a default option.
@@ -330,15 +357,16 @@ def choose(
     if reply is not None and not reply.strip():
         return _EMPTY_REPLY
     lines = lines_of(reply or "")
+    asked = None if question is None else Asked.of(question)
     labels = name_labels(lines, name)
     if labels:
-        return _read_labelled(lines, labels, opts, fuzzy_threshold, name)
-    return _read_lines(lines, opts, fuzzy_threshold)
+        return _read_labelled(lines, labels, opts, fuzzy_threshold, name, asked)
+    return _read_lines(lines, opts, fuzzy_threshold, asked)
 
 
-def _read_lines(lines: list[Line], opts: Options, threshold: float) -> Choice:
+def _read_lines(lines: list[Line], opts: Options, threshold: float, asked: Asked | None) -> Choice:
     """Read a reply's lines segment by segment: the first segment that names something decides."""
-    for segment in segments(lines, opts):
+    for segment in segments(lines, opts, asked):
         choice = _read(segment.lines, opts, threshold, one_line=len(lines) == 1)
         if choice is not None:
             return choice
@@ -348,7 +376,12 @@ def _read_lines(lines: list[Line], opts: Options, threshold: float) -> Choice:
 
 
 def _read_labelled(
-    lines: list[Line], labels: list[Label], opts: Options, threshold: float, speaker: str | None
+    lines: list[Line],
+    labels: list[Label],
+    opts: Options,
+    threshold: float,
+    speaker: str | None,
+    asked: Asked | None,
 ) -> Choice:
     """Read a reply whose lines players' names label ("Alice: ...", "Bob's next action: ...").
 
@@ -365,10 +398,12 @@ def _read_labelled(
     if speaker is None and len(names) < 2:
         about_partner = {label.line for label in labels if label.possessive}
         return _read_lines(
-            [line for i, line in enumerate(lines) if i not in about_partner], opts, threshold
+            [line for i, line in enumerate(lines) if i not in about_partner], opts, threshold, asked
         )
     covered = {i for label in labels for i in label.covers}
-    rest = _read_lines([line for i, line in enumerate(lines) if i not in covered], opts, threshold)
+    rest = _read_lines(
+        [line for i, line in enumerate(lines) if i not in covered], opts, threshold, asked
+    )
     if speaker is None and rest.outcome != "no_answer":
         return rest
     readings = [

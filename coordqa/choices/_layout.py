@@ -18,9 +18,12 @@ repeat the option list. This module cuts and splits a reply so that only text th
   spans are read, in ``_options``.);
 - a question line (remarks in brackets may follow its question mark) followed by an answer
   line, a "Question:" line and a role line ("User:") start another exchange: they end the
-  reading when an answer came before (a role line: when any text did). A question followed by
-  an answer marker on the same line ("Answer: B. Can Bob reach d0? Answer: A") is cut into lines
-  first, so it counts the same;
+  reading when an answer came before (a role line: when any text did). When the caller passes
+  the question that was asked, a question line that is the model's own (not a restatement of
+  the asked one, :class:`Asked`) followed by an answer line or a short answer ("Yes.") ends the
+  reading there: what came before may still answer, what follows does not. A question followed
+  by an answer marker on the same line ("Answer: B. Can Bob reach d0? Answer: A") is cut into
+  lines first, so it counts the same;
 - a lone lettered line whose letter is not on the list is no answer;
 - lines labelled with a player's name ("Alice: ...", "Bob's next action: ...") are found by
   :func:`name_labels`, so the reader can tell the speaker's line from the partner's.
@@ -266,8 +269,54 @@ class _Item(NamedTuple):
     """It has a label."""
 
 
-def segments(lines: list[Line], opts: Options) -> list[Segment]:
-    """Split lines at option lists, new questions and new turns; drop lines that answer nothing."""
+_CONTENT_WORD = re.compile(r"[a-z0-9]+")
+_FUNCTION_WORDS = frozenset(
+    "a an the is are am was were be been do does did to of in on at for with from by as and or "
+    "so if then than that this these those it its i me my we us our you your he him his she her "
+    "they them their what which who whom how why when where would will can could should shall "
+    "may might must there here any some about just".split()
+)
+_SAME_WORD = {"move": "action", "moves": "action", "actions": "action", "step": "action"}
+"""Words a restated question uses for the asked one's ("the best next move" for "action")."""
+_SHORT_ANSWER_WORDS = 4
+"""A line this short right after a question is taken as that question's answer ("Yes.")."""
+
+
+def _content_words(text: str) -> set[str]:
+    words = (_SAME_WORD.get(w, w) for w in _CONTENT_WORD.findall(clean(text)))
+    return {w for w in words if w not in _FUNCTION_WORDS}
+
+
+class Asked(NamedTuple):
+    """The question a reply answers, to tell a restatement of it from the model's own question.
+
+    Small models invent questions and answer them ("Do you know anything about this game?" then
+    "Answer: Yes"); they also restate the question before answering it ("how would you describe
+    the best next move for me?" then the answer). A question line restates the asked question
+    when at least half of its content words are the asked question's; it is the model's own when
+    it has two or more content words and fewer than half are; a shorter line cannot be told.
+    """
+
+    words: frozenset[str]
+    """The content words of the asked question (function words dropped, synonyms merged)."""
+
+    @classmethod
+    def of(cls, question: str) -> Asked:
+        """The asked question's words."""
+        return cls(frozenset(_content_words(question)))
+
+    def invented(self, line: str) -> bool:
+        """Whether the question ``line`` is the model's own, not a restatement of this one."""
+        words = _content_words(line)
+        return len(words) >= 2 and 2 * len(words & self.words) < len(words)
+
+
+def segments(lines: list[Line], opts: Options, asked: Asked | None = None) -> list[Segment]:
+    """Split lines at option lists, new questions and new turns; drop lines that answer nothing.
+
+    With the ``asked`` question known, a question of the model's own followed by an answer line
+    or a short answer ends the reading: what follows answers that question, not this one.
+    """
     items = [_item(line, opts) for line in lines]
     if not any(items) and not any(_TURN_LINE.match(line.text) for line in lines):
         return [Segment(lines, True)]
@@ -285,7 +334,7 @@ def segments(lines: list[Line], opts: Options) -> list[Segment]:
     current: list[Line] = []
     text_before = False
     for i, line in enumerate(lines):
-        boundary = blocks.get(i) or _turn_boundary(lines, i, text_before)
+        boundary = blocks.get(i) or _turn_boundary(lines, i, text_before, asked)
         if boundary in ("soft", "hard"):
             found.append(Segment(current, boundary == "hard"))
             current = []
@@ -299,12 +348,22 @@ def segments(lines: list[Line], opts: Options) -> list[Segment]:
 Boundary = Literal["soft", "hard", "skip", "inside"]
 
 
-def _turn_boundary(lines: list[Line], i: int, text_before: bool) -> Boundary | None:
-    """A role line or a new question starts another exchange (None: an ordinary line)."""
+def _turn_boundary(
+    lines: list[Line], i: int, text_before: bool, asked: Asked | None
+) -> Boundary | None:
+    """A role line or a new question starts another exchange (None: an ordinary line).
+
+    A question of the model's own (``asked`` known) answered on the next line, by an answer line
+    or a short one ("Yes."), is a hard boundary: reading stops before it.
+    """
     text = lines[i].text
     if _ENDS_QUESTION.search(text):
-        asked = i + 1 < len(lines) and ANSWER_LINE.match(lines[i + 1].text)
-        return "soft" if asked or _QUESTION_LABEL.match(text) else None
+        following = lines[i + 1].text if i + 1 < len(lines) else None
+        answered = following is not None and bool(ANSWER_LINE.match(following))
+        if asked is not None and following is not None and asked.invented(text):
+            if answered or len(following.split()) <= _SHORT_ANSWER_WORDS:
+                return "hard"
+        return "soft" if answered or _QUESTION_LABEL.match(text) else None
     if _ROLE.match(text):
         return "hard" if text_before else "skip"
     return "soft" if _QUESTION_LABEL.match(text) else None

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from coordqa.choices import OUTCOMES, Choice, choose
+from coordqa.choices import OUTCOMES, Choice, choose, question_before_options
 from coordqa.errors import DatasetError
 from coordqa.jsonvalues import JSONObject
 
@@ -49,6 +49,8 @@ class LabelledReply:
     """The grader's chosen option (0-based) when ``outcome == "chosen"``."""
     reason: str
     """Why the grader reads it so, one line."""
+    question: str | None = None
+    """The question the reply answers, from the line's ``prompt_tail`` (None without one)."""
 
 
 @dataclass(frozen=True)
@@ -111,11 +113,16 @@ def verdict(record: LabelledReply, choice: Choice) -> Verdict:
     return "agree" if choice.outcome == record.outcome else "other"
 
 
-def compare(records: Iterable[LabelledReply]) -> CorpusReport:
-    """Read every labelled reply with :func:`choose` and compare with its label."""
+def compare(records: Iterable[LabelledReply], *, with_question: bool = True) -> CorpusReport:
+    """Read every labelled reply with :func:`choose` and compare with its label.
+
+    ``with_question``: pass each reply's question (as CoordinationQA scoring does); False reads
+    the replies as before the reader took the question, for a before/after comparison.
+    """
     report = CorpusReport()
     for record in records:
-        choice = choose(record.reply, record.options)
+        question = record.question if with_question else None
+        choice = choose(record.reply, record.options, question=question)
         report.comparisons.append(Comparison(record, choice, verdict(record, choice)))
     return report
 
@@ -182,6 +189,7 @@ def _record(data: dict[str, Any], where: str) -> LabelledReply:
         outcome=outcome,
         option=option,
         reason=data["reason"],
+        question=question_before_options(str(data.get("prompt_tail") or "")),
     )
 
 

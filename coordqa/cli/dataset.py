@@ -173,8 +173,10 @@ def validate_command(
 ) -> None:
     """Re-render every question from its snapshot and re-run every solver; fail on any mismatch.
 
-    A frozen release (coordinationqa-v1) must match its pinned fingerprint, and each question
-    must re-solve or be listed as changed or removed in the next release's changelog.
+    Then checks that the texts say what the keys assume (directive, Hanabi card knowledge,
+    history against the stated partner model, Overcooked ties, undefined names). A frozen
+    release (coordinationqa-v1, -v1.1) must match its pinned fingerprint, and each question must
+    re-solve or be listed as changed or removed in a later release's changelog.
     """
     from coordqa.scenarios import validate_dataset
 
@@ -183,6 +185,12 @@ def validate_command(
         console.print(
             f"[green]ok[/]: {report.resolved} questions re-rendered and re-solved, no mismatch"
         )
+        if report.checks:
+            console.print(
+                f"their texts say what the keys assume: {', '.join(report.checks)} checked "
+                "(coordqa.scenarios.consistency)",
+                highlight=False,
+            )
         if report.skipped:
             console.print(
                 f"{len(report.skipped)} of the {report.checked} questions are hand-written, "

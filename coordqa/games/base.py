@@ -84,6 +84,10 @@ class Game(abc.ABC, Generic[ObservationT]):
     """Registry name, e.g. ``"overcooked"``."""
     version: ClassVar[str]
     """Bumped whenever rules, descriptions or action lists change (recorded in run manifests)."""
+    restores_versions: ClassVar[tuple[str, ...]] = ()
+    """Earlier versions whose snapshots hold the same state for this version (only texts changed
+    since): they restore, and snapshots are then written with the current :attr:`version`. So a
+    frozen dataset release built on an earlier version can still be rebuilt and re-checked."""
     layouts: ClassVar[tuple[str, ...]]
     """Layouts or maps this game accepts (``("default",)`` for single-map games)."""
     turn_based: ClassVar[bool] = False
@@ -171,10 +175,13 @@ class Game(abc.ABC, Generic[ObservationT]):
         Raises:
             GameError: naming the snapshot's game and version and this game's.
         """
-        if snapshot.get("game") != self.name or snapshot.get("version") != self.version:
+        known = (self.version, *self.restores_versions)
+        if snapshot.get("game") != self.name or snapshot.get("version") not in known:
+            also = f" (it also restores {', '.join(self.restores_versions)})"
             raise GameError(
                 f"snapshot is for {snapshot.get('game')!r} version {snapshot.get('version')!r}; "
-                f"this game is {self.name!r} version {self.version!r}."
+                f"this game is {self.name!r} version {self.version!r}"
+                f"{also if self.restores_versions else ''}."
             )
 
     @classmethod

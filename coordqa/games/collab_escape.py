@@ -222,7 +222,8 @@ class CollabEscape(RoomGame):
     """Collab Escape as a two-player text game (see the module docstring for the rules)."""
 
     name = "collab_escape"
-    version = "collab_escape-v1"
+    version = "collab_escape-v2"
+    restores_versions = ("collab_escape-v1",)
     turn_limit = TURN_LIMIT
     profile = PROFILE
     state: EscapeState
@@ -299,10 +300,13 @@ class CollabEscape(RoomGame):
             "loses its progress. When both generators are fixed, the exit gate in Room "
             f"{GATE} opens. Each turn happens in this order: (1) the killer decides: if exactly "
             "one of you is in a room next to it, it will move into that person's room as it is "
-            "now; if both are, it keeps chasing the one it chased last turn (Alice if nobody); "
-            "otherwise it will move to a random adjacent room. It never stays. You are told "
-            "where the killer is and whom it chases. (2) You both act at the same time. If the "
-            f"gate is open and one of you now stands in Room {GATE}, you escape at once. (3) The "
+            "now; if both are, it chases the one it chased on the previous turn, or Alice if on "
+            "the previous turn it chased nobody (moved at random); otherwise it will move to a "
+            "random adjacent room. It never stays. You are told where the killer is and whom it "
+            "chases. (2) You both act at the same time; the fixing of this turn counts at once. "
+            f"If the gate is open after your actions (also when this turn's fixing opened it) and "
+            f"one of you stands in Room {GATE} (also one who was already there), you escape at "
+            "once, before the killer moves. (3) The "
             "killer moves to the room it decided on, even if the person it chased has left it; "
             "if it ends the move in your room you lose (passing each other between two rooms is "
             f"not a catch). You have {TURN_LIMIT} turns. Actions: 'Move to Room N' (an adjacent "

@@ -6,8 +6,9 @@ The conventions text (:mod:`coordqa.games.hanabi.conventions`) reads reveals by 
 - A reveal's *focus* is the chop if the reveal newly touches it, else the newest card it newly
   touches. A reveal that touches no new card carries no instruction.
 - A rank-5 reveal is a save clue. Any other reveal is a save clue if, after it, the focus cannot
-  be playable now (judged from the engine's hint knowledge and the public board only, so both
-  players reach the same reading); otherwise it is a play clue: the focus is to be played.
+  be playable now (judged from public information only: the receiver's hints after the reveal,
+  the stacks and the discard pile, :func:`~coordqa.games.hanabi.knowledge.public_identities`, so
+  both players reach the same reading); otherwise it is a play clue: the focus is to be played.
 
 :class:`ClueMarks` applies the rule to every move of a game, so the game can show which cards
 have been touched and how earlier reveals were read (a player at the table remembers this), and
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 from coordqa.games.hanabi import engine
 from coordqa.games.hanabi.describe import Turn
-from coordqa.games.hanabi.knowledge import Board, CardKnowledge, possible_cards
+from coordqa.games.hanabi.knowledge import Board, CardKnowledge, public_identities
 
 PLAY = "play"
 SAVE = "save"
@@ -52,7 +53,7 @@ def read_clue(
     focus = chop if chop in newly else max(newly)
     if rank_five:
         return ClueReading(focus, SAVE)
-    cards = possible_cards(knowledge_after[focus], board.unseen())
+    cards = public_identities(knowledge_after, board)[focus]
     if not any(board.playable(card) for card in cards):
         return ClueReading(focus, SAVE)
     return ClueReading(focus, PLAY)

@@ -1,17 +1,19 @@
 """``hanabi-convention``: a scripted player that follows the conventions the LLM is told.
 
-The game description (:mod:`coordqa.games.hanabi.conventions`) gives basic H-group conventions.
-This player follows them with the precise clue-reading rule of :mod:`coordqa.games.hanabi.clues`
+The game description (:mod:`coordqa.games.hanabi.conventions`) states this package's own
+conventions (a small subset of H-group's, written out completely). This player follows exactly
+that text, with the clue-reading rule of :mod:`coordqa.games.hanabi.clues`
 (chop, focus, play or save clue), which it uses both to read its partner's reveals and to choose
 its own (it looks ahead at how the partner would read a reveal from the partner's cards, which it
 sees, and the hint knowledge: :func:`~coordqa.games.hanabi.knowledge.after_reveal`). It plays
 from its seat's view only; its own cards stay hidden from it. The rule's names are
 re-exported here for the players and solvers that import them from this module.
 
-Priorities on its turn: play a card known to be playable; play a card marked by a play clue
-(not at one life); give a play clue on a playable partner card; save the partner's chop (5s,
-unique 2s, critical cards) when the partner has nothing to play; discard a known-useless card,
-else the chop; when nothing else is allowed (8 tokens), give a clue the partner reads harmlessly.
+Priorities on its turn (the order the conventions text states): play a card known to be
+playable; play a card marked by a play clue (not at one life); give a play clue on a playable
+partner card; save the partner's chop (5s, 2s not doubled in that hand, critical cards) when the
+partner has nothing to play; discard a known-useless card, else the chop; when nothing else is
+allowed (8 tokens), give a clue the partner reads harmlessly.
 """
 
 from __future__ import annotations
@@ -79,8 +81,20 @@ class ConventionPlayer(ScriptedPlayer):
         self.clues.observe(hands, Board.of(seen.engine), seen.turns[-1])
 
     def choose(self, observation: Observation) -> str:
-        """The first applicable priority (module docstring), else a random legal action."""
-        view = View(observation.view, self.me)
+        """The conventions' move (:meth:`convention_move`), else a random legal action."""
+        action = self.convention_move(observation)
+        if action is not None:
+            return action
+        return self.rng.choice(View(observation.view, self.me).legal)
+
+    def convention_move(self, observation: Observation, public_only: bool = False) -> str | None:
+        """The first applicable priority (module docstring); None when none applies.
+
+        This is the order of preference the conventions text states, so a history whose every
+        move is this one is a history of players who followed the conventions. ``public_only``
+        judges my own cards from public information only (:attr:`View.public_only`).
+        """
+        view = View(observation.view, self.me, public_only)
         for option in (
             self._play_known,
             self._play_clued,
@@ -92,7 +106,7 @@ class ConventionPlayer(ScriptedPlayer):
             action = option(view)
             if action is not None and action in view.legal:
                 return action
-        return self.rng.choice(view.legal)
+        return None
 
     def _play_known(self, view: View) -> str | None:
         for index, cards in enumerate(view.own_possible):

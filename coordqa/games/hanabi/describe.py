@@ -1,7 +1,8 @@
 """The working-memory text of a Hanabi state (LLM-Coordination paper, Appendix B.2 order).
 
-One function renders what a player knows: whose turn it is, the stacks, the player's own cards as
-the engine's hint knowledge allows, the partner's cards and what the partner knows about them,
+One function renders what a player knows: whose turn it is, the stacks, what the player's own cards
+can be, the partner's cards and what the partner can know about them (the one knowledge model of
+:mod:`coordqa.games.hanabi.knowledge`: hints plus counting, the lists the solvers read),
 tokens, lives, deck, discards, the player's action history and the partner's last action, and the
 precomputed next playable card of every stack (LLMs miscount). "Available Actions:" is appended by
 the prompt layer, not here.
@@ -15,7 +16,13 @@ from typing import Any
 
 from coordqa.games.base import PLAYER_NAMES
 from coordqa.games.hanabi.engine import COLORS, RANKS, card_name
-from coordqa.games.hanabi.knowledge import Card, CardKnowledge, hand_knowledge
+from coordqa.games.hanabi.knowledge import (
+    Board,
+    Card,
+    hand_knowledge,
+    own_identities,
+    public_identities,
+)
 
 PRONOUNS = ("her", "his")
 """Possessive pronouns of Alice and Bob, as the paper's text uses them ("Bob believes his Card")."""
@@ -39,11 +46,17 @@ class Turn:
     """Of ``touched``, the positions no earlier reveal had touched."""
 
 
-def knowledge_text(knowledge: CardKnowledge) -> str:
-    """``"[Red, Blue] [1, 2]"``: the colours and ranks a card may still have."""
-    colors = ", ".join(COLORS[c] for c in knowledge.colors)
-    ranks = ", ".join(str(RANKS[r]) for r in knowledge.ranks)
-    return f"[{colors}] [{ranks}]"
+def knowledge_text(cards: Sequence[Card]) -> str:
+    """``"[Red, Blue] [1, 2] except Blue 2"``: the identities a card can have.
+
+    The colours and ranks that occur among ``cards``, then every pairing of them that is not
+    among ``cards`` (every copy is seen elsewhere): the list says exactly which cards it can be.
+    """
+    colors = sorted({c for c, _ in cards})
+    ranks = sorted({r for _, r in cards})
+    missing = [(c, r) for c in colors for r in ranks if (c, r) not in cards]
+    text = f"[{', '.join(COLORS[c] for c in colors)}] [{', '.join(str(RANKS[r]) for r in ranks)}]"
+    return text + (f" except {', '.join(card_name(*c) for c in missing)}" if missing else "")
 
 
 def turn_text(turn: Turn, viewer: int) -> str:
@@ -113,6 +126,10 @@ def describe_state(
     pronoun = PRONOUNS[1 - player]
     own_knowledge, partner_knowledge = hand_knowledge(state, player)
     partner_hand = state.player_hands()[1 - player]
+    board = Board.of(state)
+    seen = [(c.color(), c.rank()) for c in partner_hand]
+    own = own_identities(own_knowledge, board, seen)
+    partners = public_identities(partner_knowledge, board)
     if state.is_terminal():
         header = f"The game is over (I am {PLAYER_NAMES[player]}). Final score: {score}."
     elif state.cur_player() == player:
@@ -125,24 +142,22 @@ def describe_state(
     if partner_turns:
         last = turn_text(partner_turns[-1], player)
     discards = ", ".join(card_name(c.color(), c.rank()) for c in state.discard_pile())
-    seen = " ".join(
-        f"[Card {i}: {card_name(c.color(), c.rank())}]" for i, c in enumerate(partner_hand)
-    )
+    shown = " ".join(f"[Card {i}: {card_name(*c)}]" for i, c in enumerate(seen))
     lines = [
         header,
         f"Current Stacks: {stack_line(state.fireworks())}",
         "My cards based on my knowledge:",
         *(
-            f"Card {i} could be: {knowledge_text(k)}"
+            f"Card {i} could be: {knowledge_text(cards)}"
             f"{mark_text(touched[player][i], marks[player][i])}"
-            for i, k in enumerate(own_knowledge)
+            for i, cards in enumerate(own)
         ),
-        f"I can see {partner}'s Cards are: {seen}",
+        f"I can see {partner}'s Cards are: {shown}",
         f"{partner}'s Knowledge about {pronoun} cards:",
         *(
-            f"{partner} believes {pronoun} Card {i} could be: {knowledge_text(k)}"
+            f"{partner} believes {pronoun} Card {i} could be: {knowledge_text(cards)}"
             f"{mark_text(touched[1 - player][i], marks[1 - player][i])}"
-            for i, k in enumerate(partner_knowledge)
+            for i, cards in enumerate(partners)
         ),
         f"Remaining Reveal Tokens: {state.information_tokens()}",
         f"Remaining Lives: {state.life_tokens()}",

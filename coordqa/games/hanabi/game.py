@@ -59,7 +59,8 @@ class Hanabi(Game[HanabiSeatObservation]):
     """Full two-player Hanabi: 5 colours, ranks 1-5, hands of 5, 8 reveal tokens, 3 lives."""
 
     name: ClassVar[str] = "hanabi"
-    version: ClassVar[str] = "hanabi-v1"
+    version: ClassVar[str] = "hanabi-v2"
+    restores_versions: ClassVar[tuple[str, ...]] = ("hanabi-v1",)
     layouts: ClassVar[tuple[str, ...]] = ("default",)
     turn_based: ClassVar[bool] = True
     legal_actions_public: ClassVar[bool] = False

@@ -1,10 +1,19 @@
 """What can be deduced about cards from the engine's hint knowledge and the visible cards.
 
 The engine (``HanabiCardKnowledge``) records which colours and ranks each card may still have,
-given every hint so far. These helpers combine that with card counting (discards, fireworks and,
-for a player's private view, the partner's hand) to answer the questions every strategy asks:
-is this card surely playable, surely useless, the last copy? No Hanabi rule is re-implemented
-here beyond the deck composition and "a card plays when its rank is one above its stack".
+given every hint so far. These helpers combine that with card counting to answer the questions
+every strategy asks: is this card surely playable, surely useless, the last copy? No Hanabi rule
+is re-implemented here beyond the deck composition and "a card plays when its rank is one above
+its stack".
+
+There is one model of what a player knows, used by the state text, the scripted players and the
+scenario solvers alike (so a question never hinges on how a reader takes the printed lists):
+
+- :func:`own_identities`: a player's own cards, counting everything that player sees (stacks,
+  discards, the partner's hand) and the player's other cards that hints pin down;
+- :func:`public_identities`: what anyone can deduce about a hand from public information only
+  (hints, stacks, discards): the partner's knowledge as I can know it, and the knowledge clues
+  are read by (both players reach the same reading).
 """
 
 from __future__ import annotations
@@ -214,6 +223,41 @@ def hand_identities(hand: Sequence[CardKnowledge], unseen: dict[Card, int]) -> l
                 fits.append(card)
         result.append(fits or own)
     return result
+
+
+def own_identities(
+    hand: Sequence[CardKnowledge], board: Board, partner_cards: Sequence[Card]
+) -> list[list[Card]]:
+    """What a player knows of each of its own cards: hints, the board, the partner's hand.
+
+    Counted over the whole hand (:func:`hand_identities`), so a card that hints pin down is a seen
+    copy for the player's other cards.
+    """
+    return hand_identities(hand, board.unseen(partner_cards))
+
+
+def public_identities(hand: Sequence[CardKnowledge], board: Board) -> list[list[Card]]:
+    """What public information (hints, stacks, discards) tells about each card of a hand."""
+    return hand_identities(hand, board.unseen())
+
+
+def private_certainties(
+    hand: Sequence[CardKnowledge], board: Board, other_cards: Sequence[Card]
+) -> list[tuple[int, str]]:
+    """Cards of ``hand`` that only counting ``other_cards`` makes surely playable or useless.
+
+    ``other_cards`` is the other player's hand, which the holder of ``hand`` sees and that other
+    player does not: where it changes what the holder knows for sure, the holder's next move
+    cannot be predicted from public information. Returns (card index, "playable"/"useless").
+    """
+    private = own_identities(hand, board, other_cards)
+    public = public_identities(hand, board)
+    return [
+        (index, what)
+        for index, (mine, listed) in enumerate(zip(private, public, strict=True))
+        for test, what in ((board.playable, "playable"), (board.useless, "useless"))
+        if surely(mine, test) != surely(listed, test)
+    ]
 
 
 def _assignable(options: Sequence[Sequence[Card]], left: dict[Card, int]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from coordqa.directives import turn_based
 from coordqa.games.profile import GameProfile, ReportTable
 
 SELF_PLAY_SEEDS = (321, 212, 628)
@@ -10,6 +11,8 @@ CROSS_PLAY_SEEDS = (45, 114, 4788)
 """Seeds of the paper's three cross-play Hanabi games."""
 
 PROFILE = GameProfile(
+    # Hanabi is turn-based: the JP directive times the partner's move "on their next turn"
+    qa_directives=turn_based(),
     scenario_builder="coordqa.scenarios.hanabi:BUILDER",
     strong_policy="hanabi-convention",
     # discard the oldest card (the engine lists "Discard my Card 0" first; a discard never costs
@@ -56,5 +59,6 @@ PROFILE = GameProfile(
         ),
     ),
 )
-"""Hanabi's profile: the paper's seeds and Tables 2 and 5, the H-group convention bot as strong
-policy, the paper's ToM format and verifier example; no goal state (no plan optimality)."""
+"""Hanabi's profile: the turn-based JP wording, the paper's seeds and Tables 2 and 5, the
+convention bot (this package's own conventions) as strong policy, the paper's ToM format and
+verifier example; no goal state (no plan optimality)."""

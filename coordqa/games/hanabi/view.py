@@ -20,7 +20,8 @@ from coordqa.games.hanabi.knowledge import (
     Board,
     Card,
     CardKnowledge,
-    possible_cards,
+    own_identities,
+    public_identities,
     seat_hands,
 )
 from coordqa.games.seat import SeatView
@@ -49,6 +50,10 @@ class View:
     """The seat's view of the game."""
     me: int
     """The viewing player."""
+    public_only: bool = False
+    """Judge my own cards from public information only (hints, stacks, discards), as the
+    partner's text shows them, instead of also counting the partner's hand I see: what my
+    move would be if I did not look at it (scenario solvers compare the two)."""
 
     @property
     def partner(self) -> int:
@@ -83,14 +88,15 @@ class View:
 
     @cached_property
     def own_possible(self) -> list[list[Card]]:
-        """For each of my cards, the identities it can still have."""
-        return [possible_cards(k, self.unseen) for k in self.knowledge[0]]
+        """For each of my cards, the identities it can still have (:func:`own_identities`)."""
+        if self.public_only:
+            return public_identities(self.knowledge[0], self.board)
+        return own_identities(self.knowledge[0], self.board, self.partner_hand)
 
     @cached_property
     def partner_possible(self) -> list[list[Card]]:
         """For each partner card, the identities public information allows (hints and board)."""
-        public = self.board.unseen()
-        return [possible_cards(k, public) for k in self.knowledge[1]]
+        return public_identities(self.knowledge[1], self.board)
 
     @cached_property
     def legal(self) -> list[str]:

@@ -8,7 +8,8 @@ by the prompt, not here)::
     <Bob's Location Information>: o0 is 1 unit away. ... d0 is inaccessible. ...
     <Environment Details>: c0 contains 1 out of 3 onions. c0 is off. soup in c0 is not cooking.
         k2 is the closest empty kitchen counter. k0 contains plate. s0 contains onion. s1 is empty.
-    <My Action History>: pick up onion from o0; place onion in c0.
+    <My Action History>: pick up onion from o0; place onion in c0. I was on my way to pick up
+        onion from o1 when this choice came up (not done yet).   [only in QA states]
 
 Distances (see ``layout.py``): "N units away" is the walk with the other player's cell as an
 obstacle; "N units away blocked by X" means the object can be reached only through X's cell and N
@@ -26,6 +27,7 @@ from coordqa.games.base import PLAYER_NAMES
 from coordqa.games.overcooked.layout import Feature, Geometry, Pos
 from coordqa.games.overcooked.tasks import (
     HELD_TEXT,
+    Task,
     closest_empty_counter,
     counter_item,
     held,
@@ -36,8 +38,19 @@ HISTORY_LENGTH = 5
 """How many of the player's latest actions the description lists."""
 
 
-def describe_state(geometry: Geometry, state: Any, player: int, history: Sequence[str]) -> str:
-    """The description of ``state`` for ``player`` (0 = Alice, 1 = Bob)."""
+def describe_state(
+    geometry: Geometry,
+    state: Any,
+    player: int,
+    history: Sequence[str],
+    interrupted: Task | None = None,
+) -> str:
+    """The description of ``state`` for ``player`` (0 = Alice, 1 = Bob).
+
+    ``interrupted``: the player's action that was under way when the state was taken and was
+    dropped so the player chooses again now; the history says so, because the position is
+    part-way along that action's walk, not where the last finished action left it.
+    """
     partner = 1 - player
     partner_name = PLAYER_NAMES[partner]
     closest = closest_empty_counter(geometry, state, player)
@@ -52,27 +65,14 @@ def describe_state(geometry: Geometry, state: Any, player: int, history: Sequenc
         f"<{partner_name}'s Location Information>: "
         + _distances(geometry, places, partner_pos, me_pos, "me"),
         "<Environment Details>: " + _environment(geometry, state, closest),
-        f"<My Action History>: {recent}.",
+        f"<My Action History>: {recent}."
+        + (
+            f" I was on my way to {interrupted.text} when this choice came up (not done yet)."
+            if interrupted is not None
+            else ""
+        ),
     ]
     return "\n".join(lines)
-
-
-def without_partner_info(text: str, player: int) -> str:
-    """``player``'s description without the partner's inventory and location section.
-
-    LLM-Coordination's Overcooked ablation (section 4.1.2) takes both out of the agent's working
-    memory. What stays: "blocked by <partner>" in the player's own distances, which is about the
-    player's paths (a walk the partner stands in), not a report of where the partner is.
-    """
-    partner = PLAYER_NAMES[1 - player]
-    kept = []
-    for line in text.splitlines():
-        if line.startswith(f"<{partner}'s Location Information>"):
-            continue
-        if line.startswith("<Inventory>"):
-            line = line.split(f" {partner} is holding ", 1)[0]
-        kept.append(line)
-    return "\n".join(kept)
 
 
 def _places(geometry: Geometry, state: Any, closest: Feature | None) -> list[Feature]:

@@ -144,6 +144,7 @@ class Overcooked(Game[OvercookedSeatObservation]):
             self.seed = seed
         self.state: Any = self.mdp.get_standard_start_state().deepcopy()
         self._tasks: list[_Running | None] = [None, None]
+        self._interrupted: list[Task | None] = [None, None]
         self._history: list[list[str]] = [[], []]
         self._score = 0.0
         self._deliveries = 0
@@ -171,7 +172,25 @@ class Overcooked(Game[OvercookedSeatObservation]):
 
     def describe(self, player: int) -> str:
         """Working-memory text for ``player`` (see ``describe.py``)."""
-        return describe_state(self.geometry, self.state, player, self._history[player])
+        return describe_state(
+            self.geometry, self.state, player, self._history[player], self._interrupted[player]
+        )
+
+    def interrupt(self) -> None:
+        """End every action in progress here, so both chefs choose again now.
+
+        Each player's dropped action is remembered and shown in its description ("I was on my
+        way to ...") until that player starts another, so a position half-way along a walk is
+        explained by the text (CoordinationQA states are taken this way; play never does it).
+        """
+        for player, running in enumerate(self._tasks):
+            if running is not None:
+                self._interrupted[player] = running.task
+        self._tasks = [None, None]
+
+    def interrupted(self, player: int) -> Task | None:
+        """The action :meth:`interrupt` dropped for ``player`` (None once it acts again)."""
+        return self._interrupted[player]
 
     def seat_observation(self, seat: int) -> OvercookedSeatObservation:
         """A copy of the state and the partner's action in progress."""
@@ -211,6 +230,8 @@ class Overcooked(Game[OvercookedSeatObservation]):
                 given one, or a move is neither a legal text action nor a primitive.
         """
         started = self._validate(moves)
+        for player in moves:
+            self._interrupted[player] = None
         for player, task in started.items():
             self._tasks[player] = _Running(task)
         plans: dict[int, Move] = {}
@@ -380,11 +401,15 @@ class Overcooked(Game[OvercookedSeatObservation]):
     # ----------------------------------------------------------------- snapshots
 
     def snapshot(self) -> JsonDict:
-        """Layout, seed, horizon, the engine state, score, actions in progress and histories."""
+        """Layout, seed, horizon, the engine state, score, actions in progress and histories.
+
+        Actions dropped by :meth:`interrupt` are stored under ``interrupted`` only when there are
+        some, so snapshots of ordinary play keep their form.
+        """
         tasks = [
             None if r is None else {"task": r.task.to_json(), "steps": r.steps} for r in self._tasks
         ]
-        return {
+        snapshot = {
             **self.snapshot_identity(),
             "horizon": self.horizon,
             "timestep": int(self.state.timestep),
@@ -394,6 +419,11 @@ class Overcooked(Game[OvercookedSeatObservation]):
             "tasks": tasks,
             "history": [list(h) for h in self._history],
         }
+        if any(self._interrupted):
+            snapshot["interrupted"] = [
+                None if t is None else t.to_json() for t in self._interrupted
+            ]
+        return snapshot
 
     def restore(self, snapshot: Mapping[str, Any]) -> None:
         """Make this game exactly the one ``snapshot`` describes.
@@ -419,6 +449,10 @@ class Overcooked(Game[OvercookedSeatObservation]):
             for t in snapshot["tasks"]
         ]
         self._history = [list(h) for h in snapshot["history"]]
+        self._interrupted = [
+            None if t is None else Task.from_json(t)
+            for t in snapshot.get("interrupted", [None, None])
+        ]
 
     @classmethod
     def from_snapshot(cls, snapshot: Mapping[str, Any]) -> Game:

@@ -1,4 +1,5 @@
-"""The bundled CoordinationQA releases: v1 frozen as shipped, v1.1 the default, both validated."""
+"""The bundled CoordinationQA releases: v1 and v1.1 frozen as shipped, v1.2 the default, all
+validated (the frozen ones through the chain of changelogs)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from coordqa.dataset import (
     release,
     release_with_fingerprint,
 )
+from coordqa.prompts import directive_for
 from coordqa.scenarios import (
     ValidationFailed,
     build_dataset,
@@ -27,11 +29,14 @@ from coordqa.scenarios import (
     validate_rows_against_solvers,
 )
 from coordqa.scenarios.build import CHANGELOG_FILE
-from coordqa.scenarios.changelog import KIND_CHANGE, read_changelog
+from coordqa.scenarios.changelog import read_changelog
 
 V1_FINGERPRINT = "cb50f8c6c520d7001991528a90e1fcbfaaf645b2d5ee143e35640303cd4f1b55"
 V1_PARQUET_SHA256 = "83bc9b2ef13861867c194ccd0c5ee324803902558e3d5fc41be2c2b365f1787e"
 """The v1 release as shipped by coordqa before v1.1 (commit 6a4e49e)."""
+V11_FINGERPRINT = "835ae5d925ec69d4a1a7f623b570429ec2cdad954d2c013c482f73f806bae6b1"
+V11_PARQUET_SHA256 = "83341e592be1d607f06861816ca9184ef4521f0062052604d87dad1a6060daca"
+"""The v1.1 release as shipped by coordqa before v1.2."""
 
 SCENARIOS_PER_GAME = {"overcooked": 25, "hanabi": 28, "collab_capture": 6, "collab_escape": 7}
 
@@ -53,26 +58,40 @@ def test_v1_is_loadable_exactly_as_shipped() -> None:
     assert composition(rows) == SCENARIOS_PER_GAME
 
 
-def test_v11_is_the_default_and_keeps_the_composition() -> None:
-    assert DEFAULT_DATASET == "coordinationqa-v1.1" == release("coordinationqa").name
+def test_v11_is_loadable_exactly_as_shipped() -> None:
+    folder = bundled_dataset_dir("coordinationqa-v1.1")
+    digest = hashlib.sha256((folder / "data.parquet").read_bytes()).hexdigest()
+    assert digest == V11_PARQUET_SHA256
+    rows = load_rows("coordinationqa-v1.1")
+    assert (
+        dataset_fingerprint(rows)
+        == V11_FINGERPRINT
+        == release("coordinationqa-v1.1").frozen_fingerprint
+    )
+    assert {r["version"] for r in rows} == {"1.1.0"} and composition(rows) == SCENARIOS_PER_GAME
+
+
+def test_v12_is_the_default_and_keeps_the_composition() -> None:
+    assert DEFAULT_DATASET == "coordinationqa-v1.2" == release("coordinationqa").name
     rows = load_rows()
-    assert {r["version"] for r in rows} == {"1.1.0"}
+    assert {r["version"] for r in rows} == {"1.2.0"}
     assert composition(rows) == SCENARIOS_PER_GAME
     assert Counter(row["question_type"] for row in rows) == {"EC": 66, "ToM": 66, "JP": 66}
     layouts = Counter(row["layout"] for row in rows if row["game"] == "overcooked")
     assert len(layouts) == 5 and min(layouts.values()) >= 4 * 3
-    assert dataset_fingerprint(rows) != V1_FINGERPRINT
+    assert dataset_fingerprint(rows) not in (V1_FINGERPRINT, V11_FINGERPRINT)
 
 
 def test_identity_names_the_release_version_and_content() -> None:
     default = dataset_identity()
-    assert (default.name, default.version) == ("coordinationqa-v1.1", "1.1.0")
+    assert (default.name, default.version) == ("coordinationqa-v1.2", "1.2.0")
     assert dataset_identity("coordinationqa") == default
     v1 = dataset_identity("coordinationqa-v1")
     assert (v1.name, v1.version, v1.fingerprint) == ("coordinationqa-v1", "1.0.0", V1_FINGERPRINT)
     assert v1.label == f"coordinationqa-v1 (version 1.0.0, fingerprint {V1_FINGERPRINT[:8]})"
     assert release_with_fingerprint(default.fingerprint) == release()
     assert release_with_fingerprint(V1_FINGERPRINT) == release("coordinationqa-v1")
+    assert release_with_fingerprint(V11_FINGERPRINT) == release("coordinationqa-v1.1")
     assert release_with_fingerprint("0" * 64) is None
 
 
@@ -88,7 +107,7 @@ def test_loads_with_coordqa_and_with_plain_datasets() -> None:
     assert set(by_type["question_type"]) == {"JP"} and by_type.num_rows == 66
 
 
-def test_every_v11_question_validates_against_its_solver() -> None:
+def test_every_v12_question_validates_against_its_solver_and_checks() -> None:
     report = validate_dataset()
     assert (report.checked, report.resolved, report.frozen, report.superseded) == (
         198,
@@ -98,24 +117,29 @@ def test_every_v11_question_validates_against_its_solver() -> None:
     )
 
 
-def test_v1_validates_as_frozen_with_every_difference_in_the_changelog() -> None:
-    report = validate_dataset("coordinationqa-v1")
-    assert report.frozen == release("coordinationqa-v1")
-    assert report.successor == "coordinationqa-v1.1"
-    previous, changes = read_changelog(
-        (bundled_dataset_dir() / CHANGELOG_FILE).read_text(encoding="utf-8")
-    )
-    assert previous == "coordinationqa-v1"
-    listed = {c.question_id for c in changes if c.change in ("changed", "removed")}
-    # A question whose state v1.1 asks another kind of question about still re-solves in v1.
-    recurated = {
-        c.question_id for c in changes if any(r.startswith(KIND_CHANGE) for r in c.reasons)
-    }
-    assert recurated and set(report.superseded) | recurated == listed
-    assert report.resolved == 198 - len(report.superseded)
+@pytest.mark.parametrize(
+    ("name", "chain"),
+    [
+        ("coordinationqa-v1.1", "coordinationqa-v1.2"),
+        ("coordinationqa-v1", "coordinationqa-v1.1 -> coordinationqa-v1.2"),
+    ],
+)
+def test_frozen_releases_validate_with_every_difference_in_a_later_changelog(
+    name: str, chain: str
+) -> None:
+    report = validate_dataset(name)
+    assert report.frozen == release(name) and report.successor == chain
+    listed: set[str] = set()
+    for later in chain.split(" -> "):
+        _, changes = read_changelog(
+            (bundled_dataset_dir(later) / CHANGELOG_FILE).read_text(encoding="utf-8")
+        )
+        listed |= {c.question_id for c in changes if c.change in ("changed", "removed")}
+    assert set(report.superseded) <= listed
+    assert report.superseded and report.resolved == 198 - len(report.superseded)
     # Plain re-solving (no changelog) fails on exactly those questions.
     with pytest.raises(ValidationFailed):
-        validate_rows_against_solvers(load_rows("coordinationqa-v1"))
+        validate_rows_against_solvers(load_rows(name))
 
 
 def test_a_modified_copy_of_v1_is_not_taken_for_the_frozen_release(tmp_path: Path) -> None:
@@ -128,9 +152,10 @@ def test_a_modified_copy_of_v1_is_not_taken_for_the_frozen_release(tmp_path: Pat
 
 
 def test_changelog_lists_every_difference_with_a_reason() -> None:
-    old = {r["question_id"]: r for r in load_rows("coordinationqa-v1")}
+    old = {r["question_id"]: r for r in load_rows("coordinationqa-v1.1")}
     new = {r["question_id"]: r for r in load_rows()}
-    _, changes = read_changelog((bundled_dataset_dir() / CHANGELOG_FILE).read_text())
+    previous, changes = read_changelog((bundled_dataset_dir() / CHANGELOG_FILE).read_text())
+    assert previous == "coordinationqa-v1.1"
     by_id = {c.question_id: c for c in changes}
     seen = ("game_description", "state_description", "question", "options")
     for qid in old.keys() | new.keys():
@@ -140,17 +165,23 @@ def test_changelog_lists_every_difference_with_a_reason() -> None:
             assert by_id[qid].change == "added"
         else:
             a, b = old[qid], new[qid]
-            differs = any(
-                sorted(a[f]) != sorted(b[f]) if f == "options" else a[f] != b[f] for f in seen
-            ) or {a["options"][i] for i in a["correct"]} != {b["options"][i] for i in b["correct"]}
+            differs = (
+                any(sorted(a[f]) != sorted(b[f]) if f == "options" else a[f] != b[f] for f in seen)
+                or {a["options"][i] for i in a["correct"]}
+                != {b["options"][i] for i in b["correct"]}
+                or directive_for(a) != directive_for(b)
+            )
             assert (qid in by_id) == differs, qid
     assert all(c.reasons and all(r.strip() for r in c.reasons) for c in changes)
+    # v1.2 asks every question with the directive that says any one of several right options
+    # counts, so every question kept from v1.1 is listed with that reason.
+    kept = old.keys() & new.keys()
+    assert all(any(r.startswith("directive: ") for r in by_id[q].reasons) for q in kept)
     card = (bundled_dataset_dir() / "README.md").read_text()
     assert all(c.question_id in card for c in changes)
     assert "## Blind audits" in card
     assert "28 agree, 0 key wrong, 2 not defensible, 0 auditor wrong" in card  # v1
-    assert "29 agree, 1 key wrong, 0 not defensible, 0" in card  # v1.1, then fixed:
-    assert "`hanabi-29-JP`" in card and "hanabi-29-JP" not in new and "hanabi-31-JP" in new
+    assert "29 agree, 1 key wrong, 0 not defensible, 0" in card  # v1.1
 
 
 def test_rebuild_is_byte_identical_and_matches_the_shipped_content(tmp_path) -> None:
