@@ -21,8 +21,9 @@ states (each ``Label: <...>`` line):
 - the verifier: ``Verification: Okay`` when the proposed action is the policy's, else ``Not
   Okay``;
 - lettered questions about my own next action (level-2 ToM: what my partner expects of me): the
-  policy's action; lettered predictions of the partner (HM, k-level ToM) and the ToM ladder's
-  yes/no questions: the first option (the bot does not model partners);
+  policy's action; lettered predictions of the partner (HM, k-level ToM), the ToM ladder's
+  yes/no questions and HE + HR's judgements: the first option (the bot does not model
+  partners); HE + HR's targets (my action under a hypothesis): the policy's action;
 - plans and subgoal lists: the policy's action as the one subgoal;
 - belief updates: each checkable fact as the engine computes it from the seat's view;
 - free text (ToM notes, hypotheses, reflections): one sentence naming the policy's action and the
@@ -62,8 +63,9 @@ __all__ = ["BOT", "BotDecision", "BotOptions", "BotProvider", "BotTally", "bot_p
 BOT = "bot"
 """The model's registered name."""
 
-PARTNER_ROLES = frozenset({"predict", "partner_predict", "vanilla", "ladder"})
-"""Roles whose lettered options are not this seat's actions (partner behaviours, yes/no)."""
+PARTNER_ROLES = frozenset({"predict", "partner_predict", "vanilla", "ladder", "judgement"})
+"""Roles whose lettered options are not this seat's actions (partner behaviours, yes/no, HE +
+HR's better / same / worse)."""
 
 _FORMAT_START = re.compile(r"reply in exactly this format[^\n]*\n", re.IGNORECASE)
 _FORMAT_LINE = re.compile(r"^\s*([A-Za-z][\w' ]*?)\s*:\s*(.*)$")

@@ -51,7 +51,7 @@ from pydantic import (
 
 from coordqa.agentic.presets import DEFAULT_PRESET, check_preset
 from coordqa.errors import CoordqaError, GameError, StoreError
-from coordqa.games.base import Game
+from coordqa.games.base import Game, Player
 from coordqa.games.episode import Trajectory, replay
 from coordqa.jsonvalues import JSONObject, content_hash, json_value
 from coordqa.options import OptionValue
@@ -345,6 +345,33 @@ class VerifiedEpisode:
     """Metrics of the replayed game."""
     decisions: dict[int, int]
     """Decisions per seat, counted from the trajectory."""
+    unchecked: str = ""
+    """Why some seat's moves could not be asked again (:func:`replayable_players`): empty when
+    every seat but an LLM player's was re-played and chose its stored moves."""
+
+
+def replayable_players(spec: EpisodeSpec) -> tuple[dict[int, Player], str]:
+    """Fresh players for the seats the server can play again, and why any other cannot be.
+
+    An LLM player (the one under test) needs its model, so its seat is never asked again. Every
+    other seat (scripted bots, BC and human-proxy partners with their checkpoints, SAD and OBL
+    when their weights are registered, a non-LLM agent with its options) is built as the match
+    built it; a player that cannot be built here (weights not registered, torch missing, a name
+    unknown to this installation) leaves its seat unchecked, and the returned reason says so.
+    """
+    from coordqa.games.base import PLAYERS, make_player
+
+    players: dict[int, Player] = {}
+    missing = []
+    for seat, name in enumerate(spec.seats):
+        try:
+            if PLAYERS.get(name).kind == "llm":
+                continue
+            options = dict(spec.agent_options) if seat in spec.agent_seats else {}
+            players[seat] = make_player(name, spec.game, spec.layout, **options)
+        except CoordqaError as exc:
+            missing.append(f"{name} in seat {seat} cannot be played here ({exc})")
+    return players, "; ".join(missing)
 
 
 def start_of(spec: EpisodeSpec) -> Game:
@@ -393,8 +420,9 @@ def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
             )
     game = start_of(spec)
     _check_start(episode.key, game.snapshot(), trajectory.initial)
+    players, unchecked = replayable_players(spec)
     try:
-        replay(trajectory, start=game)
+        replay(trajectory, start=game, players=players)
     except GameError as exc:
         raise VerificationError(f"episode {episode.key} does not replay: {exc}") from exc
     if not game.is_terminal():
@@ -408,7 +436,9 @@ def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
             f"episode {episode.key}: stored score {episode.score} and metrics {episode.metrics} "
             f"differ from the replayed {score} and {metrics}"
         )
-    return VerifiedEpisode(episode.key, spec, score, metrics, decisions_per_seat(trajectory))
+    return VerifiedEpisode(
+        episode.key, spec, score, metrics, decisions_per_seat(trajectory), unchecked
+    )
 
 
 def verify_episodes(episodes: Iterable[AgenticEpisode]) -> list[VerifiedEpisode]:
@@ -417,9 +447,12 @@ def verify_episodes(episodes: Iterable[AgenticEpisode]) -> list[VerifiedEpisode]
     Each trajectory is re-simulated with :func:`coordqa.games.episode.replay` (which checks every
     step's reward and the final score, metrics and state) on a game built from the spec's game,
     layout, seed and options, never from the stored start: the stored initial snapshot must be
-    that game's first state. The replayed game must be over (terminal, or at its horizon), the
-    stored ``score`` and ``metrics`` must equal the replayed ones, and the trajectory's game,
-    layout, seed and players must be the spec's.
+    that game's first state. Every seat the server can play (:func:`replayable_players`: all
+    but an LLM player's) is asked again at each of its turns and must choose the stored move,
+    so a forged partner is refused; a seat it cannot play is named in
+    :attr:`VerifiedEpisode.unchecked`. The replayed game must be over (terminal, or at its
+    horizon), the stored ``score`` and ``metrics`` must equal the replayed ones, and the
+    trajectory's game, layout, seed and players must be the spec's.
 
     Raises:
         VerificationError: the first episode that fails, named by its key.

@@ -4,7 +4,7 @@ A grid is agents x models x partners x games/layouts x positions x seeds. Exampl
 
     name: overcooked-crossplay
     version: 1                        # set for grids registered with coordqa (see grid_registry)
-    preset: coordqa                   # or paper: the paper's configuration per game
+    preset: coordqa                   # or paper (LLM-Coordination's), hm-paper (HM's sampling)
     agents: [cac, hm]
     models:                           # required when an agent calls a model
       - scripted
@@ -350,9 +350,9 @@ class GridConfig(BaseModel):
     def _spec(
         self, entry: GameEntry, task: EpisodeTask, agent: str, model: str | None, llm: bool
     ) -> EpisodeSpec:
-        preset = presets.game_preset(self.preset, entry.game)
         options = self.options_for(entry, agent)
-        generate = {**preset.generate, **self.generate.values()} if llm else {}
+        preset = presets.sampling(self.preset, entry.game, model)
+        generate = {**preset, **self.generate.values()} if llm else {}
         return EpisodeSpec(
             **task.model_dump(),
             agent=agent,

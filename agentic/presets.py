@@ -1,10 +1,12 @@
-"""Presets: named agent configurations, per game. ``coordqa`` (the default) and ``paper``.
+"""Presets: named agent configurations. ``coordqa`` (the default), ``paper`` and ``hm-paper``.
 
 ``paper`` is the configuration behind the LLM-Coordination paper's numbers, read from the
 authors' code (eric-ai-lab/llm_coordination): which calls CAC makes in each game, the answer
 format, the long-term memory texts and the sampling. ``coordqa`` is this package's own
 configuration (the full CAC architecture everywhere, the QA track's answer format, H-group
-conventions). The table in README's agentic section lists the differences.
+conventions). ``hm-paper`` is the Hypothetical Minds paper's sampling, which depends on the
+model, not the game (:func:`hm_paper_sampling`). The table in README's agentic section lists the
+differences.
 
 What a preset sets in a game is part of the game's profile (``GameProfile.agent_presets``, plain
 data checked here). A preset resolves, for one game, into three things that land in different
@@ -29,7 +31,7 @@ from coordqa.games.base import game_profile
 from coordqa.games.seat import SeatView
 from coordqa.options import OptionValue
 
-PRESETS = ("coordqa", "paper")
+PRESETS = ("coordqa", "paper", "hm-paper")
 """Every preset name."""
 DEFAULT_PRESET = "coordqa"
 """The preset used when none is named."""
@@ -105,6 +107,43 @@ def game_preset(preset: str, game: str) -> GamePreset:
             f"game {game!r}: GameProfile.agent_presets[{preset!r}] = {dict(settings)!r} does not "
             f"fit a preset ({exc}); its keys are {fields}, and prompt's keys {styles}"
         ) from exc
+
+
+HM_PAPER_TEMPERATURES: tuple[tuple[str, float], ...] = (
+    ("gpt-4", 0.1),
+    ("gpt-3.5", 0.2),
+    ("llama-3", 0.2),
+    ("llama3", 0.2),
+)
+"""The Hypothetical Minds paper's temperature per model family, matched as a substring of the
+model name (lower case): GPT-4 (gpt-4, gpt-4-turbo, gpt-4o, gpt-4o-mini...) 0.1, GPT-3.5 and
+Llama-3 0.2."""
+HM_PAPER_OTHER_TEMPERATURE = 0.2
+"""The temperature ``hm-paper`` gives a model of no family the paper ran: the paper's value for
+its models other than GPT-4 (a choice; the paper ran no other model)."""
+HM_PAPER_TOP_P = 1.0
+"""The paper's top_p, for every model."""
+
+
+def hm_paper_sampling(model: str | None) -> dict[str, float]:
+    """The Hypothetical Minds paper's sampling for ``model``.
+
+    >>> hm_paper_sampling("openai/gpt-4-turbo"), hm_paper_sampling("groq/llama3-70b-8192")
+    ({'temperature': 0.1, 'top_p': 1.0}, {'temperature': 0.2, 'top_p': 1.0})
+    """
+    name = (model or "").lower()
+    temperature = next(
+        (value for family, value in HM_PAPER_TEMPERATURES if family in name),
+        HM_PAPER_OTHER_TEMPERATURE,
+    )
+    return {"temperature": temperature, "top_p": HM_PAPER_TOP_P}
+
+
+def sampling(preset: str, game: str, model: str | None) -> dict[str, Any]:
+    """The sampling ``preset`` gives an agent of ``model`` in ``game`` (before the user's)."""
+    if preset == "hm-paper":
+        return {**game_preset(preset, game).generate, **hm_paper_sampling(model)}
+    return dict(game_preset(preset, game).generate)
 
 
 def agent_options(preset: str, game: str, agent: str) -> dict[str, OptionValue]:

@@ -29,9 +29,9 @@ Every game's episodes go into:
   verifier replies without a verdict, fallbacks, repeated decisions, partner-prediction accuracy
   (HM's hypotheses, or CAC's k-level ToM: rows differ by ``tom_level``) and how often a level-2
   CAC agent did what it inferred its partner expected, belief-state accuracy (checked facts
-  right), each the mean ± SE over episodes of the episode's own rate; HM self-reflections per
-  episode; and the accuracy of the ToM question ladder per order (introspection, first,
-  second).
+  right), each the mean ± SE over episodes of the episode's own rate; self-reflections per
+  episode (HM and its baselines); and the accuracy of the ToM question ladder per order
+  (introspection, first, second).
 
 ``episodes.csv`` has one row per episode with every option as a column (``agent.<name>``,
 ``game.<name>``, ``generate.<name>``), integer counts, and blanks where a measure does not apply.
@@ -99,6 +99,9 @@ ABLATION_STEPS = {
 
 SWITCHES = ("use_tom", "use_verifier")
 """The CAC options Table 3 varies."""
+
+PLANNING_AGENTS = ("hm", "planreact", "react", "reflexion")
+"""The agents that reflect on their plans (reflections per episode apply to them only)."""
 
 LADDER_NAMES = {"introspection": "intro", "first_order": "1st", "second_order": "2nd"}
 """Short column names of the ToM ladder's orders."""
@@ -386,7 +389,7 @@ def per_decision(frame: pd.DataFrame) -> pd.DataFrame:
             "pred acc": _rate(group["predictions_correct"], group["predictions_scored"]),
             "L2 belief met": _rate(group["expectations_met"], group["expectations_scored"]),
             "belief acc": _rate(group["belief_correct"], group["belief_facts"]),
-            "reflections/ep": group["reflections"].where(group["agent"] == "hm"),
+            "reflections/ep": group["reflections"].where(group["agent"].isin(PLANNING_AGENTS)),
             **{
                 f"ladder {LADDER_NAMES[order]}": _rate(
                     group[f"ladder_{order}_correct"], group[f"ladder_{order}_asked"]

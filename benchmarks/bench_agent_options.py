@@ -41,13 +41,24 @@ COMBINATIONS: list[tuple[str, dict[str, Any]]] = [
     ("cac", {"belief_state": True}),
     ("cac", {"tom_level": 2, "belief_state": True}),
     ("cac", {"tom_ladder": 1}),
+    ("cac", {"partner_info": False}),
     ("hm", {}),
     ("hm", {"belief_state": True}),
     ("hm", {"self_reflection": True}),
     ("hm", {"belief_state": True, "self_reflection": True}),
     ("hm", {"tom_ladder": 1}),
+    ("hm", {"reflect_every_plan": True}),
+    ("hm", {"variant": "he_hr"}),
+    ("hm", {"top_k": 0}),
+    ("planreact", {}),
+    ("react", {}),
+    ("reflexion", {}),
 ]
-"""(agent, options) played in every game the options allow (the ladder: Hanabi only)."""
+"""(agent, options) played in every game the options allow (the ladder: Hanabi only; without
+the partner's information: Overcooked only)."""
+
+ONLY_IN = {"tom_ladder": "hanabi", "partner_info": "overcooked"}
+"""Options that only one game takes."""
 
 SHOWN = [
     "label",
@@ -69,7 +80,7 @@ def specs(episodes: int, horizon: int) -> list[EpisodeSpec]:
     out = []
     for agent, options in COMBINATIONS:
         for game, partner in PARTNERS.items():
-            if "tom_ladder" in options and game != "hanabi":
+            if any(ONLY_IN.get(name, game) != game for name in options):
                 continue
             extra = {"horizon": horizon} if game == "overcooked" else {}
             for seed in range(episodes):

@@ -1,7 +1,8 @@
 """Benchmark of the LLM agents: model calls and prompt tokens per decision, and our own overhead.
 
 Run by hand: ``python benchmarks/bench_agents.py [--episodes N] [--horizon T]``. For each agent
-(LLM-only, CAC, HM) and each game, the agent plays as player 0 against the game's scripted bot
+(LLM-only, CAC, HM, HM's HE + HR variant, and HM's baselines ReAct, Reflexion and PlanReAct)
+and each game, the agent plays as player 0 against the game's scripted bot
 with the offline ``scripted`` model (first lettered option, verifier always Okay), and prints
 per decision:
 
@@ -26,7 +27,6 @@ import time
 from typing import Any
 
 from coordqa.games import (
-    Game,
     Observation,
     Player,
     StepResult,
@@ -34,7 +34,9 @@ from coordqa.games import (
     make_player,
     play_episode,
 )
+from coordqa.games.seat import SeatView
 from coordqa.llm import Model, get_model
+from coordqa.records import AgentRecord, Exchange
 
 PARTNERS = {
     "hanabi": "hanabi-convention",
@@ -42,7 +44,16 @@ PARTNERS = {
     "collab_capture": "capture-greedy",
     "collab_escape": "escape-greedy",
 }
-AGENTS = ("llm", "cac", "hm")
+AGENTS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("llm", {}),
+    ("cac", {}),
+    ("hm", {}),
+    ("hm", {"variant": "he_hr"}),
+    ("react", {}),
+    ("reflexion", {}),
+    ("planreact", {}),
+)
+"""(agent, options) rows."""
 
 
 class Timed(Player):
@@ -52,8 +63,8 @@ class Timed(Player):
         self.inner = inner
         self.seconds = 0.0
 
-    def reset(self, game: Game, player: int, seed: int) -> None:
-        self.inner.reset(game.seat_view(player), player, seed)
+    def reset(self, view: SeatView, player: int, seed: int) -> None:
+        self.inner.reset(view, player, seed)
 
     async def act(self, observation: Observation) -> str:
         started = time.perf_counter()
@@ -61,8 +72,8 @@ class Timed(Player):
         self.seconds += time.perf_counter() - started
         return str(action)
 
-    def observe(self, game: Game, player: int, result: StepResult) -> None:
-        self.inner.observe(game.seat_view(player), player, result)
+    def observe(self, view: SeatView, player: int, result: StepResult) -> None:
+        self.inner.observe(view, player, result)
 
 
 class ModelClock:
@@ -99,20 +110,22 @@ def litellm_tokens(messages: list[dict[str, str]]) -> int:
     return int(litellm.token_counter(model="gpt-4o", messages=messages))
 
 
-def run(agent: str, game_name: str, episodes: int, horizon: int) -> dict[str, float]:
+def run(
+    agent: str, options: dict[str, Any], game_name: str, episodes: int, horizon: int
+) -> dict[str, float]:
     """Play ``episodes`` episodes; return per-decision averages."""
     decisions = calls = words = tokens = 0
     overhead = model_time = 0.0
     for seed in range(episodes):
-        records: list[dict[str, Any]] = []
-        options = {"horizon": horizon} if game_name == "overcooked" else {}
-        game = make_game(game_name, None, seed, **options)
+        records: list[AgentRecord] = []
+        game_options = {"horizon": horizon} if game_name == "overcooked" else {}
+        game = make_game(game_name, None, seed, **game_options)
         model = get_model("scripted")
         clock = ModelClock(model)
-        inner = make_player(agent, game_name, model=model, recorder=records.append)
+        inner = make_player(agent, game_name, model=model, recorder=records.append, **options)
         timed = Timed(inner)
         asyncio.run(play_episode(game, [timed, make_player(PARTNERS[game_name], game_name)], seed))
-        exchanges = [r for r in records if r["kind"] == "exchange"]
+        exchanges = [r.to_json() for r in records if isinstance(r, Exchange)]
         stats = inner.stats()  # type: ignore[attr-defined]
         decisions += stats["decisions"]
         calls += len(exchanges)
@@ -138,14 +151,15 @@ def main() -> None:
     args = parser.parse_args()
     litellm_tokens([{"role": "user", "content": "warm up"}])
     print(
-        f"{'game':15} {'agent':5} {'decisions':>9} {'calls/dec':>9} {'words/dec':>9} "
+        f"{'game':15} {'agent':16} {'decisions':>9} {'calls/dec':>9} {'words/dec':>9} "
         f"{'tokens/dec':>10} {'overhead ms/dec':>15} {'model ms/call':>13}"
     )
     for game_name in PARTNERS:
-        for agent in AGENTS:
-            row = run(agent, game_name, args.episodes, args.horizon)
+        for agent, options in AGENTS:
+            row = run(agent, options, game_name, args.episodes, args.horizon)
+            label = agent + "".join(f" {v}" for v in options.values())
             print(
-                f"{game_name:15} {agent:5} {row['decisions']:9d} {row['calls']:9.2f} "
+                f"{game_name:15} {label:16} {row['decisions']:9d} {row['calls']:9.2f} "
                 f"{row['words']:9.0f} {row['tokens']:10.0f} {row['overhead_ms']:15.2f} "
                 f"{row['model_ms']:13.2f}"
             )

@@ -65,6 +65,8 @@ __all__ = [
     "Fallback",
     "FallbackReason",
     "HypothesisScore",
+    "Judgement",
+    "JudgementPayload",
     "LevelScore",
     "Payload",
     "ROLE_TYPES",
@@ -77,7 +79,9 @@ __all__ = [
     "PolicyAgreement",
     "PredictPayload",
     "ReflectionPayload",
+    "TargetPayload",
     "TomPayload",
+    "ValueUpdate",
     "VanillaPayload",
     "VerifierPayload",
     "Recorder",
@@ -331,6 +335,9 @@ AgentRole = Literal[
     "hypothesis",
     "predict",
     "plan",
+    "react",
+    "target",
+    "judgement",
     "vanilla",
     "partner_predict",
     "partner_belief",
@@ -409,7 +416,7 @@ class PredictPayload(OptionPickPayload):
 
 
 class PlanPayload(Payload):
-    """A plan call (HM): a strategy and its subgoals."""
+    """A plan call (HM, PlanReAct) or a ReAct call: a strategy or thought, and its subgoals."""
 
     hypothesis_id: int | None
     """The hypothesis the plan is conditioned on (None: none yet)."""
@@ -417,6 +424,42 @@ class PlanPayload(Payload):
     """The plan read from the reply."""
     subgoals: list[str]
     """The subgoals, in order."""
+
+
+class TargetPayload(Payload):
+    """HM's HE + HR: the action a hypothesis would have the agent take, before an interaction."""
+
+    hypothesis_id: int
+    """The hypothesis assumed."""
+    hypothesis_value: float
+    """Its value when asked."""
+    options: list[str]
+    """The agent's legal actions offered, in letter order."""
+    choice: Choice
+    """How the reply was read."""
+    target: str | None
+    """The action read (None when the reply named no single option)."""
+
+
+Judgement = Literal["positive", "neutral", "negative"]
+"""HE + HR's verdict on a counterfactual target: better, the same, worse than what was done."""
+
+
+class JudgementPayload(Payload):
+    """HM's HE + HR: whether a hypothesis' target would have gone better (after the interaction)."""
+
+    hypothesis_id: int
+    """The hypothesis judged."""
+    target: str
+    """The action it would have had the agent take."""
+    taken: list[str]
+    """What the agent did instead, since the target was asked."""
+    options: list[str]
+    """The three verdicts offered, in letter order."""
+    choice: Choice
+    """How the reply was read."""
+    judgement: Judgement | None
+    """The verdict read (None when the reply named no single option: no value update)."""
 
 
 class VanillaPayload(Payload):
@@ -550,9 +593,21 @@ class PredictExchange(Exchange, PredictPayload):
 
 
 class PlanExchange(Exchange, PlanPayload):
-    """An HM plan."""
+    """An HM or PlanReAct plan, or a ReAct call."""
 
-    role: Literal["plan"]
+    role: Literal["plan", "react"]
+
+
+class TargetExchange(Exchange, TargetPayload):
+    """An HE + HR target call."""
+
+    role: Literal["target"]
+
+
+class JudgementExchange(Exchange, JudgementPayload):
+    """An HE + HR judgement call."""
+
+    role: Literal["judgement"]
 
 
 class VanillaExchange(Exchange, VanillaPayload):
@@ -592,6 +647,8 @@ EXCHANGE_TYPES: tuple[type[Exchange], ...] = (
     HypothesisExchange,
     PredictExchange,
     PlanExchange,
+    TargetExchange,
+    JudgementExchange,
     VanillaExchange,
     LevelExchange,
     BeliefExchange,
@@ -612,6 +669,8 @@ AgentExchange = Annotated[
     | HypothesisExchange
     | PredictExchange
     | PlanExchange
+    | TargetExchange
+    | JudgementExchange
     | VanillaExchange
     | LevelExchange
     | BeliefExchange
@@ -688,6 +747,23 @@ class HypothesisScore(Record):
     """Its value after the Rescorla-Wagner update."""
 
 
+class ValueUpdate(Record):
+    """HM's HE + HR: a hypothesis value moved by a reward (Rescorla-Wagner)."""
+
+    hypothesis: int
+    """The hypothesis."""
+    source: Literal["extrinsic", "counterfactual"]
+    """The game's reward to the hypothesis in use, or the judgement of another's target."""
+    reward: float
+    """The reward of the update."""
+    value_before: float
+    """The value before."""
+    value_after: float
+    """The value after."""
+    turn: int | None
+    """The game's turn when it was scored."""
+
+
 class LevelScore(Record):
     """A k-level ToM prediction scored against the partner's observed behaviour."""
 
@@ -755,6 +831,8 @@ class Decision(Record):
     """The agent's actions the game could not complete since its last decision."""
     predictions_scored: list[HypothesisScore | LevelScore] = Field(default_factory=list)
     """Predictions scored since the last decision (HM hypotheses, k-level ToM)."""
+    values_updated: list[ValueUpdate] = Field(default_factory=list)
+    """HE + HR hypothesis values moved by rewards at this decision."""
     subgoals: list[str] = Field(default_factory=list)
     """The HM plan's subgoal taken as the action."""
     belief_accuracy: list[float] = Field(default_factory=list)

@@ -17,6 +17,7 @@ Neither track ranks a model that plays from the game rather than from its prompt
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -281,23 +282,45 @@ def _episodes(bundle: AgenticBundle) -> list[AgenticEpisode]:
     return episodes
 
 
+def _check_one_configuration(episodes: list[AgenticEpisode]) -> None:
+    """Refuse episodes of one game played with different agent options or sampling.
+
+    An entry is one configuration: a grid (through its preset or its per-game options) may set
+    them per game, but never per episode, or a submitter could keep each seed's best setting.
+    """
+    configurations: dict[str, set[str]] = {}
+    for episode in episodes:
+        setting = json.dumps([episode.spec.agent_options, episode.spec.generate], sort_keys=True)
+        configurations.setdefault(episode.spec.game, set()).add(setting)
+    for game, settings in sorted(configurations.items()):
+        if len(settings) > 1:
+            shown = format_list(sorted(settings))
+            raise VerificationError(
+                f"the {game} episodes use {len(settings)} configurations (agent options and "
+                f"sampling: {shown}); an entry plays each game with one configuration: run one "
+                "grid per configuration and submit each"
+            )
+
+
 def _check_coverage(episodes: list[AgenticEpisode], grid: KnownGrid) -> None:
     """The episodes must play each task of the grid exactly once, with one agent and model.
 
     A task is everything the grid fixes (game, layout, seed, partner, seat, game options such
     as the horizon, preset), so a forged horizon or a cherry-picked subset of seeds is refused
-    here, before anything is replayed.
+    here, before anything is replayed; so is a game played with several configurations. (A
+    task played twice would need two configurations, or two episodes with one key, refused on
+    reading.)
     """
     tested = sorted({agent_label(e.spec.agent, e.spec.model) for e in episodes})
     if len(tested) != 1:
         raise VerificationError(
             f"a submission ranks one agent and model; this one tests {', '.join(tested)}"
         )
+    _check_one_configuration(episodes)
     expected = grid.tasks()
-    played = Counter(e.spec.task.key for e in episodes)
+    played = {e.spec.task.key for e in episodes}
     missing = sorted(set(expected) - set(played))
     extra = sorted(set(played) - set(expected))
-    twice = sorted(key for key, count in played.items() if count > 1)
     problems = []
     if missing:
         problems.append(
@@ -311,8 +334,6 @@ def _check_coverage(episodes: list[AgenticEpisode], grid: KnownGrid) -> None:
             "game, layout, seed, partner, seat, options (e.g. horizon) or preset differ from "
             "the grid's"
         )
-    if twice:
-        problems.append(f"tasks played more than once: {format_list(twice)}")
     if problems:
         version = f" version {grid.version}" if grid.version is not None else ""
         raise VerificationError(f"grid {grid.name!r}{version}: " + "; ".join(problems))
@@ -321,10 +342,16 @@ def _check_coverage(episodes: list[AgenticEpisode], grid: KnownGrid) -> None:
 def verify_agentic(bundle: AgenticBundle, catalog: Catalog) -> Verified:
     """Check an agentic bundle against its registered grid and replay every episode.
 
+    Every seat the server can play (partners, and a non-LLM agent) is asked again at each of
+    its turns (:func:`coordqa.agentic.verify_episodes`); a partner it cannot play (SAD/OBL
+    weights not registered here) marks the entry "partner unverified" (``metrics
+    ["partner_check"]``), which the board ranks apart.
+
     Raises:
-        VerificationError: an unknown grid, a malformed or repeated episode, several agents or
-            models under test, episodes that miss or leave the grid, or an episode whose start
-            is not its game's, that stops before the game ends, or that does not replay to its
+        VerificationError: an unknown grid, a malformed or repeated episode, several agents,
+            models or per-game configurations under test, episodes that miss or leave the grid,
+            or an episode whose start is not its game's, that stops before the game ends, whose
+            partner chooses other moves than the stored ones, or that does not replay to its
             stored score and metrics (named by its key).
     """
     from coordqa.agentic import verify_episodes
@@ -355,6 +382,8 @@ def verify_agentic(bundle: AgenticBundle, catalog: Catalog) -> Verified:
         for v in replayed
     ]
     metrics = agentic_metrics(rows)
+    unchecked = sorted({v.unchecked for v in replayed if v.unchecked})
+    metrics["partner_check"] = {"verified": not unchecked, "unchecked": unchecked}
     mismatches = []
     ours = {f"{g['game']}/{g['pairing']}": g["mean"] for g in metrics["by_game"]}
     for key, value in (bundle.reported or {}).items():

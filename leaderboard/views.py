@@ -327,6 +327,23 @@ def load_board(
 CHECKS = {"qa": "replies re-scored", "agentic": "episodes replayed"}
 """What the server verified, per track: exactly this. Who or what produced the replies or
 moves is the submitter's word (the model fields), unless an admin marked its provenance."""
+PARTNER_UNVERIFIED = "episodes replayed; partner unverified"
+"""An agentic entry with a partner the server could not play (or checked before partners were
+re-played): its moves were replayed through the engine, its partner's choices not checked."""
+
+
+def partner_check(sub: Submission) -> dict[str, Any]:
+    """Whether an agentic entry's partners were re-played, and why not (older entries: not)."""
+    found = sub.metrics.get("partner_check")
+    if found is None:
+        return {"verified": False, "unchecked": ["submitted before partners were re-played"]}
+    return dict(found)
+
+
+def _verification(sub: Submission) -> str:
+    if sub.track == "agentic" and not partner_check(sub)["verified"]:
+        return PARTNER_UNVERIFIED
+    return CHECKS[sub.track]
 
 
 def _common(sub: Submission) -> dict[str, Any]:
@@ -342,7 +359,7 @@ def _common(sub: Submission) -> dict[str, Any]:
         "track": sub.track,
         "coordqa_version": sub.coordqa_version,
         "created_at": _utc(sub.created_at).isoformat(),
-        "verification": CHECKS[sub.track],
+        "verification": _verification(sub),
         "reported_agrees": None if sub.reported is None else sub.agrees,
         "mismatches": list(sub.mismatches),
         "provenance_checked": sub.provenance_at is not None,
@@ -365,11 +382,14 @@ class AgenticBoard:
     columns: list[dict[str, str]]
     """Score columns: one per game and pairing kind present (``key``, ``game``, ``label``)."""
     entries: list[dict[str, Any]]
-    """Visible agentic submissions, sorted."""
+    """Visible agentic submissions whose partners were re-played, sorted and ranked."""
     sort: str
     """Sort column (a column key, ``display_name``, ``episodes`` or ``created_at``)."""
     descending: bool = True
     """Sort direction."""
+    unverified: list[dict[str, Any]] = field(default_factory=list)
+    """Visible entries with a partner the server could not play: sorted the same way, never
+    ranked among the verified ones (``rank`` None)."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON API form."""
@@ -380,6 +400,7 @@ class AgenticBoard:
             "sort": self.sort,
             "descending": self.descending,
             "entries": self.entries,
+            "unverified": self.unverified,
         }
 
 
@@ -395,7 +416,7 @@ def grid_json(grid: KnownGrid) -> dict[str, Any]:
 
 def agentic_entry_row(sub: Submission) -> dict[str, Any]:
     """One agentic ranking row: mean score ± SE per game and pairing kind."""
-    row = {**_common(sub), "episodes": sub.metrics["episodes"]}
+    row = {**_common(sub), "episodes": sub.metrics["episodes"], "partner_check": partner_check(sub)}
     for group in sub.metrics["by_game"]:
         key = f"{group['game']}/{group['pairing']}"
         row[key] = group["mean"]
@@ -415,9 +436,10 @@ def load_agentic_board(
     """The agentic ranking on one registered grid: a column per game and pairing.
 
     Entries on different grids (other seeds, horizons or partners) are not comparable, so each
-    grid has its own board; the default is the grid with the most visible entries. Scores of
-    different games are not comparable either, so there is no overall column; the default sort
-    is the first column.
+    grid has its own board; the default is the grid with the most visible entries. Entries with
+    a partner the server could not re-play are listed apart (:attr:`AgenticBoard.unverified`).
+    Scores of different games are not comparable either, so there is no overall column; the
+    default sort is the first column.
 
     Raises:
         UnknownNameError: an unknown grid or sort column (with the allowed ones).
@@ -454,10 +476,18 @@ def load_agentic_board(
     if column not in allowed:
         raise UnknownNameError(f"unknown sort column {column!r}; allowed: {', '.join(allowed)}")
     rows.sort(key=_sort_key(column, descending))
-    for position, row in enumerate(rows, start=1):
+    verified = [row for row in rows if row["partner_check"]["verified"]]
+    for position, row in enumerate(verified, start=1):
         row["rank"] = position
+    unverified = [{**row, "rank": None} for row in rows if not row["partner_check"]["verified"]]
     return AgenticBoard(
-        chosen, sorted(grids.values(), key=lambda g: g.name), columns, rows, column, descending
+        chosen,
+        sorted(grids.values(), key=lambda g: g.name),
+        columns,
+        verified,
+        column,
+        descending,
+        unverified,
     )
 
 

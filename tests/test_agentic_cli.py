@@ -227,7 +227,10 @@ def test_agentic_run_belief_state_for_hm(tmp_path: Path) -> None:
     assert shown.exit_code == 0, shown.output
     assert "belief acc" in (tmp_path / "r" / "per_decision.csv").read_text()
     refused = runner.invoke(app, [*args[:3], "llm", *args[4:-1], str(tmp_path / "x")])
-    message = "--belief-state sets belief_state, an option of cac, hm; agent 'llm' does not"
+    message = (
+        "--belief-state sets belief_state, an option of cac, hm, planreact, react, reflexion; "
+        "agent 'llm' does not"
+    )
     assert refused.exit_code != 0 and message in str(refused.exception)
 
 
@@ -241,7 +244,10 @@ def test_agentic_run_self_reflection_is_an_hm_option(tmp_path: Path) -> None:
     assert episode.spec.agent_options == {"self_reflection": True}
     assert "reflections" in episode.agent_stats[0]
     refused = runner.invoke(app, [*args[:3], "cac", *args[4:], "--out", str(tmp_path / "x")])
-    message = "--self-reflection sets self_reflection, an option of hm; agent 'cac' does not"
+    message = (
+        "--self-reflection sets self_reflection, an option of hm, planreact, react, reflexion; "
+        "agent 'cac' does not"
+    )
     assert refused.exit_code != 0 and message in str(refused.exception)
 
 

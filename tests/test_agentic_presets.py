@@ -57,8 +57,30 @@ def test_the_coordqa_preset_is_the_default_and_sets_nothing() -> None:
     assert all(
         s.preset == "coordqa" and not s.agent_options and not s.generate for s in specs.values()
     )
-    with pytest.raises(ConfigError, match="presets: coordqa, paper"):
+    with pytest.raises(ConfigError, match="presets: coordqa, paper, hm-paper"):
         parse_grid({"agents": ["cac"], "preset": "papr", "games": ALL_GAMES})
+
+
+@pytest.mark.parametrize(
+    ("model", "temperature"),
+    [
+        ("openai/gpt-4-turbo", 0.1),  # the paper: GPT-4 at 0.1
+        ("openai/gpt-4o", 0.1),
+        ("openai/gpt-3.5-turbo", 0.2),  # GPT-3.5 and Llama-3 at 0.2
+        ("hosted_vllm/meta-llama/Meta-Llama-3-70B-Instruct", 0.2),
+        ("anthropic/claude-3-5-sonnet-20240620", 0.2),  # no family of the paper: 0.2
+    ],
+)
+def test_hm_paper_preset_samples_as_the_paper_did_for_each_model(
+    model: str, temperature: float
+) -> None:
+    grid = {"agents": ["hm", "react"], "models": [model], "preset": "hm-paper", "games": ALL_GAMES}
+    specs = parse_grid(grid).episodes()
+    assert {spec.preset for spec in specs} == {"hm-paper"}
+    assert all(spec.generate == {"temperature": temperature, "top_p": 1.0} for spec in specs)
+    assert all(not spec.agent_options for spec in specs)  # sampling only
+    override = parse_grid({**grid, "generate": {"temperature": 0.7}}).episodes()
+    assert {spec.generate["temperature"] for spec in override} == {0.7}
 
 
 def test_user_options_override_the_preset_and_game_entries_override_the_grid() -> None:

@@ -261,7 +261,7 @@ def test_hm_plays_overcooked_and_scores_predictions() -> None:
         ({"variant": "bogus"}, "vmp"),
         ({"alpha": 2.0}, "alpha"),
         ({"top_k": -1}, "top_k"),
-        ({"beta": 1}, "has no option .beta.; its options: alpha, c, threshold, top_k"),
+        ({"beta": 1}, "has no option .beta.; its options: .*variant, alpha, c, threshold, top_k"),
     ],
 )
 def test_invalid_options(options: dict[str, Any], match: str) -> None:

@@ -282,3 +282,16 @@ def test_paired_ratio_keeps_pairs_together() -> None:
     assert 450 < sometimes.undefined < 750
     # NaN pairs are left out
     assert paired_ratio([1.0, math.nan], [2.0, 3.0]).n == 1
+
+
+def test_a_run_with_no_sample_yet_has_no_accuracy_and_says_what_is_missing(
+    tmp_path: Path,
+) -> None:
+    """Interrupted before its first call: nothing to score, nothing invented."""
+    run = write_qa_run(tmp_path / "r", "m", [], trials=3, questions=4)
+    analysis = analyze_run(run)
+    assert len(analysis.by_type) == 0 and len(analysis.by_game_type) == 0
+    overall = analysis.overall.iloc[0]
+    assert math.isnan(overall["accuracy"]) and overall["n_questions"] == 0
+    assert analysis.missing == 12 and not analysis.complete
+    assert analysis.to_json()["overall"]["accuracy"] is None

@@ -356,7 +356,7 @@ def test_a_bundle_omitting_seeds_of_its_grid_is_refused(
     bundle["episodes"] = [best, again]
     answer = agentic_board.submit(seal(bundle))
     assert answer.status_code == 422
-    assert "tasks played more than once: hanabi/default/self/s" in answer.json()["detail"]
+    assert "the hanabi episodes use 2 configurations" in answer.json()["detail"]
 
 
 def test_an_unknown_grid_is_refused_with_the_registered_ones(
@@ -366,6 +366,106 @@ def test_an_unknown_grid_is_refused_with_the_registered_ones(
     assert answer.status_code == 422
     detail = answer.json()["detail"]
     assert "unknown grid 'oc-100'" in detail and "hanabi-2, oc-40" in detail
+
+
+# -- issue 26, broken 1: partner moves are checked by playing the partner again --------------
+
+CROSS = {"agents": ["hanabi-convention"], "games": [{"game": "hanabi", "seeds": [0]}]}
+"""Hanabi cross-play of the convention bot with one partner (both seats)."""
+
+
+def _cross_run(folder: Path, name: str, partner: str) -> Path:
+    from coordqa.agentic.grid import parse_grid
+    from coordqa.agentic.runner import run_grid
+
+    grid = {"name": name, **CROSS, "partners": [partner]}
+    (folder / f"{name}.yaml").write_text(json.dumps(grid))
+    result = run_grid(parse_grid(grid), folder / name)
+    assert result.complete, result.failures
+    return folder / name
+
+
+def _relabelled(record: dict[str, Any], partner: str) -> dict[str, Any]:
+    """An episode record claiming ``partner`` played the partner seat (moves unchanged)."""
+    from coordqa.agentic import AgenticEpisode
+
+    episode = AgenticEpisode.from_record(record)
+    episode.spec = episode.spec.model_copy(update={"partner": partner})
+    episode.trajectory.players = list(episode.spec.seats)
+    return episode.to_record()
+
+
+def _forged_cross_play(strong: Path, claimed: str, grid: str) -> dict[str, Any]:
+    """The strong run's episodes under the claimed partner's name, as a bundle of ``grid``."""
+    bundle = bundle_of(strong, grid=grid)
+    bundle["episodes"] = [_relabelled(r, claimed) for r in bundle["episodes"]]
+    return seal(bundle)
+
+
+@pytest.fixture(scope="module")
+def cross_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("cross")
+    return {
+        "random": _cross_run(folder, "hanabi-cross", "hanabi-legal-random"),
+        "strong": _cross_run(folder, "hanabi-strong", "hanabi-convention"),
+        "obl": folder / "hanabi-obl.yaml",
+    }
+
+
+def test_a_forged_partner_seat_is_refused(board: BoardClient, cross_runs: dict[str, Path]) -> None:
+    from coordqa.leaderboard.catalog import register_grid
+
+    register_grid(board.db, cross_runs["random"].parent / "hanabi-cross.yaml")
+    honest = bundle_of(cross_runs["random"])
+    forged = _forged_cross_play(cross_runs["strong"], "hanabi-legal-random", "hanabi-cross")
+    honest_score = sum(r["score"] for r in honest["episodes"])
+    assert sum(r["score"] for r in forged["episodes"]) > honest_score  # what the forger gains
+    answer = board.submit(forged)
+    assert answer.status_code == 422, answer.text
+    detail = answer.json()["detail"]
+    assert "hanabi-legal-random in seat" in detail and "the trajectory says" in detail
+    accepted = board.submit(honest)
+    assert accepted.status_code == 201, accepted.text
+    [entry] = board.client.get("/api/agentic/entries", params={"grid": "hanabi-cross"}).json()[
+        "entries"
+    ]
+    assert entry["partner_check"] == {"verified": True, "unchecked": []}
+    assert entry["rank"] == 1 and entry["verification"] == "episodes replayed"
+
+
+def test_a_partner_the_server_cannot_play_is_marked_and_never_ranked(
+    board: BoardClient, cross_runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from coordqa.leaderboard.catalog import register_grid
+
+    monkeypatch.delenv("COORDQA_HANABI_WEIGHTS", raising=False)  # no OBL weights here
+    cross_runs["obl"].write_text(json.dumps({"name": "hanabi-obl", **CROSS, "partners": ["obl1"]}))
+    register_grid(board.db, cross_runs["obl"])
+    forged = _forged_cross_play(cross_runs["strong"], "obl1", "hanabi-obl")
+    answer = board.submit(forged)
+    assert answer.status_code == 201, answer.text
+    board_json = board.client.get("/api/agentic/entries", params={"grid": "hanabi-obl"}).json()
+    assert board_json["entries"] == []  # nothing ranked
+    [entry] = board_json["unverified"]
+    assert entry["rank"] is None and entry["partner_check"]["verified"] is False
+    assert "obl1 in seat" in entry["partner_check"]["unchecked"][0]
+    assert entry["verification"] == "episodes replayed; partner unverified"
+    page = board.client.get("/agentic", params={"grid": "hanabi-obl"}).text
+    assert "Partner unverified (not ranked)" in page
+    detail = board.client.get(f"/submissions/{answer.json()['id']}").text
+    assert "unverified, so not ranked" in detail and "obl1 in seat" in detail
+
+
+def test_one_entry_has_one_configuration_per_game(
+    agentic_board: BoardClient, agentic_runs: dict[str, Path]
+) -> None:
+    bundle = bundle_of(agentic_runs["hanabi-2"])
+    warmer = forge(bundle["episodes"][1], spec={"generate": {"temperature": 1.5}})
+    bundle["episodes"][1] = warmer
+    answer = agentic_board.submit(seal(bundle))
+    assert answer.status_code == 422
+    detail = answer.json()["detail"]
+    assert "the hanabi episodes use 2 configurations" in detail and "temperature" in detail
 
 
 # -- submitters: rate limit, quota, revocation, hiding, one copy of each reply ----------------

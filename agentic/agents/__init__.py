@@ -1,8 +1,10 @@
-"""The LLM agents: CAC, Hypothetical Minds (HM) and the LLM-only baseline.
+"""The LLM agents: CAC, Hypothetical Minds (HM), HM's baselines and the LLM-only baseline.
 
-They are players ``cac``, ``hm`` and ``llm`` of every registered game (:data:`CAC`, :data:`HM`,
+They are players ``cac``, ``hm``, ``react``, ``reflexion``, ``planreact`` and ``llm`` of every
+registered game (:data:`CAC`, :data:`HM`, :data:`REACT`, :data:`REFLEXION`, :data:`PLANREACT`,
 :data:`LLM_ONLY`, in the player registry through coordqa's ``coordqa.players`` entry points, so
-no import is needed first). Build one through the player registry, as matches do::
+no import is needed first; HM and PlanReAct play the games whose profile names a partner
+behaviour space). Build one through the player registry, as matches do::
 
     make_player("cac", "hanabi", model=get_model("openai/gpt-4o"), recorder=records.append,
                 use_tom=True, use_verifier=True, max_verifier_retries=2)
@@ -18,6 +20,12 @@ from coordqa.agentic.agents.hm import VARIANTS, HMAgent, HMOptions
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook, rescorla_wagner
 from coordqa.agentic.agents.llm_only import LLMOnlyAgent
 from coordqa.agentic.agents.memory import fallback_action
+from coordqa.agentic.agents.planning import (
+    PlanningOptions,
+    PlanReActAgent,
+    ReActAgent,
+    ReflexionAgent,
+)
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.records import Recorder
 
@@ -25,6 +33,9 @@ __all__ = [
     "CAC",
     "HM",
     "LLM_ONLY",
+    "PLANREACT",
+    "REACT",
+    "REFLEXION",
     "VARIANTS",
     "ActionPick",
     "AgentStats",
@@ -37,6 +48,10 @@ __all__ = [
     "HypothesisBook",
     "LLMAgent",
     "LLMOnlyAgent",
+    "PlanReActAgent",
+    "PlanningOptions",
+    "ReActAgent",
+    "ReflexionAgent",
     "Recorder",
     "agent_factory",
     "agent_spec",
@@ -51,3 +66,13 @@ HM = agent_spec(HMAgent, "Hypothetical Minds: hypotheses scored by Rescorla-Wagn
 """The Hypothetical Minds agent's registry entry (entry point ``hm``)."""
 LLM_ONLY = agent_spec(LLMOnlyAgent, "LLM-only baseline: one action call per decision")
 """The LLM-only baseline's registry entry (entry point ``llm``)."""
+PLANREACT = agent_spec(
+    PlanReActAgent, "PlanReAct (HM paper baseline): HM's planner and subgoals, no ToM module"
+)
+"""HM's PlanReAct baseline (entry point ``planreact``)."""
+REACT = agent_spec(ReActAgent, "ReAct (HM paper baseline): reason, then subgoals")
+"""HM's ReAct baseline (entry point ``react``)."""
+REFLEXION = agent_spec(
+    ReflexionAgent, "Reflexion (HM paper baseline): ReAct with reflections kept in memory"
+)
+"""HM's Reflexion baseline (entry point ``reflexion``)."""

@@ -42,7 +42,15 @@ from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, GameError
-from coordqa.games.base import ANY_GAME, PLAYER_NAMES, Observation, Player, PlayerSpec, StepResult
+from coordqa.games.base import (
+    ANY_GAME,
+    PLAYER_NAMES,
+    Observation,
+    Player,
+    PlayerSpec,
+    StepResult,
+    game_profile,
+)
 from coordqa.games.feed import SeatFeed
 from coordqa.games.seat import SeatView
 from coordqa.jsonvalues import JSONObject
@@ -175,6 +183,9 @@ class LLMAgent(Player):
         """The explicit belief state (agents whose options have ``belief_state`` on)."""
         self.ladder_every = check_ladder(game_name, getattr(options, "tom_ladder", 0))
         """Ask the ToM question ladder every this many decisions (0: never)."""
+        self.redact = _partner_info_redaction(game_name, getattr(options, "partner_info", True))
+        """Rewrites the game's description without the partner's inventory and location
+        (``partner_info`` off), else None."""
 
     # ------------------------------------------------------------------ Player protocol
 
@@ -275,7 +286,9 @@ class LLMAgent(Player):
             )
         episodic = not self.style.stateless
         belief = "" if self.belief is None else self.belief.section()
-        return memory_text(game, self.player, failure, belief, *sections, episodic=episodic)
+        return memory_text(
+            game, self.player, failure, belief, *sections, episodic=episodic, redact=self.redact
+        )
 
     # ------------------------------------------------------------------ recording
 
@@ -408,6 +421,25 @@ class LLMAgent(Player):
         detail = str(reply.error) if choice is None else choice_problem(choice, options)
         reason: FallbackReason = "model_error" if choice is None else "unreadable"
         return self.fall_back(legal, reason, f"after one format reminder: {detail}")
+
+
+def _partner_info_redaction(game_name: str, shown: bool) -> Callable[[str, int], str] | None:
+    """The game's description rewriter for ``partner_info`` off; None when it is on.
+
+    Raises:
+        ConfigError: the game's profile names no ``without_partner_info``.
+    """
+    if shown:
+        return None
+    redact: Callable[[str, int], str] | None = game_profile(game_name).load("without_partner_info")
+    if redact is None:
+        raise ConfigError(
+            f"--no-partner-info (partner_info: false) is the LLM-Coordination paper's Overcooked "
+            f"ablation; game {game_name!r} does not say how to leave the partner's inventory and "
+            "location out of its description (its GameProfile names no without_partner_info). "
+            "Use it in overcooked, or drop it."
+        )
+    return redact
 
 
 def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:

@@ -92,6 +92,10 @@ class CACOptions:
     belief_state: bool = field(default=False, metadata=flag("--belief-state", sets=True))
     """Keep an explicit belief state, rewritten at each decision and checked against the
     engine."""
+    partner_info: bool = field(default=True, metadata=flag("--no-partner-info", sets=False))
+    """Show the partner's inventory and location in the working memory; off: the
+    LLM-Coordination paper's Overcooked ablation (section 4.1.2), for games whose profile
+    says how to leave them out."""
     missing_verdict: Literal["accept", "reject"] = field(
         default="accept", metadata=flag("--missing-verdict")
     )

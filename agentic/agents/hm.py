@@ -22,7 +22,15 @@ and plan (skipped, like generation, until the partner has acted); ``mmp`` Modula
 Prompting, separate calls, no evaluation or refinement (the newest hypothesis predicts and
 plans); ``mmp_eval`` adds evaluation (values, validation, top-k predictors) without refinement;
 ``hm`` adds refinement. Predictions are scored in every variant for the accuracy statistic; only
-``mmp_eval`` and ``hm`` act on the values.
+``mmp_eval`` and ``hm`` act on the values. ``he_hr`` (Hypothesis Evaluation + Hypothesis
+Refinement, the paper's appendix F) makes no predictions: the values come from reward
+(:mod:`~coordqa.agentic.agents.counterfactual`), with the appendix's constants (alpha 0.3,
+c = 3.0, V_thr = 3.0, top_k 5). An update then makes generation, a target call per other kept
+hypothesis, the plan, and at the next update a judgement per target: 2 + 2 top_k calls once
+top_k earlier hypotheses exist, 1 (the plan) while a hypothesis is validated.
+
+The planner, the subgoal actor and self-reflection are shared with HM's baselines
+(:mod:`~coordqa.agentic.agents.planning`).
 
 Partner-prediction accuracy counts the *primary* prediction of each update: the one of the
 hypothesis that conditions the plan.
@@ -35,74 +43,100 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from coordqa.agentic.agents import prompts
-from coordqa.agentic.agents.base import LLMAgent
 from coordqa.agentic.agents.behaviour import behaviour_for
+from coordqa.agentic.agents.counterfactual import EXTRINSIC_SCALE, RewardEvaluation
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook
-from coordqa.agentic.agents.memory import offered_options
-from coordqa.agentic.agents.reflection import (
-    Signature,
-    read_reflection,
-    reflection_messages,
-    world_signature,
-)
-from coordqa.agentic.agents.replies import MAX_SECTION_CHARS, section, subgoal_action, subgoals
+from coordqa.agentic.agents.planning import PlanningAgent, PlanningOptions, plain
+from coordqa.agentic.agents.replies import section, subgoals
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
-from coordqa.options import OPTIONS_CONFIG, flag
+from coordqa.options import flag
 from coordqa.records import (
     HypothesisPayload,
     HypothesisScore,
-    PlanPayload,
     PredictPayload,
     VanillaPayload,
 )
 
-Variant = Literal["hm", "vmp", "mmp", "mmp_eval"]
-"""Full HM, Vanilla Mind Prompting, Modular Mind Prompting, MMP + hypothesis evaluation."""
+Variant = Literal["hm", "vmp", "mmp", "mmp_eval", "he_hr"]
+"""Full HM, Vanilla Mind Prompting, Modular Mind Prompting, MMP + hypothesis evaluation,
+Hypothesis Evaluation + Hypothesis Refinement by reward."""
 VARIANTS: tuple[Variant, ...] = get_args(Variant)
 """Every HM variant."""
+
+PAPER_CONSTANTS: dict[str, tuple[float, float]] = {"he_hr": (3.0, 3.0)}
+"""(c, V_thr) of the variants whose constants differ from HM's 1.0 and 0.7 (the appendix's
+hyperparameter table)."""
 
 OBSERVED_SHOWN = 8
 """How many of the partner's latest observed behaviours the HM memory lists."""
 
 
 @dataclass(frozen=True)
-class HMOptions(HMParams):
-    """HM's constants (paper defaults, see :class:`HMParams`) and variant."""
-
-    __pydantic_config__ = OPTIONS_CONFIG
+class HMOptions(PlanningOptions):
+    """HM's variant and constants (paper defaults), with the planning switches."""
 
     variant: Variant = field(default="hm", metadata=flag("--variant"))
-    """hm (full), vmp (one call: Vanilla Mind Prompting), mmp (separate calls, no evaluation)
-    or mmp_eval (mmp with hypothesis evaluation)."""
-    self_reflection: bool = field(default=False, metadata=flag("--self-reflection", sets=True))
-    """Before a new plan, reflect on the last one when it changed nothing."""
-    tom_ladder: int = field(default=0, metadata=flag("--tom-ladder"))
-    """Ask the ToM question ladder (side calls) at decision 1 and every N-th after it; 0: never
-    (Hanabi only)."""
-    belief_state: bool = field(default=False, metadata=flag("--belief-state", sets=True))
-    """Keep an explicit belief state, rewritten at each decision and checked against the
-    engine."""
+    """hm (full), vmp (one call: Vanilla Mind Prompting), mmp (separate calls, no evaluation),
+    mmp_eval (mmp with hypothesis evaluation) or he_hr (values from reward: the appendix's
+    Hypothesis Evaluation + Hypothesis Refinement)."""
+    alpha: float = field(default=0.3, metadata=flag("--alpha"))
+    """Learning rate of the Rescorla-Wagner update."""
+    c: float | None = field(default=None, metadata=flag("--reward"))
+    """Magnitude of the intrinsic reward (+c right, -c wrong; he_hr: the counterfactual
+    reward); none: the variant's paper value (1.0, he_hr 3.0)."""
+    threshold: float | None = field(default=None, metadata=flag("--threshold"))
+    """Value at which a hypothesis is validated (V >= threshold); none: the variant's paper
+    value (0.7, he_hr 3.0)."""
+    top_k: int = field(default=5, metadata=flag("--top-k"))
+    """How many earlier hypotheses, the best by value, predict next to the newest (he_hr: are
+    judged counterfactually) and are shown for refinement (those with a positive value); 0:
+    the newest alone predicts and nothing is refined (the paper's sweep point k = 0, Modular
+    Mind Prompting's single hypothesis)."""
+    initial_value: float = field(default=0.0, metadata=flag("--initial-value"))
+    """Value of a new hypothesis (not given in the paper; 0 means no evidence yet)."""
+    extrinsic_scale: float = field(default=EXTRINSIC_SCALE, metadata=flag("--extrinsic-scale"))
+    """he_hr: the reward to the hypothesis in use per scoring unit the team scores in an
+    interaction (a soup, a card, the win); above c, so that only it can reach V_thr = c."""
 
     def __post_init__(self) -> None:
-        super().__post_init__()
         if self.variant not in VARIANTS:
             raise ConfigError(
                 f"HM variant {self.variant!r} is unknown; use one of {', '.join(VARIANTS)}"
             )
+        if not self.extrinsic_scale > 0:
+            raise ConfigError(
+                f"HM option extrinsic_scale={self.extrinsic_scale!r} is invalid: it must be > 0"
+            )
+        self.params()
+
+    def params(self) -> HMParams:
+        """The constants the hypothesis book runs on (the variant's paper values filled in).
+
+        Raises:
+            ConfigError: a constant out of its range.
+        """
+        c, threshold = PAPER_CONSTANTS.get(self.variant, (1.0, 0.7))
+        return HMParams(
+            alpha=self.alpha,
+            c=c if self.c is None else self.c,
+            threshold=threshold if self.threshold is None else self.threshold,
+            top_k=self.top_k,
+            initial_value=self.initial_value,
+        )
 
     @property
     def evaluate(self) -> bool:
         """Whether values, validation and top-k predictors steer the agent."""
-        return self.variant in ("hm", "mmp_eval")
+        return self.variant in ("hm", "mmp_eval", "he_hr")
 
     @property
     def refine(self) -> bool:
         """Whether generation is shown earlier hypotheses to refine."""
-        return self.variant == "hm"
+        return self.variant in ("hm", "he_hr")
 
 
 @dataclass(frozen=True)
@@ -117,11 +151,11 @@ class Prediction:
     """Whether it is the prediction of the plan's hypothesis (counted for accuracy)."""
 
 
-class HMAgent(LLMAgent):
+class HMAgent(PlanningAgent):
     """The Hypothetical Minds agent."""
 
     name = "hm"
-    version = "hm-v7"
+    version = "hm-v8"
     options_class = HMOptions
     options: HMOptions
 
@@ -129,25 +163,27 @@ class HMAgent(LLMAgent):
         """Create the agent (settings as :class:`LLMAgent`; options default to full HM)."""
         super().__init__(game_name, layout, **settings)
         self.behaviour = behaviour_for(game_name)
-        self.book = HypothesisBook(self.options)
+        self.params = self.options.params()
+        self.book = HypothesisBook(self.params)
+        self.rewards = self._rewards()
         self.pending: list[Prediction] = []
         self.observed_log: list[tuple[str, bool | None]] = []
         self.tom_due = True
-        self.plan: str | None = None
-        self.subgoals: list[str] = []
-        self.planned_at: Signature | None = None
+
+    def _rewards(self) -> RewardEvaluation | None:
+        if self.options.variant != "he_hr":
+            return None
+        return RewardEvaluation(self, self.params.c, self.options.extrinsic_scale)
 
     def reset(self, game: SeatView, player: int, seed: int) -> None:
         """Forget hypotheses, predictions and plans."""
         super().reset(game, player, seed)
         self.behaviour.reset(game, player)
-        self.book = HypothesisBook(self.options)
+        self.book = HypothesisBook(self.params)
+        self.rewards = self._rewards()
         self.pending = []
         self.observed_log = []
         self.tom_due = True
-        self.plan = None
-        self.subgoals = []
-        self.planned_at = None
 
     # ------------------------------------------------------------------ observing the partner
 
@@ -182,6 +218,9 @@ class HMAgent(LLMAgent):
             self.defer_event("predictions_scored", scored)
         self.pending = []
         self.observed_log.append((behaviour, predicted))
+        self._note_first_validation(turn)
+
+    def _note_first_validation(self, turn: int | None) -> None:
         if self.book.first_validation is not None and self._stats.first_validation_decision is None:
             self._stats.first_validation_decision = self.book.first_validation
             self._stats.first_validation_turn = turn
@@ -193,34 +232,18 @@ class HMAgent(LLMAgent):
         game, legal = observation.view, list(observation.legal_actions)
         if self.tom_due:
             self.tom_due = False
-            if self.options.variant != "vmp":
-                await self._modular(game, legal)
-            elif self.observed_log:
-                await self._vanilla(game, legal)
+            if self.options.variant == "vmp":
+                if self.observed_log:
+                    await self._vanilla(game, legal)
+                else:
+                    self._note_nothing_observed()
             else:
-                self._note_nothing_observed()
-        action = self._next_subgoal(legal)
-        if action is not None:
-            return action
-        memory = self.memory(game, self._observed_section(), self._plan_section())
-        return (await self.choose_action(game, legal, memory)).action
+                await self._modular(game, legal)
+        return await self.follow_plan(observation, self._observed_section())
 
     def _note_nothing_observed(self) -> None:
         partner = PLAYER_NAMES[1 - self.player]
         self.note_event("notes", f"hypothesis generation skipped: {partner} has not acted yet")
-
-    def _next_subgoal(self, legal: list[str]) -> str | None:
-        if not self.subgoals:
-            return None
-        goal = self.subgoals.pop(0)
-        action = subgoal_action(goal, offered_options(self.game_name, legal))
-        if action is None:
-            self.note_event("notes", f"plan dropped: subgoal {goal!r} is not a legal action now")
-            self.subgoals = []
-            return None
-        self._stats.subgoal_actions += 1
-        self.note_event("subgoals", goal)
-        return action
 
     # ------------------------------------------------------------------ memory sections
 
@@ -233,16 +256,16 @@ class HMAgent(LLMAgent):
         lines = [f"- {behaviour}{marks[predicted]}" for behaviour, predicted in recent]
         return f"Observed behaviour of {partner} (oldest first):\n" + "\n".join(lines)
 
-    def _plan_section(self) -> str:
+    def plan_section(self) -> str:
+        """The hypothesis the plan rests on, with its status, then the plan."""
         hypothesis = self._plan_hypothesis()
         partner = PLAYER_NAMES[1 - self.player]
         parts = []
         if hypothesis is not None:
             status = "validated" if self.book.validated() is hypothesis else "not yet validated"
             parts.append(f"{partner}'s strategy (my hypothesis, {status}): {hypothesis.text}")
-        if self.plan:
-            parts.append(f"My plan: {self.plan}")
-        return "\n".join(parts)
+        parts.append(super().plan_section())
+        return "\n".join(part for part in parts if part)
 
     def _memory(self, game: SeatView) -> str:
         return self.memory(game, self._observed_section())
@@ -255,23 +278,33 @@ class HMAgent(LLMAgent):
     # ------------------------------------------------------------------ the ToM module
 
     async def _modular(self, game: SeatView, legal: list[str]) -> None:
-        """Generation (unless validated), predictions, plan: separate calls."""
+        """Generation (unless validated), predictions or rewards, plan: separate calls."""
+        if self.rewards is not None:
+            await self.rewards.score(game, self._memory(game))
+            self._note_first_validation(game.turn)
         validated = self.options.evaluate and self.book.validated() is not None
         if not validated and self.observed_log:
             await self._generate(game)
         elif not validated:
             self._note_nothing_observed()
+        primary = self._plan_hypothesis()
+        if self.rewards is not None:
+            others = self.book.others(primary)
+            await self.rewards.begin(game, legal, self._memory(game), primary, others)
+        else:
+            await self._predict_all(game, primary)
+        await self._plan(game, legal, primary)
+
+    async def _predict_all(self, game: SeatView, primary: Hypothesis | None) -> None:
         if self.options.evaluate:
             predictors = self.book.predictors()
         else:
             predictors = self.book.hypotheses[-1:]
-        primary = self._plan_hypothesis()
         options = self.behaviour.options(game, self.player)
         made = await asyncio.gather(
             *(self._predict(game, h, options, h is primary) for h in predictors)
         )
         self.pending = [p for p in made if p is not None]
-        await self._plan(game, legal, primary)
 
     def _add_hypothesis(self, text: str) -> Hypothesis:
         self._stats.hypotheses_generated += 1
@@ -285,7 +318,7 @@ class HMAgent(LLMAgent):
         next_id = len(self.book.hypotheses)
 
         def read(reply: Reply) -> tuple[str | None, HypothesisPayload]:
-            text = section(reply.text, "hypothesis") or _plain(reply.text)
+            text = section(reply.text, "hypothesis") or plain(reply.text)
             return text, HypothesisPayload(
                 hypothesis_id=next_id if text else None,
                 hypothesis=text,
@@ -324,35 +357,12 @@ class HMAgent(LLMAgent):
         _, predicted = await self.ask("predict", messages, read)
         return None if predicted is None else Prediction(hypothesis.id, predicted, primary)
 
-    async def _reflect(self, game: SeatView) -> str:
-        """A reflection note when self-reflection is on and the last plan changed nothing."""
-        now = world_signature(game, self.player)
-        stalled = self.planned_at == now
-        self.planned_at = now
-        if not (self.options.self_reflection and stalled):
-            return ""
-        messages = reflection_messages(
-            self.long_term_memory(game), self._memory(game), self.plan, self.subgoals
-        )
-        _, text = await self.ask("reflection", messages, read_reflection)
-        self._stats.reflections += 1
-        return f"Reflection on my last plan: {text}" if text else ""
-
     async def _plan(self, game: SeatView, legal: list[str], hypothesis: Hypothesis | None) -> None:
-        reflection = await self._reflect(game)
-        messages = prompts.plan_messages(
-            self.long_term_memory(game),
-            self.memory(game, self._observed_section(), reflection),
-            None if hypothesis is None else hypothesis.text,
-            legal,
-        )
-
-        def read(reply: Reply) -> tuple[tuple[str | None, list[str]], PlanPayload]:
-            plan, goals = section(reply.text, "plan") or _plain(reply.text), subgoals(reply.text)
-            conditioned = None if hypothesis is None else hypothesis.id
-            return (plan, goals), PlanPayload(hypothesis_id=conditioned, plan=plan, subgoals=goals)
-
-        _, (self.plan, self.subgoals) = await self.ask("plan", messages, read)
+        reflection = await self.reflect(game, self._memory(game))
+        note = f"Reflection on my last plan: {reflection}" if reflection else ""
+        memory = self.memory(game, self._observed_section(), note)
+        text, conditioned = (None, None) if hypothesis is None else (hypothesis.text, hypothesis.id)
+        await self.make_plan(game, legal, memory, text, conditioned)
 
     async def _vanilla(self, game: SeatView, legal: list[str]) -> None:
         """Vanilla Mind Prompting: hypothesis, prediction and plan from one call."""
@@ -385,9 +395,3 @@ class HMAgent(LLMAgent):
         added = self._add_hypothesis(parsed.hypothesis) if parsed.hypothesis else None
         if parsed.predicted is not None:
             self.pending = [Prediction(None if added is None else added.id, parsed.predicted, True)]
-
-
-def _plain(text: str | None) -> str | None:
-    """A reply without the expected label, kept whole (bounded) when it says anything."""
-    body = " ".join((text or "").split())
-    return body[:MAX_SECTION_CHARS] or None

@@ -21,10 +21,9 @@ The paper does not give the value of a new hypothesis; coordqa starts it at ``in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from coordqa.errors import ConfigError
-from coordqa.options import OPTIONS_CONFIG, flag
 
 
 def rescorla_wagner(value: float, reward: float, alpha: float) -> float:
@@ -40,21 +39,21 @@ def rescorla_wagner(value: float, reward: float, alpha: float) -> float:
 
 @dataclass(frozen=True)
 class HMParams:
-    """The Hypothetical Minds constants (paper defaults)."""
+    """The Hypothetical Minds constants a hypothesis book runs on (HM's paper defaults).
 
-    __pydantic_config__ = OPTIONS_CONFIG
+    :class:`~coordqa.agentic.agents.hm.HMOptions` fills them in per variant.
+    """
 
-    alpha: float = field(default=0.3, metadata=flag("--alpha"))
+    alpha: float = 0.3
     """Learning rate of the Rescorla-Wagner update."""
-    c: float = field(default=1.0, metadata=flag("--reward"))
+    c: float = 1.0
     """Magnitude of the intrinsic reward of a prediction (+c right, -c wrong)."""
-    threshold: float = field(default=0.7, metadata=flag("--threshold"))
-    """Value at which a hypothesis is validated."""
-    top_k: int = field(default=5, metadata=flag("--top-k"))
+    threshold: float = 0.7
+    """Value at which a hypothesis is validated (V >= threshold)."""
+    top_k: int = 5
     """How many earlier hypotheses, the best by value, predict next to the newest and are shown
-    for refinement (those with a positive value); 0: the newest alone predicts and nothing is
-    refined (the paper's sweep point k = 0, Modular Mind Prompting's single hypothesis)."""
-    initial_value: float = field(default=0.0, metadata=flag("--initial-value"))
+    for refinement (those with a positive value)."""
+    initial_value: float = 0.0
     """Value of a new hypothesis (not given in the paper; 0 means no evidence yet)."""
 
     def __post_init__(self) -> None:
@@ -131,12 +130,16 @@ class HypothesisBook:
         return self.hypotheses[hypothesis_id]
 
     def score(self, hypothesis_id: int, correct: bool, decision: int) -> float:
-        """Reward a prediction of ``hypothesis_id`` and return its new value."""
+        """Reward a prediction of ``hypothesis_id`` (+c right, -c wrong); return its new value."""
         hypothesis = self.get(hypothesis_id)
-        reward = self.params.c if correct else -self.params.c
-        hypothesis.value = rescorla_wagner(hypothesis.value, reward, self.params.alpha)
         hypothesis.predictions += 1
         hypothesis.correct += int(correct)
+        return self.reward(hypothesis_id, self.params.c if correct else -self.params.c, decision)
+
+    def reward(self, hypothesis_id: int, reward: float, decision: int) -> float:
+        """Move ``hypothesis_id``'s value towards ``reward`` (Rescorla-Wagner); return it."""
+        hypothesis = self.get(hypothesis_id)
+        hypothesis.value = rescorla_wagner(hypothesis.value, reward, self.params.alpha)
         self._note_validation(decision)
         return hypothesis.value
 
@@ -167,8 +170,16 @@ class HypothesisBook:
         if not self.hypotheses:
             return []
         newest = self.hypotheses[-1]
-        others = [h for h in self.ranked() if h is not newest][: self.params.top_k]
-        return [newest, *others]
+        return [newest, *self.others(newest)]
+
+    def others(self, in_use: Hypothesis | None) -> list[Hypothesis]:
+        """The top-k hypotheses by value other than ``in_use``; none while one is validated.
+
+        HE + HR scores them by counterfactual judgement.
+        """
+        if self.validated() is not None:
+            return []
+        return [h for h in self.ranked() if h is not in_use][: self.params.top_k]
 
     def for_plan(self) -> Hypothesis | None:
         """The hypothesis that conditions the plan: the validated one, else the newest."""

@@ -11,7 +11,7 @@ for the partner.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from coordqa.choices import MAX_OPTIONS
 from coordqa.games.base import PLAYER_NAMES, game_profile
@@ -109,13 +109,22 @@ def _history_line(line: str, partner: str) -> bool:
     return bool(OWN_HISTORY.search(line) or re.search(rf"\b{partner}'s last action\b", line, re.I))
 
 
-def memory_text(game: SeatView, player: int, *sections: str, episodic: bool = True) -> str:
+def memory_text(
+    game: SeatView,
+    player: int,
+    *sections: str,
+    episodic: bool = True,
+    redact: Callable[[str, int], str] | None = None,
+) -> str:
     """Working memory, episodic memory, then extra sections.
 
     With ``episodic`` False the agent is stateless: no episodic section, and the history lines
     of the game's description are left out too, so the model sees the current state only.
+    ``redact`` rewrites the game's description first (``--no-partner-info``).
     """
     working = game.describe(player).strip()
+    if redact is not None:
+        working = redact(working, player)
     if not episodic:
         partner = PLAYER_NAMES[1 - player]
         lines = working.splitlines()

@@ -216,16 +216,44 @@ def predict_messages(
 
 
 def plan_messages(
-    game_description: str, memory: str, hypothesis: str | None, options: Sequence[str]
+    game_description: str,
+    memory: str,
+    hypothesis: str | None,
+    options: Sequence[str],
+    partner_model: bool = True,
 ) -> list[Message]:
-    """HM high-level plan and subgoals, conditioned on the best hypothesis."""
-    strategy = hypothesis or "not known yet"
+    """The high-level plan and subgoals (HM, PlanReAct), conditioned on HM's best hypothesis.
+
+    Without a ``partner_model`` (PlanReAct, which has no ToM module) the partner's strategy is
+    not mentioned.
+    """
+    strategy = (
+        f"Your partner's observed strategy: {hypothesis or 'not known yet'}\n\n"
+        if partner_model
+        else ""
+    )
     text = (
-        f"{memory.strip()}\n\nYour partner's observed strategy: {strategy}\n\n"
-        f"Available actions now:\n{bullets(options)}\n\n"
+        f"{memory.strip()}\n\n{strategy}Available actions now:\n{bullets(options)}\n\n"
         "What strategy do you want to take next and why?"
     )
     return conversation(PLAN_DIRECTIVE, game_description, text)
+
+
+REACT_DIRECTIVE = (
+    "You are an agent playing a cooperative game with a partner. Think step by step about the "
+    "current state and what to do, then list the next 1 to 4 actions to execute, each copied "
+    "exactly from the available actions (later steps may use actions that will become "
+    "available).\n"
+    "Reply in exactly this format:\nThought: <your reasoning, in one to three sentences>\n"
+    "Subgoals:\n1. <action>\n2. <action>"
+)
+"""System prompt of the ReAct and Reflexion baselines' call (reason, then subgoals)."""
+
+
+def react_messages(game_description: str, memory: str, options: Sequence[str]) -> list[Message]:
+    """ReAct: reason about the state, then list subgoals (no strategy, no partner model)."""
+    text = f"{memory.strip()}\n\nAvailable actions now:\n{bullets(options)}\n\nWhat next?"
+    return conversation(REACT_DIRECTIVE, game_description, text)
 
 
 def vanilla_messages(
@@ -309,11 +337,11 @@ def belief_messages(game_description: str, memory: str, template: str, limit: in
 
 REFLECTION_DIRECTIVE = (
     "You are the self-reflection module of an agent playing a cooperative game with a partner. "
-    "The agent's last plan has not changed the world. Say in one or two sentences why it did not "
-    "work and what the next plan should do differently.\n"
+    "You will be told the agent's last plan and what it achieved. Say in one or two sentences "
+    "whether it worked, why or why not, and what the next plan should do differently.\n"
     "Reply in exactly this format:\nReflection: <one or two sentences>"
 )
-"""System prompt of HM's self-reflection call."""
+"""System prompt of the self-reflection call (HM, PlanReAct, Reflexion)."""
 
 
 LADDER_DIRECTIVE = (

@@ -1,11 +1,13 @@
-"""HM self-reflection (Hypothetical Minds, collaborative cooking): a plan that changed nothing.
+"""Self-reflection on the last plan (Hypothetical Minds, collaborative cooking; Reflexion).
 
-With ``self_reflection`` on, before HM makes a new plan it checks whether the world changed since
-its last plan was made: the shared score, and the agent's own actions that have an effect (every
-action but waiting or stepping aside: ``wait`` and ``move away`` in Overcooked, ``Wait`` in the
-Collab games; every Hanabi move has one). When neither changed, it asks the model (role
-``reflection``) whether the last plan worked and what to change, and shows that reflection to the
-plan call. Each reflection is counted (``reflections``).
+Before a planning agent makes a new plan it compares the world with when its last plan was made:
+the shared score, and the agent's own actions that have an effect (every action but waiting or
+stepping aside: ``wait`` and ``move away`` in Overcooked, ``Wait`` in the Collab games; every
+Hanabi move has one). With ``self_reflection`` on, when neither changed, it asks the model (role
+``reflection``) whether the last plan worked and what to change; with ``reflect_every_plan`` (the
+paper's cooking agent) or in Reflexion it asks after every plan, telling the model what the plan
+achieved. The reflection is shown to the next plan call. Each reflection is counted
+(``reflections``).
 """
 
 from __future__ import annotations
@@ -31,15 +33,29 @@ def world_signature(game: SeatView, player: int) -> Signature:
 
 
 def reflection_messages(
-    game_description: str, memory: str, plan: str | None, subgoals: list[str]
+    game_description: str,
+    memory: str,
+    plan: str | None,
+    subgoals: list[str],
+    before: Signature,
+    now: Signature,
 ) -> list[Any]:
-    """The reflection call (kept here: only HM's reflection uses it)."""
+    """The reflection call on the last plan, told what it achieved from ``before`` to ``now``."""
     steps = prompts.bullets(subgoals) if subgoals else "- (none left)"
+    if before == now:
+        outcome = (
+            "nothing I did changed the world: the score is the same and none of my actions had "
+            "an effect"
+        )
+    else:
+        outcome = (
+            f"the score went from {before[0]:g} to {now[0]:g}, and {now[1] - before[1]} of my "
+            "actions had an effect"
+        )
     text = (
         f"{memory.strip()}\n\nMy last plan was: {plan or 'none written'}\nIts remaining steps:\n"
-        f"{steps}\n\nSince I made that plan, nothing I did changed the world: the score is the "
-        "same and none of my actions had an effect. Did the plan work? Why not, and what should "
-        "I do differently?"
+        f"{steps}\n\nSince I made that plan, {outcome}. Did the plan work? Why or why not, and "
+        "what should I do differently?"
     )
     return prompts.conversation(prompts.REFLECTION_DIRECTIVE, game_description, text)
 

@@ -19,6 +19,7 @@ NoteKey = Literal[
     "notes",
     "failed_actions",
     "predictions_scored",
+    "values_updated",
     "subgoals",
     "belief_accuracy",
     "expectation",

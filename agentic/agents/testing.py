@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from coordqa.agentic.agents import prompts
+from coordqa.agentic.agents.counterfactual import JUDGEMENT_DIRECTIVE, TARGET_DIRECTIVE
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, game_profile
 from coordqa.llm import Message
@@ -35,6 +36,9 @@ DEFAULT_REPLIES: dict[str, str] = {
     "hypothesis": "Hypothesis: my partner repeats its last kind of action.",
     "predict": "Explanation: it repeats itself.\nAnswer: A",
     "plan": "Plan: keep working towards the goal.\nSubgoals:\n1. none",
+    "react": "Thought: keep working towards the goal.\nSubgoals:\n1. none",
+    "target": "Explanation: under it the first action is best.\nAnswer: A",
+    "judgement": "Explanation: it would have made no difference.\nAnswer: B",
     "vanilla": "Hypothesis: my partner repeats itself.\nPlan: keep going.\nAnswer: A",
     "partner_predict": "Explanation: it goes on as before.\nAnswer: A",
     "partner_belief": "Explanation: it expects my first option.\nAnswer: A",
@@ -69,6 +73,9 @@ def role_of(messages: Sequence[Message]) -> str:
         **{game_profile(game).qa_directives["ToM"]: "predict" for game in games},
         prompts.HYPOTHESIS_DIRECTIVE: "hypothesis",
         prompts.PLAN_DIRECTIVE: "plan",
+        prompts.REACT_DIRECTIVE: "react",
+        TARGET_DIRECTIVE: "target",
+        JUDGEMENT_DIRECTIVE: "judgement",
         prompts.VANILLA_DIRECTIVE: "vanilla",
         prompts.LEVEL_PREDICT_DIRECTIVE: "partner_predict",
         prompts.LEVEL_BELIEF_DIRECTIVE: "partner_belief",

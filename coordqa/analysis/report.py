@@ -115,7 +115,7 @@ def _model_row(label: str, reader: QARun, analysis: RunAnalysis) -> JSONObject:
             row[f"{scope}{name}"] = math.nan if source is None else float(source[column])
         row[f"{scope}_ci_high"] = math.nan if source is None else float(source["ci_high"])
     row["n_trials"] = int(overall["n_trials"])
-    row["n_questions"] = int(overall["n_questions"])
+    row["n_questions"] = len(reader.questions())  # the run's questions, scored or not
     row["random_baseline"] = float(overall["random_baseline"])
     for status in STATUSES[1:]:
         row[status] = int(overall[status])

@@ -122,6 +122,8 @@ def accuracy_table(
     """
     df = check_scores(scores)
     keys = list(by)
+    if df.empty:
+        return _no_samples(keys)
     if not keys:
         df = df.assign(scope="all")
         keys = ["scope"]
@@ -158,6 +160,21 @@ def accuracy_table(
         ).reset_index(drop=True)
     columns = [*keys, "accuracy", "se", "ci_low", "ci_high", "n_trials", "n_questions"]
     return table[[*columns, "correct", *STATUSES, "random_baseline"]]
+
+
+def _no_samples(keys: list[str]) -> pd.DataFrame:
+    """:func:`accuracy_table` of a run with no sample yet (interrupted before its first call).
+
+    Per group: no row. Overall: one row that says so, NaN where a number would be invented.
+    """
+    columns = [*keys, "accuracy", "se", "ci_low", "ci_high", "n_trials", "n_questions"]
+    columns += ["correct", *STATUSES, "random_baseline"]
+    if keys:
+        return pd.DataFrame(columns=columns)
+    row = dict.fromkeys(columns, 0) | dict.fromkeys(
+        ("accuracy", "se", "ci_low", "ci_high", "random_baseline"), math.nan
+    )
+    return pd.DataFrame([row], columns=columns)
 
 
 def outcome_matrix(group: pd.DataFrame) -> pd.DataFrame:

@@ -45,7 +45,10 @@ Parallel = Annotated[int | None, typer.Option(help="Episodes played at once (def
 ApiBase = Annotated[str | None, typer.Option(help="Endpoint of the model(s).")]
 Preset = Annotated[
     str | None,
-    typer.Option(help="Agent configuration: coordqa (the default) or paper (see README)."),
+    typer.Option(
+        help="Agent configuration: coordqa (the default), paper (LLM-Coordination's) or "
+        "hm-paper (Hypothetical Minds' sampling per model); see README."
+    ),
 ]
 Temperature = Annotated[float | None, typer.Option(help="Sampling temperature.")]
 TopP = Annotated[float | None, typer.Option(help="Nucleus sampling mass.")]
@@ -268,12 +271,16 @@ def options_command(
     for name in names:
         spec = PLAYERS.get(name)
         table = Table(title=Text(f"{name}: {spec.description}", style="italic"))
-        for column in ("option", "values", "default", "flag"):
-            table.add_column(column, no_wrap=True)
+        rows = [
+            (doc.name, doc.kind, _plain(doc.default), doc.flag.name if doc.flag else "")
+            for doc in option_docs(spec.options)
+        ]
+        for index, column in enumerate(("option", "values", "default", "flag")):
+            widest = max([len(column), *(len(row[index]) for row in rows)])
+            table.add_column(column, no_wrap=True, min_width=widest)
         table.add_column("what it does", overflow="fold", min_width=20)
-        for doc in option_docs(spec.options):
-            shown = doc.flag.name if doc.flag else ""
-            table.add_row(doc.name, doc.kind, _plain(doc.default), shown, doc.description)
+        for row, doc in zip(rows, option_docs(spec.options), strict=True):
+            table.add_row(*row, doc.description)
         if not table.rows:
             console.print(f"{name} takes no options.")
             continue

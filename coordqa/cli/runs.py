@@ -12,7 +12,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,10 +20,12 @@ from rich.table import Table
 from rich.text import Text
 
 from coordqa.cli._tables import (
+    BOX,
     STATISTICS_CAPTION,
     name_column,
     new_table,
     number_column,
+    print_entry,
 )
 from coordqa.errors import ConfigError
 
@@ -61,52 +63,29 @@ def parse_sizes(value: str | None) -> dict[str, float]:
 
 def render_report(report: ModelReport) -> None:
     """Print the runs, models, paired comparisons and correlations of ``coordqa report``."""
-    from coordqa.analysis.report import MIXED_NOTE, SCOPES, comparison_summary, format_p
+    from coordqa.analysis.report import MIXED_NOTE, comparison_summary, format_p
     from coordqa.analysis.stats import EXACT_MAX_N
-    from coordqa.analysis.tables import INCOMPLETE_NOTE, format_accuracy, format_interval
+    from coordqa.analysis.tables import INCOMPLETE_NOTE
 
-    runs = new_table("runs", "fp: dataset fingerprint; qs: questions; random: analytic baseline")
-    for header in ("model", "dataset", "fp", "qs", "filters", "random", "status"):
-        if header in ("qs", "random"):
-            number_column(runs, header)
-        else:
-            name_column(runs, header)
+    console.print(Text("runs", style="bold"))
     for row in report.models.itertuples():
-        runs.add_row(
-            str(row.model),
-            str(row.dataset),
-            str(row.fingerprint),
-            str(row.n_questions),
-            str(row.filters),
-            f"{row.random_baseline:.3f}",
-            str(row.status),
+        about = (
+            f"{row.dataset} (fingerprint {row.fingerprint}), {row.n_questions} questions, "
+            f"filters {row.filters}; random baseline {row.random_baseline:.3f}; {row.status}"
         )
-    console.print(runs)
+        print_entry(
+            console,
+            Text(str(row.model), style="bold"),
+            [Text(str(row.run), style="dim"), Text(about)],
+        )
 
-    caption = STATISTICS_CAPTION
+    console.print(Text("accuracy", style="bold"))
+    for number, row in enumerate(report.models.to_dict(orient="records")):
+        console.print(Text(str(row["model"]), style="bold"), soft_wrap=True)
+        console.print(_model_accuracy(row, header=number == 0))
+    console.print(STATISTICS_CAPTION, highlight=False)
     if not report.models["complete"].all():
-        caption += "\n" + INCOMPLETE_NOTE
-    models = new_table("accuracy", caption)
-    name_column(models, "model", max_width=24)
-    models.add_column("type", no_wrap=True)
-    for header in ("acc ± SE", "95% CI", "amb", "none", "err"):
-        number_column(models, header)
-    for row in report.models.to_dict(orient="records"):
-        for scope in SCOPES:
-            counts = (
-                [str(row[s]) for s in ("ambiguous", "no_answer", "error")]
-                if scope == "overall"
-                else ["", "", ""]
-            )
-            models.add_row(
-                str(row["model"]) if scope == SCOPES[0] else "",
-                scope,
-                format_accuracy(row[scope], row[f"{scope}_se"], complete=bool(row["complete"])),
-                format_interval(row[f"{scope}_ci_low"], row[f"{scope}_ci_high"]),
-                *counts,
-                end_section=scope == SCOPES[-1],
-            )
-    console.print(models)
+        console.print(INCOMPLETE_NOTE, highlight=False)
 
     if len(report.comparisons):
         paired = new_table(
@@ -154,6 +133,31 @@ SELECTION_TITLES = {
     "disagree": "different choices",
 }
 """How the listing of ``coordqa compare --only`` names each selection."""
+
+
+REPORT_COLUMNS = {"type": 7, "acc ± SE": 15, "95% CI": 16, "amb": 4, "none": 4, "err": 4}
+"""The accuracy columns of ``coordqa report`` and their widths, the same under every model (the
+models head their rows, so no name is folded into a narrow column)."""
+
+
+def _model_accuracy(row: dict[str, Any], *, header: bool) -> Table:
+    """One model's accuracy per scope, in :data:`REPORT_COLUMNS`."""
+    from coordqa.analysis.report import SCOPES
+    from coordqa.analysis.tables import format_accuracy, format_interval
+
+    table = Table(box=BOX, show_header=header, show_edge=False)
+    for name, width in REPORT_COLUMNS.items():
+        justify = "left" if name == "type" else "right"
+        table.add_column(name, width=width, justify=justify, no_wrap=True)
+    for scope in SCOPES:
+        counts = [str(row[s]) for s in ("ambiguous", "no_answer", "error")]
+        table.add_row(
+            scope,
+            format_accuracy(row[scope], row[f"{scope}_se"], complete=bool(row["complete"])),
+            format_interval(row[f"{scope}_ci_low"], row[f"{scope}_ci_high"]),
+            *(counts if scope == "overall" else ["", "", ""]),
+        )
+    return table
 
 
 def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:

@@ -3,13 +3,14 @@
 The loop is the same for scripted bots, neural partners and LLM agents: ask the players who must
 act (concurrently, since LLM agents await model calls), step the game, tell every player what
 happened. The trajectory keeps the initial snapshot and the engine moves executed at each step,
-so :func:`replay` can rebuild every state and verify the score (style rule 11).
+so :func:`replay` can rebuild every state and verify the score (style rule 11), and, given the
+players of some seats, ask them again and check that they choose what the trajectory says.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -130,14 +131,18 @@ async def play_episode(
     return trajectory
 
 
-def seat_players(game: Game, players: Sequence[Player], seed: int) -> list[SeatView]:
+def seat_players(
+    game: Game, players: Sequence[Player] | Mapping[int, Player], seed: int
+) -> list[SeatView]:
     """Reset each player with its view of the start and its seat's seed; return the views.
 
-    The seat's seed is :func:`~coordqa.games.seat.seat_seed` of the episode seed, not the episode
-    seed itself, from which a player could deal a Hanabi game again.
+    ``players`` are both seats' players in order, or some of them by seat. The seat's seed is
+    :func:`~coordqa.games.seat.seat_seed` of the episode seed, not the episode seed itself, from
+    which a player could deal a Hanabi game again.
     """
     views = game.seat_views()
-    for seat, player in enumerate(players):
+    seated = players.items() if isinstance(players, Mapping) else enumerate(players)
+    for seat, player in seated:
         player.reset(views[seat], seat, seat_seed(seed, seat))
     return views
 
@@ -171,7 +176,32 @@ def _record(decisions: dict[int, str], result: StepResult) -> StepRecord:
     )
 
 
-def replay(trajectory: Trajectory, start: Game | None = None) -> Game:
+def decide_now(player: Player, observation: Observation) -> str:
+    """The move ``player`` chooses, for a player that decides without waiting on anything.
+
+    Scripted bots and neural partners compute their move inside ``act`` without awaiting, so
+    their coroutine finishes on its first step and replaying needs no event loop.
+
+    Raises:
+        GameError: the player awaited something (an LLM agent waits for its model).
+    """
+    decision = player.act(observation)
+    try:
+        decision.send(None)
+    except StopIteration as done:
+        return str(done.value)
+    decision.close()
+    raise GameError(
+        f"player {type(player).name!r} waits for something to decide; only players that decide "
+        "at once (scripted bots, neural partners) can be asked again in a replay"
+    )
+
+
+def replay(
+    trajectory: Trajectory,
+    start: Game | None = None,
+    players: Mapping[int, Player] | None = None,
+) -> Game:
     """Re-simulate a trajectory and check it.
 
     Args:
@@ -179,21 +209,34 @@ def replay(trajectory: Trajectory, start: Game | None = None) -> Game:
         start: the game to replay on, at its first state (a verifier builds it from the
             episode's game, layout, seed and options rather than trusting the stored start);
             None: restore it from the trajectory's initial snapshot.
+        players: players to ask again, by seat (fresh ones, built as the episode built them).
+            Each is reset and shown every step as :func:`play_episode` does, and whenever its
+            seat acts it must choose the stored decision: a partner's forged moves are refused.
 
     Every step's reward, and the final score, metrics and state, must match what is stored; a
     step stored after the game ended is refused.
 
     Raises:
-        GameError: the stored trajectory does not match what the engine does.
+        GameError: the stored trajectory does not match what the engine or a re-asked player
+            does.
     """
     game = start or GAMES.get(trajectory.game).from_snapshot(trajectory.initial)
+    asked = dict(players or {})
+    views = seat_players(game, asked, trajectory.seed) if asked else []
     for number, step in enumerate(trajectory.steps):
         if game.is_terminal():
             raise GameError(
                 f"replay mismatch: {len(trajectory.steps) - number} steps stored after the game "
                 f"ended at step {number}"
             )
+        for seat in sorted(asked.keys() & set(game.players_to_act())):
+            chosen = decide_now(asked[seat], Observation(views[seat]))
+            _check_decision(trajectory, number, seat, step, chosen)
         result = game.replay_step(step.executed, step.decisions)
+        if asked:
+            views = game.seat_views()
+            for seat, player in asked.items():
+                player.observe(views[seat], seat, result)
         if abs(result.reward - step.reward) > 1e-9:
             raise GameError(
                 f"replay mismatch at step {number}: reward {result.reward} != stored {step.reward}"
@@ -207,3 +250,14 @@ def replay(trajectory: Trajectory, start: Game | None = None) -> Game:
         if replayed != stored:
             raise GameError(f"replay mismatch in {what}: replayed {replayed!r}, stored {stored!r}")
     return game
+
+
+def _check_decision(
+    trajectory: Trajectory, number: int, seat: int, step: StepRecord, chosen: str
+) -> None:
+    stored = step.decisions.get(seat)
+    if stored != chosen:
+        raise GameError(
+            f"replay mismatch at step {number}: {trajectory.players[seat]} in seat {seat} "
+            f"chooses {chosen!r} there, the trajectory says {stored!r}"
+        )

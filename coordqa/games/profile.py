@@ -43,6 +43,7 @@ REFERENCE_FIELDS = (
     "belief_facts",
     "tom_ladder",
     "paper_description",
+    "without_partner_info",
     "inference_probe",
 )
 """The profile fields that hold ``"module:attr"`` references (:meth:`GameProfile.load`)."""
@@ -134,6 +135,13 @@ class GameProfile:
     """Reference to a function ``(SeatView) -> str``: the long-term memory the LLM-Coordination
     paper gave its agents (read under a preset with ``paper_texts``); None: the game's own
     description."""
+    without_partner_info: str | None = None
+    """Reference to a function ``(description, player) -> str``: the player's description
+    without the partner's inventory and location (LLM-Coordination's Overcooked ablation,
+    ``--no-partner-info``); None: the ablation refuses the game."""
+    reward_unit: float = 1.0
+    """The points of one scoring event (Overcooked 20, a soup; Hanabi 1, a card; the Collab
+    games 1, the win): HM's HE + HR variant rewards the hypothesis in use per unit scored."""
 
     # -- seat privacy --------------------------------------------------------------------------
     inference_probe: str | None = None
@@ -182,6 +190,8 @@ class GameProfile:
                 f"GameProfile.cross_play_seats must name seats 0 and/or 1, got "
                 f"{self.cross_play_seats!r}"
             )
+        if not self.reward_unit > 0:
+            raise ConfigError(f"GameProfile.reward_unit must be > 0, got {self.reward_unit!r}")
         if not self.self_play_seeds or not self.cross_play_seeds:
             raise ConfigError("GameProfile seeds must list at least one seed")
         if self.goal == "win" and self.win is None:

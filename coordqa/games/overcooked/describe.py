@@ -75,6 +75,24 @@ def describe_state(
     return "\n".join(lines)
 
 
+def without_partner_info(text: str, player: int) -> str:
+    """``player``'s description without the partner's inventory and location section.
+
+    LLM-Coordination's Overcooked ablation (section 4.1.2) takes both out of the agent's working
+    memory. What stays: "blocked by <partner>" in the player's own distances, which is about the
+    player's paths (a walk the partner stands in), not a report of where the partner is.
+    """
+    partner = PLAYER_NAMES[1 - player]
+    kept = []
+    for line in text.splitlines():
+        if line.startswith(f"<{partner}'s Location Information>"):
+            continue
+        if line.startswith("<Inventory>"):
+            line = line.split(f" {partner} is holding ", 1)[0]
+        kept.append(line)
+    return "\n".join(kept)
+
+
 def _places(geometry: Geometry, state: Any, closest: Feature | None) -> list[Feature]:
     return [
         f

@@ -22,6 +22,8 @@ PROFILE = GameProfile(
         }
     },
     paper_description="coordqa.games.overcooked.paper:paper_description",
+    without_partner_info="coordqa.games.overcooked.describe:without_partner_info",
+    reward_unit=20.0,
     cross_play_seats=(0, 1),
     goal="first_reward",
     report_tables=(

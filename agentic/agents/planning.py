@@ -1,0 +1,274 @@
+"""The planner and subgoal actor shared by HM and its baselines (Hypothetical Minds paper).
+
+The paper compares HM with ReAct, Reflexion and PlanReAct and says "prompts and architectures
+are shared across baselines ... the only difference between PlanReAct and Hypothetical Minds is
+that high-level planning is mediated by the Theory of Mind module". What is shared lives here:
+
+- the **plan call** (role ``plan``): a strategy and the next 1-4 actions (subgoals), in one call;
+- the **subgoal actor**: each decision takes the plan's next subgoal while it names a legal
+  action, and otherwise asks the action call (the same machinery as CAC) with the plan in memory;
+- **self-reflection** (role ``reflection``) before a new plan: when the last plan changed nothing
+  (``self_reflection``), or after every plan as the paper's cooking agent does
+  (``reflect_every_plan``).
+
+The agents differ in when they plan and what conditions the plan:
+
+- ``hm`` (:mod:`~coordqa.agentic.agents.hm`): plans after each ToM update, conditioned on its
+  hypothesis about the partner;
+- ``planreact``: the same plan call at the same moments (its first decision and after each
+  observed partner behaviour), with no ToM module, so no hypothesis;
+- ``react``: no high-level plan: when the last subgoals have run out (or one is not legal), one
+  call reasons about the state and lists the next subgoals (role ``react``), ReAct's "reason
+  then act";
+- ``reflexion``: ReAct, reflecting on the last subgoals and what they achieved before each new
+  ReAct call; its reflections stay in memory (the last :data:`REFLECTIONS_SHOWN`), as Reflexion
+  keeps verbal feedback for later attempts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from coordqa.agentic.agents import prompts
+from coordqa.agentic.agents.base import LLMAgent
+from coordqa.agentic.agents.behaviour import behaviour_for
+from coordqa.agentic.agents.memory import offered_options
+from coordqa.agentic.agents.reflection import (
+    Signature,
+    read_reflection,
+    reflection_messages,
+    world_signature,
+)
+from coordqa.agentic.agents.replies import MAX_SECTION_CHARS, section, subgoal_action, subgoals
+from coordqa.games.base import Observation, StepResult
+from coordqa.games.seat import SeatView
+from coordqa.llm import Reply
+from coordqa.options import OPTIONS_CONFIG, flag
+from coordqa.records import AgentRole, PlanPayload
+
+REFLECTIONS_SHOWN = 3
+"""How many of Reflexion's latest reflections its memory shows."""
+
+
+@dataclass(frozen=True)
+class PlanningOptions:
+    """The switches of every agent that plans with subgoals (HM and its baselines)."""
+
+    __pydantic_config__ = OPTIONS_CONFIG
+
+    self_reflection: bool = field(default=False, metadata=flag("--self-reflection", sets=True))
+    """Before a new plan, reflect on the last one when it changed nothing."""
+    reflect_every_plan: bool = field(
+        default=False, metadata=flag("--reflect-every-plan", sets=True)
+    )
+    """Before every new plan, reflect on the last one and what it achieved, as the paper's
+    cooking agent does (not only when it changed nothing)."""
+    tom_ladder: int = field(default=0, metadata=flag("--tom-ladder"))
+    """Ask the ToM question ladder (side calls) at decision 1 and every N-th after it; 0: never
+    (Hanabi only)."""
+    belief_state: bool = field(default=False, metadata=flag("--belief-state", sets=True))
+    """Keep an explicit belief state, rewritten at each decision and checked against the
+    engine."""
+
+
+class PlanningAgent(LLMAgent):
+    """An agent that plans subgoals and follows them (the shared part of HM and its baselines).
+
+    Subclasses decide when to plan (:meth:`decide`) and call :meth:`make_plan` or
+    :meth:`reason_and_act`, then :meth:`follow_plan`.
+    """
+
+    options_class: ClassVar[type | None] = PlanningOptions
+    options: PlanningOptions
+
+    def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
+        """Create the agent (settings as :class:`LLMAgent`) with no plan yet."""
+        super().__init__(game_name, layout, **settings)
+        self.plan: str | None = None
+        self.subgoals: list[str] = []
+        self.planned_at: Signature | None = None
+
+    def reset(self, game: SeatView, player: int, seed: int) -> None:
+        """Forget the plan."""
+        super().reset(game, player, seed)
+        self.plan = None
+        self.subgoals = []
+        self.planned_at = None
+
+    # ------------------------------------------------------------------ the subgoal actor
+
+    async def follow_plan(self, observation: Observation, *sections: str) -> str:
+        """The plan's next legal subgoal, else an action call with the plan in memory."""
+        game, legal = observation.view, list(observation.legal_actions)
+        action = self.next_subgoal(legal)
+        if action is not None:
+            return action
+        memory = self.memory(game, *sections, self.plan_section())
+        return (await self.choose_action(game, legal, memory)).action
+
+    def next_subgoal(self, legal: list[str]) -> str | None:
+        """The next subgoal as a legal action; a subgoal that is not legal drops the plan."""
+        if not self.subgoals:
+            return None
+        goal = self.subgoals.pop(0)
+        action = subgoal_action(goal, offered_options(self.game_name, legal))
+        if action is None:
+            self.note_event("notes", f"plan dropped: subgoal {goal!r} is not a legal action now")
+            self.subgoals = []
+            return None
+        self._stats.subgoal_actions += 1
+        self.note_event("subgoals", goal)
+        return action
+
+    def plan_section(self) -> str:
+        """The plan as the memory shows it ('' before the first)."""
+        return f"My plan: {self.plan}" if self.plan else ""
+
+    # ------------------------------------------------------------------ planning
+
+    async def reflect(self, game: SeatView, memory: str, every: bool = False) -> str:
+        """A reflection on the last plan, when one is due; '' otherwise.
+
+        Due when the last plan changed nothing and ``self_reflection`` is on, or whenever there
+        was a last plan and ``every`` or ``reflect_every_plan`` is on.
+        """
+        now = world_signature(game, self.player)
+        before, self.planned_at = self.planned_at, now
+        if before is None:
+            return ""
+        stalled = before == now
+        every = every or self.options.reflect_every_plan
+        if not (every or (self.options.self_reflection and stalled)):
+            return ""
+        messages = reflection_messages(
+            self.long_term_memory(game), memory, self.plan, self.subgoals, before, now
+        )
+        _, text = await self.ask("reflection", messages, read_reflection)
+        self._stats.reflections += 1
+        return text
+
+    async def make_plan(
+        self,
+        game: SeatView,
+        legal: list[str],
+        memory: str,
+        strategy: str | None,
+        hypothesis_id: int | None = None,
+        partner_model: bool = True,
+    ) -> None:
+        """The plan call: a strategy and subgoals, from ``memory``.
+
+        ``strategy`` is the partner's strategy the plan is conditioned on (HM's hypothesis; None:
+        not known yet); without a ``partner_model`` (PlanReAct) the prompt has no such line.
+        """
+        messages = prompts.plan_messages(
+            self.long_term_memory(game), memory, strategy, legal, partner_model
+        )
+        await self._ask_plan("plan", messages, "plan", hypothesis_id)
+
+    async def reason_and_act(self, game: SeatView, legal: list[str], memory: str) -> None:
+        """ReAct's call: reason about the state, then list the next subgoals (no strategy)."""
+        messages = prompts.react_messages(self.long_term_memory(game), memory, legal)
+        await self._ask_plan("react", messages, "thought", None)
+
+    async def _ask_plan(
+        self, role: AgentRole, messages: list[Any], label: str, hypothesis_id: int | None
+    ) -> None:
+        def read(reply: Reply) -> tuple[tuple[str | None, list[str]], PlanPayload]:
+            plan, goals = section(reply.text, label) or plain(reply.text), subgoals(reply.text)
+            payload = PlanPayload(hypothesis_id=hypothesis_id, plan=plan, subgoals=goals)
+            return (plan, goals), payload
+
+        _, (self.plan, self.subgoals) = await self.ask(role, messages, read)
+
+
+def plain(text: str | None) -> str | None:
+    """A reply without the expected label, kept whole (bounded) when it says anything."""
+    body = " ".join((text or "").split())
+    return body[:MAX_SECTION_CHARS] or None
+
+
+class PlanReActAgent(PlanningAgent):
+    """PlanReAct: HM's planner and subgoal actor at HM's moments, with no ToM module."""
+
+    name = "planreact"
+    version = "planreact-v1"
+
+    def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
+        """Create the agent; it plans after each behaviour of the partner, as HM updates."""
+        super().__init__(game_name, layout, **settings)
+        self.behaviour = behaviour_for(game_name)
+        self.plan_due = True
+
+    def reset(self, game: SeatView, player: int, seed: int) -> None:
+        """Plan at the first decision."""
+        super().reset(game, player, seed)
+        self.behaviour.reset(game, player)
+        self.plan_due = True
+
+    def observe(self, game: SeatView, player: int, result: StepResult) -> None:
+        """A behaviour of the partner makes a new plan due."""
+        if self.behaviour.observed(game, self.player, result):
+            self.plan_due = True
+        super().observe(game, player, result)
+
+    async def decide(self, observation: Observation) -> str:
+        """A new plan when due, then the plan's next legal subgoal, else an action call."""
+        game, legal = observation.view, list(observation.legal_actions)
+        if self.plan_due:
+            self.plan_due = False
+            reflection = await self.reflect(game, self.memory(game))
+            memory = self.memory(game, _reflection_note(reflection))
+            await self.make_plan(game, legal, memory, None, partner_model=False)
+        return await self.follow_plan(observation)
+
+
+class ReActAgent(PlanningAgent):
+    """ReAct: when the last subgoals ran out, reason about the state and list the next ones."""
+
+    name = "react"
+    version = "react-v1"
+    reflects: ClassVar[bool] = False
+    """Whether a reflection on the last subgoals precedes each new call (Reflexion)."""
+
+    def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
+        """Create the agent with no reflections yet."""
+        super().__init__(game_name, layout, **settings)
+        self.reflections: list[str] = []
+
+    def reset(self, game: SeatView, player: int, seed: int) -> None:
+        """Forget the reflections."""
+        super().reset(game, player, seed)
+        self.reflections = []
+
+    async def decide(self, observation: Observation) -> str:
+        """Follow the subgoals; when none is left, reason and list new ones first."""
+        game, legal = observation.view, list(observation.legal_actions)
+        if not self.subgoals:
+            reflection = await self.reflect(game, self._memory(game), every=self.reflects)
+            if reflection:
+                self.reflections.append(reflection)
+            await self.reason_and_act(game, legal, self._memory(game))
+        return await self.follow_plan(observation, self._reflections_section())
+
+    def _memory(self, game: SeatView) -> str:
+        return self.memory(game, self._reflections_section())
+
+    def _reflections_section(self) -> str:
+        if not self.reflections:
+            return ""
+        shown = self.reflections[-REFLECTIONS_SHOWN:]
+        return "Reflections on my earlier plans (oldest first):\n" + prompts.bullets(shown)
+
+
+class ReflexionAgent(ReActAgent):
+    """Reflexion: ReAct with a reflection on the last subgoals before each new call."""
+
+    name = "reflexion"
+    version = "reflexion-v1"
+    reflects = True
+
+
+def _reflection_note(text: str) -> str:
+    return f"Reflection on my last plan: {text}" if text else ""
