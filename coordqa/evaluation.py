@@ -142,6 +142,10 @@ class EvalConfig:
     """A short name for the run in reports, lists and the viewer (``--label``; None: its
     model). Stored in the manifest; not part of the run's identity, so a later session may
     rename the run."""
+    api_key_secret: str | None = field(default=None, repr=False, compare=False)
+    """The API key itself, for a caller that holds it in memory (the leaderboard's worker
+    opens a submitter's sealed key); it wins over :attr:`api_key_env`, and is never stored,
+    printed or part of the run's identity. The command line takes ``--api-key-env``."""
 
     def __post_init__(self) -> None:
         if not self.model.strip():
@@ -185,11 +189,13 @@ class EvalConfig:
         )
 
     def api_key(self) -> str | None:
-        """The key in :attr:`api_key_env` (None: let the provider find its own).
+        """:attr:`api_key_secret`, else the key in :attr:`api_key_env` (None: the provider's own).
 
         Raises:
             ConfigError: the variable is unset or blank.
         """
+        if self.api_key_secret is not None:
+            return self.api_key_secret
         if self.api_key_env is None:
             return None
         value = os.environ.get(self.api_key_env)

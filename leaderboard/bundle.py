@@ -57,6 +57,7 @@ __all__ = [
     "QAReply",
     "bundle_digest",
     "build_qa_bundle",
+    "default_provider",
     "result_digest",
     "missing_keys",
     "track_model",
@@ -419,7 +420,7 @@ SELECTIONS = ("games", "types", "ids", "sample", "limit")
 _PROVIDER = re.compile(r"^([A-Za-z0-9_.-]+)/")
 
 
-def _default_provider(model: str) -> str:
+def default_provider(model: str) -> str:
     """``openai`` for ``openai/gpt-4o``; ``coordqa`` for the built-in offline models."""
     match = _PROVIDER.match(model)
     return match.group(1) if match else "coordqa"
@@ -497,7 +498,7 @@ def _envelope(
 
     model = ModelInfo(
         display_name=info.get("display_name") or model_name,
-        provider=info.get("provider") or _default_provider(model_name),
+        provider=info.get("provider") or default_provider(model_name),
         parameters=info.get("parameters"),
         organisation=info.get("organisation"),
         link=info.get("link"),

@@ -41,6 +41,7 @@ __all__ = [
     "Catalog",
     "KnownDataset",
     "KnownGrid",
+    "known_dataset",
     "known_datasets",
     "known_grids",
     "register_dataset",
@@ -70,7 +71,8 @@ class KnownDataset:
     """Rows by question id."""
 
 
-def _known_dataset(name: str, rows: list[dict[str, Any]]) -> KnownDataset:
+def known_dataset(name: str, rows: list[dict[str, Any]]) -> KnownDataset:
+    """``rows`` as a dataset named ``name``, with its fingerprint and version."""
     from coordqa.dataset import dataset_identity
 
     identity = dataset_identity(name, rows)
@@ -92,11 +94,11 @@ def known_datasets(db: Database) -> dict[str, KnownDataset]:
             rows = load_rows(release.name)
         except DatasetError:
             continue  # not shipped in this build of coordqa
-        known = _known_dataset(release.name, rows)
+        known = known_dataset(release.name, rows)
         found[known.fingerprint] = known
     with db.session() as session:
         for row in session.scalars(select(DatasetRow)):
-            found[row.fingerprint] = _known_dataset(row.name, row.rows)
+            found[row.fingerprint] = known_dataset(row.name, row.rows)
     return found
 
 
@@ -127,7 +129,7 @@ def register_dataset(db: Database, path: str | Path, name: str | None = None) ->
             session.add(DatasetRow(fingerprint=fingerprint, name=label, rows=rows))
         else:
             label = existing.name
-    return _known_dataset(label, rows)
+    return known_dataset(label, rows)
 
 
 @dataclass(frozen=True)

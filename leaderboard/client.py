@@ -8,7 +8,7 @@ from typing import Any
 
 from coordqa.errors import ConfigError, CoordqaError
 
-__all__ = ["SubmitError", "Submitted", "check_transport", "submit_bundle"]
+__all__ = ["SubmitError", "Submitted", "check_transport", "register_endpoint", "submit_bundle"]
 
 LOOPBACK = ("localhost", "127.0.0.1", "::1")
 """Hosts whose traffic never leaves this machine (plain http carries a token safely there)."""
@@ -60,23 +60,17 @@ def check_transport(url: str, insecure: bool = False) -> None:
         )
 
 
-def submit_bundle(
-    bundle: dict[str, Any], url: str, token: str, *, insecure: bool = False
-) -> Submitted:
-    """POST ``bundle`` to ``<url>/api/submissions`` with a bearer token.
-
-    Plain http is refused except to this machine or with ``insecure`` (:func:`check_transport`).
+def _post(url: str, path: str, body: bytes, token: str, insecure: bool) -> dict[str, Any]:
+    """POST ``body`` to ``<url><path>`` with a bearer token; the server's JSON answer.
 
     Raises:
         ConfigError: see :func:`check_transport`.
-        SubmitError: connection failure, or a refusal (the message holds the server's status
-            and its explanation).
+        SubmitError: connection failure, or a refusal (the server's status and explanation).
     """
     import httpx
 
     check_transport(url, insecure)
-    endpoint = url.rstrip("/") + "/api/submissions"
-    body = json.dumps(bundle, ensure_ascii=False).encode("utf-8")
+    endpoint = url.rstrip("/") + path
     try:
         response = httpx.post(
             endpoint,
@@ -92,12 +86,39 @@ def submit_bundle(
         answer = {"detail": response.text[:500]}
     if response.status_code not in (200, 201):
         detail = answer.get("detail", answer) if isinstance(answer, dict) else answer
-        raise SubmitError(
-            f"the leaderboard refused the submission (HTTP {response.status_code}): {detail}"
-        )
+        raise SubmitError(f"the leaderboard refused it (HTTP {response.status_code}): {detail}")
+    return dict(answer)
+
+
+def submit_bundle(
+    bundle: dict[str, Any], url: str, token: str, *, insecure: bool = False
+) -> Submitted:
+    """POST ``bundle`` to ``<url>/api/submissions`` with a bearer token.
+
+    Plain http is refused except to this machine or with ``insecure`` (:func:`check_transport`).
+
+    Raises:
+        ConfigError: see :func:`check_transport`.
+        SubmitError: connection failure, or a refusal (the message holds the server's status
+            and its explanation).
+    """
+    body = json.dumps(bundle, ensure_ascii=False).encode("utf-8")
+    answer = _post(url, "/api/submissions", body, token, insecure)
     return Submitted(
         id=int(answer["id"]),
         created=bool(answer["created"]),
         url=url.rstrip("/") + str(answer["url"]),
         mismatches=list(answer.get("mismatches", [])),
     )
+
+
+def register_endpoint(
+    request: dict[str, Any], url: str, token: str, *, insecure: bool = False
+) -> dict[str, Any]:
+    """POST a board-run registration to ``<url>/api/endpoints``; the server's answer (its jobs).
+
+    Raises:
+        ConfigError: see :func:`check_transport`.
+        SubmitError: connection failure, or a refusal (the server's status and explanation).
+    """
+    return _post(url, "/api/endpoints", json.dumps(request).encode("utf-8"), token, insecure)

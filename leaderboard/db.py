@@ -58,6 +58,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "Attempt",
     "DuplicateResultsError",
+    "Endpoint",
+    "Job",
     "QuotaError",
     "lock_token",
     "quota_message",
@@ -228,11 +230,73 @@ class Submission(Base):
     """What the admin checked (shown beside the mark)."""
     flags: Mapped[list[str]] = mapped_column(JSON, default=list, server_default=text("'[]'"))
     """Warnings for readers, e.g. a display name that looks like another entry's."""
+    origin: Mapped[str] = mapped_column(
+        String(20), default="uploaded", server_default=text("'uploaded'"), index=True
+    )
+    """``uploaded`` (a bundle a submitter sent) or ``board-run`` (a job the board ran)."""
+    job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"), nullable=True)
+    """The job that produced a board-run entry."""
 
     @property
     def agrees(self) -> bool:
         """Whether any numbers the submitter reported agree with the recomputed ones."""
         return not self.mismatches
+
+
+class Endpoint(Base):
+    """A model a submitter asked the board to evaluate itself (a board-run entry)."""
+
+    __tablename__ = "endpoints"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token_id: Mapped[int] = mapped_column(ForeignKey("tokens.id"), index=True)
+    model: Mapped[str] = mapped_column(String(200))
+    """The model name for :func:`coordqa.llm.get_model` (``openai/my-model``, ``random``)."""
+    api_base: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    """The submitter's OpenAI-compatible server; None for a model the board hosts."""
+    api_key_sealed: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The submitter's API key, encrypted (:class:`coordqa.leaderboard.sealing.SecretBox`)."""
+    display_name: Mapped[str] = mapped_column(String(200))
+    provider: Mapped[str] = mapped_column(String(100))
+    parameters: Mapped[float | None] = mapped_column(Float, nullable=True)
+    organisation: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    link: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class Job(Base):
+    """One evaluation the board runs against an endpoint: queued, claimed by a worker, resumed.
+
+    The seeds are drawn by the board when the job is queued and shown only once it has ended.
+    """
+
+    __tablename__ = "jobs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    endpoint_id: Mapped[int] = mapped_column(ForeignKey("endpoints.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    """``qa`` (CoordinationQA: the public release and a private split) or ``agentic``."""
+    grid: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    """Agentic jobs: the grid played."""
+    status: Mapped[str] = mapped_column(String(20), index=True, default="queued")
+    """``queued``, ``running``, ``done``, ``failed`` or ``cancelled``."""
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """What the job runs with (trials, private split size, budgets): fixed when queued."""
+    seed: Mapped[int] = mapped_column(Integer)
+    """Secret sampling seed (trial ``t`` is sampled with ``seed + t``)."""
+    private_seed: Mapped[int] = mapped_column(Integer)
+    """Secret seed of the private split's game states."""
+    usage: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    """Calls, tokens and seconds spent so far, over every session."""
+    sessions: Mapped[int] = mapped_column(Integer, default=0)
+    """How many times a worker took the job (1 + resumes)."""
+    worker: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When the running worker last said it was alive (a stale one's job is taken over)."""
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    submission_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The entry the job produced."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class Sample(Base):
@@ -338,7 +402,19 @@ def _v3_to_v4(connection: Connection) -> None:
     )
 
 
-UPGRADES: Sequence[Callable[[Connection], None]] = (_v1_to_v2, _v2_to_v3, _v3_to_v4)
+def _v4_to_v5(connection: Connection) -> None:
+    """Board-run entries: endpoints, jobs, and each entry's origin."""
+    tables = [Base.metadata.tables[t.__tablename__] for t in (Endpoint, Job)]
+    Base.metadata.create_all(connection, tables=tables)
+    for statement in (
+        "ALTER TABLE submissions ADD COLUMN origin VARCHAR(20) NOT NULL DEFAULT 'uploaded'",
+        "ALTER TABLE submissions ADD COLUMN job_id INTEGER REFERENCES jobs (id)",
+        "CREATE INDEX ix_submissions_origin ON submissions (origin)",
+    ):
+        connection.execute(text(statement))
+
+
+UPGRADES: Sequence[Callable[[Connection], None]] = (_v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5)
 """Schema steps in order; step ``i`` brings a database from version ``i + 1`` to ``i + 2``.
 A new database is created at :data:`SCHEMA_VERSION` directly."""
 SCHEMA_VERSION = 1 + len(UPGRADES)

@@ -26,8 +26,10 @@ __all__ = [
     "Accepted",
     "SchemaError",
     "accept",
+    "admit",
     "parse_bundle",
     "read_json",
+    "schema_error",
 ]
 
 
@@ -176,7 +178,7 @@ def parse_bundle(body: bytes) -> tuple[BundleBase, dict[str, Any]]:
     try:
         bundle = model.model_validate(data)
     except ValidationError as exc:
-        raise _schema_error(exc) from exc
+        raise schema_error(exc) from exc
     actual = bundle_digest(data)
     if actual != bundle.digest:
         raise VerificationError(
@@ -187,7 +189,7 @@ def parse_bundle(body: bytes) -> tuple[BundleBase, dict[str, Any]]:
     return bundle, data
 
 
-def _schema_error(exc: ValidationError) -> SchemaError:
+def schema_error(exc: ValidationError) -> SchemaError:
     """The violations of ``exc``, the unlisted ones of long lists counted in the total."""
     errors: list[dict[str, str]] = []
     total = 0
@@ -209,7 +211,7 @@ def accept(
     token_id: int | None,
     quota: int | None = None,
 ) -> Accepted:
-    """Verify a bundle and store it (or find the identical one already stored).
+    """Verify a bundle sent to the server and store it (or find the identical one stored).
 
     ``quota`` caps the token's visible entries, checked in the transaction that stores.
 
@@ -219,6 +221,30 @@ def accept(
         DuplicateResultsError: the same results are already an entry (under another name).
     """
     bundle, data = parse_bundle(body)
+    return admit(db, catalog, bundle, data, token_id, quota)
+
+
+def admit(
+    db: Database,
+    catalog: Catalog,
+    bundle: BundleBase,
+    data: dict[str, Any],
+    token_id: int | None,
+    quota: int | None = None,
+    *,
+    origin: str = "uploaded",
+    job_id: int | None = None,
+    extra_metrics: dict[str, Any] | None = None,
+) -> Accepted:
+    """Verify a parsed bundle and store it: the one path of uploaded and board-run entries.
+
+    ``origin`` says where the entry came from (``uploaded``, or ``board-run`` with its
+    ``job_id``); ``extra_metrics`` are stored beside the verified numbers (a board-run entry's
+    private split and gap).
+
+    Raises:
+        VerificationError, QuotaError, DuplicateResultsError: as :func:`accept`.
+    """
     existing = db.find_digest(bundle.digest)
     if existing is not None:
         return Accepted(existing, False, [])
@@ -240,12 +266,14 @@ def accept(
         organisation=info.organisation,
         link=info.link,
         coordqa_version=bundle.coordqa_version,
-        metrics=verified.metrics,
+        metrics={**verified.metrics, **(extra_metrics or {})},
         reported=data.get("reported"),
         mismatches=verified.mismatches,
         bundle=dump_json(data),
         token_id=token_id,
         flags=flags,
+        origin=origin,
+        job_id=job_id,
         **verified.run,
     )
     new_id, created = db.store(submission, verified.samples, verified.episodes, quota=quota)

@@ -10,7 +10,11 @@ Routes:
   ``GET /api/submissions/{id}``, ``GET /api/datasets``: public reading;
 - ``GET /api/agentic/entries`` (``?grid=&sort=&order=``), ``GET /api/grids``: the agentic
   track's ranking on one registered grid, and the grids;
-- ``GET /``, ``GET /agentic`` and ``GET /submissions/{id}``: the pages.
+- ``POST /api/endpoints``: a board-run registration (bearer token; 201 with its queued jobs,
+  422 refused), ``GET /api/jobs`` and ``GET /api/jobs/{id}``: the board's jobs (seeds once
+  ended; never a key or an endpoint's address);
+- ``GET /``, ``GET /agentic`` and ``GET /submissions/{id}``: the pages. The rankings take
+  ``?origin=all|board-run|uploaded`` (default: the server's ``--ranking``).
 
 Every response carries :data:`coordqa.leaderboard.headers.SECURITY_HEADERS`; CSV cells that a
 spreadsheet would run as formulas are defused (:func:`csv_cell`).
@@ -31,8 +35,9 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
 
-from coordqa.errors import CoordqaError
+from coordqa.errors import ConfigError, CoordqaError
 from coordqa.leaderboard.catalog import DEFAULT_MAX_TRIALS, Catalog
 from coordqa.leaderboard.db import (
     Database,
@@ -42,7 +47,15 @@ from coordqa.leaderboard.db import (
     open_database,
 )
 from coordqa.leaderboard.headers import add_security_headers
-from coordqa.leaderboard.intake import SchemaError, accept
+from coordqa.leaderboard.intake import SchemaError, accept, read_json, schema_error
+from coordqa.leaderboard.jobs import (
+    BoardRunSettings,
+    EndpointRequest,
+    job_json,
+    list_jobs,
+    register_endpoint,
+    unfinished_jobs,
+)
 from coordqa.leaderboard.limits import SubmitterLimits, quota_reached, record_attempt
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
 from coordqa.leaderboard.tokens import authenticate
@@ -50,6 +63,7 @@ from coordqa.leaderboard.verify import VerificationError
 from coordqa.leaderboard.views import (
     COLUMNS,
     COUNTS,
+    ORIGINS,
     UNCERTAINTY,
     AgenticBoard,
     Board,
@@ -68,6 +82,8 @@ __all__ = [
 
 DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
 """Largest accepted submission body (a full v1 run is well under 1 MB)."""
+MAX_ENDPOINT_BYTES = 20_000
+"""Largest endpoint registration (a few short fields)."""
 BODY_TIMEOUT_S = 120.0
 """Seconds a submission's body has to arrive: 20 MB at 170 kB/s (headers have their own
 deadline: :mod:`coordqa.leaderboard.serving`)."""
@@ -84,11 +100,17 @@ CSV_FIELDS = (
     "organisation",
     "parameters",
     "model_name",
+    "origin",
     *(
         name
         for column in COLUMNS
         for name in (column, *(f"{column}_{part}" for part in UNCERTAINTY))
     ),
+    "private",
+    "private_se",
+    "private_questions",
+    "gap",
+    "gap_se",
     "n_trials",
     *COUNTS,
     "verification",
@@ -187,6 +209,8 @@ def create_app(
     limits: SubmitterLimits = SubmitterLimits(),  # noqa: B008 (frozen dataclass)
     max_trials: int = DEFAULT_MAX_TRIALS,
     body_timeout_s: float = BODY_TIMEOUT_S,
+    board_run: BoardRunSettings = BoardRunSettings(),  # noqa: B008 (frozen dataclass)
+    ranking: str = "all",
 ) -> FastAPI:
     """Build the leaderboard app on the database at ``db_url`` (created or migrated on open).
 
@@ -197,7 +221,12 @@ def create_app(
         limits: per-token rate limit and quota.
         max_trials: most trials per question a QA submission may hold.
         body_timeout_s: a submission's body must arrive within this many seconds (408).
+        board_run: what board-run jobs run with, and which models the board hosts.
+        ranking: the entries the ranking shows by default: ``all``, or ``board-run`` (only the
+            entries the board ran itself; ``?origin=all`` still shows every one).
     """
+    if ranking not in ("all", *ORIGINS):
+        raise ConfigError(f"--ranking must be all or {' or '.join(ORIGINS)}, got {ranking!r}")
     db = open_database(db_url)
     catalog = Catalog(db, max_trials=max_trials)
     # No interactive API docs: Swagger UI needs inline script, which the CSP forbids.
@@ -209,15 +238,24 @@ def create_app(
 
     add_security_headers(app)
 
-    def board(dataset: str | None, game: str | None, sort: str, order: str) -> Board:
+    def board(
+        dataset: str | None, game: str | None, sort: str, order: str, origin: str | None
+    ) -> Board:
         if order not in ("asc", "desc"):
             raise HTTPException(400, f"order must be 'asc' or 'desc', got {order!r}")
         datasets = catalog.datasets
         if dataset and not any(dataset in (d.name, d.fingerprint) for d in datasets.values()):
             datasets.refresh()  # registered since the server started?
+        shown = origin or ranking
         try:
             return load_board(
-                db, datasets, dataset=dataset, game=game, sort=sort, descending=order == "desc"
+                db,
+                datasets,
+                dataset=dataset,
+                game=game,
+                sort=sort,
+                descending=order == "desc",
+                origin=None if shown == "all" else shown,
             )
         except CoordqaError as exc:
             raise HTTPException(400, str(exc)) from exc
@@ -284,8 +322,9 @@ def create_app(
         game: str | None = None,
         sort: str = "overall",
         order: str = "desc",
+        origin: str | None = None,
     ) -> dict[str, Any]:
-        return board(dataset, game, sort, order).to_json()
+        return board(dataset, game, sort, order, origin).to_json()
 
     @app.get("/api/entries.csv", response_class=PlainTextResponse)
     def api_entries_csv(
@@ -293,8 +332,9 @@ def create_app(
         game: str | None = None,
         sort: str = "overall",
         order: str = "desc",
+        origin: str | None = None,
     ) -> PlainTextResponse:
-        text = entries_csv(board(dataset, game, sort, order))
+        text = entries_csv(board(dataset, game, sort, order, origin))
         return PlainTextResponse(
             text,
             media_type="text/csv",
@@ -341,12 +381,66 @@ def create_app(
         game: str | None = None,
         sort: str = "overall",
         order: str = "desc",
+        origin: str | None = None,
     ) -> HTMLResponse:
-        return HTMLResponse(render_index(board(dataset, game, sort, order), live))
+        return HTMLResponse(render_index(board(dataset, game, sort, order, origin), live))
 
     @app.get("/submissions/{submission_id}", response_class=HTMLResponse)
     def submission_page(submission_id: int) -> HTMLResponse:
         return HTMLResponse(render_submission(detail(submission_id), live))
+
+    @app.post("/api/endpoints")
+    async def register(request: Request) -> JSONResponse:
+        token_id = await _admit(request, db, limits)
+        if isinstance(token_id, JSONResponse):
+            return token_id
+        try:
+            body = await _read_body(request, MAX_ENDPOINT_BYTES, body_timeout_s)
+            answer = await run_in_threadpool(_register, token_id, body)
+        except _TooLarge:
+            return _error(413, f"a registration is at most {MAX_ENDPOINT_BYTES} bytes")
+        except TimeoutError:
+            return _error(408, f"the body did not arrive within {body_timeout_s:.0f} s")
+        except SchemaError as exc:
+            return _error(exc.status, str(exc), errors=exc.errors, total_errors=exc.total)
+        except (ConfigError, VerificationError) as exc:
+            return _error(422, str(exc))
+        return JSONResponse(answer, status_code=201)
+
+    def _register(token_id: int, body: bytes) -> dict[str, Any]:
+        data = read_json(body)
+        try:
+            wanted = EndpointRequest.model_validate(data)
+        except ValidationError as exc:
+            raise schema_error(exc) from exc
+        if limits.quota is not None:
+            pending = unfinished_jobs(db, token_id) + db.visible_entries_of(token_id)
+            if pending >= limits.quota:
+                raise ConfigError(
+                    f"this token has {pending} visible entries and unfinished jobs, the "
+                    f"server's quota of {limits.quota} per token"
+                )
+        endpoint, jobs = register_endpoint(
+            db, token_id, wanted, board_run, grids=tuple(catalog.grids)
+        )
+        return {
+            "endpoint": endpoint.id,
+            "jobs": [job_json(job, endpoint) for job in jobs],
+            "urls": [f"/api/jobs/{job.id}" for job in jobs],
+        }
+
+    @app.get("/api/jobs")
+    def api_jobs() -> list[dict[str, Any]]:
+        return list_jobs(db)
+
+    @app.get("/api/jobs/{job_id}")
+    def api_job(job_id: int) -> dict[str, Any]:
+        if not 0 < job_id <= MAX_ID:
+            raise HTTPException(404, f"no job {job_id}")
+        try:
+            return list_jobs(db, job_id)[0]
+        except LeaderboardError as exc:
+            raise HTTPException(404, str(exc)) from exc
 
     @app.get("/healthz")
     def healthz() -> dict[str, str]:

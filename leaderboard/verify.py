@@ -49,6 +49,7 @@ __all__ = [
     "metrics_of",
     "refuse_unrankable",
     "verify_agentic",
+    "score_qa",
     "verify_qa",
 ]
 
@@ -231,7 +232,19 @@ def verify_qa(bundle: QABundle, catalog: Catalog) -> Verified:
         dataset = catalog.dataset(bundle.dataset_fingerprint)
     except UnknownNameError as exc:
         raise VerificationError(str(exc)) from exc
-    _check_keys(bundle, dataset, catalog.max_trials)
+    return score_qa(bundle, dataset, catalog.max_trials)
+
+
+def score_qa(bundle: QABundle, dataset: KnownDataset, max_trials: int) -> Verified:
+    """Re-score a QA bundle on a known ``dataset`` (:func:`verify_qa` after the lookup).
+
+    The board's worker also scores a job's private split with it.
+
+    Raises:
+        VerificationError: more trials than ``max_trials``, or replies that miss, repeat or add
+            (question_id, trial) pairs.
+    """
+    _check_keys(bundle, dataset, max_trials)
     samples = _score_rows(bundle, dataset)
     metrics = metrics_of(samples)
     metrics["dataset"] = dataset.name

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import defer
+from sqlalchemy.orm import Session, defer
 
 from coordqa.errors import UnknownNameError
 from coordqa.jsonvalues import json_mapping, json_records
@@ -23,7 +23,9 @@ from coordqa.leaderboard.catalog import KnownDataset, KnownGrid
 from coordqa.leaderboard.db import (
     EPISODE_FIELDS,
     Database,
+    Endpoint,
     EpisodeResult,
+    Job,
     LeaderboardError,
     Sample,
     Submission,
@@ -32,6 +34,7 @@ from coordqa.records import QUESTION_TYPES
 
 __all__ = [
     "COLUMNS",
+    "ORIGINS",
     "UNCERTAINTY",
     "AgenticBoard",
     "Board",
@@ -47,8 +50,10 @@ __all__ = [
 COLUMNS = ("overall", *QUESTION_TYPES)
 """Accuracy columns of the ranking, each with a ``<name>_se`` column beside it."""
 COUNTS = ("answered", "ambiguous", "no_answer", "error")
-SORTABLE = (*COLUMNS, "display_name", "n_trials", "error", "created_at")
+SORTABLE = (*COLUMNS, "display_name", "n_trials", "error", "created_at", "private", "gap")
 """Columns the ranking can be sorted by (``?sort=``)."""
+ORIGINS = ("uploaded", "board-run")
+"""Where an entry came from: a bundle a submitter sent, or a job the board ran itself."""
 CHART_SIZE = 220
 """Side of a correlation chart's plot area, in SVG pixels."""
 
@@ -77,10 +82,13 @@ class Board:
     """Sort column."""
     descending: bool = True
     """Sort direction."""
+    origin: str | None = None
+    """``board-run``: only the entries the board ran itself; None: every entry."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON API form."""
         return {
+            "origin": self.origin or "all",
             "dataset": None if self.dataset is None else _dataset_json(self.dataset),
             "datasets": [_dataset_json(d) for d in self.datasets],
             "game": self.game,
@@ -143,6 +151,34 @@ def entry_row(sub: Submission, game: str | None = None) -> dict[str, Any] | None
         "games": {
             r["game"]: {"accuracy": r["accuracy"], "se": r["se"]} for r in metrics["by_game"]
         },
+        **_private_cells(metrics, game),
+    }
+
+
+def _private_cells(metrics: Mapping[str, Any], game: str | None) -> dict[str, Any]:
+    """A board-run entry's private split and its gap to the public release (None otherwise).
+
+    The gap is public minus private overall accuracy, with the standard error of a difference
+    of independent means; a large positive gap says the model does better on the questions it
+    could have seen than on fresh ones (contamination). Per game, the private split is not
+    broken down (too few questions), so the gap is left out.
+    """
+    private = metrics.get("private")
+    if private is None or game is not None:
+        return {
+            "private": None,
+            "private_se": None,
+            "private_questions": None,
+            "gap": None,
+            "gap_se": None,
+        }
+    public, fresh = metrics["overall"], private["overall"]
+    return {
+        "private": fresh["accuracy"],
+        "private_se": fresh["se"],
+        "private_questions": private["questions"],
+        "gap": public["accuracy"] - fresh["accuracy"],
+        "gap_se": math.sqrt(public["se"] ** 2 + fresh["se"] ** 2),
     }
 
 
@@ -266,24 +302,31 @@ def load_board(
     game: str | None = None,
     sort: str = "overall",
     descending: bool = True,
+    origin: str | None = None,
 ) -> Board:
     """The ranking of visible QA submissions on one dataset, optionally one game.
 
+    ``origin`` ``board-run`` ranks only the entries the board ran itself (None: all entries).
+
     Raises:
-        UnknownNameError: an unknown dataset, game or sort column (with the allowed values).
+        UnknownNameError: an unknown dataset, game, origin or sort column (with the allowed
+            values).
     """
     from coordqa.analysis import correlate
 
     if sort not in SORTABLE:
         raise UnknownNameError(f"unknown sort column {sort!r}; allowed: {', '.join(SORTABLE)}")
+    if origin not in (None, *ORIGINS):
+        raise UnknownNameError(f"unknown origin {origin!r}; allowed: all, {', '.join(ORIGINS)}")
     with db.session() as session:
-        subs = list(
-            session.scalars(
-                select(Submission)
-                .options(defer(Submission.bundle))
-                .where(Submission.track == "qa", Submission.hidden.is_(False))
-            )
+        query = (
+            select(Submission)
+            .options(defer(Submission.bundle))
+            .where(Submission.track == "qa", Submission.hidden.is_(False))
         )
+        if origin is not None:
+            query = query.where(Submission.origin == origin)
+        subs = list(session.scalars(query))
     counts: dict[str, int] = defaultdict(int)
     for sub in subs:
         if sub.dataset_fingerprint is not None:
@@ -321,6 +364,7 @@ def load_board(
         charts=[_chart(rows, x) for x in ("EC", "ToM")],
         sort=sort,
         descending=descending,
+        origin=origin,
     )
 
 
@@ -365,6 +409,8 @@ def _common(sub: Submission) -> dict[str, Any]:
         "provenance_checked": sub.provenance_at is not None,
         "provenance_note": sub.provenance_note,
         "flags": list(sub.flags or ()),
+        "origin": sub.origin,
+        "job_id": sub.job_id,
     }
 
 
@@ -501,6 +547,7 @@ def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
         sub = session.get(Submission, submission_id)
         if sub is None:
             raise LeaderboardError(f"no submission with id {submission_id}")
+        job = _job_facts(session, sub.job_id)
         if sub.track == "agentic":
             episodes = list(
                 session.scalars(
@@ -511,6 +558,7 @@ def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
             )
             return {
                 "track": "agentic",
+                "job": job,
                 "grid": sub.metrics.get("grid"),
                 "entry": agentic_entry_row(sub),
                 "hidden": sub.hidden,
@@ -543,6 +591,8 @@ def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
     ]
     return {
         "track": "qa",
+        "job": job,
+        "private": sub.metrics.get("private"),
         "entry": entry,
         "hidden": sub.hidden,
         "hidden_reason": sub.hidden_reason,
@@ -556,6 +606,16 @@ def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
         "scenarios": _scenario_outcomes(questions),
         "questions": questions,
     }
+
+
+def _job_facts(session: Session, job_id: int | None) -> dict[str, Any] | None:
+    """The public view of the job behind a board-run entry (seeds once it ended)."""
+    from coordqa.leaderboard.jobs import job_json
+
+    job = None if job_id is None else session.get(Job, job_id)
+    if job is None:
+        return None
+    return job_json(job, session.get_one(Endpoint, job.endpoint_id))
 
 
 def _scenario_outcomes(questions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -38,7 +38,11 @@ dataset_app = typer.Typer(name="dataset", help="Datasets the server accepts.", n
 grid_app = typer.Typer(
     name="grid", help="Agentic grids the server ranks runs on.", no_args_is_help=True
 )
+job_app = typer.Typer(
+    name="job", help="The board's jobs (board-run entries).", no_args_is_help=True
+)
 leaderboard_app.add_typer(token_app)
+leaderboard_app.add_typer(job_app)
 leaderboard_app.add_typer(dataset_app)
 leaderboard_app.add_typer(grid_app)
 
@@ -170,9 +174,42 @@ def serve_command(
     max_trials: Annotated[
         int, typer.Option(help="Most trials per question a QA submission may hold.")
     ] = 10,
+    ranking: Annotated[
+        str,
+        typer.Option(help="Entries ranked by default: all, or board-run (those the board ran)."),
+    ] = "all",
+    job_trials: Annotated[int, typer.Option(help="Board-run jobs: trials per question.")] = 3,
+    job_private_per_game: Annotated[
+        int, typer.Option(help="Board-run jobs: fresh scenarios per game in the private split.")
+    ] = 10,
+    job_max_calls: Annotated[int, typer.Option(help="Board-run jobs: model calls each.")] = 5_000,
+    job_max_tokens: Annotated[int, typer.Option(help="Board-run jobs: tokens each.")] = 5_000_000,
+    job_max_seconds: Annotated[
+        float, typer.Option(help="Board-run jobs: seconds of evaluation each.")
+    ] = 6 * 3600.0,
+    hosted: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--hosted",
+            help="A model the board runs with its own key (no api_base), or a pattern such as "
+            "'openai/gpt-4o*'; repeatable. 'random' always.",
+        ),
+    ] = None,
+    allow_private_endpoints: Annotated[
+        bool,
+        typer.Option(
+            "--allow-private-endpoints",
+            help="Let registrations name loopback or private addresses (a local board).",
+        ),
+    ] = False,
 ) -> None:
-    """Run the leaderboard web server (creates or migrates the database)."""
+    """Run the leaderboard web server (creates or migrates the database).
+
+    Submitters upload runs (`coordqa submit`) or register endpoints the board runs itself
+    (`coordqa submit-endpoint`); `coordqa leaderboard worker` runs the queued jobs.
+    """
     require_web_extra()
+    from coordqa.leaderboard.jobs import BoardRunSettings
     from coordqa.leaderboard.limits import SubmitterLimits
     from coordqa.leaderboard.server import create_app
     from coordqa.leaderboard.serving import listen, serve, shown_url
@@ -182,9 +219,23 @@ def serve_command(
     if rate_limit < 0 or quota < 0:
         raise ConfigError("--rate-limit and --quota are counts (0 turns one off)")
     limits = SubmitterLimits(per_hour=rate_limit or None, quota=quota or None)
+    board_run = BoardRunSettings(
+        trials=job_trials,
+        private_per_game=job_private_per_game,
+        max_calls=job_max_calls,
+        max_tokens=job_max_tokens,
+        max_seconds=job_max_seconds,
+        hosted=("random", *(hosted or ())),
+        allow_private_endpoints=allow_private_endpoints,
+    )
     sock = listen(host, port)
     app = create_app(
-        db, max_body_bytes=int(max_body_mb * 1024 * 1024), limits=limits, max_trials=max_trials
+        db,
+        max_body_bytes=int(max_body_mb * 1024 * 1024),
+        limits=limits,
+        max_trials=max_trials,
+        board_run=board_run,
+        ranking=ranking,
     )
     console.print(f"leaderboard: {shown_url(sock, host)} (Ctrl-C to stop)", highlight=False)
     serve(app, sock)
@@ -354,7 +405,152 @@ def export_command(
     )
 
 
+def submit_endpoint_command(
+    model: Annotated[
+        str, typer.Argument(help="Model as coordqa eval takes it, e.g. openai/my-model.")
+    ],
+    to: Annotated[str, typer.Option("--to", help="Leaderboard URL, e.g. https://lb.example.org")],
+    token: Annotated[
+        str | None,
+        typer.Option("--token", envvar="COORDQA_TOKEN", help="Bearer token from the admin."),
+    ] = None,
+    api_base: Annotated[
+        str | None,
+        typer.Option(help="Your OpenAI-compatible server (none: a model the board hosts)."),
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(help="Environment variable holding your server's API key (stored encrypted)."),
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Display name.")] = None,
+    org: Annotated[str | None, typer.Option("--org", help="Organisation.")] = None,
+    params: Annotated[
+        str | None, typer.Option("--params", help="Parameter count: 7e9, 7B, 350M.")
+    ] = None,
+    link: Annotated[str | None, typer.Option("--link", help="An http(s) link about it.")] = None,
+    grid: Annotated[
+        list[str] | None,
+        typer.Option("--grid", help="Also play this agentic grid of the board; repeatable."),
+    ] = None,
+    insecure: Annotated[
+        bool, typer.Option("--insecure", help="Allow plain http to another machine.")
+    ] = False,
+) -> None:
+    """Ask the board to evaluate MODEL itself: a board-run entry.
+
+    The board queues jobs that run CoordinationQA (the public release and a private split of
+    fresh states) and any --grid against the endpoint, with seeds it keeps secret until each
+    job ends. Your key is stored encrypted and never shown.
+    """
+    import os
+
+    from coordqa.cli.runs import parse_sizes
+    from coordqa.leaderboard.client import register_endpoint
+
+    if not token:
+        raise ConfigError("--to needs --token (or COORDQA_TOKEN); ask the leaderboard admin")
+    key = None
+    if api_key_env is not None:
+        key = os.environ.get(api_key_env, "").strip()
+        if not key:
+            raise ConfigError(f"--api-key-env {api_key_env}: the variable is unset or empty")
+    request = {
+        "model": model,
+        "api_base": api_base,
+        "api_key": key,
+        "display_name": name,
+        "organisation": org,
+        "link": link,
+        "parameters": parse_sizes(f"m={params}")["m"] if params else None,
+        "grids": list(grid or ()),
+    }
+    answer = register_endpoint(request, to, token, insecure=insecure)
+    for job in answer["jobs"]:
+        what = "CoordinationQA" if job["kind"] == "qa" else f"grid {job['grid']}"
+        console.print(f"queued job {job['id']} ({what}): {to.rstrip('/')}/api/jobs/{job['id']}")
+
+
+@leaderboard_app.command("worker")
+def worker_command(
+    db: DbUrl = None,
+    work_dir: Annotated[
+        Path, typer.Option("--work-dir", help="Folder of the jobs' runs (kept for resuming).")
+    ] = Path("board-jobs"),
+    once: Annotated[
+        bool, typer.Option("--once", help="Stop when the queue is empty instead of waiting.")
+    ] = False,
+    poll_s: Annotated[float, typer.Option(help="Seconds between looks at an empty queue.")] = 5.0,
+) -> None:
+    """Run the board's queued jobs one at a time (resuming any whose worker stopped)."""
+    from coordqa.leaderboard.catalog import Catalog
+    from coordqa.leaderboard.worker import WorkerConfig, work
+
+    database = _open(db, create=False)
+    config = WorkerConfig(work_dir=work_dir, poll_s=poll_s)
+
+    def said(outcome: Any) -> None:
+        detail = f"entry {outcome.entry}" if outcome.entry else outcome.error
+        console.print(f"job {outcome.job_id}: {outcome.status} ({detail})", highlight=False)
+
+    done = work(database, Catalog(database), config, once=once, on_outcome=said)
+    console.print(f"{len(done)} job(s) run; the queue is empty")
+
+
+@job_app.command("list")
+def job_list_command(db: DbUrl = None) -> None:
+    """List the board's jobs, newest first (seeds once a job has ended)."""
+    from rich.table import Table
+
+    from coordqa.leaderboard.jobs import list_jobs
+
+    table = Table("id", "kind", "status", "model", "calls", "entry", "seeds", "error")
+    for job in list_jobs(_open(db, create=False)):
+        seeds = "secret" if job["seed"] is None else f"{job['seed']}/{job['private_seed']}"
+        table.add_row(
+            str(job["id"]),
+            job["kind"] if job["grid"] is None else f"grid {job['grid']}",
+            job["status"],
+            job["display_name"],
+            str(job["usage"].get("calls", 0)),
+            str(job["entry"] or ""),
+            seeds,
+            job["error"] or "",
+        )
+    console.print(table)
+
+
+@job_app.command("cancel")
+def job_cancel_command(
+    job_id: Annotated[int, typer.Argument(help="Job id (from `job list`).")], db: DbUrl = None
+) -> None:
+    """Cancel a job: it is not run (or not resumed); its seeds are revealed."""
+    from coordqa.leaderboard.jobs import set_job_status
+
+    set_job_status(_open(db, create=False), job_id, "cancelled", error="cancelled by the admin")
+    console.print(f"job {job_id} is cancelled")
+
+
+@job_app.command("requeue")
+def job_requeue_command(
+    job_id: Annotated[int, typer.Argument(help="Job id (from `job list`).")],
+    max_calls: Annotated[int | None, typer.Option(help="A new budget of calls.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="A new budget of tokens.")] = None,
+    max_seconds: Annotated[float | None, typer.Option(help="A new budget of seconds.")] = None,
+    db: DbUrl = None,
+) -> None:
+    """Queue a failed or cancelled job again: a worker resumes it where it stopped."""
+    from coordqa.leaderboard.jobs import raise_budget, set_job_status
+
+    database = _open(db, create=False)
+    raise_budget(
+        database, job_id, max_calls=max_calls, max_tokens=max_tokens, max_seconds=max_seconds
+    )
+    set_job_status(database, job_id, "queued")
+    console.print(f"job {job_id} is queued again")
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``submit`` and the ``leaderboard`` sub-app to the root app."""
+    """Add ``submit``, ``submit-endpoint`` and the ``leaderboard`` sub-app to the root app."""
     app.command("submit")(submit_command)
+    app.command("submit-endpoint")(submit_endpoint_command)
     app.add_typer(leaderboard_app)

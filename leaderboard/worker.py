@@ -1,0 +1,306 @@
+"""The board's worker: claims queued jobs and runs them (``coordqa leaderboard worker``).
+
+A QA job runs ``coordqa eval`` (:func:`coordqa.evaluate_async`) twice against the endpoint, in
+the job's folder under the worker's ``--work-dir``:
+
+1. on the public release (the board's default dataset), with the job's secret sampling seed;
+2. on a private split: fresh scenarios of every game generated from the job's secret
+   ``private_seed`` (:func:`coordqa.scenarios.fresh_scenarios`, verified by the same solvers as
+   the release), so no model can have seen them;
+
+then stores the public run as a ``board-run`` entry through the same verification as an uploaded
+bundle, with the private split's numbers and the gap between the two beside it (a model that
+learnt the public answers does better there than on fresh states), and ends the job, which
+reveals its seeds.
+
+Jobs are resumable: every call is stored as it is made, so a job taken over after its worker
+died (or requeued after its budget ran out) continues where it stopped without asking a
+question twice. Budgets (calls, tokens, seconds) count every session of a job; reaching one
+stops the job cleanly, as failed with the budget named. Model calls go through
+:mod:`coordqa.llm` like any ``coordqa eval``: the board's response cache is off, so every reply
+comes from the endpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from coordqa.errors import CoordqaError
+from coordqa.leaderboard.catalog import Catalog, KnownDataset, known_dataset
+from coordqa.leaderboard.db import Database, DuplicateResultsError, Endpoint, Job
+from coordqa.leaderboard.jobs import claim_job, entry_of_job, set_job_status
+from coordqa.leaderboard.sealing import SecretBox
+
+__all__ = ["BudgetExceeded", "JobOutcome", "WorkerConfig", "run_job", "work"]
+
+HEARTBEAT_S = 10.0
+"""How often a running job writes its usage and says it is alive."""
+
+
+class BudgetExceeded(CoordqaError):
+    """A job spent its calls, tokens or seconds before it finished."""
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """Where and how a worker runs jobs."""
+
+    work_dir: Path
+    """Each job's runs live in ``job-<id>/`` here (kept: a resumed job continues them)."""
+    name: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+    """Who claimed a job (shown in the job list)."""
+    poll_s: float = 5.0
+    """Seconds between looks at the queue when it is empty."""
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """How one job ended."""
+
+    job_id: int
+    """The job."""
+    status: str
+    """``done`` or ``failed``."""
+    entry: int | None = None
+    """The entry it stored (done)."""
+    error: str | None = None
+    """Why it failed."""
+
+
+class _Budget:
+    """A job's spending over all its sessions, checked as calls come back."""
+
+    def __init__(self, db: Database, job: Job) -> None:
+        self.db = db
+        self.job_id = job.id
+        self.settings = job.settings
+        self.before = dict(job.usage or {})
+        self.session: dict[str, Any] = {"calls": 0, "tokens": 0}
+        self.seconds = 0.0
+        self.started = time.monotonic()
+        self.last_beat = 0.0
+        self.exceeded: str | None = None
+
+    def total(self) -> dict[str, Any]:
+        return {
+            "calls": int(self.before.get("calls", 0)) + self.session["calls"],
+            "tokens": int(self.before.get("tokens", 0)) + self.session["tokens"],
+            "seconds": float(self.before.get("seconds", 0.0))
+            + self.seconds
+            + (time.monotonic() - self.started),
+        }
+
+    def seconds_left(self) -> float:
+        return float(self.settings["max_seconds"]) - self.total()["seconds"]
+
+    def watch(self, progress: Any, stop: Callable[[], None], base: dict[str, int]) -> None:
+        """The progress callback of one run: usage, heartbeat, and stop past a budget."""
+        usage = progress.calls.usage
+        self.session["calls"] = base["calls"] + progress.calls.attempts
+        self.session["tokens"] = base["tokens"] + usage.prompt_tokens + usage.completion_tokens
+        spent = self.total()
+        for what, unit in (("calls", "calls"), ("tokens", "tokens")):
+            limit = int(self.settings[f"max_{what}"])
+            if spent[what] > limit and self.exceeded is None:
+                self.exceeded = f"the job's budget of {limit} {unit} is spent ({spent[what]})"
+                stop()
+        if time.monotonic() - self.last_beat >= HEARTBEAT_S:
+            self.beat()
+
+    def beat(self) -> None:
+        """Write the usage so far and the heartbeat."""
+        self.last_beat = time.monotonic()
+        with self.db.session() as session:
+            job = session.get(Job, self.job_id)
+            if job is not None:
+                job.usage = self.total()
+                job.heartbeat_at = datetime.now(timezone.utc)
+
+
+async def _evaluate(config: Any, budget: _Budget) -> Any:
+    """One ``coordqa eval`` within the job's budget; its result, or BudgetExceeded."""
+    import anyio
+
+    from coordqa.evaluation import evaluate_async
+
+    base = dict(budget.session)
+    result = None
+    with anyio.move_on_after(max(0.0, budget.seconds_left())) as scope:
+        result = await evaluate_async(
+            config, progress=lambda p: budget.watch(p, scope.cancel, base)
+        )
+    budget.beat()
+    if result is None:
+        raise BudgetExceeded(
+            budget.exceeded
+            or f"the job's budget of {budget.settings['max_seconds']:g} seconds is spent"
+        )
+    return result
+
+
+def private_split(seed: int, per_game: int, folder: Path) -> Path:
+    """The job's private split: ``per_game`` fresh scenarios of every game, from ``seed``.
+
+    Written once as ``questions.jsonl`` in ``folder``; a resumed job reads the same file (and
+    generating again from the seed gives the same questions).
+    """
+    import json
+
+    from coordqa.games import GAME_NAMES
+    from coordqa.scenarios import build_rows, fresh_scenarios, validate_rows_against_solvers
+
+    target = folder / "questions.jsonl"
+    if target.exists():
+        return target
+    rows: list[dict[str, Any]] = []
+    for index, game in enumerate(GAME_NAMES):
+        scenarios = fresh_scenarios(game, per_game, seed + 1_000 * index)
+        rows += build_rows(scenarios, source="coordqa-board-private")
+    validate_rows_against_solvers(rows)
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".partial")
+    partial.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    partial.replace(target)
+    return target
+
+
+def _qa_config(endpoint: Endpoint, job: Job, key: str | None, dataset: str, out: Path) -> Any:
+    from coordqa.evaluation import EvalConfig
+
+    return EvalConfig(
+        model=endpoint.model,
+        api_base=endpoint.api_base,
+        api_key_secret=key,
+        dataset=dataset,
+        trials=int(job.settings["trials"]),
+        seed=job.seed,
+        cache=False,
+        out=out,
+        label=f"board job {job.id}",
+    )
+
+
+def _private_numbers(run_dir: Path, questions: Path, max_trials: int) -> dict[str, Any]:
+    """The private split's accuracies, scored as the public run is (errors count as wrong)."""
+    from coordqa.dataset import load_rows
+    from coordqa.leaderboard.bundle import QABundle, build_qa_bundle
+    from coordqa.leaderboard.verify import score_qa
+
+    dataset: KnownDataset = known_dataset("private split", load_rows(questions))
+    bundle = QABundle.model_validate(build_qa_bundle(run_dir))
+    metrics = score_qa(bundle, dataset, max_trials).metrics
+    return {
+        "questions": len(dataset.rows),
+        "fingerprint": dataset.fingerprint,
+        "overall": metrics["overall"],
+        "by_type": metrics["by_type"],
+    }
+
+
+def _run_qa_job(
+    db: Database, catalog: Catalog, job: Job, endpoint: Endpoint, key: str | None, folder: Path
+) -> int:
+    """Both evaluations and the entry; the entry's id."""
+    import anyio
+
+    from coordqa.dataset import DEFAULT_DATASET
+    from coordqa.leaderboard.bundle import QABundle, build_qa_bundle
+    from coordqa.leaderboard.intake import admit
+
+    budget = _Budget(db, job)
+    public_run = folder / "public"
+
+    async def both() -> None:
+        await _evaluate(_qa_config(endpoint, job, key, DEFAULT_DATASET, public_run), budget)
+        questions = private_split(
+            job.private_seed, int(job.settings["private_per_game"]), folder / "private-data"
+        )
+        config = _qa_config(endpoint, job, key, str(questions), folder / "private")
+        await _evaluate(config, budget)
+
+    anyio.run(both)
+    questions = folder / "private-data" / "questions.jsonl"
+    private = _private_numbers(folder / "private", questions, catalog.max_trials)
+    data = build_qa_bundle(
+        public_run,
+        display_name=endpoint.display_name,
+        provider=endpoint.provider,
+        parameters=endpoint.parameters,
+        organisation=endpoint.organisation,
+        link=endpoint.link,
+    )
+    bundle = QABundle.model_validate(data)
+    stored = entry_of_job(db, job.id)
+    if stored is not None:  # stored by an earlier session that stopped before ending the job
+        return stored.id
+    try:
+        accepted = admit(
+            db,
+            catalog,
+            bundle,
+            data,
+            endpoint.token_id,
+            origin="board-run",
+            job_id=job.id,
+            extra_metrics={"private": private},
+        )
+    except DuplicateResultsError as exc:
+        return exc.existing_id
+    return accepted.id
+
+
+def run_job(
+    db: Database, catalog: Catalog, job_id: int, config: WorkerConfig, box: SecretBox | None = None
+) -> JobOutcome:
+    """Run (or resume) the claimed job ``job_id`` to its end and record how it ended."""
+    with db.session() as session:
+        job = session.get(Job, job_id)
+        endpoint = None if job is None else session.get(Endpoint, job.endpoint_id)
+    if job is None or endpoint is None:
+        raise CoordqaError(f"job {job_id} or its endpoint is gone from the database")
+    folder = config.work_dir / f"job-{job.id}"
+    try:
+        key = (
+            None
+            if endpoint.api_key_sealed is None
+            else (box or SecretBox()).open(endpoint.api_key_sealed)
+        )
+        if job.kind != "qa":
+            raise CoordqaError(f"job {job.id}: {job.kind} jobs are not run by this worker yet")
+        entry = _run_qa_job(db, catalog, job, endpoint, key, folder)
+    except CoordqaError as exc:
+        set_job_status(db, job.id, "failed", error=str(exc))
+        return JobOutcome(job.id, "failed", error=str(exc))
+    set_job_status(db, job.id, "done", submission_id=entry)
+    return JobOutcome(job.id, "done", entry=entry)
+
+
+def work(
+    db: Database,
+    catalog: Catalog,
+    config: WorkerConfig,
+    *,
+    once: bool = False,
+    box: SecretBox | None = None,
+    on_outcome: Callable[[JobOutcome], None] | None = None,
+) -> list[JobOutcome]:
+    """Claim and run jobs one at a time: until the queue is empty (``once``), or until Ctrl-C."""
+    outcomes: list[JobOutcome] = []
+    while True:
+        job_id = claim_job(db, config.name)
+        if job_id is None:
+            if once:
+                return outcomes
+            time.sleep(config.poll_s)
+            continue
+        outcome = run_job(db, catalog, job_id, config, box)
+        outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)

@@ -1,0 +1,222 @@
+"""Board-run entries end to end: register an endpoint, the worker runs it, the entry is ranked.
+
+Against the repository's local OpenAI-compatible server (which refuses any key but the
+submitter's) and the built-in ``random`` model, on SQLite and PostgreSQL. The private split is
+one fresh scenario per game (12 questions) to keep the test short; the public release is the
+default one (198 questions), 3 trials each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select, text
+
+from coordqa.dataset import DEFAULT_DATASET, load_rows
+from coordqa.leaderboard.catalog import Catalog
+from coordqa.leaderboard.db import Endpoint, Submission
+from coordqa.leaderboard.jobs import BoardRunSettings
+from coordqa.leaderboard.testing import BoardClient, synthetic_bundle
+from coordqa.leaderboard.worker import WorkerConfig, work
+from coordqa.llm.testing import LocalOpenAIServer
+
+KEY = "sk-submitter-secret-4711"
+"""The submitter's key: the only one the local server accepts."""
+QUESTIONS = len(load_rows(DEFAULT_DATASET))
+PRIVATE = 12
+"""One fresh scenario per game, three questions each."""
+TRIALS = 3
+
+
+@pytest.fixture
+def board(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BoardClient]:
+    from cryptography.fernet import Fernet
+
+    monkeypatch.setenv("COORDQA_BOARD_SECRET", Fernet.generate_key().decode())
+    settings = BoardRunSettings(trials=TRIALS, private_per_game=1, allow_private_endpoints=True)
+    client = BoardClient(db_url, tmp_path, board_run=settings)
+    yield client
+    client.close()
+
+
+def register(board: BoardClient, **fields: Any) -> Any:
+    return board.client.post(
+        "/api/endpoints", json=fields, headers={"Authorization": f"Bearer {board.token}"}
+    )
+
+
+def run_worker(board: BoardClient, tmp_path: Path) -> list[Any]:
+    return work(board.db, Catalog(board.db), WorkerConfig(work_dir=tmp_path / "jobs"), once=True)
+
+
+def everything_stored(board: BoardClient) -> str:
+    """Every row of every table as text, to look for a secret in it."""
+    from coordqa.leaderboard.db import Base
+
+    with board.db.session() as session:
+        return " ".join(
+            str(tuple(row))
+            for table in Base.metadata.sorted_tables
+            for row in session.execute(select(table))
+        )
+
+
+def test_an_endpoint_is_run_by_the_board_with_secret_seeds_and_a_private_split(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    board.submit(synthetic_bundle(board.rows, display_name="an upload"))  # on another dataset
+    with LocalOpenAIServer(api_key=KEY) as server:
+        answer = register(
+            board,
+            model="openai/local-model",
+            api_base=server.base_url,
+            api_key=KEY,
+            display_name="Local model",
+        )
+        assert answer.status_code == 201, answer.text
+        [job] = answer.json()["jobs"]
+        assert job["status"] == "queued" and job["seed"] is None
+        assert job["seeds"] == "secret until the job ends"
+        assert KEY not in answer.text and server.base_url not in answer.text
+        assert board.client.get(f"/api/jobs/{job['id']}").json()["seed"] is None
+        [outcome] = run_worker(board, tmp_path)
+        requests = server.requests
+        authorizations = set(server.authorizations)
+    assert outcome.status == "done", outcome.error
+    assert len(requests) == (QUESTIONS + PRIVATE) * TRIALS  # every call reached the endpoint
+    assert authorizations == {f"Bearer {KEY}"}  # the sealed key was opened for the calls
+    ended = board.client.get(f"/api/jobs/{job['id']}").json()
+    assert ended["status"] == "done" and ended["entry"] == outcome.entry
+    seed = ended["seed"]
+    assert {r["seed"] for r in requests} == {seed + t for t in range(TRIALS)}  # revealed now
+    assert ended["private_seed"] is not None and ended["private_seed"] != seed
+    # the key: sealed in the database, nowhere in clear, not in the job's run directories
+    with board.db.session() as session:
+        sealed = session.scalars(select(Endpoint.api_key_sealed)).one()
+    assert sealed is not None and KEY not in sealed
+    assert KEY not in everything_stored(board)
+    for path in (tmp_path / "jobs").rglob("*"):
+        if path.is_file():
+            assert KEY not in path.read_text(errors="replace"), path
+    # the entry: ranked on the public release, with its private split and the gap
+    entries = board.client.get("/api/entries", params={"dataset": DEFAULT_DATASET}).json()
+    [entry] = entries["entries"]
+    assert entry["origin"] == "board-run" and entry["job_id"] == job["id"]
+    assert entry["display_name"] == "Local model" and entry["n_trials"] == TRIALS
+    # the local server always answers "Answer: A": right exactly where A is a correct option
+    rows = load_rows(DEFAULT_DATASET)
+    assert entry["overall"] == pytest.approx(sum(0 in r["correct"] for r in rows) / len(rows))
+    assert entry["private_questions"] == PRIVATE and entry["private"] is not None
+    assert entry["gap"] == pytest.approx(entry["overall"] - entry["private"])
+    page = board.client.get("/", params={"dataset": DEFAULT_DATASET}).text
+    assert "run by the board (job" in page and "12 fresh questions" in page
+    detail = board.client.get(f"/submissions/{outcome.entry}").text
+    assert f"sampling seed {seed}" in detail and "Private split" in detail and "Gap" in detail
+
+
+def test_the_ranking_can_be_restricted_to_board_run_entries(
+    board: BoardClient, tmp_path: Path, db_url: str
+) -> None:
+    answer = register(board, model="random", display_name="Random, run by the board")
+    assert answer.status_code == 201, answer.text
+    [outcome] = run_worker(board, tmp_path)
+    assert outcome.status == "done", outcome.error
+    with board.db.session() as session:
+        stored = session.get(Submission, outcome.entry)
+        assert stored is not None and stored.origin == "board-run"
+    uploaded = synthetic_bundle(load_rows(DEFAULT_DATASET), display_name="an upload")
+    assert board.submit(uploaded).status_code == 201
+    params = {"dataset": DEFAULT_DATASET}
+    every = board.client.get("/api/entries", params=params).json()["entries"]
+    assert sorted(e["origin"] for e in every) == ["board-run", "uploaded"]
+    only = board.client.get("/api/entries", params={**params, "origin": "board-run"}).json()
+    assert [e["origin"] for e in only["entries"]] == ["board-run"]
+    strict = BoardClient(db_url, tmp_path, token=board.token, ranking="board-run")
+    try:
+        default = strict.client.get("/api/entries", params=params).json()
+        assert default["origin"] == "board-run"
+        assert [e["origin"] for e in default["entries"]] == ["board-run"]
+        assert (
+            len(
+                strict.client.get("/api/entries", params={**params, "origin": "all"}).json()[
+                    "entries"
+                ]
+            )
+            == 2
+        )
+    finally:
+        strict.close()
+
+
+def test_a_job_stopped_by_its_budget_resumes_without_asking_again(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    from coordqa.leaderboard.jobs import raise_budget, set_job_status
+
+    with LocalOpenAIServer(api_key=KEY) as server:
+        [job] = register(
+            board, model="openai/local-model", api_base=server.base_url, api_key=KEY
+        ).json()["jobs"]
+        raise_budget(board.db, job["id"], max_calls=100)
+        [stopped] = run_worker(board, tmp_path)
+        assert stopped.status == "failed" and "budget of 100 calls is spent" in str(stopped.error)
+        first = len(server.requests)
+        assert 100 < first <= 100 + 8  # the calls in flight when it stopped
+        raise_budget(board.db, job["id"], max_calls=5_000)
+        set_job_status(board.db, job["id"], "queued")
+        [resumed] = run_worker(board, tmp_path)
+        total = len(server.requests)
+    assert resumed.status == "done", resumed.error
+    needed = (QUESTIONS + PRIVATE) * TRIALS
+    assert needed <= total <= needed + 8  # at most the calls lost in flight are asked again
+    ended = board.client.get(f"/api/jobs/{job['id']}").json()
+    assert ended["sessions"] == 2
+    # calls cut off in flight when the budget stopped the job may reach the endpoint uncounted
+    assert total - 8 <= ended["usage"]["calls"] <= total
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"model": "openai/gpt-4o"}, "has no api_base and is not one this board hosts"),
+        ({"model": "random", "api_key": "sk-x"}, "api_key is for your own api_base"),
+        ({"model": "openai/x", "api_base": "ftp://x.example"}, "must be an http(s) URL"),
+        ({"model": "random", "grids": ["nope"]}, "unknown grid nope"),
+        ({"model": "random", "extra": 1}, "Extra inputs are not permitted"),
+    ],
+)
+def test_registrations_the_board_cannot_run_are_refused(
+    board: BoardClient, fields: dict[str, Any], message: str
+) -> None:
+    answer = register(board, **fields)
+    assert answer.status_code == 422 and message in answer.text, answer.text
+    assert board.client.get("/api/jobs").json() == []
+
+
+def test_a_public_board_refuses_endpoints_on_its_own_network(db_url: str, tmp_path: Path) -> None:
+    public = BoardClient(db_url, tmp_path, board_run=BoardRunSettings())
+    try:
+        for base in ("http://127.0.0.1:8000/v1", "http://localhost/v1", "http://10.1.2.3/v1"):
+            answer = register(public, model="openai/m", api_base=base)
+            assert answer.status_code == 422 and "loopback or private address" in answer.text
+        anonymous = public.client.post("/api/endpoints", json={"model": "random"})
+        assert anonymous.status_code == 401
+    finally:
+        public.close()
+
+
+def test_stored_keys_need_the_boards_secret(board: BoardClient) -> None:
+    from cryptography.fernet import Fernet
+
+    from coordqa.errors import ConfigError
+    from coordqa.leaderboard.sealing import SecretBox
+
+    sealed = SecretBox().seal(KEY)
+    assert KEY not in sealed and SecretBox().open(sealed) == KEY
+    with pytest.raises(ConfigError, match="does not open with this board's secret"):
+        SecretBox(Fernet.generate_key()).open(sealed)
+    with board.db.session() as session:
+        assert session.execute(text("SELECT count(*) FROM endpoints")).scalar_one() == 0
