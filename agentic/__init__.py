@@ -6,8 +6,9 @@ cheap):
 - :func:`run_match` / :func:`play_match`: one episode from an :class:`EpisodeSpec`;
 - :func:`run_grid` / :class:`GridConfig`: agents x models x partners x games x seeds, resumable,
   on the local asyncio backend or on Ray;
-- :func:`load_agentic_run` / :func:`verify_episodes`: read a run directory back and re-check
-  every episode by replaying it (what the leaderboard uses);
+- :class:`AgenticRun` (:func:`read_agentic_run`) / :func:`verify_episodes`: read a run
+  directory back (played episodes, failed ones with their cause) and re-check every episode by
+  replaying it (what the leaderboard uses); :func:`load_agentic_run` gives the played episodes;
 - :func:`agentic_report`: the paper-shaped tables and figures of one or more runs;
 - :func:`get_grid` / :func:`registered_grids` / :func:`missing_tasks`: the registered, versioned
   grids (what the leaderboard checks agentic submissions against).
@@ -22,11 +23,13 @@ from coordqa._lazy import lazy_exports
 if TYPE_CHECKING:
     from coordqa.agentic.episodes import (
         AgenticEpisode as AgenticEpisode,
+        AgenticRun as AgenticRun,
         EpisodeSpec as EpisodeSpec,
         EpisodeTask as EpisodeTask,
         VerificationError as VerificationError,
         VerifiedEpisode as VerifiedEpisode,
         load_agentic_run as load_agentic_run,
+        read_agentic_run as read_agentic_run,
         verify_episodes as verify_episodes,
     )
     from coordqa.agentic.grid import (

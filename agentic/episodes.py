@@ -24,12 +24,18 @@ An agentic run is a run directory of kind ``agentic`` (:mod:`coordqa.store`):
     made). Exchanges are written just before their episode record; an attempt killed in between
     leaves exchanges whose ``attempt`` no episode record names, and readers ignore them.
 ``failures.jsonl``
-    Episodes that raised (the error text), so a grid reports them; resuming plays them again.
+    Episodes that raised (the error text, and the gateway's error kind for a failed model
+    call), so a grid reports them; resuming plays them again.
 
-Resuming skips every key in ``episodes.jsonl``: a finished episode is never played again.
-:func:`load_agentic_run` reads a run back and :func:`verify_episodes` replays every trajectory
-through the game engine and recomputes its score and metrics (style rule 11); the leaderboard
-uses both to re-check a submitted agentic run instead of trusting reported numbers.
+An episode is *played* when its record is in ``episodes.jsonl`` and none of its model calls
+failed. An episode in which a call failed is a failure, never a result: the agents raise
+:class:`~coordqa.errors.ModelCallFailed` and the runner stores it in ``failures.jsonl``; an
+episode record with failed calls (written before that rule, when a failed call became a
+fallback move) is read as a failure too. Resuming skips every played key and plays the rest.
+:class:`AgenticRun` reads a run back (reports, the viewer and the leaderboard read through it)
+and :func:`verify_episodes` replays every trajectory through the game engine and recomputes its
+score and metrics (style rule 11); the leaderboard uses both to re-check a submitted agentic
+run instead of trusting reported numbers.
 """
 
 from __future__ import annotations
@@ -55,15 +61,17 @@ from coordqa.games.base import Game, Player
 from coordqa.games.episode import Trajectory, replay
 from coordqa.jsonvalues import JSONObject, content_hash, json_value
 from coordqa.options import OptionValue
-from coordqa.records import AgentRecord, Episode, PolicyAgreement, parse_exchange
-from coordqa.store import RunStore, open_run
+from coordqa.records import AgentRecord, Episode, Failure, PolicyAgreement, parse_exchange
+from coordqa.store import RunCounts, RunReader, RunStore
 
 EPISODES = "episodes"
 """Stream of finished episodes."""
 EXCHANGES = "exchanges"
 """Stream of model exchanges."""
 FAILURES = "failures"
-"""Stream of episodes that raised."""
+"""Stream of episodes that failed (or were skipped), with the cause."""
+NOT_READY = "not_ready"
+"""The ``error_kind`` of an episode skipped because one of its players is not ready."""
 
 
 class VerificationError(GameError):
@@ -292,43 +300,119 @@ def decisions_per_seat(trajectory: Trajectory) -> dict[int, int]:
     return counts
 
 
-def finished_keys(store: RunStore) -> set[str]:
-    """Keys of the episodes a run has finished (what a resumed grid skips)."""
-    return {str(record["key"]) for record in store.iter_records(EPISODES)}
+def failed_calls(record: Mapping[str, Any]) -> int:
+    """Model calls that failed in a stored episode (its agents' ``errors``, every seat)."""
+    stats = record.get("agent_stats") or {}
+    return sum(int(seat.get("errors") or 0) for seat in stats.values() if isinstance(seat, dict))
+
+
+class AgenticRun(RunReader):
+    """An agentic run directory, read (runs of ``coordqa agentic run`` and ``grid``).
+
+    The one way reports, the viewer and the leaderboard read agentic runs::
+
+        run = read_agentic_run("runs/agentic/paper-2c41f9a0")
+        run.episodes()      # [AgenticEpisode]: played episodes, in the order they finished
+        run.failures()      # {key: Failure}: episodes not played, with the cause
+        run.counts()        # RunCounts: episodes planned, played and failed
+    """
+
+    kind = "agentic"
+    elsewhere = "give the directory written by `coordqa agentic run` or `coordqa agentic grid`"
+
+    def __init__(self, store: RunStore) -> None:
+        """Wrap an open run (use :func:`read_agentic_run`).
+
+        Raises:
+            StoreError: the run is not an agentic run.
+        """
+        super().__init__(store)
+        self._read: tuple[list[Mapping[str, Any]], dict[str, Failure]] | None = None
+
+    def _records(self) -> tuple[list[Mapping[str, Any]], dict[str, Failure]]:
+        """The played episode records, and the failed episodes' last failure by key.
+
+        Read once per reader: a reader is a snapshot of the run when first read.
+
+        Raises:
+            StoreError: a key played twice.
+        """
+        if self._read is None:
+            self._read = self._read_records()
+        return self._read
+
+    def _read_records(self) -> tuple[list[Mapping[str, Any]], dict[str, Failure]]:
+        played: dict[str, Mapping[str, Any]] = {}
+        failed: dict[str, Failure] = {
+            failure.key: failure for failure in self.store.read(FAILURES, Failure.from_json)
+        }
+        for record in self.store.iter_records(EPISODES):
+            key = str(record.get("key"))
+            calls = failed_calls(record)
+            if calls:
+                failed[key] = Failure(
+                    key=key,
+                    error=f"{calls} model call(s) failed; the episode was stored as played "
+                    "(with fallback moves) by a coordqa that did not yet fail such episodes",
+                    error_kind="failed",
+                )
+            elif key in played:
+                raise StoreError(f"{self.path}: episode {key} is stored twice")
+            else:
+                played[key] = record
+        return list(played.values()), {k: f for k, f in failed.items() if k not in played}
+
+    def played_keys(self) -> set[str]:
+        """Keys of the played episodes (what a resumed run skips)."""
+        return {str(record["key"]) for record in self._records()[0]}
+
+    def episodes(self, *, with_exchanges: bool = True) -> list[AgenticEpisode]:
+        """Every played episode, in the order they finished.
+
+        Args:
+            with_exchanges: also attach each episode's model exchanges (those of the attempt
+                that played it); False skips reading ``exchanges.jsonl``, which holds every
+                prompt.
+
+        Raises:
+            StoreError: a malformed record, or one episode played twice.
+        """
+        by_attempt: dict[str, list[AgentRecord]] = {}
+        if with_exchanges:
+            for exchange in self.store.read(EXCHANGES, parse_exchange):  # formats 1, 2 upgraded
+                by_attempt.setdefault(str(exchange.attempt), []).append(exchange)
+        records = self._records()[0]
+        return [
+            AgenticEpisode.from_record(record, by_attempt.get(str(record.get("attempt")), []))
+            for record in records
+        ]
+
+    def failures(self) -> dict[str, Failure]:
+        """The episodes not played whose last attempt failed, by key, with the cause."""
+        return self._records()[1]
+
+    def counts(self) -> RunCounts:
+        """Episodes planned (None for runs made before the manifest said), played and failed."""
+        played, failed = self._records()
+        planned = self.manifest.runtime.get("episodes")
+        return RunCounts(
+            "episodes", planned if isinstance(planned, int) else None, len(played), len(failed)
+        )
+
+
+read_agentic_run = AgenticRun.read
+"""Open an agentic run directory (or wrap an open store) for reading; see :class:`AgenticRun`."""
 
 
 def load_agentic_run(
     run_dir: str | Path | RunStore, *, with_exchanges: bool = True
 ) -> list[AgenticEpisode]:
-    """Read every finished episode of an agentic run, in the order they finished.
-
-    Args:
-        run_dir: the run directory (see the module docstring for its format) or an open store.
-        with_exchanges: also attach each episode's model exchanges (those of the attempt that
-            finished it); False skips reading ``exchanges.jsonl``, which holds every prompt.
+    """Every played episode of an agentic run: :meth:`AgenticRun.episodes` of the run.
 
     Raises:
-        StoreError: not an agentic run, a malformed record, or one episode stored twice.
+        StoreError: not an agentic run, a malformed record, or one episode played twice.
     """
-    store = run_dir if isinstance(run_dir, RunStore) else open_run(run_dir)
-    if store.manifest.kind != "agentic":
-        raise StoreError(
-            f"{store.path} is a {store.manifest.kind!r} run, not an agentic one; "
-            "give the directory written by `coordqa agentic run` or `coordqa agentic grid`"
-        )
-    by_attempt: dict[str, list[AgentRecord]] = {}
-    if with_exchanges:
-        for exchange in store.read(EXCHANGES, parse_exchange):  # formats 1 and 2 upgraded
-            by_attempt.setdefault(str(exchange.attempt), []).append(exchange)
-    episodes: list[AgenticEpisode] = []
-    seen: set[str] = set()
-    for record in store.iter_records(EPISODES):
-        episode = AgenticEpisode.from_record(record, by_attempt.get(str(record.get("attempt")), []))
-        if episode.key in seen:
-            raise StoreError(f"{store.path}: episode {episode.key} is stored twice")
-        seen.add(episode.key)
-        episodes.append(episode)
-    return episodes
+    return read_agentic_run(run_dir).episodes(with_exchanges=with_exchanges)
 
 
 @dataclass(frozen=True)

@@ -177,6 +177,12 @@ class RuntimeSettings(BaseModel):
     """Timeout of one model call attempt."""
     max_attempts: int = Field(default=_POLICY.max_attempts, ge=1)
     """Attempts per model call."""
+    max_connection_failures: int = Field(default=_POLICY.max_connection_failures, ge=1)
+    """Attempts in a row that get no answer from a model's server before it counts as
+    unreachable (the run then stops)."""
+    max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Share of the grid's episodes that may fail (a model call failed after its retries, or
+    the episode raised) without failing the run; 0: none."""
     cache: bool = False
     """Serve repeated identical prompts from the response cache (off: agents sample anew)."""
 
@@ -188,6 +194,7 @@ class RuntimeSettings(BaseModel):
             tokens_per_minute=self.tokens_per_minute,
             timeout_s=self.timeout_s,
             max_attempts=self.max_attempts,
+            max_connection_failures=self.max_connection_failures,
         )
 
 

@@ -1,9 +1,13 @@
 """Tables and figures of agentic runs, in the shape of the LLM-Coordination paper's tables.
 
-Everything is computed from stored episodes (:func:`~coordqa.agentic.episodes.load_agentic_run`):
-no model is called. Each cell is the mean ± SE over episodes
-(:class:`coordqa.analysis.stats.MeanSE`, the statistics ``coordqa play`` and the QA tables use);
-with one episode the cell says ``(n=1)`` instead of an SE, and a cell with no episode is blank.
+Everything is computed from stored episodes, read through
+:class:`~coordqa.agentic.episodes.AgenticRun`: no model is called. Only played episodes enter
+the tables; episodes that failed (a model call failed, the episode raised) or were skipped (a
+player not ready) are left out, and counted and named with their cause
+(:attr:`AgenticReport.failures`). A run with no played episode has no table, not an error.
+Each cell is the mean ± SE over episodes (:class:`coordqa.analysis.stats.MeanSE`, the statistics
+``coordqa play`` and the QA tables use); with one episode the cell says ``(n=1)`` instead of an SE,
+and a cell with no episode is blank.
 
 Rows are keyed by everything that makes a configuration: agent, model, agent options, preset and
 game options (the ``label``, e.g. ``cac[gpt-4o] use_tom=False``), so full CAC, no-ToM and
@@ -48,12 +52,13 @@ from typing import Any
 import pandas as pd
 
 from coordqa.agentic.agents.ladder import ORDERS as LADDER_ORDERS
-from coordqa.agentic.episodes import AgenticEpisode, load_agentic_run
+from coordqa.agentic.episodes import NOT_READY, AgenticEpisode, read_agentic_run
 from coordqa.agentic.optimality import optimality
 from coordqa.analysis.stats import MeanSE
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, GameProfile, ReportTable, game_profile
 from coordqa.jsonvalues import JSONObject
+from coordqa.records import Failure
 
 COUNT_COLUMNS = (
     "decisions",
@@ -419,6 +424,8 @@ class AgenticReport:
     """Every non-empty table, by file stem."""
     titles: dict[str, str] = field(default_factory=dict)
     """The title of each table, by file stem."""
+    failures: dict[str, Failure] = field(default_factory=dict)
+    """Episodes left out of the tables, by key: failed or skipped, with the cause."""
 
     def write(self, out: str | Path) -> list[Path]:
         """Write each table as CSV, a Markdown report and the figures; return the paths."""
@@ -431,11 +438,24 @@ class AgenticReport:
         for stem, table in self.tables.items():
             written.append(self._write_csv(root / f"{stem}.csv", table))
             sections += [f"## {self.titles[stem]}", "", markdown_table(table), ""]
+        if self.failures:
+            sections += [f"## {self.left_out()}", ""]
+            sections += [f"- `{key}`: {f.error}" for key, f in sorted(self.failures.items())]
+            sections.append("")
         figures = plot_report(self.episodes, root)
         sections += [f"![{path.stem}]({path.name})" for path in figures]
         report = root / "report.md"
         report.write_text("\n".join(sections) + "\n", encoding="utf-8")
         return [*written, *figures, report]
+
+    def left_out(self) -> str:
+        """How many episodes the tables leave out, and why, in one line."""
+        failed = sum(f.error_kind != NOT_READY for f in self.failures.values())
+        skipped = len(self.failures) - failed
+        return (
+            f"{len(self.failures)} episode(s) left out of the tables: {failed} failed, "
+            f"{skipped} skipped (a player not ready); the same run command plays them again"
+        )
 
     @staticmethod
     def _write_csv(path: Path, table: pd.DataFrame) -> Path:
@@ -492,10 +512,12 @@ def _game_tables(frame: pd.DataFrame) -> dict[ReportTable, dict[str, GameProfile
 def agentic_report(runs: Sequence[str | Path], out: str | Path | None = None) -> AgenticReport:
     """Load the episodes of ``runs`` (run directories), build the tables and optionally write.
 
-    Exchanges are not read: the report needs only episodes and the agents' stats.
+    Exchanges are not read: the report needs only episodes and the agents' stats. Episodes
+    that were not played are named in :attr:`AgenticReport.failures`.
     """
-    episodes = [e for run in runs for e in load_agentic_run(run, with_exchanges=False)]
-    report = build_report(episodes)
+    readers = [read_agentic_run(run) for run in runs]
+    report = build_report(e for run in readers for e in run.episodes(with_exchanges=False))
+    report.failures = {key: f for run in readers for key, f in run.failures().items()}
     if out is not None:
         report.write(out)
     return report

@@ -14,22 +14,37 @@ Writing: on the local backend every exchange is written the moment it is made (a
 episode keeps all its finished exchanges; readers ignore exchanges of attempts that never
 finished); on Ray the driver writes an episode's exchanges when the episode returns. Either way
 the episode record comes last, and it is what marks the episode finished; see
-:mod:`coordqa.agentic.episodes` for the format. An episode that raises is recorded in
-``failures.jsonl`` and the grid goes on; the run stays unfinished and resuming plays it again.
+:mod:`coordqa.agentic.episodes` for the format.
+
+The run goes through the lifecycle every run shares (:mod:`coordqa.runs`), and fails loudly as
+``coordqa eval`` does:
+
+- before anything is stored, every model the pending episodes call is checked (provider, API
+  key: :class:`~coordqa.errors.ModelError`) and its ``api_base``, when given, must accept a
+  connection (else :class:`~coordqa.errors.RunFailed` at once);
+- an episode in which a model call failed after its retries
+  (:class:`~coordqa.errors.ModelCallFailed`) or that raised is recorded in ``failures.jsonl``
+  with its cause, never as played, and the grid goes on; a refused call (401, 403, 404, 400) or
+  an unreachable server (``max_connection_failures`` attempts in a row without an answer) stops
+  the run at once, with the episodes in flight cancelled; the first error of each kind is
+  reported (:attr:`GridProgress.new_error`) when it happens;
+- the session fails (:class:`~coordqa.errors.RunFailed`) when stopped, when more episodes
+  failed than ``max_error_rate`` allows, or when episodes were skipped. Resuming plays every
+  episode not played.
 
 Neural players that are not ready (SAD/OBL weights not registered, a BC model not trained), as
-partners or as baseline agents, are not an error: their episodes are left out of this session
-and reported in :attr:`GridResult.skipped`, so a grid with such players still plays the rest;
-the run stays unfinished until they are made ready and the same command is run again. Ctrl-C
-marks the run interrupted and raises :class:`~coordqa.errors.RunInterrupted`, which says how
-to resume.
+partners or as baseline agents, never crash a grid: their episodes are skipped (recorded in
+``failures.jsonl`` with the reason and the fix, kind ``not_ready``), the rest is played, and
+the session ends failed, naming them, until they are made ready and the same command is run
+again. Ctrl-C or SIGTERM marks the run interrupted and raises
+:class:`~coordqa.errors.RunInterrupted`, which says how to resume.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,18 +54,28 @@ from coordqa.agentic.episodes import (
     EPISODES,
     EXCHANGES,
     FAILURES,
+    NOT_READY,
     AgenticEpisode,
+    AgenticRun,
     EpisodeSpec,
     decisions_per_seat,
-    finished_keys,
+    read_agentic_run,
 )
 from coordqa.agentic.grid import GridConfig
 from coordqa.agentic.match import build_player, play_match
-from coordqa.errors import ConfigError, RunInterrupted
+from coordqa.errors import ConfigError, ModelCallFailed
 from coordqa.jsonvalues import JSONObject, content_hash
-from coordqa.llm import get_model
+from coordqa.llm import create_provider, get_model
 from coordqa.records import AgentRecord, Exchange, Failure
-from coordqa.store import RunManifest, RunStore
+from coordqa.runs import (
+    STOPPING_ERRORS,
+    ErrorWatch,
+    RunLifecycle,
+    Tally,
+    check_reachable,
+    run_to_end,
+)
+from coordqa.store import MANIFEST, RunManifest, RunStore, open_run
 
 
 @dataclass
@@ -62,13 +87,16 @@ class GridProgress:
     done: int = 0
     """Episodes finished (this session and before it)."""
     failed: int = 0
-    """Episodes that raised in this session."""
+    """Episodes that failed in this session (a model call failed, or the episode raised)."""
     decisions: int = 0
     """Moves chosen by players in this session (both seats, every player kind)."""
     model_calls: int = 0
     """Model calls made in this session."""
     episode: AgenticEpisode | None = None
     """The episode that just finished (None for other updates)."""
+    new_error: str | None = None
+    """Set on the update of the first failure of its kind in this session: the episode and
+    its cause (show it now)."""
 
 
 ProgressCallback = Callable[[GridProgress], None]
@@ -78,12 +106,15 @@ on Ray after each episode)."""
 
 @dataclass(frozen=True)
 class EpisodeFailure:
-    """An episode that raised instead of finishing."""
+    """An episode that failed instead of finishing."""
 
     key: str
     """The episode's key."""
     error: str
-    """The exception type and message."""
+    """The cause: the failed model call, or the exception type and message."""
+    kind: str | None = None
+    """For a failed model call, the gateway's error kind (``failed``, ``fatal``,
+    ``unreachable``); None for another exception."""
 
 
 @dataclass
@@ -99,12 +130,17 @@ class GridResult:
     played: list[AgenticEpisode] = field(default_factory=list)
     """Episodes played by this call, in the order they finished."""
     failures: list[EpisodeFailure] = field(default_factory=list)
-    """Episodes that raised in this call (played again on the next resume)."""
+    """Episodes that failed in this call (played again on the next resume)."""
     skipped: dict[str, str] = field(default_factory=dict)
     """Players not ready to play (SAD/OBL weights, BC models), with the reason and the fix;
     their episodes were left out."""
-    skipped_episodes: int = 0
+    skipped_keys: list[str] = field(default_factory=list)
     """Episodes left out because one of their players is not ready."""
+
+    @property
+    def skipped_episodes(self) -> int:
+        """How many episodes were left out because a player is not ready."""
+        return len(self.skipped_keys)
 
     @property
     def complete(self) -> bool:
@@ -112,19 +148,12 @@ class GridResult:
         return self.resumed + len(self.played) == self.total
 
 
-def open_grid_store(config: GridConfig, out: str | Path, specs: Sequence[EpisodeSpec]) -> RunStore:
-    """Create the run directory of ``config`` at ``out``, or resume it if it holds the same grid."""
+def grid_manifest(config: GridConfig, specs: Sequence[EpisodeSpec]) -> RunManifest:
+    """The manifest of the run of ``config`` (its identity, and how many episodes it plans)."""
     identity = config.identity()
     fingerprint = content_hash({"config": identity, "episodes": [s.key for s in specs]})
-    manifest = RunManifest(
-        kind="agentic",
-        config=identity,
-        runtime=config.runtime.model_dump(mode="json"),
-        fingerprint=fingerprint,
-    )
-    store = RunStore.open_or_create(out, manifest)
-    store.mark_started()
-    return store
+    runtime = {**config.runtime.model_dump(mode="json"), "episodes": len(specs)}
+    return RunManifest(kind="agentic", config=identity, runtime=runtime, fingerprint=fingerprint)
 
 
 class RecordWriter:
@@ -191,9 +220,13 @@ async def record_episode(writer: RecordWriter, episode: AgenticEpisode, *, excha
 
 
 async def record_failure(writer: RecordWriter, key: str, exc: Exception) -> EpisodeFailure:
-    """Write an episode's failure and return it."""
-    failure = EpisodeFailure(key, f"{type(exc).__name__}: {exc}")
-    await writer.write(FAILURES, Failure(key=key, error=failure.error).to_json())
+    """Write an episode's failure, with its cause, and return it."""
+    if isinstance(exc, ModelCallFailed):
+        failure = EpisodeFailure(key, str(exc), exc.kind)
+    else:
+        failure = EpisodeFailure(key, f"{type(exc).__name__}: {exc}")
+    record = Failure(key=key, error=failure.error, error_kind=failure.kind)
+    await writer.write(FAILURES, record.to_json())
     return failure
 
 
@@ -225,25 +258,40 @@ async def local_session(
 
 
 async def bounded_outcomes(
-    specs: Sequence[EpisodeSpec], parallel: int, play: PlayFn
-) -> AsyncIterator[tuple[EpisodeSpec, AgenticEpisode | Exception]]:
-    """Play ``specs`` with at most ``parallel`` in flight; yield each outcome as it finishes."""
-    gate = asyncio.Semaphore(parallel)
+    specs: Sequence[EpisodeSpec],
+    parallel: int,
+    play: PlayFn,
+    stops: Callable[[Exception], bool] = lambda exc: False,
+) -> AsyncGenerator[tuple[EpisodeSpec, AgenticEpisode | Exception], None]:
+    """Play ``specs`` with at most ``parallel`` in flight; yield each outcome as it finishes.
 
-    async def one(spec: EpisodeSpec) -> tuple[EpisodeSpec, AgenticEpisode | Exception]:
+    Once an episode fails with an exception that ``stops`` the run, no other episode starts
+    (one waiting for its turn would otherwise start before the caller hears of the failure).
+    """
+    gate = asyncio.Semaphore(parallel)
+    stopped = False
+
+    async def one(spec: EpisodeSpec) -> tuple[EpisodeSpec, AgenticEpisode | Exception | None]:
+        nonlocal stopped
         async with gate:
+            if stopped:
+                return spec, None
             try:
                 return spec, await play(spec)
             except Exception as exc:  # recorded as a failure by the caller, never dropped
+                stopped = stopped or stops(exc)
                 return spec, exc
 
     tasks = [asyncio.create_task(one(spec)) for spec in specs]
     try:
         for finished in asyncio.as_completed(tasks):
-            yield await finished
+            spec, outcome = await finished
+            if outcome is not None:
+                yield spec, outcome
     finally:
         for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)  # their records reach the writer
 
 
 class _Tracker:
@@ -260,6 +308,7 @@ class _Tracker:
         model_calls: int = 0,
         episode: AgenticEpisode | None = None,
         failed: bool = False,
+        new_error: str | None = None,
     ) -> None:
         state = self.state
         state.decisions += decisions
@@ -267,6 +316,7 @@ class _Tracker:
         state.done += episode is not None
         state.failed += failed
         state.episode = episode
+        state.new_error = new_error
         if self.callback is not None:
             self.callback(state)
 
@@ -313,6 +363,30 @@ def check_players(specs: Sequence[EpisodeSpec]) -> dict[str, str]:
     return unready
 
 
+def check_models(config: GridConfig, specs: Sequence[EpisodeSpec]) -> None:
+    """Check every model ``specs`` call before the first episode: endpoint, provider, key.
+
+    Nothing is stored when a check fails. The endpoint is probed (one TCP connection, no
+    token) only when the model has an ``api_base`` and the run does not use the response cache.
+
+    Raises:
+        ModelError: an unknown provider or a missing API key.
+        RunFailed: nothing accepts a connection at a model's ``api_base``.
+    """
+    for name in sorted({spec.model for spec in specs if spec.model is not None}):
+        api_base = config.api_base_for(name)
+        if not config.runtime.cache:
+            check_reachable(api_base)  # first: milliseconds, where the key check imports litellm
+        create_provider(name, api_base, None).check()
+
+
+def _played_before(out: Path) -> set[str]:
+    """Keys played in the run at ``out`` (read without the writer's lock; empty: no run)."""
+    if not (out / MANIFEST).exists():
+        return set()
+    return read_agentic_run(out).played_keys()
+
+
 async def run_grid_async(
     config: GridConfig,
     out: str | Path,
@@ -326,30 +400,102 @@ async def run_grid_async(
             "the grid has no episodes: no agent/partner pairing plays the listed games"
         )
     unready = check_players(specs)
-    store = open_grid_store(config, out, specs)
-    writer = RecordWriter(store)
-    try:
-        done = finished_keys(store)
-        pending = [spec for spec in specs if spec.key not in done]
-        playable = [spec for spec in pending if not set(spec.seats) & set(unready)]
-        result = GridResult(store.path, len(specs), resumed=len(specs) - len(pending))
-        result.skipped = {p: unready[p] for p in sorted(unready)}
-        result.skipped_episodes = len(pending) - len(playable)
-        tracker = _Tracker(len(specs), result.resumed, progress)
-        tracker.add()
-        async with _session(playable, config, writer, tracker) as session:
-            parallel = config.runtime.parallel_episodes
-            async for spec, outcome in bounded_outcomes(playable, parallel, session.play):
-                await _store_outcome(writer, result, spec, outcome, session.streams, tracker)
-        if result.complete:
-            store.mark_finished()
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        store.mark_interrupted()
-        raise
-    finally:
-        writer.close()
-        store.close()
+    played = _played_before(Path(out))
+    check_models(config, [s for s in specs if s.key not in played and not _unready(s, unready)])
+    watch = ErrorWatch(
+        ", ".join(config.model_names()), config.api_base, config.runtime.max_error_rate
+    )
+    with RunLifecycle.open(out, grid_manifest(config, specs)) as run:
+        writer = RecordWriter(run.store)
+        try:
+            done = read_agentic_run(run.store).played_keys()
+            pending = [spec for spec in specs if spec.key not in done]
+            playable = [spec for spec in pending if not _unready(spec, unready)]
+            result = GridResult(run.path, len(specs), resumed=len(specs) - len(pending))
+            result.skipped = {p: unready[p] for p in sorted(unready)}
+            result.skipped_keys = [spec.key for spec in pending if _unready(spec, unready)]
+            tracker = _Tracker(len(specs), result.resumed, progress)
+            with run.session():
+                await _record_skipped(writer, pending, unready)
+                tracker.add()
+                async with _session(playable, config, writer, tracker) as session:
+                    parallel = config.runtime.parallel_episodes
+                    outcomes = bounded_outcomes(playable, parallel, session.play, _stopping)
+                    async with aclosing(outcomes) as stream:
+                        async for spec, outcome in stream:
+                            failed = await _store_outcome(
+                                writer, result, spec, outcome, session, tracker
+                            )
+                            if failed is not None and _stops(watch, config, spec, failed, tracker):
+                                break
+        finally:
+            writer.close()
+        failure = _failure(watch, result, read_agentic_run(run.store))
+        if failure is not None:
+            raise run.failed(failure, None if watch.stopped_by else result)
+        run.finish()
     return result
+
+
+def _unready(spec: EpisodeSpec, unready: dict[str, str]) -> bool:
+    return bool(set(spec.seats) & set(unready))
+
+
+async def _record_skipped(
+    writer: RecordWriter, pending: Sequence[EpisodeSpec], unready: dict[str, str]
+) -> None:
+    """Record each pending episode a player of which is not ready, with the reason and fix."""
+    for spec in pending:
+        players = sorted(set(spec.seats) & set(unready))
+        if players:
+            reasons = "; ".join(f"{player}: {unready[player]}" for player in players)
+            record = Failure(key=spec.key, error=f"skipped: {reasons}", error_kind=NOT_READY)
+            writer.put(FAILURES, record.to_json())
+
+
+def _stopping(exc: Exception) -> bool:
+    """Whether an episode's exception means no other call can succeed (refused, unreachable)."""
+    return isinstance(exc, ModelCallFailed) and exc.kind in STOPPING_ERRORS
+
+
+def _stops(
+    watch: ErrorWatch,
+    config: GridConfig,
+    spec: EpisodeSpec,
+    failure: EpisodeFailure,
+    tracker: _Tracker,
+) -> bool:
+    """Count a failed episode; report the first of its kind; whether it stops the run."""
+    new_error = watch.note(failure.error)
+    if new_error is not None:
+        tracker.add(new_error=f"{spec.key}: {new_error}")
+    if spec.model is None:
+        return False
+    api_base = config.api_base_for(spec.model)
+    return watch.stopping(failure.error, failure.kind, model=spec.model, api_base=api_base)
+
+
+def _failure(watch: ErrorWatch, result: GridResult, run: AgenticRun) -> str | None:
+    """Why the session counts as failed (None: it did not)."""
+    failures = run.failures()
+    errors = sum(failure.error_kind != NOT_READY for failure in failures.values())
+    tally = Tally(
+        unit="episodes",
+        done="played",
+        stored=len(run.played_keys()),
+        total=result.total,
+        errors=errors,
+        run_dir=result.run_dir,
+        errors_file=f"{FAILURES}.jsonl",
+    )
+    failure = watch.failure(tally)
+    if failure is not None or not result.skipped_keys:
+        return failure
+    players = "; ".join(f"{player}: {reason}" for player, reason in result.skipped.items())
+    return (
+        f"{result.skipped_episodes} of {result.total} episodes were skipped because a player "
+        f"is not ready ({players}). Make it ready, then {tally.saved()}."
+    )
 
 
 async def _store_outcome(
@@ -357,22 +503,24 @@ async def _store_outcome(
     result: GridResult,
     spec: EpisodeSpec,
     outcome: AgenticEpisode | Exception,
-    streamed: bool,
+    session: Session,
     tracker: _Tracker,
-) -> None:
-    """Write one outcome, add it to ``result`` and report progress."""
+) -> EpisodeFailure | None:
+    """Write one outcome, add it to ``result`` and report progress; return a failure."""
     if isinstance(outcome, Exception):
-        result.failures.append(await record_failure(writer, spec.key, outcome))
+        failure = await record_failure(writer, spec.key, outcome)
+        result.failures.append(failure)
         tracker.add(failed=True)
-        return
-    await record_episode(writer, outcome, exchanges=not streamed)
+        return failure
+    await record_episode(writer, outcome, exchanges=not session.streams)
     result.played.append(outcome)
-    if streamed:
+    if session.streams:
         tracker.add(episode=outcome)
     else:
         calls = sum(isinstance(record, Exchange) for record in outcome.exchanges)
         moves = sum(decisions_per_seat(outcome.trajectory).values())
         tracker.add(decisions=moves, model_calls=calls, episode=outcome)
+    return None
 
 
 def run_grid(
@@ -391,23 +539,28 @@ def run_grid(
     Raises:
         StoreError: ``out`` holds a run of another grid.
         UnknownNameError, ConfigError: a bad name or option in the grid.
-        RunInterrupted: on Ctrl-C; every finished episode and exchange is stored, and the same
-            call resumes the run.
+        ModelError: a model the grid calls cannot be used (unknown provider, missing key);
+            nothing is stored.
+        RunFailed: the run stopped (an unreachable server, a refused call) or ended with
+            failed episodes beyond ``runtime.max_error_rate``, or with skipped episodes
+            (players not ready); ``.result`` is the :class:`GridResult` when the session got
+            to its end. Every played episode is stored; the same call resumes the run.
+        RunInterrupted: on Ctrl-C or SIGTERM; every finished episode and exchange is stored,
+            and the same call resumes the run.
     """
-    try:
-        return asyncio.run(run_grid_async(config, out, progress=progress))
-    except KeyboardInterrupt:
-        raise RunInterrupted(interrupted_message(Path(out)), Path(out)) from None
+    return run_to_end(
+        lambda: run_grid_async(config, out, progress=progress),
+        interrupted=lambda: interrupted_message(Path(out)),
+        run_dir=Path(out),
+    )
 
 
 def interrupted_message(run_dir: Path) -> str:
     """What an interrupted grid kept, and how to resume it."""
-    if not (run_dir / "manifest.json").exists():
+    if not (run_dir / MANIFEST).exists():
         return "interrupted before the run directory was created; nothing was played"
-    from coordqa.store import open_run
-
     store = open_run(run_dir)
-    episodes = len(finished_keys(store))
+    episodes = len(read_agentic_run(store).played_keys())
     exchanges = sum(1 for r in store.iter_records(EXCHANGES) if r.get("kind") == "exchange")
     return (
         f"interrupted: {episodes} finished episode(s) and {exchanges} model exchange(s) are "

@@ -7,6 +7,8 @@ allowed and how to fix it. Subsystems subclass the branch that fits, so callers 
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class CoordqaError(Exception):
     """Base class of every error raised on purpose by coordqa."""
@@ -47,10 +49,45 @@ class GameError(CoordqaError, ValueError):
     """An illegal move, an unknown layout, or a snapshot that does not restore."""
 
 
-class RunInterrupted(CoordqaError):
-    """A run was stopped (Ctrl-C) before the end; what finished is stored and it resumes.
+class ModelCallFailed(ModelError):
+    """A model call failed after its retries, so the work that needed its reply has no result.
 
-    The message says how much is kept and how to resume; ``run_dir`` is the run directory.
+    Raised where a failed call must not become a result (an agent's decision: the episode is
+    then stored as failed, never as played). ``kind`` is the gateway's
+    :data:`~coordqa.llm.types.ErrorKind`: ``failed``, ``fatal`` (refused: every call would be)
+    or ``unreachable``.
+    """
+
+    def __init__(self, error: str, kind: str, role: str) -> None:
+        """Carry the call's error, its kind and the role that asked (``action``, ``tom``...)."""
+        super().__init__(error, kind, role)
+        self.error = error
+        self.kind = kind
+        self.role = role
+
+    def __str__(self) -> str:
+        return f"the {self.role} call failed ({self.kind}): {self.error}"
+
+
+class RunFailed(CoordqaError):
+    """A run stopped on an error every call would meet, or ended with too many failures.
+
+    Everything finished is stored and the same command resumes it; the message says what
+    stopped the run and how to resume. ``result`` is what the session did, when it got to its
+    end (was not stopped).
+    """
+
+    def __init__(self, message: str, result: Any = None) -> None:
+        """Carry the message and, when the session ended, its result."""
+        super().__init__(message)
+        self.result = result
+
+
+class RunInterrupted(CoordqaError):
+    """A run was stopped (Ctrl-C, SIGTERM) before the end; what finished is stored, it resumes.
+
+    The one interruption of every kind of run (QA, agentic, play). The message says how much
+    is kept and how to resume; ``run_dir`` is the run directory.
     """
 
     def __init__(self, message: str, run_dir: object = None) -> None:

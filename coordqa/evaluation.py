@@ -33,7 +33,7 @@ from typing import Any
 
 from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.dataset import Row
-from coordqa.errors import ConfigError, CoordqaError
+from coordqa.errors import ConfigError, RunFailed, RunInterrupted
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import (
     PAPER_SAMPLING,
@@ -49,6 +49,7 @@ from coordqa.llm import (
 from coordqa.llm.ledger import totals_of
 from coordqa.prompts import PROMPT_LAYOUTS, PromptLayout
 from coordqa.records import QACall, Question
+from coordqa.runs import ErrorWatch, RunLifecycle, Tally, run_to_end
 from coordqa.store import (
     CALLS,
     MANIFEST,
@@ -79,8 +80,8 @@ ROLE = "qa"
 """Usage role under which QA calls are recorded by the gateway."""
 
 
-class EvalInterrupted(CoordqaError):
-    """The run was stopped (Ctrl-C) before the end; what was answered is stored."""
+EvalInterrupted = RunInterrupted
+"""A QA run stopped by Ctrl-C or SIGTERM: the one interruption of every kind of run."""
 
 
 @dataclass(frozen=True)
@@ -325,17 +326,11 @@ class RunResult:
         }
 
 
-class EvalFailed(CoordqaError):
-    """The run stopped on an error every call would meet, or ended with too many error samples.
-
-    "Too many": more than ``max_error_rate`` allows. Everything answered is stored; rerunning
-    resumes.
-    """
-
-    def __init__(self, message: str, result: RunResult | None = None) -> None:
-        """``result``: the scored run, when the session got to its end (was not stopped)."""
-        super().__init__(message)
-        self.result = result
+EvalFailed = RunFailed
+"""A QA run stopped on an error every call would meet, or ended with more error samples than
+``max_error_rate`` allows: the one failure of every kind of run. Everything answered is stored,
+rerunning resumes; ``.result`` is the scored :class:`RunResult` when the session got to its end
+(was not stopped)."""
 
 
 @dataclass(frozen=True)
@@ -547,22 +542,6 @@ def score(run: RunStore | str | Path) -> RunAnalysis:
 # -- running ---------------------------------------------------------------------------------
 
 
-STOPPING_ERRORS = frozenset({"fatal", "unreachable"})
-"""Error kinds after which no other call can succeed: the run stops at once."""
-
-_VOLATILE = re.compile(r"\b[0-9a-f]{8,}\b|\d+\.\d+|\d{4,}", re.IGNORECASE)
-
-
-def error_signature(error: str) -> str:
-    """What makes two errors "the same kind": the cause without ids, times or ports.
-
-    >>> error_signature("gave up after 6 attempts; last error: Timeout 12.5 s (id 3f9a2b7c1d)")
-    'Timeout # s (id #)'
-    """
-    cause = error.rpartition("last error: ")[2]
-    return _VOLATILE.sub("#", cause)[:200]
-
-
 @dataclass
 class _Session:
     """Mutable state of one evaluation session (one process)."""
@@ -573,13 +552,10 @@ class _Session:
     resumed: int
     progress: ProgressCallback | None
     ledger: UsageLedger
+    watch: ErrorWatch
+    """Errors seen, the first of each kind, and the one that stopped the run."""
     started: float = field(default_factory=time.monotonic)
     new_samples: int = 0
-    errors: int = 0
-    first_errors: dict[str, str] = field(default_factory=dict)
-    """The first error of each kind (by :func:`error_signature`), in order of appearance."""
-    stopped_by: Reply | None = None
-    """The reply that stopped the run (a fatal or unreachable error), if one did."""
     cancel: Callable[[], None] | None = None
     """Cancels the calls in flight."""
     dropped_params: tuple[str, ...] = ()
@@ -599,7 +575,7 @@ class _Session:
                     done=self.resumed + self.new_samples,
                     resumed=self.resumed,
                     calls=self.ledger.total(),
-                    errors=self.errors,
+                    errors=self.watch.errors,
                     elapsed_s=time.monotonic() - self.started,
                     new_error=new_error,
                     dropped_params=self.dropped_params,
@@ -611,24 +587,8 @@ class _Session:
     def count(self, call: QACall, question: Question) -> None:
         """Account for a stored call (a new sample); report progress and new kinds of error."""
         self.new_samples += 1
-        new_error = None
-        if not call.ok:
-            self.errors += 1
-            error = call.error or "no reply text"
-            signature = error_signature(error)
-            if signature not in self.first_errors:
-                self.first_errors[signature] = new_error = error
+        new_error = None if call.ok else self.watch.note(call.error or "no reply text")
         self.report(new_error, call, question)
-
-    def stopping(self, reply: Reply) -> None:
-        """Note that no other call can succeed after ``reply``; no new call starts.
-
-        Called the moment the reply comes back, before it is stored: the first stopping reply
-        to come back is the one reported (while it is being written, calls still in flight may
-        fail too, and their errors describe a later state, e.g. one more failed attempt).
-        """
-        if self.stopped_by is None:
-            self.stopped_by = reply
 
     def stop(self) -> None:
         """Cancel the calls in flight (once the stopping reply is stored)."""
@@ -655,9 +615,7 @@ async def _ask(session: _Session, model: Model, question: QuestionPlan, trial: i
     reply: Reply = await model.generate(
         question.messages, session.config.generate_config(trial), trial=trial, role=ROLE
     )
-    stopping = reply.error_kind in STOPPING_ERRORS
-    if stopping:
-        session.stopping(reply)
+    stopping = not reply.ok and session.watch.stopping(str(reply.error), reply.error_kind)
     call = QACall.of(question.question_id, trial, question.prompt_hash, reply)
     await session.store.append_record_async(CALLS, call)
     session.count(call, question.record())
@@ -678,7 +636,7 @@ async def _run_pending(
 
     async def worker() -> None:
         for question, trial in work:
-            if session.stopped_by is not None:
+            if session.watch.stopped_by is not None:
                 return
             await _ask(session, model, question, trial)
 
@@ -781,25 +739,21 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
         dropped = model.dropped_params(config.generate_config(0))
     manifest = _as_stored(plan)
     runtime = {**manifest.runtime, "dropped_params": dropped}
-    store = RunStore.open_or_create(plan.out, manifest.model_copy(update={"runtime": runtime}))
-    try:
+    with RunLifecycle.open(plan.out, manifest.model_copy(update={"runtime": runtime})) as run:
+        store = run.store
         total = len(plan.questions) * config.trials
         _record_questions(store, plan)
         answered = _answered_keys(store)
-        session = _Session(store, config, total, len(answered), progress, ledger)
+        watch = ErrorWatch(config.model, config.api_base, config.max_error_rate)
+        session = _Session(store, config, total, len(answered), progress, ledger, watch)
         session.dropped_params = tuple(dropped or ())
         pending = _pending(plan, answered)
         _adopt_settings(store, plan, bool(pending))
-        store.mark_started()
-        session.started = time.monotonic()
-        session.report()
-        try:
+        with run.session(on_interrupt=lambda: score(store)):
+            session.started = time.monotonic()
+            session.report()
             if pending:
                 await _run_pending(session, model, pending)
-        except (asyncio.CancelledError, KeyboardInterrupt):
-            store.mark_interrupted()
-            score(store)
-            raise
         analysis = score(store)
         result = RunResult(
             store.path,
@@ -812,14 +766,12 @@ async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
         )
         failure = _failure(session, result)
         if failure is not None:
-            store.mark_failed()
+            error = run.failed(failure, None if watch.stopped_by else result)
             result.manifest = store.manifest
-            raise EvalFailed(failure, None if session.stopped_by else result)
-        store.mark_finished()
+            raise error
+        run.finish()
         result.manifest = store.manifest
         return result
-    finally:
-        store.close()
 
 
 def _adopt_settings(store: RunStore, plan: _Plan, sending: bool) -> None:
@@ -844,33 +796,17 @@ def _adopt_settings(store: RunStore, plan: _Plan, sending: bool) -> None:
 
 def _failure(session: _Session, result: RunResult) -> str | None:
     """Why the session counts as failed (None: it did not)."""
-    config = session.config
-    stored = result.analysis.stored_samples - result.analysis.errors
-    saved = (
-        f"{stored} of {session.total} samples are answered and stored in {result.run_dir}; "
-        "run the same command again to resume"
+    analysis = result.analysis
+    tally = Tally(
+        unit="samples",
+        done="answered",
+        stored=analysis.stored_samples - analysis.errors,
+        total=session.total,
+        errors=analysis.errors,
+        run_dir=result.run_dir,
+        errors_file=f"{CALLS}.jsonl",
     )
-    reply = session.stopped_by
-    if reply is not None and reply.error_kind == "unreachable":
-        where = config.api_base or f"the {config.model.partition('/')[0]} API"
-        return (
-            f"stopped: {where} is unreachable: {reply.error}. Start the server or fix "
-            f"--api-base, then {saved}."
-        )
-    if reply is not None:
-        return (
-            f"stopped: {config.model} refused the call, and would refuse every other one: "
-            f"{reply.error}. Fix the API key, model name or parameters, then {saved}."
-        )
-    errors = result.analysis.errors
-    if errors == 0 or result.error_rate <= config.max_error_rate:
-        return None
-    kinds = "; ".join(session.first_errors.values()) or "see calls.jsonl"
-    return (
-        f"{errors} of {session.total} samples ({result.error_rate:.1%}) are errors, more than "
-        f"max_error_rate={config.max_error_rate:g} allows (first of each kind: {kinds}). "
-        f"Run the same command again to retry them (--max-error-rate allows a share of errors)."
-    )
+    return session.watch.failure(tally)
 
 
 def _inside_event_loop() -> bool:
@@ -895,18 +831,19 @@ def evaluate(config: EvalConfig, *, progress: ProgressCallback | None = None) ->
             run; or more than ``config.max_error_rate`` of its samples are errors. Everything
             answered is stored (``.result`` holds the scored run when the session ended), and
             the same call resumes the run.
-        EvalInterrupted: on Ctrl-C; everything answered so far is stored, and the same call
-            resumes the run.
+        EvalInterrupted: on Ctrl-C or SIGTERM; everything answered so far is stored, and the
+            same call resumes the run.
     """
     if _inside_event_loop():
         raise ConfigError("evaluate() cannot run inside an event loop; use await evaluate_async()")
     plan = _plan(config)
-    try:
-        return asyncio.run(_execute(plan, progress))
-    except KeyboardInterrupt:
+
+    def interrupted() -> str:
         stored = len(_stored_answers(plan.out))
         total = len(plan.questions) * config.trials
-        raise EvalInterrupted(
+        return (
             f"interrupted: {stored} of {total} samples are answered and stored in {plan.out}. "
             "Run the same command again to resume."
-        ) from None
+        )
+
+    return run_to_end(lambda: _execute(plan, progress), interrupted=interrupted, run_dir=plan.out)

@@ -691,14 +691,16 @@ def exchange_of(role: AgentRole, payload: Payload, **fields: Any) -> Exchange:
 
 
 FallbackReason = Literal["unreadable", "model_error", "verifier_cap", "no_options"]
-"""Why an agent fell back to its game's safe action."""
+"""Why an agent fell back to its game's safe action (``model_error``: stored runs only)."""
 
 
 class Fallback(Record):
     """An agent's fallback to its game's safe action."""
 
     reason: FallbackReason
-    """Why the model's choice could not stand."""
+    """Why the model's choice could not stand: ``unreadable``, ``verifier_cap`` or
+    ``no_options`` (``model_error`` only in runs made before a failed model call failed its
+    episode instead)."""
     detail: str
     """What went wrong, in words."""
     action: str
@@ -901,12 +903,17 @@ class Episode(Record):
 
 
 class Failure(Record):
-    """An episode that raised instead of finishing (``failures.jsonl``)."""
+    """An episode that raised instead of finishing (``failures.jsonl``): played again on resume."""
 
     key: str
     """The episode's key."""
     error: str
-    """Exception type and message."""
+    """Exception type and message (for a failed model call: the role and the provider's
+    words)."""
+    error_kind: str | None = None
+    """For a failed model call, the gateway's kind: ``failed``, ``fatal`` (refused) or
+    ``unreachable``; ``not_ready`` for an episode skipped because a player is not ready (no
+    weights); None for any other exception."""
 
 
 def parse_exchange(data: Mapping[str, Any], where: str = "") -> AgentRecord:

@@ -19,6 +19,7 @@ part is to refuse resuming a run whose configuration differs from the one being 
 
 from __future__ import annotations
 
+import abc
 import json
 import logging
 import os
@@ -26,9 +27,10 @@ import re
 import sys
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal, TypeVar
+from typing import IO, TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -50,8 +52,10 @@ __all__ = [
     "SCHEMA_VERSION",
     "DatasetInfo",
     "QARun",
+    "RunCounts",
     "RunKind",
     "RunManifest",
+    "RunReader",
     "RunStore",
     "atomic_write_bytes",
     "content_hash",
@@ -82,10 +86,30 @@ RunKind = Literal["qa", "agentic", "play"]
 RunStatus = Literal["created", "running", "finished", "interrupted", "failed"]
 
 T = TypeVar("T")
+_Reader = TypeVar("_Reader", bound="RunReader")
 
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class RunCounts:
+    """How far a run got: its units (QA samples, episodes) planned, done and failed."""
+
+    unit: str
+    """What the run counts, plural (``samples``, ``episodes``)."""
+    planned: int | None
+    """Units the run plans (None: the run does not say)."""
+    done: int
+    """Units with a result."""
+    failed: int
+    """Units whose latest attempt failed (retried when the run is resumed)."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether every planned unit has a result."""
+        return self.planned is not None and self.done >= self.planned
 
 
 class DatasetInfo(BaseModel):
@@ -630,6 +654,72 @@ def discover_runs(
     return list(dict.fromkeys(found))
 
 
+# -- run readers ------------------------------------------------------------------------------
+
+
+class RunReader(abc.ABC):
+    """A run directory opened for reading by the reader of its kind.
+
+    One reader per kind reads runs back: :class:`QARun` (``coordqa eval``),
+    :class:`coordqa.agentic.AgenticRun` (``coordqa agentic run/grid``) and
+    :class:`coordqa.games.play.PlayRun` (``coordqa play``). Reports, the viewer and the
+    leaderboard read runs only through them, so they agree on what a run holds, and each says
+    the same things about its run: where it is (:attr:`path`), what was run (:attr:`manifest`),
+    what reading met (:attr:`warnings`) and how far it got (:meth:`counts`).
+    """
+
+    kind: ClassVar[RunKind]
+    """The kind of run the reader reads."""
+    elsewhere: ClassVar[str]
+    """What to do with a run of another kind (ends the error's message)."""
+
+    def __init__(self, store: RunStore) -> None:
+        """Wrap an open run of the reader's kind.
+
+        Raises:
+            StoreError: the run is of another kind.
+        """
+        stored = store.manifest.kind
+        if stored != self.kind:
+            article = "an" if self.kind[0] in "aeiou" else "a"
+            raise StoreError(
+                f"{store.path} is a {stored!r} run, not {article} {self.kind} one; {self.elsewhere}"
+            )
+        self.store = store
+
+    @property
+    def path(self) -> Path:
+        """The run directory."""
+        return self.store.path
+
+    @property
+    def manifest(self) -> RunManifest:
+        """What was run."""
+        return self.store.manifest
+
+    @property
+    def warnings(self) -> list[str]:
+        """Problems met while reading (truncated last lines, stale derived files)."""
+        return self.store.warnings
+
+    @abc.abstractmethod
+    def counts(self) -> RunCounts:
+        """Units (samples, episodes) planned, done and failed."""
+
+    @classmethod
+    def read(cls: type[_Reader], run: _Reader | RunStore | str | os.PathLike[str]) -> _Reader:
+        """Open a run directory (or wrap an open store, or pass a reader on) for reading.
+
+        Raises:
+            StoreError: not a run directory, or not a run of the reader's kind.
+        """
+        if isinstance(run, cls):
+            return run
+        if isinstance(run, RunReader):  # a reader of another kind: refused by the constructor
+            return cls(run.store)
+        return cls(run if isinstance(run, RunStore) else open_run(run))
+
+
 # -- the QA run reader ------------------------------------------------------------------------
 
 QUESTIONS = "questions"
@@ -642,7 +732,7 @@ SUMMARY_FILE = "summary.json"
 """Derived file: the run's accuracy tables (:meth:`coordqa.analysis.RunAnalysis.to_json`)."""
 
 
-class QARun:
+class QARun(RunReader):
     """A QA run directory, read: the one way every consumer reads QA runs.
 
     ``coordqa score``, ``report``, ``results``, ``compare``, ``runs list`` and the leaderboard's
@@ -659,36 +749,17 @@ class QARun:
     to :attr:`warnings`; ``coordqa score`` rewrites the file.
     """
 
+    kind = "qa"
+    elsewhere = (
+        "only QA runs (coordqa eval) hold questions and replies to score and report "
+        "(`coordqa agentic report` reports agentic runs)"
+    )
+
     def __init__(self, store: RunStore) -> None:
         """Wrap an open QA run (use :func:`read_qa_run`)."""
-        if store.manifest.kind != "qa":
-            raise StoreError(
-                f"{store.path} is a {store.manifest.kind!r} run; only QA runs (coordqa eval) "
-                "hold questions and replies to score and report"
-                + (
-                    "; use `coordqa agentic report` for agentic runs"
-                    if store.manifest.kind == "agentic"
-                    else ""
-                )
-            )
-        self.store = store
+        super().__init__(store)
         self._questions: dict[str, Question] | None = None
         self._calls: list[QACall] | None = None
-
-    @property
-    def path(self) -> Path:
-        """The run directory."""
-        return self.store.path
-
-    @property
-    def manifest(self) -> RunManifest:
-        """What was run."""
-        return self.store.manifest
-
-    @property
-    def warnings(self) -> list[str]:
-        """Problems met while reading (truncated last lines, a stale scores file)."""
-        return self.store.warnings
 
     @property
     def model(self) -> str:
@@ -738,6 +809,12 @@ class QARun:
         """Planned keys without any call (a run stopped before asking them)."""
         called = self.last_calls()
         return [key for key in self.expected_keys() if key not in called]
+
+    def counts(self) -> RunCounts:
+        """Samples planned, answered (latest call has a reply) and failed (latest call failed)."""
+        last = self.last_calls()
+        failed = sum(not call.ok for call in last.values())
+        return RunCounts("samples", len(self.expected_keys()), len(last) - failed, failed)
 
     def score(self) -> list[Sample]:
         """Score every key's latest call with today's :mod:`coordqa.scoring` (no model call).
@@ -823,12 +900,5 @@ def _read_jsonl(path: Path) -> Iterator[JSONObject]:
         yield data
 
 
-def read_qa_run(run: QARun | RunStore | str | os.PathLike[str]) -> QARun:
-    """Open a QA run directory (or wrap an open store) for reading; see :class:`QARun`.
-
-    Raises:
-        StoreError: not a run directory, or not a QA run.
-    """
-    if isinstance(run, QARun):
-        return run
-    return QARun(run if isinstance(run, RunStore) else open_run(run))
+read_qa_run = QARun.read
+"""Open a QA run directory (or wrap an open store) for reading; see :class:`QARun`."""

@@ -531,10 +531,10 @@ def build_agentic_bundle(
         BundleError: the run has no finished episode or tests several agents or models.
         StoreError: the run directory is missing, corrupt or not an agentic run.
     """
-    from coordqa.agentic import load_agentic_run
+    from coordqa.agentic import read_agentic_run
 
     store = open_run(run_dir)
-    episodes = load_agentic_run(store, with_exchanges=False)
+    episodes = read_agentic_run(store).episodes(with_exchanges=False)
     if not episodes:
         raise BundleError(f"{store.path} has no finished episode; run the grid to the end first")
     tested = sorted({agent_label(e.spec.agent, e.spec.model) for e in episodes})

@@ -14,7 +14,7 @@ import pytest
 from coordqa.agentic.episodes import EPISODES
 from coordqa.agentic.grid import load_grid, parse_grid
 from coordqa.agentic.runner import run_grid
-from coordqa.errors import ConfigError, StoreError, UnknownNameError
+from coordqa.errors import ConfigError, RunFailed, StoreError, UnknownNameError
 from coordqa.store import open_run
 
 
@@ -137,7 +137,9 @@ def test_failed_episode_is_recorded_and_retried(
         raise RuntimeError("engine exploded")
 
     monkeypatch.setattr("coordqa.agentic.runner.play_match", broken)
-    result = run_grid(grid, tmp_path)
+    with pytest.raises(RunFailed, match="1 of 1 episodes .* are errors") as failed:
+        run_grid(grid, tmp_path)
+    result = failed.value.result
     assert not result.complete and len(result.failures) == 1
     assert "engine exploded" in result.failures[0].error
     store = open_run(tmp_path)
@@ -278,7 +280,9 @@ def test_players_without_weights_are_skipped_with_the_fix(
             "games": [{"game": "hanabi", "seeds": [1]}],
         }
     )
-    result = run_grid(grid, tmp_path / "run")
+    with pytest.raises(RunFailed, match="3 of 4 episodes were skipped") as failed:
+        run_grid(grid, tmp_path / "run")
+    result = failed.value.result
     # only hanabi-convention's self-play needs no weights; SAD (agent) and OBL-1 (partner) wait
     assert [e.key for e in result.played] == [
         s.key for s in grid.episodes() if s.agent == "hanabi-convention" and s.self_play

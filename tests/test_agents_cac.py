@@ -13,7 +13,7 @@ from coordqa.agentic.agents import CACAgent, fallback_action, parse_verdict
 from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.testing import RoleScript
 from coordqa.choices import MAX_OPTIONS
-from coordqa.errors import ConfigError, UnknownNameError
+from coordqa.errors import ConfigError, ModelCallFailed, UnknownNameError
 from coordqa.games import Game, Observation, make_game, make_player, play_episode
 from coordqa.llm import Message, ScriptedModel
 from coordqa.records import ROLE_TYPES, CallResult, parse_exchange
@@ -154,7 +154,9 @@ def test_the_reprompt_can_recover() -> None:
     assert agent.stats()["fallbacks"] == 0
 
 
-def test_a_failed_model_call_falls_back_at_once() -> None:
+def test_a_failed_model_call_fails_the_decision_and_is_no_fallback() -> None:
+    """Issue 23: a model error is not the model's result, so no move may stand in for it."""
+
     def broken(messages: Sequence[Message]) -> str:
         raise ConnectionError("provider down")
 
@@ -167,9 +169,12 @@ def test_a_failed_model_call_falls_back_at_once() -> None:
         recorder=json_recorder(records),
     )
     game = make_game("overcooked", seed=0, horizon=10)
-    assert decide_once(agent, game) == "wait"
-    assert agent.stats()["fallback_reasons"] == {"model_error": 1}  # type: ignore[attr-defined]
-    assert records[0]["error"] and records[0]["text"] is None
+    with pytest.raises(ModelCallFailed, match="provider down") as failed:
+        decide_once(agent, game)
+    assert failed.value.role == "action" and failed.value.kind == "failed"
+    stats = agent.stats()  # type: ignore[attr-defined]
+    assert stats["fallbacks"] == 0 and stats["errors"] == 1
+    assert records[0]["error"] and records[0]["text"] is None  # the failed call is recorded
 
 
 def test_missing_verdict_accepts_the_action_as_unverified() -> None:

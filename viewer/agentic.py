@@ -1,7 +1,7 @@
 """What the viewer shows of an agentic run: the episode list, an episode's steps, one step.
 
-Episodes are read with :func:`coordqa.agentic.load_agentic_run` (without exchanges, which hold
-every prompt); an episode's exchanges are read when one of its pages is first asked for. The
+Played episodes are read with :class:`coordqa.agentic.AgenticRun` (without exchanges, which
+hold every prompt); an episode's exchanges are read when one of its pages is first asked for. The
 description of each step is what the game's ``describe`` gives for the seat at that step,
 rebuilt by replaying the stored engine moves through the game, as
 :func:`coordqa.games.episode.replay` does.
@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from coordqa.agentic.episodes import EXCHANGES, AgenticEpisode, load_agentic_run
+from coordqa.agentic.episodes import EXCHANGES, AgenticEpisode, read_agentic_run
 from coordqa.agentic.report import episode_frame
 from coordqa.games.base import GAMES
 from coordqa.records import (
@@ -326,7 +326,7 @@ class AgenticView:
     def __init__(self, path: Path, cached_episodes: int = 4) -> None:
         """Read the run's episodes (without exchanges); keep ``cached_episodes`` full ones."""
         self.store = open_run(path)
-        self.episodes = load_agentic_run(self.store, with_exchanges=False)
+        self.episodes = read_agentic_run(self.store).episodes(with_exchanges=False)
         self._cache: dict[int, EpisodeView] = {}
         self._cache_size = cached_episodes
         self._lock = threading.Lock()

@@ -14,8 +14,11 @@ The action call (:meth:`LLMAgent.choose_action`) asks the model to pick one of t
 actions, reads the reply with :func:`coordqa.choices.choose`, asks once more with a format
 reminder when the reply is unreadable (no answer, an empty reply included, or ambiguous), and
 otherwise falls back to the game's documented safe action
-(:func:`~coordqa.agentic.agents.memory.fallback_action`), recorded as a fallback. A failed model
-call (after the gateway's own retries) falls back at once.
+(:func:`~coordqa.agentic.agents.memory.fallback_action`), recorded as a fallback: an unreadable
+reply is the model's own result. A model call that failed (after the gateway's own retries),
+whatever its role, is not: it is recorded, then :class:`~coordqa.errors.ModelCallFailed` is
+raised, so no decision rests on a reply that never came and the episode is stored as failed, to
+be played again, never as a played result.
 
 Every agent's memory (:meth:`LLMAgent.memory`) says when its last high-level action failed and
 why (an Overcooked action that became impossible or was blocked), so the model is not asked the
@@ -41,7 +44,7 @@ from coordqa.agentic.agents.services import Note, NoteKey
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
 from coordqa.choices import Choice, choose, option_letter
-from coordqa.errors import ConfigError, GameError
+from coordqa.errors import ConfigError, GameError, ModelCallFailed
 from coordqa.games.base import (
     ANY_GAME,
     PLAYER_NAMES,
@@ -344,6 +347,10 @@ class LLMAgent(Player):
             role: the kind of call (:data:`coordqa.records.AGENT_ROLES`).
             messages: the conversation.
             parse: turns the reply into a value plus the role's payload.
+
+        Raises:
+            ModelCallFailed: the call failed after the gateway's retries (its exchange is
+                recorded first, with the error).
         """
         reply = await self.model.generate(
             messages, self.config, trial=self.seed, role=role, context=self.feed
@@ -352,6 +359,8 @@ class LLMAgent(Player):
         value, payload = parse(reply)
         result = dict(call_result(reply))
         self._emit(exchange_of(role, payload, **self._stamp(), messages=messages, **result))
+        if not reply.ok:
+            raise ModelCallFailed(str(reply.error), reply.error_kind or "failed", role)
         return reply, value
 
     # ------------------------------------------------------------------ the action call
@@ -397,17 +406,15 @@ class LLMAgent(Player):
             answer_only=answer_only,
         )
 
-        def read(reply: Reply) -> tuple[Choice | None, ActionPayload]:
-            if not reply.ok or reply.text is None:
-                return None, ActionPayload(options=options, choice=None, action=None)
+        def read(reply: Reply) -> tuple[Choice, ActionPayload]:
             # The reply may plan for both players: only this seat's labelled line is its action.
-            choice = choose(reply.text, options, speaker=PLAYER_NAMES[self.player])
+            choice = choose(reply.text or "", options, speaker=PLAYER_NAMES[self.player])
+            if not reply.ok:  # recorded as failed; ask() raises, so the choice is never used
+                return choice, ActionPayload(options=options, choice=None, action=None)
             action = options[choice.index] if choice.index is not None else None
             return choice, ActionPayload(options=options, choice=choice, action=action)
 
         reply, choice = await self.ask("action", messages, read)
-        if choice is None:
-            return self.fall_back(legal, "model_error", str(reply.error))
         if choice.index is not None:
             return ActionPick(options[choice.index], reply.text or "")
         problem = choice_problem(choice, options)
@@ -416,11 +423,10 @@ class LLMAgent(Player):
         reminder = prompts.reminder_message(problem, letters, answer_only)
         retry = reask_messages(messages, reply.text or "", reminder)
         reply, choice = await self.ask("reprompt", retry, read)
-        if choice is not None and choice.index is not None:
+        if choice.index is not None:
             return ActionPick(options[choice.index], reply.text or "")
-        detail = str(reply.error) if choice is None else choice_problem(choice, options)
-        reason: FallbackReason = "model_error" if choice is None else "unreadable"
-        return self.fall_back(legal, reason, f"after one format reminder: {detail}")
+        detail = choice_problem(choice, options)
+        return self.fall_back(legal, "unreadable", f"after one format reminder: {detail}")
 
 
 def _partner_info_redaction(game_name: str, shown: bool) -> Callable[[str, int], str] | None:

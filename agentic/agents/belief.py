@@ -202,10 +202,7 @@ class BeliefState:
             payload = BeliefPayload(belief=text, belief_checks=check_belief(text, facts))
             return payload, payload
 
-        reply, payload = await agent.ask("belief", messages, read)
-        if not reply.ok:
-            agent.note_event("notes", "the belief update failed; the previous belief is kept")
-            return
+        _reply, payload = await agent.ask("belief", messages, read)
         self.text = payload.belief
         correct = [check.correct for check in payload.belief_checks]
         agent.counters.count_belief(correct)

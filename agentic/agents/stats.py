@@ -33,7 +33,8 @@ class AgentStats:
     fallbacks: int = 0
     """Decisions that ended in the documented safe fallback action."""
     fallback_reasons: dict[str, int] = field(default_factory=dict)
-    """Fallbacks per reason (unreadable, model_error, verifier_cap, no_options)."""
+    """Fallbacks per reason (unreadable, verifier_cap, no_options; ``model_error`` in runs made
+    before a failed call failed its episode)."""
     repeated_decisions: int = 0
     """Decisions with the same state, legal actions and chosen action as the one before (an
     agent asked the same question again and answering the same: a deadlock shows here)."""

@@ -1,4 +1,8 @@
-"""How the CLI reports errors: a coordqa error is one red line and exit code 2, not a traceback."""
+"""How the CLI reports errors: one red line and an exit status, not a traceback.
+
+Exit status: 0 done, 1 run failed (:class:`~coordqa.errors.RunFailed`), 2 bad options (any other
+:class:`~coordqa.errors.CoordqaError`), 130 interrupted (:class:`~coordqa.errors.RunInterrupted`).
+"""
 
 from __future__ import annotations
 
@@ -9,20 +13,42 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from coordqa.errors import CoordqaError
+from coordqa.errors import CoordqaError, RunFailed, RunInterrupted
+
+RUN_FAILED_EXIT = 1
+"""Exit status of a run stopped by errors or left with more failures than allowed."""
+
+BAD_OPTIONS_EXIT = 2
+"""Exit status of a bad option, name or file (nothing was run)."""
 
 INTERRUPTED_EXIT = 130
 """Exit status after Ctrl-C (128 + SIGINT)."""
 
+messages = Console(stderr=True, soft_wrap=True)
+"""Errors and notes: stderr."""
+
+
+def exit_status(error: CoordqaError) -> int:
+    """The exit status that reports ``error``."""
+    if isinstance(error, RunInterrupted):
+        return INTERRUPTED_EXIT
+    if isinstance(error, RunFailed):
+        return RUN_FAILED_EXIT
+    return BAD_OPTIONS_EXIT
+
+
+def report(error: CoordqaError) -> None:
+    """Print ``error`` as one line on stderr: red for a failure, yellow for an interruption."""
+    if isinstance(error, RunInterrupted):
+        messages.print(Text(str(error), style="yellow"), highlight=False)
+    else:
+        messages.print(Text.assemble(("error: ", "bold red"), str(error)), highlight=False)
+
 
 def run_app(app: Callable[..., Any]) -> None:
-    """Run ``app`` (a Typer app or its click command); report a :class:`CoordqaError` plainly.
-
-    The message is one line on stderr and the exit status is 2.
-    """
+    """Run ``app`` (a Typer app or its click command); report a :class:`CoordqaError` plainly."""
     try:
         app()
     except CoordqaError as error:
-        message = Text.assemble(("error: ", "bold red"), str(error))
-        Console(stderr=True, soft_wrap=True).print(message, highlight=False)
-        sys.exit(2)
+        report(error)
+        sys.exit(exit_status(error))

@@ -4,6 +4,11 @@ Thin: ``run`` turns its options into a one-pairing :class:`~coordqa.agentic.grid
 ``grid`` reads one from YAML; both call :func:`coordqa.agentic.runner.run_grid` with a progress
 bar, and ``report`` calls :func:`coordqa.agentic.report.agentic_report`. The agentic package is
 imported inside the commands so ``coordqa --help`` stays fast.
+
+Tables go to stdout; progress, errors and notes to stderr. Exit status, as ``coordqa eval``: 0
+when every episode is played (or the failures are within --max-error-rate), 1 when the run
+stopped (a refused call, an unreachable server) or left episodes failed or skipped, 2 for bad
+options (a missing API key included: nothing is stored), 130 on Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
@@ -13,20 +18,27 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
-from coordqa.cli._errors import INTERRUPTED_EXIT
-from coordqa.errors import ConfigError, RunInterrupted
+from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
+from coordqa.errors import ConfigError, RunFailed, RunInterrupted
+from coordqa.llm.types import CallPolicy
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from coordqa.agentic.grid import GridConfig
+    from coordqa.agentic.report import AgenticReport
     from coordqa.agentic.runner import GridResult
 
 console = Console()
+"""Tables: stdout."""
+
+_POLICY = CallPolicy()
+"""The defaults of the call options (--max-connection-failures)."""
 
 agentic_app = typer.Typer(
     help="Agentic cross-play: LLM agents with partners, grids of matches, reports.",
@@ -56,6 +68,22 @@ MaxTokens = Annotated[int | None, typer.Option(help="Cap on completion tokens pe
 Seed = Annotated[int | None, typer.Option(help="Provider-side sampling seed.")]
 Episodes = Annotated[
     int | None, typer.Option(help="Episodes per pairing: seeds 0..N-1 (instead of --seeds).")
+]
+MaxErrorRate = Annotated[
+    float | None,
+    typer.Option(
+        "--max-error-rate",
+        help="Share of episodes (0-1) that may fail (a model call failed after retries) "
+        "without failing the run (default 0).",
+    ),
+]
+MaxConnectionFailures = Annotated[
+    int | None,
+    typer.Option(
+        "--max-connection-failures",
+        help="Stop when this many attempts in a row get no answer from the server "
+        f"(default {_POLICY.max_connection_failures}).",
+    ),
 ]
 
 
@@ -89,6 +117,8 @@ def _runtime(
     address: str | None,
     concurrency: int | None,
     parallel: int | None,
+    max_error_rate: float | None,
+    max_connection_failures: int | None,
 ) -> dict[str, Any]:
     runtime = dict(config.get("runtime", {}))
     runtime["backend"] = backend
@@ -96,13 +126,16 @@ def _runtime(
         ("address", address),
         ("concurrency", concurrency),
         ("parallel_episodes", parallel),
+        ("max_error_rate", max_error_rate),
+        ("max_connection_failures", max_connection_failures),
     ):
         if value is not None:
             runtime[name] = value
     return runtime
 
 
-def _play(config: GridConfig, out: Path | None) -> GridResult:
+def _play(config: GridConfig, out: Path | None) -> None:
+    """Play the grid with a progress bar; print its tables; exit 1 when the run failed."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from coordqa.agentic.runner import GridProgress, default_out, run_grid
@@ -114,11 +147,16 @@ def _play(config: GridConfig, out: Path | None) -> GridResult:
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[counts]}"),
-        console=console,
+        console=messages,
     ) as progress:
         task = progress.add_task("episodes", total=total, counts="")
 
         def show(state: GridProgress) -> None:
+            if state.new_error is not None:
+                progress.console.print(
+                    f"[red]error[/] (first of its kind): {escape(state.new_error)}",
+                    highlight=False,
+                )
             counts = f"{state.decisions:,} decisions, {state.model_calls:,} model calls"
             if state.failed:
                 counts += f", {state.failed} failed"
@@ -128,32 +166,48 @@ def _play(config: GridConfig, out: Path | None) -> GridResult:
             result = run_grid(config, target, progress=show)
         except RunInterrupted as stop:
             progress.stop()
-            console.print(f"[yellow]{stop}[/]", highlight=False)
+            messages.print(f"[yellow]{escape(str(stop))}[/]", highlight=False)
             raise typer.Exit(INTERRUPTED_EXIT) from None
-    resumed = f", {result.resumed} already done" if result.resumed else ""
-    console.print(f"run: {result.run_dir} ({len(result.played)} played{resumed})")
-    for failure in result.failures[:5]:
-        console.print(f"[red]failed[/red] {failure.key}: {failure.error}", highlight=False)
-    for player, reason in result.skipped.items():
-        console.print(f"[yellow]skipped[/yellow] {player}: {reason}", highlight=False)
-    if result.skipped:
-        console.print(
-            f"{result.skipped_episodes} episode(s) skipped: make those players ready and run the "
-            "same command again to play them."
-        )
-    return result
+        except RunFailed as failure:
+            progress.stop()
+            if failure.result is not None:
+                _show_result(failure.result)
+            messages.print(f"[bold red]error:[/] {escape(str(failure))}", highlight=False)
+            raise typer.Exit(RUN_FAILED_EXIT) from None
+    _show_result(result)
 
 
-def _finish(result: GridResult) -> None:
+def _show_result(result: GridResult) -> None:
+    """The counts of the session (stderr) and the run's tables (stdout)."""
     from coordqa.agentic.report import agentic_report
 
-    report = agentic_report([result.run_dir])
+    resumed = f", {result.resumed} already done" if result.resumed else ""
+    messages.print(
+        f"run: {escape(str(result.run_dir))} ({len(result.played)} played{resumed})",
+        highlight=False,
+    )
+    for failure in result.failures[:5]:
+        line = escape(f"{failure.key}: {failure.error}")
+        messages.print(f"[red]failed[/red] {line}", highlight=False)
+    for player, reason in result.skipped.items():
+        messages.print(f"[yellow]skipped[/yellow] {escape(f'{player}: {reason}')}", highlight=False)
+    for key in result.skipped_keys[:5]:
+        messages.print(f"[yellow]skipped[/yellow] {escape(key)}", highlight=False)
+    _print_report(agentic_report([result.run_dir]))
+
+
+def _print_report(report: AgenticReport) -> None:
+    """The tables on stdout; the episodes left out of them on stderr."""
     _print_tables(report.tables, report.titles)
-    if result.failures:
-        console.print(
-            f"{len(result.failures)} episode(s) failed; run the same command again to retry them."
-        )
-        raise typer.Exit(1)
+    if not report.tables:
+        messages.print("no played episode: no table")
+    if report.failures:
+        messages.print(f"[yellow]{report.left_out()}:[/]", highlight=False)
+        shown = sorted(report.failures.items())
+        for key, failure in shown[:10]:
+            messages.print(f"  {key}: {failure.error}", highlight=False, markup=False)
+        if len(shown) > 10:
+            messages.print(f"  ... and {len(shown) - 10} more (report.md lists them all)")
 
 
 def _print_tables(tables: dict[str, pd.DataFrame], titles: dict[str, str]) -> None:
@@ -224,10 +278,15 @@ def run_command(
     api_base: ApiBase = None,
     concurrency: Concurrency = None,
     parallel_episodes: Parallel = None,
+    error_rate: MaxErrorRate = None,
+    connection_failures: MaxConnectionFailures = None,
     backend: Backend = "local",
     address: Address = None,
 ) -> None:
-    """Play one agent with one partner (or itself) on one game, and print the tables."""
+    """Play one agent with one partner (or itself) on one game, and print the tables.
+
+    Rerun the same command to resume: failed and skipped episodes are played again.
+    """
     from coordqa.agentic.grid import SELF, parse_grid
 
     if self_play and partner is not None:
@@ -250,11 +309,13 @@ def run_command(
         "positions": _position(position),
         "agent_options": {agent: given_options(ctx, agent, agent_option or [])},
         "generate": _generate(temperature, top_p, max_tokens, seed),
-        "runtime": _runtime({}, backend, address, concurrency, parallel_episodes),
+        "runtime": _runtime(
+            {}, backend, address, concurrency, parallel_episodes, error_rate, connection_failures
+        ),
     }
     if preset is not None:
         data["preset"] = preset
-    _finish(_play(parse_grid(data, where="options"), out))
+    _play(parse_grid(data, where="options"), out)
 
 
 @agentic_app.command("options")
@@ -315,10 +376,12 @@ def grid_command(
     out: OutDir = None,
     concurrency: Concurrency = None,
     parallel_episodes: Parallel = None,
+    error_rate: MaxErrorRate = None,
+    connection_failures: MaxConnectionFailures = None,
     backend: Backend = "local",
     address: Address = None,
 ) -> None:
-    """Play every episode of a grid, resumable: finished episodes are never played again.
+    """Play every episode of a grid, resumable: played episodes are never played again.
 
     Options given here override the grid's; a registered grid changed this way (other seeds or
     preset) is no longer that grid, and its run says so (another fingerprint).
@@ -337,8 +400,10 @@ def grid_command(
         for entry in data["games"]:
             entry.update(seeds=None, episodes=episodes)
     data["generate"] = {**data["generate"], **_generate(temperature, top_p, max_tokens, seed)}
-    data["runtime"] = _runtime(data, backend, address, concurrency, parallel_episodes)
-    _finish(_play(parse_grid(data, where=str(config)), out))
+    data["runtime"] = _runtime(
+        data, backend, address, concurrency, parallel_episodes, error_rate, connection_failures
+    )
+    _play(parse_grid(data, where=str(config)), out)
 
 
 @agentic_app.command("report")
@@ -348,14 +413,17 @@ def report_command(
         Path | None, typer.Option(help="Write CSV tables, report.md and figures here.")
     ] = None,
 ) -> None:
-    """Paper-shaped tables (mean ± SE) and per-decision costs of agentic runs."""
+    """Paper-shaped tables (mean ± SE) and per-decision costs of agentic runs.
+
+    Only played episodes enter the tables; failed and skipped ones are counted and named.
+    """
     from coordqa.agentic.report import agentic_report
 
     report = agentic_report(runs, out)
-    _print_tables(report.tables, report.titles)
-    console.print(f"{len(report.episodes)} episode(s) from {len(runs)} run(s)")
+    _print_report(report)
+    messages.print(f"{len(report.episodes)} episode(s) from {len(runs)} run(s)")
     if out is not None:
-        console.print(f"report: {out / 'report.md'}")
+        messages.print(f"report: {out / 'report.md'}", highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:

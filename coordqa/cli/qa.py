@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
@@ -33,12 +34,6 @@ messages = Console(stderr=True, soft_wrap=True)
 
 _POLICY = CallPolicy()
 """The defaults of the call options (--concurrency, --max-attempts, --timeout)."""
-
-RUN_FAILED_EXIT = 1
-"""Exit status of a run stopped by errors or left with more errors than --max-error-rate."""
-
-INTERRUPTED_EXIT = 130
-"""Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
 
 
 def split_list(value: str | None) -> tuple[str, ...] | None:

@@ -5,7 +5,8 @@ The library behind ``coordqa play`` and ``coordqa games show``.
 Episodes ``0..N-1`` use seeds ``seed + i``. With a run directory every finished episode is
 appended to the ``trajectories`` stream of a run of kind ``play`` as soon as it ends; running the
 same command again resumes, re-checking each stored episode by replay (style rule 11) instead of
-playing it again. Ctrl-C marks the run interrupted and raises
+playing it again (:class:`PlayRun` reads such a run). The run goes through the lifecycle every
+run shares (:mod:`coordqa.runs`): Ctrl-C or SIGTERM marks it interrupted and raises
 :class:`~coordqa.errors.RunInterrupted`, whose message says what is kept and how to resume.
 """
 
@@ -13,18 +14,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from coordqa.analysis.stats import MeanSE
-from coordqa.errors import ConfigError, GameError, RunInterrupted, StoreError
+from coordqa.errors import ConfigError, GameError, StoreError
 from coordqa.games.base import PLAYERS, Game, game_profile, make_game, make_player
 from coordqa.games.episode import Trajectory, play_episode, play_step, replay, seat_players
 from coordqa.jsonvalues import JSONObject
-
-if TYPE_CHECKING:
-    from coordqa.store import RunStore
+from coordqa.runs import RunLifecycle, run_to_end
+from coordqa.store import RunCounts, RunManifest, RunReader
 
 STREAM = "trajectories"
 """Run-store stream holding one record per finished episode."""
@@ -157,37 +158,36 @@ async def play_async(
     win = game_profile(config.game).win
     win_metric = None if win is None else win.metric
     summary = PlaySummary(config.game, game.version, game.layout, players, win_metric)
-    store = _open_store(config, game, out) if out is not None else None
+    run = _open_run(config, game, out) if out is not None else None
+    session: AbstractContextManager[Any] = run.session() if run is not None else nullcontext()
     try:
-        stored = _stored_episodes(store) if store is not None else {}
-        for episode in range(config.episodes):
-            if episode in stored:
-                trajectory = stored[episode]
-                summary.resumed += 1
-            else:
-                pair = [make_player(name, config.game, game.layout) for name in players]
-                trajectory = await play_episode(
-                    make_game(config.game, config.layout, config.seed + episode),
-                    pair,
-                    seed=config.seed + episode,
-                    player_names=list(players),
-                )
-                if store is not None:
-                    store.append(STREAM, {"episode": episode, "trajectory": trajectory.to_dict()})
-            summary.trajectories.append(trajectory)
-            if on_episode is not None:
-                on_episode(episode, trajectory)
-        if store is not None:
-            summary.run_dir = store.path
-            store.write_json("summary.json", summary.to_dict())
-            store.mark_finished()
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        if store is not None:
-            store.mark_interrupted()
-        raise
+        stored = PlayRun(run.store).episodes() if run is not None else {}
+        with session:
+            for episode in range(config.episodes):
+                if episode in stored:
+                    trajectory = stored[episode]
+                    summary.resumed += 1
+                else:
+                    pair = [make_player(name, config.game, game.layout) for name in players]
+                    trajectory = await play_episode(
+                        make_game(config.game, config.layout, config.seed + episode),
+                        pair,
+                        seed=config.seed + episode,
+                        player_names=list(players),
+                    )
+                    if run is not None:
+                        record = {"episode": episode, "trajectory": trajectory.to_dict()}
+                        run.store.append(STREAM, record)
+                summary.trajectories.append(trajectory)
+                if on_episode is not None:
+                    on_episode(episode, trajectory)
+        if run is not None:
+            summary.run_dir = run.path
+            run.store.write_json("summary.json", summary.to_dict())
+            run.finish()
     finally:
-        if store is not None:
-            store.close()
+        if run is not None:
+            run.close()
     return summary
 
 
@@ -205,8 +205,8 @@ def play(
         on_episode: called after each episode (played or loaded) with its index and trajectory.
 
     Raises:
-        RunInterrupted: on Ctrl-C; with ``out``, every finished episode is stored and the same
-            call resumes.
+        RunInterrupted: on Ctrl-C or SIGTERM; with ``out``, every finished episode is stored
+            and the same call resumes.
     """
     done: list[int] = []
 
@@ -215,25 +215,25 @@ def play(
         if on_episode is not None:
             on_episode(index, trajectory)
 
-    try:
-        return asyncio.run(play_async(config, out, count))
-    except KeyboardInterrupt:
+    def interrupted() -> str:
         if out is None:
-            message = (
+            return (
                 f"interrupted after {len(done)} of {config.episodes} episodes; nothing was "
                 "stored (give --out to keep finished episodes and resume)"
             )
-        else:
-            message = (
-                f"interrupted: {len(done)} of {config.episodes} episodes are finished and stored "
-                f"in {out}. Run the same command again to resume."
-            )
-        raise RunInterrupted(message, out) from None
+        return (
+            f"interrupted: {len(done)} of {config.episodes} episodes are finished and stored "
+            f"in {out}. Run the same command again to resume."
+        )
+
+    run_dir = None if out is None else Path(out)
+    return run_to_end(
+        lambda: play_async(config, out, count), interrupted=interrupted, run_dir=run_dir
+    )
 
 
-def _open_store(config: PlayConfig, game: Game, out: str | Path) -> RunStore:
+def _open_run(config: PlayConfig, game: Game, out: str | Path) -> RunLifecycle:
     from coordqa.jsonvalues import content_hash
-    from coordqa.store import RunManifest, RunStore
 
     settings = {
         "game": config.game,
@@ -244,28 +244,48 @@ def _open_store(config: PlayConfig, game: Game, out: str | Path) -> RunStore:
         "seed": config.seed,
     }
     manifest = RunManifest(kind="play", config=settings, fingerprint=content_hash(settings))
-    store = RunStore.open_or_create(out, manifest)
-    store.mark_started()
-    return store
+    return RunLifecycle.open(out, manifest)
 
 
-def _stored_episodes(store: RunStore) -> dict[int, Trajectory]:
-    """Finished episodes of a resumed run, each verified by replaying it."""
-    episodes: dict[int, Trajectory] = {}
-    for record in store.records(STREAM):
-        stored, number = record["trajectory"], record["episode"]
-        if not isinstance(stored, dict) or not isinstance(number, int):
-            raise StoreError(f"{store.path}: a {STREAM} record lacks its trajectory or episode")
-        trajectory = Trajectory.from_dict(stored)
-        try:
-            replay(trajectory)
-        except GameError as exc:
-            raise GameError(
-                f"{store.path}: stored episode {number} does not replay ({exc}); "
-                "the engine changed or the file was edited. Use another --out."
-            ) from exc
-        episodes[number] = trajectory
-    return episodes
+class PlayRun(RunReader):
+    """A ``play`` run directory, read: the reader of ``coordqa play --out`` runs."""
+
+    kind = "play"
+    elsewhere = "give the directory written by `coordqa play --out`"
+
+    def episodes(self) -> dict[int, Trajectory]:
+        """The finished episodes by index, each verified by replaying it.
+
+        Raises:
+            StoreError: a record lacks its trajectory or episode number.
+            GameError: a stored episode does not replay (the engine changed, or the file was
+                edited).
+        """
+        episodes: dict[int, Trajectory] = {}
+        for record in self.store.records(STREAM):
+            stored, number = record["trajectory"], record["episode"]
+            if not isinstance(stored, dict) or not isinstance(number, int):
+                raise StoreError(f"{self.path}: a {STREAM} record lacks its trajectory or episode")
+            trajectory = Trajectory.from_dict(stored)
+            try:
+                replay(trajectory)
+            except GameError as exc:
+                raise GameError(
+                    f"{self.path}: stored episode {number} does not replay ({exc}); "
+                    "the engine changed or the file was edited. Use another --out."
+                ) from exc
+            episodes[number] = trajectory
+        return episodes
+
+    def counts(self) -> RunCounts:
+        """Episodes planned and finished (a played game cannot fail)."""
+        planned = self.manifest.config.get("episodes")
+        done = len({record["episode"] for record in self.store.records(STREAM)})
+        return RunCounts("episodes", planned if isinstance(planned, int) else None, done, 0)
+
+
+read_play_run = PlayRun.read
+"""Open a ``play`` run directory (or wrap an open store) for reading; see :class:`PlayRun`."""
 
 
 def advance(

@@ -5,7 +5,8 @@ this server with ``api_base=server.base_url``, so retries, timeouts, limits and 
 exercised through the same client stack that talks to real providers. Faults (429 with
 Retry-After, 500, slow replies, broken 200 bodies, client errors) are scripted per request index.
 
-The server binds to ``127.0.0.1`` on a free port, serves from daemon threads, answers each request
+The server binds to ``127.0.0.1`` on a free port (or on a given one, to play a server that comes
+back where it was), serves from daemon threads, answers each request
 exactly once and stops when its ``with`` block ends. Nothing in it loops without bound: a slow
 reply waits at most ``Fault.sleep_s`` and wakes early when the server stops.
 """
@@ -162,6 +163,7 @@ class LocalOpenAIServer:
         always: Fault | None = None,
         api_key: str | None = None,
         models: Sequence[str] = ("local-model",),
+        port: int = 0,
     ) -> None:
         """Configure the server; it starts when the ``with`` block is entered.
 
@@ -176,6 +178,8 @@ class LocalOpenAIServer:
             api_key: the key the server accepts: a request without ``Authorization: Bearer
                 <api_key>`` gets :meth:`Fault.bad_key` (None: any key, or none, is accepted).
             models: the model ids ``GET /v1/models`` lists.
+            port: the port to listen on (0: a free one). A server started on the port of one
+                that stopped plays a server that came back (a run that failed there resumes).
         """
         if latency_s < 0:
             raise ConfigError(f"latency_s must be >= 0, got {latency_s}")
@@ -187,6 +191,7 @@ class LocalOpenAIServer:
         self._always = always
         self.api_key = api_key
         self.models = list(models)
+        self._port = port
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._requests: list[dict[str, Any]] = []
@@ -239,7 +244,7 @@ class LocalOpenAIServer:
             return self._max_in_flight
 
     def __enter__(self) -> LocalOpenAIServer:
-        self._httpd = _Server(("127.0.0.1", 0), _make_handler(self))
+        self._httpd = _Server(("127.0.0.1", self._port), _make_handler(self))
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
             kwargs={"poll_interval": 0.05},  # so that leaving the `with` block is quick

@@ -1,0 +1,29 @@
+"""One run lifecycle for every kind of run: QA (``coordqa eval``), agentic and ``play`` runs.
+
+- :class:`RunLifecycle` and :func:`run_to_end`: open or resume a run directory (its identity
+  checked), run a session, end it as finished, failed (:class:`~coordqa.errors.RunFailed`) or
+  interrupted (:class:`~coordqa.errors.RunInterrupted`, on Ctrl-C and SIGTERM alike);
+- :class:`ErrorWatch`: failing loudly, the same way in every driver: a refused call or an
+  unreachable server stops the run at once, the first error of each kind is shown when it
+  happens, and too many errors fail the run;
+- :func:`check_reachable`: is anything listening at the model's endpoint, asked before the
+  first unit.
+
+Runs are read back by one reader per kind, all of one shape
+(:class:`coordqa.store.RunReader`, with :class:`coordqa.store.RunCounts`).
+"""
+
+from coordqa.runs.endpoint import check_reachable
+from coordqa.runs.lifecycle import RunLifecycle, run_to_end
+from coordqa.runs.watch import STOPPING_ERRORS, ErrorWatch, Stop, Tally, error_signature
+
+__all__ = [
+    "STOPPING_ERRORS",
+    "ErrorWatch",
+    "RunLifecycle",
+    "Stop",
+    "Tally",
+    "check_reachable",
+    "error_signature",
+    "run_to_end",
+]

@@ -1,0 +1,165 @@
+"""A run's lifecycle: open or resume its directory, run a session, end the session with a status.
+
+Every kind of run (``coordqa eval``, ``coordqa agentic run/grid``, ``coordqa play``) goes
+through the same steps, so they stop, resume and report the same way:
+
+1. :meth:`RunLifecycle.open` creates the run directory, or resumes the run there when its
+   identity (configuration, dataset, fingerprint) is the one asked for; another run is refused
+   (:meth:`coordqa.store.RunStore.open_or_create` names the differences);
+2. :meth:`RunLifecycle.session` marks a session started and, when Ctrl-C, SIGTERM or a
+   cancellation ends it early, ``interrupted``. Drivers write each unit (a QA call, an episode)
+   the moment it exists, so even ``kill -9`` loses no finished unit, and a resumed run skips
+   every unit already stored;
+3. :meth:`RunLifecycle.finish` or :meth:`RunLifecycle.failed` end the session as ``finished`` or
+   ``failed`` (:class:`~coordqa.errors.RunFailed`, exit status 1 in the CLI);
+4. :func:`run_to_end` runs a session's coroutine from synchronous code and turns Ctrl-C and
+   SIGTERM into one exception, :class:`~coordqa.errors.RunInterrupted` (exit status 130), whose
+   message says what is kept and how to resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any, TypeVar
+
+from coordqa.errors import RunFailed, RunInterrupted
+from coordqa.store import RunManifest, RunStore
+
+T = TypeVar("T")
+
+
+class RunLifecycle:
+    """One run directory, opened by a driver for one session. Use it as a context manager."""
+
+    def __init__(self, store: RunStore) -> None:
+        """Drive the run held by ``store`` (opened for writing); prefer :meth:`open`."""
+        self.store = store
+
+    @classmethod
+    def open(cls, out: str | os.PathLike[str], manifest: RunManifest) -> RunLifecycle:
+        """Create the run at ``out``, or resume it if it is the run ``manifest`` describes.
+
+        Raises:
+            StoreError: ``out`` holds a run with another identity (the message lists the
+                differences and the fix).
+        """
+        return cls(RunStore.open_or_create(out, manifest))
+
+    @property
+    def path(self) -> Path:
+        """The run directory."""
+        return self.store.path
+
+    @contextmanager
+    def session(self, on_interrupt: Callable[[], object] | None = None) -> Iterator[RunStore]:
+        """Mark a session started; mark it interrupted if Ctrl-C, SIGTERM or a cancel ends it.
+
+        ``on_interrupt`` runs after the mark (a QA run rescores what it stored); the
+        interruption then goes on up.
+        """
+        self.store.mark_started()
+        try:
+            yield self.store
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            self.store.mark_interrupted()
+            if on_interrupt is not None:
+                on_interrupt()
+            raise
+
+    def finish(self) -> None:
+        """End the session with the run complete."""
+        self.store.mark_finished()
+
+    def failed(self, message: str, result: object = None) -> RunFailed:
+        """Mark the session failed; return the error to raise (``result``: what it did)."""
+        self.store.mark_failed()
+        return RunFailed(message, result)
+
+    def close(self) -> None:
+        """Release the run directory (close the streams and the write lock)."""
+        self.store.close()
+
+    def __enter__(self) -> RunLifecycle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Terminate:
+    """SIGTERM handling for one session: the first cancels the session's task, as Ctrl-C does.
+
+    The session then unwinds through its ``except CancelledError`` and ``finally`` blocks (the
+    run is marked interrupted, queued records are written), however deep in task groups it is;
+    a second SIGTERM raises KeyboardInterrupt at once. This is what ``asyncio.run`` does for
+    Ctrl-C (Python 3.11 and later).
+    """
+
+    def __init__(self, task: asyncio.Task[Any], loop: asyncio.AbstractEventLoop) -> None:
+        self.task = task
+        self.loop = loop
+        self.requested = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if self.requested or self.task.done():
+            raise KeyboardInterrupt
+        self.requested = True
+        self.task.cancel()
+        self.loop.call_soon_threadsafe(lambda: None)  # wake the loop if it waits on I/O
+
+
+@contextmanager
+def _handle_sigterm(handler: _Terminate) -> Iterator[None]:
+    """Install ``handler`` for SIGTERM while inside (main thread only: elsewhere, nothing)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+async def _terminable(session: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Await ``session()``; a SIGTERM cancels it and ends as KeyboardInterrupt, like Ctrl-C."""
+    task = asyncio.current_task()
+    if task is None:  # pragma: no cover - always inside asyncio.run
+        return await session()
+    terminate = _Terminate(task, asyncio.get_running_loop())
+    with _handle_sigterm(terminate):
+        try:
+            return await session()
+        except asyncio.CancelledError:
+            if terminate.requested:
+                raise KeyboardInterrupt from None
+            raise
+
+
+def run_to_end(
+    session: Callable[[], Coroutine[Any, Any, T]],
+    *,
+    interrupted: Callable[[], str],
+    run_dir: Path | None,
+) -> T:
+    """Run ``session()`` in a new event loop; Ctrl-C or SIGTERM raise :class:`RunInterrupted`.
+
+    Args:
+        session: makes the coroutine of one session.
+        interrupted: says, after the interruption, what is kept and how to resume.
+        run_dir: the run directory (carried by the exception), if any.
+
+    Raises:
+        RunInterrupted: Ctrl-C or SIGTERM stopped the session.
+    """
+    try:
+        return asyncio.run(_terminable(session))
+    except KeyboardInterrupt:
+        raise RunInterrupted(interrupted(), run_dir) from None

@@ -1,0 +1,148 @@
+"""Failing loudly: which errors stop a run, which are reported, and when a run counts as failed.
+
+Every driver (``coordqa eval``, ``coordqa agentic run/grid``) feeds its units' errors (a QA
+sample whose call failed, an episode whose model call failed) to one :class:`ErrorWatch`, which
+
+- stops the run at the first error that every other call would meet too
+  (:data:`STOPPING_ERRORS`: a refused key, model or parameter; a server that does not answer);
+- reports the first error of each kind the moment it happens (kinds by :func:`error_signature`);
+- says at the end whether the session failed: stopped, or more errors than ``max_error_rate``
+  allows, in words that name the cause, what is kept and how to resume.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+STOPPING_ERRORS = frozenset({"fatal", "unreachable"})
+"""Error kinds after which no other call can succeed: the run stops at once."""
+
+_VOLATILE = re.compile(r"\b[0-9a-f]{8,}\b|\d+\.\d+|\d{4,}", re.IGNORECASE)
+
+
+def error_signature(error: str) -> str:
+    """What makes two errors "the same kind": the cause without ids, times or ports.
+
+    >>> error_signature("gave up after 6 attempts; last error: Timeout 12.5 s (id 3f9a2b7c1d)")
+    'Timeout # s (id #)'
+    """
+    cause = error.rpartition("last error: ")[2]
+    return _VOLATILE.sub("#", cause)[:200]
+
+
+@dataclass(frozen=True)
+class Stop:
+    """The error that stopped a run."""
+
+    error: str
+    """The error text (the provider's sentence for a refusal)."""
+    kind: str
+    """``fatal`` (refused) or ``unreachable`` (the server did not answer)."""
+    model: str
+    """The model that failed."""
+    api_base: str | None
+    """Its endpoint (None: the provider's own)."""
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Where a session's units stand when it ends, for the failure message."""
+
+    unit: str
+    """What the run counts, plural: ``samples`` or ``episodes``."""
+    done: str
+    """The participle of a unit with a result: ``answered`` or ``played``."""
+    stored: int
+    """Units with a result in the run directory."""
+    total: int
+    """Units the run plans."""
+    errors: int
+    """Units whose latest attempt failed."""
+    run_dir: object
+    """The run directory (shown in the message)."""
+    errors_file: str
+    """The stream that holds the errors (named when no error of this session is known)."""
+
+    @property
+    def error_rate(self) -> float:
+        """Errors over the units the run plans."""
+        return self.errors / self.total if self.total else 0.0
+
+    def saved(self) -> str:
+        """What is kept and how to resume."""
+        return (
+            f"{self.stored} of {self.total} {self.unit} are {self.done} and stored in "
+            f"{self.run_dir}; run the same command again to resume"
+        )
+
+
+@dataclass
+class ErrorWatch:
+    """The fail-loud bookkeeping of one session (one process) of a run."""
+
+    model: str
+    """The model the run calls (named in a refusal), unless a stop names its own."""
+    api_base: str | None = None
+    """Its endpoint (named when unreachable); None: the provider's own."""
+    max_error_rate: float = 0.0
+    """Share of the run's units that may end as errors without failing it."""
+    errors: int = 0
+    """Errors seen in this session."""
+    first_errors: dict[str, str] = field(default_factory=dict)
+    """The first error of each kind (by :func:`error_signature`), in order of appearance."""
+    stopped_by: Stop | None = None
+    """The error that stopped the run, if one did."""
+
+    def note(self, error: str) -> str | None:
+        """Count one error; return it when it is the first of its kind (to show it now)."""
+        self.errors += 1
+        signature = error_signature(error)
+        if signature in self.first_errors:
+            return None
+        self.first_errors[signature] = error
+        return error
+
+    def stopping(
+        self, error: str, kind: str | None, *, model: str | None = None, api_base: str | None = None
+    ) -> bool:
+        """Whether an error of ``kind`` stops the run; the first such error is kept.
+
+        ``model`` and ``api_base`` name the model that failed, when the run calls several
+        (default: the watch's).
+
+        Called the moment the error comes back, before it is stored: while it is being written,
+        calls still in flight may fail too, and their errors describe a later state (one more
+        failed attempt), so the first one is the one reported.
+        """
+        if kind not in STOPPING_ERRORS:
+            return False
+        if self.stopped_by is None:
+            if model is None:
+                model, api_base = self.model, self.api_base
+            self.stopped_by = Stop(error, kind, model, api_base)
+        return True
+
+    def failure(self, tally: Tally) -> str | None:
+        """Why the session counts as failed (None: it did not)."""
+        stop = self.stopped_by
+        if stop is not None and stop.kind == "unreachable":
+            where = stop.api_base or f"the {stop.model.partition('/')[0]} API"
+            return (
+                f"stopped: {where} is unreachable: {stop.error}. Start the server or fix "
+                f"--api-base, then {tally.saved()}."
+            )
+        if stop is not None:
+            return (
+                f"stopped: {stop.model} refused the call, and would refuse every other one: "
+                f"{stop.error}. Fix the API key, model name or parameters, then {tally.saved()}."
+            )
+        if tally.errors == 0 or tally.error_rate <= self.max_error_rate:
+            return None
+        kinds = "; ".join(self.first_errors.values()) or f"see {tally.errors_file}"
+        return (
+            f"{tally.errors} of {tally.total} {tally.unit} ({tally.error_rate:.1%}) are errors, "
+            f"more than max_error_rate={self.max_error_rate:g} allows (first of each kind: "
+            f"{kinds}). Run the same command again to retry them (--max-error-rate allows a "
+            "share of errors)."
+        )

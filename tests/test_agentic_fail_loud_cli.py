@@ -1,0 +1,129 @@
+"""``coordqa agentic run`` as a user meets a broken model or partner: real processes (issue 23).
+
+The four cases of the issue's "done when": a dead port, a 401, a missing API key and a partner
+without weights. Each exits 1 (2 for a bad option, a missing key included) within seconds, with
+the cause on stderr and no traceback, stores nothing as played, and, where the model can come
+back, the same command then plays the episodes. Everything else about failing loudly is tested
+in process (``test_agentic_fail_loud.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coordqa.agentic import read_agentic_run
+from coordqa.llm import Message
+from coordqa.llm.offline import default_policy
+from coordqa.llm.testing import Fault, LocalOpenAIServer
+from coordqa.local_servers import free_port
+
+CLI = [sys.executable, "-c", "from coordqa.cli import main; main()"]
+
+
+def scripted(body: dict[str, Any], index: int) -> str:
+    """Answer as the offline ``scripted`` model: the first option."""
+    return default_policy([Message(m["role"], m["content"]) for m in body["messages"]])
+
+
+def agentic_run(out: Path, *options: str, env: dict[str, str] | None = None) -> tuple[Any, float]:
+    """``coordqa agentic run`` of the LLM agent on one Collab Capture episode; its seconds."""
+    args = [
+        *CLI, "agentic", "run", "--agent", "llm", "--game", "collab_capture",
+        "--partner", "capture-greedy", "--episodes", "1", "--out", str(out), *options,
+    ]  # fmt: skip
+    started = time.monotonic()
+    done = subprocess.run(
+        args, capture_output=True, text=True, timeout=300, env=env or dict(os.environ)
+    )
+    return done, time.monotonic() - started
+
+
+def played(out: Path) -> int:
+    """Episodes stored as played (0 when the run directory was never made)."""
+    return len(read_agentic_run(out).episodes()) if (out / "manifest.json").exists() else 0
+
+
+@pytest.fixture(autouse=True)
+def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    monkeypatch.setenv("COLUMNS", "80")
+
+
+def test_a_dead_port_exits_1_in_seconds_and_the_rerun_plays(tmp_path: Path) -> None:
+    out, port = tmp_path / "run", free_port()
+    base = f"http://127.0.0.1:{port}/v1"
+    dead, seconds = agentic_run(out, "--model", "openai/test-model", "--api-base", base)
+    assert dead.returncode == 1, dead.stderr
+    assert seconds < 20, f"took {seconds:.1f} s"  # before: exit 0 after 19-33 s
+    assert f"{base} is unreachable" in dead.stderr and "ConnectionRefusedError" in dead.stderr
+    assert "Traceback" not in dead.stderr and played(out) == 0
+    with LocalOpenAIServer(scripted, port=port):
+        again, _ = agentic_run(out, "--model", "openai/test-model", "--api-base", base)
+    assert again.returncode == 0, again.stderr
+    assert played(out) == 1
+
+
+def test_a_401_stops_at_once_with_the_providers_words_and_the_rerun_plays(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "run"
+    with LocalOpenAIServer(scripted, always=Fault.bad_key()) as server:
+        options = ("--model", "openai/test-model", "--api-base", server.base_url)
+        refused, seconds = agentic_run(out, *options)
+        assert server.count == 1, "calls went on after the refusal"
+        port = int(server.base_url.rsplit(":", 1)[1].split("/")[0])
+    assert refused.returncode == 1, refused.stderr
+    assert seconds < 60, f"took {seconds:.1f} s"  # litellm's import is most of it
+    assert "Incorrect API key provided" in refused.stderr and "Traceback" not in refused.stderr
+    assert "run the same command again to resume" in refused.stderr
+    run = read_agentic_run(out)
+    assert run.episodes() == [] and [f.error_kind for f in run.failures().values()] == ["fatal"]
+    with LocalOpenAIServer(scripted, port=port):
+        again, _ = agentic_run(out, *options)
+    assert again.returncode == 0, again.stderr
+    assert played(out) == 1 and read_agentic_run(out).failures() == {}
+
+
+def test_a_missing_key_exits_2_before_anything_is_stored(tmp_path: Path) -> None:
+    """Nothing is stored, so there is nothing to resume: with a key, the run is a first run."""
+    out = tmp_path / "run"
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    missing, seconds = agentic_run(out, "--model", "openai/gpt-4o-mini", env=env)
+    assert missing.returncode == 2, missing.stderr
+    assert seconds < 60, f"took {seconds:.1f} s"
+    assert "OPENAI_API_KEY" in missing.stderr and "Traceback" not in missing.stderr
+    assert not out.exists()
+
+
+def test_an_unready_partner_is_named_with_the_fix_by_run_report_and_list(tmp_path: Path) -> None:
+    out = tmp_path / "runs" / "obl"
+    env = {**os.environ, "COORDQA_DATA_DIR": str(tmp_path / "data")}  # no OBL registered
+    env.pop("COORDQA_HANABI_WEIGHTS", None)
+    args = [
+        *CLI, "agentic", "run", "--agent", "cac", "--model", "scripted", "--game", "hanabi",
+        "--partner", "obl1", "--seeds", "0", "--out", str(out),
+    ]  # fmt: skip
+    started = time.monotonic()
+    skipped = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
+    assert skipped.returncode == 1, skipped.stderr
+    assert time.monotonic() - started < 60
+    flat = " ".join(skipped.stderr.split())
+    assert "obl1" in flat and "add-hanabi" in flat and "hanabi/default/cac" in flat
+    assert "Traceback" not in skipped.stderr and played(out) == 0
+    report = subprocess.run(
+        [*CLI, "agentic", "report", str(out)], capture_output=True, text=True, env=env
+    )
+    assert report.returncode == 0, report.stderr
+    flat = " ".join(report.stderr.split())
+    assert "1 skipped" in flat and "add-hanabi" in flat
+    listed = subprocess.run(
+        [*CLI, "runs", "list", str(tmp_path / "runs")], capture_output=True, text=True, env=env
+    )
+    assert listed.returncode == 0 and "failed" in listed.stdout and "finished" not in listed.stdout
