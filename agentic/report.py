@@ -5,9 +5,14 @@ Everything is computed from stored episodes, read through
 the tables; episodes that failed (a model call failed, the episode raised) or were skipped (a
 player not ready) are left out, and counted and named with their cause
 (:attr:`AgenticReport.failures`). A run with no played episode has no table, not an error.
-Each cell is the mean ± SE over episodes (:class:`coordqa.analysis.stats.MeanSE`, the statistics
-``coordqa play`` and the QA tables use); with one episode the cell says ``(n=1)`` instead of an SE,
-and a cell with no episode is blank.
+Each cell is the mean ± SE over its episodes with a 95% bootstrap interval and its n,
+``12.33 ± 0.88 [10.67, 13.67] n=3`` (:class:`coordqa.analysis.stats.MeanSE` and
+:func:`coordqa.analysis.stats.mean_ci`, the statistics of ``coordqa play`` and the QA tables);
+one episode says ``(n=1)``; episodes that all played the same moves in a game whose seed does not
+change it (``GameProfile.seeded`` false: Collab Capture, Overcooked; a deterministic model) are
+one episode played n times, and the cell says ``(1 distinct episode, n=10)`` rather than
+``± 0.00``. A cell with no episode is blank. Self-play and each partner are always rows (or
+columns) of their own, never averaged together.
 
 Rows are keyed by everything that makes a configuration: agent, model, agent options, preset and
 game options (the ``label``, e.g. ``cac[gpt-4o] use_tom=False``), so full CAC, no-ToM and
@@ -20,7 +25,8 @@ and one of the shapes of :data:`TABLE_SHAPES`); the four games' are the paper's:
 - Table 2: Hanabi self-play score;
 - Table 4: Overcooked cross-play score per layout, the agent in seat 0 / seat 1;
 - Table 5: Hanabi score in self-play and with each partner;
-- Table 7: Collab games: capture and escape rates, turns to capture / escape when won.
+- Table 7: Collab games: wins (``escaped 7/10``, with the rate's interval) and turns to capture
+  / escape over the won episodes.
 
 Every game's episodes go into:
 
@@ -54,10 +60,10 @@ import pandas as pd
 from coordqa.agentic.agents.ladder import ORDERS as LADDER_ORDERS
 from coordqa.agentic.episodes import NOT_READY, AgenticEpisode, read_agentic_run
 from coordqa.agentic.optimality import optimality
-from coordqa.analysis.stats import MeanSE
+from coordqa.analysis.stats import MeanSE, mean_ci
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, GameProfile, ReportTable, game_profile
-from coordqa.jsonvalues import JSONObject
+from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.records import Failure
 
 COUNT_COLUMNS = (
@@ -83,12 +89,18 @@ COUNT_COLUMNS = (
 )
 """Agent statistics summed over the agent's seats in each episode (integers)."""
 SUM_COLUMNS = ("cost", "latency_s")
+AGREEMENT_COLUMNS = ("policy_decisions", "policy_agreed")
+"""Decisions of the agent's seats with a choice, and those that agreed with the strong policy."""
 """Agent statistics summed over the agent's seats (real numbers)."""
 
 TABLE_TITLES = {
     "table3_ablation": "Table 3: CAC ablation, self-play score (mean ± SE)",
-    "plan_optimality": "Plan optimality: steps to the goal vs the planner's from the same start",
-    "per_decision": "Per decision (mean ± SE over episodes)",
+    "plan_optimality": (
+        "Plan optimality: steps to the goal vs the strong policy's in the agent's seats, same "
+        "partner and start"
+    ),
+    "per_decision": "Per decision (mean ± SE [95% CI] n over episodes)",
+    "hm_validation": "HM: first validated hypothesis, reward per step before and after",
 }
 """The tables every game's episodes go into, by file stem, with their titles (each game's own
 tables, such as the paper's Tables 1, 2, 4, 5 and 7, are named by its profile's
@@ -148,6 +160,30 @@ def _agent_stats(episode: AgenticEpisode) -> JSONObject:
     return totals
 
 
+def moves(episode: AgenticEpisode) -> str:
+    """What the episode played, as a hash: two episodes with one hash are the same episode.
+
+    The moves and what they did (every step's decisions, engine moves, reward and events), and
+    the seed only where it changes the game (``GameProfile.seeded``: a Hanabi deal, Collab
+    Escape's killer), so replays of a deterministic game from other seeds compare equal.
+    """
+    steps = [(s.decisions, s.executed, s.reward, s.events) for s in episode.trajectory.steps]
+    seed = episode.spec.seed if game_profile(episode.spec.game).seeded else None
+    return content_hash([seed, steps])
+
+
+def _agreement(episode: AgenticEpisode) -> JSONObject:
+    """The agent's decisions with a choice and those that agreed with the strong policy.
+
+    Summed over the agent's seats; blanks when it was not measured.
+    """
+    found = [episode.agreement[s] for s in episode.spec.agent_seats if s in episode.agreement]
+    decisions, agreed = AGREEMENT_COLUMNS
+    if not found:
+        return {decisions: None, agreed: None}
+    return {decisions: sum(a.decisions for a in found), agreed: sum(a.agreed for a in found)}
+
+
 def _flat(prefix: str, options: Mapping[str, Any]) -> JSONObject:
     return {
         f"{prefix}.{k}": v if isinstance(v, (int, float, str, bool)) else json.dumps(v)
@@ -175,16 +211,18 @@ def episode_frame(episodes: Iterable[AgenticEpisode]) -> pd.DataFrame:
                 "position": spec.position,
                 "seed": spec.seed,
                 "score": episode.score,
+                "moves": moves(episode),
                 **_flat("agent", spec.agent_options),
                 **_flat("game", spec.game_options),
                 **_flat("generate", spec.generate),
                 **{f"metric_{k}": v for k, v in episode.metrics.items()},
                 **_agent_stats(episode),
+                **_agreement(episode),
                 **optimality(episode),
             }
         )
     frame = pd.DataFrame(rows)
-    for name in COUNT_COLUMNS:
+    for name in (*COUNT_COLUMNS, *AGREEMENT_COLUMNS):
         if name in frame:
             frame[name] = frame[name].astype("Int64")
     typed = [c for c in frame.columns if c.startswith(("agent.", "game.", "generate.", "metric_"))]
@@ -206,21 +244,39 @@ def _mean_se(values: Iterable[Any]) -> MeanSE:
     return MeanSE.of(known)
 
 
-def cell(values: Iterable[Any], digits: int = 2) -> str:
-    """``mean ± SE``; ``mean (n=1)`` for one value; '' for none (blank, never NaN)."""
-    stat = _mean_se(values)
+def summary(values: pd.Series, episodes: pd.Series, digits: int = 2) -> str:
+    """One cell: ``mean ± SE [95% CI] n=N`` of ``values`` over the episodes that have one.
+
+    ``episodes`` holds each value's episode (:func:`moves`, same index): when all are one
+    episode replayed, the cell says ``mean (1 distinct episode, n=N)``, since an SE of 0 over
+    copies says nothing about uncertainty. One value: ``mean (n=1)``; none: '' (blank, never
+    NaN).
+    """
+    known = values.notna() & values.map(lambda v: v is not None)
+    kept = [float(v) for v in values[known]]
+    stat = MeanSE.of(kept)
     if stat.n == 0:
         return ""
+    mean = f"{stat.mean:.{digits}f}"
     if stat.n == 1:
-        return f"{stat.mean:.{digits}f} (n=1)"
-    return stat.format(digits=digits)
+        return f"{mean} (n=1)"
+    if episodes[known].nunique() == 1:
+        return f"{mean} (1 distinct episode, n={stat.n})"
+    interval = mean_ci(kept)
+    return f"{stat.format(digits=digits)} {interval.format(digits)} n={stat.n}"
+
+
+def cell(group: pd.DataFrame, column: str, digits: int = 2) -> str:
+    """The :func:`summary` of ``column`` over the episodes of ``group``."""
+    return summary(group[column], group["moves"], digits)
 
 
 def _pivot(frame: pd.DataFrame, rows: Sequence[str], column: str, value: str) -> pd.DataFrame:
-    """Mean ± SE of ``value`` with one row per ``rows`` group and one column per ``column``."""
+    """Cells of ``value`` with one row per ``rows`` group and one column per ``column``."""
     if frame.empty:
         return pd.DataFrame()
-    table = frame.groupby([*rows, column], sort=False)[value].apply(cell)
+    groups = frame.groupby([*rows, column], sort=True)
+    table = groups[[value, "moves"]].apply(lambda group: cell(group, value))
     return table.unstack(column, fill_value="").reset_index().rename_axis(columns=None)
 
 
@@ -261,7 +317,8 @@ def ablation(frame: pd.DataFrame) -> pd.DataFrame:
     cut = cut.assign(
         step=pd.Categorical(cut["ablation_step"], categories=list(ABLATION_STEPS.values()))
     )
-    table = cut.groupby(["ablation_label", "step", "setting"], observed=True)["score"].apply(cell)
+    groups = cut.groupby(["ablation_label", "step", "setting"], observed=True)
+    table = groups[["score", "moves"]].apply(lambda group: cell(group, "score"))
     table = table.unstack("setting", fill_value="").reset_index().rename_axis(columns=None)
     table = table.rename(columns={"ablation_label": "label", "step": "CAC"})
     return table.sort_values(["label", "CAC"], kind="stable").reset_index(drop=True)
@@ -281,10 +338,10 @@ def cross_play_by_seat(frame: pd.DataFrame, games: Mapping[str, GameProfile]) ->
         return pd.DataFrame()
 
     def sides(group: pd.DataFrame) -> str:
-        seats = [cell(group.loc[group["position"] == seat, "score"], 1) for seat in (0, 1)]
+        seats = [cell(group[group["position"] == seat], "score", 1) for seat in (0, 1)]
         return " / ".join(seat or "–" for seat in seats)
 
-    table = cut.groupby(["label", "partner", "layout"], sort=False)[["position", "score"]]
+    table = cut.groupby(["label", "partner", "layout"], sort=True)[["position", "score", "moves"]]
     return (
         table.apply(sides).unstack("layout", fill_value="").reset_index().rename_axis(columns=None)
     )
@@ -298,15 +355,32 @@ def cross_play_by_partner(frame: pd.DataFrame, games: Mapping[str, GameProfile])
     return _pivot(cut, ["label"], "column", "score")
 
 
-def won(frame: pd.DataFrame, games: Mapping[str, GameProfile]) -> pd.DataFrame:
-    """Win rate and turns when won, per configuration and partner.
+def wins(group: pd.DataFrame, metric: str, verb: str) -> str:
+    """``escaped 7/10 [0.40, 0.90]``: the won episodes of ``group`` and the rate's 95% CI.
 
-    Table 7 for the Collab games (capture and escape).
+    One episode replayed (:func:`summary`) says ``(1 distinct episode)`` instead of an interval.
+    """
+    values = group[metric].dropna()
+    won, n = int((values == 1.0).sum()), len(values)
+    if n == 0:
+        return ""
+    text = f"{verb} {won}/{n}"
+    if n == 1:
+        return text
+    if group.loc[values.index, "moves"].nunique() == 1:
+        return f"{text} (1 distinct episode)"
+    return f"{text} {mean_ci([float(v) for v in values]).format(2)}"
+
+
+def won(frame: pd.DataFrame, games: Mapping[str, GameProfile]) -> pd.DataFrame:
+    """Wins (``escaped 7/10`` and the rate's CI) and turns over the won episodes.
+
+    One row per configuration and partner. Table 7 for the Collab games (capture and escape).
     """
     if frame.empty:
         return pd.DataFrame()
     rows: list[dict[str, Any]] = []
-    for (row_label, partner), group in frame.groupby(["label", "partner"], sort=False):
+    for (row_label, partner), group in frame.groupby(["label", "partner"], sort=True):
         row: dict[str, Any] = {"label": row_label, "partner": partner}
         for name, profile in games.items():
             if profile.win is None:
@@ -317,9 +391,9 @@ def won(frame: pd.DataFrame, games: Mapping[str, GameProfile]) -> pd.DataFrame:
             metric, noun = f"metric_{profile.win.metric}", profile.win.noun
             if cut.empty or metric not in cut:
                 continue
-            row[f"{noun} rate"] = cell(cut[metric])
+            row[f"{noun}s"] = wins(cut, metric, profile.win.metric)
             if "metric_turns" in cut:
-                row[f"turns to {noun}"] = cell(cut.loc[cut[metric] == 1.0, "metric_turns"])
+                row[f"turns to {noun}"] = cell(cut[cut[metric] == 1.0], "metric_turns")
         rows.append(row)
     return pd.DataFrame(rows).fillna("")
 
@@ -335,27 +409,27 @@ TABLE_SHAPES: Mapping[str, Callable[[pd.DataFrame, Mapping[str, GameProfile]], p
 
 
 def plan_optimality(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per configuration, partner, game and layout: goal reached, steps, the planner's, ratio.
+    """Per configuration, partner, game and layout: goal reached, steps, the reference's, ratio.
 
-    Steps and the ratio average over the episodes that reached the goal (see
+    The reference is the game's strong policy in the agent's seats with the same partner from
+    the same start; steps and the ratio are over the episodes that reached the goal (see
     :mod:`coordqa.agentic.optimality`).
     """
-    if frame.empty or "optimal_steps" not in frame:
+    if frame.empty or "reference_steps" not in frame:
         return pd.DataFrame()
     cut = frame[frame["reached_goal"].notna()]
     if cut.empty:
         return pd.DataFrame()
     rows = []
     keys = ["label", "partner", "game", "layout"]
-    for key, group in cut.groupby(keys, sort=False):
+    for key, group in cut.groupby(keys, sort=True):
         rows.append(
             {
                 **dict(zip(keys, key, strict=True)),
-                "episodes": len(group),
-                "goal reached": cell(group["reached_goal"]),
-                "steps": cell(group["steps_to_goal"].dropna(), 1),
-                "planner steps": cell(group["optimal_steps"].dropna(), 1),
-                "steps / planner": cell(group["steps_over_optimal"].dropna(), 2),
+                "goal reached": cell(group, "reached_goal"),
+                "steps": cell(group, "steps_to_goal", 1),
+                "reference steps": cell(group, "reference_steps", 1),
+                "steps / reference": cell(group, "steps_over_reference", 2),
             }
         )
     return pd.DataFrame(rows)
@@ -374,12 +448,17 @@ def _rate(part: pd.Series, whole: pd.Series) -> pd.Series:
 
 
 def per_decision(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per configuration and game: each measure per decision, mean ± SE over episodes."""
+    """Per configuration, game and partner: each measure per decision, over episodes.
+
+    Each cell summarises the episodes' own rates (:func:`summary`); self-play and each partner
+    are rows of their own (a partner changes what is predicted and how the agent plays).
+    """
     if frame.empty:
         return pd.DataFrame()
     llm = frame[frame["llm_calls"].notna() & (frame["decisions"].fillna(0) > 0)]
     rows: list[dict[str, Any]] = []
-    for (row_label, game), group in llm.groupby(["label", "game"], sort=False):
+    keys = ["label", "game", "partner"]
+    for key, group in llm.groupby(keys, sort=True):
         decisions = group["decisions"]
         tokens = group["prompt_tokens"] + group["completion_tokens"]
         rates = {
@@ -391,6 +470,7 @@ def per_decision(frame: pd.DataFrame) -> pd.DataFrame:
             "no verdict/dec": _rate(group["verifier_missing"], decisions),
             "fallback": _rate(group["fallbacks"], decisions),
             "repeated": _rate(group["repeated_decisions"], decisions),
+            "policy agree": _rate(group["policy_agreed"], group["policy_decisions"]),
             "pred acc": _rate(group["predictions_correct"], group["predictions_scored"]),
             "L2 belief met": _rate(group["expectations_met"], group["expectations_scored"]),
             "belief acc": _rate(group["belief_correct"], group["belief_facts"]),
@@ -404,14 +484,92 @@ def per_decision(frame: pd.DataFrame) -> pd.DataFrame:
         }
         rows.append(
             {
-                "label": row_label,
-                "game": game,
-                "episodes": len(group),
+                **dict(zip(keys, key, strict=True)),
                 "decisions": int(decisions.sum()),
-                **{name: cell(values, 3) for name, values in rates.items()},
+                **{name: summary(values, group["moves"], 3) for name, values in rates.items()},
             }
         )
     return pd.DataFrame(rows)
+
+
+def hm_hypotheses(episodes: Iterable[AgenticEpisode]) -> pd.DataFrame:
+    """Every hypothesis of every HM seat: its text, final value, decision made, predictions."""
+    rows = []
+    for episode in episodes:
+        spec = episode.spec
+        if spec.agent != "hm":
+            continue
+        for seat in spec.agent_seats:
+            stats = episode.agent_stats.get(seat, {})
+            for hypothesis in stats.get("hypotheses", []):
+                rows.append(
+                    {
+                        "label": label(episode),
+                        "game": spec.game,
+                        "partner": "self" if spec.partner is None else spec.partner,
+                        "seed": spec.seed,
+                        "seat": seat,
+                        **hypothesis,
+                        "first validated": hypothesis["id"] == stats.get("first_validated"),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def _per_step(rewards: Sequence[float]) -> str:
+    """Mean reward per step, 3 decimals ('' for no step)."""
+    return f"{sum(rewards) / len(rewards):.3f}" if rewards else ""
+
+
+def hm_validation(episodes: Iterable[AgenticEpisode]) -> pd.DataFrame:
+    """Per HM episode and seat: its first validated hypothesis, when, and reward around it.
+
+    The Hypothetical Minds paper's Figure 3 shows reward rising once a hypothesis about the
+    partner is validated; here each HM seat gives the validated hypothesis's text, the decision
+    and turn of its validation, and the shared reward per step before that turn and from it on
+    (a turn is one step in every game: an Overcooked timestep, a Hanabi move, a Collab turn).
+    Seats that never validated one get a row with blanks, so the table says how often it
+    happens.
+    """
+    rows = []
+    for episode in episodes:
+        spec = episode.spec
+        if spec.agent != "hm":
+            continue
+        rewards = [step.reward for step in episode.trajectory.steps]
+        for seat in spec.agent_seats:
+            stats = episode.agent_stats.get(seat, {})
+            hypotheses = {int(h["id"]): h for h in stats.get("hypotheses", [])}
+            first = stats.get("first_validated")
+            turn = stats.get("first_validation_turn")
+            row: dict[str, Any] = {
+                "label": label(episode),
+                "game": spec.game,
+                "partner": "self" if spec.partner is None else spec.partner,
+                "seed": spec.seed,
+                "seat": seat,
+                "hypotheses": len(hypotheses),
+                "validated": "",
+                "decision": "",
+                "turn": "",
+                "reward/step before": "",
+                "reward/step after": "",
+            }
+            if first is not None and turn is not None and first in hypotheses:
+                row.update(
+                    validated=str(hypotheses[first]["text"]),
+                    decision=str(stats.get("first_validation_decision")),
+                    turn=str(turn),
+                    **{
+                        "reward/step before": _per_step(rewards[:turn]),
+                        "reward/step after": _per_step(rewards[turn:]),
+                    },
+                )
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    return table.sort_values(["label", "game", "partner", "seed", "seat"], ignore_index=True)
 
 
 @dataclass
@@ -426,6 +584,8 @@ class AgenticReport:
     """The title of each table, by file stem."""
     failures: dict[str, Failure] = field(default_factory=dict)
     """Episodes left out of the tables, by key: failed or skipped, with the cause."""
+    hypotheses: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """Every HM hypothesis (see :func:`hm_hypotheses`); written, not printed."""
 
     def write(self, out: str | Path) -> list[Path]:
         """Write each table as CSV, a Markdown report and the figures; return the paths."""
@@ -434,6 +594,8 @@ class AgenticReport:
         root = Path(out)
         root.mkdir(parents=True, exist_ok=True)
         written = [self._write_csv(root / "episodes.csv", self.episodes)]
+        if not self.hypotheses.empty:
+            written.append(self._write_csv(root / "hm_hypotheses.csv", self.hypotheses))
         sections = ["# Agentic report", ""]
         for stem, table in self.tables.items():
             written.append(self._write_csv(root / f"{stem}.csv", table))
@@ -467,8 +629,10 @@ def build_report(episodes: Iterable[AgenticEpisode]) -> AgenticReport:
     """All tables of a set of episodes (tables with no matching episode are left out).
 
     The games' own tables (their profiles' ``report_tables``) and the ablation come in stem
-    order (the paper's table numbers first), then plan optimality and the per-decision measures.
+    order (the paper's table numbers first), then plan optimality, the per-decision measures and
+    HM's validated hypotheses.
     """
+    episodes = list(episodes)
     frame = episode_frame(episodes)
     titles = dict(TABLE_TITLES)
     tables = {"table3_ablation": ablation(frame)}
@@ -479,8 +643,10 @@ def build_report(episodes: Iterable[AgenticEpisode]) -> AgenticReport:
     ordered = {stem: tables[stem] for stem in sorted(tables)}
     ordered["plan_optimality"] = plan_optimality(frame)
     ordered["per_decision"] = per_decision(frame)
+    ordered["hm_validation"] = hm_validation(episodes)
     kept = {stem: table for stem, table in ordered.items() if not table.empty}
-    return AgenticReport(frame, kept, {stem: titles[stem] for stem in kept})
+    titled = {stem: titles[stem] for stem in kept}
+    return AgenticReport(frame, kept, titled, hypotheses=hm_hypotheses(episodes))
 
 
 def _game_tables(frame: pd.DataFrame) -> dict[ReportTable, dict[str, GameProfile]]:
@@ -524,9 +690,12 @@ def agentic_report(runs: Sequence[str | Path], out: str | Path | None = None) ->
 
 
 def plot_report(frame: pd.DataFrame, out: Path) -> list[Path]:
-    """The report's figures: scores and tokens against score, one panel per game.
+    """The report's figures, one panel per game.
 
-    ``scores.png``: mean ± SE bars per configuration and pairing, layouts on the x axis.
+    ``scores.png``: mean ± SE bars per configuration and pairing, layouts on the x axis;
+    ``tokens_vs_score.png``: tokens per episode against score; ``accuracy_vs_score.png``: score
+    against decision accuracy (agreement with the strong policy), one point per configuration
+    and pairing, joined per agent and partner (``bot?noise=p`` runs draw the noise curve).
     """
     if frame.empty:
         return []
@@ -546,7 +715,60 @@ def plot_report(frame: pd.DataFrame, out: Path) -> list[Path]:
     costly = frame[frame["llm_calls"].notna()]
     if not costly.empty:
         paths.append(_save(_token_panels(plt, costly), out / "tokens_vs_score.png"))
+    measured = frame[frame["policy_decisions"].fillna(0) > 0]
+    if not measured.empty:
+        paths.append(_save(_accuracy_panels(plt, measured), out / "accuracy_vs_score.png"))
     return paths
+
+
+def accuracy_points(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per game, agent, partner and configuration: decision accuracy and score.
+
+    Accuracy pools the decisions of the group's episodes (agreed / decisions with a choice);
+    the score is the mean ± SE over its episodes.
+    """
+    rows = []
+    for (game, agent, partner, row_label), group in frame.groupby(
+        ["game", "agent", "partner", "label"], sort=True
+    ):
+        decisions = int(group["policy_decisions"].sum())
+        score = _mean_se(group["score"])
+        rows.append(
+            {
+                "game": game,
+                "agent": agent,
+                "partner": partner,
+                "label": row_label,
+                "accuracy": int(group["policy_agreed"].sum()) / decisions,
+                "score": score.mean,
+                "se": 0.0 if score.n < 2 else score.se,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _accuracy_panels(plt: Any, frame: pd.DataFrame) -> Any:
+    """Score against decision accuracy, one panel per game, one line per agent and partner."""
+    points = accuracy_points(frame)
+    games = list(dict.fromkeys(points["game"]))
+    fig, axes = plt.subplots(
+        1, len(games), figsize=(4.2 * len(games) + 2.5, 3.6), squeeze=False, layout="constrained"
+    )
+    for ax, game in zip(axes[0], games, strict=True):
+        cut = points[points["game"] == game]
+        for (agent, partner), line in cut.groupby(["agent", "partner"], sort=True):
+            line = line.sort_values("accuracy")
+            ax.errorbar(
+                line["accuracy"], line["score"], yerr=line["se"], marker="o", ms=3, capsize=2,
+                label=f"{agent} + {partner}",
+            )  # fmt: skip
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_title(game, fontsize=10)
+        ax.set_xlabel("decision accuracy (agrees with the strong policy)", fontsize=8)
+        ax.set_ylabel("score (mean ± SE)", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=6)
+    return fig
 
 
 def _score_panels(plt: Any, frame: pd.DataFrame, games: list[str]) -> Any:

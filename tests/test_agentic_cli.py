@@ -40,7 +40,7 @@ def test_agentic_run_plays_stores_and_reports(tmp_path: Path) -> None:
     ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert "Table 7" in result.output and "escape rate" in result.output
+    assert "Table 7" in result.output and "escaped" in result.output
     episodes = load_agentic_run(out)
     assert sorted(e.spec.seed for e in episodes) == [0, 1]
     assert all(e.spec.agent_options == {"use_tom": False} for e in episodes)

@@ -1,18 +1,27 @@
-"""Report tables in the paper's shapes, computed from a small stored run."""
+"""Report tables in the paper's shapes, computed from a small stored run.
+
+Every cell is ``mean ± SE [95% CI] n=N`` over its episodes, computed here from the episodes
+themselves; episodes of a game whose seed does not change it, played the same way, are one
+distinct episode (the rules say so: Overcooked and Collab Capture are deterministic, and so are
+the planner and the scripted model).
+"""
 
 from __future__ import annotations
 
 import csv
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from coordqa.agentic import load_agentic_run, verify_episodes
+from coordqa.agentic import EpisodeSpec, load_agentic_run, run_match, verify_episodes
 from coordqa.agentic.grid import parse_grid
-from coordqa.agentic.report import agentic_report
+from coordqa.agentic.report import agentic_report, build_report, won
 from coordqa.agentic.runner import run_grid
+from coordqa.analysis import mean_ci
+from coordqa.games import game_profile
 
 
 @pytest.fixture(scope="module")
@@ -51,32 +60,44 @@ def test_tables_have_the_paper_shapes(report_run: Path, tmp_path: Path) -> None:
     assert set(table1["label"]) == {"planner horizon=25", "cac[scripted] horizon=25"}
     cell = table1.set_index("label").loc["planner horizon=25", "cramped_room"]
     scores = report.episodes.query("agent == 'planner' and partner == 'self'")["score"]
-    assert cell == mean_se(scores)
+    # the planner pair replays one deterministic episode from both seeds
+    assert cell == f"{scores.mean():.2f} (1 distinct episode, n=2)"
     table4 = tables["table4_overcooked_cross_play"].set_index(["label", "partner"])
     crossed = report.episodes.query("agent == 'planner' and partner == 'greedy_human'")
-    seats = [mean_se(crossed.query(f"position == {s}")["score"], 1) for s in (0, 1)]
+    seats = [expected(crossed.query(f"position == {s}")["score"], 1) for s in (0, 1)]
     assert table4.loc[("planner horizon=25", "greedy_human"), "cramped_room"] == " / ".join(seats)
-    table5 = tables["table5_hanabi_cross_play"]
-    assert {"self-play", "with hanabi-iggi"} <= set(table5.columns)
-    cost = tables["per_decision"].set_index(["label", "game"])
+    table5 = tables["table5_hanabi_cross_play"].set_index("label")
+    hanabi = report.episodes.query("agent == 'hanabi-convention' and game == 'hanabi'")
+    for partner, column in (("self", "self-play"), ("hanabi-iggi", "with hanabi-iggi")):
+        scores = hanabi.query(f"partner == '{partner}'")["score"]
+        assert table5.loc["hanabi-convention", column] == expected(scores)
+    cost = tables["per_decision"].set_index(["label", "game", "partner"])
     assert set(cost.index) == {
-        ("cac[scripted] horizon=25", "overcooked"),
-        ("cac[scripted]", "hanabi"),
+        ("cac[scripted] horizon=25", "overcooked", "self"),
+        ("cac[scripted] horizon=25", "overcooked", "greedy_human"),
+        ("cac[scripted]", "hanabi", "self"),
+        ("cac[scripted]", "hanabi", "hanabi-iggi"),
     }
-    assert all(" ± " in value for value in cost["calls/dec"])
+    # n: 2 seeds; Overcooked's cross-play seats the agent in both seats (paper Table 4)
+    played = {"self": 2, "greedy_human": 4, "hanabi-iggi": 2}
+    for (_, _, partner), value in cost["calls/dec"].items():
+        assert re.search(rf"n={played[partner]}\)?$", value), value
     assert (cost["pred acc"] == "").all()  # does not apply: blank, never NaN
     # the scripted model answers every verification request "Verification: Okay"
-    assert set(cost["no verdict/dec"]) == {"0.000 ± 0.000"}
+    verdicts = cost.loc[("cac[scripted]", "hanabi", "self"), "no verdict/dec"]
+    assert verdicts == "0.000 ± 0.000 [0.000, 0.000] n=2"
     written = {p.name for p in tmp_path.iterdir()}
     assert {"report.md", "episodes.csv", "scores.png", "tokens_vs_score.png"} <= written
     markdown = (tmp_path / "report.md").read_text()
     assert "Table 4" in markdown and "nan" not in markdown.lower()
 
 
-def mean_se(values: pd.Series, digits: int = 2) -> str:
-    """The expected cell, computed here from the episodes: mean ± sample SE."""
+def expected(values: pd.Series, digits: int = 2) -> str:
+    """The expected cell of distinct episodes, from their values: mean ± sample SE, the 95%
+    bootstrap interval of the mean, n."""
     se = values.std(ddof=1) / math.sqrt(len(values))
-    return f"{values.mean():.{digits}f} ± {se:.{digits}f}"
+    interval = mean_ci(list(values)).format(digits)
+    return f"{values.mean():.{digits}f} ± {se:.{digits}f} {interval} n={len(values)}"
 
 
 def test_episodes_csv_has_option_columns_integer_counts_and_blanks(
@@ -119,7 +140,7 @@ def test_ablation_runs_keep_their_own_rows_and_make_table_3(tmp_path: Path) -> N
     assert set(table3["label"]) == {"cac[scripted]"}
     for run, (_, row) in zip(runs, table3.iterrows(), strict=True):
         scores = pd.Series([e.score for e in load_agentic_run(run, with_exchanges=False)])
-        assert row["hanabi"] == mean_se(scores)
+        assert row["hanabi"] == expected(scores)
 
 
 def test_one_run_of_one_configuration_has_no_table_3(report_run: Path) -> None:
@@ -159,3 +180,90 @@ def test_a_preset_that_configures_games_differently_is_not_an_ablation(tmp_path:
     }
     run = run_grid(parse_grid(grid), tmp_path / "paper").run_dir
     assert "table3_ablation" not in agentic_report([run]).tables
+
+
+def _episodes(game: str, agent: str, model: str, partner: str | None, seeds: range) -> list:
+    return [
+        run_match(
+            EpisodeSpec(
+                game=game, layout="default", seed=seed, agent=agent, model=model, partner=partner
+            )  # fmt: skip
+        )
+        for seed in seeds
+    ]
+
+
+def test_a_deterministic_game_replayed_is_one_distinct_episode() -> None:
+    # Collab Capture's thief is deterministic and its seed changes nothing; so is the scripted
+    # model: three seeds play one episode three times, which an SE of 0 would misrepresent
+    assert not game_profile("collab_capture").seeded
+    episodes = _episodes("collab_capture", "cac", "scripted", None, range(3))
+    report = build_report(episodes)
+    row = report.tables["table7_collab"].set_index("label").loc["cac[scripted]"]
+    caught = sum(e.metrics["captured"] for e in episodes)
+    assert row["captures"] == f"captured {caught:.0f}/3 (1 distinct episode)"
+    calls = report.tables["per_decision"].iloc[0]["calls/dec"]
+    assert calls.endswith("(1 distinct episode, n=3)") and "±" not in calls
+    # Collab Escape's killer moves at random: its seeds are distinct episodes
+    escape = build_report(_episodes("collab_escape", "cac", "scripted", None, range(3)))
+    assert "distinct" not in escape.tables["per_decision"].iloc[0]["calls/dec"]
+
+
+def test_self_play_and_each_partner_are_rows_of_their_own() -> None:
+    # HM with the scripted model predicts the partner's first legal action; its self-play
+    # partner plays exactly that (prediction accuracy 1), escape-greedy does not (the issue saw
+    # 0.75 reported for the two averaged: 1.0 and 0.5)
+    episodes = [
+        *_episodes("collab_escape", "hm", "scripted", None, range(2)),
+        *_episodes("collab_escape", "hm", "scripted", "escape-greedy", range(2)),
+    ]
+    report = build_report(episodes)
+    table = report.tables["per_decision"].set_index("partner")
+    assert sorted(table.index) == ["escape-greedy", "self"]
+    assert table.loc["self", "pred acc"].startswith("1.000 ")
+    greedy = [e for e in episodes if e.spec.partner == "escape-greedy"]
+    rates = pd.Series(
+        [
+            e.agent_stats[0]["predictions_correct"] / e.agent_stats[0]["predictions_scored"]
+            for e in greedy
+        ]  # fmt: skip
+    )
+    assert table.loc["escape-greedy", "pred acc"] == expected(rates, 3)
+    assert rates.mean() < 1.0
+
+
+def test_collab_rows_show_wins_beside_turns_when_won() -> None:
+    # the issue's example: 7 escapes in 10 episodes, turns averaged over the 7 escapes only
+    frame = pd.DataFrame(
+        {
+            "label": ["cac[m]"] * 10,
+            "partner": ["self"] * 10,
+            "game": ["collab_escape"] * 10,
+            "metric_escaped": [1.0] * 7 + [0.0] * 3,
+            "metric_turns": [20.0, 21, 22, 23, 24, 25, 26, 50, 50, 50],
+            "moves": [f"episode {i}" for i in range(10)],
+        }
+    )
+    row = won(frame, {"collab_escape": game_profile("collab_escape")}).iloc[0]
+    assert row["escapes"] == f"escaped 7/10 {mean_ci([1.0] * 7 + [0.0] * 3).format(2)}"
+    assert row["turns to escape"] == expected(pd.Series([20.0, 21, 22, 23, 24, 25, 26]))
+
+
+def test_hm_validated_hypotheses_with_reward_before_and_after() -> None:
+    # in scripted self-play every prediction is right, so a hypothesis reaches 0.7 after four
+    # scored predictions (0.3, 0.51, 0.657, 0.76) when the episode lasts long enough
+    episodes = _episodes("collab_escape", "hm", "scripted", None, range(2))
+    report = build_report(episodes)
+    table = report.tables["hm_validation"]
+    assert len(table) == 4  # one row per episode and seat, validated or not
+    validated = table[table["validated"] != ""]
+    assert not validated.empty
+    for _, row in validated.iterrows():
+        episode = next(e for e in episodes if e.spec.seed == row["seed"])
+        stats = episode.agent_stats[row["seat"]]
+        texts = {h["id"]: h["text"] for h in stats["hypotheses"]}
+        assert row["validated"] == texts[stats["first_validated"]]
+        turn = int(row["turn"])
+        rewards = [step.reward for step in episode.trajectory.steps]
+        assert row["reward/step before"] == f"{sum(rewards[:turn]) / turn:.3f}"
+    assert set(report.hypotheses["first validated"]) == {True, False}

@@ -52,6 +52,7 @@ from coordqa.choices import choose
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
 from coordqa.games.seat import SeatView
+from coordqa.jsonvalues import JSONObject, JSONValue
 from coordqa.llm import Reply
 from coordqa.options import flag
 from coordqa.records import (
@@ -184,6 +185,20 @@ class HMAgent(PlanningAgent):
         self.pending = []
         self.observed_log = []
         self.tom_due = True
+
+    def stats(self) -> JSONObject:
+        """As every agent's, plus the episode's hypotheses and the first one validated.
+
+        Each hypothesis with its text, final value, the decision that made it and its
+        predictions right; ``first_validated`` is its id (None: none was). What the report shows
+        of HM's theory of mind.
+        """
+        hypotheses: list[JSONValue] = [h.to_dict() for h in self.book.hypotheses]
+        return {
+            **super().stats(),
+            "hypotheses": hypotheses,
+            "first_validated": self.book.first_validated,
+        }
 
     # ------------------------------------------------------------------ observing the partner
 

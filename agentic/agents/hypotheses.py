@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coordqa.errors import ConfigError
+from coordqa.jsonvalues import JSONObject
 
 
 def rescorla_wagner(value: float, reward: float, alpha: float) -> float:
@@ -88,7 +89,7 @@ class Hypothesis:
     correct: int = 0
     """Predictions that were right."""
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> JSONObject:
         """JSON-able form for records and reports."""
         return {
             "id": self.id,
@@ -109,6 +110,8 @@ class HypothesisBook:
         self.hypotheses: list[Hypothesis] = []
         self.first_validation: int | None = None
         """Decision number at which a hypothesis was first validated (None: never)."""
+        self.first_validated: int | None = None
+        """The id of that hypothesis (None: never)."""
 
     def add(self, text: str, decision: int) -> Hypothesis:
         """Record a newly generated hypothesis at ``params.initial_value``."""
@@ -189,5 +192,7 @@ class HypothesisBook:
         return self.hypotheses[-1] if self.hypotheses else None
 
     def _note_validation(self, decision: int) -> None:
-        if self.first_validation is None and self.validated() is not None:
+        validated = self.validated()
+        if self.first_validation is None and validated is not None:
             self.first_validation = decision
+            self.first_validated = validated.id

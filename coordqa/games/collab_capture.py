@@ -58,6 +58,7 @@ PROFILE = collab_profile(
     planner="capture-planner",
     facts="coordqa.agentic.agents.belief:capture_facts",
     win=WinCondition("captured", "capture"),
+    seeded=False,  # the thief is deterministic
     paper={
         "agent_options": {"cac": {"use_tom": False, "use_verifier": False}},
         "generate": {"temperature": 0.6, "top_p": 0.9},

@@ -69,6 +69,7 @@ PROFILE = collab_profile(
     planner="escape-planner",
     facts="coordqa.agentic.agents.belief:escape_facts",
     win=WinCondition("escaped", "escape"),
+    seeded=True,  # the killer moves at random
     paper={
         "agent_options": {"cac": {"use_tom": True, "use_verifier": False}},
         "generate": {"temperature": 0.6, "top_p": 0.9},

@@ -152,6 +152,12 @@ class GameProfile:
     hides nothing (fully observable)."""
 
     # -- the agentic track: grids and reports ------------------------------------------------
+    seeded: bool = True
+    """Whether the episode seed changes the game itself (a deal, a random opponent's moves).
+    False when the start and the rules are deterministic (Overcooked, Collab Capture): two
+    episodes that make the same moves are then the same episode whatever their seeds, and a
+    report says "1 distinct episode" rather than an SE of 0 over copies. The default is the safe
+    claim for a game that does not say."""
     self_play_seeds: tuple[int, ...] = (0, 1, 2)
     """Episode seeds of a self-play pairing when a grid names none."""
     cross_play_seeds: tuple[int, ...] = (0, 1, 2)

@@ -40,7 +40,13 @@ COLLAB_TABLE = ReportTable(
 
 
 def collab_profile(
-    *, builder: str, planner: str, facts: str, win: WinCondition, paper: Mapping[str, Any]
+    *,
+    builder: str,
+    planner: str,
+    facts: str,
+    win: WinCondition,
+    paper: Mapping[str, Any],
+    seeded: bool,
 ) -> GameProfile:
     """The profile of a Collab game (Capture or Escape), from what differs between the two.
 
@@ -48,7 +54,7 @@ def collab_profile(
     waiting is the safe fallback (it breaks no rule and loses nothing at once), HM predicts the
     partner's next action among its legal ones, the paper's Table 7. ``builder`` and ``facts``
     reference the scenario builder and the belief facts; ``paper`` is what the ``paper`` agent
-    preset sets in the game.
+    preset sets in the game; ``seeded``: whether the seed changes the game (a random opponent).
     """
     return GameProfile(
         scenario_builder=builder,
@@ -58,6 +64,7 @@ def collab_profile(
         belief_facts=facts,
         agent_presets={"paper": paper},
         win=win,
+        seeded=seeded,
         goal="win",
         report_tables=(COLLAB_TABLE,),
     )

@@ -48,7 +48,8 @@ def create_provider(name: str, api_base: str | None, api_key: str | None) -> Pro
         return LiteLLMProvider(name, api_base, api_key)
     close = suggest(name, PROVIDERS.names())
     hint = f" Did you mean {', '.join(close)}?" if close else ""
-    built_in = ", ".join(f"{n}PATH" if n.endswith("/") else n for n in PROVIDERS.names())
+    shown = {"/": "PATH", "?": "KEY=VALUE"}
+    built_in = ", ".join(n + shown.get(n[-1], "") for n in PROVIDERS.names())
     raise ModelError(
         f"unknown model {name}.{hint} Built in: {built_in}. For any other model give its "
         "litellm provider prefix: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "

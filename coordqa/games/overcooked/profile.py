@@ -25,6 +25,7 @@ PROFILE = GameProfile(
     without_partner_info="coordqa.games.overcooked.describe:without_partner_info",
     reward_unit=20.0,
     cross_play_seats=(0, 1),
+    seeded=False,  # the engine is deterministic: seeds matter only to players that draw
     goal="first_reward",
     report_tables=(
         ReportTable(
