@@ -47,7 +47,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from coordqa.agentic.backend import ModelPool, PlayFn, Session
 from coordqa.agentic.episodes import (
@@ -156,6 +155,10 @@ def grid_manifest(config: GridConfig, specs: Sequence[EpisodeSpec]) -> RunManife
     return RunManifest(kind="agentic", config=identity, runtime=runtime, fingerprint=fingerprint)
 
 
+_Queued = tuple[str, JSONObject, "asyncio.Future[None] | None"]
+"""A queued record: its stream, the record, and the future of a writer waiting for it."""
+
+
 class RecordWriter:
     """Appends records to the run's streams in the order they are made, without blocking.
 
@@ -170,9 +173,7 @@ class RecordWriter:
     def __init__(self, store: RunStore) -> None:
         """Start the writer task (call inside a running event loop)."""
         self.store = store
-        self.queue: asyncio.Queue[tuple[str, dict[str, Any], asyncio.Future[None] | None]] = (
-            asyncio.Queue()
-        )
+        self.queue: asyncio.Queue[_Queued] = asyncio.Queue()
         self.task = asyncio.create_task(self._run())
 
     def put(self, stream: str, record: JSONObject) -> None:
@@ -186,16 +187,21 @@ class RecordWriter:
         await done
 
     async def _run(self) -> None:
+        """Write whatever is queued in one go: one fsync per stream, not one per record."""
         while True:
-            stream, record, done = await self.queue.get()
+            queued = [await self.queue.get()]
+            while not self.queue.empty():
+                queued.append(self.queue.get_nowait())
             try:
-                await self.store.append_async(stream, record)
-            except Exception as exc:  # handed to the waiting writer, which raises it
-                if done is not None:
-                    done.set_exception(exc)
+                await self.store.append_in_order_async([(s, r) for s, r, _ in queued])
+            except Exception as exc:  # handed to the waiting writers, which raise it
+                for _, _, done in queued:
+                    if done is not None:
+                        done.set_exception(exc)
                 continue
-            if done is not None:
-                done.set_result(None)
+            for _, _, done in queued:
+                if done is not None:
+                    done.set_result(None)
 
     def close(self) -> None:
         """Stop the task and write the records still queued.
