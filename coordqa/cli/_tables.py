@@ -1,12 +1,15 @@
-"""Rich tables of the QA commands, shaped to fit an 80-column terminal.
+"""Rich tables of the commands, shaped to fit an 80-column terminal.
 
 Numbers never wrap (``no_wrap``); long names fold onto several lines; tables have no vertical
-borders (:data:`BOX`), so an accuracy table of the four games stays within 80 columns.
+borders (:data:`BOX`), so an accuracy table of the four games stays within 80 columns. A table
+of cells too wide for that (the agentic report's ``mean ± SE [95% CI] n=N`` cells, several to a
+row) is shown long instead (:func:`long_if_wide`): one row per key and measure.
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich import box
@@ -40,6 +43,55 @@ def number_column(table: Table, header: str) -> None:
 def name_column(table: Table, header: str, max_width: int | None = None) -> None:
     """Add a column for names that may fold onto several lines."""
     table.add_column(header, overflow="fold", max_width=max_width)
+
+
+WIDTH = 80
+"""The terminal width tables are shaped for."""
+
+
+def rendered_width(frame: pd.DataFrame) -> int:
+    """How wide ``frame`` prints as a :data:`BOX` table: its widest cells, plus padding."""
+    widths = [
+        max([len(str(column)), *(len(str(value)) for value in frame[column])])
+        for column in frame.columns
+    ]
+    return sum(widths) + 2 * len(widths)
+
+
+def long_if_wide(frame: pd.DataFrame, keys: Sequence[str], width: int = WIDTH) -> pd.DataFrame:
+    """``frame`` as it is when it fits ``width`` columns, else one row per key and measure.
+
+    ``keys`` are the columns that name a row (label, partner, game...); every other column is a
+    measure. The long form has the keys, ``measure`` (the column's header) and ``value``, rows
+    in the frame's order with measures in column order, and leaves out blank cells (a measure
+    that does not apply).
+    """
+    import pandas as pd
+
+    if rendered_width(frame) <= width:
+        return frame
+    named = [key for key in keys if key in frame.columns]
+    measures = [column for column in frame.columns if column not in named]
+    rows = [
+        {**{key: row[key] for key in named}, "measure": str(measure), "value": row[measure]}
+        for _, row in frame.iterrows()
+        for measure in measures
+        if str(row[measure]) != ""
+    ]
+    return pd.DataFrame(rows, columns=[*named, "measure", "value"])
+
+
+def frame_table(title: str, frame: pd.DataFrame, keys: Sequence[str]) -> Table:
+    """A report table: ``keys`` (and ``measure``) fold, every other cell never wraps."""
+    out = new_table(title)
+    for column in frame.columns:
+        if column in keys or column == "measure":
+            name_column(out, str(column))
+        else:
+            number_column(out, str(column))
+    for row in frame.itertuples(index=False):
+        out.add_row(*(Text(str(value)) for value in row))
+    return out
 
 
 def rich_accuracy_table(
