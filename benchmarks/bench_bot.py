@@ -146,12 +146,13 @@ def with_policy(frame: pd.DataFrame) -> pd.DataFrame:
 def ratio_table(joined: pd.DataFrame) -> pd.DataFrame:
     """Game x pairing rows, one column per agent: score / policy score, paired 95% CI, n."""
     rows = []
+    agents = sorted(set(joined["agent"]))
     for (game, partner), group in joined.groupby(["game", "pairing"], sort=True):
         row = {"game": game, "pairing": partner}
-        for agent in AGENTS:
+        for agent in agents:
             cut = group[group["agent"] == agent]
             row[agent] = paired_ratio(cut["score"], cut["score_policy"]).format()
-        row["policy score"] = MeanSE.of(list(group[group["agent"] == AGENTS[0]]["score_policy"]))
+        row["policy score"] = MeanSE.of(list(group[group["agent"] == agents[0]]["score_policy"]))
         rows.append(row)
     table = pd.DataFrame(rows)
     table["policy score"] = [f"{s.mean:.2f} ± {s.se:.2f}" for s in table["policy score"]]
@@ -244,6 +245,7 @@ def main() -> None:
     """Play both grids, print and write the tables and the figure."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10, help="seeds 0..N-1 per pairing")
+    parser.add_argument("--agents", nargs="*", default=list(AGENTS), help="agents under test")
     parser.add_argument("--horizon", type=int, default=100, help="Overcooked timesteps")
     parser.add_argument("--noise", type=float, nargs="*", default=list(NOISE))
     parser.add_argument("--parallel", type=int, default=4, help="episodes in flight at once")
@@ -252,7 +254,8 @@ def main() -> None:
     options = parser.parse_args()
     started = time.perf_counter()
     policies = [game_profile(game).strong_policy or "" for game in GAMES]
-    ratio = play("ratio", grid("ratio", [*AGENTS, *policies], ["bot"], options), options.out)
+    players = [*options.agents, *policies]
+    ratio = play("ratio", grid("ratio", players, ["bot"], options), options.out)
     models = [f"bot?noise={p:g}" for p in options.noise]
     noise = play("noise", grid("noise", ["llm"], models, options), options.out)
     joined = with_policy(episode_rows(ratio))

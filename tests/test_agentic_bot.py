@@ -18,7 +18,7 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.bot import BotProvider
 from coordqa.choices import OPTION_LABELS
 from coordqa.errors import ModelError
-from coordqa.games import Observation, game_profile, make_game
+from coordqa.games import PLAYERS, Observation, game_profile, make_game
 from coordqa.games.feed import SeatFeed
 from coordqa.leaderboard.verify import VerificationError, refuse_unrankable
 from coordqa.llm import Message, Model, get_model
@@ -71,6 +71,17 @@ def test_an_agent_playing_bot_moves_as_the_strong_policy(
         assert stats["fallbacks"] == 0 and stats["verifier_rejections"] == 0
         assert agreement.error is None and agreement.policy == strong
         assert agreement.decisions > 0 and agreement.agreed == agreement.decisions
+
+
+LLM_AGENTS = sorted(name for name, spec in PLAYERS.items() if spec.kind == "llm")
+"""Every registered LLM agent (react, reflexion and planreact too)."""
+
+
+@pytest.mark.parametrize("agent", LLM_AGENTS)
+def test_every_registered_agent_playing_bot_moves_as_the_policy(agent: str) -> None:
+    reference = episode("collab_escape", "escape-planner", None, "escape-greedy", seed=1)
+    played = episode("collab_escape", agent, "bot", "escape-greedy", seed=1)
+    assert moves(played) == moves(reference)
 
 
 def test_noise_one_never_plays_the_policy_and_noise_is_reproducible() -> None:
