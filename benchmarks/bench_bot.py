@@ -212,7 +212,7 @@ def _noise(model: str) -> float:
     return float(model.partition("noise=")[2] or 0.0)
 
 
-def plot_noise(table: pd.DataFrame, path: Path) -> Path:
+def plot_noise(table: pd.DataFrame, path: Path, seeds: int) -> Path:
     """Score against decision accuracy, one panel per game, one line per pairing."""
     import matplotlib
 
@@ -220,22 +220,28 @@ def plot_noise(table: pd.DataFrame, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     games = list(dict.fromkeys(table["game"]))
-    fig, axes = plt.subplots(1, len(games), figsize=(3.4 * len(games), 3.2), squeeze=False,
+    columns = 2
+    rows = -(-len(games) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(9, 3.3 * rows), squeeze=False,
                              layout="constrained")  # fmt: skip
-    for ax, game in zip(axes[0], games, strict=True):
+    for ax, game in zip(axes.flat, games, strict=False):
         for partner, group in table[table["game"] == game].groupby("pairing", sort=True):
             group = group.sort_values("accuracy")
+            shown = "self-play" if partner == "self" else f"with {partner}"
             ax.errorbar(group["accuracy"], group["score"], yerr=group["se"].fillna(0.0),
-                        marker="o", ms=3, capsize=2, label=partner)  # fmt: skip
+                        marker="o", ms=4, capsize=2, label=shown)  # fmt: skip
             for _, row in group.iterrows():
-                ax.annotate(f"p={row['noise']:g}", (row["accuracy"], row["score"]), fontsize=6,
-                            xytext=(3, 3), textcoords="offset points")  # fmt: skip
-        ax.set_title(game, fontsize=9)
-        ax.set_xlabel("decision accuracy (agrees with the strong policy)", fontsize=7)
-        ax.set_ylabel("score (mean ± SE)", fontsize=7)
-        ax.set_xlim(-0.02, 1.02)
+                ax.annotate(f"{row['noise']:g}", (row["accuracy"], row["score"]), fontsize=6,
+                            xytext=(3, -8), textcoords="offset points")  # fmt: skip
+        ax.set_title(game, fontsize=10)
+        ax.set_xlabel("decision accuracy (share of the strong policy's moves)", fontsize=8)
+        ax.set_ylabel("score (mean ± SE)", fontsize=8)
+        ax.set_xlim(-0.03, 1.05)
         ax.tick_params(labelsize=7)
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=7, loc="upper left")
+    for ax in list(axes.flat)[len(games) :]:
+        ax.set_visible(False)
+    fig.suptitle(f"llm agent with bot?noise=p (p by each point), {seeds} seeds", fontsize=10)
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
@@ -268,7 +274,7 @@ def main() -> None:
     }
     noisy = noise_table(episode_rows(noise), joined)
     tables["Score against decision accuracy (llm with bot?noise=p)"] = noisy.round(3)
-    figure = plot_noise(noisy, options.out / "bot-noise.png")
+    figure = plot_noise(noisy, options.out / "bot-noise.png", options.seeds)
     if options.artifacts:
         shutil.copy(figure, ARTIFACTS / figure.name)
     lines = [
