@@ -15,12 +15,19 @@ Run by hand:  python benchmarks/bench_leaderboard.py [--submissions 40] [--views
 4. Storage: the database bytes one submission close to the 20 MB body limit takes (SQLite).
 5. Screenshots of ``/`` and of one submission page in headless Debian chromium, saved into
    ``benchmarks/artifacts/``.
+6. Worst bundles (``--worst``): against a live server, each attack of issue 26 and the largest
+   bundle each limit still lets through, one at a time: the answer, its wall time, the server
+   process's CPU seconds and its peak resident memory while answering (VmHWM, reset before each
+   request through /proc/PID/clear_refs); then half-open connections (how many the server holds,
+   and after its header deadline).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import statistics
 import tempfile
 import time
@@ -229,6 +236,136 @@ def screenshots(url: str, workdir: Path) -> None:
             context.close()
 
 
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _peak_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return math.nan
+
+
+def _reset_peak(pid: int) -> None:
+    Path(f"/proc/{pid}/clear_refs").write_text("5")  # resets VmHWM to the current RSS
+
+
+def _worst_bodies(rows: list[dict[str, Any]], big: list[dict[str, Any]]) -> list[tuple[str, bytes]]:
+    """Each attack of issue 26 and the largest bundle each limit lets through, as bodies."""
+
+    def bundle(**changes: Any) -> dict[str, Any]:
+        return synthetic_bundle(rows, **changes)
+
+    def body(data: dict[str, Any]) -> bytes:
+        return json.dumps(seal(data)).encode()
+
+    empty_replies = bundle()
+    empty_replies["replies"] = [{}] * 9_999
+    many_lists = bundle(run="lists")
+    many_lists["manifest"]["config"]["note"] = [[] for _ in range(490_000)]
+    many_strings = bundle(run="strings")
+    many_strings["manifest"]["config"]["note"] = ["ab"] * 990_000
+    keys = bundle(reported={"overall": 0.5, "by_type": {}})
+    keys["reported"]["by_type"] = {f"t{i}": 0.5 for i in range(150_000)}
+    hostile = bundle(trials=1)
+    hostile["manifest"]["config"]["trials"] = 10**6
+    adversarial = "A\n" * 240  # the slowest reading found, 480 characters
+    most_reading = bundle(
+        trials=10,
+        answer=lambda row, trial: adversarial + f"Answer: {chr(65 + row['correct'][0])}",
+        run="reading",
+    )
+    most_replies = synthetic_bundle(
+        big,
+        trials=10,
+        answer=lambda row, trial: f"Answer: {chr(65 + row['correct'][0])}" + " x" * 30,
+        run="replies",
+    )
+    too_long = bundle(answer=lambda row, trial: "A\n" * 1_500 + "Answer: A", run="long")
+    cases = [
+        ("8 MB of empty replies ([{}, {}, ...])", b'{"replies": [' + b"{}, " * 2_700_000 + b"{}]}"),
+        ("9,999 empty replies (schema errors counted)", body(empty_replies)),
+        ("490,000 empty lists in the manifest (parsed, then refused)", body(many_lists)),
+        ("990,000 short strings in the manifest (parsed, then refused)", body(many_strings)),
+        ("150,000 reported keys", body(keys)),
+        ("a manifest claiming 10^6 trials", body(hostile)),
+        ("11 trials (the cap is 10)", body(bundle(trials=11, run="eleven"))),
+        ("594 replies of 3,000 characters (over the reading budget)", body(too_long)),
+        ("198 x 10 adversarial replies (990,000 characters to read, accepted)", body(most_reading)),
+        ("1,000 questions x 10 trials (the most replies, accepted)", body(most_replies)),
+        (
+            "the last one again under another name (409)",
+            body({**most_replies, "model": {"display_name": "renamed", "provider": "synthetic"}}),
+        ),
+        ("nesting 100,000 deep", b"[" * 100_000 + b"]" * 100_000),
+    ]
+    return cases
+
+
+def bench_worst(url: str, workdir: Path) -> None:
+    """Each worst bundle against a live server: answer, wall time, server CPU and peak memory."""
+    import socket
+
+    rows = synthetic_rows(scenarios=66)
+    big = synthetic_rows(scenarios=333, prefix="big")  # 999 questions
+    db = _registered(rows, url, workdir)
+    path = workdir / "big.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in big), encoding="utf-8")
+    register_dataset(db, path, "big")
+    token = create_token(db, "bench")
+    db.dispose()
+    cases = _worst_bodies(rows, big)
+    headers = {"Authorization": f"Bearer {token}"}
+    server = LiveServer(url, log=workdir / "worst.log", options=["--rate-limit", "0"])
+    with server, httpx.Client(timeout=300) as client:
+        assert server.process is not None
+        pid = server.process.pid
+        print(f"server at start: {_peak_mb(pid):.0f} MB peak")
+        created = []
+        for label, body in cases:
+            _reset_peak(pid)
+            cpu, start = _cpu_s(pid), time.perf_counter()
+            answer = client.post(f"{server.url}/api/submissions", content=body, headers=headers)
+            wall = time.perf_counter() - start
+            if answer.status_code == 201:
+                created.append(answer.json()["id"])
+            print(
+                f"{label} ({len(body) / 1e6:.1f} MB): HTTP {answer.status_code} in {wall:.2f} s, "
+                f"{_cpu_s(pid) - cpu:.2f} CPU-s, peak {_peak_mb(pid):.0f} MB, answer "
+                f"{len(answer.content)} bytes"
+            )
+        for view in ("first", "second"):
+            for page_path in (
+                "/?dataset=big",
+                f"/submissions/{created[-1]}",
+                f"/api/submissions/{created[-1]}",
+            ):
+                cpu, start = _cpu_s(pid), time.perf_counter()
+                page = client.get(server.url + page_path)
+                print(
+                    f"GET {page_path} ({view} view; the 1,000-question x 10-trial entry): HTTP "
+                    f"{page.status_code} in {time.perf_counter() - start:.2f} s, "
+                    f"{_cpu_s(pid) - cpu:.2f} CPU-s, {len(page.content) / 1e3:.0f} kB"
+                )
+        held = []
+        for _ in range(1_200):
+            try:
+                held.append(socket.create_connection(("127.0.0.1", server.port), timeout=5))
+            except OSError:
+                break
+        time.sleep(1.0)
+        open_fds = len(list(Path(f"/proc/{pid}/fd").iterdir()))
+        print(f"{len(held)} half-open connections: the server holds {open_fds} file descriptors")
+        time.sleep(11.0)
+        after = len(list(Path(f"/proc/{pid}/fd").iterdir()))
+        print(f"after the 10 s header deadline: {after} file descriptors")
+        for conn in held:
+            conn.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=40)
@@ -236,10 +373,20 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--postgres", action="store_true", help="use a throwaway PostgreSQL")
     parser.add_argument("--no-screenshots", dest="screenshots", action="store_false")
+    parser.add_argument("--worst", action="store_true", help="only the worst-bundle section")
     args = parser.parse_args()
     rows = synthetic_rows(scenarios=66)
     with tempfile.TemporaryDirectory(prefix="coordqa-bench-lb-") as tmp:
         workdir = Path(tmp)
+        if args.worst:
+            if args.postgres:
+                with PostgresCluster() as cluster:
+                    print("database: PostgreSQL (throwaway cluster on 127.0.0.1)")
+                    bench_worst(cluster.new_database(), workdir)
+            else:
+                print("database: SQLite file")
+                bench_worst(f"sqlite:///{workdir / 'worst.sqlite3'}", workdir)
+            return
         bench_rescore(rows, workdir)
         bench_hostile(rows, workdir)
         bench_storage(rows, workdir)

@@ -71,14 +71,17 @@ FORMAT_VERSION = 1
 _HEX64 = r"^[0-9a-f]{64}$"
 MAX_LISTED = 5
 """How many offending keys an error message lists before summarising the rest."""
-MAX_REPLIES = 20_000
-"""Most replies a QA bundle may hold: 2,000 questions (the most a registered dataset may have)
+MAX_REPLIES = 10_000
+"""Most replies a QA bundle may hold: 1,000 questions (the most a registered dataset may have)
 x 10 trials. The server's own trial cap (``serve --max-trials``) is usually tighter."""
 MAX_EPISODES = 1_000
 """Most episodes an agentic bundle may hold (the installed ``paper`` grid has 62)."""
 MAX_REPLY_CHARS = 100_000
 """Longest reply text a bundle may carry (only its first and last 1,000 characters are read:
 :func:`coordqa.scoring.read_window`)."""
+MAX_MANIFEST_VALUES = 10_000
+"""Most JSON values (objects, arrays, strings, numbers) a bundle's run manifest may hold; a
+grid's manifest holds a few hundred. The manifest is stored and shown, never scored."""
 MAX_ITEM_ERRORS = 10
 """Schema errors kept per list of items; validation counts the rest without keeping them."""
 
@@ -194,6 +197,26 @@ class BundleBase(BaseModel):
 
     digest: str = Field(pattern=_HEX64)
     """SHA-256 of the canonical JSON of every other field (:func:`bundle_digest`)."""
+    manifest: RunManifest
+    """The run's ``manifest.json`` (at most :data:`MAX_MANIFEST_VALUES` JSON values)."""
+
+    @field_validator("manifest", mode="before")
+    @classmethod
+    def _small_manifest(cls, value: Any) -> Any:
+        stack, seen = [value], 0
+        while stack:
+            node = stack.pop()
+            seen += 1
+            if seen > MAX_MANIFEST_VALUES:
+                raise ValueError(
+                    f"the manifest holds more than {MAX_MANIFEST_VALUES} JSON values; a run's "
+                    "manifest is its settings, a few hundred values"
+                )
+            if isinstance(node, dict):
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+        return value
 
 
 class QAReply(BaseModel):
@@ -225,8 +248,6 @@ class QABundle(BundleBase):
 
     track: Literal["qa"]
     """Discriminator: a QA run."""
-    manifest: RunManifest
-    """The run's ``manifest.json``."""
     dataset_fingerprint: str = Field(pattern=_HEX64)
     """Content fingerprint of the dataset the run answered (must equal the manifest's)."""
     replies: list[QAReply] = Field(min_length=1, max_length=MAX_REPLIES)
@@ -289,9 +310,6 @@ class AgenticBundle(BundleBase):
     @classmethod
     def _readable_grid(cls, value: str) -> str:
         return clean_name(value, what="grid")
-
-    manifest: RunManifest
-    """The run's ``manifest.json``."""
     episodes: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_EPISODES)
     """``episodes.jsonl`` records (:meth:`coordqa.agentic.AgenticEpisode.to_record`)."""
     reported: dict[ReportedKey, float | None] | None = Field(

@@ -49,8 +49,8 @@ __all__ = [
 ]
 
 
-MAX_QUESTIONS = 2_000
-"""Most questions a registered dataset may have (CoordinationQA v1.1 has 198)."""
+MAX_QUESTIONS = 1_000
+"""Most questions a registered dataset may have (CoordinationQA has 198)."""
 MAX_TRIALS = MAX_REPLIES // MAX_QUESTIONS
 """Highest trial cap a server may set: a bundle of the largest dataset still fits
 :data:`coordqa.leaderboard.bundle.MAX_REPLIES`."""

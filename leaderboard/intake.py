@@ -65,13 +65,13 @@ MAX_DEPTH = 64
 """Deepest JSON nesting a bundle may have (real bundles nest about a dozen levels)."""
 MAX_INT = 2**63 - 1
 """Largest integer magnitude a bundle may hold (a signed 64-bit database column)."""
-MAX_CONTAINERS = 1_000_000
+MAX_CONTAINERS = 500_000
 """Most objects and arrays a body may hold, counted on its bytes before parsing (an upper
 bound: braces inside strings count too). A parsed container costs 50-200 bytes of memory for
-its 2 bytes of JSON; a real 62-episode agentic bundle holds about 200,000."""
-MAX_STRINGS = 2_000_000
+its 2 bytes of JSON; a 45-episode Overcooked grid of 400 steps holds about 110,000."""
+MAX_STRINGS = 1_000_000
 """Most strings (keys included) a body may hold, counted on its bytes before parsing
-(quotation marks / 2, an upper bound)."""
+(quotation marks / 2, an upper bound): a short string costs about 60 bytes parsed."""
 MAX_KEYS = 1_000
 """Most keys a JSON object in a bundle may have."""
 MAX_STRING = 100_000

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from coordqa.agentic import AgenticEpisode
 
 __all__ = [
+    "MAX_READ_CHARS",
     "REPORT_TOLERANCE",
     "VERIFIERS",
     "Verified",
@@ -53,6 +54,11 @@ __all__ = [
     "verify_qa",
 ]
 
+MAX_READ_CHARS = 1_000_000
+"""Most characters of reply text one QA bundle may ask the server to read, each reply counted
+as :func:`coordqa.scoring.read_window` reads it (at most 2,001 characters). Reading costs up to
+about 3 microseconds a character, so this bounds a bundle's scoring to a few CPU-seconds; real
+runs read far less (198 questions x 10 trials of 500-character replies is 990,000)."""
 REPORT_TOLERANCE = 5e-4
 """A reported accuracy further than this from the recomputed one is shown as a mismatch."""
 
@@ -104,8 +110,23 @@ def _check_count(bundle: QABundle, dataset: KnownDataset, max_trials: int) -> No
         )
 
 
+def _check_reading(bundle: QABundle) -> None:
+    """Refuse replies that would take more than :data:`MAX_READ_CHARS` characters to read."""
+    from coordqa.scoring import READ_HEAD, READ_TAIL
+
+    window = READ_HEAD + READ_TAIL + 1
+    total = sum(min(len(reply.text or ""), window) for reply in bundle.replies)
+    if total > MAX_READ_CHARS:
+        raise VerificationError(
+            f"the replies hold {total} characters to read (each reply counted up to {window}); "
+            f"a bundle may ask for at most {MAX_READ_CHARS}: submit fewer trials, or register "
+            "the endpoint for the board to run (coordqa submit-endpoint)"
+        )
+
+
 def _check_keys(bundle: QABundle, dataset: KnownDataset, max_trials: int) -> None:
     _check_count(bundle, dataset, max_trials)
+    _check_reading(bundle)
     present = [(r.question_id, r.trial) for r in bundle.replies]
     missing, duplicated, unknown = missing_keys(present, list(dataset.rows), bundle.trials)
     problems = []
