@@ -24,6 +24,7 @@ what exists and the closest matches, so a typo never turns into a silent default
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from importlib import metadata
 from typing import Any, Generic, TypeVar
@@ -109,6 +110,9 @@ class Registry(Generic[T]):
         self._catalog_refs: list[str] = []
         self._catalogs: list[Catalog[T]] = []
         self._plugins: dict[str, metadata.EntryPoint] | None = None
+        self._loading = threading.RLock()
+        """Held while lazy entries, plugins and catalogs load: threads that look up names at
+        once (a server verifying submissions in its thread pool) load each one once."""
 
     # -- adding ---------------------------------------------------------------------------
 
@@ -155,14 +159,17 @@ class Registry(Generic[T]):
     def _find(self, name: str) -> T | None:
         if name in self._entries:
             return self._entries[name]
-        if name in self._lazy:
-            return self._load_lazy(name)
-        plugins = self._discover()
-        if name in plugins:
-            self._load_plugin(name)
-            if name in self._entries:
+        with self._loading:
+            if name in self._entries:  # loaded by another thread meanwhile
                 return self._entries[name]
-        return self._catalog_entries().get(name)
+            if name in self._lazy:
+                return self._load_lazy(name)
+            plugins = self._discover()
+            if name in plugins:
+                self._load_plugin(name)
+                if name in self._entries:
+                    return self._entries[name]
+            return self._catalog_entries().get(name)
 
     def _load_lazy(self, name: str) -> T:
         target: T = resolve_reference(self._lazy[name])
@@ -211,6 +218,10 @@ class Registry(Generic[T]):
 
     def _catalog_entries(self) -> dict[str, T]:
         """Every catalog's entries (loading the remaining plugins, which may be catalogs)."""
+        with self._loading:
+            return self._load_catalogs()
+
+    def _load_catalogs(self) -> dict[str, T]:
         for name in list(self._discover()):
             self._load_plugin(name)
         while self._catalog_refs:

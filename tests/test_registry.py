@@ -13,6 +13,7 @@ import sys
 import textwrap
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -191,3 +192,39 @@ def test_a_third_party_distribution_adds_a_player(tmp_path: Path) -> None:
     )
     assert listing.returncode == 0, listing.stderr
     assert "fake-first" in listing.stdout
+
+
+def test_threads_looking_up_names_at_once_load_each_plugin_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server verifies submissions in a thread pool: first lookups race (a KeyError before)."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    for number in range(8):
+        catalog = Catalog({f"from-catalog-{number}": "x"})
+        monkeypatch.setattr(sys.modules[__name__], f"SLOW{number}", catalog, raising=False)
+    load = metadata.EntryPoint.load
+
+    def slow_load(point: metadata.EntryPoint) -> Any:
+        time.sleep(0.01)  # a plugin import takes time: the other threads arrive meanwhile
+        return load(point)
+
+    monkeypatch.setattr(metadata.EntryPoint, "load", slow_load)
+    points = [metadata.EntryPoint(f"p{i}", f"{__name__}:SLOW{i}", "test.group") for i in range(8)]
+    monkeypatch.setattr(
+        metadata, "entry_points", lambda group=None: [p for p in points if p.group == group]
+    )
+    for _ in range(5):
+        plugins: Registry[object] = Registry("thing", "test.group")
+        start = threading.Barrier(8)
+
+        def look(
+            _: int, plugins: Registry[object] = plugins, start: threading.Barrier = start
+        ) -> bool:
+            start.wait()
+            return "unknown-name" in plugins
+
+        with ThreadPoolExecutor(8) as pool:
+            assert list(pool.map(look, range(8))) == [False] * 8
