@@ -176,3 +176,19 @@ def test_the_hypothesis_in_use_is_scored_by_the_units_scored_in_its_interaction(
 def test_extrinsic_scale_must_be_positive() -> None:
     with pytest.raises(ConfigError, match="extrinsic_scale"):
         HMOptions(variant="he_hr", extrinsic_scale=0.0)
+
+
+def test_the_viewer_charts_he_hr_values(tmp_path: Any) -> None:
+    pytest.importorskip("fastapi")
+    from coordqa.agentic import GridConfig, run_grid
+    from coordqa.viewer.agentic import AgenticView
+
+    grid = {
+        "agents": ["hm"],
+        "models": ["scripted"],
+        "agent_options": {"hm": {"variant": "he_hr"}},
+        "games": [{"game": "collab_capture", "seeds": [0]}],
+    }
+    run_grid(GridConfig.model_validate(grid), tmp_path / "run")
+    chart = AgenticView(tmp_path / "run").episode(0).hypothesis_chart
+    assert chart is not None and "hypothesis 0" in str(chart)

@@ -301,19 +301,24 @@ class EpisodeView:
 
     @cached_property
     def hypothesis_chart(self) -> LineChart | None:
-        """HM's hypothesis values after each scored prediction, one line per seat and hypothesis.
+        """HM's hypothesis values after each update, one line per seat and hypothesis.
 
-        None when the episode has no valued predictions (not HM, or HM without evaluation).
+        Updates are scored predictions, or rewards in the ``he_hr`` variant. None when the
+        episode has no valued hypotheses (not HM, or HM without evaluation).
         """
         points: dict[str, list[tuple[float, float]]] = {}
         for record in self.records:
             if not isinstance(record, Decision):
                 continue
-            for scored in record.predictions_scored:
-                if not isinstance(scored, HypothesisScore) or scored.value_after is None:
-                    continue
-                name = f"seat {record.seat}, hypothesis {scored.hypothesis}"
-                points.setdefault(name, []).append((float(record.step or 0), scored.value_after))
+            valued = [
+                (scored.hypothesis, scored.value_after)
+                for scored in record.predictions_scored
+                if isinstance(scored, HypothesisScore) and scored.value_after is not None
+            ]
+            valued += [(update.hypothesis, update.value_after) for update in record.values_updated]
+            for hypothesis, value in valued:
+                name = f"seat {record.seat}, hypothesis {hypothesis}"
+                points.setdefault(name, []).append((float(record.step or 0), value))
         if not points:
             return None
         series = [Series(name, values) for name, values in points.items()]
