@@ -297,3 +297,22 @@ def test_any_option_by_agent_option_and_a_misspelt_one_is_named(tmp_path: Path) 
     assert "did you mean 'top_k'?" in str(wrong.exception)
     twice = _run(tmp_path / "y", *args, "--variant", "vmp", "--agent-option", "variant=mmp")
     assert "option variant is given twice" in str(twice.exception)
+
+
+def test_report_tables_fit_80_columns_on_stdout_messages_on_stderr(tmp_path: Path) -> None:
+    # two pairings in two runs: each has its own rows, sorted (escape-greedy before self)
+    common = ["agentic", "run", "--agent", "hm", "--model", "scripted", "--game", "collab_escape"]
+    runs = []
+    for name, pairing in (("self", ["--self-play"]), ("greedy", ["--partner", "escape-greedy"])):
+        runs.append(str(tmp_path / name))
+        played = runner.invoke(app, [*common, *pairing, "--seeds", "0,1", "--out", runs[-1]])
+        assert played.exit_code == 0, played.output
+        assert "Table 7" in played.stdout and "played" not in played.stdout
+    shown = runner.invoke(app, ["agentic", "report", *runs])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert "4 episode(s) from 2 run(s)" in shown.stderr and "episode(s)" not in shown.stdout
+    decisions = shown.stdout[shown.stdout.index("Per decision") :]
+    assert decisions.index("escape-greedy") < decisions.index("self /")
+    assert "n=2" in shown.stdout and "mean ± SE [95% CI" in shown.stdout

@@ -259,7 +259,8 @@ def _resampled_means(values: np.ndarray) -> np.ndarray:
 def mean_ci(values: Sequence[float]) -> Interval:
     """95% percentile bootstrap interval of the mean of independent values (NaN left out).
 
-    Resamples the values (:data:`RESAMPLES` times, fixed seed); fewer than two values give NaN.
+    Resamples the values (:data:`RESAMPLES` times, fixed seed, values in sorted order so the
+    interval depends on the values alone, not on their order); fewer than two give NaN.
     Values that are all equal give a zero-width interval: resampling cannot show a spread the
     data does not have (say so where it matters, e.g. a deterministic game replayed).
 
@@ -268,7 +269,7 @@ def mean_ci(values: Sequence[float]) -> Interval:
     >>> mean_ci([2.0]).known
     False
     """
-    kept = np.asarray([v for v in values if not math.isnan(float(v))], dtype=float)
+    kept = np.sort([float(v) for v in values if not math.isnan(float(v))])
     if kept.size < 2:
         return NAN_INTERVAL
     return _percentile_interval(_resampled_means(kept))

@@ -50,12 +50,12 @@ WIDTH = 80
 
 
 def rendered_width(frame: pd.DataFrame) -> int:
-    """How wide ``frame`` prints as a :data:`BOX` table: its widest cells, plus padding."""
+    """How wide ``frame`` prints as a :data:`BOX` table, unfolded: its widest cells, padding."""
     widths = [
         max([len(str(column)), *(len(str(value)) for value in frame[column])])
         for column in frame.columns
     ]
-    return sum(widths) + 2 * len(widths)
+    return sum(widths) + 3 * len(widths) + 2
 
 
 def long_if_wide(frame: pd.DataFrame, keys: Sequence[str], width: int = WIDTH) -> pd.DataFrame:
@@ -81,16 +81,30 @@ def long_if_wide(frame: pd.DataFrame, keys: Sequence[str], width: int = WIDTH) -
     return pd.DataFrame(rows, columns=[*named, "measure", "value"])
 
 
-def frame_table(title: str, frame: pd.DataFrame, keys: Sequence[str]) -> Table:
-    """A report table: ``keys`` (and ``measure``) fold, every other cell never wraps."""
-    out = new_table(title)
-    for column in frame.columns:
-        if column in keys or column == "measure":
-            name_column(out, str(column))
-        else:
-            number_column(out, str(column))
-    for row in frame.itertuples(index=False):
-        out.add_row(*(Text(str(value)) for value in row))
+def frame_table(title: str, frame: pd.DataFrame, keys: Sequence[str], caption: str = "") -> Table:
+    """A report table: its ``keys`` fold, every other cell never wraps.
+
+    The long form of :func:`long_if_wide` shows its keys in one column (``label / game``), each
+    row's keys once, above its measures.
+    """
+    out = new_table(title, caption)
+    out.min_width = min(WIDTH, len(title))
+    named = [column for column in frame.columns if column in keys]
+    if "measure" not in frame.columns:
+        for column in frame.columns:
+            (name_column if column in named else number_column)(out, str(column))
+        for row in frame.itertuples(index=False):
+            out.add_row(*(Text(str(value)) for value in row))
+        return out
+    name_column(out, " / ".join(named))
+    name_column(out, "measure")
+    number_column(out, "value")
+    previous = None
+    for _, row in frame.iterrows():
+        names = " / ".join(str(row[key]) for key in named)
+        out.add_row(Text(names if names != previous else ""), Text(row["measure"]),
+                    Text(str(row["value"])), end_section=False)  # fmt: skip
+        previous = names
     return out
 
 

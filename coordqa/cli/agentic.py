@@ -210,33 +210,26 @@ def _print_report(report: AgenticReport) -> None:
             messages.print(f"  ... and {len(shown) - 10} more (report.md lists them all)")
 
 
+REPORT_KEYS = ("label", "CAC", "partner", "game", "layout", "seed", "seat")
+"""The columns that name a row of an agentic report table (the others are measures)."""
+
+CELL_CAPTION = "cells: mean ± SE [95% CI, bootstrap over episodes] n=episodes"
+"""Says what each cell holds, under the agentic tables."""
+
+
 def _print_tables(tables: dict[str, pd.DataFrame], titles: dict[str, str]) -> None:
-    """Print each table under its title.
+    """Print each table under its title, within 80 columns.
 
-    The wide per-decision table is printed one configuration at a time, one row per measure
-    and one column per game.
+    A table whose cells do not fit (several ``mean ± SE [95% CI] n=N`` cells to a row, the
+    per-decision measures) is printed long: each row's keys once, then one line per measure.
     """
+    from coordqa.cli._tables import frame_table, long_if_wide
+
     for stem, frame in tables.items():
-        if stem == "per_decision":
-            for row_label, part in frame.groupby("label", sort=False):
-                _print_table(f"{titles[stem]}: {row_label}", _measures_as_rows(part))
-        else:
-            _print_table(titles[stem], frame)
-
-
-def _print_table(title: str, frame: pd.DataFrame) -> None:
-    table = Table(title=Text(title, style="italic"))
-    for column in frame.columns:
-        table.add_column(Text(str(column)), overflow="fold")
-    for row in frame.itertuples(index=False):
-        table.add_row(*(Text(str(value)) for value in row))
-    console.print(table)
-
-
-def _measures_as_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """One column per game, one row per measure."""
-    shown = frame.drop(columns="label").set_index("game").T
-    return shown.rename_axis("measure").reset_index().rename_axis(columns=None)
+        shown = long_if_wide(frame, REPORT_KEYS)
+        console.print(frame_table(titles[stem], shown, REPORT_KEYS))
+    if tables:
+        console.print(CELL_CAPTION, highlight=False)
 
 
 @agentic_app.command("run", cls=AgentOptionsCommand)
