@@ -4,8 +4,8 @@ Public API (loaded lazily, so importing a sub-package such as ``coordqa.agentic.
 cheap):
 
 - :func:`run_match` / :func:`play_match`: one episode from an :class:`EpisodeSpec`;
-- :func:`run_grid` / :class:`GridConfig`: agents x models x partners x games x seeds, resumable,
-  on the local asyncio backend or on Ray;
+- :func:`run_grid` / :func:`run_grid_async` / :class:`GridConfig`: agents x models x partners
+  x games x seeds, resumable, on the local asyncio backend or on Ray;
 - :class:`AgenticRun` (:func:`read_agentic_run`) / :func:`verify_episodes`: read a run
   directory back (played episodes, failed ones with their cause) and re-check every episode by
   replaying it (what the leaderboard uses); :func:`load_agentic_run` gives the played episodes;
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from coordqa.agentic.runner import (
         GridResult as GridResult,
         run_grid as run_grid,
+        run_grid_async as run_grid_async,
     )
 
 __getattr__, __all__ = lazy_exports(__name__, __file__)

@@ -310,6 +310,7 @@ class AgenticBundle(BundleBase):
     @classmethod
     def _readable_grid(cls, value: str) -> str:
         return clean_name(value, what="grid")
+
     episodes: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_EPISODES)
     """``episodes.jsonl`` records (:meth:`coordqa.agentic.AgenticEpisode.to_record`)."""
     reported: dict[ReportedKey, float | None] | None = Field(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ from coordqa.leaderboard.bundle import BundleBase, bundle_digest, result_digest,
 from coordqa.leaderboard.catalog import Catalog
 from coordqa.leaderboard.db import Database, DuplicateResultsError, Submission, dump_json
 from coordqa.leaderboard.names import lookalike_characters, lookalike_of, scripts
-from coordqa.leaderboard.verify import VERIFIERS, VerificationError
+from coordqa.leaderboard.verify import VERIFIERS, VerificationError, Verified
 
 __all__ = [
     "Accepted",
@@ -235,12 +236,14 @@ def admit(
     origin: str = "uploaded",
     job_id: int | None = None,
     extra_metrics: dict[str, Any] | None = None,
+    verify: Callable[[BundleBase], Verified] | None = None,
 ) -> Accepted:
     """Verify a parsed bundle and store it: the one path of uploaded and board-run entries.
 
     ``origin`` says where the entry came from (``uploaded``, or ``board-run`` with its
     ``job_id``); ``extra_metrics`` are stored beside the verified numbers (a board-run entry's
-    private split and gap).
+    private split). ``verify`` replaces the track's verifier on the catalog (a board-run grid
+    is checked against its own secret seeds).
 
     Raises:
         VerificationError, QuotaError, DuplicateResultsError: as :func:`accept`.
@@ -253,7 +256,7 @@ def admit(
     if same is not None:
         raise DuplicateResultsError(same)
     track = str(data["track"])
-    verified = VERIFIERS.get(track)(bundle, catalog)
+    verified = VERIFIERS.get(track)(bundle, catalog) if verify is None else verify(bundle)
     info = bundle.model
     flags = _lookalike_flags(info.display_name, db.display_names())
     submission = Submission(

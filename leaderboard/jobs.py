@@ -109,6 +109,8 @@ class EndpointRequest(BaseModel):
     """Parameter count, when known."""
     grids: list[str] = Field(default_factory=list, max_length=10)
     """Agentic grids to play as well (names the board ranks)."""
+    agent: str = Field(default="cac", max_length=50)
+    """The LLM agent that plays the grids with the model (``cac``, ``hm``, ``llm``...)."""
 
     @field_validator("model")
     @classmethod
@@ -148,6 +150,28 @@ def _check_hosted(model: str, hosted: tuple[str, ...]) -> None:
         )
 
 
+def _check_grid_request(request: EndpointRequest) -> None:
+    """Refuse grid jobs the worker cannot run: a player that calls no model, or a key.
+
+    The agentic runner builds each model from its name and ``api_base`` only (the provider's
+    usual environment variable holds the key), so a submitter's own key reaches QA jobs but not
+    grid jobs yet.
+    """
+    from coordqa.games.base import PLAYERS
+
+    if PLAYERS.get(request.agent).kind != "llm":
+        raise ConfigError(
+            f"agent {request.agent!r} calls no model; a board-run grid tests the model with an "
+            "LLM agent (cac, hm, llm...)"
+        )
+    if request.api_key is not None:
+        raise ConfigError(
+            "grid jobs cannot use your own api_key yet (the agentic runner takes no per-model "
+            "key); register without --grid for CoordinationQA, or serve the endpoint without a "
+            "key for the grids"
+        )
+
+
 def register_endpoint(
     db: Database,
     token_id: int,
@@ -176,6 +200,8 @@ def register_endpoint(
         raise ConfigError(
             f"unknown grid {', '.join(unknown)}; this board ranks {', '.join(grids) or 'none'}"
         )
+    if request.grids:
+        _check_grid_request(request)
     try:
         info = ModelInfo(
             display_name=request.display_name or request.model,
@@ -197,6 +223,7 @@ def register_endpoint(
         **info.model_dump(),
     )
     kinds = [("qa", None), *(("agentic", grid) for grid in request.grids)]
+    common = {k: v for k, v in asdict(settings).items() if k != "hosted"}
     with db.session() as session:
         session.add(endpoint)
         session.flush()
@@ -206,7 +233,7 @@ def register_endpoint(
                 kind=kind,
                 grid=grid,
                 status="queued",
-                settings={k: v for k, v in asdict(settings).items() if k != "hosted"},
+                settings=common if kind == "qa" else {**common, "agent": request.agent},
                 seed=_draw_seed(),
                 private_seed=_draw_seed(),
                 usage={"calls": 0, "tokens": 0, "seconds": 0.0},

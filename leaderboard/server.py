@@ -420,6 +420,8 @@ def create_app(
                     f"this token has {pending} visible entries and unfinished jobs, the "
                     f"server's quota of {limits.quota} per token"
                 )
+        if set(wanted.grids) - set(catalog.grids):
+            catalog.grids.refresh()  # registered since the server started?
         endpoint, jobs = register_endpoint(
             db, token_id, wanted, board_run, grids=tuple(catalog.grids)
         )

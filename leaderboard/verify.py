@@ -50,6 +50,7 @@ __all__ = [
     "metrics_of",
     "refuse_unrankable",
     "verify_agentic",
+    "score_agentic",
     "score_qa",
     "verify_qa",
 ]
@@ -388,12 +389,23 @@ def verify_agentic(bundle: AgenticBundle, catalog: Catalog) -> Verified:
             partner chooses other moves than the stored ones, or that does not replay to its
             stored score and metrics (named by its key).
     """
-    from coordqa.agentic import verify_episodes
-
     try:
         grid = catalog.grid(bundle.grid)
     except UnknownNameError as exc:
         raise VerificationError(str(exc)) from exc
+    return score_agentic(bundle, grid)
+
+
+def score_agentic(bundle: AgenticBundle, grid: KnownGrid) -> Verified:
+    """Check an agentic bundle against ``grid`` and replay it (:func:`verify_agentic`'s check).
+
+    The board's worker checks a board-run grid, with its secret seeds, with it.
+
+    Raises:
+        VerificationError: as :func:`verify_agentic`.
+    """
+    from coordqa.agentic import verify_episodes
+
     episodes = _episodes(bundle)
     _check_coverage(episodes, grid)
     refuse_unrankable(episodes[0].spec.model)

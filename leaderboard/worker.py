@@ -13,6 +13,12 @@ bundle, with the private split's numbers and the gap between the two beside it (
 learnt the public answers does better there than on fresh states), and ends the job, which
 reveals its seeds.
 
+An agentic job plays a registered grid with the registration's LLM agent and the endpoint's
+model (:func:`coordqa.agentic.run_grid_async`), on the grid's tasks with each game's seeds
+replaced by secret ones (:func:`secret_grid`), and stores it as a ``board-run`` entry on that
+grid's board after the same checks as an uploaded run (every episode replayed, partners played
+again), against the grid with those seeds.
+
 Jobs are resumable: every call is stored as it is made, so a job taken over after its worker
 died (or requeued after its budget ran out) continues where it stopped without asking a
 question twice. Budgets (calls, tokens, seconds) count every session of a job; reaching one
@@ -101,10 +107,17 @@ class _Budget:
         return float(self.settings["max_seconds"]) - self.total()["seconds"]
 
     def watch(self, progress: Any, stop: Callable[[], None], base: dict[str, int]) -> None:
-        """The progress callback of one run: usage, heartbeat, and stop past a budget."""
+        """The progress callback of a ``coordqa eval``: usage, heartbeat, stop past a budget."""
         usage = progress.calls.usage
-        self.session["calls"] = base["calls"] + progress.calls.attempts
-        self.session["tokens"] = base["tokens"] + usage.prompt_tokens + usage.completion_tokens
+        tokens = usage.prompt_tokens + usage.completion_tokens
+        self.count(progress.calls.attempts, tokens, stop, base)
+
+    def count(
+        self, calls: int, tokens: int, stop: Callable[[], None], base: dict[str, int]
+    ) -> None:
+        """Record a run's calls and tokens so far (over ``base``); stop it past a budget."""
+        self.session["calls"] = base["calls"] + calls
+        self.session["tokens"] = base["tokens"] + tokens
         spent = self.total()
         for what, unit in (("calls", "calls"), ("tokens", "tokens")):
             limit = int(self.settings[f"max_{what}"])
@@ -256,6 +269,109 @@ def _run_qa_job(
     return accepted.id
 
 
+def secret_grid(config: Any, seed: int) -> Any:
+    """``config`` with each game's seeds replaced by as many drawn from ``seed`` (kept secret).
+
+    A game with other seeds for self-play than for cross-play (the paper's Hanabi seeds) gets
+    as many secret seeds as the longer list, for both. Agents, partners, layouts, horizons and
+    the preset stay the grid's, so the episodes are the grid's tasks on fresh deals and states.
+    """
+    import random
+
+    from coordqa.agentic import parse_grid
+
+    draw = random.Random(seed)
+    data = config.model_dump(mode="json", exclude={"runtime"})
+    for entry, game in zip(config.games, data["games"], strict=True):
+        count = max(len(entry.seeds_for(True)), len(entry.seeds_for(False)))
+        game.update(seeds=draw.sample(range(1_000_000, 2**31 - 1), count), episodes=None)
+    return parse_grid(data)
+
+
+def _run_agentic_job(
+    db: Database, catalog: Catalog, job: Job, endpoint: Endpoint, folder: Path
+) -> int:
+    """The job's grid, played by its agent with the endpoint's model on secret seeds; its entry.
+
+    The entry is checked as an uploaded one is (every episode replayed, partners re-played),
+    against the grid with the job's seeds, and ranked on the grid's board. The agentic run's
+    progress counts calls, not tokens, so a grid job's budgets are its calls and seconds.
+    """
+    import anyio
+
+    from coordqa.agentic import parse_grid, run_grid_async
+    from coordqa.leaderboard.bundle import AgenticBundle, build_agentic_bundle
+    from coordqa.leaderboard.catalog import KnownGrid
+    from coordqa.leaderboard.intake import admit
+    from coordqa.leaderboard.verify import score_agentic
+
+    known = catalog.grid(str(job.grid))
+    data = secret_grid(known.config, job.seed).model_dump(mode="json", exclude={"runtime"})
+    data.update(
+        agents=[job.settings["agent"]],
+        models=[{"name": endpoint.model, "api_base": endpoint.api_base}],
+    )
+    grid = parse_grid(data)
+    budget = _Budget(db, job)
+    run_dir = folder / "grid"
+
+    async def play() -> Any:
+        result = None
+        base = dict(budget.session)
+        with anyio.move_on_after(max(0.0, budget.seconds_left())) as scope:
+            result = await run_grid_async(
+                grid,
+                run_dir,
+                progress=lambda p: budget.count(p.model_calls, 0, scope.cancel, base),
+            )
+        budget.beat()
+        if result is None:
+            raise BudgetExceeded(
+                budget.exceeded
+                or f"the job's budget of {budget.settings['max_seconds']:g} seconds is spent"
+            )
+        return result
+
+    result = anyio.run(play)
+    if not result.complete:
+        raise CoordqaError(
+            f"the grid did not finish: {len(result.failures)} episodes failed and "
+            f"{result.skipped_episodes} were skipped; requeue the job to play them again"
+        )
+    stored = entry_of_job(db, job.id)
+    if stored is not None:  # stored by an earlier session that stopped before ending the job
+        return stored.id
+    bundle_data = build_agentic_bundle(
+        run_dir,
+        grid=known.name,
+        display_name=endpoint.display_name,
+        provider=endpoint.provider,
+        parameters=endpoint.parameters,
+        organisation=endpoint.organisation,
+        link=endpoint.link,
+    )
+    bundle = AgenticBundle.model_validate(bundle_data)
+    with_seeds = KnownGrid(known.name, known.version, known.fingerprint, grid)
+
+    def check(parsed: Any) -> Any:
+        return score_agentic(parsed, with_seeds)
+
+    try:
+        accepted = admit(
+            db,
+            catalog,
+            bundle,
+            bundle_data,
+            endpoint.token_id,
+            origin="board-run",
+            job_id=job.id,
+            verify=check,
+        )
+    except DuplicateResultsError as exc:
+        return exc.existing_id
+    return accepted.id
+
+
 def run_job(
     db: Database, catalog: Catalog, job_id: int, config: WorkerConfig, box: SecretBox | None = None
 ) -> JobOutcome:
@@ -272,9 +388,10 @@ def run_job(
             if endpoint.api_key_sealed is None
             else (box or SecretBox()).open(endpoint.api_key_sealed)
         )
-        if job.kind != "qa":
-            raise CoordqaError(f"job {job.id}: {job.kind} jobs are not run by this worker yet")
-        entry = _run_qa_job(db, catalog, job, endpoint, key, folder)
+        if job.kind == "agentic":
+            entry = _run_agentic_job(db, catalog, job, endpoint, folder)
+        else:
+            entry = _run_qa_job(db, catalog, job, endpoint, key, folder)
     except CoordqaError as exc:
         set_job_status(db, job.id, "failed", error=str(exc))
         return JobOutcome(job.id, "failed", error=str(exc))

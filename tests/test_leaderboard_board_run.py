@@ -8,6 +8,7 @@ default one (198 questions), 3 trials each.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -220,3 +221,54 @@ def test_stored_keys_need_the_boards_secret(board: BoardClient) -> None:
         SecretBox(Fernet.generate_key()).open(sealed)
     with board.db.session() as session:
         assert session.execute(text("SELECT count(*) FROM endpoints")).scalar_one() == 0
+
+
+def test_a_registered_grid_is_played_by_the_board_on_secret_seeds(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    from coordqa.leaderboard.catalog import register_grid
+    from coordqa.leaderboard.worker import secret_grid
+
+    grid = {
+        "name": "tiny",
+        "agents": ["llm"],
+        "partners": ["self", "capture-greedy"],
+        "games": [{"game": "collab_capture", "seeds": [0]}],
+    }
+    (tmp_path / "tiny.yaml").write_text(json.dumps(grid))
+    known = register_grid(board.db, tmp_path / "tiny.yaml")
+    with LocalOpenAIServer() as server:
+        answer = register(
+            board,
+            model="openai/local-model",
+            api_base=server.base_url,
+            grids=["tiny"],
+            agent="llm",
+        )
+        assert answer.status_code == 201, answer.text
+        qa_job, grid_job = answer.json()["jobs"]
+        assert grid_job["kind"] == "agentic" and grid_job["seed"] is None
+        outcomes = run_worker(board, tmp_path)
+    assert [o.status for o in outcomes] == ["done", "done"], [o.error for o in outcomes]
+    ended = board.client.get(f"/api/jobs/{grid_job['id']}").json()
+    played = board.client.get(f"/api/submissions/{ended['entry']}").json()
+    expected = secret_grid(known.config, ended["seed"]).games[0].seeds
+    assert sorted({e["seed"] for e in played["episodes"]}) == sorted(expected)
+    assert 0 not in expected  # not the grid's public seed
+    entry = played["entry"]
+    assert entry["origin"] == "board-run" and entry["partner_check"]["verified"] is True
+    board_json = board.client.get("/api/agentic/entries", params={"grid": "tiny"}).json()
+    assert [e["id"] for e in board_json["entries"]] == [ended["entry"]]
+
+
+def test_grid_jobs_refuse_a_key_and_an_agent_without_a_model(board: BoardClient) -> None:
+    from coordqa.agentic import get_grid
+
+    installed = "smoke"
+    assert get_grid(installed) is not None
+    keyed = register(
+        board, model="openai/m", api_base="http://127.0.0.1:1/v1", api_key=KEY, grids=[installed]
+    )
+    assert keyed.status_code == 422 and "grid jobs cannot use your own api_key yet" in keyed.text
+    scripted = register(board, model="random", grids=[installed], agent="capture-greedy")
+    assert scripted.status_code == 422 and "calls no model" in scripted.text

@@ -432,6 +432,9 @@ def submit_endpoint_command(
         list[str] | None,
         typer.Option("--grid", help="Also play this agentic grid of the board; repeatable."),
     ] = None,
+    agent: Annotated[
+        str, typer.Option(help="The LLM agent that plays the --grid jobs with the model.")
+    ] = "cac",
     insecure: Annotated[
         bool, typer.Option("--insecure", help="Allow plain http to another machine.")
     ] = False,
@@ -463,6 +466,7 @@ def submit_endpoint_command(
         "link": link,
         "parameters": parse_sizes(f"m={params}")["m"] if params else None,
         "grids": list(grid or ()),
+        "agent": agent,
     }
     answer = register_endpoint(request, to, token, insecure=insecure)
     for job in answer["jobs"]:
