@@ -225,7 +225,6 @@ def _run_qa_job(
 
     from coordqa.dataset import DEFAULT_DATASET
     from coordqa.leaderboard.bundle import QABundle, build_qa_bundle
-    from coordqa.leaderboard.intake import admit
 
     budget = _Budget(db, job)
     public_run = folder / "public"
@@ -241,15 +240,34 @@ def _run_qa_job(
     anyio.run(both)
     questions = folder / "private-data" / "questions.jsonl"
     private = _private_numbers(folder / "private", questions, catalog.max_trials)
-    data = build_qa_bundle(
-        public_run,
-        display_name=endpoint.display_name,
-        provider=endpoint.provider,
-        parameters=endpoint.parameters,
-        organisation=endpoint.organisation,
-        link=endpoint.link,
-    )
+    data = build_qa_bundle(public_run, **_shown_as(endpoint))
     bundle = QABundle.model_validate(data)
+    return _store(db, catalog, job, endpoint, bundle, data, extra_metrics={"private": private})
+
+
+def _shown_as(endpoint: Endpoint) -> dict[str, Any]:
+    """How the endpoint's entry is named and described (the registration's metadata)."""
+    return {
+        "display_name": endpoint.display_name,
+        "provider": endpoint.provider,
+        "parameters": endpoint.parameters,
+        "organisation": endpoint.organisation,
+        "link": endpoint.link,
+    }
+
+
+def _store(
+    db: Database,
+    catalog: Catalog,
+    job: Job,
+    endpoint: Endpoint,
+    bundle: Any,
+    data: dict[str, Any],
+    **options: Any,
+) -> int:
+    """Store the job's bundle as its board-run entry (once: a resumed job finds it); its id."""
+    from coordqa.leaderboard.intake import admit
+
     stored = entry_of_job(db, job.id)
     if stored is not None:  # stored by an earlier session that stopped before ending the job
         return stored.id
@@ -262,7 +280,7 @@ def _run_qa_job(
             endpoint.token_id,
             origin="board-run",
             job_id=job.id,
-            extra_metrics={"private": private},
+            **options,
         )
     except DuplicateResultsError as exc:
         return exc.existing_id
@@ -302,7 +320,6 @@ def _run_agentic_job(
     from coordqa.agentic import parse_grid, run_grid_async
     from coordqa.leaderboard.bundle import AgenticBundle, build_agentic_bundle
     from coordqa.leaderboard.catalog import KnownGrid
-    from coordqa.leaderboard.intake import admit
     from coordqa.leaderboard.verify import score_agentic
 
     known = catalog.grid(str(job.grid))
@@ -338,38 +355,14 @@ def _run_agentic_job(
             f"the grid did not finish: {len(result.failures)} episodes failed and "
             f"{result.skipped_episodes} were skipped; requeue the job to play them again"
         )
-    stored = entry_of_job(db, job.id)
-    if stored is not None:  # stored by an earlier session that stopped before ending the job
-        return stored.id
-    bundle_data = build_agentic_bundle(
-        run_dir,
-        grid=known.name,
-        display_name=endpoint.display_name,
-        provider=endpoint.provider,
-        parameters=endpoint.parameters,
-        organisation=endpoint.organisation,
-        link=endpoint.link,
-    )
-    bundle = AgenticBundle.model_validate(bundle_data)
+    data = build_agentic_bundle(run_dir, grid=known.name, **_shown_as(endpoint))
+    bundle = AgenticBundle.model_validate(data)
     with_seeds = KnownGrid(known.name, known.version, known.fingerprint, grid)
 
     def check(parsed: Any) -> Any:
         return score_agentic(parsed, with_seeds)
 
-    try:
-        accepted = admit(
-            db,
-            catalog,
-            bundle,
-            bundle_data,
-            endpoint.token_id,
-            origin="board-run",
-            job_id=job.id,
-            verify=check,
-        )
-    except DuplicateResultsError as exc:
-        return exc.existing_id
-    return accepted.id
+    return _store(db, catalog, job, endpoint, bundle, data, verify=check)
 
 
 def run_job(
