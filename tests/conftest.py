@@ -1,9 +1,13 @@
-"""Shared fixtures. Every test gets its own response-cache directory, so nothing is written to
-the user's cache and no test sees another's cached replies."""
+"""Shared fixtures. No test reads or writes the user's own folders: every test gets its own cache
+root and data root (``COORDQA_CACHE_DIR``, ``COORDQA_DATA_DIR``), so no test sees another's cached
+replies or leaderboard, and the user directories of every library (the XDG folders platformdirs,
+matplotlib and Hugging Face read) point into one temporary home for the session."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +16,23 @@ import pytest
 
 from coordqa.llm import CACHE_DIR_ENV, CallPolicy
 from coordqa.llm.testing import LocalOpenAIServer
+from coordqa.paths import DATA_DIR_ENV
+
+USER_DIR_VARIABLES = (
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "HF_HOME",
+    CACHE_DIR_ENV,
+    DATA_DIR_ENV,
+)
+"""Where libraries put user files on Linux (platformdirs, matplotlib, Hugging Face, coordqa).
+
+``HOME`` itself is kept: tools found under it (the assembled gemma model of the real-model tests)
+are read, never written, by the tests."""
+
+_TEST_HOME = pytest.StashKey[Path]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -22,12 +43,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Golden tests read COORDQA_UPDATE_GOLDEN, so the flag works in subprocesses too.
+    """Move the user directories into a temporary home; ``--update-golden`` for subprocesses too.
+
+    The variables are set before any test module is imported, so what a library reads once at
+    import (Hugging Face's cache paths) and every subprocess a test starts see the temporary home
+    as well. Golden tests read COORDQA_UPDATE_GOLDEN, so the flag works in subprocesses too.
 
     The registries find coordqa's own agents and partners through the installed package's entry
     points; an editable install made before pyproject.toml gained one would fail the tests in a
     confusing way, so that is said first.
     """
+    home = Path(tempfile.mkdtemp(prefix="coordqa-test-home-"))
+    config.stash[_TEST_HOME] = home
+    for variable in USER_DIR_VARIABLES:
+        os.environ[variable] = str(home / variable.lower())
     if config.getoption("--update-golden"):
         os.environ["COORDQA_UPDATE_GOLDEN"] = "1"
     missing = _entry_points_not_installed()
@@ -36,6 +65,13 @@ def pytest_configure(config: pytest.Config) -> None:
             f"the installed coordqa lacks the entry points {', '.join(missing)} of "
             "pyproject.toml: reinstall it (pip install --no-deps -e .)"
         )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the session's temporary home."""
+    home = config.stash.get(_TEST_HOME, None)
+    if home is not None:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def _entry_points_not_installed() -> list[str]:
@@ -57,9 +93,19 @@ def _entry_points_not_installed() -> list[str]:
 def _isolated_cache_dir(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """Point the default response cache at a fresh temporary directory."""
+    """Point the cache root (the response cache among others) at a fresh temporary directory."""
     directory = tmp_path_factory.mktemp("coordqa-cache")
     monkeypatch.setenv(CACHE_DIR_ENV, str(directory))
+    return directory
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Point the data root (the default leaderboard database, trained partners) at a fresh one."""
+    directory = tmp_path_factory.mktemp("coordqa-data")
+    monkeypatch.setenv(DATA_DIR_ENV, str(directory))
     return directory
 
 

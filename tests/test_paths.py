@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import platformdirs
@@ -38,3 +39,18 @@ def test_without_variables_the_user_directories_are_used(monkeypatch: pytest.Mon
     assert paths.cache_root() == platformdirs.user_cache_path("coordqa")
     assert paths.data_root() == platformdirs.user_data_path("coordqa")
     assert engine.cache_dir() == platformdirs.user_cache_path("coordqa") / "overcooked"
+
+
+def test_tests_never_reach_the_users_own_folders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """conftest moves every user directory into a temporary home, even with no variable of ours."""
+    from coordqa.leaderboard.db import default_db_url
+
+    monkeypatch.delenv("COORDQA_CACHE_DIR", raising=False)
+    monkeypatch.delenv("COORDQA_DATA_DIR", raising=False)
+    real = [Path.home() / ".local" / "share", Path.home() / ".cache", Path.home() / ".config"]
+    database = Path(default_db_url().removeprefix("sqlite:///"))
+    for folder in (paths.cache_root(), paths.data_root(), database.parent):
+        assert not any(folder.is_relative_to(user) for user in real), folder
+    home = Path(os.environ["XDG_DATA_HOME"]).parent
+    assert home.name.startswith("coordqa-test-home-")
+    assert database.is_relative_to(home) and paths.cache_root().is_relative_to(home)
