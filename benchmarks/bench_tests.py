@@ -1,0 +1,185 @@
+"""What the test suite costs, per file: wall time, CPU time and subprocess starts.
+
+Run by hand:  python benchmarks/bench_tests.py [FILE ...] [--baseline REF] [-m "not slow"]
+
+The ``pytest_costs`` plugin records every test's wall time, CPU time (its own and its
+waited-for children's) and subprocess starts. The machine is shared, so wall time is the CPU time
+stretched by other jobs; the load average is printed with every file, and the CPU time is the
+number to compare across sittings.
+
+Without ``--baseline``: the files (every ``tests/test_*.py`` when none is named: a whole suite's
+time, so run it rarely on a shared machine) run in one pytest process, listed by CPU time.
+
+``--baseline REF`` checks out a git revision (a detached worktree in a temporary folder) and runs
+each file there, in its own pytest process, right before the same file here, alternating, so both
+sides are measured in one sitting under the same load, and prints the ratios. The baseline's tests
+run against this checkout's installed coordqa, so compare revisions whose package code the old
+tests still fit (a change of tests, not of the package).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class FileCost:
+    """One test file's costs (the sum over its tests), or a whole pytest process's."""
+
+    tests: int
+    """Tests that ran (passed, failed or skipped in their call)."""
+    wall_s: float
+    """Setup, call and teardown of the tests; a process: spawn to exit (collection included)."""
+    cpu_s: float
+    """CPU time, the tests' own and of the processes they waited for."""
+    subprocesses: int
+    """Subprocess starts made by the tests (setup and teardown included)."""
+    loadavg: float
+    """The one-minute load average when the file finished."""
+
+
+def run_files(
+    tests_dir: Path, names: list[str], marker: str | None, save: Path | None = None
+) -> dict[str, FileCost]:
+    """Run test files in one pytest process; each file's costs, and the process's as ``"*"``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        costs = Path(scratch) / "costs.jsonl"
+        env = {
+            **os.environ,
+            "COSTS_OUT": str(costs),
+            "PYTHONPATH": os.pathsep.join(
+                [str(ROOT / "benchmarks"), os.environ.get("PYTHONPATH", "")]
+            ),
+        }
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "pytest_costs"]
+        command += ["-p", "no:cacheprovider", *(["-m", marker] if marker else [])]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        done = subprocess.run(
+            [*command, *(str(tests_dir / name) for name in names)],
+            cwd=tests_dir.parent,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode not in (0, 5):
+            tail = "\n".join(done.stdout.splitlines()[-15:])
+            print(f"  {', '.join(names)}: pytest exit {done.returncode}\n{tail}", file=sys.stderr)
+        lines = costs.read_text().splitlines() if costs.exists() else []
+        recorded = {r["test"]: r for r in map(json.loads, lines) if "test" in r}
+        if save is not None:
+            save.write_text("".join(line + "\n" for line in lines))
+    load = os.getloadavg()[0]
+    per_file: dict[str, FileCost] = {}
+    for name in names:
+        tests = [t for node, t in recorded.items() if node.split("::")[0].endswith(name)]
+        per_file[name] = FileCost(
+            tests=len(tests),
+            wall_s=sum(t["wall_s"] for t in tests),
+            cpu_s=sum(t["cpu_s"] + t["children_cpu_s"] for t in tests),
+            subprocesses=sum(t["subprocesses"] for t in tests),
+            loadavg=load,
+        )
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    everything = recorded.values()
+    per_file["*"] = FileCost(
+        tests=len(recorded),
+        wall_s=wall,
+        cpu_s=cpu,
+        subprocesses=sum(t["subprocesses"] for t in everything),
+        loadavg=load,
+    )
+    return per_file
+
+
+def baseline_tests(ref: str, into: Path) -> Path:
+    """A detached worktree of ``ref`` in ``into``; returns its ``tests`` folder."""
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(into), ref],
+        check=True,
+        capture_output=True,
+    )
+    return into / "tests"
+
+
+def _line(label: str, cost: FileCost) -> str:
+    return (
+        f"  {label:<40}{cost.tests:>6}{cost.wall_s:>9.1f}{cost.cpu_s:>9.1f}"
+        f"{cost.subprocesses:>7}{cost.loadavg:>7.1f}"
+    )
+
+
+def _total(label: str, costs: list[FileCost]) -> str:
+    wall, cpu = sum(c.wall_s for c in costs), sum(c.cpu_s for c in costs)
+    procs, tests = sum(c.subprocesses for c in costs), sum(c.tests for c in costs)
+    return f"{label}: {tests} tests, wall {wall:.0f} s, CPU {cpu:.0f} s, {procs} subprocesses"
+
+
+def survey(names: list[str], marker: str | None, save: Path | None) -> None:
+    """All files in one pytest process, listed by CPU time, most first."""
+    costs = run_files(ROOT / "tests", names, marker, save)
+    whole = costs.pop("*")
+    for name, cost in sorted(costs.items(), key=lambda item: -item[1].cpu_s):
+        print(_line(name, cost))
+    print(_total("the tests", list(costs.values())))
+    print(_total("the pytest process (collection included)", [whole]))
+
+
+def compare(ref: str, names: list[str], marker: str | None) -> None:
+    """Each file in its own process, the baseline's right before this checkout's."""
+    both: dict[str, list[FileCost]] = {"baseline": [], "now": []}
+    with tempfile.TemporaryDirectory() as scratch:
+        base_dir = baseline_tests(ref, Path(scratch) / "base")
+        try:
+            for name in names:
+                print(name)
+                sides = [("baseline", base_dir), ("now", ROOT / "tests")]
+                for label, tests_dir in sides:
+                    if (tests_dir / name).exists():
+                        cost = run_files(tests_dir, [name], marker)["*"]
+                        both[label].append(cost)
+                        print(_line(label, cost), flush=True)
+        finally:
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base_dir.parent)],
+                check=False,
+            )
+    for label, costs in both.items():
+        print(_total(label, costs))
+    wall = sum(c.wall_s for c in both["now"]) / sum(c.wall_s for c in both["baseline"])
+    cpu = sum(c.cpu_s for c in both["now"]) / sum(c.cpu_s for c in both["baseline"])
+    print(f"now / baseline: CPU {cpu:.2f}, wall {wall:.2f} (pytest processes, collection included)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", help="test files, e.g. tests/test_cli_eval.py")
+    parser.add_argument("--baseline", metavar="REF", help="a git revision to compare with")
+    parser.add_argument("-m", dest="marker", help='a pytest marker expression, e.g. "not slow"')
+    parser.add_argument("--save", type=Path, help="write every test's costs here (JSON lines)")
+    args = parser.parse_args()
+    names = [Path(f).name for f in args.files] or sorted(
+        p.name for p in (ROOT / "tests").glob("test_*.py")
+    )
+    print(f"{'':42}{'tests':>6}{'wall s':>9}{'CPU s':>9}{'procs':>7}{'load':>7}")
+    if args.baseline:
+        compare(args.baseline, names, args.marker)
+    else:
+        survey(names, args.marker, args.save)
+
+
+if __name__ == "__main__":
+    main()
