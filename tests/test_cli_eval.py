@@ -1,4 +1,9 @@
-"""``coordqa eval`` as a user runs it: a subprocess, its exit status, stdout and stderr apart."""
+"""``coordqa eval`` as a user runs it: its exit status, stdout and stderr apart.
+
+The commands run in the test process (:mod:`cli_support`); two tests start real processes, for what
+only a process shows: an error read from a pipe while the run goes on, and what a fresh process
+imports.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_support import coordqa
 from test_evaluate_support import answers, write_dataset
 
 from coordqa.llm.testing import Fault, LocalOpenAIServer
@@ -17,13 +23,6 @@ from coordqa.local_servers import free_port
 from coordqa.store import open_run
 
 CLI = [sys.executable, "-c", "from coordqa.cli import main; main()"]
-
-
-def coordqa(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the CLI with stdout and stderr captured apart (neither is a terminal)."""
-    return subprocess.run(
-        [*CLI, *args], capture_output=True, text=True, timeout=300, env=env or dict(os.environ)
-    )
 
 
 def openai_eval(dataset: str, out: Path, api_base: str, *extra: str) -> list[str]:
@@ -160,9 +159,9 @@ def test_too_many_errors_exit_1_after_the_table_and_max_error_rate_allows_some(
 
 def test_stdout_holds_only_the_tables_and_stderr_the_rest(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    wide = {**os.environ, "COLUMNS": "200"}  # the tables' own width, not the terminal's
+    wide = 200  # the tables' own width, not the terminal's
     result = coordqa(
-        "eval", "--model", "random", "--dataset", "example", "--out", str(out), env=wide
+        "eval", "--model", "random", "--dataset", "example", "--out", str(out), columns=wide
     )
     assert result.returncode == 0, result.stderr
     assert "accuracy per question type" in result.stdout and "per game x type" in result.stdout
@@ -190,7 +189,7 @@ def test_json_is_machine_readable_and_quiet_is_quiet(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("value", ["", "  "])
 def test_an_empty_api_key_is_refused_before_anything_is_sent(tmp_path: Path, value: str) -> None:
-    env = {**os.environ, "OPENAI_API_KEY": value}
+    env = {"OPENAI_API_KEY": value}
     result = coordqa("eval", "--model", "openai/gpt-4o-mini", "--out", str(tmp_path / "r"), env=env)
     assert result.returncode == 2
     assert "OPENAI_API_KEY" in result.stderr and "empty" in result.stderr

@@ -1,4 +1,8 @@
-"""The command line as a newcomer meets it: help, version, and messages with nothing in the way."""
+"""The command line as a newcomer meets it: help, version, and messages with nothing in the way.
+
+The commands run in the test process (:mod:`cli_support`), but for the Gym banner, which only a
+fresh process that imports the Overcooked engine could print.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import typer.main
+from cli_support import coordqa as coordqa_cli
 from typer.testing import CliRunner
 
 import coordqa
@@ -20,7 +25,7 @@ CLI = [sys.executable, "-c", "from coordqa.cli import main; main()"]
 PYTHON_TYPE = re.compile(r"<(?:int|float|str|bool|path|Path|list\[\w+\])>")
 
 
-def coordqa_cli(*args: str) -> subprocess.CompletedProcess[str]:
+def coordqa_process(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "80"}
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, env=env)
 
@@ -55,7 +60,7 @@ def test_version_and_short_help() -> None:
 
 
 def test_overcooked_commands_print_no_gym_banner() -> None:
-    result = coordqa_cli("games", "show", "overcooked")
+    result = coordqa_process("games", "show", "overcooked")
     assert result.returncode == 0, result.stderr
     assert "Gym" not in result.stderr and "Gym" not in result.stdout
     assert "Bob" in result.stdout  # the description itself is printed

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_support import coordqa
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -64,14 +63,8 @@ def test_eval_rerun_resumes_and_other_options_are_refused(tmp_path: Path) -> Non
 
 
 def test_unknown_dataset_is_one_clean_line(tmp_path: Path) -> None:
-    code = "from coordqa.cli import main; main()"
     arguments = ["eval", "--model", "random", "--dataset", "exampel", "--out", str(tmp_path / "r")]
-    result = subprocess.run(
-        [sys.executable, "-c", code, *arguments],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = coordqa(*arguments)
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
     assert "dataset" in result.stderr and "Did you mean 'example'" in result.stderr

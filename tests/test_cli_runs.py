@@ -6,14 +6,12 @@ decided from the outcomes written, not from what the commands print.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_support import CliResult, coordqa as run_coordqa
 from qa_run_support import SIX_QUESTIONS, outcome_rows as rows, write_qa_run
 
 from coordqa.store import RunManifest, RunStore
@@ -21,17 +19,9 @@ from coordqa.store import RunManifest, RunStore
 LONG_MODEL = "hosted_vllm/meta-llama/Llama-3.1-70B-Instruct-with-a-very-long-suffix"
 
 
-def coordqa(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the CLI in an 80-column terminal."""
-    env = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-c", "from coordqa.cli import main; main()", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        cwd=cwd,
-    )
+def coordqa(*args: str | Path, cwd: Path | None = None) -> CliResult:
+    """Run the CLI in an 80-column terminal, without colours."""
+    return run_coordqa(*args, cwd=cwd, env={"NO_COLOR": "1"}, columns=80)
 
 
 A_OUTCOMES = SIX_QUESTIONS

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from cli_support import coordqa
 
 from coordqa.dataset import filter_dataset, load_dataset
 from coordqa.errors import ConfigError
@@ -104,26 +102,14 @@ def test_selection_is_part_of_the_run_identity_only_when_used(tmp_path: Path) ->
 def test_eval_ids_from_a_file_and_limit_help(tmp_path: Path) -> None:
     ids = tmp_path / "ids.txt"
     ids.write_text("# the two Hanabi questions\nexample-hanabi-01-EC\n\nexample-hanabi-01-JP\n")
-    env = {**os.environ, "COORDQA_CACHE_DIR": str(tmp_path / "cache"), "COLUMNS": "100"}
-    code = "from coordqa.cli import main; main()"
-    result = subprocess.run(
-        [sys.executable, "-c", code, "eval", "-m", "random", "--dataset", "example"]
-        + ["--trials", "1", "--ids", str(ids), "--out", str(tmp_path / "run")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    result = coordqa(
+        "eval", "-m", "random", "--dataset", "example", "--trials", "1", "--ids", str(ids),
+        "--out", str(tmp_path / "run"), columns=100,
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     run = read_qa_run(tmp_path / "run")
     assert list(run.questions()) == ["example-hanabi-01-EC", "example-hanabi-01-JP"]
-    helped = subprocess.run(
-        [sys.executable, "-c", code, "eval", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
+    helped = coordqa("eval", "--help", columns=100)
     words = " ".join(helped.stdout.replace("│", " ").split())
     assert "Keep the first N questions in dataset order" in words
     assert "stratified over game x type" in words

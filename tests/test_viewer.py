@@ -10,13 +10,12 @@ from __future__ import annotations
 import html
 import os
 import re
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_support import coordqa as coordqa_cli
 from fastapi.testclient import TestClient
 
 import coordqa
@@ -323,18 +322,10 @@ def test_export_writes_linked_pages_with_escaped_output(
 
 
 def test_cli_exports_and_refuses_a_missing_run(runs: dict[str, Path], tmp_path: Path) -> None:
-    command = [sys.executable, "-c", "from coordqa.cli import main; main()", "view"]
-    done = subprocess.run(
-        [*command, str(runs["scripted"]), "--export", str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = coordqa_cli("view", str(runs["scripted"]), "--export", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out/runs/scripted/samples.html").exists()
-    missing = subprocess.run(
-        [*command, str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=300
-    )
+    missing = coordqa_cli("view", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "does not exist" in " ".join(missing.stderr.split())
 
 

@@ -8,14 +8,19 @@ Retry-After, 500, slow replies, broken 200 bodies, client errors) are scripted p
 The server binds to ``127.0.0.1`` on a free port (or on a given one, to play a server that comes
 back where it was), serves from daemon threads, answers each request
 exactly once and stops when its ``with`` block ends. Nothing in it loops without bound: a slow
-reply waits at most ``Fault.sleep_s`` and wakes early when the server stops.
+reply waits at most ``Fault.sleep_s`` and wakes early when the server stops. It prints nothing:
+it often shares its process with the command under test, whose stderr the test reads. A client
+that drops a connection is counted (``dropped``); any other failure of a request handler is
+raised when the ``with`` block ends.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -199,6 +204,8 @@ class LocalOpenAIServer:
         self._times: list[tuple[float, float]] = []
         self._in_flight = 0
         self._max_in_flight = 0
+        self._dropped = 0
+        self._failures: list[str] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -243,8 +250,14 @@ class LocalOpenAIServer:
         with self._lock:
             return self._max_in_flight
 
+    @property
+    def dropped(self) -> int:
+        """Connections the client closed or reset while the server read or answered them."""
+        with self._lock:
+            return self._dropped
+
     def __enter__(self) -> LocalOpenAIServer:
-        self._httpd = _Server(("127.0.0.1", self._port), _make_handler(self))
+        self._httpd = _Server(("127.0.0.1", self._port), _make_handler(self), self)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
             kwargs={"poll_interval": 0.05},  # so that leaving the `with` block is quick
@@ -261,6 +274,21 @@ class LocalOpenAIServer:
             self._httpd.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        with self._lock:
+            failures = list(self._failures)
+        if failures and exc_info[0] is None:
+            raise RuntimeError(
+                f"LocalOpenAIServer: {len(failures)} request(s) failed in the server; the first:\n"
+                + failures[0]
+            )
+
+    def _handler_failed(self, error: BaseException | None) -> None:
+        """Count a dropped connection; keep any other failure of a request handler."""
+        with self._lock:
+            if isinstance(error, ConnectionError):
+                self._dropped += 1
+            else:
+                self._failures.append("".join(traceback.format_exception(error)))
 
     def _admit(self, body: JSONObject, authorization: str) -> int:
         """Record a request and return its index."""
@@ -350,6 +378,19 @@ def _completion(body: JSONObject, index: int, text: str, finish_reason: str = "s
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128  # the default of 5 refuses connections under concurrent tests
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        handler: type[BaseHTTPRequestHandler],
+        owner: LocalOpenAIServer,
+    ) -> None:
+        super().__init__(address, handler)
+        self.owner = owner
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Report to the owner instead of printing a traceback on the shared stderr."""
+        self.owner._handler_failed(sys.exc_info()[1])
 
 
 def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:

@@ -1,0 +1,99 @@
+"""Run ``coordqa`` inside the test process as a shell runs it: exit status, stdout and stderr apart.
+
+A subprocess per command costs a Python start plus the command's imports (litellm alone is about
+4 s of CPU), which made the CLI tests the slowest part of the suite. :func:`coordqa` calls the
+console-script entry point :func:`coordqa.cli.main` instead, so a ``CoordqaError`` still becomes
+one ``error:`` line and exit status 2 exactly as in a shell, with ``sys.argv``, the environment and
+the working directory set for the call and restored afterwards, and stdout and stderr captured
+apart. Neither stream is a terminal, as with a pipe: plain progress lines, no control codes.
+
+What only a real process shows stays with subprocesses, in the few tests that need it: signals
+(Ctrl-C, SIGKILL and resuming), what a fresh process imports, output read from a pipe while the
+command runs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from coordqa.cli import main
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """What a shell would see of one ``coordqa`` command (the fields of a ``CompletedProcess``)."""
+
+    returncode: int
+    """The exit status: 0 done, 1 run failed, 2 bad options, 130 interrupted."""
+    stdout: str
+    """Everything written to standard output."""
+    stderr: str
+    """Everything written to standard error."""
+
+
+def coordqa(
+    *args: str | Path,
+    env: Mapping[str, str | None] | None = None,
+    cwd: Path | None = None,
+    columns: int = 80,
+) -> CliResult:
+    """Run ``coordqa ARGS`` through its entry point in this process.
+
+    Args:
+        args: the command line after ``coordqa``.
+        env: environment variables to set for the call (None removes one); the rest is inherited.
+        cwd: the working directory of the call (default: the current one).
+        columns: the terminal width the command sees (``COLUMNS``), 80 as a default terminal.
+    """
+    environment = {"COLUMNS": str(columns), **(env or {})}
+    with (
+        CliRunner().isolation(env=environment) as (stdout, stderr, _),
+        _argv(["coordqa", *map(str, args)]),
+        _working_directory(cwd),
+    ):
+        try:
+            main()
+            status = 0
+        except SystemExit as exit_:
+            status = _exit_status(exit_.code)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return CliResult(status, stdout.getvalue().decode(), stderr.getvalue().decode())
+
+
+def _exit_status(code: object) -> int:
+    """The status a process exiting with ``sys.exit(code)`` has (a message means 1)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+@contextmanager
+def _argv(argv: list[str]) -> Iterator[None]:
+    saved = sys.argv
+    sys.argv = argv
+    try:
+        yield
+    finally:
+        sys.argv = saved
+
+
+@contextmanager
+def _working_directory(cwd: Path | None) -> Iterator[None]:
+    saved = Path.cwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        yield
+    finally:
+        os.chdir(saved)
