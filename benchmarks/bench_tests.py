@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import resource
 import subprocess
@@ -29,6 +30,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,7 +54,10 @@ class FileCost:
 def run_files(
     tests_dir: Path, names: list[str], marker: str | None, save: Path | None = None
 ) -> dict[str, FileCost]:
-    """Run test files in one pytest process; each file's costs, and the process's as ``"*"``."""
+    """Run test files in one pytest process; each file's costs, and the process's as ``"*"``.
+
+    The files are named relative to ``tests_dir``; ``save`` keeps the plugin's record.
+    """
     with tempfile.TemporaryDirectory() as scratch:
         costs = Path(scratch) / "costs.jsonl"
         env = {
@@ -78,21 +83,11 @@ def run_files(
         if done.returncode not in (0, 5):
             tail = "\n".join(done.stdout.splitlines()[-15:])
             print(f"  {', '.join(names)}: pytest exit {done.returncode}\n{tail}", file=sys.stderr)
-        lines = costs.read_text().splitlines() if costs.exists() else []
-        recorded = {r["test"]: r for r in map(json.loads, lines) if "test" in r}
-        if save is not None:
-            save.write_text("".join(line + "\n" for line in lines))
+        recorded = read_costs(costs)[0] if costs.exists() else {}
+        if save is not None and costs.exists():
+            save.write_text(costs.read_text())
     load = os.getloadavg()[0]
-    per_file: dict[str, FileCost] = {}
-    for name in names:
-        tests = [t for node, t in recorded.items() if node.split("::")[0].endswith(name)]
-        per_file[name] = FileCost(
-            tests=len(tests),
-            wall_s=sum(t["wall_s"] for t in tests),
-            cpu_s=sum(t["cpu_s"] + t["children_cpu_s"] for t in tests),
-            subprocesses=sum(t["subprocesses"] for t in tests),
-            loadavg=load,
-        )
+    per_file = by_file(recorded, load)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     everything = recorded.values()
     per_file["*"] = FileCost(
@@ -103,6 +98,30 @@ def run_files(
         loadavg=load,
     )
     return per_file
+
+
+def by_file(recorded: dict[str, dict[str, Any]], load: float) -> dict[str, FileCost]:
+    """Each test file's costs: the sum over the tests the plugin recorded for it."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for node, test in recorded.items():
+        grouped.setdefault(Path(node.split("::")[0]).name, []).append(test)
+    return {
+        name: FileCost(
+            tests=len(tests),
+            wall_s=sum(t["wall_s"] for t in tests),
+            cpu_s=sum(t["cpu_s"] + t["children_cpu_s"] for t in tests),
+            subprocesses=sum(t["subprocesses"] for t in tests),
+            loadavg=load,
+        )
+        for name, tests in grouped.items()
+    }
+
+
+def read_costs(path: Path) -> tuple[dict[str, dict[str, Any]], float]:
+    """The tests recorded in a ``pytest_costs`` file, and its last load average (NaN: none)."""
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    loads = [r["loadavg"][0] for r in records if "loadavg" in r]
+    return {r["test"]: r for r in records if "test" in r}, (loads[-1] if loads else math.nan)
 
 
 def baseline_tests(ref: str, into: Path) -> Path:
@@ -132,10 +151,15 @@ def survey(names: list[str], marker: str | None, save: Path | None) -> None:
     """All files in one pytest process, listed by CPU time, most first."""
     costs = run_files(ROOT / "tests", names, marker, save)
     whole = costs.pop("*")
+    print_by_cpu(costs)
+    print(_total("the pytest process (collection included)", [whole]))
+
+
+def print_by_cpu(costs: dict[str, FileCost]) -> None:
+    """One line per file, the most CPU first, and the total."""
     for name, cost in sorted(costs.items(), key=lambda item: -item[1].cpu_s):
         print(_line(name, cost))
     print(_total("the tests", list(costs.values())))
-    print(_total("the pytest process (collection included)", [whole]))
 
 
 def compare(ref: str, names: list[str], marker: str | None) -> None:
@@ -170,12 +194,16 @@ def main() -> None:
     parser.add_argument("--baseline", metavar="REF", help="a git revision to compare with")
     parser.add_argument("-m", dest="marker", help='a pytest marker expression, e.g. "not slow"')
     parser.add_argument("--save", type=Path, help="write every test's costs here (JSON lines)")
+    parser.add_argument("--read", type=Path, help="print the files of a saved --save file, no run")
     args = parser.parse_args()
     names = [Path(f).name for f in args.files] or sorted(
         p.name for p in (ROOT / "tests").glob("test_*.py")
     )
     print(f"{'':42}{'tests':>6}{'wall s':>9}{'CPU s':>9}{'procs':>7}{'load':>7}")
-    if args.baseline:
+    if args.read:
+        recorded, load = read_costs(args.read)
+        print_by_cpu(by_file(recorded, load))
+    elif args.baseline:
         compare(args.baseline, names, args.marker)
     else:
         survey(names, args.marker, args.save)

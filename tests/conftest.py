@@ -1,7 +1,8 @@
-"""Shared fixtures. No test reads or writes the user's own folders: every test gets its own cache
-root and data root (``COORDQA_CACHE_DIR``, ``COORDQA_DATA_DIR``), so no test sees another's cached
-replies or leaderboard, and the user directories of every library (the XDG folders platformdirs,
-matplotlib and Hugging Face read) point into one temporary home for the session."""
+"""Shared fixtures. No test reads or writes the user's own folders or the checkout: every test
+gets its own cache root and data root (``COORDQA_CACHE_DIR``, ``COORDQA_DATA_DIR``) and working
+directory, so no test sees another's cached replies, leaderboard or runs, and the user directories
+of every library (the XDG folders platformdirs, matplotlib and Hugging Face read) point into one
+temporary home for the session."""
 
 from __future__ import annotations
 
@@ -96,6 +97,20 @@ def _isolated_cache_dir(
     """Point the cache root (the response cache among others) at a fresh temporary directory."""
     directory = tmp_path_factory.mktemp("coordqa-cache")
     monkeypatch.setenv(CACHE_DIR_ENV, str(directory))
+    return directory
+
+
+@pytest.fixture(autouse=True)
+def _isolated_working_directory(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Run every test in a fresh empty folder: a command's default ``runs/`` lands there.
+
+    Without it, a test that leaves ``--out`` out writes into the checkout, and the next run of
+    that test, after a change, finds a run with another configuration there and fails.
+    """
+    directory = tmp_path_factory.mktemp("cwd")
+    monkeypatch.chdir(directory)
     return directory
 
 
