@@ -1,10 +1,12 @@
-"""``coordqa agentic run`` as a user meets a broken model or partner: real processes (issue 23).
+"""``coordqa agentic run`` as a user meets a broken model or partner (issue 23).
 
 The four cases of the issue's "done when": a dead port, a 401, a missing API key and a partner
 without weights. Each exits 1 (2 for a bad option, a missing key included) within seconds, with
 the cause on stderr and no traceback, stores nothing as played, and, where the model can come
-back, the same command then plays the episodes. Everything else about failing loudly is tested
-in process (``test_agentic_fail_loud.py``).
+back, the same command then plays the episodes. The commands run through the CLI's entry point
+in the test process (:mod:`cli_support`: exit status, stdout and stderr as a shell sees them);
+the missing key is also checked in a real process, from spawn to exit status. Everything else
+about failing loudly is tested on the library (``test_agentic_fail_loud.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import CliResult, coordqa
 
 from coordqa.agentic import read_agentic_run
 from coordqa.llm import Message
@@ -32,16 +35,18 @@ def scripted(body: dict[str, Any], index: int) -> str:
     return default_policy([Message(m["role"], m["content"]) for m in body["messages"]])
 
 
-def agentic_run(out: Path, *options: str, env: dict[str, str] | None = None) -> tuple[Any, float]:
-    """``coordqa agentic run`` of the LLM agent on one Collab Capture episode; its seconds."""
-    args = [
-        *CLI, "agentic", "run", "--agent", "llm", "--game", "collab_capture",
+def agentic_args(out: Path, *options: str) -> list[str]:
+    """``agentic run`` of the LLM agent on one Collab Capture episode."""
+    return [
+        "agentic", "run", "--agent", "llm", "--game", "collab_capture",
         "--partner", "capture-greedy", "--episodes", "1", "--out", str(out), *options,
     ]  # fmt: skip
+
+
+def agentic_run(out: Path, *options: str) -> tuple[CliResult, float]:
+    """``coordqa agentic run`` (:func:`agentic_args`) in this process; its seconds."""
     started = time.monotonic()
-    done = subprocess.run(
-        args, capture_output=True, text=True, timeout=300, env=env or dict(os.environ)
-    )
+    done = coordqa(*agentic_args(out, *options))
     return done, time.monotonic() - started
 
 
@@ -95,7 +100,15 @@ def test_a_missing_key_exits_2_before_anything_is_stored(tmp_path: Path) -> None
     """Nothing is stored, so there is nothing to resume: with a key, the run is a first run."""
     out = tmp_path / "run"
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    missing, seconds = agentic_run(out, "--model", "openai/gpt-4o-mini", env=env)
+    started = time.monotonic()
+    missing = subprocess.run(
+        [*CLI, *agentic_args(out, "--model", "openai/gpt-4o-mini")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    seconds = time.monotonic() - started
     assert missing.returncode == 2, missing.stderr
     assert seconds < 60, f"took {seconds:.1f} s"
     assert "OPENAI_API_KEY" in missing.stderr and "Traceback" not in missing.stderr
@@ -104,26 +117,21 @@ def test_a_missing_key_exits_2_before_anything_is_stored(tmp_path: Path) -> None
 
 def test_an_unready_partner_is_named_with_the_fix_by_run_report_and_list(tmp_path: Path) -> None:
     out = tmp_path / "runs" / "obl"
-    env = {**os.environ, "COORDQA_DATA_DIR": str(tmp_path / "data")}  # no OBL registered
-    env.pop("COORDQA_HANABI_WEIGHTS", None)
+    env = {"COORDQA_DATA_DIR": str(tmp_path / "data"), "COORDQA_HANABI_WEIGHTS": None}
     args = [
-        *CLI, "agentic", "run", "--agent", "cac", "--model", "scripted", "--game", "hanabi",
+        "agentic", "run", "--agent", "cac", "--model", "scripted", "--game", "hanabi",
         "--partner", "obl1", "--seeds", "0", "--out", str(out),
     ]  # fmt: skip
     started = time.monotonic()
-    skipped = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
+    skipped = coordqa(*args, env=env)  # no OBL registered
     assert skipped.returncode == 1, skipped.stderr
     assert time.monotonic() - started < 60
     flat = " ".join(skipped.stderr.split())
     assert "obl1" in flat and "add-hanabi" in flat and "hanabi/default/cac" in flat
     assert "Traceback" not in skipped.stderr and played(out) == 0
-    report = subprocess.run(
-        [*CLI, "agentic", "report", str(out)], capture_output=True, text=True, env=env
-    )
+    report = coordqa("agentic", "report", str(out), env=env)
     assert report.returncode == 0, report.stderr
     flat = " ".join(report.stderr.split())
     assert "1 skipped" in flat and "add-hanabi" in flat
-    listed = subprocess.run(
-        [*CLI, "runs", "list", str(tmp_path / "runs")], capture_output=True, text=True, env=env
-    )
+    listed = coordqa("runs", "list", str(tmp_path / "runs"), env=env)
     assert listed.returncode == 0 and "failed" in listed.stdout and "finished" not in listed.stdout
