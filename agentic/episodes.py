@@ -503,7 +503,7 @@ def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
                 f"spec's {in_spec!r}"
             )
     game = start_of(spec)
-    _check_start(episode.key, game.snapshot(), trajectory.initial)
+    _check_start(episode.key, game.snapshot(), game.current_form(trajectory.initial))
     players, unchecked = replayable_players(spec)
     try:
         replay(trajectory, start=game, players=players)

@@ -213,8 +213,9 @@ def replay(
             Each is reset and shown every step as :func:`play_episode` does, and whenever its
             seat acts it must choose the stored decision: a partner's forged moves are refused.
 
-    Every step's reward, and the final score, metrics and state, must match what is stored; a
-    step stored after the game ended is refused.
+    Every step's reward, and the final score, metrics and state, must match what is stored (a
+    state stored by an earlier version the game restores counts as its own:
+    :meth:`Game.current_form`); a step stored after the game ended is refused.
 
     Raises:
         GameError: the stored trajectory does not match what the engine or a re-asked player
@@ -244,7 +245,7 @@ def replay(
     checks = {
         "score": (game.score(), trajectory.score),
         "metrics": (game.metrics(), trajectory.metrics),
-        "final state": (game.snapshot(), trajectory.final),
+        "final state": (game.snapshot(), game.current_form(trajectory.final)),
     }
     for what, (replayed, stored) in checks.items():
         if replayed != stored:
