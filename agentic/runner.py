@@ -500,7 +500,7 @@ def _failure(watch: ErrorWatch, result: GridResult, run: AgenticRun) -> str | No
     players = "; ".join(f"{player}: {reason}" for player, reason in result.skipped.items())
     return (
         f"{result.skipped_episodes} of {result.total} episodes were skipped because a player "
-        f"is not ready ({players}). Make it ready, then {tally.saved()}."
+        f"is not ready ({players}). {tally.then_resume('Make it ready')}"
     )
 
 

@@ -49,7 +49,7 @@ from coordqa.llm import (
 from coordqa.llm.ledger import totals_of
 from coordqa.prompts import PROMPT_LAYOUTS, PromptLayout
 from coordqa.records import QACall, Question
-from coordqa.runs import ErrorWatch, RunLifecycle, Tally, run_to_end
+from coordqa.runs import ErrorWatch, RunLifecycle, Tally, check_reachable, run_to_end
 from coordqa.store import (
     CALLS,
     MANIFEST,
@@ -677,14 +677,15 @@ def _record_questions(store: RunStore, plan: _Plan) -> None:
 
 
 def _check_unless_cached(model: Model, plan: _Plan) -> bool:
-    """``model.check()``, unless the cache holds every reply the run still needs; whether it ran.
+    """Probe ``--api-base`` and ``model.check()`` unless every reply is cached; whether they ran.
 
-    Checked before anything is stored, so a missing key leaves no run directory behind; skipped
-    for a fully cached run, which then never imports litellm.
+    Checked before anything is stored, so a missing key or a dead or hung server leaves no run
+    directory behind; skipped for a fully cached run, which then never imports litellm.
     """
     config = plan.config
     for question, trial in _pending(plan, _stored_answers(plan.out)):
         if not model.in_cache(question.messages, config.generate_config(trial), trial=trial):
+            check_reachable(config.api_base)  # seconds, where the key check imports litellm
             model.check()
             return True
     return False

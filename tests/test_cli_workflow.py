@@ -222,21 +222,20 @@ def test_dataset_list_shows_each_bundled_release(monkeypatch: pytest.MonkeyPatch
     assert "default: coordinationqa-v1.2" in out
 
 
-def test_a_hung_server_shows_progress_on_time_and_times_out_by_name(
+def test_calls_that_hang_show_progress_on_time_and_time_out_by_name(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """A server that takes connections and never answers: lines keep coming while calls wait,
-    and the run stops on 'timed out after 1 s', not on a cancelled wait."""
+    """A server that lists its models but never finishes a completion: lines keep coming while
+    calls wait, and the run stops on 'timed out after 1 s', not on a cancelled wait."""
     from coordqa.cli import _progress, qa
+    from coordqa.llm.testing import Fault, LocalOpenAIServer
 
     monkeypatch.setattr(_progress, "PLAIN_EVERY_S", 0.3)
     monkeypatch.setattr(qa, "messages", Console(width=200, no_color=True, stderr=True))
-    with socket.socket() as hung:
-        hung.bind(("127.0.0.1", 0))
-        hung.listen(16)  # the kernel takes connections; nothing ever reads or answers them
-        base = f"http://127.0.0.1:{hung.getsockname()[1]}/v1"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with LocalOpenAIServer(always=Fault.slow(60)) as server:
         code, out = invoke(
-            "eval", "--model", "openai/m", "--api-base", base, "--dataset", "example",
+            "eval", "--model", "openai/m", "--api-base", server.base_url, "--dataset", "example",
             "--limit", "2", "--trials", "1", "--timeout", "1", "--max-attempts", "2",
             "--max-connection-failures", "2", "--out", tmp_path / "run",
         )  # fmt: skip
@@ -247,6 +246,33 @@ def test_a_hung_server_shows_progress_on_time_and_times_out_by_name(
     assert "timed out after 1 s (--timeout)" in out and "CancelledError" not in out
     assert "--max-connection-failures 2" in out
     assert "never awaited" not in out
+
+
+@pytest.mark.slow
+def test_a_hung_server_stops_a_ten_question_run_within_a_minute_by_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """It takes connections and never answers: the probe says so before any call (about 20 s;
+    the calls' own timeouts, 2 x 120 s with 8 in flight, took 248 s)."""
+    import time
+
+    from coordqa.runs.endpoint import ANSWER_TIMEOUT_S, PROBE_TIMEOUT_S
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(16)  # the kernel takes connections; nothing ever reads or answers them
+        base = f"http://127.0.0.1:{hung.getsockname()[1]}/v1"
+        started = time.monotonic()
+        code, out = invoke(
+            "eval", "--model", "openai/m", "--api-base", base, "--limit", "10",
+            "--out", tmp_path / "run",
+        )  # fmt: skip
+        took = time.monotonic() - started
+    assert code == 1, out
+    assert took < 60 and PROBE_TIMEOUT_S < 60
+    assert f"sent no answer within {ANSWER_TIMEOUT_S:g} s (a hung server)" in out
+    assert "nothing was stored" in out and not (tmp_path / "run").exists()
 
 
 def test_eval_prints_the_headline_and_overall_rows_and_quiet_keeps_the_run_directory(
@@ -427,3 +453,17 @@ def test_a_rerun_that_sends_nothing_keeps_the_endpoint_its_replies_came_from(
         manifest = open_run(out_dir).manifest
         assert manifest.config["api_base"] == second.base_url
         assert second.base_url in manifest.command and manifest.config["trials"] == 2
+
+
+def test_ctrl_c_while_starting_says_nothing_was_stored(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from coordqa import evaluation
+
+    def interrupted(config: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluation, "_plan", interrupted)
+    code, out = invoke("eval", "-m", "random", "--out", tmp_path / "run")
+    assert code == 130 and "interrupted while starting: nothing was run or stored" in out
+    assert "Traceback" not in out and "never awaited" not in out

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from test_evaluate_support import answers, eval_config, fast_policy, write_dataset
 
+from coordqa import evaluation
 from coordqa.evaluation import EvalConfig, EvalFailed, EvalProgress, evaluate
 from coordqa.llm import CallPolicy
 from coordqa.llm.testing import Fault, LocalOpenAIServer
@@ -56,19 +57,19 @@ def test_a_refused_call_stops_the_run_at_once_and_the_rerun_resumes(
     assert result.analysis.complete and open_run(result.run_dir).manifest.status == "finished"
 
 
-def test_a_dead_server_is_given_up_in_seconds(tmp_path: Path) -> None:
-    """Default backoff (1 s doubling, 6 attempts): each call alone would take ~30 s to fail."""
+def test_a_dead_server_is_said_before_the_first_call(tmp_path: Path) -> None:
+    """The endpoint probe (one GET to --api-base) fails at once: no call, no run directory."""
     dataset = write_dataset(tmp_path / "data", scenarios=2)
     cfg = config(
         dataset, tmp_path / "run", f"http://127.0.0.1:{free_port()}/v1", policy=CallPolicy()
     )
     started = time.monotonic()
-    with pytest.raises(EvalFailed, match="is unreachable") as failed:
+    with pytest.raises(EvalFailed, match="stopped before the first call") as failed:
         evaluate(cfg)
     assert time.monotonic() - started < 10
     message = str(failed.value)
-    assert "10 attempts in a row" in message and "ConnectionRefusedError" in message
-    assert "0 of 12 samples are answered" in message and "--api-base" in message
+    assert "is unreachable: ConnectionRefusedError" in message and "--api-base" in message
+    assert "nothing was stored" in message and not (tmp_path / "run").exists()
 
 
 def test_the_stop_reports_the_attempt_that_reached_the_threshold(
@@ -91,6 +92,7 @@ def test_the_stop_reports_the_attempt_that_reached_the_threshold(
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", slow_first_fsync)
+    monkeypatch.setattr(evaluation, "check_reachable", lambda api_base: None)  # the breaker's turn
     dataset = write_dataset(tmp_path / "data", scenarios=6)  # 36 samples
     policy = fast_policy(concurrency=32, max_attempts=6, max_connection_failures=10)
     cfg = config(dataset, tmp_path / "run", f"http://127.0.0.1:{free_port()}/v1", policy=policy)

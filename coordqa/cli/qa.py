@@ -338,6 +338,10 @@ def eval_command(
         display.stop()
         messages.print(f"[yellow]{stop}[/]", highlight=False)
         raise typer.Exit(INTERRUPTED_EXIT) from None
+    except KeyboardInterrupt:  # while reading the dataset, before the run's session began
+        display.stop()
+        messages.print("[yellow]interrupted while starting: nothing was run or stored[/]")
+        raise typer.Exit(INTERRUPTED_EXIT) from None
     except EvalFailed as failure:
         display.stop()
         if failure.result is not None:

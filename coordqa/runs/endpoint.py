@@ -1,28 +1,42 @@
-"""Is anything listening where the model is served? Asked once, before a run's first unit.
+"""Is the model's server there, and does it answer? Asked once, before a run's first unit.
 
 A dead endpoint otherwise costs the first call its whole retry schedule (six attempts with
-backoff, tens of seconds) before a run can say anything; a TCP connection answers in
-milliseconds and costs no token. Only an explicit ``api_base`` (a self-hosted or local server)
-is probed: a provider's own endpoint is left to the calls.
+backoff, tens of seconds) before a run can say anything, and a hung one (it accepts connections
+but never answers) costs two waves of per-attempt timeouts (``--timeout``, 120 s each) before the
+run gives up. One ``GET {api_base}/models`` answers both in seconds and costs no token: any HTTP
+answer, even an error status, means a server is there and responding. Only an explicit
+``api_base`` (a self-hosted or local server) is probed: a provider's own endpoint is left to the
+calls.
 """
 
 from __future__ import annotations
 
-import socket
 from urllib.parse import urlsplit
 
 from coordqa.errors import ConfigError, RunFailed
 
-PROBE_TIMEOUT_S = 5.0
+CONNECT_TIMEOUT_S = 5.0
 """How long a connection to the endpoint may take before it counts as unreachable."""
+ANSWER_TIMEOUT_S = 20.0
+"""How long a server that took the connection may take to answer before it counts as hung."""
+PROBE_TIMEOUT_S = CONNECT_TIMEOUT_S + ANSWER_TIMEOUT_S
+"""The longest the probe takes: a hung server is said within this many seconds."""
 
 
-def unreachable(api_base: str, timeout_s: float = PROBE_TIMEOUT_S) -> str | None:
-    """Why nothing accepts a connection at ``api_base`` (None: something does).
+def unreachable(
+    api_base: str,
+    connect_s: float = CONNECT_TIMEOUT_S,
+    answer_s: float = ANSWER_TIMEOUT_S,
+) -> str | None:
+    """Why the server at ``api_base`` cannot be used: nothing listens, or it never answers.
+
+    None when it answers HTTP (whatever the status).
 
     Raises:
         ConfigError: ``api_base`` is not an http(s) URL with a host.
     """
+    import httpx
+
     parts = urlsplit(api_base)
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -30,18 +44,28 @@ def unreachable(api_base: str, timeout_s: float = PROBE_TIMEOUT_S) -> str | None
         port = 0
     if parts.scheme not in ("http", "https") or not parts.hostname or not port:
         raise ConfigError(
-            f"--api-base {api_base!r} is not an http(s) URL with a host (and a valid port); "
+            f"--api-base {api_base} is not an http(s) URL with a host (and a valid port); "
             "write e.g. http://127.0.0.1:8000/v1"
         )
+    timeout = httpx.Timeout(answer_s, connect=connect_s)
     try:
-        with socket.create_connection((parts.hostname, port), timeout=timeout_s):
-            return None
-    except OSError as exc:
-        return f"{type(exc).__name__}: {exc}"
+        httpx.get(f"{api_base.rstrip('/')}/models", timeout=timeout)
+    except httpx.ConnectTimeout:
+        return f"no connection within {connect_s:g} s"
+    except (httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout):
+        return f"it takes connections but sent no answer within {answer_s:g} s (a hung server)"
+    except httpx.HTTPError as exc:
+        from coordqa.llm.retry import describe_error, root_cause
+
+        return describe_error(root_cause(exc))  # the socket's own words: ConnectionRefusedError
+    return None
 
 
 def check_reachable(api_base: str | None) -> None:
-    """Raise :class:`RunFailed` when nothing listens at ``api_base`` (None: not probed)."""
+    """Raise :class:`RunFailed` when the server at ``api_base`` is not there or never answers.
+
+    None: nothing to probe (a provider's own endpoint, or a model run in this process).
+    """
     if api_base is None:
         return
     reason = unreachable(api_base)

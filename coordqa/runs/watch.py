@@ -69,11 +69,18 @@ class Tally:
         """Errors over the units the run plans."""
         return self.errors / self.total if self.total else 0.0
 
-    def saved(self) -> str:
-        """What is kept and how to resume."""
+    def then_resume(self, fix: str) -> str:
+        """What is kept, then ``fix`` and how to resume, as two sentences.
+
+        >>> tally = Tally("samples", "answered", 0, 9, 1, "runs/x", "calls.jsonl")
+        >>> for sentence in tally.then_resume("Start the server").split(". "):
+        ...     print(sentence)
+        0 of 9 samples are answered and stored in runs/x
+        Start the server, then run the same command again to resume.
+        """
         return (
             f"{self.stored} of {self.total} {self.unit} are {self.done} and stored in "
-            f"{self.run_dir}; run the same command again to resume"
+            f"{self.run_dir}. {fix}, then run the same command again to resume."
         )
 
 
@@ -128,21 +135,20 @@ class ErrorWatch:
         stop = self.stopped_by
         if stop is not None and stop.kind == "unreachable":
             where = stop.api_base or f"the {stop.model.partition('/')[0]} API"
-            return (
-                f"stopped: {where} is unreachable: {stop.error}. Start the server or fix "
-                f"--api-base, then {tally.saved()}."
+            return f"stopped: {where} is unreachable: {stop.error}. " + tally.then_resume(
+                "Start the server or fix --api-base"
             )
         if stop is not None:
             return (
                 f"stopped: {stop.model} refused the call, and would refuse every other one: "
-                f"{stop.error}. Fix the API key, model name or parameters, then {tally.saved()}."
+                f"{stop.error}. " + tally.then_resume("Fix the API key, model name or parameters")
             )
         if tally.errors == 0 or tally.error_rate <= self.max_error_rate:
             return None
         kinds = "; ".join(self.first_errors.values()) or f"see {tally.errors_file}"
         return (
             f"{tally.errors} of {tally.total} {tally.unit} ({tally.error_rate:.1%}) are errors, "
-            f"more than max_error_rate={self.max_error_rate:g} allows (first of each kind: "
-            f"{kinds}). Run the same command again to retry them (--max-error-rate allows a "
-            "share of errors)."
+            f"more than --max-error-rate {self.max_error_rate:g} allows (first of each kind: "
+            f"{kinds}). Run the same command again to retry them, or allow a share of errors "
+            "with --max-error-rate."
         )
