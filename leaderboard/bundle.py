@@ -484,8 +484,12 @@ def build_qa_bundle(
         )
     filters = {k: manifest.config.get(k) for k in SELECTIONS if manifest.config.get(k)}
     if filters:
+        shown = " ".join(
+            f"--{name} {','.join(map(str, value)) if isinstance(value, list) else value}"
+            for name, value in filters.items()
+        )
         raise BundleError(
-            f"{run.path} answered part of its dataset ({filters}); the leaderboard ranks runs "
+            f"{run.path} answered part of its dataset ({shown}); the leaderboard ranks runs "
             "of the whole dataset: run `coordqa eval` without "
             + "/".join(f"--{name}" for name in SELECTIONS)
         )

@@ -374,6 +374,7 @@ BAD_OPTIONS = [
     ["play", "chess"],
     ["partners", "list", "nosuch"],
     ["score", "missing-run"],
+    ["submit", "LIMITED", "--out", "bundle.json"],
 ]
 """Bad options and names across the CLI: each must exit 2 with one line in the user's terms."""
 
@@ -383,7 +384,8 @@ def test_error_messages_speak_in_flags_not_python(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COLUMNS", "500")  # one message, one line
-    places = {"RUN": str(two_runs[0]), "OTHER": str(two_runs[1])}
+    limited = write_qa_run(tmp_path / "limited", "m", outcomes(A), trials=2, limit=6)
+    places = {"RUN": str(two_runs[0]), "OTHER": str(two_runs[1]), "LIMITED": str(limited)}
     leaks = []
     for args in BAD_OPTIONS:
         code, out = invoke(*[places.get(arg, arg) for arg in args])
