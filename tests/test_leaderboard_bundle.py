@@ -68,7 +68,7 @@ def test_filtered_run_is_refused(tmp_path: Path, selection: dict[str, Any]) -> N
     evaluate(EvalConfig(model="random", dataset="example", trials=1, out=out, **selection))
     with pytest.raises(BundleError, match="part of its dataset") as info:
         build_qa_bundle(out)
-    assert f"'{next(iter(selection))}'" in str(info.value)
+    assert f"(--{next(iter(selection))} " in str(info.value)  # the flag that made it partial
 
 
 def test_cli_submit_out_writes_the_bundle(tmp_path: Path, run_dir: Path) -> None:
