@@ -14,7 +14,7 @@ import ast
 from collections import Counter
 from pathlib import Path
 
-FOLDERS = ("coordqa", "agentic", "scenarios", "leaderboard", "viewer")
+FOLDERS = ("coordqa", "agentic", "scenarios", "leaderboard")
 """The package code measured (tests, benchmarks and scripts are not)."""
 
 PATTERN = "dict[str, Any]"

@@ -1,7 +1,7 @@
 """Check coordqa's layering with import-linter (the contracts in pyproject.toml).
 
-The tracks (``scenarios/``, ``agentic/``, ``leaderboard/``, ``viewer/``) sit at the top of the
-repository but are installed as ``coordqa.scenarios`` and so on. import-linter finds a package's
+The tracks ``scenarios/``, ``agentic/`` and ``leaderboard/`` sit at the top of the repository
+but are installed as ``coordqa.scenarios`` and so on. import-linter finds a package's
 modules by walking its folder, so it would not see them; this script lays the package out as it is
 installed (a temporary folder of symbolic links to this checkout), puts it first on the path and
 runs ``lint-imports``. Exit status: that of ``lint-imports`` (0: every contract kept).
