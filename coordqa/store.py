@@ -676,7 +676,7 @@ class RunReader(abc.ABC):
 
     One reader per kind reads runs back: :class:`QARun` (``coordqa eval``),
     :class:`coordqa.agentic.AgenticRun` (``coordqa agentic run/grid``) and
-    :class:`coordqa.games.play.PlayRun` (``coordqa play``). Reports, the viewer and the
+    :class:`coordqa.play.PlayRun` (``coordqa play``). Reports, the viewer and the
     leaderboard read runs only through them, so they agree on what a run holds, and each says
     the same things about its run: where it is (:attr:`path`), what was run (:attr:`manifest`),
     what reading met (:attr:`warnings`) and how far it got (:meth:`counts`).

@@ -212,7 +212,7 @@ def test_sigterm_interrupts_an_agentic_run_like_ctrl_c_and_keeps_finished_episod
 
 def test_sigterm_interrupts_eval_and_play_the_same_way(tmp_path: Path) -> None:
     from coordqa.evaluation import EvalConfig, EvalInterrupted, evaluate
-    from coordqa.games.play import PlayConfig, play, read_play_run
+    from coordqa.play import PlayConfig, play, read_play_run
 
     assert EvalInterrupted is RunInterrupted  # one interruption for every kind of run
     config = EvalConfig(model="random", dataset="example", trials=1, out=tmp_path / "qa")

@@ -156,7 +156,7 @@ def test_edited_record_key_is_rejected(tmp_path: Path) -> None:
 
 
 def test_load_refuses_a_run_of_another_kind(tmp_path: Path) -> None:
-    from coordqa.games.play import PlayConfig, play
+    from coordqa.play import PlayConfig, play
 
     play(PlayConfig("collab_capture", episodes=1), out=tmp_path / "play")
     with pytest.raises(StoreError, match="not an agentic one"):

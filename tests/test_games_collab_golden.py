@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from coordqa.games import make_game, make_player, play_episode
-from coordqa.games.play import advance
+from coordqa.play import advance
 
 GOLDEN = Path(__file__).parent / "golden" / "collab"
 

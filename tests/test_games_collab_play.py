@@ -10,7 +10,7 @@ import pytest
 
 from coordqa.analysis.stats import MeanSE
 from coordqa.errors import ConfigError, GameError, UnknownNameError
-from coordqa.games.play import PlayConfig, advance, default_players, play, resolve
+from coordqa.play import PlayConfig, advance, default_players, play, resolve
 
 
 def test_mean_se() -> None:

@@ -1,7 +1,7 @@
 """``coordqa games list``, ``coordqa games show`` and ``coordqa play``.
 
 Thin: each command parses options, calls one library function (the registries,
-:func:`coordqa.games.play.advance`, :func:`coordqa.games.play.play`) and renders the result
+:func:`coordqa.play.advance`, :func:`coordqa.play.play`) and renders the result
 with rich. The games package is imported inside the commands so ``coordqa --help`` stays fast.
 """
 
@@ -81,7 +81,7 @@ def games_show(
     ] = False,
 ) -> None:
     """Play STEPS steps, then print a player's description and legal actions."""
-    from coordqa.games.play import advance
+    from coordqa.play import advance
 
     if as_.lower() not in _AS:
         raise ConfigError(f"--as must be alice or bob, got {as_!r}.")
@@ -122,7 +122,7 @@ def play_command(
     """Play episodes with scripted (or other registered) players and print score and metrics."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from coordqa.games.play import PlayConfig, play, resolve
+    from coordqa.play import PlayConfig, play, resolve
 
     config = resolve(PlayConfig(game, parse_pair(players), layout, episodes, seed))
     with Progress(
