@@ -246,6 +246,11 @@ def test_calls_that_hang_show_progress_on_time_and_time_out_by_name(
     assert "timed out after 1 s (--timeout)" in out and "CancelledError" not in out
     assert "--max-connection-failures 2" in out
     assert "never awaited" not in out
+    # What is kept, then the fix, then how to resume (it read "then 0 of 2 samples are ...").
+    assert (
+        f"0 of 2 samples are answered and stored in {tmp_path / 'run'}. Start the server or fix "
+        "--api-base, then run the same command again to resume."
+    ) in " ".join(out.split())
 
 
 @pytest.mark.slow
@@ -375,6 +380,7 @@ BAD_OPTIONS = [
     ["partners", "list", "nosuch"],
     ["score", "missing-run"],
     ["submit", "LIMITED", "--out", "bundle.json"],
+    ["eval", "-m", "openai/gpt-4o"],  # no key in the environment
 ]
 """Bad options and names across the CLI: each must exit 2 with one line in the user's terms."""
 
@@ -384,6 +390,7 @@ def test_error_messages_speak_in_flags_not_python(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COLUMNS", "500")  # one message, one line
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     limited = write_qa_run(tmp_path / "limited", "m", outcomes(A), trials=2, limit=6)
     places = {"RUN": str(two_runs[0]), "OTHER": str(two_runs[1]), "LIMITED": str(limited)}
     leaks = []
@@ -469,3 +476,18 @@ def test_ctrl_c_while_starting_says_nothing_was_stored(
     code, out = invoke("eval", "-m", "random", "--out", tmp_path / "run")
     assert code == 130 and "interrupted while starting: nothing was run or stored" in out
     assert "Traceback" not in out and "never awaited" not in out
+
+
+def test_runs_list_says_an_agentic_run_failed(tmp_path: Path) -> None:
+    """Every decision of its episode failed: the run is failed, not finished."""
+    from coordqa.store import RunManifest, RunStore
+
+    with RunStore.create(
+        tmp_path / "runs" / "agentic",
+        RunManifest(kind="agentic", config={"model": "openai/x", "name": "grid"}, fingerprint="x"),
+    ) as store:
+        store.mark_started()
+        store.mark_failed()
+    code, out = invoke("runs", "list", tmp_path / "runs")
+    assert code == 0, out
+    assert out.splitlines()[-1].split()[:4] == ["-", "-", "-", "failed"]
