@@ -103,8 +103,8 @@ LIST_COLUMNS: Mapping[str, type] = {"options": str, "correct": int, "tags": str}
 
 NO_ANSWER_KEY_TAG = "no-answer-key"
 """Tag of a question kept without an answer key (an imported question whose gold could not be
-mapped, :mod:`coordqa.upstream`): only with this tag may ``correct`` be empty. Its replies are
-read and stored like any other, and never count as correct."""
+mapped, :mod:`coordqa.scenarios.upstream`): only with this tag may ``correct`` be empty. Its
+replies are read and stored like any other, and never count as correct."""
 
 SHARED_OPTION_TEXT_TAG = "options-share-text"
 """Tag of a question whose options include two with the same text, kept as released by an

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from coordqa.cli import app
 from coordqa.dataset import dataset_fingerprint, load_dataset, load_rows, validate_row
 from coordqa.errors import ConfigError, DatasetError
-from coordqa.upstream import (
+from coordqa.scenarios.upstream import (
     FLAGS,
     convert_upstream,
     import_upstream,

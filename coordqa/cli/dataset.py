@@ -121,7 +121,7 @@ def import_upstream_command(
     letters are flagged in their tags, and each question whose gold letter cannot be mapped to one
     option is kept without an answer key and printed as a warning (also listed in the card).
     """
-    from coordqa.upstream import FLAGS, import_upstream
+    from coordqa.scenarios.upstream import FLAGS, import_upstream
 
     _refuse_overwrite(out, overwrite)
     result = import_upstream(source, out)
