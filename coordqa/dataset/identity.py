@@ -1,0 +1,110 @@
+"""Which dataset and which question: content fingerprints, hashes and a dataset's identity."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from coordqa.dataset.folder import DATA_FILE
+from coordqa.dataset.load import load_rows
+from coordqa.dataset.releases import (
+    BUNDLED,
+    DEFAULT_DATASET,
+    RELEASES,
+    Release,
+    bundled_dataset_dir,
+    release,
+)
+from coordqa.dataset.schema import COLUMNS, Row, plain_row
+from coordqa.jsonvalues import content_hash
+
+HASH_EXCLUDED = ("question_id", "source", "version")
+"""Labels left out of :func:`question_hash`: renaming or re-versioning a dataset does not change
+what a question asks, so stored results stay comparable."""
+
+
+def dataset_fingerprint(dataset: Iterable[Row]) -> str:
+    """SHA-256 of every row's content, independent of file format and row order.
+
+    Rows are sorted by question id and hashed as canonical JSON, so a parquet file, its JSONL
+    source and a reordered copy share a fingerprint, while any change to any field changes it.
+    """
+    rows = sorted((plain_row(row) for row in dataset), key=lambda row: row["question_id"])
+    return content_hash(rows)
+
+
+@dataclass(frozen=True)
+class DatasetIdentity:
+    """Which dataset a run, report or leaderboard entry used: name, version and content."""
+
+    name: str
+    """The release name (aliases resolved, ``coordinationqa-v1.1``) or the path as given."""
+    version: str | None
+    """The rows' ``version`` column (several joined by commas); None when it is empty."""
+    fingerprint: str
+    """:func:`dataset_fingerprint` of every row."""
+    num_questions: int
+    """Rows in the dataset."""
+
+    @property
+    def label(self) -> str:
+        """``"coordinationqa-v1.1 (version 1.1.0, fingerprint 0123abcd)"``, for one-line output."""
+        version = f"version {self.version}, " if self.version else ""
+        return f"{self.name} ({version}fingerprint {self.fingerprint[:8]})"
+
+
+def dataset_identity(
+    name_or_path: str | os.PathLike[str] | None = None, rows: Iterable[Row] | None = None
+) -> DatasetIdentity:
+    """Name, version and fingerprint of a dataset: the one place runs and reports take them from.
+
+    ``rows`` (already loaded) are used instead of reading ``name_or_path`` again; the name is
+    still taken from ``name_or_path`` (a bundled name is resolved to its release).
+    """
+    loaded = [dict(row) for row in rows] if rows is not None else load_rows(name_or_path)
+    versions = sorted({str(row["version"]) for row in loaded if row["version"]})
+    return DatasetIdentity(
+        dataset_name(name_or_path),
+        ",".join(versions) or None,
+        dataset_fingerprint(loaded),
+        len(loaded),
+    )
+
+
+def dataset_name(name_or_path: str | os.PathLike[str] | None = None) -> str:
+    """The name runs record: a bundled name resolved to its release, else the path as given."""
+    if name_or_path is None:
+        return DEFAULT_DATASET
+    if isinstance(name_or_path, str) and name_or_path in BUNDLED:
+        return release(name_or_path).name
+    return os.fspath(name_or_path)
+
+
+def release_with_fingerprint(fingerprint: str) -> Release | None:
+    """The bundled CoordinationQA release whose content has this fingerprint, if any."""
+    for candidate in RELEASES:
+        if candidate.frozen_fingerprint == fingerprint:
+            return candidate
+        if not candidate.frozen and _bundled_fingerprint(candidate.name) == fingerprint:
+            return candidate
+    return None
+
+
+@cache
+def _bundled_fingerprint(name: str) -> str | None:
+    folder = bundled_dataset_dir(name)
+    return dataset_fingerprint(load_rows(folder)) if (folder / DATA_FILE).is_file() else None
+
+
+def question_hash(row: Row) -> str:
+    """Hash of everything a question says (all columns but :data:`HASH_EXCLUDED`)."""
+    plain = plain_row(row)
+    return content_hash({name: plain[name] for name in COLUMNS if name not in HASH_EXCLUDED})
+
+
+def target_hash(row: Row) -> str:
+    """Hash of the answer key: the options and the correct indices."""
+    plain = plain_row(row)
+    return content_hash({"options": plain["options"], "correct": sorted(plain["correct"])})
