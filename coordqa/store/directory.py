@@ -1,0 +1,469 @@
+"""A run directory opened for reading and appending: :class:`RunStore` and :func:`open_run`.
+
+Streams are append-only JSONL files: every record is written as soon as it exists, flushed and
+fsynced, so a killed process loses at most the line it was writing. A record counts as written
+when its newline is on disk: a truncated last line is ignored on read (and counted in
+:attr:`RunStore.warnings`) and cut off before the next append, never repaired into something
+that was not written. Derived files are rewritten atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, TypeVar
+
+from pydantic import ValidationError
+
+from coordqa.errors import StoreError
+from coordqa.files import atomic_write_bytes
+from coordqa.jsonvalues import JSONObject
+from coordqa.records import Record, upgrade
+from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, RunManifest, utc_now
+
+if TYPE_CHECKING:
+    import asyncio
+
+try:  # POSIX only; elsewhere two writers on one run are not detected
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+logger = logging.getLogger(__name__)
+
+_LOCK = ".lock"
+_STREAM_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+T = TypeVar("T")
+
+
+def _dumps(record: Any, where: str) -> str:
+    try:
+        return json.dumps(record, ensure_ascii=False, allow_nan=False, default=_json_default)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(
+            f"cannot store a record in {where}: {exc}. Records must be JSON data "
+            "(dict, list, str, int, finite float, bool, None, datetime, Path)."
+        ) from exc
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+class RunStore:
+    """A run directory opened for reading and appending.
+
+    Create one with :meth:`create`, :meth:`open_or_create` or :func:`open_run`. The writer
+    constructors (:meth:`create`, :meth:`open_or_create`) and the first append take an exclusive
+    lock on the directory (POSIX), so two processes never write the same run at once; reading
+    needs no lock. Use it as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, path: Path, manifest: RunManifest) -> None:
+        """Wrap an existing run directory; prefer the constructors below."""
+        self.path = path
+        self.manifest = manifest
+        self.warnings: list[str] = []
+        """Problems met while reading (truncated last lines), for the caller to show."""
+        self._writers: dict[str, IO[bytes]] = {}
+        self._syncs: dict[str, _GroupSync] = {}
+        self._lock: IO[bytes] | None = None
+
+    # -- constructors -----------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], manifest: RunManifest) -> RunStore:
+        """Create a new run at ``path`` (which must not hold a run yet)."""
+        root = Path(path)
+        if (root / MANIFEST).exists():
+            raise StoreError(
+                f"{root} already holds a run; open it with open_run(), or choose another --out"
+            )
+        root.mkdir(parents=True, exist_ok=True)
+        store = cls(root, manifest)
+        store._acquire_lock()
+        store.write_json(MANIFEST, manifest.model_dump(mode="json"))
+        return store
+
+    @classmethod
+    def open_or_create(cls, path: str | os.PathLike[str], manifest: RunManifest) -> RunStore:
+        """Resume the run at ``path`` if it has the same configuration, or create it.
+
+        Raises:
+            StoreError: the directory holds a run with another configuration, dataset or set
+                of questions (the message lists the differences and the fix).
+        """
+        root = Path(path)
+        if not (root / MANIFEST).exists():
+            return cls.create(root, manifest)
+        store = open_run(root)
+        store._acquire_lock()
+        problems = store.manifest.mismatches(manifest)
+        if problems:
+            store.close()
+            raise StoreError(
+                f"{root} holds a run with a different configuration ("
+                + "; ".join(problems)
+                + "). Use another --out directory, or the same options as that run to resume it."
+            )
+        store.update_manifest(runtime=manifest.runtime, schema_version=SCHEMA_VERSION)
+        return store
+
+    # -- manifest ---------------------------------------------------------------------------
+
+    def update_manifest(self, **changes: Any) -> RunManifest:
+        """Change manifest fields and rewrite ``manifest.json`` atomically."""
+        data = self.manifest.model_dump()
+        data.update(changes)
+        try:
+            self.manifest = RunManifest.model_validate(data)
+        except ValidationError as exc:
+            raise StoreError(f"invalid manifest update {sorted(changes)}: {exc}") from exc
+        self.write_json(MANIFEST, self.manifest.model_dump(mode="json"))
+        return self.manifest
+
+    def mark_started(self) -> None:
+        """Record the start of a session (first run or resume)."""
+        self.update_manifest(
+            started_at=utc_now(),
+            finished_at=None,
+            status="running",
+            sessions=self.manifest.sessions + 1,
+        )
+
+    def mark_finished(self) -> None:
+        """Record that the run completed all its work."""
+        self.update_manifest(finished_at=utc_now(), status="finished")
+
+    def mark_interrupted(self) -> None:
+        """Record that the session was stopped before the end (Ctrl-C)."""
+        self.update_manifest(status="interrupted")
+
+    def mark_failed(self) -> None:
+        """Record that the session ended on errors: a refused key, a dead server, failed calls.
+
+        Resuming retries what failed.
+        """
+        self.update_manifest(status="failed")
+
+    # -- streams ----------------------------------------------------------------------------
+
+    def stream_path(self, stream: str) -> Path:
+        """The file of a JSONL stream (``<stream>.jsonl``)."""
+        if not _STREAM_NAME.match(stream):
+            raise StoreError(
+                f"invalid stream name {stream!r}: use lowercase letters, digits and '_' "
+                "(for example 'samples' or 'calls')"
+            )
+        return self.path / f"{stream}.jsonl"
+
+    def append(self, stream: str, record: Mapping[str, Any]) -> None:
+        """Append one record to ``stream``, durable (flushed and fsynced) when this returns."""
+        self.append_many(stream, [record])
+
+    def append_many(self, stream: str, records: Sequence[Mapping[str, Any]]) -> None:
+        """Append ``records`` in order with one fsync: all are durable when this returns.
+
+        Each line is flushed as it is written, so a process killed halfway keeps the records
+        written so far (and at most a partial last line, ignored on read).
+        """
+        for record in records:
+            self._write_line(stream, record)
+        if records:
+            os.fsync(self._writer(stream).fileno())
+
+    async def append_async(self, stream: str, record: Mapping[str, Any]) -> None:
+        """Like :meth:`append`, for asyncio code: the fsync runs in a worker thread, shared.
+
+        The line is written and flushed before the first ``await``, so record order is the call
+        order and a killed process keeps the record; only the wait for the disk (milliseconds
+        per fsync, which would otherwise stall every task of the event loop) is moved off the
+        loop. The record is durable against power loss when this returns. Concurrent appends
+        share fsyncs (group commit): one fsync makes every line written before it durable, so
+        many calls finishing together cost one or two fsyncs, not one each.
+        """
+        self._write_line(stream, record)
+        await self._sync_of(stream).sync()
+
+    async def append_in_order_async(self, records: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """Append ``(stream, record)`` pairs in order, then make them all durable.
+
+        Every line is written and flushed before the first ``await`` (a cancelled caller loses
+        none of them); then each stream is fsynced once, shared with concurrent appends, in the
+        order the records first name the streams, so a record is never durable before one of
+        another stream queued ahead of it (an episode before its exchanges). A queue of records
+        costs one fsync per stream, not one per record.
+        """
+        for stream, record in records:
+            self._write_line(stream, record)
+        for stream in dict.fromkeys(stream for stream, _ in records):
+            await self._sync_of(stream).sync()
+
+    def _write_line(self, stream: str, record: Mapping[str, Any]) -> None:
+        """Write and flush one record."""
+        line = (_dumps(dict(record), self.stream_path(stream).name) + "\n").encode("utf-8")
+        handle = self._writer(stream)
+        handle.write(line)
+        handle.flush()
+        self._sync_of(stream).written += 1
+
+    def _sync_of(self, stream: str) -> _GroupSync:
+        group = self._syncs.get(stream)
+        if group is None:
+            group = self._syncs[stream] = _GroupSync(self._writer(stream).fileno())
+        return group
+
+    def append_record(self, stream: str, record: Record) -> None:
+        """Append a typed record (:mod:`coordqa.records`) to ``stream``; see :meth:`append`."""
+        self.append(stream, record.to_json())
+
+    def append_records(self, stream: str, records: Sequence[Record]) -> None:
+        """Append typed records with one fsync; see :meth:`append_many`."""
+        self.append_many(stream, [record.to_json() for record in records])
+
+    async def append_record_async(self, stream: str, record: Record) -> None:
+        """Append a typed record from asyncio code; see :meth:`append_async`."""
+        await self.append_async(stream, record.to_json())
+
+    def read(self, stream: str, parse: Callable[[Mapping[str, Any], str], T]) -> list[T]:
+        """Every record of ``stream`` as a typed record, format 1 records upgraded.
+
+        ``parse`` is a record type's ``from_json`` (``store.read("calls", QACall.from_json)``).
+
+        Raises:
+            StoreError: a record does not validate (the message names the file and line).
+        """
+        name = self.stream_path(stream).name
+        return [
+            parse(upgrade(stream, data), f"{self.path / name} record {number}")
+            for number, data in enumerate(self.iter_records(stream), start=1)
+        ]
+
+    def records(self, stream: str) -> list[JSONObject]:
+        """All complete records of ``stream`` in write order (``[]`` when it does not exist).
+
+        A last line without its newline was being written when the process died: it is skipped
+        and a warning is added to :attr:`warnings`. An unreadable line before the end means the
+        file was damaged by something else, and raises :class:`StoreError`.
+        """
+        return list(self.iter_records(stream))
+
+    def iter_records(self, stream: str) -> Iterator[JSONObject]:
+        """Like :meth:`records`, one record at a time."""
+        path = self.stream_path(stream)
+        if not path.exists():
+            return
+        data = path.read_bytes()
+        lines = data.split(b"\n")
+        tail = lines.pop()  # b"" when the file ends with a newline
+        if tail:
+            message = (
+                f"{path.name}: ignored an incomplete last line ({len(tail)} bytes), "
+                "left by an interrupted write"
+            )
+            self.warnings.append(message)
+            logger.warning("%s: %s", self.path, message)
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise StoreError(
+                    f"{path}: line {number} is not valid JSON ({exc.msg}); the file was damaged "
+                    "outside coordqa. Restore it or start a new run with another --out."
+                ) from exc
+            if not isinstance(record, dict):
+                raise StoreError(f"{path}: line {number} is not a JSON object")
+            yield record
+
+    def _writer(self, stream: str) -> IO[bytes]:
+        handle = self._writers.get(stream)
+        if handle is not None:
+            return handle
+        self._acquire_lock()
+        path = self.stream_path(stream)
+        handle = open(path, "ab+")  # noqa: SIM115 - kept open across appends, closed in close()
+        _cut_incomplete_tail(handle)
+        self._writers[stream] = handle
+        return handle
+
+    def _acquire_lock(self) -> None:
+        if self._lock is not None or fcntl is None:
+            return
+        handle = open(self.path / _LOCK, "ab")  # noqa: SIM115 - held until close()
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise StoreError(
+                f"{self.path} is being written by another process; wait for it to finish "
+                "or choose another --out"
+            ) from None
+        self._lock = handle
+
+    def being_written(self) -> bool:
+        """Whether another process holds the run's write lock now (it is running).
+
+        Always False where locks are not available (Windows), and for this store's own lock.
+        """
+        if fcntl is None or self._lock is not None or not (self.path / _LOCK).exists():
+            return False
+        with open(self.path / _LOCK, "ab") as handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        return False
+
+    # -- whole files ------------------------------------------------------------------------
+
+    def file(self, name: str) -> Path:
+        """Path of a file inside the run directory (for derived outputs such as figures)."""
+        if Path(name).is_absolute() or ".." in Path(name).parts:
+            raise StoreError(f"file name {name!r} must be relative and stay inside the run")
+        return self.path / name
+
+    def write_json(self, name: str, obj: Any) -> Path:
+        """Write ``obj`` as indented JSON to ``name``, atomically (temp file + rename)."""
+        path = self.file(name)
+        text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False, default=_json_default)
+        atomic_write_bytes(path, (text + "\n").encode("utf-8"))
+        return path
+
+    def write_jsonl(self, name: str, records: Sequence[Mapping[str, Any]]) -> Path:
+        """Replace a derived JSONL file (not a stream) with ``records``, atomically."""
+        path = self.file(name)
+        body = "".join(_dumps(dict(r), name) + "\n" for r in records)
+        atomic_write_bytes(path, body.encode("utf-8"))
+        return path
+
+    def read_json(self, name: str) -> Any:
+        """Read a JSON file of the run; a missing or unreadable file is a :class:`StoreError`."""
+        path = self.file(name)
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise StoreError(f"{path} does not exist") from None
+        except (OSError, json.JSONDecodeError) as exc:
+            raise StoreError(f"{path} cannot be read as JSON: {exc}") from exc
+
+    # -- lifetime ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close stream files and release the write lock."""
+        for handle in self._writers.values():
+            handle.close()
+        self._writers.clear()
+        self._syncs.clear()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _GroupSync:
+    """Shared fsyncs of one stream file (group commit) for the appends of asyncio code.
+
+    Lines are numbered as they are written; an fsync that starts after line ``n`` was written
+    makes lines 1..n durable. A waiting append whose line an earlier fsync already covered
+    returns without another one. The lock is created per event loop, since asyncio primitives
+    belong to the loop they first wait on.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.written = 0
+        """Lines written (and flushed) so far."""
+        self.synced = 0
+        """Lines made durable by a finished fsync."""
+        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]
+        self._locks = weakref.WeakKeyDictionary()
+
+    async def sync(self) -> None:
+        """Return once every line written so far is durable."""
+        import asyncio  # here, not at the top: reading runs needs no event loop
+
+        line = self.written
+        loop = asyncio.get_running_loop()
+        lock = self._locks.get(loop)
+        if lock is None:
+            lock = self._locks[loop] = asyncio.Lock()
+        async with lock:
+            if self.synced >= line:
+                return
+            covered = self.written
+            await asyncio.to_thread(os.fsync, self.fd)
+            self.synced = max(self.synced, covered)
+
+
+def _cut_incomplete_tail(handle: IO[bytes]) -> None:
+    """Truncate a trailing partial line, so the next record starts on a line of its own."""
+    size = handle.seek(0, os.SEEK_END)
+    if size == 0:
+        return
+    block = 4096
+    position = size
+    while position > 0:
+        start = max(0, position - block)
+        handle.seek(start)
+        chunk = handle.read(position - start)
+        if position == size and chunk.endswith(b"\n"):
+            return
+        newline = chunk.rfind(b"\n")
+        if newline >= 0:
+            handle.truncate(start + newline + 1)
+            break
+        position = start
+    else:
+        handle.truncate(0)
+    handle.flush()
+    os.fsync(handle.fileno())
+    handle.seek(0, os.SEEK_END)
+
+
+def open_run(path: str | os.PathLike[str]) -> RunStore:
+    """Open an existing run directory.
+
+    Raises:
+        StoreError: the directory or its manifest is missing, unreadable, or from a newer
+            coordqa.
+    """
+    root = Path(path)
+    manifest_path = root / MANIFEST
+    if not root.is_dir():
+        raise StoreError(f"run directory {root} does not exist; check the path")
+    if not manifest_path.exists():
+        raise StoreError(f"{root} is not a coordqa run: it has no {MANIFEST}")
+    try:
+        data = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{manifest_path} is corrupt ({exc}); it cannot be resumed") from exc
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{root} was written with run format {version}, newer than this coordqa "
+            f"understands ({SCHEMA_VERSION}); upgrade coordqa (pip install -U coordqa)"
+        )
+    try:
+        manifest = RunManifest.model_validate(data)
+    except ValidationError as exc:
+        raise StoreError(f"{manifest_path} is not a valid run manifest: {exc}") from exc
+    return RunStore(root, manifest)

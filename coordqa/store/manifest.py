@@ -1,0 +1,114 @@
+"""What a run is: its manifest (configuration, dataset, status) and the run format's version."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from coordqa._version import __version__
+
+SCHEMA_VERSION = 3
+"""Version of the run directory format; bumped when a reader of the old format would misread it.
+
+1: the first format. 2: typed records (:mod:`coordqa.records`): one shape for every model call
+(``text`` + nested ``usage``), and QA outcomes only in the derived ``scores.jsonl`` (format 1 also
+appended them to ``samples.jsonl``, which went stale after a re-score; it is ignored now).
+3: agent exchanges typed per role, HM's Vanilla Mind Prompting call as role ``vanilla`` (formats
+1 and 2 called it ``tom``, like CAC's ToM call).
+Format 1 runs are read through :func:`coordqa.records.upgrade`; resuming one rewrites its
+manifest as format 2, since the records it appends are."""
+
+MANIFEST = "manifest.json"
+"""The manifest's file name in a run directory."""
+
+RunKind = Literal["qa", "agentic", "play"]
+RunStatus = Literal["created", "running", "finished", "interrupted", "failed"]
+
+
+def utc_now() -> datetime:
+    """The current time in UTC, as manifests record it."""
+    return datetime.now(timezone.utc)
+
+
+class DatasetInfo(BaseModel):
+    """The dataset a run used, identified by content rather than by path."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    """What the user asked for (a bundled name or a path)."""
+    fingerprint: str
+    """Content fingerprint of the whole dataset the questions were drawn from (which of them
+    a run answered is :meth:`QARun.question_set`)."""
+    version: str | None = None
+    """The dataset's declared version."""
+    num_questions: int
+    """Questions in the run after filtering."""
+
+
+class RunManifest(BaseModel):
+    """What a run is: enough to reproduce it and to refuse resuming it with other settings.
+
+    ``config`` holds everything that changes results (model, api_base, sampling, trials, filters,
+    prompt layout, seeds); a resumed run must have exactly the same ``config``, dataset
+    fingerprint and ``fingerprint``. ``runtime`` holds settings that only change how the run is
+    executed (concurrency, cache, retries) and may differ between sessions.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    """Run directory format version (:data:`SCHEMA_VERSION` when written)."""
+    kind: RunKind
+    """``qa``, ``agentic`` or ``play``."""
+    coordqa_version: str = __version__
+    """Version of coordqa that created the run."""
+    created_at: datetime = Field(default_factory=utc_now)
+    """When the run directory was created (UTC)."""
+    started_at: datetime | None = None
+    """When the latest session (first run or resume) started."""
+    finished_at: datetime | None = None
+    """When the run last finished all its work (None while unfinished)."""
+    status: RunStatus = "created"
+    """``created``, ``running``, ``finished``, ``interrupted`` (Ctrl-C) or ``failed`` (stopped
+    on errors); a killed run stays ``running``."""
+    sessions: int = 0
+    """How many times the run was started (1 + number of resumes)."""
+    command: list[str] = Field(default_factory=lambda: list(sys.argv))
+    """The command line of the session that created the run, or of the latest session that
+    changed its settings (another ``--api-base`` or more ``--trials``, with calls to make)."""
+    config: dict[str, Any]
+    """Everything that changes results; must match exactly to resume."""
+    runtime: dict[str, Any] = Field(default_factory=dict)
+    """Execution settings that may change between sessions (concurrency, cache, retries)."""
+    dataset: DatasetInfo | None = None
+    """The dataset, for runs that use one."""
+    fingerprint: str
+    """Hash of the config, the dataset and every question, prompt and answer key of the run."""
+    label: str | None = None
+    """A short name the user gave the run (``coordqa eval --label``), shown instead of the model
+    name wherever runs are compared or listed; it changes no result, and a later session may
+    rename the run."""
+
+    def mismatches(self, other: RunManifest) -> list[str]:
+        """Human-readable differences that forbid resuming this run as ``other``."""
+        problems: list[str] = []
+        if self.kind != other.kind:
+            problems.append(f"kind: {self.kind!r} != {other.kind!r}")
+        for key in sorted(set(self.config) | set(other.config)):
+            mine, theirs = self.config.get(key), other.config.get(key)
+            if mine != theirs:
+                problems.append(f"{key}: stored {mine!r}, requested {theirs!r}")
+        stored_fp = self.dataset.fingerprint if self.dataset else None
+        requested_fp = other.dataset.fingerprint if other.dataset else None
+        if stored_fp != requested_fp:
+            problems.append(f"dataset fingerprint: stored {stored_fp}, requested {requested_fp}")
+        if not problems and self.fingerprint != other.fingerprint:
+            problems.append(
+                f"run fingerprint: stored {self.fingerprint[:12]}, requested "
+                f"{other.fingerprint[:12]} (questions, prompts or answer keys changed)"
+            )
+        return problems
