@@ -81,6 +81,17 @@ def test_damaged_middle_line_is_an_error(tmp_path: Path) -> None:
         open_run(tmp_path).records("samples")
 
 
+def test_derived_jsonl_files_are_read_whole_and_damage_is_named(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path, manifest())
+    store.write_jsonl("scores.jsonl", [{"a": 1}, {"b": 2}])
+    assert open_run(tmp_path).read_jsonl("scores.jsonl") == [{"a": 1}, {"b": 2}]
+    (tmp_path / "scores.jsonl").write_bytes(b'{"a": 1}\n[1, 2]\n')
+    with pytest.raises(StoreError, match=r"scores.jsonl: line 2 is not a JSON object.*rebuilt"):
+        open_run(tmp_path).read_jsonl("scores.jsonl")
+    with pytest.raises(StoreError, match="summary.jsonl does not exist"):
+        open_run(tmp_path).read_jsonl("summary.jsonl")
+
+
 def test_non_json_record_and_bad_stream_name_are_rejected(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path, manifest())
     with pytest.raises(StoreError, match="JSON data"):

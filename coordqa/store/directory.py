@@ -274,19 +274,7 @@ class RunStore:
             )
             self.warnings.append(message)
             logger.warning("%s: %s", self.path, message)
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise StoreError(
-                    f"{path}: line {number} is not valid JSON ({exc.msg}); the file was damaged "
-                    "outside coordqa. Restore it or start a new run with another --out."
-                ) from exc
-            if not isinstance(record, dict):
-                raise StoreError(f"{path}: line {number} is not a JSON object")
-            yield record
+        yield from _json_objects(path, lines, "Restore it or start a new run with another --out.")
 
     def _writer(self, stream: str) -> IO[bytes]:
         handle = self._writers.get(stream)
@@ -350,6 +338,20 @@ class RunStore:
         atomic_write_bytes(path, body.encode("utf-8"))
         return path
 
+    def read_jsonl(self, name: str) -> list[JSONObject]:
+        """The records of a derived JSONL file (written whole by :meth:`write_jsonl`).
+
+        Raises:
+            StoreError: the file is missing, or a line is not a JSON object.
+        """
+        path = self.file(name)
+        try:
+            lines = path.read_bytes().splitlines()
+        except FileNotFoundError:
+            raise StoreError(f"{path} does not exist") from None
+        fix = "Derived files are rebuilt from the streams (coordqa score, for a QA run)."
+        return list(_json_objects(path, lines, fix))
+
     def read_json(self, name: str) -> Any:
         """Read a JSON file of the run; a missing or unreadable file is a :class:`StoreError`."""
         path = self.file(name)
@@ -377,6 +379,28 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _json_objects(path: Path, lines: Sequence[bytes], fix: str) -> Iterator[JSONObject]:
+    """The JSON object of each line of ``path`` (blank lines skipped).
+
+    Raises:
+        StoreError: a line is not a JSON object; the message names the file and line, then
+            ``fix``.
+    """
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise StoreError(
+                f"{path}: line {number} is not valid JSON ({exc.msg}); the file was damaged "
+                f"outside coordqa. {fix}"
+            ) from exc
+        if not isinstance(record, dict):
+            raise StoreError(f"{path}: line {number} is not a JSON object. {fix}")
+        yield record
 
 
 class _GroupSync:

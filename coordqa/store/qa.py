@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 
 from coordqa.errors import StoreError
 from coordqa.jsonvalues import JSONObject, content_hash
@@ -133,7 +131,7 @@ class QARun(RunReader):
             return None
         return [
             Sample.from_json(data, f"{path} line {number}")
-            for number, data in enumerate(_read_jsonl(path), start=1)
+            for number, data in enumerate(self.store.read_jsonl(SCORES_FILE), start=1)
         ]
 
     def samples(self) -> list[Sample]:
@@ -174,20 +172,6 @@ def _covers(samples: Sequence[Sample], calls: Mapping[SampleKey, QACall]) -> boo
         if call is None or (sample.status == "error") != (not call.ok):
             return False
     return True
-
-
-def _read_jsonl(path: Path) -> Iterator[JSONObject]:
-    """The JSON objects of a derived JSONL file (written atomically, so every line is whole)."""
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise StoreError(f"{path}: line {number} is not valid JSON ({exc.msg})") from exc
-        if not isinstance(data, dict):
-            raise StoreError(f"{path}: line {number} is not a JSON object")
-        yield data
 
 
 read_qa_run = QARun.read
