@@ -29,6 +29,7 @@ import json
 import math
 import os
 import statistics
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -42,7 +43,12 @@ import httpx
 from coordqa.leaderboard.catalog import Catalog, register_dataset
 from coordqa.leaderboard.db import Database, open_database
 from coordqa.leaderboard.intake import accept, parse_bundle
-from coordqa.leaderboard.testing import (
+from coordqa.leaderboard.tokens import create_token
+from coordqa.leaderboard.verify import VerificationError, verify_qa
+
+# The leaderboard's test support (synthetic bundles, a live server, PostgreSQL) lives in tests/.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from leaderboard_support import (  # noqa: E402
     LiveServer,
     PostgresCluster,
     launch_chromium,
@@ -50,8 +56,6 @@ from coordqa.leaderboard.testing import (
     synthetic_bundle,
     synthetic_rows,
 )
-from coordqa.leaderboard.tokens import create_token
-from coordqa.leaderboard.verify import VerificationError, verify_qa
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 STYLES = (

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -31,7 +32,10 @@ from fastapi.testclient import TestClient
 import coordqa
 from coordqa.agentic import GridConfig, run_grid
 from coordqa.viewer import RunCatalog, create_app
-from coordqa.viewer.testing import LiveViewer
+
+# The viewer's test support (a live viewer process) lives in tests/.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from viewer_support import LiveViewer  # noqa: E402
 
 TARGETS_S = {"sample table (594 rows)": 0.300, "episode page (400 steps)": 1.0}
 

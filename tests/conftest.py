@@ -149,7 +149,7 @@ def local_server(openai_key: str) -> Iterator[LocalOpenAIServer]:
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[Any]:
     """One throwaway PostgreSQL cluster for the whole session (leaderboard tests)."""
-    from coordqa.leaderboard.testing import PostgresCluster
+    from leaderboard_support import PostgresCluster
 
     with PostgresCluster() as cluster:
         yield cluster

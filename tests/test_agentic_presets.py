@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from agent_records import json_recorder
+from agents_support import RoleScript
 
-from coordqa.agentic.agents.testing import RoleScript
 from coordqa.agentic.grid import parse_grid
 from coordqa.agentic.grid_registry import get_grid, missing_tasks, registered_grids, resolve_grid
 from coordqa.agentic.runner import run_grid

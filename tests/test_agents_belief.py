@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 from agent_records import json_recorder
+from agents_support import RoleScript
 
 from coordqa.agentic.agents.belief import MAX_BELIEF_CHARS
-from coordqa.agentic.agents.testing import RoleScript
 from coordqa.games import Game, make_game, make_player, play_episode
 from coordqa.games.hanabi.engine import COLORS, RANKS
 from coordqa.games.hanabi.knowledge import hand_knowledge

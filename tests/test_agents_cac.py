@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from agent_records import json_recorder
+from agents_support import RoleScript
 
 from coordqa.agentic.agents import CACAgent, fallback_action, parse_verdict
 from coordqa.agentic.agents.memory import offered_options
-from coordqa.agentic.agents.testing import RoleScript
 from coordqa.choices import MAX_OPTIONS
 from coordqa.errors import ConfigError, ModelCallFailed, UnknownNameError
 from coordqa.games import Game, Observation, make_game, make_player, play_episode

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from agent_records import json_recorder
+from agents_support import RoleScript
 
-from coordqa.agentic.agents.testing import RoleScript
 from coordqa.games import make_game, make_player, play_episode, replay
 from coordqa.games.base import PLAYERS, Player
 from coordqa.llm import CallPolicy, Model, ScriptedModel, get_model

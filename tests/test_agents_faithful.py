@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 from agent_records import json_recorder
+from agents_support import RoleScript
 
 from coordqa.agentic.agents import parse_verdict
 from coordqa.agentic.agents.belief import MAX_BELIEF_CHARS
 from coordqa.agentic.agents.memory import memory_text
 from coordqa.agentic.agents.replies import section, subgoals
-from coordqa.agentic.agents.testing import RoleScript
 from coordqa.choices import choose
 from coordqa.games import Game, Observation, make_game, make_player, play_episode
 from coordqa.games.base import PLAYER_NAMES

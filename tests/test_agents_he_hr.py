@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 from agent_records import json_recorder
+from agents_support import RoleScript
 
 from coordqa.agentic.agents import HMAgent, HMOptions
 from coordqa.agentic.agents.counterfactual import EXTRINSIC_SCALE
 from coordqa.agentic.agents.hypotheses import HypothesisBook
-from coordqa.agentic.agents.testing import RoleScript
 from coordqa.errors import ConfigError
 from coordqa.games import Observation, ScriptedPlayer, make_game, make_player, play_episode
 from coordqa.games.seat import SeatView

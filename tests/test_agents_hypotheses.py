@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import doctest
 
+import agents_support
 import pytest
 
-from coordqa.agentic.agents import cac as cac_module, hypotheses, memory, replies, testing
+from coordqa.agentic.agents import cac as cac_module, hypotheses, memory, replies
 from coordqa.agentic.agents.hypotheses import HMParams, HypothesisBook, rescorla_wagner
 from coordqa.errors import ConfigError
 
 
-@pytest.mark.parametrize("module", [hypotheses, memory, replies, testing, cac_module])
+@pytest.mark.parametrize("module", [hypotheses, memory, replies, agents_support, cac_module])
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert result.attempted > 0 and result.failed == 0

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from agent_records import json_recorder
+from agents_support import RoleScript
 
 from coordqa.agentic.agents.ladder import ladder_questions
-from coordqa.agentic.agents.testing import RoleScript
 from coordqa.errors import ConfigError
 from coordqa.games import Observation, ScriptedPlayer, make_game, make_player, play_episode
 from coordqa.llm import ScriptedModel

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_records import json_recorder
+from agents_support import RoleScript
 
-from coordqa.agentic.agents.testing import RoleScript
 from coordqa.games import Observation, ScriptedPlayer, make_game, make_player, play_episode
 from coordqa.llm import Message, ScriptedModel
 

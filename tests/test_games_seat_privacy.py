@@ -11,9 +11,9 @@ import random
 from typing import Any
 
 import pytest
+from agents_support import RoleScript
 
 import coordqa.agentic.agents  # noqa: F401 (the agents register their player names)
-from coordqa.agentic.agents.testing import RoleScript
 from coordqa.errors import GameError
 from coordqa.games import GAME_NAMES, PLAYERS, Game, SeatView, make_game, make_player
 from coordqa.games.collab_capture import CollabCapture

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from leaderboard_support import add_demo_entries, synthetic_rows
 from sqlalchemy import select, text
 from typer.testing import CliRunner
 
@@ -21,7 +22,6 @@ from coordqa.leaderboard.db import (
     migrate,
     open_database,
 )
-from coordqa.leaderboard.testing import add_demo_entries, synthetic_rows
 
 runner = CliRunner()
 
@@ -96,9 +96,10 @@ def test_hide_and_unhide(populated: tuple[str, list[int]]) -> None:
 
 
 def test_token_list_revoke_and_hiding_a_submitters_entries(tmp_path: Path) -> None:
+    from leaderboard_support import synthetic_bundle
+
     from coordqa.leaderboard.catalog import Catalog, register_dataset
     from coordqa.leaderboard.intake import accept
-    from coordqa.leaderboard.testing import synthetic_bundle
     from coordqa.leaderboard.tokens import authenticate
 
     url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from leaderboard_support import seal
 from typer.testing import CliRunner
 
 from coordqa.agentic import load_agentic_run
@@ -20,7 +21,6 @@ from coordqa.leaderboard.bundle import BundleError, build_bundle
 from coordqa.leaderboard.catalog import register_grid
 from coordqa.leaderboard.server import create_app
 from coordqa.leaderboard.site import export_site
-from coordqa.leaderboard.testing import seal
 from coordqa.leaderboard.tokens import create_token
 
 with warnings.catch_warnings():

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from leaderboard_support import BoardClient, seal, synthetic_bundle, synthetic_rows
 
 from coordqa.analysis import correlate
 from coordqa.dataset import DEFAULT_DATASET, load_rows
@@ -19,7 +20,6 @@ from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.leaderboard.bundle import build_qa_bundle
 from coordqa.leaderboard.catalog import register_dataset
 from coordqa.leaderboard.db import Sample, Submission
-from coordqa.leaderboard.testing import BoardClient, seal, synthetic_bundle, synthetic_rows
 
 
 @pytest.fixture

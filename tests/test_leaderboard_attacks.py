@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from leaderboard_support import BoardClient, seal, synthetic_bundle
 
 from coordqa.leaderboard.db import Sample, Submission
-from coordqa.leaderboard.testing import BoardClient, seal, synthetic_bundle
 
 
 @pytest.fixture

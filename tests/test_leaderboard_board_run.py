@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from leaderboard_support import BoardClient, synthetic_bundle
 from sqlalchemy import select, text
 
 from coordqa.dataset import DEFAULT_DATASET, load_rows
 from coordqa.leaderboard.catalog import Catalog
 from coordqa.leaderboard.db import Endpoint, Submission
 from coordqa.leaderboard.jobs import BoardRunSettings
-from coordqa.leaderboard.testing import BoardClient, synthetic_bundle
 from coordqa.leaderboard.worker import WorkerConfig, work
 from coordqa.llm.testing import LocalOpenAIServer
 

@@ -8,15 +8,15 @@ import os
 from pathlib import Path
 
 import pytest
-
-from coordqa.leaderboard.catalog import register_dataset
-from coordqa.leaderboard.db import open_database
-from coordqa.leaderboard.testing import (
+from leaderboard_support import (
     LiveServer,
     add_demo_entries,
     launch_chromium,
     synthetic_rows,
 )
+
+from coordqa.leaderboard.catalog import register_dataset
+from coordqa.leaderboard.db import open_database
 
 NAMES = ["Alpha <b>7B</b>", "Bravo", "Charlie"]
 

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from leaderboard_support import BoardClient, seal, synthetic_bundle
 
 from coordqa.leaderboard.db import Submission
 from coordqa.leaderboard.limits import SubmitterLimits
-from coordqa.leaderboard.testing import BoardClient, seal, synthetic_bundle
 
 
 @pytest.fixture
@@ -186,8 +186,9 @@ def test_long_reply_texts_cost_a_bounded_reading(board: BoardClient) -> None:
 def test_more_reading_than_a_bundle_may_ask_is_refused_before_scoring(
     board: BoardClient, tmp_path: Path
 ) -> None:
+    from leaderboard_support import synthetic_rows
+
     from coordqa.leaderboard.catalog import register_dataset
-    from coordqa.leaderboard.testing import synthetic_rows
 
     rows = synthetic_rows(scenarios=66, prefix="big")  # 198 questions, as CoordinationQA
     path = tmp_path / "big.jsonl"

@@ -9,6 +9,11 @@ from typing import Any
 
 import httpx
 import pytest
+from leaderboard_support import (
+    LiveServer,
+    synthetic_bundle,
+    synthetic_rows,
+)
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
@@ -16,11 +21,6 @@ from coordqa.cli import app
 from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.leaderboard.catalog import register_dataset
 from coordqa.leaderboard.db import Database, Sample, Submission, open_database
-from coordqa.leaderboard.testing import (
-    LiveServer,
-    synthetic_bundle,
-    synthetic_rows,
-)
 from coordqa.leaderboard.tokens import create_token
 
 ROWS = synthetic_rows(scenarios=4)

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from leaderboard_support import BoardClient, synthetic_bundle
 from typer.testing import CliRunner
 
 from coordqa.cli import app as cli_app
 from coordqa.leaderboard.db import LeaderboardError, Submission
-from coordqa.leaderboard.testing import BoardClient, synthetic_bundle
 
 
 @pytest.fixture

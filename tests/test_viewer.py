@@ -1,6 +1,6 @@
 """coordqa view on real runs written by the library: pages, filters, escaping, export, CLI.
 
-The runs come from :mod:`coordqa.viewer.testing`, whose local model server replies by rule
+The runs come from :mod:`viewer_support`, whose local model server replies by rule
 (see its docstring), so every expectation below is derived from those rules and the example
 dataset, not read back from the viewer.
 """
@@ -17,6 +17,13 @@ from pathlib import Path
 import pytest
 from cli_support import coordqa as coordqa_cli
 from fastapi.testclient import TestClient
+from viewer_support import (
+    HOSTILE,
+    QA_REPLIES,
+    make_hm_run,
+    make_hostile_agentic_run,
+    make_hostile_qa_run,
+)
 
 import coordqa
 from coordqa.choices import Choice
@@ -24,13 +31,6 @@ from coordqa.dataset import load_rows
 from coordqa.viewer import RunCatalog, create_app, export_site
 from coordqa.viewer.qa import ReplyParts, deciding_span
 from coordqa.viewer.server import SECURITY_HEADERS
-from coordqa.viewer.testing import (
-    HOSTILE,
-    QA_REPLIES,
-    make_hm_run,
-    make_hostile_agentic_run,
-    make_hostile_qa_run,
-)
 
 TRIALS = 2
 ESCAPED = html.escape(HOSTILE.split("(")[0])

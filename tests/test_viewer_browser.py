@@ -1,6 +1,6 @@
 """coordqa view in headless Debian chromium: a QA run and an agentic run, live and exported.
 
-Runs come from :mod:`coordqa.viewer.testing` (a local model server that replies by rule), so the
+Runs come from :mod:`viewer_support` (a local model server that replies by rule), so the
 counts below follow from the rules and the example dataset. Screenshots are written to
 ``$COORDQA_ARTIFACTS`` (or the test's temporary folder); two of them are in the README.
 """
@@ -13,17 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from coordqa.dataset import load_rows
-from coordqa.leaderboard.testing import launch_chromium
-from coordqa.viewer import RunCatalog, export_site
-from coordqa.viewer.testing import (
+from leaderboard_support import launch_chromium
+from viewer_support import (
     HOSTILE,
     LiveViewer,
     make_hm_run,
     make_hostile_agentic_run,
     make_hostile_qa_run,
 )
+
+from coordqa.dataset import load_rows
+from coordqa.viewer import RunCatalog, export_site
 
 TRIALS = 2
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
