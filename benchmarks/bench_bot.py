@@ -4,11 +4,11 @@ Run by hand, once: ``python benchmarks/bench_bot.py [--seeds 10] [--horizon 100]
 Everything is offline; two agentic grids are played into ``--out`` through the real runner (so
 ``coordqa agentic report DIR/ratio DIR/noise`` shows them too):
 
-1. ``ratio``: the agents (``llm``, ``cac``, ``hm``) with the model ``bot`` (which answers from
-   each game's strong policy, acting from the agent's own seat view), and the strong policies
-   themselves as players, in all four games (Overcooked on its five layouts, ``--horizon``
-   timesteps), in self-play and with one scripted partner in seat 1 (:data:`PARTNERS`), on
-   seeds 0..N-1. For each game, pairing and agent: the agent's mean score over the policy's on
+1. ``ratio``: the agents (:data:`AGENTS`: ``llm``, ``cac``, ``hm``, ``react``, ``reflexion``,
+   ``planreact``) with the model ``bot`` (which answers from each game's strong policy, acting
+   from the agent's own seat view), and the strong policies themselves as players, in all four
+   games (Overcooked on its five layouts, ``--horizon`` timesteps), in self-play and with one
+   scripted partner in seat 1 (:data:`PARTNERS`), on seeds 0..N-1. For each game, pairing and agent: the agent's mean score over the policy's on
    the same (layout, seed) pairs, with a paired bootstrap 95% CI
    (:func:`coordqa.analysis.paired_ratio`). With a perfect pipeline it is 1.
 2. ``noise``: ``llm`` with ``bot?noise=p`` for each p of ``--noise`` (p = 0 is grid 1's ``llm``
@@ -43,7 +43,8 @@ from coordqa.analysis.stats import MeanSE
 from coordqa.games import game_profile
 from coordqa.jsonvalues import content_hash
 
-AGENTS = ("llm", "cac", "hm")
+AGENTS = ("llm", "cac", "hm", "react", "reflexion", "planreact")
+"""Every registered LLM agent: the paper's two, the LLM-only baseline and HM's baselines."""
 GAMES = ("overcooked", "hanabi", "collab_capture", "collab_escape")
 PARTNERS = {
     "overcooked": "greedy_human",
