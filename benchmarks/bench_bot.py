@@ -8,9 +8,10 @@ Everything is offline; two agentic grids are played into ``--out`` through the r
    ``planreact``) with the model ``bot`` (which answers from each game's strong policy, acting
    from the agent's own seat view), and the strong policies themselves as players, in all four
    games (Overcooked on its five layouts, ``--horizon`` timesteps), in self-play and with one
-   scripted partner in seat 1 (:data:`PARTNERS`), on seeds 0..N-1. For each game, pairing and agent: the agent's mean score over the policy's on
-   the same (layout, seed) pairs, with a paired bootstrap 95% CI
-   (:func:`coordqa.analysis.paired_ratio`). With a perfect pipeline it is 1.
+   scripted partner in seat 1 (:data:`PARTNERS`), on seeds 0..N-1. For each game, pairing and
+   agent: the agent's mean score over the policy's on the same (layout, seed) pairs, with a
+   paired bootstrap 95% CI (:func:`coordqa.analysis.paired_ratio`). With a perfect pipeline it
+   is 1.
 2. ``noise``: ``llm`` with ``bot?noise=p`` for each p of ``--noise`` (p = 0 is grid 1's ``llm``
    with ``bot``), Overcooked on cramped_room only: each game's score against decision accuracy
    (how often the agent's action was the strong policy's, :mod:`coordqa.agentic.agreement`).
