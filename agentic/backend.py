@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import NamedTuple
 
 from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
-from coordqa.agentic.grid import RuntimeSettings
+from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.llm import LimiterRegistry, Model, ResponseCache, UsageLedger, create_provider
 
 PlayFn = Callable[[EpisodeSpec], Awaitable[AgenticEpisode]]

@@ -59,10 +59,11 @@ from pydantic_core import ErrorDetails
 
 from coordqa.agentic import presets
 from coordqa.agentic.episodes import EpisodeSpec, EpisodeTask
+from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.errors import ConfigError
 from coordqa.games.base import game_profile
 from coordqa.jsonvalues import JSONObject, content_hash
-from coordqa.llm import CallPolicy, GenerateConfig
+from coordqa.llm import GenerateConfig
 from coordqa.options import OptionValue
 
 SELF = "self"
@@ -150,52 +151,6 @@ class GenerateSettings(BaseModel):
         values = self.model_dump(exclude_none=True)
         GenerateConfig(**values)
         return values
-
-
-_POLICY = CallPolicy()
-"""Where the call settings of a grid take their defaults."""
-
-
-class RuntimeSettings(BaseModel):
-    """How the grid is executed; may change between sessions of the same run."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    backend: Literal["local", "ray"] = "local"
-    """``local``: asyncio in this process; ``ray``: Ray tasks (results written by the driver)."""
-    address: str | None = None
-    """Ray cluster address (None: start a local Ray instance)."""
-    parallel_episodes: int = Field(default=8, ge=1)
-    """Episodes in flight at once."""
-    concurrency: int = Field(default=_POLICY.concurrency, ge=1)
-    """Model calls in flight at once per model connection (shared by all episodes)."""
-    requests_per_minute: float | None = Field(default=None, gt=0)
-    """Optional request rate limit per model connection."""
-    tokens_per_minute: float | None = Field(default=None, gt=0)
-    """Optional token rate limit per model connection."""
-    timeout_s: float = Field(default=_POLICY.timeout_s, gt=0)
-    """Timeout of one model call attempt."""
-    max_attempts: int = Field(default=_POLICY.max_attempts, ge=1)
-    """Attempts per model call."""
-    max_connection_failures: int = Field(default=_POLICY.max_connection_failures, ge=1)
-    """Attempts in a row that get no answer from a model's server before it counts as
-    unreachable (the run then stops)."""
-    max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
-    """Share of the grid's episodes that may fail (a model call failed after its retries, or
-    the episode raised) without failing the run; 0: none."""
-    cache: bool = False
-    """Serve repeated identical prompts from the response cache (off: agents sample anew)."""
-
-    def policy(self) -> CallPolicy:
-        """The call policy of every model of the run."""
-        return CallPolicy(
-            concurrency=self.concurrency,
-            requests_per_minute=self.requests_per_minute,
-            tokens_per_minute=self.tokens_per_minute,
-            timeout_s=self.timeout_s,
-            max_attempts=self.max_attempts,
-            max_connection_failures=self.max_connection_failures,
-        )
 
 
 class GridConfig(BaseModel):

@@ -23,13 +23,15 @@ if TYPE_CHECKING:
         dataset_fingerprint as dataset_fingerprint,
         load_dataset as load_dataset,
     )
+    from coordqa.eval_config import (
+        EvalConfig as EvalConfig,
+    )
     from coordqa.evalset import (
         EvalSetSpec as EvalSetSpec,
         evaluate_set as evaluate_set,
         load_spec as load_spec,
     )
     from coordqa.evaluation import (
-        EvalConfig as EvalConfig,
         evaluate as evaluate,
         evaluate_async as evaluate_async,
         score as score,

@@ -22,23 +22,20 @@ whose latest call has a reply. Read runs with :func:`coordqa.store.read_qa_run`.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.dataset import Row
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
+from coordqa.eval_config import EvalConfig
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import (
-    PAPER_SAMPLING,
-    CallPolicy,
-    GenerateConfig,
     Message,
     Model,
     Reply,
@@ -47,7 +44,6 @@ from coordqa.llm import (
     UsageTotals,
 )
 from coordqa.llm.ledger import totals_of
-from coordqa.prompts import PROMPT_LAYOUTS, PromptLayout
 from coordqa.records import QACall, Question
 from coordqa.runs import ErrorWatch, RunLifecycle, Tally, check_reachable, run_to_end
 from coordqa.store import (
@@ -82,168 +78,6 @@ ROLE = "qa"
 
 EvalInterrupted = RunInterrupted
 """A QA run stopped by Ctrl-C or SIGTERM: the one interruption of every kind of run."""
-
-
-@dataclass(frozen=True)
-class EvalConfig:
-    """Everything one QA run needs. Fields that change results form the run's identity.
-
-    The sampling defaults (temperature 0.6, top_p 0.9) are those of the CoordinationQA paper.
-    With ``seed`` set, trial ``t`` is sampled with seed ``seed + t`` so that trials differ.
-    """
-
-    model: str
-    """Model name for :func:`coordqa.llm.get_model` (``random``, ``openai/gpt-4o``...)."""
-    api_base: str | None = None
-    """Endpoint of an OpenAI-compatible or provider server; None: the provider's default."""
-    dataset: str | None = None
-    """Bundled dataset name or path to a dataset file; None: the newest bundled release."""
-    trials: int = 3
-    """Independent samples per question."""
-    games: tuple[str, ...] | None = None
-    """Only these games (None: all)."""
-    types: tuple[str, ...] | None = None
-    """Only these question types, among EC, ToM, JP (None: all)."""
-    ids: tuple[str, ...] | None = None
-    """Only the questions with these ids (None: all)."""
-    sample: int | None = None
-    """A sample of this many questions, stratified over game x type and drawn with
-    ``sample_seed``, after the games, types and ids filters (None: no sampling)."""
-    sample_seed: int = 0
-    """Seed of the question sample."""
-    limit: int | None = None
-    """Only the first ``limit`` questions after the other filters, in dataset order (None: all)."""
-    temperature: float | None = PAPER_SAMPLING.temperature
-    """Sampling temperature (None: the provider's default)."""
-    top_p: float | None = PAPER_SAMPLING.top_p
-    """Nucleus sampling mass (None: the provider's default)."""
-    max_tokens: int | None = None
-    """Cap on completion tokens (None: the provider's default)."""
-    seed: int | None = None
-    """Base sampling seed (trial ``t`` uses ``seed + t``), where the provider supports seeds."""
-    prompt_layout: PromptLayout = "system"
-    """``system``: the directive as a system message; ``no_system``: inside the first user turn."""
-    cache: bool = True
-    """Serve repeated identical calls (same trial included) from the response cache."""
-    out: Path | None = None
-    """Run directory; None: ``runs/<model>_<dataset>_<key options>_<hash>`` (see
-    :func:`run_name`), so that the same command resumes the same run."""
-    policy: CallPolicy = field(default_factory=CallPolicy)
-    """Concurrency, retries and timeouts. ``policy.concurrency`` is also the number of
-    questions in flight."""
-    max_error_rate: float = 0.0
-    """Share of the run's samples that may end as errors (calls that failed after their
-    retries) before :func:`evaluate` raises :class:`EvalFailed`; 0: none."""
-    model_args: dict[str, Any] = field(default_factory=dict, hash=False)
-    """Further provider settings passed through to every call (``reasoning_effort``,
-    ``extra_body``...; :attr:`coordqa.llm.GenerateConfig.extra`). They change results."""
-    api_key_env: str | None = None
-    """Environment variable holding the API key (None: the provider's usual one)."""
-    label: str | None = None
-    """A short name for the run in reports, lists and the viewer (``--label``; None: its
-    model). Stored in the manifest; not part of the run's identity, so a later session may
-    rename the run."""
-    api_key_secret: str | None = field(default=None, repr=False, compare=False)
-    """The API key itself, for a caller that holds it in memory (the leaderboard's worker
-    opens a submitter's sealed key); it wins over :attr:`api_key_env`, and is never stored,
-    printed or part of the run's identity. The command line takes ``--api-key-env``."""
-
-    def __post_init__(self) -> None:
-        if not self.model.strip():
-            raise ConfigError("model must be a model name such as 'random' or 'openai/gpt-4o'")
-        if self.label is not None and not self.label.strip():
-            raise ConfigError("--label is empty; give the run a name, or leave --label out")
-        for name in ("games", "types", "ids"):
-            value = getattr(self, name)
-            if isinstance(value, str):
-                raise ConfigError(
-                    f"{name} must be a tuple of names, e.g. {name}=({value!r},), not a string"
-                )
-        if self.trials < 1:
-            raise ConfigError(f"--trials must be >= 1, got {self.trials}")
-        if self.limit is not None and self.limit < 1:
-            raise ConfigError(
-                f"--limit must be >= 1 (leave it out for all questions), got {self.limit}"
-            )
-        if self.sample is not None and self.sample < 1:
-            raise ConfigError(
-                f"--sample must be >= 1 (leave it out for no sample), got {self.sample}"
-            )
-        if self.ids is not None and not self.ids:
-            raise ConfigError("--ids must name at least one question (leave it out for all)")
-        if self.prompt_layout not in PROMPT_LAYOUTS:
-            allowed = ", ".join(layout.replace("_", "-") for layout in PROMPT_LAYOUTS)
-            raise ConfigError(
-                f"--prompt-layout {self.prompt_layout.replace('_', '-')} is not one of {allowed}"
-            )
-        if not 0.0 <= self.max_error_rate <= 1.0:
-            raise ConfigError(
-                f"--max-error-rate must be a share between 0 and 1, got {self.max_error_rate:g}"
-            )
-        self.generate_config(0)  # validates the sampling parameters
-
-    def generate_config(self, trial: int) -> GenerateConfig:
-        """Sampling parameters of ``trial``."""
-        seed = None if self.seed is None else self.seed + trial
-        return GenerateConfig(
-            self.temperature, self.top_p, self.max_tokens, seed, dict(self.model_args)
-        )
-
-    def api_key(self) -> str | None:
-        """:attr:`api_key_secret`, else the key in :attr:`api_key_env` (None: the provider's own).
-
-        Raises:
-            ConfigError: the variable is unset or blank.
-        """
-        if self.api_key_secret is not None:
-            return self.api_key_secret
-        if self.api_key_env is None:
-            return None
-        value = os.environ.get(self.api_key_env)
-        if value is None or not value.strip():
-            state = "not set" if value is None else "empty"
-            raise ConfigError(
-                f"--api-key-env {self.api_key_env}: the environment variable "
-                f"{self.api_key_env} is {state}; export your key in it"
-            )
-        return value
-
-    def identity(self) -> JSONObject:
-        """The settings that change results; a resumed run must match them exactly.
-
-        The question selections ``ids`` and ``sample`` appear only when used, so a run made
-        before they existed keeps its identity and fingerprint, and resumes.
-        """
-        identity: dict[str, Any] = {
-            "model": self.model,
-            "api_base": self.api_base,
-            "dataset": self.dataset,
-            "trials": self.trials,
-            "games": sorted(self.games) if self.games else None,
-            "types": sorted(self.types) if self.types else None,
-            "limit": self.limit,
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "max_tokens": self.max_tokens,
-            "seed": self.seed,
-            "prompt_layout": self.prompt_layout,
-        }
-        if self.model_args:
-            identity["model_args"] = dict(sorted(self.model_args.items()))
-        if self.ids is not None:
-            identity["ids"] = sorted(self.ids)
-        if self.sample is not None:
-            identity.update(sample=self.sample, sample_seed=self.sample_seed)
-        return identity
-
-    def runtime(self) -> JSONObject:
-        """Settings that only change how the run executes; they may differ when resuming."""
-        return {
-            "cache": self.cache,
-            "policy": asdict(self.policy),
-            "max_error_rate": self.max_error_rate,
-            "api_key_env": self.api_key_env,
-        }
 
 
 @dataclass(frozen=True)

@@ -185,7 +185,7 @@ def private_split(seed: int, per_game: int, folder: Path) -> Path:
 
 
 def _qa_config(endpoint: Endpoint, job: Job, key: str | None, dataset: str, out: Path) -> Any:
-    from coordqa.evaluation import EvalConfig
+    from coordqa.eval_config import EvalConfig
 
     return EvalConfig(
         model=endpoint.model,

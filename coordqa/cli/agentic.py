@@ -22,10 +22,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
-from coordqa.llm.types import CallPolicy
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 console = Console()
 """Tables: stdout."""
 
-_POLICY = CallPolicy()
-"""The defaults of the call options (--max-connection-failures)."""
+_RUNTIME = RuntimeSettings()
+"""The defaults of the execution options (--parallel, --concurrency, --max-error-rate...)."""
 
 agentic_app = typer.Typer(
     help="Agentic cross-play: LLM agents with partners, grids of matches, reports.",
@@ -51,9 +51,15 @@ Address = Annotated[
     str | None, typer.Option(help="Ray cluster address (default: start a local Ray).")
 ]
 Concurrency = Annotated[
-    int | None, typer.Option(help="Model calls in flight per model connection (default 8).")
+    int | None,
+    typer.Option(
+        help=f"Model calls in flight per model connection (default {_RUNTIME.concurrency})."
+    ),
 ]
-Parallel = Annotated[int | None, typer.Option(help="Episodes played at once (default 8).")]
+Parallel = Annotated[
+    int | None,
+    typer.Option(help=f"Episodes played at once (default {_RUNTIME.parallel_episodes})."),
+]
 ApiBase = Annotated[str | None, typer.Option(help="Endpoint of the model(s).")]
 Preset = Annotated[
     str | None,
@@ -74,7 +80,7 @@ MaxErrorRate = Annotated[
     typer.Option(
         "--max-error-rate",
         help="Share of episodes (0-1) that may fail (a model call failed after retries) "
-        "without failing the run (default 0).",
+        f"without failing the run (default {_RUNTIME.max_error_rate:g}).",
     ),
 ]
 MaxConnectionFailures = Annotated[
@@ -82,7 +88,7 @@ MaxConnectionFailures = Annotated[
     typer.Option(
         "--max-connection-failures",
         help="Stop when this many attempts in a row get no answer from the server "
-        f"(default {_POLICY.max_connection_failures}).",
+        f"(default {_RUNTIME.max_connection_failures}).",
     ),
 ]
 

@@ -19,8 +19,9 @@ from rich.console import Console
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
+from coordqa.eval_config import eval_default
 from coordqa.jsonvalues import JSONObject
-from coordqa.llm.types import PAPER_SAMPLING, CallPolicy
+from coordqa.llm.types import CallPolicy
 
 if TYPE_CHECKING:
     from coordqa.analysis import RunAnalysis
@@ -33,7 +34,7 @@ messages = Console(stderr=True, soft_wrap=True)
 """Progress, counts, warnings and errors: stderr."""
 
 _POLICY = CallPolicy()
-"""The defaults of the call options (--concurrency, --max-attempts, --timeout)."""
+"""The defaults of the call options (--concurrency, --max-attempts, --timeout...)."""
 
 
 def split_list(value: str | None) -> tuple[str, ...] | None:
@@ -181,7 +182,7 @@ def eval_command(
     api_base: Annotated[
         str | None, typer.Option("--api-base", help="Base URL of the model server.")
     ] = None,
-    trials: Annotated[int, typer.Option(help="Samples per question.")] = 3,
+    trials: Annotated[int, typer.Option(help="Samples per question.")] = eval_default("trials"),
     games: Annotated[str | None, typer.Option(help="Comma-separated games to keep.")] = None,
     types: Annotated[str | None, typer.Option(help="Comma-separated types: EC,ToM,JP.")] = None,
     ids: Annotated[
@@ -206,19 +207,19 @@ def eval_command(
     concurrency: Annotated[
         int, typer.Option(help="Calls in flight at once.")
     ] = _POLICY.concurrency,
-    temperature: Annotated[
-        float | None, typer.Option(help="Sampling temperature.")
-    ] = PAPER_SAMPLING.temperature,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = eval_default(
+        "temperature"
+    ),
     top_p: Annotated[
         float | None, typer.Option("--top-p", help="Nucleus sampling mass.")
-    ] = PAPER_SAMPLING.top_p,
+    ] = eval_default("top_p"),
     max_tokens: Annotated[
         int | None, typer.Option("--max-tokens", help="Cap on reply tokens.")
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Base seed; trial t uses seed + t.")] = None,
     prompt_layout: Annotated[
         str, typer.Option("--prompt-layout", help="system or no-system.")
-    ] = "system",
+    ] = eval_default("prompt_layout").replace("_", "-"),
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
     ] = False,
@@ -232,7 +233,7 @@ def eval_command(
             "--max-error-rate",
             help="Share of samples (0-1) that may fail after retries without failing the run.",
         ),
-    ] = 0.0,
+    ] = eval_default("max_error_rate"),
     rpm: Annotated[
         float | None, typer.Option("--rpm", help="Requests per minute to the endpoint, at most.")
     ] = None,
@@ -262,7 +263,7 @@ def eval_command(
             "--max-connection-failures",
             help="Stop when this many attempts in a row get no answer from the server.",
         ),
-    ] = 10,
+    ] = _POLICY.max_connection_failures,
     out: Annotated[
         Path | None,
         typer.Option(help="Run directory (default: derived from the options, so reruns resume)."),
@@ -310,7 +311,13 @@ def eval_command(
         types=split_list(types),
         ids=parse_ids(ids),
         sample=sample,
-        sample_seed=sample_seed if sample_seed is not None else (seed or 0),
+        sample_seed=(
+            sample_seed
+            if sample_seed is not None
+            else seed
+            if seed is not None
+            else eval_default("sample_seed")
+        ),
         limit=limit,
         temperature=temperature,
         top_p=top_p,

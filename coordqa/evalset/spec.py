@@ -11,10 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from coordqa.dataset import DEFAULT_DATASET
 from coordqa.errors import ConfigError
-from coordqa.evaluation import EvalConfig, default_out
+from coordqa.eval_config import EvalConfig, eval_default
+from coordqa.evaluation import default_out
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
-from coordqa.llm.types import PAPER_SAMPLING
 from coordqa.prompts import PromptLayout
 
 __all__ = [
@@ -66,11 +66,11 @@ class EvalSetSpec(BaseModel):
     """Bundled release names or dataset files; every model runs on each."""
     out: Path | None = None
     """The set's folder (None: ``runs/<spec file name>``, or ``runs/set_<hash>``)."""
-    trials: int = 3
+    trials: int = eval_default("trials")
     """Samples per question."""
-    temperature: float | None = PAPER_SAMPLING.temperature
+    temperature: float | None = eval_default("temperature")
     """Sampling temperature (None: the provider's default)."""
-    top_p: float | None = PAPER_SAMPLING.top_p
+    top_p: float | None = eval_default("top_p")
     """Nucleus sampling mass (None: the provider's default)."""
     max_tokens: int | None = None
     """Cap on reply tokens."""
@@ -84,11 +84,11 @@ class EvalSetSpec(BaseModel):
     """Only these question ids."""
     sample: int | None = None
     """A stratified sample of this many questions."""
-    sample_seed: int = 0
+    sample_seed: int = eval_default("sample_seed")
     """Seed of ``sample``."""
     limit: int | None = None
     """The first N questions after the other filters."""
-    prompt_layout: PromptLayout = "system"
+    prompt_layout: PromptLayout = eval_default("prompt_layout")
     """``system`` or ``no_system``."""
     concurrency: int = CallPolicy.concurrency
     """Calls in flight per endpoint, for models that do not set their own."""
@@ -98,9 +98,9 @@ class EvalSetSpec(BaseModel):
     """Seconds per attempt."""
     max_connection_failures: int = CallPolicy.max_connection_failures
     """Attempts in a row without an answer after which a member's server counts as down."""
-    max_error_rate: float = 0.0
+    max_error_rate: float = eval_default("max_error_rate")
     """Share of a member's samples that may be errors without failing it."""
-    cache: bool = True
+    cache: bool = eval_default("cache")
     """Serve identical calls from the response cache."""
     backend: Backend = "local"
     """``local``: one process; ``ray``: one Ray task per member."""

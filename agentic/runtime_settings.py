@@ -1,0 +1,61 @@
+"""How a grid is executed (:class:`RuntimeSettings`): the one home of those defaults.
+
+A module of its own, importing only pydantic and :mod:`coordqa.llm.types`, so that
+``coordqa agentic``'s help reads the defaults from here without importing the grid's games.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from coordqa.llm.types import CallPolicy
+
+__all__ = ["RuntimeSettings"]
+
+
+_POLICY = CallPolicy()
+"""Where the call settings of a grid take their defaults."""
+
+
+class RuntimeSettings(BaseModel):
+    """How the grid is executed; may change between sessions of the same run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backend: Literal["local", "ray"] = "local"
+    """``local``: asyncio in this process; ``ray``: Ray tasks (results written by the driver)."""
+    address: str | None = None
+    """Ray cluster address (None: start a local Ray instance)."""
+    parallel_episodes: int = Field(default=8, ge=1)
+    """Episodes in flight at once."""
+    concurrency: int = Field(default=_POLICY.concurrency, ge=1)
+    """Model calls in flight at once per model connection (shared by all episodes)."""
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    """Optional request rate limit per model connection."""
+    tokens_per_minute: float | None = Field(default=None, gt=0)
+    """Optional token rate limit per model connection."""
+    timeout_s: float = Field(default=_POLICY.timeout_s, gt=0)
+    """Timeout of one model call attempt."""
+    max_attempts: int = Field(default=_POLICY.max_attempts, ge=1)
+    """Attempts per model call."""
+    max_connection_failures: int = Field(default=_POLICY.max_connection_failures, ge=1)
+    """Attempts in a row that get no answer from a model's server before it counts as
+    unreachable (the run then stops)."""
+    max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Share of the grid's episodes that may fail (a model call failed after its retries, or
+    the episode raised) without failing the run; 0: none."""
+    cache: bool = False
+    """Serve repeated identical prompts from the response cache (off: agents sample anew)."""
+
+    def policy(self) -> CallPolicy:
+        """The call policy of every model of the run."""
+        return CallPolicy(
+            concurrency=self.concurrency,
+            requests_per_minute=self.requests_per_minute,
+            tokens_per_minute=self.tokens_per_minute,
+            timeout_s=self.timeout_s,
+            max_attempts=self.max_attempts,
+            max_connection_failures=self.max_connection_failures,
+        )

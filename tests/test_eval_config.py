@@ -1,0 +1,63 @@
+"""EvalConfig is the one home of a QA run's options: each field sorted, each default typed once."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import MISSING, fields
+
+from coordqa.cli.qa import eval_command
+from coordqa.eval_config import EvalConfig
+from coordqa.evalset import EvalSetSpec
+
+
+def _every_selection_used() -> EvalConfig:
+    """A config whose optional parts (ids, sample, model_args) all appear in its identity."""
+    return EvalConfig(model="random", ids=("q1",), sample=2, model_args={"reasoning_effort": "low"})
+
+
+def test_every_field_is_in_identity_runtime_or_recorded_elsewhere() -> None:
+    config = _every_selection_used()
+    identity, runtime = set(config.identity()), set(config.runtime())
+    elsewhere = set(EvalConfig.RECORDED_ELSEWHERE)
+    assert identity.isdisjoint(runtime) and identity.isdisjoint(elsewhere)
+    assert runtime.isdisjoint(elsewhere)
+    unsorted = {f.name for f in fields(EvalConfig)} - identity - runtime - elsewhere
+    assert unsorted == set(), (
+        f"EvalConfig fields {sorted(unsorted)} are in neither identity(), runtime() nor "
+        "RECORDED_ELSEWHERE: decide whether they change results"
+    )
+    assert identity | runtime | elsewhere == {f.name for f in fields(EvalConfig)}
+
+
+def test_identity_names_the_settings_that_change_results() -> None:
+    """Labelled from the paper's protocol: what is asked, of which model, how it is sampled."""
+    config = _every_selection_used()
+    assert set(config.identity()) >= {"model", "dataset", "trials", "temperature", "top_p", "seed"}
+    assert {"cache", "policy", "max_error_rate"} <= set(config.runtime())
+
+
+def _plain_defaults() -> dict[str, object]:
+    return {f.name: f.default for f in fields(EvalConfig) if f.default is not MISSING}
+
+
+def test_the_eval_command_offers_the_config_defaults() -> None:
+    """A default typed again in the command (trials, prompt layout...) drifts from the library's.
+
+    ``--sample-seed`` alone defaults to None: it follows ``--seed``, and the config's 0 without.
+    """
+    parameters = inspect.signature(eval_command).parameters
+    shared = _plain_defaults().keys() & parameters.keys() - {"sample_seed"}
+    assert {"trials", "temperature", "top_p", "prompt_layout", "max_error_rate"} <= shared
+    for name in shared:
+        offered = parameters[name].default
+        if name == "prompt_layout":
+            offered = offered.replace("-", "_")
+        assert offered == _plain_defaults()[name], name
+
+
+def test_eval_sets_offer_the_config_defaults() -> None:
+    spec_fields = EvalSetSpec.model_fields
+    shared = _plain_defaults().keys() & spec_fields.keys()
+    assert {"trials", "sample_seed", "prompt_layout", "max_error_rate", "cache"} <= shared
+    for name in shared - {"out"}:
+        assert spec_fields[name].default == _plain_defaults()[name], name
