@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -316,3 +317,34 @@ def test_report_tables_fit_80_columns_on_stdout_messages_on_stderr(tmp_path: Pat
     decisions = shown.stdout[shown.stdout.index("Per decision") :]
     assert decisions.index("escape-greedy") < decisions.index("self /")
     assert "n=2" in shown.stdout and "mean ± SE [95% CI" in shown.stdout
+
+
+def test_a_long_text_cell_wraps_alone_and_keys_and_measures_stay_whole() -> None:
+    # the HM table holds a hypothesis's text: before, it took the whole width and folded the
+    # keys and the measure names into 4-character strips ("labe", "l /", "rewa", "rd/s")
+    import pandas as pd
+    from rich.console import Console
+
+    from coordqa.cli._tables import frame_table, long_if_wide
+
+    text = " ".join(f"word{i}" for i in range(30))  # 209 characters
+    frame = pd.DataFrame(
+        {
+            "label": ["hm[some/model-name]"],
+            "partner": ["escape-greedy"],
+            "game": ["collab_escape"],
+            "validated": [text],
+            "reward/step before": ["0.333"],
+        }
+    )
+    keys = ("label", "partner", "game")
+    console = Console(width=80, record=True, file=io.StringIO())
+    console.print(frame_table("HM", long_if_wide(frame, keys), keys))
+    lines = console.export_text().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    first = next(n for n, line in enumerate(lines) if line.split()[:1] == ["validated"])
+    keys_shown = " ".join(" ".join(lines[:first]).split())  # the keys fold at their slashes
+    under_header = keys_shown.rsplit("─", 1)[1].strip()
+    assert under_header == "hm[some/model-name] / escape-greedy / collab_escape"
+    assert any(line.split() == ["reward/step", "before", "0.333"] for line in lines)
+    assert " ".join(" ".join(lines).split()).count(text) == 1  # every word, whole, in order

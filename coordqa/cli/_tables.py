@@ -84,8 +84,12 @@ def long_if_wide(frame: pd.DataFrame, keys: Sequence[str], width: int = WIDTH) -
 def frame_table(title: str, frame: pd.DataFrame, keys: Sequence[str], caption: str = "") -> Table:
     """A report table: its ``keys`` fold, every other cell never wraps.
 
-    The long form of :func:`long_if_wide` shows its keys in one column (``label / game``), each
-    row's keys once, above its measures.
+    The long form of :func:`long_if_wide` has two columns: each row's keys once, in bold on a
+    line of their own (``label / game`` heads the column), then its measures indented, one a
+    line, with their values. The keys share the measures' column, so a long configuration
+    label folds there instead of squeezing the names of the measures; a value too long for
+    the room left beside the longest measure (a hypothesis's text) wraps between words, and so
+    does nothing else.
     """
     out = new_table(title, caption)
     out.min_width = min(WIDTH, len(title))
@@ -97,13 +101,20 @@ def frame_table(title: str, frame: pd.DataFrame, keys: Sequence[str], caption: s
             out.add_row(*(Text(str(value)) for value in row))
         return out
     name_column(out, " / ".join(named))
-    name_column(out, "measure")
     number_column(out, "value")
+    indent = "  "
+    widest = max((len(str(measure)) for measure in frame["measure"]), default=0)
+    room = max(20, WIDTH - (3 * 2 + 2) - len(indent) - widest)  # 2 columns' padding and edges
     previous = None
     for _, row in frame.iterrows():
         names = " / ".join(str(row[key]) for key in named)
-        out.add_row(Text(names if names != previous else ""), Text(row["measure"]),
-                    Text(str(row["value"])), end_section=False)  # fmt: skip
+        if names != previous:
+            out.add_row(Text(names, style="bold"), Text(""))
+        value = Text(str(row["value"]))
+        if len(value) > room:
+            wrapped = textwrap.fill(value.plain, room, break_long_words=False)
+            value = Text(wrapped, justify="left")
+        out.add_row(Text(indent + str(row["measure"])), value)
         previous = names
     return out
 
