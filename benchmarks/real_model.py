@@ -11,7 +11,8 @@ Run by hand (needs ``pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-g
 3. plays one short agentic episode of each game (:data:`GAMES`: Overcooked cramped_room for
    ``--horizon`` timesteps, Hanabi, Collab Capture, Collab Escape, each with the game's strong
    policy as the partner in seat 1) with each agent (``llm``, ``cac``, ``hm``), through
-   ``coordqa agentic grid`` (a one-episode grid file, for its call timeout ``--timeout``). A
+   ``coordqa agentic grid`` (a one-episode grid file, for its call timeout ``--timeout``), each
+   run on a server of its own (a stopped run leaves its last request generating). A
    slow model cannot finish a Hanabi game (some 30 decisions of a few calls each), so each run
    gets ``--budget`` seconds and is then stopped as Ctrl-C stops it: the decisions made so far
    are stored (exchanges are written as they happen) and counted;
@@ -30,6 +31,7 @@ gemma-3-270m is a base-style small model: its replies are messy, which is the po
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import statistics
@@ -38,9 +40,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, NamedTuple
 
 from coordqa.games import game_profile
 from coordqa.llm.llamacpp import LlamaCppServer, gemma_270m_path
@@ -128,14 +130,24 @@ def eval_numbers(run_dir: Path) -> dict[str, Any]:
     }
 
 
+class AgenticRun(NamedTuple):
+    """How one agentic run ended."""
+
+    status: int | None
+    """``coordqa agentic grid``'s exit status; None when the budget stopped it."""
+    wall_s: float
+    """Seconds from start to exit."""
+    said: str
+    """The last line it wrote to stderr (why it stopped, when it stopped by itself)."""
+
+
 def run_agentic(
     server: LlamaCppServer, game: str, agent: str, out: Path, options: argparse.Namespace
-) -> tuple[int | None, float]:
+) -> AgenticRun:
     """One episode of ``agent`` in ``game``, stopped after ``--budget`` seconds.
 
     Played as a one-episode grid (a file, so the call timeout is ``--timeout``: a small model on
-    a shared machine can take minutes a call). Returns the exit status (None when the budget
-    stopped it) and the wall time.
+    a shared machine can take minutes a call).
     """
     entry = {"game": game, "seeds": [0], **GAMES[game]}
     if game == "overcooked":
@@ -169,10 +181,11 @@ def run_agentic(
                 raise SystemExit(
                     f"{game}/{agent}: did not stop within {STOP_GRACE_S:g} s"
                 ) from None
-            return None, time.perf_counter() - started
+            return AgenticRun(None, time.perf_counter() - started, "stopped by --budget")
     if run.returncode not in (0, 1):  # 1: the run failed, reported with the numbers
         raise SystemExit(f"coordqa agentic grid exited {run.returncode}:\n{err[-3000:]}")
-    return run.returncode, time.perf_counter() - started
+    last = next((line for line in reversed(err.splitlines()) if line.strip()), "")
+    return AgenticRun(run.returncode, time.perf_counter() - started, last.strip())
 
 
 def agentic_numbers(run_dir: Path) -> dict[str, Any]:
@@ -185,6 +198,8 @@ def agentic_numbers(run_dir: Path) -> dict[str, Any]:
     from coordqa.records import Decision, parse_exchange
     from coordqa.store import open_run
 
+    if not (run_dir / "manifest.json").exists():
+        return {"stored": False}
     records = open_run(run_dir).read(EXCHANGES, parse_exchange)
     calls = [r for r in records if not isinstance(r, Decision)]
     decisions = [r for r in records if isinstance(r, Decision) and r.action is not None]
@@ -248,6 +263,15 @@ def evaluate(server: LlamaCppServer, out: Path, options: argparse.Namespace) -> 
     return status
 
 
+@contextlib.contextmanager
+def serve(log: IO[str], threads: int) -> Iterator[LlamaCppServer]:
+    """gemma-3-270m on a fresh llama.cpp server, stopped when the block ends (also on errors)."""
+    started = time.perf_counter()
+    with LlamaCppServer(gemma_270m_path(), n_threads=threads, log=log) as server:
+        print(f"server ready in {time.perf_counter() - started:.1f} s at {server.base_url}")
+        yield server
+
+
 def show(title: str, numbers: dict[str, Any]) -> None:
     print(f"{title}: {json.dumps(numbers, indent=1, default=str)}")
 
@@ -278,22 +302,26 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     print(f"runs and server log in {out}")
     with (out / "server.log").open("a") as log:
-        started = time.perf_counter()
-        with LlamaCppServer(gemma_270m_path(), n_threads=options.threads, log=log) as server:
-            print(f"server ready in {time.perf_counter() - started:.1f} s at {server.base_url}")
-            status = 0 if options.skip_eval else evaluate(server, out, options)
-            if not options.skip_agentic:
-                table = {}
-                for game in options.games:
-                    for agent in options.agents:
-                        run_dir = out / f"agentic-{game}-{agent}"
-                        played, wall = run_agentic(server, game, agent, run_dir, options)
-                        numbers = agentic_numbers(run_dir)
-                        numbers.update(wall_s=round(wall, 1), exit_status=played)
-                        show(f"agentic {game} {agent}", numbers)
-                        table[f"{game}/{agent}"] = numbers
-                (out / "agentic.json").write_text(json.dumps(table, indent=1))
-    print("server stopped")
+        status = 0
+        if not options.skip_eval:
+            with serve(log, options.threads) as server:
+                status = evaluate(server, out, options)
+        if not options.skip_agentic:
+            table = {}
+            for game in options.games:
+                for agent in options.agents:
+                    run_dir = out / f"agentic-{game}-{agent}"
+                    # a server of its own: a run stopped by --budget leaves its last request
+                    # generating, and the next run's endpoint check would find it busy
+                    with serve(log, options.threads) as server:
+                        played = run_agentic(server, game, agent, run_dir, options)
+                    numbers = agentic_numbers(run_dir)
+                    numbers.update(
+                        wall_s=round(played.wall_s, 1), exit_status=played.status, said=played.said
+                    )
+                    show(f"agentic {game} {agent}", numbers)
+                    table[f"{game}/{agent}"] = numbers
+                    (out / "agentic.json").write_text(json.dumps(table, indent=1))
     if status != 0:
         raise SystemExit(status)
 
