@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from coordqa.agentic.episodes import (
         AgenticEpisode as AgenticEpisode,
         AgenticRun as AgenticRun,
+        EpisodeReplayError as EpisodeReplayError,
         EpisodeSpec as EpisodeSpec,
         EpisodeTask as EpisodeTask,
-        VerificationError as VerificationError,
         VerifiedEpisode as VerifiedEpisode,
         load_agentic_run as load_agentic_run,
         read_agentic_run as read_agentic_run,

@@ -74,7 +74,7 @@ NOT_READY = "not_ready"
 """The ``error_kind`` of an episode skipped because one of its players is not ready."""
 
 
-class VerificationError(GameError):
+class EpisodeReplayError(GameError):
     """A stored episode does not replay, or its stored numbers differ from the recomputed ones."""
 
 
@@ -462,7 +462,7 @@ def start_of(spec: EpisodeSpec) -> Game:
     """The game at the first state of the episode ``spec`` describes, as a match starts it.
 
     Raises:
-        VerificationError: the spec names an unknown game or layout, or options the game
+        EpisodeReplayError: the spec names an unknown game or layout, or options the game
             refuses.
     """
     from coordqa.games.base import make_game
@@ -471,7 +471,7 @@ def start_of(spec: EpisodeSpec) -> Game:
         game = make_game(spec.game, spec.layout, spec.seed, **spec.game_options)
         game.reset(spec.seed)
     except CoordqaError as exc:
-        raise VerificationError(f"episode {spec.key}: cannot build its game: {exc}") from exc
+        raise EpisodeReplayError(f"episode {spec.key}: cannot build its game: {exc}") from exc
     return game
 
 
@@ -480,7 +480,7 @@ def _check_start(key: str, expected: Mapping[str, Any], stored: Mapping[str, Any
     if dict(stored) == dict(expected):
         return
     differing = sorted(k for k in {*expected, *stored} if expected.get(k) != stored.get(k))
-    raise VerificationError(
+    raise EpisodeReplayError(
         f"episode {key}: the trajectory's initial state is not the start of its game, layout, "
         f"seed and options (differs in {', '.join(differing)}); episodes are replayed from "
         "the start the spec defines"
@@ -498,7 +498,7 @@ def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
     }
     for what, (in_trajectory, in_spec) in stated.items():
         if in_trajectory != in_spec:
-            raise VerificationError(
+            raise EpisodeReplayError(
                 f"episode {episode.key}: the trajectory's {what} {in_trajectory!r} is not the "
                 f"spec's {in_spec!r}"
             )
@@ -508,15 +508,15 @@ def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
     try:
         replay(trajectory, start=game, players=players)
     except GameError as exc:
-        raise VerificationError(f"episode {episode.key} does not replay: {exc}") from exc
+        raise EpisodeReplayError(f"episode {episode.key} does not replay: {exc}") from exc
     if not game.is_terminal():
-        raise VerificationError(
+        raise EpisodeReplayError(
             f"episode {episode.key} stops after {len(trajectory.steps)} steps before the game "
             f"is over (score so far {game.score()}); an episode ends where the game ends"
         )
     score, metrics = float(game.score()), {k: float(v) for k, v in game.metrics().items()}
     if score != episode.score or metrics != episode.metrics:
-        raise VerificationError(
+        raise EpisodeReplayError(
             f"episode {episode.key}: stored score {episode.score} and metrics {episode.metrics} "
             f"differ from the replayed {score} and {metrics}"
         )
@@ -539,6 +539,6 @@ def verify_episodes(episodes: Iterable[AgenticEpisode]) -> list[VerifiedEpisode]
     trajectory's game, layout, seed and players must be the spec's.
 
     Raises:
-        VerificationError: the first episode that fails, named by its key.
+        EpisodeReplayError: the first episode that fails, named by its key.
     """
     return [verify_episode(episode) for episode in episodes]

@@ -47,8 +47,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from coordqa.dataset import GAMES, load_rows, save_dataset
+from coordqa.dataset import load_rows, save_dataset
 from coordqa.evaluation import EvalConfig, EvalProgress, evaluate
+from coordqa.games import GAME_NAMES
 from coordqa.llm import PAPER_SAMPLING, CallPolicy, get_model
 from coordqa.llm.litellm_provider import FAST_OPENAI_HANDLER
 from coordqa.local_servers import free_port, stop_process
@@ -96,7 +97,7 @@ def synthetic_rows(scenarios: int) -> list[dict]:
     """``scenarios`` x (EC, ToM, JP) valid questions with 4 options; B is always right."""
     rows = []
     for number in range(scenarios):
-        game = GAMES[number % len(GAMES)]
+        game = GAME_NAMES[number % len(GAME_NAMES)]
         for qtype in ("EC", "ToM", "JP"):
             rows.append(
                 {

@@ -40,7 +40,7 @@ from typing import Any
 
 import httpx
 
-from coordqa.leaderboard.catalog import Catalog, register_dataset
+from coordqa.leaderboard.catalog import BoardCatalog, register_dataset
 from coordqa.leaderboard.db import Database, open_database
 from coordqa.leaderboard.intake import accept, parse_bundle
 from coordqa.leaderboard.tokens import create_token
@@ -88,7 +88,7 @@ def bench_rescore(rows: list[dict[str, Any]], workdir: Path, repeats: int = 5) -
     bundle = synthetic_bundle(rows, answer=lambda row, trial: mixed_answer(row, trial, 7))
     body = json.dumps(bundle).encode()
     db = _registered(rows, f"sqlite:///{workdir / 'rescore.sqlite3'}", workdir)
-    catalog = Catalog(db)
+    catalog = BoardCatalog(db)
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -109,7 +109,7 @@ def bench_rescore(rows: list[dict[str, Any]], workdir: Path, repeats: int = 5) -
 def bench_hostile(rows: list[dict[str, Any]], workdir: Path, trials: int = 100_000) -> None:
     """Refusing a small bundle whose manifest claims ``trials`` trials: CPU time, peak memory."""
     db = _registered(rows, f"sqlite:///{workdir / 'hostile.sqlite3'}", workdir)
-    catalog = Catalog(db)
+    catalog = BoardCatalog(db)
     bundle = synthetic_bundle(rows[:1], trials=1)
     bundle["manifest"] = synthetic_bundle(rows, trials=1)["manifest"]
     bundle["dataset_fingerprint"] = bundle["manifest"]["dataset"]["fingerprint"]
@@ -154,7 +154,7 @@ def bench_storage(rows: list[dict[str, Any]], workdir: Path, body_mb: float = 19
 
     before = size()
     body = json.dumps(synthetic_bundle(rows, trials=trials, answer=long_answer)).encode()
-    accept(db, Catalog(db), body, None)
+    accept(db, BoardCatalog(db), body, None)
     grown = size() - before
     db.dispose()
     print(

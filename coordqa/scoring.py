@@ -17,7 +17,7 @@ from coordqa.records import CallResult, Question, Sample, Status
 __all__ = [
     "READ_HEAD",
     "READ_TAIL",
-    "Outcome",
+    "ReplyOutcome",
     "asked_question",
     "original_span",
     "read_window",
@@ -37,7 +37,7 @@ _STATUS_OF_OUTCOME: dict[str, Status] = {
 }
 
 
-class Outcome(NamedTuple):
+class ReplyOutcome(NamedTuple):
     """How one reply to one question went."""
 
     status: Status
@@ -86,7 +86,7 @@ def original_span(text: str, span: tuple[int, int] | None) -> tuple[int, int] | 
 
 def reply_outcome(
     text: str | None, options: Sequence[str], correct: Sequence[int], question: str | None = None
-) -> Outcome:
+) -> ReplyOutcome:
     """Status, correctness and choice of a reply (``text`` None: the call failed).
 
     The reply is read through :func:`read_window`, with ``question`` (the question sentence
@@ -95,11 +95,11 @@ def reply_outcome(
     ``no-answer-key``) is read like any other, and its reply is never correct.
     """
     if text is None:
-        return Outcome("error", False, None)
+        return ReplyOutcome("error", False, None)
     choice = choose(read_window(text), list(options), question=question)
     status = _STATUS_OF_OUTCOME[choice.outcome]
     right = status == "answered" and bool(correct) and is_correct(choice, list(correct))
-    return Outcome(status, right, choice)
+    return ReplyOutcome(status, right, choice)
 
 
 def asked_question(messages: Sequence[Message]) -> str | None:

@@ -12,8 +12,8 @@ server keeps its own copy of both and never takes them from a bundle:
   its tasks; an agentic submission names its grid and must play each task exactly once, with
   one agent and model.
 
-:class:`Catalog` holds both; a lookup that misses re-reads the registered ones once, so an admin
-can register while the server runs.
+:class:`BoardCatalog` holds both; a lookup that misses re-reads the registered ones once, so an
+admin can register while the server runs.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ __all__ = [
     "DEFAULT_MAX_TRIALS",
     "MAX_QUESTIONS",
     "MAX_TRIALS",
-    "Catalog",
+    "BoardCatalog",
     "KnownDataset",
     "KnownGrid",
     "known_dataset",
@@ -273,7 +273,7 @@ DEFAULT_MAX_TRIALS = 10
 trial SE, and it bounds what one submission costs to score, store and show."""
 
 
-class Catalog:
+class BoardCatalog:
     """What a server accepts: datasets (by fingerprint), grids (by name), trials per question."""
 
     def __init__(self, db: Database, *, max_trials: int = DEFAULT_MAX_TRIALS) -> None:

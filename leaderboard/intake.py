@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from coordqa.errors import UnknownNameError
 from coordqa.leaderboard.bundle import BundleBase, bundle_digest, result_digest, track_model
-from coordqa.leaderboard.catalog import Catalog
+from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import Database, DuplicateResultsError, Submission, dump_json
 from coordqa.leaderboard.names import lookalike_characters, lookalike_of, scripts
 from coordqa.leaderboard.verify import VERIFIERS, VerificationError, Verified
@@ -207,7 +207,7 @@ def schema_error(exc: ValidationError) -> SchemaError:
 
 def accept(
     db: Database,
-    catalog: Catalog,
+    catalog: BoardCatalog,
     body: bytes,
     token_id: int | None,
     quota: int | None = None,
@@ -227,7 +227,7 @@ def accept(
 
 def admit(
     db: Database,
-    catalog: Catalog,
+    catalog: BoardCatalog,
     bundle: BundleBase,
     data: dict[str, Any],
     token_id: int | None,

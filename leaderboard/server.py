@@ -38,7 +38,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
 from coordqa.errors import ConfigError, CoordqaError
-from coordqa.leaderboard.catalog import DEFAULT_MAX_TRIALS, Catalog
+from coordqa.leaderboard.catalog import DEFAULT_MAX_TRIALS, BoardCatalog
 from coordqa.leaderboard.db import (
     Database,
     DuplicateResultsError,
@@ -228,7 +228,7 @@ def create_app(
     if ranking not in ("all", *ORIGINS):
         raise ConfigError(f"--ranking must be all or {' or '.join(ORIGINS)}, got {ranking!r}")
     db = open_database(db_url)
-    catalog = Catalog(db, max_trials=max_trials)
+    catalog = BoardCatalog(db, max_trials=max_trials)
     # No interactive API docs: Swagger UI needs inline script, which the CSP forbids.
     app = FastAPI(title="CoordinationQA leaderboard", docs_url=None, redoc_url=None)
     app.state.db = db

@@ -13,7 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
-from coordqa.leaderboard.catalog import Catalog
+from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import Database
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
 from coordqa.leaderboard.server import entries_csv
@@ -30,7 +30,7 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def _boards(db: Database, catalog: Catalog) -> list[tuple[str | None, str | None, Board]]:
+def _boards(db: Database, catalog: BoardCatalog) -> list[tuple[str | None, str | None, Board]]:
     datasets = catalog.datasets
     default = load_board(db, datasets)
     boards: list[tuple[str | None, str | None, Board]] = [(None, None, default)]
@@ -47,7 +47,7 @@ def _boards(db: Database, catalog: Catalog) -> list[tuple[str | None, str | None
 def export_site(db: Database, out: str | Path) -> list[Path]:
     """Write the static site into ``out`` (created if needed); returns the files written."""
     root = Path(out)
-    catalog = Catalog(db)
+    catalog = BoardCatalog(db)
     written: list[Path] = []
     shown: set[int] = set()
     for dataset, game, board in _boards(db, catalog):

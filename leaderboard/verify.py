@@ -33,7 +33,7 @@ from coordqa.leaderboard.bundle import (
     format_list,
     missing_keys,
 )
-from coordqa.leaderboard.catalog import Catalog, KnownDataset, KnownGrid
+from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, KnownGrid
 from coordqa.leaderboard.names import clean_name
 from coordqa.registry import Registry
 
@@ -240,7 +240,7 @@ def refuse_unrankable(model: str | None) -> None:
         )
 
 
-def verify_qa(bundle: QABundle, catalog: Catalog) -> Verified:
+def verify_qa(bundle: QABundle, catalog: BoardCatalog) -> Verified:
     """Check a QA bundle against the dataset it names and re-score it.
 
     Raises:
@@ -374,7 +374,7 @@ def _check_coverage(episodes: list[AgenticEpisode], grid: KnownGrid) -> None:
         raise VerificationError(f"grid {grid.name!r}{version}: " + "; ".join(problems))
 
 
-def verify_agentic(bundle: AgenticBundle, catalog: Catalog) -> Verified:
+def verify_agentic(bundle: AgenticBundle, catalog: BoardCatalog) -> Verified:
     """Check an agentic bundle against its registered grid and replay every episode.
 
     Every seat the server can play (partners, and a non-LLM agent) is asked again at each of
@@ -450,7 +450,7 @@ def score_agentic(bundle: AgenticBundle, grid: KnownGrid) -> Verified:
     return Verified([], metrics, run, mismatches, rows)
 
 
-VERIFIERS: Registry[Callable[[Any, Catalog], Verified]] = Registry("submission track verifier")
+VERIFIERS: Registry[Callable[[Any, BoardCatalog], Verified]] = Registry("submission track verifier")
 """Verifier per track (the keys of :data:`coordqa.leaderboard.bundle.TRACKS`)."""
 VERIFIERS.add("qa", verify_qa)
 VERIFIERS.add("agentic", verify_agentic)

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.errors import CoordqaError
-from coordqa.leaderboard.catalog import Catalog, KnownDataset, known_dataset
+from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, known_dataset
 from coordqa.leaderboard.db import Database, DuplicateResultsError, Endpoint, Job
 from coordqa.leaderboard.jobs import claim_job, entry_of_job, set_job_status
 from coordqa.leaderboard.sealing import SecretBox
@@ -218,7 +218,7 @@ def _private_numbers(run_dir: Path, questions: Path, max_trials: int) -> dict[st
 
 
 def _run_qa_job(
-    db: Database, catalog: Catalog, job: Job, endpoint: Endpoint, key: str | None, folder: Path
+    db: Database, catalog: BoardCatalog, job: Job, endpoint: Endpoint, key: str | None, folder: Path
 ) -> int:
     """Both evaluations and the entry; the entry's id."""
     import anyio
@@ -258,7 +258,7 @@ def _shown_as(endpoint: Endpoint) -> dict[str, Any]:
 
 def _store(
     db: Database,
-    catalog: Catalog,
+    catalog: BoardCatalog,
     job: Job,
     endpoint: Endpoint,
     bundle: Any,
@@ -307,7 +307,7 @@ def secret_grid(config: Any, seed: int) -> Any:
 
 
 def _run_agentic_job(
-    db: Database, catalog: Catalog, job: Job, endpoint: Endpoint, folder: Path
+    db: Database, catalog: BoardCatalog, job: Job, endpoint: Endpoint, folder: Path
 ) -> int:
     """The job's grid, played by its agent with the endpoint's model on secret seeds; its entry.
 
@@ -366,7 +366,11 @@ def _run_agentic_job(
 
 
 def run_job(
-    db: Database, catalog: Catalog, job_id: int, config: WorkerConfig, box: SecretBox | None = None
+    db: Database,
+    catalog: BoardCatalog,
+    job_id: int,
+    config: WorkerConfig,
+    box: SecretBox | None = None,
 ) -> JobOutcome:
     """Run (or resume) the claimed job ``job_id`` to its end and record how it ended."""
     with db.session() as session:
@@ -394,7 +398,7 @@ def run_job(
 
 def work(
     db: Database,
-    catalog: Catalog,
+    catalog: BoardCatalog,
     config: WorkerConfig,
     *,
     once: bool = False,

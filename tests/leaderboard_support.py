@@ -367,10 +367,10 @@ def add_demo_entries(db: Any, rows: list[dict[str, Any]], names: list[str]) -> l
     """
     import json
 
-    from coordqa.leaderboard.catalog import Catalog
+    from coordqa.leaderboard.catalog import BoardCatalog
     from coordqa.leaderboard.intake import accept
 
-    catalog = Catalog(db)
+    catalog = BoardCatalog(db)
     ids = []
     for position, name in enumerate(names):
 

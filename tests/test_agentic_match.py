@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from coordqa.agentic import (
+    EpisodeReplayError,
     EpisodeSpec,
-    VerificationError,
     load_agentic_run,
     run_match,
     verify_episodes,
@@ -96,7 +96,7 @@ def test_tampered_episode_fails_verification() -> None:
     )
     episode = run_match(spec)
     inflated = dataclasses.replace(episode, score=episode.score + 1)
-    with pytest.raises(VerificationError, match="differ from the replayed"):
+    with pytest.raises(EpisodeReplayError, match="differ from the replayed"):
         verify_episodes([inflated])
     step = episode.trajectory.steps[0]
     moved = dataclasses.replace(step, reward=step.reward + 5)
@@ -106,12 +106,12 @@ def test_tampered_episode_fails_verification() -> None:
             episode.trajectory, steps=[moved, *episode.trajectory.steps[1:]]
         ),
     )
-    with pytest.raises(VerificationError, match="does not replay"):
+    with pytest.raises(EpisodeReplayError, match="does not replay"):
         verify_episodes([forged])
     swapped = dataclasses.replace(
         episode, trajectory=dataclasses.replace(episode.trajectory, players=["x", "y"])
     )
-    with pytest.raises(VerificationError, match="players"):
+    with pytest.raises(EpisodeReplayError, match="players"):
         verify_episodes([swapped])
 
 

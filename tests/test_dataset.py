@@ -12,7 +12,6 @@ import yaml
 
 from coordqa.dataset import (
     COLUMNS,
-    GAMES,
     QUESTION_TYPES,
     build_example_dataset,
     bundled_dataset_dir,
@@ -29,6 +28,7 @@ from coordqa.dataset import (
     validate_rows,
 )
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
+from coordqa.games import GAME_NAMES
 
 
 def make_row(qid: str = "s1-EC", **changes: Any) -> dict[str, Any]:
@@ -66,7 +66,7 @@ def three_rows() -> list[dict[str, Any]]:
 
 
 def test_schema_names_are_the_agreed_ones() -> None:
-    assert GAMES == ("overcooked", "hanabi", "collab_capture", "collab_escape")
+    assert GAME_NAMES == ("overcooked", "hanabi", "collab_capture", "collab_escape")
     assert QUESTION_TYPES == ("EC", "ToM", "JP")
     import coordqa.dataset as module
 
@@ -313,7 +313,7 @@ def test_example_loads_fast_and_is_labelled() -> None:
     assert len(ds) == 12
     assert set(ds["source"]) == {"example"}
     assert {(r["game"], r["question_type"]) for r in ds} == {
-        (game, kind) for game in GAMES for kind in QUESTION_TYPES
+        (game, kind) for game in GAME_NAMES for kind in QUESTION_TYPES
     }
     card = (bundled_dataset_dir("example") / "README.md").read_text()
     assert "NOT CoordinationQA v1" in card

@@ -98,7 +98,7 @@ def test_hide_and_unhide(populated: tuple[str, list[int]]) -> None:
 def test_token_list_revoke_and_hiding_a_submitters_entries(tmp_path: Path) -> None:
     from leaderboard_support import synthetic_bundle
 
-    from coordqa.leaderboard.catalog import Catalog, register_dataset
+    from coordqa.leaderboard.catalog import BoardCatalog, register_dataset
     from coordqa.leaderboard.intake import accept
     from coordqa.leaderboard.tokens import authenticate
 
@@ -111,7 +111,7 @@ def test_token_list_revoke_and_hiding_a_submitters_entries(tmp_path: Path) -> No
     register_dataset(db, tmp_path / "syn.jsonl", "syn")
     for name in ("a1", "a2"):
         body = json.dumps(synthetic_bundle(rows, display_name=name, run=name)).encode()
-        accept(db, Catalog(db), body, token_id=1)
+        accept(db, BoardCatalog(db), body, token_id=1)
     listing = _cli("leaderboard", "token", "list", "--db", url)
     assert re.search(r"1 +│ alice +│ \S+ \S+ +│ +│ 2 +│ 0", listing), listing
     assert secret not in listing

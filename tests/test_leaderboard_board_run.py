@@ -18,7 +18,7 @@ from leaderboard_support import BoardClient, synthetic_bundle
 from sqlalchemy import select, text
 
 from coordqa.dataset import DEFAULT_DATASET, load_rows
-from coordqa.leaderboard.catalog import Catalog
+from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import Endpoint, Submission
 from coordqa.leaderboard.jobs import BoardRunSettings
 from coordqa.leaderboard.worker import WorkerConfig, work
@@ -50,7 +50,9 @@ def register(board: BoardClient, **fields: Any) -> Any:
 
 
 def run_worker(board: BoardClient, tmp_path: Path) -> list[Any]:
-    return work(board.db, Catalog(board.db), WorkerConfig(work_dir=tmp_path / "jobs"), once=True)
+    return work(
+        board.db, BoardCatalog(board.db), WorkerConfig(work_dir=tmp_path / "jobs"), once=True
+    )
 
 
 def everything_stored(board: BoardClient) -> str:

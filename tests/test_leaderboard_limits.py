@@ -147,13 +147,13 @@ def test_more_trials_than_the_server_ranks_are_refused(db_url: str, tmp_path: Pa
 
 def test_the_trial_cap_is_checked_when_serving(db_url: str) -> None:
     from coordqa.errors import ConfigError
-    from coordqa.leaderboard.catalog import MAX_TRIALS, Catalog
+    from coordqa.leaderboard.catalog import MAX_TRIALS, BoardCatalog
     from coordqa.leaderboard.db import open_database
 
     db = open_database(db_url)
     try:
         with pytest.raises(ConfigError, match=f"--max-trials must be between 1 and {MAX_TRIALS}"):
-            Catalog(db, max_trials=MAX_TRIALS + 1)
+            BoardCatalog(db, max_trials=MAX_TRIALS + 1)
     finally:
         db.dispose()
 
@@ -230,14 +230,14 @@ def test_the_rate_limit_survives_a_restart(db_url: str, tmp_path: Path) -> None:
 
 
 def test_concurrent_submissions_cannot_pass_one_quota_count(board: BoardClient) -> None:
-    from coordqa.leaderboard.catalog import Catalog
+    from coordqa.leaderboard.catalog import BoardCatalog
     from coordqa.leaderboard.db import QuotaError
     from coordqa.leaderboard.intake import accept
     from coordqa.leaderboard.tokens import authenticate
 
     token_id = authenticate(board.db, f"Bearer {board.token}")
     assert token_id is not None
-    catalog = Catalog(board.db)
+    catalog = BoardCatalog(board.db)
     bodies = [
         json.dumps(synthetic_bundle(board.rows, display_name=f"burst {i}", run=str(i))).encode()
         for i in range(8)

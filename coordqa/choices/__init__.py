@@ -99,11 +99,11 @@ __all__ = [
     "MAX_OPTIONS",
     "METHODS",
     "OPTION_LABELS",
-    "OUTCOMES",
+    "CHOICE_OUTCOMES",
     "TEXT_METHODS",
     "WORD_SIMILARITY",
     "Choice",
-    "Outcome",
+    "ChoiceOutcome",
     "choose",
     "format_options",
     "is_correct",
@@ -111,8 +111,8 @@ __all__ = [
     "question_before_options",
 ]
 
-Outcome = Literal["chosen", "ambiguous", "no_answer"]
-OUTCOMES: tuple[Outcome, ...] = ("chosen", "ambiguous", "no_answer")
+ChoiceOutcome = Literal["chosen", "ambiguous", "no_answer"]
+CHOICE_OUTCOMES: tuple[ChoiceOutcome, ...] = ("chosen", "ambiguous", "no_answer")
 METHODS = (
     "option_text_exact",
     "marker_letter",
@@ -222,7 +222,7 @@ def question_before_options(prompt: str) -> str | None:
 class Choice:
     """What a reply committed to, how that was decided, and which text decided it."""
 
-    outcome: Outcome
+    outcome: ChoiceOutcome
     """``chosen`` (exactly one option), ``ambiguous`` (several) or ``no_answer``."""
     index: int | None
     """0-based index of the chosen option; None unless ``outcome == "chosen"``."""
@@ -245,11 +245,13 @@ class Choice:
         else:
             shape_ok = self.index is None and (count == 0) == (self.outcome == "no_answer")
         span_ok = self.span is None or (self.outcome != "no_answer" and _is_span(self.span))
-        if not (shape_ok and span_ok and self.outcome in OUTCOMES and self.method in _METHOD_SET):
+        if not (
+            shape_ok and span_ok and self.outcome in CHOICE_OUTCOMES and self.method in _METHOD_SET
+        ):
             raise ConfigError(
-                f"inconsistent Choice {self!r}: outcome must be one of {OUTCOMES}, method one of "
-                f"{METHODS}; 'chosen' needs index == the single candidate, 'ambiguous' at least "
-                "one candidate and no index, 'no_answer' neither and no span; a span is two "
+                f"inconsistent Choice {self!r}: outcome must be one of {CHOICE_OUTCOMES}, method "
+                f"one of {METHODS}; 'chosen' needs index == the single candidate, 'ambiguous' at "
+                "least one candidate and no index, 'no_answer' neither and no span; a span is two "
                 "offsets 0 <= start <= end"
             )
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from coordqa.choices import OUTCOMES, Choice, choose, question_before_options
+from coordqa.choices import CHOICE_OUTCOMES, Choice, choose, question_before_options
 from coordqa.errors import DatasetError
 from coordqa.jsonvalues import JSONObject
 
@@ -172,8 +172,8 @@ def _record(data: dict[str, Any], where: str) -> LabelledReply:
         problems.append("'options' must be a non-empty list of strings")
     if not isinstance(data["reply"], str):
         problems.append("'reply' must be a string")
-    if outcome not in OUTCOMES:
-        problems.append(f"'outcome' must be one of {OUTCOMES}, got {outcome!r}")
+    if outcome not in CHOICE_OUTCOMES:
+        problems.append(f"'outcome' must be one of {CHOICE_OUTCOMES}, got {outcome!r}")
     chosen_ok = isinstance(option, int) and 0 <= option < len(options or ())
     if (outcome == "chosen") != chosen_ok or (outcome != "chosen" and option is not None):
         problems.append("'option' must be the 0-based chosen index when chosen, else null")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT
 from coordqa.cli._tables import name_column, new_table, number_column
 from coordqa.errors import ConfigError
 
@@ -24,11 +25,6 @@ console = Console()
 """The members' table: stdout."""
 messages = Console(stderr=True, soft_wrap=True)
 """Member events and failures: stderr."""
-
-SET_FAILED_EXIT = 1
-"""Exit status of a set with a failed member."""
-INTERRUPTED_EXIT = 130
-"""Exit status after Ctrl-C."""
 
 
 def _show_event(event: SetEvent) -> None:
@@ -156,7 +152,7 @@ def eval_set_command(
         raise typer.Exit(INTERRUPTED_EXIT) from None
     render_set(result)
     if not result.ok:
-        raise typer.Exit(SET_FAILED_EXIT)
+        raise typer.Exit(RUN_FAILED_EXIT)
 
 
 def register(app: typer.Typer) -> None:

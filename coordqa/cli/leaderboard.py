@@ -486,7 +486,7 @@ def worker_command(
     poll_s: Annotated[float, typer.Option(help="Seconds between looks at an empty queue.")] = 5.0,
 ) -> None:
     """Run the board's queued jobs one at a time (resuming any whose worker stopped)."""
-    from coordqa.leaderboard.catalog import Catalog
+    from coordqa.leaderboard.catalog import BoardCatalog
     from coordqa.leaderboard.worker import WorkerConfig, work
 
     database = _open(db, create=False)
@@ -496,7 +496,7 @@ def worker_command(
         detail = f"entry {outcome.entry}" if outcome.entry else outcome.error
         console.print(f"job {outcome.job_id}: {outcome.status} ({detail})", highlight=False)
 
-    done = work(database, Catalog(database), config, once=once, on_outcome=said)
+    done = work(database, BoardCatalog(database), config, once=once, on_outcome=said)
     console.print(f"{len(done)} job(s) run; the queue is empty")
 
 

@@ -47,7 +47,6 @@ from coordqa.dataset.releases import (
 from coordqa.dataset.save import build_example_dataset, save_dataset
 from coordqa.dataset.schema import (
     COLUMNS,
-    GAMES,
     NO_ANSWER_KEY_TAG,
     SHARED_OPTION_TEXT_TAG,
     Row,
@@ -71,7 +70,6 @@ __all__ = [
     "DEFAULT_DATASET",
     "EXAMPLE_SOURCE",
     "FEATURES",
-    "GAMES",
     "NO_ANSWER_KEY_TAG",
     "QUESTION_TYPES",
     "RELEASES",

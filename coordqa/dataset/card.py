@@ -9,8 +9,9 @@ from typing import Any
 
 from coordqa.dataset.folder import BY_TYPE_DIR, DATA_FILE, parquet_bytes
 from coordqa.dataset.identity import dataset_fingerprint
-from coordqa.dataset.schema import GAMES, Row, features
+from coordqa.dataset.schema import Row, features
 from coordqa.errors import DatasetError
+from coordqa.games.base import GAME_NAMES
 from coordqa.records import QUESTION_TYPES
 
 
@@ -20,9 +21,10 @@ def question_counts(rows: Iterable[Row]) -> dict[str, dict[str, int]]:
     The paper's games come first, then the others by name; games without questions are left out.
     """
     counts = Counter((row["game"], row["question_type"]) for row in rows)
-    others = sorted({game for game, _ in counts} - set(GAMES))
+    others = sorted({game for game, _ in counts} - set(GAME_NAMES))
     per_game: dict[str, dict[str, int]] = {
-        game: {kind: counts[(game, kind)] for kind in QUESTION_TYPES} for game in (*GAMES, *others)
+        game: {kind: counts[(game, kind)] for kind in QUESTION_TYPES}
+        for game in (*GAME_NAMES, *others)
     }
     return {game: by_type for game, by_type in per_game.items() if sum(by_type.values())}
 

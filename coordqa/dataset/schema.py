@@ -18,17 +18,13 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from coordqa.errors import DatasetError
-from coordqa.games.base import GAME_NAMES, GAMES as GAME_REGISTRY
+from coordqa.games.base import GAMES
 from coordqa.records import QUESTION_TYPES
 from coordqa.registry import Registry
 
 if TYPE_CHECKING:
     import datasets
 
-GAMES = GAME_NAMES
-"""The paper's games, in the paper's order (:data:`coordqa.games.GAME_NAMES`): the games of the
-bundled releases, first in tables. A question can come from any registered game
-(:data:`coordqa.games.GAMES`, plugins included)."""
 
 COLUMNS = (
     "question_id",
@@ -201,8 +197,8 @@ def validate_row(row: Row, number: int | None = None) -> None:
     _check_columns(row, where)
     if not row["question_id"].strip():
         raise DatasetError(f"{where}: column 'question_id' is empty")
-    if row["game"] not in GAME_REGISTRY:
-        message = GAME_REGISTRY.unknown_message(row["game"])
+    if row["game"] not in GAMES:
+        message = GAMES.unknown_message(row["game"])
         raise DatasetError(f"{where}: column 'game': {message}")
     if row["question_type"] not in TYPE_NAMES:
         message = TYPE_NAMES.unknown_message(row["question_type"])

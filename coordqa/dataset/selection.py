@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from coordqa.dataset.schema import TYPE_NAMES, RowT
 from coordqa.errors import ConfigError, UnknownNameError
-from coordqa.games.base import GAMES as GAME_REGISTRY
+from coordqa.games.base import GAMES
 from coordqa.records import QUESTION_TYPES
 from coordqa.registry import Registry
 
@@ -95,7 +95,7 @@ def _kept(
     ``columns`` are the question ids, games and question types of the rows.
     """
     question_ids, games_column, types_column = columns
-    wanted_games = _canonical_names(games, GAME_REGISTRY, GAME_REGISTRY.names())
+    wanted_games = _canonical_names(games, GAMES, GAMES.names())
     wanted_types = _canonical_names(types, TYPE_NAMES, QUESTION_TYPES)
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be at least 1, got {limit}; leave it out to keep all")

@@ -25,7 +25,7 @@ from coordqa.analysis.tables import ERROR_POLICY, INCOMPLETE_MARK, INCOMPLETE_NO
 from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.pages import package_environment
 from coordqa.store import open_run
-from coordqa.viewer.qa import OUTCOMES, SampleFilter, sort_rows
+from coordqa.viewer.qa import SAMPLE_OUTCOMES, SampleFilter, sort_rows
 from coordqa.viewer.runs import RunCatalog
 
 if TYPE_CHECKING:
@@ -201,7 +201,7 @@ def samples_page(
         shown=sum(where.matches(r) for r in rows),
         games=view.games,
         types=view.types,
-        outcomes=OUTCOMES,
+        outcomes=SAMPLE_OUTCOMES,
     )
 
 

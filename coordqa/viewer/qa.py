@@ -22,7 +22,7 @@ from coordqa.scoring import original_span, read_window
 from coordqa.store import RunManifest, read_qa_run
 
 __all__ = [
-    "OUTCOMES",
+    "SAMPLE_OUTCOMES",
     "SORT_KEYS",
     "OptionView",
     "QAView",
@@ -32,8 +32,8 @@ __all__ = [
     "SampleRow",
 ]
 
-Outcome = Literal["correct", "wrong", "ambiguous", "no_answer", "error"]
-OUTCOMES: tuple[Outcome, ...] = ("correct", "wrong", "ambiguous", "no_answer", "error")
+SampleOutcome = Literal["correct", "wrong", "ambiguous", "no_answer", "error"]
+SAMPLE_OUTCOMES: tuple[SampleOutcome, ...] = ("correct", "wrong", "ambiguous", "no_answer", "error")
 """What a (question, trial) came to: an answered sample is ``correct`` or ``wrong``; the other
 statuses keep their names."""
 
@@ -41,7 +41,7 @@ SORT_KEYS = ("number", "question_id", "game", "type", "outcome", "tokens", "late
 """Columns the sample table can be sorted by (``?sort=``)."""
 
 
-def outcome_of(sample: Sample) -> Outcome:
+def outcome_of(sample: Sample) -> SampleOutcome:
     """The table's outcome of a stored sample."""
     if sample.status == "answered":
         return "correct" if sample.correct else "wrong"
@@ -67,8 +67,8 @@ class SampleRow:
     """The question's game."""
     question_type: str
     """EC, ToM or JP."""
-    outcome: Outcome
-    """One of :data:`OUTCOMES`."""
+    outcome: SampleOutcome
+    """One of :data:`SAMPLE_OUTCOMES`."""
     chosen: str
     """Letters the reply committed to ('' for none)."""
     answer: str
@@ -91,7 +91,7 @@ class SampleRow:
             "question_id": self.question_id,
             "game": self.game,
             "type": self.question_type,
-            "outcome": OUTCOMES.index(self.outcome),
+            "outcome": SAMPLE_OUTCOMES.index(self.outcome),
             "tokens": self.tokens,
             "latency": self.latency_s,
             "cost": self.cost,
@@ -108,13 +108,15 @@ class SampleFilter:
     question_type: str = ""
     """Only this question type."""
     outcome: str = ""
-    """Only this outcome (one of :data:`OUTCOMES`)."""
+    """Only this outcome (one of :data:`SAMPLE_OUTCOMES`)."""
     text: str = ""
     """Only rows whose :attr:`SampleRow.search` text contains this (case-insensitive)."""
 
     def __post_init__(self) -> None:
-        if self.outcome and self.outcome not in OUTCOMES:
-            raise ConfigError(f"outcome must be one of {', '.join(OUTCOMES)}, got {self.outcome!r}")
+        if self.outcome and self.outcome not in SAMPLE_OUTCOMES:
+            raise ConfigError(
+                f"outcome must be one of {', '.join(SAMPLE_OUTCOMES)}, got {self.outcome!r}"
+            )
 
     @property
     def active(self) -> bool:
@@ -260,9 +262,9 @@ class QAView:
         """Question types of the stored samples, in run order."""
         return list(dict.fromkeys(row.question_type for row in self.rows))
 
-    def outcome_counts(self) -> dict[Outcome, int]:
+    def outcome_counts(self) -> dict[SampleOutcome, int]:
         """Samples per outcome (every outcome listed, zero included)."""
-        counts = dict.fromkeys(OUTCOMES, 0)
+        counts = dict.fromkeys(SAMPLE_OUTCOMES, 0)
         for row in self.rows:
             counts[row.outcome] += 1
         return counts
