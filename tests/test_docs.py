@@ -1,0 +1,75 @@
+"""The developer documents stay true: what they name exists, the rules the code cites are there."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
+STYLE = ROOT / "docs" / "STYLE.md"
+CODE_FOLDERS = ("coordqa", "agentic", "scenarios", "leaderboard", "tests", "benchmarks", "scripts")
+REPO_PATH = re.compile(
+    r"`((?:coordqa|agentic|scenarios|leaderboard|tests|benchmarks|scripts|docs)/[^`\s]*)`"
+)
+DOTTED = re.compile(r"`(coordqa(?:\.\w+)+)`")
+CITATION = re.compile(r"style rule (\d+)", re.IGNORECASE)
+ENTRY_POINT_GROUPS = {"coordqa.games", "coordqa.players", "coordqa.models"}
+"""Dotted names that are entry-point groups (``coordqa.games`` is also a package)."""
+
+
+def _style_rules() -> set[int]:
+    """The numbers of STYLE.md's rules (its first numbered list, before 'What NOT to copy')."""
+    rules = STYLE.read_text(encoding="utf-8").split("## What NOT to copy")[0]
+    return {int(number) for number in re.findall(r"^(\d+)\. \*\*", rules, re.MULTILINE)}
+
+
+def test_style_rules_are_numbered_one_to_n() -> None:
+    rules = _style_rules()
+    assert rules == set(range(1, len(rules) + 1)) and len(rules) >= 15
+
+
+def test_every_cited_style_rule_exists() -> None:
+    rules = _style_rules()
+    files = [path for folder in CODE_FOLDERS for path in (ROOT / folder).rglob("*.py")]
+    files += [ROOT / "README.md", ARCHITECTURE]
+    cited = {
+        (path.relative_to(ROOT).as_posix(), int(number))
+        for path in files
+        for number in CITATION.findall(path.read_text(encoding="utf-8"))
+    }
+    assert len(cited) >= 3  # paths.py (6), test_games_conformance.py (10), episodes.py (11)
+    assert {(where, number) for where, number in cited if number not in rules} == set()
+
+
+def test_every_path_in_the_architecture_exists() -> None:
+    """Placeholders (``<game>``) and the recipes' own new files (``mygame/``) are left out."""
+    named = {path.rstrip("/") for path in REPO_PATH.findall(ARCHITECTURE.read_text("utf-8"))}
+    concrete = {path for path in named if "<" not in path and "*" not in path}
+    assert len(concrete) >= 60
+    assert sorted(path for path in concrete if not (ROOT / path).exists()) == []
+
+
+def _resolves(dotted: str) -> bool:
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            target: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        try:
+            for name in parts[cut:]:
+                target = getattr(target, name)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+@pytest.mark.parametrize("document", [ARCHITECTURE, STYLE], ids=lambda path: path.name)
+def test_every_dotted_name_in_the_developer_documents_resolves(document: Path) -> None:
+    names = set(DOTTED.findall(document.read_text(encoding="utf-8"))) - ENTRY_POINT_GROUPS
+    assert sorted(name for name in names if not _resolves(name)) == []
