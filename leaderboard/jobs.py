@@ -33,6 +33,7 @@ from coordqa.leaderboard.bundle import ModelInfo, default_provider
 from coordqa.leaderboard.db import Database, Endpoint, Job, LeaderboardError, Submission
 from coordqa.leaderboard.names import clean_name
 from coordqa.leaderboard.sealing import SecretBox
+from coordqa.leaderboard.verify import refuse_unrankable
 
 __all__ = [
     "FINISHED",
@@ -188,7 +189,10 @@ def register_endpoint(
     Raises:
         ConfigError: an unusable api_base, a model the board does not host without one, a key
             without an api_base, an unknown grid, or a name that is not plain text.
+        VerificationError: a model whose entries are never ranked (``bot`` plays from the
+            game's state), refused before the board spends a job on it.
     """
+    refuse_unrankable(request.model)
     if request.api_base is None:
         if request.api_key is not None:
             raise ConfigError("api_key is for your own api_base; a hosted model uses the board's")

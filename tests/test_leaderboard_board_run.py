@@ -120,6 +120,48 @@ def test_an_endpoint_is_run_by_the_board_with_secret_seeds_and_a_private_split(
     assert f"sampling seed {seed}" in detail and "Private split" in detail and "Gap" in detail
 
 
+def test_a_model_that_learnt_the_public_answer_key_shows_it_in_the_gap(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    """Issue 26's answer-key copy, run by the board: perfect on the release, not on fresh states.
+
+    The endpoint knows the key of every public question (the key ships with the dataset) and
+    answers ``A`` to anything else, so its public accuracy is 1 and its private accuracy is
+    that of ``A`` on the private split, which it has never seen.
+    """
+    from coordqa.prompts import question_text
+
+    public = load_rows(DEFAULT_DATASET)
+    key = {question_text(row): chr(ord("A") + row["correct"][0]) for row in public}
+    recalled: list[str] = []
+
+    def memoriser(body: Any, index: int) -> str:
+        letter = key.get(body["messages"][-1]["content"])
+        if letter is None:
+            return "Answer: A"
+        recalled.append(letter)
+        return f"Answer: {letter}"
+
+    with LocalOpenAIServer(memoriser) as server:
+        answer = register(board, model="openai/local-model", api_base=server.base_url)
+        assert answer.status_code == 201, answer.text
+        [outcome] = run_worker(board, tmp_path)
+    assert outcome.status == "done", outcome.error
+    assert len(recalled) == QUESTIONS * TRIALS  # every public question, no private one
+    [split] = (tmp_path / "jobs").rglob("private-data/questions.jsonl")
+    private_rows = [json.loads(line) for line in split.read_text().splitlines()]
+    assert len(private_rows) == PRIVATE
+    assert not {question_text(row) for row in private_rows} & set(key)  # fresh states
+    expected_private = sum(0 in row["correct"] for row in private_rows) / PRIVATE
+    entries = board.client.get("/api/entries", params={"dataset": DEFAULT_DATASET}).json()
+    [entry] = entries["entries"]
+    assert entry["overall"] == 1.0
+    assert entry["private"] == pytest.approx(expected_private)
+    assert entry["gap"] == pytest.approx(1.0 - expected_private) and entry["gap"] > 0
+    page = board.client.get("/", params={"dataset": DEFAULT_DATASET}).text
+    assert f"{100 * (1.0 - expected_private):+.1f}" in page  # the gap column, in points
+
+
 def test_the_ranking_can_be_restricted_to_board_run_entries(
     board: BoardClient, tmp_path: Path, db_url: str
 ) -> None:
@@ -189,6 +231,7 @@ def test_a_job_stopped_by_its_budget_resumes_without_asking_again(
         ({"model": "openai/x", "api_base": "ftp://x.example"}, "must be an http(s) URL"),
         ({"model": "random", "grids": ["nope"]}, "unknown grid nope"),
         ({"model": "random", "extra": 1}, "Extra inputs are not permitted"),
+        ({"model": "bot"}, "plays from the game's own strong policy"),
     ],
 )
 def test_registrations_the_board_cannot_run_are_refused(
