@@ -1,7 +1,8 @@
 """Ctrl-C on ``agentic run`` / ``grid`` and ``play``: a clean stop, a resume hint, nothing lost.
 
 Each test starts the real command in a subprocess, sends SIGINT once some work is stored, and
-checks the exit status, the message, the run directory, and that the same command resumes.
+checks the exit status, the message, the run directory, and that the same command resumes (the
+resuming run needs no signal, so it runs in the test process: :mod:`cli_support`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from cli_support import coordqa
 
 from coordqa.agentic import load_agentic_run
 from coordqa.agentic.grid import parse_grid
@@ -49,8 +52,8 @@ def interrupt_when(args: list[str], ready: Callable[[], bool], timeout: float = 
 
 def test_ctrl_c_on_agentic_run_keeps_every_exchange_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    args = [
-        *CLI, "agentic", "run", "--agent", "hm", "--model", "scripted", "--game",
+    command = [
+        "agentic", "run", "--agent", "hm", "--model", "scripted", "--game",
         "collab_escape", "--partner", "escape-greedy", "--episodes", "40",
         "--parallel-episodes", "1", "--out", str(out),
     ]  # fmt: skip
@@ -62,7 +65,7 @@ def test_ctrl_c_on_agentic_run_keeps_every_exchange_and_resumes(tmp_path: Path) 
             marks.append(lines(out / "exchanges.jsonl"))
         return bool(marks) and lines(out / "exchanges.jsonl") >= marks[0] + 10
 
-    output = interrupt_when(args, midway)
+    output = interrupt_when([*CLI, *command], midway)
     assert "interrupted:" in output and "Run the same command again to resume" in output
     assert open_run(out).manifest.status == "interrupted"
     exchanges = [json.loads(line) for line in (out / "exchanges.jsonl").read_text().splitlines()]
@@ -72,7 +75,7 @@ def test_ctrl_c_on_agentic_run_keeps_every_exchange_and_resumes(tmp_path: Path) 
     assert unfinished and all(x["kind"] in ("exchange", "events") for x in unfinished)
     done = len(finished)
     assert 1 <= done < 40
-    resumed = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    resumed = coordqa(*command)
     assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-2000:]
     assert f"{done} already done" in " ".join(resumed.stderr.split())  # counts: stderr
     assert len(load_agentic_run(out, with_exchanges=False)) == 40

@@ -1,7 +1,8 @@
 """Interrupting ``coordqa eval`` (Ctrl-C, then SIGKILL) and resuming: nothing lost, nothing redone.
 
-The model server runs in the test process, the CLI in a subprocess; the server's latency keeps
-the run mid-way when it is interrupted.
+The model server runs in the test process, the interrupted CLI runs in subprocesses (a signal
+needs a process of its own); the server's latency keeps the run mid-way when it is interrupted.
+The resuming run needs no process of its own and runs in the test process (:mod:`cli_support`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from cli_support import coordqa
 from test_evaluate_support import answers, question_of, write_dataset
 
 from coordqa.llm.testing import LocalOpenAIServer
@@ -44,7 +46,7 @@ def wait_for_calls(calls: Path, count: int, proc: subprocess.Popen[str]) -> None
         time.sleep(0.05)
 
 
-@pytest.mark.slow  # three CLI processes, each importing litellm: about 30 s
+@pytest.mark.slow  # two CLI processes, each importing litellm: about 20 s
 def test_ctrl_c_then_sigkill_then_resume(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data", scenarios=QUESTIONS // 3)
     out = tmp_path / "run"
@@ -52,10 +54,7 @@ def test_ctrl_c_then_sigkill_then_resume(tmp_path: Path) -> None:
     env = {**os.environ, "COORDQA_CACHE_DIR": str(tmp_path / "cache"), "COLUMNS": "300"}
     total = QUESTIONS * TRIALS
     with LocalOpenAIServer(answers(), latency_s=0.25) as server:
-        command = [
-            sys.executable,
-            "-c",
-            "from coordqa.cli import main; main()",
+        args = [
             "eval",
             "--model",
             "openai/test-model",
@@ -71,6 +70,7 @@ def test_ctrl_c_then_sigkill_then_resume(tmp_path: Path) -> None:
             "--out",
             str(out),
         ]
+        command = [sys.executable, "-c", "from coordqa.cli import main; main()", *args]
         first = start(command, env)
         wait_for_calls(calls_file, 6, first)
         first.send_signal(signal.SIGINT)
@@ -87,7 +87,7 @@ def test_ctrl_c_then_sigkill_then_resume(tmp_path: Path) -> None:
         after_kill = stored_lines(calls_file)
         assert after_kill < total
 
-        third = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)
+        third = coordqa(*args, env={"COORDQA_CACHE_DIR": env["COORDQA_CACHE_DIR"]}, columns=300)
         assert third.returncode == 0, third.stdout + third.stderr
         assert "resuming" in third.stderr and "resuming" not in third.stdout
         asked = Counter(question_of(body) for body in server.requests)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 
 import pytest
 
 from coordqa.llm import CallPolicy, Message, Reply, RetryDecision, ScriptedModel, get_model
-from coordqa.llm.litellm_provider import FAST_OPENAI_HANDLER
+from coordqa.llm.litellm_provider import FAST_OPENAI_HANDLER, import_litellm
 from coordqa.llm.providers import BrokenReply
 from coordqa.llm.retry import (
     ConnectionBreaker,
@@ -258,22 +259,15 @@ def test_retry_after_header_forms(header: str | None, seconds: float | None) -> 
     ],
 )
 def test_litellms_http_handler_is_used_unless_the_sdk_must_send_headers(
-    setting: dict[str, str], expected: str
+    setting: dict[str, str], expected: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The OpenAI SDK sends organization and project headers that litellm's handler does not."""
-    import os
-    import subprocess
-    import sys
+    """The OpenAI SDK sends organization and project headers that litellm's handler does not.
 
-    env = {k: v for k, v in os.environ.items() if k not in (FAST_OPENAI_HANDLER, *setting)}
-    code = (
-        "import os; from coordqa.llm.litellm_provider import FAST_OPENAI_HANDLER, import_litellm; "
-        "import_litellm(); print(os.environ.get(FAST_OPENAI_HANDLER))"
-    )
-    env.pop("OPENAI_ORGANIZATION", None)
-    env.pop("OPENAI_PROJECT_ID", None)
-    done = subprocess.run(
-        [sys.executable, "-c", code], env={**env, **setting}, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == expected
+    litellm reads the switch at each call (the fixture above flips it per test), so the choice
+    made when coordqa imports litellm is checked in this process."""
+    for name in (FAST_OPENAI_HANDLER, "OPENAI_ORGANIZATION", "OPENAI_PROJECT_ID"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in setting.items():
+        monkeypatch.setenv(name, value)
+    import_litellm()
+    assert str(os.environ.get(FAST_OPENAI_HANDLER)) == expected
