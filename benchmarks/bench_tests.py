@@ -7,6 +7,10 @@ waited-for children's) and subprocess starts. The machine is shared, so wall tim
 stretched by other jobs; the load average is printed with every file, and the CPU time is the
 number to compare across sittings.
 
+``--read FILE`` prints a saved record (``--save``) by file without running anything; with ``-m``
+only the tests the marker expression selects (collected, not run): what the fast lane
+``-m "not slow"`` costs, read from a record of the whole suite.
+
 Without ``--baseline``: the files (every ``tests/test_*.py`` when none is named: a whole suite's
 time, so run it rarely on a shared machine) run in one pytest process, listed by CPU time.
 
@@ -124,6 +128,19 @@ def read_costs(path: Path) -> tuple[dict[str, dict[str, Any]], float]:
     return {r["test"]: r for r in records if "test" in r}, (loads[-1] if loads else math.nan)
 
 
+def selected(marker: str) -> set[str]:
+    """The node ids of the tests ``-m marker`` selects in this checkout (collected, not run)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", marker]
+        + ["-p", "no:cacheprovider"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return {line for line in done.stdout.splitlines() if "::" in line}
+
+
 def baseline_tests(ref: str, into: Path) -> Path:
     """A detached worktree of ``ref`` in ``into``; returns its ``tests`` folder."""
     subprocess.run(
@@ -194,7 +211,11 @@ def main() -> None:
     parser.add_argument("--baseline", metavar="REF", help="a git revision to compare with")
     parser.add_argument("-m", dest="marker", help='a pytest marker expression, e.g. "not slow"')
     parser.add_argument("--save", type=Path, help="write every test's costs here (JSON lines)")
-    parser.add_argument("--read", type=Path, help="print the files of a saved --save file, no run")
+    parser.add_argument(
+        "--read",
+        type=Path,
+        help="print the files of a saved --save file, no run (-m: the tests it selects)",
+    )
     args = parser.parse_args()
     names = [Path(f).name for f in args.files] or sorted(
         p.name for p in (ROOT / "tests").glob("test_*.py")
@@ -202,6 +223,9 @@ def main() -> None:
     print(f"{'':42}{'tests':>6}{'wall s':>9}{'CPU s':>9}{'procs':>7}{'load':>7}")
     if args.read:
         recorded, load = read_costs(args.read)
+        if args.marker:
+            chosen = selected(args.marker)
+            recorded = {node: test for node, test in recorded.items() if node in chosen}
         print_by_cpu(by_file(recorded, load))
     elif args.baseline:
         compare(args.baseline, names, args.marker)
