@@ -482,15 +482,12 @@ def build_qa_bundle(
             f"{run.path} has no dataset in its manifest; only QA runs of a dataset "
             "(coordqa eval) can be submitted to the qa track"
         )
-    filters = {k: manifest.config.get(k) for k in SELECTIONS if manifest.config.get(k)}
-    if filters:
-        shown = " ".join(
-            f"--{name} {','.join(map(str, value)) if isinstance(value, list) else value}"
-            for name, value in filters.items()
-        )
+    if any(manifest.config.get(k) for k in SELECTIONS):
+        from coordqa.analysis.report import describe_filters
+
         raise BundleError(
-            f"{run.path} answered part of its dataset ({shown}); the leaderboard ranks runs "
-            "of the whole dataset: run `coordqa eval` without "
+            f"{run.path} answered part of its dataset ({describe_filters(manifest.config)}); "
+            "the leaderboard ranks runs of the whole dataset: run `coordqa eval` without "
             + "/".join(f"--{name}" for name in SELECTIONS)
         )
     calls = run.last_calls()

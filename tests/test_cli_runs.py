@@ -83,7 +83,7 @@ def test_report_refuses_different_question_sets_unless_allowed(
     assert refused.returncode == 2
     message = refused.stderr
     assert "different question sets" in message and "--allow-mixed" in message
-    assert "6 questions" in message and "3 questions" in message and "limit=3" in message
+    assert "6 questions" in message and "3 questions" in message and "--limit 3" in message
     assert not (tmp_path / "rep").exists()
 
     allowed = coordqa("report", runs["a"], runs["part"], "--out", tmp_path / "rep", "--allow-mixed")

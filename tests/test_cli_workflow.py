@@ -355,6 +355,7 @@ BAD_OPTIONS = [
     ["eval", "-m", "random", "--model-arg", "bad"],
     ["eval", "-m", "random", "--model-arg", "temperature=1"],
     ["eval", "-m", "random", "--model-arg", "timeout=3"],
+    ["eval", "-m", "random", "--model-arg", "seed=1"],
     ["eval", "-m", "random", "--ids", ""],
     ["eval", "-m", "random", "--ids", "nosuch-id"],
     ["eval", "-m", "random", "--games", "chess"],

@@ -46,6 +46,39 @@ def test_an_empty_key_variable_fails_the_check(monkeypatch: pytest.MonkeyPatch, 
     assert os.environ["OPENAI_API_KEY"] == value  # the check leaves the environment as it was
 
 
+@pytest.mark.parametrize("value", [None, "", "  "])
+def test_a_missing_key_is_said_without_importing_litellm(
+    monkeypatch: pytest.MonkeyPatch, value: str | None
+) -> None:
+    """litellm takes 4 to 20 s to import: a key that is not there is said before that."""
+    from coordqa.llm import litellm_provider
+
+    def refuse() -> None:
+        raise AssertionError("litellm was imported to say that a key is missing")
+
+    monkeypatch.setattr(litellm_provider, "import_litellm", refuse)
+    if value is None:
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    else:
+        monkeypatch.setenv("OPENAI_API_KEY", value)
+    state = "is not set" if value is None else r"is set but empty \(OPENAI_API_KEY\)"
+    with pytest.raises(ModelError, match=f"its API key {state}. Set .*--api-key-env"):
+        get_model("openai/gpt-4o").check()
+
+
+def test_the_key_variables_known_without_litellm_are_litellms(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from coordqa.llm.litellm_provider import KEY_VARIABLES, import_litellm
+
+    litellm = import_litellm()
+    for prefix, variable in KEY_VARIABLES.items():
+        monkeypatch.delenv(variable, raising=False)
+        assert litellm.validate_environment(model=f"{prefix}/m")["missing_keys"] == [variable]
+        monkeypatch.setenv(variable, "sk-test")
+        assert litellm.validate_environment(model=f"{prefix}/m")["missing_keys"] == []
+
+
 def test_an_empty_explicit_key_fails_the_check() -> None:
     with pytest.raises(ModelError, match="API key given for model 'openai/m' is empty"):
         get_model("openai/m", api_key=" ").check()

@@ -82,15 +82,15 @@ class ModelReport:
 
 
 def describe_filters(config: Mapping[str, Any]) -> str:
-    """The dataset filters of a run, ``types=EC,JP limit=5``; ``none`` for the whole dataset."""
+    """A run's dataset filters as the flags that chose them (``--types EC,JP --limit 5``)."""
     parts = []
     for key in FILTER_KEYS:
         value = config.get(key)
         if value is None:
             continue
         shown = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-        parts.append(f"{key}={shown}")
-    return " ".join(parts) or "none"
+        parts.append(f"--{key.replace('_', '-')} {shown}")
+    return " ".join(parts) or "none"  # the whole dataset
 
 
 def _model_row(label: str, reader: QARun, analysis: RunAnalysis) -> JSONObject:

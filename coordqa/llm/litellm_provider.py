@@ -51,6 +51,21 @@ KEY_OPTIONAL_WITH_API_BASE = frozenset(
 )
 """litellm providers that need no API key when ``api_base`` names the server."""
 
+KEY_VARIABLES = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "xai": "XAI_API_KEY",
+    "cohere": "COHERE_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
+}
+"""The one variable that holds the key of each of these providers, as
+``litellm.validate_environment`` names it (a test holds the two to agreement): a missing key is
+said before litellm is imported, which takes 4 to 20 seconds; other providers ask litellm."""
+
 PLACEHOLDER_KEY = "no-key"
 """Sent to a keyless OpenAI-compatible server, because the OpenAI client requires some key."""
 
@@ -220,6 +235,7 @@ class LiteLLMProvider(Provider):
 
     def check(self) -> None:
         """Raise ModelError for a provider litellm does not know or a missing API key."""
+        self._check_known_key()
         litellm = import_litellm()
         known = sorted(str(getattr(p, "value", p)) for p in litellm.provider_list)
         if self.prefix not in known:
@@ -240,12 +256,28 @@ class LiteLLMProvider(Provider):
         missing = [str(key) for key in env.get("missing_keys") or []]
         if not missing:
             return
-        if self.api_base and self.prefix in KEY_OPTIONAL_WITH_API_BASE:
+        if self._key_optional():
             self._key_to_send = PLACEHOLDER_KEY
             return
+        raise self._missing_key(missing, blank)
+
+    def _key_optional(self) -> bool:
+        """Whether the endpoint is a server of the user's own that may take no key."""
+        return bool(self.api_base) and self.prefix in KEY_OPTIONAL_WITH_API_BASE
+
+    def _check_known_key(self) -> None:
+        """Raise the missing-key error without litellm for a provider of :data:`KEY_VARIABLES`."""
+        variable = KEY_VARIABLES.get(self.prefix)
+        if variable is None or self._api_key is not None or self._key_optional():
+            return
+        if not os.environ.get(variable, "").strip():
+            raise self._missing_key([variable], blank_key_variables())
+
+    def _missing_key(self, missing: Sequence[str], blank: Sequence[str]) -> ModelError:
+        """The error of a key that is not set (or set but empty), naming the ways to give one."""
         empty = [key for key in missing if key in blank]
         state = f"is set but empty ({' and '.join(empty)})" if empty else "is not set"
-        raise ModelError(
+        return ModelError(
             f"model {self.name} cannot be used: its API key {state}. Set the environment "
             f"variable {' or '.join(missing)} to your key, or name the variable that holds it "
             "with --api-key-env NAME (a server of your own that needs no key: --api-base URL)."

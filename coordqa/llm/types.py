@@ -160,6 +160,7 @@ FLAGS = {
     "temperature": "--temperature",
     "top_p": "--top-p",
     "max_tokens": "--max-tokens",
+    "seed": "--seed",
     "concurrency": "--concurrency",
     "requests_per_minute": "--rpm",
     "tokens_per_minute": "--tpm",
