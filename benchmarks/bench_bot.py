@@ -146,7 +146,10 @@ def with_policy(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def ratio_table(joined: pd.DataFrame) -> pd.DataFrame:
-    """Game x pairing rows, one column per agent: score / policy score, paired 95% CI, n."""
+    """Game x pairing rows, one column per agent: score / policy score, paired 95% CI, n.
+
+    ``distinct``: how many of the policy's n episodes differ from each other.
+    """
     rows = []
     agents = sorted(set(joined["agent"]))
     for (game, partner), group in joined.groupby(["game", "pairing"], sort=True):
@@ -154,7 +157,11 @@ def ratio_table(joined: pd.DataFrame) -> pd.DataFrame:
         for agent in agents:
             cut = group[group["agent"] == agent]
             row[agent] = paired_ratio(cut["score"], cut["score_policy"]).format()
-        row["policy score"] = MeanSE.of(list(group[group["agent"] == agents[0]]["score_policy"]))
+        policy = group[group["agent"] == agents[0]]
+        row["policy score"] = MeanSE.of(list(policy["score_policy"]))
+        # Overcooked and Collab Capture are deterministic (and so are their policies): their
+        # seeds replay a few distinct episodes, which n alone would overstate
+        row["distinct"] = f"{policy['moves_policy'].nunique()} of {len(policy)}"
         rows.append(row)
     table = pd.DataFrame(rows)
     table["policy score"] = [f"{s.mean:.2f} ± {s.se:.2f}" for s in table["policy score"]]
