@@ -98,7 +98,7 @@ class GridProgress:
     its cause (show it now)."""
 
 
-ProgressCallback = Callable[[GridProgress], None]
+GridProgressCallback = Callable[[GridProgress], None]
 """Called with the grid's progress after each episode, decision and model call (local backend;
 on Ray after each episode)."""
 
@@ -303,7 +303,7 @@ async def bounded_outcomes(
 class _Tracker:
     """Counts progress and reports it to the caller's callback."""
 
-    def __init__(self, total: int, done: int, callback: ProgressCallback | None) -> None:
+    def __init__(self, total: int, done: int, callback: GridProgressCallback | None) -> None:
         self.state = GridProgress(total, done)
         self.callback = callback
 
@@ -397,7 +397,7 @@ async def run_grid_async(
     config: GridConfig,
     out: str | Path,
     *,
-    progress: ProgressCallback | None = None,
+    progress: GridProgressCallback | None = None,
 ) -> GridResult:
     """Play (or resume) every episode of ``config`` into the run directory ``out``."""
     specs = config.episodes()
@@ -533,7 +533,7 @@ def run_grid(
     config: GridConfig,
     out: str | Path,
     *,
-    progress: ProgressCallback | None = None,
+    progress: GridProgressCallback | None = None,
 ) -> GridResult:
     """Play (or resume) a grid; finished episodes in ``out`` are never played again.
 

@@ -112,7 +112,7 @@ class EvalProgress:
     """The question of :attr:`call` (its options and answer key, to read the reply)."""
 
 
-ProgressCallback = Callable[[EvalProgress], None]
+EvalProgressCallback = Callable[[EvalProgress], None]
 
 
 @dataclass
@@ -384,7 +384,7 @@ class _Session:
     config: EvalConfig
     total: int
     resumed: int
-    progress: ProgressCallback | None
+    progress: EvalProgressCallback | None
     ledger: UsageLedger
     watch: ErrorWatch
     """Errors seen, the first of each kind, and the one that stopped the run."""
@@ -526,7 +526,7 @@ def _check_unless_cached(model: Model, plan: _Plan) -> bool:
 
 
 async def evaluate_async(
-    config: EvalConfig, *, progress: ProgressCallback | None = None
+    config: EvalConfig, *, progress: EvalProgressCallback | None = None
 ) -> RunResult:
     """Run (or resume) a QA evaluation; see :func:`evaluate`."""
     return await _execute(_plan(config), progress)
@@ -556,7 +556,7 @@ def _as_stored(plan: _Plan) -> RunManifest:
     return plan.manifest.model_copy(update={"config": config, "fingerprint": fingerprint})
 
 
-async def _execute(plan: _Plan, progress: ProgressCallback | None) -> RunResult:
+async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunResult:
     from coordqa.llm import get_model
 
     config = plan.config
@@ -653,7 +653,7 @@ def _inside_event_loop() -> bool:
     return True
 
 
-def evaluate(config: EvalConfig, *, progress: ProgressCallback | None = None) -> RunResult:
+def evaluate(config: EvalConfig, *, progress: EvalProgressCallback | None = None) -> RunResult:
     """Run (or resume) a QA evaluation and return its analysis.
 
     Calls ``model.check()`` before anything is sent (not needed, and litellm not imported, when

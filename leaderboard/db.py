@@ -71,7 +71,7 @@ __all__ = [
     "GridRow",
     "EpisodeResult",
     "LeaderboardError",
-    "Sample",
+    "SampleResult",
     "Submission",
     "Token",
     "default_db_url",
@@ -299,7 +299,7 @@ class Job(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
-class Sample(Base):
+class SampleResult(Base):
     """The re-scored outcome of one (question, trial) of a submission.
 
     The reply text itself is kept once, in the submission's bundle.
@@ -320,7 +320,7 @@ class Sample(Base):
 
 
 SAMPLE_FIELDS = tuple(
-    c.name for c in Sample.__table__.columns if c.name not in ("id", "submission_id")
+    c.name for c in SampleResult.__table__.columns if c.name not in ("id", "submission_id")
 )
 """Columns of a sample row that come from verification."""
 
@@ -528,7 +528,7 @@ class Database:
                 session.add(submission)
                 session.flush()
                 session.add_all(
-                    Sample(submission_id=submission.id, **{k: s[k] for k in SAMPLE_FIELDS})
+                    SampleResult(submission_id=submission.id, **{k: s[k] for k in SAMPLE_FIELDS})
                     for s in samples
                 )
                 session.add_all(

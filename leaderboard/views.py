@@ -27,7 +27,7 @@ from coordqa.leaderboard.db import (
     EpisodeResult,
     Job,
     LeaderboardError,
-    Sample,
+    SampleResult,
     Submission,
 )
 from coordqa.records import QUESTION_TYPES
@@ -570,9 +570,9 @@ def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
             }
         samples = list(
             session.scalars(
-                select(Sample)
-                .where(Sample.submission_id == submission_id)
-                .order_by(Sample.question_id, Sample.trial)
+                select(SampleResult)
+                .where(SampleResult.submission_id == submission_id)
+                .order_by(SampleResult.question_id, SampleResult.trial)
             )
         )
     entry = entry_row(sub)

@@ -33,6 +33,7 @@ from typing import Any
 from coordqa.directives import SIMULTANEOUS_CLAUSE, TURN_BASED_CLAUSE
 from coordqa.games import GAMES, PLAYERS, Game
 from coordqa.games.hanabi import engine
+from coordqa.games.hanabi.knowledge import Card
 from coordqa.games.hanabi.view import as_hanabi
 from coordqa.games.overcooked import Overcooked
 from coordqa.prompts import DIRECTIVES, SEVERAL_CORRECT, directive_for
@@ -116,8 +117,6 @@ _PARTNER_LIST = re.compile(
     r"^(?:Alice|Bob) believes (?:her|his) Card (\d) could be: (?P<cards>.*?)(?: \(touched[^)]*\))?$"
 )
 _CARD_LIST = re.compile(r"^\[(?P<colors>[^\]]*)\] \[(?P<ranks>[^\]]*)\](?: except (?P<gone>.+))?$")
-
-Card = tuple[int, int]
 
 
 def parse_card_list(text: str) -> set[Card]:

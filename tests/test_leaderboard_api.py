@@ -19,7 +19,7 @@ from coordqa.dataset import DEFAULT_DATASET, load_rows
 from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.leaderboard.bundle import build_qa_bundle
 from coordqa.leaderboard.catalog import register_dataset
-from coordqa.leaderboard.db import Sample, Submission
+from coordqa.leaderboard.db import SampleResult, Submission
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_accepted_run_is_rescored_like_coordqa_score(board: BoardClient, example
         assert entry[f"{row['question_type']}_se"] == pytest.approx(row["se"])
     assert entry["verification"] == "replies re-scored" and entry["reported_agrees"] is True
     assert entry["n_trials"] == 3 and entry["provenance_checked"] is False
-    assert board.count(Sample) == 12 * 3
+    assert board.count(SampleResult) == 12 * 3
 
 
 def test_per_game_numbers_outcome_counts_and_question_details(board: BoardClient) -> None:
@@ -191,7 +191,7 @@ def test_incomplete_duplicate_and_unknown_keys_are_named(
     response = board.submit(seal(bundle))
     assert response.status_code == 422
     assert expected in response.json()["detail"]
-    assert board.count(Submission) == 0 and board.count(Sample) == 0
+    assert board.count(Submission) == 0 and board.count(SampleResult) == 0
 
 
 def test_tampered_bundle_fails_the_digest(board: BoardClient) -> None:
@@ -210,7 +210,7 @@ def test_same_bundle_twice_is_one_entry(board: BoardClient) -> None:
     second = board.submit(copy.deepcopy(bundle))
     assert (first.status_code, second.status_code) == (201, 200)
     assert first.json()["id"] == second.json()["id"] and second.json()["created"] is False
-    assert board.count(Submission) == 1 and board.count(Sample) == 36
+    assert board.count(Submission) == 1 and board.count(SampleResult) == 36
 
 
 def test_hidden_entries_leave_the_ranking_but_stay_stored(board: BoardClient) -> None:

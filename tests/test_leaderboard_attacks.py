@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from leaderboard_support import BoardClient, seal, synthetic_bundle
 
-from coordqa.leaderboard.db import Sample, Submission
+from coordqa.leaderboard.db import SampleResult, Submission
 
 
 @pytest.fixture
@@ -149,7 +149,7 @@ def test_ids_beyond_the_database_range_are_404(board: BoardClient, number: int) 
         answer = board.client.get(path)
         assert answer.status_code == 404, (path, answer.text)
         assert f"no submission with id {number}" in answer.text
-    assert board.count(Sample) == 0
+    assert board.count(SampleResult) == 0
 
 
 # -- Broken 2 and 3, and cherry-picking: agentic episodes -------------------------------------

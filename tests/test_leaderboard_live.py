@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from coordqa.cli import app
 from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.leaderboard.catalog import register_dataset
-from coordqa.leaderboard.db import Database, Sample, Submission, open_database
+from coordqa.leaderboard.db import Database, SampleResult, Submission, open_database
 from coordqa.leaderboard.tokens import create_token
 
 ROWS = synthetic_rows(scenarios=4)
@@ -53,10 +53,12 @@ def _counts(db: Database) -> tuple[int, int, dict[int, int]]:
     """Submissions, samples, and samples per submission id (orphans included)."""
     with db.session() as session:
         subs = session.execute(select(func.count()).select_from(Submission)).scalar_one()
-        samples = session.execute(select(func.count()).select_from(Sample)).scalar_one()
+        samples = session.execute(select(func.count()).select_from(SampleResult)).scalar_one()
         per = dict(
             session.execute(
-                select(Sample.submission_id, func.count()).group_by(Sample.submission_id)
+                select(SampleResult.submission_id, func.count()).group_by(
+                    SampleResult.submission_id
+                )
             ).all()
         )
         ids = set(session.scalars(select(Submission.id)))

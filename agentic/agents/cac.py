@@ -48,12 +48,12 @@ from coordqa.llm import Reply
 from coordqa.options import OPTIONS_CONFIG, flag
 from coordqa.records import Rejection, TomPayload, VerifierPayload
 
-Verdict = Literal["okay", "not_okay"]
+VerifierVerdict = Literal["okay", "not_okay"]
 
 _VERDICT = re.compile(r"verification\s*[:\-]\s*(not\s+okay|not\s+ok|okay|ok)\b", re.IGNORECASE)
 
 
-def parse_verdict(text: str | None) -> Verdict | None:
+def parse_verdict(text: str | None) -> VerifierVerdict | None:
     r"""The verdict of the last "Verification:" line, or None when there is none.
 
     >>> parse_verdict("Risky.\nVerification: Not Okay")
@@ -201,7 +201,7 @@ class CACAgent(LLMAgent):
 
     async def verify(
         self, game: SeatView, legal: list[str], memory: str, pick: ActionPick
-    ) -> tuple[Verdict | None, str]:
+    ) -> tuple[VerifierVerdict | None, str]:
         """Ask the verifier about ``pick``; count and record a rejection or a missing verdict."""
         messages = prompts.verifier_messages(
             self.game_name,
@@ -212,7 +212,7 @@ class CACAgent(LLMAgent):
             without_action_lines(pick.explanation),
         )
 
-        def read(reply: Reply) -> tuple[Verdict | None, VerifierPayload]:
+        def read(reply: Reply) -> tuple[VerifierVerdict | None, VerifierPayload]:
             verdict = parse_verdict(reply.text)
             payload = VerifierPayload(verdict=verdict or "missing", proposed_action=pick.action)
             return verdict, payload

@@ -92,7 +92,7 @@ _CONTEXT_CHARS = 40
 T = TypeVar("T")
 
 
-class Payload(NamedTuple):
+class MarkerPayload(NamedTuple):
     """What follows one answer marker."""
 
     text: str
@@ -114,7 +114,7 @@ class Payload(NamedTuple):
     """The marker says "final": it overrides earlier answer lines."""
 
 
-def payloads(lines: Sequence[str]) -> list[Payload]:
+def payloads(lines: Sequence[str]) -> list[MarkerPayload]:
     """Return what follows each answer marker, in reply order (the next line if nothing).
 
     >>> [p.text for p in payloads(["(b) is bad, so answer: d", "bob's next action: wait"])]
@@ -125,7 +125,7 @@ def payloads(lines: Sequence[str]) -> list[Payload]:
     return [payload for number in range(len(lines)) for payload in _line_payloads(lines, number)]
 
 
-def _line_payloads(lines: Sequence[str], number: int) -> list[Payload]:
+def _line_payloads(lines: Sequence[str], number: int) -> list[MarkerPayload]:
     """The payloads of the markers on line ``number``, in order.
 
     Keywords are found first and the marker's form and left context checked only there: one
@@ -163,7 +163,7 @@ def _line_payloads(lines: Sequence[str], number: int) -> list[Payload]:
         before = line[:start]
         answer_line = colon_form and bool(_ANSWER_LINE_PREFIX.match(before))
         found.append(
-            Payload(
+            MarkerPayload(
                 text=lines[payload_line][payload_start:payload_end],
                 line=payload_line,
                 start=payload_start,
@@ -177,7 +177,7 @@ def _line_payloads(lines: Sequence[str], number: int) -> list[Payload]:
     return found
 
 
-def _named_before(line: str, number: int, keyword: re.Match[str]) -> Payload | None:
+def _named_before(line: str, number: int, keyword: re.Match[str]) -> MarkerPayload | None:
     """The payload of "B is the best action", "moving to room 3 would be the right move".
 
     The answer comes before the marker: the clause from the last punctuation up to "is the".
@@ -189,7 +189,7 @@ def _named_before(line: str, number: int, keyword: re.Match[str]) -> Payload | N
     found = _NAMED_BEFORE.search(line[window:start])
     if found is None:
         return None
-    return Payload(
+    return MarkerPayload(
         text=found["subject"],
         line=number,
         start=window + found.start("subject"),
@@ -222,7 +222,7 @@ def _marker_end(line: str, start: int) -> tuple[int, int] | None:
 
 def decide(
     lines: Sequence[str], read: Callable[[str], T | None], same: Callable[[T, T], bool]
-) -> tuple[list[T], Payload, Payload] | None:
+) -> tuple[list[T], MarkerPayload, MarkerPayload] | None:
     """Read the markers of a reply: the last one that names something decides.
 
     Earlier markers are drafts that a later one overrides. But several answer *lines*
@@ -246,9 +246,9 @@ def decide(
             readings[text] = read(text)
         return readings[text]
 
-    markers: dict[int, list[Payload]] = {}
+    markers: dict[int, list[MarkerPayload]] = {}
 
-    def on_line(number: int) -> list[Payload]:
+    def on_line(number: int) -> list[MarkerPayload]:
         if number not in markers:
             markers[number] = _line_payloads(lines, number)
         return markers[number]
@@ -256,7 +256,7 @@ def decide(
     last = _last_reading(len(lines), on_line, cached)
     if last is None:
         return None
-    answers: list[tuple[Payload, T]] = []
+    answers: list[tuple[MarkerPayload, T]] = []
     for number, line in enumerate(lines):
         if not ANSWER_LINE.match(line):
             continue
@@ -273,8 +273,8 @@ def decide(
 
 
 def _last_reading(
-    count: int, on_line: Callable[[int], list[Payload]], read: Callable[[str], T | None]
-) -> tuple[Payload, T] | None:
+    count: int, on_line: Callable[[int], list[MarkerPayload]], read: Callable[[str], T | None]
+) -> tuple[MarkerPayload, T] | None:
     """The last marker whose payload names something, and its reading.
 
     Found from the end: replies end with their answer, so the explanation before it is rarely
@@ -288,7 +288,7 @@ def _last_reading(
     return None
 
 
-def _revised(lines: Sequence[str], earlier: Payload, later: Payload) -> bool:
+def _revised(lines: Sequence[str], earlier: MarkerPayload, later: MarkerPayload) -> bool:
     """True when the text between two answer lines revises the earlier one."""
     between = [*lines[earlier.line + 1 : later.marker_line], lines[later.marker_line]]
     return any(_REVISION.search(text) for text in between)

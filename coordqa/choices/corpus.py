@@ -54,7 +54,7 @@ class LabelledReply:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class GradedReading:
     """The grader's label next to what ``choose`` read."""
 
     record: LabelledReply
@@ -69,7 +69,7 @@ class Comparison:
 class CorpusReport:
     """Counts over a corpus, overall and per source and method."""
 
-    comparisons: list[Comparison] = field(default_factory=list)
+    comparisons: list[GradedReading] = field(default_factory=list)
     """One per reply, in corpus order."""
 
     def count(self, verdict: Verdict, source: str | None = None) -> int:
@@ -97,7 +97,7 @@ class CorpusReport:
         return Counter((c.choice.method, c.verdict) for c in self.comparisons)
 
     @property
-    def disagreements(self) -> list[Comparison]:
+    def disagreements(self) -> list[GradedReading]:
         """Every comparison that is not an agreement."""
         return [c for c in self.comparisons if c.verdict != "agree"]
 
@@ -123,7 +123,7 @@ def compare(records: Iterable[LabelledReply], *, with_question: bool = True) -> 
     for record in records:
         question = record.question if with_question else None
         choice = choose(record.reply, record.options, question=question)
-        report.comparisons.append(Comparison(record, choice, verdict(record, choice)))
+        report.comparisons.append(GradedReading(record, choice, verdict(record, choice)))
     return report
 
 
