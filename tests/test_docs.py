@@ -73,3 +73,22 @@ def _resolves(dotted: str) -> bool:
 def test_every_dotted_name_in_the_developer_documents_resolves(document: Path) -> None:
     names = set(DOTTED.findall(document.read_text(encoding="utf-8"))) - ENTRY_POINT_GROUPS
     assert sorted(name for name in names if not _resolves(name)) == []
+
+
+def test_the_agent_versions_the_readme_names_are_the_current_ones() -> None:
+    """README lists each agent's version; a bumped agent must not leave the old one there."""
+    from coordqa.agentic.agents import LLMAgent
+
+    agents = {cls.name: cls.version for cls in _subclasses(LLMAgent) if "version" in vars(cls)}
+    assert {"cac", "hm", "llm"} <= agents.keys()
+    pattern = re.compile(rf"`(({'|'.join(agents)})-v\d+)`")
+    named = pattern.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert len(named) >= 3
+    assert [version for version, agent in named if agents[agent] != version] == []
+
+
+def _subclasses(cls: type) -> list[type]:
+    found = []
+    for sub in cls.__subclasses__():
+        found += [sub, *_subclasses(sub)]
+    return found
