@@ -33,18 +33,18 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from coordqa.errors import CoordqaError
+from coordqa.errors import ConfigError, CoordqaError
 from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, known_dataset
 from coordqa.leaderboard.db import Database, DuplicateResultsError, Endpoint, Job
 from coordqa.leaderboard.jobs import claim_job, entry_of_job, set_job_status
 from coordqa.leaderboard.sealing import SecretBox
 
-__all__ = ["BudgetExceeded", "JobOutcome", "WorkerConfig", "run_job", "work"]
+__all__ = ["BudgetExceeded", "JobOutcome", "WorkerConfig", "run_job", "work", "work_on_ray"]
 
 HEARTBEAT_S = 10.0
 """How often a running job writes its usage and says it is alive."""
@@ -54,13 +54,18 @@ class BudgetExceeded(CoordqaError):
     """A job spent its calls, tokens or seconds before it finished."""
 
 
+def _process_name() -> str:
+    """This process as the job list names who claimed a job: ``host:pid``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
 @dataclass(frozen=True)
 class WorkerConfig:
     """Where and how a worker runs jobs."""
 
     work_dir: Path
     """Each job's runs live in ``job-<id>/`` here (kept: a resumed job continues them)."""
-    name: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+    name: str = field(default_factory=lambda: _process_name())
     """Who claimed a job (shown in the job list)."""
     poll_s: float = 5.0
     """Seconds between looks at the queue when it is empty."""
@@ -418,3 +423,44 @@ def work(
         outcomes.append(outcome)
         if on_outcome is not None:
             on_outcome(outcome)
+
+
+def work_on_ray(
+    db_url: str,
+    config: WorkerConfig,
+    workers: int,
+    *,
+    address: str | None = None,
+    once: bool = False,
+) -> list[JobOutcome]:
+    """Run the queue with ``workers`` :func:`work` loops as Ray tasks (the agentic track's engine).
+
+    On a local Ray, or on the cluster at ``address``. Each task claims jobs as any worker does
+    (a claim is a database transaction, so no job runs twice) and is named after its own Ray
+    worker process in the job list; tasks reach the board by ``db_url`` and open endpoint keys
+    with the board's secret, which every node must hold (``$COORDQA_BOARD_SECRET``). A task
+    that dies is not retried: its job is taken over as any stale job is. Returns every task's
+    outcomes once the queue is empty (``once``); otherwise runs until interrupted.
+
+    Raises:
+        ConfigError: ``workers`` below 1.
+    """
+    from coordqa.llm.ray_limits import ray_cluster
+
+    if workers < 1:
+        raise ConfigError(f"--ray-workers must be at least 1, got {workers}")
+    with ray_cluster(address) as ray:
+        task = ray.remote(max_retries=0)(_ray_work)
+        done = ray.get([task.remote(db_url, config, once) for _ in range(workers)])
+    return [outcome for outcomes in done for outcome in outcomes]
+
+
+def _ray_work(db_url: str, config: WorkerConfig, once: bool) -> list[JobOutcome]:
+    """One Ray task's :func:`work` loop, on a database of its own process."""
+    from coordqa.leaderboard.db import open_database
+
+    db = open_database(db_url, create=False)
+    try:
+        return work(db, BoardCatalog(db), replace(config, name=_process_name()), once=once)
+    finally:
+        db.dispose()

@@ -245,3 +245,20 @@ def test_cli_help_does_not_import_the_server_stack() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip().splitlines()[-1] == "[]"
     assert "submit" in done.stdout and "leaderboard" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--ray-workers", "-1"], "--ray-workers must be 0 (no Ray) or more, got -1"),
+        (["--ray-address", "auto"], "--ray-address needs --ray-workers N"),
+    ],
+)
+def test_worker_ray_options_are_checked(
+    populated: tuple[str, list[int]], tmp_path: Path, options: list[str], message: str
+) -> None:
+    from cli_support import coordqa
+
+    url, _ = populated
+    result = coordqa("leaderboard", "worker", "--db", url, "--once", *options, cwd=tmp_path)
+    assert result.returncode == 2 and message in result.stderr, result

@@ -162,6 +162,26 @@ def test_a_model_that_learnt_the_public_answer_key_shows_it_in_the_gap(
     assert f"{100 * (1.0 - expected_private):+.1f}" in page  # the gap column, in points
 
 
+@pytest.mark.slow
+def test_workers_run_as_ray_tasks(board: BoardClient, tmp_path: Path, db_url: str) -> None:
+    import os
+
+    from coordqa.leaderboard.db import Job
+    from coordqa.leaderboard.worker import work_on_ray
+
+    for name in ("first", "second"):
+        assert register(board, model="random", display_name=name).status_code == 201
+    config = WorkerConfig(work_dir=tmp_path / "jobs")
+    outcomes = work_on_ray(db_url, config, 2, once=True)
+    assert sorted(o.status for o in outcomes) == ["done", "done"], [o.error for o in outcomes]
+    with board.db.session() as session:
+        workers = set(session.scalars(select(Job.worker)))
+    # claimed by the Ray tasks' own processes, not by this one
+    assert workers and not workers & {config.name, f"{config.name.split(':')[0]}:{os.getpid()}"}
+    entries = board.client.get("/api/entries", params={"dataset": DEFAULT_DATASET}).json()
+    assert sorted(e["display_name"] for e in entries["entries"]) == ["first", "second"]
+
+
 def test_the_ranking_can_be_restricted_to_board_run_entries(
     board: BoardClient, tmp_path: Path, db_url: str
 ) -> None:

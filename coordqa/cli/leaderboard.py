@@ -484,19 +484,41 @@ def worker_command(
         bool, typer.Option("--once", help="Stop when the queue is empty instead of waiting.")
     ] = False,
     poll_s: Annotated[float, typer.Option(help="Seconds between looks at an empty queue.")] = 5.0,
+    ray_workers: Annotated[
+        int,
+        typer.Option(
+            "--ray-workers",
+            help="Run this many workers as Ray tasks (0: one worker in this process).",
+        ),
+    ] = 0,
+    ray_address: Annotated[
+        str | None,
+        typer.Option("--ray-address", help="Ray cluster to run them on (default: a local Ray)."),
+    ] = None,
 ) -> None:
     """Run the board's queued jobs one at a time (resuming any whose worker stopped)."""
     from coordqa.leaderboard.catalog import BoardCatalog
-    from coordqa.leaderboard.worker import WorkerConfig, work
+    from coordqa.leaderboard.worker import WorkerConfig, work, work_on_ray
 
     database = _open(db, create=False)
-    config = WorkerConfig(work_dir=work_dir, poll_s=poll_s)
+    config = WorkerConfig(work_dir=work_dir.resolve(), poll_s=poll_s)
 
     def said(outcome: Any) -> None:
         detail = f"entry {outcome.entry}" if outcome.entry else outcome.error
         console.print(f"job {outcome.job_id}: {outcome.status} ({detail})", highlight=False)
 
-    done = work(database, BoardCatalog(database), config, once=once, on_outcome=said)
+    if ray_workers < 0:
+        raise ConfigError(f"--ray-workers must be 0 (no Ray) or more, got {ray_workers}")
+    if ray_address is not None and not ray_workers:
+        raise ConfigError("--ray-address needs --ray-workers N (how many workers to run there)")
+    if ray_workers:
+        url = database.engine.url.render_as_string(hide_password=False)
+        database.dispose()
+        done = work_on_ray(url, config, ray_workers, address=ray_address, once=once)
+        for outcome in done:
+            said(outcome)
+    else:
+        done = work(database, BoardCatalog(database), config, once=once, on_outcome=said)
     console.print(f"{len(done)} job(s) run; the queue is empty")
 
 
