@@ -1,7 +1,7 @@
 """Leaderboard speed: re-scoring one full submission, and a bounded load test on 127.0.0.1.
 
 Run by hand:  python benchmarks/bench_leaderboard.py [--submissions 40] [--views 300]
-              [--concurrency 8] [--postgres] [--no-screenshots]
+              [--concurrency 8] [--postgres] [--no-screenshots] [--worst] [--before-after [REV]]
 
 1. Re-scoring: a synthetic 198-question x 3-trial bundle (66 scenarios, as CoordinationQA v1)
    with a mix of reply styles, parsed and verified (digest, keys, ``coordqa.choices`` on every
@@ -20,15 +20,21 @@ Run by hand:  python benchmarks/bench_leaderboard.py [--submissions 40] [--views
    process's CPU seconds and its peak resident memory while answering (VmHWM, reset before each
    request through /proc/PID/clear_refs); then half-open connections (how many the server holds,
    and after its header deadline).
+7. Before and after (``--before-after [REV]``): issue 26's weak points measured in one run on
+   the code of REV (default: the last commit before issue 26's fixes) and on this tree, each
+   in its own process with its own test support and its own ``coordqa leaderboard serve`` on a
+   SQLite file: CPU seconds and peak memory of the server for a body of empty replies, for a
+   1,000-trial bundle, for a 10-trial one and for long adversarial replies; the database grown;
+   CPU seconds and bytes of each page view of the largest entry stored.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -39,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import tomllib
 
 from coordqa.leaderboard.catalog import BoardCatalog, register_dataset
 from coordqa.leaderboard.db import Database, open_database
@@ -48,6 +55,7 @@ from coordqa.leaderboard.verify import VerificationError, verify_qa
 
 # The leaderboard's test support (synthetic bundles, a live server, PostgreSQL) lives in tests/.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from leaderboard_side import EMPTY_REPLIES_MB, cpu_s, peak_mb, reset_peak  # noqa: E402
 from leaderboard_support import (  # noqa: E402
     LiveServer,
     PostgresCluster,
@@ -244,23 +252,6 @@ def screenshots(url: str, workdir: Path) -> None:
             context.close()
 
 
-def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` (from /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _peak_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return math.nan
-
-
-def _reset_peak(pid: int) -> None:
-    Path(f"/proc/{pid}/clear_refs").write_text("5")  # resets VmHWM to the current RSS
-
-
 def _worst_bodies(rows: list[dict[str, Any]], big: list[dict[str, Any]]) -> list[tuple[str, bytes]]:
     """Each attack of issue 26 and the largest bundle each limit lets through, as bodies."""
 
@@ -331,18 +322,18 @@ def bench_worst(url: str, workdir: Path) -> None:
     with server, httpx.Client(timeout=300) as client:
         assert server.process is not None
         pid = server.process.pid
-        print(f"server at start: {_peak_mb(pid):.0f} MB peak")
+        print(f"server at start: {peak_mb(pid):.0f} MB peak")
         created = []
         for label, body in cases:
-            _reset_peak(pid)
-            cpu, start = _cpu_s(pid), time.perf_counter()
+            reset_peak(pid)
+            cpu, start = cpu_s(pid), time.perf_counter()
             answer = client.post(f"{server.url}/api/submissions", content=body, headers=headers)
             wall = time.perf_counter() - start
             if answer.status_code == 201:
                 created.append(answer.json()["id"])
             print(
                 f"{label} ({len(body) / 1e6:.1f} MB): HTTP {answer.status_code} in {wall:.2f} s, "
-                f"{_cpu_s(pid) - cpu:.2f} CPU-s, peak {_peak_mb(pid):.0f} MB, answer "
+                f"{cpu_s(pid) - cpu:.2f} CPU-s, peak {peak_mb(pid):.0f} MB, answer "
                 f"{len(answer.content)} bytes"
             )
         for view in ("first", "second"):
@@ -351,12 +342,12 @@ def bench_worst(url: str, workdir: Path) -> None:
                 f"/submissions/{created[-1]}",
                 f"/api/submissions/{created[-1]}",
             ):
-                cpu, start = _cpu_s(pid), time.perf_counter()
+                cpu, start = cpu_s(pid), time.perf_counter()
                 page = client.get(server.url + page_path)
                 print(
                     f"GET {page_path} ({view} view; the 1,000-question x 10-trial entry): HTTP "
                     f"{page.status_code} in {time.perf_counter() - start:.2f} s, "
-                    f"{_cpu_s(pid) - cpu:.2f} CPU-s, {len(page.content) / 1e3:.0f} kB"
+                    f"{cpu_s(pid) - cpu:.2f} CPU-s, {len(page.content) / 1e3:.0f} kB"
                 )
         held = []
         for _ in range(1_200):
@@ -374,6 +365,95 @@ def bench_worst(url: str, workdir: Path) -> None:
             conn.close()
 
 
+BASELINE = "3d9b4fc"
+"""The last commit before issue 26's fixes (the first, a32b8c4, bounded reading a reply)."""
+
+
+def _install_tree(rev: str, folder: Path) -> Path:
+    """The package of commit ``rev`` laid out as an install would, to put first on PYTHONPATH.
+
+    Its folders are copied by its package-dir mapping, and a ``dist-info`` of its own shadows
+    this tree's editable install, whose entry points (plugins) name objects ``rev`` may lack.
+    """
+    import shutil
+
+    source, site = folder / "src", folder / "site"
+    source.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "archive", rev], cwd=Path(__file__).resolve().parents[1], capture_output=True,
+        check=True, timeout=120,
+    )  # fmt: skip
+    subprocess.run(["tar", "-x", "-C", str(source)], input=archive.stdout, check=True, timeout=120)
+    config = tomllib.loads((source / "pyproject.toml").read_text())
+    for package, path in config["tool"]["setuptools"]["package-dir"].items():
+        shutil.copytree(source / path, site.joinpath(*package.split(".")), dirs_exist_ok=True)
+    project = config["project"]
+    info = site / f"coordqa-{project['version']}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: coordqa\nVersion: {project['version']}\n"
+    )
+    groups = {**project.get("entry-points", {}), "console_scripts": project.get("scripts", {})}
+    (info / "entry_points.txt").write_text(
+        "".join(
+            f"[{group}]\n" + "".join(f"{name} = {target}\n" for name, target in points.items())
+            for group, points in groups.items()
+        )
+    )
+    return site
+
+
+def bench_before_after(rev: str, workdir: Path) -> None:
+    """Each weak point on the code of ``rev``, then on this tree: one table, one run."""
+    site = _install_tree(rev, workdir / "baseline")
+    tests = str(Path(__file__).resolve().parents[1] / "tests")
+    sides: dict[str, dict[str, Any]] = {}
+    for side, path in (("before", f"{site}:{tests}"), ("after", tests)):
+        folder = workdir / side
+        folder.mkdir()
+        env = {**os.environ, "PYTHONPATH": path}
+        # in the side's folder: its server (python -c) must not import this tree from the cwd
+        done = subprocess.run(
+            [sys.executable, str(Path(__file__).with_name("leaderboard_side.py")), str(folder)],
+            env=env, cwd=folder, capture_output=True, text=True, timeout=3_600,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise SystemExit(f"the {side} side failed:\n{done.stdout}{done.stderr}")
+        sides[side] = json.loads(done.stdout.splitlines()[-1])
+    before, after = sides["before"], sides["after"]
+    if not before["code"].startswith(str(site)):
+        raise SystemExit(f"the before side ran {before['code']}, not {rev} from {site}")
+    print(f"before = {rev} ({before['code']}), after = this tree ({after['code']}); SQLite")
+    print("| weak point | before | after |")
+    print("|---|---|---|")
+    labels = {
+        "empty_replies": f"{EMPTY_REPLIES_MB:g} MB of empty replies",
+        "trials_1000": "1,000 trials x 198 questions",
+        "trials_10": "10 trials x 198 questions",
+        "long_replies": "594 replies of 3,409 characters",
+    }
+
+    def cell(n: dict[str, Any]) -> str:
+        return (
+            f"HTTP {n['status']}, {n['cpu_s']:.2f} CPU-s, peak {n['peak_mb']:.0f} MB, "
+            f"answer {n['answer_bytes'] / 1e3:,.1f} kB, db +{n['db_mb']:.1f} MB"
+        )
+
+    def view(n: dict[str, Any], side: dict[str, Any]) -> str:
+        return f"{n['cpu_s']:.2f} CPU-s, {n['bytes'] / 1e3:,.0f} kB ({side['largest']})"
+
+    for name, label in labels.items():
+        size = before[name]["body_mb"]
+        print(f"| {label} ({size:.1f} MB) | {cell(before[name])} | {cell(after[name])} |")
+    for page in ("ranking", "entry_page", "entry_api"):
+        for seen in ("first", "second"):
+            key = f"{page}_{seen}"
+            print(
+                f"| GET {page} ({seen} view of the largest entry) "
+                f"| {view(before[key], before)} | {view(after[key], after)} |"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=40)
@@ -382,10 +462,20 @@ def main() -> None:
     parser.add_argument("--postgres", action="store_true", help="use a throwaway PostgreSQL")
     parser.add_argument("--no-screenshots", dest="screenshots", action="store_false")
     parser.add_argument("--worst", action="store_true", help="only the worst-bundle section")
+    parser.add_argument(
+        "--before-after",
+        nargs="?",
+        const=BASELINE,
+        metavar="REV",
+        help=f"only the weak points, on REV's code and this tree (default REV: {BASELINE})",
+    )
     args = parser.parse_args()
     rows = synthetic_rows(scenarios=66)
     with tempfile.TemporaryDirectory(prefix="coordqa-bench-lb-") as tmp:
         workdir = Path(tmp)
+        if args.before_after:
+            bench_before_after(args.before_after, workdir)
+            return
         if args.worst:
             if args.postgres:
                 with PostgresCluster() as cluster:
