@@ -139,6 +139,53 @@ def test_a_priced_model_costs_its_tokens_at_litellms_prices(
     assert reply.usage.cost == pytest.approx(prompt + completion) and reply.usage.cost > 0
 
 
+def test_an_unpriced_model_stays_unknown_and_is_looked_up_once(
+    local_server: LocalOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A price miss walks litellm's fallbacks (milliseconds): remembered after the first."""
+    from coordqa.llm.litellm_provider import import_litellm
+
+    litellm = import_litellm()
+    lookups = []
+    real = litellm.completion_cost
+
+    def counted(**kwargs: object) -> float:
+        lookups.append(kwargs["model"])
+        return real(**kwargs)
+
+    monkeypatch.setattr(litellm, "completion_cost", counted)
+    model = get_model("openai/test-model", api_base=local_server.base_url, cache=None)
+    replies = [asyncio.run(model.generate(MESSAGES, trial=trial)) for trial in range(3)]
+    assert [reply.usage.cost for reply in replies] == [None, None, None]
+    assert lookups == ["openai/test-model"]
+    assert model.usage.total().usage.cost is None
+
+
+def test_calls_go_around_litellms_wrapper_unless_litellm_has_callbacks(
+    local_server: LocalOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """acompletion's thread pool, pricing and logging run only where the user set litellm up to
+    call back (their callbacks then run as usual)."""
+    from coordqa.llm.litellm_provider import import_litellm
+
+    litellm = import_litellm()
+    through_wrapper = []
+    real = litellm.acompletion
+
+    async def counted(**kwargs: object) -> object:
+        through_wrapper.append(kwargs["model"])
+        return await real(**kwargs)
+
+    monkeypatch.setattr(litellm, "acompletion", counted)
+    model = get_model("openai/test-model", api_base=local_server.base_url, cache=None)
+    assert asyncio.run(model.generate(MESSAGES)).text == "Answer: A"
+    assert through_wrapper == []
+    logged = []
+    monkeypatch.setattr(litellm, "success_callback", [lambda *args: logged.append(args)])
+    assert asyncio.run(model.generate(MESSAGES, trial=1)).text == "Answer: A"
+    assert through_wrapper == ["openai/test-model"]
+
+
 def test_ledger_sums_per_role_and_per_model() -> None:
     ledger = UsageLedger()
     tom = ScriptedModel(["a b", "c"], name="tom-model", ledger=ledger)
