@@ -360,7 +360,7 @@ class LiteLLMProvider(Provider):
             pending = start_request(litellm, kwargs)
         except Exception as exc:
             raise ModelError(
-                f"litellm cannot build a request for model {self.name!r}: {exc}"
+                f"litellm cannot build a request for model {self.name}: {exc}"
             ) from exc
         if inspect.iscoroutine(pending):
             pending.close()
