@@ -20,7 +20,7 @@ from test_evaluate_support import answers, write_dataset
 
 from coordqa.llm.testing import Fault, LocalOpenAIServer
 from coordqa.local_servers import free_port
-from coordqa.store import open_run
+from coordqa.store import open_run, read_qa_run
 
 CLI = [sys.executable, "-c", "from coordqa.cli import main; main()"]
 
@@ -292,3 +292,34 @@ def test_a_missing_key_variable_and_a_bad_model_arg_are_clear(tmp_path: Path) ->
     reserved = coordqa(*base, "--model-arg", "temperature=0")
     assert reserved.returncode == 2 and "--temperature" in reserved.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_the_process_ends_once_the_run_is_on_disk_without_interpreter_teardown(
+    tmp_path: Path,
+) -> None:
+    """main() leaves through os._exit once exit handlers ran and output is flushed: the run is
+    complete on disk, stdout holds the whole summary, and no module teardown happens (an
+    object freed only by teardown never is)."""
+    out = tmp_path / "run"
+    probe = (
+        "import atexit, sys\n"
+        "class Torn:\n"
+        "    def __del__(self): print('torn down', file=sys.stderr, flush=True)\n"
+        "kept = Torn()\n"
+        "atexit.register(lambda: print('exit handlers ran', file=sys.stderr, flush=True))\n"
+        "from coordqa.cli import main; main()\n"
+    )
+    args = ["eval", "--model", "random", "--dataset", "example", "--trials", "2", "--out", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args, "--json", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "exit handlers ran" in done.stderr and "torn down" not in done.stderr
+    assert json.loads(done.stdout)["samples"]["new"] == 24
+    run = read_qa_run(out)
+    assert open_run(out).manifest.status == "finished"
+    assert len(run.calls()) == 24 and len(run.samples()) == 24
+    assert json.loads((out / "summary.json").read_text())["complete"] is True

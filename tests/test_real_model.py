@@ -32,7 +32,10 @@ QUESTIONS = 3
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaCppServer]:
     log_path = tmp_path_factory.mktemp("llama") / "server.log"
-    with log_path.open("w") as log, LlamaCppServer(gemma_270m_path(), log=log) as running:
+    with (
+        log_path.open("w") as log,
+        LlamaCppServer(gemma_270m_path(), n_threads=2, log=log) as running,  # as real_model.py
+    ):
         yield running
 
 
@@ -105,3 +108,31 @@ def test_an_llm_agent_plays_overcooked_against_the_real_server(
     assert agent["errors"] == 0
     assert agent["llm_calls"] >= agent["decisions"] - agent["forced"]
     assert 0 <= agent["fallbacks"] <= agent["decisions"]
+
+
+def test_a_prompt_gemma_answers_with_nothing_is_an_empty_reply_not_an_error(
+    server: LlamaCppServer, tmp_path: Path
+) -> None:
+    """For some Hanabi EC prompts gemma-3-270m ends its turn at once: HTTP 200 with content "",
+    finish reason stop, 0 completion tokens, the same for every retry of the seeded request.
+    Found by ``benchmarks/real_model.py --sample 96 --seed 13 --max-tokens 128``: 6 of that
+    sample's 14 Hanabi EC questions, hanabi-09-EC among them. It is the model's reply."""
+    config = EvalConfig(
+        model=server.model,
+        api_base=server.base_url,
+        trials=1,
+        ids=("hanabi-09-EC",),
+        max_tokens=128,
+        seed=13,
+        cache=False,
+        out=tmp_path / "run",
+    )
+    result = evaluate(config)
+    run = read_qa_run(result.run_dir)
+    (call,) = run.calls()
+    assert (call.text, call.finish_reason, call.attempts) == ("", "stop", 1)
+    assert call.usage.completion_tokens == 0
+    (sample,) = run.samples()
+    assert sample.status == "no_answer" and sample.choice is not None
+    assert sample.choice.method == "empty_reply"
+    assert (result.analysis.empty_replies, result.analysis.errors) == (1, 0)
