@@ -9,8 +9,9 @@ Run by hand:  python benchmarks/bench_eval.py [--only e2e throughput rerun dead 
   For each: the wall time from spawn to exit, split at the first request and the last reply as
   the server saw them, and the peak RSS. Prints medians and the ratios of coordqa to the client
   and to the floor, ceil(calls / concurrency) x latency (the least time any client needs), and
-  the sending phase's rate as a share of the floor's. inspect_ai is not compared here (not
-  installed in this project); the issue's side-by-side measured it at 1.45-2.1x coordqa's time.
+  the sending phase's rate as a share of the floor's. ``--before PYTHON`` times an earlier
+  coordqa too (an interpreter where it is installed), alternated with this one, for before and
+  after in one run. inspect_ai is not compared here (not installed in this project).
 - ``throughput``: 198 synthetic questions x 3 trials against a local OpenAI-compatible server
   with a fixed latency (200 ms), at concurrency 1 and 32, cache off. The ideal wall time at
   concurrency c is calls x latency / c; the script prints how close each run comes to it, and
@@ -178,12 +179,12 @@ class CliRun:
         return self.exited - self.started
 
 
-def cli(args: Sequence[str], env: dict[str, str]) -> CliRun:
+def cli(args: Sequence[str], env: dict[str, str], python: str = sys.executable) -> CliRun:
     """Run ``coordqa ARGS`` (``args[0] == "coordqa"``) or ``SCRIPT.py ARGS`` in a fresh
-    interpreter, to its end."""
+    interpreter (``python``), to its end."""
     started = time.time()
     process = subprocess.Popen(
-        [sys.executable, "-c", PROBE, *args],
+        [python, "-c", PROBE, *args],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -243,9 +244,11 @@ class ProcessRun:
         return self.run.peak_rss_mb
 
 
-def timed_process(args: Sequence[str], server: Server, env: dict[str, str]) -> ProcessRun:
+def timed_process(
+    args: Sequence[str], server: Server, env: dict[str, str], python: str = sys.executable
+) -> ProcessRun:
     """Run ``args`` (see :func:`cli`) to its end; raise if it fails or sends nothing."""
-    run = cli(args, env)
+    run = cli(args, env, python)
     if run.status != 0:
         raise SystemExit(f"{args[0]} exited {run.status}:\n{run.stderr[-2000:]}")
     times = server.times()
@@ -294,7 +297,15 @@ def describe(label: str, runs: Sequence[ProcessRun]) -> str:
     )
 
 
-def end_to_end(root: Path, latency: float, trials: int, concurrency: int, repeats: int) -> None:
+def end_to_end(
+    root: Path,
+    versions: dict[str, str],
+    latency: float,
+    trials: int,
+    concurrency: int,
+    repeats: int,
+) -> None:
+    """The e2e section; ``versions``: label -> interpreter of each coordqa to time."""
     bodies = request_bodies(trials)
     requests = root / "e2e-requests.json"
     requests.write_text(json.dumps(bodies))
@@ -306,7 +317,7 @@ def end_to_end(root: Path, latency: float, trials: int, concurrency: int, repeat
         f"latency {latency:g} s; floor ceil({calls}/{concurrency}) x {latency:g} = {floor:.2f} s"
     )
     client: list[ProcessRun] = []
-    ours: list[ProcessRun] = []
+    ours: dict[str, list[ProcessRun]] = {label: [] for label in versions}
     with server_process(latency) as server:
         eval_args = [
             "eval", "--model", "openai/bench", "--api-base", server.base_url, "--trials",
@@ -315,25 +326,29 @@ def end_to_end(root: Path, latency: float, trials: int, concurrency: int, repeat
         bare = [str(BARE_CLIENT), server.base_url, str(requests), str(concurrency)]
         for number in range(repeats):
             client.append(timed_process([*bare, str(root / f"bare-{number}.jsonl")], server, env))
-            out = ["--out", str(root / f"e2e-{number}")]
-            ours.append(timed_process(["coordqa", *eval_args, *out], server, env))
-    for run in (*client, *ours):
+            for label, python in versions.items():
+                out = ["--out", str(root / f"e2e-{label}-{number}")]
+                ours[label].append(
+                    timed_process(["coordqa", *eval_args, *out], server, env, python)
+                )
+    for run in (*client, *(run for runs in ours.values() for run in runs)):
         if run.calls != calls:
             raise SystemExit(f"a run sent {run.calls} requests, expected {calls}")
+    bare_wall = median([r.wall for r in client])
     print(describe("bare client", client))
-    print(describe("coordqa eval", ours))
-    wall, bare_wall = median([r.wall for r in ours]), median([r.wall for r in client])
-    pairs = [mine.wall / theirs.wall for mine, theirs in zip(ours, client, strict=True)]
-    sending = median([r.sending for r in ours])
     print(
-        f"  coordqa / bare client: {wall / bare_wall:.2f}x (pairwise median "
-        f"{median(pairs):.2f}x, target <= 1.6x); coordqa / floor: {wall / floor:.2f}x; bare "
-        f"client / floor: {bare_wall / floor:.2f}x"
+        f"  bare client / floor: {bare_wall / floor:.2f}x, sending at "
+        f"{100 * floor / median([r.sending for r in client]):.0f}% of the floor's rate"
     )
-    print(
-        f"  sending at {100 * floor / sending:.0f}% of the floor's rate (coordqa; target >= 85%),"
-        f" bare client {100 * floor / median([r.sending for r in client]):.0f}%"
-    )
+    for label, runs in ours.items():
+        wall, sending = median([r.wall for r in runs]), median([r.sending for r in runs])
+        pairs = [mine.wall / theirs.wall for mine, theirs in zip(runs, client, strict=True)]
+        print(describe(label, runs))
+        print(
+            f"    / bare client: {wall / bare_wall:.2f}x (pairwise median {median(pairs):.2f}x; "
+            f"target <= 1.6x); / floor: {wall / floor:.2f}x; sending at "
+            f"{100 * floor / sending:.0f}% of the floor's rate (target >= 85%)"
+        )
 
 
 def timed_eval(config: EvalConfig) -> tuple[float, float, float, int]:
@@ -392,7 +407,8 @@ def imported(stderr: str) -> str:
     return "litellm imported" if "litellm imported: True" in stderr else "litellm not imported"
 
 
-def rerun(root: Path, repeats: int) -> None:
+def rerun(root: Path, versions: dict[str, str], repeats: int) -> None:
+    """The rerun section, each version's runs alternated with the others'."""
     env = {**os.environ, "COORDQA_CACHE_DIR": str(root / "rerun-cache"), "OPENAI_API_KEY": "sk-b"}
     with server_process(0.0) as server:
         base = ["coordqa", "eval", "--model", "openai/bench", "--api-base", server.base_url]
@@ -404,19 +420,22 @@ def rerun(root: Path, repeats: int) -> None:
             f"rerun: first run of the bundled dataset (594 calls) {first.wall:.2f} s, peak RSS "
             f"{first.peak_rss_mb:.0f} MB"
         )
-        for label, out in (("identical command", "rerun-a"), ("new run directory", None)):
-            runs = []
-            for number in range(repeats):
-                target = out or f"rerun-new-{number}"
-                run = cli([*base, "--out", str(root / target)], env)
-                if run.status:
-                    raise SystemExit(f"the rerun failed: {run.stderr}")
-                runs.append(run)
+        cases = [("identical command", "rerun-a"), ("new run directory", None)]
+        runs: dict[tuple[str, str], list[CliRun]] = {}
+        for number in range(repeats):
+            for case, out in cases:
+                for label, python in versions.items():
+                    target = out or f"rerun-new-{label}-{number}"
+                    run = cli([*base, "--out", str(root / target)], env, python)
+                    if run.status:
+                        raise SystemExit(f"the rerun failed: {run.stderr}")
+                    runs.setdefault((case, label), []).append(run)
+        for (case, label), done in runs.items():
             print(
-                f"  {label:<18} ({'nothing to ask' if out else 'all from the cache'}): best "
-                f"{min(r.wall for r in runs):.2f} s, median {median([r.wall for r in runs]):.2f} s "
-                f"of {repeats} (CPU best {min(r.cpu for r in runs):.2f} s, peak RSS "
-                f"{median([r.peak_rss_mb for r in runs]):.0f} MB); {imported(runs[-1].stderr)}"
+                f"  {case:<18} {label:<8}: best {min(r.wall for r in done):.2f} s, median "
+                f"{median([r.wall for r in done]):.2f} s of {repeats} (CPU best "
+                f"{min(r.cpu for r in done):.2f} s, peak RSS "
+                f"{median([r.peak_rss_mb for r in done]):.0f} MB); {imported(done[-1].stderr)}"
             )
 
 
@@ -465,18 +484,28 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 32])
     parser.add_argument("--repeats", type=int, default=5, help="runs timed per case")
+    parser.add_argument(
+        "--before",
+        metavar="PYTHON",
+        help="an interpreter whose coordqa is an earlier version: e2e and rerun time it too, "
+        "alternated with this one",
+    )
     args = parser.parse_args()
+    versions = {"coordqa": sys.executable}
+    if args.before:
+        versions = {"before": args.before, "after": sys.executable}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         os.environ["COORDQA_CACHE_DIR"] = str(root / "cache")
         os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
         print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         if "e2e" in args.only:
-            end_to_end(root, args.latency, args.trials, max(args.concurrency), args.repeats)
+            concurrency = max(args.concurrency)
+            end_to_end(root, versions, args.latency, args.trials, concurrency, args.repeats)
         if "throughput" in args.only:
             throughput(root, args.latency, args.trials, args.concurrency)
         if "rerun" in args.only:
-            rerun(root, args.repeats)
+            rerun(root, versions, args.repeats)
         if "dead" in args.only:
             dead(root)
         if "offline" in args.only:

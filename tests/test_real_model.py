@@ -15,6 +15,7 @@ import pytest
 
 from coordqa.choices import METHODS
 from coordqa.evaluation import EvalConfig, evaluate
+from coordqa.llm import CallPolicy
 from coordqa.llm.llamacpp import LlamaCppServer, gemma_270m_path, llama_cpp_available
 from coordqa.store import read_qa_run
 
@@ -126,6 +127,7 @@ def test_a_prompt_gemma_answers_with_nothing_is_an_empty_reply_not_an_error(
         seed=13,
         cache=False,
         out=tmp_path / "run",
+        policy=CallPolicy(timeout_s=900.0),  # a busy machine takes minutes over the prompt
     )
     result = evaluate(config)
     run = read_qa_run(result.run_dir)
