@@ -243,6 +243,11 @@ class ProcessRun:
         """Peak resident memory."""
         return self.run.peak_rss_mb
 
+    @property
+    def cpu(self) -> float:
+        """CPU seconds of the whole process (what a loaded machine stretches least)."""
+        return self.run.cpu
+
 
 def timed_process(
     args: Sequence[str], server: Server, env: dict[str, str], python: str = sys.executable
@@ -293,7 +298,8 @@ def describe(label: str, runs: Sequence[ProcessRun]) -> str:
     return (
         f"  {label:<12} wall {mid('wall'):5.2f} s (min {min(r.wall for r in runs):5.2f}): "
         f"before the first request {mid('before'):4.2f}, sending {mid('sending'):4.2f}, after "
-        f"the last reply {mid('after'):4.2f}; peak RSS {mid('peak_rss_mb'):4.0f} MB"
+        f"the last reply {mid('after'):4.2f}; CPU {mid('cpu'):4.2f} s; peak RSS "
+        f"{mid('peak_rss_mb'):4.0f} MB"
     )
 
 

@@ -116,11 +116,13 @@ def test_a_prompt_gemma_answers_with_nothing_is_an_empty_reply_not_an_error(
 ) -> None:
     """For some Hanabi EC prompts gemma-3-270m ends its turn at once: HTTP 200 with content "",
     finish reason stop, 0 completion tokens, the same for every retry of the seeded request.
-    Found by ``benchmarks/real_model.py --sample 96 --seed 13 --max-tokens 128``: 6 of that
-    sample's 14 Hanabi EC questions, hanabi-09-EC among them. It is the model's reply."""
+    Found by ``benchmarks/real_model.py --sample 96 --seed 13 --max-tokens 128`` on release
+    v1.1: 6 of that sample's 14 Hanabi EC questions, hanabi-09-EC among them. It is the model's
+    reply."""
     config = EvalConfig(
         model=server.model,
         api_base=server.base_url,
+        dataset="coordinationqa-v1.1",
         trials=1,
         ids=("hanabi-09-EC",),
         max_tokens=128,

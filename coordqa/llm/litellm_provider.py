@@ -23,6 +23,7 @@ refuses to send none. A server that does check keys then answers 401, reported a
 from __future__ import annotations
 
 import datetime
+import functools
 import inspect
 import logging
 import os
@@ -108,8 +109,13 @@ unawaited by design, and Python would print this warning, naming litellm's inter
 person who pressed Ctrl-C."""
 
 
+@functools.cache
 def import_litellm() -> ModuleType:
-    """Import litellm (once), configured for offline price lookup, fast calls and quiet logs."""
+    """Import litellm (once), configured for offline price lookup, fast calls and quiet logs.
+
+    Cached: every call asks for the module, and configuring it again (the environment, a
+    warnings filter, the logger) cost a millisecond per call.
+    """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     if not any(os.environ.get(name) for name in _SDK_ONLY_SETTINGS):
         os.environ.setdefault(FAST_OPENAI_HANDLER, "true")
