@@ -59,28 +59,24 @@ from coordqa.prompts import build_messages
 SCENARIOS = 66
 SECTIONS = ("e2e", "throughput", "rerun", "dead", "offline")
 PROBE = (
-    "import os, runpy, sys; exit_now = os._exit\n"
-    "def report(status):\n"
+    "import atexit, runpy, sys\n"
+    "def report():\n"
     "    with open('/proc/self/status') as proc:\n"
     "        peak = next(line.split()[1] for line in proc if line.startswith('VmHWM'))\n"
     "    print('litellm imported:', 'litellm' in sys.modules, file=sys.stderr)\n"
     "    print('peak RSS kB:', peak, file=sys.stderr, flush=True)\n"
-    "    exit_now(status)\n"
-    "os._exit = report\n"
+    "atexit.register(report)\n"
     "sys.argv = sys.argv[1:]\n"
-    "try:\n"
-    "    if sys.argv[0] == 'coordqa':\n"
-    "        from coordqa.cli import main\n"
-    "        main()\n"
-    "    else:\n"
-    "        runpy.run_path(sys.argv[0], run_name='__main__')\n"
-    "except SystemExit as stop:\n"
-    "    report(stop.code if isinstance(stop.code, int) else int(stop.code is not None))\n"
-    "report(0)\n"
+    "if sys.argv[0] == 'coordqa':\n"
+    "    from coordqa.cli import main\n"
+    "    main()\n"
+    "else:\n"
+    "    runpy.run_path(sys.argv[0], run_name='__main__')\n"
 )
-"""Runs ``coordqa ARGS`` or ``SCRIPT.py ARGS`` and says on stderr, however it leaves
-(``sys.exit`` or ``os._exit``, with its exit status), whether litellm was imported and the
-peak RSS. (The parent's ru_maxrss of a child counts the parent's own memory, copied at fork.)"""
+"""Runs ``coordqa ARGS`` or ``SCRIPT.py ARGS`` as it runs alone, and says on stderr (from an
+exit handler: both a normal exit and coordqa's fast one run them) whether litellm was imported
+and the peak RSS. (The parent's ru_maxrss of a child counts the parent's own memory, copied at
+fork.)"""
 SERVER = (
     "import json, sys; from coordqa.llm.testing import LocalOpenAIServer\n"
     "with LocalOpenAIServer(lambda body, index: 'Answer: B', latency_s=float(sys.argv[1])) as s:\n"
@@ -181,10 +177,14 @@ class CliRun:
 
 def cli(args: Sequence[str], env: dict[str, str], python: str = sys.executable) -> CliRun:
     """Run ``coordqa ARGS`` (``args[0] == "coordqa"``) or ``SCRIPT.py ARGS`` in a fresh
-    interpreter (``python``), to its end."""
+    interpreter (``python``), to its end.
+
+    ``-P``: the current directory is not put on ``sys.path``, so that each interpreter imports
+    its own installed coordqa, not the checkout the benchmark is started from.
+    """
     started = time.time()
     process = subprocess.Popen(
-        [python, "-c", PROBE, *args],
+        [python, "-P", "-c", PROBE, *args],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
