@@ -2,7 +2,8 @@
 
 A subprocess per command costs a Python start plus the command's imports (litellm alone is about
 4 s of CPU), which made the CLI tests the slowest part of the suite. :func:`coordqa` calls the
-console-script entry point :func:`coordqa.cli.main` instead, so a ``CoordqaError`` still becomes
+console-script entry point's body :func:`coordqa.cli.run_cli` instead (:func:`coordqa.cli.main`
+would end the test process), so a ``CoordqaError`` still becomes
 one ``error:`` line and exit status 2 exactly as in a shell, with ``sys.argv``, the environment and
 the working directory set for the call and restored afterwards, and stdout and stderr captured
 apart. Neither stream is a terminal, as with a pipe: plain progress lines, no control codes.
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from coordqa.cli import main
+from coordqa.cli import run_cli
 
 
 @dataclass(frozen=True)
@@ -58,24 +59,10 @@ def coordqa(
         _argv(["coordqa", *map(str, args)]),
         _working_directory(cwd),
     ):
-        try:
-            main()
-            status = 0
-        except SystemExit as exit_:
-            status = _exit_status(exit_.code)
+        status = run_cli()
         sys.stdout.flush()
         sys.stderr.flush()
         return CliResult(status, stdout.getvalue().decode(), stderr.getvalue().decode())
-
-
-def _exit_status(code: object) -> int:
-    """The status a process exiting with ``sys.exit(code)`` has (a message means 1)."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
 
 
 @contextmanager

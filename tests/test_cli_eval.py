@@ -297,16 +297,25 @@ def test_a_missing_key_variable_and_a_bad_model_arg_are_clear(tmp_path: Path) ->
 def test_the_process_ends_once_the_run_is_on_disk_without_interpreter_teardown(
     tmp_path: Path,
 ) -> None:
-    """main() leaves through os._exit once exit handlers ran and output is flushed: the run is
-    complete on disk, stdout holds the whole summary, and no module teardown happens (an
+    """main() leaves through os._exit once threads, exit handlers and output are done: the run
+    is complete on disk, stdout holds the whole summary, a thread still writing when the
+    command returned finished its file, exit handlers ran, and no module teardown happens (an
     object freed only by teardown never is)."""
     out = tmp_path / "run"
+    late = tmp_path / "late.txt"
     probe = (
-        "import atexit, sys\n"
+        "import atexit, os, sys, threading, time\n"
         "class Torn:\n"
         "    def __del__(self): print('torn down', file=sys.stderr, flush=True)\n"
         "kept = Torn()\n"
         "atexit.register(lambda: print('exit handlers ran', file=sys.stderr, flush=True))\n"
+        "def write_late():\n"  # starts once the run has written its summary, the last file
+        "    for _ in range(600):\n"
+        f"        if os.path.exists({str(out / 'summary.json')!r}): break\n"
+        "        time.sleep(0.5)\n"
+        "    time.sleep(1)\n"
+        f"    with open({str(late)!r}, 'w') as f: f.write('written')\n"
+        "threading.Thread(target=write_late).start()\n"
         "from coordqa.cli import main; main()\n"
     )
     args = ["eval", "--model", "random", "--dataset", "example", "--trials", "2", "--out", str(out)]
@@ -318,6 +327,7 @@ def test_the_process_ends_once_the_run_is_on_disk_without_interpreter_teardown(
     )
     assert done.returncode == 0, done.stderr
     assert "exit handlers ran" in done.stderr and "torn down" not in done.stderr
+    assert late.read_text() == "written"
     assert json.loads(done.stdout)["samples"]["new"] == 24
     run = read_qa_run(out)
     assert open_run(out).manifest.status == "finished"

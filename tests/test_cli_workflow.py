@@ -14,7 +14,7 @@ import pytest
 from qa_run_support import SIX_QUESTIONS, outcome_rows as outcomes, write_qa_run
 from rich.console import Console
 
-from coordqa.cli import main, runs
+from coordqa.cli import run_cli, runs
 
 LONG_NAME = "openai-gpt-4o-mini_coordinationqa-v1.1_EC+JP_sample40s0_temp0.0_2c41f9a0"
 """A run directory name as ``coordqa eval`` makes them: longer than a table column can hold."""
@@ -50,10 +50,7 @@ def invoke(*args: str | Path) -> tuple[int, str]:
     sys.argv = ["coordqa", *map(str, args)]
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            main()
-        code = 0
-    except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else 1
+            code = run_cli()
     finally:
         sys.argv = argv
     return code, out.getvalue() + err.getvalue()

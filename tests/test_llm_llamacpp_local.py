@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from coordqa.cli import main
+from coordqa.cli import run_cli
 from coordqa.errors import ConfigError, MissingDependencyError, ModelError
 from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.llm import CallPolicy, GenerateConfig, Message, get_model, llamacpp_provider as local
@@ -171,11 +171,11 @@ def test_the_real_gemma_model_in_process_through_the_cli(tmp_path: Path) -> None
     for out in ("run", "again"):
         argv, sys.argv = sys.argv, ["coordqa", *args, "--out", str(tmp_path / out), "--quiet"]
         try:
-            with contextlib.redirect_stdout(io.StringIO()), pytest.raises(SystemExit) as done:
-                main()
+            with contextlib.redirect_stdout(io.StringIO()):
+                status = run_cli()
         finally:
             sys.argv = argv
-        assert done.value.code == 0
+        assert status == 0
     calls = read_qa_run(tmp_path / "run").calls()
     assert len(calls) == 2 and all(c.ok and c.text and not c.cached for c in calls)
     assert all(0 < c.usage.completion_tokens <= 16 and c.usage.prompt_tokens > 500 for c in calls)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import os
 import sys
+import threading
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -99,43 +100,46 @@ def _options(
     """Measure how well language models coordinate: CoordinationQA and agentic cross-play."""
 
 
-def main() -> NoReturn:
-    """Console-script entry point: run the app, turning coordqa errors into clean messages.
+def run_cli() -> int:
+    """Run the app on ``sys.argv`` and return its exit status; the process is left running.
 
-    The process then ends at once, as soon as exit handlers have run and stdout and stderr are
-    flushed (:func:`_leave`): every command has closed, and for runs fsynced, whatever it wrote
-    before it returns, and the interpreter's own teardown of thousands of modules (litellm and
-    the OpenAI SDK among them) would keep the user waiting 1.5-2 s for nothing.
+    coordqa errors become one line on stderr and their exit status (:mod:`coordqa.cli._errors`),
+    ``sys.exit(code)`` its status as Python gives it: None is 0, a number is itself, anything
+    else is printed on stderr and is 1. Tests run commands in process through this;
+    :func:`main` is the console script.
     """
     from coordqa.cli._errors import run_app
 
     try:
         run_app(app)
     except SystemExit as stop:
-        _leave(_exit_status(stop.code))
-    _leave(0)
+        if stop.code is None or isinstance(stop.code, int):
+            return stop.code or 0
+        print(stop.code, file=sys.stderr)
+        return 1
+    return 0
 
 
-def _exit_status(code: object) -> int:
-    """The exit status of ``sys.exit(code)``, as Python gives it.
+def main() -> NoReturn:
+    """Console-script entry point: run the app (:func:`run_cli`), then end the process at once.
 
-    None is 0 and a number is itself; anything else is printed on stderr and is 1.
+    It ends as soon as threads, exit handlers and stdout and stderr are done (:func:`_leave`):
+    every command has closed, and for runs fsynced, whatever it wrote before it returns, and the
+    interpreter's own teardown of thousands of modules (litellm and the OpenAI SDK among them)
+    would keep the user waiting 1.5-2 s for nothing.
     """
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
+    _leave(run_cli())
 
 
 def _leave(status: int) -> NoReturn:
-    """End the process with ``status`` without tearing the interpreter down.
+    """End the process with ``status`` as Python's own exit does, less the module teardown.
 
-    Exit handlers (``atexit``: logging's flush, anything a user or library registered) still
-    run, and stdout and stderr are flushed; other threads are not waited for (coordqa's own
-    have finished by then).
+    What a normal exit does first is done here too: threads that are not daemons are waited
+    for (``threading._shutdown``, which also shuts thread pools down), exit handlers run
+    (``atexit``: logging's flush, anything a user or library registered), and stdout and
+    stderr are flushed. Only the interpreter's teardown is skipped.
     """
+    threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()
