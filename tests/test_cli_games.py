@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_support import coordqa
 from typer.testing import CliRunner
 
 from coordqa.cli import app
@@ -87,3 +88,24 @@ def test_parse_pair() -> None:
     assert parse_pair(None) is None
     with pytest.raises(ConfigError, match="two player names"):
         parse_pair("a,b,c")
+
+
+def test_play_refuses_an_llm_agent_in_one_line_naming_agentic_run() -> None:
+    """An LLM agent needs a model, which play does not take (it was a TypeError traceback)."""
+    players = "cac,capture-planner"
+    result = coordqa("play", "collab_capture", "--players", players, "--episodes", "1")
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    (line,) = result.stderr.strip().splitlines()
+    assert "'cac' is an LLM agent" in line and "needs a model" in line
+    assert "coordqa agentic run --agent cac --game collab_capture --model MODEL" in line
+
+
+def test_games_list_puts_llm_agents_apart_from_the_players_play_takes() -> None:
+    result = coordqa("games", "list", columns=200)
+    assert result.returncode == 0, result.stderr
+    capture = result.stdout.split("collab_escape")[0]
+    players = next(line for line in capture.splitlines() if "players:" in line)
+    agents = next(line for line in capture.splitlines() if "LLM agents" in line)
+    assert "capture-planner" in players and "cac" not in players.split("players:")[1]
+    assert "agentic run" in agents and "cac" in agents and "capture-planner" not in agents

@@ -41,11 +41,13 @@ def parse_pair(value: str | None) -> tuple[str, str] | None:
 
 
 def games_list() -> None:
-    """List games with their version, layouts and registered players (names whole)."""
+    """List games: version, layouts, players for play, LLM agents for agentic run."""
     from coordqa.games import GAMES, PLAYERS
 
     for name, cls in GAMES.items():
-        players = [p for p, spec in PLAYERS.items() if spec.plays(name)]
+        fits = [spec for _, spec in PLAYERS.items() if spec.plays(name)]
+        players = [spec.name for spec in fits if spec.kind != "llm"]
+        agents = [spec.name for spec in fits if spec.kind == "llm"]
         strong = cls.profile.strong_policy
         default = None if strong is None else (strong, strong)
         title = Text(name, style="bold")
@@ -56,6 +58,7 @@ def games_list() -> None:
             [
                 Text(f"layouts: {', '.join(cls.layouts)}"),
                 Text(f"players: {', '.join(players) or '-'}"),
+                Text(f"LLM agents (coordqa agentic run --model MODEL): {', '.join(agents) or '-'}"),
                 Text(f"default pair: {_pair_text(default)}"),
             ],
         )

@@ -464,6 +464,12 @@ def make_player(name: str, game: str, layout: str | None = None, **options: Any)
     from coordqa.errors import ConfigError
 
     spec = PLAYERS.get(name)
+    if spec.kind == "llm" and "model" not in options:
+        raise ConfigError(
+            f"player {name!r} is an LLM agent and needs a model, which coordqa play and games "
+            f"show do not take: play it with coordqa agentic run --agent {name} --game {game} "
+            "--model MODEL (and --partner NAME or --self-play)."
+        )
     if spec.kind != "llm":  # an LLM agent's factory also takes its model: it parses its own
         spec.parse_options(options, f"player {name!r}")
     if not spec.plays(game):
