@@ -115,6 +115,17 @@ def test_a_missing_key_exits_2_before_anything_is_stored(tmp_path: Path) -> None
     assert not out.exists()
 
 
+def test_the_missing_key_message_offers_only_what_agentic_run_takes(tmp_path: Path) -> None:
+    """agentic run has no --api-key-env: the message gives the variable and --api-base, and names
+    the commands that do take --api-key-env rather than offering it here."""
+    args = agentic_args(tmp_path / "run", "--model", "openai/gpt-4o-mini")
+    done = coordqa(*args, env={"OPENAI_API_KEY": None})
+    assert done.returncode == 2, done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert "Set the environment variable OPENAI_API_KEY" in line and "--api-base URL" in line
+    assert "--api-key-env" not in line.replace("coordqa eval and eval-set take --api-key-env", "")
+
+
 def test_an_unready_partner_is_named_with_the_fix_by_run_report_and_list(tmp_path: Path) -> None:
     out = tmp_path / "runs" / "obl"
     env = {"COORDQA_DATA_DIR": str(tmp_path / "data"), "COORDQA_HANABI_WEIGHTS": None}
