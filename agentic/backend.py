@@ -8,7 +8,7 @@ a :class:`ModelPool`; both import them from here, so neither backend imports the
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import NamedTuple
 
 from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
@@ -40,13 +40,16 @@ class ModelPool:
         runtime: RuntimeSettings,
         api_base: Callable[[str], str | None],
         limiter_registry: LimiterRegistry | None = None,
+        api_keys: Mapping[str, str] | None = None,
     ) -> None:
         """Build models lazily with the run's call policy, endpoints and limiter registry.
 
-        ``api_base`` gives each model name its endpoint (None: the provider's default).
+        ``api_base`` gives each model name its endpoint (None: the provider's default);
+        ``api_keys`` a key by model name (others use the provider's environment variable).
         """
         self.runtime = runtime
         self.api_base = api_base
+        self.api_keys = dict(api_keys or {})
         self.ledger = UsageLedger()
         self._registry = limiter_registry
         self._models: dict[str, Model] = {}
@@ -62,7 +65,7 @@ class ModelPool:
             return model
 
     def _build(self, name: str) -> Model:
-        provider = create_provider(name, self.api_base(name), None)
+        provider = create_provider(name, self.api_base(name), self.api_keys.get(name))
         cache = ResponseCache() if self.runtime.cache and provider.cacheable else None
         return Model(
             provider,

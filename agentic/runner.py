@@ -43,7 +43,7 @@ again. Ctrl-C or SIGTERM marks the run interrupted and raises
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,6 +91,8 @@ class GridProgress:
     """Moves chosen by players in this session (both seats, every player kind)."""
     model_calls: int = 0
     """Model calls made in this session."""
+    tokens: int = 0
+    """Prompt and completion tokens of those calls, as the providers reported them."""
     episode: AgenticEpisode | None = None
     """The episode that just finished (None for other updates)."""
     new_error: str | None = None
@@ -238,19 +240,23 @@ async def record_failure(writer: RecordWriter, key: str, exc: Exception) -> Epis
 
 @asynccontextmanager
 async def local_session(
-    config: GridConfig, writer: RecordWriter, progress: _Tracker
+    config: GridConfig,
+    writer: RecordWriter,
+    progress: _Tracker,
+    api_keys: Mapping[str, str] | None = None,
 ) -> AsyncIterator[Session]:
     """Yield a session that plays episodes in this process, models shared by all of them.
 
-    Every record is queued on ``writer`` as it is made; decisions and model calls are counted
-    on ``progress``.
+    Every record is queued on ``writer`` as it is made; decisions, model calls and tokens are
+    counted on ``progress``. ``api_keys`` gives some models their key (see
+    :func:`run_grid_async`).
     """
-    pool = ModelPool(config.runtime, config.api_base_for)
+    pool = ModelPool(config.runtime, config.api_base_for, api_keys=api_keys)
 
     def on_record(record: AgentRecord) -> None:
         writer.put(EXCHANGES, record.to_json())
         if isinstance(record, Exchange):
-            progress.add(model_calls=1)
+            progress.add(model_calls=1, tokens=_tokens([record]))
 
     async def play(spec: EpisodeSpec) -> AgenticEpisode:
         return await play_match(
@@ -312,6 +318,7 @@ class _Tracker:
         *,
         decisions: int = 0,
         model_calls: int = 0,
+        tokens: int = 0,
         episode: AgenticEpisode | None = None,
         failed: bool = False,
         new_error: str | None = None,
@@ -319,6 +326,7 @@ class _Tracker:
         state = self.state
         state.decisions += decisions
         state.model_calls += model_calls
+        state.tokens += tokens
         state.done += episode is not None
         state.failed += failed
         state.episode = episode
@@ -328,13 +336,17 @@ class _Tracker:
 
 
 def _session(
-    specs: Sequence[EpisodeSpec], config: GridConfig, writer: RecordWriter, progress: _Tracker
+    specs: Sequence[EpisodeSpec],
+    config: GridConfig,
+    writer: RecordWriter,
+    progress: _Tracker,
+    api_keys: Mapping[str, str],
 ) -> AbstractAsyncContextManager[Session]:
     if config.runtime.backend == "ray":
         from coordqa.agentic.ray_backend import ray_session
 
         return ray_session(specs, config)
-    return local_session(config, writer, progress)
+    return local_session(config, writer, progress, api_keys)
 
 
 def check_players(specs: Sequence[EpisodeSpec]) -> dict[str, str]:
@@ -369,7 +381,9 @@ def check_players(specs: Sequence[EpisodeSpec]) -> dict[str, str]:
     return unready
 
 
-def check_models(config: GridConfig, specs: Sequence[EpisodeSpec]) -> None:
+def check_models(
+    config: GridConfig, specs: Sequence[EpisodeSpec], api_keys: Mapping[str, str] | None = None
+) -> None:
     """Check every model ``specs`` call before the first episode: endpoint, provider, key.
 
     Nothing is stored when a check fails. The endpoint is probed (one TCP connection, no
@@ -383,7 +397,7 @@ def check_models(config: GridConfig, specs: Sequence[EpisodeSpec]) -> None:
         api_base = config.api_base_for(name)
         if not config.runtime.cache:
             check_reachable(api_base)  # first: milliseconds, where the key check imports litellm
-        create_provider(name, api_base, None).check()
+        create_provider(name, api_base, (api_keys or {}).get(name)).check()
 
 
 def _played_before(out: Path) -> set[str]:
@@ -398,8 +412,23 @@ async def run_grid_async(
     out: str | Path,
     *,
     progress: GridProgressCallback | None = None,
+    api_keys: Mapping[str, str] | None = None,
 ) -> GridResult:
-    """Play (or resume) every episode of ``config`` into the run directory ``out``."""
+    """Play (or resume) every episode of ``config`` into the run directory ``out``.
+
+    ``api_keys`` gives a model (by name) a key of its own instead of its provider's environment
+    variable: it is used for the calls and never stored (a leaderboard board opens a submitter's
+    sealed key only for its job). The Ray backend takes none: its tasks would carry the key.
+
+    Raises:
+        ConfigError: no episodes, or ``api_keys`` with the Ray backend.
+    """
+    if api_keys and config.runtime.backend == "ray":
+        raise ConfigError(
+            "a model's own api key is for the local backend; give the Ray workers the "
+            "provider's environment variable instead"
+        )
+    keys = dict(api_keys or {})
     specs = config.episodes()
     if not specs:
         raise ConfigError(
@@ -407,7 +436,9 @@ async def run_grid_async(
         )
     unready = check_players(specs)
     played = _played_before(Path(out))
-    check_models(config, [s for s in specs if s.key not in played and not _unready(s, unready)])
+    check_models(
+        config, [s for s in specs if s.key not in played and not _unready(s, unready)], keys
+    )
     watch = ErrorWatch(
         ", ".join(config.model_names()), config.api_base, config.runtime.max_error_rate
     )
@@ -424,7 +455,7 @@ async def run_grid_async(
             with run.session():
                 await _record_skipped(writer, pending, unready)
                 tracker.add()
-                async with _session(playable, config, writer, tracker) as session:
+                async with _session(playable, config, writer, tracker, keys) as session:
                     parallel = config.runtime.parallel_episodes
                     outcomes = bounded_outcomes(playable, parallel, session.play, _stopping)
                     async with aclosing(outcomes) as stream:
@@ -523,10 +554,14 @@ async def _store_outcome(
     if session.streams:
         tracker.add(episode=outcome)
     else:
-        calls = sum(isinstance(record, Exchange) for record in outcome.exchanges)
+        calls = [record for record in outcome.exchanges if isinstance(record, Exchange)]
         moves = sum(decisions_per_seat(outcome.trajectory).values())
-        tracker.add(decisions=moves, model_calls=calls, episode=outcome)
+        tracker.add(decisions=moves, model_calls=len(calls), tokens=_tokens(calls), episode=outcome)
     return None
+
+
+def _tokens(exchanges: Sequence[Exchange]) -> int:
+    return sum(e.usage.prompt_tokens + e.usage.completion_tokens for e in exchanges)
 
 
 def run_grid(

@@ -152,24 +152,13 @@ def _check_hosted(model: str, hosted: tuple[str, ...]) -> None:
 
 
 def _check_grid_request(request: EndpointRequest) -> None:
-    """Refuse grid jobs the worker cannot run: a player that calls no model, or a key.
-
-    The agentic runner builds each model from its name and ``api_base`` only (the provider's
-    usual environment variable holds the key), so a submitter's own key reaches QA jobs but not
-    grid jobs yet.
-    """
+    """Refuse grid jobs the worker cannot run: a player that calls no model."""
     from coordqa.games.base import PLAYERS
 
     if PLAYERS.get(request.agent).kind != "llm":
         raise ConfigError(
             f"agent {request.agent!r} calls no model; a board-run grid tests the model with an "
             "LLM agent (cac, hm, llm...)"
-        )
-    if request.api_key is not None:
-        raise ConfigError(
-            "grid jobs cannot use your own api_key yet (the agentic runner takes no per-model "
-            "key); register without --grid for CoordinationQA, or serve the endpoint without a "
-            "key for the grids"
         )
 
 

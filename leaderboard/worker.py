@@ -312,13 +312,18 @@ def secret_grid(config: Any, seed: int) -> Any:
 
 
 def _run_agentic_job(
-    db: Database, catalog: BoardCatalog, job: Job, endpoint: Endpoint, folder: Path
+    db: Database,
+    catalog: BoardCatalog,
+    job: Job,
+    endpoint: Endpoint,
+    key: str | None,
+    folder: Path,
 ) -> int:
     """The job's grid, played by its agent with the endpoint's model on secret seeds; its entry.
 
     The entry is checked as an uploaded one is (every episode replayed, partners re-played),
-    against the grid with the job's seeds, and ranked on the grid's board. The agentic run's
-    progress counts calls, not tokens, so a grid job's budgets are its calls and seconds.
+    against the grid with the job's seeds, and ranked on the grid's board. The endpoint's key,
+    when it has one, is given to the run for its calls only (never stored).
     """
     import anyio
 
@@ -344,7 +349,8 @@ def _run_agentic_job(
             result = await run_grid_async(
                 grid,
                 run_dir,
-                progress=lambda p: budget.count(p.model_calls, 0, scope.cancel, base),
+                progress=lambda p: budget.count(p.model_calls, p.tokens, scope.cancel, base),
+                api_keys=None if key is None else {endpoint.model: key},
             )
         budget.beat()
         if result is None:
@@ -391,7 +397,7 @@ def run_job(
             else (box or SecretBox()).open(endpoint.api_key_sealed)
         )
         if job.kind == "agentic":
-            entry = _run_agentic_job(db, catalog, job, endpoint, folder)
+            entry = _run_agentic_job(db, catalog, job, endpoint, key, folder)
         else:
             entry = _run_qa_job(db, catalog, job, endpoint, key, folder)
     except CoordqaError as exc:

@@ -291,3 +291,26 @@ def test_players_without_weights_are_skipped_with_the_fix(
     assert all("add-hanabi" in reason for reason in result.skipped.values())
     assert result.skipped_episodes == 3 and not result.complete
     assert open_run(tmp_path / "run").manifest.status != "finished"
+
+
+def test_a_models_own_key_is_refused_on_the_ray_backend(tmp_path: Path) -> None:
+    import anyio
+
+    from coordqa.agentic.runner import run_grid_async
+
+    grid = parse_grid(
+        {
+            "agents": ["llm"],
+            "models": ["openai/m"],
+            "partners": ["self"],
+            "games": [{"game": "collab_capture", "seeds": [0]}],
+            "runtime": {"backend": "ray"},
+        }
+    )
+
+    async def run() -> None:
+        await run_grid_async(grid, tmp_path / "run", api_keys={"openai/m": "sk-x"})
+
+    with pytest.raises(ConfigError, match="own api key is for the local backend"):
+        anyio.run(run)
+    assert not (tmp_path / "run").exists()
