@@ -300,6 +300,14 @@ def test_eval_prints_the_headline_and_overall_rows_and_quiet_keeps_the_run_direc
     overall_rows = [line.split() for line in out.splitlines() if line.startswith("  overall")]
     assert len(overall_rows) == 2 and all(r[1] == f"{expected:.3f}" for r in overall_rows)
     assert f"run directory: {out_dir}" in out and "eval 0/" not in out  # quiet: no progress
+    code, out = invoke(
+        "eval", "--model", "scripted", "--dataset", "example", "--trials", "1", "--quiet",
+        "--out", tmp_path / "one",
+    )  # fmt: skip
+    assert code == 0, out
+    first, second = out.splitlines()[:2]  # one trial has no spread over trials: not '± NaN'
+    assert first == f"scripted: overall accuracy {expected:.3f} (one trial: no trial SE)"
+    assert f"(questions); {len(rows)} questions x 1 trial; random" in second
 
 
 def test_a_refused_key_and_an_unknown_model_are_said_in_the_providers_words(
