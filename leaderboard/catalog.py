@@ -30,12 +30,12 @@ from coordqa.errors import ConfigError, DatasetError, UnknownNameError
 from coordqa.leaderboard.bundle import MAX_REPLIES
 from coordqa.leaderboard.db import Database, DatasetRow, GridRow
 from coordqa.leaderboard.names import admin_text
+from coordqa.leaderboard.settings import DEFAULT_MAX_TRIALS
 
 if TYPE_CHECKING:
     from coordqa.agentic import EpisodeTask, GridConfig
 
 __all__ = [
-    "DEFAULT_MAX_TRIALS",
     "MAX_QUESTIONS",
     "MAX_TRIALS",
     "BoardCatalog",
@@ -266,11 +266,6 @@ class _Refreshing(Mapping[str, K], Generic[K]):
 
     def __len__(self) -> int:
         return len(self._items)
-
-
-DEFAULT_MAX_TRIALS = 10
-"""Most trials per question a QA submission may hold (``serve --max-trials``): enough for a
-trial SE, and it bounds what one submission costs to score, store and show."""
 
 
 class BoardCatalog:

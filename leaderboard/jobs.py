@@ -8,7 +8,8 @@ per entry, and budgets on calls, tokens and time. A worker (:mod:`coordqa.leader
 claims queued jobs; a job whose worker stopped answering is taken over and resumed.
 
 This module holds the rules and the database side: what a registration may ask
-(:class:`EndpointRequest`), what a job runs with (:class:`BoardRunSettings`), registering
+(:class:`EndpointRequest`), what a job runs with
+(:class:`~coordqa.leaderboard.settings.BoardRunSettings`), registering
 (:func:`register_endpoint`), claiming (:func:`claim_job`) and the public view of a job
 (:func:`job_json`: seeds only once it ended, never the key or the endpoint's address).
 """
@@ -19,7 +20,7 @@ import fnmatch
 import ipaddress
 import secrets
 import socket
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -33,12 +34,12 @@ from coordqa.leaderboard.bundle import ModelInfo, default_provider
 from coordqa.leaderboard.db import Database, Endpoint, Job, LeaderboardError, Submission
 from coordqa.leaderboard.names import clean_name
 from coordqa.leaderboard.sealing import SecretBox
+from coordqa.leaderboard.settings import BoardRunSettings
 from coordqa.leaderboard.verify import refuse_unrankable
 
 __all__ = [
     "FINISHED",
     "LEASE_S",
-    "BoardRunSettings",
     "EndpointRequest",
     "claim_job",
     "job_json",
@@ -55,37 +56,6 @@ LEASE_S = 300.0
 """A running job whose worker has not reported for this long is taken over by another."""
 SEED_RANGE = (1_000_000, 2**31 - 1)
 """Secret seeds are drawn from here: far from the small seeds the public release was built from."""
-
-
-@dataclass(frozen=True)
-class BoardRunSettings:
-    """What the board's jobs run with (``coordqa leaderboard serve --job-...``)."""
-
-    trials: int = 3
-    """Trials per question, on the public release and on the private split."""
-    private_per_game: int = 10
-    """Fresh scenarios per game in a job's private split (3 questions each)."""
-    max_calls: int = 5_000
-    """Model calls a job may send, over all its sessions."""
-    max_tokens: int = 5_000_000
-    """Tokens (prompt and completion) a job may spend."""
-    max_seconds: float = 6 * 3600.0
-    """Seconds of evaluation a job may take, over all its sessions."""
-    hosted: tuple[str, ...] = ("random",)
-    """Models the board runs without an ``api_base`` (it holds their keys): names or glob
-    patterns such as ``openai/gpt-4o*``. The built-in offline ``random`` needs no key."""
-    allow_private_endpoints: bool = False
-    """Whether an ``api_base`` may point at loopback or private addresses (a board on a laptop,
-    tests); off on a public board, so a registration cannot make the worker call its own
-    network."""
-
-    def __post_init__(self) -> None:
-        for name in ("trials", "private_per_game", "max_calls", "max_tokens"):
-            if getattr(self, name) < 1:
-                flag = "--job-" + name.replace("_", "-")
-                raise ConfigError(f"{flag} must be at least 1, got {getattr(self, name)}")
-        if self.max_seconds <= 0:
-            raise ConfigError(f"--job-max-seconds must be positive, got {self.max_seconds:g}")
 
 
 class EndpointRequest(BaseModel):

@@ -1,8 +1,8 @@
 """How much one submitter may send: a rate limit on attempts and a quota on visible entries.
 
-Both are server settings (:class:`SubmitterLimits`, ``coordqa leaderboard serve --rate-limit
---quota``) applied to each token, and both live in the database, so a restart (or a crash)
-forgets nothing and several server processes share them:
+Both are server settings (:class:`~coordqa.leaderboard.settings.SubmitterLimits`,
+``coordqa leaderboard serve --rate-limit --quota``) applied to each token, and both live in
+the database, so a restart (or a crash) forgets nothing and several server processes share them:
 
 - the rate limit counts every authenticated submission attempt, refused ones included (a
   refused bundle costs the server as much work as an accepted one), over a sliding hour: one
@@ -17,27 +17,16 @@ forgets nothing and several server processes share them:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import delete, func, select
 
 from coordqa.leaderboard.db import Attempt, Database, lock_token, quota_message, visible_entries
 
-__all__ = ["WINDOW_S", "SubmitterLimits", "quota_reached", "record_attempt"]
+__all__ = ["WINDOW_S", "quota_reached", "record_attempt"]
 
 WINDOW_S = 3600.0
 """The rate limit's window: one hour."""
-
-
-@dataclass(frozen=True)
-class SubmitterLimits:
-    """Per-token limits; None turns a limit off."""
-
-    per_hour: int | None = 30
-    """Submission attempts per token in any hour."""
-    quota: int | None = 500
-    """Visible entries stored per token (hidden ones do not count)."""
 
 
 def _utc(moment: datetime) -> datetime:

@@ -38,7 +38,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
 from coordqa.errors import ConfigError, CoordqaError
-from coordqa.leaderboard.catalog import DEFAULT_MAX_TRIALS, BoardCatalog
+from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import (
     Database,
     DuplicateResultsError,
@@ -49,15 +49,20 @@ from coordqa.leaderboard.db import (
 from coordqa.leaderboard.headers import add_security_headers
 from coordqa.leaderboard.intake import SchemaError, accept, read_json, schema_error
 from coordqa.leaderboard.jobs import (
-    BoardRunSettings,
     EndpointRequest,
     job_json,
     list_jobs,
     register_endpoint,
     unfinished_jobs,
 )
-from coordqa.leaderboard.limits import SubmitterLimits, quota_reached, record_attempt
+from coordqa.leaderboard.limits import quota_reached, record_attempt
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
+from coordqa.leaderboard.settings import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_TRIALS,
+    BoardRunSettings,
+    SubmitterLimits,
+)
 from coordqa.leaderboard.tokens import authenticate
 from coordqa.leaderboard.verify import VerificationError
 from coordqa.leaderboard.views import (
@@ -74,14 +79,11 @@ from coordqa.leaderboard.views import (
 )
 
 __all__ = [
-    "DEFAULT_MAX_BODY_BYTES",
     "create_app",
     "csv_cell",
     "entries_csv",
 ]
 
-DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
-"""Largest accepted submission body (a full v1 run is well under 1 MB)."""
 MAX_ENDPOINT_BYTES = 20_000
 """Largest endpoint registration (a few short fields)."""
 BODY_TIMEOUT_S = 120.0

@@ -29,11 +29,9 @@ comes from the endpoint.
 
 from __future__ import annotations
 
-import os
-import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -43,8 +41,9 @@ from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, known_datase
 from coordqa.leaderboard.db import Database, DuplicateResultsError, Endpoint, Job
 from coordqa.leaderboard.jobs import claim_job, entry_of_job, set_job_status
 from coordqa.leaderboard.sealing import SecretBox
+from coordqa.leaderboard.settings import WorkerConfig, process_name
 
-__all__ = ["BudgetExceeded", "JobOutcome", "WorkerConfig", "run_job", "work", "work_on_ray"]
+__all__ = ["BudgetExceeded", "JobOutcome", "run_job", "work", "work_on_ray"]
 
 HEARTBEAT_S = 10.0
 """How often a running job writes its usage and says it is alive."""
@@ -52,23 +51,6 @@ HEARTBEAT_S = 10.0
 
 class BudgetExceeded(CoordqaError):
     """A job spent its calls, tokens or seconds before it finished."""
-
-
-def _process_name() -> str:
-    """This process as the job list names who claimed a job: ``host:pid``."""
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-@dataclass(frozen=True)
-class WorkerConfig:
-    """Where and how a worker runs jobs."""
-
-    work_dir: Path
-    """Each job's runs live in ``job-<id>/`` here (kept: a resumed job continues them)."""
-    name: str = field(default_factory=lambda: _process_name())
-    """Who claimed a job (shown in the job list)."""
-    poll_s: float = 5.0
-    """Seconds between looks at the queue when it is empty."""
 
 
 @dataclass(frozen=True)
@@ -467,6 +449,6 @@ def _ray_work(db_url: str, config: WorkerConfig, once: bool) -> list[JobOutcome]
 
     db = open_database(db_url, create=False)
     try:
-        return work(db, BoardCatalog(db), replace(config, name=_process_name()), once=once)
+        return work(db, BoardCatalog(db), replace(config, name=process_name()), once=once)
     finally:
         db.dispose()

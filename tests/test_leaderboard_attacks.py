@@ -472,7 +472,7 @@ def test_one_entry_has_one_configuration_per_game(
 
 
 def test_a_token_is_rate_limited_counting_refused_attempts(db_url: str, tmp_path: Path) -> None:
-    from coordqa.leaderboard.limits import SubmitterLimits
+    from coordqa.leaderboard.settings import SubmitterLimits
 
     limited = BoardClient(db_url, tmp_path, limits=SubmitterLimits(per_hour=2, quota=None))
     try:
@@ -488,7 +488,7 @@ def test_a_token_is_rate_limited_counting_refused_attempts(db_url: str, tmp_path
 
 
 def test_a_token_has_a_quota_of_stored_entries(db_url: str, tmp_path: Path) -> None:
-    from coordqa.leaderboard.limits import SubmitterLimits
+    from coordqa.leaderboard.settings import SubmitterLimits
 
     limited = BoardClient(db_url, tmp_path, limits=SubmitterLimits(per_hour=None, quota=2))
     try:

@@ -20,8 +20,8 @@ from sqlalchemy import select, text
 from coordqa.dataset import DEFAULT_DATASET, load_rows
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import Endpoint, Submission
-from coordqa.leaderboard.jobs import BoardRunSettings
-from coordqa.leaderboard.worker import WorkerConfig, work
+from coordqa.leaderboard.settings import BoardRunSettings, WorkerConfig
+from coordqa.leaderboard.worker import work
 from coordqa.llm.testing import LocalOpenAIServer
 
 KEY = "sk-submitter-secret-4711"

@@ -18,7 +18,7 @@ import pytest
 from leaderboard_support import BoardClient, seal, synthetic_bundle
 
 from coordqa.leaderboard.db import Submission
-from coordqa.leaderboard.limits import SubmitterLimits
+from coordqa.leaderboard.settings import SubmitterLimits
 
 
 @pytest.fixture

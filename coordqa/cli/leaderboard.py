@@ -14,11 +14,24 @@ import typer
 from rich.console import Console
 
 from coordqa.errors import ConfigError, MissingDependencyError
+from coordqa.leaderboard.settings import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_TRIALS,
+    DEFAULT_POLL_S,
+    BoardRunSettings,
+    SubmitterLimits,
+    WorkerConfig,
+)
 
 if TYPE_CHECKING:
     from coordqa.leaderboard.db import Database
 
 console = Console()
+
+_MB = 1024 * 1024
+_LIMITS = SubmitterLimits()
+_JOBS = BoardRunSettings()
+"""The defaults of ``serve``'s options (limits and board-run budgets): the settings' own."""
 
 DB_OPTION = typer.Option(
     "--db",
@@ -161,32 +174,41 @@ def submit_command(
         console.print(f"[yellow]reported number differs from the server's: {mismatch}[/]")
 
 
+JobTrials = Annotated[int, typer.Option(help="Board-run jobs: trials per question.")]
+JobPrivatePerGame = Annotated[
+    int, typer.Option(help="Board-run jobs: fresh scenarios per game in the private split.")
+]
+JobMaxCalls = Annotated[int, typer.Option(help="Board-run jobs: model calls each.")]
+JobMaxTokens = Annotated[int, typer.Option(help="Board-run jobs: tokens each.")]
+JobMaxSeconds = Annotated[float, typer.Option(help="Board-run jobs: seconds of evaluation each.")]
+
+
 @leaderboard_app.command("serve")
 def serve_command(
     db: DbUrl = None,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
-    max_body_mb: Annotated[float, typer.Option(help="Largest accepted submission (MB).")] = 20.0,
+    max_body_mb: Annotated[
+        float, typer.Option(help="Largest accepted submission (MB).")
+    ] = DEFAULT_MAX_BODY_BYTES / _MB,
     rate_limit: Annotated[
         int, typer.Option(help="Submission attempts per token per hour (0: no limit).")
-    ] = 30,
-    quota: Annotated[int, typer.Option(help="Stored entries per token (0: no quota).")] = 500,
+    ] = _LIMITS.per_hour or 0,
+    quota: Annotated[
+        int, typer.Option(help="Stored entries per token (0: no quota).")
+    ] = _LIMITS.quota or 0,
     max_trials: Annotated[
         int, typer.Option(help="Most trials per question a QA submission may hold.")
-    ] = 10,
+    ] = DEFAULT_MAX_TRIALS,
     ranking: Annotated[
         str,
         typer.Option(help="Entries ranked by default: all, or board-run (those the board ran)."),
     ] = "all",
-    job_trials: Annotated[int, typer.Option(help="Board-run jobs: trials per question.")] = 3,
-    job_private_per_game: Annotated[
-        int, typer.Option(help="Board-run jobs: fresh scenarios per game in the private split.")
-    ] = 10,
-    job_max_calls: Annotated[int, typer.Option(help="Board-run jobs: model calls each.")] = 5_000,
-    job_max_tokens: Annotated[int, typer.Option(help="Board-run jobs: tokens each.")] = 5_000_000,
-    job_max_seconds: Annotated[
-        float, typer.Option(help="Board-run jobs: seconds of evaluation each.")
-    ] = 6 * 3600.0,
+    job_trials: JobTrials = _JOBS.trials,
+    job_private_per_game: JobPrivatePerGame = _JOBS.private_per_game,
+    job_max_calls: JobMaxCalls = _JOBS.max_calls,
+    job_max_tokens: JobMaxTokens = _JOBS.max_tokens,
+    job_max_seconds: JobMaxSeconds = _JOBS.max_seconds,
     hosted: Annotated[
         list[str] | None,
         typer.Option(
@@ -209,8 +231,6 @@ def serve_command(
     (`coordqa submit-endpoint`); `coordqa leaderboard worker` runs the queued jobs.
     """
     require_web_extra()
-    from coordqa.leaderboard.jobs import BoardRunSettings
-    from coordqa.leaderboard.limits import SubmitterLimits
     from coordqa.leaderboard.server import create_app
     from coordqa.leaderboard.serving import listen, serve, shown_url
 
@@ -231,7 +251,7 @@ def serve_command(
     sock = listen(host, port)
     app = create_app(
         db,
-        max_body_bytes=int(max_body_mb * 1024 * 1024),
+        max_body_bytes=int(max_body_mb * _MB),
         limits=limits,
         max_trials=max_trials,
         board_run=board_run,
@@ -483,7 +503,9 @@ def worker_command(
     once: Annotated[
         bool, typer.Option("--once", help="Stop when the queue is empty instead of waiting.")
     ] = False,
-    poll_s: Annotated[float, typer.Option(help="Seconds between looks at an empty queue.")] = 5.0,
+    poll_s: Annotated[
+        float, typer.Option(help="Seconds between looks at an empty queue.")
+    ] = DEFAULT_POLL_S,
     ray_workers: Annotated[
         int,
         typer.Option(
@@ -498,7 +520,7 @@ def worker_command(
 ) -> None:
     """Run the board's queued jobs one at a time (resuming any whose worker stopped)."""
     from coordqa.leaderboard.catalog import BoardCatalog
-    from coordqa.leaderboard.worker import WorkerConfig, work, work_on_ray
+    from coordqa.leaderboard.worker import work, work_on_ray
 
     database = _open(db, create=False)
     config = WorkerConfig(work_dir=work_dir.resolve(), poll_s=poll_s)
