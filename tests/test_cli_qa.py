@@ -12,7 +12,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from coordqa.cli import app, qa
-from coordqa.cli.qa import split_list
+from coordqa.cli.qa import parse_ids, split_list
 from coordqa.cli.runs import parse_sizes
 from coordqa.errors import ConfigError
 from coordqa.llm.testing import Fault, LocalOpenAIServer
@@ -146,6 +146,18 @@ def test_option_parsers() -> None:
     assert parse_sizes("a=7e9,b/c=70B,d=1.5t") == {"a": 7e9, "b/c": 70e9, "d": 1.5e12}
     with pytest.raises(ConfigError, match="MODEL=SIZE"):
         parse_sizes("llama=big")
+
+
+def test_id_lists_are_read_from_text_or_a_file_and_errors_name_their_flag(tmp_path: Path) -> None:
+    listed = tmp_path / "ids.txt"
+    listed.write_text("# chosen by hand\nq1\n\nq2  # the second\n")
+    assert parse_ids("q1, q2") == ("q1", "q2") == parse_ids(str(listed))
+    assert parse_ids(None) is None
+    with pytest.raises(ConfigError, match="^--ids is empty"):
+        parse_ids(" ")
+    (tmp_path / "none.txt").write_text("# nothing yet\n")
+    with pytest.raises(ConfigError, match="^--skip-ids file .*none.txt lists no question id"):
+        parse_ids(str(tmp_path / "none.txt"), flag="--skip-ids")
 
 
 def test_eval_counts_empty_replies_and_says_when_the_token_cap_cut_them(

@@ -11,7 +11,11 @@ from coordqa.evalset import EvalSetSpec
 
 
 def _every_selection_used() -> EvalConfig:
-    """A config whose optional parts (ids, sample, model_args) all appear in its identity."""
+    """A config whose optional parts (ids, sample, model_args) all appear in its identity.
+
+    A field that ``identity()`` records only when set must be set here too, or the tests below
+    cannot see it there.
+    """
     return EvalConfig(model="random", ids=("q1",), sample=2, model_args={"reasoning_effort": "low"})
 
 
@@ -24,7 +28,8 @@ def test_every_field_is_in_identity_runtime_or_recorded_elsewhere() -> None:
     unsorted = {f.name for f in fields(EvalConfig)} - identity - runtime - elsewhere
     assert unsorted == set(), (
         f"EvalConfig fields {sorted(unsorted)} are in neither identity(), runtime() nor "
-        "RECORDED_ELSEWHERE: decide whether they change results"
+        "RECORDED_ELSEWHERE of the config that _every_selection_used() builds: decide whether "
+        "they change results; a field identity() records only when set must be set there too"
     )
     assert identity | runtime | elsewhere == {f.name for f in fields(EvalConfig)}
 
@@ -61,3 +66,21 @@ def test_eval_sets_offer_the_config_defaults() -> None:
     assert {"trials", "sample_seed", "prompt_layout", "max_error_rate", "cache"} <= shared
     for name in shared - {"out"}:
         assert spec_fields[name].default == _plain_defaults()[name], name
+
+
+def test_eval_sets_share_every_setting_that_changes_results_but_the_members_own() -> None:
+    """A set resumes only with the same shared settings: one left out could silently differ."""
+    config = _every_selection_used()
+    spec_fields = EvalSetSpec.model_fields
+    shared = {name: getattr(config, name) for name in config.identity() if name in spec_fields}
+    spec = EvalSetSpec(models=("random",), **shared)
+    member_own = set(EvalSetSpec.MEMBER_SETTINGS)
+    assert member_own == {"model", "api_base", "model_args", "dataset"}
+    assert set(spec.shared_identity()).isdisjoint(member_own)
+    left_out = set(config.identity()) - set(spec.shared_identity()) - member_own
+    assert left_out == set(), (
+        f"EvalConfig.identity() fields {sorted(left_out)} are missing from "
+        "EvalSetSpec.shared_identity() (coordqa/evalset/spec.py) and from its MEMBER_SETTINGS: "
+        "add each to EvalSetSpec and shared_identity() (only when set), or say why a member "
+        "holds it"
+    )

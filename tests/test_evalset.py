@@ -133,7 +133,7 @@ def test_the_command_line_names_models_and_refuses_bad_sets(tmp_path: Path) -> N
     index = (site / "index.html").read_text()
     assert all(m["run"] in index for m in manifest["members"]), "the set shows as its runs"
     # Another shared setting in the same folder is another experiment: refused, nothing run.
-    with pytest.raises(ConfigError, match="other shared settings \\(trials\\)"):
+    with pytest.raises(ConfigError, match="other shared settings \\(trials: 2 before, 1 now\\)"):
         evaluate_set(parse_spec({"models": ["random"], "limit": 3, "trials": 1, "out": out}))
     with pytest.raises(ConfigError, match="name the models"):
         runner.invoke(app, ["eval-set"], catch_exceptions=False)
@@ -141,6 +141,21 @@ def test_the_command_line_names_models_and_refuses_bad_sets(tmp_path: Path) -> N
         parse_spec({"models": []})
     with pytest.raises(ConfigError, match="trails: Extra inputs"):
         parse_spec({"models": ["random"], "trails": 3})
+
+
+def test_a_set_recorded_without_a_setting_is_refused_naming_it(tmp_path: Path) -> None:
+    """A set made before a shared setting existed differs only by that key's absence."""
+    from coordqa.evalset.manifest import SetLedger
+    from coordqa.evalset.spec import members_of
+
+    spec = parse_spec({"models": ["random"], "limit": 3})
+    out = tmp_path / "set"
+    SetLedger(spec, out, members_of(spec, out))
+    manifest = json.loads((out / SET_MANIFEST).read_text())
+    del manifest["shared"]["seed"]  # as if written before seed was shared
+    (out / SET_MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(ConfigError, match=r"settings \(seed: not recorded before, None now\)"):
+        SetLedger(spec, out, members_of(spec, out))
 
 
 def test_models_on_one_endpoint_must_declare_the_same_limits(tmp_path: Path) -> None:

@@ -45,18 +45,21 @@ def split_list(value: str | None) -> tuple[str, ...] | None:
     return items or None
 
 
-def parse_ids(value: str | None) -> tuple[str, ...] | None:
-    """Parse ``--ids``: a file of one id per line (``#`` starts a comment), or ``id1,id2``."""
+def parse_ids(value: str | None, flag: str = "--ids") -> tuple[str, ...] | None:
+    """Parse question ids given as ``flag``: ``id1,id2``, or a file of one id per line.
+
+    ``#`` starts a comment in the file. Errors name ``flag``, so another option may reuse this.
+    """
     if value is None:
         return None
     if not value.strip():
-        raise ConfigError("--ids is empty; give question ids (id1,id2) or a file of them")
+        raise ConfigError(f"{flag} is empty; give question ids (id1,id2) or a file of them")
     path = Path(value)
     if path.is_file():
         lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
         ids = tuple(line for line in lines if line)
         if not ids:
-            raise ConfigError(f"--ids file {path} lists no question id; write one id per line")
+            raise ConfigError(f"{flag} file {path} lists no question id; write one id per line")
         return ids
     return split_list(value)
 

@@ -14,6 +14,7 @@ from coordqa.errors import ConfigError
 from coordqa.evalset.members import MemberState, member_state
 from coordqa.evalset.spec import EvalSetSpec, SetMember
 from coordqa.files import atomic_write_text
+from coordqa.jsonvalues import JSONObject
 
 __all__ = ["SET_MANIFEST", "SetLedger", "SetManifest", "expand_sets", "is_set", "read_set"]
 
@@ -100,15 +101,10 @@ class SetLedger:
         shared = spec.shared_identity()
         previous = read_set(out) if is_set(out) else None
         if previous is not None and previous.shared != shared:
-            changed = sorted(
-                key
-                for key in set(shared) | set(previous.shared)
-                if shared.get(key) != previous.shared.get(key)
-            )
             raise ConfigError(
-                f"{out} holds an eval set with other shared settings ({', '.join(changed)}); "
-                "run it with the same settings (models and datasets may be added), or choose "
-                "another --out"
+                f"{out} holds an eval set with other shared settings "
+                f"({_differences(previous.shared, shared)}); run it with the same settings "
+                "(models and datasets may be added), or choose another --out"
             )
         self.out = out
         self.manifest = SetManifest(
@@ -135,3 +131,17 @@ class SetLedger:
     def write(self) -> None:
         """Rewrite ``eval-set.json`` atomically."""
         atomic_write_text(self.out / SET_MANIFEST, self.manifest.model_dump_json(indent=2) + "\n")
+
+
+def _differences(before: JSONObject, now: JSONObject) -> str:
+    """``trials: 3 before, 1 now; ...``: every key whose value differs.
+
+    A key that only one side records is named too (``not recorded``), so a set written before
+    a setting existed is not refused with an empty list.
+    """
+    missing = "not recorded"
+    return "; ".join(
+        f"{key}: {before.get(key, missing)} before, {now.get(key, missing)} now"
+        for key in sorted(set(before) | set(now))
+        if key not in before or key not in now or before[key] != now[key]
+    )

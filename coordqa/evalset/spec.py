@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -156,10 +156,23 @@ class EvalSetSpec(BaseModel):
             api_key_env=model.api_key_env,
         )
 
+    MEMBER_SETTINGS: ClassVar[dict[str, str]] = {
+        "model": "each member's own (models:)",
+        "api_base": "each model's own endpoint (models: [{api_base: ...}])",
+        "model_args": "each model's own provider settings (models: [{model_args: ...}])",
+        "dataset": "each member's own (datasets:)",
+    }
+    """The fields of :meth:`EvalConfig.identity` that are not in :meth:`shared_identity`, and
+    why. Every other one is shared (``tests/test_eval_config.py``): a result-changing setting
+    left out would let a set resume with a different one."""
+
     def shared_identity(self) -> JSONObject:
         """The shared settings that change results: a set's folder holds one experiment.
 
-        Models and datasets may be added to a set later; these may not change.
+        Models and datasets may be added to a set later; these may not change. Add a new
+        setting only when it is set (after the dump), as :meth:`EvalConfig.identity` adds
+        ``ids`` and ``sample``, so that existing sets (and their ``runs/set_<hash>`` folders)
+        keep their identity and resume.
         """
         return self.model_dump(
             mode="json",

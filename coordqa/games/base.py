@@ -285,11 +285,14 @@ BUILTIN_GAMES: dict[str, str] = {
     "collab_capture": "coordqa.games.collab_capture:CollabCapture",
     "collab_escape": "coordqa.games.collab_escape:CollabEscape",
 }
-"""The four games of the paper, in the paper's order, and where each is defined."""
+"""The built-in games, in order, and where each is defined: today the paper's four, in the
+paper's order."""
 
 GAME_NAMES: tuple[str, ...] = tuple(BUILTIN_GAMES)
-"""The names of the paper's games in the paper's order (datasets, tables, every agent plays
-them). Other registered games are in :data:`GAMES`."""
+"""The names of the built-in games, in order (today the paper's four). Each one is in the
+bundled dataset's build (``scenarios/build.py``), the leaderboard's private splits, dataset
+cards and the seat-privacy test, so a game added to :data:`BUILTIN_GAMES` joins them. Plugin
+games are only in :data:`GAMES`."""
 
 GAMES: Registry[type[Game]] = Registry("game", "coordqa.games", name_of=lambda cls: cls.name)
 """Every game class, by name: the built-in ones (imported when first used) and plugins."""
