@@ -269,5 +269,6 @@ def test_litellms_http_handler_is_used_unless_the_sdk_must_send_headers(
         monkeypatch.delenv(name, raising=False)
     for name, value in setting.items():
         monkeypatch.setenv(name, value)
+    import_litellm.cache_clear()  # it configures once per process: an earlier test's call did
     import_litellm()
     assert str(os.environ.get(FAST_OPENAI_HANDLER)) == expected
