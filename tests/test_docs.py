@@ -87,6 +87,20 @@ def test_the_agent_versions_the_readme_names_are_the_current_ones() -> None:
     assert [version for version, agent in named if agents[agent] != version] == []
 
 
+def test_every_registered_model_is_named_in_the_registry_and_readme() -> None:
+    """A model name a user can pass to ``--model`` is found where they look for one."""
+    from coordqa.llm import registry
+
+    names = registry.PROVIDERS.names()
+    assert {"random", "scripted", "llamacpp/", "bot"} <= set(names)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    docstring = registry.__doc__ or ""
+    assert [name for name in names if f"``{name}" not in docstring] == []
+    assert [
+        name for name in names if f"--model {name}" not in readme and f"`{name}" not in readme
+    ] == []
+
+
 def _subclasses(cls: type) -> list[type]:
     found = []
     for sub in cls.__subclasses__():
