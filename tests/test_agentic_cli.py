@@ -110,6 +110,8 @@ def test_model_is_required_for_llm_agents(tmp_path: Path) -> None:
     result = _run(tmp_path, "--agent", "cac")
     assert result.exit_code != 0
     assert "--model" in str(result.exception) and "scripted" in str(result.exception)
+    assert "grid" not in str(result.exception)  # agentic run has no grid to add models to
+    assert "agent cac calls a language model" in str(result.exception)
     assert not (tmp_path / "run").exists()
     assert _run(tmp_path, "--agent", "capture-planner", "--seeds", "0").exit_code == 0
 
@@ -296,6 +298,8 @@ def test_any_option_by_agent_option_and_a_misspelt_one_is_named(tmp_path: Path) 
     wrong = _run(tmp_path / "x", *args, "--agent-option", "top-k=2")
     assert "'hm' has no option 'top-k'" in str(wrong.exception)
     assert "did you mean 'top_k'?" in str(wrong.exception)
+    assert str(wrong.exception).startswith("--agent-option: ")
+    assert "grid" not in str(wrong.exception)
     twice = _run(tmp_path / "y", *args, "--variant", "vmp", "--agent-option", "variant=mmp")
     assert "option variant is given twice" in str(twice.exception)
 

@@ -147,7 +147,7 @@ def given_options(
 
     Raises:
         ConfigError: a flag of an option ``agent`` does not have (naming the agents that do),
-            or one option given twice.
+            one option given twice, or an option ``agent`` does not have or a bad value.
     """
     targets = flag_targets()
     options: dict[str, OptionValue] = {}
@@ -169,4 +169,7 @@ def given_options(
         if key in options:
             raise ConfigError(f"option {key} is given twice (again by {source}); give it once")
         options[key] = value
+    from coordqa.games.base import PLAYERS
+
+    PLAYERS.get(agent).parse_options(options, "--agent-option")  # said here, not as a grid's
     return options

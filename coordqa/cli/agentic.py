@@ -287,6 +287,7 @@ def run_command(
     Rerun the same command to resume: failed and skipped episodes are played again.
     """
     from coordqa.agentic.grid import SELF, parse_grid
+    from coordqa.agentic.match import is_llm_player
 
     if self_play and partner is not None:
         raise ConfigError("give --partner P or --self-play, not both")
@@ -314,6 +315,11 @@ def run_command(
     }
     if preset is not None:
         data["preset"] = preset
+    if model is None and is_llm_player(agent):
+        raise ConfigError(
+            f"agent {agent} calls a language model: pass --model (scripted for the offline "
+            "model, or a litellm name such as openai/gpt-4o-mini)"
+        )
     _play(parse_grid(data, where="options"), out)
 
 
