@@ -40,3 +40,14 @@ def test_serve_offers_the_boards_settings_defaults() -> None:
 def test_worker_offers_the_worker_config_default() -> None:
     poll = next(f.default for f in fields(WorkerConfig) if f.name == "poll_s")
     assert _defaults(worker_command)["poll_s"] == poll == 5.0
+
+
+def test_agentic_grid_options_left_out_keep_the_grid_files_runtime() -> None:
+    """'Options given here override the grid's': a left-out --backend kept 'local' over ray."""
+    from coordqa.cli.agentic import _runtime
+
+    grid = {"runtime": {"backend": "ray", "parallel_episodes": 2}}
+    kept = _runtime(grid, None, None, None, None, None, None)
+    assert kept == {"backend": "ray", "parallel_episodes": 2}
+    given = _runtime(grid, "local", None, 4, None, None, None)
+    assert given == {"backend": "local", "parallel_episodes": 2, "concurrency": 4}

@@ -46,7 +46,13 @@ agentic_app = typer.Typer(
 )
 
 OutDir = Annotated[Path | None, typer.Option(help="Run directory (resumes when it exists).")]
-Backend = Annotated[str, typer.Option(help="local (asyncio in this process) or ray (Ray tasks).")]
+Backend = Annotated[
+    str | None,
+    typer.Option(
+        help="local (asyncio in this process) or ray (Ray tasks) (default: a grid file's, "
+        f"else {_RUNTIME.backend}).",
+    ),
+]
 Address = Annotated[
     str | None, typer.Option(help="Ray cluster address (default: start a local Ray).")
 ]
@@ -119,7 +125,7 @@ def _generate(
 
 def _runtime(
     config: dict[str, Any],
-    backend: str,
+    backend: str | None,
     address: str | None,
     concurrency: int | None,
     parallel: int | None,
@@ -127,8 +133,8 @@ def _runtime(
     max_connection_failures: int | None,
 ) -> dict[str, Any]:
     runtime = dict(config.get("runtime", {}))
-    runtime["backend"] = backend
     for name, value in (
+        ("backend", backend),
         ("address", address),
         ("concurrency", concurrency),
         ("parallel_episodes", parallel),
@@ -279,7 +285,7 @@ def run_command(
     parallel_episodes: Parallel = None,
     error_rate: MaxErrorRate = None,
     connection_failures: MaxConnectionFailures = None,
-    backend: Backend = "local",
+    backend: Backend = None,
     address: Address = None,
 ) -> None:
     """Play one agent with one partner (or itself) on one game, and print the tables.
@@ -383,7 +389,7 @@ def grid_command(
     parallel_episodes: Parallel = None,
     error_rate: MaxErrorRate = None,
     connection_failures: MaxConnectionFailures = None,
-    backend: Backend = "local",
+    backend: Backend = None,
     address: Address = None,
 ) -> None:
     """Play every episode of a grid, resumable: played episodes are never played again.
