@@ -30,6 +30,8 @@ from coordqa.cli._tables import (
 from coordqa.errors import ConfigError
 
 if TYPE_CHECKING:
+    from rich.console import JustifyMethod
+
     from coordqa.analysis import ModelReport, RunComparison, RunSummary
 
 console = Console()
@@ -147,7 +149,7 @@ def _model_accuracy(row: dict[str, Any], *, header: bool) -> Table:
 
     table = Table(box=BOX, show_header=header, show_edge=False)
     for name, width in REPORT_COLUMNS.items():
-        justify = "left" if name == "type" else "right"
+        justify: JustifyMethod = "left" if name == "type" else "right"
         table.add_column(name, width=width, justify=justify, no_wrap=True)
     for scope in SCOPES:
         counts = [str(row[s]) for s in ("ambiguous", "no_answer", "error")]
