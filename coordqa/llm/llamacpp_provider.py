@@ -7,11 +7,12 @@ and accounted (tokens from llama.cpp's own count; cost 0.0, known: the model run
 
 One model answers one request at a time (a llama.cpp context is not shared between threads), so
 the provider caps the connection's concurrency at 1 whatever ``--concurrency`` says: calls wait
-for their turn in the limiter, outside their per-attempt timeout. A request that times out ends
-its generation at the next token, so the model is free for the next: a logits processor leaves
-only the end-of-sequence token possible. (It cannot raise: llama.cpp calls it through a C
-callback, where an exception is printed and ignored, and the generation went on to the end of
-the context window.)
+for their turn in the limiter, outside their per-attempt timeout. A request whose caller gave up
+(its timeout, Ctrl-C, SIGTERM) is aborted inside llama.cpp, so the model is free for the next and
+the process can end: llama.cpp asks an abort callback between the steps of every evaluation,
+the prompt's included (one prompt took 20 to 50 s on this project's busy cores, and a logits
+processor is asked only between generated tokens). The callback returns the request's stop flag
+and never raises: llama.cpp calls it through C, where an exception is printed and ignored.
 The model's "endpoint" is its file: ``api_base`` is the file's ``file://`` URI, which keys the
 response cache and the limiter, so two files never share either.
 """
@@ -20,9 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import math
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ CONTEXT_TOKENS = 8192
 
 INSTALL = "pip install 'coordqa[llamacpp]' (llama-cpp-python; it compiles llama.cpp from source)"
 
-_LOADED: dict[Path, Any] = {}
+_LOADED: dict[Path, _Resident] = {}
 """Models loaded in this process, by file: each is loaded once, however many runs use it."""
 _LOADING = threading.Lock()
 
@@ -49,18 +50,40 @@ class _Stopped(Exception):
     """The caller of a generation gave up on it: its reply is not wanted."""
 
 
-def _load(path: Path) -> Any:
-    """The ``llama_cpp.Llama`` of ``path``, loaded on first use."""
+@dataclass
+class _Resident:
+    """A loaded model, the lock that lets one request at a time use it, and that request's stop."""
+
+    llama: Any
+    """The ``llama_cpp.Llama``."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held by the request using the model (providers of one file share it)."""
+    stop: threading.Event | None = None
+    """The stop flag of the request holding :attr:`lock`."""
+    callback: Any = None
+    """The ctypes abort callback given to llama.cpp, kept alive as long as the model."""
+
+    def abandoned(self, _data: object) -> bool:
+        """llama.cpp's abort callback: whether the running request's caller gave up."""
+        stop = self.stop
+        return stop is not None and stop.is_set()
+
+
+def _load(path: Path) -> _Resident:
+    """The model of ``path``, loaded on first use, with its abort callback set."""
     with _LOADING:
         if path not in _LOADED:
             import llama_cpp
 
             try:
-                _LOADED[path] = llama_cpp.Llama(
-                    model_path=str(path), n_ctx=CONTEXT_TOKENS, verbose=False
-                )
+                llama = llama_cpp.Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, verbose=False)
             except ValueError as exc:  # llama-cpp-python's word for a file it cannot load
                 raise ModelError(f"llama.cpp cannot load {path} as a GGUF model: {exc}") from exc
+            resident = _Resident(llama)
+            resident.callback = llama_cpp.ggml_abort_callback(resident.abandoned)
+            # Llama takes no abort callback: it is set on its context (llama.cpp's C API)
+            llama_cpp.llama_set_abort_callback(llama._ctx.ctx, resident.callback, None)
+            _LOADED[path] = resident
         return _LOADED[path]
 
 
@@ -87,7 +110,6 @@ class LlamaCppProvider(Provider):
             )
         self.path = Path(given).expanduser().resolve()
         super().__init__(name, self.path.as_uri())
-        self._lock = threading.Lock()
 
     def check(self) -> None:
         """Raise unless llama-cpp-python is installed and the file loads (it is loaded now)."""
@@ -102,41 +124,40 @@ class LlamaCppProvider(Provider):
     async def complete(
         self, messages: Sequence[Message], config: GenerateConfig, *, trial: int, timeout_s: float
     ) -> Completion:
-        """Generate in a worker thread; a cancelled call stops its generation at the next token."""
+        """Generate in a worker thread; a cancelled call aborts its evaluation in llama.cpp."""
         stop = threading.Event()
         try:
             return await asyncio.to_thread(self._generate, messages, config, stop)
         finally:
-            stop.set()  # after a timeout or Ctrl-C the thread stops at its next token
+            stop.set()  # after a timeout, Ctrl-C or SIGTERM llama.cpp aborts at its next step
 
     def _generate(
         self, messages: Sequence[Message], config: GenerateConfig, stop: threading.Event
     ) -> Completion:
-        model = _load(self.path)
-        end = model.token_eos()
-
-        def end_when_abandoned(_tokens: Any, scores: Any) -> Any:
-            if stop.is_set():
-                scores[:] = -math.inf
-                scores[end] = 0.0
-            return scores
-
         settings: dict[str, Any] = {
             name: getattr(config, name)
             for name in SAMPLING_FIELDS
             if getattr(config, name) is not None
         }
         settings.update(config.extra)
-        with self._lock:
+        resident = _load(self.path)
+        with resident.lock:
             if stop.is_set():
                 raise _Stopped
-            response = model.create_chat_completion(
-                messages=[{"role": m.role, "content": m.content} for m in messages],
-                logits_processor=[end_when_abandoned],
-                **settings,
-            )
+            resident.stop = stop
+            try:
+                response = resident.llama.create_chat_completion(
+                    messages=[{"role": m.role, "content": m.content} for m in messages],
+                    **settings,
+                )
+            except RuntimeError:  # "llama_decode returned 2": aborted by resident.abandoned
+                if stop.is_set():
+                    raise _Stopped from None
+                raise
+            finally:
+                resident.stop = None
         if stop.is_set():
-            raise _Stopped  # ended early by end_when_abandoned: a cut reply, and no one waits
+            raise _Stopped  # finished as its caller gave up: no one waits for it
         choice = (response.get("choices") or [{}])[0]
         text = (choice.get("message") or {}).get("content")
         if not isinstance(text, str) or not text.strip():
