@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -538,6 +539,30 @@ def agent_label(agent: str, model: str | None) -> str:
     return agent if model is None else f"{agent}[{model}]"
 
 
+def _one_agent_command(manifest: RunManifest, out: str, agent: str, model: str | None) -> str:
+    """The command that plays the run's grid with ``agent`` (and ``model``) alone, into ``out``.
+
+    It is the run's own ``coordqa agentic grid`` command with its ``--agent``, ``--model`` and
+    ``--out`` replaced (for a run made through the Python API, the grid's name stands in).
+    """
+    argv = list(manifest.command[1:])
+    if argv[:2] != ["agentic", "grid"]:
+        argv = ["agentic", "grid", str(manifest.config.get("name") or "GRID.yaml")]
+    replaced = {"--agent", "--out"} | ({"--model"} if model is not None else set())
+    kept: list[str] = []
+    skip_value = False
+    for arg in argv:
+        if skip_value:
+            skip_value = False
+        elif arg in replaced:
+            skip_value = True
+        elif arg.split("=", 1)[0] not in replaced:
+            kept.append(arg)
+    kept += ["--agent", agent, *(["--model", model] if model is not None else [])]
+    kept += ["--out", out]
+    return shlex.join(["coordqa", *kept])
+
+
 def build_agentic_bundle(
     run_dir: str | Path, *, grid: str | None = None, **info: Any
 ) -> dict[str, Any]:
@@ -559,9 +584,15 @@ def build_agentic_bundle(
         raise BundleError(f"{store.path} has no finished episode; run the grid to the end first")
     tested = sorted({agent_label(e.spec.agent, e.spec.model) for e in episodes})
     if len(tested) != 1:
+        agent, model = min({(e.spec.agent, e.spec.model) for e in episodes}, key=str)
+        others = [label for label in tested if label != agent_label(agent, model)]
+        out = f"{str(run_dir).rstrip('/')}-{agent}"
         raise BundleError(
             f"{store.path} tests {len(tested)} agents/models ({', '.join(tested)}); a leaderboard "
-            "entry ranks one: run one grid per agent and model"
+            "entry ranks one agent and model: play each in a run of its own, e.g. `"
+            + _one_agent_command(store.manifest, out, agent, model)
+            + f"` (likewise for {', '.join(others)}), then "
+            f"`coordqa submit {shlex.quote(out)} --to URL --token T`"
         )
     data = _envelope("agentic", store.manifest, tested[0], info)
     data["grid"] = grid or str(store.manifest.config.get("name") or "grid")

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import copy
 import json
+import shlex
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import coordqa
 from leaderboard_support import seal
 from typer.testing import CliRunner
 
-from coordqa.agentic import load_agentic_run
+from coordqa.agentic import load_agentic_run, registered_grids
 from coordqa.agentic.grid import parse_grid
 from coordqa.agentic.runner import run_grid
 from coordqa.cli import app
@@ -149,3 +151,38 @@ def test_cli_submit_out_and_static_export(
     assert "cac[scripted]" in (site / "agentic.html").read_text()
     assert "cac[scripted]" in (site / "grids" / "collab-small.html").read_text()
     assert (site / "submissions" / "1.html").exists()
+
+
+def test_a_several_agent_run_is_refused_with_the_command_that_plays_one(tmp_path: Path) -> None:
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(json.dumps({**GRID, "agents": ["cac", "llm"]}))
+    run = tmp_path / "run"
+    played = coordqa("agentic", "grid", grid, "--model", "scripted", "--out", run)
+    assert played.returncode == 0, played.stderr
+    refused = coordqa("submit", run, "--out", tmp_path / "both.json")
+    one = f"coordqa agentic grid {grid} --agent cac --model scripted --out {run}-cac"
+    assert refused.returncode == 2
+    assert f"e.g. `{one}` (likewise for llm[scripted]), then `coordqa submit {run}-cac" in (
+        " ".join(refused.stderr.split())  # as one line: the terminal folds the message
+    )
+    assert coordqa(*shlex.split(one)[1:]).returncode == 0
+    submitted = coordqa("submit", f"{run}-cac", "--out", tmp_path / "cac.json")
+    assert submitted.returncode == 0, submitted.stderr
+
+
+def test_a_registered_grid_played_by_one_agent_is_that_grid(
+    tmp_path: Path, client: tuple[TestClient, dict[str, str]]
+) -> None:
+    # README: `coordqa agentic grid smoke --agent cac --model scripted`, then submit it as smoke
+    run = tmp_path / "smoke-cac"
+    played = coordqa(
+        "agentic", "grid", "smoke", "--agent", "cac", "--model", "scripted", "--out", run
+    )
+    assert played.returncode == 0, played.stderr
+    bundle = build_bundle(run, grid="smoke")
+    assert {episode["spec"]["agent"] for episode in bundle["episodes"]} == {"cac"}
+    answer = _post(client, bundle)
+    assert answer.status_code == 201, answer.text
+    [entry] = client[0].get("/api/agentic/entries", params={"grid": "smoke"}).json()["entries"]
+    assert entry["model_name"] == "cac[scripted]"
+    assert entry["episodes"] == len(registered_grids()["smoke"].config.tasks())

@@ -375,6 +375,13 @@ def grid_command(
         list[str] | None,
         typer.Option(help="Model(s) for the grid's LLM agents (repeat the option for several)."),
     ] = None,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Play only these agents instead of the grid's (repeat the option for several): "
+            "the same tasks, so a leaderboard entry (one agent and model) can be submitted."
+        ),
+    ] = None,
     api_base: ApiBase = None,
     preset: Preset = None,
     episodes: Annotated[
@@ -395,7 +402,9 @@ def grid_command(
     """Play every episode of a grid, resumable: played episodes are never played again.
 
     Options given here override the grid's; a registered grid changed this way (other seeds or
-    preset) is no longer that grid, and its run says so (another fingerprint).
+    preset) is no longer that grid, and its run says so (another fingerprint). Other agents or
+    models play the same tasks: ``--agent cac`` keeps the grid (a leaderboard entry ranks one
+    agent and model).
     """
     from coordqa.agentic.grid import parse_grid
     from coordqa.agentic.grid_registry import resolve_grid
@@ -403,6 +412,8 @@ def grid_command(
     data = resolve_grid(config).model_dump(mode="json")
     if model:
         data["models"] = list(model)
+    if agent:
+        data["agents"] = list(agent)
     if api_base is not None:
         data["api_base"] = api_base
     if preset is not None:
