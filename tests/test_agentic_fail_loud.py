@@ -64,6 +64,7 @@ def grid(base_url: str, agent: str = "llm", seeds: int = 1, **runtime: Any) -> G
     )
 
 
+@pytest.mark.slow  # about 5 s of CPU
 def test_a_model_error_in_any_decision_fails_the_episode_and_the_rerun_plays_it(
     tmp_path: Path,
 ) -> None:

@@ -96,6 +96,7 @@ def test_a_401_stops_at_once_with_the_providers_words_and_the_rerun_plays(
     assert played(out) == 1 and read_agentic_run(out).failures() == {}
 
 
+@pytest.mark.slow  # a real process importing litellm: about 5 s of CPU
 def test_a_missing_key_exits_2_before_anything_is_stored(tmp_path: Path) -> None:
     """Nothing is stored, so there is nothing to resume: with a key, the run is a first run."""
     out = tmp_path / "run"

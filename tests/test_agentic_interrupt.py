@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from cli_support import coordqa
 
 from coordqa.agentic import load_agentic_run
@@ -50,6 +51,7 @@ def interrupt_when(args: list[str], ready: Callable[[], bool], timeout: float = 
     return " ".join(output.split())
 
 
+@pytest.mark.slow  # a real process, interrupted midway: about 20 s of wall time
 def test_ctrl_c_on_agentic_run_keeps_every_exchange_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     command = [
@@ -82,6 +84,7 @@ def test_ctrl_c_on_agentic_run_keeps_every_exchange_and_resumes(tmp_path: Path) 
     assert open_run(out).manifest.status == "finished"
 
 
+@pytest.mark.slow  # a real process, interrupted midway
 def test_ctrl_c_on_play_keeps_finished_episodes_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "play"
     args = [*CLI, "play", "overcooked", "--episodes", "200", "--out", str(out)]

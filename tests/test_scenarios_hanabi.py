@@ -83,6 +83,7 @@ followed (a Walton-Rivers agent in one seat, or moves of the convention bot befo
 counted the whole hand), or where the partner knows more than her list shows."""
 
 
+@pytest.mark.slow  # builds and re-solves 28 scenarios: about 18 s of CPU
 def test_curated_hanabi_list_has_28_scenarios_that_validate() -> None:
     scenarios = [s for s in curated_scenarios() if s.game == "hanabi"]
     kept = [n for n in range(1, 32) if n not in (22, 26, 29)]
