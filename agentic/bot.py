@@ -178,6 +178,11 @@ class BotProvider(Provider):
 
     cacheable = False
     reads_context = True
+    question_refusal = (
+        "model 'bot' plays agentic episodes only: it answers from the seat feed an LLM agent "
+        "passes with each call, and a CoordinationQA question has none. Use it with coordqa "
+        "agentic run --agent llm|cac|hm --model bot"
+    )
 
     def __init__(self, name: str, options: BotOptions) -> None:
         """Answer as ``name`` with ``options``."""

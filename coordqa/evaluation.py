@@ -569,6 +569,8 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
         cache="default" if config.cache else None,
         ledger=ledger,
     )
+    if model.provider.question_refusal is not None:
+        raise ConfigError(model.provider.question_refusal)
     dropped = None
     if _check_unless_cached(model, plan):
         dropped = model.dropped_params(config.generate_config(0))

@@ -335,3 +335,15 @@ def test_the_process_ends_once_the_run_is_on_disk_without_interpreter_teardown(
     assert open_run(out).manifest.status == "finished"
     assert len(run.calls()) == 24 and len(run.samples()) == 24
     assert json.loads((out / "summary.json").read_text())["complete"] is True
+
+
+def test_the_agentic_bot_is_refused_by_eval_before_a_run_is_made(tmp_path: Path) -> None:
+    """bot answers from an agent's seat feed, never a question: it was a stopped run, left in
+    runs list as failed, with the advice to fix the API key."""
+    out = tmp_path / "r"
+    refused = coordqa("eval", "--model", "bot", "--limit", "1", "--out", out)
+    assert refused.returncode == 2, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith("error: model 'bot' plays agentic episodes only")
+    assert "coordqa agentic run" in line and "API key" not in line
+    assert not out.exists()

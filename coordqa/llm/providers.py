@@ -56,6 +56,11 @@ class Provider(abc.ABC):
     as the offline ``bot``, whose callers then keep the context it reads. Real models read the
     messages alone."""
 
+    question_refusal: str | None = None
+    """Why this model cannot answer a question on its own, in the user's terms (the offline
+    ``bot`` plays from an agent's seat feed only); None for every model that can. A QA
+    evaluation refuses such a model before it makes a run."""
+
     def __init__(self, name: str, api_base: str | None = None) -> None:
         """Name the model (the string given to ``get_model``) and its endpoint, if any."""
         self.name = name
