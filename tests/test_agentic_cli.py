@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+from cli_support import coordqa
 from typer.testing import CliRunner
 
 from coordqa.agentic import load_agentic_run
@@ -287,6 +288,22 @@ def test_every_agent_option_is_described_listed_and_flagged_from_its_dataclass()
                 assert doc.flag.name in help_text and f"{doc.name}=" in help_text
             if spec.kind == "llm":
                 assert f"`{doc.name}`" in readme, f"README does not list {name}'s {doc.name}"
+
+
+def test_agent_options_read_whole_at_80_columns() -> None:
+    """Every description whole at 80 columns (the table's "what it does" column was 4
+    characters wide there, each description cut into 4-character strips)."""
+    from coordqa.games.base import PLAYERS
+    from coordqa.options import option_docs
+
+    listing = coordqa("agentic", "options", "cac", columns=80)
+    assert listing.returncode == 0, listing.stderr
+    lines = listing.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    joined = " ".join(" ".join(lines).split())
+    for doc in option_docs(PLAYERS.get("cac").options):
+        assert " ".join(doc.description.split()) in joined, doc.name
+        assert doc.flag is None or doc.flag.name in joined
 
 
 def test_any_option_by_agent_option_and_a_misspelt_one_is_named(tmp_path: Path) -> None:

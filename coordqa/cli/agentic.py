@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
+from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
 
 if TYPE_CHECKING:
@@ -342,21 +342,18 @@ def options_command(
     names = [agent] if agent is not None else [n for n, s in PLAYERS.items() if s.options]
     for name in names:
         spec = PLAYERS.get(name)
-        table = Table(title=Text(f"{name}: {spec.description}", style="italic"))
-        rows = [
-            (doc.name, doc.kind, _plain(doc.default), doc.flag.name if doc.flag else "")
-            for doc in option_docs(spec.options)
-        ]
-        for index, column in enumerate(("option", "values", "default", "flag")):
-            widest = max([len(column), *(len(row[index]) for row in rows)])
-            table.add_column(column, no_wrap=True, min_width=widest)
-        table.add_column("what it does", overflow="fold", min_width=20)
-        for row, doc in zip(rows, option_docs(spec.options), strict=True):
-            table.add_row(*row, doc.description)
-        if not table.rows:
+        docs = option_docs(spec.options)
+        if not docs:
             console.print(f"{name} takes no options.")
             continue
-        console.print(table)
+        console.print(Text(f"{name}: {spec.description}", style="bold"), soft_wrap=True)
+        for doc in docs:
+            title = Text(f"  {doc.name}", style="bold")
+            title.append(f"  {doc.kind}, default {_plain(doc.default)}", style="dim")
+            if doc.flag is not None:
+                title.append(f", flag {doc.flag.name}", style="dim")
+            print_entry(console, title, [Text(doc.description)])
+        console.print()
 
 
 def _plain(value: object) -> str:
