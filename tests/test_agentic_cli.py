@@ -56,6 +56,21 @@ def test_agentic_run_plays_stores_and_reports(tmp_path: Path) -> None:
     assert (report_dir / "table7_collab.csv").exists() and (report_dir / "scores.png").exists()
 
 
+def test_the_progress_line_says_whose_moves_it_counts(tmp_path: Path) -> None:
+    """The progress line counted both seats' moves as "decisions" (1,510) beside the table's
+    agent decisions (710): it says "moves (both seats)", and the number is both seats'."""
+    from coordqa.agentic.episodes import decisions_per_seat
+
+    out = tmp_path / "run"
+    args = ["--agent", "cac", "--model", "scripted", "--seeds", "0", "--no-tom"]
+    done = coordqa(*_run_args(out), *args)
+    assert done.returncode == 0, done.stderr
+    (episode,) = load_agentic_run(out, with_exchanges=False)
+    moves = sum(decisions_per_seat(episode.trajectory).values())
+    assert f"{moves:,} moves (both seats)" in done.stderr
+    assert " decisions," not in done.stderr
+
+
 def test_agentic_grid_command(tmp_path: Path) -> None:
     config = tmp_path / "grid.yaml"
     config.write_text(
@@ -102,9 +117,13 @@ def test_agentic_run_rejects_cac_flags_for_other_agents(tmp_path: Path) -> None:
     assert "not both" in str(both.exception)
 
 
+def _run_args(out: Path) -> list[str]:
+    game = ["--game", "collab_capture", "--partner", "capture-greedy"]
+    return ["agentic", "run", *game, "--out", str(out)]
+
+
 def _run(tmp_path: Path, *extra: str) -> Any:
-    args = ["agentic", "run", "--game", "collab_capture", "--partner", "capture-greedy"]
-    return runner.invoke(app, [*args, *extra, "--out", str(tmp_path / "run")])
+    return runner.invoke(app, [*_run_args(tmp_path / "run"), *extra])
 
 
 def test_model_is_required_for_llm_agents(tmp_path: Path) -> None:

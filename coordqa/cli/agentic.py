@@ -169,7 +169,7 @@ def _play(config: GridConfig, out: Path | None) -> None:
                     f"[red]error[/] (first of its kind): {escape(state.new_error)}",
                     highlight=False,
                 )
-            counts = f"{state.decisions:,} decisions, {state.model_calls:,} model calls"
+            counts = f"{state.decisions:,} moves (both seats), {state.model_calls:,} model calls"
             if state.failed:
                 counts += f", {state.failed} failed"
             progress.update(task, completed=state.done, counts=counts)
