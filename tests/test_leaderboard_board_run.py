@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import coordqa
 from leaderboard_support import BoardClient, synthetic_bundle
 from sqlalchemy import select, text
 
 from coordqa.dataset import DEFAULT_DATASET, load_rows
-from coordqa.leaderboard.catalog import BoardCatalog
+from coordqa.leaderboard.catalog import BoardCatalog, register_grid
 from coordqa.leaderboard.db import Endpoint, Submission
 from coordqa.leaderboard.settings import BoardRunSettings, WorkerConfig
 from coordqa.leaderboard.worker import work
@@ -342,3 +343,38 @@ def test_grid_jobs_refuse_an_agent_without_a_model(board: BoardClient) -> None:
     assert get_grid(installed) is not None
     scripted = register(board, model="random", grids=[installed], agent="capture-greedy")
     assert scripted.status_code == 422 and "calls no model" in scripted.text
+
+
+def test_job_list_names_the_model_apart_from_the_entry_name_and_shows_whole_seeds(
+    board: BoardClient, tmp_path: Path, db_url: str
+) -> None:
+    # walkthrough ROUGH 15: a "model" column showed the display name; seeds were cut at 80 columns
+    grid = {"name": "tiny", "agents": ["llm"], "games": [{"game": "collab_capture", "seeds": [0]}]}
+    (tmp_path / "tiny.yaml").write_text(json.dumps(grid))
+    register_grid(board.db, tmp_path / "tiny.yaml")
+    answer = register(
+        board, model="random", display_name="Board random", grids=["tiny"], agent="llm"
+    )
+    assert answer.status_code == 201, answer.text
+    qa_job, grid_job = answer.json()["jobs"]
+    queued = coordqa("leaderboard", "job", "list", "--db", db_url)
+    assert queued.returncode == 0, queued.stderr
+    assert queued.stdout.splitlines() == [
+        "job 2: grid tiny (agent llm), queued",
+        '    model random, display name "Board random"',
+        "    used 0 calls, 0 tokens, 0 s",
+        "    seeds: secret until the job ends",
+        "job 1: QA, queued",
+        '    model random, display name "Board random"',
+        "    used 0 calls, 0 tokens, 0 s",
+        "    seeds: secret until the job ends",
+    ]
+    for job in (qa_job, grid_job):
+        cancelled = coordqa("leaderboard", "job", "cancel", str(job["id"]), "--db", db_url)
+        assert cancelled.returncode == 0, cancelled.stderr
+    listed = coordqa("leaderboard", "job", "list", "--db", db_url).stdout.splitlines()
+    qa = board.client.get(f"/api/jobs/{qa_job['id']}").json()
+    deals = board.client.get(f"/api/jobs/{grid_job['id']}").json()["seed"]
+    assert f"    seeds: deals {deals}" in listed
+    assert f"    seeds: sampling {qa['seed']}, private split {qa['private_seed']}" in listed
+    assert listed.count("    error: cancelled by the admin") == 2

@@ -547,24 +547,44 @@ def worker_command(
 @job_app.command("list")
 def job_list_command(db: DbUrl = None) -> None:
     """List the board's jobs, newest first (seeds once a job has ended)."""
-    from rich.table import Table
+    from rich.text import Text
 
+    from coordqa.cli._tables import print_entry
     from coordqa.leaderboard.jobs import list_jobs
 
-    table = Table("id", "kind", "status", "model", "calls", "entry", "seeds", "error")
-    for job in list_jobs(_open(db, create=False)):
-        seeds = "secret" if job["seed"] is None else f"{job['seed']}/{job['private_seed']}"
-        table.add_row(
-            str(job["id"]),
-            job["kind"] if job["grid"] is None else f"grid {job['grid']}",
-            job["status"],
-            job["display_name"],
-            str(job["usage"].get("calls", 0)),
-            str(job["entry"] or ""),
-            seeds,
-            job["error"] or "",
+    jobs = list_jobs(_open(db, create=False))
+    for job in jobs:
+        what = (
+            "QA"
+            if job["grid"] is None
+            else f"grid {job['grid']} (agent {job['settings']['agent']})"
         )
-    console.print(table)
+        entry = f", entry {job['entry']}" if job["entry"] is not None else ""
+        usage = job["usage"]
+        details = [
+            f'model {job["model"]}, display name "{job["display_name"]}"',
+            f"used {usage.get('calls', 0):,} calls, {usage.get('tokens', 0):,} tokens, "
+            f"{usage.get('seconds', 0.0):,.0f} s",
+            "seeds: " + _job_seeds(job),
+        ]
+        if job["error"]:
+            details.append(f"error: {job['error']}")
+        print_entry(
+            console,
+            Text(f"job {job['id']}: {what}, {job['status']}{entry}", style="bold"),
+            [Text(detail) for detail in details],
+        )
+    if not jobs:
+        console.print("no jobs")
+
+
+def _job_seeds(job: dict[str, Any]) -> str:
+    """A job's seeds, named by what each draws; secret until the job ends."""
+    if job["seed"] is None:
+        return "secret until the job ends"
+    if job["grid"] is not None:
+        return f"deals {job['seed']}"
+    return f"sampling {job['seed']}, private split {job['private_seed']}"
 
 
 @job_app.command("cancel")
