@@ -130,6 +130,32 @@ def test_paired_p_value_matches_the_exact_sign_test() -> None:
     assert result.p_value == pytest.approx(2 / 16, abs=0.02)
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "p"),
+    [
+        # 3 questions differ, all for A: 2 of the 8 sign patterns are as extreme (+3, -3)
+        ([1.0, 1.0, 1.0, 0.5, 0.0], [0.0, 0.0, 0.0, 0.5, 0.0], 2 / 8),
+        # differences +1, +1, -1, +0.5 (|sum| 1.5): the sums of the 16 sign patterns are
+        # +-3.5, +-2.5 once each and +-1.5, +-0.5 three times each: 10 of 16 reach 1.5
+        ([1.0, 1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 1.0, 0.5, 0.0], 10 / 16),
+        # nothing differs: the one pattern is as extreme
+        ([1.0, 0.0, 1.0], [1.0, 0.0, 1.0], 1.0),
+    ],
+)
+def test_the_sign_flip_p_is_exact_when_few_questions_differ(
+    a: list[float], b: list[float], p: float
+) -> None:
+    """Enumerated over every sign pattern of the questions that differ (zeros flip to
+    themselves): worked out by hand; it was sampled (0.254 where 0.25 is exact)."""
+    result = paired_difference(a, b)
+    assert result.p_value == p and result.p_exact
+
+
+def test_the_sign_flip_p_is_sampled_and_said_so_when_many_questions_differ() -> None:
+    result = paired_difference([1.0] * 15 + [0.0] * 10, [0.0] * 15 + [1.0] * 10)
+    assert not result.p_exact and 0 < result.p_value < 1
+
+
 def test_paired_difference_uses_questions_both_answered_and_is_antisymmetric() -> None:
     a = [1.0, 0.0, float("nan"), 1.0, 1.0]
     b = [0.0, 0.0, 1.0, float("nan"), 0.5]

@@ -20,7 +20,13 @@ import numpy as np
 import pandas as pd
 
 from coordqa.analysis.labels import run_labels
-from coordqa.analysis.stats import EXACT_MAX_N, Correlation, correlate, paired_difference
+from coordqa.analysis.stats import (
+    EXACT_MAX_N,
+    PAIRED_P_METHOD,
+    Correlation,
+    correlate,
+    paired_difference,
+)
 from coordqa.analysis.tables import (
     ERROR_POLICY,
     INCOMPLETE_NOTE,
@@ -377,7 +383,7 @@ STATISTICS_NOTE = (
 )
 PAIRED_NOTE = (
     "A - B is the mean over shared questions of the difference in per-question accuracy, with a "
-    "paired bootstrap 95% CI over questions and a sign-flip permutation p-value."
+    f"paired bootstrap 95% CI over questions and a p-value of a {PAIRED_P_METHOD}."
 )
 CORRELATION_NOTE = (
     f"n is the number of models. With at most {EXACT_MAX_N} models the p-values are exact: the "

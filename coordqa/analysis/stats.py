@@ -38,6 +38,8 @@ from coordqa.jsonvalues import json_value
 __all__ = [
     "CONFIDENCE",
     "EXACT_MAX_N",
+    "EXACT_SIGN_FLIPS_UP_TO",
+    "PAIRED_P_METHOD",
     "RESAMPLES",
     "SIGNIFICANCE",
     "SEED",
@@ -61,6 +63,13 @@ RESAMPLES = 2000
 """Bootstrap resamples per interval (and 5x as many sign flips per permutation test)."""
 SEED = 0
 """Seed of every resampling: the same data always gives the same interval and p-value."""
+EXACT_SIGN_FLIPS_UP_TO = 20
+"""A paired p-value is exact (all 2^m sign patterns) when at most this many questions differ."""
+PAIRED_P_METHOD = (
+    f"sign-flip permutation test, exact when at most {EXACT_SIGN_FLIPS_UP_TO} questions differ "
+    f"(else {5 * RESAMPLES:,} random flips, seed {SEED})"
+)
+"""How the paired p-value is computed, as tables say it."""
 MIN_MODELS_FOR_CORRELATION = 3
 """Fewer paired values than this give NaN correlations (with a note), never a number."""
 EXACT_MAX_N = 10
@@ -205,6 +214,9 @@ class PairedDifference:
     """95% paired bootstrap interval of the difference (questions resampled, pairs kept)."""
     p_value: float
     """Two-sided sign-flip permutation p-value of "no difference" (NaN with < 2 questions)."""
+    p_exact: bool = False
+    """Whether :attr:`p_value` is exact (every sign pattern enumerated: at most
+    :data:`EXACT_SIGN_FLIPS_UP_TO` questions differ) rather than sampled."""
 
     @property
     def significant(self) -> bool:
@@ -221,9 +233,12 @@ def paired_difference(a: Sequence[float], b: Sequence[float]) -> PairedDifferenc
         b: the same for model B.
 
     The interval resamples questions (:data:`RESAMPLES`, fixed seed) and keeps each question's
-    pair together. The p-value flips the sign of each question's difference at random (under
-    "no difference" A and B are exchangeable within a question), 5 x :data:`RESAMPLES` times,
-    and counts flips at least as extreme as observed: ``(1 + k) / (1 + flips)``.
+    pair together. The p-value flips the signs of the questions' differences (under "no
+    difference" A and B are exchangeable within a question) and counts the sign patterns whose
+    mean is at least as far from 0 as the observed one: every pattern of the questions that
+    differ when there are at most :data:`EXACT_SIGN_FLIPS_UP_TO` (exact; a question without a
+    difference flips to itself), else 5 x :data:`RESAMPLES` random ones, ``(1 + k) / (1 +
+    flips)``.
     """
     first, second = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if first.shape != second.shape:
@@ -241,11 +256,40 @@ def paired_difference(a: Sequence[float], b: Sequence[float]) -> PairedDifferenc
     rng = np.random.default_rng(SEED)
     weights = rng.multinomial(n, np.full(n, 1 / n), size=RESAMPLES)
     interval = _percentile_interval(weights @ diffs / n)
+    differing = diffs[diffs != 0]
+    if differing.size <= EXACT_SIGN_FLIPS_UP_TO:
+        return PairedDifference(n, observed, interval, _exact_sign_flip_p(differing), True)
     flips = 5 * RESAMPLES
     signs = rng.choice(np.array([-1.0, 1.0]), size=(flips, n))
     null = np.abs(signs @ diffs / n)
     extreme = int(np.count_nonzero(null >= abs(observed) - 1e-12))
     return PairedDifference(n, observed, interval, (1 + extreme) / (1 + flips))
+
+
+def _exact_sign_flip_p(differences: np.ndarray) -> float:
+    """The share of the 2^m sign patterns of ``differences`` whose |sum| reaches the observed.
+
+    Meet in the middle: the 2^(m/2) signed sums of each half, and for each sum of one half the
+    sums of the other that take the total to +-observed or beyond (a sorted search), so 20
+    differences cost 2 x 1,024 sums instead of 1,048,576 patterns.
+    """
+    observed = abs(float(differences.sum())) - 1e-9
+    if observed <= 0:
+        return 1.0  # no difference at all: every pattern is as extreme
+    half = differences.size // 2
+    left = _signed_sums(differences[:half])
+    right = np.sort(_signed_sums(differences[half:]))
+    high = right.size - np.searchsorted(right, observed - left, side="left")
+    low = np.searchsorted(right, -observed - left, side="right")
+    return float((high + low).sum()) / (left.size * right.size)
+
+
+def _signed_sums(values: np.ndarray) -> np.ndarray:
+    """The sums of ``values`` under each of their 2^k sign patterns."""
+    sums = np.zeros(1)
+    for value in values:
+        sums = np.concatenate([sums + value, sums - value])
+    return sums
 
 
 def _resampled_means(values: np.ndarray) -> np.ndarray:

@@ -66,7 +66,7 @@ def parse_sizes(value: str | None) -> dict[str, float]:
 def render_report(report: ModelReport) -> None:
     """Print the runs, models, paired comparisons and correlations of ``coordqa report``."""
     from coordqa.analysis.report import MIXED_NOTE, comparison_summary, format_p
-    from coordqa.analysis.stats import EXACT_MAX_N
+    from coordqa.analysis.stats import EXACT_MAX_N, PAIRED_P_METHOD
     from coordqa.analysis.tables import INCOMPLETE_NOTE
 
     console.print(Text("runs", style="bold"))
@@ -93,7 +93,7 @@ def render_report(report: ModelReport) -> None:
         paired = new_table(
             "paired comparisons (same questions)",
             "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
-            "p: sign-flip permutation test",
+            f"p: {PAIRED_P_METHOD}",
         )
         summary = comparison_summary(report.comparisons)
         name_column(paired, "A vs B", max_width=28)
@@ -165,13 +165,14 @@ def _model_accuracy(row: dict[str, Any], *, header: bool) -> Table:
 def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
     """Print the paired tests, both runs' McNemar table, and the pairs in ``only``."""
     from coordqa.analysis.report import format_difference, format_p
+    from coordqa.analysis.stats import PAIRED_P_METHOD
     from coordqa.analysis.tables import format_interval
 
     a, b = comparison.label_a, comparison.label_b
     tests = new_table(
         f"A = {a}, B = {b}",
         "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
-        "p: sign-flip permutation test",
+        f"p: {PAIRED_P_METHOD}",
     )
     tests.add_column("type", no_wrap=True)
     for header in ("A - B", "95% CI", "p", "qs"):
