@@ -414,25 +414,33 @@ def imported(stderr: str) -> str:
 
 
 def rerun(root: Path, versions: dict[str, str], repeats: int) -> None:
-    """The rerun section, each version's runs alternated with the others'."""
-    env = {**os.environ, "COORDQA_CACHE_DIR": str(root / "rerun-cache"), "OPENAI_API_KEY": "sk-b"}
+    """The rerun section, each version's runs alternated with the others'.
+
+    Each version fills a response cache and a run directory of its own with a first run: run
+    directories and cache tables have changed format between versions, and an earlier coordqa
+    refuses a run written by a later one.
+    """
     with server_process(0.0) as server:
         base = ["coordqa", "eval", "--model", "openai/bench", "--api-base", server.base_url]
         base += ["--concurrency", "32"]
-        first = cli([*base, "--out", str(root / "rerun-a")], env)
-        if first.status:
-            raise SystemExit(f"the first run failed: {first.stderr}")
-        print(
-            f"rerun: first run of the bundled dataset (594 calls) {first.wall:.2f} s, peak RSS "
-            f"{first.peak_rss_mb:.0f} MB"
-        )
-        cases = [("identical command", "rerun-a"), ("new run directory", None)]
+        envs: dict[str, dict[str, str]] = {}
+        for label, python in versions.items():
+            cache = str(root / f"rerun-cache-{label}")
+            envs[label] = {**os.environ, "COORDQA_CACHE_DIR": cache, "OPENAI_API_KEY": "sk-b"}
+            first = cli([*base, "--out", str(root / f"rerun-a-{label}")], envs[label], python)
+            if first.status:
+                raise SystemExit(f"the first run of {label} failed: {first.stderr}")
+            print(
+                f"rerun: first run of the bundled dataset (594 calls), {label}: {first.wall:.2f} "
+                f"s, peak RSS {first.peak_rss_mb:.0f} MB"
+            )
         runs: dict[tuple[str, str], list[CliRun]] = {}
         for number in range(repeats):
-            for case, out in cases:
+            for case in ("identical command", "new run directory"):
                 for label, python in versions.items():
-                    target = out or f"rerun-new-{label}-{number}"
-                    run = cli([*base, "--out", str(root / target)], env, python)
+                    same = case == "identical command"
+                    target = f"rerun-a-{label}" if same else f"rerun-new-{label}-{number}"
+                    run = cli([*base, "--out", str(root / target)], envs[label], python)
                     if run.status:
                         raise SystemExit(f"the rerun failed: {run.stderr}")
                     runs.setdefault((case, label), []).append(run)
