@@ -295,3 +295,26 @@ def test_a_run_with_no_sample_yet_has_no_accuracy_and_says_what_is_missing(
     assert math.isnan(overall["accuracy"]) and overall["n_questions"] == 0
     assert analysis.missing == 12 and not analysis.complete
     assert analysis.to_json()["overall"]["accuracy"] is None
+
+
+def test_a_run_label_names_the_dataset_the_run_answered_not_its_unset_option() -> None:
+    """Two random runs, v1 named with --dataset and v1.2 by default: the label said
+    'dataset=none' for the default run; it names the dataset the manifest records."""
+    from coordqa.analysis.labels import run_labels
+    from coordqa.store import DatasetInfo, RunManifest
+
+    def run(option: str | None, name: str, seed: int | None) -> RunManifest:
+        dataset = DatasetInfo(name=name, fingerprint=name, num_questions=198)
+        config = {"model": "random", "dataset": option, "seed": seed}
+        return RunManifest(kind="qa", config=config, fingerprint=name, dataset=dataset)
+
+    labels = run_labels(
+        [
+            (run("coordinationqa-v1", "coordinationqa-v1", 0), Path("v1")),
+            (run(None, "coordinationqa-v1.2", None), Path("v12")),
+        ]
+    )
+    assert labels == [
+        "random (dataset=coordinationqa-v1, seed=0)",
+        "random (dataset=coordinationqa-v1.2, seed=none)",
+    ]

@@ -40,6 +40,16 @@ def _differing(configs: Sequence[dict[str, Any]]) -> list[str]:
     return [k for k in keys if len({repr(config.get(k)) for config in configs}) > 1]
 
 
+def _settings(manifest: RunManifest) -> dict[str, Any]:
+    """A run's settings as it ran them: ``dataset`` is the dataset answered.
+
+    A run of the default dataset has no ``--dataset`` option, and would read ``dataset=none``.
+    """
+    if manifest.dataset is None:
+        return manifest.config
+    return {**manifest.config, "dataset": manifest.dataset.name}
+
+
 def run_labels(runs: Sequence[tuple[RunManifest, Path]]) -> list[str]:
     """A distinct, short name for each of ``runs`` (manifest and directory), in order.
 
@@ -54,9 +64,10 @@ def run_labels(runs: Sequence[tuple[RunManifest, Path]]) -> list[str]:
     for name, count in Counter(names).items():
         if count > 1:
             group = [i for i, n in enumerate(names) if n == name]
-            keys = _differing([runs[i][0].config for i in group])[:MAX_SETTINGS_SHOWN]
+            settings = {i: _settings(runs[i][0]) for i in group}
+            keys = _differing(list(settings.values()))[:MAX_SETTINGS_SHOWN]
             for i in group:
-                parts[i] = [f"{key}={_shown(runs[i][0].config.get(key))}" for key in keys]
+                parts[i] = [f"{key}={_shown(settings[i].get(key))}" for key in keys]
     told = [(name, tuple(p)) for name, p in zip(names, parts, strict=True)]
     for i, count in enumerate(Counter(told)[t] for t in told):
         if count > 1:
