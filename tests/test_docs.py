@@ -106,3 +106,19 @@ def _subclasses(cls: type) -> list[type]:
     for sub in cls.__subclasses__():
         found += [sub, *_subclasses(sub)]
     return found
+
+
+def test_readme_headline_is_what_the_default_run_prints(tmp_path: Path) -> None:
+    """README's headline example is `coordqa eval --model random` on the default release (it
+    showed v1.1's numbers after v1.2 became the default); --trials 1 as well."""
+    from cli_support import coordqa
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("first prints the headline:\n\n```\n", 1)[1].split("```", 1)[0]
+    env = {"COORDQA_CACHE_DIR": str(tmp_path / "cache")}
+    run = coordqa("eval", "--model", "random", "--out", tmp_path / "three", env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith(block)
+    one = coordqa("eval", "--model", "random", "--trials", "1", "--out", tmp_path / "one", env=env)
+    first = one.stdout.splitlines()[0].removeprefix("random: ")
+    assert f"with `--trials 1` the first line reads `{first}`" in " ".join(readme.split())
