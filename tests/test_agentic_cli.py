@@ -71,6 +71,18 @@ def test_the_progress_line_says_whose_moves_it_counts(tmp_path: Path) -> None:
     assert " decisions," not in done.stderr
 
 
+def test_agentic_report_reads_the_runs_in_a_folder(tmp_path: Path) -> None:
+    """As coordqa report does: a folder among the runs stands for the agentic runs inside it
+    (it was refused as not a run)."""
+    for seed in ("0", "1"):
+        out = tmp_path / "runs" / f"s{seed}"
+        played = coordqa(*_run_args(out), "--agent", "capture-planner", "--seeds", seed)
+        assert played.returncode == 0, played.stderr
+    report = coordqa("agentic", "report", tmp_path / "runs")
+    assert report.returncode == 0, report.stderr
+    assert "2 episode(s) from 2 run(s)" in " ".join(report.stderr.split())
+
+
 def test_agentic_grid_command(tmp_path: Path) -> None:
     config = tmp_path / "grid.yaml"
     config.write_text(

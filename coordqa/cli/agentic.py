@@ -427,7 +427,10 @@ def grid_command(
 
 @agentic_app.command("report")
 def report_command(
-    runs: Annotated[list[Path], typer.Argument(help="Agentic run directories.")],
+    runs: Annotated[
+        list[Path],
+        typer.Argument(help="Agentic run directories, or folders of them (searched recursively)."),
+    ],
     out: Annotated[
         Path | None, typer.Option(help="Write CSV tables, report.md and figures here.")
     ] = None,
@@ -437,10 +440,12 @@ def report_command(
     Only played episodes enter the tables; failed and skipped ones are counted and named.
     """
     from coordqa.agentic.report import agentic_report
+    from coordqa.store import discover_runs
 
-    report = agentic_report(runs, out)
+    found = discover_runs(runs, kinds=("agentic",))
+    report = agentic_report(found, out)
     _print_report(report)
-    messages.print(f"{len(report.episodes)} episode(s) from {len(runs)} run(s)")
+    messages.print(f"{len(report.episodes)} episode(s) from {len(found)} run(s)")
     if out is not None:
         messages.print(f"report: {out / 'report.md'}", highlight=False, markup=False)
 
