@@ -25,8 +25,8 @@ and one of the shapes of :data:`TABLE_SHAPES`); the four games' are the paper's:
 - Table 2: Hanabi self-play score;
 - Table 4: Overcooked cross-play score per layout, the agent in seat 0 / seat 1;
 - Table 5: Hanabi score in self-play and with each partner;
-- Table 7: Collab games: wins (``escaped 7/10``, with the rate's interval) and turns to capture
-  / escape over the won episodes.
+- Table 7: Collab games: wins (``escaped 7/10``, with the rate's Wilson interval) and turns to
+  capture / escape over the won episodes.
 
 Every game's episodes go into:
 
@@ -60,7 +60,7 @@ import pandas as pd
 from coordqa.agentic.agents.ladder import ORDERS as LADDER_ORDERS
 from coordqa.agentic.episodes import NOT_READY, AgenticEpisode, read_agentic_run
 from coordqa.agentic.optimality import optimality
-from coordqa.analysis.stats import MeanSE, mean_ci
+from coordqa.analysis.stats import MeanSE, mean_ci, proportion_ci
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, GameProfile, ReportTable, game_profile
 from coordqa.jsonvalues import JSONObject, content_hash
@@ -356,7 +356,10 @@ def cross_play_by_partner(frame: pd.DataFrame, games: Mapping[str, GameProfile])
 
 
 def wins(group: pd.DataFrame, metric: str, verb: str) -> str:
-    """``escaped 7/10 [0.40, 0.90]``: the won episodes of ``group`` and the rate's 95% CI.
+    """``escaped 7/10 [0.40, 0.89]``: the won episodes of ``group`` and the rate's 95% CI.
+
+    The interval is Wilson's (:func:`~coordqa.analysis.stats.proportion_ci`): a bootstrap of 0
+    of 5 resamples only zeros, [0.00, 0.00].
 
     One episode replayed (:func:`summary`) says ``(1 distinct episode)`` instead of an interval.
     """
@@ -369,7 +372,7 @@ def wins(group: pd.DataFrame, metric: str, verb: str) -> str:
         return text
     if group.loc[values.index, "moves"].nunique() == 1:
         return f"{text} (1 distinct episode)"
-    return f"{text} {mean_ci([float(v) for v in values]).format(2)}"
+    return f"{text} {proportion_ci(won, n).format(2)}"
 
 
 def won(frame: pd.DataFrame, games: Mapping[str, GameProfile]) -> pd.DataFrame:

@@ -52,12 +52,23 @@ def test_one_episode_replayed_is_one_distinct_episode_not_zero_error() -> None:
 
 
 def test_escape_wins_beside_turns_over_the_won_episodes() -> None:
-    # 2 of 3 escaped: rate 0.67, ends 0 (1/27) and 1 (8/27); turns over the two escapes, 10 and
+    # 2 of 3 escaped: rate 0.67, Wilson 95% interval 0.573 -+ 0.365 = [0.21, 0.94] (z = 1.96:
+    # centre (2/3 + z^2/6) / (1 + z^2/3), half z sqrt(2/27 + z^2/36) / (1 + z^2/3));
+    # turns over the two escapes, 10 and
     # 14: mean 12, sd 2.83, SE 2.00, ends 10 and 14 (1/4 each); the loss's 30 turns are not in it
     frame = _collab("collab_escape", "escaped", [1.0, 1.0, 0.0], [10, 14, 30], ["a", "b", "c"])
     row = won(frame, ESCAPE).iloc[0]
-    assert row["escapes"] == "escaped 2/3 [0.00, 1.00]"
+    assert row["escapes"] == "escaped 2/3 [0.21, 0.94]"
     assert row["turns to escape"] == "12.00 ± 2.00 [10.00, 14.00] n=2"
+
+
+def test_no_escape_in_five_is_not_a_zero_width_interval() -> None:
+    """0 of 5 escaped was '[0.00, 0.00]' (a bootstrap of five zeros cannot spread); Wilson's
+    interval: centre (z^2/10) / (1 + z^2/5) = 0.217, half z sqrt(z^2/100) / (1 + z^2/5) =
+    0.217: [0.00, 0.43]."""
+    turns = [50, 50, 50, 50, 50]
+    frame = _collab("collab_escape", "escaped", [0.0] * 5, turns, ["a", "b", "c", "d", "e"])
+    assert won(frame, ESCAPE).iloc[0]["escapes"] == "escaped 0/5 [0.00, 0.43]"
 
 
 def test_collab_partners_are_rows_of_their_own() -> None:
@@ -65,8 +76,9 @@ def test_collab_partners_are_rows_of_their_own() -> None:
     greedy = _collab("collab_escape", "escaped", [0.0, 1.0], [40, 20], ["c", "d"])
     table = won(pd.concat([alone, greedy.assign(partner="escape-greedy")]), ESCAPE)
     rows = table.set_index("partner")
-    assert rows.loc["self", "escapes"] == "escaped 2/2 [1.00, 1.00]"
-    assert rows.loc["escape-greedy", "escapes"] == "escaped 1/2 [0.00, 1.00]"
+    # Wilson 95%: 2/2 -> centre 0.671, half 0.329: [0.34, 1.00]; 1/2 -> 0.5 -+ 0.405
+    assert rows.loc["self", "escapes"] == "escaped 2/2 [0.34, 1.00]"
+    assert rows.loc["escape-greedy", "escapes"] == "escaped 1/2 [0.09, 0.91]"
     assert rows.loc["escape-greedy", "turns to escape"] == "20.00 (n=1)"
 
 

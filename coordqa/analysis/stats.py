@@ -53,6 +53,7 @@ __all__ = [
     "exact_correlation_p",
     "format_mean_se",
     "mean_ci",
+    "proportion_ci",
     "paired_difference",
     "paired_ratio",
 ]
@@ -317,6 +318,23 @@ def mean_ci(values: Sequence[float]) -> Interval:
     if kept.size < 2:
         return NAN_INTERVAL
     return _percentile_interval(_resampled_means(kept))
+
+
+def proportion_ci(successes: int, n: int) -> Interval:
+    """95% Wilson score interval of a proportion of ``successes`` in ``n`` (NaN when n is 0).
+
+    For rates of 0/1 outcomes (escaped, captured): a bootstrap of 0 of 5 resamples only zeros
+    and gives [0, 0], as if five episodes proved the rate is 0; Wilson's interval is [0, 0.43].
+
+    >>> proportion_ci(0, 5).format(2)
+    '[0.00, 0.43]'
+    """
+    if n == 0:
+        return NAN_INTERVAL
+    from scipy.stats import binomtest
+
+    low, high = binomtest(successes, n).proportion_ci(CONFIDENCE, method="wilson")
+    return Interval(float(low), float(high))
 
 
 @dataclass(frozen=True)
