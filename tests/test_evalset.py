@@ -158,6 +158,29 @@ def test_a_set_recorded_without_a_setting_is_refused_naming_it(tmp_path: Path) -
         SetLedger(spec, out, members_of(spec, out))
 
 
+def test_a_default_set_records_the_shared_settings_existing_sets_hold() -> None:
+    """Every set since sets existed recorded these twelve keys, unset ones as None.
+
+    A set resumes only if its recorded shared settings are equal, so a key dropped when unset,
+    or a new key recorded at its default, would refuse every existing set: a new setting is
+    added only when it differs from its default (docs/ARCHITECTURE.md 6.4 step 5).
+    """
+    assert parse_spec({"models": ["random"]}).shared_identity() == {
+        "trials": 3,
+        "temperature": 0.6,
+        "top_p": 0.9,
+        "max_tokens": None,
+        "seed": None,
+        "games": None,
+        "types": None,
+        "ids": None,
+        "sample": None,
+        "sample_seed": 0,
+        "limit": None,
+        "prompt_layout": "system",
+    }
+
+
 def test_models_on_one_endpoint_must_declare_the_same_limits(tmp_path: Path) -> None:
     spec = parse_spec(
         {

@@ -169,10 +169,12 @@ class EvalSetSpec(BaseModel):
     def shared_identity(self) -> JSONObject:
         """The shared settings that change results: a set's folder holds one experiment.
 
-        Models and datasets may be added to a set later; these may not change. Add a new
-        setting only when it is set (after the dump), as :meth:`EvalConfig.identity` adds
-        ``ids`` and ``sample``, so that existing sets (and their ``runs/set_<hash>`` folders)
-        keep their identity and resume.
+        Models and datasets may be added to a set later; these may not change. The twelve
+        settings dumped are recorded always, ``None`` when unset (``ids`` and ``sample`` too:
+        sets were made with them), and a set resumes only if the recorded dict is equal. So a
+        setting added later goes after the dump, only when it differs from its default, as
+        :meth:`EvalConfig.identity` adds ``ids`` and ``sample`` (which runs predate), so that
+        existing sets (and their ``runs/set_<hash>`` folders) keep their identity and resume.
         """
         return self.model_dump(
             mode="json",
