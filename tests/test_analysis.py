@@ -318,3 +318,21 @@ def test_a_run_label_names_the_dataset_the_run_answered_not_its_unset_option() -
         "random (dataset=coordinationqa-v1, seed=0)",
         "random (dataset=coordinationqa-v1.2, seed=none)",
     ]
+
+
+def test_mixed_runs_pair_only_questions_with_the_same_content(tmp_path: Path) -> None:
+    """--allow-mixed across releases paired questions by id alone, so a v1 and a v1.2 question
+    with one id and different texts were compared as 'the same question'. Pairs need the same
+    id, text and answer key: here s1-ec's text differs, so the overall test has 5 questions."""
+    from qa_run_support import SIX_QUESTIONS, outcome_rows, write_qa_run
+
+    rows = outcome_rows(SIX_QUESTIONS)
+    a = write_qa_run(tmp_path / "a", "m1", rows, trials=2)
+    b = write_qa_run(tmp_path / "b", "m2", rows, trials=2)
+    questions = b / "questions.jsonl"
+    text = questions.read_text()
+    assert text.count('"q-s1-ec"') == 1
+    questions.write_text(text.replace('"q-s1-ec"', '"q-s1-ec-reworded"'))
+    report = compare_runs([a, b], allow_mixed=True)
+    by_scope = report.comparisons.set_index("scope")["n_questions"]
+    assert by_scope["overall"] == 5 and by_scope["EC"] == 1

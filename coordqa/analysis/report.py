@@ -3,7 +3,8 @@
 :func:`compare_runs` reads every run through :func:`coordqa.store.read_qa_run` and refuses to
 compare runs over different question sets (a ``--limit 5`` run with a full one, the example
 dataset with v1) unless ``allow_mixed`` is given, in which case the report says so and paired
-tests use only the questions both runs answered. :func:`write_report` writes the tables (CSV
+tests use only the questions both runs answered with the same text and answer key (two releases
+can give one id to different questions). :func:`write_report` writes the tables (CSV
 and parquet), the figures and ``report.md``.
 """
 
@@ -185,17 +186,27 @@ def _pairs(labels: Sequence[str], reference: str | None) -> list[tuple[int, int]
 
 
 def _comparisons(
-    labels: Sequence[str], scores: Sequence[pd.DataFrame], reference: str | None = None
+    labels: Sequence[str],
+    scores: Sequence[pd.DataFrame],
+    contents: Sequence[Mapping[str, tuple[str, str]]],
+    reference: str | None = None,
 ) -> pd.DataFrame:
-    """Pairs of runs (:func:`_pairs`) on every scope: the paired difference of accuracies."""
+    """Pairs of runs (:func:`_pairs`) on every scope: the paired difference of accuracies.
+
+    ``contents`` holds each run's (question hash, answer-key hash) by question id: a question
+    is paired only where both runs asked it with the same text and key, so runs of two releases
+    (``--allow-mixed``) are not compared on an id whose question changed.
+    """
     per_question = [
         {scope: question_accuracy(_scope(table, scope)) for scope in SCOPES} for table in scores
     ]
     rows = []
     for i, j in _pairs(labels, reference):
         a, b = labels[i], labels[j]
+        same = same_questions(contents[i], contents[j])
         for scope in SCOPES:
             left, right = per_question[i][scope].align(per_question[j][scope], join="inner")
+            left, right = left[left.index.isin(same)], right[right.index.isin(same)]
             result = paired_difference(left.to_numpy(), right.to_numpy())
             rows.append(
                 {
@@ -211,6 +222,21 @@ def _comparisons(
             )
     columns = ["model_a", "model_b", "scope", "n_questions", "difference", "ci_low", "ci_high"]
     return pd.DataFrame(rows, columns=[*columns, "p_value"])
+
+
+def question_contents(run: QARun) -> dict[str, tuple[str, str]]:
+    """Each question's (question hash, answer-key hash), by id: what pairs it with another's."""
+    return {qid: (q.question_hash, q.target_hash) for qid, q in run.questions().items()}
+
+
+def same_questions(
+    first: Mapping[str, tuple[str, str]], second: Mapping[str, tuple[str, str]]
+) -> list[str]:
+    """The ids both runs asked with the same text and answer key (:func:`question_contents`).
+
+    Paired tests compare only these: two releases can give one id to different questions.
+    """
+    return [qid for qid, content in first.items() if second.get(qid) == content]
 
 
 def _scope(table: pd.DataFrame, scope: str) -> pd.DataFrame:
@@ -270,7 +296,7 @@ def compare_runs(
     ]
     return ModelReport(
         models=models,
-        comparisons=_comparisons(labels, scores, base),
+        comparisons=_comparisons(labels, scores, [question_contents(r) for r in readers], base),
         correlations=correlations,
         failures=failures,
         failures_by_scenario=pd.concat(by_scenario, ignore_index=True),
@@ -394,7 +420,7 @@ CORRELATION_NOTE = (
 MIXED_NOTE = (
     "**Mixed question sets** (`--allow-mixed`): these runs answered different questions, so "
     "their accuracies are not directly comparable and the correlations mix question sets; "
-    "paired tests use only the questions both runs answered."
+    "paired tests use only the questions both runs answered with the same text and answer key."
 )
 
 

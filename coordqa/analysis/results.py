@@ -15,7 +15,13 @@ from pathlib import Path
 import pandas as pd
 
 from coordqa.analysis.labels import run_labels
-from coordqa.analysis.report import SCOPES, check_question_sets, describe_filters
+from coordqa.analysis.report import (
+    SCOPES,
+    check_question_sets,
+    describe_filters,
+    question_contents,
+    same_questions,
+)
 from coordqa.analysis.stats import PairedDifference, paired_difference
 from coordqa.analysis.tables import (
     INCOMPLETE_MARK,
@@ -223,8 +229,9 @@ def compare_two_runs(
     samples_a = {s.key: s for s in first.samples()}
     samples_b = {s.key: s for s in second.samples()}
     questions = first.questions()
+    same = same_questions(question_contents(first), question_contents(second))
     rows = []
-    for key in sorted(set(samples_a) & set(samples_b)):
+    for key in sorted(k for k in set(samples_a) & set(samples_b) if k[0] in same):
         a, b = samples_a[key], samples_b[key]
         question = questions[key[0]]
         rows.append(
@@ -249,6 +256,7 @@ def compare_two_runs(
         left = question_accuracy(_in_scope(scores_a, scope))
         right = question_accuracy(_in_scope(scores_b, scope))
         left, right = left.align(right, join="inner")
+        left, right = left[left.index.isin(same)], right[right.index.isin(same)]
         paired[scope] = paired_difference(left.to_numpy(), right.to_numpy())
     return RunComparison(label_a, label_b, pairs, paired, mixed)
 

@@ -216,7 +216,7 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
     if comparison.mixed:
         messages.print(
             "[yellow]The runs answered different question sets (--allow-mixed): only the "
-            "questions both answered are compared.[/]"
+            "questions both asked with the same text and answer key are compared.[/]"
         )
 
 
