@@ -58,6 +58,8 @@ def test_report_fits_80_columns_and_labels_both_uncertainties(
     # A: EC right 3 of 4 trials counted (ambiguous counts as wrong): per-trial 1.0 and 0.5
     assert "0.750 ± 0.250" in out
     assert "paired comparisons" in out and "e+" not in out
+    # each pair is named whole, broken between words only (a 28-column cell folded names)
+    assert re.search(rf"{re.escape(LONG_MODEL)} vs\s+openai/gpt-4o", out), out
     markdown = (tmp_path / "rep" / "report.md").read_text()
     assert "## Paired comparisons" in markdown and "Mixed question sets" not in markdown
     comparisons = pd.read_csv(tmp_path / "rep" / "comparisons.csv")

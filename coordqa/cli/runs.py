@@ -30,6 +30,7 @@ from coordqa.cli._tables import (
 from coordqa.errors import ConfigError
 
 if TYPE_CHECKING:
+    import pandas as pd
     from rich.console import JustifyMethod
 
     from coordqa.analysis import ModelReport, RunComparison, RunSummary
@@ -90,19 +91,16 @@ def render_report(report: ModelReport) -> None:
         console.print(INCOMPLETE_NOTE, highlight=False)
 
     if len(report.comparisons):
-        paired = new_table(
-            "paired comparisons (same questions)",
+        console.print(Text("paired comparisons (same questions)", style="bold"))
+        summary = comparison_summary(report.comparisons)
+        for number, (pair, rows) in enumerate(summary.groupby("A vs B", sort=False)):
+            console.print(Text(str(pair), style="bold"))  # wrapped between words, never cut
+            console.print(_paired_rows(rows.drop(columns="A vs B"), header=number == 0))
+        console.print(
             "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
             f"p: {PAIRED_P_METHOD}",
+            highlight=False,
         )
-        summary = comparison_summary(report.comparisons)
-        name_column(paired, "A vs B", max_width=28)
-        paired.add_column("type", no_wrap=True)
-        for header in ("A - B", "95% CI", "p", "qs"):
-            number_column(paired, header)
-        for row in summary.itertuples(index=False):
-            paired.add_row(*[str(value) for value in row])
-        console.print(paired)
 
     corr = new_table(
         "correlations across models (one point per model)",
@@ -140,6 +138,22 @@ SELECTION_TITLES = {
 REPORT_COLUMNS = {"type": 7, "acc ± SE": 15, "95% CI": 16, "amb": 4, "none": 4, "err": 4}
 """The accuracy columns of ``coordqa report`` and their widths, the same under every model (the
 models head their rows, so no name is folded into a narrow column)."""
+
+
+PAIRED_COLUMNS = {"type": 7, "A - B": 7, "95% CI": 16, "p": 7, "qs": 5}
+"""The paired-comparison columns of ``coordqa report`` and their widths, the same under every
+pair of runs (the pair heads its rows, so no name is folded into a narrow column)."""
+
+
+def _paired_rows(rows: pd.DataFrame, *, header: bool) -> Table:
+    """One pair's paired tests per scope, in :data:`PAIRED_COLUMNS`."""
+    table = Table(box=BOX, show_header=header, show_edge=False)
+    for name, width in PAIRED_COLUMNS.items():
+        justify: JustifyMethod = "left" if name == "type" else "right"
+        table.add_column(name, width=width, justify=justify, no_wrap=True)
+    for row in rows.itertuples(index=False):
+        table.add_row(*[str(value) for value in row])
+    return table
 
 
 def _model_accuracy(row: dict[str, Any], *, header: bool) -> Table:
