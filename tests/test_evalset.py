@@ -240,3 +240,19 @@ def test_the_set_on_a_local_ray_shares_each_endpoints_limit_across_workers(
     assert all(m.skipped for m in again.manifest.members) and a.count == 48
     runs = result.runs()
     assert len(runs) == 4 and all(run.parent == tmp_path / "ray-set" for run in runs)
+
+
+def test_the_set_summary_names_members_whole_at_80_columns(tmp_path: Path) -> None:
+    """Members are entries (model and dataset, then status, samples and run directory),
+    not table cells that cut 'coordinationqa-v1.2' and run directories into pieces."""
+    from cli_support import coordqa
+
+    out = tmp_path / "set"
+    args = ["eval-set", "-m", "random", "-m", "scripted", "--limit", "2", "--out", out]
+    done = coordqa(*args, env={"COORDQA_CACHE_DIR": str(tmp_path / "cache")}, columns=80)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines), done.stdout
+    for member in read_set(out).members:
+        assert any(member.run in line for line in lines), member.run
+        assert any(f"{member.model} · {member.dataset}" in line for line in lines)

@@ -13,16 +13,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT
-from coordqa.cli._tables import name_column, new_table, number_column
+from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError
 
 if TYPE_CHECKING:
     from coordqa.evalset import SetEvent, SetResult
 
 console = Console()
-"""The members' table: stdout."""
+"""The members: stdout."""
 messages = Console(stderr=True, soft_wrap=True)
 """Member events and failures: stderr."""
 
@@ -44,17 +45,22 @@ def _show_event(event: SetEvent) -> None:
 
 
 def render_set(result: SetResult) -> None:
-    """The members' table (stdout) and every failure's message (stderr)."""
-    table = new_table(f"eval set {result.out}", "run directories are relative to the set")
-    for header in ("model", "dataset", "status"):
-        name_column(table, header)
-    number_column(table, "samples")
-    name_column(table, "run", max_width=40)
+    """The members (stdout) and every failure's message (stderr).
+
+    Each member is an entry, its names whole (model and dataset, then status, samples and run
+    directory): table cells cut dataset names and run directories into pieces at 80 columns.
+    """
+    console.print(Text(f"eval set {result.out}", style="bold"), soft_wrap=True)
     for member in result.manifest.members:
         status = member.status + (" (skipped)" if member.skipped else "")
-        samples = f"{member.answered}/{member.expected}" if member.expected else "-"
-        table.add_row(member.model, member.dataset, status, samples, member.run)
-    console.print(table)
+        if member.expected:
+            status += f", {member.answered}/{member.expected} samples"
+        print_entry(
+            console,
+            Text(f"{member.model} · {member.dataset}", style="bold"),
+            [Text(status), Text(f"run: {member.run}", style="dim")],
+        )
+    console.print("run directories are relative to the set", style="dim")
     for member in result.failed:
         messages.print(
             f"[bold red]{member.status}:[/] {member.model} on {member.dataset}: {member.message}",
