@@ -22,6 +22,7 @@ __all__ = [
     "json_mapping",
     "json_records",
     "json_value",
+    "rounded",
 ]
 
 JSONValue: TypeAlias = (
@@ -70,6 +71,21 @@ def json_value(value: Any) -> Any:
         value = value.item()
     if isinstance(value, float) and math.isnan(value):
         return None
+    return value
+
+
+def rounded(value: Any, digits: int) -> Any:
+    """``value`` (JSON data) with every float rounded to ``digits`` decimals, for people to read.
+
+    >>> rounded({"accuracy": 0.27777777777777773, "n": [3, 0.5]}, 6)
+    {'accuracy': 0.277778, 'n': [3, 0.5]}
+    """
+    if isinstance(value, float):
+        return round(value, digits)
+    if isinstance(value, Mapping):
+        return {key: rounded(item, digits) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(item, digits) for item in value]
     return value
 
 

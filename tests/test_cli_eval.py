@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -186,6 +187,30 @@ def test_json_is_machine_readable_and_quiet_is_quiet(tmp_path: Path) -> None:
     again = json.loads(coordqa(*args, "--json", "--quiet").stdout)
     assert again["samples"] == {"new": 0, "resumed": 24, "expected": 24}
     assert open_run(out).manifest.sessions == 2
+
+
+def test_json_floats_are_rounded_to_the_digits_it_states(tmp_path: Path) -> None:
+    """--json printed 0.27777777777777773; floats now have at most the stated 6 decimals."""
+    args = ["eval", "--model", "random", "--dataset", "example", "--out", tmp_path / "run"]
+    done = coordqa(*args, "--json", "--quiet")
+    summary = json.loads(done.stdout)
+    assert summary["float_digits"] == 6
+
+    def floats(value: object) -> list[float]:
+        if isinstance(value, float):
+            return [value]
+        if isinstance(value, dict):
+            return [f for item in value.values() for f in floats(item)]
+        if isinstance(value, list):
+            return [f for item in value for f in floats(item)]
+        return []
+
+    found = floats(summary)
+    assert found and all(f == round(f, 6) for f in found)
+    assert not re.search(r"\d\.\d{7,}", done.stdout)
+    overall = summary["summary"]["overall"]
+    # 3 trials of 12 questions, each trial answering all 12: the accuracy is correct / answered
+    assert overall["accuracy"] == round(overall["correct"] / overall["answered"], 6)
 
 
 @pytest.mark.parametrize("value", ["", "  "])

@@ -20,7 +20,7 @@ from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
 from coordqa.eval_config import eval_default
-from coordqa.jsonvalues import JSONObject
+from coordqa.jsonvalues import JSONObject, rounded
 from coordqa.llm.types import CallPolicy
 
 if TYPE_CHECKING:
@@ -369,10 +369,16 @@ def eval_command(
     show_result(result, as_json=as_json, quiet=quiet)
 
 
+JSON_FLOAT_DIGITS = 6
+"""Decimals of the floats ``--json`` prints (stated in its ``float_digits``); the run directory
+keeps every number exact."""
+
+
 def show_result(result: RunResult, *, as_json: bool, quiet: bool) -> None:
     """The results on stdout (tables, or JSON); the counts on stderr unless ``quiet``."""
     if as_json:
-        print(json.dumps(result.to_json(), indent=2, allow_nan=False))
+        payload = {"float_digits": JSON_FLOAT_DIGITS, **result.to_json()}
+        print(json.dumps(rounded(payload, JSON_FLOAT_DIGITS), indent=2, allow_nan=False))
     else:
         render_analysis(result.analysis)
     if not quiet:
