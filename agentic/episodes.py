@@ -392,11 +392,16 @@ class AgenticRun(RunReader):
         return self._records()[1]
 
     def counts(self) -> RunCounts:
-        """Episodes planned (None for runs made before the manifest said), played and failed."""
+        """Episodes planned (None: the manifest does not say), played, failed and skipped."""
         played, failed = self._records()
         planned = self.manifest.runtime.get("episodes")
+        skipped = sum(1 for failure in failed.values() if failure.error_kind == NOT_READY)
         return RunCounts(
-            "episodes", planned if isinstance(planned, int) else None, len(played), len(failed)
+            "episodes",
+            planned if isinstance(planned, int) else None,
+            len(played),
+            len(failed) - skipped,
+            skipped,
         )
 
 

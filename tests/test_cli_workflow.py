@@ -496,4 +496,5 @@ def test_runs_list_says_an_agentic_run_failed(tmp_path: Path) -> None:
         store.mark_failed()
     code, out = invoke("runs", "list", tmp_path / "runs")
     assert code == 0, out
-    assert out.splitlines()[-1].split()[:4] == ["-", "-", "-", "failed"]
+    # no episode played of a number the manifest does not say
+    assert out.splitlines()[-1].split()[:5] == ["-", "0/?", "ep", "-", "failed"]

@@ -7,7 +7,7 @@ run is read through :mod:`coordqa.store`; nothing calls a model.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -32,7 +32,16 @@ from coordqa.analysis.tables import (
 from coordqa.choices import option_letter
 from coordqa.errors import ConfigError, StoreError
 from coordqa.records import Sample
-from coordqa.store import QARun, RunManifest, RunStore, find_runs, open_run, read_qa_run
+from coordqa.store import (
+    QARun,
+    RunCounts,
+    RunManifest,
+    RunReader,
+    RunStore,
+    find_runs,
+    open_run,
+    read_qa_run,
+)
 
 __all__ = [
     "AGREEMENTS",
@@ -291,7 +300,9 @@ class RunSummary:
     questions: int | None
     """Questions in a QA run (after its filters: a ``--limit 40`` run has 40); None otherwise."""
     answered: str
-    """QA: samples answered of those planned (``12/120``); ``-`` for other kinds."""
+    """QA: samples answered of those planned (``12/120``); other kinds read by a reader given
+    to :func:`list_runs`: episodes played of those planned (``3/8 ep``, with ``, 5 skipped``
+    when a player was not ready); ``-`` otherwise."""
     created: datetime
     """When the run was created (UTC)."""
     label: str | None = None
@@ -315,7 +326,19 @@ ENDED_BADLY = ("failed", "interrupted")
 """Manifest statuses that say more about an incomplete run than ``incomplete`` does."""
 
 
-def _summarise(path: Path) -> RunSummary:
+RunCounter = Callable[[RunStore], RunReader]
+"""Opens a run of one kind for reading (``read_agentic_run``): how :func:`list_runs` counts the
+episodes of kinds the core does not read itself."""
+
+
+def _episodes(counts: RunCounts) -> str:
+    """``3/8 ep``, and ``, 5 skipped`` when some episodes waited on a player not ready."""
+    planned = "?" if counts.planned is None else str(counts.planned)
+    skipped = f", {counts.skipped} skipped" if counts.skipped else ""
+    return f"{counts.done}/{planned} ep{skipped}"
+
+
+def _summarise(path: Path, readers: Mapping[str, RunCounter]) -> RunSummary:
     store = open_run(path)
     manifest = store.manifest
     model, dataset = _describe(manifest)
@@ -337,6 +360,11 @@ def _summarise(path: Path) -> RunSummary:
             status = "finished"
         elif status not in (*ENDED_BADLY, "stopped"):
             status = "incomplete"
+    elif manifest.kind in readers:
+        counts = readers[manifest.kind](store).counts()
+        answered = _episodes(counts)
+        if status == "failed" and counts.skipped and not counts.failed:
+            status = "incomplete"  # nothing failed: episodes wait for a player to be ready
     if store.being_written():
         status = "running"
     return RunSummary(
@@ -353,8 +381,15 @@ def _summarise(path: Path) -> RunSummary:
     )
 
 
-def list_runs(root: str | Path) -> list[RunSummary]:
+def list_runs(
+    root: str | Path, readers: Mapping[str, RunCounter] | None = None
+) -> list[RunSummary]:
     """Every run under ``root`` (newest first).
+
+    Args:
+        root: the folder to search.
+        readers: by run kind, the reader that counts its episodes (``agentic``, ``play``:
+            kinds the core does not read itself; the command line gives them).
 
     Raises:
         StoreError: ``root`` is not a directory, or a run in it cannot be read.
@@ -363,5 +398,5 @@ def list_runs(root: str | Path) -> list[RunSummary]:
     paths = find_runs(base)
     if not paths:
         raise StoreError(f"no runs under {base}: no folder there holds a manifest.json")
-    summaries = [_summarise(path) for path in paths]
+    summaries = [_summarise(path, readers or {}) for path in paths]
     return sorted(summaries, key=lambda s: (s.created, str(s.path)), reverse=True)

@@ -404,10 +404,12 @@ def list_command(
     ] = Path("runs"),
 ) -> None:
     """List runs: status, accuracy, answered samples, question count, date; newest first."""
+    from coordqa.agentic import read_agentic_run
     from coordqa.analysis import list_runs
     from coordqa.analysis.tables import INCOMPLETE_MARK, INCOMPLETE_NOTE
+    from coordqa.play import read_play_run
 
-    summaries = list_runs(directory)
+    summaries = list_runs(directory, {"agentic": read_agentic_run, "play": read_play_run})
     render_run_list(directory, summaries)
     if any(INCOMPLETE_MARK in s.accuracy for s in summaries):
         messages.print(INCOMPLETE_NOTE)

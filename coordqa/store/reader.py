@@ -27,6 +27,9 @@ class RunCounts:
     """Units with a result."""
     failed: int
     """Units whose latest attempt failed (retried when the run is resumed)."""
+    skipped: int = 0
+    """Units not run because something they need is not ready (an agentic partner without its
+    weights): no attempt failed; they run once it is ready and the run is resumed."""
 
     @property
     def complete(self) -> bool:
