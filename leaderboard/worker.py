@@ -30,11 +30,11 @@ comes from the endpoint.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, known_dataset
@@ -47,6 +47,10 @@ __all__ = ["BudgetExceeded", "JobOutcome", "run_job", "work", "work_on_ray"]
 
 HEARTBEAT_S = 10.0
 """How often a running job writes its usage and says it is alive."""
+
+T = TypeVar("T")
+Spend = Callable[[int, int], None]
+"""How a run under a job's budget reports its model calls and tokens so far."""
 
 
 class BudgetExceeded(CoordqaError):
@@ -93,12 +97,6 @@ class _Budget:
     def seconds_left(self) -> float:
         return float(self.settings["max_seconds"]) - self.total()["seconds"]
 
-    def watch(self, progress: Any, stop: Callable[[], None], base: dict[str, int]) -> None:
-        """The progress callback of a ``coordqa eval``: usage, heartbeat, stop past a budget."""
-        usage = progress.calls.usage
-        tokens = usage.prompt_tokens + usage.completion_tokens
-        self.count(progress.calls.attempts, tokens, stop, base)
-
     def count(
         self, calls: int, tokens: int, stop: Callable[[], None], base: dict[str, int]
     ) -> None:
@@ -114,6 +112,31 @@ class _Budget:
         if time.monotonic() - self.last_beat >= HEARTBEAT_S:
             self.beat()
 
+    async def run(self, start: Callable[[Spend], Awaitable[T]]) -> T:
+        """``start(spend)`` within the job's budget: its result, or BudgetExceeded.
+
+        The run reports its calls and tokens so far through ``spend``; past a calls or tokens
+        budget it is stopped, and past the seconds left it is cancelled. One home for both
+        kinds of job (a ``coordqa eval`` and a grid), so they stop the same way.
+        """
+        import anyio
+
+        base = dict(self.session)
+        result: T | None = None
+        with anyio.move_on_after(max(0.0, self.seconds_left())) as scope:
+
+            def spend(calls: int, tokens: int) -> None:
+                self.count(calls, tokens, scope.cancel, base)
+
+            result = await start(spend)
+        self.beat()
+        if result is None:
+            raise BudgetExceeded(
+                self.exceeded
+                or f"the job's budget of {self.settings['max_seconds']:g} seconds is spent"
+            )
+        return result
+
     def beat(self) -> None:
         """Write the usage so far and the heartbeat."""
         self.last_beat = time.monotonic()
@@ -126,23 +149,15 @@ class _Budget:
 
 async def _evaluate(config: Any, budget: _Budget) -> Any:
     """One ``coordqa eval`` within the job's budget; its result, or BudgetExceeded."""
-    import anyio
-
     from coordqa.evaluation import evaluate_async
 
-    base = dict(budget.session)
-    result = None
-    with anyio.move_on_after(max(0.0, budget.seconds_left())) as scope:
-        result = await evaluate_async(
-            config, progress=lambda p: budget.watch(p, scope.cancel, base)
-        )
-    budget.beat()
-    if result is None:
-        raise BudgetExceeded(
-            budget.exceeded
-            or f"the job's budget of {budget.settings['max_seconds']:g} seconds is spent"
-        )
-    return result
+    def progress(p: Any, spend: Spend) -> None:
+        usage = p.calls.usage
+        spend(p.calls.attempts, usage.prompt_tokens + usage.completion_tokens)
+
+    return await budget.run(
+        lambda spend: evaluate_async(config, progress=lambda p: progress(p, spend))
+    )
 
 
 def private_split(seed: int, per_game: int, folder: Path) -> Path:
@@ -325,22 +340,14 @@ def _run_agentic_job(
     run_dir = folder / "grid"
 
     async def play() -> Any:
-        result = None
-        base = dict(budget.session)
-        with anyio.move_on_after(max(0.0, budget.seconds_left())) as scope:
-            result = await run_grid_async(
+        return await budget.run(
+            lambda spend: run_grid_async(
                 grid,
                 run_dir,
-                progress=lambda p: budget.count(p.model_calls, p.tokens, scope.cancel, base),
+                progress=lambda p: spend(p.model_calls, p.tokens),
                 api_keys=None if key is None else {endpoint.model: key},
             )
-        budget.beat()
-        if result is None:
-            raise BudgetExceeded(
-                budget.exceeded
-                or f"the job's budget of {budget.settings['max_seconds']:g} seconds is spent"
-            )
-        return result
+        )
 
     result = anyio.run(play)
     if not result.complete:

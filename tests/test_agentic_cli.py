@@ -229,39 +229,48 @@ def test_registered_grid_by_name_with_a_model(tmp_path: Path) -> None:
     assert all(e.spec.generate == {"temperature": 0.1} for e in episodes)
 
 
+def _scripted_run(
+    agent: str, game: str, partner: str, seed: str, flags: list[str], out: Path
+) -> Any:
+    """``coordqa agentic run`` of ``agent`` with the scripted model: one seed, ``flags`` added."""
+    args = ["agentic", "run", "--agent", agent, "--model", "scripted", "--game", game]
+    args += ["--partner", partner, "--seeds", seed, *flags, "--out", str(out)]
+    return runner.invoke(app, args)
+
+
+def _per_decision_csv(run_dir: Path, folder: Path) -> str:
+    """The per-decision table ``coordqa agentic report`` writes for ``run_dir`` into ``folder``."""
+    shown = runner.invoke(app, ["agentic", "report", str(run_dir), "--out", str(folder)])
+    assert shown.exit_code == 0, shown.output
+    return (folder / "per_decision.csv").read_text()
+
+
 def test_agentic_run_tom_level_reaches_the_agent_and_the_report(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    base = ["agentic", "run", "--agent", "cac", "--model", "scripted", "--game"]
-    args = [*base, "collab_capture", "--partner", "capture-greedy", "--seeds", "0"]
-    result = runner.invoke(app, [*args, "--tom-level", "2", "--out", str(out)])
+    play = ("collab_capture", "capture-greedy", "0")
+    result = _scripted_run("cac", *play, ["--tom-level", "2"], out)
     assert result.exit_code == 0, result.output
     (episode,) = load_agentic_run(out)
     assert episode.spec.agent_options == {"tom_level": 2}
     roles = {x.role for x in episode.exchanges}
     assert {"partner_belief", "partner_predict"} <= roles
-    report_dir = tmp_path / "report"
-    shown = runner.invoke(app, ["agentic", "report", str(out), "--out", str(report_dir)])
-    assert shown.exit_code == 0, shown.output
-    cost = (report_dir / "per_decision.csv").read_text()
+    cost = _per_decision_csv(out, tmp_path / "report")
     assert "tom_level=2" in cost and "pred acc" in cost
-    other = str(tmp_path / "refused")
-    refused = runner.invoke(app, [*args, "--tom-level", "1", "--no-tom", "--out", other])
+    flags = ["--tom-level", "1", "--no-tom"]
+    refused = _scripted_run("cac", *play, flags, tmp_path / "refused")
     assert refused.exit_code != 0 and "needs the ToM step" in str(refused.exception)
 
 
 def test_agentic_run_belief_state_for_hm(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    args = ["agentic", "run", "--agent", "hm", "--model", "scripted", "--game", "collab_escape"]
-    args += ["--partner", "escape-greedy", "--seeds", "0", "--belief-state", "--out", str(out)]
-    result = runner.invoke(app, args)
+    play = ("collab_escape", "escape-greedy", "0", ["--belief-state"])
+    result = _scripted_run("hm", *play, out)
     assert result.exit_code == 0, result.output
     (episode,) = load_agentic_run(out)
     assert episode.spec.agent_options == {"belief_state": True}
     assert any(x.role == "belief" for x in episode.exchanges)
-    shown = runner.invoke(app, ["agentic", "report", str(out), "--out", str(tmp_path / "r")])
-    assert shown.exit_code == 0, shown.output
-    assert "belief acc" in (tmp_path / "r" / "per_decision.csv").read_text()
-    refused = runner.invoke(app, [*args[:3], "llm", *args[4:-1], str(tmp_path / "x")])
+    assert "belief acc" in _per_decision_csv(out, tmp_path / "r")
+    refused = _scripted_run("llm", *play, tmp_path / "x")
     message = (
         "--belief-state sets belief_state, an option of cac, hm, planreact, react, reflexion; "
         "agent 'llm' does not"
@@ -271,14 +280,13 @@ def test_agentic_run_belief_state_for_hm(tmp_path: Path) -> None:
 
 def test_agentic_run_self_reflection_is_an_hm_option(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    args = ["agentic", "run", "--agent", "hm", "--model", "scripted", "--game", "collab_capture"]
-    args += ["--partner", "capture-greedy", "--seeds", "0", "--self-reflection"]
-    result = runner.invoke(app, [*args, "--out", str(out)])
+    play = ("collab_capture", "capture-greedy", "0", ["--self-reflection"])
+    result = _scripted_run("hm", *play, out)
     assert result.exit_code == 0, result.output
     (episode,) = load_agentic_run(out)
     assert episode.spec.agent_options == {"self_reflection": True}
     assert "reflections" in episode.agent_stats[0]
-    refused = runner.invoke(app, [*args[:3], "cac", *args[4:], "--out", str(tmp_path / "x")])
+    refused = _scripted_run("cac", *play, tmp_path / "x")
     message = (
         "--self-reflection sets self_reflection, an option of hm, planreact, react, reflexion; "
         "agent 'cac' does not"
@@ -288,16 +296,12 @@ def test_agentic_run_self_reflection_is_an_hm_option(tmp_path: Path) -> None:
 
 def test_agentic_run_tom_ladder_reaches_the_report(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    args = ["agentic", "run", "--agent", "cac", "--model", "scripted", "--game", "hanabi"]
-    args += ["--partner", "hanabi-convention", "--seeds", "1", "--tom-ladder", "3"]
-    result = runner.invoke(app, [*args, "--out", str(out)])
+    result = _scripted_run("cac", "hanabi", "hanabi-convention", "1", ["--tom-ladder", "3"], out)
     assert result.exit_code == 0, result.output
     (episode,) = load_agentic_run(out)
     assert episode.spec.agent_options == {"tom_ladder": 3}
     assert all(isinstance(x, LadderExchange) for x in episode.exchanges if x.role == "ladder")
-    shown = runner.invoke(app, ["agentic", "report", str(out), "--out", str(tmp_path / "r")])
-    assert shown.exit_code == 0, shown.output
-    header = (tmp_path / "r" / "per_decision.csv").read_text().splitlines()[0]
+    header = _per_decision_csv(out, tmp_path / "r").splitlines()[0]
     assert "ladder intro" in header and "ladder 2nd" in header
 
 

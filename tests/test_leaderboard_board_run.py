@@ -50,6 +50,15 @@ def register(board: BoardClient, **fields: Any) -> Any:
     )
 
 
+def register_local(board: BoardClient, server: LocalOpenAIServer, **fields: Any) -> Any:
+    """Register the local server's model (with its key); the accepted answer (201)."""
+    answer = register(
+        board, model="openai/local-model", api_base=server.base_url, api_key=KEY, **fields
+    )
+    assert answer.status_code == 201, answer.text
+    return answer
+
+
 def run_worker(board: BoardClient, tmp_path: Path) -> list[Any]:
     return work(
         board.db, BoardCatalog(board.db), WorkerConfig(work_dir=tmp_path / "jobs"), once=True
@@ -74,14 +83,7 @@ def test_an_endpoint_is_run_by_the_board_with_secret_seeds_and_a_private_split(
 ) -> None:
     board.submit(synthetic_bundle(board.rows, display_name="an upload"))  # on another dataset
     with LocalOpenAIServer(api_key=KEY) as server:
-        answer = register(
-            board,
-            model="openai/local-model",
-            api_base=server.base_url,
-            api_key=KEY,
-            display_name="Local model",
-        )
-        assert answer.status_code == 201, answer.text
+        answer = register_local(board, server, display_name="Local model")
         [job] = answer.json()["jobs"]
         assert job["status"] == "queued" and job["seed"] is None
         assert job["seeds"] == "secret until the job ends"
@@ -225,9 +227,7 @@ def test_a_job_stopped_by_its_budget_resumes_without_asking_again(
     from coordqa.leaderboard.jobs import raise_budget, set_job_status
 
     with LocalOpenAIServer(api_key=KEY) as server:
-        [job] = register(
-            board, model="openai/local-model", api_base=server.base_url, api_key=KEY
-        ).json()["jobs"]
+        [job] = register_local(board, server).json()["jobs"]
         raise_budget(board.db, job["id"], max_calls=100)
         [stopped] = run_worker(board, tmp_path)
         assert stopped.status == "failed" and "budget of 100 calls is spent" in str(stopped.error)
@@ -306,16 +306,7 @@ def test_a_registered_grid_is_played_by_the_board_on_secret_seeds(
     (tmp_path / "tiny.yaml").write_text(json.dumps(grid))
     known = register_grid(board.db, tmp_path / "tiny.yaml")
     with LocalOpenAIServer(api_key=KEY) as server:
-        answer = register(
-            board,
-            model="openai/local-model",
-            api_base=server.base_url,
-            api_key=KEY,
-            grids=["tiny"],
-            agent="llm",
-        )
-        assert answer.status_code == 201, answer.text
-        qa_job, grid_job = answer.json()["jobs"]
+        qa_job, grid_job = register_local(board, server, grids=["tiny"], agent="llm").json()["jobs"]
         assert grid_job["kind"] == "agentic" and grid_job["seed"] is None
         outcomes = run_worker(board, tmp_path)
         authorizations = set(server.authorizations)

@@ -411,7 +411,7 @@ class LLMAgent(Player):
             choice = choose(reply.text or "", options, speaker=PLAYER_NAMES[self.player])
             if not reply.ok:  # recorded as failed; ask() raises, so the choice is never used
                 return choice, ActionPayload(options=options, choice=None, action=None)
-            action = options[choice.index] if choice.index is not None else None
+            action = choice.pick(options)
             return choice, ActionPayload(options=options, choice=choice, action=action)
 
         reply, choice = await self.ask("action", messages, read)

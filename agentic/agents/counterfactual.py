@@ -177,7 +177,7 @@ class RewardEvaluation:
 
         def read(reply: Reply) -> tuple[str | None, TargetPayload]:
             choice = choose(reply.text, legal)
-            target = None if choice.index is None else legal[choice.index]
+            target = choice.pick(legal)
             return target, TargetPayload(
                 hypothesis_id=hypothesis.id,
                 hypothesis_value=hypothesis.value,
@@ -204,7 +204,7 @@ class RewardEvaluation:
 
         def read(reply: Reply) -> tuple[Judgement | None, JudgementPayload]:
             choice = choose(reply.text, options)
-            judgement = None if choice.index is None else JUDGEMENTS[choice.index][0]
+            judgement = choice.pick([j for j, _ in JUDGEMENTS])
             return judgement, JudgementPayload(
                 hypothesis_id=target.hypothesis,
                 target=target.action,

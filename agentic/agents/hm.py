@@ -359,7 +359,7 @@ class HMAgent(PlanningAgent):
 
         def read(reply: Reply) -> tuple[str | None, PredictPayload]:
             choice = choose(reply.text, options)
-            predicted = options[choice.index] if choice.index is not None else None
+            predicted = choice.pick(options)
             return predicted, PredictPayload(
                 hypothesis_id=hypothesis.id,
                 hypothesis_value=hypothesis.value,
@@ -399,7 +399,7 @@ class HMAgent(PlanningAgent):
                 options=options,
                 choice=choice,
                 hypothesis=hypothesis,
-                predicted=options[choice.index] if choice.index is not None else None,
+                predicted=choice.pick(options),
                 plan=section(reply.text, "plan"),
                 subgoals=subgoals(reply.text),
             )

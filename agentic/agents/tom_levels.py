@@ -149,7 +149,7 @@ def _reader(options: list[str]) -> Callable[[Reply], tuple[str | None, OptionPic
 
     def read(reply: Reply) -> tuple[str | None, OptionPickPayload]:
         choice = choose(reply.text, options)
-        picked = options[choice.index] if choice.index is not None else None
+        picked = choice.pick(options)
         return picked, OptionPickPayload(options=options, choice=choice, predicted=picked)
 
     return read

@@ -76,7 +76,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from coordqa.choices._layout import Asked, Label, Line, lines_of, name_labels, segments
 from coordqa.choices._markers import decide
@@ -93,6 +93,8 @@ from coordqa.choices._options import (
 )
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
+
+T = TypeVar("T")
 
 __all__ = [
     "FUZZY_THRESHOLD",
@@ -259,6 +261,16 @@ class Choice:
     def chosen(self) -> bool:
         """True when the reply committed to exactly one option."""
         return self.outcome == "chosen"
+
+    def pick(self, options: Sequence[T]) -> T | None:
+        """The chosen one of ``options`` (the list the reply was read against), else None.
+
+        >>> choose("B", ["wait", "move"]).pick(["wait", "move"])
+        'move'
+        >>> choose("", ["wait", "move"]).pick(["wait", "move"]) is None
+        True
+        """
+        return None if self.index is None else options[self.index]
 
     @property
     def matched_text(self) -> bool:

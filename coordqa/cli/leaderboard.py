@@ -40,6 +40,10 @@ DB_OPTION = typer.Option(
     "default: a SQLite file in the user data directory.",
 )
 DbUrl = Annotated[str | None, DB_OPTION]
+SubmissionId = Annotated[
+    int, typer.Argument(help="Entry id: the board's Entry column, /submissions/ID.")
+]
+"""The entry an admin command acts on, as the board shows it."""
 
 leaderboard_app = typer.Typer(
     name="leaderboard",
@@ -343,9 +347,7 @@ def hide_command(
 
 @leaderboard_app.command("unhide")
 def unhide_command(
-    submission_id: Annotated[
-        int, typer.Argument(help="Entry id: the board's Entry column, /submissions/ID.")
-    ],
+    submission_id: SubmissionId,
     db: DbUrl = None,
 ) -> None:
     """Show a hidden submission in the ranking again."""
@@ -355,9 +357,7 @@ def unhide_command(
 
 @leaderboard_app.command("provenance")
 def provenance_command(
-    submission_id: Annotated[
-        int, typer.Argument(help="Entry id: the board's Entry column, /submissions/ID.")
-    ],
+    submission_id: SubmissionId,
     note: Annotated[
         str | None,
         typer.Option(help="What was checked, e.g. 'replies match the provider's API logs'."),
