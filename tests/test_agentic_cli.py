@@ -229,13 +229,31 @@ def test_registered_grid_by_name_with_a_model(tmp_path: Path) -> None:
     assert all(e.spec.generate == {"temperature": 0.1} for e in episodes)
 
 
-def _scripted_run(
-    agent: str, game: str, partner: str, seed: str, flags: list[str], out: Path
-) -> Any:
-    """``coordqa agentic run`` of ``agent`` with the scripted model: one seed, ``flags`` added."""
+Play = tuple[str, str, str, list[str]]
+"""What a scripted agentic run plays: game, partner, one seed, and the flags added."""
+
+
+def _scripted_run(agent: str, play: Play, out: Path) -> Any:
+    """``coordqa agentic run`` of ``agent`` with the scripted model."""
+    game, partner, seed, flags = play
     args = ["agentic", "run", "--agent", agent, "--model", "scripted", "--game", game]
     args += ["--partner", partner, "--seeds", seed, *flags, "--out", str(out)]
     return runner.invoke(app, args)
+
+
+def _played(agent: str, play: Play, out: Path) -> Any:
+    """The one episode a scripted run of ``agent`` stored in ``out`` (the run must succeed)."""
+    result = _scripted_run(agent, play, out)
+    assert result.exit_code == 0, result.output
+    (episode,) = load_agentic_run(out)
+    return episode
+
+
+def _refusal(agent: str, play: Play, out: Path) -> str:
+    """Why a scripted run of ``agent`` is refused (the run must fail)."""
+    result = _scripted_run(agent, play, out)
+    assert result.exit_code != 0, result.output
+    return str(result.exception)
 
 
 def _per_decision_csv(run_dir: Path, folder: Path) -> str:
@@ -247,58 +265,45 @@ def _per_decision_csv(run_dir: Path, folder: Path) -> str:
 
 def test_agentic_run_tom_level_reaches_the_agent_and_the_report(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    play = ("collab_capture", "capture-greedy", "0")
-    result = _scripted_run("cac", *play, ["--tom-level", "2"], out)
-    assert result.exit_code == 0, result.output
-    (episode,) = load_agentic_run(out)
+    episode = _played("cac", ("collab_capture", "capture-greedy", "0", ["--tom-level", "2"]), out)
     assert episode.spec.agent_options == {"tom_level": 2}
     roles = {x.role for x in episode.exchanges}
     assert {"partner_belief", "partner_predict"} <= roles
     cost = _per_decision_csv(out, tmp_path / "report")
     assert "tom_level=2" in cost and "pred acc" in cost
-    flags = ["--tom-level", "1", "--no-tom"]
-    refused = _scripted_run("cac", *play, flags, tmp_path / "refused")
-    assert refused.exit_code != 0 and "needs the ToM step" in str(refused.exception)
+    without_tom = ("collab_capture", "capture-greedy", "0", ["--tom-level", "1", "--no-tom"])
+    assert "needs the ToM step" in _refusal("cac", without_tom, tmp_path / "refused")
 
 
 def test_agentic_run_belief_state_for_hm(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    play = ("collab_escape", "escape-greedy", "0", ["--belief-state"])
-    result = _scripted_run("hm", *play, out)
-    assert result.exit_code == 0, result.output
-    (episode,) = load_agentic_run(out)
+    play: Play = ("collab_escape", "escape-greedy", "0", ["--belief-state"])
+    episode = _played("hm", play, out)
     assert episode.spec.agent_options == {"belief_state": True}
     assert any(x.role == "belief" for x in episode.exchanges)
     assert "belief acc" in _per_decision_csv(out, tmp_path / "r")
-    refused = _scripted_run("llm", *play, tmp_path / "x")
     message = (
         "--belief-state sets belief_state, an option of cac, hm, planreact, react, reflexion; "
         "agent 'llm' does not"
     )
-    assert refused.exit_code != 0 and message in str(refused.exception)
+    assert message in _refusal("llm", play, tmp_path / "x")
 
 
 def test_agentic_run_self_reflection_is_an_hm_option(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    play = ("collab_capture", "capture-greedy", "0", ["--self-reflection"])
-    result = _scripted_run("hm", *play, out)
-    assert result.exit_code == 0, result.output
-    (episode,) = load_agentic_run(out)
+    play: Play = ("collab_capture", "capture-greedy", "0", ["--self-reflection"])
+    episode = _played("hm", play, tmp_path / "run")
     assert episode.spec.agent_options == {"self_reflection": True}
     assert "reflections" in episode.agent_stats[0]
-    refused = _scripted_run("cac", *play, tmp_path / "x")
     message = (
         "--self-reflection sets self_reflection, an option of hm, planreact, react, reflexion; "
         "agent 'cac' does not"
     )
-    assert refused.exit_code != 0 and message in str(refused.exception)
+    assert message in _refusal("cac", play, tmp_path / "x")
 
 
 def test_agentic_run_tom_ladder_reaches_the_report(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    result = _scripted_run("cac", "hanabi", "hanabi-convention", "1", ["--tom-ladder", "3"], out)
-    assert result.exit_code == 0, result.output
-    (episode,) = load_agentic_run(out)
+    episode = _played("cac", ("hanabi", "hanabi-convention", "1", ["--tom-ladder", "3"]), out)
     assert episode.spec.agent_options == {"tom_ladder": 3}
     assert all(isinstance(x, LadderExchange) for x in episode.exchanges if x.role == "ladder")
     header = _per_decision_csv(out, tmp_path / "r").splitlines()[0]

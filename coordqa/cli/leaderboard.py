@@ -45,6 +45,11 @@ SubmissionId = Annotated[
 ]
 """The entry an admin command acts on, as the board shows it."""
 
+# What an entry shows about its model, whether uploaded (submit) or run by the board (endpoint).
+Org = Annotated[str | None, typer.Option("--org", help="Organisation.")]
+Params = Annotated[str | None, typer.Option("--params", help="Parameter count: 7e9, 7B, 350M.")]
+Link = Annotated[str | None, typer.Option("--link", help="An http(s) link about it.")]
+
 leaderboard_app = typer.Typer(
     name="leaderboard",
     help="Run the CoordinationQA leaderboard server and administer it.",
@@ -115,11 +120,9 @@ def submit_command(
     provider: Annotated[
         str | None, typer.Option("--provider", help="Provider (default: from the model name).")
     ] = None,
-    org: Annotated[str | None, typer.Option("--org", help="Organisation.")] = None,
-    params: Annotated[
-        str | None, typer.Option("--params", help="Parameter count: 7e9, 7B, 350M.")
-    ] = None,
-    link: Annotated[str | None, typer.Option("--link", help="An http(s) link about it.")] = None,
+    org: Org = None,
+    params: Params = None,
+    link: Link = None,
     grid: Annotated[
         str | None,
         typer.Option(
@@ -443,11 +446,9 @@ def submit_endpoint_command(
         typer.Option(help="Environment variable holding your server's API key (stored encrypted)."),
     ] = None,
     name: Annotated[str | None, typer.Option("--name", help="Display name.")] = None,
-    org: Annotated[str | None, typer.Option("--org", help="Organisation.")] = None,
-    params: Annotated[
-        str | None, typer.Option("--params", help="Parameter count: 7e9, 7B, 350M.")
-    ] = None,
-    link: Annotated[str | None, typer.Option("--link", help="An http(s) link about it.")] = None,
+    org: Org = None,
+    params: Params = None,
+    link: Link = None,
     grid: Annotated[
         list[str] | None,
         typer.Option("--grid", help="Also play this agentic grid of the board; repeatable."),
