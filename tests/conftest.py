@@ -90,14 +90,21 @@ def _entry_points_not_installed() -> list[str]:
     return missing
 
 
+def _fresh_root(
+    env: str, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Point the root folder named by environment variable ``env`` at a fresh temporary one."""
+    directory = tmp_path_factory.mktemp(env.lower())
+    monkeypatch.setenv(env, str(directory))
+    return directory
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache_dir(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
     """Point the cache root (the response cache among others) at a fresh temporary directory."""
-    directory = tmp_path_factory.mktemp("coordqa-cache")
-    monkeypatch.setenv(CACHE_DIR_ENV, str(directory))
-    return directory
+    return _fresh_root(CACHE_DIR_ENV, tmp_path_factory, monkeypatch)
 
 
 @pytest.fixture(autouse=True)
@@ -119,9 +126,7 @@ def _isolated_data_dir(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
     """Point the data root (the default leaderboard database, trained partners) at a fresh one."""
-    directory = tmp_path_factory.mktemp("coordqa-data")
-    monkeypatch.setenv(DATA_DIR_ENV, str(directory))
-    return directory
+    return _fresh_root(DATA_DIR_ENV, tmp_path_factory, monkeypatch)
 
 
 @pytest.fixture
