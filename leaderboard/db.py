@@ -63,6 +63,8 @@ __all__ = [
     "QuotaError",
     "lock_token",
     "quota_message",
+    "SHOWN_AS",
+    "shown_as",
     "visible_entries",
     "UPGRADES",
     "Base",
@@ -261,6 +263,16 @@ class Endpoint(Base):
     organisation: Mapped[str | None] = mapped_column(String(200), nullable=True)
     link: Mapped[str | None] = mapped_column(String(500), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+SHOWN_AS = ("display_name", "provider", "parameters", "organisation", "link")
+"""What a submitter says about its model: stored alike on a :class:`Submission` and on an
+:class:`Endpoint` (whose entries the board builds), and the keywords of the bundle builders."""
+
+
+def shown_as(row: Submission | Endpoint) -> dict[str, Any]:
+    """The row's :data:`SHOWN_AS` fields, by name."""
+    return {name: getattr(row, name) for name in SHOWN_AS}
 
 
 class Job(Base):

@@ -29,6 +29,7 @@ from coordqa.leaderboard.db import (
     LeaderboardError,
     SampleResult,
     Submission,
+    shown_as,
 )
 from coordqa.records import QUESTION_TYPES
 
@@ -394,11 +395,7 @@ def _common(sub: Submission) -> dict[str, Any]:
     """Entry fields every track shows."""
     return {
         "id": sub.id,
-        "display_name": sub.display_name,
-        "provider": sub.provider,
-        "parameters": sub.parameters,
-        "organisation": sub.organisation,
-        "link": sub.link,
+        **shown_as(sub),
         "model_name": sub.model_name,
         "track": sub.track,
         "coordqa_version": sub.coordqa_version,

@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, known_dataset
-from coordqa.leaderboard.db import Database, DuplicateResultsError, Endpoint, Job
+from coordqa.leaderboard.db import Database, DuplicateResultsError, Endpoint, Job, shown_as
 from coordqa.leaderboard.jobs import claim_job, entry_of_job, set_job_status
 from coordqa.leaderboard.sealing import SecretBox
 from coordqa.leaderboard.settings import WorkerConfig, process_name
@@ -242,20 +242,9 @@ def _run_qa_job(
     anyio.run(both)
     questions = folder / "private-data" / "questions.jsonl"
     private = _private_numbers(folder / "private", questions, catalog.max_trials)
-    data = build_qa_bundle(public_run, **_shown_as(endpoint))
+    data = build_qa_bundle(public_run, **shown_as(endpoint))
     bundle = QABundle.model_validate(data)
     return _store(db, catalog, job, endpoint, bundle, data, extra_metrics={"private": private})
-
-
-def _shown_as(endpoint: Endpoint) -> dict[str, Any]:
-    """How the endpoint's entry is named and described (the registration's metadata)."""
-    return {
-        "display_name": endpoint.display_name,
-        "provider": endpoint.provider,
-        "parameters": endpoint.parameters,
-        "organisation": endpoint.organisation,
-        "link": endpoint.link,
-    }
 
 
 def _store(
@@ -355,7 +344,7 @@ def _run_agentic_job(
             f"the grid did not finish: {len(result.failures)} episodes failed and "
             f"{result.skipped_episodes} were skipped; requeue the job to play them again"
         )
-    data = build_agentic_bundle(run_dir, grid=known.name, **_shown_as(endpoint))
+    data = build_agentic_bundle(run_dir, grid=known.name, **shown_as(endpoint))
     bundle = AgenticBundle.model_validate(data)
     with_seeds = KnownGrid(known.name, known.version, known.fingerprint, grid)
 
