@@ -22,7 +22,7 @@ import secrets
 import socket
 from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -30,6 +30,7 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.engine import CursorResult
 
 from coordqa.errors import ConfigError
+from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.bundle import ModelInfo, default_provider
 from coordqa.leaderboard.db import Database, Endpoint, Job, LeaderboardError, Submission
 from coordqa.leaderboard.names import clean_name
@@ -41,6 +42,7 @@ __all__ = [
     "FINISHED",
     "LEASE_S",
     "EndpointRequest",
+    "JobView",
     "claim_job",
     "job_json",
     "list_jobs",
@@ -309,7 +311,33 @@ def raise_budget(db: Database, job_id: int, **budgets: float | None) -> None:
         job.settings = {**job.settings, **given}
 
 
-def job_json(job: Job, endpoint: Endpoint) -> dict[str, Any]:
+class JobView(TypedDict):
+    """A job as the API, the CLI and an entry's page show it (:func:`job_json`)."""
+
+    id: int
+    kind: str
+    grid: str | None
+    status: str
+    display_name: str
+    model: str
+    settings: JSONObject
+    usage: dict[str, float]
+    """``calls``, ``tokens`` and ``seconds`` spent so far, over all sessions."""
+    sessions: int
+    error: str | None
+    entry: int | None
+    """The entry the job stored (None until it stored one)."""
+    created_at: str | None
+    started_at: str | None
+    finished_at: str | None
+    seed: int | None
+    """None until the job ended: the seeds stay secret while it runs."""
+    private_seed: int | None
+    seeds: str
+    """``shown``, or why not."""
+
+
+def job_json(job: Job, endpoint: Endpoint) -> JobView:
     """A job as anyone may read it: seeds once it ended; never the key or the endpoint's URL."""
     ended = job.status in FINISHED
     return {
@@ -338,7 +366,7 @@ def _iso(moment: datetime | None) -> str | None:
     return None if found is None else found.isoformat()
 
 
-def list_jobs(db: Database, job_id: int | None = None) -> list[dict[str, Any]]:
+def list_jobs(db: Database, job_id: int | None = None) -> list[JobView]:
     """Every job (or one), newest first, as :func:`job_json` shows them.
 
     Raises:

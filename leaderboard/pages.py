@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from coordqa.records import QUESTION_TYPES
@@ -20,7 +20,7 @@ from coordqa.records import QUESTION_TYPES
 if TYPE_CHECKING:
     import jinja2
 
-    from coordqa.leaderboard.views import AgenticBoard, Board
+    from coordqa.leaderboard.views import AgenticBoard, Board, Detail
 
 __all__ = ["Links", "render_agentic", "render_index", "render_submission"]
 
@@ -137,7 +137,7 @@ def render_agentic(board: AgenticBoard, links: Links) -> str:
     return environment().get_template("agentic.html").render(board=board, links=links)
 
 
-def render_submission(detail: dict[str, Any], links: Links) -> str:
+def render_submission(detail: Detail, links: Links) -> str:
     """One submission's page (its track's template)."""
     name = "agentic_submission.html" if detail["track"] == "agentic" else "submission.html"
     return environment().get_template(name).render(d=detail, links=links)

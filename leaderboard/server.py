@@ -28,7 +28,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from typing import Any
+from typing import Any, TypedDict
 
 import anyio
 from fastapi import FastAPI, HTTPException, Request
@@ -38,6 +38,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
 from coordqa.errors import ConfigError, CoordqaError
+from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import (
     Database,
@@ -50,6 +51,7 @@ from coordqa.leaderboard.headers import add_security_headers
 from coordqa.leaderboard.intake import SchemaError, accept, read_json, schema_error
 from coordqa.leaderboard.jobs import (
     EndpointRequest,
+    JobView,
     job_json,
     list_jobs,
     register_endpoint,
@@ -71,7 +73,12 @@ from coordqa.leaderboard.views import (
     ORIGINS,
     UNCERTAINTY,
     AgenticBoard,
+    AgenticBoardJSON,
     Board,
+    BoardJSON,
+    DatasetSummary,
+    Detail,
+    dataset_json,
     grid_json,
     load_agentic_board,
     load_board,
@@ -83,6 +90,15 @@ __all__ = [
     "csv_cell",
     "entries_csv",
 ]
+
+
+class _Registered(TypedDict):
+    """The answer to an endpoint registration: the endpoint, its queued jobs and their URLs."""
+
+    endpoint: int
+    jobs: list[JobView]
+    urls: list[str]
+
 
 MAX_ENDPOINT_BYTES = 20_000
 """Largest endpoint registration (a few short fields)."""
@@ -272,7 +288,7 @@ def create_app(
         except CoordqaError as exc:
             raise HTTPException(400, str(exc)) from exc
 
-    def detail(submission_id: int) -> dict[str, Any]:
+    def detail(submission_id: int) -> Detail:
         if not 0 < submission_id <= MAX_ID:
             raise HTTPException(404, f"no submission with id {submission_id}")
         try:
@@ -318,14 +334,16 @@ def create_app(
             status_code=201 if accepted.created else 200,
         )
 
-    @app.get("/api/entries")
+    # The API's answers are JSON already: their annotations are for the type checker, not
+    # response models that FastAPI would validate again (response_model=None).
+    @app.get("/api/entries", response_model=None)
     def api_entries(
         dataset: str | None = None,
         game: str | None = None,
         sort: str = "overall",
         order: str = "desc",
         origin: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> BoardJSON:
         return board(dataset, game, sort, order, origin).to_json()
 
     @app.get("/api/entries.csv", response_class=PlainTextResponse)
@@ -345,14 +363,14 @@ def create_app(
             },
         )
 
-    @app.get("/api/submissions/{submission_id}")
-    def api_submission(submission_id: int) -> dict[str, Any]:
+    @app.get("/api/submissions/{submission_id}", response_model=None)
+    def api_submission(submission_id: int) -> Detail:
         return detail(submission_id)
 
-    @app.get("/api/agentic/entries")
+    @app.get("/api/agentic/entries", response_model=None)
     def api_agentic_entries(
         grid: str | None = None, sort: str | None = None, order: str = "desc"
-    ) -> dict[str, Any]:
+    ) -> AgenticBoardJSON:
         return agentic_board(grid, sort, order).to_json()
 
     @app.get("/agentic", response_class=HTMLResponse)
@@ -361,21 +379,13 @@ def create_app(
     ) -> HTMLResponse:
         return HTMLResponse(render_agentic(agentic_board(grid, sort, order), live))
 
-    @app.get("/api/grids")
-    def api_grids() -> list[dict[str, Any]]:
+    @app.get("/api/grids", response_model=None)
+    def api_grids() -> list[JSONObject]:
         return [grid_json(g) for g in catalog.grids.values()]
 
-    @app.get("/api/datasets")
-    def api_datasets() -> list[dict[str, Any]]:
-        return [
-            {
-                "name": d.name,
-                "version": d.version,
-                "fingerprint": d.fingerprint,
-                "questions": len(d.rows),
-            }
-            for d in catalog.datasets.values()
-        ]
+    @app.get("/api/datasets", response_model=None)
+    def api_datasets() -> list[DatasetSummary]:
+        return [dataset_json(d) for d in catalog.datasets.values()]
 
     @app.get("/", response_class=HTMLResponse)
     def index(
@@ -409,7 +419,7 @@ def create_app(
             return _error(422, str(exc))
         return JSONResponse(answer, status_code=201)
 
-    def _register(token_id: int, body: bytes) -> dict[str, Any]:
+    def _register(token_id: int, body: bytes) -> _Registered:
         data = read_json(body)
         try:
             wanted = EndpointRequest.model_validate(data)
@@ -433,12 +443,12 @@ def create_app(
             "urls": [f"/api/jobs/{job.id}" for job in jobs],
         }
 
-    @app.get("/api/jobs")
-    def api_jobs() -> list[dict[str, Any]]:
+    @app.get("/api/jobs", response_model=None)
+    def api_jobs() -> list[JobView]:
         return list_jobs(db)
 
-    @app.get("/api/jobs/{job_id}")
-    def api_job(job_id: int) -> dict[str, Any]:
+    @app.get("/api/jobs/{job_id}", response_model=None)
+    def api_job(job_id: int) -> JobView:
         if not 0 < job_id <= MAX_ID:
             raise HTTPException(404, f"no job {job_id}")
         try:

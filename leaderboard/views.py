@@ -12,13 +12,13 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, defer
 
 from coordqa.errors import UnknownNameError
-from coordqa.jsonvalues import json_mapping, json_records
+from coordqa.jsonvalues import JSONObject, JSONValue, json_mapping, json_records
 from coordqa.leaderboard.catalog import KnownDataset, KnownGrid
 from coordqa.leaderboard.db import (
     EPISODE_FIELDS,
@@ -33,15 +33,25 @@ from coordqa.leaderboard.db import (
 )
 from coordqa.records import QUESTION_TYPES
 
+if TYPE_CHECKING:
+    from coordqa.leaderboard.jobs import JobView
+
 __all__ = [
     "COLUMNS",
     "ORIGINS",
     "UNCERTAINTY",
     "AgenticBoard",
+    "AgenticBoardJSON",
+    "AgenticDetail",
     "Board",
+    "BoardJSON",
+    "DatasetSummary",
+    "Detail",
+    "QADetail",
     "agentic_entry_row",
     "load_agentic_board",
     "baseline_row",
+    "dataset_json",
     "entry_row",
     "grid_json",
     "load_board",
@@ -58,6 +68,53 @@ ORIGINS = ("uploaded", "board-run")
 CHART_SIZE = 220
 """Side of a correlation chart's plot area, in SVG pixels."""
 
+BaselineRow = dict[str, float | str | None]
+"""The random baseline as a ranking row: ``display_name`` and each accuracy column (its
+uncertainty columns None: a baseline is exact)."""
+
+
+class DatasetSummary(TypedDict):
+    """A dataset as the JSON API names it."""
+
+    name: str
+    version: str | None
+    fingerprint: str
+    questions: int
+
+
+class ChartPoint(TypedDict):
+    """One entry on a correlation chart: its scores and its SVG position."""
+
+    id: int
+    label: str
+    x: float
+    y: float
+    px: float
+    py: float
+
+
+class Chart(TypedDict):
+    """A scatter of one score (``x``) against JP across the ranked entries."""
+
+    x: str
+    y: str
+    size: int
+    points: list[ChartPoint]
+
+
+class BoardJSON(TypedDict):
+    """The QA ranking as the JSON API gives it (:meth:`Board.to_json`)."""
+
+    origin: str
+    dataset: DatasetSummary | None
+    datasets: list[DatasetSummary]
+    game: str | None
+    sort: str
+    descending: bool
+    entries: list[JSONObject]
+    random_baseline: BaselineRow
+    correlations: list[JSONObject]
+
 
 @dataclass
 class Board:
@@ -71,13 +128,13 @@ class Board:
     """The game filter (None: all games)."""
     games: list[str]
     """Games of the dataset, for the game filter."""
-    entries: list[dict[str, Any]]
-    """Visible submissions, ranked."""
-    baseline: dict[str, Any]
+    entries: list[JSONObject]
+    """Visible submissions, ranked (:func:`entry_row`)."""
+    baseline: BaselineRow
     """The random baseline as a reference row."""
-    correlations: list[dict[str, Any]]
+    correlations: list[JSONObject]
     """EC vs JP and ToM vs JP across entries: Pearson and Spearman."""
-    charts: list[dict[str, Any]] = field(default_factory=list)
+    charts: list[Chart] = field(default_factory=list)
     """Scatter points (SVG coordinates) per correlation."""
     sort: str = "overall"
     """Sort column."""
@@ -86,12 +143,12 @@ class Board:
     origin: str | None = None
     """``board-run``: only the entries the board ran itself; None: every entry."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> BoardJSON:
         """The JSON API form."""
         return {
             "origin": self.origin or "all",
-            "dataset": None if self.dataset is None else _dataset_json(self.dataset),
-            "datasets": [_dataset_json(d) for d in self.datasets],
+            "dataset": None if self.dataset is None else dataset_json(self.dataset),
+            "datasets": [dataset_json(d) for d in self.datasets],
             "game": self.game,
             "sort": self.sort,
             "descending": self.descending,
@@ -101,7 +158,8 @@ class Board:
         }
 
 
-def _dataset_json(dataset: KnownDataset) -> dict[str, Any]:
+def dataset_json(dataset: KnownDataset) -> DatasetSummary:
+    """A dataset as the JSON API names it: name, version, fingerprint and size."""
     return {
         "name": dataset.name,
         "version": dataset.version,
@@ -118,8 +176,8 @@ has an SE of 0, while the questions it was asked still leave its accuracy uncert
 
 def _cells(
     overall: Mapping[str, Any] | None, by_type: Mapping[str, Mapping[str, Any]]
-) -> dict[str, Any]:
-    row: dict[str, Any] = {}
+) -> dict[str, float | None]:
+    row: dict[str, float | None] = {}
     for column, source in (("overall", overall), *((t, by_type.get(t)) for t in QUESTION_TYPES)):
         row[column] = None if source is None else source["accuracy"]
         for part in UNCERTAINTY:
@@ -132,7 +190,7 @@ def _utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
-def entry_row(sub: Submission, game: str | None = None) -> dict[str, Any] | None:
+def entry_row(sub: Submission, game: str | None = None) -> JSONObject | None:
     """One ranking row of ``sub`` (restricted to ``game``); None when it has no such game."""
     metrics = sub.metrics
     if game is None:
@@ -156,7 +214,7 @@ def entry_row(sub: Submission, game: str | None = None) -> dict[str, Any] | None
     }
 
 
-def _private_cells(metrics: Mapping[str, Any], game: str | None) -> dict[str, Any]:
+def _private_cells(metrics: Mapping[str, Any], game: str | None) -> dict[str, float | None]:
     """A board-run entry's private split and its gap to the public release (None otherwise).
 
     The gap is public minus private overall accuracy, with the standard error of a difference
@@ -183,11 +241,11 @@ def _private_cells(metrics: Mapping[str, Any], game: str | None) -> dict[str, An
     }
 
 
-_BASELINES: dict[tuple[str, str | None], dict[str, Any]] = {}
+_BASELINES: dict[tuple[str, str | None], BaselineRow] = {}
 """Baselines by (dataset fingerprint, game): a dataset's content never changes."""
 
 
-def baseline_row(dataset: KnownDataset, game: str | None = None) -> dict[str, Any]:
+def baseline_row(dataset: KnownDataset, game: str | None = None) -> BaselineRow:
     """The random baseline (expected accuracy of a uniform guess) per column."""
     key = (dataset.fingerprint, game)
     if key not in _BASELINES:
@@ -195,7 +253,7 @@ def baseline_row(dataset: KnownDataset, game: str | None = None) -> dict[str, An
     return dict(_BASELINES[key])
 
 
-def _baseline(dataset: KnownDataset, game: str | None) -> dict[str, Any]:
+def _baseline(dataset: KnownDataset, game: str | None) -> BaselineRow:
     import pandas as pd
 
     from coordqa.analysis import accuracy_table
@@ -220,9 +278,9 @@ def _baseline(dataset: KnownDataset, game: str | None) -> dict[str, Any]:
     scores = pd.DataFrame(rows)
     overall = json_records(accuracy_table(scores, by=()))[0]
     by_type = {r["question_type"]: r for r in json_records(accuracy_table(scores))}
-    row: dict[str, Any] = {"display_name": "random baseline"}
+    row: BaselineRow = {"display_name": "random baseline"}
     for column, source in (("overall", overall), *((t, by_type.get(t)) for t in QUESTION_TYPES)):
-        row[column] = None if source is None else source["random_baseline"]
+        row[column] = None if source is None else _number(source["random_baseline"])
         row.update({f"{column}_{part}": None for part in UNCERTAINTY})
     return row
 
@@ -252,8 +310,15 @@ class _Reversed:
         return bool(self.value > other.value)
 
 
-def _num(value: float | None) -> float:
-    return math.nan if value is None else float(value)
+def _number(value: JSONValue) -> float | None:
+    """A score read back from JSON (None when it has none: JSON writes NaN as null)."""
+    return value if isinstance(value, int | float) else None
+
+
+def _num(value: JSONValue) -> float:
+    """An entry's score as a float (NaN when it has none)."""
+    number = _number(value)
+    return math.nan if number is None else float(number)
 
 
 def _pick_dataset(
@@ -279,8 +344,8 @@ def _pick_dataset(
     return max(datasets.values(), key=lambda d: (counts.get(d.fingerprint, 0), d.name))
 
 
-def _chart(entries: Sequence[Mapping[str, Any]], x: str) -> dict[str, Any]:
-    points = [
+def _chart(entries: Sequence[Mapping[str, Any]], x: str) -> Chart:
+    points: list[ChartPoint] = [
         {
             "id": e["id"],
             "label": e["display_name"],
@@ -338,12 +403,11 @@ def load_board(
         raise UnknownNameError(f"unknown game {game!r} for this dataset; allowed: {games}")
     rows = [
         row
-        for sub in subs
+        for sub in sorted(subs, key=lambda s: s.id)
         if chosen is not None and sub.dataset_fingerprint == chosen.fingerprint
         for row in [entry_row(sub, game)]
         if row is not None
     ]
-    rows.sort(key=lambda e: e["id"])
     rows.sort(key=_sort_key(sort, descending))
     ranked = sorted(rows, key=_sort_key("overall", True))
     for position, row in enumerate(ranked, start=1):
@@ -377,7 +441,7 @@ PARTNER_UNVERIFIED = "episodes replayed; partner unverified"
 re-played): its moves were replayed through the engine, its partner's choices not checked."""
 
 
-def partner_check(sub: Submission) -> dict[str, Any]:
+def partner_check(sub: Submission) -> JSONObject:
     """Whether an agentic entry's partners were re-played, and why not (older entries: not)."""
     found = sub.metrics.get("partner_check")
     if found is None:
@@ -386,12 +450,17 @@ def partner_check(sub: Submission) -> dict[str, Any]:
 
 
 def _verification(sub: Submission) -> str:
-    if sub.track == "agentic" and not partner_check(sub)["verified"]:
+    if sub.track == "agentic" and not _partner_verified(partner_check(sub)):
         return PARTNER_UNVERIFIED
     return CHECKS[sub.track]
 
 
-def _common(sub: Submission) -> dict[str, Any]:
+def _partner_verified(check: JSONValue) -> bool:
+    """Whether a :func:`partner_check` says every partner was re-played."""
+    return isinstance(check, Mapping) and bool(check["verified"])
+
+
+def _common(sub: Submission) -> JSONObject:
     """Entry fields every track shows."""
     return {
         "id": sub.id,
@@ -414,6 +483,18 @@ def _common(sub: Submission) -> dict[str, Any]:
 PAIRING_LABELS = {"self": "self-play", "cross": "cross-play"}
 
 
+class AgenticBoardJSON(TypedDict):
+    """The agentic ranking as the JSON API gives it (:meth:`AgenticBoard.to_json`)."""
+
+    grid: JSONObject | None
+    grids: list[JSONObject]
+    columns: list[dict[str, str]]
+    sort: str
+    descending: bool
+    entries: list[JSONObject]
+    unverified: list[JSONObject]
+
+
 @dataclass
 class AgenticBoard:
     """Everything the agentic ranking page shows."""
@@ -424,17 +505,17 @@ class AgenticBoard:
     """Every registered grid, for the grid switch."""
     columns: list[dict[str, str]]
     """Score columns: one per game and pairing kind present (``key``, ``game``, ``label``)."""
-    entries: list[dict[str, Any]]
+    entries: list[JSONObject]
     """Visible agentic submissions whose partners were re-played, sorted and ranked."""
     sort: str
     """Sort column (a column key, ``display_name``, ``episodes`` or ``created_at``)."""
     descending: bool = True
     """Sort direction."""
-    unverified: list[dict[str, Any]] = field(default_factory=list)
+    unverified: list[JSONObject] = field(default_factory=list)
     """Visible entries with a partner the server could not play: sorted the same way, never
     ranked among the verified ones (``rank`` None)."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> AgenticBoardJSON:
         """The JSON API form."""
         return {
             "grid": None if self.grid is None else grid_json(self.grid),
@@ -447,7 +528,7 @@ class AgenticBoard:
         }
 
 
-def grid_json(grid: KnownGrid) -> dict[str, Any]:
+def grid_json(grid: KnownGrid) -> JSONObject:
     """A grid as the JSON API shows it: name, version, fingerprint and what it fixes."""
     return {
         "name": grid.name,
@@ -457,9 +538,13 @@ def grid_json(grid: KnownGrid) -> dict[str, Any]:
     }
 
 
-def agentic_entry_row(sub: Submission) -> dict[str, Any]:
+def agentic_entry_row(sub: Submission) -> JSONObject:
     """One agentic ranking row: mean score ± SE per game and pairing kind."""
-    row = {**_common(sub), "episodes": sub.metrics["episodes"], "partner_check": partner_check(sub)}
+    row: JSONObject = {
+        **_common(sub),
+        "episodes": sub.metrics["episodes"],
+        "partner_check": partner_check(sub),
+    }
     for group in sub.metrics["by_game"]:
         key = f"{group['game']}/{group['pairing']}"
         row[key] = group["mean"]
@@ -519,10 +604,12 @@ def load_agentic_board(
     if column not in allowed:
         raise UnknownNameError(f"unknown sort column {column!r}; allowed: {', '.join(allowed)}")
     rows.sort(key=_sort_key(column, descending))
-    verified = [row for row in rows if row["partner_check"]["verified"]]
+    verified = [row for row in rows if _partner_verified(row["partner_check"])]
     for position, row in enumerate(verified, start=1):
         row["rank"] = position
-    unverified = [{**row, "rank": None} for row in rows if not row["partner_check"]["verified"]]
+    unverified: list[JSONObject] = [
+        {**row, "rank": None} for row in rows if not _partner_verified(row["partner_check"])
+    ]
     return AgenticBoard(
         chosen,
         sorted(grids.values(), key=lambda g: g.name),
@@ -534,7 +621,63 @@ def load_agentic_board(
     )
 
 
-def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
+class QuestionOutcome(TypedDict):
+    """One stored sample of a QA entry, as its page lists it."""
+
+    question_id: str
+    scenario_id: str
+    game: str
+    question_type: str
+    trial: int
+    status: str
+    correct: bool
+    choice: str | None
+
+
+class QADetail(TypedDict):
+    """A QA entry's page: its ranking row, breakdowns and every scored sample."""
+
+    track: Literal["qa"]
+    job: JobView | None
+    """The job behind a board-run entry (None: an uploaded one)."""
+    private: JSONObject | None
+    """A board-run entry's private split (accuracy on fresh scenarios)."""
+    entry: JSONObject | None
+    hidden: bool
+    hidden_reason: str | None
+    reported: JSONObject | None
+    """The numbers the submitter reported (None: none)."""
+    dataset: JSONValue
+    dataset_version: JSONValue
+    by_type: list[JSONObject]
+    by_game: list[JSONObject]
+    by_game_type: list[JSONObject]
+    jp_failures: JSONValue
+    scenarios: list[dict[str, str]]
+    """Per scenario: ``game``, ``scenario_id`` and ``correct/trials`` per question type."""
+    questions: list[QuestionOutcome]
+
+
+class AgenticDetail(TypedDict):
+    """An agentic entry's page: its ranking row, breakdowns and every replayed episode."""
+
+    track: Literal["agentic"]
+    job: JobView | None
+    grid: JSONValue
+    entry: JSONObject
+    hidden: bool
+    hidden_reason: str | None
+    reported: JSONObject | None
+    by_game: list[JSONObject]
+    by_pairing: list[JSONObject]
+    episodes: list[JSONObject]
+
+
+Detail = QADetail | AgenticDetail
+"""One submission's page data, by track."""
+
+
+def load_detail(db: Database, submission_id: int) -> Detail:
     """One submission's page data; QA and agentic submissions have their own breakdowns.
 
     Raises:
@@ -573,7 +716,7 @@ def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
             )
         )
     entry = entry_row(sub)
-    questions = [
+    questions: list[QuestionOutcome] = [
         {
             "question_id": s.question_id,
             "scenario_id": s.scenario_id,
@@ -605,7 +748,7 @@ def load_detail(db: Database, submission_id: int) -> dict[str, Any]:
     }
 
 
-def _job_facts(session: Session, job_id: int | None) -> dict[str, Any] | None:
+def _job_facts(session: Session, job_id: int | None) -> JobView | None:
     """The public view of the job behind a board-run entry (seeds once it ended)."""
     from coordqa.leaderboard.jobs import job_json
 
@@ -615,7 +758,7 @@ def _job_facts(session: Session, job_id: int | None) -> dict[str, Any] | None:
     return job_json(job, session.get_one(Endpoint, job.endpoint_id))
 
 
-def _scenario_outcomes(questions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _scenario_outcomes(questions: Sequence[QuestionOutcome]) -> list[dict[str, str]]:
     """Per scenario and type: correct samples out of all trials (errors count as wrong)."""
     table: dict[tuple[str, str], dict[str, list[int]]] = {}
     for q in questions:

@@ -25,6 +25,7 @@ from coordqa.leaderboard.settings import (
 
 if TYPE_CHECKING:
     from coordqa.leaderboard.db import Database
+    from coordqa.leaderboard.jobs import JobView
 
 console = Console()
 
@@ -579,7 +580,7 @@ def job_list_command(db: DbUrl = None) -> None:
         console.print("no jobs")
 
 
-def _job_seeds(job: dict[str, Any]) -> str:
+def _job_seeds(job: JobView) -> str:
     """A job's seeds, named by what each draws; secret until the job ends."""
     if job["seed"] is None:
         return "secret until the job ends"
