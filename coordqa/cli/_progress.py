@@ -9,8 +9,11 @@ the model does not take, are printed in both modes; ``--quiet`` keeps only those
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from rich.console import Console
@@ -241,6 +244,34 @@ class ProgressBar(EvalDisplay):
             "errors": snapshot.errors,
             "cost": _cost(calls),
         }
+
+
+class _AttemptLines(logging.Handler):
+    """Writes each logged attempt failure as a ``warning:`` line on the stderr console."""
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(logging.WARNING)
+        self.console = console
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.console.print(f"[yellow]warning:[/] {record.getMessage()}", highlight=False)
+
+
+@contextmanager
+def attempt_lines(console: Console) -> Iterator[None]:
+    """Show on ``console`` every timed-out attempt as it happens (:mod:`coordqa.llm.retry`'s log).
+
+    A retried attempt is otherwise silent until its call gives up: with a 120 s --timeout and
+    three attempts, six minutes without a word.
+    """
+    from coordqa.llm import retry
+
+    handler = _AttemptLines(console)
+    retry.log.addHandler(handler)
+    try:
+        yield
+    finally:
+        retry.log.removeHandler(handler)
 
 
 def eval_display(console: Console, *, quiet: bool, verbose: bool = False) -> EvalDisplay:

@@ -223,7 +223,11 @@ def eval_command(
         float | None, typer.Option("--top-p", help="Nucleus sampling mass.")
     ] = eval_default("top_p"),
     max_tokens: Annotated[
-        int | None, typer.Option("--max-tokens", help="Cap on reply tokens.")
+        int | None,
+        typer.Option(
+            "--max-tokens",
+            help="Cap on reply tokens (default: the provider's; llamacpp/ models: 256).",
+        ),
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Base seed; trial t uses seed + t.")] = None,
     prompt_layout: Annotated[
@@ -305,7 +309,7 @@ def eval_command(
     complete (or its errors are within --max-error-rate), 1 when errors stopped it or left too
     many samples unanswered, 2 for bad options, 130 on Ctrl-C.
     """
-    from coordqa.cli._progress import eval_display
+    from coordqa.cli._progress import attempt_lines, eval_display
     from coordqa.evaluation import EvalConfig, EvalFailed, EvalInterrupted, evaluate
 
     if quiet and verbose:
@@ -349,7 +353,8 @@ def eval_command(
     )
     display = eval_display(messages, quiet=quiet, verbose=verbose)
     try:
-        result = evaluate(config, progress=display)
+        with attempt_lines(messages):
+            result = evaluate(config, progress=display)
     except EvalInterrupted as stop:
         display.stop()
         messages.print(f"[yellow]{stop}[/]", highlight=False)

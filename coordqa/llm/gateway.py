@@ -156,6 +156,7 @@ class Model:
             ConfigError: ``messages`` is not a non-empty sequence of Message.
         """
         messages = _validated(messages)
+        config = self.provider.with_defaults(config)
         key = None
         if self.cache is not None:
             key = cache_key(self.name, self.api_base, messages, config, trial)
@@ -196,6 +197,7 @@ class Model:
         """
         if self.cache is None:
             return False
+        config = self.provider.with_defaults(config)
         key = cache_key(self.name, self.api_base, _validated(messages), config, trial)
         return self.cache.get(key) is not None
 

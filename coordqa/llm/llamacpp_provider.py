@@ -23,7 +23,7 @@ import asyncio
 import importlib.util
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +31,25 @@ from coordqa.errors import ConfigError, MissingDependencyError, ModelError
 from coordqa.llm.providers import BrokenReply, Completion, Provider
 from coordqa.llm.types import SAMPLING_FIELDS, GenerateConfig, Message, RetryDecision, Usage
 
-__all__ = ["CONTEXT_TOKENS", "PREFIX", "LlamaCppProvider", "llamacpp_provider"]
+__all__ = [
+    "CONTEXT_TOKENS",
+    "DEFAULT_MAX_TOKENS",
+    "PREFIX",
+    "LlamaCppProvider",
+    "llamacpp_provider",
+]
 
 PREFIX = "llamacpp/"
 """Model names that start with this name a GGUF file to run in this process."""
 
 CONTEXT_TOKENS = 8192
 """Context window the model is loaded with (prompt plus reply; QA prompts are under 2,000)."""
+
+DEFAULT_MAX_TOKENS = 256
+"""Reply cap when ``--max-tokens`` is not given. llama-cpp-python's own default is none (the reply
+runs on to the end of the context): a base model that never writes an end-of-turn token rambled
+3,000-4,000 tokens per question, past every 120 s attempt, so an eval never finished. A QA answer
+("Answer: B" with a short reason) fits well within 256; ``--max-tokens`` raises or lowers it."""
 
 INSTALL = "pip install 'coordqa[llamacpp]' (llama-cpp-python; it compiles llama.cpp from source)"
 
@@ -120,6 +132,12 @@ class LlamaCppProvider(Provider):
                 f"model {self.name}: no file at {self.path}; give the path of a .gguf file"
             )
         _load(self.path)
+
+    def with_defaults(self, config: GenerateConfig) -> GenerateConfig:
+        """``config`` with :data:`DEFAULT_MAX_TOKENS` when it caps nothing (in the cache key)."""
+        if config.max_tokens is not None or "max_tokens" in config.extra:
+            return config
+        return replace(config, max_tokens=DEFAULT_MAX_TOKENS)
 
     async def complete(
         self, messages: Sequence[Message], config: GenerateConfig, *, trial: int, timeout_s: float

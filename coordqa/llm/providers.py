@@ -73,6 +73,14 @@ class Provider(abc.ABC):
     def check(self) -> None:  # noqa: B027 (optional hook: most offline providers need no check)
         """Raise ModelError if the model cannot be used (unknown provider, missing key)."""
 
+    def with_defaults(self, config: GenerateConfig) -> GenerateConfig:
+        """``config`` with the settings this provider sends when the caller gave none.
+
+        The gateway applies it before the cache key is made, so a default that changes replies
+        (llama.cpp's reply cap) is part of the key. Most providers add nothing.
+        """
+        return config
+
     def dropped_params(self, config: GenerateConfig) -> list[str]:
         """Parameters of ``config`` this provider leaves out of its requests (none by default)."""
         return []

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 import re
 import socket
@@ -29,6 +30,9 @@ from typing import Generic, TypeVar
 
 from coordqa.errors import CoordqaError
 from coordqa.llm.types import CallPolicy, ErrorKind, RetryDecision
+
+log = logging.getLogger(__name__)
+"""Each timed-out attempt, as it happens (the CLI shows them on stderr)."""
 
 T = TypeVar("T")
 
@@ -291,6 +295,11 @@ async def call_with_retries(
             last_error = describe_error(cause, timeout_s)
             if breaker is not None:
                 breaker.observe(not decision.connection, last_error)
+            if is_timeout(exc):  # minutes may pass between attempts: say each as it happens
+                then = "retrying" if decision.retry and number < policy.max_attempts else "stopping"
+                log.warning(
+                    "attempt %d of %d %s; %s", number, policy.max_attempts, last_error, then
+                )
             if not decision.retry:
                 reason = f" ({decision.reason})" if decision.reason else ""
                 kind: ErrorKind = "fatal" if decision.kind == "fatal" else "failed"
