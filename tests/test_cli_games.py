@@ -109,3 +109,12 @@ def test_games_list_puts_llm_agents_apart_from_the_players_play_takes() -> None:
     agents = next(line for line in capture.splitlines() if "LLM agents" in line)
     assert "capture-planner" in players and "cac" not in players.split("players:")[1]
     assert "agentic run" in agents and "cac" in agents and "capture-planner" not in agents
+
+
+def test_play_shows_its_progress_on_stderr_and_its_results_on_stdout() -> None:
+    """Walkthrough 2, R5/R6: the episodes bar went to stdout, into `coordqa play ... > file`."""
+    result = coordqa("play", "collab_escape", "--episodes", "2", columns=200)
+    assert result.returncode == 0, result.stderr
+    assert "collab_escape episodes" in result.stderr
+    assert "episodes" not in result.stdout.replace("episodes:", "")
+    assert "turns when escaped" in result.stdout

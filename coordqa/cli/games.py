@@ -21,6 +21,9 @@ from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunInterrupted
 
 console = Console()
+messages = Console(stderr=True)
+"""The play command's progress and interruption: stderr, so ``coordqa play ... > file`` keeps
+only the results."""
 
 _AS = {"alice": 0, "bob": 1}
 
@@ -129,14 +132,14 @@ def play_command(
 
     config = resolve(PlayConfig(game, parse_pair(players), layout, episodes, seed))
     with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), console=messages
     ) as progress:
         task = progress.add_task(f"{game} episodes", total=episodes)
         try:
             summary = play(config, out, on_episode=lambda _i, _t: progress.advance(task))
         except RunInterrupted as stop:
             progress.stop()
-            console.print(f"[yellow]{stop}[/]", highlight=False)
+            messages.print(f"[yellow]{stop}[/]", highlight=False)
             raise typer.Exit(INTERRUPTED_EXIT) from None
     table = Table(title=f"{summary.game_version} ({summary.layout})")
     table.add_column("measure")
