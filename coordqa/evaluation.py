@@ -243,6 +243,7 @@ def _plan(config: EvalConfig) -> _Plan:
         ids=config.ids,
         sample=config.sample,
         seed=config.sample_seed,
+        source=dataset_name(config.dataset),
     )
     if len(rows) == 0:
         raise ConfigError(

@@ -372,3 +372,12 @@ def test_the_agentic_bot_is_refused_by_eval_before_a_run_is_made(tmp_path: Path)
     assert line.startswith("error: model 'bot' plays agentic episodes only")
     assert "coordqa agentic run" in line and "API key" not in line
     assert not out.exists()
+
+
+def test_unknown_ids_name_the_release_searched_and_that_another_may_hold_them() -> None:
+    """Walkthrough 2, R9: hanabi-01-JP is a v1.1 question that v1.2 (the default) removed."""
+    result = coordqa("eval", "--model", "random", "--ids", "hanabi-01-JP")
+    assert result.returncode == 2, result.stderr
+    said = " ".join(result.stderr.split())
+    assert "question ids not in coordinationqa-v1.2: hanabi-01-JP" in said
+    assert "another release" in said and "--dataset" in said

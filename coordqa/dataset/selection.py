@@ -42,6 +42,7 @@ def filter_dataset(
     ids: Iterable[str] | None = None,
     sample: int | None = None,
     seed: int = 0,
+    source: str = "the dataset",
 ) -> datasets.Dataset:
     """The questions of ``ds`` that pass every filter, in dataset order.
 
@@ -54,10 +55,12 @@ def filter_dataset(
     Raises:
         UnknownNameError: a game or type that does not exist (with suggestions).
         ConfigError: ``limit`` or ``sample`` below 1, ``sample`` larger than the questions
-            left, or ``ids`` naming questions the dataset does not hold.
+            left, or ``ids`` naming questions the dataset does not hold (the message names the
+            dataset as ``source``: which release was searched).
     """
     columns = (list(ds["question_id"]), list(ds["game"]), list(ds["question_type"]))
-    return ds.select(_kept(columns, games, types, limit, ids=ids, sample=sample, seed=seed))
+    kept = _kept(columns, games, types, limit, ids=ids, sample=sample, seed=seed, source=source)
+    return ds.select(kept)
 
 
 def filter_rows(
@@ -69,6 +72,7 @@ def filter_rows(
     ids: Iterable[str] | None = None,
     sample: int | None = None,
     seed: int = 0,
+    source: str = "the dataset",
 ) -> list[RowT]:
     """:func:`filter_dataset` for plain rows (from :func:`load_rows`)."""
     columns = (
@@ -76,7 +80,7 @@ def filter_rows(
         [str(row["game"]) for row in rows],
         [str(row["question_type"]) for row in rows],
     )
-    kept = _kept(columns, games, types, limit, ids=ids, sample=sample, seed=seed)
+    kept = _kept(columns, games, types, limit, ids=ids, sample=sample, seed=seed, source=source)
     return [rows[index] for index in kept]
 
 
@@ -89,6 +93,7 @@ def _kept(
     ids: Iterable[str] | None,
     sample: int | None,
     seed: int,
+    source: str,
 ) -> list[int]:
     """Indices of the rows that the filters of :func:`filter_dataset` keep.
 
@@ -107,19 +112,24 @@ def _kept(
         and (wanted_types is None or kind in wanted_types)
     ]
     if ids is not None:
-        indices = _only_ids(list(question_ids), indices, list(ids))
+        indices = _only_ids(list(question_ids), indices, list(ids), source)
     if sample is not None:
         indices = stratified_sample([cells[i] for i in indices], indices, sample, seed)
     return indices[:limit]
 
 
-def _only_ids(question_ids: list[str], indices: list[int], ids: list[str]) -> list[int]:
+def _only_ids(
+    question_ids: list[str], indices: list[int], ids: list[str], source: str
+) -> list[int]:
     unknown = sorted(set(ids) - set(question_ids))
     if unknown:
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         shown = ", ".join(unknown[:5]) + more
         raise ConfigError(
-            f"question ids not in the dataset: {shown}; ids look like {question_ids[0]!r}"
+            f"question ids not in {source}: {shown}; ids look like {question_ids[0]!r}. "
+            "An id of another release may be missing from this one (v1.2 removed questions "
+            "of v1.1; each release's README lists what changed): `coordqa dataset list` shows "
+            "the releases, --dataset NAME searches another"
         )
     wanted = set(ids)
     return [index for index in indices if question_ids[index] in wanted]
