@@ -547,6 +547,13 @@ def _as_stored(plan: _Plan) -> RunManifest:
     stored = open_run(plan.out).manifest.config
     trials = stored.get("trials")
     if isinstance(trials, int) and trials > plan.config.trials:
+        asked = plan.config.trials
+        if not _stored_answers(plan.out):  # its calls all failed: nothing would be lost
+            raise ConfigError(
+                f"{plan.out} holds a run with {trials} trials and no sample answered yet; "
+                f"to start over with --trials {asked}, remove it (rm -r {plan.out}) or use "
+                f"another --out; --trials {trials} or more resumes it"
+            )
         raise ConfigError(
             f"{plan.out} holds a run with {trials} trials; ask for --trials {trials} or more to "
             "resume it (more trials are added to it), or use another --out"

@@ -121,4 +121,5 @@ def test_readme_headline_is_what_the_default_run_prints(tmp_path: Path) -> None:
     assert run.stdout.startswith(block)
     one = coordqa("eval", "--model", "random", "--trials", "1", "--out", tmp_path / "one", env=env)
     first = one.stdout.splitlines()[0].removeprefix("random: ")
-    assert f"with `--trials 1` the first line reads `{first}`" in " ".join(readme.split())
+    command = "coordqa eval --model random --trials 1 --out runs/random-1-trial"
+    assert f"with `{command}` the first line reads `{first}`" in " ".join(readme.split())

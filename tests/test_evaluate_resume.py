@@ -81,3 +81,22 @@ def test_other_changes_are_still_refused(tmp_path: Path) -> None:
         evaluate(config(dataset, server.base_url, out=out))
         with pytest.raises(StoreError, match="temperature: stored 0.6, requested 0.0"):
             evaluate(config(dataset, server.base_url, out=out, temperature=0.0))
+
+
+def test_a_run_with_no_sample_answered_says_how_to_start_over_with_fewer_trials(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 2, R3: a 401 stopped a 3-trial run before any answer; --trials 1 into it was
+    refused as if answers were at stake, with no word on how to go on."""
+    from coordqa.evaluation import EvalFailed
+
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    out = tmp_path / "run"
+    with LocalOpenAIServer(always=Fault.error(401)) as server:
+        with pytest.raises(EvalFailed):
+            evaluate(config(dataset, server.base_url, out=out, trials=3))
+        with pytest.raises(ConfigError) as refused:
+            evaluate(config(dataset, server.base_url, out=out, trials=1))
+    said = str(refused.value)
+    assert "no sample answered yet" in said and f"rm -r {out}" in said
+    assert "--trials 1" in said
