@@ -18,10 +18,10 @@ admin can register while the server runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -34,6 +34,7 @@ from coordqa.leaderboard.settings import DEFAULT_MAX_TRIALS
 
 if TYPE_CHECKING:
     from coordqa.agentic import EpisodeTask, GridConfig
+    from coordqa.dataset import QuestionRow
 
 __all__ = [
     "MAX_QUESTIONS",
@@ -67,11 +68,11 @@ class KnownDataset:
     """:func:`coordqa.dataset.dataset_fingerprint` of its rows."""
     version: str | None
     """The rows' ``version`` column (:func:`coordqa.dataset.dataset_identity`)."""
-    rows: Mapping[str, Mapping[str, Any]]
+    rows: Mapping[str, QuestionRow]
     """Rows by question id."""
 
 
-def known_dataset(name: str, rows: list[dict[str, Any]]) -> KnownDataset:
+def known_dataset(name: str, rows: Sequence[QuestionRow]) -> KnownDataset:
     """``rows`` as a dataset named ``name``, with its fingerprint and version."""
     from coordqa.dataset import dataset_identity
 
@@ -98,7 +99,9 @@ def known_datasets(db: Database) -> dict[str, KnownDataset]:
         found[known.fingerprint] = known
     with db.session() as session:
         for row in session.scalars(select(DatasetRow)):
-            found[row.fingerprint] = known_dataset(row.name, row.rows)
+            # Registered rows passed load_rows' validation (register_dataset) before storing.
+            rows = cast("list[QuestionRow]", row.rows)
+            found[row.fingerprint] = known_dataset(row.name, rows)
     return found
 
 

@@ -14,11 +14,14 @@ import random
 from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from coordqa.games import GAME_NAMES
 from coordqa.scenarios.builder import BUILDERS
 from coordqa.scenarios.model import QuestionDraft, Scenario
+
+if TYPE_CHECKING:
+    from coordqa.dataset import QuestionRow
 
 DATASET_NAME = "coordinationqa-v1.2"
 """The release the curated list builds (a name in ``coordqa.dataset.RELEASES``)."""
@@ -77,7 +80,7 @@ def scenario_snapshot(scenario: Scenario) -> str:
 
 def scenario_rows(
     scenario: Scenario, *, source: str = SOURCE, version: str = DATASET_VERSION
-) -> list[dict[str, Any]]:
+) -> list[QuestionRow]:
     """The three dataset rows (EC, ToM, JP) of one scenario.
 
     Raises:
@@ -86,23 +89,23 @@ def scenario_rows(
     builder = BUILDERS.get(scenario.game)
     game = builder.restore(scenario)
     built = builder.questions(game, scenario)
-    common = {
-        "scenario_id": scenario.scenario_id,
-        "game": scenario.game,
-        "layout": scenario.layout,
-        "game_description": game.game_description(),
-        "state_description": game.describe(scenario.player),
-        "source": source,
-        "version": version,
-        "snapshot": scenario_snapshot(scenario),
-    }
-    rows = []
+    game_description = game.game_description()
+    state_description = game.describe(scenario.player)
+    snapshot = scenario_snapshot(scenario)
+    rows: list[QuestionRow] = []
     for draft in built.drafts():
         qid = question_id(scenario, draft)
         options, correct = shuffled(draft, qid)
         rows.append(
             {
-                **common,
+                "scenario_id": scenario.scenario_id,
+                "game": scenario.game,
+                "layout": scenario.layout,
+                "game_description": game_description,
+                "state_description": state_description,
+                "source": source,
+                "version": version,
+                "snapshot": snapshot,
                 "question_id": qid,
                 "question_type": draft.question_type,
                 "question": draft.question,
@@ -116,7 +119,7 @@ def scenario_rows(
     return rows
 
 
-def build_rows(scenarios: Iterable[Scenario], **labels: str) -> Iterator[dict[str, Any]]:
+def build_rows(scenarios: Iterable[Scenario], **labels: str) -> Iterator[QuestionRow]:
     """Rows of every scenario in order (see :func:`scenario_rows`)."""
     for scenario in scenarios:
         yield from scenario_rows(scenario, **labels)

@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from coordqa.dataset import (
     RELEASES,
+    QuestionRow,
     Release,
     dataset_fingerprint,
     is_bundled,
@@ -32,6 +32,7 @@ from coordqa.dataset import (
 )
 from coordqa.errors import CoordqaError
 from coordqa.games import Game
+from coordqa.jsonvalues import JSONObject
 from coordqa.scenarios.build import CHANGELOG_FILE
 from coordqa.scenarios.builder import BUILDERS
 from coordqa.scenarios.changelog import DIRECTIVE_PREFIX, KIND_CHANGE, Change, read_changelog
@@ -39,7 +40,7 @@ from coordqa.scenarios.consistency import CHECKS, consistency_problems
 from coordqa.scenarios.model import QuestionDraft, Scenario, ScenarioQuestions, ValidationFailed
 
 
-def structural_problems(rows: list[dict[str, Any]]) -> list[str]:
+def structural_problems(rows: Sequence[QuestionRow]) -> list[str]:
     """Duplicates, empty or repeated options and bad answer indices, one message each."""
     problems = []
     for qid, count in Counter(row["question_id"] for row in rows).items():
@@ -74,7 +75,7 @@ def _draft_of(built: ScenarioQuestions, question_type: str) -> QuestionDraft | N
 
 
 def _row_problems(
-    row: dict[str, Any], built: ScenarioQuestions, rendered: tuple[str, str], metadata: bool
+    row: QuestionRow, built: ScenarioQuestions, rendered: tuple[str, str], metadata: bool
 ) -> list[str]:
     qid = row["question_id"]
     draft = _draft_of(built, row["question_type"])
@@ -114,7 +115,7 @@ class _Solved:
 
 
 def problems_by_question(
-    rows: Iterable[dict[str, Any]], *, metadata: bool = True, consistency: bool = True
+    rows: Iterable[QuestionRow], *, metadata: bool = True, consistency: bool = True
 ) -> dict[str, list[str]]:
     """Re-render and re-solve every row; the mismatches of each question id (scenarios solved once).
 
@@ -148,7 +149,7 @@ def problems_by_question(
     return problems
 
 
-def solver_problems(rows: Iterable[dict[str, Any]]) -> list[str]:
+def solver_problems(rows: Iterable[QuestionRow]) -> list[str]:
     """Re-render and re-solve every row; one message per mismatch."""
     found: list[str] = []
     for messages in problems_by_question(rows).values():
@@ -163,7 +164,7 @@ def _raise_if(problems: list[str]) -> None:
         raise ValidationFailed(f"{len(problems)} problem(s) in the dataset:\n  {shown}{more}")
 
 
-def validate_rows_against_solvers(rows: list[dict[str, Any]]) -> int:
+def validate_rows_against_solvers(rows: Sequence[QuestionRow]) -> int:
     """Run every check; return the number of questions checked.
 
     Raises:
@@ -244,14 +245,14 @@ def _seen_by_resolving(change: Change) -> bool:
     return any(not reason.startswith(DIRECTIVE_PREFIX) for reason in change.reasons)
 
 
-def _state_of(row: dict[str, Any]) -> dict[str, Any]:
+def _state_of(row: QuestionRow) -> JSONObject:
     """A row's game state, without the game version (a later version may only reword texts)."""
     snapshot = dict(json.loads(row["snapshot"])["snapshot"])
     snapshot.pop("version", None)
     return snapshot
 
 
-def _validate_frozen(rows: list[dict[str, Any]], frozen: Release) -> ValidationReport:
+def _validate_frozen(rows: Sequence[QuestionRow], frozen: Release) -> ValidationReport:
     """Structure, then every question either re-solves or is listed in a later changelog.
 
     A listed question must really differ now, so a stale changelog is caught too; unless a later
@@ -313,6 +314,6 @@ def validate_dataset(name_or_path: str | os.PathLike[str] | None = None) -> Vali
     return ValidationReport(len(rows), len(with_state), None, (), None, skipped, checks)
 
 
-def has_snapshot(row: dict[str, Any]) -> bool:
+def has_snapshot(row: QuestionRow) -> bool:
     """Whether a question carries the game state it was built from (hand-written ones do not)."""
     return bool(str(row.get("snapshot") or "").strip())

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from coordqa.dataset.folder import DATA_FILE, read_parquet
 from coordqa.dataset.releases import BUNDLED, DEFAULT_DATASET, bundled_dataset_dir
-from coordqa.dataset.schema import features, validate_rows
+from coordqa.dataset.schema import QuestionRow, features, validate_rows
 from coordqa.errors import DatasetError, UnknownNameError
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def _read(path: Path) -> list[dict[str, Any]]:
     raise DatasetError(f"cannot load {path}: expected a folder, a .parquet file or a .jsonl file")
 
 
-def load_rows(name_or_path: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+def load_rows(name_or_path: str | os.PathLike[str] | None = None) -> list[QuestionRow]:
     """The validated rows of a dataset as plain dicts (see :func:`load_dataset` for the names).
 
     Cheaper than :func:`load_dataset` when no ``datasets.Dataset`` is needed.
@@ -92,7 +92,7 @@ def load_rows(name_or_path: str | os.PathLike[str] | None = None) -> list[dict[s
         validate_rows(rows)
     except DatasetError as exc:
         raise DatasetError(f"{path}: {exc}") from exc
-    return rows
+    return cast("list[QuestionRow]", rows)  # validate_rows checked each column and its type
 
 
 def load_dataset(name_or_path: str | os.PathLike[str] | None = None) -> datasets.Dataset:

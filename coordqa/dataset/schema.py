@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from coordqa.errors import DatasetError
 from coordqa.games.base import GAMES
@@ -63,7 +63,36 @@ STRING_COLUMNS = tuple(name for name in COLUMNS if name not in LIST_COLUMNS)
 """Columns holding one string each."""
 
 Row = Mapping[str, Any]
-"""One question: a mapping from every name in :data:`COLUMNS` to its value."""
+"""One question: a mapping from every name in :data:`COLUMNS` to its value (any container a
+reader gives, before :func:`validate_row` checked it; :class:`QuestionRow` after)."""
+
+
+class QuestionRow(TypedDict):
+    """One validated question as plain values: exactly :data:`COLUMNS`.
+
+    :func:`validate_row` refuses a missing or extra column and checks each column's type.
+    """
+
+    question_id: str
+    scenario_id: str
+    game: str
+    layout: str
+    question_type: str
+    game_description: str
+    state_description: str
+    question: str
+    options: list[str]
+    correct: list[int]
+    """Indices into ``options`` of the correct answers."""
+    rationale: str
+    concept: str
+    tags: list[str]
+    source: str
+    version: str
+    snapshot: str
+    """The scenario as JSON (empty for a hand-written question): what validation restores."""
+
+
 RowT = TypeVar("RowT", bound=Row)
 
 
