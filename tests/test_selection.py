@@ -113,3 +113,18 @@ def test_eval_ids_from_a_file_and_limit_help(tmp_path: Path) -> None:
     words = " ".join(helped.stdout.replace("│", " ").split())
     assert "Keep the first N questions in dataset order" in words
     assert "stratified over game x type" in words
+
+
+def test_sample_12_of_v1_2_is_proportional_as_readme_says() -> None:
+    """Walkthrough 2, R8: README promised 'stratified over game x type' and --sample 12 drew no
+    Collab question. By hand from v1.2's cells (Hanabi 28, Overcooked 25, Collab Escape 7,
+    Collab Capture 6 per type, 198 in all): shares 1.70, 1.52, 0.42, 0.36; floors give one per
+    Hanabi and Overcooked cell, the six left go to the largest remainders (Hanabi, Overcooked)."""
+    chosen = filter_dataset(load_dataset(), sample=12, seed=0)
+    cells = Counter(zip(chosen["game"], chosen["question_type"], strict=True))
+    expected = {
+        (game, kind): 2 for game in ("hanabi", "overcooked") for kind in ("EC", "ToM", "JP")
+    }
+    assert dict(cells) == expected
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    assert "`--sample 12` on v1.2 draws 2 of each type from Hanabi and from Overcooked" in readme
