@@ -381,3 +381,15 @@ def test_unknown_ids_name_the_release_searched_and_that_another_may_hold_them() 
     said = " ".join(result.stderr.split())
     assert "question ids not in coordinationqa-v1.2: hanabi-01-JP" in said
     assert "another release" in said and "--dataset" in said
+
+
+def test_the_table_caption_says_how_many_trials_each_row_scored(tmp_path: Path) -> None:
+    """Walkthrough 2, R1: 'trials with scored samples: [0, 1]' read as trial indices (a list)."""
+    result = coordqa(
+        "eval", "--model", "random", "--dataset", "example", "--trials", "2",
+        "--out", tmp_path / "run", columns=200,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    shown = " ".join(result.stdout.split())
+    assert shown.count("trials scored per row: 2") == 2  # per type, per game x type
+    assert "scored samples: [" not in shown

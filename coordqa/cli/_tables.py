@@ -137,7 +137,8 @@ def rich_accuracy_table(
     from coordqa.analysis.tables import INCOMPLETE_NOTE, format_accuracy, format_interval
 
     trials = sorted({int(n) for n in table["n_trials"]})
-    caption = f"{STATISTICS_CAPTION}; trials with scored samples: {trials}"
+    scored = f"{trials[0]}" if len(trials) == 1 else f"{trials[0]} to {trials[-1]}"
+    caption = f"{STATISTICS_CAPTION}; trials scored per row: {scored}"
     out = new_table(title, caption if complete else f"{caption}\n{INCOMPLETE_NOTE}")
     for key in keys:
         out.add_column(_HEADERS.get(key, key), no_wrap=True)
