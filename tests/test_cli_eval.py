@@ -393,3 +393,16 @@ def test_the_table_caption_says_how_many_trials_each_row_scored(tmp_path: Path) 
     shown = " ".join(result.stdout.split())
     assert shown.count("trials scored per row: 2") == 2  # per type, per game x type
     assert "scored samples: [" not in shown
+
+
+def test_a_session_that_sent_nothing_spent_nothing(tmp_path: Path) -> None:
+    """Walkthrough 2, R7: a rerun with every sample answered said 'cost unknown' for a session
+    of zero calls, beside the whole run's $0.0000."""
+    args = ("eval", "--model", "random", "--dataset", "example", "--trials", "1")
+    assert coordqa(*args, "--out", tmp_path / "run").returncode == 0
+    again = coordqa(*args, "--out", tmp_path / "run", columns=400)
+    assert again.returncode == 0, again.stderr
+    shown = " ".join(again.stderr.split())
+    assert (
+        "This session: 0 calls sent, 0 from the cache, 0 failed; 0 tokens, cost $0.0000." in shown
+    )

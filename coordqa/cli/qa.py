@@ -159,6 +159,8 @@ def render_counts(result: RunResult) -> None:
     session, run = result.calls, result.run_calls
 
     def spent(totals: UsageTotals) -> str:
+        if totals.sent == 0:  # nothing sent, nothing spent (a cache hit costs nothing)
+            return f"{totals.usage.total_tokens} tokens, cost $0.0000"
         cost = "unknown" if totals.usage.cost is None else f"${totals.usage.cost:.4f}"
         return f"{totals.usage.total_tokens} tokens, cost {cost}"
 
