@@ -69,6 +69,22 @@ def test_timeout_is_retried(openai_key: str) -> None:
     assert elapsed < 2.5, "the slow attempt was not cut at its timeout"
 
 
+def test_each_timed_out_attempt_is_logged_as_it_happens(
+    openai_key: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Walkthrough 2, B1: a retried timeout was silent (the CLI shows this log on stderr)."""
+    policy = CallPolicy(timeout_s=0.3, max_attempts=2, backoff_initial_s=0.0, backoff_max_s=0.0)
+    with LocalOpenAIServer(always=Fault.slow(3.0)) as server:
+        reply = ask(server, policy)
+    assert not reply.ok
+    assert [
+        record.getMessage() for record in caplog.records if "attempt" in record.getMessage()
+    ] == [
+        "attempt 1 of 2 timed out after 0.3 s (--timeout); retrying",
+        "attempt 2 of 2 timed out after 0.3 s (--timeout); stopping",
+    ]
+
+
 @pytest.mark.parametrize(
     "fault", [Fault.invalid_json(), Fault.no_choices(), Fault.missing_content()]
 )
