@@ -221,7 +221,10 @@ def test_the_real_model_ends_a_timed_out_generation(monkeypatch: pytest.MonkeyPa
     policy = CallPolicy(timeout_s=2, max_attempts=1)
     model = get_model(f"llamacpp/{gemma_270m_path()}", policy=policy, cache=None)
     model.check()  # loads the file outside the timed request
-    story = [Message("user", "Write a very long story about a cat, at least 3000 words.")]
+    # A base model ends a chat-style request for a story at once (an empty reply in under 2 s);
+    # a count to continue keeps it generating.
+    count = ", ".join(str(n) for n in range(1, 200))
+    story = [Message("user", f"Continue counting without stopping: {count},")]
     long = GenerateConfig(max_tokens=4000)
     reply = asyncio.run(model.generate(story, long))  # waits for the thread to end
     assert not reply.ok and "timed out after 2 s" in str(reply.error)
