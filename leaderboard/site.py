@@ -13,6 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
+from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import Database
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
@@ -22,6 +23,14 @@ from coordqa.leaderboard.views import Board, load_agentic_board, load_board, loa
 __all__ = ["export_site"]
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+def _entry_id(entry: JSONObject) -> int:
+    """An entry row's submission id (the views write it as an integer)."""
+    value = entry["id"]
+    if not isinstance(value, int):
+        raise TypeError(f"entry id {value!r} is not an integer")
+    return value
 
 
 def _write(path: Path, text: str) -> Path:
@@ -60,7 +69,7 @@ def export_site(db: Database, out: str | Path) -> list[Path]:
             _write(Path(f"{stem}.json"), json.dumps(board.to_json(), indent=1, allow_nan=False))
         )
         written.append(_write(Path(f"{stem}.csv"), entries_csv(board)))
-        shown.update(int(entry["id"]) for entry in board.entries)
+        shown.update(_entry_id(entry) for entry in board.entries)
     for grid in [None, *catalog.grids]:
         agentic = load_agentic_board(db, catalog.grids, grid=grid)
         links = Links(static=True, prefix="" if grid is None else "../")
@@ -71,7 +80,7 @@ def export_site(db: Database, out: str | Path) -> list[Path]:
                 page.with_suffix(".json"), json.dumps(agentic.to_json(), indent=1, allow_nan=False)
             )
         )
-        shown.update(int(entry["id"]) for entry in agentic.entries)
+        shown.update(_entry_id(entry) for entry in agentic.entries)
     for submission_id in sorted(shown):
         links = Links(static=True, prefix="../")
         page = root / links.submission(submission_id).removeprefix(links.prefix)

@@ -631,7 +631,7 @@ class QuestionOutcome(TypedDict):
     trial: int
     status: str
     correct: bool
-    choice: str | None
+    choice: int | None
 
 
 class QADetail(TypedDict):

@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, known_dataset
@@ -42,6 +42,9 @@ from coordqa.leaderboard.db import Database, DuplicateResultsError, Endpoint, Jo
 from coordqa.leaderboard.jobs import claim_job, entry_of_job, set_job_status
 from coordqa.leaderboard.sealing import SecretBox
 from coordqa.leaderboard.settings import WorkerConfig, process_name
+
+if TYPE_CHECKING:
+    from coordqa.dataset import QuestionRow
 
 __all__ = ["BudgetExceeded", "JobOutcome", "run_job", "work", "work_on_ray"]
 
@@ -174,7 +177,7 @@ def private_split(seed: int, per_game: int, folder: Path) -> Path:
     target = folder / "questions.jsonl"
     if target.exists():
         return target
-    rows: list[dict[str, Any]] = []
+    rows: list[QuestionRow] = []
     for index, game in enumerate(GAME_NAMES):
         scenarios = fresh_scenarios(game, per_game, seed + 1_000 * index)
         rows += build_rows(scenarios, source="coordqa-board-private")

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from coordqa.dataset import dataset_card as _card, release
+from coordqa.dataset import QuestionRow, dataset_card as _card, release
 from coordqa.scenarios.changelog import Change, changelog_markdown
 from coordqa.scenarios.stats import verbatim_table
 
@@ -111,7 +110,7 @@ solvers and checks as the current CoordinationQA release, for contamination-free
 
 
 def dataset_card(
-    rows: Sequence[dict[str, Any]], *, changes: Sequence[Change] = (), fresh: bool = False
+    rows: Sequence[QuestionRow], *, changes: Sequence[Change] = (), fresh: bool = False
 ) -> str:
     """The complete card (YAML header, description, contents) for a release or a fresh set."""
     if fresh:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from coordqa.dataset import QUESTION_TYPES
+from coordqa.dataset import QUESTION_TYPES, QuestionRow
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class DatasetStats:
     """Per game and EC kind: questions, and how many have their answer printed in the state."""
 
 
-def dataset_stats(rows: list[dict[str, Any]]) -> DatasetStats:
+def dataset_stats(rows: Sequence[QuestionRow]) -> DatasetStats:
     """Compute the composition tables of ``rows``."""
     frame = pd.DataFrame(rows)
     frame["n_options"] = frame["options"].map(len)
