@@ -279,6 +279,14 @@ def eval_command(
             help="Stop when this many attempts in a row get no answer from the server.",
         ),
     ] = _POLICY.max_connection_failures,
+    transport: Annotated[
+        str,
+        typer.Option(
+            "--transport",
+            help="How a model at --api-base is reached: auto (direct for openai/ and "
+            "hosted_vllm/ models, litellm for the rest), direct or litellm.",
+        ),
+    ] = eval_default("transport"),
     out: Annotated[
         Path | None,
         typer.Option(help="Run directory (default: derived from the options, so reruns resume)."),
@@ -352,6 +360,7 @@ def eval_command(
         max_error_rate=max_error_rate,
         model_args=parse_model_args(model_arg or []),
         api_key_env=api_key_env,
+        transport=transport,  # type: ignore[arg-type]  # checked by EvalConfig
     )
     display = eval_display(messages, quiet=quiet, verbose=verbose)
     try:

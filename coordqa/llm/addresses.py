@@ -110,8 +110,8 @@ class AddressGuard:
             inner = [address for address in addresses if refused_address(address)]
             if inner:
                 raise AddressRefused(
-                    f"the endpoint's host resolves to {', '.join(inner)}, a loopback or private "
-                    "address, when it is called; this board calls only public addresses"
+                    f"{host} resolves to {', '.join(inner)}, a loopback or private address; "
+                    "this board calls only public addresses"
                 )
         return addresses
 
