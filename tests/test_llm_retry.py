@@ -32,7 +32,7 @@ MESSAGES = [Message("user", "Which option?\nA. wait\nB. move")]
 
 @pytest.fixture(params=["direct", "litellm-http", "openai-sdk"])
 def transport(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, transport: Transport
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, openai_key: str
 ) -> Transport:
     """Each test on the direct transport and on both of litellm's paths for openai/ models:
     its own HTTP handler (coordqa's choice) and the OpenAI SDK (kept when OPENAI_ORGANIZATION
