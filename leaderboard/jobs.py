@@ -36,7 +36,7 @@ from coordqa.leaderboard.sealing import SecretBox
 from coordqa.leaderboard.settings import BoardRunSettings
 from coordqa.leaderboard.verify import refuse_unrankable
 from coordqa.llm.addresses import AddressGuard, AddressRefused
-from coordqa.llm.direct_provider import DIRECT_PREFIXES, direct_applies
+from coordqa.llm.direct_provider import DIRECT_PREFIXES, direct_serves
 
 __all__ = [
     "FINISHED",
@@ -106,7 +106,7 @@ def _check_api_base(model: str, api_base: str, allow_private: bool) -> None:
     parts = urlsplit(api_base)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"api_base must be an http(s) URL, got {api_base!r}")
-    if not direct_applies(model, api_base):
+    if not direct_serves(model, api_base):
         raise ConfigError(
             f"model {model!r}: this board calls a registered endpoint as an OpenAI-compatible "
             f"server; name the model {' or '.join(p + '/NAME' for p in DIRECT_PREFIXES)}"

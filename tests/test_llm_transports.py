@@ -221,6 +221,8 @@ def test_a_long_reply_is_stored_cut_marked_and_never_cached(transport: Transport
         ("openai/m", "http://127.0.0.1:9/v1", "auto", "direct"),
         ("hosted_vllm/m", "http://127.0.0.1:9/v1", "auto", "direct"),
         ("openai/m", "http://127.0.0.1:9/v1", "litellm", "litellm"),
+        ("openai/gpt-5", "http://127.0.0.1:9/v1", "auto", "litellm"),  # litellm prices it
+        ("openai/gpt-5", "http://127.0.0.1:9/v1", "direct", "direct"),
         ("openai/gpt-4o", None, "auto", "litellm"),
         ("ollama/llama3", "http://127.0.0.1:9", "auto", "litellm"),
         ("lm_studio/m", "http://127.0.0.1:9/v1", "auto", "litellm"),

@@ -48,7 +48,7 @@ from coordqa.llm.types import SAMPLING_FIELDS, GenerateConfig, Message, RetryDec
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["DIRECT_PREFIXES", "DirectProvider", "direct_applies"]
+__all__ = ["DIRECT_PREFIXES", "DirectProvider", "direct_applies", "direct_serves"]
 
 
 @dataclass(frozen=True)
@@ -72,9 +72,21 @@ Those for which litellm sends the OpenAI request as given: its other OpenAI-comp
 litellm."""
 
 
-def direct_applies(name: str, api_base: str | None) -> bool:
-    """Whether model ``name`` at ``api_base`` can be asked directly."""
+def direct_serves(name: str, api_base: str | None) -> bool:
+    """Whether model ``name`` at ``api_base`` can be asked directly (``--transport direct``)."""
     return bool(api_base) and name.split("/", 1)[0] in DIRECT_PREFIXES
+
+
+def direct_applies(name: str, api_base: str | None) -> bool:
+    """Whether ``--transport auto`` asks model ``name`` at ``api_base`` directly.
+
+    Where the direct transport serves it and litellm has nothing to add: a model litellm knows
+    (``openai/gpt-5`` behind a proxy) keeps litellm, which prices it and adapts its parameters
+    (:func:`coordqa.llm.litellm_provider.known_to_litellm`).
+    """
+    from coordqa.llm.litellm_provider import known_to_litellm
+
+    return direct_serves(name, api_base) and not known_to_litellm(name)
 
 
 class APIStatusError(Exception):

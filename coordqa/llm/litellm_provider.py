@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import datetime
 import functools
+import importlib.util
 import inspect
+import json
 import logging
 import os
 import uuid
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -89,6 +92,46 @@ _ABANDONED_REQUEST = (
 thread returns; a call cancelled in between (its timeout, a run that stops, Ctrl-C) leaves it
 unawaited by design, and Python would print this warning, naming litellm's internals, to the
 person who pressed Ctrl-C."""
+
+
+PRICE_MAP = "model_prices_and_context_window_backup.json"
+"""litellm's list of the models it knows (prices, limits, parameters), in its package: the file
+it reads itself under ``LITELLM_LOCAL_MODEL_COST_MAP``."""
+
+
+def _price_map_text() -> str:
+    """The text of litellm's model list, read without importing litellm ('' without litellm).
+
+    Not kept: 3.5 MB, read once per model made.
+    """
+    spec = importlib.util.find_spec("litellm")
+    folders = [] if spec is None else list(spec.submodule_search_locations or [])
+    for folder in folders:
+        try:
+            return (Path(folder) / PRICE_MAP).read_text(encoding="utf-8")
+        except OSError:
+            continue
+    return ""
+
+
+def known_to_litellm(name: str) -> bool:
+    """Whether litellm lists model ``name`` (``openai/gpt-5``) under its provider.
+
+    Such a model is a hosted one, whatever ``api_base`` it is reached at (a proxy): litellm
+    prices its calls and adapts its parameters (no ``top_p`` for ``gpt-5``), so ``auto`` keeps
+    litellm for it. Looked up in the file's text (a few milliseconds; parsing it would take 70
+    and 50 MB), so a self-hosted model's run never imports litellm.
+
+    >>> known_to_litellm("openai/gpt-4o-mini"), known_to_litellm("openai/my-finetune")
+    (True, False)
+    """
+    prefix, _, model_id = name.partition("/")
+    text = _price_map_text()
+    start = text.find(f"\n    {json.dumps(model_id)}: {{")
+    if start == -1:
+        return False
+    entry = text[start : text.find("\n    }", start + 1)]
+    return f'"litellm_provider": {json.dumps(prefix)}' in entry
 
 
 @functools.cache

@@ -72,24 +72,30 @@ def _over_http(
     name: str, api_base: str | None, api_key: str | None, transport: Transport
 ) -> Provider:
     """The direct or the litellm provider of a model at an endpoint (:func:`create_provider`)."""
-    from coordqa.llm.direct_provider import DIRECT_PREFIXES, DirectProvider, direct_applies
+    from coordqa.llm.direct_provider import (
+        DIRECT_PREFIXES,
+        DirectProvider,
+        direct_applies,
+        direct_serves,
+    )
 
     guard = active_guard()
-    direct = direct_applies(name, api_base)
-    if guard is not None and api_base and (transport == "litellm" or not direct):
+    serves = direct_serves(name, api_base)
+    if guard is not None and api_base and (transport == "litellm" or not serves):
         raise ModelError(
             f"this board calls a registered endpoint only as an OpenAI-compatible server: "
             f"register the model as {' or '.join(p + '/NAME' for p in DIRECT_PREFIXES)}"
         )
-    if transport == "direct" and not direct:
+    if transport == "direct" and not serves:
         raise ModelError(
             f"--transport direct serves {', '.join(p + '/NAME' for p in DIRECT_PREFIXES)} "
             f"with an --api-base; {name}"
             + (" has no --api-base" if not api_base else " goes through litellm")
             + ": leave --transport out, or give --transport litellm"
         )
-    if direct and transport != "litellm" and api_base is not None:
-        return DirectProvider(name, api_base, api_key, guard)
+    if serves and api_base is not None and transport != "litellm":
+        if transport == "direct" or guard is not None or direct_applies(name, api_base):
+            return DirectProvider(name, api_base, api_key, guard)
     from coordqa.llm.litellm_provider import LiteLLMProvider
 
     return LiteLLMProvider(name, api_base, api_key)
