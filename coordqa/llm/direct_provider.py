@@ -48,6 +48,8 @@ from coordqa.llm.types import SAMPLING_FIELDS, GenerateConfig, Message, RetryDec
 if TYPE_CHECKING:
     import httpx
 
+    from coordqa.llm.http import Lanes
+
 __all__ = ["DIRECT_PREFIXES", "DirectProvider", "direct_applies", "direct_serves"]
 
 
@@ -235,8 +237,8 @@ class DirectProvider(Provider):
         self._api_key = api_key
         self._guard = guard
         self._pool_size = 8
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
-        self._clients = weakref.WeakKeyDictionary()
+        self._lanes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Lanes]
+        self._lanes = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
 
     def connection_key(self) -> str:
@@ -265,24 +267,24 @@ class DirectProvider(Provider):
         source = DIRECT_PREFIXES[self.prefix]
         return os.environ.get(source.variable, "").strip() or source.placeholder
 
-    def _client(self) -> httpx.AsyncClient:
-        """This event loop's client (a client's connections belong to the loop that made them)."""
+    def _pools(self) -> Lanes:
+        """This event loop's pools (connections belong to the loop that made them)."""
         loop = asyncio.get_running_loop()
         with self._lock:
-            client = self._clients.get(loop)
-            if client is None:
-                from coordqa.llm.http import async_client
+            lanes = self._lanes.get(loop)
+            if lanes is None:
+                from coordqa.llm.http import Lanes
 
-                client = async_client(self._pool_size, self._guard)
-                self._clients[loop] = client
-        return client
+                lanes = Lanes(self._pool_size, self._guard)
+                self._lanes[loop] = lanes
+        return lanes
 
     async def aclose(self) -> None:
-        """Close the running loop's client and its connections."""
+        """Close the running loop's pools and their connections."""
         with self._lock:
-            client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
+            lanes = self._lanes.pop(asyncio.get_running_loop(), None)
+        if lanes is not None:
+            await lanes.aclose()
 
     def _headers(self, config: GenerateConfig) -> dict[str, str]:
         headers = {"Authorization": f"Bearer {self._key()}"}
@@ -297,17 +299,20 @@ class DirectProvider(Provider):
         """One chat request, its body read within bounds; its completion or the error."""
         from coordqa.llm.http import read_body, refuse_redirect
 
-        client = self._client()
-        url = f"{str(self.api_base).rstrip('/')}/chat/completions"
-        async with client.stream(
-            "POST",
-            url,
-            json=request_body(self.model_id, messages, config),
-            headers=self._headers(config),
-            timeout=timeout_s,
-        ) as response:
-            refuse_redirect(response, show_location=self._guard is None)
-            raw = await read_body(response, timeout_s)
+        lanes = self._pools()
+        lane = lanes.pick()
+        try:
+            async with lanes.clients[lane].stream(
+                "POST",
+                f"{str(self.api_base).rstrip('/')}/chat/completions",
+                json=request_body(self.model_id, messages, config),
+                headers=self._headers(config),
+                timeout=timeout_s,
+            ) as response:
+                refuse_redirect(response, show_location=self._guard is None)
+                raw = await read_body(response, timeout_s)
+        finally:
+            lanes.done(lane)
         if not 200 <= response.status_code < 300:
             raise status_error(response, raw)
         return read_completion(raw)
