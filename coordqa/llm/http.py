@@ -144,6 +144,21 @@ def read_body_sync(response: httpx.Response, timeout_s: float) -> bytes:
     return body.bytes()
 
 
+def _checked(guard: AddressGuard, host: str, port: int) -> list[str]:
+    """``guard``'s checked addresses of ``host``; a name that does not resolve cannot connect.
+
+    Raises:
+        AddressRefused: the host resolves to an address the guard refuses.
+        httpcore.ConnectError: it does not resolve.
+    """
+    try:
+        return guard.checked(host, port)
+    except AddressRefused:
+        raise
+    except OSError as exc:
+        raise httpcore.ConnectError(f"{host} does not resolve: {exc}") from exc
+
+
 class AsyncGuardedBackend(httpcore.AsyncNetworkBackend):
     """An httpcore network backend that connects only to the addresses its guard checked."""
 
@@ -166,12 +181,7 @@ class AsyncGuardedBackend(httpcore.AsyncNetworkBackend):
             AddressRefused: the host resolves to an address the guard refuses.
             httpcore.ConnectError: it does not resolve, or no address takes the connection.
         """
-        try:
-            addresses = await anyio.to_thread.run_sync(self.guard.checked, host, port)
-        except AddressRefused:
-            raise
-        except OSError as exc:
-            raise httpcore.ConnectError(f"{host} does not resolve: {exc}") from exc
+        addresses = await anyio.to_thread.run_sync(_checked, self.guard, host, port)
         failure = httpcore.ConnectError(f"{host}: no address to connect to")
         for address in addresses:
             try:
@@ -204,14 +214,8 @@ class GuardedBackend(httpcore.NetworkBackend):
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
         """Resolve ``host`` once, check every address, connect to the first that answers."""
-        try:
-            addresses = self.guard.checked(host, port)
-        except AddressRefused:
-            raise
-        except OSError as exc:
-            raise httpcore.ConnectError(f"{host} does not resolve: {exc}") from exc
         failure = httpcore.ConnectError(f"{host}: no address to connect to")
-        for address in addresses:
+        for address in _checked(self.guard, host, port):
             try:
                 return self._inner.connect_tcp(
                     address, port, timeout, local_address, socket_options
@@ -242,19 +246,21 @@ def _guarded_transport(
     limits: httpx.Limits,
 ) -> None:
     """Give ``transport`` a connection pool whose every connection goes through ``guard``."""
-    pool_options = {
-        "ssl_context": _tls(False),
-        "max_connections": limits.max_connections,
-        "max_keepalive_connections": limits.max_keepalive_connections,
-        "keepalive_expiry": limits.keepalive_expiry,
-    }
     if isinstance(transport, httpx.AsyncHTTPTransport):
         transport._pool = httpcore.AsyncConnectionPool(
-            **pool_options, network_backend=AsyncGuardedBackend(guard)
+            ssl_context=_tls(False),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=AsyncGuardedBackend(guard),
         )
     else:
         transport._pool = httpcore.ConnectionPool(
-            **pool_options, network_backend=GuardedBackend(guard)
+            ssl_context=_tls(False),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=GuardedBackend(guard),
         )
 
 
