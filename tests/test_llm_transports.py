@@ -319,3 +319,25 @@ def test_the_direct_path_imports_no_litellm_and_no_pandas_before_its_first_call(
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen == {"at_first_call": [], "transport": "direct", "litellm_at_end": False}
+
+
+def test_eval_says_which_transport_ran_and_counts_implausible_tokens(tmp_path: Path) -> None:
+    """The manifest names the transport that ran; the closing counts say how many calls had
+    token counts that were not believed (N8: counted, never a reason for anything)."""
+    from cli_support import coordqa
+    from test_evaluate_support import write_dataset
+
+    from coordqa.store import open_run
+
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    with LocalOpenAIServer(always=Fault.tokens(-5, 10**15)) as server:
+        for transport, out in (("litellm", "a"), ("auto", "b")):
+            result = coordqa(
+                "eval", "--model", "openai/m", "--api-base", server.base_url, "--dataset",
+                dataset, "--trials", "1", "--no-cache", "--transport", transport, "--out",
+                str(tmp_path / out),
+            )  # fmt: skip
+            assert result.returncode == 0, result.stderr
+            assert "3 calls reported token counts that cannot be right" in result.stderr
+    assert open_run(tmp_path / "a").manifest.runtime["transport"] == "litellm"
+    assert open_run(tmp_path / "b").manifest.runtime["transport"] == "direct"

@@ -162,7 +162,13 @@ def render_counts(result: RunResult) -> None:
         if totals.sent == 0:  # nothing sent, nothing spent (a cache hit costs nothing)
             return f"{totals.usage.total_tokens} tokens, cost $0.0000"
         cost = "unknown" if totals.usage.cost is None else f"${totals.usage.cost:.4f}"
-        return f"{totals.usage.total_tokens} tokens, cost {cost}"
+        implausible = totals.usage.implausible_counts
+        unbelieved = (
+            f" ({implausible} calls reported token counts that cannot be right: not counted)"
+            if implausible
+            else ""
+        )
+        return f"{totals.usage.total_tokens} tokens{unbelieved}, cost {cost}"
 
     messages.print(
         f"samples: {result.new_samples} new, {result.resumed_samples} resumed. "
