@@ -115,9 +115,10 @@ def test_the_guard_connects_to_the_address_it_checked(
         answer = register(private_board, model="openai/m", api_base=api_base)
         assert answer.status_code == 201, answer.text
         [outcome] = run_jobs(private_board, tmp_path)
-        asked = endpoint.count
-    # the job's budget of 40 calls stops it; every call reached the endpoint by the name
+        asked, hosts = endpoint.count, set(endpoint.hosts)
+    # the job's budget of 40 calls stops it; every request named the host, not the address
     assert asked >= 40 and "budget of 40 calls is spent" in str(outcome.error)
+    assert hosts == {api_base.split("/")[2]}
 
 
 @pytest.mark.parametrize("counts", [(10**15, 5), (-(10**9), 5)], ids=["huge", "negative"])

@@ -281,6 +281,7 @@ class LocalOpenAIServer:
         self._max_in_flight = 0
         self._dropped = 0
         self._hits = 0
+        self._hosts: list[str] = []
         self._paced_bytes = 0
         self._failures: list[str] = []
         self._httpd: ThreadingHTTPServer | None = None
@@ -334,6 +335,12 @@ class LocalOpenAIServer:
             return self._hits
 
     @property
+    def hosts(self) -> list[str]:
+        """The Host header of every request received, in arrival order."""
+        with self._lock:
+            return list(self._hosts)
+
+    @property
     def paced_bytes(self) -> int:
         """Bytes of paced bodies (``endless``, ``drip``) the client took before it stopped."""
         with self._lock:
@@ -379,9 +386,10 @@ class LocalOpenAIServer:
             else:
                 self._failures.append("".join(traceback.format_exception(error)))
 
-    def _hit(self) -> None:
+    def _hit(self, host: str) -> None:
         with self._lock:
             self._hits += 1
+            self._hosts.append(host)
 
     def _paced(self, sent: int) -> None:
         with self._lock:
@@ -513,7 +521,7 @@ def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True
 
         def do_POST(self) -> None:  # noqa: N802 (the name http.server dispatches to)
-            server._hit()
+            server._hit(self.headers.get("Host", ""))
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
             if self.path not in _CHAT_PATHS:
@@ -527,7 +535,7 @@ def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self._send(*server.respond(body, self.headers.get("Authorization", "")))
 
         def do_GET(self) -> None:  # noqa: N802 (the name http.server dispatches to)
-            server._hit()
+            server._hit(self.headers.get("Host", ""))
             if self.path not in _MODELS_PATHS:
                 self._send(404, {}, b'{"error": {"message": "not found"}}')
                 return
