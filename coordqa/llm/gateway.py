@@ -193,7 +193,7 @@ class Model:
                 return reply
         self.check()
         reply = await self._call(messages, config, trial, role, context)
-        whole = reply.ok and reply.text is not None and not reply.truncated
+        whole = reply.ok and not reply.truncated  # a reply cut to its bounds is never cached
         if key is not None and self.cache is not None and whole and reply.text is not None:
             self.cache.put(key, self.name, reply.text, reply.usage, reply.finish_reason)
         self.usage.record(self.name, role, reply)
