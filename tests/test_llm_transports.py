@@ -341,3 +341,14 @@ def test_eval_says_which_transport_ran_and_counts_implausible_tokens(tmp_path: P
             assert "3 calls reported token counts that cannot be right" in result.stderr
     assert open_run(tmp_path / "a").manifest.runtime["transport"] == "litellm"
     assert open_run(tmp_path / "b").manifest.runtime["transport"] == "direct"
+
+
+def test_an_eval_set_gives_its_transport_to_every_member() -> None:
+    from coordqa.errors import ConfigError
+    from coordqa.evalset import parse_spec
+
+    spec = parse_spec({"models": ["openai/m", "random"], "transport": "litellm"})
+    assert {spec.eval_config(m, "x").transport for m in spec.models} == {"litellm"}
+    assert parse_spec({"models": ["openai/m"]}).transport == "auto"
+    with pytest.raises(ConfigError, match="transport"):
+        parse_spec({"models": ["openai/m"], "transport": "carrier-pigeon"})
