@@ -352,3 +352,20 @@ def test_an_eval_set_gives_its_transport_to_every_member() -> None:
     assert parse_spec({"models": ["openai/m"]}).transport == "auto"
     with pytest.raises(ConfigError, match="transport"):
         parse_spec({"models": ["openai/m"], "transport": "carrier-pigeon"})
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "coordqa.llm.bounds",
+        "coordqa.llm.addresses",
+        "coordqa.llm.providers",
+        "coordqa.llm.litellm_provider",
+    ],
+)
+def test_doctests(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
