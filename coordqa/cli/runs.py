@@ -295,26 +295,43 @@ def report_command(
     reference: Annotated[
         str | None,
         typer.Option(
-            help="A model (or run label): paired tests of every other run against it only."
+            help="A model (or run label): paired tests of every other run of each dataset "
+            "against its run of that dataset only."
         ),
+    ] = None,
+    dataset: Annotated[
+        str | None,
+        typer.Option(help="Report only the runs of this dataset (default: each dataset)."),
     ] = None,
 ) -> None:
     """Compare runs: accuracies with both uncertainties, paired tests, correlations, figures.
 
     An eval-set folder stands for its members' run directories, any other folder for the QA
-    runs in it.
+    runs in it. Runs of different datasets are reported apart, one report per dataset
+    (--out DIR/<dataset>/ when there are several).
     """
-    from coordqa.analysis import compare_runs, write_report
+    from coordqa.analysis import compare_by_dataset, write_reports
     from coordqa.evalset import expand_sets
     from coordqa.store import discover_runs
 
     found = discover_runs(expand_sets(runs), kinds=("qa",))
-    report = compare_runs(
-        found, sizes=parse_sizes(sizes), allow_mixed=allow_mixed, reference=reference
+    reports = compare_by_dataset(
+        found,
+        sizes=parse_sizes(sizes),
+        dataset=dataset,
+        allow_mixed=allow_mixed,
+        reference=reference,
     )
-    written = write_report(report, out)
-    render_report(report)
-    messages.print(f"wrote {len(written)} files to [bold]{out}[/] (report.md, CSV, parquet, PNG)")
+    written = write_reports(reports, out)
+    for item in reports:
+        if len(reports) > 1:
+            heading = f"dataset {item.group.title} ({len(item.report.models)} runs)"
+            console.rule(Text(heading, style="bold"), align="left")
+        render_report(item.report)
+    folders = " (one folder per dataset)" if len(reports) > 1 else ""
+    messages.print(
+        f"wrote {len(written)} files to [bold]{out}[/]{folders} (report.md, CSV, parquet, PNG)"
+    )
 
 
 def results_command(
