@@ -171,3 +171,18 @@ def test_runs_list_shows_every_run_with_its_status(runs: dict[str, Path], tmp_pa
     assert "finished" in listed["runs/b"] and "openai/gpt-4o" in listed["runs/b"]
     empty = coordqa("runs", "list", tmp_path / "runs" / "nothing")
     assert empty.returncode == 2 and "not a directory" in empty.stderr
+
+
+def test_report_of_one_trial_runs_says_there_is_no_trial_se(tmp_path: Path) -> None:
+    """As coordqa eval's headline says it: a spread over trials needs two, so no '± NaN'."""
+    one = {qid: outcomes[:1] for qid, outcomes in A_OUTCOMES.items()}
+    a = write_qa_run(tmp_path / "a", "m1", rows(one), trials=1)
+    b = write_qa_run(tmp_path / "b", "m2", rows(one), trials=1)
+    result = coordqa("report", a, b, "--out", tmp_path / "rep")
+    assert result.returncode == 0, result.stderr
+    assert "± NaN" not in result.stdout and "NaN" not in result.stdout.split("paired")[0]
+    assert result.stdout.count("one trial: no trial SE") == 2  # under each model's name
+    markdown = (tmp_path / "rep" / "report.md").read_text()
+    assert "± NaN" not in markdown and "one trial: no trial SE" in markdown
+    scored = coordqa("score", a)
+    assert scored.returncode == 0 and "± NaN" not in scored.stdout, scored.stdout

@@ -37,6 +37,7 @@ from coordqa.analysis.stats import (
 from coordqa.analysis.tables import (
     ERROR_POLICY,
     INCOMPLETE_NOTE,
+    ONE_TRIAL_NOTE,
     RunAnalysis,
     analyze_run,
     format_accuracy,
@@ -459,7 +460,12 @@ def accuracy_summary(models: pd.DataFrame) -> pd.DataFrame:
     shown = pd.DataFrame({"model": models["model"]})
     for scope in SCOPES:
         shown[f"{scope} ± SE"] = [
-            format_accuracy(row[scope], row[f"{scope}_se"], complete=bool(row["complete"]))
+            format_accuracy(
+                row[scope],
+                row[f"{scope}_se"],
+                complete=bool(row["complete"]),
+                trials=int(row["n_trials"]),
+            )
             for _, row in models.iterrows()
         ]
         shown[f"{scope} 95% CI"] = [
@@ -543,6 +549,7 @@ def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
         ["model", "dataset", "fingerprint", "n_questions", "filters", "question_set", "status"]
     ]
     incomplete = not report.models["complete"].all()
+    one_trial = [str(row.model) for row in report.models.itertuples() if row.n_trials < 2]
     lines = [
         "# CoordinationQA report",
         "",
@@ -560,6 +567,7 @@ def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
         markdown_table(accuracy_summary(report.models)),
         "",
         *([INCOMPLETE_NOTE, ""] if incomplete else []),
+        *([f"{', '.join(one_trial)}: {ONE_TRIAL_NOTE}.", ""] if one_trial else []),
         "## Paired comparisons (same questions)",
         "",
         PAIRED_NOTE,

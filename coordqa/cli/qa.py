@@ -90,19 +90,17 @@ def parse_model_args(items: list[str]) -> JSONObject:
 
 def headline(analysis: RunAnalysis) -> str:
     """The run in two short lines: overall accuracy with both uncertainties; questions, trials."""
-    from coordqa.analysis.tables import INCOMPLETE_MARK, format_accuracy, format_interval
+    from coordqa.analysis.tables import ONE_TRIAL_NOTE, format_accuracy, format_interval
 
     row = analysis.overall.iloc[0] if len(analysis.overall) else None
     if row is None or math.isnan(row["accuracy"]):
         why = analysis.status_note or "no sample"
         return f"{analysis.name}: no accuracy, no sample is answered ({why})"
     trials = int(row["n_trials"])
-    if trials < 2:  # a spread over trials needs two of them: say so rather than '± NaN'
-        mark = "" if analysis.complete else f" {INCOMPLETE_MARK}"
-        accuracy = f"{row['accuracy']:.3f}{mark} (one trial: no trial SE)"
-    else:
-        accuracy = format_accuracy(row["accuracy"], row["se"], complete=analysis.complete)
-        accuracy += " (trial SE)"
+    accuracy = format_accuracy(
+        row["accuracy"], row["se"], complete=analysis.complete, trials=trials
+    )
+    accuracy += f" ({ONE_TRIAL_NOTE})" if trials < 2 else " (trial SE)"
     return (
         f"{analysis.name}: overall accuracy {accuracy}\n"
         f"  95% CI {format_interval(row['ci_low'], row['ci_high'])} (questions); "

@@ -68,7 +68,7 @@ def render_report(report: ModelReport) -> None:
     """Print the runs, models, paired comparisons and correlations of ``coordqa report``."""
     from coordqa.analysis.report import MIXED_NOTE, comparison_summary, format_p
     from coordqa.analysis.stats import EXACT_MAX_N, PAIRED_P_METHOD
-    from coordqa.analysis.tables import INCOMPLETE_NOTE
+    from coordqa.analysis.tables import INCOMPLETE_NOTE, ONE_TRIAL_NOTE
 
     console.print(Text("runs", style="bold"))
     for row in report.models.itertuples():
@@ -84,7 +84,10 @@ def render_report(report: ModelReport) -> None:
 
     console.print(Text("accuracy", style="bold"))
     for number, row in enumerate(report.models.to_dict(orient="records")):
-        console.print(Text(str(row["model"]), style="bold"), soft_wrap=True)
+        name = Text(str(row["model"]), style="bold")
+        if row["n_trials"] < 2:
+            name.append(f" ({ONE_TRIAL_NOTE})", style="not bold")
+        console.print(name, soft_wrap=True)
         console.print(_model_accuracy(row, header=number == 0))
     console.print(STATISTICS_CAPTION, highlight=False)
     if not report.models["complete"].all():
@@ -169,7 +172,12 @@ def _model_accuracy(row: dict[str, Any], *, header: bool) -> Table:
         counts = [str(row[s]) for s in ("ambiguous", "no_answer", "error")]
         table.add_row(
             scope,
-            format_accuracy(row[scope], row[f"{scope}_se"], complete=bool(row["complete"])),
+            format_accuracy(
+                row[scope],
+                row[f"{scope}_se"],
+                complete=bool(row["complete"]),
+                trials=int(row["n_trials"]),
+            ),
             format_interval(row[f"{scope}_ci_low"], row[f"{scope}_ci_high"]),
             *(counts if scope == "overall" else ["", "", ""]),
         )
