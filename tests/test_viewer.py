@@ -435,3 +435,33 @@ def test_allowed_hosts_follow_the_command_line() -> None:
     assert allowed_hosts("127.0.0.1", []) == ["localhost", "127.0.0.1", "::1", "127.0.0.1"]
     assert "box.lan" in allowed_hosts("0.0.0.0", ["box.lan"])
     assert "0.0.0.0" not in allowed_hosts("0.0.0.0", [])
+
+
+def test_comparison_of_a_set_of_two_datasets_compares_within_each(tmp_path: Path) -> None:
+    """Three models on two datasets (an eval set's shape): as coordqa report, one section per
+    dataset, pairs and correlations within it (n = 3 models), never a run of the other."""
+    from qa_run_support import SIX_QUESTIONS, outcome_rows, write_qa_run
+
+    runs = {
+        (model, dataset): write_qa_run(
+            tmp_path / f"{model}-{dataset}",
+            model,
+            outcome_rows(SIX_QUESTIONS),
+            trials=2,
+            dataset=dataset,
+            fingerprint=dataset[-1] * 64,
+        )
+        for dataset in ("set-a", "set-b")
+        for model in ("m1", "m2", "m3")
+    }
+    with TestClient(create_app(RunCatalog(list(runs.values()))), base_url="http://127.0.0.1") as c:
+        page = get(c, "/compare")
+    pattern = r'<article class="dataset" id="dataset-([^"]+)">(.*?)</article>'
+    sections = re.findall(pattern, page, re.S)
+    assert [name for name, _ in sections] == ["set-a", "set-b"]
+    for dataset, body in sections:
+        named = set(re.findall(r'href="/runs/([^/"]+)/"', body))
+        assert named == {f"{model}-{dataset}" for model in ("m1", "m2", "m3")}
+        cells = re.findall(r'<table class="correlations".*?</table>', body, re.S)
+        assert len(cells) == 1 and re.findall(r'<td class="num">(\d+)</td>', cells[0]) == ["3", "3"]
+        assert len(re.findall(r'<section class="pair"', body)) == 2

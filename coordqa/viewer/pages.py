@@ -212,12 +212,20 @@ def sample_page(catalog: RunCatalog, run_id: str, number: int, links: Links) -> 
 
 
 def compare_page(catalog: RunCatalog, links: Links) -> str:
-    """The QA runs side by side (needs two or more)."""
+    """The QA runs side by side, one section per dataset (runs compared within theirs)."""
     entries = catalog.qa_entries
     views = [catalog.qa(e.id) for e in entries]
-    comparison = catalog.comparison()
     marks = ["" if v.analysis.complete else INCOMPLETE_MARK for v in views]
-    return render("compare.html", links, entries=entries, c=comparison, marks=marks, **NOTES)
+    sections = [
+        {
+            "group": item.group,
+            "c": item.comparison,
+            "entries": [entries[i] for i in item.group.members],
+            "marks": [marks[i] for i in item.group.members],
+        }
+        for item in catalog.comparison()
+    ]
+    return render("compare.html", links, entries=entries, sections=sections, **NOTES)
 
 
 def run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:
