@@ -379,3 +379,26 @@ def test_the_readme_eval_set_reports_one_table_per_dataset(
     assert set(pd.read_csv(Path("v11") / "models.csv")["dataset"]) == {"coordinationqa-v1.1"}
     typo = coordqa(*report[1:], "--dataset", "coordinationqa-v1.3")
     assert typo.returncode == 2 and "Did you mean" in typo.stderr
+
+
+def test_the_set_shows_each_member_running_and_its_accuracy_at_the_end(tmp_path: Path) -> None:
+    """On a terminal a bar per member (samples, errors, elapsed time), in a log a summed line;
+    at the end each member's headline accuracy, in the words of coordqa eval (score)."""
+    from cli_support import coordqa
+
+    args = ["eval-set", "-m", "random", "-m", "scripted", "--limit", "3", "--trials", "2"]
+    env = {"COORDQA_CACHE_DIR": str(tmp_path / "cache")}
+    bars = coordqa(*args, "--out", tmp_path / "bars", env={**env, "TTY_COMPATIBLE": "1"})
+    assert bars.returncode == 0, bars.stderr
+    plain = coordqa(*args, "--out", tmp_path / "plain", env=env)
+    assert plain.returncode == 0, plain.stderr
+    assert "eval-set 12/12 samples (100%) of 2 members started, 0 errors" in plain.stderr
+    for member in read_set(tmp_path / "bars").members:
+        label = f"{member.model} on {member.dataset}"
+        assert re.search(rf"{re.escape(label)} +\S+ 6/6 0 err elapsed 0:00:\d\d", bars.stderr)
+        scored = coordqa("score", tmp_path / "bars" / member.run, env=env)
+        accuracy = re.search(r"overall accuracy .*", scored.stdout)
+        entry = bars.stdout.split(f"{member.model} · {member.dataset}\n")[1]
+        entry = entry.split(f"run: {member.run}")[0]
+        assert accuracy is not None and accuracy.group(0) in entry, bars.stdout
+    assert "\x1b" not in plain.stderr  # a log gets no control codes

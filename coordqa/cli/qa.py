@@ -88,25 +88,31 @@ def parse_model_args(items: list[str]) -> JSONObject:
     return args
 
 
-def headline(analysis: RunAnalysis) -> str:
-    """The run in two short lines: overall accuracy with both uncertainties; questions, trials."""
+def headline_lines(analysis: RunAnalysis) -> list[str]:
+    """Overall accuracy with both uncertainties, then questions and trials (one line if none)."""
     from coordqa.analysis.tables import ONE_TRIAL_NOTE, format_accuracy, format_interval
 
     row = analysis.overall.iloc[0] if len(analysis.overall) else None
     if row is None or math.isnan(row["accuracy"]):
         why = analysis.status_note or "no sample"
-        return f"{analysis.name}: no accuracy, no sample is answered ({why})"
+        return [f"no accuracy, no sample is answered ({why})"]
     trials = int(row["n_trials"])
     accuracy = format_accuracy(
         row["accuracy"], row["se"], complete=analysis.complete, trials=trials
     )
     accuracy += f" ({ONE_TRIAL_NOTE})" if trials < 2 else " (trial SE)"
-    return (
-        f"{analysis.name}: overall accuracy {accuracy}\n"
-        f"  95% CI {format_interval(row['ci_low'], row['ci_high'])} (questions); "
+    return [
+        f"overall accuracy {accuracy}",
+        f"95% CI {format_interval(row['ci_low'], row['ci_high'])} (questions); "
         f"{int(row['n_questions'])} questions x {trials} trial{'s' if trials != 1 else ''}; "
-        f"random {row['random_baseline']:.3f}"
-    )
+        f"random {row['random_baseline']:.3f}",
+    ]
+
+
+def headline(analysis: RunAnalysis) -> str:
+    """The run in two short lines: overall accuracy with both uncertainties; questions, trials."""
+    first, *rest = headline_lines(analysis)
+    return "\n".join([f"{analysis.name}: {first}", *(f"  {line}" for line in rest)])
 
 
 def render_analysis(analysis: RunAnalysis) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.errors import CoordqaError
 from coordqa.evalset.manifest import SetLedger, SetManifest
 from coordqa.evalset.members import MemberState, SetEvent, SetProgress, member_state, run_member
@@ -42,6 +43,17 @@ class SetResult:
         """Every member's run directory that exists, in spec order."""
         paths = [self.out / m.run for m in self.manifest.members]
         return [p for p in paths if (p / "manifest.json").exists()]
+
+    def analyses(self) -> dict[str, RunAnalysis]:
+        """Each member's accuracy tables, by its run directory (relative to the set).
+
+        Read from the runs (nothing is sent to a model); members with no run yet are left out.
+        """
+        return {
+            m.run: analyze_run(self.out / m.run)
+            for m in self.manifest.members
+            if (self.out / m.run / "manifest.json").exists()
+        }
 
 
 async def _run_local(
