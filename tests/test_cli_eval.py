@@ -406,3 +406,16 @@ def test_a_session_that_sent_nothing_spent_nothing(tmp_path: Path) -> None:
     assert (
         "This session: 0 calls sent, 0 from the cache, 0 failed; 0 tokens, cost $0.0000." in shown
     )
+
+
+def test_the_live_bar_labels_its_time_and_says_an_unpriced_cost_in_words(tmp_path: Path) -> None:
+    """Walkthrough 3, rough 15: 'cost ?' read like an error, and an unlabelled falling time."""
+    with LocalOpenAIServer() as server:  # openai/test-model: litellm knows no price for it
+        args = openai_eval("example", tmp_path / "bar", server.base_url)
+        bar = coordqa(*args, env={"TTY_COMPATIBLE": "1"})
+        plain = coordqa(*openai_eval("example", tmp_path / "plain", server.base_url))
+    assert bar.returncode == 0 and plain.returncode == 0, bar.stderr + plain.stderr
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", bar.stderr)
+    assert re.search(r"12/12 12 calls 0 cached 0 err cost unknown eta 0:00:00", shown), shown
+    assert "cost unknown" in plain.stderr and "elapsed, eta" in plain.stderr
+    assert "cost ?" not in shown + plain.stderr
