@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -402,3 +403,16 @@ def test_the_set_shows_each_member_running_and_its_accuracy_at_the_end(tmp_path:
         entry = entry.split(f"run: {member.run}")[0]
         assert accuracy is not None and accuracy.group(0) in entry, bars.stdout
     assert "\x1b" not in plain.stderr  # a log gets no control codes
+
+
+def test_the_ray_backend_without_ray_fails_before_any_member(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cli_support import coordqa
+
+    args = ["eval-set", "-m", "random", "--limit", "2", "--out", tmp_path / "set"]
+    assert coordqa(*args).returncode == 0  # a complete member, skipped by the next session
+    monkeypatch.setitem(sys.modules, "ray", None)  # 'import ray' raises ImportError
+    done = coordqa(*args, "--backend", "ray")
+    assert done.returncode == 2 and "pip install 'coordqa[ray]'" in done.stderr
+    assert "skip" not in done.stderr and "start" not in done.stderr

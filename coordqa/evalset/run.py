@@ -88,6 +88,10 @@ async def evaluate_set_async(
     spec: EvalSetSpec, *, progress: SetProgress | None = None
 ) -> SetResult:
     """Run (or resume) an eval set; see :func:`evaluate_set`."""
+    if spec.backend == "ray":
+        from coordqa.llm.ray_limits import import_ray
+
+        import_ray()  # a missing extra is said before any member is listed or run
     out = Path(spec.out) if spec.out is not None else spec.default_out()
     members = members_of(spec, out)
     endpoint_limits(members)
@@ -119,6 +123,7 @@ def evaluate_set(spec: EvalSetSpec, *, progress: SetProgress | None = None) -> S
     Raises:
         ConfigError: a bad spec, two models declaring different limits for one endpoint, or a
             folder that holds a set with other shared settings (nothing is run).
+        MissingDependencyError: ``backend: ray`` without ray installed (before any member).
         SetInterrupted: on Ctrl-C; every member's answers so far are stored, and the same call
             resumes the set.
     """
