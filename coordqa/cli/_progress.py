@@ -58,8 +58,10 @@ def describe_call(call: QACall, question: Question, snapshot: EvalProgress) -> s
 def _cost(totals: UsageTotals) -> str:
     """What was spent: ``$0.0123``, or ``cost unknown`` for a model with no price.
 
-    A bare ``?`` read like an error.
+    A bare ``?`` read like an error. Nothing sent is nothing spent (a cache hit costs nothing).
     """
+    if totals.sent == 0:
+        return "$0.0000"
     return "cost unknown" if totals.usage.cost is None else f"${totals.usage.cost:.4f}"
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT
+from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, warn
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
 from coordqa.eval_config import eval_default
@@ -155,7 +155,7 @@ def render_analysis(analysis: RunAnalysis) -> None:
             highlight=False,
         )
     for warning in analysis.warnings:
-        messages.print(f"[yellow]warning: {warning}[/]")
+        warn(f"{analysis.run_dir}: {warning}")
 
 
 def render_counts(result: RunResult) -> None:

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from coordqa.cli._errors import warn
 from coordqa.cli._tables import (
     BOX,
     STATISTICS_CAPTION,
@@ -124,8 +125,10 @@ def render_report(report: ModelReport) -> None:
     console.print(corr)
     if report.mixed:
         messages.print(f"[yellow]{MIXED_NOTE.replace('**', '')}[/]")
-    for warning in report.warnings:
-        messages.print(f"[yellow]warning: {warning}[/]")
+    runs = dict(zip(report.models["model"], report.models["run"], strict=True))
+    for warning in report.warnings:  # "LABEL: TEXT", shown as the run's own log shows it
+        label = next((lbl for lbl in runs if warning.startswith(f"{lbl}: ")), None)
+        warn(warning if label is None else f"{runs[label]}: {warning.removeprefix(label + ': ')}")
 
 
 SELECTION_TITLES = {
