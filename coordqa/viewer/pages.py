@@ -24,6 +24,7 @@ from coordqa.analysis.report import (
 from coordqa.analysis.tables import ERROR_POLICY, INCOMPLETE_MARK, INCOMPLETE_NOTE
 from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.pages import package_environment
+from coordqa.records import STATUSES
 from coordqa.store import open_run
 from coordqa.viewer.qa import SAMPLE_OUTCOMES, SampleFilter, sort_rows
 from coordqa.viewer.runs import RunCatalog
@@ -147,6 +148,16 @@ def _records(table: pd.DataFrame) -> list[JSONObject]:
     return list(table.to_dict(orient="records"))
 
 
+def _with_samples(table: pd.DataFrame) -> list[JSONObject]:
+    """An accuracy table's rows with ``samples``: the (question, trial) pairs stored.
+
+    Whatever their outcome; ``correct`` counts samples too, so it is shown beside them.
+    """
+    return [
+        {**row, "samples": sum(int(row[status]) for status in STATUSES)} for row in _records(table)
+    ]
+
+
 def index_page(catalog: RunCatalog, links: Links) -> str:
     """The list of runs."""
     runs = [{"entry": e, "manifest": open_run(e.path).manifest} for e in catalog.entries]
@@ -171,8 +182,8 @@ def qa_run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:
         status_note=analysis.status_note,
         mark=mark,
         **NOTES,
-        by_type=_records(analysis.by_type),
-        overall=_records(analysis.overall)[0],
+        by_type=_with_samples(analysis.by_type),
+        overall=_with_samples(analysis.overall)[0],
         by_game_type=by_game_type,
         games=view.games,
         types=view.types,
