@@ -118,6 +118,17 @@ def _installed_name(tracked: str) -> str | None:
     return None
 
 
+def _pip(*args: str) -> None:
+    """Run pip quietly in this environment; fail the test with its output if it fails."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", args[0], "-q", *args[1:]],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 @pytest.fixture(scope="module")
 def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel ``pip install .`` would install, built once from a copy of the tracked files.
@@ -131,24 +142,7 @@ def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, source / name)
     out = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            str(source),
-            "-w",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    _pip("wheel", "--no-deps", "--no-build-isolation", str(source), "-w", str(out))
     (wheel,) = out.glob("coordqa-*.whl")
     return wheel
 
@@ -166,24 +160,7 @@ def test_the_wheel_carries_every_tracked_file_of_the_package_folders(built_wheel
 def installed_wheel(built_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel installed into a folder of its own (its dependencies are this environment's)."""
     target = tmp_path_factory.mktemp("installed")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-index",
-            "--target",
-            str(target),
-            str(built_wheel),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    _pip("install", "--no-deps", "--no-index", "--target", str(target), str(built_wheel))
     return target
 
 
