@@ -465,6 +465,7 @@ def test_comparison_of_a_set_of_two_datasets_compares_within_each(tmp_path: Path
         cells = re.findall(r'<table class="correlations".*?</table>', body, re.S)
         assert len(cells) == 1 and re.findall(r'<td class="num">(\d+)</td>', cells[0]) == ["3", "3"]
         assert len(re.findall(r'<section class="pair"', body)) == 2
+        assert "(dataset=" not in body  # runs are named within their dataset, as in report
 
 
 def test_the_run_page_counts_correct_samples_beside_samples(client: TestClient) -> None:

@@ -10,10 +10,11 @@ inline script, so the pages run under a strict Content-Security-Policy).
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from coordqa.analysis.labels import run_labels
 from coordqa.analysis.report import (
     CORRELATION_NOTE,
     MIXED_NOTE,
@@ -225,15 +226,19 @@ def compare_page(catalog: RunCatalog, links: Links) -> str:
     entries = catalog.qa_entries
     views = [catalog.qa(e.id) for e in entries]
     marks = ["" if v.analysis.complete else INCOMPLETE_MARK for v in views]
-    sections = [
-        {
-            "group": item.group,
-            "c": item.comparison,
-            "entries": [entries[i] for i in item.group.members],
-            "marks": [marks[i] for i in item.group.members],
-        }
-        for item in catalog.comparison()
-    ]
+    sections = []
+    for item in catalog.comparison():
+        members = [entries[i] for i in item.group.members]
+        labels = run_labels([(views[i].manifest, entries[i].path) for i in item.group.members])
+        sections.append(
+            {
+                "group": item.group,
+                "c": item.comparison,
+                # named within the dataset, as coordqa report names them ("m", not "m (dataset=d)")
+                "entries": [replace(e, label=lbl) for e, lbl in zip(members, labels, strict=True)],
+                "marks": [marks[i] for i in item.group.members],
+            }
+        )
     return render("compare.html", links, entries=entries, sections=sections, **NOTES)
 
 
