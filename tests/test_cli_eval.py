@@ -230,7 +230,7 @@ def test_a_fully_cached_rerun_never_imports_litellm(tmp_path: Path) -> None:
         "'litellm' in sys.modules, file=sys.stderr)); from coordqa.cli import main; main()"
     )
     with LocalOpenAIServer(answers()) as server:
-        args = [*openai_eval(dataset, tmp_path / "a", server.base_url)]
+        args = [*openai_eval(dataset, tmp_path / "a", server.base_url), "--transport", "litellm"]
         args.remove("--no-cache")
         first = subprocess.run(
             [sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=300

@@ -166,7 +166,13 @@ def render_counts(result: RunResult) -> None:
         if totals.sent == 0:  # nothing sent, nothing spent (a cache hit costs nothing)
             return f"{totals.usage.total_tokens} tokens, cost $0.0000"
         cost = "unknown" if totals.usage.cost is None else f"${totals.usage.cost:.4f}"
-        return f"{totals.usage.total_tokens} tokens, cost {cost}"
+        implausible = totals.usage.implausible_counts
+        unbelieved = (
+            f" ({implausible} calls reported token counts that cannot be right: not counted)"
+            if implausible
+            else ""
+        )
+        return f"{totals.usage.total_tokens} tokens{unbelieved}, cost {cost}"
 
     messages.print(
         f"samples: {result.new_samples} new, {result.resumed_samples} resumed. "
@@ -283,6 +289,14 @@ def eval_command(
             help="Stop when this many attempts in a row get no answer from the server.",
         ),
     ] = _POLICY.max_connection_failures,
+    transport: Annotated[
+        str,
+        typer.Option(
+            "--transport",
+            help="How a model at --api-base is reached: auto (direct for openai/ and "
+            "hosted_vllm/ models, litellm for the rest), direct or litellm.",
+        ),
+    ] = eval_default("transport"),
     out: Annotated[
         Path | None,
         typer.Option(help="Run directory (default: derived from the options, so reruns resume)."),
@@ -356,6 +370,7 @@ def eval_command(
         max_error_rate=max_error_rate,
         model_args=parse_model_args(model_arg or []),
         api_key_env=api_key_env,
+        transport=transport,  # type: ignore[arg-type]  # checked by EvalConfig
     )
     display = eval_display(messages, quiet=quiet, verbose=verbose)
     try:
