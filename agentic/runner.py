@@ -569,6 +569,7 @@ def run_grid(
     out: str | Path,
     *,
     progress: GridProgressCallback | None = None,
+    api_keys: Mapping[str, str] | None = None,
 ) -> GridResult:
     """Play (or resume) a grid; finished episodes in ``out`` are never played again.
 
@@ -576,6 +577,8 @@ def run_grid(
         config: the grid (agents, models, partners, games, seeds) and runtime settings.
         out: the run directory (created, or resumed when it holds the same grid).
         progress: called with a :class:`GridProgress` as episodes, decisions and calls happen.
+        api_keys: a key by model name, used for the calls and never stored (see
+            :func:`run_grid_async`; ``--api-key-env``).
 
     Raises:
         StoreError: ``out`` holds a run of another grid.
@@ -590,7 +593,7 @@ def run_grid(
             and the same call resumes the run.
     """
     return run_to_end(
-        lambda: run_grid_async(config, out, progress=progress),
+        lambda: run_grid_async(config, out, progress=progress, api_keys=api_keys),
         interrupted=lambda: interrupted_message(Path(out)),
         run_dir=Path(out),
     )
