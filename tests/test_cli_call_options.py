@@ -10,6 +10,7 @@ kept ``agentic run`` for 374 s (3 rounds of the 120 s default with 4 calls in fl
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -179,3 +180,12 @@ def test_agentic_run_timeout_stops_a_server_hung_on_chat_within_rounds_of_it(
     text = " ".join(done.stderr.split())
     assert "timed out after 5 s (--timeout)" in text
     assert "--max-connection-failures 10" in text
+    # Each timed-out attempt names its call: the episode, the seat, the step and the role
+    # (walkthrough 3, rough 17); the 4 episodes' first calls time out together, one line.
+    episode = r"collab_capture/default/llm\[openai/m\]\+capture-greedy@p0/s\d#\w{8}"
+    named = rf"{episode} seat 0 step 0 \(action\)"
+    assert re.search(
+        rf"warning: 4 calls: attempt 1 of 6 timed out after 5 s \(--timeout\); "
+        rf"retrying \({named}, {named}, {named} and 1 more\)",
+        text,
+    ), text

@@ -164,6 +164,7 @@ def _play(config: GridConfig, out: Path | None, api_keys: dict[str, str] | None 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from coordqa.agentic.runner import GridProgress, default_out, run_grid
+    from coordqa.cli._progress import attempt_lines
 
     target = out or default_out(config)
     total = len(config.episodes())
@@ -188,7 +189,8 @@ def _play(config: GridConfig, out: Path | None, api_keys: dict[str, str] | None 
             progress.update(task, completed=state.done, counts=counts)
 
         try:
-            result = run_grid(config, target, progress=show, api_keys=api_keys)
+            with attempt_lines(progress.console):
+                result = run_grid(config, target, progress=show, api_keys=api_keys)
         except RunInterrupted as stop:
             progress.stop()
             messages.print(f"[yellow]{escape(str(stop))}[/]", highlight=False)

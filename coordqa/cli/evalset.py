@@ -187,8 +187,11 @@ def eval_set_command(
         if added:
             models = [m.model_dump() for m in spec.models] + added
             spec = parse_spec({**spec.model_dump(), "models": models}, source=str(spec_file))
+    from coordqa.cli._progress import attempt_lines
+
     try:
-        result = evaluate_set(spec, progress=_show_event)
+        with attempt_lines(messages):
+            result = evaluate_set(spec, progress=_show_event)
     except SetInterrupted as stop:
         messages.print(f"[yellow]{stop}[/]", highlight=False)
         raise typer.Exit(INTERRUPTED_EXIT) from None
