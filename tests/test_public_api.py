@@ -56,6 +56,7 @@ def test_evaluate_async_runs_inside_a_running_event_loop(tmp_path: Path) -> None
         "coordqa.llm.retry",
         "coordqa.llm.gateway",
         "coordqa.llm.call_names",
+        "coordqa.llm.chat_formats",
         "coordqa.cli._call_options",
         "coordqa.cli._progress",
     ],
