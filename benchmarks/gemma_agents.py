@@ -28,23 +28,18 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import signal
-import subprocess
-import sys
 import tempfile
-import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
+
+from real_model import AgenticRun, run_within
 
 from coordqa.games import game_profile
 from coordqa.llm.llamacpp import gemma_270m_path
 
 AGENTS = ("llm", "cac", "hm", "react")
 GAMES = ("collab_escape", "hanabi")
-STOP_GRACE_S = 120.0
-"""How long a stopped run may take to store what it made and exit (a call in llama.cpp ends
-at its next evaluation step)."""
 
 LABELS = {
     "action": r"\baction\s*:",
@@ -84,34 +79,16 @@ def read_value(exchange: dict[str, Any]) -> bool:
     return bool((exchange.get("text") or "").strip())  # tom and the others: a text kept
 
 
-def play(game: str, agent: str, out: Path, options: argparse.Namespace) -> tuple[float, str]:
-    """One episode, stopped after ``--budget`` seconds; its wall time and how it ended."""
-    command = [
-        sys.executable, "-c", "from coordqa.cli import main; main()",
+def play(game: str, agent: str, out: Path, options: argparse.Namespace) -> AgenticRun:
+    """One episode, stopped after ``--budget`` seconds (:func:`real_model.run_within`)."""
+    args = [
         "agentic", "run", "--agent", agent, "--model", f"llamacpp/{gemma_270m_path()}",
         "--model-arg", "chat_format=gemma", "--game", game,
         "--partner", game_profile(game).strong_policy, "--seeds", "0", "--position", "0",
         "--timeout", str(options.timeout), "--max-attempts", "1",
         "--max-tokens", str(options.max_tokens), "--out", str(out),
     ]  # fmt: skip
-    started = time.perf_counter()
-    with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    ) as run:
-        try:
-            _, err = run.communicate(timeout=options.budget)
-            ended = f"exit {run.returncode}"
-        except subprocess.TimeoutExpired:
-            run.send_signal(signal.SIGINT)  # as Ctrl-C: what was made is stored
-            try:
-                _, err = run.communicate(timeout=STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                run.kill()
-                _, err = run.communicate()
-            ended = "stopped by --budget"
-    if "Traceback" in err:
-        raise SystemExit(f"{game}/{agent} crashed:\n{err[-3000:]}")
-    return time.perf_counter() - started, ended
+    return run_within(args, options.budget, f"{game}/{agent}")
 
 
 def numbers(run_dir: Path) -> dict[str, Any]:
@@ -168,8 +145,8 @@ def main() -> None:
     for game in options.games.split(","):
         for agent in options.agents.split(","):
             out = root / f"{game}-{agent}"
-            wall, ended = play(game, agent, out, options)
-            found = {"wall_s": round(wall, 1), "ended": ended, **numbers(out)}
+            ended = play(game, agent, out, options)
+            found = {"wall_s": round(ended.wall_s, 1), "ended": ended.said, **numbers(out)}
             results[f"{game}/{agent}"] = found
             print(f"{game}/{agent}: {json.dumps(found)}", flush=True)
     if options.json is not None:

@@ -50,5 +50,5 @@ def test_agentic_grid_options_left_out_keep_the_grid_files_runtime() -> None:
     grid = {"runtime": {"backend": "ray", "parallel_episodes": 2, "timeout_s": 30.0}}
     kept = _runtime(grid, None, None, None, None, CallOptions())
     assert kept == {"backend": "ray", "parallel_episodes": 2, "timeout_s": 30.0}
-    given = _runtime(grid, "local", None, None, None, CallOptions(concurrency=4, timeout_s=5))
+    given = _runtime(grid, "local", None, None, None, CallOptions(concurrency=4, timeout=5))
     assert given == {"backend": "local", "parallel_episodes": 2, "concurrency": 4, "timeout_s": 5}

@@ -114,17 +114,19 @@ ModelArg = Annotated[
 class CallOptions:
     """The call-policy options one command line gave (None: not given).
 
-    Named as :class:`CallPolicy` names its fields, so what was given overrides a policy, a
-    grid's ``runtime`` or an eval-set spec key for key.
+    Its fields are the commands' parameters, in the order commands declare them, so a command
+    builds it in one line: ``CallOptions(concurrency, rpm, tpm, timeout, max_attempts,
+    max_connection_failures)``. :meth:`given` names them as :class:`CallPolicy` does, so what
+    was given overrides a policy, a grid's ``runtime`` or an eval-set spec key for key.
     """
 
     concurrency: int | None = None
     """``--concurrency``."""
-    requests_per_minute: float | None = None
+    rpm: float | None = None
     """``--rpm``."""
-    tokens_per_minute: float | None = None
+    tpm: float | None = None
     """``--tpm``."""
-    timeout_s: float | None = None
+    timeout: float | None = None
     """``--timeout``."""
     max_attempts: int | None = None
     """``--max-attempts``."""
@@ -137,7 +139,7 @@ class CallOptions:
     def given(self) -> dict[str, Any]:
         """The options that were given, by :class:`CallPolicy` field name."""
         values = ((f.name, getattr(self, f.name)) for f in fields(self))
-        return {name: value for name, value in values if value is not None}
+        return {POLICY_FIELDS.get(name, name): value for name, value in values if value is not None}
 
     def policy(self) -> CallPolicy:
         """The call policy: the given options over :class:`CallPolicy`'s defaults.
@@ -146,6 +148,10 @@ class CallOptions:
             ConfigError: an option out of range (``--timeout 0``), naming its flag.
         """
         return CallPolicy(**self.given())
+
+
+POLICY_FIELDS = {"rpm": "requests_per_minute", "tpm": "tokens_per_minute", "timeout": "timeout_s"}
+""":class:`CallPolicy`'s names of the options it names otherwise than their flags."""
 
 
 def parse_model_args(items: list[str] | None) -> JSONObject:

@@ -303,7 +303,7 @@ def run_command(
     tpm: Tpm = None,
     timeout: Timeout = None,
     max_attempts: MaxAttempts = None,
-    connection_failures: MaxConnectionFailures = None,
+    max_connection_failures: MaxConnectionFailures = None,
     parallel_episodes: Parallel = None,
     error_rate: MaxErrorRate = None,
     backend: Backend = None,
@@ -318,14 +318,7 @@ def run_command(
 
     if self_play and partner is not None:
         raise ConfigError("give --partner P or --self-play, not both")
-    calls = CallOptions(
-        concurrency=concurrency,
-        requests_per_minute=rpm,
-        tokens_per_minute=tpm,
-        timeout_s=timeout,
-        max_attempts=max_attempts,
-        max_connection_failures=connection_failures,
-    )
+    calls = CallOptions(concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures)
     args = parse_model_args(model_arg)
     entry: dict[str, object] = {
         "game": game,
@@ -425,7 +418,7 @@ def grid_command(
     tpm: Tpm = None,
     timeout: Timeout = None,
     max_attempts: MaxAttempts = None,
-    connection_failures: MaxConnectionFailures = None,
+    max_connection_failures: MaxConnectionFailures = None,
     parallel_episodes: Parallel = None,
     error_rate: MaxErrorRate = None,
     backend: Backend = None,
@@ -441,14 +434,7 @@ def grid_command(
     from coordqa.agentic.grid import parse_grid
     from coordqa.agentic.grid_registry import resolve_grid
 
-    calls = CallOptions(
-        concurrency=concurrency,
-        requests_per_minute=rpm,
-        tokens_per_minute=tpm,
-        timeout_s=timeout,
-        max_attempts=max_attempts,
-        max_connection_failures=connection_failures,
-    )
+    calls = CallOptions(concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures)
     args = parse_model_args(model_arg)
     data = resolve_grid(config).model_dump(mode="json")
     if model:

@@ -137,12 +137,7 @@ def eval_set_command(
     from coordqa.evalset import SetInterrupted, evaluate_set, load_spec, parse_spec
 
     calls = CallOptions(
-        concurrency=concurrency,
-        requests_per_minute=rpm,
-        tokens_per_minute=tpm,
-        timeout_s=timeout,
-        max_attempts=max_attempts,
-        max_connection_failures=max_connection_failures,
+        concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures
     ).given()
     overrides: dict[str, Any] = {
         SPEC_FIELDS.get(key, key): value

@@ -299,12 +299,7 @@ def eval_command(
         cache=not no_cache,
         out=out,
         policy=CallOptions(
-            concurrency=concurrency,
-            requests_per_minute=rpm,
-            tokens_per_minute=tpm,
-            timeout_s=timeout,
-            max_attempts=max_attempts,
-            max_connection_failures=max_connection_failures,
+            concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures
         ).policy(),
         max_error_rate=max_error_rate,
         model_args=parse_model_args(model_arg),
