@@ -134,6 +134,7 @@ def eval_set_command(
     and --model-arg are those of the --model models (a spec's models carry their own). Exit
     status: 0 every member complete, 1 a member failed, 2 bad options, 130 on Ctrl-C.
     """
+    from coordqa.cli._progress import attempt_lines
     from coordqa.evalset import SetInterrupted, evaluate_set, load_spec, parse_spec
 
     calls = CallOptions(
@@ -182,8 +183,6 @@ def eval_set_command(
         if added:
             models = [m.model_dump() for m in spec.models] + added
             spec = parse_spec({**spec.model_dump(), "models": models}, source=str(spec_file))
-    from coordqa.cli._progress import attempt_lines
-
     try:
         with attempt_lines(messages):
             result = evaluate_set(spec, progress=_show_event)
