@@ -171,3 +171,51 @@ def test_runs_list_shows_every_run_with_its_status(runs: dict[str, Path], tmp_pa
     assert "finished" in listed["runs/b"] and "openai/gpt-4o" in listed["runs/b"]
     empty = coordqa("runs", "list", tmp_path / "runs" / "nothing")
     assert empty.returncode == 2 and "not a directory" in empty.stderr
+
+
+# -- a run folder is its manifest's (issue 35; walkthrough broken 1, rough 1 and 14) --------
+
+
+def test_eval_refuses_a_folder_of_another_runs_calls_without_its_manifest(tmp_path: Path) -> None:
+    """Walkthrough f28: random's calls, manifest deleted; ``--model scripted`` reported them."""
+    import shutil
+
+    ask = ("--limit", "5", "--trials", "1")
+    first = coordqa("eval", "--model", "random", *ask, "--out", "r", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    copy = tmp_path / "copy"
+    shutil.copytree(tmp_path / "r", copy)
+    (copy / "manifest.json").unlink()
+    calls = (copy / "calls.jsonl").read_bytes()
+    adopted = coordqa("eval", "--model", "scripted", *ask, "--out", "copy", cwd=tmp_path)
+    assert adopted.returncode == 2, adopted.stdout
+    said = " ".join(adopted.stderr.split())
+    assert "it holds calls.jsonl (5 records)" in said and "but no manifest.json" in said
+    assert "another --out" in said and "scripted" not in adopted.stdout
+    assert (copy / "calls.jsonl").read_bytes() == calls and not (copy / "manifest.json").exists()
+    # the same model is not let in either (f27: it was adopted silently)
+    same = coordqa("eval", "--model", "random", *ask, "--out", "copy", cwd=tmp_path)
+    assert same.returncode == 2 and "no manifest.json" in same.stderr
+
+
+def test_runs_list_and_view_show_the_readable_runs_beside_a_damaged_one(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Walkthrough f30-f32: one cut manifest made ``runs list`` and ``view`` exit 2 for all."""
+    manifest = runs["part"] / "manifest.json"
+    manifest.write_text(manifest.read_text()[: len(manifest.read_text()) // 2])
+    (runs["broken"] / "manifest.json").unlink()
+    listed = coordqa("runs", "list", "runs", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert fits(listed.stdout), listed.stdout
+    assert "runs/a" in listed.stdout and "runs/b" in listed.stdout
+    text = " ".join(listed.stdout.split())
+    assert "runs/part unreadable: manifest.json is corrupt" in text
+    assert "runs/broken unreadable: it holds calls.jsonl" in text
+    assert text.count("restore manifest.json from where the run was copied") == 2
+    assert "resume" not in text
+    exported = coordqa("view", "runs", "--export", "site", cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "manifest.json is corrupt" in index and "runs/broken" in index
+    assert "unreadable" in index and ">a<" in index and ">b<" in index
