@@ -35,6 +35,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    or_,
     select,
     text,
     update,
@@ -231,7 +232,8 @@ class Submission(Base):
     provenance_note: Mapped[str | None] = mapped_column(String(500), nullable=True)
     """What the admin checked (shown beside the mark)."""
     flags: Mapped[list[str]] = mapped_column(JSON, default=list, server_default=text("'[]'"))
-    """Warnings for readers, e.g. a display name that looks like another entry's."""
+    """Warnings for readers (entries stored before look-alike display names were refused carry
+    one saying which entry their name looks like)."""
     origin: Mapped[str] = mapped_column(
         String(20), default="uploaded", server_default=text("'uploaded'"), index=True
     )
@@ -631,10 +633,23 @@ class Database:
             row.provenance_note = checked
             return row
 
-    def display_names(self) -> set[str]:
-        """Display names of every stored submission."""
+    def names_of_others(self, token_id: int | None) -> set[str]:
+        """The display names that entries and registered endpoints of other tokens hold.
+
+        What a new name of ``token_id`` must not look like (entries without a token count as
+        another submitter's; hidden entries keep their names).
+        """
         with self.session() as session:
-            return set(session.scalars(select(Submission.display_name).distinct()))
+            names: set[str] = set()
+            for table in (Submission, Endpoint):
+                names.update(
+                    session.scalars(
+                        select(table.display_name)
+                        .where(or_(table.token_id.is_(None), table.token_id != token_id))
+                        .distinct()
+                    )
+                )
+            return names
 
     def visible_entries_of(self, token_id: int) -> int:
         """How many visible submissions are stored with a token (what the quota counts)."""

@@ -33,6 +33,7 @@ from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.bundle import ModelInfo, default_provider
 from coordqa.leaderboard.db import Database, Endpoint, Job, LeaderboardError, Submission
+from coordqa.leaderboard.intake import refuse_imitation
 from coordqa.leaderboard.names import clean_name
 from coordqa.leaderboard.sealing import SecretBox
 from coordqa.leaderboard.settings import BoardRunSettings
@@ -177,6 +178,7 @@ def register_endpoint(
         )
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
+    refuse_imitation(db, info.display_name, token_id)
     sealed = None
     if request.api_key is not None:
         sealed = (box or SecretBox()).seal(request.api_key)

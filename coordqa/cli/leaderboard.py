@@ -71,7 +71,7 @@ leaderboard_app.add_typer(grid_app)
 
 
 def require_web_extra(
-    modules: tuple[str, ...] = ("fastapi", "uvicorn", "sqlalchemy", "jinja2"),
+    modules: tuple[str, ...] = ("fastapi", "uvicorn", "sqlalchemy", "jinja2", "icu"),
     what: str = "the leaderboard",
 ) -> None:
     """Fail with the install command when modules of the ``leaderboard`` extra are missing.
