@@ -644,7 +644,7 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
         )
         failure = _failure(session, result)
         if failure is not None:
-            error = run.failed(failure, None if watch.stopped_by else result)
+            error = run.failed(failure, None if watch.stopped_by else result, watch)
             result.manifest = store.manifest
             raise error
         run.finish()

@@ -103,6 +103,7 @@ class DuplicateResultsError(LeaderboardError):
             "ranks a run once; to change how it is shown, ask the leaderboard admin"
         )
         self.existing_id = existing.id
+        self.existing_hidden = existing.hidden
 
 
 def lock_token(session: Session, token_id: int) -> None:
@@ -280,7 +281,9 @@ def shown_as(row: Submission | Endpoint) -> dict[str, Any]:
 class Job(Base):
     """One evaluation the board runs against an endpoint: queued, claimed by a worker, resumed.
 
-    The seeds are drawn by the board when the job is queued and shown only once it has ended.
+    The secret seeds (a QA job's private split, a grid job's deals) are drawn again each time
+    a worker claims the job (:func:`coordqa.leaderboard.jobs.claim_job`) and shown only once
+    it is done; a QA job's sampling seed is sent to the endpoint, so it is public.
     """
 
     __tablename__ = "jobs"
@@ -295,9 +298,10 @@ class Job(Base):
     settings: Mapped[dict[str, Any]] = mapped_column(JSON)
     """What the job runs with (trials, private split size, budgets): fixed when queued."""
     seed: Mapped[int] = mapped_column(Integer)
-    """Secret sampling seed (trial ``t`` is sampled with ``seed + t``)."""
+    """QA: the sampling seed (trial ``t`` is sampled with ``seed + t``), sent to the endpoint
+    with every request, so public. Agentic: the secret seed of the deals, drawn at each claim."""
     private_seed: Mapped[int] = mapped_column(Integer)
-    """Secret seed of the private split's game states."""
+    """QA: the secret seed of the private split's game states, drawn at each claim."""
     usage: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     """Calls, tokens and seconds spent so far, over every session."""
     sessions: Mapped[int] = mapped_column(Integer, default=0)
@@ -306,8 +310,13 @@ class Job(Base):
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     """When the running worker last said it was alive (a stale one's job is taken over)."""
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """Why the job failed, in one sentence for the submitter (public; :mod:`job_errors`)."""
+    detail: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """Why the job failed, in full for the board's admin (keys redacted; never served)."""
+    note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """What the submitter should know of a job that is done (its results equal an entry's)."""
     submission_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    """The entry the job produced."""
+    """The entry the job produced (None for a job whose results were already an entry)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
@@ -428,7 +437,33 @@ def _v4_to_v5(connection: Connection) -> None:
         connection.execute(text(statement))
 
 
-UPGRADES: Sequence[Callable[[Connection], None]] = (_v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5)
+def _v5_to_v6(connection: Connection) -> None:
+    """A failed job's public sentence apart from its details, and a done job's note.
+
+    Errors stored before carry the endpoint's address, its words and the worker's paths: they
+    move to ``detail`` (the admin's), and the public error says only that the job failed.
+    """
+    connection.execute(text("ALTER TABLE jobs ADD COLUMN detail TEXT"))
+    connection.execute(text("ALTER TABLE jobs ADD COLUMN note TEXT"))
+    connection.execute(
+        text("UPDATE jobs SET detail = error, error = :public WHERE status = 'failed'"),
+        {"public": LEGACY_JOB_ERROR},
+    )
+
+
+LEGACY_JOB_ERROR = (
+    "the job failed before the board wrote its errors for submitters: register the endpoint "
+    "again, or ask the board's admin for the cause"
+)
+"""The public error of a job that failed before :func:`_v5_to_v6`."""
+
+UPGRADES: Sequence[Callable[[Connection], None]] = (
+    _v1_to_v2,
+    _v2_to_v3,
+    _v3_to_v4,
+    _v4_to_v5,
+    _v5_to_v6,
+)
 """Schema steps in order; step ``i`` brings a database from version ``i + 1`` to ``i + 2``.
 A new database is created at :data:`SCHEMA_VERSION` directly."""
 SCHEMA_VERSION = 1 + len(UPGRADES)
