@@ -205,12 +205,16 @@ def _said(error: str, secrets: Sequence[str | None]) -> str:
 def _excerpt(text: str, secrets: Sequence[str | None], limit: int) -> str:
     r"""``text`` as a short quoted excerpt: keys, addresses and paths out, escaped, cut.
 
-    >>> print(_excerpt('"Bearer sk-abcdef1234" at https://x.example/v1 in /srv/job-3', (), 80))
-    "\"Bearer [redacted]\" at <address> in <path>"
+    Escaped as a JSON string whose ``<``, ``>`` and ``&`` are written ``\u003c``..., so no
+    reader of the error (a page, a terminal) takes the endpoint's words for markup.
+
+    >>> print(_excerpt('"Bearer sk-abcdef1234" <b> at https://x.example/v1 in /srv/j-3', (), 80))
+    "\"Bearer [redacted]\" \u003cb\u003e at (an address) in (a path)"
     """
     text = redact(text, secrets)
-    text = _PATH.sub("<path>", _ADDRESS.sub("<address>", text))
+    text = _PATH.sub("(a path)", _ADDRESS.sub("(an address)", text))
     text = " ".join(text.split())
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
-    return json.dumps(text, ensure_ascii=False)
+    quoted = json.dumps(text, ensure_ascii=False)
+    return quoted.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

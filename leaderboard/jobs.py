@@ -272,14 +272,16 @@ def claim_job(db: Database, worker: str, lease_s: float = LEASE_S) -> int | None
             .group_by(Endpoint.token_id)
             .subquery()
         )
-        first = session.execute(
-            select(first_job.c.job)
-            .join(last_started, last_started.c.token_id == first_job.c.token_id)
-            .order_by(last_started.c.last.asc().nulls_first(), first_job.c.job)
-            .limit(10)
-        ).scalars()
+        first = list(
+            session.execute(
+                select(first_job.c.job)
+                .join(last_started, last_started.c.token_id == first_job.c.token_id)
+                .order_by(last_started.c.last.asc().nulls_first(), first_job.c.job)
+                .limit(10)
+            ).scalars()
+        )
         candidates = session.execute(
-            select(Job.id, Job.status, Job.heartbeat_at).where(Job.id.in_(list(first)))
+            select(Job.id, Job.status, Job.heartbeat_at).where(Job.id.in_(first))
         ).all()
     order = {job_id: index for index, job_id in enumerate(first)}
     for job_id, status, heartbeat in sorted(candidates, key=lambda c: order.get(c[0], 0)):
