@@ -344,3 +344,30 @@ def test_lists_come_in_bounded_pages(board: BoardClient) -> None:
             answer = board.client.get(path, params=params)
             assert answer.status_code == 400 and named in answer.json()["detail"], (path, params)
         assert board.client.get(path, params={"limit": "many"}).status_code == 422
+
+
+def test_errors_stored_before_move_to_the_admins_detail(board: BoardClient, db_url: str) -> None:
+    """A board upgraded from schema 5 stops serving the errors it stored (URLs, paths, keys)."""
+    from sqlalchemy import text
+
+    from coordqa.leaderboard.db import LEGACY_JOB_ERROR, open_database
+
+    job = register(board, model="random", api_key=None)
+    leaked = f"stopped: http://127.0.0.1:1/v1 refused: Bearer {KEY}; stored in /srv/board-jobs"
+    with board.db.engine.begin() as connection:
+        connection.execute(
+            text("UPDATE jobs SET status = 'failed', error = :e WHERE id = :i"),
+            {"e": leaked, "i": job["id"]},
+        )
+        for column in ("detail", "note"):
+            connection.execute(text(f"ALTER TABLE jobs DROP COLUMN {column}"))
+        connection.execute(text("UPDATE meta SET value = '5' WHERE key = 'schema_version'"))
+    board.db.dispose()
+    upgraded = open_database(db_url)
+    try:
+        with upgraded.session() as session:
+            stored = session.get(Job, job["id"])
+            assert stored is not None
+            assert stored.error == LEGACY_JOB_ERROR and stored.detail == leaked
+    finally:
+        upgraded.dispose()
