@@ -443,8 +443,12 @@ def _v5_to_v6(connection: Connection) -> None:
     Errors stored before carry the endpoint's address, its words and the worker's paths: they
     move to ``detail`` (the admin's), and the public error says only that the job failed.
     """
-    connection.execute(text("ALTER TABLE jobs ADD COLUMN detail TEXT"))
-    connection.execute(text("ALTER TABLE jobs ADD COLUMN note TEXT"))
+    from sqlalchemy import inspect
+
+    present = {column["name"] for column in inspect(connection).get_columns("jobs")}
+    for column in ("detail", "note"):  # a v4 board got them from :func:`_v4_to_v5`'s tables
+        if column not in present:
+            connection.execute(text(f"ALTER TABLE jobs ADD COLUMN {column} TEXT"))
     connection.execute(
         text("UPDATE jobs SET detail = error, error = :public WHERE status = 'failed'"),
         {"public": LEGACY_JOB_ERROR},

@@ -80,7 +80,8 @@ class JobFailure:
 def job_failure(exc: BaseException, secrets: Sequence[str | None] = ()) -> JobFailure:
     """The public sentence and the admin's detail of a job that ended on ``exc``.
 
-    ``secrets`` are the endpoint's key (and any other the job used): taken out of both.
+    ``secrets`` are the endpoint's key and the job's secret seeds: taken out of both (an error
+    of the private split's generation may name its seed).
 
     >>> job_failure(BudgetExceeded("calls", 5000, 5003)).public.split(": ")
     ['the job used its budget of 5000 model calls before it finished', "ask the board's admin \

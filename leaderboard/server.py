@@ -105,20 +105,21 @@ class _Registered(TypedDict):
     urls: list[str]
 
 
-class _EntriesPage(BoardJSON):
-    """A page of the QA ranking: the entries from ``offset``, and how many there are."""
+class _Page(TypedDict):
+    """A page of a ranking: the entries from ``offset``, and how many there are."""
 
+    entries: list[JSONObject]
     total: int
     limit: int
     offset: int
 
 
-class _AgenticPage(AgenticBoardJSON):
-    """A page of a grid's ranking: the entries from ``offset``, and how many there are."""
+class _EntriesPage(BoardJSON, _Page):  # type: ignore[misc]  # entries: the same type in both
+    """A page of the QA ranking."""
 
-    total: int
-    limit: int
-    offset: int
+
+class _AgenticPage(AgenticBoardJSON, _Page):  # type: ignore[misc]
+    """A page of a grid's ranking."""
 
 
 class _JobsPage(TypedDict):
@@ -145,6 +146,13 @@ def _page(limit: int, offset: int) -> tuple[int, int]:
     if not 0 <= offset <= MAX_ID:
         raise HTTPException(400, f"offset must be from 0 to {MAX_ID}, got {offset}")
     return limit, offset
+
+
+def _page_of(entries: list[JSONObject], limit: int, offset: int) -> _Page:
+    """The ranked ``entries`` from ``offset`` (at most ``limit``), with their total."""
+    limit, offset = _page(limit, offset)
+    page = entries[offset : offset + limit]
+    return {"entries": page, "total": len(entries), "limit": limit, "offset": offset}
 
 
 MAX_ENDPOINT_BYTES = 20_000
@@ -393,16 +401,9 @@ def create_app(
         limit: int = DEFAULT_PAGE,
         offset: int = 0,
     ) -> _EntriesPage:
-        limit, offset = _page(limit, offset)
+        _page(limit, offset)  # a bad page is refused before the ranking is computed
         ranking = board(dataset, game, sort, order, origin).to_json()
-        entries = ranking["entries"]
-        return {
-            **ranking,
-            "entries": entries[offset : offset + limit],
-            "total": len(entries),
-            "limit": limit,
-            "offset": offset,
-        }
+        return {**ranking, **_page_of(ranking["entries"], limit, offset)}
 
     @app.get("/api/entries.csv", response_class=PlainTextResponse)
     def api_entries_csv(
@@ -433,16 +434,9 @@ def create_app(
         limit: int = DEFAULT_PAGE,
         offset: int = 0,
     ) -> _AgenticPage:
-        limit, offset = _page(limit, offset)
+        _page(limit, offset)  # a bad page is refused before the ranking is computed
         ranking = agentic_board(grid, sort, order).to_json()
-        entries = ranking["entries"]
-        return {
-            **ranking,
-            "entries": entries[offset : offset + limit],
-            "total": len(entries),
-            "limit": limit,
-            "offset": offset,
-        }
+        return {**ranking, **_page_of(ranking["entries"], limit, offset)}
 
     @app.get("/agentic", response_class=HTMLResponse)
     def agentic_page(

@@ -485,7 +485,8 @@ def run_job(
     except Exception as exc:  # every failure ends the job, worded for its submitter
         if not isinstance(exc, CoordqaError):
             logger.exception("job %s met an unexpected error", job.id)
-        failure = job_failure(exc, (key,))
+        secret_seeds = [job.private_seed] + ([job.seed] if job.kind == "agentic" else [])
+        failure = job_failure(exc, (key, *map(str, secret_seeds)))
         if not end_job(
             db, job.id, config.name, "failed", error=failure.public, detail=failure.detail
         ):

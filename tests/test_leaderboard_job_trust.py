@@ -257,6 +257,11 @@ def test_every_failure_maps_to_a_sentence_without_addresses_paths_or_keys() -> N
         for leak in (KEY, "http", "10.0.0.1", "/srv/", "command", "z" * 100):
             assert leak not in failure.public, (leak, failure.public)
         assert KEY not in failure.detail and len(failure.detail) <= 2_100
+    # an error of the private split's generation may name its secret seed: never shown
+    from coordqa.errors import GameError
+
+    seeded = job_failure(GameError("no state from seed 1234567 after 500 tries"), (KEY, "1234567"))
+    assert "1234567" not in seeded.public + seeded.detail
 
 
 # -- N5: a job's folder is bounded ---------------------------------------------------------------

@@ -469,8 +469,9 @@ def submit_endpoint_command(
     """Ask the board to evaluate MODEL itself: a board-run entry.
 
     The board queues jobs that run CoordinationQA (the public release and a private split of
-    fresh states) and any --grid against the endpoint, with seeds it keeps secret until each
-    job ends. Your key is stored encrypted and never shown.
+    fresh states) and any --grid against the endpoint, with private split and deal seeds it
+    keeps secret until each job is done (the sampling seed is sent with every request). Your
+    key is stored encrypted and never shown.
     """
     import os
 

@@ -18,9 +18,9 @@ __all__ = ["REDACTED", "redact"]
 REDACTED = "[redacted]"
 """What stands in place of a secret."""
 
-MIN_KNOWN_SECRET = 8
-"""Shortest known secret replaced wherever it occurs: a shorter one would replace ordinary
-words (a key ``A`` would redact every letter A of a reply)."""
+MIN_KNOWN_SECRET = 7
+"""Shortest known secret replaced wherever it occurs (a board's secret seeds have 7 digits or
+more): a shorter one would replace ordinary words (a key ``A``, every letter A of a reply)."""
 
 _VALUE = r"(?!\[redacted\])[^\s\"',;)}\]]+"
 """A credential's value: up to a space, quote or closing bracket (one already redacted stays)."""
