@@ -114,11 +114,11 @@ class _Page(TypedDict):
     offset: int
 
 
-class _EntriesPage(BoardJSON, _Page):  # type: ignore[misc]  # entries: the same type in both
+class _EntriesPage(BoardJSON, _Page):
     """A page of the QA ranking."""
 
 
-class _AgenticPage(AgenticBoardJSON, _Page):  # type: ignore[misc]
+class _AgenticPage(AgenticBoardJSON, _Page):
     """A page of a grid's ranking."""
 
 
