@@ -39,7 +39,8 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -275,7 +276,8 @@ def _private_numbers(run_dir: Path, questions: Path, max_trials: int) -> dict[st
     from coordqa.leaderboard.verify import score_qa
 
     dataset: KnownDataset = known_dataset("private split", load_rows(questions))
-    bundle = QABundle.model_validate(build_qa_bundle(run_dir))
+    with _bundle_schema():
+        bundle = QABundle.model_validate(build_qa_bundle(run_dir))
     metrics = score_qa(bundle, dataset, max_trials).metrics
     return {
         "questions": len(dataset.rows),
@@ -283,6 +285,24 @@ def _private_numbers(run_dir: Path, questions: Path, max_trials: int) -> dict[st
         "overall": metrics["overall"],
         "by_type": metrics["by_type"],
     }
+
+
+@contextmanager
+def _bundle_schema() -> Iterator[None]:
+    """Building and reading the job's bundle: a schema violation is refused as an upload's.
+
+    A run the board made itself can still break the submission schema with what the endpoint
+    sent (a reply longer than a bundle holds): the job then fails naming the rule
+    (:class:`~coordqa.leaderboard.intake.SchemaError`), never quoting the endpoint's text.
+    """
+    from pydantic import ValidationError
+
+    from coordqa.leaderboard.intake import schema_error
+
+    try:
+        yield
+    except ValidationError as exc:
+        raise schema_error(exc) from None
 
 
 def _session_folder(folder: Path, job: Job) -> Path:
@@ -327,8 +347,9 @@ def _run_qa_job(
     anyio.run(both)
     questions = secret / "private-data" / "questions.jsonl"
     private = _private_numbers(secret / "private", questions, catalog.max_trials)
-    data = build_qa_bundle(public_run, **shown_as(endpoint))
-    bundle = QABundle.model_validate(data)
+    with _bundle_schema():
+        data = build_qa_bundle(public_run, **shown_as(endpoint))
+        bundle = QABundle.model_validate(data)
     return _store(
         db, catalog, job, endpoint, budget, bundle, data, extra_metrics={"private": private}
     )
@@ -444,8 +465,9 @@ def _run_agentic_job(
     if not result.complete:
         first = result.failures[0].error if result.failures else None
         raise GridIncomplete(len(result.failures), result.skipped_episodes, first)
-    data = build_agentic_bundle(run_dir, grid=known.name, **shown_as(endpoint))
-    bundle = AgenticBundle.model_validate(data)
+    with _bundle_schema():
+        data = build_agentic_bundle(run_dir, grid=known.name, **shown_as(endpoint))
+        bundle = AgenticBundle.model_validate(data)
     with_seeds = KnownGrid(known.name, known.version, known.fingerprint, grid)
 
     def check(parsed: Any) -> Any:

@@ -287,6 +287,21 @@ def test_a_job_whose_replies_fill_its_disk_budget_fails_saying_so(
     assert 1 <= asked <= 6 + 8  # about 6 replies fill it, then the calls in flight
 
 
+@pytest.mark.slow  # 210 replies of 100 kB: about 6 s of CPU per database
+def test_replies_longer_than_a_bundle_holds_fail_the_job_not_the_worker(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    """Found re-running N5 on the code before: a reply over the bundle's 100,000 characters
+    raised pydantic's ValidationError out of the worker (it died, the job stayed running)."""
+    reply = "Answer: A " + "x" * 100_000
+    with LocalOpenAIServer(lambda body, index: reply, api_key=KEY) as server:
+        job = register(board, api_base=server.base_url)
+        [outcome] = run_worker(board, tmp_path / "jobs")
+    error = public_job(board, job["id"])["error"]
+    assert outcome.status == "failed" and error.startswith("the board refused the job's results")
+    assert "at most 100000 characters" in error and "xxxxxxxxxx" not in error
+
+
 # -- N10, rough 12: each job is its own entry ----------------------------------------------------
 
 
