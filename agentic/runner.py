@@ -422,7 +422,13 @@ async def run_grid_async(
 
     Raises:
         ConfigError: no episodes, or ``api_keys`` with the Ray backend.
+        MissingDependencyError: the Ray backend without ray installed (before any progress,
+            run directory or episode).
     """
+    if config.runtime.backend == "ray":
+        from coordqa.llm.ray_limits import import_ray
+
+        import_ray()
     if api_keys and config.runtime.backend == "ray":
         raise ConfigError(
             "a model's own api key is for the local backend; give the Ray workers the "

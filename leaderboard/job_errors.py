@@ -33,7 +33,12 @@ EXCERPT_CHARS = 80
 DETAIL_CHARS = 2_000
 """Longest detail kept for the admin (an endpoint chooses how long its errors are)."""
 
-_STATUS = re.compile(r"\bHTTP (\d{3})\b")
+_STATUS = re.compile(r"\bHTTP (\d{3})\b|\banswered (3\d\d) \(a redirect")
+"""An HTTP status as coordqa's providers word it (``HTTP 401``; a redirect: ``answered 307 (a
+redirect``, :class:`coordqa.llm.http.RedirectRefused`)."""
+_REFUSED_ADDRESS = "a loopback or private address"
+"""How the board's address checks say an endpoint resolved to its own network (registration,
+and :class:`coordqa.llm.addresses.AddressRefused` at each connection)."""
 _ADDRESS = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://\S+")
 _PATH = re.compile(r"(?<![\w:/.])/(?:[\w.\-~]+/)+[\w.\-~]*")
 _ERROR_NAMES = re.compile(r"^(?:[\w.]*(?:Error|Exception)\b\s*[:\-]?\s*)+")
@@ -122,6 +127,12 @@ def _public(exc: BaseException, secrets: Sequence[str | None]) -> str:
 
 def _run_failed(exc: RunFailed, secrets: Sequence[str | None]) -> str:
     """The sentence of a run that stopped on the endpoint's refusal or ended on its errors."""
+    if _REFUSED_ADDRESS in (exc.stop_error or ""):
+        return (
+            "the endpoint's address resolved to a loopback or private address when the board "
+            "called it, and this board calls only public addresses: register an address that "
+            "resolves to a public one"
+        )
     if exc.stop_kind == "unreachable":
         said = _said(exc.stop_error or "", secrets)
         return (
@@ -131,7 +142,7 @@ def _run_failed(exc: RunFailed, secrets: Sequence[str | None]) -> str:
     if exc.stop_kind is not None:
         error = exc.stop_error or ""
         found = _STATUS.search(error)
-        status = None if found is None else int(found.group(1))
+        status = None if found is None else int(found.group(1) or found.group(2))
         said = _said(error, secrets)
         if status in (401, 403):
             return (

@@ -30,7 +30,11 @@ named. The worker checks at each model call that the job is still its own, so a 
 cancels stops at its next call. A failed job's public error is one sentence for its submitter
 (:func:`coordqa.leaderboard.job_errors.job_failure`). Model calls go through :mod:`coordqa.llm`
 like any ``coordqa eval``, with the endpoint's key taken out of every reply and error: the
-board's response cache is off, so every reply comes from the endpoint.
+board's response cache is off, so every reply comes from the endpoint. Each job runs under
+:func:`coordqa.llm.addresses.guarded_endpoints`: its endpoint is reached by the direct transport
+only, every new connection to it is checked where it is made (public addresses only, unless the
+board allows private endpoints), no redirect is followed and every body is read within its
+bounds (:mod:`coordqa.llm.http`).
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ from coordqa.leaderboard.job_errors import BudgetExceeded, GridIncomplete, job_f
 from coordqa.leaderboard.jobs import claim_job, end_job, entry_of_job, job_is_ours
 from coordqa.leaderboard.sealing import SecretBox
 from coordqa.leaderboard.settings import DEFAULT_MAX_DISK_MB, WorkerConfig, process_name
+from coordqa.llm.addresses import guarded_endpoints
 
 if TYPE_CHECKING:
     from coordqa.dataset import QuestionRow
@@ -501,7 +506,9 @@ def run_job(
         if endpoint.api_key_sealed is not None:
             key = (box or SecretBox()).open(endpoint.api_key_sealed)
         run = _run_agentic_job if job.kind == "agentic" else _run_qa_job
-        stored = run(db, catalog, job, endpoint, key, folder, budget)
+        allow_private = bool(job.settings.get("allow_private_endpoints", False))
+        with guarded_endpoints(allow_private=allow_private):
+            stored = run(db, catalog, job, endpoint, key, folder, budget)
     except JobWithdrawn:
         return JobOutcome(job.id, "withdrawn")
     except Exception as exc:  # every failure ends the job, worded for its submitter

@@ -230,6 +230,41 @@ def test_an_unreachable_endpoint_is_said_without_its_address(
     assert "127.0.0.1" not in error and "http" not in error and "run the same" not in error
 
 
+def test_a_redirecting_endpoint_is_said_without_where_it_points(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    """N2's public error: the redirect is refused (lean-transport) and said without its target."""
+    with LocalOpenAIServer() as target:
+        to = f"{target.base_url}/chat/completions"
+        with LocalOpenAIServer(always=Fault.redirect(to)) as server:
+            job = register(board, api_base=server.base_url)
+            [outcome] = run_worker(board, tmp_path / "jobs")
+        assert target.count == 0
+    error = public_job(board, job["id"])["error"]
+    assert outcome.status == "failed" and error.startswith("the endpoint answered with a redirect")
+    assert "127.0.0.1" not in error and "http" not in error and "--api-base" not in error
+
+
+def test_an_address_that_turned_private_is_said_without_the_address(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    """N1's public error: a job of a board that calls only public addresses meets 127.0.0.1."""
+    from sqlalchemy import update
+
+    with LocalOpenAIServer() as server:
+        job = register(board, api_base=server.base_url)
+        with board.db.session() as session:  # as if the name resolved elsewhere at registration
+            settings = {**public_job(board, job["id"])["settings"]}
+            settings["allow_private_endpoints"] = False
+            session.execute(update(Job).where(Job.id == job["id"]).values(settings=settings))
+        [outcome] = run_worker(board, tmp_path / "jobs")
+        assert server.count == 0
+    error = public_job(board, job["id"])["error"]
+    assert outcome.status == "failed", outcome
+    assert error.startswith("the endpoint's address resolved to a loopback or private address")
+    assert "127.0.0.1" not in error
+
+
 def test_every_failure_maps_to_a_sentence_without_addresses_paths_or_keys() -> None:
     """The one mapping (job_failure), for failures too slow to provoke end to end."""
     from coordqa.errors import RunFailed, StoreError
@@ -242,7 +277,17 @@ def test_every_failure_maps_to_a_sentence_without_addresses_paths_or_keys() -> N
             first_errors=(f"gave up after 6 attempts; last error: {echo}",),
         ),
         "the endpoint answered with a redirect (307)": RunFailed(
-            "stopped", stop_kind="fatal", stop_error="redirect to http://127.0.0.1:8/x (HTTP 307)"
+            "stopped",
+            stop_kind="fatal",
+            stop_error="RedirectRefused: the endpoint answered 307 (a redirect to "
+            "http://127.0.0.1:8/x); coordqa follows no redirect: give the endpoint's own "
+            "address as --api-base; not retried (the endpoint redirects its requests)",
+        ),
+        "the endpoint's address resolved to a loopback or private address": RunFailed(
+            "stopped",
+            stop_kind="unreachable",
+            stop_error="rebind.example resolves to 127.0.0.1, a loopback or private address; "
+            "this board calls only public addresses",
         ),
         "the endpoint reported more tokens than": BudgetExceeded("tokens", 5e6, 1e15),
         "the endpoint's replies filled the job's disk budget of 200 MB": BudgetExceeded(
@@ -254,7 +299,7 @@ def test_every_failure_maps_to_a_sentence_without_addresses_paths_or_keys() -> N
     for start, exc in cases.items():
         failure = job_failure(exc, (KEY,))
         assert failure.public.startswith(start), failure.public
-        for leak in (KEY, "http", "10.0.0.1", "/srv/", "command", "z" * 100):
+        for leak in (KEY, "http", "10.0.0.1", "127.0.0.1", "/srv/", "command", "--", "z" * 100):
             assert leak not in failure.public, (leak, failure.public)
         assert KEY not in failure.detail and len(failure.detail) <= 2_100
     # an error of the private split's generation may name its secret seed: never shown
