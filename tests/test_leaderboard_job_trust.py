@@ -6,7 +6,9 @@ N3 a failed job's private seed, N6/N7 the endpoint's address, paths and key in p
 N9 the "secret" sampling seed sent to the endpoint, N10 another user's entry credited, N12 one
 token's jobs starving the others, N13 lists without pages, N14 a cancelled job that runs on,
 N5 (the folder part) a job's folder without bound; walkthrough rough 8 (CLI advice and the
-board's paths in a job error) and rough 12 (a job ending as another job's entry).
+board's paths in a job error) and rough 12 (a job ending as another job's entry). The public
+sentences of N1 (a rebound address) and N2 (a redirect) are checked with those probes, in
+test_leaderboard_endpoints.py.
 """
 
 from __future__ import annotations
@@ -228,41 +230,6 @@ def test_an_unreachable_endpoint_is_said_without_its_address(
     error = public_job(board, job["id"])["error"]
     assert outcome.status == "failed" and error.startswith("the endpoint did not answer")
     assert "127.0.0.1" not in error and "http" not in error and "run the same" not in error
-
-
-def test_a_redirecting_endpoint_is_said_without_where_it_points(
-    board: BoardClient, tmp_path: Path
-) -> None:
-    """N2's public error: the redirect is refused (lean-transport) and said without its target."""
-    with LocalOpenAIServer() as target:
-        to = f"{target.base_url}/chat/completions"
-        with LocalOpenAIServer(always=Fault.redirect(to)) as server:
-            job = register(board, api_base=server.base_url)
-            [outcome] = run_worker(board, tmp_path / "jobs")
-        assert target.count == 0
-    error = public_job(board, job["id"])["error"]
-    assert outcome.status == "failed" and error.startswith("the endpoint answered with a redirect")
-    assert "127.0.0.1" not in error and "http" not in error and "--api-base" not in error
-
-
-def test_an_address_that_turned_private_is_said_without_the_address(
-    board: BoardClient, tmp_path: Path
-) -> None:
-    """N1's public error: a job of a board that calls only public addresses meets 127.0.0.1."""
-    from sqlalchemy import update
-
-    with LocalOpenAIServer() as server:
-        job = register(board, api_base=server.base_url)
-        with board.db.session() as session:  # as if the name resolved elsewhere at registration
-            settings = {**public_job(board, job["id"])["settings"]}
-            settings["allow_private_endpoints"] = False
-            session.execute(update(Job).where(Job.id == job["id"]).values(settings=settings))
-        [outcome] = run_worker(board, tmp_path / "jobs")
-        assert server.count == 0
-    error = public_job(board, job["id"])["error"]
-    assert outcome.status == "failed", outcome
-    assert error.startswith("the endpoint's address resolved to a loopback or private address")
-    assert "127.0.0.1" not in error
 
 
 def test_every_failure_maps_to_a_sentence_without_addresses_paths_or_keys() -> None:
