@@ -480,7 +480,7 @@ async def run_grid_async(
             writer.close()
         failure = _failure(watch, result, read_agentic_run(run.store))
         if failure is not None:
-            raise run.failed(failure, None if watch.stopped_by else result)
+            raise run.failed(failure, None if watch.stopped_by else result, watch)
         run.finish()
     return result
 

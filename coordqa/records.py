@@ -262,6 +262,11 @@ class QACall(CallResult):
     """Hash of the messages sent (they are stored once, in ``questions.jsonl``)."""
     time: datetime = Field(default_factory=_now)
     """When the call returned (UTC)."""
+    settings: str | None = None
+    """Hash of the run settings that shape a reply (model, sampling parameters, model
+    arguments, prompt layout...: :func:`coordqa.evaluation.reply_settings`). A resumed run
+    counts a stored call only when they are its own; None in calls stored before it was kept
+    (matched on their model and prompt alone)."""
 
     @property
     def key(self) -> SampleKey:
@@ -269,12 +274,20 @@ class QACall(CallResult):
         return (self.question_id, self.trial)
 
     @classmethod
-    def of(cls, question_id: str, trial: int, prompt_hash: str, reply: Reply) -> QACall:
-        """The record of ``reply`` to ``question_id`` in ``trial``."""
+    def of(
+        cls,
+        question_id: str,
+        trial: int,
+        prompt_hash: str,
+        reply: Reply,
+        settings: str | None = None,
+    ) -> QACall:
+        """The record of ``reply`` to ``question_id`` in ``trial``, asked with ``settings``."""
         return cls(
             question_id=question_id,
             trial=trial,
             prompt_hash=prompt_hash,
+            settings=settings,
             **dict(call_result(reply)),
         )
 

@@ -6,13 +6,17 @@ Routes:
   400 malformed JSON, 401 no, wrong or revoked token, 403 the token's quota is used, 408 the
   body came too slowly, 409 the same results are already an entry (``entry`` names it), 413
   too large, 422 refused (with the reason), 429 the token's rate limit (with Retry-After);
-- ``GET /api/entries`` (``?dataset=&game=&sort=&order=``), ``GET /api/entries.csv``,
-  ``GET /api/submissions/{id}``, ``GET /api/datasets``: public reading;
-- ``GET /api/agentic/entries`` (``?grid=&sort=&order=``), ``GET /api/grids``: the agentic
-  track's ranking on one registered grid, and the grids;
+- ``GET /api/entries`` (``?dataset=&game=&sort=&order=&limit=&offset=``),
+  ``GET /api/entries.csv``, ``GET /api/submissions/{id}``, ``GET /api/datasets``: public reading;
+- ``GET /api/agentic/entries`` (``?grid=&sort=&order=&limit=&offset=``), ``GET /api/grids``: the
+  agentic track's ranking on one registered grid, and the grids;
 - ``POST /api/endpoints``: a board-run registration (bearer token; 201 with its queued jobs,
-  422 refused), ``GET /api/jobs`` and ``GET /api/jobs/{id}``: the board's jobs (seeds once
-  ended; never a key or an endpoint's address);
+  422 refused), ``GET /api/jobs`` (``?limit=&offset=``) and ``GET /api/jobs/{id}``: the board's
+  jobs (secret seeds once done; never a key, an endpoint's address or the admin's details);
+
+The lists come in pages: ``limit`` (1 to :data:`MAX_PAGE`, default :data:`DEFAULT_PAGE`) rows
+from ``offset`` (0 or more), with the ``total``; other values are answered 400 naming the range.
+Ranks are those of the whole ranking, whatever the page.
 - ``GET /``, ``GET /agentic`` and ``GET /submissions/{id}``: the pages. The rankings take
   ``?origin=all|board-run|uploaded`` (default: the server's ``--ranking``).
 
@@ -52,6 +56,7 @@ from coordqa.leaderboard.intake import SchemaError, accept, read_json, schema_er
 from coordqa.leaderboard.jobs import (
     EndpointRequest,
     JobView,
+    count_jobs,
     job_json,
     list_jobs,
     register_endpoint,
@@ -98,6 +103,56 @@ class _Registered(TypedDict):
     endpoint: int
     jobs: list[JobView]
     urls: list[str]
+
+
+class _Page(TypedDict):
+    """A page of a ranking: the entries from ``offset``, and how many there are."""
+
+    entries: list[JSONObject]
+    total: int
+    limit: int
+    offset: int
+
+
+class _EntriesPage(BoardJSON, _Page):
+    """A page of the QA ranking."""
+
+
+class _AgenticPage(AgenticBoardJSON, _Page):
+    """A page of a grid's ranking."""
+
+
+class _JobsPage(TypedDict):
+    """A page of the board's jobs, newest first."""
+
+    jobs: list[JobView]
+    total: int
+    limit: int
+    offset: int
+
+
+DEFAULT_PAGE = 100
+"""Rows a list answers when no ``limit`` is given."""
+MAX_PAGE = 500
+"""Most rows one page of a list holds."""
+
+
+def _page(limit: int, offset: int) -> tuple[int, int]:
+    """``(limit, offset)`` when both are in range; else 400 naming the allowed values."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise HTTPException(
+            400, f"limit must be from 1 to {MAX_PAGE} (default {DEFAULT_PAGE}), got {limit}"
+        )
+    if not 0 <= offset <= MAX_ID:
+        raise HTTPException(400, f"offset must be from 0 to {MAX_ID}, got {offset}")
+    return limit, offset
+
+
+def _page_of(entries: list[JSONObject], limit: int, offset: int) -> _Page:
+    """The ranked ``entries`` from ``offset`` (at most ``limit``), with their total."""
+    limit, offset = _page(limit, offset)
+    page = entries[offset : offset + limit]
+    return {"entries": page, "total": len(entries), "limit": limit, "offset": offset}
 
 
 MAX_ENDPOINT_BYTES = 20_000
@@ -343,8 +398,12 @@ def create_app(
         sort: str = "overall",
         order: str = "desc",
         origin: str | None = None,
-    ) -> BoardJSON:
-        return board(dataset, game, sort, order, origin).to_json()
+        limit: int = DEFAULT_PAGE,
+        offset: int = 0,
+    ) -> _EntriesPage:
+        _page(limit, offset)  # a bad page is refused before the ranking is computed
+        ranking = board(dataset, game, sort, order, origin).to_json()
+        return {**ranking, **_page_of(ranking["entries"], limit, offset)}
 
     @app.get("/api/entries.csv", response_class=PlainTextResponse)
     def api_entries_csv(
@@ -369,9 +428,15 @@ def create_app(
 
     @app.get("/api/agentic/entries", response_model=None)
     def api_agentic_entries(
-        grid: str | None = None, sort: str | None = None, order: str = "desc"
-    ) -> AgenticBoardJSON:
-        return agentic_board(grid, sort, order).to_json()
+        grid: str | None = None,
+        sort: str | None = None,
+        order: str = "desc",
+        limit: int = DEFAULT_PAGE,
+        offset: int = 0,
+    ) -> _AgenticPage:
+        _page(limit, offset)  # a bad page is refused before the ranking is computed
+        ranking = agentic_board(grid, sort, order).to_json()
+        return {**ranking, **_page_of(ranking["entries"], limit, offset)}
 
     @app.get("/agentic", response_class=HTMLResponse)
     def agentic_page(
@@ -444,8 +509,10 @@ def create_app(
         }
 
     @app.get("/api/jobs", response_model=None)
-    def api_jobs() -> list[JobView]:
-        return list_jobs(db)
+    def api_jobs(limit: int = DEFAULT_PAGE, offset: int = 0) -> _JobsPage:
+        limit, offset = _page(limit, offset)
+        jobs = list_jobs(db, limit=limit, offset=offset)
+        return {"jobs": jobs, "total": count_jobs(db), "limit": limit, "offset": offset}
 
     @app.get("/api/jobs/{job_id}", response_model=None)
     def api_job(job_id: int) -> JobView:

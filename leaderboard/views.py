@@ -232,12 +232,13 @@ def _private_cells(metrics: Mapping[str, Any], game: str | None) -> dict[str, fl
             "gap_se": None,
         }
     public, fresh = metrics["overall"], private["overall"]
+    known = public["se"] is not None and fresh["se"] is not None  # None: one trial, no SE
     return {
         "private": fresh["accuracy"],
         "private_se": fresh["se"],
         "private_questions": private["questions"],
         "gap": public["accuracy"] - fresh["accuracy"],
-        "gap_se": math.sqrt(public["se"] ** 2 + fresh["se"] ** 2),
+        "gap_se": math.sqrt(public["se"] ** 2 + fresh["se"] ** 2) if known else None,
     }
 
 

@@ -205,3 +205,51 @@ def test_runs_of_one_model_are_labelled_by_their_seeds_as_the_readme_says(tmp_pa
     assert {k: c.text for k, c in zero.items()} != {k: c.text for k, c in none.items()}
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert "`random (seed=none)`" in readme and "`random (seed=1)`" in readme
+
+
+# -- a run folder is its manifest's (issue 35; walkthrough broken 1, rough 1 and 14) --------
+
+
+def test_eval_refuses_a_folder_of_another_runs_calls_without_its_manifest(tmp_path: Path) -> None:
+    """Walkthrough f28: random's calls, manifest deleted; ``--model scripted`` reported them."""
+    import shutil
+
+    ask = ("--limit", "5", "--trials", "1")
+    first = coordqa("eval", "--model", "random", *ask, "--out", "r", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    copy = tmp_path / "copy"
+    shutil.copytree(tmp_path / "r", copy)
+    (copy / "manifest.json").unlink()
+    calls = (copy / "calls.jsonl").read_bytes()
+    adopted = coordqa("eval", "--model", "scripted", *ask, "--out", "copy", cwd=tmp_path)
+    assert adopted.returncode == 2, adopted.stdout
+    said = " ".join(adopted.stderr.split())
+    assert "it holds calls.jsonl (5 records)" in said and "but no manifest.json" in said
+    assert "another --out" in said and "scripted" not in adopted.stdout
+    assert (copy / "calls.jsonl").read_bytes() == calls and not (copy / "manifest.json").exists()
+    # the same model is not let in either (f27: it was adopted silently)
+    same = coordqa("eval", "--model", "random", *ask, "--out", "copy", cwd=tmp_path)
+    assert same.returncode == 2 and "no manifest.json" in same.stderr
+
+
+def test_runs_list_and_view_show_the_readable_runs_beside_a_damaged_one(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Walkthrough f30-f32: one cut manifest made ``runs list`` and ``view`` exit 2 for all."""
+    manifest = runs["part"] / "manifest.json"
+    manifest.write_text(manifest.read_text()[: len(manifest.read_text()) // 2])
+    (runs["broken"] / "manifest.json").unlink()
+    listed = coordqa("runs", "list", "runs", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert fits(listed.stdout), listed.stdout
+    assert "runs/a" in listed.stdout and "runs/b" in listed.stdout
+    text = " ".join(listed.stdout.split())
+    assert "runs/part unreadable: manifest.json is corrupt" in text
+    assert "runs/broken unreadable: it holds calls.jsonl" in text
+    assert text.count("restore manifest.json from where the run was copied") == 2
+    assert "resume" not in text
+    exported = coordqa("view", "runs", "--export", "site", cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "manifest.json is corrupt" in index and "runs/broken" in index
+    assert "unreadable" in index and ">a<" in index and ">b<" in index

@@ -74,8 +74,12 @@ def test_a_redirecting_endpoint_fails_its_job_and_the_target_gets_nothing(
         assert target.hits == 0, "the redirect's target was called"
     assert outcome.status == "failed"
     assert asked <= CallPolicy().concurrency, "the first refusal stopped the job (8 in flight)"
-    assert "answered 307 (a redirect)" in outcome.error
-    assert str(target.base_url.split(":")[-1]) not in outcome.error, "the Location is not shown"
+    assert "answered 307 (a redirect)" in str(outcome.detail)  # the admin's words
+    # the submitter's (public) sentence: what failed and what to do, no address
+    assert str(outcome.error).startswith("the endpoint answered with a redirect (307)")
+    for said in (str(outcome.error), str(outcome.detail)):
+        assert str(target.base_url.split(":")[-1]) not in said, "the Location is not shown"
+    assert "http" not in str(outcome.error) and "--api-base" not in str(outcome.error)
 
 
 def test_a_name_that_rebinds_to_loopback_is_refused_when_the_worker_connects(
@@ -100,7 +104,12 @@ def test_a_name_that_rebinds_to_loopback_is_refused_when_the_worker_connects(
     finally:
         board.close()
     assert outcome.status == "failed"
-    assert "rebind-probe.invalid resolves to 127.0.0.1, a loopback or private" in outcome.error
+    assert "rebind-probe.invalid resolves to 127.0.0.1, a loopback or private" in str(
+        outcome.detail
+    )
+    public = str(outcome.error)  # the submitter's sentence: the cause, not the addresses
+    assert public.startswith("the endpoint's address resolved to a loopback or private address")
+    assert "127.0.0.1" not in public and "rebind-probe" not in public
     assert len(lookups) >= 2 and set(lookups) == {"rebind-probe.invalid"}
 
 
@@ -117,7 +126,7 @@ def test_the_guard_connects_to_the_address_it_checked(
         [outcome] = run_jobs(private_board, tmp_path)
         asked, hosts = endpoint.count, set(endpoint.hosts)
     # the job's budget of 40 calls stops it; every request named the host, not the address
-    assert asked >= 40 and "budget of 40 calls is spent" in str(outcome.error)
+    assert asked >= 40 and "budget of 40 calls is spent" in str(outcome.detail)
     assert hosts == {api_base.split("/")[2]}
 
 
@@ -132,7 +141,7 @@ def test_absurd_token_counts_spend_no_budget(
         assert answer.status_code == 201, answer.text
         [outcome] = run_jobs(private_board, tmp_path)
     job = private_board.client.get(f"/api/jobs/{outcome.job_id}").json()
-    assert "budget of 40 calls is spent" in str(outcome.error)
+    assert "budget of 40 calls is spent" in str(outcome.detail)
     assert job["usage"]["tokens"] == 0 and job["usage"]["calls"] >= 40
 
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     )
     from coordqa.analysis.results import (
         RunComparison as RunComparison,
+        RunList as RunList,
         RunSummary as RunSummary,
         compare_two_runs as compare_two_runs,
         list_runs as list_runs,

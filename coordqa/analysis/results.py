@@ -38,9 +38,10 @@ from coordqa.store import (
     RunManifest,
     RunReader,
     RunStore,
-    find_runs,
+    UnreadableRunError,
     open_run,
     read_qa_run,
+    survey_runs,
 )
 
 __all__ = [
@@ -381,10 +382,27 @@ def _summarise(path: Path, readers: Mapping[str, RunCounter]) -> RunSummary:
     )
 
 
-def list_runs(
-    root: str | Path, readers: Mapping[str, RunCounter] | None = None
-) -> list[RunSummary]:
-    """Every run under ``root`` (newest first).
+@dataclass(frozen=True)
+class RunList:
+    """What ``coordqa runs list`` shows: the runs it read, and the run folders it could not."""
+
+    runs: list[RunSummary]
+    """The readable runs, newest first."""
+    unreadable: list[UnreadableRunError]
+    """Run folders that cannot be read, each with what is wrong and what to do, by path."""
+
+
+STREAMS_DAMAGED = (
+    "restore the damaged file from a copy of the run, or move the folder out of the way"
+)
+"""How to recover a run whose manifest opens but whose records do not."""
+
+
+def list_runs(root: str | Path, readers: Mapping[str, RunCounter] | None = None) -> RunList:
+    """Every run under ``root`` (newest first), and the run folders there that cannot be read.
+
+    One damaged run (a cut manifest, records without a manifest, a damaged stream) is listed
+    with its cause and fix instead of stopping the listing of the others.
 
     Args:
         root: the folder to search.
@@ -392,11 +410,21 @@ def list_runs(
             kinds the core does not read itself; the command line gives them).
 
     Raises:
-        StoreError: ``root`` is not a directory, or a run in it cannot be read.
+        StoreError: ``root`` is not a directory, or holds no run folder at all.
     """
     base = Path(root)
-    paths = find_runs(base)
-    if not paths:
+    survey = survey_runs(base)
+    if not survey.runs and not survey.unreadable:
         raise StoreError(f"no runs under {base}: no folder there holds a manifest.json")
-    summaries = [_summarise(path, readers or {}) for path in paths]
-    return sorted(summaries, key=lambda s: (s.created, str(s.path)), reverse=True)
+    summaries, unreadable = [], list(survey.unreadable)
+    for path in survey.runs:
+        try:
+            summaries.append(_summarise(path, readers or {}))
+        except StoreError as exc:
+            unreadable.append(
+                UnreadableRunError(path, f"its records cannot be read ({exc})", STREAMS_DAMAGED)
+            )
+    return RunList(
+        sorted(summaries, key=lambda s: (s.created, str(s.path)), reverse=True),
+        sorted(unreadable, key=lambda problem: problem.path),
+    )

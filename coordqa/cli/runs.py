@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
     from coordqa.analysis import ModelReport, RunComparison, RunSummary
+    from coordqa.store import UnreadableRunError
 
 console = Console()
 """Tables: stdout."""
@@ -437,9 +438,10 @@ def list_command(
     from coordqa.analysis.tables import INCOMPLETE_MARK, INCOMPLETE_NOTE
     from coordqa.play import read_play_run
 
-    summaries = list_runs(directory, {"agentic": read_agentic_run, "play": read_play_run})
-    render_run_list(directory, summaries)
-    if any(INCOMPLETE_MARK in s.accuracy for s in summaries):
+    listing = list_runs(directory, {"agentic": read_agentic_run, "play": read_play_run})
+    render_run_list(directory, listing.runs)
+    render_unreadable(listing.unreadable)
+    if any(INCOMPLETE_MARK in s.accuracy for s in listing.runs):
         messages.print(INCOMPLETE_NOTE)
 
 
@@ -483,6 +485,16 @@ def render_run_list(directory: Path, summaries: Sequence[RunSummary]) -> None:
         if about:
             console.print(Text(f"  {about}", style="dim"))
         console.print(line(row))
+
+
+def render_unreadable(problems: Sequence[UnreadableRunError]) -> None:
+    """Each run folder that cannot be read: its path, what is wrong, and what to do."""
+    if not problems:
+        return
+    console.print(Text(f"unreadable run folders ({len(problems)})", style="bold"))
+    for problem in problems:
+        console.print(Text(str(problem.path), style="bold"), soft_wrap=True)
+        console.print(Text(f"  unreadable: {problem.problem}; {problem.fix}"))
 
 
 def register(app: typer.Typer) -> None:

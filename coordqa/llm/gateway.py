@@ -24,6 +24,7 @@ from coordqa.llm.ledger import UsageLedger
 from coordqa.llm.limits import LimiterRegistry, Limits, limiters
 from coordqa.llm.offline import Script, ScriptedProvider
 from coordqa.llm.providers import Completion, Provider
+from coordqa.llm.redaction import redact
 from coordqa.llm.registry import create_provider
 from coordqa.llm.retry import ConnectionBreaker, call_with_retries
 from coordqa.llm.types import ROLES, CallPolicy, GenerateConfig, Message, Reply, Transport
@@ -84,6 +85,7 @@ class Model:
         cache: ResponseCache | None = None,
         ledger: UsageLedger | None = None,
         limiter_registry: LimiterRegistry | None = None,
+        secrets: Sequence[str | None] = (),
     ) -> None:
         """Wrap ``provider``. Most code should call :func:`get_model` instead.
 
@@ -95,6 +97,9 @@ class Model:
             limiter_registry: where the connection's limiter lives (default: the process-wide
                 one). The policy's limits become those of the whole endpoint, shared with every
                 other model that calls it.
+            secrets: keys the endpoint may echo (its API key): taken out of every reply and
+                error this model returns (:func:`coordqa.llm.redaction.redact`), so no run
+                folder, log or error message shows them.
         """
         self.provider = provider
         self.policy = policy
@@ -111,6 +116,7 @@ class Model:
         self._breaker = ConnectionBreaker(policy.max_connection_failures)
         self._checked = False
         self._check_lock = threading.Lock()
+        self._secrets = tuple(secrets)
 
     @property
     def name(self) -> str:
@@ -270,15 +276,18 @@ class Model:
         if outcome.value is None:
             return Reply(
                 None,
-                outcome.error,
+                None if outcome.error is None else redact(outcome.error, self._secrets),
                 error_kind=outcome.kind or "failed",
                 latency_s=latency,
                 attempts=outcome.attempts,
                 model=self.name,
             )
         completion = outcome.value
+        text = completion.text
         return Reply(
-            completion.text,
+            text
+            if text is None or not self._secrets
+            else redact(text, self._secrets, shapes=False),
             usage=completion.usage,
             latency_s=latency,
             attempts=outcome.attempts,
@@ -353,4 +362,4 @@ def get_model(
         response_cache = ResponseCache() if provider.cacheable else None
     else:
         response_cache = cache
-    return Model(provider, policy=policy, cache=response_cache, ledger=ledger)
+    return Model(provider, policy=policy, cache=response_cache, ledger=ledger, secrets=(api_key,))

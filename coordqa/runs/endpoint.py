@@ -79,5 +79,7 @@ def check_reachable(api_base: str | None) -> None:
     if reason is not None:
         raise RunFailed(
             f"stopped before the first call: {api_base} is unreachable: {reason}. Start the "
-            "server or fix --api-base, then run the same command again (nothing was stored)."
+            "server or fix --api-base, then run the same command again (nothing was stored).",
+            stop_kind="unreachable",
+            stop_error=reason,
         )

@@ -161,7 +161,13 @@ def index_page(catalog: RunCatalog, links: Links) -> str:
     """The list of runs."""
     runs = [{"entry": e, "manifest": open_run(e.path).manifest} for e in catalog.entries]
     qa_runs = len(catalog.qa_entries)
-    return render("index.html", links, runs=runs, compare=qa_runs if qa_runs > 1 else 0)
+    return render(
+        "index.html",
+        links,
+        runs=runs,
+        unreadable=catalog.unreadable,
+        compare=qa_runs if qa_runs > 1 else 0,
+    )
 
 
 def qa_run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:

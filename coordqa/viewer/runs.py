@@ -19,7 +19,7 @@ from typing import TypeVar
 from coordqa.analysis.labels import run_labels
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
-from coordqa.store import RunKind, discover_runs, open_run
+from coordqa.store import RunKind, UnreadableRunError, discover_runs, open_run
 from coordqa.viewer.agentic import AgenticView
 from coordqa.viewer.compare import DatasetComparison, compare_by_dataset
 from coordqa.viewer.qa import QAView, Rationales
@@ -85,7 +85,10 @@ class RunCatalog:
             raise ConfigError(
                 "give at least one run directory (written by coordqa eval or agentic)"
             )
-        stores = [open_run(path) for path in discover_runs(paths, SHOWN_KINDS)]
+        self.unreadable: list[UnreadableRunError] = []
+        """Run folders inside the folders given that cannot be read (shown on the index)."""
+        found = discover_runs(paths, SHOWN_KINDS, unreadable=self.unreadable)
+        stores = [open_run(path) for path in found]
         for store in stores:
             if store.manifest.kind not in SHOWN_KINDS:
                 raise ConfigError(
