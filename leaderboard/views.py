@@ -489,7 +489,8 @@ AGENTIC_OVERALL = "overall"
 AGENTIC_RANKING_RULE = (
     "Entries are ranked by overall: the mean, over the grid's score columns, of the entry's "
     "score as a share of the best ranked entry's score in that column (1.00 is the best in "
-    "every column; a column in which no entry scored above 0 is left out). Scores of different "
+    "every column; a column in which no entry scored above 0 is left out, and where no entry "
+    "scored at all, all are tied at 0). Scores of different "
     "games are not comparable, so each counts by its share of the best. Equal overall scores "
     "share a rank. Sorting by another column reorders the rows; the rank stays."
 )
@@ -504,6 +505,11 @@ def overall_scores(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> li
 
     >>> overall_scores([{"a": 2.0, "b": 0.0}, {"a": 1.0, "b": 0.0}], ["a", "b"])
     [1.0, 0.5]
+
+    Where no entry scored in any column, every entry with all columns is tied at 0:
+
+    >>> overall_scores([{"a": 0.0}, {"a": 0.0}, {}], ["a"])
+    [0.0, 0.0, None]
     """
     best = {
         key: max((float(r[key]) for r in rows if r.get(key) is not None), default=0.0)
@@ -512,10 +518,12 @@ def overall_scores(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> li
     counted = [key for key in keys if best[key] > 0]
     scores: list[float | None] = []
     for row in rows:
-        if not counted or any(row.get(key) is None for key in counted):
+        if any(row.get(key) is None for key in counted or keys):
             scores.append(None)
-            continue
-        scores.append(sum(float(row[key]) / best[key] for key in counted) / len(counted))
+        elif not counted:
+            scores.append(0.0)  # no entry scored anywhere: all are tied, none is ahead
+        else:
+            scores.append(sum(float(row[key]) / best[key] for key in counted) / len(counted))
     return scores
 
 
