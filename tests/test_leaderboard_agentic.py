@@ -200,4 +200,4 @@ def test_the_overall_score_is_each_columns_share_of_its_best() -> None:
     # capture cross-play: no entry scored, left out; the others: 1 = the best of the column
     assert overall_scores([three, six, half], keys) == [0.0, 1.0, 0.75]
     assert overall_scores([{**six, "overcooked/self": None}, half], keys) == [None, 0.75]
-        assert overall_scores([three, three], keys) == [0.0, 0.0]  # nobody scored: all tied
+    assert overall_scores([three, three], keys) == [0.0, 0.0]  # nobody scored: all tied
