@@ -84,7 +84,7 @@ def package_environment(package: str, **filters: Callable[..., str]) -> jinja2.E
     return env
 
 
-def static_packages(own: str | None = None) -> list[tuple[str, str]]:
+def static_packages(own: str | None = None) -> list[str | tuple[str, str]]:
     """A server's ``StaticFiles(packages=...)``: its own ``static/`` (if any), then the shared."""
     return [*([(own, "static")] if own else []), (STATIC_PACKAGE, "static")]
 
