@@ -12,11 +12,12 @@ from agents_support import RoleScript
 
 from coordqa.agentic.agents import CACAgent, fallback_action, parse_verdict
 from coordqa.agentic.agents.memory import offered_options
+from coordqa.agentic.records import parse_record
 from coordqa.choices import MAX_OPTIONS
 from coordqa.errors import ConfigError, ModelCallFailed, UnknownNameError
 from coordqa.games import Game, Observation, make_game, make_player, play_episode
 from coordqa.llm import Message, ScriptedModel
-from coordqa.records import ROLE_TYPES, CallResult, parse_exchange
+from coordqa.records import CallResult, exchange_type
 
 NOT_OKAY = "Playing an unknown card may lose a life.\nVerification: Not Okay"
 
@@ -278,7 +279,7 @@ def test_every_exchange_is_recorded_with_its_fields() -> None:
     assert all(required <= set(r) for r in exchanges)
     # the same call shape as a QA call, and every record reads back as its type
     assert all(set(CallResult.model_fields) <= set(r) for r in exchanges)
-    assert all(type(parse_exchange(r)) is ROLE_TYPES[r["role"]] for r in exchanges)
+    assert all(type(parse_record(r)) is exchange_type(r["role"]) for r in exchanges)
     assert {r["role"] for r in exchanges} == {"tom", "action", "verifier"}
     events = [r for r in records if r["kind"] == "events"]
     stats = players[0].stats()  # type: ignore[attr-defined]

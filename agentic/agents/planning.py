@@ -42,11 +42,11 @@ from coordqa.agentic.agents.reflection import (
     world_signature,
 )
 from coordqa.agentic.agents.replies import MAX_SECTION_CHARS, section, subgoal_action, subgoals
+from coordqa.agentic.records import PlanPayload
 from coordqa.games.base import Observation, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 from coordqa.options import OPTIONS_CONFIG, flag
-from coordqa.records import AgentRole, PlanPayload
 
 REFLECTIONS_SHOWN = 3
 """How many of Reflexion's latest reflections its memory shows."""
@@ -177,7 +177,7 @@ class PlanningAgent(LLMAgent):
         await self._ask_plan("react", messages, "thought", None)
 
     async def _ask_plan(
-        self, role: AgentRole, messages: list[Any], label: str, hypothesis_id: int | None
+        self, role: str, messages: list[Any], label: str, hypothesis_id: int | None
     ) -> None:
         def read(reply: Reply) -> tuple[tuple[str | None, list[str]], PlanPayload]:
             plan, goals = section(reply.text, label) or plain(reply.text), subgoals(reply.text)
