@@ -424,22 +424,8 @@ async def run_grid_async(
     Raises:
         ConfigError: no episodes, or ``api_keys`` with the Ray backend.
     """
-    if api_keys and config.runtime.backend == "ray":
-        raise ConfigError(
-            "a model's own api key is for the local backend; give the Ray workers the "
-            "provider's environment variable instead"
-        )
     keys = dict(api_keys or {})
-    specs = config.episodes()
-    if not specs:
-        raise ConfigError(
-            "the grid has no episodes: no agent/partner pairing plays the listed games"
-        )
-    unready = check_players(specs)
-    played = _played_before(Path(out))
-    check_models(
-        config, [s for s in specs if s.key not in played and not _unready(s, unready)], keys
-    )
+    specs, unready = _checked_before_the_run(config, Path(out), keys)
     watch = ErrorWatch(
         ", ".join(config.model_names()), config.api_base, config.runtime.max_error_rate
     )
@@ -473,6 +459,34 @@ async def run_grid_async(
             raise run.failed(failure, None if watch.stopped_by else result)
         run.finish()
     return result
+
+
+def _checked_before_the_run(
+    config: GridConfig, out: Path, api_keys: dict[str, str]
+) -> tuple[list[EpisodeSpec], dict[str, str]]:
+    """The grid's episodes and its players that are not ready, every seat and model checked.
+
+    The models checked are those the pending episodes call; nothing is stored before.
+
+    Raises:
+        ConfigError: no episodes, ``api_keys`` with the Ray backend, or a seat that cannot be
+            built.
+    """
+    if api_keys and config.runtime.backend == "ray":
+        raise ConfigError(
+            "a model's own api key is for the local backend; give the Ray workers the "
+            "provider's environment variable instead"
+        )
+    specs = config.episodes()
+    if not specs:
+        raise ConfigError(
+            "the grid has no episodes: no agent/partner pairing plays the listed games"
+        )
+    unready = check_players(specs)
+    played = _played_before(out)
+    pending = [s for s in specs if s.key not in played and not _unready(s, unready)]
+    check_models(config, pending, api_keys)
+    return specs, unready
 
 
 def _unready(spec: EpisodeSpec, unready: dict[str, str]) -> bool:

@@ -418,14 +418,16 @@ def grid_command(
     if episodes is not None:
         for entry in _listed(data, "games"):
             entry.update(seeds=None, episodes=episodes)
-    data["generate"] = {
-        **_section(data, "generate"),
-        **_generate(temperature, top_p, max_tokens, seed),
-    }
+    data["generate"] = _merged(data, "generate", _generate(temperature, top_p, max_tokens, seed))
     data["runtime"] = _runtime(
         data, backend, address, concurrency, parallel_episodes, error_rate, connection_failures
     )
     _play(parse_grid(data, where=str(config)), out)
+
+
+def _merged(data: dict[str, Any], key: str, values: dict[str, Any]) -> dict[str, Any]:
+    """A grid document's mapping ``key`` with ``values`` over it."""
+    return {**_section(data, key), **values}
 
 
 def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
