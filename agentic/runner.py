@@ -423,6 +423,8 @@ async def run_grid_async(
 
     Raises:
         ConfigError: no episodes, or ``api_keys`` with the Ray backend.
+        MissingDependencyError: the Ray backend without ray installed (before any progress,
+            run directory or episode).
     """
     keys = dict(api_keys or {})
     specs, unready = _checked_before_the_run(config, Path(out), keys)
@@ -471,7 +473,12 @@ def _checked_before_the_run(
     Raises:
         ConfigError: no episodes, ``api_keys`` with the Ray backend, or a seat that cannot be
             built.
+        MissingDependencyError: the Ray backend without ray installed.
     """
+    if config.runtime.backend == "ray":
+        from coordqa.llm.ray_limits import import_ray
+
+        import_ray()
     if api_keys and config.runtime.backend == "ray":
         raise ConfigError(
             "a model's own api key is for the local backend; give the Ray workers the "

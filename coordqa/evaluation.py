@@ -28,9 +28,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.dataset import Row
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
 from coordqa.eval_config import EvalConfig
@@ -59,6 +58,9 @@ from coordqa.store import (
     open_run,
     read_qa_run,
 )
+
+if TYPE_CHECKING:
+    from coordqa.analysis import RunAnalysis
 
 __all__ = [
     "EvalConfig",
@@ -366,6 +368,8 @@ def score(run: RunStore | str | Path) -> RunAnalysis:
     (question, trial) comes from its latest model call: a failed call is an ``error``, a reply
     is mapped to an option again.
     """
+    from coordqa.analysis import analyze_run  # pandas: after the calls, never before
+
     reader = read_qa_run(run)
     samples = reader.score()
     reader.store.write_jsonl(SCORES_FILE, [sample.to_json() for sample in samples])
@@ -434,7 +438,11 @@ class _Session:
 def _stored_totals(call: QACall) -> UsageTotals:
     """A stored call, counted by the ledger's one rule (:func:`coordqa.llm.ledger.totals_of`)."""
     spent = Usage(
-        call.usage.prompt_tokens, call.usage.completion_tokens, call.usage.cost, calls=int(call.ok)
+        call.usage.prompt_tokens,
+        call.usage.completion_tokens,
+        call.usage.cost,
+        calls=int(call.ok),
+        implausible_counts=int(call.usage.implausible),
     )
     reply = Reply(call.text, call.error, usage=spent, attempts=call.attempts, cached=call.cached)
     return totals_of(reply)
@@ -576,6 +584,7 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
         policy=config.policy,
         cache="default" if config.cache else None,
         ledger=ledger,
+        transport=config.transport,
     )
     if model.provider.question_refusal is not None:
         raise ConfigError(model.provider.question_refusal)
@@ -583,7 +592,7 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
     if _check_unless_cached(model, plan):
         dropped = model.dropped_params(config.generate_config(0))
     manifest = _as_stored(plan)
-    runtime = {**manifest.runtime, "dropped_params": dropped}
+    runtime = {**manifest.runtime, "dropped_params": dropped, "transport": model.transport}
     with RunLifecycle.open(plan.out, manifest.model_copy(update={"runtime": runtime})) as run:
         store = run.store
         total = len(plan.questions) * config.trials
@@ -597,8 +606,11 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
         with run.session(on_interrupt=lambda: score(store)):
             session.started = time.monotonic()
             session.report()
-            if pending:
-                await _run_pending(session, model, pending)
+            try:
+                if pending:
+                    await _run_pending(session, model, pending)
+            finally:
+                await model.aclose()
         analysis = score(store)
         result = RunResult(
             store.path,

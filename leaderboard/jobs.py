@@ -17,9 +17,7 @@ This module holds the rules and the database side: what a registration may ask
 from __future__ import annotations
 
 import fnmatch
-import ipaddress
 import secrets
-import socket
 from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
 from typing import Any, TypedDict, cast
@@ -37,6 +35,8 @@ from coordqa.leaderboard.names import clean_name
 from coordqa.leaderboard.sealing import SecretBox
 from coordqa.leaderboard.settings import BoardRunSettings
 from coordqa.leaderboard.verify import refuse_unrankable
+from coordqa.llm.addresses import AddressGuard, AddressRefused
+from coordqa.llm.direct_provider import DIRECT_PREFIXES, direct_serves
 
 __all__ = [
     "FINISHED",
@@ -96,23 +96,29 @@ def _draw_seed() -> int:
     return low + secrets.randbelow(high - low)
 
 
-def _check_api_base(api_base: str, allow_private: bool) -> None:
-    """Refuse an endpoint URL the worker should not call (wrong scheme, own network)."""
+def _check_api_base(model: str, api_base: str, allow_private: bool) -> None:
+    """Refuse an endpoint the worker should not call (wrong scheme, own network) or cannot.
+
+    The worker reaches a registered endpoint only as an OpenAI-compatible server, through the
+    transport whose connections it checks (:mod:`coordqa.llm.addresses`); the same address rule
+    is checked again on every connection the worker makes.
+    """
     parts = urlsplit(api_base)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"api_base must be an http(s) URL, got {api_base!r}")
+    if not direct_serves(model, api_base):
+        raise ConfigError(
+            f"model {model!r}: this board calls a registered endpoint as an OpenAI-compatible "
+            f"server; name the model {' or '.join(p + '/NAME' for p in DIRECT_PREFIXES)}"
+        )
     if allow_private:
         return
     try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(parts.hostname, None)}
-    except OSError as exc:
+        AddressGuard().checked(parts.hostname, parts.port or 0)
+    except AddressRefused as exc:
+        raise ConfigError(f"api_base {api_base!r}: {exc}") from exc
+    except (OSError, ValueError) as exc:
         raise ConfigError(f"api_base {api_base!r}: {parts.hostname} does not resolve") from exc
-    inner = sorted(str(a) for a in addresses if not ipaddress.ip_address(a).is_global)
-    if inner:
-        raise ConfigError(
-            f"api_base {api_base!r} resolves to {', '.join(inner)}, a loopback or private "
-            "address; this board calls only public endpoints"
-        )
 
 
 def _check_hosted(model: str, hosted: tuple[str, ...]) -> None:
@@ -159,7 +165,7 @@ def register_endpoint(
             raise ConfigError("api_key is for your own api_base; a hosted model uses the board's")
         _check_hosted(request.model, settings.hosted)
     else:
-        _check_api_base(request.api_base, settings.allow_private_endpoints)
+        _check_api_base(request.model, request.api_base, settings.allow_private_endpoints)
     unknown = sorted(set(request.grids) - set(grids))
     if unknown:
         raise ConfigError(

@@ -24,7 +24,10 @@ died (or requeued after its budget ran out) continues where it stopped without a
 question twice. Budgets (calls, tokens, seconds) count every session of a job; reaching one
 stops the job cleanly, as failed with the budget named. Model calls go through
 :mod:`coordqa.llm` like any ``coordqa eval``: the board's response cache is off, so every reply
-comes from the endpoint.
+comes from the endpoint. Each job runs under :func:`coordqa.llm.addresses.guarded_endpoints`:
+its endpoint is reached by the direct transport only, every new connection to it is checked
+where it is made (public addresses only, unless the board allows private endpoints), no
+redirect is followed and every body is read within its bounds (:mod:`coordqa.llm.http`).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from coordqa.leaderboard.db import Database, DuplicateResultsError, Endpoint, Jo
 from coordqa.leaderboard.jobs import claim_job, entry_of_job, set_job_status
 from coordqa.leaderboard.sealing import SecretBox
 from coordqa.leaderboard.settings import WorkerConfig, process_name
+from coordqa.llm.addresses import guarded_endpoints
 
 if TYPE_CHECKING:
     from coordqa.dataset import QuestionRow
@@ -377,10 +381,12 @@ def run_job(
             if endpoint.api_key_sealed is None
             else (box or SecretBox()).open(endpoint.api_key_sealed)
         )
-        if job.kind == "agentic":
-            entry = _run_agentic_job(db, catalog, job, endpoint, key, folder)
-        else:
-            entry = _run_qa_job(db, catalog, job, endpoint, key, folder)
+        allow_private = bool(job.settings.get("allow_private_endpoints", False))
+        with guarded_endpoints(allow_private=allow_private):
+            if job.kind == "agentic":
+                entry = _run_agentic_job(db, catalog, job, endpoint, key, folder)
+            else:
+                entry = _run_qa_job(db, catalog, job, endpoint, key, folder)
     except CoordqaError as exc:
         set_job_status(db, job.id, "failed", error=str(exc))
         return JobOutcome(job.id, "failed", error=str(exc))

@@ -48,6 +48,7 @@ __all__ = [
     "ERROR_POLICY",
     "INCOMPLETE_MARK",
     "INCOMPLETE_NOTE",
+    "ONE_TRIAL_NOTE",
     "SCORE_COLUMNS",
     "RunAnalysis",
     "accuracy_table",
@@ -225,13 +226,23 @@ INCOMPLETE_NOTE = (
 """The footnote that explains :data:`INCOMPLETE_MARK`."""
 
 
-def format_accuracy(mean: float, se: float, *, complete: bool) -> str:
+ONE_TRIAL_NOTE = "one trial: no trial SE"
+"""Said beside the accuracy of a run of one trial, where the trial SE would be: a spread over
+trials needs two of them, and ``± NaN`` reads like a failure."""
+
+
+def format_accuracy(mean: float, se: float, *, complete: bool, trials: int | None = None) -> str:
     """``0.512 ± 0.034``, followed by :data:`INCOMPLETE_MARK` for an incomplete run.
+
+    With ``trials`` below 2 the trial SE is left out (the caller says :data:`ONE_TRIAL_NOTE`).
 
     >>> format_accuracy(0.5, 0.1, complete=False)
     '0.500 ± 0.100 *'
+    >>> format_accuracy(0.5, math.nan, complete=True, trials=1)
+    '0.500'
     """
-    shown = format_mean_se(mean, se)
+    one_trial = trials is not None and trials < 2 and not math.isnan(mean)
+    shown = f"{mean:.3f}" if one_trial else format_mean_se(mean, se)
     return shown if complete else f"{shown} {INCOMPLETE_MARK}"
 
 

@@ -272,8 +272,9 @@ class RunStore:
                 f"{path.name}: ignored an incomplete last line ({len(tail)} bytes), "
                 "left by an interrupted write"
             )
-            self.warnings.append(message)
-            logger.warning("%s: %s", self.path, message)
+            if message not in self.warnings:  # a run read several times says it once
+                self.warnings.append(message)
+                logger.warning("%s: %s", self.path, message)
         yield from _json_objects(path, lines, "Restore it or start a new run with another --out.")
 
     def _writer(self, stream: str) -> IO[bytes]:
