@@ -2,8 +2,9 @@
 
 Every model exchange goes through :meth:`LLMAgent.ask`, which counts it in the agent's
 :class:`~coordqa.agentic.agents.stats.AgentStats` and hands the recorder a typed record: the
-exchange type of its role (:data:`coordqa.records.EXCHANGE_TYPES`), with the payload the call's
-parser read. Every decision ends with one :class:`~coordqa.records.Decision` (role ``events``):
+exchange type of its role (:data:`coordqa.records.EXCHANGE_ROLES`; this track's in
+:mod:`coordqa.agentic.records`), with the payload the call's parser read. Every decision ends
+with one :class:`~coordqa.agentic.records.Decision` (role ``events``):
 the action taken, whether it was a fallback and why, verifier rejections, HM predictions scored
 since the last decision.
 
@@ -38,11 +39,21 @@ from typing import Any, ClassVar, TypeVar
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.belief import BeliefState
-from coordqa.agentic.agents.ladder import ask_ladder, check_ladder
+from coordqa.agentic.agents.features import check_features, partner_info_redaction
+from coordqa.agentic.agents.ladder import ask_ladder
 from coordqa.agentic.agents.memory import fallback_action, memory_text, offered_options
-from coordqa.agentic.agents.services import Note, NoteKey
+from coordqa.agentic.agents.services import Note, NoteKey, ReplyParser
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
+from coordqa.agentic.records import (
+    ActionPayload,
+    AgentRecord,
+    Decision,
+    FailedAction,
+    Fallback,
+    FallbackReason,
+    Recorder,
+)
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, GameError, ModelCallFailed
 from coordqa.games.base import (
@@ -52,26 +63,13 @@ from coordqa.games.base import (
     Player,
     PlayerSpec,
     StepResult,
-    game_profile,
 )
 from coordqa.games.feed import SeatFeed
 from coordqa.games.seat import SeatView
 from coordqa.jsonvalues import JSONObject
 from coordqa.llm import DEFAULT_CONFIG, GenerateConfig, Message, Model, Reply, get_model
-from coordqa.options import OptionValue, parse_options
-from coordqa.records import (
-    ActionPayload,
-    AgentRecord,
-    AgentRole,
-    Decision,
-    FailedAction,
-    Fallback,
-    FallbackReason,
-    Payload,
-    Recorder,
-    call_result,
-    exchange_of,
-)
+from coordqa.options import OptionValue, PlayerOptions, parse_options
+from coordqa.records import call_result, exchange_of
 
 T = TypeVar("T")
 
@@ -139,6 +137,9 @@ class LLMAgent(Player):
     and in ``stats()``, so stored runs say which agent produced them."""
     options_class: ClassVar[type | None] = None
     """The dataclass of this agent's options (None: the agent takes none)."""
+    observes_partner: ClassVar[bool] = False
+    """Whether the agent always predicts or observes its partner's behaviours (HM, PlanReAct),
+    and so needs the game's behaviour space (CAC needs it for k-level ToM only)."""
 
     def __init__(
         self,
@@ -158,6 +159,7 @@ class LLMAgent(Player):
         """
         if options is None and self.options_class is not None:
             options = self.options_class()
+        self.check_game(game_name, options)
         self.options: Any = options
         self.game_name = game_name
         self.layout = layout
@@ -182,13 +184,31 @@ class LLMAgent(Player):
         self.feed: SeatFeed | None = None
         """What this seat was handed this episode, kept only for a model that plays from it
         (``Model.reads_context``: the offline ``bot``) and passed with every call."""
-        self.belief = BeliefState(self) if getattr(options, "belief_state", False) else None
+        self.belief = (
+            BeliefState(self, game_name) if getattr(options, "belief_state", False) else None
+        )
         """The explicit belief state (agents whose options have ``belief_state`` on)."""
-        self.ladder_every = check_ladder(game_name, getattr(options, "tom_ladder", 0))
+        self.ladder_every: int = getattr(options, "tom_ladder", 0)
         """Ask the ToM question ladder every this many decisions (0: never)."""
-        self.redact = _partner_info_redaction(game_name, getattr(options, "partner_info", True))
+        self.redact = partner_info_redaction(game_name, getattr(options, "partner_info", True))
         """Rewrites the game's description without the partner's inventory and location
         (``partner_info`` off), else None."""
+
+    @classmethod
+    def check_game(cls, game_name: str, options: Any) -> None:
+        """Refuse what ``options`` turn on that ``game_name`` cannot serve, naming it.
+
+        The game's profile must give what each feature reads: belief facts for
+        ``belief_state``, a ToM ladder for ``tom_ladder``, a redaction for ``partner_info``
+        off, a behaviour space for an agent that predicts its partner (:attr:`observes_partner`,
+        or k-level ToM: ``tom_level`` above 0). Called when a grid (or
+        ``coordqa agentic run``) is read (:attr:`coordqa.games.PlayerSpec.game_check`), and
+        again when an agent is built.
+
+        Raises:
+            ConfigError: the first feature the game cannot serve.
+        """
+        check_features(game_name, options, observes_partner=cls.observes_partner)
 
     # ------------------------------------------------------------------ Player protocol
 
@@ -336,15 +356,13 @@ class LLMAgent(Player):
         )
 
     async def ask(
-        self,
-        role: AgentRole,
-        messages: Sequence[Message],
-        parse: Callable[[Reply], tuple[T, Payload]],
+        self, role: str, messages: Sequence[Message], parse: ReplyParser[T]
     ) -> tuple[Reply, T]:
         """Call the model, parse its reply, count it and record the exchange.
 
         Args:
-            role: the kind of call (:data:`coordqa.records.AGENT_ROLES`).
+            role: the kind of call (:data:`coordqa.agentic.records.AGENT_ROLES`, or a role a
+                plugin agent registers in :data:`coordqa.records.EXCHANGE_ROLES`).
             messages: the conversation.
             parse: turns the reply into a value plus the role's payload.
 
@@ -429,31 +447,17 @@ class LLMAgent(Player):
         return self.fall_back(legal, "unreadable", f"after one format reminder: {detail}")
 
 
-def _partner_info_redaction(game_name: str, shown: bool) -> Callable[[str, int], str] | None:
-    """The game's description rewriter for ``partner_info`` off; None when it is on.
-
-    Raises:
-        ConfigError: the game's profile names no ``without_partner_info``.
-    """
-    if shown:
-        return None
-    redact: Callable[[str, int], str] | None = game_profile(game_name).load("without_partner_info")
-    if redact is None:
-        raise ConfigError(
-            f"--no-partner-info (partner_info: false) is the LLM-Coordination paper's Overcooked "
-            f"ablation; game {game_name!r} does not say how to leave the partner's inventory and "
-            "location out of its description (its GameProfile names no without_partner_info). "
-            "Use it in overcooked, or drop it."
-        )
-    return redact
-
-
 def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:
     """The player-registry factory of an agent class.
 
     Its signature is the contract with matches and runners: ``factory(game_name, layout, *,
-    model, generate=None, recorder=None, preset="coordqa", **agent_options)``, where
-    ``agent_options`` are the fields of ``cls.options_class``.
+    model, generate=None, recorder=None, preset="coordqa", options=None, **agent_options)``.
+    ``options`` are the agent's options as parsed where the grid or command was read
+    (:class:`~coordqa.options.PlayerOptions`), handed on as they are; without them the keyword
+    ``agent_options`` (fields of ``cls.options_class``) are parsed here, for Python callers.
+
+    Raises:
+        ConfigError: both, or options parsed for another class.
     """
 
     def factory(
@@ -464,21 +468,40 @@ def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:
         generate: GenerateConfig | None = None,
         recorder: Recorder | None = None,
         preset: str = DEFAULT_PRESET,
+        options: PlayerOptions | None = None,
         **agent_options: OptionValue,
     ) -> LLMAgent:
+        if options is None:
+            value = parse_options(cls.name, cls.options_class, agent_options)
+        elif agent_options or not _options_of(cls, options.value):
+            raise ConfigError(
+                f"agent {cls.name!r} was given {options!r} and {sorted(agent_options)}: give "
+                f"its options once, as a {_class_name(cls)}"
+            )
+        else:
+            value = options.value
         return cls(
             game_name,
             layout,
             model=model,
             generate=generate,
             recorder=recorder,
-            options=parse_options(cls.name, cls.options_class, agent_options),
+            options=value,
             preset=preset,
         )
 
     factory.__name__ = f"make_{cls.name}"
     factory.__doc__ = f"Build a {cls.__name__} (options: :class:`{cls.options_class}`)."
     return factory
+
+
+def _options_of(cls: type[LLMAgent], value: object) -> bool:
+    """Whether ``value`` is an instance of ``cls``'s options class (None when it has none)."""
+    return value is None if cls.options_class is None else isinstance(value, cls.options_class)
+
+
+def _class_name(cls: type[LLMAgent]) -> str:
+    return "no options" if cls.options_class is None else cls.options_class.__name__
 
 
 def agent_spec(cls: type[LLMAgent], description: str) -> PlayerSpec:
@@ -488,5 +511,11 @@ def agent_spec(cls: type[LLMAgent], description: str) -> PlayerSpec:
     """
     factory = agent_factory(cls)
     return PlayerSpec(
-        cls.name, (ANY_GAME,), factory, description, kind="llm", options=cls.options_class
+        cls.name,
+        (ANY_GAME,),
+        factory,
+        description,
+        kind="llm",
+        options=cls.options_class,
+        game_check=cls.check_game,
     )

@@ -38,15 +38,16 @@ from typing import Any, Literal
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import ActionPick, LLMAgent
+from coordqa.agentic.agents.ladder import check_every
 from coordqa.agentic.agents.memory import partner_last_action
 from coordqa.agentic.agents.replies import strip_markdown, without_action_lines
 from coordqa.agentic.agents.tom_levels import PartnerPredictor, check_level
+from coordqa.agentic.records import Rejection, TomPayload, VerifierPayload
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 from coordqa.options import OPTIONS_CONFIG, flag
-from coordqa.records import Rejection, TomPayload, VerifierPayload
 
 VerifierVerdict = Literal["okay", "not_okay"]
 
@@ -105,6 +106,7 @@ class CACOptions:
 
     def __post_init__(self) -> None:
         check_level(self.tom_level)
+        check_every(self.tom_ladder)
         if self.tom_level and not self.use_tom:
             raise ConfigError(
                 f"tom_level={self.tom_level} needs the ToM step, which is off (--no-tom, "

@@ -42,12 +42,12 @@ from typing import Literal, Protocol
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.hypotheses import Hypothesis, HypothesisBook
 from coordqa.agentic.agents.services import AgentServices
+from coordqa.agentic.records import Judgement, JudgementPayload, TargetPayload, ValueUpdate
 from coordqa.choices import choose, format_options
 from coordqa.games.base import game_profile
 from coordqa.games.seat import SeatView
 from coordqa.llm import Message, Reply
 from coordqa.prompts import MARKERS
-from coordqa.records import Judgement, JudgementPayload, TargetPayload, ValueUpdate
 
 Source = Literal["extrinsic", "counterfactual"]
 """Where a value update's reward came from."""
@@ -114,7 +114,7 @@ class RewardEvaluation:
     def __init__(self, agent: RewardedAgent, c: float, extrinsic_scale: float) -> None:
         """Score ``agent``'s hypotheses with counterfactual reward ``c`` and ``extrinsic_scale``."""
         self.agent, self.c, self.extrinsic_scale = agent, c, extrinsic_scale
-        self.unit = game_profile(agent.game_name).reward_unit
+        self.unit = game_profile(agent.game_name).agents.reward_unit
         self.in_use: InUse | None = None
         self.targets: list[Target] = []
 

@@ -1,7 +1,7 @@
 """HM, Hypothetical Minds (Theory of Mind by hypothesis generation, evaluation and refinement).
 
 The ToM module runs at the agent's first decision and then at its next decision after each
-observed partner behaviour (:mod:`~coordqa.agentic.agents.behaviour`: each Hanabi move, each
+observed partner behaviour (:mod:`~coordqa.agentic.agents.features`: each Hanabi move, each
 completed Overcooked object action, each Collab turn). One update, in the full ``hm`` variant:
 
 1. unless a hypothesis is validated, generate a new one, shown the top-k earlier hypotheses with
@@ -43,11 +43,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from coordqa.agentic.agents import prompts
-from coordqa.agentic.agents.behaviour import behaviour_for
 from coordqa.agentic.agents.counterfactual import EXTRINSIC_SCALE, RewardEvaluation
+from coordqa.agentic.agents.features import behaviour_for
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook
 from coordqa.agentic.agents.planning import PlanningAgent, PlanningOptions, plain
 from coordqa.agentic.agents.replies import section, subgoals
+from coordqa.agentic.records import (
+    HypothesisPayload,
+    HypothesisScore,
+    PredictPayload,
+    VanillaPayload,
+)
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
@@ -55,12 +61,6 @@ from coordqa.games.seat import SeatView
 from coordqa.jsonvalues import JSONObject, JSONValue
 from coordqa.llm import Reply
 from coordqa.options import flag
-from coordqa.records import (
-    HypothesisPayload,
-    HypothesisScore,
-    PredictPayload,
-    VanillaPayload,
-)
 
 Variant = Literal["hm", "vmp", "mmp", "mmp_eval", "he_hr"]
 """Full HM, Vanilla Mind Prompting, Modular Mind Prompting, MMP + hypothesis evaluation,
@@ -104,6 +104,7 @@ class HMOptions(PlanningOptions):
     interaction (a soup, a card, the win); above c, so that only it can reach V_thr = c."""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.variant not in VARIANTS:
             raise ConfigError(
                 f"HM variant {self.variant!r} is unknown; use one of {', '.join(VARIANTS)}"
@@ -159,6 +160,7 @@ class HMAgent(PlanningAgent):
     version = "hm-v8"
     options_class = HMOptions
     options: HMOptions
+    observes_partner = True
 
     def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
         """Create the agent (settings as :class:`LLMAgent`; options default to full HM)."""

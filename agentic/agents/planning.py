@@ -32,7 +32,8 @@ from typing import Any, ClassVar
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import LLMAgent
-from coordqa.agentic.agents.behaviour import behaviour_for
+from coordqa.agentic.agents.features import behaviour_for
+from coordqa.agentic.agents.ladder import check_every
 from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.reflection import (
     Signature,
@@ -41,11 +42,11 @@ from coordqa.agentic.agents.reflection import (
     world_signature,
 )
 from coordqa.agentic.agents.replies import MAX_SECTION_CHARS, section, subgoal_action, subgoals
+from coordqa.agentic.records import PlanPayload
 from coordqa.games.base import Observation, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 from coordqa.options import OPTIONS_CONFIG, flag
-from coordqa.records import AgentRole, PlanPayload
 
 REFLECTIONS_SHOWN = 3
 """How many of Reflexion's latest reflections its memory shows."""
@@ -70,6 +71,9 @@ class PlanningOptions:
     belief_state: bool = field(default=False, metadata=flag("--belief-state", sets=True))
     """Keep an explicit belief state, rewritten at each decision and checked against the
     engine."""
+
+    def __post_init__(self) -> None:
+        check_every(self.tom_ladder)
 
 
 class PlanningAgent(LLMAgent):
@@ -173,7 +177,7 @@ class PlanningAgent(LLMAgent):
         await self._ask_plan("react", messages, "thought", None)
 
     async def _ask_plan(
-        self, role: AgentRole, messages: list[Any], label: str, hypothesis_id: int | None
+        self, role: str, messages: list[Any], label: str, hypothesis_id: int | None
     ) -> None:
         def read(reply: Reply) -> tuple[tuple[str | None, list[str]], PlanPayload]:
             plan, goals = section(reply.text, label) or plain(reply.text), subgoals(reply.text)
@@ -194,6 +198,7 @@ class PlanReActAgent(PlanningAgent):
 
     name = "planreact"
     version = "planreact-v1"
+    observes_partner = True
 
     def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
         """Create the agent; it plans after each behaviour of the partner, as HM updates."""

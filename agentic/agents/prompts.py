@@ -3,11 +3,12 @@
 The action call reuses the game's QA JP directive (its profile's ``qa_directives``) and the QA
 layout (:mod:`coordqa.prompts`), so an agent's action choice is asked like a CoordinationQA
 joint-planning question of that game: system = directive, user = game description, assistant =
-acknowledgement, user = state and lettered actions. Two variations: in turn-based games (Hanabi)
-the directive says the partner moves on their next turn, not "at the same time"; and the
-``paper`` preset's answer-only format (its Overcooked prompt) asks for ``Action: <action>`` with
-no explanation. HM's prediction call reuses the game's ToM directive the same way. Only what the
-QA track has no text for lives here.
+acknowledgement, user = state and lettered actions. The directive is the game's own words, which
+time the partner's move as the game is played (Hanabi, turn-based: "on their next turn"; the
+others: "at the same time"). The ``paper`` preset's answer-only format (its Overcooked prompt)
+asks for ``Action: <action>`` with no explanation, timed by the game's ``turn_based``. HM's
+prediction call reuses the game's ToM directive the same way. Only what the QA track has no
+text for lives here.
 
 Texts sent in every game say nothing game-specific: per-game wording (the ToM answer format,
 the verifier's safety example) comes from the game's profile (:mod:`coordqa.games.profile`).
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from coordqa.choices import format_options
-from coordqa.directives import SIMULTANEOUS_CLAUSE, TURN_BASED_CLAUSE
+from coordqa.directives import timing_clause
 from coordqa.games.base import game_profile
 from coordqa.llm import Message
 from coordqa.prompts import ACKNOWLEDGEMENT, MARKERS
@@ -39,11 +40,15 @@ ANSWER_ONLY_DIRECTIVE = (
 
 
 def action_directive(game_name: str, turn_based: bool, answer_only: bool) -> str:
-    """The system prompt of the action call in ``game_name``."""
-    timing = TURN_BASED_CLAUSE if turn_based else SIMULTANEOUS_CLAUSE
+    """The system prompt of the action call in ``game_name``.
+
+    The game's JP directive as the game words it (its profile's ``qa_directives``, which state
+    its timing), or the paper's answer-only directive with the clause of the game's timing
+    (``turn_based``).
+    """
     if answer_only:
-        return ANSWER_ONLY_DIRECTIVE.format(timing=timing)
-    return game_profile(game_name).qa_directives["JP"].replace(SIMULTANEOUS_CLAUSE, timing)
+        return ANSWER_ONLY_DIRECTIVE.format(timing=timing_clause(turn_based))
+    return game_profile(game_name).qa_directives["JP"]
 
 
 TOM_DIRECTIVE = (
@@ -59,7 +64,7 @@ TOM_FORMAT = (
     "Partner Action Explanation: <one sentence on why your partner took their last action>\n"
     "Partner Needs: <one sentence on what your partner needs you to do next>"
 )
-"""The ToM answer format of games whose profile gives none (``GameProfile.tom_format``)."""
+"""The ToM answer format of games whose profile gives none (``GameProfile.agents.tom_format``)."""
 
 VERIFIER_DIRECTIVE = """\
 You are the Verifier of an agent playing a cooperative game with a partner. You will be given \
@@ -73,7 +78,8 @@ Verification: Okay
 or
 Verification: Not Okay"""
 """System prompt of CAC's verifier (the paper found it works best as a system prompt);
-``{example}`` is the game's safety example (``GameProfile.verifier_example``), or nothing."""
+``{example}`` is the game's safety example (``GameProfile.agents.verifier_example``), or
+nothing."""
 
 HYPOTHESIS_DIRECTIVE = (
     "You are the Theory of Mind module of an agent playing a cooperative game with a partner. "
@@ -150,13 +156,13 @@ def action_messages(
 
 def tom_messages(game_name: str, game_description: str, memory: str) -> list[Message]:
     """CAC's Theory of Mind call over the working and episodic memory."""
-    directive = TOM_DIRECTIVE.format(format=game_profile(game_name).tom_format or TOM_FORMAT)
+    directive = TOM_DIRECTIVE.format(format=game_profile(game_name).agents.tom_format or TOM_FORMAT)
     return conversation(directive, game_description, memory)
 
 
 def verifier_directive(game_name: str) -> str:
     """The verifier's system prompt for ``game_name``."""
-    return VERIFIER_DIRECTIVE.format(example=game_profile(game_name).verifier_example)
+    return VERIFIER_DIRECTIVE.format(example=game_profile(game_name).agents.verifier_example)
 
 
 def verifier_messages(

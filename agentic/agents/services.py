@@ -12,7 +12,7 @@ from typing import Literal, Protocol, TypeVar
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.games.seat import SeatView
 from coordqa.llm import Message, Reply
-from coordqa.records import AgentRole, Payload, Record
+from coordqa.records import Payload, Record
 
 NoteKey = Literal[
     "verifier_rejections",
@@ -24,11 +24,14 @@ NoteKey = Literal[
     "belief_accuracy",
     "expectation",
 ]
-"""The lists of a :class:`~coordqa.records.Decision` an agent adds to while deciding."""
+"""The lists of a :class:`~coordqa.agentic.records.Decision` an agent adds to while deciding."""
 Note = str | float | Record
-"""One item of those lists (a :class:`~coordqa.records.Rejection`, a note, a score...)."""
+"""One item of those lists (a :class:`~coordqa.agentic.records.Rejection`, a note, a score...)."""
 
 T = TypeVar("T")
+
+ReplyParser = Callable[[Reply], tuple[T, Payload]]
+"""How a call's reply is read: into a value for the agent, and the role's payload to record."""
 
 
 class AgentServices(Protocol):
@@ -49,10 +52,7 @@ class AgentServices(Protocol):
         """The game description the agent is given."""
 
     async def ask(
-        self,
-        role: AgentRole,
-        messages: Sequence[Message],
-        parse: Callable[[Reply], tuple[T, Payload]],
+        self, role: str, messages: Sequence[Message], parse: ReplyParser[T]
     ) -> tuple[Reply, T]:
         """Call the model, count and record the exchange."""
 

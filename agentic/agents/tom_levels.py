@@ -7,7 +7,7 @@ prediction of the partner's next behaviour, reasoned from the partner's point of
 partner's next behaviour given that belief. Both answers join the ToM notes of the action call.
 
 Predictions are lettered choices among the partner's behaviours of
-:mod:`~coordqa.agentic.agents.behaviour` (the spaces HM predicts in: each Hanabi move, the kind of
+:mod:`~coordqa.agentic.agents.features` (the spaces HM predicts in: each Hanabi move, the kind of
 each completed Overcooked object action, each Collab action), so code scores them against what the
 partner then does, and CAC's prediction accuracy is comparable with HM's. The paper's nested JSON
 answer is replaced by separate lettered calls for that reason.
@@ -29,15 +29,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from coordqa.agentic.agents import prompts
-from coordqa.agentic.agents.behaviour import behaviour_for
+from coordqa.agentic.agents.features import behaviour_for
 from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.services import AgentServices
+from coordqa.agentic.records import Expectation, LevelScore, OptionPickPayload
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
-from coordqa.records import Expectation, LevelScore, OptionPickPayload
 
 TOM_LEVELS = (0, 1, 2)
 """The ToM levels CAC offers."""

@@ -151,16 +151,20 @@ def accuracy_table(
     table["random_baseline"] = baseline
     table = table.reset_index()
     table["n_trials"] = table["n_trials"].astype(int)
-    if "question_type" in table.columns:
-        order = {t: i for i, t in enumerate(QUESTION_TYPES)}
-        table = table.sort_values(
-            [*[k for k in keys if k != "question_type"], "question_type"],
-            key=lambda col: (
-                col.map(order).fillna(len(order)) if col.name == "question_type" else col
-            ),
-        ).reset_index(drop=True)
+    table = _in_type_order(table, keys)
     columns = [*keys, "accuracy", "se", "ci_low", "ci_high", "n_trials", "n_questions"]
     return table[[*columns, "correct", *STATUSES, "random_baseline"]]
+
+
+def _in_type_order(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``table`` sorted by its other keys, then question type in :data:`QUESTION_TYPES` order."""
+    if "question_type" not in table.columns:
+        return table
+    order = {t: i for i, t in enumerate(QUESTION_TYPES)}
+    return table.sort_values(
+        [*[k for k in keys if k != "question_type"], "question_type"],
+        key=lambda col: col.map(order).fillna(len(order)) if col.name == "question_type" else col,
+    ).reset_index(drop=True)
 
 
 def _no_samples(keys: list[str]) -> pd.DataFrame:

@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 
 from coordqa.games.base import Observation, PlayerSpec, ScriptedPlayer, player_catalog
 from coordqa.games.overcooked import engine
-from coordqa.games.overcooked.game import geometry, kitchen
 from coordqa.games.overcooked.planner import choose_task
+from coordqa.games.overcooked.seat import geometry, kitchen
 from coordqa.games.seat import SeatView
 from coordqa.options import OPTIONS_CONFIG
 
@@ -105,9 +105,11 @@ class PlannerPlayer(ScriptedPlayer):
         return task.text
 
 
-def greedy_human(game_name: str, layout: str | None, **options: Any) -> GreedyHumanPlayer:
-    """Factory for :class:`GreedyHumanPlayer`; options are :class:`GreedyOptions`'."""
-    return GreedyHumanPlayer(GreedyOptions(**options))
+def greedy_human(
+    game_name: str, layout: str | None, options: GreedyOptions | None = None
+) -> GreedyHumanPlayer:
+    """Factory for :class:`GreedyHumanPlayer` with its parsed :class:`GreedyOptions`."""
+    return GreedyHumanPlayer(options or GreedyOptions())
 
 
 def planner(game_name: str, layout: str | None) -> PlannerPlayer:
