@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer.main
-from cli_support import coordqa
+from cli_support import command_at, coordqa
 
-from coordqa.cli import app
 from coordqa.llm.testing import Fault, LocalOpenAIServer
 
 CALL_OPTIONS = (
@@ -40,9 +38,7 @@ COMMANDS = (("eval",), ("eval-set",), ("agentic", "run"), ("agentic", "grid"))
 
 def _options(path: tuple[str, ...]) -> dict[str, Any]:
     """The options of the command at ``path`` by flag (Typer's own click types them)."""
-    command: Any = typer.main.get_command(app)
-    for name in path:
-        command = command.commands[name]
+    command = command_at(path)
     params = command.get_params(command.context_class(command))
     return {opt: p for p in params if p.param_type_name == "option" for opt in p.opts}
 
