@@ -36,7 +36,8 @@ def fold_dropped_system(chat_format: str) -> bool:
         return False
 
     def folded(*, messages: Sequence[Any], **kwargs: Any) -> Any:
-        return handler(messages=fold_system(messages), **kwargs)
+        prompt: Any = fold_system(messages)  # the plain role/content messages the handler takes
+        return handler(messages=prompt, **kwargs)
 
     registry.register_chat_completion_handler(chat_format, folded, overwrite=True)
     return True
