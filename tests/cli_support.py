@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import typer
 import typer.main
-from typer._click import Context
 from typer.core import TyperGroup
 from typer.testing import CliRunner
 
@@ -95,7 +95,7 @@ def command_at(path: Sequence[str]) -> Any:
     it: the root group imports a command's module only when asked for it by name."""
     command: Any = typer.main.get_command(app)
     for name in path:
-        command = command.get_command(Context(command), name)
+        command = command.get_command(typer.Context(command), name)
     return command
 
 
@@ -104,5 +104,5 @@ def command_paths(path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
     yield path
     command = command_at(path)
     if isinstance(command, TyperGroup):
-        for name in command.list_commands(Context(command)):
+        for name in command.list_commands(typer.Context(command)):
             yield from command_paths((*path, name))

@@ -15,11 +15,13 @@ import importlib
 import os
 import sys
 import threading
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 import typer.main
-from typer._click import Command, Context
+
+if TYPE_CHECKING:
+    from typer._click import Command, Context  # typer's own click, whose types it does not export
 
 COMMAND_MODULES: dict[str, str] = {
     "eval": "qa",
