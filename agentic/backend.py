@@ -65,7 +65,9 @@ class ModelPool:
             return model
 
     def _build(self, name: str) -> Model:
-        provider = create_provider(name, self.api_base(name), self.api_keys.get(name))
+        provider = create_provider(
+            name, self.api_base(name), self.api_keys.get(name), self.runtime.transport
+        )
         cache = ResponseCache() if self.runtime.cache and provider.cacheable else None
         return Model(
             provider,

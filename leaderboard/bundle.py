@@ -92,6 +92,69 @@ class BundleError(CoordqaError):
     """A run cannot be turned into a bundle, or a bundle breaks the submission rules."""
 
 
+MAX_LISTED_ERRORS = 20
+"""Schema violations an answer lists (the message shows :data:`MAX_SHOWN_ERRORS` and the
+total)."""
+MAX_SHOWN_ERRORS = 5
+"""Schema violations an error message itself spells out."""
+
+
+def schema_violations(exc: ValidationError) -> tuple[list[dict[str, str]], int]:
+    """The first :data:`MAX_LISTED_ERRORS` violations of ``exc``, and how many there are.
+
+    Each is ``{"loc", "msg"}``, ``loc`` dotted; the unlisted ones of long lists are counted in.
+    """
+    errors: list[dict[str, str]] = []
+    total = 0
+    for error in exc.errors(include_url=False):
+        if error["type"] == "more_errors":
+            total += int((error.get("ctx") or {})["count"])
+            continue
+        total += 1
+        if len(errors) < MAX_LISTED_ERRORS:
+            where = ".".join(str(part) for part in error["loc"]) or "(root)"
+            errors.append({"loc": where, "msg": error["msg"]})
+    return errors, total
+
+
+def shown_violations(errors: Sequence[Mapping[str, str]], total: int) -> str:
+    """The first :data:`MAX_SHOWN_ERRORS` violations, ``loc: msg; ...``, and how many more."""
+    shown = "; ".join(f"{e['loc']}: {e['msg']}" for e in errors[:MAX_SHOWN_ERRORS])
+    more = total - min(len(errors), MAX_SHOWN_ERRORS)
+    return shown + (f" (and {more} more: {total} in all)" if more > 0 else "")
+
+
+class BundleSchemaError(BundleError):
+    """The bundle built from a run would break the submission schema.
+
+    A reply longer than a bundle may carry (stored by a coordqa that did not cut replies), a
+    display name too long. ``violations`` and ``total`` as :func:`schema_violations` gives them.
+    """
+
+    def __init__(self, run_dir: Path, violations: list[dict[str, str]], total: int) -> None:
+        """Say what breaks which rule, and what to do."""
+        self.violations = violations
+        self.total = total
+        super().__init__(
+            f"{run_dir} cannot be submitted: its bundle would break the submission schema "
+            f"({shown_violations(violations, total)}); {_schema_fix(violations)}"
+        )
+
+
+def _schema_fix(violations: Sequence[Mapping[str, str]]) -> str:
+    """What to do about a run whose bundle breaks the schema in ``violations``."""
+    places = [v["loc"].split(".") for v in violations]
+    if any(place[0] == "replies" and place[-1] == "text" for place in places):
+        return (
+            f"a reply longer than {MAX_REPLY_CHARS:,} characters was stored by a coordqa that "
+            "did not cut replies: run the same `coordqa eval` command with another --out folder "
+            "(replies are stored cut now) and submit that run"
+        )
+    if all(place[0] == "model" for place in places):
+        return "give other --name, --provider, --org or --link values"
+    return "run it again with this coordqa into another --out folder and submit that run"
+
+
 class ModelInfo(BaseModel):
     """Who and what is being ranked; shown on the leaderboard as given (escaped)."""
 
@@ -391,15 +454,22 @@ def result_digest(data: Mapping[str, Any]) -> str:
     return content_hash([data.get("track"), results])
 
 
-def _sealed(data: dict[str, Any], model: type[BundleBase]) -> dict[str, Any]:
+def _sealed(data: dict[str, Any], model: type[BundleBase], run_dir: Path) -> dict[str, Any]:
     """``data`` with its digest, validated against ``model``, as the server will read it.
 
     The JSON round trip turns integer keys (seats in trajectories) into strings first, so the
     digest is computed on exactly the document the server receives.
+
+    Raises:
+        BundleSchemaError: the document breaks the schema (the run at ``run_dir`` holds a
+            value no bundle may carry).
     """
     plain: dict[str, Any] = json.loads(json.dumps(data, ensure_ascii=False, allow_nan=False))
     plain["digest"] = bundle_digest(plain)
-    model.model_validate(plain)
+    try:
+        model.model_validate(plain)
+    except ValidationError as exc:
+        raise BundleSchemaError(run_dir, *schema_violations(exc)) from None
     return plain
 
 
@@ -488,7 +558,7 @@ def build_qa_bundle(
     data["dataset_fingerprint"] = fingerprint
     data["replies"] = replies
     data["reported"] = _reported(run.summary())
-    return _sealed(data, QABundle)
+    return _sealed(data, QABundle, run.path)
 
 
 def _whole_run_calls(run: QARun) -> tuple[str, dict[SampleKey, QACall]]:
@@ -610,7 +680,7 @@ def build_agentic_bundle(
     data["grid"] = grid or str(store.manifest.config.get("name") or "grid")
     data["episodes"] = [episode.to_record() for episode in episodes]
     data["reported"] = None
-    return _sealed(data, AgenticBundle)
+    return _sealed(data, AgenticBundle, store.path)
 
 
 def build_bundle(run_dir: str | Path, *, grid: str | None = None, **info: Any) -> dict[str, Any]:

@@ -62,6 +62,7 @@ __all__ = [
     "Endpoint",
     "Job",
     "QuotaError",
+    "claim_display_name",
     "lock_token",
     "quota_message",
     "SHOWN_AS",
@@ -114,6 +115,36 @@ def lock_token(session: Session, token_id: int) -> None:
     snapshot). Two submissions with one token thus count and insert one after the other.
     """
     session.execute(update(Token).where(Token.id == token_id).values(last_used_at=_now()))
+
+
+NameRefusal = Callable[[set[str]], None]
+"""Checks a display name against the names other tokens hold (raises to refuse it)."""
+
+
+def claim_display_name(session: Session, token_id: int | None, refuse: NameRefusal) -> None:
+    """Check a display name about to be stored, inside the transaction that stores it.
+
+    ``refuse`` gets the display names of other tokens' entries and endpoints (entries without
+    a token count as another submitter's; hidden entries keep their names) and raises to
+    refuse. Every transaction that stores a name takes one lock first, a write to the meta
+    table's ``schema_version`` row (the lock SQLite and PostgreSQL share, as
+    :func:`lock_token`), so two look-alike names sent at once by two tokens are checked one
+    after the other: the second sees the first. A name without a token (an admin's import) is
+    not checked.
+    """
+    if token_id is None:
+        return
+    session.execute(update(Meta).where(Meta.key == "schema_version").values(value=Meta.value))
+    names: set[str] = set()
+    for table in (Submission, Endpoint):
+        names.update(
+            session.scalars(
+                select(table.display_name)
+                .where(or_(table.token_id.is_(None), table.token_id != token_id))
+                .distinct()
+            )
+        )
+    refuse(names)
 
 
 def visible_entries(session: Session, token_id: int) -> int:
@@ -556,12 +587,14 @@ class Database:
         episodes: Sequence[Mapping[str, Any]] = (),
         *,
         quota: int | None = None,
+        refuse_name: NameRefusal | None = None,
     ) -> tuple[int, bool]:
         """Store a submission with its samples (QA) or episodes (agentic) in one transaction.
 
         With a ``quota``, the token's visible entries are counted in the same transaction,
         after locking the token (:func:`lock_token`), so concurrent submissions cannot all pass
-        one count.
+        one count. With ``refuse_name``, its display name is checked there too
+        (:func:`claim_display_name`), first.
 
         Returns:
             ``(id, created)``: the new row's id and True, or, when a submission with the same
@@ -569,10 +602,13 @@ class Database:
 
         Raises:
             QuotaError: the token already has ``quota`` visible entries.
+            Exception: what ``refuse_name`` raises.
         """
         try:
             with self.session() as session:
                 token_id = submission.token_id
+                if refuse_name is not None:
+                    claim_display_name(session, token_id, refuse_name)
                 if quota is not None and token_id is not None:
                     lock_token(session, token_id)
                     stored = visible_entries(session, token_id)
@@ -671,24 +707,6 @@ class Database:
             row.provenance_at = None if checked is None else _now()
             row.provenance_note = checked
             return row
-
-    def names_of_others(self, token_id: int | None) -> set[str]:
-        """The display names that entries and registered endpoints of other tokens hold.
-
-        What a new name of ``token_id`` must not look like (entries without a token count as
-        another submitter's; hidden entries keep their names).
-        """
-        with self.session() as session:
-            names: set[str] = set()
-            for table in (Submission, Endpoint):
-                names.update(
-                    session.scalars(
-                        select(table.display_name)
-                        .where(or_(table.token_id.is_(None), table.token_id != token_id))
-                        .distinct()
-                    )
-                )
-            return names
 
     def visible_entries_of(self, token_id: int) -> int:
         """How many visible submissions are stored with a token (what the quota counts)."""

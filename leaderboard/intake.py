@@ -12,12 +12,21 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
 
 from coordqa.errors import UnknownNameError
-from coordqa.leaderboard.bundle import BundleBase, bundle_digest, result_digest, track_model
+from coordqa.leaderboard.bundle import (
+    MAX_LISTED_ERRORS,
+    BundleBase,
+    bundle_digest,
+    result_digest,
+    schema_violations,
+    shown_violations,
+    track_model,
+)
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import Database, DuplicateResultsError, Submission, dump_json
 from coordqa.leaderboard.names import imitated_name, imitation_refusal
@@ -45,10 +54,8 @@ class SchemaError(VerificationError):
         """Summarise the first few violations in the message and say how many there are."""
         self.errors = errors[:MAX_LISTED_ERRORS]
         self.total = len(errors) if total is None else total
-        shown = "; ".join(f"{e['loc']}: {e['msg']}" for e in self.errors[:MAX_SHOWN_ERRORS])
-        more = self.total - min(len(self.errors), MAX_SHOWN_ERRORS)
-        suffix = f" (and {more} more: {self.total} in all)" if more > 0 else ""
-        super().__init__(f"the bundle does not follow the submission schema: {shown}{suffix}")
+        shown = shown_violations(self.errors, self.total)
+        super().__init__(f"the bundle does not follow the submission schema: {shown}")
 
 
 @dataclass(frozen=True)
@@ -78,10 +85,6 @@ MAX_KEYS = 1_000
 """Most keys a JSON object in a bundle may have."""
 MAX_STRING = 100_000
 """Longest string a bundle may hold (the longest reply text)."""
-MAX_LISTED_ERRORS = 20
-"""Schema violations an answer lists (the message shows the first 5 and the total)."""
-MAX_SHOWN_ERRORS = 5
-"""Schema violations the error message itself spells out."""
 
 
 def _constant(name: str) -> Any:
@@ -185,25 +188,15 @@ def parse_bundle(body: bytes) -> tuple[BundleBase, dict[str, Any]]:
     if actual != bundle.digest:
         raise VerificationError(
             f"digest {bundle.digest[:12]}... does not match the bundle's content "
-            f"({actual[:12]}...): the bundle was changed after it was built; rebuild it with "
-            "`coordqa submit RUN_DIR --out FILE`"
+            f"({actual[:12]}...): the bundle was changed after it was built",
+            fix="rebuild it with `coordqa submit RUN_DIR --out FILE`",
         )
     return bundle, data
 
 
 def schema_error(exc: ValidationError) -> SchemaError:
     """The violations of ``exc``, the unlisted ones of long lists counted in the total."""
-    errors: list[dict[str, str]] = []
-    total = 0
-    for error in exc.errors(include_url=False):
-        if error["type"] == "more_errors":
-            total += int((error.get("ctx") or {})["count"])
-            continue
-        total += 1
-        if len(errors) < MAX_LISTED_ERRORS:
-            where = ".".join(str(part) for part in error["loc"]) or "(root)"
-            errors.append({"loc": where, "msg": error["msg"]})
-    return SchemaError(errors, total)
+    return SchemaError(*schema_violations(exc))
 
 
 def accept(
@@ -257,7 +250,6 @@ def admit(
     if same is not None:
         raise DuplicateResultsError(same)
     info = bundle.model
-    refuse_imitation(db, info.display_name, token_id)
     track = str(data["track"])
     verified = VERIFIERS.get(track)(bundle, catalog) if verify is None else verify(bundle)
     submission = Submission(
@@ -279,21 +271,26 @@ def admit(
         job_id=job_id,
         **verified.run,
     )
-    new_id, created = db.store(submission, verified.samples, verified.episodes, quota=quota)
+    new_id, created = db.store(
+        submission,
+        verified.samples,
+        verified.episodes,
+        quota=quota,
+        refuse_name=partial(refuse_imitation, info.display_name),
+    )
     return Accepted(new_id, created, verified.mismatches if created else [])
 
 
-def refuse_imitation(db: Database, name: str, token_id: int | None) -> None:
+def refuse_imitation(name: str, others: set[str]) -> None:
     """Refuse (422) a display name that looks like another submitter's entry or endpoint.
 
-    A token may reuse its own names (another run of its model); an admin's import (no token)
-    is not checked.
+    ``others``: the names of other tokens (a token may reuse its own names: another run of its
+    model); checked in the transaction that stores the name
+    (:func:`~coordqa.leaderboard.db.claim_display_name`).
 
     Raises:
-        VerificationError: ``name`` looks like another token's name (the message names it).
+        VerificationError: ``name`` looks like one of ``others`` (the message names it).
     """
-    if token_id is None:
-        return
-    imitated = imitated_name(name, sorted(db.names_of_others(token_id)))
+    imitated = imitated_name(name, sorted(others))
     if imitated is not None:
         raise VerificationError(imitation_refusal(name, imitated))

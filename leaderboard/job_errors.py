@@ -41,6 +41,13 @@ _REFUSED_ADDRESS = "a loopback or private address"
 and :class:`coordqa.llm.addresses.AddressRefused` at each connection)."""
 _ADDRESS = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://\S+")
 _PATH = re.compile(r"(?<![\w:/.])/(?:[\w.\-~]+/)+[\w.\-~]*")
+_OPTION_NOTE = re.compile(r"\s*\(--[a-z][\w-]*(?:\s[^()]*)?\)")
+"""coordqa's pointer to the option behind a limit (``(--timeout)``, ``(--max-connection-failures
+10)``), which a submitter cannot set on the board."""
+_OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*")
+_TIMED_OUT = re.compile(r"^timed out after [\d.]+ s$")
+"""How :func:`coordqa.llm.retry.describe_error` says an attempt ran out of time (its option
+note taken out): coordqa's words, not the endpoint's."""
 _ERROR_NAMES = re.compile(r"^(?:[\w.]*(?:Error|Exception)\b\s*[:\-]?\s*)+")
 _LAST_ERROR = "last error: "
 _OUR_WORDS = "; not retried"
@@ -116,7 +123,7 @@ def _public(exc: BaseException, secrets: Sequence[str | None]) -> str:
         )
     if isinstance(exc, VerificationError):
         return (
-            f"the board refused the job's results ({_excerpt(str(exc), secrets, 200)}): "
+            f"the board refused the job's results ({_excerpt(exc.problem, secrets, 200)}): "
             "register again once that is fixed"
         )
     return (
@@ -202,29 +209,43 @@ def endpoint_words(error: str) -> str:
     'down'
     >>> endpoint_words("AuthenticationError: bad key; not retried (HTTP 401: no call can succeed)")
     'bad key'
+    >>> endpoint_words("gave up after 6 attempts (--max-attempts); last error: timed out after "
+    ...                "120 s (--timeout)")
+    'timed out after 120 s'
     """
     said = error.rpartition(_LAST_ERROR)[2] if _LAST_ERROR in error else error
-    said = said.partition(_OUR_WORDS)[0]
+    said = _OPTION_NOTE.sub("", said.partition(_OUR_WORDS)[0])
     return _ERROR_NAMES.sub("", said.strip()).replace("OpenAIException - ", "")
 
 
 def _said(error: str, secrets: Sequence[str | None]) -> str:
-    """``; it said "..."`` with an excerpt of the endpoint's words, or nothing when it said none."""
-    words = _excerpt(endpoint_words(error), secrets, EXCERPT_CHARS)
-    return f"; it said {words}" if words != '""' else ""
+    """``; it said "..."`` with an excerpt of the endpoint's words, or nothing when it said none.
+
+    An attempt that ran out of time is said in the board's words (``; a call timed out after
+    120 s``): the endpoint said nothing.
+    """
+    words = endpoint_words(error)
+    if _TIMED_OUT.match(words):
+        return f"; a call {words}"
+    quoted = _excerpt(words, secrets, EXCERPT_CHARS)
+    return f"; it said {quoted}" if quoted != '""' else ""
 
 
 def _excerpt(text: str, secrets: Sequence[str | None], limit: int) -> str:
-    r"""``text`` as a short quoted excerpt: keys, addresses and paths out, escaped, cut.
+    r"""``text`` as a short quoted excerpt: keys, addresses, paths and options out, escaped, cut.
 
     Escaped as a JSON string whose ``<``, ``>`` and ``&`` are written ``\u003c``..., so no
-    reader of the error (a page, a terminal) takes the endpoint's words for markup.
+    reader of the error (a page, a terminal) takes the endpoint's words for markup. A
+    command-line option is no use to a submitter (the board runs the job).
 
     >>> print(_excerpt('"Bearer sk-abcdef1234" <b> at https://x.example/v1 in /srv/j-3', (), 80))
     "\"Bearer [redacted]\" \u003cb\u003e at (an address) in (a path)"
+    >>> print(_excerpt("no key: give --api-key-env NAME", (), 80))
+    "no key: give (an option) NAME"
     """
     text = redact(text, secrets)
     text = _PATH.sub("(a path)", _ADDRESS.sub("(an address)", text))
+    text = _OPTION.sub("(an option)", text)
     text = " ".join(text.split())
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"

@@ -27,6 +27,7 @@ import fnmatch
 import secrets
 from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from typing import Any, TypedDict, cast
 from urllib.parse import urlsplit
 
@@ -37,7 +38,14 @@ from sqlalchemy.engine import CursorResult
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.bundle import ModelInfo, default_provider
-from coordqa.leaderboard.db import Database, Endpoint, Job, LeaderboardError, Submission
+from coordqa.leaderboard.db import (
+    Database,
+    Endpoint,
+    Job,
+    LeaderboardError,
+    Submission,
+    claim_display_name,
+)
 from coordqa.leaderboard.intake import refuse_imitation
 from coordqa.leaderboard.names import clean_name
 from coordqa.leaderboard.sealing import SecretBox
@@ -197,7 +205,6 @@ def register_endpoint(
         )
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
-    refuse_imitation(db, info.display_name, token_id)
     sealed = None
     if request.api_key is not None:
         sealed = (box or SecretBox()).seal(request.api_key)
@@ -211,6 +218,7 @@ def register_endpoint(
     kinds = [("qa", None), *(("agentic", grid) for grid in request.grids)]
     common = {k: v for k, v in asdict(settings).items() if k != "hosted"}
     with db.session() as session:
+        claim_display_name(session, token_id, partial(refuse_imitation, info.display_name))
         session.add(endpoint)
         session.flush()
         jobs = [

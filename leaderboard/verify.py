@@ -67,9 +67,14 @@ REPORT_TOLERANCE = 5e-4
 class VerificationError(CoordqaError):
     """A bundle breaks a submission rule; ``status`` is the HTTP status to answer with."""
 
-    def __init__(self, message: str, status: int = 422) -> None:
-        """Keep the HTTP status next to the message."""
-        super().__init__(message)
+    def __init__(self, problem: str, status: int = 422, *, fix: str | None = None) -> None:
+        """Say the ``problem``, then, for someone who submits from a terminal, the ``fix``.
+
+        A board-run job words its own fix (its submitter has no terminal on the board): it
+        reads :attr:`problem` alone.
+        """
+        super().__init__(problem if fix is None else f"{problem}; {fix}")
+        self.problem = problem
         self.status = status
 
 
@@ -99,8 +104,8 @@ def _check_count(bundle: QABundle, dataset: KnownDataset, max_trials: int) -> No
     if bundle.trials > max_trials:
         raise VerificationError(
             f"manifest.config.trials is {bundle.trials}: this server ranks runs of at most "
-            f"{max_trials} trials per question; run `coordqa eval --trials {max_trials}` (or "
-            "fewer)"
+            f"{max_trials} trials per question",
+            fix=f"run `coordqa eval --trials {max_trials}` (or fewer)",
         )
     expected, sent = len(dataset.rows) * bundle.trials, len(bundle.replies)
     if abs(expected - sent) > len(dataset.rows):
@@ -120,8 +125,9 @@ def _check_reading(bundle: QABundle) -> None:
     if total > MAX_READ_CHARS:
         raise VerificationError(
             f"the replies hold {total} characters to read (each reply counted up to {window}); "
-            f"a bundle may ask for at most {MAX_READ_CHARS}: submit fewer trials, or register "
-            "the endpoint for the board to run (coordqa submit-endpoint)"
+            f"a bundle may ask for at most {MAX_READ_CHARS}",
+            fix="submit fewer trials, or register the endpoint for the board to run (coordqa "
+            "submit-endpoint)",
         )
 
 
@@ -334,8 +340,8 @@ def _check_one_configuration(episodes: list[AgenticEpisode]) -> None:
             shown = format_list(sorted(settings))
             raise VerificationError(
                 f"the {game} episodes use {len(settings)} configurations (agent options and "
-                f"sampling: {shown}); an entry plays each game with one configuration: run one "
-                "grid per configuration and submit each"
+                f"sampling: {shown}); an entry plays each game with one configuration",
+                fix="run one grid per configuration and submit each",
             )
 
 

@@ -302,11 +302,14 @@ def _bundle_schema() -> Iterator[None]:
     """
     from pydantic import ValidationError
 
-    from coordqa.leaderboard.intake import schema_error
+    from coordqa.leaderboard.bundle import BundleSchemaError
+    from coordqa.leaderboard.intake import SchemaError, schema_error
 
     try:
         yield
-    except ValidationError as exc:
+    except BundleSchemaError as exc:  # building it (the message is for someone at a terminal)
+        raise SchemaError(exc.violations, exc.total) from None
+    except ValidationError as exc:  # reading it
         raise schema_error(exc) from None
 
 

@@ -17,14 +17,18 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import typer
+import typer.main
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
-from coordqa.cli import run_cli
+from coordqa.cli import app, run_cli
 
 
 @dataclass(frozen=True)
@@ -84,3 +88,21 @@ def _working_directory(cwd: Path | None) -> Iterator[None]:
         yield
     finally:
         os.chdir(saved)
+
+
+def command_at(path: Sequence[str]) -> Any:
+    """The click command of ``coordqa PATH...`` (``("agentic", "run")``), loaded as Click loads
+    it: the root group imports a command's module only when asked for it by name."""
+    command: Any = typer.main.get_command(app)
+    for name in path:
+        command = command.get_command(typer.Context(command), name)
+    return command
+
+
+def command_paths(path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """Every command and group of ``coordqa`` under ``path``, the root first."""
+    yield path
+    command = command_at(path)
+    if isinstance(command, TyperGroup):
+        for name in command.list_commands(typer.Context(command)):
+            yield from command_paths((*path, name))

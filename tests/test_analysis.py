@@ -291,7 +291,7 @@ def test_a_run_with_no_sample_yet_has_no_accuracy_and_says_what_is_missing(
     run = write_qa_run(tmp_path / "r", "m", [], trials=3, questions=4)
     analysis = analyze_run(run)
     assert len(analysis.by_type) == 0 and len(analysis.by_game_type) == 0
-    overall = analysis.overall.iloc[0]
+    overall = analysis.overall[0]
     assert math.isnan(overall["accuracy"]) and overall["n_questions"] == 0
     assert analysis.missing == 12 and not analysis.complete
     assert analysis.to_json()["overall"]["accuracy"] is None

@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer.main
-from cli_support import coordqa
+from cli_support import command_at, coordqa
 
-from coordqa.cli import app
 from coordqa.llm.testing import Fault, LocalOpenAIServer
 
 CALL_OPTIONS = (
@@ -32,6 +30,7 @@ CALL_OPTIONS = (
     "--timeout",
     "--max-attempts",
     "--max-connection-failures",
+    "--transport",
 )
 """What every command that calls models takes (the brief's list and the ones eval had)."""
 
@@ -40,9 +39,7 @@ COMMANDS = (("eval",), ("eval-set",), ("agentic", "run"), ("agentic", "grid"))
 
 def _options(path: tuple[str, ...]) -> dict[str, Any]:
     """The options of the command at ``path`` by flag (Typer's own click types them)."""
-    command: Any = typer.main.get_command(app)
-    for name in path:
-        command = command.commands[name]
+    command = command_at(path)
     params = command.get_params(command.context_class(command))
     return {opt: p for p in params if p.param_type_name == "option" for opt in p.opts}
 
@@ -126,13 +123,43 @@ def test_eval_set_call_options_and_model_args_reach_each_member(tmp_path: Path) 
         assert policy["requests_per_minute"] == 100
 
 
+def test_eval_set_transport_overrides_the_specs(tmp_path: Path) -> None:
+    """``--transport`` means in eval-set what it means in eval: the spec says litellm, the
+    command line direct, and the member's manifest says direct ran."""
+    spec = tmp_path / "set.yaml"
+    with LocalOpenAIServer() as server:
+        spec.write_text(
+            f"models: [{{model: openai/m, api_base: '{server.base_url}'}}]\n"
+            "datasets: [example]\nlimit: 1\ntrials: 1\ntransport: litellm\n"
+        )
+        done = coordqa("eval-set", spec, "--transport", "direct", "--out", tmp_path / "set")
+    assert done.returncode == 0, done.stderr
+    [manifest] = (json.loads(p.read_text()) for p in (tmp_path / "set").glob("*/manifest.json"))
+    assert manifest["runtime"]["transport"] == "direct"
+
+
+@pytest.mark.parametrize("command", ["agentic run", "agentic grid"])
+def test_agentic_transport_reaches_the_provider_before_anything_is_stored(
+    tmp_path: Path, command: str
+) -> None:
+    """The direct transport serves openai/ and hosted_vllm/ models only: asked of another, the
+    command is refused as eval refuses it, nothing played or stored."""
+    line = [*COMMAND_LINES[command]]
+    line[line.index("scripted")] = "anthropic/claude-3-5-haiku-latest"
+    done = coordqa(*line, "--transport", "direct", "--out", tmp_path / "run")
+    assert done.returncode == 2, done.stderr
+    assert "--transport direct serves" in " ".join(done.stderr.split())
+    assert not (tmp_path / "run").exists()
+
+
 def test_agentic_run_sends_model_args_and_records_them_and_the_policy(tmp_path: Path) -> None:
     out = tmp_path / "run"
     with LocalOpenAIServer(lambda body, index: "Action: A") as server:
         done = coordqa(
             "agentic", "run", "--agent", "llm", "--model", "openai/m", "--api-base",
             server.base_url, "--game", "collab_capture", "--partner", "capture-greedy",
-            "--episodes", "1", "--model-arg", "top_k=5", "--timeout", "30", "--out", out,
+            "--episodes", "1", "--model-arg", "top_k=5", "--timeout", "30", "--transport",
+            "direct", "--out", out,
         )  # fmt: skip
         bodies = server.requests
     assert done.returncode == 0, done.stderr
@@ -142,6 +169,8 @@ def test_agentic_run_sends_model_args_and_records_them_and_the_policy(tmp_path: 
         {"name": "openai/m", "api_base": None, "model_args": {"top_k": 5}}
     ]
     assert manifest["runtime"]["timeout_s"] == 30
+    assert manifest["runtime"]["transport"] == "direct"
+    assert manifest["runtime"]["transports"] == {"openai/m": "direct"}
 
 
 def test_agentic_run_with_a_missing_key_variable_stops_before_anything_is_stored(
@@ -154,6 +183,21 @@ def test_agentic_run_with_a_missing_key_variable_stops_before_anything_is_stored
     assert done.returncode == 2
     assert "the environment variable COORDQA_TEST_NO_SUCH_KEY is not set" in done.stderr
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("value", "state"), [(None, "not set"), ("  ", "empty")])
+def test_submit_endpoint_reads_its_key_variable_by_the_one_rule(
+    value: str | None, state: str
+) -> None:
+    """``submit-endpoint`` kept a copy of the key-variable rule with words of its own; it says
+    a missing key as every other command does, before any request is sent."""
+    done = coordqa(
+        "submit-endpoint", "openai/m", "--to", "http://127.0.0.1:9", "--token", "t",
+        "--api-key-env", "COORDQA_TEST_NO_SUCH_KEY", env={"COORDQA_TEST_NO_SUCH_KEY": value},
+    )  # fmt: skip
+    assert done.returncode == 2
+    said = " ".join(done.stderr.split())
+    assert f"the environment variable COORDQA_TEST_NO_SUCH_KEY is {state}" in said, said
 
 
 def test_agentic_run_timeout_stops_a_server_hung_on_chat_within_rounds_of_it(

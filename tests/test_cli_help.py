@@ -10,12 +10,10 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import typer.main
-from cli_support import coordqa as coordqa_cli
+from cli_support import command_paths, coordqa as coordqa_cli
 from typer.testing import CliRunner
 
 import coordqa
@@ -30,13 +28,7 @@ def coordqa_process(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, env=env)
 
 
-def command_paths(group: object, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
-    yield path
-    for name, sub in getattr(group, "commands", {}).items():
-        yield from command_paths(sub, (*path, name))
-
-
-PATHS = list(command_paths(typer.main.get_command(app)))
+PATHS = list(command_paths())
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda path: " ".join(path) or "coordqa")
@@ -46,6 +38,48 @@ def test_help_names_values_plainly_within_80_columns(path: tuple[str, ...]) -> N
     assert result.output.startswith("Usage: ")
     assert PYTHON_TYPE.findall(result.output) == []
     assert [line for line in result.output.splitlines() if len(line) > 80] == []
+
+
+def test_each_command_module_registers_the_commands_the_root_lists_for_it() -> None:
+    from coordqa.cli import COMMAND_MODULES, registered_commands
+
+    for module in set(COMMAND_MODULES.values()):
+        listed = sorted(name for name, owner in COMMAND_MODULES.items() if owner == module)
+        assert sorted(registered_commands(module)) == listed, module
+
+
+COMMAND_MODULES_PROBE = """
+import sys
+from typer.testing import CliRunner
+from coordqa.cli import app
+result = CliRunner().invoke(app, sys.argv[1:])
+assert result.exit_code == 0, result.output
+print(sorted(m for m in sys.modules if m.startswith("coordqa.cli.") and not m[12:13] == "_"))
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "modules"),
+    [
+        (["--help"], None),
+        (["eval", "--help"], ["coordqa.cli.qa"]),
+        (["agentic", "run", "--help"], ["coordqa.cli.agentic"]),
+    ],
+)
+def test_a_command_imports_only_its_own_module(args: list[str], modules: list[str] | None) -> None:
+    """``coordqa eval`` imported every command module, the agentic track's settings among them;
+    the root's help lists every command, so it imports them all (none of them heavy)."""
+    from coordqa.cli import COMMAND_MODULES
+
+    done = subprocess.run(
+        [sys.executable, "-c", COMMAND_MODULES_PROBE, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    everyone = sorted({f"coordqa.cli.{m}" for m in COMMAND_MODULES.values()})
+    assert done.stdout.strip() == str(modules or everyone)
 
 
 def test_version_and_short_help() -> None:

@@ -253,3 +253,19 @@ def test_runs_list_and_view_show_the_readable_runs_beside_a_damaged_one(
     index = (tmp_path / "site" / "index.html").read_text()
     assert "manifest.json is corrupt" in index and "runs/broken" in index
     assert "unreadable" in index and ">a<" in index and ">b<" in index
+
+
+def test_a_folder_of_questions_alone_is_not_listed_as_a_broken_run(tmp_path: Path) -> None:
+    """A board worker's --work-dir: each job keeps its private questions (a dataset's
+    ``questions.jsonl``, no manifest) beside its runs; ``runs list`` marked that folder as an
+    unreadable run. It holds no model's answers: it is not a run, broken or not."""
+    job = tmp_path / "board-jobs" / "job-1"
+    write_qa_run(job / "public", "m", rows(SIX_QUESTIONS), trials=2)
+    data = job / "secret-a1" / "private-data"
+    data.mkdir(parents=True)
+    (data / "questions.jsonl").write_text('{"question_id": "q1"}\n{"question_id": "q2"}\n')
+    listed = coordqa("runs", "list", "board-jobs", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    text = " ".join(listed.stdout.split())
+    assert "board-jobs/job-1/public" in text
+    assert "private-data" not in text and "unreadable" not in text, text

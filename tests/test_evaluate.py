@@ -66,9 +66,9 @@ def test_faults_are_retried_and_every_key_has_one_outcome(tmp_path: Path) -> Non
 
     analysis = result.analysis
     assert analysis.errors == 1 and not analysis.complete
-    by_type = analysis.by_type.set_index("question_type")
-    assert by_type.at["JP", "answered"] == 4  # s0-jp answers A (wrong) twice
-    assert by_type.at["JP", "accuracy"] == pytest.approx(0.5)
+    by_type = {row["question_type"]: row for row in analysis.by_type}
+    assert by_type["JP"]["answered"] == 4  # s0-jp answers A (wrong) twice
+    assert by_type["JP"]["accuracy"] == pytest.approx(0.5)
     summary = store.read_json("summary.json")
     assert summary["overall"]["error"] == 1 and summary["complete"] is False
     assert open_run(result.run_dir).manifest.status == "failed"
@@ -219,13 +219,13 @@ def test_score_uses_current_scorer_on_stored_replies(tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "data", scenarios=1)
     with LocalOpenAIServer(answers()) as server:
         result = evaluate(config(dataset, tmp_path / "run", server.base_url, trials=1))
-    assert result.analysis.overall.at[0, "accuracy"] == 1.0
+    assert result.analysis.overall[0]["accuracy"] == 1.0
     calls_path = tmp_path / "run" / "calls.jsonl"
     calls = lines(calls_path)
     calls[0]["text"] = "Answer: C"
     calls_path.write_text("".join(json.dumps(c) + "\n" for c in calls))
     analysis = score(tmp_path / "run")
-    assert analysis.overall.at[0, "accuracy"] == pytest.approx(2 / 3)
+    assert analysis.overall[0]["accuracy"] == pytest.approx(2 / 3)
     assert open_run(tmp_path / "run").read_json("summary.json")["overall"]["correct"] == 2
 
 

@@ -627,6 +627,54 @@ def test_a_lookalike_of_another_submitters_name_is_refused_naming_it(
     assert board.count(Submission) == 1
 
 
+def test_two_lookalike_names_sent_at_once_by_two_tokens_are_not_both_stored(
+    board: BoardClient,
+) -> None:
+    """The look-alike check ran before the transaction that stores the entry: two tokens whose
+    bundles were verified at the same time ("GPT-4o" and "GPT-4\u0585") both passed it, and
+    both entries were stored. Each submission here waits for the other once verified, so both
+    store at once."""
+    import threading
+
+    from coordqa.leaderboard.intake import admit, parse_bundle
+    from coordqa.leaderboard.tokens import authenticate
+    from coordqa.leaderboard.verify import VERIFIERS, VerificationError
+
+    catalog = board.app.state.catalog
+    both_verified = threading.Barrier(2, timeout=60)
+
+    def verified_then_wait(bundle: Any) -> Any:
+        done = VERIFIERS.get("qa")(bundle, catalog)
+        both_verified.wait()
+        return done
+
+    outcomes: dict[str, Any] = {}
+
+    def submit(name: str, token: str) -> None:
+        bundle = synthetic_bundle(board.rows, display_name=name, run=name)
+        parsed, data = parse_bundle(json.dumps(bundle).encode())
+        token_id = authenticate(board.db, f"Bearer {token}")
+        try:
+            outcomes[name] = admit(
+                board.db, catalog, parsed, data, token_id, verify=verified_then_wait
+            )
+        except VerificationError as refused:
+            outcomes[name] = refused
+
+    threads = [
+        threading.Thread(target=submit, args=(name, token))
+        for name, token in (("GPT-4o", board.token), ("GPT-4\u0585", _another_submitter(board)))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    refused = [str(o) for o in outcomes.values() if isinstance(o, VerificationError)]
+    assert len(outcomes) == 2 and len(refused) == 1, outcomes
+    assert "looks like the existing name" in refused[0]
+    assert board.count(Submission) == 1
+
+
 def test_a_submitter_may_reuse_its_own_name_and_distinct_names_pass(board: BoardClient) -> None:
     assert board.submit(synthetic_bundle(board.rows, display_name="GPT-4o")).status_code == 201
     again = board.submit(synthetic_bundle(board.rows, display_name="gpt-4o", run="second"))

@@ -116,3 +116,50 @@ def test_unreachable_server_is_a_clear_error(run_dir: Path) -> None:
     url = f"http://127.0.0.1:{free_port()}"
     result = CliRunner().invoke(app, ["submit", str(run_dir), "--to", url, "--token", "cqa_x"])
     assert "cannot reach the leaderboard" in str(result.exception)
+
+
+def with_long_reply(source: Path, target: Path) -> tuple[str, int]:
+    """A copy of the run at ``source`` whose first stored reply is 100,500 characters long,
+    as a coordqa that did not cut replies stored it; its (question, trial)."""
+    import shutil
+
+    shutil.copytree(source, target)
+    calls = target / "calls.jsonl"
+    lines = calls.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["text"] = "Answer: A " + "x" * 100_490
+    calls.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    return first["question_id"], first["trial"]
+
+
+def test_cli_submit_of_a_reply_longer_than_a_bundle_carries_says_what_to_do(
+    tmp_path: Path, run_dir: Path
+) -> None:
+    """It raised pydantic's ValidationError, a traceback, out of ``coordqa submit``."""
+    from cli_support import coordqa
+
+    with_long_reply(run_dir, tmp_path / "run")
+    done = coordqa("submit", tmp_path / "run", "--out", tmp_path / "bundle.json")
+    assert done.returncode == 2, done.stderr
+    said = " ".join(done.stderr.split())
+    assert said.startswith("error: ") and "Traceback" not in said, said
+    assert "String should have at most 100000 characters" in said
+    assert "run the same `coordqa eval` command with another --out folder" in said
+    assert not (tmp_path / "bundle.json").exists()
+
+
+def test_a_board_job_whose_run_breaks_the_schema_fails_naming_the_rule(
+    tmp_path: Path, run_dir: Path
+) -> None:
+    """The worker's side: the same refusal becomes the job's schema error, not the advice."""
+    from coordqa.leaderboard.intake import SchemaError
+    from coordqa.leaderboard.job_errors import job_failure
+    from coordqa.leaderboard.worker import _bundle_schema
+
+    with_long_reply(run_dir, tmp_path / "run")
+    with pytest.raises(SchemaError) as refused, _bundle_schema():
+        build_qa_bundle(tmp_path / "run")
+    public = job_failure(refused.value).public
+    assert public.startswith("the board refused the job's results"), public
+    assert ".text: String should have at most 100000 characters" in public
+    assert "--out" not in public and "xxxxxxxxxx" not in public

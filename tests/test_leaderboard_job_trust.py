@@ -14,6 +14,7 @@ test_leaderboard_endpoints.py.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -274,6 +275,76 @@ def test_every_failure_maps_to_a_sentence_without_addresses_paths_or_keys() -> N
 
     seeded = job_failure(GameError("no state from seed 1234567 after 500 tries"), (KEY, "1234567"))
     assert "1234567" not in seeded.public + seeded.detail
+
+
+CLI_WORDS = re.compile(r"(?<![\w-])--[a-z]|\bcoordqa \w|\bcommand\b")
+"""What advice for someone at a terminal looks like: an option, a coordqa command, "the same
+command"."""
+
+
+def failure_kinds() -> dict[str, BaseException]:
+    """One failure of each kind a job can end on, each worded as coordqa words it today."""
+    from types import SimpleNamespace
+
+    from coordqa.errors import RunFailed, StoreError
+    from coordqa.leaderboard.db import QuotaError
+    from coordqa.leaderboard.intake import SchemaError
+    from coordqa.leaderboard.job_errors import BudgetExceeded, GridIncomplete
+    from coordqa.leaderboard.names import imitation_refusal
+    from coordqa.leaderboard.verify import VerificationError, _check_count, _check_reading
+    from coordqa.llm.retry import ConnectionBreaker, describe_error
+
+    timed_out = describe_error(TimeoutError(), timeout_s=120)
+    gave_up = f"gave up after 6 attempts (--max-attempts); last error: {timed_out}"
+    breaker = ConnectionBreaker(10)
+    for _ in range(10):
+        breaker.observe(False, timed_out)
+    kinds: dict[str, BaseException] = {
+        "calls timed out": RunFailed("failed", first_errors=(gave_up,)),
+        "unreachable, timed out": RunFailed(
+            "stopped", stop_kind="unreachable", stop_error=breaker.describe()
+        ),
+        "grid episodes timed out": GridIncomplete(2, 1, gave_up),
+        "key refused": RunFailed(
+            "stopped",
+            stop_kind="fatal",
+            stop_error="AuthenticationError: bad key; not retried (HTTP 401: no call can succeed)",
+        ),
+        "request refused": RunFailed(
+            "stopped",
+            stop_kind="fatal",
+            stop_error="BadRequestError: no top_p; not retried (HTTP 400)",
+        ),
+        "quota": QuotaError("too many"),
+        "schema": SchemaError([{"loc": "replies.3.text", "msg": "too long"}]),
+        "look-alike name": VerificationError(imitation_refusal("GPT-4o", "GPT-4o")),
+        "generic": StoreError("corrupt"),
+    }
+    for budget in ("calls", "tokens", "seconds", "disk"):
+        kinds[f"budget {budget}"] = BudgetExceeded(budget, 10, 11)
+    replies = [SimpleNamespace(text="x" * 3_000)] * 2_000
+    board_run = SimpleNamespace(trials=5, replies=replies)
+    for name, check in (
+        ("too many trials", lambda: _check_count(board_run, SimpleNamespace(rows=[1] * 198,
+                                                                           name="d"), 3)),
+        ("too much to read", lambda: _check_reading(board_run)),
+    ):  # fmt: skip
+        with pytest.raises(VerificationError) as refused:
+            check()
+        kinds[name] = refused.value
+    return kinds
+
+
+@pytest.mark.parametrize("kind", list(failure_kinds()))
+def test_no_job_failure_gives_advice_for_a_terminal(kind: str) -> None:
+    """Walkthrough rough 8, every kind: a submitter cannot type "--timeout" or "coordqa eval
+    --trials 3" at the board; coordqa's own words for a timeout are not the endpoint's."""
+    from coordqa.leaderboard.job_errors import job_failure
+
+    public = job_failure(failure_kinds()[kind]).public
+    assert not CLI_WORDS.search(public), public
+    if "timed out" in kind:
+        assert "a call timed out after 120 s" in public and "it said" not in public, public
 
 
 # -- N5: a job's folder is bounded ---------------------------------------------------------------

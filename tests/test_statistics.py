@@ -41,7 +41,7 @@ def test_a_deterministic_model_has_zero_trial_se_but_a_real_question_interval(
 ) -> None:
     right = [True] * 12 + [False] * 8  # 20 questions, accuracy 0.6 in every trial
     run = write_qa_run(tmp_path / "run", "m", identical_trials(right, 3), trials=3)
-    row = analyze_run(run).by_type.iloc[0]
+    row = analyze_run(run).by_type[0]
     assert row["accuracy"] == pytest.approx(0.6) and row["se"] == 0.0
     # 20 questions at p = 0.6: a binomial interval is about 0.6 ± 1.96 * sqrt(0.24 / 20)
     assert row["ci_low"] < 0.45 and row["ci_high"] > 0.75
@@ -50,7 +50,7 @@ def test_a_deterministic_model_has_zero_trial_se_but_a_real_question_interval(
 
 def test_one_trial_has_a_nan_trial_se_and_a_finite_question_interval(tmp_path: Path) -> None:
     run = write_qa_run(tmp_path / "run", "m", identical_trials([True, False] * 10, 1), trials=1)
-    row = analyze_run(run).overall.iloc[0]
+    row = analyze_run(run).overall[0]
     assert math.isnan(row["se"])
     assert math.isfinite(row["ci_low"]) and math.isfinite(row["ci_high"])
     assert row["ci_low"] < 0.5 < row["ci_high"]
@@ -100,10 +100,10 @@ def test_two_seeds_of_the_random_model_agree_within_their_uncertainty(tmp_path: 
             out=tmp_path / f"s{seed}",
         )
         runs.append(config.out)
-        tables.append(evaluate(config).analysis.by_type.set_index("question_type"))
+        tables.append({r["question_type"]: r for r in evaluate(config).analysis.by_type})
     first, second = tables
     for qtype in ("EC", "ToM", "JP"):
-        a, b = first.loc[qtype], second.loc[qtype]
+        a, b = first[qtype], second[qtype]
         assert a["ci_low"] <= b["ci_high"] and b["ci_low"] <= a["ci_high"], (qtype, a, b)
     report = compare_runs(runs)
     overall = report.comparisons.set_index("scope").loc["overall"]
@@ -154,6 +154,40 @@ def test_the_sign_flip_p_is_exact_when_few_questions_differ(
 def test_the_sign_flip_p_is_sampled_and_said_so_when_many_questions_differ() -> None:
     result = paired_difference([1.0] * 15 + [0.0] * 10, [0.0] * 15 + [1.0] * 10)
     assert not result.p_exact and 0 < result.p_value < 1
+
+
+def _fresh_weights(rng: np.random.Generator, n: int) -> np.ndarray:
+    """The bootstrap weights drawn as every interval drew them before they were kept per n."""
+    return rng.multinomial(n, np.full(n, 1 / n), size=RESAMPLES)
+
+
+@pytest.mark.parametrize("questions", [2, 17, 66])
+def test_a_kept_resampling_gives_the_interval_a_fresh_draw_gives(questions: int) -> None:
+    """Same seed, same interval: the weights drawn once per n are the ones each call drew."""
+    matrix = np.random.default_rng(questions).integers(0, 2, (questions, 3)).astype(float)
+    matrix[0, 1] = np.nan
+    weights = _fresh_weights(np.random.default_rng(SEED), questions)
+    scored = (~np.isnan(matrix)).astype(float)
+    hits, counted = weights @ np.nan_to_num(matrix), weights @ scored
+    per_trial = np.where(counted > 0, hits / np.where(counted > 0, counted, 1), np.nan)
+    resampled = np.nanmean(per_trial, axis=1)
+    expected = np.percentile(resampled, [2.5, 97.5])
+    for _ in range(2):  # the first call draws them, the second reuses them
+        interval = clustered_accuracy_ci(matrix)
+        assert (interval.low, interval.high) == (expected[0], expected[1])
+
+
+def test_a_kept_resampling_leaves_the_sign_flips_where_a_fresh_draw_left_them() -> None:
+    a = np.array([1.0] * 15 + [0.0] * 10 + [1.0] * 5)
+    b = np.array([0.0] * 15 + [1.0] * 10 + [1.0] * 5)
+    diffs = a - b
+    rng = np.random.default_rng(SEED)
+    _fresh_weights(rng, diffs.size)
+    signs = rng.choice(np.array([-1.0, 1.0]), size=(5 * RESAMPLES, diffs.size))
+    extreme = np.count_nonzero(np.abs(signs @ diffs / diffs.size) >= abs(diffs.mean()) - 1e-12)
+    expected = (1 + extreme) / (1 + 5 * RESAMPLES)
+    clustered_accuracy_ci(np.ones((diffs.size, 1)))  # the weights of n = 30 drawn before
+    assert paired_difference(a, b).p_value == expected
 
 
 def test_paired_difference_uses_questions_both_answered_and_is_antisymmetric() -> None:

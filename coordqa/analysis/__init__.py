@@ -2,7 +2,9 @@
 
 - :mod:`~coordqa.analysis.stats`: mean ± SE, question-level bootstrap CIs, paired comparisons,
   correlations (used by the QA tables, the agentic report, ``coordqa play`` and the leaderboard);
-- :mod:`~coordqa.analysis.tables`: the accuracy tables of one QA run and the outcome rule;
+- :mod:`~coordqa.analysis.accuracy`: the accuracy tables of one QA run and the outcome rule
+  (no pandas);
+- :mod:`~coordqa.analysis.tables`: scores tables in pandas (per-question accuracy, JP failures);
 - :mod:`~coordqa.analysis.report`: comparing QA runs (``coordqa report``);
 - :mod:`~coordqa.analysis.results`: per-question tables of runs (``coordqa results``,
   ``coordqa compare``) and the run list (``coordqa runs list``);
@@ -20,6 +22,15 @@ from typing import TYPE_CHECKING
 from coordqa._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from coordqa.analysis.accuracy import (
+        ERROR_POLICY as ERROR_POLICY,
+        INCOMPLETE_MARK as INCOMPLETE_MARK,
+        AccuracyTable as AccuracyTable,
+        RunAnalysis as RunAnalysis,
+        accuracy_of as accuracy_of,
+        analyze_run as analyze_run,
+        format_accuracy as format_accuracy,
+    )
     from coordqa.analysis.groups import (
         DatasetGroup as DatasetGroup,
         group_by_dataset as group_by_dataset,
@@ -60,12 +71,7 @@ if TYPE_CHECKING:
         paired_ratio as paired_ratio,
     )
     from coordqa.analysis.tables import (
-        ERROR_POLICY as ERROR_POLICY,
-        INCOMPLETE_MARK as INCOMPLETE_MARK,
-        RunAnalysis as RunAnalysis,
         accuracy_table as accuracy_table,
-        analyze_run as analyze_run,
-        format_accuracy as format_accuracy,
         jp_failures as jp_failures,
         load_scores as load_scores,
         question_accuracy as question_accuracy,

@@ -25,6 +25,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from coordqa.analysis.accuracy import (
+    ERROR_POLICY,
+    INCOMPLETE_NOTE,
+    ONE_TRIAL_NOTE,
+    RunAnalysis,
+    analyze_run,
+    format_accuracy,
+    format_interval,
+)
 from coordqa.analysis.groups import DatasetGroup, group_by_dataset, merge_groups, pick_dataset
 from coordqa.analysis.labels import run_labels
 from coordqa.analysis.stats import (
@@ -35,16 +44,9 @@ from coordqa.analysis.stats import (
     paired_difference,
 )
 from coordqa.analysis.tables import (
-    ERROR_POLICY,
-    INCOMPLETE_NOTE,
-    ONE_TRIAL_NOTE,
-    RunAnalysis,
-    analyze_run,
-    format_accuracy,
-    format_interval,
     jp_failures,
-    load_scores,
     question_accuracy,
+    samples_frame,
     summarize_failures,
 )
 from coordqa.errors import ConfigError, StoreError
@@ -111,7 +113,7 @@ def describe_filters(config: Mapping[str, Any]) -> str:
 
 
 def _model_row(label: str, reader: QARun, analysis: RunAnalysis) -> JSONObject:
-    overall = analysis.overall.iloc[0]
+    overall = analysis.overall[0]
     dataset = reader.manifest.dataset
     row: dict[str, Any] = {
         "model": label,
@@ -123,11 +125,9 @@ def _model_row(label: str, reader: QARun, analysis: RunAnalysis) -> JSONObject:
         "complete": analysis.complete,
         "status": analysis.status_note or "complete",
     }
-    by_type = analysis.by_type.set_index("question_type")
+    by_type = {row["question_type"]: row for row in analysis.by_type}
     for scope in SCOPES:
-        source = overall if scope == "overall" else None
-        if source is None and scope in by_type.index:
-            source = by_type.loc[scope]
+        source = overall if scope == "overall" else by_type.get(scope)
         for column, name in (("accuracy", ""), ("se", "_se"), ("ci_low", "_ci_low")):
             row[f"{scope}{name}"] = math.nan if source is None else float(source[column])
         row[f"{scope}_ci_high"] = math.nan if source is None else float(source["ci_high"])
@@ -299,8 +299,9 @@ def compare_runs(
     if not runs:
         raise StoreError("no runs given; pass one or more run directories")
     readers = [read_qa_run(run) for run in runs]
-    scores = [load_scores(reader) for reader in readers]
-    analyses = [analyze_run(r, t) for r, t in zip(readers, scores, strict=True)]
+    samples = [reader.samples() for reader in readers]
+    scores = [samples_frame(s) for s in samples]
+    analyses = [analyze_run(r, s) for r, s in zip(readers, samples, strict=True)]
     labels = run_labels([(reader.manifest, reader.path) for reader in readers])
     models = pd.DataFrame(
         [_model_row(*item) for item in zip(labels, readers, analyses, strict=True)]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from coordqa.analysis.accuracy import INCOMPLETE_MARK, analyze_run
 from coordqa.analysis.labels import run_labels
 from coordqa.analysis.report import (
     SCOPES,
@@ -23,12 +24,7 @@ from coordqa.analysis.report import (
     same_questions,
 )
 from coordqa.analysis.stats import PairedDifference, paired_difference
-from coordqa.analysis.tables import (
-    INCOMPLETE_MARK,
-    analyze_run,
-    load_scores,
-    question_accuracy,
-)
+from coordqa.analysis.tables import load_scores, question_accuracy
 from coordqa.choices import option_letter
 from coordqa.errors import ConfigError, StoreError
 from coordqa.records import Question, Sample, SampleKey
@@ -367,7 +363,7 @@ def _summarise(path: Path, readers: Mapping[str, RunCounter]) -> RunSummary:
         status = "stopped"  # unless a process holds it (checked below): it was killed
     if manifest.kind == "qa":
         analysis = analyze_run(QARun(store))
-        mean = float(analysis.overall.at[0, "accuracy"]) if len(analysis.overall) else math.nan
+        mean = float(analysis.overall[0]["accuracy"])
         if not math.isnan(mean):
             accuracy = f"{mean:.3f}"
             accuracy += "" if analysis.complete else f" {INCOMPLETE_MARK}"

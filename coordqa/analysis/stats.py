@@ -28,8 +28,9 @@ from __future__ import annotations
 import functools
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -162,6 +163,34 @@ class Interval:
 NAN_INTERVAL = Interval(math.nan, math.nan)
 
 
+@functools.lru_cache(maxsize=64)
+def _resampling(n: int) -> tuple[np.ndarray, Mapping[str, Any]]:
+    """The weights of :data:`RESAMPLES` bootstrap resamples of ``n`` units, and the rng after.
+
+    Row r counts how often each unit is drawn in resample r: ``rng.multinomial(n, [1/n] * n)``
+    with a fresh generator seeded :data:`SEED`. Drawing them is most of a bootstrap's cost
+    (about 10 ms at n = 66), and every bootstrap of n units draws the same ones, so they are
+    drawn once per n; the generator's state after the draw lets a caller go on drawing as if
+    it had drawn them itself. The array is read-only.
+    """
+    rng = np.random.default_rng(SEED)
+    weights = rng.multinomial(n, np.full(n, 1 / n), size=RESAMPLES)
+    weights.flags.writeable = False
+    return weights, rng.bit_generator.state
+
+
+def _resample_weights(n: int) -> np.ndarray:
+    """The bootstrap weights of ``n`` units (see :func:`_resampling`)."""
+    return _resampling(n)[0]
+
+
+def _generator_after_resampling(n: int) -> np.random.Generator:
+    """A generator where one seeded :data:`SEED` stands after drawing ``n`` units' weights."""
+    rng = np.random.default_rng(SEED)
+    rng.bit_generator.state = _resampling(n)[1]
+    return rng
+
+
 def _accuracy_over_trials(hits: np.ndarray, scored: np.ndarray) -> np.ndarray:
     """Mean over trials (last axis) of per-trial accuracy; trials with nothing scored skipped."""
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -198,8 +227,7 @@ def clustered_accuracy_ci(correct: np.ndarray) -> Interval:
     questions = matrix.shape[0]
     scored = (~np.isnan(matrix)).astype(float)
     hits = np.nan_to_num(matrix, nan=0.0)
-    rng = np.random.default_rng(SEED)
-    weights = rng.multinomial(questions, np.full(questions, 1 / questions), size=RESAMPLES)
+    weights = _resample_weights(questions)
     return _percentile_interval(_accuracy_over_trials(weights @ hits, weights @ scored))
 
 
@@ -254,13 +282,12 @@ def paired_difference(a: Sequence[float], b: Sequence[float]) -> PairedDifferenc
     observed = float(diffs.mean())
     if n < 2:
         return PairedDifference(n, observed, NAN_INTERVAL, math.nan)
-    rng = np.random.default_rng(SEED)
-    weights = rng.multinomial(n, np.full(n, 1 / n), size=RESAMPLES)
-    interval = _percentile_interval(weights @ diffs / n)
+    interval = _percentile_interval(_resample_weights(n) @ diffs / n)
     differing = diffs[diffs != 0]
     if differing.size <= EXACT_SIGN_FLIPS_UP_TO:
         return PairedDifference(n, observed, interval, _exact_sign_flip_p(differing), True)
     flips = 5 * RESAMPLES
+    rng = _generator_after_resampling(n)
     signs = rng.choice(np.array([-1.0, 1.0]), size=(flips, n))
     null = np.abs(signs @ diffs / n)
     extreme = int(np.count_nonzero(null >= abs(observed) - 1e-12))
@@ -296,8 +323,7 @@ def _signed_sums(values: np.ndarray) -> np.ndarray:
 def _resampled_means(values: np.ndarray) -> np.ndarray:
     """The means of :data:`RESAMPLES` bootstrap resamples of the rows of ``values``."""
     n = values.shape[0]
-    weights = np.random.default_rng(SEED).multinomial(n, np.full(n, 1 / n), size=RESAMPLES)
-    means: np.ndarray = weights @ values / n
+    means: np.ndarray = _resample_weights(n) @ values / n
     return means
 
 

@@ -2,20 +2,55 @@
 
 Each command module parses options into the library's typed configs, calls one library
 function and renders the result with rich. Command modules import heavy libraries (litellm,
-datasets, the game engines) inside the commands, so ``coordqa --help`` stays fast.
+datasets, the game engines) inside the commands, so ``coordqa --help`` stays fast, and a
+command's module is itself imported only when that command is run or its help shown
+(:data:`COMMAND_MODULES`): ``coordqa eval`` does not import the agentic track's settings or the
+leaderboard's.
 """
 
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
 import sys
 import threading
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
+import typer.main
 
-from coordqa.cli import agentic, dataset, evalset, games, leaderboard, partners, qa, runs, view
+if TYPE_CHECKING:
+    from typer._click import Command, Context  # typer's own click, whose types it does not export
+
+COMMAND_MODULES: dict[str, str] = {
+    "eval": "qa",
+    "eval-set": "evalset",
+    "score": "runs",
+    "report": "runs",
+    "results": "runs",
+    "compare": "runs",
+    "play": "games",
+    "submit": "leaderboard",
+    "submit-endpoint": "leaderboard",
+    "view": "view",
+    "runs": "runs",
+    "dataset": "dataset",
+    "games": "games",
+    "agentic": "agentic",
+    "partners": "partners",
+    "leaderboard": "leaderboard",
+}
+"""Each top-level command and the module of :mod:`coordqa.cli` whose ``register(app)`` adds it,
+in the order ``coordqa --help`` lists them (tests check that each module registers exactly its
+commands here)."""
+
+APP_SETTINGS: dict[str, Any] = {
+    "add_completion": False,
+    "pretty_exceptions_enable": False,
+    "rich_markup_mode": None,
+}
+"""Settings of the root app that its commands' help follows too (plain text, no completion)."""
 
 METAVARS = {
     "<int>": "N",
@@ -55,11 +90,35 @@ class _Argument(typer.core.TyperArgument):
 
 
 class _RootGroup(typer.core.TyperGroup):
-    """The ``coordqa`` group: its commands' help names values plainly (``--trials N``)."""
+    """The ``coordqa`` group: commands loaded on first use, their values named plainly in help.
+
+    Click asks a group for a command by name (:meth:`get_command`) and for the names it has
+    (:meth:`list_commands`); this one answers from :data:`COMMAND_MODULES` and imports a
+    command's module the first time it is asked for it.
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _name_values(self)
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        """Every command, loaded or not."""
+        return list(COMMAND_MODULES)
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        """The command ``cmd_name``, its module imported and registered if it was not yet."""
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            for name, command in registered_commands(COMMAND_MODULES[cmd_name]).items():
+                _name_values(command)
+                self.add_command(command, name)
+        return super().get_command(ctx, cmd_name)
+
+
+def registered_commands(module: str) -> dict[str, Command]:
+    """The click commands that ``coordqa.cli.<module>.register`` adds to an app, by name."""
+    holder = typer.Typer(**APP_SETTINGS)
+    importlib.import_module(f"coordqa.cli.{module}").register(holder)
+    return dict(typer.main.get_group(holder).commands)
 
 
 app = typer.Typer(
@@ -67,14 +126,9 @@ app = typer.Typer(
     name="coordqa",
     help="Measure how well language models coordinate: CoordinationQA and agentic cross-play.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
+    **APP_SETTINGS,
 )
-
-for module in (qa, evalset, runs, dataset, games, agentic, partners, leaderboard, view):
-    module.register(app)
 
 
 def _print_version(value: bool) -> None:

@@ -20,6 +20,8 @@ from rich.text import Text
 if TYPE_CHECKING:
     import pandas as pd
 
+    from coordqa.analysis import AccuracyTable
+
 BOX = box.SIMPLE_HEAD
 """The box of every QA table: a rule under the header, no vertical borders."""
 
@@ -121,11 +123,11 @@ def frame_table(title: str, frame: pd.DataFrame, keys: Sequence[str], caption: s
 
 def rich_accuracy_table(
     title: str,
-    table: pd.DataFrame,
+    table: AccuracyTable,
     keys: list[str],
     *,
     complete: bool = True,
-    overall: pd.DataFrame | None = None,
+    overall: AccuracyTable | None = None,
 ) -> Table:
     """An analysis table: accuracy ± trial SE, question-level 95% CI, baseline and counts.
 
@@ -134,14 +136,14 @@ def rich_accuracy_table(
     incomplete run's accuracies carry the incomplete mark, explained in the caption. ``overall``
     (the one-row table of all questions) closes the table as its ``overall`` row.
     """
-    from coordqa.analysis.tables import (
+    from coordqa.analysis.accuracy import (
         INCOMPLETE_NOTE,
         ONE_TRIAL_NOTE,
         format_accuracy,
         format_interval,
     )
 
-    trials = sorted({int(n) for n in table["n_trials"]})
+    trials = sorted({int(row["n_trials"]) for row in table})
     scored = f"{trials[0]}" if len(trials) == 1 else f"{trials[0]} to {trials[-1]}"
     caption = f"{STATISTICS_CAPTION}; trials scored per row: {scored}"
     if trials[0] < 2:
@@ -154,8 +156,8 @@ def rich_accuracy_table(
     counts = list(_COUNTS) if len(keys) == 1 else ["error"]
     for status in counts:
         number_column(out, _COUNTS[status])
-    rows = table.to_dict(orient="records")
-    totals = [] if overall is None else overall.to_dict(orient="records")
+    rows = list(table)
+    totals = [] if overall is None else list(overall)
     for number, row in enumerate([*rows, *totals]):
         names = (
             [str(row[k]) for k in keys]

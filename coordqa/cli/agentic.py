@@ -34,6 +34,7 @@ from coordqa.cli._call_options import (
     Rpm,
     Timeout,
     Tpm,
+    Transport,
     parse_model_args,
 )
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
@@ -129,6 +130,7 @@ def _runtime(
     parallel: int | None,
     max_error_rate: float | None,
     calls: CallOptions,
+    transport: str | None = None,
 ) -> dict[str, Any]:
     """The grid's ``runtime`` with the options given here over it (the others kept)."""
     runtime = dict(_section(config, "runtime"))
@@ -137,6 +139,7 @@ def _runtime(
         ("address", address),
         ("parallel_episodes", parallel),
         ("max_error_rate", max_error_rate),
+        ("transport", transport),
     ):
         if value is not None:
             runtime[name] = value
@@ -319,6 +322,7 @@ def run_command(
     timeout: Timeout = None,
     max_attempts: MaxAttempts = None,
     max_connection_failures: MaxConnectionFailures = None,
+    transport: Transport = None,
     parallel_episodes: Parallel = None,
     error_rate: MaxErrorRate = None,
     backend: Backend = None,
@@ -353,7 +357,7 @@ def run_command(
         "positions": _position(position),
         "agent_options": {agent: given_options(ctx, agent, agent_option or [])},
         "generate": _generate(temperature, top_p, max_tokens, seed),
-        "runtime": _runtime({}, backend, address, parallel_episodes, error_rate, calls),
+        "runtime": _runtime({}, backend, address, parallel_episodes, error_rate, calls, transport),
     }
     if preset is not None:
         data["preset"] = preset
@@ -434,6 +438,7 @@ def grid_command(
     timeout: Timeout = None,
     max_attempts: MaxAttempts = None,
     max_connection_failures: MaxConnectionFailures = None,
+    transport: Transport = None,
     parallel_episodes: Parallel = None,
     error_rate: MaxErrorRate = None,
     backend: Backend = None,
@@ -466,7 +471,9 @@ def grid_command(
         for entry in _listed(data, "games"):
             entry.update(seeds=None, episodes=episodes)
     data["generate"] = _merged(data, "generate", _generate(temperature, top_p, max_tokens, seed))
-    data["runtime"] = _runtime(data, backend, address, parallel_episodes, error_rate, calls)
+    data["runtime"] = _runtime(
+        data, backend, address, parallel_episodes, error_rate, calls, transport
+    )
     grid = parse_grid(data, where=str(config))
     _play(grid, out, _api_keys(api_key_env, grid.model_names()))
 

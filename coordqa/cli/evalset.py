@@ -27,6 +27,7 @@ from coordqa.cli._call_options import (
     Rpm,
     Timeout,
     Tpm,
+    Transport,
     parse_model_args,
 )
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT
@@ -102,6 +103,7 @@ def eval_set_command(
     timeout: Timeout = None,
     max_attempts: MaxAttempts = None,
     max_connection_failures: MaxConnectionFailures = None,
+    transport: Transport = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
     ] = False,
@@ -121,9 +123,9 @@ def eval_set_command(
     Each (model, dataset) is a run directory in the set's folder, next to eval-set.json.
     Complete members are skipped; a member that fails (a refused key) stops with its message
     while the others finish. The call options (--concurrency, --rpm, --tpm, --timeout,
-    --max-attempts, --max-connection-failures) override the spec's; --api-base, --api-key-env
-    and --model-arg are those of the --model models (a spec's models carry their own). Exit
-    status: 0 every member complete, 1 a member failed, 2 bad options, 130 on Ctrl-C.
+    --max-attempts, --max-connection-failures, --transport) override the spec's; --api-base,
+    --api-key-env and --model-arg are those of the --model models (a spec's models carry their
+    own). Exit status: 0 every member complete, 1 a member failed, 2 bad options, 130 on Ctrl-C.
     """
     from coordqa.cli._progress import attempt_lines
     from coordqa.cli._set_progress import set_display
@@ -142,6 +144,7 @@ def eval_set_command(
             "backend": backend,
             "address": address,
             "out": out,
+            "transport": transport,
             **calls,
         }.items()
         if value is not None

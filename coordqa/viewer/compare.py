@@ -12,9 +12,9 @@ only lines them up and links each difference to its sample pages.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 from coordqa.analysis import (
     QUESTION_TYPES,
@@ -27,9 +27,6 @@ from coordqa.analysis import (
     group_by_dataset,
 )
 from coordqa.viewer.qa import QAView
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = [
     "AccuracyCell",
@@ -124,19 +121,19 @@ class Comparison:
     them (exact p-values up to 10 runs); shown from three runs on."""
 
 
-def _cell(row: pd.Series) -> AccuracyCell:
-    """The accuracy and uncertainties of one row of an :func:`coordqa.analysis.accuracy_table`."""
+def _cell(row: Mapping[str, Any]) -> AccuracyCell:
+    """The accuracy and uncertainties of one row of an :class:`coordqa.analysis.AccuracyTable`."""
     return AccuracyCell(*(float(row[k]) for k in ("accuracy", "se", "ci_low", "ci_high")))
 
 
 def _type_rows(views: Sequence[QAView]) -> list[TypeRow]:
-    tables = [v.analysis.by_type.set_index("question_type") for v in views]
+    tables = [{row["question_type"]: row for row in v.analysis.by_type} for v in views]
     rows = []
     for qtype in QUESTION_TYPES:
-        cells = [_cell(t.loc[qtype]) if qtype in t.index else None for t in tables]
+        cells = [_cell(t[qtype]) if qtype in t else None for t in tables]
         if any(cells):
             rows.append(TypeRow(qtype, cells))
-    rows.append(TypeRow("overall", [_cell(v.analysis.overall.iloc[0]) for v in views]))
+    rows.append(TypeRow("overall", [_cell(v.analysis.overall[0]) for v in views]))
     return rows
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from coordqa.analysis.accuracy import ERROR_POLICY, INCOMPLETE_MARK, INCOMPLETE_NOTE
 from coordqa.analysis.labels import run_labels
 from coordqa.analysis.report import (
     CORRELATION_NOTE,
@@ -23,8 +24,6 @@ from coordqa.analysis.report import (
     STATISTICS_NOTE,
     format_p,
 )
-from coordqa.analysis.tables import ERROR_POLICY, INCOMPLETE_MARK, INCOMPLETE_NOTE
-from coordqa.jsonvalues import JSONObject
 from coordqa.records import STATUSES
 from coordqa.store import open_run
 from coordqa.viewer.qa import SAMPLE_OUTCOMES, SampleFilter, sort_rows
@@ -32,7 +31,7 @@ from coordqa.viewer.runs import RunCatalog
 from coordqa.web.rendering import package_environment
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from coordqa.analysis import AccuracyTable
 
 __all__ = [
     "Links",
@@ -146,16 +145,12 @@ NOTES = {
 """How :mod:`coordqa.analysis` explains its numbers, in the words ``coordqa report`` uses."""
 
 
-def _records(table: pd.DataFrame) -> list[JSONObject]:
-    return list(table.to_dict(orient="records"))
-
-
-def _with_samples(table: pd.DataFrame) -> list[JSONObject]:
+def _with_samples(table: AccuracyTable) -> list[dict[str, Any]]:
     """An accuracy table's rows with ``samples``: the (question, trial) pairs stored.
 
     Whatever their outcome; ``correct`` counts samples too, so it is shown beside them.
     """
-    return _records(table.assign(samples=table[list(STATUSES)].sum(axis=1).astype(int)))
+    return [{**row, "samples": sum(row[status] for status in STATUSES)} for row in table]
 
 
 def index_page(catalog: RunCatalog, links: Links) -> str:
@@ -176,9 +171,7 @@ def qa_run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:
     view = catalog.qa(run_id)
     analysis = view.analysis
     mark = "" if analysis.complete else INCOMPLETE_MARK
-    by_game_type = {
-        (row["game"], row["question_type"]): row for row in _records(analysis.by_game_type)
-    }
+    by_game_type = {(row["game"], row["question_type"]): row for row in analysis.by_game_type}
     return render(
         "qa_run.html",
         links,

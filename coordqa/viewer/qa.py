@@ -13,7 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from coordqa.analysis import RunAnalysis, analyze_run, samples_frame
+from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.llm import Message
@@ -250,7 +250,7 @@ class QAView:
     @cached_property
     def analysis(self) -> RunAnalysis:
         """Accuracy tables of the run (:mod:`coordqa.analysis`)."""
-        return analyze_run(self.run, samples_frame(self._samples))
+        return analyze_run(self.run, self._samples)
 
     @property
     def games(self) -> list[str]:
