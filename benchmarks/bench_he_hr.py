@@ -72,13 +72,16 @@ def summary(episodes: list[AgenticEpisode]) -> dict[str, Any]:
     """The counts the module docstring lists."""
     per_hypothesis: Counter[tuple[str, Any, int]] = Counter()
     validations = []
-    seats = validated_seats = 0
+    seats = validated_seats = generated = 0
+    first: list[Any] = []
     sources: Counter[str] = Counter()
     for episode in episodes:
         for seat in episode.spec.agent_seats:
             seats += 1
             stats = episode.agent_stats.get(seat, {})
             validated_seats += stats.get("first_validation_decision") is not None
+            generated += stats.get("hypotheses_generated", 0)
+            first.append(stats.get("first_validation_decision"))
         for update in updates(episode):
             sources[update["source"]] += 1
             if update["source"] != "extrinsic":
@@ -91,14 +94,16 @@ def summary(episodes: list[AgenticEpisode]) -> dict[str, Any]:
     spread = Counter(per_hypothesis.values())
     return {
         "episodes": len(episodes),
-        "scores": [episode.score for episode in episodes],
-        "hypotheses in use": len(per_hypothesis),
+        "scores by seed": [e.score for e in sorted(episodes, key=lambda e: e.spec.seed)],
+        "hypotheses generated": generated,
+        "hypotheses in use (extrinsic updates)": len(per_hypothesis),
         "extrinsic updates per hypothesis": dict(sorted(spread.items())),
         "most extrinsic updates on one hypothesis": max(per_hypothesis.values(), default=0),
         "updates by source": dict(sources),
         "validations by extrinsic reward": len(validations),
         "(seed, seat, decision, turn, its extrinsic updates so far) of each": validations,
         "seats with a validated hypothesis": f"{validated_seats} of {seats}",
+        "first validation decision per seat": first,
     }
 
 

@@ -9,8 +9,8 @@ completed Overcooked object action, each Collab turn). One update, in the full `
    do something (there is nothing to form a hypothesis from);
 2. each predicting hypothesis (the validated one, else the top-k with the newest) predicts the
    partner's next behaviour as a lettered choice (role ``predict``);
-3. plan conditioned on the best hypothesis (validated, else newest): a strategy plus 1-6 subgoals
-   (role ``plan``).
+3. plan conditioned on the best hypothesis (validated, else newest; ``he_hr``: else the
+   best-valued kept one): a strategy plus 1-6 subgoals (role ``plan``).
 
 Code scores the predictions when the behaviour is observed (Rescorla-Wagner values, in
 :mod:`~coordqa.agentic.agents.hypotheses`). Each decision then takes the plan's next subgoal
@@ -25,9 +25,10 @@ plans); ``mmp_eval`` adds evaluation (values, validation, top-k predictors) with
 ``mmp_eval`` and ``hm`` act on the values. ``he_hr`` (Hypothesis Evaluation + Hypothesis
 Refinement, the paper's appendix F) makes no predictions: the values come from reward
 (:mod:`~coordqa.agentic.agents.counterfactual`), with the appendix's constants (alpha 0.3,
-c = 3.0, V_thr = 3.0, top_k 5). An update then makes generation, a target call per other kept
-hypothesis, the plan, and at the next update a judgement per target: 2 + 2 top_k calls once
-top_k earlier hypotheses exist, 1 (the plan) while a hypothesis is validated.
+c = 3.0, V_thr = 3.0, top_k 5); its plan rests on the best-valued kept hypothesis, so the one
+in use collects extrinsic reward over interactions. An update then makes generation, a target
+call per other kept hypothesis, the plan, and at the next update a judgement per target: 2 + 2
+top_k calls once top_k earlier hypotheses exist, 1 (the plan) while a hypothesis is validated.
 
 The planner, the subgoal actor and self-reflection are shared with HM's baselines
 (:mod:`~coordqa.agentic.agents.planning`).
@@ -127,6 +128,7 @@ class HMOptions(PlanningOptions):
             threshold=threshold if self.threshold is None else self.threshold,
             top_k=self.top_k,
             initial_value=self.initial_value,
+            in_use="best" if self.variant == "he_hr" else "newest",
         )
 
     @property
@@ -156,7 +158,7 @@ class HMAgent(PlanningAgent):
     """The Hypothetical Minds agent."""
 
     name = "hm"
-    version = "hm-v8"
+    version = "hm-v9"
     options_class = HMOptions
     options: HMOptions
 
