@@ -8,8 +8,8 @@ conventions). ``hm-paper`` is the Hypothetical Minds paper's sampling, which dep
 model, not the game (:func:`hm_paper_sampling`). The table in README's agentic section lists the
 differences.
 
-What a preset sets in a game is part of the game's profile (``GameProfile.agent_presets``, plain
-data checked here). A preset resolves, for one game, into three things that land in different
+What a preset sets in a game is part of the game's profile (``GameProfile.agents.agent_presets``,
+plain data checked here). A preset resolves, for one game, into three things that land in different
 places:
 
 - agent options such as CAC's switches (:attr:`GamePreset.agent_options`), merged *under* the
@@ -50,10 +50,10 @@ class PromptStyle:
     only (the paper's Collab Capture agent). The agent's own notes (a failed action, ToM notes)
     still appear."""
     paper_texts: bool = False
-    """Long-term memory as the paper gave it (the game profile's ``paper_description``): Hanabi
-    with the paper's conventions (basic play and save clues, "play with fear" at 2-3 lives, no
-    chop), Overcooked with a description of the layout; the other games' texts are the same in
-    both presets."""
+    """Long-term memory as the paper gave it (the game profile's ``agents.paper_description``):
+    Hanabi with the paper's conventions (basic play and save clues, "play with fear" at 2-3
+    lives, no chop), Overcooked with a description of the layout; the other games' texts are the
+    same in both presets."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def check_preset(name: str) -> str:
 
 
 def game_preset(preset: str, game: str) -> GamePreset:
-    """What ``preset`` sets for ``game``: its profile's ``agent_presets[preset]``.
+    """What ``preset`` sets for ``game``: its profile's ``agents.agent_presets[preset]``.
 
     A game whose profile does not list the preset gets :class:`GamePreset`'s defaults
     (coordqa's behaviour).
@@ -88,11 +88,11 @@ def game_preset(preset: str, game: str) -> GamePreset:
     Raises:
         ConfigError: an unknown preset, or a profile entry that is not a ``GamePreset``.
     """
-    presets = game_profile(game).agent_presets
+    presets = game_profile(game).agents.agent_presets
     unknown = sorted(set(presets) - set(PRESETS))
     if unknown:
         raise ConfigError(
-            f"game {game!r}: GameProfile.agent_presets names unknown preset(s) {unknown}; "
+            f"game {game!r}: GameProfile.agents.agent_presets names unknown preset(s) {unknown}; "
             f"presets: {', '.join(PRESETS)}"
         )
     settings = presets.get(check_preset(preset))
@@ -104,7 +104,8 @@ def game_preset(preset: str, game: str) -> GamePreset:
         fields = ", ".join(f.name for f in dataclasses.fields(GamePreset))
         styles = ", ".join(f.name for f in dataclasses.fields(PromptStyle))
         raise ConfigError(
-            f"game {game!r}: GameProfile.agent_presets[{preset!r}] = {dict(settings)!r} does not "
+            f"game {game!r}: GameProfile.agents.agent_presets[{preset!r}] = {dict(settings)!r} "
+            "does not "
             f"fit a preset ({exc}); its keys are {fields}, and prompt's keys {styles}"
         ) from exc
 
@@ -157,8 +158,5 @@ def long_term_memory(game: SeatView, style: PromptStyle) -> str:
     With ``paper_texts``, the game profile's ``paper_description`` (the long-term memory the
     paper gave its agents), when it has one.
     """
-    paper = game_profile(game.name).load("paper_description") if style.paper_texts else None
-    if paper is None:
-        return game.game_description()
-    text: str = paper(game)
-    return text
+    paper = game_profile(game.name).agents.paper_description if style.paper_texts else None
+    return game.game_description() if paper is None else paper(game)

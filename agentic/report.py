@@ -18,8 +18,8 @@ Rows are keyed by everything that makes a configuration: agent, model, agent opt
 game options (the ``label``, e.g. ``cac[gpt-4o] use_tom=False``), so full CAC, no-ToM and
 no-verifier runs, or two horizons, never average into one row.
 
-Each game's own tables are named by its profile (``GameProfile.report_tables``: a stem, a title
-and one of the shapes of :data:`TABLE_SHAPES`); the four games' are the paper's:
+Each game's own tables are named by its profile (``GameProfile.agents.report_tables``: a stem, a
+title and one of the shapes of :data:`TABLE_SHAPES`); the four games' are the paper's:
 
 - Table 1: Overcooked self-play score per layout;
 - Table 2: Hanabi self-play score;
@@ -57,12 +57,11 @@ from typing import Any
 
 import pandas as pd
 
-from coordqa.agentic.agents.ladder import ORDERS as LADDER_ORDERS
 from coordqa.agentic.episodes import NOT_READY, AgenticEpisode, read_agentic_run
 from coordqa.agentic.optimality import optimality
 from coordqa.analysis.stats import MeanSE, mean_ci, proportion_ci
 from coordqa.errors import ConfigError
-from coordqa.games import GAMES, GameProfile, ReportTable, game_profile
+from coordqa.games import GAMES, LADDER_ORDERS, GameProfile, ReportTable, game_profile
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.records import Failure
 
@@ -104,7 +103,7 @@ TABLE_TITLES = {
 }
 """The tables every game's episodes go into, by file stem, with their titles (each game's own
 tables, such as the paper's Tables 1, 2, 4, 5 and 7, are named by its profile's
-``report_tables``)."""
+``agents.report_tables``)."""
 
 ABLATION_STEPS = {
     (False, False): "LLM alone",
@@ -631,7 +630,7 @@ class AgenticReport:
 def build_report(episodes: Iterable[AgenticEpisode]) -> AgenticReport:
     """All tables of a set of episodes (tables with no matching episode are left out).
 
-    The games' own tables (their profiles' ``report_tables``) and the ablation come in stem
+    The games' own tables (their profiles' ``agents.report_tables``) and the ablation come in stem
     order (the paper's table numbers first), then plan optimality, the per-decision measures and
     HM's validated hypotheses.
     """
@@ -662,7 +661,7 @@ def _game_tables(frame: pd.DataFrame) -> dict[ReportTable, dict[str, GameProfile
     by_stem: dict[str, tuple[ReportTable, dict[str, GameProfile]]] = {}
     for name in played:
         profile = game_profile(name)
-        for table in profile.report_tables:
+        for table in profile.agents.report_tables:
             if table.shape not in TABLE_SHAPES:
                 raise ConfigError(
                     f"game {name!r}: report table {table.stem!r} has shape {table.shape!r}; "

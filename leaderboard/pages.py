@@ -1,21 +1,19 @@
 """HTML rendering with Jinja2, shared by the live server and the static export.
 
-Templates are autoescaped, so every user-supplied string (model names, organisations, links,
-dataset names) is shown as text. :class:`Links` is the only difference between the two uses:
+Templates are autoescaped (the environment of :mod:`coordqa.web.rendering`, shared with
+``coordqa view``), so every user-supplied string (model names, organisations, links, dataset
+names) is shown as text. :class:`Links` is the only difference between the two uses:
 the server links with query strings (``/?game=hanabi&sort=EC``), the static site with files.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
-from coordqa.records import QUESTION_TYPES
+from coordqa.web.rendering import package_environment
 
 if TYPE_CHECKING:
     import jinja2
@@ -66,60 +64,6 @@ class Links:
     def asset(self, name: str) -> str:
         """A file under ``static/``."""
         return f"{self.prefix}static/{name}"
-
-
-def pct(value: float | None) -> str:
-    """An accuracy in percent with one decimal ("—" when absent)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return f"{100 * value:.1f}"
-
-
-def num(value: float | None, digits: int = 2) -> str:
-    """A number with ``digits`` decimals ("—" when absent)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return f"{value:.{digits}f}"
-
-
-def params(value: float | None) -> str:
-    """A parameter count as 7B / 350M ("—" when unknown)."""
-    if value is None:
-        return "—"
-    for unit, size in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
-        if value >= size:
-            return f"{value / size:.3g}{unit}"
-    return f"{value:.0f}"
-
-
-@cache
-def package_environment(package: str, **filters: Callable[..., str]) -> jinja2.Environment:
-    """A Jinja2 environment on ``package``'s ``templates/``, autoescape on for every template.
-
-    Shared by the leaderboard and ``coordqa view`` (:mod:`coordqa.viewer.pages`): the same
-    escaping, strictness and number filters (``pct``, ``num``, ``params``), plus ``filters``.
-    The leaderboard's templates are reachable too, as ``leaderboard/NAME`` (the viewer's pages
-    extend ``leaderboard/page.html``).
-    """
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.ChoiceLoader(
-            [
-                jinja2.PackageLoader(package, "templates"),
-                jinja2.PrefixLoader(
-                    {"leaderboard": jinja2.PackageLoader("coordqa.leaderboard", "templates")}
-                ),
-            ]
-        ),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters.update(pct=pct, num=num, params=params, **filters)
-    env.globals["QUESTION_TYPES"] = QUESTION_TYPES
-    return env
 
 
 def environment() -> jinja2.Environment:

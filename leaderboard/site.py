@@ -10,19 +10,17 @@ left out. The pages come from the same templates and views as the live server.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import Database
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
-from coordqa.leaderboard.server import entries_csv
+from coordqa.leaderboard.ranking_routes import entries_csv
 from coordqa.leaderboard.views import Board, load_agentic_board, load_board, load_detail
+from coordqa.web.rendering import write_static
 
 __all__ = ["export_site"]
-
-STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 
 def _entry_id(entry: JSONObject) -> int:
@@ -85,9 +83,4 @@ def export_site(db: Database, out: str | Path) -> list[Path]:
         links = Links(static=True, prefix="../")
         page = root / links.submission(submission_id).removeprefix(links.prefix)
         written.append(_write(page, render_submission(load_detail(db, submission_id), links)))
-    for asset in sorted(STATIC_DIR.iterdir()):
-        target = root / "static" / asset.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(asset, target)
-        written.append(target)
-    return written
+    return written + write_static(root)

@@ -4,6 +4,11 @@ Each game has one builder that (1) proposes candidate states by seeded scripted 
 turns a state into its EC, ToM and JP questions with solvers, rejecting states whose answers are
 not clear. The same ``questions`` function builds the dataset, validates it and generates fresh
 scenarios, so the three can never disagree.
+
+The builders are registered here, by game name (:data:`BUILDERS`): this track's own for the
+built-in games, and a plugin game's through the ``coordqa.scenario_builders`` entry-point group
+(``lamps = "toygame.questions:BUILDER"``). The core names no builder: a game's profile does not
+point into this track.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import ClassVar
 
 from coordqa.errors import ConfigError
-from coordqa.games import GAMES, Game, game_profile
+from coordqa.games import GAMES, Game
+from coordqa.registry import Registry
 from coordqa.scenarios.model import Scenario, ScenarioQuestions, ScenarioRejected
 
 
@@ -67,10 +73,26 @@ class ScenarioBuilder(abc.ABC):
                 yield candidate, built
 
 
-class Builders:
-    """Each game's scenario builder, as its profile names it (``GameProfile.scenario_builder``).
+REGISTERED: Registry[ScenarioBuilder] = Registry(
+    "scenario builder",
+    "coordqa.scenario_builders",
+    name_of=lambda builder: str(getattr(builder, "game", "")),
+)
+"""Every scenario builder, by its game's name: the built-in games' (imported when first used)
+and those of ``coordqa.scenario_builders`` entry points."""
+for _game, _reference in (
+    ("overcooked", "coordqa.scenarios.overcooked:BUILDER"),
+    ("hanabi", "coordqa.scenarios.hanabi:BUILDER"),
+    ("collab_capture", "coordqa.scenarios.collab:CAPTURE"),
+    ("collab_escape", "coordqa.scenarios.collab:ESCAPE"),
+):
+    REGISTERED.add_lazy(_game, _reference)
 
-    A read-only view: the builder a game registers with its profile is the only one it has.
+
+class Builders:
+    """Each game's scenario builder (:data:`REGISTERED`), checked to be one for that game.
+
+    A read-only view: the builder registered for a game is the only one it has.
     """
 
     def get(self, game: str) -> ScenarioBuilder:
@@ -78,29 +100,30 @@ class Builders:
 
         Raises:
             UnknownNameError: an unknown game.
-            ConfigError: the game's profile names no builder, or something that is not this
-                game's :class:`ScenarioBuilder`.
+            ConfigError: no builder is registered for the game, or what is registered is not
+                this game's :class:`ScenarioBuilder`.
         """
-        builder = game_profile(game).load("scenario_builder")
-        if builder is None:
+        GAMES.get(game)
+        if game not in REGISTERED.names():
             raise ConfigError(
-                f"game {game!r} has no scenario builder: its GameProfile names no "
-                "scenario_builder, so no CoordinationQA questions can be built for it"
+                f"game {game!r} has no scenario builder, so no CoordinationQA questions can be "
+                "built for it: its package registers none (entry point group "
+                "coordqa.scenario_builders)"
             )
+        builder = REGISTERED.get(game)
         if not isinstance(builder, ScenarioBuilder) or builder.game != game:
             raise ConfigError(
-                f"the scenario_builder of game {game!r} is {builder!r}; it must be a "
-                f"ScenarioBuilder whose game is {game!r}"
+                f"the scenario builder registered for game {game!r} is {builder!r}; it must be "
+                f"a ScenarioBuilder whose game is {game!r}"
             )
         return builder
 
     def __contains__(self, game: object) -> bool:
-        """Whether ``game`` is a registered game whose profile names a scenario builder."""
-        return (
-            isinstance(game, str)
-            and game in GAMES
-            and game_profile(game).scenario_builder is not None
-        )
+        """Whether ``game`` is a registered game with a registered scenario builder.
+
+        The builder's module is not imported to tell.
+        """
+        return isinstance(game, str) and game in GAMES and game in REGISTERED.names()
 
 
 BUILDERS = Builders()

@@ -33,8 +33,8 @@ from typing import Any
 from coordqa.directives import SIMULTANEOUS_CLAUSE, TURN_BASED_CLAUSE
 from coordqa.games import GAMES, PLAYERS, Game
 from coordqa.games.hanabi import engine
+from coordqa.games.hanabi.game import as_hanabi
 from coordqa.games.hanabi.knowledge import Card
-from coordqa.games.hanabi.view import as_hanabi
 from coordqa.games.overcooked import Overcooked
 from coordqa.prompts import DIRECTIVES, SEVERAL_CORRECT, directive_for
 from coordqa.scenarios.hanabi_solvers import off_convention_moves, situation

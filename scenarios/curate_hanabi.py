@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from coordqa.games.hanabi.view import as_hanabi
+from coordqa.games.hanabi.game import as_hanabi
 from coordqa.scenarios.build import curated_scenarios
 from coordqa.scenarios.curate_repair import Repair, repair
 from coordqa.scenarios.hanabi import HanabiBuilder, ec_specs

@@ -24,8 +24,7 @@ from typing import ClassVar
 from coordqa.errors import ConfigError
 from coordqa.games.base import Game, Observation, ScriptedPlayer, make_player
 from coordqa.games.hanabi import engine
-from coordqa.games.hanabi.game import Hanabi
-from coordqa.games.hanabi.view import as_hanabi
+from coordqa.games.hanabi.game import Hanabi, as_hanabi
 from coordqa.scenarios.builder import ScenarioBuilder
 from coordqa.scenarios.hanabi_solvers import (
     Situation,

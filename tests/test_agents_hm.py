@@ -11,10 +11,11 @@ from agent_records import json_recorder
 from agents_support import RoleScript
 
 from coordqa.agentic.agents import HMAgent
-from coordqa.agentic.agents.behaviour import OvercookedBehaviour, behaviour_for
+from coordqa.agentic.agents.behaviour import behaviour_for
 from coordqa.errors import ConfigError
 from coordqa.games import Observation, ScriptedPlayer, make_game, make_player, play_episode
 from coordqa.games.base import StepResult
+from coordqa.games.overcooked.tom import OvercookedBehaviour
 from coordqa.llm import Message, ScriptedModel
 
 

@@ -17,9 +17,9 @@ import pytest
 from agent_records import json_recorder
 from agents_support import RoleScript
 
-from coordqa.agentic.agents.ladder import ladder_questions
 from coordqa.errors import ConfigError
 from coordqa.games import Observation, ScriptedPlayer, make_game, make_player, play_episode
+from coordqa.games.hanabi.tom import ladder_questions
 from coordqa.llm import ScriptedModel
 
 

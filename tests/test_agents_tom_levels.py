@@ -16,10 +16,10 @@ from agent_records import json_recorder
 from agents_support import RoleScript
 
 from coordqa.agentic.agents import CACAgent
-from coordqa.agentic.agents.behaviour import HanabiBehaviour
 from coordqa.choices import option_letter
 from coordqa.errors import ConfigError
 from coordqa.games import Observation, ScriptedPlayer, make_game, make_player, play_episode
+from coordqa.games.hanabi.tom import HanabiBehaviour
 from coordqa.llm import Message, ScriptedModel
 
 

@@ -25,8 +25,8 @@ pytest.importorskip("hanabi_learning_environment")
 pytest.importorskip("overcooked_ai_py")
 
 from coordqa.games.hanabi import Hanabi  # noqa: E402
-from coordqa.games.hanabi.game import HanabiSeatObservation  # noqa: E402
 from coordqa.games.hanabi.inference import HandAdversary, measure_hand_inference  # noqa: E402
+from coordqa.games.hanabi.view import HanabiSeatObservation  # noqa: E402
 from coordqa.games.overcooked import Overcooked  # noqa: E402
 
 OFFLINE_KINDS = ("scripted", "bc", "hp", "llm")

@@ -307,7 +307,7 @@ def test_pages_render_filters_and_chart(board: BoardClient) -> None:
     assert page.count("<circle") == 6  # 3 entries x (EC, ToM) charts
     assert "Pearson r" in page and "Spearman" in page
     assert "random baseline" in page
-    assert board.client.get("/static/leaderboard.css").status_code == 200
+    assert board.client.get("/static/site.css").status_code == 200
 
 
 def test_dataset_registered_while_running_is_accepted(board: BoardClient, tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from coordqa.cli import app as cli_app
 from coordqa.errors import ConfigError
 from coordqa.leaderboard.client import check_transport
-from coordqa.leaderboard.serving import guarded_protocol, listen
+from coordqa.web.serving import guarded_protocol, listen
 
 
 @pytest.fixture

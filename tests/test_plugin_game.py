@@ -37,6 +37,9 @@ lamps = toygame.game:Lamps
 
 [coordqa.players]
 toygame = toygame.players:PLAYERS
+
+[coordqa.scenario_builders]
+lamps = toygame.questions:BUILDER
 """
 
 

@@ -215,3 +215,32 @@ def test_an_agentic_run_of_format_2_reads_with_typed_records(tmp_path: Path) -> 
     beliefs = [r for r in cac if isinstance(r, BeliefExchange)]
     assert beliefs and all(c.truth for b in beliefs for c in b.belief_checks)
     assert [v.key for v in verify_episodes(episodes)] == [e.key for e in episodes]
+
+
+FORMAT3 = Path(__file__).parent / "data" / "agentic-format3"
+
+
+def test_every_role_stored_by_format_3_reads_back_as_it_was_written() -> None:
+    """One record of each role, as coordqa wrote them before the agentic records moved out of
+    the core: each reads as its role's type and writes back the same JSON (nothing lost)."""
+    stored = [json.loads(line) for line in (FORMAT3 / "roles.jsonl").read_text().splitlines()]
+    assert [r["role"] for r in stored] == [*AGENT_ROLES, "events"]
+    for data in stored:
+        record = parse_exchange(data, "roles.jsonl")
+        assert record.role == data["role"]
+        assert json.loads(json.dumps(record.to_json())) == data
+
+
+def test_an_agentic_run_of_format_3_reads_and_replays(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(FORMAT3 / "run", run)
+    raw = [json.loads(line) for line in (run / "exchanges.jsonl").read_text().splitlines()]
+    episodes = load_agentic_run(run)
+    assert sorted(e.spec.agent for e in episodes) == ["cac", "hm", "react", "reflexion"]
+    records = [r for e in episodes for r in e.exchanges]
+
+    def lines(found: list[dict[str, object]]) -> list[str]:
+        return sorted(json.dumps(r, sort_keys=True) for r in found)
+
+    assert lines([r.to_json() for r in records]) == lines(raw)  # every record, as written
+    assert [v.key for v in verify_episodes(episodes)] == [e.key for e in episodes]

@@ -37,14 +37,16 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from coordqa.agentic.agents import prompts
-from coordqa.agentic.agents.belief import BeliefState
-from coordqa.agentic.agents.ladder import ask_ladder, check_ladder
+from coordqa.agentic.agents.behaviour import behaviour_space
+from coordqa.agentic.agents.belief import BeliefState, game_facts
+from coordqa.agentic.agents.ladder import ask_ladder, game_ladder
 from coordqa.agentic.agents.memory import fallback_action, memory_text, offered_options
 from coordqa.agentic.agents.services import Note, NoteKey
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.errors import ConfigError, GameError, ModelCallFailed
+from coordqa.games.agent_profile import PartnerInfoRedaction
 from coordqa.games.base import (
     ANY_GAME,
     PLAYER_NAMES,
@@ -158,6 +160,7 @@ class LLMAgent(Player):
         """
         if options is None and self.options_class is not None:
             options = self.options_class()
+        self.check_game(game_name, options)
         self.options: Any = options
         self.game_name = game_name
         self.layout = layout
@@ -182,13 +185,44 @@ class LLMAgent(Player):
         self.feed: SeatFeed | None = None
         """What this seat was handed this episode, kept only for a model that plays from it
         (``Model.reads_context``: the offline ``bot``) and passed with every call."""
-        self.belief = BeliefState(self) if getattr(options, "belief_state", False) else None
+        self.belief = (
+            BeliefState(self, game_name) if getattr(options, "belief_state", False) else None
+        )
         """The explicit belief state (agents whose options have ``belief_state`` on)."""
-        self.ladder_every = check_ladder(game_name, getattr(options, "tom_ladder", 0))
+        self.ladder_every: int = getattr(options, "tom_ladder", 0)
         """Ask the ToM question ladder every this many decisions (0: never)."""
         self.redact = _partner_info_redaction(game_name, getattr(options, "partner_info", True))
         """Rewrites the game's description without the partner's inventory and location
         (``partner_info`` off), else None."""
+
+    @classmethod
+    def predicts_partner(cls, options: Any) -> bool:
+        """Whether the agent, with ``options``, predicts or observes partner behaviours.
+
+        Such an agent needs the game's behaviour space; agents that do override this.
+        """
+        return False
+
+    @classmethod
+    def check_game(cls, game_name: str, options: Any) -> None:
+        """Refuse what ``options`` turn on that ``game_name`` cannot serve, naming it.
+
+        The game's profile must give what each feature reads: belief facts for
+        ``belief_state``, a ToM ladder for ``tom_ladder``, a redaction for ``partner_info``
+        off, a behaviour space for an agent that predicts its partner. Called when a grid (or
+        ``coordqa agentic run``) is read (:attr:`coordqa.games.PlayerSpec.game_check`), and
+        again when an agent is built.
+
+        Raises:
+            ConfigError: the first feature the game cannot serve.
+        """
+        if getattr(options, "belief_state", False):
+            game_facts(game_name)
+        if getattr(options, "tom_ladder", 0):
+            game_ladder(game_name)
+        _partner_info_redaction(game_name, getattr(options, "partner_info", True))
+        if cls.predicts_partner(options):
+            behaviour_space(game_name)
 
     # ------------------------------------------------------------------ Player protocol
 
@@ -429,21 +463,21 @@ class LLMAgent(Player):
         return self.fall_back(legal, "unreadable", f"after one format reminder: {detail}")
 
 
-def _partner_info_redaction(game_name: str, shown: bool) -> Callable[[str, int], str] | None:
+def _partner_info_redaction(game_name: str, shown: bool) -> PartnerInfoRedaction | None:
     """The game's description rewriter for ``partner_info`` off; None when it is on.
 
     Raises:
-        ConfigError: the game's profile names no ``without_partner_info``.
+        ConfigError: the game's profile names no ``agents.without_partner_info``.
     """
     if shown:
         return None
-    redact: Callable[[str, int], str] | None = game_profile(game_name).load("without_partner_info")
+    redact = game_profile(game_name).agents.without_partner_info
     if redact is None:
         raise ConfigError(
             f"--no-partner-info (partner_info: false) is the LLM-Coordination paper's Overcooked "
             f"ablation; game {game_name!r} does not say how to leave the partner's inventory and "
-            "location out of its description (its GameProfile names no without_partner_info). "
-            "Use it in overcooked, or drop it."
+            "location out of its description (its GameProfile names no "
+            "agents.without_partner_info). Use it in overcooked, or drop it."
         )
     return redact
 
@@ -488,5 +522,11 @@ def agent_spec(cls: type[LLMAgent], description: str) -> PlayerSpec:
     """
     factory = agent_factory(cls)
     return PlayerSpec(
-        cls.name, (ANY_GAME,), factory, description, kind="llm", options=cls.options_class
+        cls.name,
+        (ANY_GAME,),
+        factory,
+        description,
+        kind="llm",
+        options=cls.options_class,
+        game_check=cls.check_game,
     )

@@ -19,7 +19,10 @@ so belief accuracy is measured, not judged:
 - Collab Capture: the partner's room and the thief's room; Collab Escape: the partner's room and
   the killer's room.
 
-Each game's profile names its facts function (``GameProfile.belief_facts``).
+Each game computes its own facts (``GameProfile.agents.belief_facts``, a
+:class:`~coordqa.games.BeliefFacts` function in the game's package: Hanabi's in
+``coordqa/games/hanabi/tom.py``); this module asks for them, writes the template and checks the
+belief against them.
 
 Free text (plans, intentions, anything else the model keeps) follows under ``Notes:``. A fact
 line the model left out, or wrote unreadably, counts as wrong: the belief was asked for it.
@@ -28,16 +31,12 @@ line the model left out, or wrote unreadably, counts as wrong: the belief was as
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from coordqa.agentic.agents import prompts
-from coordqa.agentic.agents.memory import PRONOUNS
 from coordqa.agentic.agents.services import AgentServices
 from coordqa.errors import ConfigError
-from coordqa.games.base import PLAYER_NAMES, game_profile
-from coordqa.games.hanabi.engine import COLORS, RANKS
-from coordqa.games.hanabi.knowledge import CardKnowledge, seat_hands
-from coordqa.games.hanabi.view import hanabi_seat
+from coordqa.games import BeliefFact, BeliefFacts, game_profile
+from coordqa.games.agent_profile import fact_value
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 from coordqa.records import BeliefCheck, BeliefPayload
@@ -46,102 +45,21 @@ MAX_BELIEF_CHARS = 800
 """A belief text is cut to this length (prompts that show it stay bounded)."""
 
 
-@dataclass(frozen=True)
-class BeliefFact:
-    """One checkable line of the belief: its label, what the model is told to write, the truth."""
-
-    label: str
-    """The line's label, e.g. ``Bob's room`` (the model writes ``<label>: <value>``)."""
-    hint: str
-    """What to write after the label (shown in the template)."""
-    truth: str | None
-    """The engine's value, normalised (lower case, single spaces); None when the engine does not
-    know it now (the line is asked for but not checked)."""
-
-
-def _normal(value: str) -> str:
-    return " ".join(value.lower().replace("*", "").split()).strip(" .")
-
-
-def known_colour(card: CardKnowledge) -> str | None:
-    """The colour a card's holder knows it has (one plausible colour left), else None."""
-    return COLORS[card.colors[0]] if len(card.colors) == 1 else None
-
-
-def known_rank(card: CardKnowledge) -> str | None:
-    """The rank a card's holder knows it has (one plausible rank left), else None."""
-    return str(RANKS[card.ranks[0]]) if len(card.ranks) == 1 else None
-
-
-def hanabi_facts(game: SeatView, player: int) -> list[BeliefFact]:
-    """Hanabi: what the partner knows of each of their cards (colour and rank, ``?`` unknown)."""
-    partner = PLAYER_NAMES[1 - player]
-    theirs = seat_hands(hanabi_seat(game).engine, player)[1 - player]
-    facts = []
-    for index, card in enumerate(theirs):
-        colour, rank = known_colour(card) or "?", known_rank(card) or "?"
-        label = f"{partner} knows of {PRONOUNS[1 - player]} Card {index}"
-        hint = "<colour known to them, or ?> <rank known to them, or ?>"
-        facts.append(BeliefFact(label, hint, _normal(f"{colour} {rank}")))
-    return facts
-
-
-def overcooked_facts(game: SeatView, player: int) -> list[BeliefFact]:
-    """Overcooked: what the partner holds, and the target of the action it runs (if any)."""
-    from coordqa.games.overcooked.game import kitchen
-
-    partner = PLAYER_NAMES[1 - player]
-    seen = kitchen(game)
-    held = seen.state.players[1 - player].held_object
-    truth = "nothing" if held is None else str(held.name)
-    task = seen.partner_task
-    target = None if task is None or task.target is None else _normal(task.target)
-    return [
-        BeliefFact(f"{partner} holds", "nothing, onion, dish or soup", truth),
-        BeliefFact(
-            f"{partner}'s target", "<the object they are heading for, e.g. o0 or c0>", target
-        ),
-    ]
-
-
-def _room_facts(game: SeatView, player: int, other: str) -> list[BeliefFact]:
-    """A Collab game: the partner's room and the room of ``other`` (the thief, the killer)."""
-    partner = PLAYER_NAMES[1 - player]
-    state = game.observation().state
-    partner_room = state.bob if player == 0 else state.alice
-    return [
-        BeliefFact(f"{partner}'s room", "<room number>", str(partner_room)),
-        BeliefFact(f"The {other}'s room", "<room number>", str(getattr(state, other))),
-    ]
-
-
-def capture_facts(game: SeatView, player: int) -> list[BeliefFact]:
-    """Collab Capture: the partner's room and the thief's room."""
-    return _room_facts(game, player, "thief")
-
-
-def escape_facts(game: SeatView, player: int) -> list[BeliefFact]:
-    """Collab Escape: the partner's room and the killer's room."""
-    return _room_facts(game, player, "killer")
-
-
-def belief_facts(game: SeatView, player: int) -> list[BeliefFact]:
-    """The checkable facts of ``player``'s belief in ``game`` now.
-
-    The game profile's ``belief_facts`` function computes them.
+def game_facts(game_name: str) -> BeliefFacts:
+    """The belief facts of ``game_name`` (its profile's ``agents.belief_facts``).
 
     Raises:
-        ConfigError: the game's profile names no belief facts.
+        ConfigError: the game's profile gives none (said when the grid is read, by the agents'
+            options check, and again here for an agent built by hand).
     """
-    facts = game_profile(game.name).load("belief_facts")
+    facts = game_profile(game_name).agents.belief_facts
     if facts is None:
         raise ConfigError(
-            f"the belief state has no checkable facts for game {game.name!r}: its GameProfile "
-            "names no belief_facts. Set it to a function (SeatView, player) -> list[BeliefFact], "
-            "or drop belief_state."
+            f"the belief state has no checkable facts for game {game_name!r}: its GameProfile "
+            "names no agents.belief_facts. Set it to a function (SeatView, player) -> "
+            "list[coordqa.games.BeliefFact], or drop belief_state (--belief-state)."
         )
-    found: list[BeliefFact] = facts(game, player)
-    return found
+    return facts
 
 
 def believed(text: str | None, label: str) -> str | None:
@@ -154,7 +72,7 @@ def believed(text: str | None, label: str) -> str | None:
     """
     pattern = re.compile(rf"^[\s*_`#-]*{re.escape(label)}[\s*_`]*:\s*(.*)$", re.I | re.M)
     matches = pattern.findall((text or "").replace("**", ""))
-    return _normal(matches[-1]) if matches else None
+    return fact_value(matches[-1]) if matches else None
 
 
 def check_belief(text: str | None, facts: list[BeliefFact]) -> list[BeliefCheck]:
@@ -175,9 +93,14 @@ def check_belief(text: str | None, facts: list[BeliefFact]) -> list[BeliefCheck]
 class BeliefState:
     """One agent's belief text over one episode, updated by a model call at each decision."""
 
-    def __init__(self, agent: AgentServices) -> None:
-        """Keep the belief of ``agent`` (empty until the first update)."""
+    def __init__(self, agent: AgentServices, game_name: str) -> None:
+        """Keep the belief of ``agent`` in ``game_name`` (empty until the first update).
+
+        Raises:
+            ConfigError: the game has no belief facts.
+        """
         self.agent = agent
+        self.facts = game_facts(game_name)
         self.text = ""
 
     def reset(self) -> None:
@@ -191,7 +114,7 @@ class BeliefState:
     async def update(self, game: SeatView) -> None:
         """Rewrite the belief from the current state and the previous belief; check its facts."""
         agent = self.agent
-        facts = belief_facts(game, agent.player)
+        facts = self.facts(game, agent.player)
         template = "\n".join(f"{fact.label}: {fact.hint}" for fact in facts)
         messages = prompts.belief_messages(
             agent.long_term_memory(game), agent.memory(game), template, MAX_BELIEF_CHARS

@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import ActionPick, LLMAgent
+from coordqa.agentic.agents.ladder import check_every
 from coordqa.agentic.agents.memory import partner_last_action
 from coordqa.agentic.agents.replies import strip_markdown, without_action_lines
 from coordqa.agentic.agents.tom_levels import PartnerPredictor, check_level
@@ -105,6 +106,7 @@ class CACOptions:
 
     def __post_init__(self) -> None:
         check_level(self.tom_level)
+        check_every(self.tom_ladder)
         if self.tom_level and not self.use_tom:
             raise ConfigError(
                 f"tom_level={self.tom_level} needs the ToM step, which is off (--no-tom, "
@@ -128,6 +130,11 @@ class CACAgent(LLMAgent):
     version = "cac-v6"
     options_class = CACOptions
     options: CACOptions
+
+    @classmethod
+    def predicts_partner(cls, options: Any) -> bool:
+        """k-level ToM (``tom_level`` 1 or 2) predicts the partner's next behaviour."""
+        return bool(getattr(options, "tom_level", 0))
 
     def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
         """Create the agent (settings as :class:`LLMAgent`; options default to full CAC)."""

@@ -126,7 +126,7 @@ class RewardEvaluation:
     def __init__(self, agent: RewardedAgent, c: float, extrinsic_scale: float) -> None:
         """Score ``agent``'s hypotheses with counterfactual reward ``c`` and ``extrinsic_scale``."""
         self.agent, self.c, self.extrinsic_scale = agent, c, extrinsic_scale
-        self.unit = game_profile(agent.game_name).reward_unit
+        self.unit = game_profile(agent.game_name).agents.reward_unit
         self.in_use: InUse | None = None
         self.targets: list[Target] = []
 

@@ -105,6 +105,7 @@ class HMOptions(PlanningOptions):
     interaction (a soup, a card, the win); above c, so that only it can reach V_thr = c."""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.variant not in VARIANTS:
             raise ConfigError(
                 f"HM variant {self.variant!r} is unknown; use one of {', '.join(VARIANTS)}"
@@ -161,6 +162,11 @@ class HMAgent(PlanningAgent):
     version = "hm-v9"
     options_class = HMOptions
     options: HMOptions
+
+    @classmethod
+    def predicts_partner(cls, options: Any) -> bool:
+        """HM predicts the partner's next behaviour (or observes it, in HE + HR)."""
+        return True
 
     def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
         """Create the agent (settings as :class:`LLMAgent`; options default to full HM)."""

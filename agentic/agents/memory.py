@@ -14,7 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 
 from coordqa.choices import MAX_OPTIONS
-from coordqa.games.base import PLAYER_NAMES, game_profile
+from coordqa.games.base import game_profile
+from coordqa.games.names import PLAYER_NAMES, third_person
 from coordqa.games.seat import SeatView
 
 RECENT_OWN_ACTIONS = 5
@@ -53,27 +54,6 @@ def offered_options(game_name: str, legal: Sequence[str]) -> list[str]:
     safe = fallback_action(game_name, legal)
     kept = [action for action in legal if action != safe][: MAX_OPTIONS - 1]
     return [*kept, safe]
-
-
-PRONOUNS = ("her", "his")
-"""Possessive pronoun of player 0 (Alice) and player 1 (Bob)."""
-
-_MY = re.compile(r"\b([Mm])y\b")
-
-
-def third_person(action: str, actor: int) -> str:
-    """An action as text about ``actor``: the game's first-person words made third-person.
-
-    Actions are written for the player taking them ("Play my Card 2"); shown to anyone else,
-    they must say whose card it is.
-
-    >>> third_person("Play my Card 2", 1)
-    'Play his Card 2'
-    >>> third_person("pick up onion from o0", 0)
-    'pick up onion from o0'
-    """
-    pronoun = PRONOUNS[actor]
-    return _MY.sub(lambda m: pronoun if m.group(1) == "m" else pronoun.capitalize(), action)
 
 
 def partner_last_action(game: SeatView, player: int) -> str | None:

@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import LLMAgent
 from coordqa.agentic.agents.behaviour import behaviour_for
+from coordqa.agentic.agents.ladder import check_every
 from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.reflection import (
     Signature,
@@ -70,6 +71,9 @@ class PlanningOptions:
     belief_state: bool = field(default=False, metadata=flag("--belief-state", sets=True))
     """Keep an explicit belief state, rewritten at each decision and checked against the
     engine."""
+
+    def __post_init__(self) -> None:
+        check_every(self.tom_ladder)
 
 
 class PlanningAgent(LLMAgent):
@@ -194,6 +198,11 @@ class PlanReActAgent(PlanningAgent):
 
     name = "planreact"
     version = "planreact-v1"
+
+    @classmethod
+    def predicts_partner(cls, options: Any) -> bool:
+        """PlanReAct plans after each observed partner behaviour."""
+        return True
 
     def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
         """Create the agent; it plans after each behaviour of the partner, as HM updates."""

@@ -59,7 +59,7 @@ TOM_FORMAT = (
     "Partner Action Explanation: <one sentence on why your partner took their last action>\n"
     "Partner Needs: <one sentence on what your partner needs you to do next>"
 )
-"""The ToM answer format of games whose profile gives none (``GameProfile.tom_format``)."""
+"""The ToM answer format of games whose profile gives none (``GameProfile.agents.tom_format``)."""
 
 VERIFIER_DIRECTIVE = """\
 You are the Verifier of an agent playing a cooperative game with a partner. You will be given \
@@ -73,7 +73,8 @@ Verification: Okay
 or
 Verification: Not Okay"""
 """System prompt of CAC's verifier (the paper found it works best as a system prompt);
-``{example}`` is the game's safety example (``GameProfile.verifier_example``), or nothing."""
+``{example}`` is the game's safety example (``GameProfile.agents.verifier_example``), or
+nothing."""
 
 HYPOTHESIS_DIRECTIVE = (
     "You are the Theory of Mind module of an agent playing a cooperative game with a partner. "
@@ -150,13 +151,13 @@ def action_messages(
 
 def tom_messages(game_name: str, game_description: str, memory: str) -> list[Message]:
     """CAC's Theory of Mind call over the working and episodic memory."""
-    directive = TOM_DIRECTIVE.format(format=game_profile(game_name).tom_format or TOM_FORMAT)
+    directive = TOM_DIRECTIVE.format(format=game_profile(game_name).agents.tom_format or TOM_FORMAT)
     return conversation(directive, game_description, memory)
 
 
 def verifier_directive(game_name: str) -> str:
     """The verifier's system prompt for ``game_name``."""
-    return VERIFIER_DIRECTIVE.format(example=game_profile(game_name).verifier_example)
+    return VERIFIER_DIRECTIVE.format(example=game_profile(game_name).agents.verifier_example)
 
 
 def verifier_messages(

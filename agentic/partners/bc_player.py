@@ -90,6 +90,6 @@ class BCPlayer(ScriptedPlayer):
 
 def _kitchen_state(view: SeatView) -> Any:
     """The Overcooked state ``view`` shows (BC reads the engine state), or a GameError."""
-    from coordqa.games.overcooked.game import kitchen
+    from coordqa.games.overcooked.seat import kitchen
 
     return kitchen(view, "BC/HP partners").state

@@ -240,7 +240,7 @@ def serve_command(
     """
     require_web_extra()
     from coordqa.leaderboard.server import create_app
-    from coordqa.leaderboard.serving import listen, serve, shown_url
+    from coordqa.web.serving import listen, serve, shown_url
 
     if max_body_mb <= 0:
         raise ConfigError(f"--max-body-mb must be positive, got {max_body_mb}")

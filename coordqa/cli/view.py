@@ -62,7 +62,7 @@ def view_command(
         written = export_site(catalog, export)
         console.print(f"wrote {len(written)} files; open {export / 'index.html'}")
         return
-    from coordqa.leaderboard.serving import listen
+    from coordqa.web.serving import listen
 
     sock = listen(host, port)
     started = time.perf_counter()
@@ -77,7 +77,7 @@ WILDCARDS = ("0.0.0.0", "::", "")
 
 def allowed_hosts(host: str, more: list[str]) -> list[str]:
     """The names the viewer answers to: loopback, ``--host`` (unless a wildcard), ``more``."""
-    from coordqa.leaderboard.headers import LOOPBACK_HOSTS
+    from coordqa.web.headers import LOOPBACK_HOSTS
 
     named = [] if host in WILDCARDS else [host]
     return [*LOOPBACK_HOSTS, *named, *more]
@@ -85,8 +85,8 @@ def allowed_hosts(host: str, more: list[str]) -> list[str]:
 
 def _serve(catalog: RunCatalog, sock: socket.socket, host: str, hosts: list[str]) -> None:
     """Run the app on the bound ``sock``, printing the URL first."""
-    from coordqa.leaderboard.serving import serve, shown_url
     from coordqa.viewer import create_app
+    from coordqa.web.serving import serve, shown_url
 
     console.print(f"coordqa view: {shown_url(sock, host)} (Ctrl-C to stop)", highlight=False)
     serve(create_app(catalog, hosts), sock, log_level="warning")

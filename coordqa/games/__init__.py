@@ -5,9 +5,26 @@ without importing anything first (:mod:`coordqa.registry`); a game's module is i
 is first used, and the engines themselves (overcooked-ai, hanabi-learning-environment) only when
 a game is built. Players are handed a :class:`SeatView` (what their seat may know), never the
 game. Each game class carries its :class:`GameProfile` (:func:`game_profile`): everything the
-tracks need to know about it.
+tracks need to know about it; its ``agents`` part (:class:`AgentProfile`) holds the game's code
+for the agents' theory-of-mind features, against the contracts exported here
+(:class:`BeliefFact`, :class:`PartnerBehaviour`, :class:`LadderQuestion`...), which a plugin
+game imports from this module.
 """
 
+from coordqa.games.agent_profile import (
+    LADDER_ORDERS,
+    AgentProfile,
+    BeliefFact,
+    BeliefFacts,
+    LadderOrder,
+    LadderQuestion,
+    PaperDescription,
+    PartnerActionBehaviour,
+    PartnerBehaviour,
+    PartnerInfoRedaction,
+    ReportTable,
+    TomLadder,
+)
 from coordqa.games.base import (
     ANY_GAME,
     BUILTIN_GAMES,
@@ -28,11 +45,22 @@ from coordqa.games.base import (
     player_catalog,
 )
 from coordqa.games.episode import StepRecord, Trajectory, play_episode, replay
-from coordqa.games.profile import GameProfile, ReportTable, WinCondition
+from coordqa.games.profile import GameProfile, WinCondition
 from coordqa.games.seat import SeatView
 
 __all__ = [
     "ANY_GAME",
+    "AgentProfile",
+    "BeliefFact",
+    "BeliefFacts",
+    "LADDER_ORDERS",
+    "LadderOrder",
+    "LadderQuestion",
+    "PaperDescription",
+    "PartnerActionBehaviour",
+    "PartnerBehaviour",
+    "PartnerInfoRedaction",
+    "TomLadder",
     "BUILTIN_GAMES",
     "GAMES",
     "GAME_NAMES",

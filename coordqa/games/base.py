@@ -21,12 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic
 
 from coordqa.errors import GameError
+from coordqa.games.names import PLAYER_NAMES as PLAYER_NAMES
 from coordqa.games.profile import GameProfile
 from coordqa.games.seat import ObservationT, SeatView
 from coordqa.registry import Catalog, Registry
-
-PLAYER_NAMES = ("Alice", "Bob")
-"""Display names of player 0 and player 1, used in every description."""
 
 JsonDict = dict[str, Any]
 
@@ -418,6 +416,11 @@ class PlayerSpec:
     options: type | None = None
     """The frozen dataclass of the player's options (:mod:`coordqa.options`); None: it takes
     none. :func:`make_player`, grids and the command line check options against it."""
+    game_check: Callable[[str, Any], None] | None = None
+    """``game_check(game, options)`` raises :class:`~coordqa.errors.ConfigError` when the
+    player, with those options, cannot play ``game`` although it plays every game (an agent
+    feature the game's profile does not serve); grids call it when they are read. None: no
+    check."""
 
     def parse_options(self, given: Mapping[str, object], where: str = "") -> object | None:
         """``given`` as an instance of :attr:`options` (None when the player takes none).

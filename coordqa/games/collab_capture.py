@@ -22,6 +22,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from coordqa.games.agent_profile import BeliefFact
 from coordqa.games.base import (
     JsonDict,
     Observation,
@@ -39,6 +40,7 @@ from coordqa.games.rooms import (
     RoomGraph,
     collab_profile,
     door,
+    room_facts,
     room_player,
     room_state,
 )
@@ -53,10 +55,14 @@ BUTTONS: dict[int, Door] = {9: (1, 2), 8: (3, 4)}
 TURN_LIMIT = 30
 
 
+def capture_facts(view: SeatView, player: int) -> list[BeliefFact]:
+    """Belief facts: the partner's room and the thief's room."""
+    return room_facts(view, player, "thief")
+
+
 PROFILE = collab_profile(
-    builder="coordqa.scenarios.collab:CAPTURE",
     planner="capture-planner",
-    facts="coordqa.agentic.agents.belief:capture_facts",
+    facts=capture_facts,
     win=WinCondition("captured", "capture"),
     seeded=False,  # the thief is deterministic
     paper={

@@ -26,6 +26,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from coordqa.games.agent_profile import BeliefFact
 from coordqa.games.base import (
     PLAYER_NAMES,
     JsonDict,
@@ -42,6 +43,7 @@ from coordqa.games.rooms import (
     RoomGame,
     RoomGraph,
     collab_profile,
+    room_facts,
     room_player,
     room_state,
 )
@@ -64,10 +66,14 @@ FIX_TURNS = 2
 TURN_LIMIT = 50
 
 
+def escape_facts(view: SeatView, player: int) -> list[BeliefFact]:
+    """Belief facts: the partner's room and the killer's room."""
+    return room_facts(view, player, "killer")
+
+
 PROFILE = collab_profile(
-    builder="coordqa.scenarios.collab:ESCAPE",
     planner="escape-planner",
-    facts="coordqa.agentic.agents.belief:escape_facts",
+    facts=escape_facts,
     win=WinCondition("escaped", "escape"),
     seeded=True,  # the killer moves at random
     paper={

@@ -17,6 +17,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from coordqa.errors import ConfigError, GameError
+from coordqa.games.agent_profile import (
+    AgentProfile,
+    BeliefFact,
+    BeliefFacts,
+    PartnerActionBehaviour,
+    ReportTable,
+)
 from coordqa.games.base import (
     PLAYER_NAMES,
     Game,
@@ -27,7 +34,7 @@ from coordqa.games.base import (
     ScriptedPlayer,
     StepResult,
 )
-from coordqa.games.profile import GameProfile, ReportTable, WinCondition
+from coordqa.games.profile import GameProfile, WinCondition
 from coordqa.games.seat import SeatView
 
 WAIT = "Wait"
@@ -41,9 +48,8 @@ COLLAB_TABLE = ReportTable(
 
 def collab_profile(
     *,
-    builder: str,
     planner: str,
-    facts: str,
+    facts: BeliefFacts,
     win: WinCondition,
     paper: Mapping[str, Any],
     seeded: bool,
@@ -52,22 +58,38 @@ def collab_profile(
 
     Both games: the ``planner`` as strong policy and optimality reference, the goal is the win,
     waiting is the safe fallback (it breaks no rule and loses nothing at once), HM predicts the
-    partner's next action among its legal ones, the paper's Table 7. ``builder`` and ``facts``
-    reference the scenario builder and the belief facts; ``paper`` is what the ``paper`` agent
-    preset sets in the game; ``seeded``: whether the seed changes the game (a random opponent).
+    partner's next action among its legal ones, the paper's Table 7. ``facts`` are the belief
+    facts (:func:`room_facts` of the game's third character); ``paper`` is what the ``paper``
+    agent preset sets in the game; ``seeded``: whether the seed changes the game (a random
+    opponent).
     """
     return GameProfile(
-        scenario_builder=builder,
         strong_policy=planner,
         fallback_prefixes=(WAIT,),
-        behaviour_space="coordqa.agentic.agents.behaviour:PartnerActionBehaviour",
-        belief_facts=facts,
-        agent_presets={"paper": paper},
         win=win,
         seeded=seeded,
         goal="win",
-        report_tables=(COLLAB_TABLE,),
+        agents=AgentProfile(
+            behaviour_space=PartnerActionBehaviour,
+            belief_facts=facts,
+            agent_presets={"paper": paper},
+            report_tables=(COLLAB_TABLE,),
+        ),
     )
+
+
+def room_facts(view: SeatView, player: int, other: str) -> list[BeliefFact]:
+    """Belief facts of a Collab game: the partner's room and the room of ``other``.
+
+    ``other`` is the state's field of the game's third character (``thief``, ``killer``).
+    """
+    partner = PLAYER_NAMES[1 - player]
+    state = view.observation().state
+    partner_room = state.bob if player == 0 else state.alice
+    return [
+        BeliefFact(f"{partner}'s room", "<room number>", str(partner_room)),
+        BeliefFact(f"The {other}'s room", "<room number>", str(getattr(state, other))),
+    ]
 
 
 RECENT_ACTIONS = 5

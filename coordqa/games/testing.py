@@ -371,7 +371,7 @@ class _Probed(Player):
     def __init__(self, inner: Player, game: Game, seat: int, report: SeatPrivacyReport) -> None:
         self.inner, self.seat, self.report = inner, seat, report
         self.secrets = _Secrets(game, seat)
-        probe = game.profile.load("inference_probe")
+        probe = game.profile.inference_probe
         self.probe: InferenceProbe | None = None if probe is None else probe()
 
     def _search(self, where: str, view: SeatView, *handed: Any, seed: int | None = None) -> None:

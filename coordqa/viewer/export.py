@@ -20,16 +20,17 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from functools import partial
-from importlib import resources
 from pathlib import Path
 
 from coordqa.viewer import pages
 from coordqa.viewer.runs import RunCatalog
+from coordqa.web.rendering import STATIC_PACKAGE, write_static
 
 __all__ = ["export_site"]
 
-STATIC_PACKAGES = ("coordqa.viewer", "coordqa.leaderboard")
-"""Packages whose ``static/`` folder the pages use (the viewer's own, and the shared stylesheet)."""
+STATIC_PACKAGES = ("coordqa.viewer", STATIC_PACKAGE)
+"""Packages whose ``static/`` folder the pages use (the viewer's own, and the shared stylesheet
+and table sorter of :mod:`coordqa.web`)."""
 
 Page = tuple[str, Callable[[pages.Links], str]]
 """A page of the export: its path from the root and how to render it with its links."""
@@ -77,10 +78,4 @@ def export_site(catalog: RunCatalog, out: str | os.PathLike[str]) -> list[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render(pages.Links(static=True, page=page)), encoding="utf-8")
         written.append(path)
-    (root / "static").mkdir(parents=True, exist_ok=True)
-    for package in STATIC_PACKAGES:
-        for asset in sorted(resources.files(package).joinpath("static").iterdir(), key=str):
-            target = root / "static" / asset.name
-            target.write_bytes(asset.read_bytes())
-            written.append(target)
-    return written
+    return written + write_static(root, STATIC_PACKAGES)

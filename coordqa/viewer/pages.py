@@ -3,7 +3,8 @@
 Templates are autoescaped: every string a model wrote (replies, hypotheses, plans) and every
 string of a run (question texts, ids, paths) is shown as text, never as markup. :class:`Links` is
 the only difference between the two uses: the server links to routes, the export to files.
-The stylesheet of the leaderboard is shared; the viewer adds its own and one script file (no
+The stylesheet and table sorter of :mod:`coordqa.web` are shared with the leaderboard; the
+viewer adds its own and one script file (no
 inline script, so the pages run under a strict Content-Security-Policy).
 """
 
@@ -23,10 +24,10 @@ from coordqa.analysis.report import (
 )
 from coordqa.analysis.tables import ERROR_POLICY, INCOMPLETE_MARK, INCOMPLETE_NOTE
 from coordqa.jsonvalues import JSONObject
-from coordqa.leaderboard.pages import package_environment
 from coordqa.store import open_run
 from coordqa.viewer.qa import SAMPLE_OUTCOMES, SampleFilter, sort_rows
 from coordqa.viewer.runs import RunCatalog
+from coordqa.web.rendering import package_environment
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -125,7 +126,7 @@ def seconds(value: float | None) -> str:
 
 
 def render(template: str, links: Links, **context: Any) -> str:
-    """Render ``template`` with ``links`` and ``context`` (the leaderboard's Jinja2 settings)."""
+    """Render ``template`` with ``links`` and ``context`` (:mod:`coordqa.web`'s Jinja2 settings)."""
     env = package_environment("coordqa.viewer", seconds=seconds, p_value=format_p)
     return env.get_template(template).render(links=links, **context)
 

@@ -12,8 +12,8 @@ Routes:
   /api/runs/{run}/episodes``: the same data as JSON.
 
 Requests whose ``Host`` header names another host than the viewer's are answered 400 (DNS
-rebinding: :func:`coordqa.leaderboard.headers.allow_only_hosts`). Every response carries the
-leaderboard's security headers (:mod:`coordqa.leaderboard.headers`): a
+rebinding: :func:`coordqa.web.headers.allow_only_hosts`). Every response carries the
+security headers it shares with the leaderboard (:mod:`coordqa.web.headers`): a
 Content-Security-Policy that allows only the viewer's own stylesheets and script file, no
 framing, no sniffing, no referrer. Pages are rendered in the
 thread pool (FastAPI runs plain ``def`` routes there), so a slow first read of a large run does
@@ -32,15 +32,16 @@ from fastapi.staticfiles import StaticFiles
 
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject, json_mapping
-from coordqa.leaderboard.headers import (
+from coordqa.viewer import pages
+from coordqa.viewer.qa import SORT_KEYS, SampleFilter
+from coordqa.viewer.runs import RunCatalog
+from coordqa.web.headers import (
     LOOPBACK_HOSTS,
     SECURITY_HEADERS,
     add_security_headers,
     allow_only_hosts,
 )
-from coordqa.viewer import pages
-from coordqa.viewer.qa import SORT_KEYS, SampleFilter
-from coordqa.viewer.runs import RunCatalog
+from coordqa.web.rendering import static_packages
 
 __all__ = ["SECURITY_HEADERS", "create_app"]
 
@@ -108,11 +109,7 @@ def create_app(catalog: RunCatalog, hosts: Sequence[str] = LOOPBACK_HOSTS) -> Fa
     """
     # No Swagger UI: it needs an inline script and a CDN, both refused by the security headers.
     app = FastAPI(title="coordqa view", docs_url=None, redoc_url=None)
-    app.mount(
-        "/static",
-        StaticFiles(packages=[("coordqa.viewer", "static"), ("coordqa.leaderboard", "static")]),
-        name="static",
-    )
+    app.mount("/static", StaticFiles(packages=static_packages("coordqa.viewer")), name="static")
     live = pages.Links()
 
     add_security_headers(app)

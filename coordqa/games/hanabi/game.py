@@ -6,8 +6,8 @@ text actions played so far, because a fresh engine game with the same seed deals
 when the same moves are replayed (``random_start_player`` is off, Alice starts).
 
 Players never see this object: they are handed a seat view whose observation is a
-:class:`HanabiSeatObservation` (the engine's per-player observation, own hand hidden, and the
-public record of moves). For other engineers (scenario builders, tests):
+:class:`~coordqa.games.hanabi.view.HanabiSeatObservation` (the engine's per-player observation,
+own hand hidden, and the public record of moves). For other engineers (scenario builders, tests):
 - ``game.hle_game``: the pyhanabi ``HanabiGame``; move uids via ``hle_game.get_move_uid(move)``
   and ``hle_game.get_move(uid)`` (0-4 discard, 5-9 play, 10-14 reveal colour, 15-19 rank).
 - ``game.state``: the pyhanabi ``HanabiState``; ``game.state.observation(player)`` is that
@@ -27,7 +27,6 @@ import copy
 import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from coordqa.errors import ConfigError, GameError
@@ -38,21 +37,8 @@ from coordqa.games.hanabi.conventions import game_description
 from coordqa.games.hanabi.describe import Turn, describe_state
 from coordqa.games.hanabi.knowledge import Board, state_hands
 from coordqa.games.hanabi.profile import PROFILE
+from coordqa.games.hanabi.view import HanabiSeatObservation
 from coordqa.games.profile import GameProfile
-
-
-@dataclass(frozen=True)
-class HanabiSeatObservation:
-    """What one Hanabi seat sees: its engine observation and the public record of moves."""
-
-    engine: Any
-    """pyhanabi ``HanabiObservation`` of the seat: the partner's cards, both hands' hint
-    knowledge (own hand first), board, tokens, deck size and legal moves; the own cards are
-    hidden by the engine (colour and rank -1). A copy made by the engine: it does not follow the
-    game."""
-    turns: tuple[Turn, ...]
-    """Every completed move with its public outcome (cards played or discarded are shown to
-    both players)."""
 
 
 class Hanabi(Game[HanabiSeatObservation]):
@@ -320,3 +306,10 @@ def _cards(items: Sequence[Any]) -> list[tuple[int, int]] | None:
         else:
             return None
     return cards
+
+
+def as_hanabi(game: Game) -> Hanabi:
+    """``game`` as a Hanabi game (for code that holds the game: scenario builders, not players)."""
+    if not isinstance(game, Hanabi):
+        raise GameError(f"expected a Hanabi game, not {type(game).__name__}")
+    return game

@@ -130,15 +130,17 @@ class HandAdversary:
         self.followed = 0
 
     def reset(self, view: SeatView, seed: int) -> None:
-        """Read the start of an episode and the seed handed with it."""
-        from coordqa.games.hanabi.game import Hanabi
+        """Read the start of an episode and the seed handed with it.
 
+        Each guessed deal is the view's own game built through the registry (this probe is
+        part of the game's profile, so it does not import the game's module).
+        """
         self.seat, self.dealt, self.followed = view.seat, None, 0
         partner = _partner_cards(view)
         for guess in dict.fromkeys((seed, seed - view.seat)):
             if not 0 <= guess <= engine.MAX_SEED:
                 continue
-            game = Hanabi(seed=guess)
+            game: Any = make_game(view.name, seed=guess)
             if [(c.color(), c.rank()) for c in game.state.player_hands()[1 - view.seat]] == partner:
                 self.dealt = game
                 return

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from coordqa.directives import turn_based
-from coordqa.games.profile import GameProfile, ReportTable
+from coordqa.games.agent_profile import AgentProfile, ReportTable
+from coordqa.games.hanabi.conventions import paper_description
+from coordqa.games.hanabi.inference import HandAdversary
+from coordqa.games.hanabi.tom import HanabiBehaviour, hanabi_facts, ladder_questions
+from coordqa.games.profile import GameProfile
 
 SELF_PLAY_SEEDS = (321, 212, 628)
 """Seeds of the LLM-Coordination paper's three self-play Hanabi games."""
@@ -13,49 +17,51 @@ CROSS_PLAY_SEEDS = (45, 114, 4788)
 PROFILE = GameProfile(
     # Hanabi is turn-based: the JP directive times the partner's move "on their next turn"
     qa_directives=turn_based(),
-    scenario_builder="coordqa.scenarios.hanabi:BUILDER",
     strong_policy="hanabi-convention",
     # discard the oldest card (the engine lists "Discard my Card 0" first; a discard never costs
     # a life), or, when discarding is illegal (8 reveal tokens), the first legal reveal
     fallback_prefixes=("Discard my Card", "Reveal"),
-    tom_format=(
-        "Partner Action Explanation: <one sentence on why your partner made their last move>\n"
-        "Clue Suggestion: <which colour or rank you should reveal to your partner, and why>"
-    ),
-    verifier_example=(
-        " (for example, playing a card that may not be playable when the team has one life left)"
-    ),
-    behaviour_space="coordqa.agentic.agents.behaviour:HanabiBehaviour",
-    belief_facts="coordqa.agentic.agents.belief:hanabi_facts",
-    tom_ladder="coordqa.agentic.agents.ladder:ladder_questions",
-    agent_presets={
-        "paper": {
-            "agent_options": {
-                "cac": {
-                    "use_tom": True,
-                    "use_verifier": True,
-                    "max_verifier_retries": None,
-                    "missing_verdict": "reject",
-                }
-            },
-            "generate": {"temperature": 0.6, "top_p": 1.0},
-            "prompt": {"paper_texts": True},
-        }
-    },
-    paper_description="coordqa.games.hanabi.conventions:paper_description",
-    inference_probe="coordqa.games.hanabi.inference:HandAdversary",
+    inference_probe=HandAdversary,
     self_play_seeds=SELF_PLAY_SEEDS,
     cross_play_seeds=CROSS_PLAY_SEEDS,
-    report_tables=(
-        ReportTable(
-            "table2_hanabi_self_play",
-            "Table 2: Hanabi self-play (score out of 25, mean ± SE)",
-            "self_play",
+    agents=AgentProfile(
+        tom_format=(
+            "Partner Action Explanation: <one sentence on why your partner made their last move>\n"
+            "Clue Suggestion: <which colour or rank you should reveal to your partner, and why>"
         ),
-        ReportTable(
-            "table5_hanabi_cross_play",
-            "Table 5: Hanabi self-play and cross-play (mean ± SE)",
-            "cross_play_by_partner",
+        verifier_example=(
+            " (for example, playing a card that may not be playable when the team has one life "
+            "left)"
+        ),
+        behaviour_space=HanabiBehaviour,
+        belief_facts=hanabi_facts,
+        tom_ladder=ladder_questions,
+        agent_presets={
+            "paper": {
+                "agent_options": {
+                    "cac": {
+                        "use_tom": True,
+                        "use_verifier": True,
+                        "max_verifier_retries": None,
+                        "missing_verdict": "reject",
+                    }
+                },
+                "generate": {"temperature": 0.6, "top_p": 1.0},
+                "prompt": {"paper_texts": True},
+            }
+        },
+        paper_description=paper_description,
+        report_tables=(
+            ReportTable(
+                "table2_hanabi_self_play",
+                "Table 2: Hanabi self-play (score out of 25, mean ± SE)",
+                "self_play",
+            ),
+            ReportTable(
+                "table5_hanabi_cross_play",
+                "Table 5: Hanabi self-play and cross-play (mean ± SE)",
+                "cross_play_by_partner",
+            ),
         ),
     ),
 )

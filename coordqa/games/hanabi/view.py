@@ -13,9 +13,8 @@ from functools import cached_property
 from typing import Any
 
 from coordqa.errors import GameError
-from coordqa.games.base import Game
 from coordqa.games.hanabi import engine
-from coordqa.games.hanabi.game import Hanabi, HanabiSeatObservation
+from coordqa.games.hanabi.describe import Turn
 from coordqa.games.hanabi.knowledge import (
     Board,
     Card,
@@ -27,11 +26,18 @@ from coordqa.games.hanabi.knowledge import (
 from coordqa.games.seat import SeatView
 
 
-def as_hanabi(game: Game) -> Hanabi:
-    """``game`` as a Hanabi game (for code that holds the game: scenario builders, not players)."""
-    if not isinstance(game, Hanabi):
-        raise GameError(f"expected a Hanabi game, not {type(game).__name__}")
-    return game
+@dataclass(frozen=True)
+class HanabiSeatObservation:
+    """What one Hanabi seat sees: its engine observation and the public record of moves."""
+
+    engine: Any
+    """pyhanabi ``HanabiObservation`` of the seat: the partner's cards, both hands' hint
+    knowledge (own hand first), board, tokens, deck size and legal moves; the own cards are
+    hidden by the engine (colour and rank -1). A copy made by the engine: it does not follow the
+    game."""
+    turns: tuple[Turn, ...]
+    """Every completed move with its public outcome (cards played or discarded are shown to
+    both players)."""
 
 
 def hanabi_seat(view: SeatView) -> HanabiSeatObservation:

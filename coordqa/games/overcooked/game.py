@@ -26,7 +26,6 @@ in progress.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
@@ -37,12 +36,12 @@ from coordqa.games.overcooked import engine
 from coordqa.games.overcooked.describe import describe_state
 from coordqa.games.overcooked.engine import PRIMITIVE_NAMES
 from coordqa.games.overcooked.grounding import Move, next_move
-from coordqa.games.overcooked.layout import Geometry, Pos, terrain_rows
+from coordqa.games.overcooked.layout import Pos
 from coordqa.games.overcooked.profile import PROFILE
 from coordqa.games.overcooked.rules import game_description
+from coordqa.games.overcooked.seat import OvercookedSeatObservation, geometry
 from coordqa.games.overcooked.tasks import AWAY, WAIT, Task, effect_of, facing, held, legal_tasks
 from coordqa.games.profile import GameProfile
-from coordqa.games.seat import SeatView
 
 LAYOUTS = (
     "cramped_room",
@@ -56,12 +55,6 @@ DEFAULT_HORIZON = 400
 """Timesteps per episode in the paper's agentic runs."""
 
 
-@functools.cache
-def geometry(layout: str) -> Geometry:
-    """The layout's geometry, shared by every game on it (its distance cache grows once)."""
-    return Geometry(layout, terrain_rows(engine.gridworld(layout).terrain_mtx))
-
-
 class _Outcome(NamedTuple):
     """What one engine step did."""
 
@@ -69,28 +62,6 @@ class _Outcome(NamedTuple):
     """The step's result (completed and failed are filled in afterwards)."""
     effects: dict[int, Task]
     """The object action each player's interaction achieved, if any."""
-
-
-@dataclass(frozen=True)
-class OvercookedSeatObservation:
-    """What one chef sees: the whole kitchen and the partner's current action.
-
-    Overcooked is fully observable. The partner's medium-level action in progress counts as
-    public: the partner's moves head for it in plain sight (the planner has always read it).
-    """
-
-    state: Any
-    """A copy of the overcooked-ai ``OvercookedState`` (changing it changes nothing)."""
-    partner_task: Task | None
-    """The partner's medium-level action in progress, if any."""
-
-
-def kitchen(view: SeatView, player: str = "this player") -> OvercookedSeatObservation:
-    """The Overcooked observation of a seat's view; another game's view is a GameError."""
-    seen = view.observation()
-    if not isinstance(seen, OvercookedSeatObservation):
-        raise GameError(f"{player} can only play overcooked, not {view.name}")
-    return seen
 
 
 @dataclass

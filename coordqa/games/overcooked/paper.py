@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from coordqa.games.base import PLAYER_NAMES
-from coordqa.games.overcooked.game import geometry as layout_geometry, kitchen
+from coordqa.games.overcooked.seat import geometry as layout_geometry, kitchen
 from coordqa.games.seat import SeatView
 
 

@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 
 from coordqa.games.base import Observation, PlayerSpec, ScriptedPlayer, player_catalog
 from coordqa.games.overcooked import engine
-from coordqa.games.overcooked.game import geometry, kitchen
 from coordqa.games.overcooked.planner import choose_task
+from coordqa.games.overcooked.seat import geometry, kitchen
 from coordqa.games.seat import SeatView
 from coordqa.options import OPTIONS_CONFIG
 

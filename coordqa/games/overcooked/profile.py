@@ -2,41 +2,46 @@
 
 from __future__ import annotations
 
-from coordqa.games.profile import GameProfile, ReportTable
+from coordqa.games.agent_profile import AgentProfile, ReportTable
+from coordqa.games.overcooked.describe import without_partner_info
+from coordqa.games.overcooked.paper import paper_description
+from coordqa.games.overcooked.tom import OvercookedBehaviour, overcooked_facts
+from coordqa.games.profile import GameProfile
 
 _PAPER_SAMPLING = {"temperature": 0.6, "top_p": 0.9}
 """The authors' Overcooked and Collab agents (``LLMManager`` defaults)."""
 
 PROFILE = GameProfile(
-    scenario_builder="coordqa.scenarios.overcooked:BUILDER",
     strong_policy="planner",
     # wait one step: it breaks no rule and loses nothing at once
     fallback_prefixes=("wait",),
-    behaviour_space="coordqa.agentic.agents.behaviour:OvercookedBehaviour",
-    belief_facts="coordqa.agentic.agents.belief:overcooked_facts",
-    agent_presets={
-        "paper": {
-            "agent_options": {"cac": {"use_tom": False, "use_verifier": False}},
-            "generate": _PAPER_SAMPLING,
-            "prompt": {"answer_only": True, "paper_texts": True},
-        }
-    },
-    paper_description="coordqa.games.overcooked.paper:paper_description",
-    without_partner_info="coordqa.games.overcooked.describe:without_partner_info",
-    reward_unit=20.0,
     cross_play_seats=(0, 1),
     seeded=False,  # the engine is deterministic: seeds matter only to players that draw
     goal="first_reward",
-    report_tables=(
-        ReportTable(
-            "table1_overcooked_self_play",
-            "Table 1: Overcooked self-play (score, mean ± SE)",
-            "self_play_by_layout",
-        ),
-        ReportTable(
-            "table4_overcooked_cross_play",
-            "Table 4: Overcooked with partners (seat 0 / seat 1)",
-            "cross_play_by_seat",
+    agents=AgentProfile(
+        behaviour_space=OvercookedBehaviour,
+        belief_facts=overcooked_facts,
+        agent_presets={
+            "paper": {
+                "agent_options": {"cac": {"use_tom": False, "use_verifier": False}},
+                "generate": _PAPER_SAMPLING,
+                "prompt": {"answer_only": True, "paper_texts": True},
+            }
+        },
+        paper_description=paper_description,
+        without_partner_info=without_partner_info,
+        reward_unit=20.0,
+        report_tables=(
+            ReportTable(
+                "table1_overcooked_self_play",
+                "Table 1: Overcooked self-play (score, mean ± SE)",
+                "self_play_by_layout",
+            ),
+            ReportTable(
+                "table4_overcooked_cross_play",
+                "Table 4: Overcooked with partners (seat 0 / seat 1)",
+                "cross_play_by_seat",
+            ),
         ),
     ),
 )

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from coordqa.directives import DIRECTIVES
-from coordqa.games import GameProfile, ReportTable, WinCondition
+from coordqa.games import (
+    AgentProfile,
+    GameProfile,
+    PartnerActionBehaviour,
+    ReportTable,
+    WinCondition,
+)
 
 OPENING = "You are playing a cooperative game with a partner."
 """The opening sentence of coordqa's directives, which Lamps words its own way."""
@@ -13,14 +19,15 @@ PROFILE = GameProfile(
         kind: text.replace(OPENING, "You are switching on lamps together with a partner.")
         for kind, text in DIRECTIVES.items()
     },
-    scenario_builder="toygame.questions:BUILDER",
     strong_policy="lamps-convention",
     fallback_prefixes=("Wait",),
-    behaviour_space="coordqa.agentic.agents.behaviour:PartnerActionBehaviour",
     win=WinCondition("lit", "lighting"),
     goal="win",
-    report_tables=(
-        ReportTable("lamps_self_play", "Lamps self-play (score, mean ± SE)", "self_play"),
+    agents=AgentProfile(
+        behaviour_space=PartnerActionBehaviour,
+        report_tables=(
+            ReportTable("lamps_self_play", "Lamps self-play (score, mean ± SE)", "self_play"),
+        ),
     ),
 )
 """Lamps' profile: its own QA wording, the convention player as strong policy, waiting as the

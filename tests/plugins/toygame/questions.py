@@ -63,4 +63,4 @@ class LampsBuilder(ScenarioBuilder):
 
 
 BUILDER = LampsBuilder()
-"""Lamps' scenario builder (named by its profile's ``scenario_builder``)."""
+"""Lamps' scenario builder (registered by the ``coordqa.scenario_builders`` entry point)."""

@@ -1,0 +1,123 @@
+"""What the leaderboard's routers share: the board a route serves, and how a body is let in.
+
+:func:`coordqa.leaderboard.server.create_app` builds one :class:`BoardState` and keeps it on the
+app; every route reads it through the :data:`State` dependency. Submissions and endpoint
+registrations are both let in the same way (:func:`admit`, :func:`read_body`) and refused with
+the same JSON shape (:func:`error`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import anyio
+from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+
+from coordqa.leaderboard.catalog import BoardCatalog
+from coordqa.leaderboard.db import Database
+from coordqa.leaderboard.limits import quota_reached, record_attempt
+from coordqa.leaderboard.pages import Links
+from coordqa.leaderboard.settings import BoardRunSettings, SubmitterLimits
+from coordqa.leaderboard.tokens import authenticate
+
+__all__ = ["MAX_ID", "BoardState", "State", "TooLarge", "admit", "error", "read_body"]
+
+MAX_ID = 2**31 - 1
+"""Largest id an ``Integer`` primary key holds on PostgreSQL; larger ones are answered 404
+without a query (PostgreSQL would refuse to compare them with the column)."""
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """The board every route of one app serves: its database, catalog and settings."""
+
+    db: Database
+    """The board's database."""
+    catalog: BoardCatalog
+    """The datasets and grids it ranks."""
+    limits: SubmitterLimits
+    """Per-token rate limit and quota."""
+    max_body_bytes: int
+    """Larger submissions are answered with 413."""
+    body_timeout_s: float
+    """A body must arrive within this many seconds (408)."""
+    board_run: BoardRunSettings
+    """What board-run jobs run with, and which models the board hosts."""
+    ranking: str
+    """The entries the rankings show by default (``all``, ``board-run``)."""
+    live: Links = Links()
+    """How the live server's pages link."""
+
+
+def board_state(request: Request) -> BoardState:
+    """The :class:`BoardState` of the app serving ``request``."""
+    state: BoardState = request.app.state.board
+    return state
+
+
+State = Annotated[BoardState, Depends(board_state)]
+"""A route parameter that receives the board (not a query parameter)."""
+
+
+def error(
+    status: int, message: str, headers: dict[str, str] | None = None, **extra: Any
+) -> JSONResponse:
+    """A refusal as JSON (``detail`` plus ``extra``); a 401 says which scheme to use."""
+    if status == 401:
+        headers = {"WWW-Authenticate": "Bearer", **(headers or {})}
+    return JSONResponse({"detail": message, **extra}, status_code=status, headers=headers)
+
+
+async def admit(request: Request, db: Database, limits: SubmitterLimits) -> int | JSONResponse:
+    """The token id of a submission allowed in, or the error answering it.
+
+    In order: authentication (401), the rate limit (429 with Retry-After), the quota (403);
+    all before the body is read. The quota is checked again when the entry is stored.
+    """
+    token_id = await run_in_threadpool(authenticate, db, request.headers.get("authorization"))
+    if token_id is None:
+        return error(
+            401,
+            "submitting needs a valid bearer token (Authorization: Bearer <token>); the token "
+            "is unknown or revoked: ask the leaderboard admin for one "
+            "(`coordqa leaderboard token create NAME`)",
+        )
+    if limits.per_hour is not None:
+        wait = await run_in_threadpool(record_attempt, db, token_id, limits.per_hour)
+        if wait is not None:
+            seconds = max(1, math.ceil(wait))
+            return error(
+                429,
+                f"this token reached the server's limit of {limits.per_hour} submissions per "
+                f"hour; try again in {seconds} s",
+                headers={"Retry-After": str(seconds)},
+            )
+    if limits.quota is not None:
+        refusal = await run_in_threadpool(quota_reached, db, token_id, limits.quota)
+        if refusal is not None:
+            return error(403, refusal)
+    return token_id
+
+
+class TooLarge(Exception):
+    """The request body passed the size limit (answered with 413)."""
+
+
+async def read_body(request: Request, limit: int, timeout_s: float) -> bytes:
+    """The body, or :class:`TooLarge` past ``limit`` bytes, or TimeoutError after ``timeout_s``."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise TooLarge
+    chunks = []
+    size = 0
+    with anyio.fail_after(timeout_s):
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise TooLarge
+            chunks.append(chunk)
+    return b"".join(chunks)
