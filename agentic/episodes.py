@@ -105,7 +105,8 @@ class EpisodeSpec(BaseModel):
     """The agent configuration preset (:mod:`coordqa.agentic.presets`): its prompt style."""
     generate: dict[str, Any] = Field(default_factory=dict)
     """Sampling parameters of LLM players (``temperature``, ``top_p``, ``max_tokens``,
-    ``seed``); empty: the provider's defaults."""
+    ``seed``) and the model's provider settings (``extra``: its ``--model-arg``), as
+    :class:`~coordqa.llm.GenerateConfig` takes them; empty: the provider's defaults."""
 
     @model_validator(mode="after")
     def _one_seat_in_self_play(self) -> EpisodeSpec:

@@ -9,6 +9,7 @@ A grid is agents x models x partners x games/layouts x positions x seeds. Exampl
     models:                           # required when an agent calls a model
       - scripted
       - {name: openai/llama-3-70b, api_base: "http://127.0.0.1:8000/v1"}
+      - {name: llamacpp/gemma.gguf, model_args: {chat_format: gemma}}   # --model-arg
     partners: [self, greedy_human]    # "self" is self-play
     games:
       - game: overcooked
@@ -126,6 +127,16 @@ class ModelEntry(BaseModel):
     """Model name (``scripted``, ``random`` or a litellm name)."""
     api_base: str | None = None
     """Endpoint of this model (None: the grid's ``api_base``)."""
+    model_args: dict[str, Any] = Field(default_factory=dict)
+    """Provider settings passed to every call of this model, as ``--model-arg`` gives them
+    (``reasoning_effort``, llama.cpp's ``chat_format``...); they change replies, so they are
+    part of the run's identity and of every episode's sampling."""
+
+    @field_validator("model_args")
+    @classmethod
+    def _provider_settings(cls, args: dict[str, Any]) -> dict[str, Any]:
+        GenerateConfig(extra=args)  # the gateway's rule: no setting coordqa sets itself
+        return args
 
 
 class GenerateSettings(BaseModel):
@@ -234,6 +245,13 @@ class GridConfig(BaseModel):
                 return entry.api_base
         return self.api_base
 
+    def model_args_for(self, model: str) -> dict[str, Any]:
+        """The provider settings of ``model`` (empty: none)."""
+        for entry in self.models:
+            if isinstance(entry, ModelEntry) and entry.name == model:
+                return dict(entry.model_args)
+        return {}
+
     def identity(self) -> JSONObject:
         """What changes results (the run manifest's ``config``): everything but ``runtime``.
 
@@ -250,6 +268,9 @@ class GridConfig(BaseModel):
             for name, default in game_defaults:
                 if game[name] == default:
                     del game[name]
+        for entry in data["models"]:
+            if isinstance(entry, dict) and not entry["model_args"]:
+                del entry["model_args"]
         if self.version is not None:
             data["grid"] = {
                 "name": self.name,
@@ -315,6 +336,8 @@ class GridConfig(BaseModel):
         options = self.options_for(entry, agent)
         preset = presets.sampling(self.preset, entry.game, model)
         generate = {**preset, **self.generate.values()} if llm else {}
+        if llm and model is not None and (args := self.model_args_for(model)):
+            generate["extra"] = args  # GenerateConfig's provider settings
         return EpisodeSpec(
             **task.model_dump(),
             agent=agent,

@@ -27,6 +27,7 @@ from coordqa.games.base import PLAYERS, Observation, Player, StepResult, make_ga
 from coordqa.games.episode import play_episode
 from coordqa.games.seat import SeatView
 from coordqa.llm import GenerateConfig, Model, get_model
+from coordqa.llm.call_names import naming_calls
 from coordqa.records import AgentRecord, Recorder
 
 ModelSource = Callable[[str], Model]
@@ -93,8 +94,10 @@ class _Seat(Player):
             self.shadow.reset(view, player, seed)
 
     async def act(self, observation: Observation) -> str:
-        try:
-            action = await self.inner.act(observation)
+        stamp = self.log.stamp
+        try:  # its calls are named in messages (a timed-out attempt) as its records are
+            with naming_calls(f"{stamp['episode']} seat {stamp['seat']} step {self.log.step}"):
+                action = await self.inner.act(observation)
         finally:
             self._flush()
         if self.shadow is not None:

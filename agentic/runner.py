@@ -64,7 +64,7 @@ from coordqa.agentic.grid import GridConfig
 from coordqa.agentic.match import build_player, play_match
 from coordqa.errors import ConfigError, ModelCallFailed
 from coordqa.jsonvalues import JSONObject, content_hash
-from coordqa.llm import create_provider, get_model
+from coordqa.llm import GenerateConfig, create_provider, get_model
 from coordqa.records import AgentRecord, Exchange, Failure
 from coordqa.runs import (
     STOPPING_ERRORS,
@@ -391,13 +391,18 @@ def check_models(
 
     Raises:
         ModelError: an unknown provider or a missing API key.
+        ConfigError: a setting the model refuses (a GGUF without a chat template and no
+            ``chat_format`` model argument).
         RunFailed: nothing accepts a connection at a model's ``api_base``.
     """
     for name in sorted({spec.model for spec in specs if spec.model is not None}):
         api_base = config.api_base_for(name)
         if not config.runtime.cache:
             check_reachable(api_base)  # first: milliseconds, where the key check imports litellm
-        create_provider(name, api_base, (api_keys or {}).get(name)).check()
+        provider = create_provider(name, api_base, (api_keys or {}).get(name))
+        provider.check()
+        # settings the provider refuses (a local model's missing chat format) stop it here too
+        provider.with_defaults(GenerateConfig(extra=config.model_args_for(name)))
 
 
 def _played_before(out: Path) -> set[str]:
@@ -569,6 +574,7 @@ def run_grid(
     out: str | Path,
     *,
     progress: GridProgressCallback | None = None,
+    api_keys: Mapping[str, str] | None = None,
 ) -> GridResult:
     """Play (or resume) a grid; finished episodes in ``out`` are never played again.
 
@@ -576,6 +582,8 @@ def run_grid(
         config: the grid (agents, models, partners, games, seeds) and runtime settings.
         out: the run directory (created, or resumed when it holds the same grid).
         progress: called with a :class:`GridProgress` as episodes, decisions and calls happen.
+        api_keys: a key by model name, used for the calls and never stored (see
+            :func:`run_grid_async`; ``--api-key-env``).
 
     Raises:
         StoreError: ``out`` holds a run of another grid.
@@ -590,7 +598,7 @@ def run_grid(
             and the same call resumes the run.
     """
     return run_to_end(
-        lambda: run_grid_async(config, out, progress=progress),
+        lambda: run_grid_async(config, out, progress=progress, api_keys=api_keys),
         interrupted=lambda: interrupted_message(Path(out)),
         run_dir=Path(out),
     )

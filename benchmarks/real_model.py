@@ -164,13 +164,25 @@ def run_agentic(
     }
     (out.parent / f"{out.name}.json").write_text(json.dumps(grid, indent=1))
     args = ["agentic", "grid", str(out.parent / f"{out.name}.json"), "--out", str(out)]
+    return run_within(args, options.budget, f"{game}/{agent}")
+
+
+def run_within(args: Sequence[str], budget_s: float, name: str) -> AgenticRun:
+    """``coordqa ARGS`` in a process, stopped as Ctrl-C stops it after ``budget_s`` seconds.
+
+    What the run made is stored as it happens, so a stopped run keeps it.
+
+    Raises:
+        SystemExit: the run crashed (an exit status other than 0 and 1, 1 being a failed run
+            that is reported with the numbers), or did not stop within :data:`STOP_GRACE_S`.
+    """
     command = [sys.executable, "-c", "from coordqa.cli import main; main()", *args]
     started = time.perf_counter()
     with subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     ) as run:
         try:
-            _, err = run.communicate(timeout=options.budget)
+            _, err = run.communicate(timeout=budget_s)
         except subprocess.TimeoutExpired:
             run.send_signal(signal.SIGINT)  # as Ctrl-C: what was played is stored
             try:
@@ -178,12 +190,10 @@ def run_agentic(
             except subprocess.TimeoutExpired:
                 run.kill()
                 run.communicate()
-                raise SystemExit(
-                    f"{game}/{agent}: did not stop within {STOP_GRACE_S:g} s"
-                ) from None
+                raise SystemExit(f"{name}: did not stop within {STOP_GRACE_S:g} s") from None
             return AgenticRun(None, time.perf_counter() - started, "stopped by --budget")
     if run.returncode not in (0, 1):  # 1: the run failed, reported with the numbers
-        raise SystemExit(f"coordqa agentic grid exited {run.returncode}:\n{err[-3000:]}")
+        raise SystemExit(f"{name}: coordqa exited {run.returncode}:\n{err[-3000:]}")
     last = next((line for line in reversed(err.splitlines()) if line.strip()), "")
     return AgenticRun(run.returncode, time.perf_counter() - started, last.strip())
 

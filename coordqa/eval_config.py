@@ -19,7 +19,7 @@ from coordqa.llm.types import PAPER_SAMPLING, CallPolicy, GenerateConfig
 if TYPE_CHECKING:
     from coordqa.prompts import PromptLayout
 
-__all__ = ["EvalConfig", "eval_default"]
+__all__ = ["EvalConfig", "api_key_from_env", "eval_default"]
 
 
 @dataclass(frozen=True)
@@ -148,14 +148,7 @@ class EvalConfig:
             return self.api_key_secret
         if self.api_key_env is None:
             return None
-        value = os.environ.get(self.api_key_env)
-        if value is None or not value.strip():
-            state = "not set" if value is None else "empty"
-            raise ConfigError(
-                f"--api-key-env {self.api_key_env}: the environment variable "
-                f"{self.api_key_env} is {state}; export your key in it"
-            )
-        return value
+        return api_key_from_env(self.api_key_env)
 
     def identity(self) -> JSONObject:
         """The settings that change results; a resumed run must match them exactly.
@@ -193,6 +186,22 @@ class EvalConfig:
             "max_error_rate": self.max_error_rate,
             "api_key_env": self.api_key_env,
         }
+
+
+def api_key_from_env(variable: str) -> str:
+    """The API key in the environment variable ``variable`` (``--api-key-env``).
+
+    Raises:
+        ConfigError: the variable is unset or blank (its name is said, never a value).
+    """
+    value = os.environ.get(variable)
+    if value is None or not value.strip():
+        state = "not set" if value is None else "empty"
+        raise ConfigError(
+            f"--api-key-env {variable}: the environment variable {variable} is {state}; "
+            "export your key in it"
+        )
+    return value
 
 
 def eval_default(name: str) -> Any:

@@ -43,6 +43,7 @@ from coordqa.llm import (
     UsageLedger,
     UsageTotals,
 )
+from coordqa.llm.call_names import naming_calls
 from coordqa.llm.ledger import totals_of
 from coordqa.records import QACall, Question
 from coordqa.runs import ErrorWatch, RunLifecycle, Tally, check_reachable, run_to_end
@@ -447,9 +448,10 @@ def run_totals(run: QARun) -> UsageTotals:
 
 async def _ask(session: _Session, model: Model, question: QuestionPlan, trial: int) -> None:
     """One (question, trial): call the model and store the call (the sample is derived)."""
-    reply: Reply = await model.generate(
-        question.messages, session.config.generate_config(trial), trial=trial, role=ROLE
-    )
+    with naming_calls(f"{question.question_id} trial {trial}"):
+        reply: Reply = await model.generate(
+            question.messages, session.config.generate_config(trial), trial=trial, role=ROLE
+        )
     stopping = not reply.ok and session.watch.stopping(str(reply.error), reply.error_kind)
     call = QACall.of(question.question_id, trial, question.prompt_hash, reply)
     await session.store.append_record_async(CALLS, call)

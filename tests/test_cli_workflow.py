@@ -242,8 +242,12 @@ def test_calls_that_hang_show_progress_on_time_and_time_out_by_name(
     # Completions give at most 3 lines (0/2 at the start, 1/2, 2/2): the others are the clock's.
     assert len(lines) >= 5 and lines[0].startswith("eval 0/2"), out
     assert "timed out after 1 s (--timeout)" in out and "CancelledError" not in out
-    # Each timed-out attempt is said as it happens (walkthrough 2, B1: retried in silence).
-    assert "warning: attempt 1 of 2 timed out after 1 s (--timeout); retrying" in out
+    # Each timed-out attempt is said as it happens (walkthrough 2, B1: retried in silence),
+    # with its call (walkthrough 3, rough 17): both questions time out together, one line.
+    assert (
+        "warning: 2 calls: attempt 1 of 2 timed out after 1 s (--timeout); retrying "
+        "(example-overcooked-01-EC trial 0 (qa), example-overcooked-01-ToM trial 0 (qa))"
+    ) in out
     assert "--max-connection-failures 2" in out
     assert "never awaited" not in out
     # What is kept, then the fix, then how to resume (it read "then 0 of 2 samples are ...").
@@ -251,6 +255,41 @@ def test_calls_that_hang_show_progress_on_time_and_time_out_by_name(
         f"0 of 2 samples are answered and stored in {tmp_path / 'run'}. Start the server or fix "
         "--api-base, then run the same command again to resume."
     ) in " ".join(out.split())
+
+
+def test_ten_hung_calls_are_said_in_one_line_per_round_naming_the_calls(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Walkthrough 3, rough 17: 10 calls in flight gave 10 identical 'attempt 1 of 6' lines.
+
+    Expected from the rule, before running: the 10 first attempts start together and time out
+    together, one line that counts them and names three; each call is counted once per attempt
+    over the lines (second attempts, spread by the backoff's jitter, may come in several).
+    """
+    from coordqa.cli import qa
+    from coordqa.llm.testing import Fault, LocalOpenAIServer
+
+    monkeypatch.setattr(qa, "messages", Console(width=200, no_color=True, stderr=True))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with LocalOpenAIServer(always=Fault.slow(60)) as server:
+        code, out = invoke(
+            "eval", "--model", "openai/m", "--api-base", server.base_url, "--dataset", "example",
+            "--limit", "10", "--trials", "1", "--timeout", "1", "--max-attempts", "2",
+            "--concurrency", "10", "--max-connection-failures", "100", "--out", tmp_path / "run",
+        )  # fmt: skip
+    assert code == 1, out
+    warnings = [line for line in out.splitlines() if line.startswith("warning: ")]
+    first = "warning: 10 calls: attempt 1 of 2 timed out after 1 s (--timeout); retrying ("
+    assert warnings[0].startswith(first) and warnings[0].endswith(" and 7 more)"), warnings
+    assert warnings[0].count(" trial 0 (qa)") == 3
+    counted = {"attempt 1 of 2": 0, "attempt 2 of 2": 0}
+    for line in warnings:
+        attempt = next(name for name in counted if name in line)
+        calls = re.match(r"warning: (\d+) calls: ", line)
+        counted[attempt] += int(calls[1]) if calls else 1
+        assert calls or re.match(r"warning: example-[\w-]+ trial 0 \(qa\): attempt", line)
+    assert counted == {"attempt 1 of 2": 10, "attempt 2 of 2": 10}, warnings
+    assert len(warnings) < 10, warnings  # before: 20 lines, none naming its call
 
 
 @pytest.mark.slow

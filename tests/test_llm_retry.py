@@ -85,6 +85,38 @@ def test_each_timed_out_attempt_is_logged_as_it_happens(
     ]
 
 
+def test_a_timed_out_attempt_names_its_call_and_concurrent_calls_keep_their_own(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Walkthrough 3, rough 17: identical lines did not say which of 10 calls timed out."""
+    from coordqa.llm.call_names import naming_calls
+
+    policy = CallPolicy(max_attempts=2, backoff_initial_s=0.0, backoff_max_s=0.0)
+    model = ScriptedModel(lambda messages: TimeoutError(), policy=policy)
+
+    async def question(name: str) -> Reply:
+        with naming_calls(name):
+            return await model.generate(MESSAGES, role="qa")
+
+    async def both() -> None:
+        await asyncio.gather(question("q1 trial 0"), question("q2 trial 1"))
+
+    asyncio.run(both())
+    said = sorted(r.getMessage() for r in caplog.records if "attempt" in r.getMessage())
+    assert said == [
+        "q1 trial 0 (qa): attempt 1 of 2 timed out after 120 s (--timeout); retrying",
+        "q1 trial 0 (qa): attempt 2 of 2 timed out after 120 s (--timeout); stopping",
+        "q2 trial 1 (qa): attempt 1 of 2 timed out after 120 s (--timeout); retrying",
+        "q2 trial 1 (qa): attempt 2 of 2 timed out after 120 s (--timeout); stopping",
+    ]
+    assert {(r.call, r.attempt.split(" timed")[0]) for r in caplog.records} == {  # type: ignore[attr-defined]
+        ("q1 trial 0 (qa)", "attempt 1 of 2"),
+        ("q1 trial 0 (qa)", "attempt 2 of 2"),
+        ("q2 trial 1 (qa)", "attempt 1 of 2"),
+        ("q2 trial 1 (qa)", "attempt 2 of 2"),
+    }
+
+
 @pytest.mark.parametrize(
     "fault", [Fault.invalid_json(), Fault.no_choices(), Fault.missing_content()]
 )

@@ -51,7 +51,15 @@ def test_evaluate_async_runs_inside_a_running_event_loop(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(
     "module",
-    ["coordqa.runs.watch", "coordqa.llm.retry", "coordqa.llm.gateway", "coordqa.cli.qa"],
+    [
+        "coordqa.runs.watch",
+        "coordqa.llm.retry",
+        "coordqa.llm.gateway",
+        "coordqa.llm.call_names",
+        "coordqa.llm.chat_formats",
+        "coordqa.cli._call_options",
+        "coordqa.cli._progress",
+    ],
 )
 def test_doctests(module: str) -> None:
     import doctest

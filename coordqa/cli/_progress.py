@@ -246,15 +246,68 @@ class ProgressBar(EvalDisplay):
         }
 
 
+ATTEMPTS_GROUPED_S = 0.5
+"""Timed-out attempts said within this many seconds of the first, alike but for their call, are
+said in one line: calls sent together (8 in flight) time out together."""
+
+NAMES_SHOWN = 3
+"""Calls a grouped line names; it counts the others."""
+
+
 class _AttemptLines(logging.Handler):
-    """Writes each logged attempt failure as a ``warning:`` line on the stderr console."""
+    """Writes timed-out attempts as ``warning:`` lines on the stderr console, naming each call.
+
+    Attempts that differ only in their call (``attempt 1 of 6 timed out after 5 s``, for 8
+    questions in flight) and come within :data:`ATTEMPTS_GROUPED_S` of each other are one line:
+    ``warning: 8 calls: attempt 1 of 6 timed out ...; retrying (hanabi-01-EC trial 0, ... and 5
+    more)``. A lone attempt is said with its call's name in front.
+    """
 
     def __init__(self, console: Console) -> None:
         super().__init__(logging.WARNING)
         self.console = console
+        self._pending: dict[str, list[str]] = {}
+        """What each attempt said (its record's ``attempt``) -> the calls that said it."""
+        self._timer: threading.Timer | None = None
+        self._guard = threading.Lock()
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.console.print(f"[yellow]warning:[/] {record.getMessage()}", highlight=False)
+        what = getattr(record, "attempt", None) or record.getMessage()
+        with self._guard:
+            self._pending.setdefault(what, []).append(getattr(record, "call", ""))
+            if self._timer is None:
+                self._timer = threading.Timer(ATTEMPTS_GROUPED_S, self.flush)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def flush(self) -> None:
+        """Print what is pending, one line per kind of attempt."""
+        with self._guard:
+            pending, self._pending = self._pending, {}
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        for what, calls in pending.items():
+            self.console.print(
+                Text.assemble(("warning:", "yellow"), " ", grouped(what, calls)), soft_wrap=True
+            )
+
+
+def grouped(what: str, calls: list[str]) -> str:
+    """One line for the calls that said ``what``: the call's name, or how many and which.
+
+    >>> grouped("attempt 1 of 6 timed out after 5 s (--timeout); retrying", ["q1 trial 0"])
+    'q1 trial 0: attempt 1 of 6 timed out after 5 s (--timeout); retrying'
+    >>> grouped("attempt 2 of 2 timed out after 1 s (--timeout); stopping", ["a", "b", "c", "d"])
+    '4 calls: attempt 2 of 2 timed out after 1 s (--timeout); stopping (a, b, c and 1 more)'
+    """
+    if len(calls) == 1:
+        return f"{calls[0]}: {what}" if calls[0] else what
+    named = [call for call in calls if call]
+    shown = ", ".join(named[:NAMES_SHOWN])
+    rest = len(calls) - min(len(named), NAMES_SHOWN)
+    names = f"{shown} and {rest} more" if shown and rest else shown
+    return f"{len(calls)} calls: {what}" + (f" ({names})" if names else "")
 
 
 @contextmanager
@@ -262,7 +315,8 @@ def attempt_lines(console: Console) -> Iterator[None]:
     """Show on ``console`` every timed-out attempt as it happens (:mod:`coordqa.llm.retry`'s log).
 
     A retried attempt is otherwise silent until its call gives up: with a 120 s --timeout and
-    three attempts, six minutes without a word.
+    three attempts, six minutes without a word. Each line names its call (a question and trial,
+    an agent's episode, seat, step and role), or how many calls timed out together and which.
     """
     from coordqa.llm import retry
 
@@ -272,6 +326,7 @@ def attempt_lines(console: Console) -> Iterator[None]:
         yield
     finally:
         retry.log.removeHandler(handler)
+        handler.flush()
 
 
 def eval_display(console: Console, *, quiet: bool, verbose: bool = False) -> EvalDisplay:

@@ -23,9 +23,23 @@ from rich.text import Text
 
 from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
+from coordqa.cli._call_options import (
+    ApiBase,
+    ApiKeyEnv,
+    CallOptions,
+    Concurrency,
+    MaxAttempts,
+    MaxConnectionFailures,
+    ModelArg,
+    Rpm,
+    Timeout,
+    Tpm,
+    parse_model_args,
+)
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
+from coordqa.eval_config import api_key_from_env
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,7 +52,7 @@ console = Console()
 """Tables: stdout."""
 
 _RUNTIME = RuntimeSettings()
-"""The defaults of the execution options (--parallel, --concurrency, --max-error-rate...)."""
+"""The defaults of the execution options (--parallel, --backend, --max-error-rate...)."""
 
 agentic_app = typer.Typer(
     help="Agentic cross-play: LLM agents with partners, grids of matches, reports.",
@@ -56,17 +70,10 @@ Backend = Annotated[
 Address = Annotated[
     str | None, typer.Option(help="Ray cluster address (default: start a local Ray).")
 ]
-Concurrency = Annotated[
-    int | None,
-    typer.Option(
-        help=f"Model calls in flight per model connection (default {_RUNTIME.concurrency})."
-    ),
-]
 Parallel = Annotated[
     int | None,
     typer.Option(help=f"Episodes played at once (default {_RUNTIME.parallel_episodes})."),
 ]
-ApiBase = Annotated[str | None, typer.Option(help="Endpoint of the model(s).")]
 Preset = Annotated[
     str | None,
     typer.Option(
@@ -87,14 +94,6 @@ MaxErrorRate = Annotated[
         "--max-error-rate",
         help="Share of episodes (0-1) that may fail (a model call failed after retries) "
         f"without failing the run (default {_RUNTIME.max_error_rate:g}).",
-    ),
-]
-MaxConnectionFailures = Annotated[
-    int | None,
-    typer.Option(
-        "--max-connection-failures",
-        help="Stop when this many attempts in a row get no answer from the server "
-        f"(default {_RUNTIME.max_connection_failures}).",
     ),
 ]
 
@@ -127,30 +126,45 @@ def _runtime(
     config: dict[str, Any],
     backend: str | None,
     address: str | None,
-    concurrency: int | None,
     parallel: int | None,
     max_error_rate: float | None,
-    max_connection_failures: int | None,
+    calls: CallOptions,
 ) -> dict[str, Any]:
+    """The grid's ``runtime`` with the options given here over it (the others kept)."""
     runtime = dict(config.get("runtime", {}))
     for name, value in (
         ("backend", backend),
         ("address", address),
-        ("concurrency", concurrency),
         ("parallel_episodes", parallel),
         ("max_error_rate", max_error_rate),
-        ("max_connection_failures", max_connection_failures),
     ):
         if value is not None:
             runtime[name] = value
-    return runtime
+    return {**runtime, **calls.given()}
 
 
-def _play(config: GridConfig, out: Path | None) -> None:
+def _with_model_args(models: list[Any], args: dict[str, Any]) -> list[Any]:
+    """The grid's ``models`` with ``--model-arg`` settings over each model's own."""
+    if not args:
+        return models
+    entries = [{"name": m} if isinstance(m, str) else dict(m) for m in models]
+    return [{**e, "model_args": {**e.get("model_args", {}), **args}} for e in entries]
+
+
+def _api_keys(api_key_env: str | None, models: list[str]) -> dict[str, str] | None:
+    """Each model's key read from ``--api-key-env`` (None: the providers' usual variables)."""
+    if api_key_env is None:
+        return None
+    key = api_key_from_env(api_key_env)
+    return dict.fromkeys(models, key)
+
+
+def _play(config: GridConfig, out: Path | None, api_keys: dict[str, str] | None = None) -> None:
     """Play the grid with a progress bar; print its tables; exit 1 when the run failed."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from coordqa.agentic.runner import GridProgress, default_out, run_grid
+    from coordqa.cli._progress import attempt_lines
 
     target = out or default_out(config)
     total = len(config.episodes())
@@ -175,7 +189,8 @@ def _play(config: GridConfig, out: Path | None) -> None:
             progress.update(task, completed=state.done, counts=counts)
 
         try:
-            result = run_grid(config, target, progress=show)
+            with attempt_lines(progress.console):
+                result = run_grid(config, target, progress=show, api_keys=api_keys)
         except RunInterrupted as stop:
             progress.stop()
             messages.print(f"[yellow]{escape(str(stop))}[/]", highlight=False)
@@ -281,10 +296,16 @@ def run_command(
     seed: Seed = None,
     out: OutDir = None,
     api_base: ApiBase = None,
+    api_key_env: ApiKeyEnv = None,
+    model_arg: ModelArg = None,
     concurrency: Concurrency = None,
+    rpm: Rpm = None,
+    tpm: Tpm = None,
+    timeout: Timeout = None,
+    max_attempts: MaxAttempts = None,
+    max_connection_failures: MaxConnectionFailures = None,
     parallel_episodes: Parallel = None,
     error_rate: MaxErrorRate = None,
-    connection_failures: MaxConnectionFailures = None,
     backend: Backend = None,
     address: Address = None,
 ) -> None:
@@ -297,6 +318,8 @@ def run_command(
 
     if self_play and partner is not None:
         raise ConfigError("give --partner P or --self-play, not both")
+    calls = CallOptions(concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures)
+    args = parse_model_args(model_arg)
     entry: dict[str, object] = {
         "game": game,
         "seeds": _seeds(seeds),
@@ -308,16 +331,14 @@ def run_command(
     data: dict[str, object] = {
         "name": f"{agent}-{model or 'none'}-{game}".replace("/", "-"),
         "agents": [agent],
-        "models": [] if model is None else [model],
+        "models": [] if model is None else _with_model_args([model], args),
         "api_base": api_base,
         "partners": [partner or SELF],
         "games": [entry],
         "positions": _position(position),
         "agent_options": {agent: given_options(ctx, agent, agent_option or [])},
         "generate": _generate(temperature, top_p, max_tokens, seed),
-        "runtime": _runtime(
-            {}, backend, address, concurrency, parallel_episodes, error_rate, connection_failures
-        ),
+        "runtime": _runtime({}, backend, address, parallel_episodes, error_rate, calls),
     }
     if preset is not None:
         data["preset"] = preset
@@ -326,7 +347,8 @@ def run_command(
             f"agent {agent} calls a language model: pass --model (scripted for the offline "
             "model, or a litellm name such as openai/gpt-4o-mini)"
         )
-    _play(parse_grid(data, where="options"), out)
+    grid = parse_grid(data, where="options")
+    _play(grid, out, _api_keys(api_key_env, grid.model_names()))
 
 
 @agentic_app.command("options")
@@ -380,6 +402,8 @@ def grid_command(
         ),
     ] = None,
     api_base: ApiBase = None,
+    api_key_env: ApiKeyEnv = None,
+    model_arg: ModelArg = None,
     preset: Preset = None,
     episodes: Annotated[
         int | None, typer.Option(help="Episodes per pairing in every game: seeds 0..N-1.")
@@ -390,9 +414,13 @@ def grid_command(
     seed: Seed = None,
     out: OutDir = None,
     concurrency: Concurrency = None,
+    rpm: Rpm = None,
+    tpm: Tpm = None,
+    timeout: Timeout = None,
+    max_attempts: MaxAttempts = None,
+    max_connection_failures: MaxConnectionFailures = None,
     parallel_episodes: Parallel = None,
     error_rate: MaxErrorRate = None,
-    connection_failures: MaxConnectionFailures = None,
     backend: Backend = None,
     address: Address = None,
 ) -> None:
@@ -406,9 +434,12 @@ def grid_command(
     from coordqa.agentic.grid import parse_grid
     from coordqa.agentic.grid_registry import resolve_grid
 
+    calls = CallOptions(concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures)
+    args = parse_model_args(model_arg)
     data = resolve_grid(config).model_dump(mode="json")
     if model:
         data["models"] = list(model)
+    data["models"] = _with_model_args(data["models"], args)
     if agent:
         data["agents"] = list(agent)
     if api_base is not None:
@@ -419,10 +450,9 @@ def grid_command(
         for entry in data["games"]:
             entry.update(seeds=None, episodes=episodes)
     data["generate"] = {**data["generate"], **_generate(temperature, top_p, max_tokens, seed)}
-    data["runtime"] = _runtime(
-        data, backend, address, concurrency, parallel_episodes, error_rate, connection_failures
-    )
-    _play(parse_grid(data, where=str(config)), out)
+    data["runtime"] = _runtime(data, backend, address, parallel_episodes, error_rate, calls)
+    grid = parse_grid(data, where=str(config))
+    _play(grid, out, _api_keys(api_key_env, grid.model_names()))
 
 
 @agentic_app.command("report")

@@ -15,6 +15,19 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from coordqa.cli._call_options import (
+    ApiBase,
+    ApiKeyEnv,
+    CallOptions,
+    Concurrency,
+    MaxAttempts,
+    MaxConnectionFailures,
+    ModelArg,
+    Rpm,
+    Timeout,
+    Tpm,
+    parse_model_args,
+)
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError
@@ -26,6 +39,10 @@ console = Console()
 """The members: stdout."""
 messages = Console(stderr=True, soft_wrap=True)
 """Member events and failures: stderr."""
+
+
+SPEC_FIELDS = {"requests_per_minute": "rpm", "tokens_per_minute": "tpm"}
+"""The spec's names of the call options it names otherwise than :class:`CallPolicy` does."""
 
 
 def _show_event(event: SetEvent) -> None:
@@ -81,20 +98,19 @@ def eval_set_command(
         list[str] | None,
         typer.Option(help="A dataset name or file (repeatable; default: the current release)."),
     ] = None,
-    api_base: Annotated[
-        str | None, typer.Option("--api-base", help="Server of the --model models.")
-    ] = None,
-    api_key_env: Annotated[
-        str | None,
-        typer.Option("--api-key-env", metavar="NAME", help="Key variable of the --model models."),
-    ] = None,
+    api_base: ApiBase = None,
+    api_key_env: ApiKeyEnv = None,
+    model_arg: ModelArg = None,
     trials: Annotated[int | None, typer.Option(help="Samples per question.")] = None,
     limit: Annotated[int | None, typer.Option(help="The first N questions only.")] = None,
     sample: Annotated[int | None, typer.Option(help="A stratified sample of N questions.")] = None,
     seed: Annotated[int | None, typer.Option(help="Base seed; trial t uses seed + t.")] = None,
-    concurrency: Annotated[
-        int | None, typer.Option(help="Calls in flight per endpoint (models may set their own).")
-    ] = None,
+    concurrency: Concurrency = None,
+    rpm: Rpm = None,
+    tpm: Tpm = None,
+    timeout: Timeout = None,
+    max_attempts: MaxAttempts = None,
+    max_connection_failures: MaxConnectionFailures = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
     ] = False,
@@ -113,22 +129,27 @@ def eval_set_command(
 
     Each (model, dataset) is a run directory in the set's folder, next to eval-set.json.
     Complete members are skipped; a member that fails (a refused key) stops with its message
-    while the others finish. Exit status: 0 every member complete, 1 a member failed, 2 bad
-    options, 130 on Ctrl-C.
+    while the others finish. The call options (--concurrency, --rpm, --tpm, --timeout,
+    --max-attempts, --max-connection-failures) override the spec's; --api-base, --api-key-env
+    and --model-arg are those of the --model models (a spec's models carry their own). Exit
+    status: 0 every member complete, 1 a member failed, 2 bad options, 130 on Ctrl-C.
     """
     from coordqa.evalset import SetInterrupted, evaluate_set, load_spec, parse_spec
 
+    calls = CallOptions(
+        concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures
+    ).given()
     overrides: dict[str, Any] = {
-        key: value
+        SPEC_FIELDS.get(key, key): value
         for key, value in {
             "trials": trials,
             "limit": limit,
             "sample": sample,
             "seed": seed,
-            "concurrency": concurrency,
             "backend": backend,
             "address": address,
             "out": out,
+            **calls,
         }.items()
         if value is not None
     }
@@ -136,9 +157,19 @@ def eval_set_command(
         overrides["cache"] = False
     if dataset:
         overrides["datasets"] = dataset
-    added = [
-        {"model": name, "api_base": api_base, "api_key_env": api_key_env} for name in model or ()
-    ]
+    model_settings = {
+        ("--api-base", "api_base"): api_base,
+        ("--api-key-env", "api_key_env"): api_key_env,
+        ("--model-arg", "model_args"): parse_model_args(model_arg) or None,
+    }
+    given = {key: value for key, value in model_settings.items() if value is not None}
+    if given and not model:
+        (flag, field), *_ = given
+        raise ConfigError(
+            f"{flag} sets the models given with --model, and none is given: add --model NAME, "
+            f"or set {field} on the spec's models (models: [{{model: NAME, {field}: ...}}])"
+        )
+    added = [{"model": name, **{f: v for (_, f), v in given.items()}} for name in model or ()]
     if spec_file is None:
         if not added:
             raise ConfigError(
@@ -151,8 +182,11 @@ def eval_set_command(
         if added:
             models = [m.model_dump() for m in spec.models] + added
             spec = parse_spec({**spec.model_dump(), "models": models}, source=str(spec_file))
+    from coordqa.cli._progress import attempt_lines
+
     try:
-        result = evaluate_set(spec, progress=_show_event)
+        with attempt_lines(messages):
+            result = evaluate_set(spec, progress=_show_event)
     except SetInterrupted as stop:
         messages.print(f"[yellow]{stop}[/]", highlight=False)
         raise typer.Exit(INTERRUPTED_EXIT) from None

@@ -11,17 +11,29 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
+from coordqa.cli._call_options import (
+    ApiBase,
+    ApiKeyEnv,
+    CallOptions,
+    Concurrency,
+    MaxAttempts,
+    MaxConnectionFailures,
+    ModelArg,
+    Rpm,
+    Timeout,
+    Tpm,
+    parse_model_args,
+)
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
 from coordqa.eval_config import eval_default
-from coordqa.jsonvalues import JSONObject, rounded
-from coordqa.llm.types import CallPolicy
+from coordqa.jsonvalues import rounded
 
 if TYPE_CHECKING:
     from coordqa.analysis import RunAnalysis
@@ -32,9 +44,6 @@ console = Console()
 """Results (tables, JSON): stdout, so that ``coordqa eval ... > results.txt`` keeps only them."""
 messages = Console(stderr=True, soft_wrap=True)
 """Progress, counts, warnings and errors: stderr."""
-
-_POLICY = CallPolicy()
-"""The defaults of the call options (--concurrency, --max-attempts, --timeout...)."""
 
 
 def split_list(value: str | None) -> tuple[str, ...] | None:
@@ -65,27 +74,6 @@ def parse_ids(value: str | None, flag: str = "--ids") -> tuple[str, ...] | None:
 
 
 # -- rendering -------------------------------------------------------------------------------
-
-
-def parse_model_args(items: list[str]) -> JSONObject:
-    """Parse ``--model-arg KEY=VALUE`` options; a VALUE that is JSON is decoded, else a string.
-
-    >>> parse_model_args(["reasoning_effort=high", 'extra_body={"top_k": 20}', "n_probs=3"])
-    {'reasoning_effort': 'high', 'extra_body': {'top_k': 20}, 'n_probs': 3}
-    """
-    args: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(
-                f"--model-arg {item!r} is not KEY=VALUE; write e.g. --model-arg "
-                """reasoning_effort=high or --model-arg 'extra_body={"top_k": 20}'"""
-            )
-        try:
-            args[key.strip()] = json.loads(value)
-        except ValueError:
-            args[key.strip()] = value
-    return args
 
 
 def headline(analysis: RunAnalysis) -> str:
@@ -190,9 +178,7 @@ def eval_command(
         str | None,
         typer.Option(help="Dataset name or file (default: the current bundled release)."),
     ] = None,
-    api_base: Annotated[
-        str | None, typer.Option("--api-base", help="Base URL of the model server.")
-    ] = None,
+    api_base: ApiBase = None,
     trials: Annotated[int, typer.Option(help="Samples per question.")] = eval_default("trials"),
     games: Annotated[str | None, typer.Option(help="Comma-separated games to keep.")] = None,
     types: Annotated[str | None, typer.Option(help="Comma-separated types: EC,ToM,JP.")] = None,
@@ -215,9 +201,7 @@ def eval_command(
             "(not a random subset: see --sample)."
         ),
     ] = None,
-    concurrency: Annotated[
-        int, typer.Option(help="Calls in flight at once.")
-    ] = _POLICY.concurrency,
+    concurrency: Concurrency = None,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = eval_default(
         "temperature"
     ),
@@ -238,10 +222,8 @@ def eval_command(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
     ] = False,
-    max_attempts: Annotated[
-        int, typer.Option("--max-attempts", help="Attempts per call, retries included.")
-    ] = _POLICY.max_attempts,
-    timeout: Annotated[float, typer.Option(help="Seconds per attempt.")] = _POLICY.timeout_s,
+    max_attempts: MaxAttempts = None,
+    timeout: Timeout = None,
     max_error_rate: Annotated[
         float,
         typer.Option(
@@ -249,36 +231,11 @@ def eval_command(
             help="Share of samples (0-1) that may fail after retries without failing the run.",
         ),
     ] = eval_default("max_error_rate"),
-    rpm: Annotated[
-        float | None, typer.Option("--rpm", help="Requests per minute to the endpoint, at most.")
-    ] = None,
-    tpm: Annotated[
-        float | None, typer.Option("--tpm", help="Tokens per minute to the endpoint, at most.")
-    ] = None,
-    api_key_env: Annotated[
-        str | None,
-        typer.Option(
-            "--api-key-env",
-            metavar="NAME",
-            help="Environment variable holding the API key (default: the provider's usual).",
-        ),
-    ] = None,
-    model_arg: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--model-arg",
-            metavar="KEY=VALUE",
-            help="Provider setting passed to every call (repeatable; VALUE may be JSON), "
-            "e.g. reasoning_effort=high. Recorded in the run.",
-        ),
-    ] = None,
-    max_connection_failures: Annotated[
-        int,
-        typer.Option(
-            "--max-connection-failures",
-            help="Stop when this many attempts in a row get no answer from the server.",
-        ),
-    ] = _POLICY.max_connection_failures,
+    rpm: Rpm = None,
+    tpm: Tpm = None,
+    api_key_env: ApiKeyEnv = None,
+    model_arg: ModelArg = None,
+    max_connection_failures: MaxConnectionFailures = None,
     out: Annotated[
         Path | None,
         typer.Option(help="Run directory (default: derived from the options, so reruns resume)."),
@@ -341,16 +298,11 @@ def eval_command(
         prompt_layout=prompt_layout.replace("-", "_"),  # type: ignore[arg-type]
         cache=not no_cache,
         out=out,
-        policy=CallPolicy(
-            concurrency=concurrency,
-            max_attempts=max_attempts,
-            timeout_s=timeout,
-            max_connection_failures=max_connection_failures,
-            requests_per_minute=rpm,
-            tokens_per_minute=tpm,
-        ),
+        policy=CallOptions(
+            concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures
+        ).policy(),
         max_error_rate=max_error_rate,
-        model_args=parse_model_args(model_arg or []),
+        model_args=parse_model_args(model_arg),
         api_key_env=api_key_env,
     )
     display = eval_display(messages, quiet=quiet, verbose=verbose)

@@ -92,6 +92,12 @@ class EvalSetSpec(BaseModel):
     """``system`` or ``no_system``."""
     concurrency: int = CallPolicy.concurrency
     """Calls in flight per endpoint, for models that do not set their own."""
+    rpm: float | None = None
+    """Requests per minute to each endpoint, at most, for models that do not set their own
+    (None: no bound)."""
+    tpm: float | None = None
+    """Tokens per minute to each endpoint, at most, for models that do not set their own
+    (None: no bound)."""
     max_attempts: int = CallPolicy.max_attempts
     """Attempts per call, retries included."""
     timeout_s: float = CallPolicy.timeout_s
@@ -127,8 +133,8 @@ class EvalSetSpec(BaseModel):
         """The :class:`EvalConfig` of one member, without its run directory."""
         policy = CallPolicy(
             concurrency=model.concurrency or self.concurrency,
-            requests_per_minute=model.rpm,
-            tokens_per_minute=model.tpm,
+            requests_per_minute=model.rpm if model.rpm is not None else self.rpm,
+            tokens_per_minute=model.tpm if model.tpm is not None else self.tpm,
             timeout_s=self.timeout_s,
             max_attempts=self.max_attempts,
             max_connection_failures=self.max_connection_failures,

@@ -17,6 +17,7 @@ from typing import Literal
 
 from coordqa.errors import ConfigError
 from coordqa.llm.cache import ResponseCache, cache_key
+from coordqa.llm.call_names import in_role
 from coordqa.llm.ledger import UsageLedger
 from coordqa.llm.limits import LimiterRegistry, Limits, limiters
 from coordqa.llm.offline import Script, ScriptedProvider
@@ -225,14 +226,15 @@ class Model:
 
         async with limiter.slot():
             started = time.monotonic()
-            outcome = await call_with_retries(
-                attempt,
-                self.provider.should_retry,
-                self.policy,
-                before_attempt=admit,
-                rng=self._jitter,
-                breaker=self._breaker,
-            )
+            with in_role(role):  # names the call in the retry loop's messages
+                outcome = await call_with_retries(
+                    attempt,
+                    self.provider.should_retry,
+                    self.policy,
+                    before_attempt=admit,
+                    rng=self._jitter,
+                    breaker=self._breaker,
+                )
             latency = time.monotonic() - started
         if outcome.value is None:
             return Reply(

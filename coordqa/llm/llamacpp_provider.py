@@ -15,6 +15,13 @@ processor is asked only between generated tokens). The callback returns the requ
 and never raises: llama.cpp calls it through C, where an exception is printed and ignored.
 The model's "endpoint" is its file: ``api_base`` is the file's ``file://`` URI, which keys the
 response cache and the limiter, so two files never share either.
+
+Each request is prompted in the file's chat format (:mod:`coordqa.llm.chat_formats`): the
+``--model-arg chat_format=NAME`` given, else the GGUF's own template; a file without one is
+refused until a format is given. The format is settled before the cache key is made
+(:meth:`LlamaCppProvider.with_defaults`), so a reply made in one format is never served for
+another. Replies keep llama.cpp's finish reason (``length``: cut at the token cap), and an empty
+reply is the model's answer, as on every other path (:class:`~coordqa.llm.providers.Completion`).
 """
 
 from __future__ import annotations
@@ -28,6 +35,14 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.errors import ConfigError, MissingDependencyError, ModelError
+from coordqa.llm.chat_formats import (
+    ARG as CHAT_FORMAT,
+    TEMPLATE_KEY,
+    chosen_format,
+    fold_system,
+    format_names,
+    keeps_system,
+)
 from coordqa.llm.providers import BrokenReply, Completion, Provider
 from coordqa.llm.types import SAMPLING_FIELDS, GenerateConfig, Message, RetryDecision, Usage
 
@@ -74,11 +89,27 @@ class _Resident:
     """The stop flag of the request holding :attr:`lock`."""
     callback: Any = None
     """The ctypes abort callback given to llama.cpp, kept alive as long as the model."""
+    own_format: str | None = None
+    """The format llama-cpp-python chose for the file's own template (None: it has none)."""
+    formats: list[str] = field(default_factory=list)
+    """Every format the model can be prompted in (llama-cpp-python's and the file's)."""
+    _keeps_system: dict[str, bool] = field(default_factory=dict)
 
     def abandoned(self, _data: object) -> bool:
         """llama.cpp's abort callback: whether the running request's caller gave up."""
         stop = self.stop
         return stop is not None and stop.is_set()
+
+    def keeps_system(self, chat_format: str) -> bool:
+        """Whether ``chat_format`` puts system messages into its prompt (asked once)."""
+        if chat_format not in self._keeps_system:
+            from llama_cpp import llama_chat_format
+
+            handler = self.llama._chat_handlers.get(
+                chat_format
+            ) or llama_chat_format.get_chat_completion_handler(chat_format)
+            self._keeps_system[chat_format] = keeps_system(handler)
+        return self._keeps_system[chat_format]
 
 
 def _load(path: Path) -> _Resident:
@@ -91,7 +122,8 @@ def _load(path: Path) -> _Resident:
                 llama = llama_cpp.Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, verbose=False)
             except ValueError as exc:  # llama-cpp-python's word for a file it cannot load
                 raise ModelError(f"llama.cpp cannot load {path} as a GGUF model: {exc}") from exc
-            resident = _Resident(llama)
+            own = llama.chat_format if TEMPLATE_KEY in llama.metadata else None
+            resident = _Resident(llama, own_format=own, formats=format_names(llama))
             resident.callback = llama_cpp.ggml_abort_callback(resident.abandoned)
             # Llama takes no abort callback: it is set on its context (llama.cpp's C API)
             llama_cpp.llama_set_abort_callback(llama._ctx.ctx, resident.callback, None)
@@ -134,10 +166,29 @@ class LlamaCppProvider(Provider):
         _load(self.path)
 
     def with_defaults(self, config: GenerateConfig) -> GenerateConfig:
-        """``config`` with :data:`DEFAULT_MAX_TOKENS` when it caps nothing (in the cache key)."""
-        if config.max_tokens is not None or "max_tokens" in config.extra:
-            return config
-        return replace(config, max_tokens=DEFAULT_MAX_TOKENS)
+        """``config`` with its chat format and reply cap settled: both are in the cache key.
+
+        The format is the one given, else the file's own (the file is loaded to know it); the
+        cap, :data:`DEFAULT_MAX_TOKENS` when the config caps nothing.
+
+        Raises:
+            ConfigError: the file has no chat template and no ``chat_format`` is given, or the
+                one given is not a format of this model (the message lists them).
+            MissingDependencyError, ModelError: as :meth:`check`.
+        """
+        extra = {**config.extra, CHAT_FORMAT: self._format(config.extra.get(CHAT_FORMAT))}
+        capped = config.max_tokens is not None or "max_tokens" in config.extra
+        max_tokens = config.max_tokens if capped else DEFAULT_MAX_TOKENS
+        return replace(config, max_tokens=max_tokens, extra=extra)
+
+    def _format(self, given: object) -> str:
+        """The chat format a request is prompted in (:func:`chosen_format`)."""
+        self.check()
+        resident = _load(self.path)
+        architecture = str(resident.llama.metadata.get("general.architecture", ""))
+        return chosen_format(
+            given, resident.own_format, resident.formats, self.path.name, architecture
+        )
 
     async def complete(
         self, messages: Sequence[Message], config: GenerateConfig, *, trial: int, timeout_s: float
@@ -158,16 +209,18 @@ class LlamaCppProvider(Provider):
             if getattr(config, name) is not None
         }
         settings.update(config.extra)
+        chat_format = self._format(settings.pop(CHAT_FORMAT, None))
         resident = _load(self.path)
+        prompt = [{"role": m.role, "content": m.content} for m in messages]
+        if not resident.keeps_system(chat_format):
+            prompt = fold_system(prompt)  # the format would drop the directive without a word
         with resident.lock:
             if stop.is_set():
                 raise _Stopped
             resident.stop = stop
+            resident.llama.chat_format = chat_format  # read by create_chat_completion
             try:
-                response = resident.llama.create_chat_completion(
-                    messages=[{"role": m.role, "content": m.content} for m in messages],
-                    **settings,
-                )
+                response = resident.llama.create_chat_completion(messages=prompt, **settings)
             except RuntimeError:  # "llama_decode returned 2": aborted by resident.abandoned
                 if stop.is_set():
                     raise _Stopped from None
@@ -178,10 +231,10 @@ class LlamaCppProvider(Provider):
             raise _Stopped  # finished as its caller gave up: no one waits for it
         choice = (response.get("choices") or [{}])[0]
         text = (choice.get("message") or {}).get("content")
-        if not isinstance(text, str) or not text.strip():
-            raise BrokenReply(f"llama.cpp returned no text ({text!r})")
+        if not isinstance(text, str):
+            raise BrokenReply(f"llama.cpp returned no message content ({text!r})")
         usage = response.get("usage") or {}
-        return Completion(
+        return Completion(  # empty text is the model's answer: it ended its turn at once
             text,
             Usage(
                 int(usage.get("prompt_tokens", 0)),
@@ -189,6 +242,7 @@ class LlamaCppProvider(Provider):
                 cost=0.0,
                 calls=1,
             ),
+            choice.get("finish_reason"),
         )
 
     def should_retry(self, exc: Exception) -> RetryDecision:

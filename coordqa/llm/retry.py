@@ -29,10 +29,12 @@ from email.utils import parsedate_to_datetime
 from typing import Generic, TypeVar
 
 from coordqa.errors import CoordqaError
+from coordqa.llm.call_names import current_call
 from coordqa.llm.types import CallPolicy, ErrorKind, RetryDecision
 
 log = logging.getLogger(__name__)
-"""Each timed-out attempt, as it happens (the CLI shows them on stderr)."""
+"""Each timed-out attempt, as it happens, named by its call (:mod:`coordqa.llm.call_names`);
+its record's ``call`` and ``attempt`` say both apart (the CLI groups identical attempts)."""
 
 T = TypeVar("T")
 
@@ -297,9 +299,10 @@ async def call_with_retries(
                 breaker.observe(not decision.connection, last_error)
             if is_timeout(exc):  # minutes may pass between attempts: say each as it happens
                 then = "retrying" if decision.retry and number < policy.max_attempts else "stopping"
-                log.warning(
-                    "attempt %d of %d %s; %s", number, policy.max_attempts, last_error, then
-                )
+                what = f"attempt {number} of {policy.max_attempts} {last_error}; {then}"
+                call = current_call()  # which call: a question and trial, a decision and role
+                named = f"{call}: {what}" if call else what
+                log.warning("%s", named, extra={"call": call, "attempt": what})
             if not decision.retry:
                 reason = f" ({decision.reason})" if decision.reason else ""
                 kind: ErrorKind = "fatal" if decision.kind == "fatal" else "failed"

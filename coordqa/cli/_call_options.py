@@ -1,0 +1,182 @@
+"""The options of every command that calls models, declared once.
+
+``coordqa eval``, ``eval-set``, ``agentic run`` and ``agentic grid`` all take the endpoint
+(``--api-base``, ``--api-key-env``), the call policy (``--concurrency``, ``--rpm``, ``--tpm``,
+``--timeout``, ``--max-attempts``, ``--max-connection-failures``) and provider settings
+(``--model-arg``). Each is declared here alone, with its one help text, and parsed and checked
+by the library's one rule: :class:`~coordqa.llm.CallPolicy` for the policy (its errors name the
+flag), :class:`~coordqa.llm.GenerateConfig` for ``--model-arg``. So ``--timeout 5`` means the
+same thing, and is refused for the same reason, wherever it is typed.
+
+Every option defaults to None, "not given": a command keeps what its file says (a grid's
+``runtime``, an eval-set spec) and falls back to :class:`CallPolicy`'s defaults, which the help
+states.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from typing import Annotated, Any
+
+import typer
+
+from coordqa.errors import ConfigError
+from coordqa.jsonvalues import JSONObject
+from coordqa.llm.types import CallPolicy, GenerateConfig
+
+__all__ = [
+    "ApiBase",
+    "ApiKeyEnv",
+    "CallOptions",
+    "Concurrency",
+    "MaxAttempts",
+    "MaxConnectionFailures",
+    "ModelArg",
+    "Rpm",
+    "Timeout",
+    "Tpm",
+    "parse_model_args",
+]
+
+_POLICY = CallPolicy()
+"""Where the help's defaults come from (the library's, not typed again here)."""
+
+ApiBase = Annotated[
+    str | None,
+    typer.Option(
+        "--api-base",
+        metavar="URL",
+        help="Base URL of the model server, e.g. http://127.0.0.1:8000/v1 "
+        "(default: the provider's).",
+    ),
+]
+ApiKeyEnv = Annotated[
+    str | None,
+    typer.Option(
+        "--api-key-env",
+        metavar="NAME",
+        help="Environment variable holding the API key (default: the provider's usual); "
+        "only the name is recorded.",
+    ),
+]
+Concurrency = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency",
+        help=f"Model calls in flight at once per endpoint (default {_POLICY.concurrency}).",
+    ),
+]
+Rpm = Annotated[
+    float | None,
+    typer.Option("--rpm", help="Requests per minute to the endpoint, at most (default: no cap)."),
+]
+Tpm = Annotated[
+    float | None,
+    typer.Option("--tpm", help="Tokens per minute to the endpoint, at most (default: no cap)."),
+]
+Timeout = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        help=f"Seconds one attempt of a call may take (default {_POLICY.timeout_s:g}).",
+    ),
+]
+MaxAttempts = Annotated[
+    int | None,
+    typer.Option(
+        "--max-attempts",
+        help=f"Attempts per call, retries included (default {_POLICY.max_attempts}).",
+    ),
+]
+MaxConnectionFailures = Annotated[
+    int | None,
+    typer.Option(
+        "--max-connection-failures",
+        help="Stop when this many attempts in a row get no answer from the server "
+        f"(default {_POLICY.max_connection_failures}).",
+    ),
+]
+ModelArg = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--model-arg",
+        metavar="KEY=VALUE",
+        help="Provider setting passed to every call (repeatable; VALUE may be JSON), e.g. "
+        "reasoning_effort=high, or chat_format=gemma for a llamacpp/ model. Recorded in the "
+        "run.",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class CallOptions:
+    """The call-policy options one command line gave (None: not given).
+
+    Its fields are the commands' parameters, in the order commands declare them, so a command
+    builds it in one line: ``CallOptions(concurrency, rpm, tpm, timeout, max_attempts,
+    max_connection_failures)``. :meth:`given` names them as :class:`CallPolicy` does, so what
+    was given overrides a policy, a grid's ``runtime`` or an eval-set spec key for key.
+    """
+
+    concurrency: int | None = None
+    """``--concurrency``."""
+    rpm: float | None = None
+    """``--rpm``."""
+    tpm: float | None = None
+    """``--tpm``."""
+    timeout: float | None = None
+    """``--timeout``."""
+    max_attempts: int | None = None
+    """``--max-attempts``."""
+    max_connection_failures: int | None = None
+    """``--max-connection-failures``."""
+
+    def __post_init__(self) -> None:
+        self.policy()  # checked now, by CallPolicy's rules (its errors name the flags)
+
+    def given(self) -> dict[str, Any]:
+        """The options that were given, by :class:`CallPolicy` field name."""
+        values = ((f.name, getattr(self, f.name)) for f in fields(self))
+        return {POLICY_FIELDS.get(name, name): value for name, value in values if value is not None}
+
+    def policy(self) -> CallPolicy:
+        """The call policy: the given options over :class:`CallPolicy`'s defaults.
+
+        Raises:
+            ConfigError: an option out of range (``--timeout 0``), naming its flag.
+        """
+        return CallPolicy(**self.given())
+
+
+POLICY_FIELDS = {"rpm": "requests_per_minute", "tpm": "tokens_per_minute", "timeout": "timeout_s"}
+""":class:`CallPolicy`'s names of the options it names otherwise than their flags."""
+
+
+def parse_model_args(items: list[str] | None) -> JSONObject:
+    """Parse ``--model-arg KEY=VALUE`` options; a VALUE that is JSON is decoded, else a string.
+
+    Checked as every call's settings are (:class:`GenerateConfig`): a sampling parameter that
+    has a flag of its own is refused, naming the flag.
+
+    >>> parse_model_args(["reasoning_effort=high", 'extra_body={"top_k": 20}', "n_probs=3"])
+    {'reasoning_effort': 'high', 'extra_body': {'top_k': 20}, 'n_probs': 3}
+
+    Raises:
+        ConfigError: an item is not KEY=VALUE, or names a setting coordqa sets itself.
+    """
+    args: dict[str, Any] = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(
+                f"--model-arg {item!r} is not KEY=VALUE; write e.g. --model-arg "
+                """reasoning_effort=high or --model-arg 'extra_body={"top_k": 20}'"""
+            )
+        try:
+            args[key.strip()] = json.loads(value)
+        except ValueError:
+            args[key.strip()] = value
+    GenerateConfig(extra=args)
+    return args

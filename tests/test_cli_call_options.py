@@ -1,0 +1,191 @@
+"""One call policy for every command that calls models (issue 37, review rows 3d).
+
+``eval``, ``eval-set``, ``agentic run`` and ``agentic grid`` take the same call options, declared
+once (:mod:`coordqa.cli._call_options`): the same flags, help, parsing and refusals. Before,
+``agentic run``/``grid`` had no ``--timeout``, ``--max-attempts`` or ``--model-arg`` although
+their messages named ``--timeout``, and a server that answers ``GET /models`` but hangs on chat
+kept ``agentic run`` for 374 s (3 rounds of the 120 s default with 4 calls in flight).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
+from cli_support import coordqa
+
+from coordqa.cli import app
+from coordqa.llm.testing import Fault, LocalOpenAIServer
+
+CALL_OPTIONS = (
+    "--api-base",
+    "--api-key-env",
+    "--model-arg",
+    "--concurrency",
+    "--rpm",
+    "--tpm",
+    "--timeout",
+    "--max-attempts",
+    "--max-connection-failures",
+)
+"""What every command that calls models takes (the brief's list and the ones eval had)."""
+
+COMMANDS = (("eval",), ("eval-set",), ("agentic", "run"), ("agentic", "grid"))
+
+
+def _options(path: tuple[str, ...]) -> dict[str, Any]:
+    """The options of the command at ``path`` by flag (Typer's own click types them)."""
+    command: Any = typer.main.get_command(app)
+    for name in path:
+        command = command.commands[name]
+    params = command.get_params(command.context_class(command))
+    return {opt: p for p in params if p.param_type_name == "option" for opt in p.opts}
+
+
+@pytest.fixture(autouse=True)
+def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+
+
+def test_every_model_calling_command_takes_each_call_option_with_one_help() -> None:
+    found = {path: _options(path) for path in COMMANDS}
+    for flag in CALL_OPTIONS:
+        helps = {path: found[path][flag].help for path in COMMANDS if flag in found[path]}
+        assert set(helps) == set(COMMANDS), f"{flag} is missing from {set(COMMANDS) - set(helps)}"
+        assert len(set(helps.values())) == 1, f"{flag} is described differently: {helps}"
+        assert all(found[path][flag].default is None for path in COMMANDS), flag
+
+
+BAD_VALUES = [
+    ("--timeout", "0", "--timeout must be > 0, got 0"),
+    ("--max-attempts", "0", "--max-attempts must be >= 1, got 0"),
+    ("--concurrency", "0", "--concurrency must be >= 1, got 0"),
+    ("--rpm", "-1", "--rpm must be > 0, got -1"),
+    ("--model-arg", "temperature=1", "--model-arg temperature: not a provider setting"),
+    ("--model-arg", "no-equals", "is not KEY=VALUE"),
+]
+
+COMMAND_LINES = {
+    "eval": ["eval", "--model", "scripted", "--dataset", "example", "--limit", "1"],
+    "eval-set": ["eval-set", "--model", "scripted", "--dataset", "example", "--limit", "1"],
+    "agentic run": [
+        "agentic", "run", "--agent", "llm", "--model", "scripted", "--game", "collab_capture",
+        "--partner", "capture-greedy", "--episodes", "1",
+    ],
+    "agentic grid": ["agentic", "grid", "smoke", "--model", "scripted", "--agent", "llm"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("flag", "value", "said"), BAD_VALUES, ids=lambda v: str(v)[:20])
+@pytest.mark.parametrize("command", list(COMMAND_LINES))
+def test_a_bad_value_is_refused_alike_by_every_command_before_anything_runs(
+    tmp_path: Path, command: str, flag: str, value: str, said: str
+) -> None:
+    out = tmp_path / "out"
+    done = coordqa(*COMMAND_LINES[command], "--out", out, flag, value)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert said in " ".join(done.stderr.split()), done.stderr
+    assert not out.exists()
+
+
+def test_eval_set_model_settings_without_a_model_name_it_instead_of_being_ignored(
+    tmp_path: Path,
+) -> None:
+    spec = tmp_path / "set.yaml"
+    spec.write_text("models: [scripted]\ndatasets: [example]\nlimit: 1\n")
+    done = coordqa("eval-set", spec, "--model-arg", "top_k=5", "--out", tmp_path / "set")
+    assert done.returncode == 2
+    assert "--model-arg sets the models given with --model" in done.stderr
+    assert "model_args" in done.stderr and not (tmp_path / "set").exists()
+
+
+def test_eval_set_call_options_and_model_args_reach_each_member(tmp_path: Path) -> None:
+    """--timeout/--max-attempts/--rpm override the spec's; --model-arg is the --model model's."""
+    spec = tmp_path / "set.yaml"
+    spec.write_text("models: [random]\ndatasets: [example]\nlimit: 1\ntrials: 1\ntimeout_s: 60\n")
+    done = coordqa(
+        "eval-set", spec, "--model", "scripted", "--model-arg", "top_k=5", "--timeout", "7",
+        "--max-attempts", "2", "--rpm", "100", "--out", tmp_path / "set",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    manifests = {
+        m["config"]["model"]: m
+        for m in (json.loads(p.read_text()) for p in (tmp_path / "set").glob("*/manifest.json"))
+    }
+    assert set(manifests) == {"random", "scripted"}
+    assert manifests["scripted"]["config"]["model_args"] == {"top_k": 5}
+    assert "model_args" not in manifests["random"]["config"]  # the spec's model: its own
+    for manifest in manifests.values():
+        policy = manifest["runtime"]["policy"]
+        assert (policy["timeout_s"], policy["max_attempts"]) == (7, 2)
+        assert policy["requests_per_minute"] == 100
+
+
+def test_agentic_run_sends_model_args_and_records_them_and_the_policy(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with LocalOpenAIServer(lambda body, index: "Action: A") as server:
+        done = coordqa(
+            "agentic", "run", "--agent", "llm", "--model", "openai/m", "--api-base",
+            server.base_url, "--game", "collab_capture", "--partner", "capture-greedy",
+            "--episodes", "1", "--model-arg", "top_k=5", "--timeout", "30", "--out", out,
+        )  # fmt: skip
+        bodies = server.requests
+    assert done.returncode == 0, done.stderr
+    assert bodies and all(body.get("top_k") == 5 for body in bodies)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["models"] == [
+        {"name": "openai/m", "api_base": None, "model_args": {"top_k": 5}}
+    ]
+    assert manifest["runtime"]["timeout_s"] == 30
+
+
+def test_agentic_run_with_a_missing_key_variable_stops_before_anything_is_stored(
+    tmp_path: Path,
+) -> None:
+    done = coordqa(
+        *COMMAND_LINES["agentic run"], "--api-key-env", "COORDQA_TEST_NO_SUCH_KEY", "--out",
+        tmp_path / "run", env={"COORDQA_TEST_NO_SUCH_KEY": None},
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "the environment variable COORDQA_TEST_NO_SUCH_KEY is not set" in done.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_agentic_run_timeout_stops_a_server_hung_on_chat_within_rounds_of_it(
+    tmp_path: Path,
+) -> None:
+    """Review row 3d: GET /models answers, chat never does; 4 calls in flight (4 episodes).
+
+    Expected from the policy before running: each round of 4 attempts times out after 5 s;
+    the 10th connection failure in a row (--max-connection-failures' default) falls in the
+    third round, so the run stops after about 3 x 5 s plus two backoffs (at most 1 + 2 s):
+    ~18 s, where the 120 s default took 374 s.
+    """
+    out = tmp_path / "run"
+    with LocalOpenAIServer(always=Fault.slow(120)) as server:
+        started = time.monotonic()
+        done = coordqa(
+            "agentic", "run", "--agent", "llm", "--model", "openai/m", "--api-base",
+            server.base_url, "--game", "collab_capture", "--partner", "capture-greedy",
+            "--episodes", "4", "--timeout", "5", "--out", out,
+        )  # fmt: skip
+        took = time.monotonic() - started
+    assert done.returncode == 1, done.stderr
+    assert took < 60, f"took {took:.0f} s"  # 3 rounds of 5 s; generous for a loaded machine
+    text = " ".join(done.stderr.split())
+    assert "timed out after 5 s (--timeout)" in text
+    assert "--max-connection-failures 10" in text
+    # Each timed-out attempt names its call: the episode, the seat, the step and the role
+    # (walkthrough 3, rough 17); the 4 episodes' first calls time out together, one line.
+    episode = r"collab_capture/default/llm\[openai/m\]\+capture-greedy@p0/s\d#\w{8}"
+    named = rf"{episode} seat 0 step 0 \(action\)"
+    assert re.search(
+        rf"warning: 4 calls: attempt 1 of 6 timed out after 5 s \(--timeout\); "
+        rf"retrying \({named}, {named}, {named} and 1 more\)",
+        text,
+    ), text
