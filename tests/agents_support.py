@@ -72,8 +72,9 @@ def role_of(messages: Sequence[Message]) -> str:
     fixed = {
         **{game_profile(game).qa_directives["ToM"]: "predict" for game in games},
         prompts.HYPOTHESIS_DIRECTIVE: "hypothesis",
-        prompts.PLAN_DIRECTIVE: "plan",
-        prompts.REACT_DIRECTIVE: "react",
+        prompts.HYPOTHESIS_DIRECTIVE_WITHOUT_TOM: "hypothesis",
+        **{prompts.plan_directive(condition): "plan" for condition in prompts.PLAN_CONDITIONS},
+        **{prompts.react_directive(game): "react" for game in games},
         TARGET_DIRECTIVE: "target",
         JUDGEMENT_DIRECTIVE: "judgement",
         prompts.VANILLA_DIRECTIVE: "vanilla",

@@ -93,7 +93,7 @@ def test_reflect_every_plan_reflects_on_every_plan_not_only_stalled_ones() -> No
     plans = decisions_of(every, "plan")
     assert decisions_of(every, "reflection") == plans[1:]
     prompt = next(r for r in every if r.get("role") == "reflection")["messages"][-1]["content"]
-    assert "Since I made that plan" in prompt
+    assert "State when I made the plan:" in prompt and "Reward during the plan:" in prompt
     _, plain = run("hm", RoleScript())
     assert "reflection" not in roles(plain)
 

@@ -18,16 +18,12 @@ from agents_support import RoleScript
 from coordqa.agentic.agents import parse_verdict
 from coordqa.agentic.agents.belief import MAX_BELIEF_CHARS
 from coordqa.agentic.agents.memory import memory_text
-from coordqa.agentic.agents.replies import section, subgoals
+from coordqa.agentic.agents.replies import labelled_lines, section, subgoals
 from coordqa.choices import choose
+from coordqa.directives import format_labels
 from coordqa.games import Game, Observation, make_game, make_player, play_episode
 from coordqa.games.base import PLAYER_NAMES
 from coordqa.llm import ScriptedModel
-
-
-def _plain(text: str | None) -> str | None:
-    body = " ".join((text or "").split())
-    return body or None
 
 
 def reparse(record: dict[str, Any]) -> dict[str, Any]:
@@ -40,15 +36,16 @@ def reparse(record: dict[str, Any]) -> dict[str, Any]:
         choice = choose(reply or "", record["options"], speaker=speaker)
         return {"choice": choice.to_dict()}
     if role == "belief":
-        return {"belief": (reply or "").strip()[:MAX_BELIEF_CHARS]}
+        labels = format_labels(record["messages"][0]["content"])
+        return {"belief": (labelled_lines(reply, labels) or "")[:MAX_BELIEF_CHARS]}
     if role == "reflection":
-        return {"reflection": section(reply, "reflection") or _plain(reply)}
+        return {"reflection": section(reply, "reflection") or ""}
     if role == "verifier":
         return {"verdict": parse_verdict(reply) or "missing"}
     if role == "hypothesis":
-        return {"hypothesis": section(reply, "hypothesis") or _plain(reply)}
+        return {"hypothesis": section(reply, "hypothesis")}
     if role == "plan":
-        return {"plan": section(reply, "plan") or _plain(reply), "subgoals": subgoals(reply)}
+        return {"plan": section(reply, "plan"), "subgoals": subgoals(reply)}
     return {}
 
 
@@ -106,7 +103,7 @@ def test_an_action_reply_for_both_players_is_read_for_the_acting_seat() -> None:
 
 def test_records_carry_the_agent_version() -> None:
     records = episode_records("cac", "hanabi", RoleScript())
-    assert {r["agent_version"] for r in records} == {"cac-v6"}
+    assert {r["agent_version"] for r in records} == {"cac-v7"}
 
 
 def decide(agent: Any, game: Game, player: int) -> str:

@@ -76,16 +76,15 @@ JUDGEMENTS: tuple[tuple[Judgement, str], ...] = (
 
 TARGET_DIRECTIVE = (
     "You are the planning module of an agent playing a cooperative game with a partner. Assume "
-    "the given hypothesis about your partner's strategy is true, and choose the action you "
-    "would take now.\n"
+    "the given hypothesis is true, and choose the action you would take now.\n"
     "Reply in exactly this format:\nExplanation: <one sentence>\nAnswer: <one letter>"
 )
 """System prompt of HE + HR's target call."""
 
 JUDGEMENT_DIRECTIVE = (
     "You are the evaluation module of an agent playing a cooperative game with a partner. "
-    "Earlier, under a hypothesis about your partner, you would have taken another action than "
-    "the one you took. From what has happened since, judge whether taking it would have gone "
+    "Earlier, under another hypothesis, you would have taken another action than the one you "
+    "took. From what has happened since, judge whether taking it would have gone "
     "better for the team than what you did, about the same, or worse.\n"
     "Reply in exactly this format:\nExplanation: <one sentence>\nAnswer: <one letter>"
 )
@@ -181,8 +180,8 @@ class RewardEvaluation:
         self, game: SeatView, legal: list[str], memory: str, hypothesis: Hypothesis
     ) -> str | None:
         text = (
-            f"{memory.strip()}\n\nAssume this hypothesis about your partner is "
-            f"true: {hypothesis.text}\n\nWhich action would you take now?\n\n"
+            f"{memory.strip()}\n\nAssume this hypothesis is true: {hypothesis.text}\n\n"
+            "Which action would you take now?\n\n"
             f"{MARKERS['JP']}\n{format_options(legal)}"
         )
         messages = self._conversation(game, TARGET_DIRECTIVE, text)
@@ -207,8 +206,8 @@ class RewardEvaluation:
         options = [text for _, text in JUDGEMENTS]
         did = "; ".join(taken) or "nothing yet"
         text = (
-            f"{memory.strip()}\n\nUnder this hypothesis about your partner: "
-            f"{hypothesis.text}\nyou would have taken: {target.action}\nWhat you did instead: "
+            f"{memory.strip()}\n\nUnder this hypothesis: {hypothesis.text}\n"
+            f"you would have taken: {target.action}\nWhat you did instead: "
             f"{did}\n\nWould taking that action have gone better for the team?\n\n"
             f"{MARKERS['ToM']}\n{format_options(options)}"
         )

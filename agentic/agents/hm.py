@@ -47,7 +47,7 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.behaviour import behaviour_for
 from coordqa.agentic.agents.counterfactual import EXTRINSIC_SCALE, RewardEvaluation
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook
-from coordqa.agentic.agents.planning import PlanningAgent, PlanningOptions, plain
+from coordqa.agentic.agents.planning import PlanningAgent, PlanningOptions
 from coordqa.agentic.agents.replies import section, subgoals
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
@@ -73,9 +73,6 @@ PAPER_CONSTANTS: dict[str, tuple[float, float]] = {"he_hr": (3.0, 3.0)}
 """(c, V_thr) of the variants whose constants differ from HM's 1.0 and 0.7 (the appendix's
 hyperparameter table)."""
 
-OBSERVED_SHOWN = 8
-"""How many of the partner's latest observed behaviours the HM memory lists."""
-
 
 @dataclass(frozen=True)
 class HMOptions(PlanningOptions):
@@ -100,6 +97,10 @@ class HMOptions(PlanningOptions):
     Mind Prompting's single hypothesis)."""
     initial_value: float = field(default=0.0, metadata=flag("--initial-value"))
     """Value of a new hypothesis (not given in the paper; 0 means no evidence yet)."""
+    history_window: int | None = field(default=None, metadata=flag("--history-window"))
+    """How many of the partner's latest observed behaviours HM's memory lists; none: the entire
+    interaction history, as the paper generates hypotheses "given the entire interaction
+    history". Set it to keep long episodes within a model's context."""
     extrinsic_scale: float = field(default=EXTRINSIC_SCALE, metadata=flag("--extrinsic-scale"))
     """he_hr: the reward to the hypothesis in use per scoring unit the team scores in an
     interaction (a soup, a card, the win); above c, so that only it can reach V_thr = c."""
@@ -109,6 +110,12 @@ class HMOptions(PlanningOptions):
         if self.variant not in VARIANTS:
             raise ConfigError(
                 f"HM variant {self.variant!r} is unknown; use one of {', '.join(VARIANTS)}"
+            )
+        window = self.history_window
+        if window is not None and (isinstance(window, bool) or window < 1):
+            raise ConfigError(
+                f"HM option history_window={window!r} is invalid: it must be an integer >= 1, "
+                "or none for the entire interaction history"
             )
         if not self.extrinsic_scale > 0:
             raise ConfigError(
@@ -275,9 +282,11 @@ class HMAgent(PlanningAgent):
         if not self.observed_log:
             return f"Observed behaviour of {partner}: nothing yet."
         marks = {True: " (as I predicted)", False: " (not as I predicted)", None: ""}
-        recent = self.observed_log[-OBSERVED_SHOWN:]
-        lines = [f"- {behaviour}{marks[predicted]}" for behaviour, predicted in recent]
-        return f"Observed behaviour of {partner} (oldest first):\n" + "\n".join(lines)
+        window, seen = self.options.history_window, len(self.observed_log)
+        shown = self.observed_log if window is None else self.observed_log[-window:]
+        lines = [f"- {behaviour}{marks[predicted]}" for behaviour, predicted in shown]
+        which = "" if len(shown) == seen else f"the latest {len(shown)} of {seen}, "
+        return f"Observed behaviour of {partner} ({which}oldest first):\n" + "\n".join(lines)
 
     def plan_section(self) -> str:
         """The hypothesis the plan rests on, with its status, then the plan."""
@@ -286,7 +295,8 @@ class HMAgent(PlanningAgent):
         parts = []
         if hypothesis is not None:
             status = "validated" if self.book.validated() is hypothesis else "not yet validated"
-            parts.append(f"{partner}'s strategy (my hypothesis, {status}): {hypothesis.text}")
+            about = "Hypothesis in use" if self.rewards is not None else f"{partner}'s strategy"
+            parts.append(f"{about} (my hypothesis, {status}): {hypothesis.text}")
         parts.append(super().plan_section())
         return "\n".join(part for part in parts if part)
 
@@ -336,19 +346,22 @@ class HMAgent(PlanningAgent):
     async def _generate(self, game: SeatView) -> None:
         shown = self.book.for_refinement() if self.options.refine else []
         messages = prompts.hypothesis_messages(
-            self.long_term_memory(game), self._memory(game), [(h.text, h.value) for h in shown]
+            self.long_term_memory(game),
+            self._memory(game),
+            [(h.text, h.value) for h in shown],
+            mind_prompting=self.options.variant != "he_hr",
         )
         next_id = len(self.book.hypotheses)
 
         def read(reply: Reply) -> tuple[str | None, HypothesisPayload]:
-            text = section(reply.text, "hypothesis") or plain(reply.text)
+            text = section(reply.text, "hypothesis")
             return text, HypothesisPayload(
                 hypothesis_id=next_id if text else None,
                 hypothesis=text,
                 refining=[h.id for h in shown],
             )
 
-        _, text = await self.ask("hypothesis", messages, read)
+        text = await self.ask_labelled("hypothesis", messages, read, "no new hypothesis")
         if text:
             self._add_hypothesis(text)
 
@@ -385,7 +398,8 @@ class HMAgent(PlanningAgent):
         note = f"Reflection on my last plan: {reflection}" if reflection else ""
         memory = self.memory(game, self._observed_section(), note)
         text, conditioned = (None, None) if hypothesis is None else (hypothesis.text, hypothesis.id)
-        await self.make_plan(game, legal, memory, text, conditioned)
+        condition = "hypothesis" if self.options.variant == "he_hr" else "partner"
+        await self.make_plan(game, legal, memory, text, conditioned, condition)
 
     async def _vanilla(self, game: SeatView, legal: list[str]) -> None:
         """Vanilla Mind Prompting: hypothesis, prediction and plan from one call."""
@@ -399,7 +413,7 @@ class HMAgent(PlanningAgent):
         )
         next_id = len(self.book.hypotheses)
 
-        def read(reply: Reply) -> tuple[VanillaPayload, VanillaPayload]:
+        def read(reply: Reply) -> tuple[VanillaPayload | None, VanillaPayload]:
             choice = choose(reply.text, options)
             hypothesis = section(reply.text, "hypothesis")
             parsed = VanillaPayload(
@@ -411,9 +425,12 @@ class HMAgent(PlanningAgent):
                 plan=section(reply.text, "plan"),
                 subgoals=subgoals(reply.text),
             )
-            return parsed, parsed
+            return (parsed if hypothesis else None), parsed
 
-        _, parsed = await self.ask("vanilla", messages, read)
+        fallback = "no hypothesis, prediction or plan at this update"
+        parsed = await self.ask_labelled("vanilla", messages, read, fallback)
+        if parsed is None:
+            return
         self.plan, self.subgoals = parsed.plan, list(parsed.subgoals)
         added = self._add_hypothesis(parsed.hypothesis) if parsed.hypothesis else None
         if parsed.predicted is not None:

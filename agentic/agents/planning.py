@@ -36,12 +36,13 @@ from coordqa.agentic.agents.behaviour import behaviour_for
 from coordqa.agentic.agents.ladder import check_every
 from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.reflection import (
-    Signature,
+    PlanMoment,
     read_reflection,
     reflection_messages,
     world_signature,
 )
-from coordqa.agentic.agents.replies import MAX_SECTION_CHARS, section, subgoal_action, subgoals
+from coordqa.agentic.agents.replies import section, subgoal_action, subgoals
+from coordqa.directives import format_labels
 from coordqa.games.base import Observation, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
@@ -91,7 +92,7 @@ class PlanningAgent(LLMAgent):
         super().__init__(game_name, layout, **settings)
         self.plan: str | None = None
         self.subgoals: list[str] = []
-        self.planned_at: Signature | None = None
+        self.planned_at: PlanMoment | None = None
 
     def reset(self, game: SeatView, player: int, seed: int) -> None:
         """Forget the plan."""
@@ -137,20 +138,22 @@ class PlanningAgent(LLMAgent):
         Due when the last plan changed nothing and ``self_reflection`` is on, or whenever there
         was a last plan and ``every`` or ``reflect_every_plan`` is on.
         """
-        now = world_signature(game, self.player)
+        now = PlanMoment(world_signature(game, self.player), self.working_memory(game))
         before, self.planned_at = self.planned_at, now
         if before is None:
             return ""
-        stalled = before == now
+        stalled = before.signature == now.signature
         every = every or self.options.reflect_every_plan
         if not (every or (self.options.self_reflection and stalled)):
             return ""
         messages = reflection_messages(
             self.long_term_memory(game), memory, self.plan, self.subgoals, before, now
         )
-        _, text = await self.ask("reflection", messages, read_reflection)
         self._stats.reflections += 1
-        return text
+        text = await self.ask_labelled(
+            "reflection", messages, read_reflection, "no reflection before this plan"
+        )
+        return text or ""
 
     async def make_plan(
         self,
@@ -159,45 +162,45 @@ class PlanningAgent(LLMAgent):
         memory: str,
         strategy: str | None,
         hypothesis_id: int | None = None,
-        partner_model: bool = True,
+        condition: prompts.PlanCondition = "partner",
     ) -> None:
         """The plan call: a strategy and subgoals, from ``memory``.
 
-        ``strategy`` is the partner's strategy the plan is conditioned on (HM's hypothesis; None:
-        not known yet); without a ``partner_model`` (PlanReAct) the prompt has no such line.
+        ``strategy`` is the hypothesis the plan is conditioned on (None: not known yet), and
+        ``condition`` what it is about (:data:`~coordqa.agentic.agents.prompts.PLAN_CONDITIONS`:
+        HM's partner strategy, none for PlanReAct, HE + HR's hypothesis in use).
         """
         messages = prompts.plan_messages(
-            self.long_term_memory(game), memory, strategy, legal, partner_model
+            self.long_term_memory(game), memory, strategy, legal, condition
         )
         await self._ask_plan("plan", messages, "plan", hypothesis_id)
 
     async def reason_and_act(self, game: SeatView, legal: list[str], memory: str) -> None:
         """ReAct's call: reason about the state, then list the next subgoals (no strategy)."""
-        messages = prompts.react_messages(self.long_term_memory(game), memory, legal)
+        messages = prompts.react_messages(
+            self.game_name, self.long_term_memory(game), memory, legal
+        )
         await self._ask_plan("react", messages, "thought", None)
 
     async def _ask_plan(
         self, role: AgentRole, messages: list[Any], label: str, hypothesis_id: int | None
     ) -> None:
-        def read(reply: Reply) -> tuple[tuple[str | None, list[str]], PlanPayload]:
-            plan, goals = section(reply.text, label) or plain(reply.text), subgoals(reply.text)
+        labels = format_labels(messages[0].content)
+
+        def read(reply: Reply) -> tuple[tuple[str | None, list[str]] | None, PlanPayload]:
+            plan, goals = section(reply.text, label, labels), subgoals(reply.text)
             payload = PlanPayload(hypothesis_id=hypothesis_id, plan=plan, subgoals=goals)
-            return (plan, goals), payload
+            return ((plan, goals) if plan or goals else None), payload
 
-        _, (self.plan, self.subgoals) = await self.ask(role, messages, read)
-
-
-def plain(text: str | None) -> str | None:
-    """A reply without the expected label, kept whole (bounded) when it says anything."""
-    body = " ".join((text or "").split())
-    return body[:MAX_SECTION_CHARS] or None
+        read_plan = await self.ask_labelled(role, messages, read, "no plan: action calls")
+        self.plan, self.subgoals = read_plan or (None, [])
 
 
 class PlanReActAgent(PlanningAgent):
     """PlanReAct: HM's planner and subgoal actor at HM's moments, with no ToM module."""
 
     name = "planreact"
-    version = "planreact-v1"
+    version = "planreact-v2"
 
     @classmethod
     def predicts_partner(cls, options: Any) -> bool:
@@ -229,7 +232,7 @@ class PlanReActAgent(PlanningAgent):
             self.plan_due = False
             reflection = await self.reflect(game, self.memory(game))
             memory = self.memory(game, _reflection_note(reflection))
-            await self.make_plan(game, legal, memory, None, partner_model=False)
+            await self.make_plan(game, legal, memory, None, condition="none")
         return await self.follow_plan(observation)
 
 
@@ -237,7 +240,7 @@ class ReActAgent(PlanningAgent):
     """ReAct: when the last subgoals ran out, reason about the state and list the next ones."""
 
     name = "react"
-    version = "react-v1"
+    version = "react-v2"
     reflects: ClassVar[bool] = False
     """Whether a reflection on the last subgoals precedes each new call (Reflexion)."""
 
@@ -275,7 +278,7 @@ class ReflexionAgent(ReActAgent):
     """Reflexion: ReAct with a reflection on the last subgoals before each new call."""
 
     name = "reflexion"
-    version = "reflexion-v1"
+    version = "reflexion-v2"
     reflects = True
 
 

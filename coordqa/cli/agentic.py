@@ -88,6 +88,15 @@ Seed = Annotated[int | None, typer.Option(help="Provider-side sampling seed.")]
 Episodes = Annotated[
     int | None, typer.Option(help="Episodes per pairing: seeds 0..N-1 (instead of --seeds).")
 ]
+MaxFallbackRate = Annotated[
+    float | None,
+    typer.Option(
+        "--max-fallback-rate",
+        help="Share of decisions (0-1) that may fall back to the game's safe action (an "
+        "unreadable or empty reply) without failing the run (default: no limit; a run in which "
+        "every decision fell back is said so on stderr either way).",
+    ),
+]
 MaxErrorRate = Annotated[
     float | None,
     typer.Option(
@@ -128,6 +137,7 @@ def _runtime(
     address: str | None,
     parallel: int | None,
     max_error_rate: float | None,
+    max_fallback_rate: float | None,
     calls: CallOptions,
 ) -> dict[str, Any]:
     """The grid's ``runtime`` with the options given here over it (the others kept)."""
@@ -137,6 +147,7 @@ def _runtime(
         ("address", address),
         ("parallel_episodes", parallel),
         ("max_error_rate", max_error_rate),
+        ("max_fallback_rate", max_fallback_rate),
     ):
         if value is not None:
             runtime[name] = value
@@ -228,6 +239,11 @@ def _print_report(report: AgenticReport) -> None:
     _print_tables(report.tables, report.titles)
     if not report.tables:
         messages.print("no played episode: no table")
+    for line in report.replies.lines():
+        messages.print(line, highlight=False, markup=False)
+    warning = report.replies.all_fell_back_warning()
+    if warning:
+        messages.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False)
     if report.failures:
         messages.print(f"[yellow]{report.left_out()}:[/]", highlight=False)
         shown = sorted(report.failures.items())
@@ -306,6 +322,7 @@ def run_command(
     max_connection_failures: MaxConnectionFailures = None,
     parallel_episodes: Parallel = None,
     error_rate: MaxErrorRate = None,
+    fallback_rate: MaxFallbackRate = None,
     backend: Backend = None,
     address: Address = None,
 ) -> None:
@@ -338,7 +355,9 @@ def run_command(
         "positions": _position(position),
         "agent_options": {agent: given_options(ctx, agent, agent_option or [])},
         "generate": _generate(temperature, top_p, max_tokens, seed),
-        "runtime": _runtime({}, backend, address, parallel_episodes, error_rate, calls),
+        "runtime": _runtime(
+            {}, backend, address, parallel_episodes, error_rate, fallback_rate, calls
+        ),
     }
     if preset is not None:
         data["preset"] = preset
@@ -421,6 +440,7 @@ def grid_command(
     max_connection_failures: MaxConnectionFailures = None,
     parallel_episodes: Parallel = None,
     error_rate: MaxErrorRate = None,
+    fallback_rate: MaxFallbackRate = None,
     backend: Backend = None,
     address: Address = None,
 ) -> None:
@@ -450,7 +470,9 @@ def grid_command(
         for entry in data["games"]:
             entry.update(seeds=None, episodes=episodes)
     data["generate"] = {**data["generate"], **_generate(temperature, top_p, max_tokens, seed)}
-    data["runtime"] = _runtime(data, backend, address, parallel_episodes, error_rate, calls)
+    data["runtime"] = _runtime(
+        data, backend, address, parallel_episodes, error_rate, fallback_rate, calls
+    )
     grid = parse_grid(data, where=str(config))
     _play(grid, out, _api_keys(api_key_env, grid.model_names()))
 
