@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from coordqa.agentic.records import PolicyAgreement
 from coordqa.games.base import Observation, Player, StepResult, game_profile, make_player
 from coordqa.games.seat import SeatView
-from coordqa.records import PolicyAgreement
 
 
 class PolicyShadow:

@@ -19,10 +19,10 @@ An agentic run is a run directory of kind ``agentic`` (:mod:`coordqa.store`):
 ``exchanges.jsonl``
     Every model exchange of every finished episode (the agents' recorder records: a
     :class:`coordqa.records.Exchange` per call, with ``role``, ``messages``, ``text``, ``usage``,
-    ``latency_s``..., and a :class:`coordqa.records.Decision` per decision), each stamped with
-    ``episode`` (the key), ``attempt``, ``seat`` and ``step`` (the trajectory step at which it was
-    made). Exchanges are written just before their episode record; an attempt killed in between
-    leaves exchanges whose ``attempt`` no episode record names, and readers ignore them.
+    ``latency_s``..., and a :class:`coordqa.agentic.records.Decision` per decision), each stamped
+    with ``episode`` (the key), ``attempt``, ``seat`` and ``step`` (the trajectory step at which
+    it was made). Exchanges are written just before their episode record; an attempt killed in
+    between leaves exchanges whose ``attempt`` no episode record names, and readers ignore them.
 ``failures.jsonl``
     Episodes that raised (the error text, and the gateway's error kind for a failed model
     call), so a grid reports them; resuming plays them again.
@@ -56,12 +56,12 @@ from pydantic import (
 )
 
 from coordqa.agentic.presets import DEFAULT_PRESET, check_preset
+from coordqa.agentic.records import AgentRecord, Episode, Failure, PolicyAgreement, parse_record
 from coordqa.errors import CoordqaError, GameError, StoreError
 from coordqa.games.base import Game, Player
 from coordqa.games.episode import Trajectory, replay
 from coordqa.jsonvalues import JSONObject, content_hash, json_value
-from coordqa.options import OptionValue
-from coordqa.records import AgentRecord, Episode, Failure, PolicyAgreement, parse_exchange
+from coordqa.options import OptionValue, PlayerOptions
 from coordqa.store import RunCounts, RunReader, RunStore
 
 EPISODES = "episodes"
@@ -97,8 +97,10 @@ class EpisodeSpec(BaseModel):
     """The agent's seat in cross-play (0 = Alice, 1 = Bob); 0 in self-play."""
     model: str | None = None
     """Model name for LLM players (None for players that call no model)."""
-    agent_options: dict[str, OptionValue] = Field(default_factory=dict)
-    """Options passed to the agent's factory (e.g. ``use_tom``), the preset's included."""
+    agent_options: PlayerOptions = Field(default_factory=PlayerOptions)
+    """The agent's options (e.g. ``use_tom``), the preset's included: parsed once where the grid
+    was read, and handed to the agent's factory as they are; stored (and keyed on) as given.
+    A spec read from a stored run holds them as given (parsed if it is played again)."""
     game_options: dict[str, OptionValue] = Field(default_factory=dict)
     """Options passed to the game (e.g. Overcooked's ``horizon``)."""
     preset: str = DEFAULT_PRESET
@@ -380,7 +382,7 @@ class AgenticRun(RunReader):
         """
         by_attempt: dict[str, list[AgentRecord]] = {}
         if with_exchanges:
-            for exchange in self.store.read(EXCHANGES, parse_exchange):  # formats 1, 2 upgraded
+            for exchange in self.store.read(EXCHANGES, parse_record):  # formats 1, 2 upgraded
                 by_attempt.setdefault(str(exchange.attempt), []).append(exchange)
         records = self._records()[0]
         return [
@@ -457,8 +459,8 @@ def replayable_players(spec: EpisodeSpec) -> tuple[dict[int, Player], str]:
         try:
             if PLAYERS.get(name).kind == "llm":
                 continue
-            options = dict(spec.agent_options) if seat in spec.agent_seats else {}
-            players[seat] = make_player(name, spec.game, spec.layout, **options)
+            options = spec.agent_options if seat in spec.agent_seats else None
+            players[seat] = make_player(name, spec.game, spec.layout, options=options)
         except CoordqaError as exc:
             missing.append(f"{name} in seat {seat} cannot be played here ({exc})")
     return players, "; ".join(missing)

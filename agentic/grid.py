@@ -37,6 +37,10 @@ Rules of the expansion (:meth:`GridConfig.episodes`):
 - an agent's options are, from weakest to strongest: the preset's for the game
   (:mod:`coordqa.agentic.presets`), the grid's ``agent_options``, the game entry's; sampling is
   the preset's for the game overridden by ``generate``. Both are stored in every episode spec.
+  The merged options are parsed once per game, when the grid is read (into the agent's options
+  dataclass, :class:`~coordqa.options.PlayerOptions`), and checked against what the game can
+  serve (``--belief-state`` needs the game's belief facts, ``--tom-ladder`` its ladder...); the
+  episode specs carry them typed to the agents.
 
 What a grid asks of any agent is its list of tasks (:meth:`GridConfig.tasks`: game, layout,
 seed, partner, seat, game options and preset); their hash is the grid's fingerprint.
@@ -52,6 +56,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
@@ -65,7 +70,7 @@ from coordqa.errors import ConfigError
 from coordqa.games.base import game_profile
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig
-from coordqa.options import OptionValue
+from coordqa.options import OptionValue, PlayerOptions
 
 SELF = "self"
 """The partner name that means self-play."""
@@ -196,6 +201,8 @@ class GridConfig(BaseModel):
     """Sampling parameters of every LLM agent (over the preset's)."""
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     """Execution settings (not part of the run's identity)."""
+    _parsed: dict[tuple[int, str], PlayerOptions] = PrivateAttr(default_factory=dict)
+    """(index of a game entry, player) -> its options there, parsed when the grid was read."""
 
     @field_validator("agents", "partners")
     @classmethod
@@ -215,24 +222,34 @@ class GridConfig(BaseModel):
         return presets.check_preset(preset)
 
     @model_validator(mode="after")
-    def _options_fit_their_players(self) -> GridConfig:
-        """Parse every agent's options, as each game's episodes will merge them, now."""
+    def _parse_options(self) -> GridConfig:
+        """Parse every agent's options once per game entry, as its episodes merge them.
+
+        The one parse of a grid's options; each is also checked against what the game can
+        serve (:attr:`coordqa.games.PlayerSpec.game_check`).
+        """
         from coordqa.games.base import PLAYERS
 
-        for entry in self.games:
+        for index, entry in enumerate(self.games):
             named = {*self.agents, *self.agent_options, *entry.agent_options}
-            for agent in named:
+            for agent in sorted(named):
                 where = f"agent_options of {agent!r} in {entry.game}"
-                PLAYERS.get(agent).parse_options(self.options_for(entry, agent), where)
+                player = PLAYERS.get(agent)
+                given = {
+                    **presets.agent_options(self.preset, entry.game, agent),
+                    **self.agent_options.get(agent, {}),
+                    **entry.agent_options.get(agent, {}),
+                }
+                parsed = player.parse_options(given, where)
+                if player.game_check is not None and player.plays(entry.game):
+                    player.game_check(entry.game, parsed.value)
+                self._parsed[(index, agent)] = parsed
         return self
 
-    def options_for(self, entry: GameEntry, agent: str) -> AgentOptions:
-        """``agent``'s options in ``entry``'s game: the preset's, the grid's, the game's."""
-        return {
-            **presets.agent_options(self.preset, entry.game, agent),
-            **self.agent_options.get(agent, {}),
-            **entry.agent_options.get(agent, {}),
-        }
+    def options_for(self, entry: GameEntry, agent: str) -> PlayerOptions:
+        """``agent``'s options in ``entry``'s game, parsed: the preset's, the grid's, the game's."""
+        index = next(i for i, known in enumerate(self.games) if known is entry)
+        return self._parsed[(index, agent)]
 
     def model_names(self) -> list[str]:
         """The names of the grid's models, in order."""
@@ -417,6 +434,15 @@ def load_grid(path: str | Path) -> GridConfig:
         ConfigError: the file is missing, is not YAML, or does not match the schema (the
             message names each bad field).
     """
+    return parse_grid(read_grid_file(path), where=str(path))
+
+
+def read_grid_file(path: str | Path) -> dict[str, Any]:
+    """The document of a grid YAML file, not yet validated (a caller may change it first).
+
+    Raises:
+        ConfigError: the file is missing, is not YAML, or holds no mapping.
+    """
     import yaml
 
     source = Path(path)
@@ -428,7 +454,7 @@ def load_grid(path: str | Path) -> GridConfig:
         raise ConfigError(f"grid file {source} is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"grid file {source} must hold a mapping (agents:, games:, ...)")
-    return parse_grid(data, where=str(source))
+    return data
 
 
 def parse_grid(data: Mapping[str, object], where: str = "grid") -> GridConfig:

@@ -26,9 +26,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from coordqa.agentic.episodes import EpisodeSpec, EpisodeTask
-from coordqa.agentic.grid import GridConfig, load_grid, parse_grid
+from coordqa.agentic.grid import GridConfig, load_grid, parse_grid, read_grid_file
 from coordqa.errors import ConfigError, UnknownNameError
 from coordqa.jsonvalues import JSONObject
 from coordqa.options import OptionValue
@@ -102,25 +103,43 @@ def get_grid(name: str) -> RegisteredGrid:
     Raises:
         UnknownNameError: no such grid (lists the registered ones, suggests the closest).
     """
-    grids = registered_grids()
-    if name not in grids:
+    _registered_path(name)
+    return registered_grids()[name]
+
+
+def _registered_path(name: str) -> Path:
+    """The file of the registered grid ``name``.
+
+    Raises:
+        UnknownNameError: no such grid (lists the registered ones, suggests the closest).
+    """
+    names = sorted(path.stem for path in GRIDS_DIR.glob("*.yaml"))
+    if name not in names:
         from coordqa.registry import suggest
 
-        close = suggest(name, list(grids))
+        close = suggest(name, names)
         hint = f" Did you mean {close[0]!r}?" if close else ""
         raise UnknownNameError(
-            f"no registered grid {name!r}.{hint} Registered: {', '.join(grids)}; or give the "
+            f"no registered grid {name!r}.{hint} Registered: {', '.join(names)}; or give the "
             "path of a grid YAML file."
         )
-    return grids[name]
+    return GRIDS_DIR / f"{name}.yaml"
 
 
-def resolve_grid(name_or_path: str | Path) -> GridConfig:
-    """A grid from a YAML path, or else a registered grid's name (what the CLI accepts)."""
+def grid_document(name_or_path: str | Path) -> dict[str, Any]:
+    """The document of a grid YAML path, or else of a registered grid, not yet validated.
+
+    What the command line accepts: it changes the document (other models, agents, seeds...)
+    and then validates it once (:func:`~coordqa.agentic.grid.parse_grid`).
+
+    Raises:
+        UnknownNameError: neither a YAML path nor a registered grid's name.
+        ConfigError: the file is missing or not a grid document.
+    """
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.exists():
-        return load_grid(path)
-    return get_grid(str(name_or_path)).config
+        return read_grid_file(path)
+    return read_grid_file(_registered_path(str(name_or_path)))
 
 
 def missing_tasks(grid: RegisteredGrid, specs: Iterable[EpisodeSpec]) -> list[EpisodeTask]:

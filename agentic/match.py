@@ -22,13 +22,13 @@ from typing import Any
 
 from coordqa.agentic.agreement import PolicyShadow
 from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
+from coordqa.agentic.records import AgentRecord, Recorder
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYERS, Observation, Player, StepResult, make_game
 from coordqa.games.episode import play_episode
 from coordqa.games.seat import SeatView
 from coordqa.llm import GenerateConfig, Model, get_model
 from coordqa.llm.call_names import naming_calls
-from coordqa.records import AgentRecord, Recorder
 
 ModelSource = Callable[[str], Model]
 """Returns the (shared) Model for a model name; runners share one Model per name."""
@@ -133,10 +133,9 @@ def build_player(
     from coordqa.games.base import make_player
 
     name = spec.seats[seat]
-    is_agent = seat in spec.agent_seats
-    options = dict(spec.agent_options) if is_agent else {}
+    options = spec.agent_options if seat in spec.agent_seats else None
     if not is_llm_player(name):
-        return make_player(name, spec.game, spec.layout, **options)
+        return make_player(name, spec.game, spec.layout, options=options)
     if model is None:
         raise ConfigError(
             f"player {name!r} calls a language model; give a model (e.g. --model scripted for "
@@ -150,7 +149,7 @@ def build_player(
         generate=generate,
         recorder=recorder,
         preset=spec.preset,
-        **options,
+        options=options,
     )
 
 

@@ -22,10 +22,11 @@ from coordqa.agentic.backend import ModelPool, Session
 from coordqa.agentic.episodes import AgenticEpisode, EpisodeSpec
 from coordqa.agentic.grid import GridConfig
 from coordqa.agentic.match import play_match
+from coordqa.agentic.records import AgentRecord
+from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.jsonvalues import JSONObject
 from coordqa.llm import LimiterRegistry, Limits
 from coordqa.llm.ray_limits import RayLimiter, ray_cluster, shared_limiters
-from coordqa.records import AgentRecord
 
 
 class PlayedRemotely(TypedDict):
@@ -37,11 +38,15 @@ class PlayedRemotely(TypedDict):
     """Its exchanges and decisions."""
 
 
-def play_remote(spec_data: JSONObject, config_data: JSONObject) -> PlayedRemotely:
-    """Body of one Ray task: play an episode with Ray-shared limits; return its stored form."""
-    config = GridConfig.model_validate(config_data)
-    spec = EpisodeSpec.model_validate(spec_data)
-    pool = ModelPool(config.runtime, config.api_base_for, LimiterRegistry(RayLimiter))
+def play_remote(
+    spec: EpisodeSpec, runtime: RuntimeSettings, api_bases: dict[str, str | None]
+) -> PlayedRemotely:
+    """Body of one Ray task: play an episode with Ray-shared limits; return its stored form.
+
+    The spec arrives as the driver built it (Ray pickles it), its agent options parsed once
+    there; ``api_bases`` gives each model of the grid its endpoint.
+    """
+    pool = ModelPool(runtime, api_bases.get, LimiterRegistry(RayLimiter))
     episode = asyncio.run(play_match(spec, models=pool))
     return {"record": episode.to_record(), "exchanges": episode.exchanges}
 
@@ -64,11 +69,11 @@ async def ray_session(specs: Sequence[EpisodeSpec], config: GridConfig) -> Async
     """
     with ray_cluster(config.runtime.address) as ray, shared_limiters(_limits(specs, config)):
         task = ray.remote(play_remote)
-        config_data = config.model_dump(mode="json")
+        api_bases = {name: config.api_base_for(name) for name in config.model_names()}
 
         async def play(spec: EpisodeSpec) -> AgenticEpisode:
             try:
-                stored = await task.remote(spec.model_dump(mode="json"), config_data)
+                stored = await task.remote(spec, config.runtime, api_bases)
             except ray.exceptions.RayTaskError as exc:
                 raise _cause(exc) from exc
             return AgenticEpisode.from_record(stored["record"], stored["exchanges"])

@@ -59,12 +59,12 @@ import pandas as pd
 
 from coordqa.agentic.episodes import NOT_READY, AgenticEpisode, read_agentic_run
 from coordqa.agentic.optimality import optimality
+from coordqa.agentic.records import Failure
 from coordqa.agentic.reply_counts import ReplyCounts
 from coordqa.analysis.stats import MeanSE, mean_ci, proportion_ci
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, LADDER_ORDERS, GameProfile, ReportTable, game_profile
 from coordqa.jsonvalues import JSONObject, content_hash
-from coordqa.records import Failure
 
 COUNT_COLUMNS = (
     "decisions",

@@ -63,11 +63,12 @@ from coordqa.agentic.episodes import (
 )
 from coordqa.agentic.grid import GridConfig
 from coordqa.agentic.match import build_player, play_match
+from coordqa.agentic.records import AgentRecord, Failure
 from coordqa.agentic.reply_counts import ReplyCounts, fallback_failure
 from coordqa.errors import ConfigError, ModelCallFailed
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig, create_provider, get_model
-from coordqa.records import AgentRecord, Exchange, Failure
+from coordqa.records import Exchange
 from coordqa.runs import (
     STOPPING_ERRORS,
     ErrorWatch,

@@ -26,6 +26,7 @@ import os
 import time
 from typing import Any
 
+from coordqa.agentic.records import AgentRecord
 from coordqa.games import (
     Observation,
     Player,
@@ -36,7 +37,7 @@ from coordqa.games import (
 )
 from coordqa.games.seat import SeatView
 from coordqa.llm import Model, get_model
-from coordqa.records import AgentRecord, Exchange
+from coordqa.records import Exchange
 
 PARTNERS = {
     "hanabi": "hanabi-convention",

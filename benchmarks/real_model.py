@@ -205,12 +205,12 @@ def agentic_numbers(run_dir: Path) -> dict[str, Any]:
     budget counts the decisions it made.
     """
     from coordqa.agentic.episodes import EXCHANGES
-    from coordqa.records import Decision, parse_exchange
+    from coordqa.agentic.records import Decision, parse_record
     from coordqa.store import open_run
 
     if not (run_dir / "manifest.json").exists():
         return {"stored": False}
-    records = open_run(run_dir).read(EXCHANGES, parse_exchange)
+    records = open_run(run_dir).read(EXCHANGES, parse_record)
     calls = [r for r in records if not isinstance(r, Decision)]
     decisions = [r for r in records if isinstance(r, Decision) and r.action is not None]
     chosen = [d for d in decisions if not d.forced]

@@ -8,8 +8,13 @@ command line's flags and help (:func:`option_docs`) are generated from its field
 docstrings are the help texts. A field that the papers gave a flag of its own (``--no-tom``)
 says so with :func:`flag` in its metadata.
 
-Parsing checks names before types, so a misspelt option is named with its nearest valid one
-(``use_tomm`` -> ``use_tom``) instead of surfacing later as a factory's ``TypeError``.
+Options are parsed once, where a grid (or ``coordqa agentic run``'s options) is read, after the
+preset's, the grid's and the game's have been merged: the result, a :class:`PlayerOptions`,
+travels typed through the episode spec, the runner and the match to the player's factory.
+
+Parsing checks names before types (:func:`check_names`), so a misspelt option is named with its
+nearest valid one (``use_tomm`` -> ``use_tom``) instead of surfacing later as a factory's
+``TypeError``.
 """
 
 from __future__ import annotations
@@ -19,11 +24,12 @@ import functools
 import json
 import types
 import typing
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, Union
 
-from pydantic import ConfigDict, TypeAdapter, ValidationError
+from pydantic import ConfigDict, GetCoreSchemaHandler, TypeAdapter, ValidationError
+from pydantic_core import core_schema
 
 from coordqa.errors import ConfigError
 from coordqa.registry import suggest
@@ -33,6 +39,8 @@ __all__ = [
     "Flag",
     "OptionDoc",
     "OptionValue",
+    "PlayerOptions",
+    "check_names",
     "flag",
     "option_docs",
     "parse_assignment",
@@ -100,6 +108,80 @@ def _adapter(cls: type[_T]) -> TypeAdapter[_T]:
     return TypeAdapter(cls)
 
 
+@dataclass(frozen=True, eq=False)
+class PlayerOptions(Mapping[str, OptionValue]):
+    """A player's options, parsed once where a command or grid file was read.
+
+    As a mapping it is what was *given* (a preset's, a grid's, the command line's options, before
+    the defaults): what an episode spec stores and is keyed on, and what reports show.
+    :attr:`value` is the player's options dataclass built from it (None for a player that takes
+    none): what the player's factory is handed. A spec read back from a stored run holds what
+    was given only (:attr:`parsed` False); :meth:`coordqa.games.PlayerSpec.resolve_options`
+    parses it if such a spec is played again.
+    """
+
+    given: Mapping[str, OptionValue] = field(default_factory=dict)
+    """The options as given, by name."""
+    value: Any = None
+    """The instance of the player's options dataclass (None: it takes none, or not parsed)."""
+    parsed: bool = False
+    """Whether :attr:`value` was built from :attr:`given`."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "given", dict(self.given))
+
+    def __getitem__(self, name: str) -> OptionValue:
+        return self.given[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.given)
+
+    def __len__(self) -> int:
+        return len(self.given)
+
+    def __repr__(self) -> str:
+        state = "parsed" if self.parsed else "as stored"
+        return f"PlayerOptions({dict(self.given)!r}, {state})"
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        """Pydantic takes one as it is, or a stored mapping of JSON scalars (not parsed).
+
+        It is written as what was given.
+        """
+        return core_schema.no_info_plain_validator_function(
+            cls._of,
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda options: dict(options.given)
+            ),
+        )
+
+    @classmethod
+    def _of(cls, data: object) -> PlayerOptions:
+        if isinstance(data, PlayerOptions):
+            return data
+        return cls(_STORED.validate_python(data))
+
+
+_STORED: TypeAdapter[dict[str, OptionValue]] = TypeAdapter(dict[str, OptionValue])
+"""Options as a stored spec holds them: names and JSON scalars."""
+
+
+def check_names(owner: str, cls: type | None, given: Mapping[str, object], where: str = "") -> None:
+    """Refuse an option ``cls`` does not declare, naming the valid ones and the nearest.
+
+    Raises:
+        ConfigError: an unknown option (``where`` starts the message).
+    """
+    names = [] if cls is None else [f.name for f in dataclasses.fields(cls)]
+    for name in given:
+        if name not in names:
+            place = f"{where}: " if where else ""
+            raise ConfigError(f"{place}{_unknown(owner, name, names)}")
+
+
 def parse_options(
     owner: str, cls: type[_T] | None, given: Mapping[str, object], where: str = ""
 ) -> _T | None:
@@ -114,10 +196,7 @@ def parse_options(
             a value of the wrong type, or one the dataclass rejects; ``where`` starts the message.
     """
     place = f"{where}: " if where else ""
-    names = [] if cls is None else [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
-    for name in given:
-        if name not in names:
-            raise ConfigError(f"{place}{_unknown(owner, name, names)}")
+    check_names(owner, cls, given, where)
     if cls is None:
         return None
     hints = typing.get_type_hints(cls)
@@ -194,15 +273,15 @@ def option_docs(cls: type | None) -> list[OptionDoc]:
             )
     hints = typing.get_type_hints(cls)
     docs = []
-    for field in dataclasses.fields(cls):
-        description = " ".join(descriptions.get(field.name, "").split())
+    for declared in dataclasses.fields(cls):
+        description = " ".join(descriptions.get(declared.name, "").split())
         docs.append(
             OptionDoc(
-                name=field.name,
-                kind=_kind(hints[field.name]),
-                default=field.default,  # type: ignore[arg-type]
+                name=declared.name,
+                kind=_kind(hints[declared.name]),
+                default=declared.default,  # type: ignore[arg-type]
                 description=description,
-                flag=field.metadata.get("flag"),
+                flag=declared.metadata.get("flag"),
             )
         )
     return docs

@@ -325,7 +325,9 @@ def _check_one_configuration(episodes: list[AgenticEpisode]) -> None:
     """
     configurations: dict[str, set[str]] = {}
     for episode in episodes:
-        setting = json.dumps([episode.spec.agent_options, episode.spec.generate], sort_keys=True)
+        setting = json.dumps(
+            [dict(episode.spec.agent_options), episode.spec.generate], sort_keys=True
+        )
         configurations.setdefault(episode.spec.game, set()).add(setting)
     for game, settings in sorted(configurations.items()):
         if len(settings) > 1:

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from coordqa.directives import SIMULTANEOUS_CLAUSE, TURN_BASED_CLAUSE
+from coordqa.directives import timing_problem
 from coordqa.games import GAMES, PLAYERS, Game
 from coordqa.games.hanabi import engine
 from coordqa.games.hanabi.game import as_hanabi
@@ -74,18 +74,9 @@ def directive_problems(row: Mapping[str, Any], system: str) -> list[str]:
     """Where ``system`` (the directive ``row`` is asked with) does not fit the game or key."""
     problems = []
     if row["question_type"] == "JP" and row["game"] in GAMES:
-        turn_based = GAMES.get(row["game"]).turn_based
-        wanted, wrong = (
-            (TURN_BASED_CLAUSE, SIMULTANEOUS_CLAUSE)
-            if turn_based
-            else (SIMULTANEOUS_CLAUSE, TURN_BASED_CLAUSE)
-        )
-        if wrong in system:
-            order = "turn-based" if turn_based else "simultaneous"
-            problems.append(
-                f"directive: {row['game']} is {order}, so the JP directive must time the "
-                f"partner's move {wanted!r}, not {wrong!r}"
-            )
+        problem = timing_problem(system, GAMES.get(row["game"]).turn_based)
+        if problem is not None:
+            problems.append(f"directive: {row['game']}: {problem}")
     if len(row["correct"]) > 1 and SEVERAL_CORRECT not in system:
         problems.append(
             f"directive: {len(row['correct'])} options are correct but the directive does not "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from coordqa.records import AgentRecord, Recorder
+from coordqa.agentic.records import AgentRecord, Recorder
 
 
 def json_recorder(target: list[dict[str, Any]]) -> Recorder:

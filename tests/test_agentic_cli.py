@@ -10,8 +10,8 @@ from cli_support import coordqa
 from typer.testing import CliRunner
 
 from coordqa.agentic import load_agentic_run
+from coordqa.agentic.records import LadderExchange
 from coordqa.cli import app
-from coordqa.records import LadderExchange
 
 runner = CliRunner()
 

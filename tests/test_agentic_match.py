@@ -17,9 +17,9 @@ from coordqa.agentic import (
     verify_episodes,
 )
 from coordqa.agentic.grid import parse_grid
+from coordqa.agentic.records import AgentRecord
 from coordqa.agentic.runner import run_grid
 from coordqa.errors import ConfigError, StoreError
-from coordqa.records import AgentRecord
 
 
 def test_scripted_match_replays_and_counts_decisions() -> None:

@@ -10,8 +10,8 @@ import pytest
 from agent_records import json_recorder
 from agents_support import RoleScript
 
-from coordqa.agentic.grid import parse_grid
-from coordqa.agentic.grid_registry import get_grid, missing_tasks, registered_grids, resolve_grid
+from coordqa.agentic.grid import parse_grid, parse_grid as parse
+from coordqa.agentic.grid_registry import get_grid, grid_document, missing_tasks, registered_grids
 from coordqa.agentic.runner import run_grid
 from coordqa.errors import ConfigError, UnknownNameError
 from coordqa.games import Observation, make_game, make_player
@@ -284,10 +284,10 @@ def test_changing_a_grid_changes_its_fingerprint() -> None:
 
 
 def test_grids_resolve_by_name_or_path_and_unknown_names_get_help(tmp_path: Path) -> None:
-    assert resolve_grid("smoke") == get_grid("smoke").config
-    assert resolve_grid(get_grid("smoke").path) == get_grid("smoke").config
+    assert parse(grid_document("smoke")) == get_grid("smoke").config
+    assert parse(grid_document(get_grid("smoke").path)) == get_grid("smoke").config
     with pytest.raises(UnknownNameError, match="Did you mean 'paper'"):
-        resolve_grid("papr")
+        grid_document("papr")
 
 
 def test_a_run_of_a_registered_grid_names_it_in_its_manifest(tmp_path: Path) -> None:

@@ -10,13 +10,22 @@ import pytest
 from agent_records import json_recorder
 from agents_support import RoleScript
 
-from coordqa.agentic.agents import CACAgent, fallback_action, parse_verdict
+from coordqa.agentic.agents import CACAgent, fallback_action, parse_verdict, prompts
 from coordqa.agentic.agents.memory import offered_options
+from coordqa.agentic.records import parse_record
 from coordqa.choices import MAX_OPTIONS
 from coordqa.errors import ConfigError, ModelCallFailed, UnknownNameError
-from coordqa.games import Game, Observation, make_game, make_player, play_episode
+from coordqa.games import (
+    GAMES,
+    Game,
+    Observation,
+    game_profile,
+    make_game,
+    make_player,
+    play_episode,
+)
 from coordqa.llm import Message, ScriptedModel
-from coordqa.records import ROLE_TYPES, CallResult, parse_exchange
+from coordqa.records import CallResult, exchange_type
 
 NOT_OKAY = "Playing an unknown card may lose a life.\nVerification: Not Okay"
 
@@ -278,7 +287,7 @@ def test_every_exchange_is_recorded_with_its_fields() -> None:
     assert all(required <= set(r) for r in exchanges)
     # the same call shape as a QA call, and every record reads back as its type
     assert all(set(CallResult.model_fields) <= set(r) for r in exchanges)
-    assert all(type(parse_exchange(r)) is ROLE_TYPES[r["role"]] for r in exchanges)
+    assert all(type(parse_record(r)) is exchange_type(r["role"]) for r in exchanges)
     assert {r["role"] for r in exchanges} == {"tom", "action", "verifier"}
     events = [r for r in records if r["kind"] == "events"]
     stats = players[0].stats()  # type: ignore[attr-defined]
@@ -312,3 +321,15 @@ def test_more_actions_than_letters_keep_the_safe_one() -> None:
     offered = offered_options("overcooked", legal)
     assert len(offered) == MAX_OPTIONS and offered[-1] == "wait"
     assert offered[:-1] == legal[: MAX_OPTIONS - 1]
+
+
+@pytest.mark.parametrize("game", ["hanabi", "overcooked", "collab_capture", "collab_escape"])
+def test_the_action_call_is_asked_with_the_games_own_jp_wording(game: str) -> None:
+    """The action directive is the game's JP directive, unedited (it states the game's timing);
+    the paper's answer-only one takes the clause of the game's own ``turn_based``."""
+    cls = GAMES.get(game)
+    asked = prompts.action_directive(game, cls.turn_based, answer_only=False)
+    assert asked == game_profile(game).qa_directives["JP"]
+    answer_only = prompts.action_directive(game, cls.turn_based, answer_only=True)
+    clause = "on their next turn" if game == "hanabi" else "at the same time"
+    assert f"likely to do {clause}." in asked and f"likely to do {clause}." in answer_only

@@ -24,11 +24,11 @@ from coordqa.agentic import EpisodeSpec, run_match
 from coordqa.agentic.agents import HMAgent, HMOptions
 from coordqa.agentic.agents.counterfactual import EXTRINSIC_SCALE
 from coordqa.agentic.agents.hypotheses import HypothesisBook
+from coordqa.agentic.records import Decision
 from coordqa.errors import ConfigError
 from coordqa.games import Observation, ScriptedPlayer, make_game, make_player, play_episode
 from coordqa.games.seat import SeatView
 from coordqa.llm import ScriptedModel
-from coordqa.records import Decision
 
 
 class Waiter(ScriptedPlayer):

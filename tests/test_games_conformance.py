@@ -86,3 +86,15 @@ def test_snapshot_of_another_version_is_refused(name: str) -> None:
         make_game(name).restore({**snapshot, "version": "old-v0"})
     with pytest.raises(GameError, match="snapshot is for 'hanabi'"):
         make_game(name).restore({**snapshot, "game": "hanabi"})
+
+
+class _TurnBasedCapture(CollabCapture):
+    """A broken game: played in turns, but its JP directive times the partner "at the same
+    time" (the default wording), which its agents would be asked with as it is."""
+
+    turn_based = True
+
+
+def test_a_game_whose_jp_wording_contradicts_its_timing_is_refused() -> None:
+    with pytest.raises(ConformanceError, match="turn-based game's JP directive .*on their next"):
+        check_game(_TurnBasedCapture, steps=1, seeds=(0,))

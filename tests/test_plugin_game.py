@@ -19,18 +19,14 @@ same lamp, the fuse trips every turn, and no episode is won.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from plugin_support import coordqa, coordqa_refused, installed_env
 
 from coordqa.directives import DIRECTIVES
 from coordqa.prompts import SEVERAL_CORRECT
 
-PLUGINS = Path(__file__).parent / "plugins"
-CLI = [sys.executable, "-c", "from coordqa.cli import main; main()"]
 ENTRY_POINTS = """\
 [coordqa.games]
 lamps = toygame.game:Lamps
@@ -46,20 +42,7 @@ lamps = toygame.questions:BUILDER
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment of a process that has the Lamps distribution installed."""
-    site = tmp_path_factory.mktemp("site")
-    dist = site / "coordqa_lamps-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: coordqa-lamps\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text(ENTRY_POINTS)
-    path = os.pathsep.join(filter(None, [str(site), str(PLUGINS), os.environ.get("PYTHONPATH")]))
-    return {**os.environ, "PYTHONPATH": path}
-
-
-def coordqa(env: dict[str, str], *args: str) -> str:
-    """Run the CLI in a fresh process; return its stdout (a failure shows stderr)."""
-    done = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, env=env)
-    assert done.returncode == 0, f"coordqa {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
+    return installed_env(tmp_path_factory.mktemp("site"), "coordqa-lamps", ENTRY_POINTS)
 
 
 @pytest.mark.slow  # two real processes
@@ -121,3 +104,20 @@ def test_play_uses_the_strong_policy(installed: dict[str, str]) -> None:
     out = coordqa(installed, "play", "lamps", "--episodes", "2")
     assert "players: lamps-convention, lamps-convention" in out
     assert "turns when lit" in out
+
+
+@pytest.mark.slow  # a real process
+def test_an_agent_feature_the_profile_does_not_serve_is_refused_before_the_run(
+    installed: dict[str, str], tmp_path: Path
+) -> None:
+    """Lamps' profile gives no belief facts: --belief-state is refused when the command is read
+    (exit 2, the profile field named), as --tom-ladder is, and no run folder is made."""
+    out = tmp_path / "run"
+    for feature in (["--belief-state"], ["--tom-ladder", "1"]):
+        done = coordqa_refused(installed, "agentic", "run", "--agent", "cac", "--model",
+                               "scripted", "--game", "lamps", "--self-play", *feature,
+                               "--out", str(out))  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        field = "belief_facts" if feature[0] == "--belief-state" else "tom_ladder"
+        assert f"names no agents.{field}" in " ".join(done.stderr.split())
+        assert not out.exists()

@@ -11,26 +11,28 @@ import pytest
 from qa_run_support import OPTIONS, Row, write_format1_run, write_qa_run
 
 from coordqa.agentic import load_agentic_run, verify_episodes
+from coordqa.agentic.records import (
+    AGENT_ROLES,
+    EXCHANGE_TYPES,
+    ActionExchange,
+    BeliefExchange,
+    Decision,
+    TomExchange,
+    VanillaExchange,
+    parse_record,
+)
 from coordqa.analysis import analyze_run
 from coordqa.errors import StoreError
 from coordqa.evaluation import score
 from coordqa.llm import Reply, Usage
 from coordqa.records import (
-    AGENT_ROLES,
-    EXCHANGE_TYPES,
-    ROLE_TYPES,
-    ActionExchange,
-    BeliefExchange,
+    EXCHANGE_ROLES,
     CallResult,
-    Decision,
     Exchange,
     Payload,
     QACall,
     Sample,
-    TomExchange,
-    VanillaExchange,
     call_result,
-    parse_exchange,
     upgrade,
 )
 from coordqa.store import SCHEMA_VERSION, RunStore, open_run, read_qa_run
@@ -148,23 +150,26 @@ def test_agent_exchanges_of_format1_are_upgraded() -> None:
         "seat": 0,
         "step": 3,
     }
-    exchange = parse_exchange(upgrade("exchanges", old))
+    exchange = parse_record(upgrade("exchanges", old))
     assert isinstance(exchange, ActionExchange) and exchange.text == "Answer: A"
     assert exchange.options == OPTIONS[:2] and exchange.action == OPTIONS[0]
-    failed = parse_exchange(upgrade("exchanges", {**old, "reply": None}))
+    failed = parse_record(upgrade("exchanges", {**old, "reply": None}))
     assert isinstance(failed, Exchange) and failed.error == "no reply text"
     events = {"kind": "events", "role": "events", "agent": "cac", "player": 0, "decision": 1}
-    decision = parse_exchange({**events, "action": "wait", "notes": ["x"]})
+    decision = parse_record({**events, "action": "wait", "notes": ["x"]})
     assert isinstance(decision, Decision) and decision.action == "wait"
 
 
-def test_every_agent_role_has_exactly_one_record_type() -> None:
-    """A role added to AgentRole without a record type (or given two) fails here."""
+def test_every_agent_role_has_exactly_one_record_type_registered_in_the_core() -> None:
+    """The agentic track's roles come from its record types alone, each registered once."""
     declared = [
         role for cls in EXCHANGE_TYPES for role in get_args(cls.model_fields["role"].annotation)
     ]
-    assert sorted(declared) == sorted(AGENT_ROLES)
-    for role, cls in ROLE_TYPES.items():
+    assert len(declared) == len(set(declared)) == 16
+    assert list(AGENT_ROLES) == declared
+    for role in AGENT_ROLES:
+        cls = EXCHANGE_ROLES.get(role)
+        assert cls in EXCHANGE_TYPES and role in get_args(cls.model_fields["role"].annotation)
         assert issubclass(cls, Exchange) and issubclass(cls, Payload), role
         assert cls.model_config.get("extra") == "forbid", role
 
@@ -182,12 +187,12 @@ def test_an_exchange_with_a_field_its_role_does_not_declare_is_refused() -> None
         action=None,
     ).to_json()
     with pytest.raises(StoreError, match="verdict: Extra inputs are not permitted"):
-        parse_exchange({**exchange, "verdict": "okay"})
-    with pytest.raises(StoreError, match="role: 'planning' is none of tom, action"):
-        parse_exchange({**exchange, "role": "planning"})
+        parse_record({**exchange, "verdict": "okay"})
+    with pytest.raises(StoreError, match="role: 'planning' is none of action, belief, hypothesis"):
+        parse_record({**exchange, "role": "planning"})
     decision = {"kind": "events", "role": "events", "agent": "cac", "player": 0, "decision": 1}
     with pytest.raises(StoreError, match="rejections: Extra inputs"):
-        parse_exchange({**decision, "rejections": []})
+        parse_record({**decision, "rejections": []})
 
 
 FORMAT2_RUN = Path(__file__).parent / "data" / "agentic-format2"
@@ -226,7 +231,7 @@ def test_every_role_stored_by_format_3_reads_back_as_it_was_written() -> None:
     stored = [json.loads(line) for line in (FORMAT3 / "roles.jsonl").read_text().splitlines()]
     assert [r["role"] for r in stored] == [*AGENT_ROLES, "events"]
     for data in stored:
-        record = parse_exchange(data, "roles.jsonl")
+        record = parse_record(data, "roles.jsonl")
         assert record.role == data["role"]
         assert json.loads(json.dumps(record.to_json())) == data
 

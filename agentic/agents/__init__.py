@@ -27,7 +27,7 @@ from coordqa.agentic.agents.planning import (
     ReflexionAgent,
 )
 from coordqa.agentic.agents.stats import AgentStats
-from coordqa.records import Recorder
+from coordqa.agentic.records import Recorder
 
 __all__ = [
     "CAC",

@@ -2,8 +2,9 @@
 
 Every model exchange goes through :meth:`LLMAgent.ask`, which counts it in the agent's
 :class:`~coordqa.agentic.agents.stats.AgentStats` and hands the recorder a typed record: the
-exchange type of its role (:data:`coordqa.records.EXCHANGE_TYPES`), with the payload the call's
-parser read. Every decision ends with one :class:`~coordqa.records.Decision` (role ``events``):
+exchange type of its role (:data:`coordqa.records.EXCHANGE_ROLES`; this track's in
+:mod:`coordqa.agentic.records`), with the payload the call's parser read. Every decision ends
+with one :class:`~coordqa.agentic.records.Decision` (role ``events``):
 the action taken, whether it was a fallback and why, verifier rejections, HM predictions scored
 since the last decision.
 
@@ -55,6 +56,15 @@ from coordqa.agentic.agents.memory import (
 from coordqa.agentic.agents.services import Note, NoteKey
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
+from coordqa.agentic.records import (
+    ActionPayload,
+    AgentRecord,
+    Decision,
+    FailedAction,
+    Fallback,
+    FallbackReason,
+    Recorder,
+)
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.directives import format_labels, reply_format
 from coordqa.errors import ConfigError, GameError, ModelCallFailed
@@ -72,20 +82,8 @@ from coordqa.games.feed import SeatFeed
 from coordqa.games.seat import SeatView
 from coordqa.jsonvalues import JSONObject
 from coordqa.llm import DEFAULT_CONFIG, GenerateConfig, Message, Model, Reply, get_model
-from coordqa.options import OptionValue, parse_options
-from coordqa.records import (
-    ActionPayload,
-    AgentRecord,
-    AgentRole,
-    Decision,
-    FailedAction,
-    Fallback,
-    FallbackReason,
-    Payload,
-    Recorder,
-    call_result,
-    exchange_of,
-)
+from coordqa.options import OptionValue, PlayerOptions, parse_options
+from coordqa.records import Payload, call_result, exchange_of
 
 T = TypeVar("T")
 
@@ -388,14 +386,15 @@ class LLMAgent(Player):
 
     async def ask(
         self,
-        role: AgentRole,
+        role: str,
         messages: Sequence[Message],
         parse: Callable[[Reply], tuple[T, Payload]],
     ) -> tuple[Reply, T]:
         """Call the model, parse its reply, count it and record the exchange.
 
         Args:
-            role: the kind of call (:data:`coordqa.records.AGENT_ROLES`).
+            role: the kind of call (:data:`coordqa.agentic.records.AGENT_ROLES`, or a role a
+                plugin agent registers in :data:`coordqa.records.EXCHANGE_ROLES`).
             messages: the conversation.
             parse: turns the reply into a value plus the role's payload.
 
@@ -418,7 +417,7 @@ class LLMAgent(Player):
 
     async def ask_labelled(
         self,
-        role: AgentRole,
+        role: str,
         messages: Sequence[Message],
         parse: Callable[[Reply], tuple[T | None, Payload]],
         fallback: str,
@@ -551,8 +550,13 @@ def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:
     """The player-registry factory of an agent class.
 
     Its signature is the contract with matches and runners: ``factory(game_name, layout, *,
-    model, generate=None, recorder=None, preset="coordqa", **agent_options)``, where
-    ``agent_options`` are the fields of ``cls.options_class``.
+    model, generate=None, recorder=None, preset="coordqa", options=None, **agent_options)``.
+    ``options`` are the agent's options as parsed where the grid or command was read
+    (:class:`~coordqa.options.PlayerOptions`), handed on as they are; without them the keyword
+    ``agent_options`` (fields of ``cls.options_class``) are parsed here, for Python callers.
+
+    Raises:
+        ConfigError: both, or options parsed for another class.
     """
 
     def factory(
@@ -563,21 +567,40 @@ def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:
         generate: GenerateConfig | None = None,
         recorder: Recorder | None = None,
         preset: str = DEFAULT_PRESET,
+        options: PlayerOptions | None = None,
         **agent_options: OptionValue,
     ) -> LLMAgent:
+        if options is None:
+            value = parse_options(cls.name, cls.options_class, agent_options)
+        elif agent_options or not _options_of(cls, options.value):
+            raise ConfigError(
+                f"agent {cls.name!r} was given {options!r} and {sorted(agent_options)}: give "
+                f"its options once, as a {_class_name(cls)}"
+            )
+        else:
+            value = options.value
         return cls(
             game_name,
             layout,
             model=model,
             generate=generate,
             recorder=recorder,
-            options=parse_options(cls.name, cls.options_class, agent_options),
+            options=value,
             preset=preset,
         )
 
     factory.__name__ = f"make_{cls.name}"
     factory.__doc__ = f"Build a {cls.__name__} (options: :class:`{cls.options_class}`)."
     return factory
+
+
+def _options_of(cls: type[LLMAgent], value: object) -> bool:
+    """Whether ``value`` is an instance of ``cls``'s options class (None when it has none)."""
+    return value is None if cls.options_class is None else isinstance(value, cls.options_class)
+
+
+def _class_name(cls: type[LLMAgent]) -> str:
+    return "no options" if cls.options_class is None else cls.options_class.__name__
 
 
 def agent_spec(cls: type[LLMAgent], description: str) -> PlayerSpec:

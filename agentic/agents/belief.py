@@ -37,13 +37,13 @@ import re
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.replies import labelled_lines
 from coordqa.agentic.agents.services import AgentServices
+from coordqa.agentic.records import BeliefCheck, BeliefPayload
 from coordqa.directives import format_labels
 from coordqa.errors import ConfigError
 from coordqa.games import BeliefFact, BeliefFacts, game_profile
 from coordqa.games.agent_profile import fact_value
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
-from coordqa.records import BeliefCheck, BeliefPayload
 
 MAX_BELIEF_CHARS = 800
 """A belief text is cut to this length (prompts that show it stay bounded)."""

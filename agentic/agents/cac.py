@@ -42,13 +42,13 @@ from coordqa.agentic.agents.ladder import check_every
 from coordqa.agentic.agents.memory import partner_last_action
 from coordqa.agentic.agents.replies import labelled_lines, strip_markdown, without_action_lines
 from coordqa.agentic.agents.tom_levels import PartnerPredictor, check_level
+from coordqa.agentic.records import Rejection, TomPayload, VerifierPayload
 from coordqa.directives import format_labels
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 from coordqa.options import OPTIONS_CONFIG, flag
-from coordqa.records import Rejection, TomPayload, VerifierPayload
 
 VerifierVerdict = Literal["okay", "not_okay"]
 

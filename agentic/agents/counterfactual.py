@@ -54,12 +54,12 @@ from typing import Literal, Protocol
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.hypotheses import Hypothesis, HypothesisBook
 from coordqa.agentic.agents.services import AgentServices
+from coordqa.agentic.records import Judgement, JudgementPayload, TargetPayload, ValueUpdate
 from coordqa.choices import choose, format_options
 from coordqa.games.base import game_profile
 from coordqa.games.seat import SeatView
 from coordqa.llm import Message, Reply
 from coordqa.prompts import MARKERS
-from coordqa.records import Judgement, JudgementPayload, TargetPayload, ValueUpdate
 
 Source = Literal["extrinsic", "counterfactual"]
 """Where a value update's reward came from."""

@@ -49,6 +49,12 @@ from coordqa.agentic.agents.counterfactual import EXTRINSIC_SCALE, RewardEvaluat
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook
 from coordqa.agentic.agents.planning import PlanningAgent, PlanningOptions
 from coordqa.agentic.agents.replies import section, subgoals
+from coordqa.agentic.records import (
+    HypothesisPayload,
+    HypothesisScore,
+    PredictPayload,
+    VanillaPayload,
+)
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
@@ -56,12 +62,6 @@ from coordqa.games.seat import SeatView
 from coordqa.jsonvalues import JSONObject, JSONValue
 from coordqa.llm import Reply
 from coordqa.options import flag
-from coordqa.records import (
-    HypothesisPayload,
-    HypothesisScore,
-    PredictPayload,
-    VanillaPayload,
-)
 
 Variant = Literal["hm", "vmp", "mmp", "mmp_eval", "he_hr"]
 """Full HM, Vanilla Mind Prompting, Modular Mind Prompting, MMP + hypothesis evaluation,

@@ -23,13 +23,13 @@ from dataclasses import asdict
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.services import AgentServices
+from coordqa.agentic.records import LadderPayload
 from coordqa.choices import choose, format_options
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, LadderQuestion, TomLadder, game_profile
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 from coordqa.prompts import MARKERS
-from coordqa.records import LadderPayload
 
 ANSWERS = ["Yes", "No"]
 """The lettered answers of every ladder question."""

@@ -42,12 +42,12 @@ from coordqa.agentic.agents.reflection import (
     world_signature,
 )
 from coordqa.agentic.agents.replies import section, subgoal_action, subgoals
+from coordqa.agentic.records import PlanPayload
 from coordqa.directives import format_labels
 from coordqa.games.base import Observation, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 from coordqa.options import OPTIONS_CONFIG, flag
-from coordqa.records import AgentRole, PlanPayload
 
 REFLECTIONS_SHOWN = 3
 """How many of Reflexion's latest reflections its memory shows."""
@@ -183,7 +183,7 @@ class PlanningAgent(LLMAgent):
         await self._ask_plan("react", messages, "thought", None)
 
     async def _ask_plan(
-        self, role: AgentRole, messages: list[Any], label: str, hypothesis_id: int | None
+        self, role: str, messages: list[Any], label: str, hypothesis_id: int | None
     ) -> None:
         labels = format_labels(messages[0].content)
 

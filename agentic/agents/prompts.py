@@ -3,11 +3,12 @@
 The action call reuses the game's QA JP directive (its profile's ``qa_directives``) and the QA
 layout (:mod:`coordqa.prompts`), so an agent's action choice is asked like a CoordinationQA
 joint-planning question of that game: system = directive, user = game description, assistant =
-acknowledgement, user = state and lettered actions. Two variations: in turn-based games (Hanabi)
-the directive says the partner moves on their next turn, not "at the same time"; and the
-``paper`` preset's answer-only format (its Overcooked prompt) asks for ``Action: <action>`` with
-no explanation. HM's prediction call reuses the game's ToM directive the same way. Only what the
-QA track has no text for lives here.
+acknowledgement, user = state and lettered actions. The directive is the game's own words, which
+time the partner's move as the game is played (Hanabi, turn-based: "on their next turn"; the
+others: "at the same time"). The ``paper`` preset's answer-only format (its Overcooked prompt)
+asks for ``Action: <action>`` with no explanation, timed by the game's ``turn_based``. HM's
+prediction call reuses the game's ToM directive the same way. Only what the QA track has no
+text for lives here.
 
 Texts sent in every game say nothing game-specific: per-game wording (the ToM answer format,
 the verifier's safety example) comes from the game's profile (:mod:`coordqa.games.profile`).
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from coordqa.choices import format_options
-from coordqa.directives import SIMULTANEOUS_CLAUSE, TURN_BASED_CLAUSE
+from coordqa.directives import timing_clause
 from coordqa.games.base import game_profile
 from coordqa.llm import Message
 from coordqa.prompts import ACKNOWLEDGEMENT, MARKERS
@@ -40,11 +41,15 @@ ANSWER_ONLY_DIRECTIVE = (
 
 
 def action_directive(game_name: str, turn_based: bool, answer_only: bool) -> str:
-    """The system prompt of the action call in ``game_name``."""
-    timing = TURN_BASED_CLAUSE if turn_based else SIMULTANEOUS_CLAUSE
+    """The system prompt of the action call in ``game_name``.
+
+    The game's JP directive as the game words it (its profile's ``qa_directives``, which state
+    its timing), or the paper's answer-only directive with the clause of the game's timing
+    (``turn_based``).
+    """
     if answer_only:
-        return ANSWER_ONLY_DIRECTIVE.format(timing=timing)
-    return game_profile(game_name).qa_directives["JP"].replace(SIMULTANEOUS_CLAUSE, timing)
+        return ANSWER_ONLY_DIRECTIVE.format(timing=timing_clause(turn_based))
+    return game_profile(game_name).qa_directives["JP"]
 
 
 TOM_DIRECTIVE = (

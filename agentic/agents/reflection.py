@@ -20,9 +20,9 @@ from typing import Any
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.replies import section
+from coordqa.agentic.records import ReflectionPayload
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
-from coordqa.records import ReflectionPayload
 
 NO_EFFECT_PREFIXES = ("wait", "move away", "Wait")
 """Own actions that change nothing in the world (they do not count as progress)."""

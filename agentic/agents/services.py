@@ -12,7 +12,7 @@ from typing import Literal, Protocol, TypeVar
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.games.seat import SeatView
 from coordqa.llm import Message, Reply
-from coordqa.records import AgentRole, Payload, Record
+from coordqa.records import Payload, Record
 
 NoteKey = Literal[
     "verifier_rejections",
@@ -24,9 +24,9 @@ NoteKey = Literal[
     "belief_accuracy",
     "expectation",
 ]
-"""The lists of a :class:`~coordqa.records.Decision` an agent adds to while deciding."""
+"""The lists of a :class:`~coordqa.agentic.records.Decision` an agent adds to while deciding."""
 Note = str | float | Record
-"""One item of those lists (a :class:`~coordqa.records.Rejection`, a note, a score...)."""
+"""One item of those lists (a :class:`~coordqa.agentic.records.Rejection`, a note, a score...)."""
 
 T = TypeVar("T")
 
@@ -50,7 +50,7 @@ class AgentServices(Protocol):
 
     async def ask(
         self,
-        role: AgentRole,
+        role: str,
         messages: Sequence[Message],
         parse: Callable[[Reply], tuple[T, Payload]],
     ) -> tuple[Reply, T]:
@@ -58,7 +58,7 @@ class AgentServices(Protocol):
 
     async def ask_labelled(
         self,
-        role: AgentRole,
+        role: str,
         messages: Sequence[Message],
         parse: Callable[[Reply], tuple[T | None, Payload]],
         fallback: str,

@@ -32,12 +32,12 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.behaviour import behaviour_for
 from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.services import AgentServices
+from coordqa.agentic.records import Expectation, LevelScore, OptionPickPayload
 from coordqa.choices import choose
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
-from coordqa.records import Expectation, LevelScore, OptionPickPayload
 
 TOM_LEVELS = (0, 1, 2)
 """The ToM levels CAC offers."""

@@ -8,7 +8,8 @@ for (its help, or parsing its arguments), so ``coordqa --help`` never imports an
 plugin agent's flags appear without a line of CLI code.
 
 The values a user gave are collected in ``ctx.meta`` and merged by :func:`given_options` into
-the one mapping the grid parses with the agent's options class.
+the one mapping the grid parses with the agent's options class (once, with the preset's: here
+only the names are checked, so a misspelt one is named as ``--agent-option``'s).
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ import typer.main
 from typer.core import TyperCommand
 
 from coordqa.errors import ConfigError
-from coordqa.options import Flag, OptionDoc, OptionValue, parse_assignment, parse_value
+from coordqa.options import (
+    Flag,
+    OptionDoc,
+    OptionValue,
+    check_names,
+    parse_assignment,
+    parse_value,
+)
 
 __all__ = ["AgentOptionsCommand", "given_options"]
 
@@ -145,9 +153,11 @@ def given_options(
 ) -> dict[str, OptionValue]:
     """The options given for ``agent``: ``--agent-option`` pairs and the generated flags.
 
+    Their values are checked when the grid is read, which parses them with the preset's.
+
     Raises:
         ConfigError: a flag of an option ``agent`` does not have (naming the agents that do),
-            one option given twice, or an option ``agent`` does not have or a bad value.
+            one option given twice, or an option ``agent`` does not have.
     """
     targets = flag_targets()
     options: dict[str, OptionValue] = {}
@@ -171,5 +181,6 @@ def given_options(
         options[key] = value
     from coordqa.games.base import PLAYERS
 
-    PLAYERS.get(agent).parse_options(options, "--agent-option")  # said here, not as a grid's
+    spec = PLAYERS.get(agent)
+    check_names(spec.name, spec.options, options, "--agent-option")  # said here, not as a grid's
     return options

@@ -141,7 +141,7 @@ def _runtime(
     calls: CallOptions,
 ) -> dict[str, Any]:
     """The grid's ``runtime`` with the options given here over it (the others kept)."""
-    runtime = dict(config.get("runtime", {}))
+    runtime = dict(_section(config, "runtime"))
     for name, value in (
         ("backend", backend),
         ("address", address),
@@ -452,14 +452,15 @@ def grid_command(
     agent and model).
     """
     from coordqa.agentic.grid import parse_grid
-    from coordqa.agentic.grid_registry import resolve_grid
+    from coordqa.agentic.grid_registry import grid_document
 
     calls = CallOptions(concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures)
     args = parse_model_args(model_arg)
-    data = resolve_grid(config).model_dump(mode="json")
+    data = grid_document(config)
     if model:
         data["models"] = list(model)
-    data["models"] = _with_model_args(data["models"], args)
+    if args:
+        data["models"] = _with_model_args(list(data.get("models") or []), args)
     if agent:
         data["agents"] = list(agent)
     if api_base is not None:
@@ -467,14 +468,36 @@ def grid_command(
     if preset is not None:
         data["preset"] = preset
     if episodes is not None:
-        for entry in data["games"]:
+        for entry in _listed(data, "games"):
             entry.update(seeds=None, episodes=episodes)
-    data["generate"] = {**data["generate"], **_generate(temperature, top_p, max_tokens, seed)}
+    data["generate"] = {
+        **_section(data, "generate"),
+        **_generate(temperature, top_p, max_tokens, seed),
+    }
     data["runtime"] = _runtime(
         data, backend, address, parallel_episodes, error_rate, fallback_rate, calls
     )
     grid = parse_grid(data, where=str(config))
     _play(grid, out, _api_keys(api_key_env, grid.model_names()))
+
+
+def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """A grid document's mapping ``key`` ({} when absent), to override.
+
+    Anything else there is refused here, before the grid is validated.
+    """
+    value = data.get(key) or {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"invalid grid: {key} must be a mapping, got {value!r}")
+    return value
+
+
+def _listed(data: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    """The mappings of a grid document's list ``key`` (its game entries), to override."""
+    value = data.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise ConfigError(f"invalid grid: {key} must be a list of mappings, got {value!r}")
+    return value
 
 
 @agentic_app.command("report")

@@ -18,13 +18,16 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic
+from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 from coordqa.errors import GameError
 from coordqa.games.names import PLAYER_NAMES as PLAYER_NAMES
 from coordqa.games.profile import GameProfile
 from coordqa.games.seat import ObservationT, SeatView
 from coordqa.registry import Catalog, Registry
+
+if TYPE_CHECKING:
+    from coordqa.options import OptionValue, PlayerOptions
 
 JsonDict = dict[str, Any]
 
@@ -408,7 +411,9 @@ class PlayerSpec:
     games: tuple[str, ...]
     """Games this player can play; :data:`ANY_GAME` for every registered game."""
     factory: Any
-    """Callable ``factory(game_name, layout, **options) -> Player``."""
+    """Callable ``factory(game_name, layout, **settings) -> Player``; a player that declares
+    :attr:`options` also takes ``options=``, its parsed options (an instance of that class, or
+    for an LLM agent the :class:`~coordqa.options.PlayerOptions`)."""
     description: str = ""
     """One line for ``coordqa games list`` / ``coordqa partners list``."""
     kind: str = "scripted"
@@ -422,15 +427,20 @@ class PlayerSpec:
     feature the game's profile does not serve); grids call it when they are read. None: no
     check."""
 
-    def parse_options(self, given: Mapping[str, object], where: str = "") -> object | None:
-        """``given`` as an instance of :attr:`options` (None when the player takes none).
+    def parse_options(self, given: Mapping[str, OptionValue], where: str = "") -> PlayerOptions:
+        """``given`` parsed with :attr:`options` (the one parse of a player's options).
 
         Raises:
             ConfigError: an unknown option (with the valid ones and the nearest) or a bad value.
         """
-        from coordqa.options import parse_options
+        from coordqa.options import PlayerOptions, parse_options
 
-        return parse_options(self.name, self.options, given, where)
+        value = parse_options(self.name, self.options, given, where)
+        return PlayerOptions(given, value, parsed=True)
+
+    def resolve_options(self, options: PlayerOptions, where: str = "") -> PlayerOptions:
+        """``options`` if parsed; a stored spec's (given only) parsed now."""
+        return options if options.parsed else self.parse_options(options.given, where)
 
     def plays(self, game: str) -> bool:
         """Whether this player can play ``game``."""
@@ -460,29 +470,48 @@ for _reference in (
     PLAYERS.add_catalog(_reference)
 
 
-def make_player(name: str, game: str, layout: str | None = None, **options: Any) -> Player:
+def make_player(
+    name: str,
+    game: str,
+    layout: str | None = None,
+    *,
+    options: PlayerOptions | None = None,
+    **given: Any,
+) -> Player:
     """Build a registered player for ``game``; a player that cannot play it is an error.
 
-    ``options`` are checked against the player's options dataclass first
-    (:meth:`PlayerSpec.parse_options`), so factories receive only names they declare; an LLM
-    agent's factory, which also takes the model, recorder and sampling, parses its own.
+    ``options`` are the player's options as parsed where a grid or command was read (a stored
+    spec's are parsed now: :meth:`PlayerSpec.resolve_options`); without them, the keywords
+    ``given`` are the options, parsed here (:meth:`PlayerSpec.parse_options`), so factories
+    receive only names they declare. An LLM agent's factory also takes its model, recorder,
+    sampling and preset among the keywords, and parses the rest itself.
     """
     from coordqa.errors import ConfigError
 
     spec = PLAYERS.get(name)
-    if spec.kind == "llm" and "model" not in options:
+    if spec.kind == "llm" and "model" not in given:
         raise ConfigError(
             f"player {name!r} is an LLM agent and needs a model, which coordqa play and games "
             f"show do not take: play it with coordqa agentic run --agent {name} --game {game} "
             "--model MODEL (and --partner NAME or --self-play)."
         )
-    if spec.kind != "llm":  # an LLM agent's factory also takes its model: it parses its own
-        spec.parse_options(options, f"player {name!r}")
     if not spec.plays(game):
         fits = [n for n, s in PLAYERS.items() if s.plays(game)]
         raise ConfigError(
             f"player {name!r} cannot play {game} (it plays {spec.games_text()}). "
             f"Players for {game}: {', '.join(fits)}."
         )
-    player: Player = spec.factory(game, layout, **options)
+    where = f"player {name!r}"
+    if options is not None:
+        options = spec.resolve_options(options, where)
+    if spec.kind == "llm":  # its factory takes its model and settings too: it sorts them out
+        passed = {} if options is None else {"options": options}
+        agent: Player = spec.factory(game, layout, **passed, **given)
+        return agent
+    if options is None:
+        options = spec.parse_options(given, where)
+    elif given:
+        raise ConfigError(f"{where}: give its options parsed or as keywords, not both")
+    typed = {} if spec.options is None else {"options": options.value}
+    player: Player = spec.factory(game, layout, **typed)
     return player

@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from coordqa.directives import timing_problem
 from coordqa.errors import ConfigError, GameError
 from coordqa.games.base import Game, Observation, Player, StepResult
 from coordqa.games.episode import StepRecord, Trajectory, replay
@@ -95,13 +96,28 @@ def check_game(
             f"check_game needs steps >= 1 and at least one seed, got steps={steps}, "
             f"seeds={list(seeds)}."
         )
-    report = ConformanceReport(game=factory().name)
+    first = factory()
+    report = ConformanceReport(game=first.name)
+    _check_timing(first)
     for seed in seeds:
         checked, length = _check_episode(factory, seed, steps, episode_limit)
         report.seeds.append(seed)
         report.steps.append(checked)
         report.lengths.append(length)
     return report
+
+
+def _check_timing(game: Game) -> None:
+    """The profile's JP directive times the partner's move as the game is played.
+
+    Agents are asked their action call with it as it is.
+    """
+    problem = timing_problem(game.profile.qa_directives["JP"], type(game).turn_based)
+    if problem is not None:
+        raise ConformanceError(
+            f"{game.name}: {problem} (its profile's qa_directives; build them with "
+            f"coordqa.directives.directives(turn_based={type(game).turn_based}))"
+        )
 
 
 def _check_episode(

@@ -17,13 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.agentic.episodes import EXCHANGES, AgenticEpisode, read_agentic_run
-from coordqa.agentic.report import episode_frame
-from coordqa.games.base import GAMES
-from coordqa.records import (
+from coordqa.agentic.records import (
     ActionPayload,
     AgentRecord,
     Decision,
-    Exchange,
     Fallback,
     HypothesisScore,
     LadderPayload,
@@ -31,8 +28,11 @@ from coordqa.records import (
     Rejection,
     VanillaPayload,
     VerifierPayload,
-    parse_exchange,
+    parse_record,
 )
+from coordqa.agentic.report import episode_frame
+from coordqa.games.base import GAMES
+from coordqa.records import Exchange
 from coordqa.store import RunManifest, open_run
 from coordqa.viewer.charts import LineChart, Series, line_chart
 from coordqa.viewer.qa import ReplyParts, deciding_span
@@ -380,7 +380,7 @@ class AgenticView:
             view = self._cache.get(number)
             if view is None:
                 attempt = self.episodes[number].attempt
-                records = self.store.read(EXCHANGES, parse_exchange)
+                records = self.store.read(EXCHANGES, parse_record)
                 mine = [r for r in records if r.attempt == attempt]
                 view = EpisodeView(number, self.episodes[number], mine)
                 while len(self._cache) >= self._cache_size:

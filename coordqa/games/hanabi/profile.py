@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from coordqa.directives import turn_based
+from coordqa.directives import directives
 from coordqa.games.agent_profile import AgentProfile, ReportTable
 from coordqa.games.hanabi.conventions import paper_description
 from coordqa.games.hanabi.inference import HandAdversary
@@ -21,7 +21,7 @@ CROSS_PLAY_SEEDS = (45, 114, 4788)
 
 PROFILE = GameProfile(
     # Hanabi is turn-based: the JP directive times the partner's move "on their next turn"
-    qa_directives=turn_based(),
+    qa_directives=directives(turn_based=True),
     strong_policy="hanabi-convention",
     # discard the oldest card (the engine lists "Discard my Card 0" first; a discard never costs
     # a life), or, when discarding is illegal (8 reveal tokens), the first legal reveal

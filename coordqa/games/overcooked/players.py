@@ -105,9 +105,11 @@ class PlannerPlayer(ScriptedPlayer):
         return task.text
 
 
-def greedy_human(game_name: str, layout: str | None, **options: Any) -> GreedyHumanPlayer:
-    """Factory for :class:`GreedyHumanPlayer`; options are :class:`GreedyOptions`'."""
-    return GreedyHumanPlayer(GreedyOptions(**options))
+def greedy_human(
+    game_name: str, layout: str | None, options: GreedyOptions | None = None
+) -> GreedyHumanPlayer:
+    """Factory for :class:`GreedyHumanPlayer` with its parsed :class:`GreedyOptions`."""
+    return GreedyHumanPlayer(options or GreedyOptions())
 
 
 def planner(game_name: str, layout: str | None) -> PlannerPlayer:
