@@ -61,7 +61,7 @@ def test_planreact_plans_where_hm_plans_without_the_tom_module() -> None:
     _, hm = run("hm", RoleScript())
     agent, planreact = run("planreact", RoleScript())
     assert decisions_of(planreact, "plan") == decisions_of(hm, "plan")
-    assert roles(planreact) <= {"plan", "action", "reprompt"}
+    assert roles(planreact) <= {"plan", "subgoals", "action", "reprompt"}
     assert {"hypothesis", "predict"} <= roles(hm)
     prompt = next(r for r in planreact if r.get("role") == "plan")["messages"][-1]["content"]
     assert "strategy" not in prompt.split("Available actions now")[0].lower()

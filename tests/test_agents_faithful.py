@@ -45,7 +45,9 @@ def reparse(record: dict[str, Any]) -> dict[str, Any]:
     if role == "hypothesis":
         return {"hypothesis": section(reply, "hypothesis")}
     if role == "plan":
-        return {"plan": section(reply, "plan"), "subgoals": subgoals(reply)}
+        return {"plan": section(reply, "plan"), "subgoals": []}
+    if role in ("subgoals", "react"):
+        return {"subgoals": subgoals(reply)}
     return {}
 
 
@@ -64,18 +66,21 @@ def episode_records(agent: str, game: str, script: RoleScript, **options: Any) -
 
 def test_every_stored_exchange_equals_what_was_parsed_from_its_reply() -> None:
     # a plan of three subgoals: the agent pops them one by one as it plays them
-    plan = "Plan: chase.\nSubgoals:\n1. Wait\n2. Wait\n3. Wait"
-    records = episode_records("hm", "collab_capture", RoleScript(plan=plan))
+    goals = "Subgoals:\n1. Wait\n2. Wait\n3. Wait"
+    script = RoleScript(plan="Plan: chase.", subgoals=goals)
+    records = episode_records("hm", "collab_capture", script)
     records += episode_records("cac", "hanabi", RoleScript())
     records += episode_records(
         "cac", "hanabi", RoleScript(), tom_level=2, belief_state=True, tom_ladder=2
     )
-    records += episode_records("hm", "collab_capture", RoleScript(plan=plan), self_reflection=True)
+    script = RoleScript(plan="Plan: chase.", subgoals=goals)
+    records += episode_records("hm", "collab_capture", script, self_reflection=True)
     exchanges = [r for r in records if r["kind"] == "exchange"]
-    plans = [r for r in exchanges if r["role"] == "plan"]
-    assert plans and all(r["subgoals"] == ["Wait", "Wait", "Wait"] for r in plans)
+    listed = [r for r in exchanges if r["role"] == "subgoals"]
+    assert listed and all(r["subgoals"] == ["Wait", "Wait", "Wait"] for r in listed)
+    assert all(r["plan"] == "chase." for r in listed)
     roles = {r["role"] for r in exchanges}
-    assert {"plan", "hypothesis", "predict", "action", "verifier"} <= roles
+    assert {"plan", "subgoals", "hypothesis", "predict", "action", "verifier"} <= roles
     assert {"partner_predict", "partner_belief", "belief", "ladder", "reflection"} <= roles
     for record in exchanges:
         expected = reparse(record)

@@ -94,12 +94,6 @@ def test_reflexion_is_told_the_state_before_and_after_the_plan_and_the_reward() 
     assert re.search(r"Reward during the plan: -?\d", prompt)
 
 
-PENDING_TWO_CALLS = pytest.mark.xfail(
-    strict=True, reason="the subgoal role waits for issue 36's move of the agent records"
-)
-
-
-@PENDING_TWO_CALLS
 @pytest.mark.parametrize("agent", ["hm", "planreact"])
 def test_the_planner_and_the_subgoal_module_are_two_calls(agent: str) -> None:
     plan = "Plan: keep waiting for Bob to move first."
@@ -132,7 +126,6 @@ def test_the_hypothesis_sees_the_entire_interaction_history() -> None:
     assert "latest 3" in listed
 
 
-@PENDING_TWO_CALLS
 def test_he_hr_is_without_mind_prompting() -> None:
     _, hm = play("hm", "collab_capture", RoleScript())
     assert "Theory of Mind" in text_of(exchanges(hm, "hypothesis")[0])  # HM itself: ToM

@@ -10,7 +10,12 @@ completed Overcooked object action, each Collab turn). One update, in the full `
 2. each predicting hypothesis (the validated one, else the top-k with the newest) predicts the
    partner's next behaviour as a lettered choice (role ``predict``);
 3. plan conditioned on the best hypothesis (validated, else newest; ``he_hr``: else the
-   best-valued kept one): a strategy plus 1-6 subgoals (role ``plan``).
+   best-valued kept one): a strategy (role ``plan``, eq. 3), then the subgoal module's 3-6
+   subgoals for it (role ``subgoals``, eq. 4), a second call.
+
+So an update without a validated hypothesis makes the paper's 3 + top_k ToM-module calls
+(generation, top_k + 1 predictions, the plan) plus the subgoal call, and one with a validated
+hypothesis 2 plus the subgoal call.
 
 Code scores the predictions when the behaviour is observed (Rescorla-Wagner values, in
 :mod:`~coordqa.agentic.agents.hypotheses`). Each decision then takes the plan's next subgoal
@@ -28,7 +33,8 @@ Refinement, the paper's appendix F) makes no predictions: the values come from r
 c = 3.0, V_thr = 3.0, top_k 5); its plan rests on the best-valued kept hypothesis, so the one
 in use collects extrinsic reward over interactions. An update then makes generation, a target
 call per other kept hypothesis, the plan, and at the next update a judgement per target: 2 + 2
-top_k calls once top_k earlier hypotheses exist, 1 (the plan) while a hypothesis is validated.
+top_k calls once top_k earlier hypotheses exist, 1 (the plan) while a hypothesis is validated,
+each plus the subgoal call.
 
 The planner, the subgoal actor and self-reflection are shared with HM's baselines
 (:mod:`~coordqa.agentic.agents.planning`).

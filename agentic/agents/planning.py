@@ -4,7 +4,10 @@ The paper compares HM with ReAct, Reflexion and PlanReAct and says "prompts and 
 are shared across baselines ... the only difference between PlanReAct and Hypothetical Minds is
 that high-level planning is mediated by the Theory of Mind module". What is shared lives here:
 
-- the **plan call** (role ``plan``): a strategy and the next 1-4 actions (subgoals), in one call;
+- the **planner** (role ``plan``, the paper's eq. 3: z = LLM(M, h*)): a strategy, then the
+  **subgoal module** (role ``subgoals``, eq. 4: g = LLM(O, M, z)), a second call that turns it
+  into the next 3-6 actions (the paper: "first generates a high-level plan ... then feeds this
+  plan to a subgoal module");
 - the **subgoal actor**: each decision takes the plan's next subgoal while it names a legal
   action, and otherwise asks the action call (the same machinery as CAC) with the plan in memory;
 - **self-reflection** (role ``reflection``) before a new plan: when the last plan changed nothing
@@ -164,16 +167,37 @@ class PlanningAgent(LLMAgent):
         hypothesis_id: int | None = None,
         condition: prompts.PlanCondition = "partner",
     ) -> None:
-        """The plan call: a strategy and subgoals, from ``memory``.
+        """The planner, then the subgoal module on its plan: two calls, from ``memory``.
 
         ``strategy`` is the hypothesis the plan is conditioned on (None: not known yet), and
         ``condition`` what it is about (:data:`~coordqa.agentic.agents.prompts.PLAN_CONDITIONS`:
-        HM's partner strategy, none for PlanReAct, HE + HR's hypothesis in use).
+        HM's partner strategy, none for PlanReAct, HE + HR's hypothesis in use). An unreadable
+        plan leaves no plan and asks no subgoals; unreadable subgoals leave the plan in memory
+        for the action calls.
         """
+        self.plan, self.subgoals = None, []
         messages = prompts.plan_messages(
             self.long_term_memory(game), memory, strategy, legal, condition
         )
-        await self._ask_plan("plan", messages, "plan", hypothesis_id)
+        labels = format_labels(messages[0].content)
+
+        def read_plan(reply: Reply) -> tuple[str | None, PlanPayload]:
+            plan = section(reply.text, "plan", labels)
+            return plan, PlanPayload(hypothesis_id=hypothesis_id, plan=plan, subgoals=[])
+
+        self.plan = await self.ask_labelled("plan", messages, read_plan, "no plan: action calls")
+        if self.plan is None:
+            return
+        plan = self.plan
+        messages = prompts.subgoal_messages(self.long_term_memory(game), memory, plan, legal)
+
+        def read_subgoals(reply: Reply) -> tuple[list[str] | None, PlanPayload]:
+            goals = subgoals(reply.text)
+            payload = PlanPayload(hypothesis_id=hypothesis_id, plan=plan, subgoals=goals)
+            return goals or None, payload
+
+        fallback = "no subgoals: action calls with the plan in memory"
+        self.subgoals = await self.ask_labelled("subgoals", messages, read_subgoals, fallback) or []
 
     async def reason_and_act(self, game: SeatView, legal: list[str], memory: str) -> None:
         """ReAct's call: reason about the state, then list the next subgoals (no strategy)."""

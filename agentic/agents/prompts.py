@@ -105,14 +105,21 @@ HYPOTHESIS_DIRECTIVE = (
 
 PLAN_DIRECTIVE = (
     "You are the planning module of an agent playing a cooperative game with a partner. Given "
-    "{given}, decide what strategy to take next and why, then list the next 1 to 4 actions to "
-    "execute, each copied exactly from the available actions (later steps may use actions that "
-    "will become available).\n"
-    "Reply in exactly this format:\nPlan: <your strategy and why, in one or two sentences>\n"
-    "Subgoals:\n1. <action>\n2. <action>"
+    "{given}, decide what strategy to take next and why.\n"
+    "Reply in exactly this format:\nPlan: <your strategy and why, in one or two sentences>"
 )
-"""System prompt of the high-level plan call (plan plus subgoal sequence in one call);
-``{given}`` is what the plan is conditioned on (:data:`PLAN_CONDITIONS`)."""
+"""System prompt of the high-level planner (Hypothetical Minds, eq. 3: z = LLM(M, h*)), whose
+plan the subgoal module turns into actions; ``{given}`` is what the plan is conditioned on
+(:data:`PLAN_CONDITIONS`)."""
+
+SUBGOAL_DIRECTIVE = (
+    "You are the subgoal module of an agent playing a cooperative game with a partner. Given "
+    "the state and the agent's plan, list the next 3 to 6 actions that carry the plan out, in "
+    "order, each copied exactly from the available actions (later steps may use actions that "
+    "will become available).\n"
+    "Reply in exactly this format:\nSubgoals:\n1. <action>\n2. <action>\n3. <action>"
+)
+"""System prompt of the subgoal module (eq. 4: g = LLM(O, M, z)), "usually 3-6" subgoals."""
 
 PlanCondition = Literal["partner", "none", "hypothesis"]
 """What a plan rests on: HM's hypothesis about the partner's strategy, nothing (PlanReAct, no
@@ -277,7 +284,7 @@ def plan_messages(
     options: Sequence[str],
     condition: PlanCondition = "partner",
 ) -> list[Message]:
-    """The high-level plan and subgoals (HM, PlanReAct), conditioned on ``hypothesis``.
+    """The high-level planner (HM, PlanReAct), conditioned on ``hypothesis``.
 
     ``condition`` says what the hypothesis is (:data:`PLAN_CONDITIONS`): HM's about the
     partner's strategy, none (PlanReAct, which has no ToM module: no such line), or HE + HR's
@@ -290,6 +297,17 @@ def plan_messages(
         "What strategy do you want to take next and why?"
     )
     return conversation(plan_directive(condition), game_description, text)
+
+
+def subgoal_messages(
+    game_description: str, memory: str, plan: str, options: Sequence[str]
+) -> list[Message]:
+    """The subgoal module: the state and memory, the plan, the available actions."""
+    text = (
+        f"{memory.strip()}\n\nMy plan: {plan}\n\nAvailable actions now:\n{bullets(options)}"
+        "\n\nWhich actions carry out this plan?"
+    )
+    return conversation(SUBGOAL_DIRECTIVE, game_description, text)
 
 
 REACT_DIRECTIVE = (
