@@ -184,3 +184,8 @@ def test_an_endpoint_that_answers_only_empty_content_is_said_and_can_fail_the_ru
     said = " ".join(again.stderr.split())
     assert "fallback rate 1.00, above --max-fallback-rate 0.5" in said
     assert "Traceback" not in again.stderr
+    report = coordqa("agentic", "report", str(out))  # the report says the same
+    assert report.returncode == 0, report.stderr
+    told = " ".join(report.stderr.split())
+    assert f"empty replies: action {chosen} of {chosen}" in told
+    assert f"every one of the {chosen} decisions with a choice fell back" in told

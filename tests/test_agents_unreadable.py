@@ -150,3 +150,11 @@ def test_a_lettered_side_question_that_names_no_option_is_counted_not_asked_agai
     assert stats["predictions_scored"] == 0
     assert "predict" not in stats["role_fallbacks"]
     assert not any(REMINDER in c["messages"][-1]["content"] for c in calls(records, "predict"))
+
+
+def test_the_verifier_is_given_the_explanation_section_alone() -> None:
+    action = "I ramble ZQXW on and on.\nExplanation: the first action is safe.\nAction: A"
+    _, records = play("cac", "collab_escape", RoleScript(action=action))
+    asked = [c["messages"][-1]["content"] for c in calls(records, "verifier")]
+    assert asked and all("Reason given: the first action is safe." in text for text in asked)
+    assert not any("ZQXW" in text for text in asked)

@@ -40,7 +40,7 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import ActionPick, LLMAgent
 from coordqa.agentic.agents.ladder import check_every
 from coordqa.agentic.agents.memory import partner_last_action
-from coordqa.agentic.agents.replies import labelled_lines, strip_markdown, without_action_lines
+from coordqa.agentic.agents.replies import labelled_lines, section, strip_markdown
 from coordqa.agentic.agents.tom_levels import PartnerPredictor, check_level
 from coordqa.agentic.records import Rejection, TomPayload, VerifierPayload
 from coordqa.directives import format_labels
@@ -224,7 +224,7 @@ class CACAgent(LLMAgent):
             self.memory(game),
             legal,
             pick.action,
-            without_action_lines(pick.explanation),
+            section(pick.explanation, "explanation") or "",
         )
 
         def read(reply: Reply) -> tuple[VerifierVerdict | None, VerifierPayload]:

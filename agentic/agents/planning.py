@@ -200,24 +200,24 @@ class PlanningAgent(LLMAgent):
         self.subgoals = await self.ask_labelled("subgoals", messages, read_subgoals, fallback) or []
 
     async def reason_and_act(self, game: SeatView, legal: list[str], memory: str) -> None:
-        """ReAct's call: reason about the state, then list the next subgoals (no strategy)."""
+        """ReAct's call: reason about the state and the partner's strategy, then list subgoals.
+
+        A reply with neither its ``Thought:`` nor its ``Subgoals:`` is asked once more, then
+        leaves no thought and no subgoals (action calls).
+        """
         messages = prompts.react_messages(
             self.game_name, self.long_term_memory(game), memory, legal
         )
-        await self._ask_plan("react", messages, "thought", None)
-
-    async def _ask_plan(
-        self, role: str, messages: list[Any], label: str, hypothesis_id: int | None
-    ) -> None:
         labels = format_labels(messages[0].content)
 
         def read(reply: Reply) -> tuple[tuple[str | None, list[str]] | None, PlanPayload]:
-            plan, goals = section(reply.text, label, labels), subgoals(reply.text)
-            payload = PlanPayload(hypothesis_id=hypothesis_id, plan=plan, subgoals=goals)
-            return ((plan, goals) if plan or goals else None), payload
+            thought, goals = section(reply.text, "thought", labels), subgoals(reply.text)
+            payload = PlanPayload(hypothesis_id=None, plan=thought, subgoals=goals)
+            return ((thought, goals) if thought or goals else None), payload
 
-        read_plan = await self.ask_labelled(role, messages, read, "no plan: action calls")
-        self.plan, self.subgoals = read_plan or (None, [])
+        fallback = "no thought, no subgoals: action calls"
+        found = await self.ask_labelled("react", messages, read, fallback)
+        self.plan, self.subgoals = found or (None, [])
 
 
 class PlanReActAgent(PlanningAgent):

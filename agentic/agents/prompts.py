@@ -213,8 +213,8 @@ def verifier_messages(
 ) -> list[Message]:
     """CAC's verifier call: state, legal actions, the proposed action's text and its reason.
 
-    ``reason`` is the action model's explanation without its ``Action:`` line: the verifier sees
-    the actions unlettered, so a letter would name nothing.
+    ``reason`` is the action reply's ``Explanation:`` section ('' when it has none), never its
+    ``Action:`` line: the verifier sees the actions unlettered, so a letter would name nothing.
     """
     question = (
         f"{memory.strip()}\n\nLegal actions:\n{bullets(options)}\n\nProposed action: {proposal}\n"

@@ -46,9 +46,6 @@ MARKDOWN_MARKS = "*_`#"
 """Characters of Markdown emphasis, code and headings, dropped before a reply's labels are read."""
 _MARKS = re.escape(MARKDOWN_MARKS)
 _MARKDOWN = re.compile(f"[{_MARKS}]")
-_ACTION_LINE = re.compile(
-    rf"^[ \t{_MARKS}]*action[ \t{_MARKS}]*:.*(?:\n|$)", re.IGNORECASE | re.MULTILINE
-)
 _LABEL = re.compile(r"^\s*(?P<label>[a-z][\w' ]*?)\s*:\s*(?P<rest>.*)$", re.IGNORECASE)
 _NUMBERING = re.compile(r"^\s*(?:\d+\s*[.)]|[-*\u2022])\s*")
 
@@ -152,12 +149,3 @@ def subgoal_action(subgoal: str, legal: Sequence[str]) -> str | None:
     if choice.index is None or not choice.matched_text:
         return None
     return legal[choice.index]
-
-
-def without_action_lines(text: str | None) -> str:
-    r"""A reply with its ``Action: ...`` lines removed: the reasoning, for a reader of the text.
-
-    >>> without_action_lines("Explanation: B is playable.\n**Action:** B")
-    'Explanation: B is playable.'
-    """
-    return _ACTION_LINE.sub("", text or "").strip()
