@@ -404,7 +404,9 @@ class HMAgent(PlanningAgent):
         note = f"Reflection on my last plan: {reflection}" if reflection else ""
         memory = self.memory(game, self._observed_section(), note)
         text, conditioned = (None, None) if hypothesis is None else (hypothesis.text, hypothesis.id)
-        condition = "hypothesis" if self.options.variant == "he_hr" else "partner"
+        condition: prompts.PlanCondition = (
+            "hypothesis" if self.options.variant == "he_hr" else "partner"
+        )
         await self.make_plan(game, legal, memory, text, conditioned, condition)
 
     async def _vanilla(self, game: SeatView, legal: list[str]) -> None:

@@ -158,7 +158,7 @@ def _with_model_args(models: list[Any], args: dict[str, Any]) -> list[Any]:
     """The grid's ``models`` with ``--model-arg`` settings over each model's own."""
     if not args:
         return models
-    entries = [{"name": m} if isinstance(m, str) else dict(m) for m in models]
+    entries: list[dict[str, Any]] = [{"name": m} if isinstance(m, str) else dict(m) for m in models]
     return [{**e, "model_args": {**e.get("model_args", {}), **args}} for e in entries]
 
 
