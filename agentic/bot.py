@@ -322,10 +322,10 @@ class BotProvider(Provider):
     @staticmethod
     def _facts(decision: BotDecision) -> dict[str, str]:
         """The belief facts as the engine reads them from the seat's view, by lower-case label."""
-        from coordqa.agentic.agents.belief import game_facts
+        from coordqa.agentic.agents.features import belief_facts
 
         view = decision.observation.view
-        facts = game_facts(view.name)(view, view.seat)
+        facts = belief_facts(view.name)(view, view.seat)
         return {fact.label.lower(): fact.truth or "unknown" for fact in facts}
 
     def _policy_note(self, decision: BotDecision) -> str:

@@ -430,23 +430,11 @@ async def run_grid_async(
 
     Raises:
         ConfigError: no episodes, or ``api_keys`` with the Ray backend.
+        MissingDependencyError: the Ray backend without ray installed (before any progress,
+            run directory or episode).
     """
-    if api_keys and config.runtime.backend == "ray":
-        raise ConfigError(
-            "a model's own api key is for the local backend; give the Ray workers the "
-            "provider's environment variable instead"
-        )
     keys = dict(api_keys or {})
-    specs = config.episodes()
-    if not specs:
-        raise ConfigError(
-            "the grid has no episodes: no agent/partner pairing plays the listed games"
-        )
-    unready = check_players(specs)
-    played = _played_before(Path(out))
-    check_models(
-        config, [s for s in specs if s.key not in played and not _unready(s, unready)], keys
-    )
+    specs, unready = _checked_before_the_run(config, Path(out), keys)
     watch = ErrorWatch(
         ", ".join(config.model_names()), config.api_base, config.runtime.max_error_rate
     )
@@ -478,9 +466,42 @@ async def run_grid_async(
         stored = read_agentic_run(run.store)
         failure = _failure(watch, result, stored, config.runtime.max_fallback_rate)
         if failure is not None:
-            raise run.failed(failure, None if watch.stopped_by else result)
+            raise run.failed(failure, None if watch.stopped_by else result, watch)
         run.finish()
     return result
+
+
+def _checked_before_the_run(
+    config: GridConfig, out: Path, api_keys: dict[str, str]
+) -> tuple[list[EpisodeSpec], dict[str, str]]:
+    """The grid's episodes and its players that are not ready, every seat and model checked.
+
+    The models checked are those the pending episodes call; nothing is stored before.
+
+    Raises:
+        ConfigError: no episodes, ``api_keys`` with the Ray backend, or a seat that cannot be
+            built.
+        MissingDependencyError: the Ray backend without ray installed.
+    """
+    if config.runtime.backend == "ray":
+        from coordqa.llm.ray_limits import import_ray
+
+        import_ray()
+    if api_keys and config.runtime.backend == "ray":
+        raise ConfigError(
+            "a model's own api key is for the local backend; give the Ray workers the "
+            "provider's environment variable instead"
+        )
+    specs = config.episodes()
+    if not specs:
+        raise ConfigError(
+            "the grid has no episodes: no agent/partner pairing plays the listed games"
+        )
+    unready = check_players(specs)
+    played = _played_before(out)
+    pending = [s for s in specs if s.key not in played and not _unready(s, unready)]
+    check_models(config, pending, api_keys)
+    return specs, unready
 
 
 def _unready(spec: EpisodeSpec, unready: dict[str, str]) -> bool:

@@ -6,19 +6,20 @@ Run by hand:  python benchmarks/bench_eval.py [--only e2e throughput rerun dead 
   calls, concurrency 32, cache off) and whole processes of a bare aiohttp client
   (``bare_client.py``: the same request bodies, nothing else) against one local
   OpenAI-compatible server with a fixed latency (200 ms), alternated, ``--repeats`` times each.
-  For each: the wall time from spawn to exit, split at the first request and the last reply as
-  the server saw them, and the peak RSS. Prints medians and the ratios of coordqa to the client
-  and to the floor, ceil(calls / concurrency) x latency (the least time any client needs), and
-  the sending phase's rate as a share of the floor's. ``--before PYTHON`` times an earlier
-  coordqa too (an interpreter where it is installed), alternated with this one, for before and
-  after in one run. inspect_ai is not compared here (not installed in this project).
+  This coordqa runs once per ``--transports`` (``direct``, the default for such a model, and
+  ``litellm``). For each: the wall time from spawn to exit, split at the first request and the
+  last reply as the server saw them, and the peak RSS. Prints medians and the ratios of coordqa
+  to the client and to the floor, ceil(calls / concurrency) x latency (the least time any client
+  needs), and the sending phase's rate as a share of the floor's. ``--before PYTHON`` times an
+  earlier coordqa too (an interpreter where it is installed), alternated with this one, for
+  before and after in one run. inspect_ai is not compared here (not installed in this project).
 - ``throughput``: 198 synthetic questions x 3 trials against a local OpenAI-compatible server
   with a fixed latency (200 ms), at concurrency 1 and 32, cache off. The ideal wall time at
   concurrency c is calls x latency / c; the script prints how close each run comes to it, and
-  the client's CPU time per call (coordqa + litellm; the server runs in its own process, as a
-  real server would, so its CPU is not counted and it does not compete for our GIL). The
-  highest concurrency is run again through the OpenAI SDK (litellm's path before coordqa chose
-  its own HTTP handler, see :mod:`coordqa.llm.litellm_provider`), for the ratio in one run.
+  the client's CPU time per call (coordqa and its HTTP client; the server runs in its own
+  process, as a real server would, so its CPU is not counted and it does not compete for our
+  GIL). The highest concurrency is run again through litellm, on its own HTTP handler and on the
+  OpenAI SDK (see :mod:`coordqa.llm.litellm_provider`), for the ratios in one run.
 - ``rerun``: the full bundled dataset (594 calls of an ``openai/...`` model) is run once to fill
   the response cache, then ``coordqa eval`` is run again as a user would: the identical command
   (the same run directory: nothing left to ask) and the same command into a new directory (every
@@ -303,15 +304,19 @@ def describe(label: str, runs: Sequence[ProcessRun]) -> str:
     )
 
 
+Version = tuple[str, list[str]]
+"""An interpreter whose coordqa is timed, and the options it is given (``--transport ...``)."""
+
+
 def end_to_end(
     root: Path,
-    versions: dict[str, str],
+    versions: dict[str, Version],
     latency: float,
     trials: int,
     concurrency: int,
     repeats: int,
 ) -> None:
-    """The e2e section; ``versions``: label -> interpreter of each coordqa to time."""
+    """The e2e section; ``versions``: label -> interpreter and options of each coordqa timed."""
     bodies = request_bodies(trials)
     requests = root / "e2e-requests.json"
     requests.write_text(json.dumps(bodies))
@@ -332,10 +337,10 @@ def end_to_end(
         bare = [str(BARE_CLIENT), server.base_url, str(requests), str(concurrency)]
         for number in range(repeats):
             client.append(timed_process([*bare, str(root / f"bare-{number}.jsonl")], server, env))
-            for label, python in versions.items():
+            for label, (python, options) in versions.items():
                 out = ["--out", str(root / f"e2e-{label}-{number}")]
                 ours[label].append(
-                    timed_process(["coordqa", *eval_args, *out], server, env, python)
+                    timed_process(["coordqa", *eval_args, *options, *out], server, env, python)
                 )
     for run in (*client, *(run for runs in ours.values() for run in runs)):
         if run.calls != calls:
@@ -377,11 +382,15 @@ def throughput(root: Path, latency: float, trials: int, concurrencies: list[int]
     dataset = str(save_dataset(synthetic_rows(SCENARIOS), root / "data"))
     print(f"throughput: {SCENARIOS * 3} questions x {trials} trials, latency {latency:g} s")
     walls: dict[int, float] = {}
+    paths = {"direct": ("direct", "true"), "litellm HTTP": ("litellm", "true")}
+    paths["OpenAI SDK"] = ("litellm", "false")
     with server_process(latency) as server:
         url = server.base_url
-        get_model("openai/bench", api_base=url).check()  # litellm's import is not timed
-        runs = [(c, "true") for c in concurrencies] + [(max(concurrencies), "false")]
-        for concurrency, handler in runs:
+        get_model("openai/bench", api_base=url, transport="litellm").check()  # not timed
+        runs = [(c, "direct") for c in concurrencies]
+        runs += [(max(concurrencies), "litellm HTTP"), (max(concurrencies), "OpenAI SDK")]
+        for concurrency, path in runs:
+            transport, handler = paths[path]
             os.environ[FAST_OPENAI_HANDLER] = handler  # litellm reads it at every call
             config = EvalConfig(
                 model="openai/bench",
@@ -389,14 +398,14 @@ def throughput(root: Path, latency: float, trials: int, concurrencies: list[int]
                 dataset=dataset,
                 trials=trials,
                 cache=False,
-                out=root / f"run-c{concurrency}-{handler}",
+                out=root / f"run-c{concurrency}-{transport}-{handler}",
                 policy=CallPolicy(concurrency=concurrency, timeout_s=60.0),
+                transport=transport,
             )
             wall, sending, cpu, calls = timed_eval(config)
-            if handler == "true":
+            if path == "direct":
                 walls[concurrency] = wall
             ideal = calls * latency / concurrency
-            path = "litellm HTTP" if handler == "true" else "OpenAI SDK"
             print(
                 f"  concurrency {concurrency:>3} ({path}): {calls} calls, wall {wall:6.2f} s, "
                 f"sending {sending:6.2f} s; ideal {ideal:6.2f} s -> {100 * ideal / wall:5.1f}% of "
@@ -413,7 +422,7 @@ def imported(stderr: str) -> str:
     return "litellm imported" if "litellm imported: True" in stderr else "litellm not imported"
 
 
-def rerun(root: Path, versions: dict[str, str], repeats: int) -> None:
+def rerun(root: Path, versions: dict[str, Version], repeats: int) -> None:
     """The rerun section, each version's runs alternated with the others'.
 
     Each version fills a response cache and a run directory of its own with a first run: run
@@ -424,10 +433,12 @@ def rerun(root: Path, versions: dict[str, str], repeats: int) -> None:
         base = ["coordqa", "eval", "--model", "openai/bench", "--api-base", server.base_url]
         base += ["--concurrency", "32"]
         envs: dict[str, dict[str, str]] = {}
-        for label, python in versions.items():
+        for label, (python, options) in versions.items():
             cache = str(root / f"rerun-cache-{label}")
             envs[label] = {**os.environ, "COORDQA_CACHE_DIR": cache, "OPENAI_API_KEY": "sk-b"}
-            first = cli([*base, "--out", str(root / f"rerun-a-{label}")], envs[label], python)
+            first = cli(
+                [*base, *options, "--out", str(root / f"rerun-a-{label}")], envs[label], python
+            )
             if first.status:
                 raise SystemExit(f"the first run of {label} failed: {first.stderr}")
             print(
@@ -437,10 +448,10 @@ def rerun(root: Path, versions: dict[str, str], repeats: int) -> None:
         runs: dict[tuple[str, str], list[CliRun]] = {}
         for number in range(repeats):
             for case in ("identical command", "new run directory"):
-                for label, python in versions.items():
+                for label, (python, options) in versions.items():
                     same = case == "identical command"
                     target = f"rerun-a-{label}" if same else f"rerun-new-{label}-{number}"
-                    run = cli([*base, "--out", str(root / target)], envs[label], python)
+                    run = cli([*base, *options, "--out", str(root / target)], envs[label], python)
                     if run.status:
                         raise SystemExit(f"the rerun failed: {run.stderr}")
                     runs.setdefault((case, label), []).append(run)
@@ -468,7 +479,7 @@ def dead(root: Path) -> None:
     last = next((line for line in run.stderr.splitlines() if line.startswith("error:")), "")
     print(
         f"dead server (594 calls, default options): gave up after {run.wall:.1f} s (CPU "
-        f"{run.cpu:.1f} s, most of it importing litellm), exit {run.status}"
+        f"{run.cpu:.1f} s, {imported(run.stderr)}), exit {run.status}"
     )
     print(f"  {last[:200]}")
 
@@ -504,10 +515,17 @@ def main() -> None:
         help="an interpreter whose coordqa is an earlier version: e2e and rerun time it too, "
         "alternated with this one",
     )
+    parser.add_argument(
+        "--transports",
+        nargs="+",
+        choices=["direct", "litellm"],
+        default=["direct", "litellm"],
+        help="this coordqa's transports timed in e2e and rerun (each alternated with the rest)",
+    )
     args = parser.parse_args()
-    versions = {"coordqa": sys.executable}
-    if args.before:
-        versions = {"before": args.before, "after": sys.executable}
+    versions: dict[str, Version] = {"before": (args.before, [])} if args.before else {}
+    for transport in args.transports:
+        versions[transport] = (sys.executable, ["--transport", transport])
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         os.environ["COORDQA_CACHE_DIR"] = str(root / "cache")

@@ -1,7 +1,8 @@
 """Speed of eval sets: 8 models x 594 calls against local servers, one process vs a local Ray.
 
 Run by hand:  python benchmarks/bench_evalset.py [--models 8] [--latency 0.2] [--concurrency 32]
-              [--servers 2] [--only local ray ray-packed]
+              [--servers 2] [--only local local-litellm ray ray-packed] [--before PYTHON]
+              [--repeats 1]
 
 The models (``openai/m0`` ... on the bundled release, 198 questions x 3 trials, cache off) are
 spread round-robin over ``--servers`` local OpenAI-compatible servers, each in its own process
@@ -13,15 +14,21 @@ endpoint's ``ceil(calls / concurrency) x latency``.
 Each variant runs the whole set in a fresh child process (``--child``), so that memory and Ray's
 start are counted per variant:
 
-- ``local``: one process, every member a task of one event loop;
+- ``local``: one process, every member a task of one event loop (the direct transport, the
+  default for these models);
+- ``local-litellm``: the same through litellm (``transport: litellm``);
+- ``before``: ``local`` in ``--before PYTHON``, an interpreter where an earlier coordqa is
+  installed (litellm was its only transport);
 - ``ray``: a local Ray with 2 CPUs, one task per member reserving 1 CPU: 2 members at a time;
 - ``ray-packed``: the same Ray, tasks reserving 0.25 CPU (the default): all 8 at once.
 
-Printed per variant: the set's wall time (inside the child, after litellm is imported and Ray
-started; Ray's workers still import it, inside the time) and the whole child's, the ratio of the
-floor to the set's wall time, the peak and mean calls in flight at the servers (mean: calls x
-latency / wall, Little's law), the peak resident memory of the child and all its descendants
-(Ray's processes included, sampled every 0.2 s), and the load average.
+The variants run in turn, ``--repeats`` times (alternated). Printed per run: the set's wall
+time (inside the child, after Ray started and, where litellm is the transport, after litellm is
+imported; Ray's workers import what they need inside the time) and the whole child's (spawn to
+exit: what a user waits for), the ratios of the floor to the set's time and of the child's to
+the floor, the peak and mean calls in flight at the servers (mean: calls x latency / wall,
+Little's law), the peak resident memory of the child and all its descendants (Ray's processes
+included, sampled every 0.2 s), and the load average.
 """
 
 from __future__ import annotations
@@ -50,8 +57,15 @@ SERVER = (
 )
 """A server process: prints its URL, then its request count and peak in flight per stdin line."""
 
-VARIANTS = {"local": None, "ray": 1.0, "ray-packed": 0.25}
-"""Each variant and the CPUs a Ray member task reserves (None: no Ray)."""
+VARIANTS: dict[str, tuple[float | None, str | None]] = {
+    "before": (None, None),
+    "local": (None, "direct"),
+    "local-litellm": (None, "litellm"),
+    "ray": (1.0, "direct"),
+    "ray-packed": (0.25, "direct"),
+}
+"""Each variant: the CPUs a Ray member task reserves (None: no Ray), and the transport (None:
+the spec says none, for an earlier coordqa that has no such setting)."""
 
 
 @contextmanager
@@ -85,21 +99,25 @@ def child(args: argparse.Namespace) -> None:
     from coordqa.evalset import evaluate_set, parse_spec
 
     urls = args.urls.split(",")
-    spec = parse_spec(
-        {
-            "out": args.out,
-            "models": [
-                {"model": f"openai/m{i}", "api_base": urls[i % len(urls)], "api_key_env": "KEY"}
-                for i in range(args.models)
-            ],
-            "trials": 3,
-            "concurrency": args.concurrency,
-            "cache": False,
-            "backend": "local" if args.member_cpus is None else "ray",
-            "member_cpus": args.member_cpus or 0.25,
-        }
-    )
-    import litellm  # noqa: F401 (imported before the clock starts: seconds, paid once per process)
+    data = {
+        "out": args.out,
+        "models": [
+            {"model": f"openai/m{i}", "api_base": urls[i % len(urls)], "api_key_env": "KEY"}
+            for i in range(args.models)
+        ],
+        "trials": 3,
+        "concurrency": args.concurrency,
+        "cache": False,
+        "backend": "local" if args.member_cpus is None else "ray",
+        "member_cpus": args.member_cpus or 0.25,
+    }
+    if args.transport is not None:
+        data["transport"] = args.transport
+    spec = parse_spec(data)
+    if args.transport in (None, "litellm"):  # imported before the clock starts: seconds
+        from coordqa.llm.litellm_provider import import_litellm
+
+        import_litellm()
 
     if args.member_cpus is not None:
         import ray
@@ -125,10 +143,12 @@ def tree_rss(process: psutil.Process) -> int:
 
 
 def run_variant(
-    name: str, member_cpus: float | None, urls: list[str], args: argparse.Namespace, root: Path
+    name: str, urls: list[str], args: argparse.Namespace, root: Path
 ) -> dict[str, float]:
+    member_cpus, transport = VARIANTS[name]
+    python = args.before if name == "before" else sys.executable
     command = [
-        sys.executable,
+        python,
         __file__,
         "--child",
         "--urls",
@@ -142,6 +162,8 @@ def run_variant(
     ]
     if member_cpus is not None:
         command += ["--member-cpus", str(member_cpus)]
+    if transport is not None:
+        command += ["--transport", transport]
     env = {**os.environ, "KEY": "sk-bench"}
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
@@ -164,7 +186,12 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--servers", type=int, default=2)
-    parser.add_argument("--only", nargs="*", choices=list(VARIANTS), default=list(VARIANTS))
+    parser.add_argument(
+        "--only", nargs="*", choices=list(VARIANTS), default=["local", "local-litellm"]
+    )
+    parser.add_argument("--before", metavar="PYTHON", help="the interpreter of 'before'")
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each variant, in turn")
+    parser.add_argument("--transport", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--urls", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -173,6 +200,9 @@ def main() -> None:
     if args.child:
         child(args)
         return
+    variants = list(args.only) + (["before"] if args.before and "before" not in args.only else [])
+    if "before" in variants and not args.before:
+        raise SystemExit("the variant 'before' needs --before PYTHON")
     calls = args.models * 198 * 3
     per_endpoint = [
         sum(1 for i in range(args.models) if i % args.servers == s) * 594
@@ -186,16 +216,17 @@ def main() -> None:
     )
     with servers(args.servers, args.latency) as processes, tempfile.TemporaryDirectory() as tmp:
         urls = [p.stdout.readline().strip() for p in processes if p.stdout is not None]
-        for name in args.only:
+        for number, name in [(n, v) for n in range(args.repeats) for v in variants]:
             before = [stats(p)["count"] for p in processes]
             load = os.getloadavg()[0]
-            result = run_variant(name, VARIANTS[name], urls, args, Path(tmp))
+            result = run_variant(name, urls, args, Path(tmp) / str(number))
             after = [stats(p) for p in processes]
             sent = sum(a["count"] - b for a, b in zip(after, before, strict=True))
             peak = max(a["peak"] for a in after)
             print(
                 f"{name}: set {result['wall']:.1f} s ({floor / result['wall']:.0%} of the floor's "
-                f"speed), child {result['total']:.1f} s; {sent} calls ({result['samples']} "
+                f"speed), child {result['total']:.1f} s ({result['total'] / floor:.2f}x the "
+                f"floor); {sent} calls ({result['samples']} "
                 f"samples); in flight: mean {sent * args.latency / result['wall']:.1f}, peak "
                 f"per endpoint so far {peak} (limit {args.concurrency}); peak memory "
                 f"{result['rss'] / 2**20:.0f} MiB; load {load:.1f} -> {os.getloadavg()[0]:.1f}",

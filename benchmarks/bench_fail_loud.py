@@ -11,7 +11,12 @@ command again with a local OpenAI-compatible server answering on the same port
 - ``401``: the same against a server that refuses the key;
 - ``missing-key``: ``agentic grid paper --model openai/gpt-4o-mini`` with OPENAI_API_KEY unset;
 - ``unready``: ``agentic run --agent cac --model scripted --game hanabi --partner obl1 --seeds 0``
-  with no OBL weights registered.
+  with no OBL weights registered;
+- ``hang-on-chat`` (issue 37, review row 3d): ``agentic run --agent llm --model openai/x --game
+  collab_capture --partner capture-greedy --episodes 4`` against a server that answers
+  ``GET /models`` but never a chat request, with ``--timeout SECONDS`` when ``--hang-timeout``
+  is given (a checkout before issue 37 has no such option: leave it out to measure one, which
+  waits out the 120 s default).
 
 "stored" counts the records of ``episodes.jsonl`` (what a resume skips), and how many of them hold
 failed model calls (agent stats ``errors`` > 0): before issue 23 such an episode counted as played.
@@ -103,7 +108,25 @@ def fails_then_resumes(
     return {"first": first, "rerun": again}
 
 
-def cases(python: str, root: Path) -> dict[str, dict[str, Any]]:
+def hang_on_chat(
+    python: str, env: dict[str, str], root: Path, timeout_s: float | None
+) -> dict[str, Any]:
+    """4 episodes against a server that lists its models and never answers a chat request."""
+    out = root / "hang-on-chat"
+    with LocalOpenAIServer(scripted, always=Fault.slow(3600)) as server:
+        command = [
+            "agentic", "run", "--agent", "llm", "--model", "openai/x", "--api-base",
+            server.base_url, "--game", "collab_capture", "--partner", "capture-greedy",
+            "--episodes", "4", "--out", str(out),
+        ]  # fmt: skip
+        if timeout_s is not None:
+            command += ["--timeout", f"{timeout_s:g}"]
+        first = run(python, command, env, root)
+    first["stored"] = stored(out)
+    return {"first": first}
+
+
+def cases(python: str, root: Path, hang_timeout_s: float | None) -> dict[str, dict[str, Any]]:
     """Every case, with its rerun where the model comes back."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-dummy", "COORDQA_CACHE_DIR": str(root / "cache")}
     results = {
@@ -129,6 +152,7 @@ def cases(python: str, root: Path) -> dict[str, dict[str, Any]]:
     first["stored"] = stored(out)
     report = run(python, ["agentic", "report", str(out)], bare, root)
     results["unready"] = {"first": first, "report": report}
+    results["hang-on-chat"] = hang_on_chat(python, env, root, hang_timeout_s)
     return results
 
 
@@ -136,9 +160,18 @@ def main() -> None:
     """Run every case with the chosen Python and print the results as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", default=sys.executable, help="the Python that runs coordqa")
+    parser.add_argument(
+        "--hang-timeout", type=float, default=None, help="--timeout of the hang-on-chat case"
+    )
+    parser.add_argument("--only", default=None, help="run this case alone (hang-on-chat)")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-fail-loud-") as folder:
-        results = cases(options.python, Path(folder))
+        if options.only == "hang-on-chat":
+            env = {**os.environ, "OPENAI_API_KEY": "sk-dummy"}
+            hang = hang_on_chat(options.python, env, Path(folder), options.hang_timeout)
+            results = {"hang-on-chat": hang}
+        else:
+            results = cases(options.python, Path(folder), options.hang_timeout)
     print(json.dumps({"python": options.python, "cases": results}, indent=2))
 
 

@@ -77,10 +77,27 @@ class RunFailed(CoordqaError):
     end (was not stopped).
     """
 
-    def __init__(self, message: str, result: Any = None) -> None:
-        """Carry the message and, when the session ended, its result."""
+    def __init__(
+        self,
+        message: str,
+        result: Any = None,
+        *,
+        stop_kind: str | None = None,
+        stop_error: str | None = None,
+        first_errors: tuple[str, ...] = (),
+    ) -> None:
+        """Carry the message, the session's result when it ended, and the cause in parts.
+
+        ``stop_kind`` (``fatal``: refused; ``unreachable``) and ``stop_error`` name the error
+        that stopped the run; ``first_errors`` the first error of each kind seen. Code that
+        words the failure for someone else (a board's submitter) reads them instead of the
+        message, which is written for the person who ran the command.
+        """
         super().__init__(message)
         self.result = result
+        self.stop_kind = stop_kind
+        self.stop_error = stop_error
+        self.first_errors = first_errors
 
 
 class RunInterrupted(CoordqaError):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
-from coordqa.llm.types import PAPER_SAMPLING, CallPolicy, GenerateConfig
+from coordqa.llm.types import PAPER_SAMPLING, TRANSPORTS, CallPolicy, GenerateConfig, Transport
 
 if TYPE_CHECKING:
     from coordqa.prompts import PromptLayout
@@ -77,6 +77,12 @@ class EvalConfig:
     ``extra_body``...; :attr:`coordqa.llm.GenerateConfig.extra`). They change results."""
     api_key_env: str | None = None
     """Environment variable holding the API key (None: the provider's usual one)."""
+    transport: Transport = "auto"
+    """How a model at ``api_base`` is reached (``--transport``): ``auto``, direct for
+    ``openai/`` and ``hosted_vllm/`` models, litellm for the rest; or ``direct``, ``litellm``.
+    Not part of the identity: both send the same request for the same options (tested), so
+    the replies come from the same server asked the same question; it changes how we ask, as
+    ``policy`` does. The manifest's ``runtime["transport"]`` says which one ran."""
     label: str | None = None
     """A short name for the run in reports, lists and the viewer (``--label``; None: its
     model). Stored in the manifest; not part of the run's identity, so a later session may
@@ -125,6 +131,8 @@ class EvalConfig:
             raise ConfigError(
                 f"--prompt-layout {self.prompt_layout.replace('_', '-')} is not one of {allowed}"
             )
+        if self.transport not in TRANSPORTS:
+            raise ConfigError(f"--transport {self.transport} is not one of {', '.join(TRANSPORTS)}")
         if not 0.0 <= self.max_error_rate <= 1.0:
             raise ConfigError(
                 f"--max-error-rate must be a share between 0 and 1, got {self.max_error_rate:g}"
@@ -185,6 +193,7 @@ class EvalConfig:
             "policy": asdict(self.policy),
             "max_error_rate": self.max_error_rate,
             "api_key_env": self.api_key_env,
+            "transport": self.transport,
         }
 
 

@@ -28,9 +28,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.dataset import Row
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
 from coordqa.eval_config import EvalConfig
@@ -60,6 +59,9 @@ from coordqa.store import (
     open_run,
     read_qa_run,
 )
+
+if TYPE_CHECKING:
+    from coordqa.analysis import RunAnalysis
 
 __all__ = [
     "EvalConfig",
@@ -347,9 +349,23 @@ def run_name(config: EvalConfig, dataset: str, fingerprint: str) -> str:
             parts.append(f"{label}{value}")
     if config.prompt_layout != defaults.prompt_layout:
         parts.append(_slug(config.prompt_layout))
-    fixed = {k: v for k, v in config.identity().items() if k not in RESUME_MAY_CHANGE}
-    digest = content_hash({"config": fixed, "dataset": fingerprint})[:8]
+    digest = content_hash({"config": _fixed_settings(config), "dataset": fingerprint})[:8]
     return "_".join([*(_slug(part) for part in parts), digest])
+
+
+def _fixed_settings(config: EvalConfig) -> JSONObject:
+    """The settings a run keeps for life: its identity less :data:`RESUME_MAY_CHANGE`."""
+    return {k: v for k, v in config.identity().items() if k not in RESUME_MAY_CHANGE}
+
+
+def reply_settings(config: EvalConfig) -> str:
+    """The hash each stored call carries of the settings that shaped its reply.
+
+    The model, sampling parameters, model arguments, prompt layout and question selection
+    (:func:`_fixed_settings`): a resumed run counts a stored call only when it carries its own
+    hash, so calls copied in from another run are asked again instead of being adopted.
+    """
+    return content_hash(_fixed_settings(config))[:16]
 
 
 def default_out(config: EvalConfig) -> Path:
@@ -367,6 +383,8 @@ def score(run: RunStore | str | Path) -> RunAnalysis:
     (question, trial) comes from its latest model call: a failed call is an ``error``, a reply
     is mapped to an option again.
     """
+    from coordqa.analysis import analyze_run  # pandas: after the calls, never before
+
     reader = read_qa_run(run)
     samples = reader.score()
     reader.store.write_jsonl(SCORES_FILE, [sample.to_json() for sample in samples])
@@ -396,6 +414,8 @@ class _Session:
     """Cancels the calls in flight."""
     dropped_params: tuple[str, ...] = ()
     """Parameters the provider drops from this session's requests."""
+    settings: str | None = None
+    """:func:`reply_settings` of the run, stored with each call."""
 
     def report(
         self,
@@ -435,7 +455,11 @@ class _Session:
 def _stored_totals(call: QACall) -> UsageTotals:
     """A stored call, counted by the ledger's one rule (:func:`coordqa.llm.ledger.totals_of`)."""
     spent = Usage(
-        call.usage.prompt_tokens, call.usage.completion_tokens, call.usage.cost, calls=int(call.ok)
+        call.usage.prompt_tokens,
+        call.usage.completion_tokens,
+        call.usage.cost,
+        calls=int(call.ok),
+        implausible_counts=int(call.usage.implausible),
     )
     reply = Reply(call.text, call.error, usage=spent, attempts=call.attempts, cached=call.cached)
     return totals_of(reply)
@@ -453,7 +477,7 @@ async def _ask(session: _Session, model: Model, question: QuestionPlan, trial: i
             question.messages, session.config.generate_config(trial), trial=trial, role=ROLE
         )
     stopping = not reply.ok and session.watch.stopping(str(reply.error), reply.error_kind)
-    call = QACall.of(question.question_id, trial, question.prompt_hash, reply)
+    call = QACall.of(question.question_id, trial, question.prompt_hash, reply, session.settings)
     await session.store.append_record_async(CALLS, call)
     session.count(call, question.record())
     if stopping:
@@ -484,16 +508,32 @@ async def _run_pending(
             group.start_soon(worker)
 
 
-def _answered_keys(store: RunStore) -> set[tuple[str, int]]:
-    """The (question_id, trial) pairs whose latest call has a reply (what a resume skips)."""
-    return {key for key, call in read_qa_run(store).last_calls().items() if call.ok}
+def _answered_keys(store: RunStore, plan: _Plan) -> set[tuple[str, int]]:
+    """The (question_id, trial) pairs whose latest call answered the plan's question (skipped).
+
+    A call counts only when the run's model made it with the run's settings
+    (:func:`reply_settings`) on the prompt the plan sends: a call of another model, with other
+    parameters or on another prompt (records copied between folders, a manifest restored from
+    another run) is asked again. Calls stored before the settings were kept are matched on
+    their model and prompt.
+    """
+    prompts = {question.question_id: question.prompt_hash for question in plan.questions}
+    settings = reply_settings(plan.config)
+    return {
+        key
+        for key, call in read_qa_run(store).last_calls().items()
+        if call.ok
+        and call.model in ("", plan.config.model)
+        and prompts.get(call.question_id) == call.prompt_hash
+        and call.settings in (None, settings)
+    }
 
 
-def _stored_answers(run_dir: Path) -> set[tuple[str, int]]:
-    """:func:`_answered_keys` of ``run_dir`` read without the writer's lock (empty: no run)."""
-    if not (run_dir / "manifest.json").exists():
+def _stored_answers(plan: _Plan) -> set[tuple[str, int]]:
+    """:func:`_answered_keys` of the plan's run read without the writer's lock (empty: no run)."""
+    if not (plan.out / MANIFEST).exists():
         return set()
-    return _answered_keys(open_run(run_dir))
+    return _answered_keys(open_run(plan.out), plan)
 
 
 def _pending(plan: _Plan, answered: set[tuple[str, int]]) -> list[tuple[QuestionPlan, int]]:
@@ -520,7 +560,7 @@ def _check_unless_cached(model: Model, plan: _Plan) -> bool:
     directory behind; skipped for a fully cached run, which then never imports litellm.
     """
     config = plan.config
-    for question, trial in _pending(plan, _stored_answers(plan.out)):
+    for question, trial in _pending(plan, _stored_answers(plan)):
         if not model.in_cache(question.messages, config.generate_config(trial), trial=trial):
             check_reachable(config.api_base)  # seconds, where the key check imports litellm
             model.check()
@@ -550,7 +590,7 @@ def _as_stored(plan: _Plan) -> RunManifest:
     trials = stored.get("trials")
     if isinstance(trials, int) and trials > plan.config.trials:
         asked = plan.config.trials
-        if not _stored_answers(plan.out):  # its calls all failed: nothing would be lost
+        if not _stored_answers(plan):  # its calls all failed: nothing would be lost
             raise ConfigError(
                 f"{plan.out} holds a run with {trials} trials and no sample answered yet; "
                 f"to start over with --trials {asked}, remove it (rm -r {plan.out}) or use "
@@ -578,6 +618,7 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
         policy=config.policy,
         cache="default" if config.cache else None,
         ledger=ledger,
+        transport=config.transport,
     )
     if model.provider.question_refusal is not None:
         raise ConfigError(model.provider.question_refusal)
@@ -585,22 +626,26 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
     if _check_unless_cached(model, plan):
         dropped = model.dropped_params(config.generate_config(0))
     manifest = _as_stored(plan)
-    runtime = {**manifest.runtime, "dropped_params": dropped}
+    runtime = {**manifest.runtime, "dropped_params": dropped, "transport": model.transport}
     with RunLifecycle.open(plan.out, manifest.model_copy(update={"runtime": runtime})) as run:
         store = run.store
         total = len(plan.questions) * config.trials
         _record_questions(store, plan)
-        answered = _answered_keys(store)
+        answered = _answered_keys(store, plan)
         watch = ErrorWatch(config.model, config.api_base, config.max_error_rate)
         session = _Session(store, config, total, len(answered), progress, ledger, watch)
         session.dropped_params = tuple(dropped or ())
+        session.settings = reply_settings(config)
         pending = _pending(plan, answered)
         _adopt_settings(store, plan, bool(pending))
         with run.session(on_interrupt=lambda: score(store)):
             session.started = time.monotonic()
             session.report()
-            if pending:
-                await _run_pending(session, model, pending)
+            try:
+                if pending:
+                    await _run_pending(session, model, pending)
+            finally:
+                await model.aclose()
         analysis = score(store)
         result = RunResult(
             store.path,
@@ -613,7 +658,7 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
         )
         failure = _failure(session, result)
         if failure is not None:
-            error = run.failed(failure, None if watch.stopped_by else result)
+            error = run.failed(failure, None if watch.stopped_by else result, watch)
             result.manifest = store.manifest
             raise error
         run.finish()
@@ -686,7 +731,7 @@ def evaluate(config: EvalConfig, *, progress: EvalProgressCallback | None = None
     plan = _plan(config)
 
     def interrupted() -> str:
-        stored = len(_stored_answers(plan.out))
+        stored = len(_stored_answers(plan))
         total = len(plan.questions) * config.trials
         return (
             f"interrupted: {stored} of {total} samples are answered and stored in {plan.out}. "

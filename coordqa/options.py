@@ -153,9 +153,7 @@ class PlayerOptions(Mapping[str, OptionValue]):
         """
         return core_schema.no_info_plain_validator_function(
             cls._of,
-            serialization=core_schema.plain_serializer_function_ser_schema(
-                lambda options: dict(options.given)
-            ),
+            serialization=core_schema.plain_serializer_function_ser_schema(dict),
         )
 
     @classmethod

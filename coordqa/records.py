@@ -34,7 +34,15 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from coordqa.choices import Choice
 from coordqa.errors import StoreError, UnknownNameError
@@ -112,6 +120,19 @@ def _invalid(record: type[Record], where: str, problems: str) -> StoreError:
     )
 
 
+def _without_false(data: Any, flags: tuple[str, ...]) -> Any:
+    """``data`` without the flags that are false.
+
+    So records stored before a flag existed, and readers of that time, see the same lines as
+    long as nothing was flagged.
+    """
+    if isinstance(data, dict):
+        for flag in flags:
+            if data.get(flag) is False:
+                del data[flag]
+    return data
+
+
 class TokenUsage(Record):
     """Tokens and cost of one model call."""
 
@@ -121,6 +142,14 @@ class TokenUsage(Record):
     """Tokens received."""
     cost: float | None = None
     """US dollars; None when the price is unknown (never 0 for unknown)."""
+    implausible: bool = False
+    """The endpoint reported token counts that cannot be right (negative, not integers, more
+    than the call could hold: :func:`coordqa.llm.bounds.checked_usage`); the tokens are stored
+    as 0 and the cost as unknown. Written only when true."""
+
+    @model_serializer(mode="wrap")
+    def _flags_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_false(handler(self), ("implausible",))
 
 
 class CallResult(Record):
@@ -144,6 +173,13 @@ class CallResult(Record):
     """Why the model stopped, where the provider said (``stop``; ``length``: it hit the token
     cap, so an empty or cut reply asks for a higher ``--max-tokens``); None when it did not say
     (and in records stored before it was kept)."""
+    truncated: bool = False
+    """The reply was longer than :data:`coordqa.llm.bounds.MAX_REPLY_CHARS`: ``text`` holds its
+    beginning and end, with a line saying how much was cut. Written only when true."""
+
+    @model_serializer(mode="wrap")
+    def _flags_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_false(handler(self), ("truncated",))
 
     @model_validator(mode="after")
     def _text_or_error(self) -> CallResult:
@@ -166,12 +202,14 @@ def call_result(reply: Reply) -> CallResult:
             prompt_tokens=reply.usage.prompt_tokens,
             completion_tokens=reply.usage.completion_tokens,
             cost=reply.usage.cost,
+            implausible=bool(reply.usage.implausible_counts),
         ),
         latency_s=round(reply.latency_s, 6),
         attempts=reply.attempts,
         cached=reply.cached,
         model=reply.model,
         finish_reason=reply.finish_reason,
+        truncated=reply.truncated,
     )
 
 
@@ -190,6 +228,11 @@ class QACall(CallResult):
     """Hash of the messages sent (they are stored once, in ``questions.jsonl``)."""
     time: datetime = Field(default_factory=_now)
     """When the call returned (UTC)."""
+    settings: str | None = None
+    """Hash of the run settings that shape a reply (model, sampling parameters, model
+    arguments, prompt layout...: :func:`coordqa.evaluation.reply_settings`). A resumed run
+    counts a stored call only when they are its own; None in calls stored before it was kept
+    (matched on their model and prompt alone)."""
 
     @property
     def key(self) -> SampleKey:
@@ -197,12 +240,20 @@ class QACall(CallResult):
         return (self.question_id, self.trial)
 
     @classmethod
-    def of(cls, question_id: str, trial: int, prompt_hash: str, reply: Reply) -> QACall:
-        """The record of ``reply`` to ``question_id`` in ``trial``."""
+    def of(
+        cls,
+        question_id: str,
+        trial: int,
+        prompt_hash: str,
+        reply: Reply,
+        settings: str | None = None,
+    ) -> QACall:
+        """The record of ``reply`` to ``question_id`` in ``trial``, asked with ``settings``."""
         return cls(
             question_id=question_id,
             trial=trial,
             prompt_hash=prompt_hash,
+            settings=settings,
             **dict(call_result(reply)),
         )
 

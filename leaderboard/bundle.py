@@ -38,8 +38,9 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from coordqa.errors import CoordqaError
 from coordqa.jsonvalues import content_hash
 from coordqa.leaderboard.names import clean_name
+from coordqa.records import QACall, SampleKey
 from coordqa.registry import Registry
-from coordqa.store import RunManifest, open_run, read_qa_run
+from coordqa.store import QARun, RunManifest, open_run, read_qa_run
 
 __all__ = [
     "FORMAT",
@@ -478,6 +479,25 @@ def build_qa_bundle(
     }
     run = read_qa_run(run_dir)
     manifest = run.manifest
+    fingerprint, calls = _whole_run_calls(run)
+    replies = [
+        {"question_id": qid, "trial": trial, "text": call.text, "error": call.error}
+        for (qid, trial), call in sorted(calls.items())
+    ]
+    data = _envelope("qa", manifest, run.model, info)
+    data["dataset_fingerprint"] = fingerprint
+    data["replies"] = replies
+    data["reported"] = _reported(run.summary())
+    return _sealed(data, QABundle)
+
+
+def _whole_run_calls(run: QARun) -> tuple[str, dict[SampleKey, QACall]]:
+    """A QA run of a whole dataset: its dataset's fingerprint, its last call per (question, trial).
+
+    Raises:
+        BundleError: the run has no dataset, was filtered to part of it, or misses pairs.
+    """
+    manifest = run.manifest
     if manifest.dataset is None:
         raise BundleError(
             f"{run.path} has no dataset in its manifest; only QA runs of a dataset "
@@ -500,15 +520,7 @@ def build_qa_bundle(
             + (f"; unexpected pairs: {format_keys(unknown)}" if unknown else "")
             + ". Run the same `coordqa eval` command again to finish it."
         )
-    replies = [
-        {"question_id": qid, "trial": trial, "text": call.text, "error": call.error}
-        for (qid, trial), call in sorted(calls.items())
-    ]
-    data = _envelope("qa", manifest, run.model, info)
-    data["dataset_fingerprint"] = manifest.dataset.fingerprint
-    data["replies"] = replies
-    data["reported"] = _reported(run.summary())
-    return _sealed(data, QABundle)
+    return manifest.dataset.fingerprint, calls
 
 
 def _envelope(

@@ -35,6 +35,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    or_,
     select,
     text,
     update,
@@ -102,6 +103,7 @@ class DuplicateResultsError(LeaderboardError):
             "ranks a run once; to change how it is shown, ask the leaderboard admin"
         )
         self.existing_id = existing.id
+        self.existing_hidden = existing.hidden
 
 
 def lock_token(session: Session, token_id: int) -> None:
@@ -231,7 +233,8 @@ class Submission(Base):
     provenance_note: Mapped[str | None] = mapped_column(String(500), nullable=True)
     """What the admin checked (shown beside the mark)."""
     flags: Mapped[list[str]] = mapped_column(JSON, default=list, server_default=text("'[]'"))
-    """Warnings for readers, e.g. a display name that looks like another entry's."""
+    """Warnings for readers (entries stored before look-alike display names were refused carry
+    one saying which entry their name looks like)."""
     origin: Mapped[str] = mapped_column(
         String(20), default="uploaded", server_default=text("'uploaded'"), index=True
     )
@@ -278,7 +281,9 @@ def shown_as(row: Submission | Endpoint) -> dict[str, Any]:
 class Job(Base):
     """One evaluation the board runs against an endpoint: queued, claimed by a worker, resumed.
 
-    The seeds are drawn by the board when the job is queued and shown only once it has ended.
+    The secret seeds (a QA job's private split, a grid job's deals) are drawn again each time
+    a worker claims the job (:func:`coordqa.leaderboard.jobs.claim_job`) and shown only once
+    it is done; a QA job's sampling seed is sent to the endpoint, so it is public.
     """
 
     __tablename__ = "jobs"
@@ -293,9 +298,10 @@ class Job(Base):
     settings: Mapped[dict[str, Any]] = mapped_column(JSON)
     """What the job runs with (trials, private split size, budgets): fixed when queued."""
     seed: Mapped[int] = mapped_column(Integer)
-    """Secret sampling seed (trial ``t`` is sampled with ``seed + t``)."""
+    """QA: the sampling seed (trial ``t`` is sampled with ``seed + t``), sent to the endpoint
+    with every request, so public. Agentic: the secret seed of the deals, drawn at each claim."""
     private_seed: Mapped[int] = mapped_column(Integer)
-    """Secret seed of the private split's game states."""
+    """QA: the secret seed of the private split's game states, drawn at each claim."""
     usage: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     """Calls, tokens and seconds spent so far, over every session."""
     sessions: Mapped[int] = mapped_column(Integer, default=0)
@@ -304,8 +310,13 @@ class Job(Base):
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     """When the running worker last said it was alive (a stale one's job is taken over)."""
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """Why the job failed, in one sentence for the submitter (public; :mod:`job_errors`)."""
+    detail: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """Why the job failed, in full for the board's admin (keys redacted; never served)."""
+    note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """What the submitter should know of a job that is done (its results equal an entry's)."""
     submission_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    """The entry the job produced."""
+    """The entry the job produced (None for a job whose results were already an entry)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
@@ -426,7 +437,37 @@ def _v4_to_v5(connection: Connection) -> None:
         connection.execute(text(statement))
 
 
-UPGRADES: Sequence[Callable[[Connection], None]] = (_v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5)
+def _v5_to_v6(connection: Connection) -> None:
+    """A failed job's public sentence apart from its details, and a done job's note.
+
+    Errors stored before carry the endpoint's address, its words and the worker's paths: they
+    move to ``detail`` (the admin's), and the public error says only that the job failed.
+    """
+    from sqlalchemy import inspect
+
+    present = {column["name"] for column in inspect(connection).get_columns("jobs")}
+    for column in ("detail", "note"):  # a v4 board got them from :func:`_v4_to_v5`'s tables
+        if column not in present:
+            connection.execute(text(f"ALTER TABLE jobs ADD COLUMN {column} TEXT"))
+    connection.execute(
+        text("UPDATE jobs SET detail = error, error = :public WHERE status = 'failed'"),
+        {"public": LEGACY_JOB_ERROR},
+    )
+
+
+LEGACY_JOB_ERROR = (
+    "the job failed before the board wrote its errors for submitters: register the endpoint "
+    "again, or ask the board's admin for the cause"
+)
+"""The public error of a job that failed before :func:`_v5_to_v6`."""
+
+UPGRADES: Sequence[Callable[[Connection], None]] = (
+    _v1_to_v2,
+    _v2_to_v3,
+    _v3_to_v4,
+    _v4_to_v5,
+    _v5_to_v6,
+)
 """Schema steps in order; step ``i`` brings a database from version ``i + 1`` to ``i + 2``.
 A new database is created at :data:`SCHEMA_VERSION` directly."""
 SCHEMA_VERSION = 1 + len(UPGRADES)
@@ -631,10 +672,23 @@ class Database:
             row.provenance_note = checked
             return row
 
-    def display_names(self) -> set[str]:
-        """Display names of every stored submission."""
+    def names_of_others(self, token_id: int | None) -> set[str]:
+        """The display names that entries and registered endpoints of other tokens hold.
+
+        What a new name of ``token_id`` must not look like (entries without a token count as
+        another submitter's; hidden entries keep their names).
+        """
         with self.session() as session:
-            return set(session.scalars(select(Submission.display_name).distinct()))
+            names: set[str] = set()
+            for table in (Submission, Endpoint):
+                names.update(
+                    session.scalars(
+                        select(table.display_name)
+                        .where(or_(table.token_id.is_(None), table.token_id != token_id))
+                        .distinct()
+                    )
+                )
+            return names
 
     def visible_entries_of(self, token_id: int) -> int:
         """How many visible submissions are stored with a token (what the quota counts)."""

@@ -20,7 +20,7 @@ from coordqa.errors import UnknownNameError
 from coordqa.leaderboard.bundle import BundleBase, bundle_digest, result_digest, track_model
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import Database, DuplicateResultsError, Submission, dump_json
-from coordqa.leaderboard.names import lookalike_characters, lookalike_of, scripts
+from coordqa.leaderboard.names import imitated_name, imitation_refusal
 from coordqa.leaderboard.verify import VERIFIERS, VerificationError, Verified
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "admit",
     "parse_bundle",
     "read_json",
+    "refuse_imitation",
     "schema_error",
 ]
 
@@ -255,10 +256,10 @@ def admit(
     same = db.find_results(results)
     if same is not None:
         raise DuplicateResultsError(same)
+    info = bundle.model
+    refuse_imitation(db, info.display_name, token_id)
     track = str(data["track"])
     verified = VERIFIERS.get(track)(bundle, catalog) if verify is None else verify(bundle)
-    info = bundle.model
-    flags = _lookalike_flags(info.display_name, db.display_names())
     submission = Submission(
         digest=bundle.digest,
         result_digest=results,
@@ -274,7 +275,6 @@ def admit(
         mismatches=verified.mismatches,
         bundle=dump_json(data),
         token_id=token_id,
-        flags=flags,
         origin=origin,
         job_id=job_id,
         **verified.run,
@@ -283,14 +283,17 @@ def admit(
     return Accepted(new_id, created, verified.mismatches if created else [])
 
 
-def _lookalike_flags(name: str, existing: set[str]) -> list[str]:
-    """A warning for readers when ``name`` imitates an existing one with look-alike characters."""
-    other = lookalike_of(name, existing)
-    if other is None:
-        return []
-    alphabets = scripts(name)
-    if len(alphabets) > 1:
-        mixed = " and ".join(sorted(script.title() for script in alphabets))
-        return [f"looks like the existing entry {other!r} but mixes {mixed} letters"]
-    shown = ", ".join(lookalike_characters(name))
-    return [f"looks like the existing entry {other!r} but writes it with {shown}"]
+def refuse_imitation(db: Database, name: str, token_id: int | None) -> None:
+    """Refuse (422) a display name that looks like another submitter's entry or endpoint.
+
+    A token may reuse its own names (another run of its model); an admin's import (no token)
+    is not checked.
+
+    Raises:
+        VerificationError: ``name`` looks like another token's name (the message names it).
+    """
+    if token_id is None:
+        return
+    imitated = imitated_name(name, sorted(db.names_of_others(token_id)))
+    if imitated is not None:
+        raise VerificationError(imitation_refusal(name, imitated))

@@ -20,6 +20,7 @@ from coordqa.leaderboard.intake import SchemaError, read_json, schema_error
 from coordqa.leaderboard.jobs import (
     EndpointRequest,
     JobView,
+    count_jobs,
     job_json,
     list_jobs,
     register_endpoint,
@@ -28,6 +29,7 @@ from coordqa.leaderboard.jobs import (
 from coordqa.leaderboard.routing import (
     MAX_ID,
     BoardState,
+    Paging,
     State,
     TooLarge,
     admit,
@@ -43,6 +45,15 @@ router = APIRouter()
 
 MAX_ENDPOINT_BYTES = 20_000
 """Largest endpoint registration (a few short fields)."""
+
+
+class JobsPage(TypedDict):
+    """A page of the board's jobs, newest first."""
+
+    jobs: list[JobView]
+    total: int
+    limit: int
+    offset: int
 
 
 class _Registered(TypedDict):
@@ -102,9 +113,10 @@ def _register(board: BoardState, token_id: int, body: bytes) -> _Registered:
 # The API's answers are JSON already: their annotations are for the type checker, not
 # response models that FastAPI would validate again (response_model=None).
 @router.get("/api/jobs", response_model=None)
-def api_jobs(board: State) -> list[JobView]:
-    """Every job of the board."""
-    return list_jobs(board.db)
+def api_jobs(page: Paging, board: State) -> JobsPage:
+    """A page of the board's jobs, newest first."""
+    jobs = list_jobs(board.db, limit=page.limit, offset=page.offset)
+    return {"jobs": jobs, "total": count_jobs(board.db), "limit": page.limit, "offset": page.offset}
 
 
 @router.get("/api/jobs/{job_id}", response_model=None)

@@ -2,41 +2,49 @@
 
 The board, not the submitter, runs ``coordqa eval`` against the endpoint (and registered
 agentic grids), so what it ranks was produced by that endpoint under the board's conditions:
-sampling seeds the board draws and keeps secret until the job ends, the public release plus a
-private split of fresh game states (from a secret seed) whose gap to the public score is shown
-per entry, and budgets on calls, tokens and time. A worker (:mod:`coordqa.leaderboard.worker`)
-claims queued jobs; a job whose worker stopped answering is taken over and resumed.
+the public release plus a private split of fresh game states whose gap to the public score is
+shown per entry, grids played on fresh deals, and budgets on calls, tokens, time and disk.
+
+The seeds of the private split and of the deals are secret until the job is done: drawn again
+each time a worker claims the job (so a job that failed, was cancelled or was taken over never
+asks the same private questions or deals again) and shown only once it is done. A QA job's
+sampling seed is not secret: it goes to the endpoint with every request (an OpenAI-compatible
+``seed``), so it is shown from the start. A worker (:mod:`coordqa.leaderboard.worker`) claims
+queued jobs round-robin over the submitters' tokens; a job whose worker stopped answering is
+taken over, and one an admin cancels stops at its next model call.
 
 This module holds the rules and the database side: what a registration may ask
 (:class:`EndpointRequest`), what a job runs with
 (:class:`~coordqa.leaderboard.settings.BoardRunSettings`), registering
-(:func:`register_endpoint`), claiming (:func:`claim_job`) and the public view of a job
-(:func:`job_json`: seeds only once it ended, never the key or the endpoint's address).
+(:func:`register_endpoint`), claiming (:func:`claim_job`), ending (:func:`end_job`) and the
+public view of a job (:func:`job_json`: secret seeds only once it is done, never the key, the
+endpoint's address or the admin's details).
 """
 
 from __future__ import annotations
 
 import fnmatch
-import ipaddress
 import secrets
-import socket
 from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
 from typing import Any, TypedDict, cast
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import case, func, or_, select, update
 from sqlalchemy.engine import CursorResult
 
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.bundle import ModelInfo, default_provider
 from coordqa.leaderboard.db import Database, Endpoint, Job, LeaderboardError, Submission
+from coordqa.leaderboard.intake import refuse_imitation
 from coordqa.leaderboard.names import clean_name
 from coordqa.leaderboard.sealing import SecretBox
 from coordqa.leaderboard.settings import BoardRunSettings
 from coordqa.leaderboard.verify import refuse_unrankable
+from coordqa.llm.addresses import AddressGuard, AddressRefused
+from coordqa.llm.direct_provider import DIRECT_PREFIXES, direct_serves
 
 __all__ = [
     "FINISHED",
@@ -44,7 +52,11 @@ __all__ = [
     "EndpointRequest",
     "JobView",
     "claim_job",
+    "count_jobs",
+    "end_job",
     "job_json",
+    "job_details",
+    "job_is_ours",
     "list_jobs",
     "raise_budget",
     "register_endpoint",
@@ -53,7 +65,9 @@ __all__ = [
 ]
 
 FINISHED = ("done", "failed", "cancelled")
-"""Job states after which the seeds are shown and nothing runs."""
+"""Job states in which nothing runs (only a ``done`` job shows its secret seeds)."""
+BUDGETS = ("max_calls", "max_tokens", "max_seconds", "max_disk_mb")
+"""A job's budgets, in its settings (``coordqa leaderboard job requeue`` raises them)."""
 LEASE_S = 300.0
 """A running job whose worker has not reported for this long is taken over by another."""
 SEED_RANGE = (1_000_000, 2**31 - 1)
@@ -96,23 +110,29 @@ def _draw_seed() -> int:
     return low + secrets.randbelow(high - low)
 
 
-def _check_api_base(api_base: str, allow_private: bool) -> None:
-    """Refuse an endpoint URL the worker should not call (wrong scheme, own network)."""
+def _check_api_base(model: str, api_base: str, allow_private: bool) -> None:
+    """Refuse an endpoint the worker should not call (wrong scheme, own network) or cannot.
+
+    The worker reaches a registered endpoint only as an OpenAI-compatible server, through the
+    transport whose connections it checks (:mod:`coordqa.llm.addresses`); the same address rule
+    is checked again on every connection the worker makes.
+    """
     parts = urlsplit(api_base)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"api_base must be an http(s) URL, got {api_base!r}")
+    if not direct_serves(model, api_base):
+        raise ConfigError(
+            f"model {model!r}: this board calls a registered endpoint as an OpenAI-compatible "
+            f"server; name the model {' or '.join(p + '/NAME' for p in DIRECT_PREFIXES)}"
+        )
     if allow_private:
         return
     try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(parts.hostname, None)}
-    except OSError as exc:
+        AddressGuard().checked(parts.hostname, parts.port or 0)
+    except AddressRefused as exc:
+        raise ConfigError(f"api_base {api_base!r}: {exc}") from exc
+    except (OSError, ValueError) as exc:
         raise ConfigError(f"api_base {api_base!r}: {parts.hostname} does not resolve") from exc
-    inner = sorted(str(a) for a in addresses if not ipaddress.ip_address(a).is_global)
-    if inner:
-        raise ConfigError(
-            f"api_base {api_base!r} resolves to {', '.join(inner)}, a loopback or private "
-            "address; this board calls only public endpoints"
-        )
 
 
 def _check_hosted(model: str, hosted: tuple[str, ...]) -> None:
@@ -159,7 +179,7 @@ def register_endpoint(
             raise ConfigError("api_key is for your own api_base; a hosted model uses the board's")
         _check_hosted(request.model, settings.hosted)
     else:
-        _check_api_base(request.api_base, settings.allow_private_endpoints)
+        _check_api_base(request.model, request.api_base, settings.allow_private_endpoints)
     unknown = sorted(set(request.grids) - set(grids))
     if unknown:
         raise ConfigError(
@@ -177,6 +197,7 @@ def register_endpoint(
         )
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
+    refuse_imitation(db, info.display_name, token_id)
     sealed = None
     if request.api_key is not None:
         sealed = (box or SecretBox()).seal(request.api_key)
@@ -229,26 +250,47 @@ def _utc(moment: datetime | None) -> datetime | None:
 
 
 def claim_job(db: Database, worker: str, lease_s: float = LEASE_S) -> int | None:
-    """Take the oldest queued job, or a running one whose worker went silent; its id or None.
+    """Take a job: queued, or running with a worker gone silent; its id, or None.
+
+    Jobs are taken round-robin over the submitters' tokens: the token whose last job was
+    started longest ago (or never) goes first, with its oldest claimable job, so one token's
+    queue of jobs does not hold back everyone else's. A claimed job's secret seeds are drawn
+    again (a QA job's private split, a grid job's deals): whatever an earlier session asked
+    the endpoint, the new one asks questions and deals no one has seen.
 
     The claim is one conditional update (the job is taken only if it is still in the state it
     was read in), so two workers never take the same job.
     """
     now = datetime.now(timezone.utc)
     stale = now - timedelta(seconds=lease_s)
+    claimable = or_(Job.status == "queued", (Job.status == "running") & (Job.heartbeat_at < stale))
     with db.session() as session:
+        last_started = (
+            select(Endpoint.token_id, func.max(Job.started_at).label("last"))
+            .join(Job, Job.endpoint_id == Endpoint.id)
+            .group_by(Endpoint.token_id)
+            .subquery()
+        )
+        first_job = (
+            select(Endpoint.token_id, func.min(Job.id).label("job"))
+            .join(Job, Job.endpoint_id == Endpoint.id)
+            .where(claimable)
+            .group_by(Endpoint.token_id)
+            .subquery()
+        )
+        first = list(
+            session.execute(
+                select(first_job.c.job)
+                .join(last_started, last_started.c.token_id == first_job.c.token_id)
+                .order_by(last_started.c.last.asc().nulls_first(), first_job.c.job)
+                .limit(10)
+            ).scalars()
+        )
         candidates = session.execute(
-            select(Job.id, Job.status, Job.heartbeat_at)
-            .where(
-                or_(
-                    Job.status == "queued",
-                    (Job.status == "running") & (Job.heartbeat_at < stale),
-                )
-            )
-            .order_by(Job.id)
-            .limit(10)
+            select(Job.id, Job.status, Job.heartbeat_at).where(Job.id.in_(first))
         ).all()
-    for job_id, status, heartbeat in candidates:
+    order = {job_id: index for index, job_id in enumerate(first)}
+    for job_id, status, heartbeat in sorted(candidates, key=lambda c: order.get(c[0], 0)):
         seen = Job.heartbeat_at.is_(None) if heartbeat is None else Job.heartbeat_at == heartbeat
         with db.session() as session:
             claimed = session.execute(
@@ -258,8 +300,10 @@ def claim_job(db: Database, worker: str, lease_s: float = LEASE_S) -> int | None
                     status="running",
                     worker=worker,
                     heartbeat_at=now,
-                    started_at=func.coalesce(Job.started_at, now),
+                    started_at=now,
                     sessions=Job.sessions + 1,
+                    private_seed=_draw_seed(),
+                    seed=case((Job.kind == "agentic", _draw_seed()), else_=Job.seed),
                 )
             )
             if cast("CursorResult[Any]", claimed).rowcount == 1:
@@ -267,40 +311,76 @@ def claim_job(db: Database, worker: str, lease_s: float = LEASE_S) -> int | None
     return None
 
 
-def set_job_status(
+def job_is_ours(db: Database, job_id: int, worker: str) -> bool:
+    """Whether ``worker`` still runs ``job_id`` (not cancelled, requeued or taken over)."""
+    with db.session() as session:
+        found = session.execute(select(Job.status, Job.worker).where(Job.id == job_id)).first()
+    return found is not None and tuple(found) == ("running", worker)
+
+
+def end_job(
     db: Database,
     job_id: int,
+    worker: str,
     status: str,
     *,
     error: str | None = None,
+    detail: str | None = None,
     submission_id: int | None = None,
-) -> None:
-    """End a job (``done``, ``failed``, ``cancelled``) or queue it again (``queued``)."""
-    if status not in (*FINISHED, "queued"):
-        raise ConfigError(f"a job's status is set to queued, {', '.join(FINISHED)}; got {status}")
+    note: str | None = None,
+) -> bool:
+    """End a job ``worker`` runs as ``done`` or ``failed``; False if it is no longer its own.
+
+    A job cancelled or requeued by the admin, or taken over by another worker, while this one
+    ran it keeps the state they gave it.
+    """
+    if status not in ("done", "failed"):
+        raise ConfigError(f"a worker ends a job as done or failed; got {status}")
+    with db.session() as session:
+        ended = session.execute(
+            update(Job)
+            .where(Job.id == job_id, Job.status == "running", Job.worker == worker)
+            .values(
+                status=status,
+                error=error,
+                detail=detail,
+                note=note,
+                submission_id=submission_id,
+                finished_at=datetime.now(timezone.utc),
+            )
+        )
+    return cast("CursorResult[Any]", ended).rowcount == 1
+
+
+def set_job_status(db: Database, job_id: int, status: str, *, error: str | None = None) -> None:
+    """The admin's change: cancel a job (``cancelled``) or queue it again (``queued``).
+
+    A running job's worker sees the change at its next model call and stops. A job queued
+    again keeps its public run and usage, and draws new secret seeds when it is claimed.
+    """
+    if status not in ("cancelled", "queued"):
+        raise ConfigError(f"a job is set to cancelled or queued; got {status}")
     with db.session() as session:
         job = session.get(Job, job_id)
         if job is None:
             raise LeaderboardError(f"no job {job_id}; see `coordqa leaderboard job list`")
         job.status = status
         job.error = error
-        job.submission_id = submission_id if submission_id is not None else job.submission_id
+        job.detail = job.note = None
         job.finished_at = datetime.now(timezone.utc) if status in FINISHED else None
 
 
 def raise_budget(db: Database, job_id: int, **budgets: float | None) -> None:
-    """Set new budgets (``max_calls``, ``max_tokens``, ``max_seconds``) on a job; None keeps one.
+    """Set new budgets (:data:`BUDGETS`) on a job; None keeps one.
 
     Raises:
         LeaderboardError: no job has that id.
         ConfigError: an unknown budget or one below 1.
     """
     given = {name: value for name, value in budgets.items() if value is not None}
-    unknown = sorted(set(given) - {"max_calls", "max_tokens", "max_seconds"})
+    unknown = sorted(set(given) - set(BUDGETS))
     if unknown:
-        raise ConfigError(
-            f"unknown budget {', '.join(unknown)}: max_calls, max_tokens, max_seconds"
-        )
+        raise ConfigError(f"unknown budget {', '.join(unknown)}: {', '.join(BUDGETS)}")
     for name, value in given.items():
         if value < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be at least 1, got {value:g}")
@@ -325,21 +405,52 @@ class JobView(TypedDict):
     """``calls``, ``tokens`` and ``seconds`` spent so far, over all sessions."""
     sessions: int
     error: str | None
+    """Why a failed job failed, in one sentence for its submitter."""
+    note: str | None
+    """What the submitter should know of a job that is done (its results equal an entry's)."""
     entry: int | None
-    """The entry the job stored (None until it stored one)."""
+    """The entry the job stored (None until it stored one, and for a job whose results were
+    already an entry: see ``note``)."""
     created_at: str | None
     started_at: str | None
     finished_at: str | None
     seed: int | None
-    """None until the job ended: the seeds stay secret while it runs."""
+    """QA: the sampling seed, shown from the start (it is sent to the endpoint). Agentic: the
+    deals' seed, None until the job is done."""
     private_seed: int | None
+    """QA: the private split's seed, None until the job is done."""
     seeds: str
-    """``shown``, or why not."""
+    """Which seeds are shown, and why the others are not."""
+
+
+SAMPLING_SEED_NOTE = (
+    "the sampling seed is public: it is sent to the endpoint with every request (an "
+    "OpenAI-compatible seed)"
+)
+"""Why a QA job's sampling seed is shown while the job runs."""
 
 
 def job_json(job: Job, endpoint: Endpoint) -> JobView:
-    """A job as anyone may read it: seeds once it ended; never the key or the endpoint's URL."""
-    ended = job.status in FINISHED
+    """A job as anyone may read it: never the key, the endpoint's URL or the admin's details.
+
+    The secret seeds (a QA job's private split, a grid job's deals) only once the job is
+    done: a queued, running, failed or cancelled job may run again, and would then draw new
+    ones, but its endpoint has seen the questions or deals of the seeds drawn so far.
+    """
+    done = job.status == "done"
+    qa = job.kind == "qa"
+    if qa:
+        seeds = SAMPLING_SEED_NOTE + (
+            "; the private split's seed is shown"
+            if done
+            else "; the private split's seed is secret until the job is done"
+        )
+    else:
+        seeds = (
+            "the deals' seed is shown"
+            if done
+            else "the deals' seed is secret until the job is done"
+        )
     return {
         "id": job.id,
         "kind": job.kind,
@@ -351,13 +462,14 @@ def job_json(job: Job, endpoint: Endpoint) -> JobView:
         "usage": job.usage,
         "sessions": job.sessions,
         "error": job.error,
+        "note": job.note,
         "entry": job.submission_id,
         "created_at": _iso(job.created_at),
         "started_at": _iso(job.started_at),
         "finished_at": _iso(job.finished_at),
-        "seed": job.seed if ended else None,
-        "private_seed": job.private_seed if ended else None,
-        "seeds": "shown" if ended else "secret until the job ends",
+        "seed": job.seed if qa or done else None,
+        "private_seed": job.private_seed if qa and done else None,
+        "seeds": seeds,
     }
 
 
@@ -366,8 +478,12 @@ def _iso(moment: datetime | None) -> str | None:
     return None if found is None else found.isoformat()
 
 
-def list_jobs(db: Database, job_id: int | None = None) -> list[JobView]:
-    """Every job (or one), newest first, as :func:`job_json` shows them.
+def list_jobs(
+    db: Database, job_id: int | None = None, *, limit: int | None = None, offset: int = 0
+) -> list[JobView]:
+    """Every job (or one, or a page of ``limit`` from ``offset``), newest first.
+
+    As :func:`job_json` shows them.
 
     Raises:
         LeaderboardError: ``job_id`` names no job.
@@ -376,10 +492,24 @@ def list_jobs(db: Database, job_id: int | None = None) -> list[JobView]:
         query = select(Job, Endpoint).join(Endpoint, Job.endpoint_id == Endpoint.id)
         if job_id is not None:
             query = query.where(Job.id == job_id)
-        rows = session.execute(query.order_by(Job.id.desc())).all()
+        query = query.order_by(Job.id.desc()).offset(offset).limit(limit)
+        rows = session.execute(query).all()
         if job_id is not None and not rows:
             raise LeaderboardError(f"no job {job_id}; see GET /api/jobs")
         return [job_json(job, endpoint) for job, endpoint in rows]
+
+
+def count_jobs(db: Database) -> int:
+    """How many jobs the board has (the total a page of :func:`list_jobs` is of)."""
+    with db.session() as session:
+        return int(session.execute(select(func.count()).select_from(Job)).scalar_one())
+
+
+def job_details(db: Database) -> dict[int, str]:
+    """The admin's detail of each failed job, by id (never served; the job list shows it)."""
+    with db.session() as session:
+        rows = session.execute(select(Job.id, Job.detail).where(Job.detail.is_not(None)))
+        return {int(job_id): str(detail) for job_id, detail in rows}
 
 
 def entry_of_job(db: Database, job_id: int) -> Submission | None:

@@ -1,4 +1,4 @@
-"""Names people read on the board: normalised, bounded, visible, and checked for look-alikes.
+"""Names people read on the board: normalised, bounded, visible, and kept apart from each other.
 
 Every name a submitter or an admin gives (display names, providers, organisations, model and
 agent names, token and dataset names, reasons) goes through :func:`clean_name`: Unicode NFKC
@@ -6,45 +6,35 @@ normalisation (so full-width or ligature forms become their plain letters), trim
 one visible character, no control or invisible formatting characters (a right-to-left override
 could make a name display as another), and a length limit that the database columns hold.
 
-A name may still *look* like another entry's while being a different string: a Cyrillic ``а``
-in ``GPT-4o``, or a Unicode hyphen (U+2010) where it has ``-``. Names are compared after NFKC and
-confusable folding (:func:`skeleton`); :func:`lookalike_of` finds such a name among the existing
-ones, and the server accepts the submission and flags it on the board.
+A display name may still *look* like another submitter's while being a different string: an
+Armenian ``օ`` or a small capital ``ᴏ`` in ``GPT-4o``, a Unicode hyphen, another case. Names are
+compared by their confusable skeleton (Unicode Technical Standard #39, computed by ICU's spoof
+checker through PyICU, so the table is the Unicode Consortium's, kept current with ICU) with
+case and spaces folded (:func:`lookalike_keys`); :func:`imitated_name` finds the existing name a
+new one reads as, and the board refuses it, naming that name (:func:`imitation_refusal`).
 """
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Iterable
+from typing import Any
 
-from coordqa.errors import ConfigError
+from coordqa.errors import ConfigError, MissingDependencyError
 
 __all__ = [
     "admin_text",
     "clean_name",
-    "lookalike_characters",
-    "lookalike_of",
-    "scripts",
+    "imitated_name",
+    "imitation_refusal",
+    "lookalike_keys",
     "skeleton",
 ]
 
 FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 """Unicode categories a name may not hold: controls, invisible formatting (bidi overrides,
 zero-width characters), surrogates, private use, unassigned, line and paragraph separators."""
-
-_CONFUSABLE_FROM = (
-    "аеорсухіјѕԁԛԝһӏАВЕКМНОРСТХІЈЅԚԜαονρικτΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"
-    "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u02d7\u2043\ufe58\ufe63"
-    "\u2018\u2019\u201a\u201b\u2032\u02bc\u201c\u201d\u201e\u2033"
-    "\u2044\u2215\u29f8\u00b7\u2219\u22c5\u02d0\u0589\u2236\u00d7"
-)
-_CONFUSABLE_TO = (
-    "aeopcyxijsdqwhlABEKMHOPCTXIJSQWaovpiktABEZHIKMNOPTYX-----------''''''\"\"\"\"///...:::x"
-)
-CONFUSABLES = str.maketrans(_CONFUSABLE_FROM, _CONFUSABLE_TO)
-"""Characters drawn like others, mapped to the one they imitate: Cyrillic and Greek letters
-to Latin ones; hyphens, dashes and the minus sign to ``-``; curly quotes and primes to ``'`` and
-``"``; fraction and division slashes to ``/``; middle dots to ``.``; ratio signs to ``:``."""
 
 
 def clean_name(value: str, *, what: str, max_length: int = 200) -> str:
@@ -79,65 +69,63 @@ def admin_text(value: str, *, what: str, max_length: int = 200) -> str:
         raise ConfigError(str(exc)) from exc
 
 
-def scripts(name: str) -> set[str]:
-    """The alphabets of the letters in ``name`` (``LATIN``, ``CYRILLIC``, ``GREEK``...).
-
-    >>> sorted(scripts("GPT-4о"))  # the last letter is Cyrillic
-    ['CYRILLIC', 'LATIN']
-    """
-    return {
-        unicodedata.name(c, "UNKNOWN").split()[0]
-        for c in name
-        if unicodedata.category(c).startswith("L")
-    }
+@functools.cache
+def _spoof_checker() -> Any:
+    """ICU's UTS #39 spoof checker (PyICU, in the ``leaderboard`` extra), made once."""
+    try:
+        import icu
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "comparing display names needs PyICU (ICU's Unicode confusables); install it with "
+            "pip install 'coordqa[leaderboard]'"
+        ) from exc
+    return icu.SpoofChecker()
 
 
 def skeleton(name: str) -> str:
-    """What ``name`` looks like: look-alike letters mapped to Latin, case and spaces folded.
+    """The UTS #39 confusable skeleton of ``name`` (after NFKC): what it is drawn as.
 
-    >>> skeleton("GPT-4о") == skeleton("gpt-4o")
-    True
+    >>> skeleton("GPT-4\u0585"), skeleton("G\u0420T\u20104o"), skeleton("\u13e2")
+    ('GPT-4o', 'GPT-4o', 'P')
     """
-    return "".join(unicodedata.normalize("NFKC", name).translate(CONFUSABLES).casefold().split())
+    return str(_spoof_checker().getSkeleton(0, unicodedata.normalize("NFKC", name)))
 
 
-def _spelling(name: str) -> str:
-    """``name`` with case and spaces folded, but every character kept as itself."""
-    return "".join(unicodedata.normalize("NFKC", name).casefold().split())
+def _folded(text: str) -> str:
+    """``text`` case-folded with every space removed."""
+    return "".join(text.casefold().split())
 
 
-def lookalike_of(name: str, existing: Iterable[str]) -> str | None:
-    """An existing name that ``name`` imitates with look-alike characters, if any.
+def lookalike_keys(name: str) -> frozenset[str]:
+    """What ``name`` reads as, ignoring case and spaces: two names that share a key look alike.
 
-    ``name`` imitates another when it holds look-alike characters (:data:`CONFUSABLES`) and
-    has the same :func:`skeleton` but another spelling: ``GPT‐4o`` (U+2010) or ``GРT-4o`` (a
-    Cyrillic Er) next to ``GPT-4o``. A name of plain characters imitates nothing (``GPT-4o``
-    next to an imitation of it), and ``Gpt-4o`` or ``GPT - 4o`` next to ``GPT-4o`` is a casing
-    or spacing choice, not a disguise.
+    The skeleton of the name, case-folded, and the skeleton of the case-folded name: the first
+    keeps ``Il`` beside ``ll`` (a capital I is drawn as an l), the second ``Il`` beside ``il``.
 
-    >>> lookalike_of("GPT\u20104o", ["GPT-4o"]), lookalike_of("Gpt - 4o", ["GPT-4o"])
+    >>> sorted(lookalike_keys("GPT - 4\u1d0f"))
+    ['gpt-4o']
+    >>> lookalike_keys("Il") & lookalike_keys("ll"), lookalike_keys("Il") & lookalike_keys("il")
+    (frozenset({'ll'}), frozenset({'il'}))
+    """
+    return frozenset({_folded(skeleton(name)), _folded(skeleton(_folded(name)))})
+
+
+def imitated_name(name: str, existing: Iterable[str]) -> str | None:
+    """The first of ``existing`` that ``name`` looks like (:func:`lookalike_keys`), if any.
+
+    >>> imitated_name("gpt-4\u0585", ["Claude", "GPT-4o"]), imitated_name("GPT-4.1", ["GPT-4o"])
     ('GPT-4o', None)
-    >>> lookalike_of("GPT-4o", ["GPT\u20104o"]) is None
-    True
+    >>> imitated_name("GPT-40", ["GPT-4o"])  # UTS #39 draws the digit 0 as the letter O
+    'GPT-4o'
     """
-    if not lookalike_characters(name):
-        return None
-    target, spelling = skeleton(name), _spelling(name)
-    for other in existing:
-        if skeleton(other) == target and _spelling(other) != spelling:
-            return other
-    return None
+    keys = lookalike_keys(name)
+    return next((other for other in existing if keys & lookalike_keys(other)), None)
 
 
-def lookalike_characters(name: str) -> list[str]:
-    """The characters of ``name`` that imitate others, named (``U+2010 HYPHEN``).
-
-    >>> lookalike_characters("GPT\u20104о")
-    ['U+2010 HYPHEN', 'U+043E CYRILLIC SMALL LETTER O']
-    """
-    text = unicodedata.normalize("NFKC", name)
-    return [
-        f"U+{ord(c):04X} {unicodedata.name(c, '?')}"
-        for c in dict.fromkeys(text)
-        if c.translate(CONFUSABLES) != c
-    ]
+def imitation_refusal(name: str, imitated: str) -> str:
+    """Why ``name`` is refused beside another submitter's ``imitated``, and what to do."""
+    return (
+        f"the display name {name!r} looks like the existing name {imitated!r} of another "
+        "submitter (names are compared by their Unicode look-alike skeleton, ignoring case and "
+        "spaces); choose a name that reads differently"
+    )

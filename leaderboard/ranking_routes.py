@@ -23,7 +23,7 @@ from coordqa.errors import CoordqaError
 from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.db import LeaderboardError
 from coordqa.leaderboard.pages import render_agentic, render_index, render_submission
-from coordqa.leaderboard.routing import MAX_ID, BoardState, State
+from coordqa.leaderboard.routing import MAX_ID, BoardState, Page, Paging, State
 from coordqa.leaderboard.views import (
     COLUMNS,
     COUNTS,
@@ -42,6 +42,15 @@ from coordqa.leaderboard.views import (
 )
 
 __all__ = ["csv_cell", "entries_csv", "router"]
+
+
+class EntriesPage(BoardJSON, Page):
+    """A page of the QA ranking."""
+
+
+class AgenticPage(AgenticBoardJSON, Page):
+    """A page of a grid's ranking."""
+
 
 router = APIRouter()
 """The reading routes."""
@@ -161,9 +170,10 @@ def detail(state: BoardState, submission_id: int) -> Detail:
 # The API's answers are JSON already: their annotations are for the type checker, not
 # response models that FastAPI would validate again (response_model=None).
 @router.get("/api/entries", response_model=None)
-def api_entries(ranking: QABoard) -> BoardJSON:
-    """The QA ranking as JSON."""
-    return ranking.to_json()
+def api_entries(page: Paging, ranking: QABoard) -> EntriesPage:
+    """A page of the QA ranking as JSON."""
+    whole = ranking.to_json()
+    return {**whole, **page.of(whole["entries"])}
 
 
 @router.get("/api/entries.csv", response_class=PlainTextResponse)
@@ -183,9 +193,10 @@ def api_submission(submission_id: int, board: State) -> Detail:
 
 
 @router.get("/api/agentic/entries", response_model=None)
-def api_agentic_entries(ranking: GridBoard) -> AgenticBoardJSON:
-    """The agentic ranking as JSON."""
-    return ranking.to_json()
+def api_agentic_entries(page: Paging, ranking: GridBoard) -> AgenticPage:
+    """A page of the agentic ranking as JSON."""
+    whole = ranking.to_json()
+    return {**whole, **page.of(whole["entries"])}
 
 
 @router.get("/agentic", response_class=HTMLResponse)

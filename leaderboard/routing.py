@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 import anyio
-from fastapi import Depends, Request
+from fastapi import Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
+from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import Database
 from coordqa.leaderboard.limits import quota_reached, record_attempt
@@ -24,7 +25,20 @@ from coordqa.leaderboard.pages import Links
 from coordqa.leaderboard.settings import BoardRunSettings, SubmitterLimits
 from coordqa.leaderboard.tokens import authenticate
 
-__all__ = ["MAX_ID", "BoardState", "State", "TooLarge", "admit", "error", "read_body"]
+__all__ = [
+    "DEFAULT_PAGE",
+    "MAX_ID",
+    "MAX_PAGE",
+    "BoardState",
+    "Page",
+    "PageRequest",
+    "Paging",
+    "State",
+    "TooLarge",
+    "admit",
+    "error",
+    "read_body",
+]
 
 MAX_ID = 2**31 - 1
 """Largest id an ``Integer`` primary key holds on PostgreSQL; larger ones are answered 404
@@ -61,6 +75,55 @@ def board_state(request: Request) -> BoardState:
 
 State = Annotated[BoardState, Depends(board_state)]
 """A route parameter that receives the board (not a query parameter)."""
+
+
+DEFAULT_PAGE = 100
+"""Rows a list answers when no ``limit`` is given."""
+MAX_PAGE = 500
+"""Most rows one page of a list holds."""
+
+
+class Page(TypedDict):
+    """A page of a ranking: the entries from ``offset``, and how many there are."""
+
+    entries: list[JSONObject]
+    total: int
+    limit: int
+    offset: int
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    """The page a list was asked for (``?limit=&offset=``), in range."""
+
+    limit: int
+    """Rows on the page, 1 to :data:`MAX_PAGE`."""
+    offset: int
+    """Rows skipped, 0 to :data:`MAX_ID`."""
+
+    def of(self, entries: list[JSONObject]) -> Page:
+        """The ranked ``entries`` from ``offset`` (at most ``limit``), with their total.
+
+        Ranks are those of the whole ranking, whatever the page.
+        """
+        page = entries[self.offset : self.offset + self.limit]
+        return {"entries": page, "total": len(entries), "limit": self.limit, "offset": self.offset}
+
+
+def page_request(limit: int = DEFAULT_PAGE, offset: int = 0) -> PageRequest:
+    """The page asked for; other values are answered 400 naming the allowed range."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise HTTPException(
+            400, f"limit must be from 1 to {MAX_PAGE} (default {DEFAULT_PAGE}), got {limit}"
+        )
+    if not 0 <= offset <= MAX_ID:
+        raise HTTPException(400, f"offset must be from 0 to {MAX_ID}, got {offset}")
+    return PageRequest(limit, offset)
+
+
+Paging = Annotated[PageRequest, Depends(page_request)]
+"""A route parameter that receives the page asked for; declared before the ranking, so a bad
+page is refused before the ranking is computed."""
 
 
 def error(

@@ -8,15 +8,20 @@ Routes (each router's module says more):
   already an entry (``entry`` names it), 413 too large, 422 refused (with the reason), 429 the
   token's rate limit (with Retry-After);
 - :mod:`coordqa.leaderboard.ranking_routes`: ``GET /api/entries``
-  (``?dataset=&game=&sort=&order=``), ``GET /api/entries.csv``, ``GET /api/submissions/{id}``,
-  ``GET /api/datasets``: public reading; ``GET /api/agentic/entries``
-  (``?grid=&sort=&order=``), ``GET /api/grids``: the agentic track's ranking on one registered
-  grid, and the grids; ``GET /``, ``GET /agentic`` and ``GET /submissions/{id}``: the pages.
+  (``?dataset=&game=&sort=&order=&limit=&offset=``), ``GET /api/entries.csv``,
+  ``GET /api/submissions/{id}``, ``GET /api/datasets``: public reading;
+  ``GET /api/agentic/entries`` (``?grid=&sort=&order=&limit=&offset=``), ``GET /api/grids``: the
+  agentic track's ranking on one registered grid, and the grids; ``GET /``, ``GET /agentic``
+  and ``GET /submissions/{id}``: the pages.
   The rankings take ``?origin=all|board-run|uploaded`` (default: the server's ``--ranking``);
 - :mod:`coordqa.leaderboard.job_routes`: ``POST /api/endpoints``, a board-run registration
-  (bearer token; 201 with its queued jobs, 422 refused), ``GET /api/jobs`` and
-  ``GET /api/jobs/{id}``: the board's jobs (seeds once ended; never a key or an endpoint's
-  address).
+  (bearer token; 201 with its queued jobs, 422 refused), ``GET /api/jobs``
+  (``?limit=&offset=``) and ``GET /api/jobs/{id}``: the board's jobs (secret seeds once done;
+  never a key, an endpoint's address or the admin's details).
+
+The lists come in pages (:data:`~coordqa.leaderboard.routing.Paging`): ``limit`` (1 to 500,
+default 100) rows from ``offset``, with the ``total``; other values are answered 400 naming the
+range. Ranks are those of the whole ranking, whatever the page.
 
 Every response carries :data:`coordqa.web.headers.SECURITY_HEADERS`; CSV cells that a
 spreadsheet would run as formulas are defused

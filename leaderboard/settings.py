@@ -17,6 +17,7 @@ from coordqa.errors import ConfigError
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_DISK_MB",
     "DEFAULT_MAX_TRIALS",
     "DEFAULT_POLL_S",
     "BoardRunSettings",
@@ -30,6 +31,11 @@ DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
 
 DEFAULT_POLL_S = 5.0
 """Seconds a worker waits between looks at an empty queue (``worker --poll-s``)."""
+
+DEFAULT_MAX_DISK_MB = 200.0
+"""Megabytes a board job's folder may hold (``serve --job-max-disk-mb``): a QA job's 954 calls
+store about 2 MB with replies of a few hundred tokens, so 200 MB leaves room for long replies
+and stops an endpoint that answers every call with megabytes."""
 
 DEFAULT_MAX_TRIALS = 10
 """Most trials per question a QA submission may hold (``serve --max-trials``): enough for a
@@ -60,6 +66,8 @@ class BoardRunSettings:
     """Tokens (prompt and completion) a job may spend."""
     max_seconds: float = 6 * 3600.0
     """Seconds of evaluation a job may take, over all its sessions."""
+    max_disk_mb: float = DEFAULT_MAX_DISK_MB
+    """Megabytes the job's folder may hold (its runs and private splits) on the worker."""
     hosted: tuple[str, ...] = ("random",)
     """Models the board runs without an ``api_base`` (it holds their keys): names or glob
     patterns such as ``openai/gpt-4o*``. The built-in offline ``random`` needs no key."""
@@ -73,8 +81,10 @@ class BoardRunSettings:
             if getattr(self, name) < 1:
                 flag = "--job-" + name.replace("_", "-")
                 raise ConfigError(f"{flag} must be at least 1, got {getattr(self, name)}")
-        if self.max_seconds <= 0:
-            raise ConfigError(f"--job-max-seconds must be positive, got {self.max_seconds:g}")
+        for name in ("max_seconds", "max_disk_mb"):
+            if getattr(self, name) <= 0:
+                flag = "--job-" + name.replace("_", "-")
+                raise ConfigError(f"{flag} must be positive, got {getattr(self, name):g}")
 
 
 def process_name() -> str:

@@ -232,12 +232,13 @@ def _private_cells(metrics: Mapping[str, Any], game: str | None) -> dict[str, fl
             "gap_se": None,
         }
     public, fresh = metrics["overall"], private["overall"]
+    known = public["se"] is not None and fresh["se"] is not None  # None: one trial, no SE
     return {
         "private": fresh["accuracy"],
         "private_se": fresh["se"],
         "private_questions": private["questions"],
         "gap": public["accuracy"] - fresh["accuracy"],
-        "gap_se": math.sqrt(public["se"] ** 2 + fresh["se"] ** 2),
+        "gap_se": math.sqrt(public["se"] ** 2 + fresh["se"] ** 2) if known else None,
     }
 
 
@@ -482,6 +483,49 @@ def _common(sub: Submission) -> JSONObject:
 
 PAIRING_LABELS = {"self": "self-play", "cross": "cross-play"}
 
+AGENTIC_OVERALL = "overall"
+"""The agentic board's ranking column (:func:`overall_scores`)."""
+
+AGENTIC_RANKING_RULE = (
+    "Entries are ranked by overall: the mean, over the grid's score columns, of the entry's "
+    "score as a share of the best ranked entry's score in that column (1.00 is the best in "
+    "every column; a column in which no entry scored above 0 is left out, and where no entry "
+    "scored at all, all are tied at 0). Scores of different "
+    "games are not comparable, so each counts by its share of the best. Equal overall scores "
+    "share a rank. Sorting by another column reorders the rows; the rank stays."
+)
+"""How the agentic board ranks, as its page and API say it."""
+
+
+def overall_scores(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> list[float | None]:
+    """Each row's overall score (:data:`AGENTIC_RANKING_RULE`), in the order of ``rows``.
+
+    The best of each column is taken over ``rows``; a row missing a column that counts has no
+    overall score (None), rather than one made of the columns it has.
+
+    >>> overall_scores([{"a": 2.0, "b": 0.0}, {"a": 1.0, "b": 0.0}], ["a", "b"])
+    [1.0, 0.5]
+
+    Where no entry scored in any column, every entry with all columns is tied at 0:
+
+    >>> overall_scores([{"a": 0.0}, {"a": 0.0}, {}], ["a"])
+    [0.0, 0.0, None]
+    """
+    best = {
+        key: max((float(r[key]) for r in rows if r.get(key) is not None), default=0.0)
+        for key in keys
+    }
+    counted = [key for key in keys if best[key] > 0]
+    scores: list[float | None] = []
+    for row in rows:
+        if any(row.get(key) is None for key in counted or keys):
+            scores.append(None)
+        elif not counted:
+            scores.append(0.0)  # no entry scored anywhere: all are tied, none is ahead
+        else:
+            scores.append(sum(float(row[key]) / best[key] for key in counted) / len(counted))
+    return scores
+
 
 class AgenticBoardJSON(TypedDict):
     """The agentic ranking as the JSON API gives it (:meth:`AgenticBoard.to_json`)."""
@@ -491,6 +535,7 @@ class AgenticBoardJSON(TypedDict):
     columns: list[dict[str, str]]
     sort: str
     descending: bool
+    ranking: str
     entries: list[JSONObject]
     unverified: list[JSONObject]
 
@@ -504,7 +549,8 @@ class AgenticBoard:
     grids: list[KnownGrid]
     """Every registered grid, for the grid switch."""
     columns: list[dict[str, str]]
-    """Score columns: one per game and pairing kind present (``key``, ``game``, ``label``)."""
+    """Score columns: one per game and pairing kind present (``key``, ``game``, ``pairing``,
+    ``label``), in key order (a game's columns side by side, under one heading)."""
     entries: list[JSONObject]
     """Visible agentic submissions whose partners were re-played, sorted and ranked."""
     sort: str
@@ -515,6 +561,11 @@ class AgenticBoard:
     """Visible entries with a partner the server could not play: sorted the same way, never
     ranked among the verified ones (``rank`` None)."""
 
+    @property
+    def ranking(self) -> str:
+        """How entries are ranked, in words (:data:`AGENTIC_RANKING_RULE`)."""
+        return AGENTIC_RANKING_RULE
+
     def to_json(self) -> AgenticBoardJSON:
         """The JSON API form."""
         return {
@@ -523,6 +574,7 @@ class AgenticBoard:
             "columns": self.columns,
             "sort": self.sort,
             "descending": self.descending,
+            "ranking": self.ranking,
             "entries": self.entries,
             "unverified": self.unverified,
         }
@@ -566,8 +618,9 @@ def load_agentic_board(
     Entries on different grids (other seeds, horizons or partners) are not comparable, so each
     grid has its own board; the default is the grid with the most visible entries. Entries with
     a partner the server could not re-play are listed apart (:attr:`AgenticBoard.unverified`).
-    Scores of different games are not comparable either, so there is no overall column; the
-    default sort is the first column.
+    Scores of different games are not comparable either, so entries are ranked by their
+    ``overall`` score (:func:`overall_scores`: each column as a share of its best ranked
+    entry's score), the default sort; the rank does not follow another sort.
 
     Raises:
         UnknownNameError: an unknown grid or sort column (with the allowed ones).
@@ -595,21 +648,31 @@ def load_agentic_board(
         {
             "key": k,
             "game": k.split("/")[0],
+            "pairing": PAIRING_LABELS[k.split("/")[1]],
             "label": f"{k.split('/')[0]} {PAIRING_LABELS[k.split('/')[1]]}",
         }
         for k in keys
     ]
-    allowed = (*keys, "display_name", "episodes", "created_at")
-    column = sort or (keys[0] if keys else "created_at")
+    allowed = (AGENTIC_OVERALL, *keys, "display_name", "episodes", "created_at")
+    column = sort or AGENTIC_OVERALL
     if column not in allowed:
         raise UnknownNameError(f"unknown sort column {column!r}; allowed: {', '.join(allowed)}")
-    rows.sort(key=_sort_key(column, descending))
-    verified = [row for row in rows if _partner_verified(row["partner_check"])]
-    for position, row in enumerate(verified, start=1):
-        row["rank"] = position
-    unverified: list[JSONObject] = [
-        {**row, "rank": None} for row in rows if not _partner_verified(row["partner_check"])
-    ]
+    ranked = [row for row in rows if _partner_verified(row["partner_check"])]
+    overall = overall_scores(ranked, keys)
+    scored = [round(value, 9) for value in overall if value is not None]
+    for row, value in zip(ranked, overall, strict=True):
+        row[AGENTIC_OVERALL] = value
+        # equal overall scores share a rank (1, 2, 2, 4): neither entry is ahead
+        row["rank"] = None if value is None else 1 + sum(v > round(value, 9) for v in scored)
+    verified = sorted(ranked, key=_sort_key(column, descending))
+    unverified: list[JSONObject] = sorted(
+        (
+            {**row, "rank": None, AGENTIC_OVERALL: None}
+            for row in rows
+            if not _partner_verified(row["partner_check"])
+        ),
+        key=_sort_key(column, descending),
+    )
     return AgenticBoard(
         chosen,
         sorted(grids.values(), key=lambda g: g.name),

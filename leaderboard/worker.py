@@ -3,7 +3,8 @@
 A QA job runs ``coordqa eval`` (:func:`coordqa.evaluate_async`) twice against the endpoint, in
 the job's folder under the worker's ``--work-dir``:
 
-1. on the public release (the board's default dataset), with the job's secret sampling seed;
+1. on the public release (the board's default dataset), with the job's sampling seed (sent to
+   the endpoint with each request, so public);
 2. on a private split: fresh scenarios of every game generated from the job's secret
    ``private_seed`` (:func:`coordqa.scenarios.fresh_scenarios`, verified by the same solvers as
    the release), so no model can have seen them;
@@ -11,7 +12,8 @@ the job's folder under the worker's ``--work-dir``:
 then stores the public run as a ``board-run`` entry through the same verification as an uploaded
 bundle, with the private split's numbers and the gap between the two beside it (a model that
 learnt the public answers does better there than on fresh states), and ends the job, which
-reveals its seeds.
+reveals its secret seed. A job whose results equal an existing entry's ends done without an
+entry of its own, its ``note`` naming that entry.
 
 An agentic job plays a registered grid with the registration's LLM agent and the endpoint's
 model (:func:`coordqa.agentic.run_grid_async`), on the grid's tasks with each game's seeds
@@ -19,18 +21,30 @@ replaced by secret ones (:func:`secret_grid`), and stores it as a ``board-run`` 
 grid's board after the same checks as an uploaded run (every episode replayed, partners played
 again), against the grid with those seeds.
 
-Jobs are resumable: every call is stored as it is made, so a job taken over after its worker
-died (or requeued after its budget ran out) continues where it stopped without asking a
-question twice. Budgets (calls, tokens, seconds) count every session of a job; reaching one
-stops the job cleanly, as failed with the budget named. Model calls go through
-:mod:`coordqa.llm` like any ``coordqa eval``: the board's response cache is off, so every reply
-comes from the endpoint.
+Every session of a job (a worker's claim) draws new secret seeds (:func:`claim_job`): the
+public run resumes without asking a question twice, while the private split or the grid's
+deals of an earlier session, which the endpoint has seen, are dropped (``session-N/`` folders)
+and new ones are asked. Budgets (calls, tokens, seconds, and the disk the job's folder takes)
+count every session of a job; reaching one stops the job cleanly, as failed with the budget
+named. The worker checks at each model call that the job is still its own, so a job the admin
+cancels stops at its next call. A failed job's public error is one sentence for its submitter
+(:func:`coordqa.leaderboard.job_errors.job_failure`). Model calls go through :mod:`coordqa.llm`
+like any ``coordqa eval``, with the endpoint's key taken out of every reply and error: the
+board's response cache is off, so every reply comes from the endpoint. Each job runs under
+:func:`coordqa.llm.addresses.guarded_endpoints`: its endpoint is reached by the direct transport
+only, every new connection to it is checked where it is made (public addresses only, unless the
+board allows private endpoints), no redirect is followed and every body is read within its
+bounds (:mod:`coordqa.llm.http`).
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import shutil
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -39,14 +53,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, known_dataset
 from coordqa.leaderboard.db import Database, DuplicateResultsError, Endpoint, Job, shown_as
-from coordqa.leaderboard.jobs import claim_job, entry_of_job, set_job_status
+from coordqa.leaderboard.job_errors import BudgetExceeded, GridIncomplete, job_failure
+from coordqa.leaderboard.jobs import claim_job, end_job, entry_of_job, job_is_ours
 from coordqa.leaderboard.sealing import SecretBox
-from coordqa.leaderboard.settings import WorkerConfig, process_name
+from coordqa.leaderboard.settings import DEFAULT_MAX_DISK_MB, WorkerConfig, process_name
+from coordqa.llm.addresses import guarded_endpoints
 
 if TYPE_CHECKING:
     from coordqa.dataset import QuestionRow
 
-__all__ = ["BudgetExceeded", "JobOutcome", "run_job", "work", "work_on_ray"]
+__all__ = ["JobOutcome", "JobWithdrawn", "run_job", "work", "work_on_ray"]
+
+logger = logging.getLogger(__name__)
 
 HEARTBEAT_S = 10.0
 """How often a running job writes its usage and says it is alive."""
@@ -56,37 +74,52 @@ Spend = Callable[[int, int], None]
 """How a run under a job's budget reports its model calls and tokens so far."""
 
 
-class BudgetExceeded(CoordqaError):
-    """A job spent its calls, tokens or seconds before it finished."""
+class JobWithdrawn(CoordqaError):
+    """The job stopped being this worker's while it ran (cancelled, requeued, taken over)."""
 
 
 @dataclass(frozen=True)
 class JobOutcome:
-    """How one job ended."""
+    """How one job ended for the worker that ran it."""
 
     job_id: int
     """The job."""
     status: str
-    """``done`` or ``failed``."""
+    """``done``, ``failed``, or ``withdrawn`` (the admin cancelled or requeued it, or another
+    worker took it over, while this one ran it: the job keeps the state they gave it)."""
     entry: int | None = None
     """The entry it stored (done)."""
     error: str | None = None
-    """Why it failed."""
+    """Why it failed, as its submitter reads it."""
+    detail: str | None = None
+    """Why it failed, in full for the admin (keys redacted)."""
+    note: str | None = None
+    """What its submitter is told of a done job without an entry of its own."""
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """What storing a job's results gave: its entry, or why it has none."""
+
+    entry: int | None
+    note: str | None = None
 
 
 class _Budget:
-    """A job's spending over all its sessions, checked as calls come back."""
+    """A job's spending over all its sessions, and its claim, checked as calls come back."""
 
-    def __init__(self, db: Database, job: Job) -> None:
+    def __init__(self, db: Database, job: Job, worker: str, folder: Path) -> None:
         self.db = db
         self.job_id = job.id
+        self.worker = worker
+        self.folder = folder
         self.settings = job.settings
         self.before = dict(job.usage or {})
         self.session: dict[str, Any] = {"calls": 0, "tokens": 0}
         self.seconds = 0.0
         self.started = time.monotonic()
         self.last_beat = 0.0
-        self.exceeded: str | None = None
+        self.stopped: CoordqaError | None = None
 
     def total(self) -> dict[str, Any]:
         return {
@@ -100,27 +133,61 @@ class _Budget:
     def seconds_left(self) -> float:
         return float(self.settings["max_seconds"]) - self.total()["seconds"]
 
+    def disk_mb(self) -> float:
+        """Megabytes the job's folder holds (every session's runs and private splits)."""
+        size = 0
+        for folder, _, files in os.walk(self.folder):
+            for name in files:
+                try:
+                    size += os.lstat(os.path.join(folder, name)).st_size
+                except FileNotFoundError:  # removed while counted (an atomic rewrite)
+                    continue
+        return size / 1e6
+
     def count(
         self, calls: int, tokens: int, stop: Callable[[], None], base: dict[str, int]
     ) -> None:
-        """Record a run's calls and tokens so far (over ``base``); stop it past a budget."""
+        """Record a run's calls and tokens so far (over ``base``); stop it when it must stop.
+
+        Past a calls, tokens or disk budget, or once the job is no longer this worker's (the
+        admin cancelled it), the run is stopped: at the call that crossed the line.
+        """
         self.session["calls"] = base["calls"] + calls
         self.session["tokens"] = base["tokens"] + tokens
-        spent = self.total()
-        for what, unit in (("calls", "calls"), ("tokens", "tokens")):
-            limit = int(self.settings[f"max_{what}"])
-            if spent[what] > limit and self.exceeded is None:
-                self.exceeded = f"the job's budget of {limit} {unit} is spent ({spent[what]})"
+        if self.stopped is None:
+            self.stopped = self._reason_to_stop()
+            if self.stopped is not None:
                 stop()
         if time.monotonic() - self.last_beat >= HEARTBEAT_S:
             self.beat()
 
-    async def run(self, start: Callable[[Spend], Awaitable[T]]) -> T:
-        """``start(spend)`` within the job's budget: its result, or BudgetExceeded.
+    def _reason_to_stop(self) -> CoordqaError | None:
+        spent = self.total()
+        for what in ("calls", "tokens"):
+            limit = int(self.settings[f"max_{what}"])
+            if spent[what] > limit:
+                return BudgetExceeded(what, limit, spent[what])
+        disk_limit = float(self.settings.get("max_disk_mb", DEFAULT_MAX_DISK_MB))
+        disk = self.disk_mb()
+        if disk > disk_limit:
+            return BudgetExceeded("disk", disk_limit, round(disk, 1))
+        return None if self.still_ours() else JobWithdrawn(f"job {self.job_id} is withdrawn")
 
-        The run reports its calls and tokens so far through ``spend``; past a calls or tokens
-        budget it is stopped, and past the seconds left it is cancelled. One home for both
-        kinds of job (a ``coordqa eval`` and a grid), so they stop the same way.
+    def still_ours(self) -> bool:
+        """Whether this worker still runs the job (checked at each model call)."""
+        return job_is_ours(self.db, self.job_id, self.worker)
+
+    async def run(self, start: Callable[[Spend], Awaitable[T]]) -> T:
+        """``start(spend)`` within the job's budget: its result, or why it was stopped.
+
+        The run reports its calls and tokens so far through ``spend``; past a calls, tokens or
+        disk budget, or when the job is withdrawn, it is stopped, and past the seconds left it
+        is cancelled. One home for both kinds of job (a ``coordqa eval`` and a grid), so they
+        stop the same way.
+
+        Raises:
+            BudgetExceeded: a budget is spent.
+            JobWithdrawn: the job is no longer this worker's.
         """
         import anyio
 
@@ -134,24 +201,26 @@ class _Budget:
             result = await start(spend)
         self.beat()
         if result is None:
-            raise BudgetExceeded(
-                self.exceeded
-                or f"the job's budget of {self.settings['max_seconds']:g} seconds is spent"
+            raise self.stopped or BudgetExceeded(
+                "seconds", float(self.settings["max_seconds"]), round(self.total()["seconds"])
             )
         return result
 
     def beat(self) -> None:
-        """Write the usage so far and the heartbeat."""
+        """Write the usage so far and the heartbeat (only while the job is this worker's)."""
+        from sqlalchemy import update
+
         self.last_beat = time.monotonic()
         with self.db.session() as session:
-            job = session.get(Job, self.job_id)
-            if job is not None:
-                job.usage = self.total()
-                job.heartbeat_at = datetime.now(timezone.utc)
+            session.execute(
+                update(Job)
+                .where(Job.id == self.job_id, Job.status == "running", Job.worker == self.worker)
+                .values(usage=self.total(), heartbeat_at=datetime.now(timezone.utc))
+            )
 
 
 async def _evaluate(config: Any, budget: _Budget) -> Any:
-    """One ``coordqa eval`` within the job's budget; its result, or BudgetExceeded."""
+    """One ``coordqa eval`` within the job's budget; its result, or why it was stopped."""
     from coordqa.evaluation import evaluate_async
 
     def progress(p: Any, spend: Spend) -> None:
@@ -212,7 +281,8 @@ def _private_numbers(run_dir: Path, questions: Path, max_trials: int) -> dict[st
     from coordqa.leaderboard.verify import score_qa
 
     dataset: KnownDataset = known_dataset("private split", load_rows(questions))
-    bundle = QABundle.model_validate(build_qa_bundle(run_dir))
+    with _bundle_schema():
+        bundle = QABundle.model_validate(build_qa_bundle(run_dir))
     metrics = score_qa(bundle, dataset, max_trials).metrics
     return {
         "questions": len(dataset.rows),
@@ -222,32 +292,72 @@ def _private_numbers(run_dir: Path, questions: Path, max_trials: int) -> dict[st
     }
 
 
+@contextmanager
+def _bundle_schema() -> Iterator[None]:
+    """Building and reading the job's bundle: a schema violation is refused as an upload's.
+
+    A run the board made itself can still break the submission schema with what the endpoint
+    sent (a reply longer than a bundle holds): the job then fails naming the rule
+    (:class:`~coordqa.leaderboard.intake.SchemaError`), never quoting the endpoint's text.
+    """
+    from pydantic import ValidationError
+
+    from coordqa.leaderboard.intake import schema_error
+
+    try:
+        yield
+    except ValidationError as exc:
+        raise schema_error(exc) from None
+
+
+def _session_folder(folder: Path, job: Job) -> Path:
+    """This session's folder for the job's secret part; earlier sessions' are removed.
+
+    They hold the private split or the grid of seeds drawn before, which the endpoint has seen
+    and this session never asks again.
+    """
+    current = folder / f"session-{job.sessions}"
+    for old in folder.glob("session-*"):
+        if old != current:
+            shutil.rmtree(old)
+    return current
+
+
 def _run_qa_job(
-    db: Database, catalog: BoardCatalog, job: Job, endpoint: Endpoint, key: str | None, folder: Path
-) -> int:
-    """Both evaluations and the entry; the entry's id."""
+    db: Database,
+    catalog: BoardCatalog,
+    job: Job,
+    endpoint: Endpoint,
+    key: str | None,
+    folder: Path,
+    budget: _Budget,
+) -> _Stored:
+    """Both evaluations and the entry."""
     import anyio
 
     from coordqa.dataset import DEFAULT_DATASET
     from coordqa.leaderboard.bundle import QABundle, build_qa_bundle
 
-    budget = _Budget(db, job)
     public_run = folder / "public"
+    secret = _session_folder(folder, job)
 
     async def both() -> None:
         await _evaluate(_qa_config(endpoint, job, key, DEFAULT_DATASET, public_run), budget)
         questions = private_split(
-            job.private_seed, int(job.settings["private_per_game"]), folder / "private-data"
+            job.private_seed, int(job.settings["private_per_game"]), secret / "private-data"
         )
-        config = _qa_config(endpoint, job, key, str(questions), folder / "private")
+        config = _qa_config(endpoint, job, key, str(questions), secret / "private")
         await _evaluate(config, budget)
 
     anyio.run(both)
-    questions = folder / "private-data" / "questions.jsonl"
-    private = _private_numbers(folder / "private", questions, catalog.max_trials)
-    data = build_qa_bundle(public_run, **shown_as(endpoint))
-    bundle = QABundle.model_validate(data)
-    return _store(db, catalog, job, endpoint, bundle, data, extra_metrics={"private": private})
+    questions = secret / "private-data" / "questions.jsonl"
+    private = _private_numbers(secret / "private", questions, catalog.max_trials)
+    with _bundle_schema():
+        data = build_qa_bundle(public_run, **shown_as(endpoint))
+        bundle = QABundle.model_validate(data)
+    return _store(
+        db, catalog, job, endpoint, budget, bundle, data, extra_metrics={"private": private}
+    )
 
 
 def _store(
@@ -255,16 +365,26 @@ def _store(
     catalog: BoardCatalog,
     job: Job,
     endpoint: Endpoint,
+    budget: _Budget,
     bundle: Any,
     data: dict[str, Any],
     **options: Any,
-) -> int:
-    """Store the job's bundle as its board-run entry (once: a resumed job finds it); its id."""
+) -> _Stored:
+    """Store the job's bundle as its own board-run entry (once: a resumed job finds it).
+
+    Results equal to an existing entry's (another submitter's, or an earlier job's) make no
+    entry: the job's note names that entry, and the job never takes it as its own.
+
+    Raises:
+        JobWithdrawn: the job was cancelled while it ran (nothing is stored).
+    """
     from coordqa.leaderboard.intake import admit
 
     stored = entry_of_job(db, job.id)
     if stored is not None:  # stored by an earlier session that stopped before ending the job
-        return stored.id
+        return _Stored(stored.id)
+    if not budget.still_ours():
+        raise JobWithdrawn(f"job {job.id} is withdrawn")
     try:
         accepted = admit(
             db,
@@ -277,8 +397,13 @@ def _store(
             **options,
         )
     except DuplicateResultsError as exc:
-        return exc.existing_id
-    return accepted.id
+        which = "an entry hidden by the admin" if exc.existing_hidden else "an entry"
+        return _Stored(
+            None,
+            f"its results equal those of entry {exc.existing_id} ({which} already on the board), "
+            "so it made no entry of its own: the board ranks the same results once",
+        )
+    return _Stored(accepted.id)
 
 
 def secret_grid(config: Any, seed: int) -> Any:
@@ -307,7 +432,8 @@ def _run_agentic_job(
     endpoint: Endpoint,
     key: str | None,
     folder: Path,
-) -> int:
+    budget: _Budget,
+) -> _Stored:
     """The job's grid, played by its agent with the endpoint's model on secret seeds; its entry.
 
     The entry is checked as an uploaded one is (every episode replayed, partners re-played),
@@ -328,8 +454,7 @@ def _run_agentic_job(
         models=[{"name": endpoint.model, "api_base": endpoint.api_base}],
     )
     grid = parse_grid(data)
-    budget = _Budget(db, job)
-    run_dir = folder / "grid"
+    run_dir = _session_folder(folder, job) / "grid"
 
     async def play() -> Any:
         return await budget.run(
@@ -343,18 +468,17 @@ def _run_agentic_job(
 
     result = anyio.run(play)
     if not result.complete:
-        raise CoordqaError(
-            f"the grid did not finish: {len(result.failures)} episodes failed and "
-            f"{result.skipped_episodes} were skipped; requeue the job to play them again"
-        )
-    data = build_agentic_bundle(run_dir, grid=known.name, **shown_as(endpoint))
-    bundle = AgenticBundle.model_validate(data)
+        first = result.failures[0].error if result.failures else None
+        raise GridIncomplete(len(result.failures), result.skipped_episodes, first)
+    with _bundle_schema():
+        data = build_agentic_bundle(run_dir, grid=known.name, **shown_as(endpoint))
+        bundle = AgenticBundle.model_validate(data)
     with_seeds = KnownGrid(known.name, known.version, known.fingerprint, grid)
 
     def check(parsed: Any) -> Any:
         return score_agentic(parsed, with_seeds)
 
-    return _store(db, catalog, job, endpoint, bundle, data, verify=check)
+    return _store(db, catalog, job, endpoint, budget, bundle, data, verify=check)
 
 
 def run_job(
@@ -364,28 +488,42 @@ def run_job(
     config: WorkerConfig,
     box: SecretBox | None = None,
 ) -> JobOutcome:
-    """Run (or resume) the claimed job ``job_id`` to its end and record how it ended."""
+    """Run (or resume) the claimed job ``job_id`` to its end and record how it ended.
+
+    Any failure ends the job as failed with one public sentence for its submitter and the
+    details for the admin (:func:`job_failure`); an unexpected one is also logged with its
+    traceback. A job withdrawn while it ran (cancelled, requeued, taken over) is left as it is.
+    """
     with db.session() as session:
         job = session.get(Job, job_id)
         endpoint = None if job is None else session.get(Endpoint, job.endpoint_id)
     if job is None or endpoint is None:
         raise CoordqaError(f"job {job_id} or its endpoint is gone from the database")
     folder = config.work_dir / f"job-{job.id}"
+    budget = _Budget(db, job, config.name, folder)
+    key = None
     try:
-        key = (
-            None
-            if endpoint.api_key_sealed is None
-            else (box or SecretBox()).open(endpoint.api_key_sealed)
-        )
-        if job.kind == "agentic":
-            entry = _run_agentic_job(db, catalog, job, endpoint, key, folder)
-        else:
-            entry = _run_qa_job(db, catalog, job, endpoint, key, folder)
-    except CoordqaError as exc:
-        set_job_status(db, job.id, "failed", error=str(exc))
-        return JobOutcome(job.id, "failed", error=str(exc))
-    set_job_status(db, job.id, "done", submission_id=entry)
-    return JobOutcome(job.id, "done", entry=entry)
+        if endpoint.api_key_sealed is not None:
+            key = (box or SecretBox()).open(endpoint.api_key_sealed)
+        run = _run_agentic_job if job.kind == "agentic" else _run_qa_job
+        allow_private = bool(job.settings.get("allow_private_endpoints", False))
+        with guarded_endpoints(allow_private=allow_private):
+            stored = run(db, catalog, job, endpoint, key, folder, budget)
+    except JobWithdrawn:
+        return JobOutcome(job.id, "withdrawn")
+    except Exception as exc:  # every failure ends the job, worded for its submitter
+        if not isinstance(exc, CoordqaError):
+            logger.exception("job %s met an unexpected error", job.id)
+        secret_seeds = [job.private_seed] + ([job.seed] if job.kind == "agentic" else [])
+        failure = job_failure(exc, (key, *map(str, secret_seeds)))
+        if not end_job(
+            db, job.id, config.name, "failed", error=failure.public, detail=failure.detail
+        ):
+            return JobOutcome(job.id, "withdrawn")
+        return JobOutcome(job.id, "failed", error=failure.public, detail=failure.detail)
+    if not end_job(db, job.id, config.name, "done", submission_id=stored.entry, note=stored.note):
+        return JobOutcome(job.id, "withdrawn")
+    return JobOutcome(job.id, "done", entry=stored.entry, note=stored.note)
 
 
 def work(

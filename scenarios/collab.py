@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, ClassVar
 
 from coordqa.errors import ConfigError
@@ -43,9 +44,21 @@ class CollabRules:
     pairs: tuple[tuple[str, str], ...]
     """Scripted pairings that play the candidate episodes."""
 
+    @classmethod
+    def of(cls, questions: ModuleType, planner: str, greedy: str) -> CollabRules:
+        """The rules of a game's question module, played by its planner and greedy player.
 
-def _pairs(planner: str, greedy: str) -> tuple[tuple[str, str], ...]:
-    return ((planner, greedy), (greedy, planner), (greedy, greedy), (planner, planner))
+        The module offers ``ec_kinds_for``, ``ec_question``, ``tom_question``, ``jp_question``
+        and ``EC_KINDS``; the candidate episodes pair the two players every way.
+        """
+        return cls(
+            questions.ec_kinds_for,
+            questions.ec_question,
+            questions.tom_question,
+            questions.jp_question,
+            questions.EC_KINDS,
+            ((planner, greedy), (greedy, planner), (greedy, greedy), (planner, planner)),
+        )
 
 
 class CollabBuilder(ScenarioBuilder):
@@ -138,28 +151,14 @@ class CaptureBuilder(CollabBuilder):
     """Collab Capture: thief questions, partner intent and best action by fastest sure capture."""
 
     game = "collab_capture"
-    rules = CollabRules(
-        collab_capture_qa.ec_kinds_for,
-        collab_capture_qa.ec_question,
-        collab_capture_qa.tom_question,
-        collab_capture_qa.jp_question,
-        collab_capture_qa.EC_KINDS,
-        _pairs("capture-planner", "capture-greedy"),
-    )
+    rules = CollabRules.of(collab_capture_qa, "capture-planner", "capture-greedy")
 
 
 class EscapeBuilder(CollabBuilder):
     """Collab Escape: fixing in time, the race to the exit, intent and best action (worst case)."""
 
     game = "collab_escape"
-    rules = CollabRules(
-        collab_escape_qa.ec_kinds_for,
-        collab_escape_qa.ec_question,
-        collab_escape_qa.tom_question,
-        collab_escape_qa.jp_question,
-        collab_escape_qa.EC_KINDS,
-        _pairs("escape-planner", "escape-greedy"),
-    )
+    rules = CollabRules.of(collab_escape_qa, "escape-planner", "escape-greedy")
 
 
 CAPTURE = CaptureBuilder()

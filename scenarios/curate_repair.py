@@ -73,20 +73,7 @@ def repair(
     Raises:
         ScenarioRejected: no candidate matches a rejected scenario.
     """
-    kept: list[Scenario | None] = []
-    retuned: dict[str, dict[str, str]] = {}
-    rejected: dict[str, str] = {}
-    for scenario in current:
-        tuned = retune(scenario)
-        if tuned.kinds != scenario.kinds and accepted(tuned):
-            changed = {t: k for t, k in tuned.kinds.items() if scenario.kinds.get(t) != k}
-            retuned[scenario.scenario_id] = changed
-            kept.append(tuned)
-            continue
-        why = rejection(scenario)
-        kept.append(scenario if why is None else None)
-        if why is not None:
-            rejected[scenario.scenario_id] = why
+    kept, retuned, rejected = _triage(current, retune)
     used = {used_key(s) for s in kept if s is not None}
     pool: Iterator[Scenario] = iter(candidates()) if None in kept else iter(())
     seen: list[Scenario] = []
@@ -116,6 +103,32 @@ def repair(
         replaced[old.scenario_id] = found.scenario_id
         result.append(found)
     return Repair(result, replaced, retuned)
+
+
+def _triage(
+    current: list[Scenario], retune: Callable[[Scenario], Scenario]
+) -> tuple[list[Scenario | None], dict[str, dict[str, str]], dict[str, str]]:
+    """Each old scenario retuned (when the retuned one is accepted), kept, or rejected (None).
+
+    Returns:
+        the kept scenarios in order (None where rejected), the retuned ones' new kinds by id,
+        and why each rejected one was, by id.
+    """
+    kept: list[Scenario | None] = []
+    retuned: dict[str, dict[str, str]] = {}
+    rejected: dict[str, str] = {}
+    for scenario in current:
+        tuned = retune(scenario)
+        if tuned.kinds != scenario.kinds and accepted(tuned):
+            changed = {t: k for t, k in tuned.kinds.items() if scenario.kinds.get(t) != k}
+            retuned[scenario.scenario_id] = changed
+            kept.append(tuned)
+            continue
+        why = rejection(scenario)
+        kept.append(scenario if why is None else None)
+        if why is not None:
+            rejected[scenario.scenario_id] = why
+    return kept, retuned, rejected
 
 
 def _first_match(

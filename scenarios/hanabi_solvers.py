@@ -664,16 +664,7 @@ def tom_infer_last(sit: Situation) -> QuestionDraft:
         raise ScenarioRejected(f"the reveal newly touched cards {newly}: more than one reading")
     if set(sure) - set(newly):
         raise ScenarioRejected(f"my cards {sorted(set(sure) - set(newly))} were already playable")
-    count = len(sit.own_possible)
-    options = tuple(
-        text
-        for i in range(count)
-        for text in (
-            f"I should Play my Card {i}",
-            f"I should Discard my Card {i}",
-            f"I should Keep my Card {i}",
-        )
-    )
+    options = _card_intentions(len(sit.own_possible))
     verb = "Play" if reading.kind == PLAY else "Keep"
     answers = [f"I should {verb} my Card {i}" for i in sorted({focus, *newly})]
     also = (
@@ -682,13 +673,7 @@ def tom_infer_last(sit: Situation) -> QuestionDraft:
         else ""
     )
     turn = sit.game.turns[-1]
-    why = (
-        "it may be playable, so it is a play clue"
-        if reading.kind == PLAY
-        else "a rank 5 reveal is a save clue"
-        if turn_is_rank_five(sit)
-        else "it cannot be playable now, so it is a save clue"
-    )
+    why = _clue_reason(sit, reading.kind == PLAY)
     focus_rule = "my chop, newly touched" if on_chop else "the newest card it newly touched"
     return QuestionDraft(
         "ToM",
@@ -703,6 +688,28 @@ def tom_infer_last(sit: Situation) -> QuestionDraft:
         f"({'my chop' if on_chop else 'the newest newly touched card'}) and whether it can be "
         "playable",
     )
+
+
+def _card_intentions(count: int) -> tuple[str, ...]:
+    """The options of an ``infer_last`` question: play, discard or keep each of my cards."""
+    return tuple(
+        text
+        for i in range(count)
+        for text in (
+            f"I should Play my Card {i}",
+            f"I should Discard my Card {i}",
+            f"I should Keep my Card {i}",
+        )
+    )
+
+
+def _clue_reason(sit: Situation, play: bool) -> str:
+    """Why the last reveal reads as a play clue or as a save clue, in the answer's explanation."""
+    if play:
+        return "it may be playable, so it is a play clue"
+    if turn_is_rank_five(sit):
+        return "a rank 5 reveal is a save clue"
+    return "it cannot be playable now, so it is a save clue"
 
 
 TOM_KINDS = ("reveal_play", "infer_last")

@@ -22,7 +22,7 @@ list.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from coordqa.games import Game
@@ -186,6 +186,22 @@ def ec_kinds(game: Overcooked, player: int) -> list[list[str]]:
     return [family for family in families if family]
 
 
+_EC_OF_A_COOKER: dict[str, Callable[[Overcooked, int, str], QuestionDraft]] = {
+    "onions_needed": solve.onions_needed,
+    "soup_timer": solve.soup_timer,
+    "onion_cooked_in": solve.onion_cooked_in,
+    "plate_filled_in": solve.plate_filled_in,
+}
+"""EC kinds about one object of the layout (``<kind>:<object>``), by name, with their solvers."""
+
+_EC_OF_THE_KITCHEN: dict[str, Callable[[Overcooked, int], QuestionDraft]] = {
+    "onions_total": solve.onions_total,
+    "closer_cooker": solve.closer_cooker,
+    "onions_to_fetch": solve.onions_to_fetch,
+}
+"""EC kinds about the whole kitchen (no argument), by name, with their solvers."""
+
+
 def ec_question(game: Overcooked, player: int, kind: str) -> QuestionDraft:
     """The EC question named by ``kind`` (see the module doc).
 
@@ -194,20 +210,10 @@ def ec_question(game: Overcooked, player: int, kind: str) -> QuestionDraft:
     """
     name, _, arg = kind.partition(":")
     names = set(game.geometry.by_name)
-    if name == "onions_needed" and arg in names:
-        return solve.onions_needed(game, player, arg)
-    if name == "soup_timer" and arg in names:
-        return solve.soup_timer(game, player, arg)
-    if name == "onions_total" and not arg:
-        return solve.onions_total(game, player)
-    if name == "onion_cooked_in" and arg in names:
-        return solve.onion_cooked_in(game, player, arg)
-    if name == "plate_filled_in" and arg in names:
-        return solve.plate_filled_in(game, player, arg)
-    if name == "closer_cooker" and not arg:
-        return solve.closer_cooker(game, player)
-    if name == "onions_to_fetch" and not arg:
-        return solve.onions_to_fetch(game, player)
+    if name in _EC_OF_A_COOKER and arg in names:
+        return _EC_OF_A_COOKER[name](game, player, arg)
+    if name in _EC_OF_THE_KITCHEN and not arg:
+        return _EC_OF_THE_KITCHEN[name](game, player)
     who, _, target = arg.partition(":")
     if name == "reachable" and who in ("me", "partner") and target in names:
         return solve.reachable(game, player, player if who == "me" else 1 - player, target)

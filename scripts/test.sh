@@ -9,6 +9,8 @@ apt_packages=()
 command -v chromium >/dev/null 2>&1 || apt_packages+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || apt_packages+=(chromium-driver)
 { command -v pg_ctl >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; } || apt_packages+=(postgresql)
+# PyICU (the leaderboard's confusable names) builds against the system's ICU.
+pkg-config --exists icu-uc 2>/dev/null || apt_packages+=(libicu-dev pkg-config)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo -n"

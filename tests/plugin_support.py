@@ -9,7 +9,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 PLUGINS = Path(__file__).parent / "plugins"
 CLI = [sys.executable, "-c", "from coordqa.cli import main; main()"]
@@ -23,6 +26,19 @@ def installed_env(site: Path, distribution: str, entry_points: str) -> dict[str,
     (dist / "entry_points.txt").write_text(entry_points)
     path = os.pathsep.join(filter(None, [str(site), str(PLUGINS), os.environ.get("PYTHONPATH")]))
     return {**os.environ, "PYTHONPATH": path}
+
+
+def installed_fixture(
+    distribution: str, entry_points: str
+) -> Callable[[pytest.TempPathFactory], dict[str, str]]:
+    """A module-scoped fixture ``installed``: the environment of a process that has
+    ``distribution`` installed with ``entry_points``."""
+
+    @pytest.fixture(scope="module")
+    def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+        return installed_env(tmp_path_factory.mktemp("site"), distribution, entry_points)
+
+    return installed
 
 
 def run_process(env: dict[str, str], command: list[str]) -> str:

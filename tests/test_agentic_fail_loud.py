@@ -85,7 +85,7 @@ def test_a_model_error_in_any_decision_fails_the_episode_and_the_rerun_plays_it(
     [(key, failure)] = run.failures().items()
     assert "tom call failed" in failure.error and failure.error_kind == "failed"
     assert open_run(out).manifest.status == "failed"
-    assert [s.status for s in list_runs(tmp_path)] == ["failed"]
+    assert [s.status for s in list_runs(tmp_path).runs] == ["failed"]
     report = agentic_report([out])
     assert report.tables == {} and list(report.failures) == [key]
     shown = CliRunner().invoke(app, ["agentic", "report", str(out)])
@@ -98,7 +98,7 @@ def test_a_model_error_in_any_decision_fails_the_episode_and_the_rerun_plays_it(
     run = read_agentic_run(out)
     assert run.failures() == {} and len(run.episodes()) == 1
     assert open_run(out).manifest.status == "finished"
-    assert [s.status for s in list_runs(tmp_path)] == ["finished"]
+    assert [s.status for s in list_runs(tmp_path).runs] == ["finished"]
 
 
 def test_unreadable_replies_stay_fallbacks_counted_apart_from_errors(tmp_path: Path) -> None:

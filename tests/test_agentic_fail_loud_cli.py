@@ -127,13 +127,18 @@ def test_the_missing_key_message_offers_only_what_agentic_run_takes(tmp_path: Pa
     assert "--api-key-env" not in line.replace("coordqa eval and eval-set take --api-key-env", "")
 
 
+def _with_obl1(out: Path, seeds: str) -> list[str]:
+    """``agentic run`` of CAC with the OBL partner obl1 on Hanabi ``seeds``, into ``out``."""
+    return [
+        "agentic", "run", "--agent", "cac", "--model", "scripted", "--game", "hanabi",
+        "--partner", "obl1", "--seeds", seeds, "--out", str(out),
+    ]  # fmt: skip
+
+
 def test_an_unready_partner_is_named_with_the_fix_by_run_report_and_list(tmp_path: Path) -> None:
     out = tmp_path / "runs" / "obl"
     env = {"COORDQA_DATA_DIR": str(tmp_path / "data"), "COORDQA_HANABI_WEIGHTS": None}
-    args = [
-        "agentic", "run", "--agent", "cac", "--model", "scripted", "--game", "hanabi",
-        "--partner", "obl1", "--seeds", "0", "--out", str(out),
-    ]  # fmt: skip
+    args = _with_obl1(out, seeds="0")
     started = time.monotonic()
     skipped = coordqa(*args, env=env)  # no OBL registered
     assert skipped.returncode == 1, skipped.stderr
@@ -189,3 +194,19 @@ def test_an_endpoint_that_answers_only_empty_content_is_said_and_can_fail_the_ru
     told = " ".join(report.stderr.split())
     assert f"empty replies: action {chosen} of {chosen}" in told
     assert f"every one of the {chosen} decisions with a choice fell back" in told
+
+
+def test_an_unready_partners_fix_is_printed_once(tmp_path: Path) -> None:
+    """Walkthrough 3, rough 18: the fix of a skipped partner was printed once per player, once
+    per episode, and again in the error (four times for two episodes)."""
+    out = tmp_path / "runs" / "obl"
+    env = {"COORDQA_DATA_DIR": str(tmp_path / "data"), "COORDQA_HANABI_WEIGHTS": None}
+    skipped = coordqa(*_with_obl1(out, seeds="0,1"), env=env)
+    assert skipped.returncode == 1, skipped.stderr
+    flat = " ".join(skipped.stderr.split())
+    assert flat.count("coordqa partners add-hanabi PATH") == 1, skipped.stderr
+    assert flat.count("hanabi/default/cac[scripted]+obl1") == 2  # each episode named
+    report = coordqa("agentic", "report", str(out), env=env)
+    flat = " ".join(report.stderr.split())
+    assert flat.count("coordqa partners add-hanabi PATH") == 1, report.stderr
+    assert flat.count("hanabi/default/cac[scripted]+obl1") == 2

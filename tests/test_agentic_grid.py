@@ -314,3 +314,25 @@ def test_a_models_own_key_is_refused_on_the_ray_backend(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="own api key is for the local backend"):
         anyio.run(run)
     assert not (tmp_path / "run").exists()
+
+
+def test_the_ray_backend_without_ray_fails_before_any_progress_or_episode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 3, rough 21: a resumed grid drew its full bar (39/39), then said 'needs ray'."""
+    from coordqa.errors import MissingDependencyError
+
+    data = {
+        "agents": ["capture-planner"],
+        "partners": ["self"],
+        "games": [{"game": "collab_capture", "seeds": [0]}],
+    }
+    run_grid(parse_grid(data), tmp_path / "played")  # every episode stored: a resume
+    monkeypatch.setitem(sys.modules, "ray", None)  # 'import ray' raises ImportError
+    ray_grid = parse_grid({**data, "runtime": {"backend": "ray"}})
+    for out in (tmp_path / "played", tmp_path / "new"):
+        seen: list[object] = []
+        with pytest.raises(MissingDependencyError, match=r"pip install 'coordqa\[ray\]'"):
+            run_grid(ray_grid, out, progress=seen.append)
+        assert seen == [], "no progress before the failure"
+    assert not (tmp_path / "new").exists()

@@ -11,7 +11,7 @@ from agent_records import json_recorder
 from agents_support import RoleScript
 
 from coordqa.agentic.agents import HMAgent
-from coordqa.agentic.agents.behaviour import behaviour_for
+from coordqa.agentic.agents.features import behaviour_for
 from coordqa.errors import ConfigError
 from coordqa.games import Observation, ScriptedPlayer, make_game, make_player, play_episode
 from coordqa.games.base import StepResult

@@ -32,7 +32,7 @@ def test_serve_offers_the_boards_settings_defaults() -> None:
     assert offered["max_trials"] == DEFAULT_MAX_TRIALS
     assert offered["max_body_mb"] * 1024 * 1024 == DEFAULT_MAX_BODY_BYTES  # type: ignore[operator]
     job_options = {f.name for f in fields(BoardRunSettings)} - {"hosted", "allow_private_endpoints"}
-    assert len(job_options) == 5
+    assert len(job_options) == 6
     for name in job_options:
         assert offered[f"job_{name}"] == getattr(jobs, name), name
 

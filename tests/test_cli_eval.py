@@ -230,7 +230,7 @@ def test_a_fully_cached_rerun_never_imports_litellm(tmp_path: Path) -> None:
         "'litellm' in sys.modules, file=sys.stderr)); from coordqa.cli import main; main()"
     )
     with LocalOpenAIServer(answers()) as server:
-        args = [*openai_eval(dataset, tmp_path / "a", server.base_url)]
+        args = [*openai_eval(dataset, tmp_path / "a", server.base_url), "--transport", "litellm"]
         args.remove("--no-cache")
         first = subprocess.run(
             [sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=300
@@ -406,3 +406,39 @@ def test_a_session_that_sent_nothing_spent_nothing(tmp_path: Path) -> None:
     assert (
         "This session: 0 calls sent, 0 from the cache, 0 failed; 0 tokens, cost $0.0000." in shown
     )
+
+
+def test_the_live_bar_labels_its_time_and_says_an_unpriced_cost_in_words(tmp_path: Path) -> None:
+    """Walkthrough 3, rough 15: 'cost ?' read like an error, and an unlabelled falling time."""
+    with LocalOpenAIServer() as server:  # openai/test-model: litellm knows no price for it
+        args = openai_eval("example", tmp_path / "bar", server.base_url)
+        bar = coordqa(*args, env={"TTY_COMPATIBLE": "1"})
+        plain = coordqa(*openai_eval("example", tmp_path / "plain", server.base_url))
+    assert bar.returncode == 0 and plain.returncode == 0, bar.stderr + plain.stderr
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", bar.stderr)
+    assert re.search(r"12/12 12 calls 0 cached 0 err cost unknown eta 0:00:00", shown), shown
+    assert "cost unknown" in plain.stderr and "elapsed, eta" in plain.stderr
+    assert "cost ?" not in shown + plain.stderr
+
+
+def test_a_repaired_calls_file_is_warned_about_once(tmp_path: Path) -> None:
+    """Walkthrough 3, rough 19: a half-written last line of calls.jsonl was reported three times
+    by the resume (twice as it was read, once with the results); score and report likewise.
+    Real processes: pytest's log capture would hide the store's log lines in process."""
+    args = ["eval", "--model", "random", "--dataset", "example", "--trials", "1"]
+    assert coordqa(*args, "--out", tmp_path / "run").returncode == 0
+    calls = tmp_path / "run" / "calls.jsonl"
+    calls.write_bytes(calls.read_bytes()[:-40])  # the last record loses its end and newline
+    resumed = subprocess.run(
+        [*CLI, *args, "--out", str(tmp_path / "run")], capture_output=True, text=True, timeout=300
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stderr.count("ignored an incomplete last line") == 1, resumed.stderr
+    assert "resuming: 11 samples already answered" in resumed.stderr  # the cut one is re-asked
+    calls.write_bytes(calls.read_bytes()[:-40])
+    for command in (["score"], ["report", "--out", str(tmp_path / "r")]):
+        shown = subprocess.run(
+            [*CLI, *command, str(tmp_path / "run")], capture_output=True, text=True, timeout=300
+        )
+        assert shown.returncode == 0, shown.stderr
+        assert shown.stderr.count("ignored an incomplete last line") == 1, shown.stderr

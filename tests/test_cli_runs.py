@@ -14,7 +14,7 @@ import pytest
 from cli_support import CliResult, coordqa as run_coordqa
 from qa_run_support import SIX_QUESTIONS, outcome_rows as rows, write_qa_run
 
-from coordqa.store import RunManifest, RunStore
+from coordqa.store import RunManifest, RunStore, read_qa_run
 
 LONG_MODEL = "hosted_vllm/meta-llama/Llama-3.1-70B-Instruct-with-a-very-long-suffix"
 
@@ -171,3 +171,85 @@ def test_runs_list_shows_every_run_with_its_status(runs: dict[str, Path], tmp_pa
     assert "finished" in listed["runs/b"] and "openai/gpt-4o" in listed["runs/b"]
     empty = coordqa("runs", "list", tmp_path / "runs" / "nothing")
     assert empty.returncode == 2 and "not a directory" in empty.stderr
+
+
+def test_report_of_one_trial_runs_says_there_is_no_trial_se(tmp_path: Path) -> None:
+    """As coordqa eval's headline says it: a spread over trials needs two, so no '± NaN'."""
+    one = {qid: outcomes[:1] for qid, outcomes in A_OUTCOMES.items()}
+    a = write_qa_run(tmp_path / "a", "m1", rows(one), trials=1)
+    b = write_qa_run(tmp_path / "b", "m2", rows(one), trials=1)
+    result = coordqa("report", a, b, "--out", tmp_path / "rep")
+    assert result.returncode == 0, result.stderr
+    assert "± NaN" not in result.stdout and "NaN" not in result.stdout.split("paired")[0]
+    assert result.stdout.count("one trial: no trial SE") == 2  # under each model's name
+    markdown = (tmp_path / "rep" / "report.md").read_text()
+    assert "± NaN" not in markdown and "one trial: no trial SE" in markdown
+    scored = coordqa("score", a)
+    assert scored.returncode == 0 and "± NaN" not in scored.stdout, scored.stdout
+
+
+def test_runs_of_one_model_are_labelled_by_their_seeds_as_the_readme_says(tmp_path: Path) -> None:
+    """Walkthrough 3, rough 22: the default run and a --seed 1 run read 'random (seed=none)' and
+    'random (seed=1)' where README showed 'random (seed=0)'. Without --seed no seed is sent, and
+    the random model's trials then differ from --seed 0's, so 'none' is the truth: README says
+    what a run without --seed is called."""
+    from source_tree import ROOT
+
+    base = ("eval", "--model", "random", "--limit", "6", "--quiet")
+    for name, extra in (("default", ()), ("zero", ("--seed", "0")), ("one", ("--seed", "1"))):
+        assert coordqa(*base, *extra, "--out", tmp_path / name).returncode == 0
+    compared = coordqa("compare", tmp_path / "default", tmp_path / "one")
+    assert "A = random (seed=none), B = random (seed=1)" in compared.stdout, compared.stdout
+    zero = read_qa_run(tmp_path / "zero").last_calls()
+    none = read_qa_run(tmp_path / "default").last_calls()
+    assert {k: c.text for k, c in zero.items()} != {k: c.text for k, c in none.items()}
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "`random (seed=none)`" in readme and "`random (seed=1)`" in readme
+
+
+# -- a run folder is its manifest's (issue 35; walkthrough broken 1, rough 1 and 14) --------
+
+
+def test_eval_refuses_a_folder_of_another_runs_calls_without_its_manifest(tmp_path: Path) -> None:
+    """Walkthrough f28: random's calls, manifest deleted; ``--model scripted`` reported them."""
+    import shutil
+
+    ask = ("--limit", "5", "--trials", "1")
+    first = coordqa("eval", "--model", "random", *ask, "--out", "r", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    copy = tmp_path / "copy"
+    shutil.copytree(tmp_path / "r", copy)
+    (copy / "manifest.json").unlink()
+    calls = (copy / "calls.jsonl").read_bytes()
+    adopted = coordqa("eval", "--model", "scripted", *ask, "--out", "copy", cwd=tmp_path)
+    assert adopted.returncode == 2, adopted.stdout
+    said = " ".join(adopted.stderr.split())
+    assert "it holds calls.jsonl (5 records)" in said and "but no manifest.json" in said
+    assert "another --out" in said and "scripted" not in adopted.stdout
+    assert (copy / "calls.jsonl").read_bytes() == calls and not (copy / "manifest.json").exists()
+    # the same model is not let in either (f27: it was adopted silently)
+    same = coordqa("eval", "--model", "random", *ask, "--out", "copy", cwd=tmp_path)
+    assert same.returncode == 2 and "no manifest.json" in same.stderr
+
+
+def test_runs_list_and_view_show_the_readable_runs_beside_a_damaged_one(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Walkthrough f30-f32: one cut manifest made ``runs list`` and ``view`` exit 2 for all."""
+    manifest = runs["part"] / "manifest.json"
+    manifest.write_text(manifest.read_text()[: len(manifest.read_text()) // 2])
+    (runs["broken"] / "manifest.json").unlink()
+    listed = coordqa("runs", "list", "runs", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert fits(listed.stdout), listed.stdout
+    assert "runs/a" in listed.stdout and "runs/b" in listed.stdout
+    text = " ".join(listed.stdout.split())
+    assert "runs/part unreadable: manifest.json is corrupt" in text
+    assert "runs/broken unreadable: it holds calls.jsonl" in text
+    assert text.count("restore manifest.json from where the run was copied") == 2
+    assert "resume" not in text
+    exported = coordqa("view", "runs", "--export", "site", cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "manifest.json is corrupt" in index and "runs/broken" in index
+    assert "unreadable" in index and ">a<" in index and ">b<" in index

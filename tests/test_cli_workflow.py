@@ -219,24 +219,36 @@ def test_dataset_list_shows_each_bundled_release(monkeypatch: pytest.MonkeyPatch
     assert "default: coordinationqa-v1.2" in out
 
 
+def eval_against_a_hung_server(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *options: str
+) -> tuple[int, str]:
+    """``coordqa eval`` of the example dataset, 1 trial, ``--timeout 1 --max-attempts 2``,
+    against a server that lists its models but never finishes a completion."""
+    from coordqa.cli import qa
+    from coordqa.llm.testing import Fault, LocalOpenAIServer
+
+    monkeypatch.setattr(qa, "messages", Console(width=200, no_color=True, stderr=True))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with LocalOpenAIServer(always=Fault.slow(60)) as server:
+        return invoke(
+            "eval", "--model", "openai/m", "--api-base", server.base_url, "--dataset", "example",
+            "--trials", "1", "--timeout", "1", "--max-attempts", "2", *options,
+            "--out", tmp_path / "run",
+        )  # fmt: skip
+
+
 def test_calls_that_hang_show_progress_on_time_and_time_out_by_name(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """A server that lists its models but never finishes a completion: lines keep coming while
     calls wait, each timed-out attempt is a line, and the run stops on 'timed out after 1 s',
     not on a cancelled wait."""
-    from coordqa.cli import _progress, qa
-    from coordqa.llm.testing import Fault, LocalOpenAIServer
+    from coordqa.cli import _progress
 
     monkeypatch.setattr(_progress, "PLAIN_EVERY_S", 0.3)
-    monkeypatch.setattr(qa, "messages", Console(width=200, no_color=True, stderr=True))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with LocalOpenAIServer(always=Fault.slow(60)) as server:
-        code, out = invoke(
-            "eval", "--model", "openai/m", "--api-base", server.base_url, "--dataset", "example",
-            "--limit", "2", "--trials", "1", "--timeout", "1", "--max-attempts", "2",
-            "--max-connection-failures", "2", "--out", tmp_path / "run",
-        )  # fmt: skip
+    code, out = eval_against_a_hung_server(
+        monkeypatch, tmp_path, "--limit", "2", "--max-connection-failures", "2"
+    )
     assert code == 1, out
     lines = [line for line in out.splitlines() if line.startswith("eval ")]
     # Completions give at most 3 lines (0/2 at the start, 1/2, 2/2): the others are the clock's.
@@ -266,17 +278,10 @@ def test_ten_hung_calls_are_said_in_one_line_per_round_naming_the_calls(
     together, one line that counts them and names three; each call is counted once per attempt
     over the lines (second attempts, spread by the backoff's jitter, may come in several).
     """
-    from coordqa.cli import qa
-    from coordqa.llm.testing import Fault, LocalOpenAIServer
-
-    monkeypatch.setattr(qa, "messages", Console(width=200, no_color=True, stderr=True))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with LocalOpenAIServer(always=Fault.slow(60)) as server:
-        code, out = invoke(
-            "eval", "--model", "openai/m", "--api-base", server.base_url, "--dataset", "example",
-            "--limit", "10", "--trials", "1", "--timeout", "1", "--max-attempts", "2",
-            "--concurrency", "10", "--max-connection-failures", "100", "--out", tmp_path / "run",
-        )  # fmt: skip
+    code, out = eval_against_a_hung_server(
+        monkeypatch, tmp_path, "--limit", "10", "--concurrency", "10",
+        "--max-connection-failures", "100",
+    )  # fmt: skip
     assert code == 1, out
     warnings = [line for line in out.splitlines() if line.startswith("warning: ")]
     first = "warning: 10 calls: attempt 1 of 2 timed out after 1 s (--timeout); retrying ("

@@ -17,7 +17,13 @@ REPO_PATH = re.compile(
 )
 DOTTED = re.compile(r"`(coordqa(?:\.\w+)+)`")
 CITATION = re.compile(r"style rule (\d+)", re.IGNORECASE)
-ENTRY_POINT_GROUPS = {"coordqa.games", "coordqa.players", "coordqa.models"}
+ENTRY_POINT_GROUPS = {
+    "coordqa.games",
+    "coordqa.players",
+    "coordqa.models",
+    "coordqa.scenario_builders",
+    "coordqa.agent_roles",
+}
 """Dotted names that are entry-point groups (``coordqa.games`` is also a package)."""
 
 

@@ -48,10 +48,14 @@ def _plain_defaults() -> dict[str, object]:
 def test_the_eval_command_offers_the_config_defaults() -> None:
     """A default typed again in the command (trials, prompt layout...) drifts from the library's.
 
-    ``--sample-seed`` alone defaults to None: it follows ``--seed``, and the config's 0 without.
+    ``--sample-seed`` defaults to None: it follows ``--seed``, and the config's 0 without; so
+    does ``--transport``, one of the call options every command declares alike
+    (:mod:`coordqa.cli._call_options`), where None is "not given" and the config's default
+    applies.
     """
     parameters = inspect.signature(eval_command).parameters
-    shared = _plain_defaults().keys() & parameters.keys() - {"sample_seed"}
+    shared = _plain_defaults().keys() & parameters.keys() - {"sample_seed", "transport"}
+    assert parameters["transport"].default is None
     assert {"trials", "temperature", "top_p", "prompt_layout", "max_error_rate"} <= shared
     for name in shared:
         offered = parameters[name].default

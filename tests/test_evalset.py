@@ -8,6 +8,8 @@ the others finish, the set exits 1; fixing the key and rerunning resumes only th
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -256,3 +258,161 @@ def test_the_set_summary_names_members_whole_at_80_columns(tmp_path: Path) -> No
     for member in read_set(out).members:
         assert any(member.run in line for line in lines), member.run
         assert any(f"{member.model} · {member.dataset}" in line for line in lines)
+
+
+# -- issue 38: the README's eval set, run as written against local servers ---------------------
+
+
+class AnthropicStub:
+    """A local server answering Anthropic's Messages API (``POST /v1/messages``) with one reply.
+
+    :class:`LocalOpenAIServer` speaks OpenAI's chat API only; the README's set names an
+    ``anthropic/`` model, which litellm sends to ``{api_base}/v1/messages`` in that format.
+    """
+
+    def __init__(self, reply: str) -> None:
+        import json
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        stub = self
+        self.models: list[str] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the http.server name
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                stub.models.append(body["model"])
+                answer = {
+                    "id": "msg_stub",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": body["model"],
+                    "content": [{"type": "text", "text": reply}],
+                    "stop_reason": "end_turn",
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 10, "output_tokens": 3},
+                }
+                data = json.dumps(answer).encode()
+                self.send_response(200 if self.path == "/v1/messages" else 404)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> AnthropicStub:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
+
+
+def _readme_block(marker: str) -> str:
+    """The fenced block of README.md that contains ``marker``."""
+    from source_tree import ROOT
+
+    blocks = re.findall(r"```\w*\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    (found,) = [block for block in blocks if marker in block]
+    return found
+
+
+def test_the_readme_eval_set_reports_one_table_per_dataset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README's models.yaml (three models, two datasets) and its commands, each model's endpoint
+    a local server: ``coordqa report runs/models/ --reference openai/gpt-4o`` refused the set
+    (different question sets) and then, with --allow-mixed, the reference (several runs)."""
+    import shlex
+
+    from cli_support import coordqa
+
+    spec = yaml.safe_load(_readme_block("# models.yaml"))
+    commands = _readme_block("coordqa eval-set models.yaml ").splitlines()
+    lines = [shlex.split(line, comments=True) for line in commands]
+    (run_set,) = [line for line in lines if line == ["coordqa", "eval-set", "models.yaml"]]
+    (report,) = [line for line in lines if line[:3] == ["coordqa", "report", "runs/models/"]]
+    assert spec["datasets"] == ["coordinationqa-v1.2", "coordinationqa-v1.1"]
+    models = [m["model"] for m in spec["models"]]
+    reference = report[report.index("--reference") + 1]
+    assert reference == models[0] == "openai/gpt-4o" and len(models) == 3
+    letters = {"gpt-4o": "A", "meta-llama/Llama-3.1-8B-Instruct": "B"}
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-stub")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-stub")
+    with (
+        LocalOpenAIServer(lambda body, _: f"Answer: {letters[body['model']]}") as openai,
+        AnthropicStub("Answer: C") as anthropic,
+    ):
+        for entry in spec["models"]:
+            entry["api_base"] = (
+                anthropic.base_url if entry["model"].startswith("anthropic/") else openai.base_url
+            )
+        Path("models.yaml").write_text(yaml.safe_dump(spec))
+        done = coordqa(*run_set[1:], "--limit", "6")
+        assert done.returncode == 0, done.stderr
+        assert anthropic.models and openai.count
+        reported = coordqa(*report[1:])
+    assert reported.returncode == 0, reported.stderr
+    for dataset in spec["datasets"]:
+        assert f"dataset {dataset} (3 runs)" in reported.stdout
+        folder = Path(report[report.index("--out") + 1]) / dataset
+        runs = pd.read_csv(folder / "models.csv")
+        assert sorted(runs["model"]) == sorted(models) and set(runs["dataset"]) == {dataset}
+        paired = pd.read_csv(folder / "comparisons.csv")
+        assert set(paired["model_b"]) == {reference}
+        assert sorted(set(paired["model_a"])) == sorted(models[1:])
+    index = (Path("report") / "report.md").read_text()
+    assert all(f"({dataset}/report.md)" in index for dataset in spec["datasets"])
+
+    one = coordqa(*report[1:], "--dataset", "coordinationqa-v1.1", "--out", "v11")
+    assert one.returncode == 0, one.stderr
+    assert set(pd.read_csv(Path("v11") / "models.csv")["dataset"]) == {"coordinationqa-v1.1"}
+    typo = coordqa(*report[1:], "--dataset", "coordinationqa-v1.3")
+    assert typo.returncode == 2 and "Did you mean" in typo.stderr
+
+
+def test_the_set_shows_each_member_running_and_its_accuracy_at_the_end(tmp_path: Path) -> None:
+    """On a terminal a bar per member (samples, errors, elapsed time), in a log a summed line;
+    at the end each member's headline accuracy, in the words of coordqa eval (score)."""
+    from cli_support import coordqa
+
+    args = ["eval-set", "-m", "random", "-m", "scripted", "--limit", "3", "--trials", "2"]
+    env = {"COORDQA_CACHE_DIR": str(tmp_path / "cache")}
+    bars = coordqa(*args, "--out", tmp_path / "bars", env={**env, "TTY_COMPATIBLE": "1"})
+    assert bars.returncode == 0, bars.stderr
+    plain = coordqa(*args, "--out", tmp_path / "plain", env=env)
+    assert plain.returncode == 0, plain.stderr
+    assert "eval-set 12/12 samples (100%) of 2 members started, 0 errors" in plain.stderr
+    for member in read_set(tmp_path / "bars").members:
+        label = f"{member.model} on {member.dataset}"
+        assert re.search(rf"{re.escape(label)} +\S+ 6/6 0 err elapsed 0:00:\d\d", bars.stderr)
+        scored = coordqa("score", tmp_path / "bars" / member.run, env=env)
+        accuracy = re.search(r"overall accuracy .*", scored.stdout)
+        entry = bars.stdout.split(f"{member.model} · {member.dataset}\n")[1]
+        entry = entry.split(f"run: {member.run}")[0]
+        assert accuracy is not None and accuracy.group(0) in entry, bars.stdout
+    assert "\x1b" not in plain.stderr  # a log gets no control codes
+
+
+def test_the_ray_backend_without_ray_fails_before_any_member(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cli_support import coordqa
+
+    args = ["eval-set", "-m", "random", "--limit", "2", "--out", tmp_path / "set"]
+    assert coordqa(*args).returncode == 0  # a complete member, skipped by the next session
+    monkeypatch.setitem(sys.modules, "ray", None)  # 'import ray' raises ImportError
+    done = coordqa(*args, "--backend", "ray")
+    assert done.returncode == 2 and "pip install 'coordqa[ray]'" in done.stderr
+    assert "skip" not in done.stderr and "start" not in done.stderr

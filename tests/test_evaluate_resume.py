@@ -100,3 +100,43 @@ def test_a_run_with_no_sample_answered_says_how_to_start_over_with_fewer_trials(
     said = str(refused.value)
     assert "no sample answered yet" in said and f"rm -r {out}" in said
     assert "--trials 1" in said
+
+
+def _swap_manifest(into: Path, from_run: Path) -> None:
+    """Put another run's manifest over ``into``'s (a manifest restored from the wrong run)."""
+    (into / "manifest.json").write_bytes((from_run / "manifest.json").read_bytes())
+
+
+@pytest.mark.parametrize(
+    ("stored", "resumed"),
+    [
+        ({"model": "random"}, {"model": "scripted"}),  # another model's calls
+        ({"model": "random"}, {"model": "random", "temperature": 0.0}),  # other parameters
+        ({"model": "random"}, {"model": "random", "prompt_layout": "no_system"}),  # another prompt
+    ],
+)
+def test_resuming_counts_only_calls_made_with_the_runs_identity(
+    tmp_path: Path, stored: dict[str, object], resumed: dict[str, object]
+) -> None:
+    """Issue 35: resuming matched stored calls on (question, trial) alone, so a folder holding
+    another run's calls under this run's manifest reported those calls as this run's."""
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    common = {"dataset": dataset, "trials": 2, "cache": False}
+    theirs, alone_dir = tmp_path / "theirs", tmp_path / "alone"
+    evaluate(EvalConfig(**common, **stored, out=theirs))  # type: ignore[arg-type]
+    alone = evaluate(EvalConfig(**common, **resumed, out=alone_dir))  # type: ignore[arg-type]
+    _swap_manifest(theirs, alone_dir)
+    result = evaluate(EvalConfig(**common, **resumed, out=theirs))  # type: ignore[arg-type]
+    assert (result.resumed_samples, result.new_samples) == (0, 6)  # every sample asked again
+    [mine] = {str(c.settings) for c in read_qa_run(theirs).calls()[6:]}
+    assert {c.settings for c in read_qa_run(alone_dir).calls()} == {mine}
+    assert result.analysis.overall.equals(alone.analysis.overall)
+
+
+def test_a_resume_with_the_same_identity_still_skips_every_answered_call(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    out = tmp_path / "r"
+    settings = EvalConfig(model="random", dataset=dataset, trials=2, cache=False, out=out)
+    evaluate(settings)
+    again = evaluate(settings)
+    assert (again.resumed_samples, again.new_samples) == (6, 0)

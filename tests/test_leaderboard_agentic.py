@@ -186,3 +186,18 @@ def test_a_registered_grid_played_by_one_agent_is_that_grid(
     [entry] = client[0].get("/api/agentic/entries", params={"grid": "smoke"}).json()["entries"]
     assert entry["model_name"] == "cac[scripted]"
     assert entry["episodes"] == len(registered_grids()["smoke"].config.tasks())
+
+
+def test_the_overall_score_is_each_columns_share_of_its_best() -> None:
+    """Walkthrough 3, rough 6: entry 6 (1.00 on capture self-play, 10.00 on Overcooked) ranked
+    behind entry 3 (0.00 and 0.00) because the first column, a tie, decided."""
+    from coordqa.leaderboard.views import overall_scores
+
+    keys = ["collab_capture/cross", "collab_capture/self", "overcooked/self"]
+    three = {"collab_capture/cross": 0.0, "collab_capture/self": 0.0, "overcooked/self": 0.0}
+    six = {"collab_capture/cross": 0.0, "collab_capture/self": 1.0, "overcooked/self": 10.0}
+    half = {"collab_capture/cross": 0.0, "collab_capture/self": 0.5, "overcooked/self": 10.0}
+    # capture cross-play: no entry scored, left out; the others: 1 = the best of the column
+    assert overall_scores([three, six, half], keys) == [0.0, 1.0, 0.75]
+    assert overall_scores([{**six, "overcooked/self": None}, half], keys) == [None, 0.75]
+    assert overall_scores([three, three], keys) == [0.0, 0.0]  # nobody scored: all tied

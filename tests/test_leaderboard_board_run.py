@@ -85,10 +85,12 @@ def test_an_endpoint_is_run_by_the_board_with_secret_seeds_and_a_private_split(
     with LocalOpenAIServer(api_key=KEY) as server:
         answer = register_local(board, server, display_name="Local model")
         [job] = answer.json()["jobs"]
-        assert job["status"] == "queued" and job["seed"] is None
-        assert job["seeds"] == "secret until the job ends"
+        # the sampling seed goes to the endpoint with every request: public; the private
+        # split's seed is secret until the job is done
+        assert job["status"] == "queued" and job["seed"] is not None
+        assert job["private_seed"] is None and "sent to the endpoint" in job["seeds"]
         assert KEY not in answer.text and server.base_url not in answer.text
-        assert board.client.get(f"/api/jobs/{job['id']}").json()["seed"] is None
+        assert board.client.get(f"/api/jobs/{job['id']}").json()["private_seed"] is None
         [outcome] = run_worker(board, tmp_path)
         requests = server.requests
         authorizations = set(server.authorizations)
@@ -98,7 +100,8 @@ def test_an_endpoint_is_run_by_the_board_with_secret_seeds_and_a_private_split(
     ended = board.client.get(f"/api/jobs/{job['id']}").json()
     assert ended["status"] == "done" and ended["entry"] == outcome.entry
     seed = ended["seed"]
-    assert {r["seed"] for r in requests} == {seed + t for t in range(TRIALS)}  # revealed now
+    assert seed == job["seed"]  # the one shown from the start
+    assert {r["seed"] for r in requests} == {seed + t for t in range(TRIALS)}
     assert ended["private_seed"] is not None and ended["private_seed"] != seed
     # the key: sealed in the database, nowhere in clear, not in the job's run directories
     with board.db.session() as session:
@@ -230,7 +233,7 @@ def test_a_job_stopped_by_its_budget_resumes_without_asking_again(
         [job] = register_local(board, server).json()["jobs"]
         raise_budget(board.db, job["id"], max_calls=100)
         [stopped] = run_worker(board, tmp_path)
-        assert stopped.status == "failed" and "budget of 100 calls is spent" in str(stopped.error)
+        assert stopped.status == "failed" and "budget of 100 model calls" in str(stopped.error)
         first = len(server.requests)
         assert 100 < first <= 100 + 8  # the calls in flight when it stopped
         raise_budget(board.db, job["id"], max_calls=5_000)
@@ -262,7 +265,7 @@ def test_registrations_the_board_cannot_run_are_refused(
 ) -> None:
     answer = register(board, **fields)
     assert answer.status_code == 422 and message in answer.text, answer.text
-    assert board.client.get("/api/jobs").json() == []
+    assert board.client.get("/api/jobs").json()["jobs"] == []
 
 
 def test_a_public_board_refuses_endpoints_on_its_own_network(db_url: str, tmp_path: Path) -> None:
@@ -354,18 +357,19 @@ def test_job_list_names_the_model_apart_from_the_entry_name_and_shows_whole_seed
         "job 2: grid tiny (agent llm), queued",
         '    model random, display name "Board random"',
         "    used 0 calls, 0 tokens, 0 s",
-        "    seeds: secret until the job ends",
+        "    seeds: deals secret until done",
         "job 1: QA, queued",
         '    model random, display name "Board random"',
         "    used 0 calls, 0 tokens, 0 s",
-        "    seeds: secret until the job ends",
+        f"    seeds: sampling {qa_job['seed']} (public), private split secret until done",
     ]
     for job in (qa_job, grid_job):
         cancelled = coordqa("leaderboard", "job", "cancel", str(job["id"]), "--db", db_url)
         assert cancelled.returncode == 0, cancelled.stderr
     listed = coordqa("leaderboard", "job", "list", "--db", db_url).stdout.splitlines()
-    qa = board.client.get(f"/api/jobs/{qa_job['id']}").json()
-    deals = board.client.get(f"/api/jobs/{grid_job['id']}").json()["seed"]
-    assert f"    seeds: deals {deals}" in listed
-    assert f"    seeds: sampling {qa['seed']}, private split {qa['private_seed']}" in listed
+    # issue 35 (N14): a cancelled job's secret seeds stay secret
+    assert "    seeds: deals secret until done" in listed
     assert listed.count("    error: cancelled by the admin") == 2
+    for job in (qa_job, grid_job):
+        shown = board.client.get(f"/api/jobs/{job['id']}").json()
+        assert shown["status"] == "cancelled" and shown["private_seed"] is None

@@ -80,3 +80,75 @@ def test_ranking_page_in_chromium(tmp_path: Path) -> None:
         finally:
             context.close()
     assert shot.stat().st_size > 10_000 and detail.stat().st_size > 10_000
+
+
+SMOKE_ENTRIES = [("cac", "scripted"), ("hm", "scripted"), ("llm", "random")]
+"""Agent and model of each agentic entry on the smoke grid (the walkthrough's board)."""
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_agentic_board_states_its_ranking_and_fits_1280_px(tmp_path: Path) -> None:
+    """Walkthrough 3, rough 6: the board ranked by whichever column came first (an entry with
+    1.00 and 10.00 ranked behind one with 0.00 and 0.00) and overflowed at 1,280 px."""
+    from playwright.sync_api import sync_playwright
+
+    from coordqa.agentic import registered_grids
+    from coordqa.agentic.runner import run_grid
+    from coordqa.leaderboard.bundle import build_bundle
+    from coordqa.leaderboard.catalog import BoardCatalog
+    from coordqa.leaderboard.intake import accept
+    from coordqa.leaderboard.views import overall_scores
+
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    db = open_database(url)
+    smoke = registered_grids()["smoke"].config
+    for agent, model in SMOKE_ENTRIES:
+        run = tmp_path / f"{agent}-{model}"
+        played = run_grid(smoke.model_copy(update={"agents": [agent], "models": [model]}), run)
+        assert played.complete, played.failures
+        bundle = build_bundle(run, grid="smoke", display_name=f"{agent} {model}")
+        accept(db, BoardCatalog(db), json.dumps(bundle).encode(), None)
+    db.dispose()
+
+    with LiveServer(url, log=tmp_path / "server.log") as server, sync_playwright() as pw:
+        import httpx
+
+        board = httpx.get(server.url + "/api/agentic/entries", params={"grid": "smoke"}).json()
+        context = launch_chromium(pw, tmp_path / "profile")
+        try:
+            page = context.new_page()
+            page.set_viewport_size({"width": 1280, "height": 900})
+            page.goto(server.url + "/agentic?grid=smoke")
+            assert page.locator("#ranking-rule").inner_text() == board["ranking"]
+            assert "share of the best" in board["ranking"]
+            shot = Path(os.environ.get("COORDQA_ARTIFACTS") or tmp_path) / "agentic-board.png"
+            page.screenshot(path=str(shot), full_page=True)
+            widths = page.evaluate(
+                "() => { const body = document.body, style = getComputedStyle(body);"
+                " return [document.documentElement.scrollWidth, window.innerWidth,"
+                " document.querySelector('#ranking').getBoundingClientRect().right,"
+                " body.getBoundingClientRect().right - parseFloat(style.paddingRight)]; }"
+            )
+            page_width, screen, table_right, text_right = widths
+            assert page_width <= screen and table_right <= text_right + 0.5, widths
+            rows = page.locator("#ranking tbody.entries tr")
+            shown = rows.evaluate_all(
+                "rows => rows.map(r => [r.children[0].innerText, Number(r.dataset.id)])"
+            )
+            page.locator('th[data-sort="collab_escape/self"]').click()  # another order...
+            resorted = rows.evaluate_all(
+                "rows => rows.map(r => [r.children[0].innerText, Number(r.dataset.id)])"
+            )
+            assert sorted(resorted) == sorted(shown)  # ...the same rank for each entry
+        finally:
+            context.close()
+    entries = board["entries"]
+    keys = [column["key"] for column in board["columns"]]
+    expected = overall_scores(entries, keys)  # the rule, on the API's own cells
+    assert [e["overall"] for e in entries] == pytest.approx(expected)
+    by_overall = sorted(entries, key=lambda e: -e["overall"])
+    assert [e["rank"] for e in by_overall] == [
+        1 + sum(other["overall"] > e["overall"] + 1e-9 for other in entries) for e in by_overall
+    ]
+    assert [[str(e["rank"]), e["id"]] for e in by_overall] == shown  # the default order

@@ -1,4 +1,7 @@
-"""Configuration checks, sampling parameters on the wire, and usage accounting."""
+"""Configuration checks, litellm's pricing, and usage accounting.
+
+What both transports share (requests on the wire, tokens, refusals) is test_llm_transports.py.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +19,6 @@ from coordqa.llm import (
     UsageLedger,
     get_model,
 )
-from coordqa.llm.litellm_provider import PLACEHOLDER_KEY
 from coordqa.llm.testing import LocalOpenAIServer
 
 MESSAGES = [Message("system", "Be brief."), Message("user", "Pick.\nA. yes\nB. no")]
@@ -91,49 +93,12 @@ def test_check_reports_an_unknown_provider_with_suggestions() -> None:
         get_model("opeani/gpt-4o").check()
 
 
-def test_key_is_optional_for_an_openai_compatible_api_base(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with LocalOpenAIServer() as server:
-        model = get_model("openai/local-model", api_base=server.base_url, cache=None)
-        model.check()
-        reply = asyncio.run(model.generate(MESSAGES))
-    assert reply.ok and server.authorizations == [f"Bearer {PLACEHOLDER_KEY}"]
-
-
-def test_explicit_api_key_is_sent(openai_key: str) -> None:
-    with LocalOpenAIServer() as server:
-        model = get_model("openai/m", api_base=server.base_url, api_key="sk-explicit", cache=None)
-        assert asyncio.run(model.generate(MESSAGES)).ok
-    assert server.authorizations == ["Bearer sk-explicit"]
-    assert [body["model"] for body in server.requests] == ["m"]
-
-
-def test_sampling_parameters_reach_the_server(local_server: LocalOpenAIServer) -> None:
-    model = get_model("openai/test-model", api_base=local_server.base_url, cache=None)
-    config = GenerateConfig(temperature=0.6, top_p=0.9, max_tokens=64, seed=3)
-    assert asyncio.run(model.generate(MESSAGES, config)).ok
-    body = local_server.requests[0]
-    assert (body["temperature"], body["top_p"], body["max_tokens"], body["seed"]) == (
-        0.6,
-        0.9,
-        64,
-        3,
-    )
-    assert body["messages"] == [{"role": m.role, "content": m.content} for m in MESSAGES]
-
-
-def test_usage_tokens_latency_and_unknown_cost(local_server: LocalOpenAIServer) -> None:
-    model = get_model("openai/test-model", api_base=local_server.base_url, cache=None)
-    reply = asyncio.run(model.generate(MESSAGES, role="qa"))
-    assert reply.usage.prompt_tokens == 7 and reply.usage.completion_tokens == 2
-    assert reply.usage.cost is None, "an unpriced model must report cost None, not 0"
-    assert reply.latency_s > 0 and reply.model == "openai/test-model"
-
-
 def test_a_priced_model_costs_its_tokens_at_litellms_prices(
     local_server: LocalOpenAIServer,
 ) -> None:
-    model = get_model("openai/gpt-4o-mini", api_base=local_server.base_url, cache=None)
+    model = get_model(
+        "openai/gpt-4o-mini", api_base=local_server.base_url, cache=None, transport="litellm"
+    )
     reply = asyncio.run(model.generate(MESSAGES))
     import litellm
 
@@ -156,7 +121,9 @@ def test_an_unpriced_model_stays_unknown_and_is_looked_up_once(
         return real(**kwargs)
 
     monkeypatch.setattr(litellm, "completion_cost", counted)
-    model = get_model("openai/test-model", api_base=local_server.base_url, cache=None)
+    model = get_model(
+        "openai/test-model", api_base=local_server.base_url, cache=None, transport="litellm"
+    )
     replies = [asyncio.run(model.generate(MESSAGES, trial=trial)) for trial in range(3)]
     assert [reply.usage.cost for reply in replies] == [None, None, None]
     assert lookups == ["openai/test-model"]
@@ -179,7 +146,9 @@ def test_calls_go_around_litellms_wrapper_unless_litellm_has_callbacks(
         return await real(**kwargs)
 
     monkeypatch.setattr(litellm, "acompletion", counted)
-    model = get_model("openai/test-model", api_base=local_server.base_url, cache=None)
+    model = get_model(
+        "openai/test-model", api_base=local_server.base_url, cache=None, transport="litellm"
+    )
     assert asyncio.run(model.generate(MESSAGES)).text == "Answer: A"
     assert through_wrapper == []
     logged = []

@@ -1,4 +1,8 @@
-"""Retries at the HTTP boundary: real litellm against the local OpenAI-compatible server."""
+"""Retries at the HTTP boundary: both transports against the local OpenAI-compatible server.
+
+Every test that asks the server runs on the direct transport and on litellm's two paths for
+``openai/`` models: part of the contract the transports share (with test_llm_transports.py).
+"""
 
 from __future__ import annotations
 
@@ -20,62 +24,73 @@ from coordqa.llm.retry import (
     parse_retry_after,
 )
 from coordqa.llm.testing import Fault, LocalOpenAIServer
+from coordqa.llm.types import Transport
 from coordqa.local_servers import free_port
 
 MESSAGES = [Message("user", "Which option?\nA. wait\nB. move")]
 
 
-@pytest.fixture(params=["litellm-http", "openai-sdk"])
-def openai_key(
+@pytest.fixture(params=["direct", "litellm-http", "openai-sdk"])
+def transport(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, openai_key: str
-) -> str:
-    """Each test on both of litellm's paths for openai/ models: its own HTTP handler (coordqa's
-    default) and the OpenAI SDK (kept when OPENAI_ORGANIZATION is set); failures must be
-    classified alike."""
+) -> Transport:
+    """Each test on the direct transport and on both of litellm's paths for openai/ models:
+    its own HTTP handler (coordqa's choice) and the OpenAI SDK (kept when OPENAI_ORGANIZATION
+    is set); failures must be classified alike."""
+    if request.param == "direct":
+        return "direct"
     monkeypatch.setenv(FAST_OPENAI_HANDLER, "true" if request.param == "litellm-http" else "false")
-    return openai_key
+    return "litellm"
 
 
-def ask(server: LocalOpenAIServer, policy: CallPolicy, trial: int = 0) -> Reply:
-    model = get_model("openai/test-model", api_base=server.base_url, policy=policy, cache=None)
+def ask(
+    server: LocalOpenAIServer, policy: CallPolicy, transport: Transport, trial: int = 0
+) -> Reply:
+    model = get_model(
+        "openai/test-model",
+        api_base=server.base_url,
+        policy=policy,
+        cache=None,
+        transport=transport,
+    )
     return asyncio.run(model.generate(MESSAGES, trial=trial))
 
 
 def test_rate_limit_waits_for_retry_after_then_succeeds(
-    openai_key: str, fast_policy: CallPolicy
+    transport: Transport, fast_policy: CallPolicy
 ) -> None:
     with LocalOpenAIServer(faults=[Fault.rate_limit(retry_after=0.4)]) as server:
         started = time.monotonic()
-        reply = ask(server, fast_policy)
+        reply = ask(server, fast_policy, transport)
         elapsed = time.monotonic() - started
     assert reply.ok and reply.text == "Answer: A"
     assert reply.attempts == 2 and server.count == 2
     assert elapsed >= 0.4, "the Retry-After of 0.4 s was not honoured"
 
 
-def test_server_error_is_retried(openai_key: str, fast_policy: CallPolicy) -> None:
+def test_server_error_is_retried(transport: Transport, fast_policy: CallPolicy) -> None:
     with LocalOpenAIServer(faults=[Fault.error(500), Fault.error(503)]) as server:
-        reply = ask(server, fast_policy)
+        reply = ask(server, fast_policy, transport)
     assert reply.text == "Answer: A" and reply.attempts == 3 and server.count == 3
 
 
-def test_timeout_is_retried(openai_key: str) -> None:
+def test_timeout_is_retried(transport: Transport) -> None:
     policy = CallPolicy(timeout_s=0.5, max_attempts=3, backoff_initial_s=0.0, backoff_max_s=0.0)
     with LocalOpenAIServer(faults=[Fault.slow(3.0)]) as server:
         started = time.monotonic()
-        reply = ask(server, policy)
+        reply = ask(server, policy, transport)
         elapsed = time.monotonic() - started
     assert reply.ok and reply.attempts == 2 and server.count == 2
     assert elapsed < 2.5, "the slow attempt was not cut at its timeout"
 
 
 def test_each_timed_out_attempt_is_logged_as_it_happens(
-    openai_key: str, caplog: pytest.LogCaptureFixture
+    transport: Transport, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Walkthrough 2, B1: a retried timeout was silent (the CLI shows this log on stderr)."""
     policy = CallPolicy(timeout_s=0.3, max_attempts=2, backoff_initial_s=0.0, backoff_max_s=0.0)
     with LocalOpenAIServer(always=Fault.slow(3.0)) as server:
-        reply = ask(server, policy)
+        reply = ask(server, policy, transport)
     assert not reply.ok
     assert [
         record.getMessage() for record in caplog.records if "attempt" in record.getMessage()
@@ -121,28 +136,30 @@ def test_a_timed_out_attempt_names_its_call_and_concurrent_calls_keep_their_own(
     "fault", [Fault.invalid_json(), Fault.no_choices(), Fault.missing_content()]
 )
 def test_broken_200_reply_is_retried(
-    openai_key: str, fast_policy: CallPolicy, fault: Fault
+    transport: Transport, fast_policy: CallPolicy, fault: Fault
 ) -> None:
     with LocalOpenAIServer(faults=[fault]) as server:
-        reply = ask(server, fast_policy)
+        reply = ask(server, fast_policy, transport)
     assert reply.text == "Answer: A" and reply.attempts == 2 and server.count == 2
 
 
 @pytest.mark.parametrize("finish_reason", ["stop", "length", "content_filter"])
 def test_an_empty_reply_is_the_models_answer_with_its_finish_reason(
-    openai_key: str, fast_policy: CallPolicy, finish_reason: str
+    transport: Transport, fast_policy: CallPolicy, finish_reason: str
 ) -> None:
     """A well-formed 200 with empty content is what the model said: one attempt, no error."""
     with LocalOpenAIServer(faults=[Fault.empty_content(finish_reason)]) as server:
-        reply = ask(server, fast_policy)
+        reply = ask(server, fast_policy, transport)
     assert reply.ok and reply.text == "" and reply.error is None
     assert reply.finish_reason == finish_reason
     assert reply.attempts == 1 and server.count == 1
 
 
-def test_a_whitespace_reply_is_kept_as_it_came(openai_key: str, fast_policy: CallPolicy) -> None:
+def test_a_whitespace_reply_is_kept_as_it_came(
+    transport: Transport, fast_policy: CallPolicy
+) -> None:
     with LocalOpenAIServer(lambda body, index: " \n\n ") as server:
-        reply = ask(server, fast_policy)
+        reply = ask(server, fast_policy, transport)
     assert reply.ok and reply.text == " \n\n " and reply.finish_reason == "stop"
     assert server.count == 1
 
@@ -157,10 +174,10 @@ def test_a_whitespace_reply_is_kept_as_it_came(openai_key: str, fast_policy: Cal
     ],
 )
 def test_refused_key_model_or_parameter_is_fatal_with_the_providers_words(
-    openai_key: str, fast_policy: CallPolicy, fault: Fault, words: str
+    transport: Transport, fast_policy: CallPolicy, fault: Fault, words: str
 ) -> None:
     with LocalOpenAIServer(faults=[fault]) as server:
-        reply = ask(server, fast_policy)
+        reply = ask(server, fast_policy, transport)
     assert reply.text is None and not reply.ok and reply.error_kind == "fatal"
     assert reply.error is not None and "not retried" in reply.error and words in reply.error
     assert '{"error"' not in reply.error, "the provider's sentence is shown, not its JSON body"
@@ -168,25 +185,32 @@ def test_refused_key_model_or_parameter_is_fatal_with_the_providers_words(
 
 
 def test_a_too_long_prompt_fails_only_its_own_call(
-    openai_key: str, fast_policy: CallPolicy
+    transport: Transport, fast_policy: CallPolicy
 ) -> None:
     too_long = Fault.error(400, "This model's maximum context length is 8192 tokens.")
     with LocalOpenAIServer(faults=[too_long]) as server:
-        reply = ask(server, fast_policy)
+        reply = ask(server, fast_policy, transport)
     assert reply.error_kind == "failed" and reply.attempts == 1 and server.count == 1
 
 
-def test_exhausted_retries_fail_only_that_call(openai_key: str, fast_policy: CallPolicy) -> None:
+def test_exhausted_retries_fail_only_that_call(
+    transport: Transport, fast_policy: CallPolicy
+) -> None:
     with LocalOpenAIServer(always=Fault.error(500)) as server:
-        reply = ask(server, fast_policy)
+        reply = ask(server, fast_policy, transport)
     assert reply.error_kind == "failed" and reply.attempts == fast_policy.max_attempts
 
 
-def test_dead_server_is_unreachable_after_max_connection_failures(openai_key: str) -> None:
+def test_dead_server_is_unreachable_after_max_connection_failures(transport: Transport) -> None:
     """10 calls at once to a port where nothing listens: the 3rd refused connection opens the
     breaker, so no call waits through its backoff schedule (6 attempts of up to 60 s)."""
     policy = CallPolicy(max_connection_failures=3, backoff_initial_s=0.5, backoff_max_s=60.0)
-    model = get_model("openai/m", api_base=f"http://127.0.0.1:{free_port()}/v1", policy=policy)
+    model = get_model(
+        "openai/m",
+        api_base=f"http://127.0.0.1:{free_port()}/v1",
+        policy=policy,
+        transport=transport,
+    )
 
     async def ask_many() -> list[Reply]:
         return await asyncio.gather(*(model.generate(MESSAGES, trial=t) for t in range(10)))
@@ -222,29 +246,31 @@ def test_connection_failures_are_found_under_the_clients_wrapping() -> None:
     assert not is_connection_failure(RuntimeError("HTTP 500"))
 
 
-def test_attempts_are_bounded_and_failure_is_an_error_reply(openai_key: str) -> None:
+def test_attempts_are_bounded_and_failure_is_an_error_reply(transport: Transport) -> None:
     policy = CallPolicy(max_attempts=3, backoff_initial_s=0.0, backoff_max_s=0.0, timeout_s=2.0)
     with LocalOpenAIServer(faults={i: Fault.error(500) for i in range(10)}) as server:
-        reply = ask(server, policy)
+        reply = ask(server, policy, transport)
     assert reply.text is None and reply.attempts == 3 and server.count == 3
     assert reply.error is not None and "after 3 attempts (--max-attempts)" in reply.error
 
 
-def test_retry_after_beyond_total_time_gives_up_at_once(openai_key: str) -> None:
+def test_retry_after_beyond_total_time_gives_up_at_once(transport: Transport) -> None:
     policy = CallPolicy(max_total_s=1.0, backoff_initial_s=0.0, backoff_max_s=0.0, timeout_s=0.5)
     with LocalOpenAIServer(faults=[Fault.rate_limit(retry_after=30)]) as server:
         started = time.monotonic()
-        reply = ask(server, policy)
+        reply = ask(server, policy, transport)
     assert time.monotonic() - started < 5
     assert reply.text is None and server.count == 1
     assert reply.error is not None and "the 1 s one call may take" in reply.error
 
 
 def test_failed_call_is_counted_as_error_in_the_ledger(
-    openai_key: str, fast_policy: CallPolicy
+    transport: Transport, fast_policy: CallPolicy
 ) -> None:
     with LocalOpenAIServer(faults=[Fault.error(401)]) as server:
-        model = get_model("openai/test-model", api_base=server.base_url, policy=fast_policy)
+        model = get_model(
+            "openai/test-model", api_base=server.base_url, policy=fast_policy, transport=transport
+        )
         reply = asyncio.run(model.generate(MESSAGES, role="verifier"))
     totals = model.usage.by_role()["verifier"]
     assert not reply.ok and totals.errors == 1 and totals.usage.calls == 0

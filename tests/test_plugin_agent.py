@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from plugin_support import coordqa, installed_env, run_process
+from plugin_support import coordqa, installed_fixture, run_process
 
 from coordqa.errors import StoreError
 from coordqa.records import exchange_type
@@ -40,10 +40,8 @@ for episode in load_agentic_run(sys.argv[1]):
 """Reads a run back through coordqa's reader and prints each guess record's type and payload."""
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment of a process that has the Guesser distribution installed."""
-    return installed_env(tmp_path_factory.mktemp("site"), "coordqa-guesser", ENTRY_POINTS)
+installed = installed_fixture("coordqa-guesser", ENTRY_POINTS)
+"""The environment of a process that has the Guesser distribution installed."""
 
 
 @pytest.mark.slow  # two real processes

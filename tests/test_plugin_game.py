@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 
 import pytest
-from plugin_support import coordqa, coordqa_refused, installed_env
+from plugin_support import coordqa, coordqa_refused, installed_fixture
 
 from coordqa.directives import DIRECTIVES
 from coordqa.prompts import SEVERAL_CORRECT
@@ -39,10 +39,8 @@ lamps = toygame.questions:BUILDER
 """
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment of a process that has the Lamps distribution installed."""
-    return installed_env(tmp_path_factory.mktemp("site"), "coordqa-lamps", ENTRY_POINTS)
+installed = installed_fixture("coordqa-lamps", ENTRY_POINTS)
+"""The environment of a process that has the Lamps distribution installed."""
 
 
 @pytest.mark.slow  # two real processes

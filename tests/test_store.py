@@ -268,3 +268,52 @@ def test_concurrent_appends_share_fsyncs_and_each_returns_durable(
     assert finished[-1] == 62  # the batch: one fsync after both lines
     numbers = [r["number"] for r in open_run(tmp_path / "run").records("calls")]
     assert sorted(numbers) == list(range(62))
+
+
+# -- a run folder is its manifest's (issue 35; walkthrough broken 1, rough 1 and 14) --------
+
+
+def test_a_folder_of_run_records_without_a_manifest_is_never_adopted(tmp_path: Path) -> None:
+    """A partial copy or a careless clean-up left the calls of a run but not its manifest."""
+    folder = tmp_path / "run"
+    with RunStore.create(folder, manifest()) as store:
+        store.append("calls", {"question_id": "q", "trial": 0})
+        store.append("calls", {"question_id": "q", "trial": 1})
+    (folder / "manifest.json").unlink()
+    for opening in (RunStore.create, RunStore.open_or_create):
+        with pytest.raises(StoreError) as refused:
+            opening(folder, manifest(model="scripted"))
+        said = str(refused.value)
+        assert "calls.jsonl (2 records)" in said and "no manifest.json" in said
+        assert "another --out" in said and "restore manifest.json" in said.lower()
+    assert not (folder / "manifest.json").exists()  # nothing was written for the new run
+    with pytest.raises(StoreError, match="calls.jsonl .2 records. but no manifest.json"):
+        open_run(folder)
+
+
+def test_a_folder_of_other_files_still_becomes_a_run(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("my notes")
+    RunStore.create(tmp_path, manifest()).close()
+    assert open_run(tmp_path).manifest.config["model"] == "random"
+
+
+def test_survey_lists_readable_runs_and_says_what_is_wrong_with_the_others(tmp_path: Path) -> None:
+    from coordqa.store import survey_runs
+
+    for name in ("good", "corrupt", "orphan", "future"):
+        with RunStore.create(tmp_path / name, manifest()) as store:
+            store.append("calls", {"question_id": "q", "trial": 0})
+    (tmp_path / "corrupt" / "manifest.json").write_text('{"kind": "qa", "con')
+    (tmp_path / "orphan" / "manifest.json").unlink()
+    (tmp_path / "future" / "manifest.json").write_text(json.dumps({"schema_version": 99}))
+    (tmp_path / "empty").mkdir()
+    survey = survey_runs(tmp_path)
+    assert survey.runs == [tmp_path / "good"]
+    problems = {u.path.name: u for u in survey.unreadable}
+    assert sorted(problems) == ["corrupt", "future", "orphan"]
+    assert "is corrupt" in problems["corrupt"].problem
+    assert "restore manifest.json" in problems["corrupt"].fix
+    assert "no manifest.json" in problems["orphan"].problem
+    assert "upgrade coordqa" in problems["future"].fix
+    for unreadable in survey.unreadable:
+        assert "resume" not in unreadable.problem + unreadable.fix  # words for any command

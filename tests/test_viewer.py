@@ -435,3 +435,82 @@ def test_allowed_hosts_follow_the_command_line() -> None:
     assert allowed_hosts("127.0.0.1", []) == ["localhost", "127.0.0.1", "::1", "127.0.0.1"]
     assert "box.lan" in allowed_hosts("0.0.0.0", ["box.lan"])
     assert "0.0.0.0" not in allowed_hosts("0.0.0.0", [])
+
+
+def test_comparison_of_a_set_of_two_datasets_compares_within_each(tmp_path: Path) -> None:
+    """Three models on two datasets (an eval set's shape): as coordqa report, one section per
+    dataset, pairs and correlations within it (n = 3 models), never a run of the other."""
+    from qa_run_support import SIX_QUESTIONS, outcome_rows, write_qa_run
+
+    runs = {
+        (model, dataset): write_qa_run(
+            tmp_path / f"{model}-{dataset}",
+            model,
+            outcome_rows(SIX_QUESTIONS),
+            trials=2,
+            dataset=dataset,
+            fingerprint=dataset[-1] * 64,
+        )
+        for dataset in ("set-a", "set-b")
+        for model in ("m1", "m2", "m3")
+    }
+    with TestClient(create_app(RunCatalog(list(runs.values()))), base_url="http://127.0.0.1") as c:
+        page = get(c, "/compare")
+    pattern = r'<article class="dataset" id="dataset-([^"]+)">(.*?)</article>'
+    sections = re.findall(pattern, page, re.S)
+    assert [name for name, _ in sections] == ["set-a", "set-b"]
+    for dataset, body in sections:
+        named = set(re.findall(r'href="/runs/([^/"]+)/"', body))
+        assert named == {f"{model}-{dataset}" for model in ("m1", "m2", "m3")}
+        cells = re.findall(r'<table class="correlations".*?</table>', body, re.S)
+        assert len(cells) == 1 and re.findall(r'<td class="num">(\d+)</td>', cells[0]) == ["3", "3"]
+        assert len(re.findall(r'<section class="pair"', body)) == 2
+        assert "(dataset=" not in body  # runs are named within their dataset, as in report
+
+
+def test_the_run_page_counts_correct_samples_beside_samples(client: TestClient) -> None:
+    """Walkthrough 3, rough 7: 'correct' (59, a count of samples) stood beside 'questions' (66),
+    and read as 59 of 66."""
+    expected = expected_outcomes()
+    page = get(client, "/runs/hostile/")
+    header = re.search(r"<thead><tr><th>scope</th>(.*?)</tr></thead>", page, re.S)
+    assert header is not None
+    columns = re.findall(r"<th[^>]*>([^<]*)</th>", header.group(1))
+    assert columns[columns.index("questions") :][:3] == ["questions", "samples", "correct samples"]
+    total = re.search(r'<tr class="total">(.*?)</tr>', page, re.S)
+    assert total is not None
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", total.group(1), re.S)
+    at = 1 + columns.index("questions")  # the first cell is the scope's
+    questions, samples, correct = (int(cells[at + i]) for i in range(3))
+    assert questions == len({qid for qid, _, _ in expected})
+    assert samples == len(expected)  # every (question, trial) stored, the error included
+    assert correct == sum(outcome == "correct" for _, _, outcome in expected)
+
+
+def test_an_hm_hanabi_episode_shows_its_score_once_and_marks_single_points(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 3, rough 11: 'score 0.0' then 'score 0.00', and an empty chart whose series
+    (one per hypothesis) each had one point, which a polyline does not draw."""
+    from coordqa.agentic import GridConfig, run_grid
+
+    config = {
+        "name": "hm-hanabi",
+        "agents": ["hm"],
+        "models": ["scripted"],
+        "games": [{"game": "hanabi", "seeds": [0]}],
+    }
+    run_grid(GridConfig.model_validate(config), tmp_path / "hm")
+    catalog = RunCatalog([tmp_path / "hm"])
+    chart = catalog.agentic("hm").episode(0).hypothesis_chart
+    assert chart is not None
+    single = [line for line in chart.lines if line.marker is not None]
+    with TestClient(create_app(catalog), base_url="http://127.0.0.1") as viewer:
+        page = get(viewer, "/runs/hm/episodes/0")
+    assert page.count("<dt>score</dt>") == 1
+    assert page.count('<circle class="marker') == len(single)
+    polylines = re.findall(r'<polyline[^>]*points="([^"]*)"', page)
+    assert all(" " in points for points in polylines)  # a polyline only for 2 points or more
+    assert len(polylines) + len(single) == len(chart.lines)
+    assert single == chart.lines and len(single) == 2  # as in the walkthrough: one value each
+    assert "each series has one value" in page

@@ -73,8 +73,46 @@ def samples_of(*types: str) -> int:
     )
 
 
+LINE_BREAKS = """element => {
+  const breaks = [];
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  let top = null, previous = "";
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    for (let i = 0; i < node.textContent.length; i++) {
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const rects = range.getClientRects();
+      const char = node.textContent[i];
+      if (rects.length) {
+        if (top !== null && rects[0].top > top + 1) breaks.push(previous + char);
+        top = rects[0].top;
+      }
+      previous = char;
+    }
+  }
+  return breaks;
+}"""
+"""Each place where ``element``'s text moves to a new line: the characters on both sides."""
+
+
+def check_summary_wording(page: Any) -> None:
+    """Walkthrough 3, rough 7: the explanation broke words in two ('co' / 'unted'), and the
+    'correct' column (samples) stood beside 'questions' alone."""
+    page.set_viewport_size({"width": 640, "height": 900})  # the note takes several lines
+    note = page.locator("h3 + p.meta").first
+    breaks = note.evaluate(LINE_BREAKS)
+    assert len(breaks) >= 2, breaks
+    assert all(pair[0] in " -/" or pair[1] == " " for pair in breaks), breaks
+    headers = page.locator("table.accuracy").first.locator("th").all_inner_texts()
+    assert headers[headers.index("questions") :][:3] == ["questions", "samples", "correct samples"]
+    page.set_viewport_size({"width": 1200, "height": 900})
+
+
 def check_qa_run(page: Any, shots: Path, prefix: str) -> None:
     """From a QA run's summary: filter the table, open an EC sample, check the reply."""
+    check_summary_wording(page)
     page.get_by_role("link", name="ambiguous").click()  # ToM replies are "A or B"
     rows = page.locator("#samples tbody tr:not([hidden])")
     assert rows.count() == samples_of("ToM")

@@ -44,16 +44,16 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from coordqa.agentic.agents import prompts
-from coordqa.agentic.agents.behaviour import behaviour_space
-from coordqa.agentic.agents.belief import BeliefState, game_facts
-from coordqa.agentic.agents.ladder import ask_ladder, game_ladder
+from coordqa.agentic.agents.belief import BeliefState
+from coordqa.agentic.agents.features import check_features, partner_info_redaction
+from coordqa.agentic.agents.ladder import ask_ladder
 from coordqa.agentic.agents.memory import (
     fallback_action,
     memory_text,
     offered_options,
     working_memory,
 )
-from coordqa.agentic.agents.services import Note, NoteKey
+from coordqa.agentic.agents.services import Note, NoteKey, ReplyParser
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
 from coordqa.agentic.records import (
@@ -68,7 +68,6 @@ from coordqa.agentic.records import (
 from coordqa.choices import Choice, choose, option_letter
 from coordqa.directives import format_labels, reply_format
 from coordqa.errors import ConfigError, GameError, ModelCallFailed
-from coordqa.games.agent_profile import PartnerInfoRedaction
 from coordqa.games.base import (
     ANY_GAME,
     PLAYER_NAMES,
@@ -76,14 +75,13 @@ from coordqa.games.base import (
     Player,
     PlayerSpec,
     StepResult,
-    game_profile,
 )
 from coordqa.games.feed import SeatFeed
 from coordqa.games.seat import SeatView
 from coordqa.jsonvalues import JSONObject
 from coordqa.llm import DEFAULT_CONFIG, GenerateConfig, Message, Model, Reply, get_model
 from coordqa.options import OptionValue, PlayerOptions, parse_options
-from coordqa.records import Payload, call_result, exchange_of
+from coordqa.records import call_result, exchange_of
 
 T = TypeVar("T")
 
@@ -151,6 +149,9 @@ class LLMAgent(Player):
     and in ``stats()``, so stored runs say which agent produced them."""
     options_class: ClassVar[type | None] = None
     """The dataclass of this agent's options (None: the agent takes none)."""
+    observes_partner: ClassVar[bool] = False
+    """Whether the agent always predicts or observes its partner's behaviours (HM, PlanReAct),
+    and so needs the game's behaviour space (CAC needs it for k-level ToM only)."""
 
     def __init__(
         self,
@@ -201,17 +202,9 @@ class LLMAgent(Player):
         """The explicit belief state (agents whose options have ``belief_state`` on)."""
         self.ladder_every: int = getattr(options, "tom_ladder", 0)
         """Ask the ToM question ladder every this many decisions (0: never)."""
-        self.redact = _partner_info_redaction(game_name, getattr(options, "partner_info", True))
+        self.redact = partner_info_redaction(game_name, getattr(options, "partner_info", True))
         """Rewrites the game's description without the partner's inventory and location
         (``partner_info`` off), else None."""
-
-    @classmethod
-    def predicts_partner(cls, options: Any) -> bool:
-        """Whether the agent, with ``options``, predicts or observes partner behaviours.
-
-        Such an agent needs the game's behaviour space; agents that do override this.
-        """
-        return False
 
     @classmethod
     def check_game(cls, game_name: str, options: Any) -> None:
@@ -219,20 +212,15 @@ class LLMAgent(Player):
 
         The game's profile must give what each feature reads: belief facts for
         ``belief_state``, a ToM ladder for ``tom_ladder``, a redaction for ``partner_info``
-        off, a behaviour space for an agent that predicts its partner. Called when a grid (or
+        off, a behaviour space for an agent that predicts its partner (:attr:`observes_partner`,
+        or k-level ToM: ``tom_level`` above 0). Called when a grid (or
         ``coordqa agentic run``) is read (:attr:`coordqa.games.PlayerSpec.game_check`), and
         again when an agent is built.
 
         Raises:
             ConfigError: the first feature the game cannot serve.
         """
-        if getattr(options, "belief_state", False):
-            game_facts(game_name)
-        if getattr(options, "tom_ladder", 0):
-            game_ladder(game_name)
-        _partner_info_redaction(game_name, getattr(options, "partner_info", True))
-        if cls.predicts_partner(options):
-            behaviour_space(game_name)
+        check_features(game_name, options, observes_partner=cls.observes_partner)
 
     # ------------------------------------------------------------------ Player protocol
 
@@ -385,10 +373,7 @@ class LLMAgent(Player):
         )
 
     async def ask(
-        self,
-        role: str,
-        messages: Sequence[Message],
-        parse: Callable[[Reply], tuple[T, Payload]],
+        self, role: str, messages: Sequence[Message], parse: ReplyParser[T]
     ) -> tuple[Reply, T]:
         """Call the model, parse its reply, count it and record the exchange.
 
@@ -419,7 +404,7 @@ class LLMAgent(Player):
         self,
         role: str,
         messages: Sequence[Message],
-        parse: Callable[[Reply], tuple[T | None, Payload]],
+        parse: ReplyParser[T | None],
         fallback: str,
     ) -> T | None:
         """A free-text call read as strictly as an action: once, once more, or the fallback.
@@ -525,25 +510,6 @@ def _label_problem(text: str | None, labels: Sequence[str]) -> str:
         return "it was empty"
     named = ", ".join(f"'{label}:'" for label in labels) or "a labelled line"
     return f"it has no {named} line" if len(labels) <= 1 else f"it has none of the lines {named}"
-
-
-def _partner_info_redaction(game_name: str, shown: bool) -> PartnerInfoRedaction | None:
-    """The game's description rewriter for ``partner_info`` off; None when it is on.
-
-    Raises:
-        ConfigError: the game's profile names no ``agents.without_partner_info``.
-    """
-    if shown:
-        return None
-    redact = game_profile(game_name).agents.without_partner_info
-    if redact is None:
-        raise ConfigError(
-            f"--no-partner-info (partner_info: false) is the LLM-Coordination paper's Overcooked "
-            f"ablation; game {game_name!r} does not say how to leave the partner's inventory and "
-            "location out of its description (its GameProfile names no "
-            "agents.without_partner_info). Use it in overcooked, or drop it."
-        )
-    return redact
 
 
 def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:

@@ -35,35 +35,18 @@ from __future__ import annotations
 import re
 
 from coordqa.agentic.agents import prompts
+from coordqa.agentic.agents.features import belief_facts
 from coordqa.agentic.agents.replies import labelled_lines
 from coordqa.agentic.agents.services import AgentServices
 from coordqa.agentic.records import BeliefCheck, BeliefPayload
 from coordqa.directives import format_labels
-from coordqa.errors import ConfigError
-from coordqa.games import BeliefFact, BeliefFacts, game_profile
+from coordqa.games import BeliefFact
 from coordqa.games.agent_profile import fact_value
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 
 MAX_BELIEF_CHARS = 800
 """A belief text is cut to this length (prompts that show it stay bounded)."""
-
-
-def game_facts(game_name: str) -> BeliefFacts:
-    """The belief facts of ``game_name`` (its profile's ``agents.belief_facts``).
-
-    Raises:
-        ConfigError: the game's profile gives none (said when the grid is read, by the agents'
-            options check, and again here for an agent built by hand).
-    """
-    facts = game_profile(game_name).agents.belief_facts
-    if facts is None:
-        raise ConfigError(
-            f"the belief state has no checkable facts for game {game_name!r}: its GameProfile "
-            "names no agents.belief_facts. Set it to a function (SeatView, player) -> "
-            "list[coordqa.games.BeliefFact], or drop belief_state (--belief-state)."
-        )
-    return facts
 
 
 def believed(text: str | None, label: str) -> str | None:
@@ -104,7 +87,7 @@ class BeliefState:
             ConfigError: the game has no belief facts.
         """
         self.agent = agent
-        self.facts = game_facts(game_name)
+        self.facts = belief_facts(game_name)
         self.text = ""
 
     def reset(self) -> None:

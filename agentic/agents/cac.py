@@ -132,11 +132,6 @@ class CACAgent(LLMAgent):
     options_class = CACOptions
     options: CACOptions
 
-    @classmethod
-    def predicts_partner(cls, options: Any) -> bool:
-        """k-level ToM (``tom_level`` 1 or 2) predicts the partner's next behaviour."""
-        return bool(getattr(options, "tom_level", 0))
-
     def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
         """Create the agent (settings as :class:`LLMAgent`; options default to full CAC)."""
         super().__init__(game_name, layout, **settings)

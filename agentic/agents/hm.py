@@ -1,7 +1,7 @@
 """HM, Hypothetical Minds (Theory of Mind by hypothesis generation, evaluation and refinement).
 
 The ToM module runs at the agent's first decision and then at its next decision after each
-observed partner behaviour (:mod:`~coordqa.agentic.agents.behaviour`: each Hanabi move, each
+observed partner behaviour (:mod:`~coordqa.agentic.agents.features`: each Hanabi move, each
 completed Overcooked object action, each Collab turn). One update, in the full ``hm`` variant:
 
 1. unless a hypothesis is validated, generate a new one, shown the top-k earlier hypotheses with
@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from coordqa.agentic.agents import prompts
-from coordqa.agentic.agents.behaviour import behaviour_for
 from coordqa.agentic.agents.counterfactual import EXTRINSIC_SCALE, RewardEvaluation
+from coordqa.agentic.agents.features import behaviour_for
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook
 from coordqa.agentic.agents.planning import PlanningAgent, PlanningOptions
 from coordqa.agentic.agents.replies import section, subgoals
@@ -175,11 +175,7 @@ class HMAgent(PlanningAgent):
     version = "hm-v9"
     options_class = HMOptions
     options: HMOptions
-
-    @classmethod
-    def predicts_partner(cls, options: Any) -> bool:
-        """HM predicts the partner's next behaviour (or observes it, in HE + HR)."""
-        return True
+    observes_partner = True
 
     def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
         """Create the agent (settings as :class:`LLMAgent`; options default to full HM)."""

@@ -22,11 +22,12 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from coordqa.agentic.agents import prompts
+from coordqa.agentic.agents.features import tom_ladder
 from coordqa.agentic.agents.services import AgentServices
 from coordqa.agentic.records import LadderPayload
 from coordqa.choices import choose, format_options
 from coordqa.errors import ConfigError
-from coordqa.games import GAMES, LadderQuestion, TomLadder, game_profile
+from coordqa.games import LadderQuestion
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
 from coordqa.prompts import MARKERS
@@ -49,28 +50,11 @@ def check_every(every: object) -> int:
     return every
 
 
-def game_ladder(game_name: str) -> TomLadder:
-    """The ToM question ladder of ``game_name`` (its profile's ``agents.tom_ladder``).
-
-    Raises:
-        ConfigError: the game has none (every fact is common knowledge there).
-    """
-    ladder = game_profile(game_name).agents.tom_ladder
-    if ladder is None:
-        with_ladder = [name for name, game in GAMES.items() if game.profile.agents.tom_ladder]
-        raise ConfigError(
-            f"the ToM question ladder needs hidden information; in {game_name!r} every fact is "
-            f"common knowledge (its GameProfile names no agents.tom_ladder). Use it in "
-            f"{', '.join(with_ladder) or 'a game whose profile names one'}, or drop tom_ladder."
-        )
-    return ladder
-
-
 async def ask_ladder(agent: AgentServices, game: SeatView, ask: int) -> None:
     """Ask the ``ask``-th ladder (0 first) as side calls; count and score each answer."""
     memory = agent.memory(game)
     description = agent.long_term_memory(game)
-    questions = game_ladder(game.name)
+    questions = tom_ladder(game.name)
     answers = format_options(ANSWERS)
     for question in questions(game, agent.player, ask):
         text = f"{memory.strip()}\n\n{question.question}\n\n{MARKERS['ToM']}\n{answers}"

@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import LLMAgent
-from coordqa.agentic.agents.behaviour import behaviour_for
+from coordqa.agentic.agents.features import behaviour_for
 from coordqa.agentic.agents.ladder import check_every
 from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.reflection import (
@@ -225,11 +225,7 @@ class PlanReActAgent(PlanningAgent):
 
     name = "planreact"
     version = "planreact-v2"
-
-    @classmethod
-    def predicts_partner(cls, options: Any) -> bool:
-        """PlanReAct plans after each observed partner behaviour."""
-        return True
+    observes_partner = True
 
     def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
         """Create the agent; it plans after each behaviour of the partner, as HM updates."""

@@ -30,6 +30,9 @@ Note = str | float | Record
 
 T = TypeVar("T")
 
+ReplyParser = Callable[[Reply], tuple[T, Payload]]
+"""How a call's reply is read: into a value for the agent, and the role's payload to record."""
+
 
 class AgentServices(Protocol):
     """The parts of :class:`~coordqa.agentic.agents.base.LLMAgent` its add-ons call."""
@@ -49,10 +52,7 @@ class AgentServices(Protocol):
         """The game description the agent is given."""
 
     async def ask(
-        self,
-        role: str,
-        messages: Sequence[Message],
-        parse: Callable[[Reply], tuple[T, Payload]],
+        self, role: str, messages: Sequence[Message], parse: ReplyParser[T]
     ) -> tuple[Reply, T]:
         """Call the model, count and record the exchange."""
 
@@ -60,7 +60,7 @@ class AgentServices(Protocol):
         self,
         role: str,
         messages: Sequence[Message],
-        parse: Callable[[Reply], tuple[T | None, Payload]],
+        parse: ReplyParser[T | None],
         fallback: str,
     ) -> T | None:
         """A free-text call: once, once more with its format restated, or None (fallback)."""

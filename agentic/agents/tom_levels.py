@@ -7,7 +7,7 @@ prediction of the partner's next behaviour, reasoned from the partner's point of
 partner's next behaviour given that belief. Both answers join the ToM notes of the action call.
 
 Predictions are lettered choices among the partner's behaviours of
-:mod:`~coordqa.agentic.agents.behaviour` (the spaces HM predicts in: each Hanabi move, the kind of
+:mod:`~coordqa.agentic.agents.features` (the spaces HM predicts in: each Hanabi move, the kind of
 each completed Overcooked object action, each Collab action), so code scores them against what the
 partner then does, and CAC's prediction accuracy is comparable with HM's. The paper's nested JSON
 answer is replaced by separate lettered calls for that reason.
@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from coordqa.agentic.agents import prompts
-from coordqa.agentic.agents.behaviour import behaviour_for
+from coordqa.agentic.agents.features import behaviour_for
 from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.services import AgentServices
 from coordqa.agentic.records import Expectation, LevelScore, OptionPickPayload

@@ -171,6 +171,53 @@ def train_bc(
     val_x, val_y = features[order[:n_val]], actions[order[:n_val]]
     train_x, train_y = features[order[n_val:]], actions[order[n_val:]]
     model = _mlp(torch, features.shape[1], config.hidden, len(ACTION_NAMES))
+    best, epoch = _fit(torch, model, (train_x, train_y), (val_x, val_y), config, progress)
+    val_loss, val_acc, best_epoch, state = best
+    weights = [
+        state[key].numpy().T.copy() if key.endswith("weight") else state[key].numpy().copy()
+        for key in state
+    ]
+    name = partner_name(config.layout, config.split)
+    meta = {
+        "name": name,
+        "kind": KIND_OF_SPLIT[config.split],
+        "layout": config.layout,
+        "split": config.split,
+        "seed": config.seed,
+        "data_hash": data.data_hash,
+        "samples": int(len(data.actions)),
+        "epochs": epoch,
+        "best_epoch": best_epoch,
+        "val_loss": val_loss,
+        "val_accuracy": val_acc,
+        "featurise_seconds": round(featurise_seconds, 2),
+        "train_seconds": round(time.perf_counter() - started - featurise_seconds, 2),
+        "config": asdict(config),
+        "torch": torch.__version__,
+    }
+    path = output or user_checkpoint(name)
+    BCCheckpoint(weights, meta).save(path)
+    return path, meta
+
+
+def _fit(
+    torch: Any,
+    model: Any,
+    train: tuple[Any, Any],
+    validation: tuple[Any, Any],
+    config: TrainConfig,
+    progress: Callable[[EpochReport], None] | None,
+) -> tuple[tuple[float, float, int, dict[str, Any]], int]:
+    """Train ``model`` until the validation loss has not improved for ``patience`` epochs.
+
+    Returns:
+        the best epoch's (validation loss, validation accuracy, epoch, weights), and the
+        number of epochs run.
+
+    Raises:
+        ConfigError: ``max_epochs`` below 1.
+    """
+    (train_x, train_y), (val_x, val_y) = train, validation
     optimiser = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
     loss_fn = torch.nn.CrossEntropyLoss()
     generator = torch.Generator().manual_seed(config.seed)
@@ -199,32 +246,7 @@ def train_bc(
             break
     if best is None:
         raise ConfigError(f"max_epochs must be at least 1, got {config.max_epochs}")
-    val_loss, val_acc, best_epoch, state = best
-    weights = [
-        state[key].numpy().T.copy() if key.endswith("weight") else state[key].numpy().copy()
-        for key in state
-    ]
-    name = partner_name(config.layout, config.split)
-    meta = {
-        "name": name,
-        "kind": KIND_OF_SPLIT[config.split],
-        "layout": config.layout,
-        "split": config.split,
-        "seed": config.seed,
-        "data_hash": data.data_hash,
-        "samples": int(len(data.actions)),
-        "epochs": epoch,
-        "best_epoch": best_epoch,
-        "val_loss": val_loss,
-        "val_accuracy": val_acc,
-        "featurise_seconds": round(featurise_seconds, 2),
-        "train_seconds": round(time.perf_counter() - started - featurise_seconds, 2),
-        "config": asdict(config),
-        "torch": torch.__version__,
-    }
-    path = output or user_checkpoint(name)
-    BCCheckpoint(weights, meta).save(path)
-    return path, meta
+    return best, epoch
 
 
 def _mlp(torch: Any, inputs: int, hidden: int, outputs: int) -> Any:

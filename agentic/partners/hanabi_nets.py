@@ -208,33 +208,40 @@ def build_net(shape: NetShape, skip_connect: bool = False) -> Any:
             return self.fc_a(output), hidden
 
         def lstm_step(self, inputs: Any, hidden: tuple[Any, Any]) -> tuple[Any, tuple[Any, Any]]:
-            """One time step of ``self.lstm``, written out with its own parameters.
-
-            Equal to ``self.lstm(inputs[None], hidden)``, but ``nn.LSTM`` on one CPU sample goes
-            through oneDNN and takes about ten times longer than these eight matrix products.
-            """
-            linear = torch.nn.functional.linear
-            h_all, c_all = hidden
-            h_out, c_out = [], []
-            layer_input = inputs
-            for layer in range(shape.lstm_layers):
-                gates = linear(
-                    layer_input,
-                    getattr(self.lstm, f"weight_ih_l{layer}"),
-                    getattr(self.lstm, f"bias_ih_l{layer}"),
-                ) + linear(
-                    h_all[layer],
-                    getattr(self.lstm, f"weight_hh_l{layer}"),
-                    getattr(self.lstm, f"bias_hh_l{layer}"),
-                )
-                gate_in, gate_forget, cell, gate_out = gates.chunk(4, dim=1)
-                c_new = gate_forget.sigmoid() * c_all[layer] + gate_in.sigmoid() * cell.tanh()
-                layer_input = gate_out.sigmoid() * c_new.tanh()
-                h_out.append(layer_input)
-                c_out.append(c_new)
-            return layer_input, (torch.stack(h_out), torch.stack(c_out))
+            """One time step of ``self.lstm`` (:func:`_lstm_step`)."""
+            return _lstm_step(torch, self.lstm, shape.lstm_layers, inputs, hidden)
 
     return HanabiNet()
+
+
+def _lstm_step(
+    torch: Any, lstm: Any, layers: int, inputs: Any, hidden: tuple[Any, Any]
+) -> tuple[Any, tuple[Any, Any]]:
+    """One time step of the ``layers``-layer ``lstm``, written out with its own parameters.
+
+    Equal to ``lstm(inputs[None], hidden)``, but ``nn.LSTM`` on one CPU sample goes through
+    oneDNN and takes about ten times longer than these eight matrix products.
+    """
+    linear = torch.nn.functional.linear
+    h_all, c_all = hidden
+    h_out, c_out = [], []
+    layer_input = inputs
+    for layer in range(layers):
+        gates = linear(
+            layer_input,
+            getattr(lstm, f"weight_ih_l{layer}"),
+            getattr(lstm, f"bias_ih_l{layer}"),
+        ) + linear(
+            h_all[layer],
+            getattr(lstm, f"weight_hh_l{layer}"),
+            getattr(lstm, f"bias_hh_l{layer}"),
+        )
+        gate_in, gate_forget, cell, gate_out = gates.chunk(4, dim=1)
+        c_new = gate_forget.sigmoid() * c_all[layer] + gate_in.sigmoid() * cell.tanh()
+        layer_input = gate_out.sigmoid() * c_new.tanh()
+        h_out.append(layer_input)
+        c_out.append(c_new)
+    return layer_input, (torch.stack(h_out), torch.stack(c_out))
 
 
 def published_shapes(kind: str, hidden: int = 512, lstm_layers: int = 2) -> dict[str, tuple]:

@@ -7,6 +7,7 @@
 - :mod:`~coordqa.analysis.results`: per-question tables of runs (``coordqa results``,
   ``coordqa compare``) and the run list (``coordqa runs list``);
 - :mod:`~coordqa.analysis.labels`: what to call each run when several are shown together;
+- :mod:`~coordqa.analysis.groups`: which runs are compared together (the runs of one dataset);
 - :mod:`~coordqa.analysis.figures`: the report's PNG figures.
 
 Names are exported lazily, so ``coordqa.analysis.stats`` can be used without pandas.
@@ -19,17 +20,25 @@ from typing import TYPE_CHECKING
 from coordqa._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from coordqa.analysis.groups import (
+        DatasetGroup as DatasetGroup,
+        group_by_dataset as group_by_dataset,
+    )
     from coordqa.analysis.labels import (
         run_labels as run_labels,
     )
     from coordqa.analysis.report import (
+        DatasetReport as DatasetReport,
         ModelReport as ModelReport,
+        compare_by_dataset as compare_by_dataset,
         compare_runs as compare_runs,
         markdown_table as markdown_table,
         write_report as write_report,
+        write_reports as write_reports,
     )
     from coordqa.analysis.results import (
         RunComparison as RunComparison,
+        RunList as RunList,
         RunSummary as RunSummary,
         compare_two_runs as compare_two_runs,
         list_runs as list_runs,

@@ -6,6 +6,11 @@ dataset with v1) unless ``allow_mixed`` is given, in which case the report says 
 tests use only the questions both runs answered with the same text and answer key (two releases
 can give one id to different questions). :func:`write_report` writes the tables (CSV
 and parquet), the figures and ``report.md``.
+
+:func:`compare_by_dataset` is what ``coordqa report`` calls: one :func:`compare_runs` per
+dataset of the runs given (:mod:`coordqa.analysis.groups`), so an eval set of several models on
+several datasets gives one report per dataset, with ``reference`` resolved within each;
+:func:`write_reports` writes them.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from coordqa.analysis.groups import DatasetGroup, group_by_dataset, merge_groups, pick_dataset
 from coordqa.analysis.labels import run_labels
 from coordqa.analysis.stats import (
     EXACT_MAX_N,
@@ -31,6 +37,7 @@ from coordqa.analysis.stats import (
 from coordqa.analysis.tables import (
     ERROR_POLICY,
     INCOMPLETE_NOTE,
+    ONE_TRIAL_NOTE,
     RunAnalysis,
     analyze_run,
     format_accuracy,
@@ -47,13 +54,16 @@ from coordqa.store import QARun, RunStore, read_qa_run
 
 __all__ = [
     "SCOPES",
+    "DatasetReport",
     "ModelReport",
     "accuracy_summary",
     "check_question_sets",
+    "compare_by_dataset",
     "compare_runs",
     "describe_filters",
     "markdown_table",
     "write_report",
+    "write_reports",
 ]
 
 SCOPES = (*QUESTION_TYPES, "overall")
@@ -151,6 +161,28 @@ def _reference_label(reference: str, labels: Sequence[str], analyses: Sequence[R
         f"--reference {reference!r} names {which}; give one of the runs' labels: "
         f"{', '.join(labels)}"
     )
+
+
+def _check_reference(
+    reference: str, groups: Sequence[DatasetGroup], readers: Sequence[QARun]
+) -> None:
+    """Raise unless ``reference`` names exactly one run of every dataset group.
+
+    Checked before any run is scored, so a typo costs no bootstrap.
+    """
+    for group in groups:
+        runs = [readers[i] for i in group.members]
+        labels = run_labels([(r.manifest, r.path) for r in runs])
+        models = [str(r.manifest.config.get("model", "?")) for r in runs]
+        matches = labels.count(reference) or models.count(reference)
+        if matches == 1:
+            continue
+        which = "several runs" if matches else "no run"
+        raise ConfigError(
+            f"--reference {reference!r} names {which} of {group.title}; its runs are "
+            f"{', '.join(labels)}. Give one of them, or pick the datasets it ran on with "
+            "--dataset NAME"
+        )
 
 
 def check_question_sets(models: pd.DataFrame, allow_mixed: bool) -> bool:
@@ -305,6 +337,89 @@ def compare_runs(
     )
 
 
+@dataclass
+class DatasetReport:
+    """The report of the runs of one dataset (or of several, mixed with ``allow_mixed``)."""
+
+    group: DatasetGroup
+    """The dataset and which of the runs given answered it."""
+    report: ModelReport
+    """Its runs compared."""
+
+
+def compare_by_dataset(
+    runs: Sequence[QARun | RunStore | str | Path],
+    sizes: Mapping[str, float] | None = None,
+    *,
+    dataset: str | None = None,
+    allow_mixed: bool = False,
+    reference: str | None = None,
+) -> list[DatasetReport]:
+    """:func:`compare_runs` on the runs of each dataset among ``runs``, datasets in order.
+
+    Args:
+        runs: run directories or readers (an eval set's members, a folder's runs).
+        sizes: parameter counts per model name or run label (must match some run).
+        dataset: report only this dataset (a name the runs recorded, an alias such as
+            ``coordinationqa``, or a fingerprint's first characters).
+        allow_mixed: one report over every dataset, and runs of different question sets
+            within one (the report says so).
+        reference: a model or run label, resolved within each dataset: every other run of the
+            dataset is compared with that dataset's run of it.
+
+    Raises:
+        ConfigError: ``dataset`` matches no run; ``reference`` names no run or several of a
+            dataset; runs of one dataset answered different question sets (a ``--limit``
+            run beside a full one) without ``allow_mixed``; ``sizes`` names no run.
+        StoreError: a run is missing, damaged, or not a QA run.
+    """
+    if not runs:
+        raise StoreError("no runs given; pass one or more run directories")
+    readers = [read_qa_run(run) for run in runs]
+    groups = group_by_dataset([reader.manifest for reader in readers])
+    if dataset is not None:
+        groups = pick_dataset(groups, dataset)
+    if allow_mixed:
+        groups = [merge_groups(groups)]
+    if reference is not None:
+        _check_reference(reference, groups, readers)
+    if sizes:
+        chosen = [readers[i] for group in groups for i in group.members]
+        _check_sizes(
+            sizes,
+            [*run_labels([(r.manifest, r.path) for r in chosen]), *_group_labels(groups, readers)],
+            [str(r.manifest.config.get("model", "?")) for r in chosen],
+        )
+    return [
+        DatasetReport(
+            group,
+            compare_runs(
+                [readers[i] for i in group.members],
+                _sizes_of(sizes or {}, [readers[i] for i in group.members]),
+                allow_mixed=allow_mixed,
+                reference=reference,
+            ),
+        )
+        for group in groups
+    ]
+
+
+def _group_labels(groups: Sequence[DatasetGroup], readers: Sequence[QARun]) -> list[str]:
+    """Every run's label within its dataset (what ``--sizes`` and ``--reference`` may name)."""
+    return [
+        label
+        for group in groups
+        for label in run_labels([(readers[i].manifest, readers[i].path) for i in group.members])
+    ]
+
+
+def _sizes_of(sizes: Mapping[str, float], runs: Sequence[QARun]) -> dict[str, float]:
+    """The entries of ``sizes`` that name one of ``runs`` (by model or label)."""
+    names = {str(r.manifest.config.get("model", "?")) for r in runs}
+    names.update(run_labels([(r.manifest, r.path) for r in runs]))
+    return {name: size for name, size in sizes.items() if name in names}
+
+
 # -- written report --------------------------------------------------------------------------
 
 
@@ -345,7 +460,12 @@ def accuracy_summary(models: pd.DataFrame) -> pd.DataFrame:
     shown = pd.DataFrame({"model": models["model"]})
     for scope in SCOPES:
         shown[f"{scope} ± SE"] = [
-            format_accuracy(row[scope], row[f"{scope}_se"], complete=bool(row["complete"]))
+            format_accuracy(
+                row[scope],
+                row[f"{scope}_se"],
+                complete=bool(row["complete"]),
+                trials=int(row["n_trials"]),
+            )
             for _, row in models.iterrows()
         ]
         shown[f"{scope} 95% CI"] = [
@@ -429,6 +549,7 @@ def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
         ["model", "dataset", "fingerprint", "n_questions", "filters", "question_set", "status"]
     ]
     incomplete = not report.models["complete"].all()
+    one_trial = [str(row.model) for row in report.models.itertuples() if row.n_trials < 2]
     lines = [
         "# CoordinationQA report",
         "",
@@ -446,6 +567,7 @@ def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
         markdown_table(accuracy_summary(report.models)),
         "",
         *([INCOMPLETE_NOTE, ""] if incomplete else []),
+        *([f"{', '.join(one_trial)}: {ONE_TRIAL_NOTE}.", ""] if one_trial else []),
         "## Paired comparisons (same questions)",
         "",
         PAIRED_NOTE,
@@ -505,3 +627,33 @@ def write_report(report: ModelReport, out: str | Path) -> list[Path]:
     markdown = root / "report.md"
     markdown.write_text(_report_markdown(report, images), encoding="utf-8")
     return [*written, *images, markdown]
+
+
+def write_reports(reports: Sequence[DatasetReport], out: str | Path) -> list[Path]:
+    """Write each dataset's report (:func:`write_report`).
+
+    One report goes into ``out`` itself; several each into ``out/<dataset>/``, with a
+    ``report.md`` in ``out`` linking them.
+
+    Returns:
+        The paths written.
+    """
+    root = Path(out)
+    if len(reports) == 1:
+        return write_report(reports[0].report, root)
+    written: list[Path] = []
+    lines = [
+        "# CoordinationQA report",
+        "",
+        "One report per dataset (runs are compared within one).",
+        "",
+    ]
+    for item in reports:
+        written += write_report(item.report, root / item.group.slug)
+        runs = len(item.report.models)
+        lines.append(
+            f"- [{item.group.title}]({item.group.slug}/report.md): {runs} run{'s' * (runs != 1)}"
+        )
+    index = root / "report.md"
+    index.write_text("\n".join([*lines, ""]), encoding="utf-8")
+    return [*written, index]

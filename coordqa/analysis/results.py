@@ -31,16 +31,17 @@ from coordqa.analysis.tables import (
 )
 from coordqa.choices import option_letter
 from coordqa.errors import ConfigError, StoreError
-from coordqa.records import Sample
+from coordqa.records import Question, Sample, SampleKey
 from coordqa.store import (
     QARun,
     RunCounts,
     RunManifest,
     RunReader,
     RunStore,
-    find_runs,
+    UnreadableRunError,
     open_run,
     read_qa_run,
+    survey_runs,
 )
 
 __all__ = [
@@ -95,6 +96,28 @@ def results_table(
     reader = read_qa_run(run)
     samples = {sample.key: sample for sample in reader.samples()}
     questions = list(reader.questions().values())
+    _refuse_unknown(questions, games, types)
+    rows = []
+    for question in questions:
+        if games and question.game not in games:
+            continue
+        if types and question.question_type not in types:
+            continue
+        row, right, counted = _question_row(question, samples, reader.trials)
+        if wrong and right == counted:
+            continue
+        row["correct_trials"] = f"{right}/{counted}"
+        rows.append(row)
+    columns = ["question_id", "scenario_id", "game", "question_type", "answer"]
+    for trial in range(reader.trials):
+        columns += [f"trial_{trial}", f"trial_{trial}_correct"]
+    return pd.DataFrame(rows, columns=[*columns, "correct_trials"])
+
+
+def _refuse_unknown(
+    questions: Sequence[Question], games: Sequence[str] | None, types: Sequence[str] | None
+) -> None:
+    """Refuse a game or type filter that names no question of the run (a typo: no empty table)."""
     for name, what, wanted, held in (
         ("--game", "games", games, {q.game for q in questions}),
         ("--type", "question types", types, {q.question_type for q in questions}),
@@ -105,35 +128,31 @@ def results_table(
                 f"{name} {','.join(unknown)}: the run has no question of that kind; its "
                 f"{what} are {', '.join(sorted(held))}"
             )
-    rows = []
-    for question in questions:
-        if games and question.game not in games:
-            continue
-        if types and question.question_type not in types:
-            continue
-        row: dict[str, object] = {
-            "question_id": question.question_id,
-            "scenario_id": question.scenario_id,
-            "game": question.game,
-            "question_type": question.question_type,
-            "answer": _answer(question.correct),
-        }
-        right = counted = 0
-        for trial in range(reader.trials):
-            sample = samples.get((question.question_id, trial))
-            row[f"trial_{trial}"] = _outcome(sample)
-            counts = sample is not None and sample.status != "error"
-            row[f"trial_{trial}_correct"] = sample.correct if counts and sample else None
-            right += int(bool(counts and sample and sample.correct))
-            counted += int(counts)
-        if wrong and right == counted:
-            continue
-        row["correct_trials"] = f"{right}/{counted}"
-        rows.append(row)
-    columns = ["question_id", "scenario_id", "game", "question_type", "answer"]
-    for trial in range(reader.trials):
-        columns += [f"trial_{trial}", f"trial_{trial}_correct"]
-    return pd.DataFrame(rows, columns=[*columns, "correct_trials"])
+
+
+def _question_row(
+    question: Question, samples: Mapping[SampleKey, Sample], trials: int
+) -> tuple[dict[str, object], int, int]:
+    """One question's row of :func:`results_table` (without ``correct_trials``).
+
+    With its right and its counted trials (an error or a missing sample is not counted).
+    """
+    row: dict[str, object] = {
+        "question_id": question.question_id,
+        "scenario_id": question.scenario_id,
+        "game": question.game,
+        "question_type": question.question_type,
+        "answer": _answer(question.correct),
+    }
+    right = counted = 0
+    for trial in range(trials):
+        sample = samples.get((question.question_id, trial))
+        row[f"trial_{trial}"] = _outcome(sample)
+        counts = sample is not None and sample.status != "error"
+        row[f"trial_{trial}_correct"] = sample.correct if counts and sample else None
+        right += int(bool(counts and sample and sample.correct))
+        counted += int(counts)
+    return row, right, counted
 
 
 AGREEMENTS = ("both-right", "a-right", "b-right", "both-wrong", "error")
@@ -381,10 +400,27 @@ def _summarise(path: Path, readers: Mapping[str, RunCounter]) -> RunSummary:
     )
 
 
-def list_runs(
-    root: str | Path, readers: Mapping[str, RunCounter] | None = None
-) -> list[RunSummary]:
-    """Every run under ``root`` (newest first).
+@dataclass(frozen=True)
+class RunList:
+    """What ``coordqa runs list`` shows: the runs it read, and the run folders it could not."""
+
+    runs: list[RunSummary]
+    """The readable runs, newest first."""
+    unreadable: list[UnreadableRunError]
+    """Run folders that cannot be read, each with what is wrong and what to do, by path."""
+
+
+STREAMS_DAMAGED = (
+    "restore the damaged file from a copy of the run, or move the folder out of the way"
+)
+"""How to recover a run whose manifest opens but whose records do not."""
+
+
+def list_runs(root: str | Path, readers: Mapping[str, RunCounter] | None = None) -> RunList:
+    """Every run under ``root`` (newest first), and the run folders there that cannot be read.
+
+    One damaged run (a cut manifest, records without a manifest, a damaged stream) is listed
+    with its cause and fix instead of stopping the listing of the others.
 
     Args:
         root: the folder to search.
@@ -392,11 +428,21 @@ def list_runs(
             kinds the core does not read itself; the command line gives them).
 
     Raises:
-        StoreError: ``root`` is not a directory, or a run in it cannot be read.
+        StoreError: ``root`` is not a directory, or holds no run folder at all.
     """
     base = Path(root)
-    paths = find_runs(base)
-    if not paths:
+    survey = survey_runs(base)
+    if not survey.runs and not survey.unreadable:
         raise StoreError(f"no runs under {base}: no folder there holds a manifest.json")
-    summaries = [_summarise(path, readers or {}) for path in paths]
-    return sorted(summaries, key=lambda s: (s.created, str(s.path)), reverse=True)
+    summaries, unreadable = [], list(survey.unreadable)
+    for path in survey.runs:
+        try:
+            summaries.append(_summarise(path, readers or {}))
+        except StoreError as exc:
+            unreadable.append(
+                UnreadableRunError(path, f"its records cannot be read ({exc})", STREAMS_DAMAGED)
+            )
+    return RunList(
+        sorted(summaries, key=lambda s: (s.created, str(s.path)), reverse=True),
+        sorted(unreadable, key=lambda problem: problem.path),
+    )

@@ -48,6 +48,7 @@ __all__ = [
     "ERROR_POLICY",
     "INCOMPLETE_MARK",
     "INCOMPLETE_NOTE",
+    "ONE_TRIAL_NOTE",
     "SCORE_COLUMNS",
     "RunAnalysis",
     "accuracy_table",
@@ -150,16 +151,20 @@ def accuracy_table(
     table["random_baseline"] = baseline
     table = table.reset_index()
     table["n_trials"] = table["n_trials"].astype(int)
-    if "question_type" in table.columns:
-        order = {t: i for i, t in enumerate(QUESTION_TYPES)}
-        table = table.sort_values(
-            [*[k for k in keys if k != "question_type"], "question_type"],
-            key=lambda col: (
-                col.map(order).fillna(len(order)) if col.name == "question_type" else col
-            ),
-        ).reset_index(drop=True)
+    table = _in_type_order(table, keys)
     columns = [*keys, "accuracy", "se", "ci_low", "ci_high", "n_trials", "n_questions"]
     return table[[*columns, "correct", *STATUSES, "random_baseline"]]
+
+
+def _in_type_order(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``table`` sorted by its other keys, then question type in :data:`QUESTION_TYPES` order."""
+    if "question_type" not in table.columns:
+        return table
+    order = {t: i for i, t in enumerate(QUESTION_TYPES)}
+    return table.sort_values(
+        [*[k for k in keys if k != "question_type"], "question_type"],
+        key=lambda col: col.map(order).fillna(len(order)) if col.name == "question_type" else col,
+    ).reset_index(drop=True)
 
 
 def _no_samples(keys: list[str]) -> pd.DataFrame:
@@ -221,13 +226,23 @@ INCOMPLETE_NOTE = (
 """The footnote that explains :data:`INCOMPLETE_MARK`."""
 
 
-def format_accuracy(mean: float, se: float, *, complete: bool) -> str:
+ONE_TRIAL_NOTE = "one trial: no trial SE"
+"""Said beside the accuracy of a run of one trial, where the trial SE would be: a spread over
+trials needs two of them, and ``± NaN`` reads like a failure."""
+
+
+def format_accuracy(mean: float, se: float, *, complete: bool, trials: int | None = None) -> str:
     """``0.512 ± 0.034``, followed by :data:`INCOMPLETE_MARK` for an incomplete run.
+
+    With ``trials`` below 2 the trial SE is left out (the caller says :data:`ONE_TRIAL_NOTE`).
 
     >>> format_accuracy(0.5, 0.1, complete=False)
     '0.500 ± 0.100 *'
+    >>> format_accuracy(0.5, math.nan, complete=True, trials=1)
+    '0.500'
     """
-    shown = format_mean_se(mean, se)
+    one_trial = trials is not None and trials < 2 and not math.isnan(mean)
+    shown = f"{mean:.3f}" if one_trial else format_mean_se(mean, se)
     return shown if complete else f"{shown} {INCOMPLETE_MARK}"
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "Rpm",
     "Timeout",
     "Tpm",
+    "Transport",
     "parse_model_args",
 ]
 
@@ -96,6 +97,15 @@ MaxConnectionFailures = Annotated[
         "--max-connection-failures",
         help="Stop when this many attempts in a row get no answer from the server "
         f"(default {_POLICY.max_connection_failures}).",
+    ),
+]
+Transport = Annotated[
+    str | None,
+    typer.Option(
+        "--transport",
+        metavar="auto|direct|litellm",
+        help="How a model at --api-base is reached: auto (direct for openai/ and hosted_vllm/ "
+        "models, litellm for the rest), direct or litellm (default auto).",
     ),
 ]
 ModelArg = Annotated[

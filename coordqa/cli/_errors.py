@@ -6,6 +6,7 @@ Exit status: 0 done, 1 run failed (:class:`~coordqa.errors.RunFailed`), 2 bad op
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -45,10 +46,43 @@ def report(error: CoordqaError) -> None:
         messages.print(Text.assemble(("error: ", "bold red"), str(error)), highlight=False)
 
 
+_warned: set[str] = set()
+"""The warnings this command printed (reset by :func:`run_app`)."""
+
+
+def warn(line: str) -> None:
+    """Print ``warning: LINE`` on stderr, unless this command printed it already.
+
+    A run's files are read more than once by one command (to resume, then to score), and a
+    reading warning comes both as it happens (the run store's log, ``RUN: TEXT``) and with the
+    results (``RunAnalysis.warnings``, shown as ``RUN: TEXT`` too): each is printed once.
+    """
+    if line in _warned:
+        return
+    _warned.add(line)
+    messages.print(Text.assemble(("warning: ", "yellow"), line), highlight=False)
+
+
+class _StoreWarnings(logging.Handler):
+    """Prints the run store's log (a repaired file: ``RUN: TEXT``) through :func:`warn`."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        warn(record.getMessage())
+
+
 def run_app(app: Callable[..., Any]) -> None:
-    """Run ``app`` (a Typer app or its click command); report a :class:`CoordqaError` plainly."""
+    """Run ``app`` (a Typer app or its click command); report a :class:`CoordqaError` plainly.
+
+    The run store's warnings are printed as they happen, each once (:func:`warn`).
+    """
+    store_log = logging.getLogger("coordqa.store")  # its modules' loggers are children
+    handler = _StoreWarnings(logging.WARNING)
+    _warned.clear()
+    store_log.addHandler(handler)
     try:
         app()
     except CoordqaError as error:
         report(error)
         sys.exit(exit_status(error))
+    finally:
+        store_log.removeHandler(handler)

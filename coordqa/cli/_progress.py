@@ -56,7 +56,13 @@ def describe_call(call: QACall, question: Question, snapshot: EvalProgress) -> s
 
 
 def _cost(totals: UsageTotals) -> str:
-    return "cost ?" if totals.usage.cost is None else f"${totals.usage.cost:.4f}"
+    """What was spent: ``$0.0123``, or ``cost unknown`` for a model with no price.
+
+    A bare ``?`` read like an error. Nothing sent is nothing spent (a cache hit costs nothing).
+    """
+    if totals.sent == 0:
+        return "$0.0000"
+    return "cost unknown" if totals.usage.cost is None else f"${totals.usage.cost:.4f}"
 
 
 def _clock(seconds: float) -> str:
@@ -213,10 +219,11 @@ class ProgressBar(EvalDisplay):
 
         self.progress = Progress(
             TextColumn("[bold]eval"),
-            BarColumn(bar_width=20),
+            BarColumn(bar_width=16),
             MofNCompleteColumn(),
             TextColumn("{task.fields[calls]} calls {task.fields[cached]} cached"),
             TextColumn("{task.fields[errors]} err {task.fields[cost]}"),
+            TextColumn("eta"),
             TimeRemainingColumn(),
             console=console,
         )

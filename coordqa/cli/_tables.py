@@ -134,11 +134,18 @@ def rich_accuracy_table(
     incomplete run's accuracies carry the incomplete mark, explained in the caption. ``overall``
     (the one-row table of all questions) closes the table as its ``overall`` row.
     """
-    from coordqa.analysis.tables import INCOMPLETE_NOTE, format_accuracy, format_interval
+    from coordqa.analysis.tables import (
+        INCOMPLETE_NOTE,
+        ONE_TRIAL_NOTE,
+        format_accuracy,
+        format_interval,
+    )
 
     trials = sorted({int(n) for n in table["n_trials"]})
     scored = f"{trials[0]}" if len(trials) == 1 else f"{trials[0]} to {trials[-1]}"
     caption = f"{STATISTICS_CAPTION}; trials scored per row: {scored}"
+    if trials[0] < 2:
+        caption += f" ({ONE_TRIAL_NOTE})"
     out = new_table(title, caption if complete else f"{caption}\n{INCOMPLETE_NOTE}")
     for key in keys:
         out.add_column(_HEADERS.get(key, key), no_wrap=True)
@@ -157,7 +164,9 @@ def rich_accuracy_table(
         )
         out.add_row(
             *names,
-            format_accuracy(row["accuracy"], row["se"], complete=complete),
+            format_accuracy(
+                row["accuracy"], row["se"], complete=complete, trials=int(row["n_trials"])
+            ),
             format_interval(row["ci_low"], row["ci_high"]),
             f"{row['random_baseline']:.3f}",
             str(int(row["n_questions"])),

@@ -159,7 +159,7 @@ def _with_model_args(models: list[Any], args: dict[str, Any]) -> list[Any]:
     if not args:
         return models
     entries: list[dict[str, Any]] = [{"name": m} if isinstance(m, str) else dict(m) for m in models]
-    return [{**e, "model_args": {**e.get("model_args", {}), **args}} for e in entries]
+    return [{**e, "model_args": {**(e.get("model_args") or {}), **args}} for e in entries]
 
 
 def _api_keys(api_key_env: str | None, models: list[str]) -> dict[str, str] | None:
@@ -209,14 +209,18 @@ def _play(config: GridConfig, out: Path | None, api_keys: dict[str, str] | None 
         except RunFailed as failure:
             progress.stop()
             if failure.result is not None:
-                _show_result(failure.result)
+                _show_result(failure.result, said_below=str(failure))
             messages.print(f"[bold red]error:[/] {escape(str(failure))}", highlight=False)
             raise typer.Exit(RUN_FAILED_EXIT) from None
     _show_result(result)
 
 
-def _show_result(result: GridResult) -> None:
-    """The counts of the session (stderr) and the run's tables (stdout)."""
+def _show_result(result: GridResult, said_below: str = "") -> None:
+    """The counts of the session (stderr) and the run's tables (stdout).
+
+    The episodes left out (failed, or skipped with a player not ready) are listed by the
+    report that follows, with their causes; ``said_below`` is the error printed after it.
+    """
     from coordqa.agentic.report import agentic_report
 
     resumed = f", {result.resumed} already done" if result.resumed else ""
@@ -224,18 +228,22 @@ def _show_result(result: GridResult) -> None:
         f"run: {escape(str(result.run_dir))} ({len(result.played)} played{resumed})",
         highlight=False,
     )
-    for failure in result.failures[:5]:
-        line = escape(f"{failure.key}: {failure.error}")
-        messages.print(f"[red]failed[/red] {line}", highlight=False)
-    for player, reason in result.skipped.items():
-        messages.print(f"[yellow]skipped[/yellow] {escape(f'{player}: {reason}')}", highlight=False)
-    for key in result.skipped_keys[:5]:
-        messages.print(f"[yellow]skipped[/yellow] {escape(key)}", highlight=False)
-    _print_report(agentic_report([result.run_dir]))
+    _print_report(agentic_report([result.run_dir]), said_below=said_below)
 
 
-def _print_report(report: AgenticReport) -> None:
-    """The tables on stdout; the episodes left out of them on stderr."""
+SAID_BELOW = "skipped, a player not ready (the error below says how to make it ready)"
+"""Stands for a skipped episode's cause when the run's error, printed next, gives it whole."""
+
+
+def _print_report(report: AgenticReport, said_below: str = "") -> None:
+    """The tables on stdout; the episodes left out of them on stderr, grouped by cause.
+
+    Each cause is printed once, above the keys of its episodes: a partner's missing weights
+    skip every episode it plays, each with the same fix. A skipped episode's cause that
+    ``said_below`` (the error printed next) already gives is not printed here.
+    """
+    from coordqa.agentic.episodes import NOT_READY
+
     _print_tables(report.tables, report.titles)
     if not report.tables:
         messages.print("no played episode: no table")
@@ -244,13 +252,20 @@ def _print_report(report: AgenticReport) -> None:
     warning = report.replies.all_fell_back_warning()
     if warning:
         messages.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False)
-    if report.failures:
-        messages.print(f"[yellow]{report.left_out()}:[/]", highlight=False)
-        shown = sorted(report.failures.items())
-        for key, failure in shown[:10]:
-            messages.print(f"  {key}: {failure.error}", highlight=False, markup=False)
-        if len(shown) > 10:
-            messages.print(f"  ... and {len(shown) - 10} more (report.md lists them all)")
+    if not report.failures:
+        return
+    messages.print(f"[yellow]{report.left_out()}:[/]", highlight=False)
+    by_cause: dict[str, list[str]] = {}
+    for key, failure in sorted(report.failures.items()):
+        reason = failure.error.removeprefix("skipped: ")
+        below = failure.error_kind == NOT_READY and said_below and reason in said_below
+        by_cause.setdefault(SAID_BELOW if below else failure.error, []).append(key)
+    for cause, keys in by_cause.items():
+        messages.print(f"  {cause}:", highlight=False, markup=False)
+        for key in keys[:10]:
+            messages.print(f"    {key}", highlight=False, markup=False)
+        if len(keys) > 10:
+            messages.print(f"    ... and {len(keys) - 10} more (report.md lists them all)")
 
 
 REPORT_KEYS = ("label", "CAC", "partner", "game", "layout", "seed", "seat")
@@ -460,7 +475,7 @@ def grid_command(
     if model:
         data["models"] = list(model)
     if args:
-        data["models"] = _with_model_args(list(data.get("models") or []), args)
+        data["models"] = _with_model_args(_listed_models(data), args)
     if agent:
         data["agents"] = list(agent)
     if api_base is not None:
@@ -470,15 +485,17 @@ def grid_command(
     if episodes is not None:
         for entry in _listed(data, "games"):
             entry.update(seeds=None, episodes=episodes)
-    data["generate"] = {
-        **_section(data, "generate"),
-        **_generate(temperature, top_p, max_tokens, seed),
-    }
+    data["generate"] = _merged(data, "generate", _generate(temperature, top_p, max_tokens, seed))
     data["runtime"] = _runtime(
         data, backend, address, parallel_episodes, error_rate, fallback_rate, calls
     )
     grid = parse_grid(data, where=str(config))
     _play(grid, out, _api_keys(api_key_env, grid.model_names()))
+
+
+def _merged(data: dict[str, Any], key: str, values: dict[str, Any]) -> dict[str, Any]:
+    """A grid document's mapping ``key`` with ``values`` over it."""
+    return {**_section(data, key), **values}
 
 
 def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
@@ -489,6 +506,14 @@ def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
     value = data.get(key) or {}
     if not isinstance(value, dict):
         raise ConfigError(f"invalid grid: {key} must be a mapping, got {value!r}")
+    return value
+
+
+def _listed_models(data: dict[str, Any]) -> list[Any]:
+    """A grid document's ``models`` (names or mappings), to override."""
+    value = data.get("models") or []
+    if not isinstance(value, list):
+        raise ConfigError(f"invalid grid: models must be a list, got {value!r}")
     return value
 
 

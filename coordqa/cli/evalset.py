@@ -1,9 +1,10 @@
 """``coordqa eval-set``: many models x datasets as one resumable set.
 
 The command turns a spec file and/or command-line options into an
-:class:`~coordqa.evalset.EvalSetSpec`, calls :func:`coordqa.evalset.evaluate_set` and prints one
-line per member as it ends, then the members' table. Exit status: 0 when every member is
-complete, 1 when one failed (its message printed), 2 for bad options, 130 on Ctrl-C.
+:class:`~coordqa.evalset.EvalSetSpec`, calls :func:`coordqa.evalset.evaluate_set`, shows the
+members as they run (:mod:`coordqa.cli._set_progress`), then each member with its accuracy.
+Exit status: 0 when every member is complete, 1 when one failed (its message printed), 2 for bad
+options, 130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError
 
 if TYPE_CHECKING:
-    from coordqa.evalset import SetEvent, SetResult
+    from coordqa.evalset import SetResult
 
 console = Console()
 """The members: stdout."""
@@ -45,37 +46,27 @@ SPEC_FIELDS = {"requests_per_minute": "rpm", "tokens_per_minute": "tpm"}
 """The spec's names of the call options it names otherwise than :class:`CallPolicy` does."""
 
 
-def _show_event(event: SetEvent) -> None:
-    """One line per member event; progress snapshots are not printed."""
-    label = event.member.label
-    state = event.state
-    if event.kind == "skipped":
-        messages.print(f"skip {label}: complete ({event.member.run})", highlight=False)
-    elif event.kind == "started":
-        messages.print(f"start {label}", highlight=False)
-    elif event.kind == "finished" and state is not None:
-        messages.print(
-            f"[green]done[/] {label}: {state.answered}/{state.expected} samples", highlight=False
-        )
-    elif event.kind == "failed" and state is not None:
-        messages.print(f"[bold red]FAILED[/] {label}: {state.message}", highlight=False)
-
-
 def render_set(result: SetResult) -> None:
-    """The members (stdout) and every failure's message (stderr).
+    """The members with their accuracies (stdout) and every failure's message (stderr).
 
-    Each member is an entry, its names whole (model and dataset, then status, samples and run
-    directory): table cells cut dataset names and run directories into pieces at 80 columns.
+    Each member is an entry, its names whole (model and dataset, then status, samples, the
+    headline accuracy ``coordqa eval`` prints and the run directory): table cells cut dataset
+    names and run directories into pieces at 80 columns.
     """
+    from coordqa.cli.qa import headline_lines
+
+    analyses = result.analyses()
     console.print(Text(f"eval set {result.out}", style="bold"), soft_wrap=True)
     for member in result.manifest.members:
         status = member.status + (" (skipped)" if member.skipped else "")
         if member.expected:
             status += f", {member.answered}/{member.expected} samples"
+        analysis = analyses.get(member.run)
+        accuracy = [] if analysis is None else [Text(line) for line in headline_lines(analysis)]
         print_entry(
             console,
             Text(f"{member.model} · {member.dataset}", style="bold"),
-            [Text(status), Text(f"run: {member.run}", style="dim")],
+            [Text(status), *accuracy, Text(f"run: {member.run}", style="dim")],
         )
     console.print("run directories are relative to the set", style="dim")
     for member in result.failed:
@@ -134,6 +125,8 @@ def eval_set_command(
     and --model-arg are those of the --model models (a spec's models carry their own). Exit
     status: 0 every member complete, 1 a member failed, 2 bad options, 130 on Ctrl-C.
     """
+    from coordqa.cli._progress import attempt_lines
+    from coordqa.cli._set_progress import set_display
     from coordqa.evalset import SetInterrupted, evaluate_set, load_spec, parse_spec
 
     calls = CallOptions(
@@ -182,14 +175,16 @@ def eval_set_command(
         if added:
             models = [m.model_dump() for m in spec.models] + added
             spec = parse_spec({**spec.model_dump(), "models": models}, source=str(spec_file))
-    from coordqa.cli._progress import attempt_lines
-
+    display = set_display(messages)
     try:
         with attempt_lines(messages):
-            result = evaluate_set(spec, progress=_show_event)
+            result = evaluate_set(spec, progress=display)
     except SetInterrupted as stop:
+        display.stop()
         messages.print(f"[yellow]{stop}[/]", highlight=False)
         raise typer.Exit(INTERRUPTED_EXIT) from None
+    finally:
+        display.stop()
     render_set(result)
     if not result.ok:
         raise typer.Exit(RUN_FAILED_EXIT)

@@ -71,7 +71,7 @@ leaderboard_app.add_typer(grid_app)
 
 
 def require_web_extra(
-    modules: tuple[str, ...] = ("fastapi", "uvicorn", "sqlalchemy", "jinja2"),
+    modules: tuple[str, ...] = ("fastapi", "uvicorn", "sqlalchemy", "jinja2", "icu"),
     what: str = "the leaderboard",
 ) -> None:
     """Fail with the install command when modules of the ``leaderboard`` extra are missing.
@@ -189,6 +189,9 @@ JobPrivatePerGame = Annotated[
 JobMaxCalls = Annotated[int, typer.Option(help="Board-run jobs: model calls each.")]
 JobMaxTokens = Annotated[int, typer.Option(help="Board-run jobs: tokens each.")]
 JobMaxSeconds = Annotated[float, typer.Option(help="Board-run jobs: seconds of evaluation each.")]
+JobMaxDiskMb = Annotated[
+    float, typer.Option(help="Board-run jobs: megabytes each job's folder may hold.")
+]
 
 
 @leaderboard_app.command("serve")
@@ -217,6 +220,7 @@ def serve_command(
     job_max_calls: JobMaxCalls = _JOBS.max_calls,
     job_max_tokens: JobMaxTokens = _JOBS.max_tokens,
     job_max_seconds: JobMaxSeconds = _JOBS.max_seconds,
+    job_max_disk_mb: JobMaxDiskMb = _JOBS.max_disk_mb,
     hosted: Annotated[
         list[str] | None,
         typer.Option(
@@ -253,6 +257,7 @@ def serve_command(
         max_calls=job_max_calls,
         max_tokens=job_max_tokens,
         max_seconds=job_max_seconds,
+        max_disk_mb=job_max_disk_mb,
         hosted=("random", *(hosted or ())),
         allow_private_endpoints=allow_private_endpoints,
     )
@@ -464,8 +469,9 @@ def submit_endpoint_command(
     """Ask the board to evaluate MODEL itself: a board-run entry.
 
     The board queues jobs that run CoordinationQA (the public release and a private split of
-    fresh states) and any --grid against the endpoint, with seeds it keeps secret until each
-    job ends. Your key is stored encrypted and never shown.
+    fresh states) and any --grid against the endpoint, with private split and deal seeds it
+    keeps secret until each job is done (the sampling seed is sent with every request). Your
+    key is stored encrypted and never shown.
     """
     import os
 
@@ -528,8 +534,7 @@ def worker_command(
     config = WorkerConfig(work_dir=work_dir.resolve(), poll_s=poll_s)
 
     def said(outcome: Any) -> None:
-        detail = f"entry {outcome.entry}" if outcome.entry else outcome.error
-        console.print(f"job {outcome.job_id}: {outcome.status} ({detail})", highlight=False)
+        console.print(f"job {outcome.job_id}: {_outcome_words(outcome)}", highlight=False)
 
     if ray_workers < 0:
         raise ConfigError(f"--ray-workers must be 0 (no Ray) or more, got {ray_workers}")
@@ -546,15 +551,26 @@ def worker_command(
     console.print(f"{len(done)} job(s) run; the queue is empty")
 
 
+def _outcome_words(outcome: Any) -> str:
+    """How a job ended, for the worker's log: the submitter's words and the admin's detail."""
+    if outcome.status == "done":
+        return "done " + (f"(entry {outcome.entry})" if outcome.entry else f"({outcome.note})")
+    if outcome.status == "failed":
+        return f"failed: {outcome.error} [detail: {outcome.detail}]"
+    return "withdrawn while it ran (cancelled, requeued or taken over); left as it is"
+
+
 @job_app.command("list")
 def job_list_command(db: DbUrl = None) -> None:
-    """List the board's jobs, newest first (seeds once a job has ended)."""
+    """List the board's jobs, newest first (secret seeds once a job is done)."""
     from rich.text import Text
 
     from coordqa.cli._tables import print_entry
-    from coordqa.leaderboard.jobs import list_jobs
+    from coordqa.leaderboard.jobs import job_details, list_jobs
 
-    jobs = list_jobs(_open(db, create=False))
+    database = _open(db, create=False)
+    jobs = list_jobs(database)
+    details_of = job_details(database)
     for job in jobs:
         what = (
             "QA"
@@ -571,6 +587,10 @@ def job_list_command(db: DbUrl = None) -> None:
         ]
         if job["error"]:
             details.append(f"error: {job['error']}")
+        if job["id"] in details_of:
+            details.append(f"detail (admin only): {details_of[job['id']]}")
+        if job["note"]:
+            details.append(f"note: {job['note']}")
         print_entry(
             console,
             Text(f"job {job['id']}: {what}, {job['status']}{entry}", style="bold"),
@@ -581,19 +601,22 @@ def job_list_command(db: DbUrl = None) -> None:
 
 
 def _job_seeds(job: JobView) -> str:
-    """A job's seeds, named by what each draws; secret until the job ends."""
-    if job["seed"] is None:
-        return "secret until the job ends"
+    """A job's seeds, named by what each draws; the secret ones once the job is done."""
     if job["grid"] is not None:
-        return f"deals {job['seed']}"
-    return f"sampling {job['seed']}, private split {job['private_seed']}"
+        return "deals secret until done" if job["seed"] is None else f"deals {job['seed']}"
+    private = job["private_seed"]
+    shown = "secret until done" if private is None else str(private)
+    return f"sampling {job['seed']} (public), private split {shown}"
 
 
 @job_app.command("cancel")
 def job_cancel_command(
     job_id: Annotated[int, typer.Argument(help="Job id (from `job list`).")], db: DbUrl = None
 ) -> None:
-    """Cancel a job: it is not run (or not resumed); its seeds are revealed."""
+    """Cancel a job: it is not run, and a running one stops at its next model call.
+
+    Its secret seeds stay secret (its endpoint saw the questions they drew).
+    """
     from coordqa.leaderboard.jobs import set_job_status
 
     set_job_status(_open(db, create=False), job_id, "cancelled", error="cancelled by the admin")
@@ -606,14 +629,26 @@ def job_requeue_command(
     max_calls: Annotated[int | None, typer.Option(help="A new budget of calls.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="A new budget of tokens.")] = None,
     max_seconds: Annotated[float | None, typer.Option(help="A new budget of seconds.")] = None,
+    max_disk_mb: Annotated[
+        float | None, typer.Option(help="A new budget of megabytes on disk.")
+    ] = None,
     db: DbUrl = None,
 ) -> None:
-    """Queue a failed or cancelled job again: a worker resumes it where it stopped."""
+    """Queue a failed or cancelled job again.
+
+    A worker resumes its public run where it stopped, with new secret seeds: a fresh private
+    split (or fresh deals), never the questions the endpoint saw before.
+    """
     from coordqa.leaderboard.jobs import raise_budget, set_job_status
 
     database = _open(db, create=False)
     raise_budget(
-        database, job_id, max_calls=max_calls, max_tokens=max_tokens, max_seconds=max_seconds
+        database,
+        job_id,
+        max_calls=max_calls,
+        max_tokens=max_tokens,
+        max_seconds=max_seconds,
+        max_disk_mb=max_disk_mb,
     )
     set_job_status(database, job_id, "queued")
     console.print(f"job {job_id} is queued again")

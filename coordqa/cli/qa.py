@@ -27,9 +27,10 @@ from coordqa.cli._call_options import (
     Rpm,
     Timeout,
     Tpm,
+    Transport,
     parse_model_args,
 )
-from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT
+from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, warn
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
 from coordqa.eval_config import eval_default
@@ -76,27 +77,31 @@ def parse_ids(value: str | None, flag: str = "--ids") -> tuple[str, ...] | None:
 # -- rendering -------------------------------------------------------------------------------
 
 
-def headline(analysis: RunAnalysis) -> str:
-    """The run in two short lines: overall accuracy with both uncertainties; questions, trials."""
-    from coordqa.analysis.tables import INCOMPLETE_MARK, format_accuracy, format_interval
+def headline_lines(analysis: RunAnalysis) -> list[str]:
+    """Overall accuracy with both uncertainties, then questions and trials (one line if none)."""
+    from coordqa.analysis.tables import ONE_TRIAL_NOTE, format_accuracy, format_interval
 
     row = analysis.overall.iloc[0] if len(analysis.overall) else None
     if row is None or math.isnan(row["accuracy"]):
         why = analysis.status_note or "no sample"
-        return f"{analysis.name}: no accuracy, no sample is answered ({why})"
+        return [f"no accuracy, no sample is answered ({why})"]
     trials = int(row["n_trials"])
-    if trials < 2:  # a spread over trials needs two of them: say so rather than '± NaN'
-        mark = "" if analysis.complete else f" {INCOMPLETE_MARK}"
-        accuracy = f"{row['accuracy']:.3f}{mark} (one trial: no trial SE)"
-    else:
-        accuracy = format_accuracy(row["accuracy"], row["se"], complete=analysis.complete)
-        accuracy += " (trial SE)"
-    return (
-        f"{analysis.name}: overall accuracy {accuracy}\n"
-        f"  95% CI {format_interval(row['ci_low'], row['ci_high'])} (questions); "
-        f"{int(row['n_questions'])} questions x {trials} trial{'s' if trials != 1 else ''}; "
-        f"random {row['random_baseline']:.3f}"
+    accuracy = format_accuracy(
+        row["accuracy"], row["se"], complete=analysis.complete, trials=trials
     )
+    accuracy += f" ({ONE_TRIAL_NOTE})" if trials < 2 else " (trial SE)"
+    return [
+        f"overall accuracy {accuracy}",
+        f"95% CI {format_interval(row['ci_low'], row['ci_high'])} (questions); "
+        f"{int(row['n_questions'])} questions x {trials} trial{'s' if trials != 1 else ''}; "
+        f"random {row['random_baseline']:.3f}",
+    ]
+
+
+def headline(analysis: RunAnalysis) -> str:
+    """The run in two short lines: overall accuracy with both uncertainties; questions, trials."""
+    first, *rest = headline_lines(analysis)
+    return "\n".join([f"{analysis.name}: {first}", *(f"  {line}" for line in rest)])
 
 
 def render_analysis(analysis: RunAnalysis) -> None:
@@ -139,7 +144,7 @@ def render_analysis(analysis: RunAnalysis) -> None:
             highlight=False,
         )
     for warning in analysis.warnings:
-        messages.print(f"[yellow]warning: {warning}[/]")
+        warn(f"{analysis.run_dir}: {warning}")
 
 
 def render_counts(result: RunResult) -> None:
@@ -150,7 +155,13 @@ def render_counts(result: RunResult) -> None:
         if totals.sent == 0:  # nothing sent, nothing spent (a cache hit costs nothing)
             return f"{totals.usage.total_tokens} tokens, cost $0.0000"
         cost = "unknown" if totals.usage.cost is None else f"${totals.usage.cost:.4f}"
-        return f"{totals.usage.total_tokens} tokens, cost {cost}"
+        implausible = totals.usage.implausible_counts
+        unbelieved = (
+            f" ({implausible} calls reported token counts that cannot be right: not counted)"
+            if implausible
+            else ""
+        )
+        return f"{totals.usage.total_tokens} tokens{unbelieved}, cost {cost}"
 
     messages.print(
         f"samples: {result.new_samples} new, {result.resumed_samples} resumed. "
@@ -236,6 +247,7 @@ def eval_command(
     api_key_env: ApiKeyEnv = None,
     model_arg: ModelArg = None,
     max_connection_failures: MaxConnectionFailures = None,
+    transport: Transport = None,
     out: Annotated[
         Path | None,
         typer.Option(help="Run directory (default: derived from the options, so reruns resume)."),
@@ -304,6 +316,7 @@ def eval_command(
         max_error_rate=max_error_rate,
         model_args=parse_model_args(model_arg),
         api_key_env=api_key_env,
+        transport=transport or eval_default("transport"),  # type: ignore[arg-type]  # checked by EvalConfig
     )
     display = eval_display(messages, quiet=quiet, verbose=verbose)
     try:

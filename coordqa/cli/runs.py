@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from coordqa.cli._errors import warn
 from coordqa.cli._tables import (
     BOX,
     STATISTICS_CAPTION,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
     from coordqa.analysis import ModelReport, RunComparison, RunSummary
+    from coordqa.store import UnreadableRunError
 
 console = Console()
 """Tables: stdout."""
@@ -68,7 +70,7 @@ def render_report(report: ModelReport) -> None:
     """Print the runs, models, paired comparisons and correlations of ``coordqa report``."""
     from coordqa.analysis.report import MIXED_NOTE, comparison_summary, format_p
     from coordqa.analysis.stats import EXACT_MAX_N, PAIRED_P_METHOD
-    from coordqa.analysis.tables import INCOMPLETE_NOTE
+    from coordqa.analysis.tables import INCOMPLETE_NOTE, ONE_TRIAL_NOTE
 
     console.print(Text("runs", style="bold"))
     for row in report.models.itertuples():
@@ -84,7 +86,10 @@ def render_report(report: ModelReport) -> None:
 
     console.print(Text("accuracy", style="bold"))
     for number, row in enumerate(report.models.to_dict(orient="records")):
-        console.print(Text(str(row["model"]), style="bold"), soft_wrap=True)
+        name = Text(str(row["model"]), style="bold")
+        if row["n_trials"] < 2:
+            name.append(f" ({ONE_TRIAL_NOTE})", style="not bold")
+        console.print(name, soft_wrap=True)
         console.print(_model_accuracy(row, header=number == 0))
     console.print(STATISTICS_CAPTION, highlight=False)
     if not report.models["complete"].all():
@@ -121,8 +126,10 @@ def render_report(report: ModelReport) -> None:
     console.print(corr)
     if report.mixed:
         messages.print(f"[yellow]{MIXED_NOTE.replace('**', '')}[/]")
-    for warning in report.warnings:
-        messages.print(f"[yellow]warning: {warning}[/]")
+    runs = dict(zip(report.models["model"], report.models["run"], strict=True))
+    for warning in report.warnings:  # "LABEL: TEXT", shown as the run's own log shows it
+        label = next((lbl for lbl in runs if warning.startswith(f"{lbl}: ")), None)
+        warn(warning if label is None else f"{runs[label]}: {warning.removeprefix(label + ': ')}")
 
 
 SELECTION_TITLES = {
@@ -169,7 +176,12 @@ def _model_accuracy(row: dict[str, Any], *, header: bool) -> Table:
         counts = [str(row[s]) for s in ("ambiguous", "no_answer", "error")]
         table.add_row(
             scope,
-            format_accuracy(row[scope], row[f"{scope}_se"], complete=bool(row["complete"])),
+            format_accuracy(
+                row[scope],
+                row[f"{scope}_se"],
+                complete=bool(row["complete"]),
+                trials=int(row["n_trials"]),
+            ),
             format_interval(row[f"{scope}_ci_low"], row[f"{scope}_ci_high"]),
             *(counts if scope == "overall" else ["", "", ""]),
         )
@@ -295,26 +307,43 @@ def report_command(
     reference: Annotated[
         str | None,
         typer.Option(
-            help="A model (or run label): paired tests of every other run against it only."
+            help="A model (or run label): paired tests of every other run of each dataset "
+            "against its run of that dataset only."
         ),
+    ] = None,
+    dataset: Annotated[
+        str | None,
+        typer.Option(help="Report only the runs of this dataset (default: each dataset)."),
     ] = None,
 ) -> None:
     """Compare runs: accuracies with both uncertainties, paired tests, correlations, figures.
 
     An eval-set folder stands for its members' run directories, any other folder for the QA
-    runs in it.
+    runs in it. Runs of different datasets are reported apart, one report per dataset
+    (--out DIR/<dataset>/ when there are several).
     """
-    from coordqa.analysis import compare_runs, write_report
+    from coordqa.analysis import compare_by_dataset, write_reports
     from coordqa.evalset import expand_sets
     from coordqa.store import discover_runs
 
     found = discover_runs(expand_sets(runs), kinds=("qa",))
-    report = compare_runs(
-        found, sizes=parse_sizes(sizes), allow_mixed=allow_mixed, reference=reference
+    reports = compare_by_dataset(
+        found,
+        sizes=parse_sizes(sizes),
+        dataset=dataset,
+        allow_mixed=allow_mixed,
+        reference=reference,
     )
-    written = write_report(report, out)
-    render_report(report)
-    messages.print(f"wrote {len(written)} files to [bold]{out}[/] (report.md, CSV, parquet, PNG)")
+    written = write_reports(reports, out)
+    for item in reports:
+        if len(reports) > 1:
+            heading = f"dataset {item.group.title} ({len(item.report.models)} runs)"
+            console.rule(Text(heading, style="bold"), align="left")
+        render_report(item.report)
+    folders = " (one folder per dataset)" if len(reports) > 1 else ""
+    messages.print(
+        f"wrote {len(written)} files to [bold]{out}[/]{folders} (report.md, CSV, parquet, PNG)"
+    )
 
 
 def results_command(
@@ -409,9 +438,10 @@ def list_command(
     from coordqa.analysis.tables import INCOMPLETE_MARK, INCOMPLETE_NOTE
     from coordqa.play import read_play_run
 
-    summaries = list_runs(directory, {"agentic": read_agentic_run, "play": read_play_run})
-    render_run_list(directory, summaries)
-    if any(INCOMPLETE_MARK in s.accuracy for s in summaries):
+    listing = list_runs(directory, {"agentic": read_agentic_run, "play": read_play_run})
+    render_run_list(directory, listing.runs)
+    render_unreadable(listing.unreadable)
+    if any(INCOMPLETE_MARK in s.accuracy for s in listing.runs):
         messages.print(INCOMPLETE_NOTE)
 
 
@@ -455,6 +485,16 @@ def render_run_list(directory: Path, summaries: Sequence[RunSummary]) -> None:
         if about:
             console.print(Text(f"  {about}", style="dim"))
         console.print(line(row))
+
+
+def render_unreadable(problems: Sequence[UnreadableRunError]) -> None:
+    """Each run folder that cannot be read: its path, what is wrong, and what to do."""
+    if not problems:
+        return
+    console.print(Text(f"unreadable run folders ({len(problems)})", style="bold"))
+    for problem in problems:
+        console.print(Text(str(problem.path), style="bold"), soft_wrap=True)
+        console.print(Text(f"  unreadable: {problem.problem}; {problem.fix}"))
 
 
 def register(app: typer.Typer) -> None:

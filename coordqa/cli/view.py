@@ -56,6 +56,8 @@ def view_command(
 
     require_web_extra(("fastapi", "uvicorn", "jinja2"), "coordqa view")
     catalog = RunCatalog(expand_sets(runs))
+    for problem in catalog.unreadable:  # listed on the index page too
+        console.print(f"unreadable: {problem}", highlight=False)
     if export is not None:
         from coordqa.viewer import export_site
 

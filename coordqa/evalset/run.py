@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.errors import CoordqaError
 from coordqa.evalset.manifest import SetLedger, SetManifest
 from coordqa.evalset.members import MemberState, SetEvent, SetProgress, member_state, run_member
@@ -43,6 +44,17 @@ class SetResult:
         paths = [self.out / m.run for m in self.manifest.members]
         return [p for p in paths if (p / "manifest.json").exists()]
 
+    def analyses(self) -> dict[str, RunAnalysis]:
+        """Each member's accuracy tables, by its run directory (relative to the set).
+
+        Read from the runs (nothing is sent to a model); members with no run yet are left out.
+        """
+        return {
+            m.run: analyze_run(self.out / m.run)
+            for m in self.manifest.members
+            if (self.out / m.run / "manifest.json").exists()
+        }
+
 
 async def _run_local(
     pending: Sequence[SetMember], ledger: SetLedger, progress: SetProgress | None
@@ -76,6 +88,10 @@ async def evaluate_set_async(
     spec: EvalSetSpec, *, progress: SetProgress | None = None
 ) -> SetResult:
     """Run (or resume) an eval set; see :func:`evaluate_set`."""
+    if spec.backend == "ray":
+        from coordqa.llm.ray_limits import import_ray
+
+        import_ray()  # a missing extra is said before any member is listed or run
     out = Path(spec.out) if spec.out is not None else spec.default_out()
     members = members_of(spec, out)
     endpoint_limits(members)
@@ -107,6 +123,7 @@ def evaluate_set(spec: EvalSetSpec, *, progress: SetProgress | None = None) -> S
     Raises:
         ConfigError: a bad spec, two models declaring different limits for one endpoint, or a
             folder that holds a set with other shared settings (nothing is run).
+        MissingDependencyError: ``backend: ray`` without ray installed (before any member).
         SetInterrupted: on Ctrl-C; every member's answers so far are stored, and the same call
             resumes the set.
     """

@@ -15,6 +15,7 @@ from coordqa.eval_config import EvalConfig, eval_default
 from coordqa.evaluation import default_out
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
+from coordqa.llm.types import Transport
 from coordqa.prompts import PromptLayout
 
 __all__ = [
@@ -104,6 +105,8 @@ class EvalSetSpec(BaseModel):
     """Seconds per attempt."""
     max_connection_failures: int = CallPolicy.max_connection_failures
     """Attempts in a row without an answer after which a member's server counts as down."""
+    transport: Transport = eval_default("transport")
+    """How models at an ``api_base`` are reached: ``auto``, ``direct`` or ``litellm``."""
     max_error_rate: float = eval_default("max_error_rate")
     """Share of a member's samples that may be errors without failing it."""
     cache: bool = eval_default("cache")
@@ -160,6 +163,7 @@ class EvalSetSpec(BaseModel):
             max_error_rate=self.max_error_rate,
             model_args=dict(model.model_args),
             api_key_env=model.api_key_env,
+            transport=self.transport,
         )
 
     MEMBER_SETTINGS: ClassVar[dict[str, str]] = {
@@ -275,7 +279,9 @@ class SetMember:
 
     def endpoint(self) -> str:
         """The connection key of its endpoint (provider plus api_base), as limits are keyed."""
-        return create_provider(self.model.model, self.model.api_base, None).connection_key()
+        model = self.model
+        provider = create_provider(model.model, model.api_base, None, self.config.transport)
+        return provider.connection_key()
 
 
 def members_of(spec: EvalSetSpec, out: Path) -> list[SetMember]:

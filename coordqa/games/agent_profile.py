@@ -25,10 +25,10 @@ refuses the game, naming the field.
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args
 
 from coordqa.errors import ConfigError
 from coordqa.games.names import PLAYER_NAMES
@@ -37,21 +37,20 @@ from coordqa.games.seat import SeatView
 if TYPE_CHECKING:
     from coordqa.games.base import StepResult
 
-__all__ = [
-    "LADDER_ORDERS",
-    "AgentProfile",
-    "BeliefFact",
-    "BeliefFacts",
-    "LadderOrder",
-    "LadderQuestion",
-    "PaperDescription",
-    "PartnerActionBehaviour",
-    "PartnerBehaviour",
-    "PartnerInfoRedaction",
-    "ReportTable",
-    "TomLadder",
-    "fact_value",
-]
+
+_T = TypeVar("_T")
+
+
+def served(feature: _T | None, refusal: Callable[[], str]) -> _T:
+    """A game's agent feature (a field of its :class:`AgentProfile`), refused when unset.
+
+    Raises:
+        ConfigError: ``feature`` is None, with ``refusal()``: which field to set, or what to
+            drop.
+    """
+    if feature is None:
+        raise ConfigError(refusal())
+    return feature
 
 
 def fact_value(text: str) -> str:
@@ -131,7 +130,7 @@ class PartnerActionBehaviour(PartnerBehaviour):
 
 LadderOrder = Literal["introspection", "first_order", "second_order"]
 """A rung of the ToM question ladder."""
-LADDER_ORDERS: tuple[LadderOrder, ...] = ("introspection", "first_order", "second_order")
+LADDER_ORDERS: tuple[LadderOrder, ...] = get_args(LadderOrder)
 """The rungs of the ladder, in order."""
 
 

@@ -3,8 +3,10 @@
 ``get_model(name)`` returns a :class:`Model` for a built-in offline model (``random``,
 ``scripted``) or any litellm model string (``openai/...``, ``anthropic/...``, ``gemini/...``,
 ``ollama/...``, ``hosted_vllm/...``). ``await model.generate(messages, config, trial=, role=)``
-returns a :class:`Reply`: cached, rate- and concurrency-limited, retried within bounds, and
-accounted per role in ``model.usage``. Importing this package does not import litellm.
+returns a :class:`Reply`: cached, rate- and concurrency-limited, retried within bounds, held to
+the bounds of :mod:`coordqa.llm.bounds`, and accounted per role in ``model.usage``. A model at an
+OpenAI-compatible ``api_base`` is asked directly (:mod:`coordqa.llm.direct_provider`), any other
+through litellm (``transport=`` forces one). Importing this package does not import litellm.
 """
 
 from coordqa.llm.cache import ResponseCache, cache_key, default_cache_dir

@@ -2,7 +2,8 @@
 
 A :class:`Model` wraps one provider and adds, the same way for every provider: a check of its
 configuration before the first call, the response cache, keyed concurrency and rate limits, the
-bounded retry loop, and usage accounting per role. Provider failures come back as
+bounded retry loop, the bounds of every reply (:mod:`coordqa.llm.bounds`: a reply cut to its
+stated length, token counts checked), and usage accounting per role. Provider failures come back as
 ``Reply(text=None, error=...)``; configuration errors raise :class:`~coordqa.errors.ModelError`.
 """
 
@@ -16,15 +17,17 @@ from collections.abc import Sequence
 from typing import Literal
 
 from coordqa.errors import ConfigError
+from coordqa.llm.bounds import checked_usage, cut_reply
 from coordqa.llm.cache import ResponseCache, cache_key
 from coordqa.llm.call_names import in_role
 from coordqa.llm.ledger import UsageLedger
 from coordqa.llm.limits import LimiterRegistry, Limits, limiters
 from coordqa.llm.offline import Script, ScriptedProvider
 from coordqa.llm.providers import Completion, Provider
+from coordqa.llm.redaction import redact
 from coordqa.llm.registry import create_provider
 from coordqa.llm.retry import ConnectionBreaker, call_with_retries
-from coordqa.llm.types import ROLES, CallPolicy, GenerateConfig, Message, Reply
+from coordqa.llm.types import ROLES, CallPolicy, GenerateConfig, Message, Reply, Transport
 
 DEFAULT_CONFIG = GenerateConfig()
 """Sampling parameters used when none are given: every one left to the provider."""
@@ -44,6 +47,17 @@ def estimate_tokens(messages: Sequence[Message], config: GenerateConfig) -> int:
     """
     prompt = sum(len(m.content) for m in messages) // 4 + 1
     return prompt + (config.max_tokens or 0)
+
+
+def bounded(completion: Completion, messages: Sequence[Message]) -> Completion:
+    """``completion`` within the bounds of :mod:`coordqa.llm.bounds`, whatever its transport.
+
+    Its token counts are checked against the whole reply, then the reply is cut to its stated
+    length and marked truncated if it was longer.
+    """
+    usage = checked_usage(completion.usage, messages, completion.text)
+    text, truncated = cut_reply(completion.text)
+    return dataclasses.replace(completion, text=text, usage=usage, truncated=truncated)
 
 
 def _validated(messages: Sequence[Message]) -> tuple[Message, ...]:
@@ -71,6 +85,7 @@ class Model:
         cache: ResponseCache | None = None,
         ledger: UsageLedger | None = None,
         limiter_registry: LimiterRegistry | None = None,
+        secrets: Sequence[str | None] = (),
     ) -> None:
         """Wrap ``provider``. Most code should call :func:`get_model` instead.
 
@@ -82,6 +97,9 @@ class Model:
             limiter_registry: where the connection's limiter lives (default: the process-wide
                 one). The policy's limits become those of the whole endpoint, shared with every
                 other model that calls it.
+            secrets: keys the endpoint may echo (its API key): taken out of every reply and
+                error this model returns (:func:`coordqa.llm.redaction.redact`), so no run
+                folder, log or error message shows them.
         """
         self.provider = provider
         self.policy = policy
@@ -92,11 +110,13 @@ class Model:
         if provider.max_concurrency is not None:
             concurrency = min(self._limits.concurrency, provider.max_concurrency)
             self._limits = dataclasses.replace(self._limits, concurrency=concurrency)
+        provider.plan_concurrency(self._limits.concurrency)
         self._limiters.configure(self.connection_key(), self._limits)
         self._jitter = random.Random()
         self._breaker = ConnectionBreaker(policy.max_connection_failures)
         self._checked = False
         self._check_lock = threading.Lock()
+        self._secrets = tuple(secrets)
 
     @property
     def name(self) -> str:
@@ -115,6 +135,11 @@ class Model:
     def api_base(self) -> str | None:
         """The endpoint, when one was given."""
         return self.provider.api_base
+
+    @property
+    def transport(self) -> str:
+        """How calls reach the model: ``direct``, ``litellm`` or ``in-process``."""
+        return self.provider.transport
 
     def connection_key(self) -> str:
         """The provider plus endpoint; calls with the same key share limits."""
@@ -175,7 +200,8 @@ class Model:
                 return reply
         self.check()
         reply = await self._call(messages, config, trial, role, context)
-        if key is not None and self.cache is not None and reply.ok and reply.text is not None:
+        whole = reply.ok and not reply.truncated  # a reply cut to its bounds is never cached
+        if key is not None and self.cache is not None and whole and reply.text is not None:
             self.cache.put(key, self.name, reply.text, reply.usage, reply.finish_reason)
         self.usage.record(self.name, role, reply)
         return reply
@@ -183,6 +209,13 @@ class Model:
     def dropped_params(self, config: GenerateConfig) -> list[str]:
         """Parameters of ``config`` the provider drops from its requests, as unsupported."""
         return self.provider.dropped_params(config)
+
+    async def aclose(self) -> None:
+        """Close the connections the provider holds in the running event loop.
+
+        Calls after it open new ones; a run calls it when its calls are done.
+        """
+        await self.provider.aclose()
 
     def in_cache(
         self,
@@ -215,10 +248,14 @@ class Model:
         tokens = estimate_tokens(messages, config)
 
         async def attempt(timeout_s: float) -> Completion:
-            completion = await self.provider.complete_in_context(
-                messages, config, trial=trial, timeout_s=timeout_s, role=role, context=context
+            completion = bounded(
+                await self.provider.complete_in_context(
+                    messages, config, trial=trial, timeout_s=timeout_s, role=role, context=context
+                ),
+                messages,
             )
-            await limiter.settle(tokens, completion.usage.total_tokens)
+            if not completion.usage.implausible_counts:
+                await limiter.settle(tokens, completion.usage.total_tokens)
             return completion
 
         async def admit() -> None:
@@ -239,20 +276,24 @@ class Model:
         if outcome.value is None:
             return Reply(
                 None,
-                outcome.error,
+                None if outcome.error is None else redact(outcome.error, self._secrets),
                 error_kind=outcome.kind or "failed",
                 latency_s=latency,
                 attempts=outcome.attempts,
                 model=self.name,
             )
         completion = outcome.value
+        text = completion.text
         return Reply(
-            completion.text,
+            text
+            if text is None or not self._secrets
+            else redact(text, self._secrets, shapes=False),
             usage=completion.usage,
             latency_s=latency,
             attempts=outcome.attempts,
             model=self.name,
             finish_reason=completion.finish_reason,
+            truncated=completion.truncated,
         )
 
     def __repr__(self) -> str:
@@ -288,6 +329,7 @@ def get_model(
     policy: CallPolicy = DEFAULT_POLICY,
     cache: CacheOption = "default",
     ledger: UsageLedger | None = None,
+    transport: Transport = "auto",
 ) -> Model:
     """The model called ``name``: a built-in (``random``, ``scripted``) or any litellm string.
 
@@ -300,6 +342,9 @@ def get_model(
         policy: limits, retries and timeouts.
         cache: ``"default"`` (user cache dir or ``$COORDQA_CACHE_DIR``), a ResponseCache, or None.
         ledger: usage totals to add to (default: a new ledger for this model).
+        transport: how a model at an ``api_base`` is reached: ``auto`` (direct for ``openai/``
+            and ``hosted_vllm/`` models with an ``api_base``, litellm for the rest), ``direct``
+            or ``litellm`` (see :data:`coordqa.llm.types.Transport`).
 
     Raises:
         ModelError: ``name`` is neither a built-in nor of the form ``provider/model``. Unknown
@@ -307,14 +352,14 @@ def get_model(
     """
     if isinstance(name, Model):
         given = (api_base, api_key, ledger) != (None, None, None)
-        if given or policy is not DEFAULT_POLICY or cache != "default":
+        if given or policy is not DEFAULT_POLICY or cache != "default" or transport != "auto":
             raise ConfigError(
                 f"get_model({name!r}) got a Model and other arguments; configure the Model itself"
             )
         return name
-    provider = create_provider(name, api_base, api_key)
+    provider = create_provider(name, api_base, api_key, transport)
     if cache == "default":
         response_cache = ResponseCache() if provider.cacheable else None
     else:
         response_cache = cache
-    return Model(provider, policy=policy, cache=response_cache, ledger=ledger)
+    return Model(provider, policy=policy, cache=response_cache, ledger=ledger, secrets=(api_key,))

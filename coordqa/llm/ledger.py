@@ -46,6 +46,7 @@ class UsageTotals:
             "prompt_tokens": self.usage.prompt_tokens,
             "completion_tokens": self.usage.completion_tokens,
             "cost": self.usage.cost,
+            "implausible_token_counts": self.usage.implausible_counts,
         }
 
     def __add__(self, other: UsageTotals) -> UsageTotals:

@@ -24,20 +24,25 @@ from __future__ import annotations
 
 import datetime
 import functools
+import importlib.util
 import inspect
+import json
 import logging
 import os
-import re
 import uuid
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from coordqa.errors import MissingDependencyError, ModelError
-from coordqa.llm.providers import BrokenReply, Completion, Provider
-from coordqa.llm.retry import is_connection_failure, parse_retry_after
+from coordqa.llm.bounds import reported_count
+from coordqa.llm.openai_api import PLACEHOLDER_KEY, classify_status
+from coordqa.llm.providers import Completion, Provider, reply_of
+from coordqa.llm.retry import is_connection_failure
+from coordqa.llm.served import served_hint
 from coordqa.llm.types import SAMPLING_FIELDS, GenerateConfig, Message, RetryDecision, Usage
 from coordqa.registry import suggest
 
@@ -70,26 +75,6 @@ KEY_VARIABLES = {
 ``litellm.validate_environment`` names it (a test holds the two to agreement): a missing key is
 said before litellm is imported, which takes 4 to 20 seconds; other providers ask litellm."""
 
-PLACEHOLDER_KEY = "no-key"
-"""Sent to a keyless OpenAI-compatible server, because the OpenAI client requires some key."""
-
-_TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
-_FATAL_STATUS = frozenset({400, 401, 403, 404, 422})
-_REQUEST_SPECIFIC = ("ContextWindowExceededError", "ContentPolicyViolationError")
-_REQUEST_SPECIFIC_TEXT = re.compile(r"context length|context window|too long|content policy", re.I)
-
-
-def _about_this_request(exc: Exception) -> bool:
-    """Whether a client error concerns one request's content (too long, filtered).
-
-    Other requests to the same model may then succeed, so the error is not fatal.
-    """
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    return bool(names.intersection(_REQUEST_SPECIFIC)) or bool(
-        _REQUEST_SPECIFIC_TEXT.search(str(exc))
-    )
-
-
 FAST_OPENAI_HANDLER = "EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER"
 """litellm's switch from the OpenAI SDK to its own HTTP handler for ``openai/...`` models."""
 
@@ -107,6 +92,46 @@ _ABANDONED_REQUEST = (
 thread returns; a call cancelled in between (its timeout, a run that stops, Ctrl-C) leaves it
 unawaited by design, and Python would print this warning, naming litellm's internals, to the
 person who pressed Ctrl-C."""
+
+
+PRICE_MAP = "model_prices_and_context_window_backup.json"
+"""litellm's list of the models it knows (prices, limits, parameters), in its package: the file
+it reads itself under ``LITELLM_LOCAL_MODEL_COST_MAP``."""
+
+
+def _price_map_text() -> str:
+    """The text of litellm's model list, read without importing litellm ('' without litellm).
+
+    Not kept: 3.5 MB, read once per model made.
+    """
+    spec = importlib.util.find_spec("litellm")
+    folders = [] if spec is None else list(spec.submodule_search_locations or [])
+    for folder in folders:
+        try:
+            return (Path(folder) / PRICE_MAP).read_text(encoding="utf-8")
+        except OSError:
+            continue
+    return ""
+
+
+def known_to_litellm(name: str) -> bool:
+    """Whether litellm lists model ``name`` (``openai/gpt-5``) under its provider.
+
+    Such a model is a hosted one, whatever ``api_base`` it is reached at (a proxy): litellm
+    prices its calls and adapts its parameters (no ``top_p`` for ``gpt-5``), so ``auto`` keeps
+    litellm for it. Looked up in the file's text (a few milliseconds; parsing it would take 70
+    and 50 MB), so a self-hosted model's run never imports litellm.
+
+    >>> known_to_litellm("openai/gpt-4o-mini"), known_to_litellm("openai/my-finetune")
+    (True, False)
+    """
+    prefix, _, model_id = name.partition("/")
+    text = _price_map_text()
+    start = text.find(f"\n    {json.dumps(model_id)}: {{")
+    if start == -1:
+        return False
+    entry = text[start : text.find("\n    }", start + 1)]
+    return f'"litellm_provider": {json.dumps(prefix)}' in entry
 
 
 @functools.cache
@@ -154,60 +179,31 @@ def _hidden(names: Sequence[str]) -> Iterator[None]:
 
 
 def read_reply(response: Any) -> tuple[str, str | None]:
-    """The text and finish reason of the first choice of a well-formed response.
+    """The text and finish reason of the first choice of a litellm response (:func:`reply_of`).
 
-    A response is well formed when it has a choice with a message whose content is text, or,
-    where the content is missing, a finish reason that explains it (``length``: a reasoning
-    model spent its token budget; ``content_filter``). Empty text is then the model's reply,
-    not a fault: retrying a seeded request gets the same silence. litellm reports a missing
-    finish reason as ``stop``, so missing content with ``stop`` cannot be told from a body that
-    has neither, and counts as broken with the rest (no choices, no message).
+    litellm reports a missing finish reason as ``stop``, which :func:`reply_of` reads as said.
 
     Raises:
         BrokenReply: the response is not well formed (retried as transient).
     """
     choices = getattr(response, "choices", None)
-    if not choices:
-        raise BrokenReply("the response has no choices")
-    message = getattr(choices[0], "message", None)
-    if message is None:
-        raise BrokenReply("the response's first choice has no message")
-    content = getattr(message, "content", None)
-    finish_reason = getattr(choices[0], "finish_reason", None)
-    if isinstance(content, str):
-        return content, finish_reason
-    if content is None and finish_reason not in (None, "stop"):
-        return "", finish_reason
-    raise BrokenReply(
-        f"the response's message has no content ({content!r}) and no finish reason that "
-        "explains why"
+    first = choices[0] if choices else None
+    message = getattr(first, "message", None)
+    return reply_of(
+        bool(choices),
+        message is not None,
+        getattr(message, "content", None),
+        getattr(first, "finish_reason", None),
     )
 
 
 def _token_counts(response: Any) -> tuple[int, int]:
-    """(prompt, completion) tokens the response reports (0 where it does not say)."""
+    """(prompt, completion) tokens the response reports, as :func:`reported_count` reads them."""
     usage = getattr(response, "usage", None)
-    prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-    completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-    return prompt_tokens, completion_tokens
-
-
-def _retry_after(exc: Exception) -> float | None:
-    """The Retry-After of a failed response, in seconds, if the provider sent one."""
-    for headers in (
-        getattr(exc, "litellm_response_headers", None),
-        getattr(getattr(exc, "response", None), "headers", None),
-    ):
-        if headers is None:
-            continue
-        milliseconds = headers.get("retry-after-ms")
-        if milliseconds is not None:
-            seconds = parse_retry_after(milliseconds)
-            return None if seconds is None else seconds / 1000.0
-        seconds = parse_retry_after(headers.get("retry-after"))
-        if seconds is not None:
-            return seconds
-    return None
+    return (
+        reported_count(getattr(usage, "prompt_tokens", None)),
+        reported_count(getattr(usage, "completion_tokens", None)),
+    )
 
 
 USER_HOOKS = (
@@ -277,6 +273,8 @@ async def send(litellm: ModuleType, kwargs: dict[str, Any]) -> Any:
 
 class LiteLLMProvider(Provider):
     """A model reached through litellm (see :meth:`complete`)."""
+
+    transport = "litellm"
 
     def __init__(self, name: str, api_base: str | None, api_key: str | None) -> None:
         """Remember the model string, endpoint and explicit key; nothing is imported yet."""
@@ -446,38 +444,15 @@ class LiteLLMProvider(Provider):
         asked += [name for name in config.extra if name in openai_params]
         return [name for name in asked if name not in supported]
 
-    def _served_hint(self) -> str:
-        """What the server at ``api_base`` serves instead, for a model it does not know."""
-        from coordqa.llm.served import served_models
-
-        served = served_models(str(self.api_base), self._key_to_send)
-        if not served:
-            return ""
-        return (
-            f"; the server at {self.api_base} serves {', '.join(served)}: use --model "
-            f"{self.prefix}/{served[0]}"
-        )
-
     def should_retry(self, exc: Exception) -> RetryDecision:
-        """Rate limits, server errors, unreadable replies and lost connections are retried.
+        """Lost connections, then the endpoint's status (:func:`classify_status`), are read.
 
         A refused key, an unknown model or a rejected parameter (401, 403, 404, and 400/422
         other than a too-long or refused prompt) is ``fatal``: every other call would get it too.
         """
         if is_connection_failure(exc):
             return RetryDecision("transient", "connection failure or timeout", connection=True)
-        status = getattr(exc, "status_code", None)
-        if isinstance(status, int) and 200 <= status < 300:  # "success" with an unreadable body
-            return RetryDecision("transient", f"HTTP {status} with a body that is not a reply")
-        if status == 429 or type(exc).__name__ == "RateLimitError":
-            return RetryDecision("rate_limit", "rate limited (429)", _retry_after(exc))
-        if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
-            return RetryDecision("transient", f"HTTP {status}")
-        if status in _FATAL_STATUS and not _about_this_request(exc):
-            reason = f"HTTP {status}: no call to this model can succeed"
-            if status == 404 and self.api_base:
-                reason += self._served_hint()
-            return RetryDecision("fatal", reason)
-        if isinstance(status, int) and 400 <= status < 500:
-            return RetryDecision("no", f"HTTP {status} is a permanent client error")
-        return super().should_retry(exc)
+        decision = classify_status(
+            exc, lambda: served_hint(self.api_base, self.prefix, self._key_to_send)
+        )
+        return decision or super().should_retry(exc)

@@ -37,10 +37,52 @@ class Completion:
     finish_reason: str | None = None
     """Why the model stopped, as the provider says (``stop``, ``length``: it hit the token cap,
     ``content_filter``...); None when the provider does not say."""
+    truncated: bool = False
+    """Whether :attr:`text` is the reply cut to its bounds (set by the gateway, never by a
+    provider: :func:`coordqa.llm.bounds.cut_reply`)."""
+
+
+def reply_of(
+    has_choice: bool, has_message: bool, content: object, finish_reason: object
+) -> tuple[str, str | None]:
+    """The text and finish reason of a response's first choice, if the response is well formed.
+
+    Well formed: it has a choice with a message whose content is text, or, where the content is
+    missing, a finish reason that explains it (``length``: a reasoning model spent its token
+    budget; ``content_filter``). Empty text is then the model's reply, not a fault: retrying a
+    seeded request gets the same silence. Missing content with ``stop`` (or no finish reason)
+    is broken with the rest (no choices, no message). The one rule of both transports.
+
+    >>> reply_of(True, True, "Answer: B", "stop")
+    ('Answer: B', 'stop')
+    >>> reply_of(True, True, None, "length")
+    ('', 'length')
+
+    Raises:
+        BrokenReply: the response is not well formed (retried as transient).
+    """
+    if not has_choice:
+        raise BrokenReply("the response has no choices")
+    if not has_message:
+        raise BrokenReply("the response's first choice has no message")
+    reason = finish_reason if isinstance(finish_reason, str) else None
+    if isinstance(content, str):
+        return content, reason
+    if content is None and reason not in (None, "stop"):
+        return "", reason
+    raise BrokenReply(
+        f"the response's message has no content ({repr(content)[:100]}) and no finish reason "
+        "that explains why"
+    )
 
 
 class Provider(abc.ABC):
     """One model behind one endpoint. Subclasses implement :meth:`complete`."""
+
+    transport: str = "in-process"
+    """How calls reach the model: ``direct`` or ``litellm`` over HTTP (see
+    :data:`coordqa.llm.types.Transport`), ``in-process`` for a model run here. Recorded in each
+    run's manifest."""
 
     cacheable: bool = True
     """Whether replies may be stored in the response cache (False for deterministic offline
@@ -84,6 +126,15 @@ class Provider(abc.ABC):
     def dropped_params(self, config: GenerateConfig) -> list[str]:
         """Parameters of ``config`` this provider leaves out of its requests (none by default)."""
         return []
+
+    def plan_concurrency(self, calls: int) -> None:  # noqa: B027 (optional hook)
+        """Told the most calls the gateway will have in flight on this provider at once.
+
+        A provider with a connection pool sizes it so; most need nothing.
+        """
+
+    async def aclose(self) -> None:  # noqa: B027 (optional hook: most hold no connection)
+        """Close what this provider holds open in the running event loop (connections)."""
 
     @abc.abstractmethod
     async def complete(

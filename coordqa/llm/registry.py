@@ -6,8 +6,10 @@ name ends in ``/`` serves every model name that starts with it; one ending in ``
 model's name with arguments, ``bot?noise=0.1``, and its factory reads them from the name);
 other packages add theirs with a ``coordqa.models`` entry point naming a
 :data:`~coordqa.llm.providers.ProviderFactory` (coordqa's agentic track adds ``bot`` so). Any
-other name of the form ``<litellm provider>/<model>`` goes to litellm, whose own provider list
-is checked by ``Model.check()``. One registry, one source of truth.
+other name of the form ``<provider>/<model>`` is reached over HTTP: directly
+(:mod:`coordqa.llm.direct_provider`) when it is an OpenAI-compatible prefix with an ``api_base``,
+through litellm otherwise, whose own provider list is checked by ``Model.check()``; ``transport``
+forces one of the two. One registry, one source of truth.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from __future__ import annotations
 import re
 
 from coordqa.errors import ModelError
+from coordqa.llm.addresses import active_guard
 from coordqa.llm.providers import Provider, ProviderFactory
+from coordqa.llm.types import TRANSPORTS, Transport
 from coordqa.registry import Registry, suggest
 
 __all__ = ["PROVIDERS", "create_provider"]
@@ -30,22 +34,29 @@ _FAMILY = re.compile(r"^[^/?]+[/?]")
 """The family part of a model name: up to its first ``/`` (``llamacpp/``) or ``?`` (``bot?``)."""
 
 
-def create_provider(name: str, api_base: str | None, api_key: str | None) -> Provider:
-    """The provider for model ``name``: a registered one (or family), or litellm for the rest.
+def create_provider(
+    name: str, api_base: str | None, api_key: str | None, transport: Transport = "auto"
+) -> Provider:
+    """The provider for model ``name``: a registered one (or family), or one reached over HTTP.
+
+    ``transport`` chooses how a model behind an endpoint is reached (:data:`Transport`); models
+    run in this process take none and ignore it. Under the board's address guard
+    (:func:`coordqa.llm.addresses.guarded_endpoints`) a model with an ``api_base`` is reached
+    directly, or not at all.
 
     Raises:
         ModelError: a name that is neither registered (nor in a registered family) nor of the
-            form ``prefix/model``.
+            form ``prefix/model``; ``transport="direct"`` for a model it does not serve.
     """
+    if transport not in TRANSPORTS:
+        raise ModelError(f"--transport {transport} is not one of {', '.join(TRANSPORTS)}")
     if name in PROVIDERS:
         return PROVIDERS.get(name)(name, api_base, api_key)
     family = _FAMILY.match(name)
     if family is not None and family.group() in PROVIDERS:
         return PROVIDERS.get(family.group())(name, api_base, api_key)
     if "/" in name and not name.startswith("/"):
-        from coordqa.llm.litellm_provider import LiteLLMProvider
-
-        return LiteLLMProvider(name, api_base, api_key)
+        return _over_http(name, api_base, api_key, transport)
     close = suggest(name, PROVIDERS.names())
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     shown = {"/": "PATH", "?": "KEY=VALUE"}
@@ -55,3 +66,36 @@ def create_provider(name: str, api_base: str | None, api_key: str | None) -> Pro
         "litellm provider prefix: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
         "ollama/llama3, hosted_vllm/NAME (with --api-base)."
     )
+
+
+def _over_http(
+    name: str, api_base: str | None, api_key: str | None, transport: Transport
+) -> Provider:
+    """The direct or the litellm provider of a model at an endpoint (:func:`create_provider`)."""
+    from coordqa.llm.direct_provider import (
+        DIRECT_PREFIXES,
+        DirectProvider,
+        direct_applies,
+        direct_serves,
+    )
+
+    guard = active_guard()
+    serves = direct_serves(name, api_base)
+    if guard is not None and api_base and (transport == "litellm" or not serves):
+        raise ModelError(
+            f"this board calls a registered endpoint only as an OpenAI-compatible server: "
+            f"register the model as {' or '.join(p + '/NAME' for p in DIRECT_PREFIXES)}"
+        )
+    if transport == "direct" and not serves:
+        raise ModelError(
+            f"--transport direct serves {', '.join(p + '/NAME' for p in DIRECT_PREFIXES)} "
+            f"with an --api-base; {name}"
+            + (" has no --api-base" if not api_base else " goes through litellm")
+            + ": leave --transport out, or give --transport litellm"
+        )
+    if serves and api_base is not None and transport != "litellm":
+        if transport == "direct" or guard is not None or direct_applies(name, api_base):
+            return DirectProvider(name, api_base, api_key, guard)
+    from coordqa.llm.litellm_provider import LiteLLMProvider
+
+    return LiteLLMProvider(name, api_base, api_key)

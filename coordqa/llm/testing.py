@@ -1,9 +1,11 @@
 """A local OpenAI-compatible chat server for tests and benchmarks.
 
-Model code is tested at the HTTP boundary: a real litellm ``openai/<anything>`` model is pointed at
-this server with ``api_base=server.base_url``, so retries, timeouts, limits and the cache are
-exercised through the same client stack that talks to real providers. Faults (429 with
-Retry-After, 500, slow replies, broken 200 bodies, client errors) are scripted per request index.
+Model code is tested at the HTTP boundary: a real ``openai/<anything>`` model is pointed at this
+server with ``api_base=server.base_url`` (through either transport, direct or litellm), so
+retries, timeouts, limits and the cache are exercised through the same client stack that talks
+to real providers. Faults (429 with Retry-After, 500, slow replies, broken 200 bodies, client
+errors) are scripted per request index, and so are a hostile endpoint's (a redirect, a body that
+never ends, a reply of many megabytes, absurd token counts, a body dripped a byte at a time).
 
 The server binds to ``127.0.0.1`` on a free port (or on a given one, to play a server that comes
 back where it was), serves from daemon threads, answers each request
@@ -33,7 +35,18 @@ Responder = Callable[[dict[str, Any], int], str]
 """Computes the reply text from the request body and the request's index (0-based)."""
 
 FaultKind = Literal[
-    "status", "slow", "disconnect", "invalid_json", "no_choices", "empty_content", "missing_content"
+    "status",
+    "slow",
+    "disconnect",
+    "invalid_json",
+    "no_choices",
+    "empty_content",
+    "missing_content",
+    "redirect",
+    "endless",
+    "huge",
+    "usage",
+    "drip",
 ]
 
 _NO_RESPONSE = 0
@@ -63,6 +76,12 @@ class Fault:
     """The error message of a ``status`` fault, as a provider would word it."""
     finish_reason: str = "stop"
     """The finish reason of an ``empty_content`` reply."""
+    location: str = ""
+    """Where a ``redirect`` points."""
+    size: int = 0
+    """Bytes an ``endless`` body sends at most (its bound), or characters of a ``huge`` reply."""
+    usage: Any = None
+    """The ``usage`` object of a ``usage`` reply, as sent (any JSON: negative, absurd...)."""
 
     @classmethod
     def rate_limit(cls, retry_after: float | None = 1.0) -> Fault:
@@ -123,6 +142,62 @@ class Fault:
     def missing_content(cls) -> Fault:
         """A 200 reply whose message has no content and whose choice no finish reason."""
         return cls("missing_content")
+
+    @classmethod
+    def redirect(cls, location: str, status: int = 307) -> Fault:
+        """A redirect (``status`` 3xx) to ``location``, which a client must not follow."""
+        return cls("redirect", status=status, location=location)
+
+    @classmethod
+    def endless(cls, bound_bytes: int = 256 << 20) -> Fault:
+        """A 200 whose body never ends: 64 kB chunks, no length, until the client stops reading.
+
+        ``bound_bytes``: the most the server sends (its loop is bounded), far beyond what a
+        client may read.
+        """
+        return cls("endless", size=bound_bytes)
+
+    @classmethod
+    def huge(cls, chars: int = 10 << 20) -> Fault:
+        """A well-formed reply whose text is ``chars`` characters long (10 MB by default)."""
+        return cls("huge", size=chars)
+
+    @classmethod
+    def tokens(cls, prompt_tokens: Any, completion_tokens: Any) -> Fault:
+        """A normal reply that reports these token counts (any JSON value: -10**9, 1e15, "x")."""
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+        return cls("usage", usage=usage)
+
+    @classmethod
+    def drip(cls, interval_s: float = 1.0) -> Fault:
+        """A normal reply whose body is sent one byte every ``interval_s`` seconds."""
+        return cls("drip", sleep_s=interval_s)
+
+
+@dataclass(frozen=True)
+class _Paced:
+    """A body sent piece by piece (a hostile endpoint's).
+
+    ``data`` ``repeat`` times, ``step`` bytes a write, ``interval_s`` between writes; with a
+    Content-Length when ``declared``, else until the connection closes.
+    """
+
+    data: bytes
+    step: int
+    interval_s: float
+    declared: bool
+    repeat: int = 1
+
+    @property
+    def length(self) -> int:
+        return len(self.data) * self.repeat
+
+
+Body = bytes | _Paced
+"""What a handler sends: a whole body, or one paced out (hostile faults)."""
+
+_CHUNK = b"x" * 65536
+"""The piece an endless body repeats."""
 
 
 def _default_responder(body: JSONObject, index: int) -> str:
@@ -205,6 +280,9 @@ class LocalOpenAIServer:
         self._in_flight = 0
         self._max_in_flight = 0
         self._dropped = 0
+        self._hits = 0
+        self._hosts: list[str] = []
+        self._paced_bytes = 0
         self._failures: list[str] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -251,6 +329,24 @@ class LocalOpenAIServer:
             return self._max_in_flight
 
     @property
+    def hits(self) -> int:
+        """Every HTTP request received, of any method and path (a redirect's target has 0)."""
+        with self._lock:
+            return self._hits
+
+    @property
+    def hosts(self) -> list[str]:
+        """The Host header of every request received, in arrival order."""
+        with self._lock:
+            return list(self._hosts)
+
+    @property
+    def paced_bytes(self) -> int:
+        """Bytes of paced bodies (``endless``, ``drip``) the client took before it stopped."""
+        with self._lock:
+            return self._paced_bytes
+
+    @property
     def dropped(self) -> int:
         """Connections the client closed or reset while the server read or answered them."""
         with self._lock:
@@ -290,6 +386,15 @@ class LocalOpenAIServer:
             else:
                 self._failures.append("".join(traceback.format_exception(error)))
 
+    def _hit(self, host: str) -> None:
+        with self._lock:
+            self._hits += 1
+            self._hosts.append(host)
+
+    def _paced(self, sent: int) -> None:
+        with self._lock:
+            self._paced_bytes += sent
+
     def _admit(self, body: JSONObject, authorization: str) -> int:
         """Record a request and return its index."""
         with self._lock:
@@ -311,8 +416,8 @@ class LocalOpenAIServer:
 
     def respond(
         self, body: JSONObject, authorization: str = ""
-    ) -> tuple[int, dict[str, str], bytes]:
-        """Compute (status, headers, body bytes) for one chat request (called by the handler)."""
+    ) -> tuple[int, dict[str, str], Body]:
+        """Compute (status, headers, body) for one chat request (called by the handler)."""
         arrived = time.time()
         index = self._admit(body, authorization)
         try:
@@ -328,9 +433,14 @@ class LocalOpenAIServer:
 
     def _reply(
         self, body: JSONObject, index: int, fault: Fault | None
-    ) -> tuple[int, dict[str, str], bytes]:
+    ) -> tuple[int, dict[str, str], Body]:
         if fault is not None and fault.kind == "disconnect":
             return _NO_RESPONSE, {}, b""
+        if fault is not None and fault.kind == "redirect":
+            return fault.status, {"Location": fault.location}, b""
+        if fault is not None and fault.kind == "endless":
+            repeat = max(1, fault.size // len(_CHUNK))
+            return 200, {}, _Paced(_CHUNK, len(_CHUNK), 0.0, declared=False, repeat=repeat)
         if fault is not None and fault.kind == "status":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
             error = {"error": {"message": fault.message, "type": "test_fault"}}
@@ -340,13 +450,20 @@ class LocalOpenAIServer:
         kind = None if fault is None else fault.kind
         if fault is not None and kind == "empty_content":
             payload = _completion(body, index, "", fault.finish_reason)
+        elif fault is not None and kind == "huge":
+            payload = _completion(body, index, "x" * fault.size + " Answer: A")
         else:
             payload = _completion(body, index, self.responder(body, index))
         if kind == "no_choices":
             del payload["choices"]
         if kind == "missing_content":
             payload["choices"] = [{"index": 0, "message": {"role": "assistant"}}]
-        return 200, {}, json.dumps(payload).encode()
+        if fault is not None and kind == "usage":
+            payload["usage"] = fault.usage
+        encoded = json.dumps(payload).encode()
+        if fault is not None and kind == "drip":
+            return 200, {}, _Paced(encoded, 1, fault.sleep_s, declared=True)
+        return 200, {}, encoded
 
 
 def _completion(body: JSONObject, index: int, text: str, finish_reason: str = "stop") -> JSONObject:
@@ -404,6 +521,7 @@ def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True
 
         def do_POST(self) -> None:  # noqa: N802 (the name http.server dispatches to)
+            server._hit(self.headers.get("Host", ""))
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
             if self.path not in _CHAT_PATHS:
@@ -417,26 +535,50 @@ def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self._send(*server.respond(body, self.headers.get("Authorization", "")))
 
         def do_GET(self) -> None:  # noqa: N802 (the name http.server dispatches to)
+            server._hit(self.headers.get("Host", ""))
             if self.path not in _MODELS_PATHS:
                 self._send(404, {}, b'{"error": {"message": "not found"}}')
                 return
             listed = [{"id": name, "object": "model"} for name in server.models]
             self._send(200, {}, json.dumps({"object": "list", "data": listed}).encode())
 
-        def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
+        def _send(self, status: int, headers: dict[str, str], payload: Body) -> None:
             if status == _NO_RESPONSE:
                 self.close_connection = True
                 return
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
+                if isinstance(payload, bytes) or payload.declared:
+                    length = len(payload) if isinstance(payload, bytes) else payload.length
+                    self.send_header("Content-Length", str(length))
+                else:  # a body without a length ends when the connection does
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
                 for name, value in headers.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(payload)
+                if isinstance(payload, bytes):
+                    self.wfile.write(payload)
+                else:
+                    self._pace(payload)
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True  # the client gave up (a timeout): nothing to send
+
+        def _pace(self, body: _Paced) -> None:
+            """Send ``body`` piece by piece; stop when the server stops or the client does."""
+            sent = 0
+            try:
+                for _ in range(body.repeat):
+                    for start in range(0, len(body.data), body.step):
+                        if server._stop.is_set():
+                            return
+                        self.wfile.write(body.data[start : start + body.step])
+                        self.wfile.flush()
+                        sent += min(body.step, len(body.data) - start)
+                        server._wait(body.interval_s)
+            finally:
+                server._paced(sent)
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (base signature)
             """Stay quiet: tests assert on ``requests``, not on the server log."""

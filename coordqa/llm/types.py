@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from coordqa.errors import ConfigError
 
@@ -125,6 +125,15 @@ class CallPolicy:
         _check_range(self, "max_connection_failures", 1)
 
 
+Transport = Literal["auto", "direct", "litellm"]
+"""How a model behind an ``api_base`` is reached: ``direct``, coordqa's own OpenAI
+chat-completions client (:mod:`coordqa.llm.direct_provider`); ``litellm``, through litellm;
+``auto``, direct where it applies (an OpenAI-compatible prefix with an ``api_base``), litellm
+elsewhere. Models run in this process (``random``, ``llamacpp/...``) take no transport."""
+
+TRANSPORTS: tuple[Transport, ...] = get_args(Transport)
+"""The values of ``--transport``."""
+
 RetryKind = Literal["no", "fatal", "transient", "rate_limit"]
 
 ErrorKind = Literal["failed", "fatal", "unreachable"]
@@ -211,6 +220,10 @@ class Usage:
     """US dollars, where litellm knows the price."""
     calls: int = 0
     """Number of model calls counted."""
+    implausible_counts: int = 0
+    """Calls whose token counts the endpoint reported implausibly (negative, not integers, more
+    than the call could hold: :func:`coordqa.llm.bounds.checked_usage`): their tokens count as 0
+    and their cost as unknown, so such a count limits, budgets and prices nothing."""
 
     @property
     def total_tokens(self) -> int:
@@ -232,6 +245,7 @@ class Usage:
             self.completion_tokens + other.completion_tokens,
             cost,
             self.calls + other.calls,
+            self.implausible_counts + other.implausible_counts,
         )
 
 
@@ -263,6 +277,9 @@ class Reply:
     finish_reason: str | None = None
     """Why the model stopped (``stop``, ``length``...), where the provider says; None for an
     error or a provider that does not say."""
+    truncated: bool = False
+    """Whether the reply was longer than :data:`coordqa.llm.bounds.MAX_REPLY_CHARS` and
+    :attr:`text` holds only its beginning and end (:func:`coordqa.llm.bounds.cut_reply`)."""
 
     @property
     def ok(self) -> bool:

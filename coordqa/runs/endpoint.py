@@ -4,7 +4,8 @@ A dead endpoint otherwise costs the first call its whole retry schedule (six att
 backoff, tens of seconds) before a run can say anything, and a hung one (it accepts connections
 but never answers) costs two waves of per-attempt timeouts (``--timeout``, 120 s each) before the
 run gives up. One ``GET {api_base}/models`` answers both in seconds and costs no token: any HTTP
-answer, even an error status, means a server is there and responding. Only an explicit
+answer, even an error status or a redirect, means a server is there and responding (its body is
+not read, and no redirect is followed: :mod:`coordqa.llm.http`). Only an explicit
 ``api_base`` (a self-hosted or local server) is probed: a provider's own endpoint is left to the
 calls.
 """
@@ -37,6 +38,9 @@ def unreachable(
     """
     import httpx
 
+    from coordqa.llm.addresses import AddressRefused
+    from coordqa.llm.http import sync_client
+
     parts = urlsplit(api_base)
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -49,7 +53,10 @@ def unreachable(
         )
     timeout = httpx.Timeout(answer_s, connect=connect_s)
     try:
-        httpx.get(f"{api_base.rstrip('/')}/models", timeout=timeout)
+        with sync_client(timeout) as client, client.stream("GET", f"{api_base.rstrip('/')}/models"):
+            pass
+    except AddressRefused as exc:
+        return str(exc)
     except httpx.ConnectTimeout:
         return f"no connection within {connect_s:g} s"
     except (httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout):
@@ -72,5 +79,7 @@ def check_reachable(api_base: str | None) -> None:
     if reason is not None:
         raise RunFailed(
             f"stopped before the first call: {api_base} is unreachable: {reason}. Start the "
-            "server or fix --api-base, then run the same command again (nothing was stored)."
+            "server or fix --api-base, then run the same command again (nothing was stored).",
+            stop_kind="unreachable",
+            stop_error=reason,
         )

@@ -30,6 +30,7 @@ from types import FrameType
 from typing import Any, TypeVar
 
 from coordqa.errors import RunFailed, RunInterrupted
+from coordqa.runs.watch import ErrorWatch
 from coordqa.store import RunManifest, RunStore
 
 T = TypeVar("T")
@@ -77,10 +78,25 @@ class RunLifecycle:
         """End the session with the run complete."""
         self.store.mark_finished()
 
-    def failed(self, message: str, result: object = None) -> RunFailed:
-        """Mark the session failed; return the error to raise (``result``: what it did)."""
+    def failed(
+        self, message: str, result: object = None, watch: ErrorWatch | None = None
+    ) -> RunFailed:
+        """Mark the session failed; return the error to raise.
+
+        ``result`` is what the session did; ``watch`` the session's errors, whose stopping
+        error and first error of each kind the exception carries apart from the message.
+        """
         self.store.mark_failed()
-        return RunFailed(message, result)
+        if watch is None:
+            return RunFailed(message, result)
+        stop = watch.stopped_by
+        return RunFailed(
+            message,
+            result,
+            stop_kind=None if stop is None else stop.kind,
+            stop_error=None if stop is None else stop.error,
+            first_errors=tuple(watch.first_errors.values()),
+        )
 
     def close(self) -> None:
         """Release the run directory (close the streams and the write lock)."""

@@ -22,8 +22,8 @@ Runs are read back by one reader per kind (:class:`RunReader`, :mod:`~coordqa.st
 :mod:`~coordqa.store.discovery` finds run directories in folders. Import the names from here.
 """
 
-from coordqa.store.directory import RunStore, open_run
-from coordqa.store.discovery import discover_runs, find_runs
+from coordqa.store.directory import RunStore, UnreadableRunError, open_run
+from coordqa.store.discovery import RunSurvey, discover_runs, survey_runs
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, DatasetInfo, RunKind, RunManifest
 from coordqa.store.qa import (
     CALLS,
@@ -49,8 +49,10 @@ __all__ = [
     "RunManifest",
     "RunReader",
     "RunStore",
+    "RunSurvey",
+    "UnreadableRunError",
     "discover_runs",
-    "find_runs",
     "open_run",
     "read_qa_run",
+    "survey_runs",
 ]

@@ -90,6 +90,9 @@ class RunStore:
             raise StoreError(
                 f"{root} already holds a run; open it with open_run(), or choose another --out"
             )
+        orphaned = _without_manifest(root)
+        if orphaned is not None:
+            raise orphaned
         root.mkdir(parents=True, exist_ok=True)
         store = cls(root, manifest)
         store._acquire_lock()
@@ -272,8 +275,9 @@ class RunStore:
                 f"{path.name}: ignored an incomplete last line ({len(tail)} bytes), "
                 "left by an interrupted write"
             )
-            self.warnings.append(message)
-            logger.warning("%s: %s", self.path, message)
+            if message not in self.warnings:  # a run read several times says it once
+                self.warnings.append(message)
+                logger.warning("%s: %s", self.path, message)
         yield from _json_objects(path, lines, "Restore it or start a new run with another --out.")
 
     def _writer(self, stream: str) -> IO[bytes]:
@@ -463,31 +467,100 @@ def _cut_incomplete_tail(handle: IO[bytes]) -> None:
     handle.seek(0, os.SEEK_END)
 
 
+class UnreadableRunError(StoreError):
+    """A folder that holds a run coordqa cannot read: what is wrong, and what to do.
+
+    Worded for every command that meets it (resuming, listing, viewing): a listing shows the
+    two parts beside the folder, any other command stops with :attr:`message`.
+    """
+
+    def __init__(self, path: Path, problem: str, fix: str) -> None:
+        """Say what is wrong with the run at ``path`` and how to recover."""
+        self.path = path
+        self.problem = problem
+        self.fix = fix
+        super().__init__(f"{path}: {problem}. {fix[:1].upper()}{fix[1:]}.")
+
+
+RESTORE_MANIFEST = (
+    "restore manifest.json from where the run was copied, or run into another --out; coordqa "
+    "never adopts records it cannot attribute to a run"
+)
+"""How to recover a run folder whose manifest is missing, corrupt or invalid."""
+
+
+def run_records(root: Path) -> list[str]:
+    """The stream files in ``root`` with their record counts: ``calls.jsonl (594 records)``.
+
+    A stream is any ``<name>.jsonl`` a store could have written (:meth:`RunStore.stream_path`);
+    its records are counted as complete lines, read in blocks.
+    """
+    held = []
+    for file in sorted(root.glob("*.jsonl")) if root.is_dir() else ():
+        if not file.is_file() or not _STREAM_NAME.match(file.stem):
+            continue
+        lines = 0
+        with open(file, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                lines += block.count(b"\n")
+        held.append(f"{file.name} ({lines} record{'s' * (lines != 1)})")
+    return held
+
+
+def _without_manifest(root: Path) -> UnreadableRunError | None:
+    """The refusal of a folder holding run records but no manifest (None: it holds none).
+
+    Its records belong to a run whose identity (model, parameters, questions) went with the
+    manifest: adopting them would report another model's answers as the new run's.
+    """
+    held = run_records(root)
+    if not held:
+        return None
+    return UnreadableRunError(
+        root,
+        f"it holds {', '.join(held)} but no {MANIFEST}, so which run they belong to is unknown",
+        RESTORE_MANIFEST,
+    )
+
+
 def open_run(path: str | os.PathLike[str]) -> RunStore:
     """Open an existing run directory.
 
     Raises:
-        StoreError: the directory or its manifest is missing, unreadable, or from a newer
-            coordqa.
+        StoreError: the directory does not exist.
+        UnreadableRunError: its manifest is missing, unreadable, or from a newer coordqa (the
+            error says what is wrong and what to do).
     """
     root = Path(path)
     manifest_path = root / MANIFEST
     if not root.is_dir():
         raise StoreError(f"run directory {root} does not exist; check the path")
     if not manifest_path.exists():
-        raise StoreError(f"{root} is not a coordqa run: it has no {MANIFEST}")
+        raise _without_manifest(root) or UnreadableRunError(
+            root,
+            f"it is not a coordqa run: it has no {MANIFEST}",
+            "give a run directory (a folder holding manifest.json)",
+        )
     try:
         data = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise StoreError(f"{manifest_path} is corrupt ({exc}); it cannot be resumed") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UnreadableRunError(root, f"{MANIFEST} is corrupt ({exc})", RESTORE_MANIFEST) from exc
     version = data.get("schema_version") if isinstance(data, dict) else None
     if isinstance(version, int) and version > SCHEMA_VERSION:
-        raise StoreError(
-            f"{root} was written with run format {version}, newer than this coordqa "
-            f"understands ({SCHEMA_VERSION}); upgrade coordqa (pip install -U coordqa)"
+        raise UnreadableRunError(
+            root,
+            f"it was written with run format {version}, newer than this coordqa understands "
+            f"({SCHEMA_VERSION})",
+            "upgrade coordqa (pip install -U coordqa)",
         )
     try:
         manifest = RunManifest.model_validate(data)
     except ValidationError as exc:
-        raise StoreError(f"{manifest_path} is not a valid run manifest: {exc}") from exc
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'manifest'}: {error['msg']}"
+            for error in exc.errors()[:3]
+        )
+        raise UnreadableRunError(
+            root, f"{MANIFEST} is not a valid run manifest ({problems})", RESTORE_MANIFEST
+        ) from exc
     return RunStore(root, manifest)

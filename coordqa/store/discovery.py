@@ -4,33 +4,61 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from coordqa.errors import StoreError
-from coordqa.store.directory import open_run
+from coordqa.store.directory import UnreadableRunError, open_run, run_records
 from coordqa.store.manifest import MANIFEST
 
 
-def find_runs(root: str | os.PathLike[str]) -> list[Path]:
-    """Run directories under ``root`` (``root`` itself included), sorted by path.
+@dataclass
+class RunSurvey:
+    """What a folder holds: the runs that open, and the run folders that do not."""
 
-    A run directory is one holding ``manifest.json``; runs are not searched for inside runs.
+    runs: list[Path] = field(default_factory=list)
+    """Run directories whose manifest opens, sorted by path."""
+    unreadable: list[UnreadableRunError] = field(default_factory=list)
+    """Folders that hold a run coordqa cannot read (a missing, corrupt or newer manifest),
+    each with what is wrong and what to do, sorted by path."""
+
+
+def survey_runs(root: str | os.PathLike[str]) -> RunSurvey:
+    """Every run under ``root``, and every folder there that holds a run it cannot read.
+
+    A listing shows the runs that open and marks the others, so one damaged run does not hide
+    the rest. A folder holding run records (:func:`~coordqa.store.directory.run_records`) but no
+    manifest counts as an unreadable run; runs are not searched for inside runs.
+
+    Raises:
+        StoreError: ``root`` is not a directory.
     """
     base = Path(root)
     if not base.is_dir():
         raise StoreError(f"{base} is not a directory; give the folder that holds your runs")
-    found: list[Path] = []
+    survey = RunSurvey()
     for folder, subfolders, files in os.walk(base):
-        if MANIFEST in files:
-            found.append(Path(folder))
-            subfolders.clear()
-        else:
+        path = Path(folder)
+        if MANIFEST not in files and not run_records(path):
             subfolders.sort()
-    return sorted(found)
+            continue
+        subfolders.clear()
+        try:
+            open_run(path)
+        except UnreadableRunError as exc:
+            survey.unreadable.append(exc)
+            continue
+        survey.runs.append(path)
+    survey.runs.sort()
+    survey.unreadable.sort(key=lambda problem: problem.path)
+    return survey
 
 
 def discover_runs(
-    paths: Sequence[str | os.PathLike[str]], kinds: Sequence[str] | None = None
+    paths: Sequence[str | os.PathLike[str]],
+    kinds: Sequence[str] | None = None,
+    *,
+    unreadable: list[UnreadableRunError] | None = None,
 ) -> list[Path]:
     """The runs ``paths`` name: each run directory itself, and the runs found inside a folder.
 
@@ -39,8 +67,13 @@ def discover_runs(
     whatever its kind (the command says what it can read); runs found inside a folder are kept
     when their kind is one of ``kinds`` (None: any). Each run once, in the order given.
 
+    A run folder inside a folder that cannot be read (:func:`survey_runs`) is added to
+    ``unreadable`` when a list is given (a listing shows it beside the others), and stops the
+    discovery otherwise.
+
     Raises:
         StoreError: a path does not exist, or a folder holds no run of ``kinds``.
+        UnreadableRunError: a run folder cannot be read and no ``unreadable`` list was given.
     """
     found: list[Path] = []
     for given in map(Path, paths):
@@ -49,9 +82,14 @@ def discover_runs(
             continue
         if not given.is_dir():
             raise StoreError(f"{given} does not exist; give run directories or folders of runs")
-        inside = [(path, open_run(path).manifest.kind) for path in find_runs(given)]
+        survey = survey_runs(given)
+        if survey.unreadable and unreadable is None:
+            raise survey.unreadable[0]
+        inside = [(path, open_run(path).manifest.kind) for path in survey.runs]
         kept = [path for path, kind in inside if kinds is None or kind in kinds]
-        if not kept:
+        if unreadable is not None:
+            unreadable += survey.unreadable
+        if not kept and not survey.unreadable:
             wanted = " or ".join(kinds or ()) + " " if kinds else ""
             others = sorted({kind for _, kind in inside})
             held = f" (it holds {', '.join(others)} runs)" if others else ""

@@ -1,8 +1,9 @@
 """Small line charts as server-rendered SVG: the geometry here, the markup in a template.
 
-No JavaScript charting library: a chart is a frame, a few ticks and one polyline per series,
-computed in data coordinates and mapped to the SVG box. Colours are CSS classes (``line-0`` to
-``line-5``, reused in turn), so the pages need no inline styles under their CSP.
+No JavaScript charting library: a chart is a frame, a few ticks and one polyline per series (a
+dot for a series of one point), computed in data coordinates and mapped to the SVG box. Colours
+are CSS classes (``line-0`` to ``line-5``, reused in turn), so the pages need no inline styles
+under their CSP.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ class PlotLine:
     """The polyline's ``points`` attribute."""
     colour: int
     """Index of its colour class."""
+    marker: tuple[float, float] | None = None
+    """The point of a series that has only one, drawn as a dot (a polyline of one point draws
+    nothing); None for a series of two points or more."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,11 @@ class LineChart:
     """Caption of the x axis."""
     y_label: str
     """Caption of the y axis."""
+
+    @property
+    def single_points(self) -> bool:
+        """Whether every series has one point (the chart shows dots, no line)."""
+        return all(line.marker is not None for line in self.lines)
 
 
 def _span(values: Sequence[float]) -> tuple[float, float]:
@@ -122,6 +131,9 @@ def line_chart(
             s.name,
             " ".join(f"{x_at(x):.1f},{y_at(y):.1f}" for x, y in s.points),
             i % COLOURS,
+            (round(x_at(s.points[0][0]), 1), round(y_at(s.points[0][1]), 1))
+            if len(s.points) == 1
+            else None,
         )
         for i, s in enumerate(series)
     ]

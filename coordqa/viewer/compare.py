@@ -1,9 +1,12 @@
-"""Two or more QA runs side by side: accuracy per question type, paired tests, differences.
+"""QA runs side by side, dataset by dataset: accuracy per question type, paired tests, differences.
 
-Every number comes from :mod:`coordqa.analysis`: the accuracy tables of each run, and for each
-run against the first one :func:`coordqa.analysis.compare_two_runs` (the paired test per question
-type and the (question, trial) pairs whose outcomes differ, as ``coordqa compare`` shows them).
-This module only lines them up and links each difference to its sample pages.
+Runs are compared only with the runs of their dataset (:func:`coordqa.analysis.group_by_dataset`,
+the rule of ``coordqa report``): an eval set of three models on two datasets gives two sections of
+three runs, not one of six in which each model counts twice. Every number comes from
+:mod:`coordqa.analysis`: the accuracy tables of each run, and for each run against the first of
+its dataset :func:`coordqa.analysis.compare_two_runs` (the paired test per question type and the
+(question, trial) pairs whose outcomes differ, as ``coordqa compare`` shows them). This module
+only lines them up and links each difference to its sample pages.
 """
 
 from __future__ import annotations
@@ -16,17 +19,28 @@ from typing import TYPE_CHECKING
 from coordqa.analysis import (
     QUESTION_TYPES,
     Correlation,
+    DatasetGroup,
     PairedDifference,
     RunComparison,
     compare_two_runs,
     correlate,
+    group_by_dataset,
 )
 from coordqa.viewer.qa import QAView
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["AccuracyCell", "Comparison", "Difference", "PairView", "TypeRow", "compare"]
+__all__ = [
+    "AccuracyCell",
+    "Comparison",
+    "DatasetComparison",
+    "Difference",
+    "PairView",
+    "TypeRow",
+    "compare",
+    "compare_by_dataset",
+]
 
 
 @dataclass(frozen=True)
@@ -150,15 +164,33 @@ def _pair(views: Sequence[QAView], other: int) -> PairView:
 
 
 def compare(views: Sequence[QAView]) -> Comparison:
-    """Line up ``views`` (two or more QA runs; the first is the reference of the pairs).
+    """Line up ``views`` (QA runs; the first is the reference of the pairs; one has no pair).
 
     Raises:
-        ValueError: fewer than two runs.
+        ValueError: no run.
     """
-    if len(views) < 2:
-        raise ValueError(f"a comparison needs at least two QA runs, got {len(views)}")
+    if not views:
+        raise ValueError("a comparison needs at least one QA run")
     rows = _type_rows(views)
     return Comparison(rows, [_pair(views, i) for i in range(1, len(views))], _correlations(rows))
+
+
+@dataclass(frozen=True)
+class DatasetComparison:
+    """The runs of one dataset compared among themselves."""
+
+    group: DatasetGroup
+    """The dataset, and which of the compared runs answered it (indices into them)."""
+    comparison: Comparison
+    """Its runs side by side; the first of them is the reference of its pairs."""
+
+
+def compare_by_dataset(views: Sequence[QAView]) -> list[DatasetComparison]:
+    """:func:`compare` on the runs of each dataset among ``views``, datasets in order."""
+    groups = group_by_dataset([view.manifest for view in views])
+    return [
+        DatasetComparison(group, compare([views[i] for i in group.members])) for group in groups
+    ]
 
 
 def _correlations(rows: Sequence[TypeRow]) -> list[Correlation]:

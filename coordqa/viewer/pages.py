@@ -11,10 +11,11 @@ inline script, so the pages run under a strict Content-Security-Policy).
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from coordqa.analysis.labels import run_labels
 from coordqa.analysis.report import (
     CORRELATION_NOTE,
     MIXED_NOTE,
@@ -24,6 +25,7 @@ from coordqa.analysis.report import (
 )
 from coordqa.analysis.tables import ERROR_POLICY, INCOMPLETE_MARK, INCOMPLETE_NOTE
 from coordqa.jsonvalues import JSONObject
+from coordqa.records import STATUSES
 from coordqa.store import open_run
 from coordqa.viewer.qa import SAMPLE_OUTCOMES, SampleFilter, sort_rows
 from coordqa.viewer.runs import RunCatalog
@@ -148,11 +150,25 @@ def _records(table: pd.DataFrame) -> list[JSONObject]:
     return list(table.to_dict(orient="records"))
 
 
+def _with_samples(table: pd.DataFrame) -> list[JSONObject]:
+    """An accuracy table's rows with ``samples``: the (question, trial) pairs stored.
+
+    Whatever their outcome; ``correct`` counts samples too, so it is shown beside them.
+    """
+    return _records(table.assign(samples=table[list(STATUSES)].sum(axis=1).astype(int)))
+
+
 def index_page(catalog: RunCatalog, links: Links) -> str:
     """The list of runs."""
     runs = [{"entry": e, "manifest": open_run(e.path).manifest} for e in catalog.entries]
     qa_runs = len(catalog.qa_entries)
-    return render("index.html", links, runs=runs, compare=qa_runs if qa_runs > 1 else 0)
+    return render(
+        "index.html",
+        links,
+        runs=runs,
+        unreadable=catalog.unreadable,
+        compare=qa_runs if qa_runs > 1 else 0,
+    )
 
 
 def qa_run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:
@@ -172,8 +188,8 @@ def qa_run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:
         status_note=analysis.status_note,
         mark=mark,
         **NOTES,
-        by_type=_records(analysis.by_type),
-        overall=_records(analysis.overall)[0],
+        by_type=_with_samples(analysis.by_type),
+        overall=_with_samples(analysis.overall)[0],
         by_game_type=by_game_type,
         games=view.games,
         types=view.types,
@@ -213,12 +229,24 @@ def sample_page(catalog: RunCatalog, run_id: str, number: int, links: Links) -> 
 
 
 def compare_page(catalog: RunCatalog, links: Links) -> str:
-    """The QA runs side by side (needs two or more)."""
+    """The QA runs side by side, one section per dataset (runs compared within theirs)."""
     entries = catalog.qa_entries
     views = [catalog.qa(e.id) for e in entries]
-    comparison = catalog.comparison()
     marks = ["" if v.analysis.complete else INCOMPLETE_MARK for v in views]
-    return render("compare.html", links, entries=entries, c=comparison, marks=marks, **NOTES)
+    sections = []
+    for item in catalog.comparison():
+        members = [entries[i] for i in item.group.members]
+        labels = run_labels([(views[i].manifest, entries[i].path) for i in item.group.members])
+        sections.append(
+            {
+                "group": item.group,
+                "c": item.comparison,
+                # named within the dataset, as coordqa report names them ("m", not "m (dataset=d)")
+                "entries": [replace(e, label=lbl) for e, lbl in zip(members, labels, strict=True)],
+                "marks": [marks[i] for i in item.group.members],
+            }
+        )
+    return render("compare.html", links, entries=entries, sections=sections, **NOTES)
 
 
 def run_page(catalog: RunCatalog, run_id: str, links: Links) -> str:

@@ -19,9 +19,9 @@ from typing import TypeVar
 from coordqa.analysis.labels import run_labels
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
-from coordqa.store import RunKind, discover_runs, open_run
+from coordqa.store import RunKind, UnreadableRunError, discover_runs, open_run
 from coordqa.viewer.agentic import AgenticView
-from coordqa.viewer.compare import Comparison, compare
+from coordqa.viewer.compare import DatasetComparison, compare_by_dataset
 from coordqa.viewer.qa import QAView, Rationales
 
 __all__ = ["RunCatalog", "RunEntry"]
@@ -85,7 +85,10 @@ class RunCatalog:
             raise ConfigError(
                 "give at least one run directory (written by coordqa eval or agentic)"
             )
-        stores = [open_run(path) for path in discover_runs(paths, SHOWN_KINDS)]
+        self.unreadable: list[UnreadableRunError] = []
+        """Run folders inside the folders given that cannot be read (shown on the index)."""
+        found = discover_runs(paths, SHOWN_KINDS, unreadable=self.unreadable)
+        stores = [open_run(path) for path in found]
         for store in stores:
             if store.manifest.kind not in SHOWN_KINDS:
                 raise ConfigError(
@@ -106,7 +109,7 @@ class RunCatalog:
             self.entries.append(RunEntry(run_id, store.path, store.manifest.kind, label))
         self._qa: dict[str, tuple[Stamp, QAView]] = {}
         self._agentic: dict[str, tuple[Stamp, AgenticView]] = {}
-        self._comparison: tuple[tuple[QAView, ...], Comparison] | None = None
+        self._comparison: tuple[tuple[QAView, ...], list[DatasetComparison]] | None = None
         self._rationales: dict[str, Rationales] = {}
         self._lock = threading.Lock()
         self._locks = {entry.id: threading.Lock() for entry in self.entries}
@@ -171,8 +174,8 @@ class RunCatalog:
         """
         return self._cached(self._agentic, self._of_kind(run_id, "agentic"), AgenticView)
 
-    def comparison(self) -> Comparison:
-        """The QA runs compared (needs two or more), computed again only when one of them changed.
+    def comparison(self) -> list[DatasetComparison]:
+        """The QA runs compared within each dataset, computed again only when one changed.
 
         The paired bootstrap tests take about a second per pair, so a page view reuses them.
         """
@@ -182,7 +185,7 @@ class RunCatalog:
             if held is not None and len(held[0]) == len(views):
                 if all(a is b for a, b in zip(held[0], views, strict=True)):
                     return held[1]
-        result = compare(views)
+        result = compare_by_dataset(views)
         with self._lock:
             self._comparison = (views, result)
         return result

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Annotated, Any, NamedTuple, TypeVar
 
-from fastapi import Depends, FastAPI, HTTPException
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -101,6 +101,91 @@ def table_query(
 Table = Annotated[TableQuery, Depends(table_query)]
 
 
+def run_catalog(request: Request) -> RunCatalog:
+    """The runs of the app serving ``request``."""
+    catalog: RunCatalog = request.app.state.catalog
+    return catalog
+
+
+Runs = Annotated[RunCatalog, Depends(run_catalog)]
+"""A route parameter that receives the viewer's runs (not a query parameter)."""
+
+LIVE = pages.Links()
+"""How the live server's pages link (to its routes)."""
+
+router = APIRouter()
+"""Every route of the viewer."""
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(catalog: Runs) -> HTMLResponse:
+    """The runs."""
+    return _page(lambda: pages.index_page(catalog, LIVE))
+
+
+@router.get("/compare", response_class=HTMLResponse)
+def compare(catalog: Runs) -> HTMLResponse:
+    """The QA runs side by side."""
+    return _page(lambda: pages.compare_page(catalog, LIVE))
+
+
+@router.get("/runs/{run_id}/", response_class=HTMLResponse)
+def run(run_id: str, catalog: Runs) -> HTMLResponse:
+    """A QA run's summary, or an agentic run's episode list."""
+    return _page(lambda: pages.run_page(catalog, run_id, LIVE))
+
+
+@router.get("/runs/{run_id}/samples", response_class=HTMLResponse)
+def samples(run_id: str, catalog: Runs, query: Table) -> HTMLResponse:
+    """A QA run's sample table."""
+    return _page(lambda: pages.samples_page(catalog, run_id, LIVE, *query))
+
+
+@router.get("/runs/{run_id}/samples/{number}", response_class=HTMLResponse)
+def sample(run_id: str, number: int, catalog: Runs) -> HTMLResponse:
+    """One sample."""
+    return _page(lambda: pages.sample_page(catalog, run_id, number, LIVE))
+
+
+@router.get("/runs/{run_id}/episodes/{number}", response_class=HTMLResponse)
+def episode(run_id: str, number: int, catalog: Runs) -> HTMLResponse:
+    """One episode."""
+    return _page(lambda: pages.episode_page(catalog, run_id, number, LIVE))
+
+
+@router.get("/runs/{run_id}/episodes/{number}/steps/{step}", response_class=HTMLResponse)
+def step(run_id: str, number: int, step: int, catalog: Runs) -> HTMLResponse:
+    """One step of an episode."""
+    return _page(lambda: pages.step_page(catalog, run_id, number, step, LIVE))
+
+
+# The rows are JSON already (JSONObject is a type checker's alias, not a response model).
+@router.get("/api/runs", response_model=None)
+def api_runs(catalog: Runs) -> list[JSONObject]:
+    """The runs as JSON."""
+    return [
+        {"id": e.id, "kind": e.kind, "label": e.label, "path": str(e.path)} for e in catalog.entries
+    ]
+
+
+@router.get("/api/runs/{run_id}/samples", response_model=None)
+def api_samples(run_id: str, catalog: Runs, query: Table) -> list[JSONObject]:
+    """A QA run's samples as JSON (the table's filters)."""
+    return [_plain(r) for r in _answer(lambda: catalog.qa(run_id).filtered(*query))]
+
+
+@router.get("/api/runs/{run_id}/episodes", response_model=None)
+def api_episodes(run_id: str, catalog: Runs) -> list[JSONObject]:
+    """An agentic run's episodes as JSON."""
+    return [_plain(r) for r in _answer(lambda: catalog.agentic(run_id).rows)]
+
+
+@router.get("/healthz")
+def healthz() -> dict[str, str]:
+    """Whether the server answers."""
+    return {"status": "ok"}
+
+
 def create_app(catalog: RunCatalog, hosts: Sequence[str] = LOOPBACK_HOSTS) -> FastAPI:
     """The viewer app for the runs of ``catalog``, answering requests for ``hosts`` only.
 
@@ -109,58 +194,9 @@ def create_app(catalog: RunCatalog, hosts: Sequence[str] = LOOPBACK_HOSTS) -> Fa
     """
     # No Swagger UI: it needs an inline script and a CDN, both refused by the security headers.
     app = FastAPI(title="coordqa view", docs_url=None, redoc_url=None)
+    app.state.catalog = catalog
     app.mount("/static", StaticFiles(packages=static_packages("coordqa.viewer")), name="static")
-    live = pages.Links()
-
     add_security_headers(app)
     allow_only_hosts(app, hosts)
-
-    @app.get("/", response_class=HTMLResponse)
-    def index() -> HTMLResponse:
-        return _page(lambda: pages.index_page(catalog, live))
-
-    @app.get("/compare", response_class=HTMLResponse)
-    def compare() -> HTMLResponse:
-        return _page(lambda: pages.compare_page(catalog, live))
-
-    @app.get("/runs/{run_id}/", response_class=HTMLResponse)
-    def run(run_id: str) -> HTMLResponse:
-        return _page(lambda: pages.run_page(catalog, run_id, live))
-
-    @app.get("/runs/{run_id}/samples", response_class=HTMLResponse)
-    def samples(run_id: str, query: Table) -> HTMLResponse:
-        return _page(lambda: pages.samples_page(catalog, run_id, live, *query))
-
-    @app.get("/runs/{run_id}/samples/{number}", response_class=HTMLResponse)
-    def sample(run_id: str, number: int) -> HTMLResponse:
-        return _page(lambda: pages.sample_page(catalog, run_id, number, live))
-
-    @app.get("/runs/{run_id}/episodes/{number}", response_class=HTMLResponse)
-    def episode(run_id: str, number: int) -> HTMLResponse:
-        return _page(lambda: pages.episode_page(catalog, run_id, number, live))
-
-    @app.get("/runs/{run_id}/episodes/{number}/steps/{step}", response_class=HTMLResponse)
-    def step(run_id: str, number: int, step: int) -> HTMLResponse:
-        return _page(lambda: pages.step_page(catalog, run_id, number, step, live))
-
-    # The rows are JSON already (JSONObject is a type checker's alias, not a response model).
-    @app.get("/api/runs", response_model=None)
-    def api_runs() -> list[JSONObject]:
-        return [
-            {"id": e.id, "kind": e.kind, "label": e.label, "path": str(e.path)}
-            for e in catalog.entries
-        ]
-
-    @app.get("/api/runs/{run_id}/samples", response_model=None)
-    def api_samples(run_id: str, query: Table) -> list[JSONObject]:
-        return [_plain(r) for r in _answer(lambda: catalog.qa(run_id).filtered(*query))]
-
-    @app.get("/api/runs/{run_id}/episodes", response_model=None)
-    def api_episodes(run_id: str) -> list[JSONObject]:
-        return [_plain(r) for r in _answer(lambda: catalog.agentic(run_id).rows)]
-
-    @app.get("/healthz")
-    def healthz() -> dict[str, str]:
-        return {"status": "ok"}
-
+    app.include_router(router)
     return app

@@ -3,7 +3,8 @@
 // A table opts in with class "sortable"; its first body holds the rows (a row of class "empty"
 // stays out). The first click on a header sorts ascending, or descending where the table has
 // data-first-order="descending"; further clicks flip the order. Cells sort by data-value when
-// present, numbers numerically, empty cells last.
+// present, numbers numerically, empty cells last. A header's data-column names the cell index it
+// sorts by, where header rows do not line up with the body's cells.
 (function () {
   "use strict";
 
@@ -21,7 +22,9 @@
     headers.forEach(function (th) {
       th.addEventListener("click", function (event) {
         event.preventDefault();
-        const index = Array.from(th.parentNode.children).indexOf(th);
+        // a header under a grouping one (two header rows) says which cell it sorts by
+        const index = th.dataset.column !== undefined
+          ? Number(th.dataset.column) : Array.from(th.parentNode.children).indexOf(th);
         const current = th.getAttribute("aria-sort");
         const descending = current === null ? firstDescending : current === "ascending";
         const rows = Array.from(body.querySelectorAll("tr:not(.empty)"));

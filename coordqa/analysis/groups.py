@@ -1,0 +1,102 @@
+"""Which QA runs are compared with each other: the runs of one dataset.
+
+An eval set runs every model on every dataset, so a folder of runs often holds several
+datasets. Accuracies over different questions are not comparable, so ``coordqa report`` and the
+viewer's comparison page compare the runs of each dataset among themselves, one table per
+dataset, rather than refusing the folder or mixing the datasets. A dataset is known by its content
+fingerprint (two paths to one folder are one dataset; a folder regenerated under the same name is
+another) and shown by the name its runs recorded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from coordqa.errors import ConfigError
+from coordqa.registry import suggest
+from coordqa.store import RunManifest
+
+__all__ = ["DatasetGroup", "group_by_dataset", "merge_groups", "pick_dataset"]
+
+
+@dataclass(frozen=True)
+class DatasetGroup:
+    """The runs (by index among those given) that answered one dataset."""
+
+    name: str
+    """The dataset's name as its runs recorded it (a bundled release, or the path given)."""
+    fingerprint: str
+    """Its content fingerprint (empty for runs that recorded none, and for merged groups)."""
+    members: tuple[int, ...]
+    """Indices of its runs among the runs given, in the order given."""
+    title: str
+    """How pages and tables head it: the name, with the fingerprint when two groups share it."""
+
+    @property
+    def slug(self) -> str:
+        """The title as a file or anchor name (letters, digits, ``_.-``; never a path)."""
+        return re.sub(r"[^A-Za-z0-9_.-]+", "-", self.title).strip("-.") or "dataset"
+
+
+def _dataset_of(manifest: RunManifest) -> tuple[str, str]:
+    dataset = manifest.dataset
+    return ("unknown dataset", "") if dataset is None else (dataset.name, dataset.fingerprint)
+
+
+def group_by_dataset(manifests: Sequence[RunManifest]) -> list[DatasetGroup]:
+    """The runs of ``manifests`` by dataset, datasets in the order their first run was given."""
+    members: dict[str, list[int]] = {}
+    names: dict[str, str] = {}
+    for index, manifest in enumerate(manifests):
+        name, fingerprint = _dataset_of(manifest)
+        members.setdefault(fingerprint, []).append(index)
+        names.setdefault(fingerprint, name)
+    shared = Counter(names.values())
+    return [
+        DatasetGroup(
+            names[key],
+            key,
+            tuple(indices),
+            f"{names[key]} (fingerprint {key[:8]})" if shared[names[key]] > 1 else names[key],
+        )
+        for key, indices in members.items()
+    ]
+
+
+def merge_groups(groups: Sequence[DatasetGroup]) -> DatasetGroup:
+    """Every run of ``groups`` as one group (``--allow-mixed``: compare across datasets)."""
+    if len(groups) == 1:
+        return groups[0]
+    indices = tuple(sorted(i for group in groups for i in group.members))
+    names = ", ".join(group.title for group in groups)
+    return DatasetGroup(names, "", indices, f"{len(groups)} datasets mixed: {names}")
+
+
+def pick_dataset(groups: Sequence[DatasetGroup], wanted: str) -> list[DatasetGroup]:
+    """The groups of dataset ``wanted``.
+
+    ``wanted`` is its name as the runs recorded it, a bundled release's alias
+    (``coordinationqa``), or the first characters (at least 4) of its fingerprint.
+
+    Raises:
+        ConfigError: no run answered that dataset (the datasets there are, closest first).
+    """
+    from coordqa.dataset.releases import is_bundled, release
+
+    name = release(wanted).name if is_bundled(wanted) else wanted
+    found = [
+        g
+        for g in groups
+        if name in (g.name, g.title) or (len(wanted) >= 4 and g.fingerprint.startswith(wanted))
+    ]
+    if found:
+        return found
+    titles = [g.title for g in groups]
+    close = suggest(wanted, titles)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    raise ConfigError(
+        f"--dataset {wanted!r}: no run answered it; the runs answered {', '.join(titles)}.{hint}"
+    )

@@ -1,0 +1,131 @@
+"""How ``coordqa eval-set`` shows its members while they run, on stderr.
+
+Every member's start, end and first error of each kind is a line of its own. On a terminal each
+running member also has a live bar (samples stored of those it needs, errors, time elapsed);
+elsewhere (a log, a pipe) one line sums the running members' samples at every tenth of them.
+Progress snapshots come only from the local backend: Ray's tasks report when they end.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from coordqa.evalset import SetEvent
+    from coordqa.evaluation import EvalProgress
+
+
+class SetDisplay:
+    """Receives a set's events and prints a line for each member's start and end."""
+
+    def __init__(self, console: Console) -> None:
+        """Print on ``console`` (a stderr console)."""
+        self.console = console
+        self.latest: dict[str, EvalProgress] = {}
+        """Each running member's last snapshot, by its label."""
+
+    def __call__(self, event: SetEvent) -> None:
+        """Show one event."""
+        label = event.member.label
+        state = event.state
+        if event.kind == "progress" and event.progress is not None:
+            snapshot = event.progress
+            if snapshot.new_error is not None:
+                self.console.print(
+                    f"[red]error[/] in {label} (first of its kind): {snapshot.new_error}",
+                    highlight=False,
+                )
+            self.latest[label] = snapshot
+            self.update(label, snapshot)
+        elif event.kind == "skipped":
+            self.console.print(f"skip {label}: complete ({event.member.run})", highlight=False)
+        elif event.kind == "started":
+            self.console.print(f"start {label}", highlight=False)
+        elif event.kind == "finished" and state is not None:
+            self.console.print(
+                f"[green]done[/] {label}: {state.answered}/{state.expected} samples",
+                highlight=False,
+            )
+        elif event.kind == "failed" and state is not None:
+            self.console.print(f"[bold red]FAILED[/] {label}: {state.message}", highlight=False)
+
+    def update(self, label: str, snapshot: EvalProgress) -> None:
+        """Show a member's progress."""
+
+    def stop(self) -> None:
+        """Stop showing progress (idempotent)."""
+
+
+class SetLines(SetDisplay):
+    """A line summing the members' samples at every tenth of those known, for logs."""
+
+    def __init__(self, console: Console) -> None:
+        """Print on ``console``."""
+        super().__init__(console)
+        self._printed = -1
+
+    def update(self, label: str, snapshot: EvalProgress) -> None:
+        """Print the sum when a tenth of the known total has passed since the last line."""
+        done = sum(s.done for s in self.latest.values())
+        total = sum(s.total for s in self.latest.values())
+        if total and (done - self._printed >= max(1, total // 10) or done == total):
+            errors = sum(s.errors for s in self.latest.values())
+            self.console.print(
+                f"eval-set {done}/{total} samples ({done / total:.0%}) of "
+                f"{len(self.latest)} member{'s' * (len(self.latest) != 1)} started, "
+                f"{errors} errors",
+                highlight=False,
+            )
+            self._printed = done
+
+
+class SetBars(SetDisplay):
+    """A live bar per running member, for a terminal."""
+
+    def __init__(self, console: Console) -> None:
+        """Draw on ``console``."""
+        super().__init__(console)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+        from rich.table import Column
+
+        self.progress = Progress(
+            TextColumn(
+                "{task.description}",
+                table_column=Column(ratio=1, no_wrap=True, overflow="ellipsis"),
+            ),
+            BarColumn(bar_width=12),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[errors]} err"),
+            TextColumn("elapsed"),
+            TimeElapsedColumn(),
+            console=console,
+            expand=True,
+        )
+        self.tasks: dict[str, Any] = {}
+
+    def update(self, label: str, snapshot: EvalProgress) -> None:
+        """Move the member's bar (drawn at its first snapshot, when its size is known)."""
+        if label not in self.tasks:
+            if not self.tasks:
+                self.progress.start()
+            self.tasks[label] = self.progress.add_task(label, total=snapshot.total, errors=0)
+        self.progress.update(
+            self.tasks[label], completed=snapshot.done, total=snapshot.total, errors=snapshot.errors
+        )
+
+    def stop(self) -> None:
+        """Leave the bars as they ended and stop redrawing."""
+        self.progress.stop()
+
+
+def set_display(console: Console) -> SetDisplay:
+    """Bars on a terminal, summed lines elsewhere."""
+    return SetBars(console) if console.is_terminal else SetLines(console)

@@ -1,0 +1,232 @@
+"""What a failed board job says: one sentence for its submitter, the details for the board's admin.
+
+Anyone may read a job (``GET /api/jobs``), and its submitter reads the error to learn what to
+fix. :func:`job_failure` is the one place a failure becomes that sentence: what failed and what
+to do, in the submitter's terms. It never carries a URL, a path of the board's machine, advice
+meant for someone at a terminal ("run the same command again") or a key; at most a short
+excerpt of what the endpoint said, with keys and addresses taken out and quotes and control
+characters escaped. The full message, keys redacted, goes to the admin (the worker's log and
+``coordqa leaderboard job list``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from coordqa.errors import CoordqaError, RunFailed
+from coordqa.leaderboard.db import QuotaError
+from coordqa.leaderboard.verify import VerificationError
+from coordqa.llm.redaction import redact
+
+__all__ = [
+    "BudgetExceeded",
+    "GridIncomplete",
+    "JobFailure",
+    "job_failure",
+]
+
+EXCERPT_CHARS = 80
+"""Longest excerpt of the endpoint's own words a public error quotes."""
+DETAIL_CHARS = 2_000
+"""Longest detail kept for the admin (an endpoint chooses how long its errors are)."""
+
+_STATUS = re.compile(r"\bHTTP (\d{3})\b|\banswered (3\d\d) \(a redirect")
+"""An HTTP status as coordqa's providers word it (``HTTP 401``; a redirect: ``answered 307 (a
+redirect``, :class:`coordqa.llm.http.RedirectRefused`)."""
+_REFUSED_ADDRESS = "a loopback or private address"
+"""How the board's address checks say an endpoint resolved to its own network (registration,
+and :class:`coordqa.llm.addresses.AddressRefused` at each connection)."""
+_ADDRESS = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://\S+")
+_PATH = re.compile(r"(?<![\w:/.])/(?:[\w.\-~]+/)+[\w.\-~]*")
+_ERROR_NAMES = re.compile(r"^(?:[\w.]*(?:Error|Exception)\b\s*[:\-]?\s*)+")
+_LAST_ERROR = "last error: "
+_OUR_WORDS = "; not retried"
+
+
+class BudgetExceeded(CoordqaError):
+    """A job spent one of its budgets (calls, tokens, seconds, disk) before it finished."""
+
+    def __init__(self, budget: str, limit: float, spent: float) -> None:
+        """Name the budget, its limit and what was spent."""
+        unit = {"disk": "MB"}.get(budget, budget)
+        super().__init__(f"the job's budget of {limit:g} {unit} is spent ({spent:g} {unit})")
+        self.budget = budget
+        self.limit = limit
+        self.spent = spent
+
+
+class GridIncomplete(CoordqaError):
+    """A grid job's episodes did not all finish (the runner did not stop the run)."""
+
+    def __init__(self, failed: int, skipped: int, first_error: str | None) -> None:
+        """Count what did not finish and keep the first error."""
+        super().__init__(
+            f"the grid did not finish: {failed} episodes failed and {skipped} were skipped"
+            + ("" if first_error is None else f" (first error: {first_error})")
+        )
+        self.failed = failed
+        self.skipped = skipped
+        self.first_error = first_error
+
+
+@dataclass(frozen=True)
+class JobFailure:
+    """A failed job's two messages."""
+
+    public: str
+    """One sentence for the submitter (the job's public ``error``)."""
+    detail: str
+    """The full message for the board's admin (keys redacted, at most :data:`DETAIL_CHARS`)."""
+
+
+def job_failure(exc: BaseException, secrets: Sequence[str | None] = ()) -> JobFailure:
+    """The public sentence and the admin's detail of a job that ended on ``exc``.
+
+    ``secrets`` are the endpoint's key and the job's secret seeds: taken out of both (an error
+    of the private split's generation may name its seed).
+
+    >>> job_failure(BudgetExceeded("calls", 5000, 5003)).public.split(": ")
+    ['the job used its budget of 5000 model calls before it finished', "ask the board's admin \
+to raise it, or register the endpoint again"]
+    """
+    detail = redact(f"{type(exc).__name__}: {exc}", secrets)
+    if len(detail) > DETAIL_CHARS:
+        detail = detail[:DETAIL_CHARS] + f"... ({len(detail)} characters)"
+    return JobFailure(_public(exc, secrets), detail)
+
+
+def _public(exc: BaseException, secrets: Sequence[str | None]) -> str:
+    if isinstance(exc, RunFailed):
+        return _run_failed(exc, secrets)
+    if isinstance(exc, BudgetExceeded):
+        return _budget(exc)
+    if isinstance(exc, GridIncomplete):
+        said = "" if exc.first_error is None else _said(exc.first_error, secrets)
+        return (
+            f"{exc.failed} episodes of the grid failed and {exc.skipped} were skipped{said}: "
+            "check that the endpoint answers reliably, then register it again"
+        )
+    if isinstance(exc, QuotaError):
+        return (
+            "the submitting token has as many visible entries as the board allows: ask the "
+            "board's admin to hide old ones or raise the quota, then register again"
+        )
+    if isinstance(exc, VerificationError):
+        return (
+            f"the board refused the job's results ({_excerpt(str(exc), secrets, 200)}): "
+            "register again once that is fixed"
+        )
+    return (
+        "the board could not run the job (a fault on the board's side, logged for its admin): "
+        "register the endpoint again later, or ask the board's admin"
+    )
+
+
+def _run_failed(exc: RunFailed, secrets: Sequence[str | None]) -> str:
+    """The sentence of a run that stopped on the endpoint's refusal or ended on its errors."""
+    if _REFUSED_ADDRESS in (exc.stop_error or ""):
+        return (
+            "the endpoint's address resolved to a loopback or private address when the board "
+            "called it, and this board calls only public addresses: register an address that "
+            "resolves to a public one"
+        )
+    if exc.stop_kind == "unreachable":
+        said = _said(exc.stop_error or "", secrets)
+        return (
+            f"the endpoint did not answer{said}: make sure it is up and reachable from the "
+            "internet at the address registered, then register it again"
+        )
+    if exc.stop_kind is not None:
+        error = exc.stop_error or ""
+        found = _STATUS.search(error)
+        status = None if found is None else int(found.group(1) or found.group(2))
+        said = _said(error, secrets)
+        if status in (401, 403):
+            return (
+                f"the endpoint refused the key ({status}){said}: register it again with a "
+                "working key"
+            )
+        if status == 404:
+            return (
+                f"the endpoint does not serve the model (404){said}: register it again with a "
+                "model name it serves"
+            )
+        if status is not None and 300 <= status < 400:
+            return (
+                f"the endpoint answered with a redirect ({status}), which the board never "
+                "follows: register the address it redirects to"
+            )
+        code = "" if status is None else f" ({status})"
+        return (
+            f"the endpoint refused the board's requests{code}{said}: fix what it refuses (its "
+            "model name or the sampling parameters temperature, top_p, max_tokens and seed), then "
+            "register it again"
+        )
+    first = exc.first_errors[0] if exc.first_errors else ""
+    return (
+        f"too many of the endpoint's calls failed{_said(first, secrets) if first else ''}: "
+        "check that it answers reliably, then register it again"
+    )
+
+
+def _budget(exc: BudgetExceeded) -> str:
+    limit = f"{exc.limit:g}"
+    if exc.budget == "tokens":
+        return (
+            f"the endpoint reported more tokens than the job's budget of {limit}: make its "
+            "replies shorter, or ask the board's admin for a larger budget"
+        )
+    if exc.budget == "seconds":
+        return (
+            f"the job ran out of its {limit} seconds before it finished: the endpoint answers too "
+            "slowly; make it faster, or ask the board's admin for more time"
+        )
+    if exc.budget == "disk":
+        return (
+            f"the endpoint's replies filled the job's disk budget of {limit} MB: make its "
+            "replies shorter (a few hundred tokens are enough), then register it again"
+        )
+    return (
+        f"the job used its budget of {limit} model calls before it finished: ask the board's "
+        "admin to raise it, or register the endpoint again"
+    )
+
+
+def endpoint_words(error: str) -> str:
+    """What the endpoint itself said in a call's error, without coordqa's framing.
+
+    >>> endpoint_words("gave up after 6 attempts; last error: InternalServerError: down")
+    'down'
+    >>> endpoint_words("AuthenticationError: bad key; not retried (HTTP 401: no call can succeed)")
+    'bad key'
+    """
+    said = error.rpartition(_LAST_ERROR)[2] if _LAST_ERROR in error else error
+    said = said.partition(_OUR_WORDS)[0]
+    return _ERROR_NAMES.sub("", said.strip()).replace("OpenAIException - ", "")
+
+
+def _said(error: str, secrets: Sequence[str | None]) -> str:
+    """``; it said "..."`` with an excerpt of the endpoint's words, or nothing when it said none."""
+    words = _excerpt(endpoint_words(error), secrets, EXCERPT_CHARS)
+    return f"; it said {words}" if words != '""' else ""
+
+
+def _excerpt(text: str, secrets: Sequence[str | None], limit: int) -> str:
+    r"""``text`` as a short quoted excerpt: keys, addresses and paths out, escaped, cut.
+
+    Escaped as a JSON string whose ``<``, ``>`` and ``&`` are written ``\u003c``..., so no
+    reader of the error (a page, a terminal) takes the endpoint's words for markup.
+
+    >>> print(_excerpt('"Bearer sk-abcdef1234" <b> at https://x.example/v1 in /srv/j-3', (), 80))
+    "\"Bearer [redacted]\" \u003cb\u003e at (an address) in (a path)"
+    """
+    text = redact(text, secrets)
+    text = _PATH.sub("(a path)", _ADDRESS.sub("(an address)", text))
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    quoted = json.dumps(text, ensure_ascii=False)
+    return quoted.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

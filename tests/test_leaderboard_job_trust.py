@@ -1,0 +1,410 @@
+"""Board-run jobs cannot be turned against the board (issue 35): each probe of the attack report
+(``shared/reports/board-and-viewer-attacks.md``) that is about jobs, their API and run folders,
+written as the attack, against a hostile endpoint on 127.0.0.1.
+
+N3 a failed job's private seed, N6/N7 the endpoint's address, paths and key in public errors,
+N9 the "secret" sampling seed sent to the endpoint, N10 another user's entry credited, N12 one
+token's jobs starving the others, N13 lists without pages, N14 a cancelled job that runs on,
+N5 (the folder part) a job's folder without bound; walkthrough rough 8 (CLI advice and the
+board's paths in a job error) and rough 12 (a job ending as another job's entry). The public
+sentences of N1 (a rebound address) and N2 (a redirect) are checked with those probes, in
+test_leaderboard_endpoints.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import coordqa
+from leaderboard_support import BoardClient, synthetic_bundle
+from sqlalchemy import select
+
+from coordqa.dataset import DEFAULT_DATASET, load_rows
+from coordqa.leaderboard.catalog import BoardCatalog
+from coordqa.leaderboard.db import Job
+from coordqa.leaderboard.jobs import claim_job, raise_budget, set_job_status
+from coordqa.leaderboard.settings import BoardRunSettings, WorkerConfig
+from coordqa.leaderboard.tokens import create_token
+from coordqa.leaderboard.worker import private_split, work
+from coordqa.llm.testing import Fault, LocalOpenAIServer
+from coordqa.prompts import question_text
+
+KEY = "sk-PROBE-SECRET-echokey-4711"
+"""The submitter's key, which the hostile endpoint echoes back (N7)."""
+PUBLIC = len(load_rows(DEFAULT_DATASET))
+PRIVATE = 12
+"""One fresh scenario per game, three questions each."""
+
+
+@pytest.fixture
+def board(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BoardClient]:
+    from cryptography.fernet import Fernet
+
+    monkeypatch.setenv("COORDQA_BOARD_SECRET", Fernet.generate_key().decode())
+    settings = BoardRunSettings(trials=1, private_per_game=1, allow_private_endpoints=True)
+    client = BoardClient(db_url, tmp_path, board_run=settings)
+    yield client
+    client.close()
+
+
+def register(board: BoardClient, token: str | None = None, **fields: Any) -> dict[str, Any]:
+    answer = board.client.post(
+        "/api/endpoints",
+        json={"model": "openai/local-model", "api_key": KEY, **fields},
+        headers={"Authorization": f"Bearer {token or board.token}"},
+    )
+    assert answer.status_code == 201, answer.text
+    [job] = answer.json()["jobs"]
+    return dict(job)
+
+
+def run_worker(board: BoardClient, work_dir: Path) -> list[Any]:
+    return work(board.db, BoardCatalog(board.db), WorkerConfig(work_dir=work_dir), once=True)
+
+
+def public_job(board: BoardClient, job_id: int) -> dict[str, Any]:
+    return dict(board.client.get(f"/api/jobs/{job_id}").json())
+
+
+def files_text(folder: Path) -> str:
+    return " ".join(p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file())
+
+
+PUBLIC_TEXTS = {question_text(row) for row in load_rows(DEFAULT_DATASET)}
+
+
+def private_asked(requests: list[Any]) -> set[str]:
+    """The question texts of the requests that were not public questions."""
+    asked = {str(r["messages"][-1]["content"]) for r in requests}
+    return asked - PUBLIC_TEXTS
+
+
+# -- N3: the private split of a failed job ------------------------------------------------------
+
+
+@pytest.mark.slow  # two sessions of a job: about 8 s of CPU per database
+def test_a_failed_job_hides_its_private_seed_and_a_requeue_asks_a_fresh_split(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    """N3: the job failed at its budget inside the private split, GET /api/jobs showed its
+    private_seed (the split and its key rebuild from it), and a requeue asked the same
+    questions again."""
+    with LocalOpenAIServer(api_key=KEY) as server:
+        job = register(board, api_base=server.base_url, display_name="Hostile")
+        raise_budget(board.db, job["id"], max_calls=PUBLIC + 4)  # stops in the private split
+        [first] = run_worker(board, tmp_path / "jobs")
+        assert first.status == "failed", first
+        seen_first = private_asked(server.requests)
+        failed = public_job(board, job["id"])
+        with board.db.session() as session:
+            seed_first = session.execute(select(Job.private_seed)).scalar_one()
+        raise_budget(board.db, job["id"], max_calls=5_000)
+        set_job_status(board.db, job["id"], "queued")
+        [second] = run_worker(board, tmp_path / "jobs")
+        seen_second = private_asked(server.requests[len(seen_first) + PUBLIC :])
+    assert seen_first  # the endpoint saw private questions before the job failed
+    assert failed["status"] == "failed" and failed["private_seed"] is None
+    assert str(seed_first) not in json.dumps(board.client.get("/api/jobs").json())
+    assert "budget of" in failed["error"] and "secret until the job is done" in failed["seeds"]
+    assert second.status == "done", second
+    done = public_job(board, job["id"])
+    assert done["private_seed"] is not None and done["private_seed"] != seed_first
+    # the second session asked exactly the split of the new seed, and kept none of the first
+    fresh = private_split(done["private_seed"], 1, tmp_path / "rebuilt")
+    expected = {question_text(json.loads(line)) for line in fresh.read_text().splitlines()}
+    assert seen_second == expected and len(expected) == PRIVATE
+    assert not (tmp_path / "jobs" / f"job-{job['id']}" / "session-1").exists()
+    assert (tmp_path / "jobs" / f"job-{job['id']}" / "session-2").is_dir()
+
+
+# -- N9: the sampling seed is public, and said to be ---------------------------------------------
+
+
+def test_the_sampling_seed_sent_to_the_endpoint_is_not_called_secret(board: BoardClient) -> None:
+    """N9: every QA request carries the job's seed, which /api/jobs called secret."""
+    job = register(board, model="random", api_key=None)
+    assert job["seed"] is not None and "sent to the endpoint" in job["seeds"]
+    assert job["private_seed"] is None and "secret until the job is done" in job["seeds"]
+
+
+# -- N14: cancelling a running job ---------------------------------------------------------------
+
+
+def test_cancelling_a_running_job_stops_its_worker_at_the_next_call(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    """N14: ``job cancel`` only set the status; the worker went on calling the endpoint, and
+    the cancelled job showed its seeds."""
+    cancel_at = 30
+    job_id: list[int] = []
+
+    def cancelling(body: Any, index: int) -> str:
+        if index == cancel_at:
+            set_job_status(board.db, job_id[0], "cancelled", error="cancelled by the admin")
+        return "Answer: A"
+
+    with LocalOpenAIServer(cancelling, api_key=KEY) as server:
+        job_id.append(register(board, api_base=server.base_url)["id"])
+        [outcome] = run_worker(board, tmp_path / "jobs")
+        asked = server.count
+    assert outcome.status == "withdrawn"
+    assert asked <= cancel_at + 1 + 8  # the calls in flight when it was cancelled, no more
+    shown = public_job(board, job_id[0])
+    assert shown["status"] == "cancelled" and shown["entry"] is None
+    assert shown["private_seed"] is None and shown["error"] == "cancelled by the admin"
+
+
+# -- N6, N7, rough 8: what a failed job says in public -------------------------------------------
+
+SCRIPT = "<script>alert(1)</script>"
+
+
+@pytest.mark.parametrize(
+    ("fault", "models", "expected", "fix"),
+    [
+        (
+            Fault.error(401, f"bad key: Bearer {KEY}; see http://127.0.0.1:9/help {SCRIPT}"),
+            ("local-model",),
+            "the endpoint refused the key (401)",
+            "register it again with a working key",
+        ),
+        (
+            Fault.error(404, "The model `local-model` does not exist " + "x" * 5000),
+            (SCRIPT, "y" * 5000),
+            "the endpoint does not serve the model (404)",
+            "register it again with a model name it serves",
+        ),
+    ],
+)
+def test_a_failed_jobs_public_error_is_one_sentence_for_the_submitter(
+    board: BoardClient,
+    tmp_path: Path,
+    fault: Fault,
+    models: tuple[str, ...],
+    expected: str,
+    fix: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """N6: errors carried the endpoint's URL, 5,000 characters it chose and the worker's paths;
+    N7: an endpoint that echoes its key put "Bearer sk-..." into the public error, the log and
+    calls.jsonl; rough 8: the CLI's "run the same command again" and the board's folder."""
+    work_dir = tmp_path / "board-jobs"
+    with LocalOpenAIServer(always=fault, models=models) as server:
+        job = register(board, api_base=server.base_url)
+        logged = coordqa(
+            "leaderboard",
+            "worker",
+            "--db",
+            str(board.db.engine.url),
+            "--work-dir",
+            work_dir,
+            "--once",
+        )
+    assert logged.returncode == 0, logged.stderr
+    error = public_job(board, job["id"])["error"]
+    assert error.startswith(expected) and error.endswith(fix), error
+    assert len(error) < 300 and error.count(": ") <= 2
+    for leak in (KEY, "sk-", "127.0.0.1", "http", str(tmp_path), "job-", SCRIPT, "command"):
+        assert leak not in error, leak
+    whole_api = json.dumps(board.client.get("/api/jobs").json())
+    assert KEY not in whole_api and server.base_url not in whole_api
+    log = logged.stdout + logged.stderr + capsys.readouterr().err
+    assert KEY not in log and expected in log  # the worker's log: the sentence, key redacted
+    assert KEY not in files_text(work_dir)  # nor in the stored run folder
+
+
+def test_an_unreachable_endpoint_is_said_without_its_address(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    job = register(board, api_base=dead)
+    [outcome] = run_worker(board, tmp_path / "jobs")
+    error = public_job(board, job["id"])["error"]
+    assert outcome.status == "failed" and error.startswith("the endpoint did not answer")
+    assert "127.0.0.1" not in error and "http" not in error and "run the same" not in error
+
+
+def test_every_failure_maps_to_a_sentence_without_addresses_paths_or_keys() -> None:
+    """The one mapping (job_failure), for failures too slow to provoke end to end."""
+    from coordqa.errors import RunFailed, StoreError
+    from coordqa.leaderboard.job_errors import BudgetExceeded, GridIncomplete, job_failure
+
+    echo = f"InternalServerError: {SCRIPT} at https://10.0.0.1/v1 Bearer {KEY} " + "z" * 5000
+    cases = {
+        "too many of the endpoint's calls failed": RunFailed(
+            "2 of 2 samples are errors ... run the same command again",
+            first_errors=(f"gave up after 6 attempts; last error: {echo}",),
+        ),
+        "the endpoint answered with a redirect (307)": RunFailed(
+            "stopped",
+            stop_kind="fatal",
+            stop_error="RedirectRefused: the endpoint answered 307 (a redirect to "
+            "http://127.0.0.1:8/x); coordqa follows no redirect: give the endpoint's own "
+            "address as --api-base; not retried (the endpoint redirects its requests)",
+        ),
+        "the endpoint's address resolved to a loopback or private address": RunFailed(
+            "stopped",
+            stop_kind="unreachable",
+            stop_error="rebind.example resolves to 127.0.0.1, a loopback or private address; "
+            "this board calls only public addresses",
+        ),
+        "the endpoint reported more tokens than": BudgetExceeded("tokens", 5e6, 1e15),
+        "the endpoint's replies filled the job's disk budget of 200 MB": BudgetExceeded(
+            "disk", 200, 201
+        ),
+        "2 episodes of the grid failed": GridIncomplete(2, 0, echo),
+        "the board could not run the job": StoreError("/srv/board-jobs/job-3/public is corrupt"),
+    }
+    for start, exc in cases.items():
+        failure = job_failure(exc, (KEY,))
+        assert failure.public.startswith(start), failure.public
+        for leak in (KEY, "http", "10.0.0.1", "127.0.0.1", "/srv/", "command", "--", "z" * 100):
+            assert leak not in failure.public, (leak, failure.public)
+        assert KEY not in failure.detail and len(failure.detail) <= 2_100
+    # an error of the private split's generation may name its secret seed: never shown
+    from coordqa.errors import GameError
+
+    seeded = job_failure(GameError("no state from seed 1234567 after 500 tries"), (KEY, "1234567"))
+    assert "1234567" not in seeded.public + seeded.detail
+
+
+# -- N5: a job's folder is bounded ---------------------------------------------------------------
+
+
+def test_a_job_whose_replies_fill_its_disk_budget_fails_saying_so(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    """N5: 10 MB replies were stored whole: 14 calls left 155 MB in the job's folder."""
+    reply = "Answer: A " + "x" * 300_000
+    budget_mb = 3  # the public run's questions.jsonl alone takes 1.3 MB
+
+    with LocalOpenAIServer(lambda body, index: reply, api_key=KEY) as server:
+        job = register(board, api_base=server.base_url)
+        raise_budget(board.db, job["id"], max_disk_mb=budget_mb)
+        [outcome] = run_worker(board, tmp_path / "jobs")
+        asked = server.count
+    error = public_job(board, job["id"])["error"]
+    assert outcome.status == "failed" and f"disk budget of {budget_mb} MB" in error, error
+    folder = tmp_path / "jobs" / f"job-{job['id']}"
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    # stored replies are cut to 32,768 characters (the direct transport): the budget, plus at
+    # most the calls in flight when it was crossed
+    assert budget_mb * 1e6 < size <= budget_mb * 1e6 + 8 * 70_000
+    assert 1 <= asked < PUBLIC  # stopped long before the public run's 198 calls
+
+
+def test_a_run_that_breaks_the_bundle_schema_fails_the_job_not_the_worker() -> None:
+    """Found re-running N5 on the code before: a reply over the bundle's 100,000 characters
+    raised pydantic's ValidationError out of the worker (it died, the job stayed running). The
+    direct transport now cuts stored replies to 32,768 characters, so the schema's refusal is
+    provoked here directly: it becomes the job's public sentence, not an exception."""
+    from coordqa.leaderboard.bundle import QABundle
+    from coordqa.leaderboard.intake import SchemaError
+    from coordqa.leaderboard.job_errors import job_failure
+    from coordqa.leaderboard.worker import _bundle_schema
+
+    with pytest.raises(SchemaError) as refused, _bundle_schema():
+        QABundle.model_validate({"track": "qa", "replies": [{"text": "x" * 100_001}]})
+    public = job_failure(refused.value).public
+    assert public.startswith("the board refused the job's results"), public
+    assert "xxxxxxxxxx" not in public
+
+
+# -- N10, rough 12: each job is its own entry ----------------------------------------------------
+
+
+@pytest.mark.slow  # two full jobs: about 6 s of CPU per database
+def test_a_job_with_another_entrys_results_is_told_so_and_credits_nothing(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    """N10: jobs of tokens b and d ended "done, entry 1", entry 1 being token a's job."""
+    other = create_token(board.db, "another submitter")
+    with LocalOpenAIServer(api_key=KEY) as server:  # deterministic: the same replies twice
+        first = register(board, api_base=server.base_url, display_name="First")
+        second = register(board, token=other, api_base=server.base_url, display_name="Second")
+        outcomes = run_worker(board, tmp_path / "jobs")
+    assert [o.status for o in outcomes] == ["done", "done"], outcomes
+    mine, theirs = public_job(board, first["id"]), public_job(board, second["id"])
+    assert mine["entry"] is not None and mine["note"] is None
+    assert theirs["entry"] is None
+    assert f"equal those of entry {mine['entry']}" in theirs["note"]
+    entries = board.client.get("/api/entries", params={"dataset": DEFAULT_DATASET}).json()
+    assert [(e["job_id"], e["display_name"]) for e in entries["entries"]] == [
+        (first["id"], "First")
+    ]
+    # one trial: no trial SE, and the page shows the entry's private split all the same
+    assert board.client.get("/", params={"dataset": DEFAULT_DATASET}).status_code == 200
+
+
+# -- N12: round-robin over tokens ----------------------------------------------------------------
+
+
+def test_jobs_are_claimed_round_robin_over_tokens(board: BoardClient) -> None:
+    """N12: jobs ran strictly by id, so one token's queue held back everyone else's."""
+    other = create_token(board.db, "late submitter")
+    flood = [register(board, model="random", api_key=None)["id"] for _ in range(3)]
+    late = register(board, token=other, model="random", api_key=None, display_name="late")["id"]
+    claimed = [claim_job(board.db, "w") for _ in range(5)]
+    assert claimed == [flood[0], late, flood[1], flood[2], None]
+
+
+# -- N13: lists come in pages --------------------------------------------------------------------
+
+
+def test_lists_come_in_bounded_pages(board: BoardClient) -> None:
+    """N13: ?limit=100000000&offset=-1 was ignored and every row returned."""
+    for name in ("a", "b", "c"):
+        bundle = synthetic_bundle(board.rows, display_name=f"entry {name}", run=name)
+        assert board.submit(bundle).status_code == 201
+        register(board, model="random", api_key=None, display_name=f"job {name}")
+    whole = board.client.get("/api/entries").json()
+    assert whole["total"] == 3 and whole["limit"] == 100 and whole["offset"] == 0
+    page = board.client.get("/api/entries", params={"limit": 1, "offset": 1}).json()
+    assert [e["id"] for e in page["entries"]] == [whole["entries"][1]["id"]]
+    assert page["entries"][0]["rank"] == whole["entries"][1]["rank"]  # ranks of the whole board
+    jobs = board.client.get("/api/jobs", params={"limit": 2}).json()
+    assert jobs["total"] == 3 and [j["id"] for j in jobs["jobs"]] == [3, 2]
+    for path in ("/api/entries", "/api/jobs", "/api/agentic/entries"):
+        for params, named in (
+            ({"limit": 100000000}, "limit must be from 1 to 500"),
+            ({"limit": 0}, "limit must be from 1 to 500"),
+            ({"offset": -1}, "offset must be from 0 to"),
+        ):
+            answer = board.client.get(path, params=params)
+            assert answer.status_code == 400 and named in answer.json()["detail"], (path, params)
+        assert board.client.get(path, params={"limit": "many"}).status_code == 422
+
+
+def test_errors_stored_before_move_to_the_admins_detail(board: BoardClient, db_url: str) -> None:
+    """A board upgraded from schema 5 stops serving the errors it stored (URLs, paths, keys)."""
+    from sqlalchemy import text
+
+    from coordqa.leaderboard.db import LEGACY_JOB_ERROR, open_database
+
+    job = register(board, model="random", api_key=None)
+    leaked = f"stopped: http://127.0.0.1:1/v1 refused: Bearer {KEY}; stored in /srv/board-jobs"
+    with board.db.engine.begin() as connection:
+        connection.execute(
+            text("UPDATE jobs SET status = 'failed', error = :e WHERE id = :i"),
+            {"e": leaked, "i": job["id"]},
+        )
+        for column in ("detail", "note"):
+            connection.execute(text(f"ALTER TABLE jobs DROP COLUMN {column}"))
+        connection.execute(text("UPDATE meta SET value = '5' WHERE key = 'schema_version'"))
+    board.db.dispose()
+    upgraded = open_database(db_url)
+    try:
+        with upgraded.session() as session:
+            stored = session.get(Job, job["id"])
+            assert stored is not None
+            assert stored.error == LEGACY_JOB_ERROR and stored.detail == leaked
+    finally:
+        upgraded.dispose()
