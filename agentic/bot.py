@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
 from coordqa.choices import OPTION_LABELS, choose, option_letter
+from coordqa.directives import format_labels
 from coordqa.errors import ConfigError, ModelError
 from coordqa.games.base import PLAYER_NAMES, Observation, Player, game_profile, make_player
 from coordqa.games.feed import ActEvent, ResetEvent, SeatFeed
@@ -67,8 +68,6 @@ PARTNER_ROLES = frozenset({"predict", "partner_predict", "vanilla", "ladder", "j
 """Roles whose lettered options are not this seat's actions (partner behaviours, yes/no, HE +
 HR's better / same / worse)."""
 
-_FORMAT_START = re.compile(r"reply in exactly this format[^\n]*\n", re.IGNORECASE)
-_FORMAT_LINE = re.compile(r"^\s*([A-Za-z][\w' ]*?)\s*:\s*(.*)$")
 _OPTION_LINE = re.compile(rf"^([{re.escape(OPTION_LABELS)}])\. (.+)$")
 _PROPOSED = re.compile(r"^Proposed action: (.*)$", re.MULTILINE)
 
@@ -276,7 +275,7 @@ class BotProvider(Provider):
             verdict = self._verdict(messages, decision)
             return f"{self._policy_note(decision)}\nVerification: {verdict}"
         system = "\n".join(m.content for m in messages if m.role == "system")
-        labels = reply_labels(system)
+        labels = format_labels(system)
         if not labels:
             return self._sentence(decision)
         options = lettered_options(messages)
@@ -344,19 +343,6 @@ class BotProvider(Provider):
             else (f"{PLAYER_NAMES[partner]} has not acted yet")
         )
         return f"{seen}; I play {decision.intended!r} now, as the game's strong policy would."
-
-
-def reply_labels(system: str) -> list[str]:
-    r"""The labels of the ``Label: <what>`` lines of the reply format a system prompt asks for.
-
-    >>> reply_labels("Be brief.\nReply in exactly this format:\nPlan: <why>\nSubgoals:\n1. <a>")
-    ['Plan', 'Subgoals']
-    """
-    start = _FORMAT_START.search(system)
-    if start is None:
-        return []
-    lines = system[start.end() :].splitlines()
-    return [match.group(1) for line in lines if (match := _FORMAT_LINE.match(line)) is not None]
 
 
 def lettered_options(messages: Sequence[Message]) -> list[str]:

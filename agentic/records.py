@@ -148,14 +148,18 @@ class PredictPayload(OptionPickPayload):
 
 
 class PlanPayload(Payload):
-    """A plan call (HM, PlanReAct) or a ReAct call: a strategy or thought, and its subgoals."""
+    """A plan call (HM, PlanReAct), its subgoal call, or a ReAct call.
+
+    The plan call gives the strategy, the subgoal call the subgoals for it, a ReAct call both
+    (a thought and subgoals).
+    """
 
     hypothesis_id: int | None
     """The hypothesis the plan is conditioned on (None: none yet)."""
     plan: str | None
-    """The plan read from the reply."""
+    """The plan read from the reply (a subgoal call: the plan it was given)."""
     subgoals: list[str]
-    """The subgoals, in order."""
+    """The subgoals, in order (a plan call: none, the subgoal call lists them)."""
 
 
 class TargetPayload(Payload):
@@ -297,7 +301,7 @@ class PredictExchange(Exchange, PredictPayload):
 class PlanExchange(Exchange, PlanPayload):
     """An HM or PlanReAct plan, or a ReAct call."""
 
-    role: Literal["plan", "react"]
+    role: Literal["plan", "subgoals", "react"]
 
 
 class TargetExchange(Exchange, TargetPayload):

@@ -60,6 +60,7 @@ import pandas as pd
 from coordqa.agentic.episodes import NOT_READY, AgenticEpisode, read_agentic_run
 from coordqa.agentic.optimality import optimality
 from coordqa.agentic.records import Failure
+from coordqa.agentic.reply_counts import ReplyCounts
 from coordqa.analysis.stats import MeanSE, mean_ci, proportion_ci
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, LADDER_ORDERS, GameProfile, ReportTable, game_profile
@@ -588,6 +589,8 @@ class AgenticReport:
     """Episodes left out of the tables, by key: failed or skipped, with the cause."""
     hypotheses: pd.DataFrame = field(default_factory=pd.DataFrame)
     """Every HM hypothesis (see :func:`hm_hypotheses`); written, not printed."""
+    replies: ReplyCounts = field(default_factory=ReplyCounts)
+    """What the agents made of their models' replies, per role (printed after the tables)."""
 
     def write(self, out: str | Path) -> list[Path]:
         """Write each table as CSV, a Markdown report and the figures; return the paths."""
@@ -602,6 +605,12 @@ class AgenticReport:
         for stem, table in self.tables.items():
             written.append(self._write_csv(root / f"{stem}.csv", table))
             sections += [f"## {self.titles[stem]}", "", markdown_table(table), ""]
+        if self.replies.lines():
+            sections += ["## Replies, per role", ""]
+            sections += [f"- {line}" for line in self.replies.lines()]
+            warning = self.replies.all_fell_back_warning()
+            sections += ["", f"**Warning:** {warning}"] if warning else []
+            sections.append("")
         if self.failures:
             sections += [f"## {self.left_out()}", ""]
             sections += [f"- `{key}`: {f.error}" for key, f in sorted(self.failures.items())]
@@ -648,7 +657,14 @@ def build_report(episodes: Iterable[AgenticEpisode]) -> AgenticReport:
     ordered["hm_validation"] = hm_validation(episodes)
     kept = {stem: table for stem, table in ordered.items() if not table.empty}
     titled = {stem: titles[stem] for stem in kept}
-    return AgenticReport(frame, kept, titled, hypotheses=hm_hypotheses(episodes))
+    seats = [stats for episode in episodes for stats in episode.agent_stats.values()]
+    return AgenticReport(
+        frame,
+        kept,
+        titled,
+        hypotheses=hm_hypotheses(episodes),
+        replies=ReplyCounts.of(seats),
+    )
 
 
 def _game_tables(frame: pd.DataFrame) -> dict[ReportTable, dict[str, GameProfile]]:

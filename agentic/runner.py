@@ -29,7 +29,8 @@ The run goes through the lifecycle every run shares (:mod:`coordqa.runs`), and f
   the run at once, with the episodes in flight cancelled; the first error of each kind is
   reported (:attr:`GridProgress.new_error`) when it happens;
 - the session fails (:class:`~coordqa.errors.RunFailed`) when stopped, when more episodes
-  failed than ``max_error_rate`` allows, or when episodes were skipped. Resuming plays every
+  failed than ``max_error_rate`` allows, when more decisions fell back than
+  ``max_fallback_rate`` allows, or when episodes were skipped. Resuming plays every
   episode not played.
 
 Neural players that are not ready (SAD/OBL weights not registered, a BC model not trained), as
@@ -63,6 +64,7 @@ from coordqa.agentic.episodes import (
 from coordqa.agentic.grid import GridConfig
 from coordqa.agentic.match import build_player, play_match
 from coordqa.agentic.records import AgentRecord, Failure
+from coordqa.agentic.reply_counts import ReplyCounts, fallback_failure
 from coordqa.errors import ConfigError, ModelCallFailed
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig, create_provider, get_model
@@ -476,7 +478,8 @@ async def run_grid_async(
                                 break
         finally:
             writer.close()
-        failure = _failure(watch, result, read_agentic_run(run.store))
+        stored = read_agentic_run(run.store)
+        failure = _failure(watch, result, stored, config.runtime.max_fallback_rate)
         if failure is not None:
             raise run.failed(failure, None if watch.stopped_by else result, watch)
         run.finish()
@@ -555,7 +558,9 @@ def _stops(
     return watch.stopping(failure.error, failure.kind, model=spec.model, api_base=api_base)
 
 
-def _failure(watch: ErrorWatch, result: GridResult, run: AgenticRun) -> str | None:
+def _failure(
+    watch: ErrorWatch, result: GridResult, run: AgenticRun, max_fallback_rate: float | None
+) -> str | None:
     """Why the session counts as failed (None: it did not)."""
     failures = run.failures()
     errors = sum(failure.error_kind != NOT_READY for failure in failures.values())
@@ -569,6 +574,10 @@ def _failure(watch: ErrorWatch, result: GridResult, run: AgenticRun) -> str | No
         errors_file=f"{FAILURES}.jsonl",
     )
     failure = watch.failure(tally)
+    if failure is None and max_fallback_rate is not None:
+        episodes = run.episodes(with_exchanges=False)
+        seats = [stats for episode in episodes for stats in episode.agent_stats.values()]
+        failure = fallback_failure(ReplyCounts.of(seats), max_fallback_rate)
     if failure is not None or not result.skipped_keys:
         return failure
     players = "; ".join(f"{player}: {reason}" for player, reason in result.skipped.items())
@@ -629,7 +638,8 @@ def run_grid(
         ModelError: a model the grid calls cannot be used (unknown provider, missing key);
             nothing is stored.
         RunFailed: the run stopped (an unreachable server, a refused call) or ended with
-            failed episodes beyond ``runtime.max_error_rate``, or with skipped episodes
+            failed episodes beyond ``runtime.max_error_rate``, a fallback rate beyond
+            ``runtime.max_fallback_rate``, or with skipped episodes
             (players not ready); ``.result`` is the :class:`GridResult` when the session got
             to its end. Every played episode is stored; the same call resumes the run.
         RunInterrupted: on Ctrl-C or SIGTERM; every finished episode and exchange is stored,

@@ -46,6 +46,10 @@ class RuntimeSettings(BaseModel):
     max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     """Share of the grid's episodes that may fail (a model call failed after its retries, or
     the episode raised) without failing the run; 0: none."""
+    max_fallback_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Share of the decisions with a choice that may end in the game's safe fallback action
+    (an unreadable or empty reply) without failing the run; None: no limit (a run in which
+    every decision fell back is still reported as such)."""
     cache: bool = False
     """Serve repeated identical prompts from the response cache (off: agents sample anew)."""
     transport: Transport = "auto"

@@ -18,9 +18,11 @@ prints, per game and agent: decisions, seconds of model time per decision (the c
 latencies, summed per decision), fallbacks by reason; and per role: calls, failed calls, empty
 replies, replies cut at ``--max-tokens`` (finish reason ``length``), replies coordqa read (an
 option or verdict for the roles that pick one; for the free-text roles, ``tom``, ``hypothesis``,
-``plan``, ``react``, ``reflection``, a text kept, which today is any reply), and replies that
-carry their role's label (``Action:``, ``Verification:``, ``Hypothesis``, ``Plan:``...).
-``--json FILE`` writes the numbers.
+``plan``, ``subgoals``, ``react``, ``reflection``, the labelled part the agent kept: since issue
+37 a reply without its role's labels is read as nothing, asked once more, then the role's
+fallback), replies that carry their role's label (``Action:``, ``Verification:``,
+``Hypothesis``, ``Plan:``...), re-asks of free-text calls, and the role fallbacks the decision
+records note. ``--json FILE`` writes the numbers.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ from typing import Any
 
 from real_model import AgenticRun, run_within
 
+from coordqa.agentic.agents.prompts import LABEL_REMINDER
+from coordqa.agentic.agents.replies import labelled_lines
+from coordqa.directives import format_labels
 from coordqa.games import game_profile
 from coordqa.llm.llamacpp import gemma_270m_path
 
@@ -51,6 +56,7 @@ LABELS = {
     "plan": r"\bplan\s*:",
     "react": r"\b(thought|plan)\s*:",
     "reflection": r"\breflection\s*:",
+    "subgoals": r"\bsubgoals\s*:",
 }
 """A role's label, as its prompt asks for it (case-insensitive), for the 'labelled' column."""
 
@@ -71,12 +77,18 @@ def read_value(exchange: dict[str, Any]) -> bool:
     field = {
         "hypothesis": "hypothesis",
         "plan": "plan",
-        "react": "plan",
+        "subgoals": "subgoals",
         "reflection": "reflection",
+        "belief": "belief",
     }
     if role in field:
         return bool(exchange.get(field[role]))
-    return bool((exchange.get("text") or "").strip())  # tom and the others: a text kept
+    if role == "react":
+        return bool(exchange.get("plan") or exchange.get("subgoals"))
+    if role == "tom":  # the note is the lines of the ToM format the reply has, as CAC reads it
+        labels = format_labels(exchange["messages"][0]["content"])
+        return labelled_lines(exchange.get("text"), labels) is not None
+    return bool((exchange.get("text") or "").strip())
 
 
 def play(game: str, agent: str, out: Path, options: argparse.Namespace) -> AgenticRun:
@@ -99,6 +111,7 @@ def numbers(run_dir: Path) -> dict[str, Any]:
     events = [r for r in records if r.get("kind") == "events" and r.get("seat") == 0]
     chosen = [e for e in events if e.get("action") is not None and not e.get("forced")]
     by_role: dict[str, Counter[str]] = defaultdict(Counter)
+    reminder = LABEL_REMINDER.split("(", 1)[0]
     seconds: dict[int, float] = defaultdict(float)
     for call in calls:
         role, text = call["role"], call.get("text")
@@ -113,6 +126,13 @@ def numbers(run_dir: Path) -> dict[str, Any]:
         counts["read"] += read_value(call)
         label = LABELS.get(role)
         counts["labelled"] += bool(label and re.search(label, text, re.IGNORECASE))
+        if role not in ("action", "reprompt"):  # the action's re-ask is its reprompt role
+            counts["reasked"] += reminder in call["messages"][-1]["content"]
+    for event in events:
+        for note in event.get("notes") or []:
+            role = note.split(" ", 1)[0]
+            if "reply unreadable after one reminder" in note and role in by_role:
+                by_role[role]["role_fallbacks"] += 1
     decided = [e["decision"] for e in chosen]
     reasons = Counter(e["fallback"]["reason"] for e in chosen if e.get("fallback"))
     return {

@@ -12,6 +12,7 @@ imports nothing of coordqa, so game profiles can build on it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 _REPLY_FORMAT = """\
@@ -90,3 +91,36 @@ def timing_problem(directive: str, turn_based: bool) -> str | None:
         return None
     order = "turn-based" if turn_based else "simultaneous"
     return f"a {order} game's JP directive must time the partner's move {wanted!r}, not {wrong!r}"
+
+
+REPLY_FORMAT_START = "Reply in exactly this format"
+"""How every prompt of coordqa (QA directives and agent calls) introduces its reply format: the
+lines after it are the format, one ``Label: <what>`` line per part the reply must have."""
+
+_FORMAT_START = re.compile(rf"{REPLY_FORMAT_START}[^\n]*\n", re.IGNORECASE)
+_FORMAT_LINE = re.compile(r"^\s*([A-Za-z][\w' ]*?)\s*:\s*(.*)$")
+
+
+def reply_format(system: str) -> str:
+    r"""The reply format a system prompt asks for: the lines after "Reply in exactly this format".
+
+    '' when the prompt states none.
+
+    >>> reply_format("Be brief.\nReply in exactly this format:\nPlan: <why>")
+    'Plan: <why>'
+    """
+    start = _FORMAT_START.search(system)
+    return "" if start is None else system[start.end() :].strip()
+
+
+def format_labels(system: str) -> list[str]:
+    r"""The labels of the ``Label: <what>`` lines of the reply format a system prompt asks for.
+
+    What a reply to it must carry (the offline models, the ``bot`` model and the agents' readers
+    all take the labels from here, so a prompt's format is written once).
+
+    >>> format_labels("Be brief.\nReply in exactly this format:\nPlan: <why>\nSubgoals:\n1. <a>")
+    ['Plan', 'Subgoals']
+    """
+    lines = reply_format(system).splitlines()
+    return [match.group(1) for line in lines if (match := _FORMAT_LINE.match(line)) is not None]

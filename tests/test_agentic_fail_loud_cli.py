@@ -157,6 +157,45 @@ def test_an_unready_partner_is_named_with_the_fix_by_run_report_and_list(tmp_pat
     assert "incomplete" in listed.stdout and "failed" not in listed.stdout
 
 
+def test_an_endpoint_that_answers_only_empty_content_is_said_and_can_fail_the_run(
+    tmp_path: Path,
+) -> None:
+    """Issue 38's rough 5 and issue 37: every decision fell back, with exit 0 and no word.
+
+    Expected from the rule: each action call and its re-ask get an empty reply, so every
+    decision with a choice falls back; stderr says so after the tables with the empty replies
+    per role; --max-fallback-rate below 1 fails the run (exit 1) with the rate and the limit,
+    on the stored episodes, without playing them again.
+    """
+    out = tmp_path / "run"
+    with LocalOpenAIServer(lambda body, index: "") as server:
+        options = ("--model", "openai/test-model", "--api-base", server.base_url)
+        done, _ = agentic_run(out, *options)
+        assert done.returncode == 0, done.stderr
+        calls = server.count
+        again, _ = agentic_run(out, *options, "--max-fallback-rate", "0.5")
+        assert server.count == calls  # nothing played again
+    decisions = read_agentic_run(out).episodes()[0].agent_stats[0]
+    chosen = decisions["decisions"] - decisions["forced"]
+    assert chosen > 0 and decisions["fallbacks"] == chosen
+    assert f"fallbacks: {chosen} of {chosen} decisions with a choice (1.00)" in done.stderr
+    assert f"empty replies: action {chosen} of {chosen}, reprompt {chosen} of {chosen} calls" in (
+        " ".join(done.stderr.split())
+    )
+    assert f"every one of the {chosen} decisions with a choice fell back" in " ".join(
+        done.stderr.split()
+    )
+    assert again.returncode == 1, again.stderr
+    said = " ".join(again.stderr.split())
+    assert "fallback rate 1.00, above --max-fallback-rate 0.5" in said
+    assert "Traceback" not in again.stderr
+    report = coordqa("agentic", "report", str(out))  # the report says the same
+    assert report.returncode == 0, report.stderr
+    told = " ".join(report.stderr.split())
+    assert f"empty replies: action {chosen} of {chosen}" in told
+    assert f"every one of the {chosen} decisions with a choice fell back" in told
+
+
 def test_an_unready_partners_fix_is_printed_once(tmp_path: Path) -> None:
     """Walkthrough 3, rough 18: the fix of a skipped partner was printed once per player, once
     per episode, and again in the error (four times for two episodes)."""

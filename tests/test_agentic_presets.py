@@ -78,7 +78,12 @@ def test_hm_paper_preset_samples_as_the_paper_did_for_each_model(
     specs = parse_grid(grid).episodes()
     assert {spec.preset for spec in specs} == {"hm-paper"}
     assert all(spec.generate == {"temperature": temperature, "top_p": 1.0} for spec in specs)
-    assert all(not spec.agent_options for spec in specs)  # sampling only
+    # sampling, and the cooking agent's self-reflection (D.6) for HM in Overcooked
+    reflecting = {(spec.game, spec.agent) for spec in specs if spec.agent_options}
+    assert reflecting == {("overcooked", "hm")}
+    assert all(
+        spec.agent_options == {"self_reflection": True} for spec in specs if spec.agent_options
+    )
     override = parse_grid({**grid, "generate": {"temperature": 0.7}}).episodes()
     assert {spec.generate["temperature"] for spec in override} == {0.7}
 

@@ -61,7 +61,7 @@ def test_planreact_plans_where_hm_plans_without_the_tom_module() -> None:
     _, hm = run("hm", RoleScript())
     agent, planreact = run("planreact", RoleScript())
     assert decisions_of(planreact, "plan") == decisions_of(hm, "plan")
-    assert roles(planreact) <= {"plan", "action", "reprompt"}
+    assert roles(planreact) <= {"plan", "subgoals", "action", "reprompt"}
     assert {"hypothesis", "predict"} <= roles(hm)
     prompt = next(r for r in planreact if r.get("role") == "plan")["messages"][-1]["content"]
     assert "strategy" not in prompt.split("Available actions now")[0].lower()
@@ -93,7 +93,7 @@ def test_reflect_every_plan_reflects_on_every_plan_not_only_stalled_ones() -> No
     plans = decisions_of(every, "plan")
     assert decisions_of(every, "reflection") == plans[1:]
     prompt = next(r for r in every if r.get("role") == "reflection")["messages"][-1]["content"]
-    assert "Since I made that plan" in prompt
+    assert "State when I made the plan:" in prompt and "Reward during the plan:" in prompt
     _, plain = run("hm", RoleScript())
     assert "reflection" not in roles(plain)
 

@@ -160,8 +160,9 @@ def test_overcooked_belief_of_the_partners_held_object() -> None:
 
 def test_a_long_belief_is_cut_to_its_bound() -> None:
     game = make_game("collab_capture", seed=2)
-    script = RoleScript(belief="Notes: " + "x" * (3 * MAX_BELIEF_CHARS))
-    _, records = play("cac", game, script, belief_state=True)
+    long = "x" * MAX_BELIEF_CHARS  # each labelled line is cut to a section's bound first
+    reply = f"Bob's room: {long}\nThe thief's room: {long}\nNotes: {long}"
+    _, records = play("cac", game, RoleScript(belief=reply), belief_state=True)
     beliefs = [r["belief"] for r in records if r.get("role") == "belief"]
     assert beliefs and all(len(text) == MAX_BELIEF_CHARS for text in beliefs)
 

@@ -62,7 +62,8 @@ def test_self_play_with_the_scripted_model(agent: str, game: str) -> None:
 def test_against_a_partner_with_a_role_script(agent: str, game: str) -> None:
     script = RoleScript(
         action="Explanation: second option.\nAction: B",
-        plan="Plan: wait and see.\nSubgoals:\n1. wait\n2. Wait",
+        plan="Plan: wait and see.",
+        subgoals="Subgoals:\n1. wait\n2. Wait",
     )
     partner = {
         "hanabi": "hanabi-convention",
@@ -130,5 +131,5 @@ def test_agents_through_a_local_openai_server(
         stats = player.stats()  # type: ignore[attr-defined]
         assert stats["prompt_tokens"] > 0 and stats["fallbacks"] == 0
     expected = {"llm": {"action"}, "cac": {"tom", "action", "verifier"}}
-    expected["hm"] = {"hypothesis", "predict", "plan", "action"}
+    expected["hm"] = {"hypothesis", "predict", "plan", "subgoals", "action"}
     assert {r["role"] for r in calls} == expected[pair[0]] | expected[pair[1]]

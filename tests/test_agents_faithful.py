@@ -18,16 +18,12 @@ from agents_support import RoleScript
 from coordqa.agentic.agents import parse_verdict
 from coordqa.agentic.agents.belief import MAX_BELIEF_CHARS
 from coordqa.agentic.agents.memory import memory_text
-from coordqa.agentic.agents.replies import section, subgoals
+from coordqa.agentic.agents.replies import labelled_lines, section, subgoals
 from coordqa.choices import choose
+from coordqa.directives import format_labels
 from coordqa.games import Game, Observation, make_game, make_player, play_episode
 from coordqa.games.base import PLAYER_NAMES
 from coordqa.llm import ScriptedModel
-
-
-def _plain(text: str | None) -> str | None:
-    body = " ".join((text or "").split())
-    return body or None
 
 
 def reparse(record: dict[str, Any]) -> dict[str, Any]:
@@ -40,15 +36,18 @@ def reparse(record: dict[str, Any]) -> dict[str, Any]:
         choice = choose(reply or "", record["options"], speaker=speaker)
         return {"choice": choice.to_dict()}
     if role == "belief":
-        return {"belief": (reply or "").strip()[:MAX_BELIEF_CHARS]}
+        labels = format_labels(record["messages"][0]["content"])
+        return {"belief": (labelled_lines(reply, labels) or "")[:MAX_BELIEF_CHARS]}
     if role == "reflection":
-        return {"reflection": section(reply, "reflection") or _plain(reply)}
+        return {"reflection": section(reply, "reflection") or ""}
     if role == "verifier":
         return {"verdict": parse_verdict(reply) or "missing"}
     if role == "hypothesis":
-        return {"hypothesis": section(reply, "hypothesis") or _plain(reply)}
+        return {"hypothesis": section(reply, "hypothesis")}
     if role == "plan":
-        return {"plan": section(reply, "plan") or _plain(reply), "subgoals": subgoals(reply)}
+        return {"plan": section(reply, "plan"), "subgoals": []}
+    if role in ("subgoals", "react"):
+        return {"subgoals": subgoals(reply)}
     return {}
 
 
@@ -67,18 +66,21 @@ def episode_records(agent: str, game: str, script: RoleScript, **options: Any) -
 
 def test_every_stored_exchange_equals_what_was_parsed_from_its_reply() -> None:
     # a plan of three subgoals: the agent pops them one by one as it plays them
-    plan = "Plan: chase.\nSubgoals:\n1. Wait\n2. Wait\n3. Wait"
-    records = episode_records("hm", "collab_capture", RoleScript(plan=plan))
+    goals = "Subgoals:\n1. Wait\n2. Wait\n3. Wait"
+    script = RoleScript(plan="Plan: chase.", subgoals=goals)
+    records = episode_records("hm", "collab_capture", script)
     records += episode_records("cac", "hanabi", RoleScript())
     records += episode_records(
         "cac", "hanabi", RoleScript(), tom_level=2, belief_state=True, tom_ladder=2
     )
-    records += episode_records("hm", "collab_capture", RoleScript(plan=plan), self_reflection=True)
+    script = RoleScript(plan="Plan: chase.", subgoals=goals)
+    records += episode_records("hm", "collab_capture", script, self_reflection=True)
     exchanges = [r for r in records if r["kind"] == "exchange"]
-    plans = [r for r in exchanges if r["role"] == "plan"]
-    assert plans and all(r["subgoals"] == ["Wait", "Wait", "Wait"] for r in plans)
+    listed = [r for r in exchanges if r["role"] == "subgoals"]
+    assert listed and all(r["subgoals"] == ["Wait", "Wait", "Wait"] for r in listed)
+    assert all(r["plan"] == "chase." for r in listed)
     roles = {r["role"] for r in exchanges}
-    assert {"plan", "hypothesis", "predict", "action", "verifier"} <= roles
+    assert {"plan", "subgoals", "hypothesis", "predict", "action", "verifier"} <= roles
     assert {"partner_predict", "partner_belief", "belief", "ladder", "reflection"} <= roles
     for record in exchanges:
         expected = reparse(record)
@@ -106,7 +108,7 @@ def test_an_action_reply_for_both_players_is_read_for_the_acting_seat() -> None:
 
 def test_records_carry_the_agent_version() -> None:
     records = episode_records("cac", "hanabi", RoleScript())
-    assert {r["agent_version"] for r in records} == {"cac-v6"}
+    assert {r["agent_version"] for r in records} == {"cac-v7"}
 
 
 def decide(agent: Any, game: Game, player: int) -> str:

@@ -3,21 +3,28 @@
 Expectations from the appendix and its hyperparameter table: alpha 0.3, counterfactual reward
 c = 3.0, V_thr = 3.0, top_k 5; the hypothesis in use is scored by the interaction's extrinsic
 reward, every other kept hypothesis by two calls (its target before, a positive / neutral /
-negative judgement after: +c / 0 / -c); Rescorla-Wagner V <- V + alpha (r - V).
+negative judgement after: +c / 0 / -c); Rescorla-Wagner V <- V + alpha (r - V). The hypothesis
+"used online for goal selection" is the best-valued kept one (the paper's own code note: "The
+highest value hypothesis could also be used"), the newest while none has a value, so the one in
+use keeps collecting extrinsic reward over interactions; no hypothesis is generated while one is
+validated (as in HM).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from typing import Any
 
 import pytest
 from agent_records import json_recorder
 from agents_support import RoleScript
 
+from coordqa.agentic import EpisodeSpec, run_match
 from coordqa.agentic.agents import HMAgent, HMOptions
 from coordqa.agentic.agents.counterfactual import EXTRINSIC_SCALE
 from coordqa.agentic.agents.hypotheses import HypothesisBook
+from coordqa.agentic.records import Decision
 from coordqa.errors import ConfigError
 from coordqa.games import Observation, ScriptedPlayer, make_game, make_player, play_episode
 from coordqa.games.seat import SeatView
@@ -192,3 +199,112 @@ def test_the_viewer_charts_he_hr_values(tmp_path: Any) -> None:
     run_grid(GridConfig.model_validate(grid), tmp_path / "run")
     chart = AgenticView(tmp_path / "run").episode(0).hypothesis_chart
     assert chart is not None and "hypothesis 0" in str(chart)
+
+
+def test_the_hypothesis_in_use_is_the_best_valued_kept_one_the_newest_while_all_are_equal() -> None:
+    book = HypothesisBook(HMOptions(variant="he_hr").params())
+    h0, h1 = book.add("first", decision=1), book.add("second", decision=2)
+    assert book.for_plan() is h1  # no values yet: the latest generated, as the paper says
+    book.reward(h0.id, EXTRINSIC_SCALE, decision=3)  # h0 scored in its interaction: 1.5
+    h2 = book.add("third", decision=3)
+    assert book.for_plan() is h0
+    assert book.others(h0) == [h2, h1]  # the newest, then the top-k earlier ones by value
+    book.reward(h1.id, 3.0, decision=4)  # judged better: 0.9 < 1.5
+    assert book.for_plan() is h0
+    for decision in (5, 6, 7):  # better again and again: 1.53, 1.971, 2.28; h0 stays at 1.5
+        book.reward(h1.id, 3.0, decision=decision)
+    assert book.for_plan() is h1
+
+
+def test_hm_itself_still_plans_on_the_newest_until_one_is_validated() -> None:
+    """The HM paper: "With none validated, the latest generated hypothesis conditions the plan"."""
+    book = HypothesisBook(HMOptions(variant="hm").params())
+    h0 = book.add("first", decision=1)
+    book.score(h0.id, correct=True, decision=2)  # 0.3 < 0.7
+    h1 = book.add("second", decision=2)
+    assert book.for_plan() is h1
+
+
+def drive(agent: HMAgent, points: list[float]) -> list[tuple[int, list[float], bool]]:
+    """ToM updates at the given team scores: (hypothesis in use, values, validated) after each."""
+    agent.observed_log = [("Bob waited", None)]  # the partner has acted: generation may run
+    seen = []
+    for score in points:
+        asyncio.run(agent._modular(view("overcooked", score), ["wait", "move away"]))
+        in_use = agent._plan_hypothesis()
+        assert in_use is not None
+        values = [h.value for h in agent.book.hypotheses]
+        seen.append((in_use.id, values, agent.book.validated() is in_use))
+    return seen
+
+
+def test_three_scoring_interactions_in_a_row_validate_the_hypothesis_in_use() -> None:
+    """README's route: one soup per interaction is worth 5 (> c = 3) to the hypothesis in use:
+    1.5, 2.55, 3.285 >= V_thr, while a new hypothesis (value 0, judged neutral) is generated at
+    each update; once validated, none is generated and nothing is judged."""
+    agent = make_player("hm", "overcooked", model=ScriptedModel(RoleScript()), variant="he_hr")
+    assert isinstance(agent, HMAgent)
+    seen = drive(agent, [0.0, 20.0, 40.0, 60.0])
+    assert [in_use for in_use, _, _ in seen] == [0, 0, 0, 0]
+    assert [values[0] for _, values, _ in seen] == pytest.approx([0.0, 1.5, 2.55, 3.285])
+    assert [validated for _, _, validated in seen] == [False, False, False, True]
+    assert len(agent.book.hypotheses) == 3  # generated at the first three updates only
+    assert agent.stats()["first_validation_decision"] is not None
+
+
+def test_a_hypothesis_judged_better_takes_over_and_validates_with_one_scoring_interaction() -> None:
+    """Judged positive at every update (+3), another hypothesis passes the one in use, whose
+    interactions score nothing (0 pulls it down); once in use, one soup takes it from above
+    (3 - 0.3 x 5) / 0.7 = 2.14 to V_thr."""
+    agent = make_player(
+        "hm", "overcooked", model=ScriptedModel(RoleScript(judgement="Answer: A")), variant="he_hr"
+    )
+    assert isinstance(agent, HMAgent)
+    enough = (3.0 - 0.3 * EXTRINSIC_SCALE) / 0.7
+    seen = drive(agent, [0.0])
+    while agent.book.get(seen[-1][0]).value <= enough:
+        assert len(seen) < 15, "a judged hypothesis should climb towards c = 3 within 15 updates"
+        seen += drive(agent, [0.0])
+    in_use = [h for h, _, _ in seen]
+    assert len(set(in_use)) > 1  # the one in use changed
+    for h, values, validated in seen:
+        assert values[h] == max(values) and not validated
+    before = agent.book.get(in_use[-1]).value
+    [(_, values, validated)] = drive(agent, [20.0])
+    assert validated and values[in_use[-1]] == pytest.approx(before + 0.3 * (5.0 - before))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("game", "layout", "partner", "options"),
+    [
+        ("hanabi", None, None, {}),
+        ("overcooked", "cramped_room", "greedy_human", {"horizon": 400}),
+    ],
+)
+def test_with_bot_a_hypothesis_validates_by_extrinsic_reward(
+    game: str, layout: str | None, partner: str | None, options: dict[str, Any]
+) -> None:
+    """The issue's done-when: a value crosses V_thr on an extrinsic update, and some hypothesis
+    is in use (extrinsic updates) over more than one interaction."""
+    spec = EpisodeSpec(
+        game=game,
+        layout=layout or make_game(game).layout,
+        seed=0,
+        agent="hm",
+        partner=partner,
+        model="bot",
+        agent_options={"variant": "he_hr"},
+        game_options=options,
+    )
+    played = run_match(spec)
+    extrinsic = [
+        (record.seat, update)
+        for record in played.exchanges
+        if isinstance(record, Decision)
+        for update in record.values_updated
+        if update.source == "extrinsic"
+    ]
+    assert any(u.value_before < 3.0 <= u.value_after for _, u in extrinsic)
+    in_use = Counter((seat, u.hypothesis) for seat, u in extrinsic)
+    assert max(in_use.values()) > 1

@@ -192,7 +192,7 @@ def test_vanilla_mind_prompting_is_one_call_per_update() -> None:
 
 
 def test_subgoals_run_while_legal_then_an_action_call() -> None:
-    script = RoleScript(plan="Plan: press.\nSubgoals:\n1. Wait\n2. Fly to the moon")
+    script = RoleScript(subgoals="Subgoals:\n1. Wait\n2. Fly to the moon")
     agent, records, trajectory = run_hm(script, Waiter())
     # the partner acts every turn, so every decision re-plans and takes subgoal 1 ('Wait')
     assert agent.stats()["subgoal_actions"] == len(trajectory.steps)
@@ -201,7 +201,7 @@ def test_subgoals_run_while_legal_then_an_action_call() -> None:
 
 
 def test_illegal_subgoal_drops_the_plan() -> None:
-    script = RoleScript(plan="Plan: fly.\nSubgoals:\n1. Fly to the moon\n2. Wait")
+    script = RoleScript(subgoals="Subgoals:\n1. Fly to the moon\n2. Wait")
     agent, records, trajectory = run_hm(script, Waiter())
     assert agent.stats()["subgoal_actions"] == 0
     assert script.calls["action"] == len(trajectory.steps)
@@ -284,12 +284,12 @@ def test_a_subgoal_in_the_third_person_names_the_move() -> None:
 
 
 def test_a_plan_written_in_the_third_person_is_followed() -> None:
-    def plan(messages: Sequence[Message]) -> str:
+    def goals(messages: Sequence[Message]) -> str:
         offered = messages[-1].content.split("Available actions now:\n")[1].split("\n\n")[0]
         room = next(line for line in offered.splitlines() if "Move to Room" in line).split()[-1]
-        return f"Plan: chase the thief.\nSubgoals:\n1. Alice moves to room {room}"
+        return f"Subgoals:\n1. Alice moves to room {room}"
 
-    script = RoleScript(plan=plan)
+    script = RoleScript(plan="Plan: chase the thief.", subgoals=goals)
     agent, records, trajectory = run_hm(script, Waiter())
     # every decision re-plans (as in the test above) and plays its plan's move: the plan is
     # never dropped, and no action call is needed

@@ -56,13 +56,17 @@ def test_a_plugin_agent_stores_its_own_role_typed_and_the_run_reads_back(
     guesses = [r for r in stored if r["role"] == "guess"]
     chosen = [r for r in stored if r["kind"] == "events" and r["action"] and not r["forced"]]
     assert guesses and len(guesses) == len(chosen)
-    for record in guesses:
-        assert (record["partner"], record["guess"], record["agent"]) == ("Bob", None, "guesser")
-        assert record["text"].startswith("Scripted policy: there are no lettered options")
+    for record in guesses:  # the scripted model fills in the format the directive asks for
+        assert record["text"] == "Guess: scripted guess"
+        assert (record["partner"], record["guess"], record["agent"]) == (
+            "Bob",
+            "scripted guess",
+            "guesser",
+        )
     episode = json.loads((run / "episodes.jsonl").read_text())
     assert episode["agent_stats"]["0"]["calls_by_role"]["guess"] == len(guesses)
     read = run_process(installed, [sys.executable, "-c", READ_BACK, str(run)]).splitlines()
-    assert read == ["toyagent.agent GuessExchange Bob None"] * len(guesses)
+    assert read == ["toyagent.agent GuessExchange Bob scripted guess"] * len(guesses)
 
 
 def test_a_role_no_installed_package_registers_is_refused_naming_where_roles_come_from() -> None:

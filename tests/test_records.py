@@ -165,7 +165,7 @@ def test_every_agent_role_has_exactly_one_record_type_registered_in_the_core() -
     declared = [
         role for cls in EXCHANGE_TYPES for role in get_args(cls.model_fields["role"].annotation)
     ]
-    assert len(declared) == len(set(declared)) == 16
+    assert len(declared) == len(set(declared)) == 17  # 16 in format 3, then HM's subgoals
     assert list(AGENT_ROLES) == declared
     for role in AGENT_ROLES:
         cls = EXCHANGE_ROLES.get(role)
@@ -229,7 +229,8 @@ def test_every_role_stored_by_format_3_reads_back_as_it_was_written() -> None:
     """One record of each role, as coordqa wrote them before the agentic records moved out of
     the core: each reads as its role's type and writes back the same JSON (nothing lost)."""
     stored = [json.loads(line) for line in (FORMAT3 / "roles.jsonl").read_text().splitlines()]
-    assert [r["role"] for r in stored] == [*AGENT_ROLES, "events"]
+    newer = {"subgoals"}  # the subgoal module's own call (issue 37), after these were written
+    assert [r["role"] for r in stored] == [*(r for r in AGENT_ROLES if r not in newer), "events"]
     for data in stored:
         record = parse_record(data, "roles.jsonl")
         assert record.role == data["role"]

@@ -16,9 +16,15 @@ actions, reads the reply with :func:`coordqa.choices.choose`, asks once more wit
 reminder when the reply is unreadable (no answer, an empty reply included, or ambiguous), and
 otherwise falls back to the game's documented safe action
 (:func:`~coordqa.agentic.agents.memory.fallback_action`), recorded as a fallback: an unreadable
-reply is the model's own result. A model call that failed (after the gateway's own retries),
-whatever its role, is not: it is recorded, then :class:`~coordqa.errors.ModelCallFailed` is
-raised, so no decision rests on a reply that never came and the episode is stored as failed, to
+reply is the model's own result. Free-text calls (ToM notes, hypotheses, plans, subgoals, ReAct
+thoughts, reflections, beliefs) are read as strictly (:meth:`LLMAgent.ask_labelled`): a reply
+without the labels its format asks for is unreadable, asked once more with the format restated,
+then the role's documented fallback (no note, no hypothesis, no plan...), never kept whole.
+Every role's empty and unreadable replies and fallbacks are counted per role
+(:class:`~coordqa.agentic.agents.stats.AgentStats`). A model call that failed (after the
+gateway's own retries), whatever its role, is not: it is recorded, then
+:class:`~coordqa.errors.ModelCallFailed` is raised, so no decision rests on a reply that never
+came and the episode is stored as failed, to
 be played again, never as a played result.
 
 Every agent's memory (:meth:`LLMAgent.memory`) says when its last high-level action failed and
@@ -41,7 +47,12 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.belief import BeliefState
 from coordqa.agentic.agents.features import check_features, partner_info_redaction
 from coordqa.agentic.agents.ladder import ask_ladder
-from coordqa.agentic.agents.memory import fallback_action, memory_text, offered_options
+from coordqa.agentic.agents.memory import (
+    fallback_action,
+    memory_text,
+    offered_options,
+    working_memory,
+)
 from coordqa.agentic.agents.services import Note, NoteKey, ReplyParser
 from coordqa.agentic.agents.stats import AgentStats
 from coordqa.agentic.presets import DEFAULT_PRESET, game_preset, long_term_memory
@@ -55,6 +66,7 @@ from coordqa.agentic.records import (
     Recorder,
 )
 from coordqa.choices import Choice, choose, option_letter
+from coordqa.directives import format_labels, reply_format
 from coordqa.errors import ConfigError, GameError, ModelCallFailed
 from coordqa.games.base import (
     ANY_GAME,
@@ -313,6 +325,11 @@ class LLMAgent(Player):
             game, self.player, failure, belief, *sections, episodic=episodic, redact=self.redact
         )
 
+    def working_memory(self, game: SeatView) -> str:
+        """The state as this agent's memory shows it (its first section), without the rest."""
+        episodic = not self.style.stateless
+        return working_memory(game, self.player, episodic=episodic, redact=self.redact)
+
     # ------------------------------------------------------------------ recording
 
     def _stamp(self) -> dict[str, str | int | None]:
@@ -379,7 +396,45 @@ class LLMAgent(Player):
         self._emit(exchange_of(role, payload, **self._stamp(), messages=messages, **result))
         if not reply.ok:
             raise ModelCallFailed(str(reply.error), reply.error_kind or "failed", role)
+        if value is None:
+            self._stats.count_unreadable(role)
         return reply, value
+
+    async def ask_labelled(
+        self,
+        role: str,
+        messages: Sequence[Message],
+        parse: ReplyParser[T | None],
+        fallback: str,
+    ) -> T | None:
+        """A free-text call read as strictly as an action: once, once more, or the fallback.
+
+        ``parse`` gives None for a reply without the labels the call's format asks for (stated
+        in its system prompt after "Reply in exactly this format"). Such a reply is asked once
+        more with that format restated; a second one is the role's fallback: None is returned,
+        counted (``role_fallbacks``) and noted in the decision's record with ``fallback`` (what
+        the agent does instead). The unreadable text reaches no later prompt.
+
+        Raises:
+            ModelCallFailed: as :meth:`ask`.
+        """
+        reply, value = await self.ask(role, messages, parse)
+        if value is not None:
+            return value
+        system = messages[0].content if messages else ""
+        labels = format_labels(system)
+        problem = _label_problem(reply.text, labels)
+        reminder = prompts.label_reminder(problem, reply_format(system))
+        reply, value = await self.ask(
+            role, reask_messages(messages, reply.text or "", reminder), parse
+        )
+        if value is None:
+            self._stats.count_role_fallback(role)
+            problem = _label_problem(reply.text, labels)
+            self.note_event(
+                "notes", f"{role} reply unreadable after one reminder ({problem}): {fallback}"
+            )
+        return value
 
     # ------------------------------------------------------------------ the action call
 
@@ -435,6 +490,7 @@ class LLMAgent(Player):
         reply, choice = await self.ask("action", messages, read)
         if choice.index is not None:
             return ActionPick(options[choice.index], reply.text or "")
+        self._stats.count_unreadable("action")
         problem = choice_problem(choice, options)
         self._stats.reprompts += 1
         letters = ", ".join(option_letter(i) for i in range(len(options)))
@@ -443,8 +499,17 @@ class LLMAgent(Player):
         reply, choice = await self.ask("reprompt", retry, read)
         if choice.index is not None:
             return ActionPick(options[choice.index], reply.text or "")
+        self._stats.count_unreadable("reprompt")
         detail = choice_problem(choice, options)
         return self.fall_back(legal, "unreadable", f"after one format reminder: {detail}")
+
+
+def _label_problem(text: str | None, labels: Sequence[str]) -> str:
+    """Why a free-text reply was unreadable, in words the model can act on."""
+    if not (text or "").strip():
+        return "it was empty"
+    named = ", ".join(f"'{label}:'" for label in labels) or "a labelled line"
+    return f"it has no {named} line" if len(labels) <= 1 else f"it has none of the lines {named}"
 
 
 def agent_factory(cls: type[LLMAgent]) -> Callable[..., LLMAgent]:

@@ -25,7 +25,9 @@ Each game computes its own facts (``GameProfile.agents.belief_facts``, a
 belief against them.
 
 Free text (plans, intentions, anything else the model keeps) follows under ``Notes:``. A fact
-line the model left out, or wrote unreadably, counts as wrong: the belief was asked for it.
+line the model left out, or wrote unreadably, counts as wrong: the belief was asked for it. Only
+the template's lines are kept (in its order); a reply with none of them is asked once more,
+then the belief stays as it was (counted per role).
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ import re
 
 from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.features import belief_facts
+from coordqa.agentic.agents.replies import labelled_lines
 from coordqa.agentic.agents.services import AgentServices
 from coordqa.agentic.records import BeliefCheck, BeliefPayload
+from coordqa.directives import format_labels
 from coordqa.games import BeliefFact
 from coordqa.games.agent_profile import fact_value
 from coordqa.games.seat import SeatView
@@ -103,14 +107,20 @@ class BeliefState:
             agent.long_term_memory(game), agent.memory(game), template, MAX_BELIEF_CHARS
         )
 
-        def read(reply: Reply) -> tuple[BeliefPayload, BeliefPayload]:
-            text = (reply.text or "").strip()[:MAX_BELIEF_CHARS]
-            payload = BeliefPayload(belief=text, belief_checks=check_belief(text, facts))
-            return payload, payload
+        labels = format_labels(messages[0].content)
 
-        _reply, payload = await agent.ask("belief", messages, read)
-        self.text = payload.belief
-        correct = [check.correct for check in payload.belief_checks]
+        def read(reply: Reply) -> tuple[BeliefPayload | None, BeliefPayload]:
+            text = (labelled_lines(reply.text, labels) or "")[:MAX_BELIEF_CHARS]
+            payload = BeliefPayload(belief=text, belief_checks=check_belief(text, facts))
+            return (payload if text else None), payload
+
+        fallback = "the belief is kept as it was; its facts count as wrong"
+        payload = await agent.ask_labelled("belief", messages, read, fallback)
+        if payload is None:
+            checks = check_belief("", facts)
+        else:
+            self.text, checks = payload.belief, payload.belief_checks
+        correct = [check.correct for check in checks]
         agent.counters.count_belief(correct)
         if correct:
             agent.note_event("belief_accuracy", sum(correct) / len(correct))

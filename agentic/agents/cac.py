@@ -40,9 +40,10 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.base import ActionPick, LLMAgent
 from coordqa.agentic.agents.ladder import check_every
 from coordqa.agentic.agents.memory import partner_last_action
-from coordqa.agentic.agents.replies import strip_markdown, without_action_lines
+from coordqa.agentic.agents.replies import labelled_lines, section, strip_markdown
 from coordqa.agentic.agents.tom_levels import PartnerPredictor, check_level
 from coordqa.agentic.records import Rejection, TomPayload, VerifierPayload
+from coordqa.directives import format_labels
 from coordqa.errors import ConfigError
 from coordqa.games.base import PLAYER_NAMES, Observation, StepResult
 from coordqa.games.seat import SeatView
@@ -127,7 +128,7 @@ class CACAgent(LLMAgent):
     """The CAC agent (ToM -> action -> verifier)."""
 
     name = "cac"
-    version = "cac-v6"
+    version = "cac-v7"
     options_class = CACOptions
     options: CACOptions
 
@@ -164,7 +165,7 @@ class CACAgent(LLMAgent):
             pick = await self.choose_action(game, legal, memory, exclude=rejected)
             if pick.fallback is not None or not self.options.use_verifier:
                 return pick.action
-            verdict, reason = await self.verify(game, legal, memory, pick)
+            verdict, reason = await self.verify(game, legal, pick)
             if verdict == "okay" or (verdict is None and self.options.missing_verdict == "accept"):
                 return pick.action
             rejected.append(pick.action)
@@ -182,10 +183,10 @@ class CACAgent(LLMAgent):
         return legal if cap is None else 1 + cap
 
     async def theory_of_mind(self, game: SeatView) -> str:
-        """The ToM model's reading of the partner's last action.
+        """The ToM model's reading of the partner's last action: the lines of its format.
 
         '' without a call before the partner has acted (nothing to interpret), and '' when the
-        call failed.
+        reply had none of its format's labels after one reminder (the fallback: no note).
         """
         partner = PLAYER_NAMES[1 - self.player]
         last = partner_last_action(game, self.player)
@@ -195,23 +196,30 @@ class CACAgent(LLMAgent):
         memory = self.memory(game, f"{partner}'s last action was: {last}.")
         messages = prompts.tom_messages(self.game_name, self.long_term_memory(game), memory)
 
-        def read(reply: Reply) -> tuple[str, TomPayload]:
-            return (reply.text or "").strip(), TomPayload(partner_last_action=last)
+        labels = format_labels(messages[0].content)
 
-        _, text = await self.ask("tom", messages, read)
+        def read(reply: Reply) -> tuple[str | None, TomPayload]:
+            return labelled_lines(reply.text, labels), TomPayload(partner_last_action=last)
+
+        text = await self.ask_labelled("tom", messages, read, "no ToM note this decision")
         return f"Theory of Mind notes about {partner}:\n{text}" if text else ""
 
     async def verify(
-        self, game: SeatView, legal: list[str], memory: str, pick: ActionPick
+        self, game: SeatView, legal: list[str], pick: ActionPick
     ) -> tuple[VerifierVerdict | None, str]:
-        """Ask the verifier about ``pick``; count and record a rejection or a missing verdict."""
+        """Ask the verifier about ``pick``; count and record a rejection or a missing verdict.
+
+        The verifier is given the action (LLM-Coordination C.3): the state (the agent's memory
+        without this decision's ToM notes and earlier rejections), the legal actions, the
+        proposal and its reason.
+        """
         messages = prompts.verifier_messages(
             self.game_name,
             self.long_term_memory(game),
-            memory,
+            self.memory(game),
             legal,
             pick.action,
-            without_action_lines(pick.explanation),
+            section(pick.explanation, "explanation") or "",
         )
 
         def read(reply: Reply) -> tuple[VerifierVerdict | None, VerifierPayload]:

@@ -4,23 +4,32 @@ In Hypothesis Evaluation + Hypothesis Refinement the values of HM's hypotheses c
 not from predicting the partner. An *interaction* runs from one ToM update to the next (the
 partner's next behaviour, as HM schedules its updates). At each update:
 
-- the hypothesis **in use** during the last interaction (the one that conditioned the plan) is
-  scored by the **extrinsic reward** of that interaction: the points the team scored in it, in
-  the game's scoring unit (``GameProfile.reward_unit``: a soup in Overcooked, a card in Hanabi,
-  the win in the Collab games), times ``extrinsic_scale``;
-- every **other kept hypothesis** (the top-k by value, none while one is validated) gets a
-  **counterfactual reward** from two model calls: before the interaction, the action it would
-  have the agent take (role ``target``; the paper asks for an inventory, here one of the legal
-  actions); after it, whether taking that action would have gone better than what the agent did
-  (role ``judgement``): positive, neutral or negative, +c, 0 or -c. A judgement that names none
-  of the three leaves the value as it is (recorded).
+- the hypothesis **in use** during the last interaction (the one that conditioned the plan: the
+  validated one, else the best-valued kept one, the newest among equals) is scored by the
+  **extrinsic reward** of that interaction: the points the team scored in it, in the game's
+  scoring unit (``GameProfile.reward_unit``: a soup in Overcooked, a card in Hanabi, the win in
+  the Collab games), times ``extrinsic_scale``;
+- every **other kept hypothesis** (the newest and the top-k earlier ones by value, none while
+  one is validated) gets a **counterfactual reward** from two model calls: before the
+  interaction, the action it would have the agent take (role ``target``; the paper asks for an
+  inventory, here one of the legal actions); after it, whether taking that action would have
+  gone better than what the agent did (role ``judgement``): positive, neutral or negative, +c, 0
+  or -c. A judgement that names none of the three leaves the value as it is (recorded).
 
 Values move by the same Rescorla-Wagner rule as in HM; the paper's constants are alpha 0.3,
 c = 3.0, V_thr = 3.0, top_k 5 (:class:`~coordqa.agentic.agents.hm.HMOptions` takes them as the
 variant's defaults).
 
-Two decisions the paper leaves open:
+Three decisions the paper leaves open:
 
+- **Which hypothesis is in use.** The appendix scores "the hypothesis used online for goal
+  selection" by extrinsic reward, and its code note allows "The highest value hypothesis could
+  also be used". coordqa uses the best-valued kept one (the newest while all are equal, as HM
+  uses the latest generated): a new hypothesis starts at 0, so the one in use stays in use while
+  it is the best valued and collects extrinsic reward over several interactions. Using the
+  newest (HM's rule) would put every new hypothesis in use at once, so no hypothesis would ever
+  be scored by more than one interaction (measured before: 1 extrinsic update per hypothesis in
+  288 of 293 Hanabi and 141 of 141 Overcooked hypotheses, ``benchmarks/bench_he_hr.py``).
 - **Reaching V_thr = c.** Rescorla-Wagner moves a value towards its reward and never past it:
   a hypothesis judged positive n times in a row from 0 has 3 (1 - 0.7^n), which never reaches
   3.0. coordqa keeps the paper's rule (validated when V >= V_thr, no tolerance), so only the
@@ -29,8 +38,11 @@ Two decisions the paper leaves open:
   validate one. That is the paper's own consequence whenever its environment pays more than
   c for an interaction.
 - **Scaling the extrinsic reward** (``extrinsic_scale``, default :data:`EXTRINSIC_SCALE`): 5 per
-  scoring unit, so one soup, card or win is worth more than a counterfactual +c (3): three
-  scoring interactions in a row from 0 validate the hypothesis in use (1.5, 2.55, 3.285 >= 3).
+  scoring unit, so one soup, card or win is worth more than a counterfactual +c (3). The routes
+  to V_thr: three scoring interactions in a row from 0 while in use (1.5, 2.55, 3.285 >= 3), or
+  one scoring interaction of a hypothesis that took over with a value above
+  (3 - 0.3 x 5) / 0.7 = 2.14 (reached by positive judgements); an interaction that scores
+  nothing pulls the one in use towards 0 (x 0.7).
 """
 
 from __future__ import annotations
@@ -64,16 +76,15 @@ JUDGEMENTS: tuple[tuple[Judgement, str], ...] = (
 
 TARGET_DIRECTIVE = (
     "You are the planning module of an agent playing a cooperative game with a partner. Assume "
-    "the given hypothesis about your partner's strategy is true, and choose the action you "
-    "would take now.\n"
+    "the given hypothesis is true, and choose the action you would take now.\n"
     "Reply in exactly this format:\nExplanation: <one sentence>\nAnswer: <one letter>"
 )
 """System prompt of HE + HR's target call."""
 
 JUDGEMENT_DIRECTIVE = (
     "You are the evaluation module of an agent playing a cooperative game with a partner. "
-    "Earlier, under a hypothesis about your partner, you would have taken another action than "
-    "the one you took. From what has happened since, judge whether taking it would have gone "
+    "Earlier, under another hypothesis, you would have taken another action than the one you "
+    "took. From what has happened since, judge whether taking it would have gone "
     "better for the team than what you did, about the same, or worse.\n"
     "Reply in exactly this format:\nExplanation: <one sentence>\nAnswer: <one letter>"
 )
@@ -169,8 +180,8 @@ class RewardEvaluation:
         self, game: SeatView, legal: list[str], memory: str, hypothesis: Hypothesis
     ) -> str | None:
         text = (
-            f"{memory.strip()}\n\nAssume this hypothesis about your partner is "
-            f"true: {hypothesis.text}\n\nWhich action would you take now?\n\n"
+            f"{memory.strip()}\n\nAssume this hypothesis is true: {hypothesis.text}\n\n"
+            "Which action would you take now?\n\n"
             f"{MARKERS['JP']}\n{format_options(legal)}"
         )
         messages = self._conversation(game, TARGET_DIRECTIVE, text)
@@ -195,8 +206,8 @@ class RewardEvaluation:
         options = [text for _, text in JUDGEMENTS]
         did = "; ".join(taken) or "nothing yet"
         text = (
-            f"{memory.strip()}\n\nUnder this hypothesis about your partner: "
-            f"{hypothesis.text}\nyou would have taken: {target.action}\nWhat you did instead: "
+            f"{memory.strip()}\n\nUnder this hypothesis: {hypothesis.text}\n"
+            f"you would have taken: {target.action}\nWhat you did instead: "
             f"{did}\n\nWould taking that action have gone better for the team?\n\n"
             f"{MARKERS['ToM']}\n{format_options(options)}"
         )

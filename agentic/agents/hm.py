@@ -9,8 +9,13 @@ completed Overcooked object action, each Collab turn). One update, in the full `
    do something (there is nothing to form a hypothesis from);
 2. each predicting hypothesis (the validated one, else the top-k with the newest) predicts the
    partner's next behaviour as a lettered choice (role ``predict``);
-3. plan conditioned on the best hypothesis (validated, else newest): a strategy plus 1-6 subgoals
-   (role ``plan``).
+3. plan conditioned on the best hypothesis (validated, else newest; ``he_hr``: else the
+   best-valued kept one): a strategy (role ``plan``, eq. 3), then the subgoal module's 3-6
+   subgoals for it (role ``subgoals``, eq. 4), a second call.
+
+So an update without a validated hypothesis makes the paper's 3 + top_k ToM-module calls
+(generation, top_k + 1 predictions, the plan) plus the subgoal call, and one with a validated
+hypothesis 2 plus the subgoal call.
 
 Code scores the predictions when the behaviour is observed (Rescorla-Wagner values, in
 :mod:`~coordqa.agentic.agents.hypotheses`). Each decision then takes the plan's next subgoal
@@ -25,9 +30,11 @@ plans); ``mmp_eval`` adds evaluation (values, validation, top-k predictors) with
 ``mmp_eval`` and ``hm`` act on the values. ``he_hr`` (Hypothesis Evaluation + Hypothesis
 Refinement, the paper's appendix F) makes no predictions: the values come from reward
 (:mod:`~coordqa.agentic.agents.counterfactual`), with the appendix's constants (alpha 0.3,
-c = 3.0, V_thr = 3.0, top_k 5). An update then makes generation, a target call per other kept
-hypothesis, the plan, and at the next update a judgement per target: 2 + 2 top_k calls once
-top_k earlier hypotheses exist, 1 (the plan) while a hypothesis is validated.
+c = 3.0, V_thr = 3.0, top_k 5); its plan rests on the best-valued kept hypothesis, so the one
+in use collects extrinsic reward over interactions. An update then makes generation, a target
+call per other kept hypothesis, the plan, and at the next update a judgement per target: 2 + 2
+top_k calls once top_k earlier hypotheses exist, 1 (the plan) while a hypothesis is validated,
+each plus the subgoal call.
 
 The planner, the subgoal actor and self-reflection are shared with HM's baselines
 (:mod:`~coordqa.agentic.agents.planning`).
@@ -46,7 +53,7 @@ from coordqa.agentic.agents import prompts
 from coordqa.agentic.agents.counterfactual import EXTRINSIC_SCALE, RewardEvaluation
 from coordqa.agentic.agents.features import behaviour_for
 from coordqa.agentic.agents.hypotheses import HMParams, Hypothesis, HypothesisBook
-from coordqa.agentic.agents.planning import PlanningAgent, PlanningOptions, plain
+from coordqa.agentic.agents.planning import PlanningAgent, PlanningOptions
 from coordqa.agentic.agents.replies import section, subgoals
 from coordqa.agentic.records import (
     HypothesisPayload,
@@ -72,9 +79,6 @@ PAPER_CONSTANTS: dict[str, tuple[float, float]] = {"he_hr": (3.0, 3.0)}
 """(c, V_thr) of the variants whose constants differ from HM's 1.0 and 0.7 (the appendix's
 hyperparameter table)."""
 
-OBSERVED_SHOWN = 8
-"""How many of the partner's latest observed behaviours the HM memory lists."""
-
 
 @dataclass(frozen=True)
 class HMOptions(PlanningOptions):
@@ -99,6 +103,10 @@ class HMOptions(PlanningOptions):
     Mind Prompting's single hypothesis)."""
     initial_value: float = field(default=0.0, metadata=flag("--initial-value"))
     """Value of a new hypothesis (not given in the paper; 0 means no evidence yet)."""
+    history_window: int | None = field(default=None, metadata=flag("--history-window"))
+    """How many of the partner's latest observed behaviours HM's memory lists; none: the entire
+    interaction history, as the paper generates hypotheses "given the entire interaction
+    history". Set it to keep long episodes within a model's context."""
     extrinsic_scale: float = field(default=EXTRINSIC_SCALE, metadata=flag("--extrinsic-scale"))
     """he_hr: the reward to the hypothesis in use per scoring unit the team scores in an
     interaction (a soup, a card, the win); above c, so that only it can reach V_thr = c."""
@@ -108,6 +116,12 @@ class HMOptions(PlanningOptions):
         if self.variant not in VARIANTS:
             raise ConfigError(
                 f"HM variant {self.variant!r} is unknown; use one of {', '.join(VARIANTS)}"
+            )
+        window = self.history_window
+        if window is not None and (isinstance(window, bool) or window < 1):
+            raise ConfigError(
+                f"HM option history_window={window!r} is invalid: it must be an integer >= 1, "
+                "or none for the entire interaction history"
             )
         if not self.extrinsic_scale > 0:
             raise ConfigError(
@@ -128,6 +142,7 @@ class HMOptions(PlanningOptions):
             threshold=threshold if self.threshold is None else self.threshold,
             top_k=self.top_k,
             initial_value=self.initial_value,
+            in_use="best" if self.variant == "he_hr" else "newest",
         )
 
     @property
@@ -157,7 +172,7 @@ class HMAgent(PlanningAgent):
     """The Hypothetical Minds agent."""
 
     name = "hm"
-    version = "hm-v8"
+    version = "hm-v9"
     options_class = HMOptions
     options: HMOptions
     observes_partner = True
@@ -269,9 +284,11 @@ class HMAgent(PlanningAgent):
         if not self.observed_log:
             return f"Observed behaviour of {partner}: nothing yet."
         marks = {True: " (as I predicted)", False: " (not as I predicted)", None: ""}
-        recent = self.observed_log[-OBSERVED_SHOWN:]
-        lines = [f"- {behaviour}{marks[predicted]}" for behaviour, predicted in recent]
-        return f"Observed behaviour of {partner} (oldest first):\n" + "\n".join(lines)
+        window, seen = self.options.history_window, len(self.observed_log)
+        shown = self.observed_log if window is None else self.observed_log[-window:]
+        lines = [f"- {behaviour}{marks[predicted]}" for behaviour, predicted in shown]
+        which = "" if len(shown) == seen else f"the latest {len(shown)} of {seen}, "
+        return f"Observed behaviour of {partner} ({which}oldest first):\n" + "\n".join(lines)
 
     def plan_section(self) -> str:
         """The hypothesis the plan rests on, with its status, then the plan."""
@@ -280,7 +297,8 @@ class HMAgent(PlanningAgent):
         parts = []
         if hypothesis is not None:
             status = "validated" if self.book.validated() is hypothesis else "not yet validated"
-            parts.append(f"{partner}'s strategy (my hypothesis, {status}): {hypothesis.text}")
+            about = "Hypothesis in use" if self.rewards is not None else f"{partner}'s strategy"
+            parts.append(f"{about} (my hypothesis, {status}): {hypothesis.text}")
         parts.append(super().plan_section())
         return "\n".join(part for part in parts if part)
 
@@ -330,19 +348,22 @@ class HMAgent(PlanningAgent):
     async def _generate(self, game: SeatView) -> None:
         shown = self.book.for_refinement() if self.options.refine else []
         messages = prompts.hypothesis_messages(
-            self.long_term_memory(game), self._memory(game), [(h.text, h.value) for h in shown]
+            self.long_term_memory(game),
+            self._memory(game),
+            [(h.text, h.value) for h in shown],
+            mind_prompting=self.options.variant != "he_hr",
         )
         next_id = len(self.book.hypotheses)
 
         def read(reply: Reply) -> tuple[str | None, HypothesisPayload]:
-            text = section(reply.text, "hypothesis") or plain(reply.text)
+            text = section(reply.text, "hypothesis")
             return text, HypothesisPayload(
                 hypothesis_id=next_id if text else None,
                 hypothesis=text,
                 refining=[h.id for h in shown],
             )
 
-        _, text = await self.ask("hypothesis", messages, read)
+        text = await self.ask_labelled("hypothesis", messages, read, "no new hypothesis")
         if text:
             self._add_hypothesis(text)
 
@@ -379,7 +400,10 @@ class HMAgent(PlanningAgent):
         note = f"Reflection on my last plan: {reflection}" if reflection else ""
         memory = self.memory(game, self._observed_section(), note)
         text, conditioned = (None, None) if hypothesis is None else (hypothesis.text, hypothesis.id)
-        await self.make_plan(game, legal, memory, text, conditioned)
+        condition: prompts.PlanCondition = (
+            "hypothesis" if self.options.variant == "he_hr" else "partner"
+        )
+        await self.make_plan(game, legal, memory, text, conditioned, condition)
 
     async def _vanilla(self, game: SeatView, legal: list[str]) -> None:
         """Vanilla Mind Prompting: hypothesis, prediction and plan from one call."""
@@ -393,7 +417,7 @@ class HMAgent(PlanningAgent):
         )
         next_id = len(self.book.hypotheses)
 
-        def read(reply: Reply) -> tuple[VanillaPayload, VanillaPayload]:
+        def read(reply: Reply) -> tuple[VanillaPayload | None, VanillaPayload]:
             choice = choose(reply.text, options)
             hypothesis = section(reply.text, "hypothesis")
             parsed = VanillaPayload(
@@ -405,9 +429,12 @@ class HMAgent(PlanningAgent):
                 plan=section(reply.text, "plan"),
                 subgoals=subgoals(reply.text),
             )
-            return parsed, parsed
+            return (parsed if hypothesis else None), parsed
 
-        _, parsed = await self.ask("vanilla", messages, read)
+        fallback = "no hypothesis, prediction or plan at this update"
+        parsed = await self.ask_labelled("vanilla", messages, read, fallback)
+        if parsed is None:
+            return
         self.plan, self.subgoals = parsed.plan, list(parsed.subgoals)
         added = self._add_hypothesis(parsed.hypothesis) if parsed.hypothesis else None
         if parsed.predicted is not None:

@@ -7,6 +7,9 @@ observed, the prediction earns an intrinsic reward ``r = +c`` (right) or ``-c`` 
 hypothesis value moves by Rescorla-Wagner: ``V <- V + alpha * (r - V)``. A hypothesis whose value
 reaches ``threshold`` is *validated*: while one is, no new hypotheses are generated and only the
 best validated one predicts and conditions plans, until its value falls below the threshold.
+Without a validated one, the plan rests on the newest hypothesis (HM, as its paper says), or on
+the best-valued kept one (``in_use="best"``: HE + HR, whose values come from the reward of the
+hypothesis in use, so it must stay in use to collect it).
 
 The paper does not give the value of a new hypothesis; coordqa starts it at ``initial_value``
 (default 0.0, "no evidence either way").
@@ -22,6 +25,7 @@ The paper does not give the value of a new hypothesis; coordqa starts it at ``in
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
@@ -56,6 +60,11 @@ class HMParams:
     for refinement (those with a positive value)."""
     initial_value: float = 0.0
     """Value of a new hypothesis (not given in the paper; 0 means no evidence yet)."""
+    in_use: Literal["newest", "best"] = "newest"
+    """Which hypothesis conditions the plan while none is validated: the ``newest`` (HM's
+    paper: "the latest generated hypothesis") or the ``best``-valued kept one, the newest among
+    equals (HE + HR; the paper's code note: "The highest value hypothesis could also be
+    used")."""
 
     def __post_init__(self) -> None:
         checks = {
@@ -64,6 +73,7 @@ class HMParams:
             "threshold": (abs(self.threshold) <= self.c, f"in [-c, c] = [{-self.c}, {self.c}]"),
             "top_k": (isinstance(self.top_k, int) and self.top_k >= 0, "an integer >= 0"),
             "initial_value": (abs(self.initial_value) <= self.c, "in [-c, c]"),
+            "in_use": (self.in_use in ("newest", "best"), "'newest' or 'best'"),
         }
         for name, (ok, allowed) in checks.items():
             if not ok:
@@ -159,13 +169,10 @@ class HypothesisBook:
         """The top-k hypotheses with a positive value, shown to the generator to refine."""
         return [h for h in self.ranked() if h.value > 0][: self.params.top_k]
 
-    def predictors(self) -> list[Hypothesis]:
-        """Hypotheses that predict the partner's next behaviour.
+    def kept(self) -> list[Hypothesis]:
+        """The hypotheses evaluated now: the validated one, else the newest and top-k earlier.
 
-        The validated one alone if there is one; otherwise the newest plus the top-k earlier
-        ones by value. So an update without a validated hypothesis makes the paper's 3 + top_k
-        calls (generation, top_k + 1 predictions, the plan) once top_k earlier hypotheses
-        exist, and one with a validated hypothesis 2 (its prediction, the plan).
+        The earlier ones are the best by value.
         """
         validated = self.validated()
         if validated is not None:
@@ -173,23 +180,36 @@ class HypothesisBook:
         if not self.hypotheses:
             return []
         newest = self.hypotheses[-1]
-        return [newest, *self.others(newest)]
+        earlier = [h for h in self.ranked() if h is not newest]
+        return [newest, *earlier[: self.params.top_k]]
+
+    def predictors(self) -> list[Hypothesis]:
+        """Hypotheses that predict the partner's next behaviour: the kept ones.
+
+        So an update without a validated hypothesis makes the paper's 3 + top_k calls
+        (generation, top_k + 1 predictions, the plan) once top_k earlier hypotheses exist, and
+        one with a validated hypothesis 2 (its prediction, the plan).
+        """
+        return self.kept()
 
     def others(self, in_use: Hypothesis | None) -> list[Hypothesis]:
-        """The top-k hypotheses by value other than ``in_use``; none while one is validated.
+        """The kept hypotheses other than ``in_use`` (none while one is validated).
 
-        HE + HR scores them by counterfactual judgement.
+        HE + HR scores them by counterfactual judgement: top_k of them once top_k earlier
+        hypotheses exist, the newest among them unless it is the one in use.
         """
-        if self.validated() is not None:
-            return []
-        return [h for h in self.ranked() if h is not in_use][: self.params.top_k]
+        return [h for h in self.kept() if h is not in_use]
 
     def for_plan(self) -> Hypothesis | None:
-        """The hypothesis that conditions the plan: the validated one, else the newest."""
-        validated = self.validated()
-        if validated is not None:
-            return validated
-        return self.hypotheses[-1] if self.hypotheses else None
+        """The hypothesis that conditions the plan (and, in HE + HR, is scored by reward).
+
+        The validated one, else the newest, or with ``in_use="best"`` the best-valued kept one
+        (the newest among equals).
+        """
+        kept = self.kept()
+        if not kept or self.validated() is not None or self.params.in_use == "newest":
+            return kept[0] if kept else None
+        return max(kept, key=lambda h: (h.value, h.id))
 
     def _note_validation(self, decision: int) -> None:
         validated = self.validated()

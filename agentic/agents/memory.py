@@ -89,6 +89,28 @@ def _history_line(line: str, partner: str) -> bool:
     return bool(OWN_HISTORY.search(line) or re.search(rf"\b{partner}'s last action\b", line, re.I))
 
 
+def working_memory(
+    game: SeatView,
+    player: int,
+    *,
+    episodic: bool = True,
+    redact: Callable[[str, int], str] | None = None,
+) -> str:
+    """The game's description of the state from ``player``'s seat, as the agent's memory shows it.
+
+    ``redact`` rewrites it first (``--no-partner-info``); without ``episodic`` its history lines
+    are left out (a stateless agent).
+    """
+    working = game.describe(player).strip()
+    if redact is not None:
+        working = redact(working, player)
+    if not episodic:
+        partner = PLAYER_NAMES[1 - player]
+        lines = working.splitlines()
+        working = "\n".join(line for line in lines if not _history_line(line, partner))
+    return working
+
+
 def memory_text(
     game: SeatView,
     player: int,
@@ -102,13 +124,7 @@ def memory_text(
     of the game's description are left out too, so the model sees the current state only.
     ``redact`` rewrites the game's description first (``--no-partner-info``).
     """
-    working = game.describe(player).strip()
-    if redact is not None:
-        working = redact(working, player)
-    if not episodic:
-        partner = PLAYER_NAMES[1 - player]
-        lines = working.splitlines()
-        working = "\n".join(line for line in lines if not _history_line(line, partner))
+    working = working_memory(game, player, episodic=episodic, redact=redact)
     parts = [working, episodic_memory(game, player, working) if episodic else ""]
     parts += [section.strip() for section in sections]
     return "\n\n".join(part for part in parts if part)

@@ -4,7 +4,10 @@ The paper compares HM with ReAct, Reflexion and PlanReAct and says "prompts and 
 are shared across baselines ... the only difference between PlanReAct and Hypothetical Minds is
 that high-level planning is mediated by the Theory of Mind module". What is shared lives here:
 
-- the **plan call** (role ``plan``): a strategy and the next 1-4 actions (subgoals), in one call;
+- the **planner** (role ``plan``, the paper's eq. 3: z = LLM(M, h*)): a strategy, then the
+  **subgoal module** (role ``subgoals``, eq. 4: g = LLM(O, M, z)), a second call that turns it
+  into the next 3-6 actions (the paper: "first generates a high-level plan ... then feeds this
+  plan to a subgoal module");
 - the **subgoal actor**: each decision takes the plan's next subgoal while it names a legal
   action, and otherwise asks the action call (the same machinery as CAC) with the plan in memory;
 - **self-reflection** (role ``reflection``) before a new plan: when the last plan changed nothing
@@ -36,13 +39,14 @@ from coordqa.agentic.agents.features import behaviour_for
 from coordqa.agentic.agents.ladder import check_every
 from coordqa.agentic.agents.memory import offered_options
 from coordqa.agentic.agents.reflection import (
-    Signature,
+    PlanMoment,
     read_reflection,
     reflection_messages,
     world_signature,
 )
-from coordqa.agentic.agents.replies import MAX_SECTION_CHARS, section, subgoal_action, subgoals
+from coordqa.agentic.agents.replies import section, subgoal_action, subgoals
 from coordqa.agentic.records import PlanPayload
+from coordqa.directives import format_labels
 from coordqa.games.base import Observation, StepResult
 from coordqa.games.seat import SeatView
 from coordqa.llm import Reply
@@ -91,7 +95,7 @@ class PlanningAgent(LLMAgent):
         super().__init__(game_name, layout, **settings)
         self.plan: str | None = None
         self.subgoals: list[str] = []
-        self.planned_at: Signature | None = None
+        self.planned_at: PlanMoment | None = None
 
     def reset(self, game: SeatView, player: int, seed: int) -> None:
         """Forget the plan."""
@@ -137,20 +141,22 @@ class PlanningAgent(LLMAgent):
         Due when the last plan changed nothing and ``self_reflection`` is on, or whenever there
         was a last plan and ``every`` or ``reflect_every_plan`` is on.
         """
-        now = world_signature(game, self.player)
+        now = PlanMoment(world_signature(game, self.player), self.working_memory(game))
         before, self.planned_at = self.planned_at, now
         if before is None:
             return ""
-        stalled = before == now
+        stalled = before.signature == now.signature
         every = every or self.options.reflect_every_plan
         if not (every or (self.options.self_reflection and stalled)):
             return ""
         messages = reflection_messages(
             self.long_term_memory(game), memory, self.plan, self.subgoals, before, now
         )
-        _, text = await self.ask("reflection", messages, read_reflection)
         self._stats.reflections += 1
-        return text
+        text = await self.ask_labelled(
+            "reflection", messages, read_reflection, "no reflection before this plan"
+        )
+        return text or ""
 
     async def make_plan(
         self,
@@ -159,45 +165,66 @@ class PlanningAgent(LLMAgent):
         memory: str,
         strategy: str | None,
         hypothesis_id: int | None = None,
-        partner_model: bool = True,
+        condition: prompts.PlanCondition = "partner",
     ) -> None:
-        """The plan call: a strategy and subgoals, from ``memory``.
+        """The planner, then the subgoal module on its plan: two calls, from ``memory``.
 
-        ``strategy`` is the partner's strategy the plan is conditioned on (HM's hypothesis; None:
-        not known yet); without a ``partner_model`` (PlanReAct) the prompt has no such line.
+        ``strategy`` is the hypothesis the plan is conditioned on (None: not known yet), and
+        ``condition`` what it is about (:data:`~coordqa.agentic.agents.prompts.PLAN_CONDITIONS`:
+        HM's partner strategy, none for PlanReAct, HE + HR's hypothesis in use). An unreadable
+        plan leaves no plan and asks no subgoals; unreadable subgoals leave the plan in memory
+        for the action calls.
         """
+        self.plan, self.subgoals = None, []
         messages = prompts.plan_messages(
-            self.long_term_memory(game), memory, strategy, legal, partner_model
+            self.long_term_memory(game), memory, strategy, legal, condition
         )
-        await self._ask_plan("plan", messages, "plan", hypothesis_id)
+        labels = format_labels(messages[0].content)
+
+        def read_plan(reply: Reply) -> tuple[str | None, PlanPayload]:
+            plan = section(reply.text, "plan", labels)
+            return plan, PlanPayload(hypothesis_id=hypothesis_id, plan=plan, subgoals=[])
+
+        self.plan = await self.ask_labelled("plan", messages, read_plan, "no plan: action calls")
+        if self.plan is None:
+            return
+        plan = self.plan
+        messages = prompts.subgoal_messages(self.long_term_memory(game), memory, plan, legal)
+
+        def read_subgoals(reply: Reply) -> tuple[list[str] | None, PlanPayload]:
+            goals = subgoals(reply.text)
+            payload = PlanPayload(hypothesis_id=hypothesis_id, plan=plan, subgoals=goals)
+            return goals or None, payload
+
+        fallback = "no subgoals: action calls with the plan in memory"
+        self.subgoals = await self.ask_labelled("subgoals", messages, read_subgoals, fallback) or []
 
     async def reason_and_act(self, game: SeatView, legal: list[str], memory: str) -> None:
-        """ReAct's call: reason about the state, then list the next subgoals (no strategy)."""
-        messages = prompts.react_messages(self.long_term_memory(game), memory, legal)
-        await self._ask_plan("react", messages, "thought", None)
+        """ReAct's call: reason about the state and the partner's strategy, then list subgoals.
 
-    async def _ask_plan(
-        self, role: str, messages: list[Any], label: str, hypothesis_id: int | None
-    ) -> None:
-        def read(reply: Reply) -> tuple[tuple[str | None, list[str]], PlanPayload]:
-            plan, goals = section(reply.text, label) or plain(reply.text), subgoals(reply.text)
-            payload = PlanPayload(hypothesis_id=hypothesis_id, plan=plan, subgoals=goals)
-            return (plan, goals), payload
+        A reply with neither its ``Thought:`` nor its ``Subgoals:`` is asked once more, then
+        leaves no thought and no subgoals (action calls).
+        """
+        messages = prompts.react_messages(
+            self.game_name, self.long_term_memory(game), memory, legal
+        )
+        labels = format_labels(messages[0].content)
 
-        _, (self.plan, self.subgoals) = await self.ask(role, messages, read)
+        def read(reply: Reply) -> tuple[tuple[str | None, list[str]] | None, PlanPayload]:
+            thought, goals = section(reply.text, "thought", labels), subgoals(reply.text)
+            payload = PlanPayload(hypothesis_id=None, plan=thought, subgoals=goals)
+            return ((thought, goals) if thought or goals else None), payload
 
-
-def plain(text: str | None) -> str | None:
-    """A reply without the expected label, kept whole (bounded) when it says anything."""
-    body = " ".join((text or "").split())
-    return body[:MAX_SECTION_CHARS] or None
+        fallback = "no thought, no subgoals: action calls"
+        found = await self.ask_labelled("react", messages, read, fallback)
+        self.plan, self.subgoals = found or (None, [])
 
 
 class PlanReActAgent(PlanningAgent):
     """PlanReAct: HM's planner and subgoal actor at HM's moments, with no ToM module."""
 
     name = "planreact"
-    version = "planreact-v1"
+    version = "planreact-v2"
     observes_partner = True
 
     def __init__(self, game_name: str, layout: str | None, **settings: Any) -> None:
@@ -225,7 +252,7 @@ class PlanReActAgent(PlanningAgent):
             self.plan_due = False
             reflection = await self.reflect(game, self.memory(game))
             memory = self.memory(game, _reflection_note(reflection))
-            await self.make_plan(game, legal, memory, None, partner_model=False)
+            await self.make_plan(game, legal, memory, None, condition="none")
         return await self.follow_plan(observation)
 
 
@@ -233,7 +260,7 @@ class ReActAgent(PlanningAgent):
     """ReAct: when the last subgoals ran out, reason about the state and list the next ones."""
 
     name = "react"
-    version = "react-v1"
+    version = "react-v2"
     reflects: ClassVar[bool] = False
     """Whether a reflection on the last subgoals precedes each new call (Reflexion)."""
 
@@ -271,7 +298,7 @@ class ReflexionAgent(ReActAgent):
     """Reflexion: ReAct with a reflection on the last subgoals before each new call."""
 
     name = "reflexion"
-    version = "reflexion-v1"
+    version = "reflexion-v2"
     reflects = True
 
 

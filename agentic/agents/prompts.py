@@ -20,6 +20,7 @@ model answers any prompt containing it with a verdict.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from coordqa.choices import format_options
 from coordqa.directives import timing_clause
@@ -71,15 +72,26 @@ You are the Verifier of an agent playing a cooperative game with a partner. You 
 the rules, the current state, the legal actions and the action the agent proposes. Check the \
 proposed action for:
 1. Rule following: it is one of the legal actions and does what the agent intends.
-2. Safety: it must not end the game or lose it immediately{example}, and it must not waste a \
-resource the team needs.
+2. Safety: it must not end the game or lose it immediately{example}.
 Answer in 4-5 sentences, then end with exactly one final line:
 Verification: Okay
 or
 Verification: Not Okay"""
-"""System prompt of CAC's verifier (the paper found it works best as a system prompt);
-``{example}`` is the game's safety example (``GameProfile.agents.verifier_example``), or
-nothing."""
+"""System prompt of CAC's verifier (the paper found it works best as a system prompt): the
+paper's two criteria, rule following and safety; ``{example}`` is the game's safety example
+(``GameProfile.agents.verifier_example``), or nothing."""
+
+HYPOTHESIS_DIRECTIVE_WITHOUT_TOM = (
+    "You are the hypothesis module of an agent playing a cooperative game with a partner. From "
+    "what has happened so far, write one hypothesis about which goals will earn the team the "
+    "most reward from now on, one you can test by pursuing them. If earlier hypotheses are "
+    "listed with their scores (higher means they earned more reward), refine the best of them "
+    "rather than start from nothing.\n"
+    "Reply in exactly this format:\nHypothesis: <one or two sentences>"
+)
+"""System prompt of HM's HE + HR hypothesis call: "w/o Mind Prompting" (the paper's section 5,
+"removing ToM-specific prompting"), so the hypothesis is about what earns reward, not about the
+partner's mind."""
 
 HYPOTHESIS_DIRECTIVE = (
     "You are the Theory of Mind module of an agent playing a cooperative game with a partner. "
@@ -93,13 +105,34 @@ HYPOTHESIS_DIRECTIVE = (
 
 PLAN_DIRECTIVE = (
     "You are the planning module of an agent playing a cooperative game with a partner. Given "
-    "the state and what your partner's strategy appears to be, decide what strategy to take "
-    "next and why, then list the next 1 to 4 actions to execute, each copied exactly from the "
-    "available actions (later steps may use actions that will become available).\n"
-    "Reply in exactly this format:\nPlan: <your strategy and why, in one or two sentences>\n"
-    "Subgoals:\n1. <action>\n2. <action>"
+    "{given}, decide what strategy to take next and why.\n"
+    "Reply in exactly this format:\nPlan: <your strategy and why, in one or two sentences>"
 )
-"""System prompt of HM's high-level plan call (plan plus subgoal sequence in one call)."""
+"""System prompt of the high-level planner (Hypothetical Minds, eq. 3: z = LLM(M, h*)), whose
+plan the subgoal module turns into actions; ``{given}`` is what the plan is conditioned on
+(:data:`PLAN_CONDITIONS`)."""
+
+SUBGOAL_DIRECTIVE = (
+    "You are the subgoal module of an agent playing a cooperative game with a partner. Given "
+    "the state and the agent's plan, list the next 3 to 6 actions that carry the plan out, in "
+    "order, each copied exactly from the available actions (later steps may use actions that "
+    "will become available).\n"
+    "Reply in exactly this format:\nSubgoals:\n1. <action>\n2. <action>\n3. <action>"
+)
+"""System prompt of the subgoal module (eq. 4: g = LLM(O, M, z)), "usually 3-6" subgoals."""
+
+PlanCondition = Literal["partner", "none", "hypothesis"]
+"""What a plan rests on: HM's hypothesis about the partner's strategy, nothing (PlanReAct, no
+ToM module), or HE + HR's hypothesis in use (no ToM wording)."""
+
+PLAN_CONDITIONS: dict[PlanCondition, tuple[str, str]] = {
+    "partner": ("the state and what your partner's strategy appears to be",
+                "Your partner's observed strategy"),
+    "none": ("the state", ""),
+    "hypothesis": ("the state and the hypothesis in use", "Hypothesis in use"),
+}  # fmt: skip
+"""Per plan condition: the directive's ``{given}``, and the label of the line that states it in
+the question ('' for none)."""
 
 VANILLA_DIRECTIVE = (
     "You are an agent playing a cooperative game with a partner. In one answer: form a "
@@ -116,6 +149,11 @@ FORMAT_REMINDER = (
     "again in exactly this format:\n{format}\nThe letter must be one of: {letters}."
 )
 """The user turn that asks the action model once more after an unreadable reply."""
+
+LABEL_REMINDER = (
+    "Your reply could not be read ({problem}). Reply again in exactly this format:\n{format}"
+)
+"""The user turn that asks a free-text call (ToM, hypothesis, plan...) once more."""
 
 REMINDER_FORMATS = {
     False: "Explanation: <one sentence>\nAction: <one letter>",
@@ -175,8 +213,8 @@ def verifier_messages(
 ) -> list[Message]:
     """CAC's verifier call: state, legal actions, the proposed action's text and its reason.
 
-    ``reason`` is the action model's explanation without its ``Action:`` line: the verifier sees
-    the actions unlettered, so a letter would name nothing.
+    ``reason`` is the action reply's ``Explanation:`` section ('' when it has none), never its
+    ``Action:`` line: the verifier sees the actions unlettered, so a letter would name nothing.
     """
     question = (
         f"{memory.strip()}\n\nLegal actions:\n{bullets(options)}\n\nProposed action: {proposal}\n"
@@ -193,15 +231,28 @@ def reminder_message(problem: str, letters: str, answer_only: bool = False) -> M
     return Message("user", text)
 
 
+def label_reminder(problem: str, reply_format: str) -> Message:
+    """The reminder for one re-ask of a free-text call: why, then its format restated."""
+    return Message("user", LABEL_REMINDER.format(problem=problem, format=reply_format))
+
+
 def hypothesis_messages(
-    game_description: str, memory: str, earlier: Sequence[tuple[str, float]]
+    game_description: str,
+    memory: str,
+    earlier: Sequence[tuple[str, float]],
+    mind_prompting: bool = True,
 ) -> list[Message]:
-    """HM hypothesis generation, showing earlier hypotheses (text, value) to refine."""
+    """HM hypothesis generation, showing earlier hypotheses (text, value) to refine.
+
+    Without ``mind_prompting`` (HE + HR) the call is worded without Theory of Mind.
+    """
     parts = [memory.strip()]
     if earlier:
         listed = bullets([f"(score {value:.2f}) {text}" for text, value in earlier])
-        parts.append(f"Earlier hypotheses about your partner, best first:\n{listed}")
-    return conversation(HYPOTHESIS_DIRECTIVE, game_description, "\n\n".join(parts))
+        about = " about your partner" if mind_prompting else ""
+        parts.append(f"Earlier hypotheses{about}, best first:\n{listed}")
+    directive = HYPOTHESIS_DIRECTIVE if mind_prompting else HYPOTHESIS_DIRECTIVE_WITHOUT_TOM
+    return conversation(directive, game_description, "\n\n".join(parts))
 
 
 def predict_messages(
@@ -221,45 +272,81 @@ def predict_messages(
     return conversation(directive, game_description, text)
 
 
+def plan_directive(condition: PlanCondition) -> str:
+    """The plan call's system prompt for plans that rest on ``condition``."""
+    return PLAN_DIRECTIVE.format(given=PLAN_CONDITIONS[condition][0])
+
+
 def plan_messages(
     game_description: str,
     memory: str,
     hypothesis: str | None,
     options: Sequence[str],
-    partner_model: bool = True,
+    condition: PlanCondition = "partner",
 ) -> list[Message]:
-    """The high-level plan and subgoals (HM, PlanReAct), conditioned on HM's best hypothesis.
+    """The high-level planner (HM, PlanReAct), conditioned on ``hypothesis``.
 
-    Without a ``partner_model`` (PlanReAct, which has no ToM module) the partner's strategy is
-    not mentioned.
+    ``condition`` says what the hypothesis is (:data:`PLAN_CONDITIONS`): HM's about the
+    partner's strategy, none (PlanReAct, which has no ToM module: no such line), or HE + HR's
+    hypothesis in use.
     """
-    strategy = (
-        f"Your partner's observed strategy: {hypothesis or 'not known yet'}\n\n"
-        if partner_model
-        else ""
-    )
+    label = PLAN_CONDITIONS[condition][1]
+    stated = f"{label}: {hypothesis or 'not known yet'}\n\n" if label else ""
     text = (
-        f"{memory.strip()}\n\n{strategy}Available actions now:\n{bullets(options)}\n\n"
+        f"{memory.strip()}\n\n{stated}Available actions now:\n{bullets(options)}\n\n"
         "What strategy do you want to take next and why?"
     )
-    return conversation(PLAN_DIRECTIVE, game_description, text)
+    return conversation(plan_directive(condition), game_description, text)
+
+
+def subgoal_messages(
+    game_description: str, memory: str, plan: str, options: Sequence[str]
+) -> list[Message]:
+    """The subgoal module: the state and memory, the plan, the available actions."""
+    text = (
+        f"{memory.strip()}\n\nMy plan: {plan}\n\nAvailable actions now:\n{bullets(options)}"
+        "\n\nWhich actions carry out this plan?"
+    )
+    return conversation(SUBGOAL_DIRECTIVE, game_description, text)
 
 
 REACT_DIRECTIVE = (
     "You are an agent playing a cooperative game with a partner. Think step by step about the "
-    "current state and what to do, then list the next 1 to 4 actions to execute, each copied "
-    "exactly from the available actions (later steps may use actions that will become "
-    "available).\n"
-    "Reply in exactly this format:\nThought: <your reasoning, in one to three sentences>\n"
-    "Subgoals:\n1. <action>\n2. <action>"
+    "current state and about your partner's strategy: what your partner has been doing, is "
+    "trying to achieve and will do next, and what that means for you. Then list the next 1 to "
+    "4 actions to execute, each copied exactly from the available actions (later steps may use "
+    "actions that will become available).\n{examples}"
+    "Reply in exactly this format:\nThought: <your reasoning about the state and your "
+    "partner's strategy, in one to three sentences>\nSubgoals:\n1. <action>\n2. <action>"
 )
-"""System prompt of the ReAct and Reflexion baselines' call (reason, then subgoals)."""
+"""System prompt of the ReAct and Reflexion baselines' call (reason, then subgoals), prompted
+"to think about the other agents' strategies" (Hypothetical Minds, E.1); ``{examples}`` are the
+game's example responses (:func:`react_directive`)."""
 
 
-def react_messages(game_description: str, memory: str, options: Sequence[str]) -> list[Message]:
-    """ReAct: reason about the state, then list subgoals (no strategy, no partner model)."""
+def react_directive(game_name: str) -> str:
+    """ReAct's system prompt in ``game_name``, with the game's example responses as few-shot.
+
+    The examples (``GameProfile.agents.react_examples``, coordqa's own for the built-in games)
+    come before the reply format, each under ``Example response N:``.
+    """
+    examples = game_profile(game_name).agents.react_examples
+    if not examples:
+        return REACT_DIRECTIVE.format(examples="")
+    shown = "".join(
+        f"\nExample response {number}:\n{example}\n"
+        for number, example in enumerate(examples, start=1)
+    )
+    intro = "\nExample responses, from other states of this game:\n"
+    return REACT_DIRECTIVE.format(examples=f"{intro}{shown}\n")
+
+
+def react_messages(
+    game_name: str, game_description: str, memory: str, options: Sequence[str]
+) -> list[Message]:
+    """ReAct: reason about the state and the partner's strategy, then list subgoals."""
     text = f"{memory.strip()}\n\nAvailable actions now:\n{bullets(options)}\n\nWhat next?"
-    return conversation(REACT_DIRECTIVE, game_description, text)
+    return conversation(react_directive(game_name), game_description, text)
 
 
 def vanilla_messages(

@@ -4,14 +4,18 @@ Before a planning agent makes a new plan it compares the world with when its las
 the shared score, and the agent's own actions that have an effect (every action but waiting or
 stepping aside: ``wait`` and ``move away`` in Overcooked, ``Wait`` in the Collab games; every
 Hanabi move has one). With ``self_reflection`` on, when neither changed, it asks the model (role
-``reflection``) whether the last plan worked and what to change; with ``reflect_every_plan`` (the
-paper's cooking agent) or in Reflexion it asks after every plan, telling the model what the plan
-achieved. The reflection is shown to the next plan call. Each reflection is counted
-(``reflections``).
+``reflection``) whether the last plan worked and what to change (the paper's cooking agent, D.6:
+it reflects when an action plan did not change the world); with ``reflect_every_plan`` or in
+Reflexion it asks after every plan. The call is told what the plan achieved: the reward during
+the plan and the state before and after it (Reflexion's outcome in the Hypothetical Minds paper,
+E.2). The reflection is shown to the next plan call. Each
+reflection is counted (``reflections``); a reply without its ``Reflection:`` line is asked once
+more, then there is no reflection (counted per role).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from coordqa.agentic.agents import prompts
@@ -24,6 +28,17 @@ NO_EFFECT_PREFIXES = ("wait", "move away", "Wait")
 """Own actions that change nothing in the world (they do not count as progress)."""
 
 Signature = tuple[float, int]
+"""What a plan should change: the score and how many effective actions the agent made."""
+
+
+@dataclass(frozen=True)
+class PlanMoment:
+    """The world when a plan was made (or now), as a reflection compares it."""
+
+    signature: Signature
+    """The score and the agent's effective actions."""
+    state: str
+    """The state as the agent's memory showed it."""
 
 
 def world_signature(game: SeatView, player: int) -> Signature:
@@ -37,30 +52,37 @@ def reflection_messages(
     memory: str,
     plan: str | None,
     subgoals: list[str],
-    before: Signature,
-    now: Signature,
+    before: PlanMoment,
+    now: PlanMoment,
 ) -> list[Any]:
-    """The reflection call on the last plan, told what it achieved from ``before`` to ``now``."""
+    """The reflection call on the last plan: the state before it and now, and its outcome.
+
+    Reflexion's outcome (Hypothetical Minds, E.2): "the reward during the plan, and salient
+    state information pre and post plan". ``memory`` is the agent's memory now (it opens with
+    the state now); ``before`` holds the state as the agent's memory showed it when it planned.
+    """
     steps = prompts.bullets(subgoals) if subgoals else "- (none left)"
-    if before == now:
+    (score_before, acted_before), (score_now, acted_now) = before.signature, now.signature
+    if before.signature == now.signature:
         outcome = (
-            "nothing I did changed the world: the score is the same and none of my actions had "
-            "an effect"
+            "Reward during the plan: 0. Nothing I did changed the world: the score is the same "
+            "and none of my actions had an effect."
         )
     else:
         outcome = (
-            f"the score went from {before[0]:g} to {now[0]:g}, and {now[1] - before[1]} of my "
-            "actions had an effect"
+            f"Reward during the plan: {score_now - score_before:g} (the score went from "
+            f"{score_before:g} to {score_now:g}); {acted_now - acted_before} of my actions had an "
+            "effect."
         )
     text = (
-        f"{memory.strip()}\n\nMy last plan was: {plan or 'none written'}\nIts remaining steps:\n"
-        f"{steps}\n\nSince I made that plan, {outcome}. Did the plan work? Why or why not, and "
-        "what should I do differently?"
+        f"State when I made the plan:\n{before.state}\n\nState now:\n{memory.strip()}\n\n"
+        f"My last plan was: {plan or 'none written'}\nIts remaining steps:\n{steps}\n\n"
+        f"{outcome} Did the plan work? Why or why not, and what should I do differently?"
     )
     return prompts.conversation(prompts.REFLECTION_DIRECTIVE, game_description, text)
 
 
-def read_reflection(reply: Reply) -> tuple[str, ReflectionPayload]:
-    """The ``Reflection:`` section of a reply (or its whole text, bounded)."""
-    text = section(reply.text, "reflection") or " ".join((reply.text or "").split())[:600]
-    return text, ReflectionPayload(reflection=text)
+def read_reflection(reply: Reply) -> tuple[str | None, ReflectionPayload]:
+    """The ``Reflection:`` section of a reply; None (unreadable) when it has none."""
+    text = section(reply.text, "reflection")
+    return text, ReflectionPayload(reflection=text or "")

@@ -56,6 +56,15 @@ class AgentServices(Protocol):
     ) -> tuple[Reply, T]:
         """Call the model, count and record the exchange."""
 
+    async def ask_labelled(
+        self,
+        role: str,
+        messages: Sequence[Message],
+        parse: ReplyParser[T | None],
+        fallback: str,
+    ) -> T | None:
+        """A free-text call: once, once more with its format restated, or None (fallback)."""
+
     def note_event(self, key: NoteKey, value: Note) -> None:
         """Add to the current decision's record."""
 

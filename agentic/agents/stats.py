@@ -30,6 +30,15 @@ class AgentStats:
     """Total wall time spent waiting for the model."""
     reprompts: int = 0
     """Action replies that were unreadable and asked again with a format reminder."""
+    empty_replies: dict[str, int] = field(default_factory=dict)
+    """Replies with no text (the call succeeded), per role."""
+    unreadable_replies: dict[str, int] = field(default_factory=dict)
+    """Replies from which nothing could be read, per role: an action or option naming no single
+    option, a verifier with no verdict, a free-text reply without its role's labels (each
+    attempt counted; empty replies included)."""
+    role_fallbacks: dict[str, int] = field(default_factory=dict)
+    """Free-text calls that stayed unreadable after one reminder and took their role's
+    fallback (no ToM note, no hypothesis, no plan...), per role. Actions: ``fallbacks``."""
     fallbacks: int = 0
     """Decisions that ended in the documented safe fallback action."""
     fallback_reasons: dict[str, int] = field(default_factory=dict)
@@ -79,12 +88,22 @@ class AgentStats:
     def count_call(self, role: str, reply: Reply) -> None:
         """Add one model call to the counters."""
         self.llm_calls += 1
-        self.calls_by_role[role] = self.calls_by_role.get(role, 0) + 1
+        _add(self.calls_by_role, role)
         self.cached += int(reply.cached)
         self.errors += int(not reply.ok)
+        if reply.ok and not (reply.text or "").strip():
+            _add(self.empty_replies, role)
         self.latency_s += reply.latency_s
         if not reply.cached:
             self.usage = self.usage + reply.usage
+
+    def count_unreadable(self, role: str) -> None:
+        """Add one reply of ``role`` from which nothing could be read."""
+        _add(self.unreadable_replies, role)
+
+    def count_role_fallback(self, role: str) -> None:
+        """Add one free-text call of ``role`` that took its role's fallback."""
+        _add(self.role_fallbacks, role)
 
     def count_prediction(self, correct: bool) -> None:
         """Add one scored partner prediction."""
@@ -104,13 +123,13 @@ class AgentStats:
 
     def count_ladder(self, order: str, correct: bool) -> None:
         """Add one ToM ladder question of ``order``, answered rightly or not."""
-        self.ladder_asked[order] = self.ladder_asked.get(order, 0) + 1
+        _add(self.ladder_asked, order)
         self.ladder_correct[order] = self.ladder_correct.get(order, 0) + int(correct)
 
     def count_fallback(self, reason: str) -> None:
         """Add one fallback with its reason code."""
         self.fallbacks += 1
-        self.fallback_reasons[reason] = self.fallback_reasons.get(reason, 0) + 1
+        _add(self.fallback_reasons, reason)
 
     def to_dict(self) -> JSONObject:
         """JSON-able summary; ratios are None (never 0) when nothing was counted."""
@@ -132,6 +151,9 @@ class AgentStats:
                 None if per_decision is None else self.latency_s / per_decision
             ),
             "reprompts": self.reprompts,
+            "empty_replies": dict(self.empty_replies),
+            "unreadable_replies": dict(self.unreadable_replies),
+            "role_fallbacks": dict(self.role_fallbacks),
             "repeated_decisions": self.repeated_decisions,
             "failed_actions": self.failed_actions,
             "fallbacks": self.fallbacks,
@@ -157,3 +179,7 @@ class AgentStats:
             "first_validation_decision": self.first_validation_decision,
             "first_validation_turn": self.first_validation_turn,
         }
+
+
+def _add(counts: dict[str, int], key: str) -> None:
+    counts[key] = counts.get(key, 0) + 1

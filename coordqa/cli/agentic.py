@@ -89,6 +89,15 @@ Seed = Annotated[int | None, typer.Option(help="Provider-side sampling seed.")]
 Episodes = Annotated[
     int | None, typer.Option(help="Episodes per pairing: seeds 0..N-1 (instead of --seeds).")
 ]
+MaxFallbackRate = Annotated[
+    float | None,
+    typer.Option(
+        "--max-fallback-rate",
+        help="Share of decisions (0-1) that may fall back to the game's safe action (an "
+        "unreadable or empty reply) without failing the run (default: no limit; a run in which "
+        "every decision fell back is said so on stderr either way).",
+    ),
+]
 MaxErrorRate = Annotated[
     float | None,
     typer.Option(
@@ -129,6 +138,7 @@ def _runtime(
     address: str | None,
     parallel: int | None,
     max_error_rate: float | None,
+    max_fallback_rate: float | None,
     calls: CallOptions,
     transport: str | None = None,
 ) -> dict[str, Any]:
@@ -139,6 +149,7 @@ def _runtime(
         ("address", address),
         ("parallel_episodes", parallel),
         ("max_error_rate", max_error_rate),
+        ("max_fallback_rate", max_fallback_rate),
         ("transport", transport),
     ):
         if value is not None:
@@ -239,6 +250,11 @@ def _print_report(report: AgenticReport, said_below: str = "") -> None:
     _print_tables(report.tables, report.titles)
     if not report.tables:
         messages.print("no played episode: no table")
+    for line in report.replies.lines():
+        messages.print(line, highlight=False, markup=False)
+    warning = report.replies.all_fell_back_warning()
+    if warning:
+        messages.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False)
     if not report.failures:
         return
     messages.print(f"[yellow]{report.left_out()}:[/]", highlight=False)
@@ -325,6 +341,7 @@ def run_command(
     transport: Transport = None,
     parallel_episodes: Parallel = None,
     error_rate: MaxErrorRate = None,
+    fallback_rate: MaxFallbackRate = None,
     backend: Backend = None,
     address: Address = None,
 ) -> None:
@@ -357,7 +374,9 @@ def run_command(
         "positions": _position(position),
         "agent_options": {agent: given_options(ctx, agent, agent_option or [])},
         "generate": _generate(temperature, top_p, max_tokens, seed),
-        "runtime": _runtime({}, backend, address, parallel_episodes, error_rate, calls, transport),
+        "runtime": _runtime(
+            {}, backend, address, parallel_episodes, error_rate, fallback_rate, calls, transport
+        ),
     }
     if preset is not None:
         data["preset"] = preset
@@ -441,6 +460,7 @@ def grid_command(
     transport: Transport = None,
     parallel_episodes: Parallel = None,
     error_rate: MaxErrorRate = None,
+    fallback_rate: MaxFallbackRate = None,
     backend: Backend = None,
     address: Address = None,
 ) -> None:
@@ -472,7 +492,7 @@ def grid_command(
             entry.update(seeds=None, episodes=episodes)
     data["generate"] = _merged(data, "generate", _generate(temperature, top_p, max_tokens, seed))
     data["runtime"] = _runtime(
-        data, backend, address, parallel_episodes, error_rate, calls, transport
+        data, backend, address, parallel_episodes, error_rate, fallback_rate, calls, transport
     )
     grid = parse_grid(data, where=str(config))
     _play(grid, out, _api_keys(api_key_env, grid.model_names()))

@@ -228,6 +228,11 @@ class AgentProfile:
     report_tables: tuple[ReportTable, ...] = ()
     """The agentic report's tables this game's episodes go into (beyond the tables every game
     gets: the CAC ablation, plan optimality and per-decision measures)."""
+    react_examples: tuple[str, ...] = ()
+    """Example responses shown to HM's ReAct baseline (and Reflexion) as few-shot prompts
+    (Hypothetical Minds, E.1: "Three example responses are shown as few-shot prompts"): each a
+    ``Thought:`` about the partner's strategy and the state, then ``Subgoals:`` in this game's
+    action words. () shows none."""
 
     def __post_init__(self) -> None:
         object.__setattr__(

@@ -70,6 +70,16 @@ PROFILE = collab_profile(
         "generate": {"temperature": 0.6, "top_p": 0.9},
         "prompt": {"stateless": True},
     },
+    react_examples=(
+        "Thought: Bob keeps moving towards the thief from the east, so his strategy is to chase "
+        "it. The thief flees away from him towards Room 4; I close the door it is heading for "
+        "instead of chasing it too.\nSubgoals:\n1. Move to Room 8\n2. Press button in Room 8",
+        "Thought: Bob waits in Room 2, guarding that side of the house. The thief is in Room 5 "
+        "between us: if I come from the other side it is trapped.\nSubgoals:\n"
+        "1. Move to Room 6\n2. Move to Room 5",
+        "Thought: Bob has closed the door behind the thief, so it can only flee through my side. "
+        "I stay where I am so it cannot pass me.\nSubgoals:\n1. Wait\n2. Wait",
+    ),
 )
 """Collab Capture's profile: the ``capture-planner`` as strong policy and optimality reference,
 won when ``captured``, waiting as the safe fallback, the paper's Table 7."""

@@ -80,6 +80,18 @@ PROFILE = collab_profile(
         "agent_options": {"cac": {"use_tom": True, "use_verifier": False}},
         "generate": {"temperature": 0.6, "top_p": 0.9},
     },
+    react_examples=(
+        "Thought: Bob has stayed in Room 6 fixing its generator for two turns, so his strategy "
+        "is to fix it while I keep the killer busy. The killer is far from both of us; I fix "
+        "the other generator so the gate opens sooner.\nSubgoals:\n"
+        "1. Fix generator in Room 1\n2. Fix generator in Room 1",
+        "Thought: The killer is next to me and chases the nearest agent, while Bob keeps "
+        "fixing. I lead the killer away from Bob's generator.\nSubgoals:\n"
+        "1. Move to Room 2\n2. Move to Room 3",
+        "Thought: Both generators are fixed and the gate in Room 7 is open; Bob is already "
+        "heading there. I take the way to Room 7 that avoids the killer's room.\nSubgoals:\n"
+        "1. Move to Room 8\n2. Move to Room 7",
+    ),
 )
 """Collab Escape's profile: the ``escape-planner`` as strong policy and optimality reference,
 won when ``escaped``, waiting as the safe fallback, the paper's Table 7."""

@@ -53,6 +53,7 @@ def collab_profile(
     win: WinCondition,
     paper: Mapping[str, Any],
     seeded: bool,
+    react_examples: tuple[str, ...],
 ) -> GameProfile:
     """The profile of a Collab game (Capture or Escape), from what differs between the two.
 
@@ -61,7 +62,7 @@ def collab_profile(
     partner's next action among its legal ones, the paper's Table 7. ``facts`` are the belief
     facts (:func:`room_facts` of the game's third character); ``paper`` is what the ``paper``
     agent preset sets in the game; ``seeded``: whether the seed changes the game (a random
-    opponent).
+    opponent); ``react_examples``: the ReAct baseline's three example responses.
     """
     return GameProfile(
         strong_policy=planner,
@@ -74,6 +75,7 @@ def collab_profile(
             belief_facts=facts,
             agent_presets={"paper": paper},
             report_tables=(COLLAB_TABLE,),
+            react_examples=react_examples,
         ),
     )
 

@@ -13,7 +13,9 @@ never import litellm and need no network, so demos, CI and agent smoke tests run
 ``scripted``
     A deterministic policy for the CLI and smoke tests (:func:`default_policy`): it accepts any
     verification request (``... Verification: Okay``), picks the first lettered option (as
-    ``Answer: A``, or ``Action: A`` when asked for an ``Action:``), and otherwise replies
+    ``Answer: A``, or ``Action: A`` when asked for an ``Action:``), fills in each line of the
+    reply format a prompt without options asks for (``Hypothesis: scripted hypothesis``: agents'
+    free-text calls are read only by their labels), and otherwise replies
     :data:`NO_OPTIONS_SCRIPTED_REPLY`. In Python, ``ScriptedModel(script)`` replays a list of
     replies or calls a function instead.
 
@@ -27,6 +29,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 
+from coordqa.directives import format_labels
 from coordqa.errors import ConfigError, ModelError
 from coordqa.jsonvalues import content_hash
 from coordqa.llm.cache import messages_payload
@@ -89,6 +92,9 @@ def default_policy(messages: Sequence[Message]) -> str:
     if letters:
         label = "Action" if "Action:" in directive else "Answer"
         return f"Explanation: scripted policy picks the first option.\n{label}: {letters[0]}"
+    labels = format_labels(system)
+    if labels:
+        return "\n".join(f"{label}: scripted {label.lower()}" for label in labels)
     return NO_OPTIONS_SCRIPTED_REPLY
 
 

@@ -6,7 +6,12 @@ from coordqa.directives import directives
 from coordqa.games.agent_profile import AgentProfile, ReportTable
 from coordqa.games.hanabi.conventions import paper_description
 from coordqa.games.hanabi.inference import HandAdversary
-from coordqa.games.hanabi.tom import HanabiBehaviour, hanabi_facts, ladder_questions
+from coordqa.games.hanabi.tom import (
+    REACT_EXAMPLES,
+    HanabiBehaviour,
+    hanabi_facts,
+    ladder_questions,
+)
 from coordqa.games.profile import GameProfile
 
 SELF_PLAY_SEEDS = (321, 212, 628)
@@ -51,6 +56,7 @@ PROFILE = GameProfile(
             }
         },
         paper_description=paper_description,
+        react_examples=REACT_EXAMPLES,
         report_tables=(
             ReportTable(
                 "table2_hanabi_self_play",

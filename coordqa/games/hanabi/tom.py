@@ -137,3 +137,17 @@ def ladder_questions(game: SeatView, player: int, ask: int) -> list[LadderQuesti
 def _pinned(knowledge: CardKnowledge) -> bool:
     """Whether reveals told a card's holder both its colour and its rank."""
     return len(knowledge.colors) == 1 and len(knowledge.ranks) == 1
+
+
+REACT_EXAMPLES = (
+    "Thought: Bob has been cluing the cards I can play right away, so his strategy is to point "
+    "at my playable cards. He just revealed my Red cards, and Red 1 is the next red card "
+    "needed, so my newly clued card is very likely Red 1.\nSubgoals:\n1. Play my Card 2",
+    "Thought: Bob plays the cards I clue and otherwise discards his oldest card. His newest "
+    "card is a Blue 1, playable now, which he does not know about; a colour clue names it "
+    "alone, so he will play it on his turn.\nSubgoals:\n1. Reveal Bob's Blue color cards",
+    "Thought: No reveal tokens are left, so Bob cannot clue me until someone discards, and he "
+    "keeps his clues for playable cards. None of my cards is known to be playable, and my "
+    "oldest card has had no clue.\nSubgoals:\n1. Discard my Card 0",
+)
+"""Three example responses for HM's ReAct baseline in Hanabi (coordqa's own, seat Alice)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from coordqa.games.agent_profile import AgentProfile, ReportTable
 from coordqa.games.overcooked.describe import without_partner_info
 from coordqa.games.overcooked.paper import paper_description
-from coordqa.games.overcooked.tom import OvercookedBehaviour, overcooked_facts
+from coordqa.games.overcooked.tom import REACT_EXAMPLES, OvercookedBehaviour, overcooked_facts
 from coordqa.games.profile import GameProfile
 
 _PAPER_SAMPLING = {"temperature": 0.6, "top_p": 0.9}
@@ -26,11 +26,20 @@ PROFILE = GameProfile(
                 "agent_options": {"cac": {"use_tom": False, "use_verifier": False}},
                 "generate": _PAPER_SAMPLING,
                 "prompt": {"answer_only": True, "paper_texts": True},
-            }
+            },
+            # the Hypothetical Minds paper's cooking agent (D.6) reflects when an action plan
+            # did not change the world; PlanReAct shares its planner
+            "hm-paper": {
+                "agent_options": {
+                    "hm": {"self_reflection": True},
+                    "planreact": {"self_reflection": True},
+                }
+            },
         },
         paper_description=paper_description,
         without_partner_info=without_partner_info,
         reward_unit=20.0,
+        react_examples=REACT_EXAMPLES,
         report_tables=(
             ReportTable(
                 "table1_overcooked_self_play",

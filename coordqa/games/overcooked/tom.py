@@ -87,3 +87,19 @@ class OvercookedBehaviour(PartnerBehaviour):
 
 def _kind(action: str) -> str | None:
     return next((kind for prefix, kind in OVERCOOKED_KINDS if action.startswith(prefix)), None)
+
+
+REACT_EXAMPLES = (
+    "Thought: Bob keeps carrying onions to the pot c0, so his strategy is to fill it. The soup "
+    "will need a plate when it is cooked, and nobody is fetching one.\nSubgoals:\n"
+    "1. pick up plate from p0\n2. wait\n3. load soup on plate from c0\n"
+    "4. place soup for delivery in d0",
+    "Thought: Bob holds a plate and waits beside the pot, so he will serve this soup. The pot "
+    "will then be empty and needs three onions; I bring them while he delivers.\nSubgoals:\n"
+    "1. pick up onion from o0\n2. place onion in c0\n3. pick up onion from o1\n"
+    "4. place onion in c0",
+    "Thought: Bob and I block each other in the corridor, and he waits whenever I stand in "
+    "his way. I step aside so he can reach the pot, then fetch an onion.\nSubgoals:\n"
+    "1. move away\n2. pick up onion from o1\n3. place onion in c0",
+)
+"""Three example responses for HM's ReAct baseline in Overcooked (coordqa's own, seat Alice)."""
