@@ -173,7 +173,7 @@ def detail(state: BoardState, submission_id: int) -> Detail:
 def api_entries(page: Paging, ranking: QABoard) -> EntriesPage:
     """A page of the QA ranking as JSON."""
     whole = ranking.to_json()
-    return {**whole, **page.of(whole["entries"])}
+    return EntriesPage(**{**whole, **page.of(whole["entries"])})
 
 
 @router.get("/api/entries.csv", response_class=PlainTextResponse)
@@ -196,7 +196,7 @@ def api_submission(submission_id: int, board: State) -> Detail:
 def api_agentic_entries(page: Paging, ranking: GridBoard) -> AgenticPage:
     """A page of the agentic ranking as JSON."""
     whole = ranking.to_json()
-    return {**whole, **page.of(whole["entries"])}
+    return AgenticPage(**{**whole, **page.of(whole["entries"])})
 
 
 @router.get("/agentic", response_class=HTMLResponse)

@@ -418,6 +418,7 @@ class LLMAgent(Player):
         Raises:
             ModelCallFailed: as :meth:`ask`.
         """
+        value: T | None
         reply, value = await self.ask(role, messages, parse)
         if value is not None:
             return value
@@ -487,6 +488,7 @@ class LLMAgent(Player):
             action = choice.pick(options)
             return choice, ActionPayload(options=options, choice=choice, action=action)
 
+        choice: Choice
         reply, choice = await self.ask("action", messages, read)
         if choice.index is not None:
             return ActionPick(options[choice.index], reply.text or "")
