@@ -102,13 +102,9 @@ class SamplingOptions:
     """The sampling options of ``agentic run`` and ``grid``, over the grid's ``generate``."""
 
     temperature: Temperature = None
-    """``--temperature``."""
     top_p: TopP = None
-    """``--top-p``."""
     max_tokens: MaxTokens = None
-    """``--max-tokens``."""
     seed: Seed = None
-    """``--seed``."""
 
     def given(self) -> dict[str, Any]:
         """The options that were given, by the grid's ``generate`` key."""
@@ -121,15 +117,10 @@ class ExecutionOptions:
     """How ``agentic run`` and ``grid`` play the episodes, over the grid's ``runtime``."""
 
     parallel_episodes: Parallel = None
-    """``--parallel-episodes``."""
     error_rate: MaxErrorRate = None
-    """``--max-error-rate``."""
     fallback_rate: MaxFallbackRate = None
-    """``--max-fallback-rate``."""
     backend: Backend = None
-    """``--backend``."""
     address: Address = None
-    """``--address``."""
 
     def given(self) -> dict[str, Any]:
         """The options that were given, by the grid's ``runtime`` key."""

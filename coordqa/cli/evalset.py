@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
-from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT
+from coordqa.cli._errors import RUN_FAILED_EXIT
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError
@@ -109,7 +109,7 @@ def eval_set_command(
     --api-key-env and --model-arg are those of the --model models (a spec's models carry their
     own). Exit status: 0 every member complete, 1 a member failed, 2 bad options, 130 on Ctrl-C.
     """
-    from coordqa.cli._progress import attempt_lines
+    from coordqa.cli._progress import live_run
     from coordqa.cli._set_progress import set_display
     from coordqa.evalset import SetInterrupted, evaluate_set, load_spec, parse_spec
 
@@ -158,15 +158,8 @@ def eval_set_command(
             models = [m.model_dump() for m in spec.models] + added
             spec = parse_spec({**spec.model_dump(), "models": models}, source=str(spec_file))
     display = set_display(messages)
-    try:
-        with attempt_lines(messages):
-            result = evaluate_set(spec, progress=display)
-    except SetInterrupted as stop:
-        display.stop()
-        messages.print(f"[yellow]{stop}[/]", highlight=False)
-        raise typer.Exit(INTERRUPTED_EXIT) from None
-    finally:
-        display.stop()
+    with live_run(display, messages, SetInterrupted):
+        result = evaluate_set(spec, progress=display)
     render_set(result)
     if not result.ok:
         raise typer.Exit(RUN_FAILED_EXIT)
