@@ -45,7 +45,7 @@ import shutil
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -326,23 +326,31 @@ def _session_folder(folder: Path, job: Job) -> Path:
     return current
 
 
-def _run_qa_job(
-    db: Database,
-    catalog: BoardCatalog,
-    job: Job,
-    endpoint: Endpoint,
-    key: str | None,
-    folder: Path,
-    budget: _Budget,
-) -> _Stored:
+@dataclass(frozen=True)
+class _JobRun:
+    """What one session of a job works with, read once by :func:`run_job` for each part of it."""
+
+    db: Database
+    catalog: BoardCatalog
+    job: Job
+    endpoint: Endpoint
+    key: str | None = field(repr=False)
+    """The endpoint's API key, opened for this session's calls only (never shown)."""
+    folder: Path
+    """The job's folder under the worker's ``--work-dir``."""
+    budget: _Budget
+
+
+def _run_qa_job(run: _JobRun) -> _Stored:
     """Both evaluations and the entry."""
     import anyio
 
     from coordqa.dataset import DEFAULT_DATASET
     from coordqa.leaderboard.bundle import QABundle, build_qa_bundle
 
-    public_run = folder / "public"
-    secret = _session_folder(folder, job)
+    job, endpoint, key, budget = run.job, run.endpoint, run.key, run.budget
+    public_run = run.folder / "public"
+    secret = _session_folder(run.folder, job)
 
     async def both() -> None:
         await _evaluate(_qa_config(endpoint, job, key, DEFAULT_DATASET, public_run), budget)
@@ -354,25 +362,14 @@ def _run_qa_job(
 
     anyio.run(both)
     questions = secret / "private-data" / "questions.jsonl"
-    private = _private_numbers(secret / "private", questions, catalog.max_trials)
+    private = _private_numbers(secret / "private", questions, run.catalog.max_trials)
     with _bundle_schema():
         data = build_qa_bundle(public_run, **shown_as(endpoint))
         bundle = QABundle.model_validate(data)
-    return _store(
-        db, catalog, job, endpoint, budget, bundle, data, extra_metrics={"private": private}
-    )
+    return _store(run, bundle, data, extra_metrics={"private": private})
 
 
-def _store(
-    db: Database,
-    catalog: BoardCatalog,
-    job: Job,
-    endpoint: Endpoint,
-    budget: _Budget,
-    bundle: Any,
-    data: dict[str, Any],
-    **options: Any,
-) -> _Stored:
+def _store(run: _JobRun, bundle: Any, data: dict[str, Any], **options: Any) -> _Stored:
     """Store the job's bundle as its own board-run entry (once: a resumed job finds it).
 
     Results equal to an existing entry's (another submitter's, or an earlier job's) make no
@@ -383,20 +380,20 @@ def _store(
     """
     from coordqa.leaderboard.intake import admit
 
-    stored = entry_of_job(db, job.id)
+    stored = entry_of_job(run.db, run.job.id)
     if stored is not None:  # stored by an earlier session that stopped before ending the job
         return _Stored(stored.id)
-    if not budget.still_ours():
-        raise JobWithdrawn(f"job {job.id} is withdrawn")
+    if not run.budget.still_ours():
+        raise JobWithdrawn(f"job {run.job.id} is withdrawn")
     try:
         accepted = admit(
-            db,
-            catalog,
+            run.db,
+            run.catalog,
             bundle,
             data,
-            endpoint.token_id,
+            run.endpoint.token_id,
             origin="board-run",
-            job_id=job.id,
+            job_id=run.job.id,
             **options,
         )
     except DuplicateResultsError as exc:
@@ -428,15 +425,7 @@ def secret_grid(config: Any, seed: int) -> Any:
     return parse_grid(data)
 
 
-def _run_agentic_job(
-    db: Database,
-    catalog: BoardCatalog,
-    job: Job,
-    endpoint: Endpoint,
-    key: str | None,
-    folder: Path,
-    budget: _Budget,
-) -> _Stored:
+def _run_agentic_job(run: _JobRun) -> _Stored:
     """The job's grid, played by its agent with the endpoint's model on secret seeds; its entry.
 
     The entry is checked as an uploaded one is (every episode replayed, partners re-played),
@@ -450,17 +439,18 @@ def _run_agentic_job(
     from coordqa.leaderboard.catalog import KnownGrid
     from coordqa.leaderboard.verify import score_agentic
 
-    known = catalog.grid(str(job.grid))
+    job, endpoint, key = run.job, run.endpoint, run.key
+    known = run.catalog.grid(str(job.grid))
     data = secret_grid(known.config, job.seed).model_dump(mode="json", exclude={"runtime"})
     data.update(
         agents=[job.settings["agent"]],
         models=[{"name": endpoint.model, "api_base": endpoint.api_base}],
     )
     grid = parse_grid(data)
-    run_dir = _session_folder(folder, job) / "grid"
+    run_dir = _session_folder(run.folder, job) / "grid"
 
     async def play() -> Any:
-        return await budget.run(
+        return await run.budget.run(
             lambda spend: run_grid_async(
                 grid,
                 run_dir,
@@ -481,7 +471,7 @@ def _run_agentic_job(
     def check(parsed: Any) -> Any:
         return score_agentic(parsed, with_seeds)
 
-    return _store(db, catalog, job, endpoint, budget, bundle, data, verify=check)
+    return _store(run, bundle, data, verify=check)
 
 
 def run_job(
@@ -511,7 +501,7 @@ def run_job(
         run = _run_agentic_job if job.kind == "agentic" else _run_qa_job
         allow_private = bool(job.settings.get("allow_private_endpoints", False))
         with guarded_endpoints(allow_private=allow_private):
-            stored = run(db, catalog, job, endpoint, key, folder, budget)
+            stored = run(_JobRun(db, catalog, job, endpoint, key, folder, budget))
     except JobWithdrawn:
         return JobOutcome(job.id, "withdrawn")
     except Exception as exc:  # every failure ends the job, worded for its submitter

@@ -9,6 +9,7 @@ kept ``agentic run`` for 374 s (3 rounds of the 120 s default with 4 calls in fl
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import time
@@ -16,8 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 from cli_support import command_at, coordqa
+from typer.testing import CliRunner
 
+from coordqa.cli._call_options import CallOptions, EndpointOptions, Timeout
+from coordqa.cli._option_groups import option_groups
 from coordqa.llm.testing import Fault, LocalOpenAIServer
 
 CALL_OPTIONS = (
@@ -233,3 +238,36 @@ def test_agentic_run_timeout_stops_a_server_hung_on_chat_within_rounds_of_it(
         rf"retrying \({named}, {named}, {named} and 1 more\)",
         text,
     ), text
+
+
+def test_an_option_group_is_spread_for_typer_and_built_for_the_command() -> None:
+    """A command takes a dataclass of options as one parameter; Typer sees each field, in place."""
+    received: dict[str, Any] = {}
+
+    @option_groups
+    def command(
+        first: int = 0,
+        calls: CallOptions = CallOptions(),
+        endpoint: EndpointOptions = EndpointOptions(),
+    ) -> None:
+        received.update(first=first, calls=calls, endpoint=endpoint)
+
+    app = typer.Typer()
+    app.command()(command)
+    typer.main.get_command(app)  # built by Typer from the spread signature
+    result = CliRunner().invoke(app, ["--first", "3", "--timeout", "5", "--model-arg", "a=1"])
+    assert result.exit_code == 0, result.output
+    assert received["first"] == 3
+    assert received["calls"] == CallOptions(timeout=5)
+    assert received["endpoint"] == EndpointOptions(model_arg=["a=1"])
+    assert received["endpoint"].model_args() == {"a": 1}
+    names = list(inspect.signature(command).parameters)
+    assert names[:3] == ["first", "concurrency", "rpm"] and names[-1] == "model_arg"
+
+
+def test_option_groups_refuse_a_flag_declared_twice() -> None:
+    def command(timeout: Timeout = None, calls: CallOptions = CallOptions()) -> None:
+        """Two --timeout options: which one would the user set?"""
+
+    with pytest.raises(TypeError, match=r"repeat the parameters \['timeout'\]"):
+        option_groups(command)

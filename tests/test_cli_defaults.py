@@ -45,10 +45,10 @@ def test_worker_offers_the_worker_config_default() -> None:
 def test_agentic_grid_options_left_out_keep_the_grid_files_runtime() -> None:
     """'Options given here override the grid's': a left-out --backend kept 'local' over ray."""
     from coordqa.cli._call_options import CallOptions
-    from coordqa.cli.agentic import _runtime
+    from coordqa.cli.agentic import ExecutionOptions, _runtime
 
     grid = {"runtime": {"backend": "ray", "parallel_episodes": 2, "timeout_s": 30.0}}
-    kept = _runtime(grid, None, None, None, None, CallOptions())
+    kept = _runtime(grid, ExecutionOptions(), CallOptions())
     assert kept == {"backend": "ray", "parallel_episodes": 2, "timeout_s": 30.0}
-    given = _runtime(grid, "local", None, None, None, CallOptions(concurrency=4, timeout=5))
+    given = _runtime(grid, ExecutionOptions(backend="local"), CallOptions(concurrency=4, timeout=5))
     assert given == {"backend": "local", "parallel_episodes": 2, "concurrency": 4, "timeout_s": 5}

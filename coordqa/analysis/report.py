@@ -149,6 +149,19 @@ def _check_sizes(sizes: Mapping[str, float], labels: Sequence[str], models: Sequ
         )
 
 
+def _size_column(
+    sizes: Mapping[str, float], labels: Sequence[str], models: Sequence[str]
+) -> list[float]:
+    """Each run's parameter count: by its label, else by its model name (NaN where none is given).
+
+    Raises:
+        ConfigError: ``sizes`` names a label or model no run has (a typo would otherwise leave
+            a NaN where the user gave a number).
+    """
+    _check_sizes(sizes, labels, models)
+    return [sizes.get(lbl, sizes.get(m, math.nan)) for lbl, m in zip(labels, models, strict=True)]
+
+
 def _reference_label(reference: str, labels: Sequence[str], analyses: Sequence[RunAnalysis]) -> str:
     """The label of the one run that ``reference`` names (a label, or a model with one run)."""
     if reference in labels:
@@ -309,11 +322,7 @@ def compare_runs(
     mixed = check_question_sets(models, allow_mixed)
     base = None if reference is None else _reference_label(reference, labels, analyses)
     if sizes:
-        _check_sizes(sizes, labels, [a.model for a in analyses])
-        models["size"] = [
-            sizes.get(lbl, sizes.get(a.model, math.nan))
-            for lbl, a in zip(labels, analyses, strict=True)
-        ]
+        models["size"] = _size_column(sizes, labels, [a.model for a in analyses])
     correlations = [correlate(models[x], models["JP"], (x, "JP")) for x in ("EC", "ToM")]
     by_scenario = [jp_failures(t).assign(model=lbl) for lbl, t in zip(labels, scores, strict=True)]
     failures = pd.DataFrame(

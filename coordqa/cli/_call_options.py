@@ -30,6 +30,7 @@ __all__ = [
     "ApiKeyEnv",
     "CallOptions",
     "Concurrency",
+    "EndpointOptions",
     "MaxAttempts",
     "MaxConnectionFailures",
     "ModelArg",
@@ -121,26 +122,46 @@ ModelArg = Annotated[
 
 
 @dataclass(frozen=True)
+class EndpointOptions:
+    """Where the models a command line names are reached (None: not given).
+
+    ``--api-base``, ``--api-key-env`` and ``--model-arg``, taken by a command as one parameter
+    (:mod:`coordqa.cli._option_groups`).
+    """
+
+    api_base: ApiBase = None
+    """``--api-base``."""
+    api_key_env: ApiKeyEnv = None
+    """``--api-key-env``."""
+    model_arg: ModelArg = None
+    """``--model-arg``, as typed: :meth:`model_args` parses it."""
+
+    def model_args(self) -> JSONObject:
+        """``--model-arg`` parsed by :func:`parse_model_args` (its errors, named)."""
+        return parse_model_args(self.model_arg)
+
+
+@dataclass(frozen=True)
 class CallOptions:
     """The call-policy options one command line gave (None: not given).
 
-    Its fields are the commands' parameters, in the order commands declare them, so a command
-    builds it in one line: ``CallOptions(concurrency, rpm, tpm, timeout, max_attempts,
-    max_connection_failures)``. :meth:`given` names them as :class:`CallPolicy` does, so what
-    was given overrides a policy, a grid's ``runtime`` or an eval-set spec key for key.
+    One parameter of a command (:mod:`coordqa.cli._option_groups`), its fields the flags in the
+    order commands show them; ``coordqa eval``, whose flags stand in another order, builds it
+    from its own parameters. :meth:`given` names them as :class:`CallPolicy` does, so what was
+    given overrides a policy, a grid's ``runtime`` or an eval-set spec key for key.
     """
 
-    concurrency: int | None = None
+    concurrency: Concurrency = None
     """``--concurrency``."""
-    rpm: float | None = None
+    rpm: Rpm = None
     """``--rpm``."""
-    tpm: float | None = None
+    tpm: Tpm = None
     """``--tpm``."""
-    timeout: float | None = None
+    timeout: Timeout = None
     """``--timeout``."""
-    max_attempts: int | None = None
+    max_attempts: MaxAttempts = None
     """``--max-attempts``."""
-    max_connection_failures: int | None = None
+    max_connection_failures: MaxConnectionFailures = None
     """``--max-connection-failures``."""
 
     def __post_init__(self) -> None:

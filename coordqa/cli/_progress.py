@@ -14,10 +14,13 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
+import typer
 from rich.console import Console
 from rich.text import Text
+
+from coordqa.cli._errors import INTERRUPTED_EXIT
 
 if TYPE_CHECKING:
     from coordqa.evaluation import EvalProgress
@@ -334,6 +337,32 @@ def attempt_lines(console: Console) -> Iterator[None]:
     finally:
         retry.log.removeHandler(handler)
         handler.flush()
+
+
+class Stoppable(Protocol):
+    """A live display (:class:`EvalDisplay`, :class:`~coordqa.cli._set_progress.SetDisplay`)."""
+
+    def stop(self) -> None:
+        """Leave the terminal to plain output; again is harmless."""
+
+
+@contextmanager
+def live_run(display: Stoppable, console: Console, interrupted: type[Exception]) -> Iterator[None]:
+    """Run a command's body with ``display`` live and :func:`attempt_lines` on ``console``.
+
+    The display is stopped however the body ends, before anything else is printed; the run's
+    own interruption (``interrupted``, raised once what finished is stored) ends the command
+    with its message and exit status 130, alike for ``eval`` and ``eval-set``.
+    """
+    try:
+        with attempt_lines(console):
+            yield
+    except interrupted as stop:
+        display.stop()
+        console.print(f"[yellow]{stop}[/]", highlight=False)
+        raise typer.Exit(INTERRUPTED_EXIT) from None
+    finally:
+        display.stop()
 
 
 def eval_display(console: Console, *, quiet: bool, verbose: bool = False) -> EvalDisplay:

@@ -13,6 +13,7 @@ options (a missing API key included: nothing is stored), 130 on Ctrl-C or SIGTER
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -23,21 +24,9 @@ from rich.text import Text
 
 from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
-from coordqa.cli._call_options import (
-    ApiBase,
-    ApiKeyEnv,
-    CallOptions,
-    Concurrency,
-    MaxAttempts,
-    MaxConnectionFailures,
-    ModelArg,
-    Rpm,
-    Timeout,
-    Tpm,
-    Transport,
-    parse_model_args,
-)
+from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
+from coordqa.cli._option_groups import option_groups
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
 from coordqa.eval_config import api_key_from_env
@@ -108,6 +97,43 @@ MaxErrorRate = Annotated[
 ]
 
 
+@dataclass(frozen=True)
+class SamplingOptions:
+    """The sampling options of ``agentic run`` and ``grid``, over the grid's ``generate``."""
+
+    temperature: Temperature = None
+    top_p: TopP = None
+    max_tokens: MaxTokens = None
+    seed: Seed = None
+
+    def given(self) -> dict[str, Any]:
+        """The options that were given, by the grid's ``generate`` key."""
+        values = ((field.name, getattr(self, field.name)) for field in fields(self))
+        return {name: value for name, value in values if value is not None}
+
+
+@dataclass(frozen=True)
+class ExecutionOptions:
+    """How ``agentic run`` and ``grid`` play the episodes, over the grid's ``runtime``."""
+
+    parallel_episodes: Parallel = None
+    error_rate: MaxErrorRate = None
+    fallback_rate: MaxFallbackRate = None
+    backend: Backend = None
+    address: Address = None
+
+    def given(self) -> dict[str, Any]:
+        """The options that were given, by the grid's ``runtime`` key."""
+        values = {
+            "backend": self.backend,
+            "address": self.address,
+            "parallel_episodes": self.parallel_episodes,
+            "max_error_rate": self.error_rate,
+            "max_fallback_rate": self.fallback_rate,
+        }
+        return {name: value for name, value in values.items() if value is not None}
+
+
 def _seeds(value: str | None) -> list[int] | None:
     if value is None:
         return None
@@ -125,36 +151,15 @@ def _position(value: str | None) -> int | str | None:
     raise ConfigError(f"--position must be 0, 1 or both, got {value!r}")
 
 
-def _generate(
-    temperature: float | None, top_p: float | None, max_tokens: int | None, seed: int | None
-) -> dict[str, Any]:
-    values = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "seed": seed}
-    return {name: value for name, value in values.items() if value is not None}
-
-
 def _runtime(
     config: dict[str, Any],
-    backend: str | None,
-    address: str | None,
-    parallel: int | None,
-    max_error_rate: float | None,
-    max_fallback_rate: float | None,
+    execution: ExecutionOptions,
     calls: CallOptions,
     transport: str | None = None,
 ) -> dict[str, Any]:
     """The grid's ``runtime`` with the options given here over it (the others kept)."""
-    runtime = dict(_section(config, "runtime"))
-    for name, value in (
-        ("backend", backend),
-        ("address", address),
-        ("parallel_episodes", parallel),
-        ("max_error_rate", max_error_rate),
-        ("max_fallback_rate", max_fallback_rate),
-        ("transport", transport),
-    ):
-        if value is not None:
-            runtime[name] = value
-    return {**runtime, **calls.given()}
+    given = {**execution.given(), "transport": transport, **calls.given()}
+    return _merged(config, "runtime", {k: v for k, v in given.items() if v is not None})
 
 
 def _with_model_args(models: list[Any], args: dict[str, Any]) -> list[Any]:
@@ -294,6 +299,7 @@ def _print_tables(tables: dict[str, pd.DataFrame], titles: dict[str, str]) -> No
 
 
 @agentic_app.command("run", cls=AgentOptionsCommand)
+@option_groups
 def run_command(
     ctx: typer.Context,
     agent: Annotated[str, typer.Option(help="Agent: cac, hm, llm (or any registered player).")],
@@ -324,26 +330,12 @@ def run_command(
         ),
     ] = None,
     preset: Preset = None,
-    temperature: Temperature = None,
-    top_p: TopP = None,
-    max_tokens: MaxTokens = None,
-    seed: Seed = None,
+    sampling: SamplingOptions = SamplingOptions(),
     out: OutDir = None,
-    api_base: ApiBase = None,
-    api_key_env: ApiKeyEnv = None,
-    model_arg: ModelArg = None,
-    concurrency: Concurrency = None,
-    rpm: Rpm = None,
-    tpm: Tpm = None,
-    timeout: Timeout = None,
-    max_attempts: MaxAttempts = None,
-    max_connection_failures: MaxConnectionFailures = None,
+    endpoint: EndpointOptions = EndpointOptions(),
+    calls: CallOptions = CallOptions(),
     transport: Transport = None,
-    parallel_episodes: Parallel = None,
-    error_rate: MaxErrorRate = None,
-    fallback_rate: MaxFallbackRate = None,
-    backend: Backend = None,
-    address: Address = None,
+    execution: ExecutionOptions = ExecutionOptions(),
 ) -> None:
     """Play one agent with one partner (or itself) on one game, and print the tables.
 
@@ -354,8 +346,7 @@ def run_command(
 
     if self_play and partner is not None:
         raise ConfigError("give --partner P or --self-play, not both")
-    calls = CallOptions(concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures)
-    args = parse_model_args(model_arg)
+    args = endpoint.model_args()
     entry: dict[str, object] = {
         "game": game,
         "seeds": _seeds(seeds),
@@ -368,15 +359,13 @@ def run_command(
         "name": f"{agent}-{model or 'none'}-{game}".replace("/", "-"),
         "agents": [agent],
         "models": [] if model is None else _with_model_args([model], args),
-        "api_base": api_base,
+        "api_base": endpoint.api_base,
         "partners": [partner or SELF],
         "games": [entry],
         "positions": _position(position),
         "agent_options": {agent: given_options(ctx, agent, agent_option or [])},
-        "generate": _generate(temperature, top_p, max_tokens, seed),
-        "runtime": _runtime(
-            {}, backend, address, parallel_episodes, error_rate, fallback_rate, calls, transport
-        ),
+        "generate": sampling.given(),
+        "runtime": _runtime({}, execution, calls, transport),
     }
     if preset is not None:
         data["preset"] = preset
@@ -386,7 +375,7 @@ def run_command(
             "model, or a litellm name such as openai/gpt-4o-mini)"
         )
     grid = parse_grid(data, where="options")
-    _play(grid, out, _api_keys(api_key_env, grid.model_names()))
+    _play(grid, out, _api_keys(endpoint.api_key_env, grid.model_names()))
 
 
 @agentic_app.command("options")
@@ -424,6 +413,7 @@ def _plain(value: object) -> str:
 
 
 @agentic_app.command("grid")
+@option_groups
 def grid_command(
     config: Annotated[
         str, typer.Argument(help="A registered grid (paper, smoke) or a grid YAML file.")
@@ -439,30 +429,16 @@ def grid_command(
             "the same tasks, so a leaderboard entry (one agent and model) can be submitted."
         ),
     ] = None,
-    api_base: ApiBase = None,
-    api_key_env: ApiKeyEnv = None,
-    model_arg: ModelArg = None,
+    endpoint: EndpointOptions = EndpointOptions(),
     preset: Preset = None,
     episodes: Annotated[
         int | None, typer.Option(help="Episodes per pairing in every game: seeds 0..N-1.")
     ] = None,
-    temperature: Temperature = None,
-    top_p: TopP = None,
-    max_tokens: MaxTokens = None,
-    seed: Seed = None,
+    sampling: SamplingOptions = SamplingOptions(),
     out: OutDir = None,
-    concurrency: Concurrency = None,
-    rpm: Rpm = None,
-    tpm: Tpm = None,
-    timeout: Timeout = None,
-    max_attempts: MaxAttempts = None,
-    max_connection_failures: MaxConnectionFailures = None,
+    calls: CallOptions = CallOptions(),
     transport: Transport = None,
-    parallel_episodes: Parallel = None,
-    error_rate: MaxErrorRate = None,
-    fallback_rate: MaxFallbackRate = None,
-    backend: Backend = None,
-    address: Address = None,
+    execution: ExecutionOptions = ExecutionOptions(),
 ) -> None:
     """Play every episode of a grid, resumable: played episodes are never played again.
 
@@ -474,8 +450,7 @@ def grid_command(
     from coordqa.agentic.grid import parse_grid
     from coordqa.agentic.grid_registry import grid_document
 
-    calls = CallOptions(concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures)
-    args = parse_model_args(model_arg)
+    args = endpoint.model_args()
     data = grid_document(config)
     if model:
         data["models"] = list(model)
@@ -483,19 +458,17 @@ def grid_command(
         data["models"] = _with_model_args(_listed_models(data), args)
     if agent:
         data["agents"] = list(agent)
-    if api_base is not None:
-        data["api_base"] = api_base
+    if endpoint.api_base is not None:
+        data["api_base"] = endpoint.api_base
     if preset is not None:
         data["preset"] = preset
     if episodes is not None:
         for entry in _listed(data, "games"):
             entry.update(seeds=None, episodes=episodes)
-    data["generate"] = _merged(data, "generate", _generate(temperature, top_p, max_tokens, seed))
-    data["runtime"] = _runtime(
-        data, backend, address, parallel_episodes, error_rate, fallback_rate, calls, transport
-    )
+    data["generate"] = _merged(data, "generate", sampling.given())
+    data["runtime"] = _runtime(data, execution, calls, transport)
     grid = parse_grid(data, where=str(config))
-    _play(grid, out, _api_keys(api_key_env, grid.model_names()))
+    _play(grid, out, _api_keys(endpoint.api_key_env, grid.model_names()))
 
 
 def _merged(data: dict[str, Any], key: str, values: dict[str, Any]) -> dict[str, Any]:

@@ -16,21 +16,9 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from coordqa.cli._call_options import (
-    ApiBase,
-    ApiKeyEnv,
-    CallOptions,
-    Concurrency,
-    MaxAttempts,
-    MaxConnectionFailures,
-    ModelArg,
-    Rpm,
-    Timeout,
-    Tpm,
-    Transport,
-    parse_model_args,
-)
-from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT
+from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
+from coordqa.cli._errors import RUN_FAILED_EXIT
+from coordqa.cli._option_groups import option_groups
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError
 
@@ -77,6 +65,7 @@ def render_set(result: SetResult) -> None:
         )
 
 
+@option_groups
 def eval_set_command(
     spec_file: Annotated[
         Path | None,
@@ -90,19 +79,12 @@ def eval_set_command(
         list[str] | None,
         typer.Option(help="A dataset name or file (repeatable; default: the current release)."),
     ] = None,
-    api_base: ApiBase = None,
-    api_key_env: ApiKeyEnv = None,
-    model_arg: ModelArg = None,
+    endpoint: EndpointOptions = EndpointOptions(),
     trials: Annotated[int | None, typer.Option(help="Samples per question.")] = None,
     limit: Annotated[int | None, typer.Option(help="The first N questions only.")] = None,
     sample: Annotated[int | None, typer.Option(help="A stratified sample of N questions.")] = None,
     seed: Annotated[int | None, typer.Option(help="Base seed; trial t uses seed + t.")] = None,
-    concurrency: Concurrency = None,
-    rpm: Rpm = None,
-    tpm: Tpm = None,
-    timeout: Timeout = None,
-    max_attempts: MaxAttempts = None,
-    max_connection_failures: MaxConnectionFailures = None,
+    calls: CallOptions = CallOptions(),
     transport: Transport = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the response cache.")
@@ -127,13 +109,10 @@ def eval_set_command(
     --api-key-env and --model-arg are those of the --model models (a spec's models carry their
     own). Exit status: 0 every member complete, 1 a member failed, 2 bad options, 130 on Ctrl-C.
     """
-    from coordqa.cli._progress import attempt_lines
+    from coordqa.cli._progress import live_run
     from coordqa.cli._set_progress import set_display
     from coordqa.evalset import SetInterrupted, evaluate_set, load_spec, parse_spec
 
-    calls = CallOptions(
-        concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures
-    ).given()
     overrides: dict[str, Any] = {
         SPEC_FIELDS.get(key, key): value
         for key, value in {
@@ -145,7 +124,7 @@ def eval_set_command(
             "address": address,
             "out": out,
             "transport": transport,
-            **calls,
+            **calls.given(),
         }.items()
         if value is not None
     }
@@ -154,9 +133,9 @@ def eval_set_command(
     if dataset:
         overrides["datasets"] = dataset
     model_settings = {
-        ("--api-base", "api_base"): api_base,
-        ("--api-key-env", "api_key_env"): api_key_env,
-        ("--model-arg", "model_args"): parse_model_args(model_arg) or None,
+        ("--api-base", "api_base"): endpoint.api_base,
+        ("--api-key-env", "api_key_env"): endpoint.api_key_env,
+        ("--model-arg", "model_args"): endpoint.model_args() or None,
     }
     given = {key: value for key, value in model_settings.items() if value is not None}
     if given and not model:
@@ -179,15 +158,8 @@ def eval_set_command(
             models = [m.model_dump() for m in spec.models] + added
             spec = parse_spec({**spec.model_dump(), "models": models}, source=str(spec_file))
     display = set_display(messages)
-    try:
-        with attempt_lines(messages):
-            result = evaluate_set(spec, progress=display)
-    except SetInterrupted as stop:
-        display.stop()
-        messages.print(f"[yellow]{stop}[/]", highlight=False)
-        raise typer.Exit(INTERRUPTED_EXIT) from None
-    finally:
-        display.stop()
+    with live_run(display, messages, SetInterrupted):
+        result = evaluate_set(spec, progress=display)
     render_set(result)
     if not result.ok:
         raise typer.Exit(RUN_FAILED_EXIT)

@@ -7,12 +7,14 @@ commands, so ``coordqa --help`` never loads them.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
+from coordqa.cli._option_groups import option_groups
 from coordqa.errors import ConfigError, MissingDependencyError
 from coordqa.leaderboard.settings import (
     DEFAULT_MAX_BODY_BYTES,
@@ -46,10 +48,45 @@ SubmissionId = Annotated[
 ]
 """The entry an admin command acts on, as the board shows it."""
 
-# What an entry shows about its model, whether uploaded (submit) or run by the board (endpoint).
+Token = Annotated[
+    str | None,
+    typer.Option("--token", envvar="COORDQA_TOKEN", help="Bearer token from the admin."),
+]
+"""The submitter's token, for the commands that send to a board (``--to``)."""
+
 Org = Annotated[str | None, typer.Option("--org", help="Organisation.")]
 Params = Annotated[str | None, typer.Option("--params", help="Parameter count: 7e9, 7B, 350M.")]
 Link = Annotated[str | None, typer.Option("--link", help="An http(s) link about it.")]
+
+
+@dataclass(frozen=True)
+class ModelDetails:
+    """What an entry shows about its model, uploaded (submit) or run by the board (endpoint).
+
+    One parameter of each command (:mod:`coordqa.cli._option_groups`).
+    """
+
+    org: Org = None
+    params: Params = None
+    link: Link = None
+
+    def parameters(self) -> float | None:
+        """``--params`` as a number (``7B``: 7e9), read as ``coordqa report --sizes`` reads it.
+
+        Raises:
+            ConfigError: not a number with an optional K, M, B or T suffix.
+        """
+        from coordqa.cli.runs import parse_sizes
+
+        return parse_sizes(f"m={self.params}")["m"] if self.params else None
+
+
+def _require_token(token: str | None) -> str:
+    """The token ``--to`` needs, or the error that says where to get one."""
+    if not token:
+        raise ConfigError("--to needs --token (or COORDQA_TOKEN); ask the leaderboard admin")
+    return token
+
 
 leaderboard_app = typer.Typer(
     name="leaderboard",
@@ -101,6 +138,7 @@ def _open(db: str | None, *, create: bool = True) -> Database:
     return open_database(db, create=create)
 
 
+@option_groups
 def submit_command(
     run_dir: Annotated[
         Path, typer.Argument(help="A finished `coordqa eval` or `coordqa agentic` run directory.")
@@ -108,10 +146,7 @@ def submit_command(
     to: Annotated[
         str | None, typer.Option("--to", help="Leaderboard URL, e.g. https://lb.example.org")
     ] = None,
-    token: Annotated[
-        str | None,
-        typer.Option("--token", envvar="COORDQA_TOKEN", help="Bearer token from the admin."),
-    ] = None,
+    token: Token = None,
     out: Annotated[
         Path | None, typer.Option("--out", help="Write the bundle to this file instead.")
     ] = None,
@@ -121,9 +156,7 @@ def submit_command(
     provider: Annotated[
         str | None, typer.Option("--provider", help="Provider (default: from the model name).")
     ] = None,
-    org: Org = None,
-    params: Params = None,
-    link: Link = None,
+    details: ModelDetails = ModelDetails(),
     grid: Annotated[
         str | None,
         typer.Option(
@@ -144,25 +177,23 @@ def submit_command(
     QA runs go to the CoordinationQA track with every raw reply; agentic runs go to the agentic
     track with every episode's trajectory.
     """
-    from coordqa.cli.runs import parse_sizes
     from coordqa.leaderboard.bundle import build_bundle
 
     if (to is None) == (out is None):
         raise ConfigError("give exactly one of --to URL (send the bundle) and --out FILE (save it)")
-    if to is not None and not token:
-        raise ConfigError("--to needs --token (or COORDQA_TOKEN); ask the leaderboard admin")
+    if to is not None:
+        _require_token(token)
     from coordqa.leaderboard.client import check_transport, submit_bundle
 
     if to is not None:
         check_transport(to, insecure)  # before the run is read: refuse at once
-    parameters = parse_sizes(f"m={params}")["m"] if params else None
     bundle = build_bundle(
         run_dir,
         display_name=name,
         provider=provider,
-        parameters=parameters,
-        organisation=org,
-        link=link,
+        parameters=details.parameters(),
+        organisation=details.org,
+        link=details.link,
         grid=grid,
     )
     what = (
@@ -434,15 +465,13 @@ def export_command(
     )
 
 
+@option_groups
 def submit_endpoint_command(
     model: Annotated[
         str, typer.Argument(help="Model as coordqa eval takes it, e.g. openai/my-model.")
     ],
     to: Annotated[str, typer.Option("--to", help="Leaderboard URL, e.g. https://lb.example.org")],
-    token: Annotated[
-        str | None,
-        typer.Option("--token", envvar="COORDQA_TOKEN", help="Bearer token from the admin."),
-    ] = None,
+    token: Token = None,
     api_base: Annotated[
         str | None,
         typer.Option(help="Your OpenAI-compatible server (none: a model the board hosts)."),
@@ -452,9 +481,7 @@ def submit_endpoint_command(
         typer.Option(help="Environment variable holding your server's API key (stored encrypted)."),
     ] = None,
     name: Annotated[str | None, typer.Option("--name", help="Display name.")] = None,
-    org: Org = None,
-    params: Params = None,
-    link: Link = None,
+    details: ModelDetails = ModelDetails(),
     grid: Annotated[
         list[str] | None,
         typer.Option("--grid", help="Also play this agentic grid of the board; repeatable."),
@@ -473,21 +500,19 @@ def submit_endpoint_command(
     keeps secret until each job is done (the sampling seed is sent with every request). Your
     key is stored encrypted and never shown.
     """
-    from coordqa.cli.runs import parse_sizes
     from coordqa.eval_config import api_key_from_env
     from coordqa.leaderboard.client import register_endpoint
 
-    if not token:
-        raise ConfigError("--to needs --token (or COORDQA_TOKEN); ask the leaderboard admin")
+    token = _require_token(token)
     key = None if api_key_env is None else api_key_from_env(api_key_env)
     request = {
         "model": model,
         "api_base": api_base,
         "api_key": key,
         "display_name": name,
-        "organisation": org,
-        "link": link,
-        "parameters": parse_sizes(f"m={params}")["m"] if params else None,
+        "organisation": details.org,
+        "link": details.link,
+        "parameters": details.parameters(),
         "grids": list(grid or ()),
         "agent": agent,
     }

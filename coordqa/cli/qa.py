@@ -280,7 +280,7 @@ def eval_command(
     complete (or its errors are within --max-error-rate), 1 when errors stopped it or left too
     many samples unanswered, 2 for bad options, 130 on Ctrl-C.
     """
-    from coordqa.cli._progress import attempt_lines, eval_display
+    from coordqa.cli._progress import eval_display, live_run
     from coordqa.evaluation import EvalConfig, EvalFailed, EvalInterrupted, evaluate
 
     if quiet and verbose:
@@ -320,12 +320,8 @@ def eval_command(
     )
     display = eval_display(messages, quiet=quiet, verbose=verbose)
     try:
-        with attempt_lines(messages):
+        with live_run(display, messages, EvalInterrupted):
             result = evaluate(config, progress=display)
-    except EvalInterrupted as stop:
-        display.stop()
-        messages.print(f"[yellow]{stop}[/]", highlight=False)
-        raise typer.Exit(INTERRUPTED_EXIT) from None
     except KeyboardInterrupt:  # while reading the dataset, before the run's session began
         display.stop()
         messages.print("[yellow]interrupted while starting: nothing was run or stored[/]")

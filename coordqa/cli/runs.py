@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
     from coordqa.analysis import ModelReport, RunComparison, RunSummary
+    from coordqa.analysis.stats import Correlation
     from coordqa.store import UnreadableRunError
 
 console = Console()
@@ -69,8 +70,8 @@ def parse_sizes(value: str | None) -> dict[str, float]:
 def render_report(report: ModelReport) -> None:
     """Print the runs, models, paired comparisons and correlations of ``coordqa report``."""
     from coordqa.analysis.accuracy import INCOMPLETE_NOTE, ONE_TRIAL_NOTE
-    from coordqa.analysis.report import MIXED_NOTE, comparison_summary, format_p
-    from coordqa.analysis.stats import EXACT_MAX_N, PAIRED_P_METHOD
+    from coordqa.analysis.report import MIXED_NOTE, comparison_summary
+    from coordqa.analysis.stats import PAIRED_P_METHOD
 
     console.print(Text("runs", style="bold"))
     for row in report.models.itertuples():
@@ -107,29 +108,40 @@ def render_report(report: ModelReport) -> None:
             highlight=False,
         )
 
-    corr = new_table(
-        "correlations across models (one point per model)",
-        f"p: exact permutation p (all n! pairings) up to n = {EXACT_MAX_N} models, "
-        "asymptotic above",
-    )
-    for header in ("pair", "n", "pearson r (p)", "spearman rho (p)"):
-        number_column(corr, header)
-    name_column(corr, "note")
-    for c in report.correlations:
-        corr.add_row(
-            f"{c.x} vs {c.y}",
-            str(c.n),
-            f"{c.pearson_r:.3f} ({format_p(c.pearson_p)})",
-            f"{c.spearman_rho:.3f} ({format_p(c.spearman_p)})",
-            c.note,
-        )
-    console.print(corr)
+    console.print(correlation_table(report.correlations))
     if report.mixed:
         messages.print(f"[yellow]{MIXED_NOTE.replace('**', '')}[/]")
     runs = dict(zip(report.models["model"], report.models["run"], strict=True))
     for warning in report.warnings:  # "LABEL: TEXT", shown as the run's own log shows it
         label = next((lbl for lbl in runs if warning.startswith(f"{lbl}: ")), None)
         warn(warning if label is None else f"{runs[label]}: {warning.removeprefix(label + ': ')}")
+
+
+def correlation_table(correlations: Sequence[Correlation]) -> Table:
+    """The correlations across models, each pair one row with both coefficients and their p.
+
+    Its caption says how p is computed, which depends on how many models there are.
+    """
+    from coordqa.analysis.report import format_p
+    from coordqa.analysis.stats import EXACT_MAX_N
+
+    table = new_table(
+        "correlations across models (one point per model)",
+        f"p: exact permutation p (all n! pairings) up to n = {EXACT_MAX_N} models, "
+        "asymptotic above",
+    )
+    for header in ("pair", "n", "pearson r (p)", "spearman rho (p)"):
+        number_column(table, header)
+    name_column(table, "note")
+    for c in correlations:
+        table.add_row(
+            f"{c.x} vs {c.y}",
+            str(c.n),
+            f"{c.pearson_r:.3f} ({format_p(c.pearson_p)})",
+            f"{c.spearman_rho:.3f} ({format_p(c.spearman_p)})",
+            c.note,
+        )
+    return table
 
 
 SELECTION_TITLES = {
