@@ -815,17 +815,6 @@ INSTEAD = [
         "the answer is B; 'move down' is what Bob should do",
     ),
 ]
-for reply, outcome, option, reason in INSTEAD:
-    add(
-        "instead-corridor",
-        None,
-        reply,
-        outcome,
-        option,
-        reason,
-        options=CORRIDOR,
-        prompt_tail=TAIL_CORRIDOR,
-    )
 INSTEAD_ESCAPE = [
     (
         "If I move to Room 2 the killer catches me. I would choose C instead.",
@@ -847,17 +836,12 @@ INSTEAD_ESCAPE = [
         "B's text is in the reasoning; the answer names C",
     ),
 ]
-for reply, outcome, option, reason in INSTEAD_ESCAPE:
-    add(
-        "instead-escape",
-        None,
-        reply,
-        outcome,
-        option,
-        reason,
-        options=ESCAPE_ROOMS,
-        prompt_tail=TAIL_ESCAPE,
-    )
+for family, options, tail, replies in (
+    ("instead-corridor", CORRIDOR, TAIL_CORRIDOR, INSTEAD),
+    ("instead-escape", ESCAPE_ROOMS, TAIL_ESCAPE, INSTEAD_ESCAPE),
+):
+    for reply, outcome, option, reason in replies:
+        add(family, None, reply, outcome, option, reason, options=options, prompt_tail=tail)
 for row in pick(lambda r: len(r["options"]) >= 3, k=6):
     n = len(row["options"])
     i, j = rng.sample(range(n), 2)
