@@ -60,6 +60,8 @@ TOM = [
 # Options that contain letters and parentheses themselves.
 TRICKY = ["Plan B", "Take route (A)", "wait (do nothing)"]
 JP_19 = [f"Move to Room {n}" for n in range(1, 20)]
+CORRIDOR = ["Move up", "Stay", "wait", "Move down"]
+"""The list of the reported false credit ('wait' read from 'Bob has to wait')."""
 
 NO = ("no_answer", ())
 
@@ -164,6 +166,31 @@ CASES = [
     ("Answer: C\nAction: (I need to think about Bob)", OVERCOOKED, chosen(2)),
     ("Answer: C\nAnswer: Z", OVERCOOKED, chosen(2)),
     ("The answer is B.\nI'll go with D.", OVERCOOKED, chosen(3)),
+    # --- a choice with its contrast ("instead", "rather than", "not A but D"): the contrast names
+    # what is rejected; an option's text elsewhere in a sentence that picks a letter never decides
+    ("Answer: C instead.", OVERCOOKED, chosen(2)),
+    ("I choose C instead.", OVERCOOKED, chosen(2)),
+    ("If I choose A, Bob has to wait. I would choose D instead.", OVERCOOKED, chosen(3)),
+    ("If I choose A, Bob has to wait.\nI would choose D instead.", OVERCOOKED, chosen(3)),
+    ("I would choose D instead, because then Bob does not have to wait.", OVERCOOKED, chosen(3)),
+    ("Answer: D rather than A", OVERCOOKED, chosen(3)),
+    ("Final answer: (D) instead of A.", OVERCOOKED, chosen(3)),
+    ("Answer: D, not A.", OVERCOOKED, chosen(3)),
+    ("I choose B or D instead.", OVERCOOKED, ambiguous(1, 3)),
+    ("Not A but D.", OVERCOOKED, chosen(3)),
+    ("The answer is not A but D.", OVERCOOKED, chosen(3)),
+    ("Action: not wait but move away", OVERCOOKED, chosen(5)),
+    ("Not only wait but also move away.", OVERCOOKED, ambiguous(4, 5)),
+    ("Hmm, c1 is full.\nD instead.", OVERCOOKED, chosen(3)),
+    ("Answer: A\nOn second thought, Bob waits then. Answer: D instead.", OVERCOOKED, chosen(3)),
+    ("If I choose A, Bob has to wait.", OVERCOOKED, NO),
+    ("Bob will wait if I select A.", OVERCOOKED, NO),
+    ("Should I choose D instead? Bob is at o0.", OVERCOOKED, NO),
+    ("Shall we go with C?", OVERCOOKED, NO),
+    ("Action: a rather good move is to wait", OVERCOOKED, chosen(4)),
+    ("If I choose A, Bob has to wait. I would choose D instead.", CORRIDOR, chosen(3)),
+    ("Answer: B instead.", CORRIDOR, chosen(1)),
+    ("I choose B instead.", CORRIDOR, chosen(1)),
     # --- must not be fooled
     ("OK.", OVERCOOKED, NO),
     ("I.", OVERCOOKED, NO),  # out of range with 6 options

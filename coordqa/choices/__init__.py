@@ -25,22 +25,26 @@ something wins:
 1. The segment is one line that *is* one option's text (case, punctuation, markdown ignored).
 2. The **last** answer marker whose payload names something: ``Answer:``, ``Action:``,
    ``Final answer:``, ``My next action:``, ``the (best) answer/action/option/move is``, ``I
-   choose/pick/select/go with``, a concluding ``So yes,`` / ``Therefore, no.`` (the word is the
-   payload: the option that says yes or no), and hedged ones that count only before a letter
-   (``I think it is A.``, ``My best guess is C``: "I think it is a good idea" commits to
-   nothing). Earlier markers are drafts of a chain of thought, so a later one overrides them,
-   except that several ``Answer:`` *lines* naming different options with no revision between
-   them ("actually", "hmm", "Final answer:") are a list of answers: ambiguous
-   (``marker_conflict``). The payload (the rest of the line, or the next line when the marker
-   ends its line) is read loosely: letters (``C``, ``(C)``, ``Option C``, ``B or C``,
-   ``(A)(B)``), a letter followed by text (``C. pick up onion``, or its part before an
-   explanation, ``C. wait (one turn)``: text naming another option makes it ambiguous), or option
-   text (exact, contained, fuzzy, abbreviated, paraphrased).
+   choose/pick/select/go with`` (not asked: "Should I choose D instead?"), a concluding ``So
+   yes,`` / ``Therefore, no.`` (the word is the payload: the option that says yes or no), and
+   hedged ones that count only before a letter (``I think it is A.``, ``My best guess is C``:
+   "I think it is a good idea" commits to nothing). Earlier markers are drafts of a chain of
+   thought, so a later one overrides them, except that several ``Answer:`` *lines* naming
+   different options with no revision between them ("actually", "hmm", "Final answer:") are a
+   list of answers: ambiguous (``marker_conflict``). The payload (the rest of the line, or the
+   next line when the marker ends its line) is read loosely: letters (``C``, ``(C)``, ``Option
+   C``, ``B or C``, ``(A)(B)``), letters with their contrast (``D instead``, ``D rather than
+   A``, ``D, not A``, ``not A but D``: what the contrast names is rejected), a letter followed
+   by text (``C. pick up onion``, or its part before an explanation, ``C. wait (one turn)``:
+   text naming another option makes it ambiguous), or option text (exact, contained, fuzzy,
+   abbreviated, paraphrased).
 3. The last line, read strictly: only a line that *is* an answer counts (a letter reference, a
    letter followed by its option's text or by "because ...", or an option's text, exact, fuzzy,
    abbreviated or paraphrased), because prose like "(B) is bad, so ..." must not decide. Only a
    reply of one line may name an option's text inside its sentence ("No, Alice cannot reach c0");
-   a line left alone by a list cut from it ("I am in Room 1." then "B. Room 2") may not.
+   a line left alone by a list cut from it ("I am in Room 1." then "B. Room 2") may not, nor may
+   a sentence that picks or supposes a letter ("If I choose A, Bob has to wait": the text is
+   reasoning around the letter, which decides by the rules above or nothing does).
 4. The first line of a multi-line segment, when it is a letter reference, alone or with its
    option's text ("C" or "C. wait", then an explanation or an echo of the rules).
 

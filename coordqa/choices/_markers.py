@@ -14,6 +14,10 @@ from typing import NamedTuple, TypeVar
 _KEYWORD = re.compile(
     r"answer|action|choice|option|move|choose|pick|select|go with|think|believe|guess|yes|no"
 )
+_ASKING = ("should", "shall", "would", "will", "can", "could", "do", "did", "may", "might", "must")
+_NOT_ASKED = "".join(rf"(?<!\b{word} )" for word in _ASKING)
+"""Look-behinds: "should I choose D?" asks, "I should choose D" answers (a verb before the
+subject turns the sentence into a question)."""
 _MARKER_FORMS = (
     # "Answer: C", "Action - wait", "My next action: ...", "(B) is bad, so answer: D";
     # not "Bob's last action: wait" nor "Bob's next action: ...".
@@ -34,10 +38,13 @@ _MARKER_FORMS = (
         ),
         re.compile(r"\b(?:the|my|our) (?:(?:final|best|correct|right|optimal|next) )?$"),
     ),
-    # "I choose (B)", "I'd go with C"; not "If I choose B" nor "I'll pick up onion".
+    # "I choose (B)", "I'd go with C"; not "If I choose B", "Should I choose D?" nor "I'll pick
+    # up onion".
     (
         re.compile(r"(?:choose|pick(?! up)|select|go with)\b"),
-        re.compile(r"(?<!\bif )\b(?:i|we|let'?s)(?: (?:would|will|shall|should)|'d|'ll)? $"),
+        re.compile(
+            rf"(?<!\bif ){_NOT_ASKED}\b(?:i|we|let'?s)(?: (?:would|will|shall|should)|'d|'ll)? $"
+        ),
     ),
     # Hedged: "I think it is A.", "My best guess is C"; the payload must be a letter (see
     # _HEDGED_FORMS), since "I think it is a good idea to wait" commits to nothing.

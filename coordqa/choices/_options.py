@@ -70,6 +70,21 @@ _INLINE_ITEM = re.compile(r"(?:^|(?<=[\s,;]))(?:\((?P<paren>[a-z])\)|(?P<letter>
 _HEAD_LETTER = re.compile(r"(?<![a-z])[a-z](?![a-z])")
 _EXPLANATION = re.compile(r"[(;]|\.\s| - |,? (?:because|since|as|so)\b")
 _REASON = re.compile(r"^\W*(?:because|since|as)\b")
+_CONTRAST = re.compile(r"\s+instead\b|\s+rather(?:\s+than\b|\W*$)|,\s*not\b")
+"""What may follow a choice and names what it replaces: "D instead (of A)", "D rather than A",
+"D, not A". Not "a rather good move": "rather" counts before "than" or at the end only."""
+_NOT_BUT = re.compile(r"^\W*not\s+(?!only\b)\S.*?,?\s+but\s+(?P<chosen>\S.*)$")
+"""A choice stated against what it rejects: "not A but D" chooses D ("not only A but also D"
+chooses both, so it is left to the usual reading)."""
+_CHOOSING = (
+    r"choose|chose|chosen|choosing|pick(?:ed|ing)?|select(?:ed|ing)?|go(?:ing)? with|opt for"
+)
+_STATED_LETTER = re.compile(
+    rf"(?:^\W*|\b(?:{_CHOOSING})\s+)(?:option\s+)?[(\[]?(?P<letter>[a-z])[)\]]?"
+    r"(?=\s*(?:[,.;:!?]|$)|\s+(?:instead|rather than|or|and|because|since|so|then|over)\b)"
+)
+"""A letter a sentence picks or supposes ("If I choose A, ...", "I would pick D instead", a line
+that starts "D, so ..."): not "pick a card", whose "a" is followed by a word."""
 
 
 def normalise(text: str) -> str:
@@ -237,9 +252,14 @@ def resolve(
     by any explanation; otherwise the letters must stand alone or precede an option's text or a
     "because". ``contained`` also accepts option text inside a sentence (marker payloads and
     one-line replies; in longer replies the last line is often explanation), trying the text
-    before any explanation first: "3 (c0 has 0 onions)" names "3", not also "0". An option list
-    on one line ("A. yes B. no") names nothing.
+    before any explanation first: "3 (c0 has 0 onions)" names "3", not also "0", but never in a
+    span that picks or supposes a letter ("if i choose a, bob has to wait"). Letters may carry
+    their contrast ("d instead", "d, not a", "not a but d"). An option list on one line ("A. yes
+    B. no") names nothing.
     """
+    turned = _NOT_BUT.match(span)
+    if turned is not None:
+        span = turned["chosen"]
     norm = normalise(span)
     exact = opts.by_norm.get(norm)
     if exact is not None:
@@ -247,6 +267,8 @@ def resolve(
     if _recites(span, opts):
         return None
     positions = letter_positions(norm)
+    if positions is None:
+        positions = _contrasted_letters(span)
     if positions is not None:
         return _by_letters(positions, opts)
     leading = _LEADING_LETTERS.match(span)
@@ -254,6 +276,7 @@ def resolve(
         match = _letters_then_text(leading, opts, threshold, loose=loose)
         if match is not None:
             return match
+    contained = contained and not _states_letter(span, opts)
     head = _EXPLANATION.split(span, maxsplit=1)[0] if contained else span
     match = (
         text_match(normalise(head), opts, threshold, contained=True, loose=loose)
@@ -261,6 +284,35 @@ def resolve(
         else None
     )
     return match or text_match(norm, opts, threshold, contained=contained, loose=loose)
+
+
+def _contrasted_letters(span: str) -> tuple[int, ...] | None:
+    """The letters a span chooses before its contrast: "B instead.", "B or D rather than A".
+
+    >>> _contrasted_letters("d, not a."), _contrasted_letters("a rather good move")
+    ((3,), None)
+    """
+    contrast = _CONTRAST.search(span)
+    if contrast is None or contrast.start() == 0:
+        return None
+    return letter_positions(normalise(span[: contrast.start()]))
+
+
+def _states_letter(span: str, opts: Options) -> bool:
+    """True when a sentence picks or supposes a letter of the list ("If I choose A, ...").
+
+    Then an option's text inside that sentence ("... Bob has to wait") is the reasoning around
+    a letter, never the choice: the letter is read by the letter rules, or nothing is.
+
+    >>> opts = prepare(("move up", "wait"))
+    >>> _states_letter("if i choose a, bob has to wait.", opts)
+    True
+    >>> _states_letter("i pick a card and wait", opts), _states_letter("if i pick h, wait", opts)
+    (False, False)
+    """
+    return any(
+        ord(found["letter"]) - ord("a") < opts.lettered for found in _STATED_LETTER.finditer(span)
+    )
 
 
 def _recites(span: str, opts: Options) -> bool:

@@ -706,6 +706,167 @@ for row in pick(lambda r: len(r["options"]) >= 3, k=2):
         "one letter repeated: no list, one letter",
     )
 
+# --- added with the "instead" pass: a choice stated with "instead"/"rather"/"not X but Y", after
+# a reasoning sentence that names another option's letter or text (labelled as written)
+CORRIDOR = ["Move up", "Stay", "wait", "Move down"]
+TAIL_CORRIDOR = (
+    "I am Alice, in a corridor one cell wide; Bob is right below me and wants to pass.\n\n"
+    "What action should I take next?\nAvailable Actions:\n" + format_options(CORRIDOR)
+)
+ESCAPE_ROOMS = ["Move to Room 2", "Move to Room 10", "Fix generator in Room 1", "Wait"]
+TAIL_ESCAPE = (
+    "I am Alice in Room 1; the killer is in Room 2 and Bob is in Room 10.\n\n"
+    "What action should I take next?\nAvailable Actions:\n" + format_options(ESCAPE_ROOMS)
+)
+INSTEAD = [
+    (
+        "If I choose A, Bob has to wait. I would choose D instead.",
+        "chosen",
+        3,
+        "A is a hypothesis, 'wait' is Bob's; the choice stated is D",
+    ),
+    ("Answer: B instead.", "chosen", 1, "an answer line whose letter is followed by 'instead'"),
+    ("I choose B instead.", "chosen", 1, "'I choose' B, with a trailing 'instead'"),
+    (
+        "If I choose A, Bob has to wait.\nI would choose D instead.",
+        "chosen",
+        3,
+        "the same on two lines: the last line chooses D",
+    ),
+    ("Not A but D.", "chosen", 3, "'not A but D' names D as the answer"),
+    ("The answer is not A but D.", "chosen", 3, "'the answer is not A but D': D"),
+    (
+        "I would not move up; I would choose D instead.",
+        "chosen",
+        3,
+        "moving up is rejected, D is chosen",
+    ),
+    (
+        "Bob has to wait if I move up, so I will pick D rather than A.",
+        "chosen",
+        3,
+        "'pick D rather than A': D",
+    ),
+    ("Answer: D instead of A.", "chosen", 3, "the answer is D; A is what it replaces"),
+    ("Answer: D, not A.", "chosen", 3, "the answer is D; A is rejected"),
+    (
+        "I was going to choose A, but I choose D instead.",
+        "chosen",
+        3,
+        "the first choice is revised in the same sentence: D",
+    ),
+    ("Instead of moving up, I choose D.", "chosen", 3, "moving up is rejected, D is chosen"),
+    ("Rather than A, I'd go with D.", "chosen", 3, "'rather than A, I'd go with D': D"),
+    (
+        "If I choose A, Bob has to wait. I would choose B or D instead.",
+        "ambiguous",
+        None,
+        "two letters offered as alternatives after the hypothesis",
+    ),
+    (
+        "If I move up, Bob has to wait instead.",
+        "no_answer",
+        None,
+        "a hypothesis about my move and Bob's wait; no choice is stated",
+    ),
+    (
+        "Answer: A\nOn second thought, Bob would have to wait then. Answer: D instead.",
+        "chosen",
+        3,
+        "the first answer is revised; the last answer line names D",
+    ),
+    ("Answer: Move down instead.", "chosen", 3, "an answer line with D's text and 'instead'"),
+    ("Final answer: D rather than A.", "chosen", 3, "'Final answer: D rather than A': D"),
+    (
+        "Rather than wait, I would choose D.",
+        "chosen",
+        3,
+        "C's text is what is rejected; D is the letter chosen",
+    ),
+    (
+        "I would choose D instead, because then Bob does not have to wait.",
+        "chosen",
+        3,
+        "D chosen; 'wait' in the reason is Bob's",
+    ),
+    ("Instead, I choose D.", "chosen", 3, "'Instead, I choose D.': D"),
+    (
+        "Bob has to wait, so instead of A the answer is D.",
+        "chosen",
+        3,
+        "'the answer is D'; A and 'wait' are the reasoning",
+    ),
+    (
+        "Should I choose D instead? Bob is below me, so moving down would block him.",
+        "no_answer",
+        None,
+        "D is asked about and then argued against; nothing is chosen",
+    ),
+    (
+        "Maybe D instead? No, Bob is below me.\nAnswer: A",
+        "chosen",
+        0,
+        "D is considered and rejected; the answer line names A",
+    ),
+    (
+        "Answer: B. Bob should move down instead.",
+        "chosen",
+        1,
+        "the answer is B; 'move down' is what Bob should do",
+    ),
+]
+INSTEAD_ESCAPE = [
+    (
+        "If I move to Room 2 the killer catches me. I would choose C instead.",
+        "chosen",
+        2,
+        "A's text is the hypothesis; C is chosen",
+    ),
+    (
+        "Fixing the generator in Room 1 is too slow with the killer so close, so I choose B "
+        "instead.",
+        "chosen",
+        1,
+        "C's text is rejected in the reasoning; B is chosen",
+    ),
+    (
+        "Moving to Room 10 leaves the generator alone. Answer: C rather than B.",
+        "chosen",
+        2,
+        "B's text is in the reasoning; the answer names C",
+    ),
+]
+for family, options, tail, replies in (
+    ("instead-corridor", CORRIDOR, TAIL_CORRIDOR, INSTEAD),
+    ("instead-escape", ESCAPE_ROOMS, TAIL_ESCAPE, INSTEAD_ESCAPE),
+):
+    for reply, outcome, option, reason in replies:
+        add(family, None, reply, outcome, option, reason, options=options, prompt_tail=tail)
+for row in pick(lambda r: len(r["options"]) >= 3, k=6):
+    n = len(row["options"])
+    i, j = rng.sample(range(n), 2)
+    k = rng.choice([m for m in range(n) if m != i])
+    add(
+        "instead-rows",
+        row,
+        f"{expl(row, others=False)} If I pick {option_letter(j)}, {partner(row)} is left "
+        f"with: {lower_first(row['options'][k])}. I would choose {option_letter(i)} instead.",
+        "chosen",
+        i,
+        "another letter and another option's text in the reasoning; the choice is the letter",
+    )
+for row in pick(lambda r: len(r["options"]) >= 2, k=4):
+    i = rng.randrange(len(row["options"]))
+    j = other(len(row["options"]), i)
+    reply = rng.choice(
+        [
+            f"{marker(row)}: {option_letter(i)} instead.",
+            f"{marker(row)}: not {option_letter(j)} but {option_letter(i)}",
+            f"I choose {option_letter(i)} rather than {option_letter(j)}.",
+        ]
+    )
+    add("instead-rows", row, reply, "chosen", i, "one letter chosen over another")
+
 path = sys.argv[1]
 with open(path, "w", encoding="utf-8") as out:
     for record in OUT:
