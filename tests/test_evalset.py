@@ -260,7 +260,7 @@ def test_the_set_summary_names_members_whole_at_80_columns(tmp_path: Path) -> No
         assert any(f"{member.model} · {member.dataset}" in line for line in lines)
 
 
-# -- issue 38: the guide's eval set (docs/eval-sets.md), run as written against local servers ---------------------
+# -- issue 38: the guide's eval set (docs/eval-sets.md), run as written against local servers --
 
 
 class AnthropicStub:
