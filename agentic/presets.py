@@ -5,8 +5,8 @@ authors' code (eric-ai-lab/llm_coordination): which calls CAC makes in each game
 format, the long-term memory texts and the sampling. ``coordqa`` is this package's own
 configuration (the full CAC architecture everywhere, the QA track's answer format, H-group
 conventions). ``hm-paper`` is the Hypothetical Minds paper's sampling, which depends on the
-model, not the game (:func:`hm_paper_sampling`). The table in README's agentic section lists the
-differences.
+model, not the game (:func:`hm_paper_sampling`). The table in the guide's agentic page
+(docs/agentic.md) lists the differences.
 
 What a preset sets in a game is part of the game's profile (``GameProfile.agents.agent_presets``,
 plain data checked here). A preset resolves, for one game, into three things that land in different

@@ -25,7 +25,7 @@ python -m pip install -q --upgrade pip
 # torch 2.13.0 first: the CPU build (an unpinned torch would pull several GB of CUDA packages).
 python -m pip install -q torch==2.13.0
 # hanabi-learning-environment builds from source; current CMake needs this policy floor.
-CMAKE_POLICY_VERSION_MINIMUM=3.5 python -m pip install -q -e '.[all,test]'
+CMAKE_POLICY_VERSION_MINIMUM=3.5 python -m pip install -q -e '.[all,test,docs]'
 
 # pytest's exit code 5 (no tests collected) is a failure too.
 status=0

@@ -311,12 +311,12 @@ def test_agentic_run_tom_ladder_reaches_the_report(tmp_path: Path) -> None:
 
 
 def test_every_agent_option_is_described_listed_and_flagged_from_its_dataclass() -> None:
-    """The options dataclass is the one source: help, listing and README follow it."""
+    """The options dataclass is the one source: help, listing and docs/agentic.md follow it."""
     from coordqa.games.base import PLAYERS
     from coordqa.options import option_docs
 
     help_text = runner.invoke(app, ["agentic", "run", "-h"], terminal_width=200).output
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    guide = (Path(__file__).parents[1] / "docs" / "agentic.md").read_text(encoding="utf-8")
     with_options = {name: spec for name, spec in PLAYERS.items() if spec.options}
     assert {"cac", "hm", "greedy_human"} <= set(with_options)
     for name, spec in with_options.items():
@@ -327,7 +327,9 @@ def test_every_agent_option_is_described_listed_and_flagged_from_its_dataclass()
             if doc.flag is not None:
                 assert doc.flag.name in help_text and f"{doc.name}=" in help_text
             if spec.kind == "llm":
-                assert f"`{doc.name}`" in readme, f"README does not list {name}'s {doc.name}"
+                assert f"`{doc.name}`" in guide, (
+                    f"docs/agentic.md does not list {name}'s {doc.name}"
+                )
 
 
 def test_agent_options_read_whole_at_80_columns() -> None:

@@ -239,8 +239,8 @@ def drive(agent: HMAgent, points: list[float]) -> list[tuple[int, list[float], b
 
 
 def test_three_scoring_interactions_in_a_row_validate_the_hypothesis_in_use() -> None:
-    """README's route: one soup per interaction is worth 5 (> c = 3) to the hypothesis in use:
-    1.5, 2.55, 3.285 >= V_thr, while a new hypothesis (value 0, judged neutral) is generated at
+    """docs/agentic.md's route: one soup per interaction is worth 5 (> c = 3) to the hypothesis in
+    use: 1.5, 2.55, 3.285 >= V_thr, while a new hypothesis (value 0, judged neutral) is generated at
     each update; once validated, none is generated and nothing is judged."""
     agent = make_player("hm", "overcooked", model=ScriptedModel(RoleScript()), variant="he_hr")
     assert isinstance(agent, HMAgent)

@@ -188,11 +188,11 @@ def test_report_of_one_trial_runs_says_there_is_no_trial_se(tmp_path: Path) -> N
     assert scored.returncode == 0 and "± NaN" not in scored.stdout, scored.stdout
 
 
-def test_runs_of_one_model_are_labelled_by_their_seeds_as_the_readme_says(tmp_path: Path) -> None:
+def test_runs_of_one_model_are_labelled_by_their_seeds_as_the_guide_says(tmp_path: Path) -> None:
     """Walkthrough 3, rough 22: the default run and a --seed 1 run read 'random (seed=none)' and
     'random (seed=1)' where README showed 'random (seed=0)'. Without --seed no seed is sent, and
-    the random model's trials then differ from --seed 0's, so 'none' is the truth: README says
-    what a run without --seed is called."""
+    the random model's trials then differ from --seed 0's, so 'none' is the truth: the guide
+    (docs/looking-at-runs.md) says what a run without --seed is called."""
     from source_tree import ROOT
 
     base = ("eval", "--model", "random", "--limit", "6", "--quiet")
@@ -203,8 +203,8 @@ def test_runs_of_one_model_are_labelled_by_their_seeds_as_the_readme_says(tmp_pa
     zero = read_qa_run(tmp_path / "zero").last_calls()
     none = read_qa_run(tmp_path / "default").last_calls()
     assert {k: c.text for k, c in zero.items()} != {k: c.text for k, c in none.items()}
-    readme = " ".join((ROOT / "README.md").read_text().split())
-    assert "`random (seed=none)`" in readme and "`random (seed=1)`" in readme
+    guide = " ".join((ROOT / "docs" / "looking-at-runs.md").read_text().split())
+    assert "`random (seed=none)`" in guide and "`random (seed=1)`" in guide
 
 
 # -- a run folder is its manifest's (issue 35; walkthrough broken 1, rough 1 and 14) --------

@@ -212,7 +212,7 @@ def test_dataset_list_shows_each_bundled_release(monkeypatch: pytest.MonkeyPatch
     lines = [line.split() for line in out.splitlines()]
     rows = {cells[0]: cells for cells in lines if cells and cells[0] in names}
     assert set(rows) == names
-    # v1 as shipped (README): 198 questions, 66 of each type, four games, its pinned fingerprint.
+    # v1 as shipped (docs/dataset.md): 198 questions, 66 a type, four games, its pinned fingerprint.
     assert rows["coordinationqa-v1"] == [
         "coordinationqa-v1", "1.0.0", "198", "66", "66", "66", "4", "cb50f8c6c520"
     ]  # fmt: skip

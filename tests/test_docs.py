@@ -1,4 +1,5 @@
-"""The developer documents stay true: what they name exists, the rules the code cites are there."""
+"""The documents stay true: what they name exists, the rules the code cites are there, and the
+guide's pages (docs/) state what the code does."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
 STYLE = ROOT / "docs" / "STYLE.md"
+EVALUATING = ROOT / "docs" / "evaluating.md"
+"""The guide's page on `coordqa eval`: its models, its headline."""
+AGENTIC = ROOT / "docs" / "agentic.md"
 CODE_FOLDERS = ("coordqa", "agentic", "scenarios", "leaderboard", "tests", "benchmarks", "scripts")
 REPO_PATH = re.compile(
     r"`((?:coordqa|agentic|scenarios|leaderboard|tests|benchmarks|scripts|docs)/[^`\s]*)`"
@@ -41,7 +45,7 @@ def test_style_rules_are_numbered_one_to_n() -> None:
 def test_every_cited_style_rule_exists() -> None:
     rules = _style_rules()
     files = [path for folder in CODE_FOLDERS for path in (ROOT / folder).rglob("*.py")]
-    files += [ROOT / "README.md", ARCHITECTURE]
+    files += [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]
     cited = {
         (path.relative_to(ROOT).as_posix(), int(number))
         for path in files
@@ -81,29 +85,29 @@ def test_every_dotted_name_in_the_developer_documents_resolves(document: Path) -
     assert sorted(name for name in names if not _resolves(name)) == []
 
 
-def test_the_agent_versions_the_readme_names_are_the_current_ones() -> None:
-    """README lists each agent's version; a bumped agent must not leave the old one there."""
+def test_the_agent_versions_the_guide_names_are_the_current_ones() -> None:
+    """docs/agentic.md lists each agent's version; a bumped agent must not leave the old one."""
     from coordqa.agentic.agents import LLMAgent
 
     agents = {cls.name: cls.version for cls in _subclasses(LLMAgent) if "version" in vars(cls)}
     assert {"cac", "hm", "llm"} <= agents.keys()
     pattern = re.compile(rf"`(({'|'.join(agents)})-v\d+)`")
-    named = pattern.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    named = pattern.findall(AGENTIC.read_text(encoding="utf-8"))
     assert len(named) >= 3
     assert [version for version, agent in named if agents[agent] != version] == []
 
 
-def test_every_registered_model_is_named_in_the_registry_and_readme() -> None:
+def test_every_registered_model_is_named_in_the_registry_and_the_guide() -> None:
     """A model name a user can pass to ``--model`` is found where they look for one."""
     from coordqa.llm import registry
 
     names = registry.PROVIDERS.names()
     assert {"random", "scripted", "llamacpp/", "bot"} <= set(names)
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    guide = EVALUATING.read_text(encoding="utf-8") + AGENTIC.read_text(encoding="utf-8")
     docstring = registry.__doc__ or ""
     assert [name for name in names if f"``{name}" not in docstring] == []
     assert [
-        name for name in names if f"--model {name}" not in readme and f"`{name}" not in readme
+        name for name in names if f"--model {name}" not in guide and f"`{name}" not in guide
     ] == []
 
 
@@ -114,13 +118,15 @@ def _subclasses(cls: type) -> list[type]:
     return found
 
 
-def test_readme_headline_is_what_the_default_run_prints(tmp_path: Path) -> None:
-    """README's headline example is `coordqa eval --model random` on the default release (it
-    showed v1.1's numbers after v1.2 became the default); --trials 1 as well."""
+def test_the_headline_is_what_the_default_run_prints(tmp_path: Path) -> None:
+    """The headline example of the guide and README is `coordqa eval --model random` on the
+    default release (it showed v1.1's numbers after v1.2 became the default); --trials 1 too."""
     from cli_support import coordqa
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("first prints the headline:\n\n```\n", 1)[1].split("```", 1)[0]
+    guide = EVALUATING.read_text(encoding="utf-8")
+    block = guide.split("first prints the headline:\n\n```\n", 1)[1].split("```", 1)[0]
+    front = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert front.split("prints the headline", 1)[1].split("```text\n", 1)[1].startswith(block)
     env = {"COORDQA_CACHE_DIR": str(tmp_path / "cache")}
     run = coordqa("eval", "--model", "random", "--out", tmp_path / "three", env=env)
     assert run.returncode == 0, run.stderr
@@ -128,4 +134,4 @@ def test_readme_headline_is_what_the_default_run_prints(tmp_path: Path) -> None:
     one = coordqa("eval", "--model", "random", "--trials", "1", "--out", tmp_path / "one", env=env)
     first = one.stdout.splitlines()[0].removeprefix("random: ")
     command = "coordqa eval --model random --trials 1 --out runs/random-1-trial"
-    assert f"with `{command}` the first line reads `{first}`" in " ".join(readme.split())
+    assert f"with `{command}` the first line reads `{first}`" in " ".join(guide.split())

@@ -260,13 +260,13 @@ def test_the_set_summary_names_members_whole_at_80_columns(tmp_path: Path) -> No
         assert any(f"{member.model} · {member.dataset}" in line for line in lines)
 
 
-# -- issue 38: the README's eval set, run as written against local servers ---------------------
+# -- issue 38: the guide's eval set (docs/eval-sets.md), run as written against local servers --
 
 
 class AnthropicStub:
     """A local server answering Anthropic's Messages API (``POST /v1/messages``) with one reply.
 
-    :class:`LocalOpenAIServer` speaks OpenAI's chat API only; the README's set names an
+    :class:`LocalOpenAIServer` speaks OpenAI's chat API only; the guide's set names an
     ``anthropic/`` model, which litellm sends to ``{api_base}/v1/messages`` in that format.
     """
 
@@ -319,27 +319,28 @@ class AnthropicStub:
         self.thread.join(timeout=10)
 
 
-def _readme_block(marker: str) -> str:
-    """The fenced block of README.md that contains ``marker``."""
+def _guide_block(marker: str) -> str:
+    """The fenced block of the guide's eval-set page that contains ``marker``."""
     from source_tree import ROOT
 
-    blocks = re.findall(r"```\w*\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    page = (ROOT / "docs" / "eval-sets.md").read_text()
+    blocks = re.findall(r"```\w*\n(.*?)```", page, re.S)
     (found,) = [block for block in blocks if marker in block]
     return found
 
 
-def test_the_readme_eval_set_reports_one_table_per_dataset(
+def test_the_guide_eval_set_reports_one_table_per_dataset(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """README's models.yaml (three models, two datasets) and its commands, each model's endpoint
+    """The guide's models.yaml (three models, two datasets) and its commands, each model's endpoint
     a local server: ``coordqa report runs/models/ --reference openai/gpt-4o`` refused the set
     (different question sets) and then, with --allow-mixed, the reference (several runs)."""
     import shlex
 
     from cli_support import coordqa
 
-    spec = yaml.safe_load(_readme_block("# models.yaml"))
-    commands = _readme_block("coordqa eval-set models.yaml ").splitlines()
+    spec = yaml.safe_load(_guide_block("# models.yaml"))
+    commands = _guide_block("coordqa eval-set models.yaml ").splitlines()
     lines = [shlex.split(line, comments=True) for line in commands]
     (run_set,) = [line for line in lines if line == ["coordqa", "eval-set", "models.yaml"]]
     (report,) = [line for line in lines if line[:3] == ["coordqa", "report", "runs/models/"]]

@@ -173,7 +173,7 @@ def test_a_several_agent_run_is_refused_with_the_command_that_plays_one(tmp_path
 def test_a_registered_grid_played_by_one_agent_is_that_grid(
     tmp_path: Path, client: tuple[TestClient, dict[str, str]]
 ) -> None:
-    # README: `coordqa agentic grid smoke --agent cac --model scripted`, then submit it as smoke
+    # docs/leaderboard.md: `coordqa agentic grid smoke --agent cac --model scripted`, then submit
     run = tmp_path / "smoke-cac"
     played = coordqa(
         "agentic", "grid", "smoke", "--agent", "cac", "--model", "scripted", "--out", run

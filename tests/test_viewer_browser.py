@@ -2,7 +2,8 @@
 
 Runs come from :mod:`viewer_support` (a local model server that replies by rule), so the
 counts below follow from the rules and the example dataset. Screenshots are written to
-``$COORDQA_ARTIFACTS`` (or the test's temporary folder); two of them are in the README.
+``$COORDQA_ARTIFACTS`` (or the test's temporary folder); two of them are in the guide
+(docs/looking-at-runs.md).
 """
 
 from __future__ import annotations

@@ -331,8 +331,9 @@ def _needs_training_hint(name: str) -> str:
 
 def _needs_weights_hint(kind: str) -> str:
     return (
-        f"download the authors' {kind.upper()} files (see the README), then: coordqa partners "
-        f"add-hanabi PATH --name NAME --kind {kind} (or set {HANABI_WEIGHTS_ENV} to their folder)"
+        f"download the authors' {kind.upper()} files (see docs/games-and-partners.md), then: "
+        f"coordqa partners add-hanabi PATH --name NAME --kind {kind} "
+        f"(or set {HANABI_WEIGHTS_ENV} to their folder)"
     )
 
 

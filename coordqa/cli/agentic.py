@@ -68,7 +68,7 @@ Preset = Annotated[
     str | None,
     typer.Option(
         help="Agent configuration: coordqa (the default), paper (LLM-Coordination's) or "
-        "hm-paper (Hypothetical Minds' sampling per model); see README."
+        "hm-paper (Hypothetical Minds' sampling per model); see docs/agentic.md."
     ),
 ]
 Temperature = Annotated[float | None, typer.Option(help="Sampling temperature.")]
