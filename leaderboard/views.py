@@ -361,7 +361,7 @@ def _chart(entries: Sequence[Mapping[str, Any]], x: str) -> Chart:
     return {"x": x, "y": "JP", "size": CHART_SIZE, "points": points}
 
 
-def ranked_submissions(track: str, origin: str | None) -> Select[tuple[Submission]]:
+def ranked_submissions(track: str, origin: str | None) -> Select[Submission]:
     """The query of a track's visible submissions, only those of ``origin`` when given.
 
     The one home of the origin rule, so that both rankings show the same entries for the same
