@@ -1,9 +1,10 @@
-"""Python, numpy and pandas values as JSON, and the content hash of JSON data.
+"""Python, numpy and pandas values as JSON, the content hash of JSON data, and bounded reading.
 
-One home for two jobs every layer needs: turning computed numbers into values JSON can hold
-(JSON has no NaN, and numpy scalars are not ``int`` or ``float``), and hashing data by its
+One home for three jobs every layer needs: turning computed numbers into values JSON can hold
+(JSON has no NaN, and numpy scalars are not ``int`` or ``float``), hashing data by its
 canonical JSON text, so two equal configurations, datasets or prompts hash the same whatever
-their key order.
+their key order, and reading JSON written by someone else (run folders, bundles) with its
+nesting bounded (:func:`load_json`), so a hostile file is an error rather than a crash.
 """
 
 from __future__ import annotations
@@ -11,17 +12,21 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeAlias
 
 __all__ = [
+    "MAX_DEPTH",
     "JSONObject",
+    "JSONTooDeepError",
     "JSONValue",
     "canonical_json",
     "content_hash",
     "json_mapping",
+    "json_nodes",
     "json_records",
     "json_value",
+    "load_json",
     "rounded",
 ]
 
@@ -108,3 +113,60 @@ def json_records(rows: Iterable[Mapping[Any, Any]] | Any) -> list[JSONObject]:
     if hasattr(rows, "to_dict"):
         rows = rows.to_dict(orient="records")
     return [json_mapping(row) for row in rows]
+
+
+MAX_DEPTH = 64
+"""Deepest nesting of JSON coordqa reads from others (run folders, bundles). Real manifests,
+records and bundles nest about a dozen levels; Python's parser and every recursive walk of the
+data (validation, hashing, copying) fail with RecursionError near 1,000."""
+
+
+class JSONTooDeepError(ValueError):
+    """JSON nested deeper than :data:`MAX_DEPTH`: refused like any other invalid JSON."""
+
+    def __init__(self) -> None:
+        """Say the limit."""
+        super().__init__(f"it nests deeper than {MAX_DEPTH} levels")
+
+
+def json_nodes(data: Any) -> Iterator[Any]:
+    """Every value in parsed JSON ``data`` (object keys included), walked without recursion.
+
+    Raises:
+        JSONTooDeepError: at the first object or array deeper than :data:`MAX_DEPTH`.
+    """
+    stack = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list) and depth > MAX_DEPTH:
+            raise JSONTooDeepError
+        yield node
+        if isinstance(node, dict):
+            stack.extend((key, depth) for key in node)
+            stack.extend((child, depth + 1) for child in node.values())
+        elif isinstance(node, list):
+            stack.extend((child, depth + 1) for child in node)
+
+
+def load_json(text: str | bytes, **hooks: Any) -> Any:
+    """``json.loads(text, **hooks)`` with the nesting bounded by :data:`MAX_DEPTH`.
+
+    Text with fewer opening brackets than the limit cannot nest deeper, so most records are
+    only parsed; the others are walked once after parsing.
+
+    Raises:
+        JSONTooDeepError: the text nests deeper than :data:`MAX_DEPTH`.
+        ValueError: it is not valid JSON (:class:`json.JSONDecodeError`, or a hook's refusal).
+    """
+    if isinstance(text, bytes):
+        brackets = text.count(b"[") + text.count(b"{")
+    else:
+        brackets = text.count("[") + text.count("{")
+    try:
+        data = json.loads(text, **hooks)
+    except RecursionError:
+        raise JSONTooDeepError from None
+    if brackets > MAX_DEPTH:
+        for _ in json_nodes(data):  # walked for the depth check alone
+            pass
+    return data

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from coordqa.errors import UnknownNameError
+from coordqa.jsonvalues import MAX_DEPTH, JSONTooDeepError, json_nodes
 from coordqa.leaderboard.bundle import (
     MAX_LISTED_ERRORS,
     BundleBase,
@@ -70,8 +71,6 @@ class Accepted:
     """Where reported numbers disagree with the recomputed ones."""
 
 
-MAX_DEPTH = 64
-"""Deepest JSON nesting a bundle may have (real bundles nest about a dozen levels)."""
 MAX_INT = 2**63 - 1
 """Largest integer magnitude a bundle may hold (a signed 64-bit database column)."""
 MAX_CONTAINERS = 500_000
@@ -128,22 +127,17 @@ def _count_before_parsing(body: bytes) -> None:
 def _check_shape(data: Any) -> None:
     """Refuse a parsed document nested too deep, with too many keys or too long a string.
 
-    Walks the document without recursion and stops at the first violation.
+    Walks the document without recursion (:func:`~coordqa.jsonvalues.json_nodes`, the depth
+    rule of every JSON coordqa reads from others) and stops at the first violation.
     """
-    stack = [(data, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, str):
-            _over("a string of {} characters", len(node), MAX_STRING)
-        elif isinstance(node, (dict, list)):
-            if depth > MAX_DEPTH:
-                raise _too_deep()
-            if isinstance(node, dict):
+    try:
+        for node in json_nodes(data):
+            if isinstance(node, str):
+                _over("a string of {} characters", len(node), MAX_STRING)
+            elif isinstance(node, dict):
                 _over("an object with {} keys", len(node), MAX_KEYS)
-                stack.extend((key, depth) for key in node)
-                stack.extend((child, depth + 1) for child in node.values())
-            else:
-                stack.extend((child, depth + 1) for child in node)
+    except JSONTooDeepError:
+        raise _too_deep() from None
 
 
 def read_json(body: bytes) -> Any:
@@ -157,7 +151,7 @@ def read_json(body: bytes) -> Any:
         VerificationError: status 400, saying what is wrong.
     """
     _count_before_parsing(body)
-    try:
+    try:  # json.loads, not load_json: _check_shape walks the document once for every bound
         data = json.loads(body, parse_constant=_constant, parse_float=_finite, parse_int=_bounded)
     except RecursionError:
         raise _too_deep() from None

@@ -40,6 +40,17 @@ _REFUSED_ADDRESS = "a loopback or private address"
 """How the board's address checks say an endpoint resolved to its own network (registration,
 and :class:`coordqa.llm.addresses.AddressRefused` at each connection)."""
 _ADDRESS = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://\S+")
+_IPV4 = r"\d{1,3}(?:\.\d{1,3}){3}"
+_IPV6 = rf"[0-9A-Fa-f]{{0,4}}(?::[0-9A-Fa-f]{{0,4}}){{2,7}}(?:{_IPV4})?(?:%\w+)?"
+_HOST = r"[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*"
+_SOCKET_ADDRESS = re.compile(
+    r"\(\s*'[^']*'\s*(?:,\s*\d+\s*)+\)"  # the OS's ('127.0.0.1', 18122[, 0, 0])
+    rf"|(?<![\w.:\[-])(?:\[{_IPV6}\]|{_HOST}):\d{{1,5}}\b"  # host:port, [::1]:8000
+    rf"|(?<![\w.:-])(?:{_IPV4}|{_IPV6})(?![\w.:])"  # a bare IPv4 or IPv6 address
+)
+"""A network address without a scheme, as the operating system and HTTP clients word one:
+``('host', port)`` tuples, ``host:port`` (IPv6 in brackets) and bare IP addresses. A time
+such as ``12:30`` reads as one too; a word too many is taken out rather than an address left in."""
 _PATH = re.compile(r"(?<![\w:/.])/(?:[\w.\-~]+/)+[\w.\-~]*")
 _OPTION_NOTE = re.compile(r"\s*\(--[a-z][\w-]*(?:\s[^()]*)?\)")
 """coordqa's pointer to the option behind a limit (``(--timeout)``, ``(--max-connection-failures
@@ -234,6 +245,8 @@ def _said(error: str, secrets: Sequence[str | None]) -> str:
 def _excerpt(text: str, secrets: Sequence[str | None], limit: int) -> str:
     r"""``text`` as a short quoted excerpt: keys, addresses, paths and options out, escaped, cut.
 
+    Addresses are URLs and, without a scheme, what :data:`_SOCKET_ADDRESS` matches.
+
     Escaped as a JSON string whose ``<``, ``>`` and ``&`` are written ``\u003c``..., so no
     reader of the error (a page, a terminal) takes the endpoint's words for markup. A
     command-line option is no use to a submitter (the board runs the job).
@@ -242,9 +255,12 @@ def _excerpt(text: str, secrets: Sequence[str | None], limit: int) -> str:
     "\"Bearer [redacted]\" \u003cb\u003e at (an address) in (a path)"
     >>> print(_excerpt("no key: give --api-key-env NAME", (), 80))
     "no key: give (an option) NAME"
+    >>> print(_excerpt("Connect call failed ('127.0.0.1', 18122); host [::1]:80, 10.0.0.1", (), 80))
+    "Connect call failed (an address); host (an address), (an address)"
     """
     text = redact(text, secrets)
     text = _PATH.sub("(a path)", _ADDRESS.sub("(an address)", text))
+    text = _SOCKET_ADDRESS.sub("(an address)", text)
     text = _OPTION.sub("(an option)", text)
     text = " ".join(text.split())
     if len(text) > limit:

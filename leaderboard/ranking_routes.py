@@ -2,7 +2,7 @@
 
 - ``GET /api/entries`` (``?dataset=&game=&sort=&order=``), ``GET /api/entries.csv``,
   ``GET /api/submissions/{id}``, ``GET /api/datasets``;
-- ``GET /api/agentic/entries`` (``?grid=&sort=&order=``), ``GET /api/grids``: the agentic
+- ``GET /api/agentic/entries`` (``?grid=&sort=&order=&origin=``), ``GET /api/grids``: the agentic
   track's ranking on one registered grid, and the grids;
 - ``GET /``, ``GET /agentic`` and ``GET /submissions/{id}``: the pages. The rankings take
   ``?origin=all|board-run|uploaded`` (default: the server's ``--ranking``).
@@ -106,6 +106,15 @@ def csv_cell(value: Any) -> Any:
     return value
 
 
+def shown_origin(board: BoardState, origin: str | None) -> str | None:
+    """The origin a ranking shows for ``?origin=`` (default: the server's ``--ranking``).
+
+    None for ``all``. Both rankings take it from here, so ``--ranking board-run`` holds for both.
+    """
+    shown = origin or board.ranking
+    return None if shown == "all" else shown
+
+
 def qa_board(
     board: State,
     dataset: str | None = None,
@@ -120,7 +129,6 @@ def qa_board(
     datasets = board.catalog.datasets
     if dataset and not any(dataset in (d.name, d.fingerprint) for d in datasets.values()):
         datasets.refresh()  # registered since the server started?
-    shown = origin or board.ranking
     try:
         return load_board(
             board.db,
@@ -129,7 +137,7 @@ def qa_board(
             game=game,
             sort=sort,
             descending=order == "desc",
-            origin=None if shown == "all" else shown,
+            origin=shown_origin(board, origin),
         )
     except CoordqaError as exc:
         raise HTTPException(400, str(exc)) from exc
@@ -140,14 +148,23 @@ QABoard = Annotated[Board, Depends(qa_board)]
 
 
 def agentic_board(
-    board: State, grid: str | None = None, sort: str | None = None, order: str = "desc"
+    board: State,
+    grid: str | None = None,
+    sort: str | None = None,
+    order: str = "desc",
+    origin: str | None = None,
 ) -> AgenticBoard:
-    """The agentic ranking ``?grid=&sort=&order=`` asks for; a bad one is a 400."""
+    """The agentic ranking ``?grid=&sort=&order=&origin=`` asks for; a bad one is a 400."""
     if order not in ("asc", "desc"):
         raise HTTPException(400, f"order must be 'asc' or 'desc', got {order!r}")
     try:
         return load_agentic_board(
-            board.db, board.catalog.grids, grid=grid, sort=sort, descending=order == "desc"
+            board.db,
+            board.catalog.grids,
+            grid=grid,
+            sort=sort,
+            descending=order == "desc",
+            origin=shown_origin(board, origin),
         )
     except CoordqaError as exc:
         raise HTTPException(400, str(exc)) from exc

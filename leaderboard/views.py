@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session, defer
 
 from coordqa.errors import UnknownNameError
@@ -361,6 +361,25 @@ def _chart(entries: Sequence[Mapping[str, Any]], x: str) -> Chart:
     return {"x": x, "y": "JP", "size": CHART_SIZE, "points": points}
 
 
+def ranked_submissions(track: str, origin: str | None) -> Select[Submission]:
+    """The query of a track's visible submissions, only those of ``origin`` when given.
+
+    The one home of the origin rule, so that both rankings show the same entries for the same
+    ``?origin=`` (``board-run``: the entries the board ran itself; None: every entry).
+
+    Raises:
+        UnknownNameError: an unknown origin (with the allowed values).
+    """
+    if origin not in (None, *ORIGINS):
+        raise UnknownNameError(f"unknown origin {origin!r}; allowed: all, {', '.join(ORIGINS)}")
+    query = (
+        select(Submission)
+        .options(defer(Submission.bundle))
+        .where(Submission.track == track, Submission.hidden.is_(False))
+    )
+    return query if origin is None else query.where(Submission.origin == origin)
+
+
 def load_board(
     db: Database,
     datasets: Mapping[str, KnownDataset],
@@ -383,16 +402,8 @@ def load_board(
 
     if sort not in SORTABLE:
         raise UnknownNameError(f"unknown sort column {sort!r}; allowed: {', '.join(SORTABLE)}")
-    if origin not in (None, *ORIGINS):
-        raise UnknownNameError(f"unknown origin {origin!r}; allowed: all, {', '.join(ORIGINS)}")
+    query = ranked_submissions("qa", origin)
     with db.session() as session:
-        query = (
-            select(Submission)
-            .options(defer(Submission.bundle))
-            .where(Submission.track == "qa", Submission.hidden.is_(False))
-        )
-        if origin is not None:
-            query = query.where(Submission.origin == origin)
         subs = list(session.scalars(query))
     counts: dict[str, int] = defaultdict(int)
     for sub in subs:
@@ -536,6 +547,7 @@ class AgenticBoardJSON(TypedDict):
     sort: str
     descending: bool
     ranking: str
+    origin: str
     entries: list[JSONObject]
     unverified: list[JSONObject]
 
@@ -560,6 +572,8 @@ class AgenticBoard:
     unverified: list[JSONObject] = field(default_factory=list)
     """Visible entries with a partner the server could not play: sorted the same way, never
     ranked among the verified ones (``rank`` None)."""
+    origin: str | None = None
+    """``board-run``: only the entries the board ran itself; None: every entry."""
 
     @property
     def ranking(self) -> str:
@@ -575,6 +589,7 @@ class AgenticBoard:
             "sort": self.sort,
             "descending": self.descending,
             "ranking": self.ranking,
+            "origin": self.origin or "all",
             "entries": self.entries,
             "unverified": self.unverified,
         }
@@ -612,6 +627,7 @@ def load_agentic_board(
     grid: str | None = None,
     sort: str | None = None,
     descending: bool = True,
+    origin: str | None = None,
 ) -> AgenticBoard:
     """The agentic ranking on one registered grid: a column per game and pairing.
 
@@ -620,19 +636,15 @@ def load_agentic_board(
     a partner the server could not re-play are listed apart (:attr:`AgenticBoard.unverified`).
     Scores of different games are not comparable either, so entries are ranked by their
     ``overall`` score (:func:`overall_scores`: each column as a share of its best ranked
-    entry's score), the default sort; the rank does not follow another sort.
+    entry's score), the default sort; the rank does not follow another sort. ``origin`` as in
+    :func:`ranked_submissions`: the best of each column is then the best of those entries.
 
     Raises:
-        UnknownNameError: an unknown grid or sort column (with the allowed ones).
+        UnknownNameError: an unknown grid, origin or sort column (with the allowed ones).
     """
+    query = ranked_submissions("agentic", origin)
     with db.session() as session:
-        every = list(
-            session.scalars(
-                select(Submission)
-                .options(defer(Submission.bundle))
-                .where(Submission.track == "agentic", Submission.hidden.is_(False))
-            )
-        )
+        every = list(session.scalars(query))
     if grid is not None and grid not in grids:
         raise UnknownNameError(f"unknown grid {grid!r}; known: {', '.join(sorted(grids))}")
     counts = Counter(sub.grid_fingerprint for sub in every)
@@ -681,6 +693,7 @@ def load_agentic_board(
         column,
         descending,
         unverified,
+        origin,
     )
 
 

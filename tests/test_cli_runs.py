@@ -269,3 +269,35 @@ def test_a_folder_of_questions_alone_is_not_listed_as_a_broken_run(tmp_path: Pat
     text = " ".join(listed.stdout.split())
     assert "board-jobs/job-1/public" in text
     assert "private-data" not in text and "unreadable" not in text, text
+
+
+def test_json_nested_too_deep_is_an_unreadable_run_in_every_command(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Probe NEW-B: a manifest.json nested 2,000 deep (4 kB), or one such line in calls.jsonl,
+    made ``runs list``, ``view``, ``score``, ``eval --out`` and ``submit`` exit 1 with a
+    RecursionError traceback, and hid every other run of the folder."""
+    nested = "[" * 2_000 + "]" * 2_000
+    (runs["part"] / "manifest.json").write_text(nested)
+    with open(runs["broken"] / "calls.jsonl", "a") as calls:
+        calls.write(f'{{"question_id": "s0-tom", "reply": {nested}}}\n')
+    listed = coordqa("runs", "list", "runs", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    text = " ".join(listed.stdout.split())
+    assert "runs/a" in text and "runs/b" in text
+    assert "runs/part unreadable: manifest.json is corrupt (it nests deeper than 64" in text
+    assert "runs/broken unreadable: its records cannot be read" in text
+    exported = coordqa("view", "runs", "--export", "site", cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    index = " ".join((tmp_path / "site" / "index.html").read_text().split())
+    assert "runs/part" in index and "runs/broken" in index and "nests deeper than 64" in index
+    for deep in ("part", "broken"):
+        for command in (
+            ("score", f"runs/{deep}"),
+            ("eval", "--model", "random", "--limit", "3", "--trials", "2", "--out", f"runs/{deep}"),
+            ("submit", f"runs/{deep}", "--out", "bundle.json"),
+        ):
+            refused = coordqa(*command, cwd=tmp_path)
+            assert refused.returncode == 2, (command, refused.stdout, refused.stderr)
+            said = " ".join(refused.stderr.split())
+            assert "nests deeper than 64 levels" in said and "Traceback" not in said, said

@@ -373,3 +373,56 @@ def test_job_list_names_the_model_apart_from_the_entry_name_and_shows_whole_seed
     for job in (qa_job, grid_job):
         shown = board.client.get(f"/api/jobs/{job['id']}").json()
         assert shown["status"] == "cancelled" and shown["private_seed"] is None
+
+
+def test_the_agentic_ranking_honours_origin_like_the_qa_ranking(
+    board: BoardClient, tmp_path: Path, db_url: str
+) -> None:
+    """Probe NEW-A: ``?origin=`` and ``--ranking board-run`` left the agentic board listing
+    uploaded (forgeable) entries beside the board's own, and ``?origin=zzz`` answered 200."""
+    from coordqa.agentic.grid import parse_grid
+    from coordqa.agentic.runner import run_grid
+    from coordqa.leaderboard.bundle import build_bundle
+    from coordqa.leaderboard.jobs import set_job_status
+
+    grid = {
+        "name": "tiny",
+        "partners": ["self"],
+        "games": [{"game": "collab_capture", "seeds": [0]}],
+    }
+    (tmp_path / "tiny.yaml").write_text(json.dumps({**grid, "agents": ["llm"]}))
+    register_grid(board.db, tmp_path / "tiny.yaml")
+    with LocalOpenAIServer(api_key=KEY) as server:
+        qa_job, _ = register_local(board, server, grids=["tiny"], agent="llm").json()["jobs"]
+        set_job_status(board.db, qa_job["id"], "cancelled")  # only the grid job runs
+        [outcome] = run_worker(board, tmp_path)
+    assert outcome.status == "done", outcome.error
+    upload = parse_grid({**grid, "agents": ["cac"], "models": ["scripted"]})
+    played = run_grid(upload, tmp_path / "up")
+    assert played.complete, played.failures
+    uploaded = board.submit(build_bundle(tmp_path / "up", grid="tiny", display_name="an upload"))
+    assert uploaded.status_code == 201, uploaded.text
+    expected = {"board-run": [outcome.entry], "uploaded": [uploaded.json()["id"]]}
+
+    def listed(client: Any, **params: str) -> tuple[str, list[tuple[int, str]]]:
+        answer = client.get("/api/agentic/entries", params={"grid": "tiny", **params})
+        assert answer.status_code == 200, answer.text
+        return answer.json()["origin"], [(e["id"], e["origin"]) for e in answer.json()["entries"]]
+
+    every = sorted((i, o) for o, ids in expected.items() for i in ids)
+    assert listed(board.client) == ("all", every)
+    for origin, ids in expected.items():
+        assert listed(board.client, origin=origin) == (origin, [(i, origin) for i in ids])
+    refused = board.client.get("/api/agentic/entries", params={"origin": "zzz"})
+    assert refused.status_code == 400
+    assert refused.json()["detail"] == "unknown origin 'zzz'; allowed: all, uploaded, board-run"
+    assert board.client.get("/agentic", params={"origin": "zzz"}).status_code == 400
+    page = board.client.get("/agentic", params={"grid": "tiny", "origin": "board-run"}).text
+    assert "an upload" not in page and 'href="/agentic?grid=tiny&amp;origin=all"' in page
+    strict = BoardClient(db_url, tmp_path, token=board.token, ranking="board-run")
+    try:
+        assert listed(strict.client) == ("board-run", [(outcome.entry, "board-run")])
+        assert "an upload" not in strict.client.get("/agentic", params={"grid": "tiny"}).text
+        assert listed(strict.client, origin="all") == ("all", every)
+    finally:
+        strict.close()

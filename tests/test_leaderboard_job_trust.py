@@ -277,6 +277,37 @@ def test_every_failure_maps_to_a_sentence_without_addresses_paths_or_keys() -> N
     assert "1234567" not in seeded.public + seeded.detail
 
 
+@pytest.mark.parametrize(
+    ("said", "address"),
+    [
+        ("[Errno 111] Connect call failed ('127.0.0.1', 18122)", ("127.0.0.1", "18122")),
+        ("[Errno 111] Connect call failed ('::1', 18122, 0, 0)", ("::1", "18122")),
+        ("Cannot connect to host 10.1.2.3:8443 ssl:default", ("10.1.2.3", "8443")),
+        ("Cannot connect to host internal.example:8443", ("internal.example", "8443")),
+        ("Cannot connect to host [fe80::1%eth0]:8000", ("fe80::1", "8000")),
+        ("connection to 2001:db8::7 refused", ("2001:db8::7",)),
+        ("no route to 192.168.4.20", ("192.168.4.20",)),
+        ("connect to ::ffff:10.0.0.9 failed", ("10.0.0.9", "ffff")),
+    ],
+)
+def test_an_address_in_the_operating_systems_words_stays_out_of_the_public_error(
+    said: str, address: tuple[str, ...]
+) -> None:
+    """Probe N6: an endpoint killed mid-job left ``it said "[Errno 111] Connect call failed
+    ('127.0.0.1', 18122)"`` in ``/api/jobs/22``: the OS names the address it could not reach."""
+    from coordqa.errors import RunFailed
+    from coordqa.leaderboard.job_errors import job_failure
+
+    for failed in (
+        RunFailed("stopped", stop_kind="unreachable", stop_error=f"ConnectionError: {said}"),
+        RunFailed("2 of 2 failed", first_errors=(f"gave up; last error: OSError: {said}",)),
+    ):
+        failure = job_failure(failed)
+        assert "(an address)" in failure.public, failure.public
+        for part in address:
+            assert part not in failure.public, (part, failure.public)
+
+
 CLI_WORDS = re.compile(r"(?<![\w-])--[a-z]|\bcoordqa \w|\bcommand\b")
 """What advice for someone at a terminal looks like: an option, a coordqa command, "the same
 command"."""

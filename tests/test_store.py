@@ -317,3 +317,48 @@ def test_survey_lists_readable_runs_and_says_what_is_wrong_with_the_others(tmp_p
     assert "upgrade coordqa" in problems["future"].fix
     for unreadable in survey.unreadable:
         assert "resume" not in unreadable.problem + unreadable.fix  # words for any command
+
+
+@pytest.mark.parametrize("depth", [2_000, 100_000])
+def test_json_nested_too_deep_is_an_unreadable_run_not_a_crash(tmp_path: Path, depth: int) -> None:
+    """Probe NEW-B: a manifest or a record nested 2,000 (4 kB) or 100,000 deep raised
+    RecursionError out of every command that read the folder."""
+    from coordqa.jsonvalues import MAX_DEPTH
+    from coordqa.store import UnreadableRunError, survey_runs
+
+    nested = "[" * depth + "]" * depth
+    for name in ("good", "deep-manifest", "deep-calls"):
+        with RunStore.create(tmp_path / name, manifest()) as store:
+            store.append("calls", {"question_id": "q", "trial": 0})
+    (tmp_path / "deep-manifest" / "manifest.json").write_text(nested)
+    with pytest.raises(UnreadableRunError, match=f"nests deeper than {MAX_DEPTH} levels"):
+        open_run(tmp_path / "deep-manifest")
+    survey = survey_runs(tmp_path)
+    assert survey.runs == [tmp_path / "deep-calls", tmp_path / "good"]
+    [unreadable] = survey.unreadable
+    assert "restore manifest.json" in unreadable.fix
+    with open(tmp_path / "deep-calls" / "calls.jsonl", "a") as calls:
+        calls.write(f'{{"question_id": "q", "reply": {nested}}}\n')
+    deep = open_run(tmp_path / "deep-calls")
+    with pytest.raises(StoreError, match=r"calls.jsonl: line 2 is not valid JSON \(it nests deep"):
+        deep.records("calls")
+    (tmp_path / "good" / "scores.jsonl").write_text(nested + "\n")
+    with pytest.raises(StoreError, match=r"scores.jsonl: line 1 is not valid JSON \(it nests"):
+        open_run(tmp_path / "good").read_jsonl("scores.jsonl")
+    (tmp_path / "good" / "summary.json").write_text(nested)
+    with pytest.raises(StoreError, match="summary.json cannot be read as JSON: it nests deeper"):
+        open_run(tmp_path / "good").read_json("summary.json")
+
+
+def test_nesting_up_to_the_limit_still_reads(tmp_path: Path) -> None:
+    from coordqa.jsonvalues import MAX_DEPTH
+
+    RunStore.create(tmp_path, manifest()).close()
+    deepest: object = 1
+    for _ in range(MAX_DEPTH - 1):  # the record itself is the first level
+        deepest = [deepest]
+    (tmp_path / "calls.jsonl").write_text(json.dumps({"reply": deepest}) + "\n")
+    assert open_run(tmp_path).records("calls") == [{"reply": deepest}]
+    (tmp_path / "calls.jsonl").write_text(json.dumps({"reply": [deepest]}) + "\n")
+    with pytest.raises(StoreError, match="nests deeper"):
+        open_run(tmp_path).records("calls")

@@ -406,12 +406,6 @@ class RunList:
     """Run folders that cannot be read, each with what is wrong and what to do, by path."""
 
 
-STREAMS_DAMAGED = (
-    "restore the damaged file from a copy of the run, or move the folder out of the way"
-)
-"""How to recover a run whose manifest opens but whose records do not."""
-
-
 def list_runs(root: str | Path, readers: Mapping[str, RunCounter] | None = None) -> RunList:
     """Every run under ``root`` (newest first), and the run folders there that cannot be read.
 
@@ -435,9 +429,7 @@ def list_runs(root: str | Path, readers: Mapping[str, RunCounter] | None = None)
         try:
             summaries.append(_summarise(path, readers or {}))
         except StoreError as exc:
-            unreadable.append(
-                UnreadableRunError(path, f"its records cannot be read ({exc})", STREAMS_DAMAGED)
-            )
+            unreadable.append(UnreadableRunError.of_records(path, exc))
     return RunList(
         sorted(summaries, key=lambda s: (s.created, str(s.path)), reverse=True),
         sorted(unreadable, key=lambda problem: problem.path),

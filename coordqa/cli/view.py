@@ -55,7 +55,12 @@ def view_command(
     from coordqa.viewer import RunCatalog
 
     require_web_extra(("fastapi", "uvicorn", "jinja2"), "coordqa view")
+    from coordqa.web.serving import listen
+
     catalog = RunCatalog(expand_sets(runs))
+    sock = None if export is not None else listen(host, port)  # a taken port fails first
+    started = time.perf_counter()
+    catalog.read_all()  # a run whose records do not read moves to catalog.unreadable
     for problem in catalog.unreadable:  # listed on the index page too
         console.print(f"unreadable: {problem}", highlight=False)
     if export is not None:
@@ -64,12 +69,8 @@ def view_command(
         written = export_site(catalog, export)
         console.print(f"wrote {len(written)} files; open {export / 'index.html'}")
         return
-    from coordqa.web.serving import listen
-
-    sock = listen(host, port)
-    started = time.perf_counter()
-    catalog.read_all()
     console.print(f"read {len(catalog.entries)} run(s) in {time.perf_counter() - started:.1f} s")
+    assert sock is not None  # listening unless exporting
     _serve(catalog, sock, host, allowed_hosts(host, allow_host or []))
 
 

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from coordqa.errors import StoreError
 from coordqa.files import atomic_write_bytes
-from coordqa.jsonvalues import JSONObject
+from coordqa.jsonvalues import JSONObject, load_json
 from coordqa.records import Record, upgrade
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, RunManifest, utc_now
 
@@ -360,10 +360,10 @@ class RunStore:
         """Read a JSON file of the run; a missing or unreadable file is a :class:`StoreError`."""
         path = self.file(name)
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            return load_json(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise StoreError(f"{path} does not exist") from None
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8, nested too deep
             raise StoreError(f"{path} cannot be read as JSON: {exc}") from exc
 
     # -- lifetime ---------------------------------------------------------------------------
@@ -396,10 +396,11 @@ def _json_objects(path: Path, lines: Sequence[bytes], fix: str) -> Iterator[JSON
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
+            record = load_json(line)
+        except ValueError as exc:  # not JSON, not UTF-8, or nested too deep
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             raise StoreError(
-                f"{path}: line {number} is not valid JSON ({exc.msg}); the file was damaged "
+                f"{path}: line {number} is not valid JSON ({why}); the file was damaged "
                 f"outside coordqa. {fix}"
             ) from exc
         if not isinstance(record, dict):
@@ -481,12 +482,21 @@ class UnreadableRunError(StoreError):
         self.fix = fix
         super().__init__(f"{path}: {problem}. {fix[:1].upper()}{fix[1:]}.")
 
+    @classmethod
+    def of_records(cls, path: Path, error: StoreError) -> UnreadableRunError:
+        """A run at ``path`` whose manifest opens but whose records do not (``error``)."""
+        return cls(path, f"its records cannot be read ({error})", STREAMS_DAMAGED)
+
 
 RESTORE_MANIFEST = (
     "restore manifest.json from where the run was copied, or run into another --out; coordqa "
     "never adopts records it cannot attribute to a run"
 )
 """How to recover a run folder whose manifest is missing, corrupt or invalid."""
+STREAMS_DAMAGED = (
+    "restore the damaged file from a copy of the run, or move the folder out of the way"
+)
+"""How to recover a run whose manifest opens but whose records do not."""
 
 
 def run_records(root: Path, without: Sequence[str] = ()) -> list[str]:
@@ -543,8 +553,8 @@ def open_run(path: str | os.PathLike[str]) -> RunStore:
             "give a run directory (a folder holding manifest.json)",
         )
     try:
-        data = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = load_json(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8, nested too deep
         raise UnreadableRunError(root, f"{MANIFEST} is corrupt ({exc})", RESTORE_MANIFEST) from exc
     version = data.get("schema_version") if isinstance(data, dict) else None
     if isinstance(version, int) and version > SCHEMA_VERSION:

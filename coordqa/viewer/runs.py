@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from coordqa.analysis.labels import run_labels
-from coordqa.errors import ConfigError
+from coordqa.errors import ConfigError, StoreError
 from coordqa.jsonvalues import JSONObject
 from coordqa.store import RunKind, UnreadableRunError, discover_runs, open_run
 from coordqa.viewer.agentic import AgenticView
@@ -122,14 +122,24 @@ class RunCatalog:
     def read_all(self) -> None:
         """Read every run now (QA runs whole, agentic runs' episode lists), so no page waits.
 
-        ``coordqa view`` calls this before it prints its URL. Later changes to a run's files are
-        read again when a page of that run is asked for.
+        ``coordqa view`` calls this before it serves or exports. A run whose records cannot be
+        read leaves :attr:`entries` for :attr:`unreadable` (shown with its fix), so one damaged
+        run does not hide the others. Later changes to a run's files are read again when a page
+        of that run is asked for.
         """
+        readable = []
         for entry in self.entries:
-            if entry.kind == "qa":
-                self.qa(entry.id)
-            else:
-                self.agentic(entry.id)
+            try:
+                if entry.kind == "qa":
+                    self.qa(entry.id)
+                else:
+                    self.agentic(entry.id)
+            except StoreError as exc:
+                self.unreadable.append(UnreadableRunError.of_records(entry.path, exc))
+                continue
+            readable.append(entry)
+        self.entries = readable
+        self.unreadable.sort(key=lambda problem: problem.path)
 
     def _of_kind(self, run_id: str, kind: RunKind) -> RunEntry:
         entry = self.get(run_id)
