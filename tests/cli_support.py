@@ -106,7 +106,7 @@ def parse_command(
                 break
             name, command, rest = command.resolve_command(context, rest)
             context = command.make_context(name, rest, parent=context)
-            path += (name,)
+            path += (str(name),)
         return path, dict(context.params)
 
 
