@@ -28,10 +28,11 @@ The convention the pages follow:
   ``http://127.0.0.1:8000/v1`` (a :class:`~coordqa.llm.testing.LocalOpenAIServer`, which answers
   ``Answer: A``), and servers the page starts itself. Serving commands (``leaderboard serve``,
   ``view`` without ``--export``, ``leaderboard worker`` without ``--once``) run as background
-  processes, on a free port, waited for until they answer; every later ``127.0.0.1:PORT`` or
-  ``localhost:PORT`` of the port the page gave one (or its default port) is pointed at it, and
-  they are stopped when the page ends. Other commands run in this process (:mod:`cli_support`),
-  each bounded by :data:`COMMAND_LIMIT_S`.
+  processes, on a free port, waited for until they answer; every ``127.0.0.1:PORT`` or
+  ``localhost:PORT`` of the port the page gave one (or its default port), in commands and in
+  files, is pointed at it (a second server on a port still held gets another, as if the reader
+  had stopped the first), and they are stopped when the page ends. Other commands run in this
+  process (:mod:`cli_support`), each bounded by :data:`COMMAND_LIMIT_S`.
 - **Shell**: quotes, backslashes, ``$NAME`` / ``${NAME}``, globs (``runs/*``) and one ``> FILE``
   at the end (stdout into FILE) work as in a shell; pipes, ``&&``, ``;``, other redirections and
   command substitution are refused: a page shows one command per line.
@@ -386,6 +387,7 @@ class _Background:
     step: ShellStep
     process: subprocess.Popen[bytes]
     log: Path
+    port: int | None
 
 
 @dataclass
@@ -438,7 +440,7 @@ class _PageRunner:
         if not target.is_relative_to(self.work.resolve()):
             return Outcome(step.line, step.name, "file", failure="the file is outside the folder")
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(step.content, encoding="utf-8")
+        target.write_text(self._loopback(step.content), encoding="utf-8")
         return Outcome(step.line, f"# {step.name}", "file")
 
     def _export(self, step: ShellStep) -> Outcome:
@@ -517,17 +519,24 @@ class _PageRunner:
             words += matches or [token.text]
         return environment, [self._loopback(word) for word in words], stdout_file
 
-    def _loopback(self, word: str) -> str:
-        """``word`` with the pages' loopback ports replaced by where they are served here."""
+    def _loopback(self, text: str) -> str:
+        """``text`` with the pages' loopback ports replaced by where they are served here.
+
+        A port seen first is given its real one at once (the stub's for 8000), so a file or a
+        command may name a server the page starts later.
+        """
 
         def served(match: re.Match[str]) -> str:
             port = int(match[1])
-            if port == STUB_PORT and port not in self.ports:
-                stub = self._stack.enter_context(LocalOpenAIServer())
-                self.ports[port] = httpx.URL(stub.base_url).port or port
-            return str(self.ports.get(port, port))
+            if port not in self.ports:
+                self.ports[port] = self._stub_port() if port == STUB_PORT else _free_port()
+            return str(self.ports[port])
 
-        return _LOOPBACK_PORT.sub(served, word)
+        return _LOOPBACK_PORT.sub(served, text)
+
+    def _stub_port(self) -> int:
+        stub = self._stack.enter_context(LocalOpenAIServer())
+        return int(httpx.URL(stub.base_url).port or 0)
 
     def _serve(
         self,
@@ -540,11 +549,13 @@ class _PageRunner:
         """Start a serving command in the background and wait until it answers."""
         port = None
         if "port" in params:
-            port = _free_port()
             documented = params["port"]
-            args = _with_port(args, port)
+            port = self.ports.get(documented) if isinstance(documented, int) else None
+            if port is None or port in self._held_ports() or documented == STUB_PORT:
+                port = _free_port()  # as a reader would after stopping the earlier server
             if isinstance(documented, int) and documented != 0:
                 self.ports[documented] = port
+            args = _with_port(args, port)
         log = self.folder / f"background-{step.line}.log"
         process_environment = {**os.environ, **environment}
         with log.open("wb") as sink:
@@ -556,7 +567,7 @@ class _PageRunner:
                 stdout=sink,
                 stderr=subprocess.STDOUT,
             )
-        running = _Background(step, process, log)
+        running = _Background(step, process, log, port)
         why = _wait_until_answers(process, port) if port is not None else ""
         if why:
             _end(process)
@@ -564,6 +575,14 @@ class _PageRunner:
             return Outcome(step.line, step.text, "served", failure=why, output=output)
         self.background.append(running)
         return Outcome(step.line, step.text, "served")
+
+    def _held_ports(self) -> set[int]:
+        """The real ports of the page's servers still running."""
+        return {
+            running.port
+            for running in self.background
+            if running.port is not None and running.process.poll() is None
+        }
 
     def _stop(self, running: _Background) -> None:
         status = running.process.poll()

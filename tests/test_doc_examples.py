@@ -113,13 +113,25 @@ def test_an_unmarked_key_needing_command_shows_why_it_failed(tmp_path: Path) -> 
     assert "OPENAI_API_KEY" in report.failure_text()  # the tail of the command's stderr
 
 
+@pytest.mark.slow  # a board's start: 10-25 s under load
 def test_the_stub_and_a_board_the_page_serves_answer_at_the_addresses_the_page_names(
     tmp_path: Path,
 ) -> None:
-    """``127.0.0.1:8000`` is the OpenAI-compatible stub; a board served on 8080 is reached at
-    ``127.0.0.1:8080`` (its refusal of an unknown token proves the request got there)."""
+    """``127.0.0.1:8000`` is the OpenAI-compatible stub, in a command or a file; a board served on
+    8080 is reached at ``127.0.0.1:8080`` (its refusal of an unknown token proves the request got
+    there)."""
     page = """\
+```yaml
+# models.yaml
+datasets: [example]
+trials: 1
+models:
+  - model: openai/local-model
+    api_base: http://127.0.0.1:8000/v1
+```
+
 ```bash
+coordqa eval-set models.yaml --out runs/set
 coordqa eval --model openai/local-model --api-base http://127.0.0.1:8000/v1 --dataset example \\
     --trials 1 --out runs/stub
 coordqa leaderboard serve --db sqlite:///board.db --port 8080
@@ -129,8 +141,9 @@ coordqa submit runs/stub --to http://127.0.0.1:8080 --token nobody --name stub  
     work = tmp_path / "run"
     report = run_page(_page(tmp_path, page), tmp_path, folder=work)
     assert report.failure_text() == ""
-    assert [outcome.kind for outcome in report.outcomes] == ["ran", "served", "ran"]
-    assert "HTTP 401" in report.outcomes[2].output
+    assert [outcome.kind for outcome in report.outcomes] == ["file", "ran", "ran", "served", "ran"]
+    assert "HTTP 401" in report.outcomes[-1].output
+    assert "done openai/local-model on example" in report.outcomes[1].output
     assert (work / "work" / "runs" / "stub").is_dir()
 
 
