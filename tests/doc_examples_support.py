@@ -75,6 +75,10 @@ COMMAND_LIMIT_S = 180.0
 SERVE_WAIT_S = 90.0
 """Longest a serving command may take to answer its first request (imports under load)."""
 
+PORTLESS_GRACE_S = 8.0
+"""How long a serving command without a port (a waiting worker) is watched for an early failure
+(a bad ``--db``) before the page goes on: it has no request to answer to say it is up."""
+
 STOP_WAIT_S = 15.0
 """How long a stopped background command is given to end before it is killed."""
 
@@ -376,7 +380,8 @@ def run_page(page: Path, root: Path, folder: Path | None = None) -> PageReport:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="coordqa-doc-")))
         runner = stack.enter_context(_PageRunner(folder))
         outcomes = [runner.run(step) for step in page_steps(page.read_text(encoding="utf-8"))]
-    outcomes += runner.stopped
+    ended = {outcome.line: outcome for outcome in runner.stopped}
+    outcomes = [ended.get(outcome.line, outcome) for outcome in outcomes]
     return PageReport(name, outcomes, time.monotonic() - started)
 
 
@@ -400,7 +405,8 @@ class _PageRunner:
     """The pages' loopback ports (8000, 8080...) and where they are really served."""
     background: list[_Background] = field(default_factory=list)
     stopped: list[Outcome] = field(default_factory=list)
-    """Failures of background commands found when they were stopped."""
+    """Background commands that ended by themselves with a failure before the page ended: they
+    replace the outcome of their start in the report."""
     _stack: ExitStack = field(default_factory=ExitStack)
 
     def __enter__(self) -> _PageRunner:
@@ -568,7 +574,7 @@ class _PageRunner:
                 stderr=subprocess.STDOUT,
             )
         running = _Background(step, process, log, port)
-        why = _wait_until_answers(process, port) if port is not None else ""
+        why = _wait_until_answers(process, port) if port is not None else _early_end(process)
         if why:
             _end(process)
             output = log.read_text(errors="replace")
@@ -650,6 +656,15 @@ def _wait_until_answers(process: subprocess.Popen[bytes], port: int) -> str:
         except httpx.TransportError:
             time.sleep(0.2)
     return f"the server did not answer within {SERVE_WAIT_S:.0f} s"
+
+
+def _early_end(process: subprocess.Popen[bytes]) -> str:
+    """Empty if the process is still running after :data:`PORTLESS_GRACE_S`; else its status."""
+    try:
+        status = process.wait(PORTLESS_GRACE_S)
+    except subprocess.TimeoutExpired:
+        return ""
+    return f"ended by itself with exit status {status} right after it started"
 
 
 class _TooSlow(BaseException):

@@ -147,6 +147,15 @@ coordqa submit runs/stub --to http://127.0.0.1:8080 --token nobody --name stub  
     assert (work / "work" / "runs" / "stub").is_dir()
 
 
+@pytest.mark.slow  # a worker's start: 3-8 s
+def test_a_worker_that_ends_at_once_fails_once(tmp_path: Path) -> None:
+    page = "```bash\ncoordqa leaderboard worker --db postgresql://u@127.0.0.1:1/db\n```\n"
+    report = run_page(_page(tmp_path, page), tmp_path)
+    assert [outcome.kind for outcome in report.outcomes] == ["served"]
+    assert "ended by itself with exit status 2" in report.failure_text()
+    assert "cannot connect to the leaderboard database" in report.failure_text()
+
+
 def test_shell_words_are_read_as_a_shell_reads_them() -> None:
     tokens, comment = shell_split(
         """coordqa x 'a b' "c $HOME ${NAME}" d\\ e runs/* '*' # note # more""",
