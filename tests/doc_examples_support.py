@@ -246,11 +246,9 @@ def shell_split(text: str, environment: Mapping[str, str]) -> tuple[list[Token],
                 index = end + 1
             elif char == '"':
                 index = _double_quoted(text, index + 1, environment, word)
-            elif char == "$":
+            elif char in "$`":
                 value, index = _expansion(text, index, environment)
                 word.append(value)
-            elif char == "`":
-                raise ShellSyntaxError("command substitution (`...`)")
             else:
                 pattern = pattern or char in "*?["
                 word.append(char)
@@ -268,11 +266,9 @@ def _double_quoted(text: str, index: int, environment: Mapping[str, str], word: 
         if char == "\\" and text[index + 1 : index + 2] in ('"', "\\", "$", "`"):
             word.append(text[index + 1])
             index += 2
-        elif char == "$":
+        elif char in "$`":
             value, index = _expansion(text, index, environment)
             word.append(value)
-        elif char == "`":
-            raise ShellSyntaxError("command substitution (`...`)")
         else:
             word.append(char)
             index += 1
@@ -280,8 +276,11 @@ def _double_quoted(text: str, index: int, environment: Mapping[str, str], word: 
 
 
 def _expansion(text: str, index: int, environment: Mapping[str, str]) -> tuple[str, int]:
-    """``$NAME`` or ``${NAME}`` at ``index``: its value and the index after it."""
+    """``$NAME`` or ``${NAME}`` at ``index``: its value and the index after it (a command
+    substitution, ``$(...)`` or a backquote, is refused)."""
     rest = text[index + 1 :]
+    if text[index] == "`":
+        raise ShellSyntaxError("command substitution (`...`)")
     if rest.startswith("("):
         raise ShellSyntaxError("command substitution ($(...))")
     braced = re.match(r"\{([A-Za-z_]\w*)\}", rest)
