@@ -156,6 +156,18 @@ def test_a_worker_that_ends_at_once_fails_once(tmp_path: Path) -> None:
     assert "cannot connect to the leaderboard database" in report.failure_text()
 
 
+def test_a_command_past_its_time_limit_is_stopped_and_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import doc_examples_support
+
+    monkeypatch.setattr(doc_examples_support, "COMMAND_LIMIT_S", 1.0)
+    page = "```bash\ncoordqa play hanabi --episodes 1000 --seed 0 --out runs/long\n```\n"
+    report = run_page(_page(tmp_path, page), tmp_path)
+    assert "still running after 1 s (stopped)" in report.failure_text()
+    assert report.outcomes[0].seconds < 30
+
+
 def test_shell_words_are_read_as_a_shell_reads_them() -> None:
     tokens, comment = shell_split(
         """coordqa x 'a b' "c $HOME ${NAME}" d\\ e runs/* '*' # note # more""",
