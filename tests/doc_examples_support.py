@@ -28,11 +28,11 @@ The convention the pages follow:
   ``http://127.0.0.1:8000/v1`` (a :class:`~coordqa.llm.testing.LocalOpenAIServer`, which answers
   ``Answer: A``), and servers the page starts itself. Serving commands (``leaderboard serve``,
   ``view`` without ``--export``, ``leaderboard worker`` without ``--once``) run as background
-  processes, on a free port, waited for until they answer; every ``127.0.0.1:PORT`` or
-  ``localhost:PORT`` of the port the page gave one (or its default port), in commands and in
-  files, is pointed at it (a second server on a port still held gets another, as if the reader
-  had stopped the first), and they are stopped when the page ends. Other commands run in this
-  process (:mod:`cli_support`), each bounded by :data:`COMMAND_LIMIT_S`.
+  processes, each on a free port, waited for until they answer; every later ``127.0.0.1:PORT``
+  or ``localhost:PORT`` of the port the page gave one (or its default port), in commands and in
+  files, is pointed at the newest server of that port, and they are stopped when the page ends.
+  Other commands run in this process (:mod:`cli_support`), each bounded by
+  :data:`COMMAND_LIMIT_S`.
 - **Shell**: quotes, backslashes, ``$NAME`` / ``${NAME}``, globs (``runs/*``) and one ``> FILE``
   at the end (stdout into FILE) work as in a shell; pipes, ``&&``, ``;``, other redirections and
   command substitution are refused: a page shows one command per line.
@@ -391,7 +391,6 @@ class _Background:
     step: ShellStep
     process: subprocess.Popen[bytes]
     log: Path
-    port: int | None
 
 
 @dataclass
@@ -525,17 +524,15 @@ class _PageRunner:
         return environment, [self._loopback(word) for word in words], stdout_file
 
     def _loopback(self, text: str) -> str:
-        """``text`` with the pages' loopback ports replaced by where they are served here.
-
-        A port seen first is given its real one at once (the stub's for 8000), so a file or a
-        command may name a server the page starts later.
-        """
+        """``text`` (a command's word, a file) with the pages' loopback ports replaced by where
+        they are served here; 8000 starts the stub when first seen. A port that no server of the
+        page took is left as written (its error names it)."""
 
         def served(match: re.Match[str]) -> str:
             port = int(match[1])
-            if port not in self.ports:
-                self.ports[port] = self._stub_port() if port == STUB_PORT else _free_port()
-            return str(self.ports[port])
+            if port == STUB_PORT and port not in self.ports:
+                self.ports[port] = self._stub_port()
+            return str(self.ports.get(port, port))
 
         return _LOOPBACK_PORT.sub(served, text)
 
@@ -554,12 +551,10 @@ class _PageRunner:
         """Start a serving command in the background and wait until it answers."""
         port = None
         if "port" in params:
+            port = _free_port()
             documented = params["port"]
-            port = self.ports.get(documented) if isinstance(documented, int) else None
-            if port is None or port in self._held_ports() or documented == STUB_PORT:
-                port = _free_port()  # as a reader would after stopping the earlier server
             if isinstance(documented, int) and documented != 0:
-                self.ports[documented] = port
+                self.ports[documented] = port  # later commands reach this server, the newest
             args = _with_port(args, port)
         log = self.folder / f"background-{step.line}.log"
         process_environment = {**os.environ, **environment}
@@ -572,7 +567,7 @@ class _PageRunner:
                 stdout=sink,
                 stderr=subprocess.STDOUT,
             )
-        running = _Background(step, process, log, port)
+        running = _Background(step, process, log)
         why = _wait_until_answers(process, port) if port is not None else _early_end(process)
         if why:
             _end(process)
@@ -580,14 +575,6 @@ class _PageRunner:
             return Outcome(step.line, step.text, "served", failure=why, output=output)
         self.background.append(running)
         return Outcome(step.line, step.text, "served")
-
-    def _held_ports(self) -> set[int]:
-        """The real ports of the page's servers still running."""
-        return {
-            running.port
-            for running in self.background
-            if running.port is not None and running.process.poll() is None
-        }
 
     def _stop(self, running: _Background) -> None:
         status = running.process.poll()
