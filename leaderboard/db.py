@@ -40,8 +40,8 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
 from sqlalchemy.orm import (
     DeclarativeBase,
     Mapped,
@@ -734,14 +734,16 @@ def open_database(url: str | None = None, *, create: bool = True) -> Database:
             database that holds no leaderboard is refused instead of created empty.
 
     Raises:
-        ConfigError: the URL is not a SQLite or PostgreSQL URL.
-        LeaderboardError: ``create`` is False and the database holds no leaderboard.
+        ConfigError: the URL is not a URL, or not a SQLite or PostgreSQL one.
+        LeaderboardError: the database cannot be reached (a server down, a host that cannot
+            exist), or ``create`` is False and the database holds no leaderboard.
     """
     url = url or default_db_url()
+    shown = _shown_url(url)
     if not create:
         file = _sqlite_file(url) if url.startswith("sqlite") else None
         if file is not None and not file.exists():
-            raise LeaderboardError(_no_board(url))
+            raise LeaderboardError(_no_board(shown))
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -754,13 +756,46 @@ def open_database(url: str | None = None, *, create: bool = True) -> Database:
             f"unsupported database URL {url!r}: use sqlite:///PATH or "
             "postgresql://USER@HOST:PORT/DB"
         )
+    _check_reachable(engine, shown, url)
     if not create:
         with engine.begin() as connection:
             if _stored_version(connection) == 0:
                 engine.dispose()
-                raise LeaderboardError(_no_board(url))
+                raise LeaderboardError(_no_board(shown))
     migrate(engine)
     return Database(engine)
+
+
+def _shown_url(url: str) -> str:
+    """``url`` as an error may show it: its password hidden; refused if it is not a URL at all."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError) as error:  # ValueError: a port that is not a number
+        raise ConfigError(
+            f"--db is not a database URL ({error}): use sqlite:///PATH or "
+            "postgresql://USER@HOST:PORT/DB"
+        ) from None
+
+
+def _check_reachable(engine: Engine, shown: str, url: str) -> None:
+    """Connect once, so that an unreachable database is one error line, not a traceback.
+
+    A server that is down or a host that cannot exist would otherwise surface as the driver's
+    traceback from deep inside a command; the line names the URL with its password hidden.
+    """
+    try:
+        with engine.connect():
+            pass
+    except (DBAPIError, UnicodeError, ValueError) as error:  # idna refuses a host like '...'
+        engine.dispose()
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        password = make_url(url).password
+        if password:
+            reason = reason.replace(str(password), "***")
+        raise LeaderboardError(
+            f"cannot connect to the leaderboard database at {shown}: {reason}; check --db (or "
+            "COORDQA_LEADERBOARD_DB) and that the database server is running"
+        ) from None
 
 
 def _no_board(url: str) -> str:

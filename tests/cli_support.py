@@ -29,6 +29,23 @@ from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from coordqa.cli import app, run_cli
+from coordqa.llm import CACHE_DIR_ENV
+from coordqa.paths import DATA_DIR_ENV
+
+USER_DIR_VARIABLES = (
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "HF_HOME",
+    CACHE_DIR_ENV,
+    DATA_DIR_ENV,
+)
+"""Where libraries put user files on Linux (platformdirs, matplotlib, Hugging Face, coordqa).
+
+The tests point them into a temporary home (conftest.py), and so does a documentation page's run
+(doc_examples_support.py). ``HOME`` itself is kept: tools found under it (the assembled gemma
+model of the real-model tests) are read, never written, by the tests."""
 
 
 @dataclass(frozen=True)
@@ -57,16 +74,58 @@ def coordqa(
         cwd: the working directory of the call (default: the current one).
         columns: the terminal width the command sees (``COLUMNS``), 80 as a default terminal.
     """
+    with _as_a_shell(args, env, cwd, columns) as (stdout, stderr):
+        status = run_cli()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return CliResult(status, stdout.getvalue().decode(), stderr.getvalue().decode())
+
+
+def parse_command(
+    *args: str | Path, env: Mapping[str, str | None] | None = None, cwd: Path | None = None
+) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """Parse ``coordqa ARGS`` as Click does before it runs a command, and run nothing.
+
+    Returns the command's path (``("leaderboard", "serve")``) and its parameters as the command
+    would receive them. Raises typer's click ``UsageError`` (an unknown command or option, a
+    missing argument, a bad choice or value) as the real command line would; ``--help`` raises
+    ``typer.Exit`` after printing the help into a discarded buffer. Parameters read
+    from the environment or the working directory (``envvar=``, ``exists=True``) see ``env``
+    and ``cwd``, as :func:`coordqa` gives them.
+    """
+    with _as_a_shell(args, env, cwd):
+        command: Any = typer.main.get_command(app)
+        context = command.make_context("coordqa", [str(arg) for arg in args])
+        path: tuple[str, ...] = ()
+        while isinstance(command, TyperGroup):
+            # What Group.invoke hands its subcommand: the words the group did not parse.
+            rest = [*context._protected_args, *context.args]
+            if not rest:
+                if not command.invoke_without_command:
+                    context.fail("Missing command.")
+                break
+            name, command, rest = command.resolve_command(context, rest)
+            context = command.make_context(name, rest, parent=context)
+            path += (str(name),)
+        return path, dict(context.params)
+
+
+@contextmanager
+def _as_a_shell(
+    args: Sequence[str | Path],
+    env: Mapping[str, str | None] | None,
+    cwd: Path | None,
+    columns: int = 80,
+) -> Iterator[tuple[Any, Any]]:
+    """``sys.argv``, the environment and the working directory of ``coordqa ARGS``, with stdout
+    and stderr captured apart (yielded as byte buffers), all restored afterwards."""
     environment = {"COLUMNS": str(columns), **(env or {})}
     with (
         CliRunner().isolation(env=environment) as (stdout, stderr, _),
         _argv(["coordqa", *map(str, args)]),
         _working_directory(cwd),
     ):
-        status = run_cli()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        return CliResult(status, stdout.getvalue().decode(), stderr.getvalue().decode())
+        yield stdout, stderr
 
 
 @contextmanager

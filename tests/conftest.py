@@ -14,24 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import USER_DIR_VARIABLES
 
 from coordqa.llm import CACHE_DIR_ENV, CallPolicy
 from coordqa.llm.testing import LocalOpenAIServer
 from coordqa.paths import DATA_DIR_ENV
-
-USER_DIR_VARIABLES = (
-    "XDG_DATA_HOME",
-    "XDG_CONFIG_HOME",
-    "XDG_STATE_HOME",
-    "XDG_CACHE_HOME",
-    "HF_HOME",
-    CACHE_DIR_ENV,
-    DATA_DIR_ENV,
-)
-"""Where libraries put user files on Linux (platformdirs, matplotlib, Hugging Face, coordqa).
-
-``HOME`` itself is kept: tools found under it (the assembled gemma model of the real-model tests)
-are read, never written, by the tests."""
 
 _TEST_HOME = pytest.StashKey[Path]()
 

@@ -236,6 +236,27 @@ def test_unsupported_database_url() -> None:
         open_database("mysql://x")
 
 
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("postgresql://...", "cannot connect"),  # the README's placeholder: a host idna refuses
+        ("postgresql://u@h:notaport/db", "not a database URL"),
+        ("postgresql://u:secretpw@127.0.0.1:1/db", "cannot connect"),  # nothing listens on port 1
+    ],
+)
+def test_a_database_that_cannot_be_reached_is_one_error_line_without_its_password(
+    url: str, why: str
+) -> None:
+    """Each was a traceback (UnicodeError, ValueError, OperationalError) from every command."""
+    from cli_support import coordqa
+
+    result = coordqa("leaderboard", "job", "list", "--db", url)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
+    assert why in result.stderr and "--db" in result.stderr
+    assert "secretpw" not in result.stderr
+
+
 def test_cli_help_does_not_import_the_server_stack() -> None:
     code = (
         "import sys\nfrom coordqa.cli import app\n"
