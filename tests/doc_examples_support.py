@@ -20,7 +20,8 @@ The convention the pages follow:
 - **Markers**, in a command's trailing comment (its first words; an explanation may follow):
   ``# needs an API key``, ``# needs a GPU``, ``# needs the internet``, ``# needs your plugin``
   (a recipe's made-up game or agent, which exists once the reader has written it): the command
-  is only parsed (an unknown option or command, a missing argument, a bad choice or value fails; nothing runs).
+  is only parsed (an unknown option or command, a missing argument, a bad choice or value
+  fails; nothing runs).
   ``# exits N``: the command fails on purpose and must exit with status N. Every other command
   runs and must exit 0.
 - **Offline world**: a page's commands run in document order in one fresh folder, with their own
