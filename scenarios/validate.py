@@ -30,7 +30,7 @@ from coordqa.dataset import (
     release,
     release_with_fingerprint,
 )
-from coordqa.errors import CoordqaError
+from coordqa.errors import CoordqaError, MissingDependencyError
 from coordqa.games import Game
 from coordqa.jsonvalues import JSONObject
 from coordqa.scenarios.build import CHANGELOG_FILE
@@ -119,10 +119,14 @@ def problems_by_question(
 ) -> dict[str, list[str]]:
     """Re-render and re-solve every row; the mismatches of each question id (scenarios solved once).
 
-    A scenario that cannot be rebuilt gives one problem to each of its questions. ``metadata``
+    A scenario that cannot be rebuilt gives one problem to each of its questions; a game engine
+    that is not installed is no problem of the data and stops the check at once. ``metadata``
     also compares the ``concept`` column (a frozen release predates per-question concepts);
     ``consistency`` also runs the text-against-key checks of :mod:`.consistency` (a frozen
     release was shipped before them).
+
+    Raises:
+        MissingDependencyError: a question's game engine is not installed.
     """
     problems: dict[str, list[str]] = {}
     solved: dict[str, _Solved | str] = {}
@@ -135,6 +139,8 @@ def problems_by_question(
                 game = builder.restore(scenario)
                 rendered = (game.describe(scenario.player), game.game_description())
                 solved[sid] = _Solved(scenario, game, builder.questions(game, scenario), rendered)
+            except MissingDependencyError:
+                raise  # the machine's, not the data's: said once, with its install line
             except (CoordqaError, KeyError, ValueError) as error:
                 solved[sid] = f"{sid}: cannot be rebuilt from its snapshot: {error}"
         entry = solved[sid]

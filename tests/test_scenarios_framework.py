@@ -72,3 +72,26 @@ def test_stats_and_push_commands(monkeypatch: pytest.MonkeyPatch, tmp_path) -> N
     result = runner.invoke(app, ["dataset", "push", "--repo", "org/name", "--path", "example"])
     assert result.exit_code != 0
     assert "HF_TOKEN" in str(result.exception)
+
+
+def test_a_missing_game_engine_is_said_once_not_as_a_problem_of_each_question(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A plain install validating v1.2 listed 53 'problems' of the dataset, one per scenario,
+    each repeating the same install line: a missing engine is the machine's, not the data's.
+
+    Expected: MissingDependencyError with its install advice, raised before any problem list.
+    """
+    from coordqa.errors import MissingDependencyError
+    from coordqa.scenarios.builder import BUILDERS
+
+    rows = load_rows("coordinationqa-v1.2")
+    game = rows[0]["game"]
+    builder = BUILDERS.get(game)
+
+    def missing(scenario: object) -> None:
+        raise MissingDependencyError(f"{game} needs its engine: pip install 'coordqa[games]'")
+
+    monkeypatch.setattr(builder, "restore", missing)
+    with pytest.raises(MissingDependencyError, match=r"coordqa\[games\]"):
+        validate_rows_against_solvers(rows)
