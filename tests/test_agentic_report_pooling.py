@@ -1,0 +1,129 @@
+"""Several runs in one report: an episode found in more than one run is counted once.
+
+The rule (written before the code): two records with the same episode ``key`` (same spec, same
+seed) that played the same moves (:func:`coordqa.agentic.pooling.moves`) are one episode, counted
+once, the record of the run given first kept. Two records of one key that played differently (a
+model that samples) are two plays of that spec, and each is counted. Either case is said on stderr
+and in report.md, so n never grows or shrinks without a word. A key that failed in one run and was
+played in another is played: it is not listed as left out.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+from pathlib import Path
+
+import pytest
+from cli_support import coordqa
+
+from coordqa.agentic.episodes import AgenticEpisode, load_agentic_run
+from coordqa.agentic.pooling import pool_episodes
+from coordqa.agentic.records import Failure
+
+ESCAPE_SELF_PLAY = ["--agent", "cac", "--model", "scripted", "--game", "collab_escape"]
+
+
+def _escape_run(out: Path, *flags: str) -> None:
+    """``coordqa agentic run`` of CAC (scripted) in Collab Escape self-play."""
+    done = coordqa("agentic", "run", *ESCAPE_SELF_PLAY, "--self-play", *flags, "--out", out)
+    assert done.returncode == 0, done.stderr
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _self_play_escapes(report_dir: Path) -> str:
+    """The Table 7 cell of CAC's escapes in self-play, from the CSV the report wrote."""
+    with (report_dir / "table7_collab.csv").open(encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["partner"] == "self"]
+    (row,) = [r for r in rows if r["label"] == "cac[scripted]"]
+    return row["escapes"]
+
+
+def test_the_guides_two_runs_count_their_shared_episodes_once(tmp_path: Path) -> None:
+    """docs/agentic.md's sequence: a 3-episode Escape run, then the smoke grid, which plays
+    seeds 0 and 1 of the same self-play again (same keys, same moves: the scripted model is
+    deterministic). The report said ``escaped 0/5 [0.00, 0.43]`` over 3 distinct episodes; it
+    says 0/3 with Wilson's interval of 0/3 (upper bound z²/(3+z²) = 3.84/6.84 = 0.56)."""
+    escape, smoke, report_dir = tmp_path / "cac-escape", tmp_path / "smoke-cac", tmp_path / "rep"
+    _escape_run(escape, "--episodes", "3")
+    grid = coordqa("agentic", "grid", "smoke", "--model", "scripted", "--agent", "cac", "--out", smoke)
+    assert grid.returncode == 0, grid.stderr
+    shown = coordqa("agentic", "report", escape, smoke, "--out", report_dir)
+    assert shown.returncode == 0, shown.stderr
+    assert _self_play_escapes(report_dir) == "escaped 0/3 [0.00, 0.56]"
+    with (report_dir / "episodes.csv").open(encoding="utf-8") as handle:
+        episodes = list(csv.DictReader(handle))
+    keys = [row["key"] for row in episodes]
+    assert len(keys) == len(set(keys))
+    escapes = [r for r in episodes if r["game"] == "collab_escape" and r["partner"] == "self"]
+    assert sorted(int(r["seed"]) for r in escapes) == [0, 1, 2]
+    note = "2 episodes appear in more than one run: counted once"
+    assert note in _flat(shown.stderr)
+    assert note in _flat((report_dir / "report.md").read_text(encoding="utf-8"))
+    played = len(load_agentic_run(escape, with_exchanges=False)) + len(
+        load_agentic_run(smoke, with_exchanges=False)
+    )
+    assert f"{played - 2} episode(s) from 2 run(s)" in _flat(shown.stderr)
+
+
+def test_runs_with_distinct_keys_pool_to_their_sum(tmp_path: Path) -> None:
+    first, second, report_dir = tmp_path / "s012", tmp_path / "s34", tmp_path / "rep"
+    _escape_run(first, "--seeds", "0,1,2")
+    _escape_run(second, "--seeds", "3,4")
+    shown = coordqa("agentic", "report", first, second, "--out", report_dir)
+    assert shown.returncode == 0, shown.stderr
+    assert "5 episode(s) from 2 run(s)" in _flat(shown.stderr)
+    assert "/5 [" in _self_play_escapes(report_dir)
+    assert "more than one run" not in shown.stderr
+    assert "more than one run" not in (report_dir / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def escape_episodes(tmp_path_factory: pytest.TempPathFactory) -> list[AgenticEpisode]:
+    """Two played Escape episodes (seeds 0 and 1) of one run."""
+    out = tmp_path_factory.mktemp("pooling") / "run"
+    _escape_run(out, "--seeds", "0,1")
+    return sorted(load_agentic_run(out, with_exchanges=False), key=lambda e: e.spec.seed)
+
+
+def test_one_key_played_differently_in_two_runs_is_two_plays(
+    escape_episodes: list[AgenticEpisode],
+) -> None:
+    """A sampling model can play one spec two ways: both plays count, and a note says so."""
+    first, other = escape_episodes
+    steps = first.trajectory.steps[:-1]
+    replayed = dataclasses.replace(
+        first, trajectory=dataclasses.replace(first.trajectory, steps=steps), attempt="again"
+    )
+    pooled = pool_episodes([[first, other], [replayed]], [{}, {}])
+    assert [e.attempt for e in pooled.episodes] == [first.attempt, other.attempt, "again"]
+    assert pooled.notes() == [
+        "1 episode was played differently in more than one run (a model that samples): "
+        "each distinct play counted"
+    ]
+
+
+def test_an_identical_copy_keeps_the_first_runs_record(
+    escape_episodes: list[AgenticEpisode],
+) -> None:
+    first, other = escape_episodes
+    copy = dataclasses.replace(first, attempt="copy", wall_s=99.0)
+    pooled = pool_episodes([[first], [copy, other]], [{}, {}])
+    assert [e.attempt for e in pooled.episodes] == [first.attempt, other.attempt]
+    assert pooled.notes() == [
+        "1 episode appears in more than one run: counted once (the first run's record)"
+    ]
+
+
+def test_a_key_failed_in_one_run_and_played_in_another_is_not_left_out(
+    escape_episodes: list[AgenticEpisode],
+) -> None:
+    first, other = escape_episodes
+    failed = Failure(key=first.key, error="ModelCallFailed: boom", error_kind="failed")
+    still = Failure(key="collab_escape/x/never#00000000", error="boom", error_kind="failed")
+    pooled = pool_episodes([[first, other], []], [{}, {failed.key: failed, still.key: still}])
+    assert pooled.failures == {still.key: still}
+    assert pooled.notes() == []
