@@ -1,9 +1,10 @@
 """Tables and figures of agentic runs, in the shape of the LLM-Coordination paper's tables.
 
 Everything is computed from stored episodes, read through
-:class:`~coordqa.agentic.episodes.AgenticRun`: no model is called. Only played episodes enter
-the tables; episodes that failed (a model call failed, the episode raised) or were skipped (a
-player not ready) are left out, and counted and named with their cause
+:class:`~coordqa.agentic.episodes.AgenticRun`: no model is called. Several runs are pooled by
+episode key, an episode two runs hold counted once (:mod:`coordqa.agentic.pooling`). Only played
+episodes enter the tables; episodes that failed (a model call failed, the episode raised) or
+were skipped (a player not ready) are left out, and counted and named with their cause
 (:attr:`AgenticReport.failures`). A run with no played episode has no table, not an error.
 Each cell is the mean ± SE over its episodes with a 95% bootstrap interval and its n,
 ``12.33 ± 0.88 [10.67, 13.67] n=3`` (:class:`coordqa.analysis.stats.MeanSE` and
@@ -59,12 +60,13 @@ import pandas as pd
 
 from coordqa.agentic.episodes import NOT_READY, AgenticEpisode, read_agentic_run
 from coordqa.agentic.optimality import optimality
+from coordqa.agentic.pooling import moves, pool_episodes
 from coordqa.agentic.records import Failure
 from coordqa.agentic.reply_counts import ReplyCounts
 from coordqa.analysis.stats import MeanSE, mean_ci, proportion_ci
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, LADDER_ORDERS, GameProfile, ReportTable, game_profile
-from coordqa.jsonvalues import JSONObject, content_hash
+from coordqa.jsonvalues import JSONObject
 
 COUNT_COLUMNS = (
     "decisions",
@@ -158,18 +160,6 @@ def _agent_stats(episode: AgenticEpisode) -> JSONObject:
         complete = seats and len(known) == len(values)
         totals[name] = sum(known) if complete else None
     return totals
-
-
-def moves(episode: AgenticEpisode) -> str:
-    """What the episode played, as a hash: two episodes with one hash are the same episode.
-
-    The moves and what they did (every step's decisions, engine moves, reward and events), and
-    the seed only where it changes the game (``GameProfile.seeded``: a Hanabi deal, Collab
-    Escape's killer), so replays of a deterministic game from other seeds compare equal.
-    """
-    steps = [(s.decisions, s.executed, s.reward, s.events) for s in episode.trajectory.steps]
-    seed = episode.spec.seed if game_profile(episode.spec.game).seeded else None
-    return content_hash([seed, steps])
 
 
 def _agreement(episode: AgenticEpisode) -> JSONObject:
@@ -591,6 +581,9 @@ class AgenticReport:
     """Every HM hypothesis (see :func:`hm_hypotheses`); written, not printed."""
     replies: ReplyCounts = field(default_factory=ReplyCounts)
     """What the agents made of their models' replies, per role (printed after the tables)."""
+    notes: list[str] = field(default_factory=list)
+    """What pooling several runs did to n (:meth:`coordqa.agentic.pooling.PooledEpisodes.notes`):
+    printed on stderr and written at the top of report.md."""
 
     def write(self, out: str | Path) -> list[Path]:
         """Write each table as CSV, a Markdown report and the figures; return the paths."""
@@ -602,6 +595,8 @@ class AgenticReport:
         if not self.hypotheses.empty:
             written.append(self._write_csv(root / "hm_hypotheses.csv", self.hypotheses))
         sections = ["# Agentic report", ""]
+        for note in self.notes:
+            sections += [f"**Note:** {note}", ""]
         for stem, table in self.tables.items():
             written.append(self._write_csv(root / f"{stem}.csv", table))
             sections += [f"## {self.titles[stem]}", "", markdown_table(table), ""]
@@ -696,12 +691,19 @@ def _game_tables(frame: pd.DataFrame) -> dict[ReportTable, dict[str, GameProfile
 def agentic_report(runs: Sequence[str | Path], out: str | Path | None = None) -> AgenticReport:
     """Load the episodes of ``runs`` (run directories), build the tables and optionally write.
 
-    Exchanges are not read: the report needs only episodes and the agents' stats. Episodes
-    that were not played are named in :attr:`AgenticReport.failures`.
+    Exchanges are not read: the report needs only episodes and the agents' stats. An episode
+    several runs hold is counted once (:mod:`coordqa.agentic.pooling`, said in
+    :attr:`AgenticReport.notes`). Episodes that were not played are named in
+    :attr:`AgenticReport.failures`.
     """
     readers = [read_agentic_run(run) for run in runs]
-    report = build_report(e for run in readers for e in run.episodes(with_exchanges=False))
-    report.failures = {key: f for run in readers for key, f in run.failures().items()}
+    pooled = pool_episodes(
+        [run.episodes(with_exchanges=False) for run in readers],
+        [run.failures() for run in readers],
+    )
+    report = build_report(pooled.episodes)
+    report.failures = pooled.failures
+    report.notes = pooled.notes()
     if out is not None:
         report.write(out)
     return report

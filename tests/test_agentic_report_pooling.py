@@ -21,12 +21,13 @@ from coordqa.agentic.episodes import AgenticEpisode, load_agentic_run
 from coordqa.agentic.pooling import pool_episodes
 from coordqa.agentic.records import Failure
 
-ESCAPE_SELF_PLAY = ["--agent", "cac", "--model", "scripted", "--game", "collab_escape"]
+SCRIPTED_CAC = ["--agent", "cac", "--model", "scripted"]
+ESCAPE_SELF_PLAY = [*SCRIPTED_CAC, "--game", "collab_escape", "--self-play"]
 
 
 def _escape_run(out: Path, *flags: str) -> None:
     """``coordqa agentic run`` of CAC (scripted) in Collab Escape self-play."""
-    done = coordqa("agentic", "run", *ESCAPE_SELF_PLAY, "--self-play", *flags, "--out", out)
+    done = coordqa("agentic", "run", *ESCAPE_SELF_PLAY, *flags, "--out", out)
     assert done.returncode == 0, done.stderr
 
 
@@ -49,7 +50,7 @@ def test_the_guides_two_runs_count_their_shared_episodes_once(tmp_path: Path) ->
     says 0/3 with Wilson's interval of 0/3 (upper bound z²/(3+z²) = 3.84/6.84 = 0.56)."""
     escape, smoke, report_dir = tmp_path / "cac-escape", tmp_path / "smoke-cac", tmp_path / "rep"
     _escape_run(escape, "--episodes", "3")
-    grid = coordqa("agentic", "grid", "smoke", "--model", "scripted", "--agent", "cac", "--out", smoke)
+    grid = coordqa("agentic", "grid", "smoke", *SCRIPTED_CAC, "--out", smoke)
     assert grid.returncode == 0, grid.stderr
     shown = coordqa("agentic", "report", escape, smoke, "--out", report_dir)
     assert shown.returncode == 0, shown.stderr

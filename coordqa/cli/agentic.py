@@ -244,7 +244,9 @@ SAID_BELOW = "skipped, a player not ready (the error below says how to make it r
 
 
 def _print_report(report: AgenticReport, said_below: str = "") -> None:
-    """The tables on stdout; the episodes left out of them on stderr, grouped by cause.
+    """The tables on stdout; on stderr, notes on n and the episodes left out, grouped by cause.
+
+    The notes say what pooling several runs did to n (an episode two runs hold counted once).
 
     Each cause is printed once, above the keys of its episodes: a partner's missing weights
     skip every episode it plays, each with the same fix. A skipped episode's cause that
@@ -255,6 +257,8 @@ def _print_report(report: AgenticReport, said_below: str = "") -> None:
     _print_tables(report.tables, report.titles)
     if not report.tables:
         messages.print("no played episode: no table")
+    for note in report.notes:
+        messages.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     for line in report.replies.lines():
         messages.print(line, highlight=False, markup=False)
     warning = report.replies.all_fell_back_warning()
