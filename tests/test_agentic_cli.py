@@ -411,3 +411,34 @@ def test_a_long_text_cell_wraps_alone_and_keys_and_measures_stay_whole() -> None
     assert under_header == "hm[some/model-name] / escape-greedy / collab_escape"
     assert any(line.split() == ["reward/step", "before", "0.333"] for line in lines)
     assert " ".join(" ".join(lines).split()).count(text) == 1  # every word, whole, in order
+
+
+def test_run_without_a_partner_says_it_plays_self_play(tmp_path: Path) -> None:
+    """Neither --partner nor --self-play played self-play without a word: one stderr line says
+    so; --self-play given, nothing is said."""
+    game = ["agentic", "run", "--agent", "capture-planner", "--game", "collab_capture"]
+    chosen = coordqa(*game, "--seeds", "0", "--out", tmp_path / "a")
+    assert chosen.returncode == 0, chosen.stderr
+    assert "no --partner given: self-play" in chosen.stderr
+    (episode,) = load_agentic_run(tmp_path / "a", with_exchanges=False)
+    assert episode.spec.self_play
+    asked = coordqa(*game, "--self-play", "--seeds", "0", "--out", tmp_path / "b")
+    assert asked.returncode == 0, asked.stderr
+    assert "no --partner given" not in asked.stderr
+
+
+def test_run_help_gives_the_real_default_seeds() -> None:
+    """--help said only "the paper's for Hanabi": every game's default is 3 seeds, 0, 1, 2
+    but for Hanabi, and a run with neither --seeds nor --episodes plays them."""
+    from coordqa.games import GAMES, game_profile
+
+    help_text = _flat(runner.invoke(app, ["agentic", "run", "-h"], terminal_width=200).output)
+    said = "default: the game's own, 0,1,2 for the built-in games but Hanabi: the paper's "
+    assert f"{said}321,212,628 in self-play, 45,114,4788 with a partner" in help_text
+    for name in GAMES.names():
+        profile = game_profile(name)
+        seeds = (profile.self_play_seeds, profile.cross_play_seeds)
+        if name == "hanabi":
+            assert seeds == ((321, 212, 628), (45, 114, 4788))
+        else:
+            assert seeds == ((0, 1, 2), (0, 1, 2))

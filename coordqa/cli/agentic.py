@@ -315,10 +315,16 @@ def run_command(
         ),
     ] = None,
     layout: Annotated[str | None, typer.Option(help="Layout (default: every layout).")] = None,
-    partner: Annotated[str | None, typer.Option(help="Partner player name.")] = None,
+    partner: Annotated[
+        str | None, typer.Option(help="Partner player name (default: self-play).")
+    ] = None,
     self_play: Annotated[bool, typer.Option("--self-play", help="Agent with itself.")] = False,
     seeds: Annotated[
-        str | None, typer.Option(help="Seeds, comma-separated (default: the paper's for Hanabi).")
+        str | None,
+        typer.Option(
+            help="Seeds, comma-separated (default: the game's own, 0,1,2 for the built-in games "
+            "but Hanabi: the paper's 321,212,628 in self-play, 45,114,4788 with a partner).",
+        ),
     ] = None,
     episodes: Episodes = None,
     position: Annotated[
@@ -379,7 +385,10 @@ def run_command(
             "model, or a litellm name such as openai/gpt-4o-mini)"
         )
     grid = parse_grid(data, where="options")
-    _play(grid, out, _api_keys(endpoint.api_key_env, grid.model_names()))
+    keys = _api_keys(endpoint.api_key_env, grid.model_names())
+    if not self_play and partner is None:
+        messages.print("no --partner given: self-play (--partner P for cross-play)")
+    _play(grid, out, keys)
 
 
 @agentic_app.command("options")
