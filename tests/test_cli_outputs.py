@@ -92,8 +92,11 @@ FILE_OUTPUTS = {
 }
 """Every command that writes one file it is given."""
 
-WRONG_FOR_A_FOLDER = {"a file": "afile", "under a file": "afile/sub"}
-WRONG_FOR_A_FILE = {"a folder": "empty", "under a file": "afile/x.out"}
+UNDER_A_FILE = "under afile, which is a file"
+WRONG_FOR_A_FOLDER = [("afile", "is a file, not a folder"), ("afile/sub", UNDER_A_FILE)]
+"""Folder outputs that cannot be folders (``afile`` is a file), and what the error says."""
+WRONG_FOR_A_FILE = [("empty", "is a folder, not a file"), ("afile/x.out", UNDER_A_FILE)]
+"""File outputs that cannot be files (``empty`` is a folder), and what the error says."""
 
 
 @pytest.fixture(scope="module")
@@ -156,25 +159,18 @@ def _option(template: list[str]) -> str:
     return template[template.index("{out}") - 1]
 
 
-@pytest.mark.parametrize("wrong", WRONG_FOR_A_FOLDER, ids=list(WRONG_FOR_A_FOLDER))
-@pytest.mark.parametrize("command", FOLDER_OUTPUTS, ids=list(FOLDER_OUTPUTS))
-def test_a_folder_output_that_cannot_be_a_folder_is_refused_before_any_work(
-    command: str, wrong: str, inputs: dict[str, str], workdir: Path
-) -> None:
-    template = FOLDER_OUTPUTS[command]
-    path = WRONG_FOR_A_FOLDER[wrong]
-    says = "is a file, not a folder" if wrong == "a file" else "under afile, which is a file"
-    _assert_refused(_command(template, inputs, path), workdir, _option(template), path, says)
+WRONG_PATHS = [
+    *[(command, path, says) for command in FOLDER_OUTPUTS for path, says in WRONG_FOR_A_FOLDER],
+    *[(command, path, says) for command in FILE_OUTPUTS for path, says in WRONG_FOR_A_FILE],
+]
+"""Each command with each path it cannot write to, and what its error must say."""
 
 
-@pytest.mark.parametrize("wrong", WRONG_FOR_A_FILE, ids=list(WRONG_FOR_A_FILE))
-@pytest.mark.parametrize("command", FILE_OUTPUTS, ids=list(FILE_OUTPUTS))
-def test_a_file_output_that_cannot_be_a_file_is_refused_before_any_work(
-    command: str, wrong: str, inputs: dict[str, str], workdir: Path
+@pytest.mark.parametrize(("command", "path", "says"), WRONG_PATHS)
+def test_an_output_that_cannot_be_written_is_refused_before_any_work(
+    command: str, path: str, says: str, inputs: dict[str, str], workdir: Path
 ) -> None:
-    template = FILE_OUTPUTS[command]
-    path = WRONG_FOR_A_FILE[wrong]
-    says = "is a folder, not a file" if wrong == "a folder" else "under afile, which is a file"
+    template = {**FOLDER_OUTPUTS, **FILE_OUTPUTS}[command]
     _assert_refused(_command(template, inputs, path), workdir, _option(template), path, says)
 
 
