@@ -67,6 +67,7 @@ from coordqa.analysis.stats import MeanSE, mean_ci, proportion_ci
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, LADDER_ORDERS, GameProfile, ReportTable, game_profile
 from coordqa.jsonvalues import JSONObject
+from coordqa.outputs import make_output_folder
 
 COUNT_COLUMNS = (
     "decisions",
@@ -589,8 +590,7 @@ class AgenticReport:
         """Write each table as CSV, a Markdown report and the figures; return the paths."""
         from coordqa.analysis import markdown_table
 
-        root = Path(out)
-        root.mkdir(parents=True, exist_ok=True)
+        root = make_output_folder(out)
         written = [self._write_csv(root / "episodes.csv", self.episodes)]
         if not self.hypotheses.empty:
             written.append(self._write_csv(root / "hm_hypotheses.csv", self.hypotheses))

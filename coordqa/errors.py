@@ -29,6 +29,13 @@ class UnknownNameError(ConfigError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class OutputPathError(ConfigError):
+    """An output path cannot be written: the wrong kind is there, or the folder is not writable.
+
+    Raised before anything is written (:mod:`coordqa.outputs`), never halfway through a run.
+    """
+
+
 class MissingDependencyError(CoordqaError, ImportError):
     """An optional dependency is needed for this feature and is not installed."""
 

@@ -18,6 +18,7 @@ from coordqa.leaderboard.db import Database
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
 from coordqa.leaderboard.ranking_routes import entries_csv
 from coordqa.leaderboard.views import Board, load_agentic_board, load_board, load_detail
+from coordqa.outputs import make_output_folder
 from coordqa.web.rendering import write_static
 
 __all__ = ["export_site"]
@@ -53,7 +54,7 @@ def _boards(db: Database, catalog: BoardCatalog) -> list[tuple[str | None, str |
 
 def export_site(db: Database, out: str | Path) -> list[Path]:
     """Write the static site into ``out`` (created if needed); returns the files written."""
-    root = Path(out)
+    root = make_output_folder(out)
     catalog = BoardCatalog(db)
     written: list[Path] = []
     shown: set[int] = set()

@@ -51,6 +51,7 @@ from coordqa.analysis.tables import (
 )
 from coordqa.errors import ConfigError, StoreError
 from coordqa.jsonvalues import JSONObject
+from coordqa.outputs import check_output_folder, make_output_folder
 from coordqa.records import QUESTION_TYPES, STATUSES
 from coordqa.store import QARun, RunStore, read_qa_run
 
@@ -614,8 +615,7 @@ def write_report(report: ModelReport, out: str | Path) -> list[Path]:
     """
     from coordqa.analysis import figures as fig
 
-    root = Path(out)
-    root.mkdir(parents=True, exist_ok=True)
+    root = make_output_folder(out)
     tables = {
         "models": report.models,
         "comparisons": report.comparisons,
@@ -648,7 +648,7 @@ def write_reports(reports: Sequence[DatasetReport], out: str | Path) -> list[Pat
     Returns:
         The paths written.
     """
-    root = Path(out)
+    root = check_output_folder(out)  # before the first report is written
     if len(reports) == 1:
         return write_report(reports[0].report, root)
     written: list[Path] = []

@@ -27,6 +27,7 @@ from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
 from coordqa.cli._option_groups import option_groups
+from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
 from coordqa.eval_config import api_key_from_env
@@ -49,7 +50,10 @@ agentic_app = typer.Typer(
     no_args_is_help=True,
 )
 
-OutDir = Annotated[Path | None, typer.Option(help="Run directory (resumes when it exists).")]
+OutDir = Annotated[
+    Path | None,
+    typer.Option(help="Run directory (resumes when it exists).", callback=output_folder),
+]
 Backend = Annotated[
     str | None,
     typer.Option(
@@ -523,7 +527,8 @@ def report_command(
         typer.Argument(help="Agentic run directories, or folders of them (searched recursively)."),
     ],
     out: Annotated[
-        Path | None, typer.Option(help="Write CSV tables, report.md and figures here.")
+        Path | None,
+        typer.Option(help="Write CSV tables, report.md and figures here.", callback=output_folder),
     ] = None,
 ) -> None:
     """Paper-shaped tables (mean ± SE) and per-decision costs of agentic runs.

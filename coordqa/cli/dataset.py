@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import new_table, number_column
 from coordqa.errors import ConfigError
 
@@ -108,7 +109,13 @@ def import_upstream_command(
         typer.Argument(help="Path or http(s) URL of the LLM-Coordination CoordinationQA CSV."),
     ],
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder to write (data.parquet and README.md).")
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Folder to write (data.parquet and README.md).",
+            callback=output_folder,
+        ),
     ],
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace a dataset already in --out.")
@@ -141,7 +148,10 @@ def import_upstream_command(
 
 @dataset_app.command("build")
 def build_command(
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder to write.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Folder to write.", callback=output_folder),
+    ] = None,
     in_place: Annotated[
         bool,
         typer.Option(
@@ -241,7 +251,9 @@ def generate_command(
     game: Annotated[str, typer.Option(help="Game to generate scenarios for.")],
     count: Annotated[int, typer.Option(help="Number of scenarios (3 questions each).")],
     seed: Annotated[int, typer.Option(help="First seed of the search.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder to write.", callback=output_folder)
+    ],
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace a dataset already in --out.")
     ] = False,

@@ -19,6 +19,7 @@ from rich.text import Text
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
 from coordqa.cli._errors import RUN_FAILED_EXIT
 from coordqa.cli._option_groups import option_groups
+from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError
 
@@ -97,7 +98,10 @@ def eval_set_command(
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option(help="The set's folder (default: runs/<spec name>, or runs/set_<hash>)."),
+        typer.Option(
+            help="The set's folder (default: runs/<spec name>, or runs/set_<hash>).",
+            callback=output_folder,
+        ),
     ] = None,
 ) -> None:
     """Evaluate many models on CoordinationQA as one set; rerun the same command to resume.

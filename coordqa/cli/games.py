@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from coordqa.cli._errors import INTERRUPTED_EXIT
+from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunInterrupted
 
@@ -122,7 +123,9 @@ def play_command(
     layout: Annotated[str | None, typer.Option(help="Layout or map.")] = None,
     out: Annotated[
         Path | None,
-        typer.Option(help="Run directory for trajectories (resumes when it exists)."),
+        typer.Option(
+            help="Run directory for trajectories (resumes when it exists).", callback=output_folder
+        ),
     ] = None,
 ) -> None:
     """Play episodes with scripted (or other registered) players and print score and metrics."""

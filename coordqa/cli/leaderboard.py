@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 
 from coordqa.cli._option_groups import option_groups
+from coordqa.cli._outputs import output_file, output_folder
 from coordqa.errors import ConfigError, MissingDependencyError
 from coordqa.leaderboard.settings import (
     DEFAULT_MAX_BODY_BYTES,
@@ -24,6 +25,7 @@ from coordqa.leaderboard.settings import (
     SubmitterLimits,
     WorkerConfig,
 )
+from coordqa.outputs import make_output_file
 
 if TYPE_CHECKING:
     from coordqa.leaderboard.db import Database
@@ -148,7 +150,8 @@ def submit_command(
     ] = None,
     token: Token = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write the bundle to this file instead.")
+        Path | None,
+        typer.Option("--out", help="Write the bundle to this file instead.", callback=output_file),
     ] = None,
     name: Annotated[
         str | None, typer.Option("--name", help="Display name (default: the run's model).")
@@ -202,7 +205,7 @@ def submit_command(
         else f"{len(bundle['episodes'])} episodes"
     )
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
+        make_output_file(out, "--out")
         out.write_text(json.dumps(bundle, ensure_ascii=False), encoding="utf-8")
         console.print(f"wrote {out} ({what}, digest {bundle['digest'][:12]})")
         return
@@ -450,7 +453,10 @@ def grid_add_command(
 
 @leaderboard_app.command("export")
 def export_command(
-    out: Annotated[Path, typer.Option("--out", help="Folder to write the static site into.")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Folder to write the static site into.", callback=output_folder),
+    ],
     db: DbUrl = None,
 ) -> None:
     """Write a static copy of the leaderboard (HTML, CSV, JSON) for a static host."""
@@ -526,7 +532,12 @@ def submit_endpoint_command(
 def worker_command(
     db: DbUrl = None,
     work_dir: Annotated[
-        Path, typer.Option("--work-dir", help="Folder of the jobs' runs (kept for resuming).")
+        Path,
+        typer.Option(
+            "--work-dir",
+            help="Folder of the jobs' runs (kept for resuming).",
+            callback=output_folder,
+        ),
     ] = Path("board-jobs"),
     once: Annotated[
         bool, typer.Option("--once", help="Stop when the queue is empty instead of waiting.")

@@ -31,6 +31,7 @@ from coordqa.cli._call_options import (
     parse_model_args,
 )
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, warn
+from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
 from coordqa.eval_config import eval_default
@@ -250,7 +251,10 @@ def eval_command(
     transport: Transport = None,
     out: Annotated[
         Path | None,
-        typer.Option(help="Run directory (default: derived from the options, so reruns resume)."),
+        typer.Option(
+            help="Run directory (default: derived from the options, so reruns resume).",
+            callback=output_folder,
+        ),
     ] = None,
     quiet: Annotated[
         bool,

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from coordqa.cli._errors import warn
+from coordqa.cli._outputs import output_file, output_folder
 from coordqa.cli._tables import (
     BOX,
     STATISTICS_CAPTION,
@@ -29,6 +30,7 @@ from coordqa.cli._tables import (
     print_entry,
 )
 from coordqa.errors import ConfigError
+from coordqa.outputs import make_output_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -303,9 +305,10 @@ def report_command(
             help="QA run directories, one per model, eval-set folders, or folders holding runs."
         ),
     ],
-    out: Annotated[Path, typer.Option(help="Directory for tables, figures and report.md.")] = Path(
-        "coordqa-report"
-    ),
+    out: Annotated[
+        Path,
+        typer.Option(help="Directory for tables, figures and report.md.", callback=output_folder),
+    ] = Path("coordqa-report"),
     sizes: Annotated[
         str | None, typer.Option(help="Model sizes for a size plot: name=7e9,other=70B.")
     ] = None,
@@ -377,7 +380,10 @@ def results_command(
         str, typer.Option("--format", "-f", help="md (default), csv or parquet.")
     ] = "md",
     out: Annotated[
-        Path | None, typer.Option(help="File to write (default: stdout; parquet needs one).")
+        Path | None,
+        typer.Option(
+            help="File to write (default: stdout; parquet needs one).", callback=output_file
+        ),
     ] = None,
 ) -> None:
     """One row per question: game, type, answer, and each trial's choice and correctness."""
@@ -396,6 +402,7 @@ def results_command(
     if out is None:
         sys.stdout.write(text)
         return
+    make_output_file(out, "--out")
     if output_format == "parquet":
         table.to_parquet(out, index=False)
     else:

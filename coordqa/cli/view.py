@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from coordqa.cli._outputs import output_folder
+
 if TYPE_CHECKING:
     from coordqa.viewer import RunCatalog
 
@@ -41,7 +43,11 @@ def view_command(
     ] = None,
     export: Annotated[
         Path | None,
-        typer.Option("--export", help="Write every page as static HTML into this folder instead."),
+        typer.Option(
+            "--export",
+            help="Write every page as static HTML into this folder instead.",
+            callback=output_folder,
+        ),
     ] = None,
 ) -> None:
     """Look at runs in a browser: QA samples one by one, agentic episodes step by step.

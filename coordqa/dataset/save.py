@@ -14,6 +14,7 @@ from coordqa.dataset.releases import EXAMPLE_CARD_BODY, EXAMPLE_SOURCE, bundled_
 from coordqa.dataset.schema import Row, validate_rows
 from coordqa.errors import DatasetError
 from coordqa.files import atomic_write_bytes
+from coordqa.outputs import make_output_folder
 from coordqa.records import QUESTION_TYPES
 
 if TYPE_CHECKING:
@@ -56,8 +57,7 @@ def save_dataset(
     if not rows:
         raise DatasetError("cannot save a dataset with no questions")
     validate_rows(rows)
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_output_folder(out_dir)
     ours = {folder / DATA_FILE} | {
         folder / BY_TYPE_DIR / f"{kind}.parquet" for kind in QUESTION_TYPES
     }

@@ -15,6 +15,7 @@ from coordqa.evalset.members import MemberState, member_state
 from coordqa.evalset.spec import EvalSetSpec, SetMember
 from coordqa.files import atomic_write_text
 from coordqa.jsonvalues import JSONObject
+from coordqa.outputs import make_output_folder
 
 __all__ = ["SET_MANIFEST", "SetLedger", "SetManifest", "expand_sets", "is_set", "read_set"]
 
@@ -115,7 +116,7 @@ class SetLedger:
             members=[member_state(m, out) for m in members],
         )
         self.index = {m.run: i for i, m in enumerate(members)}
-        out.mkdir(parents=True, exist_ok=True)
+        make_output_folder(out)
         self.write()
 
     def state(self, member: SetMember) -> MemberState:

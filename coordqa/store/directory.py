@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from coordqa.errors import StoreError
 from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import JSONObject, load_json
+from coordqa.outputs import check_output_folder, make_output_folder
 from coordqa.records import Record, upgrade
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, RunManifest, utc_now
 
@@ -85,7 +86,7 @@ class RunStore:
     @classmethod
     def create(cls, path: str | os.PathLike[str], manifest: RunManifest) -> RunStore:
         """Create a new run at ``path`` (which must not hold a run yet)."""
-        root = Path(path)
+        root = check_output_folder(path)
         if (root / MANIFEST).exists():
             raise StoreError(
                 f"{root} already holds a run; open it with open_run(), or choose another --out"
@@ -93,7 +94,7 @@ class RunStore:
         orphaned = _without_manifest(root)
         if orphaned is not None:
             raise orphaned
-        root.mkdir(parents=True, exist_ok=True)
+        make_output_folder(root)
         store = cls(root, manifest)
         store._acquire_lock()
         store.write_json(MANIFEST, manifest.model_dump(mode="json"))

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
+from coordqa.outputs import make_output_folder
 from coordqa.viewer import pages
 from coordqa.viewer.runs import RunCatalog
 from coordqa.web.rendering import STATIC_PACKAGE, write_static
@@ -71,7 +72,7 @@ def export_site(catalog: RunCatalog, out: str | os.PathLike[str]) -> list[Path]:
     Returns:
         The files written.
     """
-    root = Path(out)
+    root = make_output_folder(out)
     written: list[Path] = []
     for page, render in _pages(catalog):
         path = root / page

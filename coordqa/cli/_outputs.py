@@ -1,0 +1,34 @@
+"""Option callbacks that check an output path when the command line is parsed, before any work.
+
+Every option that names where a command writes (``--out``, ``--export``, ``--work-dir``) takes
+``callback=output_folder`` or ``callback=output_file``: a path of the wrong kind, under a file
+or in a folder that is not writable is one ``error:`` line naming the option, exit status 2,
+and nothing run or written (the rules: :mod:`coordqa.outputs`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from coordqa.outputs import check_output_file, check_output_folder
+
+
+def output_folder(param: typer.CallbackParam, value: Path | None) -> Path | None:
+    """Check the folder option ``param`` names (:func:`~coordqa.outputs.check_output_folder`)."""
+    if value is not None:
+        check_output_folder(value, _option_name(param))
+    return value
+
+
+def output_file(param: typer.CallbackParam, value: Path | None) -> Path | None:
+    """Check the file option ``param`` names (:func:`~coordqa.outputs.check_output_file`)."""
+    if value is not None:
+        check_output_file(value, _option_name(param))
+    return value
+
+
+def _option_name(param: typer.CallbackParam) -> str:
+    """The option as a user types it: its long name (``--out``, not ``-o``)."""
+    return max(param.opts, key=len)
