@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
+from cli_support import coordqa
 from typer.testing import CliRunner
 
 from coordqa.cli import app
@@ -143,6 +144,27 @@ def test_the_command_line_names_models_and_refuses_bad_sets(tmp_path: Path) -> N
         parse_spec({"models": []})
     with pytest.raises(ConfigError, match="trails: Extra inputs"):
         parse_spec({"models": ["random"], "trails": 3})
+
+
+def test_a_set_whose_members_stored_no_run_is_a_folder_without_runs(tmp_path: Path) -> None:
+    """Blind walkthrough: ``report SET/`` of a set whose every member failed before storing a
+    run said "no runs given", though a folder was given; ``runs list`` words it right."""
+    spec = tmp_path / "set.yaml"
+    model = {"model": "openai/gpt-4o", "api_key_env": "COORDQA_TEST_UNSET_KEY"}
+    spec.write_text(yaml.safe_dump({"out": "models", "datasets": ["example"], "models": [model]}))
+    env = {"COORDQA_TEST_UNSET_KEY": None, "OPENAI_API_KEY": None}
+    assert coordqa("eval-set", spec, cwd=tmp_path, env=env).returncode == 1
+    listed = coordqa("runs", "list", "models", cwd=tmp_path)
+    wording = "error: no runs under models: no folder there holds a manifest.json"
+    assert listed.returncode == 2 and listed.stderr.startswith(wording), listed.stderr
+    for command in (["report", "models/", "--reference", "openai/gpt-4o"], ["view", "models"]):
+        result = coordqa(
+            *command, "--export" if command[0] == "view" else "--out", "x", cwd=tmp_path
+        )
+        assert result.returncode == 2, result.stderr
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith("error: no runs under models: no member of the eval set"), line
+        assert "eval-set.json" in line and "no runs given" not in line
 
 
 def test_a_set_recorded_without_a_setting_is_refused_naming_it(tmp_path: Path) -> None:
