@@ -167,6 +167,20 @@ def test_a_set_whose_members_stored_no_run_is_a_folder_without_runs(tmp_path: Pa
         assert "eval-set.json" in line and "no runs given" not in line
 
 
+def test_a_typo_in_a_models_entry_lists_an_entrys_fields_not_the_sets() -> None:
+    """Blind walkthrough: ``models: [{modl: random}]`` listed the top-level fields (models,
+    datasets, out, trials...) as though ``modl`` were a set's setting."""
+    with pytest.raises(ConfigError) as raised:
+        parse_spec({"models": [{"modl": "random"}]})
+    said = str(raised.value)
+    assert "models.0.modl: Extra inputs are not permitted" in said
+    entry = "model, api_base, api_key_env, model_args, rpm, tpm, concurrency"
+    assert f"(a models: entry's fields: {entry})" in said, said
+    assert "datasets" not in said and "trials" not in said
+    with pytest.raises(ConfigError, match=r"trails: Extra inputs.*\(fields: models, datasets"):
+        parse_spec({"models": ["random"], "trails": 3})
+
+
 def test_a_set_recorded_without_a_setting_is_refused_naming_it(tmp_path: Path) -> None:
     """A set made before a shared setting existed differs only by that key's absence."""
     from coordqa.evalset.manifest import SetLedger
