@@ -684,7 +684,7 @@ def job_requeue_command(
     ] = None,
     db: DbUrl = None,
 ) -> None:
-    """Queue a failed or cancelled job again.
+    """Queue a failed (a budget reached included) or cancelled job again; a done job is final.
 
     A worker resumes its public run where it stopped, with new secret seeds: a fresh private
     split (or fresh deals), never the questions the endpoint saw before.
