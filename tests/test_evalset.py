@@ -453,3 +453,12 @@ def test_the_ray_backend_without_ray_fails_before_any_member(
     done = coordqa(*args, "--backend", "ray")
     assert done.returncode == 2 and "pip install 'coordqa[ray]'" in done.stderr
     assert "skip" not in done.stderr and "start" not in done.stderr
+
+
+def test_a_sets_types_take_their_canonical_spelling() -> None:
+    """``types: [TOM]`` was another set (and another default folder) than ``types: [ToM]``."""
+    shouted = parse_spec({"models": ["random"], "types": ["jp", "TOM"]})
+    canonical = parse_spec({"models": ["random"], "types": ["JP", "ToM"]})
+    assert shouted.types == ("JP", "ToM")
+    assert shouted.shared_identity() == canonical.shared_identity()
+    assert shouted.default_out() == canonical.default_out()

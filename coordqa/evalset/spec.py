@@ -17,6 +17,7 @@ from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
 from coordqa.llm.types import Transport
 from coordqa.prompts import PromptLayout
+from coordqa.records import spelled_type
 
 __all__ = [
     "EvalSetSpec",
@@ -131,6 +132,12 @@ class EvalSetSpec(BaseModel):
         if not value:
             raise ValueError("must name at least one")
         return value
+
+    @field_validator("types")
+    @classmethod
+    def _spelled_types(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        """Types as :class:`EvalConfig` holds them, so ``TOM`` is not another set than ``ToM``."""
+        return None if value is None else tuple(map(spelled_type, value))
 
     def eval_config(self, model: SetModel, dataset: str) -> EvalConfig:
         """The :class:`EvalConfig` of one member, without its run directory."""
