@@ -112,6 +112,10 @@ class EvalConfig:
                 raise ConfigError(
                     f"{name} must be a tuple of names, e.g. {name}=({value!r},), not a string"
                 )
+        if self.types is not None:
+            from coordqa.records import spelled_type
+
+            object.__setattr__(self, "types", tuple(map(spelled_type, self.types)))
         if self.trials < 1:
             raise ConfigError(f"--trials must be >= 1, got {self.trials}")
         if self.limit is not None and self.limit < 1:

@@ -70,6 +70,7 @@ __all__ = [
     "exchange_type",
     "parse_exchange",
     "roles_of",
+    "spelled_type",
     "upgrade",
 ]
 
@@ -263,6 +264,15 @@ QuestionType = Literal["EC", "ToM", "JP"]
 
 QUESTION_TYPES: tuple[QuestionType, ...] = get_args(QuestionType)
 """The question types, in the order tables show them (the one list every module uses)."""
+
+
+def spelled_type(name: str) -> str:
+    """``name`` in its question type's spelling (``tom``, ``TOM``: ``ToM``); else as given.
+
+    A run's identity and folder name hold its types as given, so ``--types TOM`` would be
+    another run than ``--types ToM``; a name that is no type is left for the filter to refuse.
+    """
+    return next((kind for kind in QUESTION_TYPES if kind.casefold() == name.casefold()), name)
 
 
 class Question(Record):

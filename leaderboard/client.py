@@ -4,17 +4,30 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from coordqa.errors import ConfigError, CoordqaError
+from coordqa.jsonvalues import load_json
 
-__all__ = ["SubmitError", "Submitted", "check_transport", "register_endpoint", "submit_bundle"]
+__all__ = [
+    "SubmitError",
+    "Submitted",
+    "check_transport",
+    "read_saved_bundle",
+    "register_endpoint",
+    "submit_bundle",
+]
 
 LOOPBACK = ("localhost", "127.0.0.1", "::1")
 """Hosts whose traffic never leaves this machine (plain http carries a token safely there)."""
 
 TIMEOUT_S = 120.0
 """Upper bound on one submission request (the server re-scores before answering)."""
+
+SAVED_BUNDLE_MAX_BYTES = 256 * 1024 * 1024
+"""Largest bundle file :func:`read_saved_bundle` reads: far above a board's body limit (20 MiB
+by default; a full v1 run is under 1 MB), only a bound on what a wrong path makes it read."""
 
 
 class SubmitError(CoordqaError):
@@ -110,6 +123,34 @@ def submit_bundle(
         url=url.rstrip("/") + str(answer["url"]),
         mismatches=list(answer.get("mismatches", [])),
     )
+
+
+def read_saved_bundle(path: Path) -> dict[str, Any]:
+    """The bundle ``coordqa submit RUN --out FILE`` saved in ``path``, to send as it is.
+
+    Only its shape is checked here (an object with a digest and its replies or episodes): the
+    board verifies the rest as it does for any bundle.
+
+    Raises:
+        ConfigError: the file is too large, not JSON, or not such a bundle.
+    """
+    how = "give a run directory, or a bundle file written by coordqa submit RUN --out FILE"
+    if path.stat().st_size > SAVED_BUNDLE_MAX_BYTES:
+        raise ConfigError(
+            f"{path} is larger than any bundle ({SAVED_BUNDLE_MAX_BYTES} bytes); {how}"
+        )
+    try:
+        data = load_json(path.read_bytes())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid JSON ({exc}); {how}") from None
+    tracks = ("replies", "episodes")
+    if not (
+        isinstance(data, dict)
+        and isinstance(data.get("digest"), str)
+        and any(isinstance(data.get(key), list) for key in tracks)
+    ):
+        raise ConfigError(f"{path} is not a bundle written by coordqa submit --out; {how}")
+    return data
 
 
 def register_endpoint(

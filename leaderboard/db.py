@@ -656,7 +656,9 @@ class Database:
         row = session.get(Submission, submission_id)
         if row is None:
             raise LeaderboardError(
-                f"no submission with id {submission_id}; list them with GET /api/entries"
+                f"no submission with id {submission_id}: an entry's id is the board's Entry "
+                "column, `id` in http://HOST:PORT/api/entries (ranked entries) and the ID of "
+                "an entry's page /submissions/ID (a hidden one's too)"
             )
         return row
 

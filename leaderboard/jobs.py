@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import case, func, or_, select, update
 from sqlalchemy.engine import CursorResult
+from sqlalchemy.orm import Session
 
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
@@ -369,9 +370,7 @@ def set_job_status(db: Database, job_id: int, status: str, *, error: str | None 
     if status not in ("cancelled", "queued"):
         raise ConfigError(f"a job is set to cancelled or queued; got {status}")
     with db.session() as session:
-        job = session.get(Job, job_id)
-        if job is None:
-            raise LeaderboardError(f"no job {job_id}; see `coordqa leaderboard job list`")
+        job = _job_to_change(session, job_id, "requeue" if status == "queued" else "cancel")
         job.status = status
         job.error = error
         job.detail = job.note = None
@@ -393,10 +392,35 @@ def raise_budget(db: Database, job_id: int, **budgets: float | None) -> None:
         if value < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be at least 1, got {value:g}")
     with db.session() as session:
-        job = session.get(Job, job_id)
-        if job is None:
-            raise LeaderboardError(f"no job {job_id}; see `coordqa leaderboard job list`")
+        job = _job_to_change(session, job_id, "requeue")
         job.settings = {**job.settings, **given}
+
+
+_CHANGES_FOR = {
+    "requeue": "failed (a budget reached included) or cancelled jobs",
+    "cancel": "queued or running jobs",
+}
+"""The jobs an admin's change is for (:func:`set_job_status`, :func:`raise_budget`)."""
+
+
+def _job_to_change(session: Session, job_id: int, change: str) -> Job:
+    """Job ``job_id``, which the admin's ``change`` may touch: never a done job.
+
+    A done job is final: it has its entry and has shown its secret seeds, and running it again
+    would draw new ones and hide those from the job list.
+
+    Raises:
+        LeaderboardError: no job has that id, or it is done.
+    """
+    job = session.get(Job, job_id)
+    if job is None:
+        raise LeaderboardError(f"no job {job_id}; see `coordqa leaderboard job list`")
+    if job.status == "done":
+        ended = f"entry {job.submission_id}" if job.submission_id is not None else job.note
+        raise LeaderboardError(
+            f"job {job_id} is done ({ended or 'no entry'}); {change} is for {_CHANGES_FOR[change]}"
+        )
+    return job
 
 
 class JobView(TypedDict):

@@ -116,15 +116,21 @@ def test_a_missing_key_exits_2_before_anything_is_stored(tmp_path: Path) -> None
     assert not out.exists()
 
 
-def test_the_missing_key_message_offers_only_what_agentic_run_takes(tmp_path: Path) -> None:
-    """agentic run has no --api-key-env: the message gives the variable and --api-base, and names
-    the commands that do take --api-key-env rather than offering it here."""
+def test_the_missing_key_message_names_every_command_that_takes_api_key_env(
+    tmp_path: Path,
+) -> None:
+    """Blind walkthrough: the message said "coordqa eval and eval-set take --api-key-env" from
+    ``agentic run`` and ``agentic grid``, which take it too (each command's --help lists it)."""
     args = agentic_args(tmp_path / "run", "--model", "openai/gpt-4o-mini")
     done = coordqa(*args, env={"OPENAI_API_KEY": None})
     assert done.returncode == 2, done.stderr
     (line,) = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert "Set the environment variable OPENAI_API_KEY" in line and "--api-base URL" in line
-    assert "--api-key-env" not in line.replace("coordqa eval and eval-set take --api-key-env", "")
+    takers = "coordqa eval, eval-set, agentic run and agentic grid take --api-key-env NAME"
+    assert takers in line, line
+    for command in (["eval"], ["eval-set"], ["agentic", "run"], ["agentic", "grid"]):
+        shown = coordqa(*command, "--help", columns=200)
+        assert "--api-key-env" in shown.stdout, command
 
 
 def _with_obl1(out: Path, seeds: str) -> list[str]:

@@ -383,6 +383,19 @@ def test_unknown_ids_name_the_release_searched_and_that_another_may_hold_them() 
     assert "another release" in said and "--dataset" in said
 
 
+@pytest.mark.parametrize("value", ["nosuch.txt", "lists/chosen", "picked.csv"])
+def test_an_ids_file_that_does_not_exist_is_named_as_a_missing_file(
+    value: str, tmp_path: Path
+) -> None:
+    """Blind walkthrough: ``--ids nosuch.txt`` read as an unknown question id."""
+    result = coordqa("eval", "--model", "random", "--ids", value, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: --ids file {value} does not exist"), line
+    assert "a file of one id per line" in line and "id1,id2" in line
+    assert "not in coordinationqa" not in line
+
+
 def test_the_table_caption_says_how_many_trials_each_row_scored(tmp_path: Path) -> None:
     """Walkthrough 2, R1: 'trials with scored samples: [0, 1]' read as trial indices (a list)."""
     result = coordqa(

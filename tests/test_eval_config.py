@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import MISSING, fields
+from pathlib import Path
+
+from cli_support import coordqa
 
 from coordqa.cli.qa import eval_command
 from coordqa.eval_config import EvalConfig
@@ -88,3 +91,31 @@ def test_eval_sets_share_every_setting_that_changes_results_but_the_members_own(
         "add each to EvalSetSpec and shared_identity() (only when set), or say why a member "
         "holds it"
     )
+
+
+def test_question_types_take_their_canonical_spelling_so_case_is_not_another_run() -> None:
+    """Blind walkthrough: ``--types JP,TOM`` was accepted but made a run ``JP+TOM``, another
+    identity than ``JP,ToM``'s; the spellings are those of the dataset (EC, ToM, JP)."""
+    from coordqa.evaluation import run_name
+
+    shouted = EvalConfig(model="random", types=("jp", "TOM"))
+    canonical = EvalConfig(model="random", types=("ToM", "JP"))
+    assert shouted.types == ("JP", "ToM")
+    assert shouted.identity() == canonical.identity()
+    assert canonical.identity()["types"] == ["JP", "ToM"]  # an existing run's identity, unchanged
+    name = run_name(shouted, "example", "0123abcd")
+    assert name == run_name(canonical, "example", "0123abcd") and "_JP+ToM_" in name
+    assert EvalConfig(model="random", types=("XX",)).types == ("XX",)  # the filter names it
+
+
+def test_eval_with_types_in_another_case_continues_the_same_run(tmp_path: Path) -> None:
+    first = coordqa(
+        "eval", "-m", "random", "--dataset", "example", "--types", "JP,TOM", cwd=tmp_path
+    )
+    assert first.returncode == 0, first.stderr
+    again = coordqa(
+        "eval", "-m", "random", "--dataset", "example", "--types", "ToM,JP", cwd=tmp_path
+    )
+    assert again.returncode == 0, again.stderr
+    runs = [p.name for p in (tmp_path / "runs").iterdir()]
+    assert len(runs) == 1 and "_JP+ToM_" in runs[0], runs

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
+from cli_support import coordqa
 from typer.testing import CliRunner
 
 from coordqa.cli import app
@@ -142,6 +143,41 @@ def test_the_command_line_names_models_and_refuses_bad_sets(tmp_path: Path) -> N
     with pytest.raises(ConfigError, match="models: .*at least one"):
         parse_spec({"models": []})
     with pytest.raises(ConfigError, match="trails: Extra inputs"):
+        parse_spec({"models": ["random"], "trails": 3})
+
+
+def test_a_set_whose_members_stored_no_run_is_a_folder_without_runs(tmp_path: Path) -> None:
+    """Blind walkthrough: ``report SET/`` of a set whose every member failed before storing a
+    run said "no runs given", though a folder was given; ``runs list`` words it right."""
+    spec = tmp_path / "set.yaml"
+    model = {"model": "openai/gpt-4o", "api_key_env": "COORDQA_TEST_UNSET_KEY"}
+    spec.write_text(yaml.safe_dump({"out": "models", "datasets": ["example"], "models": [model]}))
+    env = {"COORDQA_TEST_UNSET_KEY": None, "OPENAI_API_KEY": None}
+    assert coordqa("eval-set", spec, cwd=tmp_path, env=env).returncode == 1
+    listed = coordqa("runs", "list", "models", cwd=tmp_path)
+    wording = "error: no runs under models: no folder there holds a manifest.json"
+    assert listed.returncode == 2 and listed.stderr.startswith(wording), listed.stderr
+    for command in (["report", "models/", "--reference", "openai/gpt-4o"], ["view", "models"]):
+        result = coordqa(
+            *command, "--export" if command[0] == "view" else "--out", "x", cwd=tmp_path
+        )
+        assert result.returncode == 2, result.stderr
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith("error: no runs under models: no member of the eval set"), line
+        assert "eval-set.json" in line and "no runs given" not in line
+
+
+def test_a_typo_in_a_models_entry_lists_an_entrys_fields_not_the_sets() -> None:
+    """Blind walkthrough: ``models: [{modl: random}]`` listed the top-level fields (models,
+    datasets, out, trials...) as though ``modl`` were a set's setting."""
+    with pytest.raises(ConfigError) as raised:
+        parse_spec({"models": [{"modl": "random"}]})
+    said = str(raised.value)
+    assert "models.0.modl: Extra inputs are not permitted" in said
+    entry = "model, api_base, api_key_env, model_args, rpm, tpm, concurrency"
+    assert f"(a models: entry's fields: {entry})" in said, said
+    assert "datasets" not in said and "trials" not in said
+    with pytest.raises(ConfigError, match=r"trails: Extra inputs.*\(fields: models, datasets"):
         parse_spec({"models": ["random"], "trails": 3})
 
 
@@ -417,3 +453,12 @@ def test_the_ray_backend_without_ray_fails_before_any_member(
     done = coordqa(*args, "--backend", "ray")
     assert done.returncode == 2 and "pip install 'coordqa[ray]'" in done.stderr
     assert "skip" not in done.stderr and "start" not in done.stderr
+
+
+def test_a_sets_types_take_their_canonical_spelling() -> None:
+    """``types: [TOM]`` was another set (and another default folder) than ``types: [ToM]``."""
+    shouted = parse_spec({"models": ["random"], "types": ["jp", "TOM"]})
+    canonical = parse_spec({"models": ["random"], "types": ["JP", "ToM"]})
+    assert shouted.types == ("JP", "ToM")
+    assert shouted.shared_identity() == canonical.shared_identity()
+    assert shouted.default_out() == canonical.default_out()

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import coordqa
 from leaderboard_support import add_demo_entries, synthetic_rows
 from sqlalchemy import select, text
 from typer.testing import CliRunner
@@ -93,6 +94,21 @@ def test_hide_and_unhide(populated: tuple[str, list[int]]) -> None:
     with pytest.raises(LeaderboardError, match="no submission with id 999"):
         db.set_hidden(999, True)
     db.dispose()
+
+
+def test_an_unknown_entry_id_says_where_entry_ids_are_shown(
+    populated: tuple[str, list[int]],
+) -> None:
+    """Blind walkthrough: ``hide 99`` said "list them with GET /api/entries": no host, and no
+    word of the board's Entry column that the argument's help names."""
+    url, _ = populated
+    for command in ("hide", "unhide"):
+        refused = coordqa("leaderboard", command, "99", "--db", url)
+        assert refused.returncode == 2, refused.stderr
+        (line,) = refused.stderr.strip().splitlines()
+        assert line.startswith("error: no submission with id 99: an entry's id is"), line
+        assert "Entry column" in line and "http://HOST:PORT/api/entries" in line
+        assert "/submissions/ID" in line
 
 
 def test_token_list_revoke_and_hiding_a_submitters_entries(tmp_path: Path) -> None:

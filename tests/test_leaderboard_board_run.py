@@ -426,3 +426,28 @@ def test_the_agentic_ranking_honours_origin_like_the_qa_ranking(
         assert listed(strict.client, origin="all") == ("all", every)
     finally:
         strict.close()
+
+
+@pytest.mark.slow  # one QA job of the offline random model: a few seconds of CPU
+def test_a_done_job_is_not_requeued_and_keeps_its_revealed_seed(
+    board: BoardClient, tmp_path: Path, db_url: str
+) -> None:
+    """Blind walkthrough: ``job requeue 3`` of a done job queued it again; the worker re-ran it
+    with a new seed and the seed it had revealed vanished from ``job list``."""
+    answer = register(board, model="random", display_name="Board random")
+    assert answer.status_code == 201, answer.text
+    [job] = answer.json()["jobs"]
+    [outcome] = run_worker(board, tmp_path)
+    assert outcome.status == "done", outcome
+    done = board.client.get(f"/api/jobs/{job['id']}").json()
+    assert done["status"] == "done" and done["private_seed"] is not None
+    refused = coordqa("leaderboard", "job", "requeue", str(job["id"]), "--db", db_url)
+    assert refused.returncode == 2, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line == (
+        f"error: job {job['id']} is done (entry {done['entry']}); requeue is for failed "
+        "(a budget reached included) or cancelled jobs"
+    ), line
+    after = board.client.get(f"/api/jobs/{job['id']}").json()
+    assert after["status"] == "done" and after["private_seed"] == done["private_seed"]
+    assert run_worker(board, tmp_path) == [], "nothing was queued"

@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+from cli_support import coordqa
 from leaderboard_support import (
     LiveServer,
     synthetic_bundle,
@@ -152,3 +153,36 @@ def test_cli_submit_prints_the_entry_and_the_servers_refusals(tmp_path: Path) ->
     assert refused.exit_code != 0
     assert "HTTP 401" in str(refused.exception) and "bearer token" in str(refused.exception)
     assert [e["display_name"] for e in entries] == ["cli model"]
+
+
+@pytest.mark.slow  # a live server process: about 4 s of CPU
+def test_a_bundle_saved_with_out_is_sent_as_it_is(tmp_path: Path) -> None:
+    """Blind walkthrough: ``submit bundle.json --to URL`` said "run directory bundle.json does
+    not exist" of the file ``submit RUN --out bundle.json`` had written."""
+    run = tmp_path / "run"
+    evaluate(EvalConfig(model="random", dataset="example", trials=2, out=run))
+    saved = tmp_path / "bundle.json"
+    assert coordqa("submit", run, "--out", saved, "--name", "saved model").returncode == 0
+    not_a_bundle = tmp_path / "notes.json"
+    not_a_bundle.write_text('{"hello": 1}')
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    db = open_database(url)
+    token = create_token(db, "cli")
+    db.dispose()
+    with LiveServer(url, log=tmp_path / "server.log") as server:
+        to = ["--to", server.url, "--token", token]
+        sent = coordqa("submit", saved, *to)
+        renamed = coordqa("submit", saved, *to, "--name", "other")
+        refused = coordqa("submit", not_a_bundle, *to)
+        again = coordqa("submit", run, *to, "--name", "saved model")
+        entries = httpx.get(f"{server.url}/api/entries", params={"dataset": "example"}).json()
+    assert sent.returncode == 0, sent.stderr
+    assert "submitted: entry 1 (24 replies)" in sent.stdout, sent.stdout
+    assert [e["display_name"] for e in entries["entries"]] == ["saved model"]
+    assert "already on the leaderboard: entry 1" in again.stdout, again.stdout
+    assert renamed.returncode == 2
+    (line,) = renamed.stderr.strip().splitlines()
+    assert line.startswith("error: --name cannot change a saved bundle"), line
+    assert refused.returncode == 2
+    (line,) = refused.stderr.strip().splitlines()
+    assert "is not a bundle written by coordqa submit --out" in line, line

@@ -65,7 +65,9 @@ def test_a_missing_key_is_said_without_importing_litellm(
         monkeypatch.setenv("OPENAI_API_KEY", value)
     state = "is not set" if value is None else r"is set but empty \(OPENAI_API_KEY\)"
     with pytest.raises(
-        ModelError, match=f"its API key {state}. Set .*eval and eval-set take --api-key-env"
+        ModelError,
+        match=f"its API key {state}. Set .*eval, eval-set, agentic run and agentic grid take "
+        "--api-key-env",
     ):
         get_model("openai/gpt-4o").check()
 

@@ -35,6 +35,7 @@ from coordqa.store import (
     RunReader,
     RunStore,
     UnreadableRunError,
+    no_runs_under,
     open_run,
     read_qa_run,
     survey_runs,
@@ -423,7 +424,7 @@ def list_runs(root: str | Path, readers: Mapping[str, RunCounter] | None = None)
     base = Path(root)
     survey = survey_runs(base)
     if not survey.runs and not survey.unreadable:
-        raise StoreError(f"no runs under {base}: no folder there holds a manifest.json")
+        raise no_runs_under(base)
     summaries, unreadable = [], list(survey.unreadable)
     for path in survey.runs:
         try:

@@ -143,7 +143,11 @@ def _open(db: str | None, *, create: bool = True) -> Database:
 @option_groups
 def submit_command(
     run_dir: Annotated[
-        Path, typer.Argument(help="A finished `coordqa eval` or `coordqa agentic` run directory.")
+        Path,
+        typer.Argument(
+            help="A finished `coordqa eval` or `coordqa agentic` run directory, or a bundle "
+            "file saved with --out (sent with --to as it is)."
+        ),
     ],
     to: Annotated[
         str | None, typer.Option("--to", help="Leaderboard URL, e.g. https://lb.example.org")
@@ -178,27 +182,34 @@ def submit_command(
     """Bundle a run for the leaderboard and send it (--to) or save it (--out).
 
     QA runs go to the CoordinationQA track with every raw reply; agentic runs go to the agentic
-    track with every episode's trajectory.
+    track with every episode's trajectory. A bundle saved with --out is sent later by giving
+    its file instead of the run.
     """
-    from coordqa.leaderboard.bundle import build_bundle
-
     if (to is None) == (out is None):
         raise ConfigError("give exactly one of --to URL (send the bundle) and --out FILE (save it)")
     if to is not None:
         _require_token(token)
-    from coordqa.leaderboard.client import check_transport, submit_bundle
+    from coordqa.leaderboard.client import check_transport, read_saved_bundle, submit_bundle
 
     if to is not None:
         check_transport(to, insecure)  # before the run is read: refuse at once
-    bundle = build_bundle(
-        run_dir,
-        display_name=name,
-        provider=provider,
-        parameters=details.parameters(),
-        organisation=details.org,
-        link=details.link,
-        grid=grid,
-    )
+    if run_dir.is_file():
+        _refuse_changes_to_a_saved_bundle(
+            run_dir, out, name=name, provider=provider, details=details, grid=grid
+        )
+        bundle = read_saved_bundle(run_dir)
+    else:
+        from coordqa.leaderboard.bundle import build_bundle
+
+        bundle = build_bundle(
+            run_dir,
+            display_name=name,
+            provider=provider,
+            parameters=details.parameters(),
+            organisation=details.org,
+            link=details.link,
+            grid=grid,
+        )
     what = (
         f"{len(bundle['replies'])} replies"
         if "replies" in bundle
@@ -214,6 +225,25 @@ def submit_command(
     console.print(f"{verb}: entry {answer.id} ({what}): {answer.url}")
     for mismatch in answer.mismatches:
         console.print(f"[yellow]reported number differs from the server's: {mismatch}[/]")
+
+
+def _refuse_changes_to_a_saved_bundle(
+    path: Path, out: Path | None, *, details: ModelDetails, **given: str | None
+) -> None:
+    """Refuse options a saved bundle cannot take.
+
+    Its digest covers what it says of the model, so it is sent as saved: an option given would
+    otherwise be ignored in silence.
+    """
+    if out is not None:
+        raise ConfigError(f"{path} is a saved bundle already; send it with --to URL")
+    named = {**given, "org": details.org, "params": details.params, "link": details.link}
+    changed = [f"--{option}" for option, value in named.items() if value is not None]
+    if changed:
+        raise ConfigError(
+            f"{' and '.join(changed)} cannot change a saved bundle ({path}): its digest covers "
+            "it. Give them to coordqa submit RUN (--out again, or --to)"
+        )
 
 
 JobTrials = Annotated[int, typer.Option(help="Board-run jobs: trials per question.")]
@@ -665,7 +695,7 @@ def job_requeue_command(
     ] = None,
     db: DbUrl = None,
 ) -> None:
-    """Queue a failed or cancelled job again.
+    """Queue a failed (a budget reached included) or cancelled job again; a done job is final.
 
     A worker resumes its public run where it stopped, with new secret seeds: a fresh private
     split (or fresh deals), never the questions the endpoint saw before.

@@ -60,6 +60,8 @@ def parse_ids(value: str | None, flag: str = "--ids") -> tuple[str, ...] | None:
     """Parse question ids given as ``flag``: ``id1,id2``, or a file of one id per line.
 
     ``#`` starts a comment in the file. Errors name ``flag``, so another option may reuse this.
+    A value that is no file but reads as a path (see :func:`_names_a_file`) is a missing file,
+    not an unknown question id: no release's id has a ``/`` or a ``.``.
     """
     if value is None:
         return None
@@ -72,7 +74,17 @@ def parse_ids(value: str | None, flag: str = "--ids") -> tuple[str, ...] | None:
         if not ids:
             raise ConfigError(f"{flag} file {path} lists no question id; write one id per line")
         return ids
+    if _names_a_file(value):
+        raise ConfigError(
+            f"{flag} file {value} does not exist; check the path. {flag} takes question ids "
+            "as a comma list (id1,id2) or a file of one id per line"
+        )
     return split_list(value)
+
+
+def _names_a_file(value: str) -> bool:
+    """Whether ``value`` of an id option reads as a path (``ids.txt``, ``lists/chosen``)."""
+    return "," not in value and ("/" in value or bool(Path(value).suffix))
 
 
 # -- rendering -------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from coordqa.evalset.spec import EvalSetSpec, SetMember
 from coordqa.files import atomic_write_text
 from coordqa.jsonvalues import JSONObject
 from coordqa.outputs import make_output_folder
+from coordqa.store import MANIFEST, no_runs_under
 
 __all__ = ["SET_MANIFEST", "SetLedger", "SetManifest", "expand_sets", "is_set", "read_set"]
 
@@ -84,6 +85,9 @@ def expand_sets(paths: Sequence[str | Path]) -> list[Path]:
 
     A set's members come in spec order; those that never created a run directory (a model
     refused before anything was stored) are left out. Other paths are kept as given.
+
+    Raises:
+        StoreError: a set's members stored no run at all (each failed before it began).
     """
     expanded: list[Path] = []
     for path in map(Path, paths):
@@ -91,7 +95,14 @@ def expand_sets(paths: Sequence[str | Path]) -> list[Path]:
             expanded.append(path)
             continue
         runs = [path / member.run for member in read_set(path).members]
-        expanded += [run for run in runs if (run / "manifest.json").is_file()]
+        stored = [run for run in runs if (run / MANIFEST).is_file()]
+        if not stored:
+            raise no_runs_under(
+                path,
+                f"no member of the eval set stored a run ({SET_MANIFEST} there says why each "
+                "failed; fix that and run the set again)",
+            )
+        expanded += stored
     return expanded
 
 

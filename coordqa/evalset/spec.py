@@ -17,6 +17,7 @@ from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
 from coordqa.llm.types import Transport
 from coordqa.prompts import PromptLayout
+from coordqa.records import spelled_type
 
 __all__ = [
     "EvalSetSpec",
@@ -131,6 +132,12 @@ class EvalSetSpec(BaseModel):
         if not value:
             raise ValueError("must name at least one")
         return value
+
+    @field_validator("types")
+    @classmethod
+    def _spelled_types(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        """Types as :class:`EvalConfig` holds them, so ``TOM`` is not another set than ``ToM``."""
+        return None if value is None else tuple(map(spelled_type, value))
 
     def eval_config(self, model: SetModel, dataset: str) -> EvalConfig:
         """The :class:`EvalConfig` of one member, without its run directory."""
@@ -250,8 +257,18 @@ def parse_spec(data: JSONObject, *, source: str = "the eval-set spec") -> EvalSe
             f"{'.'.join(str(p) for p in error['loc']) or 'spec'}: {error['msg']}"
             for error in exc.errors()
         )
-        allowed = ", ".join(EvalSetSpec.model_fields)
-        raise ConfigError(f"{source}: {problems} (fields: {allowed})") from None
+        allowed = "; ".join(dict.fromkeys(_fields_around(error["loc"]) for error in exc.errors()))
+        raise ConfigError(f"{source}: {problems} ({allowed})") from None
+
+
+def _fields_around(location: tuple[int | str, ...]) -> str:
+    """The fields a problem at ``location`` may have meant.
+
+    A ``models:`` entry's inside one (``models.0.modl``), the set's anywhere else.
+    """
+    if len(location) > 2 and location[0] == "models" and isinstance(location[1], int):
+        return f"a models: entry's fields: {', '.join(SetModel.model_fields)}"
+    return f"fields: {', '.join(EvalSetSpec.model_fields)}"
 
 
 @dataclass(frozen=True)

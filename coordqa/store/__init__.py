@@ -23,7 +23,7 @@ Runs are read back by one reader per kind (:class:`RunReader`, :mod:`~coordqa.st
 """
 
 from coordqa.store.directory import RunStore, UnreadableRunError, open_run
-from coordqa.store.discovery import RunSurvey, discover_runs, survey_runs
+from coordqa.store.discovery import RunSurvey, discover_runs, no_runs_under, survey_runs
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, DatasetInfo, RunKind, RunManifest
 from coordqa.store.qa import (
     CALLS,
@@ -52,6 +52,7 @@ __all__ = [
     "RunSurvey",
     "UnreadableRunError",
     "discover_runs",
+    "no_runs_under",
     "open_run",
     "read_qa_run",
     "survey_runs",

@@ -24,6 +24,18 @@ class RunSurvey:
     each with what is wrong and what to do, sorted by path."""
 
 
+def no_runs_under(
+    folder: str | os.PathLike[str], why: str = "no folder there holds a manifest.json"
+) -> StoreError:
+    """The error of a folder given where runs were expected that holds none.
+
+    One wording for every command that reads runs (``runs list``, ``report``, ``view``), so a
+    folder given is never answered as though nothing had been given; ``why`` says what the
+    folder holds instead.
+    """
+    return StoreError(f"no runs under {Path(folder)}: {why}")
+
+
 def survey_runs(root: str | os.PathLike[str]) -> RunSurvey:
     """Every run under ``root``, and every folder there that holds a run it cannot read.
 
@@ -93,6 +105,8 @@ def discover_runs(
         kept = [path for path, kind in inside if kinds is None or kind in kinds]
         if unreadable is not None:
             unreadable += survey.unreadable
+        if not inside and not survey.unreadable:
+            raise no_runs_under(given)
         if not kept and not survey.unreadable:
             wanted = " or ".join(kinds or ()) + " " if kinds else ""
             others = sorted({kind for _, kind in inside})
