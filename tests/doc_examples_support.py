@@ -19,9 +19,10 @@ The convention the pages follow:
   the page's folder at the point where the page shows it.
 - **Markers**, in a command's trailing comment (its first words; an explanation may follow):
   ``# needs an API key``, ``# needs a GPU``, ``# needs the internet``, ``# needs your plugin``
-  (a recipe's made-up game or agent, which exists once the reader has written it): the command
-  is only parsed (an unknown option or command, a missing argument, a bad choice or value
-  fails; nothing runs).
+  (a recipe's made-up game or agent, which exists once the reader has written it), ``# needs
+  your board's token`` (the secret ``leaderboard token create`` printed, which a page cannot hand
+  to a later command without a pipe or ``$(...)``): the command is only parsed (an unknown
+  option or command, a missing argument, a bad choice or value fails; nothing runs).
   ``# exits N``: the command fails on purpose and must exit with status N. Every other command
   runs and must exit 0.
 - **Offline world**: a page's commands run in document order in one fresh folder, with their own
@@ -89,7 +90,9 @@ OUTPUT_TAIL = 1500
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\s`]*)")
 _FILE_LABEL = re.compile(r"^#[ \t]*(?P<name>(?:[\w-][\w.-]*/)*[\w-][\w.-]*\.[A-Za-z0-9]+)[ \t]*$")
-_PARSE_ONLY = re.compile(r"^needs (an API key|a GPU|the internet|your plugin)\b", re.IGNORECASE)
+_PARSE_ONLY = re.compile(
+    r"^needs (an API key|a GPU|the internet|your plugin|your board's token)\b", re.IGNORECASE
+)
 _EXITS = re.compile(r"^exits (\d+)\b", re.IGNORECASE)
 _ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
 _COMMAND_LINE = re.compile(r"^(?:[A-Za-z_]\w*=\S*[ \t]+)*coordqa(?:[ \t]|$)")

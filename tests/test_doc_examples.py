@@ -94,6 +94,7 @@ def test_a_good_page_passes_and_each_step_does_what_its_marker_says(tmp_path: Pa
         ("coordqa eval --model openai/gpt-4o --trails 3  # needs an API key", "--trails"),
         ("coordqa agentic runn --model openai/gpt-4o  # needs a GPU", "No such command 'runn'"),
         ("coordqa view  # needs the internet", "Missing argument"),
+        ("coordqa submit runs/r --tokn T  # needs your board's token", "--tokn"),
         ("coordqa eval --model openai/gpt-4o --limit 1", "exit status 2, the page expects 0"),
         ("coordqa dataset list  # exits 2", "exit status 0, the page expects 2"),
         ("coordqa dataset list | head", "shell operator '|'"),
