@@ -139,7 +139,10 @@ def _check_api_base(model: str, api_base: str, allow_private: bool) -> None:
     try:
         AddressGuard().checked(parts.hostname, parts.port or 0)
     except AddressRefused as exc:
-        raise ConfigError(f"api_base {api_base!r}: {exc}") from exc
+        raise ConfigError(
+            f"api_base {api_base!r}: {exc} (a board whose endpoints run on its own machine "
+            "or network is started with coordqa leaderboard serve --allow-private-endpoints)"
+        ) from exc
     except (OSError, ValueError) as exc:
         raise ConfigError(f"api_base {api_base!r}: {parts.hostname} does not resolve") from exc
 

@@ -318,6 +318,10 @@ def test_a_missing_key_variable_and_a_bad_model_arg_are_clear(tmp_path: Path) ->
     assert bad.returncode == 2 and "is not KEY=VALUE" in bad.stderr
     reserved = coordqa(*base, "--model-arg", "temperature=0")
     assert reserved.returncode == 2 and "--temperature" in reserved.stderr
+    # Walkthrough rough R7: '{bad' was sent as a string with every call, with no word.
+    broken = coordqa(*base, "--model-arg", "extra_body={bad")
+    assert broken.returncode == 2 and "extra_body" in broken.stderr
+    assert "not valid JSON" in broken.stderr
     assert not (tmp_path / "r").exists()
 
 

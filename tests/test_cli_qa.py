@@ -172,3 +172,13 @@ def test_eval_counts_empty_replies_and_says_when_the_token_cap_cut_them(
     assert "empty replies: 2 (the model answered nothing" in result.output
     assert "1 empty replies stopped at the token cap" in result.output
     assert "raise --max-tokens" in result.output
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("evl", "eval"), ("reprot", "report")])
+def test_a_mistyped_command_gets_the_nearest_names(typo: str, meant: str) -> None:
+    """Walkthrough rough R6: subcommand typos got "Did you mean", top-level ones did not (the
+    root loads its commands on use, and typer suggests from the loaded ones only)."""
+    result = coordqa(typo)
+    assert result.returncode == 2
+    assert f"No such command '{typo}'" in result.stderr
+    assert f"Did you mean '{meant}'" in result.stderr

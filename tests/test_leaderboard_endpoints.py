@@ -164,3 +164,19 @@ def test_huge_replies_are_stored_cut_and_marked(tmp_path: Path) -> None:
     assert all(len(call["text"]) < MAX_REPLY_CHARS + 200 for call in calls)
     assert (tmp_path / "run" / "calls.jsonl").stat().st_size < 3 * (MAX_REPLY_CHARS + 1000)
     assert result.analysis.errors == 0
+
+
+def test_a_loopback_registration_says_how_a_board_on_one_machine_allows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough rough R4: a board and a server on one laptop, and the 422 named neither
+    the serve switch nor what to do. Expected: the refusal names --allow-private-endpoints."""
+    board = _board(tmp_path, monkeypatch, allow_private=False)
+    try:
+        answer = register(board, model="openai/m", api_base="http://127.0.0.1:9/v1")
+    finally:
+        board.close()
+    assert answer.status_code == 422, answer.text
+    detail = answer.json()["detail"]
+    assert "loopback or private address" in detail
+    assert "coordqa leaderboard serve --allow-private-endpoints" in detail

@@ -15,6 +15,7 @@ import importlib
 import os
 import sys
 import threading
+from difflib import get_close_matches
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
@@ -104,6 +105,19 @@ class _RootGroup(typer.core.TyperGroup):
     def list_commands(self, ctx: Context) -> list[str]:
         """Every command, loaded or not."""
         return list(COMMAND_MODULES)
+
+    def resolve_command(
+        self, ctx: Context, args: list[str]
+    ) -> tuple[str | None, Command | None, list[str]]:
+        """Typer's resolution, with a "Did you mean" for every command, loaded or not.
+
+        Typer suggests from the loaded commands only; a name that is no command first loads
+        the commands nearest to it, so a typo gets its suggestion.
+        """
+        if args and args[0] not in COMMAND_MODULES:
+            for name in get_close_matches(args[0], list(COMMAND_MODULES)):
+                self.get_command(ctx, name)
+        return super().resolve_command(ctx, args)
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         """The command ``cmd_name``, its module imported and registered if it was not yet."""

@@ -195,7 +195,8 @@ def parse_model_args(items: list[str] | None) -> JSONObject:
     {'reasoning_effort': 'high', 'extra_body': {'top_k': 20}, 'n_probs': 3}
 
     Raises:
-        ConfigError: an item is not KEY=VALUE, or names a setting coordqa sets itself.
+        ConfigError: an item is not KEY=VALUE, a VALUE that opens as JSON (``{``, ``[``) is
+            not valid JSON, or an item names a setting coordqa sets itself.
     """
     args: dict[str, Any] = {}
     for item in items or ():
@@ -207,7 +208,12 @@ def parse_model_args(items: list[str] | None) -> JSONObject:
             )
         try:
             args[key.strip()] = json.loads(value)
-        except ValueError:
+        except ValueError as exc:
+            if value.lstrip()[:1] in ("{", "["):  # meant as JSON: never sent as a string
+                raise ConfigError(
+                    f"--model-arg {key.strip()}: {value!r} is not valid JSON ({exc}); quote "
+                    """it for the shell, e.g. --model-arg 'extra_body={"top_k": 20}'"""
+                ) from exc
             args[key.strip()] = value
     GenerateConfig(extra=args)
     return args
