@@ -68,6 +68,7 @@ __all__ = [
     "job_is_ours",
     "list_jobs",
     "raise_budget",
+    "release_job",
     "register_endpoint",
     "set_job_status",
     "unfinished_jobs",
@@ -362,6 +363,21 @@ def end_job(
             )
         )
     return cast("CursorResult[Any]", ended).rowcount == 1
+
+
+def release_job(db: Database, job_id: int, worker: str) -> bool:
+    """Put a job ``worker`` runs back in the queue (its worker was stopped); False if not its own.
+
+    Its public run and usage are kept; the next claim draws new secret seeds, as after a
+    lease that ran out, but without the lease's wait.
+    """
+    with db.session() as session:
+        released = session.execute(
+            update(Job)
+            .where(Job.id == job_id, Job.status == "running", Job.worker == worker)
+            .values(status="queued", worker=None, heartbeat_at=None)
+        )
+    return cast("CursorResult[Any]", released).rowcount == 1
 
 
 def set_job_status(db: Database, job_id: int, status: str, *, error: str | None = None) -> None:

@@ -50,11 +50,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from coordqa.errors import ConfigError, CoordqaError
+from coordqa.errors import ConfigError, CoordqaError, RunInterrupted
 from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, known_dataset
 from coordqa.leaderboard.db import Database, DuplicateResultsError, Endpoint, Job, shown_as
 from coordqa.leaderboard.job_errors import BudgetExceeded, GridIncomplete, job_failure
-from coordqa.leaderboard.jobs import claim_job, end_job, entry_of_job, job_is_ours
+from coordqa.leaderboard.jobs import claim_job, end_job, entry_of_job, job_is_ours, release_job
 from coordqa.leaderboard.sealing import SecretBox
 from coordqa.leaderboard.settings import DEFAULT_MAX_DISK_MB, WorkerConfig, process_name
 from coordqa.llm.addresses import guarded_endpoints
@@ -486,6 +486,9 @@ def run_job(
     Any failure ends the job as failed with one public sentence for its submitter and the
     details for the admin (:func:`job_failure`); an unexpected one is also logged with its
     traceback. A job withdrawn while it ran (cancelled, requeued, taken over) is left as it is.
+    A worker stopped while it runs the job (Ctrl-C, SIGTERM) puts it back in the queue at once
+    (rather than leaving it "running" until its lease runs out) and raises
+    :class:`~coordqa.errors.RunInterrupted` saying so.
     """
     with db.session() as session:
         job = session.get(Job, job_id)
@@ -504,6 +507,12 @@ def run_job(
             stored = run(_JobRun(db, catalog, job, endpoint, key, folder, budget))
     except JobWithdrawn:
         return JobOutcome(job.id, "withdrawn")
+    except (KeyboardInterrupt, RunInterrupted) as exc:  # the worker stopped, not the job
+        release_job(db, job.id, config.name)
+        raise RunInterrupted(
+            f"interrupted: job {job.id} is back in the queue (its public answers are kept); "
+            "a worker takes it up again: run the same command again"
+        ) from exc
     except Exception as exc:  # every failure ends the job, worded for its submitter
         if not isinstance(exc, CoordqaError):
             logger.exception("job %s met an unexpected error", job.id)

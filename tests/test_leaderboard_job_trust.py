@@ -510,3 +510,29 @@ def test_errors_stored_before_move_to_the_admins_detail(board: BoardClient, db_u
             assert stored.error == LEGACY_JOB_ERROR and stored.detail == leaked
     finally:
         upgraded.dispose()
+
+
+def test_a_worker_stopped_by_ctrl_c_puts_its_job_back_in_the_queue(
+    board: BoardClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough rough R5: Ctrl-C on `worker --once` exited 130 with no word and left the job
+    'running' for the 5-minute lease, so every rerun said the queue was empty. Expected: the
+    job is queued again at once (its secret seeds not shown), the interruption says so, and the
+    next worker takes it."""
+    from coordqa.errors import RunInterrupted
+    from coordqa.leaderboard import worker
+
+    with LocalOpenAIServer(api_key=KEY) as server:
+        job_id = register(board, api_base=server.base_url)["id"]
+
+        def interrupted(run: Any) -> Any:
+            raise KeyboardInterrupt
+
+        with monkeypatch.context() as patch:
+            patch.setattr(worker, "_run_qa_job", interrupted)
+            with pytest.raises(RunInterrupted, match=rf"job {job_id} is back in the queue"):
+                run_worker(board, tmp_path / "jobs")
+        shown = public_job(board, job_id)
+        assert shown["status"] == "queued" and shown["private_seed"] is None
+        [outcome] = run_worker(board, tmp_path / "jobs")
+    assert outcome.status == "done"
