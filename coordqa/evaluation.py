@@ -586,11 +586,13 @@ def _as_stored(plan: _Plan) -> RunManifest:
     """
     if not (plan.out / MANIFEST).exists():
         return plan.manifest
-    stored = open_run(plan.out).manifest.config
+    run = open_run(plan.out)
+    stored = run.manifest.config
     trials = stored.get("trials")
     if isinstance(trials, int) and trials > plan.config.trials:
         asked = plan.config.trials
-        if not _stored_answers(plan):  # its calls all failed: nothing would be lost
+        answered = any(call.ok for call in read_qa_run(run).last_calls().values())
+        if not answered:  # its calls all failed (whatever their settings): nothing is lost
             raise ConfigError(
                 f"{plan.out} holds a run with {trials} trials and no sample answered yet; "
                 f"to start over with --trials {asked}, remove it (rm -r {plan.out}) or use "
