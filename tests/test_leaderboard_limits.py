@@ -203,7 +203,10 @@ def test_more_reading_than_a_bundle_may_ask_is_refused_before_scoring(
     answer, spent = cpu(lambda: board.submit(bundle))
     assert answer.status_code == 422
     assert "the replies hold 1188594 characters to read" in answer.json()["detail"]
-    assert "at most 1000000" in answer.json()["detail"] and spent < 1.0
+    # Refused before scoring: reading these replies costs ~6 CPU-s (bench_leaderboard: 5.9 s for
+    # 594 replies of 3,409 characters); the refusal well under half of that (1.06 s was seen
+    # on a loaded machine with PostgreSQL, 0.04 s quiet).
+    assert "at most 1000000" in answer.json()["detail"] and spent < 3.0
     short = synthetic_bundle(rows, trials=3, run="short")  # the same run, short replies
     assert board.submit(short).status_code == 201
 
