@@ -1,0 +1,251 @@
+"""Output folders and files are never mixed or silently replaced.
+
+A walkthrough wrote ``coordqa agentic report ... --out report/`` and then ``coordqa report ...
+--out report/``: one folder held both reports, ``report.md`` of the second over the first's
+tables. ``view --export`` and ``leaderboard export`` merged into whatever was there, and
+``submit --out`` replaced an earlier bundle. The rule (:mod:`coordqa.outputs`): a generated
+output folder is written only when it is missing, empty or holds the earlier output of the same
+command (recorded in its ``.coordqa-output.json``), whose files are removed first; anything else
+is refused at parse time, exit 2, nothing written or removed. An output file that exists is
+refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from cli_support import coordqa, parse_command
+from test_cli_outputs import (
+    FILE_OUTPUTS,
+    FOLDER_OUTPUTS,
+    _command,
+    _option,
+    _tree,
+    inputs,  # noqa: F401 - the module's fixture: runs, a grid, a CSV and a board
+)
+
+from coordqa.errors import OutputPathError
+from coordqa.outputs import (
+    AGENTIC_REPORT,
+    OUTPUT_MARKER,
+    QA_REPORT,
+    check_generated_folder,
+    generated_output,
+)
+
+GENERATED = {
+    "report": QA_REPORT,
+    "agentic report": AGENTIC_REPORT,
+    "view --export": "coordqa view --export",
+    "leaderboard export": "coordqa leaderboard export",
+}
+"""The commands that write a generated output folder, and the name their marker gives them."""
+
+OTHER = dict(zip(GENERATED, [*list(GENERATED)[1:], next(iter(GENERATED))], strict=True))
+"""For each command, another one whose output it meets in its folder."""
+
+
+def _run(command: str, inputs: dict[str, str], out: Path) -> None:
+    result = coordqa(*_command(FOLDER_OUTPUTS[command], inputs, str(out)), cwd=out.parent)
+    assert result.returncode == 0, result.stderr
+
+
+def _refused(command: str, inputs: dict[str, str], out: Path, says: str) -> None:
+    before = _tree(out.parent)
+    template = FOLDER_OUTPUTS[command]
+    result = coordqa(*_command(template, inputs, out.name), cwd=out.parent)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: {_option(template)} {out.name} "), line
+    assert says in line, line
+    assert "give a new folder, or empty it" in line
+    assert _tree(out.parent) == before  # nothing written, nothing removed
+
+
+@pytest.mark.parametrize("command", GENERATED)
+def test_a_folder_holding_another_commands_output_is_refused(
+    command: str, inputs: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    _run(OTHER[command], inputs, out)
+    _refused(command, inputs, out, f"holds the output of `{GENERATED[OTHER[command]]}`")
+
+
+@pytest.mark.parametrize("command", GENERATED)
+def test_a_folder_holding_files_coordqa_did_not_write_is_refused(
+    command: str, inputs: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n", encoding="utf-8")
+    _refused(command, inputs, out, "holds files coordqa did not write (e.g. notes.txt)")
+
+
+@pytest.mark.parametrize("command", GENERATED)
+def test_the_same_command_again_replaces_its_own_output_and_keeps_the_users_files(
+    command: str, inputs: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    _run(command, inputs, out)
+    marker = json.loads((out / OUTPUT_MARKER).read_text(encoding="utf-8"))
+    assert marker["command"] == GENERATED[command]
+    first = set(marker["files"])
+    assert "report.md" in first or "index.html" in first
+    (out / "mine.txt").write_text("mine\n", encoding="utf-8")
+    stale = out / "stale.html"  # as if the first output had written it: the second must not
+    stale.write_text("old\n", encoding="utf-8")
+    (out / OUTPUT_MARKER).write_text(
+        json.dumps({**marker, "files": [*marker["files"], "stale.html"]}), encoding="utf-8"
+    )
+    _run(command, inputs, out)
+    assert not stale.exists()
+    assert (out / "mine.txt").read_text(encoding="utf-8") == "mine\n"
+    again = json.loads((out / OUTPUT_MARKER).read_text(encoding="utf-8"))
+    assert set(again["files"]) == first  # the same inputs: the same files, the user's not listed
+    on_disk = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
+    assert on_disk == first | {"mine.txt", OUTPUT_MARKER}
+
+
+def test_a_second_report_leaves_no_figure_of_the_first(
+    inputs: dict[str, str], tmp_path: Path
+) -> None:
+    """``--sizes`` adds accuracy_vs_size.png; the next report without it must not show it."""
+    out = tmp_path / "report"
+    args = ["report", inputs["qa"], inputs["full"], "--allow-mixed", "--out", str(out)]
+    assert coordqa(*args, "--sizes", "random=1e9", cwd=tmp_path).returncode == 0
+    assert (out / "accuracy_vs_size.png").is_file()
+    assert coordqa(*args, cwd=tmp_path).returncode == 0
+    assert not (out / "accuracy_vs_size.png").exists()
+    assert "accuracy_vs_size" not in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_second_export_leaves_no_page_of_a_run_no_longer_given(
+    inputs: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    both = coordqa("view", inputs["qa"], inputs["agentic"], "--export", str(out), cwd=tmp_path)
+    assert both.returncode == 0, both.stderr
+    runs = {p.name for p in (out / "runs").iterdir()}
+    assert len(runs) == 2
+    one = coordqa("view", inputs["qa"], "--export", str(out), cwd=tmp_path)
+    assert one.returncode == 0, one.stderr
+    assert len({p.name for p in (out / "runs").iterdir()}) == 1  # emptied folders go too
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A file outside the output folder that no marker may get removed."""
+    path = tmp_path / "outside.txt"
+    path.write_text("precious\n", encoding="utf-8")
+    return path
+
+
+def _hostile_folder(tmp_path: Path, marker: str | bytes) -> Path:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "report.md").write_text("ours?\n", encoding="utf-8")
+    data = marker.encode() if isinstance(marker, str) else marker
+    (folder / OUTPUT_MARKER).write_bytes(data)
+    return folder
+
+
+def _listing(files: list[str]) -> str:
+    return json.dumps({"command": QA_REPORT, "files": files})
+
+
+HOSTILE = {
+    "parent": _listing(["report.md", "../outside.txt"]),
+    "absolute": _listing(["report.md", "{outside}"]),
+    "dot": _listing(["./report.md"]),
+    "not a list": json.dumps({"command": QA_REPORT, "files": "report.md"}),
+    "not a name": json.dumps({"command": QA_REPORT, "files": [1]}),
+    "unknown command": json.dumps({"command": "rm -rf", "files": ["report.md"]}),
+    "not json": "{",
+    "deep": "[" * 100_000 + "]" * 100_000,
+    "huge": _listing(["report.md", *(f"x{i:08}.png" for i in range(2_000_000))]),
+}
+"""Markers coordqa did not write, each of which must remove nothing."""
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_a_hostile_marker_removes_nothing(case: str, tmp_path: Path, outside: Path) -> None:
+    folder = _hostile_folder(tmp_path, HOSTILE[case].replace("{outside}", str(outside)))
+    before = _tree(tmp_path)
+    with pytest.raises(OutputPathError, match="give a new folder, or empty it"):
+        with generated_output(folder, QA_REPORT):
+            pytest.fail("written into a folder whose marker cannot be trusted")
+    assert _tree(tmp_path) == before
+
+
+def test_a_marker_listing_a_symlink_removes_nothing_it_points_to(
+    tmp_path: Path, outside: Path
+) -> None:
+    folder = _hostile_folder(tmp_path, _listing(["link", "sub/x"]))
+    (folder / "link").symlink_to(outside)
+    (folder / "sub").symlink_to(tmp_path)  # sub/x would be tmp_path/x
+    (tmp_path / "x").write_text("also precious\n", encoding="utf-8")
+    with pytest.raises(OutputPathError, match="give a new folder, or empty it"):
+        check_generated_folder(folder, QA_REPORT)
+    with pytest.raises(OutputPathError):
+        with generated_output(folder, QA_REPORT):
+            pytest.fail("written through a symlink")
+    assert outside.read_text(encoding="utf-8") == "precious\n"
+    assert (tmp_path / "x").read_text(encoding="utf-8") == "also precious\n"
+    assert (folder / "link").is_symlink() and (folder / "sub").is_symlink()
+
+
+def test_a_marker_that_is_a_symlink_is_not_read(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(_listing(["report.md"]), encoding="utf-8")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "report.md").write_text("ours?\n", encoding="utf-8")
+    (folder / OUTPUT_MARKER).symlink_to(elsewhere)
+    with pytest.raises(OutputPathError):
+        check_generated_folder(folder, QA_REPORT)
+    assert (folder / "report.md").exists()
+
+
+def test_the_check_runs_when_the_command_line_is_parsed(tmp_path: Path) -> None:
+    (tmp_path / "used").mkdir()
+    (tmp_path / "used" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    for args in (
+        ["report", "runs", "--out", "used"],
+        ["agentic", "report", "runs", "--out", "used"],
+        ["view", "runs", "--export", "used"],
+        ["leaderboard", "export", "--out", "used"],
+    ):
+        with pytest.raises(OutputPathError, match="used holds files coordqa did not write"):
+            parse_command(*args, cwd=tmp_path)
+
+
+def test_the_library_writers_keep_the_rule(tmp_path: Path) -> None:
+    """write_reports is refused a folder holding another command's output, as the CLI is."""
+    from coordqa.analysis import write_reports
+
+    folder = tmp_path / "out"
+    with generated_output(folder, AGENTIC_REPORT) as root:
+        (root / "report.md").write_text("agentic\n", encoding="utf-8")
+    with pytest.raises(OutputPathError, match="holds the output of `coordqa agentic report`"):
+        write_reports([], folder)
+    assert (folder / "report.md").read_text(encoding="utf-8") == "agentic\n"
+
+
+@pytest.mark.parametrize("command", FILE_OUTPUTS)
+def test_an_output_file_that_exists_is_refused(
+    command: str, inputs: dict[str, str], tmp_path: Path
+) -> None:
+    existing = tmp_path / "earlier.out"
+    existing.write_bytes(b"an earlier bundle\n")
+    template = FILE_OUTPUTS[command]
+    result = coordqa(*_command(template, inputs, existing.name), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line == (
+        f"error: --out {existing.name} exists: give a new file name, or remove it first"
+    )
+    assert existing.read_bytes() == b"an earlier bundle\n"
+    assert sorted(os.listdir(tmp_path)) == [existing.name]
