@@ -67,7 +67,7 @@ from coordqa.analysis.stats import MeanSE, mean_ci, proportion_ci
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, LADDER_ORDERS, GameProfile, ReportTable, game_profile
 from coordqa.jsonvalues import JSONObject
-from coordqa.outputs import make_output_folder
+from coordqa.outputs import AGENTIC_REPORT, generated_output
 
 COUNT_COLUMNS = (
     "decisions",
@@ -587,10 +587,18 @@ class AgenticReport:
     printed on stderr and written at the top of report.md."""
 
     def write(self, out: str | Path) -> list[Path]:
-        """Write each table as CSV, a Markdown report and the figures; return the paths."""
+        """Write each table as CSV, a Markdown report and the figures; return the paths.
+
+        ``out`` is a generated output folder (:func:`~coordqa.outputs.generated_output`):
+        missing, empty or holding an earlier agentic report, which is removed first.
+        """
+        with generated_output(out, AGENTIC_REPORT) as root:
+            return self._write_files(root)
+
+    def _write_files(self, root: Path) -> list[Path]:
+        """The tables, report.md and figures into ``root`` (checked and created)."""
         from coordqa.analysis import markdown_table
 
-        root = make_output_folder(out)
         written = [self._write_csv(root / "episodes.csv", self.episodes)]
         if not self.hypotheses.empty:
             written.append(self._write_csv(root / "hm_hypotheses.csv", self.hypotheses))

@@ -8,21 +8,59 @@ the work it was to hold was done. Every writer of the package creates its output
 options with the same rules (:func:`check_output_folder`, :func:`check_output_file`) when it
 parses them, before any work; each raises :class:`~coordqa.errors.OutputPathError`, which says
 what is in the way and what to do.
+
+A folder of generated output (a report, an export of pages, the board's static site) is
+written only when it is missing, empty or holds the earlier output of the same command
+(:func:`generated_output`): that command leaves ``.coordqa-output.json`` naming itself and the
+files it wrote, removes those files before it writes again (so nothing of the earlier output
+survives), and keeps any file a user added. Two commands never share a folder, and a folder
+coordqa did not fill is never written into. An output file that exists is refused, never
+replaced.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from pathlib import Path
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
 
 from coordqa.errors import OutputPathError
+from coordqa.jsonvalues import load_json
 
-__all__ = ["check_output_file", "check_output_folder", "make_output_file", "make_output_folder"]
+__all__ = [
+    "AGENTIC_REPORT",
+    "BOARD_SITE",
+    "OUTPUT_MARKER",
+    "QA_REPORT",
+    "RUN_PAGES",
+    "check_generated_folder",
+    "check_output_file",
+    "check_output_folder",
+    "generated_output",
+    "make_output_file",
+    "make_output_folder",
+]
 
 FOLDER = "the output folder"
 """How a library writer names its output folder in an error (the CLI names its option)."""
 FILE = "the output file"
 """How a library writer names its output file in an error."""
+
+QA_REPORT = "coordqa report"
+AGENTIC_REPORT = "coordqa agentic report"
+RUN_PAGES = "coordqa view --export"
+BOARD_SITE = "coordqa leaderboard export"
+WRITERS = frozenset({QA_REPORT, AGENTIC_REPORT, RUN_PAGES, BOARD_SITE})
+"""The writers of generated output folders, as their marker names them (and an error quotes)."""
+
+OUTPUT_MARKER = ".coordqa-output.json"
+"""The file a generated output folder's writer leaves: ``{"command": ..., "files": [...]}``."""
+MAX_MARKER_BYTES = 16 * 1024 * 1024
+"""The most of a marker that is read: room for ~300,000 file names (a large ``view --export``);
+a bigger one is not coordqa's and its folder is refused."""
+EMPTY_IT = "give a new folder, or empty it"
 
 
 def check_output_folder(path: str | os.PathLike[str], name: str = FOLDER) -> Path:
@@ -47,10 +85,13 @@ def check_output_folder(path: str | os.PathLike[str], name: str = FOLDER) -> Pat
 
 
 def check_output_file(path: str | os.PathLike[str], name: str = FILE) -> Path:
-    """``path`` as a file to write (replaced when it exists); raise if it cannot be one.
+    """``path`` as a new file to write; raise if it cannot be one.
+
+    An existing file is refused rather than replaced: a bundle or table written earlier is
+    never lost to a reused name.
 
     Raises:
-        OutputPathError: ``path`` is a folder, lies under a file, or cannot be written.
+        OutputPathError: ``path`` exists, is a folder, lies under a file, or cannot be written.
     """
     file = Path(path)
     if file.is_dir():
@@ -58,6 +99,8 @@ def check_output_file(path: str | os.PathLike[str], name: str = FILE) -> Path:
             f"{name} {file} is a folder, not a file: give a file's path (one inside it: "
             f"{file / 'NAME'}), or remove the folder"
         )
+    if os.path.lexists(file):
+        raise OutputPathError(f"{name} {file} exists: give a new file name, or remove it first")
     _check_writable(file, name)
     return file
 
@@ -77,6 +120,150 @@ def make_output_file(path: str | os.PathLike[str], name: str = FILE) -> Path:
     file = check_output_file(path, name)
     file.parent.mkdir(parents=True, exist_ok=True)
     return file
+
+
+def check_generated_folder(path: str | os.PathLike[str], writer: str, name: str = FOLDER) -> Path:
+    """``path`` as the output folder of ``writer``; raise unless it may be written.
+
+    It may when :func:`check_output_folder` allows it and it is missing, empty or holds the
+    earlier output of ``writer`` (its marker names ``writer`` and only plain files inside it).
+
+    Args:
+        path: the folder.
+        writer: the command that is to write it (:data:`QA_REPORT`, ...).
+        name: what the path is to the user, for the message.
+
+    Raises:
+        OutputPathError: the folder holds another command's output, files without a marker,
+            or a marker coordqa cannot trust.
+    """
+    folder = check_output_folder(path, name)
+    _earlier_output(folder, writer, name)
+    return folder
+
+
+@contextmanager
+def generated_output(
+    path: str | os.PathLike[str], writer: str, name: str = FOLDER
+) -> Iterator[Path]:
+    """The folder ``writer`` writes its output into, emptied of its earlier output.
+
+    Checks the folder (:func:`check_generated_folder`), removes the files the earlier output's
+    marker lists (and the folders that leaves empty), creates the folder, and on leaving writes
+    the marker: every file that appeared in it meanwhile, so even an output stopped halfway is
+    removed by the next run of the same command, and the user's own files are kept.
+    """
+    folder = check_output_folder(path, name)
+    _remove_earlier(folder, _earlier_output(folder, writer, name))
+    folder.mkdir(parents=True, exist_ok=True)
+    kept = _files_under(folder)
+    try:
+        yield folder
+    finally:
+        written = sorted(_files_under(folder) - kept - {OUTPUT_MARKER})
+        marker = {"command": writer, "files": written}
+        (folder / OUTPUT_MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
+
+
+def _earlier_output(folder: Path, writer: str, name: str) -> list[str]:
+    """The files of ``writer``'s earlier output in ``folder`` (none when it is missing or empty).
+
+    Raises:
+        OutputPathError: the folder holds anything else.
+    """
+    if not folder.is_dir():
+        return []
+    entries = sorted(entry.name for entry in folder.iterdir())
+    if not entries:
+        return []
+    if OUTPUT_MARKER not in entries:
+        raise OutputPathError(
+            f"{name} {folder} holds files coordqa did not write (e.g. {_shown(entries[0])}): "
+            f"{EMPTY_IT}"
+        )
+    marker = _read_marker(folder)
+    if marker is None:
+        raise OutputPathError(
+            f"{name} {folder} holds a {OUTPUT_MARKER} that coordqa did not write: {EMPTY_IT}"
+        )
+    command, files = marker
+    if command != writer:
+        raise OutputPathError(f"{name} {folder} holds the output of `{command}`: {EMPTY_IT}")
+    return files
+
+
+def _read_marker(folder: Path) -> tuple[str, list[str]] | None:
+    """The command and files a marker names, or ``None`` when it is not one coordqa wrote.
+
+    The marker is hostile input: it is read only as a plain file (no symlink), up to
+    :data:`MAX_MARKER_BYTES`, with bounded nesting; it must name a known writer and only plain
+    relative names of regular files (or missing ones) reached through no symlink.
+    """
+    try:
+        fd = os.open(folder / OUTPUT_MARKER, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as stream:
+        data = stream.read(MAX_MARKER_BYTES + 1)
+    if len(data) > MAX_MARKER_BYTES:
+        return None
+    try:
+        marker = load_json(data)
+    except ValueError:  # not JSON, not UTF-8, or nested too deep
+        return None
+    if not isinstance(marker, dict) or not isinstance(marker.get("command"), str):
+        return None
+    if marker["command"] not in WRITERS:
+        return None
+    files = marker.get("files")
+    if not isinstance(files, list) or not all(_is_ours(folder, name) for name in files):
+        return None
+    return marker["command"], files
+
+
+def _is_ours(folder: Path, name: object) -> bool:
+    """Whether ``name`` is a plain relative path to a regular file (or nothing) in ``folder``."""
+    if not isinstance(name, str) or "\0" in name or not name:
+        return False
+    relative = PurePosixPath(name)
+    if relative.is_absolute() or str(relative) != name or ".." in relative.parts:
+        return False
+    if name == OUTPUT_MARKER:
+        return False
+    path = folder
+    for part in relative.parts[:-1]:
+        path = path / part
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            return False
+    path = path / relative.parts[-1]
+    return not path.is_symlink() and (not path.exists() or path.is_file())
+
+
+def _remove_earlier(folder: Path, files: list[str]) -> None:
+    """Remove the listed files of ``folder`` (checked by :func:`_is_ours`), then emptied folders."""
+    emptied: set[Path] = set()
+    for name in files:
+        path = folder / name
+        if path.is_file() and not path.is_symlink():
+            path.unlink()
+        emptied.update(p for p in path.parents if p != folder and folder in p.parents)
+    for path in sorted(emptied, key=lambda p: len(p.parts), reverse=True):
+        if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
+            path.rmdir()
+
+
+def _files_under(folder: Path) -> set[str]:
+    """The relative names of every file under ``folder``, not following symlinks."""
+    found = set()
+    for top, _dirs, files in os.walk(folder):
+        for file in files:
+            found.add((Path(top) / file).relative_to(folder).as_posix())
+    return found
+
+
+def _shown(entry: str) -> str:
+    """A file name as an error line may show it (one line, printable)."""
+    return entry if entry.isprintable() else ascii(entry)
 
 
 def _check_writable(path: Path, name: str) -> None:

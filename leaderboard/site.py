@@ -18,7 +18,7 @@ from coordqa.leaderboard.db import Database
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
 from coordqa.leaderboard.ranking_routes import entries_csv
 from coordqa.leaderboard.views import Board, load_agentic_board, load_board, load_detail
-from coordqa.outputs import make_output_folder
+from coordqa.outputs import BOARD_SITE, generated_output
 from coordqa.web.rendering import write_static
 
 __all__ = ["export_site"]
@@ -53,8 +53,17 @@ def _boards(db: Database, catalog: BoardCatalog) -> list[tuple[str | None, str |
 
 
 def export_site(db: Database, out: str | Path) -> list[Path]:
-    """Write the static site into ``out`` (created if needed); returns the files written."""
-    root = make_output_folder(out)
+    """Write the static site into ``out`` (created if needed); returns the files written.
+
+    ``out`` is a generated output folder (:func:`~coordqa.outputs.generated_output`): missing,
+    empty or holding an earlier export of the board, which is removed first.
+    """
+    with generated_output(out, BOARD_SITE) as root:
+        return _write_site(db, root)
+
+
+def _write_site(db: Database, root: Path) -> list[Path]:
+    """Every page and data file of the board into ``root`` (checked and created)."""
     catalog = BoardCatalog(db)
     written: list[Path] = []
     shown: set[int] = set()

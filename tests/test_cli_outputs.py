@@ -102,7 +102,11 @@ WRONG_FOR_A_FILE = [("empty", "is a folder, not a file"), ("afile/x.out", UNDER_
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """Runs, a grid, a CSV and a board that the commands read (made once for the module)."""
-    root = tmp_path_factory.mktemp("inputs")
+    return make_inputs(tmp_path_factory.mktemp("inputs"))
+
+
+def make_inputs(root: Path) -> dict[str, str]:
+    """Make in ``root`` the inputs the commands read; their paths, and the board's URL."""
     made = {
         "qa": root / "qa",
         "full": root / "full",
@@ -136,10 +140,10 @@ def _command(template: list[str], inputs: dict[str, str], out: str) -> list[str]
     return [word.format(out=out, **inputs) for word in template]
 
 
-def _tree(folder: Path) -> dict[str, str]:
+def _tree(folder: Path) -> dict[str, bytes | str]:
     """Every path under ``folder`` and a file's content: what a refused command must not change."""
     return {
-        str(path.relative_to(folder)): path.read_text() if path.is_file() else "/"
+        str(path.relative_to(folder)): path.read_bytes() if path.is_file() else "/"
         for path in sorted(folder.rglob("*"))
     }
 
@@ -239,7 +243,8 @@ def test_the_library_writers_raise_the_typed_error(workdir: Path) -> None:
         check_output_file(afile / "x.csv")
     assert make_output_folder(workdir / "a" / "b").is_dir()
     assert make_output_file(workdir / "c" / "d.csv").parent.is_dir()
-    assert check_output_file(afile) == afile  # an existing file is replaced
+    with pytest.raises(OutputPathError, match="afile exists: give a new file name"):
+        check_output_file(afile)  # an existing file is never replaced
     assert check_output_folder(empty) == empty  # an existing folder is written into
 
     from coordqa.analysis import write_reports

@@ -24,7 +24,7 @@ from test_cli_outputs import (
     _command,
     _option,
     _tree,
-    inputs,  # noqa: F401 - the module's fixture: runs, a grid, a CSV and a board
+    make_inputs,
 )
 
 from coordqa.errors import OutputPathError
@@ -48,15 +48,21 @@ OTHER = dict(zip(GENERATED, [*list(GENERATED)[1:], next(iter(GENERATED))], stric
 """For each command, another one whose output it meets in its folder."""
 
 
-def _run(command: str, inputs: dict[str, str], out: Path) -> None:
-    result = coordqa(*_command(FOLDER_OUTPUTS[command], inputs, str(out)), cwd=out.parent)
+@pytest.fixture(scope="module")
+def given(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Runs, a grid, a CSV and a board that the commands read (made once for the module)."""
+    return make_inputs(tmp_path_factory.mktemp("inputs"))
+
+
+def _run(command: str, given: dict[str, str], out: Path) -> None:
+    result = coordqa(*_command(FOLDER_OUTPUTS[command], given, str(out)), cwd=out.parent)
     assert result.returncode == 0, result.stderr
 
 
-def _refused(command: str, inputs: dict[str, str], out: Path, says: str) -> None:
+def _refused(command: str, given: dict[str, str], out: Path, says: str) -> None:
     before = _tree(out.parent)
     template = FOLDER_OUTPUTS[command]
-    result = coordqa(*_command(template, inputs, out.name), cwd=out.parent)
+    result = coordqa(*_command(template, given, out.name), cwd=out.parent)
     assert result.returncode == 2, result.stderr
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"error: {_option(template)} {out.name} "), line
@@ -67,29 +73,29 @@ def _refused(command: str, inputs: dict[str, str], out: Path, says: str) -> None
 
 @pytest.mark.parametrize("command", GENERATED)
 def test_a_folder_holding_another_commands_output_is_refused(
-    command: str, inputs: dict[str, str], tmp_path: Path
+    command: str, given: dict[str, str], tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    _run(OTHER[command], inputs, out)
-    _refused(command, inputs, out, f"holds the output of `{GENERATED[OTHER[command]]}`")
+    _run(OTHER[command], given, out)
+    _refused(command, given, out, f"holds the output of `{GENERATED[OTHER[command]]}`")
 
 
 @pytest.mark.parametrize("command", GENERATED)
 def test_a_folder_holding_files_coordqa_did_not_write_is_refused(
-    command: str, inputs: dict[str, str], tmp_path: Path
+    command: str, given: dict[str, str], tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (out / "notes.txt").write_text("mine\n", encoding="utf-8")
-    _refused(command, inputs, out, "holds files coordqa did not write (e.g. notes.txt)")
+    _refused(command, given, out, "holds files coordqa did not write (e.g. notes.txt)")
 
 
 @pytest.mark.parametrize("command", GENERATED)
 def test_the_same_command_again_replaces_its_own_output_and_keeps_the_users_files(
-    command: str, inputs: dict[str, str], tmp_path: Path
+    command: str, given: dict[str, str], tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    _run(command, inputs, out)
+    _run(command, given, out)
     marker = json.loads((out / OUTPUT_MARKER).read_text(encoding="utf-8"))
     assert marker["command"] == GENERATED[command]
     first = set(marker["files"])
@@ -100,21 +106,21 @@ def test_the_same_command_again_replaces_its_own_output_and_keeps_the_users_file
     (out / OUTPUT_MARKER).write_text(
         json.dumps({**marker, "files": [*marker["files"], "stale.html"]}), encoding="utf-8"
     )
-    _run(command, inputs, out)
+    _run(command, given, out)
     assert not stale.exists()
     assert (out / "mine.txt").read_text(encoding="utf-8") == "mine\n"
     again = json.loads((out / OUTPUT_MARKER).read_text(encoding="utf-8"))
-    assert set(again["files"]) == first  # the same inputs: the same files, the user's not listed
+    assert set(again["files"]) == first  # the same given: the same files, the user's not listed
     on_disk = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
     assert on_disk == first | {"mine.txt", OUTPUT_MARKER}
 
 
 def test_a_second_report_leaves_no_figure_of_the_first(
-    inputs: dict[str, str], tmp_path: Path
+    given: dict[str, str], tmp_path: Path
 ) -> None:
     """``--sizes`` adds accuracy_vs_size.png; the next report without it must not show it."""
     out = tmp_path / "report"
-    args = ["report", inputs["qa"], inputs["full"], "--allow-mixed", "--out", str(out)]
+    args = ["report", given["qa"], given["full"], "--allow-mixed", "--out", str(out)]
     assert coordqa(*args, "--sizes", "random=1e9", cwd=tmp_path).returncode == 0
     assert (out / "accuracy_vs_size.png").is_file()
     assert coordqa(*args, cwd=tmp_path).returncode == 0
@@ -123,14 +129,14 @@ def test_a_second_report_leaves_no_figure_of_the_first(
 
 
 def test_a_second_export_leaves_no_page_of_a_run_no_longer_given(
-    inputs: dict[str, str], tmp_path: Path
+    given: dict[str, str], tmp_path: Path
 ) -> None:
     out = tmp_path / "site"
-    both = coordqa("view", inputs["qa"], inputs["agentic"], "--export", str(out), cwd=tmp_path)
+    both = coordqa("view", given["qa"], given["agentic"], "--export", str(out), cwd=tmp_path)
     assert both.returncode == 0, both.stderr
     runs = {p.name for p in (out / "runs").iterdir()}
     assert len(runs) == 2
-    one = coordqa("view", inputs["qa"], "--export", str(out), cwd=tmp_path)
+    one = coordqa("view", given["qa"], "--export", str(out), cwd=tmp_path)
     assert one.returncode == 0, one.stderr
     assert len({p.name for p in (out / "runs").iterdir()}) == 1  # emptied folders go too
 
@@ -236,12 +242,12 @@ def test_the_library_writers_keep_the_rule(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", FILE_OUTPUTS)
 def test_an_output_file_that_exists_is_refused(
-    command: str, inputs: dict[str, str], tmp_path: Path
+    command: str, given: dict[str, str], tmp_path: Path
 ) -> None:
     existing = tmp_path / "earlier.out"
     existing.write_bytes(b"an earlier bundle\n")
     template = FILE_OUTPUTS[command]
-    result = coordqa(*_command(template, inputs, existing.name), cwd=tmp_path)
+    result = coordqa(*_command(template, given, existing.name), cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     (line,) = result.stderr.splitlines()
     assert line == (

@@ -51,7 +51,7 @@ from coordqa.analysis.tables import (
 )
 from coordqa.errors import ConfigError, StoreError
 from coordqa.jsonvalues import JSONObject
-from coordqa.outputs import check_output_folder, make_output_folder
+from coordqa.outputs import QA_REPORT, generated_output
 from coordqa.records import QUESTION_TYPES, STATUSES
 from coordqa.store import QARun, RunStore, read_qa_run
 
@@ -610,12 +610,21 @@ def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
 def write_report(report: ModelReport, out: str | Path) -> list[Path]:
     """Write tables (CSV and parquet), PNG figures and ``report.md`` into ``out``.
 
+    ``out`` is a generated output folder (:func:`~coordqa.outputs.generated_output`): missing,
+    empty or holding an earlier report, which is removed first.
+
     Returns:
         The paths written.
     """
+    with generated_output(out, QA_REPORT) as root:
+        return _write_report_files(report, root)
+
+
+def _write_report_files(report: ModelReport, root: Path) -> list[Path]:
+    """Write one report's files into ``root`` (created if needed)."""
     from coordqa.analysis import figures as fig
 
-    root = make_output_folder(out)
+    root.mkdir(parents=True, exist_ok=True)
     tables = {
         "models": report.models,
         "comparisons": report.comparisons,
@@ -643,14 +652,20 @@ def write_reports(reports: Sequence[DatasetReport], out: str | Path) -> list[Pat
     """Write each dataset's report (:func:`write_report`).
 
     One report goes into ``out`` itself; several each into ``out/<dataset>/``, with a
-    ``report.md`` in ``out`` linking them.
+    ``report.md`` in ``out`` linking them. ``out`` is checked and emptied of an earlier report
+    as :func:`write_report` says.
 
     Returns:
         The paths written.
     """
-    root = check_output_folder(out)  # before the first report is written
-    if len(reports) == 1:
-        return write_report(reports[0].report, root)
+    with generated_output(out, QA_REPORT) as root:
+        if len(reports) == 1:
+            return _write_report_files(reports[0].report, root)
+        return _write_report_index(reports, root)
+
+
+def _write_report_index(reports: Sequence[DatasetReport], root: Path) -> list[Path]:
+    """Each dataset's report in ``root/<dataset>/`` and a ``report.md`` linking them."""
     written: list[Path] = []
     lines = [
         "# CoordinationQA report",
@@ -659,7 +674,7 @@ def write_reports(reports: Sequence[DatasetReport], out: str | Path) -> list[Pat
         "",
     ]
     for item in reports:
-        written += write_report(item.report, root / item.group.slug)
+        written += _write_report_files(item.report, root / item.group.slug)
         runs = len(item.report.models)
         lines.append(
             f"- [{item.group.title}]({item.group.slug}/report.md): {runs} run{'s' * (runs != 1)}"

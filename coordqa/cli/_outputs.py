@@ -3,16 +3,21 @@
 Every option that names where a command writes (``--out``, ``--export``, ``--work-dir``) takes
 ``callback=output_folder`` or ``callback=output_file``: a path of the wrong kind, under a file
 or in a folder that is not writable is one ``error:`` line naming the option, exit status 2,
-and nothing run or written (the rules: :mod:`coordqa.outputs`).
+and nothing run or written (the rules: :mod:`coordqa.outputs`). An option naming a folder of
+generated output takes ``callback=generated_folder(WRITER)`` instead, which also refuses a folder
+holding anything but that command's earlier output.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
 
-from coordqa.outputs import check_output_file, check_output_folder
+from coordqa.outputs import check_generated_folder, check_output_file, check_output_folder
+
+OptionCallback = Callable[[typer.CallbackParam, Path | None], Path | None]
 
 
 def output_folder(param: typer.CallbackParam, value: Path | None) -> Path | None:
@@ -20,6 +25,20 @@ def output_folder(param: typer.CallbackParam, value: Path | None) -> Path | None
     if value is not None:
         check_output_folder(value, _option_name(param))
     return value
+
+
+def generated_folder(writer: str) -> OptionCallback:
+    """The callback of a folder option ``writer`` fills with generated output.
+
+    It checks the folder as the writer will (:func:`~coordqa.outputs.check_generated_folder`).
+    """
+
+    def check(param: typer.CallbackParam, value: Path | None) -> Path | None:
+        if value is not None:
+            check_generated_folder(value, writer, _option_name(param))
+        return value
+
+    return check
 
 
 def output_file(param: typer.CallbackParam, value: Path | None) -> Path | None:

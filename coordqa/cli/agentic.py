@@ -27,10 +27,11 @@ from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
 from coordqa.cli._option_groups import option_groups
-from coordqa.cli._outputs import output_folder
+from coordqa.cli._outputs import generated_folder, output_folder
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
 from coordqa.eval_config import api_key_from_env
+from coordqa.outputs import AGENTIC_REPORT
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -528,7 +529,11 @@ def report_command(
     ],
     out: Annotated[
         Path | None,
-        typer.Option(help="Write CSV tables, report.md and figures here.", callback=output_folder),
+        typer.Option(
+            help="Write CSV tables, report.md and figures here (new, empty, or an earlier "
+            "agentic report).",
+            callback=generated_folder(AGENTIC_REPORT),
+        ),
     ] = None,
 ) -> None:
     """Paper-shaped tables (mean ± SE) and per-decision costs of agentic runs.

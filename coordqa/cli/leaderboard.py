@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 
 from coordqa.cli._option_groups import option_groups
-from coordqa.cli._outputs import output_file, output_folder
+from coordqa.cli._outputs import generated_folder, output_file, output_folder
 from coordqa.errors import ConfigError, MissingDependencyError
 from coordqa.leaderboard.settings import (
     DEFAULT_MAX_BODY_BYTES,
@@ -25,7 +25,7 @@ from coordqa.leaderboard.settings import (
     SubmitterLimits,
     WorkerConfig,
 )
-from coordqa.outputs import make_output_file
+from coordqa.outputs import BOARD_SITE, make_output_file
 
 if TYPE_CHECKING:
     from coordqa.leaderboard.db import Database
@@ -485,7 +485,11 @@ def grid_add_command(
 def export_command(
     out: Annotated[
         Path,
-        typer.Option("--out", help="Folder to write the static site into.", callback=output_folder),
+        typer.Option(
+            "--out",
+            help="Folder to write the static site into (new, empty, or an earlier export).",
+            callback=generated_folder(BOARD_SITE),
+        ),
     ],
     db: DbUrl = None,
 ) -> None:

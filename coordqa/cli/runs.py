@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from coordqa.cli._errors import warn
-from coordqa.cli._outputs import output_file, output_folder
+from coordqa.cli._outputs import generated_folder, output_file
 from coordqa.cli._tables import (
     BOX,
     STATISTICS_CAPTION,
@@ -30,7 +30,7 @@ from coordqa.cli._tables import (
     print_entry,
 )
 from coordqa.errors import ConfigError
-from coordqa.outputs import make_output_file
+from coordqa.outputs import QA_REPORT, make_output_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -307,7 +307,10 @@ def report_command(
     ],
     out: Annotated[
         Path,
-        typer.Option(help="Directory for tables, figures and report.md.", callback=output_folder),
+        typer.Option(
+            help="Directory for tables, figures and report.md (new, empty, or an earlier report).",
+            callback=generated_folder(QA_REPORT),
+        ),
     ] = Path("coordqa-report"),
     sizes: Annotated[
         str | None, typer.Option(help="Model sizes for a size plot: name=7e9,other=70B.")

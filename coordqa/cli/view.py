@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from coordqa.cli._outputs import output_folder
+from coordqa.cli._outputs import generated_folder
+from coordqa.outputs import RUN_PAGES
 
 if TYPE_CHECKING:
     from coordqa.viewer import RunCatalog
@@ -45,8 +46,9 @@ def view_command(
         Path | None,
         typer.Option(
             "--export",
-            help="Write every page as static HTML into this folder instead.",
-            callback=output_folder,
+            help="Write every page as static HTML into this folder instead (new, empty, or an "
+            "earlier export).",
+            callback=generated_folder(RUN_PAGES),
         ),
     ] = None,
 ) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
-from coordqa.outputs import make_output_folder
+from coordqa.outputs import RUN_PAGES, generated_output
 from coordqa.viewer import pages
 from coordqa.viewer.runs import RunCatalog
 from coordqa.web.rendering import STATIC_PACKAGE, write_static
@@ -69,14 +69,17 @@ def _pages(catalog: RunCatalog) -> Iterator[Page]:
 def export_site(catalog: RunCatalog, out: str | os.PathLike[str]) -> list[Path]:
     """Write every page of ``catalog``'s runs into ``out`` (created if needed).
 
+    ``out`` is a generated output folder (:func:`~coordqa.outputs.generated_output`): missing,
+    empty or holding an earlier export, which is removed first.
+
     Returns:
         The files written.
     """
-    root = make_output_folder(out)
-    written: list[Path] = []
-    for page, render in _pages(catalog):
-        path = root / page
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render(pages.Links(static=True, page=page)), encoding="utf-8")
-        written.append(path)
-    return written + write_static(root, STATIC_PACKAGES)
+    with generated_output(out, RUN_PAGES) as root:
+        written: list[Path] = []
+        for page, render in _pages(catalog):
+            path = root / page
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render(pages.Links(static=True, page=page)), encoding="utf-8")
+            written.append(path)
+        return written + write_static(root, STATIC_PACKAGES)
