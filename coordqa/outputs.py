@@ -244,7 +244,7 @@ def _remove_earlier(folder: Path, files: list[str]) -> None:
     emptied: set[Path] = set()
     for name in files:
         path = folder / name
-        if path.is_file() and not path.is_symlink():
+        if _is_ours(folder, name) and path.is_file():  # checked again as it is removed
             path.unlink()
         emptied.update(p for p in path.parents if p != folder and folder in p.parents)
     for path in sorted(emptied, key=lambda p: len(p.parts), reverse=True):
