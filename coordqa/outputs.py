@@ -35,6 +35,7 @@ __all__ = [
     "OUTPUT_MARKER",
     "QA_REPORT",
     "RUN_PAGES",
+    "check_folder_of_kind",
     "check_generated_folder",
     "check_output_file",
     "check_output_folder",
@@ -139,6 +140,30 @@ def check_generated_folder(path: str | os.PathLike[str], writer: str, name: str 
     """
     folder = check_output_folder(path, name)
     _earlier_output(folder, writer, name)
+    return folder
+
+
+def check_folder_of_kind(
+    path: str | os.PathLike[str], signature: str, kind: str, name: str = FOLDER
+) -> Path:
+    """``path`` as a folder for one ``kind`` of thing; raise unless it is missing, empty or one.
+
+    A dataset folder is meant to be shared as it is (a Hugging Face dataset repository), so it
+    carries no marker of its own: the file every folder of its kind holds (``signature``, a
+    dataset's ``data.parquet``) says what it is. Whether an existing one may be replaced is the
+    writer's rule (``--overwrite``).
+
+    Raises:
+        OutputPathError: the folder holds files and no ``signature``.
+    """
+    folder = check_output_folder(path, name)
+    if folder.is_dir() and not (folder / signature).exists():
+        entries = sorted(entry.name for entry in folder.iterdir())
+        if entries:
+            raise OutputPathError(
+                f"{name} {folder} holds files that are not a {kind} (e.g. {_shown(entries[0])}): "
+                f"{EMPTY_IT}"
+            )
     return folder
 
 

@@ -146,7 +146,7 @@ def test_save_refuses_invalid_rows_and_stray_parquet(tmp_path: Path) -> None:
     assert not (tmp_path / "bad" / "data.parquet").exists()
     with pytest.raises(DatasetError, match="no questions"):
         save_dataset([], tmp_path / "empty")
-    (tmp_path / "mixed").mkdir()
+    save_dataset(three_rows(), tmp_path / "mixed")
     (tmp_path / "mixed" / "old.parquet").write_bytes(b"x")
     with pytest.raises(DatasetError, match="other parquet files"):
         save_dataset(three_rows(), tmp_path / "mixed")

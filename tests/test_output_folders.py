@@ -255,3 +255,48 @@ def test_an_output_file_that_exists_is_refused(
     )
     assert existing.read_bytes() == b"an earlier bundle\n"
     assert sorted(os.listdir(tmp_path)) == [existing.name]
+
+
+DATASET_WRITERS = ("dataset generate", "dataset build", "dataset import-upstream")
+"""The commands that write a dataset folder: it may be missing, empty or hold a dataset."""
+
+
+@pytest.mark.parametrize("command", DATASET_WRITERS)
+def test_a_dataset_is_not_written_into_a_folder_of_other_files(
+    command: str, given: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n", encoding="utf-8")
+    before = _tree(tmp_path)
+    result = coordqa(*_command(FOLDER_OUTPUTS[command], given, out.name), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: --out out holds files that are not a dataset"), line
+    assert "(e.g. notes.txt)" in line and "give a new folder, or empty it" in line
+    assert _tree(tmp_path) == before
+
+
+def test_a_dataset_is_not_written_into_another_commands_output(
+    given: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    _run("view --export", given, out)
+    before = _tree(tmp_path)
+    result = coordqa(*_command(FOLDER_OUTPUTS["dataset generate"], given, "out"), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "holds files that are not a dataset" in result.stderr
+    assert _tree(tmp_path) == before
+
+
+def test_save_dataset_keeps_the_rule(tmp_path: Path) -> None:
+    from coordqa.dataset import load_rows, save_dataset
+
+    rows = load_rows("example")
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("<p>mine</p>\n", encoding="utf-8")
+    with pytest.raises(OutputPathError, match="holds files that are not a dataset"):
+        save_dataset(rows, tmp_path / "site")
+    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == ["index.html"]
+    first = save_dataset(rows, tmp_path / "d")  # a dataset folder may be written again
+    assert save_dataset(rows, first) == first

@@ -55,8 +55,10 @@ def print_dataset_summary(folder: Path, title: str) -> None:
 
 
 def _refuse_overwrite(out: Path, overwrite: bool) -> None:
-    from coordqa.dataset import DATA_FILE
+    """Refuse, before any work, a --out that holds other files, or a dataset without --overwrite."""
+    from coordqa.dataset import DATA_FILE, check_dataset_folder
 
+    check_dataset_folder(out, "--out")
     if (out / DATA_FILE).exists() and not overwrite:
         raise ConfigError(
             f"{out / DATA_FILE} already exists; pass --overwrite to replace it or choose another "
@@ -164,7 +166,7 @@ def build_command(
 
     Writes to --out; only --in-place writes into the package's own data folder.
     """
-    from coordqa.dataset import release
+    from coordqa.dataset import check_dataset_folder, release
     from coordqa.scenarios import build_dataset
 
     if (out is None) == (not in_place):
@@ -173,6 +175,8 @@ def build_command(
             "source checkout) rewrites the dataset bundled in the package instead. Give one of "
             "the two."
         )
+    if out is not None:
+        check_dataset_folder(out, "--out")
     folder = build_dataset(out)
     print_dataset_summary(folder, release().title)
 

@@ -44,7 +44,7 @@ from coordqa.dataset.releases import (
     is_bundled,
     release,
 )
-from coordqa.dataset.save import build_example_dataset, save_dataset
+from coordqa.dataset.save import build_example_dataset, check_dataset_folder, save_dataset
 from coordqa.dataset.schema import (
     COLUMNS,
     NO_ANSWER_KEY_TAG,
@@ -99,6 +99,7 @@ __all__ = [
     "release",
     "release_with_fingerprint",
     "save_dataset",
+    "check_dataset_folder",
     "stratified_sample",
     "target_hash",
     "validate_row",

@@ -14,11 +14,21 @@ from coordqa.dataset.releases import EXAMPLE_CARD_BODY, EXAMPLE_SOURCE, bundled_
 from coordqa.dataset.schema import Row, validate_rows
 from coordqa.errors import DatasetError
 from coordqa.files import atomic_write_bytes
-from coordqa.outputs import make_output_folder
+from coordqa.outputs import FOLDER, check_folder_of_kind
 from coordqa.records import QUESTION_TYPES
 
 if TYPE_CHECKING:
     import datasets
+
+
+def check_dataset_folder(out_dir: str | os.PathLike[str], name: str = FOLDER) -> Path:
+    """``out_dir`` as a folder to write a dataset into: missing, empty, or a dataset already.
+
+    Raises:
+        OutputPathError: the folder holds other files (a report, a site, a user's own), which
+            the dataset's files would be mixed into.
+    """
+    return check_folder_of_kind(out_dir, DATA_FILE, "dataset", name)
 
 
 def _rows_of(dataset_or_rows: datasets.Dataset | Iterable[Row]) -> list[dict[str, Any]]:
@@ -52,12 +62,14 @@ def save_dataset(
     Raises:
         DatasetError: a row breaks the schema, there are no rows, or the folder holds other
             parquet files that a later load would mix in.
+        OutputPathError: the folder holds files and no dataset (:func:`check_dataset_folder`).
     """
     rows = _rows_of(dataset_or_rows)
     if not rows:
         raise DatasetError("cannot save a dataset with no questions")
     validate_rows(rows)
-    folder = make_output_folder(out_dir)
+    folder = check_dataset_folder(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
     ours = {folder / DATA_FILE} | {
         folder / BY_TYPE_DIR / f"{kind}.parquet" for kind in QUESTION_TYPES
     }
