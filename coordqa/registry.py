@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from importlib import metadata
 from typing import Any, Generic, TypeVar
 
@@ -33,9 +33,19 @@ from rapidfuzz import process
 
 from coordqa.errors import ConfigError, UnknownNameError
 
-__all__ = ["Catalog", "Registry", "resolve_reference", "suggest"]
+__all__ = ["Catalog", "Registry", "resolve_reference", "spelled_as", "suggest"]
 
 T = TypeVar("T")
+
+
+def spelled_as(name: str, spellings: Iterable[str]) -> str:
+    """``name`` as ``spellings`` spell it, ignoring case (``Overcooked``: ``overcooked``).
+
+    The one rule for the names a user types of games and question types: every command
+    accepts any case. A name none of ``spellings`` matches is returned as given, for the
+    caller to refuse with its own list of what exists.
+    """
+    return next((known for known in spellings if known.casefold() == name.casefold()), name)
 
 
 def suggest(name: str, candidates: list[str], limit: int = 3) -> list[str]:
@@ -244,6 +254,10 @@ class Registry(Generic[T]):
         close = suggest(name, names)
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         return f"unknown {self.kind} {name!r}.{hint} Available: {', '.join(names) or '(none)'}."
+
+    def spelled(self, name: str) -> str:
+        """``name`` as registered, in any case (``Overcooked``: ``overcooked``); else as given."""
+        return spelled_as(name, self.names())
 
     def names(self) -> list[str]:
         """All registered names, sorted (lazy entries are not imported to list them)."""

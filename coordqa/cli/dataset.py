@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from coordqa.cli._names import game_name
 from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import new_table, number_column
 from coordqa.errors import ConfigError
@@ -248,7 +249,7 @@ def _cell(value: object) -> str:
 
 @dataset_app.command("generate")
 def generate_command(
-    game: Annotated[str, typer.Option(help="Game to generate scenarios for.")],
+    game: Annotated[str, typer.Option(help="Game to generate scenarios for.", callback=game_name)],
     count: Annotated[int, typer.Option(help="Number of scenarios (3 questions each).")],
     seed: Annotated[int, typer.Option(help="First seed of the search.")],
     out: Annotated[
