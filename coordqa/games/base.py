@@ -16,9 +16,9 @@ replayed trajectory needs.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal
 
 from coordqa.errors import GameError
 from coordqa.games.names import PLAYER_NAMES as PLAYER_NAMES
@@ -468,6 +468,34 @@ for _reference in (
     "coordqa.games.collab_escape:PLAYERS",
 ):
     PLAYERS.add_catalog(_reference)
+
+
+def role_player(name: str, role: Literal["agent", "partner"], games: Collection[str]) -> PlayerSpec:
+    """The player ``name`` given as an agent or a partner of ``games``.
+
+    An unknown name is refused as what it was given as (``unknown agent 'cak'``), with the
+    names that fit the role in one of ``games``, so the suggestion is the one meant (``cac``,
+    not another game's ``capture-greedy``): an agent's list is the LLM agents, then the other
+    players (any player may be the agent); a partner's is the players that are no LLM agent.
+
+    Raises:
+        UnknownNameError: no player ``name``.
+    """
+    from coordqa.errors import UnknownNameError
+    from coordqa.registry import unknown_name_message
+
+    if name in PLAYERS:
+        return PLAYERS.get(name)
+    fitting = [spec for _, spec in PLAYERS.items() if any(spec.plays(game) for game in games)]
+    agents = [spec.name for spec in fitting if spec.kind == "llm"]
+    others = [spec.name for spec in fitting if spec.kind != "llm"]
+    where = " or ".join(sorted(games))
+    groups = (
+        [(f"Partners for {where}", others)]
+        if role == "partner"
+        else [(f"Agents for {where}", agents), (f"other players of {where}", others)]
+    )
+    raise UnknownNameError(unknown_name_message(role, name, groups))
 
 
 def make_player(

@@ -1,0 +1,31 @@
+"""The names a user types: unknown agents, partners and options get the suggestions meant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_support import coordqa
+
+
+def test_an_unknown_agent_is_named_an_agent_with_its_game_s_agents_first(tmp_path: Path) -> None:
+    args = ("--model", "scripted", "--game", "collab_escape", "--self-play", "--episodes", "1")
+    result = coordqa("agentic", "run", "--agent", "cak", *args, "--out", tmp_path / "x")
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: unknown agent 'cak'. Did you mean 'cac'?"), line
+    assert "player" not in line.split("Did you mean")[0]
+    assert "hanabi-" not in line and "bc-" not in line and "capture-" not in line, line
+    assert "escape-planner" in line  # any player of the game may be the agent: listed after
+
+
+def test_an_unknown_partner_lists_only_that_game_s_partners(tmp_path: Path) -> None:
+    args = ("--agent", "cac", "--model", "scripted", "--game", "collab_escape", "--episodes", "1")
+    result = coordqa("agentic", "run", *args, "--partner", "escape-planer", "--out", tmp_path / "x")
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(
+        "error: unknown partner 'escape-planer'. Did you mean 'escape-planner'"
+    ), line
+    listed = line.split("Partners for collab_escape: ")[1]
+    assert listed.rstrip(".").split(", ") == ["escape-greedy", "escape-planner"], line
+
