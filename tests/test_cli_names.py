@@ -29,3 +29,17 @@ def test_an_unknown_partner_lists_only_that_game_s_partners(tmp_path: Path) -> N
     listed = line.split("Partners for collab_escape: ")[1]
     assert listed.rstrip(".").split(", ") == ["escape-greedy", "escape-planner"], line
 
+
+def test_dataset_stats_and_validate_take_dataset_as_eval_does() -> None:
+    """``--dataset NAME`` means the positional NAME; two different ones are refused."""
+    positional = coordqa("dataset", "stats", "example")
+    assert positional.returncode == 0, positional.stderr
+    option = coordqa("dataset", "stats", "--dataset", "example")
+    assert option.returncode == 0, option.stderr
+    assert option.stdout == positional.stdout
+    both = coordqa("dataset", "stats", "example", "--dataset", "example")
+    assert both.returncode == 0 and both.stdout == positional.stdout
+    differ = coordqa("dataset", "validate", "example", "--dataset", "coordinationqa-v1.1")
+    assert differ.returncode == 2, differ.stderr
+    (line,) = differ.stderr.strip().splitlines()
+    assert "'example'" in line and "--dataset coordinationqa-v1.1" in line, line

@@ -31,6 +31,29 @@ DatasetPath = Annotated[
 ]
 """The optional dataset argument that ``validate`` and ``stats`` share."""
 
+DatasetOption = Annotated[
+    str | None,
+    typer.Option(
+        "--dataset",
+        help="The same as the DATASET argument, spelled as `coordqa eval --dataset` takes it.",
+    ),
+]
+"""``--dataset NAME``: what users type by analogy with eval and report."""
+
+
+def chosen_dataset(path: str | None, dataset: str | None) -> str | None:
+    """The dataset named by the argument or by ``--dataset`` (the same one when both are given).
+
+    Raises:
+        ConfigError: two different datasets.
+    """
+    if path is not None and dataset is not None and path != dataset:
+        raise ConfigError(
+            f"two datasets given: {path!r} and --dataset {dataset}; name one of them, "
+            "either as the argument or with --dataset"
+        )
+    return dataset if path is None else path
+
 dataset_app = typer.Typer(
     name="dataset",
     help="List, import, build and inspect CoordinationQA datasets.",
@@ -181,6 +204,7 @@ def build_command(
 @dataset_app.command("validate")
 def validate_command(
     path: DatasetPath = None,
+    dataset: DatasetOption = None,
 ) -> None:
     """Re-render every question from its snapshot and re-run every solver; fail on any mismatch.
 
@@ -191,7 +215,7 @@ def validate_command(
     """
     from coordqa.scenarios import validate_dataset
 
-    report = validate_dataset(path)
+    report = validate_dataset(chosen_dataset(path, dataset))
     if report.frozen is None:
         console.print(
             f"[green]ok[/]: {report.resolved} questions re-rendered and re-solved, no mismatch"
@@ -220,12 +244,13 @@ def validate_command(
 @dataset_app.command("stats")
 def stats_command(
     path: DatasetPath = None,
+    dataset: DatasetOption = None,
 ) -> None:
     """Counts per game and type, option counts, answer positions and the random baseline."""
     from coordqa.dataset import load_rows
     from coordqa.scenarios import dataset_stats
 
-    stats = dataset_stats(load_rows(path))
+    stats = dataset_stats(load_rows(chosen_dataset(path, dataset)))
     for title, frame in (
         ("questions per game and type", stats.counts),
         ("questions per number of options", stats.option_counts),
