@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
 from cli_support import coordqa
 
 
@@ -43,3 +45,35 @@ def test_dataset_stats_and_validate_take_dataset_as_eval_does() -> None:
     assert differ.returncode == 2, differ.stderr
     (line,) = differ.stderr.strip().splitlines()
     assert "'example'" in line and "--dataset coordinationqa-v1.1" in line, line
+
+
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        (("eval", "--modle", "random"), ["--model"]),
+        (("eval", "--trails", "2"), ["--trials"]),
+        (("submit", "RUN", "--seed", "3"), []),  # not --insecure
+        (("leaderboard", "serve", "--seed", "1"), []),  # not --db, --hosted
+        (("report", "RUN", "--seed", "1"), []),  # not --sizes
+    ],
+)
+def test_an_unknown_option_is_suggested_only_a_close_one(
+    args: tuple[str, ...], meant: list[str]
+) -> None:
+    """Click's cutoff compares the names with their dashes, which every option shares."""
+    result = coordqa(*args)
+    assert result.returncode == 2
+    unknown = next(arg for arg in args if arg.startswith("--"))
+    assert f"No such option: {unknown}" in result.stderr
+    suggested = re.findall(r"Possible options: ([^)]*)\)", result.stderr)
+    assert [name for line in suggested for name in line.split(", ")] == meant, result.stderr
+
+
+def test_submit_endpoint_says_why_it_takes_no_seed() -> None:
+    args = ("submit-endpoint", "random", "--to", "http://127.0.0.1:9", "--seed", "3")
+    result = coordqa(*args)
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: --seed: the board draws the seeds itself"), line
+    assert "--insecure" not in line
+
