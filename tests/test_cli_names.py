@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,3 +79,22 @@ def test_submit_endpoint_says_why_it_takes_no_seed() -> None:
     assert line.startswith("error: --seed: the board draws the seeds itself"), line
     assert "--insecure" not in line
 
+
+def test_a_bare_model_name_is_told_its_provider_prefix(tmp_path: Path) -> None:
+    """``gpt-4o`` is in litellm's model map as an openai model: the error says openai/gpt-4o."""
+    result = coordqa("eval", "--model", "gpt-4o", "--limit", "1", "--out", tmp_path / "r")
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert "unknown model gpt-4o. Did you mean openai/gpt-4o?" in line, line
+    unknown = coordqa("eval", "--model", "no-such-model-x", "--limit", "1")
+    assert "Did you mean" not in unknown.stderr and "provider prefix" in unknown.stderr
+
+
+def test_the_provider_of_a_bare_name_is_read_without_importing_litellm() -> None:
+    """litellm takes seconds to import; a refused name must not pay for it."""
+    code = (
+        "import sys; from coordqa.llm.litellm_provider import provider_prefix_of;"
+        "print(provider_prefix_of('gpt-4o'), provider_prefix_of('nope'), 'litellm' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["openai", "None", "False"], done.stderr
