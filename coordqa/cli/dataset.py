@@ -54,6 +54,7 @@ def chosen_dataset(path: str | None, dataset: str | None) -> str | None:
         )
     return dataset if path is None else path
 
+
 dataset_app = typer.Typer(
     name="dataset",
     help="List, import, build and inspect CoordinationQA datasets.",
