@@ -103,6 +103,14 @@ class GameEntry(BaseModel):
     agent_options: dict[str, AgentOptions] = Field(default_factory=dict)
     """Per agent name, options for this game only (over the grid's ``agent_options``)."""
 
+    @field_validator("game")
+    @classmethod
+    def _spelled(cls, game: str) -> str:
+        """The game as registered, in any case (``Overcooked``), as every command reads it."""
+        from coordqa.games.base import GAMES
+
+        return GAMES.spelled(game)
+
     @model_validator(mode="after")
     def _seeds_or_episodes(self) -> GameEntry:
         if self.seeds is not None and self.episodes is not None:
