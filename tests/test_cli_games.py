@@ -129,3 +129,11 @@ def test_game_names_are_read_in_any_case_as_eval_reads_them(tmp_path: Path) -> N
     assert played.returncode == 0, played.stderr
     listed = runner.invoke(app, ["partners", "list", "--game", "Overcooked"])
     assert listed.exit_code == 0 and "bc-cramped_room" in listed.output
+
+
+def test_an_unknown_player_of_play_lists_only_that_game_s_players() -> None:
+    result = coordqa("play", "collab_escape", "--players", "plannr,escape-greedy")
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: unknown player 'plannr'. Did you mean 'escape-planner'"), line
+    assert line.endswith("Players for collab_escape: escape-greedy, escape-planner."), line

@@ -470,13 +470,16 @@ for _reference in (
     PLAYERS.add_catalog(_reference)
 
 
-def role_player(name: str, role: Literal["agent", "partner"], games: Collection[str]) -> PlayerSpec:
-    """The player ``name`` given as an agent or a partner of ``games``.
+def role_player(
+    name: str, role: Literal["agent", "partner", "player"], games: Collection[str]
+) -> PlayerSpec:
+    """The player ``name`` given as an agent, a partner or a player (``coordqa play``) of ``games``.
 
     An unknown name is refused as what it was given as (``unknown agent 'cak'``), with the
     names that fit the role in one of ``games``, so the suggestion is the one meant (``cac``,
     not another game's ``capture-greedy``): an agent's list is the LLM agents, then the other
-    players (any player may be the agent); a partner's is the players that are no LLM agent.
+    players (any player may be the agent); a partner's or a player's is the players that are no
+    LLM agent (``coordqa play`` plays no LLM).
 
     Raises:
         UnknownNameError: no player ``name``.
@@ -491,9 +494,9 @@ def role_player(name: str, role: Literal["agent", "partner"], games: Collection[
     others = [spec.name for spec in fitting if spec.kind != "llm"]
     where = " or ".join(sorted(games))
     groups = (
-        [(f"Partners for {where}", others)]
-        if role == "partner"
-        else [(f"Agents for {where}", agents), (f"other players of {where}", others)]
+        [(f"Agents for {where}", agents), (f"other players of {where}", others)]
+        if role == "agent"
+        else [(f"{role.capitalize()}s for {where}", others)]
     )
     raise UnknownNameError(unknown_name_message(role, name, groups))
 
