@@ -103,6 +103,14 @@ class GameEntry(BaseModel):
     agent_options: dict[str, AgentOptions] = Field(default_factory=dict)
     """Per agent name, options for this game only (over the grid's ``agent_options``)."""
 
+    @field_validator("game")
+    @classmethod
+    def _spelled(cls, game: str) -> str:
+        """The game as registered, in any case (``Overcooked``), as every command reads it."""
+        from coordqa.games.base import GAMES
+
+        return GAMES.spelled(game)
+
     @model_validator(mode="after")
     def _seeds_or_episodes(self) -> GameEntry:
         if self.seeds is not None and self.episodes is not None:
@@ -228,13 +236,13 @@ class GridConfig(BaseModel):
         The one parse of a grid's options; each is also checked against what the game can
         serve (:attr:`coordqa.games.PlayerSpec.game_check`).
         """
-        from coordqa.games.base import PLAYERS
+        from coordqa.games.base import role_player
 
         for index, entry in enumerate(self.games):
             named = {*self.agents, *self.agent_options, *entry.agent_options}
             for agent in sorted(named):
                 where = f"agent_options of {agent!r} in {entry.game}"
-                player = PLAYERS.get(agent)
+                player = role_player(agent, "agent", {entry.game})
                 given = {
                     **presets.agent_options(self.preset, entry.game, agent),
                     **self.agent_options.get(agent, {}),
@@ -322,7 +330,7 @@ class GridConfig(BaseModel):
 
         games = {entry.game for entry in self.games}
         for agent in self.agents:
-            self._check_plays_a_game(agent, games)
+            self._check_plays_a_game(agent, "agent", games)
         entries = [(entry, self._entry_tasks(entry)) for entry in self.games]
         llm_agents = [agent for agent in self.agents if is_llm_player(agent)]
         if llm_agents and not self.models:
@@ -363,10 +371,12 @@ class GridConfig(BaseModel):
             generate=generate,
         )
 
-    def _check_plays_a_game(self, name: str, games: set[str]) -> None:
-        from coordqa.games.base import PLAYERS
+    def _check_plays_a_game(
+        self, name: str, role: Literal["agent", "partner"], games: set[str]
+    ) -> None:
+        from coordqa.games.base import role_player
 
-        spec = PLAYERS.get(name)
+        spec = role_player(name, role, games)
         if not any(spec.plays(game) for game in games):
             raise ConfigError(
                 f"player {name!r} plays {spec.games_text()}, none of this "
@@ -380,7 +390,7 @@ class GridConfig(BaseModel):
         games = {e.game for e in self.games}
         for partner in self.partners:
             if partner != SELF and LAYOUT_FIELD not in partner:
-                self._check_plays_a_game(partner, games)
+                self._check_plays_a_game(partner, "partner", games)
         tasks: list[EpisodeTask] = []
         for layout in self._layouts(entry):
             for template in self.partners:

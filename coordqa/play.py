@@ -21,7 +21,14 @@ from typing import Any
 
 from coordqa.analysis.stats import MeanSE
 from coordqa.errors import ConfigError, GameError, StoreError
-from coordqa.games.base import PLAYERS, Game, game_profile, make_game, make_player
+from coordqa.games.base import (
+    PLAYERS,
+    Game,
+    game_profile,
+    make_game,
+    make_player,
+    role_player,
+)
 from coordqa.games.episode import Trajectory, play_episode, play_step, replay, seat_players
 from coordqa.jsonvalues import JSONObject
 from coordqa.runs import RunLifecycle, run_to_end
@@ -140,6 +147,7 @@ def resolve(config: PlayConfig) -> PlayConfig:
     players = config.players or default_players(config.game)
     game = make_game(config.game, config.layout, config.seed)
     for name in players:
+        role_player(name, "player", [config.game])  # an unknown name: this game's players
         make_player(name, config.game, game.layout)
     return PlayConfig(
         config.game, (players[0], players[1]), game.layout, config.episodes, config.seed

@@ -48,7 +48,7 @@ from coordqa.choices import Choice
 from coordqa.errors import StoreError, UnknownNameError
 from coordqa.jsonvalues import JSONObject
 from coordqa.llm.types import Message, Reply
-from coordqa.registry import Registry
+from coordqa.registry import Registry, spelled_as
 
 __all__ = [
     "EXCHANGE_ROLES",
@@ -272,7 +272,7 @@ def spelled_type(name: str) -> str:
     A run's identity and folder name hold its types as given, so ``--types TOM`` would be
     another run than ``--types ToM``; a name that is no type is left for the filter to refuse.
     """
-    return next((kind for kind in QUESTION_TYPES if kind.casefold() == name.casefold()), name)
+    return spelled_as(name, QUESTION_TYPES)
 
 
 class Question(Record):

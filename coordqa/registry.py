@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib import metadata
 from typing import Any, Generic, TypeVar
 
@@ -33,9 +33,26 @@ from rapidfuzz import process
 
 from coordqa.errors import ConfigError, UnknownNameError
 
-__all__ = ["Catalog", "Registry", "resolve_reference", "suggest"]
+__all__ = [
+    "Catalog",
+    "Registry",
+    "resolve_reference",
+    "spelled_as",
+    "suggest",
+    "unknown_name_message",
+]
 
 T = TypeVar("T")
+
+
+def spelled_as(name: str, spellings: Iterable[str]) -> str:
+    """``name`` as ``spellings`` spell it, ignoring case (``Overcooked``: ``overcooked``).
+
+    The one rule for the names a user types of games and question types: every command
+    accepts any case. A name none of ``spellings`` matches is returned as given, for the
+    caller to refuse with its own list of what exists.
+    """
+    return next((known for known in spellings if known.casefold() == name.casefold()), name)
 
 
 def suggest(name: str, candidates: list[str], limit: int = 3) -> list[str]:
@@ -46,6 +63,19 @@ def suggest(name: str, candidates: list[str], limit: int = 3) -> list[str]:
     """
     matches = process.extract(name, candidates, limit=limit, score_cutoff=60)
     return [match for match, _score, _index in matches]
+
+
+def unknown_name_message(kind: str, name: str, groups: Sequence[tuple[str, Sequence[str]]]) -> str:
+    """``unknown KIND 'NAME'. Did you mean ...? LABEL: NAMES; ...``: the one wording.
+
+    ``groups`` are (label, names) of the names valid where ``name`` was given, most likely
+    first (a caller narrows them to a role or a game): the suggestions are the closest names
+    of the first group that has any close, so a likelier name is not crowded out.
+    """
+    close = next((found for _, names in groups if (found := suggest(name, list(names)))), [])
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    listed = "; ".join(f"{label}: {', '.join(names) or '(none)'}" for label, names in groups)
+    return f"unknown {kind} {name!r}.{hint} {listed}."
 
 
 def resolve_reference(reference: str) -> Any:
@@ -240,10 +270,11 @@ class Registry(Generic[T]):
 
     def unknown_message(self, name: str) -> str:
         """The error text for an unknown ``name``: what exists and what was probably meant."""
-        names = self.names()
-        close = suggest(name, names)
-        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        return f"unknown {self.kind} {name!r}.{hint} Available: {', '.join(names) or '(none)'}."
+        return unknown_name_message(self.kind, name, [("Available", self.names())])
+
+    def spelled(self, name: str) -> str:
+        """``name`` as registered, in any case (``Overcooked``: ``overcooked``); else as given."""
+        return spelled_as(name, self.names())
 
     def names(self) -> list[str]:
         """All registered names, sorted (lazy entries are not imported to list them)."""

@@ -15,8 +15,9 @@ from datetime import datetime, timezone
 
 from sqlalchemy import Integer, cast, func, select
 
+from coordqa.errors import ConfigError
 from coordqa.leaderboard.db import Database, LeaderboardError, Submission, Token
-from coordqa.leaderboard.names import admin_text
+from coordqa.leaderboard.names import admin_text, imitated_name
 
 __all__ = [
     "TOKEN_PREFIX",
@@ -40,12 +41,28 @@ def hash_token(token: str) -> str:
 def create_token(db: Database, name: str) -> str:
     """Create a token for ``name`` (who it is for) and return it; only its hash is stored.
 
+    A name has one live token: the list, the quotas and revocation tell submitters apart by
+    their token, and two live tokens named alike (compared as the board compares entry names:
+    case, spaces and look-alike letters) would be two submitters no admin can tell apart. A
+    name whose tokens are all revoked gets a new one (a leaked token is replaced so).
+
     Raises:
-        ConfigError: ``name`` is blank, too long or holds control characters.
+        ConfigError: ``name`` is blank, too long or holds control characters, or reads as the
+            name of a live token.
     """
     label = admin_text(name, what="the token's NAME (who it is for, e.g. 'alice-lab')")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with db.session() as session:
+        rows = session.execute(select(Token.name, Token.id).where(Token.revoked_at.is_(None)))
+        live = {held: token_id for held, token_id in rows}
+        taken = imitated_name(label, live)
+        if taken is not None:
+            raise ConfigError(
+                f"token {live[taken]} is already for {taken!r} (names are compared ignoring "
+                "case, spaces and look-alike letters), and a name has one live token: "
+                "`coordqa leaderboard token list` lists the tokens; to replace it, "
+                f"`coordqa leaderboard token revoke {live[taken]}` first"
+            )
         session.add(Token(name=label, token_hash=hash_token(token)))
     return token
 

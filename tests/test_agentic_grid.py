@@ -336,3 +336,11 @@ def test_the_ray_backend_without_ray_fails_before_any_progress_or_episode(
             run_grid(ray_grid, out, progress=seen.append)
         assert seen == [], "no progress before the failure"
     assert not (tmp_path / "new").exists()
+
+
+def test_a_grid_reads_its_games_in_any_case_as_eval_does() -> None:
+    grid = parse_grid(
+        {"agents": ["cac"], "models": ["scripted"], "games": [{"game": "Collab_Escape"}]}
+    )
+    assert [entry.game for entry in grid.games] == ["collab_escape"]
+    assert {spec.game for spec in grid.episodes()} == {"collab_escape"}

@@ -118,3 +118,22 @@ def test_play_shows_its_progress_on_stderr_and_its_results_on_stdout() -> None:
     assert "collab_escape episodes" in result.stderr
     assert "episodes" not in result.stdout.replace("episodes:", "")
     assert "turns when escaped" in result.stdout
+
+
+def test_game_names_are_read_in_any_case_as_eval_reads_them(tmp_path: Path) -> None:
+    """``Collab_Escape`` is ``collab_escape`` in every command taking a game (as in eval)."""
+    shown = runner.invoke(app, ["games", "show", "Collab_Escape"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "collab_escape (default), seed 0" in shown.output
+    played = coordqa("play", "COLLAB_ESCAPE", "--episodes", "1", "--out", tmp_path / "p")
+    assert played.returncode == 0, played.stderr
+    listed = runner.invoke(app, ["partners", "list", "--game", "Overcooked"])
+    assert listed.exit_code == 0 and "bc-cramped_room" in listed.output
+
+
+def test_an_unknown_player_of_play_lists_only_that_game_s_players() -> None:
+    result = coordqa("play", "collab_escape", "--players", "plannr,escape-greedy")
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: unknown player 'plannr'. Did you mean 'escape-planner'"), line
+    assert line.endswith("Players for collab_escape: escape-greedy, escape-planner."), line

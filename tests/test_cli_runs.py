@@ -146,6 +146,16 @@ def test_results_table_in_every_format(runs: dict[str, Path], tmp_path: Path) ->
     assert "| error |" in markdown.stdout
 
 
+def test_results_filters_accept_any_case_as_eval_does(runs: dict[str, Path]) -> None:
+    """``--game Hanabi --type jp`` is ``--game hanabi --type JP``, as ``coordqa eval`` reads it."""
+    result = coordqa("results", runs["a"], "--game", "Hanabi", "--type", "jp,tom", "-f", "csv")
+    assert result.returncode == 0, result.stderr
+    table = pd.read_csv(pd.io.common.StringIO(result.stdout))
+    assert sorted(table["question_id"]) == ["s0-jp", "s0-tom", "s1-jp", "s1-tom"]
+    unknown = coordqa("results", runs["a"], "--game", "Overcooked")
+    assert unknown.returncode == 2 and "its games are hanabi" in unknown.stderr
+
+
 def test_compare_lists_exactly_the_differing_samples(runs: dict[str, Path]) -> None:
     result = coordqa("compare", runs["a"], runs["b"], "--only", "disagree")
     assert result.returncode == 0, result.stderr

@@ -23,6 +23,7 @@ from coordqa.leaderboard.db import (
     migrate,
     open_database,
 )
+from coordqa.leaderboard.tokens import list_tokens
 
 runner = CliRunner()
 
@@ -299,3 +300,23 @@ def test_worker_ray_options_are_checked(
     url, _ = populated
     result = coordqa("leaderboard", "worker", "--db", url, "--once", *options, cwd=tmp_path)
     assert result.returncode == 2 and message in result.stderr, result
+
+
+def test_a_second_token_for_a_name_is_refused_until_the_first_is_revoked(tmp_path: Path) -> None:
+    """Two live tokens named alice would make two submitters the list cannot tell apart."""
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    _cli("leaderboard", "token", "create", "alice", "--db", url)
+    for again in ("alice", "ALICE", "al ice", "\u0430lice"):  # case, spaces, Cyrillic a
+        refused = coordqa("leaderboard", "token", "create", again, "--db", url)
+        assert refused.returncode == 2, refused.stderr
+        (line,) = refused.stderr.strip().splitlines()
+        assert "token 1 is already for 'alice'" in line, line
+        assert "coordqa leaderboard token list" in line and "token revoke 1" in line, line
+    _cli("leaderboard", "token", "revoke", "1", "--db", url)
+    assert _cli("leaderboard", "token", "create", "alice", "--db", url).startswith("cqa_")
+    db = open_database(url)
+    assert [(info.name, info.revoked_at is None) for info in list_tokens(db)] == [
+        ("alice", False),
+        ("alice", True),
+    ]
+    db.dispose()

@@ -253,6 +253,7 @@ def test_a_job_stopped_by_its_budget_resumes_without_asking_again(
     ("fields", "message"),
     [
         ({"model": "openai/gpt-4o"}, "has no api_base and is not one this board hosts"),
+        ({"model": "randm"}, "is not one this board hosts (random). Did you mean 'random'?"),
         ({"model": "random", "api_key": "sk-x"}, "api_key is for your own api_base"),
         ({"model": "openai/x", "api_base": "ftp://x.example"}, "must be an http(s) URL"),
         ({"model": "random", "grids": ["nope"]}, "unknown grid nope"),

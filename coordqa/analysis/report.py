@@ -144,9 +144,11 @@ def _model_row(label: str, reader: QARun, analysis: RunAnalysis) -> JSONObject:
 def _check_sizes(sizes: Mapping[str, float], labels: Sequence[str], models: Sequence[str]) -> None:
     unknown = sorted(set(sizes) - set(labels) - set(models))
     if unknown:
+        other_labels = sorted(set(labels) - set(models))
+        also = f" (or their labels {', '.join(other_labels)})" if other_labels else ""
         raise ConfigError(
             f"--sizes names {', '.join(unknown)}, which match no run; the runs' models are "
-            f"{', '.join(sorted(set(models)))} (or their labels {', '.join(labels)})"
+            f"{', '.join(sorted(set(models)))}{also}"
         )
 
 

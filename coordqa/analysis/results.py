@@ -28,6 +28,7 @@ from coordqa.analysis.tables import load_scores, question_accuracy
 from coordqa.choices import option_letter
 from coordqa.errors import ConfigError, StoreError
 from coordqa.records import Question, Sample, SampleKey
+from coordqa.registry import spelled_as
 from coordqa.store import (
     QARun,
     RunCounts,
@@ -93,6 +94,8 @@ def results_table(
     reader = read_qa_run(run)
     samples = {sample.key: sample for sample in reader.samples()}
     questions = list(reader.questions().values())
+    games = _spelled_as_held(games, {q.game for q in questions})
+    types = _spelled_as_held(types, {q.question_type for q in questions})
     _refuse_unknown(questions, games, types)
     rows = []
     for question in questions:
@@ -109,6 +112,11 @@ def results_table(
     for trial in range(reader.trials):
         columns += [f"trial_{trial}", f"trial_{trial}_correct"]
     return pd.DataFrame(rows, columns=[*columns, "correct_trials"])
+
+
+def _spelled_as_held(names: Sequence[str] | None, held: set[str]) -> list[str] | None:
+    """``names`` as the run spells them (any case, as ``coordqa eval`` reads its filters)."""
+    return None if names is None else [spelled_as(name, held) for name in names]
 
 
 def _refuse_unknown(

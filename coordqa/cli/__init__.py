@@ -15,11 +15,13 @@ import importlib
 import os
 import sys
 import threading
+from collections.abc import Sequence
 from difflib import get_close_matches
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 import typer.main
+from typer._click.exceptions import NoSuchOption  # typer's own click (not exported)
 
 if TYPE_CHECKING:
     from typer._click import Command, Context  # typer's own click, whose types it does not export
@@ -119,6 +121,20 @@ class _RootGroup(typer.core.TyperGroup):
                 self.get_command(ctx, name)
         return super().resolve_command(ctx, args)
 
+    def invoke(self, ctx: Context) -> Any:
+        """Run the command; an unknown option of any command under it is suggested only a close one.
+
+        Click suggests options at difflib's cutoff of 0.6 on names with their dashes, which
+        every option shares: ``--seed`` was offered ``--insecure`` and ``--trails`` three
+        options. Compared without the dashes at :data:`OPTION_CUTOFF`, a typo still finds its
+        option (``--modle``: ``--model``) and an option a command does not have finds none.
+        """
+        try:
+            return super().invoke(ctx)
+        except NoSuchOption as error:
+            error.possibilities = _close_options(error.option_name, error.possibilities or ())
+            raise
+
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         """The command ``cmd_name``, its module imported and registered if it was not yet."""
         if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
@@ -126,6 +142,21 @@ class _RootGroup(typer.core.TyperGroup):
                 _name_values(command)
                 self.add_command(command, name)
         return super().get_command(ctx, cmd_name)
+
+
+OPTION_CUTOFF = 0.7
+"""difflib's similarity an option name (without dashes) needs to be suggested: a swapped or
+missing letter scores 0.8 or more (``trails``/``trials`` 0.83, ``limt``/``limit`` 0.89), an
+unrelated name of shared letters 0.6 (``seed``/``hosted``, which click's 0.6 let through)."""
+
+
+def _close_options(typed: str, offered: Sequence[str]) -> list[str]:
+    """The options of ``offered`` close to ``typed`` when their leading dashes are left out."""
+    bare = {option.lstrip("-"): option for option in offered}
+    return [
+        bare[name]
+        for name in get_close_matches(typed.lstrip("-"), list(bare), cutoff=OPTION_CUTOFF)
+    ]
 
 
 def registered_commands(module: str) -> dict[str, Command]:

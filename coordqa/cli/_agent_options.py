@@ -149,9 +149,9 @@ class AgentOptionsCommand(TyperCommand):
 
 
 def given_options(
-    ctx: typer.Context, agent: str, assignments: Sequence[str]
+    ctx: typer.Context, agent: str, assignments: Sequence[str], game: str
 ) -> dict[str, OptionValue]:
-    """The options given for ``agent``: ``--agent-option`` pairs and the generated flags.
+    """The options given for ``agent`` of ``game``: ``--agent-option`` pairs and the flags.
 
     Their values are checked when the grid is read, which parses them with the preset's.
 
@@ -179,8 +179,8 @@ def given_options(
         if key in options:
             raise ConfigError(f"option {key} is given twice (again by {source}); give it once")
         options[key] = value
-    from coordqa.games.base import PLAYERS
+    from coordqa.games.base import role_player
 
-    spec = PLAYERS.get(agent)
+    spec = role_player(agent, "agent", [game])
     check_names(spec.name, spec.options, options, "--agent-option")  # said here, not as a grid's
     return options

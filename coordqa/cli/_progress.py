@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from coordqa.cli._errors import INTERRUPTED_EXIT
+from coordqa.words import counted
 
 if TYPE_CHECKING:
     from coordqa.evaluation import EvalProgress
@@ -114,7 +115,9 @@ class EvalDisplay:
             self.started = True
             self.console.print(f"run directory: [bold]{snapshot.run_dir}[/]", highlight=False)
             if snapshot.resumed:
-                self.console.print(f"resuming: {snapshot.resumed} samples already answered")
+                self.console.print(
+                    f"resuming: {counted(snapshot.resumed, 'sample')} already answered"
+                )
             self.start(snapshot)
         self.update(snapshot)
 

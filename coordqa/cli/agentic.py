@@ -378,7 +378,7 @@ def run_command(
         "partners": [partner or SELF],
         "games": [entry],
         "positions": _position(position),
-        "agent_options": {agent: given_options(ctx, agent, agent_option or [])},
+        "agent_options": {agent: given_options(ctx, agent, agent_option or [], game)},
         "generate": sampling.given(),
         "runtime": _runtime({}, execution, calls, transport),
     }

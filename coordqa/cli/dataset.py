@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from coordqa.cli._names import game_name
 from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import new_table, number_column
 from coordqa.errors import ConfigError
@@ -29,6 +30,30 @@ DatasetPath = Annotated[
     ),
 ]
 """The optional dataset argument that ``validate`` and ``stats`` share."""
+
+DatasetOption = Annotated[
+    str | None,
+    typer.Option(
+        "--dataset",
+        help="The same as the DATASET argument, spelled as `coordqa eval --dataset` takes it.",
+    ),
+]
+"""``--dataset NAME``: what users type by analogy with eval and report."""
+
+
+def chosen_dataset(path: str | None, dataset: str | None) -> str | None:
+    """The dataset named by the argument or by ``--dataset`` (the same one when both are given).
+
+    Raises:
+        ConfigError: two different datasets.
+    """
+    if path is not None and dataset is not None and path != dataset:
+        raise ConfigError(
+            f"two datasets given: {path!r} and --dataset {dataset}; name one of them, "
+            "either as the argument or with --dataset"
+        )
+    return dataset if path is None else path
+
 
 dataset_app = typer.Typer(
     name="dataset",
@@ -184,6 +209,7 @@ def build_command(
 @dataset_app.command("validate")
 def validate_command(
     path: DatasetPath = None,
+    dataset: DatasetOption = None,
 ) -> None:
     """Re-render every question from its snapshot and re-run every solver; fail on any mismatch.
 
@@ -194,7 +220,7 @@ def validate_command(
     """
     from coordqa.scenarios import validate_dataset
 
-    report = validate_dataset(path)
+    report = validate_dataset(chosen_dataset(path, dataset))
     if report.frozen is None:
         console.print(
             f"[green]ok[/]: {report.resolved} questions re-rendered and re-solved, no mismatch"
@@ -223,12 +249,13 @@ def validate_command(
 @dataset_app.command("stats")
 def stats_command(
     path: DatasetPath = None,
+    dataset: DatasetOption = None,
 ) -> None:
     """Counts per game and type, option counts, answer positions and the random baseline."""
     from coordqa.dataset import load_rows
     from coordqa.scenarios import dataset_stats
 
-    stats = dataset_stats(load_rows(path))
+    stats = dataset_stats(load_rows(chosen_dataset(path, dataset)))
     for title, frame in (
         ("questions per game and type", stats.counts),
         ("questions per number of options", stats.option_counts),
@@ -252,7 +279,7 @@ def _cell(value: object) -> str:
 
 @dataset_app.command("generate")
 def generate_command(
-    game: Annotated[str, typer.Option(help="Game to generate scenarios for.")],
+    game: Annotated[str, typer.Option(help="Game to generate scenarios for.", callback=game_name)],
     count: Annotated[int, typer.Option(help="Number of scenarios (3 questions each).")],
     seed: Annotated[int, typer.Option(help="First seed of the search.")],
     out: Annotated[

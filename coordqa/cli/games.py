@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from coordqa.cli._errors import INTERRUPTED_EXIT
+from coordqa.cli._names import game_name
 from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunInterrupted
@@ -75,7 +76,9 @@ def _pair_text(pair: tuple[str, str] | None) -> str:
 
 
 def games_show(
-    game: Annotated[str, typer.Argument(help="Game name (see `coordqa games list`).")],
+    game: Annotated[
+        str, typer.Argument(help="Game name (see `coordqa games list`).", callback=game_name)
+    ],
     layout: Annotated[str | None, typer.Option(help="Layout or map.")] = None,
     seed: Annotated[int, typer.Option(help="Episode seed.")] = 0,
     steps: Annotated[int, typer.Option(help="Steps to play before showing the state.")] = 0,
@@ -114,7 +117,9 @@ def games_show(
 
 
 def play_command(
-    game: Annotated[str, typer.Argument(help="Game name (see `coordqa games list`).")],
+    game: Annotated[
+        str, typer.Argument(help="Game name (see `coordqa games list`).", callback=game_name)
+    ],
     episodes: Annotated[int, typer.Option(help="Number of episodes.")] = 10,
     seed: Annotated[int, typer.Option(help="Seed of episode 0 (episode i uses seed + i).")] = 0,
     players: Annotated[

@@ -506,6 +506,15 @@ def export_command(
 
 
 @option_groups
+def _board_draws_seeds(value: str | None) -> None:
+    """Refuse ``--seed``, which ``coordqa eval`` takes, saying why a board-run entry has none."""
+    if value is not None:
+        raise ConfigError(
+            "--seed: the board draws the seeds itself and keeps the private split's secret until "
+            "the job is done, so that no entry can pick a seed it was tuned on; leave --seed out"
+        )
+
+
 def submit_endpoint_command(
     model: Annotated[
         str, typer.Argument(help="Model as coordqa eval takes it, e.g. openai/my-model.")
@@ -532,6 +541,9 @@ def submit_endpoint_command(
     insecure: Annotated[
         bool, typer.Option("--insecure", help="Allow plain http to another machine.")
     ] = False,
+    seed: Annotated[
+        str | None, typer.Option("--seed", hidden=True, callback=_board_draws_seeds)
+    ] = None,
 ) -> None:
     """Ask the board to evaluate MODEL itself: a board-run entry.
 

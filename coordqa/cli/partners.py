@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from coordqa.cli._names import game_name
 from coordqa.cli._tables import print_entry
 
 partners_app = typer.Typer(
@@ -23,7 +24,10 @@ STATUS_STYLE = {"ready": "green", "needs training": "yellow", "needs weights": "
 @partners_app.command("list")
 def list_command(
     name: Annotated[str | None, typer.Argument(help="Show only this partner.")] = None,
-    game: Annotated[str | None, typer.Option("--game", help="Only this game's partners.")] = None,
+    game: Annotated[
+        str | None,
+        typer.Option("--game", help="Only this game's partners.", callback=game_name),
+    ] = None,
 ) -> None:
     """List partners: game, kind, status and where their weights come from (names whole)."""
     from coordqa.agentic.partners import list_partners, partner_info

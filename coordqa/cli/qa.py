@@ -36,6 +36,7 @@ from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
 from coordqa.eval_config import eval_default
 from coordqa.jsonvalues import rounded
+from coordqa.words import counted
 
 if TYPE_CHECKING:
     from coordqa.analysis import RunAnalysis
@@ -106,7 +107,7 @@ def headline_lines(analysis: RunAnalysis) -> list[str]:
     return [
         f"overall accuracy {accuracy}",
         f"95% CI {format_interval(row['ci_low'], row['ci_high'])} (questions); "
-        f"{int(row['n_questions'])} questions x {trials} trial{'s' if trials != 1 else ''}; "
+        f"{counted(int(row['n_questions']), 'question')} x {counted(trials, 'trial')}; "
         f"random {row['random_baseline']:.3f}",
     ]
 
@@ -178,9 +179,10 @@ def render_counts(result: RunResult) -> None:
 
     messages.print(
         f"samples: {result.new_samples} new, {result.resumed_samples} resumed. "
-        f"This session: {session.sent} calls sent, {session.cache_hits} from the cache, "
+        f"This session: {counted(session.sent, 'call')} sent, {session.cache_hits} from the cache, "
         f"{session.errors} failed; {spent(session)}. "
-        f"Whole run: {run.sent} calls sent, {run.cache_hits} from the cache; {spent(run)}.",
+        f"Whole run: {counted(run.sent, 'call')} sent, {run.cache_hits} from the cache; "
+        f"{spent(run)}.",
         highlight=False,
     )
     dataset = result.manifest.dataset

@@ -8,6 +8,7 @@ which reads runs through :mod:`coordqa.store`, and prints tables that fit 80 col
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from collections.abc import Sequence
@@ -69,6 +70,13 @@ def parse_sizes(value: str | None) -> dict[str, float]:
 # -- rendering -------------------------------------------------------------------------------
 
 
+def _random_baseline(value: float) -> str:
+    """The run's random baseline, or why it has none: it is taken over the answered samples."""
+    if math.isnan(value):
+        return "random baseline unknown (no sample answered yet)"
+    return f"random baseline {value:.3f}"
+
+
 def render_report(report: ModelReport) -> None:
     """Print the runs, models, paired comparisons and correlations of ``coordqa report``."""
     from coordqa.analysis.accuracy import INCOMPLETE_NOTE, ONE_TRIAL_NOTE
@@ -79,7 +87,7 @@ def render_report(report: ModelReport) -> None:
     for row in report.models.itertuples():
         about = (
             f"{row.dataset} (fingerprint {row.fingerprint}), {row.n_questions} questions, "
-            f"filters {row.filters}; random baseline {row.random_baseline:.3f}; {row.status}"
+            f"filters {row.filters}; {_random_baseline(row.random_baseline)}; {row.status}"
         )
         print_entry(
             console,

@@ -10,7 +10,7 @@ from coordqa.dataset.schema import TYPE_NAMES, RowT
 from coordqa.errors import ConfigError, UnknownNameError
 from coordqa.games.base import GAMES
 from coordqa.records import QUESTION_TYPES
-from coordqa.registry import Registry
+from coordqa.registry import Registry, spelled_as
 
 if TYPE_CHECKING:
     import datasets
@@ -23,11 +23,10 @@ def _canonical_names(
         return None
     if isinstance(names, str):
         names = [names]
-    by_folded = {name.casefold(): name for name in allowed}
     chosen = set()
     for name in names:
-        canonical = by_folded.get(name.casefold())
-        if canonical is None:
+        canonical = spelled_as(name, allowed)
+        if canonical not in allowed:
             raise UnknownNameError(registry.unknown_message(name))
         chosen.add(canonical)
     return chosen

@@ -16,9 +16,9 @@ replayed trajectory needs.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal
 
 from coordqa.errors import GameError
 from coordqa.games.names import PLAYER_NAMES as PLAYER_NAMES
@@ -468,6 +468,37 @@ for _reference in (
     "coordqa.games.collab_escape:PLAYERS",
 ):
     PLAYERS.add_catalog(_reference)
+
+
+def role_player(
+    name: str, role: Literal["agent", "partner", "player"], games: Collection[str]
+) -> PlayerSpec:
+    """The player ``name`` given as an agent, a partner or a player (``coordqa play``) of ``games``.
+
+    An unknown name is refused as what it was given as (``unknown agent 'cak'``), with the
+    names that fit the role in one of ``games``, so the suggestion is the one meant (``cac``,
+    not another game's ``capture-greedy``): an agent's list is the LLM agents, then the other
+    players (any player may be the agent); a partner's or a player's is the players that are no
+    LLM agent (``coordqa play`` plays no LLM).
+
+    Raises:
+        UnknownNameError: no player ``name``.
+    """
+    from coordqa.errors import UnknownNameError
+    from coordqa.registry import unknown_name_message
+
+    if name in PLAYERS:
+        return PLAYERS.get(name)
+    fitting = [spec for _, spec in PLAYERS.items() if any(spec.plays(game) for game in games)]
+    agents = [spec.name for spec in fitting if spec.kind == "llm"]
+    others = [spec.name for spec in fitting if spec.kind != "llm"]
+    where = " or ".join(sorted(games))
+    groups = (
+        [(f"Agents for {where}", agents), (f"other players of {where}", others)]
+        if role == "agent"
+        else [(f"{role.capitalize()}s for {where}", others)]
+    )
+    raise UnknownNameError(unknown_name_message(role, name, groups))
 
 
 def make_player(

@@ -134,6 +134,31 @@ def known_to_litellm(name: str) -> bool:
     return f'"litellm_provider": {json.dumps(prefix)}' in entry
 
 
+def provider_prefix_of(name: str) -> str | None:
+    """The provider prefix litellm's model map gives a bare model name (``gpt-4o``: ``openai``).
+
+    Read from the two files the installed litellm ships (its model map and its provider list),
+    without importing litellm, which takes seconds: a name refused for want of a prefix is told
+    the one to use. None when litellm is not installed, the map does not know the name, or the
+    map's provider is not a prefix litellm takes (``vertex_ai-language-models``).
+    """
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    try:
+        entry = _json_file(folder / "model_prices_and_context_window_backup.json").get(name)
+        prefixes = _json_file(folder / "provider_endpoints_support_backup.json").get("providers")
+    except (OSError, ValueError, AttributeError):
+        return None
+    provider = entry.get("litellm_provider") if isinstance(entry, dict) else None
+    return provider if isinstance(prefixes, dict) and provider in prefixes else None
+
+
+def _json_file(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 @functools.cache
 def import_litellm() -> ModuleType:
     """Import litellm (once), configured for offline price lookup, fast calls and quiet logs.

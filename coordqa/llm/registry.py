@@ -57,7 +57,10 @@ def create_provider(
         return PROVIDERS.get(family.group())(name, api_base, api_key)
     if "/" in name and not name.startswith("/"):
         return _over_http(name, api_base, api_key, transport)
-    close = suggest(name, PROVIDERS.names())
+    from coordqa.llm.litellm_provider import provider_prefix_of  # litellm itself is not imported
+
+    prefix = provider_prefix_of(name)
+    close = [f"{prefix}/{name}"] if prefix else suggest(name, PROVIDERS.names())
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     shown = {"/": "PATH", "?": "KEY=VALUE"}
     built_in = ", ".join(n + shown.get(n[-1], "") for n in PROVIDERS.names())

@@ -28,6 +28,11 @@ RunKind = Literal["qa", "agentic", "play"]
 RunStatus = Literal["created", "running", "finished", "interrupted", "failed"]
 
 
+def _said(value: object) -> str:
+    """A setting as the user gives it: ``none`` for no value (not Python's ``None``)."""
+    return "none" if value is None else repr(value)
+
+
 def utc_now() -> datetime:
     """The current time in UTC, as manifests record it."""
     return datetime.now(timezone.utc)
@@ -101,7 +106,7 @@ class RunManifest(BaseModel):
         for key in sorted(set(self.config) | set(other.config)):
             mine, theirs = self.config.get(key), other.config.get(key)
             if mine != theirs:
-                problems.append(f"{key}: stored {mine!r}, requested {theirs!r}")
+                problems.append(f"{key}: stored {_said(mine)}, requested {_said(theirs)}")
         stored_fp = self.dataset.fingerprint if self.dataset else None
         requested_fp = other.dataset.fingerprint if other.dataset else None
         if stored_fp != requested_fp:

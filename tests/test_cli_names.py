@@ -1,0 +1,100 @@
+"""The names a user types: unknown agents, partners and options get the suggestions meant."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_support import coordqa
+
+
+def test_an_unknown_agent_is_named_an_agent_with_its_game_s_agents_first(tmp_path: Path) -> None:
+    args = ("--model", "scripted", "--game", "collab_escape", "--self-play", "--episodes", "1")
+    result = coordqa("agentic", "run", "--agent", "cak", *args, "--out", tmp_path / "x")
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: unknown agent 'cak'. Did you mean 'cac'?"), line
+    assert "player" not in line.split("Did you mean")[0]
+    assert "hanabi-" not in line and "bc-" not in line and "capture-" not in line, line
+    assert "escape-planner" in line  # any player of the game may be the agent: listed after
+
+
+def test_an_unknown_partner_lists_only_that_game_s_partners(tmp_path: Path) -> None:
+    args = ("--agent", "cac", "--model", "scripted", "--game", "collab_escape", "--episodes", "1")
+    result = coordqa("agentic", "run", *args, "--partner", "escape-planer", "--out", tmp_path / "x")
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(
+        "error: unknown partner 'escape-planer'. Did you mean 'escape-planner'"
+    ), line
+    listed = line.split("Partners for collab_escape: ")[1]
+    assert listed.rstrip(".").split(", ") == ["escape-greedy", "escape-planner"], line
+
+
+def test_dataset_stats_and_validate_take_dataset_as_eval_does() -> None:
+    """``--dataset NAME`` means the positional NAME; two different ones are refused."""
+    positional = coordqa("dataset", "stats", "example")
+    assert positional.returncode == 0, positional.stderr
+    option = coordqa("dataset", "stats", "--dataset", "example")
+    assert option.returncode == 0, option.stderr
+    assert option.stdout == positional.stdout
+    both = coordqa("dataset", "stats", "example", "--dataset", "example")
+    assert both.returncode == 0 and both.stdout == positional.stdout
+    differ = coordqa("dataset", "validate", "example", "--dataset", "coordinationqa-v1.1")
+    assert differ.returncode == 2, differ.stderr
+    (line,) = differ.stderr.strip().splitlines()
+    assert "'example'" in line and "--dataset coordinationqa-v1.1" in line, line
+
+
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        (("eval", "--modle", "random"), ["--model"]),
+        (("eval", "--trails", "2"), ["--trials"]),
+        (("submit", "RUN", "--seed", "3"), []),  # not --insecure
+        (("leaderboard", "serve", "--seed", "1"), []),  # not --db, --hosted
+        (("report", "RUN", "--seed", "1"), []),  # not --sizes
+    ],
+)
+def test_an_unknown_option_is_suggested_only_a_close_one(
+    args: tuple[str, ...], meant: list[str]
+) -> None:
+    """Click's cutoff compares the names with their dashes, which every option shares."""
+    result = coordqa(*args)
+    assert result.returncode == 2
+    unknown = next(arg for arg in args if arg.startswith("--"))
+    assert f"No such option: {unknown}" in result.stderr
+    suggested = re.findall(r"Possible options: ([^)]*)\)", result.stderr)
+    assert [name for line in suggested for name in line.split(", ")] == meant, result.stderr
+
+
+def test_submit_endpoint_says_why_it_takes_no_seed() -> None:
+    args = ("submit-endpoint", "random", "--to", "http://127.0.0.1:9", "--seed", "3")
+    result = coordqa(*args)
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: --seed: the board draws the seeds itself"), line
+    assert "--insecure" not in line
+
+
+def test_a_bare_model_name_is_told_its_provider_prefix(tmp_path: Path) -> None:
+    """``gpt-4o`` is in litellm's model map as an openai model: the error says openai/gpt-4o."""
+    result = coordqa("eval", "--model", "gpt-4o", "--limit", "1", "--out", tmp_path / "r")
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert "unknown model gpt-4o. Did you mean openai/gpt-4o?" in line, line
+    unknown = coordqa("eval", "--model", "no-such-model-x", "--limit", "1")
+    assert "Did you mean" not in unknown.stderr and "provider prefix" in unknown.stderr
+
+
+def test_the_provider_of_a_bare_name_is_read_without_importing_litellm() -> None:
+    """litellm takes seconds to import; a refused name must not pay for it."""
+    code = (
+        "import sys; from coordqa.llm.litellm_provider import provider_prefix_of;"
+        "print(provider_prefix_of('gpt-4o'), provider_prefix_of('nope'), 'litellm' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["openai", "None", "False"], done.stderr

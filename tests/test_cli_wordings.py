@@ -1,0 +1,60 @@
+"""Messages read as sentences: articles, plurals, no list said twice, no Python words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_support import CliResult, coordqa as run_coordqa
+from qa_run_support import SIX_QUESTIONS, manifest_of, outcome_rows, question_of, write_qa_run
+
+from coordqa.store import RunManifest, RunStore
+
+
+def coordqa(*args: str | Path) -> CliResult:
+    return run_coordqa(*args, env={"NO_COLOR": "1"}, columns=200)
+
+
+def test_an_agentic_run_is_an_agentic_run(tmp_path: Path) -> None:
+    agentic = tmp_path / "agentic"
+    RunStore.create(agentic, RunManifest(kind="agentic", config={}, fingerprint="x")).close()
+    result = coordqa("results", agentic)
+    assert result.returncode == 2
+    assert "is an agentic run, not a QA one" in result.stderr, result.stderr
+
+
+def test_one_question_one_sample_one_call_are_singular(tmp_path: Path) -> None:
+    args = ("eval", "--model", "random", "--limit", "1", "--trials", "1", "--out", tmp_path / "r")
+    first = coordqa(*args)
+    assert first.returncode == 0, first.stderr
+    assert "1 question x 1 trial;" in first.stdout, first.stdout
+    assert "This session: 1 call sent" in first.stderr + first.stdout
+    again = coordqa(*args)
+    assert "resuming: 1 sample already answered" in again.stderr + again.stdout
+
+
+def test_sizes_naming_no_run_lists_each_name_once(tmp_path: Path) -> None:
+    run = write_qa_run(tmp_path / "a", "model-a", outcome_rows(SIX_QUESTIONS), trials=2)
+    result = coordqa("report", run, "--sizes", "model-b=1e9", "--out", tmp_path / "rep")
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.count("model-a") == 1, line
+
+
+def test_a_run_without_samples_says_why_it_has_no_random_baseline(tmp_path: Path) -> None:
+    first_trials = [row for row in outcome_rows(SIX_QUESTIONS) if row.trial == 0]
+    empty = tmp_path / "empty"
+    with RunStore.create(empty, manifest_of("m", 2, len(first_trials))) as store:
+        for row in first_trials:  # interrupted before its first call: questions, no reply
+            store.append_record("questions", question_of(row))
+    result = coordqa("report", empty, "--out", tmp_path / "rep")
+    assert "random baseline nan" not in result.stdout
+    assert "random baseline unknown (no sample answered yet)" in result.stdout, result.stdout
+
+
+def test_a_changed_filter_says_none_not_python_none(tmp_path: Path) -> None:
+    args = ("eval", "--model", "random", "--limit", "1", "--trials", "1", "--out", tmp_path / "r")
+    assert coordqa(*args).returncode == 0
+    refused = coordqa(*args, "--sample", "1")
+    assert refused.returncode == 2
+    assert "sample: stored none, requested 1" in refused.stderr, refused.stderr
+    assert "None" not in refused.stderr
