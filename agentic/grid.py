@@ -304,6 +304,19 @@ class GridConfig(BaseModel):
             }
         return data
 
+    def with_episodes(self, counts: list[int | None]) -> GridConfig:
+        """This grid with each game entry's ``episodes`` (in order) set to ``counts``.
+
+        The episode count is what a resumed run may raise (as ``coordqa eval --trials``): the
+        run's settings are the grid's with the counts it was started with
+        (:func:`coordqa.agentic.runner.plan_grid`), and its default folder leaves them out
+        (:func:`coordqa.agentic.runner.default_out`).
+        """
+        data = self.model_dump(mode="json")
+        for game, count in zip(data["games"], counts, strict=True):
+            game["episodes"] = count
+        return GridConfig.model_validate(data)
+
     def tasks(self) -> list[EpisodeTask]:
         """What the grid asks of any agent: every (game, layout, partner, seat, seed) task.
 

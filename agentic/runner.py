@@ -44,6 +44,7 @@ again. Ctrl-C or SIGTERM marks the run interrupted and raises
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, aclosing, asynccontextmanager
 from dataclasses import dataclass, field
@@ -453,7 +454,9 @@ async def run_grid_async(
     watch = ErrorWatch(
         ", ".join(config.model_names()), config.api_base, config.runtime.max_error_rate
     )
-    with RunLifecycle.open(out, grid_manifest(config, specs, transports)) as run:
+    manifest = grid_manifest(config, specs, transports)
+    with RunLifecycle.open(out, _as_stored(config, manifest, Path(out))) as run:
+        _adopt_settings(run.store, manifest)
         writer = RecordWriter(run.store)
         try:
             done = read_agentic_run(run.store).played_keys()
@@ -484,6 +487,66 @@ async def run_grid_async(
             raise run.failed(failure, None if watch.stopped_by else result, watch)
         run.finish()
     return result
+
+
+def _as_stored(config: GridConfig, manifest: RunManifest, out: Path) -> RunManifest:
+    """``manifest`` (the run of ``config``) as the run at ``out`` stores it, if one is there.
+
+    That is, with the stored episode count of each game entry that gives one, when ``config``
+    asks for as many or more: the one setting a resumed run may raise (as ``coordqa eval``'s
+    trials, :data:`coordqa.evaluation.RESUME_MAY_CHANGE`); the episodes it adds are played and
+    the new count is written once the run is open (:func:`_adopt_settings`).
+
+    Raises:
+        ConfigError: the stored run has more episodes in a game than asked for.
+    """
+    if not (out / MANIFEST).exists():
+        return manifest
+    stored = open_run(out).manifest
+    games = stored.config.get("games")
+    if stored.kind != "agentic" or not isinstance(games, list) or len(games) != len(config.games):
+        return manifest  # another run: refused with its differences when opened
+    counts = [entry.episodes for entry in config.games]
+    for index, (entry, kept) in enumerate(zip(config.games, games, strict=True)):
+        had = kept.get("episodes") if isinstance(kept, dict) else None
+        if not isinstance(had, int) or entry.episodes is None:
+            continue
+        if entry.episodes < had:
+            raise ConfigError(_fewer_episodes(out, entry.game, had, entry.episodes))
+        counts[index] = had
+    if counts == [entry.episodes for entry in config.games]:
+        return manifest
+    before = config.with_episodes(counts)
+    specs = before.episodes()
+    identity = before.identity()
+    fingerprint = content_hash({"config": identity, "episodes": [s.key for s in specs]})
+    return manifest.model_copy(update={"config": identity, "fingerprint": fingerprint})
+
+
+def _fewer_episodes(out: Path, game: str, had: int, asked: int) -> str:
+    """Why a run of ``had`` episodes is not resumed with ``asked`` (fewer), and what to do."""
+    if not _played_before(out):  # nothing played: nothing is lost by starting over
+        return (
+            f"{out} holds a run with {had} episodes of {game} and none played yet; to start "
+            f"over with --episodes {asked}, remove it (rm -r {out}) or use another --out; "
+            f"--episodes {had} or more resumes it"
+        )
+    return (
+        f"{out} holds a run with {had} episodes of {game}; ask for --episodes {had} or more to "
+        "resume it (more episodes are added to it), or use another --out"
+    )
+
+
+def _adopt_settings(store: RunStore, manifest: RunManifest) -> None:
+    """Record the settings of the run as asked (more episodes), with this session's command.
+
+    Called once the run is open: only a run :func:`_as_stored` matched gets here.
+    """
+    stored = store.manifest
+    if (stored.config, stored.fingerprint) != (manifest.config, manifest.fingerprint):
+        store.update_manifest(
+            config=manifest.config, fingerprint=manifest.fingerprint, command=list(sys.argv)
+        )
 
 
 def _checked_before_the_run(
@@ -667,6 +730,12 @@ def interrupted_message(run_dir: Path) -> str:
 
 
 def default_out(config: GridConfig, root: str | Path = "runs/agentic") -> Path:
-    """``runs/agentic/<name>-<hash of the grid>``: the same grid resumes the same directory."""
+    """``runs/agentic/<name>-<hash of the grid>``: the same grid resumes the same directory.
+
+    The hash leaves each game's episode count out (every count hashes as 1), as
+    :func:`coordqa.evaluation.run_name` leaves the trials out: the same command with more
+    episodes resumes the same folder and plays the new ones (:func:`_as_stored`).
+    """
     slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in config.name)
-    return Path(root) / f"{slug}-{content_hash(config.identity())[:8]}"
+    counts = [None if entry.episodes is None else 1 for entry in config.games]
+    return Path(root) / f"{slug}-{content_hash(config.with_episodes(counts).identity())[:8]}"

@@ -22,7 +22,7 @@ Runs are read back by one reader per kind (:class:`RunReader`, :mod:`~coordqa.st
 :mod:`~coordqa.store.discovery` finds run directories in folders. Import the names from here.
 """
 
-from coordqa.store.directory import RunStore, UnreadableRunError, open_run
+from coordqa.store.directory import RunStore, UnreadableRunError, check_resumable, open_run
 from coordqa.store.discovery import RunSurvey, discover_runs, no_runs_under, survey_runs
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, DatasetInfo, RunKind, RunManifest
 from coordqa.store.qa import (
@@ -51,6 +51,7 @@ __all__ = [
     "RunStore",
     "RunSurvey",
     "UnreadableRunError",
+    "check_resumable",
     "discover_runs",
     "no_runs_under",
     "open_run",

@@ -113,14 +113,11 @@ class RunStore:
             return cls.create(root, manifest)
         store = open_run(root)
         store._acquire_lock()
-        problems = store.manifest.mismatches(manifest)
-        if problems:
+        try:
+            check_resumable(root, store.manifest, manifest)
+        except StoreError:
             store.close()
-            raise StoreError(
-                f"{root} holds a run with a different configuration ("
-                + "; ".join(problems)
-                + "). Use another --out directory, or the same options as that run to resume it."
-            )
+            raise
         store.update_manifest(runtime=manifest.runtime, schema_version=SCHEMA_VERSION)
         return store
 
@@ -533,6 +530,24 @@ def _without_manifest(root: Path) -> UnreadableRunError | None:
         f"it holds {', '.join(held)} but no {MANIFEST}, so which run they belong to is unknown",
         RESTORE_MANIFEST,
     )
+
+
+def check_resumable(root: Path, stored: RunManifest, asked: RunManifest) -> None:
+    """Refuse to resume the run ``stored`` at ``root`` as ``asked`` unless they are one run.
+
+    Also said before a run opens its folder (``coordqa agentic run`` checks before it draws
+    its progress bar), in the words :meth:`RunStore.open_or_create` uses.
+
+    Raises:
+        StoreError: the differences (:meth:`RunManifest.mismatches`) and the fix.
+    """
+    problems = stored.mismatches(asked)
+    if problems:
+        raise StoreError(
+            f"{root} holds a run with a different configuration ("
+            + "; ".join(problems)
+            + "). Use another --out directory, or the same options as that run to resume it."
+        )
 
 
 def open_run(path: str | os.PathLike[str]) -> RunStore:

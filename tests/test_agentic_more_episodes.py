@@ -1,0 +1,95 @@
+"""More episodes on an existing agentic run: only the missing ones are played (as ``--trials``).
+
+A run of 1 episode asked again with ``--episodes 3`` plays seeds 1 and 2, the seeds a fresh
+3-episode run plays, so the extended run equals the fresh one move for move; fewer episodes than
+the run holds are refused as ``coordqa eval`` refuses fewer trials.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_support import coordqa
+
+from coordqa.agentic import load_agentic_run
+from coordqa.agentic.grid import GridConfig, parse_grid
+from coordqa.agentic.runner import default_out
+from coordqa.store import open_run
+
+SELF_PLAY = ["--agent", "cac", "--model", "bot", "--game", "collab_escape", "--self-play"]
+
+
+def _moves(out: Path) -> dict[str, object]:
+    """Each episode's key -> its trajectory (every step, both seats)."""
+    return {e.key: e.trajectory.to_dict() for e in load_agentic_run(out, with_exchanges=False)}
+
+
+def test_a_run_of_one_episode_extended_to_three_equals_a_fresh_run_of_three(
+    tmp_path: Path,
+) -> None:
+    extended, fresh = tmp_path / "extended", tmp_path / "fresh"
+    first = coordqa("agentic", "run", *SELF_PLAY, "--episodes", "1", "--out", extended)
+    assert first.returncode == 0, first.stderr
+    more = coordqa("agentic", "run", *SELF_PLAY, "--episodes", "3", "--out", extended)
+    assert more.returncode == 0, more.stderr
+    assert "2 played, 1 already done" in more.stderr
+    whole = coordqa("agentic", "run", *SELF_PLAY, "--episodes", "3", "--out", fresh)
+    assert whole.returncode == 0, whole.stderr
+    assert len(_moves(fresh)) == 3
+    assert _moves(extended) == _moves(fresh)
+    manifest = open_run(extended).manifest
+    assert manifest.runtime["episodes"] == 3
+    assert [game["episodes"] for game in manifest.config["games"]] == [3]
+    assert manifest.config == open_run(fresh).manifest.config
+    assert manifest.fingerprint == open_run(fresh).manifest.fingerprint
+    assert "--episodes" in manifest.command and "3" in manifest.command
+
+
+def test_fewer_episodes_than_the_run_holds_are_refused_as_fewer_trials_are(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert coordqa("agentic", "run", *SELF_PLAY, "--episodes", "2", "--out", out).returncode == 0
+    fewer = coordqa("agentic", "run", *SELF_PLAY, "--episodes", "1", "--out", out)
+    assert fewer.returncode == 2
+    said = " ".join(fewer.stderr.split())
+    assert "holds a run with 2 episodes" in said and "--episodes 2 or more" in said
+    assert len(_moves(out)) == 2
+
+
+def test_more_episodes_with_another_setting_is_still_another_run(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert coordqa("agentic", "run", *SELF_PLAY, "--episodes", "1", "--out", out).returncode == 0
+    other = coordqa(
+        "agentic", "run", *SELF_PLAY, "--episodes", "2", "--temperature", "0.5", "--out", out
+    )
+    assert other.returncode == 2
+    assert "different configuration" in other.stderr and "generate" in other.stderr
+    assert len(_moves(out)) == 1
+
+
+def test_a_grid_whose_episode_count_is_raised_plays_only_the_new_episodes(tmp_path: Path) -> None:
+    spec = tmp_path / "grid.yaml"
+    body = (
+        "agents: [capture-planner]\npartners: [self]\n"
+        "games: [{{game: collab_capture, episodes: {n}}}]\n"
+    )
+    spec.write_text(body.format(n=1))
+    out = tmp_path / "g"
+    assert coordqa("agentic", "grid", spec, "--out", out).returncode == 0
+    spec.write_text(body.format(n=2))
+    more = coordqa("agentic", "grid", spec, "--out", out)
+    assert more.returncode == 0, more.stderr
+    assert "1 played, 1 already done" in more.stderr
+    assert sorted(e.spec.seed for e in load_agentic_run(out, with_exchanges=False)) == [0, 1]
+    assert open_run(out).manifest.runtime["episodes"] == 2
+
+
+def test_the_default_folder_leaves_the_episode_count_out_as_trials_are(tmp_path: Path) -> None:
+    """The same command with more episodes resumes the same default folder (as QA's run name
+    leaves --trials out); other seeds, another folder."""
+
+    def grid(**game: object) -> GridConfig:
+        games = [{"game": "collab_capture", **game}]
+        return parse_grid({"agents": ["capture-planner"], "games": games})
+
+    assert default_out(grid(episodes=1)) == default_out(grid(episodes=3))
+    assert default_out(grid(episodes=1)) != default_out(grid(seeds=[0]))
