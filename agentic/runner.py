@@ -78,7 +78,7 @@ from coordqa.runs import (
     check_reachable,
     run_to_end,
 )
-from coordqa.store import MANIFEST, RunManifest, RunStore, open_run
+from coordqa.store import MANIFEST, RunManifest, RunStore, check_resumable, open_run
 
 
 @dataclass
@@ -431,6 +431,54 @@ def _played_before(out: Path) -> set[str]:
     return read_agentic_run(out).played_keys()
 
 
+@dataclass(frozen=True)
+class GridPlan:
+    """A grid checked against its run directory: every check made, nothing stored or shown.
+
+    :func:`plan_grid` makes every check that can refuse the run (options, players, models and
+    endpoints, the run folder's resume check), so the CLI says a refusal before it draws a
+    progress bar; :func:`play_grid` plays it.
+    """
+
+    config: GridConfig
+    """The grid."""
+    out: Path
+    """The run directory."""
+    specs: list[EpisodeSpec]
+    """Every episode of the grid."""
+    unready: dict[str, str]
+    """Players not ready to play, with the reason and the fix (their episodes are skipped)."""
+    manifest: RunManifest
+    """The run as asked (written once the run is open)."""
+    opening: RunManifest
+    """The run as its folder stores it, if one is there (:func:`_as_stored`)."""
+    api_keys: dict[str, str] = field(default_factory=dict, repr=False)
+    """A key by model name (never stored)."""
+
+
+def plan_grid(
+    config: GridConfig, out: str | Path, api_keys: Mapping[str, str] | None = None
+) -> GridPlan:
+    """Check ``config`` and the run folder ``out`` before anything is stored or shown.
+
+    Raises:
+        ConfigError: no episodes, ``api_keys`` with the Ray backend, a seat that cannot be
+            built, fewer episodes than the run at ``out`` holds.
+        ModelError: a model the pending episodes call cannot be used.
+        RunFailed: nothing accepts a connection at a model's ``api_base``.
+        StoreError: ``out`` holds another run (or not a readable one).
+        MissingDependencyError: the Ray backend without ray installed.
+    """
+    keys = dict(api_keys or {})
+    folder = Path(out)
+    specs, unready, transports = _checked_before_the_run(config, folder, keys)
+    manifest = grid_manifest(config, specs, transports)
+    opening = _as_stored(config, manifest, folder)
+    if (folder / MANIFEST).exists():
+        check_resumable(folder, open_run(folder).manifest, opening)
+    return GridPlan(config, folder, specs, unready, manifest, opening, keys)
+
+
 async def run_grid_async(
     config: GridConfig,
     out: str | Path,
@@ -449,14 +497,19 @@ async def run_grid_async(
         MissingDependencyError: the Ray backend without ray installed (before any progress,
             run directory or episode).
     """
-    keys = dict(api_keys or {})
-    specs, unready, transports = _checked_before_the_run(config, Path(out), keys)
+    return await play_grid_async(plan_grid(config, out, api_keys), progress=progress)
+
+
+async def play_grid_async(
+    plan: GridPlan, *, progress: GridProgressCallback | None = None
+) -> GridResult:
+    """Play (or resume) the episodes of a checked grid (:func:`plan_grid`)."""
+    config, specs, unready, keys = plan.config, plan.specs, plan.unready, plan.api_keys
     watch = ErrorWatch(
         ", ".join(config.model_names()), config.api_base, config.runtime.max_error_rate
     )
-    manifest = grid_manifest(config, specs, transports)
-    with RunLifecycle.open(out, _as_stored(config, manifest, Path(out))) as run:
-        _adopt_settings(run.store, manifest)
+    with RunLifecycle.open(plan.out, plan.opening) as run:
+        _adopt_settings(run.store, plan.manifest)
         writer = RecordWriter(run.store)
         try:
             done = read_agentic_run(run.store).played_keys()
@@ -677,6 +730,15 @@ async def _store_outcome(
 
 def _tokens(exchanges: Sequence[Exchange]) -> int:
     return sum(e.usage.prompt_tokens + e.usage.completion_tokens for e in exchanges)
+
+
+def play_grid(plan: GridPlan, *, progress: GridProgressCallback | None = None) -> GridResult:
+    """Play a checked grid (:func:`plan_grid`); raises as :func:`run_grid` does."""
+    return run_to_end(
+        lambda: play_grid_async(plan, progress=progress),
+        interrupted=lambda: interrupted_message(plan.out),
+        run_dir=plan.out,
+    )
 
 
 def run_grid(

@@ -1,9 +1,11 @@
 """``coordqa agentic run``, ``coordqa agentic grid`` and ``coordqa agentic report``.
 
 Thin: ``run`` turns its options into a one-pairing :class:`~coordqa.agentic.grid.GridConfig`,
-``grid`` reads one from YAML; both call :func:`coordqa.agentic.runner.run_grid` with a progress
-bar, and ``report`` calls :func:`coordqa.agentic.report.agentic_report`. The agentic package is
-imported inside the commands so ``coordqa --help`` stays fast.
+``grid`` reads one from YAML; both check it with :func:`coordqa.agentic.runner.plan_grid` (every
+refusal is said before anything is drawn), then play it with
+:func:`coordqa.agentic.runner.play_grid` under a progress bar; ``report`` calls
+:func:`coordqa.agentic.report.agentic_report`. The agentic package is imported inside the
+commands so ``coordqa --help`` stays fast.
 
 Tables go to stdout; progress, errors and notes to stderr. Exit status, as ``coordqa eval``: 0
 when every episode is played (or the failures are within --max-error-rate), 1 when the run
@@ -187,11 +189,11 @@ def _play(config: GridConfig, out: Path | None, api_keys: dict[str, str] | None 
     """Play the grid with a progress bar; print its tables; exit 1 when the run failed."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from coordqa.agentic.runner import GridProgress, default_out, run_grid
+    from coordqa.agentic.runner import GridProgress, default_out, plan_grid, play_grid
     from coordqa.cli._progress import attempt_lines
 
-    target = out or default_out(config)
-    total = len(config.episodes())
+    plan = plan_grid(config, out or default_out(config), api_keys)  # refusals before the bar
+    total = len(plan.specs)
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -214,7 +216,7 @@ def _play(config: GridConfig, out: Path | None, api_keys: dict[str, str] | None 
 
         try:
             with attempt_lines(progress.console):
-                result = run_grid(config, target, progress=show, api_keys=api_keys)
+                result = play_grid(plan, progress=show)
         except RunInterrupted as stop:
             progress.stop()
             messages.print(f"[yellow]{escape(str(stop))}[/]", highlight=False)
