@@ -84,6 +84,41 @@ AgentOptions = dict[str, OptionValue]
 """One player's options as a grid gives them (parsed by its options dataclass when read)."""
 
 
+def options_given(options: Mapping[str, AgentOptions]) -> dict[str, AgentOptions]:
+    """Per-agent options in the one form a grid stores: an agent given no option has no entry.
+
+    ``coordqa agentic run`` gives ``{'cac': {}}`` where the Python API gives ``{}``; both mean
+    the same run, so both are stored as ``{}`` and either resumes the other's run. Runs stored
+    before in the other form are read through :func:`stored_form`.
+    """
+    return {agent: dict(given) for agent, given in options.items() if given}
+
+
+def stored_form(identity: JSONObject) -> JSONObject:
+    """A stored run's identity (:meth:`GridConfig.identity`) in today's form.
+
+    Its agent options as :func:`options_given` keeps them (a run the CLI stored with
+    ``{'cac': {}}`` is the run asked with ``{}``); anything else as it is.
+    """
+    data: dict[str, Any] = dict(identity)
+    options = data.get("agent_options")
+    if isinstance(options, dict):
+        data["agent_options"] = options_given(options)
+    games = data.get("games")
+    if isinstance(games, list):
+        data["games"] = [_game_in_stored_form(game) for game in games]
+    return data
+
+
+def _game_in_stored_form(game: Any) -> Any:
+    if not isinstance(game, dict) or not isinstance(game.get("agent_options"), dict):
+        return game
+    options = options_given(game["agent_options"])
+    return {k: v for k, v in game.items() if k != "agent_options"} | (
+        {"agent_options": options} if options else {}
+    )
+
+
 class GameEntry(BaseModel):
     """One game of the grid, with its layouts, seeds and options."""
 
@@ -110,6 +145,11 @@ class GameEntry(BaseModel):
         from coordqa.games.base import GAMES
 
         return GAMES.spelled(game)
+
+    @field_validator("agent_options")
+    @classmethod
+    def _one_form(cls, options: dict[str, AgentOptions]) -> dict[str, AgentOptions]:
+        return options_given(options)
 
     @model_validator(mode="after")
     def _seeds_or_episodes(self) -> GameEntry:
@@ -217,6 +257,11 @@ class GridConfig(BaseModel):
     def _distinct(cls, names: list[str]) -> list[str]:
         _check_distinct(names)
         return names
+
+    @field_validator("agent_options")
+    @classmethod
+    def _one_form(cls, options: dict[str, AgentOptions]) -> dict[str, AgentOptions]:
+        return options_given(options)
 
     @field_validator("models")
     @classmethod

@@ -62,7 +62,7 @@ from coordqa.agentic.episodes import (
     decisions_per_seat,
     read_agentic_run,
 )
-from coordqa.agentic.grid import GridConfig
+from coordqa.agentic.grid import GridConfig, stored_form
 from coordqa.agentic.match import build_player, play_match
 from coordqa.agentic.records import AgentRecord, Failure
 from coordqa.agentic.reply_counts import ReplyCounts, fallback_failure
@@ -547,8 +547,10 @@ def _as_stored(config: GridConfig, manifest: RunManifest, out: Path) -> RunManif
 
     That is, with the stored episode count of each game entry that gives one, when ``config``
     asks for as many or more: the one setting a resumed run may raise (as ``coordqa eval``'s
-    trials, :data:`coordqa.evaluation.RESUME_MAY_CHANGE`); the episodes it adds are played and
-    the new count is written once the run is open (:func:`_adopt_settings`).
+    trials, :data:`coordqa.evaluation.RESUME_MAY_CHANGE`); and in the stored form of its
+    settings when that is an older form of the same (:func:`~coordqa.agentic.grid.stored_form`).
+    The episodes it adds are played and the settings as asked are written once the run is open
+    (:func:`_adopt_settings`).
 
     Raises:
         ConfigError: the stored run has more episodes in a game than asked for.
@@ -559,7 +561,8 @@ def _as_stored(config: GridConfig, manifest: RunManifest, out: Path) -> RunManif
     games = stored.config.get("games")
     if stored.kind != "agentic" or not isinstance(games, list) or len(games) != len(config.games):
         return manifest  # another run: refused with its differences when opened
-    counts = [entry.episodes for entry in config.games]
+    asked = [entry.episodes for entry in config.games]
+    counts = list(asked)
     for index, (entry, kept) in enumerate(zip(config.games, games, strict=True)):
         had = kept.get("episodes") if isinstance(kept, dict) else None
         if not isinstance(had, int) or entry.episodes is None:
@@ -567,11 +570,13 @@ def _as_stored(config: GridConfig, manifest: RunManifest, out: Path) -> RunManif
         if entry.episodes < had:
             raise ConfigError(_fewer_episodes(out, entry.game, had, entry.episodes))
         counts[index] = had
-    if counts == [entry.episodes for entry in config.games]:
-        return manifest
-    before = config.with_episodes(counts)
-    specs = before.episodes()
+    before = config if counts == asked else config.with_episodes(counts)
     identity = before.identity()
+    if stored_form(stored.config) == identity:
+        identity = stored.config  # the same run, stored in an older form (agent options)
+    if identity == manifest.config:
+        return manifest
+    specs = before.episodes()
     fingerprint = content_hash({"config": identity, "episodes": [s.key for s in specs]})
     return manifest.model_copy(update={"config": identity, "fingerprint": fingerprint})
 
