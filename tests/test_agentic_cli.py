@@ -442,3 +442,24 @@ def test_run_help_gives_the_real_default_seeds() -> None:
             assert seeds == ((321, 212, 628), (45, 114, 4788))
         else:
             assert seeds == ((0, 1, 2), (0, 1, 2))
+
+
+def test_episodes_are_per_seat_and_the_run_says_how_many_it_plays(tmp_path: Path) -> None:
+    """``--episodes 1 --partner P`` on Overcooked played 2 episodes (one per seat) without a
+    word: --episodes' and --position's help say it, and the start and end lines give the count."""
+    help_text = _flat(runner.invoke(app, ["agentic", "run", "-h"], terminal_width=200).output)
+    assert "Episodes per seat" in help_text
+    assert "default: the game's, both for Overcooked (the paper's Table 4), 0 for the others" in (
+        help_text
+    )
+    out = tmp_path / "run"
+    both = ["--agent", "capture-planner", "--position", "both", "--episodes", "1"]
+    played = coordqa(*_run_args(out), *both)
+    assert played.returncode == 0, played.stderr
+    said = _flat(played.stderr)
+    assert "playing 2 episodes: 1 per seat x 2 seats" in said
+    assert f"run: {out} (2 played; 2 episodes: 1 per seat x 2 seats)" in said
+    one_seat = coordqa(
+        *_run_args(tmp_path / "one"), "--agent", "capture-planner", "--episodes", "1"
+    )
+    assert "playing 1 episode" in one_seat.stderr and "per seat" not in one_seat.stderr

@@ -15,6 +15,7 @@ options (a missing API key included: nothing is stored), 130 on Ctrl-C or SIGTER
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -38,6 +39,7 @@ from coordqa.outputs import AGENTIC_REPORT
 if TYPE_CHECKING:
     import pandas as pd
 
+    from coordqa.agentic.episodes import EpisodeSpec
     from coordqa.agentic.grid import GridConfig
     from coordqa.agentic.report import AgenticReport
     from coordqa.agentic.runner import GridResult
@@ -83,7 +85,11 @@ TopP = Annotated[float | None, typer.Option(help="Nucleus sampling mass.")]
 MaxTokens = Annotated[int | None, typer.Option(help="Cap on completion tokens per call.")]
 Seed = Annotated[int | None, typer.Option(help="Provider-side sampling seed.")]
 Episodes = Annotated[
-    int | None, typer.Option(help="Episodes per pairing: seeds 0..N-1 (instead of --seeds).")
+    int | None,
+    typer.Option(
+        help="Episodes per seat: seeds 0..N-1 (instead of --seeds); with a partner, --position "
+        "both (Overcooked's default) plays each seat, so twice as many episodes are played."
+    ),
 ]
 MaxFallbackRate = Annotated[
     float | None,
@@ -194,6 +200,8 @@ def _play(config: GridConfig, out: Path | None, api_keys: dict[str, str] | None 
 
     plan = plan_grid(config, out or default_out(config), api_keys)  # refusals before the bar
     total = len(plan.specs)
+    count = episode_count(plan.specs)
+    messages.print(f"playing {count}", highlight=False)
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -224,13 +232,31 @@ def _play(config: GridConfig, out: Path | None, api_keys: dict[str, str] | None 
         except RunFailed as failure:
             progress.stop()
             if failure.result is not None:
-                _show_result(failure.result, said_below=str(failure))
+                _show_result(failure.result, count, said_below=str(failure))
             messages.print(f"[bold red]error:[/] {escape(str(failure))}", highlight=False)
             raise typer.Exit(RUN_FAILED_EXIT) from None
-    _show_result(result)
+    _show_result(result, count)
 
 
-def _show_result(result: GridResult, said_below: str = "") -> None:
+def episode_count(specs: Sequence[EpisodeSpec]) -> str:
+    """How many episodes, and for one pairing how --episodes and the seats make them.
+
+    ``2 episodes: 1 per seat x 2 seats`` (``x 5 layouts`` when there are several): a partner
+    in both seats plays each seat's episodes, which ``--episodes 1`` alone does not say.
+    """
+    total = len(specs)
+    seats = {spec.position for spec in specs}
+    layouts = {spec.layout for spec in specs}
+    pairings = {(spec.agent, spec.model, spec.partner, spec.game) for spec in specs}
+    plural = "s" if total != 1 else ""
+    if len(pairings) != 1 or len(seats) < 2:
+        return f"{total} episode{plural}"
+    per_seat = total // (len(seats) * len(layouts))
+    across = f" x {len(layouts)} layouts" if len(layouts) > 1 else ""
+    return f"{total} episode{plural}: {per_seat} per seat x {len(seats)} seats{across}"
+
+
+def _show_result(result: GridResult, count: str, said_below: str = "") -> None:
     """The counts of the session (stderr) and the run's tables (stdout).
 
     The episodes left out (failed, or skipped with a player not ready) are listed by the
@@ -240,7 +266,7 @@ def _show_result(result: GridResult, said_below: str = "") -> None:
 
     resumed = f", {result.resumed} already done" if result.resumed else ""
     messages.print(
-        f"run: {escape(str(result.run_dir))} ({len(result.played)} played{resumed})",
+        f"run: {escape(str(result.run_dir))} ({len(result.played)} played{resumed}; {count})",
         highlight=False,
     )
     _print_report(agentic_report([result.run_dir]), said_below=said_below)
@@ -335,7 +361,11 @@ def run_command(
     ] = None,
     episodes: Episodes = None,
     position: Annotated[
-        str | None, typer.Option(help="Agent's seat in cross-play: 0, 1 or both.")
+        str | None,
+        typer.Option(
+            help="Agent's seat with a partner: 0, 1 or both (each seat plays --episodes; "
+            "default: the game's, both for Overcooked (the paper's Table 4), 0 for the others)."
+        ),
     ] = None,
     horizon: Annotated[int | None, typer.Option(help="Overcooked timesteps.")] = None,
     agent_option: Annotated[
