@@ -722,7 +722,21 @@ async def _store_outcome(
         result.failures.append(failure)
         tracker.add(failed=True)
         return failure
-    await record_episode(writer, outcome, exchanges=not session.streams)
+    try:
+        await record_episode(writer, outcome, exchanges=not session.streams)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        # Ctrl-C while its record is queued: RecordWriter.close writes it as the run stops,
+        # so it is counted, as the interrupted message counts it (a kill -9 writes nothing)
+        _count_played(result, outcome, session, tracker)
+        raise
+    _count_played(result, outcome, session, tracker)
+    return None
+
+
+def _count_played(
+    result: GridResult, outcome: AgenticEpisode, session: Session, tracker: _Tracker
+) -> None:
+    """Count an episode whose record is written (or queued to be, as the run stops)."""
     result.played.append(outcome)
     if session.streams:
         tracker.add(episode=outcome)
@@ -730,7 +744,6 @@ async def _store_outcome(
         calls = [record for record in outcome.exchanges if isinstance(record, Exchange)]
         moves = sum(decisions_per_seat(outcome.trajectory).values())
         tracker.add(decisions=moves, model_calls=len(calls), tokens=_tokens(calls), episode=outcome)
-    return None
 
 
 def _tokens(exchanges: Sequence[Exchange]) -> int:
@@ -788,11 +801,13 @@ def interrupted_message(run_dir: Path) -> str:
         return "interrupted before the run directory was created; nothing was played"
     store = open_run(run_dir)
     episodes = len(read_agentic_run(store).played_keys())
+    planned = store.manifest.runtime.get("episodes")
+    of = f" of {planned}" if isinstance(planned, int) else ""
     exchanges = sum(1 for r in store.iter_records(EXCHANGES) if r.get("kind") == "exchange")
     return (
-        f"interrupted: {episodes} finished episode(s) and {exchanges} model exchange(s) are "
-        f"stored in {run_dir}. Run the same command again to resume (finished episodes are "
-        "not played again)."
+        f"interrupted: {episodes}{of} episodes finished (as the bar counts them) and "
+        f"{exchanges} model exchange(s) are stored in {run_dir}. Run the same command again "
+        "to resume (finished episodes are not played again)."
     )
 
 

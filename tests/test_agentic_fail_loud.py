@@ -201,11 +201,11 @@ def test_sigterm_interrupts_an_agentic_run_like_ctrl_c_and_keeps_finished_episod
     )
     out = tmp_path / "run"
     before = signal.getsignal(signal.SIGTERM)
-    with pytest.raises(RunInterrupted, match="finished episode") as stop:
+    with pytest.raises(RunInterrupted, match="episodes finished") as stop:
         run_grid(config, out, progress=lambda state: _sigterm_when(state.done == 2))
     assert open_run(out).manifest.status == "interrupted"
     kept = len(read_agentic_run(out).episodes())
-    assert 2 <= kept < 5 and f"{kept} finished episode" in str(stop.value)
+    assert 2 <= kept < 5 and f"{kept} of 5 episodes finished" in str(stop.value)
     assert signal.getsignal(signal.SIGTERM) is before  # the handler was put back
     result = run_grid(config, out)
     assert (result.resumed, len(result.played)) == (kept, 5 - kept)

@@ -209,7 +209,7 @@ def _play(config: GridConfig, out: Path | None, api_keys: dict[str, str] | None 
         TextColumn("{task.fields[counts]}"),
         console=messages,
     ) as progress:
-        task = progress.add_task("episodes", total=total, counts="")
+        task = progress.add_task("episodes finished", total=total, counts="")
 
         def show(state: GridProgress) -> None:
             if state.new_error is not None:

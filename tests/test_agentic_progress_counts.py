@@ -1,0 +1,47 @@
+"""The progress bar and the interrupted message count the same thing: episodes finished.
+
+An interrupted grid showed its bar at 5/13 and then said "6 finished episode(s)": an episode
+whose record was queued when Ctrl-C came was written (the writer writes what is queued) but never
+counted on the bar, which counted it only once the write was waited for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coordqa.agentic import load_agentic_run
+from coordqa.agentic.episodes import EPISODES
+from coordqa.agentic.grid import parse_grid
+from coordqa.agentic.runner import GridProgress, RecordWriter, run_grid
+from coordqa.errors import RunInterrupted
+from coordqa.jsonvalues import JSONObject
+
+
+def test_an_episode_written_as_ctrl_c_comes_is_counted_on_the_bar_and_in_the_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def interrupted_while_written(
+        self: RecordWriter, stream: str, record: JSONObject
+    ) -> None:
+        self.put(stream, record)  # queued: RecordWriter.close writes it
+        if stream == EPISODES:
+            raise KeyboardInterrupt  # Ctrl-C while the episode record is being written
+
+    monkeypatch.setattr(RecordWriter, "write", interrupted_while_written)
+    grid = parse_grid(
+        {"agents": ["capture-planner"], "games": [{"game": "collab_capture", "seeds": [0, 1]}]}
+    )
+    states: list[int] = []
+
+    def progress(state: GridProgress) -> None:
+        states.append(state.done)
+
+    out = tmp_path / "run"
+    with pytest.raises(RunInterrupted) as stop:
+        run_grid(grid.model_copy(), out, progress=progress)
+    stored = len(load_agentic_run(out, with_exchanges=False))
+    assert stored == 1
+    assert states[-1] == stored  # the bar's last count is what is stored
+    assert f"{stored} of 2 episodes finished" in str(stop.value)
