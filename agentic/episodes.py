@@ -64,6 +64,10 @@ from coordqa.jsonvalues import JSONObject, content_hash, json_value
 from coordqa.options import OptionValue, PlayerOptions
 from coordqa.store import RunCounts, RunReader, RunStore
 
+SELF = "self"
+"""The partner name that means self-play (in a grid's ``partners``; an episode's partner is
+then None)."""
+
 EPISODES = "episodes"
 """Stream of finished episodes."""
 EXCHANGES = "exchanges"
@@ -393,6 +397,19 @@ class AgenticRun(RunReader):
     def failures(self) -> dict[str, Failure]:
         """The episodes not played whose last attempt failed, by key, with the cause."""
         return self._records()[1]
+
+    def players(self) -> str | None:
+        """The agents and their partners: ``cac with itself``, ``hm with escape-greedy``.
+
+        Read from the run's settings (its grid's ``agents`` and ``partners``); None when they
+        are not lists of names.
+        """
+        config = self.manifest.config
+        agents, partners = config.get("agents"), config.get("partners")
+        if not isinstance(agents, list) or not isinstance(partners, list):
+            return None
+        named = ["itself" if partner == SELF else str(partner) for partner in partners]
+        return f"{', '.join(map(str, agents))} with {', '.join(named)}"
 
     def counts(self) -> RunCounts:
         """Episodes planned (None: the manifest does not say), played, failed and skipped."""

@@ -64,16 +64,13 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from coordqa.agentic import presets
-from coordqa.agentic.episodes import EpisodeSpec, EpisodeTask
+from coordqa.agentic.episodes import SELF, EpisodeSpec, EpisodeTask
 from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.errors import ConfigError
 from coordqa.games.base import game_profile
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig
 from coordqa.options import OptionValue, PlayerOptions
-
-SELF = "self"
-"""The partner name that means self-play."""
 
 LAYOUT_FIELD = "{layout}"
 """In a partner name, replaced by the layout: ``bc-{layout}`` is the BC partner of each layout."""

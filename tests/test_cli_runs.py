@@ -311,3 +311,19 @@ def test_json_nested_too_deep_is_an_unreadable_run_in_every_command(
             assert refused.returncode == 2, (command, refused.stdout, refused.stderr)
             said = " ".join(refused.stderr.split())
             assert "nests deeper than 64 levels" in said and "Traceback" not in said, said
+
+
+def test_runs_list_names_an_agentic_runs_agent_and_partner(tmp_path: Path) -> None:
+    """Walkthrough 3: agentic runs were listed as ``scripted · smoke``, model and grid without
+    the agent; each now reads ``cac with itself · scripted · ...`` (the partner when it has one)."""
+    game = ["agentic", "run", "--model", "scripted", "--game", "collab_escape", "--seeds", "0"]
+    runs = tmp_path / "runs"
+    self_play = coordqa(*game, "--agent", "cac", "--self-play", "--out", runs / "sp")
+    assert self_play.returncode == 0, self_play.stderr
+    crossed = coordqa(*game, "--agent", "hm", "--partner", "escape-greedy", "--out", runs / "xp")
+    assert crossed.returncode == 0, crossed.stderr
+    listed = coordqa("runs", "list", "runs", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    text = " ".join(listed.stdout.split())
+    assert "runs/sp cac with itself · scripted · cac-scripted-collab_escape" in text, text
+    assert "runs/xp hm with escape-greedy · scripted · hm-scripted-collab_escape" in text, text

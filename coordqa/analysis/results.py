@@ -331,6 +331,9 @@ class RunSummary:
     """When the run was created (UTC)."""
     label: str | None = None
     """The run's label (``coordqa eval --label``), if it has one."""
+    players: str | None = None
+    """Who plays, for kinds read by a reader that says (:meth:`RunReader.players`: an agentic
+    run's ``cac with itself``); None otherwise."""
 
 
 def _describe(manifest: RunManifest) -> tuple[str, str]:
@@ -367,7 +370,7 @@ def _summarise(path: Path, readers: Mapping[str, RunCounter]) -> RunSummary:
     manifest = store.manifest
     model, dataset = _describe(manifest)
     status: str = manifest.status
-    accuracy, answered, questions = "-", "-", None
+    accuracy, answered, questions, players = "-", "-", None, None
     if status == "running":
         status = "stopped"  # unless a process holds it (checked below): it was killed
     if manifest.kind == "qa":
@@ -385,7 +388,8 @@ def _summarise(path: Path, readers: Mapping[str, RunCounter]) -> RunSummary:
         elif status not in (*ENDED_BADLY, "stopped"):
             status = "incomplete"
     elif manifest.kind in readers:
-        counts = readers[manifest.kind](store).counts()
+        reader = readers[manifest.kind](store)
+        counts, players = reader.counts(), reader.players()
         answered = _episodes(counts)
         if status == "failed" and counts.skipped and not counts.failed:
             status = "incomplete"  # nothing failed: episodes wait for a player to be ready
@@ -402,6 +406,7 @@ def _summarise(path: Path, readers: Mapping[str, RunCounter]) -> RunSummary:
         answered,
         manifest.created_at,
         manifest.label,
+        players,
     )
 
 

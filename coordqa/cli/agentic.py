@@ -388,7 +388,8 @@ def run_command(
 
     Rerun the same command to resume: failed and skipped episodes are played again.
     """
-    from coordqa.agentic.grid import SELF, parse_grid
+    from coordqa.agentic.episodes import SELF
+    from coordqa.agentic.grid import parse_grid
     from coordqa.agentic.match import is_llm_player
 
     if self_play and partner is not None:

@@ -480,7 +480,7 @@ RUN_LIST_COLUMNS = ("accuracy", "answered", "qs", "status", "created (UTC)")
 
 
 def render_run_list(directory: Path, summaries: Sequence[RunSummary]) -> None:
-    """Each run's path (whole, to be copied) with its model and dataset, then its numbers.
+    """Each run's path (whole, to be copied) with its label, players, model and data; its numbers.
 
     A table column for the paths would fold them into pieces at 80 columns (the default names
     run to 40 characters and more), so the paths head the rows instead.
@@ -506,8 +506,8 @@ def render_run_list(directory: Path, summaries: Sequence[RunSummary]) -> None:
     console.print(line(RUN_LIST_COLUMNS), style="dim")
     for summary, row in zip(summaries, rows, strict=True):
         path = Text(str(summary.path), style="bold")
-        about = " · ".join([*([summary.label] if summary.label else []), summary.model])
-        about = f"{about} · {summary.dataset}"
+        named = (summary.label, summary.players, summary.model, summary.dataset)
+        about = " · ".join(part for part in named if part)
         if len(path) + 2 + len(about) <= console.width:
             path.append(f"  {about}", style="dim")
             about = ""

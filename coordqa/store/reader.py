@@ -92,6 +92,13 @@ class RunReader(abc.ABC):
     def counts(self) -> RunCounts:
         """Units (samples, episodes) planned, done and failed."""
 
+    def players(self) -> str | None:
+        """Who plays, in words, for run lists; None for kinds whose model says it all.
+
+        An agentic run's agents and partners (``cac with itself``).
+        """
+        return None
+
     @classmethod
     def read(cls: type[_Reader], run: _Reader | RunStore | str | os.PathLike[str]) -> _Reader:
         """Open a run directory (or wrap an open store, or pass a reader on) for reading.
