@@ -59,14 +59,23 @@ def describe_call(call: QACall, question: Question, snapshot: EvalProgress) -> s
     return f"{head}: {reading} (key {key}; read by {method}{cached})\n    reply: {shown}"
 
 
-def _cost(totals: UsageTotals) -> str:
-    """What was spent: ``$0.0123``, or ``cost unknown`` for a model with no price.
+def cost_words(totals: UsageTotals) -> str:
+    """What was spent: ``cost $0.0123``, or how many calls have no price.
 
-    A bare ``?`` read like an error. Nothing sent is nothing spent (a cache hit costs nothing).
+    ``cost unknown for 12 calls``, the priced ones' cost kept when there are any (``cost
+    $0.5000 + unknown for 1 call``): the known part is not hidden. A bare ``?`` read like an
+    error. Nothing sent is nothing spent (a cache hit costs nothing), and a free call (an
+    offline or local model) costs $0.
     """
+    usage = totals.usage
     if totals.sent == 0:
-        return "$0.0000"
-    return "cost unknown" if totals.usage.cost is None else f"${totals.usage.cost:.4f}"
+        return "cost $0.0000"
+    if usage.cost is not None:
+        return f"cost ${usage.cost:.4f}"
+    unpriced = usage.unpriced_calls
+    unknown = f"unknown for {unpriced} call{'s' * (unpriced != 1)}"
+    known = "" if usage.calls == unpriced else f"${usage.known_cost:.4f} + "
+    return f"cost {known}{unknown}"
 
 
 def _clock(seconds: float) -> str:
@@ -188,7 +197,7 @@ class PlainProgress(EvalDisplay):
         self.console.print(
             f"eval {snapshot.done}/{snapshot.total} ({snapshot.done / snapshot.total:.0%}) "
             f"| {rate:.1f} samples/s | {calls.sent} calls, {calls.cache_hits} cached, "
-            f"{snapshot.errors} errors | {calls.usage.total_tokens} tok, {_cost(calls)} "
+            f"{snapshot.errors} errors | {calls.usage.total_tokens} tok, {cost_words(calls)} "
             f"| {_clock(elapsed)} elapsed, eta {eta}",
             highlight=False,
             soft_wrap=True,
@@ -255,7 +264,7 @@ class ProgressBar(EvalDisplay):
             "calls": calls.sent,
             "cached": calls.cache_hits,
             "errors": snapshot.errors,
-            "cost": _cost(calls),
+            "cost": cost_words(calls),
         }
 
 

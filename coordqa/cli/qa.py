@@ -163,19 +163,18 @@ def render_analysis(analysis: RunAnalysis) -> None:
 
 def render_counts(result: RunResult) -> None:
     """Print what this session did and what the whole run used (stderr)."""
+    from coordqa.cli._progress import cost_words
+
     session, run = result.calls, result.run_calls
 
     def spent(totals: UsageTotals) -> str:
-        if totals.sent == 0:  # nothing sent, nothing spent (a cache hit costs nothing)
-            return f"{totals.usage.total_tokens} tokens, cost $0.0000"
-        cost = "unknown" if totals.usage.cost is None else f"${totals.usage.cost:.4f}"
         implausible = totals.usage.implausible_counts
         unbelieved = (
             f" ({implausible} calls reported token counts that cannot be right: not counted)"
             if implausible
             else ""
         )
-        return f"{totals.usage.total_tokens} tokens{unbelieved}, cost {cost}"
+        return f"{totals.usage.total_tokens} tokens{unbelieved}, {cost_words(totals)}"
 
     messages.print(
         f"samples: {result.new_samples} new, {result.resumed_samples} resumed. "

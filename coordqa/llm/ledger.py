@@ -46,6 +46,8 @@ class UsageTotals:
             "prompt_tokens": self.usage.prompt_tokens,
             "completion_tokens": self.usage.completion_tokens,
             "cost": self.usage.cost,
+            "unpriced_calls": self.usage.unpriced_calls,
+            "known_cost": self.usage.known_cost,
             "implausible_token_counts": self.usage.implausible_counts,
         }
 

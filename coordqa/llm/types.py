@@ -224,14 +224,34 @@ class Usage:
     """Calls whose token counts the endpoint reported implausibly (negative, not integers, more
     than the call could hold: :func:`coordqa.llm.bounds.checked_usage`): their tokens count as 0
     and their cost as unknown, so such a count limits, budgets and prices nothing."""
+    unpriced: int = field(default=0, repr=False)
+    """Of a sum's calls, those whose price is unknown (set by :meth:`__add__`; a single call's
+    usage leaves it 0 and says it by ``cost`` None): "cost unknown for N calls"."""
+    priced_cost: float = field(default=0.0, repr=False)
+    """Of a sum whose ``cost`` is unknown, what its priced calls cost (set by :meth:`__add__`),
+    so the known part is not hidden."""
 
     @property
     def total_tokens(self) -> int:
         """Prompt plus completion tokens."""
         return self.prompt_tokens + self.completion_tokens
 
+    @property
+    def unpriced_calls(self) -> int:
+        """Calls counted whose price is unknown."""
+        return self.calls if self.cost is None and self.unpriced == 0 else self.unpriced
+
+    @property
+    def known_cost(self) -> float:
+        """What the calls with a price cost (all of ``cost`` when it is known)."""
+        return self.cost if self.cost is not None else self.priced_cost
+
     def __add__(self, other: Usage) -> Usage:
-        """Sum two usages; the cost stays known only if both are known (or one has no calls)."""
+        """Sum two usages; the cost stays known only if both are known (or one has no calls).
+
+        A free call (cost 0, an offline or local model) is a known cost; the known part and
+        the number of calls without a price are kept apart (:attr:`unpriced`).
+        """
         if self.calls == 0:
             cost = other.cost
         elif other.calls == 0:
@@ -240,12 +260,15 @@ class Usage:
             cost = None
         else:
             cost = self.cost + other.cost
+        unknown = cost is None
         return Usage(
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
             cost,
             self.calls + other.calls,
             self.implausible_counts + other.implausible_counts,
+            self.unpriced_calls + other.unpriced_calls if unknown else 0,
+            self.known_cost + other.known_cost if unknown else 0.0,
         )
 
 
