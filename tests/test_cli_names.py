@@ -98,3 +98,14 @@ def test_the_provider_of_a_bare_name_is_read_without_importing_litellm() -> None
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["openai", "None", "False"], done.stderr
+
+
+def test_an_agentic_run_of_a_game_in_another_case_is_named_by_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    args = ("--agent", "cac", "--model", "scripted", "--game", "Collab_Escape", "--self-play")
+    result = coordqa("agentic", "run", *args, "--episodes", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    (run,) = (tmp_path / "runs" / "agentic").iterdir()
+    assert run.name.startswith("cac-scripted-collab_escape"), run.name

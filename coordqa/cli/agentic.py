@@ -29,6 +29,7 @@ from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
+from coordqa.cli._names import game_name
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._outputs import generated_folder, output_folder
 from coordqa.cli._tables import print_entry
@@ -340,7 +341,7 @@ def _print_tables(tables: dict[str, pd.DataFrame], titles: dict[str, str]) -> No
 def run_command(
     ctx: typer.Context,
     agent: Annotated[str, typer.Option(help="Agent: cac, hm, llm (or any registered player).")],
-    game: Annotated[str, typer.Option(help="Game (see `coordqa games list`).")],
+    game: Annotated[str, typer.Option(help="Game (see `coordqa games list`).", callback=game_name)],
     model: Annotated[
         str | None,
         typer.Option(
