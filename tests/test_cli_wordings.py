@@ -50,6 +50,10 @@ def test_a_run_without_samples_says_why_it_has_no_random_baseline(tmp_path: Path
     said = " ".join(result.stdout.split())  # rich wraps at the terminal's width
     assert "random baseline nan" not in said
     assert "random baseline unknown (no sample answered yet)" in said, result.stdout
+    assert "one trial" not in said  # a two-trial run with none scored yet
+    assert said.count("m (no trial scored yet)") == 1, result.stdout
+    markdown = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "one trial: no trial SE" not in markdown and "m: no trial scored yet." in markdown
 
 
 def test_a_changed_filter_says_none_not_python_none(tmp_path: Path) -> None:

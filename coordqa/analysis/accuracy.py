@@ -54,6 +54,7 @@ __all__ = [
     "ERROR_POLICY",
     "INCOMPLETE_MARK",
     "INCOMPLETE_NOTE",
+    "NO_TRIAL_NOTE",
     "ONE_TRIAL_NOTE",
     "SCORE_COLUMNS",
     "AccuracyTable",
@@ -64,6 +65,7 @@ __all__ = [
     "format_accuracy",
     "format_interval",
     "score_rows",
+    "trials_note",
 ]
 
 ERROR_POLICY = (
@@ -317,6 +319,19 @@ INCOMPLETE_NOTE = (
 ONE_TRIAL_NOTE = "one trial: no trial SE"
 """Said beside the accuracy of a run of one trial, where the trial SE would be: a spread over
 trials needs two of them, and ``± NaN`` reads like a failure."""
+NO_TRIAL_NOTE = "no trial scored yet"
+"""Said instead where no trial has a scored sample (a run stopped before its first reply)."""
+
+
+def trials_note(trials: int) -> str | None:
+    """What stands beside an accuracy scored over ``trials`` trials, where its trial SE would.
+
+    >>> trials_note(1), trials_note(0), trials_note(3)
+    ('one trial: no trial SE', 'no trial scored yet', None)
+    """
+    if trials >= 2:
+        return None
+    return ONE_TRIAL_NOTE if trials == 1 else NO_TRIAL_NOTE
 
 
 def format_accuracy(mean: float, se: float, *, complete: bool, trials: int | None = None) -> str:

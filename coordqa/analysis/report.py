@@ -28,11 +28,11 @@ import pandas as pd
 from coordqa.analysis.accuracy import (
     ERROR_POLICY,
     INCOMPLETE_NOTE,
-    ONE_TRIAL_NOTE,
     RunAnalysis,
     analyze_run,
     format_accuracy,
     format_interval,
+    trials_note,
 )
 from coordqa.analysis.groups import DatasetGroup, group_by_dataset, merge_groups, pick_dataset
 from coordqa.analysis.labels import run_labels
@@ -562,7 +562,11 @@ def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
         ["model", "dataset", "fingerprint", "n_questions", "filters", "question_set", "status"]
     ]
     incomplete = not report.models["complete"].all()
-    one_trial = [str(row.model) for row in report.models.itertuples() if row.n_trials < 2]
+    noted = [
+        f"{row.model}: {note}."
+        for row in report.models.itertuples()
+        if (note := trials_note(row.n_trials))
+    ]
     lines = [
         "# CoordinationQA report",
         "",
@@ -580,7 +584,7 @@ def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
         markdown_table(accuracy_summary(report.models)),
         "",
         *([INCOMPLETE_NOTE, ""] if incomplete else []),
-        *([f"{', '.join(one_trial)}: {ONE_TRIAL_NOTE}.", ""] if one_trial else []),
+        *([*noted, ""] if noted else []),
         "## Paired comparisons (same questions)",
         "",
         PAIRED_NOTE,

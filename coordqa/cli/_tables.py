@@ -138,16 +138,16 @@ def rich_accuracy_table(
     """
     from coordqa.analysis.accuracy import (
         INCOMPLETE_NOTE,
-        ONE_TRIAL_NOTE,
         format_accuracy,
         format_interval,
+        trials_note,
     )
 
     trials = sorted({int(row["n_trials"]) for row in table})
     scored = f"{trials[0]}" if len(trials) == 1 else f"{trials[0]} to {trials[-1]}"
     caption = f"{STATISTICS_CAPTION}; trials scored per row: {scored}"
-    if trials[0] < 2:
-        caption += f" ({ONE_TRIAL_NOTE})"
+    if note := trials_note(trials[0]):
+        caption += f" ({note})"
     out = new_table(title, caption if complete else f"{caption}\n{INCOMPLETE_NOTE}")
     for key in keys:
         out.add_column(_HEADERS.get(key, key), no_wrap=True)

@@ -79,7 +79,7 @@ def _random_baseline(value: float) -> str:
 
 def render_report(report: ModelReport) -> None:
     """Print the runs, models, paired comparisons and correlations of ``coordqa report``."""
-    from coordqa.analysis.accuracy import INCOMPLETE_NOTE, ONE_TRIAL_NOTE
+    from coordqa.analysis.accuracy import INCOMPLETE_NOTE, trials_note
     from coordqa.analysis.report import MIXED_NOTE, comparison_summary
     from coordqa.analysis.stats import PAIRED_P_METHOD
 
@@ -98,8 +98,8 @@ def render_report(report: ModelReport) -> None:
     console.print(Text("accuracy", style="bold"))
     for number, row in enumerate(report.models.to_dict(orient="records")):
         name = Text(str(row["model"]), style="bold")
-        if row["n_trials"] < 2:
-            name.append(f" ({ONE_TRIAL_NOTE})", style="not bold")
+        if note := trials_note(row["n_trials"]):
+            name.append(f" ({note})", style="not bold")
         console.print(name, soft_wrap=True)
         console.print(_model_accuracy(row, header=number == 0))
     console.print(STATISTICS_CAPTION, highlight=False)
