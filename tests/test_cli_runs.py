@@ -327,3 +327,30 @@ def test_runs_list_names_an_agentic_runs_agent_and_partner(tmp_path: Path) -> No
     text = " ".join(listed.stdout.split())
     assert "runs/sp cac with itself · scripted · cac-scripted-collab_escape" in text, text
     assert "runs/xp hm with escape-greedy · scripted · hm-scripted-collab_escape" in text, text
+
+
+def test_runs_list_of_unreadable_runs_alone_lists_them_as_beside_a_readable_one(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Walkthrough 4 #127, #133: a folder holding only unreadable runs (a corrupt manifest,
+    records without one), or the unreadable run folder itself, crashed ``runs list`` with
+    ``TypeError: 'int' object is not iterable``; beside a readable run it listed them (exit 0)."""
+    only = tmp_path / "only"
+    only.mkdir()
+    for name in ("part", "broken"):
+        runs[name].rename(only / name)
+    (only / "part" / "manifest.json").write_text("{'model': 'cut here")
+    (only / "broken" / "manifest.json").unlink()
+    for folder, unreadable in (
+        ("only", ("only/broken", "only/part")),
+        ("only/part", ("only/part",)),
+    ):
+        listed = coordqa("runs", "list", folder, cwd=tmp_path)
+        assert listed.returncode == 0, listed.stderr
+        assert "Traceback" not in listed.stderr
+        text = " ".join(listed.stdout.split())
+        assert f"no readable runs in {folder}" in text, text
+        assert "accuracy" not in text, text  # no table without a row
+        for path in unreadable:
+            assert f"{path} unreadable: " in text, text
+        assert text.count("restore manifest.json from where the run was copied") == len(unreadable)

@@ -483,8 +483,12 @@ def render_run_list(directory: Path, summaries: Sequence[RunSummary]) -> None:
     """Each run's path (whole, to be copied) with its label, players, model and data; its numbers.
 
     A table column for the paths would fold them into pieces at 80 columns (the default names
-    run to 40 characters and more), so the paths head the rows instead.
+    run to 40 characters and more), so the paths head the rows instead. A folder whose runs are
+    all unreadable gets one line saying so (they are listed after it, as beside readable ones).
     """
+    if not summaries:
+        console.print(Text(f"no readable runs in {directory}", style="bold"), soft_wrap=True)
+        return
     rows = [
         (
             s.accuracy,
