@@ -474,8 +474,6 @@ def plan_grid(
     specs, unready, transports = _checked_before_the_run(config, folder, keys)
     manifest = grid_manifest(config, specs, transports)
     opening = _as_stored(config, manifest, folder)
-    if (folder / MANIFEST).exists():
-        check_resumable(folder, open_run(folder).manifest, opening)
     return GridPlan(config, folder, specs, unready, manifest, opening, keys)
 
 
@@ -552,33 +550,41 @@ def _as_stored(config: GridConfig, manifest: RunManifest, out: Path) -> RunManif
     The episodes it adds are played and the settings as asked are written once the run is open
     (:func:`_adopt_settings`).
 
+    The run's identity (agents, partners, games, settings: all but the counts) is checked first
+    (:func:`~coordqa.store.check_resumable`), so a folder holding another run is said to be
+    one, in its own terms, before any advice on its count.
+
     Raises:
-        ConfigError: the stored run has more episodes in a game than asked for.
+        StoreError: the stored run is another run.
+        ConfigError: the stored run is this one, with more episodes in a game than asked for.
     """
     if not (out / MANIFEST).exists():
         return manifest
     stored = open_run(out).manifest
     games = stored.config.get("games")
     if stored.kind != "agentic" or not isinstance(games, list) or len(games) != len(config.games):
-        return manifest  # another run: refused with its differences when opened
+        check_resumable(out, stored, manifest)  # another run: refused with its differences
+        return manifest
     asked = [entry.episodes for entry in config.games]
-    counts = list(asked)
-    for index, (entry, kept) in enumerate(zip(config.games, games, strict=True)):
-        had = kept.get("episodes") if isinstance(kept, dict) else None
-        if not isinstance(had, int) or entry.episodes is None:
-            continue
-        if entry.episodes < had:
-            raise ConfigError(_fewer_episodes(out, entry.game, had, entry.episodes))
-        counts[index] = had
+    held = [kept.get("episodes") if isinstance(kept, dict) else None for kept in games]
+    counts = [
+        had if isinstance(had, int) and count is not None else count
+        for count, had in zip(asked, held, strict=True)
+    ]
     before = config if counts == asked else config.with_episodes(counts)
     identity = before.identity()
     if stored_form(stored.config) == identity:
         identity = stored.config  # the same run, stored in an older form (agent options)
-    if identity == manifest.config:
-        return manifest
-    specs = before.episodes()
-    fingerprint = content_hash({"config": identity, "episodes": [s.key for s in specs]})
-    return manifest.model_copy(update={"config": identity, "fingerprint": fingerprint})
+    opening = manifest
+    if identity != manifest.config:
+        specs = before.episodes()
+        fingerprint = content_hash({"config": identity, "episodes": [s.key for s in specs]})
+        opening = manifest.model_copy(update={"config": identity, "fingerprint": fingerprint})
+    check_resumable(out, stored, opening)
+    for count, had, kept in zip(asked, held, games, strict=True):
+        if isinstance(had, int) and count is not None and count < had:
+            raise ConfigError(_fewer_episodes(out, str(kept.get("game")), had, count))
+    return opening
 
 
 def _fewer_episodes(out: Path, game: str, had: int, asked: int) -> str:

@@ -56,6 +56,7 @@ from coordqa.store import (
     QARun,
     RunManifest,
     RunStore,
+    check_resumable,
     open_run,
     read_qa_run,
 )
@@ -581,13 +582,22 @@ def _as_stored(plan: _Plan) -> RunManifest:
     That is, with the stored :data:`RESUME_MAY_CHANGE` settings, so that resuming with another
     endpoint or more trials matches; the new settings are written once the run is open.
 
+    The run's identity (model, dataset, settings: all but those) is checked first, so a folder
+    holding another run is said to be one, in its own terms, before any advice on its count.
+
     Raises:
-        ConfigError: the stored run has more trials than asked for.
+        StoreError: the stored run is another run (:func:`~coordqa.store.check_resumable`).
+        ConfigError: the stored run is this one, with more trials than asked for.
     """
     if not (plan.out / MANIFEST).exists():
         return plan.manifest
     run = open_run(plan.out)
     stored = run.manifest.config
+    config = {**plan.manifest.config}
+    config.update({key: stored[key] for key in RESUME_MAY_CHANGE if key in stored})
+    fingerprint = _run_fingerprint(config, plan.dataset_fingerprint, plan.questions)
+    adopted = plan.manifest.model_copy(update={"config": config, "fingerprint": fingerprint})
+    check_resumable(plan.out, run.manifest, adopted)
     trials = stored.get("trials")
     if isinstance(trials, int) and trials > plan.config.trials:
         asked = plan.config.trials
@@ -602,10 +612,7 @@ def _as_stored(plan: _Plan) -> RunManifest:
             f"{plan.out} holds a run with {trials} trials; ask for --trials {trials} or more to "
             "resume it (more trials are added to it), or use another --out"
         )
-    config = {**plan.manifest.config}
-    config.update({key: stored[key] for key in RESUME_MAY_CHANGE if key in stored})
-    fingerprint = _run_fingerprint(config, plan.dataset_fingerprint, plan.questions)
-    return plan.manifest.model_copy(update={"config": config, "fingerprint": fingerprint})
+    return adopted
 
 
 async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunResult:

@@ -66,6 +66,24 @@ def test_more_episodes_with_another_setting_is_still_another_run(tmp_path: Path)
     assert len(_moves(out)) == 1
 
 
+def test_another_game_and_agent_with_fewer_episodes_is_said_to_be_another_run(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 4 #217: ``hm`` on collab_capture with 2 episodes into a 5-episode
+    collab_escape run of ``cac`` was told the folder "holds a run with 5 episodes of
+    collab_capture" (the request's game) and to ask for 5; the differences come first, in the
+    folder's terms."""
+    out = tmp_path / "run"
+    assert coordqa("agentic", "run", *SELF_PLAY, "--episodes", "2", "--out", out).returncode == 0
+    other = ["--agent", "hm", "--model", "bot", "--game", "collab_capture", "--self-play"]
+    refused = coordqa("agentic", "run", *other, "--episodes", "1", "--out", out)
+    assert refused.returncode == 2
+    said = " ".join(refused.stderr.split())
+    assert "different configuration" in said and "collab_escape" in said, said
+    assert "--episodes" not in said and "episodes of collab_capture" not in said, said
+    assert len(_moves(out)) == 2
+
+
 def test_a_grid_whose_episode_count_is_raised_plays_only_the_new_episodes(tmp_path: Path) -> None:
     spec = tmp_path / "grid.yaml"
     body = (
