@@ -28,6 +28,7 @@ from pathlib import Path, PurePosixPath
 
 from coordqa.errors import OutputPathError
 from coordqa.jsonvalues import load_json
+from coordqa.runfolder import holds_run
 
 __all__ = [
     "AGENTIC_REPORT",
@@ -193,6 +194,10 @@ def generated_output(
 def _earlier_output(folder: Path, writer: str, name: str) -> list[str]:
     """The files of ``writer``'s earlier output in ``folder`` (none when it is missing or empty).
 
+    A run directory, or a folder of them, is named as one (the store's test,
+    :func:`~coordqa.runfolder.holds_run`): its files are coordqa's, and emptying it would lose
+    the runs.
+
     Raises:
         OutputPathError: the folder holds anything else.
     """
@@ -201,6 +206,15 @@ def _earlier_output(folder: Path, writer: str, name: str) -> list[str]:
     entries = sorted(entry.name for entry in folder.iterdir())
     if not entries:
         return []
+    if holds_run(folder):
+        raise OutputPathError(
+            f"{name} {folder} is a run directory: give a new folder for the output"
+        )
+    runs = [e for e in entries if _is_folder(folder / e) and holds_run(folder / e)]
+    if runs and OUTPUT_MARKER not in entries:
+        raise OutputPathError(
+            f"{name} {folder} holds run directories (e.g. {_shown(runs[0])}): give a new folder"
+        )
     if OUTPUT_MARKER not in entries:
         raise OutputPathError(
             f"{name} {folder} holds files coordqa did not write (e.g. {_shown(entries[0])}): "
@@ -215,6 +229,11 @@ def _earlier_output(folder: Path, writer: str, name: str) -> list[str]:
     if command != writer:
         raise OutputPathError(f"{name} {folder} holds the output of `{command}`: {EMPTY_IT}")
     return files
+
+
+def _is_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder itself, not a link to one (never followed)."""
+    return path.is_dir() and not path.is_symlink()
 
 
 def _read_marker(folder: Path) -> tuple[str, list[str]] | None:

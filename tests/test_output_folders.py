@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import coordqa, parse_command
+from qa_run_support import SIX_QUESTIONS, outcome_rows as rows, write_qa_run
 from test_cli_outputs import (
     FILE_OUTPUTS,
     FOLDER_OUTPUTS,
@@ -59,7 +60,13 @@ def _run(command: str, given: dict[str, str], out: Path) -> None:
     assert result.returncode == 0, result.stderr
 
 
-def _refused(command: str, given: dict[str, str], out: Path, says: str) -> None:
+def _refused(
+    command: str,
+    given: dict[str, str],
+    out: Path,
+    says: str,
+    fix: str = "give a new folder, or empty it",
+) -> None:
     before = _tree(out.parent)
     template = FOLDER_OUTPUTS[command]
     result = coordqa(*_command(template, given, out.name), cwd=out.parent)
@@ -67,7 +74,7 @@ def _refused(command: str, given: dict[str, str], out: Path, says: str) -> None:
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"error: {_option(template)} {out.name} "), line
     assert says in line, line
-    assert "give a new folder, or empty it" in line
+    assert fix in line
     assert _tree(out.parent) == before  # nothing written, nothing removed
 
 
@@ -98,6 +105,25 @@ def test_a_folder_holding_files_coordqa_did_not_write_is_refused(
     out.mkdir()
     (out / "notes.txt").write_text("mine\n", encoding="utf-8")
     _refused(command, given, out, FOREIGN_FILES_SAID[command])
+
+
+@pytest.mark.parametrize("command", GENERATED)
+def test_a_run_directory_or_a_folder_of_runs_is_named_as_one_not_as_foreign_files(
+    command: str, given: dict[str, str], tmp_path: Path
+) -> None:
+    """Walkthrough 4 #34, #284: ``report --out runs2/random-a`` (a run) was said to hold "files
+    coordqa did not write (e.g. .lock)", ``leaderboard export --out runs/`` the same of
+    ``my-grid`` (a run in it); and "empty it" would have deleted the runs."""
+    run = write_qa_run(tmp_path / "out", "m", rows(SIX_QUESTIONS), trials=1)
+    (run / ".lock").touch()
+    _refused(command, given, run, "is a run directory", fix="give a new folder for the output")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    run.rename(runs / "my-grid")
+    _refused(command, given, runs, "holds run directories (e.g. my-grid)", fix="give a new folder")
+    for out in (runs, runs / "my-grid"):
+        said = coordqa(*_command(FOLDER_OUTPUTS[command], given, out.name), cwd=out.parent)
+        assert "empty it" not in said.stderr and "did not write" not in said.stderr
 
 
 @pytest.mark.parametrize("command", GENERATED)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
@@ -26,6 +25,7 @@ from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import JSONObject, load_json
 from coordqa.outputs import check_output_folder, make_output_folder
 from coordqa.records import Record, upgrade
+from coordqa.runfolder import STREAM_NAME, run_records
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, RunManifest, utc_now
 
 if TYPE_CHECKING:
@@ -39,7 +39,6 @@ except ImportError:  # pragma: no cover - Windows
 logger = logging.getLogger(__name__)
 
 _LOCK = ".lock"
-_STREAM_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 T = TypeVar("T")
 
@@ -162,7 +161,7 @@ class RunStore:
 
     def stream_path(self, stream: str) -> Path:
         """The file of a JSONL stream (``<stream>.jsonl``)."""
-        if not _STREAM_NAME.match(stream):
+        if not STREAM_NAME.match(stream):
             raise StoreError(
                 f"invalid stream name {stream!r}: use lowercase letters, digits and '_' "
                 "(for example 'samples' or 'calls')"
@@ -495,25 +494,6 @@ STREAMS_DAMAGED = (
     "restore the damaged file from a copy of the run, or move the folder out of the way"
 )
 """How to recover a run whose manifest opens but whose records do not."""
-
-
-def run_records(root: Path, without: Sequence[str] = ()) -> list[str]:
-    """The stream files in ``root`` with their record counts: ``calls.jsonl (594 records)``.
-
-    A stream is any ``<name>.jsonl`` a store could have written (:meth:`RunStore.stream_path`),
-    but the streams named in ``without``; its records are counted as complete lines, read in
-    blocks.
-    """
-    held = []
-    for file in sorted(root.glob("*.jsonl")) if root.is_dir() else ():
-        if not file.is_file() or not _STREAM_NAME.match(file.stem) or file.stem in without:
-            continue
-        lines = 0
-        with open(file, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                lines += block.count(b"\n")
-        held.append(f"{file.name} ({lines} record{'s' * (lines != 1)})")
-    return held
 
 
 def _without_manifest(root: Path) -> UnreadableRunError | None:

@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coordqa.errors import StoreError
-from coordqa.store.directory import UnreadableRunError, open_run, run_records
-from coordqa.store.manifest import MANIFEST
-from coordqa.store.qa import QUESTIONS
+from coordqa.runfolder import MANIFEST, holds_run
+from coordqa.store.directory import UnreadableRunError, open_run
 
 
 @dataclass
@@ -40,11 +39,9 @@ def survey_runs(root: str | os.PathLike[str]) -> RunSurvey:
     """Every run under ``root``, and every folder there that holds a run it cannot read.
 
     A listing shows the runs that open and marks the others, so one damaged run does not hide
-    the rest. A folder holding run records (:func:`~coordqa.store.directory.run_records`) but no
-    manifest counts as an unreadable run, unless its only records are a list of questions (a
-    QA run's inputs, or a dataset's ``questions.jsonl``, as a board job keeps its private
-    questions): that holds no model's answers, so it is not a run. Runs are not searched for
-    inside runs.
+    the rest. A folder holding run records but no manifest counts as an unreadable run, unless
+    its only records are a list of questions (:func:`~coordqa.runfolder.holds_run`). Runs are
+    not searched for inside runs.
 
     Raises:
         StoreError: ``root`` is not a directory.
@@ -53,9 +50,9 @@ def survey_runs(root: str | os.PathLike[str]) -> RunSurvey:
     if not base.is_dir():
         raise StoreError(f"{base} is not a directory; give the folder that holds your runs")
     survey = RunSurvey()
-    for folder, subfolders, files in os.walk(base):
+    for folder, subfolders, _ in os.walk(base):
         path = Path(folder)
-        if MANIFEST not in files and not run_records(path, without=(QUESTIONS,)):
+        if not holds_run(path):
             subfolders.sort()
             continue
         subfolders.clear()

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from coordqa._version import __version__
+from coordqa.runfolder import MANIFEST as MANIFEST
 
 SCHEMA_VERSION = 3
 """Version of the run directory format; bumped when a reader of the old format would misread it.
@@ -21,8 +22,6 @@ appended them to ``samples.jsonl``, which went stale after a re-score; it is ign
 Format 1 runs are read through :func:`coordqa.records.upgrade`; resuming one rewrites its
 manifest as format 2, since the records it appends are."""
 
-MANIFEST = "manifest.json"
-"""The manifest's file name in a run directory."""
 
 RunKind = Literal["qa", "agentic", "play"]
 RunStatus = Literal["created", "running", "finished", "interrupted", "failed"]

@@ -7,11 +7,10 @@ from collections.abc import Mapping, Sequence
 from coordqa.errors import StoreError
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.records import QACall, Question, Sample, SampleKey
+from coordqa.runfolder import QUESTIONS as QUESTIONS
 from coordqa.store.directory import RunStore
 from coordqa.store.reader import RunCounts, RunReader
 
-QUESTIONS = "questions"
-"""Stream of the questions of a QA run (:class:`coordqa.records.Question`)."""
 CALLS = "calls"
 """Stream of the model calls of a QA run (:class:`coordqa.records.QACall`)."""
 SCORES_FILE = "scores.jsonl"

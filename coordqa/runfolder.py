@@ -1,0 +1,51 @@
+"""What makes a folder a run folder, known below the store so that any layer can tell one.
+
+The store (:mod:`coordqa.store`) finds runs by this test and refuses to adopt records without a
+manifest by it; the output-path checks (:mod:`coordqa.outputs`), which the store itself uses and
+so cannot import it, name a run folder given as a report's or an export's output by it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+MANIFEST = "manifest.json"
+"""The manifest's file name in a run directory."""
+QUESTIONS = "questions"
+"""Stream of the questions of a QA run (:class:`coordqa.records.Question`)."""
+
+STREAM_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+"""The stem of a stream file a store may write (``calls`` of ``calls.jsonl``)."""
+
+
+def run_records(root: Path, without: Sequence[str] = ()) -> list[str]:
+    """The stream files in ``root`` with their record counts: ``calls.jsonl (594 records)``.
+
+    A stream is any ``<name>.jsonl`` a store could have written
+    (:meth:`~coordqa.store.RunStore.stream_path`), but the streams named in ``without``; its
+    records are counted as complete lines, read in blocks.
+    """
+    held = []
+    for file in sorted(root.glob("*.jsonl")) if root.is_dir() else ():
+        if not file.is_file() or not STREAM_NAME.match(file.stem) or file.stem in without:
+            continue
+        lines = 0
+        with open(file, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                lines += block.count(b"\n")
+        held.append(f"{file.name} ({lines} record{'s' * (lines != 1)})")
+    return held
+
+
+def holds_run(folder: Path) -> bool:
+    """Whether ``folder`` holds a run, readable or not: a manifest, or run records without one.
+
+    Records alone count unless they are only a list of questions (a QA run's inputs, or a
+    dataset's ``questions.jsonl``, as a board job keeps its private questions): that holds no
+    model's answers, so it is no run.
+    """
+    manifest = folder / MANIFEST
+    held = manifest.is_file() or manifest.is_symlink()  # a dangling link is a broken manifest
+    return held or bool(run_records(folder, without=(QUESTIONS,)))
