@@ -78,7 +78,15 @@ from coordqa.runs import (
     check_reachable,
     run_to_end,
 )
-from coordqa.store import MANIFEST, RunManifest, RunStore, check_resumable, open_run
+from coordqa.store import (
+    MANIFEST,
+    RunManifest,
+    RunStore,
+    check_kind,
+    check_resumable,
+    open_run,
+    open_to_write,
+)
 
 
 @dataclass
@@ -428,7 +436,9 @@ def _played_before(out: Path) -> set[str]:
     """Keys played in the run at ``out`` (read without the writer's lock; empty: no run)."""
     if not (out / MANIFEST).exists():
         return set()
-    return read_agentic_run(out).played_keys()
+    run = open_to_write(out)
+    check_kind(out, run.manifest, "agentic")  # the folder's kind is said before its episodes
+    return read_agentic_run(run).played_keys()
 
 
 @dataclass(frozen=True)
@@ -560,7 +570,7 @@ def _as_stored(config: GridConfig, manifest: RunManifest, out: Path) -> RunManif
     """
     if not (out / MANIFEST).exists():
         return manifest
-    stored = open_run(out).manifest
+    stored = open_to_write(out).manifest
     games = stored.config.get("games")
     if stored.kind != "agentic" or not isinstance(games, list) or len(games) != len(config.games):
         check_resumable(out, stored, manifest)  # another run: refused with its differences

@@ -57,7 +57,7 @@ from coordqa.store import (
     RunManifest,
     RunStore,
     check_resumable,
-    open_run,
+    open_to_write,
     read_qa_run,
 )
 
@@ -534,7 +534,7 @@ def _stored_answers(plan: _Plan) -> set[tuple[str, int]]:
     """:func:`_answered_keys` of the plan's run read without the writer's lock (empty: no run)."""
     if not (plan.out / MANIFEST).exists():
         return set()
-    return _answered_keys(open_run(plan.out), plan)
+    return _answered_keys(open_to_write(plan.out), plan)
 
 
 def _pending(plan: _Plan, answered: set[tuple[str, int]]) -> list[tuple[QuestionPlan, int]]:
@@ -591,7 +591,7 @@ def _as_stored(plan: _Plan) -> RunManifest:
     """
     if not (plan.out / MANIFEST).exists():
         return plan.manifest
-    run = open_run(plan.out)
+    run = open_to_write(plan.out)
     stored = run.manifest.config
     config = {**plan.manifest.config}
     config.update({key: stored[key] for key in RESUME_MAY_CHANGE if key in stored})
@@ -631,10 +631,10 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
     )
     if model.provider.question_refusal is not None:
         raise ConfigError(model.provider.question_refusal)
+    manifest = _as_stored(plan)  # a folder holding another run is refused before any call
     dropped = None
     if _check_unless_cached(model, plan):
         dropped = model.dropped_params(config.generate_config(0))
-    manifest = _as_stored(plan)
     runtime = {**manifest.runtime, "dropped_params": dropped, "transport": model.transport}
     with RunLifecycle.open(plan.out, manifest.model_copy(update={"runtime": runtime})) as run:
         store = run.store

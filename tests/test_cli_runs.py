@@ -310,7 +310,13 @@ def test_json_nested_too_deep_is_an_unreadable_run_in_every_command(
             refused = coordqa(*command, cwd=tmp_path)
             assert refused.returncode == 2, (command, refused.stdout, refused.stderr)
             said = " ".join(refused.stderr.split())
-            assert "nests deeper than 64 levels" in said and "Traceback" not in said, said
+            assert "Traceback" not in said, said
+            if command[0] == "eval" and deep == "broken":
+                # its manifest opens and names another run (model 'm'): that is said first
+                # (walkthrough 4 B2), before its records are read
+                assert "model: stored 'm', requested 'random'" in said, said
+                continue
+            assert "nests deeper than 64 levels" in said, said
 
 
 def test_runs_list_names_an_agentic_runs_agent_and_partner(tmp_path: Path) -> None:

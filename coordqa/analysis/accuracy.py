@@ -311,7 +311,8 @@ INCOMPLETE_MARK = "*"
 """Follows every accuracy of an incomplete run (errors or missing samples) wherever shown."""
 INCOMPLETE_NOTE = (
     f"{INCOMPLETE_MARK} incomplete run: errors and missing samples are left out of its accuracy; "
-    "run the same `coordqa eval` command again to retry them"
+    "run the command that wrote it again to retry them (`coordqa eval` with the same options; "
+    "`coordqa eval-set` with its spec for a member of an eval set)"
 )
 """The footnote that explains :data:`INCOMPLETE_MARK`."""
 

@@ -22,7 +22,14 @@ Runs are read back by one reader per kind (:class:`RunReader`, :mod:`~coordqa.st
 :mod:`~coordqa.store.discovery` finds run directories in folders. Import the names from here.
 """
 
-from coordqa.store.directory import RunStore, UnreadableRunError, check_resumable, open_run
+from coordqa.store.directory import (
+    RunStore,
+    UnreadableRunError,
+    check_kind,
+    check_resumable,
+    open_run,
+    open_to_write,
+)
 from coordqa.store.discovery import RunSurvey, discover_runs, no_runs_under, survey_runs
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, DatasetInfo, RunKind, RunManifest
 from coordqa.store.qa import (
@@ -51,10 +58,12 @@ __all__ = [
     "RunStore",
     "RunSurvey",
     "UnreadableRunError",
+    "check_kind",
     "check_resumable",
     "discover_runs",
     "no_runs_under",
     "open_run",
+    "open_to_write",
     "read_qa_run",
     "survey_runs",
 ]

@@ -26,7 +26,8 @@ from coordqa.jsonvalues import JSONObject, load_json
 from coordqa.outputs import check_output_folder, make_output_folder
 from coordqa.records import Record, upgrade
 from coordqa.runfolder import STREAM_NAME, run_records
-from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, RunManifest, utc_now
+from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, RunManifest, kind_words, utc_now
+from coordqa.words import with_article
 
 if TYPE_CHECKING:
     import asyncio
@@ -92,7 +93,7 @@ class RunStore:
             )
         orphaned = _without_manifest(root)
         if orphaned is not None:
-            raise orphaned
+            raise orphaned.for_writing()
         make_output_folder(root)
         store = cls(root, manifest)
         store._acquire_lock()
@@ -110,7 +111,7 @@ class RunStore:
         root = Path(path)
         if not (root / MANIFEST).exists():
             return cls.create(root, manifest)
-        store = open_run(root)
+        store = open_to_write(root)
         store._acquire_lock()
         try:
             check_resumable(root, store.manifest, manifest)
@@ -484,12 +485,22 @@ class UnreadableRunError(StoreError):
         """A run at ``path`` whose manifest opens but whose records do not (``error``)."""
         return cls(path, f"its records cannot be read ({error})", STREAMS_DAMAGED)
 
+    def for_writing(self) -> UnreadableRunError:
+        """This error as a command that writes a run into the folder says it: or another --out.
+
+        Reading commands (``score``, ``runs list``, ``view``) can only use the run recovered;
+        a writer can also start its run elsewhere.
+        """
+        return UnreadableRunError(self.path, self.problem, f"{self.fix}, {NEW_RUN_ELSEWHERE}")
+
 
 RESTORE_MANIFEST = (
-    "restore manifest.json from where the run was copied, or run into another --out; coordqa "
-    "never adopts records it cannot attribute to a run"
+    "restore manifest.json from where the run was copied (coordqa never adopts records it "
+    "cannot attribute to a run)"
 )
 """How to recover a run folder whose manifest is missing, corrupt or invalid."""
+NEW_RUN_ELSEWHERE = "or give another --out for a new run"
+"""What a command that writes a run may do instead of recovering the one in its folder."""
 STREAMS_DAMAGED = (
     "restore the damaged file from a copy of the run, or move the folder out of the way"
 )
@@ -512,6 +523,35 @@ def _without_manifest(root: Path) -> UnreadableRunError | None:
     )
 
 
+def another_kind(path: Path, stored: str, kind: str, fix: str) -> StoreError:
+    """The error of a run of kind ``stored`` at ``path`` met where one of ``kind`` is wanted.
+
+    One wording for reading (a reader of another kind, :class:`~coordqa.store.RunReader`)
+    and writing (:func:`check_kind`); ``fix`` says what to do for the command that met it.
+    """
+    return StoreError(
+        f"{path} is {with_article(kind_words(stored))} run, not "
+        f"{with_article(kind_words(kind))} one; {fix}"
+    )
+
+
+WRITE_ELSEWHERE = "a folder holds one run: give another --out for this one"
+"""What a command that writes a run does with a folder holding a run of another kind."""
+
+
+def check_kind(root: Path, stored: RunManifest, kind: str) -> None:
+    """Refuse to write a run of ``kind`` into the folder ``root`` holding ``stored``, another kind.
+
+    Said before anything else about that run (its settings, its count): the folder is not this
+    command's, whatever it holds.
+
+    Raises:
+        StoreError: what the folder holds, and to give another --out.
+    """
+    if stored.kind != kind:
+        raise another_kind(root, stored.kind, kind, WRITE_ELSEWHERE)
+
+
 def check_resumable(root: Path, stored: RunManifest, asked: RunManifest) -> None:
     """Refuse to resume the run ``stored`` at ``root`` as ``asked`` unless they are one run.
 
@@ -521,6 +561,7 @@ def check_resumable(root: Path, stored: RunManifest, asked: RunManifest) -> None
     Raises:
         StoreError: the differences (:meth:`RunManifest.mismatches`) and the fix.
     """
+    check_kind(root, stored, asked.kind)
     problems = stored.mismatches(asked)
     if problems:
         raise StoreError(
@@ -528,6 +569,20 @@ def check_resumable(root: Path, stored: RunManifest, asked: RunManifest) -> None
             + "; ".join(problems)
             + "). Use another --out directory, or the same options as that run to resume it."
         )
+
+
+def open_to_write(path: str | os.PathLike[str]) -> RunStore:
+    """:func:`open_run` for a command that writes (resumes) the run.
+
+    An unreadable run's fix also offers another --out (:meth:`UnreadableRunError.for_writing`).
+
+    Raises:
+        StoreError, UnreadableRunError: as :func:`open_run`.
+    """
+    try:
+        return open_run(path)
+    except UnreadableRunError as exc:
+        raise exc.for_writing() from exc
 
 
 def open_run(path: str | os.PathLike[str]) -> RunStore:

@@ -24,6 +24,13 @@ manifest as format 2, since the records it appends are."""
 
 
 RunKind = Literal["qa", "agentic", "play"]
+
+
+def kind_words(kind: str) -> str:
+    """A run kind as messages name it: ``qa`` is said QA (``agentic``, ``play`` as they are)."""
+    return "QA" if kind == "qa" else kind
+
+
 RunStatus = Literal["created", "running", "finished", "interrupted", "failed"]
 
 

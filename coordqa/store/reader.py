@@ -8,10 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
-from coordqa.errors import StoreError
-from coordqa.store.directory import RunStore, open_run
+from coordqa.store.directory import RunStore, another_kind, open_run
 from coordqa.store.manifest import RunKind, RunManifest
-from coordqa.words import with_article
 
 _Reader = TypeVar("_Reader", bound="RunReader")
 
@@ -38,11 +36,6 @@ class RunCounts:
         return self.planned is not None and self.done >= self.planned
 
 
-def _kind_words(kind: str) -> str:
-    """A run kind as messages name it: ``qa`` is said QA (``agentic``, ``play`` as they are)."""
-    return "QA" if kind == "qa" else kind
-
-
 class RunReader(abc.ABC):
     """A run directory opened for reading by the reader of its kind.
 
@@ -67,10 +60,7 @@ class RunReader(abc.ABC):
         """
         stored = store.manifest.kind
         if stored != self.kind:
-            raise StoreError(
-                f"{store.path} is {with_article(_kind_words(stored))} run, not "
-                f"{with_article(_kind_words(self.kind))} one; {self.elsewhere}"
-            )
+            raise another_kind(store.path, stored, self.kind, self.elsewhere)
         self.store = store
 
     @property
