@@ -349,10 +349,9 @@ class GridConfig(BaseModel):
     def with_episodes(self, counts: list[int | None]) -> GridConfig:
         """This grid with each game entry's ``episodes`` (in order) set to ``counts``.
 
-        The episode count is what a resumed run may raise (as ``coordqa eval --trials``): the
-        run's settings are the grid's with the counts it was started with
-        (:func:`coordqa.agentic.runner.plan_grid`), and its default folder leaves them out
-        (:func:`coordqa.agentic.runner.default_out`).
+        The episode count is what a resumed run given by ``--out`` may raise (as ``coordqa eval
+        --trials``): the run's settings are the grid's with the counts it was started with
+        (:func:`coordqa.agentic.runner.plan_grid`).
         """
         data = self.model_dump(mode="json")
         for game, count in zip(data["games"], counts, strict=True):

@@ -830,10 +830,10 @@ def interrupted_message(run_dir: Path) -> str:
 def default_out(config: GridConfig, root: str | Path = "runs/agentic") -> Path:
     """``runs/agentic/<name>-<hash of the grid>``: the same grid resumes the same directory.
 
-    The hash leaves each game's episode count out (every count hashes as 1), as
-    :func:`coordqa.evaluation.run_name` leaves the trials out: the same command with more
-    episodes resumes the same folder and plays the new ones (:func:`_as_stored`).
+    The hash covers each game's episode count, as :func:`coordqa.evaluation.run_name` covers
+    the trials: a run of another count gets a default folder of its own, so a folder another
+    count raised never refuses the command that made it. An explicit ``--out`` of an existing
+    run may still be raised (:func:`_as_stored`).
     """
     slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in config.name)
-    counts = [None if entry.episodes is None else 1 for entry in config.games]
-    return Path(root) / f"{slug}-{content_hash(config.with_episodes(counts).identity())[:8]}"
+    return Path(root) / f"{slug}-{content_hash(config.identity())[:8]}"

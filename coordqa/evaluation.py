@@ -317,15 +317,18 @@ def _run_fingerprint(
     )
 
 
-def run_name(config: EvalConfig, dataset: str, fingerprint: str) -> str:
+def run_name(config: EvalConfig, dataset: str, fingerprint: str, *, counted: bool = True) -> str:
     """A run directory name a person can read: model, dataset, key options, short hash.
 
     ``openai-gpt-4o_coordinationqa-v1.1_EC+JP_first20_2c41f9a0``: the options named are only
     those that differ from the defaults (games, types, ids, sample, limit, seed, sampling
-    parameters, prompt layout); the hash covers the dataset fingerprint and every setting that
-    changes results, so two different runs never share a name. The trials and the endpoint are
-    left out (:data:`RESUME_MAY_CHANGE`): the same command with more trials, or another
-    ``--api-base``, continues the same run.
+    parameters, prompt layout, trials); the hash covers the dataset fingerprint and every
+    setting that changes results, so two different runs never share a name. The endpoint is
+    left out: the same command with another ``--api-base`` continues the same run. The trials
+    are named and hashed only when they are not the default (so a default run keeps the name it
+    had before they were), and not at all with ``counted=False`` (an eval set's member, whose
+    set raises its trials in place): a run of other trials gets a default folder of its own,
+    and costs only its new trials where replies are cached (the cache is keyed by trial).
     """
     parts = [_slug(config.model), _slug(Path(dataset).stem if "/" in dataset else dataset)]
     if config.games:
@@ -350,7 +353,11 @@ def run_name(config: EvalConfig, dataset: str, fingerprint: str) -> str:
             parts.append(f"{label}{value}")
     if config.prompt_layout != defaults.prompt_layout:
         parts.append(_slug(config.prompt_layout))
-    digest = content_hash({"config": _fixed_settings(config), "dataset": fingerprint})[:8]
+    hashed: JSONObject = {"config": _fixed_settings(config), "dataset": fingerprint}
+    if counted and config.trials != defaults.trials:
+        parts.append(f"trials{config.trials}")
+        hashed["trials"] = config.trials
+    digest = content_hash(hashed)[:8]
     return "_".join([*(_slug(part) for part in parts), digest])
 
 
@@ -372,6 +379,17 @@ def reply_settings(config: EvalConfig) -> str:
 def default_out(config: EvalConfig) -> Path:
     """The run directory :func:`evaluate` uses for ``config`` (loads the dataset to know it)."""
     return _plan(config).out
+
+
+def set_member_name(config: EvalConfig) -> str:
+    """The folder name of ``config``'s run as a member of an eval set (loads the dataset).
+
+    That is :func:`run_name` without the trials, which the set's spec raises in place.
+    """
+    plan = _plan(config)
+    dataset = plan.manifest.dataset
+    name = dataset.name if dataset is not None else str(config.dataset)
+    return run_name(config, name, plan.dataset_fingerprint, counted=False)
 
 
 # -- scoring -------------------------------------------------------------------------------

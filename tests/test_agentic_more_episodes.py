@@ -101,13 +101,18 @@ def test_a_grid_whose_episode_count_is_raised_plays_only_the_new_episodes(tmp_pa
     assert open_run(out).manifest.runtime["episodes"] == 2
 
 
-def test_the_default_folder_leaves_the_episode_count_out_as_trials_are(tmp_path: Path) -> None:
-    """The same command with more episodes resumes the same default folder (as QA's run name
-    leaves --trials out); other seeds, another folder."""
+def test_the_default_folder_names_the_episode_count_as_trials_are(tmp_path: Path) -> None:
+    """Walkthrough 4 #315-#317 (QA's trials): a run of another count gets a default folder of
+    its own, so the README's command is never refused by a folder another count raised; one
+    rule for both tracks. The name is the one before the count was left out (the grid's
+    settings, counts included), so earlier default folders are found again."""
+    from coordqa.jsonvalues import content_hash
 
     def grid(**game: object) -> GridConfig:
         games = [{"game": "collab_capture", **game}]
         return parse_grid({"agents": ["capture-planner"], "games": games})
 
-    assert default_out(grid(episodes=1)) == default_out(grid(episodes=3))
+    assert default_out(grid(episodes=1)) != default_out(grid(episodes=3))
     assert default_out(grid(episodes=1)) != default_out(grid(seeds=[0]))
+    three = grid(episodes=3)
+    assert default_out(three).name.endswith(content_hash(three.identity())[:8])

@@ -247,21 +247,28 @@ def test_a_fully_cached_rerun_never_imports_litellm(tmp_path: Path) -> None:
     assert "6 from the cache" in again.stderr and "0 calls sent" in again.stderr
 
 
-def test_a_moved_server_and_more_trials_continue_the_default_run(
+def test_a_moved_server_continues_the_default_run_and_more_trials_get_their_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Walkthrough 4 #315-#317: more trials without --out raised the default run, which then
+    refused the command that made it. They get a default folder of their own, and cost only
+    the new trials (replies are cached by trial)."""
     monkeypatch.chdir(tmp_path)
     dataset = write_dataset(tmp_path / "data", scenarios=2)  # 6 questions
-    base = ["eval", "-m", "openai/test-model", "--dataset", dataset, "--no-cache"]
+    base = ["eval", "-m", "openai/test-model", "--dataset", dataset, "--trials", "1"]
     with LocalOpenAIServer(answers()) as first:
-        done = coordqa(*base, "--api-base", first.base_url, "--trials", "1")
-    assert done.returncode == 0, done.stderr
-    with LocalOpenAIServer(answers()) as moved:
-        more = coordqa(*base, "--api-base", moved.base_url, "--trials", "2")
-        assert moved.count == 6  # trial 1 of each question, nothing asked twice
+        done = coordqa(*base, "--api-base", first.base_url)
+        assert done.returncode == 0, done.stderr
+        more = coordqa(*base[:-1], "2", "--api-base", first.base_url)
+        assert first.count == 6 + 6  # then trial 1 of each question; trial 0 from the cache
     assert more.returncode == 0, more.stderr
-    assert "resuming: 6 samples already answered" in more.stderr
-    assert len(list((tmp_path / "runs").iterdir())) == 1
+    assert "resuming" not in more.stderr
+    assert len(list((tmp_path / "runs").iterdir())) == 2
+    with LocalOpenAIServer(answers()) as moved:
+        again = coordqa(*base, "--api-base", moved.base_url)
+        assert moved.count == 0  # the same run at a new address: all answered
+    assert again.returncode == 0, again.stderr
+    assert "resuming: 6 samples already answered" in again.stderr
 
 
 def test_model_settings_reach_the_server_and_are_recorded(

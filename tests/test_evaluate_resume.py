@@ -73,14 +73,44 @@ def test_a_moved_server_resumes_the_run(tmp_path: Path) -> None:
     assert open_run(out).manifest.config["api_base"] == new.base_url
 
 
-def test_the_default_directory_ignores_endpoint_and_trials(
+def test_the_default_directory_ignores_the_endpoint_and_names_other_trials(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Walkthrough 4 #315-#317: ``--trials 4`` without ``--out`` raised the default 3-trial run,
+    after which the README's own ``coordqa eval --model random`` was refused. A run of other
+    trials gets a default folder of its own; the default count keeps the name it had."""
     monkeypatch.chdir(tmp_path)
     dataset = write_dataset(tmp_path / "data", scenarios=1)
-    base = config(dataset, "http://a:1/v1")
-    assert default_out(base) == default_out(config(dataset, "http://b:2/v1", trials=5))
+    base = config(dataset, "http://a:1/v1", trials=3)
+    assert default_out(base) == default_out(config(dataset, "http://b:2/v1", trials=3))
     assert default_out(base) != default_out(config(dataset, "http://a:1/v1", temperature=0.0))
+    four = default_out(config(dataset, "http://a:1/v1", trials=4))
+    assert four != default_out(base) and "_trials4_" in four.name
+    assert "trials" not in default_out(base).name
+    assert default_out(config(dataset, "http://b:2/v1", trials=4)) == four
+
+
+def test_the_default_folder_of_the_default_trials_keeps_mains_name() -> None:
+    """The walkthrough's ``coordqa eval --model random`` ran into this folder (log #315): a run
+    begun before the count was named must be found by the same command."""
+    from coordqa.evaluation import DEFAULT_RUNS_DIR
+
+    named = default_out(EvalConfig(model="random"))
+    assert named == DEFAULT_RUNS_DIR / "random_coordinationqa-v1.2_972c064c"
+
+
+def test_a_default_folder_of_more_trials_asks_only_the_new_trials_of_a_cached_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replies are cached by trial, so a second default folder of more trials costs only those."""
+    monkeypatch.chdir(tmp_path)
+    dataset = write_dataset(tmp_path / "data", scenarios=1)  # 3 questions
+    with LocalOpenAIServer(answers()) as server:
+        first = evaluate(config(dataset, server.base_url, trials=1, cache=True))
+        more = evaluate(config(dataset, server.base_url, trials=2, cache=True))
+        assert server.count == 3 + 3  # trial 0 came from the cache
+    assert first.run_dir != more.run_dir
+    assert more.analysis.complete and more.analysis.expected_samples == 6
 
 
 def test_other_changes_are_still_refused(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from coordqa.dataset import DEFAULT_DATASET
 from coordqa.errors import ConfigError
 from coordqa.eval_config import EvalConfig, eval_default
-from coordqa.evaluation import default_out
+from coordqa.evaluation import set_member_name
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
 from coordqa.llm.types import Transport
@@ -307,7 +307,7 @@ def members_of(spec: EvalSetSpec, out: Path) -> list[SetMember]:
     for model in spec.models:
         for dataset in spec.datasets:
             config = spec.eval_config(model, dataset)
-            run = out / default_out(config).name
+            run = out / set_member_name(config)
             members.append(SetMember(model, dataset, replace(config, out=run)))
     return members
 
