@@ -81,8 +81,11 @@ def test_run_names_say_model_dataset_and_options_then_a_hash() -> None:
     hotter = EvalConfig(model="openai/gpt-4o", dataset="example", temperature=0.7)
     assert run_name(hotter, "example", "f" * 64) != name
     assert run_name(base, "example", "e" * 64) != name  # another dataset content
-    more = EvalConfig(model="openai/gpt-4o", dataset="example", trials=5, api_base="http://h:1")
-    assert run_name(more, "example", "f" * 64) == name  # more trials, another server: same run
+    moved = EvalConfig(model="openai/gpt-4o", dataset="example", api_base="http://h:1")
+    assert run_name(moved, "example", "f" * 64) == name  # another server: the same run
+    more = EvalConfig(model="openai/gpt-4o", dataset="example", trials=5)
+    assert run_name(more, "example", "f" * 64).startswith("openai-gpt-4o_example_trials5_")
+    assert run_name(more, "example", "f" * 64, counted=False) == name  # a set's member
     path = run_name(EvalConfig(model="random"), "/data/my-questions.parquet", "f" * 64)
     assert path.startswith("random_my-questions_")
 
