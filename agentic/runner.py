@@ -46,7 +46,12 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, aclosing, asynccontextmanager
+from contextlib import (
+    AbstractAsyncContextManager,
+    AbstractContextManager,
+    aclosing,
+    asynccontextmanager,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -455,6 +460,16 @@ class GridPlan:
     api_keys: dict[str, str] = field(default_factory=dict, repr=False)
     """A key by model name (never stored)."""
 
+    def engine(self) -> AbstractContextManager[object]:
+        """Ray connected for the run when its backend is Ray (nothing otherwise).
+
+        Enter it before showing or storing anything: an unreachable cluster is then the only
+        thing said, and leaves no run folder. :func:`play_grid` enters it too (a no-op inside).
+        """
+        from coordqa.llm.ray_limits import ray_for_backend
+
+        return ray_for_backend(self.config.runtime.backend, self.config.runtime.address)
+
 
 def plan_grid(
     config: GridConfig, out: str | Path, api_keys: Mapping[str, str] | None = None
@@ -508,7 +523,7 @@ async def play_grid_async(
     watch = ErrorWatch(
         ", ".join(config.model_names()), config.api_base, config.runtime.max_error_rate
     )
-    with RunLifecycle.open(plan.out, plan.opening) as run:
+    with plan.engine(), RunLifecycle.open(plan.out, plan.opening) as run:
         _adopt_settings(run.store, plan.manifest)
         writer = RecordWriter(run.store)
         try:
@@ -623,7 +638,7 @@ def _checked_before_the_run(
     if config.runtime.backend == "ray":
         from coordqa.llm.ray_limits import import_ray
 
-        import_ray()
+        import_ray(config.runtime.address)
     if api_keys and config.runtime.backend == "ray":
         raise ConfigError(
             "a model's own api key is for the local backend; give the Ray workers the "

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from coordqa.agentic.episodes import EpisodeSpec
     from coordqa.agentic.grid import GridConfig
     from coordqa.agentic.report import AgenticReport
-    from coordqa.agentic.runner import GridResult
+    from coordqa.agentic.runner import GridPlan, GridResult
 
 console = Console()
 """Tables: stdout."""
@@ -193,13 +193,21 @@ def _api_keys(api_key_env: str | None, models: list[str]) -> dict[str, str] | No
 
 
 def _play(config: GridConfig, out: Path | None, api_keys: dict[str, str] | None = None) -> None:
-    """Play the grid with a progress bar; print its tables; exit 1 when the run failed."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from coordqa.agentic.runner import GridProgress, default_out, plan_grid, play_grid
-    from coordqa.cli._progress import attempt_lines
+    """Check the grid and its folder, connect its engine, then play it (:func:`_play_planned`)."""
+    from coordqa.agentic.runner import default_out, plan_grid
 
     plan = plan_grid(config, out or default_out(config), api_keys)  # refusals before the bar
+    with plan.engine():  # an unreachable Ray too
+        _play_planned(plan)
+
+
+def _play_planned(plan: GridPlan) -> None:
+    """Play a checked grid under a progress bar; print its tables; exit 1 when the run failed."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from coordqa.agentic.runner import GridProgress, play_grid
+    from coordqa.cli._progress import attempt_lines
+
     total = len(plan.specs)
     count = episode_count(plan.specs)
     messages.print(f"playing {count}", highlight=False)
