@@ -81,6 +81,7 @@ from coordqa.runs import (
     RunLifecycle,
     Tally,
     check_reachable,
+    fewer_than_stored,
     run_to_end,
 )
 from coordqa.store import MANIFEST, RunManifest, RunStore, check_resumable, open_run
@@ -598,15 +599,14 @@ def _as_stored(config: GridConfig, manifest: RunManifest, out: Path) -> RunManif
 
 def _fewer_episodes(out: Path, game: str, had: int, asked: int) -> str:
     """Why a run of ``had`` episodes is not resumed with ``asked`` (fewer), and what to do."""
-    if not _played_before(out):  # nothing played: nothing is lost by starting over
-        return (
-            f"{out} holds a run with {had} episodes of {game} and none played yet; to start "
-            f"over with --episodes {asked}, remove it (rm -r {out}) or use another --out; "
-            f"--episodes {had} or more resumes it"
-        )
-    return (
-        f"{out} holds a run with {had} episodes of {game}; ask for --episodes {had} or more to "
-        "resume it (more episodes are added to it), or use another --out"
+    return fewer_than_stored(
+        out,
+        had,
+        asked,
+        flag="--episodes",
+        units=f"episodes of {game}",
+        started=bool(_played_before(out)),
+        nothing="none played yet",
     )
 
 

@@ -45,7 +45,14 @@ from coordqa.llm import (
 from coordqa.llm.call_names import naming_calls
 from coordqa.llm.ledger import totals_of
 from coordqa.records import QACall, Question
-from coordqa.runs import ErrorWatch, RunLifecycle, Tally, check_reachable, run_to_end
+from coordqa.runs import (
+    ErrorWatch,
+    RunLifecycle,
+    Tally,
+    check_reachable,
+    fewer_than_stored,
+    run_to_end,
+)
 from coordqa.store import (
     CALLS,
     MANIFEST,
@@ -590,17 +597,18 @@ def _as_stored(plan: _Plan) -> RunManifest:
     stored = run.manifest.config
     trials = stored.get("trials")
     if isinstance(trials, int) and trials > plan.config.trials:
-        asked = plan.config.trials
+        # A run whose calls all failed (whatever their settings) loses nothing by starting over.
         answered = any(call.ok for call in read_qa_run(run).last_calls().values())
-        if not answered:  # its calls all failed (whatever their settings): nothing is lost
-            raise ConfigError(
-                f"{plan.out} holds a run with {trials} trials and no sample answered yet; "
-                f"to start over with --trials {asked}, remove it (rm -r {plan.out}) or use "
-                f"another --out; --trials {trials} or more resumes it"
-            )
         raise ConfigError(
-            f"{plan.out} holds a run with {trials} trials; ask for --trials {trials} or more to "
-            "resume it (more trials are added to it), or use another --out"
+            fewer_than_stored(
+                plan.out,
+                trials,
+                plan.config.trials,
+                flag="--trials",
+                units="trials",
+                started=answered,
+                nothing="no sample answered yet",
+            )
         )
     config = {**plan.manifest.config}
     config.update({key: stored[key] for key in RESUME_MAY_CHANGE if key in stored})

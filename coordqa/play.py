@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +31,8 @@ from coordqa.games.base import (
 )
 from coordqa.games.episode import Trajectory, play_episode, play_step, replay, seat_players
 from coordqa.jsonvalues import JSONObject
-from coordqa.runs import RunLifecycle, run_to_end
-from coordqa.store import RunCounts, RunManifest, RunReader
+from coordqa.runs import RunLifecycle, fewer_than_stored, run_to_end
+from coordqa.store import MANIFEST, RunCounts, RunManifest, RunReader, check_resumable, open_run
 
 STREAM = "trajectories"
 """Run-store stream holding one record per finished episode."""
@@ -166,7 +166,7 @@ async def play_async(
     win = game_profile(config.game).win
     win_metric = None if win is None else win.metric
     summary = PlaySummary(config.game, game.version, game.layout, players, win_metric)
-    run = _open_run(config, game, out) if out is not None else None
+    run = _open_run(config, game, Path(out)) if out is not None else None
     session: AbstractContextManager[Any] = run.session() if run is not None else nullcontext()
     try:
         stored = PlayRun(run.store).episodes() if run is not None else {}
@@ -240,7 +240,22 @@ def play(
     )
 
 
-def _open_run(config: PlayConfig, game: Game, out: str | Path) -> RunLifecycle:
+def check_play_run(config: PlayConfig, out: str | Path) -> None:
+    """Refuse, before anything is shown or written, a run folder ``config`` cannot resume.
+
+    Raises:
+        ConfigError: the run at ``out`` holds more episodes than ``config`` asks for.
+        StoreError: ``out`` holds another run (the differences and the fix).
+    """
+    config = resolve(config)
+    game = make_game(config.game, config.layout, config.seed)
+    folder = Path(out)
+    if (folder / MANIFEST).exists():
+        check_resumable(folder, open_run(folder).manifest, _as_stored(config, game, folder))
+
+
+def _manifest(config: PlayConfig, game: Game) -> RunManifest:
+    """The manifest of the run of ``config``: its settings, hashed into its identity."""
     from coordqa.jsonvalues import content_hash
 
     settings = {
@@ -251,8 +266,48 @@ def _open_run(config: PlayConfig, game: Game, out: str | Path) -> RunLifecycle:
         "episodes": config.episodes,
         "seed": config.seed,
     }
-    manifest = RunManifest(kind="play", config=settings, fingerprint=content_hash(settings))
-    return RunLifecycle.open(out, manifest)
+    return RunManifest(kind="play", config=settings, fingerprint=content_hash(settings))
+
+
+def _as_stored(config: PlayConfig, game: Game, out: Path) -> RunManifest:
+    """The manifest of ``config`` as the run at ``out`` stores it, if one is there.
+
+    That is, with the stored episode count when ``config`` asks for as many or more: the one
+    setting a resumed run may raise (:mod:`coordqa.runs.counts`); the episodes it adds are
+    played, and the count asked for is written once the run is open.
+
+    Raises:
+        ConfigError: the stored run has more episodes than asked for.
+    """
+    asked = _manifest(config, game)
+    if not (out / MANIFEST).exists():
+        return asked
+    stored = open_run(out)
+    had = stored.manifest.config.get("episodes")
+    if stored.manifest.kind != "play" or not isinstance(had, int) or had == config.episodes:
+        return asked  # another run is refused with its differences when opened
+    if had > config.episodes:
+        raise ConfigError(
+            fewer_than_stored(
+                out,
+                had,
+                config.episodes,
+                flag="--episodes",
+                units=f"episodes of {config.game}",
+                started=bool(PlayRun(stored).counts().done),
+                nothing="none played yet",
+            )
+        )
+    return _manifest(replace(config, episodes=had), game)
+
+
+def _open_run(config: PlayConfig, game: Game, out: Path) -> RunLifecycle:
+    """Create or resume the run at ``out``, recording the episode count asked for."""
+    run = RunLifecycle.open(out, _as_stored(config, game, out))
+    asked = _manifest(config, game)
+    if run.store.manifest.config != asked.config:  # more episodes than the run held
+        run.store.update_manifest(config=asked.config, fingerprint=asked.fingerprint)
+    return run
 
 
 class PlayRun(RunReader):

@@ -136,9 +136,11 @@ def play_command(
     """Play episodes with scripted (or other registered) players and print score and metrics."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from coordqa.play import PlayConfig, play, resolve
+    from coordqa.play import PlayConfig, check_play_run, play, resolve
 
     config = resolve(PlayConfig(game, parse_pair(players), layout, episodes, seed))
+    if out is not None:
+        check_play_run(config, out)  # a folder it cannot resume is said before the bar
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), console=messages
     ) as progress:
