@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from coordqa.analysis.stats import MeanSE
+from coordqa.analysis.stats import MeanSE, mean_cell
 from coordqa.errors import ConfigError, GameError, StoreError
 from coordqa.games.base import (
     PLAYERS,
@@ -29,7 +29,14 @@ from coordqa.games.base import (
     make_player,
     role_player,
 )
-from coordqa.games.episode import Trajectory, play_episode, play_step, replay, seat_players
+from coordqa.games.episode import (
+    Trajectory,
+    play_episode,
+    play_step,
+    played_hash,
+    replay,
+    seat_players,
+)
 from coordqa.jsonvalues import JSONObject
 from coordqa.runs import RunLifecycle, fewer_than_stored, run_to_end
 from coordqa.store import MANIFEST, RunCounts, RunManifest, RunReader, check_resumable, open_run
@@ -75,6 +82,31 @@ class PlaySummary:
     """Episodes loaded (and replay-checked) from the run directory instead of played."""
     run_dir: Path | None = None
     """The run directory, when one was used."""
+    first_seed: int = 0
+    """The seed of episode 0 (episode ``i`` used ``first_seed + i``)."""
+
+    def cells(self) -> dict[str, str]:
+        """The table's cells by measure: score, metrics, turns when won.
+
+        Written as the agentic report writes them (:func:`~coordqa.analysis.stats.mean_cell`):
+        ``19.00 (n=1)``, and ``3.00 (1 distinct episode, n=2)`` for a deterministic game replayed.
+        """
+        first = self.first_seed
+
+        def cell(kept: list[tuple[int, Trajectory]], value: Callable[[Trajectory], float]) -> str:
+            distinct = len({played_hash(t, first + index) for index, t in kept})
+            return mean_cell([value(t) for _, t in kept], distinct)
+
+        every = list(enumerate(self.trajectories))
+        cells = {"score": cell(every, lambda t: t.score)}
+        for name in sorted({name for t in self.trajectories for name in t.metrics}):
+            if name != "score":  # Hanabi also reports its score as a metric
+                having = [(i, t) for i, t in every if name in t.metrics]
+                cells[name] = cell(having, lambda t, name=name: t.metrics[name])
+        if self.win_metric is not None:
+            won = [(i, t) for i, t in every if t.metrics.get(self.win_metric) == 1.0]
+            cells[f"turns when {self.win_metric}"] = cell(won, lambda t: t.metrics["turns"])
+        return cells
 
     @property
     def score(self) -> MeanSE:
@@ -166,6 +198,7 @@ async def play_async(
     win = game_profile(config.game).win
     win_metric = None if win is None else win.metric
     summary = PlaySummary(config.game, game.version, game.layout, players, win_metric)
+    summary.first_seed = config.seed
     run = _open_run(config, game, Path(out)) if out is not None else None
     session: AbstractContextManager[Any] = run.session() if run is not None else nullcontext()
     try:

@@ -153,14 +153,9 @@ def play_command(
             raise typer.Exit(INTERRUPTED_EXIT) from None
     table = Table(title=f"{summary.game_version} ({summary.layout})")
     table.add_column("measure")
-    table.add_column("mean ± SE", justify="right")
-    table.add_row("score", str(summary.score))
-    for name, value in summary.metrics().items():
-        if name != "score":  # Hanabi also reports its score as a metric
-            table.add_row(name, str(value))
-    won = summary.turns_when_won()
-    if won is not None:
-        table.add_row(f"turns when {summary.win_metric}", str(won))
+    table.add_column("mean ± SE [95% CI] n", justify="right")
+    for name, cell in summary.cells().items():
+        table.add_row(name, cell)
     console.print(table)
     console.print(f"players: {', '.join(summary.players)}; episodes: {len(summary.trajectories)}")
     if summary.run_dir is not None:
