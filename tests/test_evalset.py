@@ -136,7 +136,11 @@ def test_the_command_line_names_models_and_refuses_bad_sets(tmp_path: Path) -> N
     index = (site / "index.html").read_text()
     assert all(m["run"] in index for m in manifest["members"]), "the set shows as its runs"
     # Another shared setting in the same folder is another experiment: refused, nothing run.
-    with pytest.raises(ConfigError, match="other shared settings \\(trials: 2 before, 1 now\\)"):
+    with pytest.raises(ConfigError, match="other shared settings \\(seed: None before, 1 now\\)"):
+        evaluate_set(
+            parse_spec({"models": ["random"], "limit": 3, "trials": 2, "seed": 1, "out": out})
+        )
+    with pytest.raises(ConfigError, match="ask for --trials 2 or more to resume it"):  # as eval
         evaluate_set(parse_spec({"models": ["random"], "limit": 3, "trials": 1, "out": out}))
     with pytest.raises(ConfigError, match="name the models"):
         runner.invoke(app, ["eval-set"], catch_exceptions=False)
