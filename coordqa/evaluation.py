@@ -525,14 +525,29 @@ def _answered_keys(store: RunStore, plan: _Plan) -> set[tuple[str, int]]:
     their model and prompt.
     """
     prompts = {question.question_id: question.prompt_hash for question in plan.questions}
-    settings = reply_settings(plan.config)
+    settings = _own_settings(plan.config)
     return {
         key
         for key, call in read_qa_run(store).last_calls().items()
         if call.ok
         and call.model in ("", plan.config.model)
         and prompts.get(call.question_id) == call.prompt_hash
-        and call.settings in (None, settings)
+        and (call.settings is None or call.settings in settings)
+    }
+
+
+def _own_settings(config: EvalConfig) -> set[str]:
+    """:func:`reply_settings` of ``config``, and as it was with its dataset spelled as an alias.
+
+    Runs stored ``--dataset coordinationqa`` as spelled (:func:`_alias_of`); their calls are
+    the run's own.
+    """
+    from coordqa.dataset.releases import ALIASES
+
+    fixed = _fixed_settings(config)
+    aliases = [alias for alias, name in ALIASES.items() if name == config.dataset]
+    return {reply_settings(config)} | {
+        content_hash({**fixed, "dataset": alias})[:16] for alias in aliases
     }
 
 
@@ -612,8 +627,20 @@ def _as_stored(plan: _Plan) -> RunManifest:
         )
     config = {**plan.manifest.config}
     config.update({key: stored[key] for key in RESUME_MAY_CHANGE if key in stored})
+    if _alias_of(stored.get("dataset"), config["dataset"]):
+        config["dataset"] = stored["dataset"]  # stored before aliases were resolved: one run
     fingerprint = _run_fingerprint(config, plan.dataset_fingerprint, plan.questions)
     return plan.manifest.model_copy(update={"config": config, "fingerprint": fingerprint})
+
+
+def _alias_of(stored: object, dataset: object) -> bool:
+    """Whether a run's stored dataset is an alias of ``dataset`` (as runs stored it before).
+
+    The content is still checked: the run's fingerprint covers the dataset's rows.
+    """
+    from coordqa.dataset.releases import ALIASES, canonical_dataset
+
+    return isinstance(stored, str) and stored in ALIASES and canonical_dataset(stored) == dataset
 
 
 async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunResult:
