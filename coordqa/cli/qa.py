@@ -176,12 +176,15 @@ def render_counts(result: RunResult) -> None:
         )
         return f"{totals.usage.total_tokens} tokens{unbelieved}, {cost_words(totals)}"
 
+    def calls(totals: UsageTotals) -> str:
+        return (
+            f"{counted(totals.sent, 'call')} sent, {totals.cache_hits} from the cache, "
+            f"{totals.errors} failed; {spent(totals)}"
+        )
+
     messages.print(
         f"samples: {result.new_samples} new, {result.resumed_samples} resumed. "
-        f"This session: {counted(session.sent, 'call')} sent, {session.cache_hits} from the cache, "
-        f"{session.errors} failed; {spent(session)}. "
-        f"Whole run: {counted(run.sent, 'call')} sent, {run.cache_hits} from the cache; "
-        f"{spent(run)}.",
+        f"This session: {calls(session)}. Whole run: {calls(run)}.",
         highlight=False,
     )
     dataset = result.manifest.dataset
