@@ -93,19 +93,19 @@ class PlaySummary:
         """
         first = self.first_seed
 
-        def cell(kept: list[tuple[int, Trajectory]], value: Callable[[Trajectory], float]) -> str:
+        def cell(kept: list[tuple[int, Trajectory]], metric: str | None = None) -> str:
             distinct = len({played_hash(t, first + index) for index, t in kept})
-            return mean_cell([value(t) for _, t in kept], distinct)
+            values = [t.score if metric is None else t.metrics[metric] for _, t in kept]
+            return mean_cell(values, distinct)
 
         every = list(enumerate(self.trajectories))
-        cells = {"score": cell(every, lambda t: t.score)}
+        cells = {"score": cell(every)}
         for name in sorted({name for t in self.trajectories for name in t.metrics}):
             if name != "score":  # Hanabi also reports its score as a metric
-                having = [(i, t) for i, t in every if name in t.metrics]
-                cells[name] = cell(having, lambda t, name=name: t.metrics[name])
+                cells[name] = cell([(i, t) for i, t in every if name in t.metrics], name)
         if self.win_metric is not None:
             won = [(i, t) for i, t in every if t.metrics.get(self.win_metric) == 1.0]
-            cells[f"turns when {self.win_metric}"] = cell(won, lambda t: t.metrics["turns"])
+            cells[f"turns when {self.win_metric}"] = cell(won, "turns")
         return cells
 
     @property
