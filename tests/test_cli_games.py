@@ -84,7 +84,7 @@ def test_unknown_names_raise_helpful_errors() -> None:
 
 def test_parse_pair() -> None:
     assert parse_pair("a,b") == ("a", "b")
-    assert parse_pair("a") == ("a", "a")
+    assert parse_pair("a") == ("a", "a") == parse_pair(["a"])
     assert parse_pair(None) is None
     with pytest.raises(ConfigError, match="two player names"):
         parse_pair("a,b,c")

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from coordqa.cli._errors import INTERRUPTED_EXIT
+from coordqa.cli._lists import given_once
 from coordqa.cli._names import game_name
 from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import print_entry
@@ -30,8 +31,12 @@ only the results."""
 _AS = {"alice": 0, "bob": 1}
 
 
-def parse_pair(value: str | None) -> tuple[str, str] | None:
-    """Parse ``--players A,B`` (one name means the same player for both)."""
+def parse_pair(values: str | list[str] | None) -> tuple[str, str] | None:
+    """Parse ``--players A,B`` (one name means the same player for both), given once.
+
+    A pair is one value: a second ``--players`` is refused, not added (:mod:`coordqa.cli._lists`).
+    """
+    value = given_once(values, "--players", "--players capture-planner,capture-greedy")
     if value is None:
         return None
     names = [item.strip() for item in value.split(",") if item.strip()]
@@ -83,7 +88,8 @@ def games_show(
     seed: Annotated[int, typer.Option(help="Episode seed.")] = 0,
     steps: Annotated[int, typer.Option(help="Steps to play before showing the state.")] = 0,
     players: Annotated[
-        str | None, typer.Option(help="Players for Alice,Bob (default: the game's best pair).")
+        list[str] | None,
+        typer.Option(help="Players for Alice,Bob (default: the game's best pair)."),
     ] = None,
     as_: Annotated[str, typer.Option("--as", help="Whose view to show: alice or bob.")] = "alice",
     as_json: Annotated[
@@ -123,7 +129,8 @@ def play_command(
     episodes: Annotated[int, typer.Option(help="Number of episodes.")] = 10,
     seed: Annotated[int, typer.Option(help="Seed of episode 0 (episode i uses seed + i).")] = 0,
     players: Annotated[
-        str | None, typer.Option(help="Players for Alice,Bob (default: the game's best pair).")
+        list[str] | None,
+        typer.Option(help="Players for Alice,Bob (default: the game's best pair)."),
     ] = None,
     layout: Annotated[str | None, typer.Option(help="Layout or map.")] = None,
     out: Annotated[
