@@ -61,7 +61,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import ErrorDetails
 
 from coordqa.agentic import presets
 from coordqa.agentic.episodes import SELF, EpisodeSpec, EpisodeTask
@@ -71,6 +70,7 @@ from coordqa.games.base import game_profile
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig
 from coordqa.options import OptionValue, PlayerOptions
+from coordqa.spec_problems import spec_problems
 
 LAYOUT_FIELD = "{layout}"
 """In a partner name, replaced by the layout: ``bc-{layout}`` is the BC partner of each layout."""
@@ -527,12 +527,4 @@ def parse_grid(data: Mapping[str, object], where: str = "grid") -> GridConfig:
     try:
         return GridConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(_problem(error) for error in exc.errors())
-        raise ConfigError(f"{where}: invalid grid ({problems})") from exc
-
-
-def _problem(error: ErrorDetails) -> str:
-    """One validation error: the field at fault (none for a whole-grid check) and why."""
-    message = error["msg"].removeprefix("Value error, ")
-    field = ".".join(str(part) for part in error["loc"])
-    return f"{field}: {message}" if field else message
+        raise ConfigError(f"{where}: {spec_problems(exc, GridConfig)}") from exc
