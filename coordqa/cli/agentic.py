@@ -395,11 +395,26 @@ def run_command(
     Rerun the same command to resume: failed and skipped episodes are played again.
     """
     from coordqa.agentic.episodes import SELF
-    from coordqa.agentic.grid import parse_grid
+    from coordqa.agentic.grid import games_it_plays_instead, parse_grid
     from coordqa.agentic.match import is_llm_player
+    from coordqa.agentic.presets import check_preset
 
     if self_play and partner is not None:
         raise ConfigError("give --partner P or --self-play, not both")
+    if seeds and episodes is not None:
+        raise ConfigError("give --seeds or --episodes, not both (--episodes N plays seeds 0..N-1)")
+    for flag, name, role in (("--agent", agent, "agent"), ("--partner", partner, "partner")):
+        played = None if name is None else games_it_plays_instead(name, role, [game])
+        if played is not None:
+            raise ConfigError(
+                f"{flag} {name} plays {played}, not --game {game}; give a {role} of {game} "
+                "(coordqa games list) or a --game it plays"
+            )
+    if preset is not None:
+        try:
+            preset = check_preset(preset)
+        except ConfigError as exc:
+            raise ConfigError(f"--preset: {exc}") from None
     args = endpoint.model_args()
     entry: dict[str, object] = {
         "game": game,
