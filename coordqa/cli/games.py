@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -22,6 +22,10 @@ from coordqa.cli._names import game_name
 from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunInterrupted
+from coordqa.words import counted
+
+if TYPE_CHECKING:
+    from coordqa.play import Advanced
 
 console = Console()
 messages = Console(stderr=True)
@@ -48,6 +52,14 @@ def parse_pair(values: str | list[str] | None) -> tuple[str, str] | None:
             f"got {value!r}; e.g. --players capture-planner,capture-greedy."
         )
     return (names[0], names[1])
+
+
+def _steps_words(advanced: Advanced, asked: int) -> str:
+    """``after 3 steps``, or ``the episode ended after 3 steps (asked 500)`` when it did."""
+    played = counted(advanced.steps, "step")
+    if advanced.steps < asked:
+        return f"the episode ended after {played} (asked {asked})"
+    return f"after {played}"
 
 
 def games_list() -> None:
@@ -102,7 +114,8 @@ def games_show(
     if as_.lower() not in _AS:
         raise ConfigError(f"--as must be alice or bob, got {as_!r}.")
     player = _AS[as_.lower()]
-    state = advance(game, layout, seed, steps, parse_pair(players))
+    advanced = advance(game, layout, seed, steps, parse_pair(players))
+    state = advanced.game
     actions = state.legal_actions(player) if player in state.players_to_act() else []
     if as_json:
         payload = {
@@ -112,7 +125,7 @@ def games_show(
         }
         typer.echo(json.dumps(payload, indent=2))
         return
-    console.rule(f"{state.name} ({state.layout}), seed {seed}, after {steps} step(s)")
+    console.rule(f"{state.name} ({state.layout}), seed {seed}, {_steps_words(advanced, steps)}")
     console.print(state.describe(player), highlight=False, markup=False)
     if state.is_terminal():
         console.print(f"\nThe game is over. Score: {state.score()}. Metrics: {state.metrics()}")
