@@ -164,12 +164,21 @@ def ray_cluster(address: str | None) -> Iterator[Any]:
     """Yield ``ray`` connected: to ``address``, to the Ray already initialised, or to a new one.
 
     A Ray started here (a local one when ``address`` is None) is shut down at the end; one that
-    was already initialised is left running.
+    was already initialised is left running. Ray's own log says only its errors (``ERROR``):
+    its start-up notes ("Token authentication is enabled", "Started a local Ray instance") are
+    no news to a user who asked for Ray, and went to stderr among coordqa's messages.
     """
+    import logging
+
     ray = import_ray()
     started_here = not ray.is_initialized()
     if started_here:
-        ray.init(address=address, include_dashboard=False, namespace=NAMESPACE)
+        ray.init(
+            address=address,
+            include_dashboard=False,
+            namespace=NAMESPACE,
+            logging_level=logging.ERROR,
+        )
     try:
         yield ray
     finally:
