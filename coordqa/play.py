@@ -384,16 +384,26 @@ read_play_run = PlayRun.read
 """Open a ``play`` run directory (or wrap an open store) for reading; see :class:`PlayRun`."""
 
 
+@dataclass(frozen=True)
+class Advanced:
+    """A game after the steps :func:`advance` played, and how many it played."""
+
+    game: Game
+    """The game now (over when it ended before the steps asked)."""
+    steps: int
+    """The steps played: the ones asked, or fewer when the game ended first."""
+
+
 def advance(
     game_name: str,
     layout: str | None = None,
     seed: int = 0,
     steps: int = 0,
     players: tuple[str, str] | None = None,
-) -> Game:
+) -> Advanced:
     """A game after ``steps`` steps played by ``players`` (default pair), for ``games show``.
 
-    Stops early when the game ends.
+    Stops early when the game ends, and says how many steps it played.
     """
     if steps < 0:
         raise ConfigError(f"steps must be 0 or more, got {steps}.")
@@ -401,13 +411,13 @@ def advance(
     return asyncio.run(_advance(config, steps))
 
 
-async def _advance(config: PlayConfig, steps: int) -> Game:
+async def _advance(config: PlayConfig, steps: int) -> Advanced:
     game = make_game(config.game, config.layout, config.seed)
     names = config.players or default_players(config.game)
     pair = [make_player(name, config.game, game.layout) for name in names]
     views = seat_players(game, pair, config.seed)
-    for _ in range(steps):
-        if game.is_terminal():
-            break
+    played = 0
+    while played < steps and not game.is_terminal():
         _decisions, _result, views = await play_step(game, pair, views)
-    return game
+        played += 1
+    return Advanced(game, played)

@@ -146,7 +146,7 @@ def test_the_command_line_names_models_and_refuses_bad_sets(tmp_path: Path) -> N
         runner.invoke(app, ["eval-set"], catch_exceptions=False)
     with pytest.raises(ConfigError, match="models: .*at least one"):
         parse_spec({"models": []})
-    with pytest.raises(ConfigError, match="trails: Extra inputs"):
+    with pytest.raises(ConfigError, match="unknown field 'trails'. Did you mean 'trials'"):
         parse_spec({"models": ["random"], "trails": 3})
 
 
@@ -177,11 +177,11 @@ def test_a_typo_in_a_models_entry_lists_an_entrys_fields_not_the_sets() -> None:
     with pytest.raises(ConfigError) as raised:
         parse_spec({"models": [{"modl": "random"}]})
     said = str(raised.value)
-    assert "models.0.modl: Extra inputs are not permitted" in said
+    assert "models[0]: unknown field 'modl'. Did you mean 'model'" in said
     entry = "model, api_base, api_key_env, model_args, rpm, tpm, concurrency"
-    assert f"(a models: entry's fields: {entry})" in said, said
+    assert f"fields: {entry}." in said, said
     assert "datasets" not in said and "trials" not in said
-    with pytest.raises(ConfigError, match=r"trails: Extra inputs.*\(fields: models, datasets"):
+    with pytest.raises(ConfigError, match=r"unknown field 'trails'.*fields: models, datasets"):
         parse_spec({"models": ["random"], "trails": 3})
 
 

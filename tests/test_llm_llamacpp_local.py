@@ -137,6 +137,8 @@ def fake_llama(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     )
     module.ggml_abort_callback = lambda function: function
     module.llama_set_abort_callback = set_abort_callback
+    module.llama_log_callback = lambda function: function
+    module.llama_log_set = lambda callback, user_data: None
     registry = types.SimpleNamespace(_chat_handlers=FAKE_FORMATS)
     module.llama_chat_format = types.SimpleNamespace(  # type: ignore[attr-defined]
         LlamaChatCompletionHandlerRegistry=lambda: registry,

@@ -118,6 +118,9 @@ def _load(path: Path) -> _Resident:
         if path not in _LOADED:
             import llama_cpp
 
+            from coordqa.llm.llamacpp_log import errors_only, quiet_while
+
+            errors_only()
             try:
                 llama = llama_cpp.Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, verbose=False)
             except ValueError as exc:  # llama-cpp-python's word for a file it cannot load
@@ -127,6 +130,7 @@ def _load(path: Path) -> _Resident:
             resident.callback = llama_cpp.ggml_abort_callback(resident.abandoned)
             # Llama takes no abort callback: it is set on its context (llama.cpp's C API)
             llama_cpp.llama_set_abort_callback(llama._ctx.ctx, resident.callback, None)
+            quiet_while(lambda: resident.abandoned(None))
             _LOADED[path] = resident
         return _LOADED[path]
 

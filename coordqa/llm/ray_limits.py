@@ -22,6 +22,7 @@ leaving leaves the actor behind, and later runs reuse it.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import uuid
 import warnings
 from collections.abc import Iterator, Mapping
@@ -192,7 +193,9 @@ def ray_cluster(address: str | None) -> Iterator[Any]:
     """Yield ``ray`` connected: to ``address``, to the Ray already initialised, or to a new one.
 
     A Ray started here (a local one when ``address`` is None) is shut down at the end; one that
-    was already initialised is left running.
+    was already initialised is left running. Ray's own log says only its errors (``ERROR``):
+    its start-up notes ("Token authentication is enabled", "Started a local Ray instance") are
+    no news to a user who asked for Ray, and went to stderr among coordqa's messages.
 
     Raises:
         MissingDependencyError: ray (or, for a ``ray://`` address, its client) is not installed.
@@ -215,7 +218,9 @@ def _connect(ray: Any, address: str | None) -> None:
     The Ray Client takes no dashboard option (it would log that it forwards it) and warns on a
     timeout before raising; the error below says the same, so the warning is not repeated.
     """
-    options: dict[str, Any] = {} if _is_client_address(address) else {"include_dashboard": False}
+    options: dict[str, Any] = (
+        {} if _is_client_address(address) else {"include_dashboard": False}
+    ) | {"logging_level": logging.ERROR}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
