@@ -505,7 +505,6 @@ def export_command(
     )
 
 
-@option_groups
 def _board_draws_seeds(value: str | None) -> None:
     """Refuse ``--seed``, which ``coordqa eval`` takes, saying why a board-run entry has none."""
     if value is not None:
@@ -515,6 +514,7 @@ def _board_draws_seeds(value: str | None) -> None:
         )
 
 
+@option_groups
 def submit_endpoint_command(
     model: Annotated[
         str, typer.Argument(help="Model as coordqa eval takes it, e.g. openai/my-model.")
