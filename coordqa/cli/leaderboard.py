@@ -78,9 +78,9 @@ class ModelDetails:
         Raises:
             ConfigError: not a number with an optional K, M, B or T suffix.
         """
-        from coordqa.cli.runs import parse_sizes
+        from coordqa.cli.runs import parameter_count
 
-        return parse_sizes(f"m={self.params}")["m"] if self.params else None
+        return None if self.params is None else parameter_count(self.params, "--params")
 
 
 def _require_token(token: str | None) -> str:
