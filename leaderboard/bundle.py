@@ -180,6 +180,23 @@ class ModelInfo(BaseModel):
         return clean_name(value, what=f"model.{info.field_name}", max_length=limit)
 
 
+def model_info_violations(given: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The violations of the :class:`ModelInfo` fields a submitter gives, by the field's own rule.
+
+    Each field is checked alone (the run fills in the rest later), so a command line is checked
+    before any run is read. Each violation is ``{"loc": FIELD, "msg"}`` as
+    :func:`schema_violations` gives them.
+    """
+    unfilled = ModelInfo.model_construct()
+    violations: list[dict[str, str]] = []
+    for name, value in given.items():
+        try:
+            ModelInfo.__pydantic_validator__.validate_assignment(unfilled, name, value)
+        except ValidationError as exc:
+            violations += schema_violations(exc)[0]
+    return violations
+
+
 class ReportedSummary(BaseModel):
     """The accuracies the submitter's own analysis found; shown, never used for ranking."""
 

@@ -44,3 +44,35 @@ def test_a_count_is_read_alike_by_params_and_sizes() -> None:
     assert parse_sizes("a=7e9,b/c=70B,d=1.5t") == {"a": 7e9, "b/c": 70e9, "d": 1.5e12}
     with pytest.raises(ConfigError, match=r"^--sizes entry 'llama=1\.2\.3' is not MODEL=SIZE"):
         parse_sizes("llama=1.2.3")
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        ("--link", "ftp://x", "String should match pattern"),
+        ("--org", "  ", "model.organisation is empty or only whitespace"),
+        ("--params", "0", "Input should be greater than 0"),
+        ("--name", "n" * 201, "at most 200 characters"),
+        ("--provider", "a\u200bb", "control or invisible characters (U+200B)"),
+    ],
+)
+def test_every_model_detail_of_submit_is_checked_before_the_run_is_read(
+    option: str, value: str, said: str, tmp_path: Path
+) -> None:
+    """#279: ``submit RUN --link ftp://x`` read the run and ended in a pydantic traceback
+    (exit 1). Each detail is checked by the bundle's own rule as the command line is parsed:
+    the run named here does not exist, and it is the detail that is refused."""
+    line = one_error_line(
+        "submit", tmp_path / "nowhere", "--out", tmp_path / "b.json", option, value
+    )
+    assert line.startswith(f"error: {option} {value!r}: "), line
+    assert said in line, line
+
+
+def test_submit_endpoint_checks_its_model_details_before_sending() -> None:
+    line = one_error_line(
+        "submit-endpoint", "random", "--to", "http://127.0.0.1:9", "--token", "t",
+        "--link", "ftp://x", "--name", " ",
+    )  # fmt: skip
+    assert line.startswith("error: --name ' ': "), line
+    assert "; --link 'ftp://x': " in line, line
