@@ -87,7 +87,7 @@ class ModelDetails:
 
         texts = {**named, "organisation": self.org, "parameters": self.params, "link": self.link}
         given = {field: text for field, text in texts.items() if text is not None}
-        values = dict(given)
+        values: dict[str, Any] = dict(given)
         if self.params is not None:
             values["parameters"] = parameter_count(self.params, "--params")
         violations = model_info_violations(values)

@@ -51,7 +51,7 @@ def create_provider(
     if transport not in TRANSPORTS:
         raise ModelError(f"--transport {transport} is not one of {', '.join(TRANSPORTS)}")
     family = _FAMILY.match(name)
-    registered = name if name in PROVIDERS else family.group() if family is not None else None
+    registered = name if name in PROVIDERS else family.group() if family is not None else ""
     if registered in PROVIDERS:
         provider = PROVIDERS.get(registered)(name, api_base, api_key)
         if provider.runs_in_process:
