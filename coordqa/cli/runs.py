@@ -47,22 +47,52 @@ console = Console()
 messages = Console(stderr=True)
 """Warnings and notes: stderr."""
 
-_SIZE = re.compile(r"^\s*([0-9.]+(?:e[0-9]+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(e[0-9]+)?\s*([kmbt]?)\s*$", re.IGNORECASE)
+"""A parameter count: a number (``7``, ``1.5``, ``7e9``) with an optional K, M, B or T."""
 _SIZE_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+_SUFFIXES = "suffixes K, M, B, T allowed"
+
+
+def _count(text: str) -> float | None:
+    """``text`` as a parameter count, or None when it is not one."""
+    match = _SIZE.match(text)
+    if match is None:
+        return None
+    number, exponent, unit = match.groups()
+    return float(number + (exponent or "")) * _SIZE_UNITS[unit.lower()]
+
+
+def parameter_count(text: str, option: str = "--params") -> float:
+    """``--params 7B`` (or ``7e9``, ``350M``) as a number; the error names ``option``.
+
+    Raises:
+        ConfigError: not a number with an optional K, M, B or T suffix.
+    """
+    count = _count(text)
+    if count is None:
+        raise ConfigError(
+            f"{option} {text!r} is not a parameter count; write e.g. {option} 7B or 7e9 "
+            f"({_SUFFIXES})"
+        )
+    return count
 
 
 def parse_sizes(value: str | Sequence[str] | None) -> dict[str, float]:
-    """Parse ``--sizes model=7e9,other=70B`` (repeatable) into parameter counts per model name."""
+    """Parse ``--sizes model=7e9,other=70B`` (repeatable) into parameter counts per model name.
+
+    Raises:
+        ConfigError: an entry is not MODEL=SIZE (the count read as :func:`parameter_count`).
+    """
     sizes: dict[str, float] = {}
     for item in split_list(value) or ():
         name, sep, amount = item.rpartition("=")
-        match = _SIZE.match(amount)
-        if not sep or not name or match is None:
+        count = _count(amount)
+        if not sep or not name or count is None:
             raise ConfigError(
                 f"--sizes entry {item!r} is not MODEL=SIZE; write e.g. "
-                "--sizes llama-3-8b=8e9,gpt-4o=1.8T (suffixes K, M, B, T allowed)"
+                f"--sizes llama-3-8b=8e9,gpt-4o=1.8T ({_SUFFIXES})"
             )
-        sizes[name.strip()] = float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
+        sizes[name.strip()] = count
     return sizes
 
 
