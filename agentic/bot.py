@@ -52,7 +52,7 @@ from urllib.parse import parse_qsl
 
 from coordqa.choices import OPTION_LABELS, choose, option_letter
 from coordqa.directives import format_labels
-from coordqa.errors import ConfigError, ModelError
+from coordqa.errors import ModelError
 from coordqa.games.base import PLAYER_NAMES, Observation, Player, game_profile, make_player
 from coordqa.games.feed import ActEvent, ResetEvent, SeatFeed
 from coordqa.jsonvalues import content_hash
@@ -176,6 +176,7 @@ class BotProvider(Provider):
     """The ``bot`` model (see the module docstring)."""
 
     cacheable = False
+    runs_in_process = True
     reads_context = True
     question_refusal = (
         "model 'bot' plays agentic episodes only: it answers from the seat feed an LLM agent "
@@ -381,9 +382,6 @@ def _no_feed(context: object | None) -> BotRefusal:
 def bot_provider(name: str, api_base: str | None, api_key: str | None) -> Provider:
     """The ``bot`` model (entry points ``bot`` and ``bot?`` of ``coordqa.models``).
 
-    Raises:
-        ConfigError: an ``api_base`` or key was given (the bot runs in this process).
+    It runs in this process: the registry refuses an ``api_base`` or key given for it.
     """
-    if api_base is not None or api_key is not None:
-        raise ConfigError(f"model {name!r} runs in this process: give it no --api-base or key")
     return BotProvider(name, BotOptions.from_name(name))

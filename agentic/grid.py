@@ -48,7 +48,7 @@ seed, partner, seat, game options and preset); their hash is the grid's fingerpr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -61,7 +61,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import ErrorDetails
 
 from coordqa.agentic import presets
 from coordqa.agentic.episodes import SELF, EpisodeSpec, EpisodeTask
@@ -71,6 +70,7 @@ from coordqa.games.base import game_profile
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig
 from coordqa.options import OptionValue, PlayerOptions
+from coordqa.spec_problems import spec_problems
 
 LAYOUT_FIELD = "{layout}"
 """In a partner name, replaced by the layout: ``bc-{layout}`` is the BC partner of each layout."""
@@ -428,12 +428,10 @@ class GridConfig(BaseModel):
     def _check_plays_a_game(
         self, name: str, role: Literal["agent", "partner"], games: set[str]
     ) -> None:
-        from coordqa.games.base import role_player
-
-        spec = role_player(name, role, games)
-        if not any(spec.plays(game) for game in games):
+        played = games_it_plays_instead(name, role, games)
+        if played is not None:
             raise ConfigError(
-                f"player {name!r} plays {spec.games_text()}, none of this "
+                f"player {name!r} plays {played}, none of this "
                 f"grid's games ({', '.join(sorted(games))}); remove it or add a game it plays."
             )
 
@@ -443,8 +441,7 @@ class GridConfig(BaseModel):
         GAMES.get(entry.game)
         games = {e.game for e in self.games}
         for partner in self.partners:
-            if partner != SELF and LAYOUT_FIELD not in partner:
-                self._check_plays_a_game(partner, "partner", games)
+            self._check_plays_a_game(partner, "partner", games)
         tasks: list[EpisodeTask] = []
         for layout in self._layouts(entry):
             for template in self.partners:
@@ -491,6 +488,26 @@ def _check_distinct(names: list[str]) -> None:
         raise ValueError(f"names listed twice: {repeated}; list each once")
 
 
+def games_it_plays_instead(
+    name: str, role: Literal["agent", "partner"], games: Collection[str]
+) -> str | None:
+    """The games player ``name`` plays when it plays none of ``games`` (None: it plays one).
+
+    The one rule of whether an agent or partner fits a grid's games; a grid file and
+    ``agentic run``'s options each word the refusal in their own terms. Self-play and a
+    partner named per layout (``bc-{layout}``, checked layout by layout) pass here.
+
+    Raises:
+        UnknownNameError: no player ``name``.
+    """
+    from coordqa.games.base import role_player
+
+    if role == "partner" and (name == SELF or LAYOUT_FIELD in name):
+        return None
+    spec = role_player(name, role, games)
+    return None if any(spec.plays(game) for game in games) else spec.games_text()
+
+
 def load_grid(path: str | Path) -> GridConfig:
     """Read and validate a grid YAML file.
 
@@ -526,12 +543,4 @@ def parse_grid(data: Mapping[str, object], where: str = "grid") -> GridConfig:
     try:
         return GridConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(_problem(error) for error in exc.errors())
-        raise ConfigError(f"{where}: invalid grid ({problems})") from exc
-
-
-def _problem(error: ErrorDetails) -> str:
-    """One validation error: the field at fault (none for a whole-grid check) and why."""
-    message = error["msg"].removeprefix("Value error, ")
-    field = ".".join(str(part) for part in error["loc"])
-    return f"{field}: {message}" if field else message
+        raise ConfigError(f"{where}: {spec_problems(exc, GridConfig)}") from exc

@@ -24,20 +24,12 @@ from dataclasses import dataclass, field
 
 from coordqa.agentic.episodes import AgenticEpisode
 from coordqa.agentic.records import Failure
-from coordqa.games import game_profile
-from coordqa.jsonvalues import content_hash
+from coordqa.games.episode import played_hash
 
 
 def moves(episode: AgenticEpisode) -> str:
-    """What the episode played, as a hash: two episodes with one hash are the same episode.
-
-    The moves and what they did (every step's decisions, engine moves, reward and events), and
-    the seed only where it changes the game (``GameProfile.seeded``: a Hanabi deal, Collab
-    Escape's killer), so replays of a deterministic game from other seeds compare equal.
-    """
-    steps = [(s.decisions, s.executed, s.reward, s.events) for s in episode.trajectory.steps]
-    seed = episode.spec.seed if game_profile(episode.spec.game).seeded else None
-    return content_hash([seed, steps])
+    """What the episode played, as a hash (:func:`~coordqa.games.episode.played_hash`)."""
+    return played_hash(episode.trajectory, episode.spec.seed)
 
 
 @dataclass

@@ -69,14 +69,17 @@ class GamePreset:
 
 
 def check_preset(name: str) -> str:
-    """Return ``name`` if it is a preset.
+    """The preset ``name``, in any case as game names are (``Paper``: ``paper``).
 
     Raises:
-        ConfigError: an unknown preset, naming the known ones.
+        ConfigError: an unknown preset, naming the known ones and the nearest.
     """
-    if name not in PRESETS:
-        raise ConfigError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}")
-    return name
+    from coordqa.registry import spelled_as, unknown_name_message
+
+    spelled = spelled_as(name, PRESETS)
+    if spelled not in PRESETS:
+        raise ConfigError(unknown_name_message("preset", name, [("presets", list(PRESETS))]))
+    return spelled
 
 
 def game_preset(preset: str, game: str) -> GamePreset:

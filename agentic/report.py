@@ -63,7 +63,7 @@ from coordqa.agentic.optimality import optimality
 from coordqa.agentic.pooling import moves, pool_episodes
 from coordqa.agentic.records import Failure
 from coordqa.agentic.reply_counts import ReplyCounts
-from coordqa.analysis.stats import MeanSE, mean_ci, proportion_ci
+from coordqa.analysis.stats import MeanSE, mean_cell, proportion_ci
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, LADDER_ORDERS, GameProfile, ReportTable, game_profile
 from coordqa.jsonvalues import JSONObject
@@ -245,16 +245,7 @@ def summary(values: pd.Series, episodes: pd.Series, digits: int = 2) -> str:
     """
     known = values.notna() & values.map(lambda v: v is not None)
     kept = [float(v) for v in values[known]]
-    stat = MeanSE.of(kept)
-    if stat.n == 0:
-        return ""
-    mean = f"{stat.mean:.{digits}f}"
-    if stat.n == 1:
-        return f"{mean} (n=1)"
-    if episodes[known].nunique() == 1:
-        return f"{mean} (1 distinct episode, n={stat.n})"
-    interval = mean_ci(kept)
-    return f"{stat.format(digits=digits)} {interval.format(digits)} n={stat.n}"
+    return mean_cell(kept, episodes[known].nunique(), digits)
 
 
 def cell(group: pd.DataFrame, column: str, digits: int = 2) -> str:

@@ -46,7 +46,12 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, aclosing, asynccontextmanager
+from contextlib import (
+    AbstractAsyncContextManager,
+    AbstractContextManager,
+    aclosing,
+    asynccontextmanager,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,6 +81,7 @@ from coordqa.runs import (
     RunLifecycle,
     Tally,
     check_reachable,
+    fewer_than_stored,
     run_to_end,
 )
 from coordqa.store import (
@@ -465,6 +471,16 @@ class GridPlan:
     api_keys: dict[str, str] = field(default_factory=dict, repr=False)
     """A key by model name (never stored)."""
 
+    def engine(self) -> AbstractContextManager[object]:
+        """Ray connected for the run when its backend is Ray (nothing otherwise).
+
+        Enter it before showing or storing anything: an unreachable cluster is then the only
+        thing said, and leaves no run folder. :func:`play_grid` enters it too (a no-op inside).
+        """
+        from coordqa.llm.ray_limits import ray_for_backend
+
+        return ray_for_backend(self.config.runtime.backend, self.config.runtime.address)
+
 
 def plan_grid(
     config: GridConfig, out: str | Path, api_keys: Mapping[str, str] | None = None
@@ -516,7 +532,7 @@ async def play_grid_async(
     watch = ErrorWatch(
         ", ".join(config.model_names()), config.api_base, config.runtime.max_error_rate
     )
-    with RunLifecycle.open(plan.out, plan.opening) as run:
+    with plan.engine(), RunLifecycle.open(plan.out, plan.opening) as run:
         _adopt_settings(run.store, plan.manifest)
         writer = RecordWriter(run.store)
         try:
@@ -599,15 +615,14 @@ def _as_stored(config: GridConfig, manifest: RunManifest, out: Path) -> RunManif
 
 def _fewer_episodes(out: Path, game: str, had: int, asked: int) -> str:
     """Why a run of ``had`` episodes is not resumed with ``asked`` (fewer), and what to do."""
-    if not _played_before(out):  # nothing played: nothing is lost by starting over
-        return (
-            f"{out} holds a run with {had} episodes of {game} and none played yet; to start "
-            f"over with --episodes {asked}, remove it (rm -r {out}) or use another --out; "
-            f"--episodes {had} or more resumes it"
-        )
-    return (
-        f"{out} holds a run with {had} episodes of {game}; ask for --episodes {had} or more to "
-        "resume it (more episodes are added to it), or use another --out"
+    return fewer_than_stored(
+        out,
+        had,
+        asked,
+        flag="--episodes",
+        units=f"episodes of {game}",
+        started=bool(_played_before(out)),
+        nothing="none played yet",
     )
 
 
@@ -639,7 +654,7 @@ def _checked_before_the_run(
     if config.runtime.backend == "ray":
         from coordqa.llm.ray_limits import import_ray
 
-        import_ray()
+        import_ray(config.runtime.address)
     if api_keys and config.runtime.backend == "ray":
         raise ConfigError(
             "a model's own api key is for the local backend; give the Ray workers the "

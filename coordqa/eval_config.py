@@ -112,6 +112,10 @@ class EvalConfig:
                 raise ConfigError(
                     f"{name} must be a tuple of names, e.g. {name}=({value!r},), not a string"
                 )
+        if self.dataset is not None:  # an alias is its release: one run, one folder
+            from coordqa.dataset.releases import canonical_dataset
+
+            object.__setattr__(self, "dataset", canonical_dataset(self.dataset))
         if self.types is not None:
             from coordqa.records import spelled_type
 

@@ -45,7 +45,14 @@ from coordqa.llm import (
 from coordqa.llm.call_names import naming_calls
 from coordqa.llm.ledger import totals_of
 from coordqa.records import QACall, Question
-from coordqa.runs import ErrorWatch, RunLifecycle, Tally, check_reachable, run_to_end
+from coordqa.runs import (
+    ErrorWatch,
+    RunLifecycle,
+    Tally,
+    check_reachable,
+    fewer_than_stored,
+    run_to_end,
+)
 from coordqa.store import (
     CALLS,
     MANIFEST,
@@ -537,14 +544,29 @@ def _answered_keys(store: RunStore, plan: _Plan) -> set[tuple[str, int]]:
     their model and prompt.
     """
     prompts = {question.question_id: question.prompt_hash for question in plan.questions}
-    settings = reply_settings(plan.config)
+    settings = _own_settings(plan.config)
     return {
         key
         for key, call in read_qa_run(store).last_calls().items()
         if call.ok
         and call.model in ("", plan.config.model)
         and prompts.get(call.question_id) == call.prompt_hash
-        and call.settings in (None, settings)
+        and (call.settings is None or call.settings in settings)
+    }
+
+
+def _own_settings(config: EvalConfig) -> set[str]:
+    """:func:`reply_settings` of ``config``, and as it was with its dataset spelled as an alias.
+
+    Runs stored ``--dataset coordinationqa`` as spelled (:func:`_alias_of`); their calls are
+    the run's own.
+    """
+    from coordqa.dataset.releases import ALIASES
+
+    fixed = _fixed_settings(config)
+    aliases = [alias for alias, name in ALIASES.items() if name == config.dataset]
+    return {reply_settings(config)} | {
+        content_hash({**fixed, "dataset": alias})[:16] for alias in aliases
     }
 
 
@@ -613,24 +635,37 @@ def _as_stored(plan: _Plan) -> RunManifest:
     stored = run.manifest.config
     config = {**plan.manifest.config}
     config.update({key: stored[key] for key in RESUME_MAY_CHANGE if key in stored})
+    if _alias_of(stored.get("dataset"), config["dataset"]):
+        config["dataset"] = stored["dataset"]  # stored before aliases were resolved: one run
     fingerprint = _run_fingerprint(config, plan.dataset_fingerprint, plan.questions)
     adopted = plan.manifest.model_copy(update={"config": config, "fingerprint": fingerprint})
     check_resumable(plan.out, run.manifest, adopted)
     trials = stored.get("trials")
     if isinstance(trials, int) and trials > plan.config.trials:
-        asked = plan.config.trials
+        # A run whose calls all failed (whatever their settings) loses nothing by starting over.
         answered = any(call.ok for call in read_qa_run(run).last_calls().values())
-        if not answered:  # its calls all failed (whatever their settings): nothing is lost
-            raise ConfigError(
-                f"{plan.out} holds a run with {trials} trials and no sample answered yet; "
-                f"to start over with --trials {asked}, remove it (rm -r {plan.out}) or use "
-                f"another --out; --trials {trials} or more resumes it"
-            )
         raise ConfigError(
-            f"{plan.out} holds a run with {trials} trials; ask for --trials {trials} or more to "
-            "resume it (more trials are added to it), or use another --out"
+            fewer_than_stored(
+                plan.out,
+                trials,
+                plan.config.trials,
+                flag="--trials",
+                units="trials",
+                started=answered,
+                nothing="no sample answered yet",
+            )
         )
     return adopted
+
+
+def _alias_of(stored: object, dataset: object) -> bool:
+    """Whether a run's stored dataset is an alias of ``dataset`` (as runs stored it before).
+
+    The content is still checked: the run's fingerprint covers the dataset's rows.
+    """
+    from coordqa.dataset.releases import ALIASES, canonical_dataset
+
+    return isinstance(stored, str) and stored in ALIASES and canonical_dataset(stored) == dataset
 
 
 async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunResult:

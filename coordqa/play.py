@@ -15,11 +15,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from coordqa.analysis.stats import MeanSE
+from coordqa.analysis.stats import MeanSE, mean_cell
 from coordqa.errors import ConfigError, GameError, StoreError
 from coordqa.games.base import (
     PLAYERS,
@@ -29,10 +29,17 @@ from coordqa.games.base import (
     make_player,
     role_player,
 )
-from coordqa.games.episode import Trajectory, play_episode, play_step, replay, seat_players
+from coordqa.games.episode import (
+    Trajectory,
+    play_episode,
+    play_step,
+    played_hash,
+    replay,
+    seat_players,
+)
 from coordqa.jsonvalues import JSONObject
-from coordqa.runs import RunLifecycle, run_to_end
-from coordqa.store import RunCounts, RunManifest, RunReader
+from coordqa.runs import RunLifecycle, fewer_than_stored, run_to_end
+from coordqa.store import MANIFEST, RunCounts, RunManifest, RunReader, check_resumable, open_run
 
 STREAM = "trajectories"
 """Run-store stream holding one record per finished episode."""
@@ -75,6 +82,31 @@ class PlaySummary:
     """Episodes loaded (and replay-checked) from the run directory instead of played."""
     run_dir: Path | None = None
     """The run directory, when one was used."""
+    first_seed: int = 0
+    """The seed of episode 0 (episode ``i`` used ``first_seed + i``)."""
+
+    def cells(self) -> dict[str, str]:
+        """The table's cells by measure: score, metrics, turns when won.
+
+        Written as the agentic report writes them (:func:`~coordqa.analysis.stats.mean_cell`):
+        ``19.00 (n=1)``, and ``3.00 (1 distinct episode, n=2)`` for a deterministic game replayed.
+        """
+        first = self.first_seed
+
+        def cell(kept: list[tuple[int, Trajectory]], metric: str | None = None) -> str:
+            distinct = len({played_hash(t, first + index) for index, t in kept})
+            values = [t.score if metric is None else t.metrics[metric] for _, t in kept]
+            return mean_cell(values, distinct)
+
+        every = list(enumerate(self.trajectories))
+        cells = {"score": cell(every)}
+        for name in sorted({name for t in self.trajectories for name in t.metrics}):
+            if name != "score":  # Hanabi also reports its score as a metric
+                cells[name] = cell([(i, t) for i, t in every if name in t.metrics], name)
+        if self.win_metric is not None:
+            won = [(i, t) for i, t in every if t.metrics.get(self.win_metric) == 1.0]
+            cells[f"turns when {self.win_metric}"] = cell(won, "turns")
+        return cells
 
     @property
     def score(self) -> MeanSE:
@@ -166,7 +198,8 @@ async def play_async(
     win = game_profile(config.game).win
     win_metric = None if win is None else win.metric
     summary = PlaySummary(config.game, game.version, game.layout, players, win_metric)
-    run = _open_run(config, game, out) if out is not None else None
+    summary.first_seed = config.seed
+    run = _open_run(config, game, Path(out)) if out is not None else None
     session: AbstractContextManager[Any] = run.session() if run is not None else nullcontext()
     try:
         stored = PlayRun(run.store).episodes() if run is not None else {}
@@ -240,7 +273,22 @@ def play(
     )
 
 
-def _open_run(config: PlayConfig, game: Game, out: str | Path) -> RunLifecycle:
+def check_play_run(config: PlayConfig, out: str | Path) -> None:
+    """Refuse, before anything is shown or written, a run folder ``config`` cannot resume.
+
+    Raises:
+        ConfigError: the run at ``out`` holds more episodes than ``config`` asks for.
+        StoreError: ``out`` holds another run (the differences and the fix).
+    """
+    config = resolve(config)
+    game = make_game(config.game, config.layout, config.seed)
+    folder = Path(out)
+    if (folder / MANIFEST).exists():
+        check_resumable(folder, open_run(folder).manifest, _as_stored(config, game, folder))
+
+
+def _manifest(config: PlayConfig, game: Game) -> RunManifest:
+    """The manifest of the run of ``config``: its settings, hashed into its identity."""
     from coordqa.jsonvalues import content_hash
 
     settings = {
@@ -251,8 +299,48 @@ def _open_run(config: PlayConfig, game: Game, out: str | Path) -> RunLifecycle:
         "episodes": config.episodes,
         "seed": config.seed,
     }
-    manifest = RunManifest(kind="play", config=settings, fingerprint=content_hash(settings))
-    return RunLifecycle.open(out, manifest)
+    return RunManifest(kind="play", config=settings, fingerprint=content_hash(settings))
+
+
+def _as_stored(config: PlayConfig, game: Game, out: Path) -> RunManifest:
+    """The manifest of ``config`` as the run at ``out`` stores it, if one is there.
+
+    That is, with the stored episode count when ``config`` asks for as many or more: the one
+    setting a resumed run may raise (:mod:`coordqa.runs.counts`); the episodes it adds are
+    played, and the count asked for is written once the run is open.
+
+    Raises:
+        ConfigError: the stored run has more episodes than asked for.
+    """
+    asked = _manifest(config, game)
+    if not (out / MANIFEST).exists():
+        return asked
+    stored = open_run(out)
+    had = stored.manifest.config.get("episodes")
+    if stored.manifest.kind != "play" or not isinstance(had, int) or had == config.episodes:
+        return asked  # another run is refused with its differences when opened
+    if had > config.episodes:
+        raise ConfigError(
+            fewer_than_stored(
+                out,
+                had,
+                config.episodes,
+                flag="--episodes",
+                units=f"episodes of {config.game}",
+                started=bool(PlayRun(stored).counts().done),
+                nothing="none played yet",
+            )
+        )
+    return _manifest(replace(config, episodes=had), game)
+
+
+def _open_run(config: PlayConfig, game: Game, out: Path) -> RunLifecycle:
+    """Create or resume the run at ``out``, recording the episode count asked for."""
+    run = RunLifecycle.open(out, _as_stored(config, game, out))
+    asked = _manifest(config, game)
+    if run.store.manifest.config != asked.config:  # more episodes than the run held
+        run.store.update_manifest(config=asked.config, fingerprint=asked.fingerprint)
+    return run
 
 
 class PlayRun(RunReader):
@@ -296,16 +384,26 @@ read_play_run = PlayRun.read
 """Open a ``play`` run directory (or wrap an open store) for reading; see :class:`PlayRun`."""
 
 
+@dataclass(frozen=True)
+class Advanced:
+    """A game after the steps :func:`advance` played, and how many it played."""
+
+    game: Game
+    """The game now (over when it ended before the steps asked)."""
+    steps: int
+    """The steps played: the ones asked, or fewer when the game ended first."""
+
+
 def advance(
     game_name: str,
     layout: str | None = None,
     seed: int = 0,
     steps: int = 0,
     players: tuple[str, str] | None = None,
-) -> Game:
+) -> Advanced:
     """A game after ``steps`` steps played by ``players`` (default pair), for ``games show``.
 
-    Stops early when the game ends.
+    Stops early when the game ends, and says how many steps it played.
     """
     if steps < 0:
         raise ConfigError(f"steps must be 0 or more, got {steps}.")
@@ -313,13 +411,13 @@ def advance(
     return asyncio.run(_advance(config, steps))
 
 
-async def _advance(config: PlayConfig, steps: int) -> Game:
+async def _advance(config: PlayConfig, steps: int) -> Advanced:
     game = make_game(config.game, config.layout, config.seed)
     names = config.players or default_players(config.game)
     pair = [make_player(name, config.game, game.layout) for name in names]
     views = seat_players(game, pair, config.seed)
-    for _ in range(steps):
-        if game.is_terminal():
-            break
+    played = 0
+    while played < steps and not game.is_terminal():
         _decisions, _result, views = await play_step(game, pair, views)
-    return game
+        played += 1
+    return Advanced(game, played)

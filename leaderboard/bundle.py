@@ -180,6 +180,23 @@ class ModelInfo(BaseModel):
         return clean_name(value, what=f"model.{info.field_name}", max_length=limit)
 
 
+def model_info_violations(given: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The violations of the :class:`ModelInfo` fields a submitter gives, by the field's own rule.
+
+    Each field is checked alone (the run fills in the rest later), so a command line is checked
+    before any run is read. Each violation is ``{"loc": FIELD, "msg"}`` as
+    :func:`schema_violations` gives them.
+    """
+    unfilled = ModelInfo.model_construct()
+    violations: list[dict[str, str]] = []
+    for name, value in given.items():
+        try:
+            ModelInfo.__pydantic_validator__.validate_assignment(unfilled, name, value)
+        except ValidationError as exc:
+            violations += schema_violations(exc)[0]
+    return violations
+
+
 class ReportedSummary(BaseModel):
     """The accuracies the submitter's own analysis found; shown, never used for ranking."""
 
@@ -645,6 +662,24 @@ def _one_agent_command(manifest: RunManifest, out: str, agent: str, model: str |
     return shlex.join(["coordqa", *kept])
 
 
+def _check_grid_name(path: Path, manifest: RunManifest, grid: str | None) -> None:
+    """Refuse ``--grid NAME`` for a run of another registered grid, before anything is sent.
+
+    A registered grid's run says its grid in the manifest (``config.grid``); the board would
+    refuse every task of another grid. A run of an unregistered grid file or of ``agentic
+    run`` names none, and its tasks are checked by the board.
+    """
+    played = manifest.config.get("grid")
+    if grid is None or not isinstance(played, dict) or played.get("name") == grid:
+        return
+    name, version = played.get("name"), played.get("version")
+    raise BundleError(
+        f"{path} played grid {name!r} (version {version}), not {grid!r}: leave --grid out to "
+        f"submit it as {name!r}, or play {grid!r} (`coordqa agentic grid {grid} ...`) and "
+        "submit that run"
+    )
+
+
 def build_agentic_bundle(
     run_dir: str | Path, *, grid: str | None = None, **info: Any
 ) -> dict[str, Any]:
@@ -655,12 +690,14 @@ def build_agentic_bundle(
     agent with one model (a leaderboard entry ranks one thing).
 
     Raises:
-        BundleError: the run has no finished episode or tests several agents or models.
+        BundleError: the run has no finished episode or tests several agents or models, or
+            ``grid`` is not the registered grid the run played.
         StoreError: the run directory is missing, corrupt or not an agentic run.
     """
     from coordqa.agentic import read_agentic_run
 
     store = open_run(run_dir)
+    _check_grid_name(store.path, store.manifest, grid)
     episodes = read_agentic_run(store).episodes(with_exchanges=False)
     if not episodes:
         raise BundleError(f"{store.path} has no finished episode; run the grid to the end first")

@@ -50,6 +50,7 @@ from coordqa.leaderboard.settings import (
 from coordqa.leaderboard.views import ORIGINS
 from coordqa.web.headers import add_security_headers
 from coordqa.web.rendering import static_packages
+from coordqa.web.validation import answer_validation_errors
 
 __all__ = ["create_app"]
 
@@ -94,6 +95,7 @@ def create_app(
     )
     app.mount("/static", StaticFiles(packages=static_packages()), name="static")
     add_security_headers(app)
+    answer_validation_errors(app)
     for routes in (submission_routes, ranking_routes, job_routes):
         app.include_router(routes.router)
 

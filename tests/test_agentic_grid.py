@@ -67,7 +67,7 @@ def test_bad_grids_name_the_problem(tmp_path: Path) -> None:
         parse_grid({"agents": [], "games": [{"game": "hanabi"}]})
     bad = tmp_path / "bad.yaml"
     bad.write_text("agents: [cac]\ngames: [{game: hanabi, seeds: one}]\n")
-    with pytest.raises(ConfigError, match="games.0.seeds"):
+    with pytest.raises(ConfigError, match=r"games\[0\].seeds: Input should be a valid list"):
         load_grid(bad)
 
 
@@ -104,7 +104,7 @@ def test_a_misspelt_agent_option_is_refused_when_the_grid_is_read(in_game: bool)
     with pytest.raises(ConfigError) as raised:
         parse_grid(grid_with_options({"cac": {"use_tomm": False}}, in_game), where="g.yaml")
     message = str(raised.value)
-    assert message.startswith("g.yaml: invalid grid (")
+    assert message.startswith("g.yaml: ") and "invalid grid" not in message
     assert "'cac' has no option 'use_tomm'" in message
     assert "use_tom, use_verifier, max_verifier_retries, tom_level" in message
     assert "did you mean 'use_tom'?" in message

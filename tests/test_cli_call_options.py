@@ -9,6 +9,7 @@ kept ``agentic run`` for 374 s (3 rounds of the 120 s default with 4 calls in fl
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import re
@@ -18,7 +19,7 @@ from typing import Any
 
 import pytest
 import typer
-from cli_support import command_at, coordqa
+from cli_support import command_at, command_paths, coordqa
 from typer.testing import CliRunner
 
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Timeout
@@ -271,3 +272,25 @@ def test_option_groups_refuse_a_flag_declared_twice() -> None:
 
     with pytest.raises(TypeError, match=r"repeat the parameters \['timeout'\]"):
         option_groups(command)
+
+
+def test_option_groups_refuse_a_command_without_a_group() -> None:
+    """Blind walkthrough #179: ``@option_groups`` sat on a helper above ``submit-endpoint``,
+    which then showed ``--details MODELDETAILS`` that no value could fill."""
+
+    def command(value: str | None = None) -> None:
+        """No dataclass parameter: the decorator is on the wrong function."""
+
+    with pytest.raises(TypeError, match="takes no option group"):
+        option_groups(command)
+
+
+def test_every_command_spreads_its_option_groups() -> None:
+    """No command of the CLI shows a group as one option (``--details MODELDETAILS``)."""
+    unspread = [
+        f"{' '.join(path)} {param.name}"
+        for path in command_paths()
+        for param in command_at(path).params
+        if dataclasses.is_dataclass(param.default)
+    ]
+    assert unspread == []

@@ -84,7 +84,7 @@ def test_unknown_names_raise_helpful_errors() -> None:
 
 def test_parse_pair() -> None:
     assert parse_pair("a,b") == ("a", "b")
-    assert parse_pair("a") == ("a", "a")
+    assert parse_pair("a") == ("a", "a") == parse_pair(["a"])
     assert parse_pair(None) is None
     with pytest.raises(ConfigError, match="two player names"):
         parse_pair("a,b,c")
@@ -137,3 +137,13 @@ def test_an_unknown_player_of_play_lists_only_that_game_s_players() -> None:
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("error: unknown player 'plannr'. Did you mean 'escape-planner'"), line
     assert line.endswith("Players for collab_escape: escape-greedy, escape-planner."), line
+
+
+def test_show_says_when_the_episode_ended_before_the_steps_asked() -> None:
+    """Blind walkthrough: ``--steps 500`` said "after 500 step(s)" of a game over long before."""
+    ended = coordqa("games", "show", "collab_capture", "--steps", "100", columns=200)
+    assert ended.returncode == 0, ended.stderr
+    assert "the episode ended after 3 steps (asked 100)" in ended.stdout, ended.stdout
+    one = coordqa("games", "show", "collab_capture", "--steps", "1", columns=200)
+    assert "after 1 step " in one.stdout and "step(s)" not in one.stdout, one.stdout
+    assert "ended" not in one.stdout

@@ -12,7 +12,9 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from coordqa.cli import app, qa
-from coordqa.cli.qa import parse_ids, split_list
+from coordqa.cli._lists import split_list
+from coordqa.cli.agentic import _seeds
+from coordqa.cli.qa import parse_ids
 from coordqa.cli.runs import parse_sizes
 from coordqa.errors import ConfigError
 from coordqa.llm.testing import Fault, LocalOpenAIServer
@@ -46,6 +48,23 @@ def test_eval_prints_tables_and_writes_the_run(tmp_path: Path) -> None:
     assert store.manifest.config["trials"] == 2
     assert {s.question_type for s in read_qa_run(out).samples()} == {"EC", "JP"}
     assert (out / "summary.json").exists() and (out / "scores.jsonl").exists()
+
+
+def test_a_repeated_list_option_adds_to_the_list_as_its_comma_form_does(tmp_path: Path) -> None:
+    """``--types EC --types JP`` is ``--types EC,JP``: same questions, same stored settings."""
+    comma, repeated = tmp_path / "comma", tmp_path / "repeated"
+    run_eval(comma, "--types", "EC,JP", "--games", "hanabi,overcooked", "--trials", "1")
+    run_eval(
+        repeated,
+        *("--types", "EC", "--types", "JP", "--games", "hanabi", "--games", "overcooked"),
+        *("--trials", "1"),
+    )
+    first, second = open_run(comma).manifest, open_run(repeated).manifest
+    assert second.config["types"] == ["EC", "JP"]
+    assert second.config["games"] == ["hanabi", "overcooked"]
+    assert {k: v for k, v in first.config.items() if k != "out"} == {
+        k: v for k, v in second.config.items() if k != "out"
+    }
 
 
 def test_eval_rerun_resumes_and_other_options_are_refused(tmp_path: Path) -> None:
@@ -143,6 +162,9 @@ def test_report_of_a_run_changed_after_scoring_scores_its_calls_and_says_so(
 def test_option_parsers() -> None:
     assert split_list(" hanabi, overcooked ,") == ("hanabi", "overcooked")
     assert split_list(None) is None and split_list(",") is None
+    assert split_list(["EC", "ToM, JP"]) == ("EC", "ToM", "JP")
+    assert split_list([]) is None
+    assert _seeds(["3", "4,5"]) == [3, 4, 5] and _seeds(None) is None
     assert parse_sizes("a=7e9,b/c=70B,d=1.5t") == {"a": 7e9, "b/c": 70e9, "d": 1.5e12}
     with pytest.raises(ConfigError, match="MODEL=SIZE"):
         parse_sizes("llama=big")
@@ -153,6 +175,7 @@ def test_id_lists_are_read_from_text_or_a_file_and_errors_name_their_flag(tmp_pa
     listed.write_text("# chosen by hand\nq1\n\nq2  # the second\n")
     assert parse_ids("q1, q2") == ("q1", "q2") == parse_ids(str(listed))
     assert parse_ids(None) is None
+    assert parse_ids(["q1", str(listed)]) == ("q1", "q1", "q2")
     with pytest.raises(ConfigError, match="^--ids is empty"):
         parse_ids(" ")
     (tmp_path / "none.txt").write_text("# nothing yet\n")
@@ -182,3 +205,10 @@ def test_a_mistyped_command_gets_the_nearest_names(typo: str, meant: str) -> Non
     assert result.returncode == 2
     assert f"No such command '{typo}'" in result.stderr
     assert f"Did you mean '{meant}'" in result.stderr
+
+
+def test_a_pair_option_given_twice_is_refused_in_one_line() -> None:
+    """``--players A,B`` is one pair: a second one is no union, so it is refused, not dropped."""
+    result = coordqa("games", "show", "collab_escape", "--players", "a,b", "--players", "c,d")
+    assert result.returncode == 2
+    assert "--players was given 2 times; give it once" in result.stderr

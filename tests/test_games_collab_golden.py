@@ -45,7 +45,7 @@ def check_golden(name: str, text: str) -> None:
     ],
 )
 def test_golden_descriptions(game: str, seed: int, steps: int, player: int) -> None:
-    state = advance(game, seed=seed, steps=steps)
+    state = advance(game, seed=seed, steps=steps).game
     view = (
         state.describe(player) + "\n\nAvailable Actions:\n" + "\n".join(state.legal_actions(player))
     )

@@ -91,10 +91,10 @@ def test_bad_names_and_counts_are_clear_errors() -> None:
 
 
 def test_advance_plays_the_given_steps_and_stops_at_the_end() -> None:
-    game = advance("collab_escape", seed=2, steps=2)
-    assert game.snapshot()["state"]["turn"] == 2
+    advanced = advance("collab_escape", seed=2, steps=2)
+    assert advanced.game.snapshot()["state"]["turn"] == 2 and advanced.steps == 2
     done = advance("collab_capture", steps=100)
-    assert done.is_terminal() and done.metrics()["turns"] == 3
+    assert done.game.is_terminal() and done.game.metrics()["turns"] == 3 == done.steps
 
 
 def test_turns_when_won_only_for_win_lose_games() -> None:

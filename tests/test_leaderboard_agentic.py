@@ -201,3 +201,21 @@ def test_the_overall_score_is_each_columns_share_of_its_best() -> None:
     assert overall_scores([three, six, half], keys) == [0.0, 1.0, 0.75]
     assert overall_scores([{**six, "overcooked/self": None}, half], keys) == [None, 0.75]
     assert overall_scores([three, three], keys) == [0.0, 0.0]  # nobody scored: all tied
+
+
+def test_a_run_of_a_registered_grid_is_submitted_as_that_grid_only(tmp_path: Path) -> None:
+    """Walkthrough 4 #169: ``submit runs/smoke-cac --grid paper`` was sent, and the server's
+    422 listed 62 tasks; the run's manifest says it played grid ``smoke``, so it is refused
+    before anything is sent, in one line naming that grid."""
+    run = tmp_path / "smoke-cac"
+    played = coordqa(
+        "agentic", "grid", "smoke", "--agent", "cac", "--model", "scripted", "--out", run
+    )
+    assert played.returncode == 0, played.stderr
+    refused = coordqa("submit", run, "--grid", "paper", "--out", tmp_path / "paper.json")
+    assert refused.returncode == 2, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith(f"error: {run} played grid 'smoke' (version 1), not 'paper'"), line
+    assert not (tmp_path / "paper.json").exists()
+    same = coordqa("submit", run, "--grid", "smoke", "--out", tmp_path / "smoke.json")
+    assert same.returncode == 0, same.stderr

@@ -396,3 +396,19 @@ def test_bundled_releases_rank_on_their_own_boards(board: BoardClient) -> None:
     assert board_of("")["dataset"]["name"] == DEFAULT_DATASET == "coordinationqa-v1.2"
     page = board.client.get("/", params={"dataset": "coordinationqa-v1"}).text
     assert "version 1.0.0" in page and "cb50f8c6c520" in page
+
+
+def test_a_parameter_of_the_wrong_type_is_one_sentence_like_every_other_refusal(
+    board: BoardClient,
+) -> None:
+    """Walkthrough 4 #283: ``?limit=abc`` answered FastAPI's raw list of error objects where
+    ``?limit=0`` answers a sentence; both are ``{"detail": SENTENCE}`` naming the parameter."""
+    out_of_range = board.client.get("/api/entries", params={"limit": "0"})
+    assert out_of_range.json() == {"detail": "limit must be from 1 to 500 (default 100), got 0"}
+    wrong_type = board.client.get("/api/entries", params={"limit": "abc", "offset": "x" * 500})
+    assert wrong_type.status_code == 422
+    detail = wrong_type.json()["detail"]
+    assert list(wrong_type.json()) == ["detail"] and isinstance(detail, str), detail
+    assert detail.startswith("limit (query parameter) must be a valid integer"), detail
+    assert "got 'abc'" in detail and "; offset (query parameter) must be" in detail, detail
+    assert len(detail) < 400, detail  # what a client sent is shown cut

@@ -186,3 +186,35 @@ def test_a_bundle_saved_with_out_is_sent_as_it_is(tmp_path: Path) -> None:
     assert refused.returncode == 2
     (line,) = refused.stderr.strip().splitlines()
     assert "is not a bundle written by coordqa submit --out" in line, line
+
+
+@pytest.mark.slow  # a live server process: about 4 s of CPU
+def test_submit_endpoint_takes_the_model_details_submit_takes(tmp_path: Path) -> None:
+    """Blind walkthrough #179, #277, #280: ``submit-endpoint --details`` took no value at all;
+    it takes ``--org``, ``--params`` and ``--link`` as ``submit`` does, and the board-run entry
+    is built with them."""
+    from coordqa.leaderboard.db import Endpoint, shown_as
+
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    db = open_database(url)
+    token = create_token(db, "cli")
+    db.dispose()
+    with LiveServer(url, log=tmp_path / "server.log") as server:
+        done = coordqa(
+            "submit-endpoint", "random", "--to", server.url, "--token", token, "--name", "R3",
+            "--org", "Me", "--params", "7B", "--link", "https://example.org/r3",
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "queued job 1 (CoordinationQA)" in done.stdout, done.stdout
+    db = open_database(url, create=False)
+    with db.session() as session:
+        (endpoint,) = session.scalars(select(Endpoint)).all()
+        shown = shown_as(endpoint)
+    db.dispose()
+    assert shown == {
+        "display_name": "R3",
+        "provider": "coordqa",
+        "parameters": 7e9,
+        "organisation": "Me",
+        "link": "https://example.org/r3",
+    }

@@ -137,6 +137,8 @@ def fake_llama(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     )
     module.ggml_abort_callback = lambda function: function
     module.llama_set_abort_callback = set_abort_callback
+    module.llama_log_callback = lambda function: function
+    module.llama_log_set = lambda callback, user_data: None
     registry = types.SimpleNamespace(_chat_handlers=FAKE_FORMATS)
     module.llama_chat_format = types.SimpleNamespace(  # type: ignore[attr-defined]
         LlamaChatCompletionHandlerRegistry=lambda: registry,
@@ -212,7 +214,9 @@ def test_bad_files_settings_and_a_missing_package_are_said_plainly(
         get_model(f"llamacpp/{tmp_path / 'missing.gguf'}").check()
     with pytest.raises(ConfigError, match="names no file"):
         get_model("llamacpp/")
-    with pytest.raises(ConfigError, match="--api-base .* runs inside coordqa"):
+    with pytest.raises(
+        ConfigError, match="runs inside coordqa and calls no server: leave --api-base"
+    ):
         get_model(f"llamacpp/{fake_llama}", api_base="http://127.0.0.1:8000/v1")
     model = get_model(f"llamacpp/{fake_llama}", cache=None)
     reply = asyncio.run(model.generate([Message("user", "hi")], GenerateConfig(extra={"bogus": 1})))

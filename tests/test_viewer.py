@@ -514,3 +514,15 @@ def test_an_hm_hanabi_episode_shows_its_score_once_and_marks_single_points(
     assert len(polylines) + len(single) == len(chart.lines)
     assert single == chart.lines and len(single) == 2  # as in the walkthrough: one value each
     assert "each series has one value" in page
+
+
+def test_a_path_number_of_the_wrong_type_is_one_sentence(client: TestClient) -> None:
+    """Walkthrough 4 #283: the viewer answers a mistyped parameter as the board does."""
+    answer = client.get("/api/runs")
+    run_id = answer.json()[0]["id"]
+    wrong = client.get(f"/runs/{run_id}/samples/abc")
+    assert wrong.status_code == 422
+    assert wrong.json() == {
+        "detail": "number (path parameter) must be a valid integer, unable to parse string as "
+        "an integer, got 'abc'"
+    }

@@ -54,6 +54,7 @@ __all__ = [
     "exact_correlation_p",
     "format_mean_se",
     "mean_ci",
+    "mean_cell",
     "proportion_ci",
     "paired_difference",
     "paired_ratio",
@@ -325,6 +326,30 @@ def _resampled_means(values: np.ndarray) -> np.ndarray:
     n = values.shape[0]
     means: np.ndarray = _resample_weights(n) @ values / n
     return means
+
+
+def mean_cell(values: Sequence[float], distinct: int, digits: int = 2) -> str:
+    """One table cell of a mean score over episodes: ``mean ± SE [95% CI] n=N``.
+
+    The agentic report's tables and ``coordqa play``'s write a score this one way. ``distinct``
+    is how many different episodes the values come from: when it is 1 (a deterministic game
+    replayed), the cell says ``mean (1 distinct episode, n=N)``, since an SE of 0 over copies
+    says nothing about uncertainty. One value: ``mean (n=1)`` (no SE of NaN); none: '' (blank).
+
+    >>> mean_cell([3.0, 3.0], distinct=1)
+    '3.00 (1 distinct episode, n=2)'
+    >>> mean_cell([19.0], distinct=1)
+    '19.00 (n=1)'
+    """
+    stat = MeanSE.of(values)
+    if stat.n == 0:
+        return ""
+    mean = f"{stat.mean:.{digits}f}"
+    if stat.n == 1:
+        return f"{mean} (n=1)"
+    if distinct == 1:
+        return f"{mean} (1 distinct episode, n={stat.n})"
+    return f"{stat.format(digits=digits)} {mean_ci(values).format(digits)} n={stat.n}"
 
 
 def mean_ci(values: Sequence[float]) -> Interval:

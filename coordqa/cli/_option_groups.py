@@ -39,7 +39,9 @@ def option_groups(command: Callable[..., R]) -> Callable[..., R]:
     """``command`` with each dataclass-annotated parameter spread into its fields for Typer.
 
     Raises:
-        TypeError: a field's name is taken by another parameter (the flag would be ambiguous).
+        TypeError: a field's name is taken by another parameter (the flag would be ambiguous),
+            or ``command`` takes no group (the decorator is on the wrong function: a group
+            parameter of an undecorated command becomes one option Typer cannot parse).
     """
     signature = inspect.signature(command, eval_str=True)
     groups: dict[str, type] = {}
@@ -51,6 +53,8 @@ def option_groups(command: Callable[..., R]) -> Callable[..., R]:
             parameters += _fields_as_parameters(group)
         else:
             parameters.append(parameter)
+    if not groups:
+        raise TypeError(f"{command.__name__}: takes no option group (a dataclass parameter)")
     names = [parameter.name for parameter in parameters]
     if len(set(names)) != len(names):
         clash = sorted({name for name in names if names.count(name) > 1})

@@ -65,7 +65,9 @@ def cost_words(totals: UsageTotals) -> str:
     ``cost unknown for 12 calls``, the priced ones' cost kept when there are any (``cost
     $0.5000 + unknown for 1 call``): the known part is not hidden. A bare ``?`` read like an
     error. Nothing sent is nothing spent (a cache hit costs nothing), and a free call (an
-    offline or local model) costs $0.
+    offline or local model) costs $0. A failed call has no usage to price, so when some failed
+    the words say they count the answered ones (``unknown for 12 answered calls`` beside ``13
+    calls sent, ..., 1 failed``: the numbers add up).
     """
     usage = totals.usage
     if totals.sent == 0:
@@ -73,7 +75,8 @@ def cost_words(totals: UsageTotals) -> str:
     if usage.cost is not None:
         return f"cost ${usage.cost:.4f}"
     unpriced = usage.unpriced_calls
-    unknown = f"unknown for {unpriced} call{'s' * (unpriced != 1)}"
+    answered = "answered " if totals.errors else ""
+    unknown = f"unknown for {unpriced} {answered}call{'s' * (unpriced != 1)}"
     known = "" if usage.calls == unpriced else f"${usage.known_cost:.4f} + "
     return f"cost {known}{unknown}"
 

@@ -29,6 +29,7 @@ from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
+from coordqa.cli._lists import split_list
 from coordqa.cli._names import game_name
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._outputs import generated_folder, output_folder
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from coordqa.agentic.episodes import EpisodeSpec
     from coordqa.agentic.grid import GridConfig
     from coordqa.agentic.report import AgenticReport
-    from coordqa.agentic.runner import GridResult
+    from coordqa.agentic.runner import GridPlan, GridResult
 
 console = Console()
 """Tables: stdout."""
@@ -148,13 +149,16 @@ class ExecutionOptions:
         return {name: value for name, value in values.items() if value is not None}
 
 
-def _seeds(value: str | None) -> list[int] | None:
-    if value is None:
+def _seeds(values: list[str] | None) -> list[int] | None:
+    """The seeds of ``--seeds 3,4`` or ``--seeds 3 --seeds 4``; None: not given."""
+    items = split_list(values)
+    if items is None:
         return None
     try:
-        return [int(item) for item in value.split(",") if item.strip()]
+        return [int(item) for item in items]
     except ValueError:
-        raise ConfigError(f"--seeds takes integers separated by commas, got {value!r}") from None
+        given = ",".join(items)
+        raise ConfigError(f"--seeds takes integers separated by commas, got {given!r}") from None
 
 
 def _position(value: str | None) -> int | str | None:
@@ -193,13 +197,21 @@ def _api_keys(api_key_env: str | None, models: list[str]) -> dict[str, str] | No
 
 
 def _play(config: GridConfig, out: Path | None, api_keys: dict[str, str] | None = None) -> None:
-    """Play the grid with a progress bar; print its tables; exit 1 when the run failed."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from coordqa.agentic.runner import GridProgress, default_out, plan_grid, play_grid
-    from coordqa.cli._progress import attempt_lines
+    """Check the grid and its folder, connect its engine, then play it (:func:`_play_planned`)."""
+    from coordqa.agentic.runner import default_out, plan_grid
 
     plan = plan_grid(config, out or default_out(config), api_keys)  # refusals before the bar
+    with plan.engine():  # an unreachable Ray too
+        _play_planned(plan)
+
+
+def _play_planned(plan: GridPlan) -> None:
+    """Play a checked grid under a progress bar; print its tables; exit 1 when the run failed."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from coordqa.agentic.runner import GridProgress, play_grid
+    from coordqa.cli._progress import attempt_lines
+
     total = len(plan.specs)
     count = episode_count(plan.specs)
     messages.print(f"playing {count}", highlight=False)
@@ -354,10 +366,11 @@ def run_command(
     ] = None,
     self_play: Annotated[bool, typer.Option("--self-play", help="Agent with itself.")] = False,
     seeds: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
-            help="Seeds, comma-separated (default: the game's own, 0,1,2 for the built-in games "
-            "but Hanabi: the paper's 321,212,628 in self-play, 45,114,4788 with a partner).",
+            help="Seeds, comma-separated or repeated (default: the game's own, 0,1,2 for the "
+            "built-in games but Hanabi: the paper's 321,212,628 in self-play, 45,114,4788 with a "
+            "partner).",
         ),
     ] = None,
     episodes: Episodes = None,
@@ -390,11 +403,26 @@ def run_command(
     Rerun the same command to resume: failed and skipped episodes are played again.
     """
     from coordqa.agentic.episodes import SELF
-    from coordqa.agentic.grid import parse_grid
+    from coordqa.agentic.grid import games_it_plays_instead, parse_grid
     from coordqa.agentic.match import is_llm_player
+    from coordqa.agentic.presets import check_preset
 
     if self_play and partner is not None:
         raise ConfigError("give --partner P or --self-play, not both")
+    if seeds and episodes is not None:
+        raise ConfigError("give --seeds or --episodes, not both (--episodes N plays seeds 0..N-1)")
+    for flag, name, role in (("--agent", agent, "agent"), ("--partner", partner, "partner")):
+        played = None if name is None else games_it_plays_instead(name, role, [game])
+        if played is not None:
+            raise ConfigError(
+                f"{flag} {name} plays {played}, not --game {game}; give a {role} of {game} "
+                "(coordqa games list) or a --game it plays"
+            )
+    if preset is not None:
+        try:
+            preset = check_preset(preset)
+        except ConfigError as exc:
+            raise ConfigError(f"--preset: {exc}") from None
     args = endpoint.model_args()
     entry: dict[str, object] = {
         "game": game,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -17,10 +17,15 @@ from rich.table import Table
 from rich.text import Text
 
 from coordqa.cli._errors import INTERRUPTED_EXIT
+from coordqa.cli._lists import given_once
 from coordqa.cli._names import game_name
 from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunInterrupted
+from coordqa.words import counted
+
+if TYPE_CHECKING:
+    from coordqa.play import Advanced
 
 console = Console()
 messages = Console(stderr=True)
@@ -30,8 +35,12 @@ only the results."""
 _AS = {"alice": 0, "bob": 1}
 
 
-def parse_pair(value: str | None) -> tuple[str, str] | None:
-    """Parse ``--players A,B`` (one name means the same player for both)."""
+def parse_pair(values: str | list[str] | None) -> tuple[str, str] | None:
+    """Parse ``--players A,B`` (one name means the same player for both), given once.
+
+    A pair is one value: a second ``--players`` is refused, not added (:mod:`coordqa.cli._lists`).
+    """
+    value = given_once(values, "--players", "--players capture-planner,capture-greedy")
     if value is None:
         return None
     names = [item.strip() for item in value.split(",") if item.strip()]
@@ -43,6 +52,14 @@ def parse_pair(value: str | None) -> tuple[str, str] | None:
             f"got {value!r}; e.g. --players capture-planner,capture-greedy."
         )
     return (names[0], names[1])
+
+
+def _steps_words(advanced: Advanced, asked: int) -> str:
+    """``after 3 steps``, or ``the episode ended after 3 steps (asked 500)`` when it did."""
+    played = counted(advanced.steps, "step")
+    if advanced.steps < asked:
+        return f"the episode ended after {played} (asked {asked})"
+    return f"after {played}"
 
 
 def games_list() -> None:
@@ -83,7 +100,8 @@ def games_show(
     seed: Annotated[int, typer.Option(help="Episode seed.")] = 0,
     steps: Annotated[int, typer.Option(help="Steps to play before showing the state.")] = 0,
     players: Annotated[
-        str | None, typer.Option(help="Players for Alice,Bob (default: the game's best pair).")
+        list[str] | None,
+        typer.Option(help="Players for Alice,Bob (default: the game's best pair)."),
     ] = None,
     as_: Annotated[str, typer.Option("--as", help="Whose view to show: alice or bob.")] = "alice",
     as_json: Annotated[
@@ -96,7 +114,8 @@ def games_show(
     if as_.lower() not in _AS:
         raise ConfigError(f"--as must be alice or bob, got {as_!r}.")
     player = _AS[as_.lower()]
-    state = advance(game, layout, seed, steps, parse_pair(players))
+    advanced = advance(game, layout, seed, steps, parse_pair(players))
+    state = advanced.game
     actions = state.legal_actions(player) if player in state.players_to_act() else []
     if as_json:
         payload = {
@@ -106,7 +125,7 @@ def games_show(
         }
         typer.echo(json.dumps(payload, indent=2))
         return
-    console.rule(f"{state.name} ({state.layout}), seed {seed}, after {steps} step(s)")
+    console.rule(f"{state.name} ({state.layout}), seed {seed}, {_steps_words(advanced, steps)}")
     console.print(state.describe(player), highlight=False, markup=False)
     if state.is_terminal():
         console.print(f"\nThe game is over. Score: {state.score()}. Metrics: {state.metrics()}")
@@ -123,7 +142,8 @@ def play_command(
     episodes: Annotated[int, typer.Option(help="Number of episodes.")] = 10,
     seed: Annotated[int, typer.Option(help="Seed of episode 0 (episode i uses seed + i).")] = 0,
     players: Annotated[
-        str | None, typer.Option(help="Players for Alice,Bob (default: the game's best pair).")
+        list[str] | None,
+        typer.Option(help="Players for Alice,Bob (default: the game's best pair)."),
     ] = None,
     layout: Annotated[str | None, typer.Option(help="Layout or map.")] = None,
     out: Annotated[
@@ -136,9 +156,11 @@ def play_command(
     """Play episodes with scripted (or other registered) players and print score and metrics."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from coordqa.play import PlayConfig, play, resolve
+    from coordqa.play import PlayConfig, check_play_run, play, resolve
 
     config = resolve(PlayConfig(game, parse_pair(players), layout, episodes, seed))
+    if out is not None:
+        check_play_run(config, out)  # a folder it cannot resume is said before the bar
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), console=messages
     ) as progress:
@@ -151,14 +173,9 @@ def play_command(
             raise typer.Exit(INTERRUPTED_EXIT) from None
     table = Table(title=f"{summary.game_version} ({summary.layout})")
     table.add_column("measure")
-    table.add_column("mean ± SE", justify="right")
-    table.add_row("score", str(summary.score))
-    for name, value in summary.metrics().items():
-        if name != "score":  # Hanabi also reports its score as a metric
-            table.add_row(name, str(value))
-    won = summary.turns_when_won()
-    if won is not None:
-        table.add_row(f"turns when {summary.win_metric}", str(won))
+    table.add_column("mean ± SE [95% CI] n", justify="right")
+    for name, cell in summary.cells().items():
+        table.add_row(name, cell)
     console.print(table)
     console.print(f"players: {', '.join(summary.players)}; episodes: {len(summary.trajectories)}")
     if summary.run_dir is not None:

@@ -72,15 +72,42 @@ class ModelDetails:
     params: Params = None
     link: Link = None
 
-    def parameters(self) -> float | None:
-        """``--params`` as a number (``7B``: 7e9), read as ``coordqa report --sizes`` reads it.
+    def checked(self, **named: str | None) -> dict[str, Any]:
+        """The model fields given, with ``named`` ones (``display_name``), checked as a bundle's.
+
+        Every field is checked before any run is read or request sent, by the rule the bundle
+        and the board apply (:func:`coordqa.leaderboard.bundle.model_info_violations`); one
+        error names each option refused. ``--params`` is read as ``report --sizes`` reads it.
 
         Raises:
-            ConfigError: not a number with an optional K, M, B or T suffix.
+            ConfigError: a value the board would refuse.
         """
-        from coordqa.cli.runs import parse_sizes
+        from coordqa.cli.runs import parameter_count
+        from coordqa.leaderboard.bundle import model_info_violations, shown_violations
 
-        return parse_sizes(f"m={self.params}")["m"] if self.params else None
+        texts = {**named, "organisation": self.org, "parameters": self.params, "link": self.link}
+        given = {field: text for field, text in texts.items() if text is not None}
+        values: dict[str, Any] = dict(given)
+        if self.params is not None:
+            values["parameters"] = parameter_count(self.params, "--params")
+        violations = model_info_violations(values)
+        if violations:
+            shown = [
+                {"loc": f"{_OPTION_OF[v['loc']]} {given[v['loc']]!r}", "msg": v["msg"]}
+                for v in violations
+            ]
+            raise ConfigError(shown_violations(shown, len(shown)))
+        return values
+
+
+_OPTION_OF = {
+    "display_name": "--name",
+    "provider": "--provider",
+    "organisation": "--org",
+    "parameters": "--params",
+    "link": "--link",
+}
+"""The option that gives each field of a bundle's model."""
 
 
 def _require_token(token: str | None) -> str:
@@ -185,6 +212,7 @@ def submit_command(
     track with every episode's trajectory. A bundle saved with --out is sent later by giving
     its file instead of the run.
     """
+    shown = details.checked(display_name=name, provider=provider)
     if (to is None) == (out is None):
         raise ConfigError("give exactly one of --to URL (send the bundle) and --out FILE (save it)")
     if to is not None:
@@ -201,15 +229,7 @@ def submit_command(
     else:
         from coordqa.leaderboard.bundle import build_bundle
 
-        bundle = build_bundle(
-            run_dir,
-            display_name=name,
-            provider=provider,
-            parameters=details.parameters(),
-            organisation=details.org,
-            link=details.link,
-            grid=grid,
-        )
+        bundle = build_bundle(run_dir, grid=grid, **shown)
     what = (
         f"{len(bundle['replies'])} replies"
         if "replies" in bundle
@@ -505,7 +525,6 @@ def export_command(
     )
 
 
-@option_groups
 def _board_draws_seeds(value: str | None) -> None:
     """Refuse ``--seed``, which ``coordqa eval`` takes, saying why a board-run entry has none."""
     if value is not None:
@@ -515,6 +534,7 @@ def _board_draws_seeds(value: str | None) -> None:
         )
 
 
+@option_groups
 def submit_endpoint_command(
     model: Annotated[
         str, typer.Argument(help="Model as coordqa eval takes it, e.g. openai/my-model.")
@@ -555,16 +575,14 @@ def submit_endpoint_command(
     from coordqa.eval_config import api_key_from_env
     from coordqa.leaderboard.client import register_endpoint
 
+    shown = details.checked(display_name=name)
     token = _require_token(token)
     key = None if api_key_env is None else api_key_from_env(api_key_env)
     request = {
         "model": model,
         "api_base": api_base,
         "api_key": key,
-        "display_name": name,
-        "organisation": details.org,
-        "link": details.link,
-        "parameters": details.parameters(),
+        **shown,
         "grids": list(grid or ()),
         "agent": agent,
     }

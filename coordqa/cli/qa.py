@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -31,6 +32,7 @@ from coordqa.cli._call_options import (
     parse_model_args,
 )
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, warn
+from coordqa.cli._lists import split_list
 from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
@@ -49,23 +51,24 @@ messages = Console(stderr=True, soft_wrap=True)
 """Progress, counts, warnings and errors: stderr."""
 
 
-def split_list(value: str | None) -> tuple[str, ...] | None:
-    """Parse a comma-separated option (``hanabi,overcooked``); None or empty: no filter."""
-    if value is None:
-        return None
-    items = tuple(item.strip() for item in value.split(",") if item.strip())
-    return items or None
+def parse_ids(values: str | Sequence[str] | None, flag: str = "--ids") -> tuple[str, ...] | None:
+    """Parse question ids given as ``flag``, each value ``id1,id2`` or a file of one id per line.
 
-
-def parse_ids(value: str | None, flag: str = "--ids") -> tuple[str, ...] | None:
-    """Parse question ids given as ``flag``: ``id1,id2``, or a file of one id per line.
+    A repeated ``flag`` adds its ids to the ones before (:mod:`coordqa.cli._lists`).
 
     ``#`` starts a comment in the file. Errors name ``flag``, so another option may reuse this.
     A value that is no file but reads as a path (see :func:`_names_a_file`) is a missing file,
     not an unknown question id: no release's id has a ``/`` or a ``.``.
     """
-    if value is None:
+    if values is None:
         return None
+    given = [values] if isinstance(values, str) else values
+    ids = tuple(item for value in given for item in _ids_of(value, flag))
+    return ids or None
+
+
+def _ids_of(value: str, flag: str) -> tuple[str, ...]:
+    """The ids one value of ``flag`` gives (see :func:`parse_ids`)."""
     if not value.strip():
         raise ConfigError(f"{flag} is empty; give question ids (id1,id2) or a file of them")
     path = Path(value)
@@ -80,7 +83,7 @@ def parse_ids(value: str | None, flag: str = "--ids") -> tuple[str, ...] | None:
             f"{flag} file {value} does not exist; check the path. {flag} takes question ids "
             "as a comma list (id1,id2) or a file of one id per line"
         )
-    return split_list(value)
+    return split_list(value) or ()
 
 
 def _names_a_file(value: str) -> bool:
@@ -176,12 +179,15 @@ def render_counts(result: RunResult) -> None:
         )
         return f"{totals.usage.total_tokens} tokens{unbelieved}, {cost_words(totals)}"
 
+    def calls(totals: UsageTotals) -> str:
+        return (
+            f"{counted(totals.sent, 'call')} sent, {totals.cache_hits} from the cache, "
+            f"{totals.errors} failed; {spent(totals)}"
+        )
+
     messages.print(
         f"samples: {result.new_samples} new, {result.resumed_samples} resumed. "
-        f"This session: {counted(session.sent, 'call')} sent, {session.cache_hits} from the cache, "
-        f"{session.errors} failed; {spent(session)}. "
-        f"Whole run: {counted(run.sent, 'call')} sent, {run.cache_hits} from the cache; "
-        f"{spent(run)}.",
+        f"This session: {calls(session)}. Whole run: {calls(run)}.",
         highlight=False,
     )
     dataset = result.manifest.dataset
@@ -205,11 +211,18 @@ def eval_command(
     ] = None,
     api_base: ApiBase = None,
     trials: Annotated[int, typer.Option(help="Samples per question.")] = eval_default("trials"),
-    games: Annotated[str | None, typer.Option(help="Comma-separated games to keep.")] = None,
-    types: Annotated[str | None, typer.Option(help="Comma-separated types: EC,ToM,JP.")] = None,
+    games: Annotated[
+        list[str] | None, typer.Option(help="Games to keep: hanabi,overcooked (or repeat it).")
+    ] = None,
+    types: Annotated[
+        list[str] | None, typer.Option(help="Question types to keep: EC,ToM,JP (or repeat it).")
+    ] = None,
     ids: Annotated[
-        str | None,
-        typer.Option(help="Only these question ids: id1,id2,... or a file of one id per line."),
+        list[str] | None,
+        typer.Option(
+            help="Only these question ids: id1,id2,... or a file of one id per line "
+            "(repeat it to add more)."
+        ),
     ] = None,
     sample: Annotated[
         int | None,

@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from coordqa.cli._errors import warn
+from coordqa.cli._lists import split_list
 from coordqa.cli._outputs import generated_folder, output_file
 from coordqa.cli._tables import (
     BOX,
@@ -46,24 +47,52 @@ console = Console()
 messages = Console(stderr=True)
 """Warnings and notes: stderr."""
 
-_SIZE = re.compile(r"^\s*([0-9.]+(?:e[0-9]+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(e[0-9]+)?\s*([kmbt]?)\s*$", re.IGNORECASE)
+"""A parameter count: a number (``7``, ``1.5``, ``7e9``) with an optional K, M, B or T."""
 _SIZE_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+_SUFFIXES = "suffixes K, M, B, T allowed"
 
 
-def parse_sizes(value: str | None) -> dict[str, float]:
-    """Parse ``--sizes model=7e9,other=70B`` into parameter counts per model name."""
-    from coordqa.cli.qa import split_list
+def _count(text: str) -> float | None:
+    """``text`` as a parameter count, or None when it is not one."""
+    match = _SIZE.match(text)
+    if match is None:
+        return None
+    number, exponent, unit = match.groups()
+    return float(number + (exponent or "")) * _SIZE_UNITS[unit.lower()]
 
+
+def parameter_count(text: str, option: str = "--params") -> float:
+    """``--params 7B`` (or ``7e9``, ``350M``) as a number; the error names ``option``.
+
+    Raises:
+        ConfigError: not a number with an optional K, M, B or T suffix.
+    """
+    count = _count(text)
+    if count is None:
+        raise ConfigError(
+            f"{option} {text!r} is not a parameter count; write e.g. {option} 7B or 7e9 "
+            f"({_SUFFIXES})"
+        )
+    return count
+
+
+def parse_sizes(value: str | Sequence[str] | None) -> dict[str, float]:
+    """Parse ``--sizes model=7e9,other=70B`` (repeatable) into parameter counts per model name.
+
+    Raises:
+        ConfigError: an entry is not MODEL=SIZE (the count read as :func:`parameter_count`).
+    """
     sizes: dict[str, float] = {}
     for item in split_list(value) or ():
         name, sep, amount = item.rpartition("=")
-        match = _SIZE.match(amount)
-        if not sep or not name or match is None:
+        count = _count(amount)
+        if not sep or not name or count is None:
             raise ConfigError(
                 f"--sizes entry {item!r} is not MODEL=SIZE; write e.g. "
-                "--sizes llama-3-8b=8e9,gpt-4o=1.8T (suffixes K, M, B, T allowed)"
+                f"--sizes llama-3-8b=8e9,gpt-4o=1.8T ({_SUFFIXES})"
             )
-        sizes[name.strip()] = float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
+        sizes[name.strip()] = count
     return sizes
 
 
@@ -321,7 +350,8 @@ def report_command(
         ),
     ] = Path("coordqa-report"),
     sizes: Annotated[
-        str | None, typer.Option(help="Model sizes for a size plot: name=7e9,other=70B.")
+        list[str] | None,
+        typer.Option(help="Model sizes for a size plot: name=7e9,other=70B (or repeat it)."),
     ] = None,
     allow_mixed: Annotated[
         bool,
@@ -382,10 +412,12 @@ def results_command(
         ),
     ] = False,
     game: Annotated[
-        str | None, typer.Option("--game", help="Only these games, comma-separated.")
+        list[str] | None,
+        typer.Option("--game", help="Only these games: hanabi,overcooked (or repeat it)."),
     ] = None,
     question_type: Annotated[
-        str | None, typer.Option("--type", help="Only these question types: EC,ToM,JP.")
+        list[str] | None,
+        typer.Option("--type", help="Only these question types: EC,ToM,JP (or repeat it)."),
     ] = None,
     output_format: Annotated[
         str, typer.Option("--format", "-f", help="md (default), csv or parquet.")
@@ -399,7 +431,6 @@ def results_command(
 ) -> None:
     """One row per question: game, type, answer, and each trial's choice and correctness."""
     from coordqa.analysis import markdown_table, results_table
-    from coordqa.cli.qa import split_list
 
     if output_format not in ("md", "csv", "parquet"):
         raise ConfigError(f"--format {output_format} is not one of md, csv, parquet")
@@ -427,10 +458,11 @@ def compare_command(
         typer.Argument(help="Two QA runs, A then B (or a folder holding exactly two)."),
     ],
     only: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
-            help="Which pairs to list, comma-separated: a-right (A right, B wrong), b-right, "
-            "both-right, both-wrong, disagree (different choices). Default: a-right,b-right."
+            help="Which pairs to list, comma-separated or repeated: a-right (A right, "
+            "B wrong), b-right, both-right, both-wrong, disagree (different choices). "
+            "Default: a-right,b-right."
         ),
     ] = None,
     allow_mixed: Annotated[
@@ -441,7 +473,6 @@ def compare_command(
     """Question by question: paired tests per type, right/wrong counts, the pairs asked for."""
     from coordqa.analysis import compare_two_runs
     from coordqa.analysis.results import DEFAULT_SELECTION
-    from coordqa.cli.qa import split_list
     from coordqa.store import discover_runs
 
     found = discover_runs(runs, kinds=("qa",))
@@ -452,7 +483,7 @@ def compare_command(
             "Name the two run directories (coordqa report compares more)."
         )
     comparison = compare_two_runs(*found, allow_mixed=allow_mixed)
-    selection = DEFAULT_SELECTION if only is None else (split_list(only) or ())
+    selection = DEFAULT_SELECTION if not only else (split_list(only) or ())
     comparison.select(selection)  # an unknown name is a bad option: said before any output
     render_comparison(comparison, selection)
 

@@ -74,6 +74,15 @@ for _alias, _target in ALIASES.items():
     BUNDLED.add(_alias, BUNDLED.get(_target))
 
 
+def canonical_dataset(name: str) -> str:
+    """The release an alias stands for (``coordinationqa`` -> ``coordinationqa-v1.2``).
+
+    Any other name or path is returned as given. Runs record and hash the canonical name, so
+    ``--dataset coordinationqa`` and ``--dataset coordinationqa-v1.2`` are one run.
+    """
+    return ALIASES.get(name, name)
+
+
 def release(name: str = DEFAULT_DATASET) -> Release:
     """The bundled release called ``name`` (aliases resolved).
 

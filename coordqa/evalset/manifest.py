@@ -16,6 +16,7 @@ from coordqa.evalset.spec import EvalSetSpec, SetMember
 from coordqa.files import atomic_write_text
 from coordqa.jsonvalues import JSONObject
 from coordqa.outputs import make_output_folder
+from coordqa.runs.counts import fewer_than_stored
 from coordqa.store import MANIFEST, no_runs_under
 
 __all__ = ["SET_MANIFEST", "SetLedger", "SetManifest", "expand_sets", "is_set", "read_set"]
@@ -112,7 +113,7 @@ class SetLedger:
     def __init__(self, spec: EvalSetSpec, out: Path, members: Sequence[SetMember]) -> None:
         shared = spec.shared_identity()
         previous = read_set(out) if is_set(out) else None
-        if previous is not None and previous.shared != shared:
+        if previous is not None and _with_stored_trials(previous, shared, out) != shared:
             raise ConfigError(
                 f"{out} holds an eval set with other shared settings "
                 f"({_differences(previous.shared, shared)}); run it with the same settings "
@@ -143,6 +144,33 @@ class SetLedger:
     def write(self) -> None:
         """Rewrite ``eval-set.json`` atomically."""
         atomic_write_text(self.out / SET_MANIFEST, self.manifest.model_dump_json(indent=2) + "\n")
+
+
+def _with_stored_trials(previous: SetManifest, shared: JSONObject, out: Path) -> JSONObject:
+    """The set's stored shared settings, with the trials asked for when that is as many or more.
+
+    Trials are the one shared setting a set may raise, as ``coordqa eval --trials`` raises a
+    run's (:mod:`coordqa.runs.counts`): each member resumes and runs only its missing trials.
+
+    Raises:
+        ConfigError: fewer trials than the set holds.
+    """
+    had, asked = previous.shared.get("trials"), shared.get("trials")
+    if not isinstance(had, int) or not isinstance(asked, int) or asked == had:
+        return previous.shared
+    if asked < had:
+        raise ConfigError(
+            fewer_than_stored(
+                out,
+                had,
+                asked,
+                flag="--trials",
+                units="trials",
+                started=any(member.answered for member in previous.members),
+                nothing="no sample answered yet",
+            )
+        )
+    return {**previous.shared, "trials": asked}
 
 
 def _differences(before: JSONObject, now: JSONObject) -> str:

@@ -88,13 +88,21 @@ async def evaluate_set_async(
     spec: EvalSetSpec, *, progress: SetProgress | None = None
 ) -> SetResult:
     """Run (or resume) an eval set; see :func:`evaluate_set`."""
-    if spec.backend == "ray":
-        from coordqa.llm.ray_limits import import_ray
+    from coordqa.llm.ray_limits import import_ray, ray_for_backend
 
-        import_ray()  # a missing extra is said before any member is listed or run
+    if spec.backend == "ray":
+        import_ray(spec.address)  # a missing extra is said before any member is listed or run
     out = Path(spec.out) if spec.out is not None else spec.default_out()
     members = members_of(spec, out)
     endpoint_limits(members)
+    with ray_for_backend(spec.backend, spec.address):  # up before the set's folder is written
+        return await _run_members(spec, out, members, progress)
+
+
+async def _run_members(
+    spec: EvalSetSpec, out: Path, members: Sequence[SetMember], progress: SetProgress | None
+) -> SetResult:
+    """Record the set's manifest, then run its members that are not complete."""
     ledger = SetLedger(spec, out, members)
     pending = []
     for member in members:

@@ -18,6 +18,7 @@ from coordqa.llm import CallPolicy, Limits, create_provider
 from coordqa.llm.types import Transport
 from coordqa.prompts import PromptLayout
 from coordqa.records import spelled_type
+from coordqa.spec_problems import spec_problems
 
 __all__ = [
     "EvalSetSpec",
@@ -253,22 +254,7 @@ def parse_spec(data: JSONObject, *, source: str = "the eval-set spec") -> EvalSe
     try:
         return EvalSetSpec.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'spec'}: {error['msg']}"
-            for error in exc.errors()
-        )
-        allowed = "; ".join(dict.fromkeys(_fields_around(error["loc"]) for error in exc.errors()))
-        raise ConfigError(f"{source}: {problems} ({allowed})") from None
-
-
-def _fields_around(location: tuple[int | str, ...]) -> str:
-    """The fields a problem at ``location`` may have meant.
-
-    A ``models:`` entry's inside one (``models.0.modl``), the set's anywhere else.
-    """
-    if len(location) > 2 and location[0] == "models" and isinstance(location[1], int):
-        return f"a models: entry's fields: {', '.join(SetModel.model_fields)}"
-    return f"fields: {', '.join(EvalSetSpec.model_fields)}"
+        raise ConfigError(f"{source}: {spec_problems(exc, EvalSetSpec)}") from None
 
 
 @dataclass(frozen=True)

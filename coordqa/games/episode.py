@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from coordqa.errors import GameError
-from coordqa.games.base import GAMES, Game, Observation, Player, StepResult
+from coordqa.games.base import GAMES, Game, Observation, Player, StepResult, game_profile
 from coordqa.games.seat import SeatView, seat_seed
 
 
@@ -86,6 +86,20 @@ class Trajectory:
         ]
         fields = {k: v for k, v in data.items() if k != "steps"}
         return cls(steps=steps, **fields)
+
+
+def played_hash(trajectory: Trajectory, seed: int) -> str:
+    """What an episode played, as a hash: two episodes with one hash are the same episode.
+
+    The moves and what they did (every step's decisions, engine moves, reward and events), and
+    the episode's ``seed`` only where it changes the game (``GameProfile.seeded``: a Hanabi deal,
+    Collab Escape's killer), so replays of a deterministic game from other seeds compare equal
+    and a table says "1 distinct episode" (:func:`coordqa.analysis.stats.mean_cell`).
+    """
+    from coordqa.jsonvalues import content_hash
+
+    steps = [(s.decisions, s.executed, s.reward, s.events) for s in trajectory.steps]
+    return content_hash([seed if game_profile(trajectory.game).seeded else None, steps])
 
 
 async def play_episode(

@@ -118,6 +118,9 @@ def _load(path: Path) -> _Resident:
         if path not in _LOADED:
             import llama_cpp
 
+            from coordqa.llm.llamacpp_log import errors_only, quiet_while
+
+            errors_only()
             try:
                 llama = llama_cpp.Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, verbose=False)
             except ValueError as exc:  # llama-cpp-python's word for a file it cannot load
@@ -127,6 +130,7 @@ def _load(path: Path) -> _Resident:
             resident.callback = llama_cpp.ggml_abort_callback(resident.abandoned)
             # Llama takes no abort callback: it is set on its context (llama.cpp's C API)
             llama_cpp.llama_set_abort_callback(llama._ctx.ctx, resident.callback, None)
+            quiet_while(lambda: resident.abandoned(None))
             _LOADED[path] = resident
         return _LOADED[path]
 
@@ -135,22 +139,18 @@ class LlamaCppProvider(Provider):
     """A GGUF file answered by llama-cpp-python in this process."""
 
     max_concurrency = 1
+    runs_in_process = True
 
     def __init__(self, name: str, api_base: str | None, api_key: str | None) -> None:
         """Name the file (``llamacpp/<path>``); nothing is loaded until :meth:`check`.
 
         Raises:
-            ConfigError: no path after the prefix, or an ``--api-base`` (nothing is served).
+            ConfigError: no path after the prefix.
         """
         given = name.removeprefix(PREFIX)
         if not given:
             raise ConfigError(
                 f"model {name!r} names no file: write --model llamacpp/PATH-TO-MODEL.gguf"
-            )
-        if api_base is not None:
-            raise ConfigError(
-                f"--api-base {api_base}: a llamacpp/ model runs inside coordqa, no server is "
-                "called; leave --api-base out (or serve the file and use openai/NAME with it)"
             )
         self.path = Path(given).expanduser().resolve()
         super().__init__(name, self.path.as_uri())

@@ -57,6 +57,9 @@ def main() -> None:
     """Serve as ``python -m llama_cpp.server`` does, system messages kept (see the module)."""
     from llama_cpp.server.__main__ import main as serve
 
+    from coordqa.llm.llamacpp_log import errors_only
+
+    errors_only()  # the server's log holds llama.cpp's errors, not its every warning
     chat_format = _chat_format(sys.argv[1:])
     if chat_format is not None:
         fold_dropped_system(chat_format)

@@ -102,6 +102,7 @@ class _OfflineProvider(Provider):
     """Shared by the offline models: local, never cached, no key needed."""
 
     cacheable = False
+    runs_in_process = True
 
     def connection_key(self) -> str:
         """Offline models have no endpoint; their key is their name."""

@@ -98,6 +98,11 @@ class Provider(abc.ABC):
     as the offline ``bot``, whose callers then keep the context it reads. Real models read the
     messages alone."""
 
+    runs_in_process: bool = False
+    """Whether the model runs inside coordqa and calls no server (the offline models, the
+    ``bot``, GGUF files): an ``api_base`` or key given for it is refused, never ignored
+    (:func:`coordqa.llm.registry.create_provider`)."""
+
     question_refusal: str | None = None
     """Why this model cannot answer a question on its own, in the user's terms (the offline
     ``bot`` plays from an agent's seat feed only); None for every model that can. A QA

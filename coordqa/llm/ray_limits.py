@@ -21,12 +21,21 @@ leaving leaves the actor behind, and later runs reuse it.
 
 from __future__ import annotations
 
+import importlib.util
+import logging
 import uuid
+import warnings
 from collections.abc import Iterator, Mapping
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from contextlib import (
+    AbstractAsyncContextManager,
+    AbstractContextManager,
+    asynccontextmanager,
+    contextmanager,
+    nullcontext,
+)
 from typing import Any
 
-from coordqa.errors import MissingDependencyError
+from coordqa.errors import ConfigError, MissingDependencyError
 from coordqa.jsonvalues import content_hash
 from coordqa.llm.limits import Limiter, Limits, LocalLimiter
 
@@ -38,6 +47,7 @@ __all__ = [
     "import_ray",
     "limiter_actor",
     "ray_cluster",
+    "ray_for_backend",
     "shared_limiters",
 ]
 
@@ -45,15 +55,34 @@ NAMESPACE = "coordqa"
 """Ray namespace of the limiter actors."""
 
 
-def import_ray() -> Any:
-    """The ``ray`` module, or an error that says how to install it."""
+CLIENT_SCHEME = "ray://"
+"""An address with this scheme is reached through the Ray Client, which needs ``ray[client]``."""
+
+
+def import_ray(address: str | None = None) -> Any:
+    """The ``ray`` module, or an error that says how to install it.
+
+    A ``ray://`` ``address`` also needs the Ray Client's package (grpcio, from ``ray[client]``),
+    which a plain ``pip install ray`` lacks; Ray itself would only say so with a traceback once
+    connecting, so it is checked here, before any command lists, shows or writes anything.
+    """
     try:
         import ray
     except ImportError as exc:
         raise MissingDependencyError(
             "the Ray backend needs ray; install it with: pip install 'coordqa[ray]'"
         ) from exc
+    if _is_client_address(address) and importlib.util.find_spec("grpc") is None:
+        raise MissingDependencyError(
+            f"a {CLIENT_SCHEME} address needs the Ray Client; install it with: "
+            "pip install 'coordqa[ray]' (or pip install 'ray[client]')"
+        )
     return ray
+
+
+def _is_client_address(address: str | None) -> bool:
+    """Whether ``address`` is reached through the Ray Client."""
+    return address is not None and address.startswith(CLIENT_SCHEME)
 
 
 def actor_name(key: str) -> str:
@@ -164,17 +193,52 @@ def ray_cluster(address: str | None) -> Iterator[Any]:
     """Yield ``ray`` connected: to ``address``, to the Ray already initialised, or to a new one.
 
     A Ray started here (a local one when ``address`` is None) is shut down at the end; one that
-    was already initialised is left running.
+    was already initialised is left running. Ray's own log says only its errors (``ERROR``):
+    its start-up notes ("Token authentication is enabled", "Started a local Ray instance") are
+    no news to a user who asked for Ray, and went to stderr among coordqa's messages.
+
+    Raises:
+        MissingDependencyError: ray (or, for a ``ray://`` address, its client) is not installed.
+        ConfigError: nothing answers at ``address`` (after Ray's own retries, about 30 s).
     """
-    ray = import_ray()
+    ray = import_ray(address)
     started_here = not ray.is_initialized()
     if started_here:
-        ray.init(address=address, include_dashboard=False, namespace=NAMESPACE)
+        _connect(ray, address)
     try:
         yield ray
     finally:
         if started_here:
             ray.shutdown()
+
+
+def _connect(ray: Any, address: str | None) -> None:
+    """``ray.init`` to ``address``, with an unreachable cluster said in one line.
+
+    The Ray Client takes no dashboard option (it would log that it forwards it) and warns on a
+    timeout before raising; the error below says the same, so the warning is not repeated.
+    """
+    options: dict[str, Any] = (
+        {} if _is_client_address(address) else {"include_dashboard": False}
+    ) | {"logging_level": logging.ERROR}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            ray.init(address=address, namespace=NAMESPACE, **options)
+    except ConnectionError as exc:
+        raise ConfigError(
+            f"no Ray cluster answered at {address}: check that one runs there (ray start --head) "
+            "and that this machine can reach its client port (10001 by default)"
+        ) from exc
+
+
+def ray_for_backend(backend: str, address: str | None) -> AbstractContextManager[Any]:
+    """Ray connected for a whole command when ``backend`` is ``"ray"`` (nothing otherwise).
+
+    Commands enter it before they write anything, so a cluster that cannot be reached leaves no
+    run folder behind; the backend's own :func:`ray_cluster` inside then reuses the connection.
+    """
+    return ray_cluster(address) if backend == "ray" else nullcontext()
 
 
 @contextmanager

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from coordqa.errors import ModelError
+from coordqa.errors import ConfigError, ModelError
 from coordqa.llm.addresses import active_guard
 from coordqa.llm.providers import Provider, ProviderFactory
 from coordqa.llm.types import TRANSPORTS, Transport
@@ -50,11 +50,13 @@ def create_provider(
     """
     if transport not in TRANSPORTS:
         raise ModelError(f"--transport {transport} is not one of {', '.join(TRANSPORTS)}")
-    if name in PROVIDERS:
-        return PROVIDERS.get(name)(name, api_base, api_key)
     family = _FAMILY.match(name)
-    if family is not None and family.group() in PROVIDERS:
-        return PROVIDERS.get(family.group())(name, api_base, api_key)
+    registered = name if name in PROVIDERS else family.group() if family is not None else ""
+    if registered in PROVIDERS:
+        provider = PROVIDERS.get(registered)(name, api_base, api_key)
+        if provider.runs_in_process:
+            _refuse_an_endpoint(name, api_base, api_key)
+        return provider
     if "/" in name and not name.startswith("/"):
         return _over_http(name, api_base, api_key, transport)
     from coordqa.llm.litellm_provider import provider_prefix_of  # litellm itself is not imported
@@ -69,6 +71,23 @@ def create_provider(
         "litellm provider prefix: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
         "ollama/llama3, hosted_vllm/NAME (with --api-base)."
     )
+
+
+def _refuse_an_endpoint(name: str, api_base: str | None, api_key: str | None) -> None:
+    """Refuse an endpoint or key given for a model that runs inside coordqa: it would be ignored.
+
+    Raises:
+        ConfigError: ``api_base`` or ``api_key`` is given (the key is never shown).
+    """
+    given = ([f"--api-base {api_base}"] if api_base is not None else []) + (
+        ["the API key (--api-key-env)"] if api_key is not None else []
+    )
+    if given:
+        raise ConfigError(
+            f"model {name!r} runs inside coordqa and calls no server: leave "
+            f"{' and '.join(given)} out (a model behind a server is named prefix/NAME, e.g. "
+            "openai/NAME with its --api-base)"
+        )
 
 
 def _over_http(

@@ -13,6 +13,7 @@ Runs are read back by one reader per kind, all of one shape
 (:class:`coordqa.store.RunReader`, with :class:`coordqa.store.RunCounts`).
 """
 
+from coordqa.runs.counts import fewer_than_stored
 from coordqa.runs.endpoint import check_reachable
 from coordqa.runs.lifecycle import RunLifecycle, run_to_end
 from coordqa.runs.watch import STOPPING_ERRORS, ErrorWatch, Stop, Tally, error_signature
@@ -25,5 +26,6 @@ __all__ = [
     "Tally",
     "check_reachable",
     "error_signature",
+    "fewer_than_stored",
     "run_to_end",
 ]

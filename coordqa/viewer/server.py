@@ -42,6 +42,7 @@ from coordqa.web.headers import (
     allow_only_hosts,
 )
 from coordqa.web.rendering import static_packages
+from coordqa.web.validation import answer_validation_errors
 
 __all__ = ["SECURITY_HEADERS", "create_app"]
 
@@ -197,6 +198,7 @@ def create_app(catalog: RunCatalog, hosts: Sequence[str] = LOOPBACK_HOSTS) -> Fa
     app.state.catalog = catalog
     app.mount("/static", StaticFiles(packages=static_packages("coordqa.viewer")), name="static")
     add_security_headers(app)
+    answer_validation_errors(app)
     allow_only_hosts(app, hosts)
     app.include_router(router)
     return app

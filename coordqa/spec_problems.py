@@ -1,0 +1,95 @@
+"""Pydantic's errors of a file the user wrote (an eval-set spec, a grid), said in its words.
+
+Pydantic names a place as ``games.0.seed`` and a typo as "Extra inputs are not permitted"; a
+user wrote ``games:`` with a ``seed:`` under its first entry and wants to know what was meant.
+:func:`spec_problems` is the one place such errors become messages: ``games[0]: unknown field
+'seed'. Did you mean 'seeds'? fields: ...`` (with :func:`~coordqa.registry.unknown_name_message`,
+the wording of every unknown name), ``backend 'dask' is not one of: local, ray``,
+``models[1]: missing field 'model'``; any other error keeps pydantic's reason at its place.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from coordqa.registry import suggest, unknown_name_message
+
+__all__ = ["spec_problems"]
+
+
+def spec_problems(exc: ValidationError, model: type[BaseModel]) -> str:
+    """Every error of ``exc`` (raised validating ``model``) in the file's words, ``; ``-joined."""
+    return "; ".join(dict.fromkeys(_problem(error, model) for error in exc.errors()))
+
+
+def _problem(error: ErrorDetails, model: type[BaseModel]) -> str:
+    location = tuple(error["loc"])
+    parent, name = location[:-1], location[-1] if location else ""
+    at = f"{_place(parent)}: " if parent else ""
+    if error["type"] == "extra_forbidden":
+        owner = _model_at(model, parent)
+        if owner is None:
+            return f"{at}unknown field {name!r}"
+        fields = [("fields", list(owner.model_fields))]
+        return at + unknown_name_message("field", str(name), fields)
+    if error["type"] == "missing":
+        return f"{at}missing field {name!r}"
+    choices = _choices(model, location, error)
+    if choices is not None:
+        given = error.get("input")
+        close = suggest(str(given), choices, limit=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"{_place(location)} {given!r} is not one of: {', '.join(choices)}{hint}"
+    reason = error["msg"].removeprefix("Value error, ")
+    return f"{_place(location)}: {reason}" if location else reason
+
+
+def _place(location: Sequence[int | str]) -> str:
+    """``games[0].seeds`` for pydantic's ``('games', 0, 'seeds')``."""
+    text = ""
+    for part in location:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text
+
+
+def _model_at(model: type[BaseModel], location: Sequence[int | str]) -> type[BaseModel] | None:
+    """The model whose fields are valid at ``location`` (None: no model, e.g. a mapping's keys)."""
+    current: type[BaseModel] | None = model
+    for part in location:
+        if isinstance(part, int):
+            continue  # an item of a list: the list's model
+        field = current.model_fields.get(part) if current else None
+        current = _inner_model(field.annotation) if field else None
+    return current
+
+
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
+    """The model inside ``annotation`` (``list[GameEntry] | None``: GameEntry), if any."""
+    if inspect.isclass(annotation) and issubclass(annotation, BaseModel):
+        return annotation
+    return next(filter(None, map(_inner_model, typing.get_args(annotation))), None)
+
+
+def _choices(
+    model: type[BaseModel], location: Sequence[int | str], error: ErrorDetails
+) -> list[str] | None:
+    """The values a field of fixed choices takes, for an error that a value is none of them."""
+    if error["type"] not in ("literal_error", "enum") or not location:
+        return None
+    owner = _model_at(model, location[:-1])
+    field = owner.model_fields.get(str(location[-1])) if owner else None
+    values = _literal_values(field.annotation) if field else []
+    return [str(value) for value in values] or None
+
+
+def _literal_values(annotation: Any) -> list[Any]:
+    """The values of the ``Literal`` inside ``annotation`` (``Literal['local', 'ray'] | None``)."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return list(typing.get_args(annotation))
+    return next(filter(None, map(_literal_values, typing.get_args(annotation))), [])

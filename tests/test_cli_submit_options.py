@@ -1,0 +1,78 @@
+"""``coordqa submit`` and ``submit-endpoint``: what they say of the model is checked as the
+command line is parsed, one ``error:`` line and exit 2, before any run is read or request sent.
+
+From the fourth blind walkthrough (issue 38).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_support import coordqa
+
+from coordqa.cli.runs import parameter_count, parse_sizes
+from coordqa.errors import ConfigError
+
+
+def one_error_line(*args: str | Path) -> str:
+    """The single stderr line of a command refused with exit 2."""
+    done = coordqa(*args)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    (line,) = done.stderr.strip().splitlines()
+    return line
+
+
+@pytest.mark.parametrize("command", ["submit", "submit-endpoint"])
+@pytest.mark.parametrize("value", ["lots", "1.2.3", "."])
+def test_params_that_is_no_count_is_named_as_params(
+    command: str, value: str, tmp_path: Path
+) -> None:
+    """#276: ``submit --params lots`` said "--sizes entry 'm=lots' is not MODEL=SIZE"."""
+    target = ["nowhere", "--out", tmp_path / "b.json"] if command == "submit" else ["random"]
+    to = [] if command == "submit" else ["--to", "http://127.0.0.1:9", "--token", "t"]
+    line = one_error_line(command, *target, *to, "--params", value)
+    assert line == (
+        f"error: --params {value!r} is not a parameter count; write e.g. --params 7B or 7e9 "
+        "(suffixes K, M, B, T allowed)"
+    ), line
+
+
+def test_a_count_is_read_alike_by_params_and_sizes() -> None:
+    assert parameter_count("7B") == 7e9 and parameter_count(" 350m ") == 350e6
+    assert parameter_count("1.5e3K") == 1.5e6
+    assert parse_sizes("a=7e9,b/c=70B,d=1.5t") == {"a": 7e9, "b/c": 70e9, "d": 1.5e12}
+    with pytest.raises(ConfigError, match=r"^--sizes entry 'llama=1\.2\.3' is not MODEL=SIZE"):
+        parse_sizes("llama=1.2.3")
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        ("--link", "ftp://x", "String should match pattern"),
+        ("--org", "  ", "model.organisation is empty or only whitespace"),
+        ("--params", "0", "Input should be greater than 0"),
+        ("--name", "n" * 201, "at most 200 characters"),
+        ("--provider", "a\u200bb", "control or invisible characters (U+200B)"),
+    ],
+)
+def test_every_model_detail_of_submit_is_checked_before_the_run_is_read(
+    option: str, value: str, said: str, tmp_path: Path
+) -> None:
+    """#279: ``submit RUN --link ftp://x`` read the run and ended in a pydantic traceback
+    (exit 1). Each detail is checked by the bundle's own rule as the command line is parsed:
+    the run named here does not exist, and it is the detail that is refused."""
+    line = one_error_line(
+        "submit", tmp_path / "nowhere", "--out", tmp_path / "b.json", option, value
+    )
+    assert line.startswith(f"error: {option} {value!r}: "), line
+    assert said in line, line
+
+
+def test_submit_endpoint_checks_its_model_details_before_sending() -> None:
+    line = one_error_line(
+        "submit-endpoint", "random", "--to", "http://127.0.0.1:9", "--token", "t",
+        "--link", "ftp://x", "--name", " ",
+    )  # fmt: skip
+    assert line.startswith("error: --name ' ': "), line
+    assert "; --link 'ftp://x': " in line, line

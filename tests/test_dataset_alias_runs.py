@@ -1,0 +1,58 @@
+"""``--dataset coordinationqa`` (the documented alias) and ``coordinationqa-v1.2`` are one run.
+
+The walkthrough (#297): the alias started a new run folder instead of resuming the v1.2 one,
+since the run's settings hash took the dataset as spelled. The alias is now resolved to its
+release before the name, the hash and the manifest; a folder that stored the alias (as runs
+did before) still resumes under either spelling.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_support import coordqa
+
+import coordqa.dataset.releases as releases
+from coordqa.dataset import DEFAULT_DATASET
+
+EVAL = ["eval", "--model", "random", "--limit", "2", "--trials", "1", "--quiet"]
+
+
+def _run_dir(stdout_and_err: str) -> str:
+    (line,) = [line for line in stdout_and_err.splitlines() if line.startswith("run directory:")]
+    return line.split(": ", 1)[1]
+
+
+def _calls(run: Path) -> int:
+    return len((run / "calls.jsonl").read_text().splitlines())
+
+
+def test_the_alias_and_its_release_name_one_run(tmp_path: Path) -> None:
+    assert releases.ALIASES["coordinationqa"] == DEFAULT_DATASET == "coordinationqa-v1.2"
+    first = coordqa(*EVAL, "--dataset", "coordinationqa-v1.2", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    second = coordqa(*EVAL, "--dataset", "coordinationqa", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    run = _run_dir(first.stdout + first.stderr)
+    assert _run_dir(second.stdout + second.stderr) == run
+    assert len(list((tmp_path / "runs").iterdir())) == 1
+    assert _calls(tmp_path / run) == 2  # resumed: nothing asked again
+    manifest = json.loads((tmp_path / run / "manifest.json").read_text())
+    assert manifest["config"]["dataset"] == "coordinationqa-v1.2"
+
+
+def test_a_run_that_stored_the_alias_resumes_under_either_spelling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "run"
+    with monkeypatch.context() as before:  # aliases kept as spelled, as runs stored them
+        before.setattr(releases, "canonical_dataset", lambda name: name)
+        made = coordqa(*EVAL, "--dataset", "coordinationqa", "--out", out)
+    assert made.returncode == 0, made.stderr
+    assert json.loads((out / "manifest.json").read_text())["config"]["dataset"] == "coordinationqa"
+    for spelling in ("coordinationqa", "coordinationqa-v1.2"):
+        again = coordqa(*EVAL, "--dataset", spelling, "--out", out)
+        assert again.returncode == 0, again.stderr
+        assert _calls(out) == 2

@@ -1,0 +1,69 @@
+"""A typo in an eval-set spec or a grid file is said in the file's words, with a "Did you mean".
+
+Blind walkthroughs: ``trial: 2`` was "trial: Extra inputs are not permitted", a grid's
+``seed: [0]`` "games.0.seed: Extra inputs are not permitted", ``--backend dask`` "Input should
+be 'local' or 'ray'" followed by every field of the spec.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from cli_support import coordqa
+
+from coordqa.agentic.grid import parse_grid
+from coordqa.errors import ConfigError
+from coordqa.evalset.spec import parse_spec
+
+SET_FIELDS = "models, datasets, out, trials, temperature"
+ENTRY_FIELDS = "model, api_base, api_key_env, model_args, rpm, tpm, concurrency"
+
+
+def refusal(parse: object, data: dict[str, object], **where: str) -> str:
+    with pytest.raises(ConfigError) as raised:
+        parse(data, **where)  # type: ignore[operator]
+    return str(raised.value)
+
+
+def test_an_unknown_field_of_a_set_is_suggested_its_nearest_and_the_fields_listed() -> None:
+    said = refusal(parse_spec, {"models": ["random"], "trial": 2}, source="bad.yaml")
+    assert said.startswith("bad.yaml: unknown field 'trial'. Did you mean 'trials'"), said
+    assert SET_FIELDS in said and "Extra inputs" not in said
+
+
+def test_an_unknown_field_of_a_models_entry_lists_the_entrys_fields_only() -> None:
+    data = {"models": ["random", {"modle": "scripted"}]}
+    said = refusal(parse_spec, data, source="bad.yaml")
+    assert "models[1]: unknown field 'modle'. Did you mean 'model'" in said
+    assert f"fields: {ENTRY_FIELDS}." in said
+    assert "models[1]: missing field 'model'" in said
+    assert "datasets" not in said and "Field required" not in said
+
+
+def test_a_value_outside_its_choices_names_the_choices_not_every_field() -> None:
+    said = refusal(parse_spec, {"models": ["random"], "backend": "dask"}, source="the line")
+    assert said == "the line: backend 'dask' is not one of: local, ray", said
+
+
+def test_a_grid_game_entry_typo_is_suggested_the_entrys_field() -> None:
+    grid = {"agents": ["cac"], "models": ["scripted"], "games": [{"game": "hanabi", "seed": [0]}]}
+    said = refusal(parse_grid, grid, where="g2.yaml")
+    assert said.startswith("g2.yaml: games[0]: unknown field 'seed'. Did you mean 'seeds'?"), said
+    assert "fields: game, layouts, seeds, episodes, horizon, agent_options." in said
+    assert "invalid grid" not in said and "Extra inputs" not in said
+
+
+def test_the_command_line_says_it_in_one_line(tmp_path: Path) -> None:
+    spec = tmp_path / "bad.yaml"
+    spec.write_text(yaml.safe_dump({"models": [{"model": "random"}], "trial": 2, "limit": 3}))
+    result = coordqa("eval-set", spec, "--out", tmp_path / "out")
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: {spec}: unknown field 'trial'. Did you mean 'trials'"), line
+    dask = coordqa("eval-set", "--model", "random", "--backend", "dask", "--out", tmp_path / "d")
+    assert dask.returncode == 2
+    assert (
+        dask.stderr.strip() == "error: the command line: backend 'dask' is not one of: local, ray"
+    )
