@@ -58,6 +58,23 @@ def test_train_bc_needs_a_layout_or_all() -> None:
     assert isinstance(result.exception, ConfigError)
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--layout", "cramped_room", "--split", "val"], "unknown split 'val'"),
+        (["--layout", "cramped_rom"], "Did you mean 'cramped_room'?"),
+    ],
+)
+def test_train_bc_refuses_a_split_or_layout_before_any_work(args: list[str], said: str) -> None:
+    from cli_support import coordqa
+
+    result = coordqa("partners", "train-bc", *args)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: ") and said in line, line
+    assert result.stdout == ""  # no bar drawn before the error
+
+
 def test_without_torch_partners_register_but_fail_when_built(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

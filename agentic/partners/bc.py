@@ -23,6 +23,7 @@ from coordqa.agentic.partners.overcooked_data import (
     ACTION_NAMES,
     SPLIT_FILES,
     check_layout,
+    check_split,
     load_human_data,
 )
 from coordqa.agentic.partners.paths import data_dir
@@ -66,6 +67,11 @@ class TrainConfig:
     """Width of both hidden layers."""
     limit: int | None = None
     """Use only the first ``limit`` timesteps of the layout (quick tests)."""
+
+    def __post_init__(self) -> None:
+        """Refuse a layout without human data or an unknown split when made, before any work."""
+        check_layout(self.layout)
+        check_split(self.split)
 
 
 @dataclass(frozen=True)

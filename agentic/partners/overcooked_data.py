@@ -86,10 +86,16 @@ def check_layout(layout: str) -> str:
     return LAYOUT_DATA_NAMES[layout]
 
 
-def data_file(split: str) -> Path:
-    """Path of the installed human-data pickle for ``split`` (``"train"`` or ``"test"``)."""
+def check_split(split: str) -> str:
+    """Return ``split``, or raise naming the splits of the human data (``train``, ``test``)."""
     if split not in SPLIT_FILES:
         raise ConfigError(f"unknown split {split!r}: use one of {', '.join(SPLIT_FILES)}")
+    return split
+
+
+def data_file(split: str) -> Path:
+    """Path of the installed human-data pickle for ``split`` (``"train"`` or ``"test"``)."""
+    check_split(split)
     spec = importlib.util.find_spec("overcooked_ai_py")
     if spec is None or not spec.submodule_search_locations:
         raise MissingDependencyError(
