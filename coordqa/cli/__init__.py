@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 import typer.main
 from typer._click.exceptions import NoSuchOption  # typer's own click (not exported)
+from typer._click.parser import _Option as _ParserOption  # typer's own click (not exported)
 
 if TYPE_CHECKING:
     from typer._click import Command, Context  # typer's own click, whose types it does not export
@@ -79,9 +80,12 @@ def _name_values(command: Any) -> None:
         if isinstance(param, typer.core.TyperArgument):
             param.__class__ = _Argument
             param.metavar = param.metavar or str(param.name).upper()
-        elif param.metavar is None and not getattr(param, "is_flag", False):
-            label = param.display_type(None)
-            param.metavar = METAVARS.get(label, label.strip("<>").upper())
+        else:
+            if type(param) is typer.core.TyperOption:
+                param.__class__ = _Option
+            if param.metavar is None and not getattr(param, "is_flag", False):
+                label = param.display_type(None)
+                param.metavar = METAVARS.get(label, label.strip("<>").upper())
 
 
 class _Argument(typer.core.TyperArgument):
@@ -90,6 +94,66 @@ class _Argument(typer.core.TyperArgument):
     def display_type_rich(self, ctx: Any) -> str | None:
         """No type label: the argument's name and help say what it takes."""
         return None
+
+
+class _Option(typer.core.TyperOption):
+    """An option that takes one value refuses a second one on the command line.
+
+    Click keeps the last of two values without a word, so ``eval --model random --model
+    scripted`` ran scripted alone. A list option (``multiple``) adds its repeats up
+    (:mod:`coordqa.cli._lists`) and a flag may be given twice; an option that stores one value
+    is parsed by :class:`_StoredOnce` instead.
+    """
+
+    def add_to_parser(self, parser: Any, ctx: Context) -> None:
+        """Click's parsing, with the one-value parsing of this option's names."""
+        super().add_to_parser(parser, ctx)
+        if self.multiple or self.count:
+            return
+        for name in self.opts:
+            option = parser._long_opt.get(name) or parser._short_opt.get(name)
+            if option is not None and option.action == "store":
+                option.__class__ = _StoredOnce
+
+
+class _StoredOnce(_ParserOption):
+    """Click's parser option for a one-value option, refusing the value given a second time."""
+
+    def process(self, value: Any, state: Any) -> None:
+        """Store the value, or refuse it when one was given before."""
+        if self.dest in state.opts:
+            _refuse_repeat(self.obj, (state.opts[self.dest], value))
+        super().process(value, state)
+
+
+REPEAT_HINTS = {"--model": "to evaluate several models use coordqa eval-set"}
+"""What to do instead of repeating an option, where repeating it meant something else."""
+
+SECRET_WORDS = frozenset({"key", "token", "password", "secret"})
+"""The last word of an option whose value is a secret (``--token``; ``--api-key-env`` names a
+variable and ``--max-tokens`` a number): its repeat is refused without its values."""
+
+SHOWN_VALUE = 40
+"""The most characters of a repeated option's value that its refusal shows."""
+
+
+def _refuse_repeat(option: Any, values: tuple[Any, Any]) -> NoReturn:
+    """Refuse ``option`` given twice, naming both values unless it holds a secret."""
+    from coordqa.errors import ConfigError
+
+    flag = max(option.opts, key=len)
+    hidden = option.hide_input or flag.rsplit("-", 1)[-1] in SECRET_WORDS
+    shown = "" if hidden else " (" + ", ".join(_shown(value) for value in values) + ")"
+    hint = REPEAT_HINTS.get(flag)
+    raise ConfigError(f"{flag} given twice{shown}: give it once" + (f"; {hint}" if hint else ""))
+
+
+def _shown(value: Any) -> str:
+    """A value as the user typed it, less any credential, cut at :data:`SHOWN_VALUE` characters."""
+    from coordqa.llm.redaction import redact
+
+    text = redact(" ".join(map(str, value)) if isinstance(value, (tuple, list)) else str(value))
+    return text if len(text) <= SHOWN_VALUE else text[: SHOWN_VALUE - 3] + "..."
 
 
 class _RootGroup(typer.core.TyperGroup):

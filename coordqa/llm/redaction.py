@@ -32,8 +32,10 @@ _CREDENTIALS = (
         re.compile(rf"(?i)\b(api[_-]?key|access[_-]?token|secret)([\"']?\s*[:=]\s*[\"']?){_VALUE}"),
         rf"\1\2{REDACTED}",
     ),
+    (re.compile(r"(://[^\s:/@]+:)[^\s/@]+@"), rf"\1{REDACTED}@"),
 )
-"""Credential shapes: a bearer or basic authorization, an OpenAI-style key, a key assignment."""
+"""Credential shapes: a bearer or basic authorization, an OpenAI-style key, a key assignment, a
+URL's password (``postgresql://user:PASSWORD@host/db``)."""
 
 
 def redact(text: str, known: Iterable[str | None] = (), *, shapes: bool = True) -> str:
@@ -45,6 +47,8 @@ def redact(text: str, known: Iterable[str | None] = (), *, shapes: bool = True) 
     '401: bad key Bearer [redacted]'
     >>> redact('{"api_key": "hunter22"} and sk-proj-AAAA1111')
     '{"api_key": "[redacted]"} and sk-[redacted]'
+    >>> redact("postgresql://board:hunter22@db.example/board")
+    'postgresql://board:[redacted]@db.example/board'
     >>> redact("Answer: A", ["A"], shapes=False)
     'Answer: A'
     """
