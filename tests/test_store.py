@@ -115,6 +115,28 @@ def test_open_or_create_resumes_same_config_and_refuses_another(tmp_path: Path) 
     assert "another --out" in message
 
 
+def test_a_mismatch_names_only_the_fields_that_differ_in_the_user_s_terms() -> None:
+    # The fifth walkthrough's #119: two whole grid and game tables, dicts and 64-hex hashes.
+    fingerprint = "3e8f20d04e6bdecab77a65c794bbcc7396c6e7a7140de7c9c2bc98d95a72d1a0"
+    game = {"game": "collab_capture", "layouts": None, "horizon": None}
+    stored = manifest(
+        games=[{**game, "seeds": [0, 1, 2, 3, 4]}],
+        grid={"name": "my-grid", "version": 1, "fingerprint": fingerprint},
+        note="x" * 200,
+    )
+    asked = manifest(
+        games=[{**game, "seeds": list(range(10)), "episodes": 1}],
+        grid={"name": "my-grid", "version": 1, "fingerprint": "b39260a10388" + "0" * 52},
+        note="y" * 200,
+    )
+    assert stored.mismatches(asked) == [
+        "games[0].episodes: stored none, requested 1",
+        "games[0].seeds: stored 0-4, requested 0-9",
+        "grid.fingerprint: stored 3e8f20d04e6b, requested b39260a10388",
+        f"note: stored '{'x' * 56}..., requested '{'y' * 56}...",
+    ]
+
+
 def test_runtime_settings_may_change_on_resume(tmp_path: Path) -> None:
     RunStore.open_or_create(tmp_path, manifest()).close()
     changed = manifest()

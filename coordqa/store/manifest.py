@@ -34,9 +34,56 @@ def kind_words(kind: str) -> str:
 RunStatus = Literal["created", "running", "finished", "interrupted", "failed"]
 
 
-def _said(value: object) -> str:
-    """A setting as the user gives it: ``none`` for no value (not Python's ``None``)."""
-    return "none" if value is None else repr(value)
+SHOWN_SETTING = 60
+"""The most characters of one setting a mismatch shows; a fingerprint shows its first 12."""
+
+
+def _said(value: object, key: str = "") -> str:
+    """A setting as the user gives it, cut to :data:`SHOWN_SETTING` characters.
+
+    ``none`` for no value (not Python's ``None``), ``0-4`` for consecutive seeds, a hash's first
+    12 characters as runs are named by them.
+    """
+    if value is None:
+        return "none"
+    if key.endswith("fingerprint") and isinstance(value, str):
+        return value[:12]
+    ints = isinstance(value, list) and all(type(item) is int for item in value)
+    if ints and len(value) > 2 and value == list(range(value[0], value[0] + len(value))):
+        return f"{value[0]}-{value[-1]}"
+    text = repr(value)
+    return text if len(text) <= SHOWN_SETTING else text[: SHOWN_SETTING - 3] + "..."
+
+
+def _differences(path: str, mine: object, theirs: object) -> list[str]:
+    """``PATH: stored X, requested Y`` for each leaf setting that differs under ``path``.
+
+    Settings that are tables (a grid, a list of games) are compared field by field, so a
+    refusal names ``games[0].seeds`` rather than two whole tables.
+    """
+    if mine == theirs:
+        return []
+    if isinstance(mine, dict | None) and isinstance(theirs, dict | None):
+        mine, theirs = mine or {}, theirs or {}
+        keys = sorted(set(mine) | set(theirs))
+        return [
+            line
+            for key in keys
+            for line in _differences(f"{path}.{key}", mine.get(key), theirs.get(key))
+        ]
+    tables = isinstance(mine, list) and isinstance(theirs, list)
+    if tables and any(isinstance(item, dict) for item in [*mine, *theirs]):
+        return [
+            line
+            for index in range(max(len(mine), len(theirs)))
+            for line in _differences(f"{path}[{index}]", _at(mine, index), _at(theirs, index))
+        ]
+    return [f"{path}: stored {_said(mine, path)}, requested {_said(theirs, path)}"]
+
+
+def _at(items: list[Any], index: int) -> Any:
+    """The item at ``index``, or None past the end (a table one side does not have)."""
+    return items[index] if index < len(items) else None
 
 
 def utc_now() -> datetime:
@@ -110,9 +157,7 @@ class RunManifest(BaseModel):
         if self.kind != other.kind:
             problems.append(f"kind: {self.kind!r} != {other.kind!r}")
         for key in sorted(set(self.config) | set(other.config)):
-            mine, theirs = self.config.get(key), other.config.get(key)
-            if mine != theirs:
-                problems.append(f"{key}: stored {_said(mine)}, requested {_said(theirs)}")
+            problems += _differences(key, self.config.get(key), other.config.get(key))
         stored_fp = self.dataset.fingerprint if self.dataset else None
         requested_fp = other.dataset.fingerprint if other.dataset else None
         if stored_fp != requested_fp:
