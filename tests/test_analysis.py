@@ -336,3 +336,21 @@ def test_mixed_runs_pair_only_questions_with_the_same_content(tmp_path: Path) ->
     report = compare_runs([a, b], allow_mixed=True)
     by_scope = report.comparisons.set_index("scope")["n_questions"]
     assert by_scope["overall"] == 5 and by_scope["EC"] == 1
+
+
+def test_the_mixed_set_refusal_tells_apart_runs_of_one_name_in_two_folders(tmp_path: Path) -> None:
+    """The fifth walkthrough's ``report runs/``: one command run into runs/local and
+    runs/local-ray wrote two folders of one name, and the refusal listed both runs under one
+    label; the label adds as much of each path as tells them apart."""
+    from qa_run_support import SIX_QUESTIONS, outcome_rows
+
+    from coordqa.errors import ConfigError
+
+    rows = outcome_rows(SIX_QUESTIONS)
+    local = write_qa_run(tmp_path / "local" / "random_x", "random", rows, trials=1)
+    ray = write_qa_run(tmp_path / "local-ray" / "random_x", "random", rows, trials=1)
+    part = write_qa_run(tmp_path / "part", "scripted", rows[:3], trials=1)
+    with pytest.raises(ConfigError) as refused:
+        compare_runs([local, ray, part])
+    listed = [line.split(":")[0] for line in str(refused.value).splitlines()[1:4]]
+    assert listed == ["  random (local/random_x)", "  random (local-ray/random_x)", "  scripted"]

@@ -2,8 +2,9 @@
 
 A run is called by its label (``coordqa eval --label``) or else its model. Runs that would share
 a name are told apart by the settings in which they differ (``random (seed=0)`` and ``random
-(seed=1)``), and by their directory names only when no setting differs, so that a label stays
-short enough for a table column.
+(seed=1)``), and by their directory names only when no setting differs (by as much of their paths
+as tells them apart, when two folders hold runs of one name), so that a label stays short enough
+for a table column.
 """
 
 from __future__ import annotations
@@ -50,6 +51,22 @@ def _settings(manifest: RunManifest) -> dict[str, Any]:
     return {**manifest.config, "dataset": manifest.dataset.name}
 
 
+def _places(paths: Sequence[Path]) -> list[str]:
+    """The shortest ends of ``paths`` that tell them apart: the directory name, where it does.
+
+    Two runs of one command in two folders share their directory name (``local/random_x`` and
+    ``local-ray/random_x``); their parent folders then name them.
+
+    >>> _places([Path("runs/local/r"), Path("runs/local-ray/r")])
+    ['local/r', 'local-ray/r']
+    """
+    for depth in range(1, max(len(path.parts) for path in paths) + 1):
+        ends = ["/".join(path.parts[-depth:]) for path in paths]
+        if len(set(ends)) == len(ends):
+            return ends
+    return [str(path) for path in paths]
+
+
 def run_labels(runs: Sequence[tuple[RunManifest, Path]]) -> list[str]:
     """A distinct, short name for each of ``runs`` (manifest and directory), in order.
 
@@ -58,6 +75,8 @@ def run_labels(runs: Sequence[tuple[RunManifest, Path]]) -> list[str]:
     ...                                  fingerprint="x")
     >>> run_labels([(run(0), Path("a")), (run(1), Path("b")), (run(1), Path("c"))])
     ['m (seed=0)', 'm (seed=1, b)', 'm (seed=1, c)']
+    >>> run_labels([(run(1), Path("x/b")), (run(1), Path("y/b"))])
+    ['m (x/b)', 'm (y/b)']
     """
     names = [manifest.label or str(manifest.config.get("model", "?")) for manifest, _ in runs]
     parts: list[list[str]] = [[] for _ in runs]
@@ -69,7 +88,9 @@ def run_labels(runs: Sequence[tuple[RunManifest, Path]]) -> list[str]:
             for i in group:
                 parts[i] = [f"{key}={_shown(settings[i].get(key))}" for key in keys]
     told = [(name, tuple(p)) for name, p in zip(names, parts, strict=True)]
-    for i, count in enumerate(Counter(told)[t] for t in told):
-        if count > 1:
-            parts[i].append(runs[i][1].name)
+    for same in {t for t in told if told.count(t) > 1}:
+        group = [i for i, t in enumerate(told) if t == same]
+        places = _places([runs[i][1] for i in group])
+        for i, place in zip(group, places, strict=True):
+            parts[i].append(place)
     return [f"{name} ({', '.join(p)})" if p else name for name, p in zip(names, parts, strict=True)]
