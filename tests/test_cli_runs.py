@@ -156,6 +156,15 @@ def test_results_filters_accept_any_case_as_eval_does(runs: dict[str, Path]) -> 
     assert unknown.returncode == 2 and "its games are hanabi" in unknown.stderr
 
 
+def test_compare_of_one_run_named_twice_says_so(runs: dict[str, Path]) -> None:
+    # The fifth walkthrough: "1 found" although two runs were named.
+    result = coordqa("compare", runs["a"], runs["a"])
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: the same run was named twice: compare needs two different runs\n"
+    )
+
+
 def test_compare_lists_exactly_the_differing_samples(runs: dict[str, Path]) -> None:
     result = coordqa("compare", runs["a"], runs["b"], "--only", "disagree")
     assert result.returncode == 0, result.stderr

@@ -476,6 +476,9 @@ def compare_command(
     from coordqa.store import discover_runs
 
     found = discover_runs(runs, kinds=("qa",))
+    named = {run.resolve() for run in runs}
+    if len(named) < len(runs) and named == {run.resolve() for run in found}:
+        raise ConfigError("the same run was named twice: compare needs two different runs")
     if len(found) != 2:
         listed = ", ".join(map(str, found))
         raise ConfigError(
