@@ -13,6 +13,7 @@ with an integrity error and it answers with the winner's row (see :func:`store_s
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -545,6 +546,29 @@ def migrate(engine: Engine) -> int:
     return found
 
 
+def board_command(words: str, given_url: str | None) -> str:
+    """``coordqa leaderboard WORDS`` with the admin's ``--db``: a hint to run as printed.
+
+    Without it a hint run as printed would act on the default database, not the one the admin
+    named. A URL that holds a password is not printed: the hint says ``--db <your --db>``.
+
+    >>> board_command("token list", None)
+    'coordqa leaderboard token list'
+    >>> board_command("token revoke 1", "sqlite:///my board.db")
+    "coordqa leaderboard token revoke 1 --db 'sqlite:///my board.db'"
+    >>> board_command("job list", "postgresql://board:hunter22@db/board")
+    'coordqa leaderboard job list --db <your --db>'
+    """
+    command = f"coordqa leaderboard {words}"
+    if not given_url:
+        return command
+    try:
+        secret = make_url(given_url).password is not None
+    except (ArgumentError, ValueError):  # not a URL: open_database refuses it
+        secret = True
+    return f"{command} --db {'<your --db>' if secret else shlex.quote(given_url)}"
+
+
 def default_db_url() -> str:
     """``sqlite:///<data root>/leaderboard.sqlite3`` (:mod:`coordqa.paths`): nothing to set up."""
     folder = paths.data_root()
@@ -569,10 +593,15 @@ def _note(text: str | None, what: str) -> str | None:
 class Database:
     """An engine with a session factory, migrated on open."""
 
-    def __init__(self, engine: Engine) -> None:
-        """Wrap ``engine``; use :func:`open_database`."""
+    def __init__(self, engine: Engine, given_url: str | None = None) -> None:
+        """Wrap ``engine``; use :func:`open_database` (``given_url``: the ``--db`` given)."""
         self.engine = engine
+        self.given_url = given_url
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    def command(self, words: str) -> str:
+        """``coordqa leaderboard WORDS`` run on this database (:func:`board_command`)."""
+        return board_command(words, self.given_url)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -687,7 +716,7 @@ class Database:
         with self.session() as session:
             if session.get(Token, token_id) is None:
                 raise LeaderboardError(
-                    f"no token with id {token_id}; see `coordqa leaderboard token list`"
+                    f"no token with id {token_id}; see `{self.command('token list')}`"
                 )
             rows = list(session.scalars(select(Submission).where(Submission.token_id == token_id)))
             for row in rows:
@@ -740,12 +769,12 @@ def open_database(url: str | None = None, *, create: bool = True) -> Database:
         LeaderboardError: the database cannot be reached (a server down, a host that cannot
             exist), or ``create`` is False and the database holds no leaderboard.
     """
-    url = url or default_db_url()
+    given_url, url = url, url or default_db_url()
     shown = _shown_url(url)
     if not create:
         file = _sqlite_file(url) if url.startswith("sqlite") else None
         if file is not None and not file.exists():
-            raise LeaderboardError(_no_board(shown))
+            raise LeaderboardError(_no_board(shown, given_url))
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -763,9 +792,9 @@ def open_database(url: str | None = None, *, create: bool = True) -> Database:
         with engine.begin() as connection:
             if _stored_version(connection) == 0:
                 engine.dispose()
-                raise LeaderboardError(_no_board(shown))
+                raise LeaderboardError(_no_board(shown, given_url))
     migrate(engine)
-    return Database(engine)
+    return Database(engine, given_url)
 
 
 def _shown_url(url: str) -> str:
@@ -800,10 +829,10 @@ def _check_reachable(engine: Engine, shown: str, url: str) -> None:
         ) from None
 
 
-def _no_board(url: str) -> str:
+def _no_board(url: str, given_url: str | None) -> str:
     return (
-        f"no leaderboard database at {url}: `coordqa leaderboard serve` creates one there; give "
-        "--db (or COORDQA_LEADERBOARD_DB) with the URL the server uses"
+        f"no leaderboard database at {url}: `{board_command('serve', given_url)}` creates one "
+        "there; give --db (or COORDQA_LEADERBOARD_DB) with the URL the server uses"
     )
 
 

@@ -393,7 +393,7 @@ def set_job_status(db: Database, job_id: int, status: str, *, error: str | None 
     if status not in ("cancelled", "queued"):
         raise ConfigError(f"a job is set to cancelled or queued; got {status}")
     with db.session() as session:
-        job = _job_to_change(session, job_id, "requeue" if status == "queued" else "cancel")
+        job = _job_to_change(db, session, job_id, "requeue" if status == "queued" else "cancel")
         job.status = status
         job.error = error
         job.detail = job.note = None
@@ -415,7 +415,7 @@ def raise_budget(db: Database, job_id: int, **budgets: float | None) -> None:
         if value < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be at least 1, got {value:g}")
     with db.session() as session:
-        job = _job_to_change(session, job_id, "requeue")
+        job = _job_to_change(db, session, job_id, "requeue")
         job.settings = {**job.settings, **given}
 
 
@@ -426,7 +426,7 @@ _CHANGES_FOR = {
 """The jobs an admin's change is for (:func:`set_job_status`, :func:`raise_budget`)."""
 
 
-def _job_to_change(session: Session, job_id: int, change: str) -> Job:
+def _job_to_change(db: Database, session: Session, job_id: int, change: str) -> Job:
     """Job ``job_id``, which the admin's ``change`` may touch: never a done job.
 
     A done job is final: it has its entry and has shown its secret seeds, and running it again
@@ -437,7 +437,7 @@ def _job_to_change(session: Session, job_id: int, change: str) -> Job:
     """
     job = session.get(Job, job_id)
     if job is None:
-        raise LeaderboardError(f"no job {job_id}; see `coordqa leaderboard job list`")
+        raise LeaderboardError(f"no job {job_id}; see `{db.command('job list')}`")
     if job.status == "done":
         ended = f"entry {job.submission_id}" if job.submission_id is not None else job.note
         raise LeaderboardError(

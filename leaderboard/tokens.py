@@ -60,8 +60,8 @@ def create_token(db: Database, name: str) -> str:
             raise ConfigError(
                 f"token {live[taken]} is already for {taken!r} (names are compared ignoring "
                 "case, spaces and look-alike letters), and a name has one live token: "
-                "`coordqa leaderboard token list` lists the tokens; to replace it, "
-                f"`coordqa leaderboard token revoke {live[taken]}` first"
+                f"`{db.command('token list')}` lists the tokens; to replace it, "
+                f"`{db.command(f'token revoke {live[taken]}')}` first"
             )
         session.add(Token(name=label, token_hash=hash_token(token)))
     return token
@@ -137,9 +137,7 @@ def revoke_token(db: Database, token_id: int) -> TokenInfo:
     with db.session() as session:
         token = session.get(Token, token_id)
         if token is None:
-            raise LeaderboardError(
-                f"no token with id {token_id}; see `coordqa leaderboard token list`"
-            )
+            raise LeaderboardError(f"no token with id {token_id}; see `{db.command('token list')}`")
         if token.revoked_at is None:
             token.revoked_at = datetime.now(timezone.utc)
     return next(info for info in list_tokens(db) if info.id == token_id)

@@ -302,6 +302,29 @@ def test_worker_ray_options_are_checked(
     assert result.returncode == 2 and message in result.stderr, result
 
 
+def test_admin_hints_run_as_printed_act_on_the_database_given(tmp_path: Path) -> None:
+    """The fifth walkthrough ran the hints of a refusal made with --db as printed: they named
+    no --db and went to the default database. Each hint carries the --db given."""
+    import shlex
+
+    url = f"sqlite:///{tmp_path / 'my board.sqlite3'}"
+    _cli("leaderboard", "token", "create", "alice", "--db", url)
+    refused = coordqa("leaderboard", "token", "create", "ALICE", "--db", url)
+    hints = re.findall(r"`([^`]+)`", refused.stderr)
+    assert [shlex.split(hint)[:4] for hint in hints] == [
+        ["coordqa", "leaderboard", "token", "list"],
+        ["coordqa", "leaderboard", "token", "revoke"],
+    ]
+    listed, revoked = (coordqa(*shlex.split(hint)[1:]) for hint in hints)
+    assert listed.returncode == 0 and "alice" in listed.stdout, listed.stderr
+    assert revoked.returncode == 0, revoked.stderr
+    unknown = coordqa("leaderboard", "job", "cancel", "9", "--db", url)
+    assert f"see `coordqa leaderboard job list --db '{url}'`" in unknown.stderr, unknown.stderr
+    missing = f"sqlite:///{tmp_path / 'none.sqlite3'}"
+    absent = coordqa("leaderboard", "token", "list", "--db", missing)
+    assert f"`coordqa leaderboard serve --db {missing}` creates one" in absent.stderr
+
+
 def test_a_second_token_for_a_name_is_refused_until_the_first_is_revoked(tmp_path: Path) -> None:
     """Two live tokens named alice would make two submitters the list cannot tell apart."""
     url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
