@@ -38,7 +38,7 @@ SHOWN_SETTING = 60
 """The most characters of one setting a mismatch shows; a fingerprint shows its first 12."""
 
 
-def _said(value: object, key: str = "") -> str:
+def _said(value: Any, key: str = "") -> str:
     """A setting as the user gives it, cut to :data:`SHOWN_SETTING` characters.
 
     ``none`` for no value (not Python's ``None``), ``0-4`` for consecutive seeds, a hash's first
@@ -55,7 +55,7 @@ def _said(value: object, key: str = "") -> str:
     return text if len(text) <= SHOWN_SETTING else text[: SHOWN_SETTING - 3] + "..."
 
 
-def _differences(path: str, mine: object, theirs: object) -> list[str]:
+def _differences(path: str, mine: Any, theirs: Any) -> list[str]:
     """``PATH: stored X, requested Y`` for each leaf setting that differs under ``path``.
 
     Settings that are tables (a grid, a list of games) are compared field by field, so a
