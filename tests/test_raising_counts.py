@@ -47,7 +47,7 @@ def test_play_refuses_fewer_episodes_in_evals_words_before_a_bar(tmp_path: Path)
         f"error: {out} holds a run with 2 episodes of collab_escape; ask for --episodes 2 or "
         "more to resume it (more episodes are added to it), or use another --out"
     )
-    other = coordqa(*PLAY, "--episodes", "2", "--seed", "4", "--out", out)
+    other = coordqa(*PLAY[:-1], "4", "--episodes", "2", "--out", out)
     assert other.returncode == 2 and "seed: stored 3, requested 4" in other.stderr
     assert "episodes" not in other.stderr.splitlines()[0].split("error:")[0]  # no bar
 
