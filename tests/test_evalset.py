@@ -466,3 +466,36 @@ def test_a_sets_types_take_their_canonical_spelling() -> None:
     assert shouted.types == ("JP", "ToM")
     assert shouted.shared_identity() == canonical.shared_identity()
     assert shouted.default_out() == canonical.default_out()
+
+
+def test_a_model_named_twice_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    """Two entries that are one member would race for its run folder (walkthrough #47, #410)."""
+    out = tmp_path / "dup"
+    twice = coordqa(
+        "eval-set", "--model", "random", "--model", "random", "--limit", "3", "--out", out
+    )
+    assert twice.returncode == 2, twice.stderr
+    assert "the model random is named twice (--model); name it once" in twice.stderr
+    assert not out.exists(), "nothing is written before the spec is accepted"
+    spec = tmp_path / "models.yaml"
+    spec.write_text(yaml.safe_dump({"models": ["random", "scripted"], "limit": 3}))
+    added = coordqa("eval-set", spec, "--model", "scripted", "--out", out)
+    assert added.returncode == 2, added.stderr
+    assert (
+        f"the model scripted is named twice ({spec}'s models[1] and --model); name it once"
+        in added.stderr
+    )
+    assert not out.exists()
+    # Only endpoint limits differ: still one run folder, so still one member.
+    with pytest.raises(ConfigError, match=r"named twice \(models\[0\] and models\[1\]\)"):
+        evaluate_set(parse_spec({"models": ["random", {"model": "random", "rpm": 5}], "out": out}))
+    with pytest.raises(ConfigError, match="the dataset coordinationqa-v1.1 is named twice"):
+        evaluate_set(
+            parse_spec(
+                {
+                    "models": ["random"],
+                    "datasets": ["coordinationqa-v1.1", "coordinationqa-v1.1"],
+                    "out": out,
+                }
+            )
+        )
