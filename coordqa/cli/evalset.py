@@ -66,6 +66,15 @@ def render_set(result: SetResult) -> None:
         )
 
 
+def set_folder(param: typer.CallbackParam, value: Path | None) -> Path | None:
+    """Check the set's folder: an output folder, not a run's."""
+    from coordqa.evalset.manifest import refuse_run_folder
+
+    if output_folder(param, value) is not None:
+        refuse_run_folder(value)
+    return value
+
+
 @option_groups
 def eval_set_command(
     spec_file: Annotated[
@@ -100,7 +109,7 @@ def eval_set_command(
         Path | None,
         typer.Option(
             help="The set's folder (default: runs/<spec name>, or runs/set_<hash>).",
-            callback=output_folder,
+            callback=set_folder,
         ),
     ] = None,
 ) -> None:

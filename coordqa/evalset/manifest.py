@@ -16,13 +16,19 @@ from coordqa.evalset.spec import EvalSetSpec, SetMember
 from coordqa.files import atomic_write_text
 from coordqa.jsonvalues import JSONObject
 from coordqa.outputs import make_output_folder
+from coordqa.runfolder import SET_MANIFEST, holds_run, holds_set as is_set
 from coordqa.runs.counts import fewer_than_stored
-from coordqa.store import MANIFEST, no_runs_under
+from coordqa.store import MANIFEST, no_runs_under, run_folder_words
 
-__all__ = ["SET_MANIFEST", "SetLedger", "SetManifest", "expand_sets", "is_set", "read_set"]
-
-SET_MANIFEST = "eval-set.json"
-"""The set manifest's file name in the set's folder (what marks a folder as an eval set)."""
+__all__ = [
+    "SET_MANIFEST",
+    "SetLedger",
+    "SetManifest",
+    "expand_sets",
+    "is_set",
+    "read_set",
+    "refuse_run_folder",
+]
 
 SET_SCHEMA_VERSION = 1
 """Version of the set manifest format."""
@@ -76,9 +82,20 @@ def read_set(folder: str | Path) -> SetManifest:
         raise ConfigError(f"{path} is damaged: {exc}") from exc
 
 
-def is_set(folder: str | Path) -> bool:
-    """Whether ``folder`` holds an eval set."""
-    return (Path(folder) / SET_MANIFEST).is_file()
+def refuse_run_folder(out: Path) -> None:
+    """Refuse to make a set in a run's folder.
+
+    Checked as the command line is read and again as the set starts (a spec names its own
+    ``out``). The set's members would sit beside the run, and listings would show the run and
+    hide them.
+
+    Raises:
+        ConfigError: what the folder is, and to give the set another --out.
+    """
+    if holds_run(out):
+        raise ConfigError(
+            f"{out} is {run_folder_words(out)}, not an eval set: give the set another --out"
+        )
 
 
 def expand_sets(paths: Sequence[str | Path]) -> list[Path]:
