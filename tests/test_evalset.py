@@ -499,3 +499,19 @@ def test_a_model_named_twice_is_refused_before_anything_runs(tmp_path: Path) -> 
                 }
             )
         )
+
+
+def test_other_settings_are_said_before_any_advice_on_the_trials(tmp_path: Path) -> None:
+    """As ``eval`` says a run's identity first (walkthrough 5 #48, #49): following the trials
+    advice only to be refused for the limit sent the user round twice."""
+    out = tmp_path / "set"
+    evaluate_set(parse_spec({"models": ["random"], "limit": 3, "trials": 2, "out": out}))
+    fewer_and_other = {"models": ["random"], "limit": 2, "trials": 1, "out": out}
+    with pytest.raises(ConfigError) as refused:
+        evaluate_set(parse_spec(fewer_and_other))
+    assert "other shared settings (limit: 3 before, 2 now; trials: 2 before, 1 now)" in str(
+        refused.value
+    )
+    assert "--trials 2 or more" not in str(refused.value)
+    with pytest.raises(ConfigError, match="ask for --trials 2 or more to resume it"):
+        evaluate_set(parse_spec({**fewer_and_other, "limit": 3}))

@@ -31,7 +31,8 @@ def run_folder(param: typer.CallbackParam, value: Path | None) -> Path | None:
     """Check the folder a command writes one run into: an output folder, not an eval set's."""
     from coordqa.store import refuse_set_folder
 
-    if output_folder(param, value) is not None:
+    output_folder(param, value)
+    if value is not None:
         refuse_set_folder(value)
     return value
 

@@ -70,7 +70,8 @@ def set_folder(param: typer.CallbackParam, value: Path | None) -> Path | None:
     """Check the set's folder: an output folder, not a run's."""
     from coordqa.evalset.manifest import refuse_run_folder
 
-    if output_folder(param, value) is not None:
+    output_folder(param, value)
+    if value is not None:
         refuse_run_folder(value)
     return value
 
