@@ -57,3 +57,14 @@ def holds_run(folder: Path) -> bool:
 def holds_set(folder: str | Path) -> bool:
     """Whether ``folder`` is an eval set's: it holds the set's manifest."""
     return (Path(folder) / SET_MANIFEST).is_file()
+
+
+def folder_words(folder: Path) -> str | None:
+    """What ``folder`` is if it is a run's or a set's (``a run directory``); None if neither.
+
+    The words are ``a run directory`` and ``an eval-set folder``: a command wanting another
+    kind of folder (a dataset) names it so, not by the files it lacks.
+    """
+    if holds_set(folder):
+        return "an eval-set folder"
+    return "a run directory" if holds_run(folder) else None

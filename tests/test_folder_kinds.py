@@ -1,5 +1,5 @@
-"""An eval set's folder and a run's folder are different things: neither command writes into the
-other's (fifth walkthrough #350-#363).
+"""An eval set's folder, a run's folder and a dataset are different things: no command writes one
+into another's folder or reads one as another (fifth walkthrough #60, #345-#363).
 
 Before, ``eval``, ``agentic run``, ``agentic grid`` and ``play`` wrote a run beside a set's
 ``eval-set.json``, and ``eval-set`` wrote a set into a run's folder, all with exit 0; ``runs
@@ -76,3 +76,38 @@ def test_a_specs_out_and_the_library_keep_the_rule(folders: dict[str, str], tmp_
     with pytest.raises(CoordqaError, match="is an eval-set folder"):
         evaluate(EvalConfig(model="random", limit=2, out=Path(folders["set"])))
     assert _tree(Path(folders["qa"])) == before
+
+
+DATASET_COMMANDS = {
+    "eval --dataset": ["eval", "--model", "random", "--limit", "2", "--dataset", "{folder}"],
+    "dataset validate": ["dataset", "validate", "{folder}"],
+    "dataset generate --out": [
+        *["dataset", "generate", "--game", "collab_capture", "--count", "1", "--seed", "1"],
+        *["--out", "{folder}"],
+    ],
+}
+"""Commands that read or write a dataset at a folder they are given."""
+
+
+@pytest.mark.parametrize("command", DATASET_COMMANDS)
+@pytest.mark.parametrize(
+    ("folder", "what"), [("qa", "a run directory"), ("set", "an eval-set folder")]
+)
+def test_a_run_or_set_folder_is_named_as_one_where_a_dataset_is_wanted(
+    command: str, folder: str, what: str, folders: dict[str, str], tmp_path: Path
+) -> None:
+    """Before: "no .parquet file in the folder", or "holds files that are not a dataset (e.g.
+    .lock)", where ``report`` says it is a run directory."""
+    path = folders[folder]
+    args = [word.format(folder=path) for word in DATASET_COMMANDS[command]]
+    before = _tree(Path(path))
+    result = coordqa(*args, cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.splitlines()
+    fix = (
+        "give a new folder for the dataset"
+        if "--out" in command
+        else ("give a dataset folder or name (coordqa dataset list)")
+    )
+    assert line.endswith(f"{path} is {what}, not a dataset: {fix}"), line
+    assert _tree(Path(path)) == before
