@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 
 from coordqa.errors import OutputPathError
 from coordqa.jsonvalues import load_json
-from coordqa.runfolder import holds_run
+from coordqa.runfolder import folder_words, holds_run
 
 __all__ = [
     "AGENTIC_REPORT",
@@ -155,10 +155,16 @@ def check_folder_of_kind(
     writer's rule (``--overwrite``).
 
     Raises:
-        OutputPathError: the folder holds files and no ``signature``.
+        OutputPathError: the folder holds files and no ``signature`` (a run's or a set's folder
+            is named as one).
     """
     folder = check_output_folder(path, name)
     if folder.is_dir() and not (folder / signature).exists():
+        held = folder_words(folder)
+        if held is not None:
+            raise OutputPathError(
+                f"{name} {folder} is {held}, not a {kind}: give a new folder for the {kind}"
+            )
         entries = sorted(entry.name for entry in folder.iterdir())
         if entries:
             raise OutputPathError(

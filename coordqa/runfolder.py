@@ -1,5 +1,6 @@
-"""What makes a folder a run folder, known below the store so that any layer can tell one.
+"""What makes a folder a run folder or an eval set's, known below the store: any layer can tell.
 
+A command that writes one refuses the other's folder (:func:`holds_set`, :func:`holds_run`).
 The store (:mod:`coordqa.store`) finds runs by this test and refuses to adopt records without a
 manifest by it; the output-path checks (:mod:`coordqa.outputs`), which the store itself uses and
 so cannot import it, name a run folder given as a report's or an export's output by it.
@@ -13,6 +14,8 @@ from pathlib import Path
 
 MANIFEST = "manifest.json"
 """The manifest's file name in a run directory."""
+SET_MANIFEST = "eval-set.json"
+"""The manifest of an eval set's folder (:mod:`coordqa.evalset`), beside its members' runs."""
 QUESTIONS = "questions"
 """Stream of the questions of a QA run (:class:`coordqa.records.Question`)."""
 
@@ -49,3 +52,19 @@ def holds_run(folder: Path) -> bool:
     manifest = folder / MANIFEST
     held = manifest.is_file() or manifest.is_symlink()  # a dangling link is a broken manifest
     return held or bool(run_records(folder, without=(QUESTIONS,)))
+
+
+def holds_set(folder: str | Path) -> bool:
+    """Whether ``folder`` is an eval set's: it holds the set's manifest."""
+    return (Path(folder) / SET_MANIFEST).is_file()
+
+
+def folder_words(folder: Path) -> str | None:
+    """What ``folder`` is if it is a run's or a set's (``a run directory``); None if neither.
+
+    The words are ``a run directory`` and ``an eval-set folder``: a command wanting another
+    kind of folder (a dataset) names it so, not by the files it lacks.
+    """
+    if holds_set(folder):
+        return "an eval-set folder"
+    return "a run directory" if holds_run(folder) else None

@@ -466,3 +466,52 @@ def test_a_sets_types_take_their_canonical_spelling() -> None:
     assert shouted.types == ("JP", "ToM")
     assert shouted.shared_identity() == canonical.shared_identity()
     assert shouted.default_out() == canonical.default_out()
+
+
+def test_a_model_named_twice_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    """Two entries that are one member would race for its run folder (walkthrough #47, #410)."""
+    out = tmp_path / "dup"
+    twice = coordqa(
+        "eval-set", "--model", "random", "--model", "random", "--limit", "3", "--out", out
+    )
+    assert twice.returncode == 2, twice.stderr
+    assert "the model random is named twice (--model); name it once" in twice.stderr
+    assert not out.exists(), "nothing is written before the spec is accepted"
+    spec = tmp_path / "models.yaml"
+    spec.write_text(yaml.safe_dump({"models": ["random", "scripted"], "limit": 3}))
+    added = coordqa("eval-set", spec, "--model", "scripted", "--out", out)
+    assert added.returncode == 2, added.stderr
+    assert (
+        f"the model scripted is named twice ({spec}'s models[1] and --model); name it once"
+        in added.stderr
+    )
+    assert not out.exists()
+    # Only endpoint limits differ: still one run folder, so still one member.
+    with pytest.raises(ConfigError, match=r"named twice \(models\[0\] and models\[1\]\)"):
+        evaluate_set(parse_spec({"models": ["random", {"model": "random", "rpm": 5}], "out": out}))
+    with pytest.raises(ConfigError, match="the dataset coordinationqa-v1.1 is named twice"):
+        evaluate_set(
+            parse_spec(
+                {
+                    "models": ["random"],
+                    "datasets": ["coordinationqa-v1.1", "coordinationqa-v1.1"],
+                    "out": out,
+                }
+            )
+        )
+
+
+def test_other_settings_are_said_before_any_advice_on_the_trials(tmp_path: Path) -> None:
+    """As ``eval`` says a run's identity first (walkthrough 5 #48, #49): following the trials
+    advice only to be refused for the limit sent the user round twice."""
+    out = tmp_path / "set"
+    evaluate_set(parse_spec({"models": ["random"], "limit": 3, "trials": 2, "out": out}))
+    fewer_and_other = {"models": ["random"], "limit": 2, "trials": 1, "out": out}
+    with pytest.raises(ConfigError) as refused:
+        evaluate_set(parse_spec(fewer_and_other))
+    assert "other shared settings (limit: 3 before, 2 now; trials: 2 before, 1 now)" in str(
+        refused.value
+    )
+    assert "--trials 2 or more" not in str(refused.value)
+    with pytest.raises(ConfigError, match="ask for --trials 2 or more to resume it"):
+        evaluate_set(parse_spec({**fewer_and_other, "limit": 3}))

@@ -27,6 +27,16 @@ def output_folder(param: typer.CallbackParam, value: Path | None) -> Path | None
     return value
 
 
+def run_folder(param: typer.CallbackParam, value: Path | None) -> Path | None:
+    """Check the folder a command writes one run into: an output folder, not an eval set's."""
+    from coordqa.store import refuse_set_folder
+
+    output_folder(param, value)
+    if value is not None:
+        refuse_set_folder(value)
+    return value
+
+
 def generated_folder(writer: str) -> OptionCallback:
     """The callback of a folder option ``writer`` fills with generated output.
 

@@ -32,7 +32,7 @@ from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
 from coordqa.cli._lists import split_list
 from coordqa.cli._names import game_name
 from coordqa.cli._option_groups import option_groups
-from coordqa.cli._outputs import generated_folder, output_folder
+from coordqa.cli._outputs import generated_folder, run_folder
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
 from coordqa.eval_config import api_key_from_env
@@ -59,7 +59,7 @@ agentic_app = typer.Typer(
 
 OutDir = Annotated[
     Path | None,
-    typer.Option(help="Run directory (resumes when it exists).", callback=output_folder),
+    typer.Option(help="Run directory (resumes when it exists).", callback=run_folder),
 ]
 Backend = Annotated[
     str | None,

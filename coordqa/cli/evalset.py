@@ -66,6 +66,16 @@ def render_set(result: SetResult) -> None:
         )
 
 
+def set_folder(param: typer.CallbackParam, value: Path | None) -> Path | None:
+    """Check the set's folder: an output folder, not a run's."""
+    from coordqa.evalset.manifest import refuse_run_folder
+
+    output_folder(param, value)
+    if value is not None:
+        refuse_run_folder(value)
+    return value
+
+
 @option_groups
 def eval_set_command(
     spec_file: Annotated[
@@ -100,7 +110,7 @@ def eval_set_command(
         Path | None,
         typer.Option(
             help="The set's folder (default: runs/<spec name>, or runs/set_<hash>).",
-            callback=output_folder,
+            callback=set_folder,
         ),
     ] = None,
 ) -> None:
@@ -115,7 +125,13 @@ def eval_set_command(
     """
     from coordqa.cli._progress import live_run
     from coordqa.cli._set_progress import set_display
-    from coordqa.evalset import SetInterrupted, evaluate_set, load_spec, parse_spec
+    from coordqa.evalset import (
+        SetInterrupted,
+        evaluate_set,
+        load_spec,
+        parse_spec,
+        refuse_repeats,
+    )
 
     overrides: dict[str, Any] = {
         SPEC_FIELDS.get(key, key): value
@@ -156,11 +172,16 @@ def eval_set_command(
                 "NAME, once per model"
             )
         spec = parse_spec({"models": added, **overrides}, source="the command line")
+        refuse_repeats(spec, lambda _: "--model")
     else:
         spec = load_spec(spec_file, **overrides)
+        listed = len(spec.models)
         if added:
             models = [m.model_dump() for m in spec.models] + added
             spec = parse_spec({**spec.model_dump(), "models": models}, source=str(spec_file))
+        refuse_repeats(
+            spec, lambda index: f"{spec_file}'s models[{index}]" if index < listed else "--model"
+        )
     display = set_display(messages)
     with live_run(display, messages, SetInterrupted):
         result = evaluate_set(spec, progress=display)

@@ -19,7 +19,7 @@ from rich.text import Text
 from coordqa.cli._errors import INTERRUPTED_EXIT
 from coordqa.cli._lists import given_once
 from coordqa.cli._names import game_name
-from coordqa.cli._outputs import output_folder
+from coordqa.cli._outputs import run_folder
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunInterrupted
 from coordqa.words import counted
@@ -149,7 +149,7 @@ def play_command(
     out: Annotated[
         Path | None,
         typer.Option(
-            help="Run directory for trajectories (resumes when it exists).", callback=output_folder
+            help="Run directory for trajectories (resumes when it exists).", callback=run_folder
         ),
     ] = None,
 ) -> None:

@@ -33,7 +33,7 @@ from coordqa.cli._call_options import (
 )
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, warn
 from coordqa.cli._lists import split_list
-from coordqa.cli._outputs import output_folder
+from coordqa.cli._outputs import run_folder
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
 from coordqa.eval_config import eval_default
@@ -279,7 +279,7 @@ def eval_command(
         Path | None,
         typer.Option(
             help="Run directory (default: derived from the options, so reruns resume).",
-            callback=output_folder,
+            callback=run_folder,
         ),
     ] = None,
     quiet: Annotated[

@@ -16,6 +16,7 @@ from coordqa.dataset.folder import DATA_FILE, read_parquet
 from coordqa.dataset.releases import BUNDLED, DEFAULT_DATASET, bundled_dataset_dir
 from coordqa.dataset.schema import QuestionRow, features, validate_rows
 from coordqa.errors import DatasetError, UnknownNameError
+from coordqa.runfolder import folder_words
 
 if TYPE_CHECKING:
     import datasets
@@ -68,6 +69,12 @@ def _read(path: Path) -> list[dict[str, Any]]:
     if path.is_dir():
         if (path / DATA_FILE).is_file():
             return read_parquet(path / DATA_FILE)
+        held = folder_words(path)
+        if held is not None:
+            raise DatasetError(
+                f"{path} is {held}, not a dataset: give a dataset folder or name "
+                "(coordqa dataset list)"
+            )
         files = sorted(path.rglob("*.parquet"))
         if not files:
             raise DatasetError(f"no .parquet file in the folder {path}")

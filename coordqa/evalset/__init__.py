@@ -34,6 +34,7 @@ from coordqa.evalset.spec import (
     load_spec,
     members_of,
     parse_spec,
+    refuse_repeats,
 )
 
 __all__ = [
@@ -56,4 +57,5 @@ __all__ = [
     "members_of",
     "parse_spec",
     "read_set",
+    "refuse_repeats",
 ]

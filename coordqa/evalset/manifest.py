@@ -16,13 +16,19 @@ from coordqa.evalset.spec import EvalSetSpec, SetMember
 from coordqa.files import atomic_write_text
 from coordqa.jsonvalues import JSONObject
 from coordqa.outputs import make_output_folder
+from coordqa.runfolder import SET_MANIFEST, holds_run, holds_set as is_set
 from coordqa.runs.counts import fewer_than_stored
-from coordqa.store import MANIFEST, no_runs_under
+from coordqa.store import MANIFEST, no_runs_under, run_folder_words
 
-__all__ = ["SET_MANIFEST", "SetLedger", "SetManifest", "expand_sets", "is_set", "read_set"]
-
-SET_MANIFEST = "eval-set.json"
-"""The set manifest's file name in the set's folder (what marks a folder as an eval set)."""
+__all__ = [
+    "SET_MANIFEST",
+    "SetLedger",
+    "SetManifest",
+    "expand_sets",
+    "is_set",
+    "read_set",
+    "refuse_run_folder",
+]
 
 SET_SCHEMA_VERSION = 1
 """Version of the set manifest format."""
@@ -76,9 +82,20 @@ def read_set(folder: str | Path) -> SetManifest:
         raise ConfigError(f"{path} is damaged: {exc}") from exc
 
 
-def is_set(folder: str | Path) -> bool:
-    """Whether ``folder`` holds an eval set."""
-    return (Path(folder) / SET_MANIFEST).is_file()
+def refuse_run_folder(out: Path) -> None:
+    """Refuse to make a set in a run's folder.
+
+    Checked as the command line is read and again as the set starts (a spec names its own
+    ``out``). The set's members would sit beside the run, and listings would show the run and
+    hide them.
+
+    Raises:
+        ConfigError: what the folder is, and to give the set another --out.
+    """
+    if holds_run(out):
+        raise ConfigError(
+            f"{out} is {run_folder_words(out)}, not an eval set: give the set another --out"
+        )
 
 
 def expand_sets(paths: Sequence[str | Path]) -> list[Path]:
@@ -113,12 +130,8 @@ class SetLedger:
     def __init__(self, spec: EvalSetSpec, out: Path, members: Sequence[SetMember]) -> None:
         shared = spec.shared_identity()
         previous = read_set(out) if is_set(out) else None
-        if previous is not None and _with_stored_trials(previous, shared, out) != shared:
-            raise ConfigError(
-                f"{out} holds an eval set with other shared settings "
-                f"({_differences(previous.shared, shared)}); run it with the same settings "
-                "(models and datasets may be added), or choose another --out"
-            )
+        if previous is not None:
+            _check_same_set(previous, shared, out)
         self.out = out
         self.manifest = SetManifest(
             created_at=previous.created_at if previous else datetime.now(timezone.utc),
@@ -146,31 +159,37 @@ class SetLedger:
         atomic_write_text(self.out / SET_MANIFEST, self.manifest.model_dump_json(indent=2) + "\n")
 
 
-def _with_stored_trials(previous: SetManifest, shared: JSONObject, out: Path) -> JSONObject:
-    """The set's stored shared settings, with the trials asked for when that is as many or more.
+def _check_same_set(previous: SetManifest, shared: JSONObject, out: Path) -> None:
+    """Refuse to resume the set at ``out`` with ``shared`` settings unless it is the same set.
 
-    Trials are the one shared setting a set may raise, as ``coordqa eval --trials`` raises a
-    run's (:mod:`coordqa.runs.counts`): each member resumes and runs only its missing trials.
+    Its identity is said first, trials and all, then the advice on its count only when all else
+    matches: the order ``coordqa eval`` keeps for a run (``coordqa.evaluation._as_stored``), so
+    following the advice is never met by another refusal. Trials are the one shared setting a
+    set may raise, as ``coordqa eval --trials`` raises a run's (:mod:`coordqa.runs.counts`):
+    each member resumes and runs only its missing trials.
 
     Raises:
-        ConfigError: fewer trials than the set holds.
+        ConfigError: other shared settings, or fewer trials than the set holds.
     """
     had, asked = previous.shared.get("trials"), shared.get("trials")
-    if not isinstance(had, int) or not isinstance(asked, int) or asked == had:
-        return previous.shared
-    if asked < had:
+    counts = (had, asked) if isinstance(had, int) and isinstance(asked, int) else None
+    if {**previous.shared, **({"trials": asked} if counts else {})} != shared:
+        raise ConfigError(
+            f"{out} holds an eval set with other shared settings "
+            f"({_differences(previous.shared, shared)}); run it with the same settings "
+            "(models and datasets may be added), or choose another --out"
+        )
+    if counts is not None and counts[1] < counts[0]:
         raise ConfigError(
             fewer_than_stored(
                 out,
-                had,
-                asked,
+                *counts,
                 flag="--trials",
                 units="trials",
                 started=any(member.answered for member in previous.members),
                 nothing="no sample answered yet",
             )
         )
-    return {**previous.shared, "trials": asked}
 
 
 def _differences(before: JSONObject, now: JSONObject) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.errors import CoordqaError
-from coordqa.evalset.manifest import SetLedger, SetManifest
+from coordqa.evalset.manifest import SetLedger, SetManifest, refuse_run_folder
 from coordqa.evalset.members import MemberState, SetEvent, SetProgress, member_state, run_member
 from coordqa.evalset.spec import EvalSetSpec, SetMember, endpoint_limits, members_of
 
@@ -93,6 +93,7 @@ async def evaluate_set_async(
     if spec.backend == "ray":
         import_ray(spec.address)  # a missing extra is said before any member is listed or run
     out = Path(spec.out) if spec.out is not None else spec.default_out()
+    refuse_run_folder(out)
     members = members_of(spec, out)
     endpoint_limits(members)
     with ray_for_backend(spec.backend, spec.address):  # up before the set's folder is written

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -28,6 +28,7 @@ __all__ = [
     "load_spec",
     "members_of",
     "parse_spec",
+    "refuse_repeats",
 ]
 
 Backend = Literal["local", "ray"]
@@ -288,14 +289,65 @@ class SetMember:
 
 
 def members_of(spec: EvalSetSpec, out: Path) -> list[SetMember]:
-    """The members of ``spec`` with their run directories under ``out`` (named as ``eval``)."""
-    members = []
-    for model in spec.models:
-        for dataset in spec.datasets:
+    """The members of ``spec`` with their run directories under ``out`` (named as ``eval``).
+
+    Raises:
+        ConfigError: two entries are one member (:func:`refuse_repeats`).
+    """
+    runs = _member_runs(spec)
+    _refuse_repeated(runs, lambda index: f"models[{index}]")
+    return [
+        SetMember(spec.models[m], spec.datasets[d], replace(config, out=out / name))
+        for (m, d), config, name in runs
+    ]
+
+
+MemberRun = tuple[tuple[int, int], EvalConfig, str]
+"""A member as (model index, dataset index), its config and its run folder's name."""
+
+
+def _member_runs(spec: EvalSetSpec) -> list[MemberRun]:
+    """Every (model, dataset) of ``spec``, in spec order, with its config and run folder."""
+    runs = []
+    for m, model in enumerate(spec.models):
+        for d, dataset in enumerate(spec.datasets):
             config = spec.eval_config(model, dataset)
-            run = out / set_member_name(config)
-            members.append(SetMember(model, dataset, replace(config, out=run)))
-    return members
+            runs.append(((m, d), config, set_member_name(config)))
+    return runs
+
+
+def refuse_repeats(spec: EvalSetSpec, where: Callable[[int], str]) -> None:
+    """Refuse a spec naming one member twice, saying where each model came from.
+
+    ``where(i)`` says where ``models[i]`` was given (``--model``, a spec file's entry);
+    :func:`members_of` refuses the same with the spec's own indices.
+
+    Raises:
+        ConfigError: as :func:`members_of`.
+    """
+    _refuse_repeated(_member_runs(spec), where)
+
+
+def _refuse_repeated(runs: Sequence[MemberRun], where: Callable[[int], str]) -> None:
+    """Refuse two entries that are one member: both would write its one run folder at once.
+
+    Two models are one when their members' runs are one (the folder names a run by its
+    identity: endpoint limits or a key variable make no other run); so are two datasets.
+
+    Raises:
+        ConfigError: the repeated model or dataset, where each was given, and to name it once.
+    """
+    seen: dict[str, tuple[int, int]] = {}
+    for at, config, name in runs:
+        first = seen.setdefault(name, at)
+        if first == at:
+            continue
+        if first[0] == at[0]:
+            raise ConfigError(f"the dataset {config.dataset} is named twice; name it once")
+        places = dict.fromkeys((where(first[0]), where(at[0])))
+        raise ConfigError(
+            f"the model {config.model} is named twice ({' and '.join(places)}); name it once"
+        )
 
 
 def endpoint_limits(members: Sequence[SetMember]) -> dict[str, Limits]:

@@ -29,6 +29,8 @@ from coordqa.store.directory import (
     check_resumable,
     open_run,
     open_to_write,
+    refuse_set_folder,
+    run_folder_words,
 )
 from coordqa.store.discovery import RunSurvey, discover_runs, no_runs_under, survey_runs
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, DatasetInfo, RunKind, RunManifest
@@ -63,6 +65,8 @@ __all__ = [
     "discover_runs",
     "no_runs_under",
     "open_run",
+    "refuse_set_folder",
+    "run_folder_words",
     "open_to_write",
     "read_qa_run",
     "survey_runs",

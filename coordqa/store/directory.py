@@ -20,12 +20,12 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
-from coordqa.errors import StoreError
+from coordqa.errors import CoordqaError, StoreError
 from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import JSONObject, load_json
 from coordqa.outputs import check_output_folder, make_output_folder
 from coordqa.records import Record, upgrade
-from coordqa.runfolder import STREAM_NAME, run_records
+from coordqa.runfolder import SET_MANIFEST, STREAM_NAME, holds_set, run_records
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, RunManifest, kind_words, utc_now
 from coordqa.words import with_article
 
@@ -87,6 +87,7 @@ class RunStore:
     def create(cls, path: str | os.PathLike[str], manifest: RunManifest) -> RunStore:
         """Create a new run at ``path`` (which must not hold a run yet)."""
         root = check_output_folder(path)
+        refuse_set_folder(root)
         if (root / MANIFEST).exists():
             raise StoreError(
                 f"{root} already holds a run; open it with open_run(), or choose another --out"
@@ -550,6 +551,35 @@ def check_kind(root: Path, stored: RunManifest, kind: str) -> None:
     """
     if stored.kind != kind:
         raise another_kind(root, stored.kind, kind, WRITE_ELSEWHERE)
+
+
+def refuse_set_folder(root: Path) -> None:
+    """Refuse to write a run into an eval set's folder.
+
+    Checked as the command line is read and again as the run is created. A run there would sit
+    beside the set's members, and listings would show it and hide them.
+
+    Raises:
+        StoreError: the folder is a set's, and what to do instead.
+    """
+    if holds_set(root):
+        raise StoreError(
+            f"{root} is an eval-set folder ({SET_MANIFEST}): give another --out, or resume the "
+            "set with coordqa eval-set"
+        )
+
+
+def run_folder_words(root: Path) -> str:
+    """``a QA run folder (manifest.json)``: what a folder holding a run is, for a refusal.
+
+    A folder whose manifest cannot be read is still a run's (:func:`holds_run`): ``a run
+    folder``.
+    """
+    try:
+        kind = open_run(root).manifest.kind
+    except CoordqaError:
+        return "a run folder"
+    return f"{with_article(kind_words(kind))} run folder ({MANIFEST})"
 
 
 def check_resumable(root: Path, stored: RunManifest, asked: RunManifest) -> None:
