@@ -18,6 +18,10 @@ class ConfigError(CoordqaError, ValueError):
     """A parameter, option or configuration value is invalid."""
 
 
+class ModelNotServed(ConfigError):
+    """The model's ``--api-base`` server lists the models it serves, and not this one."""
+
+
 class UnknownNameError(ConfigError, KeyError):
     """A registry lookup used a name that is not registered.
 

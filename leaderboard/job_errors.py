@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from coordqa.errors import CoordqaError, RunFailed
+from coordqa.errors import CoordqaError, ModelNotServed, RunFailed
 from coordqa.leaderboard.db import QuotaError
 from coordqa.leaderboard.verify import VerificationError
 from coordqa.llm.redaction import redact
@@ -121,6 +121,11 @@ def _public(exc: BaseException, secrets: Sequence[str | None]) -> str:
         return _run_failed(exc, secrets)
     if isinstance(exc, BudgetExceeded):
         return _budget(exc)
+    if isinstance(exc, ModelNotServed):  # the names it lists are the endpoint's: not repeated
+        return (
+            "the endpoint does not serve the model (it lists others): register it again "
+            "with a model name it serves"
+        )
     if isinstance(exc, GridIncomplete):
         said = "" if exc.first_error is None else _said(exc.first_error, secrets)
         return (

@@ -467,3 +467,43 @@ def test_a_repaired_calls_file_is_warned_about_once(tmp_path: Path) -> None:
         )
         assert shown.returncode == 0, shown.stderr
         assert shown.stderr.count("ignored an incomplete last line") == 1, shown.stderr
+
+
+def test_a_model_the_server_does_not_list_is_refused_before_anything_is_stored(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 5 #214: llama.cpp answers whatever name it is sent, so a typo'd name ran and
+    was recorded as gemma-3-27b although gemma-3-270m answered."""
+    with LocalOpenAIServer(models=["gemma-3-270m"]) as server:
+        result = coordqa(
+            "eval", "--model", "openai/gemma-3-27b", "--api-base", server.base_url,
+            "--dataset", "example", "--limit", "1", "--trials", "1", "--out", str(tmp_path / "run"),
+        )  # fmt: skip
+        sent = len(server.requests)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == (
+        f"error: the server at {server.base_url} serves gemma-3-270m, not gemma-3-27b: "
+        "use --model openai/gemma-3-270m"
+    )
+    assert sent == 0 and not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    ("listed", "model"),
+    [
+        ((), "openai/anything"),  # lists none: the test double answers every name
+        (("gemma-3-270m",), "openai/gemma-3-270m"),
+        (("llama3.1:latest",), "openai/llama3.1"),  # Ollama's implicit tag
+        (("openai/*",), "openai/gpt-x"),  # a proxy's wildcard route (LiteLLM proxy)
+        (("meta-llama/llama-3-8b",), "openai/meta-llama/llama-3-8b:nitro"),  # OpenRouter variant
+    ],
+)
+def test_a_listed_or_routed_model_runs(tmp_path: Path, listed: tuple[str, ...], model: str) -> None:
+    with LocalOpenAIServer(models=listed) as server:
+        result = coordqa(
+            "eval", "--model", model, "--api-base", server.base_url, "--dataset", "example",
+            "--limit", "1", "--trials", "1", "--no-cache", "--out", str(tmp_path / "run"), "-q",
+        )  # fmt: skip
+        sent = len(server.requests)
+    assert result.returncode == 0, result.stderr
+    assert sent == 1

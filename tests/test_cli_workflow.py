@@ -363,20 +363,24 @@ def test_a_refused_key_and_an_unknown_model_are_said_in_the_providers_words(
     from coordqa.llm.testing import Fault, LocalOpenAIServer
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    for fault, name in ((Fault.bad_key(), "key"), (Fault.unknown_model(), "model")):
-        with LocalOpenAIServer(always=fault, models=["gemma-3-270m", "qwen"]) as server:
+    for fault, name, listed in (
+        (Fault.bad_key(), "key", ["m"]),
+        (Fault.unknown_model(), "model", ["gemma-3-270m", "qwen"]),
+    ):
+        with LocalOpenAIServer(always=fault, models=listed) as server:
             code, out = invoke(
                 "eval", "--model", "openai/m", "--api-base", server.base_url,
                 "--dataset", "example", "--limit", "1", "--trials", "1", "-q",
                 "--out", tmp_path / name,
             )  # fmt: skip
-        assert code == 1, out
-        said = out[out.index("error: stopped") :]
         if name == "key":  # one class name, then OpenAI's sentence: no litellm prefixes
+            assert code == 1, out
+            said = out[out.index("error: stopped") :]
             assert "AuthenticationError: Incorrect API key provided" in said
             assert said.count("Error") == 1 and "litellm" not in said
-        else:  # the models the server lists, from GET /v1/models
-            assert "serves gemma-3-270m, qwen: use --model openai/gemma-3-270m" in said
+        else:  # the models the server lists, from GET /v1/models, before the first call
+            assert code == 2, out
+            assert "serves gemma-3-270m, qwen, not m: use --model openai/gemma-3-270m" in out
 
 
 PYTHON_REPRS = {

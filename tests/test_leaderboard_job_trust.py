@@ -175,8 +175,14 @@ SCRIPT = "<script>alert(1)</script>"
         ),
         (
             Fault.error(404, "The model `local-model` does not exist " + "x" * 5000),
-            (SCRIPT, "y" * 5000),
+            (SCRIPT, "y" * 5000, "local-model"),  # listed, then refused by the call
             "the endpoint does not serve the model (404)",
+            "register it again with a model name it serves",
+        ),
+        (
+            None,  # not listed: refused before the first call (walkthrough 5 #214)
+            (SCRIPT, "y" * 5000),
+            "the endpoint does not serve the model (it lists others)",
             "register it again with a model name it serves",
         ),
     ],
@@ -184,7 +190,7 @@ SCRIPT = "<script>alert(1)</script>"
 def test_a_failed_jobs_public_error_is_one_sentence_for_the_submitter(
     board: BoardClient,
     tmp_path: Path,
-    fault: Fault,
+    fault: Fault | None,
     models: tuple[str, ...],
     expected: str,
     fix: str,

@@ -153,8 +153,32 @@ def test_missing_and_extra_keys_and_wrong_kind(tmp_path: Path) -> None:
     with pytest.raises(WeightsError, match="kind 'obl', not 'sad'"):
         load_hanabi_net(path, kind="sad")
     (tmp_path / "junk.pthw").write_text("not a torch file")
-    with pytest.raises(WeightsError, match="not a PyTorch state dict"):
+    with pytest.raises(WeightsError, match="not a PyTorch checkpoint"):
         load_hanabi_net(tmp_path / "junk.pthw")
+
+
+@pytest.mark.parametrize(
+    ("content", "size"),
+    [(b"junk\n", "5 bytes"), (b"", "0 bytes")],  # the walkthrough's file: torch said "174812789"
+)
+def test_an_unreadable_weights_file_is_named_with_what_it_is_and_what_to_do(
+    tmp_path: Path, content: bytes, size: str
+) -> None:
+    (tmp_path / "fake.pthw").write_bytes(content)
+    with pytest.raises(WeightsError) as caught:
+        load_hanabi_net(tmp_path / "fake.pthw")
+    message = str(caught.value)
+    assert "fake.pthw" in message and size in message
+    assert "truncated, corrupt or in another format" in message
+    assert "coordqa partners list" in message and "download" in message
+    assert "174812789" not in message
+
+
+def test_a_truncated_checkpoint_is_said_to_be_one(tmp_path: Path) -> None:
+    whole = save_random(tmp_path / "obl.pthw", "obl").read_bytes()
+    (tmp_path / "cut.pthw").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(WeightsError, match="cut.pthw .* is not a PyTorch checkpoint"):
+        load_hanabi_net(tmp_path / "cut.pthw")
 
 
 # --- playing -----------------------------------------------------------------------------------

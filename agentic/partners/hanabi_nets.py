@@ -62,6 +62,22 @@ def import_torch() -> Any:
     return torch
 
 
+def unreadable_checkpoint(path: Path) -> str:
+    """Why ``path`` cannot be loaded, and what to do: torch's own words are no help.
+
+    torch.load says what its unpickler tripped on (a junk file gave ``KeyError: 174812789``),
+    which names neither the file's problem nor a fix; the file's size tells a truncated or
+    empty download at a glance.
+    """
+    size = path.stat().st_size
+    return (
+        f"weights file {path} ({size:,} bytes) is not a PyTorch checkpoint torch can read: it is "
+        "truncated, corrupt or in another format. SAD/OBL partners take the authors' .pthw files: "
+        "download the file again (`coordqa partners list` says where each partner's weights "
+        "come from) or retrain it, then add it again"
+    )
+
+
 def read_state_dict(path: Path) -> dict[str, Any]:
     """The tensors of a ``.pthw`` file, with wrapper prefixes and auxiliary heads removed."""
     torch = import_torch()
@@ -70,10 +86,7 @@ def read_state_dict(path: Path) -> dict[str, Any]:
     try:
         raw = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many unrelated types for a bad file
-        raise WeightsError(
-            f"{path} is not a PyTorch state dict (torch.load failed: {exc}); SAD/OBL partners "
-            "take the authors' .pthw files"
-        ) from exc
+        raise WeightsError(unreadable_checkpoint(path)) from exc
     if not isinstance(raw, Mapping) or not all(torch.is_tensor(v) for v in raw.values()):
         raise WeightsError(f"{path} does not hold a state dict (a mapping of names to tensors)")
     tensors: dict[str, Any] = {}

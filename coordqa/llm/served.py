@@ -9,11 +9,18 @@ body, the board's address guard).
 from __future__ import annotations
 
 import json
+from fnmatch import fnmatchcase
 
-__all__ = ["served_hint", "served_models"]
+__all__ = ["LISTING_PREFIXES", "not_served", "served_hint", "served_models"]
 
 LIST_TIMEOUT_S = 5.0
-"""How long the listing may take; it is asked once, after a refusal, so it never slows a run."""
+"""How long the listing may take; it is asked once before a run and after a refusal."""
+
+LISTING_PREFIXES = frozenset(
+    {"openai", "hosted_vllm", "openai_like", "custom_openai", "lm_studio", "llamafile"}
+)
+"""Model prefixes whose ``api_base`` is an OpenAI-compatible server, which lists at ``/models``
+the ids it is sent (``openai/NAME`` is sent as ``NAME``)."""
 
 SHOWN_MODELS = 20
 """At most this many served names are repeated in a message (each at most 200 characters)."""
@@ -54,5 +61,42 @@ def served_hint(api_base: str | None, prefix: str, api_key: str | None) -> str:
     served = served_models(api_base, api_key)
     if not served:
         return ""
-    shown = ", ".join(served[:SHOWN_MODELS]) + (", ..." if len(served) > SHOWN_MODELS else "")
-    return f"; the server at {api_base} serves {shown}: use --model {prefix}/{served[0]}"
+    return f"; the server at {api_base} serves {_shown(served)}: use --model {prefix}/{served[0]}"
+
+
+def _shown(served: list[str]) -> str:
+    """The served names as a message repeats them: at most :data:`SHOWN_MODELS`."""
+    return ", ".join(served[:SHOWN_MODELS]) + (", ..." if len(served) > SHOWN_MODELS else "")
+
+
+def _routes(listed: str, model_id: str) -> bool:
+    """Whether a server that lists ``listed`` answers ``model_id`` with that model.
+
+    Besides the same id: Ollama lists ``llama3.1:latest`` and answers ``llama3.1``; OpenRouter
+    lists ``x`` and routes ``x:nitro``; a LiteLLM proxy lists a wildcard route (``openai/*``).
+    """
+    if "*" in listed:
+        return fnmatchcase(model_id, listed) or fnmatchcase(model_id, listed.split("/", 1)[-1])
+    return listed in (model_id, model_id.split(":", 1)[0]) or listed == f"{model_id}:latest"
+
+
+def not_served(api_base: str | None, model: str, api_key: str | None) -> str | None:
+    """Why ``model`` is not the model the server at ``api_base`` serves, or None.
+
+    llama.cpp's server (and coordqa's stand-in) answer whatever name they are sent with the one
+    model they hold, so a mistyped name would run and be recorded under that name. A server
+    that lists models and none of them is ``model`` (nor routes it) is therefore refused before
+    the first call. A server that lists none, or cannot be asked, or a prefix whose endpoint is
+    not OpenAI-compatible, is left to the calls (a server that knows names refuses a wrong one
+    with a 404, said with :func:`served_hint`).
+    """
+    prefix, _, model_id = model.partition("/")
+    if not api_base or prefix not in LISTING_PREFIXES or not model_id:
+        return None
+    served = served_models(api_base, api_key)
+    if not served or any(_routes(listed, model_id) for listed in served):
+        return None
+    return (
+        f"the server at {api_base} serves {_shown(served)}, not {model_id}: "
+        f"use --model {prefix}/{served[0]}"
+    )

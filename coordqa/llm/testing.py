@@ -242,7 +242,7 @@ class LocalOpenAIServer:
         faults: Mapping[int, Fault] | Sequence[Fault | None] | None = None,
         always: Fault | None = None,
         api_key: str | None = None,
-        models: Sequence[str] = ("local-model",),
+        models: Sequence[str] = (),
         port: int = 0,
     ) -> None:
         """Configure the server; it starts when the ``with`` block is entered.
@@ -257,7 +257,8 @@ class LocalOpenAIServer:
                 missing model...).
             api_key: the key the server accepts: a request without ``Authorization: Bearer
                 <api_key>`` gets :meth:`Fault.bad_key` (None: any key, or none, is accepted).
-            models: the model ids ``GET /v1/models`` lists.
+            models: the model ids ``GET /v1/models`` lists (none by default: the server answers
+                every name it is sent, and a run refuses a name a listing leaves out).
             port: the port to listen on (0: a free one). A server started on the port of one
                 that stopped plays a server that came back (a run that failed there resumes).
         """

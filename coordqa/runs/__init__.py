@@ -7,14 +7,14 @@
   unreachable server stops the run at once, the first error of each kind is shown when it
   happens, and too many errors fail the run;
 - :func:`check_reachable`: is anything listening at the model's endpoint, asked before the
-  first unit.
+  first unit; :func:`check_served`: does it serve the model named (when it lists its models).
 
 Runs are read back by one reader per kind, all of one shape
 (:class:`coordqa.store.RunReader`, with :class:`coordqa.store.RunCounts`).
 """
 
 from coordqa.runs.counts import fewer_than_stored
-from coordqa.runs.endpoint import check_reachable
+from coordqa.runs.endpoint import check_reachable, check_served
 from coordqa.runs.lifecycle import RunLifecycle, run_to_end
 from coordqa.runs.watch import STOPPING_ERRORS, ErrorWatch, Stop, Tally, error_signature
 
@@ -25,6 +25,7 @@ __all__ = [
     "Stop",
     "Tally",
     "check_reachable",
+    "check_served",
     "error_signature",
     "fewer_than_stored",
     "run_to_end",

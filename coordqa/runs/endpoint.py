@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from coordqa.errors import ConfigError, RunFailed
+from coordqa.errors import ConfigError, ModelNotServed, RunFailed
 
 CONNECT_TIMEOUT_S = 5.0
 """How long a connection to the endpoint may take before it counts as unreachable."""
@@ -83,3 +83,17 @@ def check_reachable(api_base: str | None) -> None:
             stop_kind="unreachable",
             stop_error=reason,
         )
+
+
+def check_served(api_base: str | None, model: str, api_key: str | None) -> None:
+    """Raise :class:`ModelNotServed` when the server at ``api_base`` lists models, not ``model``.
+
+    Asked after :func:`check_reachable`, before anything is stored: a server that answers every
+    name with its one model would otherwise record its replies under the wrong name
+    (:func:`coordqa.llm.served.not_served`).
+    """
+    from coordqa.llm.served import not_served
+
+    reason = not_served(api_base, model, api_key)
+    if reason is not None:
+        raise ModelNotServed(reason)
