@@ -348,6 +348,21 @@ def _print_tables(tables: dict[str, pd.DataFrame], titles: dict[str, str]) -> No
         console.print(CELL_CAPTION, highlight=False)
 
 
+RUN_OPTIONS = {
+    "agents": "--agent",
+    "models": "--model",
+    "partners": "--partner",
+    "positions": "--position",
+    "preset": "--preset",
+    "games[0].game": "--game",
+    "games[0].layouts": "--layout",
+    "games[0].seeds": "--seeds",
+    "games[0].episodes": "--episodes",
+    "games[0].horizon": "--horizon",
+}
+"""The grid field each option of ``agentic run`` fills: its refusals name the option."""
+
+
 @agentic_app.command("run", cls=AgentOptionsCommand)
 @option_groups
 def run_command(
@@ -451,7 +466,7 @@ def run_command(
             f"agent {agent} calls a language model: pass --model (scripted for the offline "
             "model, or a litellm name such as openai/gpt-4o-mini)"
         )
-    grid = parse_grid(data, where="options")
+    grid = parse_grid(data, options=RUN_OPTIONS)
     keys = _api_keys(endpoint.api_key_env, grid.model_names())
     if not self_play and partner is None:
         messages.print("no --partner given: self-play (--partner P for cross-play)")
