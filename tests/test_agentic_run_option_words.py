@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cli_support import coordqa
 
 from coordqa.agentic.grid import parse_grid
 from coordqa.agentic.presets import check_preset
 from coordqa.errors import ConfigError
+from coordqa.games.base import make_player
 
 RUN = ("agentic", "run", "--agent", "cac", "--model", "scripted", "--game", "collab_escape")
 
@@ -88,3 +90,29 @@ def test_a_folder_with_an_episode_stored_twice_says_what_to_do(tmp_path: Path) -
     (line,) = result.stderr.strip().splitlines()
     assert "s1#" in line and "stored twice" in line, line
     assert "episodes.jsonl" in line and "play the run again" in line, line
+
+
+def test_a_one_layout_partner_without_layout_plays_its_layout(tmp_path: Path) -> None:
+    """Walkthrough 5 #383/#385: hp-cramped_room without --layout said "use
+    hp-asymmetric_advantages", whose refusal said "use hp-cramped_room": a circle.
+
+    The partner plays one layout, so the run plays that layout and says so in its first line.
+    """
+    run = tmp_path / "run"
+    result = coordqa(
+        "agentic", "run", "--agent", "llm", "--model", "scripted", "--game", "overcooked",
+        "--partner", "hp-cramped_room", "--position", "0", "--episodes", "1", "--horizon", "4",
+        "--out", run,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    first = result.stderr.strip().splitlines()[0]
+    assert "--partner hp-cramped_room plays only cramped_room" in first, result.stderr
+    layouts = {line.split('"layout": "')[1].split('"')[0] for line in (run / "episodes.jsonl").open()}
+    assert layouts == {"cramped_room"}
+
+
+def test_a_one_layout_partner_refused_elsewhere_names_the_way_out() -> None:
+    with pytest.raises(ConfigError) as refused:
+        make_player("hp-cramped_room", "overcooked", "asymmetric_advantages")
+    message = str(refused.value)
+    assert "--layout cramped_room" in message and "hp-asymmetric_advantages" in message, message

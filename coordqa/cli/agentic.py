@@ -420,6 +420,7 @@ def run_command(
     from coordqa.agentic.episodes import SELF
     from coordqa.agentic.grid import games_it_plays_instead, parse_grid
     from coordqa.agentic.match import is_llm_player
+    from coordqa.agentic.partners.registry import partner_layout
     from coordqa.agentic.presets import check_preset
 
     if self_play and partner is not None:
@@ -445,6 +446,8 @@ def run_command(
         "episodes": episodes,
         "horizon": horizon,
     }
+    only_layout = None if partner is None or layout is not None else partner_layout(partner)
+    layout = layout or only_layout
     if layout is not None:
         entry["layouts"] = [layout]
     data: dict[str, object] = {
@@ -470,6 +473,11 @@ def run_command(
     keys = _api_keys(endpoint.api_key_env, grid.model_names())
     if not self_play and partner is None:
         messages.print("no --partner given: self-play (--partner P for cross-play)")
+    if only_layout is not None:
+        messages.print(
+            f"--partner {partner} plays only {only_layout}: playing {only_layout} alone (as "
+            f"--layout {only_layout}; {partner.split('-')[0]}-LAYOUT plays each other layout)"
+        )
     _play(grid, out, keys)
 
 
