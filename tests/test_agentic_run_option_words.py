@@ -7,6 +7,7 @@ both)", to a user who wrote no grid.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -107,8 +108,8 @@ def test_a_one_layout_partner_without_layout_plays_its_layout(tmp_path: Path) ->
     assert result.returncode == 0, result.stderr
     first = result.stderr.strip().splitlines()[0]
     assert "--partner hp-cramped_room plays only cramped_room" in first, result.stderr
-    layouts = {line.split('"layout": "')[1].split('"')[0] for line in (run / "episodes.jsonl").open()}
-    assert layouts == {"cramped_room"}
+    records = [json.loads(line) for line in (run / "episodes.jsonl").open()]
+    assert {record["spec"]["layout"] for record in records} == {"cramped_room"}
 
 
 def test_a_one_layout_partner_refused_elsewhere_names_the_way_out() -> None:
