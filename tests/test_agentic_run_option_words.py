@@ -117,3 +117,12 @@ def test_a_one_layout_partner_refused_elsewhere_names_the_way_out() -> None:
         make_player("hp-cramped_room", "overcooked", "asymmetric_advantages")
     message = str(refused.value)
     assert "--layout cramped_room" in message and "hp-asymmetric_advantages" in message, message
+
+
+def test_options_of_a_misspelled_agent_suggests_agents_not_partners() -> None:
+    """Walkthrough 5 #317: ``agentic options cak`` said "unknown player" and offered
+    capture-greedy before cac, among every partner (none of which takes options)."""
+    result = coordqa("agentic", "options", "cak")
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: unknown agent 'cak'. Did you mean 'cac'?"), line

@@ -488,12 +488,12 @@ def options_command(
     ] = None,
 ) -> None:
     """The options of each agent: --agent-option KEY=VALUE or a grid's agent_options."""
-    from coordqa.games.base import PLAYERS
+    from coordqa.games.base import GAMES, PLAYERS, role_player
     from coordqa.options import option_docs
 
     names = [agent] if agent is not None else [n for n, s in PLAYERS.items() if s.options]
     for name in names:
-        spec = PLAYERS.get(name)
+        spec = role_player(name, "agent", GAMES.names())  # cak: "Did you mean 'cac'", an agent
         docs = option_docs(spec.options)
         if not docs:
             console.print(f"{name} takes no options.")
