@@ -126,3 +126,11 @@ def test_options_of_a_misspelled_agent_suggests_agents_not_partners() -> None:
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("error: unknown agent 'cak'. Did you mean 'cac'?"), line
+
+
+def test_tom_level_without_the_tom_step_names_the_run_options(tmp_path: Path) -> None:
+    """Walkthrough 5 #112: --no-tom --tom-level 2 was told to set "use_tom: true in the grid's
+    agent_options"."""
+    line = refusal(tmp_path, "--self-play", "--no-tom", "--tom-level", "2", "--episodes", "1")
+    assert line.startswith("error: options of --agent cac in collab_escape: tom_level=2 "), line
+    assert "drop --no-tom" in line and "--tom-level 0" in line, line

@@ -469,7 +469,10 @@ def run_command(
             f"agent {agent} calls a language model: pass --model (scripted for the offline "
             "model, or a litellm name such as openai/gpt-4o-mini)"
         )
-    grid = parse_grid(data, options=RUN_OPTIONS)
+    agent_options = {
+        f"agent_options of {agent!r} in {game}": f"options of --agent {agent} in {game}"
+    }
+    grid = parse_grid(data, options={**RUN_OPTIONS, **agent_options})
     keys = _api_keys(endpoint.api_key_env, grid.model_names())
     if not self_play and partner is None:
         messages.print("no --partner given: self-play (--partner P for cross-play)")
