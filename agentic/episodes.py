@@ -364,7 +364,12 @@ class AgenticRun(RunReader):
                     error_kind="failed",
                 )
             elif key in played:
-                raise StoreError(f"{self.path}: episode {key} is stored twice")
+                raise StoreError(
+                    f"{self.path}: episode {key} is stored twice (a coordqa that let a seed be "
+                    "given twice played and kept both, and which counts cannot be told): play "
+                    "the run again into a new --out folder with each seed once, or delete one of "
+                    f"its two lines in {self.path}/{EPISODES}.jsonl"
+                )
             else:
                 played[key] = record
         return list(played.values()), {k: f for k, f in failed.items() if k not in played}

@@ -138,15 +138,29 @@ class GameEntry(BaseModel):
     @field_validator("game")
     @classmethod
     def _spelled(cls, game: str) -> str:
-        """The game as registered, in any case (``Overcooked``), as every command reads it."""
+        """The game as registered, in any case (``Overcooked``), as every command reads it.
+
+        An unknown game is refused at its place (``games[0].game``; ``--game`` in a run).
+        """
         from coordqa.games.base import GAMES
 
-        return GAMES.spelled(game)
+        spelled = GAMES.spelled(game)
+        GAMES.get(spelled)
+        return spelled
 
     @field_validator("agent_options")
     @classmethod
     def _one_form(cls, options: dict[str, AgentOptions]) -> dict[str, AgentOptions]:
         return options_given(options)
+
+    @field_validator("seeds")
+    @classmethod
+    def _each_seed_once(cls, seeds: list[int] | None) -> list[int] | None:
+        """A seed given twice would play and store one episode twice under one key."""
+        for index, seed in enumerate(seeds or []):
+            if seed in seeds[:index]:  # type: ignore[index]
+                raise ValueError(f"seed {seed} is given twice")
+        return seeds
 
     @model_validator(mode="after")
     def _seeds_or_episodes(self) -> GameEntry:
@@ -538,9 +552,16 @@ def read_grid_file(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def parse_grid(data: Mapping[str, object], where: str = "grid") -> GridConfig:
-    """Validate a grid given as a mapping; errors name each bad field and its allowed values."""
+def parse_grid(
+    data: Mapping[str, object], where: str = "grid", options: Mapping[str, str] | None = None
+) -> GridConfig:
+    """Validate a grid given as a mapping; errors name each bad field and its allowed values.
+
+    ``options`` maps a field's place (``games[0].seeds``) to the command-line option that set it
+    (``--seeds``): a grid built from a command's options is refused in that command's words.
+    """
     try:
         return GridConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{where}: {spec_problems(exc, GridConfig)}") from exc
+        problems = spec_problems(exc, GridConfig, options or {})
+        raise ConfigError(problems if options else f"{where}: {problems}") from exc

@@ -349,6 +349,25 @@ class PlayRun(RunReader):
     kind = "play"
     elsewhere = "give the directory written by `coordqa play --out`"
 
+    def players(self) -> str | None:
+        """The two players as an agentic run names its pairing: ``A with B``, ``A with itself``.
+
+        Read from the run's settings; a run that names none played its game's default pair
+        (:func:`default_players`). None when the settings do not say.
+        """
+        config = self.manifest.config
+        named, game = config.get("players"), config.get("game")
+        if isinstance(named, list) and len(named) == 2:
+            first, second = map(str, named)
+        elif named == [] and isinstance(game, str):
+            try:
+                first, second = default_players(game)
+            except ConfigError:
+                return None
+        else:
+            return None
+        return f"{first} with {'itself' if second == first else second}"
+
     def episodes(self) -> dict[int, Trajectory]:
         """The finished episodes by index, each verified by replaying it.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -23,9 +23,26 @@ from coordqa.registry import suggest, unknown_name_message
 __all__ = ["spec_problems"]
 
 
-def spec_problems(exc: ValidationError, model: type[BaseModel]) -> str:
-    """Every error of ``exc`` (raised validating ``model``) in the file's words, ``; ``-joined."""
-    return "; ".join(dict.fromkeys(_problem(error, model) for error in exc.errors()))
+def spec_problems(
+    exc: ValidationError, model: type[BaseModel], options: Mapping[str, str] | None = None
+) -> str:
+    """Every error of ``exc`` (raised validating ``model``) in the file's words, ``; ``-joined.
+
+    ``options`` names a place by the command-line option that filled it (``games[0].seeds``:
+    ``--seeds``) when the "file" was built from a command's options, not written by the user.
+    """
+    problems = (_problem(error, model) for error in exc.errors())
+    return "; ".join(
+        dict.fromkeys(_in_option_words(problem, options or {}) for problem in problems)
+    )
+
+
+def _in_option_words(problem: str, options: Mapping[str, str]) -> str:
+    """``games[0].seeds: ...`` as ``--seeds: ...`` where ``options`` names that place."""
+    for place, option in options.items():
+        if problem.startswith(f"{place}: ") or problem.startswith(f"{place} "):
+            return option + problem.removeprefix(place)
+    return problem
 
 
 def _problem(error: ErrorDetails, model: type[BaseModel]) -> str:
@@ -46,7 +63,7 @@ def _problem(error: ErrorDetails, model: type[BaseModel]) -> str:
         close = suggest(str(given), choices, limit=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return f"{_place(location)} {given!r} is not one of: {', '.join(choices)}{hint}"
-    reason = error["msg"].removeprefix("Value error, ")
+    reason = _reason(error)
     return f"{_place(location)}: {reason}" if location else reason
 
 
@@ -93,3 +110,13 @@ def _literal_values(annotation: Any) -> list[Any]:
     if typing.get_origin(annotation) is typing.Literal:
         return list(typing.get_args(annotation))
     return next(filter(None, map(_literal_values, typing.get_args(annotation))), [])
+
+
+def _reason(error: ErrorDetails) -> str:
+    """Pydantic's reason, with its bounds said as a rule (``must be >= 1``)."""
+    bounds = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<="}
+    bound = bounds.get(error["type"])
+    context = error.get("ctx") or {}
+    if bound is not None and context:
+        return f"must be {bound} {next(iter(context.values()))}"
+    return error["msg"].removeprefix("Value error, ")

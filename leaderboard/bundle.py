@@ -666,10 +666,18 @@ def _check_grid_name(path: Path, manifest: RunManifest, grid: str | None) -> Non
     """Refuse ``--grid NAME`` for a run of another registered grid, before anything is sent.
 
     A registered grid's run says its grid in the manifest (``config.grid``); the board would
-    refuse every task of another grid. A run of an unregistered grid file or of ``agentic
-    run`` names none, and its tasks are checked by the board.
+    refuse every task of another grid. A run of an unregistered grid file names none, and its
+    tasks are checked by the board (which may have registered that file); a run of ``agentic
+    run`` without ``--grid`` is refused here, as the board would: no board registers its grid.
     """
     played = manifest.config.get("grid")
+    if grid is None and played is None and _played_by_agentic_run(manifest):
+        raise BundleError(
+            f"{path} was played by agentic run, on no registered grid; the board ranks only "
+            "runs of its grids: play one (coordqa agentic grid smoke --model M --agent A "
+            "--out DIR) and submit that, or give --grid NAME if this run's episodes are all "
+            "of that registered grid"
+        )
     if grid is None or not isinstance(played, dict) or played.get("name") == grid:
         return
     name, version = played.get("name"), played.get("version")
@@ -678,6 +686,16 @@ def _check_grid_name(path: Path, manifest: RunManifest, grid: str | None) -> Non
         f"submit it as {name!r}, or play {grid!r} (`coordqa agentic grid {grid} ...`) and "
         "submit that run"
     )
+
+
+def _played_by_agentic_run(manifest: RunManifest) -> bool:
+    """Whether ``coordqa agentic run`` made the run (its recorded command line says so).
+
+    That command builds its grid from its options (named ``AGENT-MODEL-GAME``): no board
+    registers such a grid.
+    """
+    words = manifest.command
+    return any(words[i : i + 2] == ["agentic", "run"] for i in range(len(words)))
 
 
 def build_agentic_bundle(

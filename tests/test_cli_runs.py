@@ -344,6 +344,22 @@ def test_runs_list_names_an_agentic_runs_agent_and_partner(tmp_path: Path) -> No
     assert "runs/xp hm with escape-greedy · scripted · hm-scripted-collab_escape" in text, text
 
 
+def test_runs_list_names_a_play_runs_players(tmp_path: Path) -> None:
+    """Walkthrough 5 #144: a play run was listed as ``runs/hanabi-convention  - · hanabi``,
+    with no players; it reads as an agentic run does (``A with itself``, ``A with B``)."""
+    runs = tmp_path / "runs"
+    given = ("--players", "escape-greedy,escape-planner", "--episodes", "1")
+    pair = coordqa("play", "collab_escape", *given, "--out", runs / "pair")
+    assert pair.returncode == 0, pair.stderr
+    default = coordqa("play", "collab_escape", "--episodes", "1", "--out", runs / "default")
+    assert default.returncode == 0, default.stderr
+    listed = coordqa("runs", "list", "runs", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    text = " ".join(listed.stdout.split())
+    assert "runs/pair escape-greedy with escape-planner · - · collab_escape" in text, text
+    assert "runs/default escape-planner with itself · - · collab_escape" in text, text
+
+
 def test_runs_list_of_unreadable_runs_alone_lists_them_as_beside_a_readable_one(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:

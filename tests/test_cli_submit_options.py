@@ -76,3 +76,19 @@ def test_submit_endpoint_checks_its_model_details_before_sending() -> None:
     )  # fmt: skip
     assert line.startswith("error: --name ' ': "), line
     assert "; --link 'ftp://x': " in line, line
+
+
+def test_a_run_of_agentic_run_is_refused_at_bundle_time(tmp_path: Path) -> None:
+    """Walkthrough 5 #386/#389: ``submit runs/cac-escape --out x.json`` wrote a bundle of an
+    ``agentic run`` run, which no board ranks (it plays no registered grid); only the board
+    said so, after the upload. The bundle builder says it first, and writes nothing."""
+    run = tmp_path / "cac-escape"
+    played = coordqa(
+        "agentic", "run", "--agent", "cac", "--model", "scripted", "--game", "collab_escape",
+        "--self-play", "--seeds", "0", "--out", run,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    line = one_error_line("submit", run, "--out", tmp_path / "x.json")
+    assert "was played by agentic run, on no registered grid" in line, line
+    assert "coordqa agentic grid smoke" in line, line
+    assert not (tmp_path / "x.json").exists()

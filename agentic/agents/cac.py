@@ -112,7 +112,8 @@ class CACOptions:
             raise ConfigError(
                 f"tom_level={self.tom_level} needs the ToM step, which is off (--no-tom, "
                 "use_tom: false, or the paper preset in Overcooked and Collab Capture): turn it "
-                "on with use_tom: true in the grid's agent_options, or use tom_level=0"
+                "on (drop --no-tom, or use_tom: true in agent_options), or use "
+                "tom_level 0 (--tom-level 0)"
             )
         retries = self.max_verifier_retries
         if retries is None:

@@ -29,7 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coordqa.agentic.partners.bc import PACKAGED_DIR, BCCheckpoint, find_checkpoint, partner_name
+from coordqa.agentic.partners.bc import (
+    KIND_OF_SPLIT,
+    PACKAGED_DIR,
+    BCCheckpoint,
+    find_checkpoint,
+    partner_name,
+)
 from coordqa.agentic.partners.overcooked_data import LAYOUT_DATA_NAMES, SPLIT_FILES
 from coordqa.agentic.partners.paths import data_dir
 from coordqa.errors import ConfigError
@@ -349,12 +355,20 @@ def _factory(build: Callable[[str], Player], name: str, layout: str | None = Non
     def factory(game: str, game_layout: str | None = None) -> Player:
         if layout is not None and game_layout not in (None, layout):
             raise ConfigError(
-                f"partner {name!r} plays Overcooked layout {layout}, not {game_layout}; use "
-                f"{name.split('-', 1)[0]}-{game_layout}"
+                f"partner {name!r} plays Overcooked layout {layout}, not {game_layout}: play "
+                f"{layout} alone with it (--layout {layout}; layouts: [{layout}] in a grid), or "
+                f"use {name.split('-', 1)[0]}-{game_layout} there ({name.split('-', 1)[0]}-"
+                "{layout} in a grid's partners plays each layout with its own)"
             )
         return build(name)
 
     return factory
+
+
+def partner_layout(name: str) -> str | None:
+    """The one Overcooked layout a BC/HP partner (``hp-cramped_room``) plays; None: any."""
+    kind, _, layout = name.partition("-")
+    return layout if kind in KIND_OF_SPLIT.values() and layout in LAYOUT_DATA_NAMES else None
 
 
 def partner_players() -> dict[str, PlayerSpec]:

@@ -348,6 +348,21 @@ def _print_tables(tables: dict[str, pd.DataFrame], titles: dict[str, str]) -> No
         console.print(CELL_CAPTION, highlight=False)
 
 
+RUN_OPTIONS = {
+    "agents": "--agent",
+    "models": "--model",
+    "partners": "--partner",
+    "positions": "--position",
+    "preset": "--preset",
+    "games[0].game": "--game",
+    "games[0].layouts": "--layout",
+    "games[0].seeds": "--seeds",
+    "games[0].episodes": "--episodes",
+    "games[0].horizon": "--horizon",
+}
+"""The grid field each option of ``agentic run`` fills: its refusals name the option."""
+
+
 @agentic_app.command("run", cls=AgentOptionsCommand)
 @option_groups
 def run_command(
@@ -405,6 +420,7 @@ def run_command(
     from coordqa.agentic.episodes import SELF
     from coordqa.agentic.grid import games_it_plays_instead, parse_grid
     from coordqa.agentic.match import is_llm_player
+    from coordqa.agentic.partners.registry import partner_layout
     from coordqa.agentic.presets import check_preset
 
     if self_play and partner is not None:
@@ -430,6 +446,8 @@ def run_command(
         "episodes": episodes,
         "horizon": horizon,
     }
+    only_layout = None if partner is None or layout is not None else partner_layout(partner)
+    layout = layout or only_layout
     if layout is not None:
         entry["layouts"] = [layout]
     data: dict[str, object] = {
@@ -451,10 +469,18 @@ def run_command(
             f"agent {agent} calls a language model: pass --model (scripted for the offline "
             "model, or a litellm name such as openai/gpt-4o-mini)"
         )
-    grid = parse_grid(data, where="options")
+    agent_options = {
+        f"agent_options of {agent!r} in {game}": f"options of --agent {agent} in {game}"
+    }
+    grid = parse_grid(data, options={**RUN_OPTIONS, **agent_options})
     keys = _api_keys(endpoint.api_key_env, grid.model_names())
     if not self_play and partner is None:
         messages.print("no --partner given: self-play (--partner P for cross-play)")
+    if only_layout is not None:
+        messages.print(
+            f"--partner {partner} plays only {only_layout}: playing {only_layout} alone (as "
+            f"--layout {only_layout}; {partner.split('-')[0]}-LAYOUT plays each other layout)"
+        )
     _play(grid, out, keys)
 
 
@@ -465,12 +491,12 @@ def options_command(
     ] = None,
 ) -> None:
     """The options of each agent: --agent-option KEY=VALUE or a grid's agent_options."""
-    from coordqa.games.base import PLAYERS
+    from coordqa.games.base import GAMES, PLAYERS, role_player
     from coordqa.options import option_docs
 
     names = [agent] if agent is not None else [n for n, s in PLAYERS.items() if s.options]
     for name in names:
-        spec = PLAYERS.get(name)
+        spec = role_player(name, "agent", GAMES.names())  # cak: "Did you mean 'cac'", an agent
         docs = option_docs(spec.options)
         if not docs:
             console.print(f"{name} takes no options.")
