@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -427,7 +427,11 @@ def run_command(
         raise ConfigError("give --partner P or --self-play, not both")
     if seeds and episodes is not None:
         raise ConfigError("give --seeds or --episodes, not both (--episodes N plays seeds 0..N-1)")
-    for flag, name, role in (("--agent", agent, "agent"), ("--partner", partner, "partner")):
+    roles: tuple[tuple[str, str | None, Literal["agent", "partner"]], ...] = (
+        ("--agent", agent, "agent"),
+        ("--partner", partner, "partner"),
+    )
+    for flag, name, role in roles:
         played = None if name is None else games_it_plays_instead(name, role, [game])
         if played is not None:
             raise ConfigError(
@@ -476,7 +480,7 @@ def run_command(
     keys = _api_keys(endpoint.api_key_env, grid.model_names())
     if not self_play and partner is None:
         messages.print("no --partner given: self-play (--partner P for cross-play)")
-    if only_layout is not None:
+    if only_layout is not None and partner is not None:
         messages.print(
             f"--partner {partner} plays only {only_layout}: playing {only_layout} alone (as "
             f"--layout {only_layout}; {partner.split('-')[0]}-LAYOUT plays each other layout)"
