@@ -49,6 +49,7 @@ from coordqa.errors import StoreError, UnknownNameError
 from coordqa.jsonvalues import JSONObject
 from coordqa.llm.types import Message, Reply
 from coordqa.registry import Registry, spelled_as
+from coordqa.schema_problems import schema_problems
 
 __all__ = [
     "EXCHANGE_ROLES",
@@ -104,11 +105,7 @@ class Record(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in error['loc']) or 'record'}: {error['msg']}"
-                for error in exc.errors()[:5]
-            )
-            raise _invalid(cls, where, problems) from exc
+            raise _invalid(cls, where, schema_problems(exc, "record", shown=5)) from exc
         except (LookupError, TypeError) as exc:  # a nested type's own checks (Choice)
             raise _invalid(cls, where, f"{type(exc).__name__}: {exc}") from exc
 

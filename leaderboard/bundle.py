@@ -40,6 +40,7 @@ from coordqa.jsonvalues import content_hash
 from coordqa.leaderboard.names import clean_name
 from coordqa.records import QACall, SampleKey
 from coordqa.registry import Registry
+from coordqa.schema_problems import problem_list, problems_text
 from coordqa.store import QARun, RunManifest, open_run, read_qa_run
 
 __all__ = [
@@ -102,26 +103,15 @@ MAX_SHOWN_ERRORS = 5
 def schema_violations(exc: ValidationError) -> tuple[list[dict[str, str]], int]:
     """The first :data:`MAX_LISTED_ERRORS` violations of ``exc``, and how many there are.
 
-    Each is ``{"loc", "msg"}``, ``loc`` dotted; the unlisted ones of long lists are counted in.
+    Each is ``{"loc", "msg"}``, ``loc`` dotted (:func:`coordqa.schema_problems.problem_list`);
+    the unlisted ones of long lists are counted in.
     """
-    errors: list[dict[str, str]] = []
-    total = 0
-    for error in exc.errors(include_url=False):
-        if error["type"] == "more_errors":
-            total += int((error.get("ctx") or {})["count"])
-            continue
-        total += 1
-        if len(errors) < MAX_LISTED_ERRORS:
-            where = ".".join(str(part) for part in error["loc"]) or "(root)"
-            errors.append({"loc": where, "msg": error["msg"]})
-    return errors, total
+    return problem_list(exc, "(root)", MAX_LISTED_ERRORS)
 
 
 def shown_violations(errors: Sequence[Mapping[str, str]], total: int) -> str:
     """The first :data:`MAX_SHOWN_ERRORS` violations, ``loc: msg; ...``, and how many more."""
-    shown = "; ".join(f"{e['loc']}: {e['msg']}" for e in errors[:MAX_SHOWN_ERRORS])
-    more = total - min(len(errors), MAX_SHOWN_ERRORS)
-    return shown + (f" (and {more} more: {total} in all)" if more > 0 else "")
+    return problems_text(errors, total, MAX_SHOWN_ERRORS)
 
 
 class BundleSchemaError(BundleError):

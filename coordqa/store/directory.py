@@ -26,6 +26,7 @@ from coordqa.jsonvalues import JSONObject, load_json
 from coordqa.outputs import check_output_folder, make_output_folder
 from coordqa.records import Record, upgrade
 from coordqa.runfolder import SET_MANIFEST, STREAM_NAME, holds_set, run_records
+from coordqa.schema_problems import schema_problems
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, RunManifest, kind_words, utc_now
 from coordqa.words import with_article
 
@@ -648,10 +649,7 @@ def open_run(path: str | os.PathLike[str]) -> RunStore:
     try:
         manifest = RunManifest.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'manifest'}: {error['msg']}"
-            for error in exc.errors()[:3]
-        )
+        problems = schema_problems(exc, "manifest", shown=3)
         raise UnreadableRunError(
             root, f"{MANIFEST} is not a valid run manifest ({problems})", RESTORE_MANIFEST
         ) from exc
