@@ -50,9 +50,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -89,6 +90,11 @@ def options_given(options: Mapping[str, AgentOptions]) -> dict[str, AgentOptions
     before in the other form are read through :func:`stored_form`.
     """
     return {agent: dict(given) for agent, given in options.items() if given}
+
+
+PerAgentOptions = Annotated[dict[str, AgentOptions], AfterValidator(options_given)]
+"""Options per agent name, as a grid or a game entry of it gives them, read into the one form
+:func:`options_given` keeps (the type carries the rule, so every field of it keeps it)."""
 
 
 def stored_form(identity: JSONObject) -> JSONObject:
@@ -132,7 +138,7 @@ class GameEntry(BaseModel):
     """Number of episodes per pairing: seeds 0 to ``episodes - 1`` (instead of ``seeds``)."""
     horizon: int | None = Field(default=None, ge=1)
     """Overcooked timesteps per episode (None: the game's default)."""
-    agent_options: dict[str, AgentOptions] = Field(default_factory=dict)
+    agent_options: PerAgentOptions = Field(default_factory=dict)
     """Per agent name, options for this game only (over the grid's ``agent_options``)."""
 
     @field_validator("game")
@@ -147,11 +153,6 @@ class GameEntry(BaseModel):
         spelled = GAMES.spelled(game)
         GAMES.get(spelled)
         return spelled
-
-    @field_validator("agent_options")
-    @classmethod
-    def _one_form(cls, options: dict[str, AgentOptions]) -> dict[str, AgentOptions]:
-        return options_given(options)
 
     @field_validator("seeds")
     @classmethod
@@ -253,7 +254,7 @@ class GridConfig(BaseModel):
     """Games with their layouts and seeds."""
     positions: Position | None = None
     """The agent's seat in cross-play; None: both for Overcooked, 0 otherwise."""
-    agent_options: dict[str, AgentOptions] = Field(default_factory=dict)
+    agent_options: PerAgentOptions = Field(default_factory=dict)
     """Per agent name, options for its factory (e.g. ``{cac: {use_tom: false}}``); checked
     against the player's options dataclass when the grid is read."""
     generate: GenerateSettings = Field(default_factory=GenerateSettings)
@@ -268,11 +269,6 @@ class GridConfig(BaseModel):
     def _distinct(cls, names: list[str]) -> list[str]:
         _check_distinct(names)
         return names
-
-    @field_validator("agent_options")
-    @classmethod
-    def _one_form(cls, options: dict[str, AgentOptions]) -> dict[str, AgentOptions]:
-        return options_given(options)
 
     @field_validator("models")
     @classmethod
