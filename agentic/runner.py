@@ -74,6 +74,7 @@ from coordqa.agentic.reply_counts import ReplyCounts, fallback_failure
 from coordqa.errors import ConfigError, ModelCallFailed
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig, create_provider, get_model
+from coordqa.llm.registry import refuse_unread_model_args
 from coordqa.records import Exchange
 from coordqa.runs import (
     STOPPING_ERRORS,
@@ -430,6 +431,7 @@ def check_models(
     transports = {}
     for name in sorted({spec.model for spec in specs if spec.model is not None}):
         api_base = config.api_base_for(name)
+        refuse_unread_model_args(name, config.model_args_for(name), "--model-arg/model_args")
         key = (api_keys or {}).get(name)
         if not config.runtime.cache:
             check_reachable(api_base)  # first: milliseconds, where the key check imports litellm
