@@ -178,6 +178,7 @@ class BotProvider(Provider):
     cacheable = False
     runs_in_process = True
     reads_context = True
+    reads_model_args = False  # it plays from the seat feed and the seed alone
     question_refusal = (
         "model 'bot' plays agentic episodes only: it answers from the seat feed an LLM agent "
         "passes with each call, and a CoordinationQA question has none. Use it with coordqa "

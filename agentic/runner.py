@@ -74,6 +74,7 @@ from coordqa.agentic.reply_counts import ReplyCounts, fallback_failure
 from coordqa.errors import ConfigError, ModelCallFailed
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig, create_provider, get_model
+from coordqa.llm.registry import refuse_unread_model_args
 from coordqa.records import Exchange
 from coordqa.runs import (
     STOPPING_ERRORS,
@@ -81,6 +82,7 @@ from coordqa.runs import (
     RunLifecycle,
     Tally,
     check_reachable,
+    check_served,
     fewer_than_stored,
     run_to_end,
 )
@@ -416,20 +418,25 @@ def check_models(
     Returns how each is reached (``direct``, ``litellm`` or ``in-process``) under the run's
     ``transport``, by model name. Nothing is stored when a check fails. The endpoint is probed
     (one TCP connection, no token) only when the model has an ``api_base`` and the run does not
-    use the response cache.
+    use the response cache; a server there that lists its models must list the model
+    (:func:`coordqa.runs.check_served`, as ``coordqa eval`` asks), cache or not.
 
     Raises:
         ModelError: an unknown provider or a missing API key.
         ConfigError: a setting the model refuses (a GGUF without a chat template and no
             ``chat_format`` model argument).
+        ModelNotServed: the model's ``api_base`` lists the models it serves, not this one.
         RunFailed: nothing accepts a connection at a model's ``api_base``.
     """
     transports = {}
     for name in sorted({spec.model for spec in specs if spec.model is not None}):
         api_base = config.api_base_for(name)
+        refuse_unread_model_args(name, config.model_args_for(name), "--model-arg/model_args")
+        key = (api_keys or {}).get(name)
         if not config.runtime.cache:
             check_reachable(api_base)  # first: milliseconds, where the key check imports litellm
-        key = (api_keys or {}).get(name)
+        # also with the cache: a miss would call the server under a name it does not serve
+        check_served(api_base, name, key)
         provider = create_provider(name, api_base, key, config.runtime.transport)
         provider.check()
         # settings the provider refuses (a local model's missing chat format) stop it here too

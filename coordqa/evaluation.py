@@ -672,8 +672,10 @@ def _alias_of(stored: object, dataset: object) -> bool:
 
 async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunResult:
     from coordqa.llm import get_model
+    from coordqa.llm.registry import refuse_unread_model_args
 
     config = plan.config
+    refuse_unread_model_args(config.model, config.model_args)
     ledger = UsageLedger()
     model = get_model(
         config.model,

@@ -216,3 +216,38 @@ def test_an_unready_partners_fix_is_printed_once(tmp_path: Path) -> None:
     flat = " ".join(report.stderr.split())
     assert flat.count("coordqa partners add-hanabi PATH") == 1, report.stderr
     assert flat.count("hanabi/default/cac[scripted]+obl1") == 2
+
+
+def test_a_model_the_server_does_not_list_is_refused_before_the_bar_and_the_folder(
+    tmp_path: Path,
+) -> None:
+    """Served-model walkthrough: eval refused a name its server does not list, but an LLM agent
+    started playing and every call failed. Expected from eval's rule (the same message, exit 2):
+    no request to the server, no progress line, no run folder."""
+    out = tmp_path / "run"
+    with LocalOpenAIServer(scripted, models=["gemma-3-270m"]) as server:
+        refused, _ = agentic_run(out, "--model", "openai/not-served", "--api-base", server.base_url)
+        sent = server.count
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.strip() == (
+        f"error: the server at {server.base_url} serves gemma-3-270m, not not-served: "
+        "use --model openai/gemma-3-270m"
+    )
+    assert "playing" not in refused.stdout + refused.stderr
+    assert sent == 0 and not out.exists()
+
+
+def test_a_grid_model_its_own_server_does_not_list_is_refused(tmp_path: Path) -> None:
+    """A grid's model with an ``api_base`` of its own is checked against that server's list."""
+    out, grid = tmp_path / "run", tmp_path / "grid.yaml"
+    with LocalOpenAIServer(scripted, models=["gemma-3-270m"]) as server:
+        grid.write_text(
+            "games: [{game: collab_capture, episodes: 1}]\nagents: [llm]\n"
+            "partners: [capture-greedy]\n"
+            f"models:\n  - {{name: openai/typo, api_base: '{server.base_url}'}}\n"
+        )
+        refused = coordqa("agentic", "grid", str(grid), "--out", str(out))
+        sent = server.count
+    assert refused.returncode == 2, refused.stderr
+    assert f"the server at {server.base_url} serves gemma-3-270m, not typo" in refused.stderr
+    assert sent == 0 and not out.exists()

@@ -108,20 +108,23 @@ def test_eval_set_model_settings_without_a_model_name_it_instead_of_being_ignore
 
 
 def test_eval_set_call_options_and_model_args_reach_each_member(tmp_path: Path) -> None:
-    """--timeout/--max-attempts/--rpm override the spec's; --model-arg is the --model model's."""
+    """--timeout/--max-attempts/--rpm override the spec's; --model-arg is the --model model's
+    (one behind a server: an in-process model reads none and refuses them)."""
     spec = tmp_path / "set.yaml"
     spec.write_text("models: [random]\ndatasets: [example]\nlimit: 1\ntrials: 1\ntimeout_s: 60\n")
-    done = coordqa(
-        "eval-set", spec, "--model", "scripted", "--model-arg", "top_k=5", "--timeout", "7",
-        "--max-attempts", "2", "--rpm", "100", "--out", tmp_path / "set",
-    )  # fmt: skip
+    with LocalOpenAIServer() as server:
+        done = coordqa(
+            "eval-set", spec, "--model", "openai/test-model", "--api-base", server.base_url,
+            "--model-arg", "top_k=5", "--timeout", "7", "--max-attempts", "2", "--rpm", "100",
+            "--out", tmp_path / "set",
+        )  # fmt: skip
     assert done.returncode == 0, done.stderr
     manifests = {
         m["config"]["model"]: m
         for m in (json.loads(p.read_text()) for p in (tmp_path / "set").glob("*/manifest.json"))
     }
-    assert set(manifests) == {"random", "scripted"}
-    assert manifests["scripted"]["config"]["model_args"] == {"top_k": 5}
+    assert set(manifests) == {"random", "openai/test-model"}
+    assert manifests["openai/test-model"]["config"]["model_args"] == {"top_k": 5}
     assert "model_args" not in manifests["random"]["config"]  # the spec's model: its own
     for manifest in manifests.values():
         policy = manifest["runtime"]["policy"]

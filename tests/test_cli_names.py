@@ -22,6 +22,23 @@ def test_an_unknown_agent_is_named_an_agent_with_its_game_s_agents_first(tmp_pat
     assert "escape-planner" in line  # any player of the game may be the agent: listed after
 
 
+def test_options_of_an_unknown_agent_lists_the_players_that_take_options_only() -> None:
+    """Served-rule walkthrough: ``agentic options cak`` listed every player of every game after
+    its "Did you mean" (37 names, partners included), none of which but six take options.
+    Expected: the players whose options the command shows (its own default list), agents
+    first; not a partner without options, not an agent without options (llm)."""
+    result = coordqa("agentic", "options", "cak")
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line == (
+        "error: unknown agent 'cak'. Did you mean 'cac'? Agents that take options: cac, hm, "
+        "planreact, react, reflexion; other players that take options: greedy_human."
+    ), line
+    everything = coordqa("agentic", "options")
+    shown = re.findall(r"^(\S+): ", everything.stdout, flags=re.MULTILINE)
+    assert sorted(shown) == ["cac", "greedy_human", "hm", "planreact", "react", "reflexion"]
+
+
 def test_an_unknown_partner_lists_only_that_game_s_partners(tmp_path: Path) -> None:
     args = ("--agent", "cac", "--model", "scripted", "--game", "collab_escape", "--episodes", "1")
     result = coordqa("agentic", "run", *args, "--partner", "escape-planer", "--out", tmp_path / "x")

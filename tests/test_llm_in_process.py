@@ -10,7 +10,7 @@ import pytest
 from cli_support import coordqa
 
 from coordqa.errors import ConfigError
-from coordqa.llm.registry import create_provider
+from coordqa.llm.registry import create_provider, refuse_unread_model_args
 
 IN_PROCESS = ["random", "scripted", "bot", "bot?noise=0.1", "llamacpp/model.gguf"]
 
@@ -43,3 +43,71 @@ def test_eval_of_random_with_an_api_base_is_refused_before_a_run_is_made(tmp_pat
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("error: model 'random' runs inside coordqa"), line
     assert not (tmp_path / "run").exists()
+
+
+READS_NO_MODEL_ARG = ["random", "scripted", "bot", "bot?noise=0.1"]
+"""In-process models whose replies read no model argument: random and bot read only the seed
+(its own option), scripted reads the messages alone. ``llamacpp/`` passes every one to llama.cpp."""
+
+
+@pytest.mark.parametrize("model", READS_NO_MODEL_ARG)
+def test_a_model_that_reads_no_model_argument_refuses_one(model: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        refuse_unread_model_args(model, {"reasoning_effort": "high", "api_key": "sk-x"})
+    said = str(refused.value)
+    assert said.startswith(f"model {model!r} runs inside coordqa and reads no model argument: "), (
+        said
+    )
+    assert "leave --model-arg reasoning_effort, api_key out" in said and "\n" not in said
+    assert "sk-x" not in said and "high" not in said  # names only, never a value
+
+
+@pytest.mark.parametrize("model", ["llamacpp/model.gguf", "openai/gpt-4o-mini", "hosted_vllm/x"])
+def test_a_model_that_reads_model_arguments_takes_them(model: str) -> None:
+    refuse_unread_model_args(model, {"chat_format": "gemma", "top_k": 20})  # no refusal
+
+
+def test_no_model_argument_is_never_refused() -> None:
+    refuse_unread_model_args("random", {})
+
+
+def _spec(tmp_path: Path, entry: str) -> Path:
+    spec = tmp_path / "set.yaml"
+    spec.write_text(f"models:\n  - {entry}\ndatasets: [example]\nlimit: 1\n")
+    return spec
+
+
+@pytest.mark.parametrize(
+    ("command", "model", "named"),
+    [
+        (["eval", "--model", "random"], "model 'random'", "--model-arg top_k"),
+        (["eval-set", "--model", "random"], "model 'random'", "--model-arg top_k"),
+        (
+            ["agentic", "run", "--agent", "llm", "--game", "collab_capture", "--partner", "self"]
+            + ["--model", "bot"],
+            "model 'bot'",
+            "--model-arg/model_args top_k",
+        ),
+    ],
+)
+def test_every_command_refuses_a_model_arg_its_in_process_model_ignores(
+    tmp_path: Path, command: list[str], model: str, named: str
+) -> None:
+    """Before: each ran to the end with the argument silently unused."""
+    out = tmp_path / "run"
+    done = coordqa(*command, "--model-arg", "top_k=20", "--out", out)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: {model} runs inside coordqa and reads no model"), line
+    assert f"leave {named} out" in line, line
+    assert not out.exists()
+
+
+def test_an_eval_set_spec_names_its_own_entry(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, "{model: scripted, model_args: {top_k: 20}}")
+    done = coordqa("eval-set", spec, "--out", tmp_path / "set")
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: model 'scripted' runs inside coordqa"), line
+    assert f"leave {spec}'s models[0].model_args top_k out" in line, line
+    assert not (tmp_path / "set").exists()

@@ -500,7 +500,8 @@ def options_command(
 
     names = [agent] if agent is not None else [n for n, s in PLAYERS.items() if s.options]
     for name in names:
-        spec = role_player(name, "agent", GAMES.names())  # cak: "Did you mean 'cac'", an agent
+        # cak: "Did you mean 'cac'", among the six players that take options
+        spec = role_player(name, "agent", GAMES.names(), taking_options=True)
         docs = option_docs(spec.options)
         if not docs:
             console.print(f"{name} takes no options.")

@@ -165,6 +165,10 @@ def eval_set_command(
             f"or set {field} on the spec's models (models: [{{model: NAME, {field}: ...}}])"
         )
     added = [{"model": name, **{f: v for (_, f), v in given.items()}} for name in model or ()]
+    from coordqa.llm.registry import refuse_unread_model_args
+
+    for name in model or ():  # said as typed, before the spec names them models[i]
+        refuse_unread_model_args(name, endpoint.model_args())
     if spec_file is None:
         if not added:
             raise ConfigError(

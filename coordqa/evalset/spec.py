@@ -15,6 +15,7 @@ from coordqa.eval_config import EvalConfig, eval_default
 from coordqa.evaluation import set_member_name
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
+from coordqa.llm.registry import refuse_unread_model_args
 from coordqa.llm.types import Transport
 from coordqa.prompts import PromptLayout
 from coordqa.records import spelled_type
@@ -250,12 +251,17 @@ def parse_spec(data: JSONObject, *, source: str = "the eval-set spec") -> EvalSe
     """Validate a set given as data; every problem is named with its field.
 
     Raises:
-        ConfigError: a field is unknown, missing or has a bad value.
+        ConfigError: a field is unknown, missing or has a bad value, or model arguments are
+            given to a model that reads none (:func:`refuse_unread_model_args`).
     """
     try:
-        return EvalSetSpec.model_validate(data)
+        spec = EvalSetSpec.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{source}: {spec_problems(exc, EvalSetSpec)}") from None
+    for index, model in enumerate(spec.models):
+        named = f"{source}'s models[{index}].model_args"
+        refuse_unread_model_args(model.model, model.model_args, named)
+    return spec
 
 
 @dataclass(frozen=True)

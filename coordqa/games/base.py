@@ -471,7 +471,11 @@ for _reference in (
 
 
 def role_player(
-    name: str, role: Literal["agent", "partner", "player"], games: Collection[str]
+    name: str,
+    role: Literal["agent", "partner", "player"],
+    games: Collection[str],
+    *,
+    taking_options: bool = False,
 ) -> PlayerSpec:
     """The player ``name`` given as an agent, a partner or a player (``coordqa play``) of ``games``.
 
@@ -479,7 +483,9 @@ def role_player(
     names that fit the role in one of ``games``, so the suggestion is the one meant (``cac``,
     not another game's ``capture-greedy``): an agent's list is the LLM agents, then the other
     players (any player may be the agent); a partner's or a player's is the players that are no
-    LLM agent (``coordqa play`` plays no LLM).
+    LLM agent (``coordqa play`` plays no LLM). ``taking_options`` (``agentic options``) keeps
+    only the players that take options, whatever the game: the others have nothing to show,
+    and every partner of every game would bury the six names meant.
 
     Raises:
         UnknownNameError: no player ``name``.
@@ -489,14 +495,22 @@ def role_player(
 
     if name in PLAYERS:
         return PLAYERS.get(name)
-    fitting = [spec for _, spec in PLAYERS.items() if any(spec.plays(game) for game in games)]
+    fitting = [
+        spec
+        for _, spec in PLAYERS.items()
+        if any(spec.plays(game) for game in games) and (spec.options or not taking_options)
+    ]
     agents = [spec.name for spec in fitting if spec.kind == "llm"]
     others = [spec.name for spec in fitting if spec.kind != "llm"]
     where = " or ".join(sorted(games))
+    if taking_options:
+        scope = other_scope = " that take options"
+    else:
+        scope, other_scope = f" for {where}", f" of {where}"
     groups = (
-        [(f"Agents for {where}", agents), (f"other players of {where}", others)]
+        [(f"Agents{scope}", agents), (f"other players{other_scope}", others)]
         if role == "agent"
-        else [(f"{role.capitalize()}s for {where}", others)]
+        else [(f"{role.capitalize()}s{scope}", others)]
     )
     raise UnknownNameError(unknown_name_message(role, name, groups))
 

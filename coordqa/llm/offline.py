@@ -103,6 +103,7 @@ class _OfflineProvider(Provider):
 
     cacheable = False
     runs_in_process = True
+    reads_model_args = False  # replies read the messages, and random the seed, alone
 
     def connection_key(self) -> str:
         """Offline models have no endpoint; their key is their name."""

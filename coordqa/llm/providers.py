@@ -103,6 +103,12 @@ class Provider(abc.ABC):
     ``bot``, GGUF files): an ``api_base`` or key given for it is refused, never ignored
     (:func:`coordqa.llm.registry.create_provider`)."""
 
+    reads_model_args: bool = True
+    """Whether the model reads model arguments (``--model-arg``, a set's or grid's
+    ``model_args``): every model behind a server is sent them, ``llamacpp/`` passes them to
+    llama.cpp; the offline models and the ``bot`` read none, so any given is refused
+    (:func:`coordqa.llm.registry.refuse_unread_model_args`)."""
+
     question_refusal: str | None = None
     """Why this model cannot answer a question on its own, in the user's terms (the offline
     ``bot`` plays from an agent's seat feed only); None for every model that can. A QA

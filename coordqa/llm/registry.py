@@ -15,6 +15,7 @@ forces one of the two. One registry, one source of truth.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from coordqa.errors import ConfigError, ModelError
 from coordqa.llm.addresses import active_guard
@@ -22,7 +23,7 @@ from coordqa.llm.providers import Provider, ProviderFactory
 from coordqa.llm.types import TRANSPORTS, Transport
 from coordqa.registry import Registry, suggest
 
-__all__ = ["PROVIDERS", "create_provider"]
+__all__ = ["PROVIDERS", "create_provider", "refuse_unread_model_args"]
 
 PROVIDERS: Registry[ProviderFactory] = Registry("model", "coordqa.models")
 """Registered models by name. Names with a ``/`` that are not here go to litellm."""
@@ -50,9 +51,8 @@ def create_provider(
     """
     if transport not in TRANSPORTS:
         raise ModelError(f"--transport {transport} is not one of {', '.join(TRANSPORTS)}")
-    family = _FAMILY.match(name)
-    registered = name if name in PROVIDERS else family.group() if family is not None else ""
-    if registered in PROVIDERS:
+    registered = _registered(name)
+    if registered:
         provider = PROVIDERS.get(registered)(name, api_base, api_key)
         if provider.runs_in_process:
             _refuse_an_endpoint(name, api_base, api_key)
@@ -70,6 +70,41 @@ def create_provider(
         f"unknown model {name}.{hint} Built in: {built_in}. For any other model give its "
         "litellm provider prefix: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
         "ollama/llama3, hosted_vllm/NAME (with --api-base)."
+    )
+
+
+def _registered(name: str) -> str:
+    """The entry of :data:`PROVIDERS` that serves ``name`` (itself or its family), or ''."""
+    family = _FAMILY.match(name)
+    registered = name if name in PROVIDERS else family.group() if family is not None else ""
+    return registered if registered in PROVIDERS else ""
+
+
+def refuse_unread_model_args(
+    name: str, model_args: Mapping[str, object], named: str = "--model-arg"
+) -> None:
+    """Refuse model arguments for a model run in this process that reads none.
+
+    They would be ignored without a word (``--model-arg`` for ``random`` ran, changed nothing).
+
+    The sibling of the endpoint rule (:func:`_refuse_an_endpoint`): a model behind a server is
+    sent every argument, and an in-process model says whether it reads them
+    (:attr:`~coordqa.llm.providers.Provider.reads_model_args`). ``named`` is how the caller's
+    user wrote them (``--model-arg``, or a spec's ``models[0].model_args``); only the names
+    are said, never a value (an argument may carry a header or a key).
+
+    Raises:
+        ConfigError: ``model_args`` is not empty and ``name``'s model reads none.
+    """
+    registered = _registered(name)
+    if not model_args or not registered:
+        return
+    if PROVIDERS.get(registered)(name, None, None).reads_model_args:
+        return
+    raise ConfigError(
+        f"model {name!r} runs inside coordqa and reads no model argument: leave {named} "
+        f"{', '.join(model_args)} out (model arguments are for a model behind a server, "
+        "prefix/NAME, and for llamacpp/PATH)"
     )
 
 
