@@ -200,6 +200,24 @@ def test_a_set_recorded_without_a_setting_is_refused_naming_it(tmp_path: Path) -
         SetLedger(spec, out, members_of(spec, out))
 
 
+def test_a_damaged_set_manifest_says_where_and_what_to_do_in_one_line(tmp_path: Path) -> None:
+    """A hand-edited eval-set.json names the bad fields, not pydantic's dump with URLs."""
+    from coordqa.evalset.manifest import SetLedger
+    from coordqa.evalset.spec import members_of
+
+    spec = parse_spec({"models": ["random"], "limit": 3})
+    out = tmp_path / "set"
+    SetLedger(spec, out, members_of(spec, out))
+    manifest = json.loads((out / SET_MANIFEST).read_text())
+    manifest["members"] = "all of them"
+    (out / SET_MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(ConfigError) as caught:
+        read_set(out)
+    message = str(caught.value)
+    assert "\n" not in message and "errors.pydantic.dev" not in message
+    assert "members: " in message and SET_MANIFEST in message
+
+
 def test_a_default_set_records_the_shared_settings_existing_sets_hold() -> None:
     """Every set since sets existed recorded these twelve keys, unset ones as None.
 

@@ -18,6 +18,7 @@ from coordqa.jsonvalues import JSONObject
 from coordqa.outputs import make_output_folder
 from coordqa.runfolder import SET_MANIFEST, holds_run, holds_set as is_set
 from coordqa.runs.counts import fewer_than_stored
+from coordqa.schema_problems import schema_problems
 from coordqa.store import MANIFEST, no_runs_under, run_folder_words
 
 __all__ = [
@@ -79,7 +80,11 @@ def read_set(folder: str | Path) -> SetManifest:
     try:
         return SetManifest.model_validate_json(path.read_text(encoding="utf-8"))
     except ValidationError as exc:
-        raise ConfigError(f"{path} is damaged: {exc}") from exc
+        problems = schema_problems(exc, "eval set", shown=3)
+        raise ConfigError(
+            f"{path} is not a valid eval-set manifest ({problems}); restore it from where the set "
+            "was copied, or run the set into a new --out"
+        ) from exc
 
 
 def refuse_run_folder(out: Path) -> None:

@@ -132,7 +132,8 @@ class RunStore:
         try:
             self.manifest = RunManifest.model_validate(data)
         except ValidationError as exc:
-            raise StoreError(f"invalid manifest update {sorted(changes)}: {exc}") from exc
+            problems = schema_problems(exc, "manifest", shown=3)
+            raise StoreError(f"invalid manifest update {sorted(changes)}: {problems}") from exc
         self.write_json(MANIFEST, self.manifest.model_dump(mode="json"))
         return self.manifest
 
