@@ -54,6 +54,16 @@ def holds_run(folder: Path) -> bool:
     return held or bool(run_records(folder, without=(QUESTIONS,)))
 
 
+def is_run_file(path: Path) -> bool:
+    """Whether ``path`` is a file of the run folder holding it: its manifest, or a stream.
+
+    Such a file is never a saved leaderboard bundle, which ``coordqa submit`` also takes as a
+    file: it is answered as any file given where a run folder is expected.
+    """
+    own = path.name == MANIFEST or (path.suffix == ".jsonl" and bool(STREAM_NAME.match(path.stem)))
+    return own and holds_run(path.parent)
+
+
 def holds_set(folder: str | Path) -> bool:
     """Whether ``folder`` is an eval set's: it holds the set's manifest."""
     return (Path(folder) / SET_MANIFEST).is_file()

@@ -189,7 +189,7 @@ def test_runs_list_shows_every_run_with_its_status(runs: dict[str, Path], tmp_pa
     assert "incomplete" in listed["runs/broken"] and "*" in listed["runs/broken"]
     assert "finished" in listed["runs/b"] and "openai/gpt-4o" in listed["runs/b"]
     empty = coordqa("runs", "list", tmp_path / "runs" / "nothing")
-    assert empty.returncode == 2 and "not a directory" in empty.stderr
+    assert empty.returncode == 2 and "nothing does not exist" in empty.stderr
 
 
 def test_report_of_one_trial_runs_says_there_is_no_trial_se(tmp_path: Path) -> None:

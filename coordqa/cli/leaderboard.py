@@ -26,6 +26,7 @@ from coordqa.leaderboard.settings import (
     WorkerConfig,
 )
 from coordqa.outputs import BOARD_SITE, make_output_file
+from coordqa.runfolder import is_run_file
 
 if TYPE_CHECKING:
     from coordqa.leaderboard.db import Database
@@ -221,7 +222,7 @@ def submit_command(
 
     if to is not None:
         check_transport(to, insecure)  # before the run is read: refuse at once
-    if run_dir.is_file():
+    if run_dir.is_file() and not is_run_file(run_dir):
         _refuse_changes_to_a_saved_bundle(
             run_dir, out, name=name, provider=provider, details=details, grid=grid
         )

@@ -25,7 +25,7 @@ from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import JSONObject, load_json
 from coordqa.outputs import check_output_folder, make_output_folder
 from coordqa.records import Record, upgrade
-from coordqa.runfolder import SET_MANIFEST, STREAM_NAME, holds_set, run_records
+from coordqa.runfolder import SET_MANIFEST, STREAM_NAME, folder_words, holds_set, run_records
 from coordqa.schema_problems import schema_problems
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, RunManifest, kind_words, utc_now
 from coordqa.words import with_article
@@ -617,18 +617,38 @@ def open_to_write(path: str | os.PathLike[str]) -> RunStore:
         raise exc.for_writing() from exc
 
 
+def check_run_path(path: str | os.PathLike[str], wanted: str) -> Path:
+    """``path`` as a folder to read runs from; raise if it names none.
+
+    The one rule of every command that reads runs (one run, runs, or a folder of them): a
+    missing path does not exist; an existing file is a file, and when the folder holding it
+    is a run's or an eval set's (its ``manifest.json``, a stream) that folder is named, so the
+    fix is one copy away. ``wanted`` says what the command takes (``a run directory``).
+
+    Raises:
+        StoreError: ``path`` is missing or is not a folder, with what to give instead.
+    """
+    given = Path(path)
+    if given.is_dir():
+        return given
+    if not os.path.lexists(given):
+        raise StoreError(f"{given} does not exist; give {wanted}")
+    holder = folder_words(given.parent)
+    fix = f"the folder that holds it: {given.parent} ({holder})" if holder else wanted
+    what = "a file, not a folder" if given.is_file() else "not a folder"  # a link to nothing
+    raise StoreError(f"{given} is {what}; give {fix}")
+
+
 def open_run(path: str | os.PathLike[str]) -> RunStore:
     """Open an existing run directory.
 
     Raises:
-        StoreError: the directory does not exist.
+        StoreError: the path is not a folder (:func:`check_run_path`).
         UnreadableRunError: its manifest is missing, unreadable, or from a newer coordqa (the
             error says what is wrong and what to do).
     """
-    root = Path(path)
+    root = check_run_path(path, "a run directory")
     manifest_path = root / MANIFEST
-    if not root.is_dir():
-        raise StoreError(f"run directory {root} does not exist; check the path")
     if not manifest_path.exists():
         raise _without_manifest(root) or UnreadableRunError(
             root,

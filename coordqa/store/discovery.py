@@ -9,7 +9,7 @@ from pathlib import Path
 
 from coordqa.errors import StoreError
 from coordqa.runfolder import MANIFEST, holds_run
-from coordqa.store.directory import UnreadableRunError, open_run
+from coordqa.store.directory import UnreadableRunError, check_run_path, open_run
 
 
 @dataclass
@@ -44,11 +44,9 @@ def survey_runs(root: str | os.PathLike[str]) -> RunSurvey:
     not searched for inside runs.
 
     Raises:
-        StoreError: ``root`` is not a directory.
+        StoreError: ``root`` is not a folder (:func:`~coordqa.store.check_run_path`).
     """
-    base = Path(root)
-    if not base.is_dir():
-        raise StoreError(f"{base} is not a directory; give the folder that holds your runs")
+    base = check_run_path(root, "the folder that holds your runs")
     survey = RunSurvey()
     for folder, subfolders, _ in os.walk(base):
         path = Path(folder)
@@ -85,7 +83,8 @@ def discover_runs(
     discovery otherwise.
 
     Raises:
-        StoreError: a path does not exist, or a folder holds no run of ``kinds``.
+        StoreError: a path is not a folder (:func:`~coordqa.store.check_run_path`), or a
+            folder holds no run of ``kinds``.
         UnreadableRunError: a run folder cannot be read and no ``unreadable`` list was given.
     """
     found: list[Path] = []
@@ -93,8 +92,7 @@ def discover_runs(
         if (given / MANIFEST).is_file():
             found.append(given)
             continue
-        if not given.is_dir():
-            raise StoreError(f"{given} does not exist; give run directories or folders of runs")
+        check_run_path(given, "run directories or folders of runs")
         survey = survey_runs(given)
         if survey.unreadable and unreadable is None:
             raise survey.unreadable[0]

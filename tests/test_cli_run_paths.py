@@ -1,0 +1,66 @@
+"""Every command that reads runs answers a path that is not a folder by one rule.
+
+Walkthrough 6 #258-#272: a run's ``manifest.json``, a stream of it, or a CSV given where a run
+folder is expected was answered "does not exist" by ``view``, ``report``, ``score``,
+``compare`` and ``agentic report`` (``runs list`` alone said "is not a directory"). A missing
+path says it does not exist; an existing file says it is a file, and names the folder that
+holds it when that folder is a run's (or an eval set's), so the fix is one copy away.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_support import coordqa
+from qa_run_support import SIX_QUESTIONS, outcome_rows, write_qa_run
+
+READING_COMMANDS = {
+    "score": ("score", "{path}"),
+    "results": ("results", "{path}"),
+    "report": ("report", "{path}"),
+    "compare": ("compare", "runs/a", "{path}"),
+    "view": ("view", "{path}", "--export", "site"),
+    "runs list": ("runs", "list", "{path}"),
+    "agentic report": ("agentic", "report", "{path}"),
+    "submit": ("submit", "{path}", "--out", "bundle.json"),
+}
+"""Each command that takes run paths, with ``{path}`` where the path goes."""
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    write_qa_run(tmp_path / "runs" / "a", "m", outcome_rows(SIX_QUESTIONS), trials=2)
+    (tmp_path / "results.csv").write_text("model,accuracy\nm,0.5\n")
+    return tmp_path
+
+
+def said(command: str, path: str, cwd: Path) -> tuple[int, str]:
+    args = [part.format(path=path) for part in READING_COMMANDS[command]]
+    result = coordqa(*args, cwd=cwd)
+    return result.returncode, " ".join(result.stderr.split())
+
+
+@pytest.mark.parametrize("command", READING_COMMANDS)
+def test_a_file_of_a_run_is_named_a_file_with_the_run_folder_to_give(
+    command: str, folder: Path
+) -> None:
+    for inside in ("manifest.json", "calls.jsonl"):
+        status, message = said(command, f"runs/a/{inside}", folder)
+        assert status == 2, (inside, message)
+        assert "does not exist" not in message, message
+        assert f"runs/a/{inside} is a file" in message, message
+        assert "the folder that holds it: runs/a (a run directory)" in message, message
+    assert not (folder / "site").exists() and not (folder / "bundle.json").exists()
+
+
+@pytest.mark.parametrize("command", sorted(set(READING_COMMANDS) - {"submit"}))
+def test_a_file_outside_runs_is_a_file_and_a_missing_path_does_not_exist(
+    command: str, folder: Path
+) -> None:
+    """``submit`` sends any other file as a saved bundle, so only the other commands here."""
+    status, message = said(command, "results.csv", folder)
+    assert status == 2 and "results.csv is a file, not a folder; give " in message, message
+    assert "does not exist" not in message and "holds it" not in message, message
+    status, message = said(command, "runs/nothere", folder)
+    assert status == 2 and "runs/nothere does not exist; give " in message, message
