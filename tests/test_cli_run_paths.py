@@ -64,3 +64,20 @@ def test_a_file_outside_runs_is_a_file_and_a_missing_path_does_not_exist(
     assert "does not exist" not in message and "holds it" not in message, message
     status, message = said(command, "runs/nothere", folder)
     assert status == 2 and "runs/nothere does not exist; give " in message, message
+
+
+@pytest.mark.parametrize("command", ["score", "results", "submit"])
+def test_an_eval_set_folder_given_for_one_run_names_its_members_to_give(
+    command: str, folder: Path
+) -> None:
+    """Walkthrough 6 R9: ``score runs/local`` of an eval set's folder said "it is not a coordqa
+    run: it has no manifest.json", as of any stray folder."""
+    local = folder / "runs" / "local"
+    write_qa_run(local / "m_member", "m", outcome_rows(SIX_QUESTIONS), trials=2)
+    (local / "eval-set.json").write_text("{}")
+    status, message = said(command, "runs/local", folder)
+    assert status == 2 and "no manifest.json" not in message, message
+    assert "runs/local is an eval-set folder (eval-set.json), not a run directory" in message
+    assert "give its members' run directories: runs/local/*/" in message, message
+    assert "coordqa runs list runs/local" in message, message
+    assert coordqa("score", "runs/local/m_member", cwd=folder).returncode == 0

@@ -510,6 +510,18 @@ STREAMS_DAMAGED = (
 """How to recover a run whose manifest opens but whose records do not."""
 
 
+def _a_set_not_a_run(root: Path) -> StoreError:
+    """The refusal of an eval set's folder given where one run is read: its members are runs.
+
+    A set's folder holds no manifest of its own but each member's run folder beside its
+    ``eval-set.json``; ``runs list`` lists them. (``report`` and ``view`` take a set's folder.)
+    """
+    return StoreError(
+        f"{root} is an eval-set folder ({SET_MANIFEST}), not a run directory; give its members' "
+        f"run directories: {root}/*/ (coordqa runs list {root} lists them)"
+    )
+
+
 def _without_manifest(root: Path) -> UnreadableRunError | None:
     """The refusal of a folder holding run records but no manifest (None: it holds none).
 
@@ -649,6 +661,8 @@ def open_run(path: str | os.PathLike[str]) -> RunStore:
     """
     root = check_run_path(path, "a run directory")
     manifest_path = root / MANIFEST
+    if not manifest_path.exists() and holds_set(root):
+        raise _a_set_not_a_run(root)
     if not manifest_path.exists():
         raise _without_manifest(root) or UnreadableRunError(
             root,
