@@ -81,3 +81,53 @@ def test_an_eval_set_folder_given_for_one_run_names_its_members_to_give(
     assert "give its members' run directories: runs/local/*/" in message, message
     assert "coordqa runs list runs/local" in message, message
     assert coordqa("score", "runs/local/m_member", cwd=folder).returncode == 0
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture
+def mixed(folder: Path) -> Path:
+    """runs/: two QA runs, one agentic run, a corrupt manifest and records without one."""
+    write_qa_run(folder / "runs" / "b", "m2", outcome_rows(SIX_QUESTIONS), trials=2)
+    played = coordqa(
+        "agentic", "run", "--agent", "cac", "--model", "scripted", "--game", "collab_escape",
+        "--self-play", "--episodes", "1", "--out", "runs/x", cwd=folder,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    (folder / "runs" / "broken").mkdir()
+    (folder / "runs" / "broken" / "manifest.json").write_text("{bad")
+    (folder / "runs" / "orphan").mkdir()
+    (folder / "runs" / "orphan" / "calls.jsonl").write_text('{"question_id": "q"}\n')
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("command", "kind", "other"),
+    [(("report",), "QA", "agentic"), (("agentic", "report"), "agentic", "QA")],
+)
+def test_a_report_of_a_folder_of_runs_names_what_it_skipped_and_reports_the_rest(
+    command: tuple[str, ...], kind: str, other: str, mixed: Path
+) -> None:
+    """Walkthrough 6 #199, #203: ``agentic report runs/`` (and ``report runs/``) stopped with
+    exit 2 at the first unreadable folder under runs/, while ``runs list`` and ``view`` list it
+    and go on. Each unreadable folder is named with its cause and fix, each run of the other
+    track is counted as skipped, and the rest is reported; a run folder named itself that cannot
+    be read is still an error."""
+    shown = coordqa(*command, "runs", cwd=mixed)
+    assert shown.returncode == 0, shown.stderr
+    said = _flat(shown.stderr)
+    assert "skipped runs/broken: manifest.json is corrupt" in said, said
+    assert "skipped runs/orphan: it holds calls.jsonl (1 record) but no manifest.json" in said
+    assert said.count("Restore manifest.json from where the run was copied") == 2, said
+    skipped = 1 if other == "agentic" else 2  # runs/x, or runs/a and runs/b
+    assert f"skipped {skipped} {other} run" in said, said
+    if kind == "agentic":
+        assert "episode(s) from 1 run(s)" in said, said
+    else:
+        assert "runs/a" not in said and " m2 " in _flat(shown.stdout), shown.stdout
+    for named in ("runs/broken", "runs/orphan"):
+        refused = coordqa(*command, named, cwd=mixed)
+        assert refused.returncode == 2, (named, refused.stdout)
+        assert _flat(refused.stderr).startswith(f"error: {named}: "), refused.stderr

@@ -33,6 +33,7 @@ from coordqa.cli._lists import split_list
 from coordqa.cli._names import game_name
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._outputs import generated_folder, run_folder
+from coordqa.cli._run_inputs import runs_to_report
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
 from coordqa.eval_config import api_key_from_env
@@ -634,9 +635,8 @@ def report_command(
     Only played episodes enter the tables; failed and skipped ones are counted and named.
     """
     from coordqa.agentic.report import agentic_report
-    from coordqa.store import discover_runs
 
-    found = discover_runs(runs, kinds=("agentic",))
+    found = runs_to_report(runs, "agentic")
     report = agentic_report(found, out)
     _print_report(report)
     messages.print(f"{len(report.episodes)} episode(s) from {len(found)} run(s)")

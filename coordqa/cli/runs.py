@@ -23,6 +23,7 @@ from rich.text import Text
 from coordqa.cli._errors import warn
 from coordqa.cli._lists import split_list
 from coordqa.cli._outputs import generated_folder, output_file
+from coordqa.cli._run_inputs import runs_to_report
 from coordqa.cli._tables import (
     BOX,
     STATISTICS_CAPTION,
@@ -380,9 +381,8 @@ def report_command(
     """
     from coordqa.analysis import compare_by_dataset, write_reports
     from coordqa.evalset import expand_sets
-    from coordqa.store import discover_runs
 
-    found = discover_runs(expand_sets(runs), kinds=("qa",))
+    found = runs_to_report(expand_sets(runs), "qa")
     reports = compare_by_dataset(
         found,
         sizes=parse_sizes(sizes),
@@ -473,9 +473,8 @@ def compare_command(
     """Question by question: paired tests per type, right/wrong counts, the pairs asked for."""
     from coordqa.analysis import compare_two_runs
     from coordqa.analysis.results import DEFAULT_SELECTION
-    from coordqa.store import discover_runs
 
-    found = discover_runs(runs, kinds=("qa",))
+    found = runs_to_report(runs, "qa")
     named = {run.resolve() for run in runs}
     if len(named) < len(runs) and named == {run.resolve() for run in found}:
         raise ConfigError("the same run was named twice: compare needs two different runs")

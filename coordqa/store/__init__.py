@@ -33,7 +33,13 @@ from coordqa.store.directory import (
     refuse_set_folder,
     run_folder_words,
 )
-from coordqa.store.discovery import RunSurvey, discover_runs, no_runs_under, survey_runs
+from coordqa.store.discovery import (
+    FoundRuns,
+    RunSurvey,
+    discover_runs,
+    no_runs_under,
+    survey_runs,
+)
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, DatasetInfo, RunKind, RunManifest
 from coordqa.store.qa import (
     CALLS,
@@ -53,6 +59,7 @@ __all__ = [
     "SCORES_FILE",
     "SUMMARY_FILE",
     "DatasetInfo",
+    "FoundRuns",
     "QARun",
     "RunCounts",
     "RunKind",

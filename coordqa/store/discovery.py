@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coordqa.errors import StoreError
-from coordqa.runfolder import MANIFEST, holds_run
+from coordqa.runfolder import holds_run
 from coordqa.store.directory import UnreadableRunError, check_run_path, open_run
 
 
@@ -65,41 +65,44 @@ def survey_runs(root: str | os.PathLike[str]) -> RunSurvey:
     return survey
 
 
+@dataclass
+class FoundRuns:
+    """The runs some paths name, and what their folders held that was left out."""
+
+    runs: list[Path] = field(default_factory=list)
+    """The run directories named, and those of the kinds asked for found in folders."""
+    unreadable: list[UnreadableRunError] = field(default_factory=list)
+    """Run folders found in folders that cannot be read, each with its cause and fix."""
+    other_kinds: dict[str, list[Path]] = field(default_factory=dict)
+    """Runs of other kinds found in folders (by kind): readable, but not of this command."""
+
+
 def discover_runs(
-    paths: Sequence[str | os.PathLike[str]],
-    kinds: Sequence[str] | None = None,
-    *,
-    unreadable: list[UnreadableRunError] | None = None,
-) -> list[Path]:
+    paths: Sequence[str | os.PathLike[str]], kinds: Sequence[str] | None = None
+) -> FoundRuns:
     """The runs ``paths`` name: each run directory itself, and the runs found inside a folder.
 
     So ``coordqa report runs/*`` also reads the runs in a folder of runs among them, and
-    ``coordqa view runs/`` shows every run in ``runs/``. A run directory given by name is kept
-    whatever its kind (the command says what it can read); runs found inside a folder are kept
-    when their kind is one of ``kinds`` (None: any). Each run once, in the order given.
-
-    A run folder inside a folder that cannot be read (:func:`survey_runs`) is added to
-    ``unreadable`` when a list is given (a listing shows it beside the others), and stops the
-    discovery otherwise.
+    ``coordqa view runs/`` shows every run in ``runs/``. A run folder given by name is kept
+    whatever its kind and state (the command opening it says what is wrong); runs found inside
+    a folder are kept when their kind is one of ``kinds`` (None: any), and the others and the
+    unreadable ones are returned apart, for the command to say it left them out. Each run once,
+    in the order given.
 
     Raises:
         StoreError: a path is not a folder (:func:`~coordqa.store.check_run_path`), or a
-            folder holds no run of ``kinds``.
-        UnreadableRunError: a run folder cannot be read and no ``unreadable`` list was given.
+            folder holds no run of ``kinds`` and no unreadable one.
     """
-    found: list[Path] = []
+    found = FoundRuns()
     for given in map(Path, paths):
-        if (given / MANIFEST).is_file():
-            found.append(given)
-            continue
         check_run_path(given, "run directories or folders of runs")
+        if holds_run(given):
+            found.runs.append(given)
+            continue
         survey = survey_runs(given)
-        if survey.unreadable and unreadable is None:
-            raise survey.unreadable[0]
         inside = [(path, open_run(path).manifest.kind) for path in survey.runs]
         kept = [path for path, kind in inside if kinds is None or kind in kinds]
-        if unreadable is not None:
-            unreadable += survey.unreadable
+        found.unreadable += survey.unreadable
         if not inside and not survey.unreadable:
             raise no_runs_under(given)
         if not kept and not survey.unreadable:
@@ -107,5 +110,9 @@ def discover_runs(
             others = sorted({kind for _, kind in inside})
             held = f" (it holds {', '.join(others)} runs)" if others else ""
             raise StoreError(f"{given} is not a run directory and holds no {wanted}runs{held}")
-        found += kept
-    return list(dict.fromkeys(found))
+        found.runs += kept
+        for path, kind in inside:
+            if path not in kept:
+                found.other_kinds.setdefault(kind, []).append(path)
+    found.runs = list(dict.fromkeys(found.runs))
+    return found

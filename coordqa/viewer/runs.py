@@ -87,8 +87,9 @@ class RunCatalog:
             )
         self.unreadable: list[UnreadableRunError] = []
         """Run folders inside the folders given that cannot be read (shown on the index)."""
-        found = discover_runs(paths, SHOWN_KINDS, unreadable=self.unreadable)
-        stores = [open_run(path) for path in found]
+        found = discover_runs(paths, SHOWN_KINDS)
+        self.unreadable += found.unreadable
+        stores = [open_run(path) for path in found.runs]
         for store in stores:
             if store.manifest.kind not in SHOWN_KINDS:
                 raise ConfigError(
