@@ -83,8 +83,8 @@ def test_eval_set_refuses_fewer_trials_in_evals_words(tmp_path: Path) -> None:
     assert fewer.returncode == 2
     (line,) = fewer.stderr.strip().splitlines()
     assert line == (
-        f"error: {out} holds a run with 2 trials; ask for --trials 2 or more to resume it "
-        "(more trials are added to it), or use another --out"
+        f"error: {out} holds an eval set with 2 trials; ask for --trials 2 or more to resume "
+        "it (more trials are added to it), or use another --out"
     )
 
 
