@@ -116,9 +116,9 @@ def run_labels(runs: Sequence[tuple[RunManifest, Path]]) -> list[str]:
         if count > 1:
             group = [i for i, n in enumerate(names) if n == name]
             settings = [_settings(runs[i][0]) for i in group]
-            for place, i in enumerate(group):
-                keys = _telling(settings, place)[:MAX_SETTINGS_SHOWN]
-                parts[i] = [f"{_option(key)}={_shown(settings[place].get(key))}" for key in keys]
+            for member, i in enumerate(group):
+                keys = _telling(settings, member)[:MAX_SETTINGS_SHOWN]
+                parts[i] = [f"{_option(key)}={_shown(settings[member].get(key))}" for key in keys]
     told = [(name, tuple(p)) for name, p in zip(names, parts, strict=True)]
     for same in {t for t in told if told.count(t) > 1}:
         group = [i for i, t in enumerate(told) if t == same]
