@@ -281,10 +281,7 @@ def check_play_run(config: PlayConfig, out: str | Path) -> None:
         StoreError: ``out`` holds another run (the differences and the fix).
     """
     config = resolve(config)
-    game = make_game(config.game, config.layout, config.seed)
-    folder = Path(out)
-    if (folder / MANIFEST).exists():
-        check_resumable(folder, open_run(folder).manifest, _as_stored(config, game, folder))
+    _as_stored(config, make_game(config.game, config.layout, config.seed), Path(out))
 
 
 def _manifest(config: PlayConfig, game: Game) -> RunManifest:
@@ -305,20 +302,27 @@ def _manifest(config: PlayConfig, game: Game) -> RunManifest:
 def _as_stored(config: PlayConfig, game: Game, out: Path) -> RunManifest:
     """The manifest of ``config`` as the run at ``out`` stores it, if one is there.
 
-    That is, with the stored episode count when ``config`` asks for as many or more: the one
-    setting a resumed run may raise (:mod:`coordqa.runs.counts`); the episodes it adds are
-    played, and the count asked for is written once the run is open.
+    That is, with the stored episode count: the one setting a resumed run may raise
+    (:mod:`coordqa.runs.counts`); the episodes it adds are played, and the count asked for is
+    written once the run is open.
+
+    The run's identity (game, layout, players, seed: all but the count) is checked first, as
+    ``coordqa eval`` checks a run's (``coordqa.evaluation._as_stored``), so a folder holding
+    another run is said to be one, in its own terms, before any advice on its count.
 
     Raises:
-        ConfigError: the stored run has more episodes than asked for.
+        StoreError: the stored run is another run (:func:`~coordqa.store.check_resumable`).
+        ConfigError: the stored run is this one, with more episodes than asked for.
     """
     asked = _manifest(config, game)
     if not (out / MANIFEST).exists():
         return asked
     stored = open_run(out)
     had = stored.manifest.config.get("episodes")
-    if stored.manifest.kind != "play" or not isinstance(had, int) or had == config.episodes:
-        return asked  # another run is refused with its differences when opened
+    if not isinstance(had, int) or isinstance(had, bool) or had < 1:
+        had = config.episodes  # no count to keep: the run is told apart by its differences
+    adopted = _manifest(replace(config, episodes=had), game)
+    check_resumable(out, stored.manifest, adopted)
     if had > config.episodes:
         raise ConfigError(
             fewer_than_stored(
@@ -326,12 +330,12 @@ def _as_stored(config: PlayConfig, game: Game, out: Path) -> RunManifest:
                 had,
                 config.episodes,
                 flag="--episodes",
-                units=f"episodes of {config.game}",
+                units=f"episodes of {config.game}",  # the stored game: the identities match
                 started=bool(PlayRun(stored).counts().done),
                 nothing="none played yet",
             )
         )
-    return _manifest(replace(config, episodes=had), game)
+    return adopted
 
 
 def _open_run(config: PlayConfig, game: Game, out: Path) -> RunLifecycle:

@@ -78,3 +78,12 @@ def folder_words(folder: Path) -> str | None:
     if holds_set(folder):
         return "an eval-set folder"
     return "a run directory" if holds_run(folder) else None
+
+
+def held_words(folder: Path) -> str:
+    """What a command resuming ``folder`` finds there, for a refusal: ``an eval set``, ``a run``.
+
+    A set's folder is refused in the set's own words (``holds an eval set with 3 trials``), not
+    as a run it is not: the set's runs are its members, in folders of their own.
+    """
+    return "an eval set" if holds_set(folder) else "a run"

@@ -320,6 +320,35 @@ def test_a_run_label_names_the_dataset_the_run_answered_not_its_unset_option() -
     ]
 
 
+def test_runs_differing_in_trials_are_told_apart_by_trials_not_by_settings_they_share() -> None:
+    """Walkthrough 6 R4: in a folder with --limit and --sample runs, a 3-trial and a 1-trial
+    run of ``random`` read ``random (limit=none, sample=none, random)`` and ``random
+    (limit=none, sample=none, random-1-trial)``: the first two differing settings by name, which
+    both share, then their folders. Each run is named by what tells it from its nearest runs,
+    in the options' words."""
+    from coordqa.analysis.labels import run_labels
+    from coordqa.store import RunManifest
+
+    def run(**config: object) -> RunManifest:
+        settings = {"model": "random", "limit": None, "sample": None, "trials": 3, **config}
+        return RunManifest(kind="qa", config=settings, fingerprint="x")
+
+    labels = run_labels(
+        [
+            (run(), Path("runs/random")),
+            (run(trials=1), Path("runs/random-1-trial")),
+            (run(limit=5, sample=3), Path("runs/random-small")),
+        ]
+    )
+    assert labels == [
+        "random (trials=3)",
+        "random (trials=1)",
+        "random (limit=5, sample=3)",
+    ]
+    top = run_labels([(run(top_p=0.5), Path("a")), (run(top_p=0.9), Path("b"))])
+    assert top == ["random (top-p=0.5)", "random (top-p=0.9)"]  # as --top-p says it
+
+
 def test_mixed_runs_pair_only_questions_with_the_same_content(tmp_path: Path) -> None:
     """--allow-mixed across releases paired questions by id alone, so a v1 and a v1.2 question
     with one id and different texts were compared as 'the same question'. Pairs need the same

@@ -385,3 +385,33 @@ def test_runs_list_of_unreadable_runs_alone_lists_them_as_beside_a_readable_one(
         for path in unreadable:
             assert f"{path} unreadable: " in text, text
         assert text.count("restore manifest.json from where the run was copied") == len(unreadable)
+
+
+def test_a_folder_of_runs_of_several_question_sets_is_reported_as_the_guide_says(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 6 R4: the guide's ``coordqa report runs/`` refused (rc 2) the folder its own
+    commands make, and did not say how to report part of it. The refusal says which runs to
+    give, and the ways the guide shows (run directories, a glob, --allow-mixed) work."""
+    from source_tree import ROOT
+
+    folder = tmp_path / "runs"
+    for name, trials, extra in (
+        ("random-a", 2, {}),
+        ("random-b", 1, {}),
+        ("part", 2, {"limit": 3}),
+    ):
+        kept = {k: v[:trials] for k, v in A_OUTCOMES.items() if "limit" not in extra or "s0" in k}
+        write_qa_run(folder / name, "m", rows(kept), trials=trials, **extra)
+    refused = coordqa("report", folder, "--out", tmp_path / "rep")
+    assert refused.returncode == 2
+    said = " ".join(refused.stderr.split())
+    assert "m (limit=none, trials=2)" in said and "m (trials=1)" in said, said
+    assert "Give only runs of one question set" in said and "--allow-mixed" in said, said
+    assert not (tmp_path / "rep").exists()
+    chosen = coordqa("report", *sorted(folder.glob("random-*")), "--out", tmp_path / "rep")
+    assert chosen.returncode == 0, chosen.stderr
+    mixed = coordqa("report", folder, "--allow-mixed", "--out", tmp_path / "mixed")
+    assert mixed.returncode == 0, mixed.stderr
+    guide = " ".join((ROOT / "docs" / "looking-at-runs.md").read_text().split())
+    assert "coordqa report runs/random-*" in guide and "runs of one question set" in guide

@@ -83,6 +83,27 @@ def test_eval_set_refuses_fewer_trials_in_evals_words(tmp_path: Path) -> None:
     assert fewer.returncode == 2
     (line,) = fewer.stderr.strip().splitlines()
     assert line == (
-        f"error: {out} holds a run with 2 trials; ask for --trials 2 or more to resume it "
-        "(more trials are added to it), or use another --out"
+        f"error: {out} holds an eval set with 2 trials; ask for --trials 2 or more to resume "
+        "it (more trials are added to it), or use another --out"
     )
+
+
+def test_play_says_another_run_is_one_before_advising_on_its_count(tmp_path: Path) -> None:
+    """Walkthrough 6 B1: an overcooked request for 1 episode into a 2-episode collab_escape
+    run was told the folder "holds a run with 2 episodes of overcooked" (the request's game)
+    and to ask for --episodes 2, which was then refused for the game. As ``eval`` and
+    ``agentic run`` do, the differences come first, in the folder's terms."""
+    out = tmp_path / "run"
+    assert coordqa(*PLAY, "--episodes", "2", "--out", out).returncode == 0
+    others = {
+        "game": ["play", "overcooked", "--layout", "cramped_room", "--seed", "3"],
+        "seed": [*PLAY[:-1], "4"],
+        "players": [*PLAY, "--players", "escape-greedy,escape-greedy"],
+    }
+    for setting, command in others.items():
+        refused = coordqa(*command, "--episodes", "1", "--out", out)
+        assert refused.returncode == 2, refused.stderr
+        (line,) = refused.stderr.strip().splitlines()
+        assert "different configuration" in line and f"{setting}: stored " in line, line
+        assert "--episodes" not in line and "episodes of" not in line, line
+    assert len(_episodes(out)) == 2

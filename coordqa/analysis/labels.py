@@ -2,9 +2,14 @@
 
 A run is called by its label (``coordqa eval --label``) or else its model. Runs that would share
 a name are told apart by the settings in which they differ (``random (seed=0)`` and ``random
-(seed=1)``), and by their directory names only when no setting differs (by as much of their paths
-as tells them apart, when two folders hold runs of one name), so that a label stays short enough
-for a table column.
+(seed=1)``), named as their options are (``top-p=0.9`` for ``--top-p 0.9``), and by their
+directory names only when no setting differs (by as much of their paths as tells them apart, when
+two folders hold runs of one name), so that a label stays short enough for a table column.
+
+Each run shows the settings that tell it from its nearest runs of one name (those that differ from
+it in the fewest settings), not the first settings that differ anywhere among them: in a folder
+of ``--limit`` and ``--sample`` runs, a 1-trial run beside a 3-trial one of the same questions is
+``random (trials=1)``, not ``random (limit=none, sample=none)`` with both names alike.
 """
 
 from __future__ import annotations
@@ -20,6 +25,11 @@ __all__ = ["MAX_SETTINGS_SHOWN", "run_labels"]
 
 MAX_SETTINGS_SHOWN = 2
 """At most this many differing settings name a run; more would not fit a table column."""
+
+
+def _option(key: str) -> str:
+    """A setting's name as its option spells it: ``top_p`` is ``top-p`` (``--top-p``)."""
+    return key.replace("_", "-")
 
 
 def _shown(value: Any) -> str:
@@ -39,6 +49,28 @@ def _differing(configs: Sequence[dict[str, Any]]) -> list[str]:
     """The settings whose values are not the same in all of ``configs``, sorted."""
     keys = sorted({key for config in configs for key in config})
     return [k for k in keys if len({repr(config.get(k)) for config in configs}) > 1]
+
+
+def _telling(settings: Sequence[dict[str, Any]], run: int) -> list[str]:
+    """The settings that tell run ``run`` of ``settings`` from its nearest other runs.
+
+    Its nearest are the runs that differ from it in the fewest settings (runs alike in all are
+    told apart by their folders instead); the settings shown are every one in which any of those
+    differs, sorted, so that two runs nearest each other both show what tells them apart.
+
+    >>> _telling([{"t": 3, "l": 1}, {"t": 1, "l": 1}, {"t": 3, "l": 5}], 0)
+    ['l', 't']
+    >>> _telling([{"t": 3, "l": 1}, {"t": 1, "l": 1}, {"t": 1, "l": 5}], 1)
+    ['l', 't']
+    >>> _telling([{"t": 3, "l": 1}, {"t": 1, "l": 1}, {"t": 1, "l": 5}], 2)
+    ['l']
+    """
+    others = [_differing([settings[run], other]) for i, other in enumerate(settings) if i != run]
+    apart = [keys for keys in others if keys]
+    if not apart:
+        return []
+    fewest = min(len(keys) for keys in apart)
+    return sorted({key for keys in apart if len(keys) == fewest for key in keys})
 
 
 def _settings(manifest: RunManifest) -> dict[str, Any]:
@@ -83,10 +115,10 @@ def run_labels(runs: Sequence[tuple[RunManifest, Path]]) -> list[str]:
     for name, count in Counter(names).items():
         if count > 1:
             group = [i for i, n in enumerate(names) if n == name]
-            settings = {i: _settings(runs[i][0]) for i in group}
-            keys = _differing(list(settings.values()))[:MAX_SETTINGS_SHOWN]
-            for i in group:
-                parts[i] = [f"{key}={_shown(settings[i].get(key))}" for key in keys]
+            settings = [_settings(runs[i][0]) for i in group]
+            for member, i in enumerate(group):
+                keys = _telling(settings, member)[:MAX_SETTINGS_SHOWN]
+                parts[i] = [f"{_option(key)}={_shown(settings[member].get(key))}" for key in keys]
     told = [(name, tuple(p)) for name, p in zip(names, parts, strict=True)]
     for same in {t for t in told if told.count(t) > 1}:
         group = [i for i, t in enumerate(told) if t == same]

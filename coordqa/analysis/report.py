@@ -218,9 +218,9 @@ def check_question_sets(models: pd.DataFrame, allow_mixed: bool) -> bool:
             "these runs answered different question sets, so their accuracies and correlations "
             "are not comparable:\n"
             + "\n".join(lines)
-            + "\nRun the models on the same dataset and filters, or pass --allow-mixed to "
-            "compare them anyway (the report then says so, and paired tests use the questions "
-            "both runs share)."
+            + "\nGive only runs of one question set (their run directories), run the models on "
+            "the same dataset and filters, or pass --allow-mixed to compare them anyway (the "
+            "report then says so, and paired tests use the questions both runs share)."
         )
     return bool(mixed)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from coordqa.runfolder import held_words
+
 __all__ = ["fewer_than_stored"]
 
 
@@ -18,8 +20,11 @@ def fewer_than_stored(
 ) -> str:
     """Why the run at ``out`` holding ``had`` ``units`` is not resumed with ``asked`` (fewer).
 
+    The folder is named for what it holds (:func:`~coordqa.runfolder.held_words`): an eval
+    set's trials are raised and refused as a run's are, but the folder is a set's.
+
     Args:
-        out: the run's folder.
+        out: the run's (or eval set's) folder.
         had: the count the run was made with.
         asked: the smaller count asked for now.
         flag: the option that sets the count (``--trials``).
@@ -28,13 +33,14 @@ def fewer_than_stored(
             which the message offers.
         nothing: how to say that no result is there yet (``no sample answered yet``).
     """
+    held = held_words(out)
     if not started:
         return (
-            f"{out} holds a run with {had} {units} and {nothing}; to start over with "
+            f"{out} holds {held} with {had} {units} and {nothing}; to start over with "
             f"{flag} {asked}, remove it (rm -r {out}) or use another --out; {flag} {had} or "
             "more resumes it"
         )
     return (
-        f"{out} holds a run with {had} {units}; ask for {flag} {had} or more to resume it "
+        f"{out} holds {held} with {had} {units}; ask for {flag} {had} or more to resume it "
         f"(more {units.split()[0]} are added to it), or use another --out"
     )
