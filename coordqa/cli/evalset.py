@@ -166,7 +166,7 @@ def eval_set_command(
         )
     added = [{"model": name, **{f: v for (_, f), v in given.items()}} for name in model or ()]
     for name in model or ():  # said as typed, before the spec names them models[i]
-        _refuse_unread_settings(name, model, given)
+        _refuse_unread_settings(name, model or [], given)
     if spec_file is None:
         if not added:
             raise ConfigError(
