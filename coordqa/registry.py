@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib import metadata
 from typing import Any, Generic, TypeVar
 
-from rapidfuzz import process
+from rapidfuzz import fuzz, process
 
 from coordqa.errors import ConfigError, UnknownNameError
 
@@ -55,13 +55,42 @@ def spelled_as(name: str, spellings: Iterable[str]) -> str:
     return next((known for known in spellings if known.casefold() == name.casefold()), name)
 
 
+SUGGEST_CUTOFF = 66
+"""How close (0-100) a name must be to be suggested (:func:`closeness`): one wrong letter of
+three (``cak``/``cac`` 67) is close; ``foo``/``oobabooga`` (33) is not."""
+
+PARTIAL_FROM = 5
+"""The length from which a typed name may be matched within a longer name: a part of five
+letters is rarely there by chance (``plannr`` in ``escape-planner``, ``hp-forced`` in
+``hp-forced_coordination``), two or three shared letters often are (``foo`` in ``oobabooga``)."""
+
+
+def closeness(name: str, candidate: str, **_: object) -> float:
+    """How close ``candidate`` is to the typed ``name``, 0-100 (rapidfuzz's scorer signature).
+
+    The whole-name similarity (``fuzz.ratio``, difflib's ratio), or from :data:`PARTIAL_FROM`
+    letters the best match of ``name`` within ``candidate`` at 0.9 of its score, so a typo of
+    the whole name ranks first (``opneai``: ``openai`` 83 before ``custom_openai`` 75).
+    rapidfuzz's default scorer (WRatio) rated partial matches of any length, so ``foo/bar`` was
+    offered ``oobabooga``, ``black_forest_labs`` and ``darkbloom``.
+    """
+    whole = fuzz.ratio(name, candidate)
+    if len(name) < PARTIAL_FROM:
+        return whole
+    return max(whole, 0.9 * fuzz.partial_ratio(name, candidate))
+
+
 def suggest(name: str, candidates: list[str], limit: int = 3) -> list[str]:
-    """Return the registered names closest to ``name`` (best first).
+    """Return the registered names closest to ``name`` (best first): the one "did you mean" rule.
 
     >>> suggest("hanabbi", ["hanabi", "overcooked"])
     ['hanabi']
+    >>> suggest("foo", ["oobabooga", "black_forest_labs"])
+    []
     """
-    matches = process.extract(name, candidates, limit=limit, score_cutoff=60)
+    matches = process.extract(
+        name, candidates, scorer=closeness, limit=limit, score_cutoff=SUGGEST_CUTOFF
+    )
     return [match for match, _score, _index in matches]
 
 

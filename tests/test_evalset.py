@@ -150,6 +150,46 @@ def test_the_command_line_names_models_and_refuses_bad_sets(tmp_path: Path) -> N
         parse_spec({"models": ["random"], "trails": 3})
 
 
+def test_a_set_wide_endpoint_for_an_in_process_model_gets_advice_that_works(
+    tmp_path: Path,
+) -> None:
+    """Blind walkthrough: ``--model openai/slow --model random --api-base URL`` advised leaving
+    --api-base out, which would break openai/slow. --api-base is every --model model's, and
+    random would ignore it: still refused, with the advice the set's per-model keys allow, and
+    following the advice runs both members."""
+    with LocalOpenAIServer() as server:
+        out = tmp_path / "mixed"
+        both = ["--model", "openai/slow", "--model", "random", "--limit", "2", "--trials", "1"]
+        refused = coordqa("eval-set", *both, "--api-base", server.base_url, "--out", out)
+        assert refused.returncode == 2, refused.stderr
+        (line,) = refused.stderr.strip().splitlines()
+        assert line.startswith("error: model 'random' runs inside coordqa and calls no server"), (
+            line
+        )
+        assert "leave --api-base" not in line and "docs/eval-sets.md" in line, line
+        assert "{model: openai/slow, api_base: ...}, {model: random}" in line, line
+        assert server.count == 0 and not out.exists(), "refused before anything runs"
+        # The first way it names: random in a spec file, openai/slow on the command line.
+        spec = tmp_path / "mixed.yaml"
+        spec.write_text(yaml.safe_dump({"models": [{"model": "random"}], "limit": 2, "trials": 1}))
+        followed = coordqa(
+            "eval-set", spec, "--model", "openai/slow", "--api-base", server.base_url, "--out", out
+        )
+        assert followed.returncode == 0, followed.stderr
+        members = json.loads((out / SET_MANIFEST).read_text())["members"]
+        assert {(m["model"], m["api_base"], m["status"]) for m in members} == {
+            ("openai/slow", server.base_url, "complete"),
+            ("random", None, "complete"),
+        }
+        assert server.count == 2, "openai/slow's two questions went to the server"
+    args = ["--model", "openai/m", "--model", "random", "--model-arg", "top_k=5", "--out", out]
+    with_args = coordqa("eval-set", *args)
+    assert with_args.returncode == 2 and "leave --model-arg" not in with_args.stderr
+    assert "{model: openai/m, model_args: ...}, {model: random}" in with_args.stderr
+    alone = coordqa("eval-set", "--model", "random", "--api-base", "http://127.0.0.1:9/v1")
+    assert "leave --api-base http://127.0.0.1:9/v1 out" in alone.stderr, "nothing else needs it"
+
+
 def test_a_set_whose_members_stored_no_run_is_a_folder_without_runs(tmp_path: Path) -> None:
     """Blind walkthrough: ``report SET/`` of a set whose every member failed before storing a
     run said "no runs given", though a folder was given; ``runs list`` words it right."""

@@ -95,6 +95,25 @@ def test_check_reports_an_unknown_provider_with_suggestions() -> None:
         get_model("opeani/gpt-4o").check()
 
 
+@pytest.mark.parametrize(
+    ("model", "suggested"),
+    [("opneai/gpt-4o", "'openai'"), ("antropic/claude-x", "'anthropic'"), ("foo/bar", None)],
+)
+def test_an_unknown_provider_is_offered_only_close_names(model: str, suggested: str | None) -> None:
+    """Blind walkthrough: ``foo/bar`` was offered 'oobabooga', 'black_forest_labs', 'darkbloom'.
+
+    A typo gets its provider first; a prefix like no provider gets none, only how to list them.
+    """
+    with pytest.raises(ModelError) as raised:
+        get_model(model).check()
+    message = str(raised.value)
+    if suggested is None:
+        assert "Did you mean" not in message, message
+    else:
+        assert f"Did you mean {suggested}" in message, message
+    assert "full list: https://docs.litellm.ai/docs/providers" in message, message
+
+
 def test_a_priced_model_costs_its_tokens_at_litellms_prices(
     local_server: LocalOpenAIServer,
 ) -> None:

@@ -165,10 +165,8 @@ def eval_set_command(
             f"or set {field} on the spec's models (models: [{{model: NAME, {field}: ...}}])"
         )
     added = [{"model": name, **{f: v for (_, f), v in given.items()}} for name in model or ()]
-    from coordqa.llm.registry import refuse_unread_model_args
-
     for name in model or ():  # said as typed, before the spec names them models[i]
-        refuse_unread_model_args(name, endpoint.model_args())
+        _refuse_unread_settings(name, model or [], given)
     if spec_file is None:
         if not added:
             raise ConfigError(
@@ -192,6 +190,41 @@ def eval_set_command(
     render_set(result)
     if not result.ok:
         raise typer.Exit(RUN_FAILED_EXIT)
+
+
+def _refuse_unread_settings(
+    name: str, models: list[str], given: dict[tuple[str, str], Any]
+) -> None:
+    """Refuse the ``--model`` models' endpoint, key or arguments for ``name`` if it reads none.
+
+    They are every ``--model`` model's, so where another of them is behind a server, leaving
+    them out (the advice ``coordqa eval`` gives) would break that one: the advice is then to
+    give each model its own in a spec file, which is what the spec's per-model keys are for.
+    """
+    from coordqa.llm.registry import (
+        refuse_an_endpoint,
+        refuse_unread_model_args,
+        runs_in_process,
+    )
+
+    served = [other for other in models if not runs_in_process(other)]
+    instead = None
+    if served:
+        flags = " and ".join(flag for flag, _ in given)
+        fields = ", ".join(f"{field}: ..." for _, field in given)
+        instead = (
+            f"{flags} {'is' if len(given) == 1 else 'are'} given to every --model model; "
+            f"give each model its own in a spec file (models: [{{model: {served[0]}, "
+            f"{fields}}}, {{model: {name}}}]; docs/eval-sets.md), or name {name} in the "
+            f"spec file and keep --model {served[0]} {flags} on the command line"
+        )
+    refuse_unread_model_args(name, given.get(("--model-arg", "model_args")) or {}, instead=instead)
+    refuse_an_endpoint(
+        name,
+        given.get(("--api-base", "api_base")),
+        key_given=("--api-key-env", "api_key_env") in given,
+        instead=instead,
+    )
 
 
 def register(app: typer.Typer) -> None:

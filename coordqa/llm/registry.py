@@ -23,7 +23,13 @@ from coordqa.llm.providers import Provider, ProviderFactory
 from coordqa.llm.types import TRANSPORTS, Transport
 from coordqa.registry import Registry, suggest
 
-__all__ = ["PROVIDERS", "create_provider", "refuse_unread_model_args"]
+__all__ = [
+    "PROVIDERS",
+    "create_provider",
+    "refuse_an_endpoint",
+    "refuse_unread_model_args",
+    "runs_in_process",
+]
 
 PROVIDERS: Registry[ProviderFactory] = Registry("model", "coordqa.models")
 """Registered models by name. Names with a ``/`` that are not here go to litellm."""
@@ -53,10 +59,8 @@ def create_provider(
         raise ModelError(f"--transport {transport} is not one of {', '.join(TRANSPORTS)}")
     registered = _registered(name)
     if registered:
-        provider = PROVIDERS.get(registered)(name, api_base, api_key)
-        if provider.runs_in_process:
-            _refuse_an_endpoint(name, api_base, api_key)
-        return provider
+        refuse_an_endpoint(name, api_base, key_given=api_key is not None)
+        return PROVIDERS.get(registered)(name, api_base, api_key)
     if "/" in name and not name.startswith("/"):
         return _over_http(name, api_base, api_key, transport)
     from coordqa.llm.litellm_provider import provider_prefix_of  # litellm itself is not imported
@@ -80,18 +84,32 @@ def _registered(name: str) -> str:
     return registered if registered in PROVIDERS else ""
 
 
+def runs_in_process(name: str) -> bool:
+    """Whether model ``name`` runs inside coordqa (``random``, ``llamacpp/PATH``).
+
+    Such a model is behind no server, so it takes no endpoint or key (:func:`refuse_an_endpoint`).
+    """
+    registered = _registered(name)
+    return bool(registered) and PROVIDERS.get(registered)(name, None, None).runs_in_process
+
+
 def refuse_unread_model_args(
-    name: str, model_args: Mapping[str, object], named: str = "--model-arg"
+    name: str,
+    model_args: Mapping[str, object],
+    named: str = "--model-arg",
+    instead: str | None = None,
 ) -> None:
     """Refuse model arguments for a model run in this process that reads none.
 
     They would be ignored without a word (``--model-arg`` for ``random`` ran, changed nothing).
 
-    The sibling of the endpoint rule (:func:`_refuse_an_endpoint`): a model behind a server is
+    The sibling of the endpoint rule (:func:`refuse_an_endpoint`): a model behind a server is
     sent every argument, and an in-process model says whether it reads them
     (:attr:`~coordqa.llm.providers.Provider.reads_model_args`). ``named`` is how the caller's
     user wrote them (``--model-arg``, or a spec's ``models[0].model_args``); only the names
-    are said, never a value (an argument may carry a header or a key).
+    are said, never a value (an argument may carry a header or a key). ``instead`` replaces
+    the advice to leave them out, for a caller where they also reach other models
+    (``eval-set``'s ``--model-arg`` is every ``--model`` model's).
 
     Raises:
         ConfigError: ``model_args`` is not empty and ``name``'s model reads none.
@@ -102,26 +120,40 @@ def refuse_unread_model_args(
     if PROVIDERS.get(registered)(name, None, None).reads_model_args:
         return
     raise ConfigError(
-        f"model {name!r} runs inside coordqa and reads no model argument: leave {named} "
-        f"{', '.join(model_args)} out (model arguments are for a model behind a server, "
-        "prefix/NAME, and for llamacpp/PATH)"
+        f"model {name!r} runs inside coordqa and reads no model argument: "
+        + (
+            instead
+            or f"leave {named} {', '.join(model_args)} out (model arguments are for a model "
+            "behind a server, prefix/NAME, and for llamacpp/PATH)"
+        )
     )
 
 
-def _refuse_an_endpoint(name: str, api_base: str | None, api_key: str | None) -> None:
+def refuse_an_endpoint(
+    name: str, api_base: str | None, *, key_given: bool, instead: str | None = None
+) -> None:
     """Refuse an endpoint or key given for a model that runs inside coordqa: it would be ignored.
 
+    ``instead`` replaces the advice to leave them out, for a caller where they also reach
+    other models (``eval-set``'s ``--api-base`` is every ``--model`` model's, so leaving it
+    out would break the model behind a server). Never shows a key.
+
     Raises:
-        ConfigError: ``api_base`` or ``api_key`` is given (the key is never shown).
+        ConfigError: ``api_base`` is given or ``key_given``, and ``name`` runs in process.
     """
+    if not runs_in_process(name):
+        return
     given = ([f"--api-base {api_base}"] if api_base is not None else []) + (
-        ["the API key (--api-key-env)"] if api_key is not None else []
+        ["the API key (--api-key-env)"] if key_given else []
     )
     if given:
         raise ConfigError(
-            f"model {name!r} runs inside coordqa and calls no server: leave "
-            f"{' and '.join(given)} out (a model behind a server is named prefix/NAME, e.g. "
-            "openai/NAME with its --api-base)"
+            f"model {name!r} runs inside coordqa and calls no server: "
+            + (
+                instead
+                or f"leave {' and '.join(given)} out (a model behind a server is named "
+                "prefix/NAME, e.g. openai/NAME with its --api-base)"
+            )
         )
 
 
