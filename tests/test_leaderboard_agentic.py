@@ -217,5 +217,14 @@ def test_a_run_of_a_registered_grid_is_submitted_as_that_grid_only(tmp_path: Pat
     (line,) = refused.stderr.strip().splitlines()
     assert line.startswith(f"error: {run} played grid 'smoke' (version 1), not 'paper'"), line
     assert not (tmp_path / "paper.json").exists()
+    assert "or play 'paper' (`coordqa agentic grid paper ...`)" in line, line
+    assert "Did you mean" not in line, line  # 'paper' exists: no suggestion needed
+    # walkthrough 6 #167: a typo was advised to be played (`coordqa agentic grid smok ...`,
+    # which does not exist) and got no suggestion, though `agentic grid smok` gives one
+    typo = coordqa("submit", run, "--grid", "smok", "--out", tmp_path / "smok.json")
+    assert typo.returncode == 2, typo.stderr
+    (line,) = typo.stderr.strip().splitlines()
+    assert "not 'smok'. Did you mean 'smoke'? Leave --grid out to submit it as 'smoke'" in line
+    assert "agentic grid smok " not in line and "coordqa ships no grid 'smok'" in line, line
     same = coordqa("submit", run, "--grid", "smoke", "--out", tmp_path / "smoke.json")
     assert same.returncode == 0, same.stderr
