@@ -75,6 +75,16 @@ def test_agentic_run_is_replayed_and_ranked_on_its_own_tab(
     first, again = _post(client, bundle), _post(client, copy.deepcopy(bundle))
     assert first.status_code == 201, first.text
     assert again.status_code == 200 and again.json()["id"] == first.json()["id"]
+    # walkthrough 6 #246: the same episodes played into another folder (another manifest)
+    # were refused as "the same run under another name or details"; they are that entry
+    elsewhere = copy.deepcopy(bundle)
+    elsewhere["manifest"]["command"] += ["--backend", "ray"]
+    moved = _post(client, seal(elsewhere))
+    assert moved.status_code == 200 and moved.json()["id"] == first.json()["id"], moved.text
+    elsewhere["model"]["organisation"] = "Lab"
+    refused = _post(client, seal(elsewhere))
+    assert refused.status_code == 409, refused.text
+    assert "asks for another organisation: 'Lab' (the entry's: none)." in refused.json()["detail"]
     test_client = client[0]
     board = test_client.get("/api/agentic/entries").json()
     stored = load_agentic_run(agentic_run, with_exchanges=False)
