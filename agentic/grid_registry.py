@@ -115,13 +115,11 @@ def _registered_path(name: str) -> Path:
     """
     names = sorted(path.stem for path in GRIDS_DIR.glob("*.yaml"))
     if name not in names:
-        from coordqa.registry import suggest
+        from coordqa.registry import did_you_mean
 
-        close = suggest(name, names)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
         raise UnknownNameError(
-            f"no registered grid {name!r}.{hint} Registered: {', '.join(names)}; or give the "
-            "path of a grid YAML file."
+            f"no registered grid {name!r}.{did_you_mean(name, names)} Registered: "
+            f"{', '.join(names)}; or give the path of a grid YAML file."
         )
     return GRIDS_DIR / f"{name}.yaml"
 

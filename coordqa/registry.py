@@ -36,6 +36,7 @@ from coordqa.errors import ConfigError, UnknownNameError
 __all__ = [
     "Catalog",
     "Registry",
+    "did_you_mean",
     "resolve_reference",
     "spelled_as",
     "suggest",
@@ -94,6 +95,19 @@ def suggest(name: str, candidates: list[str], limit: int = 3) -> list[str]:
     return [match for match, _score, _index in matches]
 
 
+def did_you_mean(name: str, candidates: Sequence[str]) -> str:
+    """`` Did you mean 'a', 'b'?``: the names of ``candidates`` closest to ``name``, or "".
+
+    The one wording of a suggestion, for a message that goes on to say what exists (or, where
+    a name may exist elsewhere, what to do): ``unknown_name_message`` builds on it.
+
+    >>> did_you_mean("smok", ["paper", "smoke"])
+    " Did you mean 'smoke'?"
+    """
+    close = suggest(name, list(candidates))
+    return f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+
+
 def unknown_name_message(kind: str, name: str, groups: Sequence[tuple[str, Sequence[str]]]) -> str:
     """``unknown KIND 'NAME'. Did you mean ...? LABEL: NAMES; ...``: the one wording.
 
@@ -101,8 +115,7 @@ def unknown_name_message(kind: str, name: str, groups: Sequence[tuple[str, Seque
     first (a caller narrows them to a role or a game): the suggestions are the closest names
     of the first group that has any close, so a likelier name is not crowded out.
     """
-    close = next((found for _, names in groups if (found := suggest(name, list(names)))), [])
-    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    hint = next((found for _, names in groups if (found := did_you_mean(name, names))), "")
     listed = "; ".join(f"{label}: {', '.join(names) or '(none)'}" for label, names in groups)
     return f"unknown {kind} {name!r}.{hint} {listed}."
 

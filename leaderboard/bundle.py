@@ -670,11 +670,23 @@ def _check_grid_name(path: Path, manifest: RunManifest, grid: str | None) -> Non
         )
     if grid is None or not isinstance(played, dict) or played.get("name") == grid:
         return
+    from coordqa.agentic import registered_grids
+    from coordqa.registry import did_you_mean
+
     name, version = played.get("name"), played.get("version")
+    shipped = sorted(registered_grids())
+    hint = "" if grid in shipped else did_you_mean(grid, sorted({str(name), *shipped}))
+    if grid in shipped:
+        play = f", or play {grid!r} (`coordqa agentic grid {grid} ...`) and submit that run"
+    else:  # the board may have registered a grid file of that name; nothing here plays it
+        play = (
+            f". coordqa ships no grid {grid!r} ({', '.join(shipped)}): if the board registered "
+            "one from a YAML file, play that file (`coordqa agentic grid FILE.yaml ...`) and "
+            "submit that run"
+        )
     raise BundleError(
-        f"{path} played grid {name!r} (version {version}), not {grid!r}: leave --grid out to "
-        f"submit it as {name!r}, or play {grid!r} (`coordqa agentic grid {grid} ...`) and "
-        "submit that run"
+        f"{path} played grid {name!r} (version {version}), not {grid!r}.{hint} Leave --grid "
+        f"out to submit it as {name!r}{play}"
     )
 
 

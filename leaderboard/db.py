@@ -60,7 +60,9 @@ __all__ = [
     "SCHEMA_VERSION",
     "Attempt",
     "DuplicateResultsError",
+    "ENTRY_OF_RESULTS",
     "Endpoint",
+    "entry_differences",
     "Job",
     "QuotaError",
     "claim_display_name",
@@ -94,15 +96,15 @@ class QuotaError(LeaderboardError):
 
 
 class DuplicateResultsError(LeaderboardError):
-    """The results of a submission are already an entry (the same run sent again)."""
+    """The results of a submission are already an entry that shows them otherwise."""
 
-    def __init__(self, existing: Submission) -> None:
-        """Say which entry holds them."""
+    def __init__(self, existing: Submission, differences: Sequence[str]) -> None:
+        """Say which entry holds them, and what the submission asks for that it does not show."""
         hidden = " (hidden by the admin)" if existing.hidden else ""
         super().__init__(
             f"these results are already entry {existing.id}{hidden}, submitted as "
-            f"{existing.display_name!r}: the same run under another name or details. An entry "
-            "ranks a run once; to change how it is shown, ask the leaderboard admin"
+            f"{existing.display_name!r}; this submission asks for {'; '.join(differences)}. "
+            "An entry ranks a run once; to change how it is shown, ask the leaderboard admin"
         )
         self.existing_id = existing.id
         self.existing_hidden = existing.hidden
@@ -308,6 +310,39 @@ SHOWN_AS = ("display_name", "provider", "parameters", "organisation", "link")
 def shown_as(row: Submission | Endpoint) -> dict[str, Any]:
     """The row's :data:`SHOWN_AS` fields, by name."""
     return {name: getattr(row, name) for name in SHOWN_AS}
+
+
+ENTRY_OF_RESULTS = {
+    "display_name": "display name",
+    "provider": "provider",
+    "parameters": "parameter count",
+    "organisation": "organisation",
+    "link": "link",
+    "origin": "origin",
+    "job_id": "job",
+}
+"""What makes results already stored the same entry, by how a refusal names it: what the entry
+shows (:data:`SHOWN_AS`) and where it came from (an upload, or one board-run job: a job never
+takes another's entry)."""
+
+
+def entry_differences(existing: Submission, asked: Mapping[str, Any]) -> list[str]:
+    """What a submission of ``existing``'s results asks for that ``existing`` does not show.
+
+    ``asked``: the submission's :data:`ENTRY_OF_RESULTS` fields. Nothing: it is that entry,
+    sent again (from another run folder, say) and answered with its id; else the refusal names
+    each difference, ``another link: 'https://...' (the entry's: none)``, so a submitter who
+    gave no name learns what differs.
+    """
+
+    def shown(value: Any) -> str:
+        return "none" if value is None else repr(value)
+
+    return [
+        f"another {label}: {shown(asked.get(name))} (the entry's: {shown(getattr(existing, name))})"
+        for name, label in ENTRY_OF_RESULTS.items()
+        if asked.get(name) != getattr(existing, name)
+    ]
 
 
 class Job(Base):
@@ -657,12 +692,11 @@ class Database:
             return new_id, True
         except IntegrityError:
             existing = self.find_digest(submission.digest)
+            if existing is None and submission.result_digest is not None:
+                asked = {name: getattr(submission, name) for name in ENTRY_OF_RESULTS}
+                existing = self.entry_of_results(submission.result_digest, asked)
             if existing is not None:
                 return existing, False
-            if submission.result_digest is not None:
-                same = self.find_results(submission.result_digest)
-                if same is not None:
-                    raise DuplicateResultsError(same) from None
             raise
 
     def find_digest(self, digest: str) -> int | None:
@@ -671,6 +705,27 @@ class Database:
             return session.execute(
                 select(Submission.id).where(Submission.digest == digest)
             ).scalar()
+
+    def entry_of_results(self, result_digest: str, asked: Mapping[str, Any]) -> int | None:
+        """The entry holding these results, when it shows them as ``asked`` (the same run).
+
+        ``asked``: the :data:`ENTRY_OF_RESULTS` fields of the submission. The one rule of both
+        tracks, whatever the bundle's digest: a run resent from another folder (another
+        manifest) is its entry, as a resent bundle is.
+
+        Returns:
+            The entry's id, or None when no entry holds these results.
+
+        Raises:
+            DuplicateResultsError: an entry holds them but shows them otherwise (it says how).
+        """
+        same = self.find_results(result_digest)
+        if same is None:
+            return None
+        differences = entry_differences(same, asked)
+        if differences:
+            raise DuplicateResultsError(same, differences)
+        return same.id
 
     def find_results(self, result_digest: str) -> Submission | None:
         """The submission holding these results (:attr:`Submission.result_digest`), if any."""

@@ -29,7 +29,7 @@ from coordqa.leaderboard.bundle import (
     track_model,
 )
 from coordqa.leaderboard.catalog import BoardCatalog
-from coordqa.leaderboard.db import Database, DuplicateResultsError, Submission, dump_json
+from coordqa.leaderboard.db import SHOWN_AS, Database, Submission, dump_json
 from coordqa.leaderboard.names import imitated_name, imitation_refusal
 from coordqa.leaderboard.verify import VERIFIERS, VerificationError, Verified
 
@@ -207,7 +207,8 @@ def accept(
     Raises:
         VerificationError: the bundle is refused (its ``status`` is the HTTP answer).
         QuotaError: the token has ``quota`` visible entries already.
-        DuplicateResultsError: the same results are already an entry (under another name).
+        DuplicateResultsError: the same results are already an entry that shows them otherwise
+            (another name, link...; :meth:`~coordqa.leaderboard.db.Database.entry_of_results`).
     """
     bundle, data = parse_bundle(body)
     return admit(db, catalog, bundle, data, token_id, quota)
@@ -240,10 +241,11 @@ def admit(
     if existing is not None:
         return Accepted(existing, False, [])
     results = result_digest(data)
-    same = db.find_results(results)
-    if same is not None:
-        raise DuplicateResultsError(same)
     info = bundle.model
+    asked = {**{name: getattr(info, name) for name in SHOWN_AS}, "origin": origin, "job_id": job_id}
+    same = db.entry_of_results(results, asked)
+    if same is not None:
+        return Accepted(same, False, [])
     track = str(data["track"])
     verified = VERIFIERS.get(track)(bundle, catalog) if verify is None else verify(bundle)
     submission = Submission(

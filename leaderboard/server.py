@@ -5,8 +5,8 @@ Routes (each router's module says more):
 - :mod:`coordqa.leaderboard.submission_routes`: ``POST /api/submissions``, a bundle (bearer
   token needed); 201 new, 200 already stored, 400 malformed JSON, 401 no, wrong or revoked
   token, 403 the token's quota is used, 408 the body came too slowly, 409 the same results are
-  already an entry (``entry`` names it), 413 too large, 422 refused (with the reason), 429 the
-  token's rate limit (with Retry-After);
+  already an entry that shows them otherwise (``entry`` names it), 413 too large, 422 refused
+  (with the reason), 429 the token's rate limit (with Retry-After);
 - :mod:`coordqa.leaderboard.ranking_routes`: ``GET /api/entries``
   (``?dataset=&game=&sort=&order=&limit=&offset=``), ``GET /api/entries.csv``,
   ``GET /api/submissions/{id}``, ``GET /api/datasets``: public reading;

@@ -2,9 +2,9 @@
 
 201 new, 200 already stored, 400 malformed JSON, 401 no, wrong or revoked token, 403 the
 token's quota is used, 408 the body came too slowly, 409 the same results are already an entry
-(``entry`` names it), 413 too large, 422 refused (with the reason), 429 the token's rate limit
-(with Retry-After). Re-scoring runs in the thread pool, so one slow submission does not stall
-page views.
+that shows them otherwise (``entry`` names it), 413 too large, 422 refused (with the reason), 429
+the token's rate limit (with Retry-After). Re-scoring runs in the thread pool, so one slow
+submission does not stall page views.
 """
 
 from __future__ import annotations

@@ -38,6 +38,23 @@ def test_help_names_values_plainly_within_80_columns(path: tuple[str, ...]) -> N
     assert result.output.startswith("Usage: ")
     assert PYTHON_TYPE.findall(result.output) == []
     assert [line for line in result.output.splitlines() if len(line) > 80] == []
+    usage = result.output.splitlines()[0]
+    assert "{" not in usage, usage  # a required argument reads as its name (walk 6 #97)
+
+
+def test_usage_writes_arguments_as_click_does() -> None:
+    """Typer 0.29 writes a required argument ``{MODEL}``, which reads as a set of choices:
+    required ``NAME``, optional ``[NAME]``, repeatable ``NAME...`` (walkthrough 6 #97)."""
+    lines = {
+        args: CliRunner().invoke(app, [*args, "-h"], terminal_width=80).output.splitlines()[0]
+        for args in [("submit-endpoint",), ("eval-set",), ("score",), ("games", "show")]
+    }
+    assert lines == {
+        ("submit-endpoint",): "Usage: coordqa submit-endpoint [OPTIONS] MODEL",
+        ("eval-set",): "Usage: coordqa eval-set [OPTIONS] [SPEC_FILE]",
+        ("score",): "Usage: coordqa score [OPTIONS] RUNS...",
+        ("games", "show"): "Usage: coordqa games show [OPTIONS] GAME",
+    }
 
 
 def test_each_command_module_registers_the_commands_the_root_lists_for_it() -> None:

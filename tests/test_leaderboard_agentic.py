@@ -75,6 +75,16 @@ def test_agentic_run_is_replayed_and_ranked_on_its_own_tab(
     first, again = _post(client, bundle), _post(client, copy.deepcopy(bundle))
     assert first.status_code == 201, first.text
     assert again.status_code == 200 and again.json()["id"] == first.json()["id"]
+    # walkthrough 6 #246: the same episodes played into another folder (another manifest)
+    # were refused as "the same run under another name or details"; they are that entry
+    elsewhere = copy.deepcopy(bundle)
+    elsewhere["manifest"]["command"] += ["--backend", "ray"]
+    moved = _post(client, seal(elsewhere))
+    assert moved.status_code == 200 and moved.json()["id"] == first.json()["id"], moved.text
+    elsewhere["model"]["organisation"] = "Lab"
+    refused = _post(client, seal(elsewhere))
+    assert refused.status_code == 409, refused.text
+    assert "asks for another organisation: 'Lab' (the entry's: none)." in refused.json()["detail"]
     test_client = client[0]
     board = test_client.get("/api/agentic/entries").json()
     stored = load_agentic_run(agentic_run, with_exchanges=False)
@@ -217,5 +227,14 @@ def test_a_run_of_a_registered_grid_is_submitted_as_that_grid_only(tmp_path: Pat
     (line,) = refused.stderr.strip().splitlines()
     assert line.startswith(f"error: {run} played grid 'smoke' (version 1), not 'paper'"), line
     assert not (tmp_path / "paper.json").exists()
+    assert "or play 'paper' (`coordqa agentic grid paper ...`)" in line, line
+    assert "Did you mean" not in line, line  # 'paper' exists: no suggestion needed
+    # walkthrough 6 #167: a typo was advised to be played (`coordqa agentic grid smok ...`,
+    # which does not exist) and got no suggestion, though `agentic grid smok` gives one
+    typo = coordqa("submit", run, "--grid", "smok", "--out", tmp_path / "smok.json")
+    assert typo.returncode == 2, typo.stderr
+    (line,) = typo.stderr.strip().splitlines()
+    assert "not 'smok'. Did you mean 'smoke'? Leave --grid out to submit it as 'smoke'" in line
+    assert "agentic grid smok " not in line and "coordqa ships no grid 'smok'" in line, line
     same = coordqa("submit", run, "--grid", "smoke", "--out", tmp_path / "smoke.json")
     assert same.returncode == 0, same.stderr

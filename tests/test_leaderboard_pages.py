@@ -7,13 +7,14 @@ empty board; the Spearman p of 3 models read 0.000 (exact: 1/3).
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from leaderboard_support import BoardClient, synthetic_bundle
+from leaderboard_support import BoardClient, seal, synthetic_bundle
 from typer.testing import CliRunner
 
 from coordqa.cli import app as cli_app
@@ -59,14 +60,27 @@ def test_the_same_run_sent_again_under_another_name_is_refused(board: BoardClien
     first = synthetic_bundle(board.rows, display_name="My model")
     entry = board.submit(first).json()["id"]
     assert board.submit(first).json() == {**board.submit(first).json(), "id": entry}  # retry: ok
+    # walkthrough 6 #246: the same results from another run folder (another command line in
+    # the manifest, so another digest), under the same name, were refused as "the same run
+    # under another name or details": they are that entry, as a resent bundle is
+    elsewhere = copy.deepcopy(first)
+    elsewhere["manifest"]["command"] = ["synthetic", "--out", "runs/elsewhere"]
+    again = board.submit(seal(elsewhere))
+    assert again.status_code == 200, again.text
+    assert again.json()["id"] == entry and again.json()["created"] is False
     renamed = synthetic_bundle(board.rows, display_name="My model (again)")
     answer = board.submit(renamed)
     assert answer.status_code == 409
     assert answer.json()["entry"] == entry
-    assert (
-        f"these results are already entry {entry}, submitted as 'My model'"
-        in (answer.json()["detail"])
-    )
+    assert answer.json()["detail"].startswith(
+        f"these results are already entry {entry}, submitted as 'My model'; this submission "
+        "asks for another display name: 'My model (again)' (the entry's: 'My model')"
+    ), answer.json()["detail"]
+    linked = copy.deepcopy(first)
+    linked["model"]["link"] = "https://example.org/my-model"
+    detail = board.submit(seal(linked)).json()["detail"]
+    assert "another link: 'https://example.org/my-model' (the entry's: none)" in detail, detail
+    assert "display name" not in detail, detail  # only what differs is named
     board.db.set_hidden(entry, True, "asked to withdraw")
     hidden = board.submit(renamed)
     assert hidden.status_code == 409 and "(hidden by the admin)" in hidden.json()["detail"]

@@ -95,6 +95,16 @@ class _Argument(typer.core.TyperArgument):
         """No type label: the argument's name and help say what it takes."""
         return None
 
+    def get_usage_pieces(self, ctx: Context) -> list[str]:
+        """``NAME``, ``[NAME]`` when optional, ``NAME...`` when repeatable: click's usage line.
+
+        Typer 0.29 writes a required argument ``{NAME}``, the notation of a set of choices
+        (``submit-endpoint [OPTIONS] {MODEL}`` asked which models the braces offered).
+        """
+        name = str(self.metavar)  # set by _name_values
+        shown = name if self.required else f"[{name}]"
+        return [shown if self.nargs == 1 else f"{shown}..."]
+
 
 class _Option(typer.core.TyperOption):
     """An option that takes one value refuses a second one on the command line.
