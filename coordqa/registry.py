@@ -37,6 +37,7 @@ __all__ = [
     "Catalog",
     "Registry",
     "did_you_mean",
+    "offer",
     "resolve_reference",
     "spelled_as",
     "suggest",
@@ -104,7 +105,19 @@ def did_you_mean(name: str, candidates: Sequence[str]) -> str:
     >>> did_you_mean("smok", ["paper", "smoke"])
     " Did you mean 'smoke'?"
     """
-    close = suggest(name, list(candidates))
+    return offer(suggest(name, list(candidates)))
+
+
+def offer(close: Sequence[str]) -> str:
+    """`` Did you mean 'a', 'b'?`` for names already chosen, or "" for none: the one wording.
+
+    For a caller that knows the name meant by another rule than closeness (a bare model name's
+    litellm prefix); every other caller picks with :func:`did_you_mean`. Each name is quoted,
+    so it reads apart from the question mark (``'openai/gpt-4o'?``, not ``openai/gpt-4o?``).
+
+    >>> offer(["openai/gpt-4o"]), offer([])
+    (" Did you mean 'openai/gpt-4o'?", '')
+    """
     return f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
 
 
