@@ -102,7 +102,7 @@ def test_a_bare_model_name_is_told_its_provider_prefix(tmp_path: Path) -> None:
     result = coordqa("eval", "--model", "gpt-4o", "--limit", "1", "--out", tmp_path / "r")
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
-    assert "unknown model gpt-4o. Did you mean openai/gpt-4o?" in line, line
+    assert "unknown model gpt-4o. Did you mean 'openai/gpt-4o'?" in line, line
     unknown = coordqa("eval", "--model", "no-such-model-x", "--limit", "1")
     assert "Did you mean" not in unknown.stderr and "provider prefix" in unknown.stderr
 

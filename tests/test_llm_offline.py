@@ -107,7 +107,7 @@ def test_named_scripted_model_default_policy(system: str, user: str, expected_en
 
 
 def test_unknown_model_name_gets_suggestions() -> None:
-    with pytest.raises(ModelError, match="Did you mean random") as info:
+    with pytest.raises(ModelError, match="Did you mean 'random'") as info:
         get_model("randon")
     assert "openai/gpt-4o-mini" in str(info.value)
 

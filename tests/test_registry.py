@@ -78,7 +78,7 @@ def test_unknown_names_still_get_suggestions() -> None:
         coordqa.make_player("cak", "hanabi")
     with pytest.raises(UnknownNameError, match=r"Did you mean 'hanabi'"):
         coordqa.make_game("hanabbi")
-    with pytest.raises(ModelError, match=r"unknown model scriptd\. Did you mean scripted"):
+    with pytest.raises(ModelError, match=r"unknown model scriptd\. Did you mean 'scripted'"):
         coordqa.get_model("scriptd")
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from coordqa.errors import ConfigError
-from coordqa.registry import suggest
+from coordqa.registry import did_you_mean
 from coordqa.store import RunManifest
 
 __all__ = ["DatasetGroup", "group_by_dataset", "merge_groups", "pick_dataset"]
@@ -95,8 +95,7 @@ def pick_dataset(groups: Sequence[DatasetGroup], wanted: str) -> list[DatasetGro
     if found:
         return found
     titles = [g.title for g in groups]
-    close = suggest(wanted, titles)
-    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     raise ConfigError(
-        f"--dataset {wanted!r}: no run answered it; the runs answered {', '.join(titles)}.{hint}"
+        f"--dataset {wanted!r}: no run answered it; the runs answered {', '.join(titles)}."
+        f"{did_you_mean(wanted, titles)}"
     )

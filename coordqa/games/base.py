@@ -306,10 +306,9 @@ def make_game(name: str, layout: str | None = None, seed: int = 0, **options: An
     cls = GAMES.get(name)
     if layout is not None and layout not in cls.layouts:
         from coordqa.errors import UnknownNameError
-        from coordqa.registry import suggest
+        from coordqa.registry import did_you_mean
 
-        close = suggest(layout, list(cls.layouts))
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(layout, cls.layouts)
         raise UnknownNameError(
             f"unknown layout {layout!r} for {name}.{hint} Available: {', '.join(cls.layouts)}."
         )

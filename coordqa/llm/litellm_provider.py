@@ -44,7 +44,7 @@ from coordqa.llm.providers import Completion, Provider, reply_of
 from coordqa.llm.retry import is_connection_failure
 from coordqa.llm.served import served_hint
 from coordqa.llm.types import SAMPLING_FIELDS, GenerateConfig, Message, RetryDecision, Usage
-from coordqa.registry import suggest
+from coordqa.registry import did_you_mean
 
 KEY_OPTIONAL_WITH_API_BASE = frozenset(
     {
@@ -399,10 +399,9 @@ class LiteLLMProvider(Provider):
         """Raise ModelError unless litellm knows the model's provider prefix."""
         known = sorted(str(getattr(p, "value", p)) for p in litellm.provider_list)
         if self.prefix not in known:
-            close = suggest(self.prefix, known)
-            hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
             raise ModelError(
-                f"unknown litellm provider {self.prefix!r} in model {self.name!r}.{hint} "
+                f"unknown litellm provider {self.prefix!r} in model {self.name!r}."
+                f"{did_you_mean(self.prefix, known)} "
                 f"litellm knows {len(known)} providers, e.g. openai, anthropic, gemini, ollama, "
                 "hosted_vllm (full list: https://docs.litellm.ai/docs/providers)."
             )

@@ -21,7 +21,7 @@ from coordqa.errors import ConfigError, ModelError
 from coordqa.llm.addresses import active_guard
 from coordqa.llm.providers import Provider, ProviderFactory
 from coordqa.llm.types import TRANSPORTS, Transport
-from coordqa.registry import Registry, suggest
+from coordqa.registry import Registry, offer, suggest
 
 __all__ = [
     "PROVIDERS",
@@ -66,8 +66,7 @@ def create_provider(
     from coordqa.llm.litellm_provider import provider_prefix_of  # litellm itself is not imported
 
     prefix = provider_prefix_of(name)
-    close = [f"{prefix}/{name}"] if prefix else suggest(name, PROVIDERS.names())
-    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    hint = offer([f"{prefix}/{name}"] if prefix else suggest(name, PROVIDERS.names()))
     shown = {"/": "PATH", "?": "KEY=VALUE"}
     built_in = ", ".join(n + shown.get(n[-1], "") for n in PROVIDERS.names())
     raise ModelError(
