@@ -32,7 +32,7 @@ from pydantic import ConfigDict, GetCoreSchemaHandler, TypeAdapter, ValidationEr
 from pydantic_core import core_schema
 
 from coordqa.errors import ConfigError
-from coordqa.registry import suggest
+from coordqa.registry import did_you_mean
 
 __all__ = [
     "OPTIONS_CONFIG",
@@ -221,9 +221,9 @@ def _value_adapter(annotation: Any) -> TypeAdapter[Any]:
 def _unknown(owner: str, name: str, names: list[str]) -> str:
     if not names:
         return f"{owner!r} takes no options, got {name!r}"
-    near = suggest(name, names, limit=1)
-    hint = f"; did you mean {near[0]!r}?" if near else ""
-    return f"{owner!r} has no option {name!r}; its options: {', '.join(names)}{hint}"
+    listed = f"{owner!r} has no option {name!r}; its options: {', '.join(names)}"
+    hint = did_you_mean(name, names)
+    return f"{listed}.{hint}" if hint else listed
 
 
 def parse_assignment(text: str, what: str = "--agent-option") -> tuple[str, OptionValue]:

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from coordqa.registry import suggest, unknown_name_message
+from coordqa.registry import did_you_mean, unknown_name_message
 
 __all__ = ["spec_problems"]
 
@@ -60,9 +60,9 @@ def _problem(error: ErrorDetails, model: type[BaseModel]) -> str:
     choices = _choices(model, location, error)
     if choices is not None:
         given = error.get("input")
-        close = suggest(str(given), choices, limit=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        return f"{_place(location)} {given!r} is not one of: {', '.join(choices)}{hint}"
+        listed = f"{_place(location)} {given!r} is not one of: {', '.join(choices)}"
+        hint = did_you_mean(str(given), choices)
+        return f"{listed}.{hint}" if hint else listed
     reason = _reason(error)
     return f"{_place(location)}: {reason}" if location else reason
 

@@ -54,7 +54,7 @@ from coordqa.leaderboard.settings import BoardRunSettings
 from coordqa.leaderboard.verify import refuse_unrankable
 from coordqa.llm.addresses import AddressGuard, AddressRefused
 from coordqa.llm.direct_provider import DIRECT_PREFIXES, direct_serves
-from coordqa.registry import suggest
+from coordqa.registry import did_you_mean
 
 __all__ = [
     "FINISHED",
@@ -152,8 +152,8 @@ def _check_api_base(model: str, api_base: str, allow_private: bool) -> None:
 def _check_hosted(model: str, hosted: tuple[str, ...]) -> None:
     if not any(fnmatch.fnmatchcase(model, pattern) for pattern in hosted):
         names = [pattern for pattern in hosted if not any(c in pattern for c in "*?[")]
-        close = suggest(model, names)
-        hint = f". Did you mean {', '.join(repr(c) for c in close)}? Or" if close else ":"
+        close = did_you_mean(model, names)
+        hint = f".{close} Or" if close else ":"
         raise ConfigError(
             f"model {model!r} has no api_base and is not one this board hosts "
             f"({', '.join(hosted)}){hint} give the api_base of your OpenAI-compatible server"

@@ -356,7 +356,7 @@ def test_any_option_by_agent_option_and_a_misspelt_one_is_named(tmp_path: Path) 
     assert episode.spec.agent_options == {"variant": "mmp", "top_k": 2}
     wrong = _run(tmp_path / "x", *args, "--agent-option", "top-k=2")
     assert "'hm' has no option 'top-k'" in str(wrong.exception)
-    assert "did you mean 'top_k'?" in str(wrong.exception)
+    assert "Did you mean 'top_k'?" in str(wrong.exception)
     assert str(wrong.exception).startswith("--agent-option: ")
     assert "grid" not in str(wrong.exception)
     twice = _run(tmp_path / "y", *args, "--variant", "vmp", "--agent-option", "variant=mmp")

@@ -107,7 +107,7 @@ def test_a_misspelt_agent_option_is_refused_when_the_grid_is_read(in_game: bool)
     assert message.startswith("g.yaml: ") and "invalid grid" not in message
     assert "'cac' has no option 'use_tomm'" in message
     assert "use_tom, use_verifier, max_verifier_retries, tom_level" in message
-    assert "did you mean 'use_tom'?" in message
+    assert "Did you mean 'use_tom'?" in message
 
 
 def test_agent_option_values_are_checked_by_the_options_class_when_the_grid_is_read() -> None:

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from coordqa.errors import ConfigError
-from coordqa.registry import suggest
+from coordqa.registry import did_you_mean, suggest
 
 __all__ = ["ARG", "FILE_TEMPLATE", "chosen_format", "fold_system", "format_names", "keeps_system"]
 
@@ -72,9 +72,9 @@ def chosen_format(
         )
     if isinstance(given, str) and given in names:
         return given
-    close = suggest(str(given), list(names))
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise ConfigError(f"--model-arg {ARG}={given} is not a format of {model}{hint} ({listed})")
+    refused = f"--model-arg {ARG}={given} is not a format of {model} ({listed})"
+    hint = did_you_mean(str(given), names)
+    raise ConfigError(f"{refused}.{hint}" if hint else refused)
 
 
 class _Rendered(Exception):
