@@ -79,13 +79,15 @@ def test_dataset_stats_and_validate_take_dataset_as_eval_does() -> None:
 def test_an_unknown_option_is_suggested_only_a_close_one(
     args: tuple[str, ...], meant: list[str]
 ) -> None:
-    """Click's cutoff compares the names with their dashes, which every option shares."""
+    """Click's cutoff compares the names with their dashes, which every option shares; the
+    one rule compares them without, in the one wording (``Did you mean '--trials'?``)."""
     result = coordqa(*args)
     assert result.returncode == 2
     unknown = next(arg for arg in args if arg.startswith("--"))
     assert f"No such option: {unknown}" in result.stderr
-    suggested = re.findall(r"Possible options: ([^)]*)\)", result.stderr)
-    assert [name for line in suggested for name in line.split(", ")] == meant, result.stderr
+    suggested = re.findall(r"Did you mean ([^?]*)\?", result.stderr)
+    offered = [name.strip("'") for line in suggested for name in line.split(", ")]
+    assert offered == meant, result.stderr
 
 
 def test_submit_endpoint_says_why_it_takes_no_seed() -> None:

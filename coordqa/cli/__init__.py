@@ -16,12 +16,11 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
-from difflib import get_close_matches
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 import typer.main
-from typer._click.exceptions import NoSuchOption  # typer's own click (not exported)
+from typer._click.exceptions import NoSuchOption, UsageError  # typer's own click (not exported)
 from typer._click.parser import _Option as _ParserOption  # typer's own click (not exported)
 
 if TYPE_CHECKING:
@@ -166,7 +165,43 @@ def _shown(value: Any) -> str:
     return text if len(text) <= SHOWN_VALUE else text[: SHOWN_VALUE - 3] + "..."
 
 
-class _RootGroup(typer.core.TyperGroup):
+class _SuggestingGroup(typer.core.TyperGroup):
+    """A group whose unknown command is offered the close ones by the project's one rule.
+
+    Typer suggests commands by difflib's default cutoff, and from the loaded ones only; this
+    group asks :func:`coordqa.registry.did_you_mean` among every command it lists, loaded or
+    not, so ``coordqa evl`` and ``coordqa leaderboard jbo`` read like every other unknown name.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.suggest_commands = False  # Typer's own suggestion; resolve_command gives this one
+
+    def resolve_command(
+        self, ctx: Context, args: list[str]
+    ) -> tuple[str | None, Command | None, list[str]]:
+        """Click's resolution; ``No such command 'X'.`` followed by the close commands."""
+        try:
+            return super().resolve_command(ctx, args)
+        except UsageError as error:
+            from coordqa.registry import did_you_mean  # rapidfuzz: only for a wrong name
+
+            hint = did_you_mean(args[0], self.list_commands(ctx)) if args else ""
+            if hint:
+                error.message = f"{error.message.rstrip('.')}.{hint}"
+            raise
+
+
+def _suggest_commands(command: Any) -> None:
+    """Make ``command`` and every group under it a :class:`_SuggestingGroup` (Typer's are plain)."""
+    if type(command) is typer.core.TyperGroup:
+        command.__class__ = _SuggestingGroup
+        command.suggest_commands = False
+    for sub in getattr(command, "commands", {}).values():
+        _suggest_commands(sub)
+
+
+class _RootGroup(_SuggestingGroup):
     """The ``coordqa`` group: commands loaded on first use, their values named plainly in help.
 
     Click asks a group for a command by name (:meth:`get_command`) and for the names it has
@@ -182,31 +217,24 @@ class _RootGroup(typer.core.TyperGroup):
         """Every command, loaded or not."""
         return list(COMMAND_MODULES)
 
-    def resolve_command(
-        self, ctx: Context, args: list[str]
-    ) -> tuple[str | None, Command | None, list[str]]:
-        """Typer's resolution, with a "Did you mean" for every command, loaded or not.
-
-        Typer suggests from the loaded commands only; a name that is no command first loads
-        the commands nearest to it, so a typo gets its suggestion.
-        """
-        if args and args[0] not in COMMAND_MODULES:
-            for name in get_close_matches(args[0], list(COMMAND_MODULES)):
-                self.get_command(ctx, name)
-        return super().resolve_command(ctx, args)
-
     def invoke(self, ctx: Context) -> Any:
-        """Run the command; an unknown option of any command under it is suggested only a close one.
+        """Run the command; an unknown option of any command under it is offered the close ones.
 
         Click suggests options at difflib's cutoff of 0.6 on names with their dashes, which
         every option shares: ``--seed`` was offered ``--insecure`` and ``--trails`` three
-        options. Compared without the dashes at :data:`OPTION_CUTOFF`, a typo still finds its
-        option (``--modle``: ``--model``) and an option a command does not have finds none.
+        options. The one rule (:func:`coordqa.registry.suggest`) compares the names without
+        their dashes, among every option of the command: a typo still finds its option
+        (``--modle``: ``--model``) and an option a command does not have finds none.
         """
         try:
             return super().invoke(ctx)
         except NoSuchOption as error:
-            error.possibilities = _close_options(error.option_name, error.possibilities or ())
+            from coordqa.registry import offer
+
+            options = _long_options(error.ctx) if error.ctx is not None else []
+            hint = offer(_close_options(error.option_name, options))
+            error.possibilities = None  # click's "(Possible options: ...)"; hint says it
+            error.message = f"{error.message}.{hint}" if hint else error.message
             raise
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
@@ -214,23 +242,32 @@ class _RootGroup(typer.core.TyperGroup):
         if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
             for name, command in registered_commands(COMMAND_MODULES[cmd_name]).items():
                 _name_values(command)
+                _suggest_commands(command)
                 self.add_command(command, name)
         return super().get_command(ctx, cmd_name)
 
 
-OPTION_CUTOFF = 0.7
-"""difflib's similarity an option name (without dashes) needs to be suggested: a swapped or
-missing letter scores 0.8 or more (``trails``/``trials`` 0.83, ``limt``/``limit`` 0.89), an
-unrelated name of shared letters 0.6 (``seed``/``hosted``, which click's 0.6 let through)."""
-
-
-def _close_options(typed: str, offered: Sequence[str]) -> list[str]:
-    """The options of ``offered`` close to ``typed`` when their leading dashes are left out."""
-    bare = {option.lstrip("-"): option for option in offered}
+def _long_options(ctx: Context) -> list[str]:
+    """The ``--names`` of the options of ``ctx``'s command (generated ones, ``--no-`` forms)."""
     return [
-        bare[name]
-        for name in get_close_matches(typed.lstrip("-"), list(bare), cutoff=OPTION_CUTOFF)
+        name
+        for param in ctx.command.get_params(ctx)
+        for name in [*param.opts, *param.secondary_opts]
+        if name.startswith("--")
     ]
+
+
+def _close_options(typed: str, options: Sequence[str]) -> list[str]:
+    """The option closest to ``typed`` when their leading dashes are left out, if one is close.
+
+    Only the closest: a command's options share stems (``--model``, ``--model-arg``), so a typo
+    of one is also a part of its siblings, which the rule's match within a longer name offers
+    too (``--modle``: ``--model``, ``--model-arg``). One option was meant.
+    """
+    bare = {option.lstrip("-"): option for option in options}
+    from coordqa.registry import suggest
+
+    return [bare[name] for name in suggest(typed.lstrip("-"), list(bare), limit=1)]
 
 
 def registered_commands(module: str) -> dict[str, Command]:
