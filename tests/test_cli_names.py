@@ -74,6 +74,7 @@ def test_dataset_stats_and_validate_take_dataset_as_eval_does() -> None:
         (("submit", "RUN", "--seed", "3"), []),  # not --insecure
         (("leaderboard", "serve", "--seed", "1"), []),  # not --db, --hosted
         (("report", "RUN", "--seed", "1"), []),  # not --sizes
+        (("agentic", "run", "--no-use-tom"), ["--no-tom"]),  # a generated agent flag
     ],
 )
 def test_an_unknown_option_is_suggested_only_a_close_one(

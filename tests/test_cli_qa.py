@@ -207,6 +207,13 @@ def test_a_mistyped_command_gets_the_nearest_names(typo: str, meant: str) -> Non
     assert f"Did you mean '{meant}'" in result.stderr
 
 
+def test_a_mistyped_subcommand_gets_the_same_words() -> None:
+    """A group under the root suggests by the same rule and words as the root itself."""
+    result = coordqa("leaderboard", "jbo")
+    assert result.returncode == 2
+    assert "No such command 'jbo'. Did you mean 'job'?" in result.stderr, result.stderr
+
+
 def test_a_pair_option_given_twice_is_refused_in_one_line() -> None:
     """``--players A,B`` is one pair: a second one is no union, so it is refused, not dropped."""
     result = coordqa("games", "show", "collab_escape", "--players", "a,b", "--players", "c,d")
