@@ -74,7 +74,10 @@ def chosen_format(
         return given
     close = suggest(str(given), list(names))
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise ConfigError(f"--model-arg {ARG}={given} is not a format of {model}{hint} ({listed})")
+    raise ConfigError(
+        f"--model-arg {ARG}={given} is not a chat format llama-cpp-python knows for {model}"
+        f"{hint} ({listed})"
+    )
 
 
 class _Rendered(Exception):
