@@ -44,6 +44,7 @@ from coordqa.words import counted
 if TYPE_CHECKING:
     from coordqa.analysis import RunAnalysis
     from coordqa.evaluation import RunResult
+    from coordqa.jsonvalues import JSONObject
     from coordqa.llm import UsageTotals
 
 console = Console()
@@ -289,9 +290,7 @@ def eval_command(
         ),
     ] = None,
     quiet: Quiet = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print a JSON summary on stdout instead of tables.")
-    ] = False,
+    as_json: AsJson = False,
     verbose: Annotated[
         bool,
         typer.Option(
@@ -380,11 +379,29 @@ JSON_FLOAT_DIGITS = 6
 keeps every number exact."""
 
 
+AsJson = Annotated[
+    bool, typer.Option("--json", help="Print a JSON summary on stdout instead of tables.")
+]
+"""``--json`` of ``eval`` and ``score``: the same summary of a run (:func:`print_json`)."""
+
+
+def print_json(run: JSONObject | list[JSONObject]) -> None:
+    """A run's JSON summary (or a list of them) on stdout, floats rounded.
+
+    Each summary states its decimals (``float_digits``, :data:`JSON_FLOAT_DIGITS`).
+    """
+    stated = (
+        [{"float_digits": JSON_FLOAT_DIGITS, **one} for one in run]
+        if isinstance(run, list)
+        else {"float_digits": JSON_FLOAT_DIGITS, **run}
+    )
+    print(json.dumps(rounded(stated, JSON_FLOAT_DIGITS), indent=2, allow_nan=False))
+
+
 def show_result(result: RunResult, *, as_json: bool, quiet: bool) -> None:
     """The results on stdout (tables, or JSON); the counts on stderr unless ``quiet``."""
     if as_json:
-        payload = {"float_digits": JSON_FLOAT_DIGITS, **result.to_json()}
-        print(json.dumps(rounded(payload, JSON_FLOAT_DIGITS), indent=2, allow_nan=False))
+        print_json(result.to_json())
     else:
         render_analysis(result.analysis)
     if not quiet:
