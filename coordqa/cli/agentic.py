@@ -240,7 +240,10 @@ def _play_planned(plan: GridPlan, *, quiet: bool = False) -> None:
         def show(state: GridProgress) -> None:
             if state.new_error is not None:
                 say_first_error(progress.console, state.new_error)
-            counts = f"{state.decisions:,} moves (both seats), {state.model_calls:,} model calls"
+            counts = (
+                f"this session: {state.decisions:,} moves (both seats), "
+                f"{state.model_calls:,} model calls"
+            )
             if state.failed:
                 counts += f", {state.failed} failed"
             progress.update(task, completed=state.done, counts=counts)
