@@ -95,6 +95,7 @@ from coordqa.store import (
     open_run,
     open_to_write,
 )
+from coordqa.words import counted
 
 
 @dataclass
@@ -834,7 +835,11 @@ def run_grid(
 
 
 def interrupted_message(run_dir: Path) -> str:
-    """What an interrupted grid kept, and how to resume it."""
+    """What an interrupted grid kept, and how to resume it (nothing to resume: it says so).
+
+    Its counts are the whole run's, every session's: the bar above it counts this session's
+    moves and calls (walkthrough 7, #77), so the message names which it counts.
+    """
     if not (run_dir / MANIFEST).exists():
         return "interrupted before the run directory was created; nothing was played"
     store = open_run(run_dir)
@@ -842,10 +847,19 @@ def interrupted_message(run_dir: Path) -> str:
     planned = store.manifest.runtime.get("episodes")
     of = f" of {planned}" if isinstance(planned, int) else ""
     exchanges = sum(1 for r in store.iter_records(EXCHANGES) if r.get("kind") == "exchange")
+    kept = (
+        f"{episodes}{of} episodes finished (as the bar counts them) and "
+        f"{counted(exchanges, 'model exchange')} in the run (every session) are stored in "
+        f"{run_dir}"
+    )
+    if isinstance(planned, int) and episodes >= planned:
+        return (
+            f"interrupted after the last episode: {kept}. The run is complete: nothing is "
+            f"missing (coordqa agentic report {run_dir} prints its tables)."
+        )
     return (
-        f"interrupted: {episodes}{of} episodes finished (as the bar counts them) and "
-        f"{exchanges} model exchange(s) are stored in {run_dir}. Run the same command again "
-        "to resume (finished episodes are not played again)."
+        f"interrupted: {kept}. Run the same command again to resume (finished episodes are "
+        "not played again)."
     )
 
 

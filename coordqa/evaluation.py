@@ -149,18 +149,14 @@ class RunResult:
     @property
     def error_rate(self) -> float:
         """Error samples over the samples the run needs."""
-        expected = self.analysis.expected_samples or self.analysis.stored_samples
-        return self.analysis.errors / expected if expected else 0.0
+        return error_rate(self.analysis)
 
     def to_json(self) -> JSONObject:
         """A machine-readable summary: status, sample and call counts, and the accuracies."""
-        dataset = self.manifest.dataset
+        whole_run = run_json(self.run_dir, self.manifest, self.analysis)
+        summary = whole_run.pop("summary")
         return {
-            "run_dir": str(self.run_dir),
-            "label": self.manifest.label,
-            "dataset": None if dataset is None else dataset.model_dump(mode="json"),
-            "status": self.manifest.status,
-            "error_rate": self.error_rate,
+            **whole_run,
             "samples": {
                 "new": self.new_samples,
                 "resumed": self.resumed_samples,
@@ -168,8 +164,31 @@ class RunResult:
             },
             "calls": {"session": self.calls.to_json(), "run": self.run_calls.to_json()},
             "dropped_params": self.manifest.runtime.get("dropped_params"),
-            "summary": self.analysis.to_json(),
+            "summary": summary,
         }
+
+
+def error_rate(analysis: RunAnalysis) -> float:
+    """Error samples over the samples the run needs (stored ones when it does not say)."""
+    expected = analysis.expected_samples or analysis.stored_samples
+    return analysis.errors / expected if expected else 0.0
+
+
+def run_json(run_dir: Path, manifest: RunManifest, analysis: RunAnalysis) -> JSONObject:
+    """What a run's JSON summary says of the whole run, whichever session wrote it.
+
+    ``coordqa eval --json`` adds its session's counts (:meth:`RunResult.to_json`);
+    ``coordqa score --json`` prints it as it is: one shape for both.
+    """
+    dataset = manifest.dataset
+    return {
+        "run_dir": str(run_dir),
+        "label": manifest.label,
+        "dataset": None if dataset is None else dataset.model_dump(mode="json"),
+        "status": manifest.status,
+        "error_rate": error_rate(analysis),
+        "summary": analysis.to_json(),
+    }
 
 
 EvalFailed = RunFailed

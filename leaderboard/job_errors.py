@@ -20,6 +20,7 @@ from coordqa.errors import CoordqaError, ModelNotServed, RunFailed
 from coordqa.leaderboard.db import QuotaError
 from coordqa.leaderboard.verify import VerificationError
 from coordqa.llm.redaction import redact
+from coordqa.words import counted
 
 __all__ = [
     "BudgetExceeded",
@@ -129,7 +130,8 @@ def _public(exc: BaseException, secrets: Sequence[str | None]) -> str:
     if isinstance(exc, GridIncomplete):
         said = "" if exc.first_error is None else _said(exc.first_error, secrets)
         return (
-            f"{exc.failed} episodes of the grid failed and {exc.skipped} were skipped{said}: "
+            f"{counted(exc.failed, 'episode')} of the grid failed and {exc.skipped} "
+            f"{'was' if exc.skipped == 1 else 'were'} skipped{said}: "
             "check that the endpoint answers reliably, then register it again"
         )
     if isinstance(exc, QuotaError):

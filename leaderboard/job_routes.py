@@ -37,6 +37,7 @@ from coordqa.leaderboard.routing import (
     read_body,
 )
 from coordqa.leaderboard.verify import VerificationError
+from coordqa.words import counted
 
 __all__ = ["router"]
 
@@ -95,7 +96,8 @@ def _register(board: BoardState, token_id: int, body: bytes) -> _Registered:
         pending = unfinished_jobs(db, token_id) + db.visible_entries_of(token_id)
         if pending >= limits.quota:
             raise ConfigError(
-                f"this token has {pending} visible entries and unfinished jobs, the "
+                f"this token has {counted(pending, 'visible entry', 'visible entries')} and "
+                "unfinished jobs, the "
                 f"server's quota of {limits.quota} per token"
             )
     if set(wanted.grids) - set(catalog.grids):

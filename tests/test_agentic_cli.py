@@ -69,6 +69,8 @@ def test_the_progress_line_says_whose_moves_it_counts(tmp_path: Path) -> None:
     moves = sum(decisions_per_seat(episode.trajectory).values())
     assert f"{moves:,} moves (both seats)" in done.stderr
     assert " decisions," not in done.stderr
+    # walkthrough 7, #77: beside the whole run's episodes, the moves and calls are this session's
+    assert f"this session: {moves:,} moves" in done.stderr
 
 
 def test_agentic_report_reads_the_runs_in_a_folder(tmp_path: Path) -> None:

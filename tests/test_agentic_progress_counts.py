@@ -45,3 +45,34 @@ def test_an_episode_written_as_ctrl_c_comes_is_counted_on_the_bar_and_in_the_mes
     assert stored == 1
     assert states[-1] == stored  # the bar's last count is what is stored
     assert f"{stored} of 2 episodes finished" in str(stop.value)
+
+
+def test_a_run_stopped_after_its_last_episode_says_it_is_complete_not_to_resume(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 7, #73: Ctrl-C after every episode had finished said "3 of 3 episodes
+    finished ... Run the same command again to resume", and the rerun played 0."""
+    from coordqa.agentic.runner import interrupted_message
+
+    grid = parse_grid(
+        {"agents": ["capture-planner"], "games": [{"game": "collab_capture", "seeds": [0, 1]}]}
+    )
+    out = tmp_path / "run"
+    run_grid(grid, out)
+    said = interrupted_message(out)
+    assert "2 of 2 episodes finished" in said and "complete" in said, said
+    assert "resume" not in said and "again" not in said, said
+
+
+def test_the_interrupted_message_says_its_exchanges_are_the_whole_run_s(tmp_path: Path) -> None:
+    """#77: "8691 model exchange(s) stored" sat under the bar's "2,718 model calls" of this
+    session without saying which counts what."""
+    from coordqa.agentic.runner import interrupted_message
+
+    grid = parse_grid(
+        {"agents": ["capture-planner"], "games": [{"game": "collab_capture", "seeds": [0]}]}
+    )
+    out = tmp_path / "run"
+    run_grid(grid, out)
+    said = interrupted_message(out)
+    assert "0 model exchanges in the run (every session)" in said, said

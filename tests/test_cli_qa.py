@@ -193,7 +193,7 @@ def test_eval_counts_empty_replies_and_says_when_the_token_cap_cut_them(
         result = runner.invoke(app, [*args, "--limit", "3", "--trials", "1", "--concurrency", "1"])
     assert result.exit_code == 0, result.output
     assert "empty replies: 2 (the model answered nothing" in result.output
-    assert "1 empty replies stopped at the token cap" in result.output
+    assert "1 empty reply stopped at the token cap" in result.output
     assert "raise --max-tokens" in result.output
 
 

@@ -253,7 +253,7 @@ def test_a_file_without_a_chat_template_is_refused_until_its_format_is_given(
     # gemma's format drops system messages: the rules open the user turn, as Gemma's template
     assert chat_format == "gemma"
     assert messages == [{"role": "user", "content": "Rules: answer with a letter.\n\nA. x\nB. y"}]
-    refused = r"chat_format=gema is not a format .*Did you mean 'gemma'"
+    refused = r"chat_format=gema is not a chat format llama-cpp-python knows .*Did you mean 'gemma'"
     with pytest.raises(ConfigError, match=refused):
         asyncio.run(model.generate(QUESTION, GenerateConfig(extra={"chat_format": "gema"})))
 

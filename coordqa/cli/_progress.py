@@ -14,10 +14,11 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypedDict
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from coordqa.cli._errors import INTERRUPTED_EXIT
@@ -27,6 +28,14 @@ if TYPE_CHECKING:
     from coordqa.evaluation import EvalProgress
     from coordqa.llm import UsageTotals
     from coordqa.records import QACall, Question
+
+Quiet = Annotated[
+    bool,
+    typer.Option(
+        "--quiet", "-q", help="No progress; only errors, the results and the run directory."
+    ),
+]
+"""``--quiet`` of every command with a live progress bar: one meaning everywhere."""
 
 PLAIN_EVERY_S = 30.0
 """Seconds between two plain progress lines (at most)."""
@@ -110,9 +119,7 @@ class EvalDisplay:
                 soft_wrap=True,
             )
         if snapshot.new_error is not None:
-            self.console.print(
-                f"[red]error[/] (first of its kind): {snapshot.new_error}", highlight=False
-            )
+            say_first_error(self.console, snapshot.new_error)
         if snapshot.dropped_params and not self.warned:
             self.warned = True
             self.console.print(
@@ -333,6 +340,21 @@ def grouped(what: str, calls: list[str]) -> str:
     rest = len(calls) - min(len(named), NAMES_SHOWN)
     names = f"{shown} and {rest} more" if shown and rest else shown
     return f"{len(calls)} calls: {what}" + (f" ({names})" if names else "")
+
+
+def say_first_error(console: Console, error: str, where: str = "") -> None:
+    """Print the first error of its kind (``where``: `` in LABEL``), after what caused it.
+
+    The timed-out attempts wait up to :data:`ATTEMPTS_GROUPED_S` to be grouped, and the error
+    their call gave up with comes sooner: it was printed above the attempt that caused it
+    (walkthrough 7, #184). So the attempts said so far are printed first.
+    """
+    from coordqa.llm import retry
+
+    for handler in retry.log.handlers:
+        if isinstance(handler, _AttemptLines):
+            handler.flush()
+    console.print(f"[red]error[/]{where} (first of its kind): {escape(error)}", highlight=False)
 
 
 @contextmanager

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from coordqa.cli._progress import say_first_error
+
 if TYPE_CHECKING:
     from coordqa.evalset import SetEvent
     from coordqa.evaluation import EvalProgress
@@ -20,9 +22,10 @@ if TYPE_CHECKING:
 class SetDisplay:
     """Receives a set's events and prints a line for each member's start and end."""
 
-    def __init__(self, console: Console) -> None:
-        """Print on ``console`` (a stderr console)."""
+    def __init__(self, console: Console, *, quiet: bool = False) -> None:
+        """Print on ``console`` (a stderr console); ``quiet``: only errors (``--quiet``)."""
         self.console = console
+        self.quiet = quiet
         self.latest: dict[str, EvalProgress] = {}
         """Each running member's last snapshot, by its label."""
 
@@ -33,12 +36,11 @@ class SetDisplay:
         if event.kind == "progress" and event.progress is not None:
             snapshot = event.progress
             if snapshot.new_error is not None:
-                self.console.print(
-                    f"[red]error[/] in {label} (first of its kind): {snapshot.new_error}",
-                    highlight=False,
-                )
+                say_first_error(self.console, snapshot.new_error, where=f" in {label}")
             self.latest[label] = snapshot
             self.update(label, snapshot)
+        elif self.quiet and event.kind != "failed":
+            return
         elif event.kind == "skipped":
             self.console.print(f"skip {label}: complete ({event.member.run})", highlight=False)
         elif event.kind == "started":
@@ -126,6 +128,8 @@ class SetBars(SetDisplay):
         self.progress.stop()
 
 
-def set_display(console: Console) -> SetDisplay:
-    """Bars on a terminal, summed lines elsewhere."""
+def set_display(console: Console, *, quiet: bool = False) -> SetDisplay:
+    """Bars on a terminal, summed lines elsewhere; with ``quiet``, errors only."""
+    if quiet:
+        return SetDisplay(console, quiet=True)
     return SetBars(console) if console.is_terminal else SetLines(console)

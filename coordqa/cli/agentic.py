@@ -33,6 +33,7 @@ from coordqa.cli._lists import split_list
 from coordqa.cli._names import game_name
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._outputs import generated_folder, run_folder
+from coordqa.cli._progress import Quiet
 from coordqa.cli._run_inputs import runs_to_report
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
@@ -197,41 +198,52 @@ def _api_keys(api_key_env: str | None, models: list[str]) -> dict[str, str] | No
     return dict.fromkeys(models, key)
 
 
-def _play(config: GridConfig, out: Path | None, api_keys: dict[str, str] | None = None) -> None:
-    """Check the grid and its folder, connect its engine, then play it (:func:`_play_planned`)."""
+def _play(
+    config: GridConfig,
+    out: Path | None,
+    api_keys: dict[str, str] | None = None,
+    *,
+    quiet: bool = False,
+) -> None:
+    """Check the grid and its folder, connect its engine, then play it (:func:`_play_planned`).
+
+    ``quiet``: no progress (``--quiet``), only errors, the results and the run directory.
+    """
     from coordqa.agentic.runner import default_out, plan_grid
 
     plan = plan_grid(config, out or default_out(config), api_keys)  # refusals before the bar
     with plan.engine():  # an unreachable Ray too
-        _play_planned(plan)
+        _play_planned(plan, quiet=quiet)
 
 
-def _play_planned(plan: GridPlan) -> None:
+def _play_planned(plan: GridPlan, *, quiet: bool = False) -> None:
     """Play a checked grid under a progress bar; print its tables; exit 1 when the run failed."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from coordqa.agentic.runner import GridProgress, play_grid
-    from coordqa.cli._progress import attempt_lines
+    from coordqa.cli._progress import attempt_lines, say_first_error
 
     total = len(plan.specs)
     count = episode_count(plan.specs)
-    messages.print(f"playing {count}", highlight=False)
+    if not quiet:
+        messages.print(f"playing {count}", highlight=False)
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[counts]}"),
         console=messages,
+        disable=quiet,
     ) as progress:
         task = progress.add_task("episodes finished", total=total, counts="")
 
         def show(state: GridProgress) -> None:
             if state.new_error is not None:
-                progress.console.print(
-                    f"[red]error[/] (first of its kind): {escape(state.new_error)}",
-                    highlight=False,
-                )
-            counts = f"{state.decisions:,} moves (both seats), {state.model_calls:,} model calls"
+                say_first_error(progress.console, state.new_error)
+            counts = (
+                f"this session: {state.decisions:,} moves (both seats), "
+                f"{state.model_calls:,} model calls"
+            )
             if state.failed:
                 counts += f", {state.failed} failed"
             progress.update(task, completed=state.done, counts=counts)
@@ -413,6 +425,7 @@ def run_command(
     calls: CallOptions = CallOptions(),
     transport: Transport = None,
     execution: ExecutionOptions = ExecutionOptions(),
+    quiet: Quiet = False,
 ) -> None:
     """Play one agent with one partner (or itself) on one game, and print the tables.
 
@@ -479,14 +492,14 @@ def run_command(
     }
     grid = parse_grid(data, options={**RUN_OPTIONS, **agent_options})
     keys = _api_keys(endpoint.api_key_env, grid.model_names())
-    if not self_play and partner is None:
+    if not self_play and partner is None and not quiet:
         messages.print("no --partner given: self-play (--partner P for cross-play)")
     if only_layout is not None and partner is not None:
         messages.print(
             f"--partner {partner} plays only {only_layout}: playing {only_layout} alone (as "
             f"--layout {only_layout}; {partner.split('-')[0]}-LAYOUT plays each other layout)"
         )
-    _play(grid, out, keys)
+    _play(grid, out, keys, quiet=quiet)
 
 
 @agentic_app.command("options")
@@ -551,6 +564,7 @@ def grid_command(
     calls: CallOptions = CallOptions(),
     transport: Transport = None,
     execution: ExecutionOptions = ExecutionOptions(),
+    quiet: Quiet = False,
 ) -> None:
     """Play every episode of a grid, resumable: played episodes are never played again.
 
@@ -580,7 +594,7 @@ def grid_command(
     data["generate"] = _merged(data, "generate", sampling.given())
     data["runtime"] = _runtime(data, execution, calls, transport)
     grid = parse_grid(data, where=str(config))
-    _play(grid, out, _api_keys(endpoint.api_key_env, grid.model_names()))
+    _play(grid, out, _api_keys(endpoint.api_key_env, grid.model_names()), quiet=quiet)
 
 
 def _merged(data: dict[str, Any], key: str, values: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
 from coordqa.cli._errors import RUN_FAILED_EXIT
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._outputs import output_folder
+from coordqa.cli._progress import Quiet
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError
 
@@ -113,6 +114,7 @@ def eval_set_command(
             callback=set_folder,
         ),
     ] = None,
+    quiet: Quiet = False,
 ) -> None:
     """Evaluate many models on CoordinationQA as one set; rerun the same command to resume.
 
@@ -184,7 +186,7 @@ def eval_set_command(
         refuse_repeats(
             spec, lambda index: f"{spec_file}'s models[{index}]" if index < listed else "--model"
         )
-    display = set_display(messages)
+    display = set_display(messages, quiet=quiet)
     with live_run(display, messages, SetInterrupted):
         result = evaluate_set(spec, progress=display)
     render_set(result)

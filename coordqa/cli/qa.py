@@ -34,6 +34,7 @@ from coordqa.cli._call_options import (
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, warn
 from coordqa.cli._lists import split_list
 from coordqa.cli._outputs import run_folder
+from coordqa.cli._progress import Quiet
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import ConfigError
 from coordqa.eval_config import eval_default
@@ -43,6 +44,7 @@ from coordqa.words import counted
 if TYPE_CHECKING:
     from coordqa.analysis import RunAnalysis
     from coordqa.evaluation import RunResult
+    from coordqa.jsonvalues import JSONObject
     from coordqa.llm import UsageTotals
 
 console = Console()
@@ -143,11 +145,15 @@ def render_analysis(analysis: RunAnalysis) -> None:
     )
     if analysis.errors:
         messages.print(
-            f"[yellow]{analysis.errors} samples are errors (calls that failed after retries): "
-            "they are excluded from accuracy; run the same command again to retry them.[/]"
+            f"[yellow]{_errors_said(analysis.errors)}: excluded from accuracy; run the same "
+            "command again to retry.[/]"
         )
     if analysis.missing:
-        messages.print(f"[yellow]{analysis.missing} samples were never stored (unfinished run).[/]")
+        never = "was" if analysis.missing == 1 else "were"
+        messages.print(
+            f"[yellow]{counted(analysis.missing, 'sample')} {never} never stored "
+            "(unfinished run).[/]"
+        )
     if analysis.empty_replies:
         messages.print(
             f"empty replies: {analysis.empty_replies} (the model answered nothing: read as "
@@ -156,7 +162,8 @@ def render_analysis(analysis: RunAnalysis) -> None:
         )
     if analysis.empty_at_max_tokens:
         messages.print(
-            f"[yellow]{analysis.empty_at_max_tokens} empty replies stopped at the token cap "
+            f"[yellow]{counted(analysis.empty_at_max_tokens, 'empty reply', 'empty replies')} "
+            "stopped at the token cap "
             "(finish reason length): raise --max-tokens to leave the model room to answer.[/]",
             highlight=False,
         )
@@ -282,15 +289,8 @@ def eval_command(
             callback=run_folder,
         ),
     ] = None,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "--quiet", "-q", help="No progress; only errors, the results and the run directory."
-        ),
-    ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print a JSON summary on stdout instead of tables.")
-    ] = False,
+    quiet: Quiet = False,
+    as_json: AsJson = False,
     verbose: Annotated[
         bool,
         typer.Option(
@@ -367,16 +367,41 @@ def eval_command(
     show_result(result, as_json=as_json, quiet=quiet)
 
 
+def _errors_said(errors: int) -> str:
+    """``errors`` error samples as a sentence's subject and verb, singular or plural."""
+    if errors == 1:
+        return "1 sample is an error (a call that failed after retries)"
+    return f"{errors} samples are errors (calls that failed after retries)"
+
+
 JSON_FLOAT_DIGITS = 6
 """Decimals of the floats ``--json`` prints (stated in its ``float_digits``); the run directory
 keeps every number exact."""
 
 
+AsJson = Annotated[
+    bool, typer.Option("--json", help="Print a JSON summary on stdout instead of tables.")
+]
+"""``--json`` of ``eval`` and ``score``: the same summary of a run (:func:`print_json`)."""
+
+
+def print_json(run: JSONObject | list[JSONObject]) -> None:
+    """A run's JSON summary (or a list of them) on stdout, floats rounded.
+
+    Each summary states its decimals (``float_digits``, :data:`JSON_FLOAT_DIGITS`).
+    """
+    stated = (
+        [{"float_digits": JSON_FLOAT_DIGITS, **one} for one in run]
+        if isinstance(run, list)
+        else {"float_digits": JSON_FLOAT_DIGITS, **run}
+    )
+    print(json.dumps(rounded(stated, JSON_FLOAT_DIGITS), indent=2, allow_nan=False))
+
+
 def show_result(result: RunResult, *, as_json: bool, quiet: bool) -> None:
     """The results on stdout (tables, or JSON); the counts on stderr unless ``quiet``."""
     if as_json:
-        payload = {"float_digits": JSON_FLOAT_DIGITS, **result.to_json()}
-        print(json.dumps(rounded(payload, JSON_FLOAT_DIGITS), indent=2, allow_nan=False))
+        print_json(result.to_json())
     else:
         render_analysis(result.analysis)
     if not quiet:

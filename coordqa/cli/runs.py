@@ -32,6 +32,7 @@ from coordqa.cli._tables import (
     number_column,
     print_entry,
 )
+from coordqa.cli.qa import AsJson
 from coordqa.errors import ConfigError
 from coordqa.outputs import QA_REPORT, make_output_file
 
@@ -325,15 +326,27 @@ def _marked(outcome: str, correct: bool) -> str:
 
 def score_command(
     runs: Annotated[list[Path], typer.Argument(help="Run directories to re-score.")],
+    as_json: AsJson = False,
 ) -> None:
-    """Re-score stored replies with the current answer matching (no model calls)."""
-    from coordqa.cli.qa import render_analysis
-    from coordqa.evaluation import score
+    """Re-score stored replies with the current answer matching (no model calls).
 
+    ``--json`` prints what ``coordqa eval --json`` prints of the run, less the counts of an
+    eval session (samples, calls, dropped parameters); a list of them for several runs.
+    """
+    from coordqa.cli.qa import print_json, render_analysis
+    from coordqa.evaluation import run_json, score
+    from coordqa.store import open_run
+
+    summaries = []
     for run in runs:
         analysis = score(run)
-        render_analysis(analysis)
+        if as_json:
+            summaries.append(run_json(run, open_run(run).manifest, analysis))
+        else:
+            render_analysis(analysis)
         messages.print(f"rewrote scores.jsonl and summary.json in [bold]{run}[/]")
+    if as_json:
+        print_json(summaries[0] if len(summaries) == 1 else summaries)
 
 
 def report_command(

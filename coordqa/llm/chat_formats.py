@@ -72,7 +72,10 @@ def chosen_format(
         )
     if isinstance(given, str) and given in names:
         return given
-    refused = f"--model-arg {ARG}={given} is not a format of {model} ({listed})"
+    refused = (
+        f"--model-arg {ARG}={given} is not a chat format llama-cpp-python knows for {model} "
+        f"({listed})"
+    )
     hint = did_you_mean(str(given), names)
     raise ConfigError(f"{refused}.{hint}" if hint else refused)
 

@@ -173,7 +173,7 @@ class LlamaCppProvider(Provider):
 
         Raises:
             ConfigError: the file has no chat template and no ``chat_format`` is given, or the
-                one given is not a format of this model (the message lists them).
+                one given is not a chat format llama-cpp-python knows (the message lists them).
             MissingDependencyError, ModelError: as :meth:`check`.
         """
         extra = {**config.extra, CHAT_FORMAT: self._format(config.extra.get(CHAT_FORMAT))}

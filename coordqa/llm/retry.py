@@ -31,6 +31,7 @@ from typing import Generic, TypeVar
 from coordqa.errors import CoordqaError
 from coordqa.llm.call_names import current_call
 from coordqa.llm.types import CallPolicy, ErrorKind, RetryDecision
+from coordqa.words import counted
 
 log = logging.getLogger(__name__)
 """Each timed-out attempt, as it happens, named by its call (:mod:`coordqa.llm.call_names`);
@@ -89,7 +90,7 @@ class ConnectionBreaker:
         """Why calls are failing, for the error text of an ``unreachable`` call."""
         with self._lock:
             return (
-                f"the server did not answer {self._misses} attempts in a row "
+                f"the server did not answer {counted(self._misses, 'attempt')} in a row "
                 f"(--max-connection-failures {self.threshold}); last error: {self._last_error}"
             )
 
@@ -323,7 +324,7 @@ async def call_with_retries(
             if breaker is not None:
                 breaker.observe(True)
             return Attempted(value, None, number)
-    bound = f"after {policy.max_attempts} attempts (--max-attempts)"
+    bound = f"after {counted(policy.max_attempts, 'attempt')} (--max-attempts)"
     return Attempted(None, _gave_up(bound, last_error), policy.max_attempts, "failed")
 
 
