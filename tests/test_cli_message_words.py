@@ -89,4 +89,4 @@ def test_an_unknown_chat_format_says_whose_names_it_lists() -> None:
         chosen_format("gemmma", None, ["chatml", "gemma", "llama-2"], "m.gguf")
     said = str(refused.value)
     assert "is not a chat format llama-cpp-python knows" in said and "not a format of" not in said
-    assert "did you mean gemma?" in said and "(chatml, gemma, llama-2)" in said
+    assert "Did you mean 'gemma'?" in said and "(chatml, gemma, llama-2)" in said
