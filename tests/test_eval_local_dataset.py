@@ -20,7 +20,9 @@ from coordqa.store import MANIFEST, read_qa_run
 
 
 def config(dataset: str, **changes: Any) -> EvalConfig:
-    return EvalConfig(model="random", dataset=dataset, trials=1, cache=False, **changes)
+    return EvalConfig(
+        **{"model": "random", "dataset": dataset, "trials": 1, "cache": False, **changes}
+    )
 
 
 def test_every_spelling_of_a_local_folder_from_any_directory_is_one_run(
@@ -83,5 +85,7 @@ def test_a_run_stored_with_a_spelled_path_resumes_from_any_spelling(
     assert read_qa_run(out).calls() == calls  # no stored reply was asked again
     more = evaluate(config("./fresh", out=out, trials=2))
     assert (more.resumed_samples, more.new_samples) == (first.new_samples, first.new_samples)
+    last = evaluate(config("fresh", out=out, trials=2))  # the manifest was rewritten: still its own
+    assert (last.resumed_samples, last.new_samples) == (2 * first.new_samples, 0)
     with pytest.raises(StoreError, match="dataset fingerprint: stored"):
         evaluate(config("bigger", out=out, trials=2))
