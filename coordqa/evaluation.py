@@ -392,15 +392,19 @@ def default_out(config: EvalConfig) -> Path:
     return _plan(config).out
 
 
-def set_member_name(config: EvalConfig) -> str:
-    """The folder name of ``config``'s run as a member of an eval set (loads the dataset).
+def set_member_names(config: EvalConfig) -> tuple[str, str]:
+    """``config``'s run as a member of an eval set: its key and its new folder's name.
 
-    That is :func:`run_name` without the trials, which the set's spec raises in place.
+    The key is :func:`run_name` without the trials: the member whatever trials the set asks
+    for, as it raises them in place (and the folder name sets gave members before). A new
+    member's folder is named as ``coordqa eval`` names the run; the set records it, and keeps
+    it as its trials change. Loads the dataset once for both.
     """
     plan = _plan(config)
     dataset = plan.manifest.dataset
     name = dataset.name if dataset is not None else str(config.dataset)
-    return run_name(config, name, plan.dataset_fingerprint, counted=False)
+    fingerprint = plan.dataset_fingerprint
+    return run_name(config, name, fingerprint, counted=False), run_name(config, name, fingerprint)
 
 
 # -- scoring -------------------------------------------------------------------------------
