@@ -46,12 +46,17 @@ def test_every_spelling_of_a_local_folder_from_any_directory_is_one_run(
     assert manifest["dataset"]["name"] == "../fresh/"  # the path as given, kept as information
 
 
-def test_a_copy_with_other_content_is_still_another_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def two_datasets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``fresh`` (3 questions) and ``bigger`` (6) in ``tmp_path``, the working directory."""
     write_dataset(tmp_path / "fresh", scenarios=1)
     write_dataset(tmp_path / "bigger", scenarios=2)
     monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_copy_with_other_content_is_still_another_run(two_datasets: Path) -> None:
+    tmp_path = two_datasets
     assert default_out(config("fresh")).name != default_out(config("bigger")).name
     evaluate(config("fresh", out=tmp_path / "run"))
     with pytest.raises(StoreError, match="dataset fingerprint: stored"):
@@ -67,11 +72,9 @@ _IDENTITY = EvalConfig.identity
 
 
 def test_a_run_stored_with_a_spelled_path_resumes_from_any_spelling(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    two_datasets: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_dataset(tmp_path / "fresh", scenarios=1)
-    write_dataset(tmp_path / "bigger", scenarios=2)
-    monkeypatch.chdir(tmp_path)
+    tmp_path = two_datasets
     out = tmp_path / "old"
     with monkeypatch.context() as old_code:
         old_code.setattr(EvalConfig, "identity", _spelled_identity)
