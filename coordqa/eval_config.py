@@ -170,12 +170,16 @@ class EvalConfig:
         """The settings that change results; a resumed run must match them exactly.
 
         The question selections ``ids`` and ``sample`` appear only when used, so a run made
-        before they existed keeps its identity and fingerprint, and resumes.
+        before they existed keeps its identity and fingerprint, and resumes. A local dataset (a
+        path) is :data:`~coordqa.dataset.releases.LOCAL`: it is its content, which the run's
+        fingerprint and folder name hash, not the path's spelling or the working directory.
         """
+        from coordqa.dataset.releases import LOCAL, is_bundled
+
         identity: dict[str, Any] = {
             "model": self.model,
             "api_base": self.api_base,
-            "dataset": self.dataset,
+            "dataset": self.dataset if self.dataset is None or is_bundled(self.dataset) else LOCAL,
             "trials": self.trials,
             "games": sorted(self.games) if self.games else None,
             "types": sorted(self.types) if self.types else None,

@@ -357,7 +357,10 @@ def run_name(config: EvalConfig, dataset: str, fingerprint: str, *, counted: boo
     set raises its trials in place): a run of other trials gets a default folder of its own,
     and costs only its new trials where replies are cached (the cache is keyed by trial).
     """
-    parts = [_slug(config.model), _slug(Path(dataset).stem if "/" in dataset else dataset)]
+    from coordqa.dataset.releases import is_bundled
+
+    local = not is_bundled(dataset)  # a path: its folder's or file's own name, however typed
+    parts = [_slug(config.model), _slug(Path(dataset).resolve().stem if local else dataset)]
     if config.games:
         parts.append("+".join(sorted(config.games)))
     if config.types:
@@ -408,15 +411,19 @@ def default_out(config: EvalConfig) -> Path:
     return _plan(config).out
 
 
-def set_member_name(config: EvalConfig) -> str:
-    """The folder name of ``config``'s run as a member of an eval set (loads the dataset).
+def set_member_names(config: EvalConfig) -> tuple[str, str]:
+    """``config``'s run as a member of an eval set: its key and its new folder's name.
 
-    That is :func:`run_name` without the trials, which the set's spec raises in place.
+    The key is :func:`run_name` without the trials: the member whatever trials the set asks
+    for, as it raises them in place (and the folder name sets gave members before). A new
+    member's folder is named as ``coordqa eval`` names the run; the set records it, and keeps
+    it as its trials change. Loads the dataset once for both.
     """
     plan = _plan(config)
     dataset = plan.manifest.dataset
     name = dataset.name if dataset is not None else str(config.dataset)
-    return run_name(config, name, plan.dataset_fingerprint, counted=False)
+    fingerprint = plan.dataset_fingerprint
+    return run_name(config, name, fingerprint, counted=False), run_name(config, name, fingerprint)
 
 
 # -- scoring -------------------------------------------------------------------------------
@@ -564,7 +571,7 @@ def _answered_keys(store: RunStore, plan: _Plan) -> set[tuple[str, int]]:
     their model and prompt.
     """
     prompts = {question.question_id: question.prompt_hash for question in plan.questions}
-    settings = _own_settings(plan.config)
+    settings = _own_settings(plan, store.manifest)
     return {
         key
         for key, call in read_qa_run(store).last_calls().items()
@@ -575,18 +582,22 @@ def _answered_keys(store: RunStore, plan: _Plan) -> set[tuple[str, int]]:
     }
 
 
-def _own_settings(config: EvalConfig) -> set[str]:
-    """:func:`reply_settings` of ``config``, and as it was with its dataset spelled as an alias.
+def _own_settings(plan: _Plan, stored: RunManifest) -> set[str]:
+    """:func:`reply_settings` of the plan, and as it was with its dataset spelled as before.
 
-    Runs stored ``--dataset coordinationqa`` as spelled (:func:`_alias_of`); their calls are
-    the run's own.
+    Runs stored ``--dataset coordinationqa`` as spelled, and a local dataset's path as typed
+    (:func:`_earlier_spelling`); their calls are the run's own.
     """
     from coordqa.dataset.releases import ALIASES
 
+    config = plan.config
     fixed = _fixed_settings(config)
-    aliases = [alias for alias, name in ALIASES.items() if name == config.dataset]
+    spellings = {alias for alias, name in ALIASES.items() if name == config.dataset}
+    spelled = stored.config.get("dataset")
+    if isinstance(spelled, str) and _earlier_spelling(spelled, plan, stored):
+        spellings.add(spelled)
     return {reply_settings(config)} | {
-        content_hash({**fixed, "dataset": alias})[:16] for alias in aliases
+        content_hash({**fixed, "dataset": spelling})[:16] for spelling in spellings
     }
 
 
@@ -654,10 +665,8 @@ def _as_stored(plan: _Plan) -> RunManifest:
         return plan.manifest
     run = open_to_write(plan.out)
     stored = run.manifest.config
-    config = {**plan.manifest.config}
+    config = _spelled_as_stored(plan, run.manifest)
     config.update({key: stored[key] for key in RESUME_MAY_CHANGE if key in stored})
-    if _alias_of(stored.get("dataset"), config["dataset"]):
-        config["dataset"] = stored["dataset"]  # stored before aliases were resolved: one run
     fingerprint = _run_fingerprint(config, plan.dataset_fingerprint, plan.questions)
     adopted = plan.manifest.model_copy(update={"config": config, "fingerprint": fingerprint})
     check_resumable(plan.out, run.manifest, adopted)
@@ -679,14 +688,39 @@ def _as_stored(plan: _Plan) -> RunManifest:
     return adopted
 
 
-def _alias_of(stored: object, dataset: object) -> bool:
-    """Whether a run's stored dataset is an alias of ``dataset`` (as runs stored it before).
+def _spelled_as_stored(plan: _Plan, stored: RunManifest) -> JSONObject:
+    """The plan's run settings, its dataset as ``stored`` spells it where that is the same one.
 
-    The content is still checked: the run's fingerprint covers the dataset's rows.
+    A run stored with an earlier spelling of its dataset (:func:`_earlier_spelling`) keeps it:
+    its fingerprint and its calls' settings (:func:`reply_settings`) were made with it.
     """
-    from coordqa.dataset.releases import ALIASES, canonical_dataset
+    config = {**plan.manifest.config}
+    spelled = stored.config.get("dataset")
+    if isinstance(spelled, str) and _earlier_spelling(spelled, plan, stored):
+        config["dataset"] = spelled
+    return config
 
-    return isinstance(stored, str) and stored in ALIASES and canonical_dataset(stored) == dataset
+
+def _earlier_spelling(spelled: str, plan: _Plan, stored: RunManifest) -> bool:
+    """Whether a run's stored ``dataset`` setting is the plan's dataset as runs stored it before.
+
+    Runs stored an alias as typed (``coordinationqa``: its release), and a local dataset's path
+    as typed (``fresh/``: the dataset whose fingerprint the run records, now
+    :data:`~coordqa.dataset.releases.LOCAL`). The content is still checked: the run's
+    fingerprint covers every question, prompt and answer key.
+    """
+    from coordqa.dataset.releases import ALIASES, LOCAL, canonical_dataset, is_bundled
+
+    dataset = plan.manifest.config["dataset"]
+    if spelled in ALIASES:
+        return canonical_dataset(spelled) == dataset
+    recorded = stored.dataset.fingerprint if stored.dataset else None
+    return (
+        dataset == LOCAL
+        and not is_bundled(spelled)
+        and spelled != LOCAL
+        and recorded == plan.dataset_fingerprint
+    )
 
 
 async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunResult:
@@ -759,10 +793,11 @@ def _adopt_settings(store: RunStore, plan: _Plan, sending: bool) -> None:
     calls records the new settings together with its own command line, so the two agree.
     """
     changes: dict[str, Any] = {}
-    if sending and store.manifest.config != plan.manifest.config:
+    config = _spelled_as_stored(plan, store.manifest)
+    if sending and store.manifest.config != config:
         changes.update(
-            config=plan.manifest.config,
-            fingerprint=plan.manifest.fingerprint,
+            config=config,
+            fingerprint=_run_fingerprint(config, plan.dataset_fingerprint, plan.questions),
             command=list(sys.argv),
         )
     if plan.config.label is not None and store.manifest.label != plan.config.label:

@@ -22,8 +22,11 @@ from typer.testing import CliRunner
 
 from coordqa.cli import app
 from coordqa.errors import ConfigError
+from coordqa.eval_config import EvalConfig
 from coordqa.evalset import SET_MANIFEST, evaluate_set, parse_spec, read_set
+from coordqa.evaluation import default_out
 from coordqa.llm.testing import LocalOpenAIServer
+from coordqa.store import read_qa_run
 
 runner = CliRunner()
 
@@ -576,3 +579,41 @@ def test_other_settings_are_said_before_any_advice_on_the_trials(tmp_path: Path)
     assert "--trials 2 or more" not in str(refused.value)
     with pytest.raises(ConfigError, match="ask for --trials 2 or more to resume it"):
         evaluate_set(parse_spec({**fewer_and_other, "limit": 3}))
+
+
+def test_a_member_is_named_as_eval_names_its_run_and_keeps_its_folder(tmp_path: Path) -> None:
+    """Walkthrough 7 #30, #31, #343: a ``trials: 2`` member was named without its trials, the
+    name ``eval --limit 6`` gives a 3-trial run, while the guide says members are named as
+    ``coordqa eval`` names them. A set records each member's folder, so it keeps it."""
+    out = tmp_path / "set"
+    spec = {"models": ["random"], "datasets": ["example"], "limit": 6, "trials": 2, "out": out}
+    evaluate_set(parse_spec(spec))
+    alone = EvalConfig(model="random", dataset="example", limit=6, trials=2)
+    named = default_out(alone).name
+    assert "_first6_trials2_" in named
+    assert [m.run for m in read_set(out).members] == [named]
+    evaluate_set(parse_spec({**spec, "trials": 3}))  # raised in place: the same folder
+    assert [m.run for m in read_set(out).members] == [named]
+    assert read_qa_run(out / named).manifest.config["trials"] == 3
+
+
+def test_a_set_that_named_members_without_their_trials_keeps_their_folders(
+    tmp_path: Path,
+) -> None:
+    """Sets written before members were named as ``eval`` names them still resume."""
+    out = tmp_path / "set"
+    spec = {"models": ["random"], "datasets": ["example"], "limit": 6, "trials": 2, "out": out}
+    evaluate_set(parse_spec(spec))
+    named = read_set(out).members[0].run
+    before = default_out(EvalConfig(model="random", dataset="example", limit=6)).name
+    (out / named).rename(out / before)  # the folder, and the manifest, as sets wrote them
+    manifest = json.loads((out / SET_MANIFEST).read_text(encoding="utf-8"))
+    manifest["members"] = [
+        {key: value for key, value in member.items() if key != "member"} | {"run": before}
+        for member in manifest["members"]
+    ]
+    (out / SET_MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    result = evaluate_set(parse_spec({**spec, "trials": 3}))
+    assert [m.run for m in read_set(out).members] == [before]
+    assert not (out / named).exists() and result.ok
+    assert read_qa_run(out / before).manifest.config["trials"] == 3

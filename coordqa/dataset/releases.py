@@ -67,6 +67,11 @@ DEFAULT_DATASET = "coordinationqa-v1.2"
 ALIASES: Mapping[str, str] = {"coordinationqa": DEFAULT_DATASET}
 """Names that stand for a release: ``coordinationqa`` is always the newest CoordinationQA."""
 
+LOCAL = "(local)"
+"""A run's ``dataset`` setting for a dataset given by path: the dataset is its content (the
+manifest's ``dataset.fingerprint``), the path it was read from is only information
+(``dataset.name``), so ``fresh``, ``./fresh/`` and ``/abs/fresh`` are one run from any folder."""
+
 BUNDLED: Registry[Release] = Registry("bundled dataset")
 for _release in RELEASES:
     BUNDLED.add(_release.name, _release)

@@ -28,6 +28,7 @@ __all__ = [
     "expand_sets",
     "is_set",
     "read_set",
+    "recorded_runs",
     "refuse_run_folder",
 ]
 
@@ -85,6 +86,17 @@ def read_set(folder: str | Path) -> SetManifest:
             f"{path} is not a valid eval-set manifest ({problems}); restore it from where the set "
             "was copied, or run the set into a new --out"
         ) from exc
+
+
+def recorded_runs(out: Path) -> dict[str, str]:
+    """Each member's run folder as the set at ``out`` recorded it, by member key (none: no set).
+
+    Sets written before members were named as ``coordqa eval`` names them named them by their
+    key, and recorded no key: their folders are their keys, and stay.
+    """
+    if not is_set(out):
+        return {}
+    return {member.member or member.run: member.run for member in read_set(out).members}
 
 
 def refuse_run_folder(out: Path) -> None:

@@ -32,6 +32,9 @@ class MemberState(BaseModel):
     """The dataset."""
     run: str
     """Its run directory, relative to the set's folder."""
+    member: str | None = None
+    """Which member it is whatever the set's trials (:attr:`SetMember.key`), so a resumed set
+    keeps its folder; None in sets written before it was recorded, whose folder is its key."""
     status: MemberStatus = "pending"
     """``pending`` (not run yet), ``complete``, ``failed`` or ``interrupted``."""
     message: str | None = None
@@ -73,6 +76,7 @@ def member_state(member: SetMember, out: Path) -> MemberState:
         api_base=member.model.api_base,
         dataset=member.dataset,
         run=str(member.run.relative_to(out)),
+        member=member.key,
     )
     if not (member.run / "manifest.json").exists():
         return state

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.errors import CoordqaError
-from coordqa.evalset.manifest import SetLedger, SetManifest, refuse_run_folder
+from coordqa.evalset.manifest import SetLedger, SetManifest, recorded_runs, refuse_run_folder
 from coordqa.evalset.members import MemberState, SetEvent, SetProgress, member_state, run_member
 from coordqa.evalset.spec import EvalSetSpec, SetMember, endpoint_limits, members_of
 
@@ -94,7 +94,7 @@ async def evaluate_set_async(
         import_ray(spec.address)  # a missing extra is said before any member is listed or run
     out = Path(spec.out) if spec.out is not None else spec.default_out()
     refuse_run_folder(out)
-    members = members_of(spec, out)
+    members = members_of(spec, out, recorded_runs(out))
     endpoint_limits(members)
     with ray_for_backend(spec.backend, spec.address):  # up before the set's folder is written
         return await _run_members(spec, out, members, progress)

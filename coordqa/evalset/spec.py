@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from coordqa.dataset import DEFAULT_DATASET
 from coordqa.errors import ConfigError
 from coordqa.eval_config import EvalConfig, eval_default
-from coordqa.evaluation import set_member_name
+from coordqa.evaluation import set_member_names
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
 from coordqa.llm.registry import refuse_unread_model_args
@@ -274,6 +274,9 @@ class SetMember:
     """The dataset name or file."""
     config: EvalConfig
     """Its QA run, with ``out`` inside the set's folder."""
+    key: str
+    """Which member it is whatever the set's trials (:func:`~coordqa.evaluation.set_member_names`):
+    the set's manifest records it beside the member's folder, which it keeps."""
 
     @property
     def label(self) -> str:
@@ -294,31 +297,42 @@ class SetMember:
         return provider.connection_key()
 
 
-def members_of(spec: EvalSetSpec, out: Path) -> list[SetMember]:
-    """The members of ``spec`` with their run directories under ``out`` (named as ``eval``).
+def members_of(
+    spec: EvalSetSpec, out: Path, recorded: Mapping[str, str] | None = None
+) -> list[SetMember]:
+    """The members of ``spec`` with their run directories under ``out``.
+
+    A member the set at ``out`` already holds keeps the folder it ``recorded`` (by member key:
+    :func:`~coordqa.evalset.manifest.recorded_runs`); a new one is named as ``eval`` names it.
 
     Raises:
         ConfigError: two entries are one member (:func:`refuse_repeats`).
     """
     runs = _member_runs(spec)
     _refuse_repeated(runs, lambda index: f"models[{index}]")
+    folders = recorded or {}
     return [
-        SetMember(spec.models[m], spec.datasets[d], replace(config, out=out / name))
-        for (m, d), config, name in runs
+        SetMember(
+            spec.models[m],
+            spec.datasets[d],
+            replace(config, out=out / folders.get(key, name)),
+            key,
+        )
+        for (m, d), config, (key, name) in runs
     ]
 
 
-MemberRun = tuple[tuple[int, int], EvalConfig, str]
-"""A member as (model index, dataset index), its config and its run folder's name."""
+MemberRun = tuple[tuple[int, int], EvalConfig, tuple[str, str]]
+"""A member as (model index, dataset index), its config, its key and its new folder's name."""
 
 
 def _member_runs(spec: EvalSetSpec) -> list[MemberRun]:
-    """Every (model, dataset) of ``spec``, in spec order, with its config and run folder."""
+    """Every (model, dataset) of ``spec``, in spec order, with its config, key and folder."""
     runs = []
     for m, model in enumerate(spec.models):
         for d, dataset in enumerate(spec.datasets):
             config = spec.eval_config(model, dataset)
-            runs.append(((m, d), config, set_member_name(config)))
+            runs.append(((m, d), config, set_member_names(config)))
     return runs
 
 
@@ -344,8 +358,8 @@ def _refuse_repeated(runs: Sequence[MemberRun], where: Callable[[int], str]) -> 
         ConfigError: the repeated model or dataset, where each was given, and to name it once.
     """
     seen: dict[str, tuple[int, int]] = {}
-    for at, config, name in runs:
-        first = seen.setdefault(name, at)
+    for at, config, (key, _) in runs:
+        first = seen.setdefault(key, at)
         if first == at:
             continue
         if first[0] == at[0]:
