@@ -261,6 +261,26 @@ def test_a_damaged_set_manifest_says_where_and_what_to_do_in_one_line(tmp_path: 
     assert "members: " in message and SET_MANIFEST in message
 
 
+def test_a_set_written_by_a_newer_coordqa_says_to_upgrade(tmp_path: Path) -> None:
+    """Members now record their key (format 2); a later format is refused with what to do."""
+    from coordqa.evalset.manifest import SET_SCHEMA_VERSION, SetLedger
+    from coordqa.evalset.spec import members_of
+
+    assert SET_SCHEMA_VERSION == 2
+    spec = parse_spec({"models": ["random"], "limit": 3})
+    out = tmp_path / "set"
+    SetLedger(spec, out, members_of(spec, out))
+    manifest = json.loads((out / SET_MANIFEST).read_text())
+    assert manifest["schema_version"] == 2
+    manifest["schema_version"] = 3
+    manifest["members"][0]["added_later"] = True
+    (out / SET_MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(
+        ConfigError, match=r"set format 3, newer than this coordqa .*pip install -U"
+    ):
+        read_set(out)
+
+
 def test_a_default_set_records_the_shared_settings_existing_sets_hold() -> None:
     """Every set since sets existed recorded these twelve keys, unset ones as None.
 

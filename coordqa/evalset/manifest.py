@@ -14,7 +14,7 @@ from coordqa.errors import ConfigError
 from coordqa.evalset.members import MemberState, member_state
 from coordqa.evalset.spec import EvalSetSpec, SetMember
 from coordqa.files import atomic_write_text
-from coordqa.jsonvalues import JSONObject
+from coordqa.jsonvalues import JSONObject, load_json
 from coordqa.outputs import make_output_folder
 from coordqa.runfolder import SET_MANIFEST, holds_run, holds_set as is_set
 from coordqa.runs.counts import fewer_than_stored
@@ -32,8 +32,8 @@ __all__ = [
     "refuse_run_folder",
 ]
 
-SET_SCHEMA_VERSION = 1
-"""Version of the set manifest format."""
+SET_SCHEMA_VERSION = 2
+"""Version of the set manifest format (2: each member records its key, ``member``)."""
 
 
 class SetManifest(BaseModel):
@@ -79,7 +79,20 @@ def read_set(folder: str | Path) -> SetManifest:
             "first, or pass run directories"
         )
     try:
-        return SetManifest.model_validate_json(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8, nested too deep
+        raise ConfigError(
+            f"{path} is corrupt ({exc}); restore it from where the set was copied, or run the "
+            "set into a new --out"
+        ) from exc
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if isinstance(version, int) and version > SET_SCHEMA_VERSION:
+        raise ConfigError(
+            f"{folder} was written with eval-set format {version}, newer than this coordqa "
+            f"understands ({SET_SCHEMA_VERSION}); upgrade coordqa (pip install -U coordqa)"
+        )
+    try:
+        return SetManifest.model_validate(data)
     except ValidationError as exc:
         problems = schema_problems(exc, "eval set", shown=3)
         raise ConfigError(
