@@ -247,11 +247,8 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
     from coordqa.analysis.stats import PAIRED_P_METHOD
 
     a, b = comparison.label_a, comparison.label_b
-    tests = new_table(
-        f"A = {a}, B = {b}",
-        "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
-        f"p: {PAIRED_P_METHOD}",
-    )
+    _line(f"A = {a}, B = {b}", style="bold")
+    tests = new_table("")
     tests.add_column("type", no_wrap=True)
     for header in ("A - B", "95% CI", "p", "qs"):
         number_column(tests, header)
@@ -264,6 +261,10 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
             str(result.n_questions),
         )
     console.print(tests)
+    _line(
+        "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
+        f"p: {PAIRED_P_METHOD}"
+    )
     console.print(_mcnemar_table(comparison))
     errors = comparison.counts()["error"]
     console.print(
@@ -273,11 +274,8 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
     )
     selected = comparison.select(only)
     shown = " or ".join(SELECTION_TITLES[name] for name in only)
-    table = new_table(
-        f"{shown}: {len(selected)} of {comparison.shared_samples} (question, trial) pairs",
-        "A/B: the letter each run chose, or its outcome (ambiguous, no_answer, error); "
-        "--only a-right,b-right,both-right,both-wrong,disagree chooses what is listed",
-    )
+    _line(f"{shown}: {len(selected)} of {comparison.shared_samples} (question, trial) pairs")
+    table = new_table("")
     name_column(table, "question", max_width=30)
     for header in ("trial", "type", "answer", "A", "B"):
         number_column(table, header)
@@ -291,11 +289,22 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
             _marked(str(row.b), bool(row.b_correct)),
         )
     console.print(table)
+    _line(
+        "A/B: the letter each run chose, or its outcome (ambiguous, no_answer, error); "
+        "--only a-right,b-right,both-right,both-wrong,disagree chooses what is listed"
+    )
     if comparison.mixed:
         messages.print(
             "[yellow]The runs answered different question sets (--allow-mixed): only the "
             "questions both asked with the same text and answer key are compared.[/]"
         )
+
+
+def _line(text: str, style: str = "") -> None:
+    """A title or caption of ``coordqa compare`` as a line of its own, wrapped between words at
+    the terminal's width: as a table's title it was wrapped to the table's width (about 40
+    columns), which cut long names and ``--only ...,disagree`` in two."""
+    console.print(Text(text, style=style), highlight=False)
 
 
 def _mcnemar_table(comparison: RunComparison) -> Table:
@@ -485,6 +494,7 @@ def compare_command(
             "Name the two run directories (coordqa report compares more)."
         )
     comparison = compare_two_runs(*found, allow_mixed=allow_mixed)
+    comparison.require_shared()
     selection = DEFAULT_SELECTION if not only else (split_list(only) or ())
     comparison.select(selection)  # an unknown name is a bad option: said before any output
     render_comparison(comparison, selection)
