@@ -110,7 +110,12 @@ def _random_baseline(value: float) -> str:
 def render_report(report: ModelReport) -> None:
     """Print the runs, models, paired comparisons and correlations of ``coordqa report``."""
     from coordqa.analysis.accuracy import INCOMPLETE_NOTE, trials_note
-    from coordqa.analysis.report import MIXED_NOTE, comparison_summary
+    from coordqa.analysis.report import (
+        MIXED_NOTE,
+        NO_SHARED_QUESTION,
+        comparison_summary,
+        unshared_pairs,
+    )
     from coordqa.analysis.stats import PAIRED_P_METHOD
 
     console.print(Text("runs", style="bold"))
@@ -142,11 +147,15 @@ def render_report(report: ModelReport) -> None:
         for number, (pair, rows) in enumerate(summary.groupby("A vs B", sort=False)):
             console.print(Text(str(pair), style="bold"))  # wrapped between words, never cut
             console.print(_paired_rows(rows.drop(columns="A vs B"), header=number == 0))
-        console.print(
-            "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
-            f"p: {PAIRED_P_METHOD}",
-            highlight=False,
-        )
+        for pair in unshared_pairs(report.comparisons):
+            console.print(Text(pair, style="bold"))
+            console.print(NO_SHARED_QUESTION, highlight=False)
+        if len(summary):
+            console.print(
+                "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
+                f"p: {PAIRED_P_METHOD}",
+                highlight=False,
+            )
 
     console.print(correlation_table(report.correlations))
     if report.mixed:
