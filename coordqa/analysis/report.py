@@ -513,7 +513,8 @@ def unshared_pairs(comparisons: pd.DataFrame) -> list[str]:
     The comparisons table keeps their rows (``n_questions`` 0) for whoever reads the data.
     """
     overall = comparisons[comparisons["scope"] == "overall"]
-    return [name for name, n in zip(_pair_names(overall), overall["n_questions"]) if n == 0]
+    shared = zip(_pair_names(overall), overall["n_questions"], strict=True)
+    return [name for name, n in shared if n == 0]
 
 
 def comparison_summary(comparisons: pd.DataFrame) -> pd.DataFrame:

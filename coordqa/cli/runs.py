@@ -310,9 +310,11 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
 
 
 def _line(text: str, style: str = "") -> None:
-    """A title or caption of ``coordqa compare`` as a line of its own, wrapped between words at
-    the terminal's width: as a table's title it was wrapped to the table's width (about 40
-    columns), which cut long names and ``--only ...,disagree`` in two."""
+    """A title or caption of ``coordqa compare`` as a line of its own.
+
+    It wraps between words at the terminal's width; as a table's title or caption it was wrapped
+    to the table's width (about 40 columns), which cut long names and ``disagree`` in two.
+    """
     console.print(Text(text, style=style), highlight=False)
 
 
