@@ -415,3 +415,50 @@ def test_a_folder_of_runs_of_several_question_sets_is_reported_as_the_guide_says
     assert mixed.returncode == 0, mixed.stderr
     guide = " ".join((ROOT / "docs" / "looking-at-runs.md").read_text().split())
     assert "coordqa report runs/random-*" in guide and "runs of one question set" in guide
+
+
+def _unshared_run(tmp_path: Path) -> Path:
+    """A run that asked none of A's questions (as a run of another release: other texts)."""
+    other = {qid.replace("s0", "s2").replace("s1", "s3"): v for qid, v in A_OUTCOMES.items()}
+    return write_qa_run(tmp_path / "runs" / "other", "openai/gpt-4o", rows(other), trials=2)
+
+
+def test_compare_of_runs_that_share_no_question_refuses(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Walkthrough 7 R4: ``compare --allow-mixed`` of runs of two releases printed all-NaN tables,
+    a 0 x 0 table and an empty list, exit 0: a paired comparison of nothing is no result."""
+    other = _unshared_run(tmp_path)
+    result = coordqa("compare", runs["a"], other, "--allow-mixed")
+    assert result.returncode == 2, result.stdout
+    said = " ".join(result.stderr.split())
+    assert "share no question" in said and "runs of one dataset" in said, said
+    assert result.stderr.count("error:") == 1 and "NaN" not in result.stdout + result.stderr
+
+
+def test_report_of_runs_that_share_no_question_says_so_instead_of_nan(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Each run's own accuracy stays (it means something); the pair says no question is shared."""
+    other = _unshared_run(tmp_path)
+    result = coordqa("report", runs["a"], other, "--allow-mixed", "--out", tmp_path / "rep")
+    assert result.returncode == 0, result.stderr
+    assert fits(result.stdout), result.stdout
+    words = " ".join(result.stdout.split())
+    assert "0.750 ± 0.250" in words  # A's EC accuracy, as in the report of A and B
+    paired = words.split("paired comparisons")[1].split("correlations")[0]
+    assert "no question is shared" in paired and "NaN" not in paired, words
+    markdown = " ".join((tmp_path / "rep" / "report.md").read_text().split())
+    paired = markdown.split("## Paired comparisons")[1].split("## Correlations")[0]
+    assert "no question is shared" in paired and "NaN" not in paired, paired
+
+
+def test_compare_breaks_no_word_at_80_columns(runs: dict[str, Path]) -> None:
+    """Walkthrough 7 #329: the titles and captions wrapped to the tables' ~40 columns and cut
+    ``disagree`` in two."""
+    result = coordqa("compare", runs["a"], runs["b"])
+    assert result.returncode == 0, result.stderr
+    assert fits(result.stdout), result.stdout
+    assert "both-wrong,disagree" in result.stdout, result.stdout
+    title = f"A = {LONG_MODEL}, B = openai/gpt-4o"
+    assert title in " ".join(result.stdout.split()), result.stdout

@@ -320,8 +320,8 @@ def test_a_hung_server_stops_a_ten_question_run_within_a_minute_by_default(
         took = time.monotonic() - started
     assert code == 1, out
     assert took < 60 and PROBE_TIMEOUT_S < 60
-    assert f"sent no answer within {ANSWER_TIMEOUT_S:g} s (a hung server)" in out
-    assert "nothing was stored" in out and not (tmp_path / "run").exists()
+    assert f"sent no answer within {ANSWER_TIMEOUT_S:g} s (it is hung, or still busy" in out
+    assert "nothing new was stored" in out and not (tmp_path / "run").exists()
 
 
 def test_eval_prints_the_headline_and_overall_rows_and_quiet_keeps_the_run_directory(

@@ -69,7 +69,7 @@ def test_a_dead_server_is_said_before_the_first_call(tmp_path: Path) -> None:
     assert time.monotonic() - started < 10
     message = str(failed.value)
     assert "is unreachable: ConnectionRefusedError" in message and "--api-base" in message
-    assert "nothing was stored" in message and not (tmp_path / "run").exists()
+    assert "nothing new was stored" in message and not (tmp_path / "run").exists()
 
 
 def test_the_stop_reports_the_attempt_that_reached_the_threshold(
@@ -178,3 +178,29 @@ def test_statuses_of_a_stopped_run_are_one_per_key(tmp_path: Path) -> None:
     assert set(keys.values()) == {1}
     statuses = Counter(s.status for s in run.samples())
     assert statuses["error"] == 1 and sum(statuses.values()) < 12
+
+
+def test_a_server_still_generating_an_abandoned_call_is_said_busy_not_dead(tmp_path: Path) -> None:
+    """Walkthrough 7 R7: llama-cpp-python's server keeps generating a request its client gave
+    up on (``--timeout`` shorter than a generation) and answers nothing else until it is done.
+    The next run's probe said "a hung server. Start the server or fix --api-base ... (nothing
+    was stored)": the wrong way (it is busy, at the right address), and the folder held samples.
+    """
+    from coordqa.errors import RunFailed
+    from coordqa.runs.endpoint import check_reachable
+
+    dataset = write_dataset(tmp_path / "data", scenarios=1)  # 3 questions x 2 trials
+    policy = fast_policy(concurrency=1, timeout_s=0.5, max_attempts=1)
+    with LocalOpenAIServer(answers(), faults={4: Fault.slow(60)}, one_at_a_time=True) as server:
+        cfg = config(dataset, tmp_path / "run", server.base_url, policy=policy)
+        with pytest.raises(EvalFailed, match="timed out"):
+            evaluate(cfg)  # request 4 is abandoned after 0.5 s; the server keeps at it
+        assert len(read_qa_run(tmp_path / "run").samples()) >= 4
+        with pytest.raises(RunFailed) as probed:
+            check_reachable(server.base_url, answer_s=0.5)
+    said = " ".join(str(probed.value).split())
+    assert "sent no answer within 0.5 s" in said, said
+    assert "hung, or still busy" in said and "gave up on" in said, said
+    assert "Wait for it" in said and "raise --timeout" in said, said
+    assert "restart the server" in said, said
+    assert "fix --api-base" not in said and "nothing new was stored" in said, said

@@ -493,14 +493,37 @@ def accuracy_summary(models: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
+NO_SHARED_QUESTION = (
+    "no question is shared (none asked with the same text and answer key), so there is no "
+    "paired comparison"
+)
+"""Said of a pair of runs with nothing to pair (``--allow-mixed`` across releases), in place of
+a table of NaN."""
+
+
+def _pair_names(comparisons: pd.DataFrame) -> list[str]:
+    return [
+        f"{a} vs {b}" for a, b in zip(comparisons["model_a"], comparisons["model_b"], strict=True)
+    ]
+
+
+def unshared_pairs(comparisons: pd.DataFrame) -> list[str]:
+    """The pairs (``A vs B``) that share no question: :data:`NO_SHARED_QUESTION` is said of them.
+
+    The comparisons table keeps their rows (``n_questions`` 0) for whoever reads the data.
+    """
+    overall = comparisons[comparisons["scope"] == "overall"]
+    shared = zip(_pair_names(overall), overall["n_questions"], strict=True)
+    return [name for name, n in shared if n == 0]
+
+
 def comparison_summary(comparisons: pd.DataFrame) -> pd.DataFrame:
-    """The paired comparisons as display strings."""
+    """The paired comparisons as display strings, less the :func:`unshared_pairs`."""
+    unshared = unshared_pairs(comparisons)
+    comparisons = comparisons[[name not in unshared for name in _pair_names(comparisons)]]
     return pd.DataFrame(
         {
-            "A vs B": [
-                f"{a} vs {b}"
-                for a, b in zip(comparisons["model_a"], comparisons["model_b"], strict=True)
-            ],
+            "A vs B": _pair_names(comparisons),
             "scope": comparisons["scope"],
             "A - B": [format_difference(d) for d in comparisons["difference"]],
             "95% CI": [
@@ -557,6 +580,15 @@ MIXED_NOTE = (
 )
 
 
+def _paired_markdown(comparisons: pd.DataFrame) -> list[str]:
+    """The paired comparisons' table, and a line for each pair that shares no question."""
+    if not len(comparisons):
+        return ["One run: nothing to compare."]
+    summary = comparison_summary(comparisons)
+    table = [markdown_table(summary), ""] if len(summary) else []
+    return [*table, *[f"- {pair}: {NO_SHARED_QUESTION}." for pair in unshared_pairs(comparisons)]]
+
+
 def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
     runs = report.models[
         ["model", "dataset", "fingerprint", "n_questions", "filters", "question_set", "status"]
@@ -589,9 +621,7 @@ def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
         "",
         PAIRED_NOTE,
         "",
-        markdown_table(comparison_summary(report.comparisons))
-        if len(report.comparisons)
-        else "One run: nothing to compare.",
+        *_paired_markdown(report.comparisons),
         "",
         "## Correlations across models (one point per model)",
         "",

@@ -198,6 +198,24 @@ class RunComparison:
     """A - B per scope (question types and ``overall``), over shared questions."""
     mixed: bool
     """Whether the runs answered different question sets (allowed with ``allow_mixed``)."""
+    shared_questions: int
+    """Questions both runs asked with the same text and answer key: all that is paired."""
+
+    def require_shared(self) -> None:
+        """Refuse a comparison of runs that share no question: its tests compare nothing.
+
+        Runs of two releases (``--allow-mixed``) can give every id another text, so nothing is
+        paired; all-NaN tables would read as a result.
+
+        Raises:
+            ConfigError: no question is shared.
+        """
+        if not self.shared_questions:
+            raise ConfigError(
+                f"{self.label_a} and {self.label_b} share no question (none asked with the same "
+                "text and answer key), so there is nothing to compare; compare runs of one "
+                "dataset (coordqa report --allow-mixed shows each run's own accuracy)"
+            )
 
     @property
     def shared_samples(self) -> int:
@@ -291,7 +309,7 @@ def compare_two_runs(
         left, right = left.align(right, join="inner")
         left, right = left[left.index.isin(same)], right[right.index.isin(same)]
         paired[scope] = paired_difference(left.to_numpy(), right.to_numpy())
-    return RunComparison(label_a, label_b, pairs, paired, mixed)
+    return RunComparison(label_a, label_b, pairs, paired, mixed, len(same))
 
 
 def _in_scope(scores: pd.DataFrame, scope: str) -> pd.DataFrame:

@@ -111,7 +111,12 @@ def _random_baseline(value: float) -> str:
 def render_report(report: ModelReport) -> None:
     """Print the runs, models, paired comparisons and correlations of ``coordqa report``."""
     from coordqa.analysis.accuracy import INCOMPLETE_NOTE, trials_note
-    from coordqa.analysis.report import MIXED_NOTE, comparison_summary
+    from coordqa.analysis.report import (
+        MIXED_NOTE,
+        NO_SHARED_QUESTION,
+        comparison_summary,
+        unshared_pairs,
+    )
     from coordqa.analysis.stats import PAIRED_P_METHOD
 
     console.print(Text("runs", style="bold"))
@@ -143,11 +148,15 @@ def render_report(report: ModelReport) -> None:
         for number, (pair, rows) in enumerate(summary.groupby("A vs B", sort=False)):
             console.print(Text(str(pair), style="bold"))  # wrapped between words, never cut
             console.print(_paired_rows(rows.drop(columns="A vs B"), header=number == 0))
-        console.print(
-            "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
-            f"p: {PAIRED_P_METHOD}",
-            highlight=False,
-        )
+        for pair in unshared_pairs(report.comparisons):
+            console.print(Text(pair, style="bold"))
+            console.print(NO_SHARED_QUESTION, highlight=False)
+        if len(summary):
+            console.print(
+                "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
+                f"p: {PAIRED_P_METHOD}",
+                highlight=False,
+            )
 
     console.print(correlation_table(report.correlations))
     if report.mixed:
@@ -248,11 +257,8 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
     from coordqa.analysis.stats import PAIRED_P_METHOD
 
     a, b = comparison.label_a, comparison.label_b
-    tests = new_table(
-        f"A = {a}, B = {b}",
-        "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
-        f"p: {PAIRED_P_METHOD}",
-    )
+    _line(f"A = {a}, B = {b}", style="bold")
+    tests = new_table("")
     tests.add_column("type", no_wrap=True)
     for header in ("A - B", "95% CI", "p", "qs"):
         number_column(tests, header)
@@ -265,6 +271,10 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
             str(result.n_questions),
         )
     console.print(tests)
+    _line(
+        "A - B: mean per-question accuracy difference; paired bootstrap 95% CI; "
+        f"p: {PAIRED_P_METHOD}"
+    )
     console.print(_mcnemar_table(comparison))
     errors = comparison.counts()["error"]
     console.print(
@@ -274,11 +284,8 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
     )
     selected = comparison.select(only)
     shown = " or ".join(SELECTION_TITLES[name] for name in only)
-    table = new_table(
-        f"{shown}: {len(selected)} of {comparison.shared_samples} (question, trial) pairs",
-        "A/B: the letter each run chose, or its outcome (ambiguous, no_answer, error); "
-        "--only a-right,b-right,both-right,both-wrong,disagree chooses what is listed",
-    )
+    _line(f"{shown}: {len(selected)} of {comparison.shared_samples} (question, trial) pairs")
+    table = new_table("")
     name_column(table, "question", max_width=30)
     for header in ("trial", "type", "answer", "A", "B"):
         number_column(table, header)
@@ -292,11 +299,24 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
             _marked(str(row.b), bool(row.b_correct)),
         )
     console.print(table)
+    _line(
+        "A/B: the letter each run chose, or its outcome (ambiguous, no_answer, error); "
+        "--only a-right,b-right,both-right,both-wrong,disagree chooses what is listed"
+    )
     if comparison.mixed:
         messages.print(
             "[yellow]The runs answered different question sets (--allow-mixed): only the "
             "questions both asked with the same text and answer key are compared.[/]"
         )
+
+
+def _line(text: str, style: str = "") -> None:
+    """A title or caption of ``coordqa compare`` as a line of its own.
+
+    It wraps between words at the terminal's width; as a table's title or caption it was wrapped
+    to the table's width (about 40 columns), which cut long names and ``disagree`` in two.
+    """
+    console.print(Text(text, style=style), highlight=False)
 
 
 def _mcnemar_table(comparison: RunComparison) -> Table:
@@ -498,6 +518,7 @@ def compare_command(
             "Name the two run directories (coordqa report compares more)."
         )
     comparison = compare_two_runs(*found, allow_mixed=allow_mixed)
+    comparison.require_shared()
     selection = DEFAULT_SELECTION if not only else (split_list(only) or ())
     comparison.select(selection)  # an unknown name is a bad option: said before any output
     render_comparison(comparison, selection)

@@ -18,12 +18,13 @@ raised when the ``with`` block ends.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -244,6 +245,7 @@ class LocalOpenAIServer:
         api_key: str | None = None,
         models: Sequence[str] = (),
         port: int = 0,
+        one_at_a_time: bool = False,
     ) -> None:
         """Configure the server; it starts when the ``with`` block is entered.
 
@@ -261,6 +263,10 @@ class LocalOpenAIServer:
                 every name it is sent, and a run refuses a name a listing leaves out).
             port: the port to listen on (0: a free one). A server started on the port of one
                 that stopped plays a server that came back (a run that failed there resumes).
+            one_at_a_time: answer one request at a time, ``GET /v1/models`` included, as
+                llama-cpp-python's server does: a request waits until the one before it is
+                done, even one whose client gave up on it (a ``slow`` fault plays a long
+                generation).
         """
         if latency_s < 0:
             raise ConfigError(f"latency_s must be >= 0, got {latency_s}")
@@ -273,6 +279,7 @@ class LocalOpenAIServer:
         self.api_key = api_key
         self.models = list(models)
         self._port = port
+        self._one_at_a_time = threading.Lock() if one_at_a_time else None
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._requests: list[dict[str, Any]] = []
@@ -410,6 +417,15 @@ class LocalOpenAIServer:
             self._in_flight -= 1
             self._times.append((arrived, time.time()))
 
+    @contextlib.contextmanager
+    def _turn(self) -> Iterator[None]:
+        """Wait for the request before this one to be done, when answering one at a time."""
+        if self._one_at_a_time is None:
+            yield
+            return
+        with self._one_at_a_time:
+            yield
+
     def _wait(self, seconds: float) -> None:
         """Sleep, waking early when the server stops."""
         if seconds > 0:
@@ -419,6 +435,10 @@ class LocalOpenAIServer:
         self, body: JSONObject, authorization: str = ""
     ) -> tuple[int, dict[str, str], Body]:
         """Compute (status, headers, body) for one chat request (called by the handler)."""
+        with self._turn():
+            return self._respond(body, authorization)
+
+    def _respond(self, body: JSONObject, authorization: str) -> tuple[int, dict[str, str], Body]:
         arrived = time.time()
         index = self._admit(body, authorization)
         try:
@@ -541,7 +561,8 @@ def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send(404, {}, b'{"error": {"message": "not found"}}')
                 return
             listed = [{"id": name, "object": "model"} for name in server.models]
-            self._send(200, {}, json.dumps({"object": "list", "data": listed}).encode())
+            with server._turn():
+                self._send(200, {}, json.dumps({"object": "list", "data": listed}).encode())
 
         def _send(self, status: int, headers: dict[str, str], payload: Body) -> None:
             if status == _NO_RESPONSE:

@@ -24,6 +24,21 @@ PROBE_TIMEOUT_S = CONNECT_TIMEOUT_S + ANSWER_TIMEOUT_S
 """The longest the probe takes: a hung server is said within this many seconds."""
 
 
+SILENT = (
+    "it is hung, or still busy: a server such as llama-cpp-python's keeps generating the "
+    "requests a client gave up on, as after a --timeout shorter than a generation, and answers "
+    "the next one only after them"
+)
+"""Why a server that took the connection may say nothing: not only a hung one."""
+
+_ADVICE = {
+    False: "Start the server or fix --api-base, then run the same command again",
+    True: "Wait for it and run the same command again, raise --timeout so that no call is given "
+    "up on, or restart the server",
+}
+"""What to do about an unreachable server (False) and a silent one (True, :data:`SILENT`)."""
+
+
 def unreachable(
     api_base: str,
     connect_s: float = CONNECT_TIMEOUT_S,
@@ -60,7 +75,7 @@ def unreachable(
     except httpx.ConnectTimeout:
         return f"no connection within {connect_s:g} s"
     except (httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout):
-        return f"it takes connections but sent no answer within {answer_s:g} s (a hung server)"
+        return f"it takes connections but sent no answer within {answer_s:g} s ({SILENT})"
     except httpx.HTTPError as exc:
         from coordqa.llm.retry import describe_error, root_cause
 
@@ -68,18 +83,20 @@ def unreachable(
     return None
 
 
-def check_reachable(api_base: str | None) -> None:
+def check_reachable(api_base: str | None, answer_s: float = ANSWER_TIMEOUT_S) -> None:
     """Raise :class:`RunFailed` when the server at ``api_base`` is not there or never answers.
 
-    None: nothing to probe (a provider's own endpoint, or a model run in this process).
+    None: nothing to probe (a provider's own endpoint, or a model run in this process). The
+    error says "nothing new was stored": a run being resumed keeps what it held.
     """
     if api_base is None:
         return
-    reason = unreachable(api_base)
+    reason = unreachable(api_base, answer_s=answer_s)
     if reason is not None:
+        advice = _ADVICE[SILENT in reason]
         raise RunFailed(
-            f"stopped before the first call: {api_base} is unreachable: {reason}. Start the "
-            "server or fix --api-base, then run the same command again (nothing was stored).",
+            f"stopped before the first call: {api_base} is unreachable: {reason}. {advice} "
+            "(nothing new was stored).",
             stop_kind="unreachable",
             stop_error=reason,
         )
