@@ -207,7 +207,7 @@ def check_run_output(path: str | os.PathLike[str], what: str = "run", name: str 
     if entries:
         raise OutputPathError(
             f"{name} {folder} holds files coordqa did not write (e.g. {_shown(entries[0])}); "
-            f"give an empty or new {name}"
+            f"give an empty or new folder for this {what}"
         )
     return folder
 

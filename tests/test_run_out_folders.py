@@ -74,7 +74,7 @@ def test_a_folder_of_the_users_files_is_refused_as_a_writers_out(
     (proj / "notes.txt").write_text("mine\n", encoding="utf-8")
     says = (
         f"--out {proj} holds files coordqa did not write (e.g. notes.txt); give an empty or "
-        "new --out"
+        f"new folder for this {WRITERS[command]}"
     )
     _refused(_command(FOLDER_OUTPUTS[command], inputs, str(proj)), proj, says)
 
