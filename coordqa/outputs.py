@@ -201,13 +201,13 @@ def check_run_output(path: str | os.PathLike[str], what: str = "run", name: str 
     held = _runs_held(folder, entries)
     if held:
         raise OutputPathError(
-            f"{name} {folder} holds {held}; give a folder for this {what}, e.g. "
+            f"{name} {folder} holds {held}: give a folder for this {what}, e.g. "
             f"{name} {folder / 'NAME'}"
         )
     if entries:
         raise OutputPathError(
-            f"{name} {folder} holds files coordqa did not write (e.g. {_shown(entries[0])}); "
-            f"give an empty or new folder for this {what}"
+            f"{name} {folder} holds files coordqa did not write (e.g. {_shown(entries[0])}): "
+            f"{EMPTY_IT}"
         )
     return folder
 
