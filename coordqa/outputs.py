@@ -9,6 +9,10 @@ options with the same rules (:func:`check_output_folder`, :func:`check_output_fi
 parses them, before any work; each raises :class:`~coordqa.errors.OutputPathError`, which says
 what is in the way and what to do.
 
+A folder a command writes one run or one eval set into is written only when it is missing,
+empty (but for hidden files: a ``.gitkeep``) or already that run or set, to resume
+(:func:`check_run_output`): never a folder holding runs, nor one holding the user's files.
+
 A folder of generated output (a report, an export of pages, the board's static site) is
 written only when it is missing, empty or holds the earlier output of the same command
 (:func:`generated_output`): that command leaves ``.coordqa-output.json`` naming itself and the
@@ -28,7 +32,8 @@ from pathlib import Path, PurePosixPath
 
 from coordqa.errors import OutputPathError
 from coordqa.jsonvalues import load_json
-from coordqa.runfolder import folder_words, holds_run
+from coordqa.runfolder import folder_words, holds_run, holds_set
+from coordqa.words import counted
 
 __all__ = [
     "AGENTIC_REPORT",
@@ -40,6 +45,7 @@ __all__ = [
     "check_generated_folder",
     "check_output_file",
     "check_output_folder",
+    "check_run_output",
     "generated_output",
     "make_output_file",
     "make_output_folder",
@@ -172,6 +178,47 @@ def check_folder_of_kind(
                 f"{EMPTY_IT}"
             )
     return folder
+
+
+def check_run_output(path: str | os.PathLike[str], what: str = "run", name: str = FOLDER) -> Path:
+    """``path`` as the folder of one run (``what``: or ``eval set``); raise unless it may be.
+
+    It may be missing, empty, or a run's or a set's folder: the writer resumes that after its
+    own checks (the run's identity, :meth:`~coordqa.store.RunStore.open_or_create`; a set's
+    folder refused for a run and a run's for a set). Hidden files do not count (a ``.gitkeep``,
+    a run's ``.lock`` left before its manifest was written). A folder of runs would get the
+    run's files beside them, and listings would then show the one run and hide the others; a
+    folder of the user's files would get coordqa's among them.
+
+    Raises:
+        OutputPathError: the folder holds runs or eval sets, or files coordqa did not write;
+            what to give instead.
+    """
+    folder = check_output_folder(path, name)
+    if not folder.is_dir() or folder_words(folder) is not None:
+        return folder
+    entries = sorted(e.name for e in folder.iterdir() if not e.name.startswith("."))
+    held = _runs_held(folder, entries)
+    if held:
+        raise OutputPathError(
+            f"{name} {folder} holds {held}: give a folder for this {what}, e.g. "
+            f"{name} {folder / 'NAME'}"
+        )
+    if entries:
+        raise OutputPathError(
+            f"{name} {folder} holds files coordqa did not write (e.g. {_shown(entries[0])}): "
+            f"{EMPTY_IT}"
+        )
+    return folder
+
+
+def _runs_held(folder: Path, entries: list[str]) -> str:
+    """``2 runs and 1 eval set``: the run and set folders among ``entries`` ('' when none)."""
+    folders = [folder / e for e in entries if _is_folder(folder / e)]
+    sets = sum(holds_set(sub) for sub in folders)
+    runs = sum(holds_run(sub) and not holds_set(sub) for sub in folders)
+    held = [counted(runs, "run")] * bool(runs) + [counted(sets, "eval set")] * bool(sets)
+    return " and ".join(held)
 
 
 @contextmanager

@@ -27,6 +27,7 @@ from test_cli_outputs import (
     _tree,
     make_inputs,
 )
+from test_run_out_folders import WRITERS as RUN_WRITERS
 
 from coordqa.errors import OutputPathError
 from coordqa.outputs import (
@@ -91,7 +92,9 @@ DATASET_WRITERS = ("dataset generate", "dataset build", "dataset import-upstream
 """The commands that write a dataset folder: it may be missing, empty or hold a dataset."""
 
 FOREIGN_FILES_SAID = {
-    **dict.fromkeys(GENERATED, "holds files coordqa did not write (e.g. notes.txt)"),
+    **dict.fromkeys(
+        [*GENERATED, *RUN_WRITERS], "holds files coordqa did not write (e.g. notes.txt)"
+    ),
     **dict.fromkeys(DATASET_WRITERS, "holds files that are not a dataset (e.g. notes.txt)"),
 }
 """What each writer says of a folder holding a file of the user's."""

@@ -313,8 +313,16 @@ def test_a_folder_of_run_records_without_a_manifest_is_never_adopted(tmp_path: P
         open_run(folder)
 
 
-def test_a_folder_of_other_files_still_becomes_a_run(tmp_path: Path) -> None:
+def test_a_folder_of_other_files_is_not_made_a_run(tmp_path: Path) -> None:
+    """The user's folder gets no run's files among theirs (walk7 #338); a hidden one is kept."""
+    from coordqa.errors import OutputPathError
+
     (tmp_path / "notes.txt").write_text("my notes")
+    with pytest.raises(OutputPathError, match=r"holds files coordqa did not write \(e.g. notes"):
+        RunStore.create(tmp_path, manifest())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    (tmp_path / "notes.txt").unlink()
+    (tmp_path / ".gitkeep").write_text("")
     RunStore.create(tmp_path, manifest()).close()
     assert open_run(tmp_path).manifest.config["model"] == "random"
 

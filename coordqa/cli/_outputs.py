@@ -15,7 +15,12 @@ from pathlib import Path
 
 import typer
 
-from coordqa.outputs import check_generated_folder, check_output_file, check_output_folder
+from coordqa.outputs import (
+    check_generated_folder,
+    check_output_file,
+    check_output_folder,
+    check_run_output,
+)
 
 OptionCallback = Callable[[typer.CallbackParam, Path | None], Path | None]
 
@@ -28,11 +33,14 @@ def output_folder(param: typer.CallbackParam, value: Path | None) -> Path | None
 
 
 def run_folder(param: typer.CallbackParam, value: Path | None) -> Path | None:
-    """Check the folder a command writes one run into: an output folder, not an eval set's."""
+    """Check the folder a command writes one run into: missing, empty or a run, not a set's.
+
+    The rules: :func:`~coordqa.outputs.check_run_output`, then the set's refusal.
+    """
     from coordqa.store import refuse_set_folder
 
-    output_folder(param, value)
     if value is not None:
+        check_run_output(value, "run", _option_name(param))
         refuse_set_folder(value)
     return value
 

@@ -19,10 +19,10 @@ from rich.text import Text
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
 from coordqa.cli._errors import RUN_FAILED_EXIT
 from coordqa.cli._option_groups import option_groups
-from coordqa.cli._outputs import output_folder
 from coordqa.cli._progress import Quiet
 from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError
+from coordqa.outputs import check_run_output
 
 if TYPE_CHECKING:
     from coordqa.evalset import SetResult
@@ -68,11 +68,14 @@ def render_set(result: SetResult) -> None:
 
 
 def set_folder(param: typer.CallbackParam, value: Path | None) -> Path | None:
-    """Check the set's folder: an output folder, not a run's."""
+    """Check the set's folder: missing, empty or a set, not a run's.
+
+    The rules: :func:`~coordqa.outputs.check_run_output`, then the run's refusal.
+    """
     from coordqa.evalset.manifest import refuse_run_folder
 
-    output_folder(param, value)
     if value is not None:
+        check_run_output(value, "eval set", "--out")
         refuse_run_folder(value)
     return value
 

@@ -12,6 +12,7 @@ from coordqa.errors import CoordqaError
 from coordqa.evalset.manifest import SetLedger, SetManifest, recorded_runs, refuse_run_folder
 from coordqa.evalset.members import MemberState, SetEvent, SetProgress, member_state, run_member
 from coordqa.evalset.spec import EvalSetSpec, SetMember, endpoint_limits, members_of
+from coordqa.outputs import check_run_output
 
 __all__ = ["SetInterrupted", "SetResult", "evaluate_set", "evaluate_set_async"]
 
@@ -93,6 +94,7 @@ async def evaluate_set_async(
     if spec.backend == "ray":
         import_ray(spec.address)  # a missing extra is said before any member is listed or run
     out = Path(spec.out) if spec.out is not None else spec.default_out()
+    check_run_output(out, "eval set")
     refuse_run_folder(out)
     members = members_of(spec, out, recorded_runs(out))
     endpoint_limits(members)

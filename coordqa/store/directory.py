@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from coordqa.errors import CoordqaError, StoreError
 from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import JSONObject, load_json
-from coordqa.outputs import check_output_folder, make_output_folder
+from coordqa.outputs import check_run_output, make_output_folder
 from coordqa.records import Record, upgrade
 from coordqa.runfolder import SET_MANIFEST, STREAM_NAME, folder_words, holds_set, run_records
 from coordqa.schema_problems import schema_problems
@@ -86,8 +86,8 @@ class RunStore:
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], manifest: RunManifest) -> RunStore:
-        """Create a new run at ``path`` (which must not hold a run yet)."""
-        root = check_output_folder(path)
+        """Create a new run at ``path`` (which must not hold a run yet, nor other files)."""
+        root = check_run_output(path)
         refuse_set_folder(root)
         if (root / MANIFEST).exists():
             raise StoreError(
