@@ -92,7 +92,8 @@ def test_a_manifest_bigger_than_a_runs_settings_is_refused(board: BoardClient) -
     bundle = synthetic_bundle(board.rows)
     bundle["manifest"]["config"]["note"] = [[] for _ in range(20_000)]
     answer, spent = cpu(lambda: board.submit(seal(bundle)))
-    assert answer.status_code == 422 and spent < 1.0
+    # refused before scoring (about 6 CPU-s); 1.08 CPU-s measured beside a walkthrough's load
+    assert answer.status_code == 422 and spent < 3.0, f"took {spent:.1f} CPU-s"
     assert "manifest holds more than 10000 JSON values" in answer.json()["detail"]
 
 
