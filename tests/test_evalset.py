@@ -637,3 +637,26 @@ def test_a_set_that_named_members_without_their_trials_keeps_their_folders(
     assert [m.run for m in read_set(out).members] == [before]
     assert not (out / named).exists() and result.ok
     assert read_qa_run(out / before).manifest.config["trials"] == 3
+
+
+def test_a_model_added_later_joins_the_set_and_earlier_members_stay(tmp_path: Path) -> None:
+    """The guide: models and datasets may be added to a set later. A second session naming only
+    the new model keeps the earlier member in eval-set.json (as it stood), so the set's report,
+    view and summary still hold it, and only the new one is run."""
+    from cli_support import coordqa
+
+    out = tmp_path / "set"
+    env = {"COORDQA_CACHE_DIR": str(tmp_path / "cache")}
+    first = coordqa("eval-set", "-m", "random", "--limit", "2", "--out", out, env=env)
+    assert first.returncode == 0, first.stderr
+    before = read_set(out).members[0]
+    second = coordqa("eval-set", "-m", "scripted", "--limit", "2", "--out", out, env=env)
+    assert second.returncode == 0, second.stderr
+    members = read_set(out).members
+    assert [m.model for m in members] == ["scripted", "random"]
+    kept = members[1]
+    assert (kept.run, kept.status, kept.answered) == (before.run, "complete", before.answered)
+    assert "random" in second.stdout and "earlier session" in second.stdout
+    report = coordqa("report", out, "--out", tmp_path / "report", env=env)
+    assert report.returncode == 0, report.stderr
+    assert "random" in report.stdout and "scripted" in report.stdout

@@ -50,6 +50,8 @@ def render_set(result: SetResult) -> None:
     console.print(Text(f"eval set {result.out}", style="bold"), soft_wrap=True)
     for member in result.manifest.members:
         status = member.status + (" (skipped)" if member.skipped else "")
+        if member.earlier:
+            status += " (earlier session; name it again to run it)"
         if member.expected:
             status += f", {member.answered}/{member.expected} samples"
         analysis = analyses.get(member.run)

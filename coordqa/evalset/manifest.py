@@ -154,6 +154,22 @@ def expand_sets(paths: Sequence[str | Path]) -> list[Path]:
     return expanded
 
 
+def _earlier(previous: SetManifest | None, members: Sequence[SetMember]) -> list[MemberState]:
+    """The members of ``previous`` this session does not name, as they stood, marked ``earlier``.
+
+    A set only grows (the guide: models and datasets may be added later): a session naming fewer
+    models leaves the others in the manifest, so the set's report and view still hold them.
+    """
+    if previous is None:
+        return []
+    named = {member.key for member in members}
+    return [
+        state.model_copy(update={"earlier": True, "skipped": False})
+        for state in previous.members
+        if (state.member or state.run) not in named
+    ]
+
+
 class SetLedger:
     """The set manifest of one session: updated and rewritten as members change state."""
 
@@ -168,7 +184,7 @@ class SetLedger:
             sessions=(previous.sessions if previous else 0) + 1,
             shared=shared,
             spec=spec.model_dump(mode="json"),
-            members=[member_state(m, out) for m in members],
+            members=[member_state(m, out) for m in members] + _earlier(previous, members),
         )
         self.index = {m.run: i for i, m in enumerate(members)}
         make_output_folder(out)

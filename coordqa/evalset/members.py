@@ -45,6 +45,9 @@ class MemberState(BaseModel):
     """Samples the run needs (questions x trials); 0 until it has run."""
     skipped: bool = False
     """Whether the latest session skipped it as complete."""
+    earlier: bool = False
+    """Whether only an earlier session named it: the latest left it as it stood (members are
+    added to a set, never dropped from it by a session that names fewer)."""
 
 
 @dataclass(frozen=True)
