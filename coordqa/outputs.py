@@ -191,8 +191,9 @@ def check_run_output(path: str | os.PathLike[str], what: str = "run", name: str 
     folder of the user's files would get coordqa's among them.
 
     Raises:
-        OutputPathError: the folder holds runs or eval sets, or files coordqa did not write;
-            what to give instead.
+        OutputPathError: the folder holds runs or eval sets, another command's output (a
+            report: its trusted marker, :func:`_read_marker`, names the command), or files
+            coordqa did not write; what to give instead.
     """
     folder = check_output_folder(path, name)
     if not folder.is_dir() or folder_words(folder) is not None:
@@ -205,11 +206,19 @@ def check_run_output(path: str | os.PathLike[str], what: str = "run", name: str 
             f"{name} {folder / 'NAME'}"
         )
     if entries:
+        marker = _read_marker(folder)
+        if marker is not None:
+            raise _holds_output_of(folder, marker[0], name)
         raise OutputPathError(
             f"{name} {folder} holds files coordqa did not write (e.g. {_shown(entries[0])}): "
             f"{EMPTY_IT}"
         )
     return folder
+
+
+def _holds_output_of(folder: Path, command: str, name: str) -> OutputPathError:
+    """The error for a folder holding ``command``'s generated output, where it may not go."""
+    return OutputPathError(f"{name} {folder} holds the output of `{command}`: {EMPTY_IT}")
 
 
 def _runs_held(folder: Path, entries: list[str]) -> str:
@@ -280,7 +289,7 @@ def _earlier_output(folder: Path, writer: str, name: str) -> list[str]:
         )
     command, files = marker
     if command != writer:
-        raise OutputPathError(f"{name} {folder} holds the output of `{command}`: {EMPTY_IT}")
+        raise _holds_output_of(folder, command, name)
     return files
 
 

@@ -10,6 +10,7 @@ the 35. ``--out proj`` with the user's ``notes.txt`` did the same beside the not
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,40 @@ def test_the_library_and_a_specs_out_keep_the_rule(inputs: dict[str, str], tmp_p
     assert result.returncode == 2, result.stderr
     assert "holds 2 runs and 1 eval set: give a folder for this eval set" in result.stderr
     assert _tree(runs) == before
+
+
+@pytest.fixture(scope="module")
+def report_folder(inputs: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder ``coordqa report`` wrote (it carries that command's marker)."""
+    root = tmp_path_factory.mktemp("report")
+    result = coordqa(*_command(FOLDER_OUTPUTS["report"], inputs, "report"), cwd=root)
+    assert result.returncode == 0, result.stderr
+    return root / "report"
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_a_folder_of_another_commands_output_is_named_as_its_output(
+    command: str, inputs: dict[str, str], report_folder: Path, tmp_path: Path
+) -> None:
+    """A report folder given as a run's --out is refused as coordqa's report, not as files
+    coordqa did not write (eighth walkthrough #187-#190), as ``agentic report`` names it."""
+    import shutil
+
+    out = shutil.copytree(report_folder, tmp_path / "report")
+    says = f"--out {out} holds the output of `coordqa report`: give a new folder, or empty it"
+    _refused(_command(FOLDER_OUTPUTS[command], inputs, str(out)), out, says)
+
+
+def test_a_marker_coordqa_did_not_write_leaves_the_files_unclaimed(
+    inputs: dict[str, str], report_folder: Path, tmp_path: Path
+) -> None:
+    """A marker that lists a file outside its folder is not trusted: its folder's files are
+    still ones coordqa did not write (the marker's bounds are those of a report's writer)."""
+    import shutil
+
+    out = shutil.copytree(report_folder, tmp_path / "report")
+    forged = {"command": "coordqa report", "files": ["../notes.txt"]}
+    (out / ".coordqa-output.json").write_text(json.dumps(forged), encoding="utf-8")
+    first = sorted(e.name for e in out.iterdir() if not e.name.startswith("."))[0]
+    says = f"--out {out} holds files coordqa did not write (e.g. {first}): give a new folder"
+    _refused(_command(FOLDER_OUTPUTS["eval"], inputs, str(out)), out, f"{says}, or empty it")
