@@ -131,3 +131,28 @@ def test_a_report_of_a_folder_of_runs_names_what_it_skipped_and_reports_the_rest
         refused = coordqa(*command, named, cwd=mixed)
         assert refused.returncode == 2, (named, refused.stdout)
         assert _flat(refused.stderr).startswith(f"error: {named}: "), refused.stderr
+
+
+def test_a_report_of_a_folder_skips_a_run_whose_records_are_damaged(folder: Path) -> None:
+    """Walkthrough 8 #293-#295: ``report runs/ --allow-mixed`` stopped (exit 2) at one run whose
+    calls.jsonl held a line of garbage, with eval's advice (another --out), while it skipped a
+    folder without a manifest. Such a run found in a folder is skipped with its cause and a
+    fix for reading; named itself, it is an error worded for report."""
+    write_qa_run(folder / "runs" / "b", "m2", outcome_rows(SIX_QUESTIONS), trials=2)
+    calls = folder / "runs" / "b" / "calls.jsonl"
+    first, rest = calls.read_text().split("\n", 1)
+    calls.write_text(f"{first}\nnot json at all\n{rest}")
+    shown = coordqa("report", "runs", "--allow-mixed", cwd=folder)
+    assert shown.returncode == 0, shown.stderr
+    said = _flat(shown.stderr)
+    assert "skipped runs/b: its records cannot be read" in said, said
+    assert "calls.jsonl: line 2 is not valid JSON" in said, said
+    assert "Restore the damaged file from a copy of the run" in said, said
+    assert "another --out" not in said, said
+    assert " m " in _flat(shown.stdout) and " m2 " not in _flat(shown.stdout), shown.stdout
+    refused = coordqa("report", "runs/b", cwd=folder)
+    message = _flat(refused.stderr)
+    assert refused.returncode == 2, refused.stdout
+    assert "calls.jsonl: line 2 is not valid JSON" in message, message
+    assert "restore the damaged file from a copy of the run" in message.lower(), message
+    assert "another --out" not in message, message

@@ -279,7 +279,23 @@ class RunStore:
             if message not in self.warnings:  # a run read several times says it once
                 self.warnings.append(message)
                 logger.warning("%s: %s", self.path, message)
-        yield from _json_objects(path, lines, "Restore it or start a new run with another --out.")
+        yield from _json_objects(
+            path, lines, f"{STREAMS_DAMAGED[:1].upper()}{STREAMS_DAMAGED[1:]}."
+        )
+
+    def check_records(self) -> None:
+        """Read every stream of the run through, so a damaged one is found before it is used.
+
+        A report of a folder of runs checks each run it found so that one damaged run is
+        skipped with its cause instead of stopping the report of the others.
+
+        Raises:
+            StoreError: a line of a stream is not a JSON object (:meth:`records`).
+        """
+        for file in sorted(self.path.glob("*.jsonl")):
+            if STREAM_NAME.match(file.stem):
+                for _ in self.iter_records(file.stem):
+                    pass
 
     def _writer(self, stream: str) -> IO[bytes]:
         handle = self._writers.get(stream)
@@ -400,13 +416,24 @@ def _json_objects(path: Path, lines: Sequence[bytes], fix: str) -> Iterator[JSON
             record = load_json(line)
         except ValueError as exc:  # not JSON, not UTF-8, or nested too deep
             why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-            raise StoreError(
-                f"{path}: line {number} is not valid JSON ({why}); the file was damaged "
-                f"outside coordqa. {fix}"
-            ) from exc
+            problem = f"{path}: line {number} is not valid JSON ({why}); the file was damaged"
+            raise DamagedRecordsError(f"{problem} outside coordqa", fix) from exc
         if not isinstance(record, dict):
-            raise StoreError(f"{path}: line {number} is not a JSON object. {fix}")
+            raise DamagedRecordsError(f"{path}: line {number} is not a JSON object", fix)
         yield record
+
+
+class DamagedRecordsError(StoreError):
+    """A line of a run's records is not a JSON object: what is damaged, apart from the fix.
+
+    Kept apart so a command that names the run (:meth:`UnreadableRunError.of_records`) gives
+    its own fix once, not this one beside it.
+    """
+
+    def __init__(self, problem: str, fix: str) -> None:
+        """Say which file and line is damaged (``problem``) and how to recover (``fix``)."""
+        self.problem = problem
+        super().__init__(f"{problem}. {fix}")
 
 
 class _GroupSync:
@@ -486,7 +513,8 @@ class UnreadableRunError(StoreError):
     @classmethod
     def of_records(cls, path: Path, error: StoreError) -> UnreadableRunError:
         """A run at ``path`` whose manifest opens but whose records do not (``error``)."""
-        return cls(path, f"its records cannot be read ({error})", STREAMS_DAMAGED)
+        cause = error.problem if isinstance(error, DamagedRecordsError) else str(error)
+        return cls(path, f"its records cannot be read ({cause})", STREAMS_DAMAGED)
 
     def for_writing(self) -> UnreadableRunError:
         """This error as a command that writes a run into the folder says it: or another --out.

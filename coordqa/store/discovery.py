@@ -72,7 +72,8 @@ class FoundRuns:
     runs: list[Path] = field(default_factory=list)
     """The run directories named, and those of the kinds asked for found in folders."""
     unreadable: list[UnreadableRunError] = field(default_factory=list)
-    """Run folders found in folders that cannot be read, each with its cause and fix."""
+    """Run folders found in folders whose manifest or records cannot be read, each with its
+    cause and fix."""
     other_kinds: dict[str, list[Path]] = field(default_factory=dict)
     """Runs of other kinds found in folders (by kind): readable, but not of this command."""
 
@@ -86,8 +87,8 @@ def discover_runs(
     ``coordqa view runs/`` shows every run in ``runs/``. A run folder given by name is kept
     whatever its kind and state (the command opening it says what is wrong); runs found inside
     a folder are kept when their kind is one of ``kinds`` (None: any), and the others and the
-    unreadable ones are returned apart, for the command to say it left them out. Each run once,
-    in the order given.
+    unreadable ones (a manifest or records that cannot be read) are returned apart, for the
+    command to say it left them out. Each run once, in the order given.
 
     Raises:
         StoreError: a path is not a folder (:func:`~coordqa.store.check_run_path`), or a
@@ -101,18 +102,29 @@ def discover_runs(
             continue
         survey = survey_runs(given)
         inside = [(path, open_run(path).manifest.kind) for path in survey.runs]
-        kept = [path for path, kind in inside if kinds is None or kind in kinds]
-        found.unreadable += survey.unreadable
+        wanted = [path for path, kind in inside if kinds is None or kind in kinds]
+        damaged = [problem for problem in map(_damaged_records, wanted) if problem]
+        kept = [path for path in wanted if path not in {problem.path for problem in damaged}]
+        found.unreadable += sorted(survey.unreadable + damaged, key=lambda problem: problem.path)
         if not inside and not survey.unreadable:
             raise no_runs_under(given)
-        if not kept and not survey.unreadable:
-            wanted = " or ".join(kinds or ()) + " " if kinds else ""
+        if not wanted and not survey.unreadable:
+            asked = " or ".join(kinds or ()) + " " if kinds else ""
             others = sorted({kind for _, kind in inside})
             held = f" (it holds {', '.join(others)} runs)" if others else ""
-            raise StoreError(f"{given} is not a run directory and holds no {wanted}runs{held}")
+            raise StoreError(f"{given} is not a run directory and holds no {asked}runs{held}")
         found.runs += kept
         for path, kind in inside:
-            if path not in kept:
+            if path not in wanted:
                 found.other_kinds.setdefault(kind, []).append(path)
     found.runs = list(dict.fromkeys(found.runs))
     return found
+
+
+def _damaged_records(path: Path) -> UnreadableRunError | None:
+    """The run at ``path`` as unreadable when its records cannot be read (None: they can)."""
+    try:
+        open_run(path).check_records()
+    except StoreError as exc:
+        return UnreadableRunError.of_records(path, exc)
+    return None
