@@ -760,8 +760,12 @@ class Database:
             row.hidden_reason = why if hidden else None
             return row
 
-    def hide_entries_of(self, token_id: int, reason: str | None = None) -> int:
-        """Hide every submission made with a token (a submitter's entries); returns how many.
+    def set_hidden_of(self, token_id: int, hidden: bool, reason: str | None = None) -> int:
+        """Hide or show every submission made with a token (a submitter's entries).
+
+        Returns how many changed state: ``unhide --token`` reports the entries it showed again,
+        not the ones that were visible already. Hiding also gives already-hidden entries the
+        new reason, so a submitter's entries all say the same thing.
 
         Raises:
             LeaderboardError: no token has that id.
@@ -774,9 +778,10 @@ class Database:
                     f"no token with id {token_id}; see `{self.command('token list')}`"
                 )
             rows = list(session.scalars(select(Submission).where(Submission.token_id == token_id)))
+            changed = sum(row.hidden != hidden for row in rows)
             for row in rows:
-                row.hidden, row.hidden_reason = True, why
-            return len(rows)
+                row.hidden, row.hidden_reason = hidden, why if hidden else None
+            return changed
 
     def set_provenance(self, submission_id: int, note: str | None) -> Submission:
         """Mark that an admin checked who produced a submission, or clear the mark.

@@ -142,6 +142,53 @@ def test_token_list_revoke_and_hiding_a_submitters_entries(tmp_path: Path) -> No
     db.dispose()
 
 
+def test_unhide_token_shows_again_exactly_the_hidden_entries_of_that_token(
+    tmp_path: Path,
+) -> None:
+    """Blind walkthrough: ``hide --token 1`` hid 7 entries in one command, but ``unhide --token
+    1`` said "No such option: --token" and every id had to be shown again by hand."""
+    from leaderboard_support import synthetic_bundle
+
+    from coordqa.leaderboard.catalog import BoardCatalog, register_dataset
+    from coordqa.leaderboard.intake import accept
+
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    _cli("leaderboard", "token", "create", "alice", "--db", url)
+    _cli("leaderboard", "token", "create", "bob", "--db", url)
+    db = open_database(url)
+    rows = synthetic_rows(scenarios=1)
+    (tmp_path / "syn.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    register_dataset(db, tmp_path / "syn.jsonl", "syn")
+    ids = {
+        (token, name): accept(
+            db,
+            BoardCatalog(db),
+            json.dumps(synthetic_bundle(rows, display_name=name, run=name)).encode(),
+            token_id=token,
+        ).id
+        for token, name in ((1, "a1"), (1, "a2"), (1, "a3"), (2, "b1"))
+    }
+    assert "3 entries of token 1" in _cli("leaderboard", "hide", "--token", "1", "--db", url)
+    _cli("leaderboard", "hide", str(ids[2, "b1"]), "--db", url)
+    _cli("leaderboard", "unhide", str(ids[1, "a3"]), "--db", url)  # 2 of alice's stay hidden
+    shown = _cli("leaderboard", "unhide", "--token", "1", "--db", url)
+    assert "2 entries of token 1 are now visible" in shown, shown
+    with db.session() as session:
+        hidden = {row.id: row.hidden for row in session.scalars(select(Submission))}
+    assert hidden == {
+        ids[1, "a1"]: False,
+        ids[1, "a2"]: False,
+        ids[1, "a3"]: False,
+        ids[2, "b1"]: True,
+    }
+    assert "0 entries of token 1" in _cli("leaderboard", "unhide", "--token", "1", "--db", url)
+    both = runner.invoke(app, ["leaderboard", "unhide", "1", "--token", "1", "--db", url])
+    assert "not both" in str(both.exception)
+    unknown = runner.invoke(app, ["leaderboard", "unhide", "--token", "9", "--db", url])
+    assert "no token with id 9" in str(unknown.exception)
+    db.dispose()
+
+
 def test_provenance_mark(populated: tuple[str, list[int]]) -> None:
     url, ids = populated
     note = "replies match the provider's request logs"

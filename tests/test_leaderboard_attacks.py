@@ -529,7 +529,7 @@ def test_a_revoked_token_cannot_submit_and_its_entries_can_be_hidden(board: Boar
     assert revoke_token(board.db, spammer.id).revoked_at is not None
     answer = board.submit(synthetic_bundle(board.rows, display_name="spam 3", run="spam 3"))
     assert answer.status_code == 401 and "revoked" in answer.json()["detail"]
-    assert board.db.hide_entries_of(spammer.id, "spam") == 2
+    assert board.db.set_hidden_of(spammer.id, True, "spam") == 2
     names = [e["display_name"] for e in board.client.get("/api/entries").json()["entries"]]
     assert names == ["kept"]
 

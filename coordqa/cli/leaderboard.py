@@ -407,19 +407,45 @@ def token_revoke_command(
     info = revoke_token(database, token_id)
     console.print(f"token {info.id} ({info.name}) is revoked")
     if hide:
-        count = database.hide_entries_of(token_id, reason)
+        count = database.set_hidden_of(token_id, True, reason)
         console.print(f"{count} entries of token {token_id} are now hidden")
+
+
+EntryOrToken = Annotated[
+    int | None,
+    typer.Argument(help="Entry id: the board's Entry column, /submissions/ID (or --token)."),
+]
+"""The entry ``hide``/``unhide`` act on, unless ``--token`` names a submitter instead."""
+OfToken = Annotated[
+    int | None,
+    typer.Option("--token", help="Every entry of this token id instead (see `token list`)."),
+]
+
+
+def _set_hidden(
+    db: str | None, submission_id: int | None, token: int | None, hidden: bool, reason: str | None
+) -> None:
+    """Hide or show one entry, or a submitter's entries (``--token``).
+
+    The selection ``hide`` and ``unhide`` share, so undoing a ``hide --token`` takes one command.
+    """
+    state = "hidden" if hidden else "visible"
+    if submission_id is not None and token is not None:
+        raise ConfigError("give a SUBMISSION_ID or --token TOKEN_ID, not both")
+    if token is not None:
+        count = _open(db, create=False).set_hidden_of(token, hidden, reason)
+        console.print(f"{count} entries of token {token} are now {state}")
+        return
+    if submission_id is None:
+        raise ConfigError("give a SUBMISSION_ID, or --token TOKEN_ID for a submitter's entries")
+    row = _open(db, create=False).set_hidden(submission_id, hidden, reason)
+    console.print(f"entry {row.id} ({row.display_name}) is now {state}")
 
 
 @leaderboard_app.command("hide")
 def hide_command(
-    submission_id: Annotated[
-        int | None,
-        typer.Argument(help="Entry id: the board's Entry column, /submissions/ID (or --token)."),
-    ] = None,
-    token: Annotated[
-        int | None, typer.Option("--token", help="Hide every entry of this token id instead.")
-    ] = None,
+    submission_id: EntryOrToken = None,
+    token: OfToken = None,
     reason: Annotated[str | None, typer.Option(help="Shown on the submission's page.")] = None,
     db: DbUrl = None,
 ) -> None:
@@ -427,26 +453,17 @@ def hide_command(
 
     Hidden entries stay stored and their pages say why.
     """
-    if submission_id is not None and token is not None:
-        raise ConfigError("give a SUBMISSION_ID or --token TOKEN_ID, not both")
-    if token is not None:
-        count = _open(db, create=False).hide_entries_of(token, reason)
-        console.print(f"{count} entries of token {token} are now hidden")
-        return
-    if submission_id is None:
-        raise ConfigError("give a SUBMISSION_ID, or --token TOKEN_ID for a submitter's entries")
-    row = _open(db, create=False).set_hidden(submission_id, True, reason)
-    console.print(f"entry {row.id} ({row.display_name}) is now hidden")
+    _set_hidden(db, submission_id, token, True, reason)
 
 
 @leaderboard_app.command("unhide")
 def unhide_command(
-    submission_id: SubmissionId,
+    submission_id: EntryOrToken = None,
+    token: OfToken = None,
     db: DbUrl = None,
 ) -> None:
-    """Show a hidden submission in the ranking again."""
-    row = _open(db, create=False).set_hidden(submission_id, False, None)
-    console.print(f"entry {row.id} ({row.display_name}) is now visible")
+    """Show a hidden submission, or all of a submitter's (--token), in the ranking again."""
+    _set_hidden(db, submission_id, token, False, None)
 
 
 @leaderboard_app.command("provenance")
