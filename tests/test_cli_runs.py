@@ -328,18 +328,26 @@ def test_json_nested_too_deep_is_an_unreadable_run_in_every_command(
             assert "nests deeper than 64 levels" in said, said
 
 
+def _listed_after(tmp_path: Path, *commands: list[str | Path]) -> str:
+    """``coordqa runs list runs`` (words joined by one space) after each command succeeded."""
+    for command in commands:
+        done = coordqa(*command)
+        assert done.returncode == 0, done.stderr
+    listed = coordqa("runs", "list", "runs", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    return " ".join(listed.stdout.split())
+
+
 def test_runs_list_names_an_agentic_runs_agent_and_partner(tmp_path: Path) -> None:
     """Walkthrough 3: agentic runs were listed as ``scripted · smoke``, model and grid without
     the agent; each now reads ``cac with itself · scripted · ...`` (the partner when it has one)."""
     game = ["agentic", "run", "--model", "scripted", "--game", "collab_escape", "--seeds", "0"]
     runs = tmp_path / "runs"
-    self_play = coordqa(*game, "--agent", "cac", "--self-play", "--out", runs / "sp")
-    assert self_play.returncode == 0, self_play.stderr
-    crossed = coordqa(*game, "--agent", "hm", "--partner", "escape-greedy", "--out", runs / "xp")
-    assert crossed.returncode == 0, crossed.stderr
-    listed = coordqa("runs", "list", "runs", cwd=tmp_path)
-    assert listed.returncode == 0, listed.stderr
-    text = " ".join(listed.stdout.split())
+    text = _listed_after(
+        tmp_path,
+        [*game, "--agent", "cac", "--self-play", "--out", runs / "sp"],
+        [*game, "--agent", "hm", "--partner", "escape-greedy", "--out", runs / "xp"],
+    )
     assert "runs/sp cac with itself · scripted · cac-scripted-collab_escape" in text, text
     assert "runs/xp hm with escape-greedy · scripted · hm-scripted-collab_escape" in text, text
 
@@ -349,13 +357,11 @@ def test_runs_list_names_a_play_runs_players(tmp_path: Path) -> None:
     with no players; it reads as an agentic run does (``A with itself``, ``A with B``)."""
     runs = tmp_path / "runs"
     given = ("--players", "escape-greedy,escape-planner", "--episodes", "1")
-    pair = coordqa("play", "collab_escape", *given, "--out", runs / "pair")
-    assert pair.returncode == 0, pair.stderr
-    default = coordqa("play", "collab_escape", "--episodes", "1", "--out", runs / "default")
-    assert default.returncode == 0, default.stderr
-    listed = coordqa("runs", "list", "runs", cwd=tmp_path)
-    assert listed.returncode == 0, listed.stderr
-    text = " ".join(listed.stdout.split())
+    text = _listed_after(
+        tmp_path,
+        ["play", "collab_escape", *given, "--out", runs / "pair"],
+        ["play", "collab_escape", "--episodes", "1", "--out", runs / "default"],
+    )
     assert "runs/pair escape-greedy with escape-planner · - · collab_escape" in text, text
     assert "runs/default escape-planner with itself · - · collab_escape" in text, text
 
