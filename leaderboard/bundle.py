@@ -46,6 +46,7 @@ from coordqa.store import QARun, RunManifest, open_run, read_qa_run
 __all__ = [
     "FORMAT",
     "AgenticBundle",
+    "Destination",
     "agent_label",
     "build_agentic_bundle",
     "build_bundle",
@@ -623,6 +624,11 @@ def _envelope(
     }
 
 
+Destination = Literal["file", "board", "own-board"]
+"""Where an agentic bundle goes, which says how much of its grid is checked as it is built:
+saved to a file, sent to a board now, or handed to the board's own verification (a worker)."""
+
+
 def agent_label(agent: str, model: str | None) -> str:
     """How an agent under test is named: ``cac[openai/gpt-4o]``, or the player name alone."""
     return agent if model is None else f"{agent}[{model}]"
@@ -701,17 +707,27 @@ def _played_by_agentic_run(manifest: RunManifest) -> bool:
 
 
 def build_agentic_bundle(
-    run_dir: str | Path, *, grid: str | None = None, **info: Any
+    run_dir: str | Path,
+    *,
+    grid: str | None = None,
+    destination: Destination = "file",
+    **info: Any,
 ) -> dict[str, Any]:
     """Build the submission bundle of an agentic run (``coordqa agentic run/grid``).
 
     ``grid`` names the leaderboard grid the run covers (default: the ``name`` of the run's grid
-    file); ``info`` takes the model metadata of :func:`build_qa_bundle`. The run must test one
-    agent with one model (a leaderboard entry ranks one thing).
+    file): a grid coordqa ships or a grid file, whose tasks the episodes must cover here with
+    the board's rule (:mod:`coordqa.leaderboard.coverage`), or, for a bundle sent to a board
+    now (``destination="board"``), a name that board may have registered. The board's own
+    worker (``"own-board"``) checks nothing here: it verifies the bundle against its grid with
+    the seeds it drew. ``info`` takes the model metadata of
+    :func:`build_qa_bundle`. The run must test one agent with one model (a leaderboard entry
+    ranks one thing).
 
     Raises:
-        BundleError: the run has no finished episode or tests several agents or models, or
-            ``grid`` is not the registered grid the run played.
+        BundleError: the run has no finished episode or tests several agents or models,
+            ``grid`` is not the registered grid the run played, its episodes do not cover the
+            grid, or the grid is unknown here and the bundle is saved to a file.
         StoreError: the run directory is missing, corrupt or not an agentic run.
     """
     from coordqa.agentic import read_agentic_run
@@ -733,17 +749,36 @@ def build_agentic_bundle(
             + f"` (likewise for {', '.join(others)}), then "
             f"`coordqa submit {shlex.quote(out)} --to URL --token T`"
         )
+    from coordqa.leaderboard.coverage import check_covers_locally
+
+    own_grid = str(store.manifest.config.get("name") or "grid")
+    agent, model = episodes[0].spec.agent, episodes[0].spec.model
     data = _envelope("agentic", store.manifest, tested[0], info)
-    data["grid"] = grid or str(store.manifest.config.get("name") or "grid")
+    data["grid"] = grid or own_grid
+    if destination != "own-board":
+        data["grid"] = check_covers_locally(
+            (e.spec.task.key for e in episodes),
+            grid or own_grid,
+            own_grid=own_grid,
+            agent=agent,
+            model=model,
+            sending=destination == "board",
+        )
     data["episodes"] = [episode.to_record() for episode in episodes]
     data["reported"] = None
     return _sealed(data, AgenticBundle, store.path)
 
 
-def build_bundle(run_dir: str | Path, *, grid: str | None = None, **info: Any) -> dict[str, Any]:
+def build_bundle(
+    run_dir: str | Path,
+    *,
+    grid: str | None = None,
+    destination: Destination = "file",
+    **info: Any,
+) -> dict[str, Any]:
     """The bundle of any run: QA runs go to the ``qa`` track, agentic runs to ``agentic``.
 
-    ``grid`` is for agentic runs (see :func:`build_agentic_bundle`).
+    ``grid`` and ``destination`` are for agentic runs (see :func:`build_agentic_bundle`).
 
     Raises:
         BundleError: the run's kind has no track (``play`` runs), or ``grid`` is given for a
@@ -755,7 +790,7 @@ def build_bundle(run_dir: str | Path, *, grid: str | None = None, **info: Any) -
             raise BundleError(f"{run_dir} is a QA run; --grid is for agentic runs")
         return build_qa_bundle(run_dir, **info)
     if kind == "agentic":
-        return build_agentic_bundle(run_dir, grid=grid, **info)
+        return build_agentic_bundle(run_dir, grid=grid, destination=destination, **info)
     raise BundleError(
         f"{run_dir} is a {kind!r} run; the leaderboard takes QA runs (coordqa eval) and agentic "
         "runs (coordqa agentic run/grid)"

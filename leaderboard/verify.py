@@ -34,6 +34,7 @@ from coordqa.leaderboard.bundle import (
     missing_keys,
 )
 from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, KnownGrid
+from coordqa.leaderboard.coverage import coverage_problem
 from coordqa.leaderboard.names import clean_name
 from coordqa.registry import Registry
 
@@ -360,26 +361,10 @@ def _check_coverage(episodes: list[AgenticEpisode], grid: KnownGrid) -> None:
             f"a submission ranks one agent and model; this one tests {', '.join(tested)}"
         )
     _check_one_configuration(episodes)
-    expected = grid.tasks()
-    played = {e.spec.task.key for e in episodes}
-    missing = sorted(set(expected) - set(played))
-    extra = sorted(set(played) - set(expected))
-    problems = []
-    if missing:
-        problems.append(
-            f"{len(missing)} of its {len(expected)} tasks are not played "
-            f"({format_list(missing)}): a submission covers every seed, layout and partner of "
-            "its grid"
-        )
-    if extra:
-        problems.append(
-            f"{len(extra)} episodes play tasks it does not hold ({format_list(extra)}); their "
-            "game, layout, seed, partner, seat, options (e.g. horizon) or preset differ from "
-            "the grid's"
-        )
-    if problems:
-        version = f" version {grid.version}" if grid.version is not None else ""
-        raise VerificationError(f"grid {grid.name!r}{version}: " + "; ".join(problems))
+    played = [e.spec.task.key for e in episodes]
+    problem = coverage_problem(played, grid.name, grid.version, grid.tasks())
+    if problem is not None:
+        raise VerificationError(problem)
 
 
 def verify_agentic(bundle: AgenticBundle, catalog: BoardCatalog) -> Verified:

@@ -464,7 +464,9 @@ def _run_agentic_job(run: _JobRun) -> _Stored:
         first = result.failures[0].error if result.failures else None
         raise GridIncomplete(len(result.failures), result.skipped_episodes, first)
     with _bundle_schema():
-        data = build_agentic_bundle(run_dir, grid=known.name, **shown_as(endpoint))
+        data = build_agentic_bundle(
+            run_dir, grid=known.name, destination="own-board", **shown_as(endpoint)
+        )
         bundle = AgenticBundle.model_validate(data)
     with_seeds = KnownGrid(known.name, known.version, known.fingerprint, grid)
 

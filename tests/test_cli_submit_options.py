@@ -6,6 +6,7 @@ From the fourth blind walkthrough (issue 38).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,80 @@ def test_a_run_of_agentic_run_is_refused_at_bundle_time(tmp_path: Path) -> None:
     assert "was played by agentic run, on no registered grid" in line, line
     assert "coordqa agentic grid smoke" in line, line
     assert not (tmp_path / "x.json").exists()
+
+
+@pytest.fixture(scope="module")
+def hm_hanabi(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A one-episode ``agentic run`` run (HM, scripted model, Hanabi seed 0), as README shows."""
+    run = tmp_path_factory.mktemp("hm") / "hm-hanabi"
+    played = coordqa(
+        "agentic", "run", "--agent", "hm", "--model", "scripted", "--game", "hanabi",
+        "--seeds", "0", "--out", run,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    return run
+
+
+def test_a_run_that_does_not_cover_its_grid_is_refused_before_writing(
+    hm_hanabi: Path, tmp_path: Path
+) -> None:
+    """Walkthrough 9: ``submit runs/hm-hanabi --grid smoke --out hm.json`` wrote the bundle
+    (exit 0); only the board said, after the upload, that none of smoke's 13 tasks is played.
+    submit says so first, in the board's words, with the command that plays the grid."""
+    from coordqa.agentic import get_grid
+
+    tasks = len(get_grid("smoke").tasks())
+    line = one_error_line("submit", hm_hanabi, "--grid", "smoke", "--out", tmp_path / "hm.json")
+    assert line.startswith(
+        f"error: grid 'smoke' version 1: {tasks} of its {tasks} tasks are not played ("
+    ), line
+    assert "1 episodes play tasks it does not hold (hanabi/default/self/s0#" in line, line
+    assert line.endswith(
+        "play the whole grid and submit that run: "
+        "`coordqa agentic grid smoke --agent hm --model scripted --out DIR`"
+    ), line
+    assert not (tmp_path / "hm.json").exists()
+
+
+def test_a_typo_in_the_grid_of_a_saved_bundle_gets_one_suggestion(
+    hm_hanabi: Path, tmp_path: Path
+) -> None:
+    """Walkthrough 9: ``submit ... --grid smok --out hm2.json`` wrote a bundle for a grid no
+    board ranks; nothing would check the name before the upload, so it is refused here."""
+    line = one_error_line("submit", hm_hanabi, "--grid", "smok", "--out", tmp_path / "hm2.json")
+    assert line.startswith("error: unknown grid 'smok': coordqa ships no grid of that name"), line
+    assert line.count("Did you mean") == 1 and "Did you mean 'smoke'?" in line, line
+    assert "--grid FILE.yaml" in line and "--to URL" in line, line
+    assert not (tmp_path / "hm2.json").exists()
+
+
+def test_a_grid_file_is_checked_here_and_a_board_only_grid_is_left_to_the_board(
+    hm_hanabi: Path, tmp_path: Path
+) -> None:
+    """A grid a board registered from a file: given as that file, the run is checked against it
+    and saved under the file's name; given by name only, it can be sent (the board knows its
+    grids) but not saved unchecked."""
+    from coordqa.leaderboard.bundle import BundleError, build_bundle
+
+    grid_file = tmp_path / "hanabi-one.yaml"
+    grid_file.write_text(
+        json.dumps(
+            {"name": "hanabi-one", "agents": ["hm"], "games": [{"game": "hanabi", "seeds": [0]}]}
+        )
+    )
+    done = coordqa("submit", hm_hanabi, "--grid", grid_file, "--out", tmp_path / "one.json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "one.json").read_text())["grid"] == "hanabi-one"
+    two_seeds = tmp_path / "hanabi-two.yaml"
+    two_seeds.write_text(
+        json.dumps(
+            {"name": "hanabi-two", "agents": ["hm"], "games": [{"game": "hanabi", "seeds": [0, 1]}]}
+        )
+    )
+    line = one_error_line("submit", hm_hanabi, "--grid", two_seeds, "--out", tmp_path / "2.json")
+    assert "grid 'hanabi-two': 1 of its 2 tasks are not played (hanabi/default/self/s1#" in line
+    assert f"`coordqa agentic grid {two_seeds} --agent hm --model scripted" in line, line
+    sent = build_bundle(hm_hanabi, grid="board-only", destination="board")
+    assert sent["grid"] == "board-only"
+    with pytest.raises(BundleError, match="^unknown grid 'board-only'"):
+        build_bundle(hm_hanabi, grid="board-only", destination="file")

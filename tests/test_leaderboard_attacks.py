@@ -190,7 +190,7 @@ def agentic_board(board: BoardClient, agentic_runs: dict[str, Path]) -> BoardCli
 def bundle_of(run: Path, grid: str | None = None) -> dict[str, Any]:
     from coordqa.leaderboard.bundle import build_bundle
 
-    return build_bundle(run, grid=grid)
+    return build_bundle(run, grid=grid, destination="board")  # the board checks its grids
 
 
 def forge(record: dict[str, Any], **changes: Any) -> dict[str, Any]:

@@ -401,7 +401,9 @@ def test_the_agentic_ranking_honours_origin_like_the_qa_ranking(
     upload = parse_grid({**grid, "agents": ["cac"], "models": ["scripted"]})
     played = run_grid(upload, tmp_path / "up")
     assert played.complete, played.failures
-    uploaded = board.submit(build_bundle(tmp_path / "up", grid="tiny", display_name="an upload"))
+    uploaded = board.submit(
+        build_bundle(tmp_path / "up", grid="tiny", destination="board", display_name="an upload")
+    )
     assert uploaded.status_code == 201, uploaded.text
     expected = {"board-run": [outcome.entry], "uploaded": [uploaded.json()["id"]]}
 

@@ -230,7 +230,9 @@ def submit_command(
     else:
         from coordqa.leaderboard.bundle import build_bundle
 
-        bundle = build_bundle(run_dir, grid=grid, **shown)
+        bundle = build_bundle(
+            run_dir, grid=grid, destination="file" if to is None else "board", **shown
+        )
     what = (
         f"{len(bundle['replies'])} replies"
         if "replies" in bundle
