@@ -31,6 +31,7 @@ from coordqa.leaderboard.bundle import MAX_REPLIES
 from coordqa.leaderboard.db import Database, DatasetRow, GridRow
 from coordqa.leaderboard.names import admin_text
 from coordqa.leaderboard.settings import DEFAULT_MAX_TRIALS
+from coordqa.registry import did_you_mean
 
 if TYPE_CHECKING:
     from coordqa.agentic import EpisodeTask, GridConfig
@@ -313,14 +314,16 @@ class BoardCatalog:
         """The grid registered as ``name``.
 
         Raises:
-            UnknownNameError: none is (the message lists the registered ones).
+            UnknownNameError: none is (the message suggests the closest registered names, as
+                every "unknown" error does, and lists them all).
         """
         found = self.grids.get(name)
         if found is None:
             known = ", ".join(sorted(self.grids)) or "none yet"
+            hint = did_you_mean(name, sorted(self.grids))
             raise UnknownNameError(
-                f"unknown grid {name!r}; this server ranks agentic runs on: {known}. Run one of "
-                "these grids and submit with --grid NAME, or ask the admin to register yours "
-                "(`coordqa leaderboard grid add GRID.yaml --name NAME`)."
+                f"unknown grid {name!r}.{hint} This server ranks agentic runs on: {known}. Run "
+                "one of these grids and submit with --grid NAME, or ask the admin to register "
+                "yours (`coordqa leaderboard grid add GRID.yaml --name NAME`)."
             )
         return found

@@ -46,6 +46,10 @@ class Submitted:
     """The submission's page."""
     mismatches: list[str]
     """Where the bundle's reported numbers differ from the server's."""
+    hidden: bool = False
+    """The entry it already had is hidden by the board's admin: stored, not ranked."""
+    hidden_reason: str | None = None
+    """Why, as the entry's page says (None: no reason given)."""
 
 
 def check_transport(url: str, insecure: bool = False) -> None:
@@ -122,7 +126,26 @@ def submit_bundle(
         created=bool(answer["created"]),
         url=url.rstrip("/") + str(answer["url"]),
         mismatches=list(answer.get("mismatches", [])),
+        hidden=answer.get("hidden") is True,
+        hidden_reason=_reason(answer.get("hidden_reason")),
     )
+
+
+MAX_REASON_CHARS = 500
+"""Most characters of a hidden entry's reason shown from a server's answer (the board stores at
+most 500)."""
+
+
+def _reason(value: object) -> str | None:
+    """A hidden entry's reason from a server's answer, fit to print on a terminal, or None.
+
+    The answer is not trusted: a non-string is dropped, the text is cut to
+    :data:`MAX_REASON_CHARS`, and a character a terminal would act on (escape sequences,
+    line breaks) is shown as U+FFFD.
+    """
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return "".join(c if c.isprintable() else "\ufffd" for c in value[:MAX_REASON_CHARS])
 
 
 def read_saved_bundle(path: Path) -> dict[str, Any]:

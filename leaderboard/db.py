@@ -746,6 +746,16 @@ class Database:
             )
         return row
 
+    def hidden_state(self, submission_id: int) -> tuple[bool, str | None]:
+        """Whether the submission is hidden, and the reason its page shows (None: none given).
+
+        Raises:
+            LeaderboardError: no submission has that id.
+        """
+        with self.session() as session:
+            row = self._submission(session, submission_id)
+            return row.hidden, row.hidden_reason
+
     def set_hidden(self, submission_id: int, hidden: bool, reason: str | None = None) -> Submission:
         """Hide or show a submission (it is never deleted).
 

@@ -69,6 +69,20 @@ class Accepted:
     """False when the same bundle was already stored (the existing entry is returned)."""
     mismatches: list[str]
     """Where reported numbers disagree with the recomputed ones."""
+    hidden: bool = False
+    """The existing entry a resent bundle found is hidden: it is stored, but not ranked."""
+    hidden_reason: str | None = None
+    """Why it is hidden, as its page says (None: the admin gave no reason)."""
+
+
+def _already_stored(db: Database, entry: int) -> Accepted:
+    """The answer to a bundle whose results are already ``entry``: the one home of both tracks.
+
+    A hidden entry is said to be hidden, with its reason: otherwise its submitter looks for it
+    on the board, where it is not ranked, and cannot find it.
+    """
+    hidden, reason = db.hidden_state(entry)
+    return Accepted(entry, False, [], hidden=hidden, hidden_reason=reason)
 
 
 MAX_INT = 2**63 - 1
@@ -239,13 +253,13 @@ def admit(
     """
     existing = db.find_digest(bundle.digest)
     if existing is not None:
-        return Accepted(existing, False, [])
+        return _already_stored(db, existing)
     results = result_digest(data)
     info = bundle.model
     asked = {**{name: getattr(info, name) for name in SHOWN_AS}, "origin": origin, "job_id": job_id}
     same = db.entry_of_results(results, asked)
     if same is not None:
-        return Accepted(same, False, [])
+        return _already_stored(db, same)
     track = str(data["track"])
     verified = VERIFIERS.get(track)(bundle, catalog) if verify is None else verify(bundle)
     submission = Submission(
@@ -274,7 +288,9 @@ def admit(
         quota=quota,
         refuse_name=partial(refuse_imitation, info.display_name),
     )
-    return Accepted(new_id, created, verified.mismatches if created else [])
+    if not created:  # committed concurrently by another request
+        return _already_stored(db, new_id)
+    return Accepted(new_id, True, verified.mismatches)
 
 
 def refuse_imitation(name: str, others: set[str]) -> None:

@@ -60,6 +60,8 @@ async def submit(request: Request, board: State) -> JSONResponse:
             "created": accepted.created,
             "url": board.live.submission(accepted.id),
             "mismatches": accepted.mismatches,
+            "hidden": accepted.hidden,
+            "hidden_reason": accepted.hidden_reason,
         },
         status_code=201 if accepted.created else 200,
     )

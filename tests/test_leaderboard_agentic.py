@@ -102,6 +102,18 @@ def test_agentic_run_is_replayed_and_ranked_on_its_own_tab(
     assert all(e.key in detail for e in stored)
 
 
+def test_a_hidden_agentic_entry_resent_is_said_to_be_hidden(
+    agentic_run: Path, client: tuple[TestClient, dict[str, str]]
+) -> None:
+    """Walkthrough 9: the agentic track answers a resent hidden entry as the QA track does."""
+    bundle = build_bundle(agentic_run, display_name="CAC hidden")
+    first = _post(client, bundle).json()["id"]
+    client[0].app.state.db.set_hidden(first, True, None)  # type: ignore[attr-defined]
+    again = _post(client, copy.deepcopy(bundle))
+    assert again.status_code == 200 and again.json()["id"] == first
+    assert again.json()["hidden"] is True and again.json()["hidden_reason"] is None
+
+
 def test_tampered_scores_and_moves_fail_the_replay(
     agentic_run: Path, client: tuple[TestClient, dict[str, str]]
 ) -> None:

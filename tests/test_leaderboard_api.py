@@ -211,6 +211,21 @@ def test_same_bundle_twice_is_one_entry(board: BoardClient) -> None:
     assert (first.status_code, second.status_code) == (201, 200)
     assert first.json()["id"] == second.json()["id"] and second.json()["created"] is False
     assert board.count(Submission) == 1 and board.count(SampleResult) == 36
+    assert second.json()["hidden"] is False and second.json()["hidden_reason"] is None
+
+
+def test_a_hidden_entry_resent_is_said_to_be_hidden(board: BoardClient) -> None:
+    """Walkthrough 9: a hidden entry re-sent was answered "already on the leaderboard: entry
+    N" alone, and its submitter looked for it on the board, where it is not ranked."""
+    bundle = synthetic_bundle(board.rows)
+    first = board.submit(bundle).json()["id"]
+    board.db.set_hidden(first, True, "a test entry")
+    again = board.submit(copy.deepcopy(bundle))
+    assert again.status_code == 200 and again.json()["id"] == first
+    assert again.json()["hidden"] is True and again.json()["hidden_reason"] == "a test entry"
+    board.db.set_hidden(first, False)
+    shown = board.submit(copy.deepcopy(bundle)).json()
+    assert shown["hidden"] is False and shown["hidden_reason"] is None
 
 
 def test_hidden_entries_leave_the_ranking_but_stay_stored(board: BoardClient) -> None:

@@ -366,6 +366,12 @@ def test_an_unknown_grid_is_refused_with_the_registered_ones(
     assert answer.status_code == 422
     detail = answer.json()["detail"]
     assert "unknown grid 'oc-100'" in detail and "hanabi-2, oc-40" in detail
+    # walkthrough 9: a typo'd grid got the list but no suggestion, unlike every other name
+    typo = agentic_board.submit(bundle_of(agentic_runs["hanabi-2"], grid="smok"))
+    assert typo.status_code == 422
+    detail = typo.json()["detail"]
+    assert detail.startswith("unknown grid 'smok'. Did you mean 'smoke'? This server ranks"), detail
+    assert detail.count("Did you mean") == 1 and "hanabi-2, oc-40, paper, smoke" in detail
 
 
 # -- issue 26, broken 1: partner moves are checked by playing the partner again --------------

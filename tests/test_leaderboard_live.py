@@ -147,9 +147,24 @@ def test_cli_submit_prints_the_entry_and_the_servers_refusals(tmp_path: Path) ->
         entries = httpx.get(f"{server.url}/api/entries", params={"dataset": "example"}).json()[
             "entries"
         ]
+        hidden_db = open_database(url)
+        hidden_db.set_hidden(1, True, "shown [red]as[/] typed")
+        hidden_db.dispose()
+        hidden = runner.invoke(
+            app, ["submit", str(run), "--to", server.url, "--token", token, "--name", "cli model"]
+        )
     assert ok.exit_code == 0, ok.output
     assert "submitted: entry 1" in ok.output and f"{server.url}/submissions/1" in ok.output
     assert "already on the leaderboard: entry 1" in again.output
+    assert "hidden" not in again.output
+    # walkthrough 9: a hidden entry resent said only "already on the leaderboard"
+    assert hidden.exit_code == 0, hidden.output
+    said = " ".join(hidden.output.split())
+    assert "already on the leaderboard: entry 1" in said, said
+    assert (
+        "entry 1 is hidden (shown [red]as[/] typed): stored, but not ranked on the board; the "
+        "board's admin shows it again with `coordqa leaderboard unhide 1 --db DB_URL`"
+    ) in said, said
     assert refused.exit_code != 0
     assert "HTTP 401" in str(refused.exception) and "bearer token" in str(refused.exception)
     assert [e["display_name"] for e in entries] == ["cli model"]

@@ -245,7 +245,15 @@ def submit_command(
         return
     answer = submit_bundle(bundle, str(to), str(token), insecure=insecure)
     verb = "submitted" if answer.created else "already on the leaderboard"
-    console.print(f"{verb}: entry {answer.id} ({what}): {answer.url}")
+    console.print(f"{verb}: entry {answer.id} ({what}): {answer.url}", markup=False)
+    if answer.hidden:
+        why = "" if answer.hidden_reason is None else f" ({answer.hidden_reason})"
+        console.print(
+            f"entry {answer.id} is hidden{why}: stored, but not ranked on the board; the board's "
+            f"admin shows it again with `coordqa leaderboard unhide {answer.id} --db DB_URL`",
+            markup=False,
+            style="yellow",
+        )
     for mismatch in answer.mismatches:
         console.print(f"[yellow]reported number differs from the server's: {mismatch}[/]")
 
