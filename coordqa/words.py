@@ -1,8 +1,16 @@
-"""Counts and articles in messages, so that they read as sentences ("1 question", "an agentic")."""
+"""Counts, articles and short lists in messages, so that they read as sentences.
+
+"1 question", "an agentic run", "a, b, c, d, e and 3 more".
+"""
 
 from __future__ import annotations
 
-__all__ = ["counted", "with_article"]
+from collections.abc import Sequence
+
+__all__ = ["MAX_LISTED", "counted", "format_list", "with_article"]
+
+MAX_LISTED = 5
+"""How many offending items (keys, tasks) an error message lists before summarising the rest."""
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
@@ -21,3 +29,14 @@ def with_article(phrase: str) -> str:
     ('an agentic run', 'a QA run', 'a play run')
     """
     return f"{'an' if phrase[:1] in 'aeiou' else 'a'} {phrase}"
+
+
+def format_list(items: Sequence[str]) -> str:
+    """A short list for a message: the first few items, then how many more.
+
+    >>> format_list(["a", "b"]), format_list([str(n) for n in range(8)])
+    ('a, b', '0, 1, 2, 3, 4 and 3 more')
+    """
+    shown = ", ".join(items[:MAX_LISTED])
+    more = len(items) - MAX_LISTED
+    return shown + (f" and {more} more" if more > 0 else "")

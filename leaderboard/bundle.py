@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -37,11 +38,13 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from coordqa.errors import CoordqaError
 from coordqa.jsonvalues import content_hash
+from coordqa.leaderboard.coverage import coverage_problem
 from coordqa.leaderboard.names import clean_name
 from coordqa.records import QACall, SampleKey
 from coordqa.registry import Registry
 from coordqa.schema_problems import problem_list, problems_text
 from coordqa.store import QARun, RunManifest, open_run, read_qa_run
+from coordqa.words import format_list
 
 __all__ = [
     "FORMAT",
@@ -73,8 +76,6 @@ FORMAT_VERSION = 1
 """Bundle format version; bumped when an older server would misread a newer bundle."""
 
 _HEX64 = r"^[0-9a-f]{64}$"
-MAX_LISTED = 5
-"""How many offending keys an error message lists before summarising the rest."""
 MAX_REPLIES = 10_000
 """Most replies a QA bundle may hold: 1,000 questions (the most a registered dataset may have)
 x 10 trials. The server's own trial cap (``serve --max-trials``) is usually tighter."""
@@ -501,13 +502,6 @@ def missing_keys(
     return sorted(expected - seen), sorted(duplicated), sorted(seen - expected)
 
 
-def format_list(items: Sequence[str]) -> str:
-    """A short list for a message: the first few items, then how many more."""
-    shown = ", ".join(items[:MAX_LISTED])
-    more = len(items) - MAX_LISTED
-    return shown + (f" and {more} more" if more > 0 else "")
-
-
 def format_keys(keys: list[tuple[str, int]]) -> str:
     """A short list of (question_id, trial) keys for a message: ``qid#trial, ...``."""
     return format_list([f"{qid}#{trial}" for qid, trial in keys])
@@ -706,6 +700,88 @@ def _played_by_agentic_run(manifest: RunManifest) -> bool:
     return any(words[i : i + 2] == ["agentic", "run"] for i in range(len(words)))
 
 
+@dataclass(frozen=True)
+class _LocalGrid:
+    """A grid ``submit`` can read here: its name on a board, version, task keys, how to play it."""
+
+    name: str
+    version: int | None
+    tasks: frozenset[str]
+    play: str
+    """What ``coordqa agentic grid`` takes to play it: the shipped name or the file's path."""
+
+
+def _local_grid(given: str) -> _LocalGrid | None:
+    """The grid coordqa ships as ``given``, or the grid file at that path; None for neither.
+
+    Raises:
+        ConfigError: ``given`` is a file but no valid grid.
+    """
+    from coordqa.agentic import load_grid, registered_grids
+
+    shipped = registered_grids().get(given)
+    if shipped is not None:
+        keys = frozenset(task.key for task in shipped.tasks())
+        return _LocalGrid(shipped.name, shipped.version, keys, shipped.name)
+    if not Path(given).is_file():
+        return None
+    config = load_grid(given)
+    keys = frozenset(task.key for task in config.tasks())
+    return _LocalGrid(config.name, config.version, keys, given)
+
+
+def _covered_grid(
+    played: Iterable[str],
+    given: str,
+    *,
+    own_grid: str | None,
+    agent: str,
+    model: str | None,
+    sending: bool,
+) -> str:
+    """The board name of grid ``given`` once ``played`` covers it, as far as it is known here.
+
+    The board's rule and words (:func:`~coordqa.leaderboard.coverage.coverage_problem`), so a
+    run the board would refuse is refused before it is written or sent, with what to play.
+    A name known neither here nor as the run's own grid is sent (``sending``: the board knows
+    the grids it registered, and answers a typo with the closest of them) but not saved: no
+    check would stand between a saved bundle and its upload.
+
+    ``own_grid`` is the name of the grid file the run played (its manifest's): a grid coordqa
+    does not ship, but a board may have registered that file, so it is not refused.
+    ``sending``: the bundle goes to a board now, which knows its own registered grids.
+
+    Raises:
+        BundleError: the episodes do not cover a grid known here (the board's words, then the
+            command that plays it), or ``given`` is known neither here nor, when saving, as
+            the run's own grid (with the closest shipped names).
+        ConfigError: ``given`` is a file but no valid grid.
+    """
+    grid = _local_grid(given)
+    if grid is None:
+        if sending or given == own_grid:
+            return given
+        from coordqa.agentic import registered_grids
+        from coordqa.registry import did_you_mean
+
+        shipped = sorted(registered_grids())
+        raise BundleError(
+            f"unknown grid {given!r}: coordqa ships no grid of that name ({', '.join(shipped)}) "
+            f"and no grid file is at that path.{did_you_mean(given, shipped)} For a grid a "
+            "board registered from a YAML file, give that file (--grid FILE.yaml) so the run "
+            "is checked against it, or send the run with --to URL and the board checks it"
+        )
+    problem = coverage_problem(played, grid.name, grid.version, grid.tasks)
+    if problem is not None:
+        command = ["coordqa", "agentic", "grid", grid.play, "--agent", agent]
+        command += ["--model", model] if model is not None else []
+        raise BundleError(
+            f"{problem}; play the whole grid and submit that run: "
+            f"`{shlex.join([*command, '--out', 'DIR'])}`"
+        )
+    return grid.name
+
+
 def build_agentic_bundle(
     run_dir: str | Path,
     *,
@@ -749,14 +825,12 @@ def build_agentic_bundle(
             + f"` (likewise for {', '.join(others)}), then "
             f"`coordqa submit {shlex.quote(out)} --to URL --token T`"
         )
-    from coordqa.leaderboard.coverage import check_covers_locally
-
     own_grid = str(store.manifest.config.get("name") or "grid")
     agent, model = episodes[0].spec.agent, episodes[0].spec.model
     data = _envelope("agentic", store.manifest, tested[0], info)
     data["grid"] = grid or own_grid
     if destination != "own-board":
-        data["grid"] = check_covers_locally(
+        data["grid"] = _covered_grid(
             (e.spec.task.key for e in episodes),
             grid or own_grid,
             own_grid=own_grid,

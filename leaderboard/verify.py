@@ -30,13 +30,13 @@ from coordqa.leaderboard.bundle import (
     QABundle,
     agent_label,
     format_keys,
-    format_list,
     missing_keys,
 )
 from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, KnownGrid
 from coordqa.leaderboard.coverage import coverage_problem
 from coordqa.leaderboard.names import clean_name
 from coordqa.registry import Registry
+from coordqa.words import format_list
 
 if TYPE_CHECKING:
     from coordqa.agentic import AgenticEpisode
