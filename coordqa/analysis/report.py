@@ -41,6 +41,7 @@ from coordqa.analysis.stats import (
     PAIRED_P_METHOD,
     Correlation,
     correlate,
+    format_fraction,
     paired_difference,
 )
 from coordqa.analysis.tables import (
@@ -542,7 +543,7 @@ def format_difference(value: float) -> str:
     >>> format_difference(-1e-9), format_difference(-0.05)
     ('+0.000', '-0.050')
     """
-    return "NaN" if math.isnan(value) else f"{round(value, 3) + 0.0:+.3f}"
+    return "NaN" if math.isnan(value) else format_fraction(value, signed=True)
 
 
 def format_p(p: float) -> str:

@@ -103,9 +103,11 @@ def parse_sizes(value: str | Sequence[str] | None) -> dict[str, float]:
 
 def _random_baseline(value: float) -> str:
     """The run's random baseline, or why it has none: it is taken over the answered samples."""
+    from coordqa.analysis.stats import format_fraction
+
     if math.isnan(value):
         return "random baseline unknown (no sample answered yet)"
-    return f"random baseline {value:.3f}"
+    return f"random baseline {format_fraction(value)}"
 
 
 def render_report(report: ModelReport) -> None:
