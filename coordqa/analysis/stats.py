@@ -556,6 +556,27 @@ def _small_sample_note(n: int) -> str:
     )
 
 
+def correlation_shortfall(correlations: Sequence[Correlation]) -> str | None:
+    """Why no correlation across models is shown, when too few models give any; else None.
+
+    With fewer than :data:`MIN_MODELS_FOR_CORRELATION` models every coefficient is NaN, and a
+    table of ``nan (NaN)`` reads like a failure: the report prints this sentence instead.
+
+    >>> short = Correlation("EC", "JP", 2, *[float("nan")] * 4, "")
+    >>> print(correlation_shortfall([short]))  # doctest: +NORMALIZE_WHITESPACE
+    Correlations across models (EC vs JP) need at least 3 models with both values; these runs
+    give 2: not computed.
+    """
+    if not correlations or any(c.n >= MIN_MODELS_FOR_CORRELATION for c in correlations):
+        return None
+    pairs = ", ".join(f"{c.x} vs {c.y}" for c in correlations)
+    have = " or ".join(str(n) for n in sorted({c.n for c in correlations}))
+    return (
+        f"Correlations across models ({pairs}) need at least {MIN_MODELS_FOR_CORRELATION} "
+        f"models with both values; these runs give {have}: not computed."
+    )
+
+
 def correlate(x: Sequence[float], y: Sequence[float], names: tuple[str, str]) -> Correlation:
     """Correlate paired values (NaN pairs dropped); needs 3 pairs and non-constant inputs.
 

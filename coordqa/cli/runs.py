@@ -119,7 +119,7 @@ def render_report(report: ModelReport) -> None:
         comparison_summary,
         unshared_pairs,
     )
-    from coordqa.analysis.stats import PAIRED_P_METHOD
+    from coordqa.analysis.stats import PAIRED_P_METHOD, correlation_shortfall
 
     console.print(Text("runs", style="bold"))
     for row in report.models.itertuples():
@@ -160,7 +160,9 @@ def render_report(report: ModelReport) -> None:
                 highlight=False,
             )
 
-    console.print(correlation_table(report.correlations))
+    console.print(
+        correlation_shortfall(report.correlations) or correlation_table(report.correlations)
+    )
     if report.mixed:
         messages.print(f"[yellow]{MIXED_NOTE.replace('**', '')}[/]")
     runs = dict(zip(report.models["model"], report.models["run"], strict=True))
