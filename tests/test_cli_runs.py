@@ -468,3 +468,18 @@ def test_compare_breaks_no_word_at_80_columns(runs: dict[str, Path]) -> None:
     assert "both-wrong,disagree" in result.stdout, result.stdout
     title = f"A = {LONG_MODEL}, B = openai/gpt-4o"
     assert title in " ".join(result.stdout.split()), result.stdout
+
+
+def test_report_of_two_models_says_correlations_need_three_instead_of_nan(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Issue 38: two models gave a correlations table of ``nan (NaN)``. A correlation across
+    models needs at least 3 (MIN_MODELS_FOR_CORRELATION); the report says so, and how many."""
+    result = coordqa("report", runs["a"], runs["b"], "--out", tmp_path / "rep")
+    assert result.returncode == 0, result.stderr
+    words = " ".join(result.stdout.split())
+    said = "need at least 3 models with both values; these runs give 2"
+    assert said in words and "nan" not in words.lower(), words
+    markdown = (tmp_path / "rep" / "report.md").read_text()
+    section = " ".join(markdown.split("## Correlations")[1].split("## JP failures")[0].split())
+    assert said in section and "nan" not in section.lower(), section

@@ -203,7 +203,7 @@ def test_games_and_partners_lists_keep_every_name_whole_at_80_columns(
 
 def test_dataset_list_shows_each_bundled_release(monkeypatch: pytest.MonkeyPatch) -> None:
     from coordqa.cli import dataset
-    from coordqa.dataset import RELEASES
+    from coordqa.dataset import RELEASES, dataset_identity
 
     monkeypatch.setattr(dataset, "console", Console(width=80, no_color=True))
     code, out = invoke("dataset", "list")
@@ -217,6 +217,11 @@ def test_dataset_list_shows_each_bundled_release(monkeypatch: pytest.MonkeyPatch
         "coordinationqa-v1", "1.0.0", "198", "66", "66", "66", "4", "cb50f8c6c520"
     ]  # fmt: skip
     assert "default: coordinationqa-v1.2" in out
+    # Issue 38: the example listed version "-" and the board "example-1". Each version is the one
+    # runs record and the board shows (the rows' version column, dataset_identity).
+    for name, cells in rows.items():
+        assert cells[1] == (dataset_identity(name).version or "-"), name
+    assert rows["example"][1] == "example-1"
 
 
 def eval_against_a_hung_server(

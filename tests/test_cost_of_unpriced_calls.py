@@ -42,6 +42,15 @@ def test_the_words_for_a_cost() -> None:
     assert (mixed.to_json()["unpriced_calls"], mixed.to_json()["known_cost"]) == (1, 0.5)
 
 
+def test_calls_that_all_failed_are_not_called_unknown() -> None:
+    """Two calls sent, both refused (a 404): nothing was answered, so nothing has a price to
+    be unknown. The words said "cost unknown for 0 answered calls" (issue 38)."""
+    from coordqa.cli._progress import cost_words
+
+    refused = UsageTotals(Usage(), requests=2, errors=2)
+    assert cost_words(refused) == "cost $0.0000 (no call answered)"
+
+
 def test_a_free_session_keeps_the_run_at_zero_and_an_unpriced_run_says_how_many(
     tmp_path: Path,
 ) -> None:

@@ -166,7 +166,7 @@ def test_a_model_that_learnt_the_public_answer_key_shows_it_in_the_gap(
     assert entry["private"] == pytest.approx(expected_private)
     assert entry["gap"] == pytest.approx(1.0 - expected_private) and entry["gap"] > 0
     page = board.client.get("/", params={"dataset": DEFAULT_DATASET}).text
-    assert f"{100 * (1.0 - expected_private):+.1f}" in page  # the gap column, in points
+    assert f"{1.0 - expected_private:+.3f}" in page  # the gap column, a fraction as accuracies
 
 
 @pytest.mark.slow

@@ -45,11 +45,11 @@ def test_a_deterministic_model_shows_its_question_uncertainty_and_n(board: Board
     low, high = entry["overall_ci_low"], entry["overall_ci_high"]
     assert low < 0.5 < high and high - low > 0.2  # 12 questions leave the accuracy uncertain
     page = board.client.get("/").text
-    assert "50.0" in page and "± 0.0" in page
-    assert f"[{100 * low:.1f}, {100 * high:.1f}]" in page and "12 × 3" in page
+    assert "0.500" in page and "± 0.000" in page  # a fraction, as the CLI prints it
+    assert f"[{low:.3f}, {high:.3f}]" in page and "12 × 3" in page
     assert "95%" in page and "interval over questions" in page
     detail = board.client.get(f"/submissions/{sub_id}").text
-    assert "12 questions × 3 trials" in detail and f"[{100 * low:.1f}, {100 * high:.1f}]" in detail
+    assert "12 questions × 3 trials" in detail and f"[{low:.3f}, {high:.3f}]" in detail
     csv_head = board.client.get("/api/entries.csv").text.splitlines()[0].split(",")
     assert {"overall_ci_low", "overall_ci_high", "overall_n_questions", "JP_ci_low"} <= set(
         csv_head

@@ -180,3 +180,18 @@ def test_replies_cached_by_earlier_versions_are_still_served(tmp_path: Path) -> 
     )
     assert new is not None and (new.text, new.finish_reason) == ("Answer: A", "stop")
     assert len(cache) == 2 and cache.clear() == 2 and cache.get("old") is None
+
+
+def test_one_servers_reply_is_never_served_for_another_servers_model(
+    openai_key: str, tmp_path: Path
+) -> None:
+    """The same litellm name can be two models on two servers (``openai/my-model`` at a vLLM
+    and at a llama.cpp server): the endpoint is part of the key, so each server is asked."""
+    cache = ResponseCache(tmp_path)
+    with LocalOpenAIServer() as first, LocalOpenAIServer() as second:
+        asyncio.run(
+            get_model("openai/m", api_base=first.base_url, cache=cache).generate(QUESTIONS[0])
+        )
+        other = get_model("openai/m", api_base=second.base_url, cache=cache)
+        reply = asyncio.run(other.generate(QUESTIONS[0]))
+    assert (first.count, second.count, reply.cached) == (1, 1, False)

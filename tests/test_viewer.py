@@ -110,7 +110,7 @@ def test_qa_summary_shows_outcomes_and_accuracy_from_the_rules(client: TestClien
     ]
     overall = sum(per_trial) / TRIALS
     total_row = re.search(r'<tr class="total">.*?</tr>', page, re.S)
-    assert total_row is not None and f"{100 * overall:.1f}" in total_row.group(0)
+    assert total_row is not None and f"{overall:.3f}" in total_row.group(0)
     incomplete = re.search(r'<p class="warn" id="incomplete">(.*?)</p>', page, re.S)
     assert incomplete is not None and "1 error" in incomplete.group(1)
     assert total_row.group(0).count('<span class="warn">*</span>') == 1  # accuracy marked
@@ -526,3 +526,18 @@ def test_a_path_number_of_the_wrong_type_is_one_sentence(client: TestClient) -> 
         "detail": "number (path parameter) must be a valid integer, unable to parse string as "
         "an integer, got 'abc'"
     }
+
+
+def test_the_viewer_shows_accuracy_in_the_unit_the_cli_prints(
+    client: TestClient, runs: dict[str, Path]
+) -> None:
+    """Issue 38: ``coordqa report`` printed ``0.250 ± 0.000`` and the viewer ``25.0 ± 0.0`` for the
+    same run. One unit, a fraction of 1, from one formatting home."""
+    report = coordqa_cli("report", runs["scripted"], columns=200)
+    assert report.returncode == 0, report.stderr
+    printed = re.search(r"overall\s+(\d\.\d{3} ± \d\.\d{3})\s+(\[\S+ \S+\])", report.stdout)
+    assert printed is not None, report.stdout
+    total_row = re.search(r'<tr class="total">.*?</tr>', get(client, "/runs/scripted/"), re.S)
+    assert total_row is not None
+    shown = re.sub(r"<[^>]+>", "", total_row.group(0))
+    assert printed.group(1) in shown and printed.group(2) in shown, (printed.groups(), shown)

@@ -41,7 +41,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from coordqa.analysis.stats import MeanSE, clustered_accuracy_ci, format_mean_se
+from coordqa.analysis.stats import (
+    MeanSE,
+    clustered_accuracy_ci,
+    format_fraction,
+    format_mean_se,
+)
 from coordqa.errors import StoreError
 from coordqa.jsonvalues import JSONObject, json_records
 from coordqa.records import QUESTION_TYPES, STATUSES, Sample
@@ -346,7 +351,7 @@ def format_accuracy(mean: float, se: float, *, complete: bool, trials: int | Non
     '0.500'
     """
     one_trial = trials is not None and trials < 2 and not math.isnan(mean)
-    shown = f"{mean:.3f}" if one_trial else format_mean_se(mean, se)
+    shown = format_fraction(mean) if one_trial else format_mean_se(mean, se)
     return shown if complete else f"{shown} {INCOMPLETE_MARK}"
 
 
@@ -354,7 +359,7 @@ def format_interval(low: float, high: float) -> str:
     """The question-level CI as ``[0.331, 0.478]`` (``NaN`` when it could not be computed)."""
     if math.isnan(low) or math.isnan(high):
         return "NaN"
-    return f"[{low:.3f}, {high:.3f}]"
+    return f"[{format_fraction(low)}, {format_fraction(high)}]"
 
 
 # -- one run ---------------------------------------------------------------------------------

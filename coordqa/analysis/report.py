@@ -41,6 +41,8 @@ from coordqa.analysis.stats import (
     PAIRED_P_METHOD,
     Correlation,
     correlate,
+    correlation_shortfall,
+    format_fraction,
     paired_difference,
 )
 from coordqa.analysis.tables import (
@@ -542,7 +544,7 @@ def format_difference(value: float) -> str:
     >>> format_difference(-1e-9), format_difference(-0.05)
     ('+0.000', '-0.050')
     """
-    return "NaN" if math.isnan(value) else f"{round(value, 3) + 0.0:+.3f}"
+    return "NaN" if math.isnan(value) else format_fraction(value, signed=True)
 
 
 def format_p(p: float) -> str:
@@ -625,9 +627,7 @@ def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
         "",
         "## Correlations across models (one point per model)",
         "",
-        CORRELATION_NOTE,
-        "",
-        markdown_table(report.correlation_table()),
+        *_correlations_markdown(report),
         "",
         "## JP failures per scenario and trial",
         "",
@@ -641,6 +641,14 @@ def _report_markdown(report: ModelReport, figures: list[Path]) -> str:
     if figures:
         lines += ["## Figures", "", *[f"![{p.stem}]({p.name})" for p in figures], ""]
     return "\n".join(lines)
+
+
+def _correlations_markdown(report: ModelReport) -> list[str]:
+    """The correlations section's body: the table, or why too few models give one."""
+    shortfall = correlation_shortfall(report.correlations)
+    if shortfall is not None:
+        return [shortfall]
+    return [CORRELATION_NOTE, "", markdown_table(report.correlation_table())]
 
 
 def write_report(report: ModelReport, out: str | Path) -> list[Path]:

@@ -82,7 +82,27 @@ SIGNIFICANCE = 0.05
 """The level the small-sample note speaks of: below 5 models no pairing is rare enough for it."""
 
 
-def format_mean_se(mean: float, se: float, digits: int = 3) -> str:
+ACCURACY_DIGITS = 3
+"""Decimals of an accuracy wherever one is shown (CLI, reports, the viewer, the board): a
+fraction of 1 (``0.205``), never a percentage, so the same run reads the same everywhere."""
+
+
+def format_fraction(value: float, digits: int = ACCURACY_DIGITS, *, signed: bool = False) -> str:
+    """An accuracy (or a difference of two) as a fraction: ``0.205``, ``+0.012`` when signed.
+
+    A signed rounded zero is never ``-0.000``.
+
+    >>> format_fraction(0.2534), format_fraction(-0.0123, signed=True)
+    ('0.253', '-0.012')
+    >>> format_fraction(-1e-9, signed=True)
+    '+0.000'
+    """
+    if signed:
+        return f"{round(value, digits) + 0.0:+.{digits}f}"
+    return f"{value:.{digits}f}"
+
+
+def format_mean_se(mean: float, se: float, digits: int = ACCURACY_DIGITS) -> str:
     """``0.512 ± 0.034``; NaN is spelled out (a missing SE is never shown as 0).
 
     ``digits`` decimals for both numbers: 3 for accuracies, 2 for game scores.
@@ -94,7 +114,8 @@ def format_mean_se(mean: float, se: float, digits: int = 3) -> str:
     """
     if math.isnan(mean):
         return "NaN"
-    return f"{mean:.{digits}f} ± {'NaN' if math.isnan(se) else f'{se:.{digits}f}'}"
+    spread = "NaN" if math.isnan(se) else format_fraction(se, digits)
+    return f"{format_fraction(mean, digits)} ± {spread}"
 
 
 @dataclass(frozen=True)
@@ -532,6 +553,27 @@ def _small_sample_note(n: int) -> str:
     return (
         f"with {n} models the smallest possible p is {smallest:.3f} (2 of {math.factorial(n)} "
         f"pairings), so no correlation can be significant at {SIGNIFICANCE}"
+    )
+
+
+def correlation_shortfall(correlations: Sequence[Correlation]) -> str | None:
+    """Why no correlation across models is shown, when too few models give any; else None.
+
+    With fewer than :data:`MIN_MODELS_FOR_CORRELATION` models every coefficient is NaN, and a
+    table of ``nan (NaN)`` reads like a failure: the report prints this sentence instead.
+
+    >>> short = Correlation("EC", "JP", 2, *[float("nan")] * 4, "")
+    >>> print(correlation_shortfall([short]))  # doctest: +NORMALIZE_WHITESPACE
+    Correlations across models (EC vs JP) need at least 3 models with both values; these runs
+    give 2: not computed.
+    """
+    if not correlations or any(c.n >= MIN_MODELS_FOR_CORRELATION for c in correlations):
+        return None
+    pairs = ", ".join(f"{c.x} vs {c.y}" for c in correlations)
+    have = " or ".join(str(n) for n in sorted({c.n for c in correlations}))
+    return (
+        f"Correlations across models ({pairs}) need at least {MIN_MODELS_FOR_CORRELATION} "
+        f"models with both values; these runs give {have}: not computed."
     )
 
 

@@ -76,11 +76,14 @@ def cost_words(totals: UsageTotals) -> str:
     error. Nothing sent is nothing spent (a cache hit costs nothing), and a free call (an
     offline or local model) costs $0. A failed call has no usage to price, so when some failed
     the words say they count the answered ones (``unknown for 12 answered calls`` beside ``13
-    calls sent, ..., 1 failed``: the numbers add up).
+    calls sent, ..., 1 failed``: the numbers add up). Calls that all failed leave no answered
+    call whose price could be unknown: ``cost $0.0000 (no call answered)``.
     """
     usage = totals.usage
     if totals.sent == 0:
         return "cost $0.0000"
+    if usage.calls == 0:
+        return "cost $0.0000 (no call answered)"
     if usage.cost is not None:
         return f"cost ${usage.cost:.4f}"
     unpriced = usage.unpriced_calls

@@ -142,6 +142,7 @@ def rich_accuracy_table(
         format_interval,
         trials_note,
     )
+    from coordqa.analysis.stats import format_fraction
 
     trials = sorted({int(row["n_trials"]) for row in table})
     scored = f"{trials[0]}" if len(trials) == 1 else f"{trials[0]} to {trials[-1]}"
@@ -170,7 +171,7 @@ def rich_accuracy_table(
                 row["accuracy"], row["se"], complete=complete, trials=int(row["n_trials"])
             ),
             format_interval(row["ci_low"], row["ci_high"]),
-            f"{row['random_baseline']:.3f}",
+            format_fraction(row["random_baseline"]),
             str(int(row["n_questions"])),
             *[str(int(row[s])) for s in counts],
             end_section=number == len(rows) - 1 and bool(totals),

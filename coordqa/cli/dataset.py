@@ -99,7 +99,7 @@ def list_command() -> None:
         DEFAULT_DATASET,
         QUESTION_TYPES,
         RELEASES,
-        dataset_fingerprint,
+        dataset_identity,
         load_rows,
         question_counts,
     )
@@ -113,13 +113,14 @@ def list_command() -> None:
         rows = load_rows(release.name)
         by_game = question_counts(rows)
         per_type = [sum(counts[kind] for counts in by_game.values()) for kind in QUESTION_TYPES]
+        identity = dataset_identity(release.name, rows)  # the version runs and the board show
         table.add_row(
             release.name,
-            release.version or "-",
-            str(len(rows)),
+            identity.version or "-",
+            str(identity.num_questions),
             *map(str, per_type),
             str(len(by_game)),
-            dataset_fingerprint(rows)[:12],
+            identity.fingerprint[:12],
         )
     aliases = "".join(f", also called {a}" for a, to in ALIASES.items() if to == DEFAULT_DATASET)
     table.caption = (

@@ -186,15 +186,28 @@ def render_counts(result: RunResult) -> None:
         )
         return f"{totals.usage.total_tokens} tokens{unbelieved}, {cost_words(totals)}"
 
-    def calls(totals: UsageTotals) -> str:
+    def calls(totals: UsageTotals, failed_note: str = "") -> str:
         return (
             f"{counted(totals.sent, 'call')} sent, {totals.cache_hits} from the cache, "
-            f"{totals.errors} failed; {spent(totals)}"
+            f"{totals.errors} failed{failed_note}; {spent(totals)}"
         )
 
+    analysis = result.analysis
+    # A sample's latest call stands; a failed call behind a later one was asked again, so the
+    # run's failed calls are not read as failed samples (issue 38).
+    asked_again = run.errors - analysis.errors
+    failed_note = ""
+    if asked_again > 0:
+        again = "" if asked_again == run.errors else f"{asked_again} "
+        failed_note = f" ({again}asked again since)"
+    standing = ""
+    if run.errors:
+        answered = analysis.stored_samples - analysis.errors
+        needed = analysis.expected_samples or analysis.stored_samples
+        standing = f" {answered} of {needed} samples answered."
     messages.print(
         f"samples: {result.new_samples} new, {result.resumed_samples} resumed. "
-        f"This session: {calls(session)}. Whole run: {calls(run)}.",
+        f"This session: {calls(session)}. Whole run: {calls(run, failed_note)}.{standing}",
         highlight=False,
     )
     dataset = result.manifest.dataset

@@ -103,9 +103,11 @@ def parse_sizes(value: str | Sequence[str] | None) -> dict[str, float]:
 
 def _random_baseline(value: float) -> str:
     """The run's random baseline, or why it has none: it is taken over the answered samples."""
+    from coordqa.analysis.stats import format_fraction
+
     if math.isnan(value):
         return "random baseline unknown (no sample answered yet)"
-    return f"random baseline {value:.3f}"
+    return f"random baseline {format_fraction(value)}"
 
 
 def render_report(report: ModelReport) -> None:
@@ -117,7 +119,7 @@ def render_report(report: ModelReport) -> None:
         comparison_summary,
         unshared_pairs,
     )
-    from coordqa.analysis.stats import PAIRED_P_METHOD
+    from coordqa.analysis.stats import PAIRED_P_METHOD, correlation_shortfall
 
     console.print(Text("runs", style="bold"))
     for row in report.models.itertuples():
@@ -158,7 +160,9 @@ def render_report(report: ModelReport) -> None:
                 highlight=False,
             )
 
-    console.print(correlation_table(report.correlations))
+    console.print(
+        correlation_shortfall(report.correlations) or correlation_table(report.correlations)
+    )
     if report.mixed:
         messages.print(f"[yellow]{MIXED_NOTE.replace('**', '')}[/]")
     runs = dict(zip(report.models["model"], report.models["run"], strict=True))

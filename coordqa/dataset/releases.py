@@ -19,12 +19,15 @@ EXAMPLE_CARD_BODY = DATA_DIR / "example" / "card_body.md"
 
 @dataclass(frozen=True)
 class Release:
-    """A dataset bundled with the package: its name, version and folder under :data:`DATA_DIR`."""
+    """A dataset bundled with the package: its name and folder under :data:`DATA_DIR`.
+
+    Its version is its rows' ``version`` column, read by
+    :func:`coordqa.dataset.identity.dataset_identity` (the one home runs, reports, ``dataset
+    list`` and the board take it from), never restated here.
+    """
 
     name: str
     """What ``load_dataset`` and ``--dataset`` accept (``"coordinationqa-v1.1"``)."""
-    version: str
-    """The ``version`` column of its rows (empty for the example, which has no version)."""
     title: str
     """Human-readable name, as cards, reports and the leaderboard print it."""
     frozen_fingerprint: str | None = None
@@ -46,18 +49,16 @@ class Release:
 RELEASES: tuple[Release, ...] = (
     Release(
         "coordinationqa-v1",
-        "1.0.0",
         "CoordinationQA v1",
         frozen_fingerprint="cb50f8c6c520d7001991528a90e1fcbfaaf645b2d5ee143e35640303cd4f1b55",
     ),
     Release(
         "coordinationqa-v1.1",
-        "1.1.0",
         "CoordinationQA v1.1",
         frozen_fingerprint="835ae5d925ec69d4a1a7f623b570429ec2cdad954d2c013c482f73f806bae6b1",
     ),
-    Release("coordinationqa-v1.2", "1.2.0", "CoordinationQA v1.2"),
-    Release("example", "", "CoordinationQA format example"),
+    Release("coordinationqa-v1.2", "CoordinationQA v1.2"),
+    Release("example", "CoordinationQA format example"),
 )
 """Every bundled dataset, oldest CoordinationQA release first."""
 

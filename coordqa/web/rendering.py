@@ -26,15 +26,19 @@ STATIC_PACKAGE = "coordqa.web"
 """The package whose ``static/`` holds the shared stylesheet and table sorter."""
 
 
-def pct(value: float | None) -> str:
-    """An accuracy in percent with one decimal ("—" when absent).
+def fraction(value: float | None, signed: bool = False) -> str:
+    """An accuracy as the CLI prints it, a fraction of 1 ("—" when absent).
 
-    >>> pct(0.2534), pct(None), pct(float("nan"))
-    ('25.3', '—', '—')
+    One unit and one home (:func:`coordqa.analysis.stats.format_fraction`) wherever shown.
+
+    >>> fraction(0.2534), fraction(0.012, signed=True), fraction(None), fraction(float("nan"))
+    ('0.253', '+0.012', '—', '—')
     """
+    from coordqa.analysis.stats import format_fraction
+
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
-    return f"{100 * value:.1f}"
+    return format_fraction(value, signed=signed)
 
 
 def num(value: float | None, digits: int = 2) -> str:
@@ -62,7 +66,7 @@ def params(value: float | None) -> str:
 def package_environment(package: str, **filters: Callable[..., str]) -> jinja2.Environment:
     """A Jinja2 environment on ``package``'s ``templates/``, autoescape on for every template.
 
-    The shared templates are reachable as ``web/NAME``; the number filters (``pct``, ``num``,
+    The shared templates are reachable as ``web/NAME``; the number filters (``fraction``, ``num``,
     ``params``) and ``QUESTION_TYPES`` are there for every template, plus ``filters``.
     """
     import jinja2
@@ -79,7 +83,7 @@ def package_environment(package: str, **filters: Callable[..., str]) -> jinja2.E
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pct=pct, num=num, params=params, **filters)
+    env.filters.update(fraction=fraction, num=num, params=params, **filters)
     env.globals["QUESTION_TYPES"] = QUESTION_TYPES
     return env
 
