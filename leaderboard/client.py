@@ -80,31 +80,55 @@ def check_transport(url: str, insecure: bool = False) -> None:
 def _post(url: str, path: str, body: bytes, token: str, insecure: bool) -> dict[str, Any]:
     """POST ``body`` to ``<url><path>`` with a bearer token; the server's JSON answer.
 
+    The board is another machine, so its answer is read as an endpoint's is
+    (:mod:`coordqa.llm.http`): no redirect is followed (the token would go with it), and the
+    body is read within :data:`~coordqa.llm.bounds.MAX_BODY_BYTES` and the deadline.
+
     Raises:
         ConfigError: see :func:`check_transport`.
-        SubmitError: connection failure, or a refusal (the server's status and explanation).
+        SubmitError: connection failure, a redirect, a body out of bounds, a refusal (the
+            server's status and its explanation, made printable), or an answer that is not a
+            JSON object.
     """
     import httpx
 
+    from coordqa.llm.http import BodyRefused, read_body_sync, sync_client
+
     check_transport(url, insecure)
     endpoint = url.rstrip("/") + path
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     try:
-        response = httpx.post(
-            endpoint,
-            content=body,
-            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-            timeout=TIMEOUT_S,
-        )
-    except httpx.HTTPError as exc:
-        raise SubmitError(f"cannot reach the leaderboard at {endpoint}: {exc}") from exc
+        with (
+            sync_client(httpx.Timeout(TIMEOUT_S)) as client,
+            client.stream("POST", endpoint, content=body, headers=headers) as response,
+        ):
+            if response.is_redirect:
+                raise SubmitError(
+                    f"the leaderboard at {endpoint} answered {response.status_code} (a "
+                    "redirect); coordqa follows no redirect, since the token would go with it: "
+                    "give the board's own address as --to"
+                )
+            raw = read_body_sync(response, TIMEOUT_S)
+    except (httpx.HTTPError, BodyRefused) as exc:
+        raise SubmitError(f"cannot read the leaderboard's answer at {endpoint}: {exc}") from exc
     try:
-        answer = response.json()
+        answer: object = json.loads(raw)
     except ValueError:
-        answer = {"detail": response.text[:500]}
+        answer = raw.decode("utf-8", "replace")
     if response.status_code not in (200, 201):
         detail = answer.get("detail", answer) if isinstance(answer, dict) else answer
-        raise SubmitError(f"the leaderboard refused it (HTTP {response.status_code}): {detail}")
-    return dict(answer)
+        shown = printable(detail if isinstance(detail, str) else json.dumps(detail))
+        raise SubmitError(f"the leaderboard refused it (HTTP {response.status_code}): {shown}")
+    if not isinstance(answer, dict):
+        raise _not_understood(endpoint)
+    return answer
+
+
+def _not_understood(endpoint: str) -> SubmitError:
+    return SubmitError(
+        f"the leaderboard at {endpoint} accepted the request, but its answer is not an answer "
+        "coordqa understands; check that --to is a coordqa leaderboard of a compatible version"
+    )
 
 
 def submit_bundle(
@@ -120,32 +144,41 @@ def submit_bundle(
             and its explanation).
     """
     body = json.dumps(bundle, ensure_ascii=False).encode("utf-8")
+    endpoint = url.rstrip("/") + "/api/submissions"
     answer = _post(url, "/api/submissions", body, token, insecure)
+    entry, page = answer.get("id"), answer.get("url")
+    if type(entry) is not int or not isinstance(page, str):
+        raise _not_understood(endpoint)
+    mismatches = answer.get("mismatches", [])
+    lines = [printable(str(line)) for line in mismatches] if isinstance(mismatches, list) else []
+    if len(lines) > MAX_MISMATCH_LINES:
+        lines[MAX_MISMATCH_LINES:] = [f"... and {len(lines) - MAX_MISMATCH_LINES} more"]
+    reason = answer.get("hidden_reason")
     return Submitted(
-        id=int(answer["id"]),
-        created=bool(answer["created"]),
-        url=url.rstrip("/") + str(answer["url"]),
-        mismatches=list(answer.get("mismatches", [])),
+        id=entry,
+        created=answer.get("created") is True,
+        url=url.rstrip("/") + printable(page),
+        mismatches=lines,
         hidden=answer.get("hidden") is True,
-        hidden_reason=_reason(answer.get("hidden_reason")),
+        hidden_reason=printable(reason) if isinstance(reason, str) and reason.strip() else None,
     )
 
 
-MAX_REASON_CHARS = 500
-"""Most characters of a hidden entry's reason shown from a server's answer (the board stores at
-most 500)."""
+MAX_SHOWN_CHARS = 500
+"""Most characters of one text from a board's answer shown (a reason, a refusal, a mismatch; the
+board stores a hidden entry's reason in at most 500)."""
+
+MAX_MISMATCH_LINES = 20
+"""Most mismatch lines of one answer shown; the rest are counted."""
 
 
-def _reason(value: object) -> str | None:
-    """A hidden entry's reason from a server's answer, fit to print on a terminal, or None.
+def printable(text: str) -> str:
+    """``text`` from a board's answer, fit to print on a terminal.
 
-    The answer is not trusted: a non-string is dropped, the text is cut to
-    :data:`MAX_REASON_CHARS`, and a character a terminal would act on (escape sequences,
-    line breaks) is shown as U+FFFD.
+    The answer is not trusted: the text is cut to :data:`MAX_SHOWN_CHARS`, and a character a
+    terminal would act on (escape sequences, bells, line breaks) is shown as U+FFFD.
     """
-    if not isinstance(value, str) or not value.strip():
-        return None
-    return "".join(c if c.isprintable() else "\ufffd" for c in value[:MAX_REASON_CHARS])
+    return "".join(c if c.isprintable() else "\ufffd" for c in text[:MAX_SHOWN_CHARS])
 
 
 def read_saved_bundle(path: Path) -> dict[str, Any]:

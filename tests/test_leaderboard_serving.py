@@ -196,28 +196,3 @@ def test_a_submission_body_that_trickles_in_is_answered_408(tmp_path: Path) -> N
         thread.join(timeout=30)
         sock.close()
         app.state.db.dispose()
-
-
-@pytest.mark.parametrize(
-    ("sent", "shown"),
-    [
-        ("spam\x1b[2J\nrun this", "spam\ufffd[2J\ufffdrun this"),  # no terminal control
-        ("x" * 10_000, "x" * 500),  # bounded
-        (["not", "text"], None),
-        ("   ", None),
-    ],
-)
-def test_a_hidden_reason_from_a_server_is_printable_and_bounded(
-    sent: object, shown: str | None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Walkthrough 9: a resent hidden entry is said to be hidden, with the board's reason; the
-    answer is another machine's, so its reason is checked before a terminal prints it."""
-    import httpx
-
-    from coordqa.leaderboard.client import submit_bundle
-
-    answer = {"id": 3, "created": False, "url": "/submissions/3", "mismatches": []}
-    answer |= {"hidden": True, "hidden_reason": sent}
-    monkeypatch.setattr(httpx, "post", lambda *a, **k: httpx.Response(200, json=answer))
-    submitted = submit_bundle({"track": "qa"}, "http://127.0.0.1:9", "t")
-    assert submitted.hidden is True and submitted.hidden_reason == shown

@@ -255,7 +255,9 @@ def submit_command(
             style="yellow",
         )
     for mismatch in answer.mismatches:
-        console.print(f"[yellow]reported number differs from the server's: {mismatch}[/]")
+        console.print(
+            f"reported number differs from the server's: {mismatch}", markup=False, style="yellow"
+        )
 
 
 def _refuse_changes_to_a_saved_bundle(

@@ -2,8 +2,9 @@
 
 Every request coordqa itself sends to a model endpoint is made with a client from here: the
 direct transport's chat calls (:mod:`coordqa.llm.direct_provider`), the probe before a run
-(:mod:`coordqa.runs.endpoint`) and the listing of served models (:mod:`coordqa.llm.served`).
-So these rules hold on each of them:
+(:mod:`coordqa.runs.endpoint`) and the listing of served models (:mod:`coordqa.llm.served`);
+``coordqa submit`` reads a leaderboard's answers with it too (:mod:`coordqa.leaderboard.client`),
+since a board is another machine. So these rules hold on each of them:
 
 - **No redirect is followed.** An OpenAI-compatible API never needs one, and following one would
   send the request, its key included, wherever the endpoint points. A 3xx answer is an error,
