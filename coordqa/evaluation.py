@@ -725,10 +725,11 @@ def _earlier_spelling(spelled: str, plan: _Plan, stored: RunManifest) -> bool:
 
 async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunResult:
     from coordqa.llm import get_model
-    from coordqa.llm.registry import refuse_unread_model_args
+    from coordqa.llm.registry import refuse_a_question_model, refuse_unread_model_args
 
     config = plan.config
     refuse_unread_model_args(config.model, config.model_args)
+    refuse_a_question_model(config.model)
     ledger = UsageLedger()
     model = get_model(
         config.model,
@@ -739,8 +740,6 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
         ledger=ledger,
         transport=config.transport,
     )
-    if model.provider.question_refusal is not None:
-        raise ConfigError(model.provider.question_refusal)
     manifest = _as_stored(plan)  # a folder holding another run is refused before any call
     dropped = None
     if _check_unless_cached(model, plan):

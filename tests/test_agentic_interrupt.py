@@ -120,3 +120,28 @@ def test_progress_counts_decisions_and_model_calls(tmp_path: Path) -> None:
     assert final.decisions == decisions and final.model_calls == calls > 0
     # the counts rise during the episodes, not only when one finishes
     assert any(s.done == 0 and s.decisions > 0 and s.model_calls > 0 for s in seen)
+
+
+def test_ctrl_c_while_the_tables_of_a_finished_run_are_made_says_the_run_is_complete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 9, #304: Ctrl-C just as the last episode ended left ``agentic run`` with
+    status 130 and no word at all, the run finished. The interrupt landed after the session,
+    while the tables were made, where Typer turns it into a silent 130. Raised there at once
+    (no timing): the command says the run is complete and how to print its tables."""
+    import coordqa.agentic.report as report
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "agentic_report", interrupted)
+    out = tmp_path / "run"
+    result = coordqa(
+        "agentic", "run", "--agent", "cac", "--model", "scripted", "--game", "collab_escape",
+        "--self-play", "--episodes", "1", "--out", out,
+    )  # fmt: skip
+    assert result.returncode == 130, result.stderr
+    said = " ".join(result.stderr.split())
+    assert "interrupted after the last episode: 1 of 1 episodes finished" in said
+    assert f"The run is complete: nothing is missing (coordqa agentic report {out}" in said
+    assert open_run(out).manifest.status == "finished"

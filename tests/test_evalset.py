@@ -660,3 +660,63 @@ def test_a_model_added_later_joins_the_set_and_earlier_members_stay(tmp_path: Pa
     report = coordqa("report", out, "--out", tmp_path / "report", env=env)
     assert report.returncode == 0, report.stderr
     assert "random" in report.stdout and "scripted" in report.stdout
+
+
+def test_a_model_that_answers_no_question_is_refused_before_any_member_with_evals_words(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 9, #38: ``eval-set --model bot`` added bot members that failed at run time
+    (``ConfigError: ...`` shown) while ``eval --model bot`` is refused up front. The set now
+    refuses it with eval's own line before anything runs; named in a spec, in the spec's words."""
+    out = tmp_path / "set"
+    said_by_eval = coordqa("eval", "--model", "bot", "--limit", "2", "--out", tmp_path / "r")
+    (eval_line,) = said_by_eval.stderr.strip().splitlines()
+    refused = coordqa("eval-set", "-m", "random", "-m", "bot", "--limit", "2", "--out", out)
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.strip().splitlines() == [eval_line]
+    assert not out.exists(), "nothing of the set is written, no member runs"
+    spec = tmp_path / "bots.yaml"
+    spec.write_text(yaml.safe_dump({"models": [{"model": "random"}, {"model": "bot"}]}))
+    in_spec = coordqa("eval-set", spec, "--limit", "2", "--out", out)
+    assert in_spec.returncode == 2, in_spec.stderr
+    (line,) = in_spec.stderr.strip().splitlines()
+    assert line == eval_line.replace("error: ", f"error: {spec}'s models[1]: ", 1)
+    assert not out.exists()
+
+
+def test_an_earlier_member_that_stored_no_run_is_left_out_and_not_counted_as_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 9, #221-#223: a member that failed before storing anything was listed as
+    failed by every later session, which exited 1 for it although it did not run it, with no
+    way to drop it. A later session not naming it leaves it out (it holds nothing: nothing is
+    lost) and says so; a member that failed this session still fails it, with its message as a
+    sentence (no exception class name); an earlier member holding a run stays (sets only grow)."""
+    monkeypatch.delenv("W9_UNSET_KEY", raising=False)
+    out = tmp_path / "set"
+    env = {"COORDQA_CACHE_DIR": str(tmp_path / "cache")}
+    unset = {
+        "model": "openai/x",
+        "api_base": "http://127.0.0.1:9/v1",
+        "api_key_env": "W9_UNSET_KEY",
+    }
+    both = tmp_path / "both.yaml"
+    both.write_text(yaml.safe_dump({"models": [{"model": "random"}, unset], "limit": 2}))
+    first = coordqa("eval-set", both, "--out", out, "--quiet", env=env)
+    assert first.returncode == 1, first.stderr
+    failure = "failed: openai/x on coordinationqa-v1.2: "
+    (failed,) = [line for line in first.stderr.splitlines() if line.startswith(failure)]
+    assert "W9_UNSET_KEY is not set" in failed and "Error:" not in failed
+    assert [m.status for m in read_set(out).members] == ["complete", "failed"]
+    second = coordqa("eval-set", "-m", "scripted", "--limit", "2", "--out", out, env=env)
+    assert second.returncode == 0, second.stderr
+    assert "failed" not in second.stderr and "openai/x" not in second.stdout
+    assert "left out: openai/x on coordinationqa-v1.2" in second.stderr
+    members = read_set(out).members
+    assert [(m.model, m.status, m.earlier) for m in members] == [
+        ("scripted", "complete", False),
+        ("random", "complete", True),
+    ]
+    third = coordqa("eval-set", both, "--out", out, "--quiet", env=env)
+    assert third.returncode == 1, "named again, it runs again and fails again"
+    assert failure in third.stderr

@@ -28,7 +28,7 @@ from rich.text import Text
 from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
-from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
+from coordqa.cli._errors import RUN_FAILED_EXIT, messages
 from coordqa.cli._lists import split_list
 from coordqa.cli._names import game_name
 from coordqa.cli._option_groups import option_groups
@@ -217,16 +217,38 @@ def _play(
 
 
 def _play_planned(plan: GridPlan, *, quiet: bool = False) -> None:
-    """Play a checked grid under a progress bar; print its tables; exit 1 when the run failed."""
+    """Play a checked grid under a progress bar; print its tables; exit 1 when the run failed.
+
+    Raises:
+        RunInterrupted: Ctrl-C, in the session or after it (exit status 130, with what is kept).
+    """
+    total = len(plan.specs)
+    count = episode_count(plan.specs)
+    if not quiet:
+        messages.print(f"playing {count}", highlight=False)
+    try:
+        result = _play_under_bar(plan, total, count, quiet=quiet)
+        _show_result(result, count)
+    except KeyboardInterrupt:
+        # Ctrl-C outside the session (play_grid says its own): while the bar closes or the tables
+        # are made, after the run ended. Typer would end with 130 and no word; the message reads
+        # the run, so a finished one is said complete, with the command that prints its tables.
+        from coordqa.agentic.runner import interrupted_message
+
+        raise RunInterrupted(interrupted_message(plan.out), plan.out) from None
+
+
+def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> GridResult:
+    """Play the grid under a progress bar, closed before the result is returned.
+
+    An interruption in the session (:class:`RunInterrupted`) goes up to the command's error
+    report (:mod:`coordqa.cli._errors`), which says what is kept and exits 130.
+    """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from coordqa.agentic.runner import GridProgress, play_grid
     from coordqa.cli._progress import attempt_lines, say_first_error
 
-    total = len(plan.specs)
-    count = episode_count(plan.specs)
-    if not quiet:
-        messages.print(f"playing {count}", highlight=False)
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -251,17 +273,13 @@ def _play_planned(plan: GridPlan, *, quiet: bool = False) -> None:
         try:
             with attempt_lines(progress.console):
                 result = play_grid(plan, progress=show)
-        except RunInterrupted as stop:
-            progress.stop()
-            messages.print(f"[yellow]{escape(str(stop))}[/]", highlight=False)
-            raise typer.Exit(INTERRUPTED_EXIT) from None
         except RunFailed as failure:
             progress.stop()
             if failure.result is not None:
                 _show_result(failure.result, count, said_below=str(failure))
             messages.print(f"[bold red]error:[/] {escape(str(failure))}", highlight=False)
             raise typer.Exit(RUN_FAILED_EXIT) from None
-    _show_result(result, count)
+    return result
 
 
 def episode_count(specs: Sequence[EpisodeSpec]) -> str:

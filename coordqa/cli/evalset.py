@@ -3,8 +3,9 @@
 The command turns a spec file and/or command-line options into an
 :class:`~coordqa.evalset.EvalSetSpec`, calls :func:`coordqa.evalset.evaluate_set`, shows the
 members as they run (:mod:`coordqa.cli._set_progress`), then each member with its accuracy.
-Exit status: 0 when every member is complete, 1 when one failed (its message printed), 2 for bad
-options, 130 on Ctrl-C.
+Exit status: 0 when every member the command names is complete, 1 when one failed (its message
+printed), 2 for bad options, 130 on Ctrl-C; members only an earlier session named are listed as
+they stand and do not change it.
 """
 
 from __future__ import annotations
@@ -38,7 +39,10 @@ SPEC_FIELDS = {"requests_per_minute": "rpm", "tokens_per_minute": "tpm"}
 
 
 def render_set(result: SetResult) -> None:
-    """The members with their accuracies (stdout) and every failure's message (stderr).
+    """The members with their accuracies (stdout), then failures and members left out (stderr).
+
+    On stderr: the message of every member this session named that failed, and each member of
+    an earlier session left out as it stored no run.
 
     Each member is an entry, its names whole (model and dataset, then status, samples, the
     headline accuracy ``coordqa eval`` prints and the run directory): table cells cut dataset
@@ -65,6 +69,12 @@ def render_set(result: SetResult) -> None:
     for member in result.failed:
         messages.print(
             f"[bold red]{member.status}:[/] {member.model} on {member.dataset}: {member.message}",
+            highlight=False,
+        )
+    for member in result.dropped:
+        messages.print(
+            f"[bold]left out:[/] {member.model} on {member.dataset}: an earlier session named "
+            "it and it stored no run (nothing is lost); name it again to run it",
             highlight=False,
         )
 
@@ -128,7 +138,8 @@ def eval_set_command(
     while the others finish. The call options (--concurrency, --rpm, --tpm, --timeout,
     --max-attempts, --max-connection-failures, --transport) override the spec's; --api-base,
     --api-key-env and --model-arg are those of the --model models (a spec's models carry their
-    own). Exit status: 0 every member complete, 1 a member failed, 2 bad options, 130 on Ctrl-C.
+    own). Exit status: 0 every member it names complete, 1 one of them failed, 2 bad options,
+    130 on Ctrl-C.
     """
     from coordqa.cli._progress import live_run
     from coordqa.cli._set_progress import set_display
@@ -139,6 +150,7 @@ def eval_set_command(
         parse_spec,
         refuse_repeats,
     )
+    from coordqa.llm.registry import refuse_a_question_model
 
     overrides: dict[str, Any] = {
         SPEC_FIELDS.get(key, key): value
@@ -173,6 +185,7 @@ def eval_set_command(
         )
     added = [{"model": name, **{f: v for (_, f), v in given.items()}} for name in model or ()]
     for name in model or ():  # said as typed, before the spec names them models[i]
+        refuse_a_question_model(name)
         _refuse_unread_settings(name, model or [], given)
     if spec_file is None:
         if not added:

@@ -154,19 +154,31 @@ def expand_sets(paths: Sequence[str | Path]) -> list[Path]:
     return expanded
 
 
-def _earlier(previous: SetManifest | None, members: Sequence[SetMember]) -> list[MemberState]:
-    """The members of ``previous`` this session does not name, as they stood, marked ``earlier``.
-
-    A set only grows (the guide: models and datasets may be added later): a session naming fewer
-    models leaves the others in the manifest, so the set's report and view still hold them.
-    """
+def _unnamed(previous: SetManifest | None, members: Sequence[SetMember]) -> list[MemberState]:
+    """The members of ``previous`` this session does not name, as they stood."""
     if previous is None:
         return []
     named = {member.key for member in members}
+    return [state for state in previous.members if (state.member or state.run) not in named]
+
+
+def _stored(state: MemberState, out: Path) -> bool:
+    """Whether the member's run directory holds a run (anything at all was stored)."""
+    return (out / state.run / MANIFEST).is_file()
+
+
+def _earlier(unnamed: Sequence[MemberState], out: Path) -> list[MemberState]:
+    """The members an earlier session named that stored a run, marked ``earlier``.
+
+    A set only grows (the guide: models and datasets may be added later): a session naming fewer
+    models leaves the others in the manifest, so the set's report and view still hold them. A
+    member that stored no run (refused or failed before its run began) holds nothing to keep:
+    it is dropped (:attr:`SetLedger.dropped`) rather than reported failed by every later session.
+    """
     return [
         state.model_copy(update={"earlier": True, "skipped": False})
-        for state in previous.members
-        if (state.member or state.run) not in named
+        for state in unnamed
+        if _stored(state, out)
     ]
 
 
@@ -179,12 +191,15 @@ class SetLedger:
         if previous is not None:
             _check_same_set(previous, shared, out)
         self.out = out
+        unnamed = _unnamed(previous, members)
+        self.dropped = [state for state in unnamed if not _stored(state, out)]
+        """Members of an earlier session that stored no run, left out of the manifest."""
         self.manifest = SetManifest(
             created_at=previous.created_at if previous else datetime.now(timezone.utc),
             sessions=(previous.sessions if previous else 0) + 1,
             shared=shared,
             spec=spec.model_dump(mode="json"),
-            members=[member_state(m, out) for m in members] + _earlier(previous, members),
+            members=[member_state(m, out) for m in members] + _earlier(unnamed, out),
         )
         self.index = {m.run: i for i, m in enumerate(members)}
         make_output_folder(out)

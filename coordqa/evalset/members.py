@@ -112,7 +112,8 @@ async def run_member(
             update={"status": "failed", "message": str(failure)}
         )
     except CoordqaError as error:  # a missing key variable, an unknown provider, a bad filter
+        # coordqa's errors are sentences that say what to do; the class name says nothing more
         return member_state(member, out).model_copy(
-            update={"status": "failed", "message": f"{type(error).__name__}: {error}"}
+            update={"status": "failed", "message": str(error) or type(error).__name__}
         )
     return member_state(member, out)

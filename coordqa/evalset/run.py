@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from coordqa.analysis import RunAnalysis, analyze_run
@@ -29,16 +29,23 @@ class SetResult:
     """The set's folder."""
     manifest: SetManifest
     """Its manifest after this session."""
+    dropped: list[MemberState] = field(default_factory=list)
+    """Members an earlier session named that stored no run: this session, not naming them,
+    left them out of the set (nothing of theirs was stored, so nothing is lost)."""
 
     @property
     def ok(self) -> bool:
-        """Whether every member is complete (the exit status of ``coordqa eval-set``)."""
-        return self.manifest.ok
+        """Whether every member this session named is complete (``coordqa eval-set``'s status).
+
+        Members only an earlier session named stand as they were and do not count: this
+        session did not run them.
+        """
+        return not self.failed
 
     @property
     def failed(self) -> list[MemberState]:
-        """The members that are not complete, with their messages."""
-        return [m for m in self.manifest.members if m.status != "complete"]
+        """The members this session named that are not complete, with their messages."""
+        return [m for m in self.manifest.members if m.status != "complete" and not m.earlier]
 
     def runs(self) -> list[Path]:
         """Every member's run directory that exists, in spec order."""
@@ -122,7 +129,7 @@ async def _run_members(
         run_on_ray(spec, pending, ledger, progress)  # blocks: Ray's tasks do the waiting
     else:
         await _run_local(pending, ledger, progress)
-    return SetResult(out, ledger.manifest)
+    return SetResult(out, ledger.manifest, ledger.dropped)
 
 
 def evaluate_set(spec: EvalSetSpec, *, progress: SetProgress | None = None) -> SetResult:

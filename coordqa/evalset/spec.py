@@ -15,7 +15,7 @@ from coordqa.eval_config import EvalConfig, eval_default
 from coordqa.evaluation import set_member_names
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
-from coordqa.llm.registry import refuse_unread_model_args
+from coordqa.llm.registry import refuse_a_question_model, refuse_unread_model_args
 from coordqa.llm.types import Transport
 from coordqa.prompts import PromptLayout
 from coordqa.records import spelled_type
@@ -251,8 +251,9 @@ def parse_spec(data: JSONObject, *, source: str = "the eval-set spec") -> EvalSe
     """Validate a set given as data; every problem is named with its field.
 
     Raises:
-        ConfigError: a field is unknown, missing or has a bad value, or model arguments are
-            given to a model that reads none (:func:`refuse_unread_model_args`).
+        ConfigError: a field is unknown, missing or has a bad value, model arguments are
+            given to a model that reads none (:func:`refuse_unread_model_args`), or a model
+            answers no question (:func:`refuse_a_question_model`, the rule of ``coordqa eval``).
     """
     try:
         spec = EvalSetSpec.model_validate(data)
@@ -261,6 +262,7 @@ def parse_spec(data: JSONObject, *, source: str = "the eval-set spec") -> EvalSe
     for index, model in enumerate(spec.models):
         named = f"{source}'s models[{index}].model_args"
         refuse_unread_model_args(model.model, model.model_args, named)
+        refuse_a_question_model(model.model, f"{source}'s models[{index}]")
     return spec
 
 

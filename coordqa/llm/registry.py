@@ -26,6 +26,7 @@ from coordqa.registry import Registry, offer, suggest
 __all__ = [
     "PROVIDERS",
     "create_provider",
+    "refuse_a_question_model",
     "refuse_an_endpoint",
     "refuse_unread_model_args",
     "runs_in_process",
@@ -126,6 +127,23 @@ def refuse_unread_model_args(
             "behind a server, prefix/NAME, and for llamacpp/PATH)"
         )
     )
+
+
+def refuse_a_question_model(name: str, named: str | None = None) -> None:
+    """Refuse a model that cannot answer a CoordinationQA question on its own (``bot``).
+
+    The one rule ``coordqa eval`` and ``coordqa eval-set`` both apply before anything runs, in
+    the model's own words (:attr:`~coordqa.llm.providers.Provider.question_refusal`). ``named``
+    says where the caller's user named it (an eval-set spec's ``models[2]``); None when the
+    name itself says it (``--model bot``).
+
+    Raises:
+        ConfigError: ``name``'s model answers no question on its own.
+    """
+    registered = _registered(name)
+    refusal = PROVIDERS.get(registered)(name, None, None).question_refusal if registered else None
+    if refusal is not None:
+        raise ConfigError(f"{named}: {refusal}" if named else refusal)
 
 
 def refuse_an_endpoint(
