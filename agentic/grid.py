@@ -178,6 +178,42 @@ class GameEntry(BaseModel):
         profile = game_profile(self.game)
         return list(profile.self_play_seeds if self_play else profile.cross_play_seeds)
 
+    def episode_count(self, pairings: Collection[bool]) -> int | None:
+        """The ``--episodes`` these seeds are, in ``pairings`` (None: they are no count).
+
+        N when every pairing of ``pairings`` (self-play True, cross-play False:
+        :meth:`GridConfig.pairings`) plays seeds 0..N-1; None when they are other seeds
+        (Hanabi's own, the paper's; a ``seeds`` list).
+
+        The one count a resumed run may raise (:func:`coordqa.agentic.runner.plan_grid`) is
+        read through it, so a run of the game's own seeds 0, 1, 2 (no ``episodes`` given) is a
+        run of 3 episodes: ``--episodes 5`` extends it, ``--episodes 3`` resumes it.
+        """
+        plays = {tuple(self.seeds_for(self_play)) for self_play in pairings}
+        seeds = plays.pop() if len(plays) == 1 else None
+        return len(seeds) if seeds is not None and seeds == tuple(range(len(seeds))) else None
+
+    def seeds_words(self, pairings: Collection[bool]) -> str:
+        """Which episodes this entry plays in ``pairings``, as they were asked for.
+
+        ``--episodes 3 (seeds 0..2)``, ``--seeds 4,7``, or the game's own (``the game's own
+        seeds (321, 212, 628 in self-play; 45, 114, 4788 with a partner)``).
+        """
+        if self.episodes is not None:
+            last = self.episodes - 1
+            return f"--episodes {self.episodes} ({f'seeds 0..{last}' if last else 'seed 0'})"
+        if self.seeds is not None:
+            return f"--seeds {','.join(map(str, self.seeds))}"
+        own = {
+            "in self-play" if self_play else "with a partner": ", ".join(
+                map(str, self.seeds_for(self_play))
+            )
+            for self_play in sorted(pairings, reverse=True)
+        }
+        if len(set(own.values())) == 1:
+            return f"the game's own seeds ({next(iter(own.values()))})"
+        return f"the game's own seeds ({'; '.join(f'{s} {how}' for how, s in own.items())})"
+
     def game_options(self) -> dict[str, OptionValue]:
         """Options for the game constructor."""
         return {} if self.horizon is None else {"horizon": self.horizon}
@@ -356,17 +392,30 @@ class GridConfig(BaseModel):
             }
         return data
 
-    def with_episodes(self, counts: list[int | None]) -> GridConfig:
-        """This grid with each game entry's ``episodes`` (in order) set to ``counts``.
+    def pairings(self) -> set[bool]:
+        """The kinds of pairing the grid plays: self-play (True), with a partner (False)."""
+        return {partner == SELF for partner in self.partners}
 
-        The episode count is what a resumed run given by ``--out`` may raise (as ``coordqa eval
-        --trials``): the run's settings are the grid's with the counts it was started with
-        (:func:`coordqa.agentic.runner.plan_grid`).
+    def with_seeds_of(self, games: list[Any]) -> GridConfig | None:
+        """This grid with the ``seeds`` and ``episodes`` of a stored run's ``games``, in order.
+
+        None if they are not a game entry's.
+
+        Which episodes a game plays is what a resumed run given by ``--out`` may raise (as
+        ``coordqa eval --trials``): the run's settings are the grid's with the seeds it was
+        started with (:func:`coordqa.agentic.runner.plan_grid`). A stored entry with neither
+        is one of the game's own seeds, read as today's: the stored run's fingerprint, which
+        covers its episodes' seeds, says whether they were the same then.
         """
         data = self.model_dump(mode="json")
-        for game, count in zip(data["games"], counts, strict=True):
-            game["episodes"] = count
-        return GridConfig.model_validate(data)
+        for game, kept in zip(data["games"], games, strict=True):
+            if not isinstance(kept, dict):
+                return None
+            game.update(seeds=kept.get("seeds"), episodes=kept.get("episodes"))
+        try:
+            return GridConfig.model_validate(data)
+        except ValidationError:
+            return None
 
     def tasks(self) -> list[EpisodeTask]:
         """What the grid asks of any agent: every (game, layout, partner, seat, seed) task.

@@ -67,7 +67,7 @@ from coordqa.agentic.episodes import (
     decisions_per_seat,
     read_agentic_run,
 )
-from coordqa.agentic.grid import GridConfig, stored_form
+from coordqa.agentic.grid import GameEntry, GridConfig, stored_form
 from coordqa.agentic.match import build_player, play_match
 from coordqa.agentic.records import AgentRecord, Failure
 from coordqa.agentic.reply_counts import ReplyCounts, fallback_failure
@@ -577,35 +577,34 @@ async def play_grid_async(
 def _as_stored(config: GridConfig, manifest: RunManifest, out: Path) -> RunManifest:
     """``manifest`` (the run of ``config``) as the run at ``out`` stores it, if one is there.
 
-    That is, with the stored episode count of each game entry that gives one, when ``config``
-    asks for as many or more: the one setting a resumed run may raise (as ``coordqa eval``'s
-    trials, :data:`coordqa.evaluation.RESUME_MAY_CHANGE`); and in the stored form of its
-    settings when that is an older form of the same (:func:`~coordqa.agentic.grid.stored_form`).
-    The episodes it adds are played and the settings as asked are written once the run is open
-    (:func:`_adopt_settings`).
+    That is, with the stored seeds of each game entry (``episodes``, ``seeds`` or the game's
+    own), when ``config`` asks for the same episodes or more of them: the one setting a resumed
+    run may raise (as ``coordqa eval``'s trials, :data:`coordqa.evaluation.RESUME_MAY_CHANGE`);
+    and in the stored form of its settings when that is an older form of the same
+    (:func:`~coordqa.agentic.grid.stored_form`). The episodes it adds are played and the
+    settings as asked are written once the run is open (:func:`_adopt_settings`).
 
-    The run's identity (agents, partners, games, settings: all but the counts) is checked first
+    The run's identity (agents, partners, games, settings: all but the seeds) is checked first
     (:func:`~coordqa.store.check_resumable`), so a folder holding another run is said to be
-    one, in its own terms, before any advice on its count.
+    one, in its own terms, before any advice on its count. Counts are compared as
+    :meth:`~coordqa.agentic.grid.GameEntry.episode_count` reads them: a run of the game's own
+    seeds 0, 1, 2 is one of 3 episodes.
 
     Raises:
         StoreError: the stored run is another run.
-        ConfigError: the stored run is this one, with more episodes in a game than asked for.
+        ConfigError: the stored run is this one, with more episodes in a game than asked for,
+            or with other seeds than a count of them (Hanabi's own, the paper's).
     """
     if not (out / MANIFEST).exists():
         return manifest
     stored = open_to_write(out).manifest
     games = stored.config.get("games")
-    if stored.kind != "agentic" or not isinstance(games, list) or len(games) != len(config.games):
+    before = None
+    if stored.kind == "agentic" and isinstance(games, list) and len(games) == len(config.games):
+        before = config.with_seeds_of(games)
+    if before is None:
         check_resumable(out, stored, manifest)  # another run: refused with its differences
         return manifest
-    asked = [entry.episodes for entry in config.games]
-    held = [kept.get("episodes") if isinstance(kept, dict) else None for kept in games]
-    counts = [
-        had if isinstance(had, int) and count is not None else count
-        for count, had in zip(asked, held, strict=True)
-    ]
-    before = config if counts == asked else config.with_episodes(counts)
     identity = before.identity()
     if stored_form(stored.config) == identity:
         identity = stored.config  # the same run, stored in an older form (agent options)
@@ -615,10 +614,40 @@ def _as_stored(config: GridConfig, manifest: RunManifest, out: Path) -> RunManif
         fingerprint = content_hash({"config": identity, "episodes": [s.key for s in specs]})
         opening = manifest.model_copy(update={"config": identity, "fingerprint": fingerprint})
     check_resumable(out, stored, opening)
-    for count, had, kept in zip(asked, held, games, strict=True):
-        if isinstance(had, int) and count is not None and count < had:
-            raise ConfigError(_fewer_episodes(out, str(kept.get("game")), had, count))
+    for asked, held in zip(config.games, before.games, strict=True):
+        _check_seeds(out, asked, held, config.pairings())
     return opening
+
+
+def _check_seeds(out: Path, asked: GameEntry, held: GameEntry, pairings: set[bool]) -> None:
+    """Refuse to resume the run at ``out`` of ``held``'s seeds as ``asked`` unless it is more.
+
+    More: the same seeds, or more episodes (seeds 0..N-1, N as many or more).
+
+    ``pairings``: the grid's (:meth:`~coordqa.agentic.grid.GridConfig.pairings`); only the
+    seeds they play are compared.
+
+    Raises:
+        ConfigError: fewer episodes than the run holds, or seeds that are not a count of the
+            ones it holds (what to give to resume it).
+    """
+    if all(asked.seeds_for(self_play) == held.seeds_for(self_play) for self_play in pairings):
+        return
+    had, count = held.episode_count(pairings), asked.episode_count(pairings)
+    if had is not None and count is not None:
+        if count < had:
+            raise ConfigError(_fewer_episodes(out, asked.game, had, count))
+        return  # more episodes: the run is raised to them
+    if had is not None:
+        resume = f"give --episodes {had} or more"
+    elif held.seeds is not None:
+        resume = f"give {held.seeds_words(pairings)}"
+    else:
+        resume = "leave out --episodes and --seeds"
+    raise ConfigError(
+        f"{out} holds a run of {asked.game} on {held.seeds_words(pairings)}, other episodes "
+        f"than {asked.seeds_words(pairings)}: {resume} to resume it, or use another --out"
+    )
 
 
 def _fewer_episodes(out: Path, game: str, had: int, asked: int) -> str:

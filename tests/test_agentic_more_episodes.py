@@ -116,3 +116,82 @@ def test_the_default_folder_names_the_episode_count_as_trials_are(tmp_path: Path
     assert default_out(grid(episodes=1)) != default_out(grid(seeds=[0]))
     three = grid(episodes=3)
     assert default_out(three).name.endswith(content_hash(three.identity())[:8])
+
+
+def test_a_run_of_the_games_own_seeds_is_raised_resumed_and_refused_by_its_count(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 9 #302-#303: a run made without --episodes (collab_escape's own seeds 0, 1,
+    2: 3 episodes) was refused any --episodes ("stored none, requested 5"). It is a run of 3:
+    --episodes 5 plays the 2 it lacks (equal to a fresh run of 5), 3 resumes it, 2 is
+    refused as fewer trials are."""
+    out, fresh = tmp_path / "default", tmp_path / "fresh"
+    assert coordqa("agentic", "run", *SELF_PLAY, "--out", out).returncode == 0
+    same = coordqa("agentic", "run", *SELF_PLAY, "--episodes", "3", "--out", out)
+    assert same.returncode == 0, same.stderr
+    assert "0 played, 3 already done" in same.stderr
+    fewer = coordqa("agentic", "run", *SELF_PLAY, "--episodes", "2", "--out", out)
+    assert fewer.returncode == 2
+    said = " ".join(fewer.stderr.split())
+    assert "holds a run with 3 episodes of collab_escape" in said, said
+    assert "--episodes 3 or more" in said and "none" not in said, said
+    more = coordqa("agentic", "run", *SELF_PLAY, "--episodes", "5", "--out", out)
+    assert more.returncode == 0, more.stderr
+    assert "2 played, 3 already done" in more.stderr
+    assert coordqa("agentic", "run", *SELF_PLAY, "--episodes", "5", "--out", fresh).returncode == 0
+    assert _moves(out) == _moves(fresh)
+    assert open_run(out).manifest.config == open_run(fresh).manifest.config
+
+
+HANABI = ["--agent", "hm", "--model", "scripted", "--game", "hanabi", "--self-play"]
+
+
+def test_hanabis_own_seeds_are_not_a_count_and_the_refusal_says_how_to_resume(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 9 #159-#161: Hanabi's own seeds are the paper's (321, 212, 628), which no
+    --episodes N (seeds 0..N-1) extends; the refusal says which episodes the run holds and how
+    to resume it, never "stored none", and plays nothing."""
+    out = tmp_path / "hanabi"
+    assert coordqa("agentic", "run", *HANABI, "--out", out).returncode == 0
+    for count in ("1", "3", "5"):
+        other = coordqa("agentic", "run", *HANABI, "--episodes", count, "--out", out)
+        assert other.returncode == 2
+        said = " ".join(other.stderr.split())
+        assert "on the game's own seeds (321, 212, 628)" in said, said
+        assert f"--episodes {count}" in said and "leave out --episodes and --seeds" in said
+        assert "stored none" not in said, said
+    assert sorted(e.spec.seed for e in load_agentic_run(out, with_exchanges=False)) == [
+        212,
+        321,
+        628,
+    ]
+    again = coordqa("agentic", "run", *HANABI, "--seeds", "321,212,628", "--out", out)
+    assert again.returncode == 0 and "0 played, 3 already done" in again.stderr, again.stderr
+    counted = tmp_path / "counted"
+    assert coordqa("agentic", "run", *HANABI, "--episodes", "1", "--out", counted).returncode == 0
+    own = coordqa("agentic", "run", *HANABI, "--out", counted)
+    assert own.returncode == 2
+    said = " ".join(own.stderr.split())
+    assert "on --episodes 1 (seed 0)" in said and "give --episodes 1 or more" in said, said
+
+
+def test_a_stored_default_is_read_as_the_seeds_its_run_played_not_todays(tmp_path: Path) -> None:
+    """A run folder stores no count when it played the game's own seeds; that default is the
+    one of the coordqa that made it. A folder whose default was 2 seeds (made here by leaving
+    the count out of a 2-episode run's manifest) is not read as today's 3: its fingerprint,
+    over the seeds it played, refuses it, and nothing is played."""
+    import json
+
+    out = tmp_path / "old"
+    assert coordqa("agentic", "run", *SELF_PLAY, "--episodes", "2", "--out", out).returncode == 0
+    manifest = out / "manifest.json"
+    data = json.loads(manifest.read_text())
+    del data["config"]["games"][0]["episodes"]
+    manifest.write_text(json.dumps(data))
+    for more in (["--episodes", "5"], []):
+        refused = coordqa("agentic", "run", *SELF_PLAY, *more, "--out", out)
+        assert refused.returncode == 2
+        said = " ".join(refused.stderr.split())
+        assert "run fingerprint" in said and "seeds" in said and "questions" not in said, said
+    assert len(_moves(out)) == 2

@@ -9,6 +9,7 @@ default one (198 questions), 3 trials each.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -329,6 +330,12 @@ def test_a_registered_grid_is_played_by_the_board_on_secret_seeds(
     assert entry["origin"] == "board-run" and entry["partner_check"]["verified"] is True
     board_json = board.client.get("/api/agentic/entries", params={"grid": "tiny"}).json()
     assert [e["id"] for e in board_json["entries"]] == [ended["entry"]]
+    # walkthrough 9 #247-#250: the entry's page said nothing of the job the QA page shows
+    page = board.client.get(f"/submissions/{ended['entry']}").text
+    words = " ".join(re.sub(r"<[^>]+>", " ", page).split())
+    assert f"Run by the board job {grid_job['id']} (done)" in words, words
+    assert "coordqa agentic grid tiny" in words
+    assert f"deals' seed {ended['seed']} (revealed when the job ended)" in words, words
 
 
 def test_grid_jobs_refuse_an_agent_without_a_model(board: BoardClient) -> None:

@@ -170,7 +170,9 @@ def test_an_unreadable_weights_file_is_named_with_what_it_is_and_what_to_do(
     message = str(caught.value)
     assert "fake.pthw" in message and size in message
     assert "truncated, corrupt or in another format" in message
-    assert "coordqa partners list" in message and "download" in message
+    # walkthrough 9 #72: "or retrain it" pointed nowhere (coordqa does not train SAD/OBL)
+    assert "github.com/facebookresearch/hanabi_SAD" in message and "add it again" in message
+    assert "retrain" not in message and "does not train them" in message
     assert "174812789" not in message
 
 

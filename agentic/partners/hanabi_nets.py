@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.agentic.partners.hanabi_encoder import OBL_PRIVATE_SIZE, OBL_PUBLIC_SIZE, SAD_SIZE
+from coordqa.agentic.partners.paths import HANABI_WEIGHTS_SOURCE
 from coordqa.errors import ConfigError, MissingDependencyError
 
 NUM_ACTIONS = 21
@@ -73,8 +74,7 @@ def unreadable_checkpoint(path: Path) -> str:
     return (
         f"weights file {path} ({size:,} bytes) is not a PyTorch checkpoint torch can read: it is "
         "truncated, corrupt or in another format. SAD/OBL partners take the authors' .pthw files: "
-        "download the file again (`coordqa partners list` says where each partner's weights "
-        "come from) or retrain it, then add it again"
+        f"get the file again from {HANABI_WEIGHTS_SOURCE}, then add it again"
     )
 
 

@@ -12,6 +12,14 @@ from pathlib import Path
 
 from coordqa import paths
 
+HANABI_WEIGHTS_SOURCE = (
+    "the links in models/download.sh of https://github.com/facebookresearch/hanabi_SAD, unzipped "
+    "(docs/games-and-partners.md: coordqa plays the authors' published weights, it does not "
+    "train them)"
+)
+"""Where SAD/OBL weights come from, for every message that asks for them: coordqa cannot
+download them and does not train them, so the authors' release is the only source."""
+
 
 def data_dir() -> Path:
     """The partners' data folder (checkpoints, ``hanabi.json``); not created here."""

@@ -37,7 +37,7 @@ from coordqa.agentic.partners.bc import (
     partner_name,
 )
 from coordqa.agentic.partners.overcooked_data import LAYOUT_DATA_NAMES, SPLIT_FILES
-from coordqa.agentic.partners.paths import data_dir
+from coordqa.agentic.partners.paths import HANABI_WEIGHTS_SOURCE, data_dir
 from coordqa.errors import ConfigError
 from coordqa.files import atomic_write_text
 from coordqa.games.base import PLAYERS, Player, PlayerSpec
@@ -337,7 +337,7 @@ def _needs_training_hint(name: str) -> str:
 
 def _needs_weights_hint(kind: str) -> str:
     return (
-        f"download the authors' {kind.upper()} files (see docs/games-and-partners.md), then: "
+        f"get the authors' {kind.upper()} files from {HANABI_WEIGHTS_SOURCE}, then: "
         f"coordqa partners add-hanabi PATH --name NAME --kind {kind} "
         f"(or set {HANABI_WEIGHTS_ENV} to their folder)"
     )

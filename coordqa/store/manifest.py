@@ -163,8 +163,13 @@ class RunManifest(BaseModel):
         if stored_fp != requested_fp:
             problems.append(f"dataset fingerprint: stored {stored_fp}, requested {requested_fp}")
         if not problems and self.fingerprint != other.fingerprint:
+            changed = (
+                "questions, prompts or answer keys"
+                if self.kind == "qa"
+                else "the episodes it plays: their seeds, players or versions"
+            )
             problems.append(
                 f"run fingerprint: stored {self.fingerprint[:12]}, requested "
-                f"{other.fingerprint[:12]} (questions, prompts or answer keys changed)"
+                f"{other.fingerprint[:12]} ({changed} changed)"
             )
         return problems
