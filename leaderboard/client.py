@@ -109,8 +109,10 @@ def _post(url: str, path: str, body: bytes, token: str, insecure: bool) -> dict[
                     "give the board's own address as --to"
                 )
             raw = read_body_sync(response, TIMEOUT_S)
-    except (httpx.HTTPError, BodyRefused) as exc:
-        raise SubmitError(f"cannot read the leaderboard's answer at {endpoint}: {exc}") from exc
+    except httpx.HTTPError as exc:
+        raise SubmitError(f"cannot reach the leaderboard at {endpoint}: {exc}") from exc
+    except BodyRefused as exc:
+        raise SubmitError(f"did not read the leaderboard's answer at {endpoint}: {exc}") from exc
     try:
         answer: object = json.loads(raw)
     except ValueError:
