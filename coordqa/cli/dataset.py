@@ -11,16 +11,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from coordqa.cli._console import output_console
 from coordqa.cli._names import game_name
 from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import new_table, number_column
 from coordqa.errors import ConfigError
 
-console = Console()
+console = output_console()
 
 DatasetPath = Annotated[
     str | None,

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from coordqa.cli._console import message_console, output_console
 from coordqa.cli._errors import INTERRUPTED_EXIT
 from coordqa.cli._lists import given_once
 from coordqa.cli._names import game_name
@@ -27,8 +27,8 @@ from coordqa.words import counted
 if TYPE_CHECKING:
     from coordqa.play import Advanced
 
-console = Console()
-messages = Console(stderr=True)
+console = output_console()
+messages = message_console()
 """The play command's progress and interruption: stderr, so ``coordqa play ... > file`` keeps
 only the results."""
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
+from coordqa.cli._console import output_console
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._outputs import generated_folder, output_file, output_folder
 from coordqa.errors import ConfigError, MissingDependencyError
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from coordqa.leaderboard.db import Database
     from coordqa.leaderboard.jobs import JobView
 
-console = Console()
+console = output_console()
 
 _MB = 1024 * 1024
 _LIMITS = SubmitterLimits()

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from coordqa.cli._console import message_console, output_console
 from coordqa.cli._errors import warn
 from coordqa.cli._lists import split_list
 from coordqa.cli._outputs import generated_folder, output_file
@@ -44,9 +44,9 @@ if TYPE_CHECKING:
     from coordqa.analysis.stats import Correlation
     from coordqa.store import UnreadableRunError
 
-console = Console()
+console = output_console()
 """Tables: stdout."""
-messages = Console(stderr=True)
+messages = message_console()
 """Warnings and notes: stderr."""
 
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(e[0-9]+)?\s*([kmbt]?)\s*$", re.IGNORECASE)

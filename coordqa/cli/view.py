@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
+from coordqa.cli._console import output_console
 from coordqa.cli._outputs import generated_folder
 from coordqa.outputs import RUN_PAGES
 
 if TYPE_CHECKING:
     from coordqa.viewer import RunCatalog
 
-console = Console()
+console = output_console()
 
 
 def view_command(
