@@ -11,9 +11,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from rich.console import Console
 from rich.text import Text
 
-from coordqa.cli._console import message_console
 from coordqa.errors import CoordqaError, RunFailed, RunInterrupted
 
 RUN_FAILED_EXIT = 1
@@ -25,7 +25,7 @@ BAD_OPTIONS_EXIT = 2
 INTERRUPTED_EXIT = 130
 """Exit status after Ctrl-C (128 + SIGINT)."""
 
-messages = message_console()
+messages = Console(stderr=True, soft_wrap=True)
 """Errors and notes: stderr."""
 
 

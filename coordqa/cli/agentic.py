@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
 from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
-from coordqa.cli._console import output_console
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, messages
 from coordqa.cli._lists import split_list
 from coordqa.cli._names import game_name
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from coordqa.agentic.report import AgenticReport
     from coordqa.agentic.runner import GridPlan, GridResult
 
-console = output_console()
+console = Console()
 """Tables: stdout."""
 
 _RUNTIME = RuntimeSettings()

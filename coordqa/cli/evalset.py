@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.text import Text
 
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
-from coordqa.cli._console import message_console, output_console
 from coordqa.cli._errors import RUN_FAILED_EXIT
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._progress import Quiet
@@ -27,9 +27,9 @@ from coordqa.outputs import check_run_output
 if TYPE_CHECKING:
     from coordqa.evalset import SetResult
 
-console = output_console()
+console = Console()
 """The members: stdout."""
-messages = message_console()
+messages = Console(stderr=True, soft_wrap=True)
 """Member events and failures: stderr."""
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from coordqa.cli._console import message_console, output_console
 from coordqa.cli._errors import INTERRUPTED_EXIT
 from coordqa.cli._lists import given_once
 from coordqa.cli._names import game_name
@@ -27,8 +27,8 @@ from coordqa.words import counted
 if TYPE_CHECKING:
     from coordqa.play import Advanced
 
-console = output_console()
-messages = message_console()
+console = Console()
+messages = Console(stderr=True)
 """The play command's progress and interruption: stderr, so ``coordqa play ... > file`` keeps
 only the results."""
 
@@ -180,7 +180,9 @@ def play_command(
     console.print(f"players: {', '.join(summary.players)}; episodes: {len(summary.trajectories)}")
     if summary.run_dir is not None:
         resumed = f" ({summary.resumed} resumed)" if summary.resumed else ""
-        console.print(f"trajectories: {summary.run_dir / 'trajectories.jsonl'}{resumed}")
+        console.print(
+            f"trajectories: {summary.run_dir / 'trajectories.jsonl'}{resumed}", soft_wrap=True
+        )
 
 
 def register(app: typer.Typer) -> None:

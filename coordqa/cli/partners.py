@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from coordqa.cli._console import output_console
 from coordqa.cli._names import game_name
 from coordqa.cli._tables import print_entry
 
@@ -35,7 +35,7 @@ def list_command(
     rows = [partner_info(name)] if name else list_partners()
     if game:
         rows = [row for row in rows if row.game == game]
-    console = output_console()
+    console = Console()
     for row in rows:
         title = Text(row.name, style="bold")
         title.append(f"  {row.game} · {row.kind} · ")
@@ -78,8 +78,8 @@ def train_bc_command(
             f"{meta['val_accuracy']:.3f}",
             f"{meta['featurise_seconds'] + meta['train_seconds']:.0f}",
         )
-    output_console().print(summary)
-    output_console().print(f"checkpoints in {path.parent}")
+    Console().print(summary)
+    Console().print(f"checkpoints in {path.parent}", soft_wrap=True)
 
 
 def _train_with_progress(config: Any) -> tuple[dict[str, Any], Path]:
@@ -134,7 +134,7 @@ def add_hanabi_command(
     table = Table("name", "kind", "file")
     for entry in added:
         table.add_row(entry.name, entry.kind, str(entry.path))
-    output_console().print(table)
+    Console().print(table)
 
 
 def register(app: typer.Typer) -> None:

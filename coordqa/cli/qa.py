@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.console import Console
 
 from coordqa.cli._call_options import (
     ApiBase,
@@ -30,7 +31,6 @@ from coordqa.cli._call_options import (
     Transport,
     parse_model_args,
 )
-from coordqa.cli._console import message_console, output_console
 from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, warn
 from coordqa.cli._lists import split_list
 from coordqa.cli._outputs import run_folder
@@ -47,9 +47,9 @@ if TYPE_CHECKING:
     from coordqa.jsonvalues import JSONObject
     from coordqa.llm import UsageTotals
 
-console = output_console()
+console = Console()
 """Results (tables, JSON): stdout, so that ``coordqa eval ... > results.txt`` keeps only them."""
-messages = message_console()
+messages = Console(stderr=True, soft_wrap=True)
 """Progress, counts, warnings and errors: stderr."""
 
 

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from coordqa.cli._console import message_console, output_console
 from coordqa.cli._errors import warn
 from coordqa.cli._lists import split_list
 from coordqa.cli._outputs import generated_folder, output_file
@@ -44,9 +44,9 @@ if TYPE_CHECKING:
     from coordqa.analysis.stats import Correlation
     from coordqa.store import UnreadableRunError
 
-console = output_console()
+console = Console()
 """Tables: stdout."""
-messages = message_console()
+messages = Console(stderr=True)
 """Warnings and notes: stderr."""
 
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(e[0-9]+)?\s*([kmbt]?)\s*$", re.IGNORECASE)
@@ -368,7 +368,7 @@ def score_command(
             summaries.append(run_json(run, open_run(run).manifest, analysis))
         else:
             render_analysis(analysis)
-        messages.print(f"rewrote scores.jsonl and summary.json in [bold]{run}[/]")
+        messages.print(f"rewrote scores.jsonl and summary.json in [bold]{run}[/]", soft_wrap=True)
     if as_json:
         print_json(summaries[0] if len(summaries) == 1 else summaries)
 
@@ -486,7 +486,7 @@ def results_command(
         table.to_parquet(out, index=False)
     else:
         out.write_text(text, encoding="utf-8")
-    messages.print(f"wrote {len(table)} questions to [bold]{out}[/]")
+    messages.print(f"wrote {len(table)} questions to [bold]{out}[/]", soft_wrap=True)
 
 
 def compare_command(
@@ -577,7 +577,9 @@ def render_run_list(directory: Path, summaries: Sequence[RunSummary]) -> None:
         words = [c.ljust(w) for c, w in zip(cells[3:], widths[3:], strict=True)]
         return Text("  " + "  ".join([*numbers, *words]).rstrip())
 
-    console.print(Text(f"runs in {directory} ({len(summaries)}, newest first)", style="bold"))
+    console.print(
+        Text(f"runs in {directory} ({len(summaries)}, newest first)", style="bold"), soft_wrap=True
+    )
     console.print(line(RUN_LIST_COLUMNS), style="dim")
     for summary, row in zip(summaries, rows, strict=True):
         path = Text(str(summary.path), style="bold")
