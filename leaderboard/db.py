@@ -841,10 +841,11 @@ def open_database(url: str | None = None, *, create: bool = True) -> Database:
     """
     given_url, url = url, url or default_db_url()
     shown = _shown_url(url)
-    if not create:
-        file = _sqlite_file(url) if url.startswith("sqlite") else None
-        if file is not None and not file.exists():
-            raise LeaderboardError(_no_board(shown, given_url))
+    file = _sqlite_file(url) if url.startswith("sqlite") else None
+    if file is not None:
+        _refuse_missing_folder(file, shown)
+    if not create and file is not None and not file.exists():
+        raise LeaderboardError(_no_board(shown, given_url))
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -876,6 +877,23 @@ def _shown_url(url: str) -> str:
             f"--db is not a database URL ({error}): use sqlite:///PATH or "
             "postgresql://USER@HOST:PORT/DB"
         ) from None
+
+
+def _refuse_missing_folder(file: Path, shown: str) -> None:
+    """Say that a SQLite file's folder is missing, which SQLite reports only as "unable to open".
+
+    SQLite creates the file, not its folder; its own words sent the user to check that "the
+    database server is running" (blind walkthrough 9, ``serve --db sqlite:///nodir/board.db``).
+    """
+    folder = file.parent
+    if folder.is_dir():
+        return
+    what = "is not a folder" if folder.exists() else "does not exist"
+    raise LeaderboardError(
+        f"cannot open the leaderboard database at {shown}: its folder {folder} {what}; create "
+        f"it (mkdir -p {folder}) or give --db (or COORDQA_LEADERBOARD_DB) a file in an "
+        "existing folder"
+    )
 
 
 def _check_reachable(engine: Engine, shown: str, url: str) -> None:

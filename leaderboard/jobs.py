@@ -39,6 +39,7 @@ from sqlalchemy.orm import Session
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.bundle import ModelInfo, default_provider
+from coordqa.leaderboard.catalog import unknown_grid
 from coordqa.leaderboard.db import (
     Database,
     Endpoint,
@@ -197,11 +198,9 @@ def register_endpoint(
         _check_hosted(request.model, settings.hosted)
     else:
         _check_api_base(request.model, request.api_base, settings.allow_private_endpoints)
-    unknown = sorted(set(request.grids) - set(grids))
-    if unknown:
-        raise ConfigError(
-            f"unknown grid {', '.join(unknown)}; this board ranks {', '.join(grids) or 'none'}"
-        )
+    for grid in request.grids:
+        if grid not in grids:
+            raise unknown_grid(grid, grids)
     if request.grids:
         _check_grid_request(request)
     try:

@@ -143,7 +143,8 @@ def test_results_table_in_every_format(runs: dict[str, Path], tmp_path: Path) ->
     assert len(pd.read_parquet(tmp_path / "r.pq")) == len(A_OUTCOMES)
     markdown = coordqa("results", runs["broken"])
     assert markdown.returncode == 0 and markdown.stdout.startswith("| question_id |")
-    assert "| error |" in markdown.stdout
+    # walkthrough 9 #311: a trial with nothing scored showed Python's None; yes/no otherwise
+    assert "| error | - |" in markdown.stdout and "None" not in markdown.stdout
 
 
 def test_results_filters_accept_any_case_as_eval_does(runs: dict[str, Path]) -> None:
@@ -153,7 +154,15 @@ def test_results_filters_accept_any_case_as_eval_does(runs: dict[str, Path]) -> 
     table = pd.read_csv(pd.io.common.StringIO(result.stdout))
     assert sorted(table["question_id"]) == ["s0-jp", "s0-tom", "s1-jp", "s1-tom"]
     unknown = coordqa("results", runs["a"], "--game", "Overcooked")
-    assert unknown.returncode == 2 and "its games are hanabi" in unknown.stderr
+    assert unknown.returncode == 2 and "Its games are hanabi" in unknown.stderr
+    # walkthrough 9 #152: a typo got the list of games but no suggestion
+    typo = coordqa("results", runs["a"], "--game", "hanabii", "--type", "jp,tomm")
+    assert typo.stderr == (
+        "error: --game hanabii: the run has no question of that kind. Did you mean 'hanabi'? "
+        "Its games are hanabi\n"
+    ), typo.stderr
+    types = coordqa("results", runs["a"], "--type", "jp,tomm")
+    assert "--type tomm: the run has no question of that kind. Did you mean 'ToM'?" in types.stderr
 
 
 def test_compare_of_one_run_named_twice_says_so(runs: dict[str, Path]) -> None:

@@ -143,7 +143,7 @@ def test_results_filters_wrong_type_and_game(two_runs: tuple[Path, Path]) -> Non
     code, out = invoke("results", two_runs[0], "--wrong", "--type", "JP,ToM", "-f", "csv")
     assert [line.split(",")[0] for line in out.splitlines()[1:]] == ["s0-tom", "s0-jp", "s1-jp"]
     code, out = invoke("results", two_runs[0], "--game", "overcooked")
-    assert code == 2 and "its games are hanabi" in out
+    assert code == 2 and "Its games are hanabi" in out
 
 
 def test_report_finds_the_runs_inside_a_folder_given_among_runs(

@@ -321,6 +321,29 @@ def test_a_database_that_cannot_be_reached_is_one_error_line_without_its_passwor
     assert "secretpw" not in result.stderr
 
 
+@pytest.mark.parametrize("command", [["serve", "--port", "0"], ["job", "list"], ["export"]])
+def test_a_sqlite_file_in_a_missing_folder_is_said_so(command: list[str], tmp_path: Path) -> None:
+    """Walkthrough 9 #320: SQLite's "unable to open database file" came with "check that the
+    database server is running"; the cause was the folder of the file, which did not exist."""
+    from cli_support import coordqa
+
+    url = f"sqlite:///{tmp_path / 'nodir' / 'board.db'}"
+    result = coordqa(
+        "leaderboard",
+        *command,
+        "--db",
+        url,
+        *(["--out", tmp_path / "site"] if command == ["export"] else []),
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        f"error: cannot open the leaderboard database at {url}: its folder {tmp_path / 'nodir'} "
+        f"does not exist; create it (mkdir -p {tmp_path / 'nodir'}) or give --db (or "
+        "COORDQA_LEADERBOARD_DB) a file in an existing folder\n"
+    ), result.stderr
+    assert not (tmp_path / "nodir").exists()
+
+
 def test_cli_help_does_not_import_the_server_stack() -> None:
     code = (
         "import sys\nfrom coordqa.cli import app\n"

@@ -257,7 +257,9 @@ def test_a_job_stopped_by_its_budget_resumes_without_asking_again(
         ({"model": "randm"}, "is not one this board hosts (random). Did you mean 'random'?"),
         ({"model": "random", "api_key": "sk-x"}, "api_key is for your own api_base"),
         ({"model": "openai/x", "api_base": "ftp://x.example"}, "must be an http(s) URL"),
-        ({"model": "random", "grids": ["nope"]}, "unknown grid nope"),
+        ({"model": "random", "grids": ["nope"]}, "unknown grid 'nope'. This server ranks"),
+        # walkthrough 9 #238: a job's typo'd grid got the list but no suggestion
+        ({"model": "random", "grids": ["smok"]}, "unknown grid 'smok'. Did you mean 'smoke'?"),
         ({"model": "random", "extra": 1}, "Extra inputs are not permitted"),
         ({"model": "bot"}, "plays from the game's own strong policy"),
     ],

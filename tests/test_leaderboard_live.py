@@ -195,6 +195,11 @@ def test_a_bundle_saved_with_out_is_sent_as_it_is(tmp_path: Path) -> None:
     assert "submitted: entry 1 (24 replies)" in sent.stdout, sent.stdout
     assert [e["display_name"] for e in entries["entries"]] == ["saved model"]
     assert "already on the leaderboard: entry 1" in again.stdout, again.stdout
+    # walkthrough 9 #106: past 80 columns the URL was folded onto a line of its own (stdout a pipe)
+    assert (
+        f"already on the leaderboard: entry 1 (24 replies): {server.url}/submissions/1\n"
+        in again.stdout
+    ), again.stdout
     assert renamed.returncode == 2
     (line,) = renamed.stderr.strip().splitlines()
     assert line.startswith("error: --name cannot change a saved bundle"), line

@@ -17,9 +17,11 @@ from coordqa.llm import CallPolicy, Message, Reply, RetryDecision, ScriptedModel
 from coordqa.llm.litellm_provider import FAST_OPENAI_HANDLER, import_litellm
 from coordqa.llm.providers import BrokenReply
 from coordqa.llm.retry import (
+    REFUSED_WAIT_MAX_S,
     ConnectionBreaker,
     backoff_delay,
     call_with_retries,
+    connection_decision,
     is_connection_failure,
     parse_retry_after,
 )
@@ -223,6 +225,39 @@ def test_dead_server_is_unreachable_after_max_connection_failures(transport: Tra
     error = replies[-1].error or ""
     assert "attempts in a row (--max-connection-failures 3)" in error
     assert "ConnectionRefusedError" in error and "127.0.0.1" in error  # the socket's own words
+
+
+def test_a_server_that_died_stops_calls_one_at_a_time_within_seconds(
+    transport: Transport,
+) -> None:
+    """Walkthrough 9 #331: a stand-in server killed under ``--concurrency 1`` took ~25 s to stop
+    the eval: the first call spent its 6 attempts on the 5xx backoff schedule (1, 2, 4, 8 s...)
+    before the second's 4 refusals opened the breaker. A refused connection now waits at most
+    REFUSED_WAIT_MAX_S, so the 10 refusals in a row take about 10 x 0.25 s."""
+    model = get_model(
+        "openai/m", api_base=f"http://127.0.0.1:{free_port()}/v1", transport=transport
+    )  # the default policy: 6 attempts, backoff from 1 s, breaker at 10
+
+    async def one_at_a_time() -> list[Reply]:
+        return [await model.generate(MESSAGES, trial=trial) for trial in range(3)]
+
+    started = time.monotonic()
+    replies = asyncio.run(one_at_a_time())
+    assert time.monotonic() - started < 6 * REFUSED_WAIT_MAX_S + 3  # before: ~15 s expected
+    assert [r.error_kind for r in replies] == ["failed", "unreachable", "unreachable"]
+    assert [r.attempts for r in replies] == [6, 4, 1]
+
+
+def test_only_a_refused_connection_skips_the_backoff_schedule() -> None:
+    policy = CallPolicy()  # backoff from 1 s, doubled, up to 60 s
+    rng = random.Random(0)
+    refused = RetryDecision("transient", "connection refused", connection=True, refused=True)
+    reset = RetryDecision("transient", "connection failure or timeout", connection=True)
+    assert max(backoff_delay(policy, n, refused, rng) for n in range(1, 50)) <= REFUSED_WAIT_MAX_S
+    assert max(backoff_delay(policy, 6, reset, rng) for _ in range(50)) > 8  # uniform in [0, 32]
+    assert connection_decision(ConnectionRefusedError(111, "Connect call failed")) == refused
+    assert connection_decision(ConnectionResetError(104, "reset")) == reset
+    assert connection_decision(RuntimeError("HTTP 500")) is None
 
 
 def test_an_answer_closes_the_breaker() -> None:

@@ -439,6 +439,8 @@ def _sizes_of(sizes: Mapping[str, float], runs: Sequence[QARun]) -> dict[str, fl
 
 
 def _cell(value: Any) -> str:
+    if value is None:  # nothing to show (a trial with no answer scored), not Python's "None"
+        return "-"
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     if isinstance(value, (int, np.integer)):
@@ -449,7 +451,10 @@ def _cell(value: Any) -> str:
 
 
 def markdown_table(table: pd.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table (floats to 3 decimals, NaN spelled out, counts whole)."""
+    """A GitHub-flavoured Markdown table, cells as people read them.
+
+    Floats to 3 decimals, NaN spelled out, counts whole, booleans yes/no, an empty cell ``-``.
+    """
     header = "| " + " | ".join(str(c) for c in table.columns) + " |"
     rule = "|" + "|".join("---" for _ in table.columns) + "|"
     body = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in table.itertuples(False)]

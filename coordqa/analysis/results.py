@@ -28,7 +28,7 @@ from coordqa.analysis.tables import load_scores, question_accuracy
 from coordqa.choices import option_letter
 from coordqa.errors import ConfigError, StoreError
 from coordqa.records import Question, Sample, SampleKey
-from coordqa.registry import spelled_as
+from coordqa.registry import offer, spelled_as, suggest
 from coordqa.store import (
     QARun,
     RunCounts,
@@ -129,9 +129,13 @@ def _refuse_unknown(
     ):
         unknown = sorted(set(wanted or ()) - held)
         if unknown:
+            spelled = {known.lower(): known for known in held}  # filters take any case
+            close = dict.fromkeys(
+                spelled[near] for typo in unknown for near in suggest(typo.lower(), sorted(spelled))
+            )
             raise ConfigError(
-                f"{name} {','.join(unknown)}: the run has no question of that kind; its "
-                f"{what} are {', '.join(sorted(held))}"
+                f"{name} {','.join(unknown)}: the run has no question of that kind."
+                f"{offer(list(close))} Its {what} are {', '.join(sorted(held))}"
             )
 
 

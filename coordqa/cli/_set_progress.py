@@ -42,7 +42,9 @@ class SetDisplay:
         elif self.quiet and event.kind != "failed":
             return
         elif event.kind == "skipped":
-            self.console.print(f"skip {label}: complete ({event.member.run})", highlight=False)
+            self.console.print(
+                f"skip {label}: complete ({event.member.run})", highlight=False, soft_wrap=True
+            )
         elif event.kind == "started":
             self.console.print(f"start {label}", highlight=False)
         elif event.kind == "finished" and state is not None:

@@ -75,7 +75,7 @@ def print_dataset_summary(folder: Path, title: str) -> None:
     for game, by_type in question_counts(rows).items():
         table.add_row(game, *map(str, by_type.values()), str(sum(by_type.values())))
     console.print(table)
-    console.print(f"{len(rows)} questions written to {folder}")
+    console.print(f"{len(rows)} questions written to {folder}", soft_wrap=True)
     console.print(f"fingerprint {dataset_fingerprint(rows)}")
 
 
@@ -171,7 +171,10 @@ def import_upstream_command(
     for finding in result.conversion.warnings:
         console.print(f"[yellow]warning[/]: {escape(str(finding))}", highlight=False)
     warnings = len(result.conversion.warnings)
-    console.print(f"{warnings} warning(s); they are also listed in {result.folder / 'README.md'}")
+    console.print(
+        f"{warnings} warning(s); they are also listed in {result.folder / 'README.md'}",
+        soft_wrap=True,
+    )
 
 
 @dataset_app.command("build")
@@ -311,7 +314,7 @@ def push_command(
     from coordqa.hub import push_dataset
 
     url = push_dataset(path, repo, private=private)
-    console.print(f"published to {url}")
+    console.print(f"published to {url}", soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

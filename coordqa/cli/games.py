@@ -180,7 +180,9 @@ def play_command(
     console.print(f"players: {', '.join(summary.players)}; episodes: {len(summary.trajectories)}")
     if summary.run_dir is not None:
         resumed = f" ({summary.resumed} resumed)" if summary.resumed else ""
-        console.print(f"trajectories: {summary.run_dir / 'trajectories.jsonl'}{resumed}")
+        console.print(
+            f"trajectories: {summary.run_dir / 'trajectories.jsonl'}{resumed}", soft_wrap=True
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -241,11 +241,12 @@ def submit_command(
     if out is not None:
         make_output_file(out, "--out")
         out.write_text(json.dumps(bundle, ensure_ascii=False), encoding="utf-8")
-        console.print(f"wrote {out} ({what}, digest {bundle['digest'][:12]})")
+        console.print(f"wrote {out} ({what}, digest {bundle['digest'][:12]})", soft_wrap=True)
         return
     answer = submit_bundle(bundle, str(to), str(token), insecure=insecure)
     verb = "submitted" if answer.created else "already on the leaderboard"
-    console.print(f"{verb}: entry {answer.id} ({what}): {answer.url}", markup=False)
+    # a URL is never folded onto a line of its own (80 columns in a pipe: walkthrough 9 #106)
+    console.print(f"{verb}: entry {answer.id} ({what}): {answer.url}", markup=False, soft_wrap=True)
     if answer.hidden:
         why = "" if answer.hidden_reason is None else f" ({answer.hidden_reason})"
         console.print(
@@ -367,7 +368,9 @@ def serve_command(
         board_run=board_run,
         ranking=ranking,
     )
-    console.print(f"leaderboard: {shown_url(sock, host)} (Ctrl-C to stop)", highlight=False)
+    console.print(
+        f"leaderboard: {shown_url(sock, host)} (Ctrl-C to stop)", highlight=False, soft_wrap=True
+    )
     serve(app, sock)
 
 
@@ -552,6 +555,7 @@ def export_command(
     console.print(
         f"wrote {len(files)} files from {source} to {out}; open {out / 'index.html'}",
         highlight=False,
+        soft_wrap=True,
     )
 
 
@@ -619,7 +623,10 @@ def submit_endpoint_command(
     answer = register_endpoint(request, to, token, insecure=insecure)
     for job in answer["jobs"]:
         what = "CoordinationQA" if job["kind"] == "qa" else f"grid {job['grid']}"
-        console.print(f"queued job {job['id']} ({what}): {to.rstrip('/')}/api/jobs/{job['id']}")
+        console.print(
+            f"queued job {job['id']} ({what}): {to.rstrip('/')}/api/jobs/{job['id']}",
+            soft_wrap=True,
+        )
 
 
 @leaderboard_app.command("worker")

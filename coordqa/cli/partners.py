@@ -79,7 +79,7 @@ def train_bc_command(
             f"{meta['featurise_seconds'] + meta['train_seconds']:.0f}",
         )
     Console().print(summary)
-    Console().print(f"checkpoints in {path.parent}")
+    Console().print(f"checkpoints in {path.parent}", soft_wrap=True)
 
 
 def _train_with_progress(config: Any) -> tuple[dict[str, Any], Path]:

@@ -368,7 +368,7 @@ def score_command(
             summaries.append(run_json(run, open_run(run).manifest, analysis))
         else:
             render_analysis(analysis)
-        messages.print(f"rewrote scores.jsonl and summary.json in [bold]{run}[/]")
+        messages.print(f"rewrote scores.jsonl and summary.json in [bold]{run}[/]", soft_wrap=True)
     if as_json:
         print_json(summaries[0] if len(summaries) == 1 else summaries)
 
@@ -486,7 +486,7 @@ def results_command(
         table.to_parquet(out, index=False)
     else:
         out.write_text(text, encoding="utf-8")
-    messages.print(f"wrote {len(table)} questions to [bold]{out}[/]")
+    messages.print(f"wrote {len(table)} questions to [bold]{out}[/]", soft_wrap=True)
 
 
 def compare_command(
@@ -577,7 +577,9 @@ def render_run_list(directory: Path, summaries: Sequence[RunSummary]) -> None:
         words = [c.ljust(w) for c, w in zip(cells[3:], widths[3:], strict=True)]
         return Text("  " + "  ".join([*numbers, *words]).rstrip())
 
-    console.print(Text(f"runs in {directory} ({len(summaries)}, newest first)", style="bold"))
+    console.print(
+        Text(f"runs in {directory} ({len(summaries)}, newest first)", style="bold"), soft_wrap=True
+    )
     console.print(line(RUN_LIST_COLUMNS), style="dim")
     for summary, row in zip(summaries, rows, strict=True):
         path = Text(str(summary.path), style="bold")

@@ -75,7 +75,7 @@ def view_command(
         from coordqa.viewer import export_site
 
         written = export_site(catalog, export)
-        console.print(f"wrote {len(written)} files; open {export / 'index.html'}")
+        console.print(f"wrote {len(written)} files; open {export / 'index.html'}", soft_wrap=True)
         return
     console.print(f"read {len(catalog.entries)} run(s) in {time.perf_counter() - started:.1f} s")
     assert sock is not None  # listening unless exporting
@@ -99,7 +99,9 @@ def _serve(catalog: RunCatalog, sock: socket.socket, host: str, hosts: list[str]
     from coordqa.viewer import create_app
     from coordqa.web.serving import serve, shown_url
 
-    console.print(f"coordqa view: {shown_url(sock, host)} (Ctrl-C to stop)", highlight=False)
+    console.print(
+        f"coordqa view: {shown_url(sock, host)} (Ctrl-C to stop)", highlight=False, soft_wrap=True
+    )
     serve(create_app(catalog, hosts), sock, log_level="warning")
 
 

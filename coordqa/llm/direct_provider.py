@@ -41,7 +41,7 @@ from coordqa.llm.addresses import AddressGuard, AddressRefused
 from coordqa.llm.bounds import reported_count
 from coordqa.llm.openai_api import PLACEHOLDER_KEY, classify_status
 from coordqa.llm.providers import BrokenReply, Completion, Provider, reply_of
-from coordqa.llm.retry import is_connection_failure
+from coordqa.llm.retry import connection_decision
 from coordqa.llm.served import served_hint
 from coordqa.llm.types import SAMPLING_FIELDS, GenerateConfig, Message, RetryDecision, Usage
 
@@ -328,8 +328,8 @@ class DirectProvider(Provider):
             return RetryDecision("fatal", "the endpoint redirects its requests")
         if isinstance(exc, AddressRefused):
             return RetryDecision("fatal", "the endpoint's address may not be called")
-        if is_connection_failure(exc):
-            return RetryDecision("transient", "connection failure or timeout", connection=True)
+        if (lost := connection_decision(exc)) is not None:
+            return lost
         decision = classify_status(
             exc, lambda: served_hint(self.api_base, self.prefix, self._key())
         )

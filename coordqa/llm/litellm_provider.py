@@ -41,7 +41,7 @@ from coordqa.errors import MissingDependencyError, ModelError
 from coordqa.llm.bounds import reported_count
 from coordqa.llm.openai_api import PLACEHOLDER_KEY, classify_status
 from coordqa.llm.providers import Completion, Provider, reply_of
-from coordqa.llm.retry import is_connection_failure
+from coordqa.llm.retry import connection_decision
 from coordqa.llm.served import served_hint
 from coordqa.llm.types import SAMPLING_FIELDS, GenerateConfig, Message, RetryDecision, Usage
 from coordqa.registry import did_you_mean
@@ -474,8 +474,8 @@ class LiteLLMProvider(Provider):
         A refused key, an unknown model or a rejected parameter (401, 403, 404, and 400/422
         other than a too-long or refused prompt) is ``fatal``: every other call would get it too.
         """
-        if is_connection_failure(exc):
-            return RetryDecision("transient", "connection failure or timeout", connection=True)
+        if (lost := connection_decision(exc)) is not None:
+            return lost
         decision = classify_status(
             exc, lambda: served_hint(self.api_base, self.prefix, self._key_to_send)
         )

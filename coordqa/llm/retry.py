@@ -23,7 +23,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Generic, TypeVar
@@ -95,13 +95,26 @@ class ConnectionBreaker:
             )
 
 
+REFUSED_WAIT_MAX_S = 0.5
+"""The longest wait before retrying a refused connection.
+
+Backoff spares a server that is busy or a network that is congested; a refused connection is
+neither: the host said at once that nothing listens. Waiting as for a 5xx made a server killed
+mid-run stop a ``--concurrency 1`` eval only after ~23 s (the breaker needs
+``--max-connection-failures`` attempts in a row, and one call spent ~15 s of backoff on its 6);
+with this bound the 10 refusals take a few seconds, at any concurrency. A server restarting
+within that time is found by the same command run again, which resumes.
+"""
+
+
 def backoff_delay(
     policy: CallPolicy, retry_number: int, decision: RetryDecision, rng: random.Random
 ) -> float:
     """Seconds to wait before retry number ``retry_number`` (1 for the first retry).
 
     Full jitter: uniform in [0, min(backoff_max_s, backoff_initial_s * 2**(n-1))], so many clients
-    that failed together do not retry together. A provider's Retry-After is a floor: we never
+    that failed together do not retry together; a refused connection waits at most
+    :data:`REFUSED_WAIT_MAX_S`. A provider's Retry-After is a floor: we never
     retry sooner than it asked, even beyond ``backoff_max_s``.
 
     >>> policy = CallPolicy(backoff_initial_s=0.0)
@@ -109,6 +122,8 @@ def backoff_delay(
     2.5
     """
     cap = min(policy.backoff_max_s, policy.backoff_initial_s * 2 ** (retry_number - 1))
+    if decision.refused:
+        cap = min(cap, REFUSED_WAIT_MAX_S)
     jitter = rng.uniform(0.0, cap)
     return max(jitter, decision.retry_after or 0.0)
 
@@ -161,16 +176,44 @@ def is_connection_failure(exc: BaseException) -> bool:
     Client libraries wrap the refused connection several times (litellm turns it into an
     "InternalServerError" with status 500), so the whole ``__cause__`` chain is searched.
     """
+    return any(
+        isinstance(current, ConnectionError | TimeoutError | socket.gaierror)
+        or any(cls.__name__ in _CONNECTION_FAILURES for cls in type(current).__mro__)
+        for current in _chain(exc)
+    )
+
+
+def is_refused(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) is a refused connection.
+
+    The host answered at once that nothing listens on the port: a server that is down or was
+    never started, not one that is slow or overloaded.
+    """
+    return any(isinstance(current, ConnectionRefusedError) for current in _chain(exc))
+
+
+def connection_decision(exc: BaseException) -> RetryDecision | None:
+    """The decision on an attempt that never reached the server, or None if ``exc`` did.
+
+    The one reading of connection failures for every provider that talks to an endpoint. Each
+    is retried and counted by the :class:`ConnectionBreaker`; a refused one is retried soon
+    (:data:`REFUSED_WAIT_MAX_S`), so that a server that died stops the run within seconds.
+    """
+    if not is_connection_failure(exc):
+        return None
+    if is_refused(exc):
+        return RetryDecision("transient", "connection refused", connection=True, refused=True)
+    return RetryDecision("transient", "connection failure or timeout", connection=True)
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and the exceptions it was raised from, outermost first, each once."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, ConnectionError | TimeoutError | socket.gaierror):
-            return True
-        if any(cls.__name__ in _CONNECTION_FAILURES for cls in type(current).__mro__):
-            return True
+        yield current
         current = current.__cause__ or current.__context__
-    return False
 
 
 def root_cause(exc: BaseException) -> BaseException:
@@ -216,14 +259,9 @@ _TIMEOUTS = frozenset(
 
 def is_timeout(exc: BaseException) -> bool:
     """Whether ``exc`` (or an exception it was raised from) is an attempt running out of time."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if any(cls.__name__ in _TIMEOUTS for cls in type(current).__mro__):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
+    return any(
+        any(cls.__name__ in _TIMEOUTS for cls in type(current).__mro__) for current in _chain(exc)
+    )
 
 
 _CLIENT_PREFIXES = re.compile(r"^(?:(?:litellm\.)?\w+(?:Error|Exception)(?: - |: ))+")

@@ -158,6 +158,9 @@ class RetryDecision:
     connection: bool = False
     """The attempt never got an answer from the server (connection refused or reset, timeout):
     counted towards ``CallPolicy.max_connection_failures``."""
+    refused: bool = False
+    """The host refused the connection (nothing listens there): retried after a short wait, not
+    the backoff schedule (:data:`coordqa.llm.retry.REFUSED_WAIT_MAX_S`)."""
 
     @property
     def retry(self) -> bool:
