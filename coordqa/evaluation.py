@@ -53,6 +53,7 @@ from coordqa.runs import (
     check_served,
     fewer_than_stored,
     run_to_end,
+    say_if_moved,
 )
 from coordqa.store import (
     CALLS,
@@ -641,6 +642,21 @@ def _check_unless_cached(model: Model, plan: _Plan) -> bool:
     return False
 
 
+def _say_if_moved(plan: _Plan, stored: RunManifest) -> None:
+    """Say, before any call, that answers from another endpoint will join the stored ones.
+
+    Only for a run that holds answers and has samples to ask: otherwise nothing is mixed
+    (:func:`~coordqa.runs.moved.say_if_moved`). ``stored``: :func:`_as_stored`'s manifest.
+    """
+    answered = _stored_answers(plan)
+    if not answered or not _pending(plan, answered):
+        return
+    endpoint = stored.config.get("api_base")
+    say_if_moved(
+        str(plan.out), endpoint if isinstance(endpoint, str) else None, plan.config.api_base
+    )
+
+
 async def evaluate_async(
     config: EvalConfig, *, progress: EvalProgressCallback | None = None
 ) -> RunResult:
@@ -741,6 +757,7 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
         transport=config.transport,
     )
     manifest = _as_stored(plan)  # a folder holding another run is refused before any call
+    _say_if_moved(plan, manifest)
     dropped = None
     if _check_unless_cached(model, plan):
         dropped = model.dropped_params(config.generate_config(0))

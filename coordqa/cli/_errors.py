@@ -63,8 +63,14 @@ def warn(line: str) -> None:
     messages.print(Text.assemble(("warning: ", "yellow"), line), highlight=False)
 
 
+WARNING_LOGS = ("coordqa.store", "coordqa.runs.moved")
+"""The library's loggers whose warnings the CLI prints (:func:`warn`): the run store's (a
+repaired file: ``RUN: TEXT``, from its modules' child loggers) and a resumed run's moved
+endpoint (:mod:`coordqa.runs.moved`)."""
+
+
 class _StoreWarnings(logging.Handler):
-    """Prints the run store's log (a repaired file: ``RUN: TEXT``) through :func:`warn`."""
+    """Prints the warnings of :data:`WARNING_LOGS` through :func:`warn`."""
 
     def emit(self, record: logging.LogRecord) -> None:
         warn(record.getMessage())
@@ -73,16 +79,18 @@ class _StoreWarnings(logging.Handler):
 def run_app(app: Callable[..., Any]) -> None:
     """Run ``app`` (a Typer app or its click command); report a :class:`CoordqaError` plainly.
 
-    The run store's warnings are printed as they happen, each once (:func:`warn`).
+    The warnings of :data:`WARNING_LOGS` are printed as they happen, each once (:func:`warn`).
     """
-    store_log = logging.getLogger("coordqa.store")  # its modules' loggers are children
+    logs = [logging.getLogger(name) for name in WARNING_LOGS]
     handler = _StoreWarnings(logging.WARNING)
     _warned.clear()
-    store_log.addHandler(handler)
+    for log in logs:
+        log.addHandler(handler)
     try:
         app()
     except CoordqaError as error:
         report(error)
         sys.exit(exit_status(error))
     finally:
-        store_log.removeHandler(handler)
+        for log in logs:
+            log.removeHandler(handler)

@@ -7,7 +7,8 @@
   unreachable server stops the run at once, the first error of each kind is shown when it
   happens, and too many errors fail the run;
 - :func:`check_reachable`: is anything listening at the model's endpoint, asked before the
-  first unit; :func:`check_served`: does it serve the model named (when it lists its models).
+  first unit; :func:`check_served`: does it serve the model named (when it lists its models);
+- :func:`say_if_moved`: a resumed run asked at another endpoint is said, once, before its calls.
 
 Runs are read back by one reader per kind, all of one shape
 (:class:`coordqa.store.RunReader`, with :class:`coordqa.store.RunCounts`).
@@ -16,6 +17,7 @@ Runs are read back by one reader per kind, all of one shape
 from coordqa.runs.counts import fewer_than_stored
 from coordqa.runs.endpoint import check_reachable, check_served
 from coordqa.runs.lifecycle import RunLifecycle, run_to_end
+from coordqa.runs.moved import say_if_moved
 from coordqa.runs.watch import STOPPING_ERRORS, ErrorWatch, Stop, Tally, error_signature
 
 __all__ = [
@@ -29,4 +31,5 @@ __all__ = [
     "error_signature",
     "fewer_than_stored",
     "run_to_end",
+    "say_if_moved",
 ]

@@ -1,0 +1,75 @@
+"""A resumed run asked at another endpoint: said once, before its calls, where each answer is from.
+
+A run may be resumed at another ``api_base`` (servers move between cluster jobs:
+:data:`coordqa.evaluation.RESUME_MAY_CHANGE`), but the server there may serve another model
+under the same name, and its answers would join the stored ones in one run that keeps only the
+latest endpoint. So the move is never silent: :func:`say_if_moved` logs one warning on this
+module's logger (the CLI prints it on stderr, as the run store's; an API user sees it through
+:mod:`logging`). Endpoints are shown without credentials (:func:`shown_endpoint`).
+"""
+
+from __future__ import annotations
+
+import logging
+from urllib.parse import urlsplit
+
+log = logging.getLogger(__name__)
+"""One warning per resumed session whose endpoint moved (:func:`say_if_moved`)."""
+
+PROVIDER = "the provider's own endpoint"
+"""How a run without ``api_base`` (the litellm provider's endpoint) is named."""
+
+
+def shown_endpoint(api_base: str | None) -> str:
+    """``api_base`` as it may be shown: without user, password, query or fragment.
+
+    >>> shown_endpoint("https://me:secret@gpu7:8000/v1?key=sk-1")
+    'https://gpu7:8000/v1'
+    """
+    if api_base is None:
+        return PROVIDER
+    parts = urlsplit(api_base.strip())
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address is written in brackets
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if not host:
+        return "(an address that is not a URL)"
+    netloc = host if port is None else f"{host}:{port}"
+    return f"{parts.scheme.lower()}://{netloc}{parts.path}".rstrip("/")
+
+
+def _address(api_base: str | None) -> str | None:
+    """What makes two endpoints one: shown as :func:`shown_endpoint`, case-blind but its path."""
+    if api_base is None:
+        return None
+    parts = urlsplit(shown_endpoint(api_base))
+    return f"{parts.scheme}://{parts.netloc.lower()}{parts.path.rstrip('/')}"
+
+
+def moved_endpoint(stored: str | None, asked: str | None) -> str | None:
+    """What to tell a user whose run answered at ``stored`` and now asks at ``asked``.
+
+    None when both are one endpoint (a trailing slash or the host's case aside).
+    """
+    if _address(stored) == _address(asked):
+        return None
+    return (
+        f"the answers this run holds came from {shown_endpoint(stored)}; this session asks "
+        f"{shown_endpoint(asked)}, and its answers join them in one run. If that server "
+        "serves another model under the same name, stop and give another --out"
+    )
+
+
+def say_if_moved(run: str, stored: str | None, asked: str | None) -> None:
+    """Log :func:`moved_endpoint`'s notice for the run at ``run``, if the endpoint moved.
+
+    Call it once per session, before its first call, and only when the run holds answers and
+    this session sends calls: otherwise nothing is mixed.
+    """
+    notice = moved_endpoint(stored, asked)
+    if notice is not None:
+        log.warning("%s: %s", run, notice)
