@@ -39,6 +39,10 @@ def _config(dataset: str, base_url: str, out: Path) -> EvalConfig:
     )
 
 
+def _reply(body: object, index: int) -> str:
+    return "Explanation: obvious.\nAnswer: B"
+
+
 def _notices(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == LOGGER]
 
@@ -113,3 +117,25 @@ def test_the_cli_says_it_once_on_stderr_before_the_results(tmp_path: Path) -> No
     said = [line for line in second.splitlines() if "came from" in line]
     assert len(said) == 1 and said[0].startswith(f"warning: {out}: "), second
     assert old.base_url in said[0] and new.base_url in said[0]
+
+
+def test_an_eval_set_member_says_it_too(tmp_path: Path) -> None:
+    from cli_support import coordqa
+
+    out = tmp_path / "set"
+
+    def run_at(base_url: str) -> str:
+        args = ["--model", "openai/m", "--api-base", base_url, "--limit", "2", "--trials", "1"]
+        done = coordqa("eval-set", *args, "--max-attempts", "1", "--no-cache", "--out", out)
+        return done.stderr
+
+    with LocalOpenAIServer(_reply, faults={1: Fault.error(500)}) as old:
+        first = run_at(old.base_url)
+        assert old.count == 2, first
+    assert "came from" not in first, first
+    with LocalOpenAIServer(_reply) as new:
+        second = run_at(new.base_url)
+        assert new.count == 1, second  # only the failed sample is asked again
+    said = [line for line in second.splitlines() if "came from" in line]
+    assert len(said) == 1 and said[0].startswith("warning: "), second
+    assert old.base_url in said[0] and new.base_url in said[0], said
