@@ -48,7 +48,8 @@ seed, partner, seat, game options and preset); their hash is the grid's fingerpr
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -122,6 +123,45 @@ def _game_in_stored_form(game: Any) -> Any:
     )
 
 
+@dataclass(frozen=True)
+class CountWords:
+    """How the command that built a grid sets a game entry's episodes, to say it in refusals.
+
+    ``agentic run`` by its options (``--episodes 3``, ``--seeds 4,7``); ``agentic grid`` by its
+    grid file's keys (``episodes: 3``, ``seeds: [4, 7]`` in ``grid.yaml``): it has no
+    ``--seeds``, and its file is what the user changed.
+    """
+
+    file: str | None = None
+    """The grid file whose keys are named; None: the command's options."""
+
+    @property
+    def count(self) -> str:
+        """What sets the number of episodes (seeds 0..N-1): ``--episodes`` or ``episodes:``."""
+        return "--episodes" if self.file is None else "episodes:"
+
+    def episodes(self, count: int) -> str:
+        """How ``count`` episodes are asked for."""
+        return f"{self.count} {count}"
+
+    def seeds(self, seeds: Sequence[int]) -> str:
+        """How the seeds ``seeds`` are asked for."""
+        if self.file is None:
+            return f"--seeds {','.join(map(str, seeds))}"
+        return f"seeds: [{', '.join(map(str, seeds))}]"
+
+    @property
+    def where(self) -> str:
+        """Where they are asked for, after the count: `` in grid.yaml`` ('': an option)."""
+        return "" if self.file is None else f" in {self.file}"
+
+    def own(self, game: str) -> str:
+        """How the game's own seeds are asked for: by giving neither."""
+        if self.file is None:
+            return "leave out --episodes and --seeds"
+        return f"remove episodes: and seeds: from {self.file}'s {game} entry"
+
+
 class GameEntry(BaseModel):
     """One game of the grid, with its layouts, seeds and options."""
 
@@ -193,17 +233,19 @@ class GameEntry(BaseModel):
         seeds = plays.pop() if len(plays) == 1 else None
         return len(seeds) if seeds is not None and seeds == tuple(range(len(seeds))) else None
 
-    def seeds_words(self, pairings: Collection[bool]) -> str:
+    def seeds_words(self, pairings: Collection[bool], words: CountWords | None = None) -> str:
         """Which episodes this entry plays in ``pairings``, as they were asked for.
 
-        ``--episodes 3 (seeds 0..2)``, ``--seeds 4,7``, or the game's own (``the game's own
-        seeds (321, 212, 628 in self-play; 45, 114, 4788 with a partner)``).
+        ``--episodes 3 (seeds 0..2)``, ``--seeds 4,7`` (``episodes: 3 (seeds 0..2)``, ``seeds:
+        [4, 7]`` in a grid file's ``words``: :class:`CountWords`), or the game's own (``the
+        game's own seeds (321, 212, 628 in self-play; 45, 114, 4788 with a partner)``).
         """
+        words = words or CountWords()
         if self.episodes is not None:
             last = self.episodes - 1
-            return f"--episodes {self.episodes} ({f'seeds 0..{last}' if last else 'seed 0'})"
+            return f"{words.episodes(self.episodes)} ({f'seeds 0..{last}' if last else 'seed 0'})"
         if self.seeds is not None:
-            return f"--seeds {','.join(map(str, self.seeds))}"
+            return words.seeds(self.seeds)
         own = {
             "in self-play" if self_play else "with a partner": ", ".join(
                 map(str, self.seeds_for(self_play))

@@ -67,7 +67,7 @@ from coordqa.agentic.episodes import (
     decisions_per_seat,
     read_agentic_run,
 )
-from coordqa.agentic.grid import GameEntry, GridConfig, stored_form
+from coordqa.agentic.grid import CountWords, GameEntry, GridConfig, stored_form
 from coordqa.agentic.match import build_player, play_match
 from coordqa.agentic.records import AgentRecord, Failure
 from coordqa.agentic.reply_counts import ReplyCounts, fallback_failure
@@ -491,9 +491,16 @@ class GridPlan:
 
 
 def plan_grid(
-    config: GridConfig, out: str | Path, api_keys: Mapping[str, str] | None = None
+    config: GridConfig,
+    out: str | Path,
+    api_keys: Mapping[str, str] | None = None,
+    *,
+    words: CountWords | None = None,
 ) -> GridPlan:
     """Check ``config`` and the run folder ``out`` before anything is stored or shown.
+
+    ``words``: how the command that built ``config`` sets a game's episodes, for a refusal of
+    other seeds than the run holds (default: ``agentic run``'s options, ``--episodes``).
 
     Raises:
         ConfigError: no episodes, ``api_keys`` with the Ray backend, a seat that cannot be
@@ -507,7 +514,7 @@ def plan_grid(
     folder = Path(out)
     specs, unready, transports = _checked_before_the_run(config, folder, keys)
     manifest = grid_manifest(config, specs, transports)
-    opening = _as_stored(config, manifest, folder)
+    opening = _as_stored(config, manifest, folder, words or CountWords())
     return GridPlan(config, folder, specs, unready, manifest, opening, keys)
 
 
@@ -574,7 +581,9 @@ async def play_grid_async(
     return result
 
 
-def _as_stored(config: GridConfig, manifest: RunManifest, out: Path) -> RunManifest:
+def _as_stored(
+    config: GridConfig, manifest: RunManifest, out: Path, words: CountWords
+) -> RunManifest:
     """``manifest`` (the run of ``config``) as the run at ``out`` stores it, if one is there.
 
     That is, with the stored seeds of each game entry (``episodes``, ``seeds`` or the game's
@@ -615,12 +624,16 @@ def _as_stored(config: GridConfig, manifest: RunManifest, out: Path) -> RunManif
         opening = manifest.model_copy(update={"config": identity, "fingerprint": fingerprint})
     check_resumable(out, stored, opening)
     for asked, held in zip(config.games, before.games, strict=True):
-        _check_seeds(out, asked, held, config.pairings())
+        _check_seeds(out, asked, held, config.pairings(), words)
     return opening
 
 
-def _check_seeds(out: Path, asked: GameEntry, held: GameEntry, pairings: set[bool]) -> None:
+def _check_seeds(
+    out: Path, asked: GameEntry, held: GameEntry, pairings: set[bool], words: CountWords
+) -> None:
     """Refuse to resume the run at ``out`` of ``held``'s seeds as ``asked`` unless it is more.
+
+    Refusals say the seeds as the command that built the grid sets them (``words``).
 
     More: the same seeds, or more episodes (seeds 0..N-1, N as many or more).
 
@@ -636,30 +649,32 @@ def _check_seeds(out: Path, asked: GameEntry, held: GameEntry, pairings: set[boo
     had, count = held.episode_count(pairings), asked.episode_count(pairings)
     if had is not None and count is not None:
         if count < had:
-            raise ConfigError(_fewer_episodes(out, asked.game, had, count))
+            raise ConfigError(_fewer_episodes(out, asked.game, had, count, words))
         return  # more episodes: the run is raised to them
     if had is not None:
-        resume = f"give --episodes {had} or more"
+        resume = f"give {words.episodes(had)} or more{words.where}"
     elif held.seeds is not None:
-        resume = f"give {held.seeds_words(pairings)}"
+        resume = f"give {held.seeds_words(pairings, words)}{words.where}"
     else:
-        resume = "leave out --episodes and --seeds"
+        resume = words.own(asked.game)
     raise ConfigError(
-        f"{out} holds a run of {asked.game} on {held.seeds_words(pairings)}, other episodes "
-        f"than {asked.seeds_words(pairings)}: {resume} to resume it, or use another --out"
+        f"{out} holds a run of {asked.game} on {held.seeds_words(pairings, words)}, other "
+        f"episodes than {asked.seeds_words(pairings, words)}: {resume} to resume it, or use "
+        "another --out"
     )
 
 
-def _fewer_episodes(out: Path, game: str, had: int, asked: int) -> str:
+def _fewer_episodes(out: Path, game: str, had: int, asked: int, words: CountWords) -> str:
     """Why a run of ``had`` episodes is not resumed with ``asked`` (fewer), and what to do."""
     return fewer_than_stored(
         out,
         had,
         asked,
-        flag="--episodes",
+        flag=words.count,
         units=f"episodes of {game}",
         started=bool(_played_before(out)),
         nothing="none played yet",
+        where=words.where,
     )
 
 

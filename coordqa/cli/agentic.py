@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from coordqa.agentic.episodes import EpisodeSpec
-    from coordqa.agentic.grid import GridConfig
+    from coordqa.agentic.grid import CountWords, GridConfig
     from coordqa.agentic.report import AgenticReport
     from coordqa.agentic.runner import GridPlan, GridResult
 
@@ -204,14 +204,16 @@ def _play(
     api_keys: dict[str, str] | None = None,
     *,
     quiet: bool = False,
+    words: CountWords | None = None,
 ) -> None:
     """Check the grid and its folder, connect its engine, then play it (:func:`_play_planned`).
 
     ``quiet``: no progress (``--quiet``), only errors, the results and the run directory.
+    ``words``: how the command sets a game's episodes (default: ``agentic run``'s options).
     """
     from coordqa.agentic.runner import default_out, plan_grid
 
-    plan = plan_grid(config, out or default_out(config), api_keys)  # refusals before the bar
+    plan = plan_grid(config, out or default_out(config), api_keys, words=words)  # before the bar
     with plan.engine():  # an unreachable Ray too
         _play_planned(plan, quiet=quiet)
 
@@ -591,7 +593,7 @@ def grid_command(
     models play the same tasks: ``--agent cac`` keeps the grid (a leaderboard entry ranks one
     agent and model).
     """
-    from coordqa.agentic.grid import parse_grid
+    from coordqa.agentic.grid import CountWords, parse_grid
     from coordqa.agentic.grid_registry import grid_document
 
     args = endpoint.model_args()
@@ -612,7 +614,8 @@ def grid_command(
     data["generate"] = _merged(data, "generate", sampling.given())
     data["runtime"] = _runtime(data, execution, calls, transport)
     grid = parse_grid(data, where=str(config))
-    _play(grid, out, _api_keys(endpoint.api_key_env, grid.model_names()), quiet=quiet)
+    keys = _api_keys(endpoint.api_key_env, grid.model_names())
+    _play(grid, out, keys, quiet=quiet, words=CountWords(file=str(config)))
 
 
 def _merged(data: dict[str, Any], key: str, values: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,15 @@ __all__ = ["fewer_than_stored"]
 
 
 def fewer_than_stored(
-    out: Path, had: int, asked: int, *, flag: str, units: str, started: bool, nothing: str
+    out: Path,
+    had: int,
+    asked: int,
+    *,
+    flag: str,
+    units: str,
+    started: bool,
+    nothing: str,
+    where: str = "",
 ) -> str:
     """Why the run at ``out`` holding ``had`` ``units`` is not resumed with ``asked`` (fewer).
 
@@ -32,15 +40,17 @@ def fewer_than_stored(
         started: whether the run holds any result; if not, nothing is lost by starting over,
             which the message offers.
         nothing: how to say that no result is there yet (``no sample answered yet``).
+        where: where ``flag`` is set, said after its count (`` in grid.yaml``, whose key
+            ``episodes:`` is the flag); '' for a command-line option.
     """
     held = held_words(out)
     if not started:
         return (
             f"{out} holds {held} with {had} {units} and {nothing}; to start over with "
-            f"{flag} {asked}, remove it (rm -r {out}) or use another --out; {flag} {had} or "
-            "more resumes it"
+            f"{flag} {asked}{where}, remove it (rm -r {out}) or use another --out; {flag} {had} "
+            f"or more{where} resumes it"
         )
     return (
-        f"{out} holds {held} with {had} {units}; ask for {flag} {had} or more to resume it "
+        f"{out} holds {held} with {had} {units}; ask for {flag} {had} or more{where} to resume it "
         f"(more {units.split()[0]} are added to it), or use another --out"
     )

@@ -1,0 +1,59 @@
+"""``agentic grid`` refuses a changed seed count in the grid file's words, not ``agentic run``'s.
+
+A grid file's game entry sets its episodes with ``episodes:`` or ``seeds:``; ``agentic grid`` has
+no ``--seeds`` (its ``--episodes`` overrides every entry), so a refusal that says "give --seeds
+4,7" or "leave out --episodes and --seeds" names what the command does not take. ``agentic run``
+keeps its options' words (tests/test_agentic_more_episodes.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_support import coordqa
+
+BODY = "agents: [capture-planner]\npartners: [self]\ngames: [{{game: collab_capture, {count}}}]\n"
+"""A grid of one offline agent on one game; ``count`` is its entry's ``episodes:`` or ``seeds:``."""
+
+
+def _refusal(tmp_path: Path, first: str, then: str) -> str:
+    """The one-line refusal of the grid rewritten from ``first`` to ``then`` on its run."""
+    spec, out = tmp_path / "grid.yaml", tmp_path / "g"
+    spec.write_text(BODY.format(count=first))
+    started = coordqa("agentic", "grid", spec, "--out", out)
+    assert started.returncode == 0, started.stderr
+    spec.write_text(BODY.format(count=then))
+    refused = coordqa("agentic", "grid", spec, "--out", out)
+    assert refused.returncode == 2, refused.stderr
+    return " ".join(refused.stderr.split())
+
+
+def test_fewer_episodes_in_the_grid_file_are_refused_in_its_keys(tmp_path: Path) -> None:
+    said = _refusal(tmp_path, "episodes: 2", "episodes: 1")
+    assert "holds a run with 2 episodes of collab_capture" in said, said
+    assert "episodes: 2 or more" in said and "grid.yaml" in said, said
+    assert "--seeds" not in said and "ask for --episodes" not in said, said
+
+
+def test_other_seeds_in_the_grid_file_are_refused_in_its_keys(tmp_path: Path) -> None:
+    said = _refusal(tmp_path, "seeds: [4, 7]", "seeds: [4]")
+    assert "on seeds: [4, 7], other episodes than seeds: [4]" in said, said
+    assert "give seeds: [4, 7] in " in said and "grid.yaml to resume it" in said, said
+    assert "--seeds" not in said, said
+
+
+def test_the_games_own_seeds_are_refused_in_the_grid_files_keys(tmp_path: Path) -> None:
+    """Hanabi's own seeds (the paper's 321, 212, 628) are no count: an entry that gave none is
+    resumed by giving none again."""
+    spec, out = tmp_path / "grid.yaml", tmp_path / "g"
+    body = "agents: [hm]\nmodels: [scripted]\npartners: [self]\ngames: [{{game: hanabi{count}}}]\n"
+    spec.write_text(body.format(count=""))
+    started = coordqa("agentic", "grid", spec, "--out", out)
+    assert started.returncode == 0, started.stderr
+    spec.write_text(body.format(count=", episodes: 1"))
+    refused = coordqa("agentic", "grid", spec, "--out", out)
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode == 2, said
+    assert "other episodes than episodes: 1 (seed 0)" in said, said
+    assert "remove episodes: and seeds: from" in said and "grid.yaml's hanabi entry" in said, said
+    assert "--seeds" not in said and "--episodes" not in said, said
