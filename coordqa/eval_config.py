@@ -209,8 +209,11 @@ class EvalConfig:
         }
 
 
-def api_key_from_env(variable: str) -> str:
+def api_key_from_env(variable: str, setting: str | None = None) -> str:
     """The API key in the environment variable ``variable`` (``--api-key-env``).
+
+    ``setting``: where ``variable`` was named, as a refusal says it (an eval-set spec's
+    ``models.yaml's models[1].api_key_env``); None: the ``--api-key-env`` option.
 
     Raises:
         ConfigError: the variable is unset or blank (its name is said, never a value).
@@ -218,10 +221,9 @@ def api_key_from_env(variable: str) -> str:
     value = os.environ.get(variable)
     if value is None or not value.strip():
         state = "not set" if value is None else "empty"
-        raise ConfigError(
-            f"--api-key-env {variable}: the environment variable {variable} is {state}; "
-            "export your key in it"
-        )
+        named = f"--api-key-env {variable}" if setting is None else setting
+        fix = "export your key in it" + ("" if setting is None else " or name another there")
+        raise ConfigError(f"{named}: the environment variable {variable} is {state}; {fix}")
     return value
 
 

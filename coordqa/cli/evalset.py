@@ -193,14 +193,15 @@ def eval_set_command(
                 "name the models: give a spec file (coordqa eval-set SPEC.yaml) or --model "
                 "NAME, once per model"
             )
-        spec = parse_spec({"models": added, **overrides}, source="the command line")
+        spec = parse_spec({"models": added, **overrides}, source="the command line", options_from=0)
         refuse_repeats(spec, lambda _: "--model")
     else:
         spec = load_spec(spec_file, **overrides)
         listed = len(spec.models)
         if added:
             models = [m.model_dump() for m in spec.models] + added
-            spec = parse_spec({**spec.model_dump(), "models": models}, source=str(spec_file))
+            data = {**spec.model_dump(), "models": models}
+            spec = parse_spec(data, source=str(spec_file), options_from=listed)
         refuse_repeats(
             spec, lambda index: f"{spec_file}'s models[{index}]" if index < listed else "--model"
         )

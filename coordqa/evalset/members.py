@@ -106,6 +106,7 @@ async def run_member(
     Raises only on cancellation (Ctrl-C), after the run has marked itself interrupted.
     """
     try:
+        member.api_key()  # an unset variable said where the set named it, before the run
         await evaluate_async(member.config, progress=progress)
     except EvalFailed as failure:
         return member_state(member, out).model_copy(

@@ -7,11 +7,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+)
 
 from coordqa.dataset import DEFAULT_DATASET
 from coordqa.errors import ConfigError
-from coordqa.eval_config import EvalConfig, eval_default
+from coordqa.eval_config import EvalConfig, api_key_from_env, eval_default
 from coordqa.evaluation import set_member_names
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
@@ -67,6 +74,9 @@ class EvalSetSpec(BaseModel):
 
     models: tuple[SetModel, ...]
     """The models; a plain string stands for ``{model: NAME}``."""
+    _given_at: tuple[str | None, ...] = PrivateAttr(default=())
+    """Where each model was given, as refusals of its settings say it (``models.yaml's
+    models[1]``; None: ``--model``, whose settings are options): set by :func:`parse_spec`."""
     datasets: tuple[str, ...] = (DEFAULT_DATASET,)
     """Bundled release names or dataset files; every model runs on each."""
     out: Path | None = None
@@ -141,6 +151,10 @@ class EvalSetSpec(BaseModel):
     def _spelled_types(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
         """Types as :class:`EvalConfig` holds them, so ``TOM`` is not another set than ``ToM``."""
         return None if value is None else tuple(map(spelled_type, value))
+
+    def given_at(self, index: int) -> str | None:
+        """Where ``models[index]`` was given (None: on the command line, or not said)."""
+        return self._given_at[index] if index < len(self._given_at) else None
 
     def eval_config(self, model: SetModel, dataset: str) -> EvalConfig:
         """The :class:`EvalConfig` of one member, without its run directory."""
@@ -247,8 +261,14 @@ def load_spec(path: str | Path, **overrides: Any) -> EvalSetSpec:
     return parse_spec({**data, **overrides}, source=str(file))
 
 
-def parse_spec(data: JSONObject, *, source: str = "the eval-set spec") -> EvalSetSpec:
+def parse_spec(
+    data: JSONObject, *, source: str = "the eval-set spec", options_from: int | None = None
+) -> EvalSetSpec:
     """Validate a set given as data; every problem is named with its field.
+
+    ``options_from``: the index of the first model given on the command line (``--model``,
+    with its ``--api-key-env``...), whose settings are said as options; the others are
+    ``source``'s (``models.yaml's models[1].api_key_env``). None: every model is ``source``'s.
 
     Raises:
         ConfigError: a field is unknown, missing or has a bad value, model arguments are
@@ -263,6 +283,12 @@ def parse_spec(data: JSONObject, *, source: str = "the eval-set spec") -> EvalSe
         named = f"{source}'s models[{index}].model_args"
         refuse_unread_model_args(model.model, model.model_args, named)
         refuse_a_question_model(model.model, f"{source}'s models[{index}]")
+    spec._given_at = tuple(
+        None
+        if options_from is not None and index >= options_from
+        else f"{source}'s models[{index}]"
+        for index in range(len(spec.models))
+    )
     return spec
 
 
@@ -279,6 +305,22 @@ class SetMember:
     key: str
     """Which member it is whatever the set's trials (:func:`~coordqa.evaluation.set_member_names`):
     the set's manifest records it beside the member's folder, which it keeps."""
+    given_at: str | None = None
+    """Where its model was given, as a refusal of its settings says it (``models.yaml's
+    models[1]``); None: on the command line (``--model``), whose settings are options."""
+
+    def api_key(self) -> str | None:
+        """Its model's key, checked where the spec named its variable (None: the provider's).
+
+        Raises:
+            ConfigError: the variable is unset or blank, said as the spec's setting
+                (``models.yaml's models[1].api_key_env``) or as ``--api-key-env``.
+        """
+        variable = self.model.api_key_env
+        if variable is None:
+            return None
+        setting = None if self.given_at is None else f"{self.given_at}.api_key_env"
+        return api_key_from_env(variable, setting)
 
     @property
     def label(self) -> str:
@@ -319,6 +361,7 @@ def members_of(
             spec.datasets[d],
             replace(config, out=out / folders.get(key, name)),
             key,
+            spec.given_at(m),
         )
         for (m, d), config, (key, name) in runs
     ]
