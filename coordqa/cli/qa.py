@@ -210,6 +210,16 @@ def render_counts(result: RunResult) -> None:
         f"This session: {calls(session)}. Whole run: {calls(run, failed_note)}.{standing}",
         highlight=False,
     )
+    if session.cache_hits:
+        # The cache is keyed by model name and endpoint: another checkpoint served under the
+        # same name and address would be read as the earlier one's replies (walkthrough 10).
+        messages.print(
+            f"{counted(session.cache_hits, 'reply', 'replies')} of this session came from the "
+            "reply cache: asked before of this model name at this endpoint, with the same prompt "
+            "and settings. If the server now serves another model or checkpoint under that "
+            "name, run again with --no-cache and another --out.",
+            highlight=False,
+        )
     dataset = result.manifest.dataset
     if dataset is not None:
         version = f"version {dataset.version}, " if dataset.version else ""
