@@ -110,12 +110,14 @@ def register_dataset(db: Database, path: str | Path, name: str | None = None) ->
     """Register the dataset at ``path`` (folder, .parquet or .jsonl) for submissions.
 
     Its rows are copied into the database, so the server re-scores without the file.
-    Registering the same content twice keeps the first registration (and its name).
+    Registering the same content again under the same name is a no-op; under another name it is
+    refused (:func:`content_registered_as`), never renamed or ignored in silence.
 
     Raises:
         DatasetError: the file is missing or breaks the dataset schema.
-        ConfigError: the name is blank, too long or not plain text, or the dataset has more
-            than :data:`MAX_QUESTIONS` questions.
+        ConfigError: the name is blank, too long or not plain text, the dataset has more
+            than :data:`MAX_QUESTIONS` questions, or its content is registered under another
+            name.
     """
     from coordqa.dataset import dataset_fingerprint, load_rows
 
@@ -131,9 +133,32 @@ def register_dataset(db: Database, path: str | Path, name: str | None = None) ->
         existing = session.query(DatasetRow).filter_by(fingerprint=fingerprint).one_or_none()
         if existing is None:
             session.add(DatasetRow(fingerprint=fingerprint, name=label, rows=rows))
-        else:
-            label = existing.name
+        elif existing.name != label:
+            raise content_registered_as(
+                "dataset",
+                existing.name,
+                label,
+                fingerprint,
+                f"submissions on it rank on the board of {existing.name!r}",
+            )
     return known_dataset(label, rows)
+
+
+def content_registered_as(
+    what: str, registered: str, asked: str, fingerprint: str, use: str
+) -> ConfigError:
+    """The refusal of content the board already holds under another name: the one wording.
+
+    A board keeps one registration of each content (its fingerprint is unique), so a second
+    name would be ignored in silence (blind walkthrough 10 #304, a dataset) or refused by the
+    database with a traceback (#174, a grid): say which name it has and how to use it.
+    """
+    return ConfigError(
+        f"this {what}'s content is already registered as {registered!r} ({fingerprint[:12]}), "
+        f"so it was not registered again as {asked!r}: a board registers each content once; "
+        f"{use}. "
+        f"`coordqa leaderboard {what} list` shows the registered ones"
+    )
 
 
 @dataclass(frozen=True)
@@ -198,14 +223,20 @@ def register_grid(db: Database, path: str | Path, name: str | None = None) -> Kn
         ConfigError: the file is not a valid grid, names unknown games, layouts or partners,
             ``name`` is not plain text, or it is taken by an installed grid or by a different
             registered one (grids never change: register a new version under a new name, e.g.
-            ``paper-v2``).
+            ``paper-v2``), or the same tasks are installed or registered under another name.
     """
     from coordqa.agentic import load_grid
 
     config = load_grid(path)
     fingerprint = config.fingerprint()  # unknown games, layouts, partners are refused here
     label = admin_text(name or config.name, what="the grid's name")
-    installed = _installed_grids().get(label)
+    installed_grids = _installed_grids()
+    for installed_name, grid in installed_grids.items():
+        if grid.fingerprint == fingerprint and installed_name != label:
+            raise content_registered_as(
+                "grid", installed_name, label, fingerprint, _submit_as(installed_name)
+            )
+    installed = installed_grids.get(label)
     if installed is not None:
         if installed.fingerprint == fingerprint:
             return installed
@@ -215,6 +246,13 @@ def register_grid(db: Database, path: str | Path, name: str | None = None) -> Kn
         )
     stored = config.model_dump(mode="json", exclude={"runtime"})
     with db.session() as session:
+        same_tasks = session.scalars(
+            select(GridRow).where(GridRow.fingerprint == fingerprint)
+        ).one_or_none()
+        if same_tasks is not None and same_tasks.name != label:
+            raise content_registered_as(
+                "grid", same_tasks.name, label, fingerprint, _submit_as(same_tasks.name)
+            )
         existing = session.scalars(select(GridRow).where(GridRow.name == label)).one_or_none()
         if existing is None:
             row = GridRow(name=label, fingerprint=fingerprint, config=stored)
@@ -230,6 +268,11 @@ def register_grid(db: Database, path: str | Path, name: str | None = None) -> Kn
         else:
             row = existing
         return _known_grid(row)
+
+
+def _submit_as(name: str) -> str:
+    """How runs of the grid registered as ``name`` are submitted."""
+    return f"submit runs of it with --grid {name}"
 
 
 K = TypeVar("K")

@@ -85,6 +85,47 @@ def test_grid_add_registers_once_and_refuses_a_changed_grid_under_the_same_name(
     assert f"grid 'smoke': {smoke.fingerprint}" in again  # the installed grid, unchanged
 
 
+def test_content_registered_under_another_name_is_refused_with_the_name_it_has(
+    tmp_path: Path,
+) -> None:
+    """Blind walkthrough 10: the same grid under a second --name printed a SQLAlchemy traceback
+    (UNIQUE constraint failed: grids.fingerprint, #174), and the same dataset under a second
+    --name printed the first name, exit 0, ignoring --name in silence (#304)."""
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    grid = {"name": "g", "agents": ["cac"], "games": [{"game": "collab_capture", "seeds": [0]}]}
+    path = tmp_path / "g.yaml"
+    path.write_text(json.dumps(grid))
+    _cli("leaderboard", "grid", "add", str(path), "--db", url)
+    rows = synthetic_rows(scenarios=1)
+    data = tmp_path / "fresh.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _cli("leaderboard", "dataset", "add", str(data), "--db", url)
+    assert "dataset 'fresh'" in _cli("leaderboard", "dataset", "add", str(data), "--db", url)
+    for what, given, kept, hint in (
+        ("grid", str(path), "g", "submit runs of it with --grid g"),
+        ("dataset", str(data), "fresh", "submissions on it rank on the board of 'fresh'"),
+        ("grid", str(_smoke_path()), "smoke", "submit runs of it with --grid smoke"),
+    ):
+        refused = coordqa("leaderboard", what, "add", given, "--name", "other", "--db", url)
+        assert refused.returncode == 2, refused.stderr
+        (line,) = refused.stderr.strip().splitlines()
+        assert line.startswith(
+            f"error: this {what}'s content is already registered as '{kept}' ("
+        ), line
+        assert "not registered again as 'other'" in line and hint in line, line
+    db = open_database(url)
+    from coordqa.leaderboard.catalog import known_grids
+
+    assert "other" not in known_grids(db)
+    db.dispose()
+
+
+def _smoke_path() -> Path:
+    from coordqa.agentic import get_grid
+
+    return Path(get_grid("smoke").path)
+
+
 def test_hide_and_unhide(populated: tuple[str, list[int]]) -> None:
     url, ids = populated
     assert "now hidden" in _cli("leaderboard", "hide", str(ids[0]), "--reason", "test", "--db", url)
