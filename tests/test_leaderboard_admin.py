@@ -454,3 +454,30 @@ def test_a_second_token_for_a_name_is_refused_until_the_first_is_revoked(tmp_pat
         ("alice", True),
     ]
     db.dispose()
+
+
+def test_token_revoke_takes_the_name_given_at_create(tmp_path: Path) -> None:
+    """Blind walkthrough 10 #269: ``token revoke bob`` (the name ``token create`` took) said
+    "Invalid value for 'TOKEN_ID': Input should be a valid integer"."""
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    for name in ("alice", "bob"):
+        _cli("leaderboard", "token", "create", name, "--db", url)
+    _cli("leaderboard", "token", "revoke", "1", "--db", url)
+    _cli("leaderboard", "token", "create", "alice", "--db", url)  # token 3, alice's live one
+    assert "token 3 (alice) is revoked" in _cli(
+        "leaderboard", "token", "revoke", "alice", "--db", url
+    )
+    revoked = _cli("leaderboard", "token", "revoke", "bob", "--hide-entries", "--db", url)
+    assert "token 2 (bob) is revoked" in revoked and "0 entries of token 2" in revoked
+    for name, why in (
+        ("alice", "its tokens (1, 3) are revoked already"),
+        ("carol", "no token has"),
+    ):
+        refused = coordqa("leaderboard", "token", "revoke", name, "--db", url)
+        assert refused.returncode == 2, refused.stderr
+        (line,) = refused.stderr.strip().splitlines()
+        assert line.startswith(f"error: no live token named '{name}': {why}"), line
+        assert "coordqa leaderboard token list" in line, line
+    db = open_database(url)
+    assert all(info.revoked_at is not None for info in list_tokens(db))
+    db.dispose()

@@ -408,7 +408,12 @@ def token_list_command(db: DbUrl = None) -> None:
 
 @token_app.command("revoke")
 def token_revoke_command(
-    token_id: Annotated[int, typer.Argument(help="Token id (from `token list`).")],
+    token: Annotated[
+        str,
+        typer.Argument(
+            metavar="TOKEN", help="The token's id or name (its live token), as `token list` shows."
+        ),
+    ],
     hide: Annotated[
         bool, typer.Option("--hide-entries", help="Also hide every entry made with it.")
     ] = False,
@@ -416,14 +421,14 @@ def token_revoke_command(
     db: DbUrl = None,
 ) -> None:
     """Revoke a token: it no longer submits (its entries stay unless --hide-entries)."""
-    from coordqa.leaderboard.tokens import revoke_token
+    from coordqa.leaderboard.tokens import revoke_token, token_id_of
 
     database = _open(db, create=False)
-    info = revoke_token(database, token_id)
+    info = revoke_token(database, token_id_of(database, token))
     console.print(f"token {info.id} ({info.name}) is revoked")
     if hide:
-        count = database.set_hidden_of(token_id, True, reason)
-        console.print(f"{count} entries of token {token_id} are now hidden")
+        count = database.set_hidden_of(info.id, True, reason)
+        console.print(f"{count} entries of token {info.id} are now hidden")
 
 
 EntryOrToken = Annotated[
