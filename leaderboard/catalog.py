@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
@@ -28,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
 from coordqa.leaderboard.bundle import MAX_REPLIES
-from coordqa.leaderboard.db import Database, DatasetRow, GridRow
+from coordqa.leaderboard.db import Database, DatasetRow, GridRow, as_utc
 from coordqa.leaderboard.names import admin_text
 from coordqa.leaderboard.settings import DEFAULT_MAX_TRIALS
 from coordqa.registry import did_you_mean
@@ -46,6 +47,9 @@ __all__ = [
     "known_dataset",
     "known_datasets",
     "known_grids",
+    "list_datasets",
+    "list_grids",
+    "Registration",
     "register_dataset",
     "register_grid",
 ]
@@ -209,6 +213,64 @@ def known_grids(db: Database) -> dict[str, KnownGrid]:
     with db.session() as session:
         found.update((row.name, _known_grid(row)) for row in session.scalars(select(GridRow)))
     return found
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A dataset or grid as ``coordqa leaderboard dataset list`` / ``grid list`` show it."""
+
+    name: str
+    """The name it is known by (a grid's is what submissions give with ``--grid``)."""
+    version: str | None
+    """The dataset's ``version`` column or the grid's ``version``, if it has one."""
+    fingerprint: str
+    """Its content's fingerprint (the registration's identity)."""
+    size: int
+    """Questions of a dataset, tasks (episodes) of a grid."""
+    registered_at: datetime | None
+    """When an admin registered it (UTC); None for one shipped with coordqa."""
+
+
+def list_datasets(db: Database) -> list[Registration]:
+    """Every dataset the board accepts: the shipped releases, then the registered, oldest first."""
+    shipped = {row.fingerprint for row in _registered(db, DatasetRow)}
+    listing = [
+        Registration(d.name, d.version, fp, len(d.rows), None)
+        for fp, d in known_datasets(db).items()
+        if fp not in shipped
+    ]
+    for row in _registered(db, DatasetRow):
+        rows = cast("list[QuestionRow]", row.rows)
+        known = known_dataset(row.name, rows)
+        listing.append(
+            Registration(row.name, known.version, row.fingerprint, len(rows), as_utc(row.added_at))
+        )
+    return listing
+
+
+def list_grids(db: Database) -> list[Registration]:
+    """Every grid the board ranks: the installed ones, then the registered, oldest first."""
+    listing = [_registration(grid, None) for grid in _installed_grids().values()]
+    listing.extend(
+        _registration(_known_grid(row), as_utc(row.added_at)) for row in _registered(db, GridRow)
+    )
+    return listing
+
+
+def _registration(grid: KnownGrid, registered_at: datetime | None) -> Registration:
+    version = None if grid.version is None else str(grid.version)
+    return Registration(grid.name, version, grid.fingerprint, len(grid.tasks()), registered_at)
+
+
+RowT = TypeVar("RowT", DatasetRow, GridRow)
+
+
+def _registered(db: Database, table: type[RowT]) -> list[RowT]:
+    """The rows an admin registered in ``table``, oldest first (detached: read-only)."""
+    with db.session() as session:
+        rows = list(session.scalars(select(table).order_by(table.id)))
+        session.expunge_all()
+    return rows
 
 
 def register_grid(db: Database, path: str | Path, name: str | None = None) -> KnownGrid:

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from sqlalchemy import Integer, cast, func, select
 
 from coordqa.errors import ConfigError
-from coordqa.leaderboard.db import Database, LeaderboardError, Submission, Token
+from coordqa.leaderboard.db import Database, LeaderboardError, Submission, Token, as_utc
 from coordqa.leaderboard.names import admin_text, imitated_name
 
 __all__ = [
@@ -101,12 +101,6 @@ class TokenInfo:
     """Of those, how many are hidden."""
 
 
-def _utc(moment: datetime | None) -> datetime | None:
-    if moment is None or moment.tzinfo:
-        return moment
-    return moment.replace(tzinfo=timezone.utc)  # SQLite returns naive UTC times
-
-
 def list_tokens(db: Database) -> list[TokenInfo]:
     """Every token with its number of stored and hidden entries, oldest first."""
     hidden = func.sum(cast(Submission.hidden, Integer))
@@ -121,8 +115,8 @@ def list_tokens(db: Database) -> list[TokenInfo]:
             TokenInfo(
                 t.id,
                 t.name,
-                _utc(t.created_at) or t.created_at,
-                _utc(t.revoked_at),
+                as_utc(t.created_at),
+                as_utc(t.revoked_at) if t.revoked_at else None,
                 *counts.get(t.id, (0, 0)),
             )
             for t in session.scalars(select(Token).order_by(Token.id))

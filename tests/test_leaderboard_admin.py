@@ -481,3 +481,38 @@ def test_token_revoke_takes_the_name_given_at_create(tmp_path: Path) -> None:
     db = open_database(url)
     assert all(info.revoked_at is not None for info in list_tokens(db))
     db.dispose()
+
+
+def test_grid_list_and_dataset_list_show_what_the_board_ranks(tmp_path: Path) -> None:
+    """Blind walkthrough 10 #177: ``leaderboard grid`` had only ``add``: no way to see which
+    grids a board ranks (the names ``--grid`` takes) short of reading its database."""
+    from coordqa.agentic import get_grid, load_grid
+
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    grid = {"name": "g", "agents": ["cac"], "games": [{"game": "collab_capture", "seeds": [0, 1]}]}
+    path = tmp_path / "g.yaml"
+    path.write_text(json.dumps(grid))
+    _cli("leaderboard", "grid", "add", str(path), "--name", "mine", "--db", url)
+    rows = synthetic_rows(scenarios=2)
+    data = tmp_path / "syn.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _cli("leaderboard", "dataset", "add", str(data), "--name", "syn", "--db", url)
+    tasks = len(load_grid(path).tasks())
+    listed = coordqa("leaderboard", "grid", "list", "--db", url)
+    assert listed.returncode == 0, listed.stderr
+    smoke = get_grid("smoke")
+    assert re.search(
+        rf"│ smoke +│ {smoke.version} +│ {smoke.fingerprint[:12]} │ "
+        rf"{len(smoke.config.tasks())} +│ shipped +│",
+        listed.stdout,
+    ), listed.stdout
+    fingerprint = load_grid(path).fingerprint()[:12]
+    assert re.search(
+        rf"│ mine +│ \S* *│ {fingerprint} │ {tasks} +│ \d{{4}}-\d\d-\d\d \d\d:\d\d │", listed.stdout
+    ), listed.stdout
+    datasets = coordqa("leaderboard", "dataset", "list", "--db", url)
+    assert datasets.returncode == 0, datasets.stderr
+    assert re.search(r"│ syn +│ \S* *│ [0-9a-f]{12} │ 6 +│ \d{4}-", datasets.stdout), (
+        datasets.stdout
+    )
+    assert re.search(r"│ example +│ \S+ +│ [0-9a-f]{12} │ 12 +│ shipped", datasets.stdout)

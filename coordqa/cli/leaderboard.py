@@ -29,6 +29,7 @@ from coordqa.outputs import BOARD_SITE, make_output_file
 from coordqa.runfolder import is_run_file
 
 if TYPE_CHECKING:
+    from coordqa.leaderboard.catalog import Registration
     from coordqa.leaderboard.db import Database
     from coordqa.leaderboard.jobs import JobView
 
@@ -521,6 +522,38 @@ def dataset_add_command(
     console.print(f"dataset {known.name!r}: {len(known.rows)} questions, {known.fingerprint}")
 
 
+@dataset_app.command("list")
+def dataset_list_command(db: DbUrl = None) -> None:
+    """List the datasets the server accepts: shipped releases and registered ones."""
+    from coordqa.leaderboard.catalog import list_datasets
+
+    _print_registrations(list_datasets(_open(db, create=False)), "questions")
+
+
+def _print_registrations(listing: list[Registration], size: str) -> None:
+    """``dataset list`` and ``grid list``: one table, as ``token list`` shows tokens."""
+    from rich.table import Column, Table
+
+    # names and fingerprints are what an admin copies: never folded or cut (80 columns)
+    table = Table(
+        Column("name", no_wrap=True),
+        "version",
+        Column("fingerprint", no_wrap=True),
+        size,
+        "registered",
+    )
+    for known in listing:
+        registered = (
+            "shipped"
+            if known.registered_at is None
+            else f"{known.registered_at:%Y-%m-%d %H:%M}"
+        )
+        table.add_row(
+            known.name, known.version or "", known.fingerprint[:12], str(known.size), registered
+        )
+    console.print(table)
+
+
 @grid_app.command("add")
 def grid_add_command(
     path: Annotated[Path, typer.Argument(help="A grid YAML file (as for coordqa agentic grid).")],
@@ -537,6 +570,14 @@ def grid_add_command(
 
     known = register_grid(_open(db), path, name)
     console.print(f"grid {known.name!r}: {known.fingerprint}")
+
+
+@grid_app.command("list")
+def grid_list_command(db: DbUrl = None) -> None:
+    """List the grids the server ranks runs on: installed and registered ones (--grid NAME)."""
+    from coordqa.leaderboard.catalog import list_grids
+
+    _print_registrations(list_grids(_open(db, create=False)), "tasks")
 
 
 @leaderboard_app.command("export")
