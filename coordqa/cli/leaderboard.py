@@ -544,9 +544,7 @@ def _print_registrations(listing: list[Registration], size: str) -> None:
     )
     for known in listing:
         registered = (
-            "shipped"
-            if known.registered_at is None
-            else f"{known.registered_at:%Y-%m-%d %H:%M}"
+            "shipped" if known.registered_at is None else f"{known.registered_at:%Y-%m-%d %H:%M}"
         )
         table.add_row(
             known.name, known.version or "", known.fingerprint[:12], str(known.size), registered
