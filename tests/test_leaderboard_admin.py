@@ -87,11 +87,12 @@ def test_grid_add_registers_once_and_refuses_a_changed_grid_under_the_same_name(
 
 def test_content_registered_under_another_name_is_refused_with_the_name_it_has(
     tmp_path: Path,
+    db_url: str,
 ) -> None:
     """Blind walkthrough 10: the same grid under a second --name printed a SQLAlchemy traceback
     (UNIQUE constraint failed: grids.fingerprint, #174), and the same dataset under a second
     --name printed the first name, exit 0, ignoring --name in silence (#304)."""
-    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    url = db_url
     grid = {"name": "g", "agents": ["cac"], "games": [{"game": "collab_capture", "seeds": [0]}]}
     path = tmp_path / "g.yaml"
     path.write_text(json.dumps(grid))
@@ -456,10 +457,10 @@ def test_a_second_token_for_a_name_is_refused_until_the_first_is_revoked(tmp_pat
     db.dispose()
 
 
-def test_token_revoke_takes_the_name_given_at_create(tmp_path: Path) -> None:
+def test_token_revoke_takes_the_name_given_at_create(tmp_path: Path, db_url: str) -> None:
     """Blind walkthrough 10 #269: ``token revoke bob`` (the name ``token create`` took) said
     "Invalid value for 'TOKEN_ID': Input should be a valid integer"."""
-    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    url = db_url
     for name in ("alice", "bob"):
         _cli("leaderboard", "token", "create", name, "--db", url)
     _cli("leaderboard", "token", "revoke", "1", "--db", url)
@@ -483,12 +484,12 @@ def test_token_revoke_takes_the_name_given_at_create(tmp_path: Path) -> None:
     db.dispose()
 
 
-def test_grid_list_and_dataset_list_show_what_the_board_ranks(tmp_path: Path) -> None:
+def test_grid_list_and_dataset_list_show_what_the_board_ranks(tmp_path: Path, db_url: str) -> None:
     """Blind walkthrough 10 #177: ``leaderboard grid`` had only ``add``: no way to see which
     grids a board ranks (the names ``--grid`` takes) short of reading its database."""
     from coordqa.agentic import get_grid, load_grid
 
-    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    url = db_url
     grid = {"name": "g", "agents": ["cac"], "games": [{"game": "collab_capture", "seeds": [0, 1]}]}
     path = tmp_path / "g.yaml"
     path.write_text(json.dumps(grid))
