@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
@@ -133,19 +134,39 @@ def register_dataset(db: Database, path: str | Path, name: str | None = None) ->
         )
     fingerprint = dataset_fingerprint(rows)
     label = admin_text(name or Path(path).stem, what="the dataset's name")
-    with db.session() as session:
-        existing = session.query(DatasetRow).filter_by(fingerprint=fingerprint).one_or_none()
-        if existing is None:
-            session.add(DatasetRow(fingerprint=fingerprint, name=label, rows=rows))
-        elif existing.name != label:
-            raise content_registered_as(
-                "dataset",
-                existing.name,
-                label,
-                fingerprint,
-                f"submissions on it rank on the board of {existing.name!r}",
-            )
+
+    def store() -> None:
+        with db.session() as session:
+            existing = session.query(DatasetRow).filter_by(fingerprint=fingerprint).one_or_none()
+            if existing is None:
+                session.add(DatasetRow(fingerprint=fingerprint, name=label, rows=rows))
+            elif existing.name != label:
+                raise content_registered_as(
+                    "dataset",
+                    existing.name,
+                    label,
+                    fingerprint,
+                    f"submissions on it rank on the board of {existing.name!r}",
+                )
+
+    _checked_again_after_a_race(store)
     return known_dataset(label, rows)
+
+
+T = TypeVar("T")
+
+
+def _checked_again_after_a_race(store: Callable[[], T]) -> T:
+    """Run ``store`` (check what the board holds, then insert) once more if the insert collides.
+
+    Another admin command can commit the same content between the check and the insert; the
+    database's unique fingerprint then refuses ours (an IntegrityError, which reached the admin
+    as a traceback). Checked again, the content is found and answered as any registered one.
+    """
+    try:
+        return store()
+    except IntegrityError:
+        return store()
 
 
 def content_registered_as(
@@ -307,29 +328,33 @@ def register_grid(db: Database, path: str | Path, name: str | None = None) -> Kn
             "register yours under another name (--name)"
         )
     stored = config.model_dump(mode="json", exclude={"runtime"})
-    with db.session() as session:
-        same_tasks = session.scalars(
-            select(GridRow).where(GridRow.fingerprint == fingerprint)
-        ).one_or_none()
-        if same_tasks is not None and same_tasks.name != label:
-            raise content_registered_as(
-                "grid", same_tasks.name, label, fingerprint, _submit_as(same_tasks.name)
-            )
-        existing = session.scalars(select(GridRow).where(GridRow.name == label)).one_or_none()
-        if existing is None:
-            row = GridRow(name=label, fingerprint=fingerprint, config=stored)
-            session.add(row)
-            session.flush()
-        elif existing.fingerprint != fingerprint:
-            raise ConfigError(
-                f"a different grid is already registered as {label!r} "
-                f"({existing.fingerprint[:12]}); grids never change once submissions rank on "
-                "them: register this one under a new name (e.g. with a version: --name "
-                f"{label}-v2)"
-            )
-        else:
-            row = existing
-        return _known_grid(row)
+
+    def store() -> KnownGrid:
+        with db.session() as session:
+            same_tasks = session.scalars(
+                select(GridRow).where(GridRow.fingerprint == fingerprint)
+            ).one_or_none()
+            if same_tasks is not None and same_tasks.name != label:
+                raise content_registered_as(
+                    "grid", same_tasks.name, label, fingerprint, _submit_as(same_tasks.name)
+                )
+            existing = session.scalars(select(GridRow).where(GridRow.name == label)).one_or_none()
+            if existing is None:
+                row = GridRow(name=label, fingerprint=fingerprint, config=stored)
+                session.add(row)
+                session.flush()
+            elif existing.fingerprint != fingerprint:
+                raise ConfigError(
+                    f"a different grid is already registered as {label!r} "
+                    f"({existing.fingerprint[:12]}); grids never change once submissions rank "
+                    "on them: register this one under a new name (e.g. with a version: --name "
+                    f"{label}-v2)"
+                )
+            else:
+                row = existing
+            return _known_grid(row)
+
+    return _checked_again_after_a_race(store)
 
 
 def _submit_as(name: str) -> str:

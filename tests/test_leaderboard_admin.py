@@ -15,6 +15,7 @@ from sqlalchemy import select, text
 from typer.testing import CliRunner
 
 from coordqa.cli import app
+from coordqa.errors import ConfigError
 from coordqa.leaderboard.db import (
     SCHEMA_VERSION,
     LeaderboardError,
@@ -517,3 +518,44 @@ def test_grid_list_and_dataset_list_show_what_the_board_ranks(tmp_path: Path, db
         datasets.stdout
     )
     assert re.search(r"│ example +│ \S+ +│ [0-9a-f]{12} │ 12 +│ shipped", datasets.stdout)
+
+
+@pytest.mark.parametrize("what", ["grid", "dataset"])
+def test_a_registration_that_races_another_is_answered_not_a_traceback(
+    tmp_path: Path, db_url: str, what: str
+) -> None:
+    """Two admins adding the same content at once: the second insert collides with the first's
+    committed row (the unique fingerprint); it is checked again and answered as any content the
+    board holds, never with the database's IntegrityError."""
+    from sqlalchemy import event
+    from sqlalchemy.orm import Session
+
+    from coordqa.leaderboard.catalog import register_dataset, register_grid
+
+    if what == "grid":
+        path = tmp_path / "g.yaml"
+        path.write_text(
+            json.dumps({"name": "g", "agents": ["cac"], "games": [{"game": "collab_capture"}]})
+        )
+        register = register_grid
+    else:
+        path = tmp_path / "g.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in synthetic_rows(scenarios=1)))
+        register = register_dataset  # type: ignore[assignment]
+    other = open_database(db_url)
+    collided = []
+
+    def the_other_admin_commits_first(session: Session, *_: object) -> None:
+        collided.append(register(other, path, "g").fingerprint)
+
+    db = open_database(db_url)
+    event.listen(Session, "before_flush", the_other_admin_commits_first, once=True)
+    try:
+        with pytest.raises(ConfigError, match="already registered as 'g'"):
+            register(db, path, "mine")
+    finally:
+        event.remove(Session, "before_flush", the_other_admin_commits_first)
+        other.dispose()
+    assert len(collided) == 1  # the race happened: the other's row came between check and insert
+    assert register(db, path, "g").fingerprint == collided[0]  # the same name: a no-op
+    db.dispose()
