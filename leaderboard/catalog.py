@@ -142,6 +142,7 @@ def register_dataset(db: Database, path: str | Path, name: str | None = None) ->
                 session.add(DatasetRow(fingerprint=fingerprint, name=label, rows=rows))
             elif existing.name != label:
                 raise content_registered_as(
+                    db,
                     "dataset",
                     existing.name,
                     label,
@@ -170,7 +171,7 @@ def _checked_again_after_a_race(store: Callable[[], T]) -> T:
 
 
 def content_registered_as(
-    what: str, registered: str, asked: str, fingerprint: str, use: str
+    db: Database, what: str, registered: str, asked: str, fingerprint: str, use: str
 ) -> ConfigError:
     """The refusal of content the board already holds under another name: the one wording.
 
@@ -181,8 +182,7 @@ def content_registered_as(
     return ConfigError(
         f"this {what}'s content is already registered as {registered!r} ({fingerprint[:12]}), "
         f"so it was not registered again as {asked!r}: a board registers each content once; "
-        f"{use}. "
-        f"`coordqa leaderboard {what} list` shows the registered ones"
+        f"{use}. `{db.command(f'{what} list')}` shows the registered ones"
     )
 
 
@@ -317,7 +317,7 @@ def register_grid(db: Database, path: str | Path, name: str | None = None) -> Kn
     for installed_name, grid in installed_grids.items():
         if grid.fingerprint == fingerprint and installed_name != label:
             raise content_registered_as(
-                "grid", installed_name, label, fingerprint, _submit_as(installed_name)
+                db, "grid", installed_name, label, fingerprint, _submit_as(installed_name)
             )
     installed = installed_grids.get(label)
     if installed is not None:
@@ -336,7 +336,7 @@ def register_grid(db: Database, path: str | Path, name: str | None = None) -> Kn
             ).one_or_none()
             if same_tasks is not None and same_tasks.name != label:
                 raise content_registered_as(
-                    "grid", same_tasks.name, label, fingerprint, _submit_as(same_tasks.name)
+                    db, "grid", same_tasks.name, label, fingerprint, _submit_as(same_tasks.name)
                 )
             existing = session.scalars(select(GridRow).where(GridRow.name == label)).one_or_none()
             if existing is None:

@@ -115,6 +115,7 @@ def test_content_registered_under_another_name_is_refused_with_the_name_it_has(
             f"error: this {what}'s content is already registered as '{kept}' ("
         ), line
         assert "not registered again as 'other'" in line and hint in line, line
+        assert f"`coordqa leaderboard {what} list --db {url}` shows" in line, line
     db = open_database(url)
     from coordqa.leaderboard.catalog import known_grids
 
