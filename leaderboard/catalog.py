@@ -20,15 +20,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from coordqa.errors import ConfigError, DatasetError, UnknownNameError
 from coordqa.leaderboard.bundle import MAX_REPLIES
-from coordqa.leaderboard.db import Database, DatasetRow, GridRow
+from coordqa.leaderboard.db import Database, DatasetRow, GridRow, as_utc
 from coordqa.leaderboard.names import admin_text
 from coordqa.leaderboard.settings import DEFAULT_MAX_TRIALS
 from coordqa.registry import did_you_mean
@@ -46,6 +48,9 @@ __all__ = [
     "known_dataset",
     "known_datasets",
     "known_grids",
+    "list_datasets",
+    "list_grids",
+    "Registration",
     "register_dataset",
     "register_grid",
 ]
@@ -110,12 +115,14 @@ def register_dataset(db: Database, path: str | Path, name: str | None = None) ->
     """Register the dataset at ``path`` (folder, .parquet or .jsonl) for submissions.
 
     Its rows are copied into the database, so the server re-scores without the file.
-    Registering the same content twice keeps the first registration (and its name).
+    Registering the same content again under the same name is a no-op; under another name it is
+    refused (:func:`content_registered_as`), never renamed or ignored in silence.
 
     Raises:
         DatasetError: the file is missing or breaks the dataset schema.
-        ConfigError: the name is blank, too long or not plain text, or the dataset has more
-            than :data:`MAX_QUESTIONS` questions.
+        ConfigError: the name is blank, too long or not plain text, the dataset has more
+            than :data:`MAX_QUESTIONS` questions, or its content is registered under another
+            name.
     """
     from coordqa.dataset import dataset_fingerprint, load_rows
 
@@ -127,13 +134,56 @@ def register_dataset(db: Database, path: str | Path, name: str | None = None) ->
         )
     fingerprint = dataset_fingerprint(rows)
     label = admin_text(name or Path(path).stem, what="the dataset's name")
-    with db.session() as session:
-        existing = session.query(DatasetRow).filter_by(fingerprint=fingerprint).one_or_none()
-        if existing is None:
-            session.add(DatasetRow(fingerprint=fingerprint, name=label, rows=rows))
-        else:
-            label = existing.name
+
+    def store() -> None:
+        with db.session() as session:
+            existing = session.query(DatasetRow).filter_by(fingerprint=fingerprint).one_or_none()
+            if existing is None:
+                session.add(DatasetRow(fingerprint=fingerprint, name=label, rows=rows))
+            elif existing.name != label:
+                raise content_registered_as(
+                    db,
+                    "dataset",
+                    existing.name,
+                    label,
+                    fingerprint,
+                    f"submissions on it rank on the board of {existing.name!r}",
+                )
+
+    _checked_again_after_a_race(store)
     return known_dataset(label, rows)
+
+
+T = TypeVar("T")
+
+
+def _checked_again_after_a_race(store: Callable[[], T]) -> T:
+    """Run ``store`` (check what the board holds, then insert) once more if the insert collides.
+
+    Another admin command can commit the same content between the check and the insert; the
+    database's unique fingerprint then refuses ours (an IntegrityError, which reached the admin
+    as a traceback). Checked again, the content is found and answered as any registered one.
+    """
+    try:
+        return store()
+    except IntegrityError:
+        return store()
+
+
+def content_registered_as(
+    db: Database, what: str, registered: str, asked: str, fingerprint: str, use: str
+) -> ConfigError:
+    """The refusal of content the board already holds under another name: the one wording.
+
+    A board keeps one registration of each content (its fingerprint is unique), so a second
+    name would be ignored in silence (blind walkthrough 10 #304, a dataset) or refused by the
+    database with a traceback (#174, a grid): say which name it has and how to use it.
+    """
+    return ConfigError(
+        f"this {what}'s content is already registered as {registered!r} ({fingerprint[:12]}), "
+        f"so it was not registered again as {asked!r}: a board registers each content once; "
+        f"{use}. `{db.command(f'{what} list')}` shows the registered ones"
+    )
 
 
 @dataclass(frozen=True)
@@ -186,6 +236,64 @@ def known_grids(db: Database) -> dict[str, KnownGrid]:
     return found
 
 
+@dataclass(frozen=True)
+class Registration:
+    """A dataset or grid as ``coordqa leaderboard dataset list`` / ``grid list`` show it."""
+
+    name: str
+    """The name it is known by (a grid's is what submissions give with ``--grid``)."""
+    version: str | None
+    """The dataset's ``version`` column or the grid's ``version``, if it has one."""
+    fingerprint: str
+    """Its content's fingerprint (the registration's identity)."""
+    size: int
+    """Questions of a dataset, tasks (episodes) of a grid."""
+    registered_at: datetime | None
+    """When an admin registered it (UTC); None for one shipped with coordqa."""
+
+
+def list_datasets(db: Database) -> list[Registration]:
+    """Every dataset the board accepts: the shipped releases, then the registered, oldest first."""
+    shipped = {row.fingerprint for row in _registered(db, DatasetRow)}
+    listing = [
+        Registration(d.name, d.version, fp, len(d.rows), None)
+        for fp, d in known_datasets(db).items()
+        if fp not in shipped
+    ]
+    for row in _registered(db, DatasetRow):
+        rows = cast("list[QuestionRow]", row.rows)
+        known = known_dataset(row.name, rows)
+        listing.append(
+            Registration(row.name, known.version, row.fingerprint, len(rows), as_utc(row.added_at))
+        )
+    return listing
+
+
+def list_grids(db: Database) -> list[Registration]:
+    """Every grid the board ranks: the installed ones, then the registered, oldest first."""
+    listing = [_registration(grid, None) for grid in _installed_grids().values()]
+    listing.extend(
+        _registration(_known_grid(row), as_utc(row.added_at)) for row in _registered(db, GridRow)
+    )
+    return listing
+
+
+def _registration(grid: KnownGrid, registered_at: datetime | None) -> Registration:
+    version = None if grid.version is None else str(grid.version)
+    return Registration(grid.name, version, grid.fingerprint, len(grid.tasks()), registered_at)
+
+
+RowT = TypeVar("RowT", DatasetRow, GridRow)
+
+
+def _registered(db: Database, table: type[RowT]) -> list[RowT]:
+    """The rows an admin registered in ``table``, oldest first (detached: read-only)."""
+    with db.session() as session:
+        rows = list(session.scalars(select(table).order_by(table.id)))
+        session.expunge_all()
+    return rows
+
+
 def register_grid(db: Database, path: str | Path, name: str | None = None) -> KnownGrid:
     """Register the grid YAML at ``path`` under ``name`` (default: the grid's own ``name``).
 
@@ -198,14 +306,20 @@ def register_grid(db: Database, path: str | Path, name: str | None = None) -> Kn
         ConfigError: the file is not a valid grid, names unknown games, layouts or partners,
             ``name`` is not plain text, or it is taken by an installed grid or by a different
             registered one (grids never change: register a new version under a new name, e.g.
-            ``paper-v2``).
+            ``paper-v2``), or the same tasks are installed or registered under another name.
     """
     from coordqa.agentic import load_grid
 
     config = load_grid(path)
     fingerprint = config.fingerprint()  # unknown games, layouts, partners are refused here
     label = admin_text(name or config.name, what="the grid's name")
-    installed = _installed_grids().get(label)
+    installed_grids = _installed_grids()
+    for installed_name, grid in installed_grids.items():
+        if grid.fingerprint == fingerprint and installed_name != label:
+            raise content_registered_as(
+                db, "grid", installed_name, label, fingerprint, _submit_as(installed_name)
+            )
+    installed = installed_grids.get(label)
     if installed is not None:
         if installed.fingerprint == fingerprint:
             return installed
@@ -214,22 +328,38 @@ def register_grid(db: Database, path: str | Path, name: str | None = None) -> Kn
             "register yours under another name (--name)"
         )
     stored = config.model_dump(mode="json", exclude={"runtime"})
-    with db.session() as session:
-        existing = session.scalars(select(GridRow).where(GridRow.name == label)).one_or_none()
-        if existing is None:
-            row = GridRow(name=label, fingerprint=fingerprint, config=stored)
-            session.add(row)
-            session.flush()
-        elif existing.fingerprint != fingerprint:
-            raise ConfigError(
-                f"a different grid is already registered as {label!r} "
-                f"({existing.fingerprint[:12]}); grids never change once submissions rank on "
-                "them: register this one under a new name (e.g. with a version: --name "
-                f"{label}-v2)"
-            )
-        else:
-            row = existing
-        return _known_grid(row)
+
+    def store() -> KnownGrid:
+        with db.session() as session:
+            same_tasks = session.scalars(
+                select(GridRow).where(GridRow.fingerprint == fingerprint)
+            ).one_or_none()
+            if same_tasks is not None and same_tasks.name != label:
+                raise content_registered_as(
+                    db, "grid", same_tasks.name, label, fingerprint, _submit_as(same_tasks.name)
+                )
+            existing = session.scalars(select(GridRow).where(GridRow.name == label)).one_or_none()
+            if existing is None:
+                row = GridRow(name=label, fingerprint=fingerprint, config=stored)
+                session.add(row)
+                session.flush()
+            elif existing.fingerprint != fingerprint:
+                raise ConfigError(
+                    f"a different grid is already registered as {label!r} "
+                    f"({existing.fingerprint[:12]}); grids never change once submissions rank "
+                    "on them: register this one under a new name (e.g. with a version: --name "
+                    f"{label}-v2)"
+                )
+            else:
+                row = existing
+            return _known_grid(row)
+
+    return _checked_again_after_a_race(store)
+
+
+def _submit_as(name: str) -> str:
+    """How runs of the grid registered as ``name`` are submitted."""
+    return f"submit runs of it with --grid {name}"
 
 
 K = TypeVar("K")

@@ -173,6 +173,11 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """``moment`` as an aware UTC time: SQLite returns the stored UTC times naive."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
 class Base(DeclarativeBase):
     """Declarative base of the leaderboard tables."""
 

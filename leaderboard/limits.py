@@ -21,16 +21,19 @@ from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import delete, func, select
 
-from coordqa.leaderboard.db import Attempt, Database, lock_token, quota_message, visible_entries
+from coordqa.leaderboard.db import (
+    Attempt,
+    Database,
+    as_utc,
+    lock_token,
+    quota_message,
+    visible_entries,
+)
 
 __all__ = ["WINDOW_S", "quota_reached", "record_attempt"]
 
 WINDOW_S = 3600.0
 """The rate limit's window: one hour."""
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)  # SQLite: naive UTC
 
 
 def record_attempt(
@@ -49,7 +52,7 @@ def record_attempt(
             select(func.count(), func.min(Attempt.at)).where(Attempt.token_id == token_id)
         ).one()
         if count >= per_hour:
-            return max(0.0, (_utc(oldest) - since).total_seconds())
+            return max(0.0, (as_utc(oldest) - since).total_seconds())
         session.add(Attempt(token_id=token_id, at=moment))
     return None
 

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from sqlalchemy import Integer, cast, func, select
 
 from coordqa.errors import ConfigError
-from coordqa.leaderboard.db import Database, LeaderboardError, Submission, Token
+from coordqa.leaderboard.db import Database, LeaderboardError, Submission, Token, as_utc
 from coordqa.leaderboard.names import admin_text, imitated_name
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "hash_token",
     "list_tokens",
     "revoke_token",
+    "token_id_of",
 ]
 
 TOKEN_PREFIX = "cqa_"
@@ -100,12 +101,6 @@ class TokenInfo:
     """Of those, how many are hidden."""
 
 
-def _utc(moment: datetime | None) -> datetime | None:
-    if moment is None or moment.tzinfo:
-        return moment
-    return moment.replace(tzinfo=timezone.utc)  # SQLite returns naive UTC times
-
-
 def list_tokens(db: Database) -> list[TokenInfo]:
     """Every token with its number of stored and hidden entries, oldest first."""
     hidden = func.sum(cast(Submission.hidden, Integer))
@@ -120,12 +115,39 @@ def list_tokens(db: Database) -> list[TokenInfo]:
             TokenInfo(
                 t.id,
                 t.name,
-                _utc(t.created_at) or t.created_at,
-                _utc(t.revoked_at),
+                as_utc(t.created_at),
+                as_utc(t.revoked_at) if t.revoked_at else None,
                 *counts.get(t.id, (0, 0)),
             )
             for t in session.scalars(select(Token).order_by(Token.id))
         ]
+
+
+def token_id_of(db: Database, given: str) -> int:
+    """The id of the token ``given`` names: its id, or the name of its live token.
+
+    ``token create NAME`` takes a name and a name has one live token, so the name given there
+    names one token here too (blind walkthrough 10 #269: ``token revoke bob`` answered "Input
+    should be a valid integer"). A name is matched exactly; one with only revoked tokens is
+    refused with their ids.
+
+    Raises:
+        LeaderboardError: no live token has that name.
+    """
+    if given.strip().isdecimal():
+        return int(given)
+    with db.session() as session:
+        rows = session.execute(select(Token.id, Token.revoked_at).where(Token.name == given))
+        tokens = list(rows)
+    live = [token_id for token_id, revoked_at in tokens if revoked_at is None]
+    if live:
+        return live[0]
+    known = ", ".join(str(token_id) for token_id, _ in tokens)
+    held = f"its tokens ({known}) are revoked already" if tokens else "no token has that name"
+    raise LeaderboardError(
+        f"no live token named {given!r}: {held}; give a token's id or name from "
+        f"`{db.command('token list')}`"
+    )
 
 
 def revoke_token(db: Database, token_id: int) -> TokenInfo:

@@ -15,6 +15,7 @@ from sqlalchemy import select, text
 from typer.testing import CliRunner
 
 from coordqa.cli import app
+from coordqa.errors import ConfigError
 from coordqa.leaderboard.db import (
     SCHEMA_VERSION,
     LeaderboardError,
@@ -83,6 +84,49 @@ def test_grid_add_registers_once_and_refuses_a_changed_grid_under_the_same_name(
     smoke = get_grid("smoke")
     again = _cli("leaderboard", "grid", "add", str(smoke.path), "--db", url)
     assert f"grid 'smoke': {smoke.fingerprint}" in again  # the installed grid, unchanged
+
+
+def test_content_registered_under_another_name_is_refused_with_the_name_it_has(
+    tmp_path: Path,
+    db_url: str,
+) -> None:
+    """Blind walkthrough 10: the same grid under a second --name printed a SQLAlchemy traceback
+    (UNIQUE constraint failed: grids.fingerprint, #174), and the same dataset under a second
+    --name printed the first name, exit 0, ignoring --name in silence (#304)."""
+    url = db_url
+    grid = {"name": "g", "agents": ["cac"], "games": [{"game": "collab_capture", "seeds": [0]}]}
+    path = tmp_path / "g.yaml"
+    path.write_text(json.dumps(grid))
+    _cli("leaderboard", "grid", "add", str(path), "--db", url)
+    rows = synthetic_rows(scenarios=1)
+    data = tmp_path / "fresh.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _cli("leaderboard", "dataset", "add", str(data), "--db", url)
+    assert "dataset 'fresh'" in _cli("leaderboard", "dataset", "add", str(data), "--db", url)
+    for what, given, kept, hint in (
+        ("grid", str(path), "g", "submit runs of it with --grid g"),
+        ("dataset", str(data), "fresh", "submissions on it rank on the board of 'fresh'"),
+        ("grid", str(_smoke_path()), "smoke", "submit runs of it with --grid smoke"),
+    ):
+        refused = coordqa("leaderboard", what, "add", given, "--name", "other", "--db", url)
+        assert refused.returncode == 2, refused.stderr
+        (line,) = refused.stderr.strip().splitlines()
+        assert line.startswith(
+            f"error: this {what}'s content is already registered as '{kept}' ("
+        ), line
+        assert "not registered again as 'other'" in line and hint in line, line
+        assert f"`coordqa leaderboard {what} list --db {url}` shows" in line, line
+    db = open_database(url)
+    from coordqa.leaderboard.catalog import known_grids
+
+    assert "other" not in known_grids(db)
+    db.dispose()
+
+
+def _smoke_path() -> Path:
+    from coordqa.agentic import get_grid
+
+    return Path(get_grid("smoke").path)
 
 
 def test_hide_and_unhide(populated: tuple[str, list[int]]) -> None:
@@ -412,4 +456,107 @@ def test_a_second_token_for_a_name_is_refused_until_the_first_is_revoked(tmp_pat
         ("alice", False),
         ("alice", True),
     ]
+    db.dispose()
+
+
+def test_token_revoke_takes_the_name_given_at_create(tmp_path: Path, db_url: str) -> None:
+    """Blind walkthrough 10 #269: ``token revoke bob`` (the name ``token create`` took) said
+    "Invalid value for 'TOKEN_ID': Input should be a valid integer"."""
+    url = db_url
+    for name in ("alice", "bob"):
+        _cli("leaderboard", "token", "create", name, "--db", url)
+    _cli("leaderboard", "token", "revoke", "1", "--db", url)
+    _cli("leaderboard", "token", "create", "alice", "--db", url)  # token 3, alice's live one
+    assert "token 3 (alice) is revoked" in _cli(
+        "leaderboard", "token", "revoke", "alice", "--db", url
+    )
+    revoked = _cli("leaderboard", "token", "revoke", "bob", "--hide-entries", "--db", url)
+    assert "token 2 (bob) is revoked" in revoked and "0 entries of token 2" in revoked
+    for name, why in (
+        ("alice", "its tokens (1, 3) are revoked already"),
+        ("carol", "no token has"),
+    ):
+        refused = coordqa("leaderboard", "token", "revoke", name, "--db", url)
+        assert refused.returncode == 2, refused.stderr
+        (line,) = refused.stderr.strip().splitlines()
+        assert line.startswith(f"error: no live token named '{name}': {why}"), line
+        assert "coordqa leaderboard token list" in line, line
+    db = open_database(url)
+    assert all(info.revoked_at is not None for info in list_tokens(db))
+    db.dispose()
+
+
+def test_grid_list_and_dataset_list_show_what_the_board_ranks(tmp_path: Path, db_url: str) -> None:
+    """Blind walkthrough 10 #177: ``leaderboard grid`` had only ``add``: no way to see which
+    grids a board ranks (the names ``--grid`` takes) short of reading its database."""
+    from coordqa.agentic import get_grid, load_grid
+
+    url = db_url
+    grid = {"name": "g", "agents": ["cac"], "games": [{"game": "collab_capture", "seeds": [0, 1]}]}
+    path = tmp_path / "g.yaml"
+    path.write_text(json.dumps(grid))
+    _cli("leaderboard", "grid", "add", str(path), "--name", "mine", "--db", url)
+    rows = synthetic_rows(scenarios=2)
+    data = tmp_path / "syn.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _cli("leaderboard", "dataset", "add", str(data), "--name", "syn", "--db", url)
+    tasks = len(load_grid(path).tasks())
+    listed = coordqa("leaderboard", "grid", "list", "--db", url)
+    assert listed.returncode == 0, listed.stderr
+    smoke = get_grid("smoke")
+    assert re.search(
+        rf"│ smoke +│ {smoke.version} +│ {smoke.fingerprint[:12]} │ "
+        rf"{len(smoke.config.tasks())} +│ shipped +│",
+        listed.stdout,
+    ), listed.stdout
+    fingerprint = load_grid(path).fingerprint()[:12]
+    assert re.search(
+        rf"│ mine +│ \S* *│ {fingerprint} │ {tasks} +│ \d{{4}}-\d\d-\d\d \d\d:\d\d │", listed.stdout
+    ), listed.stdout
+    datasets = coordqa("leaderboard", "dataset", "list", "--db", url)
+    assert datasets.returncode == 0, datasets.stderr
+    assert re.search(r"│ syn +│ \S* *│ [0-9a-f]{12} │ 6 +│ \d{4}-", datasets.stdout), (
+        datasets.stdout
+    )
+    assert re.search(r"│ example +│ \S+ +│ [0-9a-f]{12} │ 12 +│ shipped", datasets.stdout)
+
+
+@pytest.mark.parametrize("what", ["grid", "dataset"])
+def test_a_registration_that_races_another_is_answered_not_a_traceback(
+    tmp_path: Path, db_url: str, what: str
+) -> None:
+    """Two admins adding the same content at once: the second insert collides with the first's
+    committed row (the unique fingerprint); it is checked again and answered as any content the
+    board holds, never with the database's IntegrityError."""
+    from sqlalchemy import event
+    from sqlalchemy.orm import Session
+
+    from coordqa.leaderboard.catalog import register_dataset, register_grid
+
+    if what == "grid":
+        path = tmp_path / "g.yaml"
+        path.write_text(
+            json.dumps({"name": "g", "agents": ["cac"], "games": [{"game": "collab_capture"}]})
+        )
+        register = register_grid
+    else:
+        path = tmp_path / "g.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in synthetic_rows(scenarios=1)))
+        register = register_dataset  # type: ignore[assignment]
+    other = open_database(db_url)
+    collided = []
+
+    def the_other_admin_commits_first(session: Session, *_: object) -> None:
+        collided.append(register(other, path, "g").fingerprint)
+
+    db = open_database(db_url)
+    event.listen(Session, "before_flush", the_other_admin_commits_first, once=True)
+    try:
+        with pytest.raises(ConfigError, match="already registered as 'g'"):
+            register(db, path, "mine")
+    finally:
+        event.remove(Session, "before_flush", the_other_admin_commits_first)
+        other.dispose()
+    assert len(collided) == 1  # the race happened: the other's row came between check and insert
+    assert register(db, path, "g").fingerprint == collided[0]  # the same name: a no-op
     db.dispose()

@@ -101,3 +101,19 @@ def test_hanabi_net_without_torch_is_a_missing_dependency(monkeypatch: pytest.Mo
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(MissingDependencyError, match="coordqa\\[partners\\]"):
         import_torch()
+
+
+def test_add_hanabi_refuses_a_folder_without_weight_files(tmp_path: Path) -> None:
+    """Blind walkthrough 10 #331: ``partners add-hanabi runs/`` (no weight files) printed an
+    empty table, exit 0, and kept the folder registered."""
+    from cli_support import coordqa
+
+    folder = tmp_path / "runs"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "model.pt").write_bytes(b"not a pthw")
+    refused = coordqa("partners", "add-hanabi", str(folder))
+    assert refused.returncode == 2, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith(f"error: no Hanabi weight files (*.pthw, in any subfolder) in {folder}")
+    assert "nothing was registered" in line and "hanabi_SAD" in line, line
+    assert not (tmp_path / "data" / "partners" / "hanabi.json").exists()

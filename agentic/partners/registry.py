@@ -218,6 +218,10 @@ def add_hanabi(
     ``skip_connect`` None reads it from the path (:func:`skip_connect_from_path`); True or False
     overrides that for a single file. Returns the entries the registration added; they are
     players at once (:data:`PARTNERS` reads the registrations on each lookup).
+
+    Raises:
+        ConfigError: a folder holds no ``*.pthw`` file (nothing is registered), or a file is
+            given no name or a taken one.
     """
     from coordqa.agentic.partners.hanabi_nets import load_hanabi_net
 
@@ -231,6 +235,12 @@ def add_hanabi(
                 "`coordqa partners list`)"
             )
         added = list(_directory_entries(path).values())
+        if not added:  # a folder with nothing to play is not registered (walkthrough 10 #331)
+            raise ConfigError(
+                f"no Hanabi weight files (*.pthw, in any subfolder) in {path}: nothing was "
+                f"registered; get the authors' SAD and OBL files from {HANABI_WEIGHTS_SOURCE}, "
+                "then give their folder (or one file with --name NAME)"
+            )
         if str(path) not in data["directories"]:
             data["directories"].append(str(path))
     else:

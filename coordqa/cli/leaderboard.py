@@ -29,6 +29,7 @@ from coordqa.outputs import BOARD_SITE, make_output_file
 from coordqa.runfolder import is_run_file
 
 if TYPE_CHECKING:
+    from coordqa.leaderboard.catalog import Registration
     from coordqa.leaderboard.db import Database
     from coordqa.leaderboard.jobs import JobView
 
@@ -408,7 +409,12 @@ def token_list_command(db: DbUrl = None) -> None:
 
 @token_app.command("revoke")
 def token_revoke_command(
-    token_id: Annotated[int, typer.Argument(help="Token id (from `token list`).")],
+    token: Annotated[
+        str,
+        typer.Argument(
+            metavar="TOKEN", help="The token's id or name (its live token), as `token list` shows."
+        ),
+    ],
     hide: Annotated[
         bool, typer.Option("--hide-entries", help="Also hide every entry made with it.")
     ] = False,
@@ -416,14 +422,14 @@ def token_revoke_command(
     db: DbUrl = None,
 ) -> None:
     """Revoke a token: it no longer submits (its entries stay unless --hide-entries)."""
-    from coordqa.leaderboard.tokens import revoke_token
+    from coordqa.leaderboard.tokens import revoke_token, token_id_of
 
     database = _open(db, create=False)
-    info = revoke_token(database, token_id)
+    info = revoke_token(database, token_id_of(database, token))
     console.print(f"token {info.id} ({info.name}) is revoked")
     if hide:
-        count = database.set_hidden_of(token_id, True, reason)
-        console.print(f"{count} entries of token {token_id} are now hidden")
+        count = database.set_hidden_of(info.id, True, reason)
+        console.print(f"{count} entries of token {info.id} are now hidden")
 
 
 EntryOrToken = Annotated[
@@ -516,6 +522,36 @@ def dataset_add_command(
     console.print(f"dataset {known.name!r}: {len(known.rows)} questions, {known.fingerprint}")
 
 
+@dataset_app.command("list")
+def dataset_list_command(db: DbUrl = None) -> None:
+    """List the datasets the server accepts: shipped releases and registered ones."""
+    from coordqa.leaderboard.catalog import list_datasets
+
+    _print_registrations(list_datasets(_open(db, create=False)), "questions")
+
+
+def _print_registrations(listing: list[Registration], size: str) -> None:
+    """``dataset list`` and ``grid list``: one table, as ``token list`` shows tokens."""
+    from rich.table import Column, Table
+
+    # names and fingerprints are what an admin copies: never folded or cut (80 columns)
+    table = Table(
+        Column("name", no_wrap=True),
+        "version",
+        Column("fingerprint", no_wrap=True),
+        size,
+        "registered",
+    )
+    for known in listing:
+        registered = (
+            "shipped" if known.registered_at is None else f"{known.registered_at:%Y-%m-%d %H:%M}"
+        )
+        table.add_row(
+            known.name, known.version or "", known.fingerprint[:12], str(known.size), registered
+        )
+    console.print(table)
+
+
 @grid_app.command("add")
 def grid_add_command(
     path: Annotated[Path, typer.Argument(help="A grid YAML file (as for coordqa agentic grid).")],
@@ -532,6 +568,14 @@ def grid_add_command(
 
     known = register_grid(_open(db), path, name)
     console.print(f"grid {known.name!r}: {known.fingerprint}")
+
+
+@grid_app.command("list")
+def grid_list_command(db: DbUrl = None) -> None:
+    """List the grids the server ranks runs on: installed and registered ones (--grid NAME)."""
+    from coordqa.leaderboard.catalog import list_grids
+
+    _print_registrations(list_grids(_open(db, create=False)), "tasks")
 
 
 @leaderboard_app.command("export")
