@@ -157,3 +157,22 @@ def test_an_eval_option_that_is_no_spec_key_is_refused_as_any_unknown_option() -
     result = coordqa("eval-set", "--model", "random", "--label", "x")
     assert result.returncode == 2
     assert "No such option: --label" in result.stderr and "spec key" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("results", "RUN", "--format", "cvs"), "--format 'cvs' is not one of md, csv, parquet"),
+        (("eval", "-m", "random", "--transport", "drect"), "--transport 'drect' is not one of"),
+        (("eval", "-m", "random", "--prompt-layout", "nosystem"), "--prompt-layout 'nosystem'"),
+    ],
+)
+def test_a_choice_checked_by_hand_offers_the_close_one(args: tuple[str, ...], said: str) -> None:
+    """``compare --only both_wrong`` listed the choices but not the one meant (walkthrough 10,
+    #54); every choice an option checks by hand says it in the one wording, with the rule's
+    suggestion (``coordqa.registry.not_one_of``)."""
+    result = coordqa(*args)
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    meant = {"cvs": "csv", "drect": "direct", "nosystem": "no-system"}[args[-1]]
+    assert said in line and f". Did you mean {meant!r}" in line, line  # the closest first
