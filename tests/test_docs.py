@@ -161,3 +161,14 @@ def test_the_lookup_counts_the_dataset_page_gives_are_what_dataset_stats_counts(
     totals = {name: ec_verbatim(load_rows(name)).loc[("all", "")] for name in releases}
     counted = [int(totals[name][measure]) for measure in LOOKUP_MEASURES for name in releases]
     assert said == counted
+
+
+@pytest.mark.parametrize("release", ["coordinationqa-v1.1", "coordinationqa-v1.2"])
+def test_a_release_card_s_lookup_table_is_what_dataset_stats_counts(release: str) -> None:
+    """The card of each release carries its lookup table as it was built; the tool counting the
+    same rows today gives the same table (it counted v1.1's certain_play as printed, #249)."""
+    from coordqa.dataset import bundled_dataset_dir, load_rows
+    from scenarios.stats import verbatim_table
+
+    card = (bundled_dataset_dir(release) / "README.md").read_text(encoding="utf-8")
+    assert verbatim_table(load_rows(release)) in card
