@@ -133,14 +133,14 @@ class EvalConfig:
         if self.ids is not None and not self.ids:
             raise ConfigError("--ids must name at least one question (leave it out for all)")
         from coordqa.prompts import PROMPT_LAYOUTS  # games and choices: only when a run is set up
+        from coordqa.registry import not_one_of
 
         if self.prompt_layout not in PROMPT_LAYOUTS:
-            allowed = ", ".join(layout.replace("_", "-") for layout in PROMPT_LAYOUTS)
-            raise ConfigError(
-                f"--prompt-layout {self.prompt_layout.replace('_', '-')} is not one of {allowed}"
-            )
+            allowed = [layout.replace("_", "-") for layout in PROMPT_LAYOUTS]
+            given = self.prompt_layout.replace("_", "-")
+            raise ConfigError(not_one_of("--prompt-layout", given, allowed))
         if self.transport not in TRANSPORTS:
-            raise ConfigError(f"--transport {self.transport} is not one of {', '.join(TRANSPORTS)}")
+            raise ConfigError(not_one_of("--transport", self.transport, TRANSPORTS))
         if not 0.0 <= self.max_error_rate <= 1.0:
             raise ConfigError(
                 f"--max-error-rate must be a share between 0 and 1, got {self.max_error_rate:g}"

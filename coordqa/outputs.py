@@ -162,7 +162,7 @@ def check_folder_of_kind(
 
     Raises:
         OutputPathError: the folder holds files and no ``signature`` (a run's or a set's folder
-            is named as one).
+            is named as one, and another command's output by that command).
     """
     folder = check_output_folder(path, name)
     if folder.is_dir() and not (folder / signature).exists():
@@ -173,10 +173,7 @@ def check_folder_of_kind(
             )
         entries = sorted(entry.name for entry in folder.iterdir())
         if entries:
-            raise OutputPathError(
-                f"{name} {folder} holds files that are not a {kind} (e.g. {_shown(entries[0])}): "
-                f"{EMPTY_IT}"
-            )
+            raise _not_for_this_writer(folder, entries, name, f"files that are not a {kind}")
     return folder
 
 
@@ -206,14 +203,23 @@ def check_run_output(path: str | os.PathLike[str], what: str = "run", name: str 
             f"{name} {folder / 'NAME'}"
         )
     if entries:
-        marker = _read_marker(folder)
-        if marker is not None:
-            raise _holds_output_of(folder, marker[0], name)
-        raise OutputPathError(
-            f"{name} {folder} holds files coordqa did not write (e.g. {_shown(entries[0])}): "
-            f"{EMPTY_IT}"
-        )
+        raise _not_for_this_writer(folder, entries, name, "files coordqa did not write")
     return folder
+
+
+def _not_for_this_writer(
+    folder: Path, entries: list[str], name: str, files: str
+) -> OutputPathError:
+    """The error for a folder whose ``entries`` this writer may not write among.
+
+    Another command's generated output (its trusted marker, :func:`_read_marker`) is named by
+    that command, as every writer names it (not as its marker file, walkthrough 10, #86); any
+    other entries are ``files`` (``files coordqa did not write``), one of them shown.
+    """
+    marker = _read_marker(folder)
+    if marker is not None:
+        return _holds_output_of(folder, marker[0], name)
+    return OutputPathError(f"{name} {folder} holds {files} (e.g. {_shown(entries[0])}): {EMPTY_IT}")
 
 
 def _holds_output_of(folder: Path, command: str, name: str) -> OutputPathError:

@@ -115,7 +115,9 @@ def build_messages(row: Mapping[str, Any], *, layout: PromptLayout = "system") -
         DatasetError: a question type without a directive.
     """
     if layout not in PROMPT_LAYOUTS:
-        raise ConfigError(f"prompt layout {layout!r} is not one of {', '.join(PROMPT_LAYOUTS)}")
+        from coordqa.registry import not_one_of
+
+        raise ConfigError(not_one_of("prompt layout", layout, PROMPT_LAYOUTS))
     directive = directive_for(row)
     description = row["game_description"].strip()
     question = Message("user", question_text(row))

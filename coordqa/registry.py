@@ -121,6 +121,22 @@ def offer(close: Sequence[str]) -> str:
     return f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
 
 
+def not_one_of(what: str, given: str, choices: Sequence[str]) -> str:
+    """``WHAT 'GIVEN' is not one of a, b, c. Did you mean 'b'?``: a refused choice's wording.
+
+    For a value checked by hand against a fixed list (an option's, a spec key's).
+
+    The suggestion is :func:`did_you_mean`'s: ``compare --only both_wrong`` listed the choices
+    but not the one meant (walkthrough 10, #54).
+
+    >>> not_one_of("--format", "cvs", ["md", "csv"])
+    "--format 'cvs' is not one of md, csv. Did you mean 'csv'?"
+    """
+    listed = f"{what} {given!r} is not one of {', '.join(choices)}"
+    hint = did_you_mean(given, choices)
+    return f"{listed}.{hint}" if hint else listed
+
+
 def unknown_name_message(kind: str, name: str, groups: Sequence[tuple[str, Sequence[str]]]) -> str:
     """``unknown KIND 'NAME'. Did you mean ...? LABEL: NAMES; ...``: the one wording.
 

@@ -4,8 +4,9 @@ Pydantic names a place as ``games.0.seed`` and a typo as "Extra inputs are not p
 user wrote ``games:`` with a ``seed:`` under its first entry and wants to know what was meant.
 :func:`spec_problems` is the one place such errors become messages: ``games[0]: unknown field
 'seed'. Did you mean 'seeds'? fields: ...`` (with :func:`~coordqa.registry.unknown_name_message`,
-the wording of every unknown name), ``backend 'dask' is not one of: local, ray``,
-``models[1]: missing field 'model'``; any other error keeps pydantic's reason at its place.
+the wording of every unknown name), ``backend 'dask' is not one of local, ray``
+(:func:`~coordqa.registry.not_one_of`), ``models[1]: missing field 'model'``; any other error
+keeps pydantic's reason at its place.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from coordqa.registry import did_you_mean, unknown_name_message
+from coordqa.registry import not_one_of, unknown_name_message
 
 __all__ = ["spec_problems"]
 
@@ -59,10 +60,7 @@ def _problem(error: ErrorDetails, model: type[BaseModel]) -> str:
         return f"{at}missing field {name!r}"
     choices = _choices(model, location, error)
     if choices is not None:
-        given = error.get("input")
-        listed = f"{_place(location)} {given!r} is not one of: {', '.join(choices)}"
-        hint = did_you_mean(str(given), choices)
-        return f"{listed}.{hint}" if hint else listed
+        return not_one_of(_place(location), str(error.get("input")), choices)
     reason = _reason(error)
     return f"{_place(location)}: {reason}" if location else reason
 

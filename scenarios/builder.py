@@ -33,6 +33,15 @@ class ScenarioBuilder(abc.ABC):
     lookup_kinds: ClassVar[Mapping[str, str]] = {}
     """EC kinds whose answer the state text prints (or nearly: one comparison or subtraction of
     printed numbers), each with where it is printed; the dataset card reports their share."""
+    lookup_since: ClassVar[Mapping[str, int]] = {}
+    """The builder version from which a lookup kind's answer is printed, for a kind whose
+    earlier versions' text did not print it (a kind not named: every version). The share is
+    counted per row, from the version that wrote the row (its ``builder:`` tag)."""
+
+    @classmethod
+    def prints_answer(cls, kind: str, version: int) -> bool:
+        """Whether the text this builder's ``version`` wrote prints the answer of ``kind``."""
+        return kind in cls.lookup_kinds and version >= cls.lookup_since.get(kind, 1)
 
     @abc.abstractmethod
     def questions(self, game: Game, scenario: Scenario) -> ScenarioQuestions:

@@ -56,6 +56,9 @@ class HanabiBuilder(ScenarioBuilder):
     lookup_kinds: ClassVar[Mapping[str, str]] = {
         "certain_play": "the card's counted list, against 'Only X can be played' (one comparison)",
     }
+    lookup_since: ClassVar[Mapping[str, int]] = {"certain_play": 3}
+    """Versions 1 and 2 printed each card's list from the hints alone: whether the card is
+    certainly playable took counting the stacks, discards and the partner's hand."""
 
     def questions(self, game: Game, scenario: Scenario) -> ScenarioQuestions:
         """Build the three questions; reject states whose answers are not clear.

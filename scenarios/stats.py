@@ -70,13 +70,23 @@ def found_by_search(row: Mapping[str, Any]) -> bool:
     return answer_in_state(row) and not any(_occurs(row["state_description"], o) for o in wrong)
 
 
+def builder_version(row: Mapping[str, Any]) -> int:
+    """The version of the builder that wrote the row (``builder:GAME-vN`` tag), 0 without one."""
+    versions = (re.fullmatch(r"builder:.+-v(\d+)", tag) for tag in row["tags"])
+    return next((int(found.group(1)) for found in versions if found), 0)
+
+
 def printed_kind(row: Mapping[str, Any]) -> bool:
-    """The question's kind is one whose answer the state prints (the builder's lookup kinds)."""
+    """The question's kind is one whose answer the state prints, in the row's own text.
+
+    The builder version that wrote the row decides (v1.1's Hanabi card lists were not counted
+    yet), not the current builder's lookup kinds.
+    """
     from coordqa.scenarios.builder import BUILDERS
 
     if row["game"] not in BUILDERS:
         return False
-    return question_kind(row) in BUILDERS.get(row["game"]).lookup_kinds
+    return BUILDERS.get(row["game"]).prints_answer(question_kind(row), builder_version(row))
 
 
 LOOKUP_MEASURES = {

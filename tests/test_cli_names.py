@@ -129,3 +129,50 @@ def test_an_agentic_run_of_a_game_in_another_case_is_named_by_the_game(
     assert result.returncode == 0, result.stderr
     (run,) = (tmp_path / "runs" / "agentic").iterdir()
     assert run.name.startswith("cac-scripted-collab_escape"), run.name
+
+
+@pytest.mark.parametrize(
+    ("option", "key"),
+    [
+        ("--temperature", "temperature"),
+        ("--types", "types"),
+        ("--games", "games"),
+        ("--max-tokens", "max_tokens"),
+        ("--top-p", "top_p"),
+    ],
+)
+def test_an_eval_option_eval_set_reads_from_its_spec_names_the_spec_key(
+    option: str, key: str
+) -> None:
+    """``coordqa eval-set ... --temperature 0.1`` said only "No such option: --temperature"
+    (walkthrough 10, #235, #241): `eval` takes it, so the user is told the spec key to use."""
+    result = coordqa("eval-set", "--model", "random", option, "1")
+    assert result.returncode == 2
+    text = " ".join(result.stderr.split())
+    assert f"No such option: {option}; eval-set takes it as a spec key: `{key}:`" in text, text
+    assert "docs/eval-sets.md" in text and "Did you mean" not in text
+
+
+def test_an_eval_option_that_is_no_spec_key_is_refused_as_any_unknown_option() -> None:
+    result = coordqa("eval-set", "--model", "random", "--label", "x")
+    assert result.returncode == 2
+    assert "No such option: --label" in result.stderr and "spec key" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("results", "RUN", "--format", "cvs"), "--format 'cvs' is not one of md, csv, parquet"),
+        (("eval", "-m", "random", "--transport", "drect"), "--transport 'drect' is not one of"),
+        (("eval", "-m", "random", "--prompt-layout", "nosystem"), "--prompt-layout 'nosystem'"),
+    ],
+)
+def test_a_choice_checked_by_hand_offers_the_close_one(args: tuple[str, ...], said: str) -> None:
+    """``compare --only both_wrong`` listed the choices but not the one meant (walkthrough 10,
+    #54); every choice an option checks by hand says it in the one wording, with the rule's
+    suggestion (``coordqa.registry.not_one_of``)."""
+    result = coordqa(*args)
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    meant = {"cvs": "csv", "drect": "direct", "nosystem": "no-system"}[args[-1]]
+    assert said in line and f". Did you mean {meant!r}" in line, line  # the closest first

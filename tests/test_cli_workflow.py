@@ -130,6 +130,10 @@ def test_compare_counts_right_and_wrong_and_lists_what_is_asked(
     assert code == 0 and "different choices: 6 of 12" in out
     code, out = invoke("compare", *two_runs, "--only", "a-wrong")
     assert code == 2
+    # Listed the choices without the one meant (walkthrough 10, #54).
+    code, out = invoke("compare", *two_runs, "--only", "both-right,both_wrong")
+    said = "--only 'both_wrong' is not one of a-right, b-right, both-right, both-wrong, disagree."
+    assert code == 2 and f"{said} Did you mean 'both-wrong'?" in out, out
     code, out = invoke("compare", two_runs[0].parent)  # a folder holding exactly A and B
     assert code == 0 and "4 of 12" in out
 

@@ -135,3 +135,40 @@ def test_the_headline_is_what_the_default_run_prints(tmp_path: Path) -> None:
     first = one.stdout.splitlines()[0].removeprefix("random: ")
     command = "coordqa eval --model random --trials 1 --out runs/random-1-trial"
     assert f"with `{command}` the first line reads `{first}`" in " ".join(guide.split())
+
+
+DATASET = ROOT / "docs" / "dataset.md"
+LOOKUP_CLAIM = re.compile(
+    r"occurs in the state \((\d+) of 66 in v1\.2, (\d+) in v1\.1, (\d+) in v1;.*?"
+    r"singles out the answer \((\d+); (\d+) in v1\.1, (\d+) in v1\).*?"
+    r"printed in the state \((\d+); (\d+) in v1\.1, (\d+) in v1\b",
+    re.DOTALL,
+)
+"""docs/dataset.md's sentence on how many EC answers are lookups, per measure and release."""
+
+
+def test_the_lookup_counts_the_dataset_page_gives_are_what_dataset_stats_counts() -> None:
+    """The page said the kind's answer is printed in 11 (v1.1) and 25 (v1) EC questions while
+    `coordqa dataset stats` counted 18 and 32 (walkthrough 10, #248-#249): each number the
+    sentence gives is the `all` row of the tool's table for that release."""
+    from coordqa.dataset import load_rows
+    from scenarios.stats import LOOKUP_MEASURES, ec_verbatim
+
+    claim = LOOKUP_CLAIM.search(" ".join(DATASET.read_text(encoding="utf-8").split()))
+    assert claim is not None, "the lookup sentence of docs/dataset.md changed its shape"
+    said = [int(n) for n in claim.groups()]
+    releases = ("coordinationqa-v1.2", "coordinationqa-v1.1", "coordinationqa-v1")
+    totals = {name: ec_verbatim(load_rows(name)).loc[("all", "")] for name in releases}
+    counted = [int(totals[name][measure]) for measure in LOOKUP_MEASURES for name in releases]
+    assert said == counted
+
+
+@pytest.mark.parametrize("release", ["coordinationqa-v1.1", "coordinationqa-v1.2"])
+def test_a_release_card_s_lookup_table_is_what_dataset_stats_counts(release: str) -> None:
+    """The card of each release carries its lookup table as it was built; the tool counting the
+    same rows today gives the same table (it counted v1.1's certain_play as printed, #249)."""
+    from coordqa.dataset import bundled_dataset_dir, load_rows
+    from scenarios.stats import verbatim_table
+
+    card = (bundled_dataset_dir(release) / "README.md").read_text(encoding="utf-8")
+    assert verbatim_table(load_rows(release)) in card

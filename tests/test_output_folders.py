@@ -301,7 +301,8 @@ def test_a_dataset_is_not_written_into_another_commands_output(
 ) -> None:
     out = tmp_path / "out"
     _run("view --export", given, out)
-    _refused("dataset generate", given, out, "holds files that are not a dataset")
+    # Was "holds files that are not a dataset (e.g. .coordqa-output.json)" (walkthrough 10, #86).
+    _refused("dataset generate", given, out, f"holds the output of `{GENERATED['view --export']}`")
 
 
 def test_save_dataset_keeps_the_rule(tmp_path: Path) -> None:

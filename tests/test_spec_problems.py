@@ -44,7 +44,7 @@ def test_an_unknown_field_of_a_models_entry_lists_the_entrys_fields_only() -> No
 
 def test_a_value_outside_its_choices_names_the_choices_not_every_field() -> None:
     said = refusal(parse_spec, {"models": ["random"], "backend": "dask"}, source="the line")
-    assert said == "the line: backend 'dask' is not one of: local, ray", said
+    assert said == "the line: backend 'dask' is not one of local, ray", said
 
 
 def test_a_grid_game_entry_typo_is_suggested_the_entrys_field() -> None:
@@ -64,6 +64,4 @@ def test_the_command_line_says_it_in_one_line(tmp_path: Path) -> None:
     assert line.startswith(f"error: {spec}: unknown field 'trial'. Did you mean 'trials'"), line
     dask = coordqa("eval-set", "--model", "random", "--backend", "dask", "--out", tmp_path / "d")
     assert dask.returncode == 2
-    assert (
-        dask.stderr.strip() == "error: the command line: backend 'dask' is not one of: local, ray"
-    )
+    assert dask.stderr.strip() == "error: the command line: backend 'dask' is not one of local, ray"

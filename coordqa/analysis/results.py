@@ -28,7 +28,7 @@ from coordqa.analysis.tables import load_scores, question_accuracy
 from coordqa.choices import option_letter
 from coordqa.errors import ConfigError, StoreError
 from coordqa.records import Question, Sample, SampleKey
-from coordqa.registry import offer, spelled_as, suggest
+from coordqa.registry import not_one_of, offer, spelled_as, suggest
 from coordqa.store import (
     QARun,
     RunCounts,
@@ -242,11 +242,11 @@ class RunComparison:
         Raises:
             ConfigError: an unknown selection.
         """
-        unknown = [name for name in only if name not in SELECTIONS]
-        if unknown or not only:
+        unknown = [name for name in only if name not in SELECTIONS] or ([] if only else [""])
+        if unknown:
             raise ConfigError(
-                f"--only {','.join(only)!r}: choose among {', '.join(SELECTIONS)} "
-                f"(comma-separated; default {','.join(DEFAULT_SELECTION)})"
+                f"{not_one_of('--only', unknown[0], SELECTIONS)} (comma-separated; default "
+                f"{','.join(DEFAULT_SELECTION)})"
             )
         chosen = self.pairs["agreement"].isin(only)
         if "disagree" in only:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.text import Text
+from typer._click.exceptions import NoSuchOption, UsageError  # typer's own click
+from typer.core import TyperCommand
 
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
 from coordqa.cli._errors import RUN_FAILED_EXIT
@@ -26,6 +28,8 @@ from coordqa.errors import ConfigError
 from coordqa.outputs import check_run_output
 
 if TYPE_CHECKING:
+    from typer._click import Context  # typer's own click, whose types it does not export
+
     from coordqa.evalset import SetResult
 
 console = Console()
@@ -248,6 +252,33 @@ def _refuse_unread_settings(
     )
 
 
+class EvalSetCommand(TyperCommand):
+    """``eval-set``, whose refusal of an option it reads from the spec names the spec key.
+
+    ``coordqa eval`` takes ``--temperature``, ``--types``, ``--max-tokens``...; a set shares
+    them among its members and reads them from its spec file
+    (:func:`coordqa.evalset.spec.spec_key_of_option`), so "No such option" alone left the user
+    guessing (walkthrough 10, #235).
+    """
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        """Click's parsing; an option that is a spec key is refused with the key to use."""
+        try:
+            return super().parse_args(ctx, args)
+        except NoSuchOption as error:
+            from coordqa.evalset.spec import spec_key_of_option
+
+            key = spec_key_of_option(error.option_name)
+            if key is None:
+                raise
+            raise UsageError(
+                f"{error.message}; eval-set takes it as a spec key: `{key}:` at the top of the "
+                "spec file (coordqa eval-set SPEC.yaml), shared by every member; see "
+                "docs/eval-sets.md",
+                ctx,
+            ) from None
+
+
 def register(app: typer.Typer) -> None:
     """Add ``eval-set`` to the root app."""
-    app.command("eval-set")(eval_set_command)
+    app.command("eval-set", cls=EvalSetCommand)(eval_set_command)

@@ -49,6 +49,8 @@ console = Console()
 messages = Console(stderr=True)
 """Warnings and notes: stderr."""
 
+RESULT_FORMATS = ("md", "csv", "parquet")
+"""What ``coordqa results --format`` writes."""
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(e[0-9]+)?\s*([kmbt]?)\s*$", re.IGNORECASE)
 """A parameter count: a number (``7``, ``1.5``, ``7e9``) with an optional K, M, B or T."""
 _SIZE_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
@@ -469,8 +471,10 @@ def results_command(
     """One row per question: game, type, answer, and each trial's choice and correctness."""
     from coordqa.analysis import markdown_table, results_table
 
-    if output_format not in ("md", "csv", "parquet"):
-        raise ConfigError(f"--format {output_format} is not one of md, csv, parquet")
+    if output_format not in RESULT_FORMATS:
+        from coordqa.registry import not_one_of  # rapidfuzz: only for a wrong name
+
+        raise ConfigError(not_one_of("--format", output_format, RESULT_FORMATS))
     if output_format == "parquet" and out is None:
         raise ConfigError("--format parquet writes a binary file: give it with --out FILE")
     table = results_table(run, games=split_list(game), types=split_list(question_type), wrong=wrong)

@@ -37,6 +37,7 @@ __all__ = [
     "members_of",
     "parse_spec",
     "refuse_repeats",
+    "spec_key_of_option",
 ]
 
 Backend = Literal["local", "ray"]
@@ -236,6 +237,17 @@ class EvalSetSpec(BaseModel):
             "shared": self.shared_identity(),
         }
         return Path("runs") / f"set_{content_hash(identity)[:8]}"
+
+
+def spec_key_of_option(option: str) -> str | None:
+    """The shared spec key that ``option``, one of ``coordqa eval``'s, is spelled as, if any.
+
+    A setting every member shares and a set records (``--temperature``, ``--types``,
+    ``--max-tokens``) is a key of the spec file rather than an option of ``eval-set``; an
+    ``eval-set`` refusing it names the key (``temperature``), read from the spec's own fields.
+    """
+    key = option.lstrip("-").replace("-", "_")
+    return key if key in EvalSetSpec.model_fields and key not in {"models", "datasets"} else None
 
 
 def load_spec(path: str | Path, **overrides: Any) -> EvalSetSpec:

@@ -21,7 +21,7 @@ from coordqa.errors import ConfigError, ModelError
 from coordqa.llm.addresses import active_guard
 from coordqa.llm.providers import Provider, ProviderFactory
 from coordqa.llm.types import TRANSPORTS, Transport
-from coordqa.registry import Registry, offer, suggest
+from coordqa.registry import Registry, not_one_of, offer, suggest
 
 __all__ = [
     "PROVIDERS",
@@ -57,7 +57,7 @@ def create_provider(
             form ``prefix/model``; ``transport="direct"`` for a model it does not serve.
     """
     if transport not in TRANSPORTS:
-        raise ModelError(f"--transport {transport} is not one of {', '.join(TRANSPORTS)}")
+        raise ModelError(not_one_of("--transport", transport, TRANSPORTS))
     registered = _registered(name)
     if registered:
         refuse_an_endpoint(name, api_base, key_given=api_key is not None)
