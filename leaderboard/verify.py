@@ -386,7 +386,32 @@ def verify_agentic(bundle: AgenticBundle, catalog: BoardCatalog) -> Verified:
         grid = catalog.grid(bundle.grid)
     except UnknownNameError as exc:
         raise VerificationError(str(exc)) from exc
-    return score_agentic(bundle, grid)
+    try:
+        return score_agentic(bundle, grid)
+    except VerificationError as exc:
+        same = _grid_of_these_tasks(bundle, catalog, grid)
+        if same is None:
+            raise
+        raise VerificationError(
+            f"{exc}. These episodes play exactly the tasks of grid {same!r} registered here: "
+            f"submit them with --grid {same}"
+        ) from exc
+
+
+def _grid_of_these_tasks(
+    bundle: AgenticBundle, catalog: BoardCatalog, refused: KnownGrid
+) -> str | None:
+    """The registered grid whose tasks the bundle's episodes are, other than ``refused``.
+
+    A changed grid file is registered under a new name (``my-grid-v2``) while its ``name:``
+    still says the old one, so a run of it is sent under the old name; the board knows by its
+    tasks which grid it played, and says so.
+    """
+    played = {e.spec.task.key for e in _episodes(bundle)}
+    for name, grid in sorted(catalog.grids.items()):
+        if grid.fingerprint != refused.fingerprint and set(grid.tasks()) == played:
+            return name
+    return None
 
 
 def score_agentic(bundle: AgenticBundle, grid: KnownGrid) -> Verified:
