@@ -55,6 +55,7 @@ from sqlalchemy.orm import (
 from coordqa import paths
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.leaderboard.names import admin_text
+from coordqa.words import parameter_words
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -313,6 +314,7 @@ def shown_as(row: Submission | Endpoint) -> dict[str, Any]:
 
 
 ENTRY_OF_RESULTS = {
+    "model_name": "model",
     "display_name": "display name",
     "provider": "provider",
     "parameters": "parameter count",
@@ -335,11 +337,14 @@ def entry_differences(existing: Submission, asked: Mapping[str, Any]) -> list[st
     gave no name learns what differs.
     """
 
-    def shown(value: Any) -> str:
-        return "none" if value is None else repr(value)
+    def shown(name: str, value: Any) -> str:
+        if value is None:
+            return "none"
+        return parameter_words(value) if name == "parameters" else repr(value)
 
     return [
-        f"another {label}: {shown(asked.get(name))} (the entry's: {shown(getattr(existing, name))})"
+        f"another {label}: {shown(name, asked.get(name))} "
+        f"(the entry's: {shown(name, getattr(existing, name))})"
         for name, label in ENTRY_OF_RESULTS.items()
         if asked.get(name) != getattr(existing, name)
     ]

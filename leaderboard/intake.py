@@ -31,7 +31,12 @@ from coordqa.leaderboard.bundle import (
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import SHOWN_AS, Database, Submission, dump_json
 from coordqa.leaderboard.names import imitated_name, imitation_refusal
-from coordqa.leaderboard.verify import VERIFIERS, VerificationError, Verified
+from coordqa.leaderboard.verify import (
+    VERIFIERS,
+    VerificationError,
+    Verified,
+    model_under_test,
+)
 
 __all__ = [
     "Accepted",
@@ -256,7 +261,12 @@ def admit(
         return _already_stored(db, existing)
     results = result_digest(data)
     info = bundle.model
-    asked = {**{name: getattr(info, name) for name in SHOWN_AS}, "origin": origin, "job_id": job_id}
+    asked = {
+        **{name: getattr(info, name) for name in SHOWN_AS},
+        "model_name": model_under_test(bundle),
+        "origin": origin,
+        "job_id": job_id,
+    }
     same = db.entry_of_results(results, asked)
     if same is not None:
         return _already_stored(db, same)
