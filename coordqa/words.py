@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["MAX_LISTED", "counted", "format_list", "with_article"]
+__all__ = ["MAX_LISTED", "counted", "format_list", "parameter_words", "with_article"]
 
 MAX_LISTED = 5
 """How many offending items (keys, tasks) an error message lists before summarising the rest."""
@@ -40,3 +40,15 @@ def format_list(items: Sequence[str]) -> str:
     shown = ", ".join(items[:MAX_LISTED])
     more = len(items) - MAX_LISTED
     return shown + (f" and {more} more" if more > 0 else "")
+
+
+def parameter_words(value: float) -> str:
+    """A parameter count as ``--params`` takes it: 7B, 350M, 1.5T (a bare number below 1,000).
+
+    >>> parameter_words(7e9), parameter_words(3.5e8), parameter_words(1.5e12), parameter_words(12)
+    ('7B', '350M', '1.5T', '12')
+    """
+    for unit, size in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if value >= size:
+            return f"{value / size:.3g}{unit}"
+    return f"{value:.0f}"

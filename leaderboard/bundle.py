@@ -653,12 +653,15 @@ def _one_agent_command(manifest: RunManifest, out: str, agent: str, model: str |
 
 
 def _check_grid_name(path: Path, manifest: RunManifest, grid: str | None) -> None:
-    """Refuse ``--grid NAME`` for a run of another registered grid, before anything is sent.
+    """Refuse ``--grid`` of a shipped grid whose tasks the run did not play, before sending.
 
-    A registered grid's run says its grid in the manifest (``config.grid``); the board would
-    refuse every task of another grid. A run of an unregistered grid file names none, and its
-    tasks are checked by the board (which may have registered that file); a run of ``agentic
-    run`` without ``--grid`` is refused here, as the board would: no board registers its grid.
+    Grids are told apart by their tasks (the fingerprint the run's manifest records,
+    ``config.grid``), never by the text of a name: a grid file may be registered on a board
+    under another name than its ``name:`` (a changed grid, as ``my-grid-v2``), and a file path
+    is no name at all. So only a grid coordqa ships is compared here; a grid file is read and
+    checked by its tasks (:func:`_covered_grid`), and a name only a board knows is left to that
+    board, which checks the tasks the same way. A run of ``agentic run`` without ``--grid`` is
+    refused, as the board would: no board registers its grid.
     """
     played = manifest.config.get("grid")
     if grid is None and played is None and _played_by_agentic_run(manifest):
@@ -668,25 +671,18 @@ def _check_grid_name(path: Path, manifest: RunManifest, grid: str | None) -> Non
             "--out DIR) and submit that, or give --grid NAME if this run's episodes are all "
             "of that registered grid"
         )
-    if grid is None or not isinstance(played, dict) or played.get("name") == grid:
+    if grid is None or not isinstance(played, dict):
         return
     from coordqa.agentic import registered_grids
-    from coordqa.registry import did_you_mean
 
+    wanted = registered_grids().get(grid)
+    if wanted is None or wanted.fingerprint == played.get("fingerprint"):
+        return
     name, version = played.get("name"), played.get("version")
-    shipped = sorted(registered_grids())
-    hint = "" if grid in shipped else did_you_mean(grid, sorted({str(name), *shipped}))
-    if grid in shipped:
-        play = f", or play {grid!r} (`coordqa agentic grid {grid} ...`) and submit that run"
-    else:  # the board may have registered a grid file of that name; nothing here plays it
-        play = (
-            f". coordqa ships no grid {grid!r} ({', '.join(shipped)}): if the board registered "
-            "one from a YAML file, play that file (`coordqa agentic grid FILE.yaml ...`) and "
-            "submit that run"
-        )
     raise BundleError(
-        f"{path} played grid {name!r} (version {version}), not {grid!r}.{hint} Leave --grid "
-        f"out to submit it as {name!r}{play}"
+        f"{path} played grid {name!r} (version {version}), not {grid!r}. Leave --grid out to "
+        f"submit it as {name!r}, or play {grid!r} (`coordqa agentic grid {grid} ...`) and "
+        "submit that run"
     )
 
 
@@ -765,9 +761,10 @@ def _covered_grid(
         from coordqa.registry import did_you_mean
 
         shipped = sorted(registered_grids())
+        known = sorted({*shipped, *([own_grid] if own_grid else [])})
         raise BundleError(
             f"unknown grid {given!r}: coordqa ships no grid of that name ({', '.join(shipped)}) "
-            f"and no grid file is at that path.{did_you_mean(given, shipped)} For a grid a "
+            f"and no grid file is at that path.{did_you_mean(given, known)} For a grid a "
             "board registered from a YAML file, give that file (--grid FILE.yaml) so the run "
             "is checked against it, or send the run with --to URL and the board checks it"
         )

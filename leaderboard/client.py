@@ -50,6 +50,9 @@ class Submitted:
     """The entry it already had is hidden by the board's admin: stored, not ranked."""
     hidden_reason: str | None = None
     """Why, as the entry's page says (None: no reason given)."""
+    beside: tuple[tuple[int, int], ...] = ()
+    """``(id, trials)`` of the submitter's other ranked entries of this model and test (an
+    earlier submission of the run with fewer trials, say), which stay ranked beside it."""
 
 
 def check_transport(url: str, insecure: bool = False) -> None:
@@ -163,7 +166,16 @@ def submit_bundle(
         mismatches=lines,
         hidden=answer.get("hidden") is True,
         hidden_reason=printable(reason) if isinstance(reason, str) and reason.strip() else None,
+        beside=_entries_beside(answer.get("beside")),
     )
+
+
+def _entries_beside(value: Any) -> tuple[tuple[int, int], ...]:
+    """The board's ``beside`` list as ``(id, trials)`` pairs: whole numbers only, at most 10."""
+    if not isinstance(value, list):
+        return ()
+    pairs = ((item.get("id"), item.get("trials")) for item in value[:10] if isinstance(item, dict))
+    return tuple((i, n) for i, n in pairs if type(i) is int and type(n) is int)
 
 
 MAX_SHOWN_CHARS = 500

@@ -55,6 +55,7 @@ from sqlalchemy.orm import (
 from coordqa import paths
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.leaderboard.names import admin_text
+from coordqa.words import parameter_words
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -87,6 +88,10 @@ __all__ = [
 ]
 
 
+MOST_ENTRIES_BESIDE = 10
+"""Most of a token's entries of one model and test named beside a new one."""
+
+
 class LeaderboardError(CoordqaError):
     """A leaderboard database is unusable, or an admin command names something that is not there."""
 
@@ -104,7 +109,8 @@ class DuplicateResultsError(LeaderboardError):
         super().__init__(
             f"these results are already entry {existing.id}{hidden}, submitted as "
             f"{existing.display_name!r}; this submission asks for {'; '.join(differences)}. "
-            "An entry ranks a run once; to change how it is shown, ask the leaderboard admin"
+            "The board ranks the same results once; to change how they are shown, ask the "
+            "leaderboard admin"
         )
         self.existing_id = existing.id
         self.existing_hidden = existing.hidden
@@ -318,6 +324,7 @@ def shown_as(row: Submission | Endpoint) -> dict[str, Any]:
 
 
 ENTRY_OF_RESULTS = {
+    "model_name": "model",
     "display_name": "display name",
     "provider": "provider",
     "parameters": "parameter count",
@@ -340,11 +347,14 @@ def entry_differences(existing: Submission, asked: Mapping[str, Any]) -> list[st
     gave no name learns what differs.
     """
 
-    def shown(value: Any) -> str:
-        return "none" if value is None else repr(value)
+    def shown(name: str, value: Any) -> str:
+        if value is None:
+            return "none"
+        return parameter_words(value) if name == "parameters" else repr(value)
 
     return [
-        f"another {label}: {shown(asked.get(name))} (the entry's: {shown(getattr(existing, name))})"
+        f"another {label}: {shown(name, asked.get(name))} "
+        f"(the entry's: {shown(name, getattr(existing, name))})"
         for name, label in ENTRY_OF_RESULTS.items()
         if asked.get(name) != getattr(existing, name)
     ]
@@ -703,6 +713,38 @@ class Database:
             if existing is not None:
                 return existing, False
             raise
+
+    def entries_beside(self, entry_id: int) -> list[tuple[int, int]]:
+        """``(id, trials)`` of the token's other visible entries of entry ``entry_id``'s test.
+
+        The same model on the same dataset or grid, from the same token: most often an earlier
+        submission of the same run with fewer trials (or episodes). The board ranks each run
+        as its own entry, so both stay ranked; the submitter is told, so that an entry meant
+        to replace another is not left beside it unknowingly. None without a token.
+        """
+        with self.session() as session:
+            entry = self._submission(session, entry_id)
+            if entry.token_id is None:
+                return []
+            same = [
+                Submission.token_id == entry.token_id,
+                Submission.id != entry.id,
+                Submission.hidden.is_(False),
+                Submission.track == entry.track,
+                Submission.model_name == entry.model_name,
+            ]
+            for column, value in (
+                (Submission.dataset_fingerprint, entry.dataset_fingerprint),
+                (Submission.grid_fingerprint, entry.grid_fingerprint),
+            ):
+                same.append(column.is_(None) if value is None else column == value)
+            rows = session.execute(
+                select(Submission.id, Submission.trials)
+                .where(*same)
+                .order_by(Submission.id)
+                .limit(MOST_ENTRIES_BESIDE)
+            )
+            return [(int(row.id), int(row.trials)) for row in rows]
 
     def find_digest(self, digest: str) -> int | None:
         """The id of the submission with ``digest``, if any."""

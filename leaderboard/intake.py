@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -31,7 +31,12 @@ from coordqa.leaderboard.bundle import (
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import SHOWN_AS, Database, Submission, dump_json
 from coordqa.leaderboard.names import imitated_name, imitation_refusal
-from coordqa.leaderboard.verify import VERIFIERS, VerificationError, Verified
+from coordqa.leaderboard.verify import (
+    VERIFIERS,
+    VerificationError,
+    Verified,
+    model_under_test,
+)
 
 __all__ = [
     "Accepted",
@@ -73,6 +78,9 @@ class Accepted:
     """The existing entry a resent bundle found is hidden: it is stored, but not ranked."""
     hidden_reason: str | None = None
     """Why it is hidden, as its page says (None: the admin gave no reason)."""
+    beside: list[tuple[int, int]] = field(default_factory=list)
+    """``(id, trials)`` of the submitter's other ranked entries of this model and test, which a
+    new entry does not replace (:meth:`~coordqa.leaderboard.db.Database.entries_beside`)."""
 
 
 def _already_stored(db: Database, entry: int) -> Accepted:
@@ -256,7 +264,12 @@ def admit(
         return _already_stored(db, existing)
     results = result_digest(data)
     info = bundle.model
-    asked = {**{name: getattr(info, name) for name in SHOWN_AS}, "origin": origin, "job_id": job_id}
+    asked = {
+        **{name: getattr(info, name) for name in SHOWN_AS},
+        "model_name": model_under_test(bundle),
+        "origin": origin,
+        "job_id": job_id,
+    }
     same = db.entry_of_results(results, asked)
     if same is not None:
         return _already_stored(db, same)
@@ -290,7 +303,7 @@ def admit(
     )
     if not created:  # committed concurrently by another request
         return _already_stored(db, new_id)
-    return Accepted(new_id, True, verified.mismatches)
+    return Accepted(new_id, True, verified.mismatches, beside=db.entries_beside(new_id))
 
 
 def refuse_imitation(name: str, others: set[str]) -> None:

@@ -27,6 +27,7 @@ from coordqa.errors import CoordqaError, GameError, StoreError, UnknownNameError
 from coordqa.jsonvalues import json_mapping, json_records
 from coordqa.leaderboard.bundle import (
     AgenticBundle,
+    BundleBase,
     QABundle,
     agent_label,
     format_keys,
@@ -279,7 +280,7 @@ def score_qa(bundle: QABundle, dataset: KnownDataset, max_trials: int) -> Verifi
     metrics["dataset"] = dataset.name
     metrics["dataset_version"] = dataset.version
     run = {
-        "model_name": str(bundle.manifest.config.get("model", "?")),
+        "model_name": model_under_test(bundle),
         "dataset_fingerprint": bundle.dataset_fingerprint,
         "trials": bundle.trials,
     }
@@ -305,6 +306,30 @@ def agentic_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "by_game": _groups(rows, ("game", "pairing")),
         "by_pairing": _groups(rows, ("game", "layout", "partner", "position")),
     }
+
+
+def model_under_test(bundle: BundleBase) -> str:
+    """The model a bundle's run tested, as its entry's ``model_name`` column holds it.
+
+    A QA run's model, or an agentic run's agent and model (``cac[openai/gpt-4o]``; one per
+    bundle, checked on verification). It is read before anything is verified, so that results
+    already stored are compared with their entry by model too: another model's identical
+    replies are not that entry's run, and its refusal says so.
+
+    Raises:
+        VerificationError: an agentic episode's agent and model are no readable name.
+    """
+    if not isinstance(bundle, AgenticBundle):
+        return str(bundle.manifest.config.get("model", "?"))
+    spec = bundle.episodes[0].get("spec")
+    agent = spec.get("agent") if isinstance(spec, dict) else None
+    model = spec.get("model") if isinstance(spec, dict) else None
+    if not isinstance(agent, str) or not (model is None or isinstance(model, str)):
+        raise VerificationError("episodes.0: spec names no agent and model")
+    try:
+        return clean_name(agent_label(agent, model), what="agent and model")
+    except ValueError as exc:
+        raise VerificationError(f"episodes: {exc}") from exc
 
 
 def _episodes(bundle: AgenticBundle) -> list[AgenticEpisode]:
@@ -386,7 +411,32 @@ def verify_agentic(bundle: AgenticBundle, catalog: BoardCatalog) -> Verified:
         grid = catalog.grid(bundle.grid)
     except UnknownNameError as exc:
         raise VerificationError(str(exc)) from exc
-    return score_agentic(bundle, grid)
+    try:
+        return score_agentic(bundle, grid)
+    except VerificationError as exc:
+        same = _grid_of_these_tasks(bundle, catalog, grid)
+        if same is None:
+            raise
+        raise VerificationError(
+            f"{exc}. These episodes play exactly the tasks of grid {same!r} registered here: "
+            f"submit them with --grid {same}"
+        ) from exc
+
+
+def _grid_of_these_tasks(
+    bundle: AgenticBundle, catalog: BoardCatalog, refused: KnownGrid
+) -> str | None:
+    """The registered grid whose tasks the bundle's episodes are, other than ``refused``.
+
+    A changed grid file is registered under a new name (``my-grid-v2``) while its ``name:``
+    still says the old one, so a run of it is sent under the old name; the board knows by its
+    tasks which grid it played, and says so.
+    """
+    played = {e.spec.task.key for e in _episodes(bundle)}
+    for name, grid in sorted(catalog.grids.items()):
+        if grid.fingerprint != refused.fingerprint and set(grid.tasks()) == played:
+            return name
+    return None
 
 
 def score_agentic(bundle: AgenticBundle, grid: KnownGrid) -> Verified:
@@ -428,14 +478,8 @@ def score_agentic(bundle: AgenticBundle, grid: KnownGrid) -> Verified:
     for key, value in (bundle.reported or {}).items():
         if value is not None and (ours.get(key) is None or abs(ours[key] - value) > 1e-9):
             mismatches.append(f"{key}: reported {value:.4f}, recomputed {ours.get(key)}")
-    try:
-        model_name = clean_name(
-            agent_label(episodes[0].spec.agent, episodes[0].spec.model), what="agent and model"
-        )
-    except ValueError as exc:
-        raise VerificationError(f"episodes: {exc}") from exc
     run = {
-        "model_name": model_name,
+        "model_name": model_under_test(bundle),
         "grid_fingerprint": grid.fingerprint,
         "trials": len(rows),
     }

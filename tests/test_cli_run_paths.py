@@ -78,9 +78,12 @@ def test_an_eval_set_folder_given_for_one_run_names_its_members_to_give(
     status, message = said(command, "runs/local", folder)
     assert status == 2 and "no manifest.json" not in message, message
     assert "runs/local is an eval-set folder (eval-set.json), not a run directory" in message
-    assert "give its members' run directories: runs/local/*/" in message, message
+    # walkthrough 10 #157-#158: the advice said "runs/local/*/", which the shell expands to
+    # several folders, and these commands take one ("Got unexpected extra argument(s)")
+    assert "give one member's run directory at a time, e.g. runs/local/m_member " in message
     assert "coordqa runs list runs/local" in message, message
     assert coordqa("score", "runs/local/m_member", cwd=folder).returncode == 0
+    assert "*" not in message, message
 
 
 def _flat(text: str) -> str:

@@ -246,7 +246,45 @@ def test_a_run_of_a_registered_grid_is_submitted_as_that_grid_only(tmp_path: Pat
     typo = coordqa("submit", run, "--grid", "smok", "--out", tmp_path / "smok.json")
     assert typo.returncode == 2, typo.stderr
     (line,) = typo.stderr.strip().splitlines()
-    assert "not 'smok'. Did you mean 'smoke'? Leave --grid out to submit it as 'smoke'" in line
-    assert "agentic grid smok " not in line and "coordqa ships no grid 'smok'" in line, line
+    assert line.startswith("error: unknown grid 'smok': coordqa ships no grid of that name")
+    assert line.count("Did you mean") == 1 and "Did you mean 'smoke'?" in line, line
+    assert "agentic grid smok " not in line, line
     same = coordqa("submit", run, "--grid", "smoke", "--out", tmp_path / "smoke.json")
     assert same.returncode == 0, same.stderr
+
+
+def test_a_grid_file_is_compared_by_its_tasks_and_a_board_name_is_the_boards(
+    tmp_path: Path, client: tuple[TestClient, dict[str, str]]
+) -> None:
+    """Walkthrough 10 #310-#315: a run of a versioned grid file was refused for ``--grid
+    my-grid.yaml`` ("played grid 'my-grid', not 'my-grid.yaml'"), and a changed grid file the
+    board registered under a new name, as its refusal advised (``--name my-grid-v2``), could
+    not be submitted under that name (the file still says ``name: my-grid``). Grids are told
+    apart by their tasks: the file is read, and the board's name is checked by the board."""
+    games = [{"game": "collab_capture", "seeds": [2]}, {"game": "collab_escape", "seeds": [0]}]
+    changed = {**GRID, "version": 1, "agents": ["cac"], "games": games}
+    grid_file = tmp_path / "collab-small3.yaml"
+    grid_file.write_text(json.dumps(changed))
+    register_grid(client[0].app.state.db, grid_file, name="collab-small-v2")
+    run = tmp_path / "collab-small3"
+    played = coordqa("agentic", "grid", grid_file, "--model", "scripted", "--out", run)
+    assert played.returncode == 0, played.stderr
+    saved = coordqa("submit", run, "--grid", grid_file, "--out", tmp_path / "v2.json")
+    assert saved.returncode == 0, saved.stderr
+    assert json.loads((tmp_path / "v2.json").read_text())["grid"] == "collab-small"
+    # the board's name: left to the board, which holds these tasks under it
+    bundle = build_bundle(run, grid="collab-small-v2", destination="board")
+    answer = _post(client, bundle)
+    assert answer.status_code == 201, answer.text
+    [entry] = (
+        client[0].get("/api/agentic/entries", params={"grid": "collab-small-v2"}).json()["entries"]
+    )
+    assert entry["episodes"] == 2
+    # under the file's own name the board holds other tasks (GRID's), and says so
+    refused = _post(client, build_bundle(run, destination="board"))
+    assert refused.status_code == 422, refused.text
+    assert "grid 'collab-small': 2 of its 3 tasks are not played" in refused.text, refused.text
+    assert refused.json()["detail"].endswith(
+        "These episodes play exactly the tasks of grid 'collab-small-v2' registered here: "
+        "submit them with --grid collab-small-v2"
+    ), refused.text

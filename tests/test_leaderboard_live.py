@@ -238,3 +238,37 @@ def test_submit_endpoint_takes_the_model_details_submit_takes(tmp_path: Path) ->
         "organisation": "Me",
         "link": "https://example.org/r3",
     }
+
+
+@pytest.mark.slow  # a live server process: about 4 s of CPU
+def test_a_run_sent_again_with_more_trials_says_the_earlier_entry_stays(tmp_path: Path) -> None:
+    """Walkthrough 10 #145: ``runs/random`` raised from 3 to 5 trials and submitted again made
+    a second ranked entry beside the first, and submit said only "submitted: entry 5". The
+    board ranks each run (more trials are new results); submit says the earlier entry stays
+    ranked and how to retire it."""
+    run = tmp_path / "run"
+    evaluate(EvalConfig(model="random", dataset="example", trials=2, out=run))
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    db = open_database(url)
+    token, other = create_token(db, "cli"), create_token(db, "other")
+    db.dispose()
+    with LiveServer(url, log=tmp_path / "server.log") as server:
+        to = ["--to", server.url, "--token", token, "--name", "Random"]
+        first = coordqa("submit", run, *to)
+        evaluate(EvalConfig(model="random", dataset="example", trials=3, out=run))
+        second = coordqa("submit", run, *to)
+        again = coordqa("submit", run, *to)
+        elsewhere = tmp_path / "elsewhere"
+        evaluate(EvalConfig(model="random", dataset="example", trials=1, seed=7, out=elsewhere))
+        others = coordqa("submit", elsewhere, "--to", server.url, "--token", other)
+    assert "submitted: entry 1 (24 replies)" in first.stdout and "beside" not in first.stdout
+    said = " ".join(second.stdout.split())
+    assert "submitted: entry 2 (36 replies)" in said, said
+    assert (
+        "entry 1 (2 trials) of the same model and dataset from this token stays ranked beside "
+        "entry 2: the board ranks each run as its own entry. If entry 2 replaces it (the same "
+        "run with more trials), ask the board's admin to hide it: `coordqa leaderboard hide 1 "
+        "--db DB_URL`"
+    ) in said, said
+    assert "already on the leaderboard: entry 2" in again.stdout and "beside" not in again.stdout
+    assert "beside" not in others.stdout, others.stdout  # another token's entries are its own

@@ -81,6 +81,15 @@ def test_the_same_run_sent_again_under_another_name_is_refused(board: BoardClien
     detail = board.submit(seal(linked)).json()["detail"]
     assert "another link: 'https://example.org/my-model' (the entry's: none)" in detail, detail
     assert "display name" not in detail, detail  # only what differs is named
+    # walkthrough 10 #276: the parameter count was shown as 7000000000.0, and another model's
+    # identical replies as "these results" with no word that the model differs
+    sized = copy.deepcopy(first)
+    sized["model"]["parameters"] = 7e9
+    detail = board.submit(seal(sized)).json()["detail"]
+    assert "another parameter count: 7B (the entry's: none)" in detail, detail
+    copied = synthetic_bundle(board.rows, display_name="My model", model="synthetic/other")
+    detail = board.submit(copied).json()["detail"]
+    assert "asks for another model: 'synthetic/other' (the entry's: 'synthetic/model')" in detail
     board.db.set_hidden(entry, True, "asked to withdraw")
     hidden = board.submit(renamed)
     assert hidden.status_code == 409 and "(hidden by the admin)" in hidden.json()["detail"]

@@ -256,6 +256,18 @@ def submit_command(
             markup=False,
             style="yellow",
         )
+    if answer.created and answer.beside:
+        test, unit = ("grid", "episodes") if "episodes" in bundle else ("dataset", "trials")
+        earlier = ", ".join(f"entry {i} ({n} {unit})" for i, n in answer.beside)
+        first = answer.beside[0][0]
+        console.print(
+            f"{earlier} of the same model and {test} from this "
+            f"token stays ranked beside entry {answer.id}: the board ranks each run as its own "
+            f"entry. If entry {answer.id} replaces it (the same run with more {unit}), ask the "
+            f"board's admin to hide it: `coordqa leaderboard hide {first} --db DB_URL`",
+            markup=False,
+            style="yellow",
+        )
     for mismatch in answer.mismatches:
         console.print(
             f"reported number differs from the server's: {mismatch}", markup=False, style="yellow"

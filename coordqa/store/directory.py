@@ -9,6 +9,7 @@ that was not written. Derived files are rewritten atomically.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -543,11 +544,26 @@ def _a_set_not_a_run(root: Path) -> StoreError:
 
     A set's folder holds no manifest of its own but each member's run folder beside its
     ``eval-set.json``; ``runs list`` lists them. (``report`` and ``view`` take a set's folder.)
+    The commands that say it take one run, so the refusal names one member's actual folder to
+    give (a ``{root}/*/`` pattern would expand to several arguments, refused by the command).
     """
+    members = _member_runs(root)
+    example = f"e.g. {members[0]}" if members else "none is stored yet"
     return StoreError(
-        f"{root} is an eval-set folder ({SET_MANIFEST}), not a run directory; give its members' "
-        f"run directories: {root}/*/ (coordqa runs list {root} lists them)"
+        f"{root} is an eval-set folder ({SET_MANIFEST}), not a run directory; give one member's "
+        f"run directory at a time, {example} (coordqa runs list {root} lists them)"
     )
+
+
+MOST_SET_ENTRIES_LOOKED_AT = 1000
+"""How many entries of an eval set's folder are looked at for a member to name: a set holds one
+folder per model, and a hostile folder of millions is not walked to word an error."""
+
+
+def _member_runs(root: Path) -> list[Path]:
+    """The run folders in an eval set's folder (among its first entries), in name order."""
+    entries = itertools.islice(root.iterdir(), MOST_SET_ENTRIES_LOOKED_AT)
+    return sorted(entry for entry in entries if (entry / MANIFEST).is_file())
 
 
 def _without_manifest(root: Path) -> UnreadableRunError | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coordqa.records import QUESTION_TYPES
+from coordqa.words import parameter_words
 
 if TYPE_CHECKING:
     import jinja2
@@ -49,17 +50,12 @@ def num(value: float | None, digits: int = 2) -> str:
 
 
 def params(value: float | None) -> str:
-    """A parameter count as 7B / 350M ("—" when unknown).
+    """A parameter count as 7B / 350M ("—" when unknown; :func:`coordqa.words.parameter_words`).
 
-    >>> params(7e9), params(3.5e8), params(None)
-    ('7B', '350M', '—')
+    >>> params(7e9), params(None)
+    ('7B', '—')
     """
-    if value is None:
-        return "—"
-    for unit, size in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
-        if value >= size:
-            return f"{value / size:.3g}{unit}"
-    return f"{value:.0f}"
+    return "—" if value is None else parameter_words(value)
 
 
 @cache
