@@ -679,6 +679,13 @@ def _check_grid_name(path: Path, manifest: RunManifest, grid: str | None) -> Non
     if wanted is None or wanted.fingerprint == played.get("fingerprint"):
         return
     name, version = played.get("name"), played.get("version")
+    if name == grid:  # the shipped grid's name on other tasks (seeds, layouts, partners)
+        raise BundleError(
+            f"{path} played a grid named {grid!r} whose tasks are not those of the grid "
+            f"{grid!r} coordqa ships (version {wanted.version}): its seeds, layouts, partners "
+            f"or options differ. Play the shipped grid (`coordqa agentic grid {grid} ...`) and "
+            "submit that run"
+        )
     raise BundleError(
         f"{path} played grid {name!r} (version {version}), not {grid!r}. Leave --grid out to "
         f"submit it as {name!r}, or play {grid!r} (`coordqa agentic grid {grid} ...`) and "
@@ -806,7 +813,8 @@ def build_agentic_bundle(
     from coordqa.agentic import read_agentic_run
 
     store = open_run(run_dir)
-    _check_grid_name(store.path, store.manifest, grid)
+    if destination != "own-board":  # the worker's run is on the seeds it drew, by design
+        _check_grid_name(store.path, store.manifest, grid)
     episodes = read_agentic_run(store).episodes(with_exchanges=False)
     if not episodes:
         raise BundleError(f"{store.path} has no finished episode; run the grid to the end first")

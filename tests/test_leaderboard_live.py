@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -261,6 +262,9 @@ def test_a_run_sent_again_with_more_trials_says_the_earlier_entry_stays(tmp_path
         elsewhere = tmp_path / "elsewhere"
         evaluate(EvalConfig(model="random", dataset="example", trials=1, seed=7, out=elsewhere))
         others = coordqa("submit", elsewhere, "--to", server.url, "--token", other)
+        third = tmp_path / "third"  # walkthrough 11 #240: with several, none is named to hide
+        evaluate(EvalConfig(model="random", dataset="example", trials=1, seed=8, out=third))
+        several = coordqa("submit", third, *to)
     assert "submitted: entry 1 (24 replies)" in first.stdout and "beside" not in first.stdout
     said = " ".join(second.stdout.split())
     assert "submitted: entry 2 (36 replies)" in said, said
@@ -272,3 +276,12 @@ def test_a_run_sent_again_with_more_trials_says_the_earlier_entry_stays(tmp_path
     ) in said, said
     assert "already on the leaderboard: entry 2" in again.stdout and "beside" not in again.stdout
     assert "beside" not in others.stdout, others.stdout  # another token's entries are its own
+    said = " ".join(several.stdout.split())
+    new = re.search(r"submitted: entry (\d+)", said)
+    assert new is not None, said
+    assert (
+        "entries 1 (2 trials), 2 (3 trials) of the same model and dataset from this token stay "
+        f"ranked beside entry {new[1]}: the board ranks each run as its own entry. If entry "
+        f"{new[1]} replaces one of them (the same run with more trials), ask the board's admin "
+        "to hide that one, N: `coordqa leaderboard hide N --db DB_URL`"
+    ) in said, said

@@ -258,13 +258,20 @@ def submit_command(
         )
     if answer.created and answer.beside:
         test, unit = ("grid", "episodes") if "episodes" in bundle else ("dataset", "trials")
-        earlier = ", ".join(f"entry {i} ({n} {unit})" for i, n in answer.beside)
-        first = answer.beside[0][0]
+        # Which earlier entry a new one replaces is the submitter's to know: with several,
+        # none is named for hiding (walkthrough 11 #240 named an unrelated one).
+        earlier = ", ".join(f"{i} ({n} {unit})" for i, n in answer.beside)
+        if len(answer.beside) == 1:
+            which, stays, hide = f"entry {earlier}", "stays", str(answer.beside[0][0])
+            replaced = "it"
+        else:
+            which, stays, hide, replaced = f"entries {earlier}", "stay", "N", "one of them"
         console.print(
-            f"{earlier} of the same model and {test} from this "
-            f"token stays ranked beside entry {answer.id}: the board ranks each run as its own "
-            f"entry. If entry {answer.id} replaces it (the same run with more {unit}), ask the "
-            f"board's admin to hide it: `coordqa leaderboard hide {first} --db DB_URL`",
+            f"{which} of the same model and {test} from this token {stays} ranked beside entry "
+            f"{answer.id}: the board ranks each run as its own entry. If entry {answer.id} "
+            f"replaces {replaced} (the same run with more {unit}), ask the board's admin to "
+            f"hide {'it' if hide != 'N' else 'that one, N'}: "
+            f"`coordqa leaderboard hide {hide} --db DB_URL`",
             markup=False,
             style="yellow",
         )
