@@ -465,3 +465,21 @@ def test_episodes_are_per_seat_and_the_run_says_how_many_it_plays(tmp_path: Path
         *_run_args(tmp_path / "one"), "--agent", "capture-planner", "--episodes", "1"
     )
     assert "playing 1 episode" in one_seat.stderr and "per seat" not in one_seat.stderr
+
+
+def test_agent_and_partner_names_are_read_in_any_case(tmp_path: Path) -> None:
+    """The docs call the agent "CAC"; ``--agent CAC`` was refused as unknown with no suggestion
+    (walkthrough 11, #84), though ``--game Hanabi`` is read as ``hanabi``: a player's name is
+    read in any case too, and stored as registered, so its option and the run say ``cac``."""
+    args = ["--agent", "CAC", "--model", "scripted", "--seeds", "0", "--agent-option"]
+    result = runner.invoke(
+        app,
+        ["agentic", "run", "--game", "collab_capture", "--partner", "Capture-Greedy"]
+        + ["--out", str(tmp_path / "run"), *args, "use_tom=false"],
+    )
+    assert result.exit_code == 0, result.output
+    (episode,) = load_agentic_run(tmp_path / "run", with_exchanges=False)
+    assert (episode.spec.agent, episode.spec.partner) == ("cac", "capture-greedy")
+    assert episode.spec.agent_options == {"use_tom": False}
+    shown = runner.invoke(app, ["agentic", "options", "HM"])
+    assert shown.exit_code == 0 and shown.output.startswith("hm: "), shown.output

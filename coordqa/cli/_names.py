@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["game_name"]
+__all__ = ["game_name", "player_name", "player_names"]
 
 
 def game_name(value: str | None) -> str | None:
@@ -13,3 +13,22 @@ def game_name(value: str | None) -> str | None:
     from coordqa.games.base import GAMES
 
     return None if value is None else GAMES.spelled(value)
+
+
+def player_name(value: str | None) -> str | None:
+    """An agent's or partner's name in any case (``CAC``: ``cac``), as games' names are read.
+
+    The docs call the agents CAC and HM; ``--agent CAC`` was refused as unknown with no
+    suggestion (walkthrough 11, #84). A name no player has is passed on unchanged, for the
+    command to refuse with suggestions.
+    """
+    from coordqa.games.base import PLAYERS
+
+    return None if value is None else PLAYERS.spelled(value)
+
+
+def player_names(values: list[str] | None) -> list[str] | None:
+    """:func:`player_name` of each name of a repeated option (``--agent CAC --agent HM``)."""
+    from coordqa.games.base import PLAYERS
+
+    return None if values is None else [PLAYERS.spelled(value) for value in values]

@@ -30,7 +30,7 @@ from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
 from coordqa.cli._errors import RUN_FAILED_EXIT, messages
 from coordqa.cli._lists import split_list
-from coordqa.cli._names import game_name
+from coordqa.cli._names import game_name, player_name, player_names
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._outputs import generated_folder, run_folder
 from coordqa.cli._progress import Quiet
@@ -400,7 +400,10 @@ RUN_OPTIONS = {
 @option_groups
 def run_command(
     ctx: typer.Context,
-    agent: Annotated[str, typer.Option(help="Agent: cac, hm, llm (or any registered player).")],
+    agent: Annotated[
+        str,
+        typer.Option(help="Agent: cac, hm, llm (or any registered player).", callback=player_name),
+    ],
     game: Annotated[str, typer.Option(help="Game (see `coordqa games list`).", callback=game_name)],
     model: Annotated[
         str | None,
@@ -410,7 +413,8 @@ def run_command(
     ] = None,
     layout: Annotated[str | None, typer.Option(help="Layout (default: every layout).")] = None,
     partner: Annotated[
-        str | None, typer.Option(help="Partner player name (default: self-play).")
+        str | None,
+        typer.Option(help="Partner player name (default: self-play).", callback=player_name),
     ] = None,
     self_play: Annotated[bool, typer.Option("--self-play", help="Agent with itself.")] = False,
     seeds: Annotated[
@@ -525,7 +529,10 @@ def run_command(
 @agentic_app.command("options")
 def options_command(
     agent: Annotated[
-        str | None, typer.Argument(help="An agent (default: every player that takes options).")
+        str | None,
+        typer.Argument(
+            help="An agent (default: every player that takes options).", callback=player_name
+        ),
     ] = None,
 ) -> None:
     """The options of each agent: --agent-option KEY=VALUE or a grid's agent_options."""
@@ -571,7 +578,8 @@ def grid_command(
         list[str] | None,
         typer.Option(
             help="Play only these agents instead of the grid's (repeat the option for several): "
-            "the same tasks, so a leaderboard entry (one agent and model) can be submitted."
+            "the same tasks, so a leaderboard entry (one agent and model) can be submitted.",
+            callback=player_names,
         ),
     ] = None,
     endpoint: EndpointOptions = EndpointOptions(),
