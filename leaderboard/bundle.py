@@ -40,6 +40,7 @@ from coordqa.errors import CoordqaError
 from coordqa.jsonvalues import content_hash
 from coordqa.leaderboard.coverage import coverage_problem
 from coordqa.leaderboard.names import clean_name
+from coordqa.leaderboard.rankable import unrankable_problem
 from coordqa.records import QACall, SampleKey
 from coordqa.registry import Registry
 from coordqa.schema_problems import problem_list, problems_text
@@ -550,6 +551,7 @@ def build_qa_bundle(
         "link": link,
     }
     run = read_qa_run(run_dir)
+    _refuse_unrankable(run.model)
     manifest = run.manifest
     fingerprint, calls = _whole_run_calls(run)
     replies = [
@@ -561,6 +563,23 @@ def build_qa_bundle(
     data["replies"] = replies
     data["reported"] = _reported(run.summary())
     return _sealed(data, QABundle, run.path)
+
+
+def _refuse_unrankable(model: str | None) -> None:
+    """Refuse a run the board never ranks (``bot``), in the board's words, before it is sent.
+
+    A bundle of ``bot`` was written without a word and refused only on upload (walkthrough
+    11, #167); the rule is :func:`~coordqa.leaderboard.rankable.unrankable_problem`, the board's.
+
+    Raises:
+        BundleError: ``model`` plays from the game's state.
+    """
+    problem = unrankable_problem(model)
+    if problem is not None:
+        raise BundleError(
+            f"{problem}; the leaderboard refuses such a run, so no bundle was made: submit a "
+            "run of a language model (--model NAME)"
+        )
 
 
 def _whole_run_calls(run: QARun) -> tuple[str, dict[SampleKey, QACall]]:
@@ -832,6 +851,7 @@ def build_agentic_bundle(
         )
     own_grid = str(store.manifest.config.get("name") or "grid")
     agent, model = episodes[0].spec.agent, episodes[0].spec.model
+    _refuse_unrankable(model)
     data = _envelope("agentic", store.manifest, tested[0], info)
     data["grid"] = grid or own_grid
     if destination != "own-board":

@@ -36,6 +36,7 @@ from coordqa.leaderboard.bundle import (
 from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, KnownGrid
 from coordqa.leaderboard.coverage import coverage_problem
 from coordqa.leaderboard.names import clean_name
+from coordqa.leaderboard.rankable import unrankable_problem
 from coordqa.registry import Registry
 from coordqa.words import format_list
 
@@ -227,25 +228,15 @@ def _mismatches(bundle: QABundle, metrics: Mapping[str, Any]) -> list[str]:
 def refuse_unrankable(model: str | None) -> None:
     """Refuse a model that plays from the game's state instead of its prompts (``bot``).
 
-    Such a model measures the agents' pipeline, not a language model. Names this installation
-    does not know are not refused here: their replies or episodes are checked like any other.
+    The rule and its words are :func:`~coordqa.leaderboard.rankable.unrankable_problem`'s,
+    which the bundle builder applies too.
 
     Raises:
         VerificationError: ``model`` reads its caller's context.
     """
-    from coordqa.llm import create_provider
-
-    if model is None:
-        return
-    try:
-        provider = create_provider(model, None, None)
-    except CoordqaError:  # a model this installation cannot build: judged by what it played
-        return
-    if provider.reads_context:
-        raise VerificationError(
-            f"model {model!r} plays from the game's own strong policy, not from the prompts: "
-            "its runs measure coordqa's pipeline and are never ranked"
-        )
+    problem = unrankable_problem(model)
+    if problem is not None:
+        raise VerificationError(problem)
 
 
 def verify_qa(bundle: QABundle, catalog: BoardCatalog) -> Verified:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shlex
 import warnings
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from coordqa.agentic import load_agentic_run, registered_grids
 from coordqa.agentic.grid import parse_grid
 from coordqa.agentic.runner import run_grid
 from coordqa.cli import app
+from coordqa.leaderboard import bundle as bundle_module
 from coordqa.leaderboard.bundle import BundleError, build_bundle
 from coordqa.leaderboard.catalog import register_grid
 from coordqa.leaderboard.server import create_app
@@ -144,13 +146,30 @@ def test_tampered_scores_and_moves_fail_the_replay(
 
 @pytest.mark.parametrize("model", ["bot", "bot?noise=0.5"])
 def test_a_run_of_the_bot_model_is_never_ranked(
-    model: str, tmp_path: Path, client: tuple[TestClient, dict[str, str]]
+    model: str,
+    tmp_path: Path,
+    client: tuple[TestClient, dict[str, str]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # bot answers from the game's strong policy: a measure of the pipeline, not of a model
-    bundle = build_bundle(_grid(tmp_path / "run", ["llm"], model))
-    answer = _post(client, bundle)
+    """bot answers from the game's strong policy: a measure of the pipeline, not of a model.
+
+    ``submit --out`` wrote a bundle of a bot run without a word, which the board then refused
+    (walkthrough 11, #167): the builder refuses it first, in the board's words, and writes
+    nothing; a bundle made by other means is still refused by the board."""
+    run = _grid(tmp_path / "run", ["llm"], model)
+    refused = f"model {model!r} plays from the game's own strong policy"
+    for destination in ("file", "board"):
+        with pytest.raises(BundleError, match=re.escape(refused)):
+            build_bundle(run, destination=destination)
+    out = tmp_path / "bot-bundle.json"
+    said = coordqa("submit", str(run), "--out", str(out))
+    assert said.returncode == 2 and refused in " ".join(said.stderr.split()) and not out.exists()
+    with monkeypatch.context() as patched:  # a bundle built by another tool, unchecked
+        patched.setattr(bundle_module, "unrankable_problem", lambda _model: None)
+        forged = build_bundle(run)
+    answer = _post(client, forged)
     assert answer.status_code == 422
-    assert model in answer.json()["detail"] and "never ranked" in answer.json()["detail"]
+    assert answer.json()["detail"].startswith(refused) and "never ranked" in answer.json()["detail"]
     assert client[0].get("/api/agentic/entries").json()["entries"] == []
 
 
