@@ -80,6 +80,12 @@ def check_transport(url: str, insecure: bool = False) -> None:
         )
 
 
+NO_SUCH_ROUTE = frozenset({404, 405})
+"""Statuses a POST to a board's route never gets from a coordqa board (its POST routes always
+exist): the URL is another server, such as a ``coordqa view`` (walkthrough 11, #170, which was
+told only "the leaderboard refused it (HTTP 404): Not Found")."""
+
+
 def _post(url: str, path: str, body: bytes, token: str, insecure: bool) -> dict[str, Any]:
     """POST ``body`` to ``<url><path>`` with a bearer token; the server's JSON answer.
 
@@ -89,9 +95,9 @@ def _post(url: str, path: str, body: bytes, token: str, insecure: bool) -> dict[
 
     Raises:
         ConfigError: see :func:`check_transport`.
-        SubmitError: connection failure, a redirect, a body out of bounds, a refusal (the
-            server's status and its explanation, made printable), or an answer that is not a
-            JSON object.
+        SubmitError: connection failure, a redirect, a body out of bounds, no such route (a
+            server that is no coordqa board), a refusal (the server's status and its
+            explanation, made printable), or an answer that is not a JSON object.
     """
     import httpx
 
@@ -123,6 +129,11 @@ def _post(url: str, path: str, body: bytes, token: str, insecure: bool) -> dict[
     if response.status_code not in (200, 201):
         detail = answer.get("detail", answer) if isinstance(answer, dict) else answer
         shown = printable(detail if isinstance(detail, str) else json.dumps(detail))
+        if response.status_code in NO_SUCH_ROUTE:
+            raise SubmitError(
+                f"{printable(url)} does not look like a coordqa leaderboard: it has no {path} "
+                f"(HTTP {response.status_code}: {shown}); check --to, the board's own address"
+            )
         raise SubmitError(f"the leaderboard refused it (HTTP {response.status_code}): {shown}")
     if not isinstance(answer, dict):
         raise _not_understood(endpoint)

@@ -142,3 +142,24 @@ def test_a_hidden_reason_from_a_board_is_printable_and_bounded(
     _answer(handler, 200, answer | {"hidden": True, "hidden_reason": sent})
     submitted = submit_bundle({"track": "qa"}, url, TOKEN)
     assert submitted.hidden is True and submitted.hidden_reason == shown
+
+
+@pytest.mark.parametrize("status", [404, 405])
+@pytest.mark.parametrize(
+    ("send", "path"), [(submit_bundle, "/api/submissions"), (register_endpoint, "/api/endpoints")]
+)
+def test_a_server_that_is_no_leaderboard_is_named_so(
+    board: tuple[str, type[_Board]], send: object, path: str, status: int
+) -> None:
+    """``--to`` a ``coordqa view`` server was told "the leaderboard refused it (HTTP 404): Not
+    Found" (walkthrough 11, #170): a board's POST routes always exist, so a 404 or 405 there
+    says the URL is no coordqa leaderboard, with the server's own words made printable."""
+    url, handler = board
+    _answer(handler, status, {"detail": "Not \x1b[2JFound"})
+    with pytest.raises(SubmitError) as refused:
+        send({"track": "qa"}, url, TOKEN)  # type: ignore[operator]
+    message = str(refused.value)
+    assert message.startswith(f"{url} does not look like a coordqa leaderboard: it has no {path}")
+    assert f"HTTP {status}: Not \ufffd[2JFound" in message and "check --to" in message
+    assert "refused it" not in message and "\x1b" not in message
+    assert handler.hits == [path]
