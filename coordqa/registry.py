@@ -89,9 +89,20 @@ def suggest(name: str, candidates: list[str], limit: int = 3) -> list[str]:
     ['hanabi']
     >>> suggest("foo", ["oobabooga", "black_forest_labs"])
     []
+
+    Case is no difference (``CAK``: ``cac``): names are read in any case
+    (:func:`spelled_as`), so a typo in capitals is one letter off, not three.
+
+    >>> suggest("CAK", ["cac", "hm"])
+    ['cac']
     """
     matches = process.extract(
-        name, candidates, scorer=closeness, limit=limit, score_cutoff=SUGGEST_CUTOFF
+        name,
+        candidates,
+        scorer=closeness,
+        processor=str.casefold,
+        limit=limit,
+        score_cutoff=SUGGEST_CUTOFF,
     )
     return [match for match, _score, _index in matches]
 

@@ -483,3 +483,5 @@ def test_agent_and_partner_names_are_read_in_any_case(tmp_path: Path) -> None:
     assert episode.spec.agent_options == {"use_tom": False}
     shown = runner.invoke(app, ["agentic", "options", "HM"])
     assert shown.exit_code == 0 and shown.output.startswith("hm: "), shown.output
+    typo = _run(tmp_path / "typo", "--agent", "CAK", "--model", "scripted")
+    assert "unknown agent 'CAK'. Did you mean 'cac'?" in str(typo.exception)
