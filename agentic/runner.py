@@ -106,6 +106,8 @@ class GridProgress:
     """Episodes in the grid."""
     done: int = 0
     """Episodes finished (this session and before it)."""
+    resumed: int = 0
+    """Episodes finished before this session (a resumed run's, not played again)."""
     failed: int = 0
     """Episodes that failed in this session (a model call failed, or the episode raised)."""
     decisions: int = 0
@@ -340,7 +342,7 @@ class _Tracker:
     """Counts progress and reports it to the caller's callback."""
 
     def __init__(self, total: int, done: int, callback: GridProgressCallback | None) -> None:
-        self.state = GridProgress(total, done)
+        self.state = GridProgress(total, done, resumed=done)
         self.callback = callback
 
     def add(
