@@ -74,7 +74,7 @@ from coordqa.agentic.reply_counts import ReplyCounts, fallback_failure
 from coordqa.errors import ConfigError, ModelCallFailed
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig, create_provider, get_model
-from coordqa.llm.registry import refuse_unread_model_args
+from coordqa.llm.registry import refuse_a_transport, refuse_unread_model_args
 from coordqa.records import Exchange
 from coordqa.runs import (
     STOPPING_ERRORS,
@@ -106,6 +106,8 @@ class GridProgress:
     """Episodes in the grid."""
     done: int = 0
     """Episodes finished (this session and before it)."""
+    resumed: int = 0
+    """Episodes finished before this session (a resumed run's, not played again)."""
     failed: int = 0
     """Episodes that failed in this session (a model call failed, or the episode raised)."""
     decisions: int = 0
@@ -340,7 +342,7 @@ class _Tracker:
     """Counts progress and reports it to the caller's callback."""
 
     def __init__(self, total: int, done: int, callback: GridProgressCallback | None) -> None:
-        self.state = GridProgress(total, done)
+        self.state = GridProgress(total, done, resumed=done)
         self.callback = callback
 
     def add(
@@ -430,7 +432,9 @@ def check_models(
         RunFailed: nothing accepts a connection at a model's ``api_base``.
     """
     transports = {}
-    for name in sorted({spec.model for spec in specs if spec.model is not None}):
+    names = sorted({spec.model for spec in specs if spec.model is not None})
+    refuse_a_transport(names, config.runtime.transport, "--transport/runtime.transport")
+    for name in names:
         api_base = config.api_base_for(name)
         refuse_unread_model_args(name, config.model_args_for(name), "--model-arg/model_args")
         key = (api_keys or {}).get(name)

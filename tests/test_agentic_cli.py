@@ -485,3 +485,23 @@ def test_agent_and_partner_names_are_read_in_any_case(tmp_path: Path) -> None:
     assert shown.exit_code == 0 and shown.output.startswith("hm: "), shown.output
     typo = _run(tmp_path / "typo", "--agent", "CAK", "--model", "scripted")
     assert "unknown agent 'CAK'. Did you mean 'cac'?" in str(typo.exception)
+
+
+def test_a_resumed_run_opens_with_what_this_session_plays(tmp_path: Path) -> None:
+    """Walkthrough 11 #85: raising --episodes from 1 to 3 on a run opened with ``playing 3
+    episodes`` though 2 were played; the opening line says what this session plays, of how many,
+    and the bar (which counts the whole run, as eval's does) says so."""
+    out = tmp_path / "run"
+    agent = ["--agent", "capture-planner"]
+    first = coordqa(*_run_args(out), *agent, "--episodes", "1")
+    assert first.returncode == 0, first.stderr
+    more = coordqa(*_run_args(out), *agent, "--episodes", "3")
+    assert more.returncode == 0, more.stderr
+    said = _flat(more.stderr)
+    assert "playing 2 of 3 episodes (1 already done)" in said
+    assert "playing 3" not in said
+    assert "episodes finished in the run" in said
+    assert f"run: {out} (2 played, 1 already done; 3 episodes)" in said
+    quiet = coordqa(*_run_args(out), *agent, "--episodes", "4", "--quiet")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "playing" not in quiet.stderr

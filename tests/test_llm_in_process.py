@@ -10,7 +10,7 @@ import pytest
 from cli_support import coordqa
 
 from coordqa.errors import ConfigError
-from coordqa.llm.registry import create_provider, refuse_unread_model_args
+from coordqa.llm.registry import create_provider, refuse_a_transport, refuse_unread_model_args
 
 IN_PROCESS = ["random", "scripted", "bot", "bot?noise=0.1", "llamacpp/model.gguf"]
 
@@ -111,3 +111,47 @@ def test_an_eval_set_spec_names_its_own_entry(tmp_path: Path) -> None:
     assert line.startswith("error: model 'scripted' runs inside coordqa"), line
     assert f"leave {spec}'s models[0].model_args top_k out" in line, line
     assert not (tmp_path / "set").exists()
+
+
+@pytest.mark.parametrize("model", IN_PROCESS)
+@pytest.mark.parametrize("transport", ["direct", "litellm"])
+def test_a_transport_for_models_that_all_run_in_process_is_refused(
+    model: str, transport: str
+) -> None:
+    """Walkthrough 11 #286: ``--model random --transport direct`` ran in process, silently."""
+    with pytest.raises(ConfigError) as refused:
+        refuse_a_transport([model], transport)
+    said = str(refused.value)
+    assert said.startswith(f"--transport {transport} reaches a model behind a server"), said
+    assert f"({model!r}) run inside coordqa" in said and "leave --transport out" in said
+
+
+def test_a_transport_is_taken_where_a_model_calls_a_server() -> None:
+    """``auto`` is never refused, and a set or grid with one served model keeps its transport."""
+    refuse_a_transport(["random"], "auto")
+    refuse_a_transport(["random", "openai/gpt-4o-mini"], "direct")
+
+
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        (["eval", "--model", "random"], "--transport"),
+        (["eval-set", "--model", "random"], "--transport/transport"),
+        (
+            ["agentic", "run", "--agent", "llm", "--game", "collab_capture", "--partner", "self"]
+            + ["--model", "bot"],
+            "--transport/runtime.transport",
+        ),
+    ],
+)
+def test_every_command_refuses_a_transport_its_in_process_model_ignores(
+    tmp_path: Path, command: list[str], named: str
+) -> None:
+    """Before: each ran to the end, the manifest saying ``in-process``, with no word."""
+    out = tmp_path / "run"
+    done = coordqa(*command, "--transport", "direct", "--out", out)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: --transport direct reaches a model behind a server"), line
+    assert f"leave {named} out" in line, line
+    assert not out.exists()

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from coordqa.agentic.episodes import EpisodeSpec
     from coordqa.agentic.grid import CountWords, GridConfig
     from coordqa.agentic.report import AgenticReport
-    from coordqa.agentic.runner import GridPlan, GridResult
+    from coordqa.agentic.runner import GridPlan, GridProgress, GridResult
 
 console = Console()
 """Tables: stdout."""
@@ -226,8 +226,6 @@ def _play_planned(plan: GridPlan, *, quiet: bool = False) -> None:
     """
     total = len(plan.specs)
     count = episode_count(plan.specs)
-    if not quiet:
-        messages.print(f"playing {count}", highlight=False)
     try:
         result = _play_under_bar(plan, total, count, quiet=quiet)
         _show_result(result, count)
@@ -248,7 +246,7 @@ def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> G
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from coordqa.agentic.runner import GridProgress, play_grid
+    from coordqa.agentic.runner import play_grid
     from coordqa.cli._progress import attempt_lines, say_first_error
 
     with Progress(
@@ -260,8 +258,15 @@ def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> G
         disable=quiet,
     ) as progress:
         task = progress.add_task("episodes finished", total=total, counts="")
+        opened = quiet  # --quiet: no opening line
 
         def show(state: GridProgress) -> None:
+            nonlocal opened
+            if not opened:  # the first update, once the run folder says what is done already
+                opened = True
+                progress.console.print(playing_words(count, state), highlight=False)
+                if state.resumed:
+                    progress.update(task, description="episodes finished in the run")
             if state.new_error is not None:
                 say_first_error(progress.console, state.new_error)
             counts = (
@@ -282,6 +287,17 @@ def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> G
             messages.print(f"[bold red]error:[/] {escape(str(failure))}", highlight=False)
             raise typer.Exit(RUN_FAILED_EXIT) from None
     return result
+
+
+def playing_words(count: str, state: GridProgress) -> str:
+    """The opening line: what this session plays, and of how many when the run resumes.
+
+    ``playing 2 of 5 episodes (3 already done)``: a resumed run's bar counts the whole run (as
+    ``coordqa eval``'s does), so the line says how much of it this session adds.
+    """
+    if not state.resumed:
+        return f"playing {count}"
+    return f"playing {state.total - state.resumed} of {count} ({state.resumed} already done)"
 
 
 def episode_count(specs: Sequence[EpisodeSpec]) -> str:

@@ -22,7 +22,11 @@ from coordqa.eval_config import EvalConfig, api_key_from_env, eval_default
 from coordqa.evaluation import set_member_names
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
-from coordqa.llm.registry import refuse_a_question_model, refuse_unread_model_args
+from coordqa.llm.registry import (
+    refuse_a_question_model,
+    refuse_a_transport,
+    refuse_unread_model_args,
+)
 from coordqa.llm.types import Transport
 from coordqa.prompts import PromptLayout
 from coordqa.records import spelled_type
@@ -295,6 +299,9 @@ def parse_spec(
         named = f"{source}'s models[{index}].model_args"
         refuse_unread_model_args(model.model, model.model_args, named)
         refuse_a_question_model(model.model, f"{source}'s models[{index}]")
+    refuse_a_transport(
+        [model.model for model in spec.models], spec.transport, "--transport/transport"
+    )
     spec._given_at = tuple(
         None
         if options_from is not None and index >= options_from

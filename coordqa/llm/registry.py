@@ -15,7 +15,7 @@ forces one of the two. One registry, one source of truth.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from coordqa.errors import ConfigError, ModelError
 from coordqa.llm.addresses import active_guard
@@ -27,6 +27,7 @@ __all__ = [
     "PROVIDERS",
     "create_provider",
     "refuse_a_question_model",
+    "refuse_a_transport",
     "refuse_an_endpoint",
     "refuse_unread_model_args",
     "runs_in_process",
@@ -172,6 +173,27 @@ def refuse_an_endpoint(
                 "prefix/NAME, e.g. openai/NAME with its --api-base)"
             )
         )
+
+
+def refuse_a_transport(names: Sequence[str], transport: str, named: str = "--transport") -> None:
+    """Refuse a transport chosen for a command whose models all run inside coordqa.
+
+    It would be ignored: ``--model random --transport direct`` ran in process and its manifest
+    said so, without a word. A transport is how a model behind a server is reached, so where one
+    of the command's models calls a server (an eval-set or grid of several) it is that one's.
+    ``named`` is how the caller's user wrote it (``--transport``, or a file's key).
+
+    Raises:
+        ConfigError: ``transport`` is not ``auto`` and no model of ``names`` calls a server.
+    """
+    if transport == "auto" or not all(runs_in_process(name) for name in names):
+        return
+    models = ", ".join(repr(name) for name in names) or "none"
+    raise ConfigError(
+        f"--transport {transport} reaches a model behind a server, and this run's models "
+        f"({models}) run inside coordqa and call none: leave {named} out (a model behind a "
+        "server is named prefix/NAME, e.g. openai/NAME with its --api-base)"
+    )
 
 
 def _over_http(
