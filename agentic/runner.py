@@ -106,8 +106,6 @@ class GridProgress:
     """Episodes in the grid."""
     done: int = 0
     """Episodes finished (this session and before it)."""
-    resumed: int = 0
-    """Episodes finished before this session (a resumed run's, not played again)."""
     failed: int = 0
     """Episodes that failed in this session (a model call failed, or the episode raised)."""
     decisions: int = 0
@@ -121,6 +119,9 @@ class GridProgress:
     new_error: str | None = None
     """Set on the update of the first failure of its kind in this session: the episode and
     its cause (show it now)."""
+    resumed: int = 0
+    """Episodes finished before this session (a resumed run's, not played again); last, so
+    that the fields before it keep their places."""
 
 
 GridProgressCallback = Callable[[GridProgress], None]
