@@ -86,6 +86,29 @@ def test_resume_refuses_another_grid(tmp_path: Path) -> None:
         run_grid(parse_grid({**grid, "partners": ["capture-greedy"]}), tmp_path)
 
 
+def test_a_run_of_another_grid_is_named_in_one_line_not_diffed(tmp_path: Path) -> None:
+    """Walkthrough 12: a folder holding a run of grid g1 met ``coordqa agentic grid smoke``
+    listed some twenty differences; the grid's name is what differs, and says what to do."""
+    grid = {"name": "g1", "agents": ["capture-planner"], "partners": ["capture-greedy"]}
+    first = {**grid, "games": [{"game": "collab_capture", "seeds": [0]}]}
+    run_grid(parse_grid(first), tmp_path)
+    other = {
+        **grid,
+        "name": "g2",
+        "agents": ["cac", "hm"],
+        "models": ["scripted"],
+        "partners": ["self", "escape-greedy"],
+        "games": [{"game": "collab_escape", "seeds": [0, 1]}, {"game": "hanabi"}],
+    }
+    with pytest.raises(StoreError) as refused:
+        run_grid(parse_grid(other), tmp_path)
+    said = str(refused.value)
+    assert said == (
+        f"{tmp_path} holds a run of another grid: 'g1', not 'g2'; give another --out, or the "
+        "grid file or options it was made from to resume it"
+    )
+
+
 def grid_with_options(options: dict[str, dict[str, object]], in_game: bool = False) -> dict:
     game: dict[str, object] = {"game": "collab_capture", "seeds": [0]}
     if in_game:

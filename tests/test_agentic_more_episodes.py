@@ -79,7 +79,7 @@ def test_another_game_and_agent_with_fewer_episodes_is_said_to_be_another_run(
     refused = coordqa("agentic", "run", *other, "--episodes", "1", "--out", out)
     assert refused.returncode == 2
     said = " ".join(refused.stderr.split())
-    assert "different configuration" in said and "collab_escape" in said, said
+    assert "another grid: 'cac-bot-collab_escape'" in said, said
     assert "--episodes" not in said and "episodes of collab_capture" not in said, said
     assert len(_moves(out)) == 2
 

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from test_evaluate_support import write_dataset
 
+from coordqa.dataset.identity import dataset_fingerprint
+from coordqa.dataset.load import load_dataset
 from coordqa.errors import StoreError
 from coordqa.eval_config import EvalConfig
 from coordqa.evaluation import default_out, evaluate
@@ -59,8 +61,13 @@ def test_a_copy_with_other_content_is_still_another_run(two_datasets: Path) -> N
     tmp_path = two_datasets
     assert default_out(config("fresh")).name != default_out(config("bigger")).name
     evaluate(config("fresh", out=tmp_path / "run"))
-    with pytest.raises(StoreError, match="dataset fingerprint: stored"):
+    with pytest.raises(StoreError) as refused:
         evaluate(config("bigger", out=tmp_path / "run"))
+    fresh, bigger = (dataset_fingerprint(load_dataset(name))[:12] for name in ("fresh", "bigger"))
+    assert str(refused.value) == (  # the dataset that differs, not every setting it changes
+        f"{tmp_path / 'run'} holds a run on another dataset: 'fresh' ({fresh}), not 'bigger' "
+        f"({bigger}); give another --out, or the dataset it was made from to resume it"
+    )
 
 
 def _spelled_identity(self: EvalConfig) -> dict[str, Any]:
@@ -90,5 +97,5 @@ def test_a_run_stored_with_a_spelled_path_resumes_from_any_spelling(
     assert (more.resumed_samples, more.new_samples) == (first.new_samples, first.new_samples)
     last = evaluate(config("fresh", out=out, trials=2))  # the manifest was rewritten: still its own
     assert (last.resumed_samples, last.new_samples) == (2 * first.new_samples, 0)
-    with pytest.raises(StoreError, match="dataset fingerprint: stored"):
+    with pytest.raises(StoreError, match="holds a run on another dataset: 'fresh/'"):
         evaluate(config("bigger", out=out, trials=2))

@@ -647,9 +647,17 @@ def check_resumable(root: Path, stored: RunManifest, asked: RunManifest) -> None
     its progress bar), in the words :meth:`RunStore.open_or_create` uses.
 
     Raises:
-        StoreError: the differences (:meth:`RunManifest.mismatches`) and the fix.
+        StoreError: the run's other test (:meth:`RunManifest.another_test`), or else the
+            differences (:meth:`RunManifest.mismatches`), and the fix.
     """
     check_kind(root, stored, asked.kind)
+    test = stored.another_test(asked)
+    if test is not None:
+        noun, words = test
+        raise StoreError(
+            f"{root} holds a run {words}; give another --out, or the {noun} it was made from "
+            "to resume it"
+        )
     problems = stored.mismatches(asked)
     if problems:
         raise StoreError(

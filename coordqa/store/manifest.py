@@ -151,6 +151,32 @@ class RunManifest(BaseModel):
     name wherever runs are compared or listed; it changes no result, and a later session may
     rename the run."""
 
+    def another_test(self, other: RunManifest) -> tuple[str, str] | None:
+        """``("dataset", "on another dataset: ...")`` when ``other`` measures another test.
+
+        A run's test is what it was made to measure: a QA run's dataset (compared by content,
+        its fingerprint) or an agentic run's grid (by name). Another test differs in most
+        settings at once, so a refusal names the test (the noun, the words) rather than listing
+        every setting (:meth:`mismatches`). None when both measure the same test.
+        """
+        if self.kind == "qa" and self.dataset is not None and other.dataset is not None:
+            mine, theirs = self.dataset, other.dataset
+            if mine.fingerprint == theirs.fingerprint:
+                return None
+            return "dataset", (
+                f"on another dataset: {_said(mine.name)} ({mine.fingerprint[:12]}), not "
+                f"{_said(theirs.name)} ({theirs.fingerprint[:12]})"
+            )
+        if self.kind == "agentic":
+            mine_name, their_name = self.config.get("name"), other.config.get("name")
+            if mine_name == their_name:
+                return None
+            # ``coordqa agentic run`` plays a one-game grid named agent-model-game
+            return "grid file or options", (
+                f"of another grid: {_said(mine_name)}, not {_said(their_name)}"
+            )
+        return None
+
     def mismatches(self, other: RunManifest) -> list[str]:
         """Human-readable differences that forbid resuming this run as ``other``."""
         problems: list[str] = []
