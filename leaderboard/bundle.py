@@ -429,13 +429,19 @@ def bundle_digest(data: Mapping[str, Any]) -> str:
     return content_hash({key: value for key, value in data.items() if key != "digest"})
 
 
-def result_digest(data: Mapping[str, Any]) -> str:
+def result_digest(data: Mapping[str, Any], beside: Mapping[str, Any] | None = None) -> str:
     """SHA-256 of a bundle's results alone, whatever its names, links and reported numbers.
 
     QA: the dataset fingerprint and every reply (question, trial, text, error); agentic: the
     grid and every episode's key and trajectory (the moves; not the attempt id or timings). The
     same run submitted again under another name has the same result digest, so the server
     ranks it once.
+
+    ``beside``: results the entry holds outside the bundle, a board-run QA job's private split
+    (its questions' fingerprint and accuracy). They are results too: two jobs of one
+    deterministic endpoint answer the public questions alike, but each its own secret split, so
+    they are two runs (a grid job's secret deals are in its episodes already). None (an upload)
+    leaves the digest as it always was.
     """
     if data.get("track") == "agentic":
         results: Any = [
@@ -461,7 +467,8 @@ def result_digest(data: Mapping[str, Any]) -> str:
                 key=lambda reply: (reply[0], reply[1]),
             ),
         ]
-    return content_hash([data.get("track"), results])
+    identity = [data.get("track"), results]
+    return content_hash(identity if beside is None else [*identity, dict(beside)])
 
 
 def _sealed(data: dict[str, Any], model: type[BundleBase], run_dir: Path) -> dict[str, Any]:

@@ -253,7 +253,8 @@ def admit(
 
     ``origin`` says where the entry came from (``uploaded``, or ``board-run`` with its
     ``job_id``); ``extra_metrics`` are stored beside the verified numbers (a board-run entry's
-    private split). ``verify`` replaces the track's verifier on the catalog (a board-run grid
+    private split, part of its results: :func:`~coordqa.leaderboard.bundle.result_digest`).
+    ``verify`` replaces the track's verifier on the catalog (a board-run grid
     is checked against its own secret seeds).
 
     Raises:
@@ -262,7 +263,7 @@ def admit(
     existing = db.find_digest(bundle.digest)
     if existing is not None:
         return _already_stored(db, existing)
-    results = result_digest(data)
+    results = result_digest(data, extra_metrics)
     info = bundle.model
     asked = {
         **{name: getattr(info, name) for name in SHOWN_AS},

@@ -13,7 +13,9 @@ then stores the public run as a ``board-run`` entry through the same verificatio
 bundle, with the private split's numbers and the gap between the two beside it (a model that
 learnt the public answers does better there than on fresh states), and ends the job, which
 reveals its secret seed. A job whose results equal an existing entry's ends done without an
-entry of its own, its ``note`` naming that entry.
+entry of its own, its ``note`` naming that entry; a QA job's results are its public replies and
+its private split, so two jobs of one deterministic endpoint, each on its own secret split, are
+two entries.
 
 An agentic job plays a registered grid with the registration's LLM agent and the endpoint's
 model (:func:`coordqa.agentic.run_grid_async`), on the grid's tasks with each game's seeds
@@ -372,8 +374,9 @@ def _run_qa_job(run: _JobRun) -> _Stored:
 def _store(run: _JobRun, bundle: Any, data: dict[str, Any], **options: Any) -> _Stored:
     """Store the job's bundle as its own board-run entry (once: a resumed job finds it).
 
-    Results equal to an existing entry's (another submitter's, or an earlier job's) make no
-    entry: the job's note names that entry, and the job never takes it as its own.
+    Results equal to an existing entry's (another submitter's, or an earlier job's; for a QA
+    job, the private split's too) make no entry: the job's note names that entry, and the job
+    never takes it as its own.
 
     Raises:
         JobWithdrawn: the job was cancelled while it ran (nothing is stored).

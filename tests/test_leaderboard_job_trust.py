@@ -26,7 +26,7 @@ from sqlalchemy import select
 
 from coordqa.dataset import DEFAULT_DATASET, load_rows
 from coordqa.leaderboard.catalog import BoardCatalog
-from coordqa.leaderboard.db import Job
+from coordqa.leaderboard.db import Job, Submission
 from coordqa.leaderboard.jobs import claim_job, raise_budget, set_job_status
 from coordqa.leaderboard.settings import BoardRunSettings, WorkerConfig
 from coordqa.leaderboard.tokens import create_token
@@ -430,10 +430,38 @@ def test_a_run_that_breaks_the_bundle_schema_fails_the_job_not_the_worker() -> N
 
 
 @pytest.mark.slow  # two full jobs: about 6 s of CPU per database
-def test_a_job_with_another_entrys_results_is_told_so_and_credits_nothing(
+def test_two_jobs_that_answer_the_public_questions_alike_are_two_entries(
     board: BoardClient, tmp_path: Path
 ) -> None:
-    """N10: jobs of tokens b and d ended "done, entry 1", entry 1 being token a's job."""
+    """Walkthrough 12: two models at one stand-in server (``Answer: A`` to everything) made one
+    entry; the second job, refused as equal results, lost its private split's accuracy (4/24
+    and 8/24 on the two jobs' splits). Each job draws its own secret split, which is part of
+    its results: the same public replies do not make two jobs one run."""
+    with LocalOpenAIServer(api_key=KEY) as server:  # deterministic: the same replies twice
+        jobs = [
+            register(board, model=model, api_base=server.base_url, display_name=name)
+            for model, name in (("openai/model-one", "One"), ("openai/model-two", "Two"))
+        ]
+        outcomes = run_worker(board, tmp_path / "jobs")
+    assert [(o.status, o.note) for o in outcomes] == [("done", None), ("done", None)], outcomes
+    entries = board.client.get("/api/entries", params={"dataset": DEFAULT_DATASET}).json()
+    made = {e["job_id"]: e for e in entries["entries"]}
+    assert sorted(made) == [job["id"] for job in jobs]
+    with board.db.session() as session:
+        splits = {
+            row.metrics["private"]["fingerprint"] for row in session.scalars(select(Submission))
+        }
+        publics = {row.metrics["overall"]["correct"] for row in session.scalars(select(Submission))}
+    assert len(splits) == 2 and len(publics) == 1  # one public accuracy, two secret splits
+
+
+@pytest.mark.slow  # two full jobs: about 6 s of CPU per database
+def test_a_job_with_another_entrys_results_is_told_so_and_credits_nothing(
+    board: BoardClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """N10: jobs of tokens b and d ended "done, entry 1", entry 1 being token a's job. Equal
+    results need equal private splits too: the seeds are pinned here to provoke it."""
+    monkeypatch.setattr("coordqa.leaderboard.jobs._draw_seed", lambda: 1_234_567)
     other = create_token(board.db, "another submitter")
     with LocalOpenAIServer(api_key=KEY) as server:  # deterministic: the same replies twice
         first = register(board, api_base=server.base_url, display_name="First")
