@@ -124,34 +124,45 @@ def list_tokens(db: Database) -> list[TokenInfo]:
 
 
 def token_id_of(db: Database, given: str) -> int:
-    """The id of the token ``given`` names: its id, or the name of its live token.
+    """The id of the token ``given`` names: its id, or a name: its live token, else its one token.
 
-    ``token create NAME`` takes a name and a name has one live token, so the name given there
-    names one token here too (blind walkthrough 10 #269: ``token revoke bob`` answered "Input
-    should be a valid integer"). A name is matched exactly; one with only revoked tokens is
-    refused with their ids.
+    The one reading of a token for every admin command (``token revoke``, ``hide --token``,
+    ``unhide --token``). ``token create NAME`` takes a name and a name has one live token, so the
+    name given there names one token here too (blind walkthrough 10 #269: ``token revoke bob``
+    answered "Input should be a valid integer"; walkthrough 12: so did ``hide --token bob``). A
+    name whose one token is revoked still names it (its entries can be hidden or shown after the
+    revocation); one with several revoked tokens is refused with their ids, to choose from.
 
     Raises:
-        LeaderboardError: no live token has that name.
+        LeaderboardError: no token has that id or name, or the name only several revoked ones.
     """
-    if given.strip().isdecimal():
-        return int(given)
     with db.session() as session:
+        if given.strip().isdecimal():
+            if session.get(Token, int(given)) is None:  # hide --token 99 hid "0 entries"
+                raise LeaderboardError(
+                    f"no token with id {int(given)}; see `{db.command('token list')}`"
+                )
+            return int(given)
         rows = session.execute(select(Token.id, Token.revoked_at).where(Token.name == given))
         tokens = list(rows)
     live = [token_id for token_id, revoked_at in tokens if revoked_at is None]
     if live:
         return live[0]
+    if len(tokens) == 1:
+        return int(tokens[0][0])
     known = ", ".join(str(token_id) for token_id, _ in tokens)
     held = f"its tokens ({known}) are revoked already" if tokens else "no token has that name"
+    fix = "give one of their ids" if tokens else "give a token's id or name"
     raise LeaderboardError(
-        f"no live token named {given!r}: {held}; give a token's id or name from "
-        f"`{db.command('token list')}`"
+        f"no live token named {given!r}: {held}; {fix} from `{db.command('token list')}`"
     )
 
 
-def revoke_token(db: Database, token_id: int) -> TokenInfo:
+def revoke_token(db: Database, token_id: int) -> tuple[TokenInfo, bool]:
     """Revoke a token: it no longer authenticates (its entries stay as they are).
+
+    Revoking a revoked token changes nothing (its first revocation's time stays): the token is
+    in the state asked for, so it is no error. Returns the token and whether it was revoked now.
 
     Raises:
         LeaderboardError: no token has that id.
@@ -160,6 +171,7 @@ def revoke_token(db: Database, token_id: int) -> TokenInfo:
         token = session.get(Token, token_id)
         if token is None:
             raise LeaderboardError(f"no token with id {token_id}; see `{db.command('token list')}`")
-        if token.revoked_at is None:
+        revoked_now = token.revoked_at is None
+        if revoked_now:
             token.revoked_at = datetime.now(timezone.utc)
-    return next(info for info in list_tokens(db) if info.id == token_id)
+    return next(info for info in list_tokens(db) if info.id == token_id), revoked_now

@@ -486,6 +486,59 @@ def test_token_revoke_takes_the_name_given_at_create(tmp_path: Path, db_url: str
     db.dispose()
 
 
+def test_revoking_a_revoked_token_is_a_no_op_that_says_so(tmp_path: Path) -> None:
+    """Walkthrough 12: ``token revoke bob`` again exited 2 ("no live token named 'bob'") while
+    ``token revoke 2`` again said "is revoked" as if it had just revoked it. The token is revoked
+    either way: both say nothing changed, exit 0."""
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    _cli("leaderboard", "token", "create", "bob", "--db", url)
+    assert "token 1 (bob) is revoked" in _cli("leaderboard", "token", "revoke", "bob", "--db", url)
+    for given in ("bob", "1"):
+        again = coordqa("leaderboard", "token", "revoke", given, "--db", url)
+        assert again.returncode == 0, again.stderr
+        said = " ".join(again.stdout.split())
+        assert said.startswith("token 1 (bob) was revoked already on "), said
+        assert said.endswith("nothing changed"), said
+    db = open_database(url)
+    [info] = list_tokens(db)
+    db.dispose()
+    assert info.revoked_at is not None
+    again = " ".join(_cli("leaderboard", "token", "revoke", "1", "--db", url).split())
+    assert f"on {info.revoked_at:%Y-%m-%d %H:%M} UTC" in again  # the first revocation's time
+
+
+def test_hide_and_unhide_take_a_token_by_id_or_name_as_revoke_does(tmp_path: Path) -> None:
+    """Walkthrough 12: ``hide --token bob`` was "not a valid integer" while ``token revoke
+    bob`` took the name; one rule reads a token for every admin command."""
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    for name in ("alice", "bob"):
+        _cli("leaderboard", "token", "create", name, "--db", url)
+    from leaderboard_support import synthetic_bundle
+
+    from coordqa.leaderboard.catalog import BoardCatalog, register_dataset
+    from coordqa.leaderboard.intake import accept
+
+    db = open_database(url)
+    rows = synthetic_rows(scenarios=1)
+    (tmp_path / "syn.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    register_dataset(db, tmp_path / "syn.jsonl", "syn")
+    for name in ("b1", "b2"):
+        body = json.dumps(synthetic_bundle(rows, display_name=name, run=name)).encode()
+        accept(db, BoardCatalog(db), body, token_id=2)
+    db.dispose()
+    hidden = _cli("leaderboard", "hide", "--token", "bob", "--db", url)
+    assert "2 entries of token 2 are now hidden" in hidden, hidden
+    _cli("leaderboard", "token", "revoke", "bob", "--db", url)
+    shown = _cli("leaderboard", "unhide", "--token", "bob", "--db", url)  # revoked: its only token
+    assert "2 entries of token 2 are now visible" in shown, shown
+    assert "0 entries of token 1" in _cli("leaderboard", "hide", "--token", "1", "--db", url)
+    refused = coordqa("leaderboard", "hide", "--token", "carol", "--db", url)
+    assert refused.returncode == 2, refused.stderr
+    assert "no live token named 'carol': no token has that name" in refused.stderr
+    missing = coordqa("leaderboard", "unhide", "--token", "9", "--db", url)
+    assert missing.returncode == 2 and "no token with id 9" in missing.stderr, missing.stderr
+
+
 def test_grid_list_and_dataset_list_show_what_the_board_ranks(tmp_path: Path, db_url: str) -> None:
     """Blind walkthrough 10 #177: ``leaderboard grid`` had only ``add``: no way to see which
     grids a board ranks (the names ``--grid`` takes) short of reading its database."""

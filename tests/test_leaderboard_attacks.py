@@ -532,7 +532,7 @@ def test_a_revoked_token_cannot_submit_and_its_entries_can_be_hidden(board: Boar
         )
     spammer = next(t for t in list_tokens(board.db) if t.name == "tester")
     assert spammer.entries == 2 and spammer.revoked_at is None
-    assert revoke_token(board.db, spammer.id).revoked_at is not None
+    assert revoke_token(board.db, spammer.id)[0].revoked_at is not None
     answer = board.submit(synthetic_bundle(board.rows, display_name="spam 3", run="spam 3"))
     assert answer.status_code == 401 and "revoked" in answer.json()["detail"]
     assert board.db.set_hidden_of(spammer.id, True, "spam") == 2

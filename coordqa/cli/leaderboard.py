@@ -444,8 +444,14 @@ def token_revoke_command(
     from coordqa.leaderboard.tokens import revoke_token, token_id_of
 
     database = _open(db, create=False)
-    info = revoke_token(database, token_id_of(database, token))
-    console.print(f"token {info.id} ({info.name}) is revoked")
+    info, revoked_now = revoke_token(database, token_id_of(database, token))
+    if revoked_now:
+        console.print(f"token {info.id} ({info.name}) is revoked")
+    else:
+        console.print(
+            f"token {info.id} ({info.name}) was revoked already on "
+            f"{info.revoked_at:%Y-%m-%d %H:%M} UTC: nothing changed"
+        )
     if hide:
         count = database.set_hidden_of(info.id, True, reason)
         console.print(f"{count} entries of token {info.id} are now hidden")
@@ -457,27 +463,35 @@ EntryOrToken = Annotated[
 ]
 """The entry ``hide``/``unhide`` act on, unless ``--token`` names a submitter instead."""
 OfToken = Annotated[
-    int | None,
-    typer.Option("--token", help="Every entry of this token id instead (see `token list`)."),
+    str | None,
+    typer.Option(
+        "--token",
+        metavar="TOKEN",
+        help="Every entry of this token instead: its id or name, as `token list` shows.",
+    ),
 ]
 
 
 def _set_hidden(
-    db: str | None, submission_id: int | None, token: int | None, hidden: bool, reason: str | None
+    db: str | None, submission_id: int | None, token: str | None, hidden: bool, reason: str | None
 ) -> None:
-    """Hide or show one entry, or a submitter's entries (``--token``).
+    """Hide or show one entry, or a submitter's entries (``--token``, read as ``token revoke``).
 
     The selection ``hide`` and ``unhide`` share, so undoing a ``hide --token`` takes one command.
     """
+    from coordqa.leaderboard.tokens import token_id_of
+
     state = "hidden" if hidden else "visible"
     if submission_id is not None and token is not None:
-        raise ConfigError("give a SUBMISSION_ID or --token TOKEN_ID, not both")
+        raise ConfigError("give a SUBMISSION_ID or --token TOKEN, not both")
     if token is not None:
-        count = _open(db, create=False).set_hidden_of(token, hidden, reason)
-        console.print(f"{count} entries of token {token} are now {state}")
+        database = _open(db, create=False)
+        token_id = token_id_of(database, token)
+        count = database.set_hidden_of(token_id, hidden, reason)
+        console.print(f"{count} entries of token {token_id} are now {state}")
         return
     if submission_id is None:
-        raise ConfigError("give a SUBMISSION_ID, or --token TOKEN_ID for a submitter's entries")
+        raise ConfigError("give a SUBMISSION_ID, or --token TOKEN for a submitter's entries")
     row = _open(db, create=False).set_hidden(submission_id, hidden, reason)
     console.print(f"entry {row.id} ({row.display_name}) is now {state}")
 
