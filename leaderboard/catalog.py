@@ -116,13 +116,14 @@ def register_dataset(db: Database, path: str | Path, name: str | None = None) ->
 
     Its rows are copied into the database, so the server re-scores without the file.
     Registering the same content again under the same name is a no-op; under another name it is
-    refused (:func:`content_registered_as`), never renamed or ignored in silence.
+    refused (:func:`content_registered_as`), never renamed or ignored in silence, and other
+    content under a registered name is refused too (:func:`name_taken`).
 
     Raises:
         DatasetError: the file is missing or breaks the dataset schema.
         ConfigError: the name is blank, too long or not plain text, the dataset has more
-            than :data:`MAX_QUESTIONS` questions, or its content is registered under another
-            name.
+            than :data:`MAX_QUESTIONS` questions, its content is registered under another
+            name, or the name holds another dataset.
     """
     from coordqa.dataset import dataset_fingerprint, load_rows
 
@@ -138,6 +139,9 @@ def register_dataset(db: Database, path: str | Path, name: str | None = None) ->
     def store() -> None:
         with db.session() as session:
             existing = session.query(DatasetRow).filter_by(fingerprint=fingerprint).one_or_none()
+            named = session.query(DatasetRow).filter_by(name=label).one_or_none()
+            if existing is None and named is not None:
+                raise name_taken("dataset", label, named.fingerprint)
             if existing is None:
                 session.add(DatasetRow(fingerprint=fingerprint, name=label, rows=rows))
             elif existing.name != label:
@@ -168,6 +172,20 @@ def _checked_again_after_a_race(store: Callable[[], T]) -> T:
         return store()
     except IntegrityError:
         return store()
+
+
+def name_taken(what: str, name: str, registered: str) -> ConfigError:
+    """The refusal of other content under a name the board holds: the one wording.
+
+    A name names one dataset or grid (the database's unique name, which a race past this
+    check meets): a bundle, a board's page and the API name it, and submissions rank on what
+    it held when they came. ``registered``: the fingerprint the name has.
+    """
+    return ConfigError(
+        f"a different {what} is already registered as {name!r} ({registered[:12]}); a "
+        f"{what} never changes once submissions rank on it: register this one under a new "
+        f"name (e.g. with a version: --name {name}-v2)"
+    )
 
 
 def content_registered_as(
@@ -344,12 +362,7 @@ def register_grid(db: Database, path: str | Path, name: str | None = None) -> Kn
                 session.add(row)
                 session.flush()
             elif existing.fingerprint != fingerprint:
-                raise ConfigError(
-                    f"a different grid is already registered as {label!r} "
-                    f"({existing.fingerprint[:12]}); grids never change once submissions rank "
-                    "on them: register this one under a new name (e.g. with a version: --name "
-                    f"{label}-v2)"
-                )
+                raise name_taken("grid", label, existing.fingerprint)
             else:
                 row = existing
             return _known_grid(row)

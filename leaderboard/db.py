@@ -226,7 +226,8 @@ class DatasetRow(Base):
     __tablename__ = "datasets"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     fingerprint: Mapped[str] = mapped_column(String(64), unique=True)
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(200), unique=True, index=True)
+    """A name names one dataset: a bundle, a board page and the API name it (:func:`_v6_to_v7`)."""
     rows: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
@@ -237,7 +238,8 @@ class GridRow(Base):
     __tablename__ = "grids"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     fingerprint: Mapped[str] = mapped_column(String(64), unique=True)
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(200), unique=True, index=True)
+    """A name names one grid: a bundle's ``grid`` field is its name (:func:`_v6_to_v7`)."""
     config: Mapped[dict[str, Any]] = mapped_column(JSON)
     added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
@@ -543,12 +545,37 @@ LEGACY_JOB_ERROR = (
 )
 """The public error of a job that failed before :func:`_v5_to_v6`."""
 
+
+def _v6_to_v7(connection: Connection) -> None:
+    """A dataset's and a grid's name is unique (a unique index, as a new board creates it).
+
+    Before, registering other content under a name already taken stored both (blind
+    walkthrough 12: two datasets 'syn'). Where a board holds such names, the later
+    registrations are renamed ``NAME-FINGERPRINT`` (its first 12 characters, unique as the
+    fingerprint is); entries refer to a dataset or grid by fingerprint, so none moves.
+    """
+    for table in ("datasets", "grids"):
+        rows = connection.execute(text(f"SELECT id, name, fingerprint FROM {table} ORDER BY id"))
+        seen: set[str] = set()
+        for row_id, name, fingerprint in rows.all():
+            if name in seen:
+                name = f"{name[: 200 - 13]}-{fingerprint[:12]}"
+                connection.execute(
+                    text(f"UPDATE {table} SET name = :n WHERE id = :i"), {"n": name, "i": row_id}
+                )
+            seen.add(name)
+        # IF NOT EXISTS: a v1 board got its grids table from today's model (:func:`_v1_to_v2`)
+        index = f"CREATE UNIQUE INDEX IF NOT EXISTS ix_{table}_name ON {table} (name)"
+        connection.execute(text(index))
+
+
 UPGRADES: Sequence[Callable[[Connection], None]] = (
     _v1_to_v2,
     _v2_to_v3,
     _v3_to_v4,
     _v4_to_v5,
     _v5_to_v6,
+    _v6_to_v7,
 )
 """Schema steps in order; step ``i`` brings a database from version ``i + 1`` to ``i + 2``.
 A new database is created at :data:`SCHEMA_VERSION` directly."""

@@ -123,6 +123,70 @@ def test_content_registered_under_another_name_is_refused_with_the_name_it_has(
     db.dispose()
 
 
+def test_a_name_names_one_dataset_and_one_grid_on_a_board(tmp_path: Path, db_url: str) -> None:
+    """Walkthrough 12: two datasets of other content were both registered as 'syn' (the
+    database had no rule against it), and a board listed 'syn' twice. The refusal names the
+    registration the name has; the database holds the rule too (a unique name)."""
+    from sqlalchemy.exc import IntegrityError
+
+    from coordqa.leaderboard.db import DatasetRow, GridRow
+
+    url = db_url
+    for scenarios, file in ((1, "a.jsonl"), (2, "b.jsonl")):
+        rows = synthetic_rows(scenarios=scenarios)
+        (tmp_path / file).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _cli("leaderboard", "dataset", "add", str(tmp_path / "a.jsonl"), "--name", "syn", "--db", url)
+    refused = coordqa(
+        "leaderboard", "dataset", "add", str(tmp_path / "b.jsonl"), "--name", "syn", "--db", url
+    )
+    assert refused.returncode == 2, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith("error: a different dataset is already registered as 'syn' ("), line
+    assert "register this one under a new name (e.g. with a version: --name syn-v2)" in line
+    db = open_database(url)
+    with db.session() as session:
+        assert list(session.scalars(select(DatasetRow.name))) == ["syn"]
+    for table in (DatasetRow, GridRow):  # the database's own rule, for a race past the check
+        with pytest.raises(IntegrityError), db.session() as session:
+            fields = {"config": {}} if table is GridRow else {"rows": []}
+            session.add_all([table(name="same", fingerprint=f"{n}" * 64, **fields) for n in (1, 2)])
+    db.dispose()
+
+
+def test_a_board_holding_a_name_twice_is_upgraded_to_one_registration_a_name(
+    db_url: str,
+) -> None:
+    """Boards written before names were unique may hold a name twice: the later registration
+    is renamed NAME-FINGERPRINT (entries refer to it by fingerprint), then the name is unique."""
+    from sqlalchemy.exc import IntegrityError
+
+    from coordqa.leaderboard.db import DatasetRow, GridRow
+
+    db = open_database(db_url)
+    with db.engine.begin() as connection:  # as a version 6 board was: no unique name
+        for table in ("datasets", "grids"):
+            connection.execute(text(f"DROP INDEX ix_{table}_name"))
+        connection.execute(text("UPDATE meta SET value = '6' WHERE key = 'schema_version'"))
+    with db.session() as session:
+        for fingerprint in ("a" * 64, "b" * 64):
+            session.add(DatasetRow(name="syn", fingerprint=fingerprint, rows=[]))
+            session.add(GridRow(name="g", fingerprint=fingerprint, config={}))
+    db.dispose()
+    db = open_database(db_url)
+    with db.session() as session:
+        assert list(session.scalars(select(DatasetRow.name).order_by(DatasetRow.id))) == [
+            "syn",
+            f"syn-{'b' * 12}",
+        ]
+        assert list(session.scalars(select(GridRow.name).order_by(GridRow.id))) == [
+            "g",
+            f"g-{'b' * 12}",
+        ]
+    with pytest.raises(IntegrityError), db.session() as session:
+        session.add(DatasetRow(name="syn", fingerprint="c" * 64, rows=[]))
+    db.dispose()
+
+
 def _smoke_path() -> Path:
     from coordqa.agentic import get_grid
 
