@@ -18,6 +18,7 @@ from coordqa.cli import app
 from coordqa.errors import ConfigError
 from coordqa.leaderboard.db import (
     SCHEMA_VERSION,
+    Database,
     LeaderboardError,
     Submission,
     Token,
@@ -220,23 +221,30 @@ def test_an_unknown_entry_id_says_where_entry_ids_are_shown(
         assert "/submissions/ID" in line
 
 
-def test_token_list_revoke_and_hiding_a_submitters_entries(tmp_path: Path) -> None:
+def _entries_of(db: Database, folder: Path, token_id: int, names: tuple[str, ...]) -> None:
+    """One entry of token ``token_id`` per name, on a synthetic dataset 'syn' registered here."""
     from leaderboard_support import synthetic_bundle
 
     from coordqa.leaderboard.catalog import BoardCatalog, register_dataset
     from coordqa.leaderboard.intake import accept
+
+    rows = synthetic_rows(scenarios=1)
+    (folder / "syn.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    register_dataset(db, folder / "syn.jsonl", "syn")
+    for name in names:
+        body = json.dumps(synthetic_bundle(rows, display_name=name, run=name)).encode()
+        accept(db, BoardCatalog(db), body, token_id=token_id)
+
+
+def test_token_list_revoke_and_hiding_a_submitters_entries(tmp_path: Path) -> None:
+
     from coordqa.leaderboard.tokens import authenticate
 
     url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
     secret = _cli("leaderboard", "token", "create", "alice", "--db", url).strip()
     _cli("leaderboard", "token", "create", "bob", "--db", url)
     db = open_database(url)
-    rows = synthetic_rows(scenarios=1)
-    (tmp_path / "syn.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    register_dataset(db, tmp_path / "syn.jsonl", "syn")
-    for name in ("a1", "a2"):
-        body = json.dumps(synthetic_bundle(rows, display_name=name, run=name)).encode()
-        accept(db, BoardCatalog(db), body, token_id=1)
+    _entries_of(db, tmp_path, token_id=1, names=("a1", "a2"))
     listing = _cli("leaderboard", "token", "list", "--db", url)
     assert re.search(r"1 +│ alice +│ \S+ \S+ +│ +│ 2 +│ 0", listing), listing
     assert secret not in listing
@@ -577,18 +585,8 @@ def test_hide_and_unhide_take_a_token_by_id_or_name_as_revoke_does(tmp_path: Pat
     url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
     for name in ("alice", "bob"):
         _cli("leaderboard", "token", "create", name, "--db", url)
-    from leaderboard_support import synthetic_bundle
-
-    from coordqa.leaderboard.catalog import BoardCatalog, register_dataset
-    from coordqa.leaderboard.intake import accept
-
     db = open_database(url)
-    rows = synthetic_rows(scenarios=1)
-    (tmp_path / "syn.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    register_dataset(db, tmp_path / "syn.jsonl", "syn")
-    for name in ("b1", "b2"):
-        body = json.dumps(synthetic_bundle(rows, display_name=name, run=name)).encode()
-        accept(db, BoardCatalog(db), body, token_id=2)
+    _entries_of(db, tmp_path, token_id=2, names=("b1", "b2"))
     db.dispose()
     hidden = _cli("leaderboard", "hide", "--token", "bob", "--db", url)
     assert "2 entries of token 2 are now hidden" in hidden, hidden
