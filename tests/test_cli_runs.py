@@ -118,6 +118,9 @@ def test_report_sizes_must_name_runs_and_agentic_runs_are_pointed_elsewhere(
     unknown = coordqa("report", runs["a"], "--sizes", "gpt-5=1T", "--out", tmp_path / "r")
     assert unknown.returncode == 2 and "gpt-5" in unknown.stderr
     assert "match no run" in unknown.stderr
+    cased = write_qa_run(tmp_path / "cased", "random-A", rows(A_OUTCOMES), trials=2)
+    miscased = coordqa("report", cased, "--sizes", "random-a=7B", "--out", tmp_path / "r")
+    assert miscased.returncode == 2 and "Did you mean 'random-A'?" in miscased.stderr
     agentic = tmp_path / "agentic"
     RunStore.create(agentic, RunManifest(kind="agentic", config={}, fingerprint="x")).close()
     pointed = coordqa("report", agentic, "--out", tmp_path / "r")

@@ -55,6 +55,7 @@ from coordqa.errors import ConfigError, StoreError
 from coordqa.jsonvalues import JSONObject
 from coordqa.outputs import QA_REPORT, generated_output
 from coordqa.records import QUESTION_TYPES, STATUSES
+from coordqa.registry import did_you_mean
 from coordqa.store import QARun, RunStore, read_qa_run
 
 __all__ = [
@@ -148,9 +149,10 @@ def _check_sizes(sizes: Mapping[str, float], labels: Sequence[str], models: Sequ
     if unknown:
         other_labels = sorted(set(labels) - set(models))
         also = f" (or their labels {', '.join(other_labels)})" if other_labels else ""
+        close = "".join(did_you_mean(name, [*labels, *models]) for name in unknown)
         raise ConfigError(
-            f"--sizes names {', '.join(unknown)}, which match no run; the runs' models are "
-            f"{', '.join(sorted(set(models)))}{also}"
+            f"--sizes names {', '.join(unknown)}, which match no run.{close} The runs' models "
+            f"are {', '.join(sorted(set(models)))}{also}"
         )
 
 
