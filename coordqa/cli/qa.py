@@ -222,11 +222,10 @@ def render_counts(result: RunResult) -> None:
         )
     dataset = result.manifest.dataset
     if dataset is not None:
-        version = f"version {dataset.version}, " if dataset.version else ""
-        messages.print(
-            f"dataset: {dataset.name} ({version}fingerprint {dataset.fingerprint[:8]})",
-            highlight=False,
-        )
+        from coordqa.dataset import identity_line
+
+        shown = identity_line(dataset.name, dataset.version, dataset.fingerprint)
+        messages.print(f"dataset: {shown}", highlight=False)
     messages.print(f"run directory: [bold]{result.run_dir}[/]", highlight=False)
 
 
