@@ -201,12 +201,8 @@ def eval_set_command(
         spec = parse_spec({"models": added, **overrides}, source="the command line", options_from=0)
         refuse_repeats(spec, lambda _: "--model")
     else:
-        spec = load_spec(spec_file, **overrides)
-        listed = len(spec.models)
-        if added:
-            models = [m.model_dump() for m in spec.models] + added
-            data = {**spec.model_dump(), "models": models}
-            spec = parse_spec(data, source=str(spec_file), options_from=listed)
+        spec = load_spec(spec_file, added=added, **overrides)
+        listed = len(spec.models) - len(added)
         refuse_repeats(
             spec, lambda index: f"{spec_file}'s models[{index}]" if index < listed else "--model"
         )

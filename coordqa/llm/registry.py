@@ -27,6 +27,7 @@ __all__ = [
     "PROVIDERS",
     "create_provider",
     "refuse_a_question_model",
+    "refuse_a_timeout",
     "refuse_a_transport",
     "refuse_an_endpoint",
     "refuse_unread_model_args",
@@ -92,6 +93,16 @@ def runs_in_process(name: str) -> bool:
     """
     registered = _registered(name)
     return bool(registered) and PROVIDERS.get(registered)(name, None, None).runs_in_process
+
+
+def answers_at_once(name: str) -> bool:
+    """Whether model ``name`` replies at once from coordqa's code (``random``, ``bot``).
+
+    Such a model cannot outlast a timeout (:func:`refuse_a_timeout`); ``llamacpp/PATH`` runs in
+    process too but generates for as long as it takes.
+    """
+    registered = _registered(name)
+    return bool(registered) and PROVIDERS.get(registered)(name, None, None).answers_at_once
 
 
 def refuse_unread_model_args(
@@ -193,6 +204,27 @@ def refuse_a_transport(names: Sequence[str], transport: str, named: str = "--tra
         f"--transport {transport} reaches a model behind a server, and this run's models "
         f"({models}) run inside coordqa and call none: leave {named} out (a model behind a "
         "server is named prefix/NAME, e.g. openai/NAME with its --api-base)"
+    )
+
+
+def refuse_a_timeout(names: Sequence[str], given: bool, named: str = "--timeout") -> None:
+    """Refuse a timeout given for a command whose models all answer at once.
+
+    It would be ignored: ``--model random --timeout 5`` ran as without it. A timeout bounds a
+    call to a model behind a server or a ``llamacpp/`` generation, so where one of the command's
+    models is such (an eval-set or grid of several) it is that one's. ``named`` is how the
+    caller's user wrote it (``--timeout``, or a file's key).
+
+    Raises:
+        ConfigError: ``given`` and every model of ``names`` answers at once.
+    """
+    if not given or not all(answers_at_once(name) for name in names):
+        return
+    models = ", ".join(repr(name) for name in names) or "none"
+    raise ConfigError(
+        f"--timeout bounds how long a model takes to answer, and this run's models ({models}) "
+        f"answer at once inside coordqa: leave {named} out (it is for a model behind a server, "
+        "prefix/NAME, and for llamacpp/PATH)"
     )
 
 
