@@ -223,7 +223,8 @@ class RunCatalog:
                     return entry
         raise LookupError(
             f"no run {run_id!r}; this viewer shows {[e.id for e in self.entries]} (a run written "
-            "since into a folder it was given is found when asked for)"
+            "since into a folder it was given is found when asked for, the folders being "
+            f"searched at most every {self.LOOK_AGAIN_EVERY_S:g} s: reload in a moment)"
         )
 
     def _cached(self, cache: dict[str, tuple[Stamp, V]], entry: RunEntry, build: type[V]) -> V:
