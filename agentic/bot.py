@@ -177,6 +177,7 @@ class BotProvider(Provider):
 
     cacheable = False
     runs_in_process = True
+    answers_at_once = True
     reads_context = True
     reads_model_args = False  # it plays from the seat feed and the seed alone
     question_refusal = (

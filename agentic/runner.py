@@ -74,7 +74,7 @@ from coordqa.agentic.reply_counts import ReplyCounts, fallback_failure
 from coordqa.errors import ConfigError, ModelCallFailed
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig, create_provider, get_model
-from coordqa.llm.registry import refuse_a_transport, refuse_unread_model_args
+from coordqa.llm.registry import refuse_a_timeout, refuse_a_transport, refuse_unread_model_args
 from coordqa.records import Exchange
 from coordqa.runs import (
     STOPPING_ERRORS,
@@ -435,6 +435,8 @@ def check_models(
     transports = {}
     names = sorted({spec.model for spec in specs if spec.model is not None})
     refuse_a_transport(names, config.runtime.transport, "--transport/runtime.transport")
+    timeout_given = "timeout_s" in config.runtime.model_fields_set
+    refuse_a_timeout(names, timeout_given, "--timeout/runtime.timeout_s")
     for name in names:
         api_base = config.api_base_for(name)
         refuse_unread_model_args(name, config.model_args_for(name), "--model-arg/model_args")

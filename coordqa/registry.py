@@ -95,10 +95,12 @@ def suggest(name: str, candidates: list[str], limit: int = 3) -> list[str]:
 
     >>> suggest("CAK", ["cac", "hm"])
     ['cac']
+
+    A name listed twice among ``candidates`` is offered once.
     """
     matches = process.extract(
         name,
-        candidates,
+        list(dict.fromkeys(candidates)),
         scorer=closeness,
         processor=str.casefold,
         limit=limit,

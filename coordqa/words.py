@@ -31,14 +31,16 @@ def with_article(phrase: str) -> str:
     return f"{'an' if phrase[:1] in 'aeiou' else 'a'} {phrase}"
 
 
-def format_list(items: Sequence[str]) -> str:
-    """A short list for a message: the first few items, then how many more.
+def format_list(items: Sequence[str], limit: int = MAX_LISTED) -> str:
+    """A short list for a message: the first ``limit`` items, then how many more.
 
     >>> format_list(["a", "b"]), format_list([str(n) for n in range(8)])
     ('a, b', '0, 1, 2, 3, 4 and 3 more')
+    >>> format_list(["a", "b", "c"], limit=2)
+    'a, b and 1 more'
     """
-    shown = ", ".join(items[:MAX_LISTED])
-    more = len(items) - MAX_LISTED
+    shown = ", ".join(items[:limit])
+    more = len(items) - limit
     return shown + (f" and {more} more" if more > 0 else "")
 
 

@@ -381,5 +381,8 @@ def test_the_mixed_set_refusal_tells_apart_runs_of_one_name_in_two_folders(tmp_p
     part = write_qa_run(tmp_path / "part", "scripted", rows[:3], trials=1)
     with pytest.raises(ConfigError) as refused:
         compare_runs([local, ray, part])
-    listed = [line.split(":")[0] for line in str(refused.value).splitlines()[1:4]]
-    assert listed == ["  random (local/random_x)", "  random (local-ray/random_x)", "  scripted"]
+    listed = [line.split(": ")[-1] for line in str(refused.value).splitlines()[1:3]]
+    assert listed == [
+        "2 runs (random (local/random_x), random (local-ray/random_x))",
+        "1 run (scripted)",
+    ]

@@ -87,6 +87,13 @@ def test_report_refuses_different_question_sets_unless_allowed(
     assert "different question sets" in message and "--allow-mixed" in message
     assert "6 questions" in message and "3 questions" in message and "--limit 3" in message
     assert not (tmp_path / "rep").exists()
+    for n in range(4):  # a folder of many runs: one line per question set, not one per run
+        write_qa_run(tmp_path / "runs" / f"more-{n}", f"m{n}", rows(A_OUTCOMES), trials=2)
+    folder = coordqa("report", tmp_path / "runs", "--out", tmp_path / "rep")
+    sets = [line for line in folder.stderr.splitlines() if line.startswith("  question set")]
+    assert len(sets) == 2, folder.stderr  # runs a, b, broken, more-*; and part (--limit 3)
+    assert "6 questions, filters none: 7 runs (" in sets[0] and "and 5 more)" in sets[0]
+    assert "3 questions, filters --limit 3: 1 run (openai/gpt-4o (limit=3))" in sets[1]
 
     allowed = coordqa("report", runs["a"], runs["part"], "--out", tmp_path / "rep", "--allow-mixed")
     assert allowed.returncode == 0, allowed.stderr
@@ -118,6 +125,9 @@ def test_report_sizes_must_name_runs_and_agentic_runs_are_pointed_elsewhere(
     unknown = coordqa("report", runs["a"], "--sizes", "gpt-5=1T", "--out", tmp_path / "r")
     assert unknown.returncode == 2 and "gpt-5" in unknown.stderr
     assert "match no run" in unknown.stderr
+    cased = write_qa_run(tmp_path / "cased", "random-A", rows(A_OUTCOMES), trials=2)
+    miscased = coordqa("report", cased, "--sizes", "random-a=7B", "--out", tmp_path / "r")
+    assert miscased.returncode == 2 and "Did you mean 'random-A'?" in miscased.stderr
     agentic = tmp_path / "agentic"
     RunStore.create(agentic, RunManifest(kind="agentic", config={}, fingerprint="x")).close()
     pointed = coordqa("report", agentic, "--out", tmp_path / "r")
@@ -421,8 +431,9 @@ def test_a_folder_of_runs_of_several_question_sets_is_reported_as_the_guide_says
     refused = coordqa("report", folder, "--out", tmp_path / "rep")
     assert refused.returncode == 2
     said = " ".join(refused.stderr.split())
-    assert "m (limit=none, trials=2)" in said and "m (trials=1)" in said, said
-    assert "Give only runs of one question set" in said and "--allow-mixed" in said, said
+    assert "filters none: 2 runs (m (limit=none, trials=2), m (trials=1))" in said, said
+    assert "--limit 3: 1 run (m (limit=3))" in said, said
+    assert "give its runs' directories alone" in said and "--allow-mixed" in said, said
     assert not (tmp_path / "rep").exists()
     chosen = coordqa("report", *sorted(folder.glob("random-*")), "--out", tmp_path / "rep")
     assert chosen.returncode == 0, chosen.stderr

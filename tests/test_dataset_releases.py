@@ -198,3 +198,25 @@ def test_rebuild_is_byte_identical_and_matches_the_shipped_content(tmp_path) -> 
     assert dataset_fingerprint(load_rows(first)) == dataset_fingerprint(load_rows(shipped))
     for name in ("README.md", CHANGELOG_FILE):
         assert (first / name).read_bytes() == (shipped / name).read_bytes(), name
+
+
+def test_a_generated_set_is_not_said_to_be_the_release_its_rows_name(tmp_path: Path) -> None:
+    """Walkthrough 12: ``dataset generate`` rows carry the builder's 1.2.0, and eval printed
+    ``fresh/ (version 1.2.0, ...)`` as though the set were the v1.2 release."""
+    from cli_support import coordqa as run_coordqa
+
+    from coordqa.scenarios.generate import generate_dataset
+
+    fresh = generate_dataset("collab_escape", 1, 7, tmp_path / "fresh")
+    identity = dataset_identity(fresh)
+    assert identity.version == "1.2.0"  # what the builder stamps; the release says the same
+    assert identity.label == (
+        f"{fresh} (version 1.2.0 rows, not a release, fingerprint {identity.fingerprint[:8]})"
+    )
+    release_line = dataset_identity("coordinationqa-v1.2").label
+    assert release_line.startswith("coordinationqa-v1.2 (version 1.2.0, fingerprint")
+    evaluated = run_coordqa(
+        "eval", "--model", "random", "--dataset", fresh, "--out", tmp_path / "run", cwd=tmp_path
+    )
+    assert evaluated.returncode == 0, evaluated.stderr
+    assert "(version 1.2.0 rows, not a release, fingerprint" in evaluated.stdout + evaluated.stderr

@@ -262,21 +262,22 @@ def test_a_damaged_set_manifest_says_where_and_what_to_do_in_one_line(tmp_path: 
 
 
 def test_a_set_written_by_a_newer_coordqa_says_to_upgrade(tmp_path: Path) -> None:
-    """Members now record their key (format 2); a later format is refused with what to do."""
+    """Members now record their key (format 2) and no folder when they made none (format 3); a
+    later format is refused with what to do."""
     from coordqa.evalset.manifest import SET_SCHEMA_VERSION, SetLedger
     from coordqa.evalset.spec import members_of
 
-    assert SET_SCHEMA_VERSION == 2
+    assert SET_SCHEMA_VERSION == 3
     spec = parse_spec({"models": ["random"], "limit": 3})
     out = tmp_path / "set"
     SetLedger(spec, out, members_of(spec, out))
     manifest = json.loads((out / SET_MANIFEST).read_text())
-    assert manifest["schema_version"] == 2
-    manifest["schema_version"] = 3
+    assert manifest["schema_version"] == 3
+    manifest["schema_version"] = 4
     manifest["members"][0]["added_later"] = True
     (out / SET_MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(
-        ConfigError, match=r"set format 3, newer than this coordqa .*pip install -U"
+        ConfigError, match=r"set format 4, newer than this coordqa .*pip install -U"
     ):
         read_set(out)
 
@@ -708,6 +709,14 @@ def test_an_earlier_member_that_stored_no_run_is_left_out_and_not_counted_as_fai
     (failed,) = [line for line in first.stderr.splitlines() if line.startswith(failure)]
     assert "W9_UNSET_KEY is not set" in failed and "Error:" not in failed
     assert [m.status for m in read_set(out).members] == ["complete", "failed"]
+    # walkthrough 12: it recorded and showed a run folder it never made
+    assert [m.run is None for m in read_set(out).members] == [False, True]
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["eval-set.json", str(read_set(out).members[0].run)]
+    )
+    assert "run: none: it stopped before its run began, so it made no folder" in " ".join(
+        first.stdout.split()
+    )
     second = coordqa("eval-set", "-m", "scripted", "--limit", "2", "--out", out, env=env)
     assert second.returncode == 0, second.stderr
     assert "failed" not in second.stderr and "openai/x" not in second.stdout

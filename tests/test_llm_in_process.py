@@ -10,7 +10,12 @@ import pytest
 from cli_support import coordqa
 
 from coordqa.errors import ConfigError
-from coordqa.llm.registry import create_provider, refuse_a_transport, refuse_unread_model_args
+from coordqa.llm.registry import (
+    create_provider,
+    refuse_a_timeout,
+    refuse_a_transport,
+    refuse_unread_model_args,
+)
 
 IN_PROCESS = ["random", "scripted", "bot", "bot?noise=0.1", "llamacpp/model.gguf"]
 
@@ -153,5 +158,66 @@ def test_every_command_refuses_a_transport_its_in_process_model_ignores(
     assert done.returncode == 2, done.stderr
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("error: --transport direct reaches a model behind a server"), line
+    assert f"leave {named} out" in line, line
+    assert not out.exists()
+
+
+ANSWER_AT_ONCE = ["random", "scripted", "bot", "bot?noise=0.1"]
+
+
+@pytest.mark.parametrize("model", ANSWER_AT_ONCE)
+def test_a_timeout_for_models_that_all_answer_at_once_is_refused(model: str) -> None:
+    """Walkthrough 12: ``--model random --timeout 5`` ran as without it, silently."""
+    with pytest.raises(ConfigError) as refused:
+        refuse_a_timeout([model], given=True)
+    said = str(refused.value)
+    assert said.startswith("--timeout bounds how long a model takes to answer"), said
+    assert f"({model!r}) answer at once inside coordqa" in said and "leave --timeout out" in said
+
+
+def test_a_timeout_is_kept_where_a_call_can_take_long() -> None:
+    """Not given, a ``llamacpp/`` file (its generation is aborted), or a set or grid with a
+    served model: the timeout bounds something, so it is never refused."""
+    refuse_a_timeout(["random"], given=False)
+    refuse_a_timeout(["llamacpp/model.gguf"], given=True)
+    refuse_a_timeout(["random", "openai/gpt-4o-mini"], given=True)
+
+
+GRID = (
+    "name: t\nversion: 1\nagents: [llm]\nmodels: [scripted]\npartners: [self]\n"
+    "games: [{game: collab_capture, seeds: [0]}]\n"
+)
+"""A grid whose one model answers at once (``runtime`` added by a test)."""
+
+
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        (["eval", "--model", "random", "--timeout", "5"], "--timeout"),
+        (["eval-set", "--model", "scripted", "--timeout", "5"], "--timeout/timeout_s"),
+        (["eval-set", "SPEC"], "--timeout/timeout_s"),
+        (
+            ["agentic", "run", "--agent", "llm", "--game", "collab_capture", "--partner", "self"]
+            + ["--model", "bot", "--timeout", "5"],
+            "--timeout/runtime.timeout_s",
+        ),
+        (["agentic", "grid", "GRID", "--timeout", "5"], "--timeout/runtime.timeout_s"),
+        (["agentic", "grid", "TIMED_GRID"], "--timeout/runtime.timeout_s"),
+    ],
+)
+def test_every_command_refuses_a_timeout_its_models_cannot_outlast(
+    tmp_path: Path, command: list[str], named: str
+) -> None:
+    """Before: each ran to the end as though no --timeout had been given (option or key)."""
+    spec = _spec(tmp_path, "{model: random}")
+    spec.write_text(spec.read_text() + "timeout_s: 5\n")
+    (tmp_path / "grid.yaml").write_text(GRID)
+    (tmp_path / "timed.yaml").write_text(GRID + "runtime: {timeout_s: 5}\n")
+    files = {"SPEC": spec, "GRID": tmp_path / "grid.yaml", "TIMED_GRID": tmp_path / "timed.yaml"}
+    out = tmp_path / "run"
+    done = coordqa(*(files.get(part, part) for part in command), "--out", out)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: --timeout bounds how long a model takes to answer"), line
     assert f"leave {named} out" in line, line
     assert not out.exists()

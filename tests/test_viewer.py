@@ -541,3 +541,32 @@ def test_the_viewer_shows_accuracy_in_the_unit_the_cli_prints(
     assert total_row is not None
     shown = re.sub(r"<[^>]+>", "", total_row.group(0))
     assert printed.group(1) in shown and printed.group(2) in shown, (printed.groups(), shown)
+
+
+def test_a_run_written_after_the_viewer_started_is_found_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))
+
+    def scripted_run(name: str) -> None:
+        config = coordqa.EvalConfig(
+            model="scripted", dataset="example", trials=1, out=tmp_path / "runs" / name
+        )
+        coordqa.evaluate(config)
+
+    scripted_run("first")
+    catalog = RunCatalog([tmp_path / "runs"])
+    catalog.read_all()
+    scripted_run("second")
+    (tmp_path / "runs" / "broken").mkdir()
+    (tmp_path / "runs" / "broken" / "manifest.json").write_text("{not json")
+    with TestClient(create_app(catalog), base_url="http://127.0.0.1") as viewer:
+        catalog.LOOK_AGAIN_EVERY_S = 3600.0  # within the bound: no search, the run is unknown
+        missing = viewer.get("/runs/second/")
+        assert missing.status_code == 404 and "found when asked for" in missing.text
+        catalog.LOOK_AGAIN_EVERY_S = 0.0
+        assert "Accuracy" in get(viewer, "/runs/second/")
+        index = get(viewer, "/")
+        assert 'href="/runs/first/"' in index and 'href="/runs/second/"' in index
+        assert "broken" in index  # a damaged run folder made since is listed as unreadable
+        assert [run["id"] for run in viewer.get("/api/runs").json()] == ["first", "second"]

@@ -55,7 +55,9 @@ from coordqa.errors import ConfigError, StoreError
 from coordqa.jsonvalues import JSONObject
 from coordqa.outputs import QA_REPORT, generated_output
 from coordqa.records import QUESTION_TYPES, STATUSES
+from coordqa.registry import did_you_mean
 from coordqa.store import QARun, RunStore, read_qa_run
+from coordqa.words import counted, format_list
 
 __all__ = [
     "SCOPES",
@@ -148,9 +150,10 @@ def _check_sizes(sizes: Mapping[str, float], labels: Sequence[str], models: Sequ
     if unknown:
         other_labels = sorted(set(labels) - set(models))
         also = f" (or their labels {', '.join(other_labels)})" if other_labels else ""
+        close = "".join(did_you_mean(name, [*labels, *models]) for name in unknown)
         raise ConfigError(
-            f"--sizes names {', '.join(unknown)}, which match no run; the runs' models are "
-            f"{', '.join(sorted(set(models)))}{also}"
+            f"--sizes names {', '.join(unknown)}, which match no run.{close} The runs' models "
+            f"are {', '.join(sorted(set(models)))}{also}"
         )
 
 
@@ -203,26 +206,35 @@ def _check_reference(
         )
 
 
+NAMES_PER_QUESTION_SET = 2
+"""How many of a question set's runs the refusal of mixed sets names (a folder holds dozens)."""
+
+
 def check_question_sets(models: pd.DataFrame, allow_mixed: bool) -> bool:
     """Whether the runs answered different question sets; raise unless that is allowed.
 
-    ``models`` has one row per run with ``model``, ``dataset``, ``fingerprint``,
-    ``n_questions``, ``filters`` and ``question_set`` (what the error message lists).
+    ``models`` has one row per run with ``model`` (its label), ``dataset``, ``fingerprint``,
+    ``n_questions``, ``filters`` and ``question_set``. The refusal says each question set once,
+    with how many runs answered it and the labels of a few (told apart by their folders where one
+    name is shared), so a folder of 35 runs is a few lines, not 35.
     """
     mixed = models["question_set"].nunique() > 1
     if mixed and not allow_mixed:
         lines = [
-            f"  {r.model}: dataset {r.dataset} ({r.fingerprint}), {r.n_questions} questions, "
-            f"filters {r.filters}, question set {r.question_set}"
-            for r in models.itertuples()
+            f"  question set {key}: dataset {first.dataset} ({first.fingerprint}), "
+            f"{counted(int(first.n_questions), 'question')}, filters {first.filters}: "
+            f"{counted(len(runs), 'run')} ({format_list(list(runs.model), NAMES_PER_QUESTION_SET)})"
+            for key, runs in models.groupby("question_set", sort=False)
+            for first in [next(runs.itertuples())]
         ]
         raise ConfigError(
             "these runs answered different question sets, so their accuracies and correlations "
             "are not comparable:\n"
             + "\n".join(lines)
-            + "\nGive only runs of one question set (their run directories), run the models on "
-            "the same dataset and filters, or pass --allow-mixed to compare them anyway (the "
-            "report then says so, and paired tests use the questions both runs share)."
+            + "\nReport one question set: give its runs' directories alone (the runs of a set "
+            "share its filters), or run the models on the same dataset and filters, or pass "
+            "--allow-mixed to compare them anyway (the report then says so, and paired tests use "
+            "the questions both runs share)."
         )
     return bool(mixed)
 

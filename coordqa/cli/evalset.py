@@ -62,12 +62,13 @@ def render_set(result: SetResult) -> None:
             status += " (earlier session; name it again to run it)"
         if member.expected:
             status += f", {member.answered}/{member.expected} samples"
-        analysis = analyses.get(member.run)
+        analysis = analyses.get(member.run) if member.run is not None else None
         accuracy = [] if analysis is None else [Text(line) for line in headline_lines(analysis)]
+        run = member.run or "none: it stopped before its run began, so it made no folder"
         print_entry(
             console,
             Text(f"{member.model} · {member.dataset}", style="bold"),
-            [Text(status), *accuracy, Text(f"run: {member.run}", style="dim")],
+            [Text(status), *accuracy, Text(f"run: {run}", style="dim")],
         )
     console.print("run directories are relative to the set", style="dim")
     for member in result.failed:
@@ -200,12 +201,8 @@ def eval_set_command(
         spec = parse_spec({"models": added, **overrides}, source="the command line", options_from=0)
         refuse_repeats(spec, lambda _: "--model")
     else:
-        spec = load_spec(spec_file, **overrides)
-        listed = len(spec.models)
-        if added:
-            models = [m.model_dump() for m in spec.models] + added
-            data = {**spec.model_dump(), "models": models}
-            spec = parse_spec(data, source=str(spec_file), options_from=listed)
+        spec = load_spec(spec_file, added=added, **overrides)
+        listed = len(spec.models) - len(added)
         refuse_repeats(
             spec, lambda index: f"{spec_file}'s models[{index}]" if index < listed else "--model"
         )

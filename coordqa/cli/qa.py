@@ -222,11 +222,10 @@ def render_counts(result: RunResult) -> None:
         )
     dataset = result.manifest.dataset
     if dataset is not None:
-        version = f"version {dataset.version}, " if dataset.version else ""
-        messages.print(
-            f"dataset: {dataset.name} ({version}fingerprint {dataset.fingerprint[:8]})",
-            highlight=False,
-        )
+        from coordqa.dataset import identity_line
+
+        shown = identity_line(dataset.name, dataset.version, dataset.fingerprint)
+        messages.print(f"dataset: {shown}", highlight=False)
     messages.print(f"run directory: [bold]{result.run_dir}[/]", highlight=False)
 
 
@@ -371,9 +370,10 @@ def eval_command(
         api_key_env=api_key_env,
         transport=transport or eval_default("transport"),  # type: ignore[arg-type]  # checked by EvalConfig
     )
-    from coordqa.llm.registry import refuse_a_transport
+    from coordqa.llm.registry import refuse_a_timeout, refuse_a_transport
 
     refuse_a_transport([config.model], config.transport)  # here: a set's member may be mixed
+    refuse_a_timeout([config.model], timeout is not None)
     display = eval_display(messages, quiet=quiet, verbose=verbose)
     try:
         with live_run(display, messages, EvalInterrupted):

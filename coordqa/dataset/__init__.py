@@ -29,9 +29,11 @@ from coordqa.dataset.identity import (
     dataset_fingerprint,
     dataset_identity,
     dataset_name,
+    identity_line,
     question_hash,
     release_with_fingerprint,
     target_hash,
+    version_words,
 )
 from coordqa.dataset.load import dataset_path, load_dataset, load_rows
 from coordqa.dataset.releases import (
@@ -86,6 +88,7 @@ __all__ = [
     "dataset_card",
     "dataset_fingerprint",
     "dataset_identity",
+    "identity_line",
     "dataset_name",
     "dataset_path",
     "features",
@@ -104,6 +107,7 @@ __all__ = [
     "target_hash",
     "validate_row",
     "validate_rows",
+    "version_words",
     "with_current_header",
 ]
 

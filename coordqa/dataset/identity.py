@@ -51,8 +51,33 @@ class DatasetIdentity:
     @property
     def label(self) -> str:
         """``"coordinationqa-v1.1 (version 1.1.0, fingerprint 0123abcd)"``, for one-line output."""
-        version = f"version {self.version}, " if self.version else ""
-        return f"{self.name} ({version}fingerprint {self.fingerprint[:8]})"
+        return identity_line(self.name, self.version, self.fingerprint)
+
+
+def identity_line(name: str, version: str | None, fingerprint: str) -> str:
+    """``NAME (VERSION WORDS, fingerprint 0123abcd)``: the one line that says which dataset.
+
+    The version is said as :func:`version_words` says it, so a generated set does not read as
+    the release whose version its rows carry.
+    """
+    said = version_words(version, fingerprint)
+    return f"{name} ({said + ', ' if said else ''}fingerprint {fingerprint[:8]})"
+
+
+def version_words(version: str | None, fingerprint: str) -> str:
+    """A dataset's version for people: ``version 1.2.0``, or what it is when it is no release.
+
+    Rows built by coordqa carry the release version of the builder that made them, so a set from
+    ``coordqa dataset generate`` (or an edited copy of a release) says ``1.2.0`` like the
+    release. A release is known by its content: a release's version on content that is no
+    bundled release's (``fingerprint``, of the whole dataset) is said as ``version 1.2.0 rows,
+    not a release``. "" when the rows carry no version.
+    """
+    if not version:
+        return ""
+    if version in _release_versions() and release_with_fingerprint(fingerprint) is None:
+        return f"version {version} rows, not a release"
+    return f"version {version}"
 
 
 def dataset_identity(
@@ -90,6 +115,18 @@ def release_with_fingerprint(fingerprint: str) -> Release | None:
         if not candidate.frozen and _bundled_fingerprint(candidate.name) == fingerprint:
             return candidate
     return None
+
+
+@cache
+def _release_versions() -> frozenset[str]:
+    """The versions the bundled releases' rows carry (those whose data is installed)."""
+    return frozenset(
+        str(row["version"])
+        for candidate in RELEASES
+        if (bundled_dataset_dir(candidate.name) / DATA_FILE).is_file()
+        for row in load_rows(bundled_dataset_dir(candidate.name))
+        if row["version"]
+    )
 
 
 @cache

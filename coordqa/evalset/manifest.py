@@ -32,8 +32,9 @@ __all__ = [
     "refuse_run_folder",
 ]
 
-SET_SCHEMA_VERSION = 2
-"""Version of the set manifest format (2: each member records its key, ``member``)."""
+SET_SCHEMA_VERSION = 3
+"""Version of the set manifest format (2: each member records its key, ``member``; 3: a member
+that stopped before its run began records no run folder, ``run: null``)."""
 
 
 class SetManifest(BaseModel):
@@ -109,7 +110,11 @@ def recorded_runs(out: Path) -> dict[str, str]:
     """
     if not is_set(out):
         return {}
-    return {member.member or member.run: member.run for member in read_set(out).members}
+    return {
+        member.member or member.run: member.run
+        for member in read_set(out).members
+        if member.run is not None  # it stopped before its run began: named afresh
+    }
 
 
 def refuse_run_folder(out: Path) -> None:
@@ -142,7 +147,7 @@ def expand_sets(paths: Sequence[str | Path]) -> list[Path]:
         if not is_set(path):
             expanded.append(path)
             continue
-        runs = [path / member.run for member in read_set(path).members]
+        runs = [path / member.run for member in read_set(path).members if member.run is not None]
         stored = [run for run in runs if (run / MANIFEST).is_file()]
         if not stored:
             raise no_runs_under(
@@ -164,7 +169,7 @@ def _unnamed(previous: SetManifest | None, members: Sequence[SetMember]) -> list
 
 def _stored(state: MemberState, out: Path) -> bool:
     """Whether the member's run directory holds a run (anything at all was stored)."""
-    return (out / state.run / MANIFEST).is_file()
+    return state.run is not None and (out / state.run / MANIFEST).is_file()
 
 
 def _earlier(unnamed: Sequence[MemberState], out: Path) -> list[MemberState]:

@@ -12,9 +12,9 @@ from pydantic import BaseModel, ConfigDict
 from coordqa.errors import CoordqaError
 from coordqa.evalset.spec import SetMember
 from coordqa.evaluation import EvalFailed, EvalProgress, evaluate_async
-from coordqa.store import read_qa_run
+from coordqa.store import MANIFEST, read_qa_run
 
-__all__ = ["MemberState", "SetEvent", "SetProgress", "member_state", "run_member"]
+__all__ = ["MemberState", "SetEvent", "SetProgress", "member_state", "run_member", "stopped"]
 
 MemberStatus = Literal["pending", "complete", "failed", "interrupted"]
 
@@ -30,8 +30,10 @@ class MemberState(BaseModel):
     """Its endpoint."""
     dataset: str
     """The dataset."""
-    run: str
-    """Its run directory, relative to the set's folder."""
+    run: str | None
+    """Its run directory, relative to the set's folder; None for a member that stopped before
+    its run began (refused at set-up: a key variable not set, a model refused), which made none
+    (:func:`stopped`)."""
     member: str | None = None
     """Which member it is whatever the set's trials (:attr:`SetMember.key`), so a resumed set
     keeps its folder; None in sets written before it was recorded, whose folder is its key."""
@@ -81,7 +83,7 @@ def member_state(member: SetMember, out: Path) -> MemberState:
         run=str(member.run.relative_to(out)),
         member=member.key,
     )
-    if not (member.run / "manifest.json").exists():
+    if not (member.run / MANIFEST).exists():
         return state
     run = read_qa_run(member.run)
     manifest = run.manifest
@@ -98,6 +100,19 @@ def member_state(member: SetMember, out: Path) -> MemberState:
     )
 
 
+def stopped(state: MemberState, out: Path, status: MemberStatus, message: str) -> MemberState:
+    """``state`` ended with ``status`` and ``message``; its run folder forgotten if none was made.
+
+    A member refused before its run began writes no folder, so the set records none rather than
+    a name nothing answers to (``eval-set.json``, the summary's ``run:`` line), and a later
+    session names its folder afresh.
+    """
+    made = state.run is not None and (out / state.run / MANIFEST).is_file()
+    return state.model_copy(
+        update={"status": status, "message": message, "run": state.run if made else None}
+    )
+
+
 async def run_member(
     member: SetMember, out: Path, progress: Callable[[EvalProgress], None] | None = None
 ) -> MemberState:
@@ -109,12 +124,8 @@ async def run_member(
         member.api_key()  # an unset variable said where the set named it, before the run
         await evaluate_async(member.config, progress=progress)
     except EvalFailed as failure:
-        return member_state(member, out).model_copy(
-            update={"status": "failed", "message": str(failure)}
-        )
+        return stopped(member_state(member, out), out, "failed", str(failure))
     except CoordqaError as error:  # a missing key variable, an unknown provider, a bad filter
         # coordqa's errors are sentences that say what to do; the class name says nothing more
-        return member_state(member, out).model_copy(
-            update={"status": "failed", "message": str(error) or type(error).__name__}
-        )
+        return stopped(member_state(member, out), out, "failed", str(error) or type(error).__name__)
     return member_state(member, out)

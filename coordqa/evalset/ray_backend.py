@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coordqa.evalset.manifest import SetLedger
-from coordqa.evalset.members import MemberState, SetEvent, SetProgress, run_member
+from coordqa.evalset.members import MemberState, SetEvent, SetProgress, run_member, stopped
 from coordqa.evalset.spec import EvalSetSpec, SetMember, endpoint_limits
 from coordqa.jsonvalues import JSONObject
 from coordqa.llm import limiters
@@ -62,5 +62,5 @@ def run_on_ray(
         finally:
             for ref, member in running.items():
                 ray.cancel(ref, force=True)
-                stopped = {"status": "interrupted", "message": "interrupted"}
-                ledger.update(member, ledger.state(member).model_copy(update=stopped))
+                state = stopped(ledger.state(member), ledger.out, "interrupted", "interrupted")
+                ledger.update(member, state)

@@ -10,7 +10,14 @@ from pathlib import Path
 from coordqa.analysis import RunAnalysis, analyze_run
 from coordqa.errors import CoordqaError
 from coordqa.evalset.manifest import SetLedger, SetManifest, recorded_runs, refuse_run_folder
-from coordqa.evalset.members import MemberState, SetEvent, SetProgress, member_state, run_member
+from coordqa.evalset.members import (
+    MemberState,
+    SetEvent,
+    SetProgress,
+    member_state,
+    run_member,
+    stopped,
+)
 from coordqa.evalset.spec import EvalSetSpec, SetMember, endpoint_limits, members_of
 from coordqa.outputs import check_run_output
 
@@ -49,7 +56,7 @@ class SetResult:
 
     def runs(self) -> list[Path]:
         """Every member's run directory that exists, in spec order."""
-        paths = [self.out / m.run for m in self.manifest.members]
+        paths = [self.out / m.run for m in self.manifest.members if m.run is not None]
         return [p for p in paths if (p / "manifest.json").exists()]
 
     def analyses(self) -> dict[str, RunAnalysis]:
@@ -60,7 +67,7 @@ class SetResult:
         return {
             m.run: analyze_run(self.out / m.run)
             for m in self.manifest.members
-            if (self.out / m.run / "manifest.json").exists()
+            if m.run is not None and (self.out / m.run / "manifest.json").exists()
         }
 
 
@@ -81,8 +88,8 @@ async def _run_local(
                 member, ledger.out, lambda p: emit(SetEvent(member, "progress", progress=p))
             )
         except BaseException:
-            stopped = {"status": "interrupted", "message": "interrupted"}
-            ledger.update(member, member_state(member, ledger.out).model_copy(update=stopped))
+            state = member_state(member, ledger.out)
+            ledger.update(member, stopped(state, ledger.out, "interrupted", "interrupted"))
             raise
         ledger.update(member, state)
         emit(SetEvent.ended(member, state))

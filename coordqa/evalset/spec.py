@@ -24,6 +24,7 @@ from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
 from coordqa.llm.registry import (
     refuse_a_question_model,
+    refuse_a_timeout,
     refuse_a_transport,
     refuse_unread_model_args,
 )
@@ -254,10 +255,15 @@ def spec_key_of_option(option: str) -> str | None:
     return key if key in EvalSetSpec.model_fields and key not in {"models", "datasets"} else None
 
 
-def load_spec(path: str | Path, **overrides: Any) -> EvalSetSpec:
+def load_spec(
+    path: str | Path, *, added: Sequence[Mapping[str, Any]] = (), **overrides: Any
+) -> EvalSetSpec:
     """Read a set from a YAML file; ``overrides`` (e.g. from the command line) win.
 
-    A spec without ``out`` puts the set in ``runs/<file name without suffix>``.
+    A spec without ``out`` puts the set in ``runs/<file name without suffix>``. ``added``
+    models (``eval-set SPEC --model NAME``) follow the file's and are checked with them, once:
+    a rule over every model of the set (a ``transport`` or ``timeout_s`` no model of the file
+    uses) holds for the set as it runs, not for the file's models alone.
 
     Raises:
         ConfigError: the file is missing, is not YAML, or breaks the spec (each problem named).
@@ -274,6 +280,12 @@ def load_spec(path: str | Path, **overrides: Any) -> EvalSetSpec:
     if not isinstance(data, dict):
         raise ConfigError(f"the eval-set spec {file} must be a mapping (models:, datasets:, ...)")
     data.setdefault("out", str(Path("runs") / file.stem))
+    listed = data.get("models")
+    if added and isinstance(listed, list):
+        models = {"models": [*listed, *added]}
+        return parse_spec(
+            {**data, **overrides, **models}, source=str(file), options_from=len(listed)
+        )
     return parse_spec({**data, **overrides}, source=str(file))
 
 
@@ -299,9 +311,9 @@ def parse_spec(
         named = f"{source}'s models[{index}].model_args"
         refuse_unread_model_args(model.model, model.model_args, named)
         refuse_a_question_model(model.model, f"{source}'s models[{index}]")
-    refuse_a_transport(
-        [model.model for model in spec.models], spec.transport, "--transport/transport"
-    )
+    names = [model.model for model in spec.models]
+    refuse_a_transport(names, spec.transport, "--transport/transport")
+    refuse_a_timeout(names, "timeout_s" in spec.model_fields_set, "--timeout/timeout_s")
     spec._given_at = tuple(
         None
         if options_from is not None and index >= options_from

@@ -103,6 +103,7 @@ class _OfflineProvider(Provider):
 
     cacheable = False
     runs_in_process = True
+    answers_at_once = True
     reads_model_args = False  # replies read the messages, and random the seed, alone
 
     def connection_key(self) -> str:

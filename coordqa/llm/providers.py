@@ -103,6 +103,12 @@ class Provider(abc.ABC):
     ``bot``, GGUF files): an ``api_base`` or key given for it is refused, never ignored
     (:func:`coordqa.llm.registry.create_provider`)."""
 
+    answers_at_once: bool = False
+    """Whether every reply comes at once from coordqa's own code (the offline models and the
+    ``bot``): a call cannot outlast any timeout, so ``--timeout`` given for such a model alone
+    is refused, never ignored (:func:`coordqa.llm.registry.refuse_a_timeout`). A model loaded
+    in this process (``llamacpp/``) generates for as long as it takes: its timeout is kept."""
+
     reads_model_args: bool = True
     """Whether the model reads model arguments (``--model-arg``, a set's or grid's
     ``model_args``): every model behind a server is sent them, ``llamacpp/`` passes them to

@@ -27,6 +27,7 @@ __all__ = [
     "PROVIDERS",
     "create_provider",
     "refuse_a_question_model",
+    "refuse_a_timeout",
     "refuse_a_transport",
     "refuse_an_endpoint",
     "refuse_unread_model_args",
@@ -90,8 +91,25 @@ def runs_in_process(name: str) -> bool:
 
     Such a model is behind no server, so it takes no endpoint or key (:func:`refuse_an_endpoint`).
     """
+    return _provider_says(name, "runs_in_process")
+
+
+def answers_at_once(name: str) -> bool:
+    """Whether model ``name`` replies at once from coordqa's code (``random``, ``bot``).
+
+    Such a model cannot outlast a timeout (:func:`refuse_a_timeout`); ``llamacpp/PATH`` runs in
+    process too but generates for as long as it takes.
+    """
+    return _provider_says(name, "answers_at_once")
+
+
+def _provider_says(name: str, fact: str) -> bool:
+    """Whether the registered provider of ``name`` has ``fact`` (a :class:`Provider` flag).
+
+    False for a model no entry serves: it is reached over HTTP, behind a server.
+    """
     registered = _registered(name)
-    return bool(registered) and PROVIDERS.get(registered)(name, None, None).runs_in_process
+    return bool(registered) and bool(getattr(PROVIDERS.get(registered)(name, None, None), fact))
 
 
 def refuse_unread_model_args(
@@ -186,14 +204,50 @@ def refuse_a_transport(names: Sequence[str], transport: str, named: str = "--tra
     Raises:
         ConfigError: ``transport`` is not ``auto`` and no model of ``names`` calls a server.
     """
-    if transport == "auto" or not all(runs_in_process(name) for name in names):
-        return
-    models = ", ".join(repr(name) for name in names) or "none"
-    raise ConfigError(
-        f"--transport {transport} reaches a model behind a server, and this run's models "
-        f"({models}) run inside coordqa and call none: leave {named} out (a model behind a "
-        "server is named prefix/NAME, e.g. openai/NAME with its --api-base)"
-    )
+    if transport != "auto":
+        _refuse_for_all(
+            names,
+            "runs_in_process",
+            f"--transport {transport} reaches a model behind a server",
+            "run inside coordqa and call none",
+            f"leave {named} out (a model behind a server is named prefix/NAME, e.g. openai/NAME "
+            "with its --api-base)",
+        )
+
+
+def refuse_a_timeout(names: Sequence[str], given: bool, named: str = "--timeout") -> None:
+    """Refuse a timeout given for a command whose models all answer at once.
+
+    It would be ignored: ``--model random --timeout 5`` ran as without it. A timeout bounds a
+    call to a model behind a server or a ``llamacpp/`` generation, so where one of the command's
+    models is such (an eval-set or grid of several) it is that one's. ``named`` is how the
+    caller's user wrote it (``--timeout``, or a file's key).
+
+    Raises:
+        ConfigError: ``given`` and every model of ``names`` answers at once.
+    """
+    if given:
+        _refuse_for_all(
+            names,
+            "answers_at_once",
+            "--timeout bounds how long a model takes to answer",
+            "answer at once inside coordqa",
+            f"leave {named} out (it is for a model behind a server, prefix/NAME, and for "
+            "llamacpp/PATH)",
+        )
+
+
+def _refuse_for_all(names: Sequence[str], fact: str, option: str, they: str, fix: str) -> None:
+    """Refuse an option that no model of ``names`` uses, as each has provider ``fact``.
+
+    The one wording: ``OPTION, and this run's models (NAMES) THEY: FIX``.
+
+    Raises:
+        ConfigError: every model of ``names`` has ``fact`` (:func:`_provider_says`).
+    """
+    if all(_provider_says(name, fact) for name in names):
+        models = ", ".join(repr(name) for name in names) or "none"
+        raise ConfigError(f"{option}, and this run's models ({models}) {they}: {fix}")
 
 
 def _over_http(

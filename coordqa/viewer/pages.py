@@ -24,6 +24,7 @@ from coordqa.analysis.report import (
     STATISTICS_NOTE,
     format_p,
 )
+from coordqa.dataset import version_words
 from coordqa.records import STATUSES
 from coordqa.store import open_run
 from coordqa.viewer.qa import SAMPLE_OUTCOMES, SampleFilter, sort_rows
@@ -128,7 +129,9 @@ def seconds(value: float | None) -> str:
 
 def render(template: str, links: Links, **context: Any) -> str:
     """Render ``template`` with ``links`` and ``context`` (:mod:`coordqa.web`'s Jinja2 settings)."""
-    env = package_environment("coordqa.viewer", seconds=seconds, p_value=format_p)
+    env = package_environment(
+        "coordqa.viewer", seconds=seconds, p_value=format_p, version_words=version_words
+    )
     return env.get_template(template).render(links=links, **context)
 
 

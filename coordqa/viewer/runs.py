@@ -3,7 +3,8 @@
 A page asks the catalog for a run's view; the catalog compares the run directory's file sizes
 and modification times with those of the view it holds (one ``stat`` per file) and rebuilds the
 view only when they differ, so a run that is still being written shows its new samples on the
-next page load, and no request re-reads a run that did not change.
+next page load, and no request re-reads a run that did not change. Runs written into the folders
+given after the viewer started are found when asked for (:meth:`RunCatalog.find_new_runs`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +21,14 @@ from typing import TypeVar
 from coordqa.analysis.labels import run_labels
 from coordqa.errors import ConfigError, StoreError
 from coordqa.jsonvalues import JSONObject
-from coordqa.store import RunKind, UnreadableRunError, discover_runs, open_run
+from coordqa.store import (
+    RunKind,
+    RunManifest,
+    RunStore,
+    UnreadableRunError,
+    discover_runs,
+    open_run,
+)
 from coordqa.viewer.agentic import AgenticView
 from coordqa.viewer.compare import DatasetComparison, compare_by_dataset
 from coordqa.viewer.qa import QAView, Rationales
@@ -64,6 +73,11 @@ def _agentic_label(config: JSONObject) -> str:
     )
 
 
+def _by_path(problems: Sequence[UnreadableRunError]) -> list[UnreadableRunError]:
+    """``problems``, one per run folder, sorted by path."""
+    return sorted({p.path: p for p in problems}.values(), key=lambda problem: problem.path)
+
+
 def _stamp(path: Path) -> Stamp:
     with os.scandir(path) as entries:
         return tuple(
@@ -73,6 +87,9 @@ def _stamp(path: Path) -> Stamp:
 
 class RunCatalog:
     """The runs of one viewer, by id, with their views cached per version of their files."""
+
+    LOOK_AGAIN_EVERY_S = 2.0
+    """The shortest time between two searches for runs made since the viewer started."""
 
     def __init__(self, paths: Sequence[str | os.PathLike[str]]) -> None:
         """Open every run's manifest: run directories, and the QA and agentic runs in folders.
@@ -85,6 +102,10 @@ class RunCatalog:
             raise ConfigError(
                 "give at least one run directory (written by coordqa eval or agentic)"
             )
+        self._given = [Path(path) for path in paths]
+        self._looked = time.monotonic()
+        self._looking = threading.Lock()
+        self._failed_reads: list[UnreadableRunError] = []
         self.unreadable: list[UnreadableRunError] = []
         """Run folders inside the folders given that cannot be read (shown on the index)."""
         found = discover_runs(paths, SHOWN_KINDS)
@@ -96,10 +117,26 @@ class RunCatalog:
                     f"{store.path} is a {store.manifest.kind!r} run; the viewer shows QA runs "
                     "(coordqa eval) and agentic runs (coordqa agentic run / grid)"
                 )
-        qa = [s for s in stores if s.manifest.kind == "qa"]
-        qa_labels = dict(zip(qa, run_labels([(s.manifest, s.path) for s in qa]), strict=True))
         self.entries: list[RunEntry] = []
-        used: set[str] = set()
+        self._locks: dict[str, threading.Lock] = {}
+        self._qa_runs: list[tuple[RunManifest, Path]] = []
+        self._add(stores)
+        self._qa: dict[str, tuple[Stamp, QAView]] = {}
+        self._agentic: dict[str, tuple[Stamp, AgenticView]] = {}
+        self._comparison: tuple[tuple[QAView, ...], list[DatasetComparison]] | None = None
+        self._rationales: dict[str, Rationales] = {}
+        self._lock = threading.Lock()
+
+    def _add(self, stores: Sequence[RunStore]) -> None:
+        """Make entries of ``stores`` after those held: ids unique, QA labels told apart."""
+        if not stores:
+            return
+        qa = [s for s in stores if s.manifest.kind == "qa"]
+        held = len(self._qa_runs)  # the new runs' labels are told apart from theirs too
+        self._qa_runs += [(s.manifest, s.path) for s in qa]
+        qa_labels = dict(zip(qa, run_labels(self._qa_runs)[held:], strict=True))
+        used = {entry.id for entry in self.entries}
+        added = []
         for store in stores:
             base = _slug(store.path.resolve().name)
             run_id, n = base, 2
@@ -107,13 +144,37 @@ class RunCatalog:
                 run_id, n = f"{base}-{n}", n + 1
             used.add(run_id)
             label = qa_labels.get(store) or _agentic_label(store.manifest.config)
-            self.entries.append(RunEntry(run_id, store.path, store.manifest.kind, label))
-        self._qa: dict[str, tuple[Stamp, QAView]] = {}
-        self._agentic: dict[str, tuple[Stamp, AgenticView]] = {}
-        self._comparison: tuple[tuple[QAView, ...], list[DatasetComparison]] | None = None
-        self._rationales: dict[str, Rationales] = {}
-        self._lock = threading.Lock()
-        self._locks = {entry.id: threading.Lock() for entry in self.entries}
+            added.append(RunEntry(run_id, store.path, store.manifest.kind, label))
+            self._locks[run_id] = threading.Lock()
+        self.entries = [*self.entries, *added]  # a new list: a page iterating the old one is safe
+
+    def find_new_runs(self) -> None:
+        """Add the runs written into the folders given since the viewer looked last.
+
+        So a run made after ``coordqa view runs/`` started is shown without a restart. The
+        folders are searched as at start (:func:`~coordqa.store.discover_runs`: the same kinds,
+        the same checks of manifests and records), at most once every
+        :attr:`LOOK_AGAIN_EVERY_S` seconds however many requests ask, as a search opens every
+        run's manifest. Runs already shown keep their ids and labels; a folder given that no
+        longer holds runs leaves the runs already shown as they are.
+        """
+        with self._looking:
+            if time.monotonic() - self._looked < self.LOOK_AGAIN_EVERY_S:
+                return
+            try:
+                found = discover_runs(self._given, SHOWN_KINDS)
+                known = {entry.path for entry in self.entries}
+                known |= {problem.path for problem in self._failed_reads}
+                stores = [open_run(path) for path in found.runs if path not in known]
+            except StoreError:  # a folder emptied, or a run damaged between looking and opening
+                return
+            finally:
+                self._looked = time.monotonic()
+            self._add([store for store in stores if store.manifest.kind in SHOWN_KINDS])
+            shown = {entry.path for entry in self.entries}
+            self.unreadable = _by_path(
+                [p for p in found.unreadable if p.path not in shown] + self._failed_reads
+            )
 
     @property
     def qa_entries(self) -> list[RunEntry]:
@@ -136,11 +197,11 @@ class RunCatalog:
                 else:
                     self.agentic(entry.id)
             except StoreError as exc:
-                self.unreadable.append(UnreadableRunError.of_records(entry.path, exc))
+                self._failed_reads.append(UnreadableRunError.of_records(entry.path, exc))
                 continue
             readable.append(entry)
         self.entries = readable
-        self.unreadable.sort(key=lambda problem: problem.path)
+        self.unreadable = _by_path(self.unreadable + self._failed_reads)
 
     def _of_kind(self, run_id: str, kind: RunKind) -> RunEntry:
         entry = self.get(run_id)
@@ -154,10 +215,17 @@ class RunCatalog:
         Raises:
             LookupError: no run has that id.
         """
-        for entry in self.entries:
-            if entry.id == run_id:
-                return entry
-        raise LookupError(f"no run {run_id!r}; this viewer shows {[e.id for e in self.entries]}")
+        for looked_again in (False, True):
+            if looked_again:
+                self.find_new_runs()
+            for entry in self.entries:
+                if entry.id == run_id:
+                    return entry
+        raise LookupError(
+            f"no run {run_id!r}; this viewer shows {[e.id for e in self.entries]} (a run written "
+            "since into a folder it was given is found when asked for, the folders being "
+            f"searched at most every {self.LOOK_AGAIN_EVERY_S:g} s: reload in a moment)"
+        )
 
     def _cached(self, cache: dict[str, tuple[Stamp, V]], entry: RunEntry, build: type[V]) -> V:
         """The view of ``entry`` in ``cache``, rebuilt when the run's files changed."""

@@ -120,7 +120,8 @@ router = APIRouter()
 
 @router.get("/", response_class=HTMLResponse)
 def index(catalog: Runs) -> HTMLResponse:
-    """The runs."""
+    """The runs, with those written since the viewer started."""
+    catalog.find_new_runs()
     return _page(lambda: pages.index_page(catalog, LIVE))
 
 
@@ -163,7 +164,8 @@ def step(run_id: str, number: int, step: int, catalog: Runs) -> HTMLResponse:
 # The rows are JSON already (JSONObject is a type checker's alias, not a response model).
 @router.get("/api/runs", response_model=None)
 def api_runs(catalog: Runs) -> list[JSONObject]:
-    """The runs as JSON."""
+    """The runs as JSON, with those written since the viewer started."""
+    catalog.find_new_runs()
     return [
         {"id": e.id, "kind": e.kind, "label": e.label, "path": str(e.path)} for e in catalog.entries
     ]
