@@ -640,7 +640,7 @@ def _envelope(
         "track": track,
         "model": model.model_dump(mode="json"),
         "coordqa_version": __version__,
-        "manifest": manifest.model_dump(mode="json"),
+        "manifest": manifest.shareable().model_dump(mode="json"),
     }
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from coordqa.errors import ConfigError, ModelError
 from coordqa.llm.addresses import active_guard
+from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.providers import Provider, ProviderFactory
 from coordqa.llm.types import TRANSPORTS, Transport
 from coordqa.registry import Registry, not_one_of, offer, suggest
@@ -161,7 +162,7 @@ def refuse_an_endpoint(
     """
     if not runs_in_process(name):
         return
-    given = ([f"--api-base {api_base}"] if api_base is not None else []) + (
+    given = ([f"--api-base {shown_endpoint(api_base)}"] if api_base is not None else []) + (
         ["the API key (--api-key-env)"] if key_given else []
     )
     if given:
