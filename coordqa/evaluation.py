@@ -741,11 +741,16 @@ def _earlier_spelling(spelled: str, plan: _Plan, stored: RunManifest) -> bool:
 
 async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunResult:
     from coordqa.llm import get_model
-    from coordqa.llm.registry import refuse_a_question_model, refuse_unread_model_args
+    from coordqa.llm.registry import (
+        refuse_a_question_model,
+        refuse_a_transport,
+        refuse_unread_model_args,
+    )
 
     config = plan.config
     refuse_unread_model_args(config.model, config.model_args)
     refuse_a_question_model(config.model)
+    refuse_a_transport([config.model], config.transport)
     ledger = UsageLedger()
     model = get_model(
         config.model,

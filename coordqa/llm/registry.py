@@ -27,6 +27,7 @@ from coordqa.registry import Registry, not_one_of, offer, suggest
 __all__ = [
     "PROVIDERS",
     "create_provider",
+    "member_transport",
     "refuse_a_question_model",
     "refuse_a_transport",
     "refuse_an_endpoint",
@@ -195,6 +196,16 @@ def refuse_a_transport(names: Sequence[str], transport: str, named: str = "--tra
         f"({models}) run inside coordqa and call none: leave {named} out (a model behind a "
         "server is named prefix/NAME, e.g. openai/NAME with its --api-base)"
     )
+
+
+def member_transport(name: str, transport: Transport) -> Transport:
+    """The transport model ``name`` of a set takes of the set's ``transport``.
+
+    ``auto`` for a model that runs inside coordqa: the set's transport is that of its models
+    behind a server (:func:`refuse_a_transport`), and each member is then held to the rule on
+    its own, as ``coordqa.evaluate`` holds every run.
+    """
+    return "auto" if runs_in_process(name) else transport
 
 
 def _over_http(
