@@ -215,3 +215,12 @@ def test_an_eval_set_records_its_models_endpoints_without_passwords(tmp_path: Pa
     assert server.count == 3
     assert _files_holding(out) == []
     assert stored_endpoint(typed) == server.base_url + "/"
+
+
+def test_the_endpoint_rule_s_examples_hold() -> None:
+    import doctest
+
+    from coordqa.llm import endpoints
+
+    result = doctest.testmod(endpoints)
+    assert result.attempted >= 6 and result.failed == 0
