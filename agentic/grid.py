@@ -71,6 +71,7 @@ from coordqa.errors import ConfigError
 from coordqa.games.base import game_profile
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig
+from coordqa.llm.endpoints import stored_endpoints
 from coordqa.options import OptionValue, PlayerOptions
 from coordqa.spec_problems import spec_problems
 
@@ -102,9 +103,10 @@ def stored_form(identity: JSONObject) -> JSONObject:
     """A stored run's identity (:meth:`GridConfig.identity`) in today's form.
 
     Its agent options as :func:`options_given` keeps them (a run the CLI stored with
-    ``{'cac': {}}`` is the run asked with ``{}``); anything else as it is.
+    ``{'cac': {}}`` is the run asked with ``{}``), its endpoints without credentials (a run
+    stored before they were left out resumes); anything else as it is.
     """
-    data: dict[str, Any] = dict(identity)
+    data: dict[str, Any] = stored_endpoints(identity)
     options = data.get("agent_options")
     if isinstance(options, dict):
         data["agent_options"] = options_given(options)
@@ -412,7 +414,9 @@ class GridConfig(BaseModel):
 
         Fields added after grids were first stored are left out while at their defaults, so a
         run directory written before them resumes with the same identity. A versioned
-        (registered) grid adds ``grid``: its name, version and fingerprint.
+        (registered) grid adds ``grid``: its name, version and fingerprint. Endpoints are
+        stored without credentials (:func:`~coordqa.llm.endpoints.stored_endpoints`): the
+        manifest holding the identity travels; the calls still send them.
         """
         data = self.model_dump(mode="json", exclude={"runtime"})
         for name, default in (("version", None), ("preset", presets.DEFAULT_PRESET)):
@@ -426,13 +430,15 @@ class GridConfig(BaseModel):
         for entry in data["models"]:
             if isinstance(entry, dict) and not entry["model_args"]:
                 del entry["model_args"]
-        if self.version is not None:
-            data["grid"] = {
-                "name": self.name,
-                "version": self.version,
-                "fingerprint": self.fingerprint(),
-            }
-        return data
+        return stored_endpoints(data) | self._registered()
+
+    def _registered(self) -> JSONObject:
+        """A registered grid's name, version and fingerprint, as its identity holds them."""
+        if self.version is None:
+            return {}
+        return {
+            "grid": {"name": self.name, "version": self.version, "fingerprint": self.fingerprint()}
+        }
 
     def pairings(self) -> set[bool]:
         """The kinds of pairing the grid plays: self-play (True), with a partner (False)."""

@@ -44,7 +44,6 @@ again. Ctrl-C or SIGTERM marks the run interrupted and raises
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import (
     AbstractAsyncContextManager,
@@ -95,6 +94,7 @@ from coordqa.store import (
     open_run,
     open_to_write,
 )
+from coordqa.store.manifest import session_command
 from coordqa.words import counted
 
 
@@ -693,7 +693,7 @@ def _adopt_settings(store: RunStore, manifest: RunManifest) -> None:
     stored = store.manifest
     if (stored.config, stored.fingerprint) != (manifest.config, manifest.fingerprint):
         store.update_manifest(
-            config=manifest.config, fingerprint=manifest.fingerprint, command=list(sys.argv)
+            config=manifest.config, fingerprint=manifest.fingerprint, command=session_command()
         )
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
+from coordqa.llm.endpoints import stored_endpoint
 from coordqa.llm.types import PAPER_SAMPLING, TRANSPORTS, CallPolicy, GenerateConfig, Transport
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ class EvalConfig:
 
         identity: dict[str, Any] = {
             "model": self.model,
-            "api_base": self.api_base,
+            "api_base": stored_endpoint(self.api_base),
             "dataset": self.dataset if self.dataset is None or is_bundled(self.dataset) else LOCAL,
             "trials": self.trials,
             "games": sorted(self.games) if self.games else None,

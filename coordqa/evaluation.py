@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +68,7 @@ from coordqa.store import (
     open_to_write,
     read_qa_run,
 )
+from coordqa.store.manifest import session_command
 
 if TYPE_CHECKING:
     from coordqa.analysis import RunAnalysis
@@ -741,11 +741,16 @@ def _earlier_spelling(spelled: str, plan: _Plan, stored: RunManifest) -> bool:
 
 async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunResult:
     from coordqa.llm import get_model
-    from coordqa.llm.registry import refuse_a_question_model, refuse_unread_model_args
+    from coordqa.llm.registry import (
+        refuse_a_question_model,
+        refuse_a_transport,
+        refuse_unread_model_args,
+    )
 
     config = plan.config
     refuse_unread_model_args(config.model, config.model_args)
     refuse_a_question_model(config.model)
+    refuse_a_transport([config.model], config.transport)
     ledger = UsageLedger()
     model = get_model(
         config.model,
@@ -814,7 +819,7 @@ def _adopt_settings(store: RunStore, plan: _Plan, sending: bool) -> None:
         changes.update(
             config=config,
             fingerprint=_run_fingerprint(config, plan.dataset_fingerprint, plan.questions),
-            command=list(sys.argv),
+            command=session_command(),
         )
     if plan.config.label is not None and store.manifest.label != plan.config.label:
         changes["label"] = plan.config.label

@@ -640,7 +640,7 @@ def _envelope(
         "track": track,
         "model": model.model_dump(mode="json"),
         "coordqa_version": __version__,
-        "manifest": manifest.model_dump(mode="json"),
+        "manifest": manifest.shareable().model_dump(mode="json"),
     }
 
 
@@ -774,7 +774,9 @@ def _covered_grid(
     run the board would refuse is refused before it is written or sent, with what to play.
     A name known neither here nor as the run's own grid is sent (``sending``: the board knows
     the grids it registered, and answers a typo with the closest of them) but not saved: no
-    check would stand between a saved bundle and its upload.
+    check would stand between a saved bundle and its upload. The refusal names both ways to
+    send it (``--to`` and ``destination="board"``): this library's callers are the CLI and
+    Python code.
 
     ``own_grid`` is the name of the grid file the run played (its manifest's): a grid coordqa
     does not ship, but a board may have registered that file, so it is not refused.
@@ -798,8 +800,9 @@ def _covered_grid(
         raise BundleError(
             f"unknown grid {given!r}: coordqa ships no grid of that name ({', '.join(shipped)}) "
             f"and no grid file is at that path.{did_you_mean(given, known)} For a grid a "
-            "board registered from a YAML file, give that file (--grid FILE.yaml) so the run "
-            "is checked against it, or send the run with --to URL and the board checks it"
+            "board registered from a YAML file, give that file as the grid (--grid FILE.yaml) "
+            "so the run is checked against it, or send the bundle to that board now instead of "
+            'saving it (--to URL; destination="board" in Python), and the board checks it'
         )
     problem = coverage_problem(played, grid.name, grid.version, grid.tasks)
     if problem is not None:

@@ -55,6 +55,7 @@ from coordqa.leaderboard.settings import BoardRunSettings
 from coordqa.leaderboard.verify import refuse_unrankable
 from coordqa.llm.addresses import AddressGuard, AddressRefused
 from coordqa.llm.direct_provider import DIRECT_PREFIXES, direct_serves
+from coordqa.llm.endpoints import shown_endpoint
 from coordqa.registry import did_you_mean
 
 __all__ = [
@@ -131,7 +132,7 @@ def _check_api_base(model: str, api_base: str, allow_private: bool) -> None:
     """
     parts = urlsplit(api_base)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"api_base must be an http(s) URL, got {api_base!r}")
+        raise ConfigError(f"api_base must be an http(s) URL, got {shown_endpoint(api_base)!r}")
     if not direct_serves(model, api_base):
         raise ConfigError(
             f"model {model!r}: this board calls a registered endpoint as an OpenAI-compatible "
@@ -143,11 +144,14 @@ def _check_api_base(model: str, api_base: str, allow_private: bool) -> None:
         AddressGuard().checked(parts.hostname, parts.port or 0)
     except AddressRefused as exc:
         raise ConfigError(
-            f"api_base {api_base!r}: {exc} (a board whose endpoints run on its own machine "
-            "or network is started with coordqa leaderboard serve --allow-private-endpoints)"
+            f"api_base {shown_endpoint(api_base)!r}: {exc} (a board whose endpoints run on its "
+            "own machine or network is started with coordqa leaderboard serve "
+            "--allow-private-endpoints)"
         ) from exc
     except (OSError, ValueError) as exc:
-        raise ConfigError(f"api_base {api_base!r}: {parts.hostname} does not resolve") from exc
+        raise ConfigError(
+            f"api_base {shown_endpoint(api_base)!r}: {parts.hostname} does not resolve"
+        ) from exc
 
 
 def _check_hosted(model: str, hosted: tuple[str, ...]) -> None:

@@ -168,5 +168,7 @@ def test_a_grid_file_is_checked_here_and_a_board_only_grid_is_left_to_the_board(
     assert f"`coordqa agentic grid {two_seeds} --agent hm --model scripted" in line, line
     sent = build_bundle(hm_hanabi, grid="board-only", destination="board")
     assert sent["grid"] == "board-only"
-    with pytest.raises(BundleError, match="^unknown grid 'board-only'"):
+    with pytest.raises(BundleError, match="^unknown grid 'board-only'") as refused:
         build_bundle(hm_hanabi, grid="board-only", destination="file")
+    said = str(refused.value)  # a library caller is told its parameter, as the CLI its option
+    assert "send the bundle to that board now" in said and 'destination="board"' in said, said

@@ -278,6 +278,10 @@ def test_a_public_board_refuses_endpoints_on_its_own_network(db_url: str, tmp_pa
         for base in ("http://127.0.0.1:8000/v1", "http://localhost/v1", "http://10.1.2.3/v1"):
             answer = register(public, model="openai/m", api_base=base)
             assert answer.status_code == 422 and "loopback or private address" in answer.text
+        typed = "http://me:hunter2-pw@10.1.2.3/v1?key=qk-77"  # said back without its secrets
+        answer = register(public, model="openai/m", api_base=typed)
+        assert answer.status_code == 422 and "'http://10.1.2.3/v1'" in answer.text, answer.text
+        assert "hunter2-pw" not in answer.text and "qk-77" not in answer.text, answer.text
         anonymous = public.client.post("/api/endpoints", json={"model": "random"})
         assert anonymous.status_code == 401
     finally:

@@ -4,11 +4,13 @@ endpoint or key given for one is refused by one rule, never ignored (fourth walk
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from cli_support import coordqa
 
+import coordqa as coordqa_api
 from coordqa.errors import ConfigError
 from coordqa.llm.registry import (
     create_provider,
@@ -221,3 +223,40 @@ def test_every_command_refuses_a_timeout_its_models_cannot_outlast(
     assert line.startswith("error: --timeout bounds how long a model takes to answer"), line
     assert f"leave {named} out" in line, line
     assert not out.exists()
+
+
+def test_the_library_refuses_the_transport_the_command_line_refuses(tmp_path: Path) -> None:
+    """``coordqa.evaluate`` ran ``random`` with ``transport="direct"`` in process, silently."""
+    out = tmp_path / "run"
+    config = coordqa_api.EvalConfig(model="random", dataset="example", transport="direct", out=out)
+    with pytest.raises(ConfigError) as refused:
+        coordqa_api.evaluate(config)
+    said = str(refused.value)
+    assert said.startswith("--transport direct reaches a model behind a server"), said
+    assert not out.exists()
+
+
+def test_a_set_s_transport_is_its_served_models_and_its_in_process_member_runs(
+    tmp_path: Path, openai_key: str
+) -> None:
+    """A set's ``transport: direct`` reaches ``openai/m``; its ``random`` runs in process."""
+    from coordqa.evalset import evaluate_set, parse_spec
+    from coordqa.llm.testing import LocalOpenAIServer
+
+    out = tmp_path / "set"
+    with LocalOpenAIServer() as server:
+        spec = {
+            "models": ["random", {"model": "openai/m", "api_base": server.base_url}],
+            "datasets": ["example"],
+            "limit": 2,
+            "trials": 1,
+            "transport": "direct",
+            "out": str(out),
+        }
+        result = evaluate_set(parse_spec(spec))
+    assert result.ok and server.count == 2
+    transports = sorted(
+        json.loads((out / state.run / "manifest.json").read_text())["runtime"]["transport"]
+        for state in result.manifest.members
+    )
+    assert transports == ["direct", "in-process"]

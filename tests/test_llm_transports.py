@@ -347,7 +347,8 @@ def test_an_eval_set_gives_its_transport_to_every_member() -> None:
     from coordqa.evalset import parse_spec
 
     spec = parse_spec({"models": ["openai/m", "random"], "transport": "litellm"})
-    assert {spec.eval_config(m, "x").transport for m in spec.models} == {"litellm"}
+    given = {m.model: spec.eval_config(m, "x").transport for m in spec.models}
+    assert given == {"openai/m": "litellm", "random": "auto"}  # random calls no server
     assert parse_spec({"models": ["openai/m"]}).transport == "auto"
     with pytest.raises(ConfigError, match="transport"):
         parse_spec({"models": ["openai/m"], "transport": "carrier-pigeon"})

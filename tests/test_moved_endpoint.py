@@ -15,8 +15,9 @@ import pytest
 from test_evaluate_support import answers, fast_policy, write_dataset
 
 from coordqa.evaluation import EvalConfig, evaluate
+from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.testing import Fault, LocalOpenAIServer
-from coordqa.runs.moved import moved_endpoint, shown_endpoint
+from coordqa.runs.moved import moved_endpoint
 
 LOGGER = "coordqa.runs.moved"
 

@@ -370,9 +370,8 @@ def eval_command(
         api_key_env=api_key_env,
         transport=transport or eval_default("transport"),  # type: ignore[arg-type]  # checked by EvalConfig
     )
-    from coordqa.llm.registry import refuse_a_timeout, refuse_a_transport
+    from coordqa.llm.registry import refuse_a_timeout
 
-    refuse_a_transport([config.model], config.transport)  # here: a set's member may be mixed
     refuse_a_timeout([config.model], timeout is not None)
     display = eval_display(messages, quiet=quiet, verbose=verbose)
     try:

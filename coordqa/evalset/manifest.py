@@ -15,6 +15,7 @@ from coordqa.evalset.members import MemberState, member_state
 from coordqa.evalset.spec import EvalSetSpec, SetMember
 from coordqa.files import atomic_write_text
 from coordqa.jsonvalues import JSONObject, load_json
+from coordqa.llm.endpoints import stored_endpoints
 from coordqa.outputs import make_output_folder
 from coordqa.runfolder import SET_MANIFEST, holds_run, holds_set as is_set
 from coordqa.runs.counts import fewer_than_stored
@@ -57,7 +58,7 @@ class SetManifest(BaseModel):
     shared: dict[str, Any]
     """The shared settings that change results (:meth:`EvalSetSpec.shared_identity`)."""
     spec: dict[str, Any]
-    """The spec of the latest session."""
+    """The spec of the latest session, its endpoints without credentials."""
     members: list[MemberState]
     """Every member of the latest session, in spec order (models, then datasets)."""
 
@@ -203,7 +204,7 @@ class SetLedger:
             created_at=previous.created_at if previous else datetime.now(timezone.utc),
             sessions=(previous.sessions if previous else 0) + 1,
             shared=shared,
-            spec=spec.model_dump(mode="json"),
+            spec=stored_endpoints(spec.model_dump(mode="json")),
             members=[member_state(m, out) for m in members] + _earlier(unnamed, out),
         )
         self.index = {m.run: i for i, m in enumerate(members)}

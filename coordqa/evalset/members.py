@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from coordqa.errors import CoordqaError
 from coordqa.evalset.spec import SetMember
 from coordqa.evaluation import EvalFailed, EvalProgress, evaluate_async
+from coordqa.llm.endpoints import stored_endpoint
 from coordqa.store import MANIFEST, read_qa_run
 
 __all__ = ["MemberState", "SetEvent", "SetProgress", "member_state", "run_member", "stopped"]
@@ -27,7 +28,7 @@ class MemberState(BaseModel):
     model: str
     """The model."""
     api_base: str | None = None
-    """Its endpoint."""
+    """Its endpoint, without credentials (:func:`~coordqa.llm.endpoints.stored_endpoint`)."""
     dataset: str
     """The dataset."""
     run: str | None
@@ -78,7 +79,7 @@ def member_state(member: SetMember, out: Path) -> MemberState:
     """A member's state as its run directory shows it (``pending`` when it has none)."""
     state = MemberState(
         model=member.model.model,
-        api_base=member.model.api_base,
+        api_base=stored_endpoint(member.model.api_base),
         dataset=member.dataset,
         run=str(member.run.relative_to(out)),
         member=member.key,

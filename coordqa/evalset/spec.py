@@ -23,6 +23,7 @@ from coordqa.evaluation import set_member_names
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
 from coordqa.llm.registry import (
+    member_transport,
     refuse_a_question_model,
     refuse_a_timeout,
     refuse_a_transport,
@@ -193,7 +194,7 @@ class EvalSetSpec(BaseModel):
             max_error_rate=self.max_error_rate,
             model_args=dict(model.model_args),
             api_key_env=model.api_key_env,
-            transport=self.transport,
+            transport=member_transport(model.model, self.transport),
         )
 
     MEMBER_SETTINGS: ClassVar[dict[str, str]] = {

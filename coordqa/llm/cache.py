@@ -29,6 +29,7 @@ from typing import Any
 
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject, content_hash
+from coordqa.llm.endpoints import stored_endpoint
 from coordqa.llm.types import GenerateConfig, Message, Usage
 from coordqa.paths import CACHE_DIR_ENV, cache_dir, cache_root
 
@@ -80,7 +81,7 @@ def cache_key(
     return content_hash(
         {
             "model": model,
-            "api_base": api_base,
+            "api_base": stored_endpoint(api_base),
             "messages": messages_payload(messages),
             "config": _config_payload(config),
             "trial": trial,

@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 from coordqa.errors import ModelError
 from coordqa.llm.addresses import AddressGuard, AddressRefused
 from coordqa.llm.bounds import reported_count
+from coordqa.llm.endpoints import shown_endpoint, stored_endpoint
 from coordqa.llm.openai_api import PLACEHOLDER_KEY, classify_status
 from coordqa.llm.providers import BrokenReply, Completion, Provider, reply_of
 from coordqa.llm.retry import connection_decision
@@ -243,14 +244,15 @@ class DirectProvider(Provider):
 
     def connection_key(self) -> str:
         """Prefix plus endpoint, as litellm's models of the same endpoint are keyed."""
-        return f"{self.prefix}@{self.api_base}"
+        return f"{self.prefix}@{stored_endpoint(self.api_base)}"
 
     def check(self) -> None:
         """Raise ModelError for an ``api_base`` that is not an http(s) URL, or an empty key."""
         parts = urlsplit(str(self.api_base))
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ModelError(
-                f"--api-base {self.api_base} is not an http(s) URL with a host; write e.g. "
+                f"--api-base {shown_endpoint(self.api_base)} is not an http(s) URL with a host; "
+                "write e.g. "
                 "http://127.0.0.1:8000/v1"
             )
         if self._api_key is not None and not self._api_key.strip():

@@ -20,6 +20,7 @@ from coordqa.errors import ConfigError
 from coordqa.llm.bounds import checked_usage, cut_reply
 from coordqa.llm.cache import ResponseCache, cache_key
 from coordqa.llm.call_names import in_role
+from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.ledger import UsageLedger
 from coordqa.llm.limits import LimiterRegistry, Limits, limiters
 from coordqa.llm.offline import Script, ScriptedProvider
@@ -297,7 +298,7 @@ class Model:
         )
 
     def __repr__(self) -> str:
-        base = f", api_base={self.api_base!r}" if self.api_base else ""
+        base = f", api_base={shown_endpoint(self.api_base)!r}" if self.api_base else ""
         return f"Model({self.name!r}{base})"
 
 

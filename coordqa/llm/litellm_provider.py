@@ -39,6 +39,7 @@ from typing import Any
 
 from coordqa.errors import MissingDependencyError, ModelError
 from coordqa.llm.bounds import reported_count
+from coordqa.llm.endpoints import stored_endpoint
 from coordqa.llm.openai_api import PLACEHOLDER_KEY, classify_status
 from coordqa.llm.providers import Completion, Provider, reply_of
 from coordqa.llm.retry import connection_decision
@@ -311,7 +312,7 @@ class LiteLLMProvider(Provider):
 
     def connection_key(self) -> str:
         """Litellm provider plus endpoint: calls to one host share limits, two hosts do not."""
-        return f"{self.prefix}@{self.api_base or 'default'}"
+        return f"{self.prefix}@{stored_endpoint(self.api_base) or 'default'}"
 
     def check(self) -> None:
         """Raise ModelError for an unknown provider or a missing API key; ready litellm for calls.

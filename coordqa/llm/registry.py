@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from coordqa.errors import ConfigError, ModelError
 from coordqa.llm.addresses import active_guard
+from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.providers import Provider, ProviderFactory
 from coordqa.llm.types import TRANSPORTS, Transport
 from coordqa.registry import Registry, not_one_of, offer, suggest
@@ -26,6 +27,7 @@ from coordqa.registry import Registry, not_one_of, offer, suggest
 __all__ = [
     "PROVIDERS",
     "create_provider",
+    "member_transport",
     "refuse_a_question_model",
     "refuse_a_timeout",
     "refuse_a_transport",
@@ -179,7 +181,7 @@ def refuse_an_endpoint(
     """
     if not runs_in_process(name):
         return
-    given = ([f"--api-base {api_base}"] if api_base is not None else []) + (
+    given = ([f"--api-base {shown_endpoint(api_base)}"] if api_base is not None else []) + (
         ["the API key (--api-key-env)"] if key_given else []
     )
     if given:
@@ -248,6 +250,16 @@ def _refuse_for_all(names: Sequence[str], fact: str, option: str, they: str, fix
     if all(_provider_says(name, fact) for name in names):
         models = ", ".join(repr(name) for name in names) or "none"
         raise ConfigError(f"{option}, and this run's models ({models}) {they}: {fix}")
+
+
+def member_transport(name: str, transport: Transport) -> Transport:
+    """The transport model ``name`` of a set takes of the set's ``transport``.
+
+    ``auto`` for a model that runs inside coordqa: the set's transport is that of its models
+    behind a server (:func:`refuse_a_transport`), and each member is then held to the rule on
+    its own, as ``coordqa.evaluate`` holds every run.
+    """
+    return "auto" if runs_in_process(name) else transport
 
 
 def _over_http(

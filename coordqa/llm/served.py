@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from fnmatch import fnmatchcase
 
+from coordqa.llm.endpoints import shown_endpoint
+
 __all__ = ["LISTING_PREFIXES", "not_served", "served_hint", "served_models"]
 
 LIST_TIMEOUT_S = 5.0
@@ -61,7 +63,10 @@ def served_hint(api_base: str | None, prefix: str, api_key: str | None) -> str:
     served = served_models(api_base, api_key)
     if not served:
         return ""
-    return f"; the server at {api_base} serves {_shown(served)}: use --model {prefix}/{served[0]}"
+    return (
+        f"; the server at {shown_endpoint(api_base)} serves {_shown(served)}: "
+        f"use --model {prefix}/{served[0]}"
+    )
 
 
 def _shown(served: list[str]) -> str:
@@ -97,6 +102,6 @@ def not_served(api_base: str | None, model: str, api_key: str | None) -> str | N
     if not served or any(_routes(listed, model_id) for listed in served):
         return None
     return (
-        f"the server at {api_base} serves {_shown(served)}, not {model_id}: "
+        f"the server at {shown_endpoint(api_base)} serves {_shown(served)}, not {model_id}: "
         f"use --model {prefix}/{served[0]}"
     )

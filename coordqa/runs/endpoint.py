@@ -15,6 +15,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from coordqa.errors import ConfigError, ModelNotServed, RunFailed
+from coordqa.llm.endpoints import shown_endpoint
 
 CONNECT_TIMEOUT_S = 5.0
 """How long a connection to the endpoint may take before it counts as unreachable."""
@@ -63,7 +64,8 @@ def unreachable(
         port = 0
     if parts.scheme not in ("http", "https") or not parts.hostname or not port:
         raise ConfigError(
-            f"--api-base {api_base} is not an http(s) URL with a host (and a valid port); "
+            f"--api-base {shown_endpoint(api_base)} is not an http(s) URL with a host (and a "
+            "valid port); "
             "write e.g. http://127.0.0.1:8000/v1"
         )
     timeout = httpx.Timeout(answer_s, connect=connect_s)
@@ -95,7 +97,8 @@ def check_reachable(api_base: str | None, answer_s: float = ANSWER_TIMEOUT_S) ->
     if reason is not None:
         advice = _ADVICE[SILENT in reason]
         raise RunFailed(
-            f"stopped before the first call: {api_base} is unreachable: {reason}. {advice} "
+            f"stopped before the first call: {shown_endpoint(api_base)} is unreachable: {reason}. "
+            f"{advice} "
             "(nothing new was stored).",
             stop_kind="unreachable",
             stop_error=reason,

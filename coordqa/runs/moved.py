@@ -5,7 +5,8 @@ A run may be resumed at another ``api_base`` (servers move between cluster jobs:
 under the same name, and its answers would join the stored ones in one run that keeps only the
 latest endpoint. So the move is never silent: :func:`say_if_moved` logs one warning on this
 module's logger (the CLI prints it on stderr, as the run store's; an API user sees it through
-:mod:`logging`). Endpoints are shown without credentials (:func:`shown_endpoint`).
+:mod:`logging`). Endpoints are shown without credentials
+(:func:`~coordqa.llm.endpoints.shown_endpoint`).
 """
 
 from __future__ import annotations
@@ -13,33 +14,10 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit
 
+from coordqa.llm.endpoints import shown_endpoint
+
 log = logging.getLogger(__name__)
 """One warning per resumed session whose endpoint moved (:func:`say_if_moved`)."""
-
-PROVIDER = "the provider's own endpoint"
-"""How a run without ``api_base`` (the litellm provider's endpoint) is named."""
-
-
-def shown_endpoint(api_base: str | None) -> str:
-    """``api_base`` as it may be shown: without user, password, query or fragment.
-
-    >>> shown_endpoint("https://me:secret@gpu7:8000/v1?key=sk-1")
-    'https://gpu7:8000/v1'
-    """
-    if api_base is None:
-        return PROVIDER
-    parts = urlsplit(api_base.strip())
-    host = parts.hostname or ""
-    if ":" in host:  # an IPv6 address is written in brackets
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if not host:
-        return "(an address that is not a URL)"
-    netloc = host if port is None else f"{host}:{port}"
-    return f"{parts.scheme.lower()}://{netloc}{parts.path}".rstrip("/")
 
 
 def _address(api_base: str | None) -> str | None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from coordqa.llm.endpoints import shown_endpoint
+
 STOPPING_ERRORS = frozenset({"fatal", "unreachable"})
 """Error kinds after which no other call can succeed: the run stops at once."""
 
@@ -134,7 +136,11 @@ class ErrorWatch:
         """Why the session counts as failed (None: it did not)."""
         stop = self.stopped_by
         if stop is not None and stop.kind == "unreachable":
-            where = stop.api_base or f"the {stop.model.partition('/')[0]} API"
+            where = (
+                shown_endpoint(stop.api_base)
+                if stop.api_base
+                else f"the {stop.model.partition('/')[0]} API"
+            )
             return f"stopped: {where} is unreachable: {stop.error}. " + tally.then_resume(
                 "Start the server or fix --api-base"
             )

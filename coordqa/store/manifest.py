@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from coordqa._version import __version__
+from coordqa.llm.endpoints import shown_endpoint, stored_command, stored_endpoints
 from coordqa.runfolder import MANIFEST as MANIFEST
 
 SCHEMA_VERSION = 3
@@ -42,10 +43,13 @@ def _said(value: Any, key: str = "") -> str:
     """A setting as the user gives it, cut to :data:`SHOWN_SETTING` characters.
 
     ``none`` for no value (not Python's ``None``), ``0-4`` for consecutive seeds, a hash's first
-    12 characters as runs are named by them.
+    12 characters as runs are named by them, an endpoint without its credentials (a run stored
+    before they were left out holds them).
     """
     if value is None:
         return "none"
+    if key.endswith("api_base") and isinstance(value, str):
+        return repr(shown_endpoint(value))
     if key.endswith("fingerprint") and isinstance(value, str):
         return value[:12]
     ints = isinstance(value, list) and all(type(item) is int for item in value)
@@ -107,6 +111,16 @@ class DatasetInfo(BaseModel):
     """Questions in the run after filtering."""
 
 
+def session_command() -> list[str]:
+    """This process's command line as a run records it: no endpoint's credentials in it.
+
+    A manifest travels (in a bundle to a leaderboard, in a shared run folder), so an
+    ``--api-base`` typed with a password or a key in its query is recorded without them
+    (:func:`~coordqa.llm.endpoints.stored_command`).
+    """
+    return stored_command(sys.argv)
+
+
 class RunManifest(BaseModel):
     """What a run is: enough to reproduce it and to refuse resuming it with other settings.
 
@@ -135,9 +149,10 @@ class RunManifest(BaseModel):
     on errors); a killed run stays ``running``."""
     sessions: int = 0
     """How many times the run was started (1 + number of resumes)."""
-    command: list[str] = Field(default_factory=lambda: list(sys.argv))
+    command: list[str] = Field(default_factory=lambda: session_command())
     """The command line of the session that created the run, or of the latest session that
-    changed its settings (another ``--api-base`` or more ``--trials``, with calls to make)."""
+    changed its settings (another ``--api-base`` or more ``--trials``, with calls to make), as
+    :func:`session_command` records it."""
     config: dict[str, Any]
     """Everything that changes results; must match exactly to resume."""
     runtime: dict[str, Any] = Field(default_factory=dict)
@@ -176,6 +191,21 @@ class RunManifest(BaseModel):
                 f"of another grid: {_said(mine_name)}, not {_said(their_name)}"
             )
         return None
+
+    def shareable(self) -> RunManifest:
+        """This manifest as it may be shown or sent: no endpoint's credentials in it.
+
+        A run stored before they were left out (:func:`session_command`,
+        :meth:`coordqa.EvalConfig.identity`) still holds them; a page that shows its settings
+        and a bundle that carries them to a board use this copy. Its fingerprint is the
+        stored one: the copy is for reading, never for resuming.
+        """
+        return self.model_copy(
+            update={
+                "config": stored_endpoints(self.config),
+                "command": stored_command(self.command),
+            }
+        )
 
     def mismatches(self, other: RunManifest) -> list[str]:
         """Human-readable differences that forbid resuming this run as ``other``."""

@@ -1,0 +1,124 @@
+"""An endpoint's secrets stay in the request: the one rule for storing and showing an ``api_base``.
+
+A user may put credentials in the address itself: ``http://user:secret@gpu7:8000/v1`` (HTTP
+basic authentication, which the request still sends) or a key in its query (``...?key=sk-1``).
+Everything coordqa writes or says about an endpoint (a run's manifest and command line, the
+reply cache's keys, an agentic grid's identity, a bundle that leaves the machine, a refusal,
+a progress line) carries it only through :func:`stored_endpoint` (on disk) or
+:func:`shown_endpoint` (in words): the user name, password, query and fragment never leave the
+call. Only the call itself (:mod:`coordqa.llm.direct_provider`, litellm) gets the address as
+typed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+__all__ = [
+    "PROVIDER",
+    "shown_endpoint",
+    "stored_command",
+    "stored_endpoint",
+    "stored_endpoints",
+]
+
+PROVIDER = "the provider's own endpoint"
+"""How a run without ``api_base`` (the litellm provider's endpoint) is named."""
+
+NOT_A_URL = "(an address that is not a URL)"
+"""What stands for an ``api_base`` that has no host: it is not shown, as it may hold anything."""
+
+
+def stored_endpoint(api_base: str | None) -> str | None:
+    """``api_base`` as it may be written down: without user, password, query or fragment.
+
+    Otherwise as typed, so that an address without credentials keeps the run identity, the
+    folder name and the cache keys it always had. Text that is not a URL with a host is
+    :data:`NOT_A_URL` (no call can be made to it; it may be a secret pasted in the wrong place).
+
+    >>> stored_endpoint("http://me:secret@127.0.0.1:8000/v1/?key=sk-1#top")
+    'http://127.0.0.1:8000/v1/'
+    >>> stored_endpoint("http://127.0.0.1:8000/v1/")
+    'http://127.0.0.1:8000/v1/'
+    """
+    if api_base is None:
+        return None
+    try:
+        parts = urlsplit(api_base.strip())
+    except ValueError:  # an unclosed IPv6 bracket
+        return NOT_A_URL
+    host = parts.netloc.rpartition("@")[2]
+    if not parts.scheme or not host:
+        return NOT_A_URL
+    if (parts.username, parts.password, parts.query, parts.fragment) == (None, None, "", ""):
+        return api_base  # the common case, byte for byte as before this rule
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def shown_endpoint(api_base: str | None) -> str:
+    """``api_base`` as it may be shown: :func:`stored_endpoint`, its scheme and host lower case.
+
+    >>> shown_endpoint("https://me:secret@GPU7:8000/v1/?key=sk-1")
+    'https://gpu7:8000/v1'
+    >>> shown_endpoint(None)
+    "the provider's own endpoint"
+    """
+    stored = stored_endpoint(api_base)
+    if stored is None:
+        return PROVIDER
+    if stored == NOT_A_URL:
+        return NOT_A_URL
+    parts = urlsplit(stored.strip())
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address is written in brackets
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if not host:
+        return NOT_A_URL
+    netloc = host if port is None else f"{host}:{port}"
+    return f"{parts.scheme.lower()}://{netloc}{parts.path}".rstrip("/")
+
+
+def stored_endpoints(settings: Any) -> Any:
+    """``settings`` (a run's, as JSON) with every ``api_base`` in it as :func:`stored_endpoint`.
+
+    At any depth: a grid names one for itself and one for each of its models.
+
+    >>> stored_endpoints({"api_base": "http://u:pw@h/v1", "models": [{"api_base": None}]})
+    {'api_base': 'http://h/v1', 'models': [{'api_base': None}]}
+    """
+    if isinstance(settings, dict):
+        return {
+            key: stored_endpoint(value)
+            if key == "api_base" and isinstance(value, str)
+            else stored_endpoints(value)
+            for key, value in settings.items()
+        }
+    if isinstance(settings, list):
+        return [stored_endpoints(item) for item in settings]
+    return settings
+
+
+def stored_command(argv: Sequence[str]) -> list[str]:
+    """A command line as a run records it: every URL in it as :func:`stored_endpoint` keeps it.
+
+    Both spellings of an option are read: ``--api-base URL`` and ``--api-base=URL``.
+
+    >>> stored_command(["coordqa", "eval", "--api-base=http://u:pw@h:8000/v1", "--limit", "2"])
+    ['coordqa', 'eval', '--api-base=http://h:8000/v1', '--limit', '2']
+    """
+    return [_stored_argument(argument) for argument in argv]
+
+
+def _stored_argument(argument: str) -> str:
+    option, equals, value = argument.partition("=") if argument.startswith("-") else ("", "", "")
+    if not equals:
+        option, value = "", argument
+    if "://" not in value:
+        return argument
+    return f"{option}{equals}{stored_endpoint(value)}"
