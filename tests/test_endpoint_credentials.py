@@ -21,7 +21,7 @@ from coordqa.errors import ConfigError, ModelNotServed, RunFailed
 from coordqa.evalset import evaluate_set, parse_spec
 from coordqa.evaluation import EvalConfig, evaluate
 from coordqa.leaderboard.bundle import build_qa_bundle
-from coordqa.llm.endpoints import shown_endpoint, stored_command, stored_endpoint
+from coordqa.llm.endpoints import endpoint_route, shown_endpoint, stored_command, stored_endpoint
 from coordqa.llm.testing import LocalOpenAIServer
 from coordqa.store import MANIFEST, RunManifest, open_run
 from coordqa.viewer.pages import Links, qa_run_page
@@ -224,3 +224,57 @@ def test_the_endpoint_rule_s_examples_hold() -> None:
 
     result = doctest.testmod(endpoints)
     assert result.attempted >= 6 and result.failed == 0
+
+
+def test_a_key_in_the_endpoint_s_query_reaches_the_server_and_the_run_never_holds_it(
+    tmp_path: Path, _cache: Path
+) -> None:
+    """``--api-base http://host/v1?key=K``: the route goes on the path, the query stays a query.
+
+    Before, ``/chat/completions`` was appended to the whole address, so it landed inside the
+    query (``/v1?key=K/chat/completions``) and the server answered 404 to every call.
+    """
+    dataset = write_dataset(tmp_path / "data", scenarios=1)  # 3 questions
+    out = tmp_path / "run"
+    with LocalOpenAIServer(answers()) as server:
+        typed = f"{server.base_url}/?key={QUERY_KEY}"
+        result = evaluate(_config(dataset, typed, out, transport="direct"))
+    assert result.new_samples == 3 and server.count == 3
+    assert _files_holding(out, QUERY_KEY) == [] and _files_holding(_cache, QUERY_KEY) == []
+
+
+def test_a_route_goes_on_the_endpoint_s_path_before_its_query() -> None:
+    assert endpoint_route("http://u:pw@h:8000/v1/?key=K", "models") == (
+        "http://u:pw@h:8000/v1/models?key=K"
+    )
+    assert endpoint_route("http://h:8000/v1", "chat/completions") == (
+        "http://h:8000/v1/chat/completions"
+    )
+
+
+def test_a_shared_manifest_names_no_folder_of_the_machine_it_ran_on() -> None:
+    """A bundle and an exported page carry the run's command line off the machine: the
+    executable's folder and absolute paths (a home folder, a user name) are left out."""
+    manifest = RunManifest(
+        kind="qa",
+        config={},
+        fingerprint="f",
+        command=[
+            "/home/alice/venvs/x/bin/coordqa",
+            "eval",
+            "--out",
+            "/home/alice/runs/gpt",
+            "--dataset=/home/alice/data/fresh",
+            "--limit",
+            "2",
+        ],
+    )
+    assert manifest.shareable().command == [
+        "coordqa",
+        "eval",
+        "--out",
+        "…/gpt",
+        "--dataset=…/fresh",
+        "--limit",
+        "2",
+    ]

@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 from coordqa.errors import ModelError
 from coordqa.llm.addresses import AddressGuard, AddressRefused
 from coordqa.llm.bounds import reported_count
-from coordqa.llm.endpoints import shown_endpoint, stored_endpoint
+from coordqa.llm.endpoints import endpoint_route, shown_endpoint, stored_endpoint
 from coordqa.llm.openai_api import PLACEHOLDER_KEY, classify_status
 from coordqa.llm.providers import BrokenReply, Completion, Provider, reply_of
 from coordqa.llm.retry import connection_decision
@@ -306,7 +306,7 @@ class DirectProvider(Provider):
         try:
             async with lanes.clients[lane].stream(
                 "POST",
-                f"{str(self.api_base).rstrip('/')}/chat/completions",
+                endpoint_route(str(self.api_base), "chat/completions"),
                 json=request_body(self.model_id, messages, config),
                 headers=self._headers(config),
                 timeout=timeout_s,

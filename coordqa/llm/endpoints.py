@@ -13,11 +13,14 @@ typed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import PurePath
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 __all__ = [
     "PROVIDER",
+    "endpoint_route",
+    "shared_command",
     "shown_endpoint",
     "stored_command",
     "stored_endpoint",
@@ -84,6 +87,21 @@ def shown_endpoint(api_base: str | None) -> str:
     return f"{parts.scheme.lower()}://{netloc}{parts.path}".rstrip("/")
 
 
+def endpoint_route(api_base: str, route: str) -> str:
+    """The address of ``route`` (``models``, ``chat/completions``) under ``api_base``, as typed.
+
+    The route goes at the end of the path, before any query: a key in the query
+    (``...?key=K``) stays a query, which appending to the whole address would have broken
+    (``/v1?key=K/chat/completions``). Credentials stay in it: this is the call's address.
+
+    >>> endpoint_route("http://u:pw@h:8000/v1/?key=K", "models")
+    'http://u:pw@h:8000/v1/models?key=K'
+    """
+    parts = urlsplit(api_base.strip())
+    path = f"{parts.path.rstrip('/')}/{route}"
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
+
+
 def stored_endpoints(settings: Any) -> Any:
     """``settings`` (a run's, as JSON) with every ``api_base`` in it as :func:`stored_endpoint`.
 
@@ -113,6 +131,29 @@ def stored_command(argv: Sequence[str]) -> list[str]:
     ['coordqa', 'eval', '--api-base=http://h:8000/v1', '--limit', '2']
     """
     return [_stored_argument(argument) for argument in argv]
+
+
+def shared_command(argv: Sequence[str]) -> list[str]:
+    """A recorded command line as it may leave the machine (a bundle, an exported page).
+
+    :func:`stored_command`, with the executable named without its folder and every absolute
+    path cut to ``…/`` and its last part: folders of the machine it ran on (a home folder, a
+    user name) are not the reader's business, and would not exist on theirs.
+
+    >>> shared_command(["/home/a/bin/coordqa", "eval", "--out", "/home/a/runs/x", "--limit=2"])
+    ['coordqa', 'eval', '--out', '…/x', '--limit=2']
+    """
+    stored = stored_command(argv)
+    return [PurePath(word).name for word in stored[:1]] + [_shared_argument(w) for w in stored[1:]]
+
+
+def _shared_argument(argument: str) -> str:
+    option, equals, value = argument.partition("=") if argument.startswith("-") else ("", "", "")
+    if not equals:
+        option, value = "", argument
+    if not PurePath(value).is_absolute() and not value.startswith("~"):
+        return argument
+    return f"{option}{equals}…/{PurePath(value).name}"
 
 
 def _stored_argument(argument: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from fnmatch import fnmatchcase
 
-from coordqa.llm.endpoints import shown_endpoint
+from coordqa.llm.endpoints import endpoint_route, shown_endpoint
 
 __all__ = ["LISTING_PREFIXES", "not_served", "served_hint", "served_models"]
 
@@ -41,7 +41,7 @@ def served_models(
     try:
         with (
             sync_client(httpx.Timeout(timeout_s)) as client,
-            client.stream("GET", f"{api_base.rstrip('/')}/models", headers=headers) as response,
+            client.stream("GET", endpoint_route(api_base, "models"), headers=headers) as response,
         ):
             if response.status_code != 200:
                 return None

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
@@ -545,7 +546,7 @@ def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:
             server._hit(self.headers.get("Host", ""))
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
-            if self.path not in _CHAT_PATHS:
+            if urlsplit(self.path).path not in _CHAT_PATHS:  # a query is the endpoint's own
                 self._send(404, {}, b'{"error": {"message": "not found"}}')
                 return
             try:
@@ -557,7 +558,7 @@ def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:  # noqa: N802 (the name http.server dispatches to)
             server._hit(self.headers.get("Host", ""))
-            if self.path not in _MODELS_PATHS:
+            if urlsplit(self.path).path not in _MODELS_PATHS:
                 self._send(404, {}, b'{"error": {"message": "not found"}}')
                 return
             listed = [{"id": name, "object": "model"} for name in server.models]

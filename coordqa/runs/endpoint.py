@@ -15,7 +15,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from coordqa.errors import ConfigError, ModelNotServed, RunFailed
-from coordqa.llm.endpoints import shown_endpoint
+from coordqa.llm.endpoints import endpoint_route, shown_endpoint
 
 CONNECT_TIMEOUT_S = 5.0
 """How long a connection to the endpoint may take before it counts as unreachable."""
@@ -70,7 +70,10 @@ def unreachable(
         )
     timeout = httpx.Timeout(answer_s, connect=connect_s)
     try:
-        with sync_client(timeout) as client, client.stream("GET", f"{api_base.rstrip('/')}/models"):
+        with (
+            sync_client(timeout) as client,
+            client.stream("GET", endpoint_route(api_base, "models")),
+        ):
             pass
     except AddressRefused as exc:
         return str(exc)

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from coordqa._version import __version__
-from coordqa.llm.endpoints import shown_endpoint, stored_command, stored_endpoints
+from coordqa.llm.endpoints import shared_command, shown_endpoint, stored_command, stored_endpoints
 from coordqa.runfolder import MANIFEST as MANIFEST
 
 SCHEMA_VERSION = 3
@@ -193,7 +193,7 @@ class RunManifest(BaseModel):
         return None
 
     def shareable(self) -> RunManifest:
-        """This manifest as it may be shown or sent: no endpoint's credentials in it.
+        """This manifest as it may be shown or sent: no endpoint's credentials, no local folders.
 
         A run stored before they were left out (:func:`session_command`,
         :meth:`coordqa.EvalConfig.identity`) still holds them; a page that shows its settings
@@ -203,7 +203,7 @@ class RunManifest(BaseModel):
         return self.model_copy(
             update={
                 "config": stored_endpoints(self.config),
-                "command": stored_command(self.command),
+                "command": shared_command(self.command),
             }
         )
 
