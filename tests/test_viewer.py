@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import os
 import re
+import shutil
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -570,3 +571,20 @@ def test_a_run_written_after_the_viewer_started_is_found_when_asked(
         assert 'href="/runs/first/"' in index and 'href="/runs/second/"' in index
         assert "broken" in index  # a damaged run folder made since is listed as unreadable
         assert [run["id"] for run in viewer.get("/api/runs").json()] == ["first", "second"]
+
+
+def test_an_unknown_run_s_404_offers_the_closest_and_lists_a_few(tmp_path: Path) -> None:
+    """Walkthrough 12: the 404 listed every run id of the folder, however many."""
+    folder = tmp_path / "runs"
+    make_hostile_qa_run(folder / "model-00", trials=1)
+    for n in range(1, 12):
+        shutil.copytree(folder / "model-00", folder / f"model-{n:02d}")
+    catalog = RunCatalog([folder])
+    catalog.LOOK_AGAIN_EVERY_S = 3600.0
+    with pytest.raises(LookupError) as unknown:
+        catalog.get("model-1O")
+    said = str(unknown.value)
+    offered = said.partition("Did you mean ")[2].partition("?")[0]
+    assert "'model-10'" in offered, said
+    assert "model-00" in said and "model-04 and 7 more" in said, said
+    assert "12 runs" in said, said

@@ -21,6 +21,7 @@ from typing import TypeVar
 from coordqa.analysis.labels import run_labels
 from coordqa.errors import ConfigError, StoreError
 from coordqa.jsonvalues import JSONObject
+from coordqa.registry import did_you_mean
 from coordqa.store import (
     RunKind,
     RunManifest,
@@ -32,6 +33,7 @@ from coordqa.store import (
 from coordqa.viewer.agentic import AgenticView
 from coordqa.viewer.compare import DatasetComparison, compare_by_dataset
 from coordqa.viewer.qa import QAView, Rationales
+from coordqa.words import format_list
 
 __all__ = ["RunCatalog", "RunEntry"]
 
@@ -221,10 +223,13 @@ class RunCatalog:
             for entry in self.entries:
                 if entry.id == run_id:
                     return entry
+        shown = [entry.id for entry in self.entries]
         raise LookupError(
-            f"no run {run_id!r}; this viewer shows {[e.id for e in self.entries]} (a run written "
-            "since into a folder it was given is found when asked for, the folders being "
-            f"searched at most every {self.LOOK_AGAIN_EVERY_S:g} s: reload in a moment)"
+            f"no run {run_id!r}.{did_you_mean(run_id, shown)} This viewer shows {len(shown)} "
+            f"run{'s' if len(shown) != 1 else ''} ({format_list(shown)}; its front page lists "
+            "them all); a run written since into a folder it was given is found when asked for, "
+            f"the folders being searched at most every {self.LOOK_AGAIN_EVERY_S:g} s: reload in "
+            "a moment"
         )
 
     def _cached(self, cache: dict[str, tuple[Stamp, V]], entry: RunEntry, build: type[V]) -> V:
