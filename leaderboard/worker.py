@@ -29,8 +29,9 @@ count every session of a job (seconds: wall time while a worker holds it); reach
 the job cleanly, as failed with the budget named. Calls are counted as their answers come back
 (up to 8 are in flight, the eval's concurrency): the answer that passes the calls budget stops
 the job, and those back before it stops count too, so a job's count may pass its budget by a
-few; calls cut off in flight are not counted (the endpoint may have seen them). The worker checks at each model call that the job is still its own, so a job the admin
-cancels stops at its next call. A failed job's public error is one sentence for its submitter
+few; calls cut off in flight are not counted (the endpoint may have seen them). The worker
+checks at each model call that the job is still its own, so a job the admin cancels stops at
+its next call. A failed job's public error is one sentence for its submitter
 (:func:`coordqa.leaderboard.job_errors.job_failure`). Model calls go through :mod:`coordqa.llm`
 like any ``coordqa eval``, with the endpoint's key taken out of every reply and error: the
 board's response cache is off, so every reply comes from the endpoint. Each job runs under
