@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         RegisteredGrid as RegisteredGrid,
         get_grid as get_grid,
         missing_tasks as missing_tasks,
+        names_a_grid_file as names_a_grid_file,
         registered_grids as registered_grids,
     )
     from coordqa.agentic.match import (

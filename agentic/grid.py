@@ -130,17 +130,20 @@ class CountWords:
     """How the command that built a grid sets a game entry's episodes, to say it in refusals.
 
     ``agentic run`` by its options (``--episodes 3``, ``--seeds 4,7``); ``agentic grid`` by its
-    grid file's keys (``episodes: 3``, ``seeds: [4, 7]`` in ``grid.yaml``): it has no
-    ``--seeds``, and its file is what the user changed.
+    grid file's keys (``episodes: 3``, ``seeds: [4, 7]`` in ``grid.yaml``) unless its
+    ``--episodes`` set every entry's count: it has no ``--seeds``. Advice names what the user
+    changed, so it can be followed: a file giving ``seeds:`` refuses ``episodes:`` beside them.
     """
 
     file: str | None = None
     """The grid file whose keys are named; None: the command's options."""
+    episodes_option: bool = False
+    """Whether the command's ``--episodes`` set every entry's count, over the file's keys."""
 
     @property
     def count(self) -> str:
         """What sets the number of episodes (seeds 0..N-1): ``--episodes`` or ``episodes:``."""
-        return "--episodes" if self.file is None else "episodes:"
+        return "--episodes" if self.file is None or self.episodes_option else "episodes:"
 
     def episodes(self, count: int) -> str:
         """How ``count`` episodes are asked for."""
@@ -154,14 +157,28 @@ class CountWords:
 
     @property
     def where(self) -> str:
-        """Where they are asked for, after the count: `` in grid.yaml`` ('': an option)."""
+        """Where the file's keys are, after them: `` in grid.yaml`` ('': options)."""
         return "" if self.file is None else f" in {self.file}"
+
+    def asking(self, count: int, entry: GameEntry, *, more: bool = False) -> str:
+        """How ``count`` episodes (seeds 0..N-1) are asked for, where ``entry`` sets its own.
+
+        ``--episodes 3`` when the option set it; ``seeds: [0, 1, 2] in grid.yaml`` when the
+        entry gives seeds; else ``episodes: 3 in grid.yaml``. ``more``: "or more" of them.
+        """
+        if self.file is not None and self.episodes_option:
+            return f"--episodes {count}{' or more' if more else ''}"
+        if entry.seeds is not None:
+            more_seeds = " or more seeds from 0" if more else ""
+            return f"{self.seeds(list(range(count)))}{more_seeds}{self.where}"
+        return f"{self.episodes(count)}{' or more' if more else ''}{self.where}"
 
     def own(self, game: str) -> str:
         """How the game's own seeds are asked for: by giving neither."""
         if self.file is None:
             return "leave out --episodes and --seeds"
-        return f"remove episodes: and seeds: from {self.file}'s {game} entry"
+        keys = f"remove episodes: and seeds: from {self.file}'s {game} entry"
+        return f"leave out --episodes and {keys}" if self.episodes_option else keys
 
 
 class GameEntry(BaseModel):

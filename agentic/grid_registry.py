@@ -22,6 +22,7 @@ changed on the command line (other seeds, partners or preset) has another finger
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -124,6 +125,22 @@ def _registered_path(name: str) -> Path:
     return GRIDS_DIR / f"{name}.yaml"
 
 
+def names_a_grid_file(given: str | Path) -> bool:
+    """Whether ``given`` is read as a grid file's path rather than a registered grid's name.
+
+    It ends in .yaml or .yml, holds a path separator, or is there: no grid name has these, so
+    a missing file so named is a mistyped path, refused as one (never looked up as a name here
+    or sent to a board as one: walkthrough 12 #115).
+    """
+    text = str(given)
+    return (
+        Path(text).suffix in (".yaml", ".yml")
+        or "/" in text
+        or os.sep in text
+        or Path(text).exists()
+    )
+
+
 def grid_document(name_or_path: str | Path) -> dict[str, Any]:
     """The document of a grid YAML path, or else of a registered grid, not yet validated.
 
@@ -134,9 +151,8 @@ def grid_document(name_or_path: str | Path) -> dict[str, Any]:
         UnknownNameError: neither a YAML path nor a registered grid's name.
         ConfigError: the file is missing or not a grid document.
     """
-    path = Path(name_or_path)
-    if path.suffix in (".yaml", ".yml") or path.exists():
-        return read_grid_file(path)
+    if names_a_grid_file(name_or_path):
+        return read_grid_file(name_or_path)
     return read_grid_file(_registered_path(str(name_or_path)))
 
 

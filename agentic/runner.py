@@ -656,10 +656,10 @@ def _check_seeds(
     had, count = held.episode_count(pairings), asked.episode_count(pairings)
     if had is not None and count is not None:
         if count < had:
-            raise ConfigError(_fewer_episodes(out, asked.game, had, count, words))
+            raise ConfigError(_fewer_episodes(out, asked, had, count, words))
         return  # more episodes: the run is raised to them
     if had is not None:
-        resume = f"give {words.episodes(had)} or more{words.where}"
+        resume = f"give {words.asking(had, asked, more=True)}"
     elif held.seeds is not None:
         resume = f"give {held.seeds_words(pairings, words)}{words.where}"
     else:
@@ -671,17 +671,20 @@ def _check_seeds(
     )
 
 
-def _fewer_episodes(out: Path, game: str, had: int, asked: int, words: CountWords) -> str:
-    """Why a run of ``had`` episodes is not resumed with ``asked`` (fewer), and what to do."""
+def _fewer_episodes(out: Path, asked: GameEntry, had: int, count: int, words: CountWords) -> str:
+    """Why a run of ``had`` episodes is not resumed with ``count`` (fewer), and what to do.
+
+    Said in the terms ``asked`` was given in (:meth:`CountWords.asking`).
+    """
     return fewer_than_stored(
         out,
         had,
-        asked,
-        flag=words.count,
-        units=f"episodes of {game}",
+        count,
+        units=f"episodes of {asked.game}",
         started=bool(_played_before(out)),
         nothing="none played yet",
-        where=words.where,
+        resume=words.asking(had, asked, more=True),
+        restart=words.asking(count, asked),
     )
 
 

@@ -19,6 +19,7 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -790,6 +791,7 @@ def _covered_grid(
     """
     grid = _local_grid(given)
     if grid is None:
+        _refuse_a_missing_grid_file(given)
         if sending or given == own_grid:
             return given
         from coordqa.agentic import registered_grids
@@ -813,6 +815,35 @@ def _covered_grid(
             f"`{shlex.join([*command, '--out', 'DIR'])}`"
         )
     return grid.name
+
+
+_FILES_OFFERED = 200
+"""Grid files read beside a missing one, to offer the closest: a bound on a big folder."""
+
+
+def _refuse_a_missing_grid_file(given: str) -> None:
+    """Refuse ``given`` when it reads as a grid file's path, as no file is there.
+
+    Such a --grid is a mistyped path, never a board's grid name: sent, the board would answer
+    "unknown grid 'my-grdi.yaml'" (walkthrough 12 #115); saved or sent, it is refused here in
+    one wording, with the grid files beside where it points that are close to it.
+
+    Raises:
+        BundleError: ``given`` reads as a path (:func:`~coordqa.agentic.names_a_grid_file`).
+    """
+    from coordqa.agentic import names_a_grid_file, registered_grids
+    from coordqa.registry import did_you_mean
+
+    if not names_a_grid_file(given):
+        return
+    folder = Path(given).parent
+    beside = sorted(str(folder / p.name) for p in islice(folder.glob("*.y*ml"), _FILES_OFFERED))
+    raise BundleError(
+        f"no grid file is at {given!r} (a --grid ending in .yaml or .yml, or holding a '/', "
+        f"is a grid file's path).{did_you_mean(given, beside)} Give the path of the grid file "
+        "the run played, or the name the board ranks the grid under (shipped with coordqa: "
+        f"{', '.join(sorted(registered_grids()))})"
+    )
 
 
 def build_agentic_bundle(

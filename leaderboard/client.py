@@ -189,9 +189,16 @@ def _entries_beside(value: Any) -> tuple[tuple[int, int], ...]:
     return tuple((i, n) for i, n in pairs if type(i) is int and type(n) is int)
 
 
-MAX_SHOWN_CHARS = 500
-"""Most characters of one text from a board's answer shown (a reason, a refusal, a mismatch; the
-board stores a hidden entry's reason in at most 500)."""
+MAX_SHOWN_CHARS = 1000
+"""Most characters of one text from a board's answer shown (a reason, a refusal, a mismatch):
+room for a board's longest refusal (a duplicate's, which names each field that differs:
+walkthrough 12 #122), and a bound still, as the board is another machine."""
+
+MAX_WORD_CHARS = 40
+"""How far back a cut text looks for the end of a word: a longer "word" is cut within it."""
+
+CUT_MARK = "\u2026"
+"""What ends a text cut to :data:`MAX_SHOWN_CHARS`, so its reader knows more was said."""
 
 MAX_MISMATCH_LINES = 20
 """Most mismatch lines of one answer shown; the rest are counted."""
@@ -200,10 +207,17 @@ MAX_MISMATCH_LINES = 20
 def printable(text: str) -> str:
     """``text`` from a board's answer, fit to print on a terminal.
 
-    The answer is not trusted: the text is cut to :data:`MAX_SHOWN_CHARS`, and a character a
-    terminal would act on (escape sequences, bells, line breaks) is shown as U+FFFD.
+    The answer is not trusted: the text is cut to :data:`MAX_SHOWN_CHARS`, after its last whole
+    word and marked (:data:`CUT_MARK`), and a character a terminal would act on (escape
+    sequences, bells, line breaks) is shown as U+FFFD.
     """
-    return "".join(c if c.isprintable() else "\ufffd" for c in text[:MAX_SHOWN_CHARS])
+    if len(text) > MAX_SHOWN_CHARS:
+        kept = text[:MAX_SHOWN_CHARS]
+        if not text[MAX_SHOWN_CHARS].isspace():
+            space = max(kept.rfind(" "), kept.rfind("\n"), kept.rfind("\t"))
+            kept = kept[:space] if space >= MAX_SHOWN_CHARS - MAX_WORD_CHARS else kept
+        text = kept.rstrip() + CUT_MARK
+    return "".join(c if c.isprintable() else "\ufffd" for c in text)
 
 
 def read_saved_bundle(path: Path) -> dict[str, Any]:

@@ -106,11 +106,12 @@ class DuplicateResultsError(LeaderboardError):
     def __init__(self, existing: Submission, differences: Sequence[str]) -> None:
         """Say which entry holds them, and what the submission asks for that it does not show."""
         hidden = " (hidden by the admin)" if existing.hidden else ""
+        # the rule and what to do first: a client bounds what it prints of a refusal, and the
+        # fields that differ may be many (walkthrough 12 #122)
         super().__init__(
-            f"these results are already entry {existing.id}{hidden}, submitted as "
-            f"{existing.display_name!r}; this submission asks for {'; '.join(differences)}. "
-            "The board ranks the same results once; to change how they are shown, ask the "
-            "leaderboard admin"
+            f"the board ranks the same results once: these are already entry {existing.id}"
+            f"{hidden}, submitted as {existing.display_name!r}; to show them otherwise, ask the "
+            f"leaderboard admin. This submission differs in {'; '.join(differences)}"
         )
         self.existing_id = existing.id
         self.existing_hidden = existing.hidden
@@ -345,8 +346,8 @@ def entry_differences(existing: Submission, asked: Mapping[str, Any]) -> list[st
 
     ``asked``: the submission's :data:`ENTRY_OF_RESULTS` fields. Nothing: it is that entry,
     sent again (from another run folder, say) and answered with its id; else the refusal names
-    each difference, ``another link: 'https://...' (the entry's: none)``, so a submitter who
-    gave no name learns what differs.
+    each difference, ``link 'https://...' (the entry's: none)``, so a submitter who gave no
+    name learns what differs.
     """
 
     def shown(name: str, value: Any) -> str:
@@ -355,7 +356,7 @@ def entry_differences(existing: Submission, asked: Mapping[str, Any]) -> list[st
         return parameter_words(value) if name == "parameters" else repr(value)
 
     return [
-        f"another {label}: {shown(name, asked.get(name))} "
+        f"{label} {shown(name, asked.get(name))} "
         f"(the entry's: {shown(name, getattr(existing, name))})"
         for name, label in ENTRY_OF_RESULTS.items()
         if asked.get(name) != getattr(existing, name)

@@ -107,9 +107,8 @@ def job_failure(exc: BaseException, secrets: Sequence[str | None] = ()) -> JobFa
     ``secrets`` are the endpoint's key and the job's secret seeds: taken out of both (an error
     of the private split's generation may name its seed).
 
-    >>> job_failure(BudgetExceeded("calls", 5000, 5003)).public.split(": ")
-    ['the job used its budget of 5000 model calls before it finished', "ask the board's admin \
-to raise it, or register the endpoint again"]
+    >>> job_failure(BudgetExceeded("calls", 5000, 5003)).public.split(": ")[1]
+    "ask the board's admin to raise it, or register the endpoint again"
     """
     detail = redact(f"{type(exc).__name__}: {exc}", secrets)
     if len(detail) > DETAIL_CHARS:
@@ -215,8 +214,9 @@ def _budget(exc: BudgetExceeded) -> str:
             "replies shorter (a few hundred tokens are enough), then register it again"
         )
     return (
-        f"the job used its budget of {limit} model calls before it finished: ask the board's "
-        "admin to raise it, or register the endpoint again"
+        f"the job used its budget of {limit} model calls before it finished (it is checked as "
+        "answers come back, and those back before the job stopped count, so a few more may "
+        "show): ask the board's admin to raise it, or register the endpoint again"
     )
 
 

@@ -27,9 +27,13 @@ Every session of a job (a worker's claim) draws new secret seeds (:func:`claim_j
 public run resumes without asking a question twice, while the private split or the grid's
 deals of an earlier session, which the endpoint has seen, are dropped (``session-N/`` folders)
 and new ones are asked. Budgets (calls, tokens, seconds, and the disk the job's folder takes)
-count every session of a job; reaching one stops the job cleanly, as failed with the budget
-named. The worker checks at each model call that the job is still its own, so a job the admin
-cancels stops at its next call. A failed job's public error is one sentence for its submitter
+count every session of a job (seconds: wall time while a worker holds it); reaching one stops
+the job cleanly, as failed with the budget named. Calls are counted as their answers come back
+(up to 8 are in flight, the eval's concurrency): the answer that passes the calls budget stops
+the job, and those back before it stops count too, so a job's count may pass its budget by a
+few; calls cut off in flight are not counted (the endpoint may have seen them). The worker
+checks at each model call that the job is still its own, so a job the admin cancels stops at
+its next call. A failed job's public error is one sentence for its submitter
 (:func:`coordqa.leaderboard.job_errors.job_failure`). Model calls go through :mod:`coordqa.llm`
 like any ``coordqa eval``, with the endpoint's key taken out of every reply and error: the
 board's response cache is off, so every reply comes from the endpoint. Each job runs under
@@ -118,7 +122,6 @@ class _Budget:
         self.settings = job.settings
         self.before = dict(job.usage or {})
         self.session: dict[str, Any] = {"calls": 0, "tokens": 0}
-        self.seconds = 0.0
         self.started = time.monotonic()
         self.last_beat = 0.0
         self.stopped: CoordqaError | None = None
@@ -127,9 +130,8 @@ class _Budget:
         return {
             "calls": int(self.before.get("calls", 0)) + self.session["calls"],
             "tokens": int(self.before.get("tokens", 0)) + self.session["tokens"],
-            "seconds": float(self.before.get("seconds", 0.0))
-            + self.seconds
-            + (time.monotonic() - self.started),
+            # wall time from this session's claim, over the earlier sessions'
+            "seconds": float(self.before.get("seconds", 0.0)) + (time.monotonic() - self.started),
         }
 
     def seconds_left(self) -> float:

@@ -195,3 +195,36 @@ def test_a_stored_default_is_read_as_the_seeds_its_run_played_not_todays(tmp_pat
         said = " ".join(refused.stderr.split())
         assert "run fingerprint" in said and "seeds" in said and "questions" not in said, said
     assert len(_moves(out)) == 2
+
+
+def test_a_refused_smaller_count_names_what_set_it_the_option_or_the_files_key(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 12 #81, #84, #85: a run raised to 3 episodes by a grid file's ``seeds: [0, 1,
+    2]`` was refused with "ask for episodes: 3 or more in grid.yaml" when the file (back at
+    ``seeds: [0, 1]``) or ``--episodes 2`` asked for fewer; yet the file gives ``seeds:``
+    (adding ``episodes:`` is refused: not both), and the ``--episodes`` given was not named.
+    The advice names what the user can change: the option when it set the count, else the
+    file's own key, ``seeds:`` with the seeds the run holds."""
+    spec = tmp_path / "grid.yaml"
+    body = "agents: [capture-planner]\npartners: [self]\ngames: [{{game: collab_capture, {key}}}]\n"
+    out = tmp_path / "g"
+    spec.write_text(body.format(key="seeds: [0, 1, 2]"))
+    assert coordqa("agentic", "grid", spec, "--out", out).returncode == 0
+    spec.write_text(body.format(key="seeds: [0, 1]"))
+    by_file = coordqa("agentic", "grid", spec, "--out", out)
+    assert by_file.returncode == 2
+    said = " ".join(by_file.stderr.split())
+    assert f"ask for seeds: [0, 1, 2] or more seeds from 0 in {spec}" in said, said
+    assert "episodes:" not in said, said
+    by_option = coordqa("agentic", "grid", spec, "--out", out, "--episodes", "2")
+    assert by_option.returncode == 2
+    said = " ".join(by_option.stderr.split())
+    assert "ask for --episodes 3 or more to resume it" in said, said
+    assert "episodes:" not in said and "seeds:" not in said, said
+    spec.write_text(body.format(key="episodes: 2"))
+    by_count = coordqa("agentic", "grid", spec, "--out", out)
+    assert by_count.returncode == 2
+    said = " ".join(by_count.stderr.split())
+    assert f"ask for episodes: 3 or more in {spec} to resume it" in said, said
+    assert len(_moves(out)) == 3

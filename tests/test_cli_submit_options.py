@@ -172,3 +172,30 @@ def test_a_grid_file_is_checked_here_and_a_board_only_grid_is_left_to_the_board(
         build_bundle(hm_hanabi, grid="board-only", destination="file")
     said = str(refused.value)  # a library caller is told its parameter, as the CLI its option
     assert "send the bundle to that board now" in said and 'destination="board"' in said, said
+
+
+@pytest.mark.parametrize("given", ["my-grdi.yaml", "grids/my-grid", "../my-grid.yml"])
+def test_a_missing_grid_file_is_refused_here_in_the_same_words_whether_sent_or_saved(
+    hm_hanabi: Path, tmp_path: Path, given: str
+) -> None:
+    """Walkthrough 12 #109, #115: ``submit RUN --grid my-grdi.yaml --to URL`` (a mistyped grid
+    file) was sent to the board as a grid's name and got its "unknown grid 'my-grdi.yaml'";
+    with --out the same was refused here. A --grid that reads as a path (ends in .yaml or .yml,
+    or holds a '/') and names no file is refused here in both cases, before anything is sent:
+    nothing listens at the URL, so an attempt to send would say so instead."""
+    saved = one_error_line("submit", hm_hanabi, "--grid", given, "--out", tmp_path / "b.json")
+    sent = one_error_line(
+        "submit", hm_hanabi, "--grid", given, "--to", "http://127.0.0.1:9", "--token", "t"
+    )
+    assert saved == sent, (saved, sent)
+    assert saved.startswith(f"error: no grid file is at {given!r}"), saved
+    assert not (tmp_path / "b.json").exists()
+
+
+def test_a_missing_grid_file_is_offered_the_closest_grid_file_beside_it(
+    hm_hanabi: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "my-grid.yaml").write_text("agents: [hm]\n")
+    given = tmp_path / "my-grdi.yaml"
+    line = one_error_line("submit", hm_hanabi, "--grid", given, "--out", tmp_path / "b.json")
+    assert f"Did you mean '{tmp_path / 'my-grid.yaml'}'?" in line, line

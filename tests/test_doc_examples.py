@@ -190,3 +190,37 @@ def test_shell_words_are_read_as_a_shell_reads_them() -> None:
         Token("out.txt"),
     ]
     assert shell_split("coordqa --to http://h/#frag", {})[0][-1].text == "http://h/#frag"
+
+
+def test_the_guides_own_grid_plays_as_many_distinct_episodes_as_it_has_seeds(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 12 #76, #79: the guide's ``my-grid.yaml`` (Collab Capture, seeds 0 and 1)
+    played one episode twice per pairing ("captured 2/2 (1 distinct episode)"): that game is
+    deterministic, so its seeds change nothing. The grid shown (the same on both pages that
+    show it) plays a distinct episode for each seed."""
+    from cli_support import coordqa
+    from doc_examples_support import FileStep
+
+    from coordqa.agentic import load_agentic_run
+    from coordqa.games.episode import played_hash
+
+    shown = [
+        step.content
+        for name in ("agentic.md", "leaderboard.md")
+        for step in page_steps((ROOT / "docs" / name).read_text(encoding="utf-8"))
+        if isinstance(step, FileStep) and step.name == "my-grid.yaml"
+    ]
+    assert len(shown) == 2 and shown[0] == shown[1], shown
+    (tmp_path / "my-grid.yaml").write_text(shown[0])
+    played = coordqa("agentic", "grid", tmp_path / "my-grid.yaml", "--out", tmp_path / "run")
+    assert played.returncode == 0, played.stderr
+    pairings: dict[str, set[str]] = {}
+    episodes = load_agentic_run(tmp_path / "run", with_exchanges=False)
+    for episode in episodes:
+        hashes = pairings.setdefault(str(episode.spec.task.partner), set())
+        hashes.add(played_hash(episode.trajectory, episode.spec.seed))
+    seeds = {episode.spec.seed for episode in episodes}
+    assert len(pairings) == 2 and all(len(h) == len(seeds) >= 2 for h in pairings.values()), (
+        pairings
+    )

@@ -86,7 +86,7 @@ def test_agentic_run_is_replayed_and_ranked_on_its_own_tab(
     elsewhere["model"]["organisation"] = "Lab"
     refused = _post(client, seal(elsewhere))
     assert refused.status_code == 409, refused.text
-    assert "asks for another organisation: 'Lab' (the entry's: none)." in refused.json()["detail"]
+    assert refused.json()["detail"].endswith("differs in organisation 'Lab' (the entry's: none)")
     test_client = client[0]
     board = test_client.get("/api/agentic/entries").json()
     stored = load_agentic_run(agentic_run, with_exchanges=False)

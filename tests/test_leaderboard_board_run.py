@@ -370,11 +370,11 @@ def test_job_list_names_the_model_apart_from_the_entry_name_and_shows_whole_seed
     assert queued.stdout.splitlines() == [
         "job 2: grid tiny (agent llm), queued",
         '    model random, display name "Board random"',
-        "    used 0 calls, 0 tokens, 0 s",
+        "    used 0 calls, 0 tokens, 0 s of worker time",
         "    seeds: deals secret until done",
         "job 1: QA, queued",
         '    model random, display name "Board random"',
-        "    used 0 calls, 0 tokens, 0 s",
+        "    used 0 calls, 0 tokens, 0 s of worker time",
         f"    seeds: sampling {qa_job['seed']} (public), private split secret until done",
     ]
     for job in (qa_job, grid_job):

@@ -14,7 +14,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from coordqa.leaderboard.client import SubmitError, register_endpoint, submit_bundle
+from coordqa.leaderboard.client import (
+    MAX_SHOWN_CHARS,
+    SubmitError,
+    register_endpoint,
+    submit_bundle,
+)
 from coordqa.llm.bounds import MAX_BODY_BYTES
 
 TOKEN = "cqa_secret-token"
@@ -94,7 +99,28 @@ def test_a_refusals_detail_is_printable_and_bounded(
     message = str(refused.value)
     assert "\x1b" not in message and "\x07" not in message
     assert "bad\ufffd[2J\ufffd" in message
-    assert len(message) < 800
+    assert len(message) < MAX_SHOWN_CHARS + 100
+
+
+def test_a_long_refusal_is_cut_after_a_whole_word_and_says_it_was_cut(
+    board: tuple[str, type[_Board]],
+) -> None:
+    """Walkthrough 12 #122: a board's 409 was cut at 500 characters mid-word ("ranks the same
+    results o"), with no sign that more was said. The cut ends after a whole word, marked with
+    an ellipsis; a text within the bound is shown whole."""
+    url, handler = board
+    words = " ".join(f"word{n:04d}" for n in range(400))  # 9 characters a word, 3,599 in all
+    _answer(handler, 409, {"detail": words})
+    with pytest.raises(SubmitError) as refused:
+        submit_bundle({"track": "qa"}, url, TOKEN)
+    shown = str(refused.value).split(": ", 1)[1]
+    assert shown.endswith("\u2026") and len(shown) <= MAX_SHOWN_CHARS + 1, shown
+    assert words.startswith(shown[:-1]) and words[len(shown) - 1] == " ", shown[-30:]
+    whole = words[: MAX_SHOWN_CHARS - 9]
+    _answer(handler, 409, {"detail": whole})
+    with pytest.raises(SubmitError) as refused:
+        submit_bundle({"track": "qa"}, url, TOKEN)
+    assert str(refused.value).endswith(whole)
 
 
 def test_mismatches_and_url_from_a_board_are_printable_and_bounded(
@@ -128,7 +154,7 @@ def test_an_accepted_answer_of_the_wrong_shape_is_an_error_not_a_traceback(
     ("sent", "shown"),
     [
         ("spam\x1b[2J\nrun this", "spam\ufffd[2J\ufffdrun this"),  # no terminal control
-        ("x" * 10_000, "x" * 500),  # bounded
+        ("x" * 10_000, "x" * MAX_SHOWN_CHARS + "\u2026"),  # bounded; one word: cut within it
         (["not", "text"], None),
         ("   ", None),
     ],

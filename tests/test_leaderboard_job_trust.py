@@ -283,6 +283,18 @@ def test_every_failure_maps_to_a_sentence_without_addresses_paths_or_keys() -> N
     assert "1234567" not in seeded.public + seeded.detail
 
 
+def test_a_calls_budget_says_that_calls_in_flight_finish_and_count() -> None:
+    """Walkthrough 12 #153-#154: a budget of 100 calls ended as "used 103 calls" with no word
+    why. A job's calls go out 8 at a time (the eval's concurrency) and are counted as their
+    answers come back: the one past the budget stops the job, and those back before it stops
+    count too, which the failure says."""
+    from coordqa.leaderboard.job_errors import BudgetExceeded, job_failure
+
+    public = job_failure(BudgetExceeded("calls", 100, 103)).public
+    assert public.startswith("the job used its budget of 100 model calls before it finished")
+    assert "checked as answers come back" in public and "a few more may show" in public, public
+
+
 @pytest.mark.parametrize(
     ("said", "address"),
     [

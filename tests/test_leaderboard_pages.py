@@ -72,24 +72,27 @@ def test_the_same_run_sent_again_under_another_name_is_refused(board: BoardClien
     answer = board.submit(renamed)
     assert answer.status_code == 409
     assert answer.json()["entry"] == entry
-    assert answer.json()["detail"].startswith(
-        f"these results are already entry {entry}, submitted as 'My model'; this submission "
-        "asks for another display name: 'My model (again)' (the entry's: 'My model')"
+    # walkthrough 12 #122: the rule and what to do came last, after every field that differs,
+    # and a client's bound on printed text cut them off; they lead, the fields follow briefly
+    assert answer.json()["detail"] == (
+        f"the board ranks the same results once: these are already entry {entry}, submitted "
+        "as 'My model'; to show them otherwise, ask the leaderboard admin. This submission "
+        "differs in display name 'My model (again)' (the entry's: 'My model')"
     ), answer.json()["detail"]
     linked = copy.deepcopy(first)
     linked["model"]["link"] = "https://example.org/my-model"
     detail = board.submit(seal(linked)).json()["detail"]
-    assert "another link: 'https://example.org/my-model' (the entry's: none)" in detail, detail
+    assert "differs in link 'https://example.org/my-model' (the entry's: none)" in detail, detail
     assert "display name" not in detail, detail  # only what differs is named
     # walkthrough 10 #276: the parameter count was shown as 7000000000.0, and another model's
     # identical replies as "these results" with no word that the model differs
     sized = copy.deepcopy(first)
     sized["model"]["parameters"] = 7e9
     detail = board.submit(seal(sized)).json()["detail"]
-    assert "another parameter count: 7B (the entry's: none)" in detail, detail
+    assert "parameter count 7B (the entry's: none)" in detail, detail
     copied = synthetic_bundle(board.rows, display_name="My model", model="synthetic/other")
     detail = board.submit(copied).json()["detail"]
-    assert "asks for another model: 'synthetic/other' (the entry's: 'synthetic/model')" in detail
+    assert "differs in model 'synthetic/other' (the entry's: 'synthetic/model')" in detail
     board.db.set_hidden(entry, True, "asked to withdraw")
     hidden = board.submit(renamed)
     assert hidden.status_code == 409 and "(hidden by the admin)" in hidden.json()["detail"]

@@ -178,10 +178,22 @@ def _reference_label(reference: str, labels: Sequence[str], analyses: Sequence[R
     if len(matches) == 1:
         return matches[0]
     which = "several runs" if matches else "no run"
+    hint = _closest_run(reference, bool(matches), labels, [a.model for a in analyses])
     raise ConfigError(
         f"--reference {reference!r} names {which}; give one of the runs' labels: "
-        f"{', '.join(labels)}"
+        f"{', '.join(labels)}.{hint}"
     )
+
+
+def _closest_run(
+    reference: str, matched: bool, labels: Sequence[str], models: Sequence[str]
+) -> str:
+    """`` Did you mean 'scripted'?`` for a ``reference`` that names no run ('' if several).
+
+    Every unknown name is offered the closest (walkthrough 12 #205), here of the runs' labels
+    and models.
+    """
+    return "" if matched else did_you_mean(reference, sorted({*labels, *models}))
 
 
 def _check_reference(
@@ -199,9 +211,10 @@ def _check_reference(
         if matches == 1:
             continue
         which = "several runs" if matches else "no run"
+        hint = _closest_run(reference, bool(matches), labels, models)
         raise ConfigError(
             f"--reference {reference!r} names {which} of {group.title}; its runs are "
-            f"{', '.join(labels)}. Give one of them, or pick the datasets it ran on with "
+            f"{', '.join(labels)}.{hint} Give one of them, or pick the datasets it ran on with "
             "--dataset NAME"
         )
 

@@ -639,7 +639,8 @@ def grid_command(
     data["runtime"] = _runtime(data, execution, calls, transport)
     grid = parse_grid(data, where=str(config))
     keys = _api_keys(endpoint.api_key_env, grid.model_names())
-    _play(grid, out, keys, quiet=quiet, words=CountWords(file=str(config)))
+    words = CountWords(file=str(config), episodes_option=episodes is not None)
+    _play(grid, out, keys, quiet=quiet, words=words)
 
 
 def _merged(data: dict[str, Any], key: str, values: dict[str, Any]) -> dict[str, Any]:

@@ -791,7 +791,7 @@ def job_list_command(db: DbUrl = None) -> None:
         details = [
             f'model {job["model"]}, display name "{job["display_name"]}"',
             f"used {usage.get('calls', 0):,} calls, {usage.get('tokens', 0):,} tokens, "
-            f"{usage.get('seconds', 0.0):,.0f} s",
+            f"{usage.get('seconds', 0.0):,.0f} s of worker time",
             "seeds: " + _job_seeds(job),
         ]
         if job["error"]:
