@@ -48,6 +48,42 @@ The tests point them into a temporary home (conftest.py), and so does a document
 model of the real-model tests) are read, never written, by the tests."""
 
 
+CONSOLE_MODULES = (
+    "coordqa.cli._errors",
+    "coordqa.cli.agentic",
+    "coordqa.cli.dataset",
+    "coordqa.cli.evalset",
+    "coordqa.cli.games",
+    "coordqa.cli.leaderboard",
+    "coordqa.cli.qa",
+    "coordqa.cli.runs",
+    "coordqa.cli.view",
+)
+"""The CLI's modules that make a rich ``Console`` when imported.
+
+rich fixes a console's width for good when it is made while ``COLUMNS`` is set; made without
+it, the console reads ``COLUMNS`` each time it prints. A command module is imported when a
+command first asks for it, inside an invocation that sets ``COLUMNS`` (:func:`coordqa`): the
+first test to call it would fix its width for every later test (a ``columns=200`` call made
+80-column checks of ``report`` fail when it ran first). Imported here, outside any
+invocation, each console takes the width of each call, as one process per command does."""
+
+
+def _import_console_modules() -> None:
+    import importlib
+
+    saved = os.environ.pop("COLUMNS", None)
+    try:
+        for module in CONSOLE_MODULES:
+            importlib.import_module(module)
+    finally:
+        if saved is not None:
+            os.environ["COLUMNS"] = saved
+
+
+_import_console_modules()
+
+
 @dataclass(frozen=True)
 class CliResult:
     """What a shell would see of one ``coordqa`` command (the fields of a ``CompletedProcess``)."""

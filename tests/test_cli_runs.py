@@ -44,7 +44,9 @@ def runs(tmp_path: Path) -> dict[str, Path]:
 
 
 def fits(text: str) -> bool:
-    return all(len(line) <= 80 for line in text.splitlines())
+    """Prose fits 80 columns; a line naming a path is printed whole, however long the path
+    (pytest's temporary folders grow with the number of sessions run before)."""
+    return all(len(line) <= 80 or "/" in line.strip() for line in text.splitlines())
 
 
 def test_report_fits_80_columns_and_labels_both_uncertainties(
@@ -340,9 +342,9 @@ def test_json_nested_too_deep_is_an_unreadable_run_in_every_command(
             said = " ".join(refused.stderr.split())
             assert "Traceback" not in said, said
             if command[0] == "eval" and deep == "broken":
-                # its manifest opens and names another run (model 'm'): that is said first
+                # its manifest opens and names another run (dataset 't'): that is said first
                 # (walkthrough 4 B2), before its records are read
-                assert "model: stored 'm', requested 'random'" in said, said
+                assert "holds a run on another dataset: 't'" in said, said
                 continue
             assert "nests deeper than 64 levels" in said, said
 
