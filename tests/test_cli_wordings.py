@@ -37,7 +37,9 @@ def test_sizes_naming_no_run_lists_each_name_once(tmp_path: Path) -> None:
     result = coordqa("report", run, "--sizes", "model-b=1e9", "--out", tmp_path / "rep")
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
-    assert line.count("model-a") == 1, line
+    listed = line.partition("The runs' models are ")[2]
+    assert listed.count("model-a") == 1, line
+    assert "Did you mean 'model-a'?" in line, line
 
 
 def test_a_run_without_samples_says_why_it_has_no_random_baseline(tmp_path: Path) -> None:
