@@ -435,8 +435,7 @@ def check_models(
     transports = {}
     names = sorted({spec.model for spec in specs if spec.model is not None})
     refuse_a_transport(names, config.runtime.transport, "--transport/runtime.transport")
-    timeout_given = "timeout_s" in config.runtime.model_fields_set
-    refuse_a_timeout(names, timeout_given, "--timeout/runtime.timeout_s")
+    refuse_a_timeout(names, config.runtime.timeout_asked, "--timeout/runtime.timeout_s")
     for name in names:
         api_base = config.api_base_for(name)
         refuse_unread_model_args(name, config.model_args_for(name), "--model-arg/model_args")

@@ -58,6 +58,16 @@ class RuntimeSettings(BaseModel):
     as ``coordqa eval`` reaches them; the manifest's ``runtime["transports"]`` says which ran
     for each model."""
 
+    @property
+    def timeout_asked(self) -> bool:
+        """Whether a call timeout other than the default was asked for (``timeout_s``).
+
+        By value, not by the fields set: a grid written back whole (``model_dump``, a stored
+        manifest's settings) names every field, the default timeout included, without asking
+        for one.
+        """
+        return self.timeout_s != type(self).model_fields["timeout_s"].default
+
     def policy(self) -> CallPolicy:
         """The call policy of every model of the run."""
         return CallPolicy(
