@@ -55,7 +55,7 @@ from sqlalchemy.orm import (
 from coordqa import paths
 from coordqa.errors import ConfigError, CoordqaError
 from coordqa.leaderboard.names import admin_text
-from coordqa.words import parameter_words
+from coordqa.words import counted, parameter_words
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -65,10 +65,11 @@ __all__ = [
     "Endpoint",
     "entry_differences",
     "Job",
+    "FINISHED",
     "QuotaError",
+    "check_quota",
     "claim_display_name",
     "lock_token",
-    "quota_message",
     "SHOWN_AS",
     "shown_as",
     "visible_entries",
@@ -97,7 +98,26 @@ class LeaderboardError(CoordqaError):
 
 
 class QuotaError(LeaderboardError):
-    """A token already has as many visible entries as the server's quota allows."""
+    """A token's entries and unfinished jobs leave no room under the quota for what it asks.
+
+    The one wording of the quota, for uploads, registrations and a job storing its entry:
+    it counts entries and jobs as they are, and names the quota.
+    """
+
+    def __init__(self, entries: int, jobs: int, quota: int, adding: int = 1) -> None:
+        """``entries`` visible and ``jobs`` unfinished; ``adding`` entries (or jobs) asked for."""
+        held = counted(entries, "visible entry", "visible entries")
+        if jobs:
+            held += f" and {counted(jobs, 'unfinished job')}"
+            held += " (a job counts as the entry it will make)"
+        asked = "" if adding == 1 else f"; this registration would queue {adding} jobs"
+        fewer = " (or register fewer grids)" if 1 < adding and entries + jobs < quota else ""
+        super().__init__(
+            f"this token has {held}{asked}, past the server's quota of {quota} per token "
+            "(hidden entries do not count); ask the leaderboard admin to hide old ones or raise "
+            f"the quota{fewer}"
+        )
+        self.quota = quota
 
 
 class DuplicateResultsError(LeaderboardError):
@@ -167,13 +187,35 @@ def visible_entries(session: Session, token_id: int) -> int:
     return int(count)
 
 
-def quota_message(stored: int, quota: int) -> str:
-    """Why a token may not store another entry."""
-    return (
-        f"this token has {stored} visible entries, the server's quota of {quota} per token "
-        "(hidden entries do not count); ask the leaderboard admin to hide old ones or raise "
-        "the quota"
+FINISHED = ("done", "failed", "cancelled")
+"""Job states in which nothing runs (only a ``done`` job shows its secret seeds)."""
+
+
+def check_quota(
+    session: Session, token_id: int, quota: int, adding: int = 1, job_id: int | None = None
+) -> None:
+    """Refuse ``adding`` more entries for a token past its quota: the one rule of the quota.
+
+    The quota counts the token's visible entries and its unfinished jobs, each job counting as
+    the entry it will make, so neither a registration of several jobs nor an upload beside
+    queued jobs gets round it. ``job_id``, a job storing its own entry, is not counted twice.
+    Called inside the transaction that stores, after :func:`lock_token`, so concurrent
+    requests count one after the other.
+
+    Raises:
+        QuotaError: the entries and jobs, plus ``adding``, pass ``quota``.
+    """
+    entries = visible_entries(session, token_id)
+    jobs = int(
+        session.execute(
+            select(func.count())
+            .select_from(Job)
+            .join(Endpoint, Job.endpoint_id == Endpoint.id)
+            .where(Endpoint.token_id == token_id, Job.status.not_in(FINISHED), Job.id != job_id)
+        ).scalar_one()
     )
+    if entries + jobs + adding > quota:
+        raise QuotaError(entries, jobs, quota, adding)
 
 
 def _now() -> datetime:
@@ -698,7 +740,7 @@ class Database:
     ) -> tuple[int, bool]:
         """Store a submission with its samples (QA) or episodes (agentic) in one transaction.
 
-        With a ``quota``, the token's visible entries are counted in the same transaction,
+        With a ``quota``, the token's entries and jobs are counted in the same transaction,
         after locking the token (:func:`lock_token`), so concurrent submissions cannot all pass
         one count. With ``refuse_name``, its display name is checked there too
         (:func:`claim_display_name`), first.
@@ -708,7 +750,8 @@ class Database:
             digest exists (also one committed concurrently), its id and False.
 
         Raises:
-            QuotaError: the token already has ``quota`` visible entries.
+            QuotaError: the token's entries and unfinished jobs (other than the submission's
+                own job) leave no room under ``quota`` (:func:`check_quota`).
             Exception: what ``refuse_name`` raises.
         """
         try:
@@ -718,9 +761,7 @@ class Database:
                     claim_display_name(session, token_id, refuse_name)
                 if quota is not None and token_id is not None:
                     lock_token(session, token_id)
-                    stored = visible_entries(session, token_id)
-                    if stored >= quota:
-                        raise QuotaError(quota_message(stored, quota))
+                    check_quota(session, token_id, quota, job_id=submission.job_id)
                 session.add(submission)
                 session.flush()
                 session.add_all(
@@ -883,11 +924,6 @@ class Database:
             row.provenance_at = None if checked is None else _now()
             row.provenance_note = checked
             return row
-
-    def visible_entries_of(self, token_id: int) -> int:
-        """How many visible submissions are stored with a token (what the quota counts)."""
-        with self.session() as session:
-            return visible_entries(session, token_id)
 
     def dispose(self) -> None:
         """Close the engine's connections."""

@@ -135,8 +135,9 @@ def _public(exc: BaseException, secrets: Sequence[str | None]) -> str:
         )
     if isinstance(exc, QuotaError):
         return (
-            "the submitting token has as many visible entries as the board allows: ask the "
-            "board's admin to hide old ones or raise the quota, then register again"
+            "the submitting token's visible entries and other unfinished jobs leave no room "
+            f"under the board's quota of {exc.quota} per token: ask the board's admin to hide "
+            "old entries or raise the quota, then register again"
         )
     if isinstance(exc, VerificationError):
         return (

@@ -1,8 +1,8 @@
 """Board-run jobs: an endpoint registered, its jobs queued and shown.
 
 ``POST /api/endpoints`` registers an endpoint and queues its jobs (bearer token; 201 with its
-queued jobs, 422 refused); ``GET /api/jobs`` and ``GET /api/jobs/{id}`` show them (seeds once
-ended; never a key or an endpoint's address).
+queued jobs; 403 past the token's quota, as an upload; 422 refused); ``GET /api/jobs`` and
+``GET /api/jobs/{id}`` show them (seeds once ended; never a key or an endpoint's address).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
 from coordqa.errors import ConfigError
-from coordqa.leaderboard.db import LeaderboardError
+from coordqa.leaderboard.db import LeaderboardError, QuotaError
 from coordqa.leaderboard.intake import SchemaError, read_json, schema_error
 from coordqa.leaderboard.jobs import (
     EndpointRequest,
@@ -24,7 +24,6 @@ from coordqa.leaderboard.jobs import (
     job_json,
     list_jobs,
     register_endpoint,
-    unfinished_jobs,
 )
 from coordqa.leaderboard.routing import (
     MAX_ID,
@@ -37,7 +36,6 @@ from coordqa.leaderboard.routing import (
     read_body,
 )
 from coordqa.leaderboard.verify import VerificationError
-from coordqa.words import counted
 
 __all__ = ["router"]
 
@@ -80,6 +78,8 @@ async def register(request: Request, board: State) -> JSONResponse:
         return error(408, f"the body did not arrive within {board.body_timeout_s:.0f} s")
     except SchemaError as exc:
         return error(exc.status, str(exc), errors=exc.errors, total_errors=exc.total)
+    except QuotaError as exc:
+        return error(403, str(exc))
     except (ConfigError, VerificationError) as exc:
         return error(422, str(exc))
     return JSONResponse(answer, status_code=201)
@@ -92,18 +92,10 @@ def _register(board: BoardState, token_id: int, body: bytes) -> _Registered:
         wanted = EndpointRequest.model_validate(data)
     except ValidationError as exc:
         raise schema_error(exc) from exc
-    if limits.quota is not None:
-        pending = unfinished_jobs(db, token_id) + db.visible_entries_of(token_id)
-        if pending >= limits.quota:
-            raise ConfigError(
-                f"this token has {counted(pending, 'visible entry', 'visible entries')} and "
-                "unfinished jobs, the "
-                f"server's quota of {limits.quota} per token"
-            )
     if set(wanted.grids) - set(catalog.grids):
         catalog.grids.refresh()  # registered since the server started?
     endpoint, jobs = register_endpoint(
-        db, token_id, wanted, board.board_run, grids=tuple(catalog.grids)
+        db, token_id, wanted, board.board_run, grids=tuple(catalog.grids), quota=limits.quota
     )
     return {
         "endpoint": endpoint.id,

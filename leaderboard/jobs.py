@@ -41,12 +41,15 @@ from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.bundle import ModelInfo, default_provider
 from coordqa.leaderboard.catalog import unknown_grid
 from coordqa.leaderboard.db import (
+    FINISHED,
     Database,
     Endpoint,
     Job,
     LeaderboardError,
     Submission,
+    check_quota,
     claim_display_name,
+    lock_token,
 )
 from coordqa.leaderboard.intake import refuse_imitation
 from coordqa.leaderboard.names import clean_name
@@ -74,11 +77,8 @@ __all__ = [
     "release_job",
     "register_endpoint",
     "set_job_status",
-    "unfinished_jobs",
 ]
 
-FINISHED = ("done", "failed", "cancelled")
-"""Job states in which nothing runs (only a ``done`` job shows its secret seeds)."""
 BUDGETS = ("max_calls", "max_tokens", "max_seconds", "max_disk_mb")
 """A job's budgets, in its settings (``coordqa leaderboard job requeue`` raises them)."""
 LEASE_S = 300.0
@@ -183,15 +183,20 @@ def register_endpoint(
     settings: BoardRunSettings,
     box: SecretBox | None = None,
     grids: tuple[str, ...] = (),
+    quota: int | None = None,
 ) -> tuple[Endpoint, list[Job]]:
     """Store an endpoint and queue its jobs: CoordinationQA, then each requested grid.
 
     ``grids`` are the names the board ranks (the request's must be among them). The key is
-    sealed with ``box`` (the board's :class:`SecretBox`) before it is stored.
+    sealed with ``box`` (the board's :class:`SecretBox`) before it is stored. ``quota``, the
+    token's (:func:`~coordqa.leaderboard.db.check_quota`), must leave room for every job, each
+    the entry it will make; it is counted in the transaction that queues them, and kept in the
+    jobs' settings so that the worker checks it again when it stores the entry.
 
     Raises:
         ConfigError: an unusable api_base, a model the board does not host without one, a key
             without an api_base, an unknown grid, or a name that is not plain text.
+        QuotaError: the jobs would pass the token's quota.
         VerificationError: a model whose entries are never ranked (``bot`` plays from the
             game's state), refused before the board spends a job on it.
     """
@@ -228,9 +233,12 @@ def register_endpoint(
         **info.model_dump(),
     )
     kinds = [("qa", None), *(("agentic", grid) for grid in request.grids)]
-    common = {k: v for k, v in asdict(settings).items() if k != "hosted"}
+    common = {k: v for k, v in asdict(settings).items() if k != "hosted"} | {"quota": quota}
     with db.session() as session:
         claim_display_name(session, token_id, partial(refuse_imitation, info.display_name))
+        if quota is not None:
+            lock_token(session, token_id)
+            check_quota(session, token_id, quota, adding=len(kinds))
         session.add(endpoint)
         session.flush()
         jobs = [
@@ -249,18 +257,6 @@ def register_endpoint(
         session.add_all(jobs)
         session.flush()
         return endpoint, jobs
-
-
-def unfinished_jobs(db: Database, token_id: int) -> int:
-    """Jobs of a token's endpoints that have not ended (they count toward its quota)."""
-    with db.session() as session:
-        count = session.execute(
-            select(func.count())
-            .select_from(Job)
-            .join(Endpoint, Job.endpoint_id == Endpoint.id)
-            .where(Endpoint.token_id == token_id, Job.status.not_in(FINISHED))
-        ).scalar_one()
-    return int(count)
 
 
 def _utc(moment: datetime | None) -> datetime | None:

@@ -9,10 +9,11 @@ the database, so a restart (or a crash) forgets nothing and several server proce
   row per attempt in ``attempts``, counted and written in one transaction that first locks the
   token (:func:`coordqa.leaderboard.db.lock_token`), so concurrent attempts are counted one at a
   time;
-- the quota counts the token's *visible* entries (an entry an admin hid no longer counts) and is
-  checked in the transaction that stores the entry (:meth:`Database.store`), so concurrent
-  submissions cannot all pass one count. :func:`quota_reached` is the cheap early answer given
-  before the body is read.
+- the quota counts the token's *visible* entries (an entry an admin hid no longer counts) and
+  its unfinished jobs, each the entry it will make (:func:`~coordqa.leaderboard.db.check_quota`),
+  and is checked in the transaction that stores the entry (:meth:`Database.store`) or queues
+  the jobs, so concurrent requests cannot all pass one count. :func:`quota_reached` is the
+  cheap early answer given before the body is read.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from sqlalchemy import delete, func, select
 from coordqa.leaderboard.db import (
     Attempt,
     Database,
+    QuotaError,
     as_utc,
+    check_quota,
     lock_token,
-    quota_message,
-    visible_entries,
 )
 
 __all__ = ["WINDOW_S", "quota_reached", "record_attempt"]
@@ -59,6 +60,9 @@ def record_attempt(
 
 def quota_reached(db: Database, token_id: int, quota: int) -> str | None:
     """Why ``token_id`` may not store another entry now, or None (checked again on storing)."""
-    with db.session() as session:
-        stored = visible_entries(session, token_id)
-    return quota_message(stored, quota) if stored >= quota else None
+    try:
+        with db.session() as session:
+            check_quota(session, token_id, quota)
+    except QuotaError as exc:
+        return str(exc)
+    return None

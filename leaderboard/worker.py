@@ -397,6 +397,7 @@ def _store(run: _JobRun, bundle: Any, data: dict[str, Any], **options: Any) -> _
             bundle,
             data,
             run.endpoint.token_id,
+            quota=run.job.settings.get("quota"),  # the token's, when the job was queued
             origin="board-run",
             job_id=run.job.id,
             **options,

@@ -506,7 +506,7 @@ def test_a_token_has_a_quota_of_stored_entries(db_url: str, tmp_path: Path) -> N
         ]
         answer = limited.submit(synthetic_bundle(limited.rows, display_name="m2", run="m2"))
         assert answer.status_code == 403
-        assert "has 2 visible entries, the server's quota of 2" in answer.json()["detail"]
+        assert "has 2 visible entries, past the server's quota of 2" in answer.json()["detail"]
         assert "hidden entries do not count" in answer.json()["detail"]
         limited.db.set_hidden(ids[0], True)  # a hidden entry frees its place, as the answer says
         again = synthetic_bundle(limited.rows, display_name="m2", run="m2")

@@ -467,3 +467,53 @@ def test_a_done_job_is_not_requeued_and_keeps_its_revealed_seed(
     after = board.client.get(f"/api/jobs/{job['id']}").json()
     assert after["status"] == "done" and after["private_seed"] == done["private_seed"]
     assert run_worker(board, tmp_path) == [], "nothing was queued"
+
+
+def test_the_quota_counts_each_job_as_the_entry_it_will_make(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 13 #300-#301, #307: one registration of a grid queued two jobs past a quota of
+    1 and both were stored; a token with only a queued job was told it had "1 visible entry",
+    with HTTP 422 where an upload over the same quota gets 403."""
+    from cryptography.fernet import Fernet
+
+    from coordqa.leaderboard.intake import accept
+    from coordqa.leaderboard.settings import SubmitterLimits
+    from coordqa.leaderboard.tokens import authenticate
+
+    monkeypatch.setenv("COORDQA_BOARD_SECRET", Fernet.generate_key().decode())
+    limited = BoardClient(
+        db_url,
+        tmp_path,
+        limits=SubmitterLimits(per_hour=None, quota=1),
+        board_run=BoardRunSettings(trials=1, private_per_game=1),
+    )
+    try:
+        grid = {"name": "tiny", "agents": ["llm"], "partners": ["self"]}
+        grid["games"] = [{"game": "collab_capture", "seeds": [0]}]
+        (tmp_path / "tiny.yaml").write_text(json.dumps(grid))
+        register_grid(limited.db, tmp_path / "tiny.yaml")
+        both = register(limited, model="random", grids=["tiny"], agent="llm")
+        assert both.status_code == 403, both.text
+        said = both.json()["detail"]
+        assert "would queue 2 jobs" in said and "quota of 1 per token" in said, said
+        assert limited.count(Endpoint) == 0  # nothing queued
+        assert register(limited, model="random").status_code == 201
+        for refused in (
+            register(limited, model="random", display_name="again"),
+            limited.submit(synthetic_bundle(limited.rows, display_name="an upload")),
+        ):
+            assert refused.status_code == 403, refused.text
+            said = refused.json()["detail"]
+            assert "0 visible entries and 1 unfinished job" in said, said
+            assert "quota of 1 per token" in said, said
+        # at store time too: an entry that came in around the quota (an admin's import) leaves
+        # the queued job no room, and the job says so with the quota
+        token_id = authenticate(limited.db, f"Bearer {limited.token}")
+        body = json.dumps(synthetic_bundle(limited.rows, display_name="imported")).encode()
+        accept(limited.db, BoardCatalog(limited.db), body, token_id)
+        [outcome] = run_worker(limited, tmp_path)
+        assert outcome.status == "failed" and "quota of 1 per token" in outcome.error, outcome
+        assert limited.count(Submission) == 1
+    finally:
+        limited.close()

@@ -364,7 +364,7 @@ def failure_kinds() -> dict[str, BaseException]:
             stop_kind="fatal",
             stop_error="BadRequestError: no top_p; not retried (HTTP 400)",
         ),
-        "quota": QuotaError("too many"),
+        "quota": QuotaError(2, 1, 2),
         "schema": SchemaError([{"loc": "replies.3.text", "msg": "too long"}]),
         "look-alike name": VerificationError(imitation_refusal("GPT-4o", "GPT-4o")),
         "generic": StoreError("corrupt"),
