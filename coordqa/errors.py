@@ -7,6 +7,7 @@ allowed and how to fix it. Subsystems subclass the branch that fits, so callers 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -20,6 +21,11 @@ class ConfigError(CoordqaError, ValueError):
 
 class ModelNotServed(ConfigError):
     """The model's ``--api-base`` server lists the models it serves, and not this one."""
+
+    def __init__(self, message: str, closest: Sequence[str] = ()) -> None:
+        """``closest``: the listed names nearest the model's, best first (the server's words)."""
+        super().__init__(message)
+        self.closest = tuple(closest)
 
 
 class UnknownNameError(ConfigError, KeyError):

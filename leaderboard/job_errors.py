@@ -31,6 +31,10 @@ __all__ = [
 
 EXCERPT_CHARS = 80
 """Longest excerpt of the endpoint's own words a public error quotes."""
+CLOSEST_SHOWN = 3
+"""Most of an endpoint's listed model names a job error repeats (the closest to the model's)."""
+NAME_CHARS = 60
+"""Longest excerpt of one listed model name a job error repeats."""
 DETAIL_CHARS = 2_000
 """Longest detail kept for the admin (an endpoint chooses how long its errors are)."""
 
@@ -121,11 +125,8 @@ def _public(exc: BaseException, secrets: Sequence[str | None]) -> str:
         return _run_failed(exc, secrets)
     if isinstance(exc, BudgetExceeded):
         return _budget(exc)
-    if isinstance(exc, ModelNotServed):  # the names it lists are the endpoint's: not repeated
-        return (
-            "the endpoint does not serve the model (it lists others): register it again "
-            "with a model name it serves"
-        )
+    if isinstance(exc, ModelNotServed):
+        return _not_served(exc, secrets)
     if isinstance(exc, GridIncomplete):
         said = "" if exc.first_error is None else _said(exc.first_error, secrets)
         return (
@@ -147,6 +148,20 @@ def _public(exc: BaseException, secrets: Sequence[str | None]) -> str:
     return (
         "the board could not run the job (a fault on the board's side, logged for its admin): "
         "register the endpoint again later, or ask the board's admin"
+    )
+
+
+def _not_served(exc: ModelNotServed, secrets: Sequence[str | None]) -> str:
+    """The model the endpoint does not serve, with the few listed names closest to it.
+
+    The names are the endpoint's words: at most :data:`CLOSEST_SHOWN`, each an excerpt of at
+    most :data:`NAME_CHARS` (escaped, without addresses or keys).
+    """
+    names = ", ".join(_excerpt(n, secrets, NAME_CHARS) for n in exc.closest[:CLOSEST_SHOWN])
+    closest = f"; the closest names it lists: {names}" if names else " (it lists others)"
+    return (
+        f"the endpoint does not serve the model{closest}: register it again with a model "
+        "name it serves"
     )
 
 

@@ -488,6 +488,16 @@ def test_a_model_the_server_does_not_list_is_refused_before_anything_is_stored(
     assert sent == 0 and not (tmp_path / "run").exists()
 
 
+def test_the_refusal_of_a_typo_suggests_the_closest_listed_name_not_the_first() -> None:
+    """Walkthrough 13 #315: the fix offered was the first listed name, whatever the typo."""
+    from coordqa.llm.served import not_served
+
+    with LocalOpenAIServer(models=["zephyr-7b", "my-model", "my-model-2"]) as server:
+        refusal = not_served(server.base_url, "openai/my-modl", None)
+    assert refusal is not None and str(refusal).endswith("use --model openai/my-model")
+    assert refusal.closest[:2] == ("my-model", "my-model-2"), refusal.closest
+
+
 @pytest.mark.parametrize(
     ("listed", "model"),
     [

@@ -517,3 +517,16 @@ def test_the_quota_counts_each_job_as_the_entry_it_will_make(
         assert limited.count(Submission) == 1
     finally:
         limited.close()
+
+
+def test_a_mistyped_model_fails_its_job_naming_the_closest_served_model(
+    board: BoardClient, tmp_path: Path
+) -> None:
+    """Walkthrough 13 #315-#316: the job failed with "it lists others" and named none."""
+    with LocalOpenAIServer(api_key=KEY, models=["local-model", "zephyr"]) as server:
+        answer = register(board, model="openai/local-modl", api_base=server.base_url, api_key=KEY)
+        assert answer.status_code == 201, answer.text
+        [outcome] = run_worker(board, tmp_path)
+    assert outcome.status == "failed", outcome
+    assert 'the closest names it lists: "local-model"' in outcome.error, outcome.error
+    assert "zephyr" not in outcome.error and server.base_url not in outcome.error

@@ -582,3 +582,20 @@ def test_a_worker_stopped_by_ctrl_c_puts_its_job_back_in_the_queue(
         assert shown["status"] == "queued" and shown["private_seed"] is None
         [outcome] = run_worker(board, tmp_path / "jobs")
     assert outcome.status == "done"
+
+
+def test_a_model_not_served_names_the_closest_listed_names_bounded_and_escaped() -> None:
+    """Walkthrough 13 #315-#316: a mistyped model failed its job with "the endpoint does not
+    serve the model (it lists others)" and no name, where ``coordqa eval`` says which to use.
+    The names are the endpoint's (untrusted): at most three, each cut, escaped, without an
+    address or the key."""
+    from coordqa.errors import ModelNotServed
+    from coordqa.leaderboard.job_errors import job_failure
+
+    listed = ("my-model", SCRIPT, f"https://10.0.0.1/v1?k={KEY}" + "z" * 500, "fourth")
+    public = job_failure(ModelNotServed("not served", closest=listed), (KEY,)).public
+    assert public.startswith("the endpoint does not serve the model; the closest names it lists")
+    assert '"my-model"' in public and "fourth" not in public, public
+    for leak in (KEY, SCRIPT, "10.0.0.1", "z" * 100):
+        assert leak not in public, (leak, public)
+    assert len(public) < 400, public

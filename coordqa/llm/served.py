@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 from fnmatch import fnmatchcase
 
+from coordqa.errors import ModelNotServed
 from coordqa.llm.endpoints import endpoint_route, shown_endpoint
+from coordqa.registry import suggest
 
 __all__ = ["LISTING_PREFIXES", "not_served", "served_hint", "served_models"]
 
@@ -85,15 +87,17 @@ def _routes(listed: str, model_id: str) -> bool:
     return listed in (model_id, model_id.split(":", 1)[0]) or listed == f"{model_id}:latest"
 
 
-def not_served(api_base: str | None, model: str, api_key: str | None) -> str | None:
-    """Why ``model`` is not the model the server at ``api_base`` serves, or None.
+def not_served(api_base: str | None, model: str, api_key: str | None) -> ModelNotServed | None:
+    """Why ``model`` is not the model the server at ``api_base`` serves (to raise), or None.
 
     llama.cpp's server (and coordqa's stand-in) answer whatever name they are sent with the one
     model they hold, so a mistyped name would run and be recorded under that name. A server
     that lists models and none of them is ``model`` (nor routes it) is therefore refused before
     the first call. A server that lists none, or cannot be asked, or a prefix whose endpoint is
     not OpenAI-compatible, is left to the calls (a server that knows names refuses a wrong one
-    with a 404, said with :func:`served_hint`).
+    with a 404, said with :func:`served_hint`). The refusal suggests the listed name closest to
+    ``model`` (a typo's fix), else the first, and keeps the closest names for a caller that
+    words it otherwise (a board's job error).
     """
     prefix, _, model_id = model.partition("/")
     if not api_base or prefix not in LISTING_PREFIXES or not model_id:
@@ -101,7 +105,9 @@ def not_served(api_base: str | None, model: str, api_key: str | None) -> str | N
     served = served_models(api_base, api_key)
     if not served or any(_routes(listed, model_id) for listed in served):
         return None
-    return (
+    closest = suggest(model_id, served)
+    return ModelNotServed(
         f"the server at {shown_endpoint(api_base)} serves {_shown(served)}, not {model_id}: "
-        f"use --model {prefix}/{served[0]}"
+        f"use --model {prefix}/{(closest or served)[0]}",
+        closest,
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from coordqa.errors import ConfigError, ModelNotServed, RunFailed
+from coordqa.errors import ConfigError, RunFailed
 from coordqa.llm.endpoints import endpoint_route, shown_endpoint
 
 CONNECT_TIMEOUT_S = 5.0
@@ -109,7 +109,7 @@ def check_reachable(api_base: str | None, answer_s: float = ANSWER_TIMEOUT_S) ->
 
 
 def check_served(api_base: str | None, model: str, api_key: str | None) -> None:
-    """Raise :class:`ModelNotServed` when the server at ``api_base`` lists models, not ``model``.
+    """Raise :class:`~coordqa.errors.ModelNotServed`: the server lists models, not ``model``.
 
     Asked after :func:`check_reachable`, before anything is stored: a server that answers every
     name with its one model would otherwise record its replies under the wrong name
@@ -117,6 +117,6 @@ def check_served(api_base: str | None, model: str, api_key: str | None) -> None:
     """
     from coordqa.llm.served import not_served
 
-    reason = not_served(api_base, model, api_key)
-    if reason is not None:
-        raise ModelNotServed(reason)
+    refusal = not_served(api_base, model, api_key)
+    if refusal is not None:
+        raise refusal
