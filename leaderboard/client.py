@@ -253,8 +253,21 @@ def register_endpoint(
 ) -> dict[str, Any]:
     """POST a board-run registration to ``<url>/api/endpoints``; the server's answer (its jobs).
 
+    First, from this machine, the endpoint's model listing is asked as ``coordqa eval`` asks it
+    (:func:`~coordqa.llm.served.not_served`): a model it does not list is refused here, with
+    the name to give, instead of failing its job later. An endpoint this machine cannot reach
+    (the board may) or that lists nothing is left to the board's worker; the board's own
+    handler never calls an endpoint (its address guard runs in the worker).
+
     Raises:
+        ModelNotServed: the endpoint lists models, not the request's.
         ConfigError: see :func:`check_transport`.
         SubmitError: connection failure, or a refusal (the server's status and explanation).
     """
+    from coordqa.llm.served import not_served
+
+    base, model, key = (request.get(field) for field in ("api_base", "model", "api_key"))
+    refusal = not_served(base, str(model or ""), key, "register it as")  # the server checks all
+    if refusal is not None:
+        raise refusal
     return _post(url, "/api/endpoints", json.dumps(request).encode("utf-8"), token, insecure)

@@ -199,3 +199,28 @@ def test_a_missing_grid_file_is_offered_the_closest_grid_file_beside_it(
     given = tmp_path / "my-grdi.yaml"
     line = one_error_line("submit", hm_hanabi, "--grid", given, "--out", tmp_path / "b.json")
     assert f"Did you mean '{tmp_path / 'my-grid.yaml'}'?" in line, line
+
+
+def test_submit_endpoint_checks_the_served_model_before_sending_when_it_can() -> None:
+    """Walkthrough 13 #315-#316: ``submit-endpoint openai/my-modl`` was queued, and failed only
+    when a worker ran it, where ``coordqa eval`` says at once which name to use. The client
+    asks the endpoint's listing (from the submitter's machine; the board's handler never calls
+    an endpoint); an endpoint it cannot reach is left to the board, which may reach it."""
+    from coordqa.llm.testing import LocalOpenAIServer
+
+    nowhere = "http://127.0.0.1:9"  # no board listens: a request sent would fail to connect
+    with LocalOpenAIServer(models=["zephyr-7b", "my-model"]) as server:
+        line = one_error_line(
+            "submit-endpoint", "openai/my-modl", "--api-base", server.base_url,
+            "--to", nowhere, "--token", "t",
+        )  # fmt: skip
+    assert line == (
+        f"error: the server at {server.base_url} serves zephyr-7b, my-model, not my-modl: "
+        "register it as openai/my-model"
+    ), line
+    unreachable = coordqa(
+        "submit-endpoint", "openai/my-modl", "--api-base", "http://127.0.0.1:18851/v1",
+        "--to", nowhere, "--token", "t",
+    )  # fmt: skip
+    assert unreachable.returncode == 2 and "127.0.0.1:9" in unreachable.stderr, unreachable.stderr
+    assert "18851" not in unreachable.stderr, unreachable.stderr

@@ -87,7 +87,9 @@ def _routes(listed: str, model_id: str) -> bool:
     return listed in (model_id, model_id.split(":", 1)[0]) or listed == f"{model_id}:latest"
 
 
-def not_served(api_base: str | None, model: str, api_key: str | None) -> ModelNotServed | None:
+def not_served(
+    api_base: str | None, model: str, api_key: str | None, fix: str = "use --model"
+) -> ModelNotServed | None:
     """Why ``model`` is not the model the server at ``api_base`` serves (to raise), or None.
 
     llama.cpp's server (and coordqa's stand-in) answer whatever name they are sent with the one
@@ -96,8 +98,8 @@ def not_served(api_base: str | None, model: str, api_key: str | None) -> ModelNo
     the first call. A server that lists none, or cannot be asked, or a prefix whose endpoint is
     not OpenAI-compatible, is left to the calls (a server that knows names refuses a wrong one
     with a 404, said with :func:`served_hint`). The refusal suggests the listed name closest to
-    ``model`` (a typo's fix), else the first, and keeps the closest names for a caller that
-    words it otherwise (a board's job error).
+    ``model`` (a typo's fix), else the first, after ``fix`` (how the caller's command takes a
+    model), and keeps the closest names for a caller that words it otherwise (a job error).
     """
     prefix, _, model_id = model.partition("/")
     if not api_base or prefix not in LISTING_PREFIXES or not model_id:
@@ -108,6 +110,6 @@ def not_served(api_base: str | None, model: str, api_key: str | None) -> ModelNo
     closest = suggest(model_id, served)
     return ModelNotServed(
         f"the server at {shown_endpoint(api_base)} serves {_shown(served)}, not {model_id}: "
-        f"use --model {prefix}/{(closest or served)[0]}",
+        f"{fix} {prefix}/{(closest or served)[0]}",
         closest,
     )
