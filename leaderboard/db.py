@@ -831,8 +831,14 @@ class Database:
             row = self._submission(session, submission_id)
             return row.hidden, row.hidden_reason
 
-    def set_hidden(self, submission_id: int, hidden: bool, reason: str | None = None) -> Submission:
-        """Hide or show a submission (it is never deleted).
+    def set_hidden(
+        self, submission_id: int, hidden: bool, reason: str | None = None
+    ) -> tuple[Submission, bool]:
+        """Hide or show a submission (it is never deleted); it, and whether it changed state.
+
+        An entry already in the state asked for is no error, as a revoked token revoked again
+        (blind walkthrough 13 #112: ``unhide`` of a visible entry said it was "now visible").
+        Hiding a hidden entry keeps its reason unless a new one is given.
 
         Raises:
             LeaderboardError: no submission has that id.
@@ -841,9 +847,11 @@ class Database:
         why = _note(reason, "the reason")
         with self.session() as session:
             row = self._submission(session, submission_id)
-            row.hidden = hidden
-            row.hidden_reason = why if hidden else None
-            return row
+            changed = row.hidden != hidden
+            if changed or why is not None:
+                row.hidden = hidden
+                row.hidden_reason = why if hidden else None
+            return row, changed
 
     def set_hidden_of(self, token_id: int, hidden: bool, reason: str | None = None) -> int:
         """Hide or show every submission made with a token (a submitter's entries).

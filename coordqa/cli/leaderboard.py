@@ -29,6 +29,8 @@ from coordqa.outputs import BOARD_SITE, make_output_file
 from coordqa.runfolder import is_run_file
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from coordqa.leaderboard.catalog import Registration
     from coordqa.leaderboard.db import Database
     from coordqa.leaderboard.jobs import JobView
@@ -448,13 +450,21 @@ def token_revoke_command(
     if revoked_now:
         console.print(f"token {info.id} ({info.name}) is revoked")
     else:
-        console.print(
-            f"token {info.id} ({info.name}) was revoked already on "
-            f"{info.revoked_at:%Y-%m-%d %H:%M} UTC: nothing changed"
-        )
+        console.print(_unchanged(f"token {info.id} ({info.name})", "revoked", info.revoked_at))
     if hide:
         count = database.set_hidden_of(info.id, True, reason)
         console.print(f"{count} entries of token {info.id} are now hidden")
+
+
+def _unchanged(what: str, state: str, since: datetime | None = None) -> str:
+    """The answer of an admin command that finds ``what`` in the state asked for: one wording.
+
+    It is no error (the state is the one asked for, exit 0), but nothing was done, and saying
+    "is now visible" or "is cancelled" claimed a change (blind walkthrough 13 #112, #310).
+    ``since``: when it reached that state, where the board keeps it.
+    """
+    when = f" on {since:%Y-%m-%d %H:%M} UTC" if since is not None else ""
+    return f"{what} was {state} already{when}: nothing changed"
 
 
 EntryOrToken = Annotated[
@@ -492,8 +502,14 @@ def _set_hidden(
         return
     if submission_id is None:
         raise ConfigError("give a SUBMISSION_ID, or --token TOKEN for a submitter's entries")
-    row = _open(db, create=False).set_hidden(submission_id, hidden, reason)
-    console.print(f"entry {row.id} ({row.display_name}) is now {state}")
+    row, changed = _open(db, create=False).set_hidden(submission_id, hidden, reason)
+    entry = f"entry {row.id} ({row.display_name})"
+    if changed:
+        console.print(f"{entry} is now {state}")
+    elif hidden and reason is not None:
+        console.print(f"{entry} was hidden already; its reason is now {row.hidden_reason!r}")
+    else:
+        console.print(_unchanged(entry, state))
 
 
 @leaderboard_app.command("hide")
@@ -828,8 +844,14 @@ def job_cancel_command(
     """
     from coordqa.leaderboard.jobs import set_job_status
 
-    set_job_status(_open(db, create=False), job_id, "cancelled", error="cancelled by the admin")
-    console.print(f"job {job_id} is cancelled")
+    changed, finished = set_job_status(
+        _open(db, create=False), job_id, "cancelled", error="cancelled by the admin"
+    )
+    console.print(
+        f"job {job_id} is cancelled"
+        if changed
+        else _unchanged(f"job {job_id}", "cancelled", finished)
+    )
 
 
 @job_app.command("requeue")
@@ -859,8 +881,13 @@ def job_requeue_command(
         max_seconds=max_seconds,
         max_disk_mb=max_disk_mb,
     )
-    set_job_status(database, job_id, "queued")
-    console.print(f"job {job_id} is queued again")
+    changed, _ = set_job_status(database, job_id, "queued")
+    if changed:
+        console.print(f"job {job_id} is queued again")
+    elif any(b is not None for b in (max_calls, max_tokens, max_seconds, max_disk_mb)):
+        console.print(f"job {job_id} was queued already; it runs with the new budgets")
+    else:
+        console.print(_unchanged(f"job {job_id}", "queued"))
 
 
 def register(app: typer.Typer) -> None:
