@@ -745,10 +745,13 @@ class Database:
     def entries_beside(self, entry_id: int) -> list[tuple[int, int]]:
         """``(id, trials)`` of the token's other visible entries of entry ``entry_id``'s test.
 
-        The same model on the same dataset or grid, from the same token: most often an earlier
-        submission of the same run with fewer trials (or episodes). The board ranks each run
-        as its own entry, so both stay ranked; the submitter is told, so that an entry meant
-        to replace another is not left beside it unknowingly. None without a token.
+        The same model on the same dataset or grid, from the same token and of the same origin:
+        most often an earlier upload of the same run with fewer trials (or episodes). The board
+        ranks each run as its own entry, so both stay ranked; the submitter is told, so that an
+        entry meant to replace another is not left beside it unknowingly. A board-run entry is
+        the board's own measurement of the token's endpoint, which no upload replaces (blind
+        walkthrough 13 #252 named one), so an upload is told of uploads only. None without a
+        token.
         """
         with self.session() as session:
             entry = self._submission(session, entry_id)
@@ -758,6 +761,7 @@ class Database:
                 Submission.token_id == entry.token_id,
                 Submission.id != entry.id,
                 Submission.hidden.is_(False),
+                Submission.origin == entry.origin,
                 Submission.track == entry.track,
                 Submission.model_name == entry.model_name,
             ]

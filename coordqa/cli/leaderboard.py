@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from coordqa.leaderboard.catalog import Registration
+    from coordqa.leaderboard.client import Submitted
     from coordqa.leaderboard.db import Database
     from coordqa.leaderboard.jobs import JobView
 
@@ -258,29 +259,55 @@ def submit_command(
             markup=False,
             style="yellow",
         )
-    if answer.created and answer.beside:
-        test, unit = ("grid", "episodes") if "episodes" in bundle else ("dataset", "trials")
-        # Which earlier entry a new one replaces is the submitter's to know: with several,
-        # none is named for hiding (walkthrough 11 #240 named an unrelated one).
-        earlier = ", ".join(f"{i} ({n} {unit})" for i, n in answer.beside)
-        if len(answer.beside) == 1:
-            which, stays, hide = f"entry {earlier}", "stays", str(answer.beside[0][0])
-            replaced = "it"
-        else:
-            which, stays, hide, replaced = f"entries {earlier}", "stay", "N", "one of them"
-        console.print(
-            f"{which} of the same model and {test} from this token {stays} ranked beside entry "
-            f"{answer.id}: the board ranks each run as its own entry. If entry {answer.id} "
-            f"replaces {replaced} (the same run with more {unit}), ask the board's admin to "
-            f"hide {'it' if hide != 'N' else 'that one, N'}: "
-            f"`coordqa leaderboard hide {hide} --db DB_URL`",
-            markup=False,
-            style="yellow",
-        )
+    if answer.created:
+        for note in _entries_beside_notes(answer, "episodes" in bundle):
+            console.print(note, markup=False, style="yellow")
     for mismatch in answer.mismatches:
         console.print(
             f"reported number differs from the server's: {mismatch}", markup=False, style="yellow"
         )
+
+
+def _entries_beside_notes(answer: Submitted, agentic: bool) -> list[str]:
+    """What ``submit`` says of the token's other ranked uploads of the same model and test.
+
+    The board ranks each run as its own entry, so they stay ranked beside the new one. Only an
+    entry with fewer trials (episodes) than the new one may be the same run, now resumed with
+    more, that the new one replaces: only those are offered for hiding (walkthrough 13 #252
+    offered one with more trials). Which one a new entry replaces is the submitter's to know:
+    with several, none is named for hiding (walkthrough 11 #240 named an unrelated one).
+    """
+    from coordqa.words import counted
+
+    test, unit = ("grid", "episode") if agentic else ("dataset", "trial")
+    new = answer.trials
+    fewer = [(i, n) for i, n in answer.beside if new is not None and n < new]
+    others = [entry for entry in answer.beside if entry not in fewer]
+
+    def which(entries: list[tuple[int, int]]) -> tuple[str, str]:
+        listed = ", ".join(f"{i} ({counted(n, unit)})" for i, n in entries)
+        if len(entries) == 1:
+            return f"entry {listed}", "stays"
+        return f"entries {listed}", "stay"
+
+    notes = []
+    if fewer:
+        (named, stays), one = which(fewer), len(fewer) == 1
+        hide, replaced = (str(fewer[0][0]), "it") if one else ("N", "one of them")
+        notes.append(
+            f"{named} of the same model and {test} from this token {stays} ranked beside entry "
+            f"{answer.id}: the board ranks each run as its own entry. If entry {answer.id} "
+            f"replaces {replaced} (the same run with more {unit}s), ask the board's admin to "
+            f"hide {'it' if one else 'that one, N'}: `coordqa leaderboard hide {hide} --db DB_URL`"
+        )
+    if others:
+        named, stays = which(others)
+        size = "" if new is None else f" ({counted(new, unit)})"
+        notes.append(
+            f"{named} of the same model and {test} from this token {stays} ranked beside entry "
+            f"{answer.id}{size}: the board ranks each run as its own entry"
+        )
+    return notes
 
 
 def _refuse_changes_to_a_saved_bundle(
