@@ -13,7 +13,7 @@ server keeps its own copy of both and never takes them from a bundle:
   one agent and model.
 
 :class:`BoardCatalog` holds both; a lookup that misses re-reads the registered ones once, so an
-admin can register while the server runs.
+admin can register while the server runs; a listing of them re-reads them too.
 """
 
 from __future__ import annotations
@@ -379,10 +379,13 @@ K = TypeVar("K")
 
 
 class _Refreshing(Mapping[str, K], Generic[K]):
-    """A mapping loaded from the database that looks again, once, on a miss.
+    """A mapping loaded from the database that looks again, once, on a miss and on each listing.
 
     Looking again is one query for the registered keys; the items are re-read only when a key
-    is new, so a stream of unknown keys costs no more than that query each.
+    is new, so a stream of unknown keys costs no more than that query each. A listing (every
+    grid, to find the one a run's tasks are, or the board's pages) looks again too: a lookup
+    that hit never did, so a grid registered while the server ran was missing from them until
+    someone named it (blind walkthrough 13 #208).
     """
 
     def __init__(
@@ -409,6 +412,7 @@ class _Refreshing(Mapping[str, K], Generic[K]):
             self._items = self._load(self._db)
 
     def __iter__(self) -> Iterator[str]:
+        self.refresh()
         return iter(self._items)
 
     def __len__(self) -> int:

@@ -50,6 +50,9 @@ class Submitted:
     """The entry it already had is hidden by the board's admin: stored, not ranked."""
     hidden_reason: str | None = None
     """Why, as the entry's page says (None: no reason given)."""
+    trials: int | None = None
+    """A new entry's trials per question (agentic: episodes), as the board stored them; None
+    when the board does not say (a resent bundle, an older board)."""
     beside: tuple[tuple[int, int], ...] = ()
     """``(id, trials)`` of the submitter's other ranked entries of this model and test (an
     earlier submission of the run with fewer trials, say), which stay ranked beside it."""
@@ -177,6 +180,7 @@ def submit_bundle(
         mismatches=lines,
         hidden=answer.get("hidden") is True,
         hidden_reason=printable(reason) if isinstance(reason, str) and reason.strip() else None,
+        trials=trials if type(trials := answer.get("trials")) is int else None,
         beside=_entries_beside(answer.get("beside")),
     )
 

@@ -786,10 +786,13 @@ class Database:
     def entries_beside(self, entry_id: int) -> list[tuple[int, int]]:
         """``(id, trials)`` of the token's other visible entries of entry ``entry_id``'s test.
 
-        The same model on the same dataset or grid, from the same token: most often an earlier
-        submission of the same run with fewer trials (or episodes). The board ranks each run
-        as its own entry, so both stay ranked; the submitter is told, so that an entry meant
-        to replace another is not left beside it unknowingly. None without a token.
+        The same model on the same dataset or grid, from the same token and of the same origin:
+        most often an earlier upload of the same run with fewer trials (or episodes). The board
+        ranks each run as its own entry, so both stay ranked; the submitter is told, so that an
+        entry meant to replace another is not left beside it unknowingly. A board-run entry is
+        the board's own measurement of the token's endpoint, which no upload replaces (blind
+        walkthrough 13 #252 named one), so an upload is told of uploads only. None without a
+        token.
         """
         with self.session() as session:
             entry = self._submission(session, entry_id)
@@ -799,6 +802,7 @@ class Database:
                 Submission.token_id == entry.token_id,
                 Submission.id != entry.id,
                 Submission.hidden.is_(False),
+                Submission.origin == entry.origin,
                 Submission.track == entry.track,
                 Submission.model_name == entry.model_name,
             ]
@@ -872,8 +876,14 @@ class Database:
             row = self._submission(session, submission_id)
             return row.hidden, row.hidden_reason
 
-    def set_hidden(self, submission_id: int, hidden: bool, reason: str | None = None) -> Submission:
-        """Hide or show a submission (it is never deleted).
+    def set_hidden(
+        self, submission_id: int, hidden: bool, reason: str | None = None
+    ) -> tuple[Submission, bool]:
+        """Hide or show a submission (it is never deleted); it, and whether it changed state.
+
+        An entry already in the state asked for is no error, as a revoked token revoked again
+        (blind walkthrough 13 #112: ``unhide`` of a visible entry said it was "now visible").
+        Hiding a hidden entry keeps its reason unless a new one is given.
 
         Raises:
             LeaderboardError: no submission has that id.
@@ -882,9 +892,11 @@ class Database:
         why = _note(reason, "the reason")
         with self.session() as session:
             row = self._submission(session, submission_id)
-            row.hidden = hidden
-            row.hidden_reason = why if hidden else None
-            return row
+            changed = row.hidden != hidden
+            if changed or why is not None:
+                row.hidden = hidden
+                row.hidden_reason = why if hidden else None
+            return row, changed
 
     def set_hidden_of(self, token_id: int, hidden: bool, reason: str | None = None) -> int:
         """Hide or show every submission made with a token (a submitter's entries).

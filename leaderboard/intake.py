@@ -78,6 +78,8 @@ class Accepted:
     """The existing entry a resent bundle found is hidden: it is stored, but not ranked."""
     hidden_reason: str | None = None
     """Why it is hidden, as its page says (None: the admin gave no reason)."""
+    trials: int | None = None
+    """A new entry's trials per question (agentic: episodes), to compare with ``beside``'s."""
     beside: list[tuple[int, int]] = field(default_factory=list)
     """``(id, trials)`` of the submitter's other ranked entries of this model and test, which a
     new entry does not replace (:meth:`~coordqa.leaderboard.db.Database.entries_beside`)."""
@@ -304,7 +306,13 @@ def admit(
     )
     if not created:  # committed concurrently by another request
         return _already_stored(db, new_id)
-    return Accepted(new_id, True, verified.mismatches, beside=db.entries_beside(new_id))
+    return Accepted(
+        new_id,
+        True,
+        verified.mismatches,
+        trials=submission.trials,
+        beside=db.entries_beside(new_id),
+    )
 
 
 def refuse_imitation(name: str, others: set[str]) -> None:

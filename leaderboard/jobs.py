@@ -383,20 +383,28 @@ def release_job(db: Database, job_id: int, worker: str) -> bool:
     return cast("CursorResult[Any]", released).rowcount == 1
 
 
-def set_job_status(db: Database, job_id: int, status: str, *, error: str | None = None) -> None:
+def set_job_status(
+    db: Database, job_id: int, status: str, *, error: str | None = None
+) -> tuple[bool, datetime | None]:
     """The admin's change: cancel a job (``cancelled``) or queue it again (``queued``).
 
     A running job's worker sees the change at its next model call and stops. A job queued
     again keeps its public run and usage, and draws new secret seeds when it is claimed.
+    A job already in ``status`` is left as it is (its first cancellation's time and error
+    stay), as a revoked token revoked again. Returns whether it changed, and when the job
+    finished (None while it is queued).
     """
     if status not in ("cancelled", "queued"):
         raise ConfigError(f"a job is set to cancelled or queued; got {status}")
     with db.session() as session:
         job = _job_to_change(db, session, job_id, "requeue" if status == "queued" else "cancel")
-        job.status = status
-        job.error = error
-        job.detail = job.note = None
-        job.finished_at = datetime.now(timezone.utc) if status in FINISHED else None
+        changed = job.status != status
+        if changed:
+            job.status = status
+            job.error = error
+            job.detail = job.note = None
+            job.finished_at = datetime.now(timezone.utc) if status in FINISHED else None
+        return changed, _utc(job.finished_at)
 
 
 def raise_budget(db: Database, job_id: int, **budgets: float | None) -> None:

@@ -62,6 +62,7 @@ async def submit(request: Request, board: State) -> JSONResponse:
             "mismatches": accepted.mismatches,
             "hidden": accepted.hidden,
             "hidden_reason": accepted.hidden_reason,
+            "trials": accepted.trials,
             "beside": [{"id": i, "trials": n} for i, n in accepted.beside],
         },
         status_code=201 if accepted.created else 200,

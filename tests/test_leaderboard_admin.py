@@ -675,3 +675,65 @@ def test_a_registration_that_races_another_is_answered_not_a_traceback(
     assert len(collided) == 1  # the race happened: the other's row came between check and insert
     assert register(db, path, "g").fingerprint == collided[0]  # the same name: a no-op
     db.dispose()
+
+
+def test_hiding_a_hidden_entry_or_showing_a_visible_one_says_nothing_changed(
+    populated: tuple[str, list[int]],
+) -> None:
+    """Walkthrough 13 #112: ``unhide 1`` of a visible entry said "entry 1 (Random) is now
+    visible", as if it had changed it. Like ``token revoke`` of a revoked token, a command that
+    finds the entry in the state asked for says so and exits 0; a hidden entry keeps its reason
+    unless a new one is given."""
+    url, ids = populated
+    entry = ids[0]
+    shown = " ".join(_cli("leaderboard", "unhide", str(entry), "--db", url).split())
+    assert shown == f"entry {entry} (First) was visible already: nothing changed", shown
+    hidden = " ".join(
+        _cli("leaderboard", "hide", str(entry), "--reason", "dup", "--db", url).split()
+    )
+    assert hidden == f"entry {entry} (First) is now hidden", hidden
+    again = " ".join(_cli("leaderboard", "hide", str(entry), "--db", url).split())
+    assert again == f"entry {entry} (First) was hidden already: nothing changed", again
+    db = open_database(url)
+    with db.session() as session:
+        kept = session.get(Submission, entry)
+        assert kept is not None and kept.hidden_reason == "dup"  # a bare hide cleared it
+    db.dispose()
+    reason = " ".join(
+        _cli("leaderboard", "hide", str(entry), "--reason", "withdrawn", "--db", url).split()
+    )
+    assert reason == f"entry {entry} (First) was hidden already; its reason is now 'withdrawn'"
+    assert f"entry {entry} (First) is now visible" in _cli(
+        "leaderboard", "unhide", str(entry), "--db", url
+    )
+
+
+def test_entries_beside_a_new_one_are_the_submitters_own_uploads(tmp_path: Path) -> None:
+    """Walkthrough 13 #252: submit's note named a board-run entry (the board's own measurement
+    of the token's endpoint, which no upload replaces) among the entries a new upload might
+    replace. Only the token's uploaded entries of the same model and test are beside it."""
+    from leaderboard_support import synthetic_bundle
+
+    from coordqa.leaderboard.catalog import BoardCatalog, register_dataset
+    from coordqa.leaderboard.intake import admit, parse_bundle
+    from coordqa.leaderboard.tokens import create_token
+
+    db = open_database(f"sqlite:///{tmp_path / 'lb.sqlite3'}")
+    rows = synthetic_rows(scenarios=2)
+    path = tmp_path / "syn.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    register_dataset(db, path, name="syn")
+    create_token(db, "alice")
+    [alice] = list_tokens(db)
+    catalog = BoardCatalog(db)
+
+    def store(run: str, trials: int, origin: str) -> int:
+        body = json.dumps(synthetic_bundle(rows, trials=trials, run=run)).encode()
+        bundle, data = parse_bundle(body)
+        return admit(db, catalog, bundle, data, alice.id, origin=origin).id
+
+    uploaded = store("first", 2, "uploaded")
+    store("board", 3, "board-run")
+    new = store("second", 3, "uploaded")
+    assert db.entries_beside(new) == [(uploaded, 2)]
+    db.dispose()

@@ -307,3 +307,35 @@ def test_a_grid_file_is_compared_by_its_tasks_and_a_board_name_is_the_boards(
         "These episodes play exactly the tasks of grid 'collab-small-v2' registered here: "
         "submit them with --grid collab-small-v2"
     ), refused.text
+
+
+def test_the_grid_of_these_tasks_is_named_as_soon_as_it_is_registered(
+    tmp_path: Path, client: tuple[TestClient, dict[str, str]]
+) -> None:
+    """Walkthrough 13 #206-#211: with the server running, a changed grid file registered by
+    the CLI as ``my-grid-v3`` and no entry of it yet, a run of it sent under the file's
+    ``name:`` was refused with no word of ``my-grid-v3``; the hint came only once an entry of
+    it had made the server look up that name. The hint looks among every registered grid."""
+    games = [{"game": "collab_capture", "seeds": [3]}, {"game": "collab_escape", "seeds": [3]}]
+    grid_file = tmp_path / "collab-small4.yaml"
+    grid_file.write_text(json.dumps({**GRID, "version": 1, "agents": ["cac"], "games": games}))
+    run = tmp_path / "collab-small4"
+    played = coordqa("agentic", "grid", grid_file, "--model", "scripted", "--out", run)
+    assert played.returncode == 0, played.stderr
+    bundle = build_bundle(run, destination="board")
+    before = _post(client, bundle)  # the server now holds 'collab-small' in its catalog
+    assert before.status_code == 422 and "These episodes" not in before.text, before.text
+    db_url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    added = coordqa(
+        "leaderboard", "grid", "add", grid_file, "--name", "collab-small-v3", "--db", db_url
+    )
+    assert added.returncode == 0, added.stderr
+    refused = _post(client, copy.deepcopy(bundle))
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["detail"].endswith(
+        "These episodes play exactly the tasks of grid 'collab-small-v3' registered here: "
+        "submit them with --grid collab-small-v3"
+    ), refused.text
+    # the board's list of grids is the current one too, not the one it started with
+    listed = {g["name"] for g in client[0].get("/api/grids").json()}
+    assert "collab-small-v3" in listed, listed

@@ -380,6 +380,16 @@ def test_job_list_names_the_model_apart_from_the_entry_name_and_shows_whole_seed
     for job in (qa_job, grid_job):
         cancelled = coordqa("leaderboard", "job", "cancel", str(job["id"]), "--db", db_url)
         assert cancelled.returncode == 0, cancelled.stderr
+        assert cancelled.stdout.strip() == f"job {job['id']} is cancelled", cancelled.stdout
+    # walkthrough 13 #310: a second cancel said "job 3 is cancelled" as if it had changed it
+    again = coordqa("leaderboard", "job", "cancel", str(qa_job["id"]), "--db", db_url)
+    assert again.returncode == 0, again.stderr
+    said = " ".join(again.stdout.split())
+    assert re.fullmatch(
+        rf"job {qa_job['id']} was cancelled already on \d{{4}}-\d\d-\d\d \d\d:\d\d UTC: "
+        "nothing changed",
+        said,
+    ), said
     listed = coordqa("leaderboard", "job", "list", "--db", db_url).stdout.splitlines()
     # issue 35 (N14): a cancelled job's secret seeds stay secret
     assert "    seeds: deals secret until done" in listed
@@ -387,6 +397,13 @@ def test_job_list_names_the_model_apart_from_the_entry_name_and_shows_whole_seed
     for job in (qa_job, grid_job):
         shown = board.client.get(f"/api/jobs/{job['id']}").json()
         assert shown["status"] == "cancelled" and shown["private_seed"] is None
+    requeue = ("leaderboard", "job", "requeue", str(qa_job["id"]), "--db", db_url)
+    queued = coordqa(*requeue)
+    assert queued.stdout.strip() == f"job {qa_job['id']} is queued again", queued.stdout
+    twice = coordqa(*requeue)
+    assert twice.returncode == 0, twice.stderr
+    said = " ".join(twice.stdout.split())
+    assert said == f"job {qa_job['id']} was queued already: nothing changed", said
 
 
 def test_the_agentic_ranking_honours_origin_like_the_qa_ranking(

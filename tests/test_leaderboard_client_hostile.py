@@ -189,3 +189,16 @@ def test_a_server_that_is_no_leaderboard_is_named_so(
     assert f"HTTP {status}: Not \ufffd[2JFound" in message and "check --to" in message
     assert "refused it" not in message and "\x1b" not in message
     assert handler.hits == [path]
+
+
+@pytest.mark.parametrize(("sent", "read"), [(3, 3), (True, None), ("3", None), (2.5, None)])
+def test_a_new_entrys_trials_from_a_board_are_a_whole_number_or_unknown(
+    board: tuple[str, type[_Board]], sent: object, read: int | None
+) -> None:
+    """The board's count of the new entry's trials decides which entries beside it submit offers
+    to hide (walkthrough 13 #252): anything but a whole number is not known, so none is."""
+    url, handler = board
+    answer = {"id": 5, "created": True, "url": "/submissions/5", "mismatches": []}
+    _answer(handler, 201, answer | {"trials": sent, "beside": [{"id": 1, "trials": 2}]})
+    submitted = submit_bundle({"track": "qa"}, url, TOKEN)
+    assert submitted.trials == read and submitted.beside == ((1, 2),)

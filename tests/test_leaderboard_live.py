@@ -265,6 +265,8 @@ def test_a_run_sent_again_with_more_trials_says_the_earlier_entry_stays(tmp_path
         third = tmp_path / "third"  # walkthrough 11 #240: with several, none is named to hide
         evaluate(EvalConfig(model="random", dataset="example", trials=1, seed=8, out=third))
         several = coordqa("submit", third, *to)
+        evaluate(EvalConfig(model="random", dataset="example", trials=2, seed=8, out=third))
+        more = coordqa("submit", third, *to)  # more trials than the third's 1, not entry 2's
     assert "submitted: entry 1 (24 replies)" in first.stdout and "beside" not in first.stdout
     said = " ".join(second.stdout.split())
     assert "submitted: entry 2 (36 replies)" in said, said
@@ -279,9 +281,22 @@ def test_a_run_sent_again_with_more_trials_says_the_earlier_entry_stays(tmp_path
     said = " ".join(several.stdout.split())
     new = re.search(r"submitted: entry (\d+)", said)
     assert new is not None, said
+    # walkthrough 13 #252: a run of 1 trial was told it might replace entries of 2 and 3
     assert (
         "entries 1 (2 trials), 2 (3 trials) of the same model and dataset from this token stay "
-        f"ranked beside entry {new[1]}: the board ranks each run as its own entry. If entry "
-        f"{new[1]} replaces one of them (the same run with more trials), ask the board's admin "
-        "to hide that one, N: `coordqa leaderboard hide N --db DB_URL`"
+        f"ranked beside entry {new[1]} (1 trial): the board ranks each run as its own entry"
+    ) in said, said
+    assert "hide" not in said and "replaces" not in said, said
+    said = " ".join(more.stdout.split())
+    last = re.search(r"submitted: entry (\d+)", said)
+    assert last is not None, said
+    assert (
+        f"entry {new[1]} (1 trial) of the same model and dataset from this token stays ranked "
+        f"beside entry {last[1]}: the board ranks each run as its own entry. If entry {last[1]} "
+        "replaces it (the same run with more trials), ask the board's admin to hide it: "
+        f"`coordqa leaderboard hide {new[1]} --db DB_URL`"
+    ) in said, said
+    assert (
+        "entries 1 (2 trials), 2 (3 trials) of the same model and dataset from this token stay "
+        f"ranked beside entry {last[1]} (2 trials): the board ranks each run as its own entry"
     ) in said, said

@@ -29,7 +29,10 @@ from coordqa.outputs import BOARD_SITE, make_output_file
 from coordqa.runfolder import is_run_file
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from coordqa.leaderboard.catalog import Registration
+    from coordqa.leaderboard.client import Submitted
     from coordqa.leaderboard.db import Database
     from coordqa.leaderboard.jobs import JobView
 
@@ -256,29 +259,55 @@ def submit_command(
             markup=False,
             style="yellow",
         )
-    if answer.created and answer.beside:
-        test, unit = ("grid", "episodes") if "episodes" in bundle else ("dataset", "trials")
-        # Which earlier entry a new one replaces is the submitter's to know: with several,
-        # none is named for hiding (walkthrough 11 #240 named an unrelated one).
-        earlier = ", ".join(f"{i} ({n} {unit})" for i, n in answer.beside)
-        if len(answer.beside) == 1:
-            which, stays, hide = f"entry {earlier}", "stays", str(answer.beside[0][0])
-            replaced = "it"
-        else:
-            which, stays, hide, replaced = f"entries {earlier}", "stay", "N", "one of them"
-        console.print(
-            f"{which} of the same model and {test} from this token {stays} ranked beside entry "
-            f"{answer.id}: the board ranks each run as its own entry. If entry {answer.id} "
-            f"replaces {replaced} (the same run with more {unit}), ask the board's admin to "
-            f"hide {'it' if hide != 'N' else 'that one, N'}: "
-            f"`coordqa leaderboard hide {hide} --db DB_URL`",
-            markup=False,
-            style="yellow",
-        )
+    if answer.created:
+        for note in _entries_beside_notes(answer, "episodes" in bundle):
+            console.print(note, markup=False, style="yellow")
     for mismatch in answer.mismatches:
         console.print(
             f"reported number differs from the server's: {mismatch}", markup=False, style="yellow"
         )
+
+
+def _entries_beside_notes(answer: Submitted, agentic: bool) -> list[str]:
+    """What ``submit`` says of the token's other ranked uploads of the same model and test.
+
+    The board ranks each run as its own entry, so they stay ranked beside the new one. Only an
+    entry with fewer trials (episodes) than the new one may be the same run, now resumed with
+    more, that the new one replaces: only those are offered for hiding (walkthrough 13 #252
+    offered one with more trials). Which one a new entry replaces is the submitter's to know:
+    with several, none is named for hiding (walkthrough 11 #240 named an unrelated one).
+    """
+    from coordqa.words import counted
+
+    test, unit = ("grid", "episode") if agentic else ("dataset", "trial")
+    new = answer.trials
+    fewer = [(i, n) for i, n in answer.beside if new is not None and n < new]
+    others = [entry for entry in answer.beside if entry not in fewer]
+
+    def which(entries: list[tuple[int, int]]) -> tuple[str, str]:
+        listed = ", ".join(f"{i} ({counted(n, unit)})" for i, n in entries)
+        if len(entries) == 1:
+            return f"entry {listed}", "stays"
+        return f"entries {listed}", "stay"
+
+    notes = []
+    if fewer:
+        (named, stays), one = which(fewer), len(fewer) == 1
+        hide, replaced = (str(fewer[0][0]), "it") if one else ("N", "one of them")
+        notes.append(
+            f"{named} of the same model and {test} from this token {stays} ranked beside entry "
+            f"{answer.id}: the board ranks each run as its own entry. If entry {answer.id} "
+            f"replaces {replaced} (the same run with more {unit}s), ask the board's admin to "
+            f"hide {'it' if one else 'that one, N'}: `coordqa leaderboard hide {hide} --db DB_URL`"
+        )
+    if others:
+        named, stays = which(others)
+        size = "" if new is None else f" ({counted(new, unit)})"
+        notes.append(
+            f"{named} of the same model and {test} from this token {stays} ranked beside entry "
+            f"{answer.id}{size}: the board ranks each run as its own entry"
+        )
+    return notes
 
 
 def _refuse_changes_to_a_saved_bundle(
@@ -448,13 +477,21 @@ def token_revoke_command(
     if revoked_now:
         console.print(f"token {info.id} ({info.name}) is revoked")
     else:
-        console.print(
-            f"token {info.id} ({info.name}) was revoked already on "
-            f"{info.revoked_at:%Y-%m-%d %H:%M} UTC: nothing changed"
-        )
+        console.print(_unchanged(f"token {info.id} ({info.name})", "revoked", info.revoked_at))
     if hide:
         count = database.set_hidden_of(info.id, True, reason)
         console.print(f"{count} entries of token {info.id} are now hidden")
+
+
+def _unchanged(what: str, state: str, since: datetime | None = None) -> str:
+    """The answer of an admin command that finds ``what`` in the state asked for: one wording.
+
+    It is no error (the state is the one asked for, exit 0), but nothing was done, and saying
+    "is now visible" or "is cancelled" claimed a change (blind walkthrough 13 #112, #310).
+    ``since``: when it reached that state, where the board keeps it.
+    """
+    when = f" on {since:%Y-%m-%d %H:%M} UTC" if since is not None else ""
+    return f"{what} was {state} already{when}: nothing changed"
 
 
 EntryOrToken = Annotated[
@@ -492,8 +529,14 @@ def _set_hidden(
         return
     if submission_id is None:
         raise ConfigError("give a SUBMISSION_ID, or --token TOKEN for a submitter's entries")
-    row = _open(db, create=False).set_hidden(submission_id, hidden, reason)
-    console.print(f"entry {row.id} ({row.display_name}) is now {state}")
+    row, changed = _open(db, create=False).set_hidden(submission_id, hidden, reason)
+    entry = f"entry {row.id} ({row.display_name})"
+    if changed:
+        console.print(f"{entry} is now {state}")
+    elif hidden and reason is not None:
+        console.print(f"{entry} was hidden already; its reason is now {row.hidden_reason!r}")
+    else:
+        console.print(_unchanged(entry, state))
 
 
 @leaderboard_app.command("hide")
@@ -828,8 +871,14 @@ def job_cancel_command(
     """
     from coordqa.leaderboard.jobs import set_job_status
 
-    set_job_status(_open(db, create=False), job_id, "cancelled", error="cancelled by the admin")
-    console.print(f"job {job_id} is cancelled")
+    changed, finished = set_job_status(
+        _open(db, create=False), job_id, "cancelled", error="cancelled by the admin"
+    )
+    console.print(
+        f"job {job_id} is cancelled"
+        if changed
+        else _unchanged(f"job {job_id}", "cancelled", finished)
+    )
 
 
 @job_app.command("requeue")
@@ -859,8 +908,13 @@ def job_requeue_command(
         max_seconds=max_seconds,
         max_disk_mb=max_disk_mb,
     )
-    set_job_status(database, job_id, "queued")
-    console.print(f"job {job_id} is queued again")
+    changed, _ = set_job_status(database, job_id, "queued")
+    if changed:
+        console.print(f"job {job_id} is queued again")
+    elif any(b is not None for b in (max_calls, max_tokens, max_seconds, max_disk_mb)):
+        console.print(f"job {job_id} was queued already; it runs with the new budgets")
+    else:
+        console.print(_unchanged(f"job {job_id}", "queued"))
 
 
 def register(app: typer.Typer) -> None:
