@@ -147,6 +147,13 @@ def test_results_table_in_every_format(runs: dict[str, Path], tmp_path: Path) ->
     assert table.at["s1-ec", "trial_1"] == "ambiguous"
     assert table.at["s1-jp", "trial_0"] == "no_answer"
     assert table.at["s1-jp", "correct_trials"] == "1/2"
+    # walk13 R1: the docs said yes/no, which only Markdown writes; CSV keeps booleans for
+    # machines, as the report's CSVs do, and the docs now say so
+    correct = [c for c in table.columns if c.endswith("_correct")]
+    cells = {cell for line in csv.stdout.splitlines()[1:] for cell in line.split(",")}
+    assert correct and table[correct].dtypes.eq(bool).all() and {"True", "False"} <= cells
+    guide = (Path(__file__).parents[1] / "docs" / "looking-at-runs.md").read_text()
+    assert "`True`/`False` in CSV" in " ".join(guide.split())
 
     refused = coordqa("results", runs["a"], "--format", "parquet")
     assert refused.returncode == 2 and "--out" in refused.stderr
