@@ -533,20 +533,31 @@ def compare_command(
 
 
 def list_command(
-    directory: Annotated[
-        Path, typer.Argument(help="Folder holding run directories (searched recursively).")
-    ] = Path("runs"),
+    directories: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Folders holding run directories (searched recursively), or run directories; "
+            "each is listed on its own. Default: runs."
+        ),
+    ] = None,
 ) -> None:
-    """List runs: status, accuracy, answered samples, question count, date; newest first."""
+    """List runs: status, accuracy, answered samples, question count, date; newest first.
+
+    Every folder is read before anything is printed, so a mistyped one is refused (exit 2)
+    instead of ending a listing halfway.
+    """
     from coordqa.agentic import read_agentic_run
     from coordqa.analysis import list_runs
     from coordqa.analysis.accuracy import INCOMPLETE_MARK, INCOMPLETE_NOTE
     from coordqa.play import read_play_run
 
-    listing = list_runs(directory, {"agentic": read_agentic_run, "play": read_play_run})
-    render_run_list(directory, listing.runs)
-    render_unreadable(listing.unreadable)
-    if any(INCOMPLETE_MARK in s.accuracy for s in listing.runs):
+    readers = {"agentic": read_agentic_run, "play": read_play_run}
+    folders = directories or [Path("runs")]
+    listings = [list_runs(folder, readers) for folder in folders]
+    for folder, listing in zip(folders, listings, strict=True):
+        render_run_list(folder, listing.runs)
+        render_unreadable(listing.unreadable)
+    if any(INCOMPLETE_MARK in s.accuracy for listing in listings for s in listing.runs):
         messages.print(INCOMPLETE_NOTE)
 
 
