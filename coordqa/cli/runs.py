@@ -54,16 +54,21 @@ RESULT_FORMATS = ("md", "csv", "parquet")
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(e[0-9]+)?\s*([kmbt]?)\s*$", re.IGNORECASE)
 """A parameter count: a number (``7``, ``1.5``, ``7e9``) with an optional K, M, B or T."""
 _SIZE_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
-_SUFFIXES = "suffixes K, M, B, T allowed"
+_SUFFIXES = "a positive number; suffixes K, M, B, T allowed"
 
 
 def _count(text: str) -> float | None:
-    """``text`` as a parameter count, or None when it is not one."""
+    """``text`` as a parameter count, or None when it is not one.
+
+    A model has parameters: 0 is refused here, in the same words as ``lots``, not later by the
+    bundle's own rule.
+    """
     match = _SIZE.match(text)
     if match is None:
         return None
     number, exponent, unit = match.groups()
-    return float(number + (exponent or "")) * _SIZE_UNITS[unit.lower()]
+    count = float(number + (exponent or "")) * _SIZE_UNITS[unit.lower()]
+    return count if count > 0 else None
 
 
 def parameter_count(text: str, option: str = "--params") -> float:
