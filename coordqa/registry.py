@@ -261,11 +261,17 @@ class Registry(Generic[T]):
     def get(self, name: str) -> T:
         """Return the entry for ``name``, or raise with the available names and suggestions.
 
+        ``name`` is read as the command line reads it: as typed, else in any case
+        (:meth:`spelled`: ``Hanabi`` is ``hanabi``), so the library and the CLI take the same
+        names.
+
         Raises:
             UnknownNameError: no such name (lists the names and the closest ones).
             ConfigError: a lazy entry or plugin that does not load, or whose own name differs.
         """
         found = self._find(name)
+        if found is None and (spelled := self.spelled(name)) != name:
+            found = self._find(spelled)
         if found is None:
             raise UnknownNameError(self.unknown_message(name))
         return found
@@ -371,6 +377,11 @@ class Registry(Generic[T]):
             yield name, self.get(name)
 
     def __contains__(self, name: object) -> bool:
+        """Whether ``name`` is registered spelled exactly so.
+
+        A dataset row must spell its game as registered; :meth:`get` also reads a name typed
+        in another case.
+        """
         return isinstance(name, str) and self._find(name) is not None
 
 

@@ -147,6 +147,15 @@ def test_results_table_in_every_format(runs: dict[str, Path], tmp_path: Path) ->
     assert table.at["s1-ec", "trial_1"] == "ambiguous"
     assert table.at["s1-jp", "trial_0"] == "no_answer"
     assert table.at["s1-jp", "correct_trials"] == "1/2"
+    # walk13 R1: the docs said yes/no, which only Markdown writes; CSV keeps booleans for
+    # machines, as the report's CSVs do, and the docs now say so
+    correct = [c for c in table.columns if c.endswith("_correct")]
+    cells = {cell for line in csv.stdout.splitlines()[1:] for cell in line.split(",")}
+    assert correct and table[correct].dtypes.eq(bool).all() and {"True", "False"} <= cells
+    from source_tree import ROOT
+
+    guide = " ".join((ROOT / "docs" / "looking-at-runs.md").read_text().split())
+    assert "`True`/`False` in CSV" in guide
 
     refused = coordqa("results", runs["a"], "--format", "parquet")
     assert refused.returncode == 2 and "--out" in refused.stderr
@@ -211,6 +220,22 @@ def test_runs_list_shows_every_run_with_its_status(runs: dict[str, Path], tmp_pa
     assert "finished" in listed["runs/b"] and "openai/gpt-4o" in listed["runs/b"]
     empty = coordqa("runs", "list", tmp_path / "runs" / "nothing")
     assert empty.returncode == 2 and "nothing does not exist" in empty.stderr
+
+
+def test_runs_list_takes_several_folders_as_report_does(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """walk13 R3: ``runs list A B`` failed with click's "Got unexpected extra argument(s)"."""
+    result = coordqa("runs", "list", "runs/a", "runs/b", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    heads = [line for line in result.stdout.splitlines() if line.startswith("runs in ")]
+    assert heads == ["runs in runs/a (1, newest first)", "runs in runs/b (1, newest first)"]
+    paths = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("runs/")]
+    assert paths == ["runs/a", "runs/b"]
+    # a folder that is not there is refused before anything is listed
+    typo = coordqa("runs", "list", "runs/a", "runs/nothing", cwd=tmp_path)
+    assert typo.returncode == 2 and "nothing does not exist" in typo.stderr
+    assert "runs/a" not in typo.stdout
 
 
 def test_report_of_one_trial_runs_says_there_is_no_trial_se(tmp_path: Path) -> None:

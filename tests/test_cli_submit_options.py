@@ -25,17 +25,19 @@ def one_error_line(*args: str | Path) -> str:
 
 
 @pytest.mark.parametrize("command", ["submit", "submit-endpoint"])
-@pytest.mark.parametrize("value", ["lots", "1.2.3", "."])
+@pytest.mark.parametrize("value", ["lots", "1.2.3", ".", "0", "0.0B"])
 def test_params_that_is_no_count_is_named_as_params(
     command: str, value: str, tmp_path: Path
 ) -> None:
-    """#276: ``submit --params lots`` said "--sizes entry 'm=lots' is not MODEL=SIZE"."""
+    """#276: ``submit --params lots`` said "--sizes entry 'm=lots' is not MODEL=SIZE"; and
+    walk13 R7: ``--params 0`` got other words, the bundle validator's "Input should be greater
+    than 0". A count is positive, and every count refused is refused in the same words."""
     target = ["nowhere", "--out", tmp_path / "b.json"] if command == "submit" else ["random"]
     to = [] if command == "submit" else ["--to", "http://127.0.0.1:9", "--token", "t"]
     line = one_error_line(command, *target, *to, "--params", value)
     assert line == (
         f"error: --params {value!r} is not a parameter count; write e.g. --params 7B or 7e9 "
-        "(suffixes K, M, B, T allowed)"
+        "(a positive number; suffixes K, M, B, T allowed)"
     ), line
 
 
@@ -43,8 +45,9 @@ def test_a_count_is_read_alike_by_params_and_sizes() -> None:
     assert parameter_count("7B") == 7e9 and parameter_count(" 350m ") == 350e6
     assert parameter_count("1.5e3K") == 1.5e6
     assert parse_sizes("a=7e9,b/c=70B,d=1.5t") == {"a": 7e9, "b/c": 70e9, "d": 1.5e12}
-    with pytest.raises(ConfigError, match=r"^--sizes entry 'llama=1\.2\.3' is not MODEL=SIZE"):
-        parse_sizes("llama=1.2.3")
+    for entry in ("llama=1.2.3", "llama=0"):
+        with pytest.raises(ConfigError, match=rf"^--sizes entry '{entry}' is not MODEL=SIZE"):
+            parse_sizes(entry)
 
 
 @pytest.mark.parametrize(
@@ -52,7 +55,6 @@ def test_a_count_is_read_alike_by_params_and_sizes() -> None:
     [
         ("--link", "ftp://x", "String should match pattern"),
         ("--org", "  ", "model.organisation is empty or only whitespace"),
-        ("--params", "0", "Input should be greater than 0"),
         ("--name", "n" * 201, "at most 200 characters"),
         ("--provider", "a\u200bb", "control or invisible characters (U+200B)"),
     ],

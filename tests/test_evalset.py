@@ -262,22 +262,22 @@ def test_a_damaged_set_manifest_says_where_and_what_to_do_in_one_line(tmp_path: 
 
 
 def test_a_set_written_by_a_newer_coordqa_says_to_upgrade(tmp_path: Path) -> None:
-    """Members now record their key (format 2) and no folder when they made none (format 3); a
-    later format is refused with what to do."""
+    """Members now record their key (format 2), no folder when they made none (format 3) and
+    their dataset's fingerprint (format 4); a later format is refused with what to do."""
     from coordqa.evalset.manifest import SET_SCHEMA_VERSION, SetLedger
     from coordqa.evalset.spec import members_of
 
-    assert SET_SCHEMA_VERSION == 3
+    assert SET_SCHEMA_VERSION == 4
     spec = parse_spec({"models": ["random"], "limit": 3})
     out = tmp_path / "set"
     SetLedger(spec, out, members_of(spec, out))
     manifest = json.loads((out / SET_MANIFEST).read_text())
-    assert manifest["schema_version"] == 3
-    manifest["schema_version"] = 4
+    assert manifest["schema_version"] == 4
+    manifest["schema_version"] = 5
     manifest["members"][0]["added_later"] = True
     (out / SET_MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(
-        ConfigError, match=r"set format 4, newer than this coordqa .*pip install -U"
+        ConfigError, match=r"set format 5, newer than this coordqa .*pip install -U"
     ):
         read_set(out)
 
@@ -661,6 +661,31 @@ def test_a_model_added_later_joins_the_set_and_earlier_members_stay(tmp_path: Pa
     report = coordqa("report", out, "--out", tmp_path / "report", env=env)
     assert report.returncode == 0, report.stderr
     assert "random" in report.stdout and "scripted" in report.stdout
+
+
+def test_a_dataset_regenerated_in_place_keeps_its_old_member_apart(tmp_path: Path) -> None:
+    """walk13 R8: after ``dataset generate --out fresh/ --overwrite`` the set held two members
+    labelled ``random · fresh/``, the old one "(earlier session; name it again to run it)",
+    though naming fresh/ again runs the new content. Members of one dataset path with other
+    content are told apart by their fingerprints, and the old one says its content changed."""
+    fresh = tmp_path / "fresh"
+    made = tmp_path / "set"
+    env = {"COORDQA_CACHE_DIR": str(tmp_path / "cache")}
+    generate = ("dataset", "generate", "--game", "collab_escape", "--count", "2", "--overwrite")
+    run_set = ("eval-set", "-m", "random", "--dataset", fresh, "--trials", "1", "--out", made)
+    assert coordqa(*generate, "--seed", "9", "--out", fresh).returncode == 0
+    assert coordqa(*run_set, env=env).returncode == 0
+    old = read_set(made).members[0].fingerprint
+    assert coordqa(*generate, "--seed", "10", "--out", fresh).returncode == 0
+    second = coordqa(*run_set, env=env)
+    assert second.returncode == 0, second.stderr
+    new, earlier = read_set(made).members
+    assert (new.earlier, earlier.earlier) == (False, True)
+    assert earlier.fingerprint == old and new.fingerprint and new.fingerprint != old
+    said = " ".join(second.stdout.split())
+    assert f"random · {fresh} ({new.fingerprint[:8]}) complete" in said, said
+    assert f"random · {fresh} ({old[:8]}) complete (earlier session; the dataset has" in said
+    assert "name it again" not in said
 
 
 def test_a_model_that_answers_no_question_is_refused_before_any_member_with_evals_words(

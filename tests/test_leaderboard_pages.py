@@ -48,7 +48,10 @@ def test_a_deterministic_model_shows_its_question_uncertainty_and_n(board: Board
     assert "0.500" in page and "± 0.000" in page  # a fraction, as the CLI prints it
     assert f"[{low:.3f}, {high:.3f}]" in page and "12 × 3" in page
     assert "95%" in page and "interval over questions" in page
+    # the words say what the numbers are: fractions of 1, never "in %" (walk13 R2)
     detail = board.client.get(f"/submissions/{sub_id}").text
+    for shown in (page, detail):
+        assert "fraction of 1" in shown and "in %" not in shown and "(%" not in shown
     assert "12 questions × 3 trials" in detail and f"[{low:.3f}, {high:.3f}]" in detail
     csv_head = board.client.get("/api/entries.csv").text.splitlines()[0].split(",")
     assert {"overall_ci_low", "overall_ci_high", "overall_n_questions", "JP_ci_low"} <= set(

@@ -417,6 +417,8 @@ def test_a_signal_ends_an_eval_inside_the_prompt_at_once(
     assert status == 130, said[-2000:]
     assert seconds < 15, f"ended {seconds:.1f} s after the signal"
     assert "interrupted: 0 of 1 samples" in said and "Exception ignored" not in said
+    # recorded as interrupted, not left "running" (``runs list`` read that as killed)
+    assert read_qa_run(out).manifest.status == "interrupted"
 
 
 @pytest.mark.realmodel

@@ -82,6 +82,24 @@ def test_unknown_names_still_get_suggestions() -> None:
         coordqa.get_model("scriptd")
 
 
+def test_the_library_reads_names_in_any_case_as_the_cli_does() -> None:
+    """walk13 R9: ``--game Hanabi --agent CAC`` ran, while ``coordqa.make_game("Hanabi")``
+    raised "unknown game 'Hanabi'. Did you mean 'hanabi'?". A name is looked up as typed, then
+    in any case (:meth:`Registry.get`, the one rule)."""
+    game = coordqa.make_game("Hanabi")
+    assert type(game) is type(coordqa.make_game("hanabi"))
+    agent = coordqa.make_player("CAC", "Hanabi", model=coordqa.get_model("scripted"))
+    assert type(agent).__name__ == "CACAgent"
+    assert type(coordqa.make_player("HANABI-IGGI", "HANABI")).__name__ == "RulePlayer"
+    # an exact name wins over one that differs only in case
+    names: Registry[str] = Registry("thing")
+    names.add("a", "lower")
+    names.add("A", "upper")
+    assert (names.get("a"), names.get("A"), "A" in names) == ("lower", "upper", True)
+    with pytest.raises(UnknownNameError, match=r"unknown thing 'B'"):
+        names.get("B")
+
+
 def test_listing_names_does_not_import_lazy_entries() -> None:
     names: Registry[object] = Registry("thing")
     names.add_lazy("ghost", "no_such_module_anywhere:THING")

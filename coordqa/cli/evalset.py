@@ -55,10 +55,13 @@ def render_set(result: SetResult) -> None:
     from coordqa.cli.qa import headline_lines
 
     analyses = result.analyses()
+    manifest = result.manifest
     console.print(Text(f"eval set {result.out}", style="bold"), soft_wrap=True)
-    for member in result.manifest.members:
+    for member in manifest.members:
         status = member.status + (" (skipped)" if member.skipped else "")
-        if member.earlier:
+        if manifest.content_changed(member):
+            status += " (earlier session; the dataset has changed since: naming it runs the new)"
+        elif member.earlier:
             status += " (earlier session; name it again to run it)"
         if member.expected:
             status += f", {member.answered}/{member.expected} samples"
@@ -67,7 +70,7 @@ def render_set(result: SetResult) -> None:
         run = member.run or "none: it stopped before its run began, so it made no folder"
         print_entry(
             console,
-            Text(f"{member.model} · {member.dataset}", style="bold"),
+            Text(manifest.label(member), style="bold"),
             [Text(status), *accuracy, Text(f"run: {run}", style="dim")],
         )
     console.print("run directories are relative to the set", style="dim")

@@ -54,16 +54,21 @@ RESULT_FORMATS = ("md", "csv", "parquet")
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(e[0-9]+)?\s*([kmbt]?)\s*$", re.IGNORECASE)
 """A parameter count: a number (``7``, ``1.5``, ``7e9``) with an optional K, M, B or T."""
 _SIZE_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
-_SUFFIXES = "suffixes K, M, B, T allowed"
+_SUFFIXES = "a positive number; suffixes K, M, B, T allowed"
 
 
 def _count(text: str) -> float | None:
-    """``text`` as a parameter count, or None when it is not one."""
+    """``text`` as a parameter count, or None when it is not one.
+
+    A model has parameters: 0 is refused here, in the same words as ``lots``, not later by the
+    bundle's own rule.
+    """
     match = _SIZE.match(text)
     if match is None:
         return None
     number, exponent, unit = match.groups()
-    return float(number + (exponent or "")) * _SIZE_UNITS[unit.lower()]
+    count = float(number + (exponent or "")) * _SIZE_UNITS[unit.lower()]
+    return count if count > 0 else None
 
 
 def parameter_count(text: str, option: str = "--params") -> float:
@@ -533,20 +538,31 @@ def compare_command(
 
 
 def list_command(
-    directory: Annotated[
-        Path, typer.Argument(help="Folder holding run directories (searched recursively).")
-    ] = Path("runs"),
+    directories: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Folders holding run directories (searched recursively), or run directories; "
+            "each is listed on its own. Default: runs."
+        ),
+    ] = None,
 ) -> None:
-    """List runs: status, accuracy, answered samples, question count, date; newest first."""
+    """List runs: status, accuracy, answered samples, question count, date; newest first.
+
+    Every folder is read before anything is printed, so a mistyped one is refused (exit 2)
+    instead of ending a listing halfway.
+    """
     from coordqa.agentic import read_agentic_run
     from coordqa.analysis import list_runs
     from coordqa.analysis.accuracy import INCOMPLETE_MARK, INCOMPLETE_NOTE
     from coordqa.play import read_play_run
 
-    listing = list_runs(directory, {"agentic": read_agentic_run, "play": read_play_run})
-    render_run_list(directory, listing.runs)
-    render_unreadable(listing.unreadable)
-    if any(INCOMPLETE_MARK in s.accuracy for s in listing.runs):
+    readers = {"agentic": read_agentic_run, "play": read_play_run}
+    folders = directories or [Path("runs")]
+    listings = [list_runs(folder, readers) for folder in folders]
+    for folder, listing in zip(folders, listings, strict=True):
+        render_run_list(folder, listing.runs)
+        render_unreadable(listing.unreadable)
+    if any(INCOMPLETE_MARK in s.accuracy for listing in listings for s in listing.runs):
         messages.print(INCOMPLETE_NOTE)
 
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from coordqa._version import __version__
 from coordqa.errors import ConfigError
-from coordqa.evalset.members import MemberState, member_state
+from coordqa.evalset.members import MemberState, member_state, run_fingerprint
 from coordqa.evalset.spec import EvalSetSpec, SetMember
 from coordqa.files import atomic_write_text
 from coordqa.jsonvalues import JSONObject, load_json
@@ -33,9 +33,10 @@ __all__ = [
     "refuse_run_folder",
 ]
 
-SET_SCHEMA_VERSION = 3
+SET_SCHEMA_VERSION = 4
 """Version of the set manifest format (2: each member records its key, ``member``; 3: a member
-that stopped before its run began records no run folder, ``run: null``)."""
+that stopped before its run began records no run folder, ``run: null``; 4: each member records
+its dataset's ``fingerprint``)."""
 
 
 class SetManifest(BaseModel):
@@ -66,6 +67,36 @@ class SetManifest(BaseModel):
     def ok(self) -> bool:
         """Whether every member is complete."""
         return all(m.status == "complete" for m in self.members)
+
+    def label(self, state: MemberState) -> str:
+        """``model · dataset``, with the content's fingerprint when another member differs in it.
+
+        A dataset file regenerated in place keeps its name, and the set then holds a member of
+        each content: ``random · fresh/ (e936c6d5)`` and ``random · fresh/ (3b0c11aa)``.
+        """
+        named = f"{state.model} · {state.dataset}"
+        if state.fingerprint is None or not self._other_content(state):
+            return named
+        return f"{named} ({state.fingerprint[:8]})"
+
+    def content_changed(self, state: MemberState) -> bool:
+        """Whether ``state`` is of an earlier session and its dataset now has other content.
+
+        This session named the dataset and ran its new content, so naming it again runs that,
+        not ``state``.
+        """
+        return state.earlier and any(not other.earlier for other in self._other_content(state))
+
+    def _other_content(self, state: MemberState) -> list[MemberState]:
+        """The members of ``state``'s model and dataset name whose content differs."""
+        return [
+            other
+            for other in self.members
+            if (other.model, other.api_base, other.dataset)
+            == (state.model, state.api_base, state.dataset)
+            and other.fingerprint is not None
+            and other.fingerprint != state.fingerprint
+        ]
 
 
 def read_set(folder: str | Path) -> SetManifest:
@@ -182,7 +213,13 @@ def _earlier(unnamed: Sequence[MemberState], out: Path) -> list[MemberState]:
     it is dropped (:attr:`SetLedger.dropped`) rather than reported failed by every later session.
     """
     return [
-        state.model_copy(update={"earlier": True, "skipped": False})
+        state.model_copy(
+            update={
+                "earlier": True,
+                "skipped": False,
+                "fingerprint": state.fingerprint or run_fingerprint(out / str(state.run)),
+            }
+        )
         for state in unnamed
         if _stored(state, out)
     ]

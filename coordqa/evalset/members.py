@@ -15,7 +15,15 @@ from coordqa.evaluation import EvalFailed, EvalProgress, evaluate_async
 from coordqa.llm.endpoints import stored_endpoint
 from coordqa.store import MANIFEST, read_qa_run
 
-__all__ = ["MemberState", "SetEvent", "SetProgress", "member_state", "run_member", "stopped"]
+__all__ = [
+    "MemberState",
+    "SetEvent",
+    "SetProgress",
+    "member_state",
+    "run_fingerprint",
+    "run_member",
+    "stopped",
+]
 
 MemberStatus = Literal["pending", "complete", "failed", "interrupted"]
 
@@ -31,6 +39,10 @@ class MemberState(BaseModel):
     """Its endpoint, without credentials (:func:`~coordqa.llm.endpoints.stored_endpoint`)."""
     dataset: str
     """The dataset."""
+    fingerprint: str | None = None
+    """The dataset content its run answered (the run's dataset fingerprint); None before its
+    run began, and in sets written before format 4. A file regenerated in place keeps its
+    name and changes this: the set then holds two members of that name, told apart by it."""
     run: str | None
     """Its run directory, relative to the set's folder; None for a member that stopped before
     its run began (refused at set-up: a key variable not set, a model refused), which made none
@@ -97,8 +109,17 @@ def member_state(member: SetMember, out: Path) -> MemberState:
             "answered": answered,
             "expected": expected,
             "status": "complete" if complete else "pending",
+            "fingerprint": run_fingerprint(member.run),
         }
     )
+
+
+def run_fingerprint(run: Path) -> str | None:
+    """The fingerprint of the dataset the run at ``run`` answered; None when it holds no run."""
+    if not (run / MANIFEST).is_file():
+        return None
+    dataset = read_qa_run(run).manifest.dataset
+    return dataset.fingerprint if dataset is not None else None
 
 
 def stopped(state: MemberState, out: Path, status: MemberStatus, message: str) -> MemberState:

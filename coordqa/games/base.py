@@ -533,6 +533,7 @@ def make_player(
     from coordqa.errors import ConfigError
 
     spec = PLAYERS.get(name)
+    game = GAMES.spelled(game)  # in any case, as the player's name (Registry.get)
     if spec.kind == "llm" and "model" not in given:
         raise ConfigError(
             f"player {name!r} is an LLM agent and needs a model, which coordqa play and games "

@@ -63,13 +63,15 @@ class RunLifecycle:
         """Mark a session started; mark it interrupted if Ctrl-C, SIGTERM or a cancel ends it.
 
         ``on_interrupt`` runs after the mark (a QA run rescores what it stored); the
-        interruption then goes on up.
+        interruption then goes on up. A second Ctrl-C or SIGTERM waits for the mark
+        (:func:`_stops_held`) and then stops what follows.
         """
         self.store.mark_started()
         try:
             yield self.store
         except (asyncio.CancelledError, KeyboardInterrupt):
-            self.store.mark_interrupted()
+            with _stops_held():
+                self.store.mark_interrupted()
             if on_interrupt is not None:
                 on_interrupt()
             raise
@@ -107,6 +109,41 @@ class RunLifecycle:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+"""The signals that stop a session (Ctrl-C, and ``kill`` or a scheduler's SIGTERM)."""
+
+
+@contextmanager
+def _stops_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while inside: one sent meanwhile is handled as it ends.
+
+    Marking a run interrupted rewrites its manifest (write, fsync, rename). GNU ``timeout -s
+    INT`` signals the command and then its process group, so the command gets SIGINT twice (as
+    from a user pressing Ctrl-C twice): the second KeyboardInterrupt landed inside the fsync,
+    the rename never happened, and the run stayed ``running``. Inside, a stop is only noted;
+    after, the handler it would have reached runs (raising KeyboardInterrupt, as it would have).
+    Python runs signal handlers in the main thread whichever thread the signal reached (a
+    llama.cpp or executor thread), so the handlers are swapped, not the thread's signal mask;
+    in another thread no handler can interrupt the mark, and nothing is swapped.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = {stop: signal.signal(stop, lambda signum, _: held.append(signum)) for stop in _STOPS}
+    try:
+        yield
+    finally:
+        for stop, handler in previous.items():
+            signal.signal(stop, handler)
+        for signum in held:
+            handler = previous[signal.Signals(signum)]
+            if callable(handler):
+                handler(signum, None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(signum)
 
 
 class _Terminate:

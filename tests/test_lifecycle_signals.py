@@ -1,0 +1,76 @@
+"""A run stopped by Ctrl-C is recorded ``interrupted``, even when a second Ctrl-C follows at once.
+
+Walkthrough 13, R4: ``timeout -s INT 10 coordqa eval --model llamacpp/...`` printed the
+interrupted message and exited 130, but the manifest stayed ``running`` (``runs list``:
+``stopped``, as after ``kill -9``). GNU ``timeout`` sends the signal to the command and then
+to its process group, so the command gets SIGINT twice (so does a user pressing Ctrl-C twice).
+The second KeyboardInterrupt landed inside the fsync of the manifest being marked
+``interrupted``, before its rename: the mark was lost. Reproduced with the real GGUF by two
+SIGINTs sent back to back (1 of 3 runs stayed ``running``, the traceback in the fsync).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coordqa.runs import RunLifecycle
+from coordqa.store import RunManifest, RunStore, open_run
+
+
+@pytest.fixture
+def ctrl_c_raises() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt, as in an interactive ``coordqa`` (main thread)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.fixture
+def worker() -> Iterator[threading.Thread]:
+    """Another thread of the process, as llama.cpp's or the executor's, alive while used."""
+    done = threading.Event()
+    thread = threading.Thread(target=done.wait, daemon=True)
+    thread.start()
+    yield thread
+    done.set()
+    thread.join(timeout=5)
+
+
+@pytest.mark.parametrize("to", ["process", "worker thread"])
+def test_a_second_ctrl_c_while_the_interruption_is_recorded_does_not_lose_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    ctrl_c_raises: None,
+    worker: threading.Thread,
+    to: str,
+) -> None:
+    """The signal reaches whichever thread the kernel picks; Python handles it in the main
+    thread either way, so holding it must not depend on which thread got it."""
+    write = RunStore.write_json
+    sent: list[str] = []
+
+    def second_ctrl_c(self: RunStore, name: str, data: Any) -> None:
+        if isinstance(data, dict) and data.get("status") == "interrupted" and not sent:
+            sent.append(name)
+            if to == "process":  # arrives in the middle of the write
+                os.kill(os.getpid(), signal.SIGINT)
+            else:
+                signal.pthread_kill(worker.ident or 0, signal.SIGINT)
+            time.sleep(0.05)  # the main thread passes many points where a handler may run
+        write(self, name, data)
+
+    monkeypatch.setattr(RunStore, "write_json", second_ctrl_c)
+    run = RunLifecycle.open(tmp_path / "run", RunManifest(kind="qa", config={}, fingerprint="x"))
+    with pytest.raises(KeyboardInterrupt), run, run.session():
+        raise KeyboardInterrupt  # the first Ctrl-C
+    assert sent == ["manifest.json"]  # the second was sent while the mark was written
+    assert open_run(tmp_path / "run").manifest.status == "interrupted"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
