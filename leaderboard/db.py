@@ -110,10 +110,10 @@ class QuotaError(LeaderboardError):
         if jobs:
             held += f" and {counted(jobs, 'unfinished job')}"
             held += " (a job counts as the entry it will make)"
-        asked = "" if adding == 1 else f"; this registration would queue {adding} jobs"
+        asked = "one more" if adding == 1 else f"the {adding} jobs this registration would queue"
         fewer = " (or register fewer grids)" if 1 < adding and entries + jobs < quota else ""
         super().__init__(
-            f"this token has {held}{asked}, past the server's quota of {quota} per token "
+            f"this token has {held}: {asked} would pass the server's quota of {quota} per token "
             "(hidden entries do not count); ask the leaderboard admin to hide old ones or raise "
             f"the quota{fewer}"
         )

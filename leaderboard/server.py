@@ -48,6 +48,7 @@ from coordqa.leaderboard.settings import (
     SubmitterLimits,
 )
 from coordqa.leaderboard.views import ORIGINS
+from coordqa.registry import not_one_of
 from coordqa.web.headers import add_security_headers
 from coordqa.web.rendering import static_packages
 from coordqa.web.validation import answer_validation_errors
@@ -79,11 +80,11 @@ def create_app(
         max_trials: most trials per question a QA submission may hold.
         body_timeout_s: a submission's body must arrive within this many seconds (408).
         board_run: what board-run jobs run with, and which models the board hosts.
-        ranking: the entries the ranking shows by default: ``all``, or ``board-run`` (only the
-            entries the board ran itself; ``?origin=all`` still shows every one).
+        ranking: the entries the ranking shows by default: ``all``, ``board-run`` (only the
+            entries the board ran itself) or ``uploaded``; ``?origin=all`` still shows every one.
     """
     if ranking not in ("all", *ORIGINS):
-        raise ConfigError(f"--ranking must be all or {' or '.join(ORIGINS)}, got {ranking!r}")
+        raise ConfigError(not_one_of("--ranking", ranking, ["all", *ORIGINS]))
     db = open_database(db_url)
     catalog = BoardCatalog(db, max_trials=max_trials)
     # No interactive API docs: Swagger UI needs inline script, which the CSP forbids.

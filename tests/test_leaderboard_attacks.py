@@ -506,7 +506,9 @@ def test_a_token_has_a_quota_of_stored_entries(db_url: str, tmp_path: Path) -> N
         ]
         answer = limited.submit(synthetic_bundle(limited.rows, display_name="m2", run="m2"))
         assert answer.status_code == 403
-        assert "has 2 visible entries, past the server's quota of 2" in answer.json()["detail"]
+        # at the quota, not past it: the one asked for would pass it (walkthrough 14 #55)
+        said = answer.json()["detail"]
+        assert "has 2 visible entries: one more would pass the server's quota of 2" in said, said
         assert "hidden entries do not count" in answer.json()["detail"]
         limited.db.set_hidden(ids[0], True)  # a hidden entry frees its place, as the answer says
         again = synthetic_bundle(limited.rows, display_name="m2", run="m2")

@@ -513,7 +513,9 @@ def test_the_quota_counts_each_job_as_the_entry_it_will_make(
         both = register(limited, model="random", grids=["tiny"], agent="llm")
         assert both.status_code == 403, both.text
         said = both.json()["detail"]
-        assert "would queue 2 jobs" in said and "quota of 1 per token" in said, said
+        assert "the 2 jobs this registration would queue would pass the server's quota of 1" in (
+            said
+        ), said
         assert limited.count(Endpoint) == 0  # nothing queued
         assert register(limited, model="random").status_code == 201
         for refused in (

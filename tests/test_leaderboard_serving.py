@@ -196,3 +196,17 @@ def test_a_submission_body_that_trickles_in_is_answered_408(tmp_path: Path) -> N
         thread.join(timeout=30)
         sock.close()
         app.state.db.dispose()
+
+
+def test_a_mistyped_ranking_is_offered_the_closest_choice(tmp_path: Path) -> None:
+    """Walkthrough 14 #299: ``serve --ranking boardrun`` listed the choices without the one meant
+    (and ``serve --help`` left ``uploaded`` out)."""
+    from coordqa.leaderboard.server import create_app
+
+    with pytest.raises(ConfigError) as refused:
+        create_app(f"sqlite:///{tmp_path / 'board.db'}", ranking="boardrun")
+    said = str(refused.value)
+    assert said == (
+        "--ranking 'boardrun' is not one of all, uploaded, board-run. Did you mean 'board-run'?"
+    ), said
+    assert not (tmp_path / "board.db").exists()  # refused before the database is made

@@ -360,7 +360,9 @@ def serve_command(
     ] = DEFAULT_MAX_TRIALS,
     ranking: Annotated[
         str,
-        typer.Option(help="Entries ranked by default: all, or board-run (those the board ran)."),
+        typer.Option(
+            help="Entries ranked by default: all, board-run (those the board ran) or uploaded."
+        ),
     ] = "all",
     job_trials: JobTrials = _JOBS.trials,
     job_private_per_game: JobPrivatePerGame = _JOBS.private_per_game,
