@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -78,6 +79,24 @@ FORMAT_VERSION = 1
 """Bundle format version; bumped when an older server would misread a newer bundle."""
 
 _HEX64 = r"^[0-9a-f]{64}$"
+
+_HTTP_LINK = r"^https?://\S+$"
+
+
+def _http_link(value: Any) -> Any:
+    """A link the board shows must be an http(s) address; said in words, not as the pattern.
+
+    ``--link ftp://x`` read "String should match pattern ..." (walkthrough 14).
+    """
+    if isinstance(value, str) and not re.match(_HTTP_LINK, value):
+        raise ValueError("is not an http(s) address: write e.g. https://example.org/my-model")
+    return value
+
+
+Link = Annotated[
+    str, BeforeValidator(_http_link), StringConstraints(max_length=500, pattern=_HTTP_LINK)
+]
+"""A page about a model or a submission: http or https only (an entry's, an endpoint's)."""
 MAX_REPLIES = 10_000
 """Most replies a QA bundle may hold: 1,000 questions (the most a registered dataset may have)
 x 10 trials. The server's own trial cap (``serve --max-trials``) is usually tighter."""
@@ -162,7 +181,7 @@ class ModelInfo(BaseModel):
     """Parameter count, when known (7e9 for a 7B model)."""
     organisation: str | None = Field(default=None, max_length=200)
     """Who made or submitted the model."""
-    link: str | None = Field(default=None, max_length=500, pattern=r"^https?://\S+$")
+    link: Link | None = None
     """A page about the model or the submission (http or https only)."""
 
     @field_validator("display_name", "provider", "organisation", "link")

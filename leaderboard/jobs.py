@@ -38,7 +38,7 @@ from sqlalchemy.orm import Session
 
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
-from coordqa.leaderboard.bundle import ModelInfo, default_provider
+from coordqa.leaderboard.bundle import Link, ModelInfo, default_provider
 from coordqa.leaderboard.catalog import unknown_grid
 from coordqa.leaderboard.db import (
     FINISHED,
@@ -103,7 +103,7 @@ class EndpointRequest(BaseModel):
     """Name shown on the board (default: the model)."""
     organisation: str | None = Field(default=None, max_length=200)
     """Who made or submitted the model."""
-    link: str | None = Field(default=None, max_length=500, pattern=r"^https?://\S+$")
+    link: Link | None = None
     """A page about the model."""
     parameters: float | None = Field(default=None, gt=0)
     """Parameter count, when known."""

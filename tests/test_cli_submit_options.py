@@ -53,7 +53,7 @@ def test_a_count_is_read_alike_by_params_and_sizes() -> None:
 @pytest.mark.parametrize(
     ("option", "value", "said"),
     [
-        ("--link", "ftp://x", "String should match pattern"),
+        ("--link", "ftp://x", "is not an http(s) address: write e.g. https://"),
         ("--org", "  ", "model.organisation is empty or only whitespace"),
         ("--name", "n" * 201, "at most 200 characters"),
         ("--provider", "a\u200bb", "control or invisible characters (U+200B)"),
