@@ -274,7 +274,8 @@ def test_calls_that_hang_show_progress_on_time_and_time_out_by_name(
     # What is kept, then the fix, then how to resume (it read "then 0 of 2 samples are ...").
     assert (
         f"0 of 2 samples are answered and stored in {tmp_path / 'run'}. Start the server or fix "
-        "--api-base, then run the same command again to resume."
+        "its address (--api-base, or api_base: in a spec or grid file), then run the same "
+        "command again to resume."
     ) in " ".join(out.split())
 
 

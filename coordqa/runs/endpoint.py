@@ -32,8 +32,14 @@ SILENT = (
 )
 """Why a server that took the connection may say nothing: not only a hung one."""
 
+START_OR_FIX = (
+    "Start the server or fix its address (--api-base, or api_base: in a spec or grid file)"
+)
+"""What to do about a server nothing listens at: the address may come from an option or a file
+(an eval set's ``mixed.yaml`` was told to fix the --api-base it never gave: walkthrough 14)."""
+
 _ADVICE = {
-    False: "Start the server or fix --api-base, then run the same command again",
+    False: f"{START_OR_FIX}, then run the same command again",
     True: "Wait for it and run the same command again, raise --timeout so that no call is given "
     "up on, or restart the server",
 }

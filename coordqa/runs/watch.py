@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from coordqa.llm.endpoints import shown_endpoint
+from coordqa.runs.endpoint import START_OR_FIX
 
 STOPPING_ERRORS = frozenset({"fatal", "unreachable"})
 """Error kinds after which no other call can succeed: the run stops at once."""
@@ -142,7 +143,7 @@ class ErrorWatch:
                 else f"the {stop.model.partition('/')[0]} API"
             )
             return f"stopped: {where} is unreachable: {stop.error}. " + tally.then_resume(
-                "Start the server or fix --api-base"
+                START_OR_FIX
             )
         if stop is not None:
             return (
