@@ -12,7 +12,7 @@ typed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import PurePath
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -130,7 +130,7 @@ def stored_command(argv: Sequence[str]) -> list[str]:
     >>> stored_command(["coordqa", "eval", "--api-base=http://u:pw@h:8000/v1", "--limit", "2"])
     ['coordqa', 'eval', '--api-base=http://h:8000/v1', '--limit', '2']
     """
-    return [_stored_argument(argument) for argument in argv]
+    return [_rewritten(argument, _stored_value) for argument in argv]
 
 
 def shared_command(argv: Sequence[str]) -> list[str]:
@@ -144,22 +144,27 @@ def shared_command(argv: Sequence[str]) -> list[str]:
     ['coordqa', 'eval', '--out', '…/x', '--limit=2']
     """
     stored = stored_command(argv)
-    return [PurePath(word).name for word in stored[:1]] + [_shared_argument(w) for w in stored[1:]]
+    executable = [PurePath(word).name for word in stored[:1]]
+    return executable + [_rewritten(word, _shared_value) for word in stored[1:]]
 
 
-def _shared_argument(argument: str) -> str:
-    option, equals, value = argument.partition("=") if argument.startswith("-") else ("", "", "")
-    if not equals:
-        option, value = "", argument
+def _shared_value(value: str) -> str | None:
     if not PurePath(value).is_absolute() and not value.startswith("~"):
-        return argument
-    return f"{option}{equals}…/{PurePath(value).name}"
+        return None
+    return f"…/{PurePath(value).name}"
 
 
-def _stored_argument(argument: str) -> str:
+def _stored_value(value: str) -> str | None:
+    return str(stored_endpoint(value)) if "://" in value else None
+
+
+def _rewritten(argument: str, rewrite: Callable[[str], str | None]) -> str:
+    """``argument`` (``VALUE``, or ``--option=VALUE``) with its value as ``rewrite`` gives it.
+
+    ``rewrite`` returns None for a value to keep as it is.
+    """
     option, equals, value = argument.partition("=") if argument.startswith("-") else ("", "", "")
     if not equals:
         option, value = "", argument
-    if "://" not in value:
-        return argument
-    return f"{option}{equals}{stored_endpoint(value)}"
+    new = rewrite(value)
+    return argument if new is None else f"{option}{equals}{new}"
