@@ -505,3 +505,22 @@ def test_a_resumed_run_opens_with_what_this_session_plays(tmp_path: Path) -> Non
     quiet = coordqa(*_run_args(out), *agent, "--episodes", "4", "--quiet")
     assert quiet.returncode == 0, quiet.stderr
     assert "playing" not in quiet.stderr
+
+
+def test_self_play_says_its_episodes_are_per_layout(tmp_path: Path) -> None:
+    """``--self-play --episodes 4`` on Overcooked printed ``playing 20 episodes`` without
+    saying it is 4 per layout x 5 layouts; a partner's run explained its count."""
+    horizon = ["--horizon", "5", "--episodes", "2"]
+    self_play = coordqa(
+        "agentic", "run", "--agent", "greedy_human", "--game", "overcooked", "--self-play",
+        *horizon, "--out", str(tmp_path / "self"),
+    )  # fmt: skip
+    assert self_play.returncode == 0, self_play.stderr
+    said = _flat(self_play.stderr)
+    assert "playing 10 episodes: 2 per layout x 5 layouts" in said
+    assert "(10 played; 10 episodes: 2 per layout x 5 layouts)" in said
+    one_seat = coordqa(
+        "agentic", "run", "--agent", "greedy_human", "--game", "overcooked",
+        "--partner", "planner", "--position", "1", *horizon, "--out", str(tmp_path / "seat"),
+    )  # fmt: skip
+    assert "playing 10 episodes: 2 per layout x 5 layouts" in _flat(one_seat.stderr)

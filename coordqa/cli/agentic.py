@@ -301,21 +301,25 @@ def playing_words(count: str, state: GridProgress) -> str:
 
 
 def episode_count(specs: Sequence[EpisodeSpec]) -> str:
-    """How many episodes, and for one pairing how --episodes and the seats make them.
+    """How many episodes, and for one pairing how --episodes, the seats and the layouts make them.
 
-    ``2 episodes: 1 per seat x 2 seats`` (``x 5 layouts`` when there are several): a partner
-    in both seats plays each seat's episodes, which ``--episodes 1`` alone does not say.
+    ``2 episodes: 1 per seat x 2 seats`` (``x 5 layouts`` when there are several), and
+    ``20 episodes: 4 per layout x 5 layouts`` in self-play or in one seat: ``--episodes`` counts
+    per seat and per layout, which a bare total does not say.
     """
     total = len(specs)
     seats = {spec.position for spec in specs}
     layouts = {spec.layout for spec in specs}
     pairings = {(spec.agent, spec.model, spec.partner, spec.game) for spec in specs}
     plural = "s" if total != 1 else ""
-    if len(pairings) != 1 or len(seats) < 2:
-        return f"{total} episode{plural}"
-    per_seat = total // (len(seats) * len(layouts))
-    across = f" x {len(layouts)} layouts" if len(layouts) > 1 else ""
-    return f"{total} episode{plural}: {per_seat} per seat x {len(seats)} seats{across}"
+    bare = f"{total} episode{plural}"
+    units = len(seats) * len(layouts)
+    if len(pairings) != 1 or units == 1 or total % units:
+        return bare
+    factors = [f"{len(seats)} seats"] if len(seats) > 1 else []
+    factors += [f"{len(layouts)} layouts"] if len(layouts) > 1 else []
+    unit = "seat" if len(seats) > 1 else "layout"
+    return f"{bare}: {total // units} per {unit} x {' x '.join(factors)}"
 
 
 def _show_result(result: GridResult, count: str, said_below: str = "") -> None:
