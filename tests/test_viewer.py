@@ -588,3 +588,35 @@ def test_an_unknown_run_s_404_offers_the_closest_and_lists_a_few(tmp_path: Path)
     assert "'model-10'" in offered, said
     assert "model-00" in said and "model-04 and 7 more" in said, said
     assert "12 runs" in said, said
+
+
+def test_a_run_relabelled_since_the_viewer_started_shows_its_new_label(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 15: after ``coordqa eval ... --label NEW`` the viewer kept the old label
+    until restarted. Its run page shows the new one when the run's files changed (as its new
+    samples are), the index and ``/api/runs`` when the folders are looked at again."""
+    monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "runs" / "one"
+
+    def scripted_run(label: str) -> None:
+        config = coordqa.EvalConfig(
+            model="scripted", dataset="example", trials=1, out=out, label=label
+        )
+        coordqa.evaluate(config)
+
+    scripted_run("old-name")
+    catalog = RunCatalog([tmp_path / "runs"])
+    catalog.read_all()
+    with TestClient(create_app(catalog), base_url="http://127.0.0.1") as viewer:
+        assert "<h2>old-name " in get(viewer, "/runs/one/")
+        scripted_run("new-name")
+        catalog.LOOK_AGAIN_EVERY_S = 3600.0  # the run page alone reads the changed run
+        assert "<h2>new-name " in get(viewer, "/runs/one/")
+        assert [run["label"] for run in viewer.get("/api/runs").json()] == ["new-name"]
+        scripted_run("third-name")
+        assert "<td>new-name</td>" in get(viewer, "/")  # within the bound: not looked at again
+        catalog.LOOK_AGAIN_EVERY_S = 0.0
+        assert "<td>third-name</td>" in get(viewer, "/")
+        assert [run["label"] for run in viewer.get("/api/runs").json()] == ["third-name"]
+        assert "<h2>third-name " in get(viewer, "/runs/one/")

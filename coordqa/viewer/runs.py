@@ -4,7 +4,8 @@ A page asks the catalog for a run's view; the catalog compares the run directory
 and modification times with those of the view it holds (one ``stat`` per file) and rebuilds the
 view only when they differ, so a run that is still being written shows its new samples on the
 next page load, and no request re-reads a run that did not change. Runs written into the folders
-given after the viewer started are found when asked for (:meth:`RunCatalog.find_new_runs`).
+given after the viewer started are found when asked for (:meth:`RunCatalog.find_new_runs`), and
+a QA run relabelled since (``coordqa eval ... --label NEW``) is shown by its new label.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,6 +23,7 @@ from coordqa.analysis.labels import run_labels
 from coordqa.errors import ConfigError, StoreError
 from coordqa.jsonvalues import JSONObject
 from coordqa.registry import did_you_mean
+from coordqa.runfolder import MANIFEST
 from coordqa.store import (
     RunKind,
     RunManifest,
@@ -87,6 +89,20 @@ def _stamp(path: Path) -> Stamp:
         )
 
 
+def _manifest_stamp(stamp: Stamp) -> tuple[int, int] | None:
+    """The size and modification time of the manifest among a run directory's ``stamp``."""
+    return next(((size, mtime) for name, size, mtime in stamp if name == MANIFEST), None)
+
+
+def _manifest_stamp_of(path: Path) -> tuple[int, int] | None:
+    """The size and modification time of run directory ``path``'s manifest (None: none)."""
+    try:
+        status = (path / MANIFEST).stat()
+    except OSError:
+        return None
+    return status.st_size, status.st_mtime_ns
+
+
 class RunCatalog:
     """The runs of one viewer, by id, with their views cached per version of their files."""
 
@@ -122,6 +138,10 @@ class RunCatalog:
         self.entries: list[RunEntry] = []
         self._locks: dict[str, threading.Lock] = {}
         self._qa_runs: list[tuple[RunManifest, Path]] = []
+        self._manifests_seen: dict[Path, tuple[int, int] | None] = {}
+        """Each QA run's manifest file as last read (size, modification time): read again,
+        for its label, only when it changed. A run added has none: its first look reads it."""
+        self._labelling = threading.Lock()
         self._add(stores)
         self._qa: dict[str, tuple[Stamp, QAView]] = {}
         self._agentic: dict[str, tuple[Stamp, AgenticView]] = {}
@@ -150,19 +170,58 @@ class RunCatalog:
             self._locks[run_id] = threading.Lock()
         self.entries = [*self.entries, *added]  # a new list: a page iterating the old one is safe
 
+    def _relabel(self, read: dict[Path, tuple[tuple[int, int] | None, RunManifest]]) -> None:
+        """Take QA runs' manifests read again, and label the QA runs anew when one changed.
+
+        ``read`` holds each by run directory, with the manifest file's stamp seen before
+        reading. Every QA run's label is computed again, as
+        :func:`~coordqa.analysis.run_labels` tells runs apart by the settings in which they
+        differ: a run relabelled ``--label NEW`` (or given more trials) may change how its
+        neighbours are told from it.
+        """
+        with self._labelling:
+            self._manifests_seen.update({path: stamp for path, (stamp, _) in read.items()})
+            runs = [(read.get(path, (None, held))[1], path) for held, path in self._qa_runs]
+            if runs == self._qa_runs:
+                return
+            self._qa_runs = runs
+            labels = dict(zip([path for _, path in runs], run_labels(runs), strict=True))
+            self.entries = [
+                replace(entry, label=labels[entry.path]) if entry.kind == "qa" else entry
+                for entry in self.entries
+            ]  # a new list: a page iterating the old one is safe
+
+    def _read_changed_manifests(self) -> None:
+        """Read again, for their labels, the QA runs' manifests whose file changed.
+
+        One ``stat`` each; a manifest that cannot be read now keeps the label shown.
+        """
+        read = {}
+        for _, path in self._qa_runs:
+            stamp = _manifest_stamp_of(path)
+            if path in self._manifests_seen and stamp == self._manifests_seen[path]:
+                continue
+            try:
+                read[path] = (stamp, open_run(path).manifest)
+            except StoreError:  # rewritten as we read, or damaged: the next look tries again
+                continue
+        self._relabel(read)
+
     def find_new_runs(self) -> None:
         """Add the runs written into the folders given since the viewer looked last.
 
-        So a run made after ``coordqa view runs/`` started is shown without a restart. The
-        folders are searched as at start (:func:`~coordqa.store.discover_runs`: the same kinds,
-        the same checks of manifests and records), at most once every
-        :attr:`LOOK_AGAIN_EVERY_S` seconds however many requests ask, as a search opens every
-        run's manifest. Runs already shown keep their ids and labels; a folder given that no
-        longer holds runs leaves the runs already shown as they are.
+        So a run made after ``coordqa view runs/`` started is shown without a restart, and a QA
+        run relabelled since (``coordqa eval ... --label NEW``) by its new label. The folders
+        are searched as at start (:func:`~coordqa.store.discover_runs`: the same kinds, the
+        same checks of manifests and records), at most once every :attr:`LOOK_AGAIN_EVERY_S`
+        seconds however many requests ask, as a search opens every run's manifest; a shown
+        run's manifest is read again only when its file changed. Runs already shown keep their
+        ids; a folder given that no longer holds runs leaves the runs already shown as they are.
         """
         with self._looking:
             if time.monotonic() - self._looked < self.LOOK_AGAIN_EVERY_S:
                 return
+            self._read_changed_manifests()
             try:
                 found = discover_runs(self._given, SHOWN_KINDS)
                 known = {entry.path for entry in self.entries}
@@ -233,13 +292,18 @@ class RunCatalog:
         )
 
     def _cached(self, cache: dict[str, tuple[Stamp, V]], entry: RunEntry, build: type[V]) -> V:
-        """The view of ``entry`` in ``cache``, rebuilt when the run's files changed."""
+        """The view of ``entry`` in ``cache``, rebuilt when the run's files changed.
+
+        A QA view rebuilt brings its manifest, and with it the run's label as it is now.
+        """
         stamp = _stamp(entry.path)
         with self._locks[entry.id]:  # one run's slow first read leaves the other runs free
             held = cache.get(entry.id)
             if held is None or held[0] != stamp:
                 held = (stamp, build(entry.path))
                 cache[entry.id] = held
+                if isinstance(held[1], QAView):
+                    self._relabel({entry.path: (_manifest_stamp(stamp), held[1].manifest)})
             return held[1]
 
     def qa(self, run_id: str) -> QAView:
