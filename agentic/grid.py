@@ -72,6 +72,7 @@ from coordqa.games.base import game_profile
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig
 from coordqa.llm.endpoints import stored_endpoints
+from coordqa.llm.registry import ModelName
 from coordqa.options import OptionValue, PlayerOptions
 from coordqa.spec_problems import spec_problems
 
@@ -285,7 +286,7 @@ class ModelEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str
+    name: ModelName
     """Model name (``scripted``, ``random`` or a litellm name)."""
     api_base: str | None = None
     """Endpoint of this model (None: the grid's ``api_base``)."""
@@ -339,7 +340,7 @@ class GridConfig(BaseModel):
     """The agent configuration preset (:data:`~coordqa.agentic.presets.PRESETS`)."""
     agents: list[str] = Field(min_length=1)
     """Players under test: ``cac``, ``hm``, ``llm``, or any registered player as a baseline."""
-    models: list[str | ModelEntry] = Field(default_factory=list)
+    models: list[ModelName | ModelEntry] = Field(default_factory=list)
     """Models for the LLM agents, by name or as ``{name, api_base}``; required when an agent
     calls a model (``scripted`` is the offline one)."""
     api_base: str | None = None

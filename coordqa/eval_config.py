@@ -113,6 +113,9 @@ class EvalConfig:
                 raise ConfigError(
                     f"{name} must be a tuple of names, e.g. {name}=({value!r},), not a string"
                 )
+        from coordqa.llm.registry import spelled_model
+
+        object.__setattr__(self, "model", spelled_model(self.model))  # Random: random's run
         if self.dataset is not None:  # an alias is its release: one run, one folder
             from coordqa.dataset.releases import canonical_dataset
 

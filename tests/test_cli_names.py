@@ -176,3 +176,76 @@ def test_a_choice_checked_by_hand_offers_the_close_one(args: tuple[str, ...], sa
     (line,) = result.stderr.strip().splitlines()
     meant = {"cvs": "csv", "drect": "direct", "nosystem": "no-system"}[args[-1]]
     assert said in line and f". Did you mean {meant!r}" in line, line  # the closest first
+
+
+@pytest.mark.parametrize(
+    ("given", "spelled"),
+    [
+        ("Random", "random"),
+        ("SCRIPTED", "scripted"),
+        ("Bot", "bot"),
+        ("Bot?noise=0.1", "bot?noise=0.1"),
+        ("LlamaCpp/Models/X.gguf", "llamacpp/Models/X.gguf"),
+        ("openai/GPT-4o", "openai/GPT-4o"),
+        ("OpenAI/gpt-4o", "OpenAI/gpt-4o"),
+        ("hosted_vllm/Qwen/Qwen2.5-7B", "hosted_vllm/Qwen/Qwen2.5-7B"),
+        ("Random/x", "Random/x"),
+    ],
+)
+def test_only_built_in_model_names_are_read_in_any_case(given: str, spelled: str) -> None:
+    """The models coordqa serves are read in any case as games and agents are; a provider's
+    model string (case-sensitive at the provider), and a family's path, are kept as given."""
+    from coordqa.llm.registry import spelled_model
+
+    assert spelled_model(given) == spelled
+
+
+def test_a_built_in_model_in_another_case_is_the_same_run(tmp_path: Path) -> None:
+    """Walkthrough 15: ``eval --model Random`` was refused ("Did you mean 'random'") while
+    ``--agent CAC`` and ``--game Hanabi`` were read; now it is ``random``'s run, resumed."""
+    args = ("--dataset", "example", "--trials", "1", "--limit", "2")
+    first = coordqa("eval", "--model", "Random", *args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    (run,) = (tmp_path / "runs").iterdir()
+    assert run.name.startswith("random_"), run.name
+    again = coordqa("eval", "--model", "random", *args, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert [path.name for path in (tmp_path / "runs").iterdir()] == [run.name]
+    assert '"model": "random"' in (run / "manifest.json").read_text()
+    assert "resuming: 2 samples already answered" in again.stderr, again.stderr
+
+
+def test_spec_grid_and_report_names_of_built_in_models_are_read_in_any_case(
+    tmp_path: Path,
+) -> None:
+    """The same rule where a file or a report names a model: an eval set's ``models:``, a
+    grid's ``models:`` (so both name one run), ``report --reference`` and ``--sizes``."""
+    import coordqa
+    from coordqa.agentic.grid import GridConfig
+    from coordqa.analysis.report import compare_runs
+    from coordqa.evalset.spec import EvalSetSpec
+
+    spec = EvalSetSpec.model_validate({"models": ["Random", {"model": "Scripted"}]})
+    assert [m.model for m in spec.models] == ["random", "scripted"]
+    grid = GridConfig.model_validate(
+        {
+            "agents": ["cac"],
+            "models": ["Scripted", {"name": "RANDOM"}],
+            "games": [{"game": "collab_escape", "seeds": [0]}],
+        }
+    )
+    assert grid.model_names() == ["scripted", "random"]
+    assert coordqa.EvalConfig(model="Random").identity() == (
+        coordqa.EvalConfig(model="random").identity()
+    )
+    runs = []
+    for model in ("random", "scripted"):
+        config = coordqa.EvalConfig(
+            model=model, dataset="example", trials=1, limit=2, out=tmp_path / model
+        )
+        coordqa.evaluate(config)
+        runs.append(tmp_path / model)
+    report = compare_runs(runs, {"Random": 1e9, "scripted": 2e9}, reference="Random")
+    assert list(report.models["size"]) == [1e9, 2e9]
+    pairs = report.comparisons[["model_a", "model_b"]].drop_duplicates()
+    assert pairs.values.tolist() == [["scripted", "random"]]

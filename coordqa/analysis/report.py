@@ -53,6 +53,7 @@ from coordqa.analysis.tables import (
 )
 from coordqa.errors import ConfigError, StoreError
 from coordqa.jsonvalues import JSONObject
+from coordqa.llm.registry import spelled_model
 from coordqa.outputs import QA_REPORT, generated_output
 from coordqa.records import QUESTION_TYPES, STATUSES
 from coordqa.registry import did_you_mean
@@ -168,6 +169,16 @@ def _size_column(
     """
     _check_sizes(sizes, labels, models)
     return [sizes.get(lbl, sizes.get(m, math.nan)) for lbl, m in zip(labels, models, strict=True)]
+
+
+def _as_named(name: str, labels: Sequence[str]) -> str:
+    """A ``--reference`` or ``--sizes`` name as runs record it: a label as given, else a model.
+
+    A built-in model is named in any case (``Random``: the runs of ``random``,
+    :func:`~coordqa.llm.registry.spelled_model`); a label is the user's own text, matched as
+    written, and wins (a run labelled ``Random`` is that run).
+    """
+    return name if name in labels else spelled_model(name)
 
 
 def _reference_label(reference: str, labels: Sequence[str], analyses: Sequence[RunAnalysis]) -> str:
@@ -346,6 +357,8 @@ def compare_runs(
     scores = [samples_frame(s) for s in samples]
     analyses = [analyze_run(r, s) for r, s in zip(readers, samples, strict=True)]
     labels = run_labels([(reader.manifest, reader.path) for reader in readers])
+    reference = None if reference is None else _as_named(reference, labels)
+    sizes = {_as_named(name, labels): size for name, size in (sizes or {}).items()}
     models = pd.DataFrame(
         [_model_row(*item) for item in zip(labels, readers, analyses, strict=True)]
     )
@@ -421,13 +434,16 @@ def compare_by_dataset(
         groups = pick_dataset(groups, dataset)
     if allow_mixed:
         groups = [merge_groups(groups)]
+    every_label = _group_labels(groups, readers)
+    reference = None if reference is None else _as_named(reference, every_label)
+    sizes = {_as_named(name, every_label): size for name, size in (sizes or {}).items()}
     if reference is not None:
         _check_reference(reference, groups, readers)
     if sizes:
         chosen = [readers[i] for group in groups for i in group.members]
         _check_sizes(
             sizes,
-            [*run_labels([(r.manifest, r.path) for r in chosen]), *_group_labels(groups, readers)],
+            [*run_labels([(r.manifest, r.path) for r in chosen]), *every_label],
             [str(r.manifest.config.get("model", "?")) for r in chosen],
         )
     return [

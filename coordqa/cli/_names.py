@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["game_name", "player_name", "player_names"]
+__all__ = ["game_name", "model_name", "player_name", "player_names"]
 
 
 def game_name(value: str | None) -> str | None:
@@ -13,6 +13,18 @@ def game_name(value: str | None) -> str | None:
     from coordqa.games.base import GAMES
 
     return None if value is None else GAMES.spelled(value)
+
+
+def model_name(value: str | None) -> str | None:
+    """A built-in model's name in any case (``Random``: ``random``), as the library reads it.
+
+    So a default run folder named after the model is the same folder; any other model name is
+    a provider's, case-sensitive, and passed on as given
+    (:func:`coordqa.llm.registry.spelled_model`).
+    """
+    from coordqa.llm.registry import spelled_model
+
+    return None if value is None else spelled_model(value)
 
 
 def player_name(value: str | None) -> str | None:

@@ -30,7 +30,7 @@ from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
 from coordqa.cli._errors import RUN_FAILED_EXIT, messages
 from coordqa.cli._lists import split_list
-from coordqa.cli._names import game_name, player_name, player_names
+from coordqa.cli._names import game_name, model_name, player_name, player_names
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._outputs import generated_folder, run_folder
 from coordqa.cli._progress import Quiet
@@ -428,7 +428,8 @@ def run_command(
     model: Annotated[
         str | None,
         typer.Option(
-            help="Model: scripted (offline), random, or a litellm name (required for LLM agents)."
+            help="Model: scripted (offline), random, or a litellm name (required for LLM agents).",
+            callback=model_name,
         ),
     ] = None,
     layout: Annotated[str | None, typer.Option(help="Layout (default: every layout).")] = None,

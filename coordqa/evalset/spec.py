@@ -23,6 +23,7 @@ from coordqa.evaluation import set_member_names
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
 from coordqa.llm.registry import (
+    ModelName,
     member_transport,
     refuse_a_question_model,
     refuse_a_timeout,
@@ -54,7 +55,7 @@ class SetModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    model: str
+    model: ModelName
     """Model name for :func:`coordqa.llm.get_model` (``openai/gpt-4o``, ``random``...)."""
     api_base: str | None = None
     """Its server (None: the provider's default)."""

@@ -16,16 +16,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 from coordqa.errors import ConfigError, ModelError
 from coordqa.llm.addresses import active_guard
 from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.providers import Provider, ProviderFactory
 from coordqa.llm.types import TRANSPORTS, Transport
-from coordqa.registry import Registry, not_one_of, offer, suggest
+from coordqa.registry import Registry, not_one_of, offer, spelled_as, suggest
 
 __all__ = [
     "PROVIDERS",
+    "ModelName",
     "create_provider",
     "member_transport",
     "refuse_a_question_model",
@@ -34,6 +38,7 @@ __all__ = [
     "refuse_an_endpoint",
     "refuse_unread_model_args",
     "runs_in_process",
+    "spelled_model",
 ]
 
 PROVIDERS: Registry[ProviderFactory] = Registry("model", "coordqa.models")
@@ -65,7 +70,7 @@ def create_provider(
     registered = _registered(name)
     if registered:
         refuse_an_endpoint(name, api_base, key_given=api_key is not None)
-        return PROVIDERS.get(registered)(name, api_base, api_key)
+        return PROVIDERS.get(registered)(spelled_model(name), api_base, api_key)
     if "/" in name and not name.startswith("/"):
         return _over_http(name, api_base, api_key, transport)
     from coordqa.llm.litellm_provider import provider_prefix_of  # litellm itself is not imported
@@ -83,9 +88,39 @@ def create_provider(
 
 def _registered(name: str) -> str:
     """The entry of :data:`PROVIDERS` that serves ``name`` (itself or its family), or ''."""
+    return _entry_of(name)[0]
+
+
+def _entry_of(name: str) -> tuple[str, str]:
+    """The entry of :data:`PROVIDERS` serving ``name`` and the part of ``name`` naming it.
+
+    In any case (``Random``: ``random``; ``Bot?noise=0.1``: ``bot?``), as games and agents are
+    read; ``('', '')`` for a model no entry serves.
+    """
     family = _FAMILY.match(name)
-    registered = name if name in PROVIDERS else family.group() if family is not None else ""
-    return registered if registered in PROVIDERS else ""
+    for head in (name, family.group() if family is not None else ""):
+        entry = spelled_as(head, PROVIDERS.names()) if head else ""
+        if entry in PROVIDERS:
+            return entry, head
+    return "", ""
+
+
+def spelled_model(name: str) -> str:
+    """``name`` with a built-in model's name as registered: ``Random`` is ``random``.
+
+    The one rule for the case of model names. The models coordqa serves itself (:data:`PROVIDERS`:
+    ``random``, ``scripted``, ``bot``, the ``llamacpp/`` and ``bot?`` families' prefixes) are
+    read in any case, as games and agents are, and every run, cache key and set is made under
+    their registered name, so ``--model Random`` resumes ``random``'s run. Any other name is
+    returned as given: it goes to a provider (``openai/gpt-4o``, a served model's id), whose
+    names are case-sensitive; a family's path or arguments are kept as given too.
+    """
+    entry, head = _entry_of(name)
+    return entry + name[len(head) :] if entry else name
+
+
+ModelName = Annotated[str, AfterValidator(spelled_model)]
+"""A model name in a spec or grid file: a built-in model's in any case (:func:`spelled_model`)."""
 
 
 def runs_in_process(name: str) -> bool:
