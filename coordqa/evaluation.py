@@ -742,6 +742,7 @@ def _earlier_spelling(spelled: str, plan: _Plan, stored: RunManifest) -> bool:
 async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunResult:
     from coordqa.llm import get_model
     from coordqa.llm.registry import (
+        refuse_a_policy_timeout,
         refuse_a_question_model,
         refuse_a_transport,
         refuse_unread_model_args,
@@ -751,6 +752,7 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
     refuse_unread_model_args(config.model, config.model_args)
     refuse_a_question_model(config.model)
     refuse_a_transport([config.model], config.transport)
+    refuse_a_policy_timeout(config.model, config.policy)
     ledger = UsageLedger()
     model = get_model(
         config.model,

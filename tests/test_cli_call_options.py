@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Timeout
 from coordqa.cli._option_groups import option_groups
 from coordqa.llm.testing import Fault, LocalOpenAIServer
+from coordqa.llm.types import CallPolicy
 
 CALL_OPTIONS = (
     "--api-base",
@@ -126,9 +127,11 @@ def test_eval_set_call_options_and_model_args_reach_each_member(tmp_path: Path) 
     assert set(manifests) == {"random", "openai/test-model"}
     assert manifests["openai/test-model"]["config"]["model_args"] == {"top_k": 5}
     assert "model_args" not in manifests["random"]["config"]  # the spec's model: its own
-    for manifest in manifests.values():
+    for model, manifest in manifests.items():
         policy = manifest["runtime"]["policy"]
-        assert (policy["timeout_s"], policy["max_attempts"]) == (7, 2)
+        # random answers at once: the set's timeout is its served model's (member_timeout)
+        timeout = 7 if model == "openai/test-model" else CallPolicy.timeout_s
+        assert (policy["timeout_s"], policy["max_attempts"]) == (timeout, 2)
         assert policy["requests_per_minute"] == 100
 
 

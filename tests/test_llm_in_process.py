@@ -185,6 +185,31 @@ def test_a_timeout_is_kept_where_a_call_can_take_long() -> None:
     refuse_a_timeout(["random", "openai/gpt-4o-mini"], given=True)
 
 
+def test_the_library_refuses_a_timeout_its_model_cannot_outlast(tmp_path: Path) -> None:
+    """Walkthrough 15: ``coordqa.evaluate`` ran ``random`` with ``CallPolicy(timeout_s=5)``
+    as without it, where ``coordqa eval --timeout 5`` was refused; the rule is the library's."""
+    import coordqa
+    from coordqa.evalset.spec import EvalSetSpec
+    from coordqa.llm import CallPolicy
+
+    out = tmp_path / "run"
+    timed = coordqa.EvalConfig(
+        model="random", dataset="example", limit=1, policy=CallPolicy(timeout_s=5), out=out
+    )
+    with pytest.raises(ConfigError) as refused:
+        coordqa.evaluate(timed)
+    said = str(refused.value)
+    assert "('random') answer at once inside coordqa" in said, said
+    assert "leave --timeout/policy.timeout_s out" in said, said
+    assert not out.exists()
+    coordqa.evaluate(coordqa.EvalConfig(model="random", dataset="example", limit=1, out=out))
+    mixed = EvalSetSpec.model_validate(
+        {"models": ["random", "openai/served"], "datasets": ["example"], "timeout_s": 5}
+    )
+    timeouts = [mixed.eval_config(m, "example").policy.timeout_s for m in mixed.models]
+    assert timeouts == [CallPolicy.timeout_s, 5], timeouts  # a set's timeout is its server's
+
+
 GRID = (
     "name: t\nversion: 1\nagents: [llm]\nmodels: [scripted]\npartners: [self]\n"
     "games: [{game: collab_capture, seeds: [0]}]\n"
@@ -195,7 +220,7 @@ GRID = (
 @pytest.mark.parametrize(
     ("command", "named"),
     [
-        (["eval", "--model", "random", "--timeout", "5"], "--timeout"),
+        (["eval", "--model", "random", "--timeout", "5"], "--timeout/policy.timeout_s"),
         (["eval-set", "--model", "scripted", "--timeout", "5"], "--timeout/timeout_s"),
         (["eval-set", "SPEC"], "--timeout/timeout_s"),
         (

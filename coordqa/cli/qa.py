@@ -370,9 +370,6 @@ def eval_command(
         api_key_env=api_key_env,
         transport=transport or eval_default("transport"),  # type: ignore[arg-type]  # checked by EvalConfig
     )
-    from coordqa.llm.registry import refuse_a_timeout
-
-    refuse_a_timeout([config.model], timeout is not None)
     display = eval_display(messages, quiet=quiet, verbose=verbose)
     try:
         with live_run(display, messages, EvalInterrupted):

@@ -24,6 +24,7 @@ from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, Limits, create_provider
 from coordqa.llm.registry import (
     ModelName,
+    member_timeout,
     member_transport,
     refuse_a_question_model,
     refuse_a_timeout,
@@ -170,7 +171,7 @@ class EvalSetSpec(BaseModel):
             concurrency=model.concurrency or self.concurrency,
             requests_per_minute=model.rpm if model.rpm is not None else self.rpm,
             tokens_per_minute=model.tpm if model.tpm is not None else self.tpm,
-            timeout_s=self.timeout_s,
+            timeout_s=member_timeout(model.model, self.timeout_s),
             max_attempts=self.max_attempts,
             max_connection_failures=self.max_connection_failures,
         )

@@ -24,7 +24,7 @@ from coordqa.errors import ConfigError, ModelError
 from coordqa.llm.addresses import active_guard
 from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.providers import Provider, ProviderFactory
-from coordqa.llm.types import TRANSPORTS, Transport
+from coordqa.llm.types import TRANSPORTS, CallPolicy, Transport
 from coordqa.registry import Registry, not_one_of, offer, spelled_as, suggest
 
 __all__ = [
@@ -32,6 +32,8 @@ __all__ = [
     "ModelName",
     "create_provider",
     "member_transport",
+    "member_timeout",
+    "refuse_a_policy_timeout",
     "refuse_a_question_model",
     "refuse_a_timeout",
     "refuse_a_transport",
@@ -272,6 +274,30 @@ def refuse_a_timeout(names: Sequence[str], given: bool, named: str = "--timeout"
             f"leave {named} out (it is for a model behind a server, prefix/NAME, and for "
             "llamacpp/PATH)",
         )
+
+
+def refuse_a_policy_timeout(name: str, policy: CallPolicy) -> None:
+    """Refuse a call policy's own timeout for model ``name`` when it answers at once.
+
+    The rule of one run (``coordqa.evaluate``, so ``coordqa eval`` and the library alike): a
+    policy whose ``timeout_s`` is not :class:`CallPolicy`'s default was given one, and for
+    ``random`` it would be ignored (:func:`refuse_a_timeout`). A set of several models gives
+    each member its own (:func:`member_timeout`).
+
+    Raises:
+        ConfigError: ``policy`` sets a timeout and ``name`` answers at once.
+    """
+    refuse_a_timeout([name], policy.timeout_s != CallPolicy.timeout_s, "--timeout/policy.timeout_s")
+
+
+def member_timeout(name: str, timeout_s: float) -> float:
+    """The timeout model ``name`` of a set takes of the set's ``timeout_s``.
+
+    :class:`CallPolicy`'s default for a model that answers at once: the set's timeout is that
+    of its other models (:func:`refuse_a_timeout`), and each member is then held to the rule on
+    its own (:func:`refuse_a_policy_timeout`), as ``coordqa.evaluate`` holds every run.
+    """
+    return CallPolicy.timeout_s if answers_at_once(name) else timeout_s
 
 
 def _refuse_for_all(names: Sequence[str], fact: str, option: str, they: str, fix: str) -> None:
