@@ -58,7 +58,7 @@ from coordqa.leaderboard.settings import BoardRunSettings
 from coordqa.leaderboard.verify import refuse_unrankable
 from coordqa.llm.addresses import AddressGuard, AddressRefused
 from coordqa.llm.direct_provider import DIRECT_PREFIXES, direct_serves
-from coordqa.llm.endpoints import shown_endpoint
+from coordqa.llm.endpoints import shown_endpoint, stored_endpoint
 from coordqa.registry import did_you_mean
 
 __all__ = [
@@ -126,6 +126,9 @@ def _draw_seed() -> int:
 def _check_api_base(model: str, api_base: str, allow_private: bool) -> None:
     """Refuse an endpoint the worker should not call (wrong scheme, own network) or cannot.
 
+    An address that carries a secret (``http://user:pw@host/v1``, ``...?key=K``) is refused
+    rather than stored: the board keeps an ``api_base`` in clear, and seals only ``api_key``.
+
     The worker reaches a registered endpoint only as an OpenAI-compatible server, through the
     transport whose connections it checks (:mod:`coordqa.llm.addresses`); the same address rule
     is checked again on every connection the worker makes.
@@ -133,6 +136,13 @@ def _check_api_base(model: str, api_base: str, allow_private: bool) -> None:
     parts = urlsplit(api_base)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"api_base must be an http(s) URL, got {shown_endpoint(api_base)!r}")
+    if stored_endpoint(api_base) != api_base:
+        raise ConfigError(
+            f"api_base {shown_endpoint(api_base)!r} holds a user name, password, query or "
+            "fragment, which this board would store as typed, unencrypted; give the address "
+            "without them, and the key with --api-key-env (api_key in the request), which the "
+            "board stores encrypted"
+        )
     if not direct_serves(model, api_base):
         raise ConfigError(
             f"model {model!r}: this board calls a registered endpoint as an OpenAI-compatible "
