@@ -28,7 +28,7 @@ import secrets
 from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
 from functools import partial
-from typing import Any, TypedDict, cast
+from typing import Any, NamedTuple, TypedDict, cast
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -67,6 +67,7 @@ __all__ = [
     "EndpointRequest",
     "JobView",
     "claim_job",
+    "JobChange",
     "count_jobs",
     "end_job",
     "job_json",
@@ -393,28 +394,41 @@ def release_job(db: Database, job_id: int, worker: str) -> bool:
     return cast("CursorResult[Any]", released).rowcount == 1
 
 
+class JobChange(NamedTuple):
+    """What an admin's :func:`set_job_status` found and did."""
+
+    changed: bool
+    status: str
+    """The job's status after the change (the one it had, where nothing changed)."""
+    finished: datetime | None
+    """When the job finished (None while it is queued or running)."""
+    error: str | None
+    """The job's public error, as it stands after the change."""
+
+
 def set_job_status(
     db: Database, job_id: int, status: str, *, error: str | None = None
-) -> tuple[bool, datetime | None]:
+) -> JobChange:
     """The admin's change: cancel a job (``cancelled``) or queue it again (``queued``).
 
     A running job's worker sees the change at its next model call and stops. A job queued
     again keeps its public run and usage, and draws new secret seeds when it is claimed.
     A job already in ``status`` is left as it is (its first cancellation's time and error
-    stay), as a revoked token revoked again. Returns whether it changed, and when the job
-    finished (None while it is queued).
+    stay), as a revoked token revoked again; so is a failed job asked to be cancelled: it has
+    stopped already, and its error says why (a cancel that landed as its budget stopped it
+    replaced "used its budget" with "cancelled by the admin", blind walkthrough 15 #319).
     """
     if status not in ("cancelled", "queued"):
         raise ConfigError(f"a job is set to cancelled or queued; got {status}")
     with db.session() as session:
         job = _job_to_change(db, session, job_id, "requeue" if status == "queued" else "cancel")
-        changed = job.status != status
+        changed = job.status not in (status, *(("failed",) if status == "cancelled" else ()))
         if changed:
             job.status = status
             job.error = error
             job.detail = job.note = None
             job.finished_at = datetime.now(timezone.utc) if status in FINISHED else None
-        return changed, _utc(job.finished_at)
+        return JobChange(changed, job.status, _utc(job.finished_at), job.error)
 
 
 def raise_budget(db: Database, job_id: int, **budgets: float | None) -> None:
