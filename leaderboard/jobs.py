@@ -28,7 +28,7 @@ import secrets
 from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
 from functools import partial
-from typing import Any, TypedDict, cast
+from typing import Any, NamedTuple, TypedDict, cast
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -58,7 +58,7 @@ from coordqa.leaderboard.settings import BoardRunSettings
 from coordqa.leaderboard.verify import refuse_unrankable
 from coordqa.llm.addresses import AddressGuard, AddressRefused
 from coordqa.llm.direct_provider import DIRECT_PREFIXES, direct_serves
-from coordqa.llm.endpoints import shown_endpoint
+from coordqa.llm.endpoints import shown_endpoint, stored_endpoint
 from coordqa.registry import did_you_mean
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "EndpointRequest",
     "JobView",
     "claim_job",
+    "JobChange",
     "count_jobs",
     "end_job",
     "job_json",
@@ -126,6 +127,9 @@ def _draw_seed() -> int:
 def _check_api_base(model: str, api_base: str, allow_private: bool) -> None:
     """Refuse an endpoint the worker should not call (wrong scheme, own network) or cannot.
 
+    An address that carries a secret (``http://user:pw@host/v1``, ``...?key=K``) is refused
+    rather than stored: the board keeps an ``api_base`` in clear, and seals only ``api_key``.
+
     The worker reaches a registered endpoint only as an OpenAI-compatible server, through the
     transport whose connections it checks (:mod:`coordqa.llm.addresses`); the same address rule
     is checked again on every connection the worker makes.
@@ -133,6 +137,13 @@ def _check_api_base(model: str, api_base: str, allow_private: bool) -> None:
     parts = urlsplit(api_base)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"api_base must be an http(s) URL, got {shown_endpoint(api_base)!r}")
+    if stored_endpoint(api_base) != api_base:
+        raise ConfigError(
+            f"api_base {shown_endpoint(api_base)!r} holds a user name, password, query or "
+            "fragment, which this board would store as typed, unencrypted; give the address "
+            "without them, and the key with --api-key-env (api_key in the request), which the "
+            "board stores encrypted"
+        )
     if not direct_serves(model, api_base):
         raise ConfigError(
             f"model {model!r}: this board calls a registered endpoint as an OpenAI-compatible "
@@ -383,28 +394,41 @@ def release_job(db: Database, job_id: int, worker: str) -> bool:
     return cast("CursorResult[Any]", released).rowcount == 1
 
 
+class JobChange(NamedTuple):
+    """What an admin's :func:`set_job_status` found and did."""
+
+    changed: bool
+    status: str
+    """The job's status after the change (the one it had, where nothing changed)."""
+    finished: datetime | None
+    """When the job finished (None while it is queued or running)."""
+    error: str | None
+    """The job's public error, as it stands after the change."""
+
+
 def set_job_status(
     db: Database, job_id: int, status: str, *, error: str | None = None
-) -> tuple[bool, datetime | None]:
+) -> JobChange:
     """The admin's change: cancel a job (``cancelled``) or queue it again (``queued``).
 
     A running job's worker sees the change at its next model call and stops. A job queued
     again keeps its public run and usage, and draws new secret seeds when it is claimed.
     A job already in ``status`` is left as it is (its first cancellation's time and error
-    stay), as a revoked token revoked again. Returns whether it changed, and when the job
-    finished (None while it is queued).
+    stay), as a revoked token revoked again; so is a failed job asked to be cancelled: it has
+    stopped already, and its error says why (a cancel that landed as its budget stopped it
+    replaced "used its budget" with "cancelled by the admin", blind walkthrough 15 #319).
     """
     if status not in ("cancelled", "queued"):
         raise ConfigError(f"a job is set to cancelled or queued; got {status}")
     with db.session() as session:
         job = _job_to_change(db, session, job_id, "requeue" if status == "queued" else "cancel")
-        changed = job.status != status
+        changed = job.status not in (status, *(("failed",) if status == "cancelled" else ()))
         if changed:
             job.status = status
             job.error = error
             job.detail = job.note = None
             job.finished_at = datetime.now(timezone.utc) if status in FINISHED else None
-        return changed, _utc(job.finished_at)
+        return JobChange(changed, job.status, _utc(job.finished_at), job.error)
 
 
 def raise_budget(db: Database, job_id: int, **budgets: float | None) -> None:

@@ -486,6 +486,28 @@ def test_a_done_job_is_not_requeued_and_keeps_its_revealed_seed(
     assert run_worker(board, tmp_path) == [], "nothing was queued"
 
 
+def test_cancelling_a_job_that_failed_already_keeps_its_failure(
+    board: BoardClient, db_url: str
+) -> None:
+    """Blind walkthrough 15 #316-#319: a job stopped by its budget as the admin cancelled it.
+    The worker said "failed: the job used its budget", and the cancel, landing after, said
+    "job 5 is cancelled" and replaced the failure with "cancelled by the admin" in `job list`.
+    Expected: a failed job has stopped already; cancel changes nothing and says why, exit 0."""
+    from coordqa.leaderboard.jobs import claim_job, end_job
+
+    answer = register(board, model="random", display_name="Board random")
+    assert answer.status_code == 201, answer.text
+    [job] = answer.json()["jobs"]
+    assert claim_job(board.db, "w1") == job["id"]
+    assert end_job(board.db, job["id"], "w1", "failed", error="the job used its budget of 5")
+    cancel = coordqa("leaderboard", "job", "cancel", str(job["id"]), "--db", db_url)
+    assert cancel.returncode == 0, cancel.stderr
+    assert cancel.stdout.startswith(f"job {job['id']} had failed already on "), cancel.stdout
+    assert "nothing changed" in cancel.stdout and "requeue" in cancel.stdout, cancel.stdout
+    after = board.client.get(f"/api/jobs/{job['id']}").json()
+    assert after["status"] == "failed" and after["error"] == "the job used its budget of 5"
+
+
 def test_the_quota_counts_each_job_as_the_entry_it_will_make(
     db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

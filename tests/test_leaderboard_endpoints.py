@@ -180,3 +180,29 @@ def test_a_loopback_registration_says_how_a_board_on_one_machine_allows_it(
     detail = answer.json()["detail"]
     assert "loopback or private address" in detail
     assert "coordqa leaderboard serve --allow-private-endpoints" in detail
+
+
+@pytest.mark.parametrize(
+    "api_base",
+    ["http://me:hunter2@127.0.0.1:9/v1", "http://127.0.0.1:9/v1?key=hunter2"],
+    ids=["password", "query-key"],
+)
+def test_an_address_holding_a_secret_is_refused_and_nothing_of_it_is_stored(
+    private_board: BoardClient, api_base: str
+) -> None:
+    """Trust at the edges: the board seals an endpoint's api_key, but it stored an api_base as
+    given, so a password or key typed into the address sat in the database in clear, for
+    every admin and backup to read. Expected: a 422 that says where the key goes instead
+    (--api-key-env, stored encrypted), that does not echo the secret, and no endpoint row."""
+    from sqlalchemy import func, select
+
+    from coordqa.leaderboard.db import Endpoint
+
+    answer = register(private_board, model="openai/m", api_base=api_base)
+    assert answer.status_code == 422, answer.text
+    detail = answer.json()["detail"]
+    assert "hunter2" not in answer.text
+    assert "--api-key-env" in detail
+    assert "http://127.0.0.1:9/v1" in detail
+    with private_board.db.session() as session:
+        assert session.scalar(select(func.count()).select_from(Endpoint)) == 0

@@ -492,8 +492,12 @@ def _unchanged(what: str, state: str, since: datetime | None = None) -> str:
     "is now visible" or "is cancelled" claimed a change (blind walkthrough 13 #112, #310).
     ``since``: when it reached that state, where the board keeps it.
     """
-    when = f" on {since:%Y-%m-%d %H:%M} UTC" if since is not None else ""
-    return f"{what} was {state} already{when}: nothing changed"
+    return f"{what} was {state} already{_on(since)}: nothing changed"
+
+
+def _on(when: datetime | None) -> str:
+    """`` on 2026-11-30 02:11 UTC``, the time an admin command says a state began; or nothing."""
+    return f" on {when:%Y-%m-%d %H:%M} UTC" if when is not None else ""
 
 
 EntryOrToken = Annotated[
@@ -873,14 +877,19 @@ def job_cancel_command(
     """
     from coordqa.leaderboard.jobs import set_job_status
 
-    changed, finished = set_job_status(
-        _open(db, create=False), job_id, "cancelled", error="cancelled by the admin"
-    )
-    console.print(
-        f"job {job_id} is cancelled"
-        if changed
-        else _unchanged(f"job {job_id}", "cancelled", finished)
-    )
+    database = _open(db, create=False)
+    change = set_job_status(database, job_id, "cancelled", error="cancelled by the admin")
+    if change.changed:
+        console.print(f"job {job_id} is cancelled")
+    elif change.status == "failed":
+        console.print(
+            f"job {job_id} had failed already{_on(change.finished)} ({change.error}): "
+            "nothing changed; "
+            f"`{database.command(f'job requeue {job_id}')}` runs it again",
+            soft_wrap=True,
+        )
+    else:
+        console.print(_unchanged(f"job {job_id}", "cancelled", change.finished))
 
 
 @job_app.command("requeue")
@@ -910,8 +919,7 @@ def job_requeue_command(
         max_seconds=max_seconds,
         max_disk_mb=max_disk_mb,
     )
-    changed, _ = set_job_status(database, job_id, "queued")
-    if changed:
+    if set_job_status(database, job_id, "queued").changed:
         console.print(f"job {job_id} is queued again")
     elif any(b is not None for b in (max_calls, max_tokens, max_seconds, max_disk_mb)):
         console.print(f"job {job_id} was queued already; it runs with the new budgets")
