@@ -75,6 +75,7 @@ from coordqa.llm.endpoints import stored_endpoints
 from coordqa.llm.registry import ModelName
 from coordqa.options import OptionValue, PlayerOptions
 from coordqa.spec_problems import spec_problems
+from coordqa.yaml_files import load_yaml_file
 
 LAYOUT_FIELD = "{layout}"
 """In a partner name, replaced by the layout: ``bc-{layout}`` is the BC partner of each layout."""
@@ -649,15 +650,11 @@ def read_grid_file(path: str | Path) -> dict[str, Any]:
     Raises:
         ConfigError: the file is missing, is not YAML, or holds no mapping.
     """
-    import yaml
-
     source = Path(path)
     try:
-        data = yaml.safe_load(source.read_text(encoding="utf-8"))
+        data = load_yaml_file(source, "grid file")
     except FileNotFoundError:
         raise ConfigError(f"grid file {source} does not exist") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"grid file {source} is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"grid file {source} must hold a mapping (agents:, games:, ...)")
     return data

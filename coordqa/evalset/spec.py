@@ -35,6 +35,7 @@ from coordqa.llm.types import Transport
 from coordqa.prompts import PromptLayout
 from coordqa.records import spelled_type
 from coordqa.spec_problems import spec_problems
+from coordqa.yaml_files import load_yaml_file
 
 __all__ = [
     "EvalSetSpec",
@@ -271,15 +272,11 @@ def load_spec(
     Raises:
         ConfigError: the file is missing, is not YAML, or breaks the spec (each problem named).
     """
-    import yaml
-
     file = Path(path)
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+        data = load_yaml_file(file, "the eval-set spec")
     except OSError as exc:
         raise ConfigError(f"cannot read the eval-set spec {file}: {exc}") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"the eval-set spec {file} is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"the eval-set spec {file} must be a mapping (models:, datasets:, ...)")
     data.setdefault("out", str(Path("runs") / file.stem))
