@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from coordqa.bounded_reads import FileTooLarge, read_at_most
 from coordqa.errors import ConfigError
 
 __all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "load_yaml_file"]
@@ -39,13 +40,10 @@ def load_yaml_file(path: Path, what: str) -> Any:
     """
     import yaml
 
-    with path.open("rb") as file:
-        data = file.read(MAX_YAML_BYTES + 1)
-    if len(data) > MAX_YAML_BYTES:
-        raise ConfigError(
-            f"{what} {path} is larger than {MAX_YAML_BYTES:,} bytes, far more than any "
-            "coordqa file needs; give the file you meant"
-        )
+    try:
+        data = read_at_most(path, MAX_YAML_BYTES)
+    except FileTooLarge as exc:
+        raise ConfigError(f"{what} {path} is {exc}; give the file you meant") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from coordqa._version import __version__
+from coordqa.bounded_reads import read_at_most
 from coordqa.errors import ConfigError
 from coordqa.evalset.members import MemberState, member_state, run_fingerprint
 from coordqa.evalset.spec import EvalSetSpec, SetMember
@@ -112,8 +113,8 @@ def read_set(folder: str | Path) -> SetManifest:
             "first, or pass run directories"
         )
     try:
-        data = load_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8, nested too deep
+        data = load_json(read_at_most(path))
+    except (OSError, ValueError) as exc:  # ValueError: too large, not JSON or UTF-8, too deep
         raise ConfigError(
             f"{path} is corrupt ({exc}); restore it from where the set was copied, or run the "
             "set into a new --out"

@@ -21,6 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
+from coordqa.bounded_reads import read_at_most
 from coordqa.errors import CoordqaError, StoreError
 from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import JSONObject, load_json
@@ -722,8 +723,8 @@ def open_run(path: str | os.PathLike[str]) -> RunStore:
             "give a run directory (a folder holding manifest.json)",
         )
     try:
-        data = load_json(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8, nested too deep
+        data = load_json(read_at_most(manifest_path))
+    except (OSError, ValueError) as exc:  # ValueError: too large, not JSON or UTF-8, too deep
         raise UnreadableRunError(root, f"{MANIFEST} is corrupt ({exc})", RESTORE_MANIFEST) from exc
     version = data.get("schema_version") if isinstance(data, dict) else None
     if isinstance(version, int) and version > SCHEMA_VERSION:
