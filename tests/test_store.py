@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,35 @@ def test_truncated_last_line_is_ignored_then_cut_before_next_append(tmp_path: Pa
     writer.close()
     assert (tmp_path / "samples.jsonl").read_text() == '{"key": 1}\n{"key": 3}\n'
     assert open_run(tmp_path).warnings == []
+
+
+@pytest.mark.parametrize("endless", [True, False], ids=["dev-zero", "one-huge-line"])
+def test_a_stream_line_past_the_bound_is_damage_found_without_reading_on(
+    tmp_path: Path, endless: bool
+) -> None:
+    """A handed run folder whose samples.jsonl is a link to /dev/zero (or holds one line of
+    gigabytes): the stream was read whole, and ``report`` of such a folder grew without end.
+    Expected: a line is read up to MAX_RECORD_BYTES, and a longer one is damage, named."""
+    from coordqa.store.directory import MAX_RECORD_BYTES, DamagedRecordsError
+
+    store = RunStore.create(tmp_path, manifest())
+    store.append("calls", {"key": 1})
+    store.close()
+    stream = tmp_path / "samples.jsonl"
+    if endless:
+        if not Path("/dev/zero").exists():
+            pytest.skip("no /dev/zero here")
+        stream.symlink_to("/dev/zero")
+    else:
+        with stream.open("wb") as sparse:
+            sparse.truncate(MAX_RECORD_BYTES + 1)
+            sparse.seek(MAX_RECORD_BYTES + 1)
+            sparse.write(b"\n")
+    started = time.monotonic()
+    with pytest.raises(DamagedRecordsError, match=f"line 1 is longer than {MAX_RECORD_BYTES:,}"):
+        open_run(tmp_path).records("samples")
+    assert time.monotonic() - started < 10
+    assert open_run(tmp_path).records("calls") == [{"key": 1}]
 
 
 def test_complete_json_without_newline_counts_as_unwritten(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
@@ -43,6 +43,9 @@ except ImportError:  # pragma: no cover - Windows
 logger = logging.getLogger(__name__)
 
 _LOCK = ".lock"
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+"""The longest line of a stream read: a record holds replies cut at ``MAX_REPLY_CHARS`` (32k
+characters) and its prompt, far below this; a longer line is damage, not read to its end."""
 
 T = TypeVar("T")
 
@@ -270,20 +273,36 @@ class RunStore:
         path = self.stream_path(stream)
         if not path.exists():
             return
-        data = path.read_bytes()
-        lines = data.split(b"\n")
-        tail = lines.pop()  # b"" when the file ends with a newline
-        if tail:
-            message = (
-                f"{path.name}: ignored an incomplete last line ({len(tail)} bytes), "
-                "left by an interrupted write"
-            )
-            if message not in self.warnings:  # a run read several times says it once
-                self.warnings.append(message)
-                logger.warning("%s: %s", self.path, message)
-        yield from _json_objects(
-            path, lines, f"{STREAMS_DAMAGED[:1].upper()}{STREAMS_DAMAGED[1:]}."
-        )
+        fix = f"{STREAMS_DAMAGED[:1].upper()}{STREAMS_DAMAGED[1:]}."
+        with path.open("rb") as file:
+            yield from _json_objects(path, self._complete_lines(path, file, fix), fix)
+
+    def _complete_lines(self, path: Path, file: IO[bytes], fix: str) -> Iterator[bytes]:
+        """Each newline-ended line of ``file``, read no further than :data:`MAX_RECORD_BYTES`.
+
+        A last line without its newline was being written when the process died: it is left
+        out, with a warning. A line longer than the bound is damage (a folder may be handed
+        with a stream that is a link to ``/dev/zero``): it is never read to its end.
+        """
+        number = 0
+        while line := file.readline(MAX_RECORD_BYTES + 1):
+            number += 1
+            if line.endswith(b"\n"):
+                yield line
+            elif len(line) > MAX_RECORD_BYTES:
+                raise DamagedRecordsError(
+                    f"{path}: line {number} is longer than {MAX_RECORD_BYTES:,} bytes, more than "
+                    "any record coordqa writes; the file was damaged outside coordqa",
+                    fix,
+                )
+            else:
+                message = (
+                    f"{path.name}: ignored an incomplete last line ({len(line)} bytes), "
+                    "left by an interrupted write"
+                )
+                if message not in self.warnings:  # a run read several times says it once
+                    self.warnings.append(message)
+                    logger.warning("%s: %s", self.path, message)
 
     def check_records(self) -> None:
         """Read every stream of the run through, so a damaged one is found before it is used.
@@ -368,12 +387,12 @@ class RunStore:
             StoreError: the file is missing, or a line is not a JSON object.
         """
         path = self.file(name)
+        fix = "Derived files are rebuilt from the streams (coordqa score, for a QA run)."
         try:
-            lines = path.read_bytes().splitlines()
+            with path.open("rb") as file:
+                return list(_json_objects(path, self._complete_lines(path, file, fix), fix))
         except FileNotFoundError:
             raise StoreError(f"{path} does not exist") from None
-        fix = "Derived files are rebuilt from the streams (coordqa score, for a QA run)."
-        return list(_json_objects(path, lines, fix))
 
     def read_json(self, name: str) -> Any:
         """Read a JSON file of the run; a missing or unreadable file is a :class:`StoreError`."""
@@ -404,7 +423,7 @@ class RunStore:
         self.close()
 
 
-def _json_objects(path: Path, lines: Sequence[bytes], fix: str) -> Iterator[JSONObject]:
+def _json_objects(path: Path, lines: Iterable[bytes], fix: str) -> Iterator[JSONObject]:
     """The JSON object of each line of ``path`` (blank lines skipped).
 
     Raises:
