@@ -274,6 +274,13 @@ def load_spec(
     file = Path(path)
     try:
         data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        from coordqa.given_paths import missing_path
+
+        raise ConfigError(
+            f"{missing_path(file, 'the eval-set spec')} Give the path of a set's YAML file "
+            "(models:, datasets:), or models with --model and no spec"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read the eval-set spec {file}: {exc}") from exc
     except yaml.YAMLError as exc:
