@@ -73,6 +73,7 @@ from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig
 from coordqa.llm.endpoints import stored_endpoints
 from coordqa.options import OptionValue, PlayerOptions
+from coordqa.runs import given_key
 from coordqa.spec_problems import spec_problems
 
 LAYOUT_FIELD = "{layout}"
@@ -139,6 +140,24 @@ class CountWords:
     """The grid file whose keys are named; None: the command's options."""
     episodes_option: bool = False
     """Whether the command's ``--episodes`` set every entry's count, over the file's keys."""
+    model_option: bool = False
+    """Whether the command's ``--model`` set the models, over the file's ``models:``."""
+
+    def model_given_at(self, models: Sequence[str | ModelEntry], name: str) -> str | None:
+        """The file key that wrote model ``name`` (``grid.yaml's models[0].name``), or None.
+
+        None: ``--model`` gave it; a refusal of the name says which to fix
+        (:func:`~coordqa.runs.endpoint.rename_fix`).
+        """
+        if self.file is None or self.model_option:
+            return None
+        for index, entry in enumerate(models):
+            place = f"{self.file}'s models[{index}]"
+            if isinstance(entry, ModelEntry) and entry.name == name:
+                return given_key(place, "name")
+            if entry == name:
+                return place
+        return None
 
     @property
     def count(self) -> str:

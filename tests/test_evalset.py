@@ -779,3 +779,28 @@ def test_a_member_extended_beyond_the_sets_trials_counts_what_it_holds_as_runs_l
     assert "complete (skipped), 24/24 samples (4 trials, more than the set's 3)" in again.stdout
     listed = coordqa("runs", "list", out, env=env)
     assert "24/24" in listed.stdout, listed.stdout
+
+
+def test_a_spec_model_refused_by_its_server_names_the_specs_key_not_model(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 15 R4 (#292): an eval-set spec's ``model: openai/my-modle`` was refused with
+    "use --model openai/my-model", an option the set was not given; the fix is the spec's key.
+    A model given by ``--model`` is named as the option."""
+    with LocalOpenAIServer(_answer, models=["alpha"]) as server:
+        spec = tmp_path / "models.yaml"
+        spec.write_text(
+            f"models:\n  - {{model: random}}\n  - {{model: openai/alpah, api_base: "
+            f"'{server.base_url}'}}\ndatasets: [example]\nlimit: 2\ntrials: 1\n"
+        )
+        from_file = coordqa("eval-set", "models.yaml", "--out", "set", cwd=tmp_path)
+        from_option = coordqa(
+            "eval-set", "--model", "openai/alpah", "--api-base", server.base_url,
+            "--dataset", "example", "--limit", "2", "--out", "set2", cwd=tmp_path,
+        )  # fmt: skip
+    assert from_file.returncode == 1, from_file.stderr
+    said = " ".join(from_file.stderr.split())
+    assert "not alpah: set models.yaml's models[1].model to openai/alpha" in said, said
+    assert "--model" not in said
+    assert from_option.returncode == 1, from_option.stderr
+    assert "not alpah: use --model openai/alpha" in " ".join(from_option.stderr.split())

@@ -32,6 +32,7 @@ from coordqa.llm.registry import (
 from coordqa.llm.types import Transport
 from coordqa.prompts import PromptLayout
 from coordqa.records import spelled_type
+from coordqa.runs import given_key
 from coordqa.spec_problems import spec_problems
 
 __all__ = [
@@ -398,7 +399,11 @@ def members_of(
         SetMember(
             spec.models[m],
             spec.datasets[d],
-            replace(config, out=out / folders.get(key, name)),
+            replace(
+                config,
+                out=out / folders.get(key, name),
+                model_given_at=given_key(spec.given_at(m), "model"),
+            ),
             key,
             spec.given_at(m),
         )
