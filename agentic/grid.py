@@ -673,9 +673,9 @@ def read_grid_file(path: str | Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load(source.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        from coordqa.given_paths import missing_path
+        from coordqa.given_paths import YAML_SUFFIXES, missing_path
 
-        raise ConfigError(missing_path(source, "grid file")) from None
+        raise ConfigError(missing_path(source, "grid file", YAML_SUFFIXES)) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"grid file {source} is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):

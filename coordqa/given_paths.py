@@ -14,19 +14,26 @@ import os
 from itertools import islice
 from pathlib import Path
 
-__all__ = ["missing_path"]
+__all__ = ["YAML_SUFFIXES", "missing_path"]
+
+YAML_SUFFIXES = (".yaml", ".yml")
+"""The endings of a spec or grid file: the files offered for a missing one."""
 
 NAMES_READ = 1000
 """At most this many names of the folder are compared with the missing one: a bound on a
 folder of thousands of runs (the closest among the first thousand is still a fair offer)."""
 
 
-def missing_path(given: str | os.PathLike[str], what: str = "") -> str:
+def missing_path(
+    given: str | os.PathLike[str], what: str = "", suffixes: tuple[str, ...] = ()
+) -> str:
     """``WHAT GIVEN does not exist.`` and the names beside it closest to it, if any.
 
-    ``what`` names the kind of path (``the eval-set spec``, ``--ids file``; empty: none). A
-    name offered is written as the user wrote the path (``runs/random-a`` for ``runs/random-b``),
-    so it can be copied as it is. A folder that is not there, or cannot be listed, offers none.
+    ``what`` names the kind of path (``the eval-set spec``, ``--ids file``; empty: none).
+    ``suffixes``: the endings of the files the command reads (``.yaml``); only those, and
+    folders, are offered (a spec is never a dataset); empty: any name. A name offered is written
+    as the user wrote the path (``runs/random-a`` for ``runs/random-b``), so it can be copied as
+    it is. A folder that is not there, or cannot be listed, offers none.
 
     >>> missing_path("/no/such/folder/x.yaml", "grid file")
     'grid file /no/such/folder/x.yaml does not exist.'
@@ -37,7 +44,11 @@ def missing_path(given: str | os.PathLike[str], what: str = "") -> str:
     path = Path(text)
     try:
         with os.scandir(path.parent) as entries:
-            names = [entry.name for entry in islice(entries, NAMES_READ)]
+            names = [
+                entry.name
+                for entry in islice(entries, NAMES_READ)
+                if not suffixes or entry.name.endswith(suffixes) or entry.is_dir()
+            ]
     except OSError:
         names = []
     close = suggest(path.name, names)  # names compared, not paths: a long folder matches all

@@ -86,3 +86,15 @@ def test_every_command_that_takes_a_path_says_a_missing_one_in_one_line_with_a_s
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith(said), line
     assert "Errno" not in line and "No such file" not in line
+
+
+def test_only_files_the_command_reads_and_folders_are_offered(tmp_path: Path) -> None:
+    """A spec is never a dataset: ``the dataset local-modelz.parquet`` was offered
+    ``local-models.yaml``; with the dataset's endings only a dataset file or folder is."""
+    (tmp_path / "local-models.yaml").write_text("models: []\n")
+    (tmp_path / "local-models").mkdir()
+    said = missing_path(tmp_path / "local-modelz.parquet", "the dataset", (".parquet", ".jsonl"))
+    assert said.endswith(f"Did you mean '{tmp_path / 'local-models'}'?"), said
+    (tmp_path / "local-models").rmdir()
+    said = missing_path(tmp_path / "local-modelz.parquet", "the dataset", (".parquet", ".jsonl"))
+    assert said.endswith("does not exist."), said

@@ -47,9 +47,10 @@ def dataset_path(name_or_path: str | os.PathLike[str] | None = None) -> Path:
     if looks_like_path:
         from coordqa.given_paths import missing_path
 
+        missing = missing_path(text, "the dataset", (".parquet", ".jsonl"))
         raise DatasetError(
-            f"{missing_path(text, 'the dataset')} Give a dataset folder, .parquet or .jsonl "
-            "file, or a bundled dataset's name (coordqa dataset list)"
+            f"{missing} Give a dataset folder, .parquet or .jsonl file, or a bundled dataset's "
+            "name (coordqa dataset list)"
         )
     raise UnknownNameError(
         f"{BUNDLED.unknown_message(text)} Or pass the path of a dataset folder, .parquet or "

@@ -276,11 +276,12 @@ def load_spec(
     try:
         data = yaml.safe_load(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        from coordqa.given_paths import missing_path
+        from coordqa.given_paths import YAML_SUFFIXES, missing_path
 
+        missing = missing_path(file, "the eval-set spec", YAML_SUFFIXES)
         raise ConfigError(
-            f"{missing_path(file, 'the eval-set spec')} Give the path of a set's YAML file "
-            "(models:, datasets:), or models with --model and no spec"
+            f"{missing} Give the path of a set's YAML file (models:, datasets:), or models "
+            "with --model and no spec"
         ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read the eval-set spec {file}: {exc}") from exc
