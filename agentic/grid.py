@@ -74,6 +74,7 @@ from coordqa.llm import GenerateConfig
 from coordqa.llm.endpoints import stored_endpoints
 from coordqa.llm.registry import ModelName
 from coordqa.options import OptionValue, PlayerOptions
+from coordqa.runs import given_key
 from coordqa.spec_problems import spec_problems
 from coordqa.yaml_files import load_yaml_file
 
@@ -141,6 +142,24 @@ class CountWords:
     """The grid file whose keys are named; None: the command's options."""
     episodes_option: bool = False
     """Whether the command's ``--episodes`` set every entry's count, over the file's keys."""
+    model_option: bool = False
+    """Whether the command's ``--model`` set the models, over the file's ``models:``."""
+
+    def model_given_at(self, models: Sequence[str | ModelEntry], name: str) -> str | None:
+        """The file key that wrote model ``name`` (``grid.yaml's models[0].name``), or None.
+
+        None: ``--model`` gave it; a refusal of the name says which to fix
+        (:func:`~coordqa.runs.endpoint.rename_fix`).
+        """
+        if self.file is None or self.model_option:
+            return None
+        for index, entry in enumerate(models):
+            place = f"{self.file}'s models[{index}]"
+            if isinstance(entry, ModelEntry) and entry.name == name:
+                return given_key(place, "name")
+            if entry == name:
+                return place
+        return None
 
     @property
     def count(self) -> str:
@@ -654,7 +673,9 @@ def read_grid_file(path: str | Path) -> dict[str, Any]:
     try:
         data = load_yaml_file(source, "grid file")
     except FileNotFoundError:
-        raise ConfigError(f"grid file {source} does not exist") from None
+        from coordqa.given_paths import YAML_SUFFIXES, missing_path
+
+        raise ConfigError(missing_path(source, "grid file", YAML_SUFFIXES)) from None
     if not isinstance(data, dict):
         raise ConfigError(f"grid file {source} must hold a mapping (agents:, games:, ...)")
     return data

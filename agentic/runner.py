@@ -415,7 +415,10 @@ def check_players(specs: Sequence[EpisodeSpec]) -> dict[str, str]:
 
 
 def check_models(
-    config: GridConfig, specs: Sequence[EpisodeSpec], api_keys: Mapping[str, str] | None = None
+    config: GridConfig,
+    specs: Sequence[EpisodeSpec],
+    api_keys: Mapping[str, str] | None = None,
+    words: CountWords | None = None,
 ) -> dict[str, str]:
     """Check every model ``specs`` call before the first episode: endpoint, provider, key.
 
@@ -423,7 +426,8 @@ def check_models(
     ``transport``, by model name. Nothing is stored when a check fails. The endpoint is probed
     (one TCP connection, no token) only when the model has an ``api_base`` and the run does not
     use the response cache; a server there that lists its models must list the model
-    (:func:`coordqa.runs.check_served`, as ``coordqa eval`` asks), cache or not.
+    (:func:`coordqa.runs.check_served`, as ``coordqa eval`` asks), cache or not; its refusal
+    names the grid file's key that wrote the model, or ``--model`` (``words``).
 
     Raises:
         ModelError: an unknown provider or a missing API key.
@@ -443,7 +447,8 @@ def check_models(
         if not config.runtime.cache:
             check_reachable(api_base)  # first: milliseconds, where the key check imports litellm
         # also with the cache: a miss would call the server under a name it does not serve
-        check_served(api_base, name, key)
+        given_at = (words or CountWords()).model_given_at(config.models, name)
+        check_served(api_base, name, key, given_at)
         provider = create_provider(name, api_base, key, config.runtime.transport)
         provider.check()
         # settings the provider refuses (a local model's missing chat format) stop it here too
@@ -518,9 +523,10 @@ def plan_grid(
     """
     keys = dict(api_keys or {})
     folder = Path(out)
-    specs, unready, transports = _checked_before_the_run(config, folder, keys)
+    said = words or CountWords()
+    specs, unready, transports = _checked_before_the_run(config, folder, keys, said)
     manifest = grid_manifest(config, specs, transports)
-    opening = _as_stored(config, manifest, folder, words or CountWords())
+    opening = _as_stored(config, manifest, folder, said)
     return GridPlan(config, folder, specs, unready, manifest, opening, keys)
 
 
@@ -700,7 +706,7 @@ def _adopt_settings(store: RunStore, manifest: RunManifest) -> None:
 
 
 def _checked_before_the_run(
-    config: GridConfig, out: Path, api_keys: dict[str, str]
+    config: GridConfig, out: Path, api_keys: dict[str, str], words: CountWords
 ) -> tuple[list[EpisodeSpec], dict[str, str], dict[str, str]]:
     """The grid's episodes, its players not ready, and how each model called is reached.
 
@@ -729,7 +735,7 @@ def _checked_before_the_run(
     unready = check_players(specs)
     played = _played_before(out)
     pending = [s for s in specs if s.key not in played and not _unready(s, unready)]
-    transports = check_models(config, pending, api_keys)
+    transports = check_models(config, pending, api_keys, words)
     return specs, unready, transports
 
 

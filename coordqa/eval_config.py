@@ -92,11 +92,15 @@ class EvalConfig:
     """The API key itself, for a caller that holds it in memory (the leaderboard's worker
     opens a submitter's sealed key); it wins over :attr:`api_key_env`, and is never stored,
     printed or part of the run's identity. The command line takes ``--api-key-env``."""
+    model_given_at: str | None = None
+    """Where :attr:`model` was written, for a refusal to name it: a file's key (``models.yaml's
+    models[1].model``, :class:`~coordqa.evalset.SetMember`); None: the ``--model`` option."""
 
     RECORDED_ELSEWHERE: ClassVar[dict[str, str]] = {
         "out": "where the run is stored, not what it is; a moved run is the same run",
         "label": "the run's display name, stored apart in the manifest so it can be renamed",
         "api_key_secret": "a secret: never stored, printed or compared",
+        "model_given_at": "where the model's name was written, for messages; not what was run",
     }
     """Fields in neither :meth:`identity` nor :meth:`runtime`, each with the reason. Every other
     field is in one of the two (``tests/test_eval_config.py``): a new field must be sorted into

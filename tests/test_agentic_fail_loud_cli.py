@@ -251,3 +251,35 @@ def test_a_grid_model_its_own_server_does_not_list_is_refused(tmp_path: Path) ->
     assert refused.returncode == 2, refused.stderr
     assert f"the server at {server.base_url} serves gemma-3-270m, not typo" in refused.stderr
     assert sent == 0 and not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("models", "fix"),
+    [
+        ("[{name: openai/typo, api_base: URL}]", "set grid.yaml's models[0].name to"),
+        ("[scripted, openai/typo]", "set grid.yaml's models[1] to"),
+    ],
+)
+def test_a_grid_files_model_refused_by_its_server_names_the_files_key_not_model(
+    models: str, fix: str, tmp_path: Path
+) -> None:
+    """Walkthrough 15 R4 (#290): a grid file's ``name: openai/my-modle`` was refused with "use
+    --model openai/my-model", an option the user never passed; the fix is the file's key. A
+    ``--model`` given over the file's models is named as the option."""
+    out, grid = tmp_path / "run", tmp_path / "grid.yaml"
+    with LocalOpenAIServer(scripted, models=["gemma-3-270m"]) as server:
+        grid.write_text(
+            "games: [{game: collab_capture, episodes: 1}]\nagents: [llm]\n"
+            f"partners: [capture-greedy]\napi_base: '{server.base_url}'\n"
+            f"models: {models.replace('URL', repr(server.base_url))}\n"
+        )
+        refused = coordqa("agentic", "grid", "grid.yaml", "--out", str(out), cwd=tmp_path)
+        option = coordqa(
+            "agentic", "grid", "grid.yaml", "--model", "openai/typo", "--out", str(out),
+            cwd=tmp_path,
+        )  # fmt: skip
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.strip().endswith(f"not typo: {fix} openai/gemma-3-270m"), refused.stderr
+    assert "--model" not in refused.stderr
+    assert option.returncode == 2, option.stderr
+    assert option.stderr.strip().endswith("not typo: use --model openai/gemma-3-270m")

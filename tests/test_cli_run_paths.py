@@ -63,7 +63,7 @@ def test_a_file_outside_runs_is_a_file_and_a_missing_path_does_not_exist(
     assert status == 2 and "results.csv is a file, not a folder; give " in message, message
     assert "does not exist" not in message and "holds it" not in message, message
     status, message = said(command, "runs/nothere", folder)
-    assert status == 2 and "runs/nothere does not exist; give " in message, message
+    assert status == 2 and "runs/nothere does not exist. Give " in message, message
 
 
 @pytest.mark.parametrize("command", ["score", "results", "submit"])

@@ -439,6 +439,23 @@ def test_runs_list_of_unreadable_runs_alone_lists_them_as_beside_a_readable_one(
         assert text.count("restore manifest.json from where the run was copied") == len(unreadable)
 
 
+def test_compare_refuses_different_question_sets_in_its_own_words(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Walkthrough 15 R8 (#139): ``compare`` of two runs over different question sets gave
+    ``report``'s advice (set directories, "the report then says so"). Compare takes two runs:
+    its advice is to run one on the other's question set, or ``--allow-mixed``, which works."""
+    refused = coordqa("compare", runs["a"], runs["part"])
+    assert refused.returncode == 2
+    said = " ".join(refused.stderr.split())
+    assert "different question sets" in said and "--limit 3" in said, said
+    assert "Compare two runs of one question set: run B on A's dataset with A's filters" in said
+    assert "directories alone" not in said and "report" not in said, said
+    mixed = coordqa("compare", runs["a"], runs["part"], "--allow-mixed")
+    assert mixed.returncode == 0, mixed.stderr
+    assert "different question sets (--allow-mixed)" in " ".join(mixed.stderr.split())
+
+
 def test_a_folder_of_runs_of_several_question_sets_is_reported_as_the_guide_says(
     tmp_path: Path,
 ) -> None:

@@ -754,3 +754,53 @@ def test_an_earlier_member_that_stored_no_run_is_left_out_and_not_counted_as_fai
     third = coordqa("eval-set", both, "--out", out, "--quiet", env=env)
     assert third.returncode == 1, "named again, it runs again and fails again"
     assert failure in third.stderr
+
+
+def test_a_member_extended_beyond_the_sets_trials_counts_what_it_holds_as_runs_list_does(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 15 R5 (#329-#332): a member raised to 4 trials by a plain ``coordqa eval``
+    was summarised as ``complete (skipped), 48/36 samples`` while ``runs list`` said 48/48. It
+    is complete (it answered the set's trials) and holds 6 questions x 4 trials = 24 samples."""
+    out = tmp_path / "set"
+    args = ["eval-set", "-m", "random", "--dataset", "example", "--limit", "6", "--out", out]
+    env = {"COORDQA_CACHE_DIR": str(tmp_path / "cache")}
+    assert coordqa(*args, env=env).returncode == 0
+    (member,) = read_set(out).members
+    extended = coordqa(
+        "eval", "-m", "random", "--dataset", "example", "--limit", "6", "--trials", "4",
+        "--out", out / str(member.run), env=env,
+    )  # fmt: skip
+    assert extended.returncode == 0, extended.stderr
+    again = coordqa(*args, env=env)
+    assert again.returncode == 0, again.stderr
+    (state,) = read_set(out).members
+    assert (state.status, state.answered, state.expected) == ("complete", 24, 24)
+    assert "complete (skipped), 24/24 samples (4 trials, more than the set's 3)" in again.stdout
+    listed = coordqa("runs", "list", out, env=env)
+    assert "24/24" in listed.stdout, listed.stdout
+
+
+def test_a_spec_model_refused_by_its_server_names_the_specs_key_not_model(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 15 R4 (#292): an eval-set spec's ``model: openai/my-modle`` was refused with
+    "use --model openai/my-model", an option the set was not given; the fix is the spec's key.
+    A model given by ``--model`` is named as the option."""
+    with LocalOpenAIServer(_answer, models=["alpha"]) as server:
+        spec = tmp_path / "models.yaml"
+        spec.write_text(
+            f"models:\n  - {{model: random}}\n  - {{model: openai/alpah, api_base: "
+            f"'{server.base_url}'}}\ndatasets: [example]\nlimit: 2\ntrials: 1\n"
+        )
+        from_file = coordqa("eval-set", "models.yaml", "--out", "set", cwd=tmp_path)
+        from_option = coordqa(
+            "eval-set", "--model", "openai/alpah", "--api-base", server.base_url,
+            "--dataset", "example", "--limit", "2", "--out", "set2", cwd=tmp_path,
+        )  # fmt: skip
+    assert from_file.returncode == 1, from_file.stderr
+    said = " ".join(from_file.stderr.split())
+    assert "not alpah: set models.yaml's models[1].model to openai/alpha" in said, said
+    assert "--model" not in said
+    assert from_option.returncode == 1, from_option.stderr
+    assert "not alpah: use --model openai/alpha" in " ".join(from_option.stderr.split())

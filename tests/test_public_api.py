@@ -53,6 +53,8 @@ def test_evaluate_async_runs_inside_a_running_event_loop(tmp_path: Path) -> None
     "module",
     [
         "coordqa.runs.watch",
+        "coordqa.runs.endpoint",
+        "coordqa.given_paths",
         "coordqa.llm.retry",
         "coordqa.llm.gateway",
         "coordqa.llm.call_names",

@@ -20,7 +20,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -234,13 +234,30 @@ NAMES_PER_QUESTION_SET = 2
 """How many of a question set's runs the refusal of mixed sets names (a folder holds dozens)."""
 
 
-def check_question_sets(models: pd.DataFrame, allow_mixed: bool) -> bool:
+MIXED_ADVICE = {
+    "report": "Report one question set: give its runs' directories alone (the runs of a set "
+    "share its filters), or run the models on the same dataset and filters, or pass "
+    "--allow-mixed to compare them anyway (the report then says so, and paired tests use "
+    "the questions both runs share).",
+    "compare": "Compare two runs of one question set: run B on A's dataset with A's filters "
+    "(or A on B's), or pass --allow-mixed to compare them anyway (compare then says so, and "
+    "pairs only the questions both runs asked with the same text and answer key).",
+}
+"""What to do about runs of different question sets, in the words of the command refusing them:
+``report`` takes any number of runs and folders, ``compare`` exactly two runs (walkthrough 15
+R8: compare gave report's advice, set directories and "the report then says so")."""
+
+
+def check_question_sets(
+    models: pd.DataFrame, allow_mixed: bool, command: Literal["report", "compare"] = "report"
+) -> bool:
     """Whether the runs answered different question sets; raise unless that is allowed.
 
     ``models`` has one row per run with ``model`` (its label), ``dataset``, ``fingerprint``,
     ``n_questions``, ``filters`` and ``question_set``. The refusal says each question set once,
     with how many runs answered it and the labels of a few (told apart by their folders where one
-    name is shared), so a folder of 35 runs is a few lines, not 35.
+    name is shared), so a folder of 35 runs is a few lines, not 35; then ``command``'s advice
+    (:data:`MIXED_ADVICE`).
     """
     mixed = models["question_set"].nunique() > 1
     if mixed and not allow_mixed:
@@ -253,12 +270,7 @@ def check_question_sets(models: pd.DataFrame, allow_mixed: bool) -> bool:
         ]
         raise ConfigError(
             "these runs answered different question sets, so their accuracies and correlations "
-            "are not comparable:\n"
-            + "\n".join(lines)
-            + "\nReport one question set: give its runs' directories alone (the runs of a set "
-            "share its filters), or run the models on the same dataset and filters, or pass "
-            "--allow-mixed to compare them anyway (the report then says so, and paired tests use "
-            "the questions both runs share)."
+            "are not comparable:\n" + "\n".join(lines) + f"\n{MIXED_ADVICE[command]}"
         )
     return bool(mixed)
 

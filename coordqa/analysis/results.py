@@ -280,7 +280,7 @@ def compare_two_runs(
             for label, r in ((label_a, first), (label_b, second))
         ]
     )
-    mixed = check_question_sets(identity, allow_mixed)
+    mixed = check_question_sets(identity, allow_mixed, "compare")
     samples_a = {s.key: s for s in first.samples()}
     samples_b = {s.key: s for s in second.samples()}
     questions = first.questions()

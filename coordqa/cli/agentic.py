@@ -644,7 +644,9 @@ def grid_command(
     data["runtime"] = _runtime(data, execution, calls, transport)
     grid = parse_grid(data, where=str(config))
     keys = _api_keys(endpoint.api_key_env, grid.model_names())
-    words = CountWords(file=str(config), episodes_option=episodes is not None)
+    words = CountWords(
+        file=str(config), episodes_option=episodes is not None, model_option=bool(model)
+    )
     _play(grid, out, keys, quiet=quiet, words=words)
 
 

@@ -30,6 +30,7 @@ from coordqa.outputs import check_run_output
 if TYPE_CHECKING:
     from typer._click import Context  # typer's own click, whose types it does not export
 
+    from coordqa.analysis.accuracy import RunAnalysis
     from coordqa.evalset import SetResult
 
 console = Console()
@@ -63,9 +64,10 @@ def render_set(result: SetResult) -> None:
             status += " (earlier session; the dataset has changed since: naming it runs the new)"
         elif member.earlier:
             status += " (earlier session; name it again to run it)"
+        analysis = analyses.get(member.run) if member.run is not None else None
         if member.expected:
             status += f", {member.answered}/{member.expected} samples"
-        analysis = analyses.get(member.run) if member.run is not None else None
+            status += _more_trials_note(analysis, manifest.shared.get("trials"))
         accuracy = [] if analysis is None else [Text(line) for line in headline_lines(analysis)]
         run = member.run or "none: it stopped before its run began, so it made no folder"
         print_entry(
@@ -85,6 +87,20 @@ def render_set(result: SetResult) -> None:
             "it and it stored no run (nothing is lost); name it again to run it",
             highlight=False,
         )
+
+
+def _more_trials_note(analysis: RunAnalysis | None, asked: object) -> str:
+    """`` (4 trials, more than the set's 3)`` for a member's run extended beyond the set, or "".
+
+    Such a member is complete (:func:`~coordqa.evalset.members.member_state`); its samples are
+    counted as its run holds them, and this says why they are more than the set asks.
+    """
+    if analysis is None or not isinstance(asked, int) or not analysis.overall:
+        return ""
+    held = analysis.overall[0]["n_trials"]
+    if not isinstance(held, int) or held <= asked:
+        return ""
+    return f" ({held} trials, more than the set's {asked})"
 
 
 def set_folder(param: typer.CallbackParam, value: Path | None) -> Path | None:

@@ -81,9 +81,11 @@ def _ids_of(value: str, flag: str) -> tuple[str, ...]:
             raise ConfigError(f"{flag} file {path} lists no question id; write one id per line")
         return ids
     if _names_a_file(value):
+        from coordqa.given_paths import missing_path
+
         raise ConfigError(
-            f"{flag} file {value} does not exist; check the path. {flag} takes question ids "
-            "as a comma list (id1,id2) or a file of one id per line"
+            f"{missing_path(value, f'{flag} file')} {flag} takes question ids as a comma list "
+            "(id1,id2) or a file of one id per line"
         )
     return split_list(value) or ()
 

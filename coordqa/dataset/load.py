@@ -45,7 +45,13 @@ def dataset_path(name_or_path: str | os.PathLike[str] | None = None) -> Path:
         or path.suffix in (".parquet", ".jsonl")
     )
     if looks_like_path:
-        raise DatasetError(f"no dataset at {path}: the path does not exist")
+        from coordqa.given_paths import missing_path
+
+        missing = missing_path(text, "the dataset", (".parquet", ".jsonl"))
+        raise DatasetError(
+            f"{missing} Give a dataset folder, .parquet or .jsonl file, or a bundled dataset's "
+            "name (coordqa dataset list)"
+        )
     raise UnknownNameError(
         f"{BUNDLED.unknown_message(text)} Or pass the path of a dataset folder, .parquet or "
         f".jsonl file."

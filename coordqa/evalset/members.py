@@ -57,7 +57,9 @@ class MemberState(BaseModel):
     answered: int = 0
     """Samples answered (stored with a reply)."""
     expected: int = 0
-    """Samples the run needs (questions x trials); 0 until it has run."""
+    """Samples the run needs (questions x trials: the set's, or the run's own when it holds
+    more, as a run extended by ``coordqa eval --trials`` does); 0 until it has run. A run that
+    answered the set's trials is complete whatever more it holds."""
     skipped: bool = False
     """Whether the latest session skipped it as complete."""
     earlier: bool = False
@@ -102,12 +104,15 @@ def member_state(member: SetMember, out: Path) -> MemberState:
     manifest = run.manifest
     questions = manifest.dataset.num_questions if manifest.dataset else 0
     answered = sum(1 for call in run.last_calls().values() if call.ok)
-    expected = questions * member.config.trials
-    complete = manifest.status == "finished" and answered >= expected > 0
+    asked = questions * member.config.trials
+    complete = manifest.status == "finished" and answered >= asked > 0
+    held = manifest.config.get("trials")
     return state.model_copy(
         update={
             "answered": answered,
-            "expected": expected,
+            # a run extended beyond the set's trials (coordqa eval --trials) needs what it
+            # holds, as `runs list` counts it: never 48/36 (walkthrough 15 R5)
+            "expected": max(asked, questions * held if isinstance(held, int) else 0),
             "status": "complete" if complete else "pending",
             "fingerprint": run_fingerprint(member.run),
         }

@@ -34,6 +34,7 @@ from coordqa.llm.registry import (
 from coordqa.llm.types import Transport
 from coordqa.prompts import PromptLayout
 from coordqa.records import spelled_type
+from coordqa.runs import given_key
 from coordqa.spec_problems import spec_problems
 from coordqa.yaml_files import load_yaml_file
 
@@ -275,6 +276,14 @@ def load_spec(
     file = Path(path)
     try:
         data = load_yaml_file(file, "the eval-set spec")
+    except FileNotFoundError:
+        from coordqa.given_paths import YAML_SUFFIXES, missing_path
+
+        missing = missing_path(file, "the eval-set spec", YAML_SUFFIXES)
+        raise ConfigError(
+            f"{missing} Give the path of a set's YAML file (models:, datasets:), or models "
+            "with --model and no spec"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read the eval-set spec {file}: {exc}") from exc
     if not isinstance(data, dict):
@@ -390,7 +399,11 @@ def members_of(
         SetMember(
             spec.models[m],
             spec.datasets[d],
-            replace(config, out=out / folders.get(key, name)),
+            replace(
+                config,
+                out=out / folders.get(key, name),
+                model_given_at=given_key(spec.given_at(m), "model"),
+            ),
             key,
             spec.given_at(m),
         )

@@ -7,7 +7,9 @@
   unreachable server stops the run at once, the first error of each kind is shown when it
   happens, and too many errors fail the run;
 - :func:`check_reachable`: is anything listening at the model's endpoint, asked before the
-  first unit; :func:`check_served`: does it serve the model named (when it lists its models);
+  first unit; :func:`check_served`: does it serve the model named (when it lists its
+  models), a refusal naming where the name was written (:func:`given_key`: a file's key,
+  else ``--model``);
 - :func:`say_if_moved`: a resumed run asked at another endpoint is said, once, before its calls.
 
 Runs are read back by one reader per kind, all of one shape
@@ -15,7 +17,7 @@ Runs are read back by one reader per kind, all of one shape
 """
 
 from coordqa.runs.counts import fewer_than_stored
-from coordqa.runs.endpoint import check_reachable, check_served
+from coordqa.runs.endpoint import check_reachable, check_served, given_key
 from coordqa.runs.lifecycle import RunLifecycle, run_to_end
 from coordqa.runs.moved import say_if_moved
 from coordqa.runs.watch import STOPPING_ERRORS, ErrorWatch, Stop, Tally, error_signature
@@ -30,6 +32,7 @@ __all__ = [
     "check_served",
     "error_signature",
     "fewer_than_stored",
+    "given_key",
     "run_to_end",
     "say_if_moved",
 ]

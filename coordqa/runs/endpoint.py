@@ -114,15 +114,41 @@ def check_reachable(api_base: str | None, answer_s: float = ANSWER_TIMEOUT_S) ->
         )
 
 
-def check_served(api_base: str | None, model: str, api_key: str | None) -> None:
+def given_key(place: str | None, key: str) -> str | None:
+    """The file key at ``place`` (``models.yaml's models[1]``) that says ``key``; None: none.
+
+    >>> given_key("grid.yaml's models[0]", "name"), given_key(None, "name")
+    ("grid.yaml's models[0].name", None)
+    """
+    return None if place is None else f"{place}.{key}"
+
+
+def rename_fix(given_at: str | None) -> str:
+    """How to give the name a server serves, where the refused one was written.
+
+    None: the ``--model`` option (``use --model openai/NAME``); else the file's key that gave it
+    (``set models.yaml's models[1].model to openai/NAME``): a user who never passed ``--model``
+    was told to (walkthrough 15 R4), as :data:`START_OR_FIX` says where an address is fixed.
+    Followed by the name to give.
+
+    >>> rename_fix(None), rename_fix("grid.yaml's models[0].name")
+    ('use --model', "set grid.yaml's models[0].name to")
+    """
+    return "use --model" if given_at is None else f"set {given_at} to"
+
+
+def check_served(
+    api_base: str | None, model: str, api_key: str | None, given_at: str | None = None
+) -> None:
     """Raise :class:`~coordqa.errors.ModelNotServed`: the server lists models, not ``model``.
 
     Asked after :func:`check_reachable`, before anything is stored: a server that answers every
     name with its one model would otherwise record its replies under the wrong name
-    (:func:`coordqa.llm.served.not_served`).
+    (:func:`coordqa.llm.served.not_served`). ``given_at``: the file key that wrote ``model``
+    (None: ``--model``), which the refusal says to fix (:func:`rename_fix`).
     """
     from coordqa.llm.served import not_served
 
-    refusal = not_served(api_base, model, api_key)
+    refusal = not_served(api_base, model, api_key, rename_fix(given_at))
     if refusal is not None:
         raise refusal

@@ -716,7 +716,9 @@ def check_run_path(path: str | os.PathLike[str], wanted: str) -> Path:
     if given.is_dir():
         return given
     if not os.path.lexists(given):
-        raise StoreError(f"{given} does not exist; give {wanted}")
+        from coordqa.given_paths import missing_path
+
+        raise StoreError(f"{missing_path(given)} Give {wanted}")
     holder = folder_words(given.parent)
     fix = f"the folder that holds it: {given.parent} ({holder})" if holder else wanted
     what = "a file, not a folder" if given.is_file() else "not a folder"  # a link to nothing

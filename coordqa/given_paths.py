@@ -1,0 +1,57 @@
+"""A path the user gave that is not there: one wording, with the closest name beside it.
+
+Every command that takes a file or a folder by path (an eval-set spec, a grid file, an
+``--ids`` file, a dataset file, a run folder or a bundle to ``submit``) says a missing one in
+these words: ``the eval-set spec local-model.yaml does not exist. Did you mean
+'local-models.yaml'?``, never the operating system's ``[Errno 2] No such file or directory``
+(walkthrough 15 R3). The caller adds what it takes instead; the names offered are those in the
+folder the path points into, the way a typo'd command or game name gets its suggestion.
+"""
+
+from __future__ import annotations
+
+import os
+from itertools import islice
+from pathlib import Path
+
+__all__ = ["YAML_SUFFIXES", "missing_path"]
+
+YAML_SUFFIXES = (".yaml", ".yml")
+"""The endings of a spec or grid file: the files offered for a missing one."""
+
+NAMES_READ = 1000
+"""At most this many names of the folder are compared with the missing one: a bound on a
+folder of thousands of runs (the closest among the first thousand is still a fair offer)."""
+
+
+def missing_path(
+    given: str | os.PathLike[str], what: str = "", suffixes: tuple[str, ...] = ()
+) -> str:
+    """``WHAT GIVEN does not exist.`` and the names beside it closest to it, if any.
+
+    ``what`` names the kind of path (``the eval-set spec``, ``--ids file``; empty: none).
+    ``suffixes``: the endings of the files the command reads (``.yaml``); only those, and
+    folders, are offered (a spec is never a dataset); empty: any name. A name offered is written
+    as the user wrote the path (``runs/random-a`` for ``runs/random-b``), so it can be copied as
+    it is. A folder that is not there, or cannot be listed, offers none.
+
+    >>> missing_path("/no/such/folder/x.yaml", "grid file")
+    'grid file /no/such/folder/x.yaml does not exist.'
+    """
+    from coordqa.registry import offer, suggest  # rapidfuzz: only for a missing path
+
+    text = os.fspath(given)
+    path = Path(text)
+    try:
+        with os.scandir(path.parent) as entries:
+            names = [
+                entry.name
+                for entry in islice(entries, NAMES_READ)
+                if not suffixes or entry.name.endswith(suffixes) or entry.is_dir()
+            ]
+    except OSError:
+        names = []
+    close = suggest(path.name, names)  # names compared, not paths: a long folder matches all
+    shown = close if path.parent == Path() else [str(path.parent / name) for name in close]
+    subject = f"{what} {text}" if what else text
+    return f"{subject} does not exist.{offer(shown)}"
