@@ -783,6 +783,7 @@ def worker_command(
     """Run the board's queued jobs one at a time (resuming any whose worker stopped)."""
     from coordqa.leaderboard.catalog import BoardCatalog
     from coordqa.leaderboard.worker import work, work_on_ray
+    from coordqa.runs import sigterm_as_ctrl_c
 
     database = _open(db, create=False)
     config = WorkerConfig(work_dir=work_dir.resolve(), poll_s=poll_s)
@@ -801,7 +802,8 @@ def worker_command(
         for outcome in done:
             said(outcome)
     else:
-        done = work(database, BoardCatalog(database), config, once=once, on_outcome=said)
+        with sigterm_as_ctrl_c():  # a SIGTERM puts the running job back, as Ctrl-C does
+            done = work(database, BoardCatalog(database), config, once=once, on_outcome=said)
     console.print(f"{len(done)} job(s) run; the queue is empty")
 
 
