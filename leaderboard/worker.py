@@ -28,10 +28,10 @@ public run resumes without asking a question twice, while the private split or t
 deals of an earlier session, which the endpoint has seen, are dropped (``session-N/`` folders)
 and new ones are asked. Budgets (calls, tokens, seconds, and the disk the job's folder takes)
 count every session of a job (seconds: wall time while a worker holds it); reaching one stops
-the job cleanly, as failed with the budget named. Calls are counted as their answers come back
-(up to 8 are in flight, the eval's concurrency): the answer that passes the calls budget stops
-the job, and those back before it stops count too, so a job's count may pass its budget by a
-few; calls cut off in flight are not counted (the endpoint may have seen them). The worker
+the job cleanly, as failed with the budget named. The calls budget is a hard cap: a call is
+sent only while the budget has room (:mod:`coordqa.llm.allowance`, counted as it is admitted,
+not as its answer comes back), so no job's count passes it; the first call past it stops the
+job unsent; calls cut off in flight are not counted (the endpoint may have seen them). The worker
 checks at each model call that the job is still its own, so a job the admin cancels stops at
 its next call. A failed job's public error is one sentence for its submitter
 (:func:`coordqa.leaderboard.job_errors.job_failure`). Model calls go through :mod:`coordqa.llm`
@@ -195,14 +195,24 @@ class _Budget:
         """
         import anyio
 
+        from coordqa.llm.allowance import CallAllowance, call_allowance
+
         base = dict(self.session)
         result: T | None = None
+        limit = int(self.settings["max_calls"])
         with anyio.move_on_after(max(0.0, self.seconds_left())) as scope:
 
             def spend(calls: int, tokens: int) -> None:
                 self.count(calls, tokens, scope.cancel, base)
 
-            result = await start(spend)
+            def spent() -> None:  # a call past the budget was asked: it is never sent
+                if self.stopped is None:
+                    self.stopped = BudgetExceeded("calls", limit, limit)  # all of it was sent
+                scope.cancel()
+
+            room = limit - self.total()["calls"]
+            with call_allowance(CallAllowance(room, spent)):
+                result = await start(spend)
         self.beat()
         if result is None:
             raise self.stopped or BudgetExceeded(

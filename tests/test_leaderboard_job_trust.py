@@ -96,7 +96,8 @@ def test_a_failed_job_hides_its_private_seed_and_a_requeue_asks_a_fresh_split(
     questions again."""
     with LocalOpenAIServer(api_key=KEY) as server:
         job = register(board, api_base=server.base_url, display_name="Hostile")
-        raise_budget(board.db, job["id"], max_calls=PUBLIC + 4)  # stops in the private split
+        # stops in the private split (12 calls), after its first 8 (the concurrency) were sent
+        raise_budget(board.db, job["id"], max_calls=PUBLIC + 10)
         [first] = run_worker(board, tmp_path / "jobs")
         assert first.status == "failed", first
         seen_first = private_asked(server.requests)
@@ -283,16 +284,15 @@ def test_every_failure_maps_to_a_sentence_without_addresses_paths_or_keys() -> N
     assert "1234567" not in seeded.public + seeded.detail
 
 
-def test_a_calls_budget_says_that_calls_in_flight_finish_and_count() -> None:
+def test_a_calls_budget_says_that_no_call_past_it_was_sent() -> None:
     """Walkthrough 12 #153-#154: a budget of 100 calls ended as "used 103 calls" with no word
-    why. A job's calls go out 8 at a time (the eval's concurrency) and are counted as their
-    answers come back: the one past the budget stops the job, and those back before it stops
-    count too, which the failure says."""
+    why; walkthrough 15: a call is now sent only while the budget has room, which the failure
+    says."""
     from coordqa.leaderboard.job_errors import BudgetExceeded, job_failure
 
-    public = job_failure(BudgetExceeded("calls", 100, 103)).public
+    public = job_failure(BudgetExceeded("calls", 100, 100)).public
     assert public.startswith("the job used its budget of 100 model calls before it finished")
-    assert "checked as answers come back" in public and "a few more may show" in public, public
+    assert "no call past it was sent" in public, public
 
 
 @pytest.mark.parametrize(
