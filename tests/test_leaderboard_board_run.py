@@ -581,3 +581,37 @@ def test_a_grid_jobs_calls_budget_is_never_passed(board: BoardClient, tmp_path: 
     assert sent <= budget, f"the endpoint got {sent} calls"
     used = board.client.get(f"/api/jobs/{grid_job['id']}").json()["usage"]["calls"]
     assert used <= budget, used
+
+
+def test_registering_the_same_endpoint_again_names_the_earlier_jobs(board: BoardClient) -> None:
+    """Walkthrough 15 (leaderboard 3): the same endpoint, model and display name registered
+    again queued a second job, ranked as a second entry, without a word, where an upload beside
+    an earlier one of the same model says so. Expected: the answer names the token's earlier
+    job of the same test (queued, or done with its entry), and submit-endpoint says what to do;
+    another name, or a grid the first did not ask, names nothing."""
+    from coordqa.cli.leaderboard import _same_registration_notes
+    from coordqa.leaderboard.jobs import end_job, set_job_status
+
+    first = register(board, model="random", display_name="Mine").json()
+    [qa] = first["jobs"]
+    assert first["same"] == []
+    again = register(board, model="random", display_name="Mine").json()
+    assert again["same"] == [{"job": qa["id"], "status": "queued", "entry": None, "grid": None}]
+    [note] = _same_registration_notes(again)
+    assert note.startswith(f"job {qa['id']} (CoordinationQA) of the same endpoint, model and name")
+    assert f"job cancel {again['jobs'][0]['id']}" in note, note
+    other = register(board, model="random", display_name="Another name").json()
+    assert other["same"] == []
+    # a failed job made no entry: registering again is what its error advises, said nothing
+    for job in (again, other):
+        set_job_status(board.db, job["jobs"][0]["id"], "cancelled")
+    entry = board.submit(synthetic_bundle(board.rows, display_name="stand-in")).json()["id"]
+    with board.db.session() as session:  # as a worker that claimed the job would end it
+        session.execute(
+            text("UPDATE jobs SET status = 'running', worker = 'w' WHERE id = :i"), {"i": qa["id"]}
+        )
+    assert end_job(board.db, qa["id"], "w", "done", submission_id=entry)
+    third = register(board, model="random", display_name="Mine").json()
+    assert third["same"] == [{"job": qa["id"], "status": "done", "entry": entry, "grid": None}]
+    [note] = _same_registration_notes(third)
+    assert f"made entry {entry}" in note and f"leaderboard hide {entry} --db" in note, note

@@ -749,6 +749,39 @@ def submit_endpoint_command(
             f"queued job {job['id']} ({what}): {to.rstrip('/')}/api/jobs/{job['id']}",
             soft_wrap=True,
         )
+    for note in _same_registration_notes(answer):
+        console.print(note, markup=False, style="yellow", soft_wrap=True)
+
+
+def _same_registration_notes(answer: Any) -> list[str]:
+    """What ``submit-endpoint`` says of the token's earlier jobs of the same endpoint and test.
+
+    Each job ranks its own entry, as each upload does; registering the same endpoint, model and
+    name again ranks a second entry beside the first, which ``submit`` says of an upload
+    (walkthrough 15: a second registration said nothing). Who may hide or cancel is the admin.
+    """
+    from coordqa.leaderboard.client import same_registrations
+
+    new_jobs = {job.get("grid"): job.get("id") for job in answer.get("jobs", [])}
+    notes = []
+    for job, status, entry, grid in same_registrations(answer):
+        test = "CoordinationQA" if grid is None else f"grid {grid}"
+        if entry is not None:
+            then = (
+                f"made entry {entry}; the new job makes an entry of its own, ranked beside it. "
+                f"If it replaces entry {entry}, ask the board's admin to hide that one "
+                f"(`coordqa leaderboard hide {entry} --db DB_URL`)"
+            )
+        else:
+            then = (
+                f"is {status}; both jobs make an entry, ranked side by side. If this "
+                "registration was a mistake, ask the board's admin to cancel the new job "
+                f"(`coordqa leaderboard job cancel {new_jobs.get(grid, 'ID')} --db DB_URL`)"
+            )
+        notes.append(
+            f"job {job} ({test}) of the same endpoint, model and name from this token {then}"
+        )
+    return notes
 
 
 @leaderboard_app.command("worker")
