@@ -2,9 +2,10 @@
 
 A board job's calls budget was counted as answers came back, so the calls already in flight when
 the budget was reached went on and were counted after it: a grid job (8 episodes at once, each
-agent's several model connections) showed 59 calls against a budget of 40 (walkthrough 15). Counted here instead, at admission, before the request is sent, an attempt
-past the allowance is never sent: the run's ``on_spent`` is told (it stops the run) and the
-attempt waits to be cancelled with it.
+agent's several model connections) showed 59 calls against a budget of 40 (walkthrough 15).
+Counted here instead, at admission, before the request is sent, an attempt past the allowance is
+never sent: the run's ``on_spent`` is told (it stops the run) and the attempt waits to be
+cancelled with it.
 
 The allowance is the current context's (:func:`call_allowance`), so it reaches every call of the
 run, in every task the run starts, whatever drives the calls (``coordqa eval`` or a grid).
