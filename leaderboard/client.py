@@ -193,6 +193,35 @@ def _entries_beside(value: Any) -> tuple[tuple[int, int], ...]:
     return tuple((i, n) for i, n in pairs if type(i) is int and type(n) is int)
 
 
+JOB_STATUSES = ("queued", "running", "done")
+"""The states of an earlier job the board names beside a registration (it made or may make an
+entry)."""
+
+
+def same_registrations(answer: Any) -> tuple[tuple[int, str, int | None, str | None], ...]:
+    """The board's ``same`` list as ``(job, status, entry, grid)``: checked, at most 10.
+
+    The token's earlier jobs of the endpoint it registered again
+    (:func:`coordqa.leaderboard.jobs.same_registrations`); the board is another machine, so a
+    malformed item is left out and a grid's name is shown printable and cut.
+    """
+    value = answer.get("same") if isinstance(answer, dict) else None
+    if not isinstance(value, list):
+        return ()
+    found = []
+    for item in value[:10]:
+        if not isinstance(item, dict):
+            continue
+        job, status, entry, grid = (item.get(k) for k in ("job", "status", "entry", "grid"))
+        if type(job) is not int or status not in JOB_STATUSES:
+            continue
+        if entry is not None and type(entry) is not int:
+            continue
+        shown_grid = printable(grid)[:80] if isinstance(grid, str) else None
+        found.append((job, str(status), entry, shown_grid))
+    return tuple(found)
+
+
 MAX_SHOWN_CHARS = 1000
 """Most characters of one text from a board's answer shown (a reason, a refusal, a mismatch):
 room for a board's longest refusal (a duplicate's, which names each field that differs:

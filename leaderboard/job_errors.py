@@ -230,9 +230,8 @@ def _budget(exc: BudgetExceeded) -> str:
             "replies shorter (a few hundred tokens are enough), then register it again"
         )
     return (
-        f"the job used its budget of {limit} model calls before it finished (it is checked as "
-        "answers come back, and those back before the job stopped count, so a few more may "
-        "show): ask the board's admin to raise it, or register the endpoint again"
+        f"the job used its budget of {limit} model calls before it finished (no call past it "
+        "was sent): ask the board's admin to raise it, or register the endpoint again"
     )
 
 

@@ -20,10 +20,12 @@ from coordqa.leaderboard.intake import SchemaError, read_json, schema_error
 from coordqa.leaderboard.jobs import (
     EndpointRequest,
     JobView,
+    SameRegistration,
     count_jobs,
     job_json,
     list_jobs,
     register_endpoint,
+    same_registrations,
 )
 from coordqa.leaderboard.routing import (
     MAX_ID,
@@ -56,11 +58,16 @@ class JobsPage(TypedDict):
 
 
 class _Registered(TypedDict):
-    """The answer to an endpoint registration: the endpoint, its queued jobs and their URLs."""
+    """The answer to an endpoint registration.
+
+    The endpoint, its queued jobs and their URLs, and the token's earlier jobs of the same
+    endpoint, model, name and test (their entries are ranked beside the new ones).
+    """
 
     endpoint: int
     jobs: list[JobView]
     urls: list[str]
+    same: list[SameRegistration]
 
 
 @router.post("/api/endpoints")
@@ -101,6 +108,7 @@ def _register(board: BoardState, token_id: int, body: bytes) -> _Registered:
         "endpoint": endpoint.id,
         "jobs": [job_json(job, endpoint) for job in jobs],
         "urls": [f"/api/jobs/{job.id}" for job in jobs],
+        "same": same_registrations(db, jobs),
     }
 
 

@@ -42,6 +42,7 @@ from coordqa.leaderboard.bundle import Link, ModelInfo, default_provider
 from coordqa.leaderboard.catalog import unknown_grid
 from coordqa.leaderboard.db import (
     FINISHED,
+    MOST_ENTRIES_BESIDE,
     Database,
     Endpoint,
     Job,
@@ -66,6 +67,7 @@ __all__ = [
     "LEASE_S",
     "EndpointRequest",
     "JobView",
+    "SameRegistration",
     "claim_job",
     "JobChange",
     "count_jobs",
@@ -77,6 +79,7 @@ __all__ = [
     "raise_budget",
     "release_job",
     "register_endpoint",
+    "same_registrations",
     "set_job_status",
 ]
 
@@ -185,6 +188,62 @@ def _check_grid_request(request: EndpointRequest) -> None:
             f"agent {request.agent!r} calls no model; a board-run grid tests the model with an "
             "LLM agent (cac, hm, llm...)"
         )
+
+
+class SameRegistration(TypedDict):
+    """A token's earlier job of the endpoint it registers again (what the answer names)."""
+
+    job: int
+    status: str
+    entry: int | None
+    grid: str | None
+
+
+def same_registrations(db: Database, jobs: list[Job]) -> list[SameRegistration]:
+    """This token's earlier jobs of the same endpoint, model, display name and test as ``jobs``.
+
+    A registration makes jobs of its own, and each job its own ranked entry (a fresh private
+    split or deals), as each upload is its own entry; so registering the same endpoint again
+    ranks a second entry beside the first, which the submitter is told, as ``submit`` tells of
+    an earlier upload of the same model and test (walkthrough 15 ranked two without a word).
+    Only jobs that made or may still make an entry are named: queued, running, or done with an
+    entry (a failed or cancelled job made none, and the board's own advice is to register
+    again). At most :data:`MOST_ENTRIES_BESIDE`, oldest first.
+    """
+    if not jobs:
+        return []
+    with db.session() as session:
+        endpoint = session.get(Endpoint, jobs[0].endpoint_id)
+        if endpoint is None:
+            return []
+        tests = [(job.kind, job.grid) for job in jobs]
+        rows = session.execute(
+            select(Job.id, Job.status, Job.submission_id, Job.grid)
+            .join(Endpoint, Job.endpoint_id == Endpoint.id)
+            .where(
+                Endpoint.token_id == endpoint.token_id,
+                Endpoint.id != endpoint.id,
+                Endpoint.model == endpoint.model,
+                Endpoint.display_name == endpoint.display_name,
+                Endpoint.api_base.is_(None)
+                if endpoint.api_base is None
+                else Endpoint.api_base == endpoint.api_base,
+                or_(Job.status.in_(("queued", "running")), Job.submission_id.is_not(None)),
+                or_(
+                    *(
+                        (Job.kind == kind)
+                        & (Job.grid.is_(None) if grid is None else Job.grid == grid)
+                        for kind, grid in tests
+                    )
+                ),
+            )
+            .order_by(Job.id)
+            .limit(MOST_ENTRIES_BESIDE)
+        )
+        return [
+            SameRegistration(job=row.id, status=row.status, entry=row.submission_id, grid=row.grid)
+            for row in rows
+        ]
 
 
 def register_endpoint(

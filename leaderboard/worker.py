@@ -28,10 +28,10 @@ public run resumes without asking a question twice, while the private split or t
 deals of an earlier session, which the endpoint has seen, are dropped (``session-N/`` folders)
 and new ones are asked. Budgets (calls, tokens, seconds, and the disk the job's folder takes)
 count every session of a job (seconds: wall time while a worker holds it); reaching one stops
-the job cleanly, as failed with the budget named. Calls are counted as their answers come back
-(up to 8 are in flight, the eval's concurrency): the answer that passes the calls budget stops
-the job, and those back before it stops count too, so a job's count may pass its budget by a
-few; calls cut off in flight are not counted (the endpoint may have seen them). The worker
+the job cleanly, as failed with the budget named. The calls budget is a hard cap: a call is
+sent only while the budget has room (:mod:`coordqa.llm.allowance`, counted as it is admitted,
+not as its answer comes back), so no job's count passes it; the first call past it stops the
+job unsent; calls cut off in flight are not counted (the endpoint may have seen them). The worker
 checks at each model call that the job is still its own, so a job the admin cancels stops at
 its next call. A failed job's public error is one sentence for its submitter
 (:func:`coordqa.leaderboard.job_errors.job_failure`). Model calls go through :mod:`coordqa.llm`
@@ -49,7 +49,7 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -195,14 +195,24 @@ class _Budget:
         """
         import anyio
 
+        from coordqa.llm.allowance import CallAllowance, call_allowance
+
         base = dict(self.session)
         result: T | None = None
+        limit = int(self.settings["max_calls"])
         with anyio.move_on_after(max(0.0, self.seconds_left())) as scope:
 
             def spend(calls: int, tokens: int) -> None:
                 self.count(calls, tokens, scope.cancel, base)
 
-            result = await start(spend)
+            def spent() -> None:  # a call past the budget was asked: it is never sent
+                if self.stopped is None:
+                    self.stopped = BudgetExceeded("calls", limit, limit)  # all of it was sent
+                scope.cancel()
+
+            room = limit - self.total()["calls"]
+            with call_allowance(CallAllowance(room, spent)):
+                result = await start(spend)
         self.beat()
         if result is None:
             raise self.stopped or BudgetExceeded(
@@ -345,10 +355,19 @@ class _JobRun:
     budget: _Budget
 
 
+def _session(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run one of a job's async parts; Ctrl-C or SIGTERM cancel it and raise RunInterrupted.
+
+    The cancellation reaches the calls in flight at once (they are not waited for, and not
+    counted), so :func:`run_job` puts the job back in the queue without delay.
+    """
+    from coordqa.runs import run_to_end
+
+    return run_to_end(start, interrupted=lambda: "the worker was stopped", run_dir=None)
+
+
 def _run_qa_job(run: _JobRun) -> _Stored:
     """Both evaluations and the entry."""
-    import anyio
-
     from coordqa.dataset import DEFAULT_DATASET
     from coordqa.leaderboard.bundle import QABundle, build_qa_bundle
 
@@ -356,16 +375,15 @@ def _run_qa_job(run: _JobRun) -> _Stored:
     public_run = run.folder / "public"
     secret = _session_folder(run.folder, job)
 
-    async def both() -> None:
-        await _evaluate(_qa_config(endpoint, job, key, DEFAULT_DATASET, public_run), budget)
-        questions = private_split(
-            job.private_seed, int(job.settings["private_per_game"]), secret / "private-data"
-        )
-        config = _qa_config(endpoint, job, key, str(questions), secret / "private")
-        await _evaluate(config, budget)
-
-    anyio.run(both)
-    questions = secret / "private-data" / "questions.jsonl"
+    public = _qa_config(endpoint, job, key, DEFAULT_DATASET, public_run)
+    _session(lambda: _evaluate(public, budget))
+    # generated outside the event loop: Ctrl-C or SIGTERM stops it at once, where inside it
+    # they waited for its end (up to a minute) before the loop could see them
+    questions = private_split(
+        job.private_seed, int(job.settings["private_per_game"]), secret / "private-data"
+    )
+    private_config = _qa_config(endpoint, job, key, str(questions), secret / "private")
+    _session(lambda: _evaluate(private_config, budget))
     private = _private_numbers(secret / "private", questions, run.catalog.max_trials)
     with _bundle_schema():
         data = build_qa_bundle(public_run, **shown_as(endpoint))
@@ -438,8 +456,6 @@ def _run_agentic_job(run: _JobRun) -> _Stored:
     against the grid with the job's seeds, and ranked on the grid's board. The endpoint's key,
     when it has one, is given to the run for its calls only (never stored).
     """
-    import anyio
-
     from coordqa.agentic import parse_grid, run_grid_async
     from coordqa.leaderboard.bundle import AgenticBundle, build_agentic_bundle
     from coordqa.leaderboard.catalog import KnownGrid
@@ -465,7 +481,7 @@ def _run_agentic_job(run: _JobRun) -> _Stored:
             )
         )
 
-    result = anyio.run(play)
+    result = _session(play)
     if not result.complete:
         first = result.failures[0].error if result.failures else None
         raise GridIncomplete(len(result.failures), result.skipped_episodes, first)

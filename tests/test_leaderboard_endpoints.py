@@ -126,7 +126,7 @@ def test_the_guard_connects_to_the_address_it_checked(
         [outcome] = run_jobs(private_board, tmp_path)
         asked, hosts = endpoint.count, set(endpoint.hosts)
     # the job's budget of 40 calls stops it; every request named the host, not the address
-    assert asked >= 40 and "budget of 40 calls is spent" in str(outcome.detail)
+    assert 40 - 8 <= asked <= 40 and "budget of 40 calls is spent" in str(outcome.detail)
     assert hosts == {api_base.split("/")[2]}
 
 
@@ -142,7 +142,7 @@ def test_absurd_token_counts_spend_no_budget(
         [outcome] = run_jobs(private_board, tmp_path)
     job = private_board.client.get(f"/api/jobs/{outcome.job_id}").json()
     assert "budget of 40 calls is spent" in str(outcome.detail)
-    assert job["usage"]["tokens"] == 0 and job["usage"]["calls"] >= 40
+    assert job["usage"]["tokens"] == 0 and 40 - 8 <= job["usage"]["calls"] <= 40
 
 
 def test_huge_replies_are_stored_cut_and_marked(tmp_path: Path) -> None:

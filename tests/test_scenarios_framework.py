@@ -95,3 +95,28 @@ def test_a_missing_game_engine_is_said_once_not_as_a_problem_of_each_question(
     monkeypatch.setattr(builder, "restore", missing)
     with pytest.raises(MissingDependencyError, match=r"coordqa\[games\]"):
         validate_rows_against_solvers(rows)
+
+
+@pytest.mark.parametrize(
+    "named",
+    [["example"], ["--path", "example"], ["--dataset", "example"]],
+    ids=["argument", "path", "dataset"],
+)
+def test_push_names_its_dataset_as_validate_and_stats_do(
+    monkeypatch: pytest.MonkeyPatch, named: list[str]
+) -> None:
+    """Walkthrough 15 (leaderboard 4): `coordqa dataset push fresh/` got click's "Got unexpected
+    extra argument (fresh/)", though `validate` and `stats` take the dataset as their argument.
+    Expected: the argument, --dataset (as theirs) and --path (its earlier name) all publish it."""
+    import coordqa.hub
+
+    pushed: list[tuple[str | None, str]] = []
+
+    def push(path: str | None, repo: str, *, private: bool = False) -> str:
+        pushed.append((path, repo))
+        return f"https://huggingface.co/datasets/{repo}"
+
+    monkeypatch.setattr(coordqa.hub, "push_dataset", push)
+    result = CliRunner().invoke(app, ["dataset", "push", *named, "--repo", "org/name"])
+    assert result.exit_code == 0, result.output
+    assert pushed == [("example", "org/name")]

@@ -29,7 +29,7 @@ DatasetPath = Annotated[
         "(default: the newest bundled CoordinationQA)."
     ),
 ]
-"""The optional dataset argument that ``validate`` and ``stats`` share."""
+"""The optional dataset argument that ``validate``, ``stats`` and ``push`` share."""
 
 DatasetOption = Annotated[
     str | None,
@@ -304,16 +304,27 @@ def generate_command(
 @dataset_app.command("push")
 def push_command(
     repo: Annotated[str, typer.Option(help="Hugging Face dataset repository, ORG/NAME.")],
-    path: Annotated[
+    path: DatasetPath = None,
+    dataset: Annotated[
         str | None,
-        typer.Option(help="Dataset folder to publish (default: the newest bundled release)."),
+        typer.Option(
+            "--dataset",
+            "--path",
+            help="The same as the DATASET argument, as `validate` and `stats` take it "
+            "(--path: its earlier name).",
+        ),
     ] = None,
     private: Annotated[bool, typer.Option(help="Create the repository as private.")] = False,
 ) -> None:
-    """Publish a dataset folder to the Hugging Face Hub (needs HF_TOKEN or a saved login)."""
+    """Publish a dataset to the Hugging Face Hub (needs HF_TOKEN or a saved login).
+
+    The dataset is named as `validate` and `stats` name it: the argument (`coordqa dataset push
+    fresh/ --repo ORG/NAME`) or --dataset; `dataset push fresh/` was refused as an "unexpected
+    extra argument" (walkthrough 15).
+    """
     from coordqa.hub import push_dataset
 
-    url = push_dataset(path, repo, private=private)
+    url = push_dataset(chosen_dataset(path, dataset), repo, private=private)
     console.print(f"published to {url}", soft_wrap=True)
 
 

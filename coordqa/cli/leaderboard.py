@@ -753,6 +753,39 @@ def submit_endpoint_command(
             f"queued job {job['id']} ({what}): {to.rstrip('/')}/api/jobs/{job['id']}",
             soft_wrap=True,
         )
+    for note in _same_registration_notes(answer):
+        console.print(note, markup=False, style="yellow", soft_wrap=True)
+
+
+def _same_registration_notes(answer: Any) -> list[str]:
+    """What ``submit-endpoint`` says of the token's earlier jobs of the same endpoint and test.
+
+    Each job ranks its own entry, as each upload does; registering the same endpoint, model and
+    name again ranks a second entry beside the first, which ``submit`` says of an upload
+    (walkthrough 15: a second registration said nothing). Who may hide or cancel is the admin.
+    """
+    from coordqa.leaderboard.client import same_registrations
+
+    new_jobs = {job.get("grid"): job.get("id") for job in answer.get("jobs", [])}
+    notes = []
+    for job, status, entry, grid in same_registrations(answer):
+        test = "CoordinationQA" if grid is None else f"grid {grid}"
+        if entry is not None:
+            then = (
+                f"made entry {entry}; the new job makes an entry of its own, ranked beside it. "
+                f"If it replaces entry {entry}, ask the board's admin to hide that one "
+                f"(`coordqa leaderboard hide {entry} --db DB_URL`)"
+            )
+        else:
+            then = (
+                f"is {status}; both jobs make an entry, ranked side by side. If this "
+                "registration was a mistake, ask the board's admin to cancel the new job "
+                f"(`coordqa leaderboard job cancel {new_jobs.get(grid, 'ID')} --db DB_URL`)"
+            )
+        notes.append(
+            f"job {job} ({test}) of the same endpoint, model and name from this token {then}"
+        )
+    return notes
 
 
 @leaderboard_app.command("worker")
@@ -787,6 +820,7 @@ def worker_command(
     """Run the board's queued jobs one at a time (resuming any whose worker stopped)."""
     from coordqa.leaderboard.catalog import BoardCatalog
     from coordqa.leaderboard.worker import work, work_on_ray
+    from coordqa.runs import sigterm_as_ctrl_c
 
     database = _open(db, create=False)
     config = WorkerConfig(work_dir=work_dir.resolve(), poll_s=poll_s)
@@ -805,7 +839,8 @@ def worker_command(
         for outcome in done:
             said(outcome)
     else:
-        done = work(database, BoardCatalog(database), config, once=once, on_outcome=said)
+        with sigterm_as_ctrl_c():  # a SIGTERM puts the running job back, as Ctrl-C does
+            done = work(database, BoardCatalog(database), config, once=once, on_outcome=said)
     console.print(f"{len(done)} job(s) run; the queue is empty")
 
 

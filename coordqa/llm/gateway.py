@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from coordqa.errors import ConfigError
+from coordqa.llm.allowance import admit_call
 from coordqa.llm.bounds import checked_usage, cut_reply
 from coordqa.llm.cache import ResponseCache, cache_key
 from coordqa.llm.call_names import in_role
@@ -261,6 +262,7 @@ class Model:
 
         async def admit() -> None:
             await limiter.admit(tokens)
+            await admit_call()  # last: an attempt counted here is sent at once
 
         async with limiter.slot():
             started = time.monotonic()

@@ -3,6 +3,7 @@
 - :class:`RunLifecycle` and :func:`run_to_end`: open or resume a run directory (its identity
   checked), run a session, end it as finished, failed (:class:`~coordqa.errors.RunFailed`) or
   interrupted (:class:`~coordqa.errors.RunInterrupted`, on Ctrl-C and SIGTERM alike);
+  :func:`sigterm_as_ctrl_c` for the synchronous code around sessions;
 - :class:`ErrorWatch`: failing loudly, the same way in every driver: a refused call or an
   unreachable server stops the run at once, the first error of each kind is shown when it
   happens, and too many errors fail the run;
@@ -18,7 +19,7 @@ Runs are read back by one reader per kind, all of one shape
 
 from coordqa.runs.counts import fewer_than_stored
 from coordqa.runs.endpoint import check_reachable, check_served, given_key
-from coordqa.runs.lifecycle import RunLifecycle, run_to_end
+from coordqa.runs.lifecycle import RunLifecycle, run_to_end, sigterm_as_ctrl_c
 from coordqa.runs.moved import say_if_moved
 from coordqa.runs.watch import STOPPING_ERRORS, ErrorWatch, Stop, Tally, error_signature
 
@@ -35,4 +36,5 @@ __all__ = [
     "given_key",
     "run_to_end",
     "say_if_moved",
+    "sigterm_as_ctrl_c",
 ]

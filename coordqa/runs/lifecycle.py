@@ -14,7 +14,9 @@ through the same steps, so they stop, resume and report the same way:
    ``failed`` (:class:`~coordqa.errors.RunFailed`, exit status 1 in the CLI);
 4. :func:`run_to_end` runs a session's coroutine from synchronous code and turns Ctrl-C and
    SIGTERM into one exception, :class:`~coordqa.errors.RunInterrupted` (exit status 130), whose
-   message says what is kept and how to resume.
+   message says what is kept and how to resume; :func:`sigterm_as_ctrl_c` does the same for
+   the synchronous code around sessions (a board worker's), so a SIGTERM never kills the
+   process where Ctrl-C would have let it put its work back.
 """
 
 from __future__ import annotations
@@ -169,7 +171,7 @@ class _Terminate:
 
 
 @contextmanager
-def _handle_sigterm(handler: _Terminate) -> Iterator[None]:
+def _handle_sigterm(handler: Callable[[int, FrameType | None], Any]) -> Iterator[None]:
     """Install ``handler`` for SIGTERM while inside (main thread only: elsewhere, nothing)."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -179,6 +181,23 @@ def _handle_sigterm(handler: _Terminate) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def sigterm_as_ctrl_c() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt while inside, as Ctrl-C does (main thread only).
+
+    Python's default for SIGTERM ends the process on the spot: no ``except`` or ``finally``
+    runs, so a board worker's claimed job stayed "running" until its lease ran out (walkthrough
+    15). Inside, code that handles Ctrl-C handles SIGTERM the same way; a session run with
+    :func:`run_to_end` inside still has its SIGTERM cancel its task, as before.
+    """
+    with _handle_sigterm(_raise_ctrl_c):
+        yield
 
 
 async def _terminable(session: Callable[[], Coroutine[Any, Any, T]]) -> T:
