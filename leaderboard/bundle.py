@@ -19,7 +19,6 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -836,31 +835,26 @@ def _covered_grid(
     return grid.name
 
 
-_FILES_OFFERED = 200
-"""Grid files read beside a missing one, to offer the closest: a bound on a big folder."""
-
-
 def _refuse_a_missing_grid_file(given: str) -> None:
     """Refuse ``given`` when it reads as a grid file's path, as no file is there.
 
     Such a --grid is a mistyped path, never a board's grid name: sent, the board would answer
     "unknown grid 'my-grdi.yaml'" (walkthrough 12 #115); saved or sent, it is refused here in
-    one wording, with the grid files beside where it points that are close to it.
+    the words every command says a missing path in (:func:`~coordqa.given_paths.missing_path`),
+    with the grid files beside where it points that are close to it.
 
     Raises:
         BundleError: ``given`` reads as a path (:func:`~coordqa.agentic.names_a_grid_file`).
     """
     from coordqa.agentic import names_a_grid_file, registered_grids
-    from coordqa.registry import did_you_mean
+    from coordqa.given_paths import YAML_SUFFIXES, missing_path
 
     if not names_a_grid_file(given):
         return
-    folder = Path(given).parent
-    beside = sorted(str(folder / p.name) for p in islice(folder.glob("*.y*ml"), _FILES_OFFERED))
     raise BundleError(
-        f"no grid file is at {given!r} (a --grid ending in .yaml or .yml, or holding a '/', "
-        f"is a grid file's path).{did_you_mean(given, beside)} Give the path of the grid file "
-        "the run played, or the name the board ranks the grid under (shipped with coordqa: "
+        f"{missing_path(given, 'grid file', YAML_SUFFIXES)} A --grid ending in .yaml or .yml, "
+        "or holding a '/', is a grid file's path: give the path of the grid file the run "
+        "played, or the name the board ranks the grid under (shipped with coordqa: "
         f"{', '.join(sorted(registered_grids()))})"
     )
 

@@ -190,7 +190,7 @@ def test_a_missing_grid_file_is_refused_here_in_the_same_words_whether_sent_or_s
         "submit", hm_hanabi, "--grid", given, "--to", "http://127.0.0.1:9", "--token", "t"
     )
     assert saved == sent, (saved, sent)
-    assert saved.startswith(f"error: no grid file is at {given!r}"), saved
+    assert saved.startswith(f"error: grid file {given} does not exist."), saved
     assert not (tmp_path / "b.json").exists()
 
 
