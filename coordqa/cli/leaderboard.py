@@ -328,10 +328,11 @@ def _refuse_changes_to_a_saved_bundle(
         import shlex
 
         options = " ".join(f"{flag} {shlex.quote(str(value))}" for flag, value in changed.items())
+        flags = " and ".join(changed)
         raise ConfigError(
-            f"{' and '.join(changed)} cannot change a saved bundle ({path}): its digest covers "
-            "what it says of the model. Save it again from its run directory with "
-            f"{'them' if len(changed) > 1 else 'it'}: `coordqa submit RUN_DIR {options} --out "
+            f"{flags} cannot change a saved bundle ({path}): its digest covers what it says of "
+            f"the model. Save it again from its run directory with {flags}: "
+            f"`coordqa submit RUN_DIR {options} --out "
             f"{shlex.quote(str(path))}` (an agentic run: with --grid GRID), then send that file; "
             f"or send the run directly: `coordqa submit RUN_DIR {options} --to URL --token T`"
         )
