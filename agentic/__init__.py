@@ -11,7 +11,9 @@ cheap):
   replaying it (what the leaderboard uses); :func:`load_agentic_run` gives the played episodes;
 - :func:`agentic_report`: the paper-shaped tables and figures of one or more runs;
 - :func:`get_grid` / :func:`registered_grids` / :func:`missing_tasks`: the registered, versioned
-  grids (what the leaderboard checks agentic submissions against).
+  grids (what the leaderboard checks agentic submissions against);
+  :func:`unshipped_checkpoint_problem`: whether a run's partners played a checkpoint other than
+  the shipped one, which a board's replay would refuse.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ if TYPE_CHECKING:
     from coordqa.agentic.match import (
         play_match as play_match,
         run_match as run_match,
+    )
+    from coordqa.agentic.partners.played import (
+        unshipped_checkpoint_problem as unshipped_checkpoint_problem,
     )
     from coordqa.agentic.report import (
         agentic_report as agentic_report,

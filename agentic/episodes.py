@@ -517,6 +517,13 @@ def _check_start(key: str, expected: Mapping[str, Any], stored: Mapping[str, Any
     )
 
 
+def _checkpoint_of(player: Player) -> str | None:
+    """The fingerprint of the checkpoint ``player`` plays (None: a player without one)."""
+    report = getattr(player, "stats", None)
+    played = report().get("checkpoint") if callable(report) else None
+    return played if isinstance(played, str) else None
+
+
 def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
     """Replay one episode and check its spec, score and metrics; see :func:`verify_episodes`."""
     spec, trajectory = episode.spec, episode.trajectory
@@ -538,7 +545,11 @@ def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
     try:
         replay(trajectory, start=game, players=players)
     except GameError as exc:
-        raise EpisodeReplayError(f"episode {episode.key} does not replay: {exc}") from exc
+        from coordqa.agentic.partners.played import replay_failure_cause
+
+        played_here = {seat: _checkpoint_of(player) for seat, player in players.items()}
+        cause = replay_failure_cause(episode, played_here)
+        raise EpisodeReplayError(f"episode {episode.key} does not replay: {exc}; {cause}") from exc
     if not game.is_terminal():
         raise EpisodeReplayError(
             f"episode {episode.key} stops after {len(trajectory.steps)} steps before the game "

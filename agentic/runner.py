@@ -95,7 +95,7 @@ from coordqa.store import (
     open_to_write,
 )
 from coordqa.store.manifest import session_command
-from coordqa.words import counted
+from coordqa.words import counted, format_list
 
 
 @dataclass
@@ -489,6 +489,9 @@ class GridPlan:
     """The run as its folder stores it, if one is there (:func:`_as_stored`)."""
     api_keys: dict[str, str] = field(default_factory=dict, repr=False)
     """A key by model name (never stored)."""
+    extension: str | None = None
+    """What this grid adds to the run its folder holds, in words (:func:`extension_words`),
+    said before anything is played; None when it adds nothing."""
 
     def engine(self) -> AbstractContextManager[object]:
         """Ray connected for the run when its backend is Ray (nothing otherwise).
@@ -526,8 +529,14 @@ def plan_grid(
     said = words or CountWords()
     specs, unready, transports = _checked_before_the_run(config, folder, keys, said)
     manifest = grid_manifest(config, specs, transports)
-    opening = _as_stored(config, manifest, folder, said)
-    return GridPlan(config, folder, specs, unready, manifest, opening, keys)
+    opening, held = _as_stored(config, manifest, folder, said)
+    grid_file = said.file  # `agentic run`'s raised --episodes: its opening line says enough
+    extension = (
+        None
+        if held is None or grid_file is None
+        else extension_words(folder, opening, held, specs, grid_file)
+    )
+    return GridPlan(config, folder, specs, unready, manifest, opening, keys, extension)
 
 
 async def run_grid_async(
@@ -595,8 +604,11 @@ async def play_grid_async(
 
 def _as_stored(
     config: GridConfig, manifest: RunManifest, out: Path, words: CountWords
-) -> RunManifest:
+) -> tuple[RunManifest, list[EpisodeSpec] | None]:
     """``manifest`` (the run of ``config``) as the run at ``out`` stores it, if one is there.
+
+    With the episodes the stored run plans (None: no run there, or nothing ``config`` can
+    raise), so that what ``config`` adds to them is said (:func:`extension_words`).
 
     That is, with the stored seeds of each game entry (``episodes``, ``seeds`` or the game's
     own), when ``config`` asks for the same episodes or more of them: the one setting a resumed
@@ -617,7 +629,7 @@ def _as_stored(
             or with other seeds than a count of them (Hanabi's own, the paper's).
     """
     if not (out / MANIFEST).exists():
-        return manifest
+        return manifest, None
     stored = open_to_write(out).manifest
     games = stored.config.get("games")
     before = None
@@ -625,7 +637,7 @@ def _as_stored(
         before = config.with_seeds_of(games)
     if before is None:
         check_resumable(out, stored, manifest)  # another run: refused with its differences
-        return manifest
+        return manifest, None
     identity = before.identity()
     if stored_form(stored.config) == identity:
         identity = stored.config  # the same run, stored in an older form (agent options)
@@ -637,7 +649,51 @@ def _as_stored(
     check_resumable(out, stored, opening)
     for asked, held in zip(config.games, before.games, strict=True):
         _check_seeds(out, asked, held, config.pairings(), words)
-    return opening
+    return opening, before.episodes()
+
+
+def extension_words(
+    out: Path,
+    stored: RunManifest,
+    held: Sequence[EpisodeSpec],
+    specs: Sequence[EpisodeSpec],
+    grid_file: str,
+) -> str | None:
+    """What ``specs`` add to the ``held`` episodes of the run at ``out``, and what that costs.
+
+    Raising a run's episodes (``--episodes``, a raised ``episodes:``, seeds added to a grid
+    file of the same ``name:``) resumes it as a larger run: its episodes are kept and the ones
+    added are played. A board registered the grid as it was played, by its tasks, so the
+    extended run is no longer that grid; the user is told so, with which episodes are added,
+    before anything is played (walkthrough 15 R9: "playing 2 of 6 episodes (4 already done)"
+    was all that was said). ``grid_file``: the grid as the command named it (file or name).
+    None when ``specs`` add nothing.
+    """
+    held_keys = {spec.key for spec in held}
+    added = [spec for spec in specs if spec.key not in held_keys]
+    if not added:
+        return None
+    seeds: dict[str, set[int]] = {}
+    partners: dict[str, None] = {}
+    for spec in added:
+        seeds.setdefault(spec.game, set()).add(spec.seed)
+        partners["self-play" if spec.partner is None else spec.partner] = None
+    which = format_list(
+        [
+            f"{game} {'seed' if len(numbers) == 1 else 'seeds'} "
+            + ", ".join(map(str, sorted(numbers)))
+            for game, numbers in sorted(seeds.items())
+        ]
+    )
+    grid = f"grid {stored.config.get('name')!r}"
+    was = counted(len(held), "episode")
+    return (
+        f"{out} holds {grid} with {was}; {grid_file} adds {counted(len(added), 'episode')} to "
+        f"it: {which} ({', '.join(partners)}). The run becomes one of "
+        f"{counted(len(held) + len(added), 'episode')}: a board that registered {grid} as it "
+        f"was played ({was}) will not take the extended run; to keep that run as it is, give "
+        "another --out"
+    )
 
 
 def _check_seeds(

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["MAX_LISTED", "counted", "format_list", "parameter_words", "with_article"]
+__all__ = [
+    "MAX_LISTED",
+    "agreeing",
+    "counted",
+    "format_list",
+    "parameter_words",
+    "with_article",
+]
 
 MAX_LISTED = 5
 """How many offending items (keys, tasks) an error message lists before summarising the rest."""
@@ -20,6 +27,15 @@ def counted(count: int, noun: str, plural: str | None = None) -> str:
     ('1 question', '2 questions', '0 replies')
     """
     return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
+def agreeing(count: int, singular: str, plural: str) -> str:
+    """The verb that agrees with ``count`` things: "1 entry is", "2 entries are".
+
+    >>> agreeing(1, "is", "are"), agreeing(0, "was", "were"), agreeing(3, "plays", "play")
+    ('is', 'were', 'play')
+    """
+    return singular if count == 1 else plural
 
 
 def with_article(phrase: str) -> str:

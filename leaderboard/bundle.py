@@ -883,7 +883,7 @@ def build_agentic_bundle(
             grid, or the grid is unknown here and the bundle is saved to a file.
         StoreError: the run directory is missing, corrupt or not an agentic run.
     """
-    from coordqa.agentic import read_agentic_run
+    from coordqa.agentic import read_agentic_run, unshipped_checkpoint_problem
 
     store = open_run(run_dir)
     if destination != "own-board":  # the worker's run is on the seeds it drew, by design
@@ -906,6 +906,9 @@ def build_agentic_bundle(
     own_grid = str(store.manifest.config.get("name") or "grid")
     agent, model = episodes[0].spec.agent, episodes[0].spec.model
     _refuse_unrankable(model)
+    unshipped = None if destination == "own-board" else unshipped_checkpoint_problem(episodes)
+    if unshipped is not None:
+        raise BundleError(f"{store.path}: {unshipped}")
     data = _envelope("agentic", store.manifest, tested[0], info)
     data["grid"] = grid or own_grid
     if destination != "own-board":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from coordqa.words import format_list
+from coordqa.words import agreeing, counted, format_list
 
 __all__ = ["coverage_problem"]
 
@@ -31,13 +31,15 @@ def coverage_problem(
     problems = []
     if missing:
         problems.append(
-            f"{len(missing)} of its {len(expected_keys)} tasks are not played "
+            f"{len(missing)} of its {counted(len(expected_keys), 'task')} "
+            f"{agreeing(len(missing), 'is', 'are')} not played "
             f"({format_list(missing)}): a submission covers every seed, layout and partner of "
             "its grid"
         )
     if extra:
         problems.append(
-            f"{len(extra)} episodes play tasks it does not hold ({format_list(extra)}); their "
+            f"{counted(len(extra), 'episode')} {agreeing(len(extra), 'plays', 'play')} tasks "
+            f"it does not hold ({format_list(extra)}); their "
             "game, layout, seed, partner, seat, options (e.g. horizon) or preset differ from "
             "the grid's"
         )

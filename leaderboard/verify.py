@@ -38,7 +38,7 @@ from coordqa.leaderboard.coverage import coverage_problem
 from coordqa.leaderboard.names import clean_name
 from coordqa.leaderboard.rankable import unrankable_problem
 from coordqa.registry import Registry
-from coordqa.words import format_list
+from coordqa.words import counted, format_list
 
 if TYPE_CHECKING:
     from coordqa.agentic import AgenticEpisode
@@ -107,14 +107,15 @@ def _check_count(bundle: QABundle, dataset: KnownDataset, max_trials: int) -> No
     if bundle.trials > max_trials:
         raise VerificationError(
             f"manifest.config.trials is {bundle.trials}: this server ranks runs of at most "
-            f"{max_trials} trials per question",
+            f"{counted(max_trials, 'trial')} per question",
             fix=f"run `coordqa eval --trials {max_trials}` (or fewer)",
         )
     expected, sent = len(dataset.rows) * bundle.trials, len(bundle.replies)
     if abs(expected - sent) > len(dataset.rows):
         raise VerificationError(
             f"manifest.config.trials is {bundle.trials}: dataset {dataset.name!r} "
-            f"({len(dataset.rows)} questions) x {bundle.trials} trials needs {expected} replies, "
+            f"({counted(len(dataset.rows), 'question')}) x {counted(bundle.trials, 'trial')} needs "
+            f"{counted(expected, 'reply', 'replies')}, "
             f"the bundle holds {sent}"
         )
 
@@ -149,7 +150,7 @@ def _check_keys(bundle: QABundle, dataset: KnownDataset, max_trials: int) -> Non
     if problems:
         raise VerificationError(
             f"the replies must hold every question of dataset {dataset.name!r} x "
-            f"{bundle.trials} trials exactly once; " + "; ".join(problems)
+            f"{counted(bundle.trials, 'trial')} exactly once; " + "; ".join(problems)
         )
 
 

@@ -193,9 +193,9 @@ class ValidationReport:
     superseded: tuple[str, ...]
     """Questions of a frozen release that the current builders render or solve differently, each
     listed as changed or removed in a later release's changelog."""
-    successor: str | None
-    """The later releases whose changelogs list :attr:`superseded`, oldest first, joined by
-    ``" -> "``."""
+    changelogs: tuple[str, ...]
+    """The changelogs that list :attr:`superseded`, oldest first, each named by the releases it
+    goes between (``"coordinationqa-v1 -> coordinationqa-v1.1"``): every one of them was read."""
     skipped: tuple[str, ...] = ()
     """Hand-written questions without a snapshot (the example dataset): there is no state to
     re-render or re-solve, so only their structure was checked."""
@@ -203,12 +203,19 @@ class ValidationReport:
     """The checks of :mod:`.consistency` run on every re-solved question (none on a frozen
     release, shipped before them)."""
 
+    @property
+    def changelogs_named(self) -> str:
+        """:attr:`changelogs` as a message names them: "the changelogs A -> B and B -> C"."""
+        return _changelog_words(self.changelogs)
 
-def _successor_changes(frozen: Release) -> tuple[str, dict[str, Change]]:
-    """The releases after ``frozen`` up to the current one, and their changes by question.
+
+def _successor_changes(frozen: Release) -> tuple[tuple[str, ...], dict[str, Change]]:
+    """The changelogs from ``frozen`` up to the current release, and their changes by question.
 
     Each bundled release's changelog names the release it starts from; following them from
-    ``frozen`` gives every later release (``coordinationqa-v1.1 -> coordinationqa-v1.2``). A
+    ``frozen`` gives every changelog read (``coordinationqa-v1 -> coordinationqa-v1.1``, then
+    ``coordinationqa-v1.1 -> coordinationqa-v1.2``), named whole so that no step is left
+    unsaid (walkthrough 15 N1 named only the last one). A
     question id changed or removed by any of them is listed (as its latest change, with the
     reasons of every release).
 
@@ -230,13 +237,25 @@ def _successor_changes(frozen: Release) -> tuple[str, dict[str, Change]]:
     listed: dict[str, Change] = {}
     current = frozen.name
     while current in starts and len(chain) < len(RELEASES):
-        current, changes = starts[current]
-        chain.append(current)
+        previous, (current, changes) = current, starts[current]
+        chain.append(f"{previous} -> {current}")
         for change in changes:
             earlier = listed.get(change.question_id)
             reasons = (*earlier.reasons, *change.reasons) if earlier else change.reasons
             listed[change.question_id] = Change(change.question_id, change.change, reasons)
-    return " -> ".join(chain), listed
+    return tuple(chain), listed
+
+
+def _changelog_words(changelogs: Sequence[str]) -> str:
+    """The changelogs a frozen release was checked through, as a message names them.
+
+    >>> _changelog_words(["v1.1 -> v1.2"]), _changelog_words(["v1 -> v1.1", "v1.1 -> v1.2"])
+    ('the changelog v1.1 -> v1.2', 'the changelogs v1 -> v1.1 and v1.1 -> v1.2')
+    """
+    *earlier, last = changelogs
+    if not earlier:
+        return f"the changelog {last}"
+    return f"the changelogs {', '.join(earlier)} and {last}"
 
 
 def _seen_by_resolving(change: Change) -> bool:
@@ -266,8 +285,8 @@ def _validate_frozen(rows: Sequence[QuestionRow], frozen: Release) -> Validation
     stores the state with more in it (v1.2 names the Overcooked action under way): then the
     old row still re-solves from its own snapshot.
     """
-    successor, changes = _successor_changes(frozen)
-    latest = {row["question_id"]: row for row in load_rows(successor.rsplit(" -> ", 1)[-1])}
+    changelogs, changes = _successor_changes(frozen)
+    latest = {row["question_id"]: row for row in load_rows(changelogs[-1].rsplit(" -> ", 1)[-1])}
     problems = structural_problems(rows)
     found = problems_by_question(rows, metadata=False, consistency=False)
     superseded = []
@@ -276,14 +295,16 @@ def _validate_frozen(rows: Sequence[QuestionRow], frozen: Release) -> Validation
         listed = qid in changes and changes[qid].change in ("changed", "removed")
         same_state = qid in latest and _state_of(latest[qid]) == _state_of(row)
         if listed and qid not in found and same_state and _seen_by_resolving(changes[qid]):
-            problems.append(f"{qid}: the changelog of {successor} lists it, but it still re-solves")
+            problems.append(
+                f"{qid} is listed in {_changelog_words(changelogs)}, but it still re-solves"
+            )
         elif qid in found and not listed:
             problems.extend(found[qid])
         elif listed and qid in found:
             superseded.append(qid)
     _raise_if(problems)
     resolved = len(rows) - len(superseded)
-    return ValidationReport(len(rows), resolved, frozen, tuple(superseded), successor)
+    return ValidationReport(len(rows), resolved, frozen, tuple(superseded), changelogs)
 
 
 def validate_dataset(name_or_path: str | os.PathLike[str] | None = None) -> ValidationReport:
@@ -317,7 +338,7 @@ def validate_dataset(name_or_path: str | os.PathLike[str] | None = None) -> Vali
     _raise_if(structural_problems(rows) + solver_problems(with_state))
     skipped = tuple(row["question_id"] for row in rows if not has_snapshot(row))
     checks = tuple(CHECKS) if with_state else ()
-    return ValidationReport(len(rows), len(with_state), None, (), None, skipped, checks)
+    return ValidationReport(len(rows), len(with_state), None, (), (), skipped, checks)
 
 
 def has_snapshot(row: QuestionRow) -> bool:

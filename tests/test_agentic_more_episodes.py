@@ -228,3 +228,43 @@ def test_a_refused_smaller_count_names_what_set_it_the_option_or_the_files_key(
     said = " ".join(by_count.stderr.split())
     assert f"ask for episodes: 3 or more in {spec} to resume it" in said, said
     assert len(_moves(out)) == 3
+
+
+def test_a_grid_file_with_one_more_seed_says_which_episodes_it_adds_and_what_a_board_does(
+    tmp_path: Path,
+) -> None:
+    """Blind walkthrough 15 R9: ``agentic grid my-grid3.yaml --out runs/my-grid`` (the same
+    ``name:``, one more seed) extended the folder's run with only "playing 2 of 6 episodes (4
+    already done)"; that folder had been submitted as my-grid and no longer bundles for it.
+    Extending is kept (as a raised ``episodes:``), but said before anything is played: which
+    episodes the file adds, and that a board that registered the grid as played will not take
+    the extended run."""
+    import json
+
+    grid = {
+        "name": "my-grid",
+        "agents": ["cac"],
+        "models": ["bot"],
+        "partners": ["self", "escape-greedy"],
+        "games": [{"game": "collab_escape", "seeds": [0, 1]}],
+    }
+    first, more = tmp_path / "my-grid.yaml", tmp_path / "my-grid3.yaml"
+    first.write_text(json.dumps(grid))
+    more.write_text(json.dumps({**grid, "games": [{"game": "collab_escape", "seeds": [0, 1, 2]}]}))
+    out = tmp_path / "runs" / "my-grid"
+    assert coordqa("agentic", "grid", first, "--out", out).returncode == 0
+    extended = coordqa("agentic", "grid", more, "--out", out, columns=400)
+    assert extended.returncode == 0, extended.stderr
+    said = " ".join(extended.stderr.split())
+    assert (
+        f"{out} holds grid 'my-grid' with 4 episodes; {more} adds 2 episodes to it: "
+        "collab_escape seed 2 (self-play, escape-greedy)"
+    ) in said, said
+    assert (
+        "a board that registered grid 'my-grid' as it was played (4 episodes) will not take "
+        "the extended run; to keep that run as it is, give another --out"
+    ) in said, said
+    assert said.index("will not take") < said.index("playing 2 of 6 episodes (4 already done)")
+    assert len(_moves(out)) == 6
+    again = coordqa("agentic", "grid", more, "--out", out)
+    assert again.returncode == 0 and "will not take" not in again.stderr, again.stderr

@@ -122,7 +122,7 @@ def test_a_run_that_does_not_cover_its_grid_is_refused_before_writing(
     assert line.startswith(
         f"error: grid 'smoke' version 1: {tasks} of its {tasks} tasks are not played ("
     ), line
-    assert "1 episodes play tasks it does not hold (hanabi/default/self/s0#" in line, line
+    assert "1 episode plays tasks it does not hold (hanabi/default/self/s0#" in line, line
     assert line.endswith(
         "play the whole grid and submit that run: "
         "`coordqa agentic grid smoke --agent hm --model scripted --out DIR`"
@@ -166,7 +166,7 @@ def test_a_grid_file_is_checked_here_and_a_board_only_grid_is_left_to_the_board(
         )
     )
     line = one_error_line("submit", hm_hanabi, "--grid", two_seeds, "--out", tmp_path / "2.json")
-    assert "grid 'hanabi-two': 1 of its 2 tasks are not played (hanabi/default/self/s1#" in line
+    assert "grid 'hanabi-two': 1 of its 2 tasks is not played (hanabi/default/self/s1#" in line
     assert f"`coordqa agentic grid {two_seeds} --agent hm --model scripted" in line, line
     sent = build_bundle(hm_hanabi, grid="board-only", destination="board")
     assert sent["grid"] == "board-only"

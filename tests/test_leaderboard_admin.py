@@ -298,6 +298,9 @@ def test_unhide_token_shows_again_exactly_the_hidden_entries_of_that_token(
         ids[2, "b1"]: True,
     }
     assert "0 entries of token 1" in _cli("leaderboard", "unhide", "--token", "1", "--db", url)
+    # blind walkthrough 15 R2: one entry read "1 entries of token 2 are now visible"
+    one = _cli("leaderboard", "unhide", "--token", "2", "--db", url)
+    assert "1 entry of token 2 is now visible" in one, one
     both = runner.invoke(app, ["leaderboard", "unhide", "1", "--token", "1", "--db", url])
     assert "not both" in str(both.exception)
     unknown = runner.invoke(app, ["leaderboard", "unhide", "--token", "9", "--db", url])

@@ -339,3 +339,56 @@ def test_the_grid_of_these_tasks_is_named_as_soon_as_it_is_registered(
     # the board's list of grids is the current one too, not the one it started with
     listed = {g["name"] for g in client[0].get("/api/grids").json()}
     assert "collab-small-v3" in listed, listed
+
+
+def test_a_run_against_a_retrained_bc_partner_is_refused_before_sending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, client: tuple[TestClient, dict[str, str]]
+) -> None:
+    """Blind walkthrough 15 R7: a grid played against a locally retrained ``bc-cramped_room``
+    was sent by ``submit`` without a word, and the board answered a bare "replay mismatch at
+    step 5". Every episode records which checkpoint each BC partner played, ``submit`` refuses
+    one that is not the shipped checkpoint (saying what to do), and a board that replays it
+    anyway names the checkpoint as the cause."""
+    pytest.importorskip("overcooked_ai_py")
+    from coordqa.agentic.partners.bc import PACKAGED_DIR, BCCheckpoint
+
+    shipped = BCCheckpoint.load(PACKAGED_DIR / "bc-cramped_room.npz")
+    retrained = BCCheckpoint([w[::-1].copy() if w.ndim == 1 else w for w in shipped.weights], {
+        **shipped.meta, "seed": 99})  # fmt: skip
+    assert retrained.fingerprint != shipped.fingerprint
+    monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "data"))
+    retrained.save(tmp_path / "data" / "partners" / "bc-cramped_room.npz")
+    grid = {
+        "name": "bc-small",
+        "agents": ["llm"],
+        "models": ["scripted"],
+        "partners": ["bc-cramped_room"],
+        "games": [{"game": "overcooked", "layouts": ["cramped_room"], "seeds": [0], "horizon": 30}],
+    }
+    grid_file = tmp_path / "bc-small.yaml"
+    grid_file.write_text(json.dumps(grid))
+    result = run_grid(parse_grid(grid), tmp_path / "run")
+    assert result.complete, result.failures
+    [played] = {
+        stats["checkpoint"]
+        for episode in load_agentic_run(tmp_path / "run")
+        for stats in episode.agent_stats.values()
+        if "checkpoint" in stats
+    }
+    assert played == retrained.fingerprint
+    refused = coordqa("submit", tmp_path / "run", "--grid", grid_file, "--out", tmp_path / "b.json")
+    assert refused.returncode == 2, refused.stderr
+    said = " ".join(refused.stderr.split())
+    assert "bc-cramped_room" in said and retrained.fingerprint in said, said
+    assert shipped.fingerprint in said and "coordqa partners train-bc" in said, said
+    assert "coordqa partners list" in said, said
+    assert not (tmp_path / "b.json").exists()
+    # the board, which plays the shipped checkpoint, says why the replay fails
+    register_grid(client[0].app.state.db, grid_file)
+    bundle = build_bundle(tmp_path / "run", grid="bc-small", destination="own-board")
+    monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "empty"))
+    answer = _post(client, bundle)
+    assert answer.status_code == 422, answer.text
+    detail = answer.json()["detail"]
+    assert f"checkpoint {retrained.fingerprint}" in detail, detail
+    assert f"this board plays checkpoint {shipped.fingerprint}" in detail, detail

@@ -350,7 +350,7 @@ def test_a_bundle_omitting_seeds_of_its_grid_is_refused(
     bundle["episodes"] = [best]  # only the best seed
     answer = agentic_board.submit(seal(bundle))
     assert answer.status_code == 422
-    assert "1 of its 2 tasks are not played" in answer.json()["detail"]
+    assert "1 of its 2 tasks is not played" in answer.json()["detail"]
     # nor may the best seed stand in for the other one, played again with other agent options
     again = forge(best, spec={"agent_options": {"note": "second try"}})
     bundle["episodes"] = [best, again]

@@ -163,3 +163,25 @@ def test_a_board_job_whose_run_breaks_the_schema_fails_naming_the_rule(
     assert public.startswith("the board refused the job's results"), public
     assert ".text: String should have at most 100000 characters" in public
     assert "--out" not in public and "xxxxxxxxxx" not in public
+
+
+def test_a_name_given_to_a_saved_bundle_is_refused_with_the_command_that_saves_it_again(
+    tmp_path: Path, run_dir: Path
+) -> None:
+    """Blind walkthrough 15 R1: ``submit bundle.json --to URL --name Random`` was refused ("its
+    digest covers it") with no command that gets the name into a bundle; the refusal now gives
+    the command that saves it again from its run with the options, and the one that sends the
+    run directly. Refused before any connection: nothing listens at the address given."""
+    from cli_support import coordqa
+
+    saved = tmp_path / "bundle.json"
+    assert coordqa("submit", run_dir, "--out", saved).returncode == 0
+    to = ("--to", "http://127.0.0.1:9", "--token", "secret-token")
+    refused = coordqa("submit", saved, *to, "--name", "My Model", "--org", "Lab")
+    assert refused.returncode == 2, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    said = " ".join(refused.stderr.split())
+    assert said.startswith(f"error: --name and --org cannot change a saved bundle ({saved})"), line
+    assert f"`coordqa submit RUN_DIR --name 'My Model' --org Lab --out {saved}`" in said, said
+    assert "`coordqa submit RUN_DIR --name 'My Model' --org Lab --to URL --token T`" in said
+    assert "secret-token" not in said

@@ -9,6 +9,8 @@ partner plays even where torch is not installed, and the file is independent of 
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import io
 import json
 import time
@@ -123,6 +125,21 @@ class BCCheckpoint:
             meta: dict[str, Any] = json.loads(str(data["meta"]))
         return meta
 
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """Which weights these are: sha256 of their shapes and bytes (first 16 hex digits).
+
+        Every episode records the fingerprint its BC/HP partner played (``BCPlayer.stats``), so
+        a run against a retrained checkpoint is told from one against the shipped checkpoint
+        before a board, which replays the shipped one, fails it (walkthrough 15 R7).
+        """
+        digest = hashlib.sha256()
+        for weight in self.weights:
+            array = np.ascontiguousarray(weight, dtype="<f4")
+            digest.update(f"{array.shape};".encode())
+            digest.update(array.tobytes())
+        return digest.hexdigest()[:16]
+
     def probabilities(self, features: np.ndarray) -> np.ndarray:
         """Softmax action probabilities for a ``[96]`` or ``[n, 96]`` feature array."""
         hidden = features
@@ -134,6 +151,13 @@ class BCCheckpoint:
         shifted = np.exp(hidden - hidden.max(axis=-1, keepdims=True))
         probs: np.ndarray = shifted / shifted.sum(axis=-1, keepdims=True)
         return probs
+
+
+@functools.cache
+def shipped_fingerprint(name: str) -> str | None:
+    """The fingerprint of the checkpoint coordqa ships for partner ``name`` (None: none)."""
+    path = PACKAGED_DIR / f"{name}.npz"
+    return BCCheckpoint.load(path).fingerprint if path.is_file() else None
 
 
 def user_checkpoint(name: str) -> Path:

@@ -76,6 +76,10 @@ class BCPlayer(ScriptedPlayer):
         features = mdp.featurize_state(state, planner, num_pots=2)[player]
         return self.checkpoint.probabilities(np.asarray(features, dtype=np.float32))
 
+    def stats(self) -> dict[str, str]:
+        """The checkpoint played, by fingerprint: each episode records it (``agent_stats``)."""
+        return {"checkpoint": self.checkpoint.fingerprint}
+
     def choose(self, observation: Observation) -> str:
         """Sample a primitive move (after the unstuck rule)."""
         view, player = observation.view, observation.player

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from coordqa.cli._progress import say_first_error
+from coordqa.words import counted
 
 if TYPE_CHECKING:
     from coordqa.evalset import SetEvent
@@ -78,8 +79,7 @@ class SetLines(SetDisplay):
             errors = sum(s.errors for s in self.latest.values())
             self.console.print(
                 f"eval-set {done}/{total} samples ({done / total:.0%}) of "
-                f"{len(self.latest)} member{'s' * (len(self.latest) != 1)} started, "
-                f"{errors} errors",
+                f"{counted(len(self.latest), 'member')} started, {counted(errors, 'error')}",
                 highlight=False,
             )
             self._printed = done

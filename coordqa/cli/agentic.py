@@ -28,7 +28,7 @@ from rich.text import Text
 from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
-from coordqa.cli._errors import RUN_FAILED_EXIT, messages
+from coordqa.cli._errors import RUN_FAILED_EXIT, messages, warn
 from coordqa.cli._lists import split_list
 from coordqa.cli._names import game_name, model_name, player_name, player_names
 from coordqa.cli._option_groups import option_groups
@@ -214,6 +214,8 @@ def _play(
     from coordqa.agentic.runner import default_out, plan_grid
 
     plan = plan_grid(config, out or default_out(config), api_keys, words=words)  # before the bar
+    if plan.extension is not None:  # said even with --quiet: the run it extends changes
+        warn(plan.extension)
     with plan.engine():  # an unreachable Ray too
         _play_planned(plan, quiet=quiet)
 

@@ -19,6 +19,7 @@ from coordqa.cli._names import game_name
 from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import new_table, number_column
 from coordqa.errors import ConfigError
+from coordqa.words import counted
 
 console = Console()
 
@@ -75,7 +76,7 @@ def print_dataset_summary(folder: Path, title: str) -> None:
     for game, by_type in question_counts(rows).items():
         table.add_row(game, *map(str, by_type.values()), str(sum(by_type.values())))
     console.print(table)
-    console.print(f"{len(rows)} questions written to {folder}", soft_wrap=True)
+    console.print(f"{counted(len(rows), 'question')} written to {folder}", soft_wrap=True)
     console.print(f"fingerprint {dataset_fingerprint(rows)}")
 
 
@@ -227,7 +228,8 @@ def validate_command(
     report = validate_dataset(chosen_dataset(path, dataset))
     if report.frozen is None:
         console.print(
-            f"[green]ok[/]: {report.resolved} questions re-rendered and re-solved, no mismatch"
+            f"[green]ok[/]: {counted(report.resolved, 'question')} re-rendered and re-solved, "
+            "no mismatch"
         )
         if report.checks:
             console.print(
@@ -246,7 +248,7 @@ def validate_command(
         f"[green]ok[/]: {report.frozen.name} is the frozen release as shipped (fingerprint "
         f"{report.frozen.frozen_fingerprint}); {report.resolved} of {report.checked} questions "
         f"re-rendered and re-solved with no mismatch; the other {len(report.superseded)} are "
-        f"listed as changed or removed in the changelog of {report.successor}"
+        f"listed as changed or removed in {report.changelogs_named}"
     )
 
 

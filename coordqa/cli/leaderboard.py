@@ -27,6 +27,7 @@ from coordqa.leaderboard.settings import (
 )
 from coordqa.outputs import BOARD_SITE, make_output_file
 from coordqa.runfolder import is_run_file
+from coordqa.words import agreeing, counted
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -238,9 +239,9 @@ def submit_command(
             run_dir, grid=grid, destination="file" if to is None else "board", **shown
         )
     what = (
-        f"{len(bundle['replies'])} replies"
+        counted(len(bundle["replies"]), "reply", "replies")
         if "replies" in bundle
-        else f"{len(bundle['episodes'])} episodes"
+        else counted(len(bundle["episodes"]), "episode")
     )
     if out is not None:
         make_output_file(out, "--out")
@@ -277,8 +278,6 @@ def _entries_beside_notes(answer: Submitted, agentic: bool) -> list[str]:
     offered one with more trials). Which one a new entry replaces is the submitter's to know:
     with several, none is named for hiding (walkthrough 11 #240 named an unrelated one).
     """
-    from coordqa.words import counted
-
     test, unit = ("grid", "episode") if agentic else ("dataset", "trial")
     new = answer.trials
     fewer = [(i, n) for i, n in answer.beside if new is not None and n < new]
@@ -313,19 +312,29 @@ def _entries_beside_notes(answer: Submitted, agentic: bool) -> list[str]:
 def _refuse_changes_to_a_saved_bundle(
     path: Path, out: Path | None, *, details: ModelDetails, **given: str | None
 ) -> None:
-    """Refuse options a saved bundle cannot take.
+    """Refuse options a saved bundle cannot take, with the commands that take them.
 
     Its digest covers what it says of the model, so it is sent as saved: an option given would
-    otherwise be ignored in silence.
+    otherwise be ignored in silence. The name goes in where the bundle is made, so the refusal
+    shows that command with the options given (walkthrough 15 R1: "give them to coordqa submit
+    RUN" left the user to work out which command and where the name goes). The token and the
+    board's address stay placeholders: they are not repeated back.
     """
     if out is not None:
         raise ConfigError(f"{path} is a saved bundle already; send it with --to URL")
     named = {**given, "org": details.org, "params": details.params, "link": details.link}
-    changed = [f"--{option}" for option, value in named.items() if value is not None]
+    changed = {f"--{option}": value for option, value in named.items() if value is not None}
     if changed:
+        import shlex
+
+        options = " ".join(f"{flag} {shlex.quote(str(value))}" for flag, value in changed.items())
+        flags = " and ".join(changed)
         raise ConfigError(
-            f"{' and '.join(changed)} cannot change a saved bundle ({path}): its digest covers "
-            "it. Give them to coordqa submit RUN (--out again, or --to)"
+            f"{flags} cannot change a saved bundle ({path}): its digest covers what it says of "
+            f"the model. Save it again from its run directory with {flags}: "
+            f"`coordqa submit RUN_DIR {options} --out "
+            f"{shlex.quote(str(path))}` (an agentic run: with --grid GRID), then send that file; "
+            f"or send the run directly: `coordqa submit RUN_DIR {options} --to URL --token T`"
         )
 
 
@@ -482,7 +491,13 @@ def token_revoke_command(
         console.print(_unchanged(f"token {info.id} ({info.name})", "revoked", info.revoked_at))
     if hide:
         count = database.set_hidden_of(info.id, True, reason)
-        console.print(f"{count} entries of token {info.id} are now hidden")
+        console.print(_token_entries_now(count, info.id, "hidden"))
+
+
+def _token_entries_now(count: int, token_id: int, state: str) -> str:
+    """What ``hide``/``unhide --token`` and ``token revoke --hide-entries`` did: one wording."""
+    entries = counted(count, "entry", "entries")
+    return f"{entries} of token {token_id} {agreeing(count, 'is', 'are')} now {state}"
 
 
 def _unchanged(what: str, state: str, since: datetime | None = None) -> str:
@@ -531,7 +546,7 @@ def _set_hidden(
         database = _open(db, create=False)
         token_id = token_id_of(database, token)
         count = database.set_hidden_of(token_id, hidden, reason)
-        console.print(f"{count} entries of token {token_id} are now {state}")
+        console.print(_token_entries_now(count, token_id, state))
         return
     if submission_id is None:
         raise ConfigError("give a SUBMISSION_ID, or --token TOKEN for a submitter's entries")

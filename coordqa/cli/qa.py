@@ -182,7 +182,8 @@ def render_counts(result: RunResult) -> None:
     def spent(totals: UsageTotals) -> str:
         implausible = totals.usage.implausible_counts
         unbelieved = (
-            f" ({implausible} calls reported token counts that cannot be right: not counted)"
+            f" ({counted(implausible, 'call')} reported token counts that cannot be right: "
+            "not counted)"
             if implausible
             else ""
         )

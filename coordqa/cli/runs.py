@@ -35,6 +35,7 @@ from coordqa.cli._tables import (
 from coordqa.cli.qa import AsJson
 from coordqa.errors import ConfigError
 from coordqa.outputs import QA_REPORT, make_output_file
+from coordqa.words import counted
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -437,7 +438,7 @@ def report_command(
     written = write_reports(reports, out)
     for item in reports:
         if len(reports) > 1:
-            heading = f"dataset {item.group.title} ({len(item.report.models)} runs)"
+            heading = f"dataset {item.group.title} ({counted(len(item.report.models), 'run')})"
             console.rule(Text(heading, style="bold"), align="left")
         render_report(item.report)
     folders = " (one folder per dataset)" if len(reports) > 1 else ""
