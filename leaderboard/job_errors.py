@@ -20,7 +20,7 @@ from coordqa.errors import CoordqaError, ModelNotServed, RunFailed
 from coordqa.leaderboard.db import QuotaError
 from coordqa.leaderboard.verify import VerificationError
 from coordqa.llm.redaction import redact
-from coordqa.words import counted
+from coordqa.words import agreeing, counted
 
 __all__ = [
     "BudgetExceeded",
@@ -87,7 +87,8 @@ class GridIncomplete(CoordqaError):
     def __init__(self, failed: int, skipped: int, first_error: str | None) -> None:
         """Count what did not finish and keep the first error."""
         super().__init__(
-            f"the grid did not finish: {failed} episodes failed and {skipped} were skipped"
+            f"the grid did not finish: {counted(failed, 'episode')} failed and {skipped} "
+            f"{agreeing(skipped, 'was', 'were')} skipped"
             + ("" if first_error is None else f" (first error: {first_error})")
         )
         self.failed = failed
