@@ -692,3 +692,13 @@ def test_ctrl_c_while_the_private_split_is_made_stops_the_worker_at_once(
     took = time.monotonic() - sent[0]
     assert public_job(board, job_id)["status"] == "queued"
     assert took < 5, f"{took:.1f} s to stop"
+
+
+def test_an_unfinished_grid_counts_its_episodes_in_agreeing_words() -> None:
+    """Walkthrough 15 R2's sweep: "1 episodes failed and 1 were skipped"."""
+    from coordqa.leaderboard.job_errors import GridIncomplete
+
+    assert str(GridIncomplete(1, 1, None)) == (
+        "the grid did not finish: 1 episode failed and 1 was skipped"
+    )
+    assert str(GridIncomplete(2, 0, None)).endswith("2 episodes failed and 0 were skipped")
