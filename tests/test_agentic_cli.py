@@ -524,3 +524,19 @@ def test_self_play_says_its_episodes_are_per_layout(tmp_path: Path) -> None:
         "--partner", "planner", "--position", "1", *horizon, "--out", str(tmp_path / "seat"),
     )  # fmt: skip
     assert "playing 10 episodes: 2 per layout x 5 layouts" in _flat(one_seat.stderr)
+
+
+def test_progress_to_a_pipe_is_plain_whole_lines(tmp_path: Path) -> None:
+    """Walkthrough 16 R4: `agentic run ... 2>&1 | head` showed the bar's last frame cut at the
+    width: "episodes finished in th… this session: 11,550 moves (both seats), 31,020 model …".
+    Not on a terminal, progress is plain whole lines (as `coordqa eval`'s), however narrow."""
+    out = tmp_path / "run"
+    agent = ["--agent", "capture-planner", "--episodes", "2"]
+    result = coordqa(*_run_args(out), *agent, columns=40)
+    assert result.returncode == 0, result.stderr
+    assert "…" not in result.stderr, result.stderr
+    lines = result.stderr.splitlines()
+    final = [line for line in lines if line.startswith("episodes finished 2/2 |")]
+    assert len(final) == 1, result.stderr
+    assert "this session: " in final[0] and "model calls" in final[0], final
+    assert "━" not in result.stderr, result.stderr

@@ -243,27 +243,33 @@ def _play_planned(plan: GridPlan, *, quiet: bool = False) -> None:
 def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> GridResult:
     """Play the grid under a progress bar, closed before the result is returned.
 
-    An interruption in the session (:class:`RunInterrupted`) goes up to the command's error
-    report (:mod:`coordqa.cli._errors`), which says what is kept and exits 130.
+    Not on a terminal (a pipe, a log file), the bar is plain whole lines instead, as
+    ``coordqa eval``'s: one every tenth of the run and at its end. A bar's last frame there was
+    cut at the width ("episodes finished in th… this session: 11,550 moves (both seats), 31,020
+    model …", walkthrough 16 R4). An interruption in the session (:class:`RunInterrupted`) goes
+    up to the command's error report (:mod:`coordqa.cli._errors`), which says what is kept and
+    exits 130.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from coordqa.agentic.runner import play_grid
     from coordqa.cli._progress import attempt_lines, say_first_error
 
+    plain = not quiet and not messages.is_terminal
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[counts]}"),
         console=messages,
-        disable=quiet,
+        disable=quiet or plain,
     ) as progress:
         task = progress.add_task("episodes finished", total=total, counts="")
         opened = quiet  # --quiet: no opening line
+        printed = -1  # the episodes finished at the last plain line
 
         def show(state: GridProgress) -> None:
-            nonlocal opened
+            nonlocal opened, printed
             if not opened:  # the first update, once the run folder says what is done already
                 opened = True
                 progress.console.print(playing_words(count, state), highlight=False)
@@ -278,6 +284,19 @@ def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> G
             if state.failed:
                 counts += f", {state.failed} failed"
             progress.update(task, completed=state.done, counts=counts)
+            step = max(1, state.total // 10)
+            if (
+                plain
+                and state.done != printed
+                and (state.done - printed >= step or state.done == state.total)
+            ):
+                printed = state.done
+                description = progress.tasks[0].description
+                progress.console.print(
+                    f"{description} {state.done}/{state.total} | {counts}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
 
         try:
             with attempt_lines(progress.console):
