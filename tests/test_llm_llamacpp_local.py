@@ -471,3 +471,21 @@ def test_the_real_gemma_is_refused_without_a_format_and_prompted_in_gemmas_with_
     assert "[INST]" not in (call.text or "") and "<<SYS>>" not in (call.text or "")
     manifest = read_qa_run(tmp_path / "run").manifest
     assert manifest.config["model_args"] == {"chat_format": "gemma"}
+
+
+def test_an_absolute_path_written_with_one_slash_is_offered_with_two(
+    fake_llama: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Walkthrough 16 R5: `--model llamacpp/root/.cache/.../x.gguf` said "no file at
+    /tmp/walk16/root/.cache/..." (the path read relative to the working folder) though the file
+    was at /root/...; the docs' two-slash form is offered when that is where the file is."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    one_slash = str(fake_llama).lstrip("/")
+    with pytest.raises(ModelError) as refused:
+        get_model(f"llamacpp/{one_slash}").check()
+    said = str(refused.value)
+    assert f"no file at {elsewhere / one_slash}" in said, said
+    assert f"Did you mean 'llamacpp/{fake_llama}'?" in said, said  # llamacpp//tmp/...
+    assert "two slashes" in said, said

@@ -152,6 +152,7 @@ class LlamaCppProvider(Provider):
             raise ConfigError(
                 f"model {name!r} names no file: write --model llamacpp/PATH-TO-MODEL.gguf"
             )
+        self.given = given
         self.path = Path(given).expanduser().resolve()
         super().__init__(name, self.path.as_uri())
 
@@ -160,8 +161,15 @@ class LlamaCppProvider(Provider):
         if importlib.util.find_spec("llama_cpp") is None:
             raise MissingDependencyError(f"model {self.name} needs llama-cpp-python: {INSTALL}")
         if not self.path.is_file():
+            rooted = Path("/", self.given)
+            hint = (
+                f". Did you mean '{PREFIX}{rooted}'? (an absolute path after {PREFIX} keeps its "
+                f"own slash: two slashes)"
+                if self.given[:1] not in ("/", "~") and rooted.is_file()
+                else ""
+            )
             raise ModelError(
-                f"model {self.name}: no file at {self.path}; give the path of a .gguf file"
+                f"model {self.name}: no file at {self.path}; give the path of a .gguf file{hint}"
             )
         _load(self.path)
 
