@@ -59,7 +59,7 @@ def record_attempt(
 
 
 def refuse_past_quota(db: Database, token_id: int, quota: int, job_id: int | None = None) -> None:
-    """Refuse a new entry of ``token_id`` now, before the work of making it; checked again on storing.
+    """Refuse a new entry of ``token_id`` before the work of making it (counted again on storing).
 
     Raises:
         QuotaError: as :func:`~coordqa.leaderboard.db.check_quota` (``job_id``: a job storing

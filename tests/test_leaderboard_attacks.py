@@ -525,15 +525,16 @@ def test_a_token_at_its_quota_may_resend_what_the_board_holds(db_url: str, tmp_p
 
     limited = BoardClient(db_url, tmp_path, limits=SubmitterLimits(per_hour=None, quota=2))
     try:
-        bundles = [synthetic_bundle(limited.rows, display_name=f"m{i}", run=f"m{i}") for i in (0, 1)]
+        bundles = [synthetic_bundle(limited.rows, display_name=f"m{i}", run=f"m{i}") for i in "01"]
         ids = [limited.submit(bundle).json()["id"] for bundle in bundles]
         visible = limited.submit(bundles[1])
         assert visible.status_code == 200, visible.text
         assert visible.json()["id"] == ids[1] and visible.json()["created"] is False
         limited.db.set_hidden(ids[0], True, "old")
-        assert limited.submit(
-            synthetic_bundle(limited.rows, display_name="m2", run="m2")
-        ).status_code == 201  # the token is at its quota again
+        assert (
+            limited.submit(synthetic_bundle(limited.rows, display_name="m2", run="m2")).status_code
+            == 201
+        )  # the token is at its quota again
         hidden = limited.submit(bundles[0])
         assert hidden.status_code == 200, hidden.text
         assert hidden.json()["id"] == ids[0] and hidden.json()["hidden"] is True

@@ -25,7 +25,7 @@ from coordqa.leaderboard.settings import (
     SubmitterLimits,
     WorkerConfig,
 )
-from coordqa.outputs import BOARD_SITE, make_output_file
+from coordqa.outputs import BOARD_SITE, make_output_file, unused_file_beside
 from coordqa.runfolder import is_run_file
 from coordqa.words import agreeing, counted
 
@@ -329,12 +329,14 @@ def _refuse_changes_to_a_saved_bundle(
 
         options = " ".join(f"{flag} {shlex.quote(str(value))}" for flag, value in changed.items())
         flags = " and ".join(changed)
+        fresh = unused_file_beside(path, [str(value) for value in changed.values()])
+        out = "NEW_FILE" if fresh is None else shlex.quote(str(fresh))
         raise ConfigError(
             f"{flags} cannot change a saved bundle ({path}): its digest covers what it says of "
-            f"the model. Save it again from its run directory with {flags}: "
-            f"`coordqa submit RUN_DIR {options} --out "
-            f"{shlex.quote(str(path))}` (an agentic run: with --grid GRID), then send that file; "
-            f"or send the run directly: `coordqa submit RUN_DIR {options} --to URL --token T`"
+            f"the model. Save it again from its run directory with {flags}, into a new file: "
+            f"`coordqa submit RUN_DIR {options} --out {out}` (an agentic run: with --grid GRID), "
+            f"then send that file; or send the run directly: "
+            f"`coordqa submit RUN_DIR {options} --to URL --token T`"
         )
 
 
