@@ -604,6 +604,37 @@ def test_hide_and_unhide_take_a_token_by_id_or_name_as_revoke_does(tmp_path: Pat
     assert missing.returncode == 2 and "no token with id 9" in missing.stderr, missing.stderr
 
 
+def test_a_token_is_found_by_any_name_token_create_would_call_the_same(tmp_path: Path) -> None:
+    """Walkthrough 16 #140: ``hide --token Bob`` failed "no live token named 'Bob'" while
+    ``token create`` calls ``Bob`` and ``bob`` one name (ignoring case, spaces and look-alike
+    letters). The lookup uses the same equality, and refuses only a name that matches several
+    tokens, naming them."""
+    from coordqa.leaderboard.db import LeaderboardError, Token
+    from coordqa.leaderboard.tokens import create_token, token_id_of
+
+    db = open_database(f"sqlite:///{tmp_path / 'lb.sqlite3'}")
+    create_token(db, "alice")
+    create_token(db, "bob")
+    for given in ("Bob", " B O B ", "\uff42\uff4f\uff42", "b\u043eb"):  # fullwidth; Cyrillic o
+        assert token_id_of(db, given) == 2, given
+    assert token_id_of(db, "ALICE") == 1
+    with pytest.raises(LeaderboardError, match="no token has that name"):
+        token_id_of(db, "bobby")
+    # two live tokens named alike (stored before token create refused it): which one is meant?
+    with db.session() as session:
+        session.add(Token(name="Alice", token_hash="0" * 64))
+    with pytest.raises(LeaderboardError) as several:
+        token_id_of(db, "alice")
+    said = str(several.value)
+    assert "'alice' names 2 live tokens: 1 (alice), 3 (Alice)" in said, said
+    assert "give one of their ids" in said, said
+    db.dispose()
+    hidden = _cli(
+        "leaderboard", "hide", "--token", "Bob", "--db", f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    )
+    assert "token 2 (bob)" in hidden or "of token 2" in hidden, hidden
+
+
 def test_grid_list_and_dataset_list_show_what_the_board_ranks(tmp_path: Path, db_url: str) -> None:
     """Blind walkthrough 10 #177: ``leaderboard grid`` had only ``add``: no way to see which
     grids a board ranks (the names ``--grid`` takes) short of reading its database."""
