@@ -492,14 +492,34 @@ def token_revoke_command(
     else:
         console.print(_unchanged(f"token {info.id} ({info.name})", "revoked", info.revoked_at))
     if hide:
-        count = database.set_hidden_of(info.id, True, reason)
-        console.print(_token_entries_now(count, info.id, "hidden"))
+        console.print(_hide_entries_of(database, info.id, True, reason))
 
 
-def _token_entries_now(count: int, token_id: int, state: str) -> str:
-    """What ``hide``/``unhide --token`` and ``token revoke --hide-entries`` did: one wording."""
-    entries = counted(count, "entry", "entries")
-    return f"{entries} of token {token_id} {agreeing(count, 'is', 'are')} now {state}"
+def _hide_entries_of(database: Database, token_id: int, hidden: bool, reason: str | None) -> str:
+    """Hide or show a token's entries, and say what changed, in one wording.
+
+    ``hide``/``unhide --token`` and ``token revoke --hide-entries`` answer so. When no entry
+    changed state it says so (walkthrough 16 #141: "0 entries of token 2 are now visible" read
+    as "token 2 has no visible entries"), and names a new reason given to the entries hidden
+    already, the one change there is then.
+    """
+    from coordqa.leaderboard.tokens import list_tokens
+
+    count = database.set_hidden_of(token_id, hidden, reason)
+    state = "hidden" if hidden else "visible"
+    if count:
+        entries = counted(count, "entry", "entries")
+        return f"{entries} of token {token_id} {agreeing(count, 'is', 'are')} now {state}"
+    info = next(token for token in list_tokens(database) if token.id == token_id)
+    none = f"token {info.id} ({info.name}) has no {'visible' if hidden else 'hidden'} entries"
+    if hidden and reason is not None and info.hidden:
+        held = counted(info.hidden, "hidden entry", "hidden entries")
+        return f"{none}; the reason of its {held} is now {reason!r}"
+    return f"{none}{NOTHING_CHANGED}"
+
+
+NOTHING_CHANGED = ": nothing changed"
+"""How an admin command that found the state asked for ends its answer (exit 0)."""
 
 
 def _unchanged(what: str, state: str, since: datetime | None = None) -> str:
@@ -509,7 +529,7 @@ def _unchanged(what: str, state: str, since: datetime | None = None) -> str:
     "is now visible" or "is cancelled" claimed a change (blind walkthrough 13 #112, #310).
     ``since``: when it reached that state, where the board keeps it.
     """
-    return f"{what} was {state} already{_on(since)}: nothing changed"
+    return f"{what} was {state} already{_on(since)}{NOTHING_CHANGED}"
 
 
 def _on(when: datetime | None) -> str:
@@ -546,9 +566,7 @@ def _set_hidden(
         raise ConfigError("give a SUBMISSION_ID or --token TOKEN, not both")
     if token is not None:
         database = _open(db, create=False)
-        token_id = token_id_of(database, token)
-        count = database.set_hidden_of(token_id, hidden, reason)
-        console.print(_token_entries_now(count, token_id, state))
+        console.print(_hide_entries_of(database, token_id_of(database, token), hidden, reason))
         return
     if submission_id is None:
         raise ConfigError("give a SUBMISSION_ID, or --token TOKEN for a submitter's entries")
