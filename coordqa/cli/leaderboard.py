@@ -330,12 +330,12 @@ def _refuse_changes_to_a_saved_bundle(
         options = " ".join(f"{flag} {shlex.quote(str(value))}" for flag, value in changed.items())
         flags = " and ".join(changed)
         fresh = unused_file_beside(path, [str(value) for value in changed.values()])
-        out = "NEW_FILE" if fresh is None else shlex.quote(str(fresh))
+        new_file = "NEW_FILE" if fresh is None else shlex.quote(str(fresh))
         raise ConfigError(
             f"{flags} cannot change a saved bundle ({path}): its digest covers what it says of "
             f"the model. Save it again from its run directory with {flags}, into a new file: "
-            f"`coordqa submit RUN_DIR {options} --out {out}` (an agentic run: with --grid GRID), "
-            f"then send that file; or send the run directly: "
+            f"`coordqa submit RUN_DIR {options} --out {new_file}` (an agentic run: with --grid "
+            f"GRID), then send that file; or send the run directly: "
             f"`coordqa submit RUN_DIR {options} --to URL --token T`"
         )
 
