@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
@@ -49,6 +50,7 @@ __all__ = [
     "generated_output",
     "make_output_file",
     "make_output_folder",
+    "unused_file_beside",
 ]
 
 FOLDER = "the output folder"
@@ -90,6 +92,29 @@ def check_output_folder(path: str | os.PathLike[str], name: str = FOLDER) -> Pat
         )
     _check_writable(folder, name)
     return folder
+
+
+MOST_FILE_TRIES = 100
+"""How many numbered names :func:`unused_file_beside` tries before it gives up."""
+
+
+def unused_file_beside(path: Path, words: list[str]) -> Path | None:
+    """A file beside ``path`` that does not exist yet, named for ``words``: one to advise.
+
+    An advice that writes a file must name one :func:`check_output_file` accepts, or the
+    command it gives fails (walkthrough 16 #123-#125): ``lb/bundle.json`` and ``["Other"]`` give
+    ``lb/bundle-Other.json``, then ``lb/bundle-Other-2.json``. Only letters, digits, ``.`` and
+    ``_`` of ``words`` are kept (each run of other characters is one ``-``), so the name needs
+    no quoting and names no other folder. None when the first :data:`MOST_FILE_TRIES` names
+    are all taken.
+    """
+    kept = re.sub(r"[^A-Za-z0-9._]+", "-", "-".join(words)).strip(".-")[:60] or "new"
+    stem = f"{path.stem}-{kept}"
+    for number in range(1, MOST_FILE_TRIES + 1):
+        candidate = path.with_name(f"{stem}{'' if number == 1 else f'-{number}'}{path.suffix}")
+        if not os.path.lexists(candidate):
+            return candidate
+    return None
 
 
 def check_output_file(path: str | os.PathLike[str], name: str = FILE) -> Path:

@@ -218,6 +218,19 @@ def check_quota(
         raise QuotaError(entries, jobs, quota, adding)
 
 
+def _set_row_hidden(row: Submission, hidden: bool, why: str | None) -> bool:
+    """Hide or show one stored entry: whether it changed state (the rule of both hide commands).
+
+    An entry hidden already keeps its reason unless a new one (``why``) is given; a shown entry
+    has none.
+    """
+    changed = row.hidden != hidden
+    if changed or why is not None:
+        row.hidden = hidden
+        row.hidden_reason = why if hidden else None
+    return changed
+
+
 def _now() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -892,18 +905,15 @@ class Database:
         why = _note(reason, "the reason")
         with self.session() as session:
             row = self._submission(session, submission_id)
-            changed = row.hidden != hidden
-            if changed or why is not None:
-                row.hidden = hidden
-                row.hidden_reason = why if hidden else None
-            return row, changed
+            return row, _set_row_hidden(row, hidden, why)
 
     def set_hidden_of(self, token_id: int, hidden: bool, reason: str | None = None) -> int:
         """Hide or show every submission made with a token (a submitter's entries).
 
         Returns how many changed state: ``unhide --token`` reports the entries it showed again,
-        not the ones that were visible already. Hiding also gives already-hidden entries the
-        new reason, so a submitter's entries all say the same thing.
+        not the ones that were visible already. A new reason goes to the entries hidden already
+        too, so a submitter's entries all say the same thing; without one they keep theirs, as
+        with :meth:`set_hidden` (``hide --token`` again wiped them).
 
         Raises:
             LeaderboardError: no token has that id.
@@ -915,11 +925,8 @@ class Database:
                 raise LeaderboardError(
                     f"no token with id {token_id}; see `{self.command('token list')}`"
                 )
-            rows = list(session.scalars(select(Submission).where(Submission.token_id == token_id)))
-            changed = sum(row.hidden != hidden for row in rows)
-            for row in rows:
-                row.hidden, row.hidden_reason = hidden, why if hidden else None
-            return changed
+            rows = session.scalars(select(Submission).where(Submission.token_id == token_id))
+            return sum(_set_row_hidden(row, hidden, why) for row in rows)
 
     def set_provenance(self, submission_id: int, note: str | None) -> Submission:
         """Mark that an admin checked who produced a submission, or clear the mark.

@@ -30,6 +30,7 @@ from coordqa.leaderboard.bundle import (
 )
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import SHOWN_AS, Database, Submission, dump_json
+from coordqa.leaderboard.limits import refuse_past_quota
 from coordqa.leaderboard.names import imitated_name, imitation_refusal
 from coordqa.leaderboard.verify import (
     VERIFIERS,
@@ -226,7 +227,10 @@ def accept(
 ) -> Accepted:
     """Verify a bundle sent to the server and store it (or find the identical one stored).
 
-    ``quota`` caps the token's visible entries, checked in the transaction that stores.
+    ``quota`` caps the token's visible entries: a bundle already stored (the same bundle, or its
+    results under the same facts) is answered as such whatever the quota, since it makes no new
+    entry; a new one is refused before it is re-scored and counted again in the transaction
+    that stores it.
 
     Raises:
         VerificationError: the bundle is refused (its ``status`` is the HTTP answer).
@@ -276,6 +280,8 @@ def admit(
     same = db.entry_of_results(results, asked)
     if same is not None:
         return _already_stored(db, same)
+    if quota is not None and token_id is not None:  # a new entry: refused before re-scoring it
+        refuse_past_quota(db, token_id, quota, job_id)
     track = str(data["track"])
     verified = VERIFIERS.get(track)(bundle, catalog) if verify is None else verify(bundle)
     submission = Submission(

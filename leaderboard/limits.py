@@ -12,8 +12,9 @@ the database, so a restart (or a crash) forgets nothing and several server proce
 - the quota counts the token's *visible* entries (an entry an admin hid no longer counts) and
   its unfinished jobs, each the entry it will make (:func:`~coordqa.leaderboard.db.check_quota`),
   and is checked in the transaction that stores the entry (:meth:`Database.store`) or queues
-  the jobs, so concurrent requests cannot all pass one count. :func:`quota_reached` is the
-  cheap early answer given before the body is read.
+  the jobs, so concurrent requests cannot all pass one count. :func:`refuse_past_quota` is the
+  cheap early answer given before a bundle is re-scored, after the checks that find it already
+  stored: a send that makes no new entry never meets the quota (walkthrough 16 #134).
 """
 
 from __future__ import annotations
@@ -25,13 +26,12 @@ from sqlalchemy import delete, func, select
 from coordqa.leaderboard.db import (
     Attempt,
     Database,
-    QuotaError,
     as_utc,
     check_quota,
     lock_token,
 )
 
-__all__ = ["WINDOW_S", "quota_reached", "record_attempt"]
+__all__ = ["WINDOW_S", "record_attempt", "refuse_past_quota"]
 
 WINDOW_S = 3600.0
 """The rate limit's window: one hour."""
@@ -58,11 +58,12 @@ def record_attempt(
     return None
 
 
-def quota_reached(db: Database, token_id: int, quota: int) -> str | None:
-    """Why ``token_id`` may not store another entry now, or None (checked again on storing)."""
-    try:
-        with db.session() as session:
-            check_quota(session, token_id, quota)
-    except QuotaError as exc:
-        return str(exc)
-    return None
+def refuse_past_quota(db: Database, token_id: int, quota: int, job_id: int | None = None) -> None:
+    """Refuse a new entry of ``token_id`` before the work of making it (counted again on storing).
+
+    Raises:
+        QuotaError: as :func:`~coordqa.leaderboard.db.check_quota` (``job_id``: a job storing
+            its own entry is not counted twice).
+    """
+    with db.session() as session:
+        check_quota(session, token_id, quota, job_id=job_id)

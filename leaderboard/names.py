@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import functools
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from coordqa.errors import ConfigError, MissingDependencyError
 
 __all__ = [
     "admin_text",
+    "alike_names",
     "clean_name",
     "imitated_name",
     "imitation_refusal",
@@ -110,6 +111,16 @@ def lookalike_keys(name: str) -> frozenset[str]:
     return frozenset({_folded(skeleton(name)), _folded(skeleton(_folded(name)))})
 
 
+def alike_names(name: str, existing: Iterable[str]) -> Iterator[str]:
+    """Those of ``existing`` that ``name`` looks like (:func:`lookalike_keys`): one to a reader.
+
+    >>> list(alike_names("Bob", ["alice", "bob", "B O B", "bobby"]))
+    ['bob', 'B O B']
+    """
+    keys = lookalike_keys(name)
+    return (other for other in existing if keys & lookalike_keys(other))
+
+
 def imitated_name(name: str, existing: Iterable[str]) -> str | None:
     """The first of ``existing`` that ``name`` looks like (:func:`lookalike_keys`), if any.
 
@@ -118,8 +129,7 @@ def imitated_name(name: str, existing: Iterable[str]) -> str | None:
     >>> imitated_name("GPT-40", ["GPT-4o"])  # UTS #39 draws the digit 0 as the letter O
     'GPT-4o'
     """
-    keys = lookalike_keys(name)
-    return next((other for other in existing if keys & lookalike_keys(other)), None)
+    return next(alike_names(name, existing), None)
 
 
 def imitation_refusal(name: str, imitated: str) -> str:

@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse
 from coordqa.jsonvalues import JSONObject
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import Database
-from coordqa.leaderboard.limits import quota_reached, record_attempt
+from coordqa.leaderboard.limits import record_attempt
 from coordqa.leaderboard.pages import Links
 from coordqa.leaderboard.settings import BoardRunSettings, SubmitterLimits
 from coordqa.leaderboard.tokens import authenticate
@@ -138,8 +138,11 @@ def error(
 async def admit(request: Request, db: Database, limits: SubmitterLimits) -> int | JSONResponse:
     """The token id of a submission allowed in, or the error answering it.
 
-    In order: authentication (401), the rate limit (429 with Retry-After), the quota (403);
-    all before the body is read. The quota is checked again when the entry is stored.
+    In order: authentication (401), the rate limit (429 with Retry-After); both before the body
+    is read. The quota (403) waits for the body: a bundle the board already holds makes no new
+    entry, so it never meets the quota (:func:`~coordqa.leaderboard.limits.refuse_past_quota`
+    in :func:`~coordqa.leaderboard.intake.admit`; a registration is counted as it queues its
+    jobs, :func:`~coordqa.leaderboard.jobs.register_endpoint`).
     """
     token_id = await run_in_threadpool(authenticate, db, request.headers.get("authorization"))
     if token_id is None:
@@ -159,10 +162,6 @@ async def admit(request: Request, db: Database, limits: SubmitterLimits) -> int 
                 f"hour; try again in {seconds} s",
                 headers={"Retry-After": str(seconds)},
             )
-    if limits.quota is not None:
-        refusal = await run_in_threadpool(quota_reached, db, token_id, limits.quota)
-        if refusal is not None:
-            return error(403, refusal)
     return token_id
 
 

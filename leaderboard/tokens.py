@@ -17,7 +17,7 @@ from sqlalchemy import Integer, cast, func, select
 
 from coordqa.errors import ConfigError
 from coordqa.leaderboard.db import Database, LeaderboardError, Submission, Token, as_utc
-from coordqa.leaderboard.names import admin_text, imitated_name
+from coordqa.leaderboard.names import admin_text, alike_names, imitated_name
 
 __all__ = [
     "TOKEN_PREFIX",
@@ -132,9 +132,13 @@ def token_id_of(db: Database, given: str) -> int:
     answered "Input should be a valid integer"; walkthrough 12: so did ``hide --token bob``). A
     name whose one token is revoked still names it (its entries can be hidden or shown after the
     revocation); one with several revoked tokens is refused with their ids, to choose from.
+    Names are compared as ``token create`` compares them (:func:`alike_names`: case, spaces and
+    look-alike letters; walkthrough 16 #140: ``hide --token Bob`` did not find ``bob``), so a
+    name that reads as several live tokens (named before that rule) is refused with them.
 
     Raises:
-        LeaderboardError: no token has that id or name, or the name only several revoked ones.
+        LeaderboardError: no token has that id or name, the name reads as several live tokens,
+            or as only several revoked ones.
     """
     with db.session() as session:
         if given.strip().isdecimal():
@@ -143,14 +147,23 @@ def token_id_of(db: Database, given: str) -> int:
                     f"no token with id {int(given)}; see `{db.command('token list')}`"
                 )
             return int(given)
-        rows = session.execute(select(Token.id, Token.revoked_at).where(Token.name == given))
-        tokens = list(rows)
-    live = [token_id for token_id, revoked_at in tokens if revoked_at is None]
+        every = list(
+            session.execute(select(Token.id, Token.name, Token.revoked_at).order_by(Token.id))
+        )
+    alike = set(alike_names(given, {name for _, name, _ in every}))
+    tokens = [(token_id, name, revoked) for token_id, name, revoked in every if name in alike]
+    live = [(token_id, name) for token_id, name, revoked in tokens if revoked is None]
+    if len(live) > 1:
+        named = ", ".join(f"{token_id} ({name})" for token_id, name in live)
+        raise LeaderboardError(
+            f"{given!r} names {len(live)} live tokens: {named} (names are compared ignoring "
+            f"case, spaces and look-alike letters); give one of their ids"
+        )
     if live:
-        return live[0]
+        return int(live[0][0])
     if len(tokens) == 1:
         return int(tokens[0][0])
-    known = ", ".join(str(token_id) for token_id, _ in tokens)
+    known = ", ".join(str(token_id) for token_id, _, _ in tokens)
     held = f"its tokens ({known}) are revoked already" if tokens else "no token has that name"
     fix = "give one of their ids" if tokens else "give a token's id or name"
     raise LeaderboardError(

@@ -252,7 +252,9 @@ def test_token_list_revoke_and_hiding_a_submitters_entries(tmp_path: Path) -> No
     assert "token 1 (alice) is revoked" in revoked and "2 entries of token 1" in revoked
     assert authenticate(db, f"Bearer {secret}") is None
     assert re.search(r"1 +│ alice .*│ 2 +│ 2", _cli("leaderboard", "token", "list", "--db", url))
-    assert "0 entries of token 2" in _cli("leaderboard", "hide", "--token", "2", "--db", url)
+    assert "token 2 (bob) has no visible entries: nothing changed" in _cli(
+        "leaderboard", "hide", "--token", "2", "--db", url
+    )
     bad = runner.invoke(app, ["leaderboard", "token", "create", "eve\x07", "--db", url])
     assert "U+0007" in str(bad.exception)
     db.dispose()
@@ -297,7 +299,9 @@ def test_unhide_token_shows_again_exactly_the_hidden_entries_of_that_token(
         ids[1, "a3"]: False,
         ids[2, "b1"]: True,
     }
-    assert "0 entries of token 1" in _cli("leaderboard", "unhide", "--token", "1", "--db", url)
+    assert "token 1 (alice) has no hidden entries: nothing changed" in _cli(
+        "leaderboard", "unhide", "--token", "1", "--db", url
+    )
     # blind walkthrough 15 R2: one entry read "1 entries of token 2 are now visible"
     one = _cli("leaderboard", "unhide", "--token", "2", "--db", url)
     assert "1 entry of token 2 is now visible" in one, one
@@ -546,7 +550,8 @@ def test_token_revoke_takes_the_name_given_at_create(tmp_path: Path, db_url: str
         "leaderboard", "token", "revoke", "alice", "--db", url
     )
     revoked = _cli("leaderboard", "token", "revoke", "bob", "--hide-entries", "--db", url)
-    assert "token 2 (bob) is revoked" in revoked and "0 entries of token 2" in revoked
+    assert "token 2 (bob) is revoked" in revoked, revoked
+    assert "token 2 (bob) has no visible entries: nothing changed" in revoked, revoked
     for name, why in (
         ("alice", "its tokens (1, 3) are revoked already"),
         ("carol", "no token has"),
@@ -596,12 +601,65 @@ def test_hide_and_unhide_take_a_token_by_id_or_name_as_revoke_does(tmp_path: Pat
     _cli("leaderboard", "token", "revoke", "bob", "--db", url)
     shown = _cli("leaderboard", "unhide", "--token", "bob", "--db", url)  # revoked: its only token
     assert "2 entries of token 2 are now visible" in shown, shown
-    assert "0 entries of token 1" in _cli("leaderboard", "hide", "--token", "1", "--db", url)
+    # walkthrough 16 #141: "0 entries of token 2 are now visible" read as "it has none visible"
+    said = " ".join(_cli("leaderboard", "hide", "--token", "1", "--db", url).split())
+    assert said == "token 1 (alice) has no visible entries: nothing changed", said
+    said = " ".join(_cli("leaderboard", "unhide", "--token", "bob", "--db", url).split())
+    assert said == "token 2 (bob) has no hidden entries: nothing changed", said
+    # a new reason given to entries hidden already is a change, and says so; none keeps theirs
+    _cli("leaderboard", "hide", "--token", "bob", "--reason", "spam", "--db", url)
+    said = " ".join(_cli("leaderboard", "hide", "--token", "bob", "--db", url).split())
+    assert said == "token 2 (bob) has no visible entries: nothing changed", said
+    db = open_database(url)
+    with db.session() as session:
+        assert set(session.scalars(select(Submission.hidden_reason))) == {"spam"}
+    db.dispose()
+    said = " ".join(
+        _cli("leaderboard", "hide", "--token", "bob", "--reason", "copied", "--db", url).split()
+    )
+    new_reason = "the reason of its 2 hidden entries is now 'copied'"
+    assert said == f"token 2 (bob) has no visible entries; {new_reason}", said
+    db = open_database(url)
+    with db.session() as session:
+        assert set(session.scalars(select(Submission.hidden_reason))) == {"copied"}
+    db.dispose()
+    _cli("leaderboard", "unhide", "--token", "bob", "--db", url)
     refused = coordqa("leaderboard", "hide", "--token", "carol", "--db", url)
     assert refused.returncode == 2, refused.stderr
     assert "no live token named 'carol': no token has that name" in refused.stderr
     missing = coordqa("leaderboard", "unhide", "--token", "9", "--db", url)
     assert missing.returncode == 2 and "no token with id 9" in missing.stderr, missing.stderr
+
+
+def test_a_token_is_found_by_any_name_token_create_would_call_the_same(tmp_path: Path) -> None:
+    """Walkthrough 16 #140: ``hide --token Bob`` failed "no live token named 'Bob'" while
+    ``token create`` calls ``Bob`` and ``bob`` one name (ignoring case, spaces and look-alike
+    letters). The lookup uses the same equality, and refuses only a name that matches several
+    tokens, naming them."""
+    from coordqa.leaderboard.db import LeaderboardError, Token
+    from coordqa.leaderboard.tokens import create_token, token_id_of
+
+    db = open_database(f"sqlite:///{tmp_path / 'lb.sqlite3'}")
+    create_token(db, "alice")
+    create_token(db, "bob")
+    for given in ("Bob", " B O B ", "\uff42\uff4f\uff42", "b\u043eb"):  # fullwidth; Cyrillic o
+        assert token_id_of(db, given) == 2, given
+    assert token_id_of(db, "ALICE") == 1
+    with pytest.raises(LeaderboardError, match="no token has that name"):
+        token_id_of(db, "bobby")
+    # two live tokens named alike (stored before token create refused it): which one is meant?
+    with db.session() as session:
+        session.add(Token(name="Alice", token_hash="0" * 64))
+    with pytest.raises(LeaderboardError) as several:
+        token_id_of(db, "alice")
+    said = str(several.value)
+    assert "'alice' names 2 live tokens: 1 (alice), 3 (Alice)" in said, said
+    assert "give one of their ids" in said, said
+    db.dispose()
+    hidden = _cli(
+        "leaderboard", "hide", "--token", "Bob", "--db", f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    )
+    assert "token 2 (bob)" in hidden or "of token 2" in hidden, hidden
 
 
 def test_grid_list_and_dataset_list_show_what_the_board_ranks(tmp_path: Path, db_url: str) -> None:

@@ -517,6 +517,35 @@ def test_a_token_has_a_quota_of_stored_entries(db_url: str, tmp_path: Path) -> N
         limited.close()
 
 
+def test_a_token_at_its_quota_may_resend_what_the_board_holds(db_url: str, tmp_path: Path) -> None:
+    """Walkthrough 16 #134/#136: a token at its quota re-sending a run the board holds got the
+    403 quota refusal, not "already on the leaderboard: entry N". A send that makes no new entry
+    (the same bundle, or the same results under the same facts) never meets the quota."""
+    from coordqa.leaderboard.settings import SubmitterLimits
+
+    limited = BoardClient(db_url, tmp_path, limits=SubmitterLimits(per_hour=None, quota=2))
+    try:
+        bundles = [synthetic_bundle(limited.rows, display_name=f"m{i}", run=f"m{i}") for i in "01"]
+        ids = [limited.submit(bundle).json()["id"] for bundle in bundles]
+        visible = limited.submit(bundles[1])
+        assert visible.status_code == 200, visible.text
+        assert visible.json()["id"] == ids[1] and visible.json()["created"] is False
+        limited.db.set_hidden(ids[0], True, "old")
+        assert (
+            limited.submit(synthetic_bundle(limited.rows, display_name="m2", run="m2")).status_code
+            == 201
+        )  # the token is at its quota again
+        hidden = limited.submit(bundles[0])
+        assert hidden.status_code == 200, hidden.text
+        assert hidden.json()["id"] == ids[0] and hidden.json()["hidden"] is True
+        # a new entry is still refused, before the server spends a re-scoring on it
+        new = limited.submit(synthetic_bundle(limited.rows, display_name="m3", run="m3"))
+        assert new.status_code == 403 and "quota of 2" in new.json()["detail"], new.text
+        assert limited.count(Submission) == 3
+    finally:
+        limited.close()
+
+
 def test_a_revoked_token_cannot_submit_and_its_entries_can_be_hidden(board: BoardClient) -> None:
     from coordqa.leaderboard.tokens import create_token, list_tokens, revoke_token
 

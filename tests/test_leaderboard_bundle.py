@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -182,6 +183,20 @@ def test_a_name_given_to_a_saved_bundle_is_refused_with_the_command_that_saves_i
     (line,) = refused.stderr.strip().splitlines()
     said = " ".join(refused.stderr.split())
     assert said.startswith(f"error: --name and --org cannot change a saved bundle ({saved})"), line
-    assert f"`coordqa submit RUN_DIR --name 'My Model' --org Lab --out {saved}`" in said, said
     assert "`coordqa submit RUN_DIR --name 'My Model' --org Lab --to URL --token T`" in said
     assert "secret-token" not in said
+    # walkthrough 16 B3 (#123, #125): the command advised named the saved file, which
+    # `submit --out` refuses; it names a new file beside it, and works as given
+    fresh = saved.with_name("bundle-My-Model-Lab.json")
+    advised = f"`coordqa submit RUN_DIR --name 'My Model' --org Lab --out {fresh}`"
+    assert advised in said, said
+    command = shlex.split(advised.strip("`").replace("RUN_DIR", shlex.quote(str(run_dir))))
+    assert command[0] == "coordqa"
+    again = coordqa(*command[1:])
+    assert again.returncode == 0, again.stderr
+    assert json.loads(fresh.read_text())["model"]["display_name"] == "My Model"
+    # and the next one, when that name is taken too, is another new file
+    refused = coordqa("submit", saved, *to, "--name", "My Model", "--org", "Lab")
+    assert f"--out {saved.with_name('bundle-My-Model-Lab-2.json')}`" in " ".join(
+        refused.stderr.split()
+    ), refused.stderr

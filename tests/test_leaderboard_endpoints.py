@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import coordqa
 from leaderboard_support import BoardClient
 
 from coordqa.eval_config import EvalConfig
@@ -206,3 +207,26 @@ def test_an_address_holding_a_secret_is_refused_and_nothing_of_it_is_stored(
     assert "http://127.0.0.1:9/v1" in detail
     with private_board.db.session() as session:
         assert session.scalar(select(func.count()).select_from(Endpoint)) == 0
+
+
+def test_a_job_stopped_by_its_calls_budget_shows_one_count_of_calls(
+    private_board: BoardClient, tmp_path: Path
+) -> None:
+    """Walkthrough 16 #178: ``job list`` of a job stopped by its budget of 100 calls said "used
+    96 calls" beside "budget of 100 calls is spent (100 calls)": the budget counts the calls it
+    admitted (the hard cap), the usage counted answers, and 4 were cut off in flight. The usage
+    counts what the budget counts, and the answers are labelled beside it."""
+    with LocalOpenAIServer(latency_s=0.2) as endpoint:
+        answer = register(private_board, model="openai/m", api_base=endpoint.base_url)
+        assert answer.status_code == 201, answer.text
+        [outcome] = run_jobs(private_board, tmp_path)
+        asked = endpoint.count
+    assert "budget of 40 calls is spent (40 calls)" in str(outcome.detail), outcome.detail
+    usage = private_board.client.get(f"/api/jobs/{outcome.job_id}").json()["usage"]
+    assert usage["calls"] == 40, usage  # the hard cap, as the detail says
+    assert asked <= usage["calls"] and usage["answered"] <= asked, (usage, asked)
+    listed = coordqa("leaderboard", "job", "list", "--db", f"sqlite:///{tmp_path / 'lb.sqlite3'}")
+    assert listed.returncode == 0, listed.stderr
+    said = " ".join(listed.stdout.split())
+    answered = "" if usage["answered"] == 40 else f" ({usage['answered']} answered)"
+    assert f"used 40 calls{answered}, " in said, said

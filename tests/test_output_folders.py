@@ -316,3 +316,25 @@ def test_save_dataset_keeps_the_rule(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "site").iterdir()) == ["index.html"]
     first = save_dataset(rows, tmp_path / "d")  # a dataset folder may be written again
     assert save_dataset(rows, first) == first
+
+
+def test_an_unused_file_beside_keeps_safe_characters_and_never_names_a_taken_file(
+    tmp_path: Path,
+) -> None:
+    """The file an advice names must be one ``--out`` accepts (walkthrough 16 #123-#125), and
+    a name given by the user must not take it to another folder or need quoting."""
+    from coordqa.outputs import MOST_FILE_TRIES, check_output_file, unused_file_beside
+
+    saved = tmp_path / "random-bundle.json"
+    saved.write_text("{}")
+    assert unused_file_beside(saved, ["Other"]) == tmp_path / "random-bundle-Other.json"
+    hostile = unused_file_beside(saved, ["../../etc/x y", "$(rm -rf ~)"])
+    assert hostile == tmp_path / "random-bundle-etc-x-y-rm-rf.json", hostile
+    assert unused_file_beside(saved, ["/"]) == tmp_path / "random-bundle-new.json"
+    (tmp_path / "random-bundle-Other.json").write_text("{}")
+    second = unused_file_beside(saved, ["Other"])
+    assert second == tmp_path / "random-bundle-Other-2.json"
+    assert check_output_file(second) == second
+    for number in range(2, MOST_FILE_TRIES + 1):
+        (tmp_path / f"random-bundle-Other-{number}.json").write_text("{}")
+    assert unused_file_beside(saved, ["Other"]) is None

@@ -25,7 +25,7 @@ from coordqa.leaderboard.settings import (
     SubmitterLimits,
     WorkerConfig,
 )
-from coordqa.outputs import BOARD_SITE, make_output_file
+from coordqa.outputs import BOARD_SITE, make_output_file, unused_file_beside
 from coordqa.runfolder import is_run_file
 from coordqa.words import agreeing, counted
 
@@ -329,12 +329,14 @@ def _refuse_changes_to_a_saved_bundle(
 
         options = " ".join(f"{flag} {shlex.quote(str(value))}" for flag, value in changed.items())
         flags = " and ".join(changed)
+        fresh = unused_file_beside(path, [str(value) for value in changed.values()])
+        new_file = "NEW_FILE" if fresh is None else shlex.quote(str(fresh))
         raise ConfigError(
             f"{flags} cannot change a saved bundle ({path}): its digest covers what it says of "
-            f"the model. Save it again from its run directory with {flags}: "
-            f"`coordqa submit RUN_DIR {options} --out "
-            f"{shlex.quote(str(path))}` (an agentic run: with --grid GRID), then send that file; "
-            f"or send the run directly: `coordqa submit RUN_DIR {options} --to URL --token T`"
+            f"the model. Save it again from its run directory with {flags}, into a new file: "
+            f"`coordqa submit RUN_DIR {options} --out {new_file}` (an agentic run: with --grid "
+            f"GRID), then send that file; or send the run directly: "
+            f"`coordqa submit RUN_DIR {options} --to URL --token T`"
         )
 
 
@@ -490,14 +492,34 @@ def token_revoke_command(
     else:
         console.print(_unchanged(f"token {info.id} ({info.name})", "revoked", info.revoked_at))
     if hide:
-        count = database.set_hidden_of(info.id, True, reason)
-        console.print(_token_entries_now(count, info.id, "hidden"))
+        console.print(_hide_entries_of(database, info.id, True, reason))
 
 
-def _token_entries_now(count: int, token_id: int, state: str) -> str:
-    """What ``hide``/``unhide --token`` and ``token revoke --hide-entries`` did: one wording."""
-    entries = counted(count, "entry", "entries")
-    return f"{entries} of token {token_id} {agreeing(count, 'is', 'are')} now {state}"
+def _hide_entries_of(database: Database, token_id: int, hidden: bool, reason: str | None) -> str:
+    """Hide or show a token's entries, and say what changed, in one wording.
+
+    ``hide``/``unhide --token`` and ``token revoke --hide-entries`` answer so. When no entry
+    changed state it says so (walkthrough 16 #141: "0 entries of token 2 are now visible" read
+    as "token 2 has no visible entries"), and names a new reason given to the entries hidden
+    already, the one change there is then.
+    """
+    from coordqa.leaderboard.tokens import list_tokens
+
+    count = database.set_hidden_of(token_id, hidden, reason)
+    state = "hidden" if hidden else "visible"
+    if count:
+        entries = counted(count, "entry", "entries")
+        return f"{entries} of token {token_id} {agreeing(count, 'is', 'are')} now {state}"
+    info = next(token for token in list_tokens(database) if token.id == token_id)
+    none = f"token {info.id} ({info.name}) has no {'visible' if hidden else 'hidden'} entries"
+    if hidden and reason is not None and info.hidden:
+        held = counted(info.hidden, "hidden entry", "hidden entries")
+        return f"{none}; the reason of its {held} is now {reason!r}"
+    return f"{none}{NOTHING_CHANGED}"
+
+
+NOTHING_CHANGED = ": nothing changed"
+"""How an admin command that found the state asked for ends its answer (exit 0)."""
 
 
 def _unchanged(what: str, state: str, since: datetime | None = None) -> str:
@@ -507,7 +529,7 @@ def _unchanged(what: str, state: str, since: datetime | None = None) -> str:
     "is now visible" or "is cancelled" claimed a change (blind walkthrough 13 #112, #310).
     ``since``: when it reached that state, where the board keeps it.
     """
-    return f"{what} was {state} already{_on(since)}: nothing changed"
+    return f"{what} was {state} already{_on(since)}{NOTHING_CHANGED}"
 
 
 def _on(when: datetime | None) -> str:
@@ -544,9 +566,7 @@ def _set_hidden(
         raise ConfigError("give a SUBMISSION_ID or --token TOKEN, not both")
     if token is not None:
         database = _open(db, create=False)
-        token_id = token_id_of(database, token)
-        count = database.set_hidden_of(token_id, hidden, reason)
-        console.print(_token_entries_now(count, token_id, state))
+        console.print(_hide_entries_of(database, token_id_of(database, token), hidden, reason))
         return
     if submission_id is None:
         raise ConfigError("give a SUBMISSION_ID, or --token TOKEN for a submitter's entries")
@@ -889,7 +909,7 @@ def job_list_command(db: DbUrl = None) -> None:
         usage = job["usage"]
         details = [
             f'model {job["model"]}, display name "{job["display_name"]}"',
-            f"used {usage.get('calls', 0):,} calls, {usage.get('tokens', 0):,} tokens, "
+            f"used {_calls_used(usage)}, {usage.get('tokens', 0):,} tokens, "
             f"{usage.get('seconds', 0.0):,.0f} s of worker time",
             "seeds: " + _job_seeds(job),
         ]
@@ -906,6 +926,19 @@ def job_list_command(db: DbUrl = None) -> None:
         )
     if not jobs:
         console.print("no jobs")
+
+
+def _calls_used(usage: dict[str, float]) -> str:
+    """A job's calls as its budget counts them, and the answers beside them when fewer came back.
+
+    The calls budget counts the calls it let out (a failure names that count); those cut off in
+    flight when the job stopped were never answered (walkthrough 16 #178 read "used 96 calls"
+    beside "budget of 100 calls is spent").
+    """
+    calls = int(usage.get("calls", 0))
+    answered = int(usage.get("answered", calls))
+    cut_off = f" ({answered:,} answered)" if answered < calls else ""
+    return f"{calls:,} {agreeing(calls, 'call', 'calls')}{cut_off}"
 
 
 def _job_seeds(job: JobView) -> str:
