@@ -124,10 +124,10 @@ class EvalConfig:
             from coordqa.dataset.releases import canonical_dataset
 
             object.__setattr__(self, "dataset", canonical_dataset(self.dataset))
-        if self.types is not None:
-            from coordqa.records import spelled_type
+        from coordqa.dataset.selection import spelled_filter
 
-            object.__setattr__(self, "types", tuple(map(spelled_type, self.types)))
+        for kind in ("games", "types"):  # Hanabi: hanabi's run, TOM: ToM's
+            object.__setattr__(self, kind, spelled_filter(kind, getattr(self, kind)))
         if self.trials < 1:
             raise ConfigError(f"--trials must be >= 1, got {self.trials}")
         if self.limit is not None and self.limit < 1:

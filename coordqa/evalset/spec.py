@@ -13,10 +13,12 @@ from pydantic import (
     Field,
     PrivateAttr,
     ValidationError,
+    ValidationInfo,
     field_validator,
 )
 
 from coordqa.dataset import DEFAULT_DATASET
+from coordqa.dataset.selection import spelled_filter
 from coordqa.errors import ConfigError
 from coordqa.eval_config import EvalConfig, api_key_from_env, eval_default
 from coordqa.evaluation import set_member_names
@@ -33,7 +35,6 @@ from coordqa.llm.registry import (
 )
 from coordqa.llm.types import Transport
 from coordqa.prompts import PromptLayout
-from coordqa.records import spelled_type
 from coordqa.runs import given_key
 from coordqa.spec_problems import spec_problems
 from coordqa.yaml_files import load_yaml_file
@@ -157,11 +158,13 @@ class EvalSetSpec(BaseModel):
             raise ValueError("must name at least one")
         return value
 
-    @field_validator("types")
+    @field_validator("games", "types")
     @classmethod
-    def _spelled_types(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
-        """Types as :class:`EvalConfig` holds them, so ``TOM`` is not another set than ``ToM``."""
-        return None if value is None else tuple(map(spelled_type, value))
+    def _spelled_filter(
+        cls, value: tuple[str, ...] | None, info: ValidationInfo
+    ) -> tuple[str, ...] | None:
+        """Names as :class:`EvalConfig` holds them: ``Hanabi`` is the set of ``hanabi``."""
+        return spelled_filter(info.field_name, value)  # type: ignore[arg-type]
 
     def given_at(self, index: int) -> str | None:
         """Where ``models[index]`` was given (None: on the command line, or not said)."""
