@@ -385,6 +385,24 @@ def test_the_agentic_bot_is_refused_by_eval_before_a_run_is_made(tmp_path: Path)
     assert not out.exists()
 
 
+@pytest.mark.parametrize("command", ["eval", "eval-set"])
+def test_an_unknown_models_list_offers_only_models_that_answer_questions(
+    command: str, tmp_path: Path
+) -> None:
+    """Walkthrough 16 R9: ``eval --model randon`` listed ``bot, bot?KEY=VALUE`` as built in,
+    which eval refuses; the list is what the command takes. An agent's model list keeps bot."""
+    from coordqa.errors import ModelError
+    from coordqa.llm import get_model
+
+    refused = coordqa(command, "--model", "randon", "--limit", "1", "--out", tmp_path / "r")
+    assert refused.returncode == 2, refused.stderr
+    said = " ".join(refused.stderr.split())
+    assert "unknown model randon. Did you mean 'random'?" in said, said
+    assert "Built in: llamacpp/PATH, random, scripted." in said, said
+    with pytest.raises(ModelError, match=r"Built in: bot, bot\?KEY=VALUE, llamacpp/PATH, random"):
+        get_model("randon")  # any caller: an agent may play with bot
+
+
 def test_unknown_ids_name_the_release_searched_and_that_another_may_hold_them() -> None:
     """Walkthrough 2, R9: hanabi-01-JP is a v1.1 question that v1.2 (the default) removed."""
     result = coordqa("eval", "--model", "random", "--ids", "hanabi-01-JP")

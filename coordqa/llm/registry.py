@@ -33,6 +33,7 @@ __all__ = [
     "create_provider",
     "member_transport",
     "member_timeout",
+    "question_models",
     "refuse_a_policy_timeout",
     "refuse_a_question_model",
     "refuse_a_timeout",
@@ -73,16 +74,30 @@ def create_provider(
     if registered:
         refuse_an_endpoint(name, api_base, key_given=api_key is not None)
         return PROVIDERS.get(registered)(spelled_model(name), api_base, api_key)
-    if "/" in name and not name.startswith("/"):
+    if _over_http_name(name):
         return _over_http(name, api_base, api_key, transport)
+    raise ModelError(_unknown_model(name, PROVIDERS.names()))
+
+
+def _over_http_name(name: str) -> bool:
+    """Whether ``name`` (no registered entry's) has the ``prefix/model`` form of a served model."""
+    return "/" in name and not name.startswith("/")
+
+
+def _unknown_model(name: str, built_in: list[str]) -> str:
+    """The error text for model ``name``, which no entry serves.
+
+    It offers the close names of ``built_in`` (the entries the command takes) or the litellm
+    prefix ``name`` lacks, and says how to name any other model.
+    """
     from coordqa.llm.litellm_provider import provider_prefix_of  # litellm itself is not imported
 
     prefix = provider_prefix_of(name)
-    hint = offer([f"{prefix}/{name}"] if prefix else suggest(name, PROVIDERS.names()))
+    hint = offer([f"{prefix}/{name}"] if prefix else suggest(name, built_in))
     shown = {"/": "PATH", "?": "KEY=VALUE"}
-    built_in = ", ".join(n + shown.get(n[-1], "") for n in PROVIDERS.names())
-    raise ModelError(
-        f"unknown model {name}.{hint} Built in: {built_in}. For any other model give its "
+    listed = ", ".join(entry + shown.get(entry[-1], "") for entry in built_in)
+    return (
+        f"unknown model {name}.{hint} Built in: {listed}. For any other model give its "
         "litellm provider prefix: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
         "ollama/llama3, hosted_vllm/NAME (with --api-base)."
     )
@@ -191,17 +206,42 @@ def refuse_a_question_model(name: str, named: str | None = None) -> None:
     """Refuse a model that cannot answer a CoordinationQA question on its own (``bot``).
 
     The one rule ``coordqa eval`` and ``coordqa eval-set`` both apply before anything runs, in
-    the model's own words (:attr:`~coordqa.llm.providers.Provider.question_refusal`). ``named``
-    says where the caller's user named it (an eval-set spec's ``models[2]``); None when the
-    name itself says it (``--model bot``).
+    the model's own words (:attr:`~coordqa.llm.providers.Provider.question_refusal`). A name
+    no entry serves is refused here too, offering the built-in models that answer questions
+    (:func:`question_models`): the full list offered ``bot``, which is then refused (walkthrough
+    16, R9). ``named`` says where the caller's user named it (an eval-set spec's
+    ``models[2]``); None when the name itself says it (``--model bot``).
 
     Raises:
         ConfigError: ``name``'s model answers no question on its own.
+        ModelError: no entry serves ``name`` and it is no ``prefix/model`` name.
     """
     registered = _registered(name)
+    if not registered and not _over_http_name(name):
+        unknown = _unknown_model(name, question_models())
+        raise ModelError(f"{named}: {unknown}" if named else unknown)
     refusal = PROVIDERS.get(registered)(name, None, None).question_refusal if registered else None
     if refusal is not None:
         raise ConfigError(f"{named}: {refusal}" if named else refusal)
+
+
+def question_models() -> list[str]:
+    """The registered entries whose models answer a CoordinationQA question, sorted."""
+    return [entry for entry in PROVIDERS.names() if _answers_questions(entry)]
+
+
+def _answers_questions(entry: str) -> bool:
+    """Whether ``entry``'s models answer questions, asked of the entry's own name.
+
+    A family whose bare prefix names no model (``llamacpp/`` needs its file) raises for it:
+    its members are judged when one is named (:func:`refuse_a_question_model`), so it is
+    offered.
+    """
+    try:
+        provider = PROVIDERS.get(entry)(entry, None, None)
+    except (ConfigError, ModelError):  # a family's prefix alone, such as llamacpp/
+        return True
+    return provider.question_refusal is None
 
 
 def refuse_an_endpoint(
