@@ -20,7 +20,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
-from coordqa.errors import ConfigError, ModelError
+from coordqa.errors import ConfigError, ModelError, SettingError
 from coordqa.llm.addresses import active_guard
 from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.providers import Provider, ProviderFactory
@@ -294,25 +294,31 @@ def refuse_a_transport(names: Sequence[str], transport: str, named: str = "--tra
         )
 
 
-def refuse_a_timeout(names: Sequence[str], given: bool, named: str = "--timeout") -> None:
+def refuse_a_timeout(
+    names: Sequence[str], given: bool, named: str = "--timeout", *, setting: str | None = None
+) -> None:
     """Refuse a timeout given for a command whose models all answer at once.
 
     It would be ignored: ``--model random --timeout 5`` ran as without it. A timeout bounds a
     call to a model behind a server or a ``llamacpp/`` generation, so where one of the command's
     models is such (an eval-set or grid of several) it is that one's. ``named`` is how the
-    caller's user wrote it (``--timeout``, or a file's key).
+    caller's user wrote it (``--timeout``, or a file's key). ``setting``: a library parameter
+    instead (``policy.timeout_s``), named alone, in a :class:`SettingError` a command shows
+    with its own option.
 
     Raises:
         ConfigError: ``given`` and every model of ``names`` answers at once.
     """
     if given:
+        option = "--timeout" if setting is None else "{setting}"
         _refuse_for_all(
             names,
             "answers_at_once",
-            "--timeout bounds how long a model takes to answer",
+            f"{option} bounds how long a model takes to answer",
             "answer at once inside coordqa",
-            f"leave {named} out (it is for a model behind a server, prefix/NAME, and for "
-            "llamacpp/PATH)",
+            f"leave {named if setting is None else option} out (it is for a model behind a "
+            "server, prefix/NAME, and for llamacpp/PATH)",
+            setting,
         )
 
 
@@ -327,7 +333,8 @@ def refuse_a_policy_timeout(name: str, policy: CallPolicy) -> None:
     Raises:
         ConfigError: ``policy`` sets a timeout and ``name`` answers at once.
     """
-    refuse_a_timeout([name], policy.timeout_s != CallPolicy.timeout_s, "--timeout/policy.timeout_s")
+    given = policy.timeout_s != CallPolicy.timeout_s
+    refuse_a_timeout([name], given, setting="policy.timeout_s")
 
 
 def member_timeout(name: str, timeout_s: float) -> float:
@@ -340,17 +347,26 @@ def member_timeout(name: str, timeout_s: float) -> float:
     return CallPolicy.timeout_s if answers_at_once(name) else timeout_s
 
 
-def _refuse_for_all(names: Sequence[str], fact: str, option: str, they: str, fix: str) -> None:
+def _refuse_for_all(
+    names: Sequence[str],
+    fact: str,
+    option: str,
+    they: str,
+    fix: str,
+    setting: str | None = None,
+) -> None:
     """Refuse an option that no model of ``names`` uses, as each has provider ``fact``.
 
-    The one wording: ``OPTION, and this run's models (NAMES) THEY: FIX``.
+    The one wording: ``OPTION, and this run's models (NAMES) THEY: FIX``; a library
+    ``setting`` is refused as a :class:`SettingError` whose text says ``{setting}`` for it.
 
     Raises:
         ConfigError: every model of ``names`` has ``fact`` (:func:`_provider_says`).
     """
     if all(_provider_says(name, fact) for name in names):
         models = ", ".join(repr(name) for name in names) or "none"
-        raise ConfigError(f"{option}, and this run's models ({models}) {they}: {fix}")
+        text = f"{option}, and this run's models ({models}) {they}: {fix}"
+        raise ConfigError(text) if setting is None else SettingError(setting, text)
 
 
 def member_transport(name: str, transport: Transport) -> Transport:
