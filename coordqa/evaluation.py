@@ -759,7 +759,7 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
     config = plan.config
     refuse_unread_model_args(config.model, config.model_args)
     refuse_a_question_model(config.model)
-    refuse_a_transport([config.model], config.transport)
+    refuse_a_transport([config.model], config.transport, setting="transport")
     refuse_a_policy_timeout(config.model, config.policy)
     ledger = UsageLedger()
     model = get_model(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -296,19 +296,29 @@ def load_spec(
     if added and isinstance(listed, list):
         models = {"models": [*listed, *added]}
         return parse_spec(
-            {**data, **overrides, **models}, source=str(file), options_from=len(listed)
+            {**data, **overrides, **models},
+            source=str(file),
+            options_from=len(listed),
+            options=overrides,
         )
-    return parse_spec({**data, **overrides}, source=str(file))
+    return parse_spec({**data, **overrides}, source=str(file), options=overrides)
 
 
 def parse_spec(
-    data: JSONObject, *, source: str = "the eval-set spec", options_from: int | None = None
+    data: JSONObject,
+    *,
+    source: str = "the eval-set spec",
+    options_from: int | None = None,
+    options: Collection[str] = (),
 ) -> EvalSetSpec:
     """Validate a set given as data; every problem is named with its field.
 
     ``options_from``: the index of the first model given on the command line (``--model``,
     with its ``--api-key-env``...), whose settings are said as options; the others are
     ``source``'s (``models.yaml's models[1].api_key_env``). None: every model is ``source``'s.
+    ``options``: the shared keys given as the command's options (``timeout_s`` by
+    ``--timeout``), which a refusal names so; any other is ``source``'s key (``models.yaml's
+    timeout_s``). One of them, never ``--timeout/timeout_s`` (walkthrough 16, R7).
 
     Raises:
         ConfigError: a field is unknown, missing or has a bad value, model arguments are
@@ -324,8 +334,13 @@ def parse_spec(
         refuse_unread_model_args(model.model, model.model_args, named)
         refuse_a_question_model(model.model, f"{source}'s models[{index}]")
     names = [model.model for model in spec.models]
-    refuse_a_transport(names, spec.transport, "--transport/transport")
-    refuse_a_timeout(names, "timeout_s" in spec.model_fields_set, "--timeout/timeout_s")
+    given = spec.model_fields_set
+
+    def said_as(key: str, option: str) -> str:
+        return option if key in options else f"{source}'s {key}"
+
+    refuse_a_transport(names, spec.transport, said_as("transport", "--transport"))
+    refuse_a_timeout(names, "timeout_s" in given, said_as("timeout_s", "--timeout"))
     spec._given_at = tuple(
         None
         if options_from is not None and index >= options_from

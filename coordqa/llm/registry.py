@@ -272,25 +272,30 @@ def refuse_an_endpoint(
         )
 
 
-def refuse_a_transport(names: Sequence[str], transport: str, named: str = "--transport") -> None:
+def refuse_a_transport(
+    names: Sequence[str], transport: str, named: str = "--transport", *, setting: str | None = None
+) -> None:
     """Refuse a transport chosen for a command whose models all run inside coordqa.
 
     It would be ignored: ``--model random --transport direct`` ran in process and its manifest
     said so, without a word. A transport is how a model behind a server is reached, so where one
     of the command's models calls a server (an eval-set or grid of several) it is that one's.
-    ``named`` is how the caller's user wrote it (``--transport``, or a file's key).
+    ``named`` is how the caller's user wrote it (``--transport``, or a file's key); ``setting``:
+    a library parameter instead (``transport``), as :func:`refuse_a_timeout` names one.
 
     Raises:
         ConfigError: ``transport`` is not ``auto`` and no model of ``names`` calls a server.
     """
     if transport != "auto":
+        option = "--transport" if setting is None else "{setting}"
         _refuse_for_all(
             names,
             "runs_in_process",
-            f"--transport {transport} reaches a model behind a server",
+            f"{option} {transport} reaches a model behind a server",
             "run inside coordqa and call none",
-            f"leave {named} out (a model behind a server is named prefix/NAME, e.g. openai/NAME "
-            "with its --api-base)",
+            f"leave {named if setting is None else option} out (a model behind a server is "
+            "named prefix/NAME, e.g. openai/NAME with its --api-base)",
+            setting,
         )
 
 
