@@ -19,6 +19,28 @@ class ConfigError(CoordqaError, ValueError):
     """A parameter, option or configuration value is invalid."""
 
 
+class SettingError(ConfigError):
+    """A refused value of one setting, in words that name it as its caller wrote it.
+
+    ``template`` says ``{setting}`` where the setting is named. Its text names the library's
+    parameter (``trials``, ``policy.timeout_s``), what a Python caller wrote; a command shows
+    its option instead (``--trials``, ``--timeout``) with :meth:`named`, from its own map of
+    parameters to options (``coordqa.cli._errors.settings_as_options``). A Python
+    ``ConfigError`` said ``--trials must be >= 1``, and ``coordqa eval`` said ``leave
+    --timeout/policy.timeout_s out`` (walkthrough 16, R7).
+    """
+
+    def __init__(self, setting: str, template: str) -> None:
+        """``setting``: the parameter's name (dotted inside a field: ``policy.timeout_s``)."""
+        super().__init__(template.replace("{setting}", setting))
+        self.setting = setting
+        self.template = template
+
+    def named(self, name: str) -> str:
+        """The message with the setting called ``name`` (a command's option)."""
+        return self.template.replace("{setting}", name)
+
+
 class ModelNotServed(ConfigError):
     """The model's ``--api-base`` server lists the models it serves, and not this one."""
 

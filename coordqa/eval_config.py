@@ -12,7 +12,7 @@ from dataclasses import MISSING, asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from coordqa.errors import ConfigError
+from coordqa.errors import ConfigError, SettingError
 from coordqa.jsonvalues import JSONObject
 from coordqa.llm.endpoints import stored_endpoint
 from coordqa.llm.types import PAPER_SAMPLING, TRANSPORTS, CallPolicy, GenerateConfig, Transport
@@ -110,7 +110,9 @@ class EvalConfig:
         if not self.model.strip():
             raise ConfigError("model must be a model name such as 'random' or 'openai/gpt-4o'")
         if self.label is not None and not self.label.strip():
-            raise ConfigError("--label is empty; give the run a name, or leave --label out")
+            raise SettingError(
+                "label", "{setting} is empty; give the run a name, or leave {setting} out"
+            )
         for name in ("games", "types", "ids"):
             value = getattr(self, name)
             if isinstance(value, str):
@@ -124,34 +126,39 @@ class EvalConfig:
             from coordqa.dataset.releases import canonical_dataset
 
             object.__setattr__(self, "dataset", canonical_dataset(self.dataset))
-        if self.types is not None:
-            from coordqa.records import spelled_type
+        from coordqa.dataset.selection import spelled_filter
 
-            object.__setattr__(self, "types", tuple(map(spelled_type, self.types)))
+        for kind in ("games", "types"):  # Hanabi: hanabi's run, TOM: ToM's
+            object.__setattr__(self, kind, spelled_filter(kind, getattr(self, kind)))
         if self.trials < 1:
-            raise ConfigError(f"--trials must be >= 1, got {self.trials}")
+            raise SettingError("trials", f"{{setting}} must be >= 1, got {self.trials}")
         if self.limit is not None and self.limit < 1:
-            raise ConfigError(
-                f"--limit must be >= 1 (leave it out for all questions), got {self.limit}"
+            raise SettingError(
+                "limit",
+                f"{{setting}} must be >= 1 (leave it out for all questions), got {self.limit}",
             )
         if self.sample is not None and self.sample < 1:
-            raise ConfigError(
-                f"--sample must be >= 1 (leave it out for no sample), got {self.sample}"
+            raise SettingError(
+                "sample",
+                f"{{setting}} must be >= 1 (leave it out for no sample), got {self.sample}",
             )
         if self.ids is not None and not self.ids:
-            raise ConfigError("--ids must name at least one question (leave it out for all)")
+            raise SettingError(
+                "ids", "{setting} must name at least one question (leave it out for all)"
+            )
         from coordqa.prompts import PROMPT_LAYOUTS  # games and choices: only when a run is set up
         from coordqa.registry import not_one_of
 
         if self.prompt_layout not in PROMPT_LAYOUTS:
             allowed = [layout.replace("_", "-") for layout in PROMPT_LAYOUTS]
             given = self.prompt_layout.replace("_", "-")
-            raise ConfigError(not_one_of("--prompt-layout", given, allowed))
+            raise SettingError("prompt_layout", not_one_of("{setting}", given, allowed))
         if self.transport not in TRANSPORTS:
-            raise ConfigError(not_one_of("--transport", self.transport, TRANSPORTS))
+            raise SettingError("transport", not_one_of("{setting}", self.transport, TRANSPORTS))
         if not 0.0 <= self.max_error_rate <= 1.0:
-            raise ConfigError(
-                f"--max-error-rate must be a share between 0 and 1, got {self.max_error_rate:g}"
+            raise SettingError(
+                "max_error_rate",
+                f"{{setting}} must be a share between 0 and 1, got {self.max_error_rate:g}",
             )
         self.generate_config(0)  # validates the sampling parameters
 

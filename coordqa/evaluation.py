@@ -179,13 +179,20 @@ def run_json(run_dir: Path, manifest: RunManifest, analysis: RunAnalysis) -> JSO
     """What a run's JSON summary says of the whole run, whichever session wrote it.
 
     ``coordqa eval --json`` adds its session's counts (:meth:`RunResult.to_json`);
-    ``coordqa score --json`` prints it as it is: one shape for both.
+    ``coordqa score --json`` prints it as it is: one shape for both. Its ``dataset`` says the
+    release's own count (``release_questions``, beside its fingerprint and version) and the
+    run's (``questions_asked``): ``num_questions: 12`` alone there read as a release of 12
+    (walkthrough 16, R8); ``num_questions`` stays, the run's, for readers written before.
     """
     dataset = manifest.dataset
     return {
         "run_dir": str(run_dir),
         "label": manifest.label,
-        "dataset": None if dataset is None else dataset.model_dump(mode="json"),
+        "dataset": (
+            None
+            if dataset is None
+            else {**dataset.model_dump(mode="json"), "questions_asked": dataset.num_questions}
+        ),
         "status": manifest.status,
         "error_rate": error_rate(analysis),
         "summary": analysis.to_json(),
@@ -295,6 +302,7 @@ def _plan(config: EvalConfig) -> _Plan:
         fingerprint=fingerprint,
         version=",".join(versions) or None,
         num_questions=len(questions),
+        release_questions=len(full),
     )
     run_fingerprint = _run_fingerprint(identity, fingerprint, questions)
     out = config.out or DEFAULT_RUNS_DIR / run_name(config, dataset.name, fingerprint)
@@ -751,7 +759,7 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
     config = plan.config
     refuse_unread_model_args(config.model, config.model_args)
     refuse_a_question_model(config.model)
-    refuse_a_transport([config.model], config.transport)
+    refuse_a_transport([config.model], config.transport, setting="transport")
     refuse_a_policy_timeout(config.model, config.policy)
     ledger = UsageLedger()
     model = get_model(

@@ -33,8 +33,7 @@ from pathlib import Path, PurePosixPath
 
 from coordqa.errors import OutputPathError
 from coordqa.jsonvalues import load_json
-from coordqa.runfolder import folder_words, holds_run, holds_set
-from coordqa.words import counted
+from coordqa.runfolder import folder_words, holds_run, runs_held
 
 __all__ = [
     "AGENTIC_REPORT",
@@ -221,7 +220,7 @@ def check_run_output(path: str | os.PathLike[str], what: str = "run", name: str 
     if not folder.is_dir() or folder_words(folder) is not None:
         return folder
     entries = sorted(e.name for e in folder.iterdir() if not e.name.startswith("."))
-    held = _runs_held(folder, entries)
+    held = runs_held(folder, entries)
     if held:
         raise OutputPathError(
             f"{name} {folder} holds {held}: give a folder for this {what}, e.g. "
@@ -250,15 +249,6 @@ def _not_for_this_writer(
 def _holds_output_of(folder: Path, command: str, name: str) -> OutputPathError:
     """The error for a folder holding ``command``'s generated output, where it may not go."""
     return OutputPathError(f"{name} {folder} holds the output of `{command}`: {EMPTY_IT}")
-
-
-def _runs_held(folder: Path, entries: list[str]) -> str:
-    """``2 runs and 1 eval set``: the run and set folders among ``entries`` ('' when none)."""
-    folders = [folder / e for e in entries if _is_folder(folder / e)]
-    sets = sum(holds_set(sub) for sub in folders)
-    runs = sum(holds_run(sub) and not holds_set(sub) for sub in folders)
-    held = [counted(runs, "run")] * bool(runs) + [counted(sets, "eval set")] * bool(sets)
-    return " and ".join(held)
 
 
 @contextmanager

@@ -48,7 +48,7 @@ from coordqa.choices import Choice
 from coordqa.errors import StoreError, UnknownNameError
 from coordqa.jsonvalues import JSONObject
 from coordqa.llm.types import Message, Reply
-from coordqa.registry import Registry, spelled_as
+from coordqa.registry import Registry
 from coordqa.schema_problems import schema_problems
 
 __all__ = [
@@ -71,7 +71,6 @@ __all__ = [
     "exchange_type",
     "parse_exchange",
     "roles_of",
-    "spelled_type",
     "upgrade",
 ]
 
@@ -261,15 +260,6 @@ QuestionType = Literal["EC", "ToM", "JP"]
 
 QUESTION_TYPES: tuple[QuestionType, ...] = get_args(QuestionType)
 """The question types, in the order tables show them (the one list every module uses)."""
-
-
-def spelled_type(name: str) -> str:
-    """``name`` in its question type's spelling (``tom``, ``TOM``: ``ToM``); else as given.
-
-    A run's identity and folder name hold its types as given, so ``--types TOM`` would be
-    another run than ``--types ToM``; a name that is no type is left for the filter to refuse.
-    """
-    return spelled_as(name, QUESTION_TYPES)
 
 
 class Question(Record):

@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from coordqa.words import counted
+
 MANIFEST = "manifest.json"
 """The manifest's file name in a run directory."""
 SET_MANIFEST = "eval-set.json"
@@ -78,6 +80,21 @@ def folder_words(folder: Path) -> str | None:
     if holds_set(folder):
         return "an eval-set folder"
     return "a run directory" if holds_run(folder) else None
+
+
+def runs_held(folder: Path, entries: Sequence[str]) -> str:
+    """``2 runs and 1 eval set``: the run and set folders among ``entries`` of ``folder``.
+
+    '' when none. A link is not followed: only folders themselves count. Said where a folder
+    of runs is given for something else (an output folder, a dataset).
+    """
+    folders = [
+        folder / e for e in entries if (folder / e).is_dir() and not (folder / e).is_symlink()
+    ]
+    sets = sum(holds_set(sub) for sub in folders)
+    runs = sum(holds_run(sub) and not holds_set(sub) for sub in folders)
+    held = [counted(runs, "run")] * bool(runs) + [counted(sets, "eval set")] * bool(sets)
+    return " and ".join(held)
 
 
 def held_words(folder: Path) -> str:

@@ -385,6 +385,59 @@ def test_the_agentic_bot_is_refused_by_eval_before_a_run_is_made(tmp_path: Path)
     assert not out.exists()
 
 
+@pytest.mark.parametrize("command", ["eval", "eval-set"])
+def test_an_unknown_models_list_offers_only_models_that_answer_questions(
+    command: str, tmp_path: Path
+) -> None:
+    """Walkthrough 16 R9: ``eval --model randon`` listed ``bot, bot?KEY=VALUE`` as built in,
+    which eval refuses; the list is what the command takes. An agent's model list keeps bot."""
+    from coordqa.errors import ModelError
+    from coordqa.llm import get_model
+
+    refused = coordqa(command, "--model", "randon", "--limit", "1", "--out", tmp_path / "r")
+    assert refused.returncode == 2, refused.stderr
+    said = " ".join(refused.stderr.split())
+    assert "unknown model randon. Did you mean 'random'?" in said, said
+    assert "Built in: llamacpp/PATH, random, scripted." in said, said
+    with pytest.raises(ModelError, match=r"Built in: bot, bot\?KEY=VALUE, llamacpp/PATH, random"):
+        get_model("randon")  # any caller: an agent may play with bot
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (("--trials", "0"), "error: --trials must be >= 1, got 0"),
+        (("--timeout", "5"), "error: --timeout bounds how long a model takes to answer"),
+        (("--max-error-rate", "2"), "error: --max-error-rate must be a share between 0 and 1"),
+        (("--prompt-layout", "sideways"), "error: --prompt-layout 'sideways' is not one of"),
+    ],
+)
+def test_evals_refusals_name_its_options_not_the_librarys_parameters(
+    options: tuple[str, ...], said: str
+) -> None:
+    """Walkthrough 16 R7: ``--timeout 5`` said ``leave --timeout/policy.timeout_s out``."""
+    refused = coordqa("eval", "--model", "random", "--limit", "1", *options)
+    assert refused.returncode == 2, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith(said), line
+    assert "policy." not in line and "_" not in line.split(",")[0], line
+
+
+def test_every_setting_eval_names_is_one_of_its_options() -> None:
+    """The map of EvalConfig's settings to eval's options names real fields and real flags."""
+    from dataclasses import fields
+
+    from coordqa.cli.qa import EVAL_OPTIONS
+    from coordqa.eval_config import EvalConfig
+    from coordqa.llm import CallPolicy
+
+    help_text = coordqa("eval", "--help").stdout
+    known = {f.name for f in fields(EvalConfig)} | {f"policy.{f.name}" for f in fields(CallPolicy)}
+    for setting, option in EVAL_OPTIONS.items():
+        assert setting in known, setting
+        assert option in help_text, option
+
+
 def test_unknown_ids_name_the_release_searched_and_that_another_may_hold_them() -> None:
     """Walkthrough 2, R9: hanabi-01-JP is a v1.1 question that v1.2 (the default) removed."""
     result = coordqa("eval", "--model", "random", "--ids", "hanabi-01-JP")

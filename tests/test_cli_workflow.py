@@ -490,7 +490,14 @@ def test_label_json_and_verbose(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     fingerprint = dataset_fingerprint(load_rows("example"))  # the whole example dataset's
     assert summary["dataset"]["name"] == "example"
     assert summary["dataset"]["fingerprint"] == fingerprint
-    assert summary["dataset"]["num_questions"] == 3  # --limit 3
+    assert summary["dataset"]["num_questions"] == 3  # --limit 3, kept for older readers
+    # walkthrough 16 R8: the release's own count beside its fingerprint, the run's apart
+    assert summary["dataset"]["questions_asked"] == 3
+    assert summary["dataset"]["release_questions"] == len(load_rows("example"))
+    code, out = invoke("score", "runs/a", "--json")
+    assert code == 0, out
+    scored = json.JSONDecoder().raw_decode(out)[0]["dataset"]  # then the notes on stderr
+    assert scored["questions_asked"] == 3 and scored["release_questions"] > 3, scored
     code, out = invoke(*base, "--label", "baseline B", "--seed", "1", "--out", "runs/b", "-v")
     assert code == 0, out
     assert out.startswith("baseline B: overall accuracy")

@@ -108,6 +108,31 @@ def test_question_types_take_their_canonical_spelling_so_case_is_not_another_run
     assert EvalConfig(model="random", types=("XX",)).types == ("XX",)  # the filter names it
 
 
+def test_game_names_take_their_registered_spelling_so_case_is_not_another_run() -> None:
+    """Walkthrough 16 (#25, #52): ``--games Hanabi`` made a run ``..._Hanabi_...`` beside
+    ``--games hanabi``'s, same questions, and refused to resume the other's folder."""
+    from coordqa.evaluation import run_name
+
+    shouted = EvalConfig(model="random", games=("Hanabi", "OVERCOOKED"))
+    canonical = EvalConfig(model="random", games=("overcooked", "hanabi"))
+    assert shouted.games == ("hanabi", "overcooked")
+    assert shouted.identity() == canonical.identity()
+    assert canonical.identity()["games"] == ["hanabi", "overcooked"]  # existing runs, unchanged
+    name = run_name(shouted, "example", "0123abcd")
+    assert name == run_name(canonical, "example", "0123abcd") and "_hanabi+overcooked_" in name
+    assert EvalConfig(model="random", games=("nosuch",)).games == ("nosuch",)  # filter refuses
+
+
+def test_eval_with_a_game_in_another_case_continues_the_same_run(tmp_path: Path) -> None:
+    for spelling in ("Hanabi", "hanabi"):
+        done = coordqa(
+            "eval", "-m", "random", "--dataset", "example", "--games", spelling, cwd=tmp_path
+        )
+        assert done.returncode == 0, done.stderr
+    runs = [p.name for p in (tmp_path / "runs").iterdir()]
+    assert len(runs) == 1 and "_hanabi_" in runs[0], runs
+
+
 def test_eval_with_types_in_another_case_continues_the_same_run(tmp_path: Path) -> None:
     first = coordqa(
         "eval", "-m", "random", "--dataset", "example", "--types", "JP,TOM", cwd=tmp_path

@@ -553,6 +553,15 @@ def test_a_sets_types_take_their_canonical_spelling() -> None:
     assert shouted.default_out() == canonical.default_out()
 
 
+def test_a_sets_games_take_their_registered_spelling() -> None:
+    """``games: [Hanabi]`` was another set than ``games: [hanabi]`` (walkthrough 16, #56)."""
+    shouted = parse_spec({"models": ["random"], "games": ["Hanabi"]})
+    canonical = parse_spec({"models": ["random"], "games": ["hanabi"]})
+    assert shouted.games == ("hanabi",)
+    assert shouted.shared_identity() == canonical.shared_identity()
+    assert shouted.default_out() == canonical.default_out()
+
+
 def test_a_model_named_twice_is_refused_before_anything_runs(tmp_path: Path) -> None:
     """Two entries that are one member would race for its run folder (walkthrough #47, #410)."""
     out = tmp_path / "dup"

@@ -230,9 +230,9 @@ def test_score_uses_current_scorer_on_stored_replies(tmp_path: Path) -> None:
 
 
 def test_config_validation_messages() -> None:
-    with pytest.raises(ConfigError, match="--trials must be >= 1"):
+    with pytest.raises(ConfigError, match="^trials must be >= 1, got 0$"):  # the parameter
         EvalConfig(model="random", trials=0)
-    with pytest.raises(ConfigError, match="--prompt-layout"):
+    with pytest.raises(ConfigError, match="^prompt_layout 'sideways' is not one of"):
         EvalConfig(model="random", prompt_layout="sideways")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="--top-p must be > 0 and <= 1, got 2"):
         EvalConfig(model="random", top_p=2.0)

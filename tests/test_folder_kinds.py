@@ -111,3 +111,28 @@ def test_a_run_or_set_folder_is_named_as_one_where_a_dataset_is_wanted(
     )
     assert line.endswith(f"{path} is {what}, not a dataset: {fix}"), line
     assert _tree(Path(path)) == before
+
+
+def test_a_folder_of_runs_given_as_a_dataset_is_named_as_one(
+    folders: dict[str, str], tmp_path: Path
+) -> None:
+    """Walkthrough 16 R6: ``eval --dataset runs/`` said only ``no .parquet file in the folder
+    runs``; it says what the folder is and what a dataset may be."""
+    import shutil
+
+    runs = tmp_path / "runs"
+    shutil.copytree(folders["qa"], runs / "a")
+    shutil.copytree(folders["set"], runs / "s")
+    (tmp_path / "empty").mkdir()
+    takes = (
+        "a dataset is a bundled release's name (coordqa dataset list), a .parquet or .jsonl "
+        "file, or a folder holding a .parquet file"
+    )
+    for folder, said in [
+        ("runs/", "runs is a folder of runs (1 run and 1 eval set), not a dataset: "),
+        ("empty", "no .parquet file in the folder empty: "),
+    ]:
+        result = coordqa("eval", "--model", "random", "--dataset", folder, cwd=tmp_path)
+        assert result.returncode == 2, result.stderr
+        (line,) = result.stderr.splitlines()
+        assert line == f"error: {said}{takes}", line

@@ -143,7 +143,7 @@ def test_a_transport_is_taken_where_a_model_calls_a_server() -> None:
     ("command", "named"),
     [
         (["eval", "--model", "random"], "--transport"),
-        (["eval-set", "--model", "random"], "--transport/transport"),
+        (["eval-set", "--model", "random"], "--transport"),
         (
             ["agentic", "run", "--agent", "llm", "--game", "collab_capture", "--partner", "self"]
             + ["--model", "bot"],
@@ -161,6 +161,7 @@ def test_every_command_refuses_a_transport_its_in_process_model_ignores(
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("error: --transport direct reaches a model behind a server"), line
     assert f"leave {named} out" in line, line
+    assert "/transport" not in line, line  # one name, the option's or the key's (walkthrough 16)
     assert not out.exists()
 
 
@@ -200,7 +201,8 @@ def test_the_library_refuses_a_timeout_its_model_cannot_outlast(tmp_path: Path) 
         coordqa.evaluate(timed)
     said = str(refused.value)
     assert "('random') answer at once inside coordqa" in said, said
-    assert "leave --timeout/policy.timeout_s out" in said, said
+    assert said.startswith("policy.timeout_s bounds how long"), said  # walkthrough 16 R7
+    assert "leave policy.timeout_s out" in said and "--timeout" not in said, said
     assert not out.exists()
     coordqa.evaluate(coordqa.EvalConfig(model="random", dataset="example", limit=1, out=out))
     mixed = EvalSetSpec.model_validate(
@@ -220,9 +222,9 @@ GRID = (
 @pytest.mark.parametrize(
     ("command", "named"),
     [
-        (["eval", "--model", "random", "--timeout", "5"], "--timeout/policy.timeout_s"),
-        (["eval-set", "--model", "scripted", "--timeout", "5"], "--timeout/timeout_s"),
-        (["eval-set", "SPEC"], "--timeout/timeout_s"),
+        (["eval", "--model", "random", "--timeout", "5"], "--timeout"),
+        (["eval-set", "--model", "scripted", "--timeout", "5"], "--timeout"),
+        (["eval-set", "SPEC"], "SPEC's timeout_s"),  # the file's key, not --timeout/timeout_s
         (
             ["agentic", "run", "--agent", "llm", "--game", "collab_capture", "--partner", "self"]
             + ["--model", "bot", "--timeout", "5"],
@@ -246,7 +248,7 @@ def test_every_command_refuses_a_timeout_its_models_cannot_outlast(
     assert done.returncode == 2, done.stderr
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("error: --timeout bounds how long a model takes to answer"), line
-    assert f"leave {named} out" in line, line
+    assert f"leave {named.replace('SPEC', str(spec))} out" in line, line
     assert not out.exists()
 
 
@@ -257,7 +259,8 @@ def test_the_library_refuses_the_transport_the_command_line_refuses(tmp_path: Pa
     with pytest.raises(ConfigError) as refused:
         coordqa_api.evaluate(config)
     said = str(refused.value)
-    assert said.startswith("--transport direct reaches a model behind a server"), said
+    assert said.startswith("transport direct reaches a model behind a server"), said
+    assert "leave transport out" in said, said  # the parameter, as the caller wrote it
     assert not out.exists()
 
 

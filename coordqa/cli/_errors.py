@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
-from coordqa.errors import CoordqaError, RunFailed, RunInterrupted
+from coordqa.errors import ConfigError, CoordqaError, RunFailed, RunInterrupted, SettingError
 
 RUN_FAILED_EXIT = 1
 """Exit status of a run stopped by errors or left with more failures than allowed."""
@@ -44,6 +45,22 @@ def report(error: CoordqaError) -> None:
         messages.print(Text(str(error), style="yellow"), highlight=False)
     else:
         messages.print(Text.assemble(("error: ", "bold red"), str(error)), highlight=False)
+
+
+@contextmanager
+def settings_as_options(options: Mapping[str, str]) -> Iterator[None]:
+    """Within, a library's refused setting is named by the command's option for it.
+
+    ``options`` maps the library's parameter names (``trials``, ``policy.timeout_s``) to the
+    command's options (``--trials``, ``--timeout``): the command's one map of them. A setting
+    the map lacks keeps the library's name.
+    """
+    try:
+        yield
+    except SettingError as error:
+        if error.setting not in options:
+            raise
+        raise ConfigError(error.named(options[error.setting])) from None
 
 
 _warned: set[str] = set()

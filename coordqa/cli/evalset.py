@@ -217,7 +217,12 @@ def eval_set_command(
                 "name the models: give a spec file (coordqa eval-set SPEC.yaml) or --model "
                 "NAME, once per model"
             )
-        spec = parse_spec({"models": added, **overrides}, source="the command line", options_from=0)
+        spec = parse_spec(
+            {"models": added, **overrides},
+            source="the command line",
+            options_from=0,
+            options=overrides,
+        )
         refuse_repeats(spec, lambda _: "--model")
     else:
         spec = load_spec(spec_file, added=added, **overrides)

@@ -31,7 +31,7 @@ from coordqa.cli._call_options import (
     Transport,
     parse_model_args,
 )
-from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, warn
+from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, settings_as_options, warn
 from coordqa.cli._lists import split_list
 from coordqa.cli._outputs import run_folder
 from coordqa.cli._progress import Quiet
@@ -235,6 +235,21 @@ def render_counts(result: RunResult) -> None:
 # -- commands --------------------------------------------------------------------------------
 
 
+EVAL_OPTIONS = {
+    "label": "--label",
+    "trials": "--trials",
+    "limit": "--limit",
+    "sample": "--sample",
+    "ids": "--ids",
+    "prompt_layout": "--prompt-layout",
+    "transport": "--transport",
+    "max_error_rate": "--max-error-rate",
+    "policy.timeout_s": "--timeout",
+}
+"""The :class:`~coordqa.eval_config.EvalConfig` setting each option of ``eval`` fills, for its
+refusals (:class:`~coordqa.errors.SettingError`) to name the option the user typed."""
+
+
 def eval_command(
     model: Annotated[str, typer.Option("--model", "-m", help="Model name, e.g. openai/gpt-4o.")],
     dataset: Annotated[
@@ -338,58 +353,59 @@ def eval_command(
     from coordqa.cli._progress import eval_display, live_run
     from coordqa.evaluation import EvalConfig, EvalFailed, EvalInterrupted, evaluate
 
-    if quiet and verbose:
-        raise ConfigError("--quiet and --verbose ask for opposite things; give one of them")
-    config = EvalConfig(
-        model=model,
-        label=label,
-        api_base=api_base,
-        dataset=dataset,
-        trials=trials,
-        games=split_list(games),
-        types=split_list(types),
-        ids=parse_ids(ids),
-        sample=sample,
-        sample_seed=(
-            sample_seed
-            if sample_seed is not None
-            else seed
-            if seed is not None
-            else eval_default("sample_seed")
-        ),
-        limit=limit,
-        temperature=temperature,
-        top_p=top_p,
-        max_tokens=max_tokens,
-        seed=seed,
-        prompt_layout=prompt_layout.replace("-", "_"),  # type: ignore[arg-type]
-        cache=not no_cache,
-        out=out,
-        policy=CallOptions(
-            concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures
-        ).policy(),
-        max_error_rate=max_error_rate,
-        model_args=parse_model_args(model_arg),
-        api_key_env=api_key_env,
-        transport=transport or eval_default("transport"),  # type: ignore[arg-type]  # checked by EvalConfig
-    )
-    display = eval_display(messages, quiet=quiet, verbose=verbose)
-    try:
-        with live_run(display, messages, EvalInterrupted):
-            result = evaluate(config, progress=display)
-    except KeyboardInterrupt:  # while reading the dataset, before the run's session began
-        display.stop()
-        messages.print("[yellow]interrupted while starting: nothing was run or stored[/]")
-        raise typer.Exit(INTERRUPTED_EXIT) from None
-    except EvalFailed as failure:
-        display.stop()
-        if failure.result is not None:
-            show_result(failure.result, as_json=as_json, quiet=quiet)
-        messages.print(f"[bold red]error:[/] {failure}", highlight=False)
-        raise typer.Exit(RUN_FAILED_EXIT) from None
-    finally:
-        display.stop()
-    show_result(result, as_json=as_json, quiet=quiet)
+    with settings_as_options(EVAL_OPTIONS):  # the library's parameter names, as flags
+        if quiet and verbose:
+            raise ConfigError("--quiet and --verbose ask for opposite things; give one of them")
+        config = EvalConfig(
+            model=model,
+            label=label,
+            api_base=api_base,
+            dataset=dataset,
+            trials=trials,
+            games=split_list(games),
+            types=split_list(types),
+            ids=parse_ids(ids),
+            sample=sample,
+            sample_seed=(
+                sample_seed
+                if sample_seed is not None
+                else seed
+                if seed is not None
+                else eval_default("sample_seed")
+            ),
+            limit=limit,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            seed=seed,
+            prompt_layout=prompt_layout.replace("-", "_"),  # type: ignore[arg-type]
+            cache=not no_cache,
+            out=out,
+            policy=CallOptions(
+                concurrency, rpm, tpm, timeout, max_attempts, max_connection_failures
+            ).policy(),
+            max_error_rate=max_error_rate,
+            model_args=parse_model_args(model_arg),
+            api_key_env=api_key_env,
+            transport=transport or eval_default("transport"),  # type: ignore[arg-type]  # checked by EvalConfig
+        )
+        display = eval_display(messages, quiet=quiet, verbose=verbose)
+        try:
+            with live_run(display, messages, EvalInterrupted):
+                result = evaluate(config, progress=display)
+        except KeyboardInterrupt:  # while reading the dataset, before the run's session began
+            display.stop()
+            messages.print("[yellow]interrupted while starting: nothing was run or stored[/]")
+            raise typer.Exit(INTERRUPTED_EXIT) from None
+        except EvalFailed as failure:
+            display.stop()
+            if failure.result is not None:
+                show_result(failure.result, as_json=as_json, quiet=quiet)
+            messages.print(f"[bold red]error:[/] {failure}", highlight=False)
+            raise typer.Exit(RUN_FAILED_EXIT) from None
+        finally:
+            display.stop()
+        show_result(result, as_json=as_json, quiet=quiet)
 
 
 def _errors_said(errors: int) -> str:

@@ -16,7 +16,7 @@ from coordqa.dataset.folder import DATA_FILE, read_parquet
 from coordqa.dataset.releases import BUNDLED, DEFAULT_DATASET, bundled_dataset_dir
 from coordqa.dataset.schema import QuestionRow, features, validate_rows
 from coordqa.errors import DatasetError, UnknownNameError
-from coordqa.runfolder import folder_words
+from coordqa.runfolder import folder_words, runs_held
 
 if TYPE_CHECKING:
     import datasets
@@ -58,6 +58,13 @@ def dataset_path(name_or_path: str | os.PathLike[str] | None = None) -> Path:
     )
 
 
+DATASET_IS = (
+    "a dataset is a bundled release's name (coordqa dataset list), a .parquet or .jsonl file, "
+    "or a folder holding a .parquet file"
+)
+"""What may be given as a dataset, for a refusal of something else given as one."""
+
+
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     rows = []
     with path.open(encoding="utf-8") as handle:
@@ -83,7 +90,10 @@ def _read(path: Path) -> list[dict[str, Any]]:
             )
         files = sorted(path.rglob("*.parquet"))
         if not files:
-            raise DatasetError(f"no .parquet file in the folder {path}")
+            entries = sorted(e.name for e in path.iterdir() if not e.name.startswith("."))
+            runs = runs_held(path, entries)
+            what = f"{path} is a folder of runs ({runs}), not a dataset" if runs else ""
+            raise DatasetError(f"{what or f'no .parquet file in the folder {path}'}: {DATASET_IS}")
         return [row for file in files for row in read_parquet(file)]
     if path.suffix == ".parquet":
         return read_parquet(path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from coordqa.dataset.schema import TYPE_NAMES, RowT
 from coordqa.errors import ConfigError, UnknownNameError
@@ -14,6 +14,24 @@ from coordqa.registry import Registry, spelled_as
 
 if TYPE_CHECKING:
     import datasets
+
+
+def spelled_filter(
+    kind: Literal["games", "types"], names: Iterable[str] | None
+) -> tuple[str, ...] | None:
+    """The ``games`` or ``types`` filter's ``names`` as the dataset spells them, in order.
+
+    The one home of the rule that a QA filter's names are stored in their registered spelling
+    (``Hanabi``: ``hanabi``, ``TOM``: ``ToM``) wherever a run's configuration is made
+    (:class:`~coordqa.eval_config.EvalConfig`, an eval set's spec): a run's identity and folder
+    name hold the names, so another case would be another run, and a lower-case run made
+    before keeps its identity. A name that is no game or type is kept as given, for
+    :func:`filter_rows` to refuse with suggestions.
+    """
+    if names is None:
+        return None
+    spellings = GAMES.names() if kind == "games" else QUESTION_TYPES
+    return tuple(spelled_as(name, spellings) for name in names)
 
 
 def _canonical_names(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -13,10 +13,12 @@ from pydantic import (
     Field,
     PrivateAttr,
     ValidationError,
+    ValidationInfo,
     field_validator,
 )
 
 from coordqa.dataset import DEFAULT_DATASET
+from coordqa.dataset.selection import spelled_filter
 from coordqa.errors import ConfigError
 from coordqa.eval_config import EvalConfig, api_key_from_env, eval_default
 from coordqa.evaluation import set_member_names
@@ -33,7 +35,6 @@ from coordqa.llm.registry import (
 )
 from coordqa.llm.types import Transport
 from coordqa.prompts import PromptLayout
-from coordqa.records import spelled_type
 from coordqa.runs import given_key
 from coordqa.spec_problems import spec_problems
 from coordqa.yaml_files import load_yaml_file
@@ -157,11 +158,13 @@ class EvalSetSpec(BaseModel):
             raise ValueError("must name at least one")
         return value
 
-    @field_validator("types")
+    @field_validator("games", "types")
     @classmethod
-    def _spelled_types(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
-        """Types as :class:`EvalConfig` holds them, so ``TOM`` is not another set than ``ToM``."""
-        return None if value is None else tuple(map(spelled_type, value))
+    def _spelled_filter(
+        cls, value: tuple[str, ...] | None, info: ValidationInfo
+    ) -> tuple[str, ...] | None:
+        """Names as :class:`EvalConfig` holds them: ``Hanabi`` is the set of ``hanabi``."""
+        return spelled_filter(info.field_name, value)  # type: ignore[arg-type]
 
     def given_at(self, index: int) -> str | None:
         """Where ``models[index]`` was given (None: on the command line, or not said)."""
@@ -293,19 +296,29 @@ def load_spec(
     if added and isinstance(listed, list):
         models = {"models": [*listed, *added]}
         return parse_spec(
-            {**data, **overrides, **models}, source=str(file), options_from=len(listed)
+            {**data, **overrides, **models},
+            source=str(file),
+            options_from=len(listed),
+            options=overrides,
         )
-    return parse_spec({**data, **overrides}, source=str(file))
+    return parse_spec({**data, **overrides}, source=str(file), options=overrides)
 
 
 def parse_spec(
-    data: JSONObject, *, source: str = "the eval-set spec", options_from: int | None = None
+    data: JSONObject,
+    *,
+    source: str = "the eval-set spec",
+    options_from: int | None = None,
+    options: Collection[str] = (),
 ) -> EvalSetSpec:
     """Validate a set given as data; every problem is named with its field.
 
     ``options_from``: the index of the first model given on the command line (``--model``,
     with its ``--api-key-env``...), whose settings are said as options; the others are
     ``source``'s (``models.yaml's models[1].api_key_env``). None: every model is ``source``'s.
+    ``options``: the shared keys given as the command's options (``timeout_s`` by
+    ``--timeout``), which a refusal names so; any other is ``source``'s key (``models.yaml's
+    timeout_s``). One of them, never ``--timeout/timeout_s`` (walkthrough 16, R7).
 
     Raises:
         ConfigError: a field is unknown, missing or has a bad value, model arguments are
@@ -321,8 +334,13 @@ def parse_spec(
         refuse_unread_model_args(model.model, model.model_args, named)
         refuse_a_question_model(model.model, f"{source}'s models[{index}]")
     names = [model.model for model in spec.models]
-    refuse_a_transport(names, spec.transport, "--transport/transport")
-    refuse_a_timeout(names, "timeout_s" in spec.model_fields_set, "--timeout/timeout_s")
+    given = spec.model_fields_set
+
+    def said_as(key: str, option: str) -> str:
+        return option if key in options else f"{source}'s {key}"
+
+    refuse_a_transport(names, spec.transport, said_as("transport", "--transport"))
+    refuse_a_timeout(names, "timeout_s" in given, said_as("timeout_s", "--timeout"))
     spec._given_at = tuple(
         None
         if options_from is not None and index >= options_from

@@ -20,7 +20,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
-from coordqa.errors import ConfigError, ModelError
+from coordqa.errors import ConfigError, ModelError, SettingError
 from coordqa.llm.addresses import active_guard
 from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.providers import Provider, ProviderFactory
@@ -33,6 +33,7 @@ __all__ = [
     "create_provider",
     "member_transport",
     "member_timeout",
+    "question_models",
     "refuse_a_policy_timeout",
     "refuse_a_question_model",
     "refuse_a_timeout",
@@ -73,16 +74,30 @@ def create_provider(
     if registered:
         refuse_an_endpoint(name, api_base, key_given=api_key is not None)
         return PROVIDERS.get(registered)(spelled_model(name), api_base, api_key)
-    if "/" in name and not name.startswith("/"):
+    if _over_http_name(name):
         return _over_http(name, api_base, api_key, transport)
+    raise ModelError(_unknown_model(name, PROVIDERS.names()))
+
+
+def _over_http_name(name: str) -> bool:
+    """Whether ``name`` (no registered entry's) has the ``prefix/model`` form of a served model."""
+    return "/" in name and not name.startswith("/")
+
+
+def _unknown_model(name: str, built_in: list[str]) -> str:
+    """The error text for model ``name``, which no entry serves.
+
+    It offers the close names of ``built_in`` (the entries the command takes) or the litellm
+    prefix ``name`` lacks, and says how to name any other model.
+    """
     from coordqa.llm.litellm_provider import provider_prefix_of  # litellm itself is not imported
 
     prefix = provider_prefix_of(name)
-    hint = offer([f"{prefix}/{name}"] if prefix else suggest(name, PROVIDERS.names()))
+    hint = offer([f"{prefix}/{name}"] if prefix else suggest(name, built_in))
     shown = {"/": "PATH", "?": "KEY=VALUE"}
-    built_in = ", ".join(n + shown.get(n[-1], "") for n in PROVIDERS.names())
-    raise ModelError(
-        f"unknown model {name}.{hint} Built in: {built_in}. For any other model give its "
+    listed = ", ".join(entry + shown.get(entry[-1], "") for entry in built_in)
+    return (
+        f"unknown model {name}.{hint} Built in: {listed}. For any other model give its "
         "litellm provider prefix: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
         "ollama/llama3, hosted_vllm/NAME (with --api-base)."
     )
@@ -191,17 +206,42 @@ def refuse_a_question_model(name: str, named: str | None = None) -> None:
     """Refuse a model that cannot answer a CoordinationQA question on its own (``bot``).
 
     The one rule ``coordqa eval`` and ``coordqa eval-set`` both apply before anything runs, in
-    the model's own words (:attr:`~coordqa.llm.providers.Provider.question_refusal`). ``named``
-    says where the caller's user named it (an eval-set spec's ``models[2]``); None when the
-    name itself says it (``--model bot``).
+    the model's own words (:attr:`~coordqa.llm.providers.Provider.question_refusal`). A name
+    no entry serves is refused here too, offering the built-in models that answer questions
+    (:func:`question_models`): the full list offered ``bot``, which is then refused (walkthrough
+    16, R9). ``named`` says where the caller's user named it (an eval-set spec's
+    ``models[2]``); None when the name itself says it (``--model bot``).
 
     Raises:
         ConfigError: ``name``'s model answers no question on its own.
+        ModelError: no entry serves ``name`` and it is no ``prefix/model`` name.
     """
     registered = _registered(name)
+    if not registered and not _over_http_name(name):
+        unknown = _unknown_model(name, question_models())
+        raise ModelError(f"{named}: {unknown}" if named else unknown)
     refusal = PROVIDERS.get(registered)(name, None, None).question_refusal if registered else None
     if refusal is not None:
         raise ConfigError(f"{named}: {refusal}" if named else refusal)
+
+
+def question_models() -> list[str]:
+    """The registered entries whose models answer a CoordinationQA question, sorted."""
+    return [entry for entry in PROVIDERS.names() if _answers_questions(entry)]
+
+
+def _answers_questions(entry: str) -> bool:
+    """Whether ``entry``'s models answer questions, asked of the entry's own name.
+
+    A family whose bare prefix names no model (``llamacpp/`` needs its file) raises for it:
+    its members are judged when one is named (:func:`refuse_a_question_model`), so it is
+    offered.
+    """
+    try:
+        provider = PROVIDERS.get(entry)(entry, None, None)
+    except (ConfigError, ModelError):  # a family's prefix alone, such as llamacpp/
+        return True
+    return provider.question_refusal is None
 
 
 def refuse_an_endpoint(
@@ -232,47 +272,58 @@ def refuse_an_endpoint(
         )
 
 
-def refuse_a_transport(names: Sequence[str], transport: str, named: str = "--transport") -> None:
+def refuse_a_transport(
+    names: Sequence[str], transport: str, named: str = "--transport", *, setting: str | None = None
+) -> None:
     """Refuse a transport chosen for a command whose models all run inside coordqa.
 
     It would be ignored: ``--model random --transport direct`` ran in process and its manifest
     said so, without a word. A transport is how a model behind a server is reached, so where one
     of the command's models calls a server (an eval-set or grid of several) it is that one's.
-    ``named`` is how the caller's user wrote it (``--transport``, or a file's key).
+    ``named`` is how the caller's user wrote it (``--transport``, or a file's key); ``setting``:
+    a library parameter instead (``transport``), as :func:`refuse_a_timeout` names one.
 
     Raises:
         ConfigError: ``transport`` is not ``auto`` and no model of ``names`` calls a server.
     """
     if transport != "auto":
+        option = "--transport" if setting is None else "{setting}"
         _refuse_for_all(
             names,
             "runs_in_process",
-            f"--transport {transport} reaches a model behind a server",
+            f"{option} {transport} reaches a model behind a server",
             "run inside coordqa and call none",
-            f"leave {named} out (a model behind a server is named prefix/NAME, e.g. openai/NAME "
-            "with its --api-base)",
+            f"leave {named if setting is None else option} out (a model behind a server is "
+            "named prefix/NAME, e.g. openai/NAME with its --api-base)",
+            setting,
         )
 
 
-def refuse_a_timeout(names: Sequence[str], given: bool, named: str = "--timeout") -> None:
+def refuse_a_timeout(
+    names: Sequence[str], given: bool, named: str = "--timeout", *, setting: str | None = None
+) -> None:
     """Refuse a timeout given for a command whose models all answer at once.
 
     It would be ignored: ``--model random --timeout 5`` ran as without it. A timeout bounds a
     call to a model behind a server or a ``llamacpp/`` generation, so where one of the command's
     models is such (an eval-set or grid of several) it is that one's. ``named`` is how the
-    caller's user wrote it (``--timeout``, or a file's key).
+    caller's user wrote it (``--timeout``, or a file's key). ``setting``: a library parameter
+    instead (``policy.timeout_s``), named alone, in a :class:`SettingError` a command shows
+    with its own option.
 
     Raises:
         ConfigError: ``given`` and every model of ``names`` answers at once.
     """
     if given:
+        option = "--timeout" if setting is None else "{setting}"
         _refuse_for_all(
             names,
             "answers_at_once",
-            "--timeout bounds how long a model takes to answer",
+            f"{option} bounds how long a model takes to answer",
             "answer at once inside coordqa",
-            f"leave {named} out (it is for a model behind a server, prefix/NAME, and for "
-            "llamacpp/PATH)",
+            f"leave {named if setting is None else option} out (it is for a model behind a "
+            "server, prefix/NAME, and for llamacpp/PATH)",
+            setting,
         )
 
 
@@ -287,7 +338,8 @@ def refuse_a_policy_timeout(name: str, policy: CallPolicy) -> None:
     Raises:
         ConfigError: ``policy`` sets a timeout and ``name`` answers at once.
     """
-    refuse_a_timeout([name], policy.timeout_s != CallPolicy.timeout_s, "--timeout/policy.timeout_s")
+    given = policy.timeout_s != CallPolicy.timeout_s
+    refuse_a_timeout([name], given, setting="policy.timeout_s")
 
 
 def member_timeout(name: str, timeout_s: float) -> float:
@@ -300,17 +352,26 @@ def member_timeout(name: str, timeout_s: float) -> float:
     return CallPolicy.timeout_s if answers_at_once(name) else timeout_s
 
 
-def _refuse_for_all(names: Sequence[str], fact: str, option: str, they: str, fix: str) -> None:
+def _refuse_for_all(
+    names: Sequence[str],
+    fact: str,
+    option: str,
+    they: str,
+    fix: str,
+    setting: str | None = None,
+) -> None:
     """Refuse an option that no model of ``names`` uses, as each has provider ``fact``.
 
-    The one wording: ``OPTION, and this run's models (NAMES) THEY: FIX``.
+    The one wording: ``OPTION, and this run's models (NAMES) THEY: FIX``; a library
+    ``setting`` is refused as a :class:`SettingError` whose text says ``{setting}`` for it.
 
     Raises:
         ConfigError: every model of ``names`` has ``fact`` (:func:`_provider_says`).
     """
     if all(_provider_says(name, fact) for name in names):
         models = ", ".join(repr(name) for name in names) or "none"
-        raise ConfigError(f"{option}, and this run's models ({models}) {they}: {fix}")
+        text = f"{option}, and this run's models ({models}) {they}: {fix}"
+        raise ConfigError(text) if setting is None else SettingError(setting, text)
 
 
 def member_transport(name: str, transport: Transport) -> Transport:

@@ -108,7 +108,10 @@ class DatasetInfo(BaseModel):
     version: str | None = None
     """The dataset's declared version."""
     num_questions: int
-    """Questions in the run after filtering."""
+    """Questions in the run after filtering (the JSON summaries say ``questions_asked``)."""
+    release_questions: int | None = None
+    """Questions in the whole dataset :attr:`fingerprint` names, the run's filters aside; None
+    in a run made before it was recorded."""
 
 
 def session_command() -> list[str]:
