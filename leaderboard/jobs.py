@@ -320,7 +320,7 @@ def register_endpoint(
                 settings=common if kind == "qa" else {**common, "agent": request.agent},
                 seed=_draw_seed(),
                 private_seed=_draw_seed(),
-                usage={"calls": 0, "answered": 0, "tokens": 0, "seconds": 0.0},
+                usage={"calls": 0, "tokens": 0, "seconds": 0.0},
             )
             for kind, grid in kinds
         ]
@@ -548,8 +548,7 @@ class JobView(TypedDict):
     settings: JSONObject
     usage: dict[str, float]
     """``calls``, ``tokens`` and ``seconds`` spent so far, over all sessions: ``calls`` as the
-    calls budget counts them (let out), ``answered`` those of them whose answer came back
-    (fewer when calls were cut off in flight; absent from jobs run before it was counted)."""
+    calls budget counts them (let out, those cut off in flight included)."""
     sessions: int
     error: str | None
     """Why a failed job failed, in one sentence for its submitter."""

@@ -31,8 +31,7 @@ count every session of a job (seconds: wall time while a worker holds it); reach
 the job cleanly, as failed with the budget named. The calls budget is a hard cap: a call is
 sent only while the budget has room (:mod:`coordqa.llm.allowance`, counted as it is admitted,
 not as its answer comes back), so no job's count passes it; the first call past it stops the
-job unsent; calls cut off in flight are counted (the endpoint may have seen them), and the
-usage's ``answered`` says how many came back. The worker
+job unsent; calls cut off in flight are counted (the endpoint may have seen them). The worker
 checks at each model call that the job is still its own, so a job the admin cancels stops at
 its next call. A failed job's public error is one sentence for its submitter
 (:func:`coordqa.leaderboard.job_errors.job_failure`). Model calls go through :mod:`coordqa.llm`
@@ -117,9 +116,10 @@ class _Budget:
 
     Its ``calls`` are the calls the budget admitted (:mod:`coordqa.llm.allowance`: each was
     sent, or was about to be when the job stopped), the count the calls budget caps and a
-    failure names; ``answered`` are those whose answer came back. The two differ by the calls
-    cut off in flight: counting answers as ``calls`` showed "used 96 calls" beside "budget of
-    100 calls is spent (100 calls)" (walkthrough 16 #178).
+    failure names. Counting answers instead showed "used 96 calls" beside "budget of 100 calls
+    is spent (100 calls)" (walkthrough 16 #178), and a count of answers beside it, taken from
+    the run's progress, missed those stored after the stop (walkthrough 17: "954 calls (951
+    answered)" for 954 stored replies): one count, the budget's.
     """
 
     def __init__(self, db: Database, job: Job, worker: str, folder: Path) -> None:
@@ -129,17 +129,14 @@ class _Budget:
         self.folder = folder
         self.settings = job.settings
         self.before = dict(job.usage or {})
-        self.session: dict[str, Any] = {"calls": 0, "answered": 0, "tokens": 0}
+        self.session: dict[str, Any] = {"calls": 0, "tokens": 0}
         self.started = time.monotonic()
         self.last_beat = 0.0
         self.stopped: CoordqaError | None = None
 
     def total(self) -> dict[str, Any]:
-        before_calls = int(self.before.get("calls", 0))
         return {
-            "calls": before_calls + self.session["calls"],
-            # a job stored before answers were counted apart counted its calls so
-            "answered": int(self.before.get("answered", before_calls)) + self.session["answered"],
+            "calls": int(self.before.get("calls", 0)) + self.session["calls"],
             "tokens": int(self.before.get("tokens", 0)) + self.session["tokens"],
             # wall time from this session's claim, over the earlier sessions'
             "seconds": float(self.before.get("seconds", 0.0)) + (time.monotonic() - self.started),
@@ -162,7 +159,6 @@ class _Budget:
     def count(
         self,
         admitted: int,
-        answered: int,
         tokens: int,
         stop: Callable[[], None],
         base: dict[str, int],
@@ -172,7 +168,7 @@ class _Budget:
         Past a calls, tokens or disk budget, or once the job is no longer this worker's (the
         admin cancelled it), the run is stopped: at the call that crossed the line.
         """
-        self.record(admitted, answered, tokens, base)
+        self.record(admitted, tokens, base)
         if self.stopped is None:
             self.stopped = self._reason_to_stop()
             if self.stopped is not None:
@@ -180,10 +176,9 @@ class _Budget:
         if time.monotonic() - self.last_beat >= HEARTBEAT_S:
             self.beat()
 
-    def record(self, admitted: int, answered: int, tokens: int, base: dict[str, int]) -> None:
-        """Set a run's calls (``admitted``, ``answered``) and tokens so far, over ``base``."""
+    def record(self, admitted: int, tokens: int, base: dict[str, int]) -> None:
+        """Set a run's calls (those ``admitted``) and tokens so far, over ``base``."""
         self.session["calls"] = base["calls"] + admitted
-        self.session["answered"] = base["answered"] + answered
         self.session["tokens"] = base["tokens"] + tokens
 
     def _reason_to_stop(self) -> CoordqaError | None:
@@ -221,12 +216,12 @@ class _Budget:
         base = dict(self.session)
         result: T | None = None
         limit = int(self.settings["max_calls"])
-        answers = {"calls": 0, "tokens": 0}
+        answers = {"tokens": 0}
         with anyio.move_on_after(max(0.0, self.seconds_left())) as scope:
 
-            def spend(calls: int, tokens: int) -> None:
-                answers.update(calls=calls, tokens=tokens)
-                self.count(allowance.admitted, calls, tokens, scope.cancel, base)
+            def spend(calls: int, tokens: int) -> None:  # calls: the budget counts its own
+                answers.update(tokens=tokens)
+                self.count(allowance.admitted, tokens, scope.cancel, base)
 
             def spent() -> None:  # a call past the budget was asked: it is never sent
                 if self.stopped is None:
@@ -237,7 +232,7 @@ class _Budget:
             with call_allowance(allowance):
                 result = await start(spend)
         # the calls admitted since the last answer (cut off in flight) count too
-        self.record(allowance.admitted, answers["calls"], answers["tokens"], base)
+        self.record(allowance.admitted, answers["tokens"], base)
         self.beat()
         if result is None:
             raise self.stopped or BudgetExceeded(

@@ -7,6 +7,7 @@ commands, so ``coordqa --help`` never loads them.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -909,8 +910,7 @@ def job_list_command(db: DbUrl = None) -> None:
         usage = job["usage"]
         details = [
             f'model {job["model"]}, display name "{job["display_name"]}"',
-            f"used {_calls_used(usage)}, {usage.get('tokens', 0):,} tokens, "
-            f"{usage.get('seconds', 0.0):,.0f} s of worker time",
+            "used " + _usage_words(usage, job["settings"]),
             "seeds: " + _job_seeds(job),
         ]
         if job["error"]:
@@ -928,17 +928,25 @@ def job_list_command(db: DbUrl = None) -> None:
         console.print("no jobs")
 
 
-def _calls_used(usage: dict[str, float]) -> str:
-    """A job's calls as its budget counts them, and the answers beside them when fewer came back.
+def _usage_words(usage: dict[str, float], settings: Mapping[str, object]) -> str:
+    """A job's spending, each beside its budget: ``100 of 100 calls, 71,034 of 5,000,000 tokens``.
 
-    The calls budget counts the calls it let out (a failure names that count); those cut off in
-    flight when the job stopped were never answered (walkthrough 16 #178 read "used 96 calls"
-    beside "budget of 100 calls is spent").
+    Calls as the calls budget counts them (those cut off in flight when the job stopped
+    included), the count a budget failure names (walkthrough 16 #178); each beside its budget,
+    which the listing did not name (walkthrough 17 #136).
     """
-    calls = int(usage.get("calls", 0))
-    answered = int(usage.get("answered", calls))
-    cut_off = f" ({answered:,} answered)" if answered < calls else ""
-    return f"{calls:,} {agreeing(calls, 'call', 'calls')}{cut_off}"
+    calls, tokens = int(usage.get("calls", 0)), int(usage.get("tokens", 0))
+    seconds = float(usage.get("seconds", 0.0))
+    return (
+        f"{calls:,}{_of(settings.get('max_calls'))} calls, "
+        f"{tokens:,}{_of(settings.get('max_tokens'))} tokens, "
+        f"{seconds:,.0f}{_of(settings.get('max_seconds'))} s of worker time"
+    )
+
+
+def _of(budget: object) -> str:
+    """`` of 5,000`` for a budget, nothing where a job's settings hold none."""
+    return f" of {budget:,.0f}" if isinstance(budget, int | float) else ""
 
 
 def _job_seeds(job: JobView) -> str:
