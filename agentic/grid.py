@@ -687,10 +687,10 @@ def parse_grid(
     """Validate a grid given as a mapping; errors name each bad field and its allowed values.
 
     ``options`` maps a field's place (``games[0].seeds``) to the command-line option that set it
-    (``--seeds``): a grid built from a command's options is refused in that command's words.
+    (``--seeds``): those problems are said in that command's words, the others as ``where``'s
+    ("": a grid built wholly from a command's options).
     """
     try:
         return GridConfig.model_validate(data)
     except ValidationError as exc:
-        problems = spec_problems(exc, GridConfig, options or {})
-        raise ConfigError(problems if options else f"{where}: {problems}") from exc
+        raise ConfigError(spec_problems(exc, GridConfig, options, where)) from exc

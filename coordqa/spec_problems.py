@@ -25,25 +25,33 @@ __all__ = ["spec_problems"]
 
 
 def spec_problems(
-    exc: ValidationError, model: type[BaseModel], options: Mapping[str, str] | None = None
+    exc: ValidationError,
+    model: type[BaseModel],
+    options: Mapping[str, str] | None = None,
+    where: str = "",
 ) -> str:
     """Every error of ``exc`` (raised validating ``model``) in the file's words, ``; ``-joined.
 
     ``options`` names a place by the command-line option that filled it (``games[0].seeds``:
-    ``--seeds``) when the "file" was built from a command's options, not written by the user.
+    ``--seeds``, ``runtime.backend``: ``--backend``), as every refused choice names its flag;
+    any other problem is ``where``'s (``grid.yaml: runtime.backend 'rey' ...``), since a file
+    with options over it holds both kinds (walkthrough 17, R6).
     """
     problems = (_problem(error, model) for error in exc.errors())
     return "; ".join(
-        dict.fromkeys(_in_option_words(problem, options or {}) for problem in problems)
+        dict.fromkeys(_in_words(problem, options or {}, where) for problem in problems)
     )
 
 
-def _in_option_words(problem: str, options: Mapping[str, str]) -> str:
-    """``games[0].seeds: ...`` as ``--seeds: ...`` where ``options`` names that place."""
+def _in_words(problem: str, options: Mapping[str, str], where: str) -> str:
+    """``games[0].seeds: ...`` as ``--seeds: ...`` where ``options`` names that place.
+
+    Any other is ``where``'s (``g.yaml: games[0].seeds: ...``; "": said as it is).
+    """
     for place, option in options.items():
         if problem.startswith(f"{place}: ") or problem.startswith(f"{place} "):
             return option + problem.removeprefix(place)
-    return problem
+    return f"{where}: {problem}" if where else problem
 
 
 def _problem(error: ErrorDetails, model: type[BaseModel]) -> str:

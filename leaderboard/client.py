@@ -11,6 +11,7 @@ from coordqa.errors import ConfigError, CoordqaError
 from coordqa.jsonvalues import load_json
 
 __all__ = [
+    "SUBMIT_TAKES",
     "SubmitError",
     "Submitted",
     "check_transport",
@@ -253,6 +254,10 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else "\ufffd" for c in text)
 
 
+SUBMIT_TAKES = "a run directory, or a bundle file written by coordqa submit RUN --out FILE"
+"""What ``coordqa submit`` takes, as its refusals of another path say it (walkthrough 17, R9)."""
+
+
 def read_saved_bundle(path: Path) -> dict[str, Any]:
     """The bundle ``coordqa submit RUN --out FILE`` saved in ``path``, to send as it is.
 
@@ -262,7 +267,7 @@ def read_saved_bundle(path: Path) -> dict[str, Any]:
     Raises:
         ConfigError: the file is too large, not JSON, or not such a bundle.
     """
-    how = "give a run directory, or a bundle file written by coordqa submit RUN --out FILE"
+    how = f"give {SUBMIT_TAKES}"
     if path.stat().st_size > SAVED_BUNDLE_MAX_BYTES:
         raise ConfigError(
             f"{path} is larger than any bundle ({SAVED_BUNDLE_MAX_BYTES} bytes); {how}"

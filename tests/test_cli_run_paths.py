@@ -66,6 +66,22 @@ def test_a_file_outside_runs_is_a_file_and_a_missing_path_does_not_exist(
     assert status == 2 and "runs/nothere does not exist. Give " in message, message
 
 
+@pytest.mark.parametrize("sending", [("--out", "bundle.json"), ("--to", "http://127.0.0.1:9")])
+def test_submit_of_a_missing_path_offers_a_run_directory_or_a_saved_bundle(
+    folder: Path, sending: tuple[str, str]
+) -> None:
+    """Walkthrough 17, R9: ``submit nonexist.json`` ended "Give a run directory", though a bundle
+    saved by ``submit RUN --out FILE`` is as good there (nothing listens at the URL)."""
+    token = ("--token", "t") if sending[0] == "--to" else ()
+    result = coordqa("submit", "nothere.json", *sending, *token, cwd=folder)
+    message = " ".join(result.stderr.split())
+    assert result.returncode == 2, message
+    assert message == (
+        "error: nothere.json does not exist. Give a run directory, or a bundle file written by "
+        "coordqa submit RUN --out FILE"
+    ), message
+
+
 @pytest.mark.parametrize("command", ["score", "results", "submit"])
 def test_an_eval_set_folder_given_for_one_run_names_its_members_to_give(
     command: str, folder: Path

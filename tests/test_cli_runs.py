@@ -547,3 +547,22 @@ def test_report_of_two_models_says_correlations_need_three_instead_of_nan(
     markdown = (tmp_path / "rep" / "report.md").read_text()
     section = " ".join(markdown.split("## Correlations")[1].split("## JP failures")[0].split())
     assert said in section and "nan" not in section.lower(), section
+
+
+def test_runs_list_tells_apart_runs_of_a_dataset_name_by_content(tmp_path: Path) -> None:
+    """Walkthrough 17, R8: after ``dataset generate --overwrite`` into ``fresh/`` a set's old and
+    new members were both listed ``random · fresh/``; the set's summary says ``fresh/ (dfafcd5a)``.
+    A name shared by one content only is listed as it is."""
+    old, new = "dfafcd5a" + "0" * 56, "3b0c11aa" + "1" * 56
+    for name, fingerprint, dataset in (("old", old, "fresh/"), ("new", new, "fresh/")):
+        write_qa_run(
+            tmp_path / "runs" / name, "random", rows(SIX_QUESTIONS), trials=1,
+            dataset=dataset, fingerprint=fingerprint,
+        )  # fmt: skip
+    write_qa_run(tmp_path / "runs" / "other", "random", rows(SIX_QUESTIONS), trials=1, dataset="o")
+    result = coordqa("runs", "list", "runs", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "runs/old random · fresh/ (dfafcd5a)" in text, text
+    assert "runs/new random · fresh/ (3b0c11aa)" in text, text
+    assert "runs/other random · o " in text, text

@@ -64,4 +64,38 @@ def test_the_command_line_says_it_in_one_line(tmp_path: Path) -> None:
     assert line.startswith(f"error: {spec}: unknown field 'trial'. Did you mean 'trials'"), line
     dask = coordqa("eval-set", "--model", "random", "--backend", "dask", "--out", tmp_path / "d")
     assert dask.returncode == 2
-    assert dask.stderr.strip() == "error: the command line: backend 'dask' is not one of local, ray"
+    assert dask.stderr.strip() == "error: --backend 'dask' is not one of local, ray"
+
+
+def test_a_choice_given_as_an_option_names_its_flag_and_a_files_names_the_file() -> None:
+    """Walkthrough 17, R6: ``eval-set --backend rey`` said "the command line: backend 'rey'"
+    where every other refused choice names its flag (``--only 'bothwrong' is not one of``)."""
+    data = {"models": ["random"], "backend": "rey", "transport": "sdk"}
+    said = refusal(parse_spec, data, source="set.yaml", options=["backend"])
+    in_file, by_flag = said.split("; ")  # in the spec's field order
+    assert by_flag == "--backend 'rey' is not one of local, ray. Did you mean 'ray'?", said
+    assert in_file.startswith("set.yaml: transport 'sdk' is not one of auto, direct, litellm")
+
+
+def test_a_grids_runtime_option_names_its_flag_and_the_files_choice_the_file() -> None:
+    grid = {"agents": ["cac"], "models": ["scripted"], "games": [{"game": "hanabi"}]}
+    data = {**grid, "runtime": {"backend": "rey"}}
+    by_flag = refusal(parse_grid, data, where="g.yaml", options={"runtime.backend": "--backend"})
+    assert by_flag == "--backend 'rey' is not one of local, ray. Did you mean 'ray'?", by_flag
+    in_file = refusal(parse_grid, data, where="g.yaml")
+    assert in_file.startswith("g.yaml: runtime.backend 'rey' is not one of local, ray"), in_file
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("eval-set", "--model", "random", "--limit", "3"),
+        ("agentic", "grid", "smoke"),
+        ("agentic", "run", "--agent", "capture-greedy", "--game", "collab_capture"),
+    ],
+)
+def test_every_backend_option_is_refused_by_its_flag(tmp_path: Path, command: tuple[str]) -> None:
+    result = coordqa(*command, "--backend", "rey", "--out", tmp_path / "out")
+    assert result.returncode == 2
+    expected = "error: --backend 'rey' is not one of local, ray. Did you mean 'ray'?"
+    assert result.stderr.strip() == expected, result.stderr

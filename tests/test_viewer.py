@@ -620,3 +620,25 @@ def test_a_run_relabelled_since_the_viewer_started_shows_its_new_label(
         assert "<td>third-name</td>" in get(viewer, "/")
         assert [run["label"] for run in viewer.get("/api/runs").json()] == ["third-name"]
         assert "<h2>third-name " in get(viewer, "/runs/one/")
+
+
+def test_a_folder_s_runs_of_other_kinds_are_counted_with_why_not_shown(tmp_path: Path) -> None:
+    """Walkthrough 17, R1: ``coordqa view runs/`` left out ``coordqa play`` runs without a word,
+    while ``view runs/<play run>`` said why; the index and the start-up line say it too."""
+    from qa_run_support import SIX_QUESTIONS, outcome_rows, write_qa_run
+
+    write_qa_run(tmp_path / "runs" / "qa", "m", outcome_rows(SIX_QUESTIONS), trials=1)
+    for name in ("p1", "p2"):
+        played = coordqa_cli(
+            "play", "collab_escape", "--episodes", "1", "--out", f"runs/{name}", cwd=tmp_path
+        )
+        assert played.returncode == 0, played.stderr
+    why = "the viewer shows QA runs (coordqa eval) and agentic runs (coordqa agentic run / grid)"
+    alone = coordqa_cli("view", "runs/p1", "--export", "one", cwd=tmp_path)
+    assert alone.returncode == 2 and f"is a 'play' run; {why}" in alone.stderr, alone.stderr
+    shown = coordqa_cli("view", "runs", "--export", "site", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    note = f"2 play runs not shown: {why}"
+    assert note in " ".join(shown.stdout.split()), shown.stdout
+    assert note in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert RunCatalog([tmp_path / "runs" / "qa"]).not_shown_note() is None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from coordqa.analysis.report import (
 from coordqa.analysis.stats import PairedDifference, paired_difference
 from coordqa.analysis.tables import load_scores, question_accuracy
 from coordqa.choices import option_letter
+from coordqa.dataset.identity import told_apart_by_content
 from coordqa.errors import ConfigError, StoreError
 from coordqa.records import Question, Sample, SampleKey
 from coordqa.registry import not_one_of, offer, spelled_as, suggest
@@ -356,6 +357,8 @@ class RunSummary:
     players: str | None = None
     """Who plays, for kinds read by a reader that says (:meth:`RunReader.players`: an agentic
     run's ``cac with itself``); None otherwise."""
+    fingerprint: str | None = None
+    """The content fingerprint of a QA run's dataset; None for other kinds."""
 
 
 def _describe(manifest: RunManifest) -> tuple[str, str]:
@@ -429,7 +432,24 @@ def _summarise(path: Path, readers: Mapping[str, RunCounter]) -> RunSummary:
         manifest.created_at,
         manifest.label,
         players,
+        manifest.dataset.fingerprint if manifest.kind == "qa" and manifest.dataset else None,
     )
+
+
+def _told_apart(summaries: Sequence[RunSummary]) -> list[RunSummary]:
+    """``summaries``, a QA run's dataset named with its fingerprint where needed.
+
+    Where a run listed with it names the same dataset with other content (a file regenerated
+    in place), as an eval set's summary names its members
+    (:func:`~coordqa.dataset.identity.told_apart_by_content`).
+    """
+    contents: dict[str, list[str | None]] = {}
+    for summary in summaries:
+        contents.setdefault(summary.dataset, []).append(summary.fingerprint)
+    return [
+        replace(s, dataset=told_apart_by_content(s.dataset, s.fingerprint, contents[s.dataset]))
+        for s in summaries
+    ]
 
 
 @dataclass(frozen=True)
@@ -467,6 +487,6 @@ def list_runs(root: str | Path, readers: Mapping[str, RunCounter] | None = None)
         except StoreError as exc:
             unreadable.append(UnreadableRunError.of_records(path, exc))
     return RunList(
-        sorted(summaries, key=lambda s: (s.created, str(s.path)), reverse=True),
+        sorted(_told_apart(summaries), key=lambda s: (s.created, str(s.path)), reverse=True),
         sorted(unreadable, key=lambda problem: problem.path),
     )

@@ -150,6 +150,23 @@ class ExecutionOptions:
         }
         return {name: value for name, value in values.items() if value is not None}
 
+    def places(self) -> dict[str, str]:
+        """The grid places the given options fill, by flag (``runtime.backend``: ``--backend``).
+
+        A refused value names its flag, as every refused choice does (walkthrough 17, R6).
+        """
+        return {f"runtime.{name}": EXECUTION_FLAGS[name] for name in self.given()}
+
+
+EXECUTION_FLAGS = {
+    "backend": "--backend",
+    "address": "--address",
+    "parallel_episodes": "--parallel-episodes",
+    "max_error_rate": "--max-error-rate",
+    "max_fallback_rate": "--max-fallback-rate",
+}
+"""The flag of each :class:`ExecutionOptions` field, by the grid's ``runtime`` key."""
+
 
 def _seeds(values: list[str] | None) -> list[int] | None:
     """The seeds of ``--seeds 3,4`` or ``--seeds 3 --seeds 4``; None: not given."""
@@ -556,7 +573,9 @@ def run_command(
     agent_options = {
         f"agent_options of {agent!r} in {game}": f"options of --agent {agent} in {game}"
     }
-    grid = parse_grid(data, options={**RUN_OPTIONS, **agent_options})
+    grid = parse_grid(
+        data, options={**RUN_OPTIONS, **agent_options, **execution.places()}, where=""
+    )
     keys = _api_keys(endpoint.api_key_env, grid.model_names())
     if not self_play and partner is None and not quiet:
         messages.print("no --partner given: self-play (--partner P for cross-play)")
@@ -663,7 +682,7 @@ def grid_command(
             entry.update(seeds=None, episodes=episodes)
     data["generate"] = _merged(data, "generate", sampling.given())
     data["runtime"] = _runtime(data, execution, calls, transport)
-    grid = parse_grid(data, where=str(config))
+    grid = parse_grid(data, where=str(config), options=execution.places())
     keys = _api_keys(endpoint.api_key_env, grid.model_names())
     words = CountWords(
         file=str(config), episodes_option=episodes is not None, model_option=bool(model)

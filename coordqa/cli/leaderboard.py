@@ -224,7 +224,13 @@ def submit_command(
         raise ConfigError("give exactly one of --to URL (send the bundle) and --out FILE (save it)")
     if to is not None:
         _require_token(token)
-    from coordqa.leaderboard.client import check_transport, read_saved_bundle, submit_bundle
+    from coordqa.leaderboard.client import (
+        SUBMIT_TAKES,
+        check_transport,
+        read_saved_bundle,
+        submit_bundle,
+    )
+    from coordqa.store import check_run_path
 
     if to is not None:
         check_transport(to, insecure)  # before the run is read: refuse at once
@@ -236,6 +242,7 @@ def submit_command(
     else:
         from coordqa.leaderboard.bundle import build_bundle
 
+        check_run_path(run_dir, SUBMIT_TAKES)  # a missing path: either is taken here
         bundle = build_bundle(
             run_dir, grid=grid, destination="file" if to is None else "board", **shown
         )

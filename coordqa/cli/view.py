@@ -71,6 +71,8 @@ def view_command(
     catalog.read_all()  # a run whose records do not read moves to catalog.unreadable
     for problem in catalog.unreadable:  # listed on the index page too
         console.print(f"unreadable: {problem}", highlight=False)
+    if (not_shown := catalog.not_shown_note()) is not None:  # on the index page too
+        console.print(not_shown, highlight=False, soft_wrap=True)
     if export is not None:
         from coordqa.viewer import export_site
 

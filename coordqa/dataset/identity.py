@@ -64,6 +64,25 @@ def identity_line(name: str, version: str | None, fingerprint: str) -> str:
     return f"{name} ({said + ', ' if said else ''}fingerprint {fingerprint[:8]})"
 
 
+def told_apart_by_content(
+    name: str, fingerprint: str | None, fingerprints: Iterable[str | None]
+) -> str:
+    """``fresh/ (dfafcd5a)`` where another of ``fingerprints`` differs from ``fingerprint``.
+
+    ``fingerprints``: those of the runs or set members that name dataset ``name`` too; when
+    none differs, ``name`` as it is. A dataset file regenerated in place keeps its name: the
+    eval-set summary and ``runs list`` tell its runs apart by their content's fingerprint, in
+    these words (walkthrough 17, R8).
+
+    >>> told_apart_by_content("fresh/", "dfafcd5a90", ["3b0c11aa12"])
+    'fresh/ (dfafcd5a)'
+    >>> told_apart_by_content("t", "ab", ["ab", None])
+    't'
+    """
+    differs = any(other is not None and other != fingerprint for other in fingerprints)
+    return f"{name} ({fingerprint[:8]})" if fingerprint is not None and differs else name
+
+
 def version_words(version: str | None, fingerprint: str) -> str:
     """A dataset's version for people: ``version 1.2.0``, or what it is when it is no release.
 

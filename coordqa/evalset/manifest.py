@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from coordqa._version import __version__
 from coordqa.bounded_reads import read_at_most
+from coordqa.dataset.identity import told_apart_by_content
 from coordqa.errors import ConfigError
 from coordqa.evalset.members import MemberState, member_state, run_fingerprint
 from coordqa.evalset.spec import EvalSetSpec, SetMember
@@ -75,10 +76,8 @@ class SetManifest(BaseModel):
         A dataset file regenerated in place keeps its name, and the set then holds a member of
         each content: ``random · fresh/ (e936c6d5)`` and ``random · fresh/ (3b0c11aa)``.
         """
-        named = f"{state.model} · {state.dataset}"
-        if state.fingerprint is None or not self._other_content(state):
-            return named
-        return f"{named} ({state.fingerprint[:8]})"
+        others = [other.fingerprint for other in self._other_content(state)]
+        return f"{state.model} · {told_apart_by_content(state.dataset, state.fingerprint, others)}"
 
     def content_changed(self, state: MemberState) -> bool:
         """Whether ``state`` is of an earlier session and its dataset now has other content.

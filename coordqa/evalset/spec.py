@@ -263,6 +263,19 @@ def spec_key_of_option(option: str) -> str | None:
     return key if key in EvalSetSpec.model_fields and key not in {"models", "datasets"} else None
 
 
+_OPTION_OF_KEY = {"timeout_s": "--timeout", "datasets": "--dataset", "cache": "--no-cache"}
+"""The ``eval-set`` options spelled otherwise than their spec key (``timeout_s``: ``--timeout``)."""
+
+
+def option_of_key(key: str) -> str:
+    """The ``eval-set`` option that sets the spec key ``key`` (``backend``: ``--backend``).
+
+    >>> option_of_key("max_attempts"), option_of_key("timeout_s")
+    ('--max-attempts', '--timeout')
+    """
+    return _OPTION_OF_KEY.get(key, "--" + key.replace("_", "-"))
+
+
 def load_spec(
     path: str | Path, *, added: Sequence[Mapping[str, Any]] = (), **overrides: Any
 ) -> EvalSetSpec:
@@ -317,7 +330,8 @@ def parse_spec(
     with its ``--api-key-env``...), whose settings are said as options; the others are
     ``source``'s (``models.yaml's models[1].api_key_env``). None: every model is ``source``'s.
     ``options``: the shared keys given as the command's options (``timeout_s`` by
-    ``--timeout``), which a refusal names so; any other is ``source``'s key (``models.yaml's
+    ``--timeout``, :func:`option_of_key`), which a refusal names so (``--backend 'rey' is not
+    one of local, ray``, walkthrough 17, R6); any other is ``source``'s key (``models.yaml's
     timeout_s``). One of them, never ``--timeout/timeout_s`` (walkthrough 16, R7).
 
     Raises:
@@ -328,7 +342,8 @@ def parse_spec(
     try:
         spec = EvalSetSpec.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{source}: {spec_problems(exc, EvalSetSpec)}") from None
+        flags = {key: option_of_key(key) for key in options}
+        raise ConfigError(spec_problems(exc, EvalSetSpec, flags, source)) from None
     for index, model in enumerate(spec.models):
         named = f"{source}'s models[{index}].model_args"
         refuse_unread_model_args(model.model, model.model_args, named)
@@ -336,11 +351,11 @@ def parse_spec(
     names = [model.model for model in spec.models]
     given = spec.model_fields_set
 
-    def said_as(key: str, option: str) -> str:
-        return option if key in options else f"{source}'s {key}"
+    def said_as(key: str) -> str:
+        return option_of_key(key) if key in options else f"{source}'s {key}"
 
-    refuse_a_transport(names, spec.transport, said_as("transport", "--transport"))
-    refuse_a_timeout(names, "timeout_s" in given, said_as("timeout_s", "--timeout"))
+    refuse_a_transport(names, spec.transport, said_as("transport"))
+    refuse_a_timeout(names, "timeout_s" in given, said_as("timeout_s"))
     spec._given_at = tuple(
         None
         if options_from is not None and index >= options_from

@@ -165,6 +165,7 @@ def index_page(catalog: RunCatalog, links: Links) -> str:
         links,
         runs=runs,
         unreadable=catalog.unreadable,
+        not_shown=catalog.not_shown_note(),
         compare=qa_runs if qa_runs > 1 else 0,
     )
 

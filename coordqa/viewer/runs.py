@@ -32,15 +32,21 @@ from coordqa.store import (
     discover_runs,
     open_run,
 )
+from coordqa.store.manifest import kind_words
 from coordqa.viewer.agentic import AgenticView
 from coordqa.viewer.compare import DatasetComparison, compare_by_dataset
 from coordqa.viewer.qa import QAView, Rationales
-from coordqa.words import format_list
+from coordqa.words import counted, format_list
 
 __all__ = ["RunCatalog", "RunEntry"]
 
 SHOWN_KINDS = ("qa", "agentic")
 """Run kinds the viewer shows."""
+
+SHOWN_WORDS = (
+    "the viewer shows QA runs (coordqa eval) and agentic runs (coordqa agentic run / grid)"
+)
+"""Why a run of another kind is not shown, as the refusal of one and the index's note say it."""
 
 V = TypeVar("V", QAView, AgenticView)
 
@@ -128,13 +134,12 @@ class RunCatalog:
         """Run folders inside the folders given that cannot be read (shown on the index)."""
         found = discover_runs(paths, SHOWN_KINDS)
         self.unreadable += found.unreadable
+        self.not_shown: dict[str, list[Path]] = found.other_kinds
+        """The runs of other kinds in the folders given, by kind (:meth:`not_shown_note`)."""
         stores = [open_run(path) for path in found.runs]
         for store in stores:
             if store.manifest.kind not in SHOWN_KINDS:
-                raise ConfigError(
-                    f"{store.path} is a {store.manifest.kind!r} run; the viewer shows QA runs "
-                    "(coordqa eval) and agentic runs (coordqa agentic run / grid)"
-                )
+                raise ConfigError(f"{store.path} is a {store.manifest.kind!r} run; {SHOWN_WORDS}")
         self.entries: list[RunEntry] = []
         self._locks: dict[str, threading.Lock] = {}
         self._qa_runs: list[tuple[RunManifest, Path]] = []
@@ -232,10 +237,25 @@ class RunCatalog:
             finally:
                 self._looked = time.monotonic()
             self._add([store for store in stores if store.manifest.kind in SHOWN_KINDS])
+            self.not_shown = found.other_kinds
             shown = {entry.path for entry in self.entries}
             self.unreadable = _by_path(
                 [p for p in found.unreadable if p.path not in shown] + self._failed_reads
             )
+
+    def not_shown_note(self) -> str | None:
+        """``2 play runs not shown: the viewer shows QA runs ...``; None: every run is shown.
+
+        A folder's runs of another kind were left out of the index without a word, while the
+        same run given alone is refused with why (walkthrough 17, R1): one wording for both.
+        """
+        if not self.not_shown:
+            return None
+        kinds = [
+            counted(len(runs), f"{kind_words(kind)} run")
+            for kind, runs in sorted(self.not_shown.items())
+        ]
+        return f"{format_list(kinds)} not shown: {SHOWN_WORDS}"
 
     @property
     def qa_entries(self) -> list[RunEntry]:
