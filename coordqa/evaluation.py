@@ -753,11 +753,19 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
         refuse_a_policy_timeout,
         refuse_a_question_model,
         refuse_a_transport,
+        refuse_an_endpoint,
         refuse_unread_model_args,
     )
 
     config = plan.config
-    refuse_unread_model_args(config.model, config.model_args)
+    refuse_unread_model_args(config.model, config.model_args, setting="model_args")
+    key_setting = "api_key_secret" if config.api_key_secret is not None else "api_key_env"
+    refuse_an_endpoint(
+        config.model,
+        config.api_base,
+        key_given=config.api_key_secret is not None or config.api_key_env is not None,
+        settings=("api_base", key_setting),
+    )
     refuse_a_question_model(config.model)
     refuse_a_transport([config.model], config.transport, setting="transport")
     refuse_a_policy_timeout(config.model, config.policy)

@@ -835,6 +835,19 @@ def _covered_grid(
     return grid.name
 
 
+def _named_grid(own_grid: str) -> str | None:
+    """The run's own grid name, or None for :class:`~coordqa.agentic.GridConfig`'s default.
+
+    A grid file names its grid (``name:``), which a board may have registered; the default
+    ``grid`` (a ``GridConfig`` made in Python without a name) is no grid any board knows, so a
+    bundle of it is not saved unchecked (walkthrough 17, R2: ``run_grid(GridConfig(...))``
+    was saved by ``submit --out`` with no ``--grid``, then refused by the board).
+    """
+    from coordqa.agentic import GridConfig
+
+    return None if own_grid == GridConfig.model_fields["name"].default else own_grid
+
+
 def _refuse_a_missing_grid_file(given: str) -> None:
     """Refuse ``given`` when it reads as a grid file's path, as no file is there.
 
@@ -915,7 +928,7 @@ def build_agentic_bundle(
         data["grid"] = _covered_grid(
             (e.spec.task.key for e in episodes),
             grid or own_grid,
-            own_grid=own_grid,
+            own_grid=_named_grid(own_grid),
             agent=agent,
             model=model,
             sending=destination == "board",

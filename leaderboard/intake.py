@@ -33,6 +33,7 @@ from coordqa.leaderboard.db import SHOWN_AS, Database, Submission, dump_json
 from coordqa.leaderboard.limits import refuse_past_quota
 from coordqa.leaderboard.names import imitated_name, imitation_refusal
 from coordqa.leaderboard.verify import (
+    CATALOG_CHECKS,
     VERIFIERS,
     VerificationError,
     Verified,
@@ -263,6 +264,10 @@ def admit(
     ``verify`` replaces the track's verifier on the catalog (a board-run grid
     is checked against its own secret seeds).
 
+    Checked cheapest first: a bundle the board holds is answered as stored (at the quota too);
+    then what it names must be registered here (:data:`CATALOG_CHECKS`), then the token's
+    quota, and only then is it re-scored or replayed.
+
     Raises:
         VerificationError, QuotaError, DuplicateResultsError: as :func:`accept`.
     """
@@ -280,9 +285,11 @@ def admit(
     same = db.entry_of_results(results, asked)
     if same is not None:
         return _already_stored(db, same)
+    track = str(data["track"])
+    if verify is None:  # a bundle the board cannot rank is refused as such, not for the quota
+        CATALOG_CHECKS.get(track)(bundle, catalog)
     if quota is not None and token_id is not None:  # a new entry: refused before re-scoring it
         refuse_past_quota(db, token_id, quota, job_id)
-    track = str(data["track"])
     verified = VERIFIERS.get(track)(bundle, catalog) if verify is None else verify(bundle)
     submission = Submission(
         digest=bundle.digest,

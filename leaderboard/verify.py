@@ -44,13 +44,16 @@ if TYPE_CHECKING:
     from coordqa.agentic import AgenticEpisode
 
 __all__ = [
+    "CATALOG_CHECKS",
     "MAX_READ_CHARS",
     "REPORT_TOLERANCE",
     "VERIFIERS",
     "Verified",
     "VerificationError",
+    "agentic_grid",
     "agentic_metrics",
     "metrics_of",
+    "qa_dataset",
     "refuse_unrankable",
     "verify_agentic",
     "score_agentic",
@@ -248,13 +251,24 @@ def verify_qa(bundle: QABundle, catalog: BoardCatalog) -> Verified:
             the catalog's cap, or replies that miss, repeat or add (question_id, trial) pairs
             (names a few of each).
     """
+    return score_qa(bundle, qa_dataset(bundle, catalog), catalog.max_trials)
+
+
+def qa_dataset(bundle: QABundle, catalog: BoardCatalog) -> KnownDataset:
+    """The registered dataset a QA bundle was run on: the cheap part of :func:`verify_qa`.
+
+    A look-up, run before the submitter's quota is counted (:data:`CATALOG_CHECKS`), so a
+    bundle the board could never rank is refused as such, not as over the quota.
+
+    Raises:
+        VerificationError: a model that is never ranked (``bot``), an unknown dataset.
+    """
     model = bundle.manifest.config.get("model")
     refuse_unrankable(model if isinstance(model, str) else None)
     try:
-        dataset = catalog.dataset(bundle.dataset_fingerprint)
+        return catalog.dataset(bundle.dataset_fingerprint)
     except UnknownNameError as exc:
         raise VerificationError(str(exc)) from exc
-    return score_qa(bundle, dataset, catalog.max_trials)
 
 
 def score_qa(bundle: QABundle, dataset: KnownDataset, max_trials: int) -> Verified:
@@ -399,10 +413,7 @@ def verify_agentic(bundle: AgenticBundle, catalog: BoardCatalog) -> Verified:
             partner chooses other moves than the stored ones, or that does not replay to its
             stored score and metrics (named by its key).
     """
-    try:
-        grid = catalog.grid(bundle.grid)
-    except UnknownNameError as exc:
-        raise VerificationError(str(exc)) from exc
+    grid = agentic_grid(bundle, catalog)
     try:
         return score_agentic(bundle, grid)
     except VerificationError as exc:
@@ -413,6 +424,18 @@ def verify_agentic(bundle: AgenticBundle, catalog: BoardCatalog) -> Verified:
             f"{exc}. These episodes play exactly the tasks of grid {same!r} registered here: "
             f"submit them with --grid {same}"
         ) from exc
+
+
+def agentic_grid(bundle: AgenticBundle, catalog: BoardCatalog) -> KnownGrid:
+    """The registered grid an agentic bundle names: the cheap part of :func:`verify_agentic`.
+
+    Raises:
+        VerificationError: no grid of that name is registered (the closest names offered).
+    """
+    try:
+        return catalog.grid(bundle.grid)
+    except UnknownNameError as exc:
+        raise VerificationError(str(exc)) from exc
 
 
 def _grid_of_these_tasks(
@@ -483,3 +506,12 @@ VERIFIERS: Registry[Callable[[Any, BoardCatalog], Verified]] = Registry("submiss
 """Verifier per track (the keys of :data:`coordqa.leaderboard.bundle.TRACKS`)."""
 VERIFIERS.add("qa", verify_qa)
 VERIFIERS.add("agentic", verify_agentic)
+
+CATALOG_CHECKS: Registry[Callable[[Any, BoardCatalog], object]] = Registry(
+    "submission track catalog check"
+)
+"""The cheap first step of each track's verifier: what the bundle names is registered here.
+The intake runs it before the quota, and the verifier's re-scoring after it (walkthrough 17,
+R3: a bundle of an unknown grid was refused as over the quota, then as invalid)."""
+CATALOG_CHECKS.add("qa", qa_dataset)
+CATALOG_CHECKS.add("agentic", agentic_grid)

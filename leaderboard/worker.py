@@ -580,16 +580,34 @@ def work(
     once: bool = False,
     box: SecretBox | None = None,
     on_outcome: Callable[[JobOutcome], None] | None = None,
+    on_wait: Callable[[], None] | None = None,
 ) -> list[JobOutcome]:
-    """Claim and run jobs one at a time: until the queue is empty (``once``), or until Ctrl-C."""
+    """Claim and run jobs one at a time: until the queue is empty (``once``), or until Ctrl-C.
+
+    ``on_wait`` is called when the worker finds the queue empty and starts waiting, once per
+    wait (not per look), so its user can tell it is running (walkthrough 17, R7: an idle
+    worker printed nothing).
+
+    Raises:
+        RunInterrupted: Ctrl-C (or SIGTERM under ``sigterm_as_ctrl_c``) while it waited, with
+            no job running; one that stops a job is :func:`run_job`'s.
+    """
     outcomes: list[JobOutcome] = []
+    waiting = False
     while True:
         job_id = claim_job(db, config.name)
         if job_id is None:
             if once:
                 return outcomes
-            time.sleep(config.poll_s)
+            if not waiting and on_wait is not None:
+                on_wait()
+            waiting = True
+            try:
+                time.sleep(config.poll_s)
+            except KeyboardInterrupt:
+                raise RunInterrupted("stopped: no job was running") from None
             continue
+        waiting = False
         outcome = run_job(db, catalog, job_id, config, box)
         outcomes.append(outcome)
         if on_outcome is not None:

@@ -392,3 +392,22 @@ def test_a_run_against_a_retrained_bc_partner_is_refused_before_sending(
     detail = answer.json()["detail"]
     assert f"checkpoint {retrained.fingerprint}" in detail, detail
     assert f"this board plays checkpoint {shipped.fingerprint}" in detail, detail
+
+
+def test_a_python_grid_with_no_name_is_not_saved_unchecked(
+    tmp_path: Path, agentic_run: Path
+) -> None:
+    """Walkthrough 17 R2: ``run_grid(GridConfig(...), DIR)`` (the default name ``grid``) was
+    saved by ``submit DIR --out`` with no ``--grid`` and no check, then refused by the board.
+    It is refused as an unknown grid is; a run of a grid named in its file still saves."""
+    unnamed = {key: value for key, value in GRID.items() if key != "name"}
+    run = tmp_path / "api-run"
+    played = run_grid(parse_grid({**unnamed, "agents": ["cac"], "models": ["scripted"]}), run)
+    assert played.complete, played.failures
+    with pytest.raises(BundleError) as refused:
+        build_bundle(run)
+    said = str(refused.value)
+    assert said.startswith("unknown grid 'grid': coordqa ships no grid of that name"), said
+    assert "--grid FILE.yaml" in said and "--to URL" in said, said
+    assert build_bundle(agentic_run)["grid"] == "collab-small"  # its file's name: may be a board's
+    assert build_bundle(run, destination="board")["grid"] == "grid"  # the board checks it

@@ -546,6 +546,35 @@ def test_a_token_at_its_quota_may_resend_what_the_board_holds(db_url: str, tmp_p
         limited.close()
 
 
+@pytest.mark.parametrize(
+    ("unrankable", "said"),
+    [
+        ({"rows": slice(0, 5)}, "unknown dataset fingerprint"),  # a dataset not registered here
+        ({"model": "bot"}, "bot"),  # a model the board never ranks
+    ],
+)
+def test_a_token_at_its_quota_hears_first_that_its_bundle_cannot_be_ranked(
+    db_url: str, tmp_path: Path, unrankable: dict[str, Any], said: str
+) -> None:
+    """Walkthrough 17 R3: a bundle of a grid the board does not know, sent by a token at its
+    quota, was refused 403 (quota); once the token made room, 422 (invalid). What a bundle
+    names is looked up before the quota; the quota still comes before the re-scoring."""
+    from coordqa.leaderboard.settings import SubmitterLimits
+
+    limited = BoardClient(db_url, tmp_path, limits=SubmitterLimits(per_hour=None, quota=1))
+    try:
+        kept = limited.submit(synthetic_bundle(limited.rows, display_name="m0", run="m0"))
+        assert kept.status_code == 201, kept.text
+        rows = limited.rows[unrankable.get("rows", slice(None))]
+        model = unrankable.get("model", "synthetic/model")
+        bad = limited.submit(synthetic_bundle(rows, display_name="m1", run="m1", model=model))
+        assert bad.status_code == 422, bad.text
+        assert said in bad.json()["detail"], bad.text
+        assert limited.count(Submission) == 1
+    finally:
+        limited.close()
+
+
 def test_a_revoked_token_cannot_submit_and_its_entries_can_be_hidden(board: BoardClient) -> None:
     from coordqa.leaderboard.tokens import create_token, list_tokens, revoke_token
 

@@ -702,3 +702,51 @@ def test_an_unfinished_grid_counts_its_episodes_in_agreeing_words() -> None:
         "the grid did not finish: 1 episode failed and 1 was skipped"
     )
     assert str(GridIncomplete(2, 0, None)).endswith("2 episodes failed and 0 were skipped")
+
+
+@pytest.mark.slow  # a worker process: about 5 s
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_an_idle_worker_says_it_waits_once_and_that_it_stopped(tmp_path: Path, stop: str) -> None:
+    """Walkthrough 17 R7: ``leaderboard worker`` on an empty queue printed nothing (8 s), and
+    Ctrl-C ended it with status 130 and no line. Expected: one line when it starts waiting
+    (not one per look at the queue), and one saying no job was running when stopped."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from coordqa.leaderboard.db import open_database
+
+    url = f"sqlite:///{tmp_path / 'board.db'}"
+    open_database(url, create=True).dispose()
+    command = [str(Path(sys.executable).with_name("coordqa")), "leaderboard", "worker"]
+    worker = subprocess.Popen(
+        [*command, "--db", url, "--work-dir", str(tmp_path / "jobs"), "--poll-s", "0.1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(worker.stdout or ()), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not lines and worker.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.0)  # about ten more looks at the empty queue
+        os.kill(worker.pid, getattr(signal, stop))
+        worker.wait(timeout=30)
+        reader.join(timeout=10)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+    first, rest = (lines[0] if lines else ""), "".join(lines[1:])
+    assert first.startswith("worker ") and first.rstrip().endswith(
+        f"waiting for jobs on {url} (Ctrl-C to stop)"
+    ), first + rest
+    assert "waiting" not in rest, rest  # once, not per poll
+    assert worker.returncode == 130, first + rest
+    assert rest.strip().splitlines()[-1] == "stopped: no job was running", rest

@@ -288,3 +288,52 @@ def test_a_set_s_transport_is_its_served_models_and_its_in_process_member_runs(
         for state in result.manifest.members
     )
     assert transports == ["direct", "in-process"]
+
+
+@pytest.mark.parametrize(
+    ("given", "setting", "said"),
+    [
+        ({"api_base": "http://u:pw@127.0.0.1:9/v1"}, "api_base", "leave api_base http://127.0"),
+        ({"api_key_env": "W17B_KEY"}, "api_key_env", "leave the API key (api_key_env) out"),
+        ({"model_args": {"top_k": 2}}, "model_args", "leave model_args top_k out"),
+    ],
+)
+def test_the_library_names_the_parameter_of_an_unread_endpoint_key_or_model_argument(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    given: dict[str, object],
+    setting: str,
+    said: str,
+) -> None:
+    """Walkthrough 17 R4: ``EvalConfig(model='random', api_base=...)`` was told to leave
+    ``--api-base`` out, a plain ConfigError; python-api.md promises a SettingError naming it."""
+    from coordqa.errors import SettingError
+
+    monkeypatch.setenv("W17B_KEY", "sk-w17b")
+    out = tmp_path / "run"
+    config = coordqa_api.EvalConfig(model="random", dataset="example", out=out, **given)  # type: ignore[arg-type]
+    with pytest.raises(SettingError) as refused:
+        coordqa_api.evaluate(config)
+    text = str(refused.value)
+    assert refused.value.setting == setting, text
+    assert said in text and "--" not in text, text
+    assert "pw" not in text and "sk-w17b" not in text, text  # no password, no key
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (["--api-base", "http://127.0.0.1:9/v1"], "leave --api-base http://127.0.0.1:9/v1 out"),
+        (["--api-key-env", "W17B_KEY"], "leave the API key (--api-key-env) out"),
+        (["--model-arg", "top_k=2"], "leave --model-arg top_k out"),
+    ],
+)
+def test_eval_names_the_option_of_an_unread_endpoint_key_or_model_argument(
+    options: list[str], said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("W17B_KEY", "sk-w17b")
+    done = coordqa("eval", "--model", "random", "--limit", "1", *options)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert said in line and "api_" not in line and "model_args" not in line, line

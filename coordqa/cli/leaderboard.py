@@ -871,6 +871,11 @@ def worker_command(
     def said(outcome: Any) -> None:
         console.print(f"job {outcome.job_id}: {_outcome_words(outcome)}", highlight=False)
 
+    def waiting() -> None:
+        shown = database.engine.url.render_as_string(hide_password=True)
+        line = f"worker {config.name}: waiting for jobs on {shown} (Ctrl-C to stop)"
+        console.print(line, highlight=False, soft_wrap=True)  # the URL, whole
+
     if ray_workers < 0:
         raise ConfigError(f"--ray-workers must be 0 (no Ray) or more, got {ray_workers}")
     if ray_address is not None and not ray_workers:
@@ -883,7 +888,14 @@ def worker_command(
             said(outcome)
     else:
         with sigterm_as_ctrl_c():  # a SIGTERM puts the running job back, as Ctrl-C does
-            done = work(database, BoardCatalog(database), config, once=once, on_outcome=said)
+            done = work(
+                database,
+                BoardCatalog(database),
+                config,
+                once=once,
+                on_outcome=said,
+                on_wait=waiting,
+            )
     console.print(f"{len(done)} job(s) run; the queue is empty")
 
 

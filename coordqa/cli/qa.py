@@ -236,6 +236,9 @@ def render_counts(result: RunResult) -> None:
 
 
 EVAL_OPTIONS = {
+    "api_base": "--api-base",
+    "api_key_env": "--api-key-env",
+    "model_args": "--model-arg",
     "label": "--label",
     "trials": "--trials",
     "limit": "--limit",

@@ -171,6 +171,8 @@ def refuse_unread_model_args(
     model_args: Mapping[str, object],
     named: str = "--model-arg",
     instead: str | None = None,
+    *,
+    setting: str | None = None,
 ) -> None:
     """Refuse model arguments for a model run in this process that reads none.
 
@@ -182,7 +184,9 @@ def refuse_unread_model_args(
     user wrote them (``--model-arg``, or a spec's ``models[0].model_args``); only the names
     are said, never a value (an argument may carry a header or a key). ``instead`` replaces
     the advice to leave them out, for a caller where they also reach other models
-    (``eval-set``'s ``--model-arg`` is every ``--model`` model's).
+    (``eval-set``'s ``--model-arg`` is every ``--model`` model's). ``setting``: a library
+    parameter instead of ``named`` (``model_args``), refused as a :class:`SettingError` a
+    command shows with its own option.
 
     Raises:
         ConfigError: ``model_args`` is not empty and ``name``'s model reads none.
@@ -192,14 +196,12 @@ def refuse_unread_model_args(
         return
     if PROVIDERS.get(registered)(name, None, None).reads_model_args:
         return
-    raise ConfigError(
-        f"model {name!r} runs inside coordqa and reads no model argument: "
-        + (
-            instead
-            or f"leave {named} {', '.join(model_args)} out (model arguments are for a model "
-            "behind a server, prefix/NAME, and for llamacpp/PATH)"
-        )
+    text = f"model {name!r} runs inside coordqa and reads no model argument: " + (
+        instead
+        or f"leave {named if setting is None else '{setting}'} {', '.join(model_args)} out "
+        "(model arguments are for a model behind a server, prefix/NAME, and for llamacpp/PATH)"
     )
+    raise ConfigError(text) if setting is None else SettingError(setting, text)
 
 
 def refuse_a_question_model(name: str, named: str | None = None) -> None:
@@ -245,31 +247,45 @@ def _answers_questions(entry: str) -> bool:
 
 
 def refuse_an_endpoint(
-    name: str, api_base: str | None, *, key_given: bool, instead: str | None = None
+    name: str,
+    api_base: str | None,
+    *,
+    key_given: bool,
+    instead: str | None = None,
+    settings: tuple[str, str] | None = None,
 ) -> None:
     """Refuse an endpoint or key given for a model that runs inside coordqa: it would be ignored.
 
     ``instead`` replaces the advice to leave them out, for a caller where they also reach
     other models (``eval-set``'s ``--api-base`` is every ``--model`` model's, so leaving it
-    out would break the model behind a server). Never shows a key.
+    out would break the model behind a server). Never shows a key. ``settings``: the library
+    parameters of the endpoint and of the key (``api_base``, ``api_key_env``) instead of the
+    options; the first one given is refused as a :class:`SettingError` naming it, which a
+    command shows with its own option (walkthrough 17, R4: ``EvalConfig(api_base=...)`` was
+    told to leave ``--api-base`` out).
 
     Raises:
         ConfigError: ``api_base`` is given or ``key_given``, and ``name`` runs in process.
     """
     if not runs_in_process(name):
         return
-    given = ([f"--api-base {shown_endpoint(api_base)}"] if api_base is not None else []) + (
-        ["the API key (--api-key-env)"] if key_given else []
+    endpoint, key = ("--api-base", "--api-key-env") if settings is None else ("{setting}",) * 2
+    given = ([f"{endpoint} {shown_endpoint(api_base)}"] if api_base is not None else []) + (
+        [f"the API key ({key})"] if key_given else []
     )
-    if given:
-        raise ConfigError(
-            f"model {name!r} runs inside coordqa and calls no server: "
-            + (
-                instead
-                or f"leave {' and '.join(given)} out (a model behind a server is named "
-                "prefix/NAME, e.g. openai/NAME with its --api-base)"
-            )
-        )
+    if not given:
+        return
+    if settings is not None:  # one setting per error: the endpoint's, else the key's
+        given = given[:1]
+    served_as = "with its --api-base" if settings is None else "at its own endpoint"
+    text = f"model {name!r} runs inside coordqa and calls no server: " + (
+        instead
+        or f"leave {' and '.join(given)} out (a model behind a server is named "
+        f"prefix/NAME, e.g. openai/NAME {served_as})"
+    )
+    if settings is None:
+        raise ConfigError(text)
+    raise SettingError(settings[0] if api_base is not None else settings[1], text)
 
 
 def refuse_a_transport(
