@@ -667,15 +667,15 @@ def read_grid_file(path: str | Path) -> dict[str, Any]:
     """The document of a grid YAML file, not yet validated (a caller may change it first).
 
     Raises:
-        ConfigError: the file is missing, is not YAML, or holds no mapping.
+        ConfigError: the file is missing, a folder, not YAML, or holds no mapping.
     """
     source = Path(path)
     try:
         data = load_yaml_file(source, "grid file")
-    except FileNotFoundError:
-        from coordqa.given_paths import YAML_SUFFIXES, missing_path
+    except (FileNotFoundError, IsADirectoryError):
+        from coordqa.given_paths import YAML_SUFFIXES, not_a_file
 
-        raise ConfigError(missing_path(source, "grid file", YAML_SUFFIXES)) from None
+        raise ConfigError(not_a_file(source, "grid file", YAML_SUFFIXES)) from None
     if not isinstance(data, dict):
         raise ConfigError(f"grid file {source} must hold a mapping (agents:, games:, ...)")
     return data

@@ -82,6 +82,19 @@ def folder_words(folder: Path) -> str | None:
     return "a run directory" if holds_run(folder) else None
 
 
+def resume_set_words(folder: str | Path) -> str:
+    """How the eval set at ``folder`` is resumed or extended, for a command given its folder.
+
+    A set is resumed by its spec (or ``--model`` options) with the folder as ``--out``, never
+    by its folder alone: the one wording of every refusal that meets a set's folder where
+    something else is wanted (a run's ``--out``, the spec ``eval-set`` reads).
+    """
+    return (
+        f"coordqa eval-set SPEC.yaml --out {folder} resumes or extends the set, given the spec "
+        "(or the --model options) it was run with"
+    )
+
+
 def runs_held(folder: Path, entries: Sequence[str]) -> str:
     """``2 runs and 1 eval set``: the run and set folders among ``entries`` of ``folder``.
 

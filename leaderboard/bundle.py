@@ -853,19 +853,20 @@ def _refuse_a_missing_grid_file(given: str) -> None:
 
     Such a --grid is a mistyped path, never a board's grid name: sent, the board would answer
     "unknown grid 'my-grdi.yaml'" (walkthrough 12 #115); saved or sent, it is refused here in
-    the words every command says a missing path in (:func:`~coordqa.given_paths.missing_path`),
+    the words every command says a missing path or a folder in
+    (:func:`~coordqa.given_paths.not_a_file`),
     with the grid files beside where it points that are close to it.
 
     Raises:
         BundleError: ``given`` reads as a path (:func:`~coordqa.agentic.names_a_grid_file`).
     """
     from coordqa.agentic import names_a_grid_file, registered_grids
-    from coordqa.given_paths import YAML_SUFFIXES, missing_path
+    from coordqa.given_paths import YAML_SUFFIXES, not_a_file
 
     if not names_a_grid_file(given):
         return
     raise BundleError(
-        f"{missing_path(given, 'grid file', YAML_SUFFIXES)} A --grid ending in .yaml or .yml, "
+        f"{not_a_file(given, 'grid file', YAML_SUFFIXES)} A --grid ending in .yaml or .yml, "
         "or holding a '/', is a grid file's path: give the path of the grid file the run "
         "played, or the name the board ranks the grid under (shipped with coordqa: "
         f"{', '.join(sorted(registered_grids()))})"

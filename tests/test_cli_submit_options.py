@@ -194,6 +194,15 @@ def test_a_missing_grid_file_is_refused_here_in_the_same_words_whether_sent_or_s
     assert not (tmp_path / "b.json").exists()
 
 
+def test_a_folder_given_as_the_grid_file_is_said_to_be_one(hm_hanabi: Path, tmp_path: Path) -> None:
+    """Walkthrough 18 R1: a folder where a grid file is read is said as such (not ``does not
+    exist``, as it was for ``--grid grids/``)."""
+    (tmp_path / "grids").mkdir()
+    given = f"{tmp_path / 'grids'}/"
+    line = one_error_line("submit", hm_hanabi, "--grid", given, "--out", tmp_path / "b.json")
+    assert line.startswith(f"error: grid file {given} is a folder, not a file. A --grid"), line
+
+
 def test_a_missing_grid_file_is_offered_the_closest_grid_file_beside_it(
     hm_hanabi: Path, tmp_path: Path
 ) -> None:

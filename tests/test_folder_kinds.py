@@ -48,8 +48,9 @@ def _refused(args: list[str], folder: Path, says: str) -> None:
 def test_a_run_command_refuses_an_eval_set_folder(command: str, folders: dict[str, str]) -> None:
     out = folders["set"]
     says = (
-        f"{out} is an eval-set folder ({SET_MANIFEST}): give another --out, or resume the set "
-        "with coordqa eval-set"
+        f"{out} is an eval-set folder ({SET_MANIFEST}): give another --out; coordqa eval-set "
+        f"SPEC.yaml --out {out} resumes or extends the set, given the spec (or the --model "
+        "options) it was run with"
     )
     _refused(_command(FOLDER_OUTPUTS[command], folders, out), Path(out), says)
 

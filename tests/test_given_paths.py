@@ -98,3 +98,57 @@ def test_only_files_the_command_reads_and_folders_are_offered(tmp_path: Path) ->
     (tmp_path / "local-models").rmdir()
     said = missing_path(tmp_path / "local-modelz.parquet", "the dataset", (".parquet", ".jsonl"))
     assert said.endswith("does not exist."), said
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ("eval-set", "specs"),
+            "error: the eval-set spec specs is a folder, not a file. Give the path of a set's "
+            "YAML file (models:, datasets:), or models with --model and no spec",
+        ),
+        (("agentic", "grid", "grids"), "error: grid file grids is a folder, not a file."),
+        (("agentic", "grid", "grids/"), "error: grid file grids is a folder, not a file."),
+        (
+            ("eval", "--model", "random", "--ids", "grids/"),
+            "error: --ids file grids/ is a folder, not a file. --ids takes question ids",
+        ),
+        (
+            ("eval", "--model", "random", "--ids", "grids"),
+            "error: --ids file grids is a folder, not a file. --ids takes question ids",
+        ),
+        (
+            ("leaderboard", "grid", "add", "grids"),
+            "error: grid file grids is a folder, not a file.",
+        ),
+    ],
+)
+def test_a_folder_given_where_a_file_is_read_is_said_in_one_line(
+    args: tuple[str, ...], said: str, tmp_path: Path
+) -> None:
+    """Walkthrough 18 R1: a folder given for a file printed ``[Errno 21] Is a directory`` (or
+    a traceback, for a grid; ``does not exist`` for ``--ids grids/``)."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "grids").mkdir()
+    result = coordqa(*args, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(said), line
+    assert "Errno" not in line and "Traceback" not in line
+
+
+def test_an_eval_set_folder_given_as_the_spec_says_how_to_resume_the_set(tmp_path: Path) -> None:
+    """Walkthrough 18 R1: ``coordqa eval-set runs/local`` (the set's folder, not its spec)."""
+    made = coordqa(
+        "eval-set", "--model", "random", "--limit", "2", "--out", "runs/local", cwd=tmp_path
+    )
+    assert made.returncode == 0, made.stderr
+    result = coordqa("eval-set", "runs/local", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line == (
+        "error: the eval-set spec runs/local is an eval-set folder, not a file. coordqa eval-set "
+        "SPEC.yaml --out runs/local resumes or extends the set, given the spec (or the --model "
+        "options) it was run with"
+    ), line

@@ -59,8 +59,9 @@ def parse_ids(values: str | Sequence[str] | None, flag: str = "--ids") -> tuple[
     A repeated ``flag`` adds its ids to the ones before (:mod:`coordqa.cli._lists`).
 
     ``#`` starts a comment in the file. Errors name ``flag``, so another option may reuse this.
-    A value that is no file but reads as a path (see :func:`_names_a_file`) is a missing file,
-    not an unknown question id: no release's id has a ``/`` or a ``.``.
+    A value that is a folder, or no file but reads as a path (see :func:`_names_a_file`), is
+    said as such (:func:`~coordqa.given_paths.not_a_file`), not as an unknown question id: no
+    release's id has a ``/`` or a ``.``.
     """
     if values is None:
         return None
@@ -80,11 +81,11 @@ def _ids_of(value: str, flag: str) -> tuple[str, ...]:
         if not ids:
             raise ConfigError(f"{flag} file {path} lists no question id; write one id per line")
         return ids
-    if _names_a_file(value):
-        from coordqa.given_paths import missing_path
+    if path.is_dir() or _names_a_file(value):
+        from coordqa.given_paths import not_a_file
 
         raise ConfigError(
-            f"{missing_path(value, f'{flag} file')} {flag} takes question ids as a comma list "
+            f"{not_a_file(value, f'{flag} file')} {flag} takes question ids as a comma list "
             "(id1,id2) or a file of one id per line"
         )
     return split_list(value) or ()

@@ -287,17 +287,21 @@ def load_spec(
     uses) holds for the set as it runs, not for the file's models alone.
 
     Raises:
-        ConfigError: the file is missing, is not YAML, or breaks the spec (each problem named).
+        ConfigError: the file is missing, a folder (a set's: how to resume it), is not YAML, or
+            breaks the spec (each problem named).
     """
     file = Path(path)
     try:
         data = load_yaml_file(file, "the eval-set spec")
-    except FileNotFoundError:
-        from coordqa.given_paths import YAML_SUFFIXES, missing_path
+    except (FileNotFoundError, IsADirectoryError):
+        from coordqa.given_paths import YAML_SUFFIXES, not_a_file
+        from coordqa.runfolder import holds_set, resume_set_words
 
-        missing = missing_path(file, "the eval-set spec", YAML_SUFFIXES)
+        problem = not_a_file(file, "the eval-set spec", YAML_SUFFIXES)
+        if holds_set(file):  # the set's folder for its spec: say how a set resumes
+            raise ConfigError(f"{problem} {resume_set_words(file)}") from None
         raise ConfigError(
-            f"{missing} Give the path of a set's YAML file (models:, datasets:), or models "
+            f"{problem} Give the path of a set's YAML file (models:, datasets:), or models "
             "with --model and no spec"
         ) from None
     except OSError as exc:

@@ -27,7 +27,14 @@ from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import JSONObject, load_json
 from coordqa.outputs import check_run_output, make_output_folder
 from coordqa.records import Record, upgrade
-from coordqa.runfolder import SET_MANIFEST, STREAM_NAME, folder_words, holds_set, run_records
+from coordqa.runfolder import (
+    SET_MANIFEST,
+    STREAM_NAME,
+    folder_words,
+    holds_set,
+    resume_set_words,
+    run_records,
+)
 from coordqa.schema_problems import schema_problems
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, RunManifest, kind_words, utc_now
 from coordqa.words import with_article
@@ -642,8 +649,8 @@ def refuse_set_folder(root: Path) -> None:
     """
     if holds_set(root):
         raise StoreError(
-            f"{root} is an eval-set folder ({SET_MANIFEST}): give another --out, or resume the "
-            "set with coordqa eval-set"
+            f"{root} is an eval-set folder ({SET_MANIFEST}): give another --out; "
+            f"{resume_set_words(root)}"
         )
 
 
