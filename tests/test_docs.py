@@ -172,3 +172,32 @@ def test_a_release_card_s_lookup_table_is_what_dataset_stats_counts(release: str
 
     card = (bundled_dataset_dir(release) / "README.md").read_text(encoding="utf-8")
     assert verbatim_table(load_rows(release)) in card
+
+
+OUTCOMES = {"answered", "ambiguous", "no_answer"}
+"""The outcome words the guide says a reply reads as (``Sample.status``'s readable ones)."""
+
+
+def test_the_replies_the_guide_quotes_for_letters_off_the_list_read_as_it_says() -> None:
+    """Walkthrough 18 R4: the guide said a letter not on the option list reads ``ambiguous``;
+    ``Answer: C`` and ``I think (A)(B)(C)`` read ``no_answer``. Each clause (``;``) of the
+    sentence on letters not on the list names one outcome and the replies that read it, for a
+    question of two options; every reply it quotes is read here as QA scoring reads it."""
+    from coordqa.scoring import reply_outcome
+
+    text = " ".join(EVALUATING.read_text(encoding="utf-8").split())
+    (sentence,) = re.findall(r"[^.;]*[^.]*not on the list[^.]*\.", text)
+    quoted = 0
+    for clause in sentence.split(";"):
+        named = re.findall(r"`([^`]+)`", clause)
+        said = [word for word in named if word in OUTCOMES]
+        replies = [word for word in named if word not in OUTCOMES]
+        if not replies:
+            continue
+        assert len(said) == 1, f"one outcome per clause with replies: {clause!r}"
+        for reply in replies:
+            read = reply_outcome(reply, ["Alice moves to room 1", "Alice stays"], [0])
+            assert (reply, read.status) == (reply, said[0]), clause
+            assert not read.correct  # neither scores
+            quoted += 1
+    assert quoted >= 3, sentence
