@@ -10,8 +10,8 @@ cheap):
   directory back (played episodes, failed ones with their cause) and re-check every episode by
   replaying it (what the leaderboard uses); :func:`load_agentic_run` gives the played episodes;
 - :func:`agentic_report`: the paper-shaped tables and figures of one or more runs;
-- :func:`get_grid` / :func:`registered_grids` / :func:`missing_tasks`: the registered, versioned
-  grids (what the leaderboard checks agentic submissions against);
+- :func:`get_grid` / :func:`registered_grid` / :func:`registered_grids` / :func:`missing_tasks`:
+  the registered, versioned grids (what the leaderboard checks agentic submissions against);
   :func:`unshipped_checkpoint_problem`: whether a run's partners played a checkpoint other than
   the shipped one, which a board's replay would refuse.
 """
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         get_grid as get_grid,
         missing_tasks as missing_tasks,
         names_a_grid_file as names_a_grid_file,
+        registered_grid as registered_grid,
         registered_grids as registered_grids,
     )
     from coordqa.agentic.match import (

@@ -98,26 +98,34 @@ def registered_grids() -> dict[str, RegisteredGrid]:
     return {path.stem: _load(path) for path in sorted(GRIDS_DIR.glob("*.yaml"))}
 
 
+def registered_grid(name: str) -> RegisteredGrid | None:
+    """The registered grid called ``name`` in any case (``Smoke``: ``smoke``); None if none is."""
+    from coordqa.registry import spelled_as  # rapidfuzz, imported with it: only when asked
+
+    grids = registered_grids()
+    return grids.get(spelled_as(name, grids))
+
+
 def get_grid(name: str) -> RegisteredGrid:
-    """The registered grid called ``name``.
+    """The registered grid called ``name``, in any case.
 
     Raises:
         UnknownNameError: no such grid (lists the registered ones, suggests the closest).
     """
-    _registered_path(name)
-    return registered_grids()[name]
+    return registered_grids()[_registered_path(name).stem]
 
 
 def _registered_path(name: str) -> Path:
-    """The file of the registered grid ``name``.
+    """The file of the registered grid ``name``, read in any case (``Smoke``: ``smoke``).
 
     Raises:
         UnknownNameError: no such grid (lists the registered ones, suggests the closest).
     """
-    names = sorted(path.stem for path in GRIDS_DIR.glob("*.yaml"))
-    if name not in names:
-        from coordqa.registry import did_you_mean
+    from coordqa.registry import did_you_mean, spelled_as
 
+    names = sorted(path.stem for path in GRIDS_DIR.glob("*.yaml"))
+    name = spelled_as(name, names)  # in any case, as models, games and agents are
+    if name not in names:
         raise UnknownNameError(
             f"no registered grid {name!r}.{did_you_mean(name, names)} Registered: "
             f"{', '.join(names)}; or give the path of a grid YAML file."

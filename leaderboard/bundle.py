@@ -718,11 +718,12 @@ def _check_grid_name(path: Path, manifest: RunManifest, grid: str | None) -> Non
         )
     if grid is None or not isinstance(played, dict):
         return
-    from coordqa.agentic import registered_grids
+    from coordqa.agentic import registered_grid
 
-    wanted = registered_grids().get(grid)
+    wanted = registered_grid(grid)
     if wanted is None or wanted.fingerprint == played.get("fingerprint"):
         return
+    grid = wanted.name  # as it spells itself: --grid is read in any case
     name, version = played.get("name"), played.get("version")
     if name == grid:  # the shipped grid's name on other tasks (seeds, layouts, partners)
         raise BundleError(
@@ -765,9 +766,9 @@ def _local_grid(given: str) -> _LocalGrid | None:
     Raises:
         ConfigError: ``given`` is a file but no valid grid.
     """
-    from coordqa.agentic import load_grid, registered_grids
+    from coordqa.agentic import load_grid, registered_grid
 
-    shipped = registered_grids().get(given)
+    shipped = registered_grid(given)
     if shipped is not None:
         keys = frozenset(task.key for task in shipped.tasks())
         return _LocalGrid(shipped.name, shipped.version, keys, shipped.name)

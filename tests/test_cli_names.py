@@ -249,3 +249,52 @@ def test_spec_grid_and_report_names_of_built_in_models_are_read_in_any_case(
     assert list(report.models["size"]) == [1e9, 2e9]
     pairs = report.comparisons[["model_a", "model_b"]].drop_duplicates()
     assert pairs.values.tolist() == [["scripted", "random"]]
+
+
+@pytest.mark.parametrize(
+    ("given", "canonical"),
+    [
+        ("Example", "example"),
+        ("CoordinationQA-v1.2", "coordinationqa-v1.2"),
+        ("COORDINATIONQA", "coordinationqa-v1.2"),
+        ("example", "example"),
+    ],
+)
+def test_a_bundled_dataset_name_is_read_in_any_case(given: str, canonical: str) -> None:
+    """Walkthrough 18 R8: ``--dataset Example`` got a did-you-mean while models, games, agents
+    and question types are read in any case; the name stored is the release's own."""
+    import coordqa
+    from coordqa.dataset import dataset_name, dataset_path, is_bundled
+
+    assert is_bundled(given)
+    assert coordqa.EvalConfig(model="random", dataset=given).dataset == canonical
+    assert dataset_name(given) == canonical
+    assert dataset_path(given) == dataset_path(canonical)
+
+
+def test_a_dataset_in_another_case_is_the_same_run_and_is_counted(tmp_path: Path) -> None:
+    args = ("--model", "random", "--trials", "1", "--limit", "2")
+    first = coordqa("eval", *args, "--dataset", "Example", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    (run,) = (tmp_path / "runs").iterdir()
+    assert run.name.startswith("random_example_"), run.name
+    assert '"dataset": "example"' in (run / "manifest.json").read_text()
+    again = coordqa("eval", *args, "--dataset", "example", cwd=tmp_path)
+    assert again.returncode == 0 and "resuming: 2 samples" in again.stderr, again.stderr
+    stats = coordqa("dataset", "stats", "CoordinationQA-v1.2")
+    assert stats.returncode == 0, stats.stderr
+
+
+def test_a_registered_grid_name_is_read_in_any_case() -> None:
+    """Walkthrough 18 R8: ``agentic grid Smoke`` and ``submit --grid Smoke`` got a
+    did-you-mean; the grid read is the registered one, under its own name."""
+    from coordqa.agentic import get_grid, registered_grid
+    from coordqa.agentic.grid_registry import grid_document
+
+    assert get_grid("Smoke").name == "smoke"
+    found = registered_grid("PAPER")  # what submit --grid looks a shipped grid up by
+    assert found is not None and found.name == "paper"
+    assert registered_grid("papr") is None
+    assert grid_document("SMOKE")["name"] == "smoke"
+    with pytest.raises(Exception, match="Did you mean 'smoke'"):
+        get_grid("smok")

@@ -10,11 +10,11 @@ from functools import cache
 from coordqa.dataset.folder import DATA_FILE
 from coordqa.dataset.load import load_rows
 from coordqa.dataset.releases import (
-    BUNDLED,
     DEFAULT_DATASET,
     RELEASES,
     Release,
     bundled_dataset_dir,
+    is_bundled,
     release,
 )
 from coordqa.dataset.schema import COLUMNS, Row, plain_row
@@ -121,7 +121,7 @@ def dataset_name(name_or_path: str | os.PathLike[str] | None = None) -> str:
     """The name runs record: a bundled name resolved to its release, else the path as given."""
     if name_or_path is None:
         return DEFAULT_DATASET
-    if isinstance(name_or_path, str) and name_or_path in BUNDLED:
+    if isinstance(name_or_path, str) and is_bundled(name_or_path):
         return release(name_or_path).name
     return os.fspath(name_or_path)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from coordqa.dataset.folder import DATA_FILE, read_parquet
-from coordqa.dataset.releases import BUNDLED, DEFAULT_DATASET, bundled_dataset_dir
+from coordqa.dataset.releases import BUNDLED, DEFAULT_DATASET, bundled_dataset_dir, is_bundled
 from coordqa.dataset.schema import QuestionRow, features, validate_rows
 from coordqa.errors import DatasetError, UnknownNameError
 from coordqa.runfolder import folder_words, runs_held
@@ -26,7 +26,7 @@ def dataset_path(name_or_path: str | os.PathLike[str] | None = None) -> Path:
     """The folder or file a dataset name or path refers to (bundled names resolved)."""
     if name_or_path is None:
         name_or_path = DEFAULT_DATASET
-    if isinstance(name_or_path, str) and name_or_path in BUNDLED:
+    if isinstance(name_or_path, str) and is_bundled(name_or_path):
         folder = bundled_dataset_dir(name_or_path)
         if not (folder / DATA_FILE).is_file():
             raise DatasetError(

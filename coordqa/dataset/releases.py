@@ -81,12 +81,16 @@ for _alias, _target in ALIASES.items():
 
 
 def canonical_dataset(name: str) -> str:
-    """The release an alias stands for (``coordinationqa`` -> ``coordinationqa-v1.2``).
+    """The release a bundled name stands for, as it spells itself.
 
-    Any other name or path is returned as given. Runs record and hash the canonical name, so
-    ``--dataset coordinationqa`` and ``--dataset coordinationqa-v1.2`` are one run.
+    An alias is its release (``coordinationqa`` -> ``coordinationqa-v1.2``), and a bundled name
+    is read in any case (``Example`` -> ``example``), as models, games and agents are
+    (:meth:`~coordqa.registry.Registry.spelled`: walkthrough 18 R8). Any other name or path is
+    returned as given. Runs record and hash the canonical name, so ``--dataset coordinationqa``,
+    ``--dataset CoordinationQA-v1.2`` and ``--dataset coordinationqa-v1.2`` are one run.
     """
-    return ALIASES.get(name, name)
+    spelled = BUNDLED.spelled(name)
+    return ALIASES.get(spelled, spelled)
 
 
 def release(name: str = DEFAULT_DATASET) -> Release:
@@ -99,8 +103,8 @@ def release(name: str = DEFAULT_DATASET) -> Release:
 
 
 def is_bundled(name: str) -> bool:
-    """Whether ``name`` is a bundled dataset or an alias of one."""
-    return name in BUNDLED
+    """Whether ``name`` is a bundled dataset or an alias of one, in any case."""
+    return canonical_dataset(name) in BUNDLED
 
 
 def bundled_dataset_dir(name: str = DEFAULT_DATASET) -> Path:
