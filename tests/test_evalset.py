@@ -139,7 +139,10 @@ def test_the_command_line_names_models_and_refuses_bad_sets(tmp_path: Path) -> N
     index = (site / "index.html").read_text()
     assert all(m["run"] in index for m in manifest["members"]), "the set shows as its runs"
     # Another shared setting in the same folder is another experiment: refused, nothing run.
-    with pytest.raises(ConfigError, match="other shared settings \\(seed: None before, 1 now\\)"):
+    with pytest.raises(
+        ConfigError,
+        match="other shared settings \\(seed: None before, 1 now from the eval-set spec's seed\\)",
+    ):
         evaluate_set(
             parse_spec({"models": ["random"], "limit": 3, "trials": 2, "seed": 1, "out": out})
         )
@@ -239,7 +242,9 @@ def test_a_set_recorded_without_a_setting_is_refused_naming_it(tmp_path: Path) -
     manifest = json.loads((out / SET_MANIFEST).read_text())
     del manifest["shared"]["seed"]  # as if written before seed was shared
     (out / SET_MANIFEST).write_text(json.dumps(manifest))
-    with pytest.raises(ConfigError, match=r"settings \(seed: not recorded before, None now\)"):
+    with pytest.raises(
+        ConfigError, match=r"settings \(seed: not recorded before, None now from the default\)"
+    ):
         SetLedger(spec, out, members_of(spec, out))
 
 
@@ -603,12 +608,34 @@ def test_other_settings_are_said_before_any_advice_on_the_trials(tmp_path: Path)
     fewer_and_other = {"models": ["random"], "limit": 2, "trials": 1, "out": out}
     with pytest.raises(ConfigError) as refused:
         evaluate_set(parse_spec(fewer_and_other))
-    assert "other shared settings (limit: 3 before, 2 now; trials: 2 before, 1 now)" in str(
-        refused.value
-    )
+    assert (
+        "other shared settings (limit: 3 before, 2 now from the eval-set spec's limit; trials: 2 "
+        "before, 1 now from the eval-set spec's trials)"
+    ) in str(refused.value)
     assert "--trials 2 or more" not in str(refused.value)
     with pytest.raises(ConfigError, match="ask for --trials 2 or more to resume it"):
         evaluate_set(parse_spec({**fewer_and_other, "limit": 3}))
+
+
+def test_each_changed_setting_says_where_its_value_now_came_from(tmp_path: Path) -> None:
+    """Walkthrough 18 R9a: after ``eval-set SPEC --trials 3`` (the spec says ``trials: 2``),
+    ``eval-set SPEC --limit 8`` listed ``trials: 3 before, 2 now`` as if the user had changed
+    the trials. The spec's 2 does differ from the set's 3 (and would be refused next), so it is
+    said, with where each value now came from: the option given, or the spec's key."""
+    spec = tmp_path / "local-models.yaml"
+    spec.write_text(yaml.safe_dump({"models": ["random"], "limit": 2, "trials": 2}))
+    out = ["--out", "runs/local"]
+    for more in ([], ["--trials", "3"]):
+        done = coordqa("eval-set", "local-models.yaml", *out, *more, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    refused = coordqa("eval-set", "local-models.yaml", *out, "--limit", "3", cwd=tmp_path)
+    assert refused.returncode == 2, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line == (
+        "error: runs/local holds an eval set with other shared settings (limit: 2 before, 3 now "
+        "from --limit; trials: 3 before, 2 now from local-models.yaml's trials); run it with the "
+        "same settings (models and datasets may be added), or choose another --out"
+    ), line
 
 
 def test_a_member_is_named_as_eval_names_its_run_and_keeps_its_folder(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -232,7 +232,7 @@ class SetLedger:
         shared = spec.shared_identity()
         previous = read_set(out) if is_set(out) else None
         if previous is not None:
-            _check_same_set(previous, shared, out)
+            _check_same_set(previous, shared, out, spec.setting_from)
         self.out = out
         unnamed = _unnamed(previous, members)
         self.dropped = [state for state in unnamed if not _stored(state, out)]
@@ -263,14 +263,18 @@ class SetLedger:
         atomic_write_text(self.out / SET_MANIFEST, self.manifest.model_dump_json(indent=2) + "\n")
 
 
-def _check_same_set(previous: SetManifest, shared: JSONObject, out: Path) -> None:
+def _check_same_set(
+    previous: SetManifest, shared: JSONObject, out: Path, setting_from: Callable[[str], str]
+) -> None:
     """Refuse to resume the set at ``out`` with ``shared`` settings unless it is the same set.
 
     Its identity is said first, trials and all, then the advice on its count only when all else
     matches: the order ``coordqa eval`` keeps for a run (``coordqa.evaluation._as_stored``), so
-    following the advice is never met by another refusal. Trials are the one shared setting a
-    set may raise, as ``coordqa eval --trials`` raises a run's (:mod:`coordqa.runs.counts`):
-    each member resumes and runs only its missing trials.
+    following the advice is never met by another refusal. Each value asked is said with where
+    it came from (``setting_from``: ``--limit``, ``models.yaml's trials``): a spec's value the
+    user did not touch on this command differs too, and would be refused next (walkthrough 18
+    R9a). Trials are the one shared setting a set may raise, as ``coordqa eval --trials`` raises
+    a run's (:mod:`coordqa.runs.counts`): each member resumes and runs only its missing trials.
 
     Raises:
         ConfigError: other shared settings, or fewer trials than the set holds.
@@ -278,10 +282,10 @@ def _check_same_set(previous: SetManifest, shared: JSONObject, out: Path) -> Non
     had, asked = previous.shared.get("trials"), shared.get("trials")
     counts = (had, asked) if isinstance(had, int) and isinstance(asked, int) else None
     if {**previous.shared, **({"trials": asked} if counts else {})} != shared:
+        differences = _differences(previous.shared, shared, setting_from)
         raise ConfigError(
-            f"{out} holds an eval set with other shared settings "
-            f"({_differences(previous.shared, shared)}); run it with the same settings "
-            "(models and datasets may be added), or choose another --out"
+            f"{out} holds an eval set with other shared settings ({differences}); run it with the "
+            "same settings (models and datasets may be added), or choose another --out"
         )
     if counts is not None and counts[1] < counts[0]:
         raise ConfigError(
@@ -296,15 +300,18 @@ def _check_same_set(previous: SetManifest, shared: JSONObject, out: Path) -> Non
         )
 
 
-def _differences(before: JSONObject, now: JSONObject) -> str:
-    """``trials: 3 before, 1 now; ...``: every key whose value differs.
+def _differences(before: JSONObject, now: JSONObject, setting_from: Callable[[str], str]) -> str:
+    """``trials: 3 before, 1 now from --trials; ...``: every key whose value differs.
 
     A key that only one side records is named too (``not recorded``), so a set written before
-    a setting existed is not refused with an empty list.
+    a setting existed is not refused with an empty list. A value asked now is said with where it
+    came from (``setting_from``), so a change the user did not make on this command is told
+    from one they did.
     """
     missing = "not recorded"
     return "; ".join(
-        f"{key}: {before.get(key, missing)} before, {now.get(key, missing)} now"
+        f"{key}: {before.get(key, missing)} before, "
+        + (f"{now[key]} now from {setting_from(key)}" if key in now else f"{missing} now")
         for key in sorted(set(before) | set(now))
         if key not in before or key not in now or before[key] != now[key]
     )

@@ -89,6 +89,10 @@ class EvalSetSpec(BaseModel):
     _given_at: tuple[str | None, ...] = PrivateAttr(default=())
     """Where each model was given, as refusals of its settings say it (``models.yaml's
     models[1]``; None: ``--model``, whose settings are options): set by :func:`parse_spec`."""
+    _source: str = PrivateAttr(default="the eval-set spec")
+    """The spec file the settings not given as options were read from (``models.yaml``)."""
+    _options: frozenset[str] = PrivateAttr(default=frozenset())
+    """The shared keys given as the command's options (``limit`` by ``--limit``)."""
     datasets: tuple[str, ...] = (DEFAULT_DATASET,)
     """Bundled release names or dataset files; every model runs on each."""
     out: Path | None = None
@@ -165,6 +169,17 @@ class EvalSetSpec(BaseModel):
     ) -> tuple[str, ...] | None:
         """Names as :class:`EvalConfig` holds them: ``Hanabi`` is the set of ``hanabi``."""
         return spelled_filter(info.field_name, value)  # type: ignore[arg-type]
+
+    def setting_from(self, key: str) -> str:
+        """Where the shared setting ``key`` came from: ``--limit``, ``models.yaml's trials``.
+
+        ``the default`` when neither gave it. Said by a refusal that compares it with a stored
+        set's (walkthrough 18 R9a: ``trials: 3 before, 2 now`` read as a change the user had
+        not made; the 2 was the spec file's).
+        """
+        if key in self._options:
+            return option_of_key(key)
+        return f"{self._source}'s {key}" if key in self.model_fields_set else "the default"
 
     def given_at(self, index: int) -> str | None:
         """Where ``models[index]`` was given (None: on the command line, or not said)."""
@@ -360,6 +375,7 @@ def parse_spec(
 
     refuse_a_transport(names, spec.transport, said_as("transport"))
     refuse_a_timeout(names, "timeout_s" in given, said_as("timeout_s"))
+    spec._source, spec._options = source, frozenset(options)
     spec._given_at = tuple(
         None
         if options_from is not None and index >= options_from
