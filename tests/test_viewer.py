@@ -573,6 +573,22 @@ def test_a_run_written_after_the_viewer_started_is_found_when_asked(
         assert [run["id"] for run in viewer.get("/api/runs").json()] == ["first", "second"]
 
 
+def test_a_member_added_to_an_eval_set_after_the_viewer_started_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``coordqa view SET/`` showed the members the set held when it started, never one added
+    since (``eval-set -m another --out SET/``), while ``view runs/`` finds new runs."""
+    monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))
+    add = ("eval-set", "--dataset", "example", "--trials", "1", "--out", tmp_path / "set")
+    assert coordqa_cli(*add, "-m", "random").returncode == 0
+    catalog = RunCatalog([tmp_path / "set"])
+    catalog.read_all()
+    assert coordqa_cli(*add, "-m", "scripted").returncode == 0
+    catalog.LOOK_AGAIN_EVERY_S = 0.0
+    catalog.find_new_runs()
+    assert sorted(entry.label for entry in catalog.entries) == ["random", "scripted"]
+
+
 def test_an_unknown_run_s_404_offers_the_closest_and_lists_a_few(tmp_path: Path) -> None:
     """Walkthrough 12: the 404 listed every run id of the folder, however many."""
     folder = tmp_path / "runs"
