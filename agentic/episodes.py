@@ -566,7 +566,9 @@ def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
     )
 
 
-def verify_episodes(episodes: Iterable[AgenticEpisode]) -> list[VerifiedEpisode]:
+def verify_episodes(
+    episodes: Iterable[AgenticEpisode], *, shipped_partners: bool = False
+) -> list[VerifiedEpisode]:
     """Replay every episode through its game engine and recompute its numbers.
 
     Each trajectory is re-simulated with :func:`coordqa.games.episode.replay` (which checks every
@@ -579,7 +581,16 @@ def verify_episodes(episodes: Iterable[AgenticEpisode]) -> list[VerifiedEpisode]
     horizon), the stored ``score`` and ``metrics`` must equal the replayed ones, and the
     trajectory's game, layout, seed and players must be the spec's.
 
+    ``shipped_partners``: every BC/HP partner is played from the checkpoint coordqa ships,
+    never one retrained on this machine (a board: it replays what ``submit`` asks a run to
+    have played); by default the checkpoint the partner plays here, as a local check wants.
+
     Raises:
         EpisodeReplayError: the first episode that fails, named by its key.
     """
-    return [verify_episode(episode) for episode in episodes]
+    from coordqa.agentic.partners.bc import shipped_checkpoints_only
+
+    if not shipped_partners:
+        return [verify_episode(episode) for episode in episodes]
+    with shipped_checkpoints_only():
+        return [verify_episode(episode) for episode in episodes]

@@ -10,6 +10,7 @@ refused as not coordqa's.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 __all__ = ["MAX_SMALL_FILE_BYTES", "FileTooLarge", "read_at_most"]
@@ -23,15 +24,22 @@ class FileTooLarge(ValueError):
     """A file holds more bytes than its bound: it is not one coordqa wrote (or meant)."""
 
 
-def read_at_most(path: Path, limit: int = MAX_SMALL_FILE_BYTES) -> bytes:
+def read_at_most(
+    path: Path, limit: int = MAX_SMALL_FILE_BYTES, *, follow_link: bool = True
+) -> bytes:
     """The bytes of ``path``, read no further than ``limit`` (and one more, to know).
 
+    ``follow_link=False`` refuses a symbolic link at ``path`` itself (an ``OSError``): for a file
+    whose content decides what coordqa deletes (an output folder's marker), a link would let
+    the folder's author point that decision at a file elsewhere.
+
     Raises:
-        OSError: the file cannot be opened or read.
+        OSError: the file cannot be opened or read, or is a link where none is followed.
         FileTooLarge: it holds more than ``limit`` bytes (a ``ValueError``, as undecodable or
             malformed content is, so callers that refuse a damaged file refuse this one too).
     """
-    with path.open("rb") as stream:
+    no_link = 0 if follow_link else getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(path, os.O_RDONLY | no_link), "rb") as stream:
         data = stream.read(limit + 1)
     if len(data) > limit:
         raise FileTooLarge(f"larger than {limit:,} bytes, far more than coordqa writes there")

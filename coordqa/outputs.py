@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
+from coordqa.bounded_reads import read_at_most
 from coordqa.errors import OutputPathError
 from coordqa.jsonvalues import load_json
 from coordqa.runfolder import folder_words, holds_run, runs_held
@@ -327,16 +328,10 @@ def _read_marker(folder: Path) -> tuple[str, list[str]] | None:
     relative names of regular files (or missing ones) reached through no symlink.
     """
     try:
-        fd = os.open(folder / OUTPUT_MARKER, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as stream:
-        data = stream.read(MAX_MARKER_BYTES + 1)
-    if len(data) > MAX_MARKER_BYTES:
-        return None
-    try:
-        marker = load_json(data)
-    except ValueError:  # not JSON, not UTF-8, or nested too deep
+        marker = load_json(
+            read_at_most(folder / OUTPUT_MARKER, MAX_MARKER_BYTES, follow_link=False)
+        )
+    except (OSError, ValueError):  # no plain file; too large, not JSON or UTF-8, too deep
         return None
     if not isinstance(marker, dict) or not isinstance(marker.get("command"), str):
         return None

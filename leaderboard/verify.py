@@ -468,7 +468,7 @@ def score_agentic(bundle: AgenticBundle, grid: KnownGrid) -> Verified:
     _check_coverage(episodes, grid)
     refuse_unrankable(episodes[0].spec.model)
     try:
-        replayed = verify_episodes(episodes)
+        replayed = verify_episodes(episodes, shipped_partners=True)
     except GameError as exc:
         raise VerificationError(f"an episode failed its replay: {exc}") from exc
     rows = [

@@ -722,6 +722,12 @@ def test_a_dataset_regenerated_in_place_keeps_its_old_member_apart(tmp_path: Pat
     assert f"random · {fresh} ({new.fingerprint[:8]}) complete" in said, said
     assert f"random · {fresh} ({old[:8]}) complete (earlier session; the dataset has" in said
     assert "name it again" not in said
+    wide = {**env, "COLUMNS": "400"}
+    report = coordqa("report", made, "--out", tmp_path / "report", env=wide)
+    assert report.returncode == 0, report.stderr
+    headers = [line for line in report.stdout.splitlines() if line.startswith("dataset ")]
+    told_apart = [f"dataset {fresh} ({fingerprint[:8]}) " for fingerprint in (new.fingerprint, old)]
+    assert sorted(h[: len(told_apart[0])] for h in headers) == sorted(told_apart), headers
 
 
 def test_a_model_that_answers_no_question_is_refused_before_any_member_with_evals_words(

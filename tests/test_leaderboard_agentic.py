@@ -394,6 +394,38 @@ def test_a_run_against_a_retrained_bc_partner_is_refused_before_sending(
     assert f"this board plays checkpoint {shipped.fingerprint}" in detail, detail
 
 
+def test_a_board_with_its_own_retrained_checkpoint_replays_with_the_shipped_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, client: tuple[TestClient, dict[str, str]]
+) -> None:
+    """A board replays every BC partner with the checkpoint coordqa ships, the one ``submit``
+    asks a run to have played: a board whose admin ran ``coordqa partners train-bc`` on its
+    machine replayed with that retrained checkpoint instead, and refused honest runs."""
+    pytest.importorskip("overcooked_ai_py")
+    from coordqa.agentic.partners.bc import PACKAGED_DIR, BCCheckpoint
+
+    shipped = BCCheckpoint.load(PACKAGED_DIR / "bc-cramped_room.npz")
+    retrained = BCCheckpoint([w[::-1].copy() if w.ndim == 1 else w for w in shipped.weights], {
+        **shipped.meta, "seed": 99})  # fmt: skip
+    grid = {
+        "name": "bc-small",
+        "agents": ["llm"],
+        "models": ["scripted"],
+        "partners": ["bc-cramped_room"],
+        "games": [{"game": "overcooked", "layouts": ["cramped_room"], "seeds": [0], "horizon": 30}],
+    }
+    grid_file = tmp_path / "bc-small.yaml"
+    grid_file.write_text(json.dumps(grid))
+    monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "player"))
+    result = run_grid(parse_grid(grid), tmp_path / "run")
+    assert result.complete, result.failures
+    register_grid(client[0].app.state.db, grid_file)
+    bundle = build_bundle(tmp_path / "run", grid="bc-small", destination="own-board")
+    monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "board"))
+    retrained.save(tmp_path / "board" / "partners" / "bc-cramped_room.npz")
+    answer = _post(client, bundle)
+    assert answer.status_code == 201, answer.text
+
+
 def test_a_python_grid_with_no_name_is_not_saved_unchecked(
     tmp_path: Path, agentic_run: Path
 ) -> None:

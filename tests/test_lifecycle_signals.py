@@ -74,3 +74,30 @@ def test_a_second_ctrl_c_while_the_interruption_is_recorded_does_not_lose_it(
     assert sent == ["manifest.json"]  # the second was sent while the mark was written
     assert open_run(tmp_path / "run").manifest.status == "interrupted"
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
+@pytest.mark.parametrize("end", ["finished", "failed"])
+def test_a_ctrl_c_while_the_end_of_a_session_is_recorded_does_not_lose_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ctrl_c_raises: None, end: str
+) -> None:
+    """The same race at a session's end: a Ctrl-C in the middle of writing ``finished`` (or
+    ``failed``) left the manifest ``running``, which ``runs list`` says of a killed run."""
+    write = RunStore.write_json
+    sent: list[str] = []
+
+    def ctrl_c_in_the_write(self: RunStore, name: str, data: Any) -> None:
+        if isinstance(data, dict) and data.get("status") == end and not sent:
+            sent.append(name)
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+        write(self, name, data)
+
+    monkeypatch.setattr(RunStore, "write_json", ctrl_c_in_the_write)
+    run = RunLifecycle.open(tmp_path / "run", RunManifest(kind="qa", config={}, fingerprint="x"))
+    with run:
+        with run.session():
+            pass
+        with pytest.raises(KeyboardInterrupt):  # the Ctrl-C still stops what follows
+            run.finish() if end == "finished" else run.failed("the server died")
+    assert sent == ["manifest.json"]
+    assert open_run(tmp_path / "run").manifest.status == end

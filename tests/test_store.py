@@ -39,7 +39,7 @@ def test_create_append_and_reopen(tmp_path: Path) -> None:
     assert reopened.records("samples")[0]["text"] == "é"
     assert reopened.records("calls") == []
     assert reopened.manifest.config == {"model": "random", "trials": 3}
-    assert reopened.manifest.schema_version == SCHEMA_VERSION == 3
+    assert reopened.manifest.schema_version == SCHEMA_VERSION == 4
     assert reopened.manifest.dataset is not None and reopened.manifest.dataset.fingerprint == "abc"
 
 

@@ -8,9 +8,12 @@ dataset, not read back from the viewer.
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import shutil
+import time
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +24,7 @@ from fastapi.testclient import TestClient
 from viewer_support import (
     HOSTILE,
     QA_REPLIES,
+    LiveViewer,
     make_hm_run,
     make_hostile_agentic_run,
     make_hostile_qa_run,
@@ -571,6 +575,25 @@ def test_a_run_written_after_the_viewer_started_is_found_when_asked(
         assert 'href="/runs/first/"' in index and 'href="/runs/second/"' in index
         assert "broken" in index  # a damaged run folder made since is listed as unreadable
         assert [run["id"] for run in viewer.get("/api/runs").json()] == ["first", "second"]
+
+
+def test_a_member_added_to_an_eval_set_after_the_viewer_started_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``coordqa view SET/`` showed the members the set held when it started, never one added
+    since (``eval-set -m another --out SET/``), while ``view runs/`` finds new runs."""
+    monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))
+    add = ("eval-set", "--dataset", "example", "--trials", "1", "--out", tmp_path / "set")
+    assert coordqa_cli(*add, "-m", "random").returncode == 0
+    with LiveViewer([tmp_path / "set"], tmp_path / "viewer.log") as viewer:
+        assert coordqa_cli(*add, "-m", "scripted").returncode == 0
+        deadline = time.monotonic() + 30  # the viewer looks again at most every 2 s
+        labels: list[str] = []
+        while time.monotonic() < deadline and len(labels) < 2:
+            with urllib.request.urlopen(f"{viewer.url}/api/runs", timeout=10) as answer:
+                labels = sorted(run["label"] for run in json.load(answer))
+            time.sleep(0.5)
+    assert labels == ["random", "scripted"], (viewer.log.read_text(), labels)
 
 
 def test_an_unknown_run_s_404_offers_the_closest_and_lists_a_few(tmp_path: Path) -> None:

@@ -14,7 +14,9 @@ import hashlib
 import io
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -165,9 +167,32 @@ def user_checkpoint(name: str) -> Path:
     return data_dir() / f"{name}.npz"
 
 
+_SHIPPED_ONLY: ContextVar[bool] = ContextVar("shipped_checkpoints_only", default=False)
+
+
+@contextmanager
+def shipped_checkpoints_only() -> Iterator[None]:
+    """Within it, every BC/HP partner plays the checkpoint coordqa ships, never a local one.
+
+    A board replays submitted episodes with it: ``submit`` asks a run to have played the
+    shipped checkpoints, so a board whose admin retrained a partner on its machine must not
+    replay with that one (it refused honest runs). A context rather than an argument, because
+    partners are built by name through the player registry, which knows no checkpoints.
+    """
+    token = _SHIPPED_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _SHIPPED_ONLY.reset(token)
+
+
 def find_checkpoint(name: str) -> Path | None:
-    """The checkpoint partner ``name`` plays with: the user's own, else the packaged one."""
-    for path in (user_checkpoint(name), PACKAGED_DIR / f"{name}.npz"):
+    """The checkpoint partner ``name`` plays with: the user's own, else the packaged one.
+
+    Within :func:`shipped_checkpoints_only`, only the packaged one.
+    """
+    local = () if _SHIPPED_ONLY.get() else (user_checkpoint(name),)
+    for path in (*local, PACKAGED_DIR / f"{name}.npz"):
         if path.is_file():
             return path
     return None

@@ -11,10 +11,10 @@ another) and shown by the name its runs recorded.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from coordqa.dataset.identity import told_apart_by_content
 from coordqa.errors import ConfigError
 from coordqa.registry import did_you_mean
 from coordqa.store import RunManifest
@@ -54,13 +54,14 @@ def group_by_dataset(manifests: Sequence[RunManifest]) -> list[DatasetGroup]:
         name, fingerprint = _dataset_of(manifest)
         members.setdefault(fingerprint, []).append(index)
         names.setdefault(fingerprint, name)
-    shared = Counter(names.values())
     return [
         DatasetGroup(
             names[key],
             key,
             tuple(indices),
-            f"{names[key]} (fingerprint {key[:8]})" if shared[names[key]] > 1 else names[key],
+            told_apart_by_content(
+                names[key], key, (other for other in members if names[other] == names[key])
+            ),
         )
         for key, indices in members.items()
     ]

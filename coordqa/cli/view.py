@@ -15,6 +15,7 @@ from rich.console import Console
 
 from coordqa.cli._outputs import generated_folder
 from coordqa.outputs import RUN_PAGES
+from coordqa.words import counted
 
 if TYPE_CHECKING:
     from coordqa.viewer import RunCatalog
@@ -65,7 +66,8 @@ def view_command(
     require_web_extra(("fastapi", "uvicorn", "jinja2"), "coordqa view")
     from coordqa.web.serving import listen
 
-    catalog = RunCatalog(expand_sets(runs))
+    expand_sets(runs)  # refuses a set whose members stored no run, in the set's words
+    catalog = RunCatalog(runs)  # a set's folder, looked at again, shows members added since
     sock = None if export is not None else listen(host, port)  # a taken port fails first
     started = time.perf_counter()
     catalog.read_all()  # a run whose records do not read moves to catalog.unreadable
@@ -79,7 +81,9 @@ def view_command(
         written = export_site(catalog, export)
         console.print(f"wrote {len(written)} files; open {export / 'index.html'}", soft_wrap=True)
         return
-    console.print(f"read {len(catalog.entries)} run(s) in {time.perf_counter() - started:.1f} s")
+    console.print(
+        f"read {counted(len(catalog.entries), 'run')} in {time.perf_counter() - started:.1f} s"
+    )
     assert sock is not None  # listening unless exporting
     _serve(catalog, sock, host, allowed_hosts(host, allow_host or []))
 

@@ -79,18 +79,20 @@ class RunLifecycle:
             raise
 
     def finish(self) -> None:
-        """End the session with the run complete."""
-        self.store.mark_finished()
+        """End the session with the run complete; a Ctrl-C meanwhile waits for the mark."""
+        with _stops_held():
+            self.store.mark_finished()
 
     def failed(
         self, message: str, result: object = None, watch: ErrorWatch | None = None
     ) -> RunFailed:
-        """Mark the session failed; return the error to raise.
+        """Mark the session failed (a Ctrl-C meanwhile waits for the mark); return the error.
 
         ``result`` is what the session did; ``watch`` the session's errors, whose stopping
         error and first error of each kind the exception carries apart from the message.
         """
-        self.store.mark_failed()
+        with _stops_held():
+            self.store.mark_failed()
         if watch is None:
             return RunFailed(message, result)
         stop = watch.stopped_by

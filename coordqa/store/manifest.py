@@ -12,7 +12,7 @@ from coordqa._version import __version__
 from coordqa.llm.endpoints import shared_command, shown_endpoint, stored_command, stored_endpoints
 from coordqa.runfolder import MANIFEST as MANIFEST
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of the run directory format; bumped when a reader of the old format would misread it.
 
 1: the first format. 2: typed records (:mod:`coordqa.records`): one shape for every model call
@@ -20,6 +20,9 @@ SCHEMA_VERSION = 3
 appended them to ``samples.jsonl``, which went stale after a re-score; it is ignored now).
 3: agent exchanges typed per role, HM's Vanilla Mind Prompting call as role ``vanilla`` (formats
 1 and 2 called it ``tom``, like CAC's ToM call).
+4: the dataset's ``release_questions`` (a subset's release size). An optional field, read by
+this coordqa from format 3 runs too, but a format 3 reader refuses it as an unknown field; the
+bump makes that reader say "upgrade coordqa" instead.
 Format 1 runs are read through :func:`coordqa.records.upgrade`; resuming one rewrites its
 manifest as format 2, since the records it appends are."""
 
