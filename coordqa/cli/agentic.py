@@ -260,12 +260,11 @@ def _play_planned(plan: GridPlan, *, quiet: bool = False) -> None:
 def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> GridResult:
     """Play the grid under a progress bar, closed before the result is returned.
 
-    Not on a terminal (a pipe, a log file), the bar is plain whole lines instead, as
-    ``coordqa eval``'s: one every tenth of the run and at its end. A bar's last frame there was
-    cut at the width ("episodes finished in th… this session: 11,550 moves (both seats), 31,020
-    model …", walkthrough 16 R4). An interruption in the session (:class:`RunInterrupted`) goes
-    up to the command's error report (:mod:`coordqa.cli._errors`), which says what is kept and
-    exits 130.
+    Not on a terminal (a pipe, a log file), the bar is plain whole lines instead
+    (:class:`PlainGridLines`). A bar's last frame there was cut at the width ("episodes finished
+    in th… this session: 11,550 moves (both seats), 31,020 model …", walkthrough 16 R4). An
+    interruption in the session (:class:`RunInterrupted`) goes up to the command's error report
+    (:mod:`coordqa.cli._errors`), which says what is kept and exits 130.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -282,11 +281,11 @@ def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> G
         disable=quiet or plain,
     ) as progress:
         task = progress.add_task("episodes finished", total=total, counts="")
+        lines = PlainGridLines(progress.console) if plain else None
         opened = quiet  # --quiet: no opening line
-        printed = -1  # the episodes finished at the last plain line
 
         def show(state: GridProgress) -> None:
-            nonlocal opened, printed
+            nonlocal opened
             if not opened:  # the first update, once the run folder says what is done already
                 opened = True
                 progress.console.print(playing_words(count, state), highlight=False)
@@ -294,30 +293,18 @@ def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> G
                     progress.update(task, description="episodes finished in the run")
             if state.new_error is not None:
                 say_first_error(progress.console, state.new_error)
-            counts = (
-                f"this session: {state.decisions:,} moves (both seats), "
-                f"{state.model_calls:,} model calls"
-            )
-            if state.failed:
-                counts += f", {state.failed} failed"
+            counts = session_counts(state)
             progress.update(task, completed=state.done, counts=counts)
-            step = max(1, state.total // 10)
-            if (
-                plain
-                and state.done != printed
-                and (state.done - printed >= step or state.done == state.total)
-            ):
-                printed = state.done
-                description = progress.tasks[0].description
-                progress.console.print(
-                    f"{description} {state.done}/{state.total} | {counts}",
-                    highlight=False,
-                    soft_wrap=True,
-                )
+            if lines is not None:
+                lines.update(progress.tasks[0].description, state.done, state.total, counts)
 
         try:
             with attempt_lines(progress.console):
-                result = play_grid(plan, progress=show)
+                try:
+                    result = play_grid(plan, progress=show)
+                finally:  # finished, failed or interrupted: the last count shown is the run's
+                    if lines is not None:
+                        lines.stop()
         except RunFailed as failure:
             progress.stop()
             if failure.result is not None:
@@ -325,6 +312,53 @@ def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> G
             messages.print(f"[bold red]error:[/] {escape(str(failure))}", highlight=False)
             raise typer.Exit(RUN_FAILED_EXIT) from None
     return result
+
+
+def session_counts(state: GridProgress) -> str:
+    """The session's moves, calls and failures (``""`` before the first of them)."""
+    if not (state.decisions or state.model_calls or state.failed):
+        return ""
+    counts = (
+        f"this session: {state.decisions:,} moves (both seats), {state.model_calls:,} model calls"
+    )
+    return counts + (f", {state.failed} failed" if state.failed else "")
+
+
+class PlainGridLines:
+    """Off a terminal, a grid's progress as whole lines: every tenth of the run, and its end.
+
+    The last line is the count at the session's end (finished, failed or interrupted), which
+    the interrupted message then repeats: with a line only every tenth, the last one said
+    ``5/62`` above ``8 of 62 episodes finished`` (walkthrough 18 R7). The session's counters
+    are added only when they changed since the line before: parallel episodes make their
+    moves before they finish, and ``2/3`` and ``3/3`` repeated ``1/3``'s counters.
+    """
+
+    def __init__(self, console: Console) -> None:
+        """Print lines on ``console``."""
+        self.console = console
+        self._shown_done = -1
+        self._shown_counts = ""
+        self._last: tuple[str, int, int, str] | None = None
+
+    def update(self, description: str, done: int, total: int, counts: str) -> None:
+        """Print a line when a tenth of the run has finished since the last one (or all of it)."""
+        self._last = (description, done, total, counts)
+        step = max(1, total // 10)
+        if done != self._shown_done and (done - self._shown_done >= step or done == total):
+            self._line(*self._last)
+
+    def stop(self) -> None:
+        """Print the last count unless it was just printed."""
+        if self._last is not None and self._last[1] != self._shown_done:
+            self._line(*self._last)
+
+    def _line(self, description: str, done: int, total: int, counts: str) -> None:
+        line = f"{description} {done}/{total}"
+        if counts and counts != self._shown_counts:
+            line += f" | {counts}"
+        self.console.print(line, highlight=False, soft_wrap=True)
+        self._shown_done, self._shown_counts = done, counts
 
 
 def playing_words(count: str, state: GridProgress) -> str:
