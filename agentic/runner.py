@@ -433,13 +433,16 @@ def check_models(
         ModelError: an unknown provider or a missing API key.
         ConfigError: a setting the model refuses (a GGUF without a chat template and no
             ``chat_format`` model argument).
+        SettingError: ``runtime.transport`` or ``runtime.timeout_s`` given where every model
+            runs inside coordqa (it would be ignored), naming the grid's setting.
         ModelNotServed: the model's ``api_base`` lists the models it serves, not this one.
         RunFailed: nothing accepts a connection at a model's ``api_base``.
     """
     transports = {}
     names = sorted({spec.model for spec in specs if spec.model is not None})
-    refuse_a_transport(names, config.runtime.transport, "--transport/runtime.transport")
-    refuse_a_timeout(names, config.runtime.timeout_asked, "--timeout/runtime.timeout_s")
+    # the grid's settings, named as such: a command names its own flags for them
+    refuse_a_transport(names, config.runtime.transport, setting="runtime.transport")
+    refuse_a_timeout(names, config.runtime.timeout_asked, setting="runtime.timeout_s")
     for name in names:
         api_base = config.api_base_for(name)
         refuse_unread_model_args(name, config.model_args_for(name), "--model-arg/model_args")

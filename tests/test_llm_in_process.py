@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from cli_support import coordqa
 
 import coordqa as coordqa_api
@@ -147,7 +148,7 @@ def test_a_transport_is_taken_where_a_model_calls_a_server() -> None:
         (
             ["agentic", "run", "--agent", "llm", "--game", "collab_capture", "--partner", "self"]
             + ["--model", "bot"],
-            "--transport/runtime.transport",
+            "--transport",  # the option, not "--transport/runtime.transport" (walkthrough 18)
         ),
     ],
 )
@@ -228,10 +229,11 @@ GRID = (
         (
             ["agentic", "run", "--agent", "llm", "--game", "collab_capture", "--partner", "self"]
             + ["--model", "bot", "--timeout", "5"],
-            "--timeout/runtime.timeout_s",
+            "--timeout",
         ),
-        (["agentic", "grid", "GRID", "--timeout", "5"], "--timeout/runtime.timeout_s"),
-        (["agentic", "grid", "TIMED_GRID"], "--timeout/runtime.timeout_s"),
+        (["agentic", "grid", "GRID", "--timeout", "5"], "--timeout"),
+        # the grid file's key, not "--timeout/runtime.timeout_s" (walkthrough 18, O1)
+        (["agentic", "grid", "TIMED_GRID"], "TIMED_GRID's runtime.timeout_s"),
     ],
 )
 def test_every_command_refuses_a_timeout_its_models_cannot_outlast(
@@ -247,9 +249,33 @@ def test_every_command_refuses_a_timeout_its_models_cannot_outlast(
     done = coordqa(*(files.get(part, part) for part in command), "--out", out)
     assert done.returncode == 2, done.stderr
     (line,) = done.stderr.strip().splitlines()
-    assert line.startswith("error: --timeout bounds how long a model takes to answer"), line
-    assert f"leave {named.replace('SPEC', str(spec))} out" in line, line
+    assert line.startswith("error: ") and "bounds how long a model takes to answer" in line
+    said_as = named.replace("SPEC", str(spec)).replace("TIMED_GRID", str(files["TIMED_GRID"]))
+    assert f"leave {said_as} out" in line, line
+    assert "/runtime." not in line and "/timeout_s" not in line, line  # one name
     assert not out.exists()
+
+
+def test_the_agentic_library_names_the_grid_s_settings_not_the_command_s_flags(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 18, O1: ``run_grid`` of a grid with ``runtime.timeout_s`` and only models that
+    answer at once said ``leave --timeout/runtime.timeout_s out`` to a Python caller, who has no
+    flag; the grid's setting is named, and a command shows its own option for it."""
+    from coordqa.agentic.grid import parse_grid
+    from coordqa.agentic.runner import run_grid
+    from coordqa.errors import SettingError
+
+    grid = yaml.safe_load(GRID)
+    cases = {"timeout_s": ("runtime.timeout_s", 5), "transport": ("runtime.transport", "direct")}
+    for key, (setting, value) in cases.items():
+        config = parse_grid({**grid, "runtime": {key: value}})
+        with pytest.raises(SettingError) as refused:
+            run_grid(config, tmp_path / key)
+        said = str(refused.value)
+        assert refused.value.setting == setting, said
+        assert f"leave {setting} out" in said and f"--{key.split('_')[0]}" not in said, said
+        assert not (tmp_path / key).exists()
 
 
 def test_the_library_refuses_the_transport_the_command_line_refuses(tmp_path: Path) -> None:

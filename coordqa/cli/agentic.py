@@ -15,7 +15,7 @@ options (a missing API key included: nothing is stored), 130 on Ctrl-C or SIGTER
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -28,7 +28,7 @@ from rich.text import Text
 from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
-from coordqa.cli._errors import RUN_FAILED_EXIT, messages, warn
+from coordqa.cli._errors import RUN_FAILED_EXIT, messages, settings_as_options, warn
 from coordqa.cli._lists import split_list
 from coordqa.cli._names import game_name, model_name, player_name, player_names
 from coordqa.cli._option_groups import option_groups
@@ -168,6 +168,22 @@ EXECUTION_FLAGS = {
 """The flag of each :class:`ExecutionOptions` field, by the grid's ``runtime`` key."""
 
 
+def runtime_words(calls: CallOptions, transport: str | None, file: str | None) -> dict[str, str]:
+    """How a command names each ``runtime`` setting the grid's checks may refuse.
+
+    The flag where the command line gave it, else the grid file's key (``grid.yaml's
+    runtime.timeout_s``); ``agentic run`` has no file. The library names the setting alone
+    (``runtime.timeout_s``): a Python caller has no flag, and a command said ``leave
+    --timeout/runtime.timeout_s out`` (walkthrough 18, O1).
+    """
+    given = {"runtime.timeout_s": ("--timeout", calls.timeout)}
+    given["runtime.transport"] = ("--transport", transport)
+    return {
+        setting: flag if value is not None or file is None else f"{file}'s {setting}"
+        for setting, (flag, value) in given.items()
+    }
+
+
 def _seeds(values: list[str] | None) -> list[int] | None:
     """The seeds of ``--seeds 3,4`` or ``--seeds 3 --seeds 4``; None: not given."""
     items = split_list(values)
@@ -222,15 +238,19 @@ def _play(
     *,
     quiet: bool = False,
     words: CountWords | None = None,
+    settings: Mapping[str, str] | None = None,
 ) -> None:
     """Check the grid and its folder, connect its engine, then play it (:func:`_play_planned`).
 
     ``quiet``: no progress (``--quiet``), only errors, the results and the run directory.
     ``words``: how the command sets a game's episodes (default: ``agentic run``'s options).
+    ``settings``: how the command names the grid's settings the checks may refuse
+    (:func:`runtime_words`).
     """
     from coordqa.agentic.runner import default_out, plan_grid
 
-    plan = plan_grid(config, out or default_out(config), api_keys, words=words)  # before the bar
+    with settings_as_options(settings or {}):
+        plan = plan_grid(config, out or default_out(config), api_keys, words=words)  # no bar yet
     if plan.extension is not None:  # said even with --quiet: the run it extends changes
         warn(plan.extension)
     with plan.engine():  # an unreachable Ray too
@@ -618,7 +638,7 @@ def run_command(
             f"--partner {partner} plays only {only_layout}: playing {only_layout} alone (as "
             f"--layout {only_layout}; {partner.split('-')[0]}-LAYOUT plays each other layout)"
         )
-    _play(grid, out, keys, quiet=quiet)
+    _play(grid, out, keys, quiet=quiet, settings=runtime_words(calls, transport, None))
 
 
 @agentic_app.command("options")
@@ -721,7 +741,8 @@ def grid_command(
     words = CountWords(
         file=str(config), episodes_option=episodes is not None, model_option=bool(model)
     )
-    _play(grid, out, keys, quiet=quiet, words=words)
+    settings = runtime_words(calls, transport, config)
+    _play(grid, out, keys, quiet=quiet, words=words, settings=settings)
 
 
 def _merged(data: dict[str, Any], key: str, values: dict[str, Any]) -> dict[str, Any]:
