@@ -121,6 +121,33 @@ def test_an_eval_set_spec_names_its_own_entry(tmp_path: Path) -> None:
     assert not (tmp_path / "set").exists()
 
 
+@pytest.mark.parametrize(
+    ("entry", "key"),
+    [
+        ("{model: random, api_base: 'http://127.0.0.1:9/v1'}", "api_base"),
+        ("{model: random, api_key_env: MY_KEY}", "api_key_env"),
+    ],
+)
+def test_an_eval_set_spec_names_its_own_endpoint_key(tmp_path: Path, entry: str, key: str) -> None:
+    """Walkthrough 18, O1: ``{model: random, api_base: URL}`` in a spec was told ``leave
+    --api-base http://... out``, a flag the spec file's user never typed: the spec's key is
+    named, by the spec's own check (the set's Python API says it too)."""
+    from coordqa.errors import SettingError
+    from coordqa.evalset import parse_spec
+
+    spec = _spec(tmp_path, entry)
+    done = coordqa("eval-set", spec, "--out", tmp_path / "set")
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: model 'random' runs inside coordqa and calls no server"), line
+    assert f"{spec}'s models[0].{key}" in line.split(": leave ", 1)[1], line
+    assert "--api-base" not in line and "--api-key-env" not in line, line
+    assert not (tmp_path / "set").exists()
+    with pytest.raises(SettingError) as refused:
+        parse_spec(yaml.safe_load(spec.read_text()))
+    assert refused.value.setting == f"the eval-set spec's models[0].{key}", str(refused.value)
+
+
 @pytest.mark.parametrize("model", IN_PROCESS)
 @pytest.mark.parametrize("transport", ["direct", "litellm"])
 def test_a_transport_for_models_that_all_run_in_process_is_refused(

@@ -31,6 +31,7 @@ from coordqa.llm.registry import (
     refuse_a_question_model,
     refuse_a_timeout,
     refuse_a_transport,
+    refuse_an_endpoint,
     refuse_unread_model_args,
 )
 from coordqa.llm.types import Transport
@@ -338,6 +339,9 @@ def parse_spec(
         ConfigError: a field is unknown, missing or has a bad value, model arguments are
             given to a model that reads none (:func:`refuse_unread_model_args`), or a model
             answers no question (:func:`refuse_a_question_model`, the rule of ``coordqa eval``).
+        SettingError: a model that runs inside coordqa is given an endpoint or a key
+            (:func:`refuse_an_endpoint`), naming the member's key (``models.yaml's
+            models[0].api_base``).
     """
     try:
         spec = EvalSetSpec.model_validate(data)
@@ -345,9 +349,18 @@ def parse_spec(
         flags = {key: option_of_key(key) for key in options}
         raise ConfigError(spec_problems(exc, EvalSetSpec, flags, source)) from None
     for index, model in enumerate(spec.models):
-        named = f"{source}'s models[{index}].model_args"
-        refuse_unread_model_args(model.model, model.model_args, named)
-        refuse_a_question_model(model.model, f"{source}'s models[{index}]")
+        at = f"{source}'s models[{index}]"
+        refuse_unread_model_args(model.model, model.model_args, f"{at}.model_args")
+        refuse_a_question_model(model.model, at)
+        # the member's own keys, not the flags (walkthrough 18, O1); a --model model's endpoint
+        # and key are the command line's, said as its options
+        from_options = options_from is not None and index >= options_from
+        refuse_an_endpoint(
+            model.model,
+            model.api_base,
+            key_given=model.api_key_env is not None,
+            settings=None if from_options else (f"{at}.api_base", f"{at}.api_key_env"),
+        )
     names = [model.model for model in spec.models]
     given = spec.model_fields_set
 
