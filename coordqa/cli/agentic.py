@@ -27,7 +27,7 @@ from rich.text import Text
 
 from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
-from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
+from coordqa.cli._call_options import SAMPLING_FLAGS, CallOptions, EndpointOptions, Transport
 from coordqa.cli._errors import RUN_FAILED_EXIT, messages, settings_as_options, warn
 from coordqa.cli._lists import split_list
 from coordqa.cli._names import game_name, model_name, player_name, player_names
@@ -168,16 +168,21 @@ EXECUTION_FLAGS = {
 """The flag of each :class:`ExecutionOptions` field, by the grid's ``runtime`` key."""
 
 
-def runtime_words(calls: CallOptions, transport: str | None, file: str | None) -> dict[str, str]:
-    """How a command names each ``runtime`` setting the grid's checks may refuse.
+def runtime_words(
+    calls: CallOptions, transport: str | None, sampling: SamplingOptions, file: str | None
+) -> dict[str, str]:
+    """How a command names each grid setting the grid's checks may refuse.
 
     The flag where the command line gave it, else the grid file's key (``grid.yaml's
     runtime.timeout_s``); ``agentic run`` has no file. The library names the setting alone
-    (``runtime.timeout_s``): a Python caller has no flag, and a command said ``leave
-    --timeout/runtime.timeout_s out`` (walkthrough 18, O1).
+    (``runtime.timeout_s``, ``generate.top_p``): a Python caller has no flag, and a command
+    said ``leave --timeout/runtime.timeout_s out``, a grid file's ``top_p`` ``--top-p``
+    (walkthrough 18, O1).
     """
-    given = {"runtime.timeout_s": ("--timeout", calls.timeout)}
+    given: dict[str, tuple[str, object]] = {"runtime.timeout_s": ("--timeout", calls.timeout)}
     given["runtime.transport"] = ("--transport", transport)
+    for name, flag in SAMPLING_FLAGS.items():
+        given[f"generate.{name}"] = (flag, getattr(sampling, name))
     return {
         setting: flag if value is not None or file is None else f"{file}'s {setting}"
         for setting, (flag, value) in given.items()
@@ -638,7 +643,7 @@ def run_command(
             f"--partner {partner} plays only {only_layout}: playing {only_layout} alone (as "
             f"--layout {only_layout}; {partner.split('-')[0]}-LAYOUT plays each other layout)"
         )
-    _play(grid, out, keys, quiet=quiet, settings=runtime_words(calls, transport, None))
+    _play(grid, out, keys, quiet=quiet, settings=runtime_words(calls, transport, sampling, None))
 
 
 @agentic_app.command("options")
@@ -741,7 +746,7 @@ def grid_command(
     words = CountWords(
         file=str(config), episodes_option=episodes is not None, model_option=bool(model)
     )
-    settings = runtime_words(calls, transport, config)
+    settings = runtime_words(calls, transport, sampling, config)
     _play(grid, out, keys, quiet=quiet, words=words, settings=settings)
 
 

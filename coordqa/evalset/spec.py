@@ -19,11 +19,11 @@ from pydantic import (
 
 from coordqa.dataset import DEFAULT_DATASET
 from coordqa.dataset.selection import spelled_filter
-from coordqa.errors import ConfigError
+from coordqa.errors import ConfigError, SettingError
 from coordqa.eval_config import EvalConfig, api_key_from_env, eval_default
 from coordqa.evaluation import set_member_names
 from coordqa.jsonvalues import JSONObject, content_hash
-from coordqa.llm import CallPolicy, Limits, create_provider
+from coordqa.llm import CallPolicy, GenerateConfig, Limits, create_provider
 from coordqa.llm.registry import (
     ModelName,
     member_timeout,
@@ -171,9 +171,14 @@ class EvalSetSpec(BaseModel):
         """Where ``models[index]`` was given (None: on the command line, or not said)."""
         return self._given_at[index] if index < len(self._given_at) else None
 
-    def eval_config(self, model: SetModel, dataset: str) -> EvalConfig:
-        """The :class:`EvalConfig` of one member, without its run directory."""
-        policy = CallPolicy(
+    def policy(self, model: SetModel) -> CallPolicy:
+        """The call policy of one member: its own endpoint limits over the set's.
+
+        Raises:
+            SettingError: a value out of range, named as :class:`CallPolicy` names it
+                (``requests_per_minute``); :func:`parse_spec` says it as the spec's key.
+        """
+        return CallPolicy(
             concurrency=model.concurrency or self.concurrency,
             requests_per_minute=model.rpm if model.rpm is not None else self.rpm,
             tokens_per_minute=model.tpm if model.tpm is not None else self.tpm,
@@ -181,6 +186,10 @@ class EvalSetSpec(BaseModel):
             max_attempts=self.max_attempts,
             max_connection_failures=self.max_connection_failures,
         )
+
+    def eval_config(self, model: SetModel, dataset: str) -> EvalConfig:
+        """The :class:`EvalConfig` of one member, without its run directory."""
+        policy = self.policy(model)
         return EvalConfig(
             model=model.model,
             api_base=model.api_base,
@@ -277,6 +286,35 @@ def option_of_key(key: str) -> str:
     return _OPTION_OF_KEY.get(key, "--" + key.replace("_", "-"))
 
 
+SPEC_KEY_OF_POLICY = {"requests_per_minute": "rpm", "tokens_per_minute": "tpm"}
+""":class:`CallPolicy`'s parameters that a spec (a set, or one of its models) names otherwise."""
+
+
+def _check_values(spec: EvalSetSpec, source: str, said_as: Callable[[str], str]) -> None:
+    """Check the set's sampling and each member's call policy, as the library's rules do.
+
+    Their refusals name the spec's key (``models.yaml's rpm``, ``models.yaml's
+    models[1].rpm`` where the member sets its own), or the option that gave it (``said_as``):
+    the library names its parameters (``requests_per_minute``), and said ``--rpm`` before
+    (walkthrough 18, O1).
+
+    Raises:
+        SettingError: a value out of range, named as the spec's key.
+    """
+    try:
+        GenerateConfig(spec.temperature, spec.top_p, spec.max_tokens, spec.seed)
+    except SettingError as error:
+        raise SettingError(said_as(error.setting), error.template) from None
+    for index, model in enumerate(spec.models):
+        try:
+            spec.policy(model)
+        except SettingError as error:
+            key = SPEC_KEY_OF_POLICY.get(error.setting, error.setting)
+            own = key in SetModel.model_fields and getattr(model, key) is not None
+            named = f"{source}'s models[{index}].{key}" if own else said_as(key)
+            raise SettingError(named, error.template) from None
+
+
 def load_spec(
     path: str | Path, *, added: Sequence[Mapping[str, Any]] = (), **overrides: Any
 ) -> EvalSetSpec:
@@ -366,6 +404,8 @@ def parse_spec(
 
     def said_as(key: str) -> str:
         return option_of_key(key) if key in options else f"{source}'s {key}"
+
+    _check_values(spec, source, said_as)
 
     refuse_a_transport(names, spec.transport, said_as("transport"))
     refuse_a_timeout(names, "timeout_s" in given, said_as("timeout_s"))
