@@ -444,6 +444,11 @@ class GridConfig(BaseModel):
                 return entry.api_base
         return self.api_base
 
+    def model_args_key(self, model: str) -> str:
+        """Where the grid holds ``model``'s provider settings: ``models[1].model_args``."""
+        names = [entry if isinstance(entry, str) else entry.name for entry in self.models]
+        return f"models[{names.index(model)}].model_args" if model in names else "model_args"
+
     def model_args_for(self, model: str) -> dict[str, Any]:
         """The provider settings of ``model`` (empty: none)."""
         for entry in self.models:

@@ -94,8 +94,9 @@ def _spec(tmp_path: Path, entry: str) -> Path:
             ["agentic", "run", "--agent", "llm", "--game", "collab_capture", "--partner", "self"]
             + ["--model", "bot"],
             "model 'bot'",
-            "--model-arg/model_args top_k",
+            "--model-arg top_k",  # not "--model-arg/model_args" (walkthrough 18, O1)
         ),
+        (["agentic", "grid", "ARGS_GRID"], "model 'bot'", "ARGS_GRID's models[0].model_args top_k"),
     ],
 )
 def test_every_command_refuses_a_model_arg_its_in_process_model_ignores(
@@ -103,11 +104,18 @@ def test_every_command_refuses_a_model_arg_its_in_process_model_ignores(
 ) -> None:
     """Before: each ran to the end with the argument silently unused."""
     out = tmp_path / "run"
-    done = coordqa(*command, "--model-arg", "top_k=20", "--out", out)
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(GRID.replace("[scripted]", "[{name: bot, model_args: {top_k: 20}}]"))
+    if "ARGS_GRID" in command:
+        done = coordqa(
+            *(str(grid) if part == "ARGS_GRID" else part for part in command), "--out", out
+        )
+    else:
+        done = coordqa(*command, "--model-arg", "top_k=20", "--out", out)
     assert done.returncode == 2, done.stderr
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith(f"error: {model} runs inside coordqa and reads no model"), line
-    assert f"leave {named} out" in line, line
+    assert f"leave {named.replace('ARGS_GRID', str(grid))} out" in line, line
     assert not out.exists()
 
 
@@ -303,6 +311,11 @@ def test_the_agentic_library_names_the_grid_s_settings_not_the_command_s_flags(
         assert refused.value.setting == setting, said
         assert f"leave {setting} out" in said and f"--{key.split('_')[0]}" not in said, said
         assert not (tmp_path / key).exists()
+    with_args = parse_grid({**grid, "models": [{"name": "bot", "model_args": {"top_k": 20}}]})
+    with pytest.raises(SettingError) as refused:
+        run_grid(with_args, tmp_path / "args")
+    said = str(refused.value)
+    assert "leave models[0].model_args top_k out" in said and "--model-arg" not in said, said
 
 
 def test_the_library_refuses_the_transport_the_command_line_refuses(tmp_path: Path) -> None:

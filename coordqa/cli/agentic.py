@@ -168,21 +168,27 @@ EXECUTION_FLAGS = {
 """The flag of each :class:`ExecutionOptions` field, by the grid's ``runtime`` key."""
 
 
-def runtime_words(
-    calls: CallOptions, transport: str | None, sampling: SamplingOptions, file: str | None
+def grid_setting_words(
+    grid: GridConfig,
+    options: tuple[CallOptions, str | None, SamplingOptions, EndpointOptions],
+    file: str | None,
 ) -> dict[str, str]:
     """How a command names each grid setting the grid's checks may refuse.
 
     The flag where the command line gave it, else the grid file's key (``grid.yaml's
     runtime.timeout_s``); ``agentic run`` has no file. The library names the setting alone
-    (``runtime.timeout_s``, ``generate.top_p``): a Python caller has no flag, and a command
-    said ``leave --timeout/runtime.timeout_s out``, a grid file's ``top_p`` ``--top-p``
-    (walkthrough 18, O1).
+    (``runtime.timeout_s``, ``generate.top_p``, ``models[0].model_args``): a Python caller
+    has no flag, and a command said ``leave --timeout/runtime.timeout_s out``, a grid file's
+    ``top_p`` ``--top-p`` (walkthrough 18, O1). ``options``: the command's call, transport,
+    sampling and endpoint options.
     """
+    calls, transport, sampling, endpoint = options
     given: dict[str, tuple[str, object]] = {"runtime.timeout_s": ("--timeout", calls.timeout)}
     given["runtime.transport"] = ("--transport", transport)
     for name, flag in SAMPLING_FLAGS.items():
         given[f"generate.{name}"] = (flag, getattr(sampling, name))
+    for model in grid.model_names():
+        given[grid.model_args_key(model)] = ("--model-arg", endpoint.model_arg)
     return {
         setting: flag if value is not None or file is None else f"{file}'s {setting}"
         for setting, (flag, value) in given.items()
@@ -250,7 +256,7 @@ def _play(
     ``quiet``: no progress (``--quiet``), only errors, the results and the run directory.
     ``words``: how the command sets a game's episodes (default: ``agentic run``'s options).
     ``settings``: how the command names the grid's settings the checks may refuse
-    (:func:`runtime_words`).
+    (:func:`grid_setting_words`).
     """
     from coordqa.agentic.runner import default_out, plan_grid
 
@@ -643,7 +649,8 @@ def run_command(
             f"--partner {partner} plays only {only_layout}: playing {only_layout} alone (as "
             f"--layout {only_layout}; {partner.split('-')[0]}-LAYOUT plays each other layout)"
         )
-    _play(grid, out, keys, quiet=quiet, settings=runtime_words(calls, transport, sampling, None))
+    options = (calls, transport, sampling, endpoint)
+    _play(grid, out, keys, quiet=quiet, settings=grid_setting_words(grid, options, None))
 
 
 @agentic_app.command("options")
@@ -746,7 +753,7 @@ def grid_command(
     words = CountWords(
         file=str(config), episodes_option=episodes is not None, model_option=bool(model)
     )
-    settings = runtime_words(calls, transport, sampling, config)
+    settings = grid_setting_words(grid, (calls, transport, sampling, endpoint), config)
     _play(grid, out, keys, quiet=quiet, words=words, settings=settings)
 
 
