@@ -67,7 +67,7 @@ from pydantic import (
 from coordqa.agentic import presets
 from coordqa.agentic.episodes import SELF, EpisodeSpec, EpisodeTask
 from coordqa.agentic.runtime_settings import RuntimeSettings
-from coordqa.errors import ConfigError
+from coordqa.errors import ConfigError, SettingError
 from coordqa.games.base import game_profile
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig
@@ -340,10 +340,14 @@ class GenerateSettings(BaseModel):
         """The parameters that are set, checked as the gateway checks them.
 
         Raises:
-            ConfigError: a value out of range (e.g. ``top_p`` above 1).
+            SettingError: a value out of range, named as the grid's key (``generate.top_p``
+                above 1), which a command says as its flag or its file's key.
         """
         values = self.model_dump(exclude_none=True)
-        GenerateConfig(**values)
+        try:
+            GenerateConfig(**values)
+        except SettingError as error:
+            raise SettingError(f"generate.{error.setting}", error.template) from None
         return values
 
 
@@ -439,6 +443,11 @@ class GridConfig(BaseModel):
             if isinstance(entry, ModelEntry) and entry.name == model and entry.api_base:
                 return entry.api_base
         return self.api_base
+
+    def model_args_key(self, model: str) -> str:
+        """Where the grid holds ``model``'s provider settings: ``models[1].model_args``."""
+        names = [entry if isinstance(entry, str) else entry.name for entry in self.models]
+        return f"models[{names.index(model)}].model_args" if model in names else "model_args"
 
     def model_args_for(self, model: str) -> dict[str, Any]:
         """The provider settings of ``model`` (empty: none)."""

@@ -616,12 +616,30 @@ class AgenticReport:
         return [*written, *figures, report]
 
     def left_out(self) -> str:
-        """How many episodes the tables leave out, and why, in one line."""
+        """How many episodes the tables leave out, why, and what plays them, in one line.
+
+        A failed episode is played again by the same run command; a skipped one only once its
+        player is ready: the same command skips it again while the weights are not installed
+        (walkthrough 18 R9b). The fix itself is each skip's cause, listed under this line: the
+        registry's advice (what is missing, how to install or train it), stored with the skip.
+        """
         failed = sum(f.error_kind != NOT_READY for f in self.failures.values())
         skipped = len(self.failures) - failed
+        if not skipped:
+            then = "the same run command plays them again"
+        elif not failed:
+            then = (
+                "make each player ready as its cause below says, then the same run command "
+                "plays them"
+            )
+        else:
+            then = (
+                "the same run command plays the failed ones again, and the skipped ones once "
+                "you make each player ready as its cause below says"
+            )
         return (
             f"{len(self.failures)} episode(s) left out of the tables: {failed} failed, "
-            f"{skipped} skipped (a player not ready); the same run command plays them again"
+            f"{skipped} skipped (a player not ready); {then}"
         )
 
     @staticmethod

@@ -433,16 +433,21 @@ def check_models(
         ModelError: an unknown provider or a missing API key.
         ConfigError: a setting the model refuses (a GGUF without a chat template and no
             ``chat_format`` model argument).
+        SettingError: ``runtime.transport`` or ``runtime.timeout_s`` given where every model
+            runs inside coordqa, or model arguments to a model that reads none (they would be
+            ignored), naming the grid's setting (``models[0].model_args``).
         ModelNotServed: the model's ``api_base`` lists the models it serves, not this one.
         RunFailed: nothing accepts a connection at a model's ``api_base``.
     """
     transports = {}
     names = sorted({spec.model for spec in specs if spec.model is not None})
-    refuse_a_transport(names, config.runtime.transport, "--transport/runtime.transport")
-    refuse_a_timeout(names, config.runtime.timeout_asked, "--timeout/runtime.timeout_s")
+    # the grid's settings, named as such: a command names its own flags for them
+    refuse_a_transport(names, config.runtime.transport, setting="runtime.transport")
+    refuse_a_timeout(names, config.runtime.timeout_asked, setting="runtime.timeout_s")
     for name in names:
         api_base = config.api_base_for(name)
-        refuse_unread_model_args(name, config.model_args_for(name), "--model-arg/model_args")
+        args = config.model_args_for(name)
+        refuse_unread_model_args(name, args, setting=config.model_args_key(name))
         key = (api_keys or {}).get(name)
         if not config.runtime.cache:
             check_reachable(api_base)  # first: milliseconds, where the key check imports litellm

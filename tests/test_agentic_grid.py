@@ -367,3 +367,34 @@ def test_a_grid_reads_its_games_in_any_case_as_eval_does() -> None:
     )
     assert [entry.game for entry in grid.games] == ["collab_escape"]
     assert {spec.game for spec in grid.episodes()} == {"collab_escape"}
+
+
+def test_the_report_of_skipped_episodes_says_to_install_the_weights_before_the_rerun(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 18 R9b: `agentic report` said "6 skipped (a player not ready); the same run
+    command plays them again" of OBL episodes whose weights were not installed: the same
+    command skips them again until they are."""
+    from cli_support import coordqa
+
+    monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "data"))  # no SAD/OBL registered
+    monkeypatch.delenv("COORDQA_HANABI_WEIGHTS", raising=False)
+    grid = parse_grid(
+        {
+            "agents": ["hanabi-convention"],
+            "partners": ["self", "obl1"],
+            "games": [{"game": "hanabi", "seeds": [1]}],
+        }
+    )
+    with pytest.raises(RunFailed, match="1 of 2 episodes were skipped"):
+        run_grid(grid, tmp_path / "run")
+    report = coordqa("agentic", "report", str(tmp_path / "run"))
+    assert report.returncode == 0, report.stderr
+    said = " ".join(report.stderr.split())
+    summary = next(line for line in report.stderr.splitlines() if "left out" in line)
+    assert "plays them again" not in summary, summary
+    assert "1 skipped (a player not ready)" in summary, summary
+    assert "make each player ready as its cause below says" in summary, summary
+    # the cause under it is the registry's advice: what is missing and how to install it
+    assert "obl1: partner 'obl1' needs weights: get the authors' OBL files" in said, said
+    assert "coordqa partners add-hanabi PATH --name NAME --kind obl" in said, said

@@ -76,3 +76,64 @@ def test_the_interrupted_message_says_its_exchanges_are_the_whole_run_s(tmp_path
     run_grid(grid, out)
     said = interrupted_message(out)
     assert "0 model exchanges in the run (every session)" in said, said
+
+
+def _last_plain_count(stderr: str) -> str:
+    """The count of the last plain progress line (``episodes finished N/M | ...``)."""
+    shown = [line for line in stderr.splitlines() if line.startswith("episodes finished")]
+    assert shown, stderr
+    return shown[-1].removeprefix("episodes finished").split("|")[0].strip()
+
+
+def test_the_last_plain_line_counts_what_the_interrupted_message_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 18 R7: off a terminal the last progress line said ``5/62`` and the message
+    under it ``8 of 62 episodes finished (as the bar counts them)``: plain lines come every
+    tenth of the run, and the episodes finished since the last one were never shown."""
+    from cli_support import coordqa
+
+    written: list[str] = []
+
+    async def interrupted_at_the_fourth(
+        self: RecordWriter, stream: str, record: JSONObject
+    ) -> None:
+        self.put(stream, record)
+        if stream == EPISODES:
+            written.append(stream)
+            if len(written) == 4:  # plain lines every 2 of 20: the last one said 3/20
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(RecordWriter, "write", interrupted_at_the_fourth)
+    out = tmp_path / "run"
+    result = coordqa(
+        "agentic", "run", "--agent", "capture-planner", "--game", "collab_capture",
+        "--self-play", "--episodes", "20", "--parallel-episodes", "1", "--out", str(out),
+    )  # fmt: skip
+    assert result.returncode == 130, result.stderr
+    stored = len(load_agentic_run(out, with_exchanges=False))
+    assert stored == 4
+    assert _last_plain_count(result.stderr) == f"{stored}/20", result.stderr
+    assert f"{stored} of 20 episodes finished (as the bar counts them)" in " ".join(
+        result.stderr.split()
+    )
+
+
+def test_plain_lines_show_the_session_counters_only_when_they_changed(tmp_path: Path) -> None:
+    """Walkthrough 18 R7: ``1/3 | this session: 11 moves ..., 51 model calls`` then ``2/3`` and
+    ``3/3`` with the same counters (the parallel episodes had made every move already), and
+    ``0/3 | this session: 0 moves (both seats), 0 model calls`` before any was played."""
+    from cli_support import coordqa
+
+    out = tmp_path / "run"
+    result = coordqa(
+        "agentic", "run", "--agent", "capture-planner", "--game", "collab_capture",
+        "--self-play", "--episodes", "3", "--out", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    shown = [line for line in result.stderr.splitlines() if line.startswith("episodes finished")]
+    assert shown and shown[-1].startswith("episodes finished 3/3"), result.stderr
+    counters = [line.split("|", 1)[1] for line in shown if "|" in line]
+    assert counters, result.stderr  # the session's moves are said once
+    assert len(counters) == len(set(counters)), result.stderr
+    assert not any(" 0 moves (both seats), 0 model calls" in c for c in counters), result.stderr

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import typer
+import yaml
 from cli_support import command_at, command_paths, coordqa
 from typer.testing import CliRunner
 
@@ -70,7 +71,12 @@ BAD_VALUES = [
     ("--max-attempts", "0", "--max-attempts must be >= 1, got 0"),
     ("--concurrency", "0", "--concurrency must be >= 1, got 0"),
     ("--rpm", "-1", "--rpm must be > 0, got -1"),
-    ("--model-arg", "temperature=1", "--model-arg temperature: not a provider setting"),
+    (
+        "--model-arg",
+        "temperature=1",
+        "model argument 'temperature' is coordqa's own sampling setting: give it as --temperature",
+    ),
+    ("--model-arg", "stream=true", "--model-arg stream: not a provider setting of its own"),
     ("--model-arg", "no-equals", "is not KEY=VALUE"),
 ]
 
@@ -300,3 +306,40 @@ def test_every_command_spreads_its_option_groups() -> None:
         if dataclasses.is_dataclass(param.default)
     ]
     assert unspread == []
+
+
+SAMPLING_COMMANDS = ["eval", "agentic run", "agentic grid"]
+"""The commands that take the sampling flags (an eval set reads them from its spec)."""
+
+
+@pytest.mark.parametrize("command", SAMPLING_COMMANDS)
+def test_a_bad_sampling_value_names_the_flag(tmp_path: Path, command: str) -> None:
+    """Walkthrough 18, O1: the library's ``--top-p`` is now ``top_p``; a command says its flag."""
+    out = tmp_path / "out"
+    done = coordqa(*COMMAND_LINES[command], "--out", out, "--top-p", "2")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    (line,) = done.stderr.strip().splitlines()
+    assert line == "error: --top-p must be > 0 and <= 1, got 2", line
+    assert not out.exists()
+
+
+def test_a_grid_file_s_bad_sampling_value_names_its_key(tmp_path: Path) -> None:
+    """A grid file's ``generate: {top_p: 2}`` was told ``--top-p must be ...``; the library
+    (``run_grid``) names ``generate.top_p``, and ``agentic grid FILE`` the file's key."""
+    from coordqa.agentic.grid import parse_grid
+    from coordqa.agentic.runner import run_grid
+    from coordqa.errors import SettingError
+
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        "agents: [llm]\nmodels: [scripted]\npartners: [self]\n"
+        "games: [{game: collab_capture, seeds: [0]}]\ngenerate: {top_p: 2}\n"
+    )
+    out = tmp_path / "out"
+    done = coordqa("agentic", "grid", grid, "--out", out)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    (line,) = done.stderr.strip().splitlines()
+    assert line == f"error: {grid}'s generate.top_p must be > 0 and <= 1, got 2", line
+    with pytest.raises(SettingError, match="^generate.top_p must be > 0 and <= 1, got 2$"):
+        run_grid(parse_grid(yaml.safe_load(grid.read_text())), out)
+    assert not out.exists()

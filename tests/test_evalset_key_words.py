@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cli_support import coordqa
 
 UNSET = {"W9_UNSET_KEY": None, "W9_OTHER_KEY": None, "OPENAI_API_KEY": None}
@@ -57,3 +58,34 @@ def test_a_command_line_models_unset_key_names_the_flag_even_beside_a_spec(
     ), said
     alone = coordqa("eval-set", *args, "--limit", "1", "--out", "set", cwd=tmp_path, env=UNSET)
     assert alone.returncode == 1 and "--api-key-env W9_OTHER_KEY: the environment" in alone.stderr
+
+
+@pytest.mark.parametrize(
+    ("entry", "key", "said"),
+    [
+        ("rpm: -1", "rpm", "rpm must be > 0, got -1"),
+        ("timeout_s: 0", "timeout_s", "timeout_s must be > 0, got 0"),
+        ("top_p: 2", "top_p", "top_p must be > 0 and <= 1, got 2"),
+    ],
+)
+def test_a_spec_s_out_of_range_value_names_its_key(
+    tmp_path: Path, entry: str, key: str, said: str
+) -> None:
+    """Walkthrough 18, O1: a spec's ``rpm: -1`` was told ``--rpm must be > 0`` (the library
+    named flags), and with the library naming its parameters it would be
+    ``requests_per_minute``: the spec's key is named, with the file, when the spec is read."""
+    spec = tmp_path / "set.yaml"
+    spec.write_text(f"models: [openai/x]\ndatasets: [example]\nlimit: 1\n{entry}\n")
+    done = coordqa("eval-set", spec, "--out", tmp_path / "set")
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line == f"error: {spec}'s {said}", line
+    assert not (tmp_path / "set").exists()
+
+
+def test_a_member_s_own_limit_is_named_as_its_key(tmp_path: Path) -> None:
+    spec = tmp_path / "set.yaml"
+    spec.write_text("models: [{model: openai/x, rpm: -2}]\ndatasets: [example]\nlimit: 1\n")
+    done = coordqa("eval-set", spec, "--out", tmp_path / "set")
+    (line,) = done.stderr.strip().splitlines()
+    assert line == f"error: {spec}'s models[0].rpm must be > 0, got -2", line

@@ -234,7 +234,7 @@ def test_config_validation_messages() -> None:
         EvalConfig(model="random", trials=0)
     with pytest.raises(ConfigError, match="^prompt_layout 'sideways' is not one of"):
         EvalConfig(model="random", prompt_layout="sideways")  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match="--top-p must be > 0 and <= 1, got 2"):
+    with pytest.raises(ConfigError, match="^top_p must be > 0 and <= 1, got 2$"):
         EvalConfig(model="random", top_p=2.0)
     with pytest.raises(ConfigError, match="games must be a tuple"):
         EvalConfig(model="random", games="hanabi")  # type: ignore[arg-type]

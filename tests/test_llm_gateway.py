@@ -200,11 +200,31 @@ def test_ledger_sums_per_role_and_per_model() -> None:
     assert total.requests == 3 and total.usage.calls == 3 and total.usage.cost == 0.0
 
 
-def test_policy_values_are_validated() -> None:
-    with pytest.raises(ConfigError, match="--max-attempts must be >= 1, got 0"):
+def test_policy_values_are_validated_naming_the_parameter_not_a_flag() -> None:
+    """Walkthrough 18, O1: the library said ``--max-attempts must be >= 1`` to a Python caller
+    of ``CallPolicy(max_attempts=0)``; it names the parameter, and a command its own flag."""
+    from coordqa.errors import SettingError
+
+    with pytest.raises(SettingError, match="^max_attempts must be >= 1, got 0$") as refused:
         CallPolicy(max_attempts=0)
-    with pytest.raises(ConfigError, match="--temperature must be >= 0, got -1"):
+    assert refused.value.setting == "max_attempts"
+    assert refused.value.named("--max-attempts") == "--max-attempts must be >= 1, got 0"
+    with pytest.raises(SettingError, match="^temperature must be >= 0, got -1$"):
         GenerateConfig(temperature=-1)
+    with pytest.raises(SettingError, match="^max_total_s must be > 0, got 0$"):
+        CallPolicy(max_total_s=0)
+    with pytest.raises(SettingError) as sampling:
+        GenerateConfig(extra={"top_p": 0.5})
+    assert sampling.value.setting == "top_p", str(sampling.value)
+    assert str(sampling.value) == (
+        "model argument 'top_p' is coordqa's own sampling setting: give it as top_p"
+    )
+    with pytest.raises(
+        SettingError,
+        match="^model_args stream: not a provider setting of its own: coordqa sets it itself$",
+    ) as own:
+        GenerateConfig(extra={"stream": True})
+    assert own.value.setting == "model_args"
 
 
 def test_get_model_passes_a_model_through_but_not_with_other_arguments() -> None:

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from cli_support import coordqa
 
 import coordqa as coordqa_api
@@ -93,8 +94,9 @@ def _spec(tmp_path: Path, entry: str) -> Path:
             ["agentic", "run", "--agent", "llm", "--game", "collab_capture", "--partner", "self"]
             + ["--model", "bot"],
             "model 'bot'",
-            "--model-arg/model_args top_k",
+            "--model-arg top_k",  # not "--model-arg/model_args" (walkthrough 18, O1)
         ),
+        (["agentic", "grid", "ARGS_GRID"], "model 'bot'", "ARGS_GRID's models[0].model_args top_k"),
     ],
 )
 def test_every_command_refuses_a_model_arg_its_in_process_model_ignores(
@@ -102,11 +104,18 @@ def test_every_command_refuses_a_model_arg_its_in_process_model_ignores(
 ) -> None:
     """Before: each ran to the end with the argument silently unused."""
     out = tmp_path / "run"
-    done = coordqa(*command, "--model-arg", "top_k=20", "--out", out)
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(GRID.replace("[scripted]", "[{name: bot, model_args: {top_k: 20}}]"))
+    if "ARGS_GRID" in command:
+        done = coordqa(
+            *(str(grid) if part == "ARGS_GRID" else part for part in command), "--out", out
+        )
+    else:
+        done = coordqa(*command, "--model-arg", "top_k=20", "--out", out)
     assert done.returncode == 2, done.stderr
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith(f"error: {model} runs inside coordqa and reads no model"), line
-    assert f"leave {named} out" in line, line
+    assert f"leave {named.replace('ARGS_GRID', str(grid))} out" in line, line
     assert not out.exists()
 
 
@@ -118,6 +127,33 @@ def test_an_eval_set_spec_names_its_own_entry(tmp_path: Path) -> None:
     assert line.startswith("error: model 'scripted' runs inside coordqa"), line
     assert f"leave {spec}'s models[0].model_args top_k out" in line, line
     assert not (tmp_path / "set").exists()
+
+
+@pytest.mark.parametrize(
+    ("entry", "key"),
+    [
+        ("{model: random, api_base: 'http://127.0.0.1:9/v1'}", "api_base"),
+        ("{model: random, api_key_env: MY_KEY}", "api_key_env"),
+    ],
+)
+def test_an_eval_set_spec_names_its_own_endpoint_key(tmp_path: Path, entry: str, key: str) -> None:
+    """Walkthrough 18, O1: ``{model: random, api_base: URL}`` in a spec was told ``leave
+    --api-base http://... out``, a flag the spec file's user never typed: the spec's key is
+    named, by the spec's own check (the set's Python API says it too)."""
+    from coordqa.errors import SettingError
+    from coordqa.evalset import parse_spec
+
+    spec = _spec(tmp_path, entry)
+    done = coordqa("eval-set", spec, "--out", tmp_path / "set")
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: model 'random' runs inside coordqa and calls no server"), line
+    assert f"{spec}'s models[0].{key}" in line.split(": leave ", 1)[1], line
+    assert "--api-base" not in line and "--api-key-env" not in line, line
+    assert not (tmp_path / "set").exists()
+    with pytest.raises(SettingError) as refused:
+        parse_spec(yaml.safe_load(spec.read_text()))
+    assert refused.value.setting == f"the eval-set spec's models[0].{key}", str(refused.value)
 
 
 @pytest.mark.parametrize("model", IN_PROCESS)
@@ -147,7 +183,7 @@ def test_a_transport_is_taken_where_a_model_calls_a_server() -> None:
         (
             ["agentic", "run", "--agent", "llm", "--game", "collab_capture", "--partner", "self"]
             + ["--model", "bot"],
-            "--transport/runtime.transport",
+            "--transport",  # the option, not "--transport/runtime.transport" (walkthrough 18)
         ),
     ],
 )
@@ -228,10 +264,11 @@ GRID = (
         (
             ["agentic", "run", "--agent", "llm", "--game", "collab_capture", "--partner", "self"]
             + ["--model", "bot", "--timeout", "5"],
-            "--timeout/runtime.timeout_s",
+            "--timeout",
         ),
-        (["agentic", "grid", "GRID", "--timeout", "5"], "--timeout/runtime.timeout_s"),
-        (["agentic", "grid", "TIMED_GRID"], "--timeout/runtime.timeout_s"),
+        (["agentic", "grid", "GRID", "--timeout", "5"], "--timeout"),
+        # the grid file's key, not "--timeout/runtime.timeout_s" (walkthrough 18, O1)
+        (["agentic", "grid", "TIMED_GRID"], "TIMED_GRID's runtime.timeout_s"),
     ],
 )
 def test_every_command_refuses_a_timeout_its_models_cannot_outlast(
@@ -247,9 +284,38 @@ def test_every_command_refuses_a_timeout_its_models_cannot_outlast(
     done = coordqa(*(files.get(part, part) for part in command), "--out", out)
     assert done.returncode == 2, done.stderr
     (line,) = done.stderr.strip().splitlines()
-    assert line.startswith("error: --timeout bounds how long a model takes to answer"), line
-    assert f"leave {named.replace('SPEC', str(spec))} out" in line, line
+    assert line.startswith("error: ") and "bounds how long a model takes to answer" in line
+    said_as = named.replace("SPEC", str(spec)).replace("TIMED_GRID", str(files["TIMED_GRID"]))
+    assert f"leave {said_as} out" in line, line
+    assert "/runtime." not in line and "/timeout_s" not in line, line  # one name
     assert not out.exists()
+
+
+def test_the_agentic_library_names_the_grid_s_settings_not_the_command_s_flags(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 18, O1: ``run_grid`` of a grid with ``runtime.timeout_s`` and only models that
+    answer at once said ``leave --timeout/runtime.timeout_s out`` to a Python caller, who has no
+    flag; the grid's setting is named, and a command shows its own option for it."""
+    from coordqa.agentic.grid import parse_grid
+    from coordqa.agentic.runner import run_grid
+    from coordqa.errors import SettingError
+
+    grid = yaml.safe_load(GRID)
+    cases = {"timeout_s": ("runtime.timeout_s", 5), "transport": ("runtime.transport", "direct")}
+    for key, (setting, value) in cases.items():
+        config = parse_grid({**grid, "runtime": {key: value}})
+        with pytest.raises(SettingError) as refused:
+            run_grid(config, tmp_path / key)
+        said = str(refused.value)
+        assert refused.value.setting == setting, said
+        assert f"leave {setting} out" in said and f"--{key.split('_')[0]}" not in said, said
+        assert not (tmp_path / key).exists()
+    with_args = parse_grid({**grid, "models": [{"name": "bot", "model_args": {"top_k": 20}}]})
+    with pytest.raises(SettingError) as refused:
+        run_grid(with_args, tmp_path / "args")
+    said = str(refused.value)
+    assert "leave models[0].model_args top_k out" in said and "--model-arg" not in said, said
 
 
 def test_the_library_refuses_the_transport_the_command_line_refuses(tmp_path: Path) -> None:

@@ -4,9 +4,10 @@
 (``--api-base``, ``--api-key-env``), the call policy (``--concurrency``, ``--rpm``, ``--tpm``,
 ``--timeout``, ``--max-attempts``, ``--max-connection-failures``) and provider settings
 (``--model-arg``). Each is declared here alone, with its one help text, and parsed and checked
-by the library's one rule: :class:`~coordqa.llm.CallPolicy` for the policy (its errors name the
-flag), :class:`~coordqa.llm.GenerateConfig` for ``--model-arg``. So ``--timeout 5`` means the
-same thing, and is refused for the same reason, wherever it is typed.
+by the library's one rule: :class:`~coordqa.llm.CallPolicy` for the policy,
+:class:`~coordqa.llm.GenerateConfig` for ``--model-arg``; their errors name the parameter
+(``timeout_s``), said here as its flag (:data:`POLICY_FLAGS`, :data:`MODEL_ARG_FLAGS`). So
+``--timeout 5`` means the same thing, and is refused for the same reason, wherever it is typed.
 
 Every option defaults to None, "not given": a command keeps what its file says (a grid's
 ``runtime``, an eval-set spec) and falls back to :class:`CallPolicy`'s defaults, which the help
@@ -21,6 +22,7 @@ from typing import Annotated, Any
 
 import typer
 
+from coordqa.cli._errors import settings_as_options
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject
 from coordqa.llm.types import CallPolicy, GenerateConfig
@@ -40,6 +42,19 @@ __all__ = [
     "Transport",
     "parse_model_args",
 ]
+
+SAMPLING_FLAGS = {
+    "temperature": "--temperature",
+    "top_p": "--top-p",
+    "max_tokens": "--max-tokens",
+    "seed": "--seed",
+}
+"""The flag of each sampling parameter of :class:`GenerateConfig`, for its refusals
+(:class:`~coordqa.errors.SettingError`) to name the option the user typed."""
+
+MODEL_ARG_FLAGS = {"model_args": "--model-arg", **SAMPLING_FLAGS}
+"""How ``--model-arg``'s refusals name the settings: a sampling parameter given as a model
+argument is pointed to its own flag."""
 
 _POLICY = CallPolicy()
 """Where the help's defaults come from (the library's, not typed again here)."""
@@ -165,7 +180,8 @@ class CallOptions:
     """``--max-connection-failures``."""
 
     def __post_init__(self) -> None:
-        self.policy()  # checked now, by CallPolicy's rules (its errors name the flags)
+        with settings_as_options(POLICY_FLAGS):
+            self.policy()  # checked now, by CallPolicy's rules (said with the flags)
 
     def given(self) -> dict[str, Any]:
         """The options that were given, by :class:`CallPolicy` field name."""
@@ -183,6 +199,13 @@ class CallOptions:
 
 POLICY_FIELDS = {"rpm": "requests_per_minute", "tpm": "tokens_per_minute", "timeout": "timeout_s"}
 """:class:`CallPolicy`'s names of the options it names otherwise than their flags."""
+
+POLICY_FLAGS = {
+    POLICY_FIELDS.get(field.name, field.name): f"--{field.name.replace('_', '-')}"
+    for field in fields(CallOptions)
+}
+"""The flag of each :class:`CallPolicy` parameter a command takes (``timeout_s``:
+``--timeout``), for its refusals to name the option the user typed."""
 
 
 def parse_model_args(items: list[str] | None) -> JSONObject:
@@ -215,5 +238,6 @@ def parse_model_args(items: list[str] | None) -> JSONObject:
                     """it for the shell, e.g. --model-arg 'extra_body={"top_k": 20}'"""
                 ) from exc
             args[key.strip()] = value
-    GenerateConfig(extra=args)
+    with settings_as_options(MODEL_ARG_FLAGS):
+        GenerateConfig(extra=args)
     return args

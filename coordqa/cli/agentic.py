@@ -15,7 +15,7 @@ options (a missing API key included: nothing is stored), 130 on Ctrl-C or SIGTER
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -27,8 +27,8 @@ from rich.text import Text
 
 from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
-from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
-from coordqa.cli._errors import RUN_FAILED_EXIT, messages, warn
+from coordqa.cli._call_options import SAMPLING_FLAGS, CallOptions, EndpointOptions, Transport
+from coordqa.cli._errors import RUN_FAILED_EXIT, messages, settings_as_options, warn
 from coordqa.cli._lists import split_list
 from coordqa.cli._names import game_name, model_name, player_name, player_names
 from coordqa.cli._option_groups import option_groups
@@ -168,6 +168,33 @@ EXECUTION_FLAGS = {
 """The flag of each :class:`ExecutionOptions` field, by the grid's ``runtime`` key."""
 
 
+def grid_setting_words(
+    grid: GridConfig,
+    options: tuple[CallOptions, str | None, SamplingOptions, EndpointOptions],
+    file: str | None,
+) -> dict[str, str]:
+    """How a command names each grid setting the grid's checks may refuse.
+
+    The flag where the command line gave it, else the grid file's key (``grid.yaml's
+    runtime.timeout_s``); ``agentic run`` has no file. The library names the setting alone
+    (``runtime.timeout_s``, ``generate.top_p``, ``models[0].model_args``): a Python caller
+    has no flag, and a command said ``leave --timeout/runtime.timeout_s out``, a grid file's
+    ``top_p`` ``--top-p`` (walkthrough 18, O1). ``options``: the command's call, transport,
+    sampling and endpoint options.
+    """
+    calls, transport, sampling, endpoint = options
+    given: dict[str, tuple[str, object]] = {"runtime.timeout_s": ("--timeout", calls.timeout)}
+    given["runtime.transport"] = ("--transport", transport)
+    for name, flag in SAMPLING_FLAGS.items():
+        given[f"generate.{name}"] = (flag, getattr(sampling, name))
+    for model in grid.model_names():
+        given[grid.model_args_key(model)] = ("--model-arg", endpoint.model_arg)
+    return {
+        setting: flag if value is not None or file is None else f"{file}'s {setting}"
+        for setting, (flag, value) in given.items()
+    }
+
+
 def _seeds(values: list[str] | None) -> list[int] | None:
     """The seeds of ``--seeds 3,4`` or ``--seeds 3 --seeds 4``; None: not given."""
     items = split_list(values)
@@ -222,15 +249,19 @@ def _play(
     *,
     quiet: bool = False,
     words: CountWords | None = None,
+    settings: Mapping[str, str] | None = None,
 ) -> None:
     """Check the grid and its folder, connect its engine, then play it (:func:`_play_planned`).
 
     ``quiet``: no progress (``--quiet``), only errors, the results and the run directory.
     ``words``: how the command sets a game's episodes (default: ``agentic run``'s options).
+    ``settings``: how the command names the grid's settings the checks may refuse
+    (:func:`grid_setting_words`).
     """
     from coordqa.agentic.runner import default_out, plan_grid
 
-    plan = plan_grid(config, out or default_out(config), api_keys, words=words)  # before the bar
+    with settings_as_options(settings or {}):
+        plan = plan_grid(config, out or default_out(config), api_keys, words=words)  # no bar yet
     if plan.extension is not None:  # said even with --quiet: the run it extends changes
         warn(plan.extension)
     with plan.engine():  # an unreachable Ray too
@@ -260,12 +291,11 @@ def _play_planned(plan: GridPlan, *, quiet: bool = False) -> None:
 def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> GridResult:
     """Play the grid under a progress bar, closed before the result is returned.
 
-    Not on a terminal (a pipe, a log file), the bar is plain whole lines instead, as
-    ``coordqa eval``'s: one every tenth of the run and at its end. A bar's last frame there was
-    cut at the width ("episodes finished in th… this session: 11,550 moves (both seats), 31,020
-    model …", walkthrough 16 R4). An interruption in the session (:class:`RunInterrupted`) goes
-    up to the command's error report (:mod:`coordqa.cli._errors`), which says what is kept and
-    exits 130.
+    Not on a terminal (a pipe, a log file), the bar is plain whole lines instead
+    (:class:`PlainGridLines`). A bar's last frame there was cut at the width ("episodes finished
+    in th… this session: 11,550 moves (both seats), 31,020 model …", walkthrough 16 R4). An
+    interruption in the session (:class:`RunInterrupted`) goes up to the command's error report
+    (:mod:`coordqa.cli._errors`), which says what is kept and exits 130.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -282,11 +312,11 @@ def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> G
         disable=quiet or plain,
     ) as progress:
         task = progress.add_task("episodes finished", total=total, counts="")
+        lines = PlainGridLines(progress.console) if plain else None
         opened = quiet  # --quiet: no opening line
-        printed = -1  # the episodes finished at the last plain line
 
         def show(state: GridProgress) -> None:
-            nonlocal opened, printed
+            nonlocal opened
             if not opened:  # the first update, once the run folder says what is done already
                 opened = True
                 progress.console.print(playing_words(count, state), highlight=False)
@@ -294,30 +324,18 @@ def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> G
                     progress.update(task, description="episodes finished in the run")
             if state.new_error is not None:
                 say_first_error(progress.console, state.new_error)
-            counts = (
-                f"this session: {state.decisions:,} moves (both seats), "
-                f"{state.model_calls:,} model calls"
-            )
-            if state.failed:
-                counts += f", {state.failed} failed"
+            counts = session_counts(state)
             progress.update(task, completed=state.done, counts=counts)
-            step = max(1, state.total // 10)
-            if (
-                plain
-                and state.done != printed
-                and (state.done - printed >= step or state.done == state.total)
-            ):
-                printed = state.done
-                description = progress.tasks[0].description
-                progress.console.print(
-                    f"{description} {state.done}/{state.total} | {counts}",
-                    highlight=False,
-                    soft_wrap=True,
-                )
+            if lines is not None:
+                lines.update(progress.tasks[0].description, state.done, state.total, counts)
 
         try:
             with attempt_lines(progress.console):
-                result = play_grid(plan, progress=show)
+                try:
+                    result = play_grid(plan, progress=show)
+                finally:  # finished, failed or interrupted: the last count shown is the run's
+                    if lines is not None:
+                        lines.stop()
         except RunFailed as failure:
             progress.stop()
             if failure.result is not None:
@@ -325,6 +343,53 @@ def _play_under_bar(plan: GridPlan, total: int, count: str, *, quiet: bool) -> G
             messages.print(f"[bold red]error:[/] {escape(str(failure))}", highlight=False)
             raise typer.Exit(RUN_FAILED_EXIT) from None
     return result
+
+
+def session_counts(state: GridProgress) -> str:
+    """The session's moves, calls and failures (``""`` before the first of them)."""
+    if not (state.decisions or state.model_calls or state.failed):
+        return ""
+    counts = (
+        f"this session: {state.decisions:,} moves (both seats), {state.model_calls:,} model calls"
+    )
+    return counts + (f", {state.failed} failed" if state.failed else "")
+
+
+class PlainGridLines:
+    """Off a terminal, a grid's progress as whole lines: every tenth of the run, and its end.
+
+    The last line is the count at the session's end (finished, failed or interrupted), which
+    the interrupted message then repeats: with a line only every tenth, the last one said
+    ``5/62`` above ``8 of 62 episodes finished`` (walkthrough 18 R7). The session's counters
+    are added only when they changed since the line before: parallel episodes make their
+    moves before they finish, and ``2/3`` and ``3/3`` repeated ``1/3``'s counters.
+    """
+
+    def __init__(self, console: Console) -> None:
+        """Print lines on ``console``."""
+        self.console = console
+        self._shown_done = -1
+        self._shown_counts = ""
+        self._last: tuple[str, int, int, str] | None = None
+
+    def update(self, description: str, done: int, total: int, counts: str) -> None:
+        """Print a line when a tenth of the run has finished since the last one (or all of it)."""
+        self._last = (description, done, total, counts)
+        step = max(1, total // 10)
+        if done != self._shown_done and (done - self._shown_done >= step or done == total):
+            self._line(*self._last)
+
+    def stop(self) -> None:
+        """Print the last count unless it was just printed."""
+        if self._last is not None and self._last[1] != self._shown_done:
+            self._line(*self._last)
+
+    def _line(self, description: str, done: int, total: int, counts: str) -> None:
+        line = f"{description} {done}/{total}"
+        if counts and counts != self._shown_counts:
+            line += f" | {counts}"
+        self.console.print(line, highlight=False, soft_wrap=True)
+        self._shown_done, self._shown_counts = done, counts
 
 
 def playing_words(count: str, state: GridProgress) -> str:
@@ -584,7 +649,8 @@ def run_command(
             f"--partner {partner} plays only {only_layout}: playing {only_layout} alone (as "
             f"--layout {only_layout}; {partner.split('-')[0]}-LAYOUT plays each other layout)"
         )
-    _play(grid, out, keys, quiet=quiet)
+    options = (calls, transport, sampling, endpoint)
+    _play(grid, out, keys, quiet=quiet, settings=grid_setting_words(grid, options, None))
 
 
 @agentic_app.command("options")
@@ -687,7 +753,8 @@ def grid_command(
     words = CountWords(
         file=str(config), episodes_option=episodes is not None, model_option=bool(model)
     )
-    _play(grid, out, keys, quiet=quiet, words=words)
+    settings = grid_setting_words(grid, (calls, transport, sampling, endpoint), config)
+    _play(grid, out, keys, quiet=quiet, words=words, settings=settings)
 
 
 def _merged(data: dict[str, Any], key: str, values: dict[str, Any]) -> dict[str, Any]:

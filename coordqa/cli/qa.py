@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 
 from coordqa.cli._call_options import (
+    SAMPLING_FLAGS,
     ApiBase,
     ApiKeyEnv,
     CallOptions,
@@ -249,6 +250,7 @@ EVAL_OPTIONS = {
     "transport": "--transport",
     "max_error_rate": "--max-error-rate",
     "policy.timeout_s": "--timeout",
+    **SAMPLING_FLAGS,
 }
 """The :class:`~coordqa.eval_config.EvalConfig` setting each option of ``eval`` fills, for its
 refusals (:class:`~coordqa.errors.SettingError`) to name the option the user typed."""

@@ -19,11 +19,11 @@ from pydantic import (
 
 from coordqa.dataset import DEFAULT_DATASET
 from coordqa.dataset.selection import spelled_filter
-from coordqa.errors import ConfigError
+from coordqa.errors import ConfigError, SettingError
 from coordqa.eval_config import EvalConfig, api_key_from_env, eval_default
 from coordqa.evaluation import set_member_names
 from coordqa.jsonvalues import JSONObject, content_hash
-from coordqa.llm import CallPolicy, Limits, create_provider
+from coordqa.llm import CallPolicy, GenerateConfig, Limits, create_provider
 from coordqa.llm.registry import (
     ModelName,
     member_timeout,
@@ -31,6 +31,7 @@ from coordqa.llm.registry import (
     refuse_a_question_model,
     refuse_a_timeout,
     refuse_a_transport,
+    refuse_an_endpoint,
     refuse_unread_model_args,
 )
 from coordqa.llm.types import Transport
@@ -185,9 +186,14 @@ class EvalSetSpec(BaseModel):
         """Where ``models[index]`` was given (None: on the command line, or not said)."""
         return self._given_at[index] if index < len(self._given_at) else None
 
-    def eval_config(self, model: SetModel, dataset: str) -> EvalConfig:
-        """The :class:`EvalConfig` of one member, without its run directory."""
-        policy = CallPolicy(
+    def policy(self, model: SetModel) -> CallPolicy:
+        """The call policy of one member: its own endpoint limits over the set's.
+
+        Raises:
+            SettingError: a value out of range, named as :class:`CallPolicy` names it
+                (``requests_per_minute``); :func:`parse_spec` says it as the spec's key.
+        """
+        return CallPolicy(
             concurrency=model.concurrency or self.concurrency,
             requests_per_minute=model.rpm if model.rpm is not None else self.rpm,
             tokens_per_minute=model.tpm if model.tpm is not None else self.tpm,
@@ -195,6 +201,10 @@ class EvalSetSpec(BaseModel):
             max_attempts=self.max_attempts,
             max_connection_failures=self.max_connection_failures,
         )
+
+    def eval_config(self, model: SetModel, dataset: str) -> EvalConfig:
+        """The :class:`EvalConfig` of one member, without its run directory."""
+        policy = self.policy(model)
         return EvalConfig(
             model=model.model,
             api_base=model.api_base,
@@ -291,6 +301,35 @@ def option_of_key(key: str) -> str:
     return _OPTION_OF_KEY.get(key, "--" + key.replace("_", "-"))
 
 
+SPEC_KEY_OF_POLICY = {"requests_per_minute": "rpm", "tokens_per_minute": "tpm"}
+""":class:`CallPolicy`'s parameters that a spec (a set, or one of its models) names otherwise."""
+
+
+def _check_values(spec: EvalSetSpec, source: str, said_as: Callable[[str], str]) -> None:
+    """Check the set's sampling and each member's call policy, as the library's rules do.
+
+    Their refusals name the spec's key (``models.yaml's rpm``, ``models.yaml's
+    models[1].rpm`` where the member sets its own), or the option that gave it (``said_as``):
+    the library names its parameters (``requests_per_minute``), and said ``--rpm`` before
+    (walkthrough 18, O1).
+
+    Raises:
+        SettingError: a value out of range, named as the spec's key.
+    """
+    try:
+        GenerateConfig(spec.temperature, spec.top_p, spec.max_tokens, spec.seed)
+    except SettingError as error:
+        raise SettingError(said_as(error.setting), error.template) from None
+    for index, model in enumerate(spec.models):
+        try:
+            spec.policy(model)
+        except SettingError as error:
+            key = SPEC_KEY_OF_POLICY.get(error.setting, error.setting)
+            own = key in SetModel.model_fields and getattr(model, key) is not None
+            named = f"{source}'s models[{index}].{key}" if own else said_as(key)
+            raise SettingError(named, error.template) from None
+
+
 def load_spec(
     path: str | Path, *, added: Sequence[Mapping[str, Any]] = (), **overrides: Any
 ) -> EvalSetSpec:
@@ -357,6 +396,9 @@ def parse_spec(
         ConfigError: a field is unknown, missing or has a bad value, model arguments are
             given to a model that reads none (:func:`refuse_unread_model_args`), or a model
             answers no question (:func:`refuse_a_question_model`, the rule of ``coordqa eval``).
+        SettingError: a model that runs inside coordqa is given an endpoint or a key
+            (:func:`refuse_an_endpoint`), naming the member's key (``models.yaml's
+            models[0].api_base``).
     """
     try:
         spec = EvalSetSpec.model_validate(data)
@@ -364,14 +406,25 @@ def parse_spec(
         flags = {key: option_of_key(key) for key in options}
         raise ConfigError(spec_problems(exc, EvalSetSpec, flags, source)) from None
     for index, model in enumerate(spec.models):
-        named = f"{source}'s models[{index}].model_args"
-        refuse_unread_model_args(model.model, model.model_args, named)
-        refuse_a_question_model(model.model, f"{source}'s models[{index}]")
+        at = f"{source}'s models[{index}]"
+        refuse_unread_model_args(model.model, model.model_args, f"{at}.model_args")
+        refuse_a_question_model(model.model, at)
+        # the member's own keys, not the flags (walkthrough 18, O1); a --model model's endpoint
+        # and key are the command line's, said as its options
+        from_options = options_from is not None and index >= options_from
+        refuse_an_endpoint(
+            model.model,
+            model.api_base,
+            key_given=model.api_key_env is not None,
+            settings=None if from_options else (f"{at}.api_base", f"{at}.api_key_env"),
+        )
     names = [model.model for model in spec.models]
     given = spec.model_fields_set
 
     def said_as(key: str) -> str:
         return option_of_key(key) if key in options else f"{source}'s {key}"
+
+    _check_values(spec, source, said_as)
 
     refuse_a_transport(names, spec.transport, said_as("transport"))
     refuse_a_timeout(names, "timeout_s" in given, said_as("timeout_s"))

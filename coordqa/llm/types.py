@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from coordqa.errors import ConfigError
+from coordqa.errors import SettingError
 
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant")
@@ -71,20 +71,23 @@ class GenerateConfig:
         _check_range(self, "top_p", 0.0, 1.0, open_low=True)
         _check_range(self, "max_tokens", 1)
         for name, value in self.extra.items():
+            if name in SAMPLING_FIELDS:  # named by the sampling setting: a command's flag
+                raise SettingError(
+                    name,
+                    f"model argument {name!r} is coordqa's own sampling setting: give it as "
+                    "{setting}",
+                )
             if name in NOT_EXTRA:
-                raise ConfigError(
-                    f"--model-arg {name}: not a provider setting of its own: "
-                    + (
-                        f"use {FLAGS[name]}"
-                        if name in SAMPLING_FIELDS
-                        else "coordqa sets it itself"
-                    )
+                raise SettingError(
+                    "model_args",
+                    f"{{setting}} {name}: not a provider setting of its own: coordqa sets it "
+                    "itself",
                 )
             try:
                 json.dumps(value, allow_nan=False)
             except (TypeError, ValueError) as exc:
-                raise ConfigError(
-                    f"--model-arg {name}: the value must be JSON data ({exc})"
+                raise SettingError(
+                    "model_args", f"{{setting}} {name}: the value must be JSON data ({exc})"
                 ) from exc
 
 
@@ -168,30 +171,6 @@ class RetryDecision:
         return self.kind in ("transient", "rate_limit")
 
 
-FLAGS = {
-    "temperature": "--temperature",
-    "top_p": "--top-p",
-    "max_tokens": "--max-tokens",
-    "seed": "--seed",
-    "concurrency": "--concurrency",
-    "requests_per_minute": "--rpm",
-    "tokens_per_minute": "--tpm",
-    "timeout_s": "--timeout",
-    "max_attempts": "--max-attempts",
-    "max_connection_failures": "--max-connection-failures",
-}
-"""The command-line flag of each setting that has one: what an error about it names."""
-
-
-def setting_name(owner: object, field_name: str) -> str:
-    """How a message names a setting: its flag, else ``Class.field`` (a Python-only setting).
-
-    >>> setting_name(CallPolicy(), "timeout_s"), setting_name(CallPolicy(), "max_total_s")
-    ('--timeout', 'CallPolicy.max_total_s')
-    """
-    return FLAGS.get(field_name) or f"{type(owner).__name__}.{field_name}"
-
-
 def _check_range(
     owner: object,
     field_name: str,
@@ -200,7 +179,13 @@ def _check_range(
     *,
     open_low: bool = False,
 ) -> None:
-    """Raise ConfigError unless the field is None or within [low, high] (or (low, high])."""
+    """Raise unless the field is None or within [low, high] (or (low, high]).
+
+    Raises:
+        SettingError: naming the parameter (``top_p``), as its caller wrote it; a command names
+            its flag for it (``--top-p``, :func:`coordqa.cli._errors.settings_as_options`).
+            The library said ``--top-p`` to a Python caller (walkthrough 18, O1).
+    """
     value = getattr(owner, field_name)
     if value is None:
         return
@@ -208,7 +193,7 @@ def _check_range(
     if too_low or (high is not None and value > high):
         bound = f"> {low:g}" if open_low else f">= {low:g}"
         allowed = f"{bound} and <= {high:g}" if high is not None else bound
-        raise ConfigError(f"{setting_name(owner, field_name)} must be {allowed}, got {value:g}")
+        raise SettingError(field_name, f"{{setting}} must be {allowed}, got {value:g}")
 
 
 @dataclass(frozen=True)
