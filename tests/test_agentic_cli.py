@@ -52,7 +52,7 @@ def test_agentic_run_plays_stores_and_reports(tmp_path: Path) -> None:
     report_dir = tmp_path / "report"
     shown = runner.invoke(app, ["agentic", "report", str(out), "--out", str(report_dir)])
     assert shown.exit_code == 0, shown.output
-    assert "2 episode(s) from 1 run(s)" in _flat(shown.output)
+    assert "2 episodes from 1 run" in _flat(shown.output)
     assert (report_dir / "table7_collab.csv").exists() and (report_dir / "scores.png").exists()
 
 
@@ -82,7 +82,7 @@ def test_agentic_report_reads_the_runs_in_a_folder(tmp_path: Path) -> None:
         assert played.returncode == 0, played.stderr
     report = coordqa("agentic", "report", tmp_path / "runs")
     assert report.returncode == 0, report.stderr
-    assert "2 episode(s) from 2 run(s)" in " ".join(report.stderr.split())
+    assert "2 episodes from 2 runs" in " ".join(report.stderr.split())
 
 
 def test_agentic_grid_command(tmp_path: Path) -> None:
@@ -378,7 +378,7 @@ def test_report_tables_fit_80_columns_on_stdout_messages_on_stderr(tmp_path: Pat
     assert shown.exit_code == 0, shown.output
     lines = shown.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80
-    assert "4 episode(s) from 2 run(s)" in shown.stderr and "episode(s)" not in shown.stdout
+    assert "4 episodes from 2 runs" in shown.stderr and "episodes from" not in shown.stdout
     decisions = shown.stdout[shown.stdout.index("Per decision") :]
     assert decisions.index("escape-greedy") < decisions.index("self /")
     assert "n=2" in shown.stdout and "mean ± SE [95% CI" in shown.stdout

@@ -67,7 +67,7 @@ def test_the_guides_two_runs_count_their_shared_episodes_once(tmp_path: Path) ->
     played = len(load_agentic_run(escape, with_exchanges=False)) + len(
         load_agentic_run(smoke, with_exchanges=False)
     )
-    assert f"{played - 2} episode(s) from 2 run(s)" in _flat(shown.stderr)
+    assert f"{played - 2} episodes from 2 runs" in _flat(shown.stderr)
 
 
 def test_runs_with_distinct_keys_pool_to_their_sum(tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_runs_with_distinct_keys_pool_to_their_sum(tmp_path: Path) -> None:
     _escape_run(second, "--seeds", "3,4")
     shown = coordqa("agentic", "report", first, second, "--out", report_dir)
     assert shown.returncode == 0, shown.stderr
-    assert "5 episode(s) from 2 run(s)" in _flat(shown.stderr)
+    assert "5 episodes from 2 runs" in _flat(shown.stderr)
     assert "/5 [" in _self_play_escapes(report_dir)
     assert "more than one run" not in shown.stderr
     assert "more than one run" not in (report_dir / "report.md").read_text(encoding="utf-8")

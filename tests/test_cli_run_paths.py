@@ -143,7 +143,7 @@ def test_a_report_of_a_folder_of_runs_names_what_it_skipped_and_reports_the_rest
     skipped = 1 if other == "agentic" else 2  # runs/x, or runs/a and runs/b
     assert f"skipped {skipped} {other} run" in said, said
     if kind == "agentic":
-        assert "episode(s) from 1 run(s)" in said, said
+        assert "from 1 run" in said, said
     else:
         assert "runs/a" not in said and " m2 " in _flat(shown.stdout), shown.stdout
     for named in ("runs/broken", "runs/orphan"):

@@ -39,6 +39,7 @@ from coordqa.cli._tables import print_entry
 from coordqa.errors import ConfigError, RunFailed, RunInterrupted
 from coordqa.eval_config import api_key_from_env
 from coordqa.outputs import AGENTIC_REPORT
+from coordqa.words import counted
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -813,7 +814,7 @@ def report_command(
     found = runs_to_report(runs, "agentic")
     report = agentic_report(found, out)
     _print_report(report)
-    messages.print(f"{len(report.episodes)} episode(s) from {len(found)} run(s)")
+    messages.print(f"{counted(len(report.episodes), 'episode')} from {counted(len(found), 'run')}")
     if out is not None:
         messages.print(f"report: {out / 'report.md'}", highlight=False, markup=False)
 
