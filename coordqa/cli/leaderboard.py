@@ -43,6 +43,8 @@ console = Console()
 _MB = 1024 * 1024
 _LIMITS = SubmitterLimits()
 _JOBS = BoardRunSettings()
+BUNDLE_EXAMPLE = "bundle.json"
+"""The file ``submit --out`` offers inside a folder given instead of a file."""
 """The defaults of ``serve``'s options (limits and board-run budgets): the settings' own."""
 
 DB_OPTION = typer.Option(
@@ -189,7 +191,11 @@ def submit_command(
     token: Token = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Write the bundle to this file instead.", callback=output_file),
+        typer.Option(
+            "--out",
+            help="Write the bundle to this file instead.",
+            callback=output_file(BUNDLE_EXAMPLE),
+        ),
     ] = None,
     name: Annotated[
         str | None, typer.Option("--name", help="Display name (default: the run's model).")
@@ -252,7 +258,7 @@ def submit_command(
         else counted(len(bundle["episodes"]), "episode")
     )
     if out is not None:
-        make_output_file(out, "--out")
+        make_output_file(out, "--out", BUNDLE_EXAMPLE)
         out.write_text(json.dumps(bundle, ensure_ascii=False), encoding="utf-8")
         console.print(f"wrote {out} ({what}, digest {bundle['digest'][:12]})", soft_wrap=True)
         return
