@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from coordqa.leaderboard.catalog import Registration
-    from coordqa.leaderboard.client import Submitted
+    from coordqa.leaderboard.client import SubmitError, Submitted
     from coordqa.leaderboard.db import Database
     from coordqa.leaderboard.jobs import JobView
 
@@ -232,6 +232,7 @@ def submit_command(
         _require_token(token)
     from coordqa.leaderboard.client import (
         SUBMIT_TAKES,
+        SubmitError,
         check_transport,
         read_saved_bundle,
         submit_bundle,
@@ -240,7 +241,8 @@ def submit_command(
 
     if to is not None:
         check_transport(to, insecure)  # before the run is read: refuse at once
-    if run_dir.is_file() and not is_run_file(run_dir):
+    saved_bundle = run_dir.is_file() and not is_run_file(run_dir)
+    if saved_bundle:
         _refuse_changes_to_a_saved_bundle(
             run_dir, out, name=name, provider=provider, details=details, grid=grid
         )
@@ -262,7 +264,15 @@ def submit_command(
         out.write_text(json.dumps(bundle, ensure_ascii=False), encoding="utf-8")
         console.print(f"wrote {out} ({what}, digest {bundle['digest'][:12]})", soft_wrap=True)
         return
-    answer = submit_bundle(bundle, str(to), str(token), insecure=insecure)
+    try:
+        answer = submit_bundle(bundle, str(to), str(token), insecure=insecure)
+    except SubmitError as exc:
+        import shlex
+
+        if saved_bundle:
+            raise _name_taken(exc, "", run_dir) from exc
+        given_grid = "" if grid is None else f" --grid {shlex.quote(grid)}"
+        raise _name_taken(exc, f"coordqa submit {shlex.quote(str(run_dir))}{given_grid}") from exc
     verb = "submitted" if answer.created else "already on the leaderboard"
     # a URL is never folded onto a line of its own (80 columns in a pipe: walkthrough 9 #106)
     console.print(f"{verb}: entry {answer.id} ({what}): {answer.url}", markup=False, soft_wrap=True)
@@ -339,19 +349,59 @@ def _refuse_changes_to_a_saved_bundle(
     named = {**given, "org": details.org, "params": details.params, "link": details.link}
     changed = {f"--{option}": value for option, value in named.items() if value is not None}
     if changed:
-        import shlex
-
-        options = " ".join(f"{flag} {shlex.quote(str(value))}" for flag, value in changed.items())
-        flags = " and ".join(changed)
-        fresh = unused_file_beside(path, [str(value) for value in changed.values()])
-        new_file = "NEW_FILE" if fresh is None else shlex.quote(str(fresh))
         raise ConfigError(
-            f"{flags} cannot change a saved bundle ({path}): its digest covers what it says of "
-            f"the model. Save it again from its run directory with {flags}, into a new file: "
-            f"`coordqa submit RUN_DIR {options} --out {new_file}` (an agentic run: with --grid "
-            f"GRID), then send that file; or send the run directly: "
-            f"`coordqa submit RUN_DIR {options} --to URL --token T`"
+            f"{' and '.join(changed)} cannot change a saved bundle ({path}): its digest covers "
+            f"what it says of the model. {_save_again(path, changed, quote=True).capitalize()}"
         )
+
+
+def _save_again(path: Path, changed: Mapping[str, str], *, quote: bool) -> str:
+    """How a saved bundle (``path``) gets other model details: the one wording of it.
+
+    ``changed``: each option with its value (quoted for the shell when ``quote``; a
+    placeholder such as ``NAME`` is not). Said where ``--name`` is given with a saved bundle,
+    and where the board refuses the name a saved bundle holds (walkthrough 18 R2).
+    """
+    import shlex
+
+    def shown(value: str) -> str:
+        return shlex.quote(value) if quote else value
+
+    options = " ".join(f"{flag} {shown(str(value))}" for flag, value in changed.items())
+    flags = " and ".join(changed)
+    fresh = unused_file_beside(path, [str(value) for value in changed.values()])
+    new_file = "NEW_FILE" if fresh is None else shlex.quote(str(fresh))
+    return (
+        f"save it again from its run directory with {flags}, into a new file: "
+        f"`coordqa submit RUN_DIR {options} --out {new_file}` (an agentic run: with --grid "
+        f"GRID), then send that file; or send the run directly: "
+        f"`coordqa submit RUN_DIR {options} --to URL --token T`"
+    )
+
+
+def _name_taken(exc: SubmitError, command: str, saved: Path | None = None) -> SubmitError:
+    """``exc`` with what to do, where the board refused the display name (walkthrough 18 R2).
+
+    The board says the name looks like another submitter's; the command that gives another
+    is this side's to say: ``command`` with ``--name NAME`` added, or, for a bundle ``saved``
+    with its name, saving it again (:func:`_save_again`). Any other refusal is ``exc`` as is.
+    """
+    from coordqa.leaderboard.client import SubmitError
+    from coordqa.leaderboard.names import DISPLAY_NAME_FIELD
+
+    if exc.field != DISPLAY_NAME_FIELD:
+        return exc
+    if saved is not None:
+        again = _save_again(saved, {"--name": "NAME"}, quote=False)
+        return SubmitError(
+            f"{exc}. {saved} holds that name (its digest covers what it says of the model): "
+            f"{again}",
+            exc.field,
+        )
+    return SubmitError(
+        f"{exc}: add --name NAME to the command: `{command} --name NAME --to URL --token T`",
+        exc.field,
+    )
 
 
 JobTrials = Annotated[int, typer.Option(help="Board-run jobs: trials per question.")]
@@ -782,7 +832,7 @@ def submit_endpoint_command(
     key is stored encrypted and never shown.
     """
     from coordqa.eval_config import api_key_from_env
-    from coordqa.leaderboard.client import register_endpoint
+    from coordqa.leaderboard.client import SubmitError, register_endpoint
 
     shown = details.checked(display_name=name)
     token = _require_token(token)
@@ -795,7 +845,12 @@ def submit_endpoint_command(
         "grids": list(grid or ()),
         "agent": agent,
     }
-    answer = register_endpoint(request, to, token, insecure=insecure)
+    try:
+        answer = register_endpoint(request, to, token, insecure=insecure)
+    except SubmitError as exc:
+        import shlex
+
+        raise _name_taken(exc, f"coordqa submit-endpoint {shlex.quote(model)}") from exc
     for job in answer["jobs"]:
         what = "CoordinationQA" if job["kind"] == "qa" else f"grid {job['grid']}"
         console.print(
