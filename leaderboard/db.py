@@ -34,6 +34,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    false,
     func,
     insert,
     or_,
@@ -218,16 +219,20 @@ def check_quota(
         raise QuotaError(entries, jobs, quota, adding)
 
 
-def _set_row_hidden(row: Submission, hidden: bool, why: str | None) -> bool:
+def _set_row_hidden(row: Submission, hidden: bool, why: str | None, by_token: bool = False) -> bool:
     """Hide or show one stored entry: whether it changed state (the rule of both hide commands).
 
     An entry hidden already keeps its reason unless a new one (``why``) is given; a shown entry
-    has none.
+    has none. ``by_token``: hidden with its token's entries, which ``unhide --token`` undoes; an
+    entry an admin hides on its own (or gives its own reason) stays hidden then (walkthrough 18
+    #194 showed again an entry hidden as superseded).
     """
     changed = row.hidden != hidden
     if changed or why is not None:
         row.hidden = hidden
         row.hidden_reason = why if hidden else None
+    if changed or (why is not None and not by_token):
+        row.hidden_by_token = hidden and by_token
     return changed
 
 
@@ -331,6 +336,9 @@ class Submission(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     hidden: Mapped[bool] = mapped_column(Boolean, default=False)
     hidden_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    hidden_by_token: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Hidden with all of its token's entries (``hide --token``, ``token revoke
+    --hide-entries``), not on its own: ``unhide --token`` shows again only these."""
     provenance_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     """When an admin checked who produced the replies (the server alone cannot)."""
     provenance_note: Mapped[str | None] = mapped_column(String(500), nullable=True)
@@ -625,6 +633,18 @@ def _v6_to_v7(connection: Connection) -> None:
         connection.execute(text(index))
 
 
+def _v7_to_v8(connection: Connection) -> None:
+    """Whether an entry was hidden with its token's entries (``hide --token``) or on its own.
+
+    Entries hidden before are taken as hidden on their own: ``unhide --token`` leaves them
+    hidden and names each with the command that shows it, rather than show what an admin may
+    have hidden for a reason of its own.
+    """
+    connection.execute(
+        text("ALTER TABLE submissions ADD COLUMN hidden_by_token BOOLEAN NOT NULL DEFAULT FALSE")
+    )
+
+
 UPGRADES: Sequence[Callable[[Connection], None]] = (
     _v1_to_v2,
     _v2_to_v3,
@@ -632,6 +652,7 @@ UPGRADES: Sequence[Callable[[Connection], None]] = (
     _v4_to_v5,
     _v5_to_v6,
     _v6_to_v7,
+    _v7_to_v8,
 )
 """Schema steps in order; step ``i`` brings a database from version ``i + 1`` to ``i + 2``.
 A new database is created at :data:`SCHEMA_VERSION` directly."""
@@ -908,12 +929,14 @@ class Database:
             return row, _set_row_hidden(row, hidden, why)
 
     def set_hidden_of(self, token_id: int, hidden: bool, reason: str | None = None) -> int:
-        """Hide or show every submission made with a token (a submitter's entries).
+        """Hide a token's entries (a submitter's), or show again those hidden so.
 
         Returns how many changed state: ``unhide --token`` reports the entries it showed again,
         not the ones that were visible already. A new reason goes to the entries hidden already
         too, so a submitter's entries all say the same thing; without one they keep theirs, as
-        with :meth:`set_hidden` (``hide --token`` again wiped them).
+        with :meth:`set_hidden` (``hide --token`` again wiped them). Showing undoes hiding: an
+        entry hidden on its own (:meth:`set_hidden`) stays hidden
+        (:meth:`hidden_on_their_own` names them).
 
         Raises:
             LeaderboardError: no token has that id.
@@ -926,7 +949,25 @@ class Database:
                     f"no token with id {token_id}; see `{self.command('token list')}`"
                 )
             rows = session.scalars(select(Submission).where(Submission.token_id == token_id))
-            return sum(_set_row_hidden(row, hidden, why) for row in rows)
+            shown = (row for row in rows if hidden or row.hidden_by_token)
+            return sum(_set_row_hidden(row, hidden, why, by_token=True) for row in shown)
+
+    def hidden_on_their_own(self, token_id: int) -> list[tuple[int, str | None]]:
+        """``(id, reason)`` of a token's entries hidden one by one: ``unhide --token`` keeps them.
+
+        Entries hidden before the board recorded how (schema version 8) count as such.
+        """
+        with self.session() as session:
+            rows = session.execute(
+                select(Submission.id, Submission.hidden_reason)
+                .where(
+                    Submission.token_id == token_id,
+                    Submission.hidden.is_(True),
+                    Submission.hidden_by_token.is_(False),
+                )
+                .order_by(Submission.id)
+            )
+            return [(entry, reason) for entry, reason in rows]
 
     def set_provenance(self, submission_id: int, note: str | None) -> Submission:
         """Mark that an admin checked who produced a submission, or clear the mark.

@@ -556,7 +556,9 @@ def token_revoke_command(
     else:
         console.print(_unchanged(f"token {info.id} ({info.name})", "revoked", info.revoked_at))
     if hide:
-        console.print(_hide_entries_of(database, info.id, True, reason))
+        console.print(
+            _hide_entries_of(database, info.id, True, reason), markup=False, soft_wrap=True
+        )
 
 
 def _hide_entries_of(database: Database, token_id: int, hidden: bool, reason: str | None) -> str:
@@ -565,21 +567,60 @@ def _hide_entries_of(database: Database, token_id: int, hidden: bool, reason: st
     ``hide``/``unhide --token`` and ``token revoke --hide-entries`` answer so. When no entry
     changed state it says so (walkthrough 16 #141: "0 entries of token 2 are now visible" read
     as "token 2 has no visible entries"), and names a new reason given to the entries hidden
-    already, the one change there is then.
+    already, the one change there is then. ``unhide --token`` shows again only what a
+    token-wide hide hid: it names the entries hidden on their own that stay hidden, and says
+    when the token is revoked (walkthrough 18 #194 showed both again without a word).
     """
     from coordqa.leaderboard.tokens import list_tokens
 
     count = database.set_hidden_of(token_id, hidden, reason)
     state = "hidden" if hidden else "visible"
+    info = next(token for token in list_tokens(database) if token.id == token_id)
+    kept = [] if hidden else database.hidden_on_their_own(token_id)
     if count:
         entries = counted(count, "entry", "entries")
-        return f"{entries} of token {token_id} {agreeing(count, 'is', 'are')} now {state}"
-    info = next(token for token in list_tokens(database) if token.id == token_id)
-    none = f"token {info.id} ({info.name}) has no {'visible' if hidden else 'hidden'} entries"
-    if hidden and reason is not None and info.hidden:
-        held = counted(info.hidden, "hidden entry", "hidden entries")
-        return f"{none}; the reason of its {held} is now {reason!r}"
-    return f"{none}{NOTHING_CHANGED}"
+        said = f"{entries} of token {token_id} {agreeing(count, 'is', 'are')} now {state}"
+    elif kept:
+        said = f"token {info.id} ({info.name}) has no entries hidden by hide --token"
+        said += NOTHING_CHANGED
+    else:
+        none = f"token {info.id} ({info.name}) has no {'visible' if hidden else 'hidden'} entries"
+        if hidden and reason is not None and info.hidden:
+            held = counted(info.hidden, "hidden entry", "hidden entries")
+            return f"{none}; the reason of its {held} is now {reason!r}"
+        return f"{none}{NOTHING_CHANGED}"
+    if kept:
+        said += f"; {_kept_hidden(database, kept)}"
+    if count and not hidden and info.revoked_at is not None:
+        said += (
+            f"; token {info.id} ({info.name}) is revoked: its entries are ranked again, though "
+            "it can send no more"
+        )
+    return said
+
+
+MOST_NAMED = 10
+"""Entries an admin command names one by one before it counts the rest."""
+
+
+def _kept_hidden(database: Database, kept: list[tuple[int, str | None]]) -> str:
+    """What ``unhide --token`` says of the entries hidden on their own that it leaves hidden."""
+    if len(kept) == 1:
+        ((entry, reason),) = kept
+        why = "" if reason is None else f" ({reason!r})"
+        return (
+            f"entry {entry} stays hidden: it was hidden on its own{why}, not by hide --token; "
+            f"`{database.command(f'unhide {entry}')}` shows it"
+        )
+    listed = ", ".join(
+        str(entry) if reason is None else f"{entry} ({reason!r})"
+        for entry, reason in kept[:MOST_NAMED]
+    )
+    more = "" if len(kept) <= MOST_NAMED else f" and {len(kept) - MOST_NAMED} more"
+    return (
+        f"entries {listed}{more} stay hidden: they were hidden on their own, not by hide "
+        f"--token; `{database.command('unhide N')}` shows one"
+    )
 
 
 NOTHING_CHANGED = ": nothing changed"
@@ -630,7 +671,8 @@ def _set_hidden(
         raise ConfigError("give a SUBMISSION_ID or --token TOKEN, not both")
     if token is not None:
         database = _open(db, create=False)
-        console.print(_hide_entries_of(database, token_id_of(database, token), hidden, reason))
+        said = _hide_entries_of(database, token_id_of(database, token), hidden, reason)
+        console.print(said, markup=False, soft_wrap=True)  # a command is never folded mid-word
         return
     if submission_id is None:
         raise ConfigError("give a SUBMISSION_ID, or --token TOKEN for a submitter's entries")
