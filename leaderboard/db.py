@@ -69,6 +69,9 @@ __all__ = [
     "FINISHED",
     "QuotaError",
     "check_quota",
+    "quota_held",
+    "quota_held_words",
+    "SERVED_QUOTA",
     "claim_display_name",
     "lock_token",
     "SHOWN_AS",
@@ -98,6 +101,15 @@ class LeaderboardError(CoordqaError):
     """A leaderboard database is unusable, or an admin command names something that is not there."""
 
 
+def quota_held_words(entries: int, jobs: int) -> str:
+    """What a token holds of its quota, in the quota's words: ``5 visible entries and 1 ...``."""
+    held = counted(entries, "visible entry", "visible entries")
+    if jobs:
+        held += f" and {counted(jobs, 'unfinished job')}"
+        held += " (a job counts as the entry it will make)"
+    return held
+
+
 class QuotaError(LeaderboardError):
     """A token's entries and unfinished jobs leave no room under the quota for what it asks.
 
@@ -107,10 +119,7 @@ class QuotaError(LeaderboardError):
 
     def __init__(self, entries: int, jobs: int, quota: int, adding: int = 1) -> None:
         """``entries`` visible and ``jobs`` unfinished; ``adding`` entries (or jobs) asked for."""
-        held = counted(entries, "visible entry", "visible entries")
-        if jobs:
-            held += f" and {counted(jobs, 'unfinished job')}"
-            held += " (a job counts as the entry it will make)"
+        held = quota_held_words(entries, jobs)
         asked = "one more" if adding == 1 else f"the {adding} jobs this registration would queue"
         fewer = " (or register fewer grids)" if 1 < adding and entries + jobs < quota else ""
         super().__init__(
@@ -192,6 +201,17 @@ FINISHED = ("done", "failed", "cancelled")
 """Job states in which nothing runs (only a ``done`` job shows its secret seeds)."""
 
 
+def quota_held(session: Session, token_id: int, job_id: int | None = None) -> tuple[int, int]:
+    """A token's visible entries and unfinished jobs (but ``job_id``): what its quota counts."""
+    jobs = session.execute(
+        select(func.count())
+        .select_from(Job)
+        .join(Endpoint, Job.endpoint_id == Endpoint.id)
+        .where(Endpoint.token_id == token_id, Job.status.not_in(FINISHED), Job.id != job_id)
+    ).scalar_one()
+    return visible_entries(session, token_id), int(jobs)
+
+
 def check_quota(
     session: Session, token_id: int, quota: int, adding: int = 1, job_id: int | None = None
 ) -> None:
@@ -206,15 +226,7 @@ def check_quota(
     Raises:
         QuotaError: the entries and jobs, plus ``adding``, pass ``quota``.
     """
-    entries = visible_entries(session, token_id)
-    jobs = int(
-        session.execute(
-            select(func.count())
-            .select_from(Job)
-            .join(Endpoint, Job.endpoint_id == Endpoint.id)
-            .where(Endpoint.token_id == token_id, Job.status.not_in(FINISHED), Job.id != job_id)
-        ).scalar_one()
-    )
+    entries, jobs = quota_held(session, token_id, job_id)
     if entries + jobs + adding > quota:
         raise QuotaError(entries, jobs, quota, adding)
 
@@ -247,6 +259,10 @@ def as_utc(moment: datetime) -> datetime:
 
 class Base(DeclarativeBase):
     """Declarative base of the leaderboard tables."""
+
+
+SERVED_QUOTA = "served_quota"
+"""The meta key of the quota the server was last started with (``0``: none)."""
 
 
 class Meta(Base):
@@ -640,9 +656,15 @@ def _v7_to_v8(connection: Connection) -> None:
     hidden and names each with the command that shows it, rather than show what an admin may
     have hidden for a reason of its own.
     """
-    connection.execute(
-        text("ALTER TABLE submissions ADD COLUMN hidden_by_token BOOLEAN NOT NULL DEFAULT FALSE")
-    )
+    from sqlalchemy import inspect
+
+    present = {column["name"] for column in inspect(connection).get_columns("submissions")}
+    if "hidden_by_token" not in present:  # a board marked older than its tables holds it
+        connection.execute(
+            text(
+                "ALTER TABLE submissions ADD COLUMN hidden_by_token BOOLEAN NOT NULL DEFAULT FALSE"
+            )
+        )
 
 
 UPGRADES: Sequence[Callable[[Connection], None]] = (
@@ -951,6 +973,28 @@ class Database:
             rows = session.scalars(select(Submission).where(Submission.token_id == token_id))
             shown = (row for row in rows if hidden or row.hidden_by_token)
             return sum(_set_row_hidden(row, hidden, why, by_token=True) for row in shown)
+
+    def record_quota(self, quota: int | None) -> None:
+        """Keep the quota the server runs with (None: none), for admin commands to check against.
+
+        ``serve --quota`` lives in the server process; ``unhide`` runs beside it on the database
+        and says when it takes a token past this quota (walkthrough 18 R6).
+        """
+        with self.session() as session:
+            session.execute(delete(Meta).where(Meta.key == SERVED_QUOTA))
+            session.execute(insert(Meta).values(key=SERVED_QUOTA, value=str(quota or 0)))
+
+    def past_quota(self, token_id: int) -> tuple[int, int, int] | None:
+        """``(entries, jobs, quota)`` when a token holds more than the quota last served with.
+
+        None when it does not, or when no quota is known (none, or a board not served since it
+        was recorded).
+        """
+        with self.session() as session:
+            value = session.scalar(select(Meta.value).where(Meta.key == SERVED_QUOTA))
+            quota = int(value) if value is not None and value.isdigit() else 0
+            entries, jobs = quota_held(session, token_id)
+        return (entries, jobs, quota) if quota and entries + jobs > quota else None
 
     def hidden_on_their_own(self, token_id: int) -> list[tuple[int, str | None]]:
         """``(id, reason)`` of a token's entries hidden one by one: ``unhide --token`` keeps them.

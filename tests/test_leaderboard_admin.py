@@ -355,6 +355,39 @@ def test_unhide_token_undoes_the_token_wide_hide_and_keeps_an_entry_hidden_on_it
     db.dispose()
 
 
+def test_unhide_that_takes_a_token_past_its_quota_says_so(tmp_path: Path) -> None:
+    """Walkthrough 18 #77-#81: ``unhide 1`` took a token to 6 visible entries past its quota of
+    5 without a word; its next upload was refused. The admin may (the quota is the board's rule
+    for submitters, "ask the leaderboard admin ... to raise the quota"), so unhide still shows
+    the entry, and says the token is past the quota the board was last served with."""
+    from coordqa.leaderboard.server import create_app
+    from coordqa.leaderboard.settings import SubmitterLimits
+
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    _cli("leaderboard", "token", "create", "alice", "--db", url)
+    db = open_database(url)
+    _entries_of(db, tmp_path, token_id=1, names=("a1", "a2", "a3"))
+    assert "now hidden" in _cli("leaderboard", "hide", "1", "--db", url)
+    assert "now hidden" in _cli("leaderboard", "hide", "2", "--db", url)
+    create_app(url, limits=SubmitterLimits(quota=2)).state.db.dispose()  # as `serve --quota 2`
+    within = _cli("leaderboard", "unhide", "1", "--db", url)
+    assert within.strip() == "entry 1 (a1) is now visible", within
+    past = " ".join(_cli("leaderboard", "unhide", "2", "--db", url).split())
+    assert past == (
+        "entry 2 (a2) is now visible; token 1 (alice) now has 3 visible entries, past the quota "
+        "of 2 per token this board was last served with (serve --quota): its uploads and "
+        "registrations are refused until 2 entries are hidden or the quota is raised"
+    ), past
+    _cli("leaderboard", "hide", "--token", "alice", "--db", url)
+    shown = " ".join(_cli("leaderboard", "unhide", "--token", "alice", "--db", url).split())
+    assert shown == (
+        "3 entries of token 1 are now visible; token 1 (alice) now has 3 visible entries, past "
+        "the quota of 2 per token this board was last served with (serve --quota): its uploads "
+        "and registrations are refused until 2 entries are hidden or the quota is raised"
+    ), shown
+    db.dispose()
+
+
 def test_provenance_mark(populated: tuple[str, list[int]]) -> None:
     url, ids = populated
     note = "replies match the provider's request logs"

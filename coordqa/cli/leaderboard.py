@@ -596,7 +596,34 @@ def _hide_entries_of(database: Database, token_id: int, hidden: bool, reason: st
             f"; token {info.id} ({info.name}) is revoked: its entries are ranked again, though "
             "it can send no more"
         )
+    if count and not hidden:
+        said += _past_quota(database, token_id)
     return said
+
+
+def _past_quota(database: Database, token_id: int) -> str:
+    """What ``unhide`` says when it leaves a token past the quota, else nothing.
+
+    Shown entries count again (walkthrough 18 R6: ``unhide 1`` took a token to 6 of its 5
+    without a word, and its next upload was refused). The quota binds submitters, and the
+    admin may raise it ("ask the leaderboard admin ... to raise the quota"), so the entry is
+    shown and the admin told; the quota is the one the board was last served with.
+    """
+    from coordqa.leaderboard.db import quota_held_words
+    from coordqa.leaderboard.tokens import list_tokens
+
+    past = database.past_quota(token_id)
+    if past is None:
+        return ""
+    entries, jobs, quota = past
+    info = next(token for token in list_tokens(database) if token.id == token_id)
+    over = entries + jobs + 1 - quota  # to hide before one more fits
+    return (
+        f"; token {info.id} ({info.name}) now has {quota_held_words(entries, jobs)}, past the "
+        f"quota of {quota} per token this board was last served with (serve --quota): its "
+        f"uploads and registrations are refused until {counted(over, 'entry', 'entries')} "
+        f"{agreeing(over, 'is', 'are')} hidden or the quota is raised"
+    )
 
 
 MOST_NAMED = 10
@@ -676,10 +703,12 @@ def _set_hidden(
         return
     if submission_id is None:
         raise ConfigError("give a SUBMISSION_ID, or --token TOKEN for a submitter's entries")
-    row, changed = _open(db, create=False).set_hidden(submission_id, hidden, reason)
+    database = _open(db, create=False)
+    row, changed = database.set_hidden(submission_id, hidden, reason)
     entry = f"entry {row.id} ({row.display_name})"
     if changed:
-        console.print(f"{entry} is now {state}")
+        past = "" if hidden or row.token_id is None else _past_quota(database, row.token_id)
+        console.print(f"{entry} is now {state}{past}", markup=False, soft_wrap=True)
     elif hidden and reason is not None:
         console.print(f"{entry} was hidden already; its reason is now {row.hidden_reason!r}")
     else:
