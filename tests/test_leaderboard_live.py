@@ -204,6 +204,11 @@ def test_a_bundle_saved_with_out_is_sent_as_it_is(tmp_path: Path) -> None:
     assert renamed.returncode == 2
     (line,) = renamed.stderr.strip().splitlines()
     assert line.startswith("error: --name cannot change a saved bundle"), line
+    assert (
+        "model. Save it again from its run directory with --name, into a new file: `coordqa "
+        f"submit RUN_DIR --name other --out {tmp_path / 'bundle-other.json'}` (an agentic run: "
+        "with --grid GRID), then send that file"
+    ) in line, line
     assert refused.returncode == 2
     (line,) = refused.stderr.strip().splitlines()
     assert "is not a bundle written by coordqa submit --out" in line, line

@@ -43,9 +43,9 @@ console = Console()
 _MB = 1024 * 1024
 _LIMITS = SubmitterLimits()
 _JOBS = BoardRunSettings()
+"""The defaults of ``serve``'s options (limits and board-run budgets): the settings' own."""
 BUNDLE_EXAMPLE = "bundle.json"
 """The file ``submit --out`` offers inside a folder given instead of a file."""
-"""The defaults of ``serve``'s options (limits and board-run budgets): the settings' own."""
 
 DB_OPTION = typer.Option(
     "--db",
@@ -270,9 +270,10 @@ def submit_command(
         import shlex
 
         if saved_bundle:
-            raise _name_taken(exc, "", run_dir) from exc
+            raise _name_taken(exc, saved=run_dir) from exc
         given_grid = "" if grid is None else f" --grid {shlex.quote(grid)}"
-        raise _name_taken(exc, f"coordqa submit {shlex.quote(str(run_dir))}{given_grid}") from exc
+        command = f"coordqa submit {shlex.quote(str(run_dir))}{given_grid}"
+        raise _name_taken(exc, command=command) from exc
     verb = "submitted" if answer.created else "already on the leaderboard"
     # a URL is never folded onto a line of its own (80 columns in a pipe: walkthrough 9 #106)
     console.print(f"{verb}: entry {answer.id} ({what}): {answer.url}", markup=False, soft_wrap=True)
@@ -351,16 +352,17 @@ def _refuse_changes_to_a_saved_bundle(
     if changed:
         raise ConfigError(
             f"{' and '.join(changed)} cannot change a saved bundle ({path}): its digest covers "
-            f"what it says of the model. {_save_again(path, changed, quote=True).capitalize()}"
+            f"what it says of the model. {_save_again(path, changed, quote=True, first=True)}"
         )
 
 
-def _save_again(path: Path, changed: Mapping[str, str], *, quote: bool) -> str:
+def _save_again(path: Path, changed: Mapping[str, str], *, quote: bool, first: bool = False) -> str:
     """How a saved bundle (``path``) gets other model details: the one wording of it.
 
     ``changed``: each option with its value (quoted for the shell when ``quote``; a
     placeholder such as ``NAME`` is not). Said where ``--name`` is given with a saved bundle,
-    and where the board refuses the name a saved bundle holds (walkthrough 18 R2).
+    and where the board refuses the name a saved bundle holds (walkthrough 18 R2); ``first``:
+    it begins a sentence.
     """
     import shlex
 
@@ -372,19 +374,22 @@ def _save_again(path: Path, changed: Mapping[str, str], *, quote: bool) -> str:
     fresh = unused_file_beside(path, [str(value) for value in changed.values()])
     new_file = "NEW_FILE" if fresh is None else shlex.quote(str(fresh))
     return (
-        f"save it again from its run directory with {flags}, into a new file: "
-        f"`coordqa submit RUN_DIR {options} --out {new_file}` (an agentic run: with --grid "
+        f"{'S' if first else 's'}ave it again from its run directory with {flags}, into a new "
+        f"file: `coordqa submit RUN_DIR {options} --out {new_file}` (an agentic run: with --grid "
         f"GRID), then send that file; or send the run directly: "
         f"`coordqa submit RUN_DIR {options} --to URL --token T`"
     )
 
 
-def _name_taken(exc: SubmitError, command: str, saved: Path | None = None) -> SubmitError:
+def _name_taken(
+    exc: SubmitError, *, command: str | None = None, saved: Path | None = None
+) -> SubmitError:
     """``exc`` with what to do, where the board refused the display name (walkthrough 18 R2).
 
     The board says the name looks like another submitter's; the command that gives another
-    is this side's to say: ``command`` with ``--name NAME`` added, or, for a bundle ``saved``
-    with its name, saving it again (:func:`_save_again`). Any other refusal is ``exc`` as is.
+    is this side's to say: for a bundle ``saved`` with its name, saving it again
+    (:func:`_save_again`), else ``command`` with ``--name NAME`` added. Any other refusal is
+    ``exc`` as is.
     """
     from coordqa.leaderboard.client import SubmitError
     from coordqa.leaderboard.names import DISPLAY_NAME_FIELD
@@ -921,7 +926,7 @@ def submit_endpoint_command(
     except SubmitError as exc:
         import shlex
 
-        raise _name_taken(exc, f"coordqa submit-endpoint {shlex.quote(model)}") from exc
+        raise _name_taken(exc, command=f"coordqa submit-endpoint {shlex.quote(model)}") from exc
     for job in answer["jobs"]:
         what = "CoordinationQA" if job["kind"] == "qa" else f"grid {job['grid']}"
         console.print(
