@@ -117,11 +117,28 @@ def unused_file_beside(path: Path, words: list[str]) -> Path | None:
     return None
 
 
-def check_output_file(path: str | os.PathLike[str], name: str = FILE) -> Path:
+def _free_file_in(folder: Path, example: str) -> Path:
+    """A file in ``folder`` that does not exist yet, named ``example`` if that one is free.
+
+    What a refusal of a folder given for a file offers instead: a name the command then takes
+    (``runs/bundle.json``, else ``runs/bundle-new.json``, ...; ``runs/NAME`` when all are
+    taken).
+    """
+    wanted = folder / example
+    if not os.path.lexists(wanted):
+        return wanted
+    return unused_file_beside(wanted, ["new"]) or folder / "NAME"
+
+
+def check_output_file(
+    path: str | os.PathLike[str], name: str = FILE, example: str = "output"
+) -> Path:
     """``path`` as a new file to write; raise if it cannot be one.
 
     An existing file is refused rather than replaced: a bundle or table written earlier is
-    never lost to a reused name.
+    never lost to a reused name. A folder is refused with a new file in it to give instead
+    (named like ``example``), never with the advice to remove it: a folder given for a file
+    is most often one of the user's own, full of runs (walkthrough 18 #296).
 
     Raises:
         OutputPathError: ``path`` exists, is a folder, lies under a file, or cannot be written.
@@ -129,8 +146,8 @@ def check_output_file(path: str | os.PathLike[str], name: str = FILE) -> Path:
     file = Path(path)
     if file.is_dir():
         raise OutputPathError(
-            f"{name} {file} is a folder, not a file: give a file's path (one inside it: "
-            f"{file / 'NAME'}), or remove the folder"
+            f"{name} {file} is a folder, not a file: give the path of a new file, e.g. "
+            f"{_free_file_in(file, example)}"
         )
     if os.path.lexists(file):
         raise OutputPathError(f"{name} {file} exists: give a new file name, or remove it first")
@@ -145,12 +162,14 @@ def make_output_folder(path: str | os.PathLike[str], name: str = FOLDER) -> Path
     return folder
 
 
-def make_output_file(path: str | os.PathLike[str], name: str = FILE) -> Path:
+def make_output_file(
+    path: str | os.PathLike[str], name: str = FILE, example: str = "output"
+) -> Path:
     """Check ``path`` (:func:`check_output_file`), then create the folders it is to be in.
 
     The file itself is the caller's to write.
     """
-    file = check_output_file(path, name)
+    file = check_output_file(path, name, example)
     file.parent.mkdir(parents=True, exist_ok=True)
     return file
 

@@ -34,6 +34,11 @@ by default; a full v1 run is under 1 MB), only a bound on what a wrong path make
 class SubmitError(CoordqaError):
     """The server could not be reached, or refused the bundle (its status and message)."""
 
+    def __init__(self, message: str, field: str | None = None) -> None:
+        """``field``: the bundle's field the board's refusal names (``model.display_name``)."""
+        super().__init__(message)
+        self.field = field
+
 
 @dataclass(frozen=True)
 class Submitted:
@@ -138,7 +143,11 @@ def _post(url: str, path: str, body: bytes, token: str, insecure: bool) -> dict[
                 f"{printable(url)} does not look like a coordqa leaderboard: it has no {path} "
                 f"(HTTP {response.status_code}: {shown}); check --to, the board's own address"
             )
-        raise SubmitError(f"the leaderboard refused it (HTTP {response.status_code}): {shown}")
+        field = answer.get("field") if isinstance(answer, dict) else None
+        raise SubmitError(
+            f"the leaderboard refused it (HTTP {response.status_code}): {shown}",
+            field if isinstance(field, str) else None,
+        )
     if not isinstance(answer, dict):
         raise _not_understood(endpoint)
     return answer

@@ -34,6 +34,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    false,
     func,
     insert,
     or_,
@@ -68,6 +69,9 @@ __all__ = [
     "FINISHED",
     "QuotaError",
     "check_quota",
+    "quota_held",
+    "quota_held_words",
+    "SERVED_QUOTA",
     "claim_display_name",
     "lock_token",
     "SHOWN_AS",
@@ -97,6 +101,15 @@ class LeaderboardError(CoordqaError):
     """A leaderboard database is unusable, or an admin command names something that is not there."""
 
 
+def quota_held_words(entries: int, jobs: int) -> str:
+    """What a token holds of its quota, in the quota's words: ``5 visible entries and 1 ...``."""
+    held = counted(entries, "visible entry", "visible entries")
+    if jobs:
+        held += f" and {counted(jobs, 'unfinished job')}"
+        held += " (a job counts as the entry it will make)"
+    return held
+
+
 class QuotaError(LeaderboardError):
     """A token's entries and unfinished jobs leave no room under the quota for what it asks.
 
@@ -106,10 +119,7 @@ class QuotaError(LeaderboardError):
 
     def __init__(self, entries: int, jobs: int, quota: int, adding: int = 1) -> None:
         """``entries`` visible and ``jobs`` unfinished; ``adding`` entries (or jobs) asked for."""
-        held = counted(entries, "visible entry", "visible entries")
-        if jobs:
-            held += f" and {counted(jobs, 'unfinished job')}"
-            held += " (a job counts as the entry it will make)"
+        held = quota_held_words(entries, jobs)
         asked = "one more" if adding == 1 else f"the {adding} jobs this registration would queue"
         fewer = " (or register fewer grids)" if 1 < adding and entries + jobs < quota else ""
         super().__init__(
@@ -191,6 +201,17 @@ FINISHED = ("done", "failed", "cancelled")
 """Job states in which nothing runs (only a ``done`` job shows its secret seeds)."""
 
 
+def quota_held(session: Session, token_id: int, job_id: int | None = None) -> tuple[int, int]:
+    """A token's visible entries and unfinished jobs (but ``job_id``): what its quota counts."""
+    jobs = session.execute(
+        select(func.count())
+        .select_from(Job)
+        .join(Endpoint, Job.endpoint_id == Endpoint.id)
+        .where(Endpoint.token_id == token_id, Job.status.not_in(FINISHED), Job.id != job_id)
+    ).scalar_one()
+    return visible_entries(session, token_id), int(jobs)
+
+
 def check_quota(
     session: Session, token_id: int, quota: int, adding: int = 1, job_id: int | None = None
 ) -> None:
@@ -205,29 +226,25 @@ def check_quota(
     Raises:
         QuotaError: the entries and jobs, plus ``adding``, pass ``quota``.
     """
-    entries = visible_entries(session, token_id)
-    jobs = int(
-        session.execute(
-            select(func.count())
-            .select_from(Job)
-            .join(Endpoint, Job.endpoint_id == Endpoint.id)
-            .where(Endpoint.token_id == token_id, Job.status.not_in(FINISHED), Job.id != job_id)
-        ).scalar_one()
-    )
+    entries, jobs = quota_held(session, token_id, job_id)
     if entries + jobs + adding > quota:
         raise QuotaError(entries, jobs, quota, adding)
 
 
-def _set_row_hidden(row: Submission, hidden: bool, why: str | None) -> bool:
+def _set_row_hidden(row: Submission, hidden: bool, why: str | None, by_token: bool = False) -> bool:
     """Hide or show one stored entry: whether it changed state (the rule of both hide commands).
 
     An entry hidden already keeps its reason unless a new one (``why``) is given; a shown entry
-    has none.
+    has none. ``by_token``: hidden with its token's entries, which ``unhide --token`` undoes; an
+    entry an admin hides on its own (or gives its own reason) stays hidden then (walkthrough 18
+    #194 showed again an entry hidden as superseded).
     """
     changed = row.hidden != hidden
     if changed or why is not None:
         row.hidden = hidden
         row.hidden_reason = why if hidden else None
+    if changed or (why is not None and not by_token):
+        row.hidden_by_token = hidden and by_token
     return changed
 
 
@@ -242,6 +259,10 @@ def as_utc(moment: datetime) -> datetime:
 
 class Base(DeclarativeBase):
     """Declarative base of the leaderboard tables."""
+
+
+SERVED_QUOTA = "served_quota"
+"""The meta key of the quota the server was last started with (``0``: none)."""
 
 
 class Meta(Base):
@@ -331,6 +352,9 @@ class Submission(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     hidden: Mapped[bool] = mapped_column(Boolean, default=False)
     hidden_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    hidden_by_token: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Hidden with all of its token's entries (``hide --token``, ``token revoke
+    --hide-entries``), not on its own: ``unhide --token`` shows again only these."""
     provenance_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     """When an admin checked who produced the replies (the server alone cannot)."""
     provenance_note: Mapped[str | None] = mapped_column(String(500), nullable=True)
@@ -625,6 +649,24 @@ def _v6_to_v7(connection: Connection) -> None:
         connection.execute(text(index))
 
 
+def _v7_to_v8(connection: Connection) -> None:
+    """Whether an entry was hidden with its token's entries (``hide --token``) or on its own.
+
+    Entries hidden before are taken as hidden on their own: ``unhide --token`` leaves them
+    hidden and names each with the command that shows it, rather than show what an admin may
+    have hidden for a reason of its own.
+    """
+    from sqlalchemy import inspect
+
+    present = {column["name"] for column in inspect(connection).get_columns("submissions")}
+    if "hidden_by_token" not in present:  # a board marked older than its tables holds it
+        connection.execute(
+            text(
+                "ALTER TABLE submissions ADD COLUMN hidden_by_token BOOLEAN NOT NULL DEFAULT FALSE"
+            )
+        )
+
+
 UPGRADES: Sequence[Callable[[Connection], None]] = (
     _v1_to_v2,
     _v2_to_v3,
@@ -632,6 +674,7 @@ UPGRADES: Sequence[Callable[[Connection], None]] = (
     _v4_to_v5,
     _v5_to_v6,
     _v6_to_v7,
+    _v7_to_v8,
 )
 """Schema steps in order; step ``i`` brings a database from version ``i + 1`` to ``i + 2``.
 A new database is created at :data:`SCHEMA_VERSION` directly."""
@@ -908,12 +951,14 @@ class Database:
             return row, _set_row_hidden(row, hidden, why)
 
     def set_hidden_of(self, token_id: int, hidden: bool, reason: str | None = None) -> int:
-        """Hide or show every submission made with a token (a submitter's entries).
+        """Hide a token's entries (a submitter's), or show again those hidden so.
 
         Returns how many changed state: ``unhide --token`` reports the entries it showed again,
         not the ones that were visible already. A new reason goes to the entries hidden already
         too, so a submitter's entries all say the same thing; without one they keep theirs, as
-        with :meth:`set_hidden` (``hide --token`` again wiped them).
+        with :meth:`set_hidden` (``hide --token`` again wiped them). Showing undoes hiding: an
+        entry hidden on its own (:meth:`set_hidden`) stays hidden
+        (:meth:`hidden_on_their_own` names them).
 
         Raises:
             LeaderboardError: no token has that id.
@@ -926,7 +971,47 @@ class Database:
                     f"no token with id {token_id}; see `{self.command('token list')}`"
                 )
             rows = session.scalars(select(Submission).where(Submission.token_id == token_id))
-            return sum(_set_row_hidden(row, hidden, why) for row in rows)
+            shown = (row for row in rows if hidden or row.hidden_by_token)
+            return sum(_set_row_hidden(row, hidden, why, by_token=True) for row in shown)
+
+    def record_quota(self, quota: int | None) -> None:
+        """Keep the quota the server runs with (None: none), for admin commands to check against.
+
+        ``serve --quota`` lives in the server process; ``unhide`` runs beside it on the database
+        and says when it takes a token past this quota (walkthrough 18 R6).
+        """
+        with self.session() as session:
+            session.execute(delete(Meta).where(Meta.key == SERVED_QUOTA))
+            session.execute(insert(Meta).values(key=SERVED_QUOTA, value=str(quota or 0)))
+
+    def past_quota(self, token_id: int) -> tuple[int, int, int] | None:
+        """``(entries, jobs, quota)`` when a token holds more than the quota last served with.
+
+        None when it does not, or when no quota is known (none, or a board not served since it
+        was recorded).
+        """
+        with self.session() as session:
+            value = session.scalar(select(Meta.value).where(Meta.key == SERVED_QUOTA))
+            quota = int(value) if value is not None and value.isdigit() else 0
+            entries, jobs = quota_held(session, token_id)
+        return (entries, jobs, quota) if quota and entries + jobs > quota else None
+
+    def hidden_on_their_own(self, token_id: int) -> list[tuple[int, str | None]]:
+        """``(id, reason)`` of a token's entries hidden one by one: ``unhide --token`` keeps them.
+
+        Entries hidden before the board recorded how (schema version 8) count as such.
+        """
+        with self.session() as session:
+            rows = session.execute(
+                select(Submission.id, Submission.hidden_reason)
+                .where(
+                    Submission.token_id == token_id,
+                    Submission.hidden.is_(True),
+                    Submission.hidden_by_token.is_(False),
+                )
+                .order_by(Submission.id)
+            )
+            return [(entry, reason) for entry, reason in rows]
 
     def set_provenance(self, submission_id: int, note: str | None) -> Submission:
         """Mark that an admin checked who produced a submission, or clear the mark.

@@ -31,7 +31,7 @@ from coordqa.leaderboard.bundle import (
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import SHOWN_AS, Database, Submission, dump_json
 from coordqa.leaderboard.limits import refuse_past_quota
-from coordqa.leaderboard.names import imitated_name, imitation_refusal
+from coordqa.leaderboard.names import DISPLAY_NAME_FIELD, imitated_name, imitation_refusal
 from coordqa.leaderboard.verify import (
     CATALOG_CHECKS,
     VERIFIERS,
@@ -340,4 +340,4 @@ def refuse_imitation(name: str, others: set[str]) -> None:
     """
     imitated = imitated_name(name, sorted(others))
     if imitated is not None:
-        raise VerificationError(imitation_refusal(name, imitated))
+        raise VerificationError(imitation_refusal(name, imitated), field=DISPLAY_NAME_FIELD)

@@ -87,7 +87,9 @@ async def register(request: Request, board: State) -> JSONResponse:
         return error(exc.status, str(exc), errors=exc.errors, total_errors=exc.total)
     except QuotaError as exc:
         return error(403, str(exc))
-    except (ConfigError, VerificationError) as exc:
+    except VerificationError as exc:
+        return error(422, str(exc), field=exc.field)
+    except ConfigError as exc:
         return error(422, str(exc))
     return JSONResponse(answer, status_code=201)
 

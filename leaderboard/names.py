@@ -24,6 +24,7 @@ from typing import Any
 from coordqa.errors import ConfigError, MissingDependencyError
 
 __all__ = [
+    "DISPLAY_NAME_FIELD",
     "admin_text",
     "alike_names",
     "clean_name",
@@ -32,6 +33,10 @@ __all__ = [
     "lookalike_keys",
     "skeleton",
 ]
+
+DISPLAY_NAME_FIELD = "model.display_name"
+"""Where a bundle (and a registration) holds its display name: the ``field`` of the board's
+refusal of a look-alike name, by which a client knows to advise ``--name``."""
 
 FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 """Unicode categories a name may not hold: controls, invisible formatting (bidi overrides,

@@ -86,6 +86,7 @@ def create_app(
     if ranking not in ("all", *ORIGINS):
         raise ConfigError(not_one_of("--ranking", ranking, ["all", *ORIGINS]))
     db = open_database(db_url)
+    db.record_quota(limits.quota)  # for `unhide`, which runs beside the server on the database
     catalog = BoardCatalog(db, max_trials=max_trials)
     # No interactive API docs: Swagger UI needs inline script, which the CSP forbids.
     app = FastAPI(title="CoordinationQA leaderboard", docs_url=None, redoc_url=None)

@@ -3,8 +3,9 @@
 201 new, 200 already stored, 400 malformed JSON, 401 no, wrong or revoked token, 403 the
 token's quota is used, 408 the body came too slowly, 409 the same results are already an entry
 that shows them otherwise (``entry`` names it), 413 too large, 422 refused (with the reason), 429
-the token's rate limit (with Retry-After). Re-scoring runs in the thread pool, so one slow
-submission does not stall page views.
+the token's rate limit (with Retry-After). A 422 names the bundle's ``field`` it is about, where
+one is (``model.display_name``: a name like another submitter's), else ``null``. Re-scoring runs
+in the thread pool, so one slow submission does not stall page views.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ async def submit(request: Request, board: State) -> JSONResponse:
     except SchemaError as exc:
         return error(exc.status, str(exc), errors=exc.errors, total_errors=exc.total)
     except VerificationError as exc:
-        return error(exc.status, str(exc))
+        return error(exc.status, str(exc), field=exc.field)
     return JSONResponse(
         {
             "id": accepted.id,

@@ -73,15 +73,19 @@ REPORT_TOLERANCE = 5e-4
 class VerificationError(CoordqaError):
     """A bundle breaks a submission rule; ``status`` is the HTTP status to answer with."""
 
-    def __init__(self, problem: str, status: int = 422, *, fix: str | None = None) -> None:
+    def __init__(
+        self, problem: str, status: int = 422, *, fix: str | None = None, field: str | None = None
+    ) -> None:
         """Say the ``problem``, then, for someone who submits from a terminal, the ``fix``.
 
         A board-run job words its own fix (its submitter has no terminal on the board): it
-        reads :attr:`problem` alone.
+        reads :attr:`problem` alone. ``field``: the bundle's field the refusal is about
+        (``model.display_name``), sent with it so a client can name the option that sets it.
         """
         super().__init__(problem if fix is None else f"{problem}; {fix}")
         self.problem = problem
         self.status = status
+        self.field = field
 
 
 @dataclass

@@ -287,7 +287,7 @@ def test_unhide_token_shows_again_exactly_the_hidden_entries_of_that_token(
         for token, name in ((1, "a1"), (1, "a2"), (1, "a3"), (2, "b1"))
     }
     assert "3 entries of token 1" in _cli("leaderboard", "hide", "--token", "1", "--db", url)
-    _cli("leaderboard", "hide", str(ids[2, "b1"]), "--db", url)
+    _cli("leaderboard", "hide", "--token", "2", "--db", url)  # hidden with its token's entries
     _cli("leaderboard", "unhide", str(ids[1, "a3"]), "--db", url)  # 2 of alice's stay hidden
     shown = _cli("leaderboard", "unhide", "--token", "1", "--db", url)
     assert "2 entries of token 1 are now visible" in shown, shown
@@ -309,6 +309,82 @@ def test_unhide_token_shows_again_exactly_the_hidden_entries_of_that_token(
     assert "not both" in str(both.exception)
     unknown = runner.invoke(app, ["leaderboard", "unhide", "--token", "9", "--db", url])
     assert "no token with id 9" in str(unknown.exception)
+    db.dispose()
+
+
+def test_unhide_token_undoes_the_token_wide_hide_and_keeps_an_entry_hidden_on_its_own(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 18 #193-#194: ``hide --token bob`` hid 4 entries, and ``unhide --token bob``
+    showed 5: an entry hidden on its own (superseded by a newer run) was ranked again without a
+    word, and so were a revoked token's. ``unhide --token`` undoes ``hide --token`` (and
+    ``token revoke --hide-entries``): an entry hidden on its own stays hidden, and is named with
+    the command that shows it; a revoked token's entries shown again are said to be."""
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    _cli("leaderboard", "token", "create", "alice", "--db", url)
+    _cli("leaderboard", "token", "create", "bob", "--db", url)
+    db = open_database(url)
+    _entries_of(db, tmp_path, token_id=2, names=("b1", "b2", "b3", "b4"))
+    assert "entry 1 (b1) is now hidden" in _cli(
+        "leaderboard", "hide", "1", "--reason", "superseded by entry 4", "--db", url
+    )
+    assert "3 entries of token 2 are now hidden" in _cli(
+        "leaderboard", "hide", "--token", "bob", "--db", url
+    )
+    kept = (
+        "entry 1 stays hidden: it was hidden on its own ('superseded by entry 4'), not by hide "
+        f"--token; `coordqa leaderboard unhide 1 --db {url}` shows it"
+    )
+    shown = " ".join(_cli("leaderboard", "unhide", "--token", "bob", "--db", url).split())
+    assert shown == f"3 entries of token 2 are now visible; {kept}", shown
+    with db.session() as session:
+        hidden = {row.id: row.hidden for row in session.scalars(select(Submission))}
+    assert hidden == {1: True, 2: False, 3: False, 4: False}
+    again = " ".join(_cli("leaderboard", "unhide", "--token", "bob", "--db", url).split())
+    assert again == (
+        f"token 2 (bob) has no entries hidden by hide --token: nothing changed; {kept}"
+    ), again
+    revoked = _cli("leaderboard", "token", "revoke", "bob", "--hide-entries", "--db", url)
+    assert "3 entries of token 2 are now hidden" in revoked, revoked
+    shown = " ".join(_cli("leaderboard", "unhide", "--token", "bob", "--db", url).split())
+    assert shown == (
+        f"3 entries of token 2 are now visible; {kept}; token 2 (bob) is revoked: its entries "
+        "are ranked again, though it can send no more"
+    ), shown
+    assert "entry 1 (b1) is now visible" in _cli("leaderboard", "unhide", "1", "--db", url)
+    db.dispose()
+
+
+def test_unhide_that_takes_a_token_past_its_quota_says_so(tmp_path: Path) -> None:
+    """Walkthrough 18 #77-#81: ``unhide 1`` took a token to 6 visible entries past its quota of
+    5 without a word; its next upload was refused. The admin may (the quota is the board's rule
+    for submitters, "ask the leaderboard admin ... to raise the quota"), so unhide still shows
+    the entry, and says the token is past the quota the board was last served with."""
+    from coordqa.leaderboard.server import create_app
+    from coordqa.leaderboard.settings import SubmitterLimits
+
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    _cli("leaderboard", "token", "create", "alice", "--db", url)
+    db = open_database(url)
+    _entries_of(db, tmp_path, token_id=1, names=("a1", "a2", "a3"))
+    assert "now hidden" in _cli("leaderboard", "hide", "1", "--db", url)
+    assert "now hidden" in _cli("leaderboard", "hide", "2", "--db", url)
+    create_app(url, limits=SubmitterLimits(quota=2)).state.db.dispose()  # as `serve --quota 2`
+    within = _cli("leaderboard", "unhide", "1", "--db", url)
+    assert within.strip() == "entry 1 (a1) is now visible", within
+    past = " ".join(_cli("leaderboard", "unhide", "2", "--db", url).split())
+    assert past == (
+        "entry 2 (a2) is now visible; token 1 (alice) now has 3 visible entries, past the quota "
+        "of 2 per token this board was last served with (serve --quota): its uploads and "
+        "registrations are refused until 2 entries are hidden or the quota is raised"
+    ), past
+    _cli("leaderboard", "hide", "--token", "alice", "--db", url)
+    shown = " ".join(_cli("leaderboard", "unhide", "--token", "alice", "--db", url).split())
+    assert shown == (
+        "3 entries of token 1 are now visible; token 1 (alice) now has 3 visible entries, past "
+        "the quota of 2 per token this board was last served with (serve --quota): its uploads "
+        "and registrations are refused until 2 entries are hidden or the quota is raised"
+    ), shown
     db.dispose()
 
 
@@ -388,7 +464,7 @@ def test_a_version_1_database_is_upgraded_in_place(db_url: str) -> None:
                 "INSERT INTO submissions (id, digest, track, display_name, provider, model_name, "
                 "coordqa_version, trials, metrics, mismatches, bundle, token_id, created_at, "
                 "hidden) VALUES (1, :d, 'qa', 'Old entry', 'p', 'm', '0.1', 1, '{}', '[]', '{}', "
-                "1, :t, false)"
+                "1, :t, true)"
             ),
             {"d": "a" * 64, "t": "2024-01-01 00:00:00"},
         )
@@ -403,7 +479,7 @@ def test_a_version_1_database_is_upgraded_in_place(db_url: str) -> None:
     found = inspect(engine)
     assert "grids" in found.get_table_names()
     assert {"text", "error"}.isdisjoint(c["name"] for c in found.get_columns("samples"))
-    assert {"provenance_at", "provenance_note", "flags", "grid_fingerprint"} <= {
+    assert {"provenance_at", "provenance_note", "flags", "grid_fingerprint", "hidden_by_token"} <= {
         c["name"] for c in found.get_columns("submissions")
     }
     assert "revoked_at" in {c["name"] for c in found.get_columns("tokens")}
@@ -412,9 +488,12 @@ def test_a_version_1_database_is_upgraded_in_place(db_url: str) -> None:
     with db.session() as session:
         old = session.get(Submission, 1)
         assert old is not None and old.display_name == "Old entry" and old.flags == []
+        # hidden before the board kept how: taken as hidden on its own, kept by unhide --token
+        assert old.hidden is True and old.hidden_by_token is False
         assert session.get(Token, 1).revoked_at is None  # type: ignore[union-attr]
         version = session.execute(text("SELECT value FROM meta")).scalar()
     assert version == str(SCHEMA_VERSION)
+    assert db.set_hidden_of(1, False) == 0 and db.hidden_on_their_own(1) == [(1, None)]
     db.dispose()
 
 

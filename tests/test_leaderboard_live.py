@@ -204,6 +204,11 @@ def test_a_bundle_saved_with_out_is_sent_as_it_is(tmp_path: Path) -> None:
     assert renamed.returncode == 2
     (line,) = renamed.stderr.strip().splitlines()
     assert line.startswith("error: --name cannot change a saved bundle"), line
+    assert (
+        "model. Save it again from its run directory with --name, into a new file: `coordqa "
+        f"submit RUN_DIR --name other --out {tmp_path / 'bundle-other.json'}` (an agentic run: "
+        "with --grid GRID), then send that file"
+    ) in line, line
     assert refused.returncode == 2
     (line,) = refused.stderr.strip().splitlines()
     assert "is not a bundle written by coordqa submit --out" in line, line
@@ -300,3 +305,57 @@ def test_a_run_sent_again_with_more_trials_says_the_earlier_entry_stays(tmp_path
         "entries 1 (2 trials), 2 (3 trials) of the same model and dataset from this token stay "
         f"ranked beside entry {last[1]} (2 trials): the board ranks each run as its own entry"
     ) in said, said
+
+
+IMITATION_REFUSAL = (
+    "error: the leaderboard refused it (HTTP 422): the display name 'random' looks like the "
+    "existing name 'Random' of another submitter (names are compared by their Unicode look-alike "
+    "skeleton, ignoring case and spaces); choose a name that reads differently"
+)
+"""The board's refusal of a second submitter's run of ``random`` under its default name."""
+
+
+@pytest.mark.slow  # a live server process: about 4 s of CPU
+def test_a_name_like_another_submitters_is_refused_with_the_command_that_names_it(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 18 #174: a second submitter's run of ``random`` (its default display name
+    is the model's) was refused as looking like 'Random', with no word of how to name it. A run
+    is named with --name; a saved bundle holds its name, so it is saved again with --name, in
+    the words the refusal of ``--name`` on a saved bundle uses."""
+    import shlex
+
+    run, other_run = tmp_path / "run", tmp_path / "other run"
+    evaluate(EvalConfig(model="random", dataset="example", trials=2, out=run))
+    evaluate(EvalConfig(model="random", dataset="example", trials=2, seed=7, out=other_run))
+    saved = tmp_path / "bundle.json"
+    assert coordqa("submit", other_run, "--out", saved).returncode == 0
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    db = open_database(url)
+    alice, bob = create_token(db, "alice"), create_token(db, "bob")
+    db.dispose()
+    with LiveServer(url, log=tmp_path / "server.log") as server:
+        first = coordqa("submit", run, "--to", server.url, "--token", alice, "--name", "Random")
+        from_run = coordqa("submit", other_run, "--to", server.url, "--token", bob)
+        from_file = coordqa("submit", saved, "--to", server.url, "--token", bob)
+        endpoint = coordqa("submit-endpoint", "random", "--to", server.url, "--token", bob)
+    assert first.returncode == 0, first.stderr
+    said = {}
+    for what, done in (("run", from_run), ("file", from_file), ("endpoint", endpoint)):
+        assert done.returncode == 2, (what, done.stdout, done.stderr)
+        (said[what],) = done.stderr.strip().splitlines()
+    assert said["run"] == (
+        f"{IMITATION_REFUSAL}: add --name NAME to the command: `coordqa submit "
+        f"{shlex.quote(str(other_run))} --name NAME --to URL --token T`"
+    ), said["run"]
+    assert said["file"] == (
+        f"{IMITATION_REFUSAL}. {saved} holds that name (its digest covers what it says of the "
+        "model): save it again from its run directory with --name, into a new file: "
+        f"`coordqa submit RUN_DIR --name NAME --out {tmp_path / 'bundle-NAME.json'}` (an "
+        "agentic run: with --grid GRID), then send that file; or send the run directly: "
+        "`coordqa submit RUN_DIR --name NAME --to URL --token T`"
+    ), said["file"]
+    assert said["endpoint"] == (
+        f"{IMITATION_REFUSAL}: add --name NAME to the command: `coordqa submit-endpoint random "
+        "--name NAME --to URL --token T`"
+    ), said["endpoint"]

@@ -296,6 +296,37 @@ def test_an_output_file_that_exists_is_refused(
     assert sorted(os.listdir(tmp_path)) == [existing.name]
 
 
+FREE_FILE_IN_A_FOLDER = {"submit": "bundle.json", "results csv": "results.csv"}
+"""The new file each command's refusal of a folder offers (one per file output, by kind)."""
+
+
+@pytest.mark.parametrize("command", FILE_OUTPUTS)
+def test_an_output_file_that_is_a_folder_is_refused_with_a_free_file_in_it(
+    command: str, given: dict[str, str], tmp_path: Path
+) -> None:
+    """Walkthrough 18 #296: ``submit RUN --out runs/`` advised "or remove the folder", a folder
+    of the user's runs. A folder is never offered for removal: the refusal names a new file in
+    it, one the same command then writes."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "kept.txt").write_text("mine\n", encoding="utf-8")
+    example = FREE_FILE_IN_A_FOLDER.get(command, "results.csv")
+    (folder / example).write_text("an earlier output\n", encoding="utf-8")  # taken: not offered
+    template = FILE_OUTPUTS[command]
+    result = coordqa(*_command(template, given, "runs"), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    stem, suffix = example.rsplit(".", 1)
+    offered = f"runs/{stem}-new.{suffix}"
+    assert line == (
+        f"error: --out runs is a folder, not a file: give the path of a new file, e.g. {offered}"
+    )
+    assert "remove" not in line
+    written = coordqa(*_command(template, given, offered), cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    assert sorted(os.listdir(folder)) == sorted(["kept.txt", example, offered.split("/")[1]])
+
+
 def test_a_dataset_is_not_written_into_another_commands_output(
     given: dict[str, str], tmp_path: Path
 ) -> None:

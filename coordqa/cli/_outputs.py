@@ -1,8 +1,8 @@
 """Option callbacks that check an output path when the command line is parsed, before any work.
 
 Every option that names where a command writes (``--out``, ``--export``, ``--work-dir``) takes
-``callback=output_folder`` or ``callback=output_file``: a path of the wrong kind, under a file
-or in a folder that is not writable is one ``error:`` line naming the option, exit status 2,
+``callback=output_folder`` or ``callback=output_file(EXAMPLE)``: a path of the wrong kind, under
+a file or in a folder that is not writable is one ``error:`` line naming the option, exit status 2,
 and nothing run or written (the rules: :mod:`coordqa.outputs`). An option naming a folder of
 generated output takes ``callback=generated_folder(WRITER)`` instead, which also refuses a folder
 holding anything but that command's earlier output.
@@ -59,11 +59,18 @@ def generated_folder(writer: str) -> OptionCallback:
     return check
 
 
-def output_file(param: typer.CallbackParam, value: Path | None) -> Path | None:
-    """Check the file option ``param`` names (:func:`~coordqa.outputs.check_output_file`)."""
-    if value is not None:
-        check_output_file(value, _option_name(param))
-    return value
+def output_file(example: str) -> OptionCallback:
+    """The callback of a file option, checking it (:func:`~coordqa.outputs.check_output_file`).
+
+    ``example`` names the new file a folder given instead is refused with (``bundle.json``).
+    """
+
+    def check(param: typer.CallbackParam, value: Path | None) -> Path | None:
+        if value is not None:
+            check_output_file(value, _option_name(param), example)
+        return value
+
+    return check
 
 
 def _option_name(param: typer.CallbackParam) -> str:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from coordqa.leaderboard.catalog import Registration
-    from coordqa.leaderboard.client import Submitted
+    from coordqa.leaderboard.client import SubmitError, Submitted
     from coordqa.leaderboard.db import Database
     from coordqa.leaderboard.jobs import JobView
 
@@ -44,6 +44,8 @@ _MB = 1024 * 1024
 _LIMITS = SubmitterLimits()
 _JOBS = BoardRunSettings()
 """The defaults of ``serve``'s options (limits and board-run budgets): the settings' own."""
+BUNDLE_EXAMPLE = "bundle.json"
+"""The file ``submit --out`` offers inside a folder given instead of a file."""
 
 DB_OPTION = typer.Option(
     "--db",
@@ -189,7 +191,11 @@ def submit_command(
     token: Token = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Write the bundle to this file instead.", callback=output_file),
+        typer.Option(
+            "--out",
+            help="Write the bundle to this file instead.",
+            callback=output_file(BUNDLE_EXAMPLE),
+        ),
     ] = None,
     name: Annotated[
         str | None, typer.Option("--name", help="Display name (default: the run's model).")
@@ -226,6 +232,7 @@ def submit_command(
         _require_token(token)
     from coordqa.leaderboard.client import (
         SUBMIT_TAKES,
+        SubmitError,
         check_transport,
         read_saved_bundle,
         submit_bundle,
@@ -234,7 +241,8 @@ def submit_command(
 
     if to is not None:
         check_transport(to, insecure)  # before the run is read: refuse at once
-    if run_dir.is_file() and not is_run_file(run_dir):
+    saved_bundle = run_dir.is_file() and not is_run_file(run_dir)
+    if saved_bundle:
         _refuse_changes_to_a_saved_bundle(
             run_dir, out, name=name, provider=provider, details=details, grid=grid
         )
@@ -252,11 +260,20 @@ def submit_command(
         else counted(len(bundle["episodes"]), "episode")
     )
     if out is not None:
-        make_output_file(out, "--out")
+        make_output_file(out, "--out", BUNDLE_EXAMPLE)
         out.write_text(json.dumps(bundle, ensure_ascii=False), encoding="utf-8")
         console.print(f"wrote {out} ({what}, digest {bundle['digest'][:12]})", soft_wrap=True)
         return
-    answer = submit_bundle(bundle, str(to), str(token), insecure=insecure)
+    try:
+        answer = submit_bundle(bundle, str(to), str(token), insecure=insecure)
+    except SubmitError as exc:
+        import shlex
+
+        if saved_bundle:
+            raise _name_taken(exc, saved=run_dir) from exc
+        given_grid = "" if grid is None else f" --grid {shlex.quote(grid)}"
+        command = f"coordqa submit {shlex.quote(str(run_dir))}{given_grid}"
+        raise _name_taken(exc, command=command) from exc
     verb = "submitted" if answer.created else "already on the leaderboard"
     # a URL is never folded onto a line of its own (80 columns in a pipe: walkthrough 9 #106)
     console.print(f"{verb}: entry {answer.id} ({what}): {answer.url}", markup=False, soft_wrap=True)
@@ -333,19 +350,63 @@ def _refuse_changes_to_a_saved_bundle(
     named = {**given, "org": details.org, "params": details.params, "link": details.link}
     changed = {f"--{option}": value for option, value in named.items() if value is not None}
     if changed:
-        import shlex
-
-        options = " ".join(f"{flag} {shlex.quote(str(value))}" for flag, value in changed.items())
-        flags = " and ".join(changed)
-        fresh = unused_file_beside(path, [str(value) for value in changed.values()])
-        new_file = "NEW_FILE" if fresh is None else shlex.quote(str(fresh))
         raise ConfigError(
-            f"{flags} cannot change a saved bundle ({path}): its digest covers what it says of "
-            f"the model. Save it again from its run directory with {flags}, into a new file: "
-            f"`coordqa submit RUN_DIR {options} --out {new_file}` (an agentic run: with --grid "
-            f"GRID), then send that file; or send the run directly: "
-            f"`coordqa submit RUN_DIR {options} --to URL --token T`"
+            f"{' and '.join(changed)} cannot change a saved bundle ({path}): its digest covers "
+            f"what it says of the model. {_save_again(path, changed, quote=True, first=True)}"
         )
+
+
+def _save_again(path: Path, changed: Mapping[str, str], *, quote: bool, first: bool = False) -> str:
+    """How a saved bundle (``path``) gets other model details: the one wording of it.
+
+    ``changed``: each option with its value (quoted for the shell when ``quote``; a
+    placeholder such as ``NAME`` is not). Said where ``--name`` is given with a saved bundle,
+    and where the board refuses the name a saved bundle holds (walkthrough 18 R2); ``first``:
+    it begins a sentence.
+    """
+    import shlex
+
+    def shown(value: str) -> str:
+        return shlex.quote(value) if quote else value
+
+    options = " ".join(f"{flag} {shown(str(value))}" for flag, value in changed.items())
+    flags = " and ".join(changed)
+    fresh = unused_file_beside(path, [str(value) for value in changed.values()])
+    new_file = "NEW_FILE" if fresh is None else shlex.quote(str(fresh))
+    return (
+        f"{'S' if first else 's'}ave it again from its run directory with {flags}, into a new "
+        f"file: `coordqa submit RUN_DIR {options} --out {new_file}` (an agentic run: with --grid "
+        f"GRID), then send that file; or send the run directly: "
+        f"`coordqa submit RUN_DIR {options} --to URL --token T`"
+    )
+
+
+def _name_taken(
+    exc: SubmitError, *, command: str | None = None, saved: Path | None = None
+) -> SubmitError:
+    """``exc`` with what to do, where the board refused the display name (walkthrough 18 R2).
+
+    The board says the name looks like another submitter's; the command that gives another
+    is this side's to say: for a bundle ``saved`` with its name, saving it again
+    (:func:`_save_again`), else ``command`` with ``--name NAME`` added. Any other refusal is
+    ``exc`` as is.
+    """
+    from coordqa.leaderboard.client import SubmitError
+    from coordqa.leaderboard.names import DISPLAY_NAME_FIELD
+
+    if exc.field != DISPLAY_NAME_FIELD:
+        return exc
+    if saved is not None:
+        again = _save_again(saved, {"--name": "NAME"}, quote=False)
+        return SubmitError(
+            f"{exc}. {saved} holds that name (its digest covers what it says of the model): "
+            f"{again}",
+            exc.field,
+        )
+    return SubmitError(
+        f"{exc}: add --name NAME to the command: `{command} --name NAME --to URL --token T`",
+        exc.field,
+    )
 
 
 JobTrials = Annotated[int, typer.Option(help="Board-run jobs: trials per question.")]
@@ -500,7 +561,9 @@ def token_revoke_command(
     else:
         console.print(_unchanged(f"token {info.id} ({info.name})", "revoked", info.revoked_at))
     if hide:
-        console.print(_hide_entries_of(database, info.id, True, reason))
+        console.print(
+            _hide_entries_of(database, info.id, True, reason), markup=False, soft_wrap=True
+        )
 
 
 def _hide_entries_of(database: Database, token_id: int, hidden: bool, reason: str | None) -> str:
@@ -509,21 +572,87 @@ def _hide_entries_of(database: Database, token_id: int, hidden: bool, reason: st
     ``hide``/``unhide --token`` and ``token revoke --hide-entries`` answer so. When no entry
     changed state it says so (walkthrough 16 #141: "0 entries of token 2 are now visible" read
     as "token 2 has no visible entries"), and names a new reason given to the entries hidden
-    already, the one change there is then.
+    already, the one change there is then. ``unhide --token`` shows again only what a
+    token-wide hide hid: it names the entries hidden on their own that stay hidden, and says
+    when the token is revoked (walkthrough 18 #194 showed both again without a word).
     """
     from coordqa.leaderboard.tokens import list_tokens
 
     count = database.set_hidden_of(token_id, hidden, reason)
     state = "hidden" if hidden else "visible"
+    info = next(token for token in list_tokens(database) if token.id == token_id)
+    kept = [] if hidden else database.hidden_on_their_own(token_id)
     if count:
         entries = counted(count, "entry", "entries")
-        return f"{entries} of token {token_id} {agreeing(count, 'is', 'are')} now {state}"
+        said = f"{entries} of token {token_id} {agreeing(count, 'is', 'are')} now {state}"
+    elif kept:
+        said = f"token {info.id} ({info.name}) has no entries hidden by hide --token"
+        said += NOTHING_CHANGED
+    else:
+        none = f"token {info.id} ({info.name}) has no {'visible' if hidden else 'hidden'} entries"
+        if hidden and reason is not None and info.hidden:
+            held = counted(info.hidden, "hidden entry", "hidden entries")
+            return f"{none}; the reason of its {held} is now {reason!r}"
+        return f"{none}{NOTHING_CHANGED}"
+    if kept:
+        said += f"; {_kept_hidden(database, kept)}"
+    if count and not hidden and info.revoked_at is not None:
+        said += (
+            f"; token {info.id} ({info.name}) is revoked: its entries are ranked again, though "
+            "it can send no more"
+        )
+    if count and not hidden:
+        said += _past_quota(database, token_id)
+    return said
+
+
+def _past_quota(database: Database, token_id: int) -> str:
+    """What ``unhide`` says when it leaves a token past the quota, else nothing.
+
+    Shown entries count again (walkthrough 18 R6: ``unhide 1`` took a token to 6 of its 5
+    without a word, and its next upload was refused). The quota binds submitters, and the
+    admin may raise it ("ask the leaderboard admin ... to raise the quota"), so the entry is
+    shown and the admin told; the quota is the one the board was last served with.
+    """
+    from coordqa.leaderboard.db import quota_held_words
+    from coordqa.leaderboard.tokens import list_tokens
+
+    past = database.past_quota(token_id)
+    if past is None:
+        return ""
+    entries, jobs, quota = past
     info = next(token for token in list_tokens(database) if token.id == token_id)
-    none = f"token {info.id} ({info.name}) has no {'visible' if hidden else 'hidden'} entries"
-    if hidden and reason is not None and info.hidden:
-        held = counted(info.hidden, "hidden entry", "hidden entries")
-        return f"{none}; the reason of its {held} is now {reason!r}"
-    return f"{none}{NOTHING_CHANGED}"
+    over = entries + jobs + 1 - quota  # to hide before one more fits
+    return (
+        f"; token {info.id} ({info.name}) now has {quota_held_words(entries, jobs)}, past the "
+        f"quota of {quota} per token this board was last served with (serve --quota): its "
+        f"uploads and registrations are refused until {counted(over, 'entry', 'entries')} "
+        f"{agreeing(over, 'is', 'are')} hidden or the quota is raised"
+    )
+
+
+MOST_NAMED = 10
+"""Entries an admin command names one by one before it counts the rest."""
+
+
+def _kept_hidden(database: Database, kept: list[tuple[int, str | None]]) -> str:
+    """What ``unhide --token`` says of the entries hidden on their own that it leaves hidden."""
+    if len(kept) == 1:
+        ((entry, reason),) = kept
+        why = "" if reason is None else f" ({reason!r})"
+        return (
+            f"entry {entry} stays hidden: it was hidden on its own{why}, not by hide --token; "
+            f"`{database.command(f'unhide {entry}')}` shows it"
+        )
+    listed = ", ".join(
+        str(entry) if reason is None else f"{entry} ({reason!r})"
+        for entry, reason in kept[:MOST_NAMED]
+    )
+    more = "" if len(kept) <= MOST_NAMED else f" and {len(kept) - MOST_NAMED} more"
+    return (
+        f"entries {listed}{more} stay hidden: they were hidden on their own, not by hide "
+        f"--token; `{database.command('unhide N')}` shows one"
+    )
 
 
 NOTHING_CHANGED = ": nothing changed"
@@ -574,14 +703,17 @@ def _set_hidden(
         raise ConfigError("give a SUBMISSION_ID or --token TOKEN, not both")
     if token is not None:
         database = _open(db, create=False)
-        console.print(_hide_entries_of(database, token_id_of(database, token), hidden, reason))
+        said = _hide_entries_of(database, token_id_of(database, token), hidden, reason)
+        console.print(said, markup=False, soft_wrap=True)  # a command is never folded mid-word
         return
     if submission_id is None:
         raise ConfigError("give a SUBMISSION_ID, or --token TOKEN for a submitter's entries")
-    row, changed = _open(db, create=False).set_hidden(submission_id, hidden, reason)
+    database = _open(db, create=False)
+    row, changed = database.set_hidden(submission_id, hidden, reason)
     entry = f"entry {row.id} ({row.display_name})"
     if changed:
-        console.print(f"{entry} is now {state}")
+        past = "" if hidden or row.token_id is None else _past_quota(database, row.token_id)
+        console.print(f"{entry} is now {state}{past}", markup=False, soft_wrap=True)
     elif hidden and reason is not None:
         console.print(f"{entry} was hidden already; its reason is now {row.hidden_reason!r}")
     else:
@@ -776,7 +908,7 @@ def submit_endpoint_command(
     key is stored encrypted and never shown.
     """
     from coordqa.eval_config import api_key_from_env
-    from coordqa.leaderboard.client import register_endpoint
+    from coordqa.leaderboard.client import SubmitError, register_endpoint
 
     shown = details.checked(display_name=name)
     token = _require_token(token)
@@ -789,7 +921,12 @@ def submit_endpoint_command(
         "grids": list(grid or ()),
         "agent": agent,
     }
-    answer = register_endpoint(request, to, token, insecure=insecure)
+    try:
+        answer = register_endpoint(request, to, token, insecure=insecure)
+    except SubmitError as exc:
+        import shlex
+
+        raise _name_taken(exc, command=f"coordqa submit-endpoint {shlex.quote(model)}") from exc
     for job in answer["jobs"]:
         what = "CoordinationQA" if job["kind"] == "qa" else f"grid {job['grid']}"
         console.print(

@@ -51,6 +51,8 @@ messages = Console(stderr=True)
 """Warnings and notes: stderr."""
 
 RESULT_FORMATS = ("md", "csv", "parquet")
+RESULTS_EXAMPLE = "results.csv"
+"""The file ``results --out`` offers inside a folder given instead of a file."""
 """What ``coordqa results --format`` writes."""
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(e[0-9]+)?\s*([kmbt]?)\s*$", re.IGNORECASE)
 """A parameter count: a number (``7``, ``1.5``, ``7e9``) with an optional K, M, B or T."""
@@ -470,7 +472,8 @@ def results_command(
     out: Annotated[
         Path | None,
         typer.Option(
-            help="File to write (default: stdout; parquet needs one).", callback=output_file
+            help="File to write (default: stdout; parquet needs one).",
+            callback=output_file(RESULTS_EXAMPLE),
         ),
     ] = None,
 ) -> None:
@@ -491,7 +494,7 @@ def results_command(
     if out is None:
         sys.stdout.write(text)
         return
-    make_output_file(out, "--out")
+    make_output_file(out, "--out", RESULTS_EXAMPLE)
     if output_format == "parquet":
         table.to_parquet(out, index=False)
     else:
