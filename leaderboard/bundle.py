@@ -621,7 +621,7 @@ def _whole_run_calls(run: QARun) -> tuple[str, dict[SampleKey, QACall]]:
             "(coordqa eval) can be submitted to the qa track"
         )
     if any(manifest.config.get(k) for k in SELECTIONS):
-        from coordqa.analysis.report import describe_filters
+        from coordqa.analysis.groups import describe_filters
 
         raise BundleError(
             f"{run.path} answered part of its dataset ({describe_filters(manifest.config)}); "

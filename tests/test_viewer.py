@@ -473,6 +473,49 @@ def test_comparison_of_a_set_of_two_datasets_compares_within_each(tmp_path: Path
         assert "(dataset=" not in body  # runs are named within their dataset, as in report
 
 
+def test_comparison_keeps_each_question_set_apart_as_report_does(tmp_path: Path) -> None:
+    """Walkthrough 19, R4: runs of one dataset over different questions (``--limit`` 3 beside
+    the full set, and two disjoint ``--ids``) were put side by side under a banner naming
+    ``--allow-mixed`` (the viewer takes no such option), correlated across the sets, and a pair
+    sharing no question got an empty '0 of 0 pairs' table. ``coordqa report`` refuses to mix
+    question sets, so the page compares each run only with the runs of its own question set."""
+    from qa_run_support import SIX_QUESTIONS, outcome_rows, write_qa_run
+
+    first_three = dict(list(SIX_QUESTIONS.items())[:3])
+    last_three = dict(list(SIX_QUESTIONS.items())[3:])
+    shapes = {
+        "full-a": (SIX_QUESTIONS, {}),
+        "full-b": (SIX_QUESTIONS, {}),
+        "full-c": (SIX_QUESTIONS, {}),
+        "first": (first_three, {"limit": 3}),
+        "last": (last_three, {"ids": list(last_three)}),
+    }
+    runs = [
+        write_qa_run(tmp_path / name, name, outcome_rows(outcomes), trials=2, **filters)
+        for name, (outcomes, filters) in shapes.items()
+    ]
+    with TestClient(create_app(RunCatalog(runs)), base_url="http://127.0.0.1") as c:
+        page = get(c, "/compare")
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+    assert "--allow-mixed" not in text and "Mixed question sets" not in text
+    assert "0 of 0" not in text
+    assert (
+        "answered different question sets, so their accuracies and correlations are not "
+        "comparable" in text
+    )
+    pattern = r'<article class="dataset" id="dataset-([^"]+)">(.*?)</article>'
+    sections = re.findall(pattern, page, re.S)
+    members = [set(re.findall(r'href="/runs/([^/"]+)/"', body)) for _, body in sections]
+    assert members == [{"full-a", "full-b", "full-c"}, {"first"}, {"last"}]
+    full, first, last = (body for _, body in sections)
+    assert len(re.findall(r'<section class="pair"', full)) == 2
+    assert not re.findall(r'<section class="pair"', first + last)
+    correlations = re.findall(r'<table class="correlations".*?</table>', full, re.S)
+    assert len(correlations) == 1  # n = 3 runs, all of one question set
+    assert re.findall(r'<td class="num">(\d+)</td>', correlations[0]) == ["3", "3"]
+    assert "--limit 3" in first and "--ids s1-ec,s1-tom,s1-jp" in last  # each set told apart
+
+
 def test_the_run_page_counts_correct_samples_beside_samples(client: TestClient) -> None:
     """Walkthrough 3, rough 7: 'correct' (59, a count of samples) stood beside 'questions' (66),
     and read as 59 of 66."""

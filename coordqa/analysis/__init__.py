@@ -9,7 +9,8 @@
 - :mod:`~coordqa.analysis.results`: per-question tables of runs (``coordqa results``,
   ``coordqa compare``) and the run list (``coordqa runs list``);
 - :mod:`~coordqa.analysis.labels`: what to call each run when several are shown together;
-- :mod:`~coordqa.analysis.groups`: which runs are compared together (the runs of one dataset);
+- :mod:`~coordqa.analysis.groups`: which runs are compared together (the runs of one dataset, or of
+  one question set);
 - :mod:`~coordqa.analysis.figures`: the report's PNG figures.
 
 Names are exported lazily, so ``coordqa.analysis.stats`` can be used without pandas.
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from coordqa.analysis.groups import (
         DatasetGroup as DatasetGroup,
         group_by_dataset as group_by_dataset,
+        group_by_question_set as group_by_question_set,
     )
     from coordqa.analysis.labels import (
         run_labels as run_labels,

@@ -6,20 +6,57 @@ viewer's comparison page compare the runs of each dataset among themselves, one 
 dataset, rather than refusing the folder or mixing the datasets. A dataset is known by its content
 fingerprint (two paths to one folder are one dataset; a folder regenerated under the same name is
 another) and shown by the name its runs recorded.
+
+Within a dataset, runs over different questions (a ``--limit 3`` run beside a full one) are not
+comparable either: ``coordqa report`` refuses them unless told ``--allow-mixed``. The viewer
+takes no such option, so :func:`group_by_question_set` gives it one group per question set.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from coordqa.dataset.identity import told_apart_by_content
 from coordqa.errors import ConfigError
 from coordqa.registry import did_you_mean
-from coordqa.store import RunManifest
+from coordqa.store import QARun, RunManifest
+from coordqa.words import counted
 
-__all__ = ["DatasetGroup", "group_by_dataset", "merge_groups", "pick_dataset"]
+__all__ = [
+    "FILTER_KEYS",
+    "NOT_COMPARABLE",
+    "DatasetGroup",
+    "describe_filters",
+    "group_by_dataset",
+    "group_by_question_set",
+    "merge_groups",
+    "pick_dataset",
+]
+
+NOT_COMPARABLE = (
+    "these runs answered different question sets, so their accuracies and correlations are not "
+    "comparable"
+)
+"""Why runs of different question sets are not compared: ``coordqa report`` and ``compare``
+refuse with it, the viewer says it where it keeps the sets apart."""
+
+FILTER_KEYS = ("games", "types", "ids", "sample", "sample_seed", "limit")
+"""Manifest settings that select part of a dataset."""
+
+
+def describe_filters(config: Mapping[str, Any]) -> str:
+    """A run's dataset filters as the flags that chose them (``--types EC,JP --limit 5``)."""
+    parts = []
+    for key in FILTER_KEYS:
+        value = config.get(key)
+        if value is None:
+            continue
+        shown = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+        parts.append(f"--{key.replace('_', '-')} {shown}")
+    return " ".join(parts) or "none"  # the whole dataset
 
 
 @dataclass(frozen=True)
@@ -65,6 +102,30 @@ def group_by_dataset(manifests: Sequence[RunManifest]) -> list[DatasetGroup]:
         )
         for key, indices in members.items()
     ]
+
+
+def group_by_question_set(runs: Sequence[QARun]) -> list[DatasetGroup]:
+    """The runs by dataset (:func:`group_by_dataset`), each dataset split by question set.
+
+    These are the runs ``coordqa report`` compares without ``--allow-mixed``. A dataset whose
+    runs all answered one question set stays one group; otherwise each set is titled by its first
+    run's filters, its question count and its key (``coordqa report`` names sets by that key).
+    """
+    groups = []
+    for group in group_by_dataset([run.manifest for run in runs]):
+        sets: dict[str, list[int]] = {}
+        for index in group.members:
+            sets.setdefault(runs[index].question_set()[:8], []).append(index)
+        if len(sets) == 1:
+            groups.append(group)
+            continue
+        for key, members in sets.items():
+            first = runs[members[0]]
+            filters = describe_filters(first.manifest.config)
+            size = counted(len(first.questions()), "question")
+            title = f"{group.title}, {filters} ({size}, question set {key})"
+            groups.append(DatasetGroup(group.name, group.fingerprint, tuple(members), title))
+    return groups
 
 
 def merge_groups(groups: Sequence[DatasetGroup]) -> DatasetGroup:

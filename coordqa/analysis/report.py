@@ -34,7 +34,14 @@ from coordqa.analysis.accuracy import (
     format_interval,
     trials_note,
 )
-from coordqa.analysis.groups import DatasetGroup, group_by_dataset, merge_groups, pick_dataset
+from coordqa.analysis.groups import (
+    NOT_COMPARABLE,
+    DatasetGroup,
+    describe_filters,
+    group_by_dataset,
+    merge_groups,
+    pick_dataset,
+)
 from coordqa.analysis.labels import run_labels
 from coordqa.analysis.stats import (
     EXACT_MAX_N,
@@ -68,7 +75,6 @@ __all__ = [
     "check_question_sets",
     "compare_by_dataset",
     "compare_runs",
-    "describe_filters",
     "markdown_table",
     "write_report",
     "write_reports",
@@ -76,9 +82,6 @@ __all__ = [
 
 SCOPES = (*QUESTION_TYPES, "overall")
 """What each model is compared on: every question type, then all questions."""
-
-FILTER_KEYS = ("games", "types", "ids", "sample", "sample_seed", "limit")
-"""Manifest settings that select part of a dataset."""
 
 
 @dataclass
@@ -104,18 +107,6 @@ class ModelReport:
     def correlation_table(self) -> pd.DataFrame:
         """Correlations as a table (n and both p-values kept)."""
         return pd.DataFrame([asdict(c) for c in self.correlations])
-
-
-def describe_filters(config: Mapping[str, Any]) -> str:
-    """A run's dataset filters as the flags that chose them (``--types EC,JP --limit 5``)."""
-    parts = []
-    for key in FILTER_KEYS:
-        value = config.get(key)
-        if value is None:
-            continue
-        shown = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-        parts.append(f"--{key.replace('_', '-')} {shown}")
-    return " ".join(parts) or "none"  # the whole dataset
 
 
 def _model_row(label: str, reader: QARun, analysis: RunAnalysis) -> JSONObject:
@@ -268,10 +259,7 @@ def check_question_sets(
             for key, runs in models.groupby("question_set", sort=False)
             for first in [next(runs.itertuples())]
         ]
-        raise ConfigError(
-            "these runs answered different question sets, so their accuracies and correlations "
-            "are not comparable:\n" + "\n".join(lines) + f"\n{MIXED_ADVICE[command]}"
-        )
+        raise ConfigError(f"{NOT_COMPARABLE}:\n" + "\n".join(lines) + f"\n{MIXED_ADVICE[command]}")
     return bool(mixed)
 
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import pandas as pd
 
 from coordqa.analysis.accuracy import INCOMPLETE_MARK, analyze_run
+from coordqa.analysis.groups import describe_filters
 from coordqa.analysis.labels import run_labels
 from coordqa.analysis.report import (
     SCOPES,
     check_question_sets,
-    describe_filters,
     question_contents,
     same_questions,
 )

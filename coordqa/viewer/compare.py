@@ -1,8 +1,11 @@
-"""QA runs side by side, dataset by dataset: accuracy per question type, paired tests, differences.
+"""QA runs side by side, question set by question set: accuracy per type, paired tests, differences.
 
-Runs are compared only with the runs of their dataset (:func:`coordqa.analysis.group_by_dataset`,
-the rule of ``coordqa report``): an eval set of three models on two datasets gives two sections of
-three runs, not one of six in which each model counts twice. Every number comes from
+Runs are compared only with the runs of their question set
+(:func:`coordqa.analysis.group_by_question_set`, the rule of ``coordqa report``): an eval set of
+three models on two datasets gives two sections of three runs, not one of six in which each model
+counts twice, and a ``--limit 3`` run is not paired or correlated with a full one (``report``
+mixes them only when told ``--allow-mixed``, which the viewer does not take). Every number comes
+from
 :mod:`coordqa.analysis`: the accuracy tables of each run, and for each run against the first of
 its dataset :func:`coordqa.analysis.compare_two_runs` (the paired test per question type and the
 (question, trial) pairs whose outcomes differ, as ``coordqa compare`` shows them). This module
@@ -24,7 +27,7 @@ from coordqa.analysis import (
     RunComparison,
     compare_two_runs,
     correlate,
-    group_by_dataset,
+    group_by_question_set,
 )
 from coordqa.viewer.qa import QAView
 
@@ -36,7 +39,7 @@ __all__ = [
     "PairView",
     "TypeRow",
     "compare",
-    "compare_by_dataset",
+    "compare_by_question_set",
 ]
 
 
@@ -139,7 +142,7 @@ def _type_rows(views: Sequence[QAView]) -> list[TypeRow]:
 
 def _pair(views: Sequence[QAView], other: int) -> PairView:
     reference, run = views[0], views[other]
-    comparison = compare_two_runs(reference.run, run.run, allow_mixed=True)
+    comparison = compare_two_runs(reference.run, run.run)
     numbers = [{(r.question_id, r.trial): r.number for r in v.rows} for v in (reference, run)]
     differences = [
         Difference(
@@ -165,6 +168,7 @@ def compare(views: Sequence[QAView]) -> Comparison:
 
     Raises:
         ValueError: no run.
+        ConfigError: the runs answered different question sets.
     """
     if not views:
         raise ValueError("a comparison needs at least one QA run")
@@ -174,17 +178,17 @@ def compare(views: Sequence[QAView]) -> Comparison:
 
 @dataclass(frozen=True)
 class DatasetComparison:
-    """The runs of one dataset compared among themselves."""
+    """The runs of one question set compared among themselves."""
 
     group: DatasetGroup
-    """The dataset, and which of the compared runs answered it (indices into them)."""
+    """The dataset (and question set), and which of the compared runs answered it (indices)."""
     comparison: Comparison
     """Its runs side by side; the first of them is the reference of its pairs."""
 
 
-def compare_by_dataset(views: Sequence[QAView]) -> list[DatasetComparison]:
-    """:func:`compare` on the runs of each dataset among ``views``, datasets in order."""
-    groups = group_by_dataset([view.manifest for view in views])
+def compare_by_question_set(views: Sequence[QAView]) -> list[DatasetComparison]:
+    """:func:`compare` on the runs of each question set among ``views``, datasets in order."""
+    groups = group_by_question_set([view.run for view in views])
     return [
         DatasetComparison(group, compare([views[i] for i in group.members])) for group in groups
     ]

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from coordqa.analysis.accuracy import ERROR_POLICY, INCOMPLETE_MARK, INCOMPLETE_NOTE
+from coordqa.analysis.groups import NOT_COMPARABLE
 from coordqa.analysis.labels import run_labels
 from coordqa.analysis.report import (
     CORRELATION_NOTE,
-    MIXED_NOTE,
     PAIRED_NOTE,
     STATISTICS_NOTE,
     format_p,
@@ -141,7 +141,7 @@ NOTES = {
     "statistics_note": plain(STATISTICS_NOTE),
     "paired_note": plain(PAIRED_NOTE),
     "correlation_note": plain(CORRELATION_NOTE),
-    "mixed_note": plain(MIXED_NOTE),
+    "not_comparable": NOT_COMPARABLE.capitalize(),
     "incomplete_note": plain(INCOMPLETE_NOTE),
     "error_policy": ERROR_POLICY.capitalize(),
 }
@@ -226,7 +226,7 @@ def sample_page(catalog: RunCatalog, run_id: str, number: int, links: Links) -> 
 
 
 def compare_page(catalog: RunCatalog, links: Links) -> str:
-    """The QA runs side by side, one section per dataset (runs compared within theirs)."""
+    """The QA runs side by side, one section per question set (runs compared within theirs)."""
     entries = catalog.qa_entries
     views = [catalog.qa(e.id) for e in entries]
     marks = ["" if v.analysis.complete else INCOMPLETE_MARK for v in views]

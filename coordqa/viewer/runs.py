@@ -34,7 +34,7 @@ from coordqa.store import (
 )
 from coordqa.store.manifest import kind_words
 from coordqa.viewer.agentic import AgenticView
-from coordqa.viewer.compare import DatasetComparison, compare_by_dataset
+from coordqa.viewer.compare import DatasetComparison, compare_by_question_set
 from coordqa.viewer.qa import QAView, Rationales
 from coordqa.words import counted, format_list
 
@@ -343,7 +343,7 @@ class RunCatalog:
         return self._cached(self._agentic, self._of_kind(run_id, "agentic"), AgenticView)
 
     def comparison(self) -> list[DatasetComparison]:
-        """The QA runs compared within each dataset, computed again only when one changed.
+        """The QA runs compared within each question set, computed again only when one changed.
 
         The paired bootstrap tests take about a second per pair, so a page view reuses them.
         """
@@ -353,7 +353,7 @@ class RunCatalog:
             if held is not None and len(held[0]) == len(views):
                 if all(a is b for a, b in zip(held[0], views, strict=True)):
                     return held[1]
-        result = compare_by_dataset(views)
+        result = compare_by_question_set(views)
         with self._lock:
             self._comparison = (views, result)
         return result
