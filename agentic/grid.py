@@ -60,6 +60,7 @@ from pydantic import (
     Field,
     PrivateAttr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -107,9 +108,13 @@ def stored_form(identity: JSONObject) -> JSONObject:
 
     Its agent options as :func:`options_given` keeps them (a run the CLI stored with
     ``{'cac': {}}`` is the run asked with ``{}``), its endpoints without credentials (a run
-    stored before they were left out resumes); anything else as it is.
+    stored before they were left out resumes), a seat stored with self-play alone as none (it
+    was never used, and is refused today: :meth:`GridConfig._seat_needs_a_partner`); anything
+    else as it is.
     """
     data: dict[str, Any] = stored_endpoints(identity)
+    if data.get("partners") == [SELF]:
+        data["positions"] = None
     options = data.get("agent_options")
     if isinstance(options, dict):
         data["agent_options"] = options_given(options)
@@ -391,6 +396,23 @@ class GridConfig(BaseModel):
     def _distinct(cls, names: list[str]) -> list[str]:
         _check_distinct(names)
         return names
+
+    @field_validator("positions")
+    @classmethod
+    def _seat_needs_a_partner(cls, seat: Position | None, info: ValidationInfo) -> Position | None:
+        """Refuse a seat given to a grid of self-play alone, which would not use it.
+
+        Self-play seats the agent in both seats, so ``positions`` only seats it beside a partner;
+        given with none, it was ignored without a word (walkthrough 19, R8). Left out (None), the
+        game's default, it is never refused. ``partners`` is checked first (declared earlier).
+        """
+        partners = info.data.get("partners")
+        if seat is not None and partners is not None and set(partners) == {SELF}:
+            raise ValueError(
+                f"{seat} is the agent's seat with a partner, and self-play has none (the agent "
+                "plays both seats); name a partner, or drop it"
+            )
+        return seat
 
     @field_validator("models")
     @classmethod

@@ -41,17 +41,19 @@ THRESHOLD = HMOptions(variant="he_hr").params().threshold
 def grid(game: str, seeds: int) -> dict[str, Any]:
     """HM he_hr with ``bot``: Hanabi self-play, or Overcooked cramped_room with greedy_human."""
     entry: dict[str, Any] = {"game": game, "seeds": list(range(seeds))}
+    seat: dict[str, Any] = {}  # self-play seats the agent in both seats
     partners = ["self"]
     if game == "overcooked":
         entry.update(layouts=["cramped_room"], horizon=400)
         partners = ["greedy_human"]
+        seat = {"positions": 0}
     return {
         "name": f"bench-he-hr-{game}",
         "agents": ["hm"],
         "models": ["bot"],
         "agent_options": {"hm": {"variant": "he_hr"}},
         "partners": partners,
-        "positions": 0,
+        **seat,
         "games": [entry],
     }
 

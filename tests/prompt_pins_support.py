@@ -96,7 +96,7 @@ def prompts_hash(case: Case) -> str:
             "agents": [case.agent],
             "models": [case.model],
             "partners": [case.partner or "self"],
-            "positions": case.position,
+            "positions": case.position if case.partner else None,  # self-play: both seats
             "games": [{**entry, **GAME_OPTIONS.get(case.game, {})}],
             "preset": case.preset,
             "agent_options": {case.agent: case.options},

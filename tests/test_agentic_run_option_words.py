@@ -66,6 +66,54 @@ def test_a_repeated_seed_in_a_grid_file_names_its_place() -> None:
         raise AssertionError("a repeated seed was accepted")
 
 
+@pytest.mark.parametrize("partner", [["--self-play"], []])
+@pytest.mark.parametrize("seat", ["both", "0"])
+def test_a_seat_without_a_partner_is_refused(tmp_path: Path, partner: list[str], seat: str) -> None:
+    """Walkthrough 19, R8 (#305, #309): ``--self-play --position both`` (or ``0``) played as if
+    no seat had been given, though --position is the agent's seat with a partner; --horizon on
+    collab_escape and --alpha with cac are refused. Self-play without --self-play too."""
+    line = refusal(tmp_path, *partner, "--position", seat, "--episodes", "1")
+    assert line == (
+        f"error: --position: {seat} is the agent's seat with a partner, and self-play has none "
+        "(the agent plays both seats); name a partner, or drop it"
+    ), line
+
+
+def test_a_seat_in_a_grid_file_of_self_play_alone_names_its_place() -> None:
+    """The rule is the grid's: a file's ``positions`` with only ``self`` partners is refused,
+    with a partner beside ``self`` it is the seat of that partner's episodes."""
+    grid = {"agents": ["cac"], "models": ["scripted"], "games": [{"game": "collab_escape"}]}
+    with pytest.raises(ConfigError) as refused:
+        parse_grid({**grid, "positions": 1}, where="g.yaml")
+    assert str(refused.value) == (
+        "g.yaml: positions: 1 is the agent's seat with a partner, and self-play has none "
+        "(the agent plays both seats); name a partner, or drop it"
+    )
+    mixed = parse_grid({**grid, "partners": ["self", "escape-greedy"], "positions": 1})
+    seats = {(task.partner, task.position) for task in mixed.tasks()}
+    assert seats == {(None, 0), ("escape-greedy", 1)}
+
+
+def test_a_self_play_run_stored_with_a_seat_resumes_without_it(tmp_path: Path) -> None:
+    """A run made by ``--self-play --position both`` before seats were refused stored
+    ``positions: 'both'``, which its episodes never used: rerun without --position, it resumes
+    (asked with --position it is refused, so a stored seat must not be what tells them apart)."""
+    from coordqa.jsonvalues import content_hash
+
+    out = tmp_path / "run"
+    first = coordqa(*RUN, "--self-play", "--episodes", "1", "--out", out)
+    assert first.returncode == 0, first.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    grid = parse_grid(manifest["config"])
+    manifest["config"]["positions"] = "both"  # as the run was stored then
+    keys = [spec.key for spec in grid.episodes()]
+    manifest["fingerprint"] = content_hash({"config": manifest["config"], "episodes": keys})
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    again = coordqa(*RUN, "--self-play", "--episodes", "2", "--out", out)
+    assert again.returncode == 0, again.stderr
+    assert "(1 played, 1 already done; 2 episodes)" in again.stderr, again.stderr
+
+
 def test_zero_episodes_and_an_unknown_game_name_the_options(tmp_path: Path) -> None:
     """Walkthrough 5 #372 ("games[0].episodes: Input should be ...") and #101 ("options: ...")."""
     line = refusal(tmp_path, "--self-play", "--episodes", "0")
