@@ -13,7 +13,8 @@ cheap):
 - :func:`get_grid` / :func:`registered_grid` / :func:`registered_grids` / :func:`missing_tasks`:
   the registered, versioned grids (what the leaderboard checks agentic submissions against);
   :func:`unshipped_checkpoint_problem`: whether a run's partners played a checkpoint other than
-  the shipped one, which a board's replay would refuse.
+  the shipped one, which a board's replay would refuse; :func:`shipped_checkpoints_only`: the
+  context in which a board plays and replays every BC/HP partner from the shipped checkpoint.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ if TYPE_CHECKING:
     from coordqa.agentic.match import (
         play_match as play_match,
         run_match as run_match,
+    )
+    from coordqa.agentic.partners.bc import (
+        shipped_checkpoints_only as shipped_checkpoints_only,
     )
     from coordqa.agentic.partners.played import (
         unshipped_checkpoint_problem as unshipped_checkpoint_problem,

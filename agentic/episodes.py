@@ -566,9 +566,7 @@ def verify_episode(episode: AgenticEpisode) -> VerifiedEpisode:
     )
 
 
-def verify_episodes(
-    episodes: Iterable[AgenticEpisode], *, shipped_partners: bool = False
-) -> list[VerifiedEpisode]:
+def verify_episodes(episodes: Iterable[AgenticEpisode]) -> list[VerifiedEpisode]:
     """Replay every episode through its game engine and recompute its numbers.
 
     Each trajectory is re-simulated with :func:`coordqa.games.episode.replay` (which checks every
@@ -581,16 +579,10 @@ def verify_episodes(
     horizon), the stored ``score`` and ``metrics`` must equal the replayed ones, and the
     trajectory's game, layout, seed and players must be the spec's.
 
-    ``shipped_partners``: every BC/HP partner is played from the checkpoint coordqa ships,
-    never one retrained on this machine (a board: it replays what ``submit`` asks a run to
-    have played); by default the checkpoint the partner plays here, as a local check wants.
+    A BC/HP partner is played from the checkpoint it plays here; a board replays within
+    :func:`~coordqa.agentic.partners.bc.shipped_checkpoints_only`.
 
     Raises:
         EpisodeReplayError: the first episode that fails, named by its key.
     """
-    from coordqa.agentic.partners.bc import shipped_checkpoints_only
-
-    if not shipped_partners:
-        return [verify_episode(episode) for episode in episodes]
-    with shipped_checkpoints_only():
-        return [verify_episode(episode) for episode in episodes]
+    return [verify_episode(episode) for episode in episodes]

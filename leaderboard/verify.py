@@ -466,13 +466,14 @@ def score_agentic(bundle: AgenticBundle, grid: KnownGrid) -> Verified:
     Raises:
         VerificationError: as :func:`verify_agentic`.
     """
-    from coordqa.agentic import verify_episodes
+    from coordqa.agentic import shipped_checkpoints_only, verify_episodes
 
     episodes = _episodes(bundle)
     _check_coverage(episodes, grid)
     refuse_unrankable(episodes[0].spec.model)
     try:
-        replayed = verify_episodes(episodes, shipped_partners=True)
+        with shipped_checkpoints_only():  # what submit asks a run to have played
+            replayed = verify_episodes(episodes)
     except GameError as exc:
         raise VerificationError(f"an episode failed its replay: {exc}") from exc
     rows = [

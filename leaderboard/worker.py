@@ -476,7 +476,7 @@ def _run_agentic_job(run: _JobRun) -> _Stored:
     against the grid with the job's seeds, and ranked on the grid's board. The endpoint's key,
     when it has one, is given to the run for its calls only (never stored).
     """
-    from coordqa.agentic import parse_grid, run_grid_async
+    from coordqa.agentic import parse_grid, run_grid_async, shipped_checkpoints_only
     from coordqa.leaderboard.bundle import AgenticBundle, build_agentic_bundle
     from coordqa.leaderboard.catalog import KnownGrid
     from coordqa.leaderboard.verify import score_agentic
@@ -501,7 +501,8 @@ def _run_agentic_job(run: _JobRun) -> _Stored:
             )
         )
 
-    result = _session(play)
+    with shipped_checkpoints_only():  # the partners its replay and every submitted run play
+        result = _session(play)
     if not result.complete:
         first = result.failures[0].error if result.failures else None
         raise GridIncomplete(len(result.failures), result.skipped_episodes, first)

@@ -346,6 +346,44 @@ def test_a_registered_grid_is_played_by_the_board_on_secret_seeds(
     assert f"deals' seed {ended['seed']} (revealed when the job ended)" in words, words
 
 
+def test_a_board_plays_and_replays_bc_partners_with_the_shipped_checkpoint(
+    board: BoardClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A board whose admin retrained ``bc-cramped_room`` on its machine (``coordqa partners
+    train-bc``) still plays a board-run grid, and replays it, with the shipped checkpoint:
+    what ``submit`` asks of every run, so the board's entries are those of the same partner."""
+    pytest.importorskip("overcooked_ai_py")
+    from coordqa.agentic.partners.bc import PACKAGED_DIR, BCCheckpoint
+
+    shipped = BCCheckpoint.load(PACKAGED_DIR / "bc-cramped_room.npz")
+    retrained = BCCheckpoint([w[::-1].copy() if w.ndim == 1 else w for w in shipped.weights], {
+        **shipped.meta, "seed": 99})  # fmt: skip
+    monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "board-data"))
+    retrained.save(tmp_path / "board-data" / "partners" / "bc-cramped_room.npz")
+    grid = {
+        "name": "tiny-bc",
+        "agents": ["llm"],
+        "partners": ["bc-cramped_room"],
+        "games": [{"game": "overcooked", "layouts": ["cramped_room"], "seeds": [0], "horizon": 20}],
+    }
+    (tmp_path / "tiny-bc.yaml").write_text(json.dumps(grid))
+    register_grid(board.db, tmp_path / "tiny-bc.yaml")
+    answer = register(board, model="random", grids=["tiny-bc"], agent="llm")
+    assert answer.status_code == 201, answer.text
+    grid_job = answer.json()["jobs"][1]
+    run_worker(board, tmp_path)
+    ended = board.client.get(f"/api/jobs/{grid_job['id']}").json()
+    assert ended["status"] == "done", json.dumps(ended)[:1500]
+    [episodes] = (tmp_path / "jobs").rglob("episodes.jsonl")
+    played = {
+        stats["checkpoint"]
+        for line in episodes.read_text().splitlines()
+        for stats in json.loads(line)["agent_stats"].values()
+        if "checkpoint" in stats
+    }
+    assert played == {shipped.fingerprint}
+
+
 def test_grid_jobs_refuse_an_agent_without_a_model(board: BoardClient) -> None:
     from coordqa.agentic import get_grid
 
