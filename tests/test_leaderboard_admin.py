@@ -877,3 +877,29 @@ def test_entries_beside_a_new_one_are_the_submitters_own_uploads(tmp_path: Path)
     new = store("second", 3, "uploaded")
     assert db.entries_beside(new) == [(uploaded, 2)]
     db.dispose()
+
+
+@pytest.mark.parametrize(
+    "command", [("hide", "--token"), ("unhide", "--token"), ("token", "revoke")]
+)
+def test_an_unknown_token_name_suggests_the_closest_names(
+    tmp_path: Path, command: tuple[str, str]
+) -> None:
+    """Walkthrough 19 R2 (#98, #233): ``hide --token alic`` and ``token revoke`` of a mistyped
+    name answered "no token has that name" without the "did you mean" almost every other name
+    gets. Every admin command reads a token through one lookup, so each suggests the closest
+    token names (revoked ones too: their entries can still be hidden); a far name gets none."""
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    for name in ("alice", "bob", "carol"):
+        _cli("leaderboard", "token", "create", name, "--db", url)
+    _cli("leaderboard", "token", "revoke", "carol", "--db", url)
+    for given, offered in (("alic", "'alice'"), ("carl", "'carol'"), ("zed", None)):
+        refused = coordqa("leaderboard", *command, given, "--db", url)
+        assert refused.returncode == 2, refused.stderr
+        said = " ".join(refused.stderr.split())
+        assert f"no live token named '{given}': no token has that name" in said, said
+        assert "coordqa leaderboard token list" in said, said
+        if offered is None:
+            assert "Did you mean" not in said, said
+        else:
+            assert f"Did you mean {offered}?" in said, said
