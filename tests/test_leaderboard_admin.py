@@ -405,6 +405,30 @@ def test_provenance_mark(populated: tuple[str, list[int]]) -> None:
     assert "--note TEXT" in str(refused.exception)
 
 
+def test_provenance_says_not_both_and_nothing_changed_as_hide_does(
+    populated: tuple[str, list[int]],
+) -> None:
+    """Walkthrough 19 R3 (#147, #149): ``provenance 6 --clear --note x`` said "give --note TEXT
+    or --clear" though both were given (``hide 9 --token carol`` says "not both"), and clearing a
+    cleared mark said "cleared" again where hide, job cancel and token revoke say "... already:
+    nothing changed" (exit 0)."""
+    url, ids = populated
+    entry = str(ids[0])
+    both = coordqa("leaderboard", "provenance", entry, "--clear", "--note", "x", "--db", url)
+    assert both.returncode == 2, both.stderr
+    assert both.stderr.strip() == "error: give --note TEXT (what you checked) or --clear, not both"
+    _cli("leaderboard", "provenance", entry, "--note", "checked the logs", "--db", url)
+    cleared = " ".join(_cli("leaderboard", "provenance", entry, "--clear", "--db", url).split())
+    assert cleared.endswith(": cleared") and "nothing changed" not in cleared, cleared
+    name = cleared.removesuffix(": cleared")
+    again = coordqa("leaderboard", "provenance", entry, "--clear", "--db", url)
+    assert again.returncode == 0, again.stderr
+    said = " ".join(again.stdout.split())
+    assert said == f"{name} was unmarked already: nothing changed", said
+    never = " ".join(_cli("leaderboard", "provenance", str(ids[1]), "--clear", "--db", url).split())
+    assert never.endswith("was unmarked already: nothing changed"), never  # never marked
+
+
 def test_export_writes_a_static_site_with_working_links(
     populated: tuple[str, list[int]], tmp_path: Path
 ) -> None:
