@@ -563,29 +563,31 @@ def run_job(
             logger.exception("job %s met an unexpected error", job.id)
         secret_seeds = [job.private_seed] + ([job.seed] if job.kind == "agentic" else [])
         failure = job_failure(exc, (key, *map(str, secret_seeds)))
-        if not end_job(
-            db,
-            job.id,
-            config.name,
-            "failed",
-            error=failure.public,
-            detail=failure.detail,
-            usage=budget.total(),
-        ):
-            return JobOutcome(job.id, "withdrawn")
-        return JobOutcome(job.id, "failed", error=failure.public, detail=failure.detail)
+        failed = JobOutcome(job.id, "failed", error=failure.public, detail=failure.detail)
+        return _end(db, config, budget, failed)
+    return _end(
+        db, config, budget, JobOutcome(job.id, "done", entry=stored.entry, note=stored.note)
+    )
+
+
+def _end(db: Database, config: WorkerConfig, budget: _Budget, outcome: JobOutcome) -> JobOutcome:
+    """End the job as ``outcome`` says, with this session's usage to its end; or withdrawn.
+
+    The usage goes with the ending, so a session counts every second it held the job
+    (walkthrough 19 B3).
+    """
     ended = end_job(
         db,
-        job.id,
+        outcome.job_id,
         config.name,
-        "done",
-        submission_id=stored.entry,
-        note=stored.note,
+        outcome.status,
+        error=outcome.error,
+        detail=outcome.detail,
+        submission_id=outcome.entry,
+        note=outcome.note,
         usage=budget.total(),
     )
-    if not ended:
-        return JobOutcome(job.id, "withdrawn")
-    return JobOutcome(job.id, "done", entry=stored.entry, note=stored.note)
+    return outcome if ended else JobOutcome(outcome.job_id, "withdrawn")
 
 
 def work(
