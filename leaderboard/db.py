@@ -1013,10 +1013,12 @@ class Database:
             )
             return [(entry, reason) for entry, reason in rows]
 
-    def set_provenance(self, submission_id: int, note: str | None) -> Submission:
+    def set_provenance(self, submission_id: int, note: str | None) -> tuple[Submission, bool]:
         """Mark that an admin checked who produced a submission, or clear the mark.
 
-        ``note`` says what was checked (shown beside the mark); None clears the mark.
+        ``note`` says what was checked (shown beside the mark); None clears the mark. Returns
+        the submission and whether it changed: clearing an unmarked entry is no error, as
+        :meth:`set_hidden` of a hidden one (walkthrough 19 R3: it said "cleared" again).
 
         Raises:
             LeaderboardError: no submission has that id.
@@ -1025,9 +1027,10 @@ class Database:
         checked = _note(note, "the note")
         with self.session() as session:
             row = self._submission(session, submission_id)
+            changed = checked is not None or row.provenance_at is not None
             row.provenance_at = None if checked is None else _now()
             row.provenance_note = checked
-            return row
+            return row, changed
 
     def dispose(self) -> None:
         """Close the engine's connections."""

@@ -414,11 +414,13 @@ def end_job(
     detail: str | None = None,
     submission_id: int | None = None,
     note: str | None = None,
+    usage: dict[str, Any] | None = None,
 ) -> bool:
     """End a job ``worker`` runs as ``done`` or ``failed``; False if it is no longer its own.
 
     A job cancelled or requeued by the admin, or taken over by another worker, while this one
-    ran it keeps the state they gave it.
+    ran it keeps the state they gave it. ``usage``: the job's spending over all its sessions,
+    this one's to its end, written with the ending (:func:`_ending_usage`).
     """
     if status not in ("done", "failed"):
         raise ConfigError(f"a worker ends a job as done or failed; got {status}")
@@ -433,24 +435,38 @@ def end_job(
                 note=note,
                 submission_id=submission_id,
                 finished_at=datetime.now(timezone.utc),
+                **_ending_usage(usage),
             )
         )
     return cast("CursorResult[Any]", ended).rowcount == 1
 
 
-def release_job(db: Database, job_id: int, worker: str) -> bool:
+def release_job(
+    db: Database, job_id: int, worker: str, *, usage: dict[str, Any] | None = None
+) -> bool:
     """Put a job ``worker`` runs back in the queue (its worker was stopped); False if not its own.
 
-    Its public run and usage are kept; the next claim draws new secret seeds, as after a
-    lease that ran out, but without the lease's wait.
+    Its public run and usage are kept (``usage``: this session's to its end, as
+    :func:`end_job`'s); the next claim draws new secret seeds, as after a lease that ran out,
+    but without the lease's wait.
     """
     with db.session() as session:
         released = session.execute(
             update(Job)
             .where(Job.id == job_id, Job.status == "running", Job.worker == worker)
-            .values(status="queued", worker=None, heartbeat_at=None)
+            .values(status="queued", worker=None, heartbeat_at=None, **_ending_usage(usage))
         )
     return cast("CursorResult[Any]", released).rowcount == 1
+
+
+def _ending_usage(usage: dict[str, Any] | None) -> dict[str, Any]:
+    """The usage column's value as a session ends, where the worker gives it.
+
+    Written in the ending's own update, so a session counts every second it held the job
+    however it ended: a worker stopped while it built the private split wrote only its last
+    heartbeat's usage, "1 of 21,600 s of worker time" for about 10 s held (walkthrough 19 B3).
+    """
+    return {} if usage is None else {"usage": usage}
 
 
 class JobChange(NamedTuple):

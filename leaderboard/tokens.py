@@ -18,6 +18,7 @@ from sqlalchemy import Integer, cast, func, select
 from coordqa.errors import ConfigError
 from coordqa.leaderboard.db import Database, LeaderboardError, Submission, Token, as_utc
 from coordqa.leaderboard.names import admin_text, alike_names, imitated_name
+from coordqa.registry import did_you_mean
 
 __all__ = [
     "TOKEN_PREFIX",
@@ -134,7 +135,8 @@ def token_id_of(db: Database, given: str) -> int:
     revocation); one with several revoked tokens is refused with their ids, to choose from.
     Names are compared as ``token create`` compares them (:func:`alike_names`: case, spaces and
     look-alike letters; walkthrough 16 #140: ``hide --token Bob`` did not find ``bob``), so a
-    name that reads as several live tokens (named before that rule) is refused with them.
+    name that reads as several live tokens (named before that rule) is refused with them. A
+    name no token has is refused with the closest token names, as other names are.
 
     Raises:
         LeaderboardError: no token has that id or name, the name reads as several live tokens,
@@ -163,11 +165,18 @@ def token_id_of(db: Database, given: str) -> int:
         return int(live[0][0])
     if len(tokens) == 1:
         return int(tokens[0][0])
-    known = ", ".join(str(token_id) for token_id, _, _ in tokens)
-    held = f"its tokens ({known}) are revoked already" if tokens else "no token has that name"
-    fix = "give one of their ids" if tokens else "give a token's id or name"
+    listed = f"from `{db.command('token list')}`"
+    if tokens:
+        known = ", ".join(str(token_id) for token_id, _, _ in tokens)
+        raise LeaderboardError(
+            f"no live token named {given!r}: its tokens ({known}) are revoked already; "
+            f"give one of their ids {listed}"
+        )
+    # a typo gets the closest names, revoked ones too (walkthrough 19 R2: `hide --token alic`)
+    close = did_you_mean(given, [name for _, name, _ in every])
     raise LeaderboardError(
-        f"no live token named {given!r}: {held}; {fix} from `{db.command('token list')}`"
+        f"no live token named {given!r}: no token has that name.{close} "
+        f"Give a token's id or name {listed}"
     )
 
 

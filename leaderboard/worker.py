@@ -27,8 +27,9 @@ Every session of a job (a worker's claim) draws new secret seeds (:func:`claim_j
 public run resumes without asking a question twice, while the private split or the grid's
 deals of an earlier session, which the endpoint has seen, are dropped (``session-N/`` folders)
 and new ones are asked. Budgets (calls, tokens, seconds, and the disk the job's folder takes)
-count every session of a job (seconds: wall time while a worker holds it); reaching one stops
-the job cleanly, as failed with the budget named. The calls budget is a hard cap: a call is
+count every session of a job (seconds: wall time while a worker holds it, written as the
+session ends, however it ends); reaching one stops the job cleanly, as failed with the budget
+named. The calls budget is a hard cap: a call is
 sent only while the budget has room (:mod:`coordqa.llm.allowance`, counted as it is admitted,
 not as its answer comes back), so no job's count passes it; the first call past it stops the
 job unsent; calls cut off in flight are counted (the endpoint may have seen them). The worker
@@ -553,7 +554,7 @@ def run_job(
     except JobWithdrawn:
         return JobOutcome(job.id, "withdrawn")
     except (KeyboardInterrupt, RunInterrupted) as exc:  # the worker stopped, not the job
-        release_job(db, job.id, config.name)
+        release_job(db, job.id, config.name, usage=budget.total())
         raise RunInterrupted(
             f"interrupted: job {job.id} is back in the queue (its public answers are kept); "
             "a worker takes it up again: run the same command again"
@@ -563,14 +564,31 @@ def run_job(
             logger.exception("job %s met an unexpected error", job.id)
         secret_seeds = [job.private_seed] + ([job.seed] if job.kind == "agentic" else [])
         failure = job_failure(exc, (key, *map(str, secret_seeds)))
-        if not end_job(
-            db, job.id, config.name, "failed", error=failure.public, detail=failure.detail
-        ):
-            return JobOutcome(job.id, "withdrawn")
-        return JobOutcome(job.id, "failed", error=failure.public, detail=failure.detail)
-    if not end_job(db, job.id, config.name, "done", submission_id=stored.entry, note=stored.note):
-        return JobOutcome(job.id, "withdrawn")
-    return JobOutcome(job.id, "done", entry=stored.entry, note=stored.note)
+        failed = JobOutcome(job.id, "failed", error=failure.public, detail=failure.detail)
+        return _end(db, config, budget, failed)
+    return _end(
+        db, config, budget, JobOutcome(job.id, "done", entry=stored.entry, note=stored.note)
+    )
+
+
+def _end(db: Database, config: WorkerConfig, budget: _Budget, outcome: JobOutcome) -> JobOutcome:
+    """End the job as ``outcome`` says, with this session's usage to its end; or withdrawn.
+
+    The usage goes with the ending, so a session counts every second it held the job
+    (walkthrough 19 B3).
+    """
+    ended = end_job(
+        db,
+        outcome.job_id,
+        config.name,
+        outcome.status,
+        error=outcome.error,
+        detail=outcome.detail,
+        submission_id=outcome.entry,
+        note=outcome.note,
+        usage=budget.total(),
+    )
+    return outcome if ended else JobOutcome(outcome.job_id, "withdrawn")
 
 
 def work(

@@ -405,6 +405,30 @@ def test_provenance_mark(populated: tuple[str, list[int]]) -> None:
     assert "--note TEXT" in str(refused.exception)
 
 
+def test_provenance_says_not_both_and_nothing_changed_as_hide_does(
+    populated: tuple[str, list[int]],
+) -> None:
+    """Walkthrough 19 R3 (#147, #149): ``provenance 6 --clear --note x`` said "give --note TEXT
+    or --clear" though both were given (``hide 9 --token carol`` says "not both"), and clearing a
+    cleared mark said "cleared" again where hide, job cancel and token revoke say "... already:
+    nothing changed" (exit 0)."""
+    url, ids = populated
+    entry = str(ids[0])
+    both = coordqa("leaderboard", "provenance", entry, "--clear", "--note", "x", "--db", url)
+    assert both.returncode == 2, both.stderr
+    assert both.stderr.strip() == "error: give --note TEXT (what you checked) or --clear, not both"
+    _cli("leaderboard", "provenance", entry, "--note", "checked the logs", "--db", url)
+    cleared = " ".join(_cli("leaderboard", "provenance", entry, "--clear", "--db", url).split())
+    assert cleared.endswith(": cleared") and "nothing changed" not in cleared, cleared
+    name = cleared.removesuffix(": cleared")
+    again = coordqa("leaderboard", "provenance", entry, "--clear", "--db", url)
+    assert again.returncode == 0, again.stderr
+    said = " ".join(again.stdout.split())
+    assert said == f"{name} was unmarked already: nothing changed", said
+    never = " ".join(_cli("leaderboard", "provenance", str(ids[1]), "--clear", "--db", url).split())
+    assert never.endswith("was unmarked already: nothing changed"), never  # never marked
+
+
 def test_export_writes_a_static_site_with_working_links(
     populated: tuple[str, list[int]], tmp_path: Path
 ) -> None:
@@ -877,3 +901,29 @@ def test_entries_beside_a_new_one_are_the_submitters_own_uploads(tmp_path: Path)
     new = store("second", 3, "uploaded")
     assert db.entries_beside(new) == [(uploaded, 2)]
     db.dispose()
+
+
+@pytest.mark.parametrize(
+    "command", [("hide", "--token"), ("unhide", "--token"), ("token", "revoke")]
+)
+def test_an_unknown_token_name_suggests_the_closest_names(
+    tmp_path: Path, command: tuple[str, str]
+) -> None:
+    """Walkthrough 19 R2 (#98, #233): ``hide --token alic`` and ``token revoke`` of a mistyped
+    name answered "no token has that name" without the "did you mean" almost every other name
+    gets. Every admin command reads a token through one lookup, so each suggests the closest
+    token names (revoked ones too: their entries can still be hidden); a far name gets none."""
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    for name in ("alice", "bob", "carol"):
+        _cli("leaderboard", "token", "create", name, "--db", url)
+    _cli("leaderboard", "token", "revoke", "carol", "--db", url)
+    for given, offered in (("alic", "'alice'"), ("carl", "'carol'"), ("zed", None)):
+        refused = coordqa("leaderboard", *command, given, "--db", url)
+        assert refused.returncode == 2, refused.stderr
+        said = " ".join(refused.stderr.split())
+        assert f"no live token named '{given}': no token has that name" in said, said
+        assert "coordqa leaderboard token list" in said, said
+        if offered is None:
+            assert "Did you mean" not in said, said
+        else:
+            assert f"Did you mean {offered}?" in said, said

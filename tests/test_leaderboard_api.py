@@ -357,7 +357,8 @@ def test_pages_say_what_was_checked_and_set_the_submitters_word_apart(
     checked = page[: page.index('<section class="self-reported">')]
     assert "Claimed Lab" not in checked and "replies re-scored" in checked
     assert "not checked: the server cannot tell which model produced the results" in checked
-    board.db.set_provenance(sub_id, "matched the provider's logs")
+    _, marked = board.db.set_provenance(sub_id, "matched the provider's logs")
+    assert marked
     assert "✔ provenance checked" in board.client.get("/").text
     page = board.client.get(f"/submissions/{sub_id}").text
     assert "checked by an administrator</span>: matched the provider&#39;s logs" in page

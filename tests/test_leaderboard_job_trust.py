@@ -750,3 +750,54 @@ def test_an_idle_worker_says_it_waits_once_and_that_it_stopped(tmp_path: Path, s
     assert "waiting" not in rest, rest  # once, not per poll
     assert worker.returncode == 130, first + rest
     assert rest.strip().splitlines()[-1] == "stopped: no job was running", rest
+
+
+@pytest.mark.parametrize("ending", ["ctrl-c in the private split", "failed", "done"])
+def test_every_session_counts_all_the_time_it_held_its_job(
+    board: BoardClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ending: str
+) -> None:
+    """Walkthrough 19 B3 (#315-#318): a worker stopped by Ctrl-C while it built the private split
+    (about 10 s held) left "1 of 21,600 s of worker time": the seconds were written only at the
+    evaluations' heartbeats, so whatever a session did after its last one (the split, scoring,
+    storing) never counted, and repeated interruptions escaped ``--job-max-seconds``. Expected:
+    however the session ends, the job's seconds grow by at least the time it was held after the
+    last write (here a 1.5 s stand-in step, timed from the usage stored when it began)."""
+    import time
+
+    from coordqa.errors import RunInterrupted
+    from coordqa.leaderboard import worker
+
+    held_s = 1.5
+    stored_at_step: list[float] = []
+
+    def usage_now() -> float:
+        with board.db.session() as session:
+            [usage] = session.scalars(select(Job.usage))
+        return float(usage["seconds"])
+
+    def slow_step(real: Any, interrupt: bool) -> Any:
+        def step(*args: Any, **kwargs: Any) -> Any:
+            stored_at_step.append(usage_now())
+            time.sleep(held_s)
+            if interrupt:
+                raise KeyboardInterrupt
+            if ending == "failed":
+                raise ValueError("a step that broke")
+            return real(*args, **kwargs)
+
+        return step
+
+    if ending == "ctrl-c in the private split":
+        monkeypatch.setattr(worker, "private_split", slow_step(worker.private_split, True))
+    else:
+        monkeypatch.setattr(worker, "_private_numbers", slow_step(worker._private_numbers, False))
+    with LocalOpenAIServer(api_key=KEY) as server:
+        job_id = register(board, api_base=server.base_url)["id"]
+        if ending == "ctrl-c in the private split":
+            with pytest.raises(RunInterrupted, match=rf"job {job_id} is back in the queue"):
+                run_worker(board, tmp_path / "jobs")
+        else:
+            [outcome] = run_worker(board, tmp_path / "jobs")
+            assert outcome.status == ending, outcome
+    [before_step] = stored_at_step
+    assert usage_now() >= before_step + held_s, (usage_now(), before_step)

@@ -759,11 +759,18 @@ def provenance_command(
     The server verifies the numbers (replies re-scored, episodes replayed), never which model
     produced them; this mark records an admin's check of that.
     """
-    if clear == (note is not None):
-        raise ConfigError("give --note TEXT (what you checked) or --clear")
-    row = _open(db, create=False).set_provenance(submission_id, None if clear else note)
+    choose = "give --note TEXT (what you checked) or --clear"
+    if clear and note is not None:  # as `hide ID --token T` says (walkthrough 19 R3)
+        raise ConfigError(f"{choose}, not both")
+    if not clear and note is None:
+        raise ConfigError(choose)
+    row, changed = _open(db, create=False).set_provenance(submission_id, note)
+    entry = f"entry {row.id} ({row.display_name})"
+    if not changed:
+        console.print(_unchanged(entry, "unmarked"), markup=False, soft_wrap=True)
+        return
     state = "cleared" if clear else "marked as provenance checked"
-    console.print(f"entry {row.id} ({row.display_name}): {state}")
+    console.print(f"{entry}: {state}", markup=False, soft_wrap=True)
 
 
 @dataset_app.command("add")
