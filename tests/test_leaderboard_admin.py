@@ -877,3 +877,25 @@ def test_entries_beside_a_new_one_are_the_submitters_own_uploads(tmp_path: Path)
     new = store("second", 3, "uploaded")
     assert db.entries_beside(new) == [(uploaded, 2)]
     db.dispose()
+
+
+def test_a_grid_registered_with_a_seat_for_self_play_alone_still_reads(tmp_path: Path) -> None:
+    """A grid file whose only partner is ``self`` and that names ``positions`` is refused today
+    (the seat was never used, walkthrough 19 R8); one registered before must not break the
+    board, which reads every registered grid to check any agentic submission."""
+    from coordqa.leaderboard.catalog import known_grids
+    from coordqa.leaderboard.db import GridRow
+
+    db = open_database(f"sqlite:///{tmp_path / 'board.db'}")
+    config = {
+        "name": "old",
+        "agents": ["cac"],
+        "models": ["scripted"],
+        "partners": ["self"],
+        "positions": 0,
+        "games": [{"game": "collab_capture", "seeds": [0]}],
+    }
+    with db.session() as session:
+        session.add(GridRow(name="old", fingerprint="f" * 64, config=config))
+    assert known_grids(db)["old"].config.positions is None
+    db.dispose()
