@@ -5,7 +5,9 @@ cheap):
 
 - :func:`run_match` / :func:`play_match`: one episode from an :class:`EpisodeSpec`;
 - :func:`run_grid` / :func:`run_grid_async` / :class:`GridConfig`: agents x models x partners
-  x games x seeds, resumable, on the local asyncio backend or on Ray;
+  x games x seeds, resumable, on the local asyncio backend or on Ray; :func:`stored_form`: a
+  grid stored by an earlier coordqa (a run's identity, a board's registered grid) in today's
+  form;
 - :class:`AgenticRun` (:func:`read_agentic_run`) / :func:`verify_episodes`: read a run
   directory back (played episodes, failed ones with their cause) and re-check every episode by
   replaying it (what the leaderboard uses); :func:`load_agentic_run` gives the played episodes;
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
         GridConfig as GridConfig,
         load_grid as load_grid,
         parse_grid as parse_grid,
+        stored_form as stored_form,
     )
     from coordqa.agentic.grid_registry import (
         RegisteredGrid as RegisteredGrid,

@@ -240,9 +240,10 @@ def _installed_grids() -> dict[str, KnownGrid]:
 
 
 def _known_grid(row: GridRow) -> KnownGrid:
-    from coordqa.agentic import parse_grid
+    from coordqa.agentic import parse_grid, stored_form
 
-    config = parse_grid(dict(row.config), where=f"grid {row.name!r} in the database")
+    # registered by an earlier coordqa, perhaps in a form refused today (a self-play seat)
+    config = parse_grid(stored_form(dict(row.config)), where=f"grid {row.name!r} in the database")
     return KnownGrid(row.name, config.version, row.fingerprint, config)
 
 

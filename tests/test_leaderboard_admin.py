@@ -927,3 +927,25 @@ def test_an_unknown_token_name_suggests_the_closest_names(
             assert "Did you mean" not in said, said
         else:
             assert f"Did you mean {offered}?" in said, said
+
+
+def test_a_grid_registered_with_a_seat_for_self_play_alone_still_reads(tmp_path: Path) -> None:
+    """A grid file whose only partner is ``self`` and that names ``positions`` is refused today
+    (the seat was never used, walkthrough 19 R8); one registered before must not break the
+    board, which reads every registered grid to check any agentic submission."""
+    from coordqa.leaderboard.catalog import known_grids
+    from coordqa.leaderboard.db import GridRow
+
+    db = open_database(f"sqlite:///{tmp_path / 'board.db'}")
+    config = {
+        "name": "old",
+        "agents": ["cac"],
+        "models": ["scripted"],
+        "partners": ["self"],
+        "positions": 0,
+        "games": [{"game": "collab_capture", "seeds": [0]}],
+    }
+    with db.session() as session:
+        session.add(GridRow(name="old", fingerprint="f" * 64, config=config))
+    assert known_grids(db)["old"].config.positions is None
+    db.dispose()
