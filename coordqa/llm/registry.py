@@ -30,6 +30,7 @@ from coordqa.registry import Registry, not_one_of, offer, spelled_as, suggest
 __all__ = [
     "PROVIDERS",
     "ModelName",
+    "cached_reply_words",
     "create_provider",
     "member_transport",
     "member_timeout",
@@ -161,6 +162,18 @@ def answers_at_once(name: str) -> bool:
     process too but generates for as long as it takes.
     """
     return _provider_says(name, "answers_at_once")
+
+
+def cached_reply_words(name: str) -> str:
+    """What model ``name``'s replies from the reply cache were asked of, and when they are stale.
+
+    :attr:`~coordqa.llm.providers.Provider.cached_as` of its provider; a model no entry serves
+    is behind a server.
+    """
+    registered = _registered(name)
+    if not registered:
+        return Provider.cached_as
+    return PROVIDERS.get(registered)(name, None, None).cached_as
 
 
 def _provider_says(name: str, fact: str) -> bool:
