@@ -73,6 +73,7 @@ from coordqa.agentic.reply_counts import ReplyCounts, fallback_failure
 from coordqa.errors import ConfigError, ModelCallFailed
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig, create_provider, get_model
+from coordqa.llm.endpoints import addressed_endpoints
 from coordqa.llm.registry import refuse_a_timeout, refuse_a_transport, refuse_unread_model_args
 from coordqa.records import Exchange
 from coordqa.runs import (
@@ -619,7 +620,9 @@ def _as_stored(
     own), when ``config`` asks for the same episodes or more of them: the one setting a resumed
     run may raise (as ``coordqa eval``'s trials, :data:`coordqa.evaluation.RESUME_MAY_CHANGE`);
     and in the stored form of its settings when that is an older form of the same
-    (:func:`~coordqa.agentic.grid.stored_form`). The episodes it adds are played and the
+    (:func:`~coordqa.agentic.grid.stored_form`) or spells its endpoints another way (a trailing
+    slash: :func:`~coordqa.llm.endpoints.endpoint_address`, as ``coordqa eval`` reads them;
+    the calls go where asked). The episodes it adds are played and the
     settings as asked are written once the run is open (:func:`_adopt_settings`).
 
     The run's identity (agents, partners, games, settings: all but the seeds) is checked first
@@ -644,8 +647,8 @@ def _as_stored(
         check_resumable(out, stored, manifest)  # another run: refused with its differences
         return manifest, None
     identity = before.identity()
-    if stored_form(stored.config) == identity:
-        identity = stored.config  # the same run, stored in an older form (agent options)
+    if addressed_endpoints(stored_form(stored.config)) == addressed_endpoints(identity):
+        identity = stored.config  # the same run, stored in an older form or endpoint spelling
     opening = manifest
     if identity != manifest.config:
         specs = before.episodes()

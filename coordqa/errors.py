@@ -7,7 +7,7 @@ allowed and how to fix it. Subsystems subclass the branch that fits, so callers 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -30,15 +30,28 @@ class SettingError(ConfigError):
     --timeout/policy.timeout_s out`` (walkthrough 16, R7).
     """
 
-    def __init__(self, setting: str, template: str) -> None:
-        """``setting``: the parameter's name (dotted inside a field: ``policy.timeout_s``)."""
-        super().__init__(template.replace("{setting}", setting))
+    def __init__(self, setting: str, template: str, *, also: Sequence[str] = ()) -> None:
+        """``setting``: the parameter's name (dotted inside a field: ``policy.timeout_s``).
+
+        ``also``: other settings the text names in its advice, each said ``{name}`` in
+        ``template`` (``hosted_vllm/NAME (with {api_base})``), so a command says their options
+        too (:meth:`as_options`).
+        """
         self.setting = setting
         self.template = template
+        self.also = tuple(also)
+        super().__init__(self.as_options({}))
 
     def named(self, name: str) -> str:
         """The message with the setting called ``name`` (a command's option)."""
-        return self.template.replace("{setting}", name)
+        return self.as_options({self.setting: name})
+
+    def as_options(self, options: Mapping[str, str]) -> str:
+        """The message with each setting it names called as ``options`` maps it (else itself)."""
+        text = self.template.replace("{setting}", options.get(self.setting, self.setting))
+        for other in self.also:
+            text = text.replace("{" + other + "}", options.get(other, other))
+        return text
 
 
 class ModelNotServed(ConfigError):
@@ -78,6 +91,15 @@ class DatasetError(CoordqaError, ValueError):
 
 class ModelError(CoordqaError):
     """A model cannot be used (unknown provider, missing key) or failed for good."""
+
+
+class UnknownModelError(SettingError, ModelError):
+    """A model name no built-in model serves and no ``prefix/NAME`` of a served model has.
+
+    A refused setting (``model``), so ``coordqa.evaluate`` refuses it with a ``ConfigError`` as
+    it does every bad setting, and a model that cannot be used (a ``ModelError``), as before
+    (walkthrough 19 #201, #202).
+    """
 
 
 class StoreError(CoordqaError):

@@ -592,18 +592,18 @@ def _answered_keys(store: RunStore, plan: _Plan) -> set[tuple[str, int]]:
 
 
 def _own_settings(plan: _Plan, stored: RunManifest) -> set[str]:
-    """:func:`reply_settings` of the plan, and as it was with its dataset spelled as before.
+    """:func:`reply_settings` of the plan, and as it was with its dataset spelled as stored.
 
-    Runs stored ``--dataset coordinationqa`` as spelled, and a local dataset's path as typed
-    (:func:`_earlier_spelling`); their calls are the run's own.
+    Runs stored ``--dataset coordinationqa`` as spelled, a local dataset's path as typed, and
+    the default as no dataset (:func:`_other_spelling`); their calls are the run's own.
     """
     from coordqa.dataset.releases import ALIASES
 
     config = plan.config
     fixed = _fixed_settings(config)
-    spellings = {alias for alias, name in ALIASES.items() if name == config.dataset}
+    spellings: set[str | None] = {a for a, name in ALIASES.items() if name == config.dataset}
     spelled = stored.config.get("dataset")
-    if isinstance(spelled, str) and _earlier_spelling(spelled, plan, stored):
+    if _other_spelling(spelled, plan, stored):
         spellings.add(spelled)
     return {reply_settings(config)} | {
         content_hash({**fixed, "dataset": spelling})[:16] for spelling in spellings
@@ -715,36 +715,42 @@ def _as_stored(plan: _Plan) -> RunManifest:
 def _spelled_as_stored(plan: _Plan, stored: RunManifest) -> JSONObject:
     """The plan's run settings, its dataset as ``stored`` spells it where that is the same one.
 
-    A run stored with an earlier spelling of its dataset (:func:`_earlier_spelling`) keeps it:
-    its fingerprint and its calls' settings (:func:`reply_settings`) were made with it.
+    A run stored with another spelling of its dataset (:func:`_other_spelling`) keeps it: its
+    fingerprint, folder name and calls' settings (:func:`reply_settings`) were made with it.
     """
     config = {**plan.manifest.config}
     spelled = stored.config.get("dataset")
-    if isinstance(spelled, str) and _earlier_spelling(spelled, plan, stored):
+    if _other_spelling(spelled, plan, stored):
         config["dataset"] = spelled
     return config
 
 
-def _earlier_spelling(spelled: str, plan: _Plan, stored: RunManifest) -> bool:
-    """Whether a run's stored ``dataset`` setting is the plan's dataset as runs stored it before.
+def _other_spelling(spelled: object, plan: _Plan, stored: RunManifest) -> bool:
+    """Whether a run's stored ``dataset`` setting is the plan's dataset, spelled another way.
 
-    Runs stored an alias as typed (``coordinationqa``: its release), and a local dataset's path
-    as typed (``fresh/``: the dataset whose fingerprint the run records, now
-    :data:`~coordqa.dataset.releases.LOCAL`). The content is still checked: the run's
-    fingerprint covers every question, prompt and answer key.
+    A dataset is its content: the run's recorded dataset fingerprint is the plan's. Spellings
+    of one bundled release are one run: no ``--dataset`` (stored None, the default of its day),
+    the release's name, and an alias (runs stored it as typed: ``coordinationqa``), so a run
+    made without ``--dataset`` resumes under the name of the release it measured, also once a
+    newer release is the default (walkthrough 19 #19, #20). So is a local dataset's path as
+    runs stored it (``fresh/``, now :data:`~coordqa.dataset.releases.LOCAL`). The run's
+    fingerprint still covers every question, prompt and answer key.
     """
-    from coordqa.dataset.releases import ALIASES, LOCAL, canonical_dataset, is_bundled
+    from coordqa.dataset.releases import LOCAL, is_bundled
 
     dataset = plan.manifest.config["dataset"]
-    if spelled in ALIASES:
-        return canonical_dataset(spelled) == dataset
     recorded = stored.dataset.fingerprint if stored.dataset else None
-    return (
-        dataset == LOCAL
-        and not is_bundled(spelled)
-        and spelled != LOCAL
-        and recorded == plan.dataset_fingerprint
-    )
+    if spelled == dataset or recorded != plan.dataset_fingerprint:
+        return False
+
+    def a_release(setting: object) -> bool:  # None: the default, the newest release of its day
+        return setting is None or (
+            isinstance(setting, str) and setting != LOCAL and is_bundled(setting)
+        )
+
+    if a_release(spelled) and a_release(dataset):
+        return True
+    return dataset == LOCAL and isinstance(spelled, str) and not a_release(spelled)
 
 
 async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunResult:

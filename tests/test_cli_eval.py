@@ -401,6 +401,32 @@ def test_an_unknown_models_list_offers_only_models_that_answer_questions(
     assert "Built in: llamacpp/PATH, random, scripted." in said, said
     with pytest.raises(ModelError, match=r"Built in: bot, bot\?KEY=VALUE, llamacpp/PATH, random"):
         get_model("randon")  # any caller: an agent may play with bot
+    assert "hosted_vllm/NAME (with --api-base)" in said, said  # the option: a command's word
+
+
+def test_an_unknown_model_in_the_python_api_is_a_config_error(tmp_path: Path) -> None:
+    """Walkthrough 19 #201, #202: ``evaluate(EvalConfig(model="randon"))`` raised a ModelError,
+    which is no ConfigError (the refusal docs/python-api.md promises), and named the CLI's
+    ``--api-base``. It is a refused setting: a ConfigError (still a ModelError) naming
+    ``api_base``, as the library's other refusals do."""
+    from coordqa import EvalConfig, evaluate
+    from coordqa.errors import ConfigError, ModelError, SettingError
+    from coordqa.llm import get_model
+
+    with pytest.raises(SettingError) as refused:
+        evaluate(EvalConfig(model="randon", out=tmp_path / "r"))
+    said = str(refused.value)
+    assert isinstance(refused.value, ConfigError) and isinstance(refused.value, ModelError)
+    assert refused.value.setting == "model", said
+    assert said.startswith("unknown model randon. Did you mean 'random'?"), said
+    assert "hosted_vllm/NAME (with api_base)" in said and "--api-base" not in said, said
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(ConfigError, match=r"unknown model randon\..*\(with api_base\)"):
+        get_model("randon")
+    agentic = ["agentic", "run", "--agent", "cac", "--model", "randon", "--game", "hanabi"]
+    played = coordqa(*agentic, "--self-play", "--out", tmp_path / "a")
+    assert played.returncode == 2, played.stderr
+    assert "(with --api-base)" in " ".join(played.stderr.split()), played.stderr
 
 
 @pytest.mark.parametrize(

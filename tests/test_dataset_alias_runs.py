@@ -56,3 +56,44 @@ def test_a_run_that_stored_the_alias_resumes_under_either_spelling(
         again = coordqa(*EVAL, "--dataset", spelling, "--out", out)
         assert again.returncode == 0, again.stderr
         assert _calls(out) == 2
+
+
+def test_the_default_and_the_release_it_stands_for_resume_each_other(tmp_path: Path) -> None:
+    """Walkthrough 19 #19, #20: a run made without --dataset was refused under the name of the
+    release it measured (``dataset: stored none, requested 'coordinationqa-v1.2'``), the very
+    name the refusal of another dataset had told the user to give. Same questions (the same
+    fingerprint) are one run, whichever way the dataset is said."""
+    default, named = tmp_path / "default", tmp_path / "named"
+    assert coordqa(*EVAL, "--out", default).returncode == 0
+    assert coordqa(*EVAL, "--dataset", "coordinationqa-v1.2", "--out", named).returncode == 0
+    other = coordqa(*EVAL, "--dataset", "coordinationqa-v1.1", "--out", default)
+    assert other.returncode == 2
+    assert "on another dataset: 'coordinationqa-v1.2'" in other.stderr, other.stderr
+    assert "or the dataset it was made from to resume it" in other.stderr, other.stderr
+    for out, spelling in ((default, ["--dataset", "coordinationqa-v1.2"]), (named, [])):
+        again = coordqa(*EVAL, *spelling, "--out", out)
+        assert again.returncode == 0, again.stderr
+        assert _calls(out) == 2  # resumed: nothing asked again
+    stored = json.loads((default / "manifest.json").read_text())["config"]["dataset"]
+    assert stored is None  # the run keeps its own setting (and folder name, fingerprint)
+
+
+def test_a_default_run_of_an_older_default_resumes_under_its_releases_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once a newer release is the default, a run made without --dataset measured the older
+    one: the refusal sends the user to name it, and naming it resumes the run."""
+    import coordqa.dataset.identity as identity
+    import coordqa.dataset.load as load
+
+    out = tmp_path / "run"
+    with monkeypatch.context() as before:  # when coordinationqa-v1.1 was the default
+        for module in (identity, load):
+            before.setattr(module, "DEFAULT_DATASET", "coordinationqa-v1.1")
+        assert coordqa(*EVAL, "--out", out).returncode == 0
+    upgraded = coordqa(*EVAL, "--out", out)
+    assert upgraded.returncode == 2
+    assert "on another dataset: 'coordinationqa-v1.1'" in upgraded.stderr, upgraded.stderr
+    again = coordqa(*EVAL, "--dataset", "coordinationqa-v1.1", "--out", out)
+    assert again.returncode == 0, again.stderr
+    assert _calls(out) == 2

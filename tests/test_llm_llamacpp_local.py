@@ -489,3 +489,27 @@ def test_an_absolute_path_written_with_one_slash_is_offered_with_two(
     assert f"no file at {elsewhere / one_slash}" in said, said
     assert f"Did you mean 'llamacpp/{fake_llama}'?" in said, said  # llamacpp//tmp/...
     assert "two slashes" in said, said
+
+
+def test_the_reply_cache_note_of_a_gguf_file_speaks_of_the_file(
+    fake_llama: Path, tmp_path: Path
+) -> None:
+    """Walkthrough 19 #204: the note for replies from the cache spoke of "this endpoint" and "if
+    the server now serves another model", which a local file has neither of. The cache knows
+    the file by its path (``api_base`` is its ``file://`` URI), so a file saved over it is the
+    stale case to name."""
+    from cli_support import coordqa
+
+    asked = ["eval", "--model", f"llamacpp/{fake_llama}", "--dataset", "example", "--limit", "2"]
+    first = coordqa(*asked, "--trials", "1", "--out", tmp_path / "a")
+    assert first.returncode == 0, first.stderr
+    again = coordqa(*asked, "--trials", "1", "--out", tmp_path / "b")
+    assert again.returncode == 0, again.stderr
+    said = " ".join(again.stderr.split())
+    assert (
+        "2 replies of this session came from the reply cache: asked before of the GGUF file at "
+        "this path, with the same prompt, chat format and settings (the cache knows the file by "
+        "its path, not its content). If the file there has changed since (another checkpoint "
+        "or quantisation), run again with --no-cache and another --out."
+    ) in said, said
+    assert "endpoint" not in said and "server" not in said, said

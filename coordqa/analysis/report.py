@@ -174,28 +174,44 @@ def _as_named(name: str, labels: Sequence[str]) -> str:
 
 def _reference_label(reference: str, labels: Sequence[str], analyses: Sequence[RunAnalysis]) -> str:
     """The label of the one run that ``reference`` names (a label, or a model with one run)."""
+    return labels[_named_run(reference, labels, [a.model for a in analyses])]
+
+
+def _named_run(
+    reference: str,
+    labels: Sequence[str],
+    models: Sequence[str],
+    *,
+    where: str = "",
+    datasets: int = 1,
+) -> int:
+    """The index of the one run ``reference`` names: a run's label, or a model with one run.
+
+    ``where`` (`` of coordinationqa-v1.2``) and ``datasets`` say which dataset's runs these are
+    of how many reported. A refusal offers only names that would be taken: the labels, and
+    models of one run (walkthrough 19 #37, #40: ``random`` was offered and then refused for
+    naming two runs); ``--dataset`` only where several datasets are reported.
+
+    Raises:
+        ConfigError: ``reference`` names no run or several.
+    """
     if reference in labels:
-        return reference
-    matches = [lbl for lbl, a in zip(labels, analyses, strict=True) if a.model == reference]
+        return labels.index(reference)
+    matches = [i for i, model in enumerate(models) if model == reference]
     if len(matches) == 1:
         return matches[0]
-    which = "several runs" if matches else "no run"
-    hint = _closest_run(reference, bool(matches), labels, [a.model for a in analyses])
+    pick = " (or pick the datasets it ran on with --dataset NAME)" if datasets > 1 else ""
+    if matches:
+        several = ", ".join(labels[i] for i in matches)
+        raise ConfigError(
+            f"--reference {reference!r} names several runs{where} ({several}); give one of "
+            f"their labels{pick}"
+        )
+    taken = [*labels, *(model for model in set(models) if models.count(model) == 1)]
     raise ConfigError(
-        f"--reference {reference!r} names {which}; give one of the runs' labels: "
-        f"{', '.join(labels)}.{hint}"
+        f"--reference {reference!r} names no run{where}; its runs are {', '.join(labels)}."
+        f"{did_you_mean(reference, sorted(set(taken)))} Give one of them{pick}"
     )
-
-
-def _closest_run(
-    reference: str, matched: bool, labels: Sequence[str], models: Sequence[str]
-) -> str:
-    """`` Did you mean 'scripted'?`` for a ``reference`` that names no run ('' if several).
-
-    Every unknown name is offered the closest (walkthrough 12 #205), here of the runs' labels
-    and models.
-    """
-    return "" if matched else did_you_mean(reference, sorted({*labels, *models}))
 
 
 def _check_reference(
@@ -209,16 +225,7 @@ def _check_reference(
         runs = [readers[i] for i in group.members]
         labels = run_labels([(r.manifest, r.path) for r in runs])
         models = [str(r.manifest.config.get("model", "?")) for r in runs]
-        matches = labels.count(reference) or models.count(reference)
-        if matches == 1:
-            continue
-        which = "several runs" if matches else "no run"
-        hint = _closest_run(reference, bool(matches), labels, models)
-        raise ConfigError(
-            f"--reference {reference!r} names {which} of {group.title}; its runs are "
-            f"{', '.join(labels)}.{hint} Give one of them, or pick the datasets it ran on with "
-            "--dataset NAME"
-        )
+        _named_run(reference, labels, models, where=f" of {group.title}", datasets=len(groups))
 
 
 NAMES_PER_QUESTION_SET = 2

@@ -52,15 +52,16 @@ def settings_as_options(options: Mapping[str, str]) -> Iterator[None]:
     """Within, a library's refused setting is named by the command's option for it.
 
     ``options`` maps the library's parameter names (``trials``, ``policy.timeout_s``) to the
-    command's options (``--trials``, ``--timeout``): the command's one map of them. A setting
-    the map lacks keeps the library's name.
+    command's options (``--trials``, ``--timeout``): the command's one map of them, also for
+    the other settings a refusal's advice names (:attr:`SettingError.also`). A setting the map
+    lacks keeps the library's name.
     """
     try:
         yield
     except SettingError as error:
-        if error.setting not in options:
+        if not {error.setting, *error.also} & set(options):
             raise
-        raise ConfigError(error.named(options[error.setting])) from None
+        raise ConfigError(error.as_options(options)) from None
 
 
 _warned: set[str] = set()

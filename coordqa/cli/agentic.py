@@ -186,6 +186,7 @@ def grid_setting_words(
     calls, transport, sampling, endpoint = options
     given: dict[str, tuple[str, object]] = {"runtime.timeout_s": ("--timeout", calls.timeout)}
     given["runtime.transport"] = ("--transport", transport)
+    given["api_base"] = ("--api-base", endpoint.api_base)  # an unknown model's advice names it
     for name, flag in SAMPLING_FLAGS.items():
         given[f"generate.{name}"] = (flag, getattr(sampling, name))
     for model in grid.model_names():

@@ -20,7 +20,7 @@ from typer._click.exceptions import NoSuchOption, UsageError  # typer's own clic
 from typer.core import TyperCommand
 
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
-from coordqa.cli._errors import RUN_FAILED_EXIT
+from coordqa.cli._errors import RUN_FAILED_EXIT, settings_as_options
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._progress import Quiet
 from coordqa.cli._tables import print_entry
@@ -209,7 +209,8 @@ def eval_set_command(
         )
     added = [{"model": name, **{f: v for (_, f), v in given.items()}} for name in model or ()]
     for name in model or ():  # said as typed, before the spec names them models[i]
-        refuse_a_question_model(name)
+        with settings_as_options({field: flag for flag, field in model_settings}):
+            refuse_a_question_model(name)
         _refuse_unread_settings(name, model or [], given)
     if spec_file is None:
         if not added:

@@ -215,14 +215,12 @@ def render_counts(result: RunResult) -> None:
         f"This session: {calls(session)}. Whole run: {calls(run, failed_note)}.{standing}",
         highlight=False,
     )
-    if session.cache_hits:
-        # The cache is keyed by model name and endpoint: another checkpoint served under the
-        # same name and address would be read as the earlier one's replies (walkthrough 10).
+    if session.cache_hits:  # what the replies were asked of, in the model's terms
+        from coordqa.llm.registry import cached_reply_words
+
         messages.print(
             f"{counted(session.cache_hits, 'reply', 'replies')} of this session came from the "
-            "reply cache: asked before of this model name at this endpoint, with the same prompt "
-            "and settings. If the server now serves another model or checkpoint under that "
-            "name, run again with --no-cache and another --out.",
+            f"reply cache: {cached_reply_words(result.manifest.config['model'])}",
             highlight=False,
         )
     dataset = result.manifest.dataset

@@ -110,15 +110,46 @@ def stored_endpoints(settings: Any) -> Any:
     >>> stored_endpoints({"api_base": "http://u:pw@h/v1", "models": [{"api_base": None}]})
     {'api_base': 'http://h/v1', 'models': [{'api_base': None}]}
     """
+    return _each_endpoint(settings, stored_endpoint)
+
+
+def endpoint_address(api_base: str | None) -> str | None:
+    """What makes two endpoints one: :func:`shown_endpoint`, case-blind but for its path.
+
+    A trailing slash, the scheme's and host's case and credentials aside, two spellings of an
+    endpoint are one server: a resumed run asked at either is asked where it was
+    (walkthrough 19 #196 to #198). None for no endpoint (the provider's own).
+
+    >>> endpoint_address("HTTP://u:pw@GPU7:8000/v1/") == endpoint_address("http://gpu7:8000/v1")
+    True
+    """
+    if api_base is None:
+        return None
+    parts = urlsplit(shown_endpoint(api_base))
+    return f"{parts.scheme}://{parts.netloc.lower()}{parts.path.rstrip('/')}"
+
+
+def addressed_endpoints(settings: Any) -> Any:
+    """``settings`` with every ``api_base`` in it as :func:`endpoint_address`, to compare runs.
+
+    >>> addressed_endpoints({"api_base": "http://h/v1/"}) == addressed_endpoints(
+    ...     {"api_base": "http://H/v1"})
+    True
+    """
+    return _each_endpoint(settings, endpoint_address)
+
+
+def _each_endpoint(settings: Any, form: Callable[[str], str | None]) -> Any:
+    """``settings`` (as JSON) with every ``api_base`` string in it, at any depth, as ``form``."""
     if isinstance(settings, dict):
         return {
-            key: stored_endpoint(value)
+            key: form(value)
             if key == "api_base" and isinstance(value, str)
-            else stored_endpoints(value)
+            else _each_endpoint(value, form)
             for key, value in settings.items()
         }
     if isinstance(settings, list):
-        return [stored_endpoints(item) for item in settings]
+        return [_each_endpoint(item, form) for item in settings]
     return settings
 
 

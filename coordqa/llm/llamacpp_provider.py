@@ -140,6 +140,12 @@ class LlamaCppProvider(Provider):
 
     max_concurrency = 1
     runs_in_process = True
+    cached_as = (  # api_base, in the cache key, is the file's URI: its path (walkthrough 19 #204)
+        "asked before of the GGUF file at this path, with the same prompt, chat format and "
+        "settings (the cache knows the file by its path, not its content). If the file there "
+        "has changed since (another checkpoint or quantisation), run again with --no-cache and "
+        "another --out."
+    )
 
     def __init__(self, name: str, api_base: str | None, api_key: str | None) -> None:
         """Name the file (``llamacpp/<path>``); nothing is loaded until :meth:`check`.

@@ -115,6 +115,17 @@ class Provider(abc.ABC):
     llama.cpp; the offline models and the ``bot`` read none, so any given is refused
     (:func:`coordqa.llm.registry.refuse_unread_model_args`)."""
 
+    cached_as: str = (
+        "asked before of this model name at this endpoint, with the same prompt and settings. "
+        "If the server now serves another model or checkpoint under that name, run again with "
+        "--no-cache and another --out."
+    )
+    """What a reply from the reply cache was asked of, and when it is stale, as a session's
+    note says it after "N replies came from the reply cache: ". The cache knows a model behind
+    a server by its name and endpoint (:func:`~coordqa.llm.cache.cache_key`), so another
+    checkpoint served under that name and address would be read as the earlier one's replies
+    (walkthrough 10); a model with no server says it in its own terms."""
+
     question_refusal: str | None = None
     """Why this model cannot answer a question on its own, in the user's terms (the offline
     ``bot`` plays from an agent's seat feed only); None for every model that can. A QA

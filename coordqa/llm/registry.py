@@ -20,7 +20,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
-from coordqa.errors import ConfigError, ModelError, SettingError
+from coordqa.errors import ConfigError, ModelError, SettingError, UnknownModelError
 from coordqa.llm.addresses import active_guard
 from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.providers import Provider, ProviderFactory
@@ -30,6 +30,7 @@ from coordqa.registry import Registry, not_one_of, offer, spelled_as, suggest
 __all__ = [
     "PROVIDERS",
     "ModelName",
+    "cached_reply_words",
     "create_provider",
     "member_transport",
     "member_timeout",
@@ -65,8 +66,9 @@ def create_provider(
     directly, or not at all.
 
     Raises:
-        ModelError: a name that is neither registered (nor in a registered family) nor of the
-            form ``prefix/model``; ``transport="direct"`` for a model it does not serve.
+        UnknownModelError: a name that is neither registered (nor in a registered family) nor
+            of the form ``prefix/model`` (a ConfigError and a ModelError).
+        ModelError: ``transport="direct"`` for a model it does not serve.
     """
     if transport not in TRANSPORTS:
         raise ModelError(not_one_of("--transport", transport, TRANSPORTS))
@@ -76,7 +78,7 @@ def create_provider(
         return PROVIDERS.get(registered)(spelled_model(name), api_base, api_key)
     if _over_http_name(name):
         return _over_http(name, api_base, api_key, transport)
-    raise ModelError(_unknown_model(name, PROVIDERS.names()))
+    raise _unknown_model(name, PROVIDERS.names())
 
 
 def _over_http_name(name: str) -> bool:
@@ -84,11 +86,13 @@ def _over_http_name(name: str) -> bool:
     return "/" in name and not name.startswith("/")
 
 
-def _unknown_model(name: str, built_in: list[str]) -> str:
-    """The error text for model ``name``, which no entry serves.
+def _unknown_model(name: str, built_in: list[str], named: str | None = None) -> UnknownModelError:
+    """The refusal of model ``name``, which no entry serves.
 
     It offers the close names of ``built_in`` (the entries the command takes) or the litellm
-    prefix ``name`` lacks, and says how to name any other model.
+    prefix ``name`` lacks, and says how to name any other model; ``named`` says where the
+    caller's user named it (an eval-set spec's ``models[2]``). The endpoint is named as the
+    caller's setting (``api_base``; a command's ``--api-base``: :class:`SettingError`).
     """
     from coordqa.llm.litellm_provider import provider_prefix_of  # litellm itself is not imported
 
@@ -96,10 +100,13 @@ def _unknown_model(name: str, built_in: list[str]) -> str:
     hint = offer([f"{prefix}/{name}"] if prefix else suggest(name, built_in))
     shown = {"/": "PATH", "?": "KEY=VALUE"}
     listed = ", ".join(entry + shown.get(entry[-1], "") for entry in built_in)
-    return (
+    unknown = (
         f"unknown model {name}.{hint} Built in: {listed}. For any other model give its "
         "litellm provider prefix: openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
-        "ollama/llama3, hosted_vllm/NAME (with --api-base)."
+        "ollama/llama3, hosted_vllm/NAME (with {api_base})."
+    )
+    return UnknownModelError(
+        "model", f"{named}: {unknown}" if named else unknown, also=("api_base",)
     )
 
 
@@ -155,6 +162,18 @@ def answers_at_once(name: str) -> bool:
     process too but generates for as long as it takes.
     """
     return _provider_says(name, "answers_at_once")
+
+
+def cached_reply_words(name: str) -> str:
+    """What model ``name``'s replies from the reply cache were asked of, and when they are stale.
+
+    :attr:`~coordqa.llm.providers.Provider.cached_as` of its provider; a model no entry serves
+    is behind a server.
+    """
+    registered = _registered(name)
+    if not registered:
+        return Provider.cached_as
+    return PROVIDERS.get(registered)(name, None, None).cached_as
 
 
 def _provider_says(name: str, fact: str) -> bool:
@@ -216,12 +235,11 @@ def refuse_a_question_model(name: str, named: str | None = None) -> None:
 
     Raises:
         ConfigError: ``name``'s model answers no question on its own.
-        ModelError: no entry serves ``name`` and it is no ``prefix/model`` name.
+        UnknownModelError: no entry serves ``name`` and it is no ``prefix/model`` name.
     """
     registered = _registered(name)
     if not registered and not _over_http_name(name):
-        unknown = _unknown_model(name, question_models())
-        raise ModelError(f"{named}: {unknown}" if named else unknown)
+        raise _unknown_model(name, question_models(), named)
     refusal = PROVIDERS.get(registered)(name, None, None).question_refusal if registered else None
     if refusal is not None:
         raise ConfigError(f"{named}: {refusal}" if named else refusal)

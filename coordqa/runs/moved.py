@@ -12,28 +12,19 @@ module's logger (the CLI prints it on stderr, as the run store's; an API user se
 from __future__ import annotations
 
 import logging
-from urllib.parse import urlsplit
 
-from coordqa.llm.endpoints import shown_endpoint
+from coordqa.llm.endpoints import endpoint_address, shown_endpoint
 
 log = logging.getLogger(__name__)
 """One warning per resumed session whose endpoint moved (:func:`say_if_moved`)."""
 
 
-def _address(api_base: str | None) -> str | None:
-    """What makes two endpoints one: shown as :func:`shown_endpoint`, case-blind but its path."""
-    if api_base is None:
-        return None
-    parts = urlsplit(shown_endpoint(api_base))
-    return f"{parts.scheme}://{parts.netloc.lower()}{parts.path.rstrip('/')}"
-
-
 def moved_endpoint(stored: str | None, asked: str | None) -> str | None:
     """What to tell a user whose run answered at ``stored`` and now asks at ``asked``.
 
-    None when both are one endpoint (a trailing slash or the host's case aside).
+    None when both are one endpoint (:func:`~coordqa.llm.endpoints.endpoint_address`).
     """
-    if _address(stored) == _address(asked):
+    if endpoint_address(stored) == endpoint_address(asked):
         return None
     return (
         f"the answers this run holds came from {shown_endpoint(stored)}; this session asks "

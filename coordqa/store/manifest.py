@@ -9,7 +9,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from coordqa._version import __version__
-from coordqa.llm.endpoints import shared_command, shown_endpoint, stored_command, stored_endpoints
+from coordqa.llm.endpoints import (
+    endpoint_address,
+    shared_command,
+    shown_endpoint,
+    stored_command,
+    stored_endpoints,
+)
 from coordqa.runfolder import MANIFEST as MANIFEST
 
 SCHEMA_VERSION = 4
@@ -85,7 +91,14 @@ def _differences(path: str, mine: Any, theirs: Any) -> list[str]:
             for index in range(max(len(mine), len(theirs)))
             for line in _differences(f"{path}[{index}]", _at(mine, index), _at(theirs, index))
         ]
-    return [f"{path}: stored {_said(mine, path)}, requested {_said(theirs, path)}"]
+    endpoints = isinstance(mine, str | None) and isinstance(theirs, str | None)
+    if endpoints and path.endswith("api_base"):
+        if endpoint_address(mine) == endpoint_address(theirs):
+            return []  # one endpoint, spelled two ways (a trailing slash): no difference
+    stored, requested = _said(mine, path), _said(theirs, path)
+    if stored == requested:  # alike as cut short: said in full, never as two identical strings
+        stored, requested = repr(mine), repr(theirs)
+    return [f"{path}: stored {stored}, requested {requested}"]
 
 
 def _at(items: list[Any], index: int) -> Any:
