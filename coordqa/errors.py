@@ -7,6 +7,7 @@ allowed and how to fix it. Subsystems subclass the branch that fits, so callers 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -41,6 +42,10 @@ class SettingError(ConfigError):
         self.template = template
         self.also = tuple(also)
         super().__init__(self.as_options({}))
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        """Rebuilt from its setting and template (a Ray task's error reaches the driver so)."""
+        return functools.partial(type(self), also=self.also), (self.setting, self.template)
 
     def named(self, name: str) -> str:
         """The message with the setting called ``name`` (a command's option)."""
