@@ -27,6 +27,7 @@ from coordqa.games.base import (
     game_profile,
     make_game,
     make_player,
+    play_players,
     role_player,
 )
 from coordqa.games.episode import (
@@ -160,11 +161,26 @@ def default_players(game: str) -> tuple[str, str]:
     strong = game_profile(game).strong_policy
     if strong is not None:
         return (strong, strong)
-    fits = [name for name, spec in PLAYERS.items() if spec.plays(game)]
+    fits = play_players(game)
     raise ConfigError(
         f"{game} has no default players (its profile names no strong_policy); choose two with "
         f"--players A,B (players for {game}: {', '.join(fits) or 'none registered'})."
     )
+
+
+def example_players(game: str) -> str:
+    """A ``--players`` value for messages, built from ``game``'s own players.
+
+    Its strong policy first, then another scripted player of it (``escape-planner,escape-greedy``),
+    else any other player ``play`` takes for it, so another game's names are never suggested.
+    """
+    fits = play_players(game)
+    strong = game_profile(game).strong_policy
+    first = strong if strong in fits else (fits[0] if fits else "PLAYER")
+    others = [n for n in fits if n != first]
+    scripted = [n for n in others if PLAYERS.get(n).kind == "scripted"]
+    second = (scripted or others or [first])[0]
+    return f"{first},{second}"
 
 
 def resolve(config: PlayConfig) -> PlayConfig:

@@ -83,11 +83,22 @@ def test_unknown_names_raise_helpful_errors() -> None:
 
 
 def test_parse_pair() -> None:
-    assert parse_pair("a,b") == ("a", "b")
-    assert parse_pair("a") == ("a", "a") == parse_pair(["a"])
-    assert parse_pair(None) is None
+    assert parse_pair("a,b", "collab_capture") == ("a", "b")
+    assert parse_pair("a", "collab_capture") == ("a", "a") == parse_pair(["a"], "collab_capture")
+    assert parse_pair(None, "collab_capture") is None
     with pytest.raises(ConfigError, match="two player names"):
-        parse_pair("a,b,c")
+        parse_pair("a,b,c", "collab_capture")
+
+
+@pytest.mark.parametrize("given", [["a,b,c"], ["a,b", "c,d"]])
+def test_the_players_example_is_built_from_the_game_s_own_players(given: list[str]) -> None:
+    """Walkthrough 20, R9: collab_escape's error suggested collab_capture's players."""
+    args = [a for value in given for a in ("--players", value)]
+    result = coordqa("play", "collab_escape", *args, "--episodes", "1")
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "e.g. --players escape-planner,escape-greedy" in line, line
+    assert "capture" not in line, line
 
 
 def test_play_refuses_an_llm_agent_in_one_line_naming_agentic_run() -> None:
@@ -137,6 +148,24 @@ def test_an_unknown_player_of_play_lists_only_that_game_s_players() -> None:
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("error: unknown player 'plannr'. Did you mean 'escape-planner'"), line
     assert line.endswith("Players for collab_escape: escape-greedy, escape-planner."), line
+
+
+def test_a_player_of_another_game_lists_only_the_players_play_takes() -> None:
+    """Walkthrough 20, R10: the list offered LLM agents (cac, hm, llm...) that play refuses."""
+    from coordqa.games import PLAYERS
+
+    result = coordqa("play", "overcooked", "--players", "hanabi-piers,planner", "--episodes", "1")
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "'hanabi-piers' cannot play overcooked (it plays hanabi)" in line, line
+    offered = line.split("Players for overcooked: ")[1].rstrip(".").split(", ")
+    assert "planner" in offered and "greedy_human" in offered
+    agents = {name for name, spec in PLAYERS.items() if spec.kind == "llm"}
+    assert agents and not agents & set(offered), line
+    listed = coordqa("games", "list", columns=400).stdout
+    listed = listed[listed.index("\novercooked ") :]
+    players = next(row for row in listed.splitlines() if "players:" in row)
+    assert players.split("players: ")[1].split(", ") == offered
 
 
 def test_show_says_when_the_episode_ended_before_the_steps_asked() -> None:

@@ -35,12 +35,16 @@ only the results."""
 _AS = {"alice": 0, "bob": 1}
 
 
-def parse_pair(values: str | list[str] | None) -> tuple[str, str] | None:
+def parse_pair(values: str | list[str] | None, game: str) -> tuple[str, str] | None:
     """Parse ``--players A,B`` (one name means the same player for both), given once.
 
     A pair is one value: a second ``--players`` is refused, not added (:mod:`coordqa.cli._lists`).
+    Refusals give an example of ``game``'s own players.
     """
-    value = given_once(values, "--players", "--players capture-planner,capture-greedy")
+    from coordqa.play import example_players
+
+    example = f"--players {example_players(game)}"
+    value = given_once(values, "--players", example)
     if value is None:
         return None
     names = [item.strip() for item in value.split(",") if item.strip()]
@@ -49,7 +53,7 @@ def parse_pair(values: str | list[str] | None) -> tuple[str, str] | None:
     if len(names) != 2:
         raise ConfigError(
             f"--players takes two player names separated by a comma (Alice's, Bob's), "
-            f"got {value!r}; e.g. --players capture-planner,capture-greedy."
+            f"got {value!r}; e.g. {example}."
         )
     return (names[0], names[1])
 
@@ -65,11 +69,11 @@ def _steps_words(advanced: Advanced, asked: int) -> str:
 def games_list() -> None:
     """List games: version, layouts, players for play, LLM agents for agentic run."""
     from coordqa.games import GAMES, PLAYERS
+    from coordqa.games.base import play_players
 
     for name, cls in GAMES.items():
-        fits = [spec for _, spec in PLAYERS.items() if spec.plays(name)]
-        players = [spec.name for spec in fits if spec.kind != "llm"]
-        agents = [spec.name for spec in fits if spec.kind == "llm"]
+        players = play_players(name)
+        agents = [n for n, spec in PLAYERS.items() if spec.plays(name) and spec.needs_model]
         strong = cls.profile.strong_policy
         default = None if strong is None else (strong, strong)
         title = Text(name, style="bold")
@@ -114,7 +118,7 @@ def games_show(
     if as_.lower() not in _AS:
         raise ConfigError(f"--as must be alice or bob, got {as_!r}.")
     player = _AS[as_.lower()]
-    advanced = advance(game, layout, seed, steps, parse_pair(players))
+    advanced = advance(game, layout, seed, steps, parse_pair(players, game))
     state = advanced.game
     actions = state.legal_actions(player) if player in state.players_to_act() else []
     if as_json:
@@ -158,7 +162,7 @@ def play_command(
 
     from coordqa.play import PlayConfig, check_play_run, play, resolve
 
-    config = resolve(PlayConfig(game, parse_pair(players), layout, episodes, seed))
+    config = resolve(PlayConfig(game, parse_pair(players, game), layout, episodes, seed))
     if out is not None:
         check_play_run(config, out)  # a folder it cannot resume is said before the bar
     with Progress(

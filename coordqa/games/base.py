@@ -445,6 +445,14 @@ class PlayerSpec:
         """Whether this player can play ``game``."""
         return ANY_GAME in self.games or game in self.games
 
+    @property
+    def needs_model(self) -> bool:
+        """Whether it is an LLM agent, which plays only with a model.
+
+        ``coordqa agentic run`` gives one; ``coordqa play`` and ``games show`` take none.
+        """
+        return self.kind == "llm"
+
     def games_text(self) -> str:
         """The games it plays, for messages and listings."""
         return "every game" if ANY_GAME in self.games else ", ".join(self.games)
@@ -467,6 +475,15 @@ for _reference in (
     "coordqa.games.collab_escape:PLAYERS",
 ):
     PLAYERS.add_catalog(_reference)
+
+
+def play_players(game: str) -> list[str]:
+    """The players ``coordqa play`` and ``games show`` take for ``game``, in registry order.
+
+    Every registered player of ``game`` but the LLM agents (:attr:`PlayerSpec.needs_model`):
+    the one list their refusals offer and ``coordqa games list`` shows.
+    """
+    return [name for name, spec in PLAYERS.items() if spec.plays(game) and not spec.needs_model]
 
 
 def role_player(
@@ -499,8 +516,8 @@ def role_player(
         for _, spec in PLAYERS.items()
         if any(spec.plays(game) for game in games) and (spec.options or not taking_options)
     ]
-    agents = [spec.name for spec in fitting if spec.kind == "llm"]
-    others = [spec.name for spec in fitting if spec.kind != "llm"]
+    agents = [spec.name for spec in fitting if spec.needs_model]
+    others = [spec.name for spec in fitting if not spec.needs_model]
     where = " or ".join(sorted(games))
     if taking_options:
         scope = other_scope = " that take options"
@@ -534,14 +551,17 @@ def make_player(
 
     spec = PLAYERS.get(name)
     game = GAMES.spelled(game)  # in any case, as the player's name (Registry.get)
-    if spec.kind == "llm" and "model" not in given:
+    if spec.needs_model and "model" not in given:
         raise ConfigError(
             f"player {name!r} is an LLM agent and needs a model, which coordqa play and games "
             f"show do not take: play it with coordqa agentic run --agent {name} --game {game} "
             "--model MODEL (and --partner NAME or --self-play)."
         )
     if not spec.plays(game):
-        fits = [n for n, s in PLAYERS.items() if s.plays(game)]
+        if "model" in given:  # an agentic match: LLM agents play too
+            fits = [n for n, s in PLAYERS.items() if s.plays(game)]
+        else:
+            fits = play_players(game)
         raise ConfigError(
             f"player {name!r} cannot play {game} (it plays {spec.games_text()}). "
             f"Players for {game}: {', '.join(fits)}."
@@ -549,7 +569,7 @@ def make_player(
     where = f"player {name!r}"
     if options is not None:
         options = spec.resolve_options(options, where)
-    if spec.kind == "llm":  # its factory takes its model and settings too: it sorts them out
+    if spec.needs_model:  # its factory takes its model and settings too: it sorts them out
         passed = {} if options is None else {"options": options}
         agent: Player = spec.factory(game, layout, **passed, **given)
         return agent
