@@ -44,8 +44,10 @@ Every game's episodes go into:
   episode (HM and its baselines); and the accuracy of the ToM question ladder per order
   (introspection, first, second).
 
-``episodes.csv`` has one row per episode with every option as a column (``agent.<name>``,
-``game.<name>``, ``generate.<name>``), integer counts, and blanks where a measure does not apply.
+``episodes.csv`` has one row per episode with every option as a column: ``agent.<name>`` the
+value the agent played with (given, else its options class's default: :func:`played_options`),
+``game.<name>`` and ``generate.<name>`` what was given (blank: the game's or model's default);
+integer counts, and blanks where a measure or an option does not apply.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ from coordqa.agentic.records import Failure
 from coordqa.agentic.reply_counts import ReplyCounts
 from coordqa.analysis.stats import MeanSE, mean_cell, proportion_ci
 from coordqa.errors import ConfigError
-from coordqa.games import GAMES, LADDER_ORDERS, GameProfile, ReportTable, game_profile
+from coordqa.games import GAMES, LADDER_ORDERS, PLAYERS, GameProfile, ReportTable, game_profile
 from coordqa.jsonvalues import JSONObject
 from coordqa.outputs import AGENTIC_REPORT, generated_output
 
@@ -182,6 +184,17 @@ def _flat(prefix: str, options: Mapping[str, Any]) -> JSONObject:
     }
 
 
+def played_options(episode: AgenticEpisode) -> Mapping[str, Any]:
+    """The agent's options as it played them: those given over its defaults.
+
+    An agent this install does not register (a plugin's, since removed) shows what was given.
+    """
+    spec = episode.spec
+    if spec.agent not in PLAYERS:
+        return spec.agent_options
+    return PLAYERS.get(spec.agent).played_options(spec.agent_options)
+
+
 def episode_frame(episodes: Iterable[AgenticEpisode]) -> pd.DataFrame:
     """One row per episode: the pairing, every option, score, game metrics and agent stats."""
     rows: list[dict[str, Any]] = []
@@ -203,7 +216,7 @@ def episode_frame(episodes: Iterable[AgenticEpisode]) -> pd.DataFrame:
                 "seed": spec.seed,
                 "score": episode.score,
                 "moves": moves(episode),
-                **_flat("agent", spec.agent_options),
+                **_flat("agent", played_options(episode)),
                 **_flat("game", spec.game_options),
                 **_flat("generate", spec.generate),
                 **{f"metric_{k}": v for k, v in episode.metrics.items()},
@@ -226,8 +239,8 @@ def _ablation_step(episode: AgenticEpisode) -> str | None:
     """The paper's name of a CAC episode's ablation step (None for other agents)."""
     if episode.spec.agent != "cac":
         return None
-    options = episode.spec.agent_options
-    return ABLATION_STEPS[tuple(bool(options.get(name, True)) for name in SWITCHES)]  # type: ignore[index]
+    options = played_options(episode)
+    return ABLATION_STEPS[tuple(bool(options[name]) for name in SWITCHES)]  # type: ignore[index]
 
 
 def _mean_se(values: Iterable[Any]) -> MeanSE:

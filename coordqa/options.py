@@ -42,6 +42,7 @@ __all__ = [
     "PlayerOptions",
     "check_names",
     "flag",
+    "option_defaults",
     "option_docs",
     "parse_assignment",
     "parse_options",
@@ -258,6 +259,17 @@ def parse_value(raw: str) -> OptionValue:
     return value if isinstance(value, bool | int | float | str) or value is None else raw
 
 
+def option_defaults(cls: type | None) -> dict[str, OptionValue]:
+    """Every option of the dataclass ``cls`` with its default (none for ``None``: no options).
+
+    The defaults a player plays with where nothing was given, as its options class declares
+    them: help texts and reports (``episodes.csv``) read them here.
+    """
+    if cls is None:
+        return {}
+    return {declared.name: declared.default for declared in dataclasses.fields(cls)}
+
+
 def option_docs(cls: type | None) -> list[OptionDoc]:
     """Every option of the dataclass ``cls`` with its type, default, docstring and flag."""
     if cls is None:
@@ -270,6 +282,7 @@ def option_docs(cls: type | None) -> list[OptionDoc]:
                 {k: v["description"] for k, v in schema.items() if "description" in v}
             )
     hints = typing.get_type_hints(cls)
+    defaults = option_defaults(cls)
     docs = []
     for declared in dataclasses.fields(cls):
         description = " ".join(descriptions.get(declared.name, "").split())
@@ -277,7 +290,7 @@ def option_docs(cls: type | None) -> list[OptionDoc]:
             OptionDoc(
                 name=declared.name,
                 kind=_kind(hints[declared.name]),
-                default=declared.default,  # type: ignore[arg-type]
+                default=defaults[declared.name],
                 description=description,
                 flag=declared.metadata.get("flag"),
             )

@@ -116,6 +116,43 @@ def test_episodes_csv_has_option_columns_integer_counts_and_blanks(
     assert "nan" not in (tmp_path / "episodes.csv").read_text().lower()
 
 
+def test_episodes_csv_holds_the_options_each_agent_played_with_defaults_included(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 20, R7: options left at their defaults were blank, so ``use_tom == True``
+    missed every default run. Expected values are CACOptions' documented defaults."""
+    grid = {
+        "agents": ["cac", "escape-planner"],
+        "models": ["scripted"],
+        "games": [{"game": "collab_escape", "seeds": [0]}],
+    }
+    default = run_grid(parse_grid(grid), tmp_path / "default").run_dir
+    grid = {**grid, "agents": ["cac"], "agent_options": {"cac": {"use_tom": False}}}
+    no_tom = run_grid(parse_grid(grid), tmp_path / "no-tom").run_dir
+    agentic_report([default, no_tom], out=tmp_path / "report")
+    frame = pd.read_csv(tmp_path / "report" / "episodes.csv")
+    cac = frame[frame["agent"] == "cac"]
+    assert len(cac) == 2
+    played = {
+        "use_tom": True,
+        "use_verifier": True,
+        "max_verifier_retries": 2,
+        "tom_level": 0,
+        "tom_ladder": 0,
+        "belief_state": False,
+        "partner_info": True,
+        "missing_verdict": "accept",
+    }
+    with_tom = cac[cac["agent.use_tom"] == True]  # noqa: E712 (the walkthrough's filter)
+    assert list(with_tom["label"]) == ["cac[scripted]"]
+    assert {k: with_tom[f"agent.{k}"].item() for k in played} == played
+    without = cac[cac["agent.use_tom"] == False]  # noqa: E712
+    assert list(without["label"]) == ["cac[scripted] use_tom=False"]
+    assert {k: without[f"agent.{k}"].item() for k in played} == {**played, "use_tom": False}
+    planner = frame[frame["agent"] == "escape-planner"]  # takes no options: blank
+    assert planner[[f"agent.{k}" for k in played]].isna().all(axis=None)
+
+
 def _cac_run(root: Path, name: str, options: dict[str, object]) -> Path:
     grid = {
         "agents": ["cac"],

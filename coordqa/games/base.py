@@ -441,6 +441,16 @@ class PlayerSpec:
         """``options`` if parsed; a stored spec's (given only) parsed now."""
         return options if options.parsed else self.parse_options(options.given, where)
 
+    def played_options(self, given: Mapping[str, OptionValue]) -> dict[str, OptionValue]:
+        """The options it plays with: ``given`` over its options class's defaults.
+
+        Every option, set or not, so a report's column holds the value played (``use_tom``
+        True for a CAC run left at its defaults), not a blank.
+        """
+        from coordqa.options import option_defaults
+
+        return {**option_defaults(self.options), **given}
+
     def plays(self, game: str) -> bool:
         """Whether this player can play ``game``."""
         return ANY_GAME in self.games or game in self.games
