@@ -55,3 +55,17 @@ def test_a_corrupt_run_is_recovered_for_reading_and_may_be_left_for_writing(
 def test_the_incomplete_note_names_the_command_of_an_eval_set_member() -> None:
     assert "`coordqa eval-set` with its spec" in INCOMPLETE_NOTE
     assert "same `coordqa eval` command" not in INCOMPLETE_NOTE
+
+
+def test_a_folder_of_the_other_kind_points_to_its_report_both_ways(tmp_path: Path) -> None:
+    """Walkthrough 20, R6: ``agentic report`` of a folder of QA runs said "(it holds qa runs)"
+    and no more, where ``score`` of an agentic run names `coordqa agentic report`."""
+    write_qa_run(tmp_path / "qa-runs" / "one", "m", rows(SIX_QUESTIONS), trials=1)
+    played = coordqa(*AGENTIC, "--self-play", "--episodes", "1", "--out", "ag/one", cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    of_qa = _said("agentic", "report", "qa-runs", cwd=tmp_path)
+    assert "qa-runs is not a run directory and holds no agentic runs" in of_qa, of_qa
+    assert "it holds QA runs; `coordqa report` reports QA runs" in of_qa, of_qa
+    of_agentic = _said("report", "ag", cwd=tmp_path)
+    assert "it holds agentic runs; `coordqa agentic report` reports agentic runs" in of_agentic
+    assert "`coordqa agentic report` reports agentic runs" in _said("score", "ag/one", cwd=tmp_path)

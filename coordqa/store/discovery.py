@@ -10,6 +10,7 @@ from pathlib import Path
 from coordqa.errors import StoreError
 from coordqa.runfolder import holds_run
 from coordqa.store.directory import UnreadableRunError, check_run_path, open_run
+from coordqa.store.manifest import kind_words, reported_by
 
 
 @dataclass
@@ -109,9 +110,11 @@ def discover_runs(
         if not inside and not survey.unreadable:
             raise no_runs_under(given)
         if not wanted and not survey.unreadable:
-            asked = " or ".join(kinds or ()) + " " if kinds else ""
+            asked = " or ".join(map(kind_words, kinds or ())) + " " if kinds else ""
             others = sorted({kind for _, kind in inside})
-            held = f" (it holds {', '.join(others)} runs)" if others else ""
+            reports = [hint for hint in map(reported_by, others) if hint]
+            said = "; ".join([f"it holds {', '.join(map(kind_words, others))} runs", *reports])
+            held = f" ({said})" if others else ""
             raise StoreError(f"{given} is not a run directory and holds no {asked}runs{held}")
         found.runs += kept
         for path, kind in inside:

@@ -41,6 +41,24 @@ def kind_words(kind: str) -> str:
     return "QA" if kind == "qa" else kind
 
 
+REPORTED_BY = {"qa": "coordqa report", "agentic": "coordqa agentic report"}
+"""The command that reports each run kind (none reports a play run: ``coordqa play`` prints its
+own table)."""
+
+
+def reported_by(kind: str) -> str:
+    """Which command reports runs of ``kind``, in the words every refusal uses.
+
+    One wording for both directions (``score`` of an agentic run, ``agentic report`` of a folder
+    of QA runs); '' for a kind no command reports.
+
+    >>> reported_by("qa")
+    '`coordqa report` reports QA runs'
+    """
+    command = REPORTED_BY.get(kind)
+    return f"`{command}` reports {kind_words(kind)} runs" if command else ""
+
+
 RunStatus = Literal["created", "running", "finished", "interrupted", "failed"]
 
 

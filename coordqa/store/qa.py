@@ -9,6 +9,7 @@ from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.records import QACall, Question, Sample, SampleKey
 from coordqa.runfolder import QUESTIONS as QUESTIONS
 from coordqa.store.directory import RunStore
+from coordqa.store.manifest import reported_by
 from coordqa.store.reader import RunCounts, RunReader
 
 CALLS = "calls"
@@ -39,7 +40,7 @@ class QARun(RunReader):
     kind = "qa"
     elsewhere = (
         "only QA runs (coordqa eval) hold questions and replies to score and report "
-        "(`coordqa agentic report` reports agentic runs)"
+        f"({reported_by('agentic')})"
     )
 
     def __init__(self, store: RunStore) -> None:
