@@ -263,11 +263,13 @@ def option_defaults(cls: type | None) -> dict[str, OptionValue]:
     """Every option of the dataclass ``cls`` with its default (none for ``None``: no options).
 
     The defaults a player plays with where nothing was given, as its options class declares
-    them: help texts and reports (``episodes.csv``) read them here.
+    them: help texts and reports (``episodes.csv``) read them here. Every option has one (a
+    player is built from no options given), a JSON scalar (:data:`OptionValue`).
     """
     if cls is None:
         return {}
-    return {declared.name: declared.default for declared in dataclasses.fields(cls)}
+    fields = dataclasses.fields(cls)
+    return {declared.name: declared.default for declared in fields}  # type: ignore[misc]
 
 
 def option_docs(cls: type | None) -> list[OptionDoc]:
