@@ -69,3 +69,6 @@ def test_a_folder_of_the_other_kind_points_to_its_report_both_ways(tmp_path: Pat
     of_agentic = _said("report", "ag", cwd=tmp_path)
     assert "it holds agentic runs; `coordqa agentic report` reports agentic runs" in of_agentic
     assert "`coordqa agentic report` reports agentic runs" in _said("score", "ag/one", cwd=tmp_path)
+    one_qa = _said("agentic", "report", "qa-runs/one", cwd=tmp_path)  # a run named itself
+    assert "qa-runs/one is a QA run, not an agentic one" in one_qa, one_qa
+    assert one_qa.endswith("(`coordqa report` reports QA runs)"), one_qa

@@ -9,7 +9,6 @@ from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.records import QACall, Question, Sample, SampleKey
 from coordqa.runfolder import QUESTIONS as QUESTIONS
 from coordqa.store.directory import RunStore
-from coordqa.store.manifest import reported_by
 from coordqa.store.reader import RunCounts, RunReader
 
 CALLS = "calls"
@@ -38,10 +37,7 @@ class QARun(RunReader):
     """
 
     kind = "qa"
-    elsewhere = (
-        "only QA runs (coordqa eval) hold questions and replies to score and report "
-        f"({reported_by('agentic')})"
-    )
+    elsewhere = "only QA runs (coordqa eval) hold questions and replies to score and report"
 
     def __init__(self, store: RunStore) -> None:
         """Wrap an open QA run (use :func:`read_qa_run`)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import ClassVar, TypeVar
 
 from coordqa.store.directory import RunStore, another_kind, open_run
-from coordqa.store.manifest import RunKind, RunManifest
+from coordqa.store.manifest import RunKind, RunManifest, reported_by
 
 _Reader = TypeVar("_Reader", bound="RunReader")
 
@@ -50,7 +50,8 @@ class RunReader(abc.ABC):
     kind: ClassVar[RunKind]
     """The kind of run the reader reads."""
     elsewhere: ClassVar[str]
-    """What to do with a run of another kind (ends the error's message)."""
+    """What to do with a run of another kind (ends the error's message, before the command that
+    reports the kind met: :func:`~coordqa.store.manifest.reported_by`)."""
 
     def __init__(self, store: RunStore) -> None:
         """Wrap an open run of the reader's kind.
@@ -60,7 +61,9 @@ class RunReader(abc.ABC):
         """
         stored = store.manifest.kind
         if stored != self.kind:
-            raise another_kind(store.path, stored, self.kind, self.elsewhere)
+            report = reported_by(stored)
+            fix = f"{self.elsewhere} ({report})" if report else self.elsewhere
+            raise another_kind(store.path, stored, self.kind, fix)
         self.store = store
 
     @property
