@@ -62,6 +62,7 @@ from coordqa.games.base import Game, Player
 from coordqa.games.episode import Trajectory, replay
 from coordqa.jsonvalues import JSONObject, content_hash, json_value
 from coordqa.options import OptionValue, PlayerOptions
+from coordqa.spec_problems import ConfigModel
 from coordqa.store import RunCounts, RunReader, RunStore
 
 SELF = "self"
@@ -82,7 +83,7 @@ class EpisodeReplayError(GameError):
     """A stored episode does not replay, or its stored numbers differ from the recomputed ones."""
 
 
-class EpisodeSpec(BaseModel):
+class EpisodeSpec(ConfigModel):
     """Everything that decides one episode: the game, the seats and the seed."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

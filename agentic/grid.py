@@ -76,7 +76,7 @@ from coordqa.llm.endpoints import stored_endpoints
 from coordqa.llm.registry import ModelName
 from coordqa.options import OptionValue, PlayerOptions
 from coordqa.runs import given_key
-from coordqa.spec_problems import spec_problems
+from coordqa.spec_problems import ConfigModel, spec_problems
 from coordqa.yaml_files import load_yaml_file
 
 LAYOUT_FIELD = "{layout}"
@@ -356,7 +356,7 @@ class GenerateSettings(BaseModel):
         return values
 
 
-class GridConfig(BaseModel):
+class GridConfig(ConfigModel):
     """A grid of agentic episodes (the YAML schema of ``coordqa agentic grid``)."""
 
     model_config = ConfigDict(extra="forbid")

@@ -16,7 +16,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["CACHE_DIR_ENV", "DATA_DIR_ENV", "cache_dir", "cache_root", "data_dir", "data_root"]
+__all__ = [
+    "CACHE_DIR_ENV",
+    "DATA_DIR_ENV",
+    "cache_dir",
+    "cache_root",
+    "data_dir",
+    "data_root",
+    "default_data_root",
+]
 
 CACHE_DIR_ENV = "COORDQA_CACHE_DIR"
 """Moves the cache root (every cache of coordqa lives in a sub-folder of it)."""
@@ -39,6 +47,15 @@ def data_root() -> Path:
     override = os.environ.get(DATA_DIR_ENV)
     if override:
         return Path(override).expanduser()
+    return default_data_root()
+
+
+def default_data_root() -> Path:
+    """The user data directory of coordqa: the data root when ``$COORDQA_DATA_DIR`` is unset.
+
+    Named on its own where a message says where user data goes whatever this shell's variable
+    is (a run may have been played with another one).
+    """
     import platformdirs
 
     return platformdirs.user_data_path("coordqa")

@@ -6,7 +6,8 @@ user wrote ``games:`` with a ``seed:`` under its first entry and wants to know w
 'seed'. Did you mean 'seeds'? fields: ...`` (with :func:`~coordqa.registry.unknown_name_message`,
 the wording of every unknown name), ``backend 'dask' is not one of local, ray``
 (:func:`~coordqa.registry.not_one_of`), ``models[1]: missing field 'model'``; any other error
-keeps pydantic's reason at its place.
+keeps pydantic's reason at its place. :class:`ConfigModel` says them so for a model built in
+Python (``GridConfig(...)``), as a :class:`~coordqa.errors.ConfigError`.
 """
 
 from __future__ import annotations
@@ -19,9 +20,31 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from coordqa.errors import ConfigError
 from coordqa.registry import not_one_of, unknown_name_message
 
-__all__ = ["spec_problems"]
+__all__ = ["ConfigModel", "spec_problems"]
+
+
+class ConfigModel(BaseModel):
+    """A model a user builds in Python: a bad field is a ``ConfigError`` in a spec's words.
+
+    ``GridConfig(agents=["cacc"], ...)`` raised pydantic's ``ValidationError`` with a pydantic
+    URL, while ``except ConfigError`` is what the Python API promises for a bad setting
+    (walkthrough 20, R3). Only the constructor is worded so, named by the class
+    (``GridConfig: games[0].seeds: seed 0 is given twice``): ``model_validate``, pydantic's own
+    (a stored record's reader, a file's parser that names the file), keeps ``ValidationError``,
+    which is why pydantic is told this ``__init__`` is its own base one (it would otherwise call
+    it inside every validation and wrap its error in another ``ValidationError``).
+    """
+
+    def __init__(self, /, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise ConfigError(spec_problems(exc, type(self), where=type(self).__name__)) from None
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
 
 def spec_problems(

@@ -1037,6 +1037,10 @@ class Database:
         self.engine.dispose()
 
 
+SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3", ".db3")
+"""The endings of a SQLite file offered for a missing ``--db`` (the default is ``.sqlite3``)."""
+
+
 def _sqlite_file(url: str) -> Path | None:
     """The file of a ``sqlite:///PATH`` URL (None for an in-memory database)."""
     path = url.split("///", 1)[1] if "///" in url else ""
@@ -1063,7 +1067,7 @@ def open_database(url: str | None = None, *, create: bool = True) -> Database:
     if file is not None:
         _refuse_missing_folder(file, shown)
     if not create and file is not None and not file.exists():
-        raise LeaderboardError(_no_board(shown, given_url))
+        raise LeaderboardError(_no_board(shown, given_url, missing=file))
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -1135,10 +1139,21 @@ def _check_reachable(engine: Engine, shown: str, url: str) -> None:
         ) from None
 
 
-def _no_board(url: str, given_url: str | None) -> str:
+def _no_board(url: str, given_url: str | None, missing: Path | None = None) -> str:
+    """No board at ``url``, and how one is made; ``missing``: its SQLite file, not there.
+
+    A missing file is said as every missing file a command is given is said
+    (:func:`~coordqa.given_paths.missing_path`), with the closest names beside it: ``--db
+    sqlite:///bord.db`` beside board.db (walkthrough 20, R2). Only the endings of a database
+    file are offered, never SQLite's own ``board.db-wal`` beside it.
+    """
+    from coordqa.given_paths import missing_path
+
+    said = "" if missing is None else missing_path(missing, "the SQLite file", SQLITE_SUFFIXES)
+    file = f"{said} " if said else ""
     return (
-        f"no leaderboard database at {url}: `{board_command('serve', given_url)}` creates one "
-        "there; give --db (or COORDQA_LEADERBOARD_DB) with the URL the server uses"
+        f"no leaderboard database at {url}: {file}`{board_command('serve', given_url)}` "
+        "creates one there; give --db (or COORDQA_LEADERBOARD_DB) with the URL the server uses"
     )
 
 

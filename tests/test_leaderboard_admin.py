@@ -570,6 +570,32 @@ def test_a_sqlite_file_in_a_missing_folder_is_said_so(command: list[str], tmp_pa
     assert not (tmp_path / "nodir").exists()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["export", "--out", "site"], ["token", "list"], ["grid", "list"], ["job", "list"],
+     ["hide", "1"]],
+)  # fmt: skip
+def test_a_mistyped_sqlite_file_of_a_board_is_offered_the_file_beside_it(
+    command: list[str], tmp_path: Path
+) -> None:
+    """Walkthrough 20 R2: ``leaderboard export --db sqlite:///bord.db`` beside board.db said
+    no board was there and nothing more, while every other missing file of a command is offered
+    its closest name (:func:`coordqa.given_paths.missing_path`). A command that reads a board
+    offers it, and still creates no file; one that makes a board (``serve``, ``token create``,
+    ``grid add``, ``dataset add``) creates it as before."""
+    made = coordqa("leaderboard", "token", "create", "alice", "--db", "sqlite:///board.db",
+                   cwd=tmp_path)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    result = coordqa("leaderboard", *command, "--db", "sqlite:///bord.db", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        "error: no leaderboard database at sqlite:///bord.db: the SQLite file bord.db does not "
+        "exist. Did you mean 'board.db'? `coordqa leaderboard serve --db sqlite:///bord.db` "
+        "creates one there; give --db (or COORDQA_LEADERBOARD_DB) with the URL the server uses\n"
+    ), result.stderr
+    assert not (tmp_path / "bord.db").exists() and not (tmp_path / "site").exists()
+
+
 def test_cli_help_does_not_import_the_server_stack() -> None:
     code = (
         "import sys\nfrom coordqa.cli import app\n"

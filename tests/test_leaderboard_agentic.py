@@ -383,6 +383,24 @@ def test_a_run_against_a_retrained_bc_partner_is_refused_before_sending(
     assert shipped.fingerprint in said and "coordqa partners train-bc" in said, said
     assert "coordqa partners list" in said, said
     assert not (tmp_path / "b.json").exists()
+    own = tmp_path / "data" / "partners" / "bc-cramped_room.npz"
+    assert f"yours: {own}): move it aside" in said, said
+    # walkthrough 20 B2: submitted from a shell whose data folder is another, the refusal named
+    # that folder's path as "yours" although no file was there; a file there now that is not
+    # the one played is not claimed either, and the message says where train-bc writes instead
+    other = tmp_path / "other"
+    again = BCCheckpoint([w * 0.5 for w in shipped.weights], shipped.meta)
+    again.save(other / "partners" / "bc-cramped_room.npz")
+    for data in (tmp_path / "empty", other):
+        env = {"COORDQA_DATA_DIR": str(data)}
+        out = tmp_path / "b.json"
+        moved = coordqa("submit", tmp_path / "run", "--grid", grid_file, "--out", out, env=env)
+        assert moved.returncode == 2, moved.stderr
+        told = " ".join(moved.stderr.split())
+        assert retrained.fingerprint in told and shipped.fingerprint in told, told
+        assert "yours" not in told and "bc-cramped_room.npz" not in told, told
+        assert f"writes checkpoints into {data / 'partners'}" in told, told
+        assert "COORDQA_DATA_DIR" in told and "coordqa partners list" in told, told
     # the board, which plays the shipped checkpoint, says why the replay fails
     register_grid(client[0].app.state.db, grid_file)
     bundle = build_bundle(tmp_path / "run", grid="bc-small", destination="own-board")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from cli_support import coordqa
+from pydantic import ValidationError
 
 from coordqa.agentic.grid import parse_grid
 from coordqa.errors import ConfigError
@@ -99,3 +100,42 @@ def test_every_backend_option_is_refused_by_its_flag(tmp_path: Path, command: tu
     assert result.returncode == 2
     expected = "error: --backend 'rey' is not one of local, ray. Did you mean 'ray'?"
     assert result.stderr.strip() == expected, result.stderr
+
+
+def test_a_grid_or_episode_built_in_python_is_refused_with_a_config_error_in_words() -> None:
+    """Walkthrough 20 R3: ``GridConfig(agents=["cacc"], ...)`` raised pydantic's
+    ``ValidationError`` (with a pydantic URL), so ``except ConfigError``, which the Python API
+    page promises for bad settings, caught ``run_grid``'s ``generate.top_p`` and not these.
+    Built in Python, each is a ``ConfigError`` in a grid file's words, named by its class;
+    ``parse_grid`` still names the file (its own test above)."""
+    from coordqa.agentic import EpisodeSpec, GridConfig
+
+    escape = {"agents": ["cac"], "models": ["scripted"]}
+    cases = [
+        (GridConfig, {**escape, "agents": ["cacc"], "games": [{"game": "collab_escape"}]},
+         "GridConfig: unknown agent 'cacc'. Did you mean 'cac'?"),
+        (GridConfig, {**escape, "games": [{"game": "collab-escape"}]},
+         "GridConfig: games[0].game: unknown game 'collab-escape'. Did you mean 'collab_escape'"),
+        (GridConfig, {**escape, "games": [{"game": "collab_escape", "seeds": [0, 0]}]},
+         "GridConfig: games[0].seeds: seed 0 is given twice"),
+        (GridConfig, {**escape, "games": [{"game": "collab_escape", "seed": [0]}]},
+         "GridConfig: games[0]: unknown field 'seed'. Did you mean 'seeds'?"),
+        (GridConfig, {"agents": ["cac"]}, "GridConfig: missing field 'games'"),
+        (EpisodeSpec, {"game": "collab_escape", "layout": "default", "seed": 0, "agent": "cac",
+                       "position": 1}, "EpisodeSpec: position 1 given for self-play"),
+        (EpisodeSpec, {"game": "collab_escape", "layout": "default", "seed": 0, "agent": "cac",
+                       "partner": "escape-greedy", "position": 2},
+         "EpisodeSpec: position: must be <= 1"),
+        (EpisodeSpec, {"game": "collab_escape", "layout": "default", "seed": 0, "agnet": "cac"},
+         "EpisodeSpec: missing field 'agent'; EpisodeSpec: unknown field 'agnet'. Did you mean "
+         "'agent'"),
+    ]  # fmt: skip
+    for model, fields, expected in cases:
+        with pytest.raises(ConfigError) as raised:
+            model(**fields)
+        said = str(raised.value)
+        assert said.startswith(expected), said
+        assert "pydantic" not in said and "Extra inputs" not in said, said
+    # pydantic's own validation of a stored record keeps pydantic's error, for its readers
+    with pytest.raises(ValidationError):
+        EpisodeSpec.model_validate({"game": "collab_escape"})

@@ -14,6 +14,7 @@ import hashlib
 import io
 import json
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -165,6 +166,24 @@ def shipped_fingerprint(name: str) -> str | None:
 def user_checkpoint(name: str) -> Path:
     """Where ``coordqa partners train-bc`` writes the checkpoint of partner ``name``."""
     return data_dir() / f"{name}.npz"
+
+
+def user_checkpoint_played(name: str, fingerprint: str) -> Path | None:
+    """The user's checkpoint of partner ``name`` if its weights are ``fingerprint``'s, else None.
+
+    ``submit`` names this file as the one to move aside; but the data folder of the shell that
+    submits may be another than the one the run played from, or hold a checkpoint trained
+    since (walkthrough 20 B2: a file that did not exist was named), so a path is named only
+    when its weights are the ones played. An unreadable file is not the one played.
+    """
+    path = user_checkpoint(name)
+    if not path.is_file():
+        return None
+    try:
+        found = BCCheckpoint.load(path).fingerprint
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return None
+    return path if found == fingerprint else None
 
 
 _SHIPPED_ONLY: ContextVar[bool] = ContextVar("shipped_checkpoints_only", default=False)

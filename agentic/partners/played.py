@@ -11,7 +11,7 @@ the cause (walkthrough 15 R7: "replay mismatch at step 5", and nothing else).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from coordqa.words import agreeing, counted, format_list
@@ -41,16 +41,23 @@ def checkpoint_differences(
     run of an earlier coordqa) is not one.
     """
     found = []
-    for seat, wanted in expected.items():
-        played = episode.agent_stats.get(seat, {}).get("checkpoint")
-        if wanted is None or not isinstance(played, str) or played == wanted:
-            continue
+    for seat, played in _differing_seats(episode, expected):
         shown = played if FINGERPRINT.fullmatch(played) else "an unreadable fingerprint"
         found.append(
             f"{episode.spec.seats[seat]} in seat {seat} played checkpoint {shown}, "
-            f"{where} checkpoint {wanted}"
+            f"{where} checkpoint {expected[seat]}"
         )
     return found
+
+
+def _differing_seats(
+    episode: AgenticEpisode, expected: Mapping[int, str | None]
+) -> Iterator[tuple[int, str]]:
+    """(seat, recorded fingerprint) of each seat whose recorded checkpoint is not expected."""
+    for seat, wanted in expected.items():
+        played = episode.agent_stats.get(seat, {}).get("checkpoint")
+        if wanted is not None and isinstance(played, str) and played != wanted:
+            yield seat, played
 
 
 def shipped_checkpoints(episode: AgenticEpisode) -> dict[int, str | None]:
@@ -71,30 +78,57 @@ def unshipped_checkpoint_problem(episodes: Iterable[AgenticEpisode]) -> str | No
     A board replays each episode with the checkpoint coordqa ships; one played against another
     (retrained) checkpoint fails that replay. None when every recorded checkpoint is shipped.
     """
-    from coordqa.agentic.partners.bc import user_checkpoint
-
     differing: dict[str, str] = {}
-    partners: set[str] = set()
+    played: set[tuple[str, str]] = set()
     for episode in episodes:
         shipped = shipped_checkpoints(episode)
         found = checkpoint_differences(episode, shipped, "coordqa ships")
         if found:
             differing[episode.key] = found[0]
-            partners |= {episode.spec.seats[seat] for seat in shipped}
+            seats = _differing_seats(episode, shipped)
+            played |= {(episode.spec.seats[seat], fingerprint) for seat, fingerprint in seats}
     if not differing:
         return None
     first = next(iter(differing.values()))
-    own = format_list([str(user_checkpoint(name)) for name in sorted(partners)])
     return (
         f"{counted(len(differing), 'episode')} of this run played a partner checkpoint other "
         f"than the one coordqa ships ({format_list(list(differing))}): {first}. A board "
         "replays every episode with the shipped checkpoint, so "
         f"{agreeing(len(differing), 'it', 'they')} would fail its replay. A checkpoint trained "
-        "with `coordqa partners train-bc` is played instead of "
-        f"the shipped one from then on (`coordqa partners list` shows which plays; yours: "
-        f"{own}): move it aside (or set COORDQA_DATA_DIR to another folder), play the grid "
-        "again into a new folder (`coordqa agentic grid GRID ... --out NEW_DIR`) and submit "
-        "that run"
+        "with `coordqa partners train-bc` is played instead of the shipped one from then on"
+        f"{_where_played_checkpoints_are(played)}play the grid again into a new folder "
+        "(`coordqa agentic grid GRID ... --out NEW_DIR`) and submit that run"
+    )
+
+
+def _where_played_checkpoints_are(played: set[tuple[str, str]]) -> str:
+    """The user's files these (partner, fingerprint) pairs were played from, or where to look.
+
+    A file is named "yours" only when it is there now with the weights played; the data folder
+    of this shell may be another than the one the run played from (walkthrough 20 B2), so
+    otherwise the folder train-bc writes into is said, and no file is claimed.
+    """
+    from coordqa.agentic.partners.bc import user_checkpoint_played
+    from coordqa.agentic.partners.paths import data_dir
+    from coordqa.paths import DATA_DIR_ENV, default_data_root
+
+    own = [
+        str(path)
+        for name, fingerprint in sorted(played)
+        if (path := user_checkpoint_played(name, fingerprint)) is not None
+    ]
+    if own and len(own) == len(played):
+        return (
+            f" (`coordqa partners list` shows which plays; yours: {format_list(own)}): move "
+            f"{agreeing(len(own), 'it', 'them')} aside (or set {DATA_DIR_ENV} to another "
+            "folder), "
+        )
+    return (
+        f"; train-bc writes checkpoints into {data_dir()} (the partners "
+        f"folder of {DATA_DIR_ENV}, "
+        f"else of {default_data_root()}); the checkpoint played is not there now (was "
+        f"{DATA_DIR_ENV} another folder when the grid was played?). Once `coordqa partners "
+        "list` says the partner is shipped with coordqa, "
     )
 
 
