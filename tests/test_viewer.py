@@ -679,6 +679,11 @@ def test_a_run_relabelled_since_the_viewer_started_shows_its_new_label(
         scripted_run("new-name")
         catalog.LOOK_AGAIN_EVERY_S = 3600.0  # the run page alone reads the changed run
         assert "<h2>new-name " in get(viewer, "/runs/one/")
+        # walkthrough 21, R6: the browser tab kept the folder's name
+        assert "<title>new-name · coordqa view</title>" in get(viewer, "/runs/one/")
+        assert "<title>samples · new-name · coordqa view</title>" in get(
+            viewer, "/runs/one/samples"
+        )
         assert [run["label"] for run in viewer.get("/api/runs").json()] == ["new-name"]
         scripted_run("third-name")
         assert "<td>new-name</td>" in get(viewer, "/")  # within the bound: not looked at again
