@@ -743,14 +743,20 @@ def _check_seeds(
 def _fewer_episodes(out: Path, asked: GameEntry, had: int, count: int, words: CountWords) -> str:
     """Why a run of ``had`` episodes is not resumed with ``count`` (fewer), and what to do.
 
-    Said in the terms ``asked`` was given in (:meth:`CountWords.asking`).
+    Said in the terms ``asked`` was given in (:meth:`CountWords.asking`). ``had`` counts the
+    seeds each layout and partner plays: where that is not every episode of the run, the
+    whole count is said beside it (walkthrough 21, R3: "4 episodes of overcooked" of a run of
+    20, 4 on each of 5 layouts).
     """
+    played = len(_played_before(out))
+    each = " per layout and partner" if played > had else ""
+    total = f" ({played} played in all)" if played > had else ""
     return fewer_than_stored(
         out,
         had,
         count,
-        units=f"episodes of {asked.game}",
-        started=bool(_played_before(out)),
+        units=f"episodes of {asked.game}{each}{total}",
+        started=bool(played),
         nothing="none played yet",
         resume=words.asking(had, asked, more=True),
         restart=words.asking(count, asked),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cli_support import coordqa
 
 BODY = "agents: [capture-planner]\npartners: [self]\ngames: [{{game: collab_capture, {count}}}]\n"
@@ -57,3 +58,19 @@ def test_the_games_own_seeds_are_refused_in_the_grid_files_keys(tmp_path: Path) 
     assert "other episodes than episodes: 1 (seed 0)" in said, said
     assert "remove episodes: and seeds: from" in said and "grid.yaml's hanabi entry" in said, said
     assert "--seeds" not in said and "--episodes" not in said, said
+
+
+def test_fewer_episodes_of_several_layouts_say_the_whole_count_beside(tmp_path: Path) -> None:
+    """Walkthrough 21, R3: "holds a run with 4 episodes of overcooked" of a run of 20 episodes
+    (4 on each of 5 layouts) read as the whole run; the count is per layout and partner."""
+    spec, out = tmp_path / "grid.yaml", tmp_path / "g"
+    pytest.importorskip("overcooked_ai_py")
+    body = "agents: [planner]\npartners: [self]\ngames: [{game: overcooked, %s}]\n"
+    layouts = "layouts: [cramped_room, asymmetric_advantages], horizon: 10"
+    spec.write_text(body % f"{layouts}, episodes: 2")
+    assert coordqa("agentic", "grid", spec, "--out", out).returncode == 0
+    spec.write_text(body % f"{layouts}, episodes: 1")
+    refused = coordqa("agentic", "grid", spec, "--out", out)
+    assert refused.returncode == 2, refused.stderr
+    said = " ".join(refused.stderr.split())
+    assert "with 2 episodes of overcooked per layout and partner (4 played in all)" in said, said
