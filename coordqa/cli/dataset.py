@@ -41,6 +41,12 @@ DatasetOption = Annotated[
 ]
 """``--dataset NAME``: what users type by analogy with eval and report."""
 
+OverwriteOption = Annotated[
+    bool, typer.Option("--overwrite", help="Replace a dataset already in --out.")
+]
+"""``--overwrite``: every command that writes a dataset folder replaces one only with it
+(:func:`_refuse_overwrite`)."""
+
 
 def chosen_dataset(path: str | None, dataset: str | None) -> str | None:
     """The dataset named by the argument or by ``--dataset`` (the same one when both are given).
@@ -146,9 +152,7 @@ def import_upstream_command(
             callback=output_folder,
         ),
     ],
-    overwrite: Annotated[
-        bool, typer.Option("--overwrite", help="Replace a dataset already in --out.")
-    ] = False,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Convert the original LLM-Coordination CSV into a coordqa dataset folder.
 
@@ -191,12 +195,13 @@ def build_command(
             help="For maintainers: rewrite the release bundled in the package (a source tree).",
         ),
     ] = False,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Rebuild the current CoordinationQA release from the curated scenarios (byte-identical).
 
     Writes to --out; only --in-place writes into the package's own data folder.
     """
-    from coordqa.dataset import check_dataset_folder, release
+    from coordqa.dataset import release
     from coordqa.scenarios import build_dataset
 
     if (out is None) == (not in_place):
@@ -206,7 +211,7 @@ def build_command(
             "the two."
         )
     if out is not None:
-        check_dataset_folder(out, "--out")
+        _refuse_overwrite(out, overwrite)
     folder = build_dataset(out)
     print_dataset_summary(folder, release().title)
 
@@ -291,9 +296,7 @@ def generate_command(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder to write.", callback=output_folder)
     ],
-    overwrite: Annotated[
-        bool, typer.Option("--overwrite", help="Replace a dataset already in --out.")
-    ] = False,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Fresh verified scenarios from new seeds, for contamination-free re-testing."""
     from coordqa.scenarios import generate_dataset
