@@ -186,7 +186,7 @@ def correlation_table(correlations: Sequence[Correlation]) -> Table:
 
     Its caption says how p is computed, which depends on how many models there are.
     """
-    from coordqa.analysis.report import format_p
+    from coordqa.analysis.report import format_coefficient
     from coordqa.analysis.stats import EXACT_MAX_N
 
     table = new_table(
@@ -201,8 +201,8 @@ def correlation_table(correlations: Sequence[Correlation]) -> Table:
         table.add_row(
             f"{c.x} vs {c.y}",
             str(c.n),
-            f"{c.pearson_r:.3f} ({format_p(c.pearson_p)})",
-            f"{c.spearman_rho:.3f} ({format_p(c.spearman_p)})",
+            format_coefficient(c.pearson_r, c.pearson_p),
+            format_coefficient(c.spearman_rho, c.spearman_p),
             c.note,
         )
     return table
