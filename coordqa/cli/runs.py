@@ -208,6 +208,10 @@ def correlation_table(correlations: Sequence[Correlation]) -> Table:
     return table
 
 
+ONLY_HINT = "--only a-right,b-right,both-right,both-wrong,disagree chooses what is listed"
+"""How ``coordqa compare`` lists other pairs: said under its table, or with "none of"."""
+
+
 SELECTION_TITLES = {
     "a-right": "A right, B wrong",
     "b-right": "A wrong, B right",
@@ -298,7 +302,21 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
     )
     selected = comparison.select(only)
     shown = " or ".join(SELECTION_TITLES[name] for name in only)
-    _line(f"{shown}: {len(selected)} of {comparison.shared_samples} (question, trial) pairs")
+    pairs = f"{comparison.shared_samples} (question, trial) pairs"
+    if selected.empty:  # an empty table, headers and all, read as output gone missing
+        _line(f"{shown}: none of the {pairs} ({ONLY_HINT})")
+    else:
+        _line(f"{shown}: {len(selected)} of {pairs}")
+        _pairs_table(selected)
+    if comparison.mixed:
+        messages.print(
+            "[yellow]The runs answered different question sets (--allow-mixed): only the "
+            "questions both asked with the same text and answer key are compared.[/]"
+        )
+
+
+def _pairs_table(selected: pd.DataFrame) -> None:
+    """The pairs ``--only`` chose, one row each, and what their cells say."""
     table = new_table("")
     name_column(table, "question", max_width=30)
     for header in ("trial", "type", "answer", "A", "B"):
@@ -314,14 +332,8 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
         )
     console.print(table)
     _line(
-        "A/B: the letter each run chose, or its outcome (ambiguous, no_answer, error); "
-        "--only a-right,b-right,both-right,both-wrong,disagree chooses what is listed"
+        f"A/B: the letter each run chose, or its outcome (ambiguous, no_answer, error); {ONLY_HINT}"
     )
-    if comparison.mixed:
-        messages.print(
-            "[yellow]The runs answered different question sets (--allow-mixed): only the "
-            "questions both asked with the same text and answer key are compared.[/]"
-        )
 
 
 def _line(text: str, style: str = "") -> None:
