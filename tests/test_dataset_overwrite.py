@@ -39,3 +39,41 @@ def test_an_existing_dataset_is_refused_without_overwrite_and_kept(
     assert "already exists; pass --overwrite to replace it" in result.stderr
     assert {path.name: path.read_bytes() for path in fresh.iterdir() if path.is_file()} == before
     assert "--overwrite" in coordqa(*args[:2], "--help").stdout
+
+
+def _interrupt(*_args: object) -> Path:
+    raise KeyboardInterrupt
+
+
+def _interrupt_while_writing(_game: str, _count: int, _seed: int, out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "data.parquet").write_bytes(b"half")
+    raise KeyboardInterrupt
+
+
+def test_an_interrupted_generate_says_whether_it_wrote_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 20, R5: Ctrl-C during ``dataset generate`` exited 130 and printed nothing,
+    unlike eval, agentic run and play. It says so, and whether --out was touched: the search
+    writes nothing until every question is made and checked."""
+    args = ["dataset", *WRITERS["generate"][1:], "--out"]
+    monkeypatch.setattr("coordqa.scenarios.generate_dataset", _interrupt)
+    result = coordqa(*args, tmp_path / "new")
+    assert result.returncode == 130
+    assert result.stderr == f"interrupted: nothing was written to {tmp_path / 'new'}\n"
+    assert not (tmp_path / "new").exists()
+
+    kept = tmp_path / "kept"
+    shutil.copytree(bundled_dataset_dir("example"), kept)
+    result = coordqa(*args, kept, "--overwrite")
+    assert (result.returncode, result.stderr) == (
+        130,
+        f"interrupted: nothing was written to {kept}\n",
+    )
+
+    monkeypatch.setattr("coordqa.scenarios.generate_dataset", _interrupt_while_writing)
+    result = coordqa(*args, kept, "--overwrite")
+    assert result.returncode == 130
+    assert result.stderr.startswith(f"interrupted while writing {kept}: ")
+    assert "run the command again with --overwrite" in result.stderr
