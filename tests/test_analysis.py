@@ -386,3 +386,24 @@ def test_the_mixed_set_refusal_tells_apart_runs_of_one_name_in_two_folders(tmp_p
         "2 runs (random (local/random_x), random (local-ray/random_x))",
         "1 run (scripted)",
     ]
+
+
+def test_an_undefined_correlation_is_said_once_in_its_cell() -> None:
+    """Walkthrough 20, R8: a variable constant across models gave ``nan (NaN)``, two spellings of
+    one missing value in one cell; the cell says ``NaN``, as report.md and the docs do, and the
+    note says why."""
+    from rich.console import Console
+
+    from coordqa.analysis.stats import correlate
+    from coordqa.cli.runs import correlation_table
+
+    constant = correlate([0.2, 0.2, 0.2], [0.1, 0.5, 0.3], ("ToM", "JP"))
+    defined = correlate([0.1, 0.4, 0.3], [0.1, 0.5, 0.3], ("EC", "JP"))
+    console = Console(width=200, record=True)
+    console.print(correlation_table([defined, constant]))
+    lines = console.export_text().splitlines()
+    (row,) = [line for line in lines if "ToM vs JP" in line]
+    assert row.split()[4:7] == ["NaN", "NaN", "one"], row
+    assert "nan" not in row
+    (row,) = [line for line in lines if "EC vs JP" in line]
+    assert "1.000 (0.333)" in row, row

@@ -195,6 +195,22 @@ def test_compare_of_one_run_named_twice_says_so(runs: dict[str, Path]) -> None:
     )
 
 
+def test_compare_says_in_one_line_that_no_pair_differs(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Walkthrough 20, R11: two runs that agree on every pair printed "0 of 12" and then an
+    empty table, headers and all."""
+    same = write_qa_run(tmp_path / "runs" / "same", "m", rows(A_OUTCOMES), trials=2)
+    result = coordqa("compare", runs["a"], same)
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "A right, B wrong or A wrong, B right: none of the 12 (question, trial) pairs" in text, (
+        text
+    )
+    assert "question trial type answer" not in text  # no empty table
+    assert "--only a-right,b-right,both-right,both-wrong,disagree chooses" in text
+
+
 def test_compare_lists_exactly_the_differing_samples(runs: dict[str, Path]) -> None:
     result = coordqa("compare", runs["a"], runs["b"], "--only", "disagree")
     assert result.returncode == 0, result.stderr

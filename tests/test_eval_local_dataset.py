@@ -45,7 +45,7 @@ def test_every_spelling_of_a_local_folder_from_any_directory_is_one_run(
     again = evaluate(config(str(tmp_path / "fresh"), out=tmp_path / "run"))
     assert (again.resumed_samples, again.new_samples) == (first.new_samples, 0)
     manifest = json.loads((tmp_path / "run" / MANIFEST).read_text(encoding="utf-8"))
-    assert manifest["dataset"]["name"] == "../fresh/"  # the path as given, kept as information
+    assert manifest["dataset"]["name"] == "../fresh"  # the path as given, kept as information
 
 
 @pytest.fixture
@@ -97,5 +97,33 @@ def test_a_run_stored_with_a_spelled_path_resumes_from_any_spelling(
     assert (more.resumed_samples, more.new_samples) == (first.new_samples, first.new_samples)
     last = evaluate(config("fresh", out=out, trials=2))  # the manifest was rewritten: still its own
     assert (last.resumed_samples, last.new_samples) == (2 * first.new_samples, 0)
-    with pytest.raises(StoreError, match="holds a run on another dataset: 'fresh/'"):
+    with pytest.raises(StoreError, match="holds a run on another dataset: 'fresh' "):
         evaluate(config("bigger", out=out, trials=2))
+
+
+def test_a_trailing_slash_names_the_same_dataset(
+    two_datasets: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 20, R1: runs of ``--dataset fresh`` and ``--dataset fresh/`` recorded the two
+    spellings, so ``runs list`` and ``report`` named them as two datasets (``random
+    (dataset=fresh/)`` beside ``random (dataset=fresh)``, as if a setting differed). They record
+    one name, and a run made with either spelling resumes under the other."""
+    tmp_path = two_datasets
+    slashed = evaluate(config("fresh/", out=tmp_path / "slashed"))
+    bare = evaluate(config("fresh", out=tmp_path / "bare"))
+    for run in ("slashed", "bare"):
+        assert read_qa_run(tmp_path / run).manifest.dataset.name == "fresh"
+    again = evaluate(config("fresh", out=tmp_path / "slashed"))
+    assert (again.resumed_samples, again.new_samples) == (slashed.new_samples, 0)
+    again = evaluate(config("fresh//", out=tmp_path / "bare"))
+    assert (again.resumed_samples, again.new_samples) == (bare.new_samples, 0)
+
+
+def test_only_the_trailing_slash_of_a_path_is_dropped_from_its_name() -> None:
+    from coordqa.dataset.identity import dataset_name
+
+    assert dataset_name("../fresh/") == "../fresh"
+    assert dataset_name("/") == "/"  # the root is no shorter path
+    # A local folder that happens to be called like a bundled release is not that release.
+    assert dataset_name("example/") == "example/"
+    assert dataset_name("coordinationqa") == "coordinationqa-v1.2"

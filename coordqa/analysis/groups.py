@@ -5,7 +5,9 @@ datasets. Accuracies over different questions are not comparable, so ``coordqa r
 viewer's comparison page compare the runs of each dataset among themselves, one table per
 dataset, rather than refusing the folder or mixing the datasets. A dataset is known by its content
 fingerprint (two paths to one folder are one dataset; a folder regenerated under the same name is
-another) and shown by the name its runs recorded.
+another), answers to every name its runs recorded, and is shown by the first of them, or by the
+bundled release's name when the content is that release's (a ``dataset build`` copy beside the
+release's own runs).
 
 Within a dataset, runs over different questions (a ``--limit 3`` run beside a full one) are not
 comparable either: ``coordqa report`` refuses them unless told ``--allow-mixed``. The viewer
@@ -19,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from coordqa.dataset.identity import told_apart_by_content
+from coordqa.dataset.identity import release_with_fingerprint, told_apart_by_content
 from coordqa.errors import ConfigError
 from coordqa.registry import did_you_mean
 from coordqa.store import QARun, RunManifest
@@ -64,13 +66,17 @@ class DatasetGroup:
     """The runs (by index among those given) that answered one dataset."""
 
     name: str
-    """The dataset's name as its runs recorded it (a bundled release, or the path given)."""
+    """The dataset's name: the bundled release's when the content is a release's and a run
+    named it so, else the first name its runs recorded (a bundled release, or the path given)."""
     fingerprint: str
     """Its content fingerprint (empty for runs that recorded none, and for merged groups)."""
     members: tuple[int, ...]
     """Indices of its runs among the runs given, in the order given."""
     title: str
     """How pages and tables head it: the name, with the fingerprint when two groups share it."""
+    names: tuple[str, ...] = ()
+    """Every name its runs recorded, in the order read (one content may be read from a
+    release and from a rebuilt copy): ``--dataset`` picks the group by any of them."""
 
     @property
     def slug(self) -> str:
@@ -83,22 +89,34 @@ def _dataset_of(manifest: RunManifest) -> tuple[str, str]:
     return ("unknown dataset", "") if dataset is None else (dataset.name, dataset.fingerprint)
 
 
+def _shown_name(names: Sequence[str], fingerprint: str) -> str:
+    """The name a group is shown by, whichever of its runs was read first.
+
+    The bundled release's name where a run recorded it and the content is that release's, else
+    the first name read.
+    """
+    bundled = release_with_fingerprint(fingerprint) if fingerprint else None
+    return bundled.name if bundled is not None and bundled.name in names else names[0]
+
+
 def group_by_dataset(manifests: Sequence[RunManifest]) -> list[DatasetGroup]:
     """The runs of ``manifests`` by dataset, datasets in the order their first run was given."""
     members: dict[str, list[int]] = {}
-    names: dict[str, str] = {}
+    recorded: dict[str, dict[str, None]] = {}
     for index, manifest in enumerate(manifests):
         name, fingerprint = _dataset_of(manifest)
         members.setdefault(fingerprint, []).append(index)
-        names.setdefault(fingerprint, name)
+        recorded.setdefault(fingerprint, {})[name] = None
+    shown = {key: _shown_name(list(names), key) for key, names in recorded.items()}
     return [
         DatasetGroup(
-            names[key],
+            shown[key],
             key,
             tuple(indices),
             told_apart_by_content(
-                names[key], key, (other for other in members if names[other] == names[key])
+                shown[key], key, (other for other in members if shown[other] == shown[key])
             ),
+            tuple(recorded[key]),
         )
         for key, indices in members.items()
     ]
@@ -124,7 +142,9 @@ def group_by_question_set(runs: Sequence[QARun]) -> list[DatasetGroup]:
             filters = describe_filters(first.manifest.config)
             size = counted(len(first.questions()), "question")
             title = f"{group.title}, {filters} ({size}, question set {key})"
-            groups.append(DatasetGroup(group.name, group.fingerprint, tuple(members), title))
+            groups.append(
+                DatasetGroup(group.name, group.fingerprint, tuple(members), title, group.names)
+            )
     return groups
 
 
@@ -134,13 +154,14 @@ def merge_groups(groups: Sequence[DatasetGroup]) -> DatasetGroup:
         return groups[0]
     indices = tuple(sorted(i for group in groups for i in group.members))
     names = ", ".join(group.title for group in groups)
-    return DatasetGroup(names, "", indices, f"{len(groups)} datasets mixed: {names}")
+    every_name = tuple(name for group in groups for name in group.names)
+    return DatasetGroup(names, "", indices, f"{len(groups)} datasets mixed: {names}", every_name)
 
 
 def pick_dataset(groups: Sequence[DatasetGroup], wanted: str) -> list[DatasetGroup]:
     """The groups of dataset ``wanted``.
 
-    ``wanted`` is its name as the runs recorded it, a bundled release's alias
+    ``wanted`` is any name its runs recorded it by, a bundled release's alias
     (``coordinationqa``), or the first characters (at least 4) of its fingerprint.
 
     Raises:
@@ -152,7 +173,8 @@ def pick_dataset(groups: Sequence[DatasetGroup], wanted: str) -> list[DatasetGro
     found = [
         g
         for g in groups
-        if name in (g.name, g.title) or (len(wanted) >= 4 and g.fingerprint.startswith(wanted))
+        if name in (g.name, g.title, *g.names)
+        or (len(wanted) >= 4 and g.fingerprint.startswith(wanted))
     ]
     if found:
         return found

@@ -611,6 +611,18 @@ def format_p(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def format_coefficient(value: float, p: float) -> str:
+    """A correlation and its p in one cell, ``0.500 (0.333)``; ``NaN`` once when undefined.
+
+    An undefined coefficient has no p either: ``nan (NaN)`` spelled one missing value twice
+    (walkthrough 20, R8). The row's note says why it is undefined.
+
+    >>> format_coefficient(0.5, 1 / 3), format_coefficient(float("nan"), float("nan"))
+    ('0.500 (0.333)', 'NaN')
+    """
+    return "NaN" if math.isnan(value) else f"{value:.3f} ({format_p(p)})"
+
+
 STATISTICS_NOTE = (
     "Accuracy is the mean over trials of per-trial accuracy. `± SE` is the paper's trial SE: "
     "the standard error across trials (0 for a deterministic model, NaN with one trial; it "

@@ -7,6 +7,8 @@ reports it the same way.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +16,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
+from coordqa.cli._errors import INTERRUPTED_EXIT, messages
 from coordqa.cli._names import game_name
 from coordqa.cli._outputs import output_folder
 from coordqa.cli._tables import new_table, number_column
@@ -40,6 +44,12 @@ DatasetOption = Annotated[
     ),
 ]
 """``--dataset NAME``: what users type by analogy with eval and report."""
+
+OverwriteOption = Annotated[
+    bool, typer.Option("--overwrite", help="Replace a dataset already in --out.")
+]
+"""``--overwrite``: every command that writes a dataset folder replaces one only with it
+(:func:`_refuse_overwrite`)."""
 
 
 def chosen_dataset(path: str | None, dataset: str | None) -> str | None:
@@ -90,6 +100,41 @@ def _refuse_overwrite(out: Path, overwrite: bool) -> None:
             f"{out / DATA_FILE} already exists; pass --overwrite to replace it or choose another "
             f"--out folder"
         )
+
+
+def _folder_state(folder: Path) -> dict[str, tuple[int, int]] | None:
+    """Each file under ``folder`` with its size and change time; None when there is no folder."""
+    if not folder.is_dir():
+        return None
+    state = {}
+    for path in folder.rglob("*"):
+        if path.is_file():
+            stat = path.stat()
+            state[str(path.relative_to(folder))] = (stat.st_size, stat.st_mtime_ns)
+    return state
+
+
+@contextmanager
+def _interruptible(out: Path) -> Iterator[None]:
+    """Ctrl-C ends a dataset writer with one line saying whether ``out`` was touched.
+
+    The writers make and check every question before writing any file, so an interruption
+    usually leaves ``out`` as it was; said only after comparing, since one between two files
+    leaves it partly written (walkthrough 20, R5: it ended silently, exit 130).
+    """
+    before = _folder_state(out)
+    try:
+        yield
+    except KeyboardInterrupt:
+        if _folder_state(out) == before:
+            said = f"interrupted: nothing was written to {out}"
+        else:
+            said = (
+                f"interrupted while writing {out}: it may be incomplete; run the command again "
+                "with --overwrite"
+            )
+        messages.print(Text(said, style="yellow"), highlight=False)
+        raise typer.Exit(INTERRUPTED_EXIT) from None
 
 
 @dataset_app.command("list")
@@ -146,9 +191,7 @@ def import_upstream_command(
             callback=output_folder,
         ),
     ],
-    overwrite: Annotated[
-        bool, typer.Option("--overwrite", help="Replace a dataset already in --out.")
-    ] = False,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Convert the original LLM-Coordination CSV into a coordqa dataset folder.
 
@@ -160,7 +203,8 @@ def import_upstream_command(
     from coordqa.scenarios.upstream import FLAGS, import_upstream
 
     _refuse_overwrite(out, overwrite)
-    result = import_upstream(source, out)
+    with _interruptible(out):
+        result = import_upstream(source, out)
     print_dataset_summary(result.folder, "Imported from LLM-Coordination")
     flagged = result.conversion.flagged
     for tag in FLAGS:
@@ -191,12 +235,13 @@ def build_command(
             help="For maintainers: rewrite the release bundled in the package (a source tree).",
         ),
     ] = False,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Rebuild the current CoordinationQA release from the curated scenarios (byte-identical).
 
     Writes to --out; only --in-place writes into the package's own data folder.
     """
-    from coordqa.dataset import check_dataset_folder, release
+    from coordqa.dataset import release
     from coordqa.scenarios import build_dataset
 
     if (out is None) == (not in_place):
@@ -205,9 +250,12 @@ def build_command(
             "source checkout) rewrites the dataset bundled in the package instead. Give one of "
             "the two."
         )
-    if out is not None:
-        check_dataset_folder(out, "--out")
-    folder = build_dataset(out)
+    if out is None:
+        folder = build_dataset(None)
+    else:
+        _refuse_overwrite(out, overwrite)
+        with _interruptible(out):
+            folder = build_dataset(out)
     print_dataset_summary(folder, release().title)
 
 
@@ -291,15 +339,14 @@ def generate_command(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder to write.", callback=output_folder)
     ],
-    overwrite: Annotated[
-        bool, typer.Option("--overwrite", help="Replace a dataset already in --out.")
-    ] = False,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Fresh verified scenarios from new seeds, for contamination-free re-testing."""
     from coordqa.scenarios import generate_dataset
 
     _refuse_overwrite(out, overwrite)
-    folder = generate_dataset(game, count, seed, out)
+    with _interruptible(out):
+        folder = generate_dataset(game, count, seed, out)
     print_dataset_summary(folder, f"Fresh {game} scenarios (seed {seed})")
 
 

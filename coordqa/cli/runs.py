@@ -186,7 +186,7 @@ def correlation_table(correlations: Sequence[Correlation]) -> Table:
 
     Its caption says how p is computed, which depends on how many models there are.
     """
-    from coordqa.analysis.report import format_p
+    from coordqa.analysis.report import format_coefficient
     from coordqa.analysis.stats import EXACT_MAX_N
 
     table = new_table(
@@ -201,11 +201,15 @@ def correlation_table(correlations: Sequence[Correlation]) -> Table:
         table.add_row(
             f"{c.x} vs {c.y}",
             str(c.n),
-            f"{c.pearson_r:.3f} ({format_p(c.pearson_p)})",
-            f"{c.spearman_rho:.3f} ({format_p(c.spearman_p)})",
+            format_coefficient(c.pearson_r, c.pearson_p),
+            format_coefficient(c.spearman_rho, c.spearman_p),
             c.note,
         )
     return table
+
+
+ONLY_HINT = "--only a-right,b-right,both-right,both-wrong,disagree chooses what is listed"
+"""How ``coordqa compare`` lists other pairs: said under its table, or with "none of"."""
 
 
 SELECTION_TITLES = {
@@ -298,7 +302,21 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
     )
     selected = comparison.select(only)
     shown = " or ".join(SELECTION_TITLES[name] for name in only)
-    _line(f"{shown}: {len(selected)} of {comparison.shared_samples} (question, trial) pairs")
+    pairs = f"{comparison.shared_samples} (question, trial) pairs"
+    if selected.empty:  # an empty table, headers and all, read as output gone missing
+        _line(f"{shown}: none of the {pairs} ({ONLY_HINT})")
+    else:
+        _line(f"{shown}: {len(selected)} of {pairs}")
+        _pairs_table(selected)
+    if comparison.mixed:
+        messages.print(
+            "[yellow]The runs answered different question sets (--allow-mixed): only the "
+            "questions both asked with the same text and answer key are compared.[/]"
+        )
+
+
+def _pairs_table(selected: pd.DataFrame) -> None:
+    """The pairs ``--only`` chose, one row each, and what their cells say."""
     table = new_table("")
     name_column(table, "question", max_width=30)
     for header in ("trial", "type", "answer", "A", "B"):
@@ -314,14 +332,8 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
         )
     console.print(table)
     _line(
-        "A/B: the letter each run chose, or its outcome (ambiguous, no_answer, error); "
-        "--only a-right,b-right,both-right,both-wrong,disagree chooses what is listed"
+        f"A/B: the letter each run chose, or its outcome (ambiguous, no_answer, error); {ONLY_HINT}"
     )
-    if comparison.mixed:
-        messages.print(
-            "[yellow]The runs answered different question sets (--allow-mixed): only the "
-            "questions both asked with the same text and answer key are compared.[/]"
-        )
 
 
 def _line(text: str, style: str = "") -> None:

@@ -118,12 +118,19 @@ def dataset_identity(
 
 
 def dataset_name(name_or_path: str | os.PathLike[str] | None = None) -> str:
-    """The name runs record: a bundled name resolved to its release, else the path as given."""
+    """The name runs record: a bundled name resolved to its release, else the path as given.
+
+    A path's trailing slashes are dropped: ``fresh`` and ``fresh/`` are one folder, and runs
+    recording both spellings read as two datasets (walkthrough 20, R1). They are kept where
+    dropping them would spell a bundled name (``example/`` is a local folder, not the release).
+    """
     if name_or_path is None:
         return DEFAULT_DATASET
     if isinstance(name_or_path, str) and is_bundled(name_or_path):
         return release(name_or_path).name
-    return os.fspath(name_or_path)
+    given = os.fspath(name_or_path)
+    bare = given.rstrip("/" + os.sep)
+    return bare if bare and not is_bundled(bare) else given
 
 
 def release_with_fingerprint(fingerprint: str) -> Release | None:
