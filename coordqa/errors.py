@@ -8,7 +8,7 @@ allowed and how to fix it. Subsystems subclass the branch that fits, so callers 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 
@@ -60,12 +60,52 @@ class SettingError(ConfigError):
 
 
 class ModelNotServed(ConfigError):
-    """The model's ``--api-base`` server lists the models it serves, and not this one."""
+    """The model's ``--api-base`` server lists the models it serves, and not this one.
 
-    def __init__(self, message: str, closest: Sequence[str] = ()) -> None:
-        """``closest``: the listed names nearest the model's, best first (the server's words)."""
-        super().__init__(message)
+    Its message is ``refusal`` followed by the first name ``offered`` after ``fix``
+    (``...: use --model openai/my-model``), or ``refusal`` alone where none is offered: it
+    already lists what the server serves.
+    """
+
+    def __init__(
+        self,
+        refusal: str,
+        closest: Sequence[str] = (),
+        *,
+        fix: str = "",
+        offered: Sequence[str] = (),
+    ) -> None:
+        """``closest``: the listed names nearest the model's, best first (the server's words).
+
+        ``offered``: the model names to give instead, best first (``openai/my-model``);
+        ``fix``: how the caller's command takes one (``use --model``).
+        """
+        self.refusal = refusal
         self.closest = tuple(closest)
+        self.fix = fix
+        self.offered = tuple(offered)
+        super().__init__(f"{refusal}: {fix} {self.offered[0]}" if self.offered and fix else refusal)
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Rebuilt whole (a Ray task's error reaches the driver so)."""
+        rebuild = functools.partial(
+            type(self), closest=self.closest, fix=self.fix, offered=self.offered
+        )
+        return rebuild, (self.refusal,)
+
+    def leaving_out(self, taken: Collection[str]) -> ModelNotServed:
+        """The same refusal offering no name of ``taken``: an eval set's other members.
+
+        ``eval-set --model openai/my-model --model openai/nope-model`` told the refused member
+        to ``use --model openai/my-model``, which the set named already, so following it was
+        refused as a model named twice (walkthrough 21, R2).
+        """
+        return ModelNotServed(
+            self.refusal,
+            self.closest,
+            fix=self.fix,
+            offered=[name for name in self.offered if name not in taken],
+        )
 
 
 class UnknownNameError(ConfigError, KeyError):

@@ -20,11 +20,16 @@ __all__ = [
     "DEFAULT_MAX_DISK_MB",
     "DEFAULT_MAX_TRIALS",
     "DEFAULT_POLL_S",
+    "STOPPED_IDLE",
     "BoardRunSettings",
     "SubmitterLimits",
     "WorkerConfig",
     "process_name",
 ]
+
+STOPPED_IDLE = "stopped: no job was running"
+"""What a worker stopped by Ctrl-C (or SIGTERM) with no job says: while it waits for one, or
+while it starts (its imports and the database's opening take seconds)."""
 
 DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
 """Largest accepted submission body (a full v1 run is well under 1 MB)."""

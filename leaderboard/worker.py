@@ -63,7 +63,12 @@ from coordqa.leaderboard.db import Database, DuplicateResultsError, Endpoint, Jo
 from coordqa.leaderboard.job_errors import BudgetExceeded, GridIncomplete, job_failure
 from coordqa.leaderboard.jobs import claim_job, end_job, entry_of_job, job_is_ours, release_job
 from coordqa.leaderboard.sealing import SecretBox
-from coordqa.leaderboard.settings import DEFAULT_MAX_DISK_MB, WorkerConfig, process_name
+from coordqa.leaderboard.settings import (
+    DEFAULT_MAX_DISK_MB,
+    STOPPED_IDLE,
+    WorkerConfig,
+    process_name,
+)
 from coordqa.llm.addresses import guarded_endpoints
 
 if TYPE_CHECKING:
@@ -624,7 +629,7 @@ def work(
             try:
                 time.sleep(config.poll_s)
             except KeyboardInterrupt:
-                raise RunInterrupted("stopped: no job was running") from None
+                raise RunInterrupted(STOPPED_IDLE) from None
             continue
         waiting = False
         outcome = run_job(db, catalog, job_id, config, box)

@@ -582,3 +582,20 @@ def test_runs_list_tells_apart_runs_of_a_dataset_name_by_content(tmp_path: Path)
     assert "runs/old random · fresh/ (dfafcd5a)" in text, text
     assert "runs/new random · fresh/ (3b0c11aa)" in text, text
     assert "runs/other random · o " in text, text
+
+
+def test_runs_list_tells_apart_by_content_across_every_folder_it_lists(tmp_path: Path) -> None:
+    """Walkthrough 21, R1 (#56, #280): ``runs list A B`` with two run directories of ``fresh/``
+    on different contents printed ``random · fresh/`` for both; the rule saw one folder at a
+    time. It sees every run the command lists, so each is shown with its content's fingerprint."""
+    old, new = "dfafcd5a" + "0" * 56, "3b0c11aa" + "1" * 56
+    for name, fingerprint in (("old", old), ("new", new)):
+        write_qa_run(
+            tmp_path / "runs" / name, "random", rows(SIX_QUESTIONS), trials=1,
+            dataset="fresh/", fingerprint=fingerprint,
+        )  # fmt: skip
+    result = coordqa("runs", "list", "runs/old", "runs/new", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "runs/old random · fresh/ (dfafcd5a)" in text, text
+    assert "runs/new random · fresh/ (3b0c11aa)" in text, text

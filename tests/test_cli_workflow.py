@@ -552,6 +552,26 @@ def test_ctrl_c_while_starting_says_nothing_was_stored(
     assert "Traceback" not in out and "never awaited" not in out
 
 
+def test_ctrl_c_while_a_worker_starts_says_no_job_was_running(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Walkthrough 21, R5 (#267): Ctrl-C in the worker's first seconds (its imports and the
+    database's opening, 6 s on a loaded machine) ended it with status 130 and no word, where one
+    later says ``stopped: no job was running``: it says so whenever it is stopped idle."""
+    from coordqa.cli import leaderboard
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(leaderboard, "_open", interrupted)
+    code, out = invoke(
+        "leaderboard", "worker", "--db", f"sqlite:///{tmp_path / 'board.db'}",
+        "--work-dir", tmp_path / "jobs",
+    )  # fmt: skip
+    assert code == 130, out
+    assert out.strip() == "stopped: no job was running", out
+
+
 def test_runs_list_says_an_agentic_run_failed(tmp_path: Path) -> None:
     """Every decision of its episode failed: the run is failed, not finished."""
     from coordqa.store import RunManifest, RunStore

@@ -846,3 +846,46 @@ def test_a_spec_model_refused_by_its_server_names_the_specs_key_not_model(
     assert "--model" not in said
     assert from_option.returncode == 1, from_option.stderr
     assert "not alpah: use --model openai/alpha" in " ".join(from_option.stderr.split())
+
+
+@pytest.mark.parametrize(
+    ("served", "advice"),
+    [
+        (["my-model", "my-other-model"], "not nope-model: use --model openai/my-other-model"),
+        (["my-model"], "serves my-model, not nope-model"),
+    ],
+)
+def test_a_refused_member_is_offered_no_model_the_set_names_already(
+    tmp_path: Path, served: list[str], advice: str
+) -> None:
+    """Walkthrough 21, R2 (#219, #221): ``eval-set --model openai/my-model --model
+    openai/nope-model`` told the refused member to ``use --model openai/my-model``, a member of
+    that set, and following it was refused as a model named twice. A member's refusal offers a
+    served name the set does not name; where none is left it lists the served names alone."""
+    with LocalOpenAIServer(models=served) as server:
+        result = coordqa(
+            "eval-set", "--model", "openai/my-model", "--model", "openai/nope-model",
+            "--api-base", server.base_url, "--dataset", "example", "--limit", "2",
+            "--trials", "1", "--out", "set", cwd=tmp_path,
+        )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    said = " ".join((result.stdout + result.stderr).split())
+    assert advice in said, said
+    assert "use --model openai/my-model" not in said, said
+    assert ("use --model" in said) == ("use --model" in advice), said
+
+
+def test_a_model_not_served_pickles_whole_and_leaves_out_the_names_taken() -> None:
+    """A Ray task's error reaches the driver pickled: its offer survives, as its closest names."""
+    import pickle
+
+    from coordqa.errors import ModelNotServed
+
+    refusal = ModelNotServed(
+        "the server serves a, b, not c", ("a",), fix="use --model", offered=("x/a", "x/b")
+    )
+    again = pickle.loads(pickle.dumps(refusal))
+    assert str(again) == "the server serves a, b, not c: use --model x/a"
+    assert (again.closest, again.offered) == (("a",), ("x/a", "x/b"))
+    assert str(again.leaving_out({"x/a"})) == "the server serves a, b, not c: use --model x/b"
+    assert str(again.leaving_out({"x/a", "x/b"})) == "the server serves a, b, not c"

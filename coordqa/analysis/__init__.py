@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         RunSummary as RunSummary,
         compare_two_runs as compare_two_runs,
         list_runs as list_runs,
+        list_runs_in as list_runs_in,
         results_table as results_table,
     )
     from coordqa.analysis.stats import (

@@ -50,6 +50,7 @@ __all__ = [
     "RunComparison",
     "compare_two_runs",
     "list_runs",
+    "list_runs_in",
     "results_table",
 ]
 
@@ -476,17 +477,49 @@ def list_runs(root: str | Path, readers: Mapping[str, RunCounter] | None = None)
     Raises:
         StoreError: ``root`` is not a directory, or holds no run folder at all.
     """
-    base = Path(root)
+    return list_runs_in([root], readers)[0]
+
+
+def list_runs_in(
+    roots: Sequence[str | Path], readers: Mapping[str, RunCounter] | None = None
+) -> list[RunList]:
+    """:func:`list_runs` of each of ``roots``, its datasets told apart across all of them.
+
+    A dataset name is shown with its content's fingerprint where any run listed, under any of
+    ``roots``, names it with other content: ``runs list runs/a runs/b`` of two runs of a file
+    regenerated in place must not show both as plain ``fresh/`` because each sits in a folder
+    of its own (walkthrough 21, R1). Every root is read before any is returned, so a missing
+    one is refused before anything is listed.
+
+    Raises:
+        StoreError: one of ``roots`` is not a directory, or holds no run folder at all.
+    """
+    read = [_read_runs(Path(root), readers or {}) for root in roots]
+    told = _told_apart([summary for summaries, _ in read for summary in summaries])
+    listings, start = [], 0
+    for summaries, unreadable in read:
+        runs = told[start : start + len(summaries)]
+        start += len(summaries)
+        listings.append(
+            RunList(
+                sorted(runs, key=lambda s: (s.created, str(s.path)), reverse=True),
+                sorted(unreadable, key=lambda problem: problem.path),
+            )
+        )
+    return listings
+
+
+def _read_runs(
+    base: Path, readers: Mapping[str, RunCounter]
+) -> tuple[list[RunSummary], list[UnreadableRunError]]:
+    """The runs under ``base`` as they read, and those that cannot be read (see list_runs)."""
     survey = survey_runs(base)
     if not survey.runs and not survey.unreadable:
         raise no_runs_under(base)
     summaries, unreadable = [], list(survey.unreadable)
     for path in survey.runs:
         try:
-            summaries.append(_summarise(path, readers or {}))
+            summaries.append(_summarise(path, readers))
         except StoreError as exc:
             unreadable.append(UnreadableRunError.of_records(path, exc))
-    return RunList(
-        sorted(_told_apart(summaries), key=lambda s: (s.created, str(s.path)), reverse=True),
-        sorted(unreadable, key=lambda problem: problem.path),
-    )
+    return summaries, unreadable

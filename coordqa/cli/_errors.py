@@ -64,6 +64,20 @@ def settings_as_options(options: Mapping[str, str]) -> Iterator[None]:
         raise ConfigError(error.as_options(options)) from None
 
 
+@contextmanager
+def interrupted_as(stopped: str) -> Iterator[None]:
+    """Within, Ctrl-C ends the command with the line ``stopped`` (exit 130).
+
+    Typer ends a command that Ctrl-C interrupts with status 130 and no word: a user who
+    stops it in its first seconds (imports, a database being opened) cannot tell whether it
+    ever started (walkthrough 21, R5).
+    """
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise RunInterrupted(stopped) from None
+
+
 _warned: set[str] = set()
 """The warnings this command printed (reset by :func:`run_app`)."""
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from coordqa.cli._errors import interrupted_as
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._outputs import generated_folder, output_file, output_folder
 from coordqa.errors import ConfigError, MissingDependencyError
@@ -22,6 +23,7 @@ from coordqa.leaderboard.settings import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_TRIALS,
     DEFAULT_POLL_S,
+    STOPPED_IDLE,
     BoardRunSettings,
     SubmitterLimits,
     WorkerConfig,
@@ -1005,11 +1007,19 @@ def worker_command(
     ] = None,
 ) -> None:
     """Run the board's queued jobs one at a time (resuming any whose worker stopped)."""
-    from coordqa.leaderboard.catalog import BoardCatalog
-    from coordqa.leaderboard.worker import work, work_on_ray
-    from coordqa.runs import sigterm_as_ctrl_c
+    if ray_workers < 0:
+        raise ConfigError(f"--ray-workers must be 0 (no Ray) or more, got {ray_workers}")
+    if ray_address is not None and not ray_workers:
+        raise ConfigError("--ray-address needs --ray-workers N (how many workers to run there)")
+    # its imports, the database and the catalog take seconds (6 on a loaded machine) before it
+    # says it waits: Ctrl-C then says it stopped too (walkthrough 21, R5)
+    with interrupted_as(STOPPED_IDLE):
+        from coordqa.leaderboard.catalog import BoardCatalog
+        from coordqa.leaderboard.worker import work, work_on_ray
+        from coordqa.runs import sigterm_as_ctrl_c
 
-    database = _open(db, create=False)
+        database = _open(db, create=False)
+        catalog = None if ray_workers else BoardCatalog(database)  # Ray's tasks load their own
     config = WorkerConfig(work_dir=work_dir.resolve(), poll_s=poll_s)
 
     def said(outcome: Any) -> None:
@@ -1020,11 +1030,7 @@ def worker_command(
         line = f"worker {config.name}: waiting for jobs on {shown} (Ctrl-C to stop)"
         console.print(line, highlight=False, soft_wrap=True)  # the URL, whole
 
-    if ray_workers < 0:
-        raise ConfigError(f"--ray-workers must be 0 (no Ray) or more, got {ray_workers}")
-    if ray_address is not None and not ray_workers:
-        raise ConfigError("--ray-address needs --ray-workers N (how many workers to run there)")
-    if ray_workers:
+    if catalog is None:
         url = database.engine.url.render_as_string(hide_password=False)
         database.dispose()
         done = work_on_ray(url, config, ray_workers, address=ray_address, once=once)
@@ -1032,14 +1038,7 @@ def worker_command(
             said(outcome)
     else:
         with sigterm_as_ctrl_c():  # a SIGTERM puts the running job back, as Ctrl-C does
-            done = work(
-                database,
-                BoardCatalog(database),
-                config,
-                once=once,
-                on_outcome=said,
-                on_wait=waiting,
-            )
+            done = work(database, catalog, config, once=once, on_outcome=said, on_wait=waiting)
     console.print(f"{len(done)} job(s) run; the queue is empty")
 
 

@@ -568,13 +568,13 @@ def list_command(
     instead of ending a listing halfway.
     """
     from coordqa.agentic import read_agentic_run
-    from coordqa.analysis import list_runs
+    from coordqa.analysis import list_runs_in
     from coordqa.analysis.accuracy import INCOMPLETE_MARK, INCOMPLETE_NOTE
     from coordqa.play import read_play_run
 
     readers = {"agentic": read_agentic_run, "play": read_play_run}
     folders = directories or [Path("runs")]
-    listings = [list_runs(folder, readers) for folder in folders]
+    listings = list_runs_in(folders, readers)
     for folder, listing in zip(folders, listings, strict=True):
         render_run_list(folder, listing.runs)
         render_unreadable(listing.unreadable)

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from coordqa.errors import CoordqaError
+from coordqa.errors import CoordqaError, ModelNotServed
 from coordqa.evalset.spec import SetMember
 from coordqa.evaluation import EvalFailed, EvalProgress, evaluate_async
 from coordqa.llm.endpoints import stored_endpoint
@@ -152,6 +152,9 @@ async def run_member(
         await evaluate_async(member.config, progress=progress)
     except EvalFailed as failure:
         return stopped(member_state(member, out), out, "failed", str(failure))
+    except ModelNotServed as refusal:
+        said = str(refusal.leaving_out(member.set_models))
+        return stopped(member_state(member, out), out, "failed", said)
     except CoordqaError as error:  # a missing key variable, an unknown provider, a bad filter
         # coordqa's errors are sentences that say what to do; the class name says nothing more
         return stopped(member_state(member, out), out, "failed", str(error) or type(error).__name__)

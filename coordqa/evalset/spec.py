@@ -478,6 +478,9 @@ class SetMember:
     given_at: str | None = None
     """Where its model was given, as a refusal of its settings says it (``models.yaml's
     models[1]``); None: on the command line (``--model``), whose settings are options."""
+    set_models: tuple[str, ...] = ()
+    """Every model the set names, its own too: a refusal of its model by its server offers none
+    of them instead, as naming one again is refused (walkthrough 21, R2)."""
 
     def api_key(self) -> str | None:
         """Its model's key, checked where the spec named its variable (None: the provider's).
@@ -536,6 +539,7 @@ def members_of(
             ),
             key,
             spec.given_at(m),
+            tuple(model.model for model in spec.models),
         )
         for (m, d), config, (key, name) in runs
     ]

@@ -109,7 +109,8 @@ def not_served(
         return None
     closest = suggest(model_id, served)
     return ModelNotServed(
-        f"the server at {shown_endpoint(api_base)} serves {_shown(served)}, not {model_id}: "
-        f"{fix} {prefix}/{(closest or served)[0]}",
+        f"the server at {shown_endpoint(api_base)} serves {_shown(served)}, not {model_id}",
         closest,
+        fix=fix,
+        offered=[f"{prefix}/{name}" for name in dict.fromkeys([*closest, *served])],
     )
