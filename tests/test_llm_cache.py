@@ -146,8 +146,10 @@ def test_extra_settings_are_part_of_the_key_and_an_empty_one_keeps_old_keys() ->
         "trial": 0,
     }
     assert plain == content_hash(before_extra)
-    with pytest.raises(ConfigError, match="--model-arg top_p: .*use --top-p"):
-        GenerateConfig(extra={"top_p": 0.5})
+    with pytest.raises(
+        ConfigError, match="'top_p' is coordqa's own sampling setting: give it as top_p"
+    ):
+        GenerateConfig(extra={"top_p": 0.5})  # the library names its setting; a command, --top-p
     with pytest.raises(ConfigError, match="coordqa sets it itself"):
         GenerateConfig(extra={"stream": True})
 
