@@ -382,3 +382,28 @@ def add_demo_entries(db: Any, rows: list[dict[str, Any]], names: list[str]) -> l
         bundle = synthetic_bundle(rows, answer=answer, display_name=name)
         ids.append(accept(db, catalog, json.dumps(bundle).encode(), None).id)
     return ids
+
+
+def bc_grid(name: str, horizon: int, **fields: Any) -> dict[str, Any]:
+    """A one-episode grid of an LLM agent beside ``bc-cramped_room`` (what a retrained BC
+    partner changes); ``fields`` add to it or replace its keys (``models``)."""
+    game = {"game": "overcooked", "layouts": ["cramped_room"], "seeds": [0], "horizon": horizon}
+    return {
+        "name": name,
+        "agents": ["llm"],
+        "partners": ["bc-cramped_room"],
+        "games": [game],
+        **fields,
+    }
+
+
+def shipped_and_retrained_bc() -> tuple[Any, Any]:
+    """``bc-cramped_room`` as coordqa ships it, and a copy with other weights, as one retrained
+    with ``coordqa partners train-bc`` would have (another fingerprint)."""
+    from coordqa.agentic.partners.bc import PACKAGED_DIR, BCCheckpoint
+
+    shipped = BCCheckpoint.load(PACKAGED_DIR / "bc-cramped_room.npz")
+    weights = [w[::-1].copy() if w.ndim == 1 else w for w in shipped.weights]
+    retrained = BCCheckpoint(weights, {**shipped.meta, "seed": 99})
+    assert retrained.fingerprint != shipped.fingerprint
+    return shipped, retrained

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from cli_support import coordqa
-from leaderboard_support import seal
+from leaderboard_support import bc_grid, seal, shipped_and_retrained_bc
 from typer.testing import CliRunner
 
 from coordqa.agentic import load_agentic_run, registered_grids
@@ -350,21 +350,10 @@ def test_a_run_against_a_retrained_bc_partner_is_refused_before_sending(
     one that is not the shipped checkpoint (saying what to do), and a board that replays it
     anyway names the checkpoint as the cause."""
     pytest.importorskip("overcooked_ai_py")
-    from coordqa.agentic.partners.bc import PACKAGED_DIR, BCCheckpoint
-
-    shipped = BCCheckpoint.load(PACKAGED_DIR / "bc-cramped_room.npz")
-    retrained = BCCheckpoint([w[::-1].copy() if w.ndim == 1 else w for w in shipped.weights], {
-        **shipped.meta, "seed": 99})  # fmt: skip
-    assert retrained.fingerprint != shipped.fingerprint
+    shipped, retrained = shipped_and_retrained_bc()
     monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "data"))
     retrained.save(tmp_path / "data" / "partners" / "bc-cramped_room.npz")
-    grid = {
-        "name": "bc-small",
-        "agents": ["llm"],
-        "models": ["scripted"],
-        "partners": ["bc-cramped_room"],
-        "games": [{"game": "overcooked", "layouts": ["cramped_room"], "seeds": [0], "horizon": 30}],
-    }
+    grid = bc_grid("bc-small", 30, models=["scripted"])
     grid_file = tmp_path / "bc-small.yaml"
     grid_file.write_text(json.dumps(grid))
     result = run_grid(parse_grid(grid), tmp_path / "run")
@@ -389,7 +378,7 @@ def test_a_run_against_a_retrained_bc_partner_is_refused_before_sending(
     # that folder's path as "yours" although no file was there; a file there now that is not
     # the one played is not claimed either, and the message says where train-bc writes instead
     other = tmp_path / "other"
-    again = BCCheckpoint([w * 0.5 for w in shipped.weights], shipped.meta)
+    again = type(shipped)([w * 0.5 for w in shipped.weights], shipped.meta)
     again.save(other / "partners" / "bc-cramped_room.npz")
     for data in (tmp_path / "empty", other):
         env = {"COORDQA_DATA_DIR": str(data)}
@@ -419,18 +408,8 @@ def test_a_board_with_its_own_retrained_checkpoint_replays_with_the_shipped_one(
     asks a run to have played: a board whose admin ran ``coordqa partners train-bc`` on its
     machine replayed with that retrained checkpoint instead, and refused honest runs."""
     pytest.importorskip("overcooked_ai_py")
-    from coordqa.agentic.partners.bc import PACKAGED_DIR, BCCheckpoint
-
-    shipped = BCCheckpoint.load(PACKAGED_DIR / "bc-cramped_room.npz")
-    retrained = BCCheckpoint([w[::-1].copy() if w.ndim == 1 else w for w in shipped.weights], {
-        **shipped.meta, "seed": 99})  # fmt: skip
-    grid = {
-        "name": "bc-small",
-        "agents": ["llm"],
-        "models": ["scripted"],
-        "partners": ["bc-cramped_room"],
-        "games": [{"game": "overcooked", "layouts": ["cramped_room"], "seeds": [0], "horizon": 30}],
-    }
+    shipped, retrained = shipped_and_retrained_bc()
+    grid = bc_grid("bc-small", 30, models=["scripted"])
     grid_file = tmp_path / "bc-small.yaml"
     grid_file.write_text(json.dumps(grid))
     monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "player"))

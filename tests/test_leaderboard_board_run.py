@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from cli_support import coordqa
-from leaderboard_support import BoardClient, synthetic_bundle
+from leaderboard_support import BoardClient, bc_grid, shipped_and_retrained_bc, synthetic_bundle
 from sqlalchemy import select, text
 
 from coordqa.dataset import DEFAULT_DATASET, load_rows
@@ -353,19 +353,10 @@ def test_a_board_plays_and_replays_bc_partners_with_the_shipped_checkpoint(
     train-bc``) still plays a board-run grid, and replays it, with the shipped checkpoint:
     what ``submit`` asks of every run, so the board's entries are those of the same partner."""
     pytest.importorskip("overcooked_ai_py")
-    from coordqa.agentic.partners.bc import PACKAGED_DIR, BCCheckpoint
-
-    shipped = BCCheckpoint.load(PACKAGED_DIR / "bc-cramped_room.npz")
-    retrained = BCCheckpoint([w[::-1].copy() if w.ndim == 1 else w for w in shipped.weights], {
-        **shipped.meta, "seed": 99})  # fmt: skip
+    shipped, retrained = shipped_and_retrained_bc()
     monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "board-data"))
     retrained.save(tmp_path / "board-data" / "partners" / "bc-cramped_room.npz")
-    grid = {
-        "name": "tiny-bc",
-        "agents": ["llm"],
-        "partners": ["bc-cramped_room"],
-        "games": [{"game": "overcooked", "layouts": ["cramped_room"], "seeds": [0], "horizon": 20}],
-    }
+    grid = bc_grid("tiny-bc", 20)
     (tmp_path / "tiny-bc.yaml").write_text(json.dumps(grid))
     register_grid(board.db, tmp_path / "tiny-bc.yaml")
     answer = register(board, model="random", grids=["tiny-bc"], agent="llm")
