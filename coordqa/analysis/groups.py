@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from coordqa.dataset.identity import release_with_fingerprint, told_apart_by_content
@@ -77,11 +77,35 @@ class DatasetGroup:
     names: tuple[str, ...] = ()
     """Every name its runs recorded, in the order read (one content may be read from a
     release and from a rebuilt copy): ``--dataset`` picks the group by any of them."""
+    own_slug: str = ""
+    """Its :attr:`slug` where the title's would be an earlier group's (:func:`_distinct`)."""
 
     @property
     def slug(self) -> str:
         """The title as a file or anchor name (letters, digits, ``_.-``; never a path)."""
-        return re.sub(r"[^A-Za-z0-9_.-]+", "-", self.title).strip("-.") or "dataset"
+        sanitised = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.title).strip("-.")
+        return self.own_slug or sanitised or "dataset"
+
+
+def _distinct(groups: list[DatasetGroup]) -> list[DatasetGroup]:
+    """``groups``, each with a slug no earlier one has: its report's folder and page anchor.
+
+    Two titles may come out alike (``../fresh`` and ``fresh``, one folder named from two
+    working folders, with other contents): the second report overwrote the first (walkthrough
+    22, B1). A later group whose slug is taken adds its fingerprint, then a number.
+    """
+    taken: set[str] = set()
+    distinct = []
+    for group in groups:
+        slug = group.slug
+        if slug in taken and group.fingerprint:
+            slug = f"{slug}-{group.fingerprint[:8]}"
+        base, number = slug, 2
+        while slug in taken:
+            slug, number = f"{base}-{number}", number + 1
+        taken.add(slug)
+        distinct.append(group if slug == group.slug else replace(group, own_slug=slug))
+    return distinct
 
 
 def _dataset_of(manifest: RunManifest) -> tuple[str, str]:
@@ -108,18 +132,20 @@ def group_by_dataset(manifests: Sequence[RunManifest]) -> list[DatasetGroup]:
         members.setdefault(fingerprint, []).append(index)
         recorded.setdefault(fingerprint, {})[name] = None
     shown = {key: _shown_name(list(names), key) for key, names in recorded.items()}
-    return [
-        DatasetGroup(
-            shown[key],
-            key,
-            tuple(indices),
-            told_apart_by_content(
-                shown[key], key, (other for other in members if shown[other] == shown[key])
-            ),
-            tuple(recorded[key]),
-        )
-        for key, indices in members.items()
-    ]
+    return _distinct(
+        [
+            DatasetGroup(
+                shown[key],
+                key,
+                tuple(indices),
+                told_apart_by_content(
+                    shown[key], key, (other for other in members if shown[other] == shown[key])
+                ),
+                tuple(recorded[key]),
+            )
+            for key, indices in members.items()
+        ]
+    )
 
 
 def group_by_question_set(runs: Sequence[QARun]) -> list[DatasetGroup]:
@@ -145,7 +171,7 @@ def group_by_question_set(runs: Sequence[QARun]) -> list[DatasetGroup]:
             groups.append(
                 DatasetGroup(group.name, group.fingerprint, tuple(members), title, group.names)
             )
-    return groups
+    return _distinct(groups)
 
 
 def merge_groups(groups: Sequence[DatasetGroup]) -> DatasetGroup:
