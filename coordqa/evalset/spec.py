@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -364,8 +363,6 @@ def load_spec(
     if not isinstance(data, dict):
         raise ConfigError(f"the eval-set spec {file} must be a mapping (models:, datasets:, ...)")
     data.setdefault("out", str(Path("runs") / file.stem))
-    if isinstance(data.get("datasets"), list):
-        data["datasets"] = [beside_the_spec(entry, file) for entry in data["datasets"]]
     listed = data.get("models")
     if added and isinstance(listed, list):
         models = {"models": [*listed, *added]}
@@ -376,27 +373,6 @@ def load_spec(
             options=overrides,
         )
     return parse_spec({**data, **overrides}, source=str(file), options=overrides)
-
-
-def beside_the_spec(dataset: object, spec: Path) -> object:
-    """A dataset path written in ``spec``, as the working folder reaches it.
-
-    A spec names its datasets as its author saw them, beside the file: read from the working
-    folder, the same file meant other data from another folder, so a set resumed from there
-    ran on something else (walkthrough 20, R4). Bundled names, absolute paths and anything
-    not a string (refused later, in the spec's words) are left as written. ``..`` is folded
-    only where that leads to the same place (not through a linked folder).
-    """
-    from coordqa.dataset.releases import is_bundled
-
-    if not isinstance(dataset, str) or is_bundled(dataset):
-        return dataset
-    written = Path(dataset).expanduser()
-    if written.is_absolute():
-        return dataset
-    joined = spec.parent / written
-    folded = Path(os.path.normpath(joined))
-    return str(folded if folded.resolve() == joined.resolve() else joined)
 
 
 def parse_spec(
