@@ -667,3 +667,12 @@ def test_registering_the_same_endpoint_again_names_the_earlier_jobs(board: Board
     assert third["same"] == [{"job": qa["id"], "status": "done", "entry": entry, "grid": None}]
     [note] = _same_registration_notes(third)
     assert f"made entry {entry}" in note and f"leaderboard hide {entry} --db" in note, note
+
+
+def test_a_built_in_model_is_registered_in_any_case(board: BoardClient) -> None:
+    """Walkthrough 22 #114: ``submit-endpoint Random`` was refused with "Did you mean 'random'?",
+    where eval, eval-set and report read a built-in model's name in any case (evaluating.md)."""
+    answer = register(board, model="Random")
+    assert answer.status_code == 201, answer.text
+    [job] = answer.json()["jobs"]
+    assert board.client.get(f"/api/jobs/{job['id']}").json()["model"] == "random"
