@@ -182,10 +182,13 @@ def _check_hosted(model: str, hosted: tuple[str, ...]) -> None:
 
 
 def _check_grid_request(request: EndpointRequest) -> None:
-    """Refuse grid jobs the worker cannot run: a player that calls no model."""
-    from coordqa.games.base import PLAYERS
+    """Refuse grid jobs the worker cannot run: an unknown agent, or a player that calls no model.
 
-    if PLAYERS.get(request.agent).kind != "llm":
+    An unknown agent is offered the LLM agents only, as ``agentic run`` offers its agents.
+    """
+    from coordqa.games.base import GAMES, role_player
+
+    if role_player(request.agent, "agent", GAMES.names(), calling_a_model=True).kind != "llm":
         raise ConfigError(
             f"agent {request.agent!r} calls no model; a board-run grid tests the model with an "
             "LLM agent (cac, hm, llm...)"

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from coordqa.cli._errors import interrupted_as
-from coordqa.cli._names import model_name
+from coordqa.cli._names import model_name, player_name
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._outputs import generated_folder, output_file, output_folder
 from coordqa.errors import ConfigError, MissingDependencyError
@@ -904,7 +904,10 @@ def submit_endpoint_command(
         typer.Option("--grid", help="Also play this agentic grid of the board; repeatable."),
     ] = None,
     agent: Annotated[
-        str, typer.Option(help="The LLM agent that plays the --grid jobs with the model.")
+        str,
+        typer.Option(
+            help="The LLM agent that plays the --grid jobs with the model.", callback=player_name
+        ),
     ] = "cac",
     insecure: Annotated[
         bool, typer.Option("--insecure", help="Allow plain http to another machine.")
