@@ -60,6 +60,7 @@ from coordqa.leaderboard.verify import refuse_unrankable
 from coordqa.llm.addresses import AddressGuard, AddressRefused
 from coordqa.llm.direct_provider import DIRECT_PREFIXES, direct_serves
 from coordqa.llm.endpoints import shown_endpoint, stored_endpoint
+from coordqa.llm.registry import ModelName
 from coordqa.registry import did_you_mean
 
 __all__ = [
@@ -96,9 +97,10 @@ class EndpointRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    model: str = Field(min_length=1, max_length=200)
+    model: ModelName = Field(min_length=1, max_length=200)
     """Model name as ``coordqa eval --model`` takes it (``openai/my-model`` for an
-    OpenAI-compatible server, a hosted name, or ``random``)."""
+    OpenAI-compatible server, a hosted name, or ``random``): a built-in model's in any case,
+    stored as registered (``Random``: ``random``), as every other command reads it."""
     api_base: str | None = Field(default=None, max_length=500)
     """The endpoint's OpenAI-compatible base URL (None: a model the board hosts)."""
     api_key: str | None = Field(default=None, min_length=1, max_length=500)
@@ -180,10 +182,13 @@ def _check_hosted(model: str, hosted: tuple[str, ...]) -> None:
 
 
 def _check_grid_request(request: EndpointRequest) -> None:
-    """Refuse grid jobs the worker cannot run: a player that calls no model."""
-    from coordqa.games.base import PLAYERS
+    """Refuse grid jobs the worker cannot run: an unknown agent, or a player that calls no model.
 
-    if PLAYERS.get(request.agent).kind != "llm":
+    An unknown agent is offered the LLM agents only, as ``agentic run`` offers its agents.
+    """
+    from coordqa.games.base import GAMES, role_player
+
+    if role_player(request.agent, "agent", GAMES.names(), calling_a_model=True).kind != "llm":
         raise ConfigError(
             f"agent {request.agent!r} calls no model; a board-run grid tests the model with an "
             "LLM agent (cac, hm, llm...)"

@@ -440,3 +440,16 @@ def test_a_python_grid_with_no_name_is_not_saved_unchecked(
     assert "--grid FILE.yaml" in said and "--to URL" in said, said
     assert build_bundle(agentic_run)["grid"] == "collab-small"  # its file's name: may be a board's
     assert build_bundle(run, destination="board")["grid"] == "grid"  # the board checks it
+
+
+def test_a_board_only_grid_name_is_saved_only_when_it_is_the_runs_own(agentic_run: Path) -> None:
+    """Walkthrough 22 #246 (leaderboard.md): ``submit RUN --grid my-grid --out x.json`` wrote
+    the bundle, where the guide said a name known only to a board is refused with ``--out``.
+    The run's own grid file's ``name:`` is saved (a board may have registered the file under
+    it, and checks it on upload); any other name coordqa does not ship is refused."""
+    assert build_bundle(agentic_run, grid="collab-small")["grid"] == "collab-small"
+    with pytest.raises(BundleError) as refused:
+        build_bundle(agentic_run, grid="collab-small-v2")
+    said = str(refused.value)
+    assert said.startswith("unknown grid 'collab-small-v2': coordqa ships no grid"), said
+    assert "Did you mean 'collab-small'?" in said, said

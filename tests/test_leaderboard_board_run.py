@@ -667,3 +667,26 @@ def test_registering_the_same_endpoint_again_names_the_earlier_jobs(board: Board
     assert third["same"] == [{"job": qa["id"], "status": "done", "entry": entry, "grid": None}]
     [note] = _same_registration_notes(third)
     assert f"made entry {entry}" in note and f"leaderboard hide {entry} --db" in note, note
+
+
+def test_a_built_in_model_is_registered_in_any_case(board: BoardClient) -> None:
+    """Walkthrough 22 #114: ``submit-endpoint Random`` was refused with "Did you mean 'random'?",
+    where eval, eval-set and report read a built-in model's name in any case (evaluating.md)."""
+    answer = register(board, model="Random")
+    assert answer.status_code == 201, answer.text
+    [job] = answer.json()["jobs"]
+    assert board.client.get(f"/api/jobs/{job['id']}").json()["model"] == "random"
+
+
+def test_an_unknown_grid_agent_is_offered_the_llm_agents_only(board: BoardClient) -> None:
+    """Walkthrough 22 #149: ``--agent cca`` listed all 37 players (partners, hanabi-convention,
+    sad), though a board-run grid takes only an agent that calls the model."""
+    answer = register(board, model="random", grids=["smoke"], agent="cca")
+    assert answer.status_code == 422, answer.text
+    said = answer.json()["detail"]
+    assert said == (
+        "unknown agent 'cca'. Did you mean 'cac'? Agents for collab_capture or collab_escape or "
+        "hanabi or overcooked: cac, hm, llm, planreact, react, reflexion."
+    ), said
+    for other in ("sad", "hanabi-convention", "bc-cramped_room", "capture-greedy"):
+        assert other not in said, said

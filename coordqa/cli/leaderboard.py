@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 
 from coordqa.cli._errors import interrupted_as
+from coordqa.cli._names import model_name, player_name
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._outputs import generated_folder, output_file, output_folder
 from coordqa.errors import ConfigError, MissingDependencyError
@@ -881,7 +882,10 @@ def _board_draws_seeds(value: str | None) -> None:
 @option_groups
 def submit_endpoint_command(
     model: Annotated[
-        str, typer.Argument(help="Model as coordqa eval takes it, e.g. openai/my-model.")
+        str,
+        typer.Argument(
+            help="Model as coordqa eval takes it, e.g. openai/my-model.", callback=model_name
+        ),
     ],
     to: Annotated[str, typer.Option("--to", help="Leaderboard URL, e.g. https://lb.example.org")],
     token: Token = None,
@@ -900,7 +904,10 @@ def submit_endpoint_command(
         typer.Option("--grid", help="Also play this agentic grid of the board; repeatable."),
     ] = None,
     agent: Annotated[
-        str, typer.Option(help="The LLM agent that plays the --grid jobs with the model.")
+        str,
+        typer.Option(
+            help="The LLM agent that plays the --grid jobs with the model.", callback=player_name
+        ),
     ] = "cac",
     insecure: Annotated[
         bool, typer.Option("--insecure", help="Allow plain http to another machine.")

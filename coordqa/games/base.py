@@ -502,6 +502,7 @@ def role_player(
     games: Collection[str],
     *,
     taking_options: bool = False,
+    calling_a_model: bool = False,
 ) -> PlayerSpec:
     """The player ``name`` given as an agent, a partner or a player (``coordqa play``) of ``games``.
 
@@ -511,7 +512,10 @@ def role_player(
     players (any player may be the agent); a partner's or a player's is the players that are no
     LLM agent (``coordqa play`` plays no LLM). ``taking_options`` (``agentic options``) keeps
     only the players that take options, whatever the game: the others have nothing to show,
-    and every partner of every game would bury the six names meant.
+    and every partner of every game would bury the six names meant. ``calling_a_model`` (a
+    board-run grid, which tests a model) offers an agent only the LLM agents: the other
+    players are refused there, and listing every partner buried the names meant (walkthrough
+    22 #149 listed 37 players).
 
     Raises:
         UnknownNameError: no player ``name``.
@@ -524,7 +528,9 @@ def role_player(
     fitting = [
         spec
         for _, spec in PLAYERS.items()
-        if any(spec.plays(game) for game in games) and (spec.options or not taking_options)
+        if any(spec.plays(game) for game in games)
+        and (spec.options or not taking_options)
+        and (spec.needs_model or not calling_a_model)
     ]
     agents = [spec.name for spec in fitting if spec.needs_model]
     others = [spec.name for spec in fitting if not spec.needs_model]
@@ -533,11 +539,12 @@ def role_player(
         scope = other_scope = " that take options"
     else:
         scope, other_scope = f" for {where}", f" of {where}"
-    groups = (
-        [(f"Agents{scope}", agents), (f"other players{other_scope}", others)]
-        if role == "agent"
-        else [(f"{role.capitalize()}s{scope}", others)]
-    )
+    if role != "agent":
+        groups = [(f"{role.capitalize()}s{scope}", others)]
+    elif calling_a_model:
+        groups = [(f"Agents{scope}", agents)]
+    else:
+        groups = [(f"Agents{scope}", agents), (f"other players{other_scope}", others)]
     raise UnknownNameError(unknown_name_message(role, name, groups))
 
 
