@@ -349,6 +349,22 @@ def test_runs_differing_in_trials_are_told_apart_by_trials_not_by_settings_they_
     assert top == ["random (top-p=0.5)", "random (top-p=0.9)"]  # as --top-p says it
 
 
+def test_a_run_that_left_a_filter_unset_is_labelled_in_words() -> None:
+    """Walkthrough 22 R4: a full run beside a ``--limit 5`` one read ``random (limit=none)``, a
+    limit of none; it reads ``random (no limit)``, an unset ``--games`` ``all games``."""
+    from coordqa.analysis.labels import run_labels
+    from coordqa.store import RunManifest
+
+    def run(**config: object) -> RunManifest:
+        settings = {"model": "random", "limit": None, "games": None, "trials": 3, **config}
+        return RunManifest(kind="qa", config=settings, fingerprint="x")
+
+    labels = run_labels([(run(), Path("a")), (run(limit=5), Path("b"))])
+    assert labels == ["random (no limit)", "random (limit=5)"]
+    games = run_labels([(run(), Path("a")), (run(games=["hanabi"]), Path("b"))])
+    assert games == ["random (all games)", "random (games=hanabi)"]
+
+
 def test_mixed_runs_pair_only_questions_with_the_same_content(tmp_path: Path) -> None:
     """--allow-mixed across releases paired questions by id alone, so a v1 and a v1.2 question
     with one id and different texts were compared as 'the same question'. Pairs need the same
@@ -370,7 +386,7 @@ def test_mixed_runs_pair_only_questions_with_the_same_content(tmp_path: Path) ->
 def test_the_mixed_set_refusal_tells_apart_runs_of_one_name_in_two_folders(tmp_path: Path) -> None:
     """The fifth walkthrough's ``report runs/``: one command run into runs/local and
     runs/local-ray wrote two folders of one name, and the refusal listed both runs under one
-    label; the label adds as much of each path as tells them apart."""
+    label; the refusal names each run by its directory (walkthrough 22 R4), whole."""
     from qa_run_support import SIX_QUESTIONS, outcome_rows
 
     from coordqa.errors import ConfigError
@@ -381,11 +397,8 @@ def test_the_mixed_set_refusal_tells_apart_runs_of_one_name_in_two_folders(tmp_p
     part = write_qa_run(tmp_path / "part", "scripted", rows[:3], trials=1)
     with pytest.raises(ConfigError) as refused:
         compare_runs([local, ray, part])
-    listed = [line.split(": ")[-1] for line in str(refused.value).splitlines()[1:3]]
-    assert listed == [
-        "2 runs (random (local/random_x), random (local-ray/random_x))",
-        "1 run (scripted)",
-    ]
+    listed = [line.split(": ")[-1] for line in str(refused.value).splitlines()[2:4]]
+    assert listed == [f"2 runs ({local}, {ray})", f"1 run ({part})"]
 
 
 def test_an_undefined_correlation_is_said_once_in_its_cell() -> None:

@@ -92,10 +92,10 @@ def test_report_refuses_different_question_sets_unless_allowed(
     for n in range(4):  # a folder of many runs: one line per question set, not one per run
         write_qa_run(tmp_path / "runs" / f"more-{n}", f"m{n}", rows(A_OUTCOMES), trials=2)
     folder = coordqa("report", tmp_path / "runs", "--out", tmp_path / "rep")
-    sets = [line for line in folder.stderr.splitlines() if line.startswith("  question set")]
+    sets = [line for line in folder.stderr.splitlines() if line.startswith("    question set")]
     assert len(sets) == 2, folder.stderr  # runs a, b, broken, more-*; and part (--limit 3)
     assert "6 questions, filters none: 7 runs (" in sets[0] and "and 5 more)" in sets[0]
-    assert "3 questions, filters --limit 3: 1 run (openai/gpt-4o (limit=3))" in sets[1]
+    assert f"3 questions, filters --limit 3: 1 run ({runs['part']})" in sets[1]
 
     allowed = coordqa("report", runs["a"], runs["part"], "--out", tmp_path / "rep", "--allow-mixed")
     assert allowed.returncode == 0, allowed.stderr
@@ -491,8 +491,8 @@ def test_a_folder_of_runs_of_several_question_sets_is_reported_as_the_guide_says
     refused = coordqa("report", folder, "--out", tmp_path / "rep")
     assert refused.returncode == 2
     said = " ".join(refused.stderr.split())
-    assert "filters none: 2 runs (m (limit=none, trials=2), m (trials=1))" in said, said
-    assert "--limit 3: 1 run (m (limit=3))" in said, said
+    assert f"filters none: 2 runs ({folder / 'random-a'}, {folder / 'random-b'})" in said, said
+    assert f"--limit 3: 1 run ({folder / 'part'})" in said, said
     assert "give its runs' directories alone" in said and "--allow-mixed" in said, said
     assert not (tmp_path / "rep").exists()
     chosen = coordqa("report", *sorted(folder.glob("random-*")), "--out", tmp_path / "rep")
@@ -501,6 +501,38 @@ def test_a_folder_of_runs_of_several_question_sets_is_reported_as_the_guide_says
     assert mixed.returncode == 0, mixed.stderr
     guide = " ".join((ROOT / "docs" / "looking-at-runs.md").read_text().split())
     assert "coordqa report runs/random-*" in guide and "runs of one question set" in guide
+
+
+def test_a_folder_of_two_datasets_with_mixed_question_sets_is_refused_once_for_both(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 22 R4: ``coordqa report runs/`` over runs of two datasets, each with a
+    ``--limit`` run beside a full one, refused with the first dataset's question sets only, its
+    runs named ``random (limit=none)``. One refusal says both datasets, each run by the
+    directory the advice asks for; giving one set's directories of each dataset works."""
+    folder = tmp_path / "runs"
+    part = {k: v for k, v in A_OUTCOMES.items() if k.startswith("s0")}
+    for name, dataset, outcomes, extra in (
+        ("a", "t", A_OUTCOMES, {}),
+        ("b", "t", part, {"limit": 3}),
+        ("c", "fresh", A_OUTCOMES, {}),
+        ("d", "fresh", part, {"limit": 3}),
+    ):
+        write_qa_run(
+            folder / name, "m", rows(outcomes), trials=2, dataset=dataset,
+            fingerprint=dataset[0] * 64, **extra,
+        )  # fmt: skip
+    refused = coordqa("report", folder, "--out", tmp_path / "rep")
+    assert refused.returncode == 2
+    said = " ".join(refused.stderr.split())
+    assert "dataset t (tttttttt), 2 question sets:" in said, said
+    assert "dataset fresh (ffffffff), 2 question sets:" in said, said
+    for name in "abcd":
+        assert f"1 run ({folder / name})" in said, said
+    assert "limit=none" not in said and "m (" not in said, said
+    assert "one question set of each dataset: give its runs' directories alone" in said, said
+    chosen = coordqa("report", folder / "a", folder / "c", "--out", tmp_path / "rep")
+    assert chosen.returncode == 0, chosen.stderr
 
 
 def _unshared_run(tmp_path: Path) -> Path:

@@ -9,7 +9,9 @@ two folders hold runs of one name), so that a label stays short enough for a tab
 Each run shows the settings that tell it from its nearest runs of one name (those that differ from
 it in the fewest settings), not the first settings that differ anywhere among them: in a folder
 of ``--limit`` and ``--sample`` runs, a 1-trial run beside a 3-trial one of the same questions is
-``random (trials=1)``, not ``random (limit=none, sample=none)`` with both names alike.
+``random (trials=1)``, not ``random (no limit, no sample)`` with both names alike. A filter
+left unset reads in words (``no limit``, ``all games``), a seed left unset ``seed=none``: no
+seed is not seed 0.
 """
 
 from __future__ import annotations
@@ -30,6 +32,30 @@ MAX_SETTINGS_SHOWN = 2
 def _option(key: str) -> str:
     """A setting's name as its option spells it: ``top_p`` is ``top-p`` (``--top-p``)."""
     return key.replace("_", "-")
+
+
+UNSET_FILTERS = {
+    "limit": "no limit",
+    "sample": "no sample",
+    "games": "all games",
+    "types": "all types",
+    "ids": "all ids",
+}
+"""How a run that left a filter unset is told from one that set it: ``random (no limit)`` beside
+``random (limit=5)`` (walkthrough 22 R4: ``limit=none`` read as a limit of none)."""
+
+
+def _setting(key: str, value: Any) -> str:
+    """A setting as a label shows it: ``top-p=0.9``, or a filter left unset in words.
+
+    >>> _setting("top_p", 0.9), _setting("limit", None), _setting("limit", 5)
+    ('top-p=0.9', 'no limit', 'limit=5')
+    >>> _setting("games", None), _setting("seed", None)
+    ('all games', 'seed=none')
+    """
+    if value is None and key in UNSET_FILTERS:
+        return UNSET_FILTERS[key]
+    return f"{_option(key)}={_shown(value)}"
 
 
 def _shown(value: Any) -> str:
@@ -118,7 +144,7 @@ def run_labels(runs: Sequence[tuple[RunManifest, Path]]) -> list[str]:
             settings = [_settings(runs[i][0]) for i in group]
             for member, i in enumerate(group):
                 keys = _telling(settings, member)[:MAX_SETTINGS_SHOWN]
-                parts[i] = [f"{_option(key)}={_shown(settings[member].get(key))}" for key in keys]
+                parts[i] = [_setting(key, settings[member].get(key)) for key in keys]
     told = [(name, tuple(p)) for name, p in zip(names, parts, strict=True)]
     for same in {t for t in told if told.count(t) > 1}:
         group = [i for i, t in enumerate(told) if t == same]

@@ -73,6 +73,7 @@ __all__ = [
     "ModelReport",
     "accuracy_summary",
     "check_question_sets",
+    "question_set_row",
     "compare_by_dataset",
     "compare_runs",
     "markdown_table",
@@ -233,9 +234,9 @@ NAMES_PER_QUESTION_SET = 2
 
 
 MIXED_ADVICE = {
-    "report": "Report one question set: give its runs' directories alone (the runs of a set "
-    "share its filters), or run the models on the same dataset and filters, or pass "
-    "--allow-mixed to compare them anyway (the report then says so, and paired tests use "
+    "report": "Report one question set of each dataset: give its runs' directories alone (the "
+    "runs of a set share its filters), or run the models on the same dataset and filters, or "
+    "pass --allow-mixed to compare them anyway (the report then says so, and paired tests use "
     "the questions both runs share).",
     "compare": "Compare two runs of one question set: run B on A's dataset with A's filters "
     "(or A on B's), or pass --allow-mixed to compare them anyway (compare then says so, and "
@@ -246,28 +247,77 @@ MIXED_ADVICE = {
 R8: compare gave report's advice, set directories and "the report then says so")."""
 
 
+def question_set_row(reader: QARun) -> JSONObject:
+    """What tells the question set of a run, for the refusal of mixed sets.
+
+    Its directory, its dataset (name and fingerprint), the filters that chose its questions,
+    their count and key.
+    """
+    dataset = reader.manifest.dataset
+    return {
+        "run": str(reader.path),
+        "dataset": dataset.name if dataset else "?",
+        "fingerprint": dataset.fingerprint[:8] if dataset else "?",
+        "question_set": reader.question_set()[:8],
+        "filters": describe_filters(reader.manifest.config),
+        "n_questions": len(reader.questions()),
+    }
+
+
+def _mixed_sets(runs: pd.DataFrame, command: Literal["report", "compare"]) -> ConfigError:
+    """The refusal of ``runs`` (rows of :func:`question_set_row`) over different question sets.
+
+    Each dataset is said once, then each of its question sets with how many runs answered it
+    and the directories of a few (what the advice asks to give: walkthrough 22 R4 named them by
+    labels such as ``random (limit=none)``, and said one dataset of two that clashed), so a
+    folder of 35 runs is a few lines, not 35; then ``command``'s advice (:data:`MIXED_ADVICE`).
+    """
+    lines = []
+    for (name, fingerprint), of_dataset in runs.groupby(["dataset", "fingerprint"], sort=False):
+        sets = of_dataset.groupby("question_set", sort=False)
+        lines.append(f"  dataset {name} ({fingerprint}), {counted(sets.ngroups, 'question set')}:")
+        lines += [
+            f"    question set {key}: {counted(int(first.n_questions), 'question')}, filters "
+            f"{first.filters}: {counted(len(members), 'run')} "
+            f"({format_list(list(members.run), NAMES_PER_QUESTION_SET)})"
+            for key, members in sets
+            for first in [next(members.itertuples())]
+        ]
+    return ConfigError(f"{NOT_COMPARABLE}:\n" + "\n".join(lines) + f"\n{MIXED_ADVICE[command]}")
+
+
 def check_question_sets(
     models: pd.DataFrame, allow_mixed: bool, command: Literal["report", "compare"] = "report"
 ) -> bool:
     """Whether the runs answered different question sets; raise unless that is allowed.
 
-    ``models`` has one row per run with ``model`` (its label), ``dataset``, ``fingerprint``,
-    ``n_questions``, ``filters`` and ``question_set``. The refusal says each question set once,
-    with how many runs answered it and the labels of a few (told apart by their folders where one
-    name is shared), so a folder of 35 runs is a few lines, not 35; then ``command``'s advice
-    (:data:`MIXED_ADVICE`).
+    ``models`` has one row per run with the columns of :func:`question_set_row`; the refusal
+    is :func:`_mixed_sets`.
     """
     mixed = models["question_set"].nunique() > 1
     if mixed and not allow_mixed:
-        lines = [
-            f"  question set {key}: dataset {first.dataset} ({first.fingerprint}), "
-            f"{counted(int(first.n_questions), 'question')}, filters {first.filters}: "
-            f"{counted(len(runs), 'run')} ({format_list(list(runs.model), NAMES_PER_QUESTION_SET)})"
-            for key, runs in models.groupby("question_set", sort=False)
-            for first in [next(runs.itertuples())]
-        ]
-        raise ConfigError(f"{NOT_COMPARABLE}:\n" + "\n".join(lines) + f"\n{MIXED_ADVICE[command]}")
+        raise _mixed_sets(models, command)
     return bool(mixed)
+
+
+def _check_each_dataset(groups: Sequence[DatasetGroup], readers: Sequence[QARun]) -> None:
+    """Raise, before any run is scored, if the runs of a dataset answered different sets.
+
+    One refusal says every such dataset, each headed by its group's name (walkthrough 22 R4:
+    the first dataset's refusal hid the others').
+
+    Raises:
+        ConfigError: the runs of one dataset or more answered different question sets.
+    """
+    clashing = []
+    for group in groups:
+        rows = pd.DataFrame(
+            [{**question_set_row(readers[i]), "dataset": group.name} for i in group.members]
+        )
+        if rows["question_set"].nunique() > 1:
+            clashing.append(rows)
+    if clashing:
+        raise _mixed_sets(pd.concat(clashing, ignore_index=True), "report")
 
 
 def _pairs(labels: Sequence[str], reference: str | None) -> list[tuple[int, int]]:
@@ -444,6 +494,8 @@ def compare_by_dataset(
     every_label = _group_labels(groups, readers)
     reference = None if reference is None else _as_named(reference, every_label)
     sizes = {_as_named(name, every_label): size for name, size in (sizes or {}).items()}
+    if not allow_mixed:
+        _check_each_dataset(groups, readers)
     if reference is not None:
         _check_reference(reference, groups, readers)
     if sizes:

@@ -15,12 +15,12 @@ from pathlib import Path
 import pandas as pd
 
 from coordqa.analysis.accuracy import INCOMPLETE_MARK, analyze_run
-from coordqa.analysis.groups import describe_filters
 from coordqa.analysis.labels import run_labels
 from coordqa.analysis.report import (
     SCOPES,
     check_question_sets,
     question_contents,
+    question_set_row,
     same_questions,
 )
 from coordqa.analysis.stats import PairedDifference, paired_difference
@@ -269,19 +269,7 @@ def compare_two_runs(
     """
     first, second = read_qa_run(run_a), read_qa_run(run_b)
     label_a, label_b = run_labels([(r.manifest, r.path) for r in (first, second)])
-    identity = pd.DataFrame(
-        [
-            {
-                "model": label,
-                "dataset": r.manifest.dataset.name if r.manifest.dataset else "?",
-                "fingerprint": r.manifest.dataset.fingerprint[:8] if r.manifest.dataset else "?",
-                "n_questions": len(r.questions()),
-                "filters": describe_filters(r.manifest.config),
-                "question_set": r.question_set()[:8],
-            }
-            for label, r in ((label_a, first), (label_b, second))
-        ]
-    )
+    identity = pd.DataFrame([question_set_row(r) for r in (first, second)])
     mixed = check_question_sets(identity, allow_mixed, "compare")
     samples_a = {s.key: s for s in first.samples()}
     samples_b = {s.key: s for s in second.samples()}
