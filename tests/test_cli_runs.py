@@ -241,13 +241,22 @@ def test_runs_list_shows_every_run_with_its_status(runs: dict[str, Path], tmp_pa
 def test_runs_list_takes_several_folders_as_report_does(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:
-    """walk13 R3: ``runs list A B`` failed with click's "Got unexpected extra argument(s)"."""
-    result = coordqa("runs", "list", "runs/a", "runs/b", cwd=tmp_path)
+    """walk13 R3: ``runs list A B`` failed with click's "Got unexpected extra argument(s)".
+    Walkthrough 22 R8: it then printed a heading and column names per folder given; several
+    folders are one table, as ``ls A B`` lists files, newest first across them all, each run
+    once (``runs/a`` is in ``runs`` too)."""
+    result = coordqa("runs", "list", "runs/a", "runs/b", "runs", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    heads = [line for line in result.stdout.splitlines() if line.startswith("runs in ")]
-    assert heads == ["runs in runs/a (1, newest first)", "runs in runs/b (1, newest first)"]
-    paths = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("runs/")]
-    assert paths == ["runs/a", "runs/b"]
+    lines = result.stdout.splitlines()
+    heads = [line for line in lines if line.startswith("runs in ")]
+    assert heads == ["runs in runs/a, runs/b, runs (4, newest first)"], result.stdout
+    assert sum(line.split()[:2] == ["accuracy", "answered"] for line in lines) == 1
+    paths = [line.split()[0] for line in lines if line.startswith("runs/")]
+    assert sorted(paths) == ["runs/a", "runs/b", "runs/broken", "runs/part"], paths
+    dates = re.findall(r"\d{4}-\d\d-\d\d \d\d:\d\d", result.stdout)
+    assert len(dates) == 4 and dates == sorted(dates, reverse=True), result.stdout
+    alone = coordqa("runs", "list", "runs/a", cwd=tmp_path)
+    assert alone.stdout.splitlines()[0] == "runs in runs/a (1, newest first)"
     # a folder that is not there is refused before anything is listed
     typo = coordqa("runs", "list", "runs/a", "runs/nothing", cwd=tmp_path)
     assert typo.returncode == 2 and "nothing does not exist" in typo.stderr

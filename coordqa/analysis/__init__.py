@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         RunList as RunList,
         RunSummary as RunSummary,
         compare_two_runs as compare_two_runs,
+        joined_run_list as joined_run_list,
         list_runs as list_runs,
         list_runs_in as list_runs_in,
         results_table as results_table,

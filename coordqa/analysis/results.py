@@ -50,6 +50,7 @@ __all__ = [
     "RunComparison",
     "compare_two_runs",
     "list_runs",
+    "joined_run_list",
     "list_runs_in",
     "results_table",
 ]
@@ -488,13 +489,37 @@ def list_runs_in(
     for summaries, unreadable in read:
         runs = told[start : start + len(summaries)]
         start += len(summaries)
-        listings.append(
-            RunList(
-                sorted(runs, key=lambda s: (s.created, str(s.path)), reverse=True),
-                sorted(unreadable, key=lambda problem: problem.path),
-            )
-        )
+        listings.append(_ordered(runs, unreadable))
     return listings
+
+
+def _ordered(runs: Sequence[RunSummary], unreadable: Sequence[UnreadableRunError]) -> RunList:
+    """``runs`` newest first (then by path), ``unreadable`` by path: the order of a listing."""
+    return RunList(
+        sorted(runs, key=lambda s: (s.created, str(s.path)), reverse=True),
+        sorted(unreadable, key=lambda problem: problem.path),
+    )
+
+
+def joined_run_list(listings: Sequence[RunList]) -> RunList:
+    """The runs of ``listings`` (:func:`list_runs_in`) as one listing, each run folder once.
+
+    ``runs list A B`` shows one table, newest first across the folders, as ``ls A B`` lists
+    files (walkthrough 22 R8: a heading and column names per folder); a run named twice (``runs
+    runs/a``) is listed once, by the path it was first found by.
+    """
+    seen: set[Path] = set()
+    runs, unreadable = [], []
+    for listing in listings:
+        for summary in listing.runs:
+            if summary.path.resolve() not in seen:
+                seen.add(summary.path.resolve())
+                runs.append(summary)
+        for problem in listing.unreadable:
+            if problem.path.resolve() not in seen:
+                seen.add(problem.path.resolve())
+                unreadable.append(problem)
+    return _ordered(runs, unreadable)
 
 
 def _read_runs(

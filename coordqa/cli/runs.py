@@ -35,7 +35,7 @@ from coordqa.cli._tables import (
 from coordqa.cli.qa import AsJson
 from coordqa.errors import ConfigError
 from coordqa.outputs import QA_REPORT, make_output_file
-from coordqa.words import counted
+from coordqa.words import counted, format_list
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -558,7 +558,7 @@ def list_command(
         list[Path] | None,
         typer.Argument(
             help="Folders holding run directories (searched recursively), or run directories; "
-            "each is listed on its own. Default: runs."
+            "all listed in one table. Default: runs."
         ),
     ] = None,
 ) -> None:
@@ -568,17 +568,16 @@ def list_command(
     instead of ending a listing halfway.
     """
     from coordqa.agentic import read_agentic_run
-    from coordqa.analysis import list_runs_in
+    from coordqa.analysis import joined_run_list, list_runs_in
     from coordqa.analysis.accuracy import INCOMPLETE_MARK, INCOMPLETE_NOTE
     from coordqa.play import read_play_run
 
     readers = {"agentic": read_agentic_run, "play": read_play_run}
     folders = directories or [Path("runs")]
-    listings = list_runs_in(folders, readers)
-    for folder, listing in zip(folders, listings, strict=True):
-        render_run_list(folder, listing.runs)
-        render_unreadable(listing.unreadable)
-    if any(INCOMPLETE_MARK in s.accuracy for listing in listings for s in listing.runs):
+    listing = joined_run_list(list_runs_in(folders, readers))
+    render_run_list(format_list([str(folder) for folder in folders]), listing.runs)
+    render_unreadable(listing.unreadable)
+    if any(INCOMPLETE_MARK in s.accuracy for s in listing.runs):
         messages.print(INCOMPLETE_NOTE)
 
 
@@ -586,12 +585,14 @@ RUN_LIST_COLUMNS = ("accuracy", "answered", "qs", "status", "created (UTC)")
 """The aligned columns under each run's path in ``coordqa runs list``."""
 
 
-def render_run_list(directory: Path, summaries: Sequence[RunSummary]) -> None:
+def render_run_list(directory: Path | str, summaries: Sequence[RunSummary]) -> None:
     """Each run's path (whole, to be copied) with its label, players, model and data; its numbers.
 
     A table column for the paths would fold them into pieces at 80 columns (the default names
-    run to 40 characters and more), so the paths head the rows instead. A folder whose runs are
-    all unreadable gets one line saying so (they are listed after it, as beside readable ones).
+    run to 40 characters and more), so the paths head the rows instead. ``directory`` names the
+    folders given (one table for all: :func:`~coordqa.analysis.joined_run_list`). Folders whose
+    runs are all unreadable get one line saying so (they are listed after it, as beside readable
+    ones).
     """
     if not summaries:
         console.print(Text(f"no readable runs in {directory}", style="bold"), soft_wrap=True)
