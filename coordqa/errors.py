@@ -206,6 +206,15 @@ class RunFailed(CoordqaError):
         self.first_errors = first_errors
 
 
+INTERRUPTED_EXIT = 130
+"""Exit status after Ctrl-C (128 + SIGINT)."""
+
+NOTHING_STARTED = "interrupted while starting: nothing was run or stored"
+"""What a command stopped by Ctrl-C before it began anything says (exit 130): while the command
+line is imported (the console script, :mod:`coordqa._entry`), or ``coordqa eval`` reads its
+dataset."""
+
+
 class RunInterrupted(CoordqaError):
     """A run was stopped (Ctrl-C, SIGTERM) before the end; what finished is stored, it resumes.
 

@@ -253,6 +253,11 @@ class _Plan:
     out: Path
     dataset_fingerprint: str
 
+    @property
+    def samples(self) -> int:
+        """Samples the run needs: its questions x trials (:attr:`EvalProgress.total`)."""
+        return len(self.questions) * self.config.trials
+
 
 # -- planning --------------------------------------------------------------------------------
 
@@ -420,19 +425,21 @@ def default_out(config: EvalConfig) -> Path:
     return _plan(config).out
 
 
-def set_member_names(config: EvalConfig) -> tuple[str, str]:
-    """``config``'s run as a member of an eval set: its key and its new folder's name.
+def set_member_run(config: EvalConfig) -> tuple[str, str, int]:
+    """``config``'s run as a member of an eval set: its key, its new folder's name, its samples.
 
     The key is :func:`run_name` without the trials: the member whatever trials the set asks
     for, as it raises them in place (and the folder name sets gave members before). A new
     member's folder is named as ``coordqa eval`` names the run; the set records it, and keeps
-    it as its trials change. Loads the dataset once for both.
+    it as its trials change. The samples are those its run needs (:attr:`EvalProgress.total`),
+    so the set's progress knows its total before any member runs. Loads the dataset once.
     """
     plan = _plan(config)
     dataset = plan.manifest.dataset
     name = dataset.name if dataset is not None else str(config.dataset)
     fingerprint = plan.dataset_fingerprint
-    return run_name(config, name, fingerprint, counted=False), run_name(config, name, fingerprint)
+    key = run_name(config, name, fingerprint, counted=False)
+    return key, run_name(config, name, fingerprint), plan.samples
 
 
 # -- scoring -------------------------------------------------------------------------------
@@ -793,7 +800,7 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
     runtime = {**manifest.runtime, "dropped_params": dropped, "transport": model.transport}
     with RunLifecycle.open(plan.out, manifest.model_copy(update={"runtime": runtime})) as run:
         store = run.store
-        total = len(plan.questions) * config.trials
+        total = plan.samples
         _record_questions(store, plan)
         answered = _answered_keys(store, plan)
         watch = ErrorWatch(config.model, config.api_base, config.max_error_rate)
@@ -897,7 +904,7 @@ def evaluate(config: EvalConfig, *, progress: EvalProgressCallback | None = None
 
     def interrupted() -> str:
         stored = len(_stored_answers(plan))
-        total = len(plan.questions) * config.trials
+        total = plan.samples
         return (
             f"interrupted: {stored} of {total} samples are answered and stored in {plan.out}. "
             "Run the same command again to resume."

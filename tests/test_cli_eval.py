@@ -268,7 +268,7 @@ def test_a_moved_server_continues_the_default_run_and_more_trials_get_their_own(
         again = coordqa(*base, "--api-base", moved.base_url)
         assert moved.count == 0  # the same run at a new address: all answered
     assert again.returncode == 0, again.stderr
-    assert "resuming: 6 samples already answered" in again.stderr
+    assert "all 6 samples already answered; nothing to ask" in again.stderr
 
 
 def test_model_settings_reach_the_server_and_are_recorded(

@@ -212,7 +212,7 @@ def test_a_built_in_model_in_another_case_is_the_same_run(tmp_path: Path) -> Non
     assert again.returncode == 0, again.stderr
     assert [path.name for path in (tmp_path / "runs").iterdir()] == [run.name]
     assert '"model": "random"' in (run / "manifest.json").read_text()
-    assert "resuming: 2 samples already answered" in again.stderr, again.stderr
+    assert "all 2 samples already answered; nothing to ask" in again.stderr, again.stderr
 
 
 def test_spec_grid_and_report_names_of_built_in_models_are_read_in_any_case(
@@ -280,7 +280,7 @@ def test_a_dataset_in_another_case_is_the_same_run_and_is_counted(tmp_path: Path
     assert run.name.startswith("random_example_"), run.name
     assert '"dataset": "example"' in (run / "manifest.json").read_text()
     again = coordqa("eval", *args, "--dataset", "example", cwd=tmp_path)
-    assert again.returncode == 0 and "resuming: 2 samples" in again.stderr, again.stderr
+    assert again.returncode == 0 and "all 2 samples already answered" in again.stderr, again.stderr
     stats = coordqa("dataset", "stats", "CoordinationQA-v1.2")
     assert stats.returncode == 0, stats.stderr
 

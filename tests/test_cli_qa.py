@@ -73,7 +73,7 @@ def test_eval_rerun_resumes_and_other_options_are_refused(tmp_path: Path) -> Non
     again = runner.invoke(
         app, ["eval", "-m", "random", "--dataset", "example", "--trials", "1", "--out", str(out)]
     )
-    assert again.exit_code == 0 and "resuming" in again.output
+    assert again.exit_code == 0 and "already answered; nothing to ask" in again.output
     other = runner.invoke(
         app, ["eval", "-m", "random", "--dataset", "example", "--top-p", "0.5", "--out", str(out)]
     )

@@ -29,7 +29,7 @@ def test_one_question_one_sample_one_call_are_singular(tmp_path: Path) -> None:
     assert "1 question x 1 trial;" in first.stdout, first.stdout
     assert "This session: 1 call sent" in first.stderr + first.stdout
     again = coordqa(*args)
-    assert "resuming: 1 sample already answered" in again.stderr + again.stdout
+    assert "the 1 sample already answered; nothing to ask" in again.stderr + again.stdout
 
 
 def test_sizes_naming_no_run_lists_each_name_once(tmp_path: Path) -> None:

@@ -15,7 +15,14 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from coordqa.errors import ConfigError, CoordqaError, RunFailed, RunInterrupted, SettingError
+from coordqa.errors import (
+    INTERRUPTED_EXIT as INTERRUPTED_EXIT,  # where the commands find it
+    ConfigError,
+    CoordqaError,
+    RunFailed,
+    RunInterrupted,
+    SettingError,
+)
 
 RUN_FAILED_EXIT = 1
 """Exit status of a run stopped by errors or left with more failures than allowed."""
@@ -23,8 +30,6 @@ RUN_FAILED_EXIT = 1
 BAD_OPTIONS_EXIT = 2
 """Exit status of a bad option, name or file (nothing was run)."""
 
-INTERRUPTED_EXIT = 130
-"""Exit status after Ctrl-C (128 + SIGINT)."""
 
 messages = Console(stderr=True, soft_wrap=True)
 """Errors and notes: stderr."""

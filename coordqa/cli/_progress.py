@@ -98,6 +98,17 @@ def _clock(seconds: float) -> str:
     return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
 
 
+def nothing_to_ask(snapshot: EvalProgress) -> bool:
+    """Whether the session found every sample answered: no bar, rate or eta to show."""
+    return 0 < snapshot.total <= snapshot.resumed
+
+
+def all_answered(total: int) -> str:
+    """``all 594 samples already answered`` (``the 1 sample ...``)."""
+    samples = "the 1 sample" if total == 1 else f"all {counted(total, 'sample')}"
+    return f"{samples} already answered"
+
+
 class EvalDisplay:
     """Receives :class:`~coordqa.evaluation.EvalProgress` snapshots and shows them on stderr."""
 
@@ -136,12 +147,16 @@ class EvalDisplay:
         if not self.started:
             self.started = True
             self.console.print(f"run directory: [bold]{snapshot.run_dir}[/]", highlight=False)
+            if nothing_to_ask(snapshot):
+                self.console.print(f"{all_answered(snapshot.total)}; nothing to ask")
+                return
             if snapshot.resumed:
                 self.console.print(
                     f"resuming: {counted(snapshot.resumed, 'sample')} already answered"
                 )
             self.start(snapshot)
-        self.update(snapshot)
+        if not nothing_to_ask(snapshot):
+            self.update(snapshot)
 
     def start(self, snapshot: EvalProgress) -> None:
         """Begin showing progress (after the run directory is printed)."""
@@ -259,7 +274,9 @@ class ProgressBar(EvalDisplay):
 
     def start(self, snapshot: EvalProgress) -> None:
         """Show the bar."""
-        self.task = self.progress.add_task("eval", total=snapshot.total, **self._fields(snapshot))
+        self.task = self.progress.add_task(  # from the resumed samples: the speed is this session's
+            "eval", total=snapshot.total, completed=snapshot.resumed, **self._fields(snapshot)
+        )
         self.progress.start()
 
     def update(self, snapshot: EvalProgress) -> None:

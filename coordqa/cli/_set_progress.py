@@ -29,6 +29,9 @@ class SetDisplay:
         self.quiet = quiet
         self.latest: dict[str, EvalProgress] = {}
         """Each running member's last snapshot, by its label."""
+        self.needed: dict[str, int] = {}
+        """The samples each started member's run needs, by its label, known as it starts
+        (every member starts before any reports progress)."""
 
     def __call__(self, event: SetEvent) -> None:
         """Show one event."""
@@ -40,14 +43,16 @@ class SetDisplay:
                 say_first_error(self.console, snapshot.new_error, where=f" in {label}")
             self.latest[label] = snapshot
             self.update(label, snapshot)
+        elif event.kind == "started":
+            self.needed[label] = event.member.samples
+            if not self.quiet:
+                self.console.print(f"start {label}", highlight=False)
         elif self.quiet and event.kind != "failed":
             return
         elif event.kind == "skipped":
             self.console.print(
                 f"skip {label}: complete ({event.member.run})", highlight=False, soft_wrap=True
             )
-        elif event.kind == "started":
-            self.console.print(f"start {label}", highlight=False)
         elif event.kind == "finished" and state is not None:
             self.console.print(
                 f"[green]done[/] {label}: {state.answered}/{state.expected} samples",
@@ -64,7 +69,11 @@ class SetDisplay:
 
 
 class SetLines(SetDisplay):
-    """A line summing the members' samples at every tenth of those known, for logs."""
+    """A line summing the members' samples at every tenth of them, for logs.
+
+    Its total is every started member's samples from its first line (walkthrough 22, R6: summed
+    as each member reported, it grew, and the percentage jumped back).
+    """
 
     def __init__(self, console: Console) -> None:
         """Print on ``console``."""
@@ -72,14 +81,17 @@ class SetLines(SetDisplay):
         self._printed = -1
 
     def update(self, label: str, snapshot: EvalProgress) -> None:
-        """Print the sum when a tenth of the known total has passed since the last line."""
+        """Print the sum when a tenth of the total has passed since the last line."""
         done = sum(s.done for s in self.latest.values())
-        total = sum(s.total for s in self.latest.values())
+        sizes = {label: s.total for label, s in self.latest.items()} | {
+            label: samples for label, samples in self.needed.items() if samples
+        }
+        total = sum(sizes.values())
         if total and (done - self._printed >= max(1, total // 10) or done == total):
             errors = sum(s.errors for s in self.latest.values())
             self.console.print(
                 f"eval-set {done}/{total} samples ({done / total:.0%}) of "
-                f"{counted(len(self.latest), 'member')} started, {counted(errors, 'error')}",
+                f"{counted(len(sizes), 'member')} started, {counted(errors, 'error')}",
                 highlight=False,
             )
             self._printed = done

@@ -37,7 +37,7 @@ from coordqa.cli._lists import split_list
 from coordqa.cli._outputs import run_folder
 from coordqa.cli._progress import Quiet
 from coordqa.cli._tables import rich_accuracy_table
-from coordqa.errors import ConfigError
+from coordqa.errors import NOTHING_STARTED, ConfigError
 from coordqa.eval_config import eval_default
 from coordqa.jsonvalues import rounded
 from coordqa.words import counted
@@ -399,7 +399,7 @@ def eval_command(
                 result = evaluate(config, progress=display)
         except KeyboardInterrupt:  # while reading the dataset, before the run's session began
             display.stop()
-            messages.print("[yellow]interrupted while starting: nothing was run or stored[/]")
+            messages.print(f"[yellow]{NOTHING_STARTED}[/]")
             raise typer.Exit(INTERRUPTED_EXIT) from None
         except EvalFailed as failure:
             display.stop()

@@ -82,7 +82,6 @@ async def _run_local(
             progress(event)
 
     async def one(member: SetMember) -> None:
-        emit(SetEvent(member, "started"))
         try:
             state = await run_member(
                 member, ledger.out, lambda p: emit(SetEvent(member, "progress", progress=p))
@@ -94,6 +93,8 @@ async def _run_local(
         ledger.update(member, state)
         emit(SetEvent.ended(member, state))
 
+    for member in pending:  # all at once, as on Ray: a display knows every one before progress
+        emit(SetEvent(member, "started"))
     async with anyio.create_task_group() as group:
         for member in pending:
             group.start_soon(one, member)

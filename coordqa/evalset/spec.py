@@ -21,7 +21,7 @@ from coordqa.dataset import DEFAULT_DATASET
 from coordqa.dataset.selection import spelled_filter
 from coordqa.errors import ConfigError, SettingError
 from coordqa.eval_config import EvalConfig, api_key_from_env, eval_default
-from coordqa.evaluation import set_member_names
+from coordqa.evaluation import set_member_run
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, GenerateConfig, Limits, create_provider
 from coordqa.llm.registry import (
@@ -449,7 +449,7 @@ class SetMember:
     config: EvalConfig
     """Its QA run, with ``out`` inside the set's folder."""
     key: str
-    """Which member it is whatever the set's trials (:func:`~coordqa.evaluation.set_member_names`):
+    """Which member it is whatever the set's trials (:func:`~coordqa.evaluation.set_member_run`):
     the set's manifest records it beside the member's folder, which it keeps."""
     given_at: str | None = None
     """Where its model was given, as a refusal of its settings says it (``models.yaml's
@@ -457,6 +457,10 @@ class SetMember:
     set_models: tuple[str, ...] = ()
     """Every model the set names, its own too: a refusal of its model by its server offers none
     of them instead, as naming one again is refused (walkthrough 21, R2)."""
+    samples: int = 0
+    """The samples its run needs: questions x trials, earlier sessions' answers included, as
+    ``coordqa eval`` counts them (:attr:`~coordqa.evaluation.EvalProgress.total`); known before
+    any member runs, so the set's progress has its whole total from the start."""
 
     def api_key(self) -> str | None:
         """Its model's key, checked where the spec named its variable (None: the provider's).
@@ -516,13 +520,15 @@ def members_of(
             key,
             spec.given_at(m),
             tuple(model.model for model in spec.models),
+            samples,
         )
-        for (m, d), config, (key, name) in runs
+        for (m, d), config, (key, name, samples) in runs
     ]
 
 
-MemberRun = tuple[tuple[int, int], EvalConfig, tuple[str, str]]
-"""A member as (model index, dataset index), its config, its key and its new folder's name."""
+MemberRun = tuple[tuple[int, int], EvalConfig, tuple[str, str, int]]
+"""A member as (model index, dataset index), its config, its key, its new folder's name and its
+samples."""
 
 
 def _member_runs(spec: EvalSetSpec) -> list[MemberRun]:
@@ -531,7 +537,7 @@ def _member_runs(spec: EvalSetSpec) -> list[MemberRun]:
     for m, model in enumerate(spec.models):
         for d, dataset in enumerate(spec.datasets):
             config = spec.eval_config(model, dataset)
-            runs.append(((m, d), config, set_member_names(config)))
+            runs.append(((m, d), config, set_member_run(config)))
     return runs
 
 
@@ -557,7 +563,7 @@ def _refuse_repeated(runs: Sequence[MemberRun], where: Callable[[int], str]) -> 
         ConfigError: the repeated model or dataset, where each was given, and to name it once.
     """
     seen: dict[str, tuple[int, int]] = {}
-    for at, config, (key, _) in runs:
+    for at, config, (key, _, _) in runs:
         first = seen.setdefault(key, at)
         if first == at:
             continue

@@ -1,0 +1,68 @@
+"""A Ctrl-C while the ``coordqa`` console script imports the command line.
+
+Importing :mod:`coordqa.cli` (typer, rich) takes about 0.2 s; a Ctrl-C in that time printed
+Python's KeyboardInterrupt traceback. It ends the command as a Ctrl-C does elsewhere: one line,
+exit status 130.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from coordqa.errors import INTERRUPTED_EXIT, NOTHING_STARTED
+
+SIGINT_ON_IMPORT = textwrap.dedent(
+    """
+    import os, signal, sys
+
+    class CtrlC:  # a real SIGINT, as the terminal sends it, while coordqa.cli is imported
+        def find_spec(self, name, path=None, target=None):
+            if name == "coordqa.cli":
+                os.kill(os.getpid(), signal.SIGINT)
+            return None
+
+    sys.meta_path.insert(0, CtrlC())
+    sys.argv = ["coordqa", "--help"]
+    from coordqa._entry import main
+    main()
+    """
+)
+
+
+def test_ctrl_c_while_the_cli_imports_says_one_line_and_exits_130() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SIGINT_ON_IMPORT], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == INTERRUPTED_EXIT, done.stderr
+    assert done.stderr == f"{NOTHING_STARTED}\n" and done.stdout == ""
+
+
+def test_the_entry_point_runs_the_cli(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a Ctrl-C it is :func:`coordqa.cli.main`, and imports nothing more before it."""
+    import coordqa.cli
+    from coordqa import _entry
+
+    calls = []
+    monkeypatch.setattr(coordqa.cli, "main", lambda: calls.append("main"))
+    _entry.main()
+    assert calls == ["main"]
+
+
+def test_the_entry_point_imports_only_the_standard_library_itself() -> None:
+    source = (
+        "import sys; before = set(sys.modules); import coordqa._entry; "
+        "print(*sorted(m for m in set(sys.modules) - before if m.startswith('coordqa')))"
+    )
+    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    imported = set(done.stdout.split())
+    import_coordqa = subprocess.run(
+        [sys.executable, "-c", source.replace("coordqa._entry", "coordqa")],
+        capture_output=True,
+        text=True,
+    )
+    assert imported == set(import_coordqa.stdout.split()) | {"coordqa._entry"}

@@ -1,0 +1,46 @@
+"""The line that sums an eval set's progress knows its total before any member reports
+(walkthrough 22, R6).
+
+Its total was summed as each member reported its first progress, so when one member started
+later than another the denominator grew and the percentage jumped back. Every member's samples
+(questions x trials, a resumed member's earlier answers included, as ``coordqa eval`` counts
+them) are known when the members are listed, before the first one runs.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+from rich.console import Console
+
+from coordqa.cli._set_progress import SetLines
+from coordqa.evalset import SetEvent, evaluate_set, parse_spec
+
+
+def test_the_sets_line_shows_its_final_total_from_its_first_line(tmp_path: Path) -> None:
+    out = tmp_path / "set"
+    evaluate_set(parse_spec({"models": ["random"], "limit": 3, "trials": 1, "out": out}))
+    events: list[SetEvent] = []
+    spec = {"models": ["random", "scripted"], "limit": 3, "trials": 2, "out": out}
+    evaluate_set(parse_spec(spec), progress=events.append)  # random resumes: 3 of its 6 held
+
+    kinds = [event.kind for event in events]
+    assert kinds.index("progress") > max(i for i, k in enumerate(kinds) if k == "started")
+    assert {e.member.label: e.member.samples for e in events} == {
+        "random on coordinationqa-v1.2": 6,
+        "scripted on coordinationqa-v1.2": 6,
+    }
+
+    text = io.StringIO()
+    lines = SetLines(Console(file=text, width=200, color_system=None))
+    # as if scripted began only once random was done: random's progress all comes first
+    order = {"started": 0, "progress": 1, "finished": 2}
+    for event in sorted(events, key=lambda e: (order[e.kind], e.member.label)):
+        lines(event)
+    totals = re.findall(r"eval-set (\d+)/(\d+) samples", text.getvalue())
+    assert len(totals) > 2, text.getvalue()
+    assert {total for _, total in totals} == {"12"}, text.getvalue()
+    done = [int(d) for d, _ in totals]
+    assert done == sorted(done) and done[-1] == 12, text.getvalue()
