@@ -137,6 +137,20 @@ def test_report_sizes_must_name_runs_and_agentic_runs_are_pointed_elsewhere(
     assert "Traceback" not in pointed.stderr
 
 
+def test_report_sizes_with_two_unknown_names_says_which_suggestion_is_for_which(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Walkthrough 23 #285: ``--sizes random-a=1e9,rnd=2`` said "Did you mean 'random-A1',
+    'random', 'random-b'? Did you mean 'random'?", two suggestions run together."""
+    cased = write_qa_run(tmp_path / "cased", "random-A", rows(A_OUTCOMES), trials=2)
+    result = coordqa("report", cased, "--sizes", "random-a=7B,randm=2", "--out", tmp_path / "r")
+    assert result.returncode == 2, result.stderr
+    said = " ".join(result.stderr.split())
+    assert "For 'random-a': did you mean 'random-A'?" in said, said
+    assert "For 'randm': did you mean" in said, said
+    assert "? Did you mean" not in said, said
+
+
 def test_results_table_in_every_format(runs: dict[str, Path], tmp_path: Path) -> None:
     csv = coordqa("results", runs["a"], "--format", "csv")
     assert csv.returncode == 0, csv.stderr

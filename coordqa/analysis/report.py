@@ -143,11 +143,30 @@ def _check_sizes(sizes: Mapping[str, float], labels: Sequence[str], models: Sequ
     if unknown:
         other_labels = sorted(set(labels) - set(models))
         also = f" (or their labels {', '.join(other_labels)})" if other_labels else ""
-        close = "".join(did_you_mean(name, [*labels, *models]) for name in unknown)
+        close = _suggestions(unknown, [*labels, *models])
         raise ConfigError(
             f"--sizes names {', '.join(unknown)}, which match no run.{close} The runs' models "
             f"are {', '.join(sorted(set(models)))}{also}"
         )
+
+
+def _suggestions(unknown: Sequence[str], candidates: Sequence[str]) -> str:
+    """The closest names to each of ``unknown``, each headed by its name where there are several.
+
+    Walkthrough 23: ``--sizes random-a=1e9,rnd=2`` ran two suggestions together, unattributed.
+
+    >>> _suggestions(["randm"], ["random"])
+    " Did you mean 'random'?"
+    >>> _suggestions(["rndom", "gtp-4o"], ["random", "gpt-4o"])
+    " For 'gtp-4o': did you mean 'gpt-4o'? For 'rndom': did you mean 'random'?"
+    """
+    if len(unknown) == 1:
+        return did_you_mean(unknown[0], candidates)
+    return "".join(
+        f" For {name!r}:{close.replace(' Did', ' did', 1)}"
+        for name in sorted(unknown)
+        if (close := did_you_mean(name, candidates))
+    )
 
 
 def _size_column(
