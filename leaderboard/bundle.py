@@ -39,7 +39,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from coordqa.errors import CoordqaError
 from coordqa.jsonvalues import content_hash
-from coordqa.leaderboard.coverage import coverage_problem
+from coordqa.leaderboard.coverage import coverage_fix, coverage_problem
 from coordqa.leaderboard.names import clean_name
 from coordqa.leaderboard.rankable import unrankable_problem
 from coordqa.records import QACall, SampleKey
@@ -825,14 +825,11 @@ def _covered_grid(
             "so the run is checked against it, or send the bundle to that board now instead of "
             'saving it (--to URL; destination="board" in Python), and the board checks it'
         )
+    played = list(played)
     problem = coverage_problem(played, grid.name, grid.version, grid.tasks)
     if problem is not None:
-        command = ["coordqa", "agentic", "grid", grid.play, "--agent", agent]
-        command += ["--model", model] if model is not None else []
-        raise BundleError(
-            f"{problem}; play the whole grid and submit that run: "
-            f"`{shlex.join([*command, '--out', 'DIR'])}`"
-        )
+        fix = coverage_fix(played, grid.tasks, grid.play, agent, model)
+        raise BundleError(f"{problem}; {fix}")
     return grid.name
 
 

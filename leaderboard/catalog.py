@@ -228,6 +228,17 @@ class KnownGrid:
         """Every task of the grid (game, layout, partner, seat, seed, options, preset), by key."""
         return {task.key: task for task in self.config.tasks()}
 
+    @property
+    def play(self) -> str:
+        """What ``coordqa agentic grid`` takes to play it: the name of a grid coordqa ships.
+
+        A grid an admin registered is played from its file, which the board does not know
+        (an installed grid's name is never registered with other tasks): ``GRID_FILE.yaml``.
+        """
+        from coordqa.agentic import registered_grids
+
+        return self.name if self.name in registered_grids() else "GRID_FILE.yaml"
+
 
 def _installed_grids() -> dict[str, KnownGrid]:
     """The grids installed with coordqa (:func:`coordqa.agentic.registered_grids`)."""

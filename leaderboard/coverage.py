@@ -9,11 +9,12 @@ of the leaderboard, so both import it.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
 
 from coordqa.words import agreeing, counted, format_list
 
-__all__ = ["coverage_problem"]
+__all__ = ["coverage_fix", "coverage_problem"]
 
 
 def coverage_problem(
@@ -47,3 +48,33 @@ def coverage_problem(
         return None
     shown_version = f" version {version}" if version is not None else ""
     return f"grid {grid!r}{shown_version}: " + "; ".join(problems)
+
+
+def coverage_fix(
+    played: Iterable[str], expected: Iterable[str], play: str, agent: str, model: str | None
+) -> str:
+    """What to do about :func:`coverage_problem`'s refusal: the one next step, for both halves.
+
+    ``play``: what ``coordqa agentic grid`` takes to play the grid (its shipped name or its
+    file); ``agent`` and ``model``: the run's, so the command plays the same entry.
+
+    A run that misses tasks plays the whole grid. One that plays every task and more is a run
+    extended past its grid (more seeds or episodes, which ``coordqa agentic grid`` warns of
+    before it plays them): the extended run is no longer that grid, so it is either played
+    again as the grid, into another folder, or sent as the larger grid the board's admin
+    registers under a new name (walkthrough 22, R3: the board's refusal named the tasks but no
+    way out).
+    """
+    command = ["coordqa", "agentic", "grid", play, "--agent", agent]
+    command += ["--model", model] if model is not None else []
+    if set(expected) - set(played):  # another grid's run, or part of this one's
+        return (
+            f"play the whole grid and submit that run: `{shlex.join([*command, '--out', 'DIR'])}`"
+        )
+    return (
+        "submit a run of exactly the grid's tasks: play it into a new folder "
+        f"(`{shlex.join([*command, '--out', 'NEW_DIR'])}`) and submit that run, or have the "
+        "board's admin register the grid file this run played under a new name "
+        "(`coordqa leaderboard grid add FILE.yaml --name NEW_NAME`) and submit it with "
+        "--grid NEW_NAME"
+    )

@@ -116,12 +116,20 @@ class EndpointRequest(BaseModel):
     grids: list[str] = Field(default_factory=list, max_length=10)
     """Agentic grids to play as well (names the board ranks)."""
     agent: str = Field(default="cac", max_length=50)
-    """The LLM agent that plays the grids with the model (``cac``, ``hm``, ``llm``...)."""
+    """The LLM agent that plays the grids with the model (``cac``, ``hm``, ``llm``...): in any
+    case, stored as registered (``CAC``: ``cac``), as ``submit-endpoint --agent`` reads it."""
 
     @field_validator("model")
     @classmethod
     def _readable_model(cls, value: str) -> str:
         return clean_name(value, what="model")
+
+    @field_validator("agent")
+    @classmethod
+    def _spelled_agent(cls, value: str) -> str:
+        from coordqa.games.base import PLAYERS
+
+        return PLAYERS.spelled(value)  # the one rule: the CLI's --agent reads names so
 
 
 def _draw_seed() -> int:

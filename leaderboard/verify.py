@@ -34,7 +34,7 @@ from coordqa.leaderboard.bundle import (
     missing_keys,
 )
 from coordqa.leaderboard.catalog import BoardCatalog, KnownDataset, KnownGrid
-from coordqa.leaderboard.coverage import coverage_problem
+from coordqa.leaderboard.coverage import coverage_fix, coverage_problem
 from coordqa.leaderboard.names import clean_name
 from coordqa.leaderboard.rankable import unrankable_problem
 from coordqa.registry import Registry
@@ -399,7 +399,9 @@ def _check_coverage(episodes: list[AgenticEpisode], grid: KnownGrid) -> None:
     played = [e.spec.task.key for e in episodes]
     problem = coverage_problem(played, grid.name, grid.version, grid.tasks())
     if problem is not None:
-        raise VerificationError(problem)
+        spec = episodes[0].spec
+        fix = coverage_fix(played, grid.tasks(), grid.play, spec.agent, spec.model)
+        raise VerificationError(problem, fix=fix)
 
 
 def verify_agentic(bundle: AgenticBundle, catalog: BoardCatalog) -> Verified:
@@ -425,8 +427,8 @@ def verify_agentic(bundle: AgenticBundle, catalog: BoardCatalog) -> Verified:
         if same is None:
             raise
         raise VerificationError(
-            f"{exc}. These episodes play exactly the tasks of grid {same!r} registered here: "
-            f"submit them with --grid {same}"
+            f"{exc.problem}. These episodes play exactly the tasks of grid {same!r} registered "
+            f"here: submit them with --grid {same}"
         ) from exc
 
 

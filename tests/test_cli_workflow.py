@@ -572,6 +572,39 @@ def test_ctrl_c_while_a_worker_starts_says_no_job_was_running(
     assert out.strip() == "stopped: no job was running", out
 
 
+def test_sigterm_while_a_worker_starts_says_no_job_was_running(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A SIGTERM in the worker's first seconds ended it with no word, where Ctrl-C there says
+    ``stopped: no job was running``: it says so too, with the status a SIGTERM during a job
+    ends with (130, as Ctrl-C)."""
+    import signal
+
+    from coordqa.cli import leaderboard
+
+    class Unhandled(Exception):
+        """What Python's default (the process ended on the spot) stands for here."""
+
+    def unhandled(signum: int, frame: object) -> None:
+        raise Unhandled
+
+    def terminated(*args: object, **kwargs: object) -> None:
+        signal.raise_signal(signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGTERM, unhandled)
+    try:
+        monkeypatch.setattr(leaderboard, "_open", terminated)
+        code, out = invoke(
+            "leaderboard", "worker", "--db", f"sqlite:///{tmp_path / 'board.db'}",
+            "--work-dir", tmp_path / "jobs",
+        )  # fmt: skip
+        assert signal.getsignal(signal.SIGTERM) is unhandled  # put back as it was
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert code == 130, out
+    assert out.strip() == "stopped: no job was running", out
+
+
 def test_runs_list_says_an_agentic_run_failed(tmp_path: Path) -> None:
     """Every decision of its episode failed: the run is failed, not finished."""
     from coordqa.store import RunManifest, RunStore

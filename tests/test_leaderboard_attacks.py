@@ -318,6 +318,41 @@ def test_a_longer_horizon_than_the_spec_is_refused(
     assert agentic_board.count(Submission) == 0
 
 
+def test_a_run_extended_beyond_its_registered_grid_is_told_what_to_submit(
+    board: BoardClient, agentic_runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Walkthrough 22, R3: a run of a registered grid, extended with more seeds, was refused
+    with the tasks it adds and no next step; the refusal says what to submit instead, and a
+    run that misses tasks is told to play the whole grid."""
+    from coordqa.leaderboard.catalog import register_grid
+
+    one_seed = tmp_path / "hanabi-1.yaml"
+    hanabi = {"game": "hanabi", "seeds": [0]}
+    one_seed.write_text(json.dumps({**GRIDS["hanabi-2"], "name": "hanabi-1", "games": [hanabi]}))
+    register_grid(board.db, one_seed)  # the grid as registered; hanabi-2's run extends it
+    answer = board.submit(bundle_of(agentic_runs["hanabi-2"], grid="hanabi-1"))
+    assert answer.status_code == 422
+    detail = answer.json()["detail"]
+    assert "grid 'hanabi-1': 1 episode plays tasks it does not hold" in detail, detail
+    assert detail.endswith(
+        "submit a run of exactly the grid's tasks: play it into a new folder (`coordqa agentic "
+        "grid GRID_FILE.yaml --agent hanabi-legal-random --out NEW_DIR`) and submit that run, "
+        "or have the board's admin register the grid file this run played under a new name "
+        "(`coordqa leaderboard grid add FILE.yaml --name NEW_NAME`) and submit it with --grid "
+        "NEW_NAME"
+    ), detail
+    register_grid(board.db, agentic_runs["hanabi-2"].parent / "hanabi-2.yaml")
+    bundle = bundle_of(agentic_runs["hanabi-2"])
+    bundle["episodes"] = [r for r in bundle["episodes"] if r["spec"]["seed"] == 1]
+    detail = board.submit(seal(bundle)).json()["detail"]
+    assert "1 of its 2 tasks is not played" in detail, detail
+    assert detail.endswith(
+        "play the whole grid and submit that run: "
+        "`coordqa agentic grid GRID_FILE.yaml --agent hanabi-legal-random --out DIR`"
+    ), detail
+    assert board.count(Submission) == 0
+
+
 def test_an_episode_cut_before_the_game_ends_is_refused(
     agentic_board: BoardClient, agentic_runs: dict[str, Path]
 ) -> None:

@@ -21,7 +21,7 @@ from sqlalchemy import select, text
 
 from coordqa.dataset import DEFAULT_DATASET, load_rows
 from coordqa.leaderboard.catalog import BoardCatalog, register_grid
-from coordqa.leaderboard.db import Endpoint, Submission
+from coordqa.leaderboard.db import Endpoint, Job, Submission
 from coordqa.leaderboard.settings import BoardRunSettings, WorkerConfig
 from coordqa.leaderboard.worker import work
 from coordqa.llm.testing import LocalOpenAIServer
@@ -676,6 +676,17 @@ def test_a_built_in_model_is_registered_in_any_case(board: BoardClient) -> None:
     assert answer.status_code == 201, answer.text
     [job] = answer.json()["jobs"]
     assert board.client.get(f"/api/jobs/{job['id']}").json()["model"] == "random"
+
+
+def test_a_grid_agent_is_registered_in_any_case(board: BoardClient) -> None:
+    """The board read a board-run grid's agent as sent (``CAC``), where ``submit-endpoint
+    --agent CAC`` and every other command read it in any case: the board reads it so itself,
+    and stores the agent's own name, as it does a built-in model's."""
+    answer = register(board, model="Random", grids=["smoke"], agent="CAC")
+    assert answer.status_code == 201, answer.text
+    grid_job = answer.json()["jobs"][1]
+    with board.db.session() as session:
+        assert session.get(Job, grid_job["id"]).settings["agent"] == "cac"
 
 
 def test_an_unknown_grid_agent_is_offered_the_llm_agents_only(board: BoardClient) -> None:

@@ -1019,14 +1019,17 @@ def worker_command(
     if ray_address is not None and not ray_workers:
         raise ConfigError("--ray-address needs --ray-workers N (how many workers to run there)")
     # its imports, the database and the catalog take seconds (6 on a loaded machine) before it
-    # says it waits: Ctrl-C then says it stopped too (walkthrough 21, R5)
+    # says it waits: Ctrl-C then says it stopped too (walkthrough 21, R5), and so does a
+    # SIGTERM, as during a job (its handler is installed once the module that holds it is read)
     with interrupted_as(STOPPED_IDLE):
-        from coordqa.leaderboard.catalog import BoardCatalog
-        from coordqa.leaderboard.worker import work, work_on_ray
         from coordqa.runs import sigterm_as_ctrl_c
 
-        database = _open(db, create=False)
-        catalog = None if ray_workers else BoardCatalog(database)  # Ray's tasks load their own
+        with sigterm_as_ctrl_c():
+            from coordqa.leaderboard.catalog import BoardCatalog
+            from coordqa.leaderboard.worker import work, work_on_ray
+
+            database = _open(db, create=False)
+            catalog = None if ray_workers else BoardCatalog(database)  # Ray's load their own
     config = WorkerConfig(work_dir=work_dir.resolve(), poll_s=poll_s)
 
     def said(outcome: Any) -> None:
