@@ -13,7 +13,8 @@ An agentic run is a run directory of kind ``agentic`` (:mod:`coordqa.store`):
     (:class:`coordqa.games.episode.Trajectory` as a dict: initial snapshot, every step's decisions
     and executed engine moves, rewards, final snapshot), ``score`` and ``metrics`` (the game's),
     ``agent_stats`` (seat index as a string -> the player's ``stats()`` dict, for players that
-    report stats: the LLM agents), ``agreement`` (seat of an LLM agent -> how often it chose what
+    report stats: the LLM agents their calls, tokens, fallbacks..., a BC/HP player its
+    ``checkpoint``), ``agreement`` (seat of an LLM agent -> how often it chose what
     the game's strong policy would have, :mod:`coordqa.agentic.agreement`), ``decisions`` (seat ->
     number of decisions in the trajectory) and ``wall_s``.
 ``exchanges.jsonl``
@@ -235,7 +236,8 @@ class AgenticEpisode:
     metrics: dict[str, float]
     """The game's final metrics, as stored."""
     agent_stats: dict[int, dict[str, Any]] = field(default_factory=dict)
-    """Seat -> the player's ``stats()`` (LLM calls, tokens, cost, fallbacks...)."""
+    """Seat -> the player's ``stats()`` (an LLM agent's calls, tokens, cost, fallbacks...; a
+    BC/HP player's ``checkpoint``; players that report none are left out)."""
     agreement: dict[int, PolicyAgreement] = field(default_factory=dict)
     """Seat of an LLM agent -> how often it chose the game's strong policy's action
     (:mod:`coordqa.agentic.agreement`); empty when not measured."""

@@ -215,6 +215,14 @@ line is imported (the console script, :mod:`coordqa._entry`), or ``coordqa eval`
 dataset."""
 
 
+class ExportFailed(RunFailed):
+    """A page of ``coordqa view --export`` could not be rendered: nothing of the export is kept.
+
+    The message names the page and its cause in one line (the cause is chained); a page that
+    does not render is a bug of coordqa's, not of the runs given (walkthrough 23).
+    """
+
+
 class RunInterrupted(CoordqaError):
     """A run was stopped (Ctrl-C, SIGTERM) before the end; what finished is stored, it resumes.
 

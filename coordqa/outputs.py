@@ -280,7 +280,9 @@ def generated_output(
     Checks the folder (:func:`check_generated_folder`), removes the files the earlier output's
     marker lists (and the folders that leaves empty), creates the folder, and on leaving writes
     the marker: every file that appeared in it meanwhile, so even an output stopped halfway is
-    removed by the next run of the same command, and the user's own files are kept.
+    removed by the next run of the same command, and the user's own files are kept. A writer
+    that raises leaves no half-written output (an index linking to pages never written,
+    walkthrough 23): the files it wrote are removed as it fails.
     """
     folder = check_output_folder(path, name)
     _remove_earlier(folder, _earlier_output(folder, writer, name))
@@ -288,6 +290,9 @@ def generated_output(
     kept = _files_under(folder)
     try:
         yield folder
+    except Exception:
+        _remove_earlier(folder, sorted(_files_under(folder) - kept - {OUTPUT_MARKER}))
+        raise
     finally:
         written = sorted(_files_under(folder) - kept - {OUTPUT_MARKER})
         marker = {"command": writer, "files": written}

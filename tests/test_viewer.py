@@ -713,3 +713,69 @@ def test_a_folder_s_runs_of_other_kinds_are_counted_with_why_not_shown(tmp_path:
     assert note in " ".join(shown.stdout.split()), shown.stdout
     assert note in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert RunCatalog([tmp_path / "runs" / "qa"]).not_shown_note() is None
+
+
+def _play(tmp_path: Path, out: str, *args: str) -> None:
+    played = coordqa_cli(
+        "agentic", "run", "--game", "overcooked", "--seeds", "0", "--horizon", "6",
+        "--out", out, "-q", *args, cwd=tmp_path,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+
+
+def test_episodes_with_a_bc_hp_partner_or_agent_render_in_export_and_live(tmp_path: Path) -> None:
+    """Walkthrough 23: an episode beside ``hp-cramped_room`` (whose seat reports its checkpoint,
+    not model calls) was ``UndefinedError: 'dict object' has no attribute 'llm_calls'``: a
+    traceback from ``view --export`` and an HTTP 500 from the live viewer. Each seat's line
+    says what its player reported: the agent's calls, the BC/HP partner's checkpoint."""
+    from coordqa.agentic.partners.bc import shipped_fingerprint
+
+    _play(tmp_path, "runs/cac-hp", "--agent", "cac", "--model", "scripted", "--partner",
+          "hp-cramped_room")  # fmt: skip
+    _play(tmp_path, "runs/hp-bc", "--agent", "hp-cramped_room", "--partner", "bc-cramped_room")
+    hp, bc = shipped_fingerprint("hp-cramped_room"), shipped_fingerprint("bc-cramped_room")
+    exported = coordqa_cli("view", "runs", "--export", "site", cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    catalog = RunCatalog([tmp_path / "runs"])
+    with TestClient(create_app(catalog), base_url="http://127.0.0.1") as viewer:
+        for run, seats in (("cac-hp", 2), ("hp-bc", 2)):
+            for n in range(seats):  # --position both: the agent in seat 0, then in seat 1
+                live = get(viewer, f"/runs/{run}/episodes/{n}")
+                static = (tmp_path / f"site/runs/{run}/episodes/{n}.html").read_text()
+                seat = catalog.agentic(run).episodes[n].spec.position
+                for page in (live, static):
+                    facts = dict(re.findall(r"<dt>(seat \d \w+)</dt><dd>(.*?)</dd>", page))
+                    if run == "cac-hp":
+                        assert re.fullmatch(
+                            r"\d+ model calls, \d+ decisions, 0 fallbacks, 0 verifier rejections",
+                            facts.pop(f"seat {seat} agent"),
+                        ), facts
+                        assert facts == {f"seat {1 - seat} partner": f"checkpoint {hp}"}
+                    else:
+                        assert facts == {
+                            f"seat {seat} agent": f"checkpoint {hp}",
+                            f"seat {1 - seat} partner": f"checkpoint {bc}",
+                        }
+        assert get(viewer, "/runs/hp-bc/episodes/0/steps/0")
+
+
+def test_an_export_whose_page_does_not_render_is_one_line_and_leaves_no_site(
+    runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 23: a page that failed to render ended ``view --export`` with a traceback
+    and a half-written site (an index linking to pages never written)."""
+    from coordqa.outputs import OUTPUT_MARKER
+    from coordqa.viewer import pages
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise KeyError("llm_calls")
+
+    monkeypatch.setattr(pages, "episode_page", broken)
+    done = coordqa_cli("view", str(runs["agent"]), "--export", str(tmp_path / "site"))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    said = done.stderr.strip()
+    assert "\n" not in said, said
+    assert "runs/agent/episodes/0.html" in said and "KeyError" in said, said
+    assert "nothing was exported" in said, said
+    left = [p for p in (tmp_path / "site").rglob("*") if p.name != OUTPUT_MARKER]
+    assert left == [], left

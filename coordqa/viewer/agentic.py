@@ -36,12 +36,14 @@ from coordqa.records import Exchange
 from coordqa.store import RunManifest, open_run
 from coordqa.viewer.charts import LineChart, Series, line_chart
 from coordqa.viewer.qa import ReplyParts, deciding_span
+from coordqa.words import counted
 
 __all__ = [
     "AgenticView",
     "EpisodeRow",
     "EpisodeView",
     "ExchangeView",
+    "SeatStats",
     "SeatStep",
     "StepDetail",
     "StepRow",
@@ -158,6 +160,50 @@ class StepRow:
     """Model exchanges made at this step."""
 
 
+COUNTED_STATS = (
+    ("llm_calls", "model call"),
+    ("decisions", "decision"),
+    ("fallbacks", "fallback"),
+    ("verifier_rejections", "verifier rejection"),
+)
+"""The counts an LLM agent's ``stats()`` reports that the episode page lists, with their nouns."""
+
+
+@dataclass(frozen=True)
+class SeatStats:
+    """What one seat's player reported of its episode (its ``stats()``), as the page says it.
+
+    Players report different things: an LLM agent its model calls, decisions, fallbacks and
+    verifier rejections; a BC/HP player the checkpoint it played; most scripted players and
+    SAD/OBL nothing (no line). A page read every agent's counts from every seat, and a BC/HP
+    partner's seat failed to render (walkthrough 23).
+    """
+
+    seat: int
+    """Seat index."""
+    is_agent: bool
+    """Whether the seat holds the player under test (else: the partner)."""
+    summary: str
+    """The counts the player reported (those of :data:`COUNTED_STATS`), else its other plain
+    values (``checkpoint fa0fc5e5876fee3f``)."""
+
+    @classmethod
+    def of(cls, seat: int, is_agent: bool, stats: dict[str, Any]) -> SeatStats:
+        """The line of a seat whose player reported ``stats``."""
+        counts = [
+            counted(stats[key], noun)
+            for key, noun in COUNTED_STATS
+            if type(stats.get(key)) is int  # not a bool, not a float's NaN
+        ]
+        plain = [
+            f"{key} {value}"
+            for key, value in stats.items()
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool)
+        ]
+        summary = ", ".join(counts or plain) or "no statistics reported"
+        return cls(seat=seat, is_agent=is_agent, summary=summary)
+
+
 @dataclass(frozen=True)
 class SeatStep:
     """One seat at one step: what it saw, what it asked its model, what it did."""
@@ -226,6 +272,13 @@ class EpisodeView:
             if record.seat is not None and record.agent_version:
                 versions.setdefault(record.seat, record.agent_version)
         return versions
+
+    @cached_property
+    def seat_stats(self) -> list[SeatStats]:
+        """The line of each seat whose player reported statistics, by seat."""
+        agents = self.episode.spec.agent_seats
+        stats = self.episode.agent_stats
+        return [SeatStats.of(seat, seat in agents, stats[seat]) for seat in sorted(stats)]
 
     @cached_property
     def rows(self) -> list[StepRow]:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
+from coordqa.errors import ExportFailed
 from coordqa.outputs import RUN_PAGES, generated_output
 from coordqa.viewer import pages
 from coordqa.viewer.runs import RunCatalog
@@ -74,12 +75,29 @@ def export_site(catalog: RunCatalog, out: str | os.PathLike[str]) -> list[Path]:
 
     Returns:
         The files written.
+
+    Raises:
+        ExportFailed: a page did not render; the files written before it are removed.
     """
     with generated_output(out, RUN_PAGES) as root:
         written: list[Path] = []
         for page, render in _pages(catalog):
+            text = _rendered(page, render)
             path = root / page
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(render(pages.Links(static=True, page=page)), encoding="utf-8")
+            path.write_text(text, encoding="utf-8")
             written.append(path)
         return written + write_static(root, STATIC_PACKAGES)
+
+
+def _rendered(page: str, render: Callable[[pages.Links], str]) -> str:
+    """The HTML of ``page``; a page that fails to render is one line naming it and its cause."""
+    try:
+        return render(pages.Links(static=True, page=page))
+    except Exception as exc:
+        cause = " ".join(str(exc).split()) or "no message"
+        raise ExportFailed(
+            f"page {page} could not be rendered ({type(exc).__name__}: {cause}), so nothing was "
+            "exported: a bug in coordqa, please report it; coordqa view without --export shows "
+            "the other pages"
+        ) from exc
