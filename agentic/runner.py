@@ -420,15 +420,24 @@ def check_models(
     specs: Sequence[EpisodeSpec],
     api_keys: Mapping[str, str] | None = None,
     words: CountWords | None = None,
+    *,
+    pending: Sequence[EpisodeSpec] | None = None,
 ) -> dict[str, str]:
-    """Check every model ``specs`` call before the first episode: endpoint, provider, key.
+    """Check every model ``pending`` call before the first episode: endpoint, provider, key.
 
-    Returns how each is reached (``direct``, ``litellm`` or ``in-process``) under the run's
-    ``transport``, by model name. Nothing is stored when a check fails. The endpoint is probed
-    (one TCP connection, no token) only when the model has an ``api_base`` and the run does not
-    use the response cache; a server there that lists its models must list the model
-    (:func:`coordqa.runs.check_served`, as ``coordqa eval`` asks), cache or not; its refusal
-    names the grid file's key that wrote the model, or ``--model`` (``words``).
+    ``specs``: every episode of the run; ``pending``: those this session plays (default: all).
+    The run's settings (``runtime.transport``, ``runtime.timeout_s``) are checked against the
+    models of ``specs``, the run's, played or not: a complete run's command given again has
+    the models it had (walkthrough 23, item 1: its rerun with ``--timeout`` read "this run's
+    models (none) answer at once", as none was left to call).
+
+    Returns how each model called is reached (``direct``, ``litellm`` or ``in-process``)
+    under the run's ``transport``, by model name. Nothing is stored when a check fails. The
+    endpoint is probed (one TCP connection, no token) only when the model has an ``api_base``
+    and the run does not use the response cache; a server there that lists its models must
+    list the model (:func:`coordqa.runs.check_served`, as ``coordqa eval`` asks), cache or
+    not; its refusal names the grid file's key that wrote the model, or ``--model``
+    (``words``).
 
     Raises:
         ModelError: an unknown provider or a missing API key.
@@ -441,10 +450,12 @@ def check_models(
         RunFailed: nothing accepts a connection at a model's ``api_base``.
     """
     transports = {}
-    names = sorted({spec.model for spec in specs if spec.model is not None})
+    models = sorted({spec.model for spec in specs if spec.model is not None})
     # the grid's settings, named as such: a command names its own flags for them
-    refuse_a_transport(names, config.runtime.transport, setting="runtime.transport")
-    refuse_a_timeout(names, config.runtime.timeout_asked, setting="runtime.timeout_s")
+    refuse_a_transport(models, config.runtime.transport, setting="runtime.transport")
+    refuse_a_timeout(models, config.runtime.timeout_asked, setting="runtime.timeout_s")
+    called = specs if pending is None else pending
+    names = sorted({spec.model for spec in called if spec.model is not None})
     for name in names:
         api_base = config.api_base_for(name)
         args = config.model_args_for(name)
@@ -780,8 +791,9 @@ def _checked_before_the_run(
 ) -> tuple[list[EpisodeSpec], dict[str, str], dict[str, str]]:
     """The grid's episodes, its players not ready, and how each model called is reached.
 
-    Every seat and model is checked (:func:`check_models`); the models checked are those the
-    pending episodes call. Nothing is stored before.
+    Every seat and model is checked (:func:`check_models`): the run's settings against every
+    model of the run, the endpoints and keys of those the pending episodes call. Nothing is
+    stored before.
 
     Raises:
         ConfigError: no episodes, ``api_keys`` with the Ray backend, or a seat that cannot be
@@ -805,7 +817,7 @@ def _checked_before_the_run(
     unready = check_players(specs)
     played = _played_before(out)
     pending = [s for s in specs if s.key not in played and not _unready(s, unready)]
-    transports = check_models(config, pending, api_keys, words)
+    transports = check_models(config, specs, api_keys, words, pending=pending)
     return specs, unready, transports
 
 

@@ -735,29 +735,19 @@ def _spelled_as_stored(plan: _Plan, stored: RunManifest) -> JSONObject:
 def _other_spelling(spelled: object, plan: _Plan, stored: RunManifest) -> bool:
     """Whether a run's stored ``dataset`` setting is the plan's dataset, spelled another way.
 
-    A dataset is its content: the run's recorded dataset fingerprint is the plan's. Spellings
-    of one bundled release are one run: no ``--dataset`` (stored None, the default of its day),
-    the release's name, and an alias (runs stored it as typed: ``coordinationqa``), so a run
-    made without ``--dataset`` resumes under the name of the release it measured, also once a
-    newer release is the default (walkthrough 19 #19, #20). So is a local dataset's path as
-    runs stored it (``fresh/``, now :data:`~coordqa.dataset.releases.LOCAL`). The run's
-    fingerprint still covers every question, prompt and answer key.
+    A dataset is its content: the run's recorded dataset fingerprint is the plan's. Then every
+    spelling is one run: no ``--dataset`` (stored None, the default of its day), the release's
+    name, an alias (runs stored it as typed: ``coordinationqa``), so a run made without
+    ``--dataset`` resumes under the name of the release it measured, also once a newer release
+    is the default (walkthrough 19 #19, #20); a local dataset's path as runs stored it
+    (``fresh/``, now :data:`~coordqa.dataset.releases.LOCAL`); and a local copy of a release
+    (``coordqa dataset build``'s folder or its ``data.parquet``) for the release, and the other
+    way (walkthrough 23, item 2: refused with ``dataset: stored none, requested '(local)'``).
+    The run's fingerprint still covers every question, prompt and answer key.
     """
-    from coordqa.dataset.releases import LOCAL, is_bundled
-
     dataset = plan.manifest.config["dataset"]
     recorded = stored.dataset.fingerprint if stored.dataset else None
-    if spelled == dataset or recorded != plan.dataset_fingerprint:
-        return False
-
-    def a_release(setting: object) -> bool:  # None: the default, the newest release of its day
-        return setting is None or (
-            isinstance(setting, str) and setting != LOCAL and is_bundled(setting)
-        )
-
-    if a_release(spelled) and a_release(dataset):
-        return True
-    return dataset == LOCAL and isinstance(spelled, str) and not a_release(spelled)
+    return spelled != dataset and recorded == plan.dataset_fingerprint
 
 
 async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunResult:

@@ -97,3 +97,27 @@ def test_a_default_run_of_an_older_default_resumes_under_its_releases_name(
     again = coordqa(*EVAL, "--dataset", "coordinationqa-v1.1", "--out", out)
     assert again.returncode == 0, again.stderr
     assert _calls(out) == 2
+
+
+def test_a_local_copy_of_the_release_and_the_release_resume_each_other(tmp_path: Path) -> None:
+    """Walkthrough 23, item 2: ``--dataset built/`` (``coordqa dataset build``'s byte-identical
+    copy of the release, its fingerprint) on a run made without ``--dataset`` was refused with
+    ``dataset: stored none, requested '(local)'``, naming neither dataset. A run is its
+    dataset's content, not the way it was named (docs/evaluating.md): every spelling of the
+    same fingerprint resumes it, and the run keeps its own setting."""
+    built = tmp_path / "built"
+    assert coordqa("dataset", "build", "--out", built).returncode == 0
+    default, local = tmp_path / "default", tmp_path / "local"
+    assert coordqa(*EVAL, "--out", default).returncode == 0
+    assert coordqa(*EVAL, "--dataset", built, "--out", local).returncode == 0
+    spellings = {
+        default: [[built], [built / "data.parquet"], ["coordinationqa"]],
+        local: [[], ["coordinationqa"], ["coordinationqa-v1.2"], [built / "data.parquet"]],
+    }
+    for out, given in spellings.items():
+        for dataset in given:
+            again = coordqa(*EVAL, *(["--dataset", *dataset] if dataset else []), "--out", out)
+            assert again.returncode == 0, again.stderr
+            assert _calls(out) == 2  # resumed: nothing asked again
+    for out, setting in ((default, None), (local, "(local)")):
+        assert json.loads((out / "manifest.json").read_text())["config"]["dataset"] == setting
