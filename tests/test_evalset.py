@@ -266,6 +266,27 @@ def test_a_damaged_set_manifest_says_where_and_what_to_do_in_one_line(tmp_path: 
     assert "members: " in message and SET_MANIFEST in message
 
 
+def test_a_corrupt_set_manifest_says_its_members_still_report_alone(tmp_path: Path) -> None:
+    """Walkthrough 23 #353: ``report SET/`` of a set whose eval-set.json is corrupt gave only
+    the set's advice (restore it, or run the set anew), though its member runs are intact and
+    ``coordqa report SET/*/`` reports them; following the new advice works."""
+    out = tmp_path / "set"
+    spec = tmp_path / "set.yaml"
+    spec.write_text("models: [random, scripted]\ntrials: 1\nlimit: 3\n")
+    made = coordqa("eval-set", spec, "--out", out)
+    assert made.returncode == 0, made.stderr
+    (out / SET_MANIFEST).write_text("{bad")
+    refused = coordqa("report", out, "--out", tmp_path / "rep")
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode == 2 and "is corrupt" in said, said
+    advised = re.search(r"`coordqa report (\S+)`", said)
+    assert advised, said
+    members = sorted(str(p) + "/" for p in out.iterdir() if p.is_dir())
+    assert advised.group(1) == f"{out}/*/", said
+    reported = coordqa("report", *members, "--out", tmp_path / "rep")
+    assert reported.returncode == 0, reported.stderr
+
+
 def test_a_set_written_by_a_newer_coordqa_says_to_upgrade(tmp_path: Path) -> None:
     """Members now record their key (format 2), no folder when they made none (format 3) and
     their dataset's fingerprint (format 4); a later format is refused with what to do."""

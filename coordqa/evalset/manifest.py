@@ -99,6 +99,20 @@ class SetManifest(BaseModel):
         ]
 
 
+def _damaged_advice(folder: str | Path) -> str:
+    """What to do about a set whose manifest is damaged: its members are ordinary runs.
+
+    Restoring the manifest (or a new set) is what resumes the set; the members' results are
+    intact meanwhile, and ``coordqa report`` reads them as runs (walkthrough 23: a read-only
+    ``report SET/`` was given only the set's advice).
+    """
+    return (
+        "restore it from where the set was copied, or run the set into a new --out; its "
+        f"members are ordinary run directories, which `coordqa report {Path(folder)}/*/` "
+        "reports without it"
+    )
+
+
 def read_set(folder: str | Path) -> SetManifest:
     """The manifest of the eval set in ``folder``.
 
@@ -114,10 +128,7 @@ def read_set(folder: str | Path) -> SetManifest:
     try:
         data = load_json(read_at_most(path))
     except (OSError, ValueError) as exc:  # ValueError: too large, not JSON or UTF-8, too deep
-        raise ConfigError(
-            f"{path} is corrupt ({exc}); restore it from where the set was copied, or run the "
-            "set into a new --out"
-        ) from exc
+        raise ConfigError(f"{path} is corrupt ({exc}); {_damaged_advice(folder)}") from exc
     version = data.get("schema_version") if isinstance(data, dict) else None
     if isinstance(version, int) and version > SET_SCHEMA_VERSION:
         raise ConfigError(
@@ -129,8 +140,7 @@ def read_set(folder: str | Path) -> SetManifest:
     except ValidationError as exc:
         problems = schema_problems(exc, "eval set", shown=3)
         raise ConfigError(
-            f"{path} is not a valid eval-set manifest ({problems}); restore it from where the set "
-            "was copied, or run the set into a new --out"
+            f"{path} is not a valid eval-set manifest ({problems}); {_damaged_advice(folder)}"
         ) from exc
 
 
