@@ -787,6 +787,7 @@ def _covered_grid(
     agent: str,
     model: str | None,
     sending: bool,
+    run_dir: Path,
 ) -> str:
     """The board name of grid ``given`` once ``played`` covers it, as far as it is known here.
 
@@ -799,7 +800,8 @@ def _covered_grid(
     Python code.
 
     ``own_grid`` is the name of the grid file the run played (its manifest's): a grid coordqa
-    does not ship, but a board may have registered that file, so it is not refused.
+    does not ship, but a board may have registered that file, so it is not refused. A run of
+    that grid short of tasks is told to finish in ``run_dir``, its folder.
     ``sending``: the bundle goes to a board now, which knows its own registered grids.
 
     Raises:
@@ -828,7 +830,8 @@ def _covered_grid(
     played = list(played)
     problem = coverage_problem(played, grid.name, grid.version, grid.tasks)
     if problem is not None:
-        fix = coverage_fix(played, grid.tasks, grid.play, agent, model)
+        own = str(run_dir) if grid.name == own_grid else None  # the run played this grid
+        fix = coverage_fix(played, grid.tasks, grid.play, agent, model, run=own)
         raise BundleError(f"{problem}; {fix}")
     return grid.name
 
@@ -931,6 +934,7 @@ def build_agentic_bundle(
             agent=agent,
             model=model,
             sending=destination == "board",
+            run_dir=store.path,
         )
     data["episodes"] = [episode.to_record() for episode in episodes]
     data["reported"] = None

@@ -51,12 +51,22 @@ def coverage_problem(
 
 
 def coverage_fix(
-    played: Iterable[str], expected: Iterable[str], play: str, agent: str, model: str | None
+    played: Iterable[str],
+    expected: Iterable[str],
+    play: str,
+    agent: str,
+    model: str | None,
+    *,
+    run: str | None = None,
 ) -> str:
     """What to do about :func:`coverage_problem`'s refusal: the one next step, for both halves.
 
     ``play``: what ``coordqa agentic grid`` takes to play the grid (its shipped name or its
-    file); ``agent`` and ``model``: the run's, so the command plays the same entry.
+    file); ``agent`` and ``model``: the run's, so the command plays the same entry; ``run``:
+    the run's folder, where the run played this grid (``submit`` knows it, the board does not).
+    A run of the grid that misses tasks only (stopped, or played with fewer ``--episodes``) is
+    finished in its own folder, which keeps what it played (walkthrough 23: the advice to play
+    the whole grid into a new folder played every episode again).
 
     A run that misses tasks plays the whole grid. One that plays every task and more is a run
     extended past its grid (more seeds or episodes, which ``coordqa agentic grid`` warns of
@@ -67,7 +77,14 @@ def coverage_fix(
     """
     command = ["coordqa", "agentic", "grid", play, "--agent", agent]
     command += ["--model", model] if model is not None else []
-    if set(expected) - set(played):  # another grid's run, or part of this one's
+    played, expected = set(played), set(expected)
+    if run is not None and played < expected:
+        return (
+            "play the missing tasks into the run's folder, which keeps the "
+            f"{counted(len(played), 'episode')} it played, then submit it: "
+            f"`{shlex.join([*command, '--out', run])}`"
+        )
+    if expected - played:  # another grid's run, or part of this one's
         return (
             f"play the whole grid and submit that run: `{shlex.join([*command, '--out', 'DIR'])}`"
         )

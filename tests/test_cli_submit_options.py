@@ -7,6 +7,8 @@ From the fourth blind walkthrough (issue 38).
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -128,6 +130,31 @@ def test_a_run_that_does_not_cover_its_grid_is_refused_before_writing(
         "`coordqa agentic grid smoke --agent hm --model scripted --out DIR`"
     ), line
     assert not (tmp_path / "hm.json").exists()
+
+
+def test_a_run_short_of_its_own_grid_is_told_to_finish_in_its_folder(tmp_path: Path) -> None:
+    """Walkthrough 23 #108: ``submit runs/paper-cac --grid paper`` of an interrupted run was told
+    to play the whole grid into a new folder (every episode again), not to finish the run it
+    has; the command given plays the missing tasks into the run's own folder, and then the run
+    is saved."""
+    grid_file = tmp_path / "two.yaml"
+    grid_file.write_text(
+        json.dumps({"name": "two", "agents": ["hm"], "games": [{"game": "hanabi", "seeds": [0, 1]}]})
+    )
+    run = tmp_path / "runs" / "two"
+    played = coordqa(
+        "agentic", "grid", grid_file, "--model", "scripted", "--episodes", "1", "--out", run
+    )
+    assert played.returncode == 0, played.stderr
+    line = one_error_line("submit", run, "--grid", grid_file, "--out", tmp_path / "b.json")
+    assert "1 of its 2 tasks is not played" in line, line
+    finish = re.search(r"`(coordqa agentic grid [^`]+)`", line)
+    assert finish and finish.group(1).endswith(f"--out {run}"), line
+    assert "keeps the 1 episode it played" in line, line
+    again = coordqa(*shlex.split(finish.group(1))[1:])
+    assert again.returncode == 0, again.stderr
+    saved = coordqa("submit", run, "--grid", grid_file, "--out", tmp_path / "b.json")
+    assert saved.returncode == 0, saved.stderr
 
 
 def test_a_typo_in_the_grid_of_a_saved_bundle_gets_one_suggestion(
