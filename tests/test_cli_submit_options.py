@@ -139,7 +139,9 @@ def test_a_run_short_of_its_own_grid_is_told_to_finish_in_its_folder(tmp_path: P
     is saved."""
     grid_file = tmp_path / "two.yaml"
     grid_file.write_text(
-        json.dumps({"name": "two", "agents": ["hm"], "games": [{"game": "hanabi", "seeds": [0, 1]}]})
+        json.dumps(
+            {"name": "two", "agents": ["hm"], "games": [{"game": "hanabi", "seeds": [0, 1]}]}
+        )
     )
     run = tmp_path / "runs" / "two"
     played = coordqa(
