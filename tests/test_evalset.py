@@ -287,6 +287,42 @@ def test_a_corrupt_set_manifest_says_its_members_still_report_alone(tmp_path: Pa
     assert reported.returncode == 0, reported.stderr
 
 
+def test_sigterm_interrupts_a_set_like_ctrl_c_and_records_its_members(tmp_path: Path) -> None:
+    """Walkthrough 23 #399: ``timeout -s TERM 4 coordqa eval-set ...`` ended with exit 143 and no
+    line, and eval-set.json still called its members ``pending`` though they held 559 answers;
+    ``eval`` and ``agentic`` end a SIGTERM as a Ctrl-C (exit 130, what is kept)."""
+    import os
+    import signal
+
+    from coordqa.errors import RunInterrupted
+    from coordqa.evalset import SetInterrupted
+
+    spec = parse_spec(
+        {"models": ["random", "scripted"], "trials": 1, "limit": 12, "out": str(tmp_path / "s")}
+    )
+
+    def unhandled(signum: int, frame: object) -> None:
+        raise AssertionError("the set left SIGTERM to the default handler (exit 143, no line)")
+
+    def terminate_once_answering(event: Any) -> None:
+        if event.kind == "progress" and event.progress.done == 3:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    before = signal.signal(signal.SIGTERM, unhandled)  # the old code would end pytest itself
+    try:
+        with pytest.raises(SetInterrupted, match="run the same command again") as stop:
+            evaluate_set(spec, progress=terminate_once_answering)
+        assert signal.getsignal(signal.SIGTERM) is unhandled  # the set's handler was put back
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert isinstance(stop.value, RunInterrupted)  # one interruption for every kind of run
+    states = read_set(tmp_path / "s").members
+    assert {m.status for m in states} <= {"interrupted", "complete"}, states
+    assert "pending" not in {m.status for m in states}
+    again = evaluate_set(spec)
+    assert again.manifest.ok
+
+
 def test_a_set_written_by_a_newer_coordqa_says_to_upgrade(tmp_path: Path) -> None:
     """Members now record their key (format 2), no folder when they made none (format 3) and
     their dataset's fingerprint (format 4); a later format is refused with what to do."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coordqa.analysis import RunAnalysis, analyze_run
-from coordqa.errors import CoordqaError
+from coordqa.errors import RunInterrupted
 from coordqa.evalset.manifest import SetLedger, SetManifest, recorded_runs, refuse_run_folder
 from coordqa.evalset.members import (
     MemberState,
@@ -20,12 +20,13 @@ from coordqa.evalset.members import (
 )
 from coordqa.evalset.spec import EvalSetSpec, SetMember, endpoint_limits, members_of
 from coordqa.outputs import check_run_output
+from coordqa.runs import run_to_end, sigterm_as_ctrl_c
 
 __all__ = ["SetInterrupted", "SetResult", "evaluate_set", "evaluate_set_async"]
 
 
-class SetInterrupted(CoordqaError):
-    """The set was stopped (Ctrl-C); every member's answers so far are stored."""
+class SetInterrupted(RunInterrupted):
+    """The set was stopped (Ctrl-C or SIGTERM); every member's answers so far are stored."""
 
 
 @dataclass
@@ -150,14 +151,26 @@ def evaluate_set(spec: EvalSetSpec, *, progress: SetProgress | None = None) -> S
         ConfigError: a bad spec, two models declaring different limits for one endpoint, or a
             folder that holds a set with other shared settings (nothing is run).
         MissingDependencyError: ``backend: ray`` without ray installed (before any member).
-        SetInterrupted: on Ctrl-C; every member's answers so far are stored, and the same call
-            resumes the set.
+        SetInterrupted: on Ctrl-C or SIGTERM; every member's answers so far are stored, and the
+            same call resumes the set.
     """
-    try:
-        return asyncio.run(evaluate_set_async(spec, progress=progress))
-    except KeyboardInterrupt:
-        out = Path(spec.out) if spec.out is not None else spec.default_out()
-        raise SetInterrupted(
+    out = Path(spec.out) if spec.out is not None else spec.default_out()
+
+    def interrupted() -> str:
+        return (
             f"interrupted: every member's answers so far are stored in {out}; run the same "
             "command again to resume the set"
-        ) from None
+        )
+
+    if spec.backend == "ray":  # Ray's wait blocks the loop: a SIGTERM stops it as Ctrl-C does
+        try:
+            with sigterm_as_ctrl_c():
+                return asyncio.run(evaluate_set_async(spec, progress=progress))
+        except KeyboardInterrupt:
+            raise SetInterrupted(interrupted(), out) from None
+    return run_to_end(
+        lambda: evaluate_set_async(spec, progress=progress),
+        interrupted=interrupted,
+        run_dir=out,
+        error=SetInterrupted,
+    )

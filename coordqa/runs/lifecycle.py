@@ -222,6 +222,7 @@ def run_to_end(
     *,
     interrupted: Callable[[], str],
     run_dir: Path | None,
+    error: type[RunInterrupted] = RunInterrupted,
 ) -> T:
     """Run ``session()`` in a new event loop; Ctrl-C or SIGTERM raise :class:`RunInterrupted`.
 
@@ -229,6 +230,7 @@ def run_to_end(
         session: makes the coroutine of one session.
         interrupted: says, after the interruption, what is kept and how to resume.
         run_dir: the run directory (carried by the exception), if any.
+        error: the interruption raised, :class:`RunInterrupted` or a kind of it (an eval set's).
 
     Raises:
         RunInterrupted: Ctrl-C or SIGTERM stopped the session.
@@ -236,4 +238,4 @@ def run_to_end(
     try:
         return asyncio.run(_terminable(session))
     except KeyboardInterrupt:
-        raise RunInterrupted(interrupted(), run_dir) from None
+        raise error(interrupted(), run_dir) from None
