@@ -19,8 +19,10 @@ import pytest
 from cli_support import coordqa
 from test_evaluate_support import answers, write_dataset
 
+from coordqa.llm.openai_api import CONTEXT_EXCEEDED
 from coordqa.llm.testing import Fault, LocalOpenAIServer
 from coordqa.local_servers import free_port
+from coordqa.runs.watch import ErrorWatch, Tally
 from coordqa.store import open_run, read_qa_run
 
 CLI = [sys.executable, "-c", "from coordqa.cli import main; main()"]
@@ -157,6 +159,42 @@ def test_too_many_errors_exit_1_after_the_table_and_max_error_rate_allows_some(
             *openai_eval(dataset, tmp_path / "b", server.base_url, *args, "--max-error-rate", "0.4")
         )
     assert lenient.returncode == 0, lenient.stderr
+
+
+def test_prompts_over_the_served_context_are_errors_that_say_to_serve_a_larger_one(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 23: llama.cpp's server refused two prompts as longer than its context (HTTP
+    400), and the eval said "Run the same command again to retry them", which fails the same way.
+    """
+    dataset = write_dataset(tmp_path / "data", scenarios=2)  # 6 samples with one trial
+    too_long = {index: Fault.context_exceeded() for index in range(2)}
+    with LocalOpenAIServer(answers(), faults=too_long) as server:
+        result = coordqa(*openai_eval(dataset, tmp_path / "run", server.base_url))
+        assert server.count == 6, "a prompt over the context was sent again"
+    assert result.returncode == 1
+    assert "2 of 6 samples (33.3%) are errors" in result.stderr
+    assert "maximum context length is 2048 tokens" in result.stderr  # the server's words
+    said = result.stderr.rpartition("allows (first of each kind:")[2]
+    assert "fails them the same way" in said and "--n_ctx" in said
+    assert "again to retry" not in result.stderr.lower()  # nor under the tables
+    assert "excluded from accuracy; running the same command again fails" in result.stderr
+
+
+def test_the_advice_retries_the_errors_a_new_try_may_fix_and_names_the_others() -> None:
+    watch = ErrorWatch("openai/m")
+    tally = Tally("samples", "answered", 4, 6, 2, "runs/x", "calls.jsonl")
+    too_long = "BadRequestError: maximum context length; not retried (HTTP 400: " + (
+        f"{CONTEXT_EXCEEDED})"
+    )
+    watch.note("gave up after 6 attempts; last error: InternalServerError: overloaded")
+    watch.note(too_long)
+    said = watch.failure(tally) or ""
+    assert "Run the same command again to retry them" in said
+    assert "1 of them fails the same way" in said and "--n_ctx" in said
+    alone = ErrorWatch("openai/m")
+    alone.note(too_long)
+    assert "Run the same command again" not in (alone.failure(tally) or "")
 
 
 def test_stdout_holds_only_the_tables_and_stderr_the_rest(tmp_path: Path) -> None:

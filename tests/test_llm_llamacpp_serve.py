@@ -21,7 +21,14 @@ import pytest
 
 from coordqa.llm.chat_formats import keeps_system
 from coordqa.llm.llamacpp import GEMMA_FORMAT, LlamaCppServer
-from coordqa.llm.llamacpp_serve import _chat_format, default_alias, fold_dropped_system, with_alias
+from coordqa.llm.llamacpp_provider import CONTEXT_TOKENS
+from coordqa.llm.llamacpp_serve import (
+    _chat_format,
+    default_alias,
+    fold_dropped_system,
+    with_alias,
+    with_context,
+)
 from coordqa.local_servers import free_port
 
 EVALUATING = Path(__file__).resolve().parents[1] / "docs" / "evaluating.md"
@@ -83,6 +90,26 @@ def test_a_model_without_an_alias_is_served_under_its_files_name() -> None:
     assert with_alias(given) == (given, "mine")  # an alias given is kept
     assert with_alias(["--config_file", "c.json"]) == (["--config_file", "c.json"], None)
     assert default_alias("weights.bin") == "weights.bin"
+
+
+def test_a_model_is_served_with_the_in_process_routes_context_unless_one_is_given(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 23: served with llama-cpp-python's default context of 2,048 tokens, the
+    documented ``coordqa eval --ids hanabi-43-ToM,...`` had both calls refused (HTTP 400, 2,769
+    tokens requested), where ``llamacpp/`` loads the same file with :data:`CONTEXT_TOKENS`."""
+    argv = ["--model", "models/gemma-3-270m-q4_k_m.gguf", "--port", "8000"]
+    assert with_context(argv, environ={}) == [*argv, "--n_ctx", str(CONTEXT_TOKENS)]
+    for given in (["--model", "m.gguf", "--n_ctx", "4096"], ["--model", "m.gguf", "--n_ctx=512"]):
+        assert with_context(given, environ={}) == given  # the user's own context wins
+    assert with_context(argv, environ={"N_CTX": "4096"}) == argv  # pydantic-settings reads it
+    assert with_context(["--config_file", "c.json"], environ={}) == ["--config_file", "c.json"]
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    command = LlamaCppServer(model, chat_format=GEMMA_FORMAT).command()
+    assert command[command.index("--n_ctx") + 1] == str(CONTEXT_TOKENS)
+    documented = f"{CONTEXT_TOKENS:,}-token context"
+    assert EVALUATING.read_text(encoding="utf-8").count(documented) == 2  # llamacpp/ and served
 
 
 DOCUMENTED = re.compile(r"^python -m coordqa\.llm\.llamacpp_serve .*$", re.MULTILINE)

@@ -15,6 +15,7 @@ import pytest
 
 from coordqa.llm import CallPolicy, Message, Reply, RetryDecision, ScriptedModel, get_model
 from coordqa.llm.litellm_provider import FAST_OPENAI_HANDLER, import_litellm
+from coordqa.llm.openai_api import exceeds_context
 from coordqa.llm.providers import BrokenReply
 from coordqa.llm.retry import (
     REFUSED_WAIT_MAX_S,
@@ -193,6 +194,41 @@ def test_a_too_long_prompt_fails_only_its_own_call(
     with LocalOpenAIServer(faults=[too_long]) as server:
         reply = ask(server, fast_policy, transport)
     assert reply.error_kind == "failed" and reply.attempts == 1 and server.count == 1
+
+
+LLAMA_SERVER_TOO_LONG = (  # llama.cpp's own llama-server (tools/server), a prompt over --ctx-size
+    '{"error":{"code":400,"message":"request (2769 tokens) exceeds the available context size '
+    '(2048 tokens)","type":"exceed_context_size_error","n_prompt_tokens":2769,"n_ctx":2048}}'
+)
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [Fault.context_exceeded(), Fault.error(400, body=LLAMA_SERVER_TOO_LONG)],
+    ids=["llama-cpp-python", "llama-server"],
+)
+def test_a_prompt_longer_than_the_served_context_fails_for_good_saying_what_to_do(
+    transport: Transport, fast_policy: CallPolicy, fault: Fault
+) -> None:
+    """Walkthrough 23: a 400 for a prompt over the server's context read "HTTP 400 is a
+    permanent client error", and the run's advice was to run it again, which fails the same way.
+    llama.cpp's server's words (a llama-server 400 was even read as a refused parameter: fatal)."""
+    with LocalOpenAIServer(faults=[fault]) as server:
+        reply = ask(server, fast_policy, transport)
+    assert reply.error_kind == "failed" and reply.attempts == 1 and server.count == 1
+    assert reply.error is not None and exceeds_context(reply.error)
+    assert "context" in reply.error.partition(";")[0], "the server's own sentence comes first"
+    assert "--n_ctx" in reply.error
+
+
+def test_a_server_error_that_mentions_the_context_is_still_retried(
+    transport: Transport, fast_policy: CallPolicy
+) -> None:
+    busy = Fault.error(500, "This model's maximum context length is 2048 tokens.")
+    with LocalOpenAIServer(always=busy) as server:
+        reply = ask(server, fast_policy, transport)
+    assert reply.attempts == fast_policy.max_attempts and reply.error is not None
+    assert not exceeds_context(reply.error)
 
 
 def test_exhausted_retries_fail_only_that_call(

@@ -49,6 +49,7 @@ from coordqa.analysis.stats import (
 )
 from coordqa.errors import StoreError
 from coordqa.jsonvalues import JSONObject, json_records
+from coordqa.llm.openai_api import exceeds_context
 from coordqa.records import QUESTION_TYPES, STATUSES, Sample
 from coordqa.store import QARun, RunStore, read_qa_run
 
@@ -391,6 +392,9 @@ class RunAnalysis:
     """``no_answer`` samples whose reply was empty: the model answered nothing."""
     empty_at_max_tokens: int = 0
     """Those of :attr:`empty_replies` cut at the token cap (finish reason ``length``)."""
+    errors_over_context: int = 0
+    """Error samples whose prompt the model refused as longer than its context: running the
+    command again fails them the same way (:func:`coordqa.llm.openai_api.exceeds_context`)."""
 
     @property
     def name(self) -> str:
@@ -476,5 +480,6 @@ def analyze_run(
         warnings=list(reader.warnings),
         empty_replies=len(empty),
         empty_at_max_tokens=sum(sample.finish_reason == "length" for sample in empty),
+        errors_over_context=sum(exceeds_context(sample.error or "") for sample in scored),
         label=manifest.label,
     )

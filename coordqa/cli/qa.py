@@ -148,9 +148,11 @@ def render_analysis(analysis: RunAnalysis) -> None:
         )
     )
     if analysis.errors:
+        from coordqa.runs.watch import retry_advice
+
+        advice = retry_advice(analysis.errors, analysis.errors_over_context)
         messages.print(
-            f"[yellow]{_errors_said(analysis.errors)}: excluded from accuracy; run the same "
-            "command again to retry.[/]"
+            f"[yellow]{_errors_said(analysis.errors)}: excluded from accuracy; {advice}.[/]"
         )
     if analysis.missing:
         never = "was" if analysis.missing == 1 else "were"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from coordqa.errors import ConfigError, MissingDependencyError, ModelError
+from coordqa.llm.llamacpp_provider import CONTEXT_TOKENS
 
 __all__ = [
     "GEMMA_ALIAS",
@@ -79,7 +80,7 @@ class LlamaCppServer:
         *,
         chat_format: str,
         alias: str = GEMMA_ALIAS,
-        n_ctx: int = 8192,
+        n_ctx: int = CONTEXT_TOKENS,
         n_threads: int | None = None,
         log: IO[str] | None = None,
         ready_timeout_s: float = 180.0,

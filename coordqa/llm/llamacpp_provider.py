@@ -43,6 +43,7 @@ from coordqa.llm.chat_formats import (
     format_names,
     keeps_system,
 )
+from coordqa.llm.openai_api import CONTEXT_ADVICE, CONTEXT_EXCEEDED
 from coordqa.llm.providers import BrokenReply, Completion, Provider
 from coordqa.llm.types import SAMPLING_FIELDS, GenerateConfig, Message, RetryDecision, Usage
 
@@ -267,7 +268,9 @@ class LlamaCppProvider(Provider):
                 "fatal", f"llama-cpp-python takes no setting {setting} (remove that --model-arg)"
             )
         if isinstance(exc, ValueError) and "context window" in str(exc):
-            return RetryDecision("no", f"the prompt does not fit {CONTEXT_TOKENS} tokens")
+            return RetryDecision(
+                "no", f"{CONTEXT_EXCEEDED} ({CONTEXT_TOKENS} tokens), on any try: {CONTEXT_ADVICE}"
+            )
         return super().should_retry(exc)
 
 

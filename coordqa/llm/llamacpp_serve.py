@@ -11,22 +11,29 @@ and an agent without its role. :class:`coordqa.llm.llamacpp.LlamaCppServer` star
 A second: a model given without ``--model_alias`` is served under its file's name
 (:func:`default_alias`), said on stderr as the server starts. llama-cpp-python serves it under
 the path it was given, so clients had to ask for ``openai//root/.../model.gguf``.
+
+A third: a model given without ``--n_ctx`` is served with the context of the ``llamacpp/``
+route (:data:`coordqa.llm.llamacpp_provider.CONTEXT_TOKENS`, :func:`with_context`), not
+llama-cpp-python's 2,048 tokens, which refused QA questions of more than about 2,000 tokens.
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 
 from coordqa.llm.chat_formats import fold_system, keeps_system
+from coordqa.llm.llamacpp_provider import CONTEXT_TOKENS
 
-__all__ = ["default_alias", "fold_dropped_system", "main", "with_alias"]
+__all__ = ["default_alias", "fold_dropped_system", "main", "with_alias", "with_context"]
 
 FORMAT_FLAG = "--chat_format"
 MODEL_FLAG = "--model"
 ALIAS_FLAG = "--model_alias"
+CONTEXT_FLAG = "--n_ctx"
 
 
 def fold_dropped_system(chat_format: str) -> bool:
@@ -91,6 +98,21 @@ def with_alias(argv: Sequence[str]) -> tuple[list[str], str | None]:
     return [*argv, ALIAS_FLAG, alias], alias
 
 
+def with_context(argv: Sequence[str], environ: Mapping[str, str] = os.environ) -> list[str]:
+    """``argv`` with ``--n_ctx`` :data:`CONTEXT_TOKENS` (``llamacpp/``'s) added, if none is given.
+
+    A context given is kept: ``--n_ctx``, or ``N_CTX`` in ``environ`` (read by
+    llama-cpp-python's settings, in any case); so is an ``argv`` without ``--model`` (a
+    ``--config_file`` sets each model's own).
+    """
+    given = _flag_value(argv, CONTEXT_FLAG) is not None
+    if given or _flag_value(argv, MODEL_FLAG) is None:
+        return list(argv)
+    if any(name.lower() == CONTEXT_FLAG.removeprefix("--") for name in environ):
+        return list(argv)
+    return [*argv, CONTEXT_FLAG, str(CONTEXT_TOKENS)]
+
+
 def main() -> None:
     """Serve as ``python -m llama_cpp.server`` does, system messages kept (see the module)."""
     from llama_cpp.server.__main__ import main as serve
@@ -101,7 +123,15 @@ def main() -> None:
     chat_format = _chat_format(sys.argv[1:])
     if chat_format is not None:
         fold_dropped_system(chat_format)
-    argv, alias = with_alias(sys.argv[1:])
+    argv = with_context(sys.argv[1:])
+    if len(argv) > len(sys.argv) - 1:
+        print(
+            f"coordqa: serving a context of {CONTEXT_TOKENS} tokens, as llamacpp/ loads the "
+            f"model ({CONTEXT_FLAG} sets another)",
+            file=sys.stderr,
+            flush=True,
+        )
+    argv, alias = with_alias(argv)
     sys.argv[1:] = argv
     if alias is not None:
         print(

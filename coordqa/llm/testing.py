@@ -58,6 +58,15 @@ _CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
 _MODELS_PATHS = frozenset({"/v1/models", "/models"})
 
 
+LLAMA_CPP_PYTHON_TOO_LONG = (
+    '{"error":{"message":"This model\'s maximum context length is 2048 tokens. However, you '
+    "requested 2542 tokens (2510 in the messages, 32 in the completion). Please reduce the "
+    'length of the messages or completion.","type":"invalid_request_error","param":"messages",'
+    '"code":"context_length_exceeded"}}'
+)
+"""The body of llama-cpp-python's server's 400 for a prompt longer than its context."""
+
+
 @dataclass(frozen=True)
 class Fault:
     """What goes wrong with one request. Build one with the class methods."""
@@ -76,6 +85,9 @@ class Fault:
     """Delay before a ``slow`` reply; longer than the client timeout simulates a timeout."""
     message: str = ""
     """The error message of a ``status`` fault, as a provider would word it."""
+    body: str = ""
+    """A ``status`` fault's whole body, sent as it is (empty: OpenAI's error object around
+    :attr:`message`): a server's own error body, verbatim."""
     finish_reason: str = "stop"
     """The finish reason of an ``empty_content`` reply."""
     location: str = ""
@@ -92,9 +104,22 @@ class Fault:
         return cls("status", status=429, retry_after=header)
 
     @classmethod
-    def error(cls, status: int = 500, message: str = "") -> Fault:
-        """An error status (500 for a server error, 400/401 for permanent client errors)."""
-        return cls("status", status=status, message=message or f"scripted fault {status}")
+    def error(cls, status: int = 500, message: str = "", body: str = "") -> Fault:
+        """An error status (500 for a server error, 400/401 for permanent client errors).
+
+        ``body``: the whole body, as a server sends it (else one made of ``message``).
+        """
+        return cls(
+            "status", status=status, message=message or f"scripted fault {status}", body=body
+        )
+
+    @classmethod
+    def context_exceeded(cls) -> Fault:
+        """A 400 as llama-cpp-python's server sends it for a prompt over its context (``--n_ctx``).
+
+        Its body verbatim, as the server (0.3) answered a 2,510-token prompt at ``--n_ctx 2048``.
+        """
+        return cls.error(400, body=LLAMA_CPP_PYTHON_TOO_LONG)
 
     @classmethod
     def bad_key(cls) -> Fault:
@@ -466,7 +491,7 @@ class LocalOpenAIServer:
         if fault is not None and fault.kind == "status":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
             error = {"error": {"message": fault.message, "type": "test_fault"}}
-            return fault.status, headers, json.dumps(error).encode()
+            return fault.status, headers, (fault.body or json.dumps(error)).encode()
         if fault is not None and fault.kind == "invalid_json":
             return 200, {}, b'{"id": "broken", "choices": [{'
         kind = None if fault is None else fault.kind

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from coordqa.llm.endpoints import shown_endpoint
+from coordqa.llm.openai_api import CONTEXT_ADVICE, CONTEXT_EXCEEDED, exceeds_context
 from coordqa.runs.endpoint import START_OR_FIX
 
 STOPPING_ERRORS = frozenset({"fatal", "unreachable"})
@@ -99,6 +100,9 @@ class ErrorWatch:
     """Share of the run's units that may end as errors without failing it."""
     errors: int = 0
     """Errors seen in this session."""
+    over_context: int = 0
+    """Of :attr:`errors`, those whose prompt does not fit the model's context: another try
+    fails the same way (:func:`coordqa.llm.openai_api.exceeds_context`)."""
     first_errors: dict[str, str] = field(default_factory=dict)
     """The first error of each kind (by :func:`error_signature`), in order of appearance."""
     stopped_by: Stop | None = None
@@ -107,6 +111,7 @@ class ErrorWatch:
     def note(self, error: str) -> str | None:
         """Count one error; return it when it is the first of its kind (to show it now)."""
         self.errors += 1
+        self.over_context += exceeds_context(error)
         signature = error_signature(error)
         if signature in self.first_errors:
             return None
@@ -153,9 +158,33 @@ class ErrorWatch:
         if tally.errors == 0 or tally.error_rate <= self.max_error_rate:
             return None
         kinds = "; ".join(self.first_errors.values()) or f"see {tally.errors_file}"
+        advice = retry_advice(self.errors, self.over_context)
         return (
             f"{tally.errors} of {tally.total} {tally.unit} ({tally.error_rate:.1%}) are errors, "
             f"more than --max-error-rate {self.max_error_rate:g} allows (first of each kind: "
-            f"{kinds}). Run the same command again to retry them, or allow a share of errors "
-            "with --max-error-rate."
+            f"{kinds}). {advice[:1].upper()}{advice[1:]}, or allow a share of errors with "
+            "--max-error-rate."
         )
+
+
+def retry_advice(errors: int, over_context: int) -> str:
+    """What to do about ``errors`` failed units, as a clause: run the same command again.
+
+    Unless another try fails them the same way: ``over_context`` of them are prompts longer
+    than the model's context (:func:`coordqa.llm.openai_api.exceeds_context`).
+
+    >>> retry_advice(3, 0)
+    'run the same command again to retry them'
+    """
+    if over_context and over_context >= errors:
+        return (
+            f"running the same command again fails them the same way ({CONTEXT_EXCEEDED}): "
+            f"{CONTEXT_ADVICE}"
+        )
+    if over_context:
+        verb = "fails" if over_context == 1 else "fail"
+        return (
+            f"run the same command again to retry them ({over_context} of them {verb} the same "
+            f"way, as {CONTEXT_EXCEEDED}: {CONTEXT_ADVICE})"
+        )
+    return "run the same command again to retry them"
