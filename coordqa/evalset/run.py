@@ -135,7 +135,10 @@ async def _run_members(
     if spec.backend == "ray":
         from coordqa.evalset.ray_backend import run_on_ray
 
-        run_on_ray(spec, pending, ledger, progress)  # blocks: Ray's tasks do the waiting
+        # It blocks (Ray's tasks do the waiting), under a SIGTERM handler set after ray.init,
+        # which sets its own: sys.exit(15) in silence, the members left "pending".
+        with sigterm_as_ctrl_c():
+            run_on_ray(spec, pending, ledger, progress)
     else:
         await _run_local(pending, ledger, progress)
     return SetResult(out, ledger.manifest, ledger.dropped)
@@ -162,10 +165,9 @@ def evaluate_set(spec: EvalSetSpec, *, progress: SetProgress | None = None) -> S
             "command again to resume the set"
         )
 
-    if spec.backend == "ray":  # Ray's wait blocks the loop: a SIGTERM stops it as Ctrl-C does
+    if spec.backend == "ray":  # Ray's wait blocks the loop: its SIGTERM is Ctrl-C (_run_members)
         try:
-            with sigterm_as_ctrl_c():
-                return asyncio.run(evaluate_set_async(spec, progress=progress))
+            return asyncio.run(evaluate_set_async(spec, progress=progress))
         except KeyboardInterrupt:
             raise SetInterrupted(interrupted(), out) from None
     return run_to_end(

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import signal
+import threading
 import uuid
 import warnings
 from collections.abc import Iterator, Mapping
@@ -217,10 +219,14 @@ def _connect(ray: Any, address: str | None) -> None:
 
     The Ray Client takes no dashboard option (it would log that it forwards it) and warns on a
     timeout before raising; the error below says the same, so the warning is not repeated.
+    ``ray.init`` sets its own SIGTERM handler, ``sys.exit(15)``: the run's own handler (a
+    SIGTERM stops a run as Ctrl-C does, with what is kept said) is put back (walkthrough 23: a
+    SIGTERM ended a Ray eval-set with status 15 in silence, its members left "pending").
     """
     options: dict[str, Any] = (
         {} if _is_client_address(address) else {"include_dashboard": False}
     ) | {"logging_level": logging.ERROR}
+    sigterm = signal.getsignal(signal.SIGTERM)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
@@ -230,6 +236,9 @@ def _connect(ray: Any, address: str | None) -> None:
             f"no Ray cluster answered at {address}: check that one runs there (ray start --head) "
             "and that this machine can reach its client port (10001 by default)"
         ) from exc
+    finally:
+        if sigterm is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, sigterm)
 
 
 def ray_for_backend(backend: str, address: str | None) -> AbstractContextManager[Any]:
