@@ -331,18 +331,15 @@ INCOMPLETE_NOTE = (
 
 
 def incomplete_run_said(who: str, lacks: str, left_out: str, how: str) -> str:
-    """One incomplete run's footnote: what it lacks, what is left out, how to finish it.
+    """One incomplete run in a line: what it lacks, what is left out, how to finish it.
 
     In the words of :data:`INCOMPLETE_NOTE`, for one run named where it is shown (``coordqa
-    compare``'s A or B, an agentic run's folder)::
+    compare``'s A or B, after the mark; an agentic run's folder in ``coordqa agentic report``)::
 
-        * A (random) is an incomplete run: 40 missing of 594 samples, left out of this
+        A (random) is an incomplete run: 40 missing of 594 samples, left out of this
         comparison; run the command that wrote it again to finish it (`coordqa eval` ...)
     """
-    return (
-        f"{INCOMPLETE_MARK} {who} is an {INCOMPLETE_RUN}: {lacks}, {left_out}; "
-        f"{RUN_AGAIN} to finish it ({how})"
-    )
+    return f"{who} is an {INCOMPLETE_RUN}: {lacks}, {left_out}; {RUN_AGAIN} to finish it ({how})"
 
 
 ONE_TRIAL_NOTE = "one trial: no trial SE"

@@ -312,7 +312,7 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
             "its spec for a member of an eval set"
         )
         said = incomplete_run_said(f"{side} ({label})", run.lacks, LEFT_OUT_OF_COMPARISON, how)
-        console.print(said, highlight=False, markup=False)
+        console.print(f"{INCOMPLETE_MARK} {said}", highlight=False, markup=False)
     selected = comparison.select(only)
     shown = " or ".join(SELECTION_TITLES[name] for name in only)
     pairs = f"{comparison.shared_samples} (question, trial) pairs"
