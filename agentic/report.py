@@ -60,7 +60,7 @@ from typing import Any
 
 import pandas as pd
 
-from coordqa.agentic.episodes import NOT_READY, AgenticEpisode, read_agentic_run
+from coordqa.agentic.episodes import NOT_READY, AgenticEpisode, AgenticRun, read_agentic_run
 from coordqa.agentic.optimality import optimality
 from coordqa.agentic.pooling import moves, pool_episodes
 from coordqa.agentic.records import Failure
@@ -70,6 +70,7 @@ from coordqa.errors import ConfigError
 from coordqa.games import GAMES, LADDER_ORDERS, PLAYERS, GameProfile, ReportTable, game_profile
 from coordqa.jsonvalues import JSONObject
 from coordqa.outputs import AGENTIC_REPORT, generated_output
+from coordqa.words import counted
 
 COUNT_COLUMNS = (
     "decisions",
@@ -589,6 +590,10 @@ class AgenticReport:
     notes: list[str] = field(default_factory=list)
     """What pooling several runs did to n (:meth:`coordqa.agentic.pooling.PooledEpisodes.notes`):
     printed on stderr and written at the top of report.md."""
+    incomplete: list[str] = field(default_factory=list)
+    """Each run that played fewer episodes than it plans (interrupted, or with episodes left
+    out), in a line (:func:`incomplete_said`): printed on stderr and written at the top of
+    report.md."""
 
     def write(self, out: str | Path) -> list[Path]:
         """Write each table as CSV, a Markdown report and the figures; return the paths.
@@ -607,6 +612,8 @@ class AgenticReport:
         if not self.hypotheses.empty:
             written.append(self._write_csv(root / "hm_hypotheses.csv", self.hypotheses))
         sections = ["# Agentic report", ""]
+        for line in self.incomplete:
+            sections += [f"**Warning:** {line}", ""]
         for note in self.notes:
             sections += [f"**Note:** {note}", ""]
         for stem, table in self.tables.items():
@@ -718,6 +725,39 @@ def _game_tables(frame: pd.DataFrame) -> dict[ReportTable, dict[str, GameProfile
     return {table: games for table, games in by_stem.values()}
 
 
+INCOMPLETE_LEFT_OUT = "missing from the tables"
+"""What an incomplete agentic run's episodes not played yet are to its report."""
+
+
+def incomplete_said(run: AgenticRun) -> str | None:
+    """The run in a line if some episodes were not played yet (an interrupted run), else None.
+
+    In the QA report's words (:func:`coordqa.analysis.accuracy.incomplete_run_said`)::
+
+        runs/ag is an incomplete run: played 3 of 8 episodes (5 not played yet), missing from
+        the tables; run the command that wrote it again to finish it (...)
+
+    Episodes that failed or were skipped are counted here too, but said by
+    :meth:`AgenticReport.left_out`, with what plays them: a skipped episode is played only once
+    its player is ready, so a run whose only unplayed episodes failed or were skipped has no
+    line here.
+    """
+    from coordqa.analysis.accuracy import incomplete_run_said
+
+    counts = run.counts()
+    if counts.planned is None or counts.complete:
+        return None
+    waiting = counts.planned - counts.done - counts.failed - counts.skipped
+    if waiting <= 0:
+        return None
+    also = counts.failed + counts.skipped
+    listed = f"; {also} failed or skipped, listed below" if also else ""
+    lacks = f"played {counts.done} of {counted(counts.planned, 'episode')} "
+    lacks += f"({waiting} not played yet{listed})"
+    how = f"`coordqa agentic run` or `coordqa agentic grid` with the same options, --out {run.path}"
+    return incomplete_run_said(str(run.path), lacks, INCOMPLETE_LEFT_OUT, how)
+
+
 def agentic_report(runs: Sequence[str | Path], out: str | Path | None = None) -> AgenticReport:
     """Load the episodes of ``runs`` (run directories), build the tables and optionally write.
 
@@ -734,6 +774,7 @@ def agentic_report(runs: Sequence[str | Path], out: str | Path | None = None) ->
     report = build_report(pooled.episodes)
     report.failures = pooled.failures
     report.notes = pooled.notes()
+    report.incomplete = [said for run in readers if (said := incomplete_said(run))]
     if out is not None:
         report.write(out)
     return report

@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_support import coordqa
 from typer.testing import CliRunner
 
@@ -542,3 +543,54 @@ def test_progress_to_a_pipe_is_plain_whole_lines(tmp_path: Path) -> None:
     assert counted, result.stderr
     assert all("this session: " in line and line.endswith("model calls") for line in counted)
     assert "━" not in result.stderr, result.stderr
+
+
+def test_report_of_an_interrupted_run_says_it_is_incomplete_and_how_to_finish_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 23, h23g item 2: ``agentic report`` of a run stopped with Ctrl-C after some
+    of its episodes said "3 episodes from 1 run", and its tables read as complete; nothing said
+    that 5 more were never played. Each incomplete run is now said to be one, on the terminal
+    and in report.md, in the words of the QA report (an incomplete run; run the command that
+    wrote it again)."""
+    from coordqa.agentic.episodes import EPISODES
+    from coordqa.agentic.runner import RecordWriter
+
+    real = RecordWriter.write
+    written: list[str] = []
+
+    async def interrupted_at_the_third(self: RecordWriter, stream: str, record: Any) -> None:
+        await real(self, stream, record)
+        if stream == EPISODES:
+            written.append(stream)
+            if len(written) == 3:
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(RecordWriter, "write", interrupted_at_the_third)
+    out = tmp_path / "run"
+    stopped = coordqa(
+        "agentic", "run", "--agent", "capture-planner", "--game", "collab_capture",
+        "--self-play", "--episodes", "8", "--parallel-episodes", "1", "--out", str(out),
+    )  # fmt: skip
+    assert stopped.returncode == 130, stopped.stderr
+    monkeypatch.setattr(RecordWriter, "write", real)
+    played = len(load_agentic_run(out, with_exchanges=False))
+    assert played == 3
+    report = coordqa("agentic", "report", out, "--out", tmp_path / "rep")
+    assert report.returncode == 0, report.stderr
+    said = (
+        f"{out} is an incomplete run: played 3 of 8 episodes (5 not played yet), missing from "
+        "the tables; run the command that wrote it again to finish it (`coordqa agentic "
+        f"run` or `coordqa agentic grid` with the same options, --out {out})"
+    )
+    assert said in _flat(report.stderr), report.stderr
+    assert "3 episodes from 1 run (1 incomplete run)" in _flat(report.stderr), report.stderr
+    assert said in _flat((tmp_path / "rep" / "report.md").read_text())
+    finished = coordqa(
+        "agentic", "run", "--agent", "capture-planner", "--game", "collab_capture",
+        "--self-play", "--episodes", "8", "--parallel-episodes", "1", "--out", str(out),
+    )  # fmt: skip
+    assert finished.returncode == 0, finished.stderr
+    complete = coordqa("agentic", "report", out)
+    assert "incomplete" not in complete.stdout + complete.stderr, complete.stderr
+    assert "8 episodes from 1 run" in _flat(complete.stderr)

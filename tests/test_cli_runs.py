@@ -594,6 +594,38 @@ def test_report_of_runs_that_share_no_question_says_so_instead_of_nan(
     assert "no question is shared" in paired and "NaN" not in paired, paired
 
 
+def test_compare_says_each_incomplete_run_is_one_what_it_lacks_and_how_to_finish_it(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Walkthrough 23, h23g item 1: ``compare`` of an interrupted run (554 of 594 samples) with a
+    complete one paired what both stored and said nothing of the rest: its footnote "0 pairs with
+    an error in A or B left out" read as if nothing was. Each incomplete run is now marked as
+    ``coordqa report`` marks it, with what it lacks, that those pairs are left out, and how to
+    finish it."""
+    cut = {**A_OUTCOMES, "s1-tom": ["right"], "s1-jp": ["no_answer"]}  # trial 1 never stored
+    unfinished = write_qa_run(tmp_path / "runs" / "inc", "random", rows(cut), trials=2)
+    result = coordqa("compare", unfinished, runs["b"])
+    assert result.returncode == 0, result.stderr
+    assert fits(result.stdout), result.stdout
+    words = " ".join(result.stdout.split())
+    assert "A = random *, B = openai/gpt-4o" in words, words
+    assert "of 10 (question, trial) pairs" in words, words  # 12 planned, 2 missing
+    said = (
+        "* A (random) is an incomplete run: 2 missing of 12 samples, left out of this "
+        "comparison; run the command that wrote it again to finish it (`coordqa eval` with the "
+        f"same options, --out {unfinished};"
+    )
+    assert said in words, words
+    assert "B (openai/gpt-4o) is an incomplete run" not in words, words
+    both = coordqa("compare", unfinished, runs["broken"])  # an error makes a run incomplete too
+    words = " ".join(both.stdout.split())
+    assert "A = random *, B = m *" in words, words
+    assert "* B (m) is an incomplete run: 1 error of 12 samples, left out of this" in words, words
+    assert "2 missing of 12 samples" in words, words
+    complete = coordqa("compare", runs["a"], runs["b"])
+    assert "incomplete" not in complete.stdout, complete.stdout
+
+
 def test_compare_breaks_no_word_at_80_columns(runs: dict[str, Path]) -> None:
     """Walkthrough 7 #329: the titles and captions wrapped to the tables' ~40 columns and cut
     ``disagree`` in two."""

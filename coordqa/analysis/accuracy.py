@@ -60,16 +60,19 @@ __all__ = [
     "ERROR_POLICY",
     "INCOMPLETE_MARK",
     "INCOMPLETE_NOTE",
+    "INCOMPLETE_RUN",
     "NO_TRIAL_NOTE",
     "ONE_TRIAL_NOTE",
     "SCORE_COLUMNS",
     "AccuracyTable",
+    "RUN_AGAIN",
     "RunAnalysis",
     "accuracy_of",
     "analyze_run",
     "check_columns",
     "format_accuracy",
     "format_interval",
+    "incomplete_run_said",
     "score_rows",
     "trials_note",
 ]
@@ -315,12 +318,29 @@ def _no_samples(keys: tuple[str, ...]) -> AccuracyTable:
 
 INCOMPLETE_MARK = "*"
 """Follows every accuracy of an incomplete run (errors or missing samples) wherever shown."""
+INCOMPLETE_RUN = "incomplete run"
+"""What a run that lacks some of its planned work is called wherever it is shown: the QA
+reports and ``coordqa compare`` (:data:`INCOMPLETE_NOTE`), and ``coordqa agentic report``."""
+RUN_AGAIN = "run the command that wrote it again"
+"""How an incomplete run of any kind is finished: the same command resumes it."""
 INCOMPLETE_NOTE = (
-    f"{INCOMPLETE_MARK} incomplete run: errors and missing samples are left out of its accuracy; "
-    "run the command that wrote it again to retry them (`coordqa eval` with the same options; "
+    f"{INCOMPLETE_MARK} {INCOMPLETE_RUN}: errors and missing samples are left out of its "
+    f"accuracy; {RUN_AGAIN} to retry them (`coordqa eval` with the same options; "
     "`coordqa eval-set` with its spec for a member of an eval set)"
 )
 """The footnote that explains :data:`INCOMPLETE_MARK`."""
+
+
+def incomplete_run_said(who: str, lacks: str, left_out: str, how: str) -> str:
+    """One incomplete run in a line: what it lacks, what is left out, how to finish it.
+
+    In the words of :data:`INCOMPLETE_NOTE`, for one run named where it is shown (``coordqa
+    compare``'s A or B, after the mark; an agentic run's folder in ``coordqa agentic report``)::
+
+        A (random) is an incomplete run: 40 missing of 594 samples, left out of this
+        comparison; run the command that wrote it again to finish it (`coordqa eval` ...)
+    """
+    return f"{who} is an {INCOMPLETE_RUN}: {lacks}, {left_out}; {RUN_AGAIN} to finish it ({how})"
 
 
 ONE_TRIAL_NOTE = "one trial: no trial SE"
@@ -417,13 +437,18 @@ class RunAnalysis:
         return self.errors == 0 and self.missing == 0
 
     @property
-    def status_note(self) -> str:
-        """``""`` for a complete run, else what makes it incomplete (``3 errors, 2 missing``)."""
+    def lacks(self) -> str:
+        """``""`` for a complete run, else what it lacks: ``3 errors, 2 missing of 120 samples``."""
         if self.complete:
             return ""
         parts = [f"{self.errors} error{'s' * (self.errors != 1)}"] if self.errors else []
         parts += [f"{self.missing} missing"] if self.missing else []
-        return f"incomplete: {', '.join(parts)} of {self.expected_samples} samples"
+        return f"{', '.join(parts)} of {self.expected_samples} samples"
+
+    @property
+    def status_note(self) -> str:
+        """``""`` for a complete run, else what makes it incomplete (``3 errors, 2 missing``)."""
+        return f"incomplete: {self.lacks}" if self.lacks else ""
 
     def to_json(self) -> JSONObject:
         """The JSON summary written as ``summary.json`` (NaN becomes null)."""

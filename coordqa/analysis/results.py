@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from coordqa.analysis.accuracy import INCOMPLETE_MARK, analyze_run
+from coordqa.analysis.accuracy import INCOMPLETE_MARK, RunAnalysis, analyze_run
 from coordqa.analysis.labels import run_labels
 from coordqa.analysis.report import (
     SCOPES,
@@ -207,6 +207,14 @@ class RunComparison:
     """Whether the runs answered different question sets (allowed with ``allow_mixed``)."""
     shared_questions: int
     """Questions both runs asked with the same text and answer key: all that is paired."""
+    analyses: tuple[RunAnalysis, RunAnalysis] | None = None
+    """Both runs' numbers, A then B: what an incomplete run lacks (:attr:`RunAnalysis.lacks`),
+    whose samples no pair holds."""
+
+    def incomplete(self) -> list[tuple[str, str, RunAnalysis]]:
+        """``("A", label, analysis)`` for each run that is incomplete (errors, missing samples)."""
+        named = zip(("A", "B"), (self.label_a, self.label_b), self.analyses or (), strict=False)
+        return [(side, label, run) for side, label, run in named if not run.complete]
 
     def require_shared(self) -> None:
         """Refuse a comparison of runs that share no question: its tests compare nothing.
@@ -304,7 +312,11 @@ def compare_two_runs(
         left, right = left.align(right, join="inner")
         left, right = left[left.index.isin(same)], right[right.index.isin(same)]
         paired[scope] = paired_difference(left.to_numpy(), right.to_numpy())
-    return RunComparison(label_a, label_b, pairs, paired, mixed, len(same))
+    analyses = (
+        analyze_run(first, list(samples_a.values())),
+        analyze_run(second, list(samples_b.values())),
+    )
+    return RunComparison(label_a, label_b, pairs, paired, mixed, len(same), analyses)
 
 
 def _in_scope(scores: pd.DataFrame, scope: str) -> pd.DataFrame:

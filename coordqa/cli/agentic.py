@@ -461,6 +461,8 @@ def _print_report(report: AgenticReport, said_below: str = "") -> None:
     _print_tables(report.tables, report.titles)
     if not report.tables:
         messages.print("no played episode: no table")
+    for line in report.incomplete:
+        messages.print(f"[bold yellow]warning:[/] {escape(line)}", highlight=False)
     for note in report.notes:
         messages.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     for line in report.replies.lines():
@@ -815,7 +817,10 @@ def report_command(
     found = runs_to_report(runs, "agentic")
     report = agentic_report(found, out)
     _print_report(report)
-    messages.print(f"{counted(len(report.episodes), 'episode')} from {counted(len(found), 'run')}")
+    unfinished = f" ({counted(len(report.incomplete), 'incomplete run')})" * bool(report.incomplete)
+    messages.print(
+        f"{counted(len(report.episodes), 'episode')} from {counted(len(found), 'run')}{unfinished}"
+    )
     if out is not None:
         messages.print(f"report: {out / 'report.md'}", highlight=False, markup=False)
 

@@ -212,6 +212,10 @@ ONLY_HINT = "--only a-right,b-right,both-right,both-wrong,disagree chooses what 
 """How ``coordqa compare`` lists other pairs: said under its table, or with "none of"."""
 
 
+LEFT_OUT_OF_COMPARISON = "left out of this comparison"
+"""What ``coordqa compare`` does with the samples an incomplete run lacks: no pair holds them."""
+
+
 SELECTION_TITLES = {
     "a-right": "A right, B wrong",
     "b-right": "A wrong, B right",
@@ -270,11 +274,13 @@ def _model_accuracy(row: dict[str, Any], *, header: bool) -> Table:
 
 def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
     """Print the paired tests, both runs' McNemar table, and the pairs in ``only``."""
-    from coordqa.analysis.accuracy import format_interval
+    from coordqa.analysis.accuracy import INCOMPLETE_MARK, format_interval, incomplete_run_said
     from coordqa.analysis.report import format_difference, format_p
     from coordqa.analysis.stats import PAIRED_P_METHOD
 
-    a, b = comparison.label_a, comparison.label_b
+    incomplete = comparison.incomplete()
+    marked = {side: f" {INCOMPLETE_MARK}" for side, _, _ in incomplete}
+    a, b = comparison.label_a + marked.get("A", ""), comparison.label_b + marked.get("B", "")
     _line(f"A = {a}, B = {b}", style="bold")
     tests = new_table("")
     tests.add_column("type", no_wrap=True)
@@ -300,6 +306,13 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
         "with an error in A or B left out",
         highlight=False,
     )
+    for side, label, run in incomplete:
+        how = (
+            f"`coordqa eval` with the same options, --out {run.run_dir}; `coordqa eval-set` with "
+            "its spec for a member of an eval set"
+        )
+        said = incomplete_run_said(f"{side} ({label})", run.lacks, LEFT_OUT_OF_COMPARISON, how)
+        console.print(f"{INCOMPLETE_MARK} {said}", highlight=False, markup=False)
     selected = comparison.select(only)
     shown = " or ".join(SELECTION_TITLES[name] for name in only)
     pairs = f"{comparison.shared_samples} (question, trial) pairs"
