@@ -87,6 +87,16 @@ def test_endpoints_are_compared_as_addresses() -> None:
     assert moved_endpoint(None, "http://b:8000/v1") is not None  # the provider's, then a server
 
 
+def test_the_notice_credits_the_last_session_only_with_its_endpoint() -> None:
+    """Walkthrough 23 R4: a run answered 80 samples at 127.0.0.1 and 20 at localhost; the next
+    session was told "the answers this run holds came from http://localhost:18600/v1". The
+    manifest keeps only the latest session's endpoint, so the notice says that much, no more."""
+    notice = moved_endpoint("http://localhost:18600/v1", "http://127.0.0.1:18600/v1")
+    assert notice is not None
+    assert "answers this run holds came from" not in notice, notice
+    assert notice.startswith("this run's last session asked http://localhost:18600/v1"), notice
+
+
 def test_credentials_in_an_endpoint_are_never_shown() -> None:
     secret = "http://alice:hunter22@gpu7.cluster:8000/v1?api-key=sk-xyz#frag"
     assert shown_endpoint(secret) == "http://gpu7.cluster:8000/v1"
@@ -111,11 +121,11 @@ def test_the_cli_says_it_once_on_stderr_before_the_results(tmp_path: Path) -> No
 
     with LocalOpenAIServer(answers(), faults={1: Fault.error(500)}) as old:
         code, first = run_at(old.base_url)
-    assert code == 0 and "came from" not in first, first
+    assert code == 0 and "last session asked" not in first, first
     with LocalOpenAIServer(answers()) as new:
         code, second = run_at(new.base_url)
     assert code == 0, second
-    said = [line for line in second.splitlines() if "came from" in line]
+    said = [line for line in second.splitlines() if "last session asked" in line]
     assert len(said) == 1 and said[0].startswith(f"warning: {out}: "), second
     assert old.base_url in said[0] and new.base_url in said[0]
 
@@ -133,10 +143,10 @@ def test_an_eval_set_member_says_it_too(tmp_path: Path) -> None:
     with LocalOpenAIServer(_reply, faults={1: Fault.error(500)}) as old:
         first = run_at(old.base_url)
         assert old.count == 2, first
-    assert "came from" not in first, first
+    assert "last session asked" not in first, first
     with LocalOpenAIServer(_reply) as new:
         second = run_at(new.base_url)
         assert new.count == 1, second  # only the failed sample is asked again
-    said = [line for line in second.splitlines() if "came from" in line]
+    said = [line for line in second.splitlines() if "last session asked" in line]
     assert len(said) == 1 and said[0].startswith("warning: "), second
     assert old.base_url in said[0] and new.base_url in said[0], said

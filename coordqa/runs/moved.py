@@ -20,15 +20,17 @@ log = logging.getLogger(__name__)
 
 
 def moved_endpoint(stored: str | None, asked: str | None) -> str | None:
-    """What to tell a user whose run answered at ``stored`` and now asks at ``asked``.
+    """What to tell a user whose run last answered at ``stored`` and now asks at ``asked``.
 
-    None when both are one endpoint (:func:`~coordqa.llm.endpoints.endpoint_address`).
+    None when both are one endpoint (:func:`~coordqa.llm.endpoints.endpoint_address`). The
+    manifest keeps the latest session's endpoint only, so the notice credits that session
+    alone with it (walkthrough 23 R4: "the answers this run holds came from" the last of two).
     """
     if endpoint_address(stored) == endpoint_address(asked):
         return None
     return (
-        f"the answers this run holds came from {shown_endpoint(stored)}; this session asks "
-        f"{shown_endpoint(asked)}, and its answers join them in one run. If that server "
+        f"this run's last session asked {shown_endpoint(stored)}; this session asks "
+        f"{shown_endpoint(asked)}, and its answers join the run's in one run. If that server "
         "serves another model under the same name, stop and give another --out"
     )
 
