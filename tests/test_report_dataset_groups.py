@@ -54,3 +54,15 @@ def test_a_local_dataset_under_two_names_answers_to_each_and_is_titled_by_the_fi
         assert pick_dataset([group], wanted) == [group]
     with pytest.raises(ConfigError, match="no run answered it"):
         pick_dataset([group], "other")
+
+
+def test_a_mistyped_dataset_is_offered_the_names_its_runs_recorded() -> None:
+    """Walkthrough 23 #66: ``report sets/fresh/ --dataset frsh`` listed the datasets with no
+    "Did you mean": the closest name was looked for among titles such as ``fresh (dfafcd5a)``."""
+    before = _run("fresh", "ab12cd34" * 8)
+    regenerated = _run("fresh", "ef56ab78" * 8)  # dataset generate --overwrite in between
+    groups = group_by_dataset([before, regenerated, _run("example", "0123abcd" * 8)])
+    assert {g.title for g in groups} == {"fresh (ab12cd34)", "fresh (ef56ab78)", "example"}
+    with pytest.raises(ConfigError, match="Did you mean 'fresh'") as refused:
+        pick_dataset(groups, "frsh")
+    assert "no run answered it" in str(refused.value)

@@ -205,7 +205,8 @@ def pick_dataset(groups: Sequence[DatasetGroup], wanted: str) -> list[DatasetGro
     if found:
         return found
     titles = [g.title for g in groups]
+    names = [name for g in groups for name in (g.name, *g.names)]  # what --dataset takes
     raise ConfigError(
         f"--dataset {wanted!r}: no run answered it; the runs answered {', '.join(titles)}."
-        f"{did_you_mean(wanted, titles)}"
+        f"{did_you_mean(wanted, names)}"
     )
