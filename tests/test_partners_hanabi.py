@@ -192,7 +192,7 @@ def play(names: tuple[str, str], seed: int) -> object:
 
 
 def test_registered_nets_play_complete_reproducible_games(tmp_path: Path) -> None:
-    add_hanabi(save_random(tmp_path / "a.pthw", "sad", seed=1), name="my-sad")
+    add_hanabi(save_random(tmp_path / "sad_2p_1.pthw", "sad", seed=1), name="my-sad")
     add_hanabi(save_random(tmp_path / "b.pthw", "obl", seed=2), name="my-obl", kind="obl")
     assert {e.name: e.kind for e in hanabi_entries().values()} == {"my-sad": "sad", "my-obl": "obl"}
     for names in [("my-sad", "my-obl"), ("obl", "sad")]:  # aliases play the registered nets
@@ -371,10 +371,10 @@ def test_sad_alias_refuses_when_only_other_play_models_are_registered(
     save_random(folder / "op" / "sad" / "M0.pthw", "sad")
     save_random(folder / "op" / "sad" / "M1.pthw", "sad")
     monkeypatch.setenv("COORDQA_HANABI_WEIGHTS", str(folder))
-    with pytest.raises(PartnerNotReadyError, match="'sad' is ambiguous.*op-sad-m0, op-sad-m1"):
+    with pytest.raises(PartnerNotReadyError, match="sad_2p_<n>.pthw.*'op-sad-m0', 'op-sad-m1'"):
         make_player("sad", "hanabi")
     row = next(r for r in list_partners() if r.name == "sad")
-    assert row.status == "ambiguous" and "name one of them" in row.hint
+    assert row.status == "needs weights" and "name one of them" in row.hint
 
 
 def test_networks_reach_nothing_hidden(tmp_path: Path) -> None:

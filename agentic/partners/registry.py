@@ -6,9 +6,9 @@ their published weight files are registered: one file at a time with ``coordqa p
 add-hanabi`` (kept in ``hanabi.json`` in the partners data folder), or a whole folder of them,
 registered once or given in ``COORDQA_HANABI_WEIGHTS``. The aliases ``sad`` and ``obl`` always
 exist, so a grid can name them before any file is registered and get a clear "needs weights" error
-instead of an unknown name: ``sad`` plays the lowest-numbered ``sad_2p_<n>`` file (or the only
-SAD-type file; with several and no ``sad_2p`` one it refuses, since Other-Play models are SAD-type
-too), ``obl`` the first OBL net by name (``obl1-a`` in the authors' folder).
+instead of an unknown name: ``sad`` plays the lowest-numbered ``sad_2p_<n>`` file (with none it
+refuses, even beside other SAD-type files, since Other-Play models are SAD-type too), ``obl`` the
+first OBL net by name (``obl1-a`` in the authors' folder).
 
 Other-Play models (``op/<method>/M<k>.pthw``) M3-M5 and M9-M11 have a skip connection around the
 LSTM that the weights cannot show; it is read from the path exactly as the authors'
@@ -64,7 +64,7 @@ class PartnerNotReadyError(ConfigError):
 
 
 class AmbiguousAliasError(PartnerNotReadyError):
-    """An alias could play several registered nets and the rule picks none of them."""
+    """Nets of an alias's kind are registered but its naming rule picks none of them."""
 
 
 @dataclass(frozen=True)
@@ -222,8 +222,10 @@ def add_hanabi(
     Raises:
         ConfigError: a folder holds no ``*.pthw`` file (nothing is registered), or a file is
             given no name or a taken one.
+        WeightsError: the file, or any file of the folder, cannot be played (nothing is
+            registered).
     """
-    from coordqa.agentic.partners.hanabi_nets import load_hanabi_net
+    from coordqa.agentic.partners.hanabi_nets import WeightsError
 
     path = path.expanduser().resolve()
     data = _read_registrations()
@@ -234,12 +236,24 @@ def add_hanabi(
                 "after their paths and Other-Play skip connections are read from them (see "
                 "`coordqa partners list`)"
             )
-        added = list(_directory_entries(path).values())
-        if not added:  # a folder with nothing to play is not registered (walkthrough 10 #331)
+        found = list(_directory_entries(path).values())
+        if not found:  # a folder with nothing to play is not registered (walkthrough 10 #331)
             raise ConfigError(
                 f"no Hanabi weight files (*.pthw, in any subfolder) in {path}: nothing was "
                 f"registered; get the authors' SAD and OBL files from {HANABI_WEIGHTS_SOURCE}, "
                 "then give their folder (or one file with --name NAME)"
+            )
+        added, failures = [], []
+        for entry in found:  # every file is checked as one file is; any failure refuses them all
+            try:
+                added.append(_checked(entry.path, entry.name, entry.kind, entry.skip_connect))
+            except WeightsError as exc:
+                failures.append(str(exc))
+        if failures:
+            also = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+            raise WeightsError(
+                f"{path} was not registered: {len(failures)} of its {len(found)} weight files "
+                f"cannot be played; {failures[0]}{also}"
             )
         if str(path) not in data["directories"]:
             data["directories"].append(str(path))
@@ -250,14 +264,26 @@ def add_hanabi(
             )
         _check_new_name(name, data)
         skip = skip_connect_from_path(path) if skip_connect is None else skip_connect
-        loaded = load_hanabi_net(path, kind, skip)
-        entry = HanabiEntry(name, path, loaded.shape.kind, skip)
+        entry = _checked(path, name, kind, skip)
         data["nets"][name] = {"path": str(path), "kind": entry.kind}
         if skip_connect is not None:
             data["nets"][name]["skip_connect"] = skip_connect
         added = [entry]
     _write_registrations(data)
     return added
+
+
+def _checked(path: Path, name: str, kind: str | None, skip_connect: bool) -> HanabiEntry:
+    """The entry of a weights file, checked by loading it as a partner would be built.
+
+    Raises:
+        WeightsError: the file cannot be read or does not fit the SAD/OBL architecture (or not
+            the kind given).
+    """
+    from coordqa.agentic.partners.hanabi_nets import load_hanabi_net
+
+    loaded = load_hanabi_net(path, kind, skip_connect)
+    return HanabiEntry(name, path, loaded.shape.kind, skip_connect)
 
 
 def _check_new_name(name: str, data: dict[str, Any]) -> None:
@@ -293,14 +319,15 @@ def alias_target(alias: str, entries: dict[str, HanabiEntry]) -> HanabiEntry:
         of_kind = [e for e in of_kind if e.name.startswith(f"{alias}-")]
     if not of_kind:
         raise PartnerNotReadyError(f"partner {alias!r} needs weights: {_needs_weights_hint(kind)}")
-    if kind != "sad" or len(of_kind) == 1:
+    if kind != "sad":
         return of_kind[0]
     two_player = [(int(m.group(1)), e) for e in of_kind if (m := SAD_2P.search(e.path.name))]
     if two_player:
         return min(two_player, key=lambda pair: pair[0])[1]
     raise AmbiguousAliasError(
-        f"partner 'sad' is ambiguous: {len(of_kind)} SAD-type nets are registered and none is a "
-        f"sad_2p_<n>.pthw file ({', '.join(e.name for e in of_kind)}); name one of them instead"
+        f"partner 'sad' plays the lowest-numbered sad_2p_<n>.pthw file and none is registered "
+        f"(SAD-type nets registered: {', '.join(repr(e.name) for e in of_kind)}); name one of "
+        "them instead, or register the authors' sad_2p_<n>.pthw files"
     )
 
 
@@ -443,7 +470,8 @@ def list_partners() -> list[PartnerInfo]:
         try:
             target = alias_target(alias, entries)
         except AmbiguousAliasError as exc:
-            rows.append(PartnerInfo(alias, "hanabi", kind, "ambiguous", "several nets", str(exc)))
+            status, source = "needs weights", "no sad_2p net"
+            rows.append(PartnerInfo(alias, "hanabi", kind, status, source, str(exc)))
         except PartnerNotReadyError:
             hint = _needs_weights_hint(kind)
             rows.append(PartnerInfo(alias, "hanabi", kind, "needs weights", "not registered", hint))
