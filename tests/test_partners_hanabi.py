@@ -403,3 +403,24 @@ def test_encoding_the_seat_observation_matches_the_live_games_encoder() -> None:
             assert (encoder.encode(seen) == truth).all()
         me = game.state.cur_player()
         game.step({me: rng.choice(game.legal_actions(me))})
+
+
+def test_registering_as_the_level_aliases_advice_says_makes_it_ready(tmp_path: Path) -> None:
+    """Walkthrough 23 (h23h item 2): a grid skipping obl1 said to run ``add-hanabi PATH --name
+    NAME --kind obl``, and ``--name obl1`` was refused as "already a player name; pick another"
+    though no other name made obl1 ready. The advice and the refusal say what does, and doing it
+    makes obl1 ready."""
+    from coordqa.errors import ConfigError
+
+    with pytest.raises(PartnerNotReadyError, match="--name obl1-a --kind obl") as advice:
+        make_player("obl1", "hanabi")
+    assert "icml_OBL1/" in str(advice.value) and "add-hanabi FOLDER" in str(advice.value)
+    path = save_random(tmp_path / "model0.pthw", "obl")
+    refused = "'obl1' is an alias.*--name obl1-a --kind obl"
+    with pytest.raises(ConfigError, match=refused) as refusal:
+        add_hanabi(path, name="obl1", kind="obl")
+    assert "pick another" not in str(refusal.value)
+    add_hanabi(path, name="obl1-a", kind="obl")
+    assert make_player("obl1", "hanabi") is not None
+    with pytest.raises(ConfigError, match="'sad' is an alias.*sad_2p_<n>.pthw"):
+        add_hanabi(save_random(tmp_path / "sad_2p_1.pthw", "sad"), name="sad")

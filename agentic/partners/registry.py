@@ -291,7 +291,9 @@ def _check_new_name(name: str, data: dict[str, Any]) -> None:
         raise ConfigError(f"partner name {name!r} must be letters, digits, '-', '_' or '.'")
     if name in data["nets"]:
         return
-    if name in PLAYERS or name in ALIASES:
+    if name in ALIASES:
+        raise ConfigError(f"{name!r} is an alias, not a name to register: {_alias_rule(name)}")
+    if name in PLAYERS:
         raise ConfigError(f"{name!r} is already a player name; pick another --name")
 
 
@@ -318,7 +320,7 @@ def alias_target(alias: str, entries: dict[str, HanabiEntry]) -> HanabiEntry:
     if alias != kind:  # a level alias: only that level's nets
         of_kind = [e for e in of_kind if e.name.startswith(f"{alias}-")]
     if not of_kind:
-        raise PartnerNotReadyError(f"partner {alias!r} needs weights: {_needs_weights_hint(kind)}")
+        raise PartnerNotReadyError(f"partner {alias!r} needs weights: {_needs_weights_hint(alias)}")
     if kind != "sad":
         return of_kind[0]
     two_player = [(int(m.group(1)), e) for e in of_kind if (m := SAD_2P.search(e.path.name))]
@@ -372,11 +374,37 @@ def _needs_training_hint(name: str) -> str:
     return f"train it (about a minute): coordqa partners train-bc --layout {layout} --split {split}"
 
 
-def _needs_weights_hint(kind: str) -> str:
+def _needs_weights_hint(alias: str) -> str:
     return (
-        f"get the authors' {kind.upper()} files from {HANABI_WEIGHTS_SOURCE}, then: "
-        f"coordqa partners add-hanabi PATH --name NAME --kind {kind} "
-        f"(or set {HANABI_WEIGHTS_ENV} to their folder)"
+        f"get the authors' {ALIASES[alias].upper()} files from {HANABI_WEIGHTS_SOURCE}; "
+        f"{_alias_rule(alias)} (or set {HANABI_WEIGHTS_ENV} to their folder)"
+    )
+
+
+def _alias_rule(alias: str) -> str:
+    """What an alias plays and what registration makes it ready, in words.
+
+    One home for these words (the skip advice and the refusal of ``--name ALIAS``);
+    :func:`alias_target` is the rule itself.
+    """
+    if alias == "sad":
+        return (
+            "'sad' plays the lowest-numbered sad_2p_<n>.pthw file registered; register the "
+            "authors' folder (coordqa partners add-hanabi FOLDER) or one such file (coordqa "
+            "partners add-hanabi sad_2p_1.pthw --name sad-2p-1)"
+        )
+    if alias == "obl":
+        return (
+            "'obl' plays the first registered OBL net by name; register the authors' folder "
+            "(coordqa partners add-hanabi FOLDER) or one file (coordqa partners add-hanabi PATH "
+            "--name NAME --kind obl)"
+        )
+    level = alias[3:]
+    return (
+        f"'{alias}' plays the first registered OBL-{level} net named {alias}-<seed>; register "
+        f"the authors' folder (coordqa partners add-hanabi FOLDER: its icml_OBL{level}/"
+        f"..._BELIEF_a/model0.pthw becomes {alias}-a) or one OBL-{level} file (coordqa partners "
+        f"add-hanabi PATH --name {alias}-a --kind obl)"
     )
 
 
@@ -473,7 +501,7 @@ def list_partners() -> list[PartnerInfo]:
             status, source = "needs weights", "no sad_2p net"
             rows.append(PartnerInfo(alias, "hanabi", kind, status, source, str(exc)))
         except PartnerNotReadyError:
-            hint = _needs_weights_hint(kind)
+            hint = _needs_weights_hint(alias)
             rows.append(PartnerInfo(alias, "hanabi", kind, "needs weights", "not registered", hint))
         else:
             rows.append(_hanabi_info(alias, target, torch_ok, f"alias of {target.name}: "))
