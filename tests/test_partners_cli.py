@@ -165,3 +165,35 @@ def test_the_sad_alias_plays_only_a_sad_2p_file(tmp_path: Path) -> None:
     assert added.exit_code == 0, added.output
     row = next(r for r in list_partners() if r.name == "sad")
     assert row.status == "ready" and row.source.startswith("alias of s4:"), row
+
+
+def test_remove_unregisters_a_file_or_a_folder(tmp_path: Path) -> None:
+    """Walkthrough 23 (h23h item 3): no command removed a registration (the user deleted
+    partners/hanabi.json by hand). ``partners remove NAME`` removes a file's registration, a
+    folder's by its path; an unknown name is refused with the closest registered ones."""
+    torch = pytest.importorskip("torch")
+    from cli_support import coordqa
+
+    from coordqa.agentic.partners import hanabi_entries
+    from coordqa.agentic.partners.hanabi_nets import published_shapes
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    for name in ("sad_2p_1.pthw", "sad_2p_2.pthw"):
+        torch.save({k: torch.zeros(s) for k, s in published_shapes("sad").items()}, folder / name)
+    assert runner.invoke(app, ["partners", "add-hanabi", str(folder)]).exit_code == 0
+    one = ["partners", "add-hanabi", str(folder / "sad_2p_1.pthw"), "--name", "sad-one"]
+    assert runner.invoke(app, one).exit_code == 0
+    assert sorted(hanabi_entries()) == ["sad-2p-1", "sad-2p-2", "sad-one"]
+    typo = coordqa("partners", "remove", "sad-onne")
+    assert typo.returncode == 2, typo.stderr
+    (line,) = typo.stderr.strip().splitlines()
+    assert "no Hanabi registration 'sad-onne'" in line and "Did you mean 'sad-one'?" in line, line
+    of_folder = coordqa("partners", "remove", "sad-2p-2")
+    assert of_folder.returncode == 2 and f"coordqa partners remove {folder}" in of_folder.stderr
+    removed = coordqa("partners", "remove", "sad-one")
+    assert removed.returncode == 0, removed.stderr
+    assert "removed sad-one" in removed.stdout, removed.stdout
+    assert sorted(hanabi_entries()) == ["sad-2p-1", "sad-2p-2"]
+    assert coordqa("partners", "remove", str(folder)).returncode == 0
+    assert hanabi_entries() == {}

@@ -273,6 +273,51 @@ def add_hanabi(
     return added
 
 
+def remove_hanabi(name: str) -> list[HanabiEntry]:
+    """Remove the registration of a file by partner name, or of a folder by its path; persist it.
+
+    Returns the entries the registration played (none for a folder that is gone). A name that a
+    registered folder gives its file is refused with the command that removes the folder.
+
+    Raises:
+        ConfigError: ``name`` is a file of a registered folder or of ``COORDQA_HANABI_WEIGHTS``.
+        UnknownNameError: nothing is registered by that name or path (the closest are offered).
+    """
+    from coordqa.errors import UnknownNameError
+    from coordqa.registry import suggest
+
+    data = _read_registrations()
+    if name in data["nets"]:
+        item = data["nets"].pop(name)
+        _write_registrations(data)
+        path = Path(item["path"])
+        skip = item.get("skip_connect")
+        skip = skip_connect_from_path(path) if skip is None else bool(skip)
+        return [HanabiEntry(name, path, item["kind"], skip)]
+    folder = Path(name).expanduser().resolve()
+    if str(folder) in data["directories"]:
+        removed = list(_directory_entries(folder).values()) if folder.is_dir() else []
+        data["directories"].remove(str(folder))
+        _write_registrations(data)
+        return removed
+    env = os.environ.get(HANABI_WEIGHTS_ENV)
+    for directory in [*data["directories"], *([env] if env else [])]:
+        if Path(directory).is_dir() and name in _directory_entries(Path(directory)):
+            fix = (
+                f"unset {HANABI_WEIGHTS_ENV}"
+                if directory == env
+                else f"remove the folder: coordqa partners remove {directory}"
+            )
+            raise ConfigError(f"{name!r} is a file of the weights folder {directory}; {fix}")
+    known = [*data["nets"], *data["directories"]]
+    close = suggest(name, known)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    registered = f"Registered: {', '.join(known)}." if known else "Nothing is registered."
+    raise UnknownNameError(
+        f"no Hanabi registration {name!r} (a file's name or a folder's path).{hint} {registered}"
+    )
+
+
 def _checked(path: Path, name: str, kind: str | None, skip_connect: bool) -> HanabiEntry:
     """The entry of a weights file, checked by loading it as a partner would be built.
 
