@@ -397,4 +397,6 @@ def test_the_report_of_skipped_episodes_says_to_install_the_weights_before_the_r
     assert "make each player ready as its cause below says" in summary, summary
     # the cause under it is the registry's advice: what is missing and how to install it
     assert "obl1: partner 'obl1' needs weights: get the authors' OBL files" in said, said
-    assert "coordqa partners add-hanabi PATH --name NAME --kind obl" in said, said
+    # what makes obl1 ready (walkthrough 23, h23h item 2): --name obl1 itself is refused
+    assert "coordqa partners add-hanabi PATH --name obl1-a --kind obl" in said, said
+    assert "coordqa partners add-hanabi FOLDER" in said and "icml_OBL1/" in said, said

@@ -117,3 +117,83 @@ def test_add_hanabi_refuses_a_folder_without_weight_files(tmp_path: Path) -> Non
     assert line.startswith(f"error: no Hanabi weight files (*.pthw, in any subfolder) in {folder}")
     assert "nothing was registered" in line and "hanabi_SAD" in line, line
     assert not (tmp_path / "data" / "partners" / "hanabi.json").exists()
+
+
+def test_add_hanabi_checks_every_file_of_a_folder_as_it_checks_one(tmp_path: Path) -> None:
+    """Walkthrough 23 (h23h item 1): a folder holding a corrupt 2-byte ``model.pthw`` was
+    registered unchecked, and ``partners list`` then showed 'model' and the alias 'sad' as ready,
+    while ``add-hanabi FILE`` refused the same file. A folder with one file that fails is refused
+    whole, with the single-file form's reason, and nothing is registered."""
+    torch = pytest.importorskip("torch")
+    from cli_support import coordqa
+
+    from coordqa.agentic.partners.hanabi_nets import published_shapes
+
+    folder = tmp_path / "w"
+    folder.mkdir()
+    torch.save({k: torch.zeros(s) for k, s in published_shapes("sad").items()}, folder / "a.pthw")
+    (folder / "model.pthw").write_bytes(b"ab")
+    single = coordqa("partners", "add-hanabi", str(folder / "model.pthw"), "--name", "x")
+    assert single.returncode == 2 and "not a PyTorch checkpoint" in single.stderr, single.stderr
+    refused = coordqa("partners", "add-hanabi", str(folder))
+    assert refused.returncode == 2, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith(f"error: {folder} was not registered: 1 of its 2 weight files"), line
+    assert f"{folder / 'model.pthw'} (2 bytes) is not a PyTorch checkpoint" in line, line
+    assert not (tmp_path / "data" / "partners" / "hanabi.json").exists()
+    (folder / "model.pthw").unlink()
+    assert coordqa("partners", "add-hanabi", str(folder)).returncode == 0
+
+
+def test_the_sad_alias_plays_only_a_sad_2p_file(tmp_path: Path) -> None:
+    """Walkthrough 23 (h23h item 1): the alias 'sad' played the only SAD-type file whatever its
+    name; the docs say it plays the lowest-numbered ``sad_2p_<n>`` file."""
+    torch = pytest.importorskip("torch")
+    from coordqa.agentic.partners import list_partners
+    from coordqa.agentic.partners.hanabi_nets import published_shapes
+
+    path = tmp_path / "model.pthw"
+    torch.save({k: torch.zeros(s) for k, s in published_shapes("sad").items()}, path)
+    assert runner.invoke(app, ["partners", "add-hanabi", str(path), "--name", "m"]).exit_code == 0
+    rows = {row.name: row for row in list_partners()}
+    assert rows["m"].status == "ready"
+    assert rows["sad"].status == "needs weights", rows["sad"]
+    assert "sad_2p_<n>.pthw" in rows["sad"].hint and "'m'" in rows["sad"].hint, rows["sad"].hint
+    two_player = tmp_path / "sad_2p_4.pthw"
+    two_player.write_bytes(path.read_bytes())
+    added = runner.invoke(app, ["partners", "add-hanabi", str(two_player), "--name", "s4"])
+    assert added.exit_code == 0, added.output
+    row = next(r for r in list_partners() if r.name == "sad")
+    assert row.status == "ready" and row.source.startswith("alias of s4:"), row
+
+
+def test_remove_unregisters_a_file_or_a_folder(tmp_path: Path) -> None:
+    """Walkthrough 23 (h23h item 3): no command removed a registration (the user deleted
+    partners/hanabi.json by hand). ``partners remove NAME`` removes a file's registration, a
+    folder's by its path; an unknown name is refused with the closest registered ones."""
+    torch = pytest.importorskip("torch")
+    from cli_support import coordqa
+
+    from coordqa.agentic.partners import hanabi_entries
+    from coordqa.agentic.partners.hanabi_nets import published_shapes
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    for name in ("sad_2p_1.pthw", "sad_2p_2.pthw"):
+        torch.save({k: torch.zeros(s) for k, s in published_shapes("sad").items()}, folder / name)
+    assert runner.invoke(app, ["partners", "add-hanabi", str(folder)]).exit_code == 0
+    one = ["partners", "add-hanabi", str(folder / "sad_2p_1.pthw"), "--name", "sad-one"]
+    assert runner.invoke(app, one).exit_code == 0
+    assert sorted(hanabi_entries()) == ["sad-2p-1", "sad-2p-2", "sad-one"]
+    typo = coordqa("partners", "remove", "sad-onne")
+    assert typo.returncode == 2, typo.stderr
+    (line,) = typo.stderr.strip().splitlines()
+    assert "no Hanabi registration 'sad-onne'" in line and "Did you mean 'sad-one'?" in line, line
+    of_folder = coordqa("partners", "remove", "sad-2p-2")
+    assert of_folder.returncode == 2 and f"coordqa partners remove {folder}" in of_folder.stderr
+    removed = coordqa("partners", "remove", "sad-one")
+    assert removed.returncode == 0, removed.stderr
+    assert "removed sad-one" in removed.stdout, removed.stdout
+    assert sorted(hanabi_entries()) == ["sad-2p-1", "sad-2p-2"]
+    assert coordqa("partners", "remove", str(folder)).returncode == 0
+    assert hanabi_entries() == {}

@@ -192,7 +192,7 @@ def play(names: tuple[str, str], seed: int) -> object:
 
 
 def test_registered_nets_play_complete_reproducible_games(tmp_path: Path) -> None:
-    add_hanabi(save_random(tmp_path / "a.pthw", "sad", seed=1), name="my-sad")
+    add_hanabi(save_random(tmp_path / "sad_2p_1.pthw", "sad", seed=1), name="my-sad")
     add_hanabi(save_random(tmp_path / "b.pthw", "obl", seed=2), name="my-obl", kind="obl")
     assert {e.name: e.kind for e in hanabi_entries().values()} == {"my-sad": "sad", "my-obl": "obl"}
     for names in [("my-sad", "my-obl"), ("obl", "sad")]:  # aliases play the registered nets
@@ -371,10 +371,10 @@ def test_sad_alias_refuses_when_only_other_play_models_are_registered(
     save_random(folder / "op" / "sad" / "M0.pthw", "sad")
     save_random(folder / "op" / "sad" / "M1.pthw", "sad")
     monkeypatch.setenv("COORDQA_HANABI_WEIGHTS", str(folder))
-    with pytest.raises(PartnerNotReadyError, match="'sad' is ambiguous.*op-sad-m0, op-sad-m1"):
+    with pytest.raises(PartnerNotReadyError, match="sad_2p_<n>.pthw.*'op-sad-m0', 'op-sad-m1'"):
         make_player("sad", "hanabi")
     row = next(r for r in list_partners() if r.name == "sad")
-    assert row.status == "ambiguous" and "name one of them" in row.hint
+    assert row.status == "needs weights" and "name one of them" in row.hint
 
 
 def test_networks_reach_nothing_hidden(tmp_path: Path) -> None:
@@ -403,3 +403,24 @@ def test_encoding_the_seat_observation_matches_the_live_games_encoder() -> None:
             assert (encoder.encode(seen) == truth).all()
         me = game.state.cur_player()
         game.step({me: rng.choice(game.legal_actions(me))})
+
+
+def test_registering_as_the_level_aliases_advice_says_makes_it_ready(tmp_path: Path) -> None:
+    """Walkthrough 23 (h23h item 2): a grid skipping obl1 said to run ``add-hanabi PATH --name
+    NAME --kind obl``, and ``--name obl1`` was refused as "already a player name; pick another"
+    though no other name made obl1 ready. The advice and the refusal say what does, and doing it
+    makes obl1 ready."""
+    from coordqa.errors import ConfigError
+
+    with pytest.raises(PartnerNotReadyError, match="--name obl1-a --kind obl") as advice:
+        make_player("obl1", "hanabi")
+    assert "icml_OBL1/" in str(advice.value) and "add-hanabi FOLDER" in str(advice.value)
+    path = save_random(tmp_path / "model0.pthw", "obl")
+    refused = "'obl1' is an alias.*--name obl1-a --kind obl"
+    with pytest.raises(ConfigError, match=refused) as refusal:
+        add_hanabi(path, name="obl1", kind="obl")
+    assert "pick another" not in str(refusal.value)
+    add_hanabi(path, name="obl1-a", kind="obl")
+    assert make_player("obl1", "hanabi") is not None
+    with pytest.raises(ConfigError, match="'sad' is an alias.*sad_2p_<n>.pthw"):
+        add_hanabi(save_random(tmp_path / "sad_2p_1.pthw", "sad"), name="sad")

@@ -19,6 +19,7 @@ from coordqa.agentic.partners.registry import (
     list_partners,
     partner_info,
     partner_players,
+    remove_hanabi,
 )
 
 __all__ = [
@@ -36,5 +37,6 @@ __all__ = [
     "load_hanabi_net",
     "partner_info",
     "partner_players",
+    "remove_hanabi",
     "train_bc",
 ]

@@ -6,9 +6,9 @@ their published weight files are registered: one file at a time with ``coordqa p
 add-hanabi`` (kept in ``hanabi.json`` in the partners data folder), or a whole folder of them,
 registered once or given in ``COORDQA_HANABI_WEIGHTS``. The aliases ``sad`` and ``obl`` always
 exist, so a grid can name them before any file is registered and get a clear "needs weights" error
-instead of an unknown name: ``sad`` plays the lowest-numbered ``sad_2p_<n>`` file (or the only
-SAD-type file; with several and no ``sad_2p`` one it refuses, since Other-Play models are SAD-type
-too), ``obl`` the first OBL net by name (``obl1-a`` in the authors' folder).
+instead of an unknown name: ``sad`` plays the lowest-numbered ``sad_2p_<n>`` file (with none it
+refuses, even beside other SAD-type files, since Other-Play models are SAD-type too), ``obl`` the
+first OBL net by name (``obl1-a`` in the authors' folder).
 
 Other-Play models (``op/<method>/M<k>.pthw``) M3-M5 and M9-M11 have a skip connection around the
 LSTM that the weights cannot show; it is read from the path exactly as the authors'
@@ -64,7 +64,7 @@ class PartnerNotReadyError(ConfigError):
 
 
 class AmbiguousAliasError(PartnerNotReadyError):
-    """An alias could play several registered nets and the rule picks none of them."""
+    """Nets of an alias's kind are registered but its naming rule picks none of them."""
 
 
 @dataclass(frozen=True)
@@ -222,8 +222,10 @@ def add_hanabi(
     Raises:
         ConfigError: a folder holds no ``*.pthw`` file (nothing is registered), or a file is
             given no name or a taken one.
+        WeightsError: the file, or any file of the folder, cannot be played (nothing is
+            registered).
     """
-    from coordqa.agentic.partners.hanabi_nets import load_hanabi_net
+    from coordqa.agentic.partners.hanabi_nets import WeightsError
 
     path = path.expanduser().resolve()
     data = _read_registrations()
@@ -234,12 +236,24 @@ def add_hanabi(
                 "after their paths and Other-Play skip connections are read from them (see "
                 "`coordqa partners list`)"
             )
-        added = list(_directory_entries(path).values())
-        if not added:  # a folder with nothing to play is not registered (walkthrough 10 #331)
+        found = list(_directory_entries(path).values())
+        if not found:  # a folder with nothing to play is not registered (walkthrough 10 #331)
             raise ConfigError(
                 f"no Hanabi weight files (*.pthw, in any subfolder) in {path}: nothing was "
                 f"registered; get the authors' SAD and OBL files from {HANABI_WEIGHTS_SOURCE}, "
                 "then give their folder (or one file with --name NAME)"
+            )
+        added, failures = [], []
+        for entry in found:  # every file is checked as one file is; any failure refuses them all
+            try:
+                added.append(_checked(entry.path, entry.name, entry.kind, entry.skip_connect))
+            except WeightsError as exc:
+                failures.append(str(exc))
+        if failures:
+            also = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+            raise WeightsError(
+                f"{path} was not registered: {len(failures)} of its {len(found)} weight files "
+                f"cannot be played; {failures[0]}{also}"
             )
         if str(path) not in data["directories"]:
             data["directories"].append(str(path))
@@ -250,8 +264,7 @@ def add_hanabi(
             )
         _check_new_name(name, data)
         skip = skip_connect_from_path(path) if skip_connect is None else skip_connect
-        loaded = load_hanabi_net(path, kind, skip)
-        entry = HanabiEntry(name, path, loaded.shape.kind, skip)
+        entry = _checked(path, name, kind, skip)
         data["nets"][name] = {"path": str(path), "kind": entry.kind}
         if skip_connect is not None:
             data["nets"][name]["skip_connect"] = skip_connect
@@ -260,12 +273,72 @@ def add_hanabi(
     return added
 
 
+def remove_hanabi(name: str) -> list[HanabiEntry]:
+    """Remove the registration of a file by partner name, or of a folder by its path; persist it.
+
+    Returns the entries the registration played (none for a folder that is gone). A name that a
+    registered folder gives its file is refused with the command that removes the folder.
+
+    Raises:
+        ConfigError: ``name`` is a file of a registered folder or of ``COORDQA_HANABI_WEIGHTS``.
+        UnknownNameError: nothing is registered by that name or path (the closest are offered).
+    """
+    from coordqa.errors import UnknownNameError
+    from coordqa.registry import suggest
+
+    data = _read_registrations()
+    if name in data["nets"]:
+        item = data["nets"].pop(name)
+        _write_registrations(data)
+        path = Path(item["path"])
+        skip = item.get("skip_connect")
+        skip = skip_connect_from_path(path) if skip is None else bool(skip)
+        return [HanabiEntry(name, path, item["kind"], skip)]
+    folder = Path(name).expanduser().resolve()
+    if str(folder) in data["directories"]:
+        removed = list(_directory_entries(folder).values()) if folder.is_dir() else []
+        data["directories"].remove(str(folder))
+        _write_registrations(data)
+        return removed
+    env = os.environ.get(HANABI_WEIGHTS_ENV)
+    for directory in [*data["directories"], *([env] if env else [])]:
+        if Path(directory).is_dir() and name in _directory_entries(Path(directory)):
+            fix = (
+                f"unset {HANABI_WEIGHTS_ENV}"
+                if directory == env
+                else f"remove the folder: coordqa partners remove {directory}"
+            )
+            raise ConfigError(f"{name!r} is a file of the weights folder {directory}; {fix}")
+    known = [*data["nets"], *data["directories"]]
+    close = suggest(name, known)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    registered = f"Registered: {', '.join(known)}." if known else "Nothing is registered."
+    raise UnknownNameError(
+        f"no Hanabi registration {name!r} (a file's name or a folder's path).{hint} {registered}"
+    )
+
+
+def _checked(path: Path, name: str, kind: str | None, skip_connect: bool) -> HanabiEntry:
+    """The entry of a weights file, checked by loading it as a partner would be built.
+
+    Raises:
+        WeightsError: the file cannot be read or does not fit the SAD/OBL architecture (or not
+            the kind given).
+    """
+    from coordqa.agentic.partners.hanabi_nets import load_hanabi_net
+
+    loaded = load_hanabi_net(path, kind, skip_connect)
+    return HanabiEntry(name, path, loaded.shape.kind, skip_connect)
+
+
 def _check_new_name(name: str, data: dict[str, Any]) -> None:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
         raise ConfigError(f"partner name {name!r} must be letters, digits, '-', '_' or '.'")
     if name in data["nets"]:
         return
-    if name in PLAYERS or name in ALIASES:
+    if name in ALIASES:
+        raise ConfigError(f"{name!r} is an alias, not a name to register: {_alias_rule(name)}")
+    if name in PLAYERS:
         raise ConfigError(f"{name!r} is already a player name; pick another --name")
 
 
@@ -292,15 +365,16 @@ def alias_target(alias: str, entries: dict[str, HanabiEntry]) -> HanabiEntry:
     if alias != kind:  # a level alias: only that level's nets
         of_kind = [e for e in of_kind if e.name.startswith(f"{alias}-")]
     if not of_kind:
-        raise PartnerNotReadyError(f"partner {alias!r} needs weights: {_needs_weights_hint(kind)}")
-    if kind != "sad" or len(of_kind) == 1:
+        raise PartnerNotReadyError(f"partner {alias!r} needs weights: {_needs_weights_hint(alias)}")
+    if kind != "sad":
         return of_kind[0]
     two_player = [(int(m.group(1)), e) for e in of_kind if (m := SAD_2P.search(e.path.name))]
     if two_player:
         return min(two_player, key=lambda pair: pair[0])[1]
     raise AmbiguousAliasError(
-        f"partner 'sad' is ambiguous: {len(of_kind)} SAD-type nets are registered and none is a "
-        f"sad_2p_<n>.pthw file ({', '.join(e.name for e in of_kind)}); name one of them instead"
+        f"partner 'sad' plays the lowest-numbered sad_2p_<n>.pthw file and none is registered "
+        f"(SAD-type nets registered: {', '.join(repr(e.name) for e in of_kind)}); name one of "
+        "them instead, or register the authors' sad_2p_<n>.pthw files"
     )
 
 
@@ -345,11 +419,37 @@ def _needs_training_hint(name: str) -> str:
     return f"train it (about a minute): coordqa partners train-bc --layout {layout} --split {split}"
 
 
-def _needs_weights_hint(kind: str) -> str:
+def _needs_weights_hint(alias: str) -> str:
     return (
-        f"get the authors' {kind.upper()} files from {HANABI_WEIGHTS_SOURCE}, then: "
-        f"coordqa partners add-hanabi PATH --name NAME --kind {kind} "
-        f"(or set {HANABI_WEIGHTS_ENV} to their folder)"
+        f"get the authors' {ALIASES[alias].upper()} files from {HANABI_WEIGHTS_SOURCE}; "
+        f"{_alias_rule(alias)} (or set {HANABI_WEIGHTS_ENV} to their folder)"
+    )
+
+
+def _alias_rule(alias: str) -> str:
+    """What an alias plays and what registration makes it ready, in words.
+
+    One home for these words (the skip advice and the refusal of ``--name ALIAS``);
+    :func:`alias_target` is the rule itself.
+    """
+    if alias == "sad":
+        return (
+            "'sad' plays the lowest-numbered sad_2p_<n>.pthw file registered; register the "
+            "authors' folder (coordqa partners add-hanabi FOLDER) or one such file (coordqa "
+            "partners add-hanabi sad_2p_1.pthw --name sad-2p-1)"
+        )
+    if alias == "obl":
+        return (
+            "'obl' plays the first registered OBL net by name; register the authors' folder "
+            "(coordqa partners add-hanabi FOLDER) or one file (coordqa partners add-hanabi PATH "
+            "--name NAME --kind obl)"
+        )
+    level = alias[3:]
+    return (
+        f"'{alias}' plays the first registered OBL-{level} net named {alias}-<seed>; register "
+        f"the authors' folder (coordqa partners add-hanabi FOLDER: its icml_OBL{level}/"
+        f"..._BELIEF_a/model0.pthw becomes {alias}-a) or one OBL-{level} file (coordqa partners "
+        f"add-hanabi PATH --name {alias}-a --kind obl)"
     )
 
 
@@ -443,9 +543,10 @@ def list_partners() -> list[PartnerInfo]:
         try:
             target = alias_target(alias, entries)
         except AmbiguousAliasError as exc:
-            rows.append(PartnerInfo(alias, "hanabi", kind, "ambiguous", "several nets", str(exc)))
+            status, source = "needs weights", "no sad_2p net"
+            rows.append(PartnerInfo(alias, "hanabi", kind, status, source, str(exc)))
         except PartnerNotReadyError:
-            hint = _needs_weights_hint(kind)
+            hint = _needs_weights_hint(alias)
             rows.append(PartnerInfo(alias, "hanabi", kind, "needs weights", "not registered", hint))
         else:
             rows.append(_hanabi_info(alias, target, torch_ok, f"alias of {target.name}: "))

@@ -137,6 +137,25 @@ def add_hanabi_command(
     Console().print(table)
 
 
+@partners_app.command("remove")
+def remove_command(
+    name: Annotated[
+        str, typer.Argument(help="A registered file's partner name, or a registered folder.")
+    ],
+) -> None:
+    """Remove a SAD/OBL registration made by add-hanabi (the weight files stay where they are)."""
+    from coordqa.agentic.partners import remove_hanabi
+
+    removed = remove_hanabi(name)
+    console = Console()
+    console.print(f"removed {name}", soft_wrap=True)
+    if removed:
+        table = Table("name", "kind", "file", title="no longer registered")
+        for entry in removed:
+            table.add_row(entry.name, entry.kind, str(entry.path))
+        console.print(table)
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``partners`` sub-app to the root app."""
     app.add_typer(partners_app, name="partners")
