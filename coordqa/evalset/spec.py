@@ -306,12 +306,14 @@ SPEC_KEY_OF_POLICY = {"requests_per_minute": "rpm", "tokens_per_minute": "tpm"}
 
 
 def _check_values(spec: EvalSetSpec, source: str, said_as: Callable[[str], str]) -> None:
-    """Check the set's sampling and each member's call policy, as the library's rules do.
+    """Check the set's sampling, each member's call policy and its run, as the library's rules do.
 
     Their refusals name the spec's key (``models.yaml's rpm``, ``models.yaml's
     models[1].rpm`` where the member sets its own), or the option that gave it (``said_as``):
     the library names its parameters (``requests_per_minute``), and said ``--rpm`` before
-    (walkthrough 18, O1).
+    (walkthrough 18, O1). A member's run (:class:`EvalConfig`: ``trials``, ``limit``,
+    ``max_error_rate``...) is checked here too, so that its refusal names the key as well
+    (``models.yaml's trials must be >= 1``; walkthrough 23 said ``trials must be >= 1``).
 
     Raises:
         SettingError: a value out of range, named as the spec's key.
@@ -328,6 +330,11 @@ def _check_values(spec: EvalSetSpec, source: str, said_as: Callable[[str], str])
             own = key in SetModel.model_fields and getattr(model, key) is not None
             named = f"{source}'s models[{index}].{key}" if own else said_as(key)
             raise SettingError(named, error.template) from None
+        for dataset in spec.datasets:
+            try:
+                spec.eval_config(model, dataset)
+            except SettingError as error:
+                raise SettingError(said_as(error.setting), error.template) from None
 
 
 def load_spec(
