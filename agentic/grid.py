@@ -450,6 +450,18 @@ class GridConfig(ConfigModel):
                 self._parsed[(index, agent)] = parsed
         return self
 
+    @model_validator(mode="after")
+    def _partners_play_a_game(self) -> GridConfig:
+        """Refuse an unknown partner, or one that plays none of the grid's games, when read.
+
+        Checked when the episodes were listed, the refusal named no file while an unknown agent
+        of the same file was the file's (``t1.yaml: unknown agent 'cacc'``; walkthrough 23).
+        """
+        games = {entry.game for entry in self.games}
+        for partner in self.partners:
+            self._check_plays_a_game(partner, "partner", games)
+        return self
+
     def options_for(self, entry: GameEntry, agent: str) -> PlayerOptions:
         """``agent``'s options in ``entry``'s game, parsed: the preset's, the grid's, the game's."""
         index = next(i for i, known in enumerate(self.games) if known is entry)
@@ -604,7 +616,7 @@ class GridConfig(ConfigModel):
     def _check_plays_a_game(
         self, name: str, role: Literal["agent", "partner"], games: set[str]
     ) -> None:
-        played = games_it_plays_instead(name, role, games)
+        played = games_it_plays_instead(name, role, games, in_grid=True)
         if played is not None:
             raise ConfigError(
                 f"player {name!r} plays {played}, none of this "
@@ -665,13 +677,15 @@ def _check_distinct(names: list[str]) -> None:
 
 
 def games_it_plays_instead(
-    name: str, role: Literal["agent", "partner"], games: Collection[str]
+    name: str, role: Literal["agent", "partner"], games: Collection[str], *, in_grid: bool = False
 ) -> str | None:
     """The games player ``name`` plays when it plays none of ``games`` (None: it plays one).
 
     The one rule of whether an agent or partner fits a grid's games; a grid file and
     ``agentic run``'s options each word the refusal in their own terms. Self-play and a
     partner named per layout (``bc-{layout}``, checked layout by layout) pass here.
+    ``in_grid``: the name is a grid's, where ``self`` is a partner too, so an unknown partner
+    is offered and shown it (``agentic run`` takes ``--self-play`` instead).
 
     Raises:
         UnknownNameError: no player ``name``.
@@ -680,7 +694,8 @@ def games_it_plays_instead(
 
     if role == "partner" and (name == SELF or LAYOUT_FIELD in name):
         return None
-    spec = role_player(name, role, games)
+    also = (SELF,) if in_grid and role == "partner" else ()
+    spec = role_player(name, role, games, also=also)
     return None if any(spec.plays(game) for game in games) else spec.games_text()
 
 

@@ -5,7 +5,8 @@ user wrote ``games:`` with a ``seed:`` under its first entry and wants to know w
 :func:`spec_problems` is the one place such errors become messages: ``games[0]: unknown field
 'seed'. Did you mean 'seeds'? fields: ...`` (with :func:`~coordqa.registry.unknown_name_message`,
 the wording of every unknown name), ``backend 'dask' is not one of local, ray``
-(:func:`~coordqa.registry.not_one_of`), ``models[1]: missing field 'model'``; any other error
+(:func:`~coordqa.registry.not_one_of`), ``models[1]: missing field 'model'``, ``ids: must be a
+list, e.g. ids: [hanabi-27-EC, hanabi-27-ToM]`` (a field's ``examples``); any other error
 keeps pydantic's reason at its place. :class:`ConfigModel` says them so for a model built in
 Python (``GridConfig(...)``), as a :class:`~coordqa.errors.ConfigError`.
 """
@@ -92,6 +93,9 @@ def _problem(error: ErrorDetails, model: type[BaseModel]) -> str:
     choices = _choices(model, location, error)
     if choices is not None:
         return not_one_of(_place(location), str(error.get("input")), choices)
+    example = _list_example(model, location, error)
+    if example is not None:
+        return f"{_place(location)}: must be a list, e.g. {example}"
     reason = _reason(error)
     return f"{_place(location)}: {reason}" if location else reason
 
@@ -132,6 +136,23 @@ def _choices(
     field = owner.model_fields.get(str(location[-1])) if owner else None
     values = _literal_values(field.annotation) if field else []
     return [str(value) for value in values] or None
+
+
+def _list_example(
+    model: type[BaseModel], location: Sequence[int | str], error: ErrorDetails
+) -> str | None:
+    """``ids: [a, b]``, the field's example, for an error that its value is no list (None: none).
+
+    Pydantic said "ids: Input should be a valid tuple" to ``ids: 3``, which does not say what
+    the key takes (walkthrough 23); a field with ``examples`` says it in the file's words.
+    """
+    if error["type"] not in ("tuple_type", "list_type") or not location:
+        return None
+    owner = _model_at(model, location[:-1])
+    field = owner.model_fields.get(str(location[-1])) if owner else None
+    if field is None or not field.examples:
+        return None
+    return f"{location[-1]}: [{', '.join(map(str, field.examples[0]))}]"
 
 
 def _literal_values(annotation: Any) -> list[Any]:

@@ -51,6 +51,25 @@ def test_an_unknown_partner_lists_only_that_game_s_partners(tmp_path: Path) -> N
     assert listed.rstrip(".").split(", ") == ["escape-greedy", "escape-planner"], line
 
 
+def test_a_grid_s_unknown_partner_names_its_file_offers_self_and_lists_it(tmp_path: Path) -> None:
+    """Walkthrough 23 (h23i item 3): ``partners: [selff]`` said ``unknown partner 'selff'.
+    Partners for collab_escape: escape-greedy, escape-planner.``: no suggestion, ``self`` (which
+    a grid takes) not listed, and the file unnamed, unlike an unknown agent of the same file."""
+    grid = tmp_path / "t1.yaml"
+    grid.write_text(
+        "agents: [cac]\nmodels: [scripted]\npartners: [selff]\n"
+        "games:\n  - game: collab_escape\n    seeds: [0]\n"
+    )
+    result = coordqa("agentic", "grid", grid, "--out", tmp_path / "x")
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line == (
+        f"error: {grid}: unknown partner 'selff'. Did you mean 'self'? Partners for "
+        "collab_escape: self, escape-greedy, escape-planner."
+    ), line
+    assert not (tmp_path / "x").exists()
+
+
 def test_dataset_stats_and_validate_take_dataset_as_eval_does() -> None:
     """``--dataset NAME`` means the positional NAME; two different ones are refused."""
     positional = coordqa("dataset", "stats", "example")

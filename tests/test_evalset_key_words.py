@@ -66,6 +66,16 @@ def test_a_command_line_models_unset_key_names_the_flag_even_beside_a_spec(
         ("rpm: -1", "rpm", "rpm must be > 0, got -1"),
         ("timeout_s: 0", "timeout_s", "timeout_s must be > 0, got 0"),
         ("top_p: 2", "top_p", "top_p must be > 0 and <= 1, got 2"),
+        # walkthrough 23 (h23i item 2): the run's own checks named no file
+        ("trials: 0", "trials", "trials must be >= 1, got 0"),
+        ("limit: 0", "limit", "limit must be >= 1 (leave it out for all questions), got 0"),
+        ("sample: 0", "sample", "sample must be >= 1 (leave it out for no sample), got 0"),
+        ("ids: []", "ids", "ids must name at least one question (leave it out for all)"),
+        (
+            "max_error_rate: 2",
+            "max_error_rate",
+            "max_error_rate must be a share between 0 and 1, got 2",
+        ),
     ],
 )
 def test_a_spec_s_out_of_range_value_names_its_key(
@@ -81,6 +91,15 @@ def test_a_spec_s_out_of_range_value_names_its_key(
     (line,) = done.stderr.strip().splitlines()
     assert line == f"error: {spec}'s {said}", line
     assert not (tmp_path / "set").exists()
+
+
+def test_a_shared_value_given_as_an_option_names_the_option(tmp_path: Path) -> None:
+    """Walkthrough 23 (h23i item 2): ``eval-set --trials 0`` said ``trials must be >= 1``."""
+    spec = tmp_path / "set.yaml"
+    spec.write_text("models: [random]\ndatasets: [example]\ntrials: 2\n")
+    done = coordqa("eval-set", spec, "--trials", "0", "--out", tmp_path / "set")
+    (line,) = done.stderr.strip().splitlines()
+    assert line == "error: --trials must be >= 1, got 0", line
 
 
 def test_a_member_s_own_limit_is_named_as_its_key(tmp_path: Path) -> None:

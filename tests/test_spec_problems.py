@@ -139,3 +139,48 @@ def test_a_grid_or_episode_built_in_python_is_refused_with_a_config_error_in_wor
     # pydantic's own validation of a stored record keeps pydantic's error, for its readers
     with pytest.raises(ValidationError):
         EpisodeSpec.model_validate({"game": "collab_escape"})
+
+
+def test_a_set_s_filters_take_what_eval_s_options_take(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 23 (h23i item 1): ``ids: ids.txt`` (the file ``coordqa eval --ids`` takes),
+    ``ids: 'a,b'`` and ``types: JP`` were "ids: Input should be a valid tuple"; a spec key
+    takes what its option takes, and the set records the same settings as for a list."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ids.txt").write_text("hanabi-27-EC  # a comment\nhanabi-27-ToM\n")
+    listed = {"ids": ["hanabi-27-EC", "hanabi-27-ToM"], "types": ["JP"], "games": ["hanabi"]}
+    as_lists = parse_spec({"models": ["random"], **listed})
+    for ids in ("ids.txt", "hanabi-27-EC,hanabi-27-ToM", "hanabi-27-EC, hanabi-27-ToM"):
+        spec = parse_spec({"models": ["random"], "ids": ids, "types": "JP", "games": "Hanabi"})
+        assert (spec.ids, spec.types, spec.games) == (as_lists.ids, as_lists.types, ("hanabi",))
+        assert spec.shared_identity() == as_lists.shared_identity()
+    both = parse_spec({"models": ["random"], "types": "EC,ToM"})
+    assert both.types == ("EC", "ToM")
+
+
+def test_a_set_s_missing_ids_file_is_said_as_the_spec_s_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    said = refusal(parse_spec, {"models": ["random"], "ids": "chosen.txt"}, source="models.yaml")
+    assert said.startswith("models.yaml's ids file chosen.txt does not exist"), said
+    assert said.endswith(
+        "models.yaml's ids takes question ids as a comma list (id1,id2) or a file of one id "
+        "per line"
+    ), said
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "said"),
+    [
+        ("ids", 3, "ids: must be a list, e.g. ids: [hanabi-27-EC, hanabi-27-ToM]"),
+        ("types", {"JP": 1}, "types: must be a list, e.g. types: [EC, ToM]"),
+        ("games", 2, "games: must be a list, e.g. games: [hanabi, overcooked]"),
+        ("datasets", 2, "datasets: must be a list, e.g. datasets: [coordinationqa-v1.2, example]"),
+        ("models", 2, "models: must be a list, e.g. models: [random, openai/gpt-4o]"),
+    ],
+)
+def test_a_set_s_key_that_is_no_list_says_what_it_takes(key: str, value: object, said: str) -> None:
+    data = {"models": ["random"], key: value}
+    assert refusal(parse_spec, data, source="models.yaml") == f"models.yaml: {said}"

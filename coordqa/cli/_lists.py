@@ -13,17 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from coordqa.errors import ConfigError
+from coordqa.given_lists import split_list
 
 __all__ = ["given_once", "split_list"]
-
-
-def split_list(values: str | Sequence[str] | None) -> tuple[str, ...] | None:
-    """The items of a list option, each value split at commas; None or no item: no filter."""
-    if values is None:
-        return None
-    given = [values] if isinstance(values, str) else values
-    items = tuple(item.strip() for value in given for item in value.split(",") if item.strip())
-    return items or None
 
 
 def given_once(values: str | Sequence[str] | None, flag: str, example: str) -> str | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -39,6 +38,7 @@ from coordqa.cli._progress import Quiet
 from coordqa.cli._tables import rich_accuracy_table
 from coordqa.errors import NOTHING_STARTED, ConfigError
 from coordqa.eval_config import eval_default
+from coordqa.given_lists import parse_ids
 from coordqa.jsonvalues import rounded
 from coordqa.words import counted
 
@@ -52,49 +52,6 @@ console = Console()
 """Results (tables, JSON): stdout, so that ``coordqa eval ... > results.txt`` keeps only them."""
 messages = Console(stderr=True, soft_wrap=True)
 """Progress, counts, warnings and errors: stderr."""
-
-
-def parse_ids(values: str | Sequence[str] | None, flag: str = "--ids") -> tuple[str, ...] | None:
-    """Parse question ids given as ``flag``, each value ``id1,id2`` or a file of one id per line.
-
-    A repeated ``flag`` adds its ids to the ones before (:mod:`coordqa.cli._lists`).
-
-    ``#`` starts a comment in the file. Errors name ``flag``, so another option may reuse this.
-    A value that is a folder, or no file but reads as a path (see :func:`_names_a_file`), is
-    said as such (:func:`~coordqa.given_paths.not_a_file`), not as an unknown question id: no
-    release's id has a ``/`` or a ``.``.
-    """
-    if values is None:
-        return None
-    given = [values] if isinstance(values, str) else values
-    ids = tuple(item for value in given for item in _ids_of(value, flag))
-    return ids or None
-
-
-def _ids_of(value: str, flag: str) -> tuple[str, ...]:
-    """The ids one value of ``flag`` gives (see :func:`parse_ids`)."""
-    if not value.strip():
-        raise ConfigError(f"{flag} is empty; give question ids (id1,id2) or a file of them")
-    path = Path(value)
-    if path.is_file():
-        lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
-        ids = tuple(line for line in lines if line)
-        if not ids:
-            raise ConfigError(f"{flag} file {path} lists no question id; write one id per line")
-        return ids
-    if path.is_dir() or _names_a_file(value):
-        from coordqa.given_paths import not_a_file
-
-        raise ConfigError(
-            f"{not_a_file(value, f'{flag} file')} {flag} takes question ids as a comma list "
-            "(id1,id2) or a file of one id per line"
-        )
-    return split_list(value) or ()
-
-
-def _names_a_file(value: str) -> bool:
-    """Whether ``value`` of an id option reads as a path (``ids.txt``, ``lists/chosen``)."""
-    return "," not in value and ("/" in value or bool(Path(value).suffix))
 
 
 # -- rendering -------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from coordqa.dataset.selection import spelled_filter
 from coordqa.errors import ConfigError, SettingError
 from coordqa.eval_config import EvalConfig, api_key_from_env, eval_default
 from coordqa.evaluation import set_member_run
+from coordqa.given_lists import parse_ids, split_list
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import CallPolicy, GenerateConfig, Limits, create_provider
 from coordqa.llm.registry import (
@@ -85,7 +86,7 @@ class EvalSetSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    models: tuple[SetModel, ...]
+    models: tuple[SetModel, ...] = Field(examples=[["random", "openai/gpt-4o"]])
     """The models; a plain string stands for ``{model: NAME}``."""
     _given_at: tuple[str | None, ...] = PrivateAttr(default=())
     """Where each model was given, as refusals of its settings say it (``models.yaml's
@@ -94,7 +95,7 @@ class EvalSetSpec(BaseModel):
     """The spec file the settings not given as options were read from (``models.yaml``)."""
     _options: frozenset[str] = PrivateAttr(default=frozenset())
     """The shared keys given as the command's options (``limit`` by ``--limit``)."""
-    datasets: tuple[str, ...] = (DEFAULT_DATASET,)
+    datasets: tuple[str, ...] = Field((DEFAULT_DATASET,), examples=[[DEFAULT_DATASET, "example"]])
     """Bundled release names or dataset files; every model runs on each."""
     out: Path | None = None
     """The set's folder (None: ``runs/<spec file name>``, or ``runs/set_<hash>``)."""
@@ -108,12 +109,12 @@ class EvalSetSpec(BaseModel):
     """Cap on reply tokens."""
     seed: int | None = None
     """Base seed; trial t uses seed + t."""
-    games: tuple[str, ...] | None = None
-    """Only these games."""
-    types: tuple[str, ...] | None = None
-    """Only these question types."""
-    ids: tuple[str, ...] | None = None
-    """Only these question ids."""
+    games: tuple[str, ...] | None = Field(None, examples=[["hanabi", "overcooked"]])
+    """Only these games (a string: split at commas, as ``--games``; :func:`parse_spec`)."""
+    types: tuple[str, ...] | None = Field(None, examples=[["EC", "ToM"]])
+    """Only these question types (a string: split at commas, as ``--types``)."""
+    ids: tuple[str, ...] | None = Field(None, examples=[["hanabi-27-EC", "hanabi-27-ToM"]])
+    """Only these question ids (a string: a comma list or a file of ids, as ``--ids``)."""
     sample: int | None = None
     """A stratified sample of this many questions."""
     sample_seed: int = eval_default("sample_seed")
@@ -306,12 +307,14 @@ SPEC_KEY_OF_POLICY = {"requests_per_minute": "rpm", "tokens_per_minute": "tpm"}
 
 
 def _check_values(spec: EvalSetSpec, source: str, said_as: Callable[[str], str]) -> None:
-    """Check the set's sampling and each member's call policy, as the library's rules do.
+    """Check the set's sampling, each member's call policy and its run, as the library's rules do.
 
     Their refusals name the spec's key (``models.yaml's rpm``, ``models.yaml's
     models[1].rpm`` where the member sets its own), or the option that gave it (``said_as``):
     the library names its parameters (``requests_per_minute``), and said ``--rpm`` before
-    (walkthrough 18, O1).
+    (walkthrough 18, O1). A member's run (:class:`EvalConfig`: ``trials``, ``limit``,
+    ``max_error_rate``...) is checked here too, so that its refusal names the key as well
+    (``models.yaml's trials must be >= 1``; walkthrough 23 said ``trials must be >= 1``).
 
     Raises:
         SettingError: a value out of range, named as the spec's key.
@@ -328,6 +331,11 @@ def _check_values(spec: EvalSetSpec, source: str, said_as: Callable[[str], str])
             own = key in SetModel.model_fields and getattr(model, key) is not None
             named = f"{source}'s models[{index}].{key}" if own else said_as(key)
             raise SettingError(named, error.template) from None
+        for dataset in spec.datasets:
+            try:
+                spec.eval_config(model, dataset)
+            except SettingError as error:
+                raise SettingError(said_as(error.setting), error.template) from None
 
 
 def load_spec(
@@ -375,6 +383,26 @@ def load_spec(
     return parse_spec({**data, **overrides}, source=str(file), options=overrides)
 
 
+def _as_lists(data: JSONObject, source: str) -> JSONObject:
+    """The filters ``data`` gives as a string, read as ``coordqa eval``'s options read them.
+
+    ``types: JP`` and ``games: hanabi,overcooked`` are split at commas (``--types``,
+    ``--games``), ``ids: chosen.txt`` or ``ids: id1,id2`` is a file or a comma list (``--ids``):
+    one rule for one setting wherever it is given; they were refused as "Input should be a
+    valid tuple" (walkthrough 23). The set records the names and ids, not the string.
+
+    Raises:
+        ConfigError: an ``ids`` file that is missing or lists no id, said as ``source``'s key.
+    """
+    read: JSONObject = {}
+    for key in ("games", "types", "ids"):
+        value = data.get(key)
+        if isinstance(value, str):
+            items = parse_ids(value, f"{source}'s ids") if key == "ids" else split_list(value)
+            read[key] = None if items is None else list(items)
+    return read
+
+
 def parse_spec(
     data: JSONObject,
     *,
@@ -400,6 +428,7 @@ def parse_spec(
             (:func:`refuse_an_endpoint`), naming the member's key (``models.yaml's
             models[0].api_base``).
     """
+    data = {**data, **_as_lists(data, source)}
     try:
         spec = EvalSetSpec.model_validate(data)
     except ValidationError as exc:

@@ -16,7 +16,7 @@ replayed trajectory needs.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal
 
@@ -503,6 +503,7 @@ def role_player(
     *,
     taking_options: bool = False,
     calling_a_model: bool = False,
+    also: Sequence[str] = (),
 ) -> PlayerSpec:
     """The player ``name`` given as an agent, a partner or a player (``coordqa play``) of ``games``.
 
@@ -515,7 +516,8 @@ def role_player(
     and every partner of every game would bury the six names meant. ``calling_a_model`` (a
     board-run grid, which tests a model) offers an agent only the LLM agents: the other
     players are refused there, and listing every partner buried the names meant (walkthrough
-    22 #149 listed 37 players).
+    22 #149 listed 37 players). ``also``: other names the place takes besides players (a grid's
+    partner ``self``), offered and listed first among the role's names.
 
     Raises:
         UnknownNameError: no player ``name``.
@@ -545,6 +547,8 @@ def role_player(
         groups = [(f"Agents{scope}", agents)]
     else:
         groups = [(f"Agents{scope}", agents), (f"other players{other_scope}", others)]
+    label, names = groups[0]
+    groups[0] = (label, [*also, *names])
     raise UnknownNameError(unknown_name_message(role, name, groups))
 
 
