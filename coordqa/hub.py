@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
+from typing import Any
 
-from coordqa.errors import ConfigError
+from coordqa.errors import ConfigError, RunFailed
 
 _REPO = re.compile(r"^[\w.-]+/[\w.-]+$")
 
@@ -34,16 +36,38 @@ def push_dataset(path: str | None, repo: str, *, private: bool = False) -> str:
 
     Raises:
         ConfigError: a malformed repository name or no token (checked before any upload).
+        RunFailed: the Hub could not be reached (offline), said in one line.
     """
-    from huggingface_hub import HfApi
+    from huggingface_hub import constants
 
-    from coordqa.dataset import CARD_FILE, QUESTION_TYPES, dataset_path, load_dataset
+    from coordqa.dataset import dataset_path, load_dataset
+    from coordqa.llm.retry import describe_error, is_connection_failure
 
     if not _REPO.match(repo):
         raise ConfigError(f"--repo must look like ORG/NAME, got {repo!r}")
     token = hub_token()
     folder = dataset_path(path)
     dataset = load_dataset(path)
+    try:
+        _upload(dataset, folder, repo, token, private)
+    except Exception as exc:
+        # read as `dataset import-upstream` reads an offline download (walkthrough 23, h23k 1)
+        if not is_connection_failure(exc):
+            raise
+        raise RunFailed(
+            f"cannot push {path or folder.name} to {repo}: the Hugging Face Hub "
+            f"({constants.ENDPOINT}) could not be reached ({describe_error(exc)}); check this "
+            "machine's network (and HF_ENDPOINT, if set), then run the command again"
+        ) from None
+    return f"https://huggingface.co/datasets/{repo}"
+
+
+def _upload(dataset: Any, folder: Path, repo: str, token: str, private: bool) -> None:
+    """Push ``dataset`` and one config per question type, then the folder's card, to ``repo``."""
+    from huggingface_hub import HfApi
+
+    from coordqa.dataset import CARD_FILE, QUESTION_TYPES
+
     dataset.push_to_hub(repo, config_name="default", token=token, private=private)
     for kind in QUESTION_TYPES:
         subset = dataset.filter(lambda row, kind=kind: row["question_type"] == kind)
@@ -53,4 +77,3 @@ def push_dataset(path: str | None, repo: str, *, private: bool = False) -> str:
         HfApi(token=token).upload_file(
             path_or_fileobj=str(card), path_in_repo="README.md", repo_id=repo, repo_type="dataset"
         )
-    return f"https://huggingface.co/datasets/{repo}"

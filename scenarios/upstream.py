@@ -597,10 +597,12 @@ def read_source(
         response = http.get(text)
         response.raise_for_status()
     except httpx.HTTPError as exc:
+        from coordqa.llm.retry import describe_error
+
         reason = (
             f"HTTP status {exc.response.status_code}"
             if isinstance(exc, httpx.HTTPStatusError)
-            else f"{type(exc).__name__}: {exc}"
+            else describe_error(exc)  # as `dataset push` says an unreachable Hub
         )
         raise DatasetError(
             f"cannot download {text}: {reason}. If this machine is offline, download the CSV "

@@ -120,3 +120,34 @@ def test_push_names_its_dataset_as_validate_and_stats_do(
     result = CliRunner().invoke(app, ["dataset", "push", *named, "--repo", "org/name"])
     assert result.exit_code == 0, result.output
     assert pushed == [("example", "org/name")]
+
+
+def test_push_without_network_says_the_hub_could_not_be_reached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Walkthrough 23 (h23k item 1): `HF_TOKEN=x coordqa dataset push fresh/ --repo ORG/NAME`
+    offline printed a 42-line traceback ending `httpx...ConnectError: Name or service not known`.
+    Expected: one line (what failed, that the Hub could not be reached, what to do), read as
+    `dataset import-upstream` reads an offline download (coordqa.llm.retry), exit 1 as an
+    unreachable server's."""
+    import datasets
+    import httpx2
+
+    from coordqa.cli._errors import RUN_FAILED_EXIT, exit_status
+    from coordqa.errors import RunFailed
+    from coordqa.hub import push_dataset
+
+    def offline(*args: object, **kwargs: object) -> None:
+        raise httpx2.ConnectError("[Errno -2] Name or service not known")
+
+    monkeypatch.setenv("HF_TOKEN", "x")
+    monkeypatch.setattr(datasets.Dataset, "push_to_hub", offline)
+    with pytest.raises(RunFailed) as caught:
+        push_dataset("example", "org/name")
+    said = str(caught.value)
+    assert "\n" not in said
+    assert "cannot push example to org/name" in said
+    assert "could not be reached" in said
+    assert "ConnectError: [Errno -2] Name or service not known" in said
+    assert "check this machine's network" in said
+    assert exit_status(caught.value) == RUN_FAILED_EXIT
