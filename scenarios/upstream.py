@@ -93,6 +93,12 @@ __all__ = [
 SOURCE = "llm-coordination-upstream"
 """The ``source`` label of imported rows."""
 
+UPSTREAM_CSV = "src/reasoning_evals/data/single_turn_trials.csv"
+"""Where the original release's CSV lies in :data:`UPSTREAM_REPO` (docs/dataset.md)."""
+
+UPSTREAM_REPO = "https://github.com/eric-ai-lab/llm_coordination"
+"""The original LLM-Coordination repository."""
+
 QUESTION_KINDS = {"EC": "EC", "TOM": "ToM", "JP": "JP"}
 """Upstream column prefix -> our question type."""
 
@@ -588,7 +594,10 @@ def read_source(
     if not text.startswith(("http://", "https://")):
         path = Path(text).expanduser()
         if not path.is_file():
-            raise DatasetError(f"no CSV file at {path}")
+            raise DatasetError(
+                f"no CSV file at {path}: download {UPSTREAM_CSV} of {UPSTREAM_REPO} and pass its "
+                "path, or pass the file's raw http(s) URL"
+            )
         return path.read_bytes()
     import httpx
 

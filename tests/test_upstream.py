@@ -540,3 +540,17 @@ def test_only_tagged_rows_may_lack_a_key_or_share_an_option_text() -> None:
     with pytest.raises(DatasetError, match="duplicates option 0"):
         validate_row(shared)
     validate_row({**shared, "tags": ["options-share-text"]})
+
+
+def test_a_missing_csv_says_where_the_upstream_csv_comes_from(tmp_path: Path) -> None:
+    """Walkthrough 23 (h23k item 2): `import-upstream single_turn_trials.csv` without the file
+    said `error: no CSV file at single_turn_trials.csv`, with no next step.
+    Expected: where to download it (as docs/dataset.md says) and that its URL works too."""
+    with pytest.raises(DatasetError) as caught:
+        import_upstream(tmp_path / "single_turn_trials.csv", tmp_path / "out")
+    said = str(caught.value)
+    assert said.startswith(f"no CSV file at {tmp_path / 'single_turn_trials.csv'}")
+    assert "https://github.com/eric-ai-lab/llm_coordination" in said
+    assert "src/reasoning_evals/data/single_turn_trials.csv" in said
+    assert "URL" in said
+    assert "\n" not in said
