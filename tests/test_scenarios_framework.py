@@ -151,3 +151,26 @@ def test_push_without_network_says_the_hub_could_not_be_reached(
     assert "ConnectError: [Errno -2] Name or service not known" in said
     assert "check this machine's network" in said
     assert exit_status(caught.value) == RUN_FAILED_EXIT
+
+
+@pytest.mark.parametrize(
+    ("named", "heading"),
+    [
+        ([], "coordinationqa-v1.2 (version 1.2.0, fingerprint "),
+        (["example"], "example ("),
+    ],
+    ids=["default", "example"],
+)
+def test_stats_names_the_dataset_it_counted(named: list[str], heading: str) -> None:
+    """Walkthrough 23 (h23k item 3): `coordqa dataset stats` printed its tables but never said
+    which dataset or release it counted.
+    Expected: a first line naming it as runs and `eval` name it (coordqa.dataset.identity_line),
+    with its question count."""
+    from coordqa.dataset import dataset_identity
+
+    result = CliRunner().invoke(app, ["dataset", "stats", *named])
+    assert result.exit_code == 0, result.output
+    identity = dataset_identity(named[0] if named else None)
+    first = result.output.splitlines()[0]
+    assert first == f"{identity.label}: {identity.num_questions} questions"
+    assert first.startswith(heading)

@@ -306,10 +306,18 @@ def stats_command(
     dataset: DatasetOption = None,
 ) -> None:
     """Counts per game and type, option counts, answer positions and the random baseline."""
-    from coordqa.dataset import load_rows
+    from coordqa.dataset import dataset_identity, load_rows
     from coordqa.scenarios import dataset_stats
 
-    stats = dataset_stats(load_rows(chosen_dataset(path, dataset)))
+    chosen = chosen_dataset(path, dataset)
+    rows = load_rows(chosen)
+    identity = dataset_identity(chosen, rows)  # named as runs name it (walkthrough 23)
+    console.print(
+        f"{identity.label}: {counted(identity.num_questions, 'question')}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    stats = dataset_stats(rows)
     for title, frame in (
         ("questions per game and type", stats.counts),
         ("questions per number of options", stats.option_counts),
