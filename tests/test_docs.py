@@ -201,3 +201,19 @@ def test_the_replies_the_guide_quotes_for_letters_off_the_list_read_as_it_says()
             assert not read.correct  # neither scores
             quoted += 1
     assert quoted >= 3, sentence
+
+
+def test_the_dataset_page_says_dataset_generate_needs_its_seed() -> None:
+    """Walkthrough 23 (h23k item 4): `dataset generate ... --out cc/` without `--seed` said
+    'Missing option --seed', and docs/dataset.md never said it is required (every example passed
+    it). Expected: the page says so, while the command requires it."""
+    import typer.main
+
+    from coordqa.cli.dataset import dataset_app
+
+    group = typer.main.get_command(dataset_app)
+    generate = group.commands["generate"]  # type: ignore[attr-defined]
+    seed = next(param for param in generate.params if param.name == "seed")
+    assert seed.required
+    page = (ROOT / "docs" / "dataset.md").read_text(encoding="utf-8")
+    assert "`--seed` is required" in " ".join(page.split())
