@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.analysis.stats import MeanSE, mean_cell
-from coordqa.errors import ConfigError, GameError, StoreError
+from coordqa.errors import ConfigError, GameError, SettingError, StoreError
 from coordqa.games.base import (
     PLAYERS,
     Game,
@@ -445,7 +445,7 @@ def advance(
     Stops early when the game ends, and says how many steps it played.
     """
     if steps < 0:
-        raise ConfigError(f"steps must be 0 or more, got {steps}.")
+        raise SettingError("steps", f"{{setting}} must be 0 or more, got {steps}.")
     config = resolve(PlayConfig(game_name, players, layout, 1, seed))
     return asyncio.run(_advance(config, steps))
 

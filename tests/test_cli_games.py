@@ -176,3 +176,17 @@ def test_show_says_when_the_episode_ended_before_the_steps_asked() -> None:
     one = coordqa("games", "show", "collab_capture", "--steps", "1", columns=200)
     assert "after 1 step " in one.stdout and "step(s)" not in one.stdout, one.stdout
     assert "ended" not in one.stdout
+
+
+def test_games_show_names_its_steps_flag() -> None:
+    """Walkthrough 23 (h23k item 5): `games show collab_escape --steps -3` said 'error: steps must
+    be 0 or more, got -3.', the library's setting, where `--as` names its flag.
+    Expected: `--steps` named, as commands map a setting to their option (settings_as_options);
+    a Python caller of `advance` still reads `steps`."""
+    from coordqa.play import advance
+
+    result = runner.invoke(app, ["games", "show", "collab_escape", "--steps", "-3"])
+    assert isinstance(result.exception, ConfigError)
+    assert str(result.exception) == "--steps must be 0 or more, got -3."
+    with pytest.raises(ConfigError, match="^steps must be 0 or more, got -3"):
+        advance("collab_escape", steps=-3)

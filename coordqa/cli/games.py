@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from coordqa.cli._errors import INTERRUPTED_EXIT
+from coordqa.cli._errors import INTERRUPTED_EXIT, settings_as_options
 from coordqa.cli._lists import given_once
 from coordqa.cli._names import game_name
 from coordqa.cli._outputs import run_folder
@@ -96,6 +96,10 @@ def _pair_text(pair: tuple[str, str] | None) -> str:
     return f"{pair[0]} (both)" if pair[0] == pair[1] else f"{pair[0]}, {pair[1]}"
 
 
+SHOW_FLAGS = {"steps": "--steps"}
+"""``advance``'s settings, as ``games show`` names them (walkthrough 23: it said ``steps``)."""
+
+
 def games_show(
     game: Annotated[
         str, typer.Argument(help="Game name (see `coordqa games list`).", callback=game_name)
@@ -118,7 +122,8 @@ def games_show(
     if as_.lower() not in _AS:
         raise ConfigError(f"--as must be alice or bob, got {as_!r}.")
     player = _AS[as_.lower()]
-    advanced = advance(game, layout, seed, steps, parse_pair(players, game))
+    with settings_as_options(SHOW_FLAGS):
+        advanced = advance(game, layout, seed, steps, parse_pair(players, game))
     state = advanced.game
     actions = state.legal_actions(player) if player in state.players_to_act() else []
     if as_json:
