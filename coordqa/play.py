@@ -191,7 +191,7 @@ def resolve(config: PlayConfig) -> PlayConfig:
         ConfigError: a player that cannot play this game, or fewer than one episode.
     """
     if config.episodes < 1:
-        raise ConfigError(f"episodes must be at least 1, got {config.episodes}.")
+        raise SettingError("episodes", f"{{setting}} must be at least 1, got {config.episodes}.")
     players = config.players or default_players(config.game)
     game = make_game(config.game, config.layout, config.seed)
     for name in players:

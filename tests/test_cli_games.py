@@ -190,3 +190,11 @@ def test_games_show_names_its_steps_flag() -> None:
     assert str(result.exception) == "--steps must be 0 or more, got -3."
     with pytest.raises(ConfigError, match="^steps must be 0 or more, got -3"):
         advance("collab_escape", steps=-3)
+
+
+def test_play_names_its_episodes_flag() -> None:
+    """Seen beside walkthrough 23's h23k item 5: `play collab_escape --episodes 0` said
+    'episodes must be at least 1, got 0.', the setting, not the flag `--episodes`."""
+    result = runner.invoke(app, ["play", "collab_escape", "--episodes", "0"])
+    assert isinstance(result.exception, ConfigError)
+    assert str(result.exception) == "--episodes must be at least 1, got 0."

@@ -99,6 +99,9 @@ def _pair_text(pair: tuple[str, str] | None) -> str:
 SHOW_FLAGS = {"steps": "--steps"}
 """``advance``'s settings, as ``games show`` names them (walkthrough 23: it said ``steps``)."""
 
+PLAY_FLAGS = {"episodes": "--episodes"}
+"""``PlayConfig``'s settings, as ``play`` names them (it said ``episodes``)."""
+
 
 def games_show(
     game: Annotated[
@@ -167,7 +170,8 @@ def play_command(
 
     from coordqa.play import PlayConfig, check_play_run, play, resolve
 
-    config = resolve(PlayConfig(game, parse_pair(players, game), layout, episodes, seed))
+    with settings_as_options(PLAY_FLAGS):
+        config = resolve(PlayConfig(game, parse_pair(players, game), layout, episodes, seed))
     if out is not None:
         check_play_run(config, out)  # a folder it cannot resume is said before the bar
     with Progress(
