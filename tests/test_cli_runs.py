@@ -72,6 +72,18 @@ def test_report_fits_80_columns_and_labels_both_uncertainties(
     assert {"n", "pearson_p", "spearman_p"} <= set(correlations.columns)
 
 
+def test_score_of_a_run_with_no_answered_sample_says_so_without_tables(tmp_path: Path) -> None:
+    """Walkthrough 23b #166: ``score`` of a run interrupted before its first answer printed
+    "no accuracy, no sample is answered (...)" and then an IndexError traceback (the tables of
+    no rows); it says the headline and what the run lacks, and exits 0 as for any run."""
+    run = write_qa_run(tmp_path / "empty", "m", [], trials=1, questions=2, scored=False)
+    result = coordqa("score", run)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    assert "no sample is answered" in result.stdout, result.stdout
+    assert "per game x type" not in result.stdout, result.stdout
+
+
 def test_score_tables_fit_80_columns_and_mark_an_incomplete_run(runs: dict[str, Path]) -> None:
     result = coordqa("score", runs["broken"])
     assert result.returncode == 0, result.stderr

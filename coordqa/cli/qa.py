@@ -89,21 +89,25 @@ def render_analysis(analysis: RunAnalysis) -> None:
     title = f"{analysis.name}: accuracy per question type"
     complete = analysis.complete
     console.print(headline(analysis), highlight=False)
-    console.print(
-        rich_accuracy_table(
-            title, analysis.by_type, ["question_type"], complete=complete, overall=analysis.overall
+    if len(analysis.by_type):  # no answered sample, no rows: the headline said so
+        console.print(
+            rich_accuracy_table(
+                title,
+                analysis.by_type,
+                ["question_type"],
+                complete=complete,
+                overall=analysis.overall,
+            )
         )
-    )
-    keys = ["game", "question_type"]
-    console.print(
-        rich_accuracy_table(
-            "per game x type",
-            analysis.by_game_type,
-            keys,
-            complete=complete,
-            overall=analysis.overall,
+        console.print(
+            rich_accuracy_table(
+                "per game x type",
+                analysis.by_game_type,
+                ["game", "question_type"],
+                complete=complete,
+                overall=analysis.overall,
+            )
         )
-    )
     if analysis.errors:
         from coordqa.runs.watch import retry_advice
 
