@@ -701,3 +701,21 @@ def test_an_unknown_grid_agent_is_offered_the_llm_agents_only(board: BoardClient
     ), said
     for other in ("sad", "hanabi-convention", "bc-cramped_room", "capture-greedy"):
         assert other not in said, said
+
+
+def test_an_empty_board_run_ranking_points_to_the_uploaded_entries(
+    board: BoardClient, tmp_path: Path, db_url: str
+) -> None:
+    """Walkthrough 23b #176: a board served with ``--ranking board-run`` said "No submissions
+    yet." above a ranking that held one uploaded entry: it says none is run by the board, and
+    where the uploaded ones are."""
+    uploaded = synthetic_bundle(load_rows(DEFAULT_DATASET), display_name="an upload")
+    assert board.submit(uploaded).status_code == 201
+    strict = BoardClient(db_url, tmp_path, token=board.token, ranking="board-run")
+    try:
+        page = strict.client.get("/", params={"dataset": DEFAULT_DATASET}).text
+    finally:
+        strict.close()
+    assert "No submissions yet" not in page
+    assert "No entries run by the board yet" in page
+    assert "origin=all" in page and "Entries: all" in page
