@@ -23,6 +23,7 @@ from coordqa.llm.chat_formats import keeps_system
 from coordqa.llm.llamacpp import GEMMA_FORMAT, LlamaCppServer
 from coordqa.llm.llamacpp_provider import CONTEXT_TOKENS
 from coordqa.llm.llamacpp_serve import (
+    SHUTDOWN_GRACE_S,
     _chat_format,
     default_alias,
     fold_dropped_system,
@@ -159,3 +160,37 @@ def _models_listed(url: str, server: subprocess.Popen[str], deadline_s: float) -
         except httpx.HTTPError:
             time.sleep(0.5)
     raise AssertionError(f"the server never answered {url} (exit status {server.poll()})")
+
+
+@pytest.mark.slow  # loads gemma-3-270m and starts a reply
+@pytest.mark.skipif(_gguf() is None, reason="needs the gemma-3-270m GGUF package")
+def test_sigterm_stops_the_server_while_it_generates_an_abandoned_reply(tmp_path: Path) -> None:
+    """Walkthrough 23, h23l item 4: SIGTERM left the server generating a request its client had
+    given up on (uvicorn waits for requests in flight): still alive 2 s after, SIGKILL needed."""
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable, "-m", "coordqa.llm.llamacpp_serve", "--model", str(_gguf()),
+            "--chat_format", "gemma", "--port", str(port), "--host", "127.0.0.1",
+        ],
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        base = f"http://127.0.0.1:{port}/v1"
+        [model] = _models_listed(f"{base}/models", server, deadline_s=120)  # type: ignore[arg-type]
+        body = {
+            "model": model,
+            "messages": [{"role": "user", "content": "Count from 1 to 10000, one per line."}],
+            "max_tokens": 8000,
+            "temperature": 0.0,
+        }
+        with pytest.raises(httpx.TimeoutException):  # the client gives up; generation goes on
+            httpx.post(f"{base}/chat/completions", json=body, timeout=3)
+        server.terminate()
+        started = time.monotonic()
+        server.wait(timeout=15)
+        assert time.monotonic() - started < SHUTDOWN_GRACE_S + 5
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()

@@ -197,3 +197,22 @@ def test_remove_unregisters_a_file_or_a_folder(tmp_path: Path) -> None:
     assert sorted(hanabi_entries()) == ["sad-2p-1", "sad-2p-2"]
     assert coordqa("partners", "remove", str(folder)).returncode == 0
     assert hanabi_entries() == {}
+
+
+def test_list_says_the_shared_weights_advice_once() -> None:
+    """Walkthrough 23, h23l item 1: the 'get the authors' files' advice was repeated verbatim
+    under each of the 7 unregistered Hanabi aliases; it is said once, each row keeps its
+    status and what the alias plays."""
+    from coordqa.agentic.partners.paths import HANABI_WEIGHTS_SOURCE
+
+    result = runner.invoke(app, ["partners", "list", "--game", "hanabi"])
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    source = " ".join(HANABI_WEIGHTS_SOURCE.split())
+    assert flat.count(source) == 1, result.output
+    assert flat.count("COORDQA_HANABI_WEIGHTS") == 1, result.output
+    for alias in ("sad", "obl", "obl1", "obl5"):
+        assert f"{alias} hanabi · " in flat
+    assert flat.count("needs weights") == 7, result.output
+    assert "'obl3' plays the first registered OBL-3 net" in flat
+    assert "sad, obl, obl1, obl2, obl3, obl4, obl5: get the authors'" in flat, result.output

@@ -779,3 +779,27 @@ def test_an_export_whose_page_does_not_render_is_one_line_and_leaves_no_site(
     assert "nothing was exported" in said, said
     left = [p for p in (tmp_path / "site").rglob("*") if p.name != OUTPUT_MARKER]
     assert left == [], left
+
+
+def test_a_page_s_refusal_is_a_page_and_the_api_s_stays_json(client: TestClient) -> None:
+    """Walkthrough 23, h23l item 2: a browser asking ``/runs/nosuch/`` got the raw JSON
+    ``{"detail": "no run 'nosuch'..."}``. A page route answers its 404 (and any other refusal)
+    as a small page with the same words and a link to the runs; the API keeps JSON."""
+    import html
+
+    page = client.get("/runs/nosuch/")
+    assert page.status_code == 404
+    assert page.headers["content-type"].startswith("text/html"), page.text
+    api = client.get("/api/runs/nosuch/samples")
+    assert api.status_code == 404 and api.headers["content-type"] == "application/json"
+    said = api.json()["detail"]
+    assert "nosuch" in said and said in html.unescape(page.text), page.text
+    assert 'href="/"' in page.text
+    for name, value in SECURITY_HEADERS.items():
+        assert page.headers[name] == value
+    bad = client.get("/runs/hostile/samples", params={"order": "sideways"})
+    assert bad.status_code == 400 and bad.headers["content-type"].startswith("text/html")
+    assert "order must be" in bad.text
+    nowhere = client.get("/no/such/page")
+    assert nowhere.status_code == 404 and nowhere.headers["content-type"].startswith("text/html")
+    assert client.get("/api/nothing").headers["content-type"] == "application/json"

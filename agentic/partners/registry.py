@@ -83,6 +83,8 @@ class PartnerInfo:
     """Where the weights come from (a file, or how to obtain them)."""
     hint: str = ""
     """What to do to make a partner that is not ready playable."""
+    advice: str = ""
+    """Advice shared by several rows (where to get the files): said once after the listing."""
     layout: str | None = None
     """The Overcooked layout a BC/HP partner was trained for."""
 
@@ -420,9 +422,15 @@ def _needs_training_hint(name: str) -> str:
 
 
 def _needs_weights_hint(alias: str) -> str:
+    return _get_weights_advice(ALIASES[alias].upper(), _alias_rule(alias))
+
+
+def _get_weights_advice(kinds: str, rule: str = "") -> str:
+    """Where to get the authors' files of ``kinds`` (then ``rule``, what to register)."""
+    middle = f"; {rule}" if rule else ""
     return (
-        f"get the authors' {ALIASES[alias].upper()} files from {HANABI_WEIGHTS_SOURCE}; "
-        f"{_alias_rule(alias)} (or set {HANABI_WEIGHTS_ENV} to their folder)"
+        f"get the authors' {kinds} files from {HANABI_WEIGHTS_SOURCE}{middle} "
+        f"(or set {HANABI_WEIGHTS_ENV} to their folder)"
     )
 
 
@@ -546,8 +554,17 @@ def list_partners() -> list[PartnerInfo]:
             status, source = "needs weights", "no sad_2p net"
             rows.append(PartnerInfo(alias, "hanabi", kind, status, source, str(exc)))
         except PartnerNotReadyError:
-            hint = _needs_weights_hint(alias)
-            rows.append(PartnerInfo(alias, "hanabi", kind, "needs weights", "not registered", hint))
+            rows.append(
+                PartnerInfo(
+                    alias,
+                    "hanabi",
+                    kind,
+                    "needs weights",
+                    "not registered",
+                    _alias_rule(alias),
+                    advice=_get_weights_advice("SAD and OBL"),
+                )
+            )
         else:
             rows.append(_hanabi_info(alias, target, torch_ok, f"alias of {target.name}: "))
     for name in sorted(entries):

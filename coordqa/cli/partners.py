@@ -36,12 +36,18 @@ def list_command(
     if game:
         rows = [row for row in rows if row.game == game]
     console = Console()
+    shared: dict[str, list[str]] = {}  # advice -> the rows it is for, said once at the end
     for row in rows:
         title = Text(row.name, style="bold")
         title.append(f"  {row.game} · {row.kind} · ")
         title.append(row.status, style=STATUS_STYLE.get(row.status, "red"))
         details = [Text(row.source)] + ([Text(row.hint, style="dim")] if row.hint else [])
         print_entry(console, title, details)
+        if row.advice:
+            shared.setdefault(row.advice, []).append(row.name)
+    for advice, names in shared.items():
+        console.print()
+        print_entry(console, Text(f"{', '.join(names)}:", style="bold"), [Text(advice)])
 
 
 @partners_app.command("train-bc")

@@ -15,10 +15,16 @@ the path it was given, so clients had to ask for ``openai//root/.../model.gguf``
 A third: a model given without ``--n_ctx`` is served with the context of the ``llamacpp/``
 route (:data:`coordqa.llm.llamacpp_provider.CONTEXT_TOKENS`, :func:`with_context`), not
 llama-cpp-python's 2,048 tokens, which refused QA questions of more than about 2,000 tokens.
+
+A fourth: SIGTERM (or Ctrl-C) stops the server within :data:`SHUTDOWN_GRACE_S` seconds
+(:func:`bounded_shutdown`). uvicorn waits for the requests in flight, with no bound by default,
+and the server keeps generating a reply its client gave up on: it was still alive after SIGTERM
+until that reply ran to the end of the context.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -28,12 +34,24 @@ from typing import Any
 from coordqa.llm.chat_formats import fold_system, keeps_system
 from coordqa.llm.llamacpp_provider import CONTEXT_TOKENS
 
-__all__ = ["default_alias", "fold_dropped_system", "main", "with_alias", "with_context"]
+__all__ = [
+    "SHUTDOWN_GRACE_S",
+    "bounded_shutdown",
+    "default_alias",
+    "fold_dropped_system",
+    "main",
+    "with_alias",
+    "with_context",
+]
 
 FORMAT_FLAG = "--chat_format"
 MODEL_FLAG = "--model"
 ALIAS_FLAG = "--model_alias"
 CONTEXT_FLAG = "--n_ctx"
+
+SHUTDOWN_GRACE_S = 1
+"""How long a stopped server lets the requests in flight finish (uvicorn's
+``timeout_graceful_shutdown``) before it cancels them and exits."""
 
 
 def fold_dropped_system(chat_format: str) -> bool:
@@ -113,6 +131,21 @@ def with_context(argv: Sequence[str], environ: Mapping[str, str] = os.environ) -
     return [*argv, CONTEXT_FLAG, str(CONTEXT_TOKENS)]
 
 
+def bounded_shutdown() -> None:
+    """Make llama-cpp-python's server start uvicorn with ``timeout_graceful_shutdown``.
+
+    Its ``main`` calls ``uvicorn.run`` itself; this gives that call :data:`SHUTDOWN_GRACE_S`
+    (uvicorn then cancels what is still running and re-raises the signal it caught).
+    """
+    import llama_cpp.server.__main__ as server_main
+    import uvicorn
+
+    class _Uvicorn:
+        run = functools.partial(uvicorn.run, timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+
+    server_main.uvicorn = _Uvicorn  # type: ignore[assignment]
+
+
 def main() -> None:
     """Serve as ``python -m llama_cpp.server`` does, system messages kept (see the module)."""
     from llama_cpp.server.__main__ import main as serve
@@ -133,6 +166,7 @@ def main() -> None:
         )
     argv, alias = with_alias(argv)
     sys.argv[1:] = argv
+    bounded_shutdown()
     if alias is not None:
         print(
             f"coordqa: serving the model as {alias!r}: clients ask for openai/{alias} "

@@ -38,6 +38,7 @@ __all__ = [
     "Links",
     "agentic_run_page",
     "compare_page",
+    "error_page",
     "episode_page",
     "index_page",
     "qa_run_page",
@@ -136,6 +137,12 @@ def render(template: str, links: Links, **context: Any) -> str:
 
 
 # -- the pages ---------------------------------------------------------------------------------
+
+
+def error_page(status: int, title: str, message: str, links: Links) -> str:
+    """A refusal (an unknown run, a bad parameter) as a page: its words and a link to the runs."""
+    return render("error.html", links, status=status, title=title, message=message)
+
 
 NOTES = {
     "statistics_note": plain(STATISTICS_NOTE),
