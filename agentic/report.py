@@ -69,7 +69,7 @@ from coordqa.analysis.stats import MeanSE, mean_cell, proportion_ci
 from coordqa.errors import ConfigError
 from coordqa.games import GAMES, LADDER_ORDERS, PLAYERS, GameProfile, ReportTable, game_profile
 from coordqa.jsonvalues import JSONObject
-from coordqa.outputs import AGENTIC_REPORT, generated_output
+from coordqa.outputs import AGENTIC_REPORT, generated_output, in_output
 from coordqa.words import counted
 
 COUNT_COLUMNS = (
@@ -602,7 +602,7 @@ class AgenticReport:
         missing, empty or holding an earlier agentic report, which is removed first.
         """
         with generated_output(out, AGENTIC_REPORT) as root:
-            return self._write_files(root)
+            return in_output(self._write_files(root), root, out)
 
     def _write_files(self, root: Path) -> list[Path]:
         """The tables, report.md and figures into ``root`` (checked and created)."""

@@ -16,10 +16,11 @@ empty (but for hidden files: a ``.gitkeep``) or already that run or set, to resu
 A folder of generated output (a report, an export of pages, the board's static site) is
 written only when it is missing, empty or holds the earlier output of the same command
 (:func:`generated_output`): that command leaves ``.coordqa-output.json`` naming itself and the
-files it wrote, removes those files before it writes again (so nothing of the earlier output
-survives), and keeps any file a user added. Two commands never share a folder, and a folder
-coordqa did not fill is never written into. An output file that exists is refused, never
-replaced.
+files it wrote, writes its new output beside the folder and, once it is complete, replaces
+those files by it (so nothing of the earlier output survives, and a command stopped halfway
+leaves the earlier output whole), and keeps any file a user added. Two commands never share a
+folder, and a folder coordqa did not fill is never written into. An output file that exists is
+refused, never replaced.
 """
 
 from __future__ import annotations
@@ -27,12 +28,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from coordqa.bounded_reads import read_at_most
-from coordqa.errors import OutputPathError
+from coordqa.errors import OutputPathError, RunInterrupted
 from coordqa.jsonvalues import load_json
 from coordqa.runfolder import folder_words, holds_run, runs_held
 
@@ -48,6 +52,7 @@ __all__ = [
     "check_output_folder",
     "check_run_output",
     "generated_output",
+    "in_output",
     "make_output_file",
     "make_output_folder",
     "unused_file_beside",
@@ -275,28 +280,92 @@ def _holds_output_of(folder: Path, command: str, name: str) -> OutputPathError:
 def generated_output(
     path: str | os.PathLike[str], writer: str, name: str = FOLDER
 ) -> Iterator[Path]:
-    """The folder ``writer`` writes its output into, emptied of its earlier output.
+    """A staging folder ``writer`` writes its output into; on success, moved into ``path``.
 
-    Checks the folder (:func:`check_generated_folder`), removes the files the earlier output's
-    marker lists (and the folders that leaves empty), creates the folder, and on leaving writes
-    the marker: every file that appeared in it meanwhile, so even an output stopped halfway is
-    removed by the next run of the same command, and the user's own files are kept. A writer
-    that raises leaves no half-written output (an index linking to pages never written,
-    walkthrough 23): the files it wrote are removed as it fails.
+    Checks the folder (:func:`check_generated_folder`), then yields an empty staging folder
+    beside it (:func:`_staging_beside`): a writer's files are moved into ``path`` only once it
+    finishes, after the files the earlier output's marker lists (and the folders that leaves
+    empty) are removed; then the marker lists the new files. The user's own files are kept. A
+    writer that fails or is interrupted (Ctrl-C, walkthrough 23) leaves ``path`` as it was:
+    the complete earlier output, never an index linking to pages never written; Ctrl-C is
+    :class:`~coordqa.errors.RunInterrupted`, one line saying so. The writer must name
+    ``path``, not the staging folder, in what it returns or writes (:func:`in_output`).
     """
     folder = check_output_folder(path, name)
-    _remove_earlier(folder, _earlier_output(folder, writer, name))
-    folder.mkdir(parents=True, exist_ok=True)
-    kept = _files_under(folder)
+    earlier = _earlier_output(folder, writer, name)
+    staging = _staging_beside(folder)
     try:
-        yield folder
-    except Exception:
-        _remove_earlier(folder, sorted(_files_under(folder) - kept - {OUTPUT_MARKER}))
-        raise
+        yield staging
+        with _ctrl_c_ignored():
+            _move_in(staging, folder, earlier, writer)
+    except KeyboardInterrupt:
+        kept = f"; the earlier {_called(writer)} there is kept" if earlier else ""
+        raise RunInterrupted(f"interrupted: nothing was written to {folder}{kept}") from None
     finally:
-        written = sorted(_files_under(folder) - kept - {OUTPUT_MARKER})
-        marker = {"command": writer, "files": written}
-        (folder / OUTPUT_MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def in_output(paths: list[Path], staging: Path, path: str | os.PathLike[str]) -> list[Path]:
+    """``paths`` written into ``staging`` (:func:`generated_output`), as they are in ``path``."""
+    return [Path(path) / written.relative_to(staging) for written in paths]
+
+
+STAGING = ".coordqa-partial-"
+"""How a staging folder is named: ``.NAME.coordqa-partial-PID`` beside the output folder."""
+
+
+def _staging_beside(folder: Path) -> Path:
+    """A new hidden folder beside ``folder`` (on its file system) to write its output into.
+
+    Beside it, so that an output published as it is (a static site) never carries it; the
+    folder's parents are created for it. Inside it (hidden) when only the folder is writable,
+    or it is a mount point (the files are moved in by renaming).
+    """
+    whole = folder.resolve()  # beside the folder a link names, not beside the link
+    whole.parent.mkdir(parents=True, exist_ok=True)
+    staging = whole.parent / f".{whole.name}{STAGING}{os.getpid()}"
+    if whole.is_dir() and (
+        not os.access(whole.parent, os.W_OK | os.X_OK)  # a writable folder in one that is not
+        or whole.stat().st_dev != whole.parent.stat().st_dev  # a mount point: no os.replace
+    ):
+        staging = whole / f"{STAGING}{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)  # one this process left: a pid is not reused live
+    staging.mkdir()
+    return staging
+
+
+def _move_in(staging: Path, folder: Path, earlier: list[str], writer: str) -> None:
+    """Replace ``folder``'s ``earlier`` output by the files written in ``staging``."""
+    written = sorted(_files_under(staging))
+    _remove_earlier(folder, earlier)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in written:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staging / name, folder / name)
+    marker = {"command": writer, "files": written}
+    (folder / OUTPUT_MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
+
+
+@contextmanager
+def _ctrl_c_ignored() -> Iterator[None]:
+    """Within, Ctrl-C is ignored (in the main thread, where its handler is).
+
+    Moving the files in takes a moment, and stopped halfway it would leave neither the earlier
+    output nor the new one.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+
+
+def _called(writer: str) -> str:
+    """What ``writer``'s output is called in a line: a report, or an export."""
+    return "report" if writer in (QA_REPORT, AGENTIC_REPORT) else "export"
 
 
 def _earlier_output(folder: Path, writer: str, name: str) -> list[str]:

@@ -18,7 +18,7 @@ from coordqa.leaderboard.db import Database
 from coordqa.leaderboard.pages import Links, render_agentic, render_index, render_submission
 from coordqa.leaderboard.ranking_routes import entries_csv
 from coordqa.leaderboard.views import Board, load_agentic_board, load_board, load_detail
-from coordqa.outputs import BOARD_SITE, generated_output
+from coordqa.outputs import BOARD_SITE, generated_output, in_output
 from coordqa.web.rendering import write_static
 
 __all__ = ["export_site"]
@@ -59,7 +59,7 @@ def export_site(db: Database, out: str | Path) -> list[Path]:
     empty or holding an earlier export of the board, which is removed first.
     """
     with generated_output(out, BOARD_SITE) as root:
-        return _write_site(db, root)
+        return in_output(_write_site(db, root), root, out)
 
 
 def _write_site(db: Database, root: Path) -> list[Path]:

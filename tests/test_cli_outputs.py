@@ -255,3 +255,56 @@ def test_the_library_writers_raise_the_typed_error(workdir: Path) -> None:
     with pytest.raises(OutputPathError, match="is a file, not a folder"):
         write_reports([], afile)
     assert (afile.read_text(), list(empty.iterdir())) == ("keep me\n", [])
+
+
+STOPPED_AT = {
+    "view --export": ("coordqa.viewer.pages.run_page", "export"),
+    "report": ("coordqa.analysis.figures.plot_accuracy_by_type", "report"),
+    "agentic report": ("coordqa.agentic.report.plot_report", "report"),
+    "leaderboard export": ("coordqa.leaderboard.site.render_agentic", "export"),
+}
+"""Each generated-output command, a function it calls after writing some files, and what its
+output is called in the interrupted line."""
+
+
+def _ctrl_c(*_args: object, **_kwargs: object) -> None:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("command", STOPPED_AT)
+def test_an_interrupted_output_keeps_the_earlier_one_whole(
+    command: str, inputs: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 23: Ctrl-C during ``view --export`` exited 130 with no word and left an
+    index linking to pages never written; over an earlier export it removed the earlier one
+    first. The folder now holds the earlier output (and the user's files) untouched."""
+    template = FOLDER_OUTPUTS[command]
+    target, what = STOPPED_AT[command]
+    fresh = tmp_path / "fresh"
+    with monkeypatch.context() as patch:
+        patch.setattr(target, _ctrl_c)
+        result = coordqa(*_command(template, inputs, str(fresh)), cwd=tmp_path)
+    assert result.returncode == 130, result.stderr
+    assert result.stderr == f"interrupted: nothing was written to {fresh}\n"
+    assert not fresh.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no staging folder left
+
+    out = tmp_path / "out"
+    assert coordqa(*_command(template, inputs, str(out)), cwd=tmp_path).returncode == 0
+    (out / "notes.txt").write_text("mine\n", encoding="utf-8")
+    before = _tree(tmp_path)
+    with monkeypatch.context() as patch:
+        patch.setattr(target, _ctrl_c)
+        result = coordqa(*_command(template, inputs, str(out)), cwd=tmp_path)
+    assert result.returncode == 130, result.stderr
+    assert result.stderr == (
+        f"interrupted: nothing was written to {out}; the earlier {what} there is kept\n"
+    )
+    assert _tree(tmp_path) == before
+
+    again = coordqa(*_command(template, inputs, str(out)), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert str(out) in again.stdout + again.stderr
+    assert "partial" not in again.stdout + again.stderr
+    assert (out / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

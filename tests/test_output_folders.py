@@ -29,13 +29,14 @@ from test_cli_outputs import (
 )
 from test_run_out_folders import WRITERS as RUN_WRITERS
 
-from coordqa.errors import OutputPathError
+from coordqa.errors import OutputPathError, RunInterrupted
 from coordqa.outputs import (
     AGENTIC_REPORT,
     OUTPUT_MARKER,
     QA_REPORT,
     check_generated_folder,
     generated_output,
+    in_output,
 )
 
 GENERATED = {
@@ -369,3 +370,34 @@ def test_an_unused_file_beside_keeps_safe_characters_and_never_names_a_taken_fil
     for number in range(2, MOST_FILE_TRIES + 1):
         (tmp_path / f"random-bundle-Other-{number}.json").write_text("{}")
     assert unused_file_beside(saved, ["Other"]) is None
+
+
+@pytest.mark.parametrize("stop", [ValueError("a bug"), KeyboardInterrupt()])
+def test_a_writer_stopped_halfway_leaves_the_earlier_output_whole(
+    stop: BaseException, tmp_path: Path
+) -> None:
+    """Walkthrough 23, h23j: the earlier output was removed before the writer wrote, and Ctrl-C
+    (not an Exception) left the new output's first files. Now the writer writes beside the
+    folder, and only a finished output replaces the earlier one."""
+    folder = tmp_path / "out"
+    with generated_output(folder, QA_REPORT) as root:
+        (root / "sub").mkdir()
+        (root / "sub" / "a.csv").write_text("earlier\n", encoding="utf-8")
+        (root / "report.md").write_text("earlier\n", encoding="utf-8")
+    (folder / "notes.txt").write_text("mine\n", encoding="utf-8")
+    before = _tree(tmp_path)
+    with pytest.raises(RunInterrupted if isinstance(stop, KeyboardInterrupt) else ValueError) as e:
+        with generated_output(folder, QA_REPORT) as root:
+            (root / "report.md").write_text("new\n", encoding="utf-8")
+            raise stop
+    if isinstance(stop, KeyboardInterrupt):
+        assert str(e.value) == (
+            f"interrupted: nothing was written to {folder}; the earlier report there is kept"
+        )
+    assert _tree(tmp_path) == before  # no staging folder left either
+    with generated_output(folder, QA_REPORT) as root:
+        (root / "report.md").write_text("new\n", encoding="utf-8")
+        assert in_output([root / "report.md"], root, folder) == [folder / "report.md"]
+    assert sorted(p.name for p in folder.iterdir()) == [OUTPUT_MARKER, "notes.txt", "report.md"]
+    assert (folder / "report.md").read_text(encoding="utf-8") == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

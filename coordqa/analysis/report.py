@@ -61,7 +61,7 @@ from coordqa.analysis.tables import (
 from coordqa.errors import ConfigError, StoreError
 from coordqa.jsonvalues import JSONObject
 from coordqa.llm.registry import spelled_model
-from coordqa.outputs import QA_REPORT, generated_output
+from coordqa.outputs import QA_REPORT, generated_output, in_output
 from coordqa.records import QUESTION_TYPES, STATUSES
 from coordqa.registry import did_you_mean
 from coordqa.store import QARun, RunStore, read_qa_run
@@ -797,7 +797,7 @@ def write_report(report: ModelReport, out: str | Path) -> list[Path]:
         The paths written.
     """
     with generated_output(out, QA_REPORT) as root:
-        return _write_report_files(report, root)
+        return in_output(_write_report_files(report, root), root, out)
 
 
 def _write_report_files(report: ModelReport, root: Path) -> list[Path]:
@@ -840,8 +840,8 @@ def write_reports(reports: Sequence[DatasetReport], out: str | Path) -> list[Pat
     """
     with generated_output(out, QA_REPORT) as root:
         if len(reports) == 1:
-            return _write_report_files(reports[0].report, root)
-        return _write_report_index(reports, root)
+            return in_output(_write_report_files(reports[0].report, root), root, out)
+        return in_output(_write_report_index(reports, root), root, out)
 
 
 def _write_report_index(reports: Sequence[DatasetReport], root: Path) -> list[Path]:

@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 
 from coordqa.errors import ExportFailed
-from coordqa.outputs import RUN_PAGES, generated_output
+from coordqa.outputs import RUN_PAGES, generated_output, in_output
 from coordqa.viewer import pages
 from coordqa.viewer.runs import RunCatalog
 from coordqa.web.rendering import STATIC_PACKAGE, write_static
@@ -87,7 +87,7 @@ def export_site(catalog: RunCatalog, out: str | os.PathLike[str]) -> list[Path]:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             written.append(path)
-        return written + write_static(root, STATIC_PACKAGES)
+        return in_output(written + write_static(root, STATIC_PACKAGES), root, out)
 
 
 def _rendered(page: str, render: Callable[[pages.Links], str]) -> str:
