@@ -143,7 +143,7 @@ def bounded_shutdown() -> None:
     class _Uvicorn:
         run = functools.partial(uvicorn.run, timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
 
-    server_main.uvicorn = _Uvicorn  # type: ignore[assignment]
+    server_main.uvicorn = _Uvicorn  # type: ignore[attr-defined,assignment]
 
 
 def main() -> None:
