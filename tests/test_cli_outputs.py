@@ -271,6 +271,30 @@ def _ctrl_c(*_args: object, **_kwargs: object) -> None:
     raise KeyboardInterrupt
 
 
+READING = {
+    "view --export": "coordqa.viewer.runs.RunCatalog.read_all",
+    "report": "coordqa.analysis.compare_by_dataset",
+    "agentic report": "coordqa.agentic.report.pool_episodes",
+    "leaderboard export": "coordqa.leaderboard.site.export_site",
+}
+"""Each generated-output command, and a function it calls before it writes anything."""
+
+
+@pytest.mark.parametrize("command", READING)
+def test_a_ctrl_c_before_an_output_is_written_says_so(
+    command: str, inputs: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 24 #215: Ctrl-C 2 s into ``view --export`` (reading the runs) exited 130 with
+    no word; at 8 s the export's own line came. It is the same line from the start."""
+    out = tmp_path / "out"
+    with monkeypatch.context() as patch:
+        patch.setattr(READING[command], _ctrl_c)
+        result = coordqa(*_command(FOLDER_OUTPUTS[command], inputs, str(out)), cwd=tmp_path)
+    assert result.returncode == 130, result.stderr
+    assert result.stderr == f"interrupted: nothing was written to {out}\n"
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("command", STOPPED_AT)
 def test_an_interrupted_output_keeps_the_earlier_one_whole(
     command: str, inputs: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -323,6 +323,36 @@ def test_sigterm_interrupts_a_set_like_ctrl_c_and_records_its_members(tmp_path: 
     assert again.manifest.ok
 
 
+def test_a_double_ctrl_c_ends_a_set_without_asyncios_shutdown_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Walkthrough 24 #251: ``timeout -s INT`` signals the command and then its group, so a set
+    got SIGINT twice; the second raised KeyboardInterrupt inside a member's task, and asyncio
+    logged "unhandled exception during asyncio.run() shutdown" with a 70-line traceback before
+    the interrupted line. The interruption is said once, by the set."""
+    import logging
+    import os
+    import signal
+
+    from coordqa.evalset import SetInterrupted
+
+    spec = parse_spec(
+        {"models": ["random", "scripted"], "trials": 1, "limit": 12, "out": str(tmp_path / "s")}
+    )
+
+    def ctrl_c_twice(event: Any) -> None:
+        if event.kind == "progress" and event.progress.done == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    caplog.set_level(logging.ERROR, logger="asyncio")
+    with pytest.raises(SetInterrupted):
+        evaluate_set(spec, progress=ctrl_c_twice)
+    shutdown = [r for r in caplog.records if r.name == "asyncio"]
+    assert shutdown == [], [r.getMessage() for r in shutdown]
+    assert "pending" not in {m.status for m in read_set(tmp_path / "s").members}
+
+
 def test_a_set_written_by_a_newer_coordqa_says_to_upgrade(tmp_path: Path) -> None:
     """Members now record their key (format 2), no folder when they made none (format 3) and
     their dataset's fingerprint (format 4); a later format is refused with what to do."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -81,6 +82,19 @@ def interrupted_as(stopped: str) -> Iterator[None]:
         yield
     except KeyboardInterrupt:
         raise RunInterrupted(stopped) from None
+
+
+def nothing_written_to(out: Path | None) -> AbstractContextManager[None]:
+    """Within, Ctrl-C says that nothing was written to ``out`` (none: no output, no line).
+
+    A command writing generated output reads its runs or board first; a Ctrl-C then ended it
+    with status 130 and no word (walkthrough 24). The output folder is untouched until the
+    writer finishes (:func:`coordqa.outputs.generated_output`, which says the same once it
+    writes, and whether an earlier output is kept).
+    """
+    if out is None:
+        return nullcontext()
+    return interrupted_as(f"interrupted: nothing was written to {out}")
 
 
 _warned: set[str] = set()

@@ -813,9 +813,11 @@ def report_command(
     Only played episodes enter the tables; failed and skipped ones are counted and named.
     """
     from coordqa.agentic.report import agentic_report
+    from coordqa.cli._errors import nothing_written_to
 
-    found = runs_to_report(runs, "agentic")
-    report = agentic_report(found, out)
+    with nothing_written_to(out):
+        found = runs_to_report(runs, "agentic")
+        report = agentic_report(found, out)
     _print_report(report)
     unfinished = f" ({counted(len(report.incomplete), 'incomplete run')})" * bool(report.incomplete)
     messages.print(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from coordqa.cli._errors import interrupted_as
+from coordqa.cli._errors import interrupted_as, nothing_written_to
 from coordqa.cli._names import model_name, player_name
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._outputs import generated_folder, output_file, output_folder
@@ -861,7 +861,8 @@ def export_command(
     from coordqa.leaderboard.site import export_site
 
     database = _open(db, create=False)
-    files = export_site(database, out)
+    with nothing_written_to(out):
+        files = export_site(database, out)
     source = database.engine.url.render_as_string(hide_password=True)
     console.print(
         f"wrote {len(files)} files from {source} to {out}; open {out / 'index.html'}",

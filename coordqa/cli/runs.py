@@ -452,17 +452,19 @@ def report_command(
     (--out DIR/<dataset>/ when there are several).
     """
     from coordqa.analysis import compare_by_dataset, write_reports
+    from coordqa.cli._errors import nothing_written_to
     from coordqa.evalset import expand_sets
 
-    found = runs_to_report(expand_sets(runs), "qa")
-    reports = compare_by_dataset(
-        found,
-        sizes=parse_sizes(sizes),
-        dataset=dataset,
-        allow_mixed=allow_mixed,
-        reference=reference,
-    )
-    written = write_reports(reports, out)
+    with nothing_written_to(out):
+        found = runs_to_report(expand_sets(runs), "qa")
+        reports = compare_by_dataset(
+            found,
+            sizes=parse_sizes(sizes),
+            dataset=dataset,
+            allow_mixed=allow_mixed,
+            reference=reference,
+        )
+        written = write_reports(reports, out)
     for item in reports:
         if len(reports) > 1:
             heading = f"dataset {item.group.title} ({counted(len(item.report.models), 'run')})"

@@ -59,11 +59,20 @@ def view_command(
     reads only the run directories given (and the bundled datasets, by name), and answers only
     requests addressed to this machine, --host or an --allow-host name.
     """
+    from coordqa.cli._errors import nothing_written_to
     from coordqa.cli.leaderboard import require_web_extra
-    from coordqa.evalset import expand_sets
-    from coordqa.viewer import RunCatalog
 
     require_web_extra(("fastapi", "uvicorn", "jinja2"), "coordqa view")
+    with nothing_written_to(export):
+        _view(runs, host, port, allow_host, export)
+
+
+def _view(
+    runs: list[Path], host: str, port: int, allow_host: list[str] | None, export: Path | None
+) -> None:
+    """Read the runs, then export them (``export``) or serve them at ``host``:``port``."""
+    from coordqa.evalset import expand_sets
+    from coordqa.viewer import RunCatalog
     from coordqa.web.serving import listen
 
     expand_sets(runs)  # refuses a set whose members stored no run, in the set's words

@@ -202,11 +202,34 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
         yield
 
 
+def _only_interruptions(error: BaseException) -> bool:
+    """Whether ``error`` is a Ctrl-C or a cancellation, alone or grouped by a task group."""
+    grouped = getattr(error, "exceptions", None)  # BaseExceptionGroup (a backport on 3.10)
+    if isinstance(grouped, tuple) and grouped:
+        return all(_only_interruptions(inner) for inner in grouped)
+    return isinstance(error, (KeyboardInterrupt, asyncio.CancelledError))
+
+
+def _interruptions_said_once(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's exception handler: a task that ended in an interruption is not logged.
+
+    GNU ``timeout -s INT`` sends SIGINT twice (see :func:`_stops_held`): the second raises
+    KeyboardInterrupt inside a task, and ``asyncio.run`` then logged "unhandled exception
+    during asyncio.run() shutdown" with the task group's whole traceback before the run's own
+    interrupted line (walkthrough 24). The run says the interruption; anything else is logged.
+    """
+    error = context.get("exception")
+    if isinstance(error, BaseException) and _only_interruptions(error):
+        return
+    loop.default_exception_handler(context)
+
+
 async def _terminable(session: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Await ``session()``; a SIGTERM cancels it and ends as KeyboardInterrupt, like Ctrl-C."""
     task = asyncio.current_task()
     if task is None:  # pragma: no cover - always inside asyncio.run
         return await session()
+    asyncio.get_running_loop().set_exception_handler(_interruptions_said_once)
     terminate = _Terminate(task, asyncio.get_running_loop())
     with _handle_sigterm(terminate):
         try:
