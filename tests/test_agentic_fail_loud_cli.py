@@ -128,6 +128,9 @@ def test_the_missing_key_message_names_every_command_that_takes_api_key_env(
     assert "Set the environment variable OPENAI_API_KEY" in line and "--api-base URL" in line
     takers = "coordqa eval, eval-set, agentic run and agentic grid take --api-key-env NAME"
     assert takers in line, line
+    # walkthrough 24 R3: an eval-set spec's model was told only --api-key-env, which eval-set
+    # refuses for the spec's models; the spec's own key is named too
+    assert "a model of an eval-set spec file takes api_key_env: NAME" in line, line
     for command in (["eval"], ["eval-set"], ["agentic", "run"], ["agentic", "grid"]):
         shown = coordqa(*command, "--help", columns=200)
         assert "--api-key-env" in shown.stdout, command

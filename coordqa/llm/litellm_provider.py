@@ -365,9 +365,10 @@ class LiteLLMProvider(Provider):
         state = f"is set but empty ({' and '.join(empty)})" if empty else "is not set"
         return ModelError(
             f"model {self.name} cannot be used: its API key {state}. Set the environment "
-            f"variable {' or '.join(missing)} to your key (coordqa eval, eval-set, agentic run "
-            "and agentic grid take --api-key-env NAME, another variable that holds it; a server "
-            "of your own that needs no key: --api-base URL)."
+            f"variable {' or '.join(missing)} to your key, or name another variable that holds "
+            "it (coordqa eval, eval-set, agentic run and agentic grid take --api-key-env NAME; "
+            "a model of an eval-set spec file takes api_key_env: NAME, as eval-set refuses "
+            "--api-key-env for those; a server of your own that needs no key: --api-base URL)."
         )
 
     def _prepare(self, litellm: ModuleType) -> None:
