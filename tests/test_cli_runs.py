@@ -698,3 +698,18 @@ def test_runs_list_tells_apart_by_content_across_every_folder_it_lists(tmp_path:
     text = " ".join(result.stdout.split())
     assert "runs/old random · fresh/ (dfafcd5a)" in text, text
     assert "runs/new random · fresh/ (3b0c11aa)" in text, text
+
+
+def test_an_agentic_run_with_model_args_is_listed_by_its_models_name(tmp_path: Path) -> None:
+    """Walkthrough 24 R1: ``runs list`` showed a grid model played with ``--model-arg`` as a
+    Python dict, ``{'name': 'llamacpp/...gguf', 'api_base': None, 'model_args': {...}}``."""
+    config = {
+        "name": "grid",
+        "agents": ["cac"],
+        "models": [{"name": "llamacpp/g.gguf", "api_base": None, "model_args": {"n": 1}}],
+    }
+    RunStore.create(tmp_path / "ag", RunManifest(kind="agentic", config=config, fingerprint="x"))
+    listed = coordqa("runs", "list", tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    said = " ".join(listed.stdout.split())
+    assert "llamacpp/g.gguf" in said and "'name'" not in said and "model_args" not in said, said

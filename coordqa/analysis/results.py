@@ -42,6 +42,7 @@ from coordqa.store import (
     read_qa_run,
     survey_runs,
 )
+from coordqa.store.manifest import model_names
 
 __all__ = [
     "AGREEMENTS",
@@ -366,7 +367,7 @@ class RunSummary:
 def _describe(manifest: RunManifest) -> tuple[str, str]:
     """The model and dataset columns of a run of any kind."""
     config = manifest.config
-    models = config.get("model") or ",".join(map(str, config.get("models") or [])) or "-"
+    models = ",".join(model_names(config)) or "-"
     if manifest.kind == "qa":
         dataset = manifest.dataset.name if manifest.dataset else "?"
     elif manifest.kind == "play":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -57,6 +58,29 @@ def reported_by(kind: str) -> str:
     """
     command = REPORTED_BY.get(kind)
     return f"`{command}` reports {kind_words(kind)} runs" if command else ""
+
+
+def model_names(config: Mapping[str, Any]) -> list[str]:
+    """The models a run's stored ``config`` names, for people: ``model``, or each of ``models``.
+
+    A grid's model is a name, or ``{name, api_base, model_args}`` when played with an endpoint
+    or model arguments: its name is shown, not the mapping (walkthrough 24: ``runs list`` and
+    the viewer showed ``{'name': 'llamacpp/...', 'api_base': None, ...}``).
+
+    >>> model_names({"models": ["random", {"name": "llamacpp/g.gguf", "model_args": {}}]})
+    ['random', 'llamacpp/g.gguf']
+    >>> model_names({"model": "random"}), model_names({})
+    (['random'], [])
+    """
+    if config.get("model"):
+        return [str(config["model"])]
+    entries = config.get("models")
+    if not isinstance(entries, list):
+        return []
+    return [
+        str(entry.get("name", entry)) if isinstance(entry, Mapping) else str(entry)
+        for entry in entries
+    ]
 
 
 RunStatus = Literal["created", "running", "finished", "interrupted", "failed"]

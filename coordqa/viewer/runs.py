@@ -32,7 +32,7 @@ from coordqa.store import (
     discover_runs,
     open_run,
 )
-from coordqa.store.manifest import kind_words
+from coordqa.store.manifest import kind_words, model_names
 from coordqa.viewer.agentic import AgenticView
 from coordqa.viewer.compare import DatasetComparison, compare_by_question_set
 from coordqa.viewer.qa import QAView, Rationales
@@ -75,12 +75,10 @@ def _slug(text: str) -> str:
 
 def _agentic_label(config: JSONObject) -> str:
     """An agentic run, for people: its agents, and their models."""
-    agents, models = config.get("agents"), config.get("models")
+    agents, models = config.get("agents"), model_names(config)
     named = agents if isinstance(agents, list) and agents else [config.get("agent", "?")]
     shown = ", ".join(str(agent) for agent in named)
-    return (
-        f"{shown} [{', '.join(map(str, models))}]" if isinstance(models, list) and models else shown
-    )
+    return f"{shown} [{', '.join(models)}]" if models else shown
 
 
 def _by_path(problems: Sequence[UnreadableRunError]) -> list[UnreadableRunError]:
