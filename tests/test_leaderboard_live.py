@@ -339,7 +339,13 @@ def test_a_name_like_another_submitters_is_refused_with_the_command_that_names_i
         from_run = coordqa("submit", other_run, "--to", server.url, "--token", bob)
         from_file = coordqa("submit", saved, "--to", server.url, "--token", bob)
         endpoint = coordqa("submit-endpoint", "random", "--to", server.url, "--token", bob)
+        renamed = coordqa(
+            "submit", other_run, "--to", server.url, "--token", bob, "--name", "R\u0430ndom"
+        )  # a Cyrillic a: the name given is refused, so another is asked for (walkthrough 25)
     assert first.returncode == 0, first.stderr
+    assert renamed.returncode == 2, renamed.stderr
+    assert "give another --name: `coordqa submit" in renamed.stderr, renamed.stderr
+    assert "add --name" not in renamed.stderr, renamed.stderr
     said = {}
     for what, done in (("run", from_run), ("file", from_file), ("endpoint", endpoint)):
         assert done.returncode == 2, (what, done.stdout, done.stderr)

@@ -276,7 +276,7 @@ def submit_command(
             raise _name_taken(exc, saved=run_dir) from exc
         given_grid = "" if grid is None else f" --grid {shlex.quote(grid)}"
         command = f"coordqa submit {shlex.quote(str(run_dir))}{given_grid}"
-        raise _name_taken(exc, command=command) from exc
+        raise _name_taken(exc, command=command, named=name is not None) from exc
     verb = "submitted" if answer.created else "already on the leaderboard"
     # a URL is never folded onto a line of its own (80 columns in a pipe: walkthrough 9 #106)
     console.print(f"{verb}: entry {answer.id} ({what}): {answer.url}", markup=False, soft_wrap=True)
@@ -385,14 +385,15 @@ def _save_again(path: Path, changed: Mapping[str, str], *, quote: bool, first: b
 
 
 def _name_taken(
-    exc: SubmitError, *, command: str | None = None, saved: Path | None = None
+    exc: SubmitError, *, command: str | None = None, saved: Path | None = None, named: bool = False
 ) -> SubmitError:
     """``exc`` with what to do, where the board refused the display name (walkthrough 18 R2).
 
     The board says the name looks like another submitter's; the command that gives another
     is this side's to say: for a bundle ``saved`` with its name, saving it again
-    (:func:`_save_again`), else ``command`` with ``--name NAME`` added. Any other refusal is
-    ``exc`` as is.
+    (:func:`_save_again`), else ``command`` with ``--name NAME`` added, or another given
+    where ``named`` (the name refused was the one given: walkthrough 25 said to add --name to a
+    command that had one). Any other refusal is ``exc`` as is.
     """
     from coordqa.leaderboard.client import SubmitError
     from coordqa.leaderboard.names import DISPLAY_NAME_FIELD
@@ -406,8 +407,9 @@ def _name_taken(
             f"{again}",
             exc.field,
         )
+    change = "give another --name" if named else "add --name NAME to the command"
     return SubmitError(
-        f"{exc}: add --name NAME to the command: `{command} --name NAME --to URL --token T`",
+        f"{exc}: {change}: `{command} --name NAME --to URL --token T`",
         exc.field,
     )
 
@@ -943,7 +945,8 @@ def submit_endpoint_command(
     except SubmitError as exc:
         import shlex
 
-        raise _name_taken(exc, command=f"coordqa submit-endpoint {shlex.quote(model)}") from exc
+        command = f"coordqa submit-endpoint {shlex.quote(model)}"
+        raise _name_taken(exc, command=command, named=name is not None) from exc
     for job in answer["jobs"]:
         what = "CoordinationQA" if job["kind"] == "qa" else f"grid {job['grid']}"
         console.print(
