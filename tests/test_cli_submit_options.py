@@ -159,6 +159,33 @@ def test_a_run_short_of_its_own_grid_is_told_to_finish_in_its_folder(tmp_path: P
     assert saved.returncode == 0, saved.stderr
 
 
+def test_a_saved_bundle_given_a_board_only_grid_is_told_only_what_works(
+    hm_hanabi: Path, tmp_path: Path
+) -> None:
+    """Walkthrough 25 B1: ``submit g3.json --grid my-grid-v2 --to URL`` (a grid only the board
+    registered) was told first to save the run again with ``--grid my-grid-v2 --out FILE``,
+    which is refused (a board-only name is not saved unchecked); only sending the run works,
+    and the advice no longer repeats "(an agentic run: with --grid GRID)" beside --grid."""
+    grid_file = tmp_path / "hanabi-one.yaml"
+    grid_file.write_text(
+        json.dumps({"name": "one", "agents": ["hm"], "games": [{"game": "hanabi", "seeds": [0]}]})
+    )
+    saved = tmp_path / "hm.json"
+    made = coordqa("submit", hm_hanabi, "--grid", grid_file, "--out", saved)
+    assert made.returncode == 0, made.stderr
+    line = one_error_line(
+        "submit", saved, "--grid", "board-only", "--to", "http://127.0.0.1:9", "--token", "T"
+    )
+    assert "cannot change a saved bundle" in line, line
+    assert "--grid board-only --out" not in line, line  # no command that would be refused
+    assert "`coordqa submit RUN_DIR --grid board-only --to URL --token T`" in line, line
+    assert "with --grid GRID" not in line, line
+    shipped = one_error_line(
+        "submit", saved, "--grid", "smoke", "--to", "http://127.0.0.1:9", "--token", "T"
+    )
+    assert "--grid smoke --out" in shipped and "with --grid GRID" not in shipped, shipped
+
+
 def test_a_typo_in_the_grid_of_a_saved_bundle_gets_one_suggestion(
     hm_hanabi: Path, tmp_path: Path
 ) -> None:

@@ -373,15 +373,34 @@ def _save_again(path: Path, changed: Mapping[str, str], *, quote: bool, first: b
         return shlex.quote(value) if quote else value
 
     options = " ".join(f"{flag} {shown(str(value))}" for flag, value in changed.items())
+    send = f"`coordqa submit RUN_DIR {options} --to URL --token T`"
+    grid = changed.get("--grid")
+    if grid is not None and not _grid_known_here(grid):  # saved unchecked it would be refused
+        return (
+            f"{'S' if first else 's'}end the run directly, as a grid only a board knows is "
+            f"checked by that board (it is not saved with --out): {send}"
+        )
     flags = " and ".join(changed)
     fresh = unused_file_beside(path, [str(value) for value in changed.values()])
     new_file = "NEW_FILE" if fresh is None else shlex.quote(str(fresh))
+    agentic = "" if grid is not None else " (an agentic run: with --grid GRID)"
     return (
         f"{'S' if first else 's'}ave it again from its run directory with {flags}, into a new "
-        f"file: `coordqa submit RUN_DIR {options} --out {new_file}` (an agentic run: with --grid "
-        f"GRID), then send that file; or send the run directly: "
-        f"`coordqa submit RUN_DIR {options} --to URL --token T`"
+        f"file: `coordqa submit RUN_DIR {options} --out {new_file}`{agentic}, then send that "
+        f"file; or send the run directly: {send}"
     )
+
+
+def _grid_known_here(grid: str) -> bool:
+    """Whether ``submit --grid GRID --out FILE`` can check ``grid`` here: shipped, or a file.
+
+    A name only a board registered is checked by that board when the run is sent, and a bundle
+    is not saved with it (walkthrough 25: the advice to save one was refused when followed).
+    """
+    from coordqa.agentic import registered_grids
+
+    shipped = {name.casefold() for name in registered_grids()}
+    return grid.casefold() in shipped or Path(grid).is_file()
 
 
 def _name_taken(
