@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,7 +41,13 @@ def pytest_configure(config: pytest.Config) -> None:
     The registries find coordqa's own agents and partners through the installed package's entry
     points; an editable install made before pyproject.toml gained one would fail the tests in a
     confusing way, so that is said first.
+
+    Ctrl-C is given back as a terminal's command has it: a shell's background job (``bash
+    scripts/test.sh &``) starts with SIGINT ignored, every subprocess a test starts would inherit
+    that, and the tests that send a child Ctrl-C would see it dropped.
     """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     home = Path(tempfile.mkdtemp(prefix="coordqa-test-home-"))
     config.stash[_TEST_HOME] = home
     for variable in USER_DIR_VARIABLES:

@@ -19,10 +19,6 @@ SIGINT_ON_IMPORT = textwrap.dedent(
     """
     import os, signal, sys
 
-    # Ctrl-C as a terminal's command has it: a shell's background job inherits SIGINT ignored,
-    # and Python then installs no handler of its own (the signal would be dropped)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-
     class CtrlC:  # a real SIGINT, as the terminal sends it, while coordqa.cli is imported
         def find_spec(self, name, path=None, target=None):
             if name == "coordqa.cli":
