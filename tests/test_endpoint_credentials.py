@@ -13,6 +13,7 @@ import base64
 from pathlib import Path
 
 import pytest
+from cli_support import coordqa
 from test_evaluate_support import answers, fast_policy, write_dataset
 
 from coordqa.agentic import GridConfig, run_grid
@@ -278,3 +279,33 @@ def test_a_shared_manifest_names_no_folder_of_the_machine_it_ran_on() -> None:
         "--limit",
         "2",
     ]
+
+
+@pytest.mark.parametrize(
+    ("typed", "shown"),
+    [
+        ("127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1"),
+        ("localhost:8000", "http://localhost:8000"),
+        (f"me:{SECRET}@gpu7:8000/v1?key={QUERY_KEY}", "http://gpu7:8000/v1"),
+    ],
+)
+def test_an_address_typed_without_its_scheme_is_shown_as_the_address_to_type(
+    typed: str, shown: str
+) -> None:
+    """Walkthrough 25, R4: ``127.0.0.1:8000/v1`` was refused without showing what was typed.
+
+    It reads as an address, so it is shown with ``http://`` in front (without its password or
+    query), as the value to give instead."""
+    done = coordqa("eval", "--model", "openai/x", "--api-base", typed, "--limit", "1")
+    assert done.returncode == 2, done.stderr
+    assert f"--api-base {shown}" in done.stderr and "no http:// or https://" in done.stderr
+    assert SECRET not in done.stderr and QUERY_KEY not in done.stderr
+
+
+@pytest.mark.parametrize("typed", ["sk-live-abc123", "gpu7/v1", "ftp://gpu7:8000/v1"])
+def test_text_that_does_not_read_as_an_address_is_not_shown_back(typed: str) -> None:
+    """A key pasted into ``--api-base`` has no port and no local host: it is not echoed."""
+    done = coordqa("eval", "--model", "openai/x", "--api-base", typed, "--limit", "1")
+    assert done.returncode == 2, done.stderr
+    assert "is not an http(s) URL with a host" in done.stderr
+    assert "sk-live-abc123" not in done.stderr and "gpu7/v1" not in done.stderr

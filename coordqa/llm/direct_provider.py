@@ -39,7 +39,11 @@ from urllib.parse import urlsplit
 from coordqa.errors import ModelError
 from coordqa.llm.addresses import AddressGuard, AddressRefused
 from coordqa.llm.bounds import reported_count
-from coordqa.llm.endpoints import endpoint_route, shown_endpoint, stored_endpoint
+from coordqa.llm.endpoints import (
+    endpoint_route,
+    refused_endpoint,
+    stored_endpoint,
+)
 from coordqa.llm.openai_api import PLACEHOLDER_KEY, classify_status
 from coordqa.llm.providers import BrokenReply, Completion, Provider, reply_of
 from coordqa.llm.retry import connection_decision
@@ -250,11 +254,7 @@ class DirectProvider(Provider):
         """Raise ModelError for an ``api_base`` that is not an http(s) URL, or an empty key."""
         parts = urlsplit(str(self.api_base))
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ModelError(
-                f"--api-base {shown_endpoint(self.api_base)} is not an http(s) URL with a host; "
-                "write e.g. "
-                "http://127.0.0.1:8000/v1"
-            )
+            raise ModelError(refused_endpoint(str(self.api_base)))
         if self._api_key is not None and not self._api_key.strip():
             raise ModelError(f"the API key given for model {self.name!r} is empty")
 

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 __all__ = [
     "PROVIDER",
     "endpoint_route",
+    "refused_endpoint",
     "shared_command",
     "shown_endpoint",
     "stored_command",
@@ -85,6 +86,52 @@ def shown_endpoint(api_base: str | None) -> str:
         return NOT_A_URL
     netloc = host if port is None else f"{host}:{port}"
     return f"{parts.scheme.lower()}://{netloc}{parts.path}".rstrip("/")
+
+
+def refused_endpoint(api_base: str) -> str:
+    """Why ``api_base`` cannot be called, showing only what may be shown.
+
+    Text typed without its scheme is shown with ``http://`` in front, as the value to give
+    instead, when it reads as an address: a host with a port, an IP address or ``localhost``
+    (shown by :func:`shown_endpoint`, so without password or query). Anything else may be a
+    key pasted in the wrong place, and is not shown.
+
+    >>> refused_endpoint("127.0.0.1:8000/v1")
+    '--api-base has no http:// or https:// in front: give --api-base http://127.0.0.1:8000/v1'
+    """
+    typed = api_base.strip()
+    if "://" not in typed and not any(c.isspace() for c in typed):
+        address = f"http://{typed}"
+        if _reads_as_an_address(address):
+            return (
+                "--api-base has no http:// or https:// in front: give "
+                f"--api-base {shown_endpoint(address)}"
+            )
+    return (
+        f"--api-base {shown_endpoint(api_base)} is not an http(s) URL with a host (and a valid "
+        "port); write e.g. http://127.0.0.1:8000/v1"
+    )
+
+
+def _reads_as_an_address(url: str) -> bool:
+    """A host with a port, an IP address or ``localhost``: not a pasted key."""
+    import ipaddress
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return False
+    host = parts.hostname
+    if not host:
+        return False
+    if port is not None or host == "localhost":
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def endpoint_route(api_base: str, route: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from coordqa.errors import ConfigError, RunFailed
-from coordqa.llm.endpoints import endpoint_route, shown_endpoint
+from coordqa.llm.endpoints import endpoint_route, refused_endpoint, shown_endpoint
 
 CONNECT_TIMEOUT_S = 5.0
 """How long a connection to the endpoint may take before it counts as unreachable."""
@@ -69,11 +69,7 @@ def unreachable(
     except ValueError:
         port = 0
     if parts.scheme not in ("http", "https") or not parts.hostname or not port:
-        raise ConfigError(
-            f"--api-base {shown_endpoint(api_base)} is not an http(s) URL with a host (and a "
-            "valid port); "
-            "write e.g. http://127.0.0.1:8000/v1"
-        )
+        raise ConfigError(refused_endpoint(api_base))
     timeout = httpx.Timeout(answer_s, connect=connect_s)
     try:
         with (
