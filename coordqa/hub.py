@@ -36,7 +36,8 @@ def push_dataset(path: str | None, repo: str, *, private: bool = False) -> str:
 
     Raises:
         ConfigError: a malformed repository name or no token (checked before any upload).
-        RunFailed: the Hub could not be reached (offline), said in one line.
+        RunFailed: the Hub could not be reached (offline) or refused the upload, said in one
+            line.
     """
     from huggingface_hub import constants
 
@@ -48,18 +49,38 @@ def push_dataset(path: str | None, repo: str, *, private: bool = False) -> str:
     token = hub_token()
     folder = dataset_path(path)
     dataset = load_dataset(path)
+    from huggingface_hub.errors import HfHubHTTPError
+
+    pushing = f"cannot push {path or folder.name} to {repo}"
     try:
         _upload(dataset, folder, repo, token, private)
+    except HfHubHTTPError as exc:
+        raise RunFailed(f"{pushing}: {_hub_refusal(exc)}") from None
     except Exception as exc:
         # read as `dataset import-upstream` reads an offline download (walkthrough 23, h23k 1)
         if not is_connection_failure(exc):
             raise
         raise RunFailed(
-            f"cannot push {path or folder.name} to {repo}: the Hugging Face Hub "
+            f"{pushing}: the Hugging Face Hub "
             f"({constants.ENDPOINT}) could not be reached ({describe_error(exc)}); check this "
             "machine's network (and HF_ENDPOINT, if set), then run the command again"
         ) from None
     return f"https://huggingface.co/datasets/{repo}"
+
+
+def _hub_refusal(error: Any) -> str:
+    """What the Hub's answer means and what to do, from its status alone (never its body)."""
+    response = getattr(error, "response", None)
+    status = getattr(response, "status_code", None)
+    if status in (401, 403):
+        return (
+            f"the Hugging Face Hub refused the token ({status}); give a token that may write "
+            "to that organisation (HF_TOKEN or `huggingface-cli login`), then run the command again"
+        )
+    return (
+        f"the Hugging Face Hub answered {status or 'an error'}; check --repo (and HF_ENDPOINT, "
+        "if set), then run the command again"
+    )
 
 
 def _upload(dataset: Any, folder: Path, repo: str, token: str, private: bool) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -174,3 +177,56 @@ def test_stats_names_the_dataset_it_counted(named: list[str], heading: str) -> N
     first = result.output.splitlines()[0]
     assert first == f"{identity.label}: {identity.num_questions} questions"
     assert first.startswith(heading)
+
+
+@pytest.mark.parametrize(("status", "said"), [(401, "refused the token"), (404, "answered 404")])
+def test_push_refused_by_the_hub_says_so_in_one_line(status: int, said: str) -> None:
+    """A Hub that answers 401 (a wrong or read-only token) printed huggingface_hub's traceback.
+
+    The Hub here is a local server (``HF_ENDPOINT``) that answers every request with
+    ``status``; the command says what the Hub answered and what to do, and never the token."""
+    import subprocess
+    import sys
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Refusing(BaseHTTPRequestHandler):
+        def _refuse(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            body = b'{"error": "Invalid credentials in Authorization header"}'
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = do_PUT = do_HEAD = _refuse
+
+        def log_message(self, *args: object) -> None:
+            """Quiet: the test reads the command's output, not the server's."""
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    token = "hf_not_a_real_token_42"
+    env = {**os.environ, "HF_ENDPOINT": f"http://127.0.0.1:{server.server_port}", "HF_TOKEN": token}
+    try:
+        done = subprocess.run(
+            [
+                Path(sys.executable).with_name("coordqa"),
+                "dataset",
+                "push",
+                "example",
+                "--repo",
+                "org/name",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+    finally:
+        server.shutdown()
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and token not in done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "cannot push example to org/name" in done.stderr and said in done.stderr
