@@ -33,6 +33,7 @@ from viewer_support import (
 import coordqa
 from coordqa.choices import Choice
 from coordqa.dataset import load_rows
+from coordqa.errors import StoreError
 from coordqa.viewer import RunCatalog, create_app, export_site
 from coordqa.viewer.qa import ReplyParts, deciding_span
 from coordqa.viewer.server import SECURITY_HEADERS
@@ -803,3 +804,58 @@ def test_a_page_s_refusal_is_a_page_and_the_api_s_stays_json(client: TestClient)
     nowhere = client.get("/no/such/page")
     assert nowhere.status_code == 404 and nowhere.headers["content-type"].startswith("text/html")
     assert client.get("/api/nothing").headers["content-type"] == "application/json"
+
+
+def test_the_live_viewer_starts_on_an_empty_folder_and_shows_runs_written_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 25, R3: ``coordqa view live/runs`` on a folder with no run yet was refused,
+    while the docs say a run written into a folder given is found with no restart."""
+    monkeypatch.setenv("COORDQA_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "live" / "runs"
+    folder.mkdir(parents=True)
+    with LiveViewer([folder], tmp_path / "viewer.log") as viewer:
+        said = " ".join(viewer.log.read_text().split())
+        assert f"no runs yet under {folder}; runs written there appear on reload" in said, said
+        with urllib.request.urlopen(f"{viewer.url}/", timeout=10) as answer:
+            index = " ".join(html.unescape(answer.read().decode()).split())
+        assert "No runs yet under" in index and "appear on reload" in index, index
+        with urllib.request.urlopen(f"{viewer.url}/compare", timeout=10) as answer:
+            assert answer.status == 200
+        config = coordqa.EvalConfig(model="scripted", dataset="example", trials=1, out=folder / "a")
+        coordqa.evaluate(config)
+        deadline = time.monotonic() + 30  # the viewer looks again at most every 2 s
+        ids: list[str] = []
+        while time.monotonic() < deadline and not ids:
+            with urllib.request.urlopen(f"{viewer.url}/api/runs", timeout=10) as answer:
+                ids = [run["id"] for run in json.load(answer)]
+            time.sleep(0.5)
+        assert ids == ["a"], (viewer.log.read_text(), ids)
+        with urllib.request.urlopen(f"{viewer.url}/runs/a/", timeout=10) as answer:
+            assert "Accuracy" in answer.read().decode()
+        with urllib.request.urlopen(f"{viewer.url}/", timeout=10) as answer:
+            assert "No runs yet" not in answer.read().decode()
+
+
+def test_only_the_live_viewer_takes_an_empty_folder(tmp_path: Path) -> None:
+    """An export of nothing, a folder that is not there, and the other commands still refuse."""
+    empty = tmp_path / "runs"
+    empty.mkdir()
+    refused = f"no runs under {empty}: no folder there holds a manifest.json"
+    for args in (
+        ("view", str(empty), "--export", str(tmp_path / "site")),
+        ("runs", "list", str(empty)),
+        ("report", str(empty)),
+    ):
+        done = coordqa_cli(*args)
+        assert done.returncode == 2 and refused in " ".join(done.stderr.split()), (args, done)
+    assert not (tmp_path / "site").exists()
+    missing = coordqa_cli("view", str(tmp_path / "nowhere"), "--port", "0")
+    assert missing.returncode == 2 and "does not exist" in " ".join(missing.stderr.split())
+    assert not (tmp_path / "nowhere").exists()
+    with pytest.raises(StoreError, match="no runs under"):
+        RunCatalog([empty])
+    catalog = RunCatalog([empty], live=True)
+    assert catalog.entries == [] and catalog.empty_note() == (
+        f"no runs yet under {empty}; runs written there appear on reload"
+    )

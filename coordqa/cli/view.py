@@ -76,7 +76,8 @@ def _view(
     from coordqa.web.serving import listen
 
     expand_sets(runs)  # refuses a set whose members stored no run, in the set's words
-    catalog = RunCatalog(runs)  # a set's folder, looked at again, shows members added since
+    # a set's folder, looked at again, shows members added since; served, an empty folder too
+    catalog = RunCatalog(runs, live=export is None)
     sock = None if export is not None else listen(host, port)  # a taken port fails first
     started = time.perf_counter()
     catalog.read_all()  # a run whose records do not read moves to catalog.unreadable
@@ -90,9 +91,12 @@ def _view(
         written = export_site(catalog, export)
         console.print(f"wrote {len(written)} files; open {export / 'index.html'}", soft_wrap=True)
         return
-    console.print(
-        f"read {counted(len(catalog.entries), 'run')} in {time.perf_counter() - started:.1f} s"
-    )
+    if (empty := catalog.empty_note()) is not None:  # on the index page too
+        console.print(empty, highlight=False, soft_wrap=True)
+    else:
+        console.print(
+            f"read {counted(len(catalog.entries), 'run')} in {time.perf_counter() - started:.1f} s"
+        )
     assert sock is not None  # listening unless exporting
     _serve(catalog, sock, host, allowed_hosts(host, allow_host or []))
 

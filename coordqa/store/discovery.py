@@ -80,7 +80,10 @@ class FoundRuns:
 
 
 def discover_runs(
-    paths: Sequence[str | os.PathLike[str]], kinds: Sequence[str] | None = None
+    paths: Sequence[str | os.PathLike[str]],
+    kinds: Sequence[str] | None = None,
+    *,
+    empty_ok: bool = False,
 ) -> FoundRuns:
     """The runs ``paths`` name: each run directory itself, and the runs found inside a folder.
 
@@ -89,11 +92,14 @@ def discover_runs(
     whatever its kind and state (the command opening it says what is wrong); runs found inside
     a folder are kept when their kind is one of ``kinds`` (None: any), and the others and the
     unreadable ones (a manifest or records that cannot be read) are returned apart, for the
-    command to say it left them out. Each run once, in the order given.
+    command to say it left them out. Each run once, in the order given. ``empty_ok``: a folder
+    that holds no run at all yet is kept, with none from it (the live viewer, which shows the
+    runs written there later), instead of being refused.
 
     Raises:
         StoreError: a path is not a folder (:func:`~coordqa.store.check_run_path`), or a
-            folder holds no run of ``kinds`` and no unreadable one.
+            folder holds no run of ``kinds`` and no unreadable one (unless ``empty_ok`` and it
+            holds no run at all).
     """
     found = FoundRuns()
     for given in map(Path, paths):
@@ -108,6 +114,8 @@ def discover_runs(
         kept = [path for path in wanted if path not in {problem.path for problem in damaged}]
         found.unreadable += sorted(survey.unreadable + damaged, key=lambda problem: problem.path)
         if not inside and not survey.unreadable:
+            if empty_ok:
+                continue
             raise no_runs_under(given)
         if not wanted and not survey.unreadable:
             asked = " or ".join(map(kind_words, kinds or ())) + " " if kinds else ""

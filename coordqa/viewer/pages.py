@@ -167,10 +167,12 @@ def index_page(catalog: RunCatalog, links: Links) -> str:
     """The list of runs."""
     runs = [{"entry": e, "manifest": open_run(e.path).manifest} for e in catalog.entries]
     qa_runs = len(catalog.qa_entries)
+    empty = catalog.empty_note()
     return render(
         "index.html",
         links,
         runs=runs,
+        empty=f"{empty[:1].upper()}{empty[1:]}." if empty else None,
         unreadable=catalog.unreadable,
         not_shown=catalog.not_shown_note(),
         compare=qa_runs if qa_runs > 1 else 0,

@@ -113,24 +113,29 @@ class RunCatalog:
     LOOK_AGAIN_EVERY_S = 2.0
     """The shortest time between two searches for runs made since the viewer started."""
 
-    def __init__(self, paths: Sequence[str | os.PathLike[str]]) -> None:
+    def __init__(self, paths: Sequence[str | os.PathLike[str]], *, live: bool = False) -> None:
         """Open every run's manifest: run directories, and the QA and agentic runs in folders.
+
+        ``live``: a viewer that serves, and finds runs written since it started, so a folder
+        given that holds no run yet is taken (:meth:`empty_note` says so) rather than refused.
 
         Raises:
             ConfigError: no run given, or a run of a kind the viewer does not show.
-            StoreError: a path is neither a run directory nor a folder holding runs.
+            StoreError: a path is neither a run directory nor a folder holding runs (nor,
+                ``live``, an existing folder holding none yet).
         """
         if not paths:
             raise ConfigError(
                 "give at least one run directory (written by coordqa eval or agentic)"
             )
         self._given = [Path(path) for path in paths]
+        self._live = live
         self._looked = time.monotonic()
         self._looking = threading.Lock()
         self._failed_reads: list[UnreadableRunError] = []
         self.unreadable: list[UnreadableRunError] = []
         """Run folders inside the folders given that cannot be read (shown on the index)."""
-        found = discover_runs(paths, SHOWN_KINDS)
+        found = discover_runs(paths, SHOWN_KINDS, empty_ok=live)
         self.unreadable += found.unreadable
         self.not_shown: dict[str, list[Path]] = found.other_kinds
         """The runs of other kinds in the folders given, by kind (:meth:`not_shown_note`)."""
@@ -226,7 +231,7 @@ class RunCatalog:
                 return
             self._read_changed_manifests()
             try:
-                found = discover_runs(self._given, SHOWN_KINDS)
+                found = discover_runs(self._given, SHOWN_KINDS, empty_ok=self._live)
                 known = {entry.path for entry in self.entries}
                 known |= {problem.path for problem in self._failed_reads}
                 stores = [open_run(path) for path in found.runs if path not in known]
@@ -240,6 +245,18 @@ class RunCatalog:
             self.unreadable = _by_path(
                 [p for p in found.unreadable if p.path not in shown] + self._failed_reads
             )
+
+    def empty_note(self) -> str | None:
+        """``no runs yet under runs; runs written there appear on reload``; None: runs shown.
+
+        A live viewer started on a folder that holds no run yet says so, at start and on its
+        run list, rather than showing an empty table (walkthrough 25, R3); an export, which
+        shows no run written later, says nothing.
+        """
+        if self.entries or not self._live:
+            return None
+        folders = format_list([str(path) for path in self._given])
+        return f"no runs yet under {folders}; runs written there appear on reload"
 
     def not_shown_note(self) -> str | None:
         """``2 play runs not shown: the viewer shows QA runs ...``; None: every run is shown.
