@@ -25,6 +25,7 @@ refused, never replaced.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -329,9 +330,33 @@ def _staging_beside(folder: Path) -> Path:
         or whole.stat().st_dev != whole.parent.stat().st_dev  # a mount point: no os.replace
     ):
         staging = whole / f"{STAGING}{os.getpid()}"
+    _remove_abandoned(staging.parent, f".{whole.name}{STAGING}")
     shutil.rmtree(staging, ignore_errors=True)  # one this process left: a pid is not reused live
     staging.mkdir()
     return staging
+
+
+def _remove_abandoned(folder: Path, prefix: str) -> None:
+    """Remove the staging folders ``prefix``PID in ``folder`` whose process is gone.
+
+    A writer killed outright (SIGKILL, a power cut) runs no ``finally`` and leaves its staging
+    folder; the next writer of the same output removes it. A live writer's is kept.
+    """
+    for left in folder.glob(f"{glob.escape(prefix)}*"):
+        pid = left.name.removeprefix(prefix)
+        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            shutil.rmtree(left, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user's counts: it may be writing)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _move_in(staging: Path, folder: Path, earlier: list[str], writer: str) -> None:

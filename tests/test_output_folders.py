@@ -34,6 +34,7 @@ from coordqa.outputs import (
     AGENTIC_REPORT,
     OUTPUT_MARKER,
     QA_REPORT,
+    STAGING,
     check_generated_folder,
     generated_output,
     in_output,
@@ -401,3 +402,28 @@ def test_a_writer_stopped_halfway_leaves_the_earlier_output_whole(
     assert sorted(p.name for p in folder.iterdir()) == [OUTPUT_MARKER, "notes.txt", "report.md"]
     assert (folder / "report.md").read_text(encoding="utf-8") == "new\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_a_staging_folder_left_by_a_killed_writer_is_removed_by_the_next(tmp_path: Path) -> None:
+    """A writer killed outright (SIGKILL: no ``finally``) left its hidden staging folder
+    ``.out.coordqa-partial-PID`` beside the output for good. The next writer of that folder
+    removes the staging folders of processes that are gone, and keeps a live writer's."""
+    import subprocess
+    import sys
+
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    dead = tmp_path / f".out{STAGING}{int(gone.stdout)}"
+    (dead / "sub").mkdir(parents=True)
+    (dead / "sub" / "half.html").write_text("half\n", encoding="utf-8")
+    live = tmp_path / f".out{STAGING}{os.getppid()}"  # a process that is running
+    live.mkdir()
+    other = tmp_path / f".other{STAGING}{int(gone.stdout)}"  # another folder's: not this writer's
+    other.mkdir()
+    with generated_output(tmp_path / "out", QA_REPORT) as root:
+        (root / "report.md").write_text("new\n", encoding="utf-8")
+    assert not dead.exists() and live.is_dir() and other.is_dir()
