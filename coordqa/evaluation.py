@@ -310,7 +310,7 @@ def _plan(config: EvalConfig) -> _Plan:
         release_questions=len(full),
     )
     run_fingerprint = _run_fingerprint(identity, fingerprint, questions)
-    out = config.out or DEFAULT_RUNS_DIR / run_name(config, dataset.name, fingerprint)
+    out = config.out or _default_run_dir(config, dataset.name, fingerprint)
     manifest = RunManifest(
         kind="qa",
         config=identity,
@@ -358,7 +358,14 @@ def _run_fingerprint(
     )
 
 
-def run_name(config: EvalConfig, dataset: str, fingerprint: str, *, counted: bool = True) -> str:
+def run_name(
+    config: EvalConfig,
+    dataset: str,
+    fingerprint: str,
+    *,
+    counted: bool = True,
+    former: bool = False,
+) -> str:
     """A run directory name a person can read: model, dataset, key options, short hash.
 
     ``openai-gpt-4o_coordinationqa-v1.1_EC+JP_first20_2c41f9a0``: the options named are only
@@ -370,11 +377,13 @@ def run_name(config: EvalConfig, dataset: str, fingerprint: str, *, counted: boo
     had before they were), and not at all with ``counted=False`` (an eval set's member, whose
     set raises its trials in place): a run of other trials gets a default folder of its own,
     and costs only its new trials where replies are cached (the cache is keyed by trial).
-    """
-    from coordqa.dataset.releases import is_bundled
 
-    local = not is_bundled(dataset)  # a path: its folder's or file's own name, however typed
-    parts = [_slug(config.model), _slug(Path(dataset).resolve().stem if local else dataset)]
+    A dataset given as a path is named by its folder's or file's own name; a folder's
+    ``data.parquet`` (every saved dataset's file) by its folder's, as the folder given names it
+    (walkthrough 23b, R8). ``former``: the name versions before gave it, by the file's stem
+    (``random_data_...``), which :func:`_default_run_dir` and eval sets still find and resume.
+    """
+    parts = [_slug(config.model), _slug(_dataset_word(dataset, former=former))]
     if config.games:
         parts.append("+".join(sorted(config.games)))
     if config.types:
@@ -405,6 +414,30 @@ def run_name(config: EvalConfig, dataset: str, fingerprint: str, *, counted: boo
     return "_".join([*(_slug(part) for part in parts), digest])
 
 
+def _dataset_word(dataset: str, *, former: bool = False) -> str:
+    """The dataset as a run's name says it: a bundled name, else the path's own name."""
+    from coordqa.dataset import DATA_FILE
+    from coordqa.dataset.releases import is_bundled
+
+    if is_bundled(dataset):
+        return dataset
+    path = Path(dataset).resolve()  # however typed: ``fresh``, ``./fresh/``, an absolute path
+    if path.name == DATA_FILE and not former and path.parent.stem:
+        return path.parent.stem  # named as the folder given itself is
+    return path.stem
+
+
+def _default_run_dir(config: EvalConfig, dataset: str, fingerprint: str) -> Path:
+    """The run folder under ``runs/`` of ``config``: :func:`run_name`'s, or its former one.
+
+    The former name (:func:`run_name`'s ``former``) where only that folder holds a run: a run
+    made before the name changed is found and resumed, not redone beside it.
+    """
+    new = DEFAULT_RUNS_DIR / run_name(config, dataset, fingerprint)
+    old = DEFAULT_RUNS_DIR / run_name(config, dataset, fingerprint, former=True)
+    return old if not new.exists() and (old / MANIFEST).is_file() else new
+
+
 def _fixed_settings(config: EvalConfig) -> JSONObject:
     """The settings a run keeps for life: its identity less :data:`RESUME_MAY_CHANGE`."""
     return {k: v for k, v in config.identity().items() if k not in RESUME_MAY_CHANGE}
@@ -425,8 +458,11 @@ def default_out(config: EvalConfig) -> Path:
     return _plan(config).out
 
 
-def set_member_run(config: EvalConfig) -> tuple[str, str, int]:
-    """``config``'s run as a member of an eval set: its key, its new folder's name, its samples.
+def set_member_run(config: EvalConfig) -> tuple[str, str, int, str]:
+    """``config``'s run as a member of an eval set: its key, new folder's name, samples, old key.
+
+    The old key is the one versions before gave it (:func:`run_name`'s ``former``; most often
+    the key itself), by which a set written then recorded the member.
 
     The key is :func:`run_name` without the trials: the member whatever trials the set asks
     for, as it raises them in place (and the folder name sets gave members before). A new
@@ -439,7 +475,8 @@ def set_member_run(config: EvalConfig) -> tuple[str, str, int]:
     name = dataset.name if dataset is not None else str(config.dataset)
     fingerprint = plan.dataset_fingerprint
     key = run_name(config, name, fingerprint, counted=False)
-    return key, run_name(config, name, fingerprint), plan.samples
+    former = run_name(config, name, fingerprint, counted=False, former=True)
+    return key, run_name(config, name, fingerprint), plan.samples, former
 
 
 # -- scoring -------------------------------------------------------------------------------

@@ -190,9 +190,22 @@ class Catalog(Generic[T]):
     registry needs the names: entries that depend on files (registered weights) stay current.
     """
 
-    def __init__(self, source: Mapping[str, T] | Callable[[], Mapping[str, T]]) -> None:
-        """Wrap a mapping of entries, or a function computing one."""
+    def __init__(
+        self,
+        source: Mapping[str, T] | Callable[[], Mapping[str, T]],
+        missing: Callable[[], Sequence[str]] | None = None,
+    ) -> None:
+        """Wrap a mapping of entries, or a function computing one.
+
+        ``missing`` says what it cannot offer now, and what to do (a registered weights folder
+        since deleted): said when a name is not found.
+        """
         self._source = source
+        self._missing = missing
+
+    def missing(self) -> list[str]:
+        """What it cannot offer now, each with what to do (none: all is there)."""
+        return list(self._missing()) if self._missing is not None else []
 
     def entries(self) -> Mapping[str, T]:
         """The entries now, by name."""
@@ -360,7 +373,12 @@ class Registry(Generic[T]):
 
     def unknown_message(self, name: str) -> str:
         """The error text for an unknown ``name``: what exists and what was probably meant."""
-        return unknown_name_message(self.kind, name, [("Available", self.names())])
+        return unknown_name_message(self.kind, name, [("Available", self.names())]) + self.missing()
+
+    def missing(self) -> str:
+        """`` NOTE. NOTE.``: what its catalogs cannot offer now and what to do; "" when none."""
+        self._catalog_entries()
+        return "".join(f" {note}." for catalog in self._catalogs for note in catalog.missing())
 
     def spelled(self, name: str) -> str:
         """``name`` as registered, in any case (``Overcooked``: ``overcooked``); else as given."""

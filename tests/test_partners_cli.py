@@ -216,3 +216,32 @@ def test_list_says_the_shared_weights_advice_once() -> None:
     assert flat.count("needs weights") == 7, result.output
     assert "'obl3' plays the first registered OBL-3 net" in flat
     assert "sad, obl, obl1, obl2, obl3, obl4, obl5: get the authors'" in flat, result.output
+
+
+def test_a_registered_folder_since_deleted_is_listed_missing_with_its_fix(tmp_path: Path) -> None:
+    """A folder registered with ``partners add-hanabi FOLDER`` and then deleted made every
+    listing of partners (``partners list``, ``games list``) fail on "folder does not exist",
+    without saying that ``partners remove FOLDER`` fixes it. Listings show it as missing with
+    that fix; a partner name not found says it too."""
+    import json
+
+    from cli_support import coordqa
+
+    gone = tmp_path / "weights"
+    registrations = tmp_path / "data" / "partners" / "hanabi.json"
+    registrations.parent.mkdir(parents=True)
+    registrations.write_text(json.dumps({"version": 2, "nets": {}, "directories": [str(gone)]}))
+    fix = f"coordqa partners remove {gone}"
+    listed = coordqa("partners", "list", "--game", "hanabi")
+    assert listed.returncode == 0, listed.stderr
+    flat = " ".join(listed.stdout.split())
+    assert f"{gone} hanabi · folder · missing" in flat and fix in flat, flat
+    assert coordqa("games", "list").returncode == 0
+    played = coordqa("play", "hanabi", "--players", "obl1-a,obl1-a")
+    assert played.returncode == 2, played.stderr
+    (line,) = played.stderr.strip().splitlines()
+    assert "unknown player 'obl1-a'" in line and f"{gone} is gone" in line and fix in line, line
+    alias = coordqa("play", "hanabi", "--players", "sad,sad")
+    assert alias.returncode == 2 and fix in " ".join(alias.stderr.split()), alias.stderr
+    assert coordqa("partners", "remove", str(gone)).returncode == 0
+    assert str(gone) not in coordqa("partners", "list").stdout

@@ -196,20 +196,44 @@ def _directory_entries(directory: Path) -> dict[str, HanabiEntry]:
 
 
 def hanabi_entries() -> dict[str, HanabiEntry]:
-    """Every registered SAD/OBL net by name (explicit registrations win over folder scans)."""
+    """Every registered SAD/OBL net by name (explicit registrations win over folder scans).
+
+    A weights folder that no longer exists offers none (:func:`gone_folders` says it).
+    """
     data = _read_registrations()
     folders = [Path(d) for d in data["directories"]]
     if os.environ.get(HANABI_WEIGHTS_ENV):
         folders.append(Path(os.environ[HANABI_WEIGHTS_ENV]))
     entries: dict[str, HanabiEntry] = {}
     for folder in folders:
-        entries.update(_directory_entries(folder))
+        if folder.is_dir():
+            entries.update(_directory_entries(folder))
     for name, item in data["nets"].items():
         path = Path(item["path"])
         skip = item.get("skip_connect")
         skip = skip_connect_from_path(path) if skip is None else bool(skip)
         entries[name] = HanabiEntry(name, path, item["kind"], skip)
     return entries
+
+
+def gone_folders() -> dict[str, str]:
+    """Each weights folder named that no longer exists, with what to do, by folder.
+
+    A registered folder, or ``COORDQA_HANABI_WEIGHTS``'s: its partners went with it, and
+    listings show it as missing (a registered folder deleted made every listing fail).
+    """
+    gone = {
+        folder: f"Hanabi weights folder {folder} is gone: coordqa partners remove {folder}"
+        for folder in _read_registrations()["directories"]
+        if not Path(folder).is_dir()
+    }
+    env = os.environ.get(HANABI_WEIGHTS_ENV)
+    if env and not Path(env).is_dir():
+        gone[env] = (
+            f"Hanabi weights folder {env} ({HANABI_WEIGHTS_ENV}) is gone: set "
+            f"{HANABI_WEIGHTS_ENV} to a folder of weights, or unset it"
+        )
+    return gone
 
 
 def add_hanabi(
@@ -367,7 +391,10 @@ def alias_target(alias: str, entries: dict[str, HanabiEntry]) -> HanabiEntry:
     if alias != kind:  # a level alias: only that level's nets
         of_kind = [e for e in of_kind if e.name.startswith(f"{alias}-")]
     if not of_kind:
-        raise PartnerNotReadyError(f"partner {alias!r} needs weights: {_needs_weights_hint(alias)}")
+        gone = "".join(f". {note}" for note in gone_folders().values())  # its weights, perhaps
+        raise PartnerNotReadyError(
+            f"partner {alias!r} needs weights: {_needs_weights_hint(alias)}{gone}"
+        )
     if kind != "sad":
         return of_kind[0]
     two_player = [(int(m.group(1)), e) for e in of_kind if (m := SAD_2P.search(e.path.name))]
@@ -531,7 +558,7 @@ def partner_players() -> dict[str, PlayerSpec]:
     }
 
 
-PARTNERS: Catalog[PlayerSpec] = Catalog(partner_players)
+PARTNERS: Catalog[PlayerSpec] = Catalog(partner_players, lambda: list(gone_folders().values()))
 """The partners in the player registry (entry point ``partners``): computed on each lookup, so
 a weight file registered by ``add_hanabi`` is playable at once."""
 
@@ -569,6 +596,10 @@ def list_partners() -> list[PartnerInfo]:
             rows.append(_hanabi_info(alias, target, torch_ok, f"alias of {target.name}: "))
     for name in sorted(entries):
         rows.append(_hanabi_info(name, entries[name], torch_ok))
+    for folder, fix in gone_folders().items():
+        rows.append(
+            PartnerInfo(folder, "hanabi", "folder", "missing", "its partners are gone", fix)
+        )
     return rows
 
 

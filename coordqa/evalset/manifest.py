@@ -205,7 +205,7 @@ def _unnamed(previous: SetManifest | None, members: Sequence[SetMember]) -> list
     """The members of ``previous`` this session does not name, as they stood."""
     if previous is None:
         return []
-    named = {member.key for member in members}
+    named = {key for member in members for key in (member.key, member.former_key) if key}
     return [state for state in previous.members if (state.member or state.run) not in named]
 
 

@@ -490,6 +490,9 @@ class SetMember:
     """The samples its run needs: questions x trials, earlier sessions' answers included, as
     ``coordqa eval`` counts them (:attr:`~coordqa.evaluation.EvalProgress.total`); known before
     any member runs, so the set's progress has its whole total from the start."""
+    former_key: str | None = None
+    """The key versions before gave it, where that differs (walkthrough 23b, R8: a folder's
+    ``data.parquet`` was named ``data``): a set recording it keeps that member and its folder."""
 
     def api_key(self) -> str | None:
         """Its model's key, checked where the spec named its variable (None: the provider's).
@@ -528,8 +531,9 @@ def members_of(
 ) -> list[SetMember]:
     """The members of ``spec`` with their run directories under ``out``.
 
-    A member the set at ``out`` already holds keeps the folder it ``recorded`` (by member key:
-    :func:`~coordqa.evalset.manifest.recorded_runs`); a new one is named as ``eval`` names it.
+    A member the set at ``out`` already holds keeps the folder it ``recorded`` (by member key,
+    or the key it had before: :func:`~coordqa.evalset.manifest.recorded_runs`); a new one is
+    named as ``eval`` names it.
 
     Raises:
         ConfigError: two entries are one member (:func:`refuse_repeats`).
@@ -543,21 +547,22 @@ def members_of(
             spec.datasets[d],
             replace(
                 config,
-                out=out / folders.get(key, name),
+                out=out / folders.get(key, folders.get(former, name)),
                 model_given_at=given_key(spec.given_at(m), "model"),
             ),
             key,
             spec.given_at(m),
             tuple(model.model for model in spec.models),
             samples,
+            former if former != key else None,
         )
-        for (m, d), config, (key, name, samples) in runs
+        for (m, d), config, (key, name, samples, former) in runs
     ]
 
 
-MemberRun = tuple[tuple[int, int], EvalConfig, tuple[str, str, int]]
-"""A member as (model index, dataset index), its config, its key, its new folder's name and its
-samples."""
+MemberRun = tuple[tuple[int, int], EvalConfig, tuple[str, str, int, str]]
+"""A member as (model index, dataset index), its config, its key, its new folder's name, its
+samples and its former key."""
 
 
 def _member_runs(spec: EvalSetSpec) -> list[MemberRun]:
@@ -592,7 +597,7 @@ def _refuse_repeated(runs: Sequence[MemberRun], where: Callable[[int], str]) -> 
         ConfigError: the repeated model or dataset, where each was given, and to name it once.
     """
     seen: dict[str, tuple[int, int]] = {}
-    for at, config, (key, _, _) in runs:
+    for at, config, (key, *_) in runs:
         first = seen.setdefault(key, at)
         if first == at:
             continue

@@ -549,7 +549,7 @@ def role_player(
         groups = [(f"Agents{scope}", agents), (f"other players{other_scope}", others)]
     label, names = groups[0]
     groups[0] = (label, [*also, *names])
-    raise UnknownNameError(unknown_name_message(role, name, groups))
+    raise UnknownNameError(unknown_name_message(role, name, groups) + PLAYERS.missing())
 
 
 def make_player(
