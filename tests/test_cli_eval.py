@@ -19,8 +19,9 @@ import pytest
 from cli_support import coordqa
 from test_evaluate_support import answers, write_dataset
 
-from coordqa.llm.openai_api import CONTEXT_EXCEEDED
-from coordqa.llm.testing import Fault, LocalOpenAIServer
+from coordqa.llm.openai_api import CONTEXT_ADVICE, CONTEXT_EXCEEDED
+from coordqa.llm.retry import TIMED_OUT_CAUSE, TIMED_OUT_FIX
+from coordqa.llm.testing import LLAMA_CPP_PYTHON_TOO_LONG, Fault, LocalOpenAIServer
 from coordqa.local_servers import free_port
 from coordqa.runs.watch import ErrorWatch, Tally
 from coordqa.store import open_run, read_qa_run
@@ -179,6 +180,57 @@ def test_prompts_over_the_served_context_are_errors_that_say_to_serve_a_larger_o
     assert "fails them the same way" in said and "--n_ctx" in said
     assert "again to retry" not in result.stderr.lower()  # nor under the tables
     assert "excluded from accuracy; running the same command again fails" in result.stderr
+
+
+def test_a_prompt_over_the_context_is_advised_once_in_the_warnings_and_once_at_the_end(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 25: the advice was said four times (the error line, the first of its kind,
+    the line under the tables, the final line); prompts told apart only by their token counts
+    were each a new kind, each line with the whole advice."""
+    dataset = write_dataset(tmp_path / "data", scenarios=2)
+    bodies = [LLAMA_CPP_PYTHON_TOO_LONG.replace("2510", str(n)) for n in (510, 620, 730)]
+    faults = [Fault.error(400, body=body) for body in bodies]
+    with LocalOpenAIServer(answers(), faults=faults) as server:
+        args = openai_eval(dataset, tmp_path / "run", server.base_url, "--limit", "3")
+        result = coordqa(*args, "--concurrency", "1")
+    assert result.returncode == 1
+    warnings = result.stderr.partition("samples: 3 new")[0]  # the line under the tables too
+    assert warnings.count(CONTEXT_ADVICE) == 1, warnings
+    final = result.stderr.rpartition("error: ")[2]
+    assert final.count(CONTEXT_ADVICE) == 1 and "fails them the same way" in final
+    assert result.stderr.count(CONTEXT_ADVICE) == 2
+    assert "(the prompt does not fit the model's context): see the error below" in warnings
+
+
+def test_calls_that_timed_out_are_told_once_why_the_server_answers_late(tmp_path: Path) -> None:
+    """Walkthrough 25, R2: a --timeout shorter than a generation left the served model busy with
+    the replies given up on, and neither the warnings nor the final error said so."""
+    dataset = write_dataset(tmp_path / "data", scenarios=2)
+    with LocalOpenAIServer(answers(), always=Fault.slow(3), one_at_a_time=True) as server:
+        args = openai_eval(dataset, tmp_path / "run", server.base_url, "--limit", "1")
+        result = coordqa(*args, "--timeout", "1", "--max-attempts", "2")
+    assert result.returncode == 1
+    assert "attempt 2 of 2 timed out after 1 s (--timeout); stopping" in result.stderr
+    assert result.stderr.count(TIMED_OUT_FIX) == 1, result.stderr
+    assert result.stderr.count("--max-tokens") == 1
+    final = result.stderr.rpartition("error: ")[2]
+    assert TIMED_OUT_CAUSE in final and TIMED_OUT_FIX in final
+    assert "1 of them timed out: see the error below" in result.stderr
+
+
+def test_a_run_stopped_on_timeouts_says_why_the_server_answers_late_not_to_start_it() -> None:
+    watch = ErrorWatch("openai/m", api_base="http://127.0.0.1:8000/v1")
+    silent = "the server did not answer 10 attempts in a row (--max-connection-failures 10); "
+    assert watch.stopping(silent + "last error: timed out after 3 s (--timeout)", "unreachable")
+    said = watch.failure(Tally("samples", "answered", 0, 6, 0, "runs/x", "calls.jsonl")) or ""
+    assert TIMED_OUT_CAUSE in said and "Cap replies with --max-tokens" in said
+    assert "Start the server" not in said
+    refused = ErrorWatch("openai/m", api_base="http://127.0.0.1:8000/v1")
+    refused.stopping(silent + "last error: ConnectionRefusedError: refused", "unreachable")
+    assert "Start the server" in (
+        refused.failure(Tally("samples", "answered", 0, 6, 0, "x", "c")) or ""
+    )
 
 
 def test_the_advice_retries_the_errors_a_new_try_may_fix_and_names_the_others() -> None:

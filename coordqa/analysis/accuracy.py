@@ -50,6 +50,7 @@ from coordqa.analysis.stats import (
 from coordqa.errors import StoreError
 from coordqa.jsonvalues import JSONObject, json_records
 from coordqa.llm.openai_api import exceeds_context
+from coordqa.llm.retry import timed_out
 from coordqa.records import QUESTION_TYPES, STATUSES, Sample
 from coordqa.store import QARun, RunStore, read_qa_run
 
@@ -415,6 +416,8 @@ class RunAnalysis:
     errors_over_context: int = 0
     """Error samples whose prompt the model refused as longer than its context: running the
     command again fails them the same way (:func:`coordqa.llm.openai_api.exceeds_context`)."""
+    errors_timed_out: int = 0
+    """Error samples whose last attempt ran out of time (:func:`coordqa.llm.retry.timed_out`)."""
 
     @property
     def name(self) -> str:
@@ -506,5 +509,6 @@ def analyze_run(
         empty_replies=len(empty),
         empty_at_max_tokens=sum(sample.finish_reason == "length" for sample in empty),
         errors_over_context=sum(exceeds_context(sample.error or "") for sample in scored),
+        errors_timed_out=sum(timed_out(sample.error or "") for sample in scored),
         label=manifest.label,
     )

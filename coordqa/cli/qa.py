@@ -84,8 +84,12 @@ def headline(analysis: RunAnalysis) -> str:
     return "\n".join([f"{analysis.name}: {first}", *(f"  {line}" for line in rest)])
 
 
-def render_analysis(analysis: RunAnalysis) -> None:
-    """Print the headline, the accuracy tables of a run and whatever makes it incomplete."""
+def render_analysis(analysis: RunAnalysis, *, said_below: bool = False) -> None:
+    """Print the headline, the accuracy tables of a run and whatever makes it incomplete.
+
+    ``said_below``: the run's error, printed after, gives the advice on its errors whole (one
+    run says each advice once).
+    """
     title = f"{analysis.name}: accuracy per question type"
     complete = analysis.complete
     console.print(headline(analysis), highlight=False)
@@ -111,7 +115,12 @@ def render_analysis(analysis: RunAnalysis) -> None:
     if analysis.errors:
         from coordqa.runs.watch import retry_advice
 
-        advice = retry_advice(analysis.errors, analysis.errors_over_context)
+        advice = retry_advice(
+            analysis.errors,
+            analysis.errors_over_context,
+            analysis.errors_timed_out,
+            said_below=said_below,
+        )
         messages.print(
             f"[yellow]{_errors_said(analysis.errors)}: excluded from accuracy; {advice}.[/]"
         )
@@ -367,7 +376,7 @@ def eval_command(
         except EvalFailed as failure:
             display.stop()
             if failure.result is not None:
-                show_result(failure.result, as_json=as_json, quiet=quiet)
+                show_result(failure.result, as_json=as_json, quiet=quiet, said_below=True)
             messages.print(f"[bold red]error:[/] {failure}", highlight=False)
             raise typer.Exit(RUN_FAILED_EXIT) from None
         finally:
@@ -406,12 +415,15 @@ def print_json(run: JSONObject | list[JSONObject]) -> None:
     print(json.dumps(rounded(stated, JSON_FLOAT_DIGITS), indent=2, allow_nan=False))
 
 
-def show_result(result: RunResult, *, as_json: bool, quiet: bool) -> None:
-    """The results on stdout (tables, or JSON); the counts on stderr unless ``quiet``."""
+def show_result(result: RunResult, *, as_json: bool, quiet: bool, said_below: bool = False) -> None:
+    """The results on stdout (tables, or JSON); the counts on stderr unless ``quiet``.
+
+    ``said_below``: the run failed, and its error, printed next, says what to do.
+    """
     if as_json:
         print_json(result.to_json())
     else:
-        render_analysis(result.analysis)
+        render_analysis(result.analysis, said_below=said_below)
     if not quiet:
         render_counts(result)
     elif not as_json:  # the JSON names it

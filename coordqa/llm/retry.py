@@ -269,6 +269,35 @@ _CLIENT_PREFIXES = re.compile(r"^(?:(?:litellm\.)?\w+(?:Error|Exception)(?: - |:
 (``litellm.AuthenticationError: AuthenticationError: OpenAIException - Incorrect API key``)."""
 
 
+TIMED_OUT_CAUSE = (
+    "a call given up on is not stopped on the server, and a server you run answers the next "
+    "calls only after the replies it is still generating"
+)
+"""Why calls that timed out make later calls time out too: said once in a run's closing advice
+(walkthrough 25, R2), as true of a hosted provider (it too finishes a reply given up on) as of a
+served model (llama-cpp-python's server answers one request at a time)."""
+TIMED_OUT_FIX = (
+    "cap replies with --max-tokens (e.g. 256), raise --timeout, or wait for that server or "
+    "restart it"
+)
+"""What to do about calls that timed out (:data:`TIMED_OUT_CAUSE`)."""
+
+
+def timed_out(error: str) -> bool:
+    """Whether a failed call's error says its last attempt ran out of time (--timeout).
+
+    >>> timed_out("gave up after 2 attempts (--max-attempts); last error: timed out after 3 s "
+    ...           "(--timeout)")
+    True
+    >>> timed_out("gave up after 6 attempts; last error: InternalServerError: overloaded")
+    False
+    """
+    return _TIMED_OUT.search(error) is not None
+
+
+_TIMED_OUT = re.compile(r"timed out after \S+ s \(--timeout\)")
+
+
 def describe_error(exc: BaseException, timeout_s: float | None = None) -> str:
     """A one-line description of a failure, for the error text of a Reply.
 

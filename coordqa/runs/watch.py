@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.openai_api import CONTEXT_ADVICE, CONTEXT_EXCEEDED, exceeds_context
+from coordqa.llm.retry import TIMED_OUT_CAUSE, TIMED_OUT_FIX, timed_out
 from coordqa.runs.endpoint import START_OR_FIX
 
 STOPPING_ERRORS = frozenset({"fatal", "unreachable"})
@@ -28,9 +29,14 @@ _VOLATILE = re.compile(r"\b[0-9a-f]{8,}\b|\d+\.\d+|\d{4,}", re.IGNORECASE)
 def error_signature(error: str) -> str:
     """What makes two errors "the same kind": the cause without ids, times or ports.
 
+    Every prompt over the model's context is one kind, whatever its token counts: its advice
+    is said once (walkthrough 25).
+
     >>> error_signature("gave up after 6 attempts; last error: Timeout 12.5 s (id 3f9a2b7c1d)")
     'Timeout # s (id #)'
     """
+    if exceeds_context(error):
+        return CONTEXT_EXCEEDED
     cause = error.rpartition("last error: ")[2]
     return _VOLATILE.sub("#", cause)[:200]
 
@@ -103,6 +109,8 @@ class ErrorWatch:
     over_context: int = 0
     """Of :attr:`errors`, those whose prompt does not fit the model's context: another try
     fails the same way (:func:`coordqa.llm.openai_api.exceeds_context`)."""
+    timed_out: int = 0
+    """Of :attr:`errors`, those whose last attempt ran out of time (--timeout)."""
     first_errors: dict[str, str] = field(default_factory=dict)
     """The first error of each kind (by :func:`error_signature`), in order of appearance."""
     stopped_by: Stop | None = None
@@ -112,6 +120,7 @@ class ErrorWatch:
         """Count one error; return it when it is the first of its kind (to show it now)."""
         self.errors += 1
         self.over_context += exceeds_context(error)
+        self.timed_out += timed_out(error)
         signature = error_signature(error)
         if signature in self.first_errors:
             return None
@@ -147,6 +156,10 @@ class ErrorWatch:
                 if stop.api_base
                 else f"the {stop.model.partition('/')[0]} API"
             )
+            if timed_out(stop.error):  # a busy server, not a missing one
+                return f"stopped: {where} is unreachable: {stop.error} ({TIMED_OUT_CAUSE}). " + (
+                    tally.then_resume(TIMED_OUT_FIX[:1].upper() + TIMED_OUT_FIX[1:])
+                )
             return f"stopped: {where} is unreachable: {stop.error}. " + tally.then_resume(
                 START_OR_FIX
             )
@@ -157,8 +170,9 @@ class ErrorWatch:
             )
         if tally.errors == 0 or tally.error_rate <= self.max_error_rate:
             return None
-        kinds = "; ".join(self.first_errors.values()) or f"see {tally.errors_file}"
-        advice = retry_advice(self.errors, self.over_context)
+        kinds = "; ".join(map(without_advice, self.first_errors.values()))
+        kinds = kinds or f"see {tally.errors_file}"
+        advice = retry_advice(self.errors, self.over_context, self.timed_out)
         return (
             f"{tally.errors} of {tally.total} {tally.unit} ({tally.error_rate:.1%}) are errors, "
             f"more than --max-error-rate {self.max_error_rate:g} allows (first of each kind: "
@@ -167,24 +181,49 @@ class ErrorWatch:
         )
 
 
-def retry_advice(errors: int, over_context: int) -> str:
+def without_advice(error: str) -> str:
+    """``error`` without the advice it carries, said once by :func:`retry_advice` instead.
+
+    >>> without_advice(f"not retried (HTTP 400: {CONTEXT_EXCEEDED}, on any try: {CONTEXT_ADVICE})")
+    "not retried (HTTP 400: the prompt does not fit the model's context, on any try)"
+    """
+    return error.replace(f": {CONTEXT_ADVICE}", "")
+
+
+def retry_advice(
+    errors: int, over_context: int, timed_out: int = 0, *, said_below: bool = False
+) -> str:
     """What to do about ``errors`` failed units, as a clause: run the same command again.
 
     Unless another try fails them the same way: ``over_context`` of them are prompts longer
-    than the model's context (:func:`coordqa.llm.openai_api.exceeds_context`).
+    than the model's context (:func:`coordqa.llm.openai_api.exceeds_context`). ``timed_out`` of
+    them ran out of time: why, and what to do (:data:`coordqa.llm.retry.TIMED_OUT_CAUSE`).
+    ``said_below``: the run's error, printed next, gives this advice whole; only the causes are
+    named here, so that a run says each advice once (walkthrough 25).
 
     >>> retry_advice(3, 0)
     'run the same command again to retry them'
+    >>> retry_advice(3, 0, 3, said_below=True)
+    'run the same command again to retry them (3 of them timed out: see the error below)'
     """
+    below = "see the error below"
     if over_context and over_context >= errors:
         return (
             f"running the same command again fails them the same way ({CONTEXT_EXCEEDED}): "
-            f"{CONTEXT_ADVICE}"
+            f"{below if said_below else CONTEXT_ADVICE}"
         )
+    causes: list[tuple[str, str]] = []
     if over_context:
         verb = "fails" if over_context == 1 else "fail"
-        return (
-            f"run the same command again to retry them ({over_context} of them {verb} the same "
-            f"way, as {CONTEXT_EXCEEDED}: {CONTEXT_ADVICE})"
+        causes.append(
+            (f"{over_context} of them {verb} the same way, as {CONTEXT_EXCEEDED}", CONTEXT_ADVICE)
         )
-    return "run the same command again to retry them"
+    if timed_out:
+        causes.append((f"{timed_out} of them timed out", f"{TIMED_OUT_CAUSE}: {TIMED_OUT_FIX}"))
+    if not causes:
+        return "run the same command again to retry them"
+    if said_below:
+        said = "; ".join(cause for cause, _ in causes) + f": {below}"
+    else:
+        said = "; ".join(f"{cause}: {advice}" for cause, advice in causes)
+    return f"run the same command again to retry them ({said})"
