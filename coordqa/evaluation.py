@@ -932,6 +932,11 @@ def evaluate(config: EvalConfig, *, progress: EvalProgressCallback | None = None
     def interrupted() -> str:
         stored = len(_stored_answers(plan))
         total = plan.samples
+        if stored >= total:  # stopped while the run was scored and closed
+            return (
+                f"interrupted as it ended: all {total} samples are answered and stored in "
+                f"{plan.out}. Run the same command again to finish it (nothing is asked again)."
+            )
         return (
             f"interrupted: {stored} of {total} samples are answered and stored in {plan.out}. "
             "Run the same command again to resume."

@@ -621,3 +621,27 @@ def test_runs_list_says_an_agentic_run_failed(tmp_path: Path) -> None:
     assert code == 0, out
     # no episode played of a number the manifest does not say
     assert out.splitlines()[-1].split()[:5] == ["-", "0/?", "ep", "-", "failed"]
+
+
+def test_ctrl_c_after_the_last_answer_says_the_run_is_finished_by_running_it_again(
+    tmp_path: Path,
+) -> None:
+    """A Ctrl-C after the last sample was stored (while the run is scored and closed) said
+    ``interrupted: 594 of 594 samples are answered ... Run the same command again to resume``:
+    nothing is left to answer, so it says the rerun only finishes the run, asking nothing."""
+    from coordqa.errors import RunInterrupted
+    from coordqa.evaluation import EvalConfig, evaluate
+
+    config = EvalConfig(model="random", limit=2, trials=1, out=tmp_path / "run")
+
+    def ctrl_c_at_the_end(progress: object) -> None:
+        if progress.done == progress.total:  # type: ignore[attr-defined]
+            raise KeyboardInterrupt
+
+    with pytest.raises(RunInterrupted) as stopped:
+        evaluate(config, progress=ctrl_c_at_the_end)
+    assert str(stopped.value) == (
+        f"interrupted as it ended: all 2 samples are answered and stored in {tmp_path / 'run'}. "
+        "Run the same command again to finish it (nothing is asked again)."
+    )
+    assert evaluate(config).analysis.complete
