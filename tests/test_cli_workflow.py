@@ -645,3 +645,24 @@ def test_ctrl_c_after_the_last_answer_says_the_run_is_finished_by_running_it_aga
         "Run the same command again to finish it (nothing is asked again)."
     )
     assert evaluate(config).analysis.complete
+
+
+def test_ctrl_c_while_an_import_makes_a_class_ends_as_a_ctrl_c(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Python 3.11 wraps a Ctrl-C that lands while a class is made (a dataclass's field, in a
+    lazy import) as ``RuntimeError: Error calling __set_name__``: ``timeout -s INT 0.65 coordqa
+    eval ...`` printed its 40-line traceback and exit 1. It ends as a Ctrl-C does."""
+    from coordqa import evaluation
+
+    def ctrl_c_inside_set_name(config: object) -> None:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as stop:
+            raise RuntimeError("Error calling __set_name__ on 'Field' instance 'final'") from stop
+
+    monkeypatch.setattr(evaluation, "_plan", ctrl_c_inside_set_name)
+    code, out = invoke("eval", "-m", "random", "--out", tmp_path / "run")
+    assert code == 130, out
+    assert "Traceback" not in out and "RuntimeError" not in out
+    assert out.strip() == "interrupted", out

@@ -131,6 +131,7 @@ def run_app(app: Callable[..., Any]) -> None:
     """Run ``app`` (a Typer app or its click command); report a :class:`CoordqaError` plainly.
 
     The warnings of :data:`WARNING_LOGS` are printed as they happen, each once (:func:`warn`).
+    A Ctrl-C that Python reports as another error ends the command as a Ctrl-C, exit 130.
     """
     logs = [logging.getLogger(name) for name in WARNING_LOGS]
     handler = _StoreWarnings(logging.WARNING)
@@ -142,6 +143,13 @@ def run_app(app: Callable[..., Any]) -> None:
     except CoordqaError as error:
         report(error)
         sys.exit(exit_status(error))
+    except RuntimeError as error:
+        if not isinstance(error.__cause__, KeyboardInterrupt):
+            raise
+        # Python 3.11 wraps a Ctrl-C that lands while a class is made (a dataclass's field, in
+        # a command's lazy import) as "RuntimeError: Error calling __set_name__"
+        messages.print("[yellow]interrupted[/]")
+        sys.exit(INTERRUPTED_EXIT)
     finally:
         for log in logs:
             log.removeHandler(handler)
