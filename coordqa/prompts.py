@@ -29,6 +29,7 @@ __all__ = [
     "PromptLayout",
     "build_messages",
     "directive_for",
+    "layout_named",
     "prompt_hash",
     "question_text",
 ]
@@ -38,6 +39,15 @@ PromptLayout = Literal["system", "no_system"]
 role, the directive follows the game description in the first user message."""
 
 PROMPT_LAYOUTS: tuple[str, ...] = get_args(PromptLayout)
+
+
+def layout_named(name: str) -> str:
+    """The layout ``name`` names: ``--prompt-layout no-system`` and a spec's ``no_system`` alike.
+
+    >>> layout_named("no-system")
+    'no_system'
+    """
+    return name.replace("-", "_")
 
 ACKNOWLEDGEMENT = "Got it!"
 """The assistant turn that closes the game-description exchange, as in the paper."""

@@ -219,3 +219,25 @@ def test_a_pair_option_given_twice_is_refused_in_one_line() -> None:
     result = coordqa("games", "show", "collab_escape", "--players", "a,b", "--players", "c,d")
     assert result.returncode == 2
     assert "--players was given 2 times; give it once" in result.stderr
+
+
+def test_a_refused_prompt_layout_is_said_as_the_option_spells_it(tmp_path: Path) -> None:
+    """Walkthrough 26a (#172): ``--prompt-layout no-system`` over a run of the default layout
+    was refused as ``requested 'no_system'``, a spelling the user never typed."""
+    out = tmp_path / "run"
+    run_eval(out, "--trials", "1")
+    other = coordqa(
+        "eval", "-m", "random", "--dataset", "example", "--trials", "1",
+        "--prompt-layout", "no-system", "--out", out,
+    )  # fmt: skip
+    assert other.returncode == 2, other.stderr
+    assert "stored 'system', requested 'no-system'" in other.stderr
+
+
+def test_an_eval_set_spec_takes_the_prompt_layout_as_the_option_spells_it(tmp_path: Path) -> None:
+    """The refusal above says ``no-system``; a spec given that spelling took only
+    ``no_system`` ("'no-system' is not one of system, no_system")."""
+    spec = tmp_path / "set.yaml"
+    spec.write_text("models: [random]\ndatasets: [example]\nprompt_layout: no-system\nlimit: 1\n")
+    done = coordqa("eval-set", spec, "--out", tmp_path / "set")
+    assert done.returncode == 0, done.stderr

@@ -40,6 +40,7 @@ from coordqa.errors import NOTHING_STARTED, ConfigError
 from coordqa.eval_config import eval_default
 from coordqa.given_lists import parse_ids
 from coordqa.jsonvalues import rounded
+from coordqa.prompts import layout_named
 from coordqa.words import counted
 
 if TYPE_CHECKING:
@@ -354,7 +355,7 @@ def eval_command(
             top_p=top_p,
             max_tokens=max_tokens,
             seed=seed,
-            prompt_layout=prompt_layout.replace("-", "_"),  # type: ignore[arg-type]
+            prompt_layout=layout_named(prompt_layout),  # type: ignore[arg-type]
             cache=not no_cache,
             out=out,
             policy=CallOptions(

@@ -36,7 +36,7 @@ from coordqa.llm.registry import (
     refuse_unread_model_args,
 )
 from coordqa.llm.types import Transport
-from coordqa.prompts import PromptLayout
+from coordqa.prompts import PromptLayout, layout_named
 from coordqa.runs import given_key
 from coordqa.spec_problems import spec_problems
 from coordqa.yaml_files import load_yaml_file
@@ -156,6 +156,12 @@ class EvalSetSpec(BaseModel):
         if isinstance(value, (list, tuple)):
             return [{"model": item} if isinstance(item, str) else item for item in value]
         return value
+
+    @field_validator("prompt_layout", mode="before")
+    @classmethod
+    def _layout_as_the_option_spells_it(cls, value: Any) -> Any:
+        """``no-system``, as ``--prompt-layout`` and a refusal spell it, is ``no_system``."""
+        return layout_named(value) if isinstance(value, str) else value
 
     @field_validator("models", "datasets")
     @classmethod

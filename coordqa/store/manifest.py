@@ -95,7 +95,7 @@ def _said(value: Any, key: str = "") -> str:
 
     ``none`` for no value (not Python's ``None``), ``0-4`` for consecutive seeds, a hash's first
     12 characters as runs are named by them, an endpoint without its credentials (a run stored
-    before they were left out holds them).
+    before they were left out holds them), a prompt layout as its option spells it.
     """
     if value is None:
         return "none"
@@ -103,6 +103,8 @@ def _said(value: Any, key: str = "") -> str:
         return repr(shown_endpoint(value))
     if key.endswith("fingerprint") and isinstance(value, str):
         return value[:12]
+    if key.endswith("prompt_layout") and isinstance(value, str):
+        return repr(value.replace("_", "-"))  # as --prompt-layout spells it: no-system
     ints = isinstance(value, list) and all(type(item) is int for item in value)
     if ints and len(value) > 2 and value == list(range(value[0], value[0] + len(value))):
         return f"{value[0]}-{value[-1]}"
