@@ -65,6 +65,7 @@ from coordqa.store import (
     RunManifest,
     RunStore,
     check_resumable,
+    open_run,
     open_to_write,
     read_qa_run,
 )
@@ -932,7 +933,13 @@ def evaluate(config: EvalConfig, *, progress: EvalProgressCallback | None = None
     def interrupted() -> str:
         stored = len(_stored_answers(plan))
         total = plan.samples
-        if stored >= total:  # stopped while the run was scored and closed
+        if stored >= total and open_run(plan.out).manifest.status == "finished":
+            return (  # as an agentic run says it (agentic.runner.interrupted_message)
+                f"interrupted after the last sample: all {total} samples are answered and "
+                f"stored in {plan.out}. The run is complete: nothing is missing (coordqa score "
+                f"{plan.out} prints its tables)."
+            )
+        if stored >= total:  # stopped while the run was closed, before it was marked finished
             return (
                 f"interrupted as it ended: all {total} samples are answered and stored in "
                 f"{plan.out}. Run the same command again to finish it (nothing is asked again)."

@@ -49,6 +49,7 @@ def layout_named(name: str) -> str:
     """
     return name.replace("-", "_")
 
+
 ACKNOWLEDGEMENT = "Got it!"
 """The assistant turn that closes the game-description exchange, as in the paper."""
 

@@ -666,3 +666,29 @@ def test_ctrl_c_while_an_import_makes_a_class_ends_as_a_ctrl_c(
     assert code == 130, out
     assert "Traceback" not in out and "RuntimeError" not in out
     assert out.strip() == "interrupted", out
+
+
+def test_ctrl_c_once_the_run_is_finished_says_it_is_complete(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Walkthrough 26a, R2: a Ctrl-C that came after the run was marked finished said
+    ``594 of 594 samples ... Run the same command again to resume``; an agentic run says it is
+    complete and which command prints its tables, and so does this one."""
+    from coordqa import evaluation
+    from coordqa.errors import RunInterrupted
+    from coordqa.evaluation import EvalConfig, evaluate
+
+    config = EvalConfig(model="random", limit=2, trials=1, out=tmp_path / "run")
+    evaluate(config)
+
+    async def ctrl_c_after_the_session(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluation, "_execute", ctrl_c_after_the_session)
+    with pytest.raises(RunInterrupted) as stopped:
+        evaluate(config)
+    run = tmp_path / "run"
+    assert str(stopped.value) == (
+        f"interrupted after the last sample: all 2 samples are answered and stored in {run}. "
+        f"The run is complete: nothing is missing (coordqa score {run} prints its tables)."
+    )
