@@ -30,8 +30,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
@@ -40,6 +38,7 @@ from coordqa.bounded_reads import read_at_most
 from coordqa.errors import OutputPathError, RunInterrupted
 from coordqa.jsonvalues import load_json
 from coordqa.runfolder import folder_words, holds_run, runs_held
+from coordqa.stops import ctrl_c_ignored, sigterm_as_ctrl_c
 
 __all__ = [
     "AGENTIC_REPORT",
@@ -287,18 +286,20 @@ def generated_output(
     beside it (:func:`_staging_beside`): a writer's files are moved into ``path`` only once it
     finishes, after the files the earlier output's marker lists (and the folders that leaves
     empty) are removed; then the marker lists the new files. The user's own files are kept. A
-    writer that fails or is interrupted (Ctrl-C, walkthrough 23) leaves ``path`` as it was:
-    the complete earlier output, never an index linking to pages never written; Ctrl-C is
-    :class:`~coordqa.errors.RunInterrupted`, one line saying so. The writer must name
-    ``path``, not the staging folder, in what it returns or writes (:func:`in_output`).
+    writer that fails or is interrupted (Ctrl-C or SIGTERM, walkthroughs 23 and 26a) leaves
+    ``path`` as it was: the complete earlier output, never an index linking to pages never
+    written; either stop is :class:`~coordqa.errors.RunInterrupted`, one line saying so. The
+    writer must name ``path``, not the staging folder, in what it returns or writes
+    (:func:`in_output`).
     """
     folder = check_output_folder(path, name)
     earlier = _earlier_output(folder, writer, name)
     staging = _staging_beside(folder)
     try:
-        yield staging
-        with _ctrl_c_ignored():
-            _move_in(staging, folder, earlier, writer)
+        with sigterm_as_ctrl_c():  # a `timeout` or `kill` too: no staging folder left behind
+            yield staging
+            with ctrl_c_ignored():
+                _move_in(staging, folder, earlier, writer)
     except KeyboardInterrupt:
         kept = f"; the earlier {_called(writer)} there is kept" if earlier else ""
         raise RunInterrupted(f"interrupted: nothing was written to {folder}{kept}") from None
@@ -369,23 +370,6 @@ def _move_in(staging: Path, folder: Path, earlier: list[str], writer: str) -> No
         os.replace(staging / name, folder / name)
     marker = {"command": writer, "files": written}
     (folder / OUTPUT_MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
-
-
-@contextmanager
-def _ctrl_c_ignored() -> Iterator[None]:
-    """Within, Ctrl-C is ignored (in the main thread, where its handler is).
-
-    Moving the files in takes a moment, and stopped halfway it would leave neither the earlier
-    output nor the new one.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
 
 
 def _called(writer: str) -> str:

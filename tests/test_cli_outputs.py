@@ -271,6 +271,18 @@ def _ctrl_c(*_args: object, **_kwargs: object) -> None:
     raise KeyboardInterrupt
 
 
+def _sigterm(*_args: object, **_kwargs: object) -> None:
+    """A SIGTERM (``timeout``, ``kill``), as the process gets it."""
+    import signal
+
+    signal.raise_signal(signal.SIGTERM)
+
+
+STOPS = {"ctrl-c": _ctrl_c, "sigterm": _sigterm}
+"""How a command is stopped: Ctrl-C, and SIGTERM (walkthrough 26a: it died with no word and left
+its staging folder)."""
+
+
 READING = {
     "view --export": "coordqa.viewer.runs.RunCatalog.read_all",
     "report": "coordqa.analysis.compare_by_dataset",
@@ -280,24 +292,34 @@ READING = {
 """Each generated-output command, and a function it calls before it writes anything."""
 
 
+@pytest.mark.parametrize("stop", STOPS)
 @pytest.mark.parametrize("command", READING)
 def test_a_ctrl_c_before_an_output_is_written_says_so(
-    command: str, inputs: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    command: str,
+    stop: str,
+    inputs: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Walkthrough 24 #215: Ctrl-C 2 s into ``view --export`` (reading the runs) exited 130 with
     no word; at 8 s the export's own line came. It is the same line from the start."""
     out = tmp_path / "out"
     with monkeypatch.context() as patch:
-        patch.setattr(READING[command], _ctrl_c)
+        patch.setattr(READING[command], STOPS[stop])
         result = coordqa(*_command(FOLDER_OUTPUTS[command], inputs, str(out)), cwd=tmp_path)
     assert result.returncode == 130, result.stderr
     assert result.stderr == f"interrupted: nothing was written to {out}\n"
     assert not out.exists()
 
 
+@pytest.mark.parametrize("stop", STOPS)
 @pytest.mark.parametrize("command", STOPPED_AT)
 def test_an_interrupted_output_keeps_the_earlier_one_whole(
-    command: str, inputs: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    command: str,
+    stop: str,
+    inputs: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Walkthrough 23: Ctrl-C during ``view --export`` exited 130 with no word and left an
     index linking to pages never written; over an earlier export it removed the earlier one
@@ -306,7 +328,7 @@ def test_an_interrupted_output_keeps_the_earlier_one_whole(
     target, what = STOPPED_AT[command]
     fresh = tmp_path / "fresh"
     with monkeypatch.context() as patch:
-        patch.setattr(target, _ctrl_c)
+        patch.setattr(target, STOPS[stop])
         result = coordqa(*_command(template, inputs, str(fresh)), cwd=tmp_path)
     assert result.returncode == 130, result.stderr
     assert result.stderr == f"interrupted: nothing was written to {fresh}\n"
@@ -318,7 +340,7 @@ def test_an_interrupted_output_keeps_the_earlier_one_whole(
     (out / "notes.txt").write_text("mine\n", encoding="utf-8")
     before = _tree(tmp_path)
     with monkeypatch.context() as patch:
-        patch.setattr(target, _ctrl_c)
+        patch.setattr(target, STOPS[stop])
         result = coordqa(*_command(template, inputs, str(out)), cwd=tmp_path)
     assert result.returncode == 130, result.stderr
     assert result.stderr == (

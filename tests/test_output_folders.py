@@ -427,3 +427,27 @@ def test_a_staging_folder_left_by_a_killed_writer_is_removed_by_the_next(tmp_pat
     with generated_output(tmp_path / "out", QA_REPORT) as root:
         (root / "report.md").write_text("new\n", encoding="utf-8")
     assert not dead.exists() and live.is_dir() and other.is_dir()
+
+
+def test_a_sigterm_while_writing_keeps_the_earlier_output_and_leaves_no_staging(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 26a, R1: ``timeout 120 coordqa view runs/ --export site`` ended by its
+    SIGTERM died with no word and left ``.site.coordqa-partial-PID`` (207 MB) beside the
+    output. A SIGTERM is a Ctrl-C there: the earlier output is kept, the line says so, and the
+    staging folder is removed."""
+    import signal
+
+    folder = tmp_path / "out"
+    with generated_output(folder, QA_REPORT) as root:
+        (root / "report.md").write_text("earlier\n", encoding="utf-8")
+    before = _tree(tmp_path)
+    with pytest.raises(RunInterrupted) as stopped:
+        with generated_output(folder, QA_REPORT) as root:
+            (root / "report.md").write_text("new\n", encoding="utf-8")
+            signal.raise_signal(signal.SIGTERM)
+    assert str(stopped.value) == (
+        f"interrupted: nothing was written to {folder}; the earlier report there is kept"
+    )
+    assert _tree(tmp_path) == before
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # given back as it was

@@ -24,6 +24,7 @@ from coordqa.errors import (
     RunInterrupted,
     SettingError,
 )
+from coordqa.stops import sigterm_as_ctrl_c
 
 RUN_FAILED_EXIT = 1
 """Exit status of a run stopped by errors or left with more failures than allowed."""
@@ -72,14 +73,16 @@ def settings_as_options(options: Mapping[str, str]) -> Iterator[None]:
 
 @contextmanager
 def interrupted_as(stopped: str) -> Iterator[None]:
-    """Within, Ctrl-C ends the command with the line ``stopped`` (exit 130).
+    """Within, Ctrl-C or SIGTERM ends the command with the line ``stopped`` (exit 130).
 
     Typer ends a command that Ctrl-C interrupts with status 130 and no word: a user who
     stops it in its first seconds (imports, a database being opened) cannot tell whether it
-    ever started (walkthrough 21, R5).
+    ever started (walkthrough 21, R5); a SIGTERM (``timeout``, ``kill``) ended it with no word
+    at all (walkthrough 26a).
     """
     try:
-        yield
+        with sigterm_as_ctrl_c():
+            yield
     except KeyboardInterrupt:
         raise RunInterrupted(stopped) from None
 

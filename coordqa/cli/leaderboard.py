@@ -1043,16 +1043,13 @@ def worker_command(
         raise ConfigError("--ray-address needs --ray-workers N (how many workers to run there)")
     # its imports, the database and the catalog take seconds (6 on a loaded machine) before it
     # says it waits: Ctrl-C then says it stopped too (walkthrough 21, R5), and so does a
-    # SIGTERM, as during a job (its handler is installed once the module that holds it is read)
+    # SIGTERM, as during a job
     with interrupted_as(STOPPED_IDLE):
-        from coordqa.runs import sigterm_as_ctrl_c
+        from coordqa.leaderboard.catalog import BoardCatalog
+        from coordqa.leaderboard.worker import work, work_on_ray
 
-        with sigterm_as_ctrl_c():
-            from coordqa.leaderboard.catalog import BoardCatalog
-            from coordqa.leaderboard.worker import work, work_on_ray
-
-            database = _open(db, create=False)
-            catalog = None if ray_workers else BoardCatalog(database)  # Ray's load their own
+        database = _open(db, create=False)
+        catalog = None if ray_workers else BoardCatalog(database)  # Ray's load their own
     config = WorkerConfig(work_dir=work_dir.resolve(), poll_s=poll_s)
 
     def said(outcome: Any) -> None:
@@ -1070,6 +1067,8 @@ def worker_command(
         for outcome in done:
             said(outcome)
     else:
+        from coordqa.stops import sigterm_as_ctrl_c
+
         with sigterm_as_ctrl_c():  # a SIGTERM puts the running job back, as Ctrl-C does
             done = work(database, catalog, config, once=once, on_outcome=said, on_wait=waiting)
     console.print(f"{len(done)} job(s) run; the queue is empty")

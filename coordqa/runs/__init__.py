@@ -19,9 +19,10 @@ Runs are read back by one reader per kind, all of one shape
 
 from coordqa.runs.counts import fewer_than_stored
 from coordqa.runs.endpoint import check_reachable, check_served, given_key
-from coordqa.runs.lifecycle import RunLifecycle, run_to_end, sigterm_as_ctrl_c
+from coordqa.runs.lifecycle import RunLifecycle, run_to_end
 from coordqa.runs.moved import say_if_moved
 from coordqa.runs.watch import STOPPING_ERRORS, ErrorWatch, Stop, Tally, error_signature
+from coordqa.stops import sigterm_as_ctrl_c
 
 __all__ = [
     "STOPPING_ERRORS",

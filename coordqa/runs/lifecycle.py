@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import threading
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +31,7 @@ from typing import Any, TypeVar
 
 from coordqa.errors import RunFailed, RunInterrupted
 from coordqa.runs.watch import ErrorWatch
+from coordqa.stops import handle_sigterm, stops_held
 from coordqa.store import RunManifest, RunStore
 
 T = TypeVar("T")
@@ -66,13 +65,13 @@ class RunLifecycle:
 
         ``on_interrupt`` runs after the mark (a QA run rescores what it stored); the
         interruption then goes on up. A second Ctrl-C or SIGTERM waits for the mark
-        (:func:`_stops_held`) and then stops what follows.
+        (:func:`~coordqa.stops.stops_held`) and then stops what follows.
         """
         self.store.mark_started()
         try:
             yield self.store
         except (asyncio.CancelledError, KeyboardInterrupt):
-            with _stops_held():
+            with stops_held():
                 self.store.mark_interrupted()
             if on_interrupt is not None:
                 on_interrupt()
@@ -80,7 +79,7 @@ class RunLifecycle:
 
     def finish(self) -> None:
         """End the session with the run complete; a Ctrl-C meanwhile waits for the mark."""
-        with _stops_held():
+        with stops_held():
             self.store.mark_finished()
 
     def failed(
@@ -91,7 +90,7 @@ class RunLifecycle:
         ``result`` is what the session did; ``watch`` the session's errors, whose stopping
         error and first error of each kind the exception carries apart from the message.
         """
-        with _stops_held():
+        with stops_held():
             self.store.mark_failed()
         if watch is None:
             return RunFailed(message, result)
@@ -113,41 +112,6 @@ class RunLifecycle:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-_STOPS = {signal.SIGINT, signal.SIGTERM}
-"""The signals that stop a session (Ctrl-C, and ``kill`` or a scheduler's SIGTERM)."""
-
-
-@contextmanager
-def _stops_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM while inside: one sent meanwhile is handled as it ends.
-
-    Marking a run interrupted rewrites its manifest (write, fsync, rename). GNU ``timeout -s
-    INT`` signals the command and then its process group, so the command gets SIGINT twice (as
-    from a user pressing Ctrl-C twice): the second KeyboardInterrupt landed inside the fsync,
-    the rename never happened, and the run stayed ``running``. Inside, a stop is only noted;
-    after, the handler it would have reached runs (raising KeyboardInterrupt, as it would have).
-    Python runs signal handlers in the main thread whichever thread the signal reached (a
-    llama.cpp or executor thread), so the handlers are swapped, not the thread's signal mask;
-    in another thread no handler can interrupt the mark, and nothing is swapped.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[int] = []
-    previous = {stop: signal.signal(stop, lambda signum, _: held.append(signum)) for stop in _STOPS}
-    try:
-        yield
-    finally:
-        for stop, handler in previous.items():
-            signal.signal(stop, handler)
-        for signum in held:
-            handler = previous[signal.Signals(signum)]
-            if callable(handler):
-                handler(signum, None)
-            elif handler == signal.SIG_DFL:
-                signal.raise_signal(signum)
 
 
 class _Terminate:
@@ -172,36 +136,6 @@ class _Terminate:
         self.loop.call_soon_threadsafe(lambda: None)  # wake the loop if it waits on I/O
 
 
-@contextmanager
-def _handle_sigterm(handler: Callable[[int, FrameType | None], Any]) -> Iterator[None]:
-    """Install ``handler`` for SIGTERM while inside (main thread only: elsewhere, nothing)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _raise_ctrl_c(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
-@contextmanager
-def sigterm_as_ctrl_c() -> Iterator[None]:
-    """SIGTERM raises KeyboardInterrupt while inside, as Ctrl-C does (main thread only).
-
-    Python's default for SIGTERM ends the process on the spot: no ``except`` or ``finally``
-    runs, so a board worker's claimed job stayed "running" until its lease ran out (walkthrough
-    15). Inside, code that handles Ctrl-C handles SIGTERM the same way; a session run with
-    :func:`run_to_end` inside still has its SIGTERM cancel its task, as before.
-    """
-    with _handle_sigterm(_raise_ctrl_c):
-        yield
-
-
 def _only_interruptions(error: BaseException) -> bool:
     """Whether ``error`` is a Ctrl-C or a cancellation, alone or grouped by a task group."""
     grouped = getattr(error, "exceptions", None)  # BaseExceptionGroup (a backport on 3.10)
@@ -213,10 +147,11 @@ def _only_interruptions(error: BaseException) -> bool:
 def _interruptions_said_once(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
     """The loop's exception handler: a task that ended in an interruption is not logged.
 
-    GNU ``timeout -s INT`` sends SIGINT twice (see :func:`_stops_held`): the second raises
-    KeyboardInterrupt inside a task, and ``asyncio.run`` then logged "unhandled exception
-    during asyncio.run() shutdown" with the task group's whole traceback before the run's own
-    interrupted line (walkthrough 24). The run says the interruption; anything else is logged.
+    GNU ``timeout -s INT`` sends SIGINT twice (see :func:`~coordqa.stops.stops_held`): the
+    second raises KeyboardInterrupt inside a task, and ``asyncio.run`` then logged "unhandled
+    exception during asyncio.run() shutdown" with the task group's whole traceback before the
+    run's own interrupted line (walkthrough 24). The run says the interruption; anything else
+    is logged.
     """
     error = context.get("exception")
     if isinstance(error, BaseException) and _only_interruptions(error):
@@ -231,7 +166,7 @@ async def _terminable(session: Callable[[], Coroutine[Any, Any, T]]) -> T:
         return await session()
     asyncio.get_running_loop().set_exception_handler(_interruptions_said_once)
     terminate = _Terminate(task, asyncio.get_running_loop())
-    with _handle_sigterm(terminate):
+    with handle_sigterm(terminate):
         try:
             return await session()
         except asyncio.CancelledError:
