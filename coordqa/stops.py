@@ -16,7 +16,14 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-__all__ = ["STOPS", "ctrl_c_ignored", "handle_sigterm", "sigterm_as_ctrl_c", "stops_held"]
+__all__ = [
+    "STOPS",
+    "ctrl_c_ignored",
+    "handle_sigterm",
+    "handle_stops",
+    "sigterm_as_ctrl_c",
+    "stops_held",
+]
 
 STOPS = {signal.SIGINT, signal.SIGTERM}
 """The signals that stop a command (Ctrl-C, and ``kill`` or a scheduler's SIGTERM)."""
@@ -64,6 +71,24 @@ def handle_sigterm(handler: Callable[[int, FrameType | None], Any]) -> Iterator[
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def handle_stops(handler: Callable[[int, FrameType | None], Any]) -> Iterator[None]:
+    """Install ``handler`` for Ctrl-C and SIGTERM while inside (main thread only).
+
+    Ctrl-C is left alone where it is ignored (a shell's background job), as Python leaves it.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    taken = [stop for stop in STOPS if signal.getsignal(stop) is not signal.SIG_IGN]
+    previous = {stop: signal.signal(stop, handler) for stop in taken}
+    try:
+        yield
+    finally:
+        for stop, earlier in previous.items():
+            signal.signal(stop, earlier)
 
 
 def _raise_ctrl_c(signum: int, frame: FrameType | None) -> None:

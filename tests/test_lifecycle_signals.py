@@ -101,3 +101,44 @@ def test_a_ctrl_c_while_the_end_of_a_session_is_recorded_does_not_lose_it(
             run.finish() if end == "finished" else run.failed("the server died")
     assert sent == ["manifest.json"]
     assert open_run(tmp_path / "run").manifest.status == end
+
+
+STUBBORN_SESSION = """
+import asyncio, os, signal, sys, threading, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal's command has it
+from coordqa.runs import lifecycle
+lifecycle.STOP_GRACE_S = 1.0
+
+async def stubborn():
+    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIG)).start()
+    while True:  # a cancellation that never ends it (walkthrough 26a: spun 10 minutes)
+        try:
+            await asyncio.sleep(0.05)
+        except asyncio.CancelledError:
+            continue
+
+lifecycle.run_to_end(stubborn, interrupted=lambda: "never said", run_dir=None)
+"""
+
+
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_a_session_that_does_not_stop_when_asked_is_ended_after_the_grace(stop: str) -> None:
+    """Walkthrough 26a, B1: once in about 16 tries the first Ctrl-C of an eval left it spinning
+    at 100% CPU for 10 minutes without ending. However a session fails to unwind, the process
+    ends ``STOP_GRACE_S`` after the first stop, exit 130, with a line that says so."""
+    import subprocess
+    import sys
+
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", STUBBORN_SESSION.replace("signal.SIG)", f"signal.{stop})")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 130, done.stderr
+    assert time.monotonic() - started < 30
+    assert done.stderr.strip() == (
+        "interrupted: stopping took longer than 1 s, so it ended at once; everything finished "
+        "so far is stored. Run the same command again to resume."
+    ), done.stderr

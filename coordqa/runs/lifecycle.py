@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import Any, TypeVar
 
-from coordqa.errors import RunFailed, RunInterrupted
+from coordqa.errors import INTERRUPTED_EXIT, RunFailed, RunInterrupted
 from coordqa.runs.watch import ErrorWatch
-from coordqa.stops import handle_sigterm, stops_held
+from coordqa.stops import handle_stops, stops_held
 from coordqa.store import RunManifest, RunStore
 
 T = TypeVar("T")
@@ -114,26 +115,55 @@ class RunLifecycle:
         self.close()
 
 
-class _Terminate:
-    """SIGTERM handling for one session: the first cancels the session's task, as Ctrl-C does.
+STOP_GRACE_S = 20.0
+"""How long a stopped session may take to end before the process ends at once (exit 130)."""
+
+
+class _Stopper:
+    """Ctrl-C and SIGTERM for one session: the first cancels the session's task.
 
     The session then unwinds through its ``except CancelledError`` and ``finally`` blocks (the
     run is marked interrupted, queued records are written), however deep in task groups it is;
-    a second SIGTERM raises KeyboardInterrupt at once. This is what ``asyncio.run`` does for
-    Ctrl-C (Python 3.11 and later).
+    a second stop raises KeyboardInterrupt at once. This is what ``asyncio.run`` does for Ctrl-C
+    (Python 3.11 and later), here for SIGTERM too. A session still running
+    :data:`STOP_GRACE_S` after the first stop is not waited for: the process ends, exit 130,
+    with a line saying so (walkthrough 26a: once in about 16 tries the first Ctrl-C of an eval
+    left it spinning at 100% CPU, unstopped, for 10 minutes). Every record is written and
+    flushed as it is made, so ending then loses nothing finished, as ``kill -9`` loses nothing.
     """
 
     def __init__(self, task: asyncio.Task[Any], loop: asyncio.AbstractEventLoop) -> None:
         self.task = task
         self.loop = loop
         self.requested = False
+        self._deadline = threading.Timer(STOP_GRACE_S, _end_at_once)
+        self._deadline.daemon = True
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
         if self.requested or self.task.done():
             raise KeyboardInterrupt
         self.requested = True
+        self._deadline.start()
         self.task.cancel()
         self.loop.call_soon_threadsafe(lambda: None)  # wake the loop if it waits on I/O
+
+    def ended(self) -> None:
+        """The session ended (however): the deadline is off."""
+        self._deadline.cancel()
+
+
+def _end_at_once() -> None:
+    """End the process, exit 130: a session did not end :data:`STOP_GRACE_S` after its stop."""
+    import sys
+
+    print(
+        f"interrupted: stopping took longer than {STOP_GRACE_S:g} s, so it ended at once; "
+        "everything finished so far is stored. Run the same command again to resume.",
+        file=sys.stderr,
+        flush=True,
+    )
+    sys.stdout.flush()
+    os._exit(INTERRUPTED_EXIT)
 
 
 def _only_interruptions(error: BaseException) -> bool:
@@ -159,18 +189,23 @@ def _interruptions_said_once(loop: asyncio.AbstractEventLoop, context: dict[str,
     loop.default_exception_handler(context)
 
 
-async def _terminable(session: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Await ``session()``; a SIGTERM cancels it and ends as KeyboardInterrupt, like Ctrl-C."""
+async def _terminable(session: Callable[[], Coroutine[Any, Any, T]], stops: list[_Stopper]) -> T:
+    """Await ``session()``; Ctrl-C or SIGTERM cancels it and ends as KeyboardInterrupt.
+
+    The stop handler is put in ``stops``, so that its deadline holds until the event loop is
+    closed too (:func:`run_to_end`).
+    """
     task = asyncio.current_task()
     if task is None:  # pragma: no cover - always inside asyncio.run
         return await session()
     asyncio.get_running_loop().set_exception_handler(_interruptions_said_once)
-    terminate = _Terminate(task, asyncio.get_running_loop())
-    with handle_sigterm(terminate):
+    stopper = _Stopper(task, asyncio.get_running_loop())
+    stops.append(stopper)
+    with handle_stops(stopper):
         try:
             return await session()
         except asyncio.CancelledError:
-            if terminate.requested:
+            if stopper.requested:
                 raise KeyboardInterrupt from None
             raise
 
@@ -193,7 +228,11 @@ def run_to_end(
     Raises:
         RunInterrupted: Ctrl-C or SIGTERM stopped the session.
     """
+    stops: list[_Stopper] = []
     try:
-        return asyncio.run(_terminable(session))
+        return asyncio.run(_terminable(session, stops))
     except KeyboardInterrupt:
         raise error(interrupted(), run_dir) from None
+    finally:
+        for stopper in stops:
+            stopper.ended()
