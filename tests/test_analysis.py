@@ -178,7 +178,8 @@ def test_correlate_small_samples_exact_and_needs_three_points() -> None:
     # Of the 24 rankings of 4, those with |rho| >= 0.8 have sum d^2 in {0, 2, 18, 20}: 1+3+3+1.
     assert result.spearman_p == pytest.approx(8 / 24)
     assert result.pearson_p == pytest.approx(_brute_force_p(x, y))
-    assert "smallest possible p is 0.083" in result.note and "no correlation" in result.note
+    assert "Spearman's ρ cannot be significant" in result.note
+    assert "smallest possible p is 0.083" in result.note and "Pearson's r can" in result.note
     small = correlate([0.1, 0.2], [0.3, 0.4], ("EC", "JP"))
     assert math.isnan(small.pearson_r) and small.n == 2 and "at least 3" in small.note
     nan_dropped = correlate([0.1, float("nan"), 0.3, 0.5], [0.2, 0.1, 0.3, 0.4], ("EC", "JP"))
@@ -193,6 +194,17 @@ def test_three_models_in_reverse_order_are_not_significant() -> None:
     assert result.spearman_rho == pytest.approx(-1.0)
     assert result.spearman_p == pytest.approx(2 / 6) and result.pearson_p == pytest.approx(2 / 6)
     assert "no correlation can be significant" in result.note
+
+
+def test_the_small_sample_note_holds_for_the_p_values_beside_it() -> None:
+    """Walkthrough 26 (#50): three models gave Pearson r -0.997 with p 0.167 beside a note
+    that the smallest possible p is 0.333: that holds for Spearman's ρ (a ranking and its
+    reverse reach the same |ρ|), but Pearson's r on unevenly spaced values is reached by its
+    own pairing alone, 1 of 6."""
+    result = correlate([0.2, 0.25, 0.9], [0.7, 0.6, 0.1], ("ToM", "JP"))
+    assert result.pearson_p == pytest.approx(1 / 6) and result.spearman_p == pytest.approx(2 / 6)
+    assert "0.167 for Pearson's r (1 of 6 pairings)" in result.note
+    assert "0.333 for Spearman's ρ (2 of 6)" in result.note
 
 
 def test_exact_p_from_five_models_on_and_asymptotic_above_ten() -> None:

@@ -546,13 +546,28 @@ def _exact_p(x: tuple[float, ...], y: tuple[float, ...]) -> float:
 
 
 def _small_sample_note(n: int) -> str:
-    """Why ``n`` models cannot show a significant correlation, or nothing when they can."""
-    smallest = 2 / math.factorial(n)
-    if smallest <= SIGNIFICANCE:
+    """Which of the correlations of ``n`` models cannot be significant, or nothing.
+
+    The observed pairing is one of the n! an exact p counts, so p is at least 1/n!; Spearman's
+    ρ is also reached by the reversed ranking's -ρ, so its p is at least 2/n! (walkthrough 26:
+    the note said 2/n! for both, beside a Pearson p of 1/6 with 3 models).
+
+    >>> _small_sample_note(4)
+    "with 4 models Spearman's ρ cannot be significant at 0.05: its smallest possible p is 0.083 (2 of 24 pairings); Pearson's r can (1 of 24 is 0.042)"
+    """
+    pairings = math.factorial(n)
+    if 2 / pairings <= SIGNIFICANCE:
         return ""
+    if 1 / pairings <= SIGNIFICANCE:
+        return (
+            f"with {n} models Spearman's ρ cannot be significant at {SIGNIFICANCE}: its smallest "
+            f"possible p is {2 / pairings:.3f} (2 of {pairings} pairings); Pearson's r can (1 of "
+            f"{pairings} is {1 / pairings:.3f})"
+        )
     return (
-        f"with {n} models the smallest possible p is {smallest:.3f} (2 of {math.factorial(n)} "
-        f"pairings), so no correlation can be significant at {SIGNIFICANCE}"
+        f"with {n} models no correlation can be significant at {SIGNIFICANCE}: the smallest "
+        f"possible p is {1 / pairings:.3f} for Pearson's r (1 of {pairings} pairings) and "
+        f"{2 / pairings:.3f} for Spearman's ρ (2 of {pairings})"
     )
 
 
@@ -582,7 +597,7 @@ def correlate(x: Sequence[float], y: Sequence[float], names: tuple[str, str]) ->
 
     p-values are exact (:func:`exact_correlation_p`; Spearman's on the ranks, ties averaged)
     up to :data:`EXACT_MAX_N` pairs and scipy's asymptotic ones above; fewer than 5 pairs add a
-    note that no p-value can reach :data:`SIGNIFICANCE`.
+    note saying which p-values cannot reach :data:`SIGNIFICANCE`.
     """
     from scipy import stats
 
