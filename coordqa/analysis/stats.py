@@ -552,8 +552,9 @@ def _small_sample_note(n: int) -> str:
     ρ is also reached by the reversed ranking's -ρ, so its p is at least 2/n! (walkthrough 26:
     the note said 2/n! for both, beside a Pearson p of 1/6 with 3 models).
 
-    >>> _small_sample_note(4)
-    "with 4 models Spearman's ρ cannot be significant at 0.05: its smallest possible p is 0.083 (2 of 24 pairings); Pearson's r can (1 of 24 is 0.042)"
+    >>> print(_small_sample_note(4))  # doctest: +NORMALIZE_WHITESPACE
+    with 4 models Spearman's ρ cannot be significant at 0.05: its smallest possible p is 0.083
+    (2 of 24 pairings); Pearson's r can (1 of 24 is 0.042)
     """
     pairings = math.factorial(n)
     if 2 / pairings <= SIGNIFICANCE:
