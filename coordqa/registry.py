@@ -71,14 +71,14 @@ def closeness(name: str, candidate: str, **_: object) -> float:
     """How close ``candidate`` is to the typed ``name``, 0-100 (rapidfuzz's scorer signature).
 
     The whole-name similarity (``fuzz.ratio``, difflib's ratio), or from :data:`PARTIAL_FROM`
-    letters the best match of ``name`` within ``candidate`` at 0.9 of its score, so a typo of
-    the whole name ranks first (``opneai``: ``openai`` 83 before ``custom_openai`` 75).
+    letters the best match of ``name`` within a longer ``candidate`` at 0.9 of its score, so a
+    typo of the whole name ranks first (``opneai``: ``openai`` 83 before ``custom_openai`` 75).
     rapidfuzz's default scorer (WRatio) rated partial matches of any length, so ``foo/bar`` was
     offered ``oobabooga``, ``black_forest_labs`` and ``darkbloom``.
     """
     whole = fuzz.ratio(name, candidate)
-    if len(name) < PARTIAL_FROM:
-        return whole
+    if len(name) < PARTIAL_FROM or len(candidate) <= len(name):
+        return whole  # a shorter name within the typed one is chance: log.txt in missing.txt
     return max(whole, 0.9 * fuzz.partial_ratio(name, candidate))
 
 

@@ -152,3 +152,16 @@ def test_an_eval_set_folder_given_as_the_spec_says_how_to_resume_the_set(tmp_pat
         "SPEC.yaml --out runs/local resumes or extends the set, given the spec (or the --model "
         "options) it was run with"
     ), line
+
+
+@pytest.mark.parametrize(
+    ("missing", "beside"), [("missing.txt", "log.txt"), ("random-bundle.json", "L")]
+)
+def test_a_shorter_name_that_only_shares_a_part_is_not_offered(
+    missing: str, beside: str, tmp_path: Path
+) -> None:
+    """Walkthrough 26 (#43, #133): ``--ids missing.txt`` was offered ``log.txt`` (its ending
+    matched within the typed name) and a missing bundle was offered a file named ``L``. A name
+    is matched within a longer one only, the way ``plannr`` finds ``escape-planner``."""
+    (tmp_path / beside).write_text("x\n", encoding="utf-8")
+    assert missing_path(tmp_path / missing) == f"{tmp_path / missing} does not exist."
