@@ -686,3 +686,19 @@ def test_a_listed_or_routed_model_runs(tmp_path: Path, listed: tuple[str, ...], 
         sent = len(server.requests)
     assert result.returncode == 0, result.stderr
     assert sent == 1
+
+
+def test_ids_are_read_in_any_case_as_games_and_types_are(tmp_path: Path) -> None:
+    """Walkthrough 26 (#39): ``--ids hanabi-27-EC,hanabi-27-TOM`` was refused (the id is
+    ``hanabi-27-ToM``, and ``--types TOM`` is taken) and told the id may be of another
+    release. Ids are read in any case; one not there at all is offered the closest."""
+    taken = coordqa(
+        "eval", "--model", "random", "--ids", "hanabi-27-EC,hanabi-27-TOM", "--trials", "1",
+        "--out", tmp_path / "run",
+    )  # fmt: skip
+    assert taken.returncode == 0, taken.stderr
+    asked = (tmp_path / "run" / "questions.jsonl").read_text(encoding="utf-8")
+    assert asked.count("\n") == 2 and '"hanabi-27-ToM"' in asked
+    typo = coordqa("eval", "--model", "random", "--ids", "hanabi-27-TMO")
+    assert typo.returncode == 2
+    assert "Did you mean 'hanabi-27-ToM'" in " ".join(typo.stderr.split())

@@ -138,17 +138,28 @@ def _kept(
 def _only_ids(
     question_ids: list[str], indices: list[int], ids: list[str], source: str
 ) -> list[int]:
-    unknown = sorted(set(ids) - set(question_ids))
+    """The ``indices`` whose question id is one of ``ids``, read in any case.
+
+    As games and types are: ``hanabi-27-TOM`` is ``hanabi-27-ToM`` (walkthrough 26).
+
+    Raises:
+        ConfigError: ids that are not in ``source``, the closest to a single one offered.
+    """
+    from coordqa.registry import did_you_mean
+
+    spelled = {question_id.casefold(): question_id for question_id in question_ids}
+    unknown = sorted({given for given in ids if given.casefold() not in spelled})
     if unknown:
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         shown = ", ".join(unknown[:5]) + more
+        offered = did_you_mean(unknown[0], question_ids) if len(unknown) == 1 else ""
         raise ConfigError(
-            f"question ids not in {source}: {shown}; ids look like {question_ids[0]!r}. "
-            "An id of another release may be missing from this one (v1.2 removed questions "
-            "of v1.1; each release's README lists what changed): `coordqa dataset list` shows "
-            "the releases, --dataset NAME searches another"
+            f"question ids not in {source}: {shown}.{offered} Ids look like "
+            f"{question_ids[0]!r}. An id of another release may be missing from this one (v1.2 "
+            "removed questions of v1.1; each release's README lists what changed): `coordqa "
+            "dataset list` shows the releases, --dataset NAME searches another"
         )
-    wanted = set(ids)
+    wanted = {spelled[given.casefold()] for given in ids}
     return [index for index in indices if question_ids[index] in wanted]
 
 
