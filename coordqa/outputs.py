@@ -54,6 +54,7 @@ __all__ = [
     "generated_output",
     "in_output",
     "make_output_file",
+    "nothing_written",
     "make_output_folder",
     "unused_file_beside",
 ]
@@ -301,10 +302,21 @@ def generated_output(
             with ctrl_c_ignored():
                 _move_in(staging, folder, earlier, writer)
     except KeyboardInterrupt:
-        kept = f"; the earlier {_called(writer)} there is kept" if earlier else ""
-        raise RunInterrupted(f"interrupted: nothing was written to {folder}{kept}") from None
+        raise RunInterrupted(nothing_written(folder)) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def nothing_written(path: str | os.PathLike[str]) -> str:
+    """``interrupted: nothing was written to PATH``, and that an earlier output there is kept.
+
+    The one line of a command stopped before its output replaced anything: while it writes
+    (:func:`generated_output`) or while it still reads what it writes about (walkthrough 26).
+    """
+    folder = Path(path)
+    marker = _read_marker(folder) if (folder / OUTPUT_MARKER).is_file() else None
+    kept = f"; the earlier {_called(marker[0])} there is kept" if marker else ""
+    return f"interrupted: nothing was written to {folder}{kept}"
 
 
 def in_output(paths: list[Path], staging: Path, path: str | os.PathLike[str]) -> list[Path]:

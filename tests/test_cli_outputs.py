@@ -354,3 +354,23 @@ def test_an_interrupted_output_keeps_the_earlier_one_whole(
     assert "partial" not in again.stdout + again.stderr
     assert (out / "notes.txt").read_text(encoding="utf-8") == "mine\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+@pytest.mark.parametrize("command", READING)
+def test_a_ctrl_c_before_an_output_is_written_says_the_earlier_one_is_kept(
+    command: str, inputs: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 26 (#127): Ctrl-C while ``view --export`` read its runs, over an earlier
+    export, said only ``nothing was written to site``; as one while it writes, it says that the
+    earlier export there is kept."""
+    template = FOLDER_OUTPUTS[command]
+    out = tmp_path / "out"
+    assert coordqa(*_command(template, inputs, str(out)), cwd=tmp_path).returncode == 0
+    what = STOPPED_AT[command][1]
+    with monkeypatch.context() as patch:
+        patch.setattr(READING[command], _ctrl_c)
+        result = coordqa(*_command(template, inputs, str(out)), cwd=tmp_path)
+    assert result.returncode == 130, result.stderr
+    assert result.stderr == (
+        f"interrupted: nothing was written to {out}; the earlier {what} there is kept\n"
+    )

@@ -92,12 +92,14 @@ def nothing_written_to(out: Path | None) -> AbstractContextManager[None]:
 
     A command writing generated output reads its runs or board first; a Ctrl-C then ended it
     with status 130 and no word (walkthrough 24). The output folder is untouched until the
-    writer finishes (:func:`coordqa.outputs.generated_output`, which says the same once it
-    writes, and whether an earlier output is kept).
+    writer finishes (:func:`coordqa.outputs.generated_output`), so the line is the one it says
+    too (:func:`coordqa.outputs.nothing_written`: and that an earlier output there is kept).
     """
     if out is None:
         return nullcontext()
-    return interrupted_as(f"interrupted: nothing was written to {out}")
+    from coordqa.outputs import nothing_written
+
+    return interrupted_as(nothing_written(out))
 
 
 _warned: set[str] = set()
