@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -190,6 +191,84 @@ def test_sigterm_stops_the_server_while_it_generates_an_abandoned_reply(tmp_path
         started = time.monotonic()
         server.wait(timeout=15)
         assert time.monotonic() - started < SHUTDOWN_GRACE_S + 5
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+@pytest.mark.slow  # loads gemma-3-270m and starts a reply
+@pytest.mark.skipif(_gguf() is None, reason="needs the gemma-3-270m GGUF package")
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_stop_ends_the_server_while_a_client_waits_for_a_long_reply(stop: int) -> None:
+    """Walkthrough 26 (#167, #168): Ctrl-C of the server while a client waited for a 2,000-token
+    reply printed uvicorn's CancelledError tracebacks and left the process generating, alive
+    15 s later (asyncio's teardown waited for the generation thread). It ends within the
+    grace and a moment, status 128 + the signal, with no traceback."""
+    import threading
+
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable, "-m", "coordqa.llm.llamacpp_serve", "--model", str(_gguf()),
+            "--chat_format", "gemma", "--port", str(port), "--host", "127.0.0.1",
+        ],
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        base = f"http://127.0.0.1:{port}/v1"
+        [model] = _models_listed(f"{base}/models", server, deadline_s=120)  # type: ignore[arg-type]
+        body = {
+            "model": model,
+            "messages": [{"role": "user", "content": "Count from 1 to 10000, one per line."}],
+            "max_tokens": 8000,
+            "temperature": 0.0,
+        }
+        told: list[object] = []
+
+        def wait_for_the_reply() -> None:
+            try:
+                told.append(httpx.post(f"{base}/chat/completions", json=body, timeout=60))
+            except httpx.HTTPError as error:  # the server ended under it: what the client sees
+                told.append(error)
+
+        waiting = threading.Thread(target=wait_for_the_reply, daemon=True)
+        waiting.start()
+        time.sleep(3)  # generating
+        server.send_signal(stop)
+        started = time.monotonic()
+        _, said = server.communicate(timeout=30)
+        assert time.monotonic() - started < SHUTDOWN_GRACE_S + 3
+        assert server.returncode in (128 + stop, -stop), said
+        assert "Traceback" not in said, said
+        waiting.join(timeout=10)
+        assert told, "the waiting client was left waiting"  # an error status, or a closed line
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+@pytest.mark.slow  # loads gemma-3-270m
+@pytest.mark.skipif(_gguf() is None, reason="needs the gemma-3-270m GGUF package")
+def test_ctrl_c_of_an_idle_server_ends_it_without_a_traceback() -> None:
+    """Walkthrough 26 (#292): Ctrl-C of an idle server stopped it but printed ``Exception
+    ignored on calling ctypes callback function`` and a ``TypeError`` traceback (the teardown
+    called llama.cpp's log callback after freeing it)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable, "-m", "coordqa.llm.llamacpp_serve", "--model", str(_gguf()),
+            "--chat_format", "gemma", "--port", str(port), "--host", "127.0.0.1",
+        ],
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        _models_listed(f"http://127.0.0.1:{port}/v1/models", server, deadline_s=120)
+        server.send_signal(signal.SIGINT)
+        _, said = server.communicate(timeout=30)
+        assert server.returncode == 128 + signal.SIGINT, said
+        assert "Traceback" not in said and "Exception ignored" not in said, said
     finally:
         if server.poll() is None:
             server.kill()

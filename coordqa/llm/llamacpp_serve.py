@@ -16,7 +16,7 @@ A third: a model given without ``--n_ctx`` is served with the context of the ``l
 route (:data:`coordqa.llm.llamacpp_provider.CONTEXT_TOKENS`, :func:`with_context`), not
 llama-cpp-python's 2,048 tokens, which refused QA questions of more than about 2,000 tokens.
 
-A fourth: SIGTERM (or Ctrl-C) stops the server within :data:`SHUTDOWN_GRACE_S` seconds
+A fourth: SIGTERM (or Ctrl-C) stops the server within :data:`EXIT_AFTER_S` seconds
 (:func:`bounded_shutdown`). uvicorn waits for the requests in flight, with no bound by default,
 and the server keeps generating a reply its client gave up on: it was still alive after SIGTERM
 until that reply ran to the end of the context.
@@ -24,17 +24,21 @@ until that reply ran to the end of the context.
 
 from __future__ import annotations
 
-import functools
+import logging
 import os
+import signal
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import PurePath
+from types import FrameType
 from typing import Any
 
 from coordqa.llm.chat_formats import fold_system, keeps_system
 from coordqa.llm.llamacpp_provider import CONTEXT_TOKENS
 
 __all__ = [
+    "EXIT_AFTER_S",
     "SHUTDOWN_GRACE_S",
     "bounded_shutdown",
     "default_alias",
@@ -52,6 +56,12 @@ CONTEXT_FLAG = "--n_ctx"
 SHUTDOWN_GRACE_S = 1
 """How long a stopped server lets the requests in flight finish (uvicorn's
 ``timeout_graceful_shutdown``) before it cancels them and exits."""
+
+EXIT_AFTER_S = SHUTDOWN_GRACE_S + 0.5
+"""When, after Ctrl-C or SIGTERM, the process ends whatever is still running."""
+
+STARTUP_FAILURE = 3
+"""uvicorn's exit status for a server that did not start (its port taken)."""
 
 
 def fold_dropped_system(chat_format: str) -> bool:
@@ -132,18 +142,66 @@ def with_context(argv: Sequence[str], environ: Mapping[str, str] = os.environ) -
 
 
 def bounded_shutdown() -> None:
-    """Make llama-cpp-python's server start uvicorn with ``timeout_graceful_shutdown``.
+    """Make llama-cpp-python's server stop within :data:`SHUTDOWN_GRACE_S` and a moment.
 
-    Its ``main`` calls ``uvicorn.run`` itself; this gives that call :data:`SHUTDOWN_GRACE_S`
-    (uvicorn then cancels what is still running and re-raises the signal it caught).
+    Its ``main`` calls ``uvicorn.run`` itself; this runs that call's server with
+    ``timeout_graceful_shutdown`` (uvicorn then cancels the requests still running), and ends
+    the process :data:`EXIT_AFTER_S` after the stop, status 128 + the signal. A reply being
+    generated is not stopped by the cancel: llama-cpp-python generates in a worker thread that
+    the event loop's teardown waits for, so a Ctrl-C left the server generating, alive and
+    printing uvicorn's CancelledError tracebacks (walkthrough 26); a request cancelled by the
+    stop is not logged as an error.
     """
     import llama_cpp.server.__main__ as server_main
     import uvicorn
 
+    class _Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            if not self.should_exit:
+                ending = threading.Timer(EXIT_AFTER_S, _end_now, (128 + sig, ABANDONED))
+                ending.daemon = True
+                ending.start()
+            super().handle_exit(sig, frame)
+
     class _Uvicorn:
-        run = functools.partial(uvicorn.run, timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+        @staticmethod
+        def run(app: Any, **settings: Any) -> None:
+            config = uvicorn.Config(app, timeout_graceful_shutdown=SHUTDOWN_GRACE_S, **settings)
+            logging.getLogger("uvicorn.error").addFilter(_not_a_cancelled_request)
+            server = _Server(config)
+            try:
+                server.run()
+            except KeyboardInterrupt:  # uvicorn raises the Ctrl-C it caught once it stopped
+                _end_now(128 + signal.SIGINT)  # not waiting for a generation it cancelled
+            if not server.started:  # the port taken, as uvicorn.run says it
+                sys.exit(STARTUP_FAILURE)
 
     server_main.uvicorn = _Uvicorn  # type: ignore[attr-defined,assignment]
+
+
+def _not_a_cancelled_request(record: logging.LogRecord) -> bool:
+    """Whether to log ``record``: not uvicorn's traceback of a request the stop cancelled."""
+    import asyncio
+
+    return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
+
+
+ABANDONED = "coordqa: stopped; a reply still being generated was abandoned"
+"""Said when the process ends :data:`EXIT_AFTER_S` after a stop, a generation still running."""
+
+
+def _end_now(status: int, said: str = "") -> None:
+    """End the process at once with ``status`` (no teardown: it would wait for a generation).
+
+    Python's teardown also called llama.cpp's log callback after freeing it: a Ctrl-C of an
+    idle server printed ``Exception ignored on calling ctypes callback function`` and a
+    ``TypeError`` (walkthrough 26).
+    """
+    if said:
+        print(said, file=sys.stderr)
+    sys.stderr.flush()
+    sys.stdout.flush()
+    os._exit(status)
 
 
 def main() -> None:
