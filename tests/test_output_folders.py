@@ -442,6 +442,7 @@ def test_a_sigterm_while_writing_keeps_the_earlier_output_and_leaves_no_staging(
     with generated_output(folder, QA_REPORT) as root:
         (root / "report.md").write_text("earlier\n", encoding="utf-8")
     before = _tree(tmp_path)
+    handler = signal.getsignal(signal.SIGTERM)  # whatever an earlier test left (Ray's)
     with pytest.raises(RunInterrupted) as stopped:
         with generated_output(folder, QA_REPORT) as root:
             (root / "report.md").write_text("new\n", encoding="utf-8")
@@ -450,4 +451,4 @@ def test_a_sigterm_while_writing_keeps_the_earlier_output_and_leaves_no_staging(
         f"interrupted: nothing was written to {folder}; the earlier report there is kept"
     )
     assert _tree(tmp_path) == before
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # given back as it was
+    assert signal.getsignal(signal.SIGTERM) is handler  # given back as it was
