@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from coordqa.viewer import RunCatalog
 
 console = Console()
+messages = Console(stderr=True)
+"""Progress of an export: stdout says only what was written."""
 
 
 def view_command(
@@ -86,9 +88,14 @@ def _view(
     if (not_shown := catalog.not_shown_note()) is not None:  # on the index page too
         console.print(not_shown, highlight=False, soft_wrap=True)
     if export is not None:
+        from coordqa.cli._progress import ExportDisplay
         from coordqa.viewer import export_site
 
-        written = export_site(catalog, export)
+        display = ExportDisplay(messages)
+        try:
+            written = export_site(catalog, export, progress=display)
+        finally:
+            display.stop()
         console.print(f"wrote {len(written)} files; open {export / 'index.html'}", soft_wrap=True)
         return
     if (empty := catalog.empty_note()) is not None:  # on the index page too

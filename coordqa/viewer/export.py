@@ -18,7 +18,8 @@ The pages come from the same templates and page functions as the live viewer.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from coordqa.viewer import pages
 from coordqa.viewer.runs import RunCatalog
 from coordqa.web.rendering import STATIC_PACKAGE, write_static
 
-__all__ = ["export_site"]
+__all__ = ["ExportProgress", "export_site"]
 
 STATIC_PACKAGES = ("coordqa.viewer", STATIC_PACKAGE)
 """Packages whose ``static/`` folder the pages use (the viewer's own, and the shared stylesheet
@@ -55,23 +56,43 @@ def _agentic_pages(catalog: RunCatalog, run_id: str) -> Iterator[Page]:
             )
 
 
-def _pages(catalog: RunCatalog) -> Iterator[Page]:
+def _site_pages(catalog: RunCatalog) -> Iterator[Page]:
     yield "index.html", partial(pages.index_page, catalog)
     if len(catalog.qa_entries) > 1:
         yield "compare.html", partial(pages.compare_page, catalog)
-    for entry in catalog.entries:
-        yield f"runs/{entry.id}/index.html", partial(pages.run_page, catalog, entry.id)
-        if entry.kind == "qa":
-            yield from _qa_pages(catalog, entry.id)
-        else:
-            yield from _agentic_pages(catalog, entry.id)
 
 
-def export_site(catalog: RunCatalog, out: str | os.PathLike[str]) -> list[Path]:
+def _run_pages(catalog: RunCatalog, run_id: str, kind: str) -> Iterator[Page]:
+    yield f"runs/{run_id}/index.html", partial(pages.run_page, catalog, run_id)
+    if kind == "qa":
+        yield from _qa_pages(catalog, run_id)
+    else:
+        yield from _agentic_pages(catalog, run_id)
+
+
+@dataclass(frozen=True)
+class ExportProgress:
+    """Where an export stands, given to :func:`export_site`'s ``progress`` after each page."""
+
+    runs_done: int
+    """Runs whose pages are all written."""
+    runs_total: int
+    """Runs in the export."""
+    pages_written: int
+    """HTML pages written so far (the static files come after the last)."""
+
+
+def export_site(
+    catalog: RunCatalog,
+    out: str | os.PathLike[str],
+    progress: Callable[[ExportProgress], None] | None = None,
+) -> list[Path]:
     """Write every page of ``catalog``'s runs into ``out`` (created if needed).
 
     ``out`` is a generated output folder (:func:`~coordqa.outputs.generated_output`): missing,
-    empty or holding an earlier export, which is removed first.
+    empty or holding an earlier export, which is removed first. ``progress``, if given, is
+    called after each page is written, and once more when every run's pages are
+    (``coordqa view --export`` shows it on stderr: thousands of pages take minutes).
 
     Returns:
         The files written.
@@ -79,14 +100,25 @@ def export_site(catalog: RunCatalog, out: str | os.PathLike[str]) -> list[Path]:
     Raises:
         ExportFailed: a page did not render; the files written before it are removed.
     """
+    total = len(catalog.entries)
     with generated_output(out, RUN_PAGES) as root:
         written: list[Path] = []
-        for page, render in _pages(catalog):
-            text = _rendered(page, render)
-            path = root / page
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            written.append(path)
+
+        def write(site_pages: Iterable[Page], runs_done: int) -> None:
+            for page, render in site_pages:
+                text = _rendered(page, render)
+                path = root / page
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                written.append(path)
+                if progress is not None:
+                    progress(ExportProgress(runs_done, total, len(written)))
+
+        write(_site_pages(catalog), 0)
+        for done, entry in enumerate(catalog.entries):
+            write(_run_pages(catalog, entry.id, entry.kind), done)
+        if progress is not None:
+            progress(ExportProgress(total, total, len(written)))
         return in_output(written + write_static(root, STATIC_PACKAGES), root, out)
 
 
