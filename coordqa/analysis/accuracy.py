@@ -180,6 +180,7 @@ def accuracy_of(
     by: Sequence[str] = ("question_type",),
     *,
     errors_count_as_wrong: bool = False,
+    questions: Iterable[Mapping[str, Any]] = (),
 ) -> AccuracyTable:
     """Accuracy with its trial SE and question-level CI, outcome counts and baseline, per group.
 
@@ -189,6 +190,9 @@ def accuracy_of(
         errors_count_as_wrong: score ``error`` samples as wrong instead of leaving them out of
             the denominators (the leaderboard's rule: a submitter cannot raise an accuracy by
             labelling wrong replies as failed calls).
+        questions: the run's questions (``n_correct``, ``n_options``), for the baseline of the
+            overall row when no sample is there yet (a run stopped before its first answer);
+            without them that baseline is NaN.
 
     Returns:
         One row per group (sorted by its keys, question types in :data:`QUESTION_TYPES` order)
@@ -201,7 +205,7 @@ def accuracy_of(
     checked = score_rows(rows)
     keys = tuple(by) or ("scope",)
     if not checked:
-        return _no_samples(tuple(by))
+        return _no_samples(tuple(by), questions)
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in checked:
         key = tuple(row[k] for k in by) if by else ("all",)
@@ -300,18 +304,21 @@ def _in_type_order(table: list[dict[str, Any]], keys: Sequence[str]) -> list[dic
     )
 
 
-def _no_samples(keys: tuple[str, ...]) -> AccuracyTable:
+def _no_samples(keys: tuple[str, ...], questions: Iterable[Mapping[str, Any]]) -> AccuracyTable:
     """:func:`accuracy_of` of no sample at all (a run interrupted before its first call).
 
     Per group: no row. Overall: one row that says so (no scope), NaN where a number would be
-    invented.
+    invented; its random baseline is that of ``questions`` (NaN with none).
     """
     if keys:
         return AccuracyTable(keys, ())
     measures = AccuracyTable((), ()).columns
+    baselines = [q["n_correct"] / q["n_options"] for q in questions]
     row = dict.fromkeys(measures, 0) | dict.fromkeys(
         ("accuracy", "se", "ci_low", "ci_high", "random_baseline"), math.nan
     )
+    if baselines:
+        row["random_baseline"] = _compensated_mean(baselines)
     return AccuracyTable((), (row,))
 
 
@@ -500,7 +507,14 @@ def analyze_run(
     return RunAnalysis(
         model=str(manifest.config.get("model", "?")),
         run_dir=reader.path,
-        overall=accuracy_of(rows, by=()),
+        overall=accuracy_of(
+            rows,
+            by=(),
+            questions=[
+                {"n_correct": len(q.correct), "n_options": len(q.options)}
+                for q in reader.questions().values()
+            ],
+        ),
         by_type=accuracy_of(rows, by=("question_type",)),
         by_game_type=accuracy_of(rows, by=("game", "question_type")),
         expected_samples=expected,

@@ -65,7 +65,9 @@ def headline_lines(analysis: RunAnalysis) -> list[str]:
     row = analysis.overall[0]
     if math.isnan(row["accuracy"]):
         why = analysis.status_note or "no sample"
-        return [f"no accuracy, no sample is answered ({why})"]
+        baseline = row["random_baseline"]  # known from the stored questions
+        known = "" if math.isnan(baseline) else f"; random {baseline:.3f}"
+        return [f"no accuracy, no sample is answered ({why}){known}"]
     trials = int(row["n_trials"])
     accuracy = format_accuracy(
         row["accuracy"], row["se"], complete=analysis.complete, trials=trials

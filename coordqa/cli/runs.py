@@ -112,11 +112,11 @@ def parse_sizes(value: str | Sequence[str] | None) -> dict[str, float]:
 
 
 def _random_baseline(value: float) -> str:
-    """The run's random baseline, or why it has none: it is taken over the answered samples."""
+    """The run's random baseline, or why it has none: it is taken over the run's questions."""
     from coordqa.analysis.stats import format_fraction
 
     if math.isnan(value):
-        return "random baseline unknown (no sample answered yet)"
+        return "random baseline unknown (no question stored yet)"
     return f"random baseline {format_fraction(value)}"
 
 
