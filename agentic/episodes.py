@@ -52,6 +52,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -59,7 +60,7 @@ from pydantic import (
 from coordqa.agentic.presets import DEFAULT_PRESET, check_preset
 from coordqa.agentic.records import AgentRecord, Episode, Failure, PolicyAgreement, parse_record
 from coordqa.errors import CoordqaError, GameError, StoreError
-from coordqa.games.base import Game, Player
+from coordqa.games.base import GAMES, Game, Player, role_player
 from coordqa.games.episode import Trajectory, replay
 from coordqa.jsonvalues import JSONObject, content_hash, json_value
 from coordqa.options import OptionValue, PlayerOptions
@@ -78,6 +79,29 @@ FAILURES = "failures"
 """Stream of episodes that failed (or were skipped), with the cause."""
 NOT_READY = "not_ready"
 """The ``error_kind`` of an episode skipped because one of its players is not ready."""
+
+
+STORED = "stored"
+"""The validation context (``{STORED: True}``) of a spec read back from a stored record: its
+game and players are taken as stored, unchecked against this installation's registries (a
+submission's agent may be its submitter's plugin; replaying says what cannot be played here)."""
+
+
+def registered_game(game: str) -> str:
+    """``game`` as registered, in any case (``Overcooked``), as every command reads it.
+
+    The one check of a game named by a grid's entry or an episode spec.
+
+    Raises:
+        UnknownNameError: no such game (with the closest names and every game).
+    """
+    spelled = GAMES.spelled(game)
+    GAMES.get(spelled)
+    return spelled
+
+
+def _stored(info: ValidationInfo) -> bool:
+    return bool(info.context and info.context.get(STORED))
 
 
 class EpisodeReplayError(GameError):
@@ -124,6 +148,24 @@ class EpisodeSpec(ConfigModel):
                 "so leave position at 0 (or name a partner)"
             )
         return self
+
+    @model_validator(mode="after")
+    def _known_players(self, info: ValidationInfo) -> EpisodeSpec:
+        """Refuse an unknown agent or partner as a grid does: among the names of its game.
+
+        Built without a check, ``EpisodeSpec(agent="cacc", ...)`` was refused by ``run_match``
+        among every game's players (walkthrough 26, R6). A stored spec is read as stored.
+        """
+        if not _stored(info):
+            role_player(self.agent, "agent", {self.game})
+            if self.partner is not None:
+                role_player(self.partner, "partner", {self.game})
+        return self
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, game: str, info: ValidationInfo) -> str:
+        return game if _stored(info) else registered_game(game)
 
     @field_validator("preset")
     @classmethod
@@ -279,7 +321,7 @@ class AgenticEpisode:
         """
         stored = Episode.from_json(record, "episode record")
         try:
-            spec = EpisodeSpec.model_validate(stored.spec)
+            spec = EpisodeSpec.model_validate(stored.spec, context={STORED: True})
             episode = cls(
                 spec=spec,
                 trajectory=Trajectory.from_dict(dict(stored.trajectory)),

@@ -66,7 +66,7 @@ from pydantic import (
 )
 
 from coordqa.agentic import presets
-from coordqa.agentic.episodes import SELF, EpisodeSpec, EpisodeTask
+from coordqa.agentic.episodes import SELF, EpisodeSpec, EpisodeTask, registered_game
 from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.errors import ConfigError, SettingError
 from coordqa.games.base import game_profile
@@ -233,11 +233,7 @@ class GameEntry(BaseModel):
 
         An unknown game is refused at its place (``games[0].game``; ``--game`` in a run).
         """
-        from coordqa.games.base import GAMES
-
-        spelled = GAMES.spelled(game)
-        GAMES.get(spelled)
-        return spelled
+        return registered_game(game)
 
     @field_validator("seeds")
     @classmethod

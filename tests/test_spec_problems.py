@@ -141,6 +141,49 @@ def test_a_grid_or_episode_built_in_python_is_refused_with_a_config_error_in_wor
         EpisodeSpec.model_validate({"game": "collab_escape"})
 
 
+def test_an_episode_built_in_python_refuses_an_unknown_game_agent_or_partner() -> None:
+    """Walkthrough 26 R6: ``EpisodeSpec(game="collab_escape", agent="cacc", ...)`` and
+    ``game="colab_escape"`` were built without complaint, and ``run_match`` then offered every
+    game's players. Built in Python, a spec checks its names as a grid does, in its words."""
+    from coordqa.agentic import EpisodeSpec
+
+    escape = {"game": "collab_escape", "layout": "default", "seed": 0, "model": "scripted"}
+    cases = [
+        ({**escape, "agent": "cacc"},
+         "EpisodeSpec: unknown agent 'cacc'. Did you mean 'cac'? Agents for collab_escape: cac, "),
+        ({**escape, "agent": "cac", "partner": "escape-gredy"},
+         "EpisodeSpec: unknown partner 'escape-gredy'. Did you mean 'escape-greedy'"),
+        ({**escape, "game": "colab_escape", "agent": "cac"},
+         "EpisodeSpec: game: unknown game 'colab_escape'. Did you mean 'collab_escape'"),
+    ]  # fmt: skip
+    for fields, expected in cases:
+        with pytest.raises(ConfigError) as raised:
+            EpisodeSpec(**fields)
+        said = str(raised.value)
+        assert said.startswith(expected), said
+        if "unknown game" not in said:  # a player is offered among its game's names only
+            assert "hanabi" not in said and "capture" not in said, said
+    # a game is read in any case, as a grid's is
+    assert EpisodeSpec(**{**escape, "game": "Collab_Escape", "agent": "cac"}).game == (
+        "collab_escape"
+    )
+
+
+def test_a_stored_episode_naming_a_player_unknown_here_still_loads(tmp_path: Path) -> None:
+    """A stored record (a submission whose agent is the submitter's plugin) is read as stored:
+    the names a spec is checked for when built are not this installation's to refuse there."""
+    from coordqa.agentic import EpisodeSpec, run_match
+    from coordqa.agentic.episodes import AgenticEpisode
+
+    spec = EpisodeSpec(game="collab_escape", layout="default", seed=0, agent="escape-greedy")
+    record = run_match(spec).to_record()
+    stored = {**record["spec"], "agent": "my-plugin-agent", "partner": "my-plugin-partner"}
+    renamed = {"agent": "my-plugin-agent", "partner": "my-plugin-partner"}
+    key = EpisodeSpec.model_validate(record["spec"]).model_copy(update=renamed).key
+    loaded = AgenticEpisode.from_record({**record, "spec": stored, "key": key})
+    assert (loaded.spec.agent, loaded.spec.partner) == ("my-plugin-agent", "my-plugin-partner")
+
+
 def test_a_set_s_filters_take_what_eval_s_options_take(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
