@@ -163,28 +163,38 @@ def _models_listed(url: str, server: subprocess.Popen[str], deadline_s: float) -
     raise AssertionError(f"the server never answered {url} (exit status {server.poll()})")
 
 
+def _long_reply_asked(base: str, server: subprocess.Popen[str]) -> dict[str, object]:
+    """A request for a reply of thousands of tokens, once the server at ``base`` answers."""
+    [model] = _models_listed(f"{base}/models", server, deadline_s=120)
+    return {
+        "model": model,
+        "messages": [{"role": "user", "content": "Count from 1 to 10000, one per line."}],
+        "max_tokens": 8000,
+        "temperature": 0.0,
+    }
+
+
+def _serve_gemma(port: int, stderr: int = subprocess.PIPE) -> subprocess.Popen[str]:
+    """``python -m coordqa.llm.llamacpp_serve`` of gemma-3-270m on 127.0.0.1:``port``."""
+    return subprocess.Popen(
+        [
+            sys.executable, "-m", "coordqa.llm.llamacpp_serve", "--model", str(_gguf()),
+            "--chat_format", "gemma", "--port", str(port), "--host", "127.0.0.1",
+        ],
+        stderr=stderr, text=True,
+    )  # fmt: skip
+
+
 @pytest.mark.slow  # loads gemma-3-270m and starts a reply
 @pytest.mark.skipif(_gguf() is None, reason="needs the gemma-3-270m GGUF package")
 def test_sigterm_stops_the_server_while_it_generates_an_abandoned_reply(tmp_path: Path) -> None:
     """Walkthrough 23, h23l item 4: SIGTERM left the server generating a request its client had
     given up on (uvicorn waits for requests in flight): still alive 2 s after, SIGKILL needed."""
     port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable, "-m", "coordqa.llm.llamacpp_serve", "--model", str(_gguf()),
-            "--chat_format", "gemma", "--port", str(port), "--host", "127.0.0.1",
-        ],
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    server = _serve_gemma(port, stderr=subprocess.DEVNULL)
     try:
         base = f"http://127.0.0.1:{port}/v1"
-        [model] = _models_listed(f"{base}/models", server, deadline_s=120)  # type: ignore[arg-type]
-        body = {
-            "model": model,
-            "messages": [{"role": "user", "content": "Count from 1 to 10000, one per line."}],
-            "max_tokens": 8000,
-            "temperature": 0.0,
-        }
+        body = _long_reply_asked(base, server)
         with pytest.raises(httpx.TimeoutException):  # the client gives up; generation goes on
             httpx.post(f"{base}/chat/completions", json=body, timeout=3)
         server.terminate()
@@ -208,22 +218,10 @@ def test_a_stop_ends_the_server_while_a_client_waits_for_a_long_reply(stop: int)
     import threading
 
     port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable, "-m", "coordqa.llm.llamacpp_serve", "--model", str(_gguf()),
-            "--chat_format", "gemma", "--port", str(port), "--host", "127.0.0.1",
-        ],
-        stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    server = _serve_gemma(port)
     try:
         base = f"http://127.0.0.1:{port}/v1"
-        [model] = _models_listed(f"{base}/models", server, deadline_s=120)  # type: ignore[arg-type]
-        body = {
-            "model": model,
-            "messages": [{"role": "user", "content": "Count from 1 to 10000, one per line."}],
-            "max_tokens": 8000,
-            "temperature": 0.0,
-        }
+        body = _long_reply_asked(base, server)
         told: list[object] = []
 
         def wait_for_the_reply() -> None:
@@ -256,13 +254,7 @@ def test_ctrl_c_of_an_idle_server_ends_it_without_a_traceback() -> None:
     ignored on calling ctypes callback function`` and a ``TypeError`` traceback (the teardown
     called llama.cpp's log callback after freeing it)."""
     port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable, "-m", "coordqa.llm.llamacpp_serve", "--model", str(_gguf()),
-            "--chat_format", "gemma", "--port", str(port), "--host", "127.0.0.1",
-        ],
-        stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    server = _serve_gemma(port)
     try:
         _models_listed(f"http://127.0.0.1:{port}/v1/models", server, deadline_s=120)
         server.send_signal(signal.SIGINT)
