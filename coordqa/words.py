@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "MAX_LISTED",
+    "UNSET_FILTERS",
     "agreeing",
     "counted",
     "format_list",
@@ -18,6 +19,17 @@ __all__ = [
 
 MAX_LISTED = 5
 """How many offending items (keys, tasks) an error message lists before summarising the rest."""
+
+UNSET_FILTERS = {
+    "limit": "no limit",
+    "sample": "no sample",
+    "games": "all games",
+    "types": "all types",
+    "ids": "all ids",
+}
+"""How a run that left a filter unset is told from one that set it: ``random (no limit)`` beside
+``random (limit=5)`` (walkthrough 22 R4: ``limit=none`` read as a limit of none), and a refused
+setting ``types: stored all types, requested EC`` (walkthrough 27)."""
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:

@@ -35,5 +35,5 @@ def test_a_folder_holding_another_run_is_said_without_a_bar(tmp_path: Path) -> N
     assert coordqa("agentic", "grid", spec, "--out", out).returncode == 0
     other = coordqa("agentic", "grid", spec, "--agent", "hm", "--out", out)
     assert other.returncode == 2
-    assert "different configuration (agents: stored ['cac'], requested ['hm'])" in other.stderr
+    assert "different configuration (agents: stored cac, requested hm)" in other.stderr
     assert _no_bar(other.stderr), other.stderr

@@ -241,3 +241,16 @@ def test_an_eval_set_spec_takes_the_prompt_layout_as_the_option_spells_it(tmp_pa
     spec.write_text("models: [random]\ndatasets: [example]\nprompt_layout: no-system\nlimit: 1\n")
     done = coordqa("eval-set", spec, "--out", tmp_path / "set")
     assert done.returncode == 0, done.stderr
+
+
+def test_a_refused_filter_is_said_in_words_not_as_python_values(tmp_path: Path) -> None:
+    """Walkthrough 27 (#27): ``--types EC`` over a run of every type was refused as ``types:
+    stored none, requested ['EC']``: "none" meant all types, and the list was Python's."""
+    out = tmp_path / "run"
+    run_eval(out, "--trials", "1")
+    other = coordqa(
+        "eval", "-m", "random", "--dataset", "example", "--trials", "1", "--types", "EC",
+        "--out", out,
+    )  # fmt: skip
+    assert other.returncode == 2, other.stderr
+    assert "types: stored all types, requested EC" in " ".join(other.stderr.split())

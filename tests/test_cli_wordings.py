@@ -77,10 +77,10 @@ def test_a_run_without_questions_says_why_it_has_no_random_baseline(tmp_path: Pa
     assert "random baseline unknown (no question stored yet)" in said, result.stdout + result.stderr
 
 
-def test_a_changed_filter_says_none_not_python_none(tmp_path: Path) -> None:
+def test_a_changed_filter_says_it_in_words_not_python_none(tmp_path: Path) -> None:
     args = ("eval", "--model", "random", "--limit", "1", "--trials", "1", "--out", tmp_path / "r")
     assert coordqa(*args).returncode == 0
     refused = coordqa(*args, "--sample", "1")
     assert refused.returncode == 2
-    assert "sample: stored none, requested 1" in refused.stderr, refused.stderr
+    assert "sample: stored no sample, requested 1" in refused.stderr, refused.stderr
     assert "None" not in refused.stderr

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from coordqa.store import RunManifest
+from coordqa.words import UNSET_FILTERS
 
 __all__ = ["MAX_SETTINGS_SHOWN", "run_labels"]
 
@@ -32,17 +33,6 @@ MAX_SETTINGS_SHOWN = 2
 def _option(key: str) -> str:
     """A setting's name as its option spells it: ``top_p`` is ``top-p`` (``--top-p``)."""
     return key.replace("_", "-")
-
-
-UNSET_FILTERS = {
-    "limit": "no limit",
-    "sample": "no sample",
-    "games": "all games",
-    "types": "all types",
-    "ids": "all ids",
-}
-"""How a run that left a filter unset is told from one that set it: ``random (no limit)`` beside
-``random (limit=5)`` (walkthrough 22 R4: ``limit=none`` read as a limit of none)."""
 
 
 def _setting(key: str, value: Any) -> str:

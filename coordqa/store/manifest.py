@@ -18,6 +18,7 @@ from coordqa.llm.endpoints import (
     stored_endpoints,
 )
 from coordqa.runfolder import MANIFEST as MANIFEST
+from coordqa.words import UNSET_FILTERS
 
 SCHEMA_VERSION = 4
 """Version of the run directory format; bumped when a reader of the old format would misread it.
@@ -93,12 +94,16 @@ SHOWN_SETTING = 60
 def _said(value: Any, key: str = "") -> str:
     """A setting as the user gives it, cut to :data:`SHOWN_SETTING` characters.
 
-    ``none`` for no value (not Python's ``None``), ``0-4`` for consecutive seeds, a hash's first
-    12 characters as runs are named by them, an endpoint without its credentials (a run stored
-    before they were left out holds them), a prompt layout as its option spells it.
+    ``none`` for no value (not Python's ``None``), a filter left unset in words (``all types``,
+    :data:`~coordqa.words.UNSET_FILTERS`), names joined by commas, ``0-4`` for consecutive
+    seeds, a hash's first 12 characters as runs are named by them, an endpoint without its
+    credentials (a run stored before they were left out holds them), a prompt layout as its
+    option spells it.
     """
     if value is None:
-        return "none"
+        return UNSET_FILTERS.get(key.rpartition(".")[2], "none")
+    if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+        return ",".join(value)  # as the options take them: --types EC,JP
     if key.endswith("api_base") and isinstance(value, str):
         return repr(shown_endpoint(value))
     if key.endswith("fingerprint") and isinstance(value, str):
