@@ -448,6 +448,18 @@ class AgenticRun(RunReader):
         """The episodes not played whose last attempt failed, by key, with the cause."""
         return self._records()[1]
 
+    def skips(self) -> dict[str, str]:
+        """The episodes skipped as the run played (a player not ready), by key: why, and the fix.
+
+        ``obl1: needs Hanabi weights ...: coordqa partners add-hanabi FOLDER``: what playing
+        them again needs first.
+        """
+        return {
+            key: failure.error.removeprefix("skipped: ")
+            for key, failure in self.failures().items()
+            if failure.error_kind == NOT_READY
+        }
+
     def players(self) -> str | None:
         """The agents and their partners: ``cac with itself``, ``hm with escape-greedy``.
 

@@ -46,7 +46,7 @@ from coordqa.records import QACall, SampleKey
 from coordqa.registry import Registry
 from coordqa.schema_problems import problem_list, problems_text
 from coordqa.store import QARun, RunManifest, open_run, read_qa_run
-from coordqa.words import format_list
+from coordqa.words import agreeing, counted, format_list
 
 __all__ = [
     "FORMAT",
@@ -788,6 +788,7 @@ def _covered_grid(
     model: str | None,
     sending: bool,
     run_dir: Path,
+    skips: Mapping[str, str],
 ) -> str:
     """The board name of grid ``given`` once ``played`` covers it, as far as it is known here.
 
@@ -801,7 +802,9 @@ def _covered_grid(
 
     ``own_grid`` is the name of the grid file the run played (its manifest's): a grid coordqa
     does not ship, but a board may have registered that file, so it is not refused. A run of
-    that grid short of tasks is told to finish in ``run_dir``, its folder.
+    that grid short of tasks is told to finish in ``run_dir``, its folder; its episodes skipped
+    as it played (``skips``, a player not ready) are said first, with their fix, since playing
+    again skips them again until then (walkthrough 27).
     ``sending``: the bundle goes to a board now, which knows its own registered grids.
 
     Raises:
@@ -832,6 +835,10 @@ def _covered_grid(
     if problem is not None:
         own = str(run_dir) if grid.name == own_grid else None  # the run played this grid
         fix = coverage_fix(played, grid.tasks, grid.play, agent, model, run=own)
+        if own is not None and skips:
+            why = sorted(set(skips.values()))[0]
+            skipped = f"{counted(len(skips), 'episode')} {agreeing(len(skips), 'was', 'were')}"
+            fix = f"{skipped} skipped as the run played ({why}): do that first, then {fix}"
         raise BundleError(f"{problem}; {fix}")
     return grid.name
 
@@ -903,7 +910,8 @@ def build_agentic_bundle(
     store = open_run(run_dir)
     if destination != "own-board":  # the worker's run is on the seeds it drew, by design
         _check_grid_name(store.path, store.manifest, grid)
-    episodes = read_agentic_run(store).episodes(with_exchanges=False)
+    run = read_agentic_run(store)
+    episodes = run.episodes(with_exchanges=False)
     if not episodes:
         raise BundleError(f"{store.path} has no finished episode; run the grid to the end first")
     tested = sorted({agent_label(e.spec.agent, e.spec.model) for e in episodes})
@@ -935,6 +943,7 @@ def build_agentic_bundle(
             model=model,
             sending=destination == "board",
             run_dir=store.path,
+            skips=run.skips(),
         )
     data["episodes"] = [episode.to_record() for episode in episodes]
     data["reported"] = None

@@ -286,3 +286,26 @@ def test_a_grid_files_model_refused_by_its_server_names_the_files_key_not_model(
     assert "--model" not in refused.stderr
     assert option.returncode == 2, option.stderr
     assert option.stderr.strip().endswith("not typo: use --model openai/gemma-3-270m")
+
+
+def test_a_run_whose_episodes_were_skipped_is_told_why_before_it_is_told_to_play_them(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 27 (#142): ``submit`` of a run whose OBL episodes were skipped (no weights)
+    advised to play the missing tasks into the run's folder, which plays none of them again
+    and exits 1: it says they were skipped, why, and the fix, before how to play them."""
+    grid = tmp_path / "obl-grid.yaml"
+    grid.write_text(
+        "name: obl-grid\nversion: 1\nagents: [cac]\nmodels: [scripted]\n"
+        "partners: [self, obl1]\ngames:\n  - game: hanabi\n    seeds: [0]\n",
+        encoding="utf-8",
+    )
+    env = {"COORDQA_DATA_DIR": str(tmp_path / "data"), "COORDQA_HANABI_WEIGHTS": None}
+    out = tmp_path / "run"
+    played = coordqa("agentic", "grid", grid, "--out", out, env=env)
+    assert played.returncode == 1, played.stderr  # the OBL episodes were skipped
+    refused = coordqa("submit", out, "--grid", grid, "--out", tmp_path / "b.json", env=env)
+    assert refused.returncode != 0
+    said = " ".join(refused.stderr.split())
+    assert "1 episode was skipped as the run played" in said and "add-hanabi" in said, said
+    assert said.index("add-hanabi") < said.index("play the missing tasks"), said
