@@ -713,3 +713,16 @@ def test_an_agentic_run_with_model_args_is_listed_by_its_models_name(tmp_path: P
     assert listed.returncode == 0, listed.stderr
     said = " ".join(listed.stdout.split())
     assert "llamacpp/g.gguf" in said and "'name'" not in said and "model_args" not in said, said
+
+
+def test_compare_lists_question_ids_whole_to_be_copied(tmp_path: Path) -> None:
+    """Walkthrough 27 (#157): ``compare --only both-wrong`` folded ``overcooked-coordination_
+    ring-05-ToM`` onto two lines in a table with room to spare: an id cannot be copied then."""
+    for name, model in (("a", "random"), ("b", "scripted")):
+        made = coordqa("eval", "--model", model, "--trials", "1", "--out", tmp_path / name)
+        assert made.returncode == 0, made.stderr
+    result = coordqa("compare", tmp_path / "a", tmp_path / "b", "--only", "both-wrong")
+    assert result.returncode == 0, result.stderr
+    listed = [line.split()[0] for line in result.stdout.splitlines() if "-ToM " in line]
+    assert listed and all(question.endswith("-ToM") for question in listed), listed
+    assert any(len(question) > 30 for question in listed), listed

@@ -331,7 +331,7 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
 def _pairs_table(selected: pd.DataFrame) -> None:
     """The pairs ``--only`` chose, one row each, and what their cells say."""
     table = new_table("")
-    name_column(table, "question", max_width=30)
+    table.add_column("question", no_wrap=True)  # whole, to be copied (--ids): never folded
     for header in ("trial", "type", "answer", "A", "B"):
         number_column(table, header)
     for row in selected.itertuples():
