@@ -71,11 +71,16 @@ def _name_values(command: Any) -> None:
 
     Typer labels values with Python annotations (``<int>``, ``<list[Path]>``); an option gets a
     placeholder instead (one it sets itself, as ``--model-arg KEY=VALUE``, is kept) and an
-    argument shows only its name.
+    argument shows only its name. A docstring's literal markup (double backticks) is shown as
+    one backtick, as the guide writes commands (walkthrough 27: ``--json`` in ``score -h``).
     """
     for sub in getattr(command, "commands", {}).values():
         _name_values(sub)
+    if command.help:
+        command.help = command.help.replace("``", "`")
     for param in command.params:
+        if getattr(param, "help", None):
+            param.help = param.help.replace("``", "`")
         if isinstance(param, typer.core.TyperArgument):
             param.__class__ = _Argument
             param.metavar = param.metavar or str(param.name).upper()
