@@ -781,6 +781,9 @@ def test_a_model_added_later_joins_the_set_and_earlier_members_stay(tmp_path: Pa
     kept = members[1]
     assert (kept.run, kept.status, kept.answered) == (before.run, "complete", before.answered)
     assert "random" in second.stdout and "earlier session" in second.stdout
+    # walkthrough 27 (#199): "name it again to run it" read as if the complete member had to run
+    assert "(earlier session, not named this time)" in second.stdout, second.stdout
+    assert "to run it" not in second.stdout
     report = coordqa("report", out, "--out", tmp_path / "report", env=env)
     assert report.returncode == 0, report.stderr
     assert "random" in report.stdout and "scripted" in report.stdout

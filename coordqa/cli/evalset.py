@@ -62,8 +62,9 @@ def render_set(result: SetResult) -> None:
         status = member.status + (" (skipped)" if member.skipped else "")
         if manifest.content_changed(member):
             status += " (earlier session; the dataset has changed since: naming it runs the new)"
-        elif member.earlier:
-            status += " (earlier session; name it again to run it)"
+        elif member.earlier:  # not named this session: kept as it was, not run again
+            finish = "" if member.status == "complete" else "; name it again to finish it"
+            status += f" (earlier session, not named this time{finish})"
         analysis = analyses.get(member.run) if member.run is not None else None
         if member.expected:
             status += f", {member.answered}/{member.expected} samples"
