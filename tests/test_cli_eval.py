@@ -702,3 +702,19 @@ def test_ids_are_read_in_any_case_as_games_and_types_are(tmp_path: Path) -> None
     typo = coordqa("eval", "--model", "random", "--ids", "hanabi-27-TMO")
     assert typo.returncode == 2
     assert "Did you mean 'hanabi-27-ToM'" in " ".join(typo.stderr.split())
+
+
+def test_a_model_run_in_process_that_timed_out_is_not_told_about_a_server() -> None:
+    """Walkthrough 27 (#278): a ``llamacpp/`` model run in process that timed out was told that
+    "a server you run" answers late and to wait for it or restart it, and to cap replies at 256
+    (they are capped at 256 there already). Its generation is stopped at the timeout."""
+    from coordqa.runs.watch import ErrorWatch, Tally
+
+    watch = ErrorWatch("llamacpp/models/gemma.gguf")
+    watch.note(
+        "gave up after 1 attempts (--max-attempts); last error: timed out after 3 s (--timeout)"
+    )
+    said = watch.failure(Tally("samples", "answered", 0, 1, 1, "runs/x", "calls.jsonl"))
+    assert said is not None and "1 of them timed out" in said
+    assert "server" not in said and "--max-tokens" not in said, said
+    assert "raise --timeout" in said

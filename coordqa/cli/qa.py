@@ -116,6 +116,7 @@ def render_analysis(analysis: RunAnalysis, *, said_below: bool = False) -> None:
             )
         )
     if analysis.errors:
+        from coordqa.llm.registry import runs_in_process
         from coordqa.runs.watch import retry_advice
 
         advice = retry_advice(
@@ -123,6 +124,7 @@ def render_analysis(analysis: RunAnalysis, *, said_below: bool = False) -> None:
             analysis.errors_over_context,
             analysis.errors_timed_out,
             said_below=said_below,
+            in_process=runs_in_process(analysis.model),
         )
         messages.print(
             f"[yellow]{_errors_said(analysis.errors)}: excluded from accuracy; {advice}.[/]"

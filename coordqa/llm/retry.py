@@ -281,6 +281,12 @@ TIMED_OUT_FIX = (
     "restart it"
 )
 """What to do about calls that timed out (:data:`TIMED_OUT_CAUSE`)."""
+TIMED_OUT_IN_PROCESS = (
+    "a model run in this process stops a generation at the timeout: raise --timeout to let "
+    "its replies finish"
+)
+"""Why and what to do, for a model with no server (``llamacpp/``): its generation is aborted at
+the timeout and its replies are capped already (walkthrough 27: it was told of a server)."""
 
 
 def timed_out(error: str) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.openai_api import CONTEXT_ADVICE, CONTEXT_EXCEEDED, exceeds_context
-from coordqa.llm.retry import TIMED_OUT_CAUSE, TIMED_OUT_FIX, timed_out
+from coordqa.llm.retry import TIMED_OUT_CAUSE, TIMED_OUT_FIX, TIMED_OUT_IN_PROCESS, timed_out
 from coordqa.runs.endpoint import START_OR_FIX
 
 STOPPING_ERRORS = frozenset({"fatal", "unreachable"})
@@ -172,7 +172,9 @@ class ErrorWatch:
             return None
         kinds = "; ".join(map(without_advice, self.first_errors.values()))
         kinds = kinds or f"see {tally.errors_file}"
-        advice = retry_advice(self.errors, self.over_context, self.timed_out)
+        advice = retry_advice(
+            self.errors, self.over_context, self.timed_out, in_process=_in_process(self.model)
+        )
         return (
             f"{tally.errors} of {tally.total} {tally.unit} ({tally.error_rate:.1%}) are errors, "
             f"more than --max-error-rate {self.max_error_rate:g} allows (first of each kind: "
@@ -190,8 +192,20 @@ def without_advice(error: str) -> str:
     return error.replace(f": {CONTEXT_ADVICE}", "")
 
 
+def _in_process(model: str) -> bool:
+    """Whether ``model`` runs inside coordqa, behind no server (``llamacpp/PATH``)."""
+    from coordqa.llm.registry import runs_in_process
+
+    return runs_in_process(model)
+
+
 def retry_advice(
-    errors: int, over_context: int, timed_out: int = 0, *, said_below: bool = False
+    errors: int,
+    over_context: int,
+    timed_out: int = 0,
+    *,
+    said_below: bool = False,
+    in_process: bool = False,
 ) -> str:
     """What to do about ``errors`` failed units, as a clause: run the same command again.
 
@@ -199,7 +213,8 @@ def retry_advice(
     than the model's context (:func:`coordqa.llm.openai_api.exceeds_context`). ``timed_out`` of
     them ran out of time: why, and what to do (:data:`coordqa.llm.retry.TIMED_OUT_CAUSE`).
     ``said_below``: the run's error, printed next, gives this advice whole; only the causes are
-    named here, so that a run says each advice once (walkthrough 25).
+    named here, so that a run says each advice once (walkthrough 25). ``in_process``: the model
+    runs inside coordqa, behind no server (:data:`coordqa.llm.retry.TIMED_OUT_IN_PROCESS`).
 
     >>> retry_advice(3, 0)
     'run the same command again to retry them'
@@ -219,7 +234,8 @@ def retry_advice(
             (f"{over_context} of them {verb} the same way, as {CONTEXT_EXCEEDED}", CONTEXT_ADVICE)
         )
     if timed_out:
-        causes.append((f"{timed_out} of them timed out", f"{TIMED_OUT_CAUSE}: {TIMED_OUT_FIX}"))
+        why = TIMED_OUT_IN_PROCESS if in_process else f"{TIMED_OUT_CAUSE}: {TIMED_OUT_FIX}"
+        causes.append((f"{timed_out} of them timed out", why))
     if not causes:
         return "run the same command again to retry them"
     if said_below:
