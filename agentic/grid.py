@@ -393,6 +393,23 @@ class GridConfig(ConfigModel):
         _check_distinct(names)
         return names
 
+    @field_validator("positions", mode="before")
+    @classmethod
+    def _seats_listed(cls, value: Any) -> Any:
+        """A list of the seats: one seat is that seat, both seats are ``both``.
+
+        The key reads as a list (walkthrough 27: ``positions: [both]`` was refused as
+        ``"['both']" is not one of 0, 1, both``); any other list is refused in words.
+        """
+        if not isinstance(value, list):
+            return value
+        seats = {"both" if seat == "both" else seat for seat in value}
+        if seats in ({0, 1}, {"both"}):
+            return "both"
+        if len(value) == 1 and value[0] in (0, 1):
+            return value[0]
+        raise ValueError(f"takes one seat: 0, 1 or both, not the list {value}")
+
     @field_validator("positions")
     @classmethod
     def _seat_needs_a_partner(cls, seat: Position | None, info: ValidationInfo) -> Position | None:

@@ -227,3 +227,34 @@ def test_a_set_s_missing_ids_file_is_said_as_the_spec_s_key(
 def test_a_set_s_key_that_is_no_list_says_what_it_takes(key: str, value: object, said: str) -> None:
     data = {"models": ["random"], key: value}
     assert refusal(parse_spec, data, source="models.yaml") == f"models.yaml: {said}"
+
+
+@pytest.mark.parametrize(
+    ("given", "seat"), [("[both]", "both"), ("[0, 1]", "both"), ("[1]", 1), ("both", "both")]
+)
+def test_a_grids_positions_may_be_written_as_a_list_of_its_seats(given: str, seat: object) -> None:
+    """Walkthrough 27 (#265): ``positions: [both]`` (the key reads as a list) was refused as
+    ``positions "['both']" is not one of 0, 1, both. Did you mean 'both'?``. A list of one seat
+    is that seat, and both seats listed are ``both``."""
+    from coordqa.agentic import GridConfig
+
+    grid = GridConfig.model_validate(
+        yaml.safe_load(
+            "agents: [cac]\nmodels: [scripted]\npartners: [escape-greedy]\n"
+            f"games: [{{game: collab_escape, seeds: [0]}}]\npositions: {given}\n"
+        )
+    )
+    assert grid.positions == seat
+
+
+def test_a_grids_positions_listing_seats_that_are_not_one_or_both_is_refused() -> None:
+    from coordqa.agentic import GridConfig
+    from coordqa.errors import ConfigError
+
+    with pytest.raises((ConfigError, ValueError), match="one seat: 0, 1 or both"):
+        GridConfig.model_validate(
+            yaml.safe_load(
+                "agents: [cac]\nmodels: [scripted]\npartners: [escape-greedy]\n"
+                "games: [{game: collab_escape, seeds: [0]}]\npositions: [0, 0, 2]\n"
+            )
+        )
