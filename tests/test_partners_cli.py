@@ -245,3 +245,23 @@ def test_a_registered_folder_since_deleted_is_listed_missing_with_its_fix(tmp_pa
     assert alias.returncode == 2 and fix in " ".join(alias.stderr.split()), alias.stderr
     assert coordqa("partners", "remove", str(gone)).returncode == 0
     assert str(gone) not in coordqa("partners", "list").stdout
+
+
+def test_a_weights_variable_naming_a_folder_without_weights_is_said(tmp_path: Path) -> None:
+    """Walkthrough 27 (#325): ``COORDQA_HANABI_WEIGHTS`` set to a folder holding no ``*.pthw``
+    left every partner "needs weights ... (or set COORDQA_HANABI_WEIGHTS to their folder)":
+    nothing said the folder it names is empty. It is listed as such, and so says a partner
+    that needs weights."""
+    from cli_support import coordqa
+
+    empty = tmp_path / "emptyw"
+    empty.mkdir()
+    env = {"COORDQA_HANABI_WEIGHTS": str(empty)}
+    listed = coordqa("partners", "list", "--game", "hanabi", env=env)
+    assert listed.returncode == 0, listed.stderr
+    flat = " ".join(listed.stdout.split())
+    assert f"{empty} hanabi · folder · empty" in flat, flat
+    assert "holds no weight files" in flat and "or set COORDQA_HANABI_WEIGHTS" not in flat, flat
+    played = coordqa("play", "hanabi", "--players", "sad,sad", env=env)
+    assert played.returncode == 2
+    assert "holds no weight files" in " ".join(played.stderr.split()), played.stderr

@@ -217,10 +217,12 @@ def hanabi_entries() -> dict[str, HanabiEntry]:
 
 
 def gone_folders() -> dict[str, str]:
-    """Each weights folder named that no longer exists, with what to do, by folder.
+    """Each weights folder named that offers no partner, with what to do, by folder.
 
-    A registered folder, or ``COORDQA_HANABI_WEIGHTS``'s: its partners went with it, and
-    listings show it as missing (a registered folder deleted made every listing fail).
+    A registered folder, or ``COORDQA_HANABI_WEIGHTS``'s, that no longer exists: its partners
+    went with it, and listings show it as missing (a registered folder deleted made every
+    listing fail). ``COORDQA_HANABI_WEIGHTS``'s folder that holds no weight file is listed as
+    empty (walkthrough 27: every partner was told to set the variable it was set to).
     """
     gone = {
         folder: f"Hanabi weights folder {folder} is gone: coordqa partners remove {folder}"
@@ -232,6 +234,11 @@ def gone_folders() -> dict[str, str]:
         gone[env] = (
             f"Hanabi weights folder {env} ({HANABI_WEIGHTS_ENV}) is gone: set "
             f"{HANABI_WEIGHTS_ENV} to a folder of weights, or unset it"
+        )
+    elif env and not _directory_entries(Path(env)):
+        gone[env] = (
+            f"Hanabi weights folder {env} ({HANABI_WEIGHTS_ENV}) holds no weight files "
+            f"(*.pthw): set {HANABI_WEIGHTS_ENV} to the authors' unzipped folder, or unset it"
         )
     return gone
 
@@ -455,10 +462,12 @@ def _needs_weights_hint(alias: str) -> str:
 def _get_weights_advice(kinds: str, rule: str = "") -> str:
     """Where to get the authors' files of ``kinds`` (then ``rule``, what to register)."""
     middle = f"; {rule}" if rule else ""
-    return (
-        f"get the authors' {kinds} files from {HANABI_WEIGHTS_SOURCE}{middle} "
-        f"(or set {HANABI_WEIGHTS_ENV} to their folder)"
+    variable = (
+        ""
+        if os.environ.get(HANABI_WEIGHTS_ENV)
+        else f" (or set {HANABI_WEIGHTS_ENV} to their folder)"
     )
+    return f"get the authors' {kinds} files from {HANABI_WEIGHTS_SOURCE}{middle}{variable}"
 
 
 def _alias_rule(alias: str) -> str:
@@ -597,9 +606,12 @@ def list_partners() -> list[PartnerInfo]:
     for name in sorted(entries):
         rows.append(_hanabi_info(name, entries[name], torch_ok))
     for folder, fix in gone_folders().items():
-        rows.append(
-            PartnerInfo(folder, "hanabi", "folder", "missing", "its partners are gone", fix)
+        state, what = (
+            ("empty", "it holds no weights")
+            if Path(folder).is_dir()
+            else ("missing", "its partners are gone")
         )
+        rows.append(PartnerInfo(folder, "hanabi", "folder", state, what, fix))
     return rows
 
 
