@@ -721,8 +721,9 @@ def test_compare_lists_question_ids_whole_to_be_copied(tmp_path: Path) -> None:
     for name, model in (("a", "random"), ("b", "scripted")):
         made = coordqa("eval", "--model", model, "--trials", "1", "--out", tmp_path / name)
         assert made.returncode == 0, made.stderr
-    result = coordqa("compare", tmp_path / "a", tmp_path / "b", "--only", "both-wrong")
+    result = coordqa("compare", tmp_path / "a", tmp_path / "b", "--only", "both-wrong,disagree")
     assert result.returncode == 0, result.stderr
     listed = [line.split()[0] for line in result.stdout.splitlines() if "-ToM " in line]
     assert listed and all(question.endswith("-ToM") for question in listed), listed
     assert any(len(question) > 30 for question in listed), listed
+    assert "…" not in result.stdout  # walkthrough 28 (#149): no other column cut for the ids

@@ -331,6 +331,7 @@ def render_comparison(comparison: RunComparison, only: Sequence[str]) -> None:
 def _pairs_table(selected: pd.DataFrame) -> None:
     """The pairs ``--only`` chose, one row each, and what their cells say."""
     table = new_table("")
+    table.pad_edge = False  # the longest id (39 characters) and every column fit 80 columns
     table.add_column("question", no_wrap=True)  # whole, to be copied (--ids): never folded
     for header in ("trial", "type", "answer", "A", "B"):
         number_column(table, header)
