@@ -121,7 +121,9 @@ def test_compare_counts_right_and_wrong_and_lists_what_is_asked(
     assert "1 pair with an error in A or B left out" in " ".join(out.split())
     # Default: where exactly one is right: s0-tom t0, s1-ec t0 and t1, s1-jp t1.
     assert "4 of 12 (question, trial) pairs" in " ".join(out.split())
-    listed = [line.split()[:2] for line in out.splitlines() if line.startswith("  s")]
+    listed = [
+        line.split()[:2] for line in out.splitlines() if line.lstrip().startswith(("s0-", "s1-"))
+    ]
     assert listed == [["s0-tom", "0"], ["s1-ec", "0"], ["s1-ec", "1"], ["s1-jp", "1"]]
     code, out = invoke("compare", *two_runs, "--only", "both-wrong")
     assert code == 0 and "both wrong: 3 of 12" in out, out
