@@ -41,6 +41,7 @@ def test_help_names_values_plainly_within_80_columns(path: tuple[str, ...]) -> N
     usage = result.output.splitlines()[0]
     assert "{" not in usage, usage  # a required argument reads as its name (walk 6 #97)
     assert "``" not in result.output  # docstring markup, not help (walkthrough 27 #217, #221)
+    assert "walkthrough" not in result.output  # the code's history, not help (walkthrough 28 #62)
 
 
 def test_usage_writes_arguments_as_click_does() -> None:

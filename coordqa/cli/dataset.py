@@ -30,7 +30,7 @@ console = Console()
 DatasetPath = Annotated[
     str | None,
     typer.Argument(
-        help="Dataset name (coordinationqa-v1.1, coordinationqa-v1, example) or folder or file "
+        help="A bundled dataset's name (`coordqa dataset list` shows them), or a folder or file "
         "(default: the newest bundled CoordinationQA)."
     ),
 ]
@@ -376,8 +376,7 @@ def push_command(
     """Publish a dataset to the Hugging Face Hub (needs HF_TOKEN or a saved login).
 
     The dataset is named as `validate` and `stats` name it: the argument (`coordqa dataset push
-    fresh/ --repo ORG/NAME`) or --dataset; `dataset push fresh/` was refused as an "unexpected
-    extra argument" (walkthrough 15).
+    fresh/ --repo ORG/NAME`) or --dataset.
     """
     from coordqa.hub import push_dataset
 
