@@ -564,3 +564,16 @@ def test_every_method_says_whether_option_text_decided() -> None:
     assert choose("Alice moves to room 1", ["Move to Room 1", "Wait"]).matched_text
     assert choose("move to rom 1", ["Move to Room 1", "Wait"]).matched_text
     assert not choose("Answer: A", ["Move to Room 1", "Wait"]).matched_text
+
+
+@pytest.mark.parametrize(
+    ("reply", "index"), [("The answer must be A.", 0), ("My answer must be D", 3)]
+)
+def test_the_answer_must_be_a_letter_is_an_answer(reply: str, index: int) -> None:
+    """Walkthrough 28 (#186): gemma-3's "The answer must be A." read as no answer, though
+    "The answer is A." reads A; a right answer so phrased scored wrong."""
+    from coordqa import choose
+
+    options = ["Move left toward the onion", "Stay in place", "Pick up the dish", "Serve the soup"]
+    chosen = choose(reply, options)
+    assert (chosen.outcome, chosen.index) == ("chosen", index)

@@ -29,12 +29,12 @@ _MARKER_FORMS = (
             r"|\A(?:next|best|selected|chosen|correct|proposed|recommended) )$"
         ),
     ),
-    # "The answer is C", "the best move is (D)", "the best action for me is to ..."; not "Bob's
-    # next action is ...".
+    # "The answer is C", "the answer must be A" (gemma-3's phrasing), "the best move is (D)",
+    # "the best action for me is to ..."; not "Bob's next action is ...".
     (
         re.compile(
             r"(?:answer|action|choice|option|move)(?: for (?:me|us|alice|bob|now))?"
-            r" (?:is|would be|will be)\b:?"
+            r" (?:is|would be|will be|must be)\b:?"
         ),
         re.compile(r"\b(?:the|my|our) (?:(?:final|best|correct|right|optimal|next) )?$"),
     ),
