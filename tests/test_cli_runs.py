@@ -727,3 +727,19 @@ def test_compare_lists_question_ids_whole_to_be_copied(tmp_path: Path) -> None:
     assert listed and all(question.endswith("-ToM") for question in listed), listed
     assert any(len(question) > 30 for question in listed), listed
     assert "…" not in result.stdout  # walkthrough 28 (#149): no other column cut for the ids
+
+
+def test_compare_of_runs_sharing_no_question_does_not_advise_allow_mixed(tmp_path: Path) -> None:
+    """Walkthrough 28 (B1): two runs of different releases sharing no question were refused as
+    mixed question sets with "pass --allow-mixed to compare them anyway", which then failed on
+    "share no question". The first refusal is that one."""
+    for name, dataset in (("a", "coordinationqa-v1.2"), ("b", "coordinationqa-v1.1")):
+        made = coordqa(
+            "eval", "--model", "random", "--dataset", dataset, "--limit", "6", "--trials", "1",
+            "--out", tmp_path / name,
+        )  # fmt: skip
+        assert made.returncode == 0, made.stderr
+    refused = coordqa("compare", tmp_path / "a", tmp_path / "b")
+    assert refused.returncode == 2, refused.stderr
+    said = " ".join(refused.stderr.split())
+    assert "share no question" in said and "--allow-mixed to compare" not in said, said

@@ -227,11 +227,7 @@ class RunComparison:
             ConfigError: no question is shared.
         """
         if not self.shared_questions:
-            raise ConfigError(
-                f"{self.label_a} and {self.label_b} share no question (none asked with the same "
-                "text and answer key), so there is nothing to compare; compare runs of one "
-                "dataset (coordqa report --allow-mixed shows each run's own accuracy)"
-            )
+            raise _nothing_shared(self.label_a, self.label_b)
 
     @property
     def shared_samples(self) -> int:
@@ -266,6 +262,15 @@ class RunComparison:
         return self.pairs[chosen].reset_index(drop=True)
 
 
+def _nothing_shared(label_a: str, label_b: str) -> ConfigError:
+    """The refusal of two runs that share no question: their tests would compare nothing."""
+    return ConfigError(
+        f"{label_a} and {label_b} share no question (none asked with the same text and answer "
+        "key), so there is nothing to compare; compare runs of one dataset (coordqa report "
+        "--allow-mixed shows each run's own accuracy)"
+    )
+
+
 def compare_two_runs(
     run_a: QARun | RunStore | str | Path,
     run_b: QARun | RunStore | str | Path,
@@ -275,16 +280,20 @@ def compare_two_runs(
     """Both runs question by question, with the paired test per scope.
 
     Raises:
-        ConfigError: the runs answered different question sets and ``allow_mixed`` is False.
+        ConfigError: the runs share no question (walkthrough 28: they were told to pass
+            ``allow_mixed``, which then refused them so), or answered different question sets
+            and ``allow_mixed`` is False.
     """
     first, second = read_qa_run(run_a), read_qa_run(run_b)
     label_a, label_b = run_labels([(r.manifest, r.path) for r in (first, second)])
+    same = same_questions(question_contents(first), question_contents(second))
+    if not same:  # said first: the advice of mixed sets, --allow-mixed, would not help
+        raise _nothing_shared(label_a, label_b)
     identity = pd.DataFrame([question_set_row(r) for r in (first, second)])
     mixed = check_question_sets(identity, allow_mixed, "compare")
     samples_a = {s.key: s for s in first.samples()}
     samples_b = {s.key: s for s in second.samples()}
     questions = first.questions()
-    same = same_questions(question_contents(first), question_contents(second))
     rows = []
     for key in sorted(k for k in set(samples_a) & set(samples_b) if k[0] in same):
         a, b = samples_a[key], samples_b[key]
