@@ -619,18 +619,18 @@ def work(
     outcomes: list[JobOutcome] = []
     waiting = False
     while True:
-        job_id = claim_job(db, config.name)
-        if job_id is None:
-            if once:
-                return outcomes
-            if not waiting and on_wait is not None:
-                on_wait()
-            waiting = True
-            try:
+        try:  # a stop while it looks at the queue is one while it waits (no job is running)
+            job_id = claim_job(db, config.name)
+            if job_id is None:
+                if once:
+                    return outcomes
+                if not waiting and on_wait is not None:
+                    on_wait()
+                waiting = True
                 time.sleep(config.poll_s)
-            except KeyboardInterrupt:
-                raise RunInterrupted(STOPPED_IDLE) from None
-            continue
+                continue
+        except KeyboardInterrupt:
+            raise RunInterrupted(STOPPED_IDLE) from None
         waiting = False
         outcome = run_job(db, catalog, job_id, config, box)
         outcomes.append(outcome)

@@ -801,3 +801,22 @@ def test_every_session_counts_all_the_time_it_held_its_job(
             assert outcome.status == ending, outcome
     [before_step] = stored_at_step
     assert usage_now() >= before_step + held_s, (usage_now(), before_step)
+
+
+def test_a_stop_while_an_idle_worker_looks_at_the_queue_says_no_job_was_running(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A CI run (SIGTERM to an idle worker) ended it with status 130 and no line: the stop
+    landed while the worker looked at the queue (claim_job, a database query), outside the
+    sleep that said ``stopped: no job was running``. Any stop while idle says it."""
+    from coordqa.errors import RunInterrupted
+    from coordqa.leaderboard import worker
+    from coordqa.leaderboard.settings import STOPPED_IDLE
+
+    def stopped_while_looking(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(worker, "claim_job", stopped_while_looking)
+    with pytest.raises(RunInterrupted) as stopped:
+        work(None, None, WorkerConfig(work_dir=tmp_path, poll_s=0.1))  # type: ignore[arg-type]
+    assert str(stopped.value) == STOPPED_IDLE
