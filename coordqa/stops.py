@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
@@ -19,7 +19,6 @@ from typing import Any
 __all__ = [
     "STOPS",
     "ctrl_c_ignored",
-    "handle_sigterm",
     "handle_stops",
     "sigterm_as_ctrl_c",
     "stops_held",
@@ -61,16 +60,17 @@ def stops_held() -> Iterator[None]:
 
 
 @contextmanager
-def handle_sigterm(handler: Callable[[int, FrameType | None], Any]) -> Iterator[None]:
-    """Install ``handler`` for SIGTERM while inside (main thread only: elsewhere, nothing)."""
+def _swapped(stops: Sequence[int], handler: Any) -> Iterator[None]:
+    """Install ``handler`` for ``stops`` while inside (main thread only: elsewhere, nothing)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, handler)
+    previous = {stop: signal.signal(stop, handler) for stop in stops}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for stop, earlier in previous.items():
+            signal.signal(stop, signal.SIG_DFL if earlier is None else earlier)
 
 
 @contextmanager
@@ -79,16 +79,9 @@ def handle_stops(handler: Callable[[int, FrameType | None], Any]) -> Iterator[No
 
     Ctrl-C is left alone where it is ignored (a shell's background job), as Python leaves it.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     taken = [stop for stop in STOPS if signal.getsignal(stop) is not signal.SIG_IGN]
-    previous = {stop: signal.signal(stop, handler) for stop in taken}
-    try:
+    with _swapped(taken, handler):
         yield
-    finally:
-        for stop, earlier in previous.items():
-            signal.signal(stop, earlier)
 
 
 def _raise_ctrl_c(signum: int, frame: FrameType | None) -> None:
@@ -104,7 +97,7 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
     15). Inside, code that handles Ctrl-C handles SIGTERM the same way; a session run with
     :func:`~coordqa.runs.run_to_end` inside still has its SIGTERM cancel its task, as before.
     """
-    with handle_sigterm(_raise_ctrl_c):
+    with _swapped([signal.SIGTERM], _raise_ctrl_c):
         yield
 
 
@@ -115,11 +108,5 @@ def ctrl_c_ignored() -> Iterator[None]:
     Moving the files in takes a moment, and stopped halfway it would leave neither the earlier
     output nor the new one.
     """
-    if threading.current_thread() is not threading.main_thread():
+    with _swapped([signal.SIGINT], signal.SIG_IGN):
         yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
