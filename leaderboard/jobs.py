@@ -357,8 +357,9 @@ def claim_job(db: Database, worker: str, lease_s: float = LEASE_S) -> int | None
     again (a QA job's private split, a grid job's deals): whatever an earlier session asked
     the endpoint, the new one asks questions and deals no one has seen.
 
-    The claim is one conditional update (the job is taken only if it is still in the state it
-    was read in), so two workers never take the same job.
+    The claim is one conditional update (the job is taken only if it is still claimable, in the
+    state it was read in), so two workers never take the same job: a job another worker claimed
+    between this one's reads is running with a fresh heartbeat, not a stale one to take over.
     """
     now = datetime.now(timezone.utc)
     stale = now - timedelta(seconds=lease_s)
@@ -394,7 +395,7 @@ def claim_job(db: Database, worker: str, lease_s: float = LEASE_S) -> int | None
         with db.session() as session:
             claimed = session.execute(
                 update(Job)
-                .where(Job.id == job_id, Job.status == status, seen)
+                .where(Job.id == job_id, Job.status == status, seen, claimable)
                 .values(
                     status="running",
                     worker=worker,

@@ -504,6 +504,34 @@ def test_jobs_are_claimed_round_robin_over_tokens(board: BoardClient) -> None:
     assert claimed == [flood[0], late, flood[1], flood[2], None]
 
 
+def test_a_job_claimed_between_a_workers_two_looks_is_not_taken_from_its_claimer(
+    board: BoardClient,
+) -> None:
+    """CI (stop 49): two Ray workers ran one job. A claim read the claimable jobs, then their
+    state; a job claimed by another worker in between read as running with a fresh heartbeat,
+    which the conditional update took as the state to replace: the job was taken from its
+    claimer, which found it withdrawn."""
+    from sqlalchemy import event
+
+    job = register(board, model="random", api_key=None)["id"]
+    taken_by_first: list[int | None] = []
+
+    def first_claims_between(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if "GROUP BY" in statement and not taken_by_first:
+            taken_by_first.append(None)  # the other worker claims once, in between
+            taken_by_first[0] = claim_job(board.db, "first")
+
+    event.listen(board.db.engine, "after_cursor_execute", first_claims_between)
+    try:
+        second = claim_job(board.db, "second")
+    finally:
+        event.remove(board.db.engine, "after_cursor_execute", first_claims_between)
+    assert taken_by_first == [job]
+    assert second is None
+    with board.db.session() as session:
+        assert session.get(Job, job).worker == "first"
+
+
 # -- N13: lists come in pages --------------------------------------------------------------------
 
 
