@@ -550,11 +550,15 @@ def _job_to_change(db: Database, session: Session, job_id: int, change: str) -> 
     """Job ``job_id``, which the admin's ``change`` may touch: never a done job.
 
     A done job is final: it has its entry and has shown its secret seeds, and running it again
-    would draw new ones and hide those from the job list.
+    would draw new ones and hide those from the job list. The job is locked before it is read
+    (a write, the lock SQLite and PostgreSQL share, as :func:`lock_token`), so a worker ending
+    it meanwhile lands before the read or after the change, never between them (a done job
+    was turned cancelled while its worker took it as done).
 
     Raises:
         LeaderboardError: no job has that id, or it is done.
     """
+    session.execute(update(Job).where(Job.id == job_id).values(status=Job.status))
     job = session.get(Job, job_id)
     if job is None:
         raise LeaderboardError(f"no job {job_id}; see `{db.command('job list')}`")

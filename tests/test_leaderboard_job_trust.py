@@ -532,6 +532,51 @@ def test_a_job_claimed_between_a_workers_two_looks_is_not_taken_from_its_claimer
         assert session.get(Job, job).worker == "first"
 
 
+def test_an_admins_cancel_and_a_workers_ending_land_one_after_the_other(
+    board: BoardClient,
+) -> None:
+    """The admin's cancel read the job, then wrote it: a worker that ended the job as done in
+    between had its ending overwritten (a done job, final, turned cancelled while its worker
+    took it as done). The job is locked before it is read, so whichever comes second sees the
+    first: either the worker ends it (and the cancel is refused as for any done job) or the
+    cancel lands (and the worker finds the job no longer its own)."""
+    import threading
+
+    from sqlalchemy import event
+
+    from coordqa.leaderboard.db import LeaderboardError
+    from coordqa.leaderboard.jobs import end_job
+
+    job = register(board, model="random", api_key=None)["id"]
+    assert claim_job(board.db, "w") == job
+    ended: list[bool] = []
+    endings: list[threading.Thread] = []
+
+    def worker_ends_between(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "jobs" in statement and not endings:
+            endings.append(threading.Thread(target=lambda: ended.append(end_job(*ending))))
+            endings[0].start()
+            endings[0].join(timeout=2)  # it waits for the admin's change, or lands in between
+
+    ending = (board.db, job, "w", "done")
+
+    event.listen(board.db.engine, "after_cursor_execute", worker_ends_between)
+    try:
+        try:
+            change = set_job_status(board.db, job, "cancelled", error="cancelled by the admin")
+        except LeaderboardError:
+            change = None  # the worker's ending came first: the job is done, and final
+    finally:
+        event.remove(board.db.engine, "after_cursor_execute", worker_ends_between)
+    endings[0].join(timeout=60)
+    with board.db.session() as session:
+        status = session.get(Job, job).status
+    assert (ended, status, change is None) in (
+        ([True], "done", True),
+        ([False], "cancelled", False),
+    )
+
+
 # -- N13: lists come in pages --------------------------------------------------------------------
 
 
