@@ -163,3 +163,22 @@ def test_runs_against_different_partner_checkpoints_are_not_pooled(
     # one run alone is reported as before
     alone = coordqa("agentic", "report", runs[retrained.fingerprint])
     assert alone.returncode == 0, alone.stderr
+
+
+def test_one_run_whose_partner_played_two_checkpoints_is_told_to_play_again(
+    escape_episodes: list[AgenticEpisode],
+) -> None:
+    """A run resumed after ``train-bc`` holds plays of two checkpoints: reporting it on its own
+    would not help, so the refusal says to play the grid again against one checkpoint."""
+    from coordqa.agentic.partners.played import mixed_checkpoints_problem
+
+    marked = [  # seat 1 stands for a BC partner's: only the recorded fingerprint is read
+        dataclasses.replace(episode, agent_stats={1: {"checkpoint": fingerprint * 16}})
+        for episode, fingerprint in zip(escape_episodes, "ab", strict=True)
+    ]
+    said = mixed_checkpoints_problem([("runs/x", marked)])
+    assert said is not None
+    assert f"{'a' * 16} in runs/x; {'b' * 16} in runs/x" in said, said
+    assert "play the grid again into a new folder" in said, said
+    assert "report each run on its own" not in said, said
+    assert mixed_checkpoints_problem([("runs/x", marked[:1]), ("runs/y", marked[:1])]) is None

@@ -149,12 +149,18 @@ def mixed_checkpoints_problem(
         for fingerprint, runs_of in by.items()
     )
     others = f" (and so did {format_list(list(mixed)[1:])})" * (len(mixed) > 1)
+    listed = [run for runs_of in by.values() for run in runs_of]
+    todo = (
+        "report each run on its own (`coordqa agentic report RUN_DIR`)"
+        if len(listed) == len(set(listed))
+        else "play the grid again into a new folder against one checkpoint (`coordqa partners "
+        "list` shows which plays) and report that run"
+    )
     return (
         f"partner {name} played different checkpoints: {played}{others}. A report pools the "
         "plays of one partner in each cell, and these are two partners under one name (a "
         "checkpoint trained with `coordqa partners train-bc` is played instead of the shipped "
-        "one): report each run on its own (`coordqa agentic report RUN_DIR`), or play them "
-        "again against one checkpoint"
+        f"one): {todo}"
     )
 
 
