@@ -12,6 +12,10 @@ nothing new learned. The rule here:
   away, and a deterministic replay cannot differ;
 - a key that failed in one run and was played in another is played: it is not left out.
 
+Runs whose partner played different checkpoints are not pooled at all: the report refuses them
+first (:func:`~coordqa.agentic.partners.played.mixed_checkpoints_problem`), so a differing play
+here is never a retrained partner's.
+
 Either case is said (:meth:`PooledEpisodes.notes`), on stderr and in report.md, so n never
 changes without a word. Within one run a key is unique (:class:`~coordqa.agentic.AgenticRun`
 refuses a run that stores one twice).

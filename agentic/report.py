@@ -763,14 +763,17 @@ def agentic_report(runs: Sequence[str | Path], out: str | Path | None = None) ->
 
     Exchanges are not read: the report needs only episodes and the agents' stats. An episode
     several runs hold is counted once (:mod:`coordqa.agentic.pooling`, said in
-    :attr:`AgenticReport.notes`). Episodes that were not played are named in
-    :attr:`AgenticReport.failures`.
+    :attr:`AgenticReport.notes`); runs whose partner played two checkpoints are refused
+    (:func:`~coordqa.agentic.partners.played.mixed_checkpoints_problem`). Episodes that were
+    not played are named in :attr:`AgenticReport.failures`.
     """
+    from coordqa.agentic.partners.played import mixed_checkpoints_problem
+
     readers = [read_agentic_run(run) for run in runs]
-    pooled = pool_episodes(
-        [run.episodes(with_exchanges=False) for run in readers],
-        [run.failures() for run in readers],
-    )
+    played = [run.episodes(with_exchanges=False) for run in readers]
+    if problem := mixed_checkpoints_problem(list(zip(map(str, runs), played, strict=True))):
+        raise ConfigError(problem)
+    pooled = pool_episodes(played, [run.failures() for run in readers])
     report = build_report(pooled.episodes)
     report.failures = pooled.failures
     report.notes = pooled.notes()

@@ -416,6 +416,41 @@ def test_a_long_text_cell_wraps_alone_and_keys_and_measures_stay_whole() -> None
     assert " ".join(" ".join(lines).split()).count(text) == 1  # every word, whole, in order
 
 
+def test_long_form_labels_are_whole_and_cells_never_break() -> None:
+    """Walkthrough 28 R4b: Table 4 of the paper grid at 80 columns put the label into a
+    20-character column (``cac[scripted]`` / ``use_tom=False,`` / ... on 5 lines) and wrapped
+    a seat's cell inside its interval (``... / 13.3 ± 6.7 [0.0,`` then ``20.0] n=3``). The label
+    has the table's width; two cells too wide for a line break between cells, never inside."""
+    import pandas as pd
+    from rich.console import Console
+
+    from coordqa.cli._tables import frame_table, long_if_wide
+
+    label = "cac[scripted] use_tom=False, use_verifier=False; preset=paper"
+    cells = ["13.3 ± 6.7 [0.0, 20.0] n=3", "80.0 ± 23.1 [40.0, 120.0] n=3"]
+    frame = pd.DataFrame(
+        {
+            "label": [label],
+            "partner": ["hp-asymmetric_advantages"],
+            "asymmetric_advantages": [" / ".join(cells)],
+            "counter_circuit_o_1order": [" / ".join(reversed(cells))],
+        }
+    )
+    keys = ("label", "partner")
+    console = Console(width=80, record=True, file=io.StringIO())
+    console.print(frame_table("Table 4", long_if_wide(frame, keys), keys))
+    lines = console.export_text().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    shown = [line.strip() for line in lines]
+    below = shown[shown.index(next(s for s in shown if s.startswith("─"))) + 1 :]
+    names = f"{label} / hp-asymmetric_advantages"
+    # the label takes the whole width: it folds once, between words, not into 5 strips
+    assert " ".join(below[:2]) == names, below
+    for cell in cells:  # each cell whole on one line, twice
+        assert sum(cell in line for line in lines) == 2, lines
+    assert all(s.endswith(("n=3", "n=3 /")) for s in below[2:] if s), below
+
+
 def test_run_without_a_partner_says_it_plays_self_play(tmp_path: Path) -> None:
     """Neither --partner nor --self-play played self-play without a word: one stderr line says
     so; --self-play given, nothing is said."""

@@ -128,3 +128,57 @@ def test_a_key_failed_in_one_run_and_played_in_another_is_not_left_out(
     pooled = pool_episodes([[first, other], []], [{}, {failed.key: failed, still.key: still}])
     assert pooled.failures == {still.key: still}
     assert pooled.notes() == []
+
+
+def test_runs_against_different_partner_checkpoints_are_not_pooled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 27 R8: a grid played against the shipped ``bc-cramped_room`` and again
+    against one retrained with ``coordqa partners train-bc`` were pooled into one cell, with a
+    note blaming "a model that samples". A partner with other weights is another partner: the
+    report refuses, naming the partner, both checkpoints and the run that played each."""
+    pytest.importorskip("overcooked_ai_py")
+    import json
+
+    from leaderboard_support import bc_grid, shipped_and_retrained_bc
+
+    shipped, retrained = shipped_and_retrained_bc()
+    grid_file = tmp_path / "bc-small.yaml"
+    grid_file.write_text(json.dumps(bc_grid("bc-small", 30, agents=["cac"])))
+    runs = {shipped.fingerprint: tmp_path / "bc-grid", retrained.fingerprint: tmp_path / "s1"}
+    monkeypatch.setenv("COORDQA_DATA_DIR", str(tmp_path / "data"))
+    for fingerprint, out in runs.items():
+        if fingerprint == retrained.fingerprint:
+            retrained.save(tmp_path / "data" / "partners" / "bc-cramped_room.npz")
+        played = coordqa("agentic", "grid", grid_file, "--model", "scripted", "--out", out)
+        assert played.returncode == 0, played.stderr
+    shown = coordqa("agentic", "report", *runs.values(), "--out", tmp_path / "rep")
+    assert shown.returncode == 2, shown.stderr
+    said = _flat(shown.stderr)
+    assert "a model that samples" not in said, said
+    assert f"{shipped.fingerprint} (the one coordqa ships) in {runs[shipped.fingerprint]};" in said
+    assert f"{retrained.fingerprint} in {runs[retrained.fingerprint]}" in said, said
+    assert "bc-cramped_room" in said and "report each run on its own" in said, said
+    assert not (tmp_path / "rep").exists()
+    # one run alone is reported as before
+    alone = coordqa("agentic", "report", runs[retrained.fingerprint])
+    assert alone.returncode == 0, alone.stderr
+
+
+def test_one_run_whose_partner_played_two_checkpoints_is_told_to_play_again(
+    escape_episodes: list[AgenticEpisode],
+) -> None:
+    """A run resumed after ``train-bc`` holds plays of two checkpoints: reporting it on its own
+    would not help, so the refusal says to play the grid again against one checkpoint."""
+    from coordqa.agentic.partners.played import mixed_checkpoints_problem
+
+    marked = [  # seat 1 stands for a BC partner's: only the recorded fingerprint is read
+        dataclasses.replace(episode, agent_stats={1: {"checkpoint": fingerprint * 16}})
+        for episode, fingerprint in zip(escape_episodes, "ab", strict=True)
+    ]
+    said = mixed_checkpoints_problem([("runs/x", marked)])
+    assert said is not None
+    assert f"{'a' * 16} in runs/x; {'b' * 16} in runs/x" in said, said
+    assert "play the grid again into a new folder" in said, said
+    assert "report each run on its own" not in said, said
+    assert mixed_checkpoints_problem([("runs/x", marked[:1]), ("runs/y", marked[:1])]) is None

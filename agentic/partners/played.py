@@ -4,14 +4,15 @@ A BC/HP partner plays the user's own checkpoint once ``coordqa partners train-bc
 and the shipped checkpoint otherwise; a board replays every episode with its own (the shipped
 one), so a run against a retrained partner cannot replay there. Each episode records the
 fingerprint its partner played (``agent_stats``, :attr:`BCCheckpoint.fingerprint`): ``submit``
-refuses such a run before sending it, and a board whose replay fails names the checkpoint as
-the cause (walkthrough 15 R7: "replay mismatch at step 5", and nothing else).
+refuses such a run before sending it, a board whose replay fails names the checkpoint as
+the cause (walkthrough 15 R7: "replay mismatch at step 5", and nothing else), and a report
+refuses to pool plays of one partner from two checkpoints (walkthrough 27 R8).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from coordqa.words import agreeing, counted, format_list
@@ -42,9 +43,8 @@ def checkpoint_differences(
     """
     found = []
     for seat, played in _differing_seats(episode, expected):
-        shown = played if FINGERPRINT.fullmatch(played) else "an unreadable fingerprint"
         found.append(
-            f"{episode.spec.seats[seat]} in seat {seat} played checkpoint {shown}, "
+            f"{episode.spec.seats[seat]} in seat {seat} played checkpoint {_shown(played)}, "
             f"{where} checkpoint {expected[seat]}"
         )
     return found
@@ -54,10 +54,28 @@ def _differing_seats(
     episode: AgenticEpisode, expected: Mapping[int, str | None]
 ) -> Iterator[tuple[int, str]]:
     """(seat, recorded fingerprint) of each seat whose recorded checkpoint is not expected."""
+    played = played_checkpoints(episode)
     for seat, wanted in expected.items():
-        played = episode.agent_stats.get(seat, {}).get("checkpoint")
-        if wanted is not None and isinstance(played, str) and played != wanted:
-            yield seat, played
+        if wanted is not None and seat in played and played[seat] != wanted:
+            yield seat, played[seat]
+
+
+def played_checkpoints(episode: AgenticEpisode) -> dict[int, str]:
+    """Each seat of ``episode`` that recorded a checkpoint -> the fingerprint it recorded.
+
+    A seat that recorded none (not a checkpoint partner, or a run of an earlier coordqa) is
+    not in it.
+    """
+    return {
+        seat: played
+        for seat, stats in episode.agent_stats.items()
+        if isinstance(played := stats.get("checkpoint"), str)
+    }
+
+
+def _shown(fingerprint: str) -> str:
+    """A recorded fingerprint as it may be repeated back."""
+    return fingerprint if FINGERPRINT.fullmatch(fingerprint) else "an unreadable fingerprint"
 
 
 def shipped_checkpoints(episode: AgenticEpisode) -> dict[int, str | None]:
@@ -98,6 +116,51 @@ def unshipped_checkpoint_problem(episodes: Iterable[AgenticEpisode]) -> str | No
         "with `coordqa partners train-bc` is played instead of the shipped one from then on"
         f"{_where_played_checkpoints_are(played)}play the grid again into a new folder "
         "(`coordqa agentic grid GRID ... --out NEW_DIR`) and submit that run"
+    )
+
+
+def mixed_checkpoints_problem(
+    runs: Sequence[tuple[str, Iterable[AgenticEpisode]]],
+) -> str | None:
+    """Why these runs' episodes cannot be pooled in one report: a partner played two checkpoints.
+
+    ``runs``: (the run as the user named it, its episodes). A report's cell pools the plays of
+    one partner; a BC/HP partner that played other weights in some episodes (one retrained with
+    ``coordqa partners train-bc``) is another partner under the same name, and pooling it would
+    mix two partners in one cell (walkthrough 27 R8). None when each partner played one
+    checkpoint.
+    """
+    from coordqa.agentic.partners.bc import shipped_fingerprint
+
+    where: dict[str, dict[str, list[str]]] = {}  # partner -> fingerprint -> runs
+    for run, episodes in runs:
+        for episode in episodes:
+            for seat, fingerprint in played_checkpoints(episode).items():
+                by = where.setdefault(episode.spec.seats[seat], {}).setdefault(fingerprint, [])
+                by += [run] * (run not in by)
+    mixed = {name: by for name, by in sorted(where.items()) if len(by) > 1}
+    if not mixed:
+        return None
+    name, by = next(iter(mixed.items()))
+    shipped = shipped_fingerprint(name)
+    played = "; ".join(
+        f"{_shown(fingerprint)}{' (the one coordqa ships)' * (fingerprint == shipped)} in "
+        f"{format_list(runs_of)}"
+        for fingerprint, runs_of in by.items()
+    )
+    others = f" (and so did {format_list(list(mixed)[1:])})" * (len(mixed) > 1)
+    listed = [run for runs_of in by.values() for run in runs_of]
+    todo = (
+        "report each run on its own (`coordqa agentic report RUN_DIR`)"
+        if len(listed) == len(set(listed))
+        else "play the grid again into a new folder against one checkpoint (`coordqa partners "
+        "list` shows which plays) and report that run"
+    )
+    return (
+        f"partner {name} played different checkpoints: {played}{others}. A report pools the "
+        "plays of one partner in each cell, and these are two partners under one name (a "
+        "checkpoint trained with `coordqa partners train-bc` is played instead of the shipped "
+        f"one): {todo}"
     )
 
 

@@ -86,12 +86,10 @@ def long_if_wide(frame: pd.DataFrame, keys: Sequence[str], width: int = WIDTH) -
 def frame_table(title: str, frame: pd.DataFrame, keys: Sequence[str], caption: str = "") -> Table:
     """A report table: its ``keys`` fold, every other cell never wraps.
 
-    The long form of :func:`long_if_wide` has two columns: each row's keys once, in bold on a
-    line of their own (``label / game`` heads the column), then its measures indented, one a
-    line, with their values. The keys share the measures' column, so a long configuration
-    label folds there instead of squeezing the names of the measures; a value too long for
-    the room left beside the longest measure (a hypothesis's text) wraps between words, and so
-    does nothing else.
+    The long form of :func:`long_if_wide` is one column, laid out here within :data:`WIDTH`:
+    each row's keys once, in bold on lines of their own at the table's whole width (``label /
+    game`` heads it, ``value`` on the right), then its measures indented, one a line, with
+    their values on the right (:func:`_measure_lines`).
     """
     out = new_table(title, caption)
     out.min_width = min(WIDTH, len(title))
@@ -102,23 +100,56 @@ def frame_table(title: str, frame: pd.DataFrame, keys: Sequence[str], caption: s
         for row in frame.itertuples(index=False):
             out.add_row(*(Text(str(value)) for value in row))
         return out
-    name_column(out, " / ".join(named))
-    number_column(out, "value")
-    indent = "  "
+    header = " / ".join(named)
+    labels = [" / ".join(str(row[key]) for key in named) for _, row in frame.iterrows()]
     widest = max((len(str(measure)) for measure in frame["measure"]), default=0)
-    room = max(20, WIDTH - (3 * 2 + 2) - len(indent) - widest)  # 2 columns' padding and edges
+    needed = [
+        len(header) + 2 + len("value"),
+        *(len(names) for names in labels),
+        *(len(_INDENT) + widest + 2 + len(str(value)) for value in frame["value"]),
+    ]
+    width = min(WIDTH - 4, max(needed))  # one column's padding and edges
+    out.add_column(Text(header + "value".rjust(width - len(header))), overflow="fold")
     previous = None
-    for _, row in frame.iterrows():
-        names = " / ".join(str(row[key]) for key in named)
+    for names, (_, row) in zip(labels, frame.iterrows(), strict=True):
         if names != previous:
-            out.add_row(Text(names, style="bold"), Text(""))
-        value = Text(str(row["value"]))
-        if len(value) > room:
-            wrapped = textwrap.fill(value.plain, room, break_long_words=False)
-            value = Text(wrapped, justify="left")
-        out.add_row(Text(indent + str(row["measure"])), value)
+            out.add_row(Text(names, style="bold"))
+        out.add_row(
+            Text("\n".join(_measure_lines(str(row["measure"]), str(row["value"]), widest, width)))
+        )
         previous = names
     return out
+
+
+_INDENT = "  "
+"""How far a measure is indented under its row's keys in a long table."""
+
+
+def _measure_lines(measure: str, value: str, widest: int, width: int) -> list[str]:
+    """A measure and its value on lines of ``width``: the measure left, the value right.
+
+    A value too long for the room beside the longest measure breaks between the cells it
+    joins (``cell / cell``, the seats of a cross-play row), each line still on the right, so a
+    ``mean ± SE [95% CI] n=N`` cell is never cut; a text (a hypothesis) wraps between words
+    from the value's column, left-aligned.
+    """
+    offset = len(_INDENT) + widest + 2
+    room = max(20, width - offset)
+    head = f"{_INDENT}{measure}"
+    if len(value) <= room:
+        return [head + value.rjust(width - len(head))]
+    cells = value.split(" / ")
+    if len(cells) == 1 or any(len(cell) + 2 > room for cell in cells):
+        wrapped = textwrap.wrap(value, room, break_long_words=False)
+        return [f"{head if n == 0 else '':<{offset}}{line}" for n, line in enumerate(wrapped)]
+    lines = [cells[0]]
+    for cell in cells[1:]:
+        if len(lines[-1]) + 3 + len(cell) + 2 <= room:
+            lines[-1] += f" / {cell}"
+        else:
+            lines[-1] += " /"
+            lines.append(cell)
+    return [head + lines[0].rjust(width - len(head)), *(line.rjust(width) for line in lines[1:])]
 
 
 def rich_accuracy_table(
