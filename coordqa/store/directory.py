@@ -317,10 +317,12 @@ class RunStore:
             StoreError: a line is no longer a whole JSON object there (the file was replaced
                 since it was indexed), or a record does not validate.
         """
-        path = self.stream_path(stream)
-        records = []
+        path, places = self.stream_path(stream), list(lines)
+        records: list[T] = []
+        if not places:  # a stream never written (a run of partners alone has no exchanges)
+            return records
         with path.open("rb") as file:
-            for offset, number in lines:
+            for offset, number in places:
                 file.seek(offset)
                 line = file.readline(MAX_RECORD_BYTES + 1)
                 if not line.endswith(b"\n"):
