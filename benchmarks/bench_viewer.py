@@ -22,6 +22,9 @@ its exit 1 for the skipped OBL episodes is expected). A fresh ``coordqa view`` p
 for episodes 0, 1, 5, 30 and 40 once each, over HTTP; then, in this process and one after the
 other, each episode's first read as it was before (the whole stream parsed, then filtered) and
 as it is now (a fresh view: the first episode builds the run's index), with their ratio.
+Measured (one run, load ~6 on 2 cores, 111 MB): the five first reads 40.0 s before, 1.10 s now
+(0.027x); over HTTP 1.13 s for episode 0 (the index built), 0.06 to 0.23 s for the others
+(docs/MEASUREMENTS.md).
 """
 
 from __future__ import annotations
