@@ -468,7 +468,7 @@ class AgenticView:
                     lines = self.store.record_lines(EXCHANGES)
                     self._index = _index_by_attempt(lines, (e.attempt for e in self.episodes))
                 attempt = self.episodes[number].attempt
-                places = sorted([*_pairs(self._index[attempt]), *_pairs(self._index[""])])
+                places = sorted({*_pairs(self._index[attempt]), *_pairs(self._index[""])})
                 records = self.store.read_lines(EXCHANGES, places, parse_record)
                 mine = [r for r in records if r.attempt == attempt]
                 view = EpisodeView(number, self.episodes[number], mine)
