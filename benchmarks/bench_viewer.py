@@ -175,7 +175,7 @@ def main() -> None:
         "episode page (400 steps)": f"/runs/{agentic.name}/episodes/0",
         "step page": f"/runs/{agentic.name}/episodes/0/steps/200",
     }
-    with TestClient(create_app(RunCatalog([qa, agentic]))) as app:
+    with TestClient(create_app(RunCatalog([qa, agentic])), base_url="http://127.0.0.1") as app:
         in_process = {name: timed(app, url, args.repeats) for name, url in pages.items()}
     with (
         LiveViewer([qa, agentic], root / "viewer.log") as viewer,
