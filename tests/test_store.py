@@ -111,6 +111,27 @@ def test_damaged_middle_line_is_an_error(tmp_path: Path) -> None:
         open_run(tmp_path).records("samples")
 
 
+def test_chosen_lines_are_read_by_offset_as_the_whole_stream_reads_them(tmp_path: Path) -> None:
+    """The viewer's index of a stream (walkthrough 27, R7): lines found once, parsed when asked."""
+    RunStore.create(tmp_path, manifest()).close()
+    stream = tmp_path / "samples.jsonl"
+    stream.write_bytes(b'{"a": 1}\n\n{"b": "\xc3\xa9"}\n{"c": 3}\n{"d": ')  # a torn last line
+    store = open_run(tmp_path)
+    lines = list(store.record_lines("samples"))
+    assert [(offset, number) for offset, number, _ in lines] == [(0, 1), (10, 3), (22, 4)]
+    assert store.records("samples") == [json.loads(line) for _, _, line in lines]
+    assert store.read_lines("samples", [(22, 4), (0, 1)], lambda data, _: data) == [
+        {"c": 3},
+        {"a": 1},
+    ]
+    assert store.read_lines("calls", [], lambda data, _: data) == []  # never written: not opened
+    stream.write_bytes(b'{"a": 1}\nnot json\n')  # replaced since the lines were found
+    with pytest.raises(StoreError, match="line 3 is not valid JSON"):
+        store.read_lines("samples", [(9, 3)], lambda data, _: data)
+    with pytest.raises(StoreError, match="line 4 is no longer where it was"):
+        store.read_lines("samples", [(22, 4)], lambda data, _: data)
+
+
 def test_derived_jsonl_files_are_read_whole_and_damage_is_named(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path, manifest())
     store.write_jsonl("scores.jsonl", [{"a": 1}, {"b": 2}])

@@ -17,6 +17,7 @@ import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import coordqa as coordqa_cli
@@ -878,3 +879,51 @@ def test_only_the_live_viewer_takes_an_empty_folder(tmp_path: Path) -> None:
     assert catalog.entries == [] and catalog.empty_note() == (
         f"no runs yet under {empty}; runs written there appear on reload"
     )
+
+
+def test_an_episode_page_parses_only_that_episode_s_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 27, R7: each episode's first page read and validated the whole
+    ``exchanges.jsonl`` (62 episodes, 128 MB: 3 to 7 s per episode); now only its own records
+    are parsed, found through an index of the file's lines built once per version of the run."""
+    from coordqa.agentic import GridConfig, run_grid
+    from coordqa.agentic.episodes import EXCHANGES
+    from coordqa.agentic.records import parse_record
+    from coordqa.store import open_run
+    from coordqa.viewer import agentic as viewer_agentic
+
+    config = {
+        "name": "three",
+        "agents": ["cac"],
+        "models": ["scripted"],
+        "games": [{"game": "collab_capture", "seeds": [0, 1, 2]}],
+    }
+    run = tmp_path / "three"
+    run_grid(GridConfig.model_validate(config), run)
+    every = open_run(run).read(EXCHANGES, parse_record)
+    parsed: list[str] = []
+
+    def counted(data: Any, where: str) -> Any:
+        parsed.append(str(data.get("attempt")))
+        return parse_record(data, where)
+
+    monkeypatch.setattr(viewer_agentic, "parse_record", counted)
+    view = RunCatalog([run]).agentic("three")
+    assert len(view.episodes) == 3
+    for number in (1, 0, 2):
+        attempt = view.episodes[number].attempt
+        parsed.clear()
+        records = view.episode(number).records
+        assert records == [r for r in every if r.attempt == attempt] and records
+        assert set(parsed) == {attempt} and len(parsed) == len(records)
+    # a record written otherwise (no "attempt": "..." to find) is parsed for each episode
+    exchanges = run / "exchanges.jsonl"
+    lines = exchanges.read_bytes().splitlines(keepends=True)
+    lines[-1] = lines[-1].replace(b'"attempt"', b'"\\u0061ttempt"')
+    assert json.loads(lines[-1])["attempt"]
+    exchanges.write_bytes(b"".join(lines))
+    view = RunCatalog([run]).agentic("three")
+    assert [view.episode(n).records for n in range(3)] == [
+        [r for r in every if r.attempt == episode.attempt] for episode in view.episodes
+    ]

@@ -280,9 +280,60 @@ class RunStore:
         path = self.stream_path(stream)
         if not path.exists():
             return
-        fix = f"{STREAMS_DAMAGED[:1].upper()}{STREAMS_DAMAGED[1:]}."
         with path.open("rb") as file:
-            yield from _json_objects(path, self._complete_lines(path, file, fix), fix)
+            lines = self._complete_lines(path, file, _STREAMS_FIX)
+            yield from _json_objects(path, lines, _STREAMS_FIX)
+
+    def record_lines(self, stream: str) -> Iterator[tuple[int, int, bytes]]:
+        """Each record line of ``stream``, unparsed, with its byte offset and line number.
+
+        For an index of a large stream (the viewer's, of ``exchanges.jsonl`` by episode): the
+        lines are read as :meth:`records` reads them (bounded, a torn last line left out), and
+        :meth:`read_lines` parses only those chosen. Blank lines are left out.
+        """
+        path = self.stream_path(stream)
+        if not path.exists():
+            return
+        with path.open("rb") as file:
+            offset = 0
+            lines = self._complete_lines(path, file, _STREAMS_FIX)
+            for number, line in enumerate(lines, start=1):
+                if line.strip():
+                    yield offset, number, line
+                offset += len(line)
+
+    def read_lines(
+        self,
+        stream: str,
+        lines: Iterable[tuple[int, int]],
+        parse: Callable[[Mapping[str, Any], str], T],
+    ) -> list[T]:
+        """The records of ``stream`` on ``lines``, typed as :meth:`read` types them.
+
+        ``lines``: (byte offset, line number) pairs as :meth:`record_lines` gave them; the
+        records come in their order.
+
+        Raises:
+            StoreError: a line is no longer a whole JSON object there (the file was replaced
+                since it was indexed), or a record does not validate.
+        """
+        path, places = self.stream_path(stream), list(lines)
+        records: list[T] = []
+        if not places:  # a stream never written (a run of partners alone has no exchanges)
+            return records
+        with path.open("rb") as file:
+            for offset, number in places:
+                file.seek(offset)
+                line = file.readline(MAX_RECORD_BYTES + 1)
+                if not line.endswith(b"\n"):
+                    raise DamagedRecordsError(
+                        f"{path}: line {number} is no longer where it was; the file was "
+                        "replaced while it was read",
+                        _STREAMS_FIX,
+                    )
+                data = _json_object(path, number, line, _STREAMS_FIX)
+                records.append(parse(upgrade(stream, data), f"{path} line {number}"))
+        return records
 
     def _complete_lines(self, path: Path, file: IO[bytes], fix: str) -> Iterator[bytes]:
         """Each newline-ended line of ``file``, read no further than :data:`MAX_RECORD_BYTES`.
@@ -438,17 +489,21 @@ def _json_objects(path: Path, lines: Iterable[bytes], fix: str) -> Iterator[JSON
             ``fix``.
     """
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = load_json(line)
-        except ValueError as exc:  # not JSON, not UTF-8, or nested too deep
-            why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-            problem = f"{path}: line {number} is not valid JSON ({why}); the file was damaged"
-            raise DamagedRecordsError(f"{problem} outside coordqa", fix) from exc
-        if not isinstance(record, dict):
-            raise DamagedRecordsError(f"{path}: line {number} is not a JSON object", fix)
-        yield record
+        if line.strip():
+            yield _json_object(path, number, line, fix)
+
+
+def _json_object(path: Path, number: int, line: bytes, fix: str) -> JSONObject:
+    """The JSON object of line ``number`` of ``path``; see :func:`_json_objects`."""
+    try:
+        record = load_json(line)
+    except ValueError as exc:  # not JSON, not UTF-8, or nested too deep
+        why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        problem = f"{path}: line {number} is not valid JSON ({why}); the file was damaged"
+        raise DamagedRecordsError(f"{problem} outside coordqa", fix) from exc
+    if not isinstance(record, dict):
+        raise DamagedRecordsError(f"{path}: line {number} is not a JSON object", fix)
+    return record
 
 
 class DamagedRecordsError(StoreError):
@@ -564,6 +619,8 @@ STREAMS_DAMAGED = (
     "restore the damaged file from a copy of the run, or move the folder out of the way"
 )
 """How to recover a run whose manifest opens but whose records do not."""
+_STREAMS_FIX = f"{STREAMS_DAMAGED[:1].upper()}{STREAMS_DAMAGED[1:]}."
+"""The same, as the sentence that ends a damaged stream's message."""
 
 
 def _a_set_not_a_run(root: Path) -> StoreError:

@@ -1,7 +1,9 @@
 """What the viewer shows of an agentic run: the episode list, an episode's steps, one step.
 
 Played episodes are read with :class:`coordqa.agentic.AgenticRun` (without exchanges, which
-hold every prompt); an episode's exchanges are read when one of its pages is first asked for. The
+hold every prompt); an episode's exchanges are read when one of its pages is first asked for,
+only its own: the first such page indexes ``exchanges.jsonl`` by episode (one pass over its
+lines, nothing parsed), and each episode then parses only the lines the index gives it. The
 description of each step is what the game's ``describe`` gives for the seat at that step,
 rebuilt by replaying the stored engine moves through the game, as
 :func:`coordqa.games.episode.replay` does.
@@ -10,7 +12,10 @@ rebuilt by replaying the stored engine moves through the game, as
 from __future__ import annotations
 
 import math
+import re
 import threading
+from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -378,6 +383,32 @@ class EpisodeView:
         return line_chart(series, x_label="step", y_label="hypothesis value")
 
 
+Index = dict[str, "array[int]"]
+"""Episode attempt -> its record lines in ``exchanges.jsonl``: offset and line number, flat."""
+
+_ATTEMPT = re.compile(rb'"attempt"\s*:\s*"([^"\\]*)"')
+"""An ``attempt`` key with its plain string value, as coordqa writes every agent record's."""
+
+
+def _index_by_attempt(lines: Iterable[tuple[int, int, bytes]], attempts: Iterable[str]) -> Index:
+    """Each of ``attempts``' record lines (byte offset, line number), from ``lines``.
+
+    A line is told by the ``"attempt": "..."`` written in it, without parsing it. One that
+    names none of ``attempts`` is left out (its record belongs to no episode shown); one that
+    names none at all, or several, is kept under ``""``, for every episode to parse and keep
+    as its own only if its parsed attempt is the episode's. Each line is kept once: the index
+    holds two integers per line of the file at most.
+    """
+    index: Index = {attempt: array("q") for attempt in ("", *attempts)}
+    for offset, number, line in lines:
+        named = {found.decode("utf-8", "replace") for found in _ATTEMPT.findall(line)}
+        shown = [attempt for attempt in named if attempt in index]
+        key = shown[0] if len(named) == len(shown) == 1 else "" if len(named) != 1 else None
+        if key is not None:
+            index[key].extend((offset, number))
+    return index
+
+
 class AgenticView:
     """An agentic run as the viewer shows it, built once per version of the run's files."""
 
@@ -385,6 +416,7 @@ class AgenticView:
         """Read the run's episodes (without exchanges); keep ``cached_episodes`` full ones."""
         self.store = open_run(path)
         self.episodes = read_agentic_run(self.store).episodes(with_exchanges=False)
+        self._index: Index | None = None
         self._cache: dict[int, EpisodeView] = {}
         self._cache_size = cached_episodes
         self._lock = threading.Lock()
@@ -432,14 +464,23 @@ class AgenticView:
         with self._lock:  # pages of one episode arrive together (the page, then its steps)
             view = self._cache.get(number)
             if view is None:
+                if self._index is None:
+                    lines = self.store.record_lines(EXCHANGES)
+                    self._index = _index_by_attempt(lines, (e.attempt for e in self.episodes))
                 attempt = self.episodes[number].attempt
-                records = self.store.read(EXCHANGES, parse_record)
+                places = sorted({*_pairs(self._index[attempt]), *_pairs(self._index[""])})
+                records = self.store.read_lines(EXCHANGES, places, parse_record)
                 mine = [r for r in records if r.attempt == attempt]
                 view = EpisodeView(number, self.episodes[number], mine)
                 while len(self._cache) >= self._cache_size:
                     self._cache.pop(next(iter(self._cache)))
                 self._cache[number] = view
             return view
+
+
+def _pairs(numbers: array[int]) -> list[tuple[int, int]]:
+    """The (offset, line number) pairs held flat in ``numbers``."""
+    return list(zip(numbers[::2], numbers[1::2], strict=True))
 
 
 def _number(value: Any) -> float:
