@@ -891,6 +891,7 @@ def test_an_episode_page_parses_only_that_episode_s_records(
     from coordqa.agentic.episodes import EXCHANGES
     from coordqa.agentic.records import parse_record
     from coordqa.store import open_run
+    from coordqa.store.directory import DamagedRecordsError
     from coordqa.viewer import agentic as viewer_agentic
 
     config = {
@@ -927,3 +928,19 @@ def test_an_episode_page_parses_only_that_episode_s_records(
     assert [view.episode(n).records for n in range(3)] == [
         [r for r in every if r.attempt == episode.attempt] for episode in view.episodes
     ]
+    # a line whose text names one episode but whose record is another's (a duplicate key, the
+    # last one escaped) is refused as damaged on the page that reads it, not dropped unseen
+    first, second = (episode.attempt for episode in view.episodes[:2])
+    lines = exchanges.read_bytes().splitlines(keepends=True)
+    number, line = next(
+        (n, line) for n, line in enumerate(lines, 1) if f'"attempt": "{second}"'.encode() in line
+    )
+    posing = line.replace(b'"attempt"', b'"\\u0061ttempt"').replace(
+        b"{", f'{{"attempt": "{first}", '.encode(), 1
+    )
+    assert json.loads(posing)["attempt"] == second
+    lines[number - 1] = posing
+    exchanges.write_bytes(b"".join(lines))
+    view = RunCatalog([run]).agentic("three")
+    with pytest.raises(DamagedRecordsError, match=f"line {number} "):
+        view.episode(0)

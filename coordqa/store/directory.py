@@ -281,8 +281,8 @@ class RunStore:
         if not path.exists():
             return
         with path.open("rb") as file:
-            lines = self._complete_lines(path, file, _STREAMS_FIX)
-            yield from _json_objects(path, lines, _STREAMS_FIX)
+            lines = self._complete_lines(path, file, STREAMS_FIX)
+            yield from _json_objects(path, lines, STREAMS_FIX)
 
     def record_lines(self, stream: str) -> Iterator[tuple[int, int, bytes]]:
         """Each record line of ``stream``, unparsed, with its byte offset and line number.
@@ -296,7 +296,7 @@ class RunStore:
             return
         with path.open("rb") as file:
             offset = 0
-            lines = self._complete_lines(path, file, _STREAMS_FIX)
+            lines = self._complete_lines(path, file, STREAMS_FIX)
             for number, line in enumerate(lines, start=1):
                 if line.strip():
                     yield offset, number, line
@@ -329,9 +329,9 @@ class RunStore:
                     raise DamagedRecordsError(
                         f"{path}: line {number} is no longer where it was; the file was "
                         "replaced while it was read",
-                        _STREAMS_FIX,
+                        STREAMS_FIX,
                     )
-                data = _json_object(path, number, line, _STREAMS_FIX)
+                data = _json_object(path, number, line, STREAMS_FIX)
                 records.append(parse(upgrade(stream, data), f"{path} line {number}"))
         return records
 
@@ -619,7 +619,7 @@ STREAMS_DAMAGED = (
     "restore the damaged file from a copy of the run, or move the folder out of the way"
 )
 """How to recover a run whose manifest opens but whose records do not."""
-_STREAMS_FIX = f"{STREAMS_DAMAGED[:1].upper()}{STREAMS_DAMAGED[1:]}."
+STREAMS_FIX = f"{STREAMS_DAMAGED[:1].upper()}{STREAMS_DAMAGED[1:]}."
 """The same, as the sentence that ends a damaged stream's message."""
 
 

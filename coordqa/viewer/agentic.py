@@ -39,6 +39,7 @@ from coordqa.agentic.report import episode_frame
 from coordqa.games.base import GAMES
 from coordqa.records import Exchange
 from coordqa.store import RunManifest, open_run
+from coordqa.store.directory import STREAMS_FIX, DamagedRecordsError
 from coordqa.viewer.charts import LineChart, Series, line_chart
 from coordqa.viewer.qa import ReplyParts, deciding_span
 from coordqa.words import counted
@@ -467,15 +468,33 @@ class AgenticView:
                 if self._index is None:
                     lines = self.store.record_lines(EXCHANGES)
                     self._index = _index_by_attempt(lines, (e.attempt for e in self.episodes))
-                attempt = self.episodes[number].attempt
-                places = sorted({*_pairs(self._index[attempt]), *_pairs(self._index[""])})
-                records = self.store.read_lines(EXCHANGES, places, parse_record)
-                mine = [r for r in records if r.attempt == attempt]
-                view = EpisodeView(number, self.episodes[number], mine)
+                records = self._records_of(self.episodes[number].attempt, self._index)
+                view = EpisodeView(number, self.episodes[number], records)
                 while len(self._cache) >= self._cache_size:
                     self._cache.pop(next(iter(self._cache)))
                 self._cache[number] = view
             return view
+
+    def _records_of(self, attempt: str, index: Index) -> list[AgentRecord]:
+        """Episode ``attempt``'s exchanges: its lines in ``index``, and those left to all.
+
+        Raises:
+            DamagedRecordsError: a line indexed under ``attempt`` holds another episode's
+                record (its text names one attempt, its parsed record another: a duplicate
+                key written by hand); dropping it would hide it from both episodes' pages.
+        """
+        own = set(_pairs(index[attempt]))
+        places = sorted(own | set(_pairs(index[""])))
+        records = self.store.read_lines(EXCHANGES, places, parse_record)
+        for place, record in zip(places, records, strict=True):
+            if record.attempt != attempt and place in own:
+                raise DamagedRecordsError(
+                    f"{self.store.stream_path(EXCHANGES)}: line {place[1]} names episode "
+                    f"{attempt} in its text but reads as a record of {record.attempt}; the file "
+                    "was damaged outside coordqa",
+                    STREAMS_FIX,
+                )
+        return [record for record in records if record.attempt == attempt]
 
 
 def _pairs(numbers: array[int]) -> list[tuple[int, int]]:
