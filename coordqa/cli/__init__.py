@@ -222,8 +222,26 @@ class _RootGroup(_SuggestingGroup):
         """Every command, loaded or not."""
         return list(COMMAND_MODULES)
 
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Context | None = None, **extra: Any
+    ) -> Context:
+        """Click's parsing, where ``--help`` and ``--version`` print.
+
+        A closed output is :class:`~coordqa.cli._errors.OutputClosed`, as in :meth:`invoke`.
+        """
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError:
+            from coordqa.cli._errors import OutputClosed
+
+            raise OutputClosed from None
+
     def invoke(self, ctx: Context) -> Any:
         """Run the command; an unknown option of any command under it is offered the close ones.
+
+        Output whose reader closed it (``| head``) raises
+        :class:`~coordqa.cli._errors.OutputClosed`: Typer would end the command with exit
+        status 1, "run failed" (walkthrough 28, R1); :func:`run_cli` ends it with 141.
 
         Click suggests options at difflib's cutoff of 0.6 on names with their dashes, which
         every option shares: ``--seed`` was offered ``--insecure`` and ``--trails`` three
@@ -241,6 +259,10 @@ class _RootGroup(_SuggestingGroup):
             error.possibilities = None  # click's "(Possible options: ...)"; hint says it
             error.message = f"{error.message}.{hint}" if hint else error.message
             raise
+        except BrokenPipeError:
+            from coordqa.cli._errors import OutputClosed
+
+            raise OutputClosed from None
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         """The command ``cmd_name``, its module imported and registered if it was not yet."""
@@ -356,6 +378,11 @@ def _leave(status: int) -> NoReturn:
     """
     threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader of what was still buffered has gone (``| head``)
+        from coordqa.cli._errors import output_closed
+
+        status = output_closed()
     os._exit(status)
