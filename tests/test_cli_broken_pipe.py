@@ -132,3 +132,21 @@ def test_eval_stopped_midway_by_a_closed_pipe_keeps_what_finished_and_resumes(
     if kept:
         assert f"resuming: {kept} samples already answered" in again.stderr
     assert scored(run) == 198 * 3
+
+
+def test_a_broken_pipe_of_a_socket_is_not_taken_for_a_closed_output(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A model server that hangs up breaks a socket's pipe, not the output: that error stays
+    the run's. Only a pipe whose reader has gone is a closed output."""
+    from coordqa.cli._errors import OutputClosed, broken_pipe_as_output_closed
+
+    read, write = os.pipe()
+    with os.fdopen(write, "w") as out, os.fdopen(read) as reader:
+        monkeypatch.setattr(sys, "stdout", out)
+        monkeypatch.setattr(sys, "stderr", out)
+        with pytest.raises(BrokenPipeError), broken_pipe_as_output_closed():
+            raise BrokenPipeError(32, "Broken pipe")  # as a socket's send raises it
+        reader.close()
+        with pytest.raises(OutputClosed), broken_pipe_as_output_closed():
+            raise BrokenPipeError(32, "Broken pipe")

@@ -229,12 +229,10 @@ class _RootGroup(_SuggestingGroup):
 
         A closed output is :class:`~coordqa.cli._errors.OutputClosed`, as in :meth:`invoke`.
         """
-        try:
-            return super().make_context(info_name, args, parent, **extra)
-        except BrokenPipeError:
-            from coordqa.cli._errors import OutputClosed
+        from coordqa.cli._errors import broken_pipe_as_output_closed
 
-            raise OutputClosed from None
+        with broken_pipe_as_output_closed():
+            return super().make_context(info_name, args, parent, **extra)
 
     def invoke(self, ctx: Context) -> Any:
         """Run the command; an unknown option of any command under it is offered the close ones.
@@ -249,8 +247,11 @@ class _RootGroup(_SuggestingGroup):
         their dashes, among every option of the command: a typo still finds its option
         (``--modle``: ``--model``) and an option a command does not have finds none.
         """
+        from coordqa.cli._errors import broken_pipe_as_output_closed
+
         try:
-            return super().invoke(ctx)
+            with broken_pipe_as_output_closed():
+                return super().invoke(ctx)
         except NoSuchOption as error:
             from coordqa.registry import offer
 
@@ -259,10 +260,6 @@ class _RootGroup(_SuggestingGroup):
             error.possibilities = None  # click's "(Possible options: ...)"; hint says it
             error.message = f"{error.message}.{hint}" if hint else error.message
             raise
-        except BrokenPipeError:
-            from coordqa.cli._errors import OutputClosed
-
-            raise OutputClosed from None
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         """The command ``cmd_name``, its module imported and registered if it was not yet."""

@@ -83,6 +83,43 @@ def output_closed() -> int:
     return OUTPUT_CLOSED_EXIT
 
 
+@contextmanager
+def broken_pipe_as_output_closed() -> Iterator[None]:
+    """Within, a broken pipe of the command's own output raises :class:`OutputClosed`.
+
+    Only of its own output (:func:`_output_gone`): a broken pipe of a socket (a model server
+    that hung up) is an error of the run, and is raised as it came.
+    """
+    try:
+        yield
+    except BrokenPipeError:
+        if not _output_gone():
+            raise
+        raise OutputClosed from None
+
+
+def _output_gone() -> bool:
+    """Whether the reader of stdout or stderr has gone: a pipe whose reading end is closed.
+
+    The pipe's writing end then polls as an error (``POLLERR``); a file, a terminal or a pipe
+    still read does not. Where ``poll`` is missing, a broken pipe is taken as the output's.
+    """
+    import select
+
+    if not hasattr(select, "poll"):  # pragma: no cover - Windows
+        return True
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            descriptor = stream.fileno()
+        except (AttributeError, OSError, ValueError):  # not a file (captured in process)
+            continue
+        poller = select.poll()
+        poller.register(descriptor, 0)  # errors are reported whatever is asked
+        if any(events & select.POLLERR for _, events in poller.poll(0)):
+            return True
+    return False
+
+
 def _closed_output(error: BaseException) -> bool:
     """Whether ``error`` is a closed output, alone or among the errors of a task group.
 
@@ -91,7 +128,9 @@ def _closed_output(error: BaseException) -> bool:
     grouped = getattr(error, "exceptions", None)  # ExceptionGroup (a backport on 3.10)
     if isinstance(grouped, tuple):
         return any(_closed_output(inner) for inner in grouped)
-    return isinstance(error, (OutputClosed, BrokenPipeError))
+    return isinstance(error, OutputClosed) or (
+        isinstance(error, BrokenPipeError) and _output_gone()
+    )
 
 
 def _same_file(first: int, second: int) -> bool:
