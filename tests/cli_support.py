@@ -89,7 +89,7 @@ class CliResult:
     """What a shell would see of one ``coordqa`` command (the fields of a ``CompletedProcess``)."""
 
     returncode: int
-    """The exit status: 0 done, 1 run failed, 2 bad options, 130 interrupted."""
+    """The exit status: 0 done, 1 run failed, 2 bad options, 130 interrupted, 141 output closed."""
     stdout: str
     """Everything written to standard output."""
     stderr: str

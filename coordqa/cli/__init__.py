@@ -222,8 +222,24 @@ class _RootGroup(_SuggestingGroup):
         """Every command, loaded or not."""
         return list(COMMAND_MODULES)
 
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Context | None = None, **extra: Any
+    ) -> Context:
+        """Click's parsing, where ``--help`` and ``--version`` print.
+
+        A closed output is :class:`~coordqa.cli._errors.OutputClosed`, as in :meth:`invoke`.
+        """
+        from coordqa.cli._errors import broken_pipe_as_output_closed
+
+        with broken_pipe_as_output_closed():
+            return super().make_context(info_name, args, parent, **extra)
+
     def invoke(self, ctx: Context) -> Any:
         """Run the command; an unknown option of any command under it is offered the close ones.
+
+        Output whose reader closed it (``| head``) raises
+        :class:`~coordqa.cli._errors.OutputClosed`: Typer would end the command with exit
+        status 1, "run failed" (walkthrough 28, R1); :func:`run_cli` ends it with 141.
 
         Click suggests options at difflib's cutoff of 0.6 on names with their dashes, which
         every option shares: ``--seed`` was offered ``--insecure`` and ``--trails`` three
@@ -231,8 +247,11 @@ class _RootGroup(_SuggestingGroup):
         their dashes, among every option of the command: a typo still finds its option
         (``--modle``: ``--model``) and an option a command does not have finds none.
         """
+        from coordqa.cli._errors import broken_pipe_as_output_closed
+
         try:
-            return super().invoke(ctx)
+            with broken_pipe_as_output_closed():
+                return super().invoke(ctx)
         except NoSuchOption as error:
             from coordqa.registry import offer
 
@@ -356,6 +375,11 @@ def _leave(status: int) -> NoReturn:
     """
     threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader of what was still buffered has gone (``| head``)
+        from coordqa.cli._errors import output_closed
+
+        status = output_closed()
     os._exit(status)

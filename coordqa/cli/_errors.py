@@ -1,12 +1,14 @@
 """How the CLI reports errors: one red line and an exit status, not a traceback.
 
 Exit status: 0 done, 1 run failed (:class:`~coordqa.errors.RunFailed`), 2 bad options (any other
-:class:`~coordqa.errors.CoordqaError`), 130 interrupted (:class:`~coordqa.errors.RunInterrupted`).
+:class:`~coordqa.errors.CoordqaError`), 130 interrupted (:class:`~coordqa.errors.RunInterrupted`),
+141 output closed by its reader (:class:`OutputClosed`, ``| head``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -31,6 +33,112 @@ RUN_FAILED_EXIT = 1
 
 BAD_OPTIONS_EXIT = 2
 """Exit status of a bad option, name or file (nothing was run)."""
+
+
+OUTPUT_CLOSED_EXIT = 141
+"""Exit status when the reader of the output closed it (``coordqa ... | head``): 128 + SIGPIPE,
+what a shell tool that SIGPIPE ends returns (``git log | head``). What was finished is stored."""
+
+
+class OutputClosed(Exception):
+    """The reader of the command's output closed it (a broken pipe) while the command wrote.
+
+    Not an ``OSError``: Typer, as Click, ends a command on an ``EPIPE`` with exit status 1, "run
+    failed", although nothing failed (walkthrough 28, R1), and so does rich. The root group
+    (:class:`coordqa.cli._RootGroup`) and every rich console (:func:`run_app`) raise this
+    instead, and :func:`run_app` ends the command with :func:`output_closed`.
+    """
+
+
+def _raise_output_closed(console: Console) -> None:
+    """What a rich console does when its output's reader has gone: :class:`OutputClosed`.
+
+    rich's own ends the process with exit status 1 (``SystemExit(1)``), as Typer does.
+    """
+    console.quiet = True
+    raise OutputClosed
+
+
+def output_closed() -> int:
+    """Send what is left of the output nowhere, and return :data:`OUTPUT_CLOSED_EXIT`.
+
+    As Python's documentation advises for a broken pipe: stdout (and stderr when it goes into
+    the same pipe, ``2>&1 | head``) is pointed at ``os.devnull``, so the final flush of what is
+    still buffered does not fail again ("Exception ignored ... BrokenPipeError"). SIGPIPE keeps
+    Python's handling (ignored, an error on write): the command also writes to sockets of model
+    servers, where a closed connection is an error to report, not the end of the process.
+    """
+    try:
+        out = sys.stdout.fileno()
+        err = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (captured in process)
+        return OUTPUT_CLOSED_EXIT
+    nowhere = os.open(os.devnull, os.O_WRONLY)
+    try:
+        if _same_file(out, err):
+            os.dup2(nowhere, err)
+        os.dup2(nowhere, out)
+    finally:
+        os.close(nowhere)
+    return OUTPUT_CLOSED_EXIT
+
+
+@contextmanager
+def broken_pipe_as_output_closed() -> Iterator[None]:
+    """Within, a broken pipe of the command's own output raises :class:`OutputClosed`.
+
+    Only of its own output (:func:`_output_gone`): a broken pipe of a socket (a model server
+    that hung up) is an error of the run, and is raised as it came.
+    """
+    try:
+        yield
+    except BrokenPipeError:
+        if not _output_gone():
+            raise
+        raise OutputClosed from None
+
+
+def _output_gone() -> bool:
+    """Whether the reader of stdout or stderr has gone: a pipe whose reading end is closed.
+
+    The pipe's writing end then polls as an error (``POLLERR``); a file, a terminal or a pipe
+    still read does not. Where ``poll`` is missing, a broken pipe is taken as the output's.
+    """
+    import select
+
+    if not hasattr(select, "poll"):  # pragma: no cover - Windows
+        return True
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            descriptor = stream.fileno()
+        except (AttributeError, OSError, ValueError):  # not a file (captured in process)
+            continue
+        poller = select.poll()
+        poller.register(descriptor, 0)  # errors are reported whatever is asked
+        if any(events & select.POLLERR for _, events in poller.poll(0)):
+            return True
+    return False
+
+
+def _closed_output(error: BaseException) -> bool:
+    """Whether ``error`` is a closed output, alone or among the errors of a task group.
+
+    A run's progress line that finds its output closed stops the run's task group.
+    """
+    grouped = getattr(error, "exceptions", None)  # ExceptionGroup (a backport on 3.10)
+    if isinstance(grouped, tuple):
+        return any(_closed_output(inner) for inner in grouped)
+    return isinstance(error, OutputClosed) or (
+        isinstance(error, BrokenPipeError) and _output_gone()
+    )
+
+
+def _same_file(first: int, second: int) -> bool:
+    try:
+        one, other = os.fstat(first), os.fstat(second)
+    except OSError:
+        return False
+    return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
 
 
 messages = Console(stderr=True, soft_wrap=True)
@@ -136,13 +244,28 @@ def run_app(app: Callable[..., Any]) -> None:
     """Run ``app`` (a Typer app or its click command); report a :class:`CoordqaError` plainly.
 
     The warnings of :data:`WARNING_LOGS` are printed as they happen, each once (:func:`warn`).
-    A Ctrl-C that Python reports as another error ends the command as a Ctrl-C, exit 130.
+    A Ctrl-C that Python reports as another error ends the command as a Ctrl-C, exit 130; a
+    closed output (:class:`OutputClosed`) ends it with no word, exit 141.
     """
+    Console.on_broken_pipe = _raise_output_closed  # type: ignore[method-assign]
     logs = [logging.getLogger(name) for name in WARNING_LOGS]
     handler = _StoreWarnings(logging.WARNING)
     _warned.clear()
     for log in logs:
         log.addHandler(handler)
+    try:
+        _run_reporting(app)
+    except Exception as error:  # also where the error's own line found stderr closed
+        if not _closed_output(error):
+            raise
+        sys.exit(output_closed())
+    finally:
+        for log in logs:
+            log.removeHandler(handler)
+
+
+def _run_reporting(app: Callable[..., Any]) -> None:
+    """Run ``app``; a :class:`CoordqaError` or a Ctrl-C is one line and its exit status."""
     try:
         app()
     except CoordqaError as error:
@@ -155,6 +278,3 @@ def run_app(app: Callable[..., Any]) -> None:
         # a command's lazy import) as "RuntimeError: Error calling __set_name__"
         messages.print("[yellow]interrupted[/]")
         sys.exit(INTERRUPTED_EXIT)
-    finally:
-        for log in logs:
-            log.removeHandler(handler)

@@ -10,7 +10,8 @@ commands so ``coordqa --help`` stays fast.
 Tables go to stdout; progress, errors and notes to stderr. Exit status, as ``coordqa eval``: 0
 when every episode is played (or the failures are within --max-error-rate), 1 when the run
 stopped (a refused call, an unreachable server) or left episodes failed or skipped, 2 for bad
-options (a missing API key included: nothing is stored), 130 on Ctrl-C or SIGTERM.
+options (a missing API key included: nothing is stored), 130 on Ctrl-C or SIGTERM, 141 when
+the output's reader closed it (``| head``).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ The command turns a spec file and/or command-line options into an
 :class:`~coordqa.evalset.EvalSetSpec`, calls :func:`coordqa.evalset.evaluate_set`, shows the
 members as they run (:mod:`coordqa.cli._set_progress`), then each member with its accuracy.
 Exit status: 0 when every member the command names is complete, 1 when one failed (its message
-printed), 2 for bad options, 130 on Ctrl-C; members only an earlier session named are listed as
-they stand and do not change it.
+printed), 2 for bad options, 130 on Ctrl-C, 141 when the output's reader closed it; members only
+an earlier session named are listed as they stand and do not change it.
 """
 
 from __future__ import annotations
@@ -164,7 +164,8 @@ def eval_set_command(
     --max-attempts, --max-connection-failures, --transport) override the spec's; --api-base,
     --api-key-env and --model-arg are those of the --model models (a spec's models carry their
     own). Exit status: 0 every member it names complete, 1 one of them failed, 2 bad options,
-    130 on Ctrl-C.
+    130 on Ctrl-C, 141 when the output was closed by its reader (| head; what was finished is
+    stored).
     """
     from coordqa.cli._progress import live_run
     from coordqa.cli._set_progress import set_display

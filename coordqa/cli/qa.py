@@ -329,7 +329,8 @@ def eval_command(
 
     Results go to stdout, progress and messages to stderr. Exit status: 0 when the run is
     complete (or its errors are within --max-error-rate), 1 when errors stopped it or left too
-    many samples unanswered, 2 for bad options, 130 on Ctrl-C.
+    many samples unanswered, 2 for bad options, 130 on Ctrl-C, 141 when the output was closed
+    by its reader (| head; what was finished is stored).
     """
     from coordqa.cli._progress import eval_display, live_run
     from coordqa.evaluation import EvalConfig, EvalFailed, EvalInterrupted, evaluate
