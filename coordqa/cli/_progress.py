@@ -45,6 +45,10 @@ EXPORT_EVERY_S = 5.0
 """Seconds between two plain lines of ``coordqa view --export`` (its pages come fast)."""
 
 
+READING_NOTE_S = 2.0
+"""Seconds of reading runs after which ``view`` and ``report`` say ``reading 85 runs...``."""
+
+
 REPLY_SHOWN = 300
 """Characters of a reply ``--verbose`` shows (on one line; the run directory holds all)."""
 
@@ -431,6 +435,33 @@ def eval_display(console: Console, *, quiet: bool, verbose: bool = False) -> Eva
     if console.is_terminal and not quiet:
         return ProgressBar(console, verbose=verbose)
     return PlainProgress(console, quiet=quiet, verbose=verbose)
+
+
+@contextmanager
+def reading_note(console: Console, runs: int) -> Iterator[None]:
+    """Say ``reading 85 runs...`` on ``console`` (stderr) once, if reading takes a while.
+
+    ``coordqa view`` and ``coordqa report`` read every run before they show or write anything:
+    85 runs took minutes with nothing on screen (a blind walkthrough). The line comes when the
+    reading has taken :data:`READING_NOTE_S` seconds, so a quick read stays quiet, as an export
+    that ends within :data:`EXPORT_EVERY_S` says no progress line.
+    """
+    words = f"reading {counted(runs, 'run')}..."
+
+    def say() -> None:
+        console.print(words, highlight=False, markup=False, soft_wrap=True)
+
+    if READING_NOTE_S <= 0:
+        say()
+        yield
+        return
+    timer = threading.Timer(READING_NOTE_S, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def export_words(state: ExportProgress) -> str:
