@@ -10,6 +10,7 @@ left out. The pages come from the same templates and views as the live server.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from coordqa.jsonvalues import JSONObject
@@ -19,7 +20,7 @@ from coordqa.leaderboard.pages import Links, render_agentic, render_index, rende
 from coordqa.leaderboard.ranking_routes import entries_csv
 from coordqa.leaderboard.views import Board, load_agentic_board, load_board, load_detail
 from coordqa.outputs import BOARD_SITE, generated_output, in_output
-from coordqa.web.rendering import write_static
+from coordqa.web.rendering import ExportProgress, write_static
 
 __all__ = ["export_site"]
 
@@ -52,45 +53,71 @@ def _boards(db: Database, catalog: BoardCatalog) -> list[tuple[str | None, str |
     return boards
 
 
-def export_site(db: Database, out: str | Path) -> list[Path]:
+def export_site(
+    db: Database,
+    out: str | Path,
+    progress: Callable[[ExportProgress], None] | None = None,
+) -> list[Path]:
     """Write the static site into ``out`` (created if needed); returns the files written.
 
     ``out`` is a generated output folder (:func:`~coordqa.outputs.generated_output`): missing,
-    empty or holding an earlier export of the board, which is removed first.
+    empty or holding an earlier export of the board, which is removed first. ``progress``, if
+    given, is called after each page is written, counting the submissions whose pages are
+    written (``coordqa leaderboard export`` shows it on stderr, as
+    ``coordqa view --export`` shows its runs).
     """
     with generated_output(out, BOARD_SITE) as root:
-        return in_output(_write_site(db, root), root, out)
+        return in_output(_write_site(db, root, progress), root, out)
 
 
-def _write_site(db: Database, root: Path) -> list[Path]:
-    """Every page and data file of the board into ``root`` (checked and created)."""
+def _write_site(
+    db: Database, root: Path, progress: Callable[[ExportProgress], None] | None
+) -> list[Path]:
+    """Every page and data file of the board into ``root`` (checked and created).
+
+    The boards are read first, so that the submissions they show are counted before a page is
+    written.
+    """
     catalog = BoardCatalog(db)
+    boards = _boards(db, catalog)
+    agentic_boards = [
+        (grid, load_agentic_board(db, catalog.grids, grid=grid)) for grid in [None, *catalog.grids]
+    ]
+    shown = sorted(
+        {_entry_id(entry) for *_, board in boards for entry in board.entries}
+        | {_entry_id(entry) for _, agentic in agentic_boards for entry in agentic.entries}
+    )
     written: list[Path] = []
-    shown: set[int] = set()
-    for dataset, game, board in _boards(db, catalog):
+    pages = 0
+
+    def page_written(path: Path, submissions_done: int) -> None:
+        nonlocal pages
+        written.append(path)
+        pages += 1
+        if progress is not None:
+            progress(ExportProgress(submissions_done, len(shown), pages, "submission"))
+
+    for dataset, game, board in boards:
         top = dataset is None and game is None
         links = Links(static=True, prefix="" if top else "../")
         page = Path(links.home(dataset, game).removeprefix(links.prefix))
-        written.append(_write(root / page, render_index(board, links)))
+        page_written(_write(root / page, render_index(board, links)), 0)
         stem = root / page.with_suffix("")
         written.append(
             _write(Path(f"{stem}.json"), json.dumps(board.to_json(), indent=1, allow_nan=False))
         )
         written.append(_write(Path(f"{stem}.csv"), entries_csv(board)))
-        shown.update(_entry_id(entry) for entry in board.entries)
-    for grid in [None, *catalog.grids]:
-        agentic = load_agentic_board(db, catalog.grids, grid=grid)
+    for grid, agentic in agentic_boards:
         links = Links(static=True, prefix="" if grid is None else "../")
         page = root / links.agentic(grid).removeprefix(links.prefix)
-        written.append(_write(page, render_agentic(agentic, links)))
+        page_written(_write(page, render_agentic(agentic, links)), 0)
         written.append(
             _write(
                 page.with_suffix(".json"), json.dumps(agentic.to_json(), indent=1, allow_nan=False)
             )
         )
-        shown.update(_entry_id(entry) for entry in agentic.entries)
-    for submission_id in sorted(shown):
+    for done, submission_id in enumerate(shown, start=1):
         links = Links(static=True, prefix="../")
         page = root / links.submission(submission_id).removeprefix(links.prefix)
-        written.append(_write(page, render_submission(load_detail(db, submission_id), links)))
+        page_written(_write(page, render_submission(load_detail(db, submission_id), links)), done)
     return written + write_static(root)

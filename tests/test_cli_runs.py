@@ -743,3 +743,21 @@ def test_compare_of_runs_sharing_no_question_does_not_advise_allow_mixed(tmp_pat
     assert refused.returncode == 2, refused.stderr
     said = " ".join(refused.stderr.split())
     assert "share no question" in said and "--allow-mixed to compare" not in said, said
+
+
+def test_report_says_it_reads_the_runs_when_reading_takes_time(
+    runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A blind walkthrough: a report over 85 runs read them for minutes with nothing on screen.
+    Past :data:`~coordqa.cli._progress.READING_NOTE_S` it says so, once, on stderr; a report
+    that reads fast says nothing more than before."""
+    from coordqa.cli import _progress
+
+    monkeypatch.setattr(_progress, "READING_NOTE_S", 600.0)  # read before the note is due
+    quick = coordqa("report", runs["a"], runs["b"], "--out", tmp_path / "quick")
+    assert quick.returncode == 0 and "reading" not in quick.stderr, quick.stderr
+    monkeypatch.setattr(_progress, "READING_NOTE_S", 0.0)  # as if reading took time
+    slow = coordqa("report", runs["a"], runs["b"], "--out", tmp_path / "slow")
+    assert slow.returncode == 0, slow.stderr
+    assert slow.stderr.splitlines()[0] == "reading 2 runs...", slow.stderr
+    assert slow.stderr.count("reading") == 1 and "reading" not in slow.stdout

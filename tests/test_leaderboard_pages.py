@@ -162,3 +162,36 @@ def test_export_without_a_board_is_refused_and_names_its_source(
     assert done.exit_code == 0, done.output
     assert f"from{url}" in "".join(done.output.split())  # rich wraps long lines
     assert (tmp_path / "site" / "submissions" / "1.html").exists()
+
+
+def test_cli_export_says_its_progress_off_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A blind walkthrough: ``leaderboard export`` said nothing while it wrote, where
+    ``view --export`` shows its progress. It shows the same display: off a terminal, plain
+    lines on stderr naming the submissions done and the pages written."""
+    from cli_support import coordqa as coordqa_cli
+
+    from coordqa.cli import _progress
+    from coordqa.leaderboard.db import open_database
+    from coordqa.leaderboard.site import export_site
+
+    monkeypatch.setattr(_progress, "EXPORT_EVERY_S", 0.0)  # a line at each page, not on time
+    url = f"sqlite:///{tmp_path / 'board.sqlite3'}"
+    client = BoardClient(url, tmp_path)
+    client.submit(synthetic_bundle(client.rows))
+    client.submit(synthetic_bundle(client.rows, answer=right_on_even_questions))
+    client.close()
+    done = coordqa_cli("leaderboard", "export", "--db", url, "--out", tmp_path / "site")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("exporting: ")]
+    assert lines and all(" of 2 submissions, " in line for line in lines), done.stderr
+    assert lines[-1].startswith("exporting: 2 of 2 submissions, ") and "pages written" in lines[-1]
+    assert "\x1b" not in done.stderr and "exporting" not in done.stdout  # plain, on stderr
+    assert done.stdout.startswith("wrote ")
+
+    states: list[Any] = []
+    written = export_site(open_database(url), tmp_path / "again", progress=states.append)
+    pages = [path for path in written if path.suffix == ".html"]
+    assert states[-1].runs_done == states[-1].runs_total == 2
+    assert states[-1].pages_written == len(pages) and states[-1].unit == "submission"

@@ -355,6 +355,38 @@ def test_cli_export_says_its_progress_off_a_terminal(
     assert done.stdout.startswith("wrote ")
 
 
+def test_cli_export_says_it_reads_the_runs_when_reading_takes_time(
+    runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A blind walkthrough: ``view --export`` of 85 runs read them for minutes with nothing on
+    screen before its progress began. A read that takes longer than
+    :data:`~coordqa.cli._progress.READING_NOTE_S` says so, once, on stderr, before the export's
+    progress; a quick one says nothing."""
+    import time
+
+    from coordqa.cli import _progress
+
+    folders = [str(runs[name]) for name in ("scripted", "agent", "hm")]
+    monkeypatch.setattr(_progress, "READING_NOTE_S", 600.0)  # read before the note is due
+    quick = coordqa_cli("view", *folders, "--export", str(tmp_path / "quick"))
+    assert quick.returncode == 0 and "reading" not in quick.stderr, quick.stderr
+    monkeypatch.setattr(_progress, "READING_NOTE_S", 0.05)
+    monkeypatch.setattr(_progress, "EXPORT_EVERY_S", 0.0)
+    read_all = RunCatalog.read_all
+
+    def slow_read_all(catalog: RunCatalog) -> None:
+        time.sleep(1.0)  # well past the note's delay
+        read_all(catalog)
+
+    monkeypatch.setattr(RunCatalog, "read_all", slow_read_all)
+    slow = coordqa_cli("view", *folders, "--export", str(tmp_path / "slow"))
+    assert slow.returncode == 0, slow.stderr
+    lines = slow.stderr.splitlines()
+    assert lines[0] == "reading 3 runs...", slow.stderr
+    assert lines.count("reading 3 runs...") == 1 and lines[1].startswith("exporting: ")
+    assert "reading" not in slow.stdout
+
+
 def test_comparison_of_three_runs_gives_exact_correlations(tmp_path: Path) -> None:
     """EC 1, 0.5, 0 against JP 0, 0.5, 1: rho = -1, reached by 2 of the 3! pairings."""
     from qa_run_support import outcome_rows, write_qa_run

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from coordqa.evaluation import EvalProgress
     from coordqa.llm import UsageTotals
     from coordqa.records import QACall, Question
-    from coordqa.viewer import ExportProgress
+    from coordqa.web.rendering import ExportProgress
 
 Quiet = Annotated[
     bool,
@@ -43,6 +43,10 @@ PLAIN_EVERY_S = 30.0
 
 EXPORT_EVERY_S = 5.0
 """Seconds between two plain lines of ``coordqa view --export`` (its pages come fast)."""
+
+
+READING_NOTE_S = 2.0
+"""Seconds of reading runs after which ``view`` and ``report`` say ``reading 85 runs...``."""
 
 
 REPLY_SHOWN = 300
@@ -433,18 +437,46 @@ def eval_display(console: Console, *, quiet: bool, verbose: bool = False) -> Eva
     return PlainProgress(console, quiet=quiet, verbose=verbose)
 
 
+@contextmanager
+def reading_note(console: Console, runs: int) -> Iterator[None]:
+    """Say ``reading 85 runs...`` on ``console`` (stderr) once, if reading takes a while.
+
+    ``coordqa view`` and ``coordqa report`` read every run before they show or write anything:
+    85 runs took minutes with nothing on screen (a blind walkthrough). The line comes when the
+    reading has taken :data:`READING_NOTE_S` seconds, so a quick read stays quiet, as an export
+    that ends within :data:`EXPORT_EVERY_S` says no progress line.
+    """
+    words = f"reading {counted(runs, 'run')}..."
+
+    def say() -> None:
+        console.print(words, highlight=False, markup=False, soft_wrap=True)
+
+    if READING_NOTE_S <= 0:
+        say()
+        yield
+        return
+    timer = threading.Timer(READING_NOTE_S, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def export_words(state: ExportProgress) -> str:
-    """``12 of 85 runs, 3,400 pages written``."""
-    runs = "run" if state.runs_total == 1 else "runs"
+    """``12 of 85 runs, 3,400 pages written`` (``12 of 85 submissions, ...`` on a leaderboard)."""
     pages = "page" if state.pages_written == 1 else "pages"
     pages_written = f"{state.pages_written:,} {pages} written"
-    return f"{state.runs_done} of {state.runs_total} {runs}, {pages_written}"
+    return f"{state.runs_done} of {counted(state.runs_total, state.unit)}, {pages_written}"
 
 
 class ExportDisplay:
-    """Shows :class:`~coordqa.viewer.ExportProgress` on stderr while ``view --export`` writes.
+    """Shows :class:`~coordqa.web.rendering.ExportProgress` on stderr while an export writes.
 
-    On a terminal a live bar of the runs; elsewhere (a pipe, a log file) a plain line
+    ``coordqa view --export`` and ``coordqa leaderboard export`` (which said nothing while it
+    wrote, a blind walkthrough) show the same display. On a terminal a live bar of the runs
+    (or submissions); elsewhere (a pipe, a log file) a plain line
     ``exporting: 12 of 85 runs, 3,400 pages written`` at most every :data:`EXPORT_EVERY_S`
     seconds, and the last count when the export ends if a line was said: 85 runs of 13,989
     pages took 3.5 minutes and said nothing in between (walkthrough 26, R4). An export that
@@ -464,7 +496,7 @@ class ExportDisplay:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
             self._bar = Progress(
-                TextColumn("[bold]exporting runs"),
+                TextColumn("[bold]exporting {task.fields[items]}"),
                 BarColumn(bar_width=24),
                 MofNCompleteColumn(),
                 TextColumn("{task.fields[pages]}"),
@@ -477,7 +509,10 @@ class ExportDisplay:
         self._last = state
         if self._bar is not None:
             if self._task is None:
-                self._task = self._bar.add_task("export", total=state.runs_total, pages="")
+                items = f"{state.unit}s"
+                self._task = self._bar.add_task(
+                    "export", total=state.runs_total, pages="", items=items
+                )
                 self._bar.start()
             pages = f"{state.pages_written:,} pages written"
             self._bar.update(self._task, completed=state.runs_done, pages=pages)

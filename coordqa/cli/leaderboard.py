@@ -879,11 +879,16 @@ def export_command(
     db: DbUrl = None,
 ) -> None:
     """Write a static copy of the leaderboard (HTML, CSV, JSON) for a static host."""
+    from coordqa.cli._progress import ExportDisplay
     from coordqa.leaderboard.site import export_site
 
     database = _open(db, create=False)
+    display = ExportDisplay(Console(stderr=True))
     with nothing_written_to(out):
-        files = export_site(database, out)
+        try:
+            files = export_site(database, out, progress=display)
+        finally:
+            display.stop()
     source = database.engine.url.render_as_string(hide_password=True)
     console.print(
         f"wrote {len(files)} files from {source} to {out}; open {out / 'index.html'}",

@@ -454,17 +454,19 @@ def report_command(
     """
     from coordqa.analysis import compare_by_dataset, write_reports
     from coordqa.cli._errors import nothing_written_to
+    from coordqa.cli._progress import reading_note
     from coordqa.evalset import expand_sets
 
     with nothing_written_to(out):
         found = runs_to_report(expand_sets(runs), "qa")
-        reports = compare_by_dataset(
-            found,
-            sizes=parse_sizes(sizes),
-            dataset=dataset,
-            allow_mixed=allow_mixed,
-            reference=reference,
-        )
+        with reading_note(messages, len(found)):
+            reports = compare_by_dataset(
+                found,
+                sizes=parse_sizes(sizes),
+                dataset=dataset,
+                allow_mixed=allow_mixed,
+                reference=reference,
+            )
         written = write_reports(reports, out)
     for item in reports:
         if len(reports) > 1:

@@ -82,7 +82,10 @@ def _view(
     catalog = RunCatalog(runs, live=export is None)
     sock = None if export is not None else listen(host, port)  # a taken port fails first
     started = time.perf_counter()
-    catalog.read_all()  # a run whose records do not read moves to catalog.unreadable
+    from coordqa.cli._progress import reading_note
+
+    with reading_note(messages, len(catalog.entries)):
+        catalog.read_all()  # a run whose records do not read moves to catalog.unreadable
     for problem in catalog.unreadable:  # listed on the index page too
         console.print(f"unreadable: {problem}", highlight=False)
     if (not_shown := catalog.not_shown_note()) is not None:  # on the index page too

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from coordqa.errors import ExportFailed
 from coordqa.outputs import RUN_PAGES, generated_output, in_output
 from coordqa.viewer import pages
 from coordqa.viewer.runs import RunCatalog
-from coordqa.web.rendering import STATIC_PACKAGE, write_static
+from coordqa.web.rendering import STATIC_PACKAGE, ExportProgress, write_static
 
 __all__ = ["ExportProgress", "export_site"]
 
@@ -68,18 +67,6 @@ def _run_pages(catalog: RunCatalog, run_id: str, kind: str) -> Iterator[Page]:
         yield from _qa_pages(catalog, run_id)
     else:
         yield from _agentic_pages(catalog, run_id)
-
-
-@dataclass(frozen=True)
-class ExportProgress:
-    """Where an export stands, given to :func:`export_site`'s ``progress`` after each page."""
-
-    runs_done: int
-    """Runs whose pages are all written."""
-    runs_total: int
-    """Runs in the export."""
-    pages_written: int
-    """HTML pages written so far (the static files come after the last)."""
 
 
 def export_site(

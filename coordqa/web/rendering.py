@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import shutil
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -21,10 +22,35 @@ from coordqa.words import parameter_words
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["STATIC_PACKAGE", "package_environment", "static_packages", "write_static"]
+__all__ = [
+    "STATIC_PACKAGE",
+    "ExportProgress",
+    "package_environment",
+    "static_packages",
+    "write_static",
+]
 
 STATIC_PACKAGE = "coordqa.web"
 """The package whose ``static/`` holds the shared stylesheet and table sorter."""
+
+
+@dataclass(frozen=True)
+class ExportProgress:
+    """Where a static export stands, given to its ``progress`` callback after each page.
+
+    One shape for both exports, so the CLI shows them alike: the viewer's
+    (:func:`coordqa.viewer.export_site`, whose items are runs) and the leaderboard's
+    (:func:`coordqa.leaderboard.site.export_site`, whose items are submissions).
+    """
+
+    runs_done: int
+    """Items (runs, or submissions) whose pages are all written."""
+    runs_total: int
+    """Items in the export."""
+    pages_written: int
+    """HTML pages written so far (the static files come after the last)."""
+    unit: str = "run"
+    """What an item is, singular: ``run`` (the viewer) or ``submission`` (the leaderboard)."""
 
 
 def fraction(value: float | None, signed: bool = False) -> str:
