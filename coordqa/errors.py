@@ -211,8 +211,9 @@ INTERRUPTED_EXIT = 130
 
 NOTHING_STARTED = "interrupted while starting: nothing was run or stored"
 """What a command stopped by Ctrl-C before it began anything says (exit 130): while the command
-line is imported (the console script, :mod:`coordqa._entry`), or ``coordqa eval`` reads its
-dataset."""
+line is imported (the console script, :mod:`coordqa._entry`), a command's module imported or its
+options read (:class:`coordqa.cli._RootGroup`), or a run's command reads its dataset, spec or
+grid; an agentic run's folder that holds episodes says what it holds instead."""
 
 
 class ExportFailed(RunFailed):
