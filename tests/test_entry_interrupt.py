@@ -124,3 +124,37 @@ def test_ctrl_c_while_a_run_starts_says_nothing_was_run_or_stored(
     assert done.returncode == INTERRUPTED_EXIT, done.stderr
     assert done.stderr == f"{NOTHING_STARTED}\n" and done.stdout == ""
     assert not out.exists()
+
+
+def test_a_ctrl_c_wrapped_by_a_class_being_made_is_said_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Python 3.11 reports a Ctrl-C that lands while a dataclass is made as a RuntimeError
+    whose cause is the KeyboardInterrupt; while a command's module is imported it reads as
+    one."""
+    from cli_support import coordqa
+
+    from coordqa import cli
+
+    def interrupted(module: str) -> None:
+        raise RuntimeError("Error calling __set_name__") from KeyboardInterrupt()
+
+    monkeypatch.setattr(cli, "registered_commands", interrupted)
+    done = coordqa("eval", "--model", "random")
+    assert done.returncode == INTERRUPTED_EXIT and done.stderr == f"{NOTHING_STARTED}\n"
+
+
+def test_a_ctrl_c_once_the_command_began_is_its_own_to_say(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``coordqa view`` serving ends with Ctrl-C: that is no interruption while starting."""
+    from cli_support import coordqa
+
+    from coordqa.cli import view
+
+    def stopped(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(view, "_serve", stopped)
+    done = coordqa("view", tmp_path, "--port", "0")
+    assert done.returncode == INTERRUPTED_EXIT and NOTHING_STARTED not in done.stderr

@@ -232,11 +232,18 @@ class _RootGroup(_SuggestingGroup):
         options. The one rule (:func:`coordqa.registry.suggest`) compares the names without
         their dashes, among every option of the command: a typo still finds its option
         (``--modle``: ``--model``) and an option a command does not have finds none.
+
+        A Ctrl-C before the command's own code began (:data:`BEGUN`) says that nothing was run.
         """
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            if ctx.meta.get(BEGUN):
+        except (KeyboardInterrupt, RuntimeError) as error:
+            # Python 3.11 wraps a Ctrl-C that lands while a class is made (a dataclass's field,
+            # in a command's import) as "RuntimeError: Error calling __set_name__"
+            ctrl_c = isinstance(error, KeyboardInterrupt) or isinstance(
+                error.__cause__, KeyboardInterrupt
+            )
+            if not ctrl_c or ctx.meta.get(BEGUN):
                 raise  # the command's own code: it says what it stopped (a server: nothing)
             from coordqa.errors import NOTHING_STARTED, RunInterrupted
 
