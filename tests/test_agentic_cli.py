@@ -600,7 +600,7 @@ def test_ctrl_c_before_a_resumed_run_began_says_what_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Walkthrough 28, R2: a Ctrl-C while a run is checked, before it begins, says what its
-    folder holds: ``nothing was run or stored`` only where nothing is."""
+    folder holds once it holds episodes, and how to resume."""
     from coordqa.agentic import runner as agentic_runner
     from coordqa.errors import NOTHING_STARTED
 
