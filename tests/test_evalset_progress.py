@@ -13,6 +13,7 @@ import io
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 from rich.console import Console
 
@@ -74,3 +75,22 @@ def test_a_member_stopped_before_its_run_leaves_the_total_and_the_last_line_coun
     lines = [line for line in said[stopped:] if line.startswith("eval-set ")]
     assert lines and all("/24 samples" in line for line in lines), said
     assert lines[-1] == "eval-set 24/24 samples (100%) of 2 members started, 0 errors", said
+
+
+def test_a_set_stopped_before_its_folder_is_written_says_nothing_was_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 28, R2: a Ctrl-C while the set's folder is checked said ``every member's
+    answers so far are stored in SET`` of a folder that did not exist."""
+    from cli_support import coordqa
+
+    from coordqa.errors import NOTHING_STARTED
+    from coordqa.evalset import run
+
+    def interrupted(out: Path) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "refuse_run_folder", interrupted)
+    done = coordqa("eval-set", "--model", "random", "--limit", "2", "--out", tmp_path / "set")
+    assert done.returncode == 130 and done.stderr == f"{NOTHING_STARTED}\n", done.stderr
+    assert not (tmp_path / "set").exists()
