@@ -70,7 +70,7 @@ from coordqa.agentic.grid import CountWords, GameEntry, GridConfig, stored_form
 from coordqa.agentic.match import build_player, play_match
 from coordqa.agentic.records import AgentRecord, Failure
 from coordqa.agentic.reply_counts import ReplyCounts, fallback_failure
-from coordqa.errors import ConfigError, ModelCallFailed
+from coordqa.errors import NOTHING_STARTED, ConfigError, ModelCallFailed
 from coordqa.jsonvalues import JSONObject, content_hash
 from coordqa.llm import GenerateConfig, create_provider, get_model
 from coordqa.llm.endpoints import addressed_endpoints
@@ -982,7 +982,7 @@ def interrupted_message(run_dir: Path) -> str:
     moves and calls (walkthrough 7, #77), so the message names which it counts.
     """
     if not (run_dir / MANIFEST).exists():
-        return "interrupted before the run directory was created; nothing was played"
+        return NOTHING_STARTED  # the command's one line for a Ctrl-C before anything ran
     store = open_run(run_dir)
     episodes = len(read_agentic_run(store).played_keys())
     planned = store.manifest.runtime.get("episodes")

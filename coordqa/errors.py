@@ -209,10 +209,15 @@ class RunFailed(CoordqaError):
 INTERRUPTED_EXIT = 130
 """Exit status after Ctrl-C (128 + SIGINT)."""
 
-NOTHING_STARTED = "interrupted while starting: nothing was run or stored"
+NOTHING_STARTED = (
+    "interrupted while starting: nothing was run or stored; earlier results, if any, are kept"
+)
 """What a command stopped by Ctrl-C before it began anything says (exit 130): while the command
-line is imported (the console script, :mod:`coordqa._entry`), or ``coordqa eval`` reads its
-dataset."""
+line is imported (the console script, :mod:`coordqa._entry`), a command's module imported or its
+options read (:class:`coordqa.cli._RootGroup`), or a run's command reads its dataset, spec or
+grid. The folder it would resume is not known yet then (a default one is named from the dataset
+or grid being read), so the line says that what an earlier session stored is kept; an agentic
+run's folder, once known, says what it holds instead (walkthrough 28, R2)."""
 
 
 class ExportFailed(RunFailed):

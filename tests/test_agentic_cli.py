@@ -629,3 +629,33 @@ def test_report_of_an_interrupted_run_says_it_is_incomplete_and_how_to_finish_it
     complete = coordqa("agentic", "report", out)
     assert "incomplete" not in complete.stdout + complete.stderr, complete.stderr
     assert "8 episodes from 1 run" in _flat(complete.stderr)
+
+
+def test_ctrl_c_before_a_resumed_run_began_says_what_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 28, R2: a Ctrl-C while a run is checked, before it begins, says what its
+    folder holds once it holds episodes, and how to resume."""
+    from coordqa.agentic import runner as agentic_runner
+    from coordqa.errors import NOTHING_STARTED
+
+    out = tmp_path / "run"
+    args = (
+        "agentic", "run", "--agent", "capture-planner", "--game", "collab_capture",
+        "--self-play", "--episodes", "2", "--out", str(out),
+    )  # fmt: skip
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    real = agentic_runner.plan_grid
+    monkeypatch.setattr(agentic_runner, "plan_grid", interrupted)
+    fresh = coordqa(*args)
+    assert fresh.returncode == 130 and fresh.stderr == f"{NOTHING_STARTED}\n", fresh.stderr
+    monkeypatch.setattr(agentic_runner, "plan_grid", real)
+    assert coordqa(*args).returncode == 0
+    monkeypatch.setattr(agentic_runner, "plan_grid", interrupted)
+    resumed = coordqa(*args)
+    assert resumed.returncode == 130, resumed.stderr
+    assert NOTHING_STARTED not in resumed.stderr
+    assert "2 of 2 episodes finished (as the bar counts them)" in _flat(resumed.stderr)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +67,94 @@ def test_the_entry_point_imports_only_the_standard_library_itself() -> None:
         text=True,
     )
     assert imported == set(import_coordqa.stdout.split()) | {"coordqa._entry"}
+
+
+SIGINT_WHEN_IMPORTED = textwrap.dedent(
+    """
+    import os, signal, sys
+
+    module = sys.argv[1]
+
+    class CtrlC:  # a real SIGINT while the command imports the module named first
+        def find_spec(self, name, path=None, target=None):
+            if name == module:
+                os.kill(os.getpid(), signal.SIGINT)
+            return None
+
+    sys.meta_path.insert(0, CtrlC())
+    sys.argv = ["coordqa", *sys.argv[2:]]
+    from coordqa._entry import main
+    main()
+    """
+)
+
+AGENTIC_RUN = (
+    "agentic", "run", "--agent", "llm", "--model", "scripted", "--game", "collab_escape",
+    "--self-play", "--episodes", "2",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("module", "command"),
+    [
+        ("coordqa.cli.agentic", AGENTIC_RUN),  # the command's module, before its options are read
+        ("coordqa.agentic.presets", AGENTIC_RUN),  # the command's own imports
+        ("coordqa.agentic.runner", AGENTIC_RUN),  # the grid checked, before its folder is made
+        ("coordqa.agentic.grid_registry", ("agentic", "grid", "smoke", "--model", "scripted")),
+        ("coordqa.cli.evalset", ("eval-set", "--model", "random", "--limit", "2")),
+        ("coordqa.evalset", ("eval-set", "--model", "random", "--limit", "2")),
+        ("coordqa.evaluation", ("eval", "--model", "random", "--limit", "2")),
+    ],
+)
+def test_ctrl_c_while_a_run_starts_says_nothing_was_run_or_stored(
+    module: str, command: tuple[str, ...], tmp_path: Path
+) -> None:
+    """Walkthrough 28, R2: Ctrl-C in the first second of ``agentic run``, ``agentic grid`` or
+    ``eval-set`` (its module imported, its options or grid read) ended it with status 130 and no
+    word, where ``eval`` said ``interrupted while starting: nothing was run or stored``; every
+    one says that line now."""
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-c", SIGINT_WHEN_IMPORTED, module, *command, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == INTERRUPTED_EXIT, done.stderr
+    assert done.stderr == f"{NOTHING_STARTED}\n" and done.stdout == ""
+    assert not out.exists()
+
+
+def test_a_ctrl_c_wrapped_by_a_class_being_made_is_said_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Python 3.11 reports a Ctrl-C that lands while a dataclass is made as a RuntimeError
+    whose cause is the KeyboardInterrupt; while a command's module is imported it reads as
+    one."""
+    from cli_support import coordqa
+
+    from coordqa import cli
+
+    def interrupted(module: str) -> None:
+        raise RuntimeError("Error calling __set_name__") from KeyboardInterrupt()
+
+    monkeypatch.setattr(cli, "registered_commands", interrupted)
+    done = coordqa("eval", "--model", "random")
+    assert done.returncode == INTERRUPTED_EXIT and done.stderr == f"{NOTHING_STARTED}\n"
+
+
+def test_a_ctrl_c_once_the_command_began_is_its_own_to_say(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``coordqa view`` serving ends with Ctrl-C: that is no interruption while starting."""
+    from cli_support import coordqa
+
+    from coordqa.cli import view
+
+    def stopped(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(view, "_serve", stopped)
+    done = coordqa("view", tmp_path, "--port", "0")
+    assert done.returncode == INTERRUPTED_EXIT and NOTHING_STARTED not in done.stderr

@@ -13,10 +13,15 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+import yaml
 from rich.console import Console
 
 from coordqa.cli._set_progress import SetLines
 from coordqa.evalset import SetEvent, evaluate_set, parse_spec
+
+DEAD = "http://127.0.0.1:9/v1"
+"""An endpoint nothing listens on (the discard port): its member stops before its run begins."""
 
 
 def test_the_sets_line_shows_its_final_total_from_its_first_line(tmp_path: Path) -> None:
@@ -44,3 +49,48 @@ def test_the_sets_line_shows_its_final_total_from_its_first_line(tmp_path: Path)
     assert {total for _, total in totals} == {"12"}, text.getvalue()
     done = [int(d) for d, _ in totals]
     assert done == sorted(done) and done[-1] == 12, text.getvalue()
+
+
+def test_a_member_stopped_before_its_run_leaves_the_total_and_the_last_line_counts_all(
+    tmp_path: Path,
+) -> None:
+    """Walkthrough 28, R6: with a model at a dead endpoint, the log's lines ended at
+    ``eval-set 23/36 samples (64%) of 3 members started`` though the two live members answered
+    their 24: the dead member, stopped before its run began, stayed in the total, and the last
+    sample was never counted in a line."""
+    from cli_support import coordqa
+
+    spec = {
+        "models": ["random", "scripted", {"model": "openai/dead", "api_base": DEAD}],
+        "limit": 4,
+        "trials": 3,
+    }
+    path = tmp_path / "mixed.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    env = {"OPENAI_API_KEY": "sk-test", "COORDQA_CACHE_DIR": str(tmp_path / "cache")}
+    done = coordqa("eval-set", path, "--out", tmp_path / "mixed", env=env)
+    assert done.returncode == 1 and "failed: openai/dead on" in done.stderr, done.stderr
+    said = done.stderr.splitlines()
+    stopped = next(i for i, line in enumerate(said) if line.startswith("FAILED openai/dead"))
+    lines = [line for line in said[stopped:] if line.startswith("eval-set ")]
+    assert lines and all("/24 samples" in line for line in lines), said
+    assert lines[-1] == "eval-set 24/24 samples (100%) of 2 members started, 0 errors", said
+
+
+def test_a_set_stopped_before_its_folder_is_written_says_nothing_was_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walkthrough 28, R2: a Ctrl-C while the set's folder is checked said ``every member's
+    answers so far are stored in SET`` of a folder that did not exist."""
+    from cli_support import coordqa
+
+    from coordqa.errors import NOTHING_STARTED
+    from coordqa.evalset import run
+
+    def interrupted(out: Path) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "refuse_run_folder", interrupted)
+    done = coordqa("eval-set", "--model", "random", "--limit", "2", "--out", tmp_path / "set")
+    assert done.returncode == 130 and done.stderr == f"{NOTHING_STARTED}\n", done.stderr
+    assert not (tmp_path / "set").exists()

@@ -11,6 +11,7 @@ leaderboard's.
 from __future__ import annotations
 
 import atexit
+import functools
 import importlib
 import os
 import sys
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 import typer.main
 from typer._click.exceptions import NoSuchOption, UsageError  # typer's own click (not exported)
+from typer._click.globals import get_current_context  # typer's own click (not exported)
 from typer._click.parser import _Option as _ParserOption  # typer's own click (not exported)
 
 if TYPE_CHECKING:
@@ -246,12 +248,25 @@ class _RootGroup(_SuggestingGroup):
         options. The one rule (:func:`coordqa.registry.suggest`) compares the names without
         their dashes, among every option of the command: a typo still finds its option
         (``--modle``: ``--model``) and an option a command does not have finds none.
+
+        A Ctrl-C before the command's own code began (:data:`BEGUN`) says that nothing was run.
         """
         from coordqa.cli._errors import broken_pipe_as_output_closed
 
         try:
             with broken_pipe_as_output_closed():
                 return super().invoke(ctx)
+        except (KeyboardInterrupt, RuntimeError) as error:
+            # Python 3.11 wraps a Ctrl-C that lands while a class is made (a dataclass's field,
+            # in a command's import) as "RuntimeError: Error calling __set_name__"
+            ctrl_c = isinstance(error, KeyboardInterrupt) or isinstance(
+                error.__cause__, KeyboardInterrupt
+            )
+            if not ctrl_c or ctx.meta.get(BEGUN):
+                raise  # the command's own code: it says what it stopped (a server: nothing)
+            from coordqa.errors import NOTHING_STARTED, RunInterrupted
+
+            raise RunInterrupted(NOTHING_STARTED) from None
         except NoSuchOption as error:
             from coordqa.registry import offer
 
@@ -267,8 +282,35 @@ class _RootGroup(_SuggestingGroup):
             for name, command in registered_commands(COMMAND_MODULES[cmd_name]).items():
                 _name_values(command)
                 _suggest_commands(command)
+                _mark_begun(command)
                 self.add_command(command, name)
         return super().get_command(ctx, cmd_name)
+
+
+BEGUN = "coordqa.begun"
+"""Key of the context's ``meta``, set once a command's own code (its callback) has begun.
+
+Until then (its module imported, its options read and checked) a Ctrl-C has run nothing, and
+:meth:`_RootGroup.invoke` says so (:data:`~coordqa.errors.NOTHING_STARTED`, exit 130), where
+Typer ended the command with status 130 and no word (walkthrough 28, R2). Afterwards the
+command says what it stopped, or nothing (a server stopped by Ctrl-C).
+"""
+
+
+def _mark_begun(command: Any) -> None:
+    """Make every command under ``command`` set :data:`BEGUN` as its callback begins."""
+    for sub in getattr(command, "commands", {}).values():
+        _mark_begun(sub)
+    callback = command.callback
+    if hasattr(command, "commands") or callback is None:
+        return  # a group's callback runs before its command is even read
+
+    @functools.wraps(callback)
+    def begun(*args: Any, **kwargs: Any) -> Any:
+        get_current_context().meta[BEGUN] = True
+        return callback(*args, **kwargs)
+
+    command.callback = begun
 
 
 def _long_options(ctx: Context) -> list[str]:

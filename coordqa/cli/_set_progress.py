@@ -37,6 +37,11 @@ class SetDisplay:
         """Show one event."""
         label = event.member.label
         state = event.state
+        if event.kind == "failed" and state is not None and state.run is None:
+            # stopped before its run began (a dead endpoint, a refused key): none of its
+            # samples will be answered, so they leave the total (walkthrough 28, R6)
+            self.needed.pop(label, None)
+            self.latest.pop(label, None)
         if event.kind == "progress" and event.progress is not None:
             snapshot = event.progress
             if snapshot.new_error is not None:
@@ -58,11 +63,16 @@ class SetDisplay:
                 f"[green]done[/] {label}: {state.answered}/{state.expected} samples",
                 highlight=False,
             )
+            self.ended()
         elif event.kind == "failed" and state is not None:
             self.console.print(f"[bold red]FAILED[/] {label}: {state.message}", highlight=False)
+            self.ended()
 
     def update(self, label: str, snapshot: EvalProgress) -> None:
         """Show a member's progress."""
+
+    def ended(self) -> None:
+        """A member ended: show what the members have done, if not shown yet."""
 
     def stop(self) -> None:
         """Stop showing progress (idempotent)."""
@@ -82,12 +92,22 @@ class SetLines(SetDisplay):
 
     def update(self, label: str, snapshot: EvalProgress) -> None:
         """Print the sum when a tenth of the total has passed since the last line."""
+        self._say()
+
+    def ended(self) -> None:
+        """Print the sum if it moved since the last line: the lines end counting every sample."""
+        self._say(moved=True)
+
+    def _say(self, *, moved: bool = False) -> None:
+        """The sum, when a tenth of the total has passed (``moved``: any sample) since the last."""
         done = sum(s.done for s in self.latest.values())
         sizes = {label: s.total for label, s in self.latest.items()} | {
             label: samples for label, samples in self.needed.items() if samples
         }
         total = sum(sizes.values())
-        if total and (done - self._printed >= max(1, total // 10) or done == total):
+        if not total or done == self._printed:
+            return
+        if (moved and done > 0) or done - self._printed >= max(1, total // 10) or done == total:
             errors = sum(s.errors for s in self.latest.values())
             self.console.print(
                 f"eval-set {done}/{total} samples ({done / total:.0%}) of "

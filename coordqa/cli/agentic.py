@@ -29,7 +29,13 @@ from rich.text import Text
 from coordqa.agentic.runtime_settings import RuntimeSettings
 from coordqa.cli._agent_options import AgentOptionsCommand, given_options
 from coordqa.cli._call_options import SAMPLING_FLAGS, CallOptions, EndpointOptions, Transport
-from coordqa.cli._errors import RUN_FAILED_EXIT, messages, settings_as_options, warn
+from coordqa.cli._errors import (
+    RUN_FAILED_EXIT,
+    interrupted_as,
+    messages,
+    settings_as_options,
+    warn,
+)
 from coordqa.cli._lists import split_list
 from coordqa.cli._names import game_name, model_name, player_name, player_names
 from coordqa.cli._option_groups import option_groups
@@ -37,7 +43,7 @@ from coordqa.cli._outputs import generated_folder, run_folder
 from coordqa.cli._progress import Quiet
 from coordqa.cli._run_inputs import runs_to_report
 from coordqa.cli._tables import print_entry
-from coordqa.errors import ConfigError, RunFailed, RunInterrupted
+from coordqa.errors import NOTHING_STARTED, ConfigError, RunFailed, RunInterrupted
 from coordqa.eval_config import api_key_from_env
 from coordqa.outputs import AGENTIC_REPORT
 from coordqa.words import counted
@@ -261,14 +267,18 @@ def _play(
     ``settings``: how the command names the grid's settings the checks may refuse
     (:func:`grid_setting_words`).
     """
-    from coordqa.agentic.runner import default_out, plan_grid
+    from coordqa.agentic.runner import default_out, interrupted_message, plan_grid
 
-    with settings_as_options(settings or {}):
-        plan = plan_grid(config, out or default_out(config), api_keys, words=words)  # no bar yet
-    if plan.extension is not None:  # said even with --quiet: the run it extends changes
-        warn(plan.extension)
-    with plan.engine():  # an unreachable Ray too
-        _play_planned(plan, quiet=quiet)
+    folder = out or default_out(config)
+    try:
+        with settings_as_options(settings or {}):
+            plan = plan_grid(config, folder, api_keys, words=words)  # no bar yet
+        if plan.extension is not None:  # said even with --quiet: the run it extends changes
+            warn(plan.extension)
+        with plan.engine():  # an unreachable Ray too
+            _play_planned(plan, quiet=quiet)
+    except KeyboardInterrupt:  # before the run began (its folder checked, its engine started)
+        raise RunInterrupted(interrupted_message(folder), folder) from None
 
 
 def _play_planned(plan: GridPlan, *, quiet: bool = False) -> None:
@@ -584,78 +594,81 @@ def run_command(
 
     Rerun the same command to resume: failed and skipped episodes are played again.
     """
-    from coordqa.agentic.episodes import SELF
-    from coordqa.agentic.grid import games_it_plays_instead, parse_grid
-    from coordqa.agentic.match import is_llm_player
-    from coordqa.agentic.partners.registry import partner_layout
-    from coordqa.agentic.presets import check_preset
+    with interrupted_as(NOTHING_STARTED):  # the track imported, the grid read: nothing ran
+        from coordqa.agentic.episodes import SELF
+        from coordqa.agentic.grid import games_it_plays_instead, parse_grid
+        from coordqa.agentic.match import is_llm_player
+        from coordqa.agentic.partners.registry import partner_layout
+        from coordqa.agentic.presets import check_preset
 
-    if self_play and partner is not None:
-        raise ConfigError("give --partner P or --self-play, not both")
-    if seeds and episodes is not None:
-        raise ConfigError("give --seeds or --episodes, not both (--episodes N plays seeds 0..N-1)")
-    roles: tuple[tuple[str, str | None, Literal["agent", "partner"]], ...] = (
-        ("--agent", agent, "agent"),
-        ("--partner", partner, "partner"),
-    )
-    for flag, name, role in roles:
-        played = None if name is None else games_it_plays_instead(name, role, [game])
-        if played is not None:
+        if self_play and partner is not None:
+            raise ConfigError("give --partner P or --self-play, not both")
+        if seeds and episodes is not None:
             raise ConfigError(
-                f"{flag} {name} plays {played}, not --game {game}; give a {role} of {game} "
-                "(coordqa games list) or a --game it plays"
+                "give --seeds or --episodes, not both (--episodes N plays seeds 0..N-1)"
             )
-    if preset is not None:
-        try:
-            preset = check_preset(preset)
-        except ConfigError as exc:
-            raise ConfigError(f"--preset: {exc}") from None
-    args = endpoint.model_args()
-    entry: dict[str, object] = {
-        "game": game,
-        "seeds": _seeds(seeds),
-        "episodes": episodes,
-        "horizon": horizon,
-    }
-    only_layout = None if partner is None or layout is not None else partner_layout(partner)
-    layout = layout or only_layout
-    if layout is not None:
-        entry["layouts"] = [layout]
-    data: dict[str, object] = {
-        "name": f"{agent}-{model or 'none'}-{game}".replace("/", "-"),
-        "agents": [agent],
-        "models": [] if model is None else _with_model_args([model], args),
-        "api_base": endpoint.api_base,
-        "partners": [partner or SELF],
-        "games": [entry],
-        "positions": _position(position),
-        "agent_options": {agent: given_options(ctx, agent, agent_option or [], game)},
-        "generate": sampling.given(),
-        "runtime": _runtime({}, execution, calls, transport),
-    }
-    if preset is not None:
-        data["preset"] = preset
-    if model is None and is_llm_player(agent):
-        raise ConfigError(
-            f"agent {agent} calls a language model: pass --model (scripted for the offline "
-            "model, or a litellm name such as openai/gpt-4o-mini)"
+        roles: tuple[tuple[str, str | None, Literal["agent", "partner"]], ...] = (
+            ("--agent", agent, "agent"),
+            ("--partner", partner, "partner"),
         )
-    agent_options = {
-        f"agent_options of {agent!r} in {game}": f"options of --agent {agent} in {game}"
-    }
-    grid = parse_grid(
-        data, options={**RUN_OPTIONS, **agent_options, **execution.places()}, where=""
-    )
-    keys = _api_keys(endpoint.api_key_env, grid.model_names())
-    if not self_play and partner is None and not quiet:
-        messages.print("no --partner given: self-play (--partner P for cross-play)")
-    if only_layout is not None and partner is not None:
-        messages.print(
-            f"--partner {partner} plays only {only_layout}: playing {only_layout} alone (as "
-            f"--layout {only_layout}; {partner.split('-')[0]}-LAYOUT plays each other layout)"
+        for flag, name, role in roles:
+            played = None if name is None else games_it_plays_instead(name, role, [game])
+            if played is not None:
+                raise ConfigError(
+                    f"{flag} {name} plays {played}, not --game {game}; give a {role} of {game} "
+                    "(coordqa games list) or a --game it plays"
+                )
+        if preset is not None:
+            try:
+                preset = check_preset(preset)
+            except ConfigError as exc:
+                raise ConfigError(f"--preset: {exc}") from None
+        args = endpoint.model_args()
+        entry: dict[str, object] = {
+            "game": game,
+            "seeds": _seeds(seeds),
+            "episodes": episodes,
+            "horizon": horizon,
+        }
+        only_layout = None if partner is None or layout is not None else partner_layout(partner)
+        layout = layout or only_layout
+        if layout is not None:
+            entry["layouts"] = [layout]
+        data: dict[str, object] = {
+            "name": f"{agent}-{model or 'none'}-{game}".replace("/", "-"),
+            "agents": [agent],
+            "models": [] if model is None else _with_model_args([model], args),
+            "api_base": endpoint.api_base,
+            "partners": [partner or SELF],
+            "games": [entry],
+            "positions": _position(position),
+            "agent_options": {agent: given_options(ctx, agent, agent_option or [], game)},
+            "generate": sampling.given(),
+            "runtime": _runtime({}, execution, calls, transport),
+        }
+        if preset is not None:
+            data["preset"] = preset
+        if model is None and is_llm_player(agent):
+            raise ConfigError(
+                f"agent {agent} calls a language model: pass --model (scripted for the offline "
+                "model, or a litellm name such as openai/gpt-4o-mini)"
+            )
+        agent_options = {
+            f"agent_options of {agent!r} in {game}": f"options of --agent {agent} in {game}"
+        }
+        grid = parse_grid(
+            data, options={**RUN_OPTIONS, **agent_options, **execution.places()}, where=""
         )
-    options = (calls, transport, sampling, endpoint)
-    _play(grid, out, keys, quiet=quiet, settings=grid_setting_words(grid, options, None))
+        keys = _api_keys(endpoint.api_key_env, grid.model_names())
+        if not self_play and partner is None and not quiet:
+            messages.print("no --partner given: self-play (--partner P for cross-play)")
+        if only_layout is not None and partner is not None:
+            messages.print(
+                f"--partner {partner} plays only {only_layout}: playing {only_layout} alone (as "
+                f"--layout {only_layout}; {partner.split('-')[0]}-LAYOUT plays each other layout)"
+            )
+        options = (calls, transport, sampling, endpoint)
+        _play(grid, out, keys, quiet=quiet, settings=grid_setting_words(grid, options, None))
 
 
 @agentic_app.command("options")
@@ -733,33 +746,34 @@ def grid_command(
     models play the same tasks: ``--agent cac`` keeps the grid (a leaderboard entry ranks one
     agent and model).
     """
-    from coordqa.agentic.grid import CountWords, parse_grid
-    from coordqa.agentic.grid_registry import grid_document
+    with interrupted_as(NOTHING_STARTED):  # the track imported, the grid read: nothing ran
+        from coordqa.agentic.grid import CountWords, parse_grid
+        from coordqa.agentic.grid_registry import grid_document
 
-    args = endpoint.model_args()
-    data = grid_document(config)
-    if model:
-        data["models"] = list(model)
-    if args:
-        data["models"] = _with_model_args(_listed_models(data), args)
-    if agent:
-        data["agents"] = list(agent)
-    if endpoint.api_base is not None:
-        data["api_base"] = endpoint.api_base
-    if preset is not None:
-        data["preset"] = preset
-    if episodes is not None:
-        for entry in _listed(data, "games"):
-            entry.update(seeds=None, episodes=episodes)
-    data["generate"] = _merged(data, "generate", sampling.given())
-    data["runtime"] = _runtime(data, execution, calls, transport)
-    grid = parse_grid(data, where=str(config), options=execution.places())
-    keys = _api_keys(endpoint.api_key_env, grid.model_names())
-    words = CountWords(
-        file=str(config), episodes_option=episodes is not None, model_option=bool(model)
-    )
-    settings = grid_setting_words(grid, (calls, transport, sampling, endpoint), config)
-    _play(grid, out, keys, quiet=quiet, words=words, settings=settings)
+        args = endpoint.model_args()
+        data = grid_document(config)
+        if model:
+            data["models"] = list(model)
+        if args:
+            data["models"] = _with_model_args(_listed_models(data), args)
+        if agent:
+            data["agents"] = list(agent)
+        if endpoint.api_base is not None:
+            data["api_base"] = endpoint.api_base
+        if preset is not None:
+            data["preset"] = preset
+        if episodes is not None:
+            for entry in _listed(data, "games"):
+                entry.update(seeds=None, episodes=episodes)
+        data["generate"] = _merged(data, "generate", sampling.given())
+        data["runtime"] = _runtime(data, execution, calls, transport)
+        grid = parse_grid(data, where=str(config), options=execution.places())
+        keys = _api_keys(endpoint.api_key_env, grid.model_names())
+        words = CountWords(
+            file=str(config), episodes_option=episodes is not None, model_option=bool(model)
+        )
+        settings = grid_setting_words(grid, (calls, transport, sampling, endpoint), config)
+        _play(grid, out, keys, quiet=quiet, words=words, settings=settings)
 
 
 def _merged(data: dict[str, Any], key: str, values: dict[str, Any]) -> dict[str, Any]:

@@ -20,11 +20,11 @@ from typer._click.exceptions import NoSuchOption, UsageError  # typer's own clic
 from typer.core import TyperCommand
 
 from coordqa.cli._call_options import CallOptions, EndpointOptions, Transport
-from coordqa.cli._errors import RUN_FAILED_EXIT, settings_as_options
+from coordqa.cli._errors import RUN_FAILED_EXIT, interrupted_as, settings_as_options
 from coordqa.cli._option_groups import option_groups
 from coordqa.cli._progress import Quiet
 from coordqa.cli._tables import print_entry
-from coordqa.errors import ConfigError
+from coordqa.errors import NOTHING_STARTED, ConfigError
 from coordqa.outputs import check_run_output
 
 if TYPE_CHECKING:
@@ -167,72 +167,74 @@ def eval_set_command(
     130 on Ctrl-C, 141 when the output was closed by its reader (| head; what was finished is
     stored).
     """
-    from coordqa.cli._progress import live_run
-    from coordqa.cli._set_progress import set_display
-    from coordqa.evalset import (
-        SetInterrupted,
-        evaluate_set,
-        load_spec,
-        parse_spec,
-        refuse_repeats,
-    )
-    from coordqa.llm.registry import refuse_a_question_model
+    with interrupted_as(NOTHING_STARTED):  # the spec read: datasets too, nothing stored
+        from coordqa.cli._progress import live_run
+        from coordqa.cli._set_progress import set_display
+        from coordqa.evalset import (
+            SetInterrupted,
+            evaluate_set,
+            load_spec,
+            parse_spec,
+            refuse_repeats,
+        )
+        from coordqa.llm.registry import refuse_a_question_model
 
-    overrides: dict[str, Any] = {
-        SPEC_FIELDS.get(key, key): value
-        for key, value in {
-            "trials": trials,
-            "limit": limit,
-            "sample": sample,
-            "seed": seed,
-            "backend": backend,
-            "address": address,
-            "out": out,
-            "transport": transport,
-            **calls.given(),
-        }.items()
-        if value is not None
-    }
-    if no_cache:
-        overrides["cache"] = False
-    if dataset:
-        overrides["datasets"] = dataset
-    model_settings = {
-        ("--api-base", "api_base"): endpoint.api_base,
-        ("--api-key-env", "api_key_env"): endpoint.api_key_env,
-        ("--model-arg", "model_args"): endpoint.model_args() or None,
-    }
-    given = {key: value for key, value in model_settings.items() if value is not None}
-    if given and not model:
-        (flag, field), *_ = given
-        raise ConfigError(
-            f"{flag} sets the models given with --model, and none is given: add --model NAME, "
-            f"or set {field} on the spec's models (models: [{{model: NAME, {field}: ...}}])"
-        )
-    added = [{"model": name, **{f: v for (_, f), v in given.items()}} for name in model or ()]
-    for name in model or ():  # said as typed, before the spec names them models[i]
-        with settings_as_options({field: flag for flag, field in model_settings}):
-            refuse_a_question_model(name)
-        _refuse_unread_settings(name, model or [], given)
-    if spec_file is None:
-        if not added:
+        overrides: dict[str, Any] = {
+            SPEC_FIELDS.get(key, key): value
+            for key, value in {
+                "trials": trials,
+                "limit": limit,
+                "sample": sample,
+                "seed": seed,
+                "backend": backend,
+                "address": address,
+                "out": out,
+                "transport": transport,
+                **calls.given(),
+            }.items()
+            if value is not None
+        }
+        if no_cache:
+            overrides["cache"] = False
+        if dataset:
+            overrides["datasets"] = dataset
+        model_settings = {
+            ("--api-base", "api_base"): endpoint.api_base,
+            ("--api-key-env", "api_key_env"): endpoint.api_key_env,
+            ("--model-arg", "model_args"): endpoint.model_args() or None,
+        }
+        given = {key: value for key, value in model_settings.items() if value is not None}
+        if given and not model:
+            (flag, field), *_ = given
             raise ConfigError(
-                "name the models: give a spec file (coordqa eval-set SPEC.yaml) or --model "
-                "NAME, once per model"
+                f"{flag} sets the models given with --model, and none is given: add --model NAME, "
+                f"or set {field} on the spec's models (models: [{{model: NAME, {field}: ...}}])"
             )
-        spec = parse_spec(
-            {"models": added, **overrides},
-            source="the command line",
-            options_from=0,
-            options=overrides,
-        )
-        refuse_repeats(spec, lambda _: "--model")
-    else:
-        spec = load_spec(spec_file, added=added, **overrides)
-        listed = len(spec.models) - len(added)
-        refuse_repeats(
-            spec, lambda index: f"{spec_file}'s models[{index}]" if index < listed else "--model"
-        )
+        added = [{"model": name, **{f: v for (_, f), v in given.items()}} for name in model or ()]
+        for name in model or ():  # said as typed, before the spec names them models[i]
+            with settings_as_options({field: flag for flag, field in model_settings}):
+                refuse_a_question_model(name)
+            _refuse_unread_settings(name, model or [], given)
+        if spec_file is None:
+            if not added:
+                raise ConfigError(
+                    "name the models: give a spec file (coordqa eval-set SPEC.yaml) or --model "
+                    "NAME, once per model"
+                )
+            spec = parse_spec(
+                {"models": added, **overrides},
+                source="the command line",
+                options_from=0,
+                options=overrides,
+            )
+            refuse_repeats(spec, lambda _: "--model")
+        else:
+            spec = load_spec(spec_file, added=added, **overrides)
+            listed = len(spec.models) - len(added)
+            refuse_repeats(
+                spec,
+                lambda index: f"{spec_file}'s models[{index}]" if index < listed else "--model",
+            )
     display = set_display(messages, quiet=quiet)
     with live_run(display, messages, SetInterrupted):
         result = evaluate_set(spec, progress=display)

@@ -31,7 +31,13 @@ from coordqa.cli._call_options import (
     Transport,
     parse_model_args,
 )
-from coordqa.cli._errors import INTERRUPTED_EXIT, RUN_FAILED_EXIT, settings_as_options, warn
+from coordqa.cli._errors import (
+    INTERRUPTED_EXIT,
+    RUN_FAILED_EXIT,
+    interrupted_as,
+    settings_as_options,
+    warn,
+)
 from coordqa.cli._lists import split_list
 from coordqa.cli._outputs import run_folder
 from coordqa.cli._progress import Quiet
@@ -332,8 +338,9 @@ def eval_command(
     many samples unanswered, 2 for bad options, 130 on Ctrl-C, 141 when the output was closed
     by its reader (| head; what was finished is stored).
     """
-    from coordqa.cli._progress import eval_display, live_run
-    from coordqa.evaluation import EvalConfig, EvalFailed, EvalInterrupted, evaluate
+    with interrupted_as(NOTHING_STARTED):  # importing the run's modules takes a second
+        from coordqa.cli._progress import eval_display, live_run
+        from coordqa.evaluation import EvalConfig, EvalFailed, EvalInterrupted, evaluate
 
     with settings_as_options(EVAL_OPTIONS):  # the library's parameter names, as flags
         if quiet and verbose:

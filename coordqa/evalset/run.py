@@ -8,8 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coordqa.analysis import RunAnalysis, analyze_run
-from coordqa.errors import RunInterrupted
-from coordqa.evalset.manifest import SetLedger, SetManifest, recorded_runs, refuse_run_folder
+from coordqa.errors import NOTHING_STARTED, RunInterrupted
+from coordqa.evalset.manifest import (
+    SET_MANIFEST,
+    SetLedger,
+    SetManifest,
+    recorded_runs,
+    refuse_run_folder,
+)
 from coordqa.evalset.members import (
     MemberState,
     SetEvent,
@@ -160,6 +166,8 @@ def evaluate_set(spec: EvalSetSpec, *, progress: SetProgress | None = None) -> S
     out = Path(spec.out) if spec.out is not None else spec.default_out()
 
     def interrupted() -> str:
+        if not (out / SET_MANIFEST).exists():  # stopped while its folder was checked
+            return NOTHING_STARTED
         return (
             f"interrupted: every member's answers so far are stored in {out}; run the same "
             "command again to resume the set"
