@@ -136,8 +136,9 @@ def mixed_checkpoints_problem(
     for run, episodes in runs:
         for episode in episodes:
             for seat, fingerprint in played_checkpoints(episode).items():
-                by = where.setdefault(episode.spec.seats[seat], {}).setdefault(fingerprint, [])
-                by += [run] * (run not in by)
+                played_in = where.setdefault(episode.spec.seats[seat], {})
+                runs_of = played_in.setdefault(fingerprint, [])
+                runs_of += [run] * (run not in runs_of)
     mixed = {name: by for name, by in sorted(where.items()) if len(by) > 1}
     if not mixed:
         return None

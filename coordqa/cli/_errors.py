@@ -247,7 +247,7 @@ def run_app(app: Callable[..., Any]) -> None:
     A Ctrl-C that Python reports as another error ends the command as a Ctrl-C, exit 130; a
     closed output (:class:`OutputClosed`) ends it with no word, exit 141.
     """
-    Console.on_broken_pipe = _raise_output_closed  # type: ignore[method-assign]
+    Console.on_broken_pipe = _raise_output_closed  # type: ignore[method-assign,assignment]
     logs = [logging.getLogger(name) for name in WARNING_LOGS]
     handler = _StoreWarnings(logging.WARNING)
     _warned.clear()
