@@ -201,3 +201,16 @@ def command_paths(path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
     if isinstance(command, TyperGroup):
         for name in command.list_commands(typer.Context(command)):
             yield from command_paths((*path, name))
+
+
+def assert_export_progress(done: CliResult, total: str) -> None:
+    """``done`` exported and said its progress as plain lines on stderr: ``exporting: 2 of 2
+    runs, 31 pages written`` for ``total`` ``2 runs``, the last one counting all of them."""
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("exporting: ")]
+    assert lines and all(f" of {total}, " in line for line in lines), done.stderr
+    done_first = total.split(" ")[0]
+    assert lines[-1].startswith(f"exporting: {done_first} of {total}, ")
+    assert "pages written" in lines[-1]
+    assert "\x1b" not in done.stderr and "exporting" not in done.stdout  # plain, on stderr
+    assert done.stdout.startswith("wrote ")

@@ -170,7 +170,7 @@ def test_cli_export_says_its_progress_off_a_terminal(
     """A blind walkthrough: ``leaderboard export`` said nothing while it wrote, where
     ``view --export`` shows its progress. It shows the same display: off a terminal, plain
     lines on stderr naming the submissions done and the pages written."""
-    from cli_support import coordqa as coordqa_cli
+    from cli_support import assert_export_progress, coordqa as coordqa_cli
 
     from coordqa.cli import _progress
     from coordqa.leaderboard.db import open_database
@@ -183,12 +183,7 @@ def test_cli_export_says_its_progress_off_a_terminal(
     client.submit(synthetic_bundle(client.rows, answer=right_on_even_questions))
     client.close()
     done = coordqa_cli("leaderboard", "export", "--db", url, "--out", tmp_path / "site")
-    assert done.returncode == 0, done.stderr
-    lines = [line for line in done.stderr.splitlines() if line.startswith("exporting: ")]
-    assert lines and all(" of 2 submissions, " in line for line in lines), done.stderr
-    assert lines[-1].startswith("exporting: 2 of 2 submissions, ") and "pages written" in lines[-1]
-    assert "\x1b" not in done.stderr and "exporting" not in done.stdout  # plain, on stderr
-    assert done.stdout.startswith("wrote ")
+    assert_export_progress(done, "2 submissions")
 
     states: list[Any] = []
     written = export_site(open_database(url), tmp_path / "again", progress=states.append)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import coordqa as coordqa_cli
+from cli_support import assert_export_progress, coordqa as coordqa_cli
 from fastapi.testclient import TestClient
 from viewer_support import (
     HOSTILE,
@@ -347,12 +347,7 @@ def test_cli_export_says_its_progress_off_a_terminal(
     monkeypatch.setattr(_progress, "EXPORT_EVERY_S", 0.0)  # a line at each page, not on time
     folders = [str(runs[name]) for name in ("scripted", "agent", "hm")]
     done = coordqa_cli("view", *folders, "--export", str(tmp_path / "site"))
-    assert done.returncode == 0, done.stderr
-    lines = [line for line in done.stderr.splitlines() if line.startswith("exporting: ")]
-    assert lines and all(" of 3 runs, " in line for line in lines), done.stderr
-    assert lines[-1].startswith("exporting: 3 of 3 runs, ") and "pages written" in lines[-1]
-    assert "\x1b" not in done.stderr and "exporting" not in done.stdout  # plain, on stderr
-    assert done.stdout.startswith("wrote ")
+    assert_export_progress(done, "3 runs")
 
 
 def test_cli_export_says_it_reads_the_runs_when_reading_takes_time(
