@@ -462,7 +462,8 @@ def check_models(
         refuse_unread_model_args(name, args, setting=config.model_args_key(name))
         key = (api_keys or {}).get(name)
         if not config.runtime.cache:
-            check_reachable(api_base)  # first: milliseconds, where the key check imports litellm
+            # first: milliseconds, where the key check imports litellm
+            check_reachable(api_base, config.runtime.timeout_s)
         # also with the cache: a miss would call the server under a name it does not serve
         given_at = (words or CountWords()).model_given_at(config.models, name)
         check_served(api_base, name, key, given_at)

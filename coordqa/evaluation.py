@@ -688,7 +688,8 @@ def _check_unless_cached(model: Model, plan: _Plan) -> bool:
     config = plan.config
     for question, trial in _pending(plan, _stored_answers(plan)):
         if not model.in_cache(question.messages, config.generate_config(trial), trial=trial):
-            check_reachable(config.api_base)  # seconds, where the key check imports litellm
+            # seconds, where the key check imports litellm
+            check_reachable(config.api_base, config.policy.timeout_s)
             check_served(config.api_base, config.model, config.api_key(), config.model_given_at)
             model.check()
             return True

@@ -217,6 +217,9 @@ def test_calls_that_timed_out_are_told_once_why_the_server_answers_late(tmp_path
     final = result.stderr.rpartition("error: ")[2]
     assert TIMED_OUT_CAUSE in final and TIMED_OUT_FIX in final
     assert "1 of them timed out: see the error below" in result.stderr
+    # walkthrough 29: the cap is a setting of the run, so the advice gives it a new folder;
+    # "cap replies with --max-tokens ..., then run the same command again" was refused
+    assert "--max-tokens (e.g. 256) in a new run (another --out" in " ".join(final.split())
 
 
 def test_a_run_stopped_on_timeouts_says_why_the_server_answers_late_not_to_start_it() -> None:

@@ -277,8 +277,9 @@ def test_calls_that_hang_show_progress_on_time_and_time_out_by_name(
     # a server that times out is busy, not missing: not told to start it (walkthrough 25, R2).
     assert (
         f"0 of 2 samples are answered and stored in {tmp_path / 'run'}. Cap replies with "
-        "--max-tokens (e.g. 256), raise --timeout, or wait for that server or restart it, then "
-        "run the same command again to resume."
+        "--max-tokens (e.g. 256) in a new run (another --out: a run keeps the settings it began "
+        "with); or raise --timeout, or wait for that server or restart it, then run the same "
+        "command again to resume."
     ) in " ".join(out.split())
     assert "Start the server" not in out
 
@@ -336,6 +337,36 @@ def test_a_hung_server_stops_a_ten_question_run_within_a_minute_by_default(
     assert took < 60 and PROBE_TIMEOUT_S < 60
     assert f"sent no answer within {ANSWER_TIMEOUT_S:g} s (it is hung, or still busy" in out
     assert "nothing new was stored" in out and not (tmp_path / "run").exists()
+
+
+def test_the_probe_waits_for_an_answer_as_long_as_the_timeout_a_user_set(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Walkthrough 29: a run stopped by timeouts was told to "raise --timeout"; with
+    --timeout 150 the next run's probe still gave the busy server 20 s, stopped it, and said to
+    raise --timeout again. The probe waits as long as one attempt may: the --timeout given
+    (here 2 s, said as such), its own 20 s only under the default."""
+    import time
+
+    from coordqa.llm.types import CallPolicy
+    from coordqa.runs.endpoint import ANSWER_TIMEOUT_S, answer_wait
+
+    assert answer_wait(150.0) == 150.0 and answer_wait(2.0) == 2.0
+    assert answer_wait(CallPolicy.timeout_s) == ANSWER_TIMEOUT_S
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(16)  # the kernel takes connections; nothing ever reads or answers them
+        base = f"http://127.0.0.1:{hung.getsockname()[1]}/v1"
+        started = time.monotonic()
+        code, out = invoke(
+            "eval", "--model", "openai/m", "--api-base", base, "--limit", "2",
+            "--timeout", "2", "--out", tmp_path / "run",
+        )  # fmt: skip
+        took = time.monotonic() - started
+    assert code == 1, out
+    assert "sent no answer within 2 s (it is hung, or still busy" in out
+    assert took < ANSWER_TIMEOUT_S
 
 
 def test_eval_prints_the_headline_and_overall_rows_and_quiet_keeps_the_run_directory(

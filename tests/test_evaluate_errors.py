@@ -92,7 +92,9 @@ def test_the_stop_reports_the_attempt_that_reached_the_threshold(
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", slow_first_fsync)
-    monkeypatch.setattr(evaluation, "check_reachable", lambda api_base: None)  # the breaker's turn
+    monkeypatch.setattr(
+        evaluation, "check_reachable", lambda api_base, timeout_s: None
+    )  # the breaker's turn
     dataset = write_dataset(tmp_path / "data", scenarios=6)  # 36 samples
     policy = fast_policy(concurrency=32, max_attempts=6, max_connection_failures=10)
     cfg = config(dataset, tmp_path / "run", f"http://127.0.0.1:{free_port()}/v1", policy=policy)
@@ -197,7 +199,7 @@ def test_a_server_still_generating_an_abandoned_call_is_said_busy_not_dead(tmp_p
             evaluate(cfg)  # request 4 is abandoned after 0.5 s; the server keeps at it
         assert len(read_qa_run(tmp_path / "run").samples()) >= 4
         with pytest.raises(RunFailed) as probed:
-            check_reachable(server.base_url, answer_s=0.5)
+            check_reachable(server.base_url, timeout_s=0.5)  # a --timeout set: the wait
     said = " ".join(str(probed.value).split())
     assert "sent no answer within 0.5 s" in said, said
     assert "hung, or still busy" in said and "gave up on" in said, said

@@ -277,10 +277,12 @@ TIMED_OUT_CAUSE = (
 (walkthrough 25, R2), as true of a hosted provider (it too finishes a reply given up on) as of a
 served model (llama-cpp-python's server answers one request at a time)."""
 TIMED_OUT_FIX = (
-    "cap replies with --max-tokens (e.g. 256), raise --timeout, or wait for that server or "
-    "restart it"
+    "cap replies with --max-tokens (e.g. 256) in a new run (another --out: a run keeps the "
+    "settings it began with); or raise --timeout, or wait for that server or restart it"
 )
-"""What to do about calls that timed out (:data:`TIMED_OUT_CAUSE`)."""
+"""What to do about calls that timed out (:data:`TIMED_OUT_CAUSE`). The cap needs a new run:
+"cap replies with --max-tokens, then run the same command again" was refused as a changed
+setting (walkthrough 29)."""
 TIMED_OUT_IN_PROCESS = (
     "a model run in this process stops a generation at the timeout: raise --timeout to let "
     "its replies finish"

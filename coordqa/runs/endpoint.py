@@ -90,15 +90,30 @@ def unreachable(
     return None
 
 
-def check_reachable(api_base: str | None, answer_s: float = ANSWER_TIMEOUT_S) -> None:
+def answer_wait(timeout_s: float) -> float:
+    """How long the probe waits for an answer: as long as one attempt may (``--timeout``).
+
+    Under the default timeout (120 s an attempt, which no user asked for), the probe's own
+    :data:`ANSWER_TIMEOUT_S`, so a hung server is said within seconds; a timeout a user set is
+    what they will wait for a busy server (walkthrough 29: a run stopped by timeouts was told
+    to raise --timeout, and with --timeout 150 the probe still gave up after 20 s).
+    """
+    from coordqa.llm.types import CallPolicy
+
+    return ANSWER_TIMEOUT_S if timeout_s == CallPolicy.timeout_s else timeout_s
+
+
+def check_reachable(api_base: str | None, timeout_s: float) -> None:
     """Raise :class:`RunFailed` when the server at ``api_base`` is not there or never answers.
 
-    None: nothing to probe (a provider's own endpoint, or a model run in this process). The
-    error says "nothing new was stored": a run being resumed keeps what it held.
+    ``timeout_s``: the run's ``--timeout``, which sets how long the probe waits for an answer
+    (:func:`answer_wait`). None: nothing to probe (a provider's own endpoint, or a model run
+    in this process). The error says "nothing new was stored": a run being resumed keeps what
+    it held.
     """
     if api_base is None:
         return
-    reason = unreachable(api_base, answer_s=answer_s)
+    reason = unreachable(api_base, answer_s=answer_wait(timeout_s))
     if reason is not None:
         advice = _ADVICE[SILENT in reason]
         raise RunFailed(
