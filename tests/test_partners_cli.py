@@ -75,6 +75,28 @@ def test_train_bc_refuses_a_split_or_layout_before_any_work(args: list[str], sai
     assert result.stdout == ""  # no bar drawn before the error
 
 
+def test_train_bc_does_not_replace_a_checkpoint_of_yours_unless_asked() -> None:
+    """Walkthrough 29: train-bc replaced the seed-1 checkpoint a run had played with a new one
+    without a word. A checkpoint of the user's is kept unless --replace is given, and the
+    refusal comes before any training (--all would train ten first)."""
+    import numpy as np
+    from cli_support import coordqa
+
+    path = bc.user_checkpoint("bc-cramped_room")
+    earlier = bc.BCCheckpoint(
+        [np.zeros((2, 2), dtype="<f4")], {"name": "bc-cramped_room", "seed": 1}
+    )
+    earlier.save(path)
+    before = path.read_bytes()
+    for args in (["--layout", "cramped_room"], ["--all"]):
+        result = coordqa("partners", "train-bc", *args)
+        assert result.returncode == 2, result.stderr
+        said = " ".join(result.stderr.split())
+        assert said.startswith("error: bc-cramped_room already has a checkpoint of yours"), said
+        assert f"seed 1, weights {earlier.fingerprint}" in said and "--replace" in said
+        assert result.stdout == "" and path.read_bytes() == before  # no bar, nothing trained
+
+
 def test_without_torch_partners_register_but_fail_when_built(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

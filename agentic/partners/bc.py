@@ -15,7 +15,7 @@ import io
 import json
 import time
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass
@@ -35,6 +35,7 @@ from coordqa.agentic.partners.paths import data_dir
 from coordqa.errors import ConfigError, MissingDependencyError
 from coordqa.files import atomic_write_bytes
 from coordqa.jsonvalues import JSONObject
+from coordqa.words import format_list
 
 PACKAGED_DIR = Path(__file__).parent / "checkpoints"
 """Checkpoints shipped with coordqa (used when the user has not trained their own)."""
@@ -168,6 +169,36 @@ def user_checkpoint(name: str) -> Path:
     return data_dir() / f"{name}.npz"
 
 
+def refuse_replacing(names: Iterable[str]) -> None:
+    """Refuse to train partners ``names`` over checkpoints of the user's (``--replace`` does).
+
+    Runs may have played such a checkpoint (each episode records its fingerprint), and a run
+    resumed or submitted then meets other weights: train-bc replaced a seed-1 checkpoint a run
+    had played without a word (walkthrough 29). Said before any training.
+
+    Raises:
+        ConfigError: a checkpoint of the user's is there for one of ``names``.
+    """
+    found = [(name, user_checkpoint(name)) for name in names if user_checkpoint(name).is_file()]
+    if not found:
+        return
+    (name, path), others = found[0], [other for other, _ in found[1:]]
+    also = f" (and so do {format_list(others)})" if others else ""
+    raise ConfigError(
+        f"{name} already has a checkpoint of yours ({_described(path)}) at {path}{also}, which "
+        "runs may have played: give --replace to train a new one in its place, or move it aside"
+    )
+
+
+def _described(path: Path) -> str:
+    """``seed 1, weights 8ee623f16ce6e9a7``: which checkpoint ``path`` holds, as runs name it."""
+    try:
+        checkpoint = BCCheckpoint.load(path)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return "unreadable"
+    return f"seed {checkpoint.meta.get('seed', '?')}, weights {checkpoint.fingerprint}"
+
+
 def user_checkpoint_played(name: str, fingerprint: str) -> Path | None:
     """The user's checkpoint of partner ``name`` if its weights are ``fingerprint``'s, else None.
 
@@ -221,6 +252,8 @@ def train_bc(
     config: TrainConfig,
     progress: Callable[[EpochReport], None] | None = None,
     output: Path | None = None,
+    *,
+    replace: bool = False,
 ) -> tuple[Path, JSONObject]:
     """Train one BC/HP partner and save it; return the checkpoint path and its metadata.
 
@@ -228,11 +261,18 @@ def train_bc(
         config: layout, split, seed and hyper-parameters.
         progress: called after every epoch (the CLI draws its progress bar from it).
         output: checkpoint path; defaults to :func:`user_checkpoint` of the partner's name.
+        replace: train over a checkpoint of the user's there (:func:`refuse_replacing`).
+
+    Raises:
+        ConfigError: an unknown layout or split, or a checkpoint of the user's to replace
+            without ``replace``.
     """
     torch = _import_torch()
     check_layout(config.layout)
     if config.split not in SPLIT_FILES:
         raise ConfigError(f"unknown split {config.split!r}: use train (BC) or test (HP)")
+    if output is None and not replace:
+        refuse_replacing([partner_name(config.layout, config.split)])
     started = time.perf_counter()
     data = load_human_data(config.layout, config.split, limit=config.limit)
     featurise_seconds = time.perf_counter() - started

@@ -60,9 +60,15 @@ def train_bc_command(
     all_models: Annotated[
         bool, typer.Option("--all", help="Train BC and HP on all five layouts.")
     ] = False,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace", help="Train over checkpoints of yours (runs may have played them)."
+        ),
+    ] = False,
 ) -> None:
     """Train behaviour-cloned partners from the human data shipped with overcooked-ai."""
-    from coordqa.agentic.partners.bc import TrainConfig
+    from coordqa.agentic.partners.bc import TrainConfig, partner_name, refuse_replacing
     from coordqa.agentic.partners.overcooked_data import LAYOUT_DATA_NAMES, SPLIT_FILES
     from coordqa.errors import ConfigError
 
@@ -74,9 +80,11 @@ def train_bc_command(
         if layout is None
         else [TrainConfig(layout, split, seed)]
     )
+    if not replace:  # before the first of ten trainings
+        refuse_replacing([partner_name(config.layout, config.split) for config in configs])
     summary = Table("partner", "samples", "epochs", "val. accuracy", "seconds")
     for config in configs:
-        meta, path = _train_with_progress(config)
+        meta, path = _train_with_progress(config, replace)
         summary.add_row(
             meta["name"],
             str(meta["samples"]),
@@ -88,7 +96,7 @@ def train_bc_command(
     Console().print(f"checkpoints in {path.parent}", soft_wrap=True)
 
 
-def _train_with_progress(config: Any) -> tuple[dict[str, Any], Path]:
+def _train_with_progress(config: Any, replace: bool) -> tuple[dict[str, Any], Path]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from coordqa.agentic.partners.bc import EpochReport, partner_name, train_bc
@@ -110,7 +118,7 @@ def _train_with_progress(config: Any) -> tuple[dict[str, Any], Path]:
                 note=f"val. loss {epoch.val_loss:.3f}, acc. {epoch.val_accuracy:.3f}",
             )
 
-        path, meta = train_bc(config, progress=report)
+        path, meta = train_bc(config, progress=report, replace=replace)
         epochs = meta["epochs"]
         total = float(epochs) if isinstance(epochs, int | float) else None
         progress.update(task, total=total, note=f"early stop, best {meta['best_epoch']}")
