@@ -140,6 +140,27 @@ class EpisodeSpec(ConfigModel):
     ``seed``) and the model's provider settings (``extra``: its ``--model-arg``), as
     :class:`~coordqa.llm.GenerateConfig` takes them; empty: the provider's defaults."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _layout_given(cls, data: Any) -> Any:
+        """Refuse a spec without a layout by naming its game's layouts (walkthrough 29 R3).
+
+        Pydantic's "missing field 'layout'" left the value to guess (``default``, for a game of
+        one layout). An unknown game is left to its own check.
+        """
+        if isinstance(data, Mapping) and data.get("layout") is None and "game" in data:
+            game = GAMES.spelled(str(data["game"]))
+            if game in GAMES.names():
+                layouts = ", ".join(GAMES.get(game).layouts)
+                raise ValueError(f"layout: none given; {game}'s layouts: {layouts}")
+        return data
+
+    @field_validator("partner", mode="before")
+    @classmethod
+    def _self_is_self_play(cls, partner: Any) -> Any:
+        """``self`` is self-play (None), as a grid spells it (walkthrough 29 R3: refused)."""
+        return None if partner == SELF else partner
+
     @model_validator(mode="after")
     def _one_seat_in_self_play(self) -> EpisodeSpec:
         if self.partner is None and self.position != 0:

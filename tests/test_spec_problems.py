@@ -169,6 +169,23 @@ def test_an_episode_built_in_python_refuses_an_unknown_game_agent_or_partner() -
     )
 
 
+def test_an_episode_built_in_python_takes_self_play_and_says_the_layouts_to_give() -> None:
+    """Walkthrough 29 R3: ``EpisodeSpec(..., partner="self")`` was refused as an unknown
+    partner though a grid spells self-play so, and a missing layout was "missing field
+    'layout'" with no word of the values (collab_escape has one, ``default``)."""
+    from coordqa.agentic import EpisodeSpec
+
+    escape = {"game": "collab_escape", "seed": 0, "agent": "cac", "model": "scripted"}
+    spec = EpisodeSpec(**escape, layout="default", partner="self")
+    assert spec.partner is None and spec.self_play
+    assert spec == EpisodeSpec(**escape, layout="default")
+    with pytest.raises(ConfigError) as raised:
+        EpisodeSpec(**escape)
+    said = str(raised.value)
+    assert said.startswith("EpisodeSpec: ") and "layout" in said
+    assert "collab_escape's layouts: default" in said, said
+
+
 def test_a_stored_episode_naming_a_player_unknown_here_still_loads(tmp_path: Path) -> None:
     """A stored record (a submission whose agent is the submitter's plugin) is read as stored:
     the names a spec is checked for when built are not this installation's to refuse there."""
