@@ -1,8 +1,10 @@
-"""Run the ``coordqa`` commands a documentation page shows, offline, as a reader would type them.
+"""Run the ``coordqa`` commands and Python blocks a documentation page shows, offline, as a reader
+would type them.
 
-Docs are code: every command README.md or the guide shows runs in a test, or is marked as needing
-what a test cannot have, and then its words still go through the real CLI's parser, so a renamed
-flag cannot leave a false example behind. tests/test_doc_examples.py runs every page of the
+Docs are code: every command and Python example README.md or the guide shows runs in a test, or
+is marked as needing what a test cannot have, and then a command's words still go through the
+real CLI's parser (a Python block is still compiled), so a renamed flag cannot leave a false
+example behind. tests/test_doc_examples.py runs every page of the
 checkout; ``python tests/doc_examples_support.py ROOT [PAGE...]`` runs the pages of another tree
 (README.md and docs/**/*.md under ROOT) and prints what each command did, with its seconds.
 
@@ -17,6 +19,14 @@ The convention the pages follow:
 - **Files**: a fenced block (any tag) whose first line is a comment naming a file
   (``# models.yaml``, ``# grids/my-grid.yaml``) is that file: the rest of the block is written into
   the page's folder at the point where the page shows it.
+- **Python blocks** are the fenced blocks tagged ``python`` or ``py`` that are not files (above).
+  Each runs as a program in a fresh ``python -`` (this interpreter, so the installed coordqa),
+  in the page's folder and environment, in document order with the commands, bounded by
+  :data:`COMMAND_LIMIT_S`, and must exit 0; its tracebacks number lines as the page does. A
+  block sees only what the page made before it: a file it reads (``local-models.yaml``) is
+  shown on its page, since each page runs alone in its own folder. Comment lines (``# in a
+  notebook: result = await ...``) are only comments. A block whose first line is a marker
+  comment (``# needs an API key``, ...) is only compiled.
 - **Markers**, in a command's trailing comment (its first words; an explanation may follow):
   ``# needs an API key``, ``# needs a GPU``, ``# needs the internet``, ``# needs your plugin``
   (a recipe's made-up game or agent, which exists once the reader has written it), ``# needs
@@ -68,6 +78,9 @@ from coordqa.llm.testing import LocalOpenAIServer
 
 SHELL_TAGS = frozenset({"bash", "sh", "shell", "console"})
 """Info strings of the fenced blocks whose lines are shell commands."""
+
+PYTHON_TAGS = frozenset({"python", "py"})
+"""Info strings of the fenced blocks that are Python programs."""
 
 STUB_PORT = 8000
 """The port of ``http://127.0.0.1:8000/v1``, the pages' local OpenAI-compatible server."""
@@ -123,7 +136,21 @@ class ShellStep:
     text: str
 
 
-Step = FileStep | ShellStep
+@dataclass(frozen=True)
+class PythonStep:
+    """A Python block (not a file): run with ``python -`` in the page's folder."""
+
+    line: int
+    code: str
+
+    @property
+    def text(self) -> str:
+        """How a report names the block: its first line."""
+        first = self.code.split("\n", 1)[0].strip()
+        return f"python block: {first}"
+
+
+Step = FileStep | ShellStep | PythonStep
 
 
 @dataclass(frozen=True)
@@ -157,7 +184,7 @@ def _fenced_blocks(markdown: str) -> Iterator[_Block]:
 
 
 def page_steps(markdown: str) -> list[Step]:
-    """The files and shell lines of a page, in document order."""
+    """The files, shell lines and Python blocks of a page, in document order."""
     steps: list[Step] = []
     for block in _fenced_blocks(markdown):
         label = _FILE_LABEL.match(block.lines[0].strip()) if block.lines else None
@@ -166,6 +193,8 @@ def page_steps(markdown: str) -> list[Step]:
             steps.append(FileStep(block.line, label["name"], content))
         elif block.info in SHELL_TAGS:
             steps += _shell_lines(block)
+        elif block.info in PYTHON_TAGS:
+            steps.append(PythonStep(block.line, "\n".join(block.lines) + "\n"))
     return steps
 
 
@@ -429,12 +458,12 @@ class _PageRunner:
     def run(self, step: Step) -> Outcome:
         if isinstance(step, FileStep):
             return self._write(step)
-        if _EXPORT_LINE.match(step.text):
+        if isinstance(step, ShellStep) and _EXPORT_LINE.match(step.text):
             return self._export(step)
-        if not _COMMAND_LINE.match(step.text):
+        if isinstance(step, ShellStep) and not _COMMAND_LINE.match(step.text):
             return Outcome(step.line, step.text, "not coordqa")
         started = time.monotonic()
-        outcome = self._command(step)
+        outcome = self._python(step) if isinstance(step, PythonStep) else self._command(step)
         return Outcome(
             outcome.line,
             outcome.text,
@@ -463,6 +492,40 @@ class _PageRunner:
             return Outcome(step.line, step.text, "export", failure="not export NAME=value ...")
         self.environment |= dict(word.split("=", 1) for word in words)
         return Outcome(step.line, step.text, "export")
+
+    def _python(self, step: PythonStep) -> Outcome:
+        """Compile the block; unless its first line is a marker, run it in a fresh ``python -``
+        (its lines numbered as on the page) and fail on a non-zero exit."""
+
+        def failed(kind: Kind, why: str, output: str = "") -> Outcome:
+            return Outcome(step.line, step.text, kind, failure=why, output=output)
+
+        code = "\n" * (step.line - 1) + self._loopback(step.code)
+        first = step.code.lstrip().split("\n", 1)[0]
+        marked = first.startswith("#") and _PARSE_ONLY.match(first[1:].strip()) is not None
+        kind: Kind = "parsed" if marked else "ran"
+        try:
+            compile(code, "<stdin>", "exec")
+        except SyntaxError as error:
+            return failed(kind, f"does not compile: {error.msg} (line {error.lineno})")
+        if kind == "parsed":
+            return Outcome(step.line, step.text, kind)
+        try:
+            result = subprocess.run(
+                [sys.executable, "-"],
+                input=code,
+                cwd=self.work,
+                env=self._shell_environment(),
+                capture_output=True,
+                text=True,
+                timeout=COMMAND_LIMIT_S,
+            )
+        except subprocess.TimeoutExpired:
+            return failed(kind, f"still running after {COMMAND_LIMIT_S:.0f} s (stopped)")
+        output = result.stdout + result.stderr
+        if result.returncode != 0:
+            return failed(kind, f"exit status {result.returncode}, the page expects 0", output)
+        return Outcome(step.line, step.text, kind, output=output)
 
     def _shell_environment(self) -> dict[str, str]:
         """What ``$NAME`` reads: this process's environment as the page's commands see it."""

@@ -114,6 +114,57 @@ def test_an_unmarked_key_needing_command_shows_why_it_failed(tmp_path: Path) -> 
     assert "OPENAI_API_KEY" in report.failure_text()  # the tail of the command's stderr
 
 
+PYTHON_PAGE = """\
+```yaml
+# numbers.txt
+3
+```
+
+```python
+from pathlib import Path
+
+print(int(Path("numbers.txt").read_text()) * 2)  # a file the page wrote before
+```
+
+```python
+# needs an API key (OPENAI_API_KEY)
+import coordqa
+
+coordqa.evaluate(coordqa.EvalConfig(model="openai/gpt-4o"))
+```
+"""
+
+
+def test_python_blocks_run_in_the_pages_folder_and_marked_ones_only_compile(
+    tmp_path: Path,
+) -> None:
+    report = run_page(_page(tmp_path, PYTHON_PAGE), tmp_path)
+    assert report.failure_text() == ""
+    assert [(outcome.line, outcome.kind) for outcome in report.outcomes] == [
+        (2, "file"),
+        (7, "ran"),
+        (13, "parsed"),
+    ]
+    assert "6" in report.outcomes[1].output
+
+
+@pytest.mark.parametrize(
+    ("block", "why"),
+    [
+        ("x = 1\nraise SystemExit(f'no such model {x}')", "no such model 1"),
+        ("import coordqa\n\ncoordqa.no_such_function()", 'File "<stdin>", line 6'),
+        ("# needs a GPU\nprint(", "does not compile"),
+    ],
+)
+def test_a_failing_python_block_fails_the_page_and_says_why(
+    tmp_path: Path, block: str, why: str
+) -> None:
+    report = run_page(_page(tmp_path, f"Text.\n\n```python\n{block}\n```\n"), tmp_path)
+    assert [outcome.line for outcome in report.failures] == [4]
+    assert report.failure_text().startswith("page.md:4: python block")
+    assert why in report.failure_text()
+
+
 @pytest.mark.slow  # a board's start: 10-25 s under load
 def test_the_stub_and_a_board_the_page_serves_answer_at_the_addresses_the_page_names(
     tmp_path: Path,
