@@ -30,6 +30,7 @@ The convention the pages follow:
 - **Markers**, in a command's trailing comment (its first words; an explanation may follow):
   ``# needs an API key``, ``# needs a GPU``, ``# needs the internet``, ``# needs your plugin``
   (a recipe's made-up game or agent, which exists once the reader has written it), ``# needs
+  your code`` (a recipe's change to coordqa, a made-up option or column), ``# needs
   your board's token`` (the secret ``leaderboard token create`` printed, which a page cannot hand
   to a later command without a pipe or ``$(...)``): the command is only parsed (an unknown
   option or command, a missing argument, a bad choice or value fails; nothing runs).
@@ -104,7 +105,8 @@ OUTPUT_TAIL = 1500
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\s`]*)")
 _FILE_LABEL = re.compile(r"^#[ \t]*(?P<name>(?:[\w-][\w.-]*/)*[\w-][\w.-]*\.[A-Za-z0-9]+)[ \t]*$")
 _PARSE_ONLY = re.compile(
-    r"^needs (an API key|a GPU|the internet|your plugin|your board's token)\b", re.IGNORECASE
+    r"^needs (an API key|a GPU|the internet|your plugin|your code|your board's token)\b",
+    re.IGNORECASE,
 )
 _EXITS = re.compile(r"^exits (\d+)\b", re.IGNORECASE)
 _ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")

@@ -1,5 +1,6 @@
-"""Every ``coordqa`` command README.md and the guide (docs/) show runs as written, offline, or is
-marked as needing a key, a GPU or the internet and then still parses with the real CLI.
+"""Every ``coordqa`` command and Python block README.md and the guide (docs/) show runs as written,
+offline, or is marked as needing a key, a GPU or the internet and then still parses with the real
+CLI (a Python block: compiles).
 
 The convention and what the harness does: tests/doc_examples_support.py. A failure names
 ``page:line``, the command, why it failed and the tail of its output.
@@ -37,6 +38,19 @@ def test_the_readme_shows_commands_the_harness_finds() -> None:
     steps = page_steps((ROOT / "README.md").read_text(encoding="utf-8"))
     commands = [step for step in steps if getattr(step, "text", "").startswith("coordqa ")]
     assert len(commands) >= 10
+
+
+def test_the_python_api_pages_local_models_yaml_is_the_eval_sets_one() -> None:
+    """Each page runs alone, so python-api.md shows the eval-sets page's file it reads."""
+    from doc_examples_support import FileStep
+
+    shown = [
+        step.content
+        for name in ("eval-sets.md", "python-api.md")
+        for step in page_steps((ROOT / "docs" / name).read_text(encoding="utf-8"))
+        if isinstance(step, FileStep) and step.name == "local-models.yaml"
+    ]
+    assert len(shown) == 2 and shown[0] == shown[1], shown
 
 
 def _page(tmp_path: Path, markdown: str) -> Path:
