@@ -232,6 +232,9 @@ def test_a_command_past_its_time_limit_is_stopped_and_fails(
     report = run_page(_page(tmp_path, page), tmp_path)
     assert "still running after 1 s (stopped)" in report.failure_text()
     assert report.outcomes[0].seconds < 30
+    python = run_page(_page(tmp_path, "```python\nimport time\n\ntime.sleep(60)\n```\n"), tmp_path)
+    assert "still running after 1 s (stopped)" in python.failure_text()
+    assert python.outcomes[0].seconds < 30
 
 
 def test_shell_words_are_read_as_a_shell_reads_them() -> None:
