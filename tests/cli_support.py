@@ -16,6 +16,7 @@ command runs.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -214,3 +215,15 @@ def assert_export_progress(done: CliResult, total: str) -> None:
     assert "pages written" in lines[-1]
     assert "\x1b" not in done.stderr and "exporting" not in done.stdout  # plain, on stderr
     assert done.stdout.startswith("wrote ")
+
+
+@contextmanager
+def closed_port() -> Iterator[int]:
+    """A port of 127.0.0.1 where nothing listens while the block runs.
+
+    Bound and never listening: a connection is refused, and no other process can take the port
+    meanwhile (a fixed port met a walkthrough's server on it in a CI rehearsal).
+    """
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield int(held.getsockname()[1])

@@ -12,7 +12,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from cli_support import coordqa
+from cli_support import closed_port, coordqa
 
 from coordqa.cli.runs import parameter_count, parse_sizes
 from coordqa.errors import ConfigError
@@ -285,9 +285,10 @@ def test_submit_endpoint_checks_the_served_model_before_sending_when_it_can() ->
         f"error: the server at {server.base_url} serves zephyr-7b, my-model, not my-modl: "
         "register it as openai/my-model"
     ), line
-    unreachable = coordqa(
-        "submit-endpoint", "openai/my-modl", "--api-base", "http://127.0.0.1:18851/v1",
-        "--to", nowhere, "--token", "t",
-    )  # fmt: skip
+    with closed_port() as port:
+        unreachable = coordqa(
+            "submit-endpoint", "openai/my-modl", "--api-base", f"http://127.0.0.1:{port}/v1",
+            "--to", nowhere, "--token", "t",
+        )  # fmt: skip
     assert unreachable.returncode == 2 and "127.0.0.1:9" in unreachable.stderr, unreachable.stderr
-    assert "18851" not in unreachable.stderr, unreachable.stderr
+    assert str(port) not in unreachable.stderr, unreachable.stderr
