@@ -158,3 +158,65 @@ def test_a_ctrl_c_once_the_command_began_is_its_own_to_say(
     monkeypatch.setattr(view, "_serve", stopped)
     done = coordqa("view", tmp_path, "--port", "0")
     assert done.returncode == INTERRUPTED_EXIT and NOTHING_STARTED not in done.stderr
+
+
+LEAVING_INTERRUPTED = """
+import sys, threading
+from coordqa.cli import main
+
+def ctrl_c_at_exit():
+    raise KeyboardInterrupt  # as a Ctrl-C landing while the process ends
+
+threading._shutdown = ctrl_c_at_exit
+sys.argv = ["coordqa", "dataset", "list"]
+main()
+"""
+
+
+def test_a_ctrl_c_after_a_command_ended_leaves_its_status_and_output_whole(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Walkthrough 30: a Ctrl-C landing just after `eval` printed its whole output ended it with
+    status 130 and no word (typer's silent Exit(130) after the command returned), or Python's
+    traceback while the process ended. The command is done: its status stands."""
+    from cli_support import coordqa
+    from typer._click.core import Context
+
+    close, landed = Context.close, []
+
+    def ctrl_c_after(self: Context) -> None:
+        if not landed:  # the command's own context closes first, once its code returned
+            landed.append(self)
+            raise KeyboardInterrupt
+        close(self)
+
+    monkeypatch.setattr(Context, "close", ctrl_c_after)
+    done = coordqa("dataset", "list")
+    assert landed and done.returncode == 0, done.stderr
+    assert "coordinationqa-v1.2" in done.stdout and done.stderr == ""
+    ending = subprocess.run(
+        [sys.executable, "-c", LEAVING_INTERRUPTED], capture_output=True, text=True, timeout=120
+    )
+    assert ending.returncode == 0 and "coordinationqa-v1.2" in ending.stdout, ending.stderr
+    assert "Traceback" not in ending.stderr
+
+
+def test_a_ctrl_c_while_eval_prints_its_results_says_the_run_is_complete(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Walkthrough 30 (#194): a Ctrl-C while the tables printed ended `eval` with 130, the
+    tables cut and no line, though the run was complete and stored."""
+    from cli_support import coordqa
+
+    from coordqa.cli import qa
+
+    def cut(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(qa, "show_result", cut)
+    run = tmp_path / "run"
+    done = coordqa("eval", "--model", "random", "--limit", "2", "--trials", "1", "--out", run)
+    assert done.returncode == INTERRUPTED_EXIT, done.stderr
+    said = " ".join(done.stderr.split())
+    assert f"interrupted while its results were printed: the run in {run} is complete" in said
+    assert f"coordqa score {run} prints its tables" in said

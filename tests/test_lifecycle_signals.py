@@ -142,3 +142,24 @@ def test_a_session_that_does_not_stop_when_asked_is_ended_after_the_grace(stop: 
         "interrupted: stopping took longer than 1 s, so it ended at once; everything finished "
         "so far is stored. Run the same command again to resume."
     ), done.stderr
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_as_the_session_returns_is_said_as_an_interruption(
+    ctrl_c_raises: None, stop: int
+) -> None:
+    """Walkthrough 30: a Ctrl-C that landed just after a run's last call cancelled its task
+    after the session's last await; asyncio then ended the task cancelled although the
+    session had returned, and the command died with CancelledError's traceback and status 1."""
+    import asyncio
+
+    from coordqa.errors import RunInterrupted
+    from coordqa.runs.lifecycle import run_to_end
+
+    async def session() -> str:
+        await asyncio.sleep(0)
+        os.kill(os.getpid(), stop)  # handled here, in the main thread, before the return
+        return "answered"
+
+    with pytest.raises(RunInterrupted, match="said after the stop"):
+        run_to_end(session, interrupted=lambda: "said after the stop", run_dir=None)

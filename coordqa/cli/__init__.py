@@ -11,6 +11,7 @@ leaderboard's.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import importlib
 import os
@@ -297,8 +298,20 @@ command says what it stopped, or nothing (a server stopped by Ctrl-C).
 """
 
 
+ENDED = threading.Event()
+"""Set once the running command's callback has returned (:func:`run_cli` clears it).
+
+A Ctrl-C after that (while its contexts close, where Typer ends a command with 130 and no word)
+interrupts nothing: the command's work and output are whole, and its status stands (walkthrough
+30: ``eval`` ended with 130 and no word after printing every table).
+"""
+
+
 def _mark_begun(command: Any) -> None:
-    """Make every command under ``command`` set :data:`BEGUN` as its callback begins."""
+    """Make every command under ``command`` say when its callback begins and returns.
+
+    :data:`BEGUN` (in the context's ``meta``) as it begins, :data:`ENDED` once it returned.
+    """
     for sub in getattr(command, "commands", {}).values():
         _mark_begun(sub)
     callback = command.callback
@@ -308,7 +321,9 @@ def _mark_begun(command: Any) -> None:
     @functools.wraps(callback)
     def begun(*args: Any, **kwargs: Any) -> Any:
         get_current_context().meta[BEGUN] = True
-        return callback(*args, **kwargs)
+        result = callback(*args, **kwargs)
+        ENDED.set()
+        return result
 
     command.callback = begun
 
@@ -385,10 +400,14 @@ def run_cli() -> int:
     :func:`main` is the console script.
     """
     from coordqa.cli._errors import run_app
+    from coordqa.errors import INTERRUPTED_EXIT
 
+    ENDED.clear()
     try:
         run_app(app)
     except SystemExit as stop:
+        if stop.code == INTERRUPTED_EXIT and ENDED.is_set():
+            return 0  # a Ctrl-C as the command's contexts closed: it was done (ENDED)
         if stop.code is None or isinstance(stop.code, int):
             return stop.code or 0
         print(stop.code, file=sys.stderr)
@@ -413,10 +432,13 @@ def _leave(status: int) -> NoReturn:
     What a normal exit does first is done here too: threads that are not daemons are waited
     for (``threading._shutdown``, which also shuts thread pools down), exit handlers run
     (``atexit``: logging's flush, anything a user or library registered), and stdout and
-    stderr are flushed. Only the interpreter's teardown is skipped.
+    stderr are flushed. Only the interpreter's teardown is skipped. A Ctrl-C meanwhile cuts that
+    short and ends the process at once with ``status``: the command is done, and its output is
+    written as it is printed (walkthrough 30: Python's traceback after a whole run).
     """
-    threading._shutdown()  # type: ignore[attr-defined]
-    atexit._run_exitfuncs()
+    with contextlib.suppress(KeyboardInterrupt):
+        threading._shutdown()  # type: ignore[attr-defined]
+        atexit._run_exitfuncs()
     try:
         sys.stdout.flush()
         sys.stderr.flush()

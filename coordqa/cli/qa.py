@@ -394,7 +394,16 @@ def eval_command(
             raise typer.Exit(RUN_FAILED_EXIT) from None
         finally:
             display.stop()
-        show_result(result, as_json=as_json, quiet=quiet)
+        try:
+            show_result(result, as_json=as_json, quiet=quiet)
+        except KeyboardInterrupt:  # walkthrough 30: the tables were cut with no word
+            messages.print(
+                f"[yellow]interrupted while its results were printed: the run in "
+                f"{result.run_dir} is complete (coordqa score {result.run_dir} prints its "
+                "tables)[/]",
+                highlight=False,
+            )
+            raise typer.Exit(INTERRUPTED_EXIT) from None
 
 
 def _errors_said(errors: int) -> str:

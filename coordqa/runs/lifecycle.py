@@ -233,6 +233,13 @@ def run_to_end(
         return asyncio.run(_terminable(session, stops))
     except KeyboardInterrupt:
         raise error(interrupted(), run_dir) from None
+    except asyncio.CancelledError:
+        # a stop that lands as the session returns cancels the task after its last await:
+        # asyncio ends the task cancelled all the same, outside _terminable (walkthrough 30:
+        # CancelledError's traceback and status 1 after the run's last call)
+        if any(stopper.requested for stopper in stops):
+            raise error(interrupted(), run_dir) from None
+        raise
     finally:
         for stopper in stops:
             stopper.ended()
