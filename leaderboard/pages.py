@@ -81,6 +81,15 @@ def render_agentic(board: AgenticBoard, links: Links) -> str:
     return environment().get_template("agentic.html").render(board=board, links=links)
 
 
+def render_error(status: int, title: str, message: str, links: Links) -> str:
+    """A refused page (an unknown submission) for a browser: its words and a way back."""
+    return (
+        environment()
+        .get_template("error.html")
+        .render(status=status, title=title, message=message, links=links)
+    )
+
+
 def render_submission(detail: Detail, links: Links) -> str:
     """One submission's page (its track's template)."""
     name = "agentic_submission.html" if detail["track"] == "agentic" else "submission.html"

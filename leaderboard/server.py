@@ -40,6 +40,7 @@ from coordqa.errors import ConfigError
 from coordqa.leaderboard import job_routes, ranking_routes, submission_routes
 from coordqa.leaderboard.catalog import BoardCatalog
 from coordqa.leaderboard.db import open_database
+from coordqa.leaderboard.pages import Links, render_error
 from coordqa.leaderboard.routing import BoardState
 from coordqa.leaderboard.settings import (
     DEFAULT_MAX_BODY_BYTES,
@@ -51,7 +52,7 @@ from coordqa.leaderboard.views import ORIGINS
 from coordqa.registry import not_one_of
 from coordqa.web.headers import add_security_headers
 from coordqa.web.rendering import static_packages
-from coordqa.web.validation import answer_validation_errors
+from coordqa.web.validation import answer_pages_with_pages, answer_validation_errors
 
 __all__ = ["create_app"]
 
@@ -98,6 +99,7 @@ def create_app(
     app.mount("/static", StaticFiles(packages=static_packages()), name="static")
     add_security_headers(app)
     answer_validation_errors(app)
+    answer_pages_with_pages(app, lambda *refused: render_error(*refused, Links()))
     for routes in (submission_routes, ranking_routes, job_routes):
         app.include_router(routes.router)
 

@@ -428,7 +428,8 @@ def verify_agentic(bundle: AgenticBundle, catalog: BoardCatalog) -> Verified:
             raise
         raise VerificationError(
             f"{exc.problem}. These episodes play exactly the tasks of grid {same!r} registered "
-            f"here: submit them with --grid {same}"
+            f"here: submit them with --grid {same} (a saved bundle keeps the grid it was made "
+            f"for: make it again from the run's folder, `coordqa submit RUN_DIR --grid {same}`)"
         ) from exc
 
 

@@ -305,7 +305,8 @@ def test_a_grid_file_is_compared_by_its_tasks_and_a_board_name_is_the_boards(
     assert "grid 'collab-small': 2 of its 3 tasks are not played" in refused.text, refused.text
     assert refused.json()["detail"].endswith(
         "These episodes play exactly the tasks of grid 'collab-small-v2' registered here: "
-        "submit them with --grid collab-small-v2"
+        "submit them with --grid collab-small-v2 (a saved bundle keeps the grid it was made "
+        "for: make it again from the run's folder, `coordqa submit RUN_DIR --grid collab-small-v2`)"
     ), refused.text
 
 
@@ -334,7 +335,8 @@ def test_the_grid_of_these_tasks_is_named_as_soon_as_it_is_registered(
     assert refused.status_code == 422, refused.text
     assert refused.json()["detail"].endswith(
         "These episodes play exactly the tasks of grid 'collab-small-v3' registered here: "
-        "submit them with --grid collab-small-v3"
+        "submit them with --grid collab-small-v3 (a saved bundle keeps the grid it was made "
+        "for: make it again from the run's folder, `coordqa submit RUN_DIR --grid collab-small-v3`)"
     ), refused.text
     # the board's list of grids is the current one too, not the one it started with
     listed = {g["name"] for g in client[0].get("/api/grids").json()}

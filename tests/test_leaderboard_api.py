@@ -85,6 +85,16 @@ def test_per_game_numbers_outcome_counts_and_question_details(board: BoardClient
     assert board.client.get("/api/submissions/999").status_code == 404
 
 
+def test_a_page_refused_is_a_page_and_an_api_refusal_stays_json(board: BoardClient) -> None:
+    """Walkthrough 30: a browser's /submissions/999 got the raw JSON {"detail": ...}, where the
+    viewer answers an unknown page with a page saying so and a way back."""
+    page = board.client.get("/submissions/999")
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+    assert "no submission with id 999" in page.text and 'href="/"' in page.text
+    api = board.client.get("/api/submissions/999")
+    assert api.status_code == 404 and "no submission with id 999" in api.json()["detail"]
+
+
 def test_error_replies_are_counted_and_scored_wrong(board: BoardClient) -> None:
     def failing(row: dict[str, Any], trial: int) -> str | None:
         return None if trial == 0 else f"Answer: {chr(65 + row['correct'][0])}"

@@ -27,14 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from http import HTTPStatus
 from typing import Annotated, Any, NamedTuple, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
-from fastapi.exception_handlers import http_exception_handler
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from coordqa.errors import ConfigError
 from coordqa.jsonvalues import JSONObject, json_mapping
@@ -48,7 +45,7 @@ from coordqa.web.headers import (
     allow_only_hosts,
 )
 from coordqa.web.rendering import static_packages
-from coordqa.web.validation import answer_validation_errors
+from coordqa.web.validation import answer_pages_with_pages, answer_validation_errors
 
 __all__ = ["SECURITY_HEADERS", "create_app"]
 
@@ -195,25 +192,6 @@ def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-JSON_PREFIXES = ("/api/", "/healthz")
-"""Paths answered as JSON, refusals included; every other path is a page for a browser."""
-
-
-def answer_pages_with_pages(app: FastAPI) -> None:
-    """Answer a refusal of a page route as a page (same words, a link to the runs), not JSON."""
-
-    @app.exception_handler(StarletteHTTPException)
-    async def page_or_json(request: Request, exc: StarletteHTTPException) -> Response:
-        if request.url.path.startswith(JSON_PREFIXES):
-            return await http_exception_handler(request, exc)
-        title = HTTPStatus(exc.status_code).phrase if exc.status_code in _STATUSES else "Error"
-        page = pages.error_page(exc.status_code, title, str(exc.detail), LIVE)
-        return HTMLResponse(page, status_code=exc.status_code, headers=exc.headers)
-
-
-_STATUSES = {status.value for status in HTTPStatus}
-
-
 def create_app(catalog: RunCatalog, hosts: Sequence[str] = LOOPBACK_HOSTS) -> FastAPI:
     """The viewer app for the runs of ``catalog``, answering requests for ``hosts`` only.
 
@@ -226,7 +204,7 @@ def create_app(catalog: RunCatalog, hosts: Sequence[str] = LOOPBACK_HOSTS) -> Fa
     app.mount("/static", StaticFiles(packages=static_packages("coordqa.viewer")), name="static")
     add_security_headers(app)
     answer_validation_errors(app)
-    answer_pages_with_pages(app)
+    answer_pages_with_pages(app, lambda *refused: pages.error_page(*refused, LIVE))
     allow_only_hosts(app, hosts)
     app.include_router(router)
     return app
