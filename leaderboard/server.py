@@ -33,6 +33,8 @@ page views. This module imports FastAPI at the top: only the ``leaderboard`` com
 
 from __future__ import annotations
 
+from functools import partial
+
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
@@ -99,7 +101,7 @@ def create_app(
     app.mount("/static", StaticFiles(packages=static_packages()), name="static")
     add_security_headers(app)
     answer_validation_errors(app)
-    answer_pages_with_pages(app, lambda *refused: render_error(*refused, Links()))
+    answer_pages_with_pages(app, partial(render_error, links=Links()))
     for routes in (submission_routes, ranking_routes, job_routes):
         app.include_router(routes.router)
 

@@ -312,27 +312,32 @@ def test_ten_hung_calls_are_said_in_one_line_per_round_naming_the_calls(
     assert len(warnings) < 10, warnings  # before: 20 lines, none naming its call
 
 
-@pytest.mark.slow
-def test_a_hung_server_stops_a_ten_question_run_within_a_minute_by_default(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """It takes connections and never answers: the probe says so before any call (about 20 s;
-    the calls' own timeouts, 2 x 120 s with 8 in flight, took 248 s)."""
+def _eval_against_a_hung_server(tmp_path: Path, *options: str) -> tuple[int, str, float]:
+    """``coordqa eval`` of ``openai/m`` at a server that takes connections and never answers:
+    its exit status, output and seconds taken."""
     import time
 
-    from coordqa.runs.endpoint import ANSWER_TIMEOUT_S, PROBE_TIMEOUT_S
-
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with socket.socket() as hung:
         hung.bind(("127.0.0.1", 0))
         hung.listen(16)  # the kernel takes connections; nothing ever reads or answers them
         base = f"http://127.0.0.1:{hung.getsockname()[1]}/v1"
         started = time.monotonic()
         code, out = invoke(
-            "eval", "--model", "openai/m", "--api-base", base, "--limit", "10",
-            "--out", tmp_path / "run",
-        )  # fmt: skip
-        took = time.monotonic() - started
+            "eval", "--model", "openai/m", "--api-base", base, *options, "--out", tmp_path / "run"
+        )
+        return code, out, time.monotonic() - started
+
+
+@pytest.mark.slow
+def test_a_hung_server_stops_a_ten_question_run_within_a_minute_by_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """It takes connections and never answers: the probe says so before any call (about 20 s;
+    the calls' own timeouts, 2 x 120 s with 8 in flight, took 248 s)."""
+    from coordqa.runs.endpoint import ANSWER_TIMEOUT_S, PROBE_TIMEOUT_S
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    code, out, took = _eval_against_a_hung_server(tmp_path, "--limit", "10")
     assert code == 1, out
     assert took < 60 and PROBE_TIMEOUT_S < 60
     assert f"sent no answer within {ANSWER_TIMEOUT_S:g} s (it is hung, or still busy" in out
@@ -346,7 +351,6 @@ def test_the_probe_waits_for_an_answer_as_long_as_the_timeout_a_user_set(
     --timeout 150 the next run's probe still gave the busy server 20 s, stopped it, and said to
     raise --timeout again. The probe waits as long as one attempt may: the --timeout given
     (here 2 s, said as such), its own 20 s only under the default."""
-    import time
 
     from coordqa.llm.types import CallPolicy
     from coordqa.runs.endpoint import ANSWER_TIMEOUT_S, answer_wait
@@ -354,16 +358,7 @@ def test_the_probe_waits_for_an_answer_as_long_as_the_timeout_a_user_set(
     assert answer_wait(150.0) == 150.0 and answer_wait(2.0) == 2.0
     assert answer_wait(CallPolicy.timeout_s) == ANSWER_TIMEOUT_S
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with socket.socket() as hung:
-        hung.bind(("127.0.0.1", 0))
-        hung.listen(16)  # the kernel takes connections; nothing ever reads or answers them
-        base = f"http://127.0.0.1:{hung.getsockname()[1]}/v1"
-        started = time.monotonic()
-        code, out = invoke(
-            "eval", "--model", "openai/m", "--api-base", base, "--limit", "2",
-            "--timeout", "2", "--out", tmp_path / "run",
-        )  # fmt: skip
-        took = time.monotonic() - started
+    code, out, took = _eval_against_a_hung_server(tmp_path, "--limit", "2", "--timeout", "2")
     assert code == 1, out
     assert "sent no answer within 2 s (it is hung, or still busy" in out
     assert took < ANSWER_TIMEOUT_S

@@ -42,15 +42,20 @@ def test_the_readme_shows_commands_the_harness_finds() -> None:
 
 def test_the_python_api_pages_local_models_yaml_is_the_eval_sets_one() -> None:
     """Each page runs alone, so python-api.md shows the eval-sets page's file it reads."""
+    shown = _files_shown("local-models.yaml", "eval-sets.md", "python-api.md")
+    assert len(shown) == 2 and shown[0] == shown[1], shown
+
+
+def _files_shown(file: str, *pages: str) -> list[str]:
+    """The contents of ``file`` as each of the guide's ``pages`` shows it (a file block)."""
     from doc_examples_support import FileStep
 
-    shown = [
+    return [
         step.content
-        for name in ("eval-sets.md", "python-api.md")
+        for name in pages
         for step in page_steps((ROOT / "docs" / name).read_text(encoding="utf-8"))
-        if isinstance(step, FileStep) and step.name == "local-models.yaml"
+        if isinstance(step, FileStep) and step.name == file
     ]
-    assert len(shown) == 2 and shown[0] == shown[1], shown
 
 
 def _page(tmp_path: Path, markdown: str) -> Path:
@@ -268,17 +273,11 @@ def test_the_guides_own_grid_plays_as_many_distinct_episodes_as_it_has_seeds(
     deterministic, so its seeds change nothing. The grid shown (the same on both pages that
     show it) plays a distinct episode for each seed."""
     from cli_support import coordqa
-    from doc_examples_support import FileStep
 
     from coordqa.agentic import load_agentic_run
     from coordqa.games.episode import played_hash
 
-    shown = [
-        step.content
-        for name in ("agentic.md", "leaderboard.md")
-        for step in page_steps((ROOT / "docs" / name).read_text(encoding="utf-8"))
-        if isinstance(step, FileStep) and step.name == "my-grid.yaml"
-    ]
+    shown = _files_shown("my-grid.yaml", "agentic.md", "leaderboard.md")
     assert len(shown) == 2 and shown[0] == shown[1], shown
     (tmp_path / "my-grid.yaml").write_text(shown[0])
     played = coordqa("agentic", "grid", tmp_path / "my-grid.yaml", "--out", tmp_path / "run")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from functools import partial
 from typing import Annotated, Any, NamedTuple, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
@@ -204,7 +205,7 @@ def create_app(catalog: RunCatalog, hosts: Sequence[str] = LOOPBACK_HOSTS) -> Fa
     app.mount("/static", StaticFiles(packages=static_packages("coordqa.viewer")), name="static")
     add_security_headers(app)
     answer_validation_errors(app)
-    answer_pages_with_pages(app, lambda *refused: pages.error_page(*refused, LIVE))
+    answer_pages_with_pages(app, partial(pages.error_page, links=LIVE))
     allow_only_hosts(app, hosts)
     app.include_router(router)
     return app
