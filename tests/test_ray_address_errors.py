@@ -80,3 +80,25 @@ def test_an_unreachable_ray_address_is_said_and_leaves_nothing_behind(
     line = _one_error_line(done.stderr)
     assert f"no Ray cluster answered at {UNREACHABLE}" in line, line
     assert _files(tmp_path) == before
+
+
+def test_a_ray_client_address_where_nothing_listens_is_said_at_once(tmp_path: Path) -> None:
+    """Walkthrough 30: a ray:// port that refuses at once was said after 31 s of silence (Ray's
+    own retries), where a dead --api-base is said in under a second."""
+    import time
+
+    pytest.importorskip("grpc")
+    from cli_support import closed_port
+
+    with closed_port() as port:
+        address = f"ray://127.0.0.1:{port}"
+        started = time.monotonic()
+        done = coordqa(
+            "eval-set", "-m", "random", "--limit", "2", "--backend", "ray", "--address", address,
+            "--out", tmp_path / "set",
+        )  # fmt: skip
+        took = time.monotonic() - started
+    assert done.returncode == 2, done.stderr
+    line = _one_error_line(done.stderr)
+    assert f"no Ray cluster answered at {address}" in line and "refused" in line, line
+    assert took < 15, took  # Ray's retries took about 30 s

@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import signal
+import socket
 import threading
 import uuid
 import warnings
@@ -36,6 +37,7 @@ from contextlib import (
     nullcontext,
 )
 from typing import Any
+from urllib.parse import urlsplit
 
 from coordqa.errors import ConfigError, MissingDependencyError
 from coordqa.jsonvalues import content_hash
@@ -59,6 +61,8 @@ NAMESPACE = "coordqa"
 
 CLIENT_SCHEME = "ray://"
 """An address with this scheme is reached through the Ray Client, which needs ``ray[client]``."""
+CLIENT_PORT = 10001
+"""The Ray Client's port when an address names none (Ray's default)."""
 
 
 def import_ray(address: str | None = None) -> Any:
@@ -201,7 +205,8 @@ def ray_cluster(address: str | None) -> Iterator[Any]:
 
     Raises:
         MissingDependencyError: ray (or, for a ``ray://`` address, its client) is not installed.
-        ConfigError: nothing answers at ``address`` (after Ray's own retries, about 30 s).
+        ConfigError: nothing answers at ``address``: at once where its port refuses
+            connections, else after Ray's own retries (about 30 s).
     """
     ray = import_ray(address)
     started_here = not ray.is_initialized()
@@ -226,19 +231,55 @@ def _connect(ray: Any, address: str | None) -> None:
     options: dict[str, Any] = (
         {} if _is_client_address(address) else {"include_dashboard": False}
     ) | {"logging_level": logging.ERROR}
+    refused = _refused_at_once(address)
+    if refused is not None:
+        raise ConfigError(_no_cluster(address, refused))
     sigterm = signal.getsignal(signal.SIGTERM)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             ray.init(address=address, namespace=NAMESPACE, **options)
     except ConnectionError as exc:
-        raise ConfigError(
-            f"no Ray cluster answered at {address}: check that one runs there (ray start --head) "
-            "and that this machine can reach its client port (10001 by default)"
-        ) from exc
+        raise ConfigError(_no_cluster(address)) from exc
     finally:
         if sigterm is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, sigterm)
+
+
+def _no_cluster(address: str | None, why: str | None = None) -> str:
+    """The one refusal of an address where no Ray cluster answers (``why``: what was seen)."""
+    seen = f" ({why})" if why else ""
+    return (
+        f"no Ray cluster answered at {address}{seen}: check that one runs there (ray start "
+        f"--head) and that this machine can reach its client port ({CLIENT_PORT} by default)"
+    )
+
+
+CLIENT_CONNECT_S = 5.0
+"""How long the look at a Ray Client address may wait for a connection."""
+
+
+def _refused_at_once(address: str | None) -> str | None:
+    """Why a Ray Client address (``ray://host:port``) refuses connections now, or None.
+
+    Ray's client retries for about 30 s before it says anything (walkthrough 30), where a port
+    that refuses at once says so in a millisecond. Anything else (a connection taken, a timeout,
+    a name that does not resolve) is left to Ray.
+    """
+    if not _is_client_address(address):
+        return None
+    parts = urlsplit(str(address))
+    try:
+        port = parts.port or CLIENT_PORT
+    except ValueError:
+        return None
+    try:
+        with socket.create_connection((parts.hostname or "", port), timeout=CLIENT_CONNECT_S):
+            return None
+    except ConnectionRefusedError:
+        return "the connection was refused"
+    except OSError:
+        return None
 
 
 def ray_for_backend(backend: str, address: str | None) -> AbstractContextManager[Any]:
