@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import re
 import signal
 import socket
 import threading
@@ -205,8 +206,8 @@ def ray_cluster(address: str | None) -> Iterator[Any]:
 
     Raises:
         MissingDependencyError: ray (or, for a ``ray://`` address, its client) is not installed.
-        ConfigError: nothing answers at ``address``: at once where its port refuses
-            connections, else after Ray's own retries (about 30 s).
+        ConfigError: nothing answers at ``address``: at once where its port takes no
+            connection, else after Ray's own retries (about 30 s for the Ray Client).
     """
     ray = import_ray(address)
     started_here = not ray.is_initialized()
@@ -231,9 +232,9 @@ def _connect(ray: Any, address: str | None) -> None:
     options: dict[str, Any] = (
         {} if _is_client_address(address) else {"include_dashboard": False}
     ) | {"logging_level": logging.ERROR}
-    refused = _refused_at_once(address)
-    if refused is not None:
-        raise ConfigError(_no_cluster(address, refused))
+    unreachable = _unreachable(address)
+    if unreachable is not None:
+        raise ConfigError(_no_cluster(address, unreachable))
     sigterm = signal.getsignal(signal.SIGTERM)
     try:
         with warnings.catch_warnings():
@@ -249,37 +250,58 @@ def _connect(ray: Any, address: str | None) -> None:
 def _no_cluster(address: str | None, why: str | None = None) -> str:
     """The one refusal of an address where no Ray cluster answers (``why``: what was seen)."""
     seen = f" ({why})" if why else ""
+    port = f"client port ({CLIENT_PORT}" if _is_client_address(address) else f"port ({GCS_PORT}"
     return (
         f"no Ray cluster answered at {address}{seen}: check that one runs there (ray start "
-        f"--head) and that this machine can reach its client port ({CLIENT_PORT} by default)"
+        f"--head) and that this machine can reach its {port} by default)"
     )
 
 
-CLIENT_CONNECT_S = 5.0
-"""How long the look at a Ray Client address may wait for a connection."""
+CONNECT_S = 5.0
+"""How long the look at a Ray address may wait for a connection."""
+
+GCS_PORT = 6379
+"""A Ray cluster's port when a ``host:port`` address names none (Ray's default, ``ray start``)."""
+
+_HOST_PORT = re.compile(r"^(?P<host>[^:/\s]+):(?P<port>\d{1,5})$")
+"""A cluster's ``host:port`` address (not ``auto``, ``local`` or ``ray://...``)."""
 
 
-def _refused_at_once(address: str | None) -> str | None:
-    """Why a Ray Client address (``ray://host:port``) refuses connections now, or None.
+def _unreachable(address: str | None) -> str | None:
+    """Why nothing can connect to a Ray address now, or None: looked at before ``ray.init``.
 
-    Ray's client retries for about 30 s before it says anything (walkthrough 30), where a port
-    that refuses at once says so in a millisecond. Anything else (a connection taken, a timeout,
-    a name that does not resolve) is left to Ray.
+    For the Ray Client (``ray://host:port``) and a cluster's ``host:port``. Ray's client retries
+    for about 30 s before it says anything, and ``ray.init("host:port")`` waits for a cluster
+    there forever, printing a warning every 5 s (walkthrough 30: killed after 400 s), where a
+    port that refuses says so in a millisecond. A connection taken is left to Ray.
     """
-    if not _is_client_address(address):
-        return None
-    parts = urlsplit(str(address))
-    try:
-        port = parts.port or CLIENT_PORT
-    except ValueError:
+    target = _host_and_port(address)
+    if target is None:
         return None
     try:
-        with socket.create_connection((parts.hostname or "", port), timeout=CLIENT_CONNECT_S):
+        with socket.create_connection(target, timeout=CONNECT_S):
             return None
+    except TimeoutError:
+        return f"no connection within {CONNECT_S:g} s"
     except ConnectionRefusedError:
         return "the connection was refused"
-    except OSError:
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+
+
+def _host_and_port(address: str | None) -> tuple[str, int] | None:
+    """The host and port a Ray address connects to; None for ``auto``, ``local`` or none."""
+    if address is None:
         return None
+    if _is_client_address(address):
+        parts = urlsplit(address)
+        try:
+            port = parts.port or CLIENT_PORT
+        except ValueError:
+            return None
+        return (parts.hostname, port) if parts.hostname else None
+    found = _HOST_PORT.match(address.strip())
+    return (found["host"], int(found["port"])) if found else None
 
 
 def ray_for_backend(backend: str, address: str | None) -> AbstractContextManager[Any]:
