@@ -741,6 +741,8 @@ def _check_seeds(
         return  # more episodes: the run is raised to them
     if had is not None:
         resume = f"give {words.asking(had, asked, more=True)}"
+    elif held.seeds is not None and words.episodes_option:
+        resume = "leave out --episodes"  # the run holds the file's seeds (walkthrough 30, R3)
     elif held.seeds is not None:
         resume = f"give {held.seeds_words(pairings, words)}{words.where}"
     else:

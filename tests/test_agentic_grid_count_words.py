@@ -74,3 +74,18 @@ def test_fewer_episodes_of_several_layouts_say_the_whole_count_beside(tmp_path: 
     assert refused.returncode == 2, refused.stderr
     said = " ".join(refused.stderr.split())
     assert "with 2 episodes of overcooked per layout and partner (4 played in all)" in said, said
+
+
+def test_episodes_given_over_a_files_seeds_are_refused_with_leave_it_out(tmp_path: Path) -> None:
+    """Walkthrough 30, R3: `agentic grid smoke --episodes 2` on a run of smoke's own seeds was
+    told to "give seeds: [45] in smoke", a grid coordqa ships (no file to edit); leaving out
+    --episodes resumes it."""
+    spec, out = tmp_path / "grid.yaml", tmp_path / "g"
+    spec.write_text(BODY.format(count="seeds: [4, 7]"))
+    assert coordqa("agentic", "grid", spec, "--out", out).returncode == 0
+    refused = coordqa("agentic", "grid", spec, "--out", out, "--episodes", "2")
+    assert refused.returncode == 2, refused.stderr
+    said = " ".join(refused.stderr.split())
+    assert "on seeds: [4, 7], other episodes than --episodes 2" in said, said
+    assert "leave out --episodes to resume it" in said and "give seeds" not in said, said
+    assert coordqa("agentic", "grid", spec, "--out", out).returncode == 0  # as advised
