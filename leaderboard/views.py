@@ -361,6 +361,22 @@ def _chart(entries: Sequence[Mapping[str, Any]], x: str) -> Chart:
     return {"x": x, "y": "JP", "size": CHART_SIZE, "points": points}
 
 
+def shared_ranks(scores: Sequence[float | None]) -> list[int | None]:
+    """Each score's rank, highest first; equal scores share one (1, 2, 2, 4), None has none.
+
+    Neither of two equal entries is ahead: both boards rank so (walkthrough 31: the QA board
+    ranked three equal entries 2, 3 and 4). Scores equal to 9 decimals are equal.
+
+    >>> shared_ranks([0.9, 0.5, 0.5, 0.1, None])
+    [1, 2, 2, 4, None]
+    """
+    scored = [round(score, 9) for score in scores if score is not None]
+    return [
+        None if score is None else 1 + sum(other > round(score, 9) for other in scored)
+        for score in scores
+    ]
+
+
 def ranked_submissions(track: str, origin: str | None) -> Select[Submission]:
     """The query of a track's visible submissions, only those of ``origin`` when given.
 
@@ -421,9 +437,9 @@ def load_board(
         if row is not None
     ]
     rows.sort(key=_sort_key(sort, descending))
-    ranked = sorted(rows, key=_sort_key("overall", True))
-    for position, row in enumerate(ranked, start=1):
-        row["rank"] = position
+    ranks = shared_ranks([_number(row["overall"]) for row in rows])
+    for row, rank in zip(rows, ranks, strict=True):
+        row["rank"] = rank
     correlations = [
         json_mapping(
             asdict(correlate([_num(e[x]) for e in rows], [_num(e["JP"]) for e in rows], (x, "JP")))
@@ -671,11 +687,9 @@ def load_agentic_board(
         raise UnknownNameError(f"unknown sort column {column!r}; allowed: {', '.join(allowed)}")
     ranked = [row for row in rows if _partner_verified(row["partner_check"])]
     overall = overall_scores(ranked, keys)
-    scored = [round(value, 9) for value in overall if value is not None]
-    for row, value in zip(ranked, overall, strict=True):
+    for row, value, rank in zip(ranked, overall, shared_ranks(overall), strict=True):
         row[AGENTIC_OVERALL] = value
-        # equal overall scores share a rank (1, 2, 2, 4): neither entry is ahead
-        row["rank"] = None if value is None else 1 + sum(v > round(value, 9) for v in scored)
+        row["rank"] = rank
     verified = sorted(ranked, key=_sort_key(column, descending))
     unverified: list[JSONObject] = sorted(
         (

@@ -276,6 +276,23 @@ def _three_entries(board: BoardClient) -> list[int]:
     return ids
 
 
+def test_equal_qa_scores_share_a_rank_as_on_the_agentic_board(board: BoardClient) -> None:
+    """Walkthrough 31: three QA entries of equal overall accuracy ranked 2, 3 and 4, where the
+    agentic board (and the guide) gives equal scores one rank (1, 2, 2, 4)."""
+    from leaderboard_support import right_answer
+
+    def wrong(row: dict[str, Any], trial: int) -> str:
+        return f"Answer: {chr(65 + (row['correct'][0] + 1) % 4)}"
+
+    for name, answer in (("best", right_answer), ("tie a", wrong), ("tie b", wrong)):
+        bundle = synthetic_bundle(board.rows, answer=answer, display_name=name, run=name)
+        assert board.submit(bundle).status_code == 201
+    entries = board.client.get("/api/entries").json()["entries"]
+    assert [(e["display_name"], e["rank"]) for e in entries] == [
+        ("best", 1), ("tie a", 2), ("tie b", 2)
+    ]  # fmt: skip
+
+
 def test_ranking_order_sorting_baseline_and_correlations(board: BoardClient) -> None:
     ids = _three_entries(board)
     data = board.client.get("/api/entries").json()
