@@ -584,7 +584,10 @@ async def play_grid_async(
     """Play (or resume) the episodes of a checked grid (:func:`plan_grid`)."""
     config, specs, unready, keys = plan.config, plan.specs, plan.unready, plan.api_keys
     watch = ErrorWatch(
-        ", ".join(config.model_names()), config.api_base, config.runtime.max_error_rate
+        ", ".join(config.model_names()),
+        config.api_base,
+        config.runtime.max_error_rate,
+        replies_capped=config.generate.max_tokens is not None,
     )
     with plan.engine(), RunLifecycle.open(plan.out, plan.opening) as run:
         _adopt_settings(run.store, plan.manifest)

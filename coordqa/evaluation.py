@@ -832,7 +832,12 @@ async def _execute(plan: _Plan, progress: EvalProgressCallback | None) -> RunRes
         total = plan.samples
         _record_questions(store, plan)
         answered = _answered_keys(store, plan)
-        watch = ErrorWatch(config.model, config.api_base, config.max_error_rate)
+        watch = ErrorWatch(
+            config.model,
+            config.api_base,
+            config.max_error_rate,
+            replies_capped=config.max_tokens is not None,
+        )
         session = _Session(store, config, total, len(answered), progress, ledger, watch)
         session.dropped_params = tuple(dropped or ())
         session.settings = reply_settings(config)

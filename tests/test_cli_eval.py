@@ -707,6 +707,27 @@ def test_ids_are_read_in_any_case_as_games_and_types_are(tmp_path: Path) -> None
     assert "Did you mean 'hanabi-27-ToM'" in " ".join(typo.stderr.split())
 
 
+def test_a_run_whose_replies_are_capped_is_not_told_to_cap_them(tmp_path: Path) -> None:
+    """Walkthrough 31: a run given --max-tokens 256 that timed out was told to "cap replies with
+    --max-tokens (e.g. 256) in a new run"; its replies are capped already."""
+    from coordqa.runs.watch import ErrorWatch, Tally, retry_advice
+
+    silent = "the server did not answer 10 attempts in a row (--max-connection-failures 10); "
+    tally = Tally("samples", "answered", 0, 6, 0, "runs/x", "calls.jsonl")
+    for capped in (False, True):
+        watch = ErrorWatch("openai/m", api_base="http://127.0.0.1:8000/v1", replies_capped=capped)
+        assert watch.stopping(silent + "last error: timed out after 3 s (--timeout)", "unreachable")
+        said = (watch.failure(tally) or "") + retry_advice(2, 0, 2, capped=capped)
+        assert ("--max-tokens" in said) is not capped, said
+        assert "raise --timeout" in said.lower(), said
+    dataset = write_dataset(tmp_path / "data", scenarios=1)
+    with LocalOpenAIServer(answers(), always=Fault.slow(3), one_at_a_time=True) as server:
+        args = openai_eval(dataset, tmp_path / "run", server.base_url, "--limit", "1")
+        result = coordqa(*args, "--timeout", "1", "--max-attempts", "2", "--max-tokens", "64")
+    assert result.returncode == 1 and "timed out" in result.stderr, result.stderr
+    assert "cap replies" not in result.stderr, result.stderr
+
+
 def test_a_model_run_in_process_that_timed_out_is_not_told_about_a_server() -> None:
     """Walkthrough 27 (#278): a ``llamacpp/`` model run in process that timed out was told that
     "a server you run" answers late and to wait for it or restart it, and to cap replies at 256

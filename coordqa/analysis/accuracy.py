@@ -425,6 +425,8 @@ class RunAnalysis:
     command again fails them the same way (:func:`coordqa.llm.openai_api.exceeds_context`)."""
     errors_timed_out: int = 0
     """Error samples whose last attempt ran out of time (:func:`coordqa.llm.retry.timed_out`)."""
+    replies_capped: bool = False
+    """Whether the run capped its replies (``--max-tokens``)."""
 
     @property
     def name(self) -> str:
@@ -524,5 +526,6 @@ def analyze_run(
         empty_at_max_tokens=sum(sample.finish_reason == "length" for sample in empty),
         errors_over_context=sum(exceeds_context(sample.error or "") for sample in scored),
         errors_timed_out=sum(timed_out(sample.error or "") for sample in scored),
+        replies_capped=manifest.config.get("max_tokens") is not None,
         label=manifest.label,
     )

@@ -131,6 +131,7 @@ def render_analysis(analysis: RunAnalysis, *, said_below: bool = False) -> None:
             analysis.errors_timed_out,
             said_below=said_below,
             in_process=runs_in_process(analysis.model),
+            capped=analysis.replies_capped,
         )
         messages.print(
             f"[yellow]{_errors_said(analysis.errors)}: excluded from accuracy; {advice}.[/]"

@@ -276,13 +276,25 @@ TIMED_OUT_CAUSE = (
 """Why calls that timed out make later calls time out too: said once in a run's closing advice
 (walkthrough 25, R2), as true of a hosted provider (it too finishes a reply given up on) as of a
 served model (llama-cpp-python's server answers one request at a time)."""
+TIMED_OUT_WAIT = "raise --timeout, or wait for that server or restart it"
+"""What to do about calls that timed out, for a run whose replies are capped already."""
 TIMED_OUT_FIX = (
     "cap replies with --max-tokens (e.g. 256) in a new run (another --out: a run keeps the "
-    "settings it began with); or raise --timeout, or wait for that server or restart it"
+    f"settings it began with); or {TIMED_OUT_WAIT}"
 )
 """What to do about calls that timed out (:data:`TIMED_OUT_CAUSE`). The cap needs a new run:
 "cap replies with --max-tokens, then run the same command again" was refused as a changed
 setting (walkthrough 29)."""
+
+
+def timed_out_fix(capped: bool) -> str:
+    """:data:`TIMED_OUT_FIX`, less the cap for a run whose replies are ``capped`` already.
+
+    A run given --max-tokens 256 was told to cap replies at 256 (walkthrough 31).
+    """
+    return TIMED_OUT_WAIT if capped else TIMED_OUT_FIX
+
+
 TIMED_OUT_IN_PROCESS = (
     "a model run in this process stops a generation at the timeout: raise --timeout to let "
     "its replies finish"

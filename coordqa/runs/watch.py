@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.openai_api import CONTEXT_ADVICE, CONTEXT_EXCEEDED, exceeds_context
-from coordqa.llm.retry import TIMED_OUT_CAUSE, TIMED_OUT_FIX, TIMED_OUT_IN_PROCESS, timed_out
+from coordqa.llm.retry import TIMED_OUT_CAUSE, TIMED_OUT_IN_PROCESS, timed_out, timed_out_fix
 from coordqa.runs.endpoint import START_OR_FIX
 
 STOPPING_ERRORS = frozenset({"fatal", "unreachable"})
@@ -104,6 +104,8 @@ class ErrorWatch:
     """Its endpoint (named when unreachable); None: the provider's own."""
     max_error_rate: float = 0.0
     """Share of the run's units that may end as errors without failing it."""
+    replies_capped: bool = False
+    """Whether the run caps its replies (``--max-tokens``): timeouts are not told to cap them."""
     errors: int = 0
     """Errors seen in this session."""
     over_context: int = 0
@@ -158,7 +160,7 @@ class ErrorWatch:
             )
             if timed_out(stop.error):  # a busy server, not a missing one
                 return f"stopped: {where} is unreachable: {stop.error} ({TIMED_OUT_CAUSE}). " + (
-                    tally.then_resume(TIMED_OUT_FIX[:1].upper() + TIMED_OUT_FIX[1:])
+                    tally.then_resume(_capitalised(timed_out_fix(self.replies_capped)))
                 )
             return f"stopped: {where} is unreachable: {stop.error}. " + tally.then_resume(
                 START_OR_FIX
@@ -173,7 +175,11 @@ class ErrorWatch:
         kinds = "; ".join(map(without_advice, self.first_errors.values()))
         kinds = kinds or f"see {tally.errors_file}"
         advice = retry_advice(
-            self.errors, self.over_context, self.timed_out, in_process=_in_process(self.model)
+            self.errors,
+            self.over_context,
+            self.timed_out,
+            in_process=_in_process(self.model),
+            capped=self.replies_capped,
         )
         return (
             f"{tally.errors} of {tally.total} {tally.unit} ({tally.error_rate:.1%}) are errors, "
@@ -206,6 +212,7 @@ def retry_advice(
     *,
     said_below: bool = False,
     in_process: bool = False,
+    capped: bool = False,
 ) -> str:
     """What to do about ``errors`` failed units, as a clause: run the same command again.
 
@@ -215,6 +222,7 @@ def retry_advice(
     ``said_below``: the run's error, printed next, gives this advice whole; only the causes are
     named here, so that a run says each advice once (walkthrough 25). ``in_process``: the model
     runs inside coordqa, behind no server (:data:`coordqa.llm.retry.TIMED_OUT_IN_PROCESS`).
+    ``capped``: the run caps its replies already (:func:`coordqa.llm.retry.timed_out_fix`).
 
     >>> retry_advice(3, 0)
     'run the same command again to retry them'
@@ -234,7 +242,7 @@ def retry_advice(
             (f"{over_context} of them {verb} the same way, as {CONTEXT_EXCEEDED}", CONTEXT_ADVICE)
         )
     if timed_out:
-        why = TIMED_OUT_IN_PROCESS if in_process else f"{TIMED_OUT_CAUSE}: {TIMED_OUT_FIX}"
+        why = TIMED_OUT_IN_PROCESS if in_process else f"{TIMED_OUT_CAUSE}: {timed_out_fix(capped)}"
         causes.append((f"{timed_out} of them timed out", why))
     if not causes:
         return "run the same command again to retry them"
@@ -243,3 +251,7 @@ def retry_advice(
     else:
         said = "; ".join(f"{cause}: {advice}" for cause, advice in causes)
     return f"run the same command again to retry them ({said})"
+
+
+def _capitalised(sentence: str) -> str:
+    return sentence[:1].upper() + sentence[1:]
