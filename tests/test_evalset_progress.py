@@ -51,6 +51,24 @@ def test_the_sets_line_shows_its_final_total_from_its_first_line(tmp_path: Path)
     assert done == sorted(done) and done[-1] == 12, text.getvalue()
 
 
+def test_a_resumed_member_says_how_many_samples_it_holds(tmp_path: Path) -> None:
+    """Walkthrough 31: a resumed set announced its members as `start ...` with no word of the
+    samples they already held, where `coordqa eval` says `resuming: N samples already
+    answered`."""
+    from cli_support import coordqa
+
+    out = tmp_path / "set"
+    first = coordqa("eval-set", "-m", "random", "--limit", "2", "--trials", "1", "--out", out)
+    assert first.returncode == 0, first.stderr
+    resumed = coordqa(
+        "eval-set", "-m", "random", "-m", "scripted", "--limit", "2", "--trials", "2", "--out", out
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    said = resumed.stderr.splitlines()
+    assert "resuming random on coordinationqa-v1.2: 2 samples already answered" in said, said
+    assert not any(line.startswith("resuming scripted") for line in said), said
+
+
 def test_a_member_stopped_before_its_run_leaves_the_total_and_the_last_line_counts_all(
     tmp_path: Path,
 ) -> None:

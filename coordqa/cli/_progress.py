@@ -111,6 +111,11 @@ def nothing_to_ask(snapshot: EvalProgress) -> bool:
     return 0 < snapshot.total <= snapshot.resumed
 
 
+def already_answered(resumed: int) -> str:
+    """``3 samples already answered``: what a resumed run holds (``eval``, ``eval-set``)."""
+    return f"{counted(resumed, 'sample')} already answered"
+
+
 def all_answered(total: int) -> str:
     """``all 594 samples already answered`` (``the 1 sample ...``)."""
     samples = "the 1 sample" if total == 1 else f"all {counted(total, 'sample')}"
@@ -159,9 +164,7 @@ class EvalDisplay:
                 self.console.print(f"{all_answered(snapshot.total)}; nothing to ask")
                 return
             if snapshot.resumed:
-                self.console.print(
-                    f"resuming: {counted(snapshot.resumed, 'sample')} already answered"
-                )
+                self.console.print(f"resuming: {already_answered(snapshot.resumed)}")
             self.start(snapshot)
         if not nothing_to_ask(snapshot):
             self.update(snapshot)

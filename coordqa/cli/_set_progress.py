@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from coordqa.cli._progress import say_first_error
+from coordqa.cli._progress import already_answered, say_first_error
 from coordqa.words import counted
 
 if TYPE_CHECKING:
@@ -44,6 +44,11 @@ class SetDisplay:
             self.latest.pop(label, None)
         if event.kind == "progress" and event.progress is not None:
             snapshot = event.progress
+            if label not in self.latest and snapshot.resumed and not self.quiet:
+                # as eval says it (walkthrough 31: a resumed member only said `start`)
+                self.console.print(
+                    f"resuming {label}: {already_answered(snapshot.resumed)}", highlight=False
+                )
             if snapshot.new_error is not None:
                 say_first_error(self.console, snapshot.new_error, where=f" in {label}")
             self.latest[label] = snapshot
