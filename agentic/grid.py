@@ -734,7 +734,7 @@ def read_grid_file(path: str | Path) -> dict[str, Any]:
     except (FileNotFoundError, IsADirectoryError):
         from coordqa.given_paths import YAML_SUFFIXES, not_a_file
 
-        raise ConfigError(not_a_file(source, "grid file", YAML_SUFFIXES)) from None
+        raise ConfigError(not_a_file(source, "grid file", YAML_SUFFIXES, folders=False)) from None
     if not isinstance(data, dict):
         raise ConfigError(f"grid file {source} must hold a mapping (agents:, games:, ...)")
     return data

@@ -30,13 +30,19 @@ folder of thousands of runs (the closest among the first thousand is still a fai
 
 
 def missing_path(
-    given: str | os.PathLike[str], what: str = "", suffixes: tuple[str, ...] = ()
+    given: str | os.PathLike[str],
+    what: str = "",
+    suffixes: tuple[str, ...] = (),
+    *,
+    folders: bool = True,
 ) -> str:
     """``WHAT GIVEN does not exist.`` and the names beside it closest to it, if any.
 
     ``what`` names the kind of path (``the eval-set spec``, ``--ids file``; empty: none).
     ``suffixes``: the endings of the files the command reads (``.yaml``); only those, and
-    folders, are offered (a spec is never a dataset); empty: any name. A name offered is written
+    folders unless ``folders`` is False (a spec or a grid is never a folder: walkthrough 31
+    was offered a folder of GGUF files as its spec), are offered (a spec is never a dataset);
+    empty: any name. A name offered is written
     as the user wrote the path (``runs/random-a`` for ``runs/random-b``), so it can be copied as
     it is. A folder that is not there, or cannot be listed, offers none.
 
@@ -52,7 +58,7 @@ def missing_path(
             names = [
                 entry.name
                 for entry in islice(entries, NAMES_READ)
-                if not suffixes or entry.name.endswith(suffixes) or entry.is_dir()
+                if not suffixes or entry.name.endswith(suffixes) or (folders and entry.is_dir())
             ]
     except OSError:
         names = []
@@ -63,11 +69,16 @@ def missing_path(
 
 
 def not_a_file(
-    given: str | os.PathLike[str], what: str = "", suffixes: tuple[str, ...] = ()
+    given: str | os.PathLike[str],
+    what: str = "",
+    suffixes: tuple[str, ...] = (),
+    *,
+    folders: bool = True,
 ) -> str:
     """What keeps the file ``given`` from being read: missing, or a folder.
 
-    A missing path is said as :func:`missing_path` says it (``suffixes`` as there); a folder is
+    A missing path is said as :func:`missing_path` says it (``suffixes`` and ``folders`` as
+    there); a folder is
     ``WHAT GIVEN is a folder, not a file.``, or, a run's or an eval set's folder, names what it
     holds (:func:`~coordqa.runfolder.folder_words`), so the caller can say what that folder is
     given to instead. Said for what the reader met (``FileNotFoundError``,
@@ -81,7 +92,7 @@ def not_a_file(
     text = os.fspath(given)
     path = Path(text)
     if not path.is_dir():
-        return missing_path(given, what, suffixes)
+        return missing_path(given, what, suffixes, folders=folders)
     subject = f"{what} {text}" if what else text
     held = folder_words(path)
     return f"{subject} is {held or 'a folder'}, not a file."

@@ -873,8 +873,9 @@ def _refuse_a_missing_grid_file(given: str) -> None:
 
     if not names_a_grid_file(given):
         return
+    missing = not_a_file(given, "grid file", YAML_SUFFIXES, folders=False)
     raise BundleError(
-        f"{not_a_file(given, 'grid file', YAML_SUFFIXES)} A --grid ending in .yaml or .yml, "
+        f"{missing} A --grid ending in .yaml or .yml, "
         "or holding a '/', is a grid file's path: give the path of the grid file the run "
         "played, or the name the board ranks the grid under (shipped with coordqa: "
         f"{', '.join(sorted(registered_grids()))})"

@@ -1149,7 +1149,11 @@ def _no_board(url: str, given_url: str | None, missing: Path | None = None) -> s
     """
     from coordqa.given_paths import missing_path
 
-    said = "" if missing is None else missing_path(missing, "the SQLite file", SQLITE_SUFFIXES)
+    said = (
+        ""
+        if missing is None
+        else missing_path(missing, "the SQLite file", SQLITE_SUFFIXES, folders=False)
+    )
     file = f"{said} " if said else ""
     return (
         f"no leaderboard database at {url}: {file}`{board_command('serve', given_url)}` "

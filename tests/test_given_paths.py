@@ -100,6 +100,21 @@ def test_only_files_the_command_reads_and_folders_are_offered(tmp_path: Path) ->
     assert said.endswith("does not exist."), said
 
 
+def test_a_file_that_is_never_a_folder_is_offered_no_folder(tmp_path: Path) -> None:
+    """Walkthrough 31: `eval-set models.yaml` (not yet written) was offered the user's
+    `models/` folder of GGUF files as the spec, beside local-models.yaml."""
+    from cli_support import coordqa
+
+    (tmp_path / "local-models.yaml").write_text("models: [random]\n")
+    (tmp_path / "models").mkdir()
+    done = coordqa("eval-set", "models.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    said = " ".join(done.stderr.split())
+    assert "Did you mean 'local-models.yaml'?" in said and "'models'" not in said, said
+    grid = coordqa("agentic", "grid", "models.yaml", cwd=tmp_path)
+    assert "'models'" not in grid.stderr, grid.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "said"),
     [

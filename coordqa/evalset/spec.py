@@ -365,7 +365,7 @@ def load_spec(
         from coordqa.given_paths import YAML_SUFFIXES, not_a_file
         from coordqa.runfolder import holds_set, resume_set_words
 
-        problem = not_a_file(file, "the eval-set spec", YAML_SUFFIXES)
+        problem = not_a_file(file, "the eval-set spec", YAML_SUFFIXES, folders=False)
         if holds_set(file):  # the set's folder for its spec: say how a set resumes
             raise ConfigError(f"{problem} {resume_set_words(file)}") from None
         raise ConfigError(
