@@ -127,6 +127,11 @@ def _post(url: str, path: str, body: bytes, token: str, insecure: bool) -> dict[
                     "give the board's own address as --to"
                 )
             raw = read_body_sync(response, TIMEOUT_S)
+    except httpx.ConnectError as exc:  # nothing listens there (walkthrough 31: no next step)
+        raise SubmitError(
+            f"cannot reach the leaderboard at {endpoint}: {exc}; start the board (coordqa "
+            "leaderboard serve) or fix --to"
+        ) from exc
     except httpx.HTTPError as exc:
         raise SubmitError(f"cannot reach the leaderboard at {endpoint}: {exc}") from exc
     except BodyRefused as exc:

@@ -659,3 +659,19 @@ def test_ctrl_c_before_a_resumed_run_began_says_what_is_kept(
     assert resumed.returncode == 130, resumed.stderr
     assert NOTHING_STARTED not in resumed.stderr
     assert "2 of 2 episodes finished (as the bar counts them)" in _flat(resumed.stderr)
+
+
+def test_a_model_for_agents_that_call_none_is_refused(tmp_path: Path) -> None:
+    """Walkthrough 31: `agentic run --agent escape-planner --model openai/gpt-4o` ran with no key,
+    never called the model, and named the run after it; a setting that would be ignored is
+    refused, as `--model-arg` for `random` is."""
+    from cli_support import coordqa
+
+    done = coordqa(
+        "agentic", "run", "--agent", "escape-planner", "--model", "openai/gpt-4o",
+        "--game", "collab_escape", "--self-play", "--episodes", "1", "--out", tmp_path / "r",
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    said = " ".join(done.stderr.split())
+    assert "escape-planner calls no language model: leave --model out" in said, said
+    assert not (tmp_path / "r").exists()

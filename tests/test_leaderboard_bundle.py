@@ -117,6 +117,8 @@ def test_unreachable_server_is_a_clear_error(run_dir: Path) -> None:
     url = f"http://127.0.0.1:{free_port()}"
     result = CliRunner().invoke(app, ["submit", str(run_dir), "--to", url, "--token", "cqa_x"])
     assert "cannot reach the leaderboard" in str(result.exception)
+    # walkthrough 31: no next step was said, where eval says to start the server or fix it
+    assert "start the board (coordqa leaderboard serve) or fix --to" in str(result.exception)
 
 
 def with_long_reply(source: Path, target: Path) -> tuple[str, int]:

@@ -653,6 +653,8 @@ def run_command(
                 f"agent {agent} calls a language model: pass --model (scripted for the offline "
                 "model, or a litellm name such as openai/gpt-4o-mini)"
             )
+        if model is not None and not is_llm_player(agent):  # ignored, yet naming the run
+            raise ConfigError(f"agent {agent} calls no language model: leave --model out")
         agent_options = {
             f"agent_options of {agent!r} in {game}": f"options of --agent {agent} in {game}"
         }
