@@ -11,6 +11,7 @@ __all__ = [
     "MAX_LISTED",
     "UNSET_FILTERS",
     "agreeing",
+    "capitalised",
     "counted",
     "format_list",
     "parameter_words",
@@ -48,6 +49,17 @@ def agreeing(count: int, singular: str, plural: str) -> str:
     ('is', 'were', 'play')
     """
     return singular if count == 1 else plural
+
+
+def capitalised(sentence: str) -> str:
+    """``sentence`` with its first letter in capitals and the rest as it is.
+
+    ``str.capitalize`` would lower the rest: names, URLs, ``--flags`` written in capitals.
+
+    >>> capitalised("raise --timeout, or wait for http://Host")
+    'Raise --timeout, or wait for http://Host'
+    """
+    return sentence[:1].upper() + sentence[1:]
 
 
 def with_article(phrase: str) -> str:

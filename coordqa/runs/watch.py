@@ -19,6 +19,7 @@ from coordqa.llm.endpoints import shown_endpoint
 from coordqa.llm.openai_api import CONTEXT_ADVICE, CONTEXT_EXCEEDED, exceeds_context
 from coordqa.llm.retry import TIMED_OUT_CAUSE, TIMED_OUT_IN_PROCESS, timed_out, timed_out_fix
 from coordqa.runs.endpoint import START_OR_FIX
+from coordqa.words import capitalised
 
 STOPPING_ERRORS = frozenset({"fatal", "unreachable"})
 """Error kinds after which no other call can succeed: the run stops at once."""
@@ -160,7 +161,7 @@ class ErrorWatch:
             )
             if timed_out(stop.error):  # a busy server, not a missing one
                 return f"stopped: {where} is unreachable: {stop.error} ({TIMED_OUT_CAUSE}). " + (
-                    tally.then_resume(_capitalised(timed_out_fix(self.replies_capped)))
+                    tally.then_resume(capitalised(timed_out_fix(self.replies_capped)))
                 )
             return f"stopped: {where} is unreachable: {stop.error}. " + tally.then_resume(
                 START_OR_FIX
@@ -184,7 +185,7 @@ class ErrorWatch:
         return (
             f"{tally.errors} of {tally.total} {tally.unit} ({tally.error_rate:.1%}) are errors, "
             f"more than --max-error-rate {self.max_error_rate:g} allows (first of each kind: "
-            f"{kinds}). {advice[:1].upper()}{advice[1:]}, or allow a share of errors with "
+            f"{kinds}). {capitalised(advice)}, or allow a share of errors with "
             "--max-error-rate."
         )
 
@@ -251,7 +252,3 @@ def retry_advice(
     else:
         said = "; ".join(f"{cause}: {advice}" for cause, advice in causes)
     return f"run the same command again to retry them ({said})"
-
-
-def _capitalised(sentence: str) -> str:
-    return sentence[:1].upper() + sentence[1:]

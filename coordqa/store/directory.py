@@ -37,7 +37,7 @@ from coordqa.runfolder import (
 )
 from coordqa.schema_problems import schema_problems
 from coordqa.store.manifest import MANIFEST, SCHEMA_VERSION, RunManifest, kind_words, utc_now
-from coordqa.words import with_article
+from coordqa.words import capitalised, with_article
 
 if TYPE_CHECKING:
     import asyncio
@@ -591,7 +591,7 @@ class UnreadableRunError(StoreError):
         self.path = path
         self.problem = problem
         self.fix = fix
-        super().__init__(f"{path}: {problem}. {fix[:1].upper()}{fix[1:]}.")
+        super().__init__(f"{path}: {problem}. {capitalised(fix)}.")
 
     @classmethod
     def of_records(cls, path: Path, error: StoreError) -> UnreadableRunError:
@@ -619,7 +619,7 @@ STREAMS_DAMAGED = (
     "restore the damaged file from a copy of the run, or move the folder out of the way"
 )
 """How to recover a run whose manifest opens but whose records do not."""
-STREAMS_FIX = f"{STREAMS_DAMAGED[:1].upper()}{STREAMS_DAMAGED[1:]}."
+STREAMS_FIX = f"{capitalised(STREAMS_DAMAGED)}."
 """The same, as the sentence that ends a damaged stream's message."""
 
 

@@ -30,6 +30,7 @@ from coordqa.store import open_run
 from coordqa.viewer.qa import SAMPLE_OUTCOMES, SampleFilter, sort_rows
 from coordqa.viewer.runs import RunCatalog
 from coordqa.web.rendering import package_environment
+from coordqa.words import capitalised
 
 if TYPE_CHECKING:
     from coordqa.analysis import AccuracyTable
@@ -172,7 +173,7 @@ def index_page(catalog: RunCatalog, links: Links) -> str:
         "index.html",
         links,
         runs=runs,
-        empty=f"{empty[:1].upper()}{empty[1:]}." if empty else None,
+        empty=f"{capitalised(empty)}." if empty else None,
         unreadable=catalog.unreadable,
         not_shown=catalog.not_shown_note(),
         compare=qa_runs if qa_runs > 1 else 0,
