@@ -93,6 +93,8 @@ def test_a_page_refused_is_a_page_and_an_api_refusal_stays_json(board: BoardClie
     assert "no submission with id 999" in page.text and 'href="/"' in page.text
     api = board.client.get("/api/submissions/999")
     assert api.status_code == 404 and "no submission with id 999" in api.json()["detail"]
+    hostile = board.client.get("/nowhere/%3Cscript%3Ealert(1)%3C%2Fscript%3E")
+    assert hostile.status_code == 404 and "<script>alert" not in hostile.text  # nothing echoed raw
 
 
 def test_error_replies_are_counted_and_scored_wrong(board: BoardClient) -> None:
